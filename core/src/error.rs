@@ -1,0 +1,137 @@
+//! The one error type of the crate: a stable machine-readable [`ErrorCode`], the offending
+//! field as the caller spelled it, whether it is a type or a value problem, and a message.
+
+use std::fmt;
+
+/// Stable error codes (`Error::code()` returns their snake_case string).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// A config value out of range or of the wrong type.
+    InvalidConfig,
+    /// A key that does not exist (the message suggests the closest one).
+    UnknownOption,
+    /// A loop iteration result.
+    InvalidResult,
+    /// The iteration number.
+    InvalidIteration,
+    /// A test layer's result.
+    InvalidLayerResult,
+    /// A quality signal handed to the exit decision.
+    InvalidSignal,
+    /// What an outside diminishing-returns source returned.
+    InvalidAnalytics,
+    /// A snapshot that cannot be restored.
+    InvalidSnapshot,
+    /// The pyramid step API used out of order.
+    InvalidStep,
+    /// Malformed replay input.
+    InvalidReplay,
+}
+
+impl ErrorCode {
+    /// The stable string form, e.g. `"invalid_config"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidConfig => "invalid_config",
+            ErrorCode::UnknownOption => "unknown_option",
+            ErrorCode::InvalidResult => "invalid_result",
+            ErrorCode::InvalidIteration => "invalid_iteration",
+            ErrorCode::InvalidLayerResult => "invalid_layer_result",
+            ErrorCode::InvalidSignal => "invalid_signal",
+            ErrorCode::InvalidAnalytics => "invalid_analytics",
+            ErrorCode::InvalidSnapshot => "invalid_snapshot",
+            ErrorCode::InvalidStep => "invalid_step",
+            ErrorCode::InvalidReplay => "invalid_replay",
+        }
+    }
+}
+
+/// Whether the caller passed a value of the wrong type (JS `TypeError`, Python
+/// `EarlyExitTypeError`) or a value of the right type that is not allowed (JS `RangeError`,
+/// Python `EarlyExitError`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// Wrong type, missing required key, unknown key.
+    Type,
+    /// NaN, infinities, out of range, non-integer, unknown enum value, inconsistent state.
+    Range,
+}
+
+impl ErrorKind {
+    /// `"type"` or `"range"`, as the conformance vectors spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Type => "type",
+            ErrorKind::Range => "range",
+        }
+    }
+}
+
+/// A rejected input. Whatever call returned it changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    code: ErrorCode,
+    kind: ErrorKind,
+    field: String,
+    message: String,
+}
+
+impl Error {
+    /// Builds an error; `message` should name the field and what was wrong with it.
+    pub fn new(code: ErrorCode, kind: ErrorKind, field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error { code, kind, field: field.into(), message: message.into() }
+    }
+
+    /// The stable code, e.g. `"invalid_result"`.
+    pub fn code(&self) -> &'static str {
+        self.code.as_str()
+    }
+
+    /// The code as an enum.
+    pub fn error_code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// Type or range problem.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The offending field as the caller spelled it, with a path where nested
+    /// (`layers[2].passRate` in JS, `layers[2].pass_rate` in Python and Rust).
+    pub fn field(&self) -> &str {
+        &self.field
+    }
+
+    /// A human-readable sentence.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The same error re-coded and re-rooted under `prefix`: used when an embedded value
+    /// (a config inside a snapshot, say) fails with its own code.
+    pub(crate) fn nested(self, code: ErrorCode, prefix: &str) -> Self {
+        let field = if prefix.is_empty() {
+            self.field
+        } else if self.field.is_empty() {
+            prefix.to_string()
+        } else if self.field.starts_with('[') {
+            [prefix, &self.field].concat()
+        } else {
+            [prefix, ".", &self.field].concat()
+        };
+        let message = if prefix.is_empty() { self.message } else { [prefix, ": ", &self.message].concat() };
+        Error { code, kind: self.kind, field, message }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}: {})", self.message, self.code.as_str(), self.field)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

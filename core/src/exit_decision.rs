@@ -1,0 +1,375 @@
+//! ADR-033's exit configuration, its three presets, and `CoherenceEarlyExit`: may the test
+//! pyramid stop after this layer?
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::jsnum;
+use crate::signal::QualitySignal;
+use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+
+const EXIT_LAYER: FieldName = FieldName::new("exitLayer", "exit_layer");
+const MIN_LAMBDA_FOR_EXIT: FieldName = FieldName::new("minLambdaForExit", "min_lambda_for_exit");
+const MIN_LAMBDA_STABILITY: FieldName = FieldName::new("minLambdaStability", "min_lambda_stability");
+const MAX_BOUNDARY_CONCENTRATION: FieldName = FieldName::new("maxBoundaryConcentration", "max_boundary_concentration");
+const SPECULATIVE_TESTS: FieldName = FieldName::new("speculativeTests", "speculative_tests");
+const VERIFICATION_LAYERS: FieldName = FieldName::new("verificationLayers", "verification_layers");
+const ADAPTIVE_EXIT_LAYER: FieldName = FieldName::new("adaptiveExitLayer", "adaptive_exit_layer");
+const MIN_CONFIDENCE: FieldName = FieldName::new("minConfidence", "min_confidence");
+
+/// Every exit config key, in the ADR's order.
+pub const EXIT_CONFIG_FIELDS: [FieldName; 8] = [
+    EXIT_LAYER,
+    MIN_LAMBDA_FOR_EXIT,
+    MIN_LAMBDA_STABILITY,
+    MAX_BOUNDARY_CONCENTRATION,
+    SPECULATIVE_TESTS,
+    VERIFICATION_LAYERS,
+    ADAPTIVE_EXIT_LAYER,
+    MIN_CONFIDENCE,
+];
+
+/// ADR-033's `EarlyExitConfig`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExitConfig {
+    /// The earliest layer an exit is considered at (fixed, or the adaptive base); integer >= 0.
+    pub exit_layer: u64,
+    /// Lambda an exit needs; 0..=100.
+    pub min_lambda_for_exit: f64,
+    /// Stability an exit needs; 0..=1.
+    pub min_lambda_stability: f64,
+    /// Boundary concentration above which no exit happens; 0..=1.
+    pub max_boundary_concentration: f64,
+    /// Speculation is on when > 0; integer >= 0.
+    pub speculative_tests: u64,
+    /// How many skipped layers verification runs; integer >= 0.
+    pub verification_layers: u64,
+    /// Whether the exit layer adapts to the signal's stability.
+    pub adaptive_exit_layer: bool,
+    /// Confidence an exit needs; 0..=1.
+    pub min_confidence: f64,
+}
+
+impl ExitConfig {
+    /// `DEFAULT_EXIT_CONFIG`.
+    pub const DEFAULT: ExitConfig = ExitConfig {
+        exit_layer: 1,
+        min_lambda_for_exit: 80.0,
+        min_lambda_stability: 0.85,
+        max_boundary_concentration: 0.5,
+        speculative_tests: 4,
+        verification_layers: 2,
+        adaptive_exit_layer: true,
+        min_confidence: 0.80,
+    };
+    /// `AGGRESSIVE_EXIT_CONFIG`.
+    pub const AGGRESSIVE: ExitConfig = ExitConfig {
+        exit_layer: 0,
+        min_lambda_for_exit: 60.0,
+        min_lambda_stability: 0.75,
+        max_boundary_concentration: 0.6,
+        speculative_tests: 8,
+        verification_layers: 1,
+        adaptive_exit_layer: true,
+        min_confidence: 0.70,
+    };
+    /// `CONSERVATIVE_EXIT_CONFIG`.
+    pub const CONSERVATIVE: ExitConfig = ExitConfig {
+        exit_layer: 2,
+        min_lambda_for_exit: 95.0,
+        min_lambda_stability: 0.92,
+        max_boundary_concentration: 0.35,
+        speculative_tests: 2,
+        verification_layers: 4,
+        adaptive_exit_layer: false,
+        min_confidence: 0.90,
+    };
+
+    /// Merges a partial config object over `self` (`null` merges nothing).
+    pub fn merged(&self, options: &Value, naming: Naming, path: &str, code: ErrorCode) -> Result<Self> {
+        if matches!(options, Value::Null) {
+            return Ok(self.clone());
+        }
+        let reader = ObjectReader::new(options, path, "config", naming, code)?;
+        reader.reject_unknown(&EXIT_CONFIG_FIELDS)?;
+        let mut c = self.clone();
+        if reader.get(EXIT_LAYER).is_some() {
+            c.exit_layer = reader.integer(EXIT_LAYER, 0, MAX_SAFE_INTEGER)?;
+        }
+        if reader.get(MIN_LAMBDA_FOR_EXIT).is_some() {
+            c.min_lambda_for_exit = reader.number(MIN_LAMBDA_FOR_EXIT, 0.0, 100.0)?;
+        }
+        if reader.get(MIN_LAMBDA_STABILITY).is_some() {
+            c.min_lambda_stability = reader.number(MIN_LAMBDA_STABILITY, 0.0, 1.0)?;
+        }
+        if reader.get(MAX_BOUNDARY_CONCENTRATION).is_some() {
+            c.max_boundary_concentration = reader.number(MAX_BOUNDARY_CONCENTRATION, 0.0, 1.0)?;
+        }
+        if reader.get(SPECULATIVE_TESTS).is_some() {
+            c.speculative_tests = reader.integer(SPECULATIVE_TESTS, 0, MAX_SAFE_INTEGER)?;
+        }
+        if reader.get(VERIFICATION_LAYERS).is_some() {
+            c.verification_layers = reader.integer(VERIFICATION_LAYERS, 0, MAX_SAFE_INTEGER)?;
+        }
+        if reader.get(ADAPTIVE_EXIT_LAYER).is_some() {
+            c.adaptive_exit_layer = reader.boolean(ADAPTIVE_EXIT_LAYER)?;
+        }
+        if reader.get(MIN_CONFIDENCE).is_some() {
+            c.min_confidence = reader.number(MIN_CONFIDENCE, 0.0, 1.0)?;
+        }
+        Ok(c)
+    }
+
+    /// Parses a partial config merged over `DEFAULT_EXIT_CONFIG`.
+    pub fn from_value(options: &Value, naming: Naming) -> Result<Self> {
+        ExitConfig::DEFAULT.merged(options, naming, "", ErrorCode::InvalidConfig)
+    }
+
+    /// Checks a config built in Rust.
+    pub fn validate(&self) -> Result<()> {
+        ExitConfig::from_value(&self.to_value(Naming::Snake), Naming::Snake).map(|_| ())
+    }
+
+    /// The config object, keys in the ADR's order.
+    pub fn to_value(&self, naming: Naming) -> Value {
+        Value::Object(vec![
+            (EXIT_LAYER.spelled(naming).into(), Value::Number(self.exit_layer as f64)),
+            (MIN_LAMBDA_FOR_EXIT.spelled(naming).into(), Value::Number(self.min_lambda_for_exit)),
+            (MIN_LAMBDA_STABILITY.spelled(naming).into(), Value::Number(self.min_lambda_stability)),
+            (MAX_BOUNDARY_CONCENTRATION.spelled(naming).into(), Value::Number(self.max_boundary_concentration)),
+            (SPECULATIVE_TESTS.spelled(naming).into(), Value::Number(self.speculative_tests as f64)),
+            (VERIFICATION_LAYERS.spelled(naming).into(), Value::Number(self.verification_layers as f64)),
+            (ADAPTIVE_EXIT_LAYER.spelled(naming).into(), Value::Bool(self.adaptive_exit_layer)),
+            (MIN_CONFIDENCE.spelled(naming).into(), Value::Number(self.min_confidence)),
+        ])
+    }
+}
+
+impl Default for ExitConfig {
+    fn default() -> Self {
+        ExitConfig::DEFAULT
+    }
+}
+
+/// Why `shouldExit` answered as it did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExitReason {
+    /// Before the (adaptive) exit layer, or no exit happened at all.
+    ForcedContinue,
+    /// Lambda below `minLambdaForExit`.
+    LambdaTooLow,
+    /// Stability below `minLambdaStability`.
+    LambdaUnstable,
+    /// Boundary concentration above `maxBoundaryConcentration`.
+    BoundariesConcentrated,
+    /// Combined confidence below `minConfidence`.
+    InsufficientConfidence,
+    /// Every condition met.
+    ConfidentExit,
+}
+
+impl ExitReason {
+    /// The ADR's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExitReason::ForcedContinue => "forced_continue",
+            ExitReason::LambdaTooLow => "lambda_too_low",
+            ExitReason::LambdaUnstable => "lambda_unstable",
+            ExitReason::BoundariesConcentrated => "boundaries_concentrated",
+            ExitReason::InsufficientConfidence => "insufficient_confidence",
+            ExitReason::ConfidentExit => "confident_exit",
+        }
+    }
+}
+
+/// ADR-033's `EarlyExitDecision`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExitDecision {
+    /// Whether the remaining layers may be skipped.
+    pub can_exit: bool,
+    /// Confidence of the decision.
+    pub confidence: f64,
+    /// The target exit layer (forced continue) or this layer.
+    pub exit_layer: i64,
+    /// Why.
+    pub reason: ExitReason,
+    /// Whether skipped layers get predictions.
+    pub enable_speculation: bool,
+    /// A sentence, as the ADR words it.
+    pub explanation: String,
+}
+
+impl ExitDecision {
+    /// The decision object.
+    pub fn to_value(&self, naming: Naming) -> Value {
+        let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
+        Value::Object(vec![
+            (key("canExit", "can_exit"), Value::Bool(self.can_exit)),
+            (key("confidence", "confidence"), Value::Number(self.confidence)),
+            (key("exitLayer", "exit_layer"), Value::Number(self.exit_layer as f64)),
+            (key("reason", "reason"), Value::string(self.reason.as_str())),
+            (key("enableSpeculation", "enable_speculation"), Value::Bool(self.enable_speculation)),
+            (key("explanation", "explanation"), Value::string(self.explanation.as_str())),
+        ])
+    }
+}
+
+/// ADR-033's `CoherenceEarlyExit`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoherenceEarlyExit {
+    config: ExitConfig,
+    total_layers: u64,
+}
+
+/// Validates a `totalLayers` argument (integer >= 1).
+pub(crate) fn total_layers_argument(value: &Value, field: &str, code: ErrorCode) -> Result<u64> {
+    value::integer_argument(value, field, code, 1, MAX_SAFE_INTEGER)
+}
+
+impl CoherenceEarlyExit {
+    /// An exit decider; `total_layers` >= 1 only bounds the adaptive exit layer.
+    pub fn new(config: ExitConfig, total_layers: u64) -> Result<Self> {
+        config.validate()?;
+        if !(1..=MAX_SAFE_INTEGER).contains(&total_layers) {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                "total_layers",
+                "total_layers must be an integer >= 1",
+            ));
+        }
+        Ok(CoherenceEarlyExit { config, total_layers })
+    }
+
+    /// From host values: a partial config merged over the default, and `totalLayers`.
+    pub fn from_values(config: &Value, total_layers: &Value, naming: Naming) -> Result<Self> {
+        let config = ExitConfig::from_value(config, naming)?;
+        let field = FieldName::new("totalLayers", "total_layers").spelled(naming);
+        let total_layers = total_layers_argument(total_layers, field, ErrorCode::InvalidConfig)?;
+        Ok(CoherenceEarlyExit { config, total_layers })
+    }
+
+    /// The config.
+    pub fn config(&self) -> &ExitConfig {
+        &self.config
+    }
+
+    /// `totalLayers`.
+    pub fn total_layers(&self) -> u64 {
+        self.total_layers
+    }
+
+    /// ADR-033's `shouldExit(signal, layer)`.
+    pub fn should_exit(&self, signal: &QualitySignal, layer: u64) -> ExitDecision {
+        let layer = i64::try_from(layer).unwrap_or(i64::MAX);
+        let target = if self.config.adaptive_exit_layer {
+            self.adaptive_exit_layer(signal)
+        } else {
+            i64::try_from(self.config.exit_layer).unwrap_or(i64::MAX)
+        };
+        if layer < target {
+            let mut explanation = String::from("Layer ");
+            explanation.push_str(&layer.to_string());
+            explanation.push_str(" < target ");
+            explanation.push_str(&target.to_string());
+            explanation.push_str(", continuing");
+            return ExitDecision {
+                can_exit: false,
+                confidence: 0.0,
+                exit_layer: target,
+                reason: ExitReason::ForcedContinue,
+                enable_speculation: false,
+                explanation,
+            };
+        }
+        self.evaluate_exit_conditions(signal, layer)
+    }
+
+    /// `shouldExit` on host values (code `invalid_signal` for the signal and the layer).
+    pub fn should_exit_value(&self, signal: &Value, layer: &Value, naming: Naming) -> Result<ExitDecision> {
+        let signal = QualitySignal::from_value(signal, naming)?;
+        let layer = value::integer_argument(layer, "layer", ErrorCode::InvalidSignal, 0, MAX_SAFE_INTEGER)?;
+        Ok(self.should_exit(&signal, layer))
+    }
+
+    /// ADR-033's `calculateAdaptiveExitLayer`.
+    pub fn adaptive_exit_layer(&self, signal: &QualitySignal) -> i64 {
+        let stability = stability(signal);
+        let exit_layer = i64::try_from(self.config.exit_layer).unwrap_or(i64::MAX);
+        if stability >= 0.92 && signal.lambda >= self.config.min_lambda_for_exit {
+            (exit_layer - 1).max(0)
+        } else if stability >= 0.75 {
+            exit_layer
+        } else {
+            let last = i64::try_from(self.total_layers).unwrap_or(i64::MAX) - 1;
+            exit_layer.saturating_add(1).min(last)
+        }
+    }
+
+    fn evaluate_exit_conditions(&self, signal: &QualitySignal, layer: i64) -> ExitDecision {
+        let c = &self.config;
+        let decision = |can_exit: bool, confidence: f64, reason: ExitReason, explanation: String| ExitDecision {
+            can_exit,
+            confidence,
+            exit_layer: layer,
+            reason,
+            enable_speculation: can_exit && c.speculative_tests > 0,
+            explanation,
+        };
+        if signal.lambda < c.min_lambda_for_exit {
+            let explanation = [
+                "Lambda ",
+                &jsnum::to_js_string(signal.lambda),
+                " < minimum ",
+                &jsnum::to_js_string(c.min_lambda_for_exit),
+            ]
+            .concat();
+            return decision(false, signal.lambda / 100.0, ExitReason::LambdaTooLow, explanation);
+        }
+        let stability = stability(signal);
+        if stability < c.min_lambda_stability {
+            let explanation =
+                ["Stability ", &percent(stability), "% < minimum ", &percent(c.min_lambda_stability), "%"].concat();
+            return decision(false, stability, ExitReason::LambdaUnstable, explanation);
+        }
+        if signal.boundary_concentration > c.max_boundary_concentration {
+            let explanation = [
+                "Boundary concentration ",
+                &percent(signal.boundary_concentration),
+                "% > max ",
+                &percent(c.max_boundary_concentration),
+                "%",
+            ]
+            .concat();
+            return decision(
+                false,
+                1.0 - signal.boundary_concentration,
+                ExitReason::BoundariesConcentrated,
+                explanation,
+            );
+        }
+        let lambda_strength = signal.lambda / 100.0;
+        let boundary_dispersion = 1.0 - signal.boundary_concentration;
+        let confidence = lambda_strength * 0.4 + stability * 0.4 + boundary_dispersion * 0.2;
+        if confidence < c.min_confidence {
+            let explanation =
+                ["Confidence ", &percent(confidence), "% < minimum ", &percent(c.min_confidence), "%"].concat();
+            return decision(false, confidence, ExitReason::InsufficientConfidence, explanation);
+        }
+        let explanation = ["All conditions met with ", &percent(confidence), "% confidence"].concat();
+        decision(true, confidence, ExitReason::ConfidentExit, explanation)
+    }
+}
+
+/// `lambdaPrev > 0 ? 1 - |lambda - lambdaPrev| / lambdaPrev : 0`.
+fn stability(signal: &QualitySignal) -> f64 {
+    let delta = (signal.lambda - signal.lambda_prev).abs();
+    if signal.lambda_prev > 0.0 {
+        1.0 - delta / signal.lambda_prev
+    } else {
+        0.0
+    }
+}
+
+/// `(x * 100).toFixed(1)`.
+fn percent(x: f64) -> String {
+    jsnum::to_fixed(x * 100.0, 1)
+}

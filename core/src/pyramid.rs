@@ -1,0 +1,447 @@
+//! The test-pyramid controller as a sans-IO state machine (ADR-033's
+//! `EarlyExitController.runWithEarlyExit`, turned inside out).
+//!
+//! The host asks [`PyramidRun::next`] what to do, runs that layer itself (sync, async,
+//! in another CI job), and feeds the outcome back with [`PyramidRun::submit`]. The core
+//! never calls into the host, so runner errors, async runners and cancellation stay where
+//! they belong, and every run is its own value.
+//!
+//! Order of actions, as the ADR's loop does it: run layers 0, 1, ... in order; after each,
+//! compute the quality signal (with `previousLambda` = the previous layer's lambda) and
+//! ask [`CoherenceEarlyExit::should_exit`]. On an exit with speculation enabled and layers
+//! left, predict every skipped layer and verify the first `verificationLayers` of them, in
+//! order, one `Verify` action each. Then `Done`.
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
+use crate::signal::{calculate_quality_signal, LayerResult};
+use crate::speculation::{classify_outcome, speculate, verification_count, Speculation};
+use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+
+/// A layer as the controller knows it before running it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerSpec {
+    /// Layer name.
+    pub name: String,
+    /// Expected cost in ms (what makes savings computable for layers that never run).
+    pub cost_ms: Option<f64>,
+}
+
+impl LayerSpec {
+    /// Parses `{name, costMs?}` (a `run` key is allowed and ignored: the host owns runners).
+    pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
+        let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
+        let name = reader.string(FieldName::same("name"))?.to_string();
+        let cost_ms = reader.opt_number(FieldName::new("costMs", "cost_ms"), 0.0, f64::MAX)?;
+        Ok(LayerSpec { name, cost_ms })
+    }
+
+    fn to_value(&self, naming: Naming) -> Value {
+        let mut entries = vec![("name".to_string(), Value::string(self.name.as_str()))];
+        if let Some(cost) = self.cost_ms {
+            entries.push((FieldName::new("costMs", "cost_ms").spelled(naming).to_string(), Value::Number(cost)));
+        }
+        Value::Object(entries)
+    }
+}
+
+/// What the host should do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Run layer `i` and submit its result.
+    Run(usize),
+    /// Run skipped layer `i` to verify its prediction, and submit its result.
+    Verify(usize),
+    /// Nothing left; `result()` is ready.
+    Done,
+}
+
+impl Action {
+    /// `{action: 'run'|'verify', layer: i}` or `{action: 'done'}`.
+    pub fn to_value(self) -> Value {
+        match self {
+            Action::Run(i) => Value::object(vec![("action", Value::string("run")), ("layer", Value::Number(i as f64))]),
+            Action::Verify(i) => {
+                Value::object(vec![("action", Value::string("verify")), ("layer", Value::Number(i as f64))])
+            }
+            Action::Done => Value::object(vec![("action", Value::string("done"))]),
+        }
+    }
+}
+
+/// ADR-033's `TestPyramidResult` plus the honest-accounting fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestPyramidResult {
+    /// The results of the layers run before the exit (copies, `previousLambda` stamped).
+    pub layers: Vec<LayerResult>,
+    /// Whether the run exited early.
+    pub exited_early: bool,
+    /// The exit layer (`layers.length - 1` when no exit, so -1 for an empty pyramid).
+    pub exit_layer: i64,
+    /// The exit decision's reason (`forced_continue` when no exit).
+    pub exit_reason: ExitReason,
+    /// The exit decision's confidence (1.0 when no exit).
+    pub confidence: f64,
+    /// One prediction per skipped layer when speculation ran.
+    pub speculations: Vec<Speculation>,
+    /// Layers after the exit, including those verification then ran.
+    pub skipped_layers: usize,
+    /// Indices actually run, in run order, verification included.
+    pub layers_executed: Vec<usize>,
+    /// How many predictions verification checked.
+    pub verified_layers: usize,
+    /// How many verified predictions were wrong.
+    pub mispredictions: usize,
+    /// Summed `costMs` of layers never run; `None` when one of them has no cost.
+    pub compute_saved_ms: Option<f64>,
+}
+
+impl TestPyramidResult {
+    /// The result object; `naming` spells the keys of the layer results (the ADR's
+    /// top-level keys are camelCase in every language's JSON).
+    pub fn to_value(&self, naming: Naming) -> Value {
+        let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
+        Value::Object(vec![
+            ("layers".to_string(), Value::Array(self.layers.iter().map(|l| l.to_value(naming)).collect())),
+            (key("exitedEarly", "exited_early"), Value::Bool(self.exited_early)),
+            (key("exitLayer", "exit_layer"), Value::Number(self.exit_layer as f64)),
+            (key("exitReason", "exit_reason"), Value::string(self.exit_reason.as_str())),
+            ("confidence".to_string(), Value::Number(self.confidence)),
+            ("speculations".to_string(), Value::Array(self.speculations.iter().map(Speculation::to_value).collect())),
+            (key("skippedLayers", "skipped_layers"), Value::Number(self.skipped_layers as f64)),
+            (
+                key("layersExecuted", "layers_executed"),
+                Value::Array(self.layers_executed.iter().map(|&i| Value::Number(i as f64)).collect()),
+            ),
+            (key("verifiedLayers", "verified_layers"), Value::Number(self.verified_layers as f64)),
+            (key("mispredictions", "mispredictions"), Value::Number(self.mispredictions as f64)),
+            (key("computeSavedMs", "compute_saved_ms"), Value::opt_number(self.compute_saved_ms)),
+        ])
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Phase {
+    /// Waiting for layer `next`'s result.
+    Running { next: usize },
+    /// After an exit at `exit_layer`: verifying skipped layers; `done` of `count` so far.
+    Verifying { decision: ExitDecision, exit_layer: usize, speculations: Vec<Speculation>, done: usize, count: usize },
+    /// Finished: the exit (if any) and its speculations.
+    Finished { exit: Option<(usize, ExitDecision)>, speculations: Vec<Speculation> },
+}
+
+/// One pyramid run, driven step by step by the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PyramidRun {
+    exit: CoherenceEarlyExit,
+    layers: Vec<LayerSpec>,
+    results: Vec<LayerResult>,
+    verification_results: Vec<LayerResult>,
+    executed: Vec<usize>,
+    submissions: Vec<(usize, Value)>,
+    phase: Phase,
+}
+
+impl PyramidRun {
+    /// `start(config, totalLayers, layers)`.
+    pub fn start(config: ExitConfig, total_layers: u64, layers: Vec<LayerSpec>) -> Result<Self> {
+        let exit = CoherenceEarlyExit::new(config, total_layers)?;
+        for (i, layer) in layers.iter().enumerate() {
+            if let Some(cost) = layer.cost_ms {
+                if value::check_range(cost, 0.0, f64::MAX).is_none() {
+                    let field = [&value::index_path("layers", i), ".cost_ms"].concat();
+                    return Err(Error::new(
+                        ErrorCode::InvalidConfig,
+                        ErrorKind::Range,
+                        field.clone(),
+                        [&field, " must be a finite number >= 0"].concat(),
+                    ));
+                }
+            }
+        }
+        Ok(Self::with(exit, layers))
+    }
+
+    fn with(exit: CoherenceEarlyExit, layers: Vec<LayerSpec>) -> Self {
+        let phase = if layers.is_empty() {
+            Phase::Finished { exit: None, speculations: Vec::new() }
+        } else {
+            Phase::Running { next: 0 }
+        };
+        PyramidRun {
+            exit,
+            layers,
+            results: Vec::new(),
+            verification_results: Vec::new(),
+            executed: Vec::new(),
+            submissions: Vec::new(),
+            phase,
+        }
+    }
+
+    /// `start` on host values: a partial config merged over the default, `totalLayers`
+    /// (integer >= 1) and the layer list (`[{name, costMs?, run?}]`).
+    pub fn start_value(config: &Value, total_layers: &Value, layers: &Value, naming: Naming) -> Result<Self> {
+        let exit = CoherenceEarlyExit::from_values(config, total_layers, naming)?;
+        let specs = parse_layers(layers, naming)?;
+        Ok(Self::with(exit, specs))
+    }
+
+    /// The layers as given.
+    pub fn layers(&self) -> &[LayerSpec] {
+        &self.layers
+    }
+
+    /// The exit decider.
+    pub fn exit(&self) -> &CoherenceEarlyExit {
+        &self.exit
+    }
+
+    /// What to do next (does not advance anything).
+    pub fn next(&self) -> Action {
+        match &self.phase {
+            Phase::Running { next } => Action::Run(*next),
+            Phase::Verifying { exit_layer, done, .. } => Action::Verify(exit_layer + 1 + done),
+            Phase::Finished { .. } => Action::Done,
+        }
+    }
+
+    /// Whether the run is finished.
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Finished { .. })
+    }
+
+    /// Feeds the result of the pending action's layer (host value; field paths are
+    /// `layers[i].passRate`). Returns the exit decision when the layer was a run layer.
+    pub fn submit_value(&mut self, layer: &Value, result: &Value, naming: Naming) -> Result<Option<ExitDecision>> {
+        let index = value::integer_argument(layer, "layer", ErrorCode::InvalidStep, 0, value::MAX_SAFE_INTEGER)?;
+        let index = usize::try_from(index).unwrap_or(usize::MAX);
+        self.check_pending(index)?;
+        let path = value::index_path("layers", index);
+        let parsed = LayerResult::from_value(result, naming, &path)?;
+        let decision = self.apply(index, parsed);
+        // Kept in the caller's spelling so a snapshot replays exactly what was submitted.
+        self.submissions.push((index, to_js_keys(result, naming)));
+        Ok(decision)
+    }
+
+    /// Feeds a result built in Rust.
+    pub fn submit(&mut self, layer: usize, result: LayerResult) -> Result<Option<ExitDecision>> {
+        self.check_pending(layer)?;
+        let as_value = result.to_value(Naming::Js);
+        let path = value::index_path("layers", layer);
+        let parsed = LayerResult::from_value(&as_value, Naming::Js, &path)
+            .map_err(|e| e.nested(ErrorCode::InvalidLayerResult, ""))?;
+        let decision = self.apply(layer, parsed);
+        self.submissions.push((layer, as_value));
+        Ok(decision)
+    }
+
+    fn check_pending(&self, index: usize) -> Result<()> {
+        let expected = match self.next() {
+            Action::Run(i) | Action::Verify(i) => i,
+            Action::Done => {
+                return Err(Error::new(
+                    ErrorCode::InvalidStep,
+                    ErrorKind::Range,
+                    "layer",
+                    "the run is done; nothing to submit",
+                ))
+            }
+        };
+        if index != expected {
+            let what = if matches!(self.next(), Action::Verify(_)) { "verify" } else { "run" };
+            return Err(Error::new(
+                ErrorCode::InvalidStep,
+                ErrorKind::Range,
+                "layer",
+                [
+                    "the pending action is to ",
+                    what,
+                    " layer ",
+                    &expected.to_string(),
+                    ", not layer ",
+                    &index.to_string(),
+                ]
+                .concat(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, index: usize, mut result: LayerResult) -> Option<ExitDecision> {
+        self.executed.push(index);
+        match std::mem::replace(&mut self.phase, Phase::Running { next: 0 }) {
+            Phase::Running { next } => {
+                if let Some(previous) = next.checked_sub(1).and_then(|p| self.results.get(p)) {
+                    let lambda = calculate_quality_signal(previous).lambda;
+                    result.stamp_previous_lambda(lambda);
+                }
+                let signal = calculate_quality_signal(&result);
+                let decision = self.exit.should_exit(&signal, next as u64);
+                self.results.push(result);
+                let remaining = self.layers.len() - next - 1;
+                self.phase = if decision.can_exit {
+                    let speculations = if decision.enable_speculation && remaining > 0 {
+                        speculate(decision.confidence, remaining)
+                    } else {
+                        Vec::new()
+                    };
+                    let count = verification_count(speculations.len(), self.exit.config().verification_layers);
+                    if count > 0 {
+                        Phase::Verifying { decision: decision.clone(), exit_layer: next, speculations, done: 0, count }
+                    } else {
+                        Phase::Finished { exit: Some((next, decision.clone())), speculations }
+                    }
+                } else if next + 1 < self.layers.len() {
+                    Phase::Running { next: next + 1 }
+                } else {
+                    Phase::Finished { exit: None, speculations: Vec::new() }
+                };
+                Some(decision)
+            }
+            Phase::Verifying { decision, exit_layer, mut speculations, done, count } => {
+                if let Some(speculation) = speculations.get_mut(done) {
+                    speculation.actual = Some(classify_outcome(&result));
+                }
+                self.verification_results.push(result);
+                self.phase = if done + 1 < count {
+                    Phase::Verifying { decision, exit_layer, speculations, done: done + 1, count }
+                } else {
+                    Phase::Finished { exit: Some((exit_layer, decision)), speculations }
+                };
+                None
+            }
+            finished @ Phase::Finished { .. } => {
+                self.phase = finished;
+                None
+            }
+        }
+    }
+
+    /// The layer results the verification ran, in order.
+    pub fn verification_results(&self) -> &[LayerResult] {
+        &self.verification_results
+    }
+
+    /// ADR-033's `TestPyramidResult` with the honest-accounting fields; an `invalid_step`
+    /// error before the run is done.
+    pub fn result(&self) -> Result<TestPyramidResult> {
+        let Phase::Finished { exit, speculations } = &self.phase else {
+            return Err(Error::new(
+                ErrorCode::InvalidStep,
+                ErrorKind::Range,
+                "result",
+                "the run is not done yet: call next() and submit the pending layer",
+            ));
+        };
+        let mut ran = vec![false; self.layers.len()];
+        for &i in &self.executed {
+            if let Some(slot) = ran.get_mut(i) {
+                *slot = true;
+            }
+        }
+        let mut compute_saved_ms = Some(0.0);
+        for (layer, was_run) in self.layers.iter().zip(&ran) {
+            if !was_run {
+                compute_saved_ms = match (compute_saved_ms, layer.cost_ms) {
+                    (Some(sum), Some(cost)) => Some(sum + cost),
+                    _ => None,
+                };
+            }
+        }
+        let verified_layers = speculations.iter().filter(|s| s.verified()).count();
+        let mispredictions = speculations.iter().filter(|s| s.correct() == Some(false)).count();
+        let (exited_early, exit_layer, exit_reason, confidence, skipped_layers) = match exit {
+            Some((layer, decision)) => {
+                (true, *layer as i64, decision.reason, decision.confidence, self.layers.len() - layer - 1)
+            }
+            None => (false, self.layers.len() as i64 - 1, ExitReason::ForcedContinue, 1.0, 0),
+        };
+        Ok(TestPyramidResult {
+            layers: self.results.clone(),
+            exited_early,
+            exit_layer,
+            exit_reason,
+            confidence,
+            speculations: speculations.clone(),
+            skipped_layers,
+            layers_executed: self.executed.clone(),
+            verified_layers,
+            mispredictions,
+            compute_saved_ms,
+        })
+    }
+
+    /// `{version, engine: "PyramidRun", config, totalLayers, layers, submitted: [{layer, result}]}`:
+    /// the run as its inputs, so restoring replays them through every check.
+    pub fn to_snapshot(&self) -> Value {
+        Value::object(vec![
+            ("version", Value::Number(crate::snapshot::VERSION as f64)),
+            ("engine", Value::string("PyramidRun")),
+            ("config", self.exit.config().to_value(Naming::Js)),
+            ("totalLayers", Value::Number(self.exit.total_layers() as f64)),
+            ("layers", Value::Array(self.layers.iter().map(|l| l.to_value(Naming::Js)).collect())),
+            (
+                "submitted",
+                Value::Array(
+                    self.submissions
+                        .iter()
+                        .map(|(i, r)| Value::object(vec![("layer", Value::Number(*i as f64)), ("result", r.clone())]))
+                        .collect(),
+                ),
+            ),
+        ])
+    }
+
+    /// Restores a snapshot by replaying its submissions (code `invalid_snapshot`).
+    pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
+        let reader = crate::snapshot::open(snapshot, "PyramidRun", &["config", "totalLayers", "layers", "submitted"])?;
+        let get = |k: &'static str| reader.get(FieldName::same(k)).unwrap_or(&Value::Null);
+        let mut run = PyramidRun::start_value(get("config"), get("totalLayers"), get("layers"), Naming::Js)
+            .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        for (i, submission) in crate::snapshot::array(&reader, "submitted")?.iter().enumerate() {
+            let path = value::index_path("submitted", i);
+            let entry = ObjectReader::new(submission, &path, "submission", Naming::Js, ErrorCode::InvalidSnapshot)?;
+            let layer = entry.get(FieldName::same("layer")).unwrap_or(&Value::Null);
+            let result = entry.get(FieldName::same("result")).unwrap_or(&Value::Null);
+            run.submit_value(layer, result, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, &path))?;
+        }
+        Ok(run)
+    }
+}
+
+/// Translates the known keys of a snake_case result object to the JS spelling (snapshots
+/// are written in one spelling whatever language made them).
+fn to_js_keys(result: &Value, naming: Naming) -> Value {
+    match (naming, result) {
+        (Naming::Snake, Value::Object(entries)) => Value::Object(
+            entries
+                .iter()
+                .map(|(k, v)| {
+                    let key =
+                        crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
+                    (key.to_string(), v.clone())
+                })
+                .collect(),
+        ),
+        _ => result.clone(),
+    }
+}
+
+/// Parses the layer list of `start` / `runWithEarlyExit`.
+pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
+    let Value::Array(items) = layers else {
+        return Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "layers",
+            ["layers must be an array, got ", &layers.describe()].concat(),
+        ));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| LayerSpec::from_value(item, naming, &value::index_path("layers", i)))
+        .collect()
+}

@@ -1,0 +1,55 @@
+//! Shared checks for the portable snapshots: one JSON document per engine, with a
+//! `version` and an `engine` name, the same in every language.
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::{FieldName, Naming, ObjectReader, Value};
+
+/// The only snapshot version this build reads and writes.
+pub const VERSION: u64 = 1;
+
+/// Checks `version` and `engine` and rejects unknown top-level keys; returns a reader for
+/// the rest (`fields` are the engine's own keys).
+pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[&'static str]) -> Result<ObjectReader<'a>> {
+    let reader = ObjectReader::new(snapshot, "", "snapshot", Naming::Js, ErrorCode::InvalidSnapshot)?;
+    let mut known: Vec<FieldName> = vec![FieldName::same("version"), FieldName::same("engine")];
+    known.extend(fields.iter().map(|f| FieldName::same(f)));
+    reader.reject_unknown(&known).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+    let version = reader.integer(FieldName::same("version"), 0, crate::value::MAX_SAFE_INTEGER)?;
+    if version != VERSION {
+        return Err(Error::new(
+            ErrorCode::InvalidSnapshot,
+            ErrorKind::Range,
+            "version",
+            ["snapshot version ", &version.to_string(), " is not supported (this build reads version 1)"].concat(),
+        ));
+    }
+    let name = reader.string(FieldName::same("engine"))?;
+    if name != engine {
+        return Err(Error::new(
+            ErrorCode::InvalidSnapshot,
+            ErrorKind::Range,
+            "engine",
+            ["snapshot is of engine '", name, "', expected '", engine, "'"].concat(),
+        ));
+    }
+    Ok(reader)
+}
+
+/// A required array field of a snapshot.
+pub(crate) fn array<'a>(reader: &ObjectReader<'a>, field: &'static str) -> Result<&'a [Value]> {
+    match reader.get(FieldName::same(field)) {
+        Some(Value::Array(items)) => Ok(items),
+        other => Err(Error::new(
+            ErrorCode::InvalidSnapshot,
+            ErrorKind::Type,
+            field,
+            [field, " must be an array, got ", &other.map_or_else(|| "nothing (missing)".to_string(), Value::describe)]
+                .concat(),
+        )),
+    }
+}
+
+/// Parses snapshot JSON text (code `invalid_snapshot`, field `snapshot`).
+pub fn parse(text: &str) -> Result<Value> {
+    Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot")
+}

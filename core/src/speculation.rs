@@ -1,0 +1,152 @@
+//! ADR-033's `SpeculativeExecutor`: predict the outcome of the layers an exit skips, and
+//! classify what verification actually observed.
+
+use crate::error::{ErrorCode, Result};
+use crate::signal::LayerResult;
+use crate::value::{FieldName, Naming, ObjectReader, Value};
+
+/// A layer's outcome, predicted or observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The layer passes.
+    Pass,
+    /// The layer is flaky.
+    Flaky,
+    /// The layer fails.
+    Fail,
+}
+
+impl Outcome {
+    /// The ADR's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Flaky => "flaky",
+            Outcome::Fail => "fail",
+        }
+    }
+}
+
+/// One prediction, and what verification found if it ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Speculation {
+    /// Predicted outcome.
+    pub predicted: Outcome,
+    /// Confidence in the prediction.
+    pub confidence: f64,
+    /// The observed outcome, when verification ran this layer.
+    pub actual: Option<Outcome>,
+}
+
+impl Speculation {
+    /// Whether verification ran.
+    pub fn verified(&self) -> bool {
+        self.actual.is_some()
+    }
+
+    /// `predicted == actual`, when verified.
+    pub fn correct(&self) -> Option<bool> {
+        self.actual.map(|a| a == self.predicted)
+    }
+
+    /// `{predicted, confidence, verified}` plus `actual, correct` once verified (the ADR's
+    /// spread keeps `verified` in third place).
+    pub fn to_value(&self) -> Value {
+        let mut entries = vec![
+            ("predicted".to_string(), Value::string(self.predicted.as_str())),
+            ("confidence".to_string(), Value::Number(self.confidence)),
+            ("verified".to_string(), Value::Bool(self.verified())),
+        ];
+        if let (Some(actual), Some(correct)) = (self.actual, self.correct()) {
+            entries.push(("actual".to_string(), Value::string(actual.as_str())));
+            entries.push(("correct".to_string(), Value::Bool(correct)));
+        }
+        Value::Object(entries)
+    }
+}
+
+/// The ADR's `predictLayerOutcome`: >= 0.85 pass, >= 0.7 flaky, else fail with 1 - c.
+pub fn predict_layer_outcome(decision_confidence: f64) -> Speculation {
+    const PASS_THRESHOLD: f64 = 0.85;
+    if decision_confidence >= PASS_THRESHOLD {
+        Speculation { predicted: Outcome::Pass, confidence: decision_confidence, actual: None }
+    } else if decision_confidence >= 0.7 {
+        Speculation { predicted: Outcome::Flaky, confidence: decision_confidence, actual: None }
+    } else {
+        Speculation { predicted: Outcome::Fail, confidence: 1.0 - decision_confidence, actual: None }
+    }
+}
+
+/// The ADR's `speculate`: one prediction per skipped layer.
+pub fn speculate(decision_confidence: f64, skipped_layers: usize) -> Vec<Speculation> {
+    (0..skipped_layers).map(|_| predict_layer_outcome(decision_confidence)).collect()
+}
+
+/// Reads `decision.confidence` from a decision object (code `invalid_signal`).
+pub fn decision_confidence(decision: &Value, naming: Naming) -> Result<f64> {
+    let reader = ObjectReader::new(decision, "decision", "decision", naming, ErrorCode::InvalidSignal)?;
+    reader.number(FieldName::same("confidence"), 0.0, 1.0)
+}
+
+/// The ADR's `runLayer` classification of an observed result: passRate >= 0.99 pass,
+/// flakyRatio > 0.1 flaky, else fail.
+pub fn classify_outcome(result: &LayerResult) -> Outcome {
+    if result.pass_rate >= 0.99 {
+        Outcome::Pass
+    } else if result.flaky_ratio > 0.1 {
+        Outcome::Flaky
+    } else {
+        Outcome::Fail
+    }
+}
+
+/// How many of `speculations` the ADR's `verify` runs.
+pub fn verification_count(speculations: usize, verification_layers: u64) -> usize {
+    usize::try_from(verification_layers).map_or(speculations, |v| v.min(speculations))
+}
+
+/// `SpeculativeExecutor(config)`: the ADR's class, over its `verificationLayers`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpeculativeExecutor {
+    verification_layers: u64,
+}
+
+impl SpeculativeExecutor {
+    /// From the exit config.
+    pub fn new(config: &crate::exit_decision::ExitConfig) -> Self {
+        SpeculativeExecutor { verification_layers: config.verification_layers }
+    }
+
+    /// How many layers `verify` runs for `speculations` predictions.
+    pub fn verification_count(&self, speculations: usize) -> usize {
+        verification_count(speculations, self.verification_layers)
+    }
+
+    /// Applies one observed result to the `index`-th prediction.
+    pub fn apply(&self, speculation: &mut Speculation, observed: &LayerResult) {
+        speculation.actual = Some(classify_outcome(observed));
+    }
+}
+
+impl Speculation {
+    /// Parses a speculation object handed back to `verify` (code `invalid_signal`, field
+    /// under `path`, e.g. `speculations[0].predicted`).
+    pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
+        let reader = ObjectReader::new(value, path, "speculation", naming, ErrorCode::InvalidSignal)?;
+        reader.reject_unknown(&["predicted", "confidence", "verified", "actual", "correct"].map(FieldName::same))?;
+        let parse = |s: &str| match s {
+            "pass" => Outcome::Pass,
+            "flaky" => Outcome::Flaky,
+            _ => Outcome::Fail,
+        };
+        let outcomes = ["pass", "flaky", "fail"];
+        let predicted = parse(reader.choice(FieldName::same("predicted"), &outcomes)?);
+        let confidence = reader.number(FieldName::same("confidence"), 0.0, 1.0)?;
+        let verified = reader.boolean(FieldName::same("verified"))?;
+        let actual = if verified { Some(parse(reader.choice(FieldName::same("actual"), &outcomes)?)) } else { None };
+        if verified {
+            reader.boolean(FieldName::same("correct"))?;
+        }
+        Ok(Speculation { predicted, confidence, actual })
+    }
+}

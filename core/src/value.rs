@@ -1,0 +1,697 @@
+//! The dynamic value every binding converts its host objects to, and the validation
+//! helpers over it. Keeping parsing here means every rule, every field name and every
+//! message comes from the core, whichever language called.
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::jsnum;
+
+/// A JSON-like value with object keys kept in insertion order (JS objects keep it, and the
+/// seed's outputs are compared key by key). `Undefined` keys are simply absent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// JS `null` (Python: only produced by the core; a Python `None` means "absent").
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// Any number, including NaN and the infinities (rejected where they are not allowed).
+    Number(f64),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Value>),
+    /// An object, keys in insertion order.
+    Object(Vec<(String, Value)>),
+    /// A host value with no JSON counterpart (a function, a symbol, a bigint, an arbitrary
+    /// Python object), described by its type name for error messages.
+    Other(String),
+}
+
+/// How the caller spells names: JS camelCase (the seed's API) or snake_case (Python, Rust).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Naming {
+    /// `plateauConsecutiveCount`, `layers[2].passRate`.
+    Js,
+    /// `plateau_consecutive_count`, `layers[2].pass_rate`.
+    Snake,
+}
+
+/// A field known under two spellings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldName {
+    /// camelCase (the seed's).
+    pub js: &'static str,
+    /// snake_case.
+    pub snake: &'static str,
+}
+
+impl FieldName {
+    /// A field spelled the same in both conventions.
+    pub const fn same(name: &'static str) -> Self {
+        FieldName { js: name, snake: name }
+    }
+
+    /// A field with distinct spellings.
+    pub const fn new(js: &'static str, snake: &'static str) -> Self {
+        FieldName { js, snake }
+    }
+
+    /// The spelling for `naming`.
+    pub fn spelled(&self, naming: Naming) -> &'static str {
+        match naming {
+            Naming::Js => self.js,
+            Naming::Snake => self.snake,
+        }
+    }
+}
+
+impl Value {
+    /// An object from `(key, value)` pairs.
+    pub fn object(entries: Vec<(&str, Value)>) -> Value {
+        Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+
+    /// A string value.
+    pub fn string(s: impl Into<String>) -> Value {
+        Value::String(s.into())
+    }
+
+    /// `Number(n)` or `Null`.
+    pub fn opt_number(n: Option<f64>) -> Value {
+        n.map_or(Value::Null, Value::Number)
+    }
+
+    /// Looks a key up in an object (the last occurrence wins, as in `JSON.parse`).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(entries) => entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// A short description for error messages: `NaN`, `string "75"`, `null`, `object`.
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Null => "null".to_string(),
+            Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+            Value::Number(n) => jsnum::to_js_string(*n),
+            Value::String(s) => {
+                let mut shown: String = s.chars().take(40).collect();
+                if shown.len() < s.len() {
+                    shown.push_str("...");
+                }
+                ["string \"", &shown, "\""].concat()
+            }
+            Value::Array(_) => "array".to_string(),
+            Value::Object(_) => "object".to_string(),
+            Value::Other(t) => t.clone(),
+        }
+    }
+
+    /// Serializes exactly as JavaScript's `JSON.stringify` does for the same value
+    /// (numbers via `Number.prototype.toString`, non-finite numbers as `null`).
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        write_json(self, &mut out);
+        out
+    }
+
+    /// Parses JSON text (as `JSON.parse`, numbers to the nearest f64). Errors carry
+    /// `code`/`field` so a binding can report where a document came from.
+    pub fn parse_json(text: &str, code: ErrorCode, field: &str) -> Result<Value> {
+        let mut parser = JsonParser { bytes: text.as_bytes(), pos: 0, depth: 0 };
+        parser.skip_ws();
+        let value = parser.value().map_err(|msg| Error::new(code, ErrorKind::Type, field, msg))?;
+        parser.skip_ws();
+        if parser.pos != parser.bytes.len() {
+            return Err(Error::new(code, ErrorKind::Type, field, parser.fail("unexpected trailing characters")));
+        }
+        Ok(value)
+    }
+}
+
+fn write_json(value: &Value, out: &mut String) {
+    match value {
+        Value::Null | Value::Other(_) => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            if n.is_finite() {
+                jsnum::push_js_string(out, *n)
+            } else {
+                out.push_str("null")
+            }
+        }
+        Value::String(s) => write_json_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(entries) => {
+            out.push('{');
+            let mut first = true;
+            for (key, item) in entries {
+                if matches!(item, Value::Other(_)) {
+                    continue; // JSON.stringify drops functions and symbols
+                }
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                write_json_string(key, out);
+                out.push(':');
+                write_json(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_json_string(s: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let code = c as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX.get(code >> 4).copied().unwrap_or(b'0')));
+                out.push(char::from(HEX.get(code & 15).copied().unwrap_or(b'0')));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Deep enough for any snapshot, shallow enough that hostile input cannot exhaust the stack.
+const MAX_JSON_DEPTH: usize = 256;
+
+struct JsonParser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+}
+
+impl JsonParser<'_> {
+    fn fail(&self, what: &str) -> String {
+        let mut msg = String::from("invalid JSON: ");
+        msg.push_str(what);
+        msg.push_str(" at byte ");
+        msg.push_str(&self.pos.to_string());
+        msg
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> Result<Value, String> {
+        if self.bytes.get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(self.fail("unexpected token"))
+        }
+    }
+
+    fn value(&mut self) -> Result<Value, String> {
+        match self.peek() {
+            Some(b'{') => self.nested(true),
+            Some(b'[') => self.nested(false),
+            Some(b'"') => self.string().map(Value::String),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.fail("unexpected character")),
+            None => Err(self.fail("unexpected end of input")),
+        }
+    }
+
+    fn nested(&mut self, is_object: bool) -> Result<Value, String> {
+        self.depth += 1;
+        if self.depth > MAX_JSON_DEPTH {
+            return Err(self.fail("nesting too deep"));
+        }
+        self.pos += 1;
+        let close = if is_object { b'}' } else { b']' };
+        let mut entries: Vec<(String, Value)> = Vec::new();
+        let mut items: Vec<Value> = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(close) {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                if is_object {
+                    if self.peek() != Some(b'"') {
+                        return Err(self.fail("expected a string key"));
+                    }
+                    let key = self.string()?;
+                    self.skip_ws();
+                    if self.peek() != Some(b':') {
+                        return Err(self.fail("expected ':'"));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    let item = self.value()?;
+                    // JSON.parse keeps the last duplicate, at the first one's position.
+                    match entries.iter_mut().find(|(k, _)| *k == key) {
+                        Some(slot) => slot.1 = item,
+                        None => entries.push((key, item)),
+                    }
+                } else {
+                    items.push(self.value()?);
+                }
+                self.skip_ws();
+                match self.peek() {
+                    Some(b',') => self.pos += 1,
+                    Some(c) if c == close => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(self.fail("expected ',' or a closing bracket")),
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok(if is_object { Value::Object(entries) } else { Value::Array(items) })
+    }
+
+    fn hex4(&mut self) -> Result<u32, String> {
+        let digits = self.bytes.get(self.pos..self.pos + 4).ok_or_else(|| self.fail("short \\u escape"))?;
+        let text = std::str::from_utf8(digits).map_err(|_| self.fail("bad \\u escape"))?;
+        let code = u32::from_str_radix(text, 16).map_err(|_| self.fail("bad \\u escape"))?;
+        self.pos += 4;
+        Ok(code)
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        self.pos += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let start = self.pos;
+            while let Some(c) = self.peek() {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            let chunk = self.bytes.get(start..self.pos).unwrap_or_default();
+            out.push_str(std::str::from_utf8(chunk).map_err(|_| self.fail("invalid UTF-8"))?);
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let esc = self.peek().ok_or_else(|| self.fail("unterminated string"))?;
+                    self.pos += 1;
+                    match esc {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let mut code = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&code)
+                                && self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u".as_slice())
+                            {
+                                let save = self.pos;
+                                self.pos += 2;
+                                let low = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&low) {
+                                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                                } else {
+                                    self.pos = save;
+                                }
+                            }
+                            // A lone surrogate cannot live in a Rust string: replace it.
+                            out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                        }
+                        _ => return Err(self.fail("bad escape")),
+                    }
+                }
+                _ => return Err(self.fail("unterminated string")),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, String> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(self.peek(), Some(b'0'..=b'9')) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.fail("bad number")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.fail("bad number"));
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.fail("bad number"));
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+        }
+        let text = self.bytes.get(start..self.pos).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
+        text.parse::<f64>().map(Value::Number).map_err(|_| self.fail("bad number"))
+    }
+}
+
+/// Appends `.name` (or `name` at the root) to a field path.
+pub(crate) fn join_path(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        [prefix, ".", name].concat()
+    }
+}
+
+/// Appends `[index]` to a field path.
+pub(crate) fn index_path(prefix: &str, index: usize) -> String {
+    [prefix, "[", &index.to_string(), "]"].concat()
+}
+
+/// Levenshtein distance, case-insensitive, for "did you mean" suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = i;
+        let mut left = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let up = row.get(j + 1).copied().unwrap_or(0);
+            let cost = usize::from(ca != cb);
+            let best = (diagonal + cost).min(up + 1).min(left + 1);
+            diagonal = up;
+            if let Some(slot) = row.get_mut(j + 1) {
+                *slot = best;
+            }
+            left = best;
+        }
+    }
+    row.last().copied().unwrap_or(0)
+}
+
+/// Reads one object argument: rejects unknown keys with a suggestion, and reads known
+/// fields with typed, field-naming errors.
+pub(crate) struct ObjectReader<'a> {
+    entries: &'a [(String, Value)],
+    path: &'a str,
+    naming: Naming,
+    code: ErrorCode,
+}
+
+impl<'a> ObjectReader<'a> {
+    /// `value` must be an object; otherwise a type error on `path` (or `what` at the root).
+    pub fn new(value: &'a Value, path: &'a str, what: &str, naming: Naming, code: ErrorCode) -> Result<Self> {
+        match value {
+            Value::Object(entries) => Ok(ObjectReader { entries, path, naming, code }),
+            other => {
+                let field = if path.is_empty() { what } else { path };
+                Err(Error::new(
+                    code,
+                    ErrorKind::Type,
+                    field,
+                    [field, " must be an object, got ", &other.describe()].concat(),
+                ))
+            }
+        }
+    }
+
+    /// Full path of a field for messages and `Error::field()`.
+    pub fn path_of(&self, field: FieldName) -> String {
+        join_path(self.path, field.spelled(self.naming))
+    }
+
+    /// Rejects the first key (in the object's own order) that is not in `known`.
+    pub fn reject_unknown(&self, known: &[FieldName]) -> Result<()> {
+        for (key, _) in self.entries {
+            if !known.iter().any(|f| f.spelled(self.naming) == key) {
+                let names: Vec<&str> = known.iter().map(|f| f.spelled(self.naming)).collect();
+                let closest = names.iter().min_by_key(|n| edit_distance(key, n)).copied().unwrap_or_default();
+                let mut msg = ["unknown option '", key, "'"].concat();
+                if edit_distance(key, closest) <= closest.len().max(key.len()) / 2 {
+                    msg.push_str("; did you mean '");
+                    msg.push_str(closest);
+                    msg.push_str("'?");
+                }
+                msg.push_str(" Valid options: ");
+                msg.push_str(&names.join(", "));
+                return Err(Error::new(ErrorCode::UnknownOption, ErrorKind::Type, join_path(self.path, key), msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of a known field, if present.
+    pub fn get(&self, field: FieldName) -> Option<&'a Value> {
+        let key = field.spelled(self.naming);
+        self.entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn type_error(&self, field: FieldName, expected: &str, got: Option<&Value>) -> Error {
+        let path = self.path_of(field);
+        let got = got.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
+        Error::new(self.code, ErrorKind::Type, path.clone(), [&path, " must be ", expected, ", got ", &got].concat())
+    }
+
+    /// A range error on `field` with `requirement` ("a finite number between 0 and 1").
+    pub fn range_error(&self, field: FieldName, requirement: &str, got: &Value) -> Error {
+        let path = self.path_of(field);
+        Error::new(
+            self.code,
+            ErrorKind::Range,
+            path.clone(),
+            [&path, " must be ", requirement, ", got ", &got.describe()].concat(),
+        )
+    }
+
+    /// A required finite number within `min..=max`.
+    pub fn number(&self, field: FieldName, min: f64, max: f64) -> Result<f64> {
+        let value = self.get(field);
+        match value {
+            Some(v @ Value::Number(n)) => {
+                check_range(*n, min, max).ok_or_else(|| self.range_error(field, &range_text(min, max), v))
+            }
+            other => Err(self.type_error(field, "a number", other)),
+        }
+    }
+
+    /// An optional finite number within `min..=max`.
+    pub fn opt_number(&self, field: FieldName, min: f64, max: f64) -> Result<Option<f64>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(_) => self.number(field, min, max).map(Some),
+        }
+    }
+
+    /// A required integer within `min..=max` (both within 2^53).
+    pub fn integer(&self, field: FieldName, min: u64, max: u64) -> Result<u64> {
+        let value = self.get(field);
+        match value {
+            Some(v @ Value::Number(n)) => {
+                check_integer(*n, min, max).ok_or_else(|| self.range_error(field, &integer_text(min, max), v))
+            }
+            other => Err(self.type_error(field, "an integer", other)),
+        }
+    }
+
+    /// An optional integer within `min..=max`.
+    pub fn opt_integer(&self, field: FieldName, min: u64, max: u64) -> Result<Option<u64>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(_) => self.integer(field, min, max).map(Some),
+        }
+    }
+
+    /// A required boolean.
+    pub fn boolean(&self, field: FieldName) -> Result<bool> {
+        match self.get(field) {
+            Some(Value::Bool(b)) => Ok(*b),
+            other => Err(self.type_error(field, "a boolean", other)),
+        }
+    }
+
+    /// A required string.
+    pub fn string(&self, field: FieldName) -> Result<&'a str> {
+        match self.get(field) {
+            Some(Value::String(s)) => Ok(s),
+            other => Err(self.type_error(field, "a string", other)),
+        }
+    }
+
+    /// An optional string.
+    pub fn opt_string(&self, field: FieldName) -> Result<Option<&'a str>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(_) => self.string(field).map(Some),
+        }
+    }
+
+    /// A required string that must be one of `allowed`.
+    pub fn choice(&self, field: FieldName, allowed: &[&str]) -> Result<&'a str> {
+        let s = self.string(field)?;
+        if allowed.contains(&s) {
+            Ok(s)
+        } else {
+            let requirement = ["one of '", &allowed.join("', '"), "'"].concat();
+            Err(self.range_error(field, &requirement, &Value::String(s.to_string())))
+        }
+    }
+}
+
+/// `Some(n)` when `n` is finite and within `min..=max`.
+pub(crate) fn check_range(n: f64, min: f64, max: f64) -> Option<f64> {
+    (n.is_finite() && n >= min && n <= max).then_some(n)
+}
+
+/// Largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// `Some(n as u64)` when `n` is an integer within `min..=max`.
+pub(crate) fn check_integer(n: f64, min: u64, max: u64) -> Option<u64> {
+    if n.is_finite() && n.fract() == 0.0 && n >= min as f64 && n <= max as f64 {
+        Some(n as u64)
+    } else {
+        None
+    }
+}
+
+pub(crate) fn range_text(min: f64, max: f64) -> String {
+    if max == f64::MAX {
+        ["a finite number >= ", &jsnum::to_js_string(min)].concat()
+    } else if min == f64::MIN {
+        "a finite number".to_string()
+    } else {
+        ["a finite number between ", &jsnum::to_js_string(min), " and ", &jsnum::to_js_string(max)].concat()
+    }
+}
+
+pub(crate) fn integer_text(min: u64, max: u64) -> String {
+    if max >= MAX_SAFE_INTEGER {
+        ["an integer >= ", &min.to_string()].concat()
+    } else {
+        ["an integer between ", &min.to_string(), " and ", &max.to_string()].concat()
+    }
+}
+
+/// Validates a standalone integer argument such as an iteration number or a layer index.
+pub(crate) fn integer_argument(value: &Value, field: &str, code: ErrorCode, min: u64, max: u64) -> Result<u64> {
+    match value {
+        Value::Number(n) => check_integer(*n, min, max).ok_or_else(|| {
+            Error::new(
+                code,
+                ErrorKind::Range,
+                field,
+                [field, " must be ", &integer_text(min, max), ", got ", &value.describe()].concat(),
+            )
+        }),
+        other => Err(Error::new(
+            code,
+            ErrorKind::Type,
+            field,
+            [field, " must be an integer, got ", &other.describe()].concat(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_keeps_order_and_numbers() {
+        let text = r#"{"b":1,"a":[true,null,"x\n\"y\u00e9"],"c":0.1,"d":-0,"e":1e21}"#;
+        let value = Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot").unwrap_or(Value::Null);
+        assert_eq!(value.to_json(), r#"{"b":1,"a":[true,null,"x\n\"yé"],"c":0.1,"d":0,"e":1e+21}"#);
+    }
+
+    #[test]
+    fn json_rejects_garbage_and_deep_nesting() {
+        for bad in ["", "{", "[1,]", "01", "1.", "\"abc", "{\"a\" 1}", "nul", "[1] x"] {
+            assert!(Value::parse_json(bad, ErrorCode::InvalidSnapshot, "snapshot").is_err(), "{bad}");
+        }
+        let deep = "[".repeat(10_000);
+        assert!(Value::parse_json(&deep, ErrorCode::InvalidSnapshot, "snapshot").is_err());
+    }
+
+    #[test]
+    fn suggestion_names_closest_key() {
+        let v = Value::object(vec![("plateauCount", Value::Number(3.0))]);
+        let reader = ObjectReader::new(&v, "", "config", Naming::Js, ErrorCode::InvalidConfig)
+            .unwrap_or_else(|_| unreachable!());
+        let known = [FieldName::new("plateauConsecutiveCount", "plateau_consecutive_count"), FieldName::same("x")];
+        let err = reader.reject_unknown(&known).err().unwrap_or_else(|| unreachable!());
+        assert_eq!(err.code(), "unknown_option");
+        assert_eq!(err.field(), "plateauCount");
+        assert!(err.message().contains("did you mean 'plateauConsecutiveCount'"), "{}", err.message());
+    }
+}
