@@ -1233,3 +1233,18 @@ impl EarlyStopping {
 pub fn trigger_from_str(s: &str) -> Option<Trigger> {
     Trigger::parse(s)
 }
+
+/// The error for an `iterationAnalytics` argument that is neither absent nor an object with
+/// a `detectDiminishingReturns()` method (bindings check the method; the words are here).
+pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
+    let (field, method) = match naming {
+        Naming::Js => ("iterationAnalytics", "detectDiminishingReturns()"),
+        Naming::Snake => ("analytics", "detect_diminishing_returns()"),
+    };
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Type,
+        field,
+        [field, " must be an object with a ", method, " method, got ", &got.describe()].concat(),
+    )
+}

@@ -1,0 +1,1 @@
+//! Placeholder: the node binding is being written.

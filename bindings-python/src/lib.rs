@@ -1,0 +1,1 @@
+//! Placeholder: the python binding is being written.

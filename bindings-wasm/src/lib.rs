@@ -1,0 +1,1 @@
+//! Placeholder: the wasm binding is being written.

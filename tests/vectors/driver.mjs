@@ -1,0 +1,882 @@
+// Shared by generate.mjs and check_corpus.mjs: reads a vector (the format in
+// README.md), runs its calls and reports what each call returned or threw.
+//
+// Where the reference files define the behaviour (EarlyStopping decisions, the
+// quality signal, the exit decision, speculation, the pyramid controller) the
+// calls go to the reference modules, loaded from a directory given by the
+// caller. Where they do not (validation and error codes, IterationAnalytics,
+// best-iteration tracking, snapshots, the pyramid step API's bookkeeping) a
+// small model written from docs/api-conventions.md and the design pages
+// answers instead. The model is deliberately plain (a full rescan where the
+// core is incremental) so that it is an independent check of the hand-written
+// expectations, not a copy of the core.
+
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export async function loadReference(dir) {
+  if (!dir) throw new Error('the reference directory is a required argument');
+  const es = await import(pathToFileURL(path.resolve(dir, 'early-stopping.mjs')).href);
+  const adr = await import(pathToFileURL(path.resolve(dir, 'early-exit-adr.mjs')).href);
+  return { es, adr };
+}
+
+// ---------------------------------------------------------------------------
+// Codec: numbers JSON cannot hold travel as {"$num": ...}; undefined = absent.
+
+const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+
+export function decode(v) {
+  if (Array.isArray(v)) return v.map(decode);
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === '$num') {
+      if (!(v.$num in SPECIAL)) throw new Error(`unknown $num ${v.$num}`);
+      return SPECIAL[v.$num];
+    }
+    const out = {};
+    for (const k of keys) out[k] = decode(v[k]);
+    return out;
+  }
+  return v;
+}
+
+export function encode(v) {
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return { $num: 'NaN' };
+    if (v === Infinity) return { $num: 'Infinity' };
+    if (v === -Infinity) return { $num: '-Infinity' };
+    if (Object.is(v, -0)) return { $num: '-0' };
+    return v;
+  }
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : encode(x)));
+  if (v !== null && typeof v === 'object') {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = encode(x);
+    return out;
+  }
+  return v;
+}
+
+const clone = (v) => (v === undefined ? undefined : structuredClone(v));
+const own = (o, k) => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
+export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// ---------------------------------------------------------------------------
+// Comparison with the suites' rule: every listed key equal (numbers with
+// Object.is, so -0 and NaN count), listed keys in the actual order, and any
+// key not listed must be one of the allowed extras.
+
+export function compare(expected, actual, extras = new Set(), where = '$') {
+  const out = [];
+  if (typeof expected === 'number' || typeof actual === 'number') {
+    if (!Object.is(expected, actual)) out.push(`${where}: expected ${fmt(expected)}, got ${fmt(actual)}`);
+    return out;
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${where}: expected an array, got ${fmt(actual)}`];
+    if (expected.length !== actual.length) out.push(`${where}: length ${expected.length} != ${actual.length}`);
+    for (let i = 0; i < Math.min(expected.length, actual.length); i++) out.push(...compare(expected[i], actual[i], extras, `${where}[${i}]`));
+    return out;
+  }
+  if (isPlainObject(expected)) {
+    if (!isPlainObject(actual)) return [`${where}: expected an object, got ${fmt(actual)}`];
+    const ek = Object.keys(expected);
+    for (const k of ek) {
+      if (!(k in actual)) out.push(`${where}.${k}: missing`);
+      else out.push(...compare(expected[k], actual[k], extras, `${where}.${k}`));
+    }
+    for (const k of Object.keys(actual)) if (!ek.includes(k) && !extras.has(k)) out.push(`${where}.${k}: unexpected key`);
+    const order = Object.keys(actual).filter((k) => ek.includes(k));
+    if (order.join() !== ek.filter((k) => k in actual).join()) out.push(`${where}: key order ${ek.join()} vs ${order.join()}`);
+    return out;
+  }
+  if (expected !== actual) out.push(`${where}: expected ${fmt(expected)}, got ${fmt(actual)}`);
+  return out;
+}
+const fmt = (v) => JSON.stringify(encode(v));
+
+// ---------------------------------------------------------------------------
+// Errors the model predicts.
+
+export class ValidationError extends Error {
+  constructor(code, field, kind) {
+    super(`${code} at ${field} (${kind})`);
+    this.code = code; this.field = field; this.kind = kind;
+  }
+}
+class RunnerError extends Error {}
+const typeErr = (code, field) => new ValidationError(code, field, 'type');
+const rangeErr = (code, field) => new ValidationError(code, field, 'range');
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+// A number field: absent is fine unless required; a non-number (null, string,
+// boolean) is a type error; NaN, infinities, non-integers and out-of-range
+// values are range errors.
+function checkNumber(obj, key, code, field, { required = false, min = -Infinity, max = Infinity, integer = false } = {}) {
+  const v = own(obj, key);
+  if (v === undefined) { if (required) throw typeErr(code, field); return; }
+  if (typeof v !== 'number') throw typeErr(code, field);
+  if (!Number.isFinite(v)) throw rangeErr(code, field);
+  if (integer && !Number.isInteger(v)) throw rangeErr(code, field);
+  if (v < min || v > max) throw rangeErr(code, field);
+}
+function checkBoolean(obj, key, code, field, required = false) {
+  const v = own(obj, key);
+  if (v === undefined) { if (required) throw typeErr(code, field); return; }
+  if (typeof v !== 'boolean') throw typeErr(code, field);
+}
+function checkEnum(obj, key, values, code, field, required = false) {
+  const v = own(obj, key);
+  if (v === undefined) { if (required) throw typeErr(code, field); return; }
+  if (typeof v !== 'string') throw typeErr(code, field);
+  if (!values.includes(v)) throw rangeErr(code, field);
+}
+function checkUnknown(obj, known, prefix, code = 'unknown_option') {
+  for (const k of Object.keys(obj)) if (!known.includes(k)) throw typeErr(code, prefix + k);
+}
+
+// RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM).
+function isRfc3339(s) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
+  const dim = [31, (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  if (mo < 1 || mo > 12 || d < 1 || d > dim[mo - 1] || h > 23 || mi > 59 || se > 60) return false;
+  if (m[9] !== undefined && (Number(m[10]) > 23 || Number(m[11]) > 59)) return false;
+  return true;
+}
+
+// --- Engine 1 -------------------------------------------------------------
+
+export const LOOP_DEFAULTS = {
+  highConfidenceThreshold: 0.95, plateauConsecutiveCount: 3, plateauImprovementThreshold: 0.02,
+  minQualityThreshold: 70, requireVerification: true, enablePlateauDetection: true, enableDiminishingReturns: true,
+};
+const LOOP_KEYS = Object.keys(LOOP_DEFAULTS);
+const STATUSES = ['passed', 'failed', 'skipped'];
+const RESULT_KEYS = ['quality_score', 'confidence', 'verification_status', 'quality_delta', 'timestamp',
+  'tokens_used', 'token_cost_usd', 'execution_time_ms', 'iteration_number'];
+const OPTIONAL_RECORD_KEYS = ['tokens_used', 'token_cost_usd', 'execution_time_ms'];
+
+// `whole` names the argument when it is not an object; `prefix` prefixes
+// field names (snapshots); `code` is invalid_config or invalid_snapshot.
+function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option') {
+  if (cfg === undefined || cfg === null) return;
+  if (!isPlainObject(cfg)) throw typeErr(code, whole);
+  checkUnknown(cfg, LOOP_KEYS, prefix, unknownCode);
+  checkNumber(cfg, 'highConfidenceThreshold', code, prefix + 'highConfidenceThreshold', { min: 0, max: 1 });
+  checkNumber(cfg, 'plateauConsecutiveCount', code, prefix + 'plateauConsecutiveCount', { min: 2, integer: true });
+  checkNumber(cfg, 'plateauImprovementThreshold', code, prefix + 'plateauImprovementThreshold', { min: 0, max: 1 });
+  checkNumber(cfg, 'minQualityThreshold', code, prefix + 'minQualityThreshold', { min: 0, max: 100 });
+  for (const k of ['requireVerification', 'enablePlateauDetection', 'enableDiminishingReturns']) checkBoolean(cfg, k, code, prefix + k);
+}
+
+function validateIteration(it, code = 'invalid_iteration', field = 'iteration') {
+  if (typeof it !== 'number') throw typeErr(code, field);
+  if (!Number.isFinite(it) || !Number.isInteger(it) || it < 1 || it > MAX_SAFE) throw rangeErr(code, field);
+}
+
+function validateTimestamp(obj, code, field, required) {
+  const v = own(obj, 'timestamp');
+  if (v === undefined) { if (required) throw typeErr(code, field); return; }
+  if (typeof v !== 'string') throw typeErr(code, field);
+  if (!isRfc3339(v)) throw rangeErr(code, field);
+}
+
+// An iteration result (recordIterationResult) or, with `snapshot`, a history
+// record inside a snapshot (iteration_number and timestamp then required).
+function validateResult(result, iteration, { prefix = '', code = 'invalid_result', whole = 'result', snapshot = false } = {}) {
+  if (!isPlainObject(result)) throw typeErr(code, whole);
+  checkUnknown(result, RESULT_KEYS, prefix, snapshot ? code : 'unknown_option');
+  checkNumber(result, 'quality_score', code, prefix + 'quality_score', { required: true, min: 0, max: 100 });
+  checkNumber(result, 'confidence', code, prefix + 'confidence', { required: true, min: 0, max: 1 });
+  checkEnum(result, 'verification_status', STATUSES, code, prefix + 'verification_status', true);
+  checkNumber(result, 'quality_delta', code, prefix + 'quality_delta', { required: true });
+  validateTimestamp(result, code, prefix + 'timestamp', snapshot);
+  for (const k of OPTIONAL_RECORD_KEYS) checkNumber(result, k, code, prefix + k, { min: 0 });
+  if (snapshot) {
+    const it = own(result, 'iteration_number');
+    if (it === undefined) throw typeErr(code, prefix + 'iteration_number');
+    validateIteration(it, code, prefix + 'iteration_number');
+  } else {
+    const it = own(result, 'iteration_number');
+    if (it !== undefined) {
+      if (typeof it !== 'number') throw typeErr(code, 'iteration_number');
+      if (!Object.is(it, iteration) && it !== iteration) throw rangeErr(code, 'iteration_number');
+    }
+  }
+}
+
+function validateAnalyticsReturn(r) {
+  const code = 'invalid_analytics';
+  if (!isPlainObject(r)) throw typeErr(code, 'detectDiminishingReturns()');
+  if (typeof own(r, 'detected') !== 'boolean') throw typeErr(code, 'detected');
+  const it = own(r, 'iteration');
+  if (it !== undefined && it !== null) {
+    if (typeof it !== 'number') throw typeErr(code, 'iteration');
+    if (!Number.isFinite(it) || !Number.isInteger(it) || it < 1 || it > MAX_SAFE) throw rangeErr(code, 'iteration');
+  }
+  if (typeof own(r, 'reason') !== 'string') throw typeErr(code, 'reason');
+}
+
+// Best-iteration rule (api-conventions.md): highest quality among passed
+// records reaching minQualityThreshold, else highest overall; earliest on ties.
+export function bestIteration(history, minQuality) {
+  let best = null;
+  for (const r of history) if (r.verification_status === 'passed' && r.quality_score >= minQuality && (best === null || r.quality_score > best.quality_score)) best = r;
+  if (best === null) for (const r of history) if (best === null || r.quality_score > best.quality_score) best = r;
+  return best === null ? { best_iteration: null, best_quality_score: null } : { best_iteration: best.iteration_number, best_quality_score: best.quality_score };
+}
+
+const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score']);
+const RECORD_EXTRAS = new Set(OPTIONAL_RECORD_KEYS);
+const NO_EXTRAS = new Set();
+
+class LoopEngine {
+  static construct(ctx, c) {
+    const config = c.config === null ? undefined : c.config;
+    validateLoopConfig(config, 'config');
+    let analytics = null;
+    if (c.analytics !== undefined && c.analytics !== null) {
+      if (!isPlainObject(c.analytics) || !Array.isArray(c.analytics.script)) {
+        // {"value": X}: X itself is passed, and no JSON value has the method.
+        throw typeErr('invalid_config', 'iterationAnalytics');
+      }
+      const script = c.analytics.script;
+      let next = 0;
+      analytics = {
+        detectDiminishingReturns() {
+          ctx.analyticsCalls++;
+          if (next >= script.length) throw new Error('analytics script exhausted');
+          const r = clone(script[next++]);
+          validateAnalyticsReturn(r);
+          return r;
+        },
+      };
+    }
+    return new LoopEngine(ctx, new ctx.ref.es.EarlyStopping(config, analytics), []);
+  }
+
+  constructor(ctx, es, optional) { this.ctx = ctx; this.es = es; this.optional = optional; }
+
+  history() {
+    return this.es.getIterationHistory().map((r, i) => ({ ...r, ...this.optional[i] }));
+  }
+
+  decisionExtras() { return bestIteration(this.es.iterationHistory, this.es.config.minQualityThreshold); }
+
+  async call(name, args) {
+    const es = this.es;
+    switch (name) {
+      case 'recordIterationResult': {
+        validateIteration(args[0]);
+        validateResult(args[1], args[0]);
+        es.recordIterationResult(args[0], clone(args[1]));
+        const extra = {};
+        for (const k of OPTIONAL_RECORD_KEYS) if (own(args[1], k) !== undefined) extra[k] = args[1][k];
+        this.optional.push(extra);
+        return { ref: undefined };
+      }
+      case 'shouldStop': {
+        const d = clone(es.shouldStop(args[0]));
+        return { ref: d, full: { ...d, ...this.decisionExtras() }, extras: DECISION_EXTRAS };
+      }
+      case 'generateSummary': return { ref: clone(es.generateSummary()) };
+      case 'getStoppingReason': return { ref: es.getStoppingReason() };
+      case 'getStoppingDetails': return { ref: clone(es.getStoppingDetails()) };
+      case 'getConfig': return { ref: clone(es.getConfig()) };
+      case 'getIterationHistory': return { ref: clone(es.getIterationHistory()), full: clone(this.history()), extras: RECORD_EXTRAS };
+      case 'configure': {
+        validateLoopConfig(args[0], 'options');
+        es.configure(args[0] ?? {});
+        return { ref: undefined };
+      }
+      case 'reset': es.reset(); this.optional = []; return { ref: undefined };
+      case 'toJSON': return { ref: this.snapshot(), extras: RECORD_EXTRAS };
+      default: throw new Error(`EarlyStopping has no call ${name}`);
+    }
+  }
+
+  snapshot() {
+    return clone({
+      version: 1, engine: 'EarlyStopping', config: this.es.getConfig(), history: this.history(),
+      stoppingReason: this.es.stoppingReason, stoppingDetails: this.es.stoppingDetails,
+    });
+  }
+
+  static fromJSON(ctx, arg) {
+    const s = parseSnapshot(arg, 'EarlyStopping');
+    const code = 'invalid_snapshot';
+    if (!isPlainObject(own(s, 'config'))) throw typeErr(code, 'config');
+    validateLoopConfig(s.config, 'config', 'config.', code, code);
+    const history = own(s, 'history');
+    if (!Array.isArray(history)) throw typeErr(code, 'history');
+    history.forEach((r, i) => validateResult(r, undefined, { prefix: `history[${i}].`, code, whole: `history[${i}]`, snapshot: true }));
+    const reason = own(s, 'stoppingReason');
+    if (reason !== null && typeof reason !== 'string') throw typeErr(code, 'stoppingReason');
+    const details = own(s, 'stoppingDetails');
+    if (details !== null && !isPlainObject(details)) throw typeErr(code, 'stoppingDetails');
+    const es = new ctx.ref.es.EarlyStopping(clone(s.config), null);
+    const optional = [];
+    for (const r of history) {
+      es.iterationHistory.push({
+        iteration_number: r.iteration_number, quality_score: r.quality_score, confidence: r.confidence,
+        verification_status: r.verification_status, quality_delta: r.quality_delta, timestamp: r.timestamp,
+      });
+      const extra = {};
+      for (const k of OPTIONAL_RECORD_KEYS) if (own(r, k) !== undefined) extra[k] = r[k];
+      optional.push(extra);
+    }
+    es.stoppingReason = reason;
+    es.stoppingDetails = clone(details);
+    return new LoopEngine(ctx, es, optional);
+  }
+}
+
+function parseSnapshot(arg, engine) {
+  const code = 'invalid_snapshot';
+  let s = arg;
+  if (typeof s === 'string') {
+    try { s = JSON.parse(s); } catch { throw rangeErr(code, 'snapshot'); }
+  }
+  if (!isPlainObject(s)) throw typeErr(code, 'snapshot');
+  const version = own(s, 'version');
+  if (typeof version !== 'number') throw typeErr(code, 'version');
+  if (version !== 1) throw rangeErr(code, 'version');
+  const eng = own(s, 'engine');
+  if (typeof eng !== 'string') throw typeErr(code, 'engine');
+  if (eng !== engine) throw rangeErr(code, 'engine');
+  return s;
+}
+
+// --- IterationAnalytics (model only: no reference exists) ----------------
+
+export const ANALYTICS_DEFAULTS = {
+  diminishingReturnsThreshold: 0.05, consecutiveCountThreshold: 2, qualityThreshold: 70,
+  selectionCriteria: 'highest_quality_verified',
+};
+const CRITERIA = ['highest_quality_verified', 'highest_quality', 'most_recent_above_threshold'];
+const ANALYTICS_RECORD_KEYS = ['iteration_number', 'quality_score', 'verification_status', ...OPTIONAL_RECORD_KEYS];
+
+function validateAnalyticsConfig(cfg, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option') {
+  if (cfg === undefined || cfg === null) return;
+  if (!isPlainObject(cfg)) throw typeErr(code, 'config');
+  checkUnknown(cfg, Object.keys(ANALYTICS_DEFAULTS), prefix, unknownCode);
+  checkNumber(cfg, 'diminishingReturnsThreshold', code, prefix + 'diminishingReturnsThreshold', { min: 0 });
+  checkNumber(cfg, 'consecutiveCountThreshold', code, prefix + 'consecutiveCountThreshold', { min: 1, integer: true });
+  checkNumber(cfg, 'qualityThreshold', code, prefix + 'qualityThreshold', { min: 0, max: 100 });
+  checkEnum(cfg, 'selectionCriteria', CRITERIA, code, prefix + 'selectionCriteria');
+}
+
+function validateAnalyticsRecord(r, { prefix = '', snapshot = false } = {}) {
+  const resCode = snapshot ? 'invalid_snapshot' : 'invalid_result';
+  const itCode = snapshot ? 'invalid_snapshot' : 'invalid_iteration';
+  if (!isPlainObject(r)) throw typeErr(resCode, snapshot ? prefix.slice(0, -1) : 'record');
+  checkUnknown(r, snapshot ? [...ANALYTICS_RECORD_KEYS, 'quality_delta'] : ANALYTICS_RECORD_KEYS, prefix, snapshot ? resCode : 'unknown_option');
+  const it = own(r, 'iteration_number');
+  if (it === undefined) throw typeErr(itCode, prefix + 'iteration_number');
+  validateIteration(it, itCode, prefix + 'iteration_number');
+  checkNumber(r, 'quality_score', resCode, prefix + 'quality_score', { required: true, min: 0, max: 100 });
+  checkEnum(r, 'verification_status', STATUSES, resCode, prefix + 'verification_status', true);
+  for (const k of OPTIONAL_RECORD_KEYS) checkNumber(r, k, resCode, prefix + k, { min: 0 });
+}
+
+export class AnalyticsModel {
+  constructor(config) { this.config = { ...ANALYTICS_DEFAULTS, ...(config ?? {}) }; this.records = []; }
+
+  recordIteration(r) {
+    const prev = this.records[this.records.length - 1];
+    const rec = {
+      iteration_number: r.iteration_number, quality_score: r.quality_score, verification_status: r.verification_status,
+      quality_delta: prev === undefined ? 0 : r.quality_score - prev.quality_score,
+    };
+    for (const k of OPTIONAL_RECORD_KEYS) if (own(r, k) !== undefined) rec[k] = r[k];
+    this.records.push(rec);
+    return clone(rec);
+  }
+
+  detectDiminishingReturns() {
+    const recs = this.records;
+    if (recs.length < 2) return { detected: false, iteration: null, reason: 'Insufficient iterations for detection' };
+    const { diminishingReturnsThreshold: thr, consecutiveCountThreshold: need } = this.config;
+    let run = 0;
+    for (let i = 1; i < recs.length; i++) {
+      const prev = recs[i - 1].quality_score;
+      const d = recs[i].quality_delta;
+      const pct = prev > 0 ? Math.abs(d) / prev : (d === 0 ? 0 : Infinity);
+      if (pct < thr) {
+        run++;
+        if (run >= need) return { detected: true, iteration: recs[i].iteration_number, reason: `${need} consecutive iterations with <${thr * 100}% improvement` };
+      } else run = 0;
+    }
+    return { detected: false, iteration: null, reason: 'No diminishing returns detected' };
+  }
+
+  getTrajectory() {
+    const n = this.records.length;
+    if (n < 3) return 'insufficient_data';
+    const deltas = this.records.slice(1).map((r) => r.quality_delta);
+    const share = (pred) => deltas.filter(pred).length / (n - 1);
+    if (share((d) => d > 2) >= 0.67) return 'improving';
+    if (share((d) => d < -2) >= 0.67) return 'declining';
+    if (share((d) => Math.abs(d) <= 2) >= 0.67) return 'stable';
+    return 'fluctuating';
+  }
+
+  static highest(list) {
+    let best = null;
+    for (const r of list) if (best === null || r.quality_score > best.quality_score) best = r;
+    return best;
+  }
+
+  getOptimalIteration(verifiedOnly = true) {
+    if (this.records.length === 0) return null;
+    const q = this.config.qualityThreshold;
+    const cands = this.records.filter((r) => r.quality_score >= q && (!verifiedOnly || r.verification_status === 'passed'));
+    return clone(AnalyticsModel.highest(cands.length > 0 ? cands : this.records));
+  }
+
+  selectBestIteration() {
+    if (this.records.length === 0) return { selected: null, reason: 'No iterations recorded' };
+    const q = this.config.qualityThreshold;
+    switch (this.config.selectionCriteria) {
+      case 'highest_quality_verified': {
+        const c = AnalyticsModel.highest(this.records.filter((r) => r.verification_status === 'passed' && r.quality_score >= q));
+        if (c) return { selected: clone(c), reason: `Highest quality verified iteration (${c.quality_score})` };
+        return { selected: clone(AnalyticsModel.highest(this.records)), reason: 'No verified iterations above threshold, selected highest quality overall' };
+      }
+      case 'highest_quality': {
+        const c = AnalyticsModel.highest(this.records);
+        return { selected: clone(c), reason: `Highest quality iteration (${c.quality_score})` };
+      }
+      default: {
+        const above = this.records.filter((r) => r.quality_score >= q);
+        if (above.length > 0) {
+          const c = above[above.length - 1];
+          return { selected: clone(c), reason: `Most recent iteration above threshold (${c.quality_score})` };
+        }
+        return { selected: clone(this.records[this.records.length - 1]), reason: 'No iterations above threshold, using final iteration' };
+      }
+    }
+  }
+
+  generateSummary() {
+    const opt = this.getOptimalIteration();
+    const sel = this.selectBestIteration();
+    const sum = (k) => this.records.reduce((s, r) => (own(r, k) === undefined ? s : s + r[k]), 0);
+    const last = this.records[this.records.length - 1];
+    return {
+      total_iterations: this.records.length,
+      optimal_iteration: opt ? opt.iteration_number : null,
+      final_iteration: last ? last.iteration_number : null,
+      selected_iteration: sel.selected ? sel.selected.iteration_number : null,
+      selection_reason: sel.reason,
+      diminishing_returns: this.detectDiminishingReturns(),
+      trajectory: this.getTrajectory(),
+      total_tokens: sum('tokens_used'),
+      total_cost_usd: sum('token_cost_usd'),
+      total_time_ms: sum('execution_time_ms'),
+    };
+  }
+}
+
+class AnalyticsEngine {
+  static construct(ctx, c) {
+    const config = c.config === null ? undefined : c.config;
+    validateAnalyticsConfig(config);
+    return new AnalyticsEngine(new AnalyticsModel(config));
+  }
+  constructor(model) { this.m = model; }
+  async call(name, args) {
+    const m = this.m;
+    switch (name) {
+      case 'recordIteration': validateAnalyticsRecord(args[0]); return { ref: m.recordIteration(args[0]) };
+      case 'detectDiminishingReturns': return { ref: m.detectDiminishingReturns() };
+      case 'getTrajectory': return { ref: m.getTrajectory() };
+      case 'getOptimalIteration': {
+        if (args[0] !== undefined && typeof args[0] !== 'boolean') throw typeErr('invalid_config', 'verifiedOnly');
+        return { ref: m.getOptimalIteration(args[0] ?? true) };
+      }
+      case 'selectBestIteration': return { ref: m.selectBestIteration() };
+      case 'generateSummary': return { ref: m.generateSummary() };
+      case 'reset': m.records = []; return { ref: undefined };
+      case 'getConfig': return { ref: clone(m.config) };
+      case 'getRecords': return { ref: clone(m.records) };
+      case 'toJSON': return { ref: clone({ version: 1, engine: 'IterationAnalytics', config: m.config, records: m.records }) };
+      default: throw new Error(`IterationAnalytics has no call ${name}`);
+    }
+  }
+  static fromJSON(ctx, arg) {
+    const s = parseSnapshot(arg, 'IterationAnalytics');
+    const code = 'invalid_snapshot';
+    if (!isPlainObject(own(s, 'config'))) throw typeErr(code, 'config');
+    validateAnalyticsConfig(s.config, 'config.', code, code);
+    const records = own(s, 'records');
+    if (!Array.isArray(records)) throw typeErr(code, 'records');
+    records.forEach((r, i) => validateAnalyticsRecord(r, { prefix: `records[${i}].`, snapshot: true }));
+    const m = new AnalyticsModel(s.config);
+    for (const r of records) m.recordIteration(r); // quality_delta is derived state: recomputed
+    return new AnalyticsEngine(m);
+  }
+}
+
+// --- Engine 2 --------------------------------------------------------------
+
+const EXIT_KEYS = ['exitLayer', 'minLambdaForExit', 'minLambdaStability', 'maxBoundaryConcentration',
+  'speculativeTests', 'verificationLayers', 'adaptiveExitLayer', 'minConfidence'];
+
+function validateExitConfig(cfg, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option') {
+  if (cfg === undefined || cfg === null) return;
+  if (!isPlainObject(cfg)) throw typeErr(code, 'config');
+  checkUnknown(cfg, EXIT_KEYS, prefix, unknownCode);
+  checkNumber(cfg, 'exitLayer', code, prefix + 'exitLayer', { min: 0, integer: true });
+  checkNumber(cfg, 'minLambdaForExit', code, prefix + 'minLambdaForExit', { min: 0, max: 100 });
+  checkNumber(cfg, 'minLambdaStability', code, prefix + 'minLambdaStability', { min: 0, max: 1 });
+  checkNumber(cfg, 'maxBoundaryConcentration', code, prefix + 'maxBoundaryConcentration', { min: 0, max: 1 });
+  checkNumber(cfg, 'speculativeTests', code, prefix + 'speculativeTests', { min: 0, integer: true });
+  checkNumber(cfg, 'verificationLayers', code, prefix + 'verificationLayers', { min: 0, integer: true });
+  checkBoolean(cfg, 'adaptiveExitLayer', code, prefix + 'adaptiveExitLayer');
+  checkNumber(cfg, 'minConfidence', code, prefix + 'minConfidence', { min: 0, max: 1 });
+}
+
+function validateTotalLayers(n, code = 'invalid_config', field = 'totalLayers') {
+  if (typeof n !== 'number') throw typeErr(code, field);
+  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 1) throw rangeErr(code, field);
+}
+
+// `prefix` is '' for calculateQualitySignal and 'layers[i].' for a runner's result.
+function validateLayerResult(r, prefix = '') {
+  const code = 'invalid_layer_result';
+  if (!isPlainObject(r)) throw typeErr(code, prefix ? prefix.slice(0, -1) : 'layerResult');
+  for (const k of ['passRate', 'coverage', 'flakyRatio']) checkNumber(r, k, code, prefix + k, { required: true, min: 0, max: 1 });
+  checkNumber(r, 'previousLambda', code, prefix + 'previousLambda', { min: 0, max: 100 });
+  const name = own(r, 'name');
+  if (name !== undefined && typeof name !== 'string') throw typeErr(code, prefix + 'name');
+  checkNumber(r, 'durationMs', code, prefix + 'durationMs', { min: 0 });
+  for (const k of ['total', 'passed', 'failed', 'flaky']) checkNumber(r, k, code, prefix + k, { min: 0, integer: true });
+  const total = own(r, 'total');
+  if (total !== undefined) {
+    if ((own(r, 'passed') ?? 0) + (own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'passed');
+    if ((own(r, 'flaky') ?? 0) > total) throw rangeErr(code, prefix + 'flaky');
+  }
+}
+
+function validateSignal(s, layer) {
+  const code = 'invalid_signal';
+  if (!isPlainObject(s)) throw typeErr(code, 'signal');
+  checkNumber(s, 'lambda', code, 'lambda', { required: true, min: 0, max: 100 });
+  checkNumber(s, 'lambdaPrev', code, 'lambdaPrev', { required: true, min: 0, max: 100 });
+  checkNumber(s, 'boundaryEdges', code, 'boundaryEdges', { required: true, min: 0, max: 3, integer: true });
+  checkNumber(s, 'boundaryConcentration', code, 'boundaryConcentration', { required: true, min: 0, max: 1 });
+  checkNumber(s, 'partitionCount', code, 'partitionCount', { required: true, min: 0, max: 3, integer: true });
+  checkNumber(s, 'flags', code, 'flags', { required: true, min: 0, integer: true });
+  if (typeof layer !== 'number') throw typeErr(code, 'layer');
+  if (!Number.isFinite(layer) || !Number.isInteger(layer) || layer < 0) throw rangeErr(code, 'layer');
+}
+
+// Layer specs: {name, costMs?} (+ run in JS). In a vector, `results` is the
+// script and not part of the spec.
+function validateLayerSpecs(layers) {
+  const code = 'invalid_config';
+  if (!Array.isArray(layers)) throw typeErr(code, 'layers');
+  layers.forEach((spec, i) => {
+    if (!isPlainObject(spec)) throw typeErr(code, `layers[${i}]`);
+    const name = own(spec, 'name');
+    if (typeof name !== 'string') throw typeErr(code, `layers[${i}].name`);
+    checkNumber(spec, 'costMs', code, `layers[${i}].costMs`, { min: 0 });
+  });
+}
+
+function mergedExitConfig(ctx, cfg) { return { ...ctx.ref.adr.DEFAULT_EXIT_CONFIG, ...(cfg ?? {}) }; }
+
+// Honest accounting, from what happened: the order of runner calls, the
+// verified speculations and the layers never run.
+function accounting(result, order, specs) {
+  const ran = new Set(order);
+  let saved = 0;
+  for (let i = 0; i < specs.length; i++) {
+    if (ran.has(i)) continue;
+    const cost = own(specs[i], 'costMs');
+    if (cost === undefined) { saved = null; break; }
+    saved += cost;
+  }
+  return {
+    ...result,
+    layersExecuted: [...order],
+    verifiedLayers: result.speculations.filter((s) => s.verified === true).length,
+    mispredictions: result.speculations.filter((s) => s.verified === true && s.correct !== true).length,
+    computeSavedMs: saved,
+  };
+}
+const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs']);
+
+// Scripted runners: each call returns a fresh copy of the next element;
+// {"$throw": msg} throws; a result that is not a valid LayerResult is the
+// typed error the project raises (validated before the reference sees it).
+function scriptedLayers(specs, counts, order) {
+  return specs.map((spec, i) => {
+    const layer = { name: spec.name };
+    if (own(spec, 'costMs') !== undefined) layer.costMs = spec.costMs;
+    layer.run = async () => {
+      const k = counts[i]++;
+      order.push(i);
+      const results = spec.results ?? [];
+      if (k >= results.length) throw new Error(`runner script of layer ${i} exhausted`);
+      const el = clone(results[k]);
+      if (isPlainObject(el) && Object.keys(el).length === 1 && typeof el.$throw === 'string') throw new RunnerError(el.$throw);
+      validateLayerResult(el, `layers[${i}].`);
+      return el;
+    };
+    return layer;
+  });
+}
+
+class SignalEngine {
+  static construct(ctx) { return new SignalEngine(ctx); }
+  constructor(ctx) { this.ctx = ctx; }
+  async call(name, args) {
+    if (name !== 'calculateQualitySignal') throw new Error(`no call ${name}`);
+    validateLayerResult(args[0]);
+    return { ref: clone(this.ctx.ref.adr.calculateQualitySignal(clone(args[0]))) };
+  }
+}
+
+class ExitEngine {
+  static construct(ctx, c) {
+    validateExitConfig(c.config);
+    validateTotalLayers(c.totalLayers);
+    return new ExitEngine(new ctx.ref.adr.CoherenceEarlyExit(mergedExitConfig(ctx, c.config), c.totalLayers));
+  }
+  constructor(e) { this.e = e; }
+  async call(name, args) {
+    if (name !== 'shouldExit') throw new Error(`no call ${name}`);
+    validateSignal(args[0], args[1]);
+    return { ref: clone(this.e.shouldExit(clone(args[0]), args[1])) };
+  }
+}
+
+class SpeculationEngine {
+  static construct(ctx, c) {
+    validateExitConfig(c.config);
+    return new SpeculationEngine(new ctx.ref.adr.SpeculativeExecutor(mergedExitConfig(ctx, c.config)));
+  }
+  constructor(s) { this.s = s; }
+  async call(name, args, call) {
+    if (name === 'speculate') {
+      const d = args[0];
+      if (!isPlainObject(d)) throw typeErr('invalid_signal', 'decision');
+      checkNumber(d, 'confidence', 'invalid_signal', 'decision.confidence', { required: true, min: 0, max: 1 });
+      return { ref: clone(await this.s.speculate(clone(d), clone(args[1]))) };
+    }
+    if (name === 'verify') {
+      const counts = call.layers.map(() => 0);
+      const order = [];
+      const layers = scriptedLayers(call.layers, counts, order);
+      const out = clone(await this.s.verify(clone(args[0]), layers));
+      return { ref: out, runnerCalls: counts };
+    }
+    throw new Error(`no call ${name}`);
+  }
+}
+
+class ControllerEngine {
+  static construct(ctx, c) {
+    validateExitConfig(c.config);
+    validateTotalLayers(c.totalLayers);
+    return new ControllerEngine(new ctx.ref.adr.EarlyExitController(mergedExitConfig(ctx, c.config), c.totalLayers));
+  }
+  constructor(ctrl) { this.ctrl = ctrl; }
+  async call(name, args, call) {
+    if (name !== 'runWithEarlyExit') throw new Error(`no call ${name}`);
+    const specs = call.layers;
+    const counts = specs.map(() => 0);
+    try {
+      validateLayerSpecs(specs.map(({ results, ...spec }) => spec));
+      const order = [];
+      const res = await this.ctrl.runWithEarlyExit(scriptedLayers(specs, counts, order));
+      return { ref: clone(accounting(res, order, specs)), extras: PYRAMID_EXTRAS, runnerCalls: counts };
+    } catch (e) {
+      e.runnerCalls = counts;
+      throw e;
+    }
+  }
+}
+
+// The step API, answered by replaying the reference controller over the
+// results submitted so far: the first runner call that has no submitted
+// result yet is the pending action (a `verify` once the exit decision said
+// canExit, else a `run`).
+class Pending extends Error { constructor(action) { super('pending'); this.action = action; } }
+
+async function replay(ctx, st) {
+  const ctrl = new ctx.ref.adr.EarlyExitController(st.config, st.totalLayers);
+  let exited = false;
+  const shouldExit = ctrl.earlyExit.shouldExit.bind(ctrl.earlyExit);
+  ctrl.earlyExit.shouldExit = (signal, layer) => {
+    const d = shouldExit(signal, layer);
+    if (d.canExit) exited = true;
+    return d;
+  };
+  let k = 0;
+  const order = [];
+  const layers = st.layers.map((spec, i) => ({
+    name: spec.name,
+    run: async () => {
+      if (k < st.submitted.length) {
+        const sub = st.submitted[k++];
+        if (sub.layer !== i) throw new Error('replay diverged');
+        order.push(i);
+        return clone(sub.result);
+      }
+      throw new Pending({ action: exited ? 'verify' : 'run', layer: i });
+    },
+  }));
+  try {
+    const res = await ctrl.runWithEarlyExit(layers);
+    return { done: true, result: accounting(res, order, st.layers) };
+  } catch (e) {
+    if (e instanceof Pending) return { done: false, action: e.action };
+    throw e;
+  }
+}
+
+class PyramidRunEngine {
+  static construct(ctx, c) {
+    validateExitConfig(c.config);
+    validateTotalLayers(c.totalLayers);
+    validateLayerSpecs(c.layers);
+    return new PyramidRunEngine(ctx, { config: mergedExitConfig(ctx, c.config), totalLayers: c.totalLayers, layers: clone(c.layers), submitted: [] });
+  }
+  constructor(ctx, st) { this.ctx = ctx; this.st = st; }
+  async call(name, args) {
+    const r = await replay(this.ctx, this.st);
+    switch (name) {
+      case 'next': return { ref: r.done ? { action: 'done' } : clone(r.action) };
+      case 'submit': {
+        if (r.done || args[0] !== r.action.layer) throw rangeErr('invalid_step', 'layer');
+        validateLayerResult(args[1], `layers[${args[0]}].`);
+        this.st.submitted.push({ layer: args[0], result: clone(args[1]) });
+        return { ref: undefined };
+      }
+      case 'result':
+        if (!r.done) throw rangeErr('invalid_step', 'result');
+        return { ref: clone(r.result), extras: PYRAMID_EXTRAS };
+      case 'toJSON': return { ref: clone({ version: 1, engine: 'PyramidRun', ...this.st }) };
+      default: throw new Error(`PyramidRun has no call ${name}`);
+    }
+  }
+  static async fromJSON(ctx, arg) {
+    const s = parseSnapshot(arg, 'PyramidRun');
+    const code = 'invalid_snapshot';
+    if (!isPlainObject(own(s, 'config'))) throw typeErr(code, 'config');
+    validateExitConfig(s.config, 'config.', code, code);
+    validateTotalLayers(own(s, 'totalLayers'), code, 'totalLayers');
+    const st = { config: mergedExitConfig(ctx, s.config), totalLayers: s.totalLayers, layers: clone(s.layers), submitted: [] };
+    const e = new PyramidRunEngine(ctx, st);
+    for (const [k, sub] of (s.submitted ?? []).entries()) {
+      const r = await replay(ctx, st);
+      if (r.done || r.action.layer !== sub.layer) throw rangeErr(code, `submitted[${k}].layer`);
+      st.submitted.push(clone(sub));
+    }
+    return e;
+  }
+}
+
+class JsnumEngine {
+  static construct() { return new JsnumEngine(); }
+  async call(name, args) {
+    if (name === 'toFixed') return { ref: Number.prototype.toFixed.call(args[0], args[1]) };
+    if (name === 'toString') return { ref: String(args[0]) };
+    throw new Error(`jsnum has no call ${name}`);
+  }
+}
+
+export const ENGINES = {
+  EarlyStopping: LoopEngine, IterationAnalytics: AnalyticsEngine, calculateQualitySignal: SignalEngine,
+  CoherenceEarlyExit: ExitEngine, SpeculativeExecutor: SpeculationEngine, EarlyExitController: ControllerEngine,
+  PyramidRun: PyramidRunEngine, jsnum: JsnumEngine,
+};
+
+// --- Saved snapshots in arguments --------------------------------------------
+
+function parsePath(p) {
+  const out = [];
+  for (const part of p.split('.')) {
+    const m = /^([^[\]]+)((?:\[\d+\])*)$/.exec(part);
+    if (!m) throw new Error(`bad patch path ${p}`);
+    out.push(m[1]);
+    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(idx[1]));
+  }
+  return out;
+}
+
+function resolveArg(ctx, a) {
+  if (isPlainObject(a) && typeof a.$saved === 'string') {
+    if (!ctx.saved.has(a.$saved)) throw new Error(`nothing saved as ${a.$saved}`);
+    const v = clone(ctx.saved.get(a.$saved));
+    for (const p of a.patch ?? []) {
+      const segs = parsePath(p.path);
+      let o = v;
+      for (const s of segs.slice(0, -1)) o = o[s];
+      const last = segs[segs.length - 1];
+      if (p.delete) delete o[last];
+      else o[last] = decode(p.value);
+    }
+    return a.as === 'string' ? JSON.stringify(v) : v;
+  }
+  return decode(a);
+}
+
+// Runs one vector. Per call: {ref, full, extras, runnerCalls} or {throws, runnerCalls}.
+// `ref` is what the reference returns (plus the pyramid's accounting facts),
+// `full` adds the listed extras the model knows (best_iteration, optional record fields).
+export async function evaluate(vector, ref) {
+  const Engine = ENGINES[vector.engine];
+  if (!Engine) throw new Error(`unknown engine ${vector.engine}`);
+  const ctx = { ref, saved: new Map(), analyticsCalls: 0 };
+  let inst = Engine.construct(ctx, decode(vector.construct ?? {}));
+  const out = [];
+  for (const call of vector.calls) {
+    let res;
+    try {
+      const args = (call.args ?? []).map((a) => resolveArg(ctx, a));
+      if (call.call === 'new') { inst = Engine.construct(ctx, decode(call.construct)); res = { ref: undefined }; }
+      else if (call.call === 'fromJSON') { inst = await Engine.fromJSON(ctx, args[0]); res = { ref: undefined }; }
+      else res = await inst.call(call.call, args, { ...call, layers: call.layers && decode(call.layers) });
+      if (call.saveAs) ctx.saved.set(call.saveAs, res.ref);
+    } catch (e) {
+      if (e instanceof ValidationError) res = { throws: { code: e.code, field: e.field, kind: e.kind } };
+      else if (e instanceof RunnerError) res = { throws: { propagated: e.message } };
+      else throw e;
+      if (e.runnerCalls) res.runnerCalls = e.runnerCalls;
+    }
+    if (!('throws' in res)) {
+      if (!('full' in res)) res.full = res.ref;
+      if (!res.extras) res.extras = NO_EXTRAS;
+    }
+    out.push(res);
+  }
+  return { calls: out, analyticsCalls: ctx.analyticsCalls };
+}
+
+// Compares a vector's recorded expectations with an evaluation; returns mismatch strings.
+export function checkVector(vector, ev) {
+  const errs = [];
+  vector.calls.forEach((call, i) => {
+    const r = ev.calls[i];
+    const at = `call ${i} (${call.call})`;
+    if ('throws' in call) {
+      if (!r.throws) errs.push(`${at}: expected throws ${fmt(call.throws)}, got ${fmt(r.full)}`);
+      else errs.push(...compare(call.throws, r.throws, NO_EXTRAS, `${at}.throws`));
+    } else if (r.throws) {
+      errs.push(`${at}: unexpected throw ${fmt(r.throws)}`);
+    } else if ('returns' in call) {
+      errs.push(...compare(decode(call.returns), r.full, r.extras, `${at}.returns`));
+    }
+    if ('runnerCalls' in call) errs.push(...compare(call.runnerCalls, r.runnerCalls, NO_EXTRAS, `${at}.runnerCalls`));
+  });
+  if ('analyticsCalls' in vector && vector.analyticsCalls !== ev.analyticsCalls) errs.push(`analyticsCalls ${vector.analyticsCalls} != ${ev.analyticsCalls}`);
+  return errs;
+}
