@@ -2,15 +2,26 @@
 //!
 //! # Order of checks in [`EarlyStopping::should_stop_with`]
 //!
-//! The seed's order, first stop wins:
+//! The seed's order, first stop wins, with the opt-in options (all off by default, so the
+//! default output is the seed's) placed deliberately around it:
 //! 1. empty history: go on, `'No iterations completed yet'`, confidence 1.0;
-//! 2. high confidence on the last record (confidence >= `high_confidence_threshold` and
+//! 2. *hard limits* (opt-in), before any quality trigger because they bound cost whatever
+//!    the quality says: budgets (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`, in
+//!    that order; trigger `budget_exhausted`), then `maxIterations` (`max_iterations`);
+//! 3. *warm-up* (opt-in `minIterations`): while fewer iterations are recorded, go on with
+//!    `'Warm-up: iteration N of M'`; no quality trigger stops and the outside source is not asked;
+//! 4. high confidence on the last record (confidence >= `high_confidence_threshold` and
 //!    quality >= `min_quality_threshold`, and with `require_verification` a `passed`
 //!    verification; a high-confidence record that is not verified falls through);
-//! 3. quality plateau (if enabled) over the last `plateau_consecutive_count` records;
-//! 4. diminishing returns from an outside source (if enabled and one is attached), asked
-//!    only when nothing above stopped;
-//! 5. otherwise go on, `'Continuing iteration - no stopping criteria met'`, confidence 0.7.
+//! 5. quality plateau (if enabled) over the last `plateau_consecutive_count` records
+//!    (opt-in `plateauDeltaSource`, `plateauMode`);
+//! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`);
+//! 7. diminishing returns from an outside source (if enabled and one is attached), asked
+//!    only when nothing above stopped (it may be costly, as in the seed);
+//! 8. otherwise go on, `'Continuing iteration - no stopping criteria met'`, confidence 0.7.
+//!
+//! Every decision also carries the best iteration so far (`best_iteration`,
+//! `best_quality_score`) and, once a budget is configured, `budgets`.
 //!
 //! The rules are also offered as stateless functions ([`check_high_confidence`],
 //! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
@@ -59,6 +70,7 @@ impl VerificationStatus {
 
 /// Which criterion stopped the loop (`'none'` when it goes on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Trigger {
     /// Nothing stopped.
     None,
@@ -68,23 +80,84 @@ pub enum Trigger {
     QualityPlateau,
     /// Diminishing returns reported by the analytics source.
     DiminishingReturns,
+    /// Opt-in hard limit `maxIterations` reached.
+    MaxIterations,
+    /// Opt-in budget (tokens, cost, wall-clock) exceeded.
+    BudgetExhausted,
+    /// Opt-in regression guard: quality stayed below the best for too long.
+    QualityRegression,
 }
 
 impl Trigger {
-    /// The seed's spelling.
+    /// Every trigger, the seed's four first.
+    pub const ALL: [Trigger; 7] = [
+        Trigger::None,
+        Trigger::HighConfidence,
+        Trigger::QualityPlateau,
+        Trigger::DiminishingReturns,
+        Trigger::MaxIterations,
+        Trigger::BudgetExhausted,
+        Trigger::QualityRegression,
+    ];
+
+    /// The seed's spelling (and the options' triggers in the same style).
     pub fn as_str(self) -> &'static str {
         match self {
             Trigger::None => "none",
             Trigger::HighConfidence => "high_confidence",
             Trigger::QualityPlateau => "quality_plateau",
             Trigger::DiminishingReturns => "diminishing_returns",
+            Trigger::MaxIterations => "max_iterations",
+            Trigger::BudgetExhausted => "budget_exhausted",
+            Trigger::QualityRegression => "quality_regression",
         }
     }
 
     fn parse(s: &str) -> Option<Self> {
-        [Trigger::None, Trigger::HighConfidence, Trigger::QualityPlateau, Trigger::DiminishingReturns]
-            .into_iter()
-            .find(|t| t.as_str() == s)
+        Trigger::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// The three opt-in budgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Budget {
+    /// Sum of `tokens_used` (`maxTotalTokens`).
+    Tokens,
+    /// Sum of `token_cost_usd` (`maxTotalCostUsd`).
+    CostUsd,
+    /// Sum of `execution_time_ms` (`maxWallClockMs`).
+    WallClockMs,
+}
+
+impl Budget {
+    /// `'tokens'`, `'cost_usd'`, `'wall_clock_ms'`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Budget::Tokens => "tokens",
+            Budget::CostUsd => "cost_usd",
+            Budget::WallClockMs => "wall_clock_ms",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].into_iter().find(|b| b.as_str() == s)
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Budget::Tokens => 0,
+            Budget::CostUsd => 1,
+            Budget::WallClockMs => 2,
+        }
+    }
+
+    /// The record field the budget sums.
+    pub fn field(self) -> &'static str {
+        match self {
+            Budget::Tokens => "tokens_used",
+            Budget::CostUsd => "token_cost_usd",
+            Budget::WallClockMs => "execution_time_ms",
+        }
     }
 }
 
@@ -100,9 +173,18 @@ const MIN_QUALITY_THRESHOLD: FieldName = FieldName::new("minQualityThreshold", "
 const REQUIRE_VERIFICATION: FieldName = FieldName::new("requireVerification", "require_verification");
 const ENABLE_PLATEAU_DETECTION: FieldName = FieldName::new("enablePlateauDetection", "enable_plateau_detection");
 const ENABLE_DIMINISHING_RETURNS: FieldName = FieldName::new("enableDiminishingReturns", "enable_diminishing_returns");
+const PLATEAU_DELTA_SOURCE: FieldName = FieldName::new("plateauDeltaSource", "plateau_delta_source");
+const PLATEAU_MODE: FieldName = FieldName::new("plateauMode", "plateau_mode");
+const MIN_ITERATIONS: FieldName = FieldName::new("minIterations", "min_iterations");
+const MAX_ITERATIONS: FieldName = FieldName::new("maxIterations", "max_iterations");
+const MAX_TOTAL_TOKENS: FieldName = FieldName::new("maxTotalTokens", "max_total_tokens");
+const MAX_TOTAL_COST_USD: FieldName = FieldName::new("maxTotalCostUsd", "max_total_cost_usd");
+const MAX_WALL_CLOCK_MS: FieldName = FieldName::new("maxWallClockMs", "max_wall_clock_ms");
+const REGRESSION_TOLERANCE: FieldName = FieldName::new("regressionTolerance", "regression_tolerance");
+const REGRESSION_PATIENCE: FieldName = FieldName::new("regressionPatience", "regression_patience");
 
-/// Every config key, in the seed's order.
-pub const CONFIG_FIELDS: [FieldName; 7] = [
+/// Every config key: the seed's seven in its order, then the opt-in options.
+pub const CONFIG_FIELDS: &[FieldName] = &[
     HIGH_CONFIDENCE_THRESHOLD,
     PLATEAU_CONSECUTIVE_COUNT,
     PLATEAU_IMPROVEMENT_THRESHOLD,
@@ -110,16 +192,66 @@ pub const CONFIG_FIELDS: [FieldName; 7] = [
     REQUIRE_VERIFICATION,
     ENABLE_PLATEAU_DETECTION,
     ENABLE_DIMINISHING_RETURNS,
+    PLATEAU_DELTA_SOURCE,
+    PLATEAU_MODE,
+    MIN_ITERATIONS,
+    MAX_ITERATIONS,
+    MAX_TOTAL_TOKENS,
+    MAX_TOTAL_COST_USD,
+    MAX_WALL_CLOCK_MS,
+    REGRESSION_TOLERANCE,
+    REGRESSION_PATIENCE,
 ];
 
-/// `EarlyStoppingConfig` with the seed's defaults ([`EarlyStoppingConfig::default`]).
+/// Where the plateau rule takes each step's change from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlateauDeltaSource {
+    /// The caller's `quality_delta` (the seed's behaviour).
+    Reported,
+    /// This record's quality minus the previous record's.
+    Computed,
+}
+
+impl PlateauDeltaSource {
+    /// `'reported'` or `'computed'`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlateauDeltaSource::Reported => "reported",
+            PlateauDeltaSource::Computed => "computed",
+        }
+    }
+}
+
+/// How the plateau rule measures a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlateauMode {
+    /// `|delta| / previous quality`, threshold a fraction 0..=1 (the seed's behaviour).
+    Relative,
+    /// `|delta|` in quality points, threshold 0..=100.
+    Absolute,
+}
+
+impl PlateauMode {
+    /// `'relative'` or `'absolute'`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlateauMode::Relative => "relative",
+            PlateauMode::Absolute => "absolute",
+        }
+    }
+}
+
+/// `EarlyStoppingConfig` with the seed's defaults ([`EarlyStoppingConfig::default`]). The
+/// options after the seed's seven are opt-in: `None` keeps the seed's behaviour, and only
+/// options that were set appear in `getConfig()`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EarlyStoppingConfig {
     /// Confidence at or above which a (verified) record stops the loop; 0..=1, default 0.95.
     pub high_confidence_threshold: f64,
     /// How many most recent records form a plateau; integer >= 2, default 3.
     pub plateau_consecutive_count: u64,
-    /// Relative improvement below which a step counts as flat; 0..=1, default 0.02.
+    /// Improvement below which a step counts as flat; 0..=1 (0..=100 points in absolute
+    /// plateau mode), default 0.02.
     pub plateau_improvement_threshold: f64,
     /// Quality a high-confidence stop needs; 0..=100, default 70.
     pub min_quality_threshold: f64,
@@ -129,10 +261,28 @@ pub struct EarlyStoppingConfig {
     pub enable_plateau_detection: bool,
     /// Whether an attached diminishing-returns source is asked; default true.
     pub enable_diminishing_returns: bool,
+    /// Opt-in: where plateau deltas come from (default reported).
+    pub plateau_delta_source: Option<PlateauDeltaSource>,
+    /// Opt-in: relative or absolute plateau threshold (default relative).
+    pub plateau_mode: Option<PlateauMode>,
+    /// Opt-in warm-up: no quality trigger stops while fewer iterations are recorded; >= 1.
+    pub min_iterations: Option<u64>,
+    /// Opt-in hard limit: stop once this many iterations are recorded; >= 1.
+    pub max_iterations: Option<u64>,
+    /// Opt-in budget over the sum of `tokens_used`; finite >= 0.
+    pub max_total_tokens: Option<f64>,
+    /// Opt-in budget over the sum of `token_cost_usd`; finite >= 0.
+    pub max_total_cost_usd: Option<f64>,
+    /// Opt-in budget over the sum of `execution_time_ms`; finite >= 0.
+    pub max_wall_clock_ms: Option<f64>,
+    /// Opt-in regression guard: points below the best that count as a regression; 0..=100.
+    pub regression_tolerance: Option<f64>,
+    /// Iterations a regression must last to stop (needs `regression_tolerance`); >= 1, default 2.
+    pub regression_patience: Option<u64>,
 }
 
 impl Default for EarlyStoppingConfig {
-    /// The seed's `DEFAULT_CONFIG`.
+    /// The seed's `DEFAULT_CONFIG`, no option set.
     fn default() -> Self {
         EarlyStoppingConfig {
             high_confidence_threshold: 0.95,
@@ -142,43 +292,28 @@ impl Default for EarlyStoppingConfig {
             require_verification: true,
             enable_plateau_detection: true,
             enable_diminishing_returns: true,
+            plateau_delta_source: None,
+            plateau_mode: None,
+            min_iterations: None,
+            max_iterations: None,
+            max_total_tokens: None,
+            max_total_cost_usd: None,
+            max_wall_clock_ms: None,
+            regression_tolerance: None,
+            regression_patience: None,
         }
     }
 }
 
+/// Patience of the regression guard when only a tolerance is configured.
+pub const DEFAULT_REGRESSION_PATIENCE: u64 = 2;
+
 impl EarlyStoppingConfig {
-    /// Checks every value (for configs built in Rust; parsed configs are checked while parsed).
+    /// Checks every value of a config built in Rust (field names in snake_case).
     pub fn validate(&self) -> Result<()> {
-        let fail = |field: FieldName, requirement: &str, got: f64| {
-            let name = field.snake;
-            Err(Error::new(
-                ErrorCode::InvalidConfig,
-                ErrorKind::Range,
-                name,
-                [name, " must be ", requirement, ", got ", &jsnum::to_js_string(got)].concat(),
-            ))
-        };
-        if value::check_range(self.high_confidence_threshold, 0.0, 1.0).is_none() {
-            return fail(HIGH_CONFIDENCE_THRESHOLD, &value::range_text(0.0, 1.0), self.high_confidence_threshold);
-        }
-        if !(2..=MAX_SAFE_INTEGER).contains(&self.plateau_consecutive_count) {
-            return fail(
-                PLATEAU_CONSECUTIVE_COUNT,
-                &value::integer_text(2, MAX_SAFE_INTEGER),
-                self.plateau_consecutive_count as f64,
-            );
-        }
-        if value::check_range(self.plateau_improvement_threshold, 0.0, 1.0).is_none() {
-            return fail(
-                PLATEAU_IMPROVEMENT_THRESHOLD,
-                &value::range_text(0.0, 1.0),
-                self.plateau_improvement_threshold,
-            );
-        }
-        if value::check_range(self.min_quality_threshold, 0.0, 100.0).is_none() {
-            return fail(MIN_QUALITY_THRESHOLD, &value::range_text(0.0, 100.0), self.min_quality_threshold);
-        }
-        Ok(())
+        EarlyStoppingConfig::default()
+            .merged_at(&self.to_value(Naming::Snake), Naming::Snake, "", "config", ErrorCode::InvalidConfig)
+            .map(|_| ())
     }
 
     /// Merges a partial config object over `self` (the seed's `{...base, ...options}`),
@@ -200,35 +335,91 @@ impl EarlyStoppingConfig {
         code: ErrorCode,
     ) -> Result<Self> {
         let reader = ObjectReader::new(options, path, root, naming, code)?;
-        reader.reject_unknown(&CONFIG_FIELDS)?;
-        let mut config = self.clone();
-        if reader.get(HIGH_CONFIDENCE_THRESHOLD).is_some() {
-            config.high_confidence_threshold = reader.number(HIGH_CONFIDENCE_THRESHOLD, 0.0, 1.0)?;
+        reader.reject_unknown(CONFIG_FIELDS)?;
+        let mut c = self.clone();
+        let has = |f: FieldName| reader.get(f).is_some();
+        if has(HIGH_CONFIDENCE_THRESHOLD) {
+            c.high_confidence_threshold = reader.number(HIGH_CONFIDENCE_THRESHOLD, 0.0, 1.0)?;
         }
-        if reader.get(PLATEAU_CONSECUTIVE_COUNT).is_some() {
-            config.plateau_consecutive_count = reader.integer(PLATEAU_CONSECUTIVE_COUNT, 2, MAX_SAFE_INTEGER)?;
+        if has(PLATEAU_CONSECUTIVE_COUNT) {
+            c.plateau_consecutive_count = reader.integer(PLATEAU_CONSECUTIVE_COUNT, 2, MAX_SAFE_INTEGER)?;
         }
-        if reader.get(PLATEAU_IMPROVEMENT_THRESHOLD).is_some() {
-            config.plateau_improvement_threshold = reader.number(PLATEAU_IMPROVEMENT_THRESHOLD, 0.0, 1.0)?;
+        if has(PLATEAU_IMPROVEMENT_THRESHOLD) {
+            // The range depends on the plateau mode, checked below once the mode is known.
+            c.plateau_improvement_threshold = reader.number(PLATEAU_IMPROVEMENT_THRESHOLD, 0.0, 100.0)?;
         }
-        if reader.get(MIN_QUALITY_THRESHOLD).is_some() {
-            config.min_quality_threshold = reader.number(MIN_QUALITY_THRESHOLD, 0.0, 100.0)?;
+        if has(MIN_QUALITY_THRESHOLD) {
+            c.min_quality_threshold = reader.number(MIN_QUALITY_THRESHOLD, 0.0, 100.0)?;
         }
-        if reader.get(REQUIRE_VERIFICATION).is_some() {
-            config.require_verification = reader.boolean(REQUIRE_VERIFICATION)?;
+        if has(REQUIRE_VERIFICATION) {
+            c.require_verification = reader.boolean(REQUIRE_VERIFICATION)?;
         }
-        if reader.get(ENABLE_PLATEAU_DETECTION).is_some() {
-            config.enable_plateau_detection = reader.boolean(ENABLE_PLATEAU_DETECTION)?;
+        if has(ENABLE_PLATEAU_DETECTION) {
+            c.enable_plateau_detection = reader.boolean(ENABLE_PLATEAU_DETECTION)?;
         }
-        if reader.get(ENABLE_DIMINISHING_RETURNS).is_some() {
-            config.enable_diminishing_returns = reader.boolean(ENABLE_DIMINISHING_RETURNS)?;
+        if has(ENABLE_DIMINISHING_RETURNS) {
+            c.enable_diminishing_returns = reader.boolean(ENABLE_DIMINISHING_RETURNS)?;
         }
-        Ok(config)
+        if has(PLATEAU_DELTA_SOURCE) {
+            c.plateau_delta_source = Some(match reader.choice(PLATEAU_DELTA_SOURCE, &["reported", "computed"])? {
+                "computed" => PlateauDeltaSource::Computed,
+                _ => PlateauDeltaSource::Reported,
+            });
+        }
+        if has(PLATEAU_MODE) {
+            c.plateau_mode = Some(match reader.choice(PLATEAU_MODE, &["relative", "absolute"])? {
+                "absolute" => PlateauMode::Absolute,
+                _ => PlateauMode::Relative,
+            });
+        }
+        if has(MIN_ITERATIONS) {
+            c.min_iterations = Some(reader.integer(MIN_ITERATIONS, 1, MAX_SAFE_INTEGER)?);
+        }
+        if has(MAX_ITERATIONS) {
+            c.max_iterations = Some(reader.integer(MAX_ITERATIONS, 1, MAX_SAFE_INTEGER)?);
+        }
+        if has(MAX_TOTAL_TOKENS) {
+            c.max_total_tokens = Some(reader.number(MAX_TOTAL_TOKENS, 0.0, f64::MAX)?);
+        }
+        if has(MAX_TOTAL_COST_USD) {
+            c.max_total_cost_usd = Some(reader.number(MAX_TOTAL_COST_USD, 0.0, f64::MAX)?);
+        }
+        if has(MAX_WALL_CLOCK_MS) {
+            c.max_wall_clock_ms = Some(reader.number(MAX_WALL_CLOCK_MS, 0.0, f64::MAX)?);
+        }
+        if has(REGRESSION_TOLERANCE) {
+            c.regression_tolerance = Some(reader.number(REGRESSION_TOLERANCE, 0.0, 100.0)?);
+        }
+        if has(REGRESSION_PATIENCE) {
+            c.regression_patience = Some(reader.integer(REGRESSION_PATIENCE, 1, MAX_SAFE_INTEGER)?);
+        }
+        // Cross-field rules, reported on the field whose value no longer fits.
+        let inconsistent = |field: FieldName, why: &str| {
+            let name = value::join_path(path, field.spelled(naming));
+            Err(Error::new(code, ErrorKind::Range, name.clone(), [&name, " ", why].concat()))
+        };
+        if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
+            let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
+            return inconsistent(
+                PLATEAU_IMPROVEMENT_THRESHOLD,
+                &[why, &jsnum::to_js_string(c.plateau_improvement_threshold)].concat(),
+            );
+        }
+        if let (Some(min), Some(max)) = (c.min_iterations, c.max_iterations) {
+            if min > max {
+                return inconsistent(MIN_ITERATIONS, "must not exceed maxIterations");
+            }
+        }
+        if c.regression_patience.is_some() && c.regression_tolerance.is_none() {
+            return inconsistent(REGRESSION_PATIENCE, "needs regressionTolerance to be set");
+        }
+        Ok(c)
     }
 
-    /// The config as the seed's `getConfig()` returns it (keys in the seed's order).
+    /// The config as the seed's `getConfig()` returns it: the seed's keys in its order,
+    /// then the opt-in options that are set.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
+        let mut entries: Vec<(String, Value)> = vec![
             (HIGH_CONFIDENCE_THRESHOLD.spelled(naming).into(), Value::Number(self.high_confidence_threshold)),
             (PLATEAU_CONSECUTIVE_COUNT.spelled(naming).into(), Value::Number(self.plateau_consecutive_count as f64)),
             (PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming).into(), Value::Number(self.plateau_improvement_threshold)),
@@ -236,7 +427,32 @@ impl EarlyStoppingConfig {
             (REQUIRE_VERIFICATION.spelled(naming).into(), Value::Bool(self.require_verification)),
             (ENABLE_PLATEAU_DETECTION.spelled(naming).into(), Value::Bool(self.enable_plateau_detection)),
             (ENABLE_DIMINISHING_RETURNS.spelled(naming).into(), Value::Bool(self.enable_diminishing_returns)),
-        ])
+        ];
+        let options: [(FieldName, Option<Value>); 9] = [
+            (PLATEAU_DELTA_SOURCE, self.plateau_delta_source.map(|s| Value::string(s.as_str()))),
+            (PLATEAU_MODE, self.plateau_mode.map(|m| Value::string(m.as_str()))),
+            (MIN_ITERATIONS, self.min_iterations.map(|n| Value::Number(n as f64))),
+            (MAX_ITERATIONS, self.max_iterations.map(|n| Value::Number(n as f64))),
+            (MAX_TOTAL_TOKENS, self.max_total_tokens.map(Value::Number)),
+            (MAX_TOTAL_COST_USD, self.max_total_cost_usd.map(Value::Number)),
+            (MAX_WALL_CLOCK_MS, self.max_wall_clock_ms.map(Value::Number)),
+            (REGRESSION_TOLERANCE, self.regression_tolerance.map(Value::Number)),
+            (REGRESSION_PATIENCE, self.regression_patience.map(|n| Value::Number(n as f64))),
+        ];
+        for (field, item) in options {
+            if let Some(item) = item {
+                entries.push((field.spelled(naming).to_string(), item));
+            }
+        }
+        Value::Object(entries)
+    }
+
+    fn budgets(&self) -> [(Budget, Option<f64>); 3] {
+        [
+            (Budget::Tokens, self.max_total_tokens),
+            (Budget::CostUsd, self.max_total_cost_usd),
+            (Budget::WallClockMs, self.max_wall_clock_ms),
+        ]
     }
 }
 
@@ -586,6 +802,7 @@ impl ReportedIteration {
 
 /// The seed's `details` object of a stopping decision.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum StoppingDetails {
     /// `{confidence, quality_score, verification_status?}` (status only when verification is required).
     HighConfidence {
@@ -613,6 +830,35 @@ pub enum StoppingDetails {
         detected_at_iteration: ReportedIteration,
         /// The source's `reason`.
         analytics_reason: String,
+    },
+    /// `{iterations, max_iterations}` (opt-in `maxIterations`).
+    MaxIterations {
+        /// Iterations recorded.
+        iterations: u64,
+        /// The limit.
+        max_iterations: u64,
+    },
+    /// `{budget, limit, observed, records_without_value}` (opt-in budgets).
+    BudgetExhausted {
+        /// Which budget.
+        budget: Budget,
+        /// Its limit.
+        limit: f64,
+        /// The sum over the records that report the field.
+        observed: f64,
+        /// Records that do not report the field (unknown, not zero).
+        records_without_value: u64,
+    },
+    /// `{best_iteration, best_quality_score, tolerance, patience}` (opt-in regression guard).
+    QualityRegression {
+        /// The best record's iteration.
+        best_iteration: u64,
+        /// Its quality.
+        best_quality_score: f64,
+        /// `regressionTolerance`.
+        tolerance: f64,
+        /// `regressionPatience`.
+        patience: u64,
     },
 }
 
@@ -660,6 +906,24 @@ impl StoppingDetails {
                 entries.push(("analytics_reason".to_string(), Value::string(analytics_reason.as_str())));
                 Value::Object(entries)
             }
+            StoppingDetails::MaxIterations { iterations, max_iterations } => Value::object(vec![
+                ("iterations", Value::Number(*iterations as f64)),
+                ("max_iterations", Value::Number(*max_iterations as f64)),
+            ]),
+            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => Value::object(vec![
+                ("budget", Value::string(budget.as_str())),
+                ("limit", Value::Number(*limit)),
+                ("observed", Value::Number(*observed)),
+                ("records_without_value", Value::Number(*records_without_value as f64)),
+            ]),
+            StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
+                Value::object(vec![
+                    ("best_iteration", Value::Number(*best_iteration as f64)),
+                    ("best_quality_score", Value::Number(*best_quality_score)),
+                    ("tolerance", Value::Number(*tolerance)),
+                    ("patience", Value::Number(*patience as f64)),
+                ])
+            }
         }
     }
 
@@ -669,6 +933,33 @@ impl StoppingDetails {
             Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), [&field, " ", what].concat())
         };
         let reader = ObjectReader::new(value, path, "stoppingDetails", Naming::Snake, ErrorCode::InvalidSnapshot)?;
+        let f = FieldName::same;
+        if reader.get(f("max_iterations")).is_some() {
+            reader.reject_unknown(&[f("iterations"), f("max_iterations")])?;
+            return Ok(StoppingDetails::MaxIterations {
+                iterations: reader.integer(f("iterations"), 1, MAX_SAFE_INTEGER)?,
+                max_iterations: reader.integer(f("max_iterations"), 1, MAX_SAFE_INTEGER)?,
+            });
+        }
+        if reader.get(f("budget")).is_some() {
+            reader.reject_unknown(&[f("budget"), f("limit"), f("observed"), f("records_without_value")])?;
+            let budget = reader.choice(f("budget"), &["tokens", "cost_usd", "wall_clock_ms"])?;
+            return Ok(StoppingDetails::BudgetExhausted {
+                budget: Budget::parse(budget).unwrap_or(Budget::Tokens),
+                limit: reader.number(f("limit"), 0.0, f64::MAX)?,
+                observed: reader.number(f("observed"), 0.0, f64::MAX)?,
+                records_without_value: reader.integer(f("records_without_value"), 0, MAX_SAFE_INTEGER)?,
+            });
+        }
+        if reader.get(f("patience")).is_some() {
+            reader.reject_unknown(&[f("best_iteration"), f("best_quality_score"), f("tolerance"), f("patience")])?;
+            return Ok(StoppingDetails::QualityRegression {
+                best_iteration: reader.integer(f("best_iteration"), 1, MAX_SAFE_INTEGER)?,
+                best_quality_score: reader.number(f("best_quality_score"), 0.0, 100.0)?,
+                tolerance: reader.number(f("tolerance"), 0.0, 100.0)?,
+                patience: reader.integer(f("patience"), 1, MAX_SAFE_INTEGER)?,
+            });
+        }
         if reader.get(FieldName::same("analytics_reason")).is_some() {
             reader.reject_unknown(&[FieldName::same("detected_at_iteration"), FieldName::same("analytics_reason")])?;
             let detected_at_iteration = match reader.get(FieldName::same("detected_at_iteration")) {
@@ -776,6 +1067,36 @@ pub struct StoppingDecision {
     pub details: Option<StoppingDetails>,
     /// `(iteration, quality)` of the best record so far.
     pub best: Option<(u64, f64)>,
+    /// The state of every configured budget (empty when none is configured).
+    pub budgets: Vec<BudgetStatus>,
+}
+
+/// Where one configured budget stands: listed on every decision once a budget is set, so a
+/// budget that cannot be judged (records without the field) says so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BudgetStatus {
+    /// Which budget.
+    pub budget: Budget,
+    /// Its limit.
+    pub limit: f64,
+    /// Sum over the records that report the field.
+    pub observed: f64,
+    /// Records that do not report the field: their use is unknown, not zero.
+    pub records_without_value: u64,
+    /// `observed > limit`.
+    pub exhausted: bool,
+}
+
+impl BudgetStatus {
+    fn to_value(&self) -> Value {
+        Value::object(vec![
+            ("budget", Value::string(self.budget.as_str())),
+            ("limit", Value::Number(self.limit)),
+            ("observed", Value::Number(self.observed)),
+            ("records_without_value", Value::Number(self.records_without_value as f64)),
+            ("exhausted", Value::Bool(self.exhausted)),
+        ])
+    }
 }
 
 impl StoppingDecision {
@@ -787,6 +1108,19 @@ impl StoppingDecision {
             trigger: Trigger::None,
             details: None,
             best: None,
+            budgets: Vec::new(),
+        }
+    }
+
+    fn stop(reason: String, confidence: f64, trigger: Trigger, details: StoppingDetails) -> Self {
+        StoppingDecision {
+            stop: true,
+            reason,
+            confidence,
+            trigger,
+            details: Some(details),
+            best: None,
+            budgets: Vec::new(),
         }
     }
 
@@ -803,6 +1137,10 @@ impl StoppingDecision {
         }
         entries.push(("best_iteration".to_string(), Value::opt_number(self.best.map(|b| b.0 as f64))));
         entries.push(("best_quality_score".to_string(), Value::opt_number(self.best.map(|b| b.1))));
+        if !self.budgets.is_empty() {
+            entries
+                .push(("budgets".to_string(), Value::Array(self.budgets.iter().map(BudgetStatus::to_value).collect())));
+        }
         Value::Object(entries)
     }
 }
@@ -843,6 +1181,7 @@ pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -
             verification_status,
         }),
         best: None,
+        budgets: Vec::new(),
     })
 }
 
@@ -859,19 +1198,32 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
     for pair in recent.windows(2) {
         let [prev, curr] = pair else { continue };
         let (prev, curr) = (prev.as_ref(), curr.as_ref());
-        let improvement = if prev.quality_score > 0.0 { curr.quality_delta.abs() / prev.quality_score } else { 0.0 };
+        let delta = match config.plateau_delta_source {
+            Some(PlateauDeltaSource::Computed) => curr.quality_score - prev.quality_score,
+            _ => curr.quality_delta,
+        };
+        let improvement = match config.plateau_mode {
+            Some(PlateauMode::Absolute) => delta.abs(),
+            _ if prev.quality_score > 0.0 => delta.abs() / prev.quality_score,
+            _ => 0.0,
+        };
         if improvement >= config.plateau_improvement_threshold {
             return None;
         }
-        improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta: curr.quality_delta });
+        improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
     }
     let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
     let average_quality = sum / recent.len() as f64;
     let mut reason = String::from("Quality plateau detected: ");
     reason.push_str(&required.to_string());
     reason.push_str(" consecutive iterations with <");
-    jsnum::push_fixed(&mut reason, config.plateau_improvement_threshold * 100.0, 0);
-    reason.push_str("% improvement");
+    if config.plateau_mode == Some(PlateauMode::Absolute) {
+        jsnum::push_js_string(&mut reason, config.plateau_improvement_threshold);
+        reason.push_str(" points improvement");
+    } else {
+        jsnum::push_fixed(&mut reason, config.plateau_improvement_threshold * 100.0, 0);
+        reason.push_str("% improvement");
+    }
     Some(StoppingDecision {
         stop: true,
         reason,
@@ -884,6 +1236,7 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
             threshold: config.plateau_improvement_threshold,
         }),
         best: None,
+        budgets: Vec::new(),
     })
 }
 
@@ -935,6 +1288,156 @@ pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option
             analytics_reason: report.reason.clone(),
         }),
         best: None,
+        budgets: Vec::new(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Opt-in options beyond the seed
+// ---------------------------------------------------------------------------------------
+
+/// Running totals the opt-in options read, folded in record by record (O(1) per record).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoopTally {
+    sums: [f64; 3],
+    without: [u64; 3],
+    peak: Option<(u64, f64)>,
+    regression_streak: u64,
+}
+
+impl LoopTally {
+    /// Folds one record in; `regression_tolerance` is the config's.
+    pub fn observe(
+        &mut self,
+        observation: &Observation,
+        usage: Option<&ResourceUsage>,
+        regression_tolerance: Option<f64>,
+    ) {
+        let usage = usage.copied().unwrap_or_default();
+        for (i, v) in [usage.tokens_used, usage.token_cost_usd, usage.execution_time_ms].into_iter().enumerate() {
+            match (v, self.sums.get_mut(i), self.without.get_mut(i)) {
+                (Some(v), Some(sum), _) => *sum += v,
+                (None, _, Some(count)) => *count += 1,
+                _ => {}
+            }
+        }
+        let q = observation.quality_score;
+        let regressed = match (regression_tolerance, self.peak) {
+            (Some(tolerance), Some((_, peak))) => q < peak - tolerance,
+            _ => false,
+        };
+        self.regression_streak = if regressed { self.regression_streak + 1 } else { 0 };
+        if self.peak.is_none_or(|(_, peak)| q > peak) {
+            self.peak = Some((observation.iteration, q));
+        }
+    }
+
+    /// Recomputes over a whole history (after `configure()`).
+    pub fn over(history: &[IterationRecord], regression_tolerance: Option<f64>) -> Self {
+        let mut tally = LoopTally::default();
+        for record in history {
+            tally.observe(&record.observation, record.usage.as_deref(), regression_tolerance);
+        }
+        tally
+    }
+
+    /// The state of every configured budget.
+    pub fn budgets(&self, config: &EarlyStoppingConfig) -> Vec<BudgetStatus> {
+        config
+            .budgets()
+            .into_iter()
+            .filter_map(|(budget, limit)| {
+                let limit = limit?;
+                let observed = self.sums.get(budget.index()).copied().unwrap_or(0.0);
+                Some(BudgetStatus {
+                    budget,
+                    limit,
+                    observed,
+                    records_without_value: self.without.get(budget.index()).copied().unwrap_or(0),
+                    exhausted: observed > limit,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Opt-in budgets: stop once a sum exceeds its limit (checked in the order tokens, cost,
+/// wall clock). Records without the field are unknown: the known sum is a lower bound, so
+/// exceeding the limit is certain while staying under it is not (the decision's `budgets`
+/// list says how many records were unknown).
+pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
+    let hit = statuses.iter().find(|s| s.exhausted)?;
+    let mut reason = String::from("Budget exhausted: total ");
+    reason.push_str(hit.budget.field());
+    reason.push(' ');
+    jsnum::push_js_string(&mut reason, hit.observed);
+    reason.push_str(" > limit ");
+    jsnum::push_js_string(&mut reason, hit.limit);
+    if hit.records_without_value > 0 {
+        reason.push_str(" (");
+        reason.push_str(&hit.records_without_value.to_string());
+        reason.push_str(" records without ");
+        reason.push_str(hit.budget.field());
+        reason.push_str(" not counted)");
+    }
+    Some(StoppingDecision::stop(
+        reason,
+        1.0,
+        Trigger::BudgetExhausted,
+        StoppingDetails::BudgetExhausted {
+            budget: hit.budget,
+            limit: hit.limit,
+            observed: hit.observed,
+            records_without_value: hit.records_without_value,
+        },
+    ))
+}
+
+/// Opt-in `maxIterations`: stop once that many iterations are recorded.
+pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
+    let max = config.max_iterations?;
+    (recorded >= max).then(|| {
+        let reason = ["Maximum iterations reached (", &recorded.to_string(), "/", &max.to_string(), ")"].concat();
+        StoppingDecision::stop(
+            reason,
+            1.0,
+            Trigger::MaxIterations,
+            StoppingDetails::MaxIterations { iterations: recorded, max_iterations: max },
+        )
+    })
+}
+
+/// Opt-in warm-up: while fewer than `minIterations` are recorded, no quality trigger stops.
+pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
+    let min = config.min_iterations?;
+    (recorded < min).then(|| {
+        let reason = ["Warm-up: iteration ", &recorded.to_string(), " of ", &min.to_string()].concat();
+        StoppingDecision::go_on(&reason, 1.0)
+    })
+}
+
+/// Opt-in regression guard: stop once the last `regressionPatience` records each stayed
+/// more than `regressionTolerance` points below the best quality seen before them.
+pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDecision> {
+    let tolerance = config.regression_tolerance?;
+    let patience = config.regression_patience.unwrap_or(DEFAULT_REGRESSION_PATIENCE);
+    let (best_iteration, best_quality_score) = tally.peak?;
+    (tally.regression_streak >= patience).then(|| {
+        let mut reason = String::from("Quality regression: ");
+        reason.push_str(&patience.to_string());
+        reason.push_str(" consecutive iterations more than ");
+        jsnum::push_js_string(&mut reason, tolerance);
+        reason.push_str(" points below the best (");
+        jsnum::push_js_string(&mut reason, best_quality_score);
+        reason.push_str(" at iteration ");
+        reason.push_str(&best_iteration.to_string());
+        reason.push(')');
+        StoppingDecision::stop(
+            reason,
+            0.8,
+            Trigger::QualityRegression,
+            StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience },
+        )
     })
 }
 
@@ -944,6 +1447,7 @@ pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option
 
 /// The seed's `generateSummary()`.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // made once per summary; boxing buys nothing
 pub enum StoppingSummary {
     /// `{total_iterations: 0, stopped_early: false, reason: 'No iterations completed'}`.
     Empty,
@@ -996,6 +1500,7 @@ pub struct EarlyStopping {
     config: EarlyStoppingConfig,
     history: Vec<IterationRecord>,
     best: BestIteration,
+    tally: LoopTally,
     stopping_reason: Option<String>,
     stopping_details: Option<StoppingDetails>,
 }
@@ -1011,6 +1516,7 @@ impl EarlyStopping {
             config,
             history: Vec::new(),
             best: BestIteration::default(),
+            tally: LoopTally::default(),
             stopping_reason: None,
             stopping_details: None,
         })
@@ -1056,6 +1562,7 @@ impl EarlyStopping {
         let fallback = if result.timestamp.is_none() { now() } else { String::new() };
         let record = make_record(iteration, result, fallback);
         self.best.observe(&record.observation, self.config.min_quality_threshold);
+        self.tally.observe(&record.observation, record.usage.as_deref(), self.config.regression_tolerance);
         self.history.push(record);
     }
 
@@ -1082,6 +1589,7 @@ impl EarlyStopping {
             self.stopping_details = decision.details.clone();
         }
         decision.best = self.best.get();
+        decision.budgets = self.tally.budgets(&self.config);
         Ok(decision)
     }
 
@@ -1092,6 +1600,18 @@ impl EarlyStopping {
         let Some(last) = self.history.last() else {
             return Ok(StoppingDecision::go_on(REASON_NO_ITERATIONS, 1.0));
         };
+        let recorded = self.history.len() as u64;
+        // Hard limits first: a spent budget or the iteration cap stops whatever the quality.
+        if let Some(stop) = check_budgets(&self.tally.budgets(&self.config)) {
+            return Ok(stop);
+        }
+        if let Some(stop) = check_max_iterations(&self.config, recorded) {
+            return Ok(stop);
+        }
+        // Warm-up gates every quality trigger (and the outside source is not asked).
+        if let Some(wait) = warm_up(&self.config, recorded) {
+            return Ok(wait);
+        }
         if let Some(stop) = check_high_confidence(&self.config, &last.observation) {
             return Ok(stop);
         }
@@ -1099,6 +1619,9 @@ impl EarlyStopping {
             if let Some(stop) = check_plateau(&self.config, &self.history) {
                 return Ok(stop);
             }
+        }
+        if let Some(stop) = check_regression(&self.config, &self.tally) {
+            return Ok(stop);
         }
         if self.config.enable_diminishing_returns {
             if let Some(source) = source {
@@ -1155,6 +1678,9 @@ impl EarlyStopping {
         if config.min_quality_threshold != self.config.min_quality_threshold {
             self.best = BestIteration::over(&self.history, config.min_quality_threshold);
         }
+        if config.regression_tolerance != self.config.regression_tolerance {
+            self.tally = LoopTally::over(&self.history, config.regression_tolerance);
+        }
         self.config = config;
         Ok(())
     }
@@ -1173,6 +1699,7 @@ impl EarlyStopping {
     pub fn reset(&mut self) {
         self.history.clear();
         self.best = BestIteration::default();
+        self.tally = LoopTally::default();
         self.stopping_reason = None;
         self.stopping_details = None;
     }
@@ -1207,6 +1734,7 @@ impl EarlyStopping {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
             engine.best.observe(&record.observation, engine.config.min_quality_threshold);
+            engine.tally.observe(&record.observation, record.usage.as_deref(), engine.config.regression_tolerance);
             engine.history.push(record);
         }
         engine.stopping_reason = match reader.get(FieldName::same("stoppingReason")) {

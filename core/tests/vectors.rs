@@ -338,14 +338,17 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
                     .map(|r| calculate_quality_signal(&r).to_value(Naming::Js)),
             ),
-            "toFixed" => {
-                ok(Value::string(jsnum::to_fixed(arg(&args, 0).as_f64().unwrap(), arg(&args, 1).as_f64().unwrap() as u32)))
-            }
+            "toFixed" => ok(Value::string(jsnum::to_fixed(
+                arg(&args, 0).as_f64().unwrap(),
+                arg(&args, 1).as_f64().unwrap() as u32,
+            ))),
             "toString" => ok(Value::string(jsnum::to_js_string(arg(&args, 0).as_f64().unwrap()))),
             other => panic!("unknown stateless call {other}"),
         },
         Engine::Exit(exit) => match name {
-            "shouldExit" => from(exit.should_exit_value(&arg(&args, 0), &arg(&args, 1), Naming::Js).map(|d| d.to_value(Naming::Js))),
+            "shouldExit" => {
+                from(exit.should_exit_value(&arg(&args, 0), &arg(&args, 1), Naming::Js).map(|d| d.to_value(Naming::Js)))
+            }
             other => panic!("unknown CoherenceEarlyExit call {other}"),
         },
         Engine::Speculative(config) => match name {
@@ -444,20 +447,27 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
         }
         "IterationAnalytics" => Engine::Analytics(IterationAnalytics::from_config_value(&get("config"), Naming::Js)?),
         "calculateQualitySignal" | "jsnum" => Engine::Stateless,
-        "CoherenceEarlyExit" => Engine::Exit(CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?),
+        "CoherenceEarlyExit" => {
+            Engine::Exit(CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?)
+        }
         "SpeculativeExecutor" => Engine::Speculative(ExitConfig::from_value(&get("config"), Naming::Js)?),
         "EarlyExitController" => {
             CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?;
             Engine::Controller(get("config"), get("totalLayers"))
         }
-        "PyramidRun" => Engine::Steps(PyramidRun::start_value(&get("config"), &get("totalLayers"), &get("layers"), Naming::Js)?),
+        "PyramidRun" => {
+            Engine::Steps(PyramidRun::start_value(&get("config"), &get("totalLayers"), &get("layers"), Naming::Js)?)
+        }
         other => panic!("unknown engine {other}"),
     })
 }
 
 fn check_throws(expected: &Value, err: &Error) -> Result<(), String> {
     let want = |k: &str| expected.get(k).and_then(Value::as_str);
-    if want("code") != Some(err.code()) || want("field") != Some(err.field()) || want("kind").is_some_and(|k| k != err.kind().as_str()) {
+    if want("code") != Some(err.code())
+        || want("field") != Some(err.field())
+        || want("kind").is_some_and(|k| k != err.kind().as_str())
+    {
         return Err(format!(
             "expected error {:?}/{:?}/{:?}, got {}/{}/{} ({})",
             want("code"),
@@ -498,7 +508,9 @@ fn run_vector(v: &Value, coverage: &mut Coverage, seen: &mut Vec<String>) -> Res
                     compare(expected, &actual, "", true).map_err(at)?;
                 }
             }
-            (Outcome::Value(actual), _, Some(_)) => return Err(at(format!("expected an error, got {}", actual.to_json()))),
+            (Outcome::Value(actual), _, Some(_)) => {
+                return Err(at(format!("expected an error, got {}", actual.to_json())))
+            }
             (Outcome::Error(err), _, Some(expected)) => {
                 *coverage.errors.entry(format!("{} {}", err.code(), err.field())).or_default() += 1;
                 check_throws(expected, &err).map_err(at)?;
@@ -587,7 +599,14 @@ fn every_vector_passes() {
     for t in ["none", "high_confidence", "quality_plateau", "diminishing_returns"] {
         assert!(coverage.triggers.get(t).copied().unwrap_or(0) > 0, "no vector hits trigger {t}");
     }
-    for r in ["forced_continue", "lambda_too_low", "lambda_unstable", "boundaries_concentrated", "insufficient_confidence", "confident_exit"] {
+    for r in [
+        "forced_continue",
+        "lambda_too_low",
+        "lambda_unstable",
+        "boundaries_concentrated",
+        "insufficient_confidence",
+        "confident_exit",
+    ] {
         assert!(coverage.exit_reasons.get(r).copied().unwrap_or(0) > 0, "no vector hits exit reason {r}");
     }
 }
