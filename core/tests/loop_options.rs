@@ -1,0 +1,197 @@
+//! The opt-in loop options beyond the seed: each fires exactly at its boundary and not one
+//! step before, combinations resolve in the documented order, and bad values are rejected.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use earlyexit::loop_stopping::EarlyStopping;
+use earlyexit::{Naming, Value};
+
+fn engine(config: &str) -> EarlyStopping {
+    let config = Value::parse_json(config, earlyexit::ErrorCode::InvalidConfig, "config").unwrap();
+    EarlyStopping::from_config_value(&config, Naming::Js).unwrap()
+}
+
+fn record(e: &mut EarlyStopping, iteration: u64, json: &str) {
+    let result = Value::parse_json(json, earlyexit::ErrorCode::InvalidResult, "result").unwrap();
+    e.record_value(&Value::Number(iteration as f64), &result, Naming::Js, || "2026-01-01T00:00:00.000Z".into())
+        .unwrap();
+}
+
+fn plain(q: f64, delta: f64) -> String {
+    format!(r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":{delta}}}"#)
+}
+
+fn with_tokens(q: f64, tokens: f64) -> String {
+    format!(
+        r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":10,"tokens_used":{tokens}}}"#
+    )
+}
+
+#[test]
+fn default_config_output_has_no_option_keys() {
+    let e = engine("{}");
+    let config = e.config().to_value(Naming::Js);
+    let Value::Object(entries) = config else { panic!() };
+    assert_eq!(entries.len(), 7, "only the seed's keys");
+}
+
+#[test]
+fn max_iterations_fires_exactly_at_the_limit() {
+    let mut e = engine(r#"{"maxIterations": 3, "enablePlateauDetection": false}"#);
+    record(&mut e, 1, &plain(10.0, 10.0));
+    record(&mut e, 2, &plain(30.0, 20.0));
+    assert!(!e.should_stop().stop, "one step before the limit");
+    record(&mut e, 3, &plain(60.0, 30.0));
+    let d = e.should_stop();
+    assert!(d.stop);
+    assert_eq!(d.trigger.as_str(), "max_iterations");
+    assert_eq!(d.reason, "Maximum iterations reached (3/3)");
+    assert_eq!(d.confidence, 1.0);
+}
+
+#[test]
+fn budget_fires_once_the_sum_exceeds_the_limit_not_when_it_equals_it() {
+    let mut e = engine(r#"{"maxTotalTokens": 1000}"#);
+    record(&mut e, 1, &with_tokens(10.0, 600.0));
+    record(&mut e, 2, &with_tokens(20.0, 400.0));
+    let d = e.should_stop();
+    assert!(!d.stop, "1000 == limit is not exhausted");
+    assert_eq!(d.budgets.len(), 1);
+    assert_eq!(d.budgets[0].observed, 1000.0);
+    record(&mut e, 3, &with_tokens(30.0, 1.0));
+    let d = e.should_stop();
+    assert_eq!(d.trigger.as_str(), "budget_exhausted");
+    assert_eq!(d.reason, "Budget exhausted: total tokens_used 1001 > limit 1000");
+    let details = d.to_value();
+    assert_eq!(details.get("details").unwrap().get("budget").unwrap().as_str(), Some("tokens"));
+}
+
+#[test]
+fn a_record_without_the_field_is_unknown_not_zero() {
+    let mut e = engine(r#"{"maxTotalTokens": 100}"#);
+    record(&mut e, 1, &with_tokens(10.0, 60.0));
+    record(&mut e, 2, &plain(20.0, 10.0));
+    let d = e.should_stop();
+    assert!(!d.stop);
+    assert_eq!(d.budgets[0].records_without_value, 1, "the decision says the budget cannot be fully judged");
+    record(&mut e, 3, &with_tokens(30.0, 50.0));
+    let d = e.should_stop();
+    assert!(d.stop);
+    assert!(d.reason.ends_with("(1 records without tokens_used not counted)"), "{}", d.reason);
+}
+
+#[test]
+fn warm_up_gates_quality_triggers_but_not_hard_limits() {
+    // A high-confidence verified first record would stop the seed at once.
+    let verified = r#"{"quality_score":95,"confidence":0.99,"verification_status":"passed","quality_delta":0}"#;
+    let mut e = engine(r#"{"minIterations": 2}"#);
+    record(&mut e, 1, verified);
+    let d = e.should_stop();
+    assert!(!d.stop);
+    assert_eq!(d.reason, "Warm-up: iteration 1 of 2");
+    record(&mut e, 2, verified);
+    assert_eq!(e.should_stop().trigger.as_str(), "high_confidence", "fires exactly at minIterations");
+
+    let mut capped = engine(r#"{"minIterations": 5, "maxIterations": 5, "maxTotalTokens": 10}"#);
+    record(&mut capped, 1, &with_tokens(95.0, 11.0));
+    assert_eq!(capped.should_stop().trigger.as_str(), "budget_exhausted", "hard limits ignore warm-up");
+}
+
+#[test]
+fn budget_wins_over_plateau_in_the_same_step() {
+    let mut e = engine(r#"{"maxTotalTokens": 100}"#);
+    for i in 1..=3 {
+        let json = format!(
+            r#"{{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":0,"tokens_used":{}}}"#,
+            if i == 3 { 90 } else { 10 }
+        );
+        record(&mut e, i, &json);
+    }
+    // Both a plateau (three flat records) and the budget (110 > 100) hold: hard limits first.
+    assert_eq!(e.should_stop().trigger.as_str(), "budget_exhausted");
+}
+
+#[test]
+fn computed_deltas_ignore_the_callers_delta() {
+    // The caller claims big deltas; the scores are flat.
+    let mut seed = engine("{}");
+    let mut computed = engine(r#"{"plateauDeltaSource": "computed"}"#);
+    for i in 1..=3 {
+        record(&mut seed, i, &plain(50.0, 25.0));
+        record(&mut computed, i, &plain(50.0, 25.0));
+    }
+    assert!(!seed.should_stop().stop, "the seed trusts the reported delta");
+    let d = computed.should_stop();
+    assert_eq!(d.trigger.as_str(), "quality_plateau");
+}
+
+#[test]
+fn absolute_plateau_counts_points() {
+    let mut e = engine(r#"{"plateauMode": "absolute", "plateauImprovementThreshold": 2}"#);
+    record(&mut e, 1, &plain(50.0, 0.0));
+    record(&mut e, 2, &plain(52.0, 2.0));
+    record(&mut e, 3, &plain(53.0, 1.0));
+    assert!(!e.should_stop().stop, "a 2-point step is not below 2 points");
+    record(&mut e, 4, &plain(54.0, 1.0));
+    let d = e.should_stop();
+    assert_eq!(d.trigger.as_str(), "quality_plateau");
+    assert_eq!(d.reason, "Quality plateau detected: 3 consecutive iterations with <2 points improvement");
+}
+
+#[test]
+fn regression_fires_after_patience_iterations_below_the_best() {
+    let mut e = engine(r#"{"regressionTolerance": 5, "regressionPatience": 2, "enablePlateauDetection": false}"#);
+    record(&mut e, 1, &plain(80.0, 0.0));
+    record(&mut e, 2, &plain(74.0, -6.0));
+    assert!(!e.should_stop().stop, "one iteration below is not enough");
+    record(&mut e, 3, &plain(75.0, 1.0)); // exactly 5 below is not "more than" 5
+    assert!(!e.should_stop().stop);
+    record(&mut e, 4, &plain(70.0, -5.0));
+    assert!(!e.should_stop().stop, "streak restarted at iteration 3");
+    record(&mut e, 5, &plain(60.0, -10.0));
+    let d = e.should_stop();
+    assert_eq!(d.trigger.as_str(), "quality_regression");
+    assert_eq!(
+        d.reason,
+        "Quality regression: 2 consecutive iterations more than 5 points below the best (80 at iteration 1)"
+    );
+    assert_eq!(d.best, Some((1, 80.0)), "the decision hands back the best iteration");
+}
+
+#[test]
+fn bad_option_values_are_rejected_with_code_and_field() {
+    for (config, field) in [
+        (r#"{"maxIterations": 0}"#, "maxIterations"),
+        (r#"{"maxIterations": 2.5}"#, "maxIterations"),
+        (r#"{"minIterations": "3"}"#, "minIterations"),
+        (r#"{"minIterations": 4, "maxIterations": 3}"#, "minIterations"),
+        (r#"{"maxTotalTokens": -1}"#, "maxTotalTokens"),
+        (r#"{"maxTotalCostUsd": null}"#, "maxTotalCostUsd"),
+        (r#"{"plateauMode": "percent"}"#, "plateauMode"),
+        (r#"{"plateauDeltaSource": true}"#, "plateauDeltaSource"),
+        (r#"{"plateauImprovementThreshold": 5}"#, "plateauImprovementThreshold"),
+        (r#"{"regressionPatience": 3}"#, "regressionPatience"),
+        (r#"{"regressionTolerance": 101}"#, "regressionTolerance"),
+    ] {
+        let value = Value::parse_json(config, earlyexit::ErrorCode::InvalidConfig, "config").unwrap();
+        let err = EarlyStopping::from_config_value(&value, Naming::Js).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_config", field), "{config}: {}", err.message());
+    }
+    let snake = Value::parse_json(r#"{"max_iterations": 0}"#, earlyexit::ErrorCode::InvalidConfig, "c").unwrap();
+    assert_eq!(EarlyStopping::from_config_value(&snake, Naming::Snake).unwrap_err().field(), "max_iterations");
+}
+
+#[test]
+fn options_survive_a_snapshot_round_trip() {
+    let mut e = engine(
+        r#"{"maxTotalTokens": 100, "regressionTolerance": 5, "plateauMode": "absolute", "plateauImprovementThreshold": 3}"#,
+    );
+    record(&mut e, 1, &with_tokens(80.0, 30.0));
+    record(&mut e, 2, &with_tokens(70.0, 30.0));
+    let text = e.to_snapshot().to_json();
+    let mut restored = EarlyStopping::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
+    assert_eq!(restored, e);
+    record(&mut e, 3, &with_tokens(60.0, 50.0));
+    record(&mut restored, 3, &with_tokens(60.0, 50.0));
+    assert_eq!(e.should_stop(), restored.should_stop());
+}
