@@ -33,7 +33,8 @@ pub fn is_rfc3339(s: &str) -> bool {
         2 => 28,
         _ => return false,
     };
-    if day == 0 || day > days_in_month || hour > 23 || minute > 59 || second > 59 {
+    // RFC 3339 allows second 60 (a leap second).
+    if day == 0 || day > days_in_month || hour > 23 || minute > 59 || second > 60 {
         return false;
     }
     let mut i = 19;

@@ -505,7 +505,13 @@ impl<'a> ObjectReader<'a> {
                 }
                 msg.push_str(" Valid options: ");
                 msg.push_str(&names.join(", "));
-                return Err(Error::new(ErrorCode::UnknownOption, ErrorKind::Type, join_path(self.path, key), msg));
+                // Inside a snapshot every problem is the snapshot's: one code for the whole document.
+                let code = if self.code == ErrorCode::InvalidSnapshot {
+                    ErrorCode::InvalidSnapshot
+                } else {
+                    ErrorCode::UnknownOption
+                };
+                return Err(Error::new(code, ErrorKind::Type, join_path(self.path, key), msg));
             }
         }
         Ok(())
