@@ -596,7 +596,19 @@ impl IterationAnalytics {
         for (i, record) in crate::snapshot::array(&reader, "records")?.iter().enumerate() {
             let path = value::index_path("records", i);
             let input = AnalyticsInput::read(record, Naming::Snake, &path, true)?;
-            let stored_delta = record.get("quality_delta").and_then(Value::as_f64);
+            let stored_delta = match record.get("quality_delta") {
+                Some(Value::Number(d)) => Some(*d),
+                other => {
+                    let field = value::join_path(&path, "quality_delta");
+                    let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
+                    return Err(Error::new(
+                        ErrorCode::InvalidSnapshot,
+                        ErrorKind::Type,
+                        field.clone(),
+                        [&field, " must be a number, got ", &got].concat(),
+                    ));
+                }
+            };
             let computed = analytics.push(input).quality_delta;
             if stored_delta.is_some_and(|d| d.to_bits() != computed.to_bits()) || stored_delta.is_none() {
                 let field = value::join_path(&path, "quality_delta");
@@ -609,6 +621,23 @@ impl IterationAnalytics {
             }
         }
         Ok(analytics)
+    }
+}
+
+/// Validates the `verifiedOnly` argument of `getOptimalIteration(verifiedOnly)` (a boolean;
+/// a binding passes the default `true` itself when the caller gave none).
+pub fn verified_only_argument(value: &Value, naming: Naming) -> Result<bool> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        other => {
+            let field = FieldName::new("verifiedOnly", "verified_only").spelled(naming);
+            Err(Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Type,
+                field,
+                [field, " must be a boolean, got ", &other.describe()].concat(),
+            ))
+        }
     }
 }
 

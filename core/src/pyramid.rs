@@ -398,8 +398,18 @@ impl PyramidRun {
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
         let reader = crate::snapshot::open(snapshot, "PyramidRun", &["config", "totalLayers", "layers", "submitted"])?;
         let get = |k: &'static str| reader.get(FieldName::same(k)).unwrap_or(&Value::Null);
-        let mut run = PyramidRun::start_value(get("config"), get("totalLayers"), get("layers"), Naming::Js)
+        // Each part is checked where it sits in the document, so errors carry its path.
+        let config = ExitConfig::DEFAULT
+            .merged(get("config"), Naming::Js, "config", ErrorCode::InvalidSnapshot)
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        let total_layers =
+            crate::exit_decision::total_layers_argument(get("totalLayers"), "totalLayers", ErrorCode::InvalidSnapshot)?;
+        let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        let mut run = PyramidRun::with(
+            CoherenceEarlyExit::new(config, total_layers)
+                .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?,
+            layers,
+        );
         for (i, submission) in crate::snapshot::array(&reader, "submitted")?.iter().enumerate() {
             let path = value::index_path("submitted", i);
             let entry = ObjectReader::new(submission, &path, "submission", Naming::Js, ErrorCode::InvalidSnapshot)?;
@@ -427,6 +437,22 @@ fn to_js_keys(result: &Value, naming: Naming) -> Value {
         ),
         _ => result.clone(),
     }
+}
+
+/// The error for a layer whose runner cannot be called (JS: `run` is not a function;
+/// Python: not callable). Bindings check callability in their language; the words are here.
+pub fn invalid_runner(naming: Naming, index: usize, got: &Value) -> Error {
+    let field = [&value::index_path("layers", index), ".run"].concat();
+    let expected = match naming {
+        Naming::Js => "a function",
+        Naming::Snake => "callable",
+    };
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Type,
+        field.clone(),
+        [&field, " must be ", expected, ", got ", &got.describe()].concat(),
+    )
 }
 
 /// Parses the layer list of `start` / `runWithEarlyExit`.

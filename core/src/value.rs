@@ -144,10 +144,11 @@ impl Value {
     pub fn parse_json(text: &str, code: ErrorCode, field: &str) -> Result<Value> {
         let mut parser = JsonParser { bytes: text.as_bytes(), pos: 0, depth: 0 };
         parser.skip_ws();
-        let value = parser.value().map_err(|msg| Error::new(code, ErrorKind::Type, field, msg))?;
+        // Text is the right type; text that is not JSON is a bad value.
+        let value = parser.value().map_err(|msg| Error::new(code, ErrorKind::Range, field, msg))?;
         parser.skip_ws();
         if parser.pos != parser.bytes.len() {
-            return Err(Error::new(code, ErrorKind::Type, field, parser.fail("unexpected trailing characters")));
+            return Err(Error::new(code, ErrorKind::Range, field, parser.fail("unexpected trailing characters")));
         }
         Ok(value)
     }

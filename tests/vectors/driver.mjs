@@ -139,7 +139,7 @@ function checkUnknown(obj, known, prefix, code = 'unknown_option') {
 
 // RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM).
 function isRfc3339(s) {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(s);
+  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|([+-])(\d{2}):(\d{2}))$/.exec(s);
   if (!m) return false;
   const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
   const dim = [31, (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -249,8 +249,8 @@ class LoopEngine {
       analytics = {
         detectDiminishingReturns() {
           ctx.analyticsCalls++;
-          if (next >= script.length) throw new Error('analytics script exhausted');
-          const r = clone(script[next++]);
+          const r = next < script.length ? clone(script[next]) : null;
+          next++;
           validateAnalyticsReturn(r);
           return r;
         },
@@ -335,6 +335,12 @@ class LoopEngine {
   }
 }
 
+const SNAPSHOT_FIELDS = {
+  EarlyStopping: ['config', 'history', 'stoppingReason', 'stoppingDetails'],
+  IterationAnalytics: ['config', 'records'],
+  PyramidRun: ['config', 'totalLayers', 'layers', 'submitted'],
+};
+
 function parseSnapshot(arg, engine) {
   const code = 'invalid_snapshot';
   let s = arg;
@@ -342,6 +348,7 @@ function parseSnapshot(arg, engine) {
     try { s = JSON.parse(s); } catch { throw rangeErr(code, 'snapshot'); }
   }
   if (!isPlainObject(s)) throw typeErr(code, 'snapshot');
+  checkUnknown(s, ['version', 'engine', ...SNAPSHOT_FIELDS[engine]], '', code);
   const version = own(s, 'version');
   if (typeof version !== 'number') throw typeErr(code, 'version');
   if (version !== 1) throw rangeErr(code, 'version');
@@ -517,7 +524,14 @@ class AnalyticsEngine {
     if (!Array.isArray(records)) throw typeErr(code, 'records');
     records.forEach((r, i) => validateAnalyticsRecord(r, { prefix: `records[${i}].`, snapshot: true }));
     const m = new AnalyticsModel(s.config);
-    for (const r of records) m.recordIteration(r); // quality_delta is derived state: recomputed
+    // quality_delta is derived: it must be present and equal the recomputed one
+    records.forEach((r, i) => {
+      const computed = m.recordIteration(r).quality_delta;
+      const field = `records[${i}].quality_delta`;
+      const stored = own(r, 'quality_delta');
+      if (typeof stored !== 'number') throw typeErr(code, field);
+      if (!Object.is(stored, computed)) throw rangeErr(code, field);
+    });
     return new AnalyticsEngine(m);
   }
 }
@@ -836,26 +850,38 @@ export async function evaluate(vector, ref) {
   const Engine = ENGINES[vector.engine];
   if (!Engine) throw new Error(`unknown engine ${vector.engine}`);
   const ctx = { ref, saved: new Map(), analyticsCalls: 0 };
-  let inst = Engine.construct(ctx, decode(vector.construct ?? {}));
+  let inst;
+  try {
+    inst = Engine.construct(ctx, decode(vector.construct ?? {}));
+  } catch (e) {
+    if (e instanceof ValidationError) return { constructThrows: { code: e.code, field: e.field, kind: e.kind }, calls: [], analyticsCalls: 0 };
+    throw e;
+  }
   const out = [];
   for (const call of vector.calls) {
     let res;
+    let args;
     try {
-      const args = (call.args ?? []).map((a) => resolveArg(ctx, a));
+      args = (call.args ?? []).map((a) => resolveArg(ctx, a));
       if (call.call === 'new') { inst = Engine.construct(ctx, decode(call.construct)); res = { ref: undefined }; }
       else if (call.call === 'fromJSON') { inst = await Engine.fromJSON(ctx, args[0]); res = { ref: undefined }; }
       else res = await inst.call(call.call, args, { ...call, layers: call.layers && decode(call.layers) });
       if (call.saveAs) ctx.saved.set(call.saveAs, res.ref);
     } catch (e) {
       if (e instanceof ValidationError) res = { throws: { code: e.code, field: e.field, kind: e.kind } };
-      else if (e instanceof RunnerError) res = { throws: { propagated: e.message } };
+      else if (e instanceof RunnerError) res = { throws: { message: e.message } };
       else throw e;
       if (e.runnerCalls) res.runnerCalls = e.runnerCalls;
     }
     if (!('throws' in res)) {
       if (!('full' in res)) res.full = res.ref;
+      // a key the reference leaves undefined is absent
+      res.ref = decode(encode(res.ref));
+      res.full = decode(encode(res.full));
       if (!res.extras) res.extras = NO_EXTRAS;
     }
+    res.args = args;
+    res.analyticsCalls = ctx.analyticsCalls;
     out.push(res);
   }
   return { calls: out, analyticsCalls: ctx.analyticsCalls };
@@ -864,6 +890,11 @@ export async function evaluate(vector, ref) {
 // Compares a vector's recorded expectations with an evaluation; returns mismatch strings.
 export function checkVector(vector, ev) {
   const errs = [];
+  if ('throws' in vector || ev.constructThrows) {
+    if (!ev.constructThrows) return ['expected the constructor to throw'];
+    if (!('throws' in vector)) return [`constructor threw ${fmt(ev.constructThrows)}`];
+    return compare(vector.throws, ev.constructThrows, NO_EXTRAS, 'throws');
+  }
   vector.calls.forEach((call, i) => {
     const r = ev.calls[i];
     const at = `call ${i} (${call.call})`;
@@ -875,6 +906,7 @@ export function checkVector(vector, ev) {
     } else if ('returns' in call) {
       errs.push(...compare(decode(call.returns), r.full, r.extras, `${at}.returns`));
     }
+    if ('analyticsCalls' in call && call.analyticsCalls !== r.analyticsCalls) errs.push(`${at}: analyticsCalls ${call.analyticsCalls} != ${r.analyticsCalls}`);
     if ('runnerCalls' in call) errs.push(...compare(call.runnerCalls, r.runnerCalls, NO_EXTRAS, `${at}.runnerCalls`));
   });
   if ('analyticsCalls' in vector && vector.analyticsCalls !== ev.analyticsCalls) errs.push(`analyticsCalls ${vector.analyticsCalls} != ${ev.analyticsCalls}`);
