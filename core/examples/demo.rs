@@ -12,11 +12,11 @@
 //! cannot drift from what the engines do.
 
 use earlyexit::loop_stopping::DiminishingReturnsReport;
-use earlyexit::pyramid::parse_layers;
 use earlyexit::speculation::classify_outcome;
 use earlyexit::{
     calculate_quality_signal, Action, CoherenceEarlyExit, EarlyStopping, ErrorCode, ExitConfig, ExitDecision,
-    IterationAnalytics, LayerResult, Naming, Outcome, PyramidRun, StoppingDecision, TestPyramidResult, Value,
+    IterationAnalytics, IterationResult, LayerResult, Naming, Outcome, PyramidRun, StoppingDecision, TestPyramidResult,
+    Value,
 };
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
@@ -125,9 +125,13 @@ pub fn replay_loop(case: &Value) -> Result<LoopOutcome, String> {
         ),
     };
     let rows = items(case, "iterations")?;
+    // Every recorded iteration is validated up front, also those after the stop, whose
+    // quality the demo shows as what the loop would have produced.
     let mut qualities = Vec::with_capacity(rows.len());
-    for row in rows {
-        qualities.push(number(row, "quality_score").map_err(|_| format!("case {}: bad iteration", case_id(case)))?);
+    for (index, row) in rows.iter().enumerate() {
+        let result = IterationResult::from_value(row, Naming::Js)
+            .map_err(|e| core_error(case, &format!("iteration {}", index + 1), e))?;
+        qualities.push(result.quality_score);
     }
     let mut stopped_at = None;
     let mut last = None;
@@ -158,11 +162,12 @@ pub fn replay_loop(case: &Value) -> Result<LoopOutcome, String> {
         }
     }
     let decision = last.ok_or_else(|| format!("case {}: no iterations", case_id(case)))?;
-    let best_in_run =
-        qualities
-            .iter()
-            .enumerate()
-            .fold((0, f64::NEG_INFINITY), |best, (i, &q)| if q > best.1 { (i + 1, q) } else { best });
+    let mut best_in_run = (0, f64::NEG_INFINITY);
+    for (index, &quality) in qualities.iter().enumerate() {
+        if quality > best_in_run.1 {
+            best_in_run = (index + 1, quality); // earliest on ties
+        }
+    }
     Ok(LoopOutcome { qualities, stopped_at, decision, best_in_run })
 }
 
@@ -208,8 +213,9 @@ impl PyramidOutcome {
 }
 
 /// The preset named by a case (`default`, `aggressive`, `conservative`) with the case's
-/// `config` merged over it.
-pub fn exit_config(case: &Value) -> Result<ExitConfig, String> {
+/// `config` merged over it, as a full config object (which `start_value` and
+/// `CoherenceEarlyExit::from_values` merge over the default preset, leaving it as it is).
+pub fn exit_config(case: &Value) -> Result<Value, String> {
     let base = match text(case, "preset")? {
         "default" => ExitConfig::DEFAULT,
         "aggressive" => ExitConfig::AGGRESSIVE,
@@ -217,30 +223,23 @@ pub fn exit_config(case: &Value) -> Result<ExitConfig, String> {
         other => return Err(format!("case {}: unknown preset '{other}'", case_id(case))),
     };
     let overrides = case.get("config").unwrap_or(&Value::Null);
-    base.merged(overrides, Naming::Js, "", ErrorCode::InvalidConfig).map_err(|e| core_error(case, "config", e))
-}
-
-fn total_layers(case: &Value) -> Result<u64, String> {
-    let n = number(case, "totalLayers")?;
-    if n.fract() == 0.0 && (1.0..=1e15).contains(&n) {
-        Ok(n as u64)
-    } else {
-        Err(format!("case {}: totalLayers must be an integer >= 1", case_id(case)))
-    }
+    let config =
+        base.merged(overrides, Naming::Js, "", ErrorCode::InvalidConfig).map_err(|e| core_error(case, "config", e))?;
+    Ok(config.to_value(Naming::Js))
 }
 
 /// Replays one pyramid run (`"kind": "run"`) through the step API: ask `next()`, hand
 /// the layer's recorded result to `submit()`, until `done`; then `result()`.
 pub fn replay_pyramid(case: &Value) -> Result<PyramidOutcome, String> {
-    let config = exit_config(case)?;
-    let layers = parse_layers(field(case, "layers")?, Naming::Js).map_err(|e| core_error(case, "layers", e))?;
+    let mut run =
+        PyramidRun::start_value(&exit_config(case)?, field(case, "totalLayers")?, field(case, "layers")?, Naming::Js)
+            .map_err(|e| core_error(case, "start", e))?;
     let results = items(case, "results")?;
-    if results.len() != layers.len() {
+    if results.len() != run.layers().len() {
         return Err(format!("case {}: one result per layer expected", case_id(case)));
     }
-    let names = layers.iter().map(|l| l.name.clone()).collect::<Vec<_>>();
-    let costs = layers.iter().map(|l| l.cost_ms).collect::<Vec<_>>();
-    let mut run = PyramidRun::start(config, total_layers(case)?, layers).map_err(|e| core_error(case, "start", e))?;
+    let names = run.layers().iter().map(|l| l.name.clone()).collect::<Vec<_>>();
+    let costs = run.layers().iter().map(|l| l.cost_ms).collect::<Vec<_>>();
     let mut decisions: Vec<(usize, ExitDecision)> = Vec::new();
     while let Action::Run(layer) | Action::Verify(layer) = run.next() {
         let recorded =
@@ -281,8 +280,8 @@ pub fn replay_pyramid(case: &Value) -> Result<PyramidOutcome, String> {
 
 /// Feeds a hand-made signal (`"kind": "signal"`) to `CoherenceEarlyExit::should_exit`.
 pub fn replay_signal(case: &Value) -> Result<ExitDecision, String> {
-    let exit =
-        CoherenceEarlyExit::new(exit_config(case)?, total_layers(case)?).map_err(|e| core_error(case, "config", e))?;
+    let exit = CoherenceEarlyExit::from_values(&exit_config(case)?, field(case, "totalLayers")?, Naming::Js)
+        .map_err(|e| core_error(case, "config", e))?;
     exit.should_exit_value(field(case, "signal")?, field(case, "layer")?, Naming::Js)
         .map_err(|e| core_error(case, "signal", e))
 }
@@ -392,10 +391,6 @@ fn print_loops(cases: &[Value]) -> Result<(usize, usize), String> {
     Ok((ran, total))
 }
 
-fn outcome_word(outcome: Outcome) -> &'static str {
-    outcome.as_str()
-}
-
 fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
     println!("ENGINE 2  test-pyramid early exit (ADR-033): the PyramidRun step API");
     println!("          runs from examples/data/pyramids.jsonl; layer costs 1 s unit, 5 s integration, 30 s e2e,");
@@ -439,7 +434,7 @@ fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
                     (
                         "verified",
                         String::new(),
-                        format!("predicted {}, actual {}: {verdict}", outcome_word(*predicted), outcome_word(*actual)),
+                        format!("predicted {}, actual {}: {verdict}", predicted.as_str(), actual.as_str()),
                     )
                 }
                 LayerFate::NotRun { predicted, would_have_been } => (
@@ -448,22 +443,17 @@ fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
                     match predicted {
                         Some(p) => format!(
                             "predicted {} (unverified; its recorded result says {})",
-                            outcome_word(*p),
-                            outcome_word(*would_have_been)
+                            p.as_str(),
+                            would_have_been.as_str()
                         ),
-                        None => format!("not needed (its recorded result says {})", outcome_word(*would_have_been)),
+                        None => format!("not needed (its recorded result says {})", would_have_been.as_str()),
                     },
                 ),
             };
             layers.row(vec![format!("{index} {name}"), cost, what.to_string(), lambda, detail], Vec::new());
         }
         layers.print("    ");
-        let not_run = outcome.names.len() - {
-            let mut executed = r.layers_executed.clone();
-            executed.sort_unstable();
-            executed.dedup();
-            executed.len()
-        };
+        let not_run = outcome.fates.iter().filter(|fate| matches!(fate, LayerFate::NotRun { .. })).count();
         let nominal: f64 = outcome.costs.iter().map(|c| c.unwrap_or(0.0)).sum();
         let saved = r.compute_saved_ms;
         let saved_text = saved.map_or("null (a never-run layer has no costMs)".to_string(), |ms| {
@@ -532,7 +522,8 @@ fn exit_layer_index(result: &TestPyramidResult) -> usize {
 fn run(data_dir: &Path) -> Result<(), String> {
     let loops = load_jsonl(&data_dir.join("loops.jsonl"))?;
     let pyramids = load_jsonl(&data_dir.join("pyramids.jsonl"))?;
-    println!("earlyexit demo: both engines replayed over the bundled example data ({})", data_dir.display());
+    let shown = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    println!("earlyexit demo: both engines replayed over the bundled example data ({})", shown.display());
     println!();
     let (ran, total) = print_loops(&loops)?;
     println!();
@@ -546,14 +537,15 @@ fn run(data_dir: &Path) -> Result<(), String> {
         seconds(nominal_ms)
     );
     println!();
-    let dashboard = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("examples").join("dashboard");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     println!("DASHBOARD");
     println!("  examples/dashboard/ shows the same data in a browser: quality curves with each iteration's decision,");
     println!("  the stop point and reason with the config editable live, and pyramid runs layer by layer.");
-    if dashboard.is_dir() {
-        println!("  Serve and open it with the command in README.md (browser quick start).");
+    if repo.join("scripts").join("serve-dashboard.sh").is_file() {
+        println!("  Serve it with `scripts/serve-dashboard.sh` (it builds the wasm package when missing), then open");
+        println!("  http://127.0.0.1:8000/examples/dashboard/ and pick an example (README.md, browser quick start).");
     } else {
-        println!("  (Not in this checkout yet; README.md will give the command that serves it.)");
+        println!("  README.md (browser quick start) gives the command that serves it.");
     }
     Ok(())
 }

@@ -1,0 +1,30 @@
+# The two commands of the README, and the pieces behind them.
+#
+#   make demo    both engines replayed over the bundled example data (examples/data/)
+#   make test    install what is missing (scripts/setup.sh), then every suite (scripts/test-all.sh)
+#
+# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
+# (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
+# reference implementations in ../shared/reference, or REFERENCE=<dir>).
+
+SHELL := /bin/bash
+REFERENCE ?= ../shared/reference
+# rustup installs cargo here; a fresh shell may not have it on PATH yet.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: test demo setup vectors test-rust test-python test-node test-browser test-packaging
+
+test: setup
+	bash scripts/test-all.sh
+
+demo:
+	cargo run --release -p earlyexit --example demo
+
+setup:
+	bash scripts/setup.sh
+
+test-rust test-python test-node test-browser test-packaging:
+	bash scripts/$@.sh
+
+vectors:
+	node tests/vectors/generate.mjs $(REFERENCE)

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The installable artifacts, installed the way a user installs them, into scratch places
+# outside the repository, each then imported and asked for one real decision:
+#   python   `maturin build --release` makes one abi3 wheel; pip installs it (no index)
+#            into a fresh venv; `import earlyexit` decides one loop.
+#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings-node, the napi addon)
+#            and `earlyexit-wasm` (bindings-wasm); each is installed offline into a fresh
+#            directory, then loaded with require() and with import, each deciding one loop.
+#
+# Uses the venv scripts/test-python.sh makes (.venv with maturin) and the package builds
+# scripts/test-node.sh makes (npm run build:node / build:wasm); builds a package itself
+# only when its tarball would lack the native part. The wheel and tarballs are kept in
+# test-output/packaging/; installs go to a temporary directory outside the repository.
+# Closing line: `packaging: N passed, M failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export PATH="$HOME/.cargo/bin:$PATH"
+
+out=$root/test-output/packaging      # the wheel and the tarballs, kept for inspection
+rm -rf "$out"
+mkdir -p "$out"
+# Installs go outside the repository, so nothing can resolve to the workspace's own copies.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/earlyexit-packaging.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+passed=0
+failed=0
+failures=()
+
+check() { # name, command...: one pass or one failure
+  local name=$1
+  shift
+  printf '\n=== %s\n' "$name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "--- $name: ok ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "--- $name: FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+
+# One decision every binding must make identically: a verified, confident iteration stops
+# the loop with the seed's exact reason string.
+REASON='High confidence (97.0%) AND verification passed'
+
+# --- Python: the abi3 wheel -----------------------------------------------------------
+wheel=""
+build_wheel() {
+  if [ ! -x .venv/bin/maturin ]; then
+    echo "no .venv/bin/maturin: scripts/test-python.sh makes the venv (run it first, or make test)"
+    return 1
+  fi
+  VIRTUAL_ENV=$root/.venv CARGO_TARGET_DIR=$root/target/python \
+    .venv/bin/maturin build --release --interpreter .venv/bin/python --out "$out/wheels" || return 1
+  wheel=$(ls "$out"/wheels/*.whl 2>/dev/null | head -n 1)
+  [ -n "$wheel" ] || { echo "maturin wrote no wheel"; return 1; }
+  echo "wheel: $(basename "$wheel") ($(stat -c %s "$wheel") bytes)"
+  case "$(basename "$wheel")" in
+    *-abi3-*) ;;
+    *) echo "not an abi3 wheel: $(basename "$wheel")"; return 1 ;;
+  esac
+}
+
+install_wheel() {
+  [ -n "$wheel" ] || { echo "no wheel to install"; return 1; }
+  python3 -m venv "$scratch/venv" || return 1
+  "$scratch/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check "$wheel" || return 1
+  (cd "$scratch" && EXPECTED_REASON=$REASON "$scratch/venv/bin/python" - <<'PY'
+import os, sys
+import earlyexit
+
+location = os.path.realpath(earlyexit.__file__)
+assert location.startswith(os.path.realpath(sys.prefix) + os.sep), f"imported from {location}, not the venv"
+engine = earlyexit.EarlyStopping()
+engine.record(1, quality_score=91.0, confidence=0.97, verification_status="passed", quality_delta=0.0,
+              timestamp="2026-01-01T00:00:00.000Z")
+decision = engine.should_stop()
+assert decision.stop is True and decision.trigger == "high_confidence", decision
+assert decision.reason == os.environ["EXPECTED_REASON"], decision.reason
+print(f"import earlyexit from {location}: stop={decision.stop}, trigger={decision.trigger}, reason={decision.reason!r}")
+PY
+  )
+}
+
+check "python: maturin build --release makes an abi3 wheel" build_wheel
+check "python: the wheel installs into a fresh venv and decides" install_wheel
+
+# --- npm: the two tarballs ------------------------------------------------------------
+# pack_package DIR BUILD_SCRIPT NATIVE_PATTERN: npm pack DIR into $out/tarballs; when the
+# packed file list has nothing matching NATIVE_PATTERN (the .node addon, the .wasm module),
+# run the workspace's build script first.
+pack_package() {
+  local dir=$1 build=$2 pattern=$3
+  [ -f "$dir/package.json" ] || { echo "$dir/package.json does not exist"; return 1; }
+  if ! (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -Eq "\"path\": \"[^\"]*$pattern\""; then
+    echo "$dir: nothing matching $pattern to pack yet; running npm run $build"
+    npm run --silent "$build" || return 1
+  fi
+  mkdir -p "$out/tarballs"
+  local name
+  name=$(cd "$dir" && npm pack --silent --pack-destination "$out/tarballs" | tail -n 1) || return 1
+  [ -f "$out/tarballs/$name" ] || { echo "npm pack wrote no tarball"; return 1; }
+  (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -Eq "\"path\": \"[^\"]*$pattern\"" ||
+    { echo "$name has no file matching $pattern"; return 1; }
+  echo "tarball: $name ($(stat -c %s "$out/tarballs/$name") bytes)"
+}
+
+# install_and_use PACKAGE TARBALL_GLOB: install the tarball offline into a fresh directory,
+# then require() it and import it, deciding one loop each way.
+install_and_use() {
+  local package=$1 glob=$2 tarball
+  tarball=$(ls "$out"/tarballs/$glob 2>/dev/null | head -n 1)
+  [ -n "$tarball" ] || { echo "no tarball $glob (npm pack failed above)"; return 1; }
+  local dir="$scratch/npm-$package"
+  mkdir -p "$dir"
+  (cd "$dir" && printf '{"name": "scratch-%s", "private": true}\n' "$package" >package.json &&
+    npm install --offline --no-audit --no-fund --silent "$tarball") || return 1
+  local script='
+    const { EarlyStopping } = lib;
+    const engine = new EarlyStopping();
+    engine.recordIterationResult(1, { quality_score: 91, confidence: 0.97, verification_status: "passed",
+                                      quality_delta: 0, timestamp: "2026-01-01T00:00:00.000Z" });
+    const d = engine.shouldStop(1);
+    if (d.stop !== true || d.trigger !== "high_confidence" || d.reason !== process.env.EXPECTED_REASON)
+      throw new Error("unexpected decision: " + JSON.stringify(d));
+    console.log(`${HOW}: stop=${d.stop}, trigger=${d.trigger}, reason=${JSON.stringify(d.reason)}`);'
+  (cd "$dir" && EXPECTED_REASON=$REASON node -e "
+    const lib = require('$package');
+    const where = require.resolve('$package');
+    if (!where.startsWith('$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
+    const HOW = \"require('$package') from \" + where;
+    $script") || return 1
+  (cd "$dir" && EXPECTED_REASON=$REASON node --input-type=module -e "
+    const lib = await import('$package');
+    const where = import.meta.resolve('$package');
+    if (!where.startsWith('file://$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
+    const HOW = \"import '$package' from \" + where;
+    $script") || return 1
+}
+
+check "npm: npm pack earlyexit (bindings-node)" pack_package bindings-node build:node '\.node'
+check "npm: the earlyexit tarball installs offline, require() and import decide" install_and_use earlyexit 'earlyexit-[0-9]*.tgz'
+check "npm: npm pack earlyexit-wasm (bindings-wasm)" pack_package bindings-wasm build:wasm '\.wasm'
+check "npm: the earlyexit-wasm tarball installs offline, require() and import decide" \
+  install_and_use earlyexit-wasm 'earlyexit-wasm-[0-9]*.tgz'
+
+echo
+if [ "${#failures[@]}" -gt 0 ]; then
+  printf 'failed: %s\n' "${failures[@]}"
+fi
+echo "packaging: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
+# every conformance vector with its coverage table, the bundled demo data), clippy with
+# warnings as errors, rustfmt, the zero-runtime-dependency rule and the one-version rule.
+#
+# Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
+# and each of the checks after the tests (clippy, fmt, core deps, versions, demo) counts as
+# one test. A cargo test run that fails before reporting (say, a compile error) counts as
+# one failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+passed=0
+failed=0
+failures=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+section() { printf '\n=== %s\n' "$*"; }
+
+check() { # name, command...: one pass or one failure
+  local name=$1
+  shift
+  section "$name${2:+: $*}"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "--- $name: ok ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "--- $name: FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+
+section "cargo test -p earlyexit --no-fail-fast -- --nocapture (prints the vectors' coverage table)"
+t0=$SECONDS
+cargo test -p earlyexit --no-fail-fast -- --nocapture 2>&1 | tee "$log"
+test_status=${PIPESTATUS[0]}
+test_passed=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+test_failed=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+if [ "$test_status" -ne 0 ] && [ "$test_failed" -eq 0 ]; then
+  test_failed=1 # it failed before any test could report (compile error, missing file)
+fi
+passed=$((passed + test_passed))
+failed=$((failed + test_failed))
+[ "$test_failed" -eq 0 ] || failures+=("cargo test ($test_failed)")
+echo "--- cargo test: $test_passed passed, $test_failed failed ($((SECONDS - t0)) s)"
+
+check clippy cargo clippy -p earlyexit --all-targets -- -D warnings
+check fmt cargo fmt --all --check
+check core-deps scripts/check-core-deps.sh
+check versions scripts/check-versions.sh
+demo_runs() { # the demo must run to the end; show its totals, or all of it when it fails
+  local out
+  out=$(cargo run --quiet -p earlyexit --example demo 2>&1) || { printf '%s\n' "$out"; return 1; }
+  printf '%s\n' "$out" | sed -n '/^TOTALS/,/^$/p'
+}
+check demo demo_runs
+
+echo
+if [ "${#failures[@]}" -gt 0 ]; then
+  echo "failed: ${failures[*]}"
+fi
+echo "cargo test $test_passed passed, $test_failed failed; checks $((passed - test_passed)) passed, $((failed - test_failed)) failed"
+echo "rust: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,390 @@
+// The browser suite: the wasm web build in Debian's headless Chromium, driven
+// by playwright-core (never a downloaded browser).
+//
+//   node --test tests/browser/          (scripts/test-browser.sh does this)
+//
+// - every conformance vector that applies to JS passes on tests/browser/vectors.html
+//   (one test per tests/vectors/*.json file);
+// - the dashboard (examples/dashboard/) shows, for every bundled example,
+//   the stop point / exit decision its data file expects;
+// - changing a config value in the page moves the stop point, and a bad value
+//   shows the engine's error on the page;
+// - malformed files show a clear error (JSON parse error with its line, the
+//   engine's code and field) and never a blank page;
+// - the live view follows a loop and a pyramid through the step API;
+// - screenshots go to test-output/dashboard.png (and dashboard-pyramid.png).
+//
+// Environment: CHROMIUM (default /usr/bin/chromium).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, REPO_ROOT } from './serve.mjs';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+// The flags of ../shared/design/toolchain.md; `--headless` comes from
+// `headless: true` and `--user-data-dir` from launchPersistentContext (a
+// fresh directory per run), which is how Playwright wants them passed.
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const OUT_DIR = path.join(REPO_ROOT, 'test-output');
+const VECTOR_DIR = path.join(REPO_ROOT, 'tests', 'vectors');
+const DATA_DIR = path.join(REPO_ROOT, 'examples', 'data');
+
+let server;
+let context;
+let profileDir;
+let vectorResult = null;
+const pageErrors = [];
+
+const readJsonl = (file) =>
+  fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+const loopRuns = readJsonl(path.join(DATA_DIR, 'loops.jsonl'))
+  .filter((r) => Array.isArray(r.iterations) && r.expect && 'stop_at' in r.expect);
+const pyramidRuns = readJsonl(path.join(DATA_DIR, 'pyramids.jsonl'))
+  .filter((r) => Array.isArray(r.results) && r.expect && 'exitedEarly' in r.expect);
+const vectorFiles = fs.readdirSync(VECTOR_DIR).filter((f) => f.endsWith('.json')).sort();
+
+async function newPage() {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') pageErrors.push(`${page.url()}: console error: ${msg.text()}`);
+  });
+  return page;
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install Debian's chromium (scripts/setup.sh) or set CHROMIUM`);
+  for (const f of ['bindings-wasm/web.mjs', 'bindings-wasm/api.mjs', 'bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm', 'node_modules/uplot/dist/uPlot.esm.js']) {
+    assert.ok(fs.existsSync(path.join(REPO_ROOT, f)), `${f} is missing: run scripts/build-wasm.sh and npm install (scripts/test-browser.sh does both)`);
+  }
+  const { chromium } = await import('playwright-core');
+  server = await startServer({ port: 0 });
+  profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earlyexit-chromium-'));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: { width: 1360, height: 900 },
+  });
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------
+// Conformance vectors in the browser.
+
+async function runVectorPage() {
+  if (vectorResult) return vectorResult;
+  const page = await newPage();
+  await page.goto(`${server.url}/tests/browser/vectors.html`);
+  await page.waitForSelector('body[data-done]', { timeout: 120_000 });
+  vectorResult = JSON.parse(await page.textContent('#result'));
+  vectorResult.status = await page.textContent('#status');
+  await page.close();
+  return vectorResult;
+}
+
+test('vector page runs in Chromium', async () => {
+  const r = await runVectorPage();
+  assert.equal(r.error, undefined, `the vector page failed to start: ${r.error}`);
+  assert.ok(r.total > 0, 'no vector ran');
+  console.log(`# vectors in Chromium: ${r.status}`);
+  console.log(`# coverage: ${JSON.stringify(r.coverage)}`);
+});
+
+for (const file of vectorFiles) {
+  test(`vectors in Chromium: ${file}`, async (t) => {
+    const r = await runVectorPage();
+    assert.equal(r.error, undefined, `the vector page failed to start: ${r.error}`);
+    const row = r.byFile.find((f) => f.file === file);
+    assert.ok(row, `${file} was not run by the page`);
+    if (row.total === 0) {
+      t.skip(`none of its ${row.skipped} vectors applies to JS`);
+      return;
+    }
+    const failures = r.failures.filter((f) => f.file === file);
+    assert.equal(
+      row.failed,
+      0,
+      `${row.failed} of ${row.total} vectors failed:\n${failures.map((f) => `- ${f.name}\n    ${f.errors.join('\n    ')}`).join('\n')}`,
+    );
+    assert.equal(row.passed, row.total);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// The dashboard.
+
+let dash;
+
+async function dashboard() {
+  if (dash) return dash;
+  dash = await newPage();
+  await dash.goto(`${server.url}/examples/dashboard/`);
+  await dash.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  return dash;
+}
+
+const text = async (page, sel) => (await page.textContent(sel)).trim();
+
+// Waits until the page has evaluated again after an action.
+async function afterEvaluation(page, action) {
+  const before = await page.evaluate(() => document.body.dataset.evaluated ?? '0');
+  await action();
+  await page.waitForFunction((b) => (document.body.dataset.evaluated ?? '0') !== b, before, { timeout: 10_000 });
+}
+
+async function selectExample(page, value) {
+  await afterEvaluation(page, () => page.selectOption('#example-select', value));
+}
+
+test('dashboard loads the engine, uPlot and the bundled examples', async () => {
+  const page = await dashboard();
+  assert.equal(await page.getAttribute('#engine-status', 'data-state'), 'ready');
+  const values = await page.$$eval('#example-select option', (os) => os.map((o) => o.value).filter(Boolean));
+  for (const r of loopRuns) assert.ok(values.includes(`loops.jsonl:${r.id}`), `example ${r.id} is not offered`);
+  for (const r of pyramidRuns) assert.ok(values.includes(`pyramids.jsonl:${r.id}`), `example ${r.id} is not offered`);
+  assert.ok(await page.isHidden('#error'), `an error is shown: ${await text(page, '#error')}`);
+  assert.ok(await page.$('#loop-chart canvas'), 'the quality chart (uPlot canvas) is missing');
+});
+
+test('dashboard shows the stop point each bundled loop expects', async () => {
+  const page = await dashboard();
+  assert.ok(loopRuns.length > 0, 'no loop example with an expectation in examples/data/loops.jsonl');
+  for (const run of loopRuns) {
+    await selectExample(page, `loops.jsonl:${run.id}`);
+    assert.ok(await page.isHidden('#error'), `${run.id}: error shown: ${await text(page, '#error')}`);
+    const want = run.expect;
+    assert.equal(await text(page, '#stop-iteration'), want.stop_at === null ? 'none' : String(want.stop_at), `${run.id}: stop iteration`);
+    assert.equal(await text(page, '#stop-trigger'), want.trigger, `${run.id}: trigger`);
+    if ('best_iteration' in want) assert.equal(await text(page, '#best-iteration'), String(want.best_iteration), `${run.id}: best iteration`);
+    const rows = await page.$$eval('#loop-table tbody tr', (trs) => trs.length);
+    assert.equal(rows, run.iterations.length, `${run.id}: one table row per iteration`);
+    const reason = await text(page, '#stop-reason');
+    assert.ok(reason.length > 10 && reason !== '–', `${run.id}: a reason is shown`);
+    if (want.stop_at !== null) {
+      const stopRow = await page.$eval('#loop-table tr.is-stop', (tr) => tr.dataset.iteration);
+      assert.equal(stopRow, String(want.stop_at), `${run.id}: the stop row is highlighted`);
+    }
+  }
+});
+
+test('dashboard shows the exit decision each bundled pyramid expects', async () => {
+  const page = await dashboard();
+  assert.ok(pyramidRuns.length > 0, 'no pyramid example with an expectation in examples/data/pyramids.jsonl');
+  for (const run of pyramidRuns) {
+    await selectExample(page, `pyramids.jsonl:${run.id}`);
+    assert.ok(await page.isHidden('#error'), `${run.id}: error shown: ${await text(page, '#error')}`);
+    const want = run.expect;
+    assert.equal(await text(page, '#exit-reason'), want.exitReason, `${run.id}: exit reason`);
+    assert.equal(await text(page, '#exit-decision'), want.exitedEarly ? `exit after ${want.exitLayer}` : 'ran every layer', `${run.id}: exit decision`);
+    if ('verifiedLayers' in want) assert.equal(await text(page, '#verified-layers'), String(want.verifiedLayers), `${run.id}: verified layers`);
+    if ('mispredictions' in want) assert.equal(await text(page, '#mispredictions'), String(want.mispredictions), `${run.id}: mispredictions`);
+    const statuses = await page.$$eval('#pyramid-table tbody tr', (trs) => trs.map((tr) => tr.dataset.status));
+    assert.equal(statuses.length, run.results.length, `${run.id}: one row per layer`);
+    if (Array.isArray(want.layersExecuted)) {
+      const executed = statuses.map((s, i) => (s === 'skipped' ? null : i)).filter((i) => i !== null);
+      assert.deepEqual(executed, want.layersExecuted, `${run.id}: executed layers (run or verified)`);
+    }
+    if (want.mispredictions > 0) assert.ok(statuses.includes('mispredicted'), `${run.id}: the misprediction is marked`);
+    if (Array.isArray(want.decisions)) {
+      const reasons = await page.$$eval('#pyramid-table tbody tr td:nth-child(9) .pill', (ps) => ps.map((p) => p.textContent.trim()));
+      assert.deepEqual(reasons, want.decisions, `${run.id}: the decision at each executed layer`);
+    }
+    assert.ok(await page.$('#pyramid-chart canvas'), `${run.id}: the lambda chart is missing`);
+  }
+});
+
+test('changing a config value re-runs the engine and moves the stop point', async () => {
+  const page = await dashboard();
+  await selectExample(page, 'loops.jsonl:synthetic/quality-plateau');
+  assert.equal(await text(page, '#stop-iteration'), '4');
+  assert.equal(await text(page, '#stop-trigger'), 'quality_plateau');
+  const input = '#loop-config input[name="plateauConsecutiveCount"]';
+  assert.equal(await page.inputValue(input), '3');
+
+  await afterEvaluation(page, () => page.fill(input, '2'));
+  assert.equal(await text(page, '#stop-iteration'), '3', 'a shorter plateau stops earlier');
+  assert.match(await text(page, '#stop-reason'), /2 consecutive iterations/);
+
+  // A longer plateau: diminishing returns (the next check) fires first, at 4;
+  // without it the plateau of 6 completes at iteration 7.
+  await afterEvaluation(page, () => page.fill(input, '6'));
+  assert.equal(await text(page, '#stop-iteration'), '4');
+  assert.equal(await text(page, '#stop-trigger'), 'diminishing_returns');
+  await afterEvaluation(page, () => page.uncheck('#loop-config input[name="enableDiminishingReturns"]'));
+  assert.equal(await text(page, '#stop-iteration'), '7', 'a longer plateau stops later');
+  assert.equal(await text(page, '#stop-trigger'), 'quality_plateau');
+
+  // A value the engine rejects: its error, code and field on the page, the input marked.
+  await afterEvaluation(page, () => page.fill('#loop-config input[name="highConfidenceThreshold"]', '1.5'));
+  assert.ok(await page.isVisible('#error'), 'an invalid config shows an error');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'invalid_config');
+  assert.equal(await page.getAttribute('#error', 'data-field'), 'highConfidenceThreshold');
+  assert.match(await text(page, '#error-message'), /highConfidenceThreshold/);
+  assert.equal(await page.getAttribute('#loop-config input[name="highConfidenceThreshold"]', 'aria-invalid'), 'true');
+
+  await afterEvaluation(page, () => page.fill('#loop-config input[name="highConfidenceThreshold"]', '0.95'));
+  assert.ok(await page.isHidden('#error'), 'the error goes away once the value is valid');
+  assert.equal(await text(page, '#stop-iteration'), '7');
+
+  // Turning plateau detection off: the engine goes on to diminishing returns.
+  await afterEvaluation(page, () => page.click('#loop-reset'));
+  assert.equal(await text(page, '#stop-iteration'), '4');
+  await afterEvaluation(page, () => page.uncheck('#loop-config input[name="enablePlateauDetection"]'));
+  assert.equal(await text(page, '#stop-trigger'), 'diminishing_returns');
+  await afterEvaluation(page, () => page.click('#loop-reset'));
+});
+
+test('changing the exit config moves the pyramid exit', async () => {
+  const page = await dashboard();
+  await selectExample(page, 'pyramids.jsonl:default/regression-caught');
+  assert.equal(await text(page, '#verified-layers'), '2');
+  assert.equal(await text(page, '#mispredictions'), '1');
+  await afterEvaluation(page, () => page.fill('#pyramid-config input[name="verificationLayers"]', '0'));
+  assert.equal(await text(page, '#verified-layers'), '0', 'no verification with verificationLayers 0');
+  assert.equal(await text(page, '#mispredictions'), '0', 'an unverified misprediction is not seen');
+  await afterEvaluation(page, () => page.fill('#pyramid-config input[name="minLambdaForExit"]', '99'));
+  assert.equal(await text(page, '#exit-decision'), 'ran every layer', 'a strict lambda never exits');
+  await afterEvaluation(page, () => page.click('#pyramid-reset'));
+  assert.equal(await text(page, '#exit-decision'), 'exit after 0');
+});
+
+async function loadFile(page, name, body) {
+  await page.setInputFiles('#file-input', { name, mimeType: 'application/x-ndjson', buffer: Buffer.from(body) });
+}
+
+test('a malformed file shows the parse error with its line, not a blank page', async () => {
+  const page = await dashboard();
+  const good = '{"quality_score": 50, "confidence": 0.5, "verification_status": "failed", "quality_delta": 0}';
+  await loadFile(page, 'broken.jsonl', `${good}\n${good}\n{"quality_score": 51, "confidence": 0.5,\n`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.equal(await page.getAttribute('#error', 'data-line'), '3');
+  assert.match(await text(page, '#error-message'), /broken\.jsonl, line 3: not valid JSON/);
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'json_parse');
+  assert.ok(await page.isVisible('#data-heading'), 'the page is still there');
+  assert.ok(await page.isVisible('#example-select'));
+  assert.ok(await page.isHidden('#loop-view'), 'no stale results next to the error');
+
+  await loadFile(page, 'array.jsonl', `${good}\n[1, 2]\n`);
+  await page.waitForFunction(() => document.querySelector('#error').dataset.line === '2');
+  assert.match(await text(page, '#error-message'), /line 2: expected a JSON object, got an array/);
+
+  await loadFile(page, 'empty.jsonl', '\n\n');
+  await page.waitForFunction(() => document.querySelector('#error').dataset.code === 'empty_file');
+  assert.match(await text(page, '#error-message'), /empty/);
+});
+
+test('a file the engine rejects shows its code, field and line', async () => {
+  const page = await dashboard();
+  const lines = [
+    '{"quality_score": 50, "confidence": 0.5, "verification_status": "failed", "quality_delta": 0}',
+    '{"quality_score": "high", "confidence": 0.6, "verification_status": "passed", "quality_delta": 1}',
+  ];
+  await loadFile(page, 'bad-value.jsonl', lines.join('\n'));
+  await page.waitForFunction(() => document.querySelector('#error').dataset.field === 'quality_score');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'invalid_result');
+  assert.equal(await page.getAttribute('#error', 'data-line'), '2');
+  assert.match(await text(page, '#error-message'), /bad-value\.jsonl, line 2 \(iteration 2\)/);
+  assert.match(await text(page, '#error-field'), /quality_score/);
+
+  await loadFile(page, 'bad-status.jsonl', lines[0].replace('"failed"', '"maybe"'));
+  await page.waitForFunction(() => document.querySelector('#error').dataset.field === 'verification_status');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'invalid_result');
+
+  const layer = '{"name": "unit", "costMs": 1000, "passRate": 1.5, "coverage": 0.9, "flakyRatio": 0}';
+  await loadFile(page, 'bad-layer.jsonl', layer);
+  await page.waitForFunction(() => document.querySelector('#error').dataset.code === 'invalid_layer_result');
+  assert.match(await page.getAttribute('#error', 'data-field'), /passRate/);
+});
+
+test('a file of several runs offers each of them', async () => {
+  const page = await dashboard();
+  const body = fs.readFileSync(path.join(DATA_DIR, 'loops.jsonl'));
+  await afterEvaluation(page, () => page.setInputFiles('#file-input', { name: 'loops.jsonl', mimeType: 'application/x-ndjson', buffer: body }));
+  assert.ok(await page.isVisible('#run-select'), 'a picker for the runs in the file');
+  assert.equal(await page.$$eval('#run-select option', (os) => os.length), readJsonl(path.join(DATA_DIR, 'loops.jsonl')).length);
+  const run = loopRuns.find((r) => r.id === 'synthetic/high-confidence');
+  const index = readJsonl(path.join(DATA_DIR, 'loops.jsonl')).findIndex((r) => r.id === run.id);
+  await afterEvaluation(page, () => page.selectOption('#run-select', String(index)));
+  assert.equal(await text(page, '#stop-iteration'), String(run.expect.stop_at));
+  assert.equal(await text(page, '#stop-trigger'), run.expect.trigger);
+});
+
+test('without the wasm build the page says so instead of going blank', async () => {
+  const page = await context.newPage(); // no error listeners: the failed request is the point
+  await page.route('**/*.wasm', (route) => route.abort());
+  await page.goto(`${server.url}/examples/dashboard/`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await text(page, '#error-title'), /Could not load the WebAssembly build/);
+  assert.match(await text(page, '#error-message'), /scripts\/build-wasm\.sh/);
+  assert.equal(await page.getAttribute('#engine-status', 'data-state'), 'error');
+  assert.ok(await page.isVisible('#data-heading'));
+  await page.close();
+});
+
+test('a plain log of iteration results is replayed and can be followed live', async () => {
+  const page = await dashboard();
+  const scores = [40, 60, 75, 76, 76.5, 76.8];
+  const log = scores
+    .map((q, i) => JSON.stringify({ quality_score: q, confidence: q / 100, verification_status: q >= 70 ? 'passed' : 'failed', quality_delta: i === 0 ? 0 : Math.round((q - scores[i - 1]) * 10) / 10 }))
+    .join('\n');
+  await afterEvaluation(page, () => loadFile(page, 'my-loop.jsonl', log));
+  assert.ok(await page.isHidden('#error'), `error shown: ${await text(page, '#error')}`);
+  assert.equal(await text(page, '#stop-iteration'), '5');
+  assert.equal(await text(page, '#stop-trigger'), 'quality_plateau');
+
+  // Live: step through the same lines until the engine says stop.
+  assert.ok(await page.isVisible('#live-view'));
+  for (let i = 0; i < 4; i++) await page.click('#live-step');
+  assert.match(await text(page, '#live-status'), /^Iteration 4 of 6: continue/);
+  await page.click('#live-step');
+  assert.match(await text(page, '#live-status'), /^Stopped at iteration 5 of 6: quality_plateau/);
+  assert.ok(await page.isDisabled('#live-step'), 'no step after the stop');
+  assert.equal(await page.$$eval('#live-log li', (li) => li.length), 5);
+});
+
+test('the live view drives a pyramid through the PyramidRun step API', async () => {
+  const page = await dashboard();
+  await selectExample(page, 'pyramids.jsonl:default/regression-caught');
+  assert.match(await text(page, '#live-status'), /Next action: run layer 0 \(unit\)/);
+  await page.click('#live-play');
+  await page.waitForFunction(() => /^Done:/.test(document.querySelector('#live-status').textContent), null, { timeout: 20_000 });
+  assert.match(await text(page, '#live-status'), /exited after layer 0 \(confident_exit\).*verified 2, 1 misprediction/);
+  const boxes = await page.$$eval('#live-pipeline .layer-box', (bs) => bs.map((b) => b.className.replace('layer-box', '').trim()));
+  assert.deepEqual(boxes, ['exit', 'mispredicted', 'verified', 'skipped']);
+  assert.ok(await page.isHidden('#error'));
+});
+
+test('screenshots of the dashboard', async () => {
+  const page = await dashboard();
+  await selectExample(page, 'pyramids.jsonl:default/regression-caught');
+  await page.screenshot({ path: path.join(OUT_DIR, 'dashboard-pyramid.png'), fullPage: true });
+  await selectExample(page, 'loops.jsonl:synthetic/quality-plateau');
+  for (let i = 0; i < 4; i++) await page.click('#live-step');
+  assert.ok(await page.isHidden('#error'), `an error is shown: ${await text(page, '#error')}`);
+  await page.screenshot({ path: path.join(OUT_DIR, 'dashboard.png'), fullPage: true });
+  assert.ok(fs.statSync(path.join(OUT_DIR, 'dashboard.png')).size > 10_000);
+  console.log(`# screenshots: ${path.relative(REPO_ROOT, OUT_DIR)}/dashboard.png, dashboard-pyramid.png`);
+});
+
+test('no uncaught error or console error in any page', async () => {
+  assert.deepEqual(pageErrors, []);
+  if (dash) assert.notEqual(await dash.getAttribute('#error', 'data-scope'), 'page', 'the dashboard caught an unexpected error');
+});

@@ -1,0 +1,329 @@
+// Runs conformance vectors (tests/vectors/*.json, format in tests/vectors/README.md
+// and ../shared/design/vectors.md) against an earlyexit JS API object: the
+// wasm web build in the browser (vectors.js), or any module with the same
+// exports in Node. No DOM, no Node built-ins: it runs anywhere.
+//
+// For every call: the listed keys of `returns` compared (numbers with
+// Object.is, so bit for bit, -0 and NaN included; keys in the listed order;
+// any other key must be a listed extra), `throws` compared as {code, field,
+// kind} (kind: TypeError = "type", RangeError = "range", and the error must be
+// a real Error) or, for a scripted runner's error, {message} plus identity
+// (the very error the runner threw), `runnerCalls` and `analyticsCalls`.
+// After a rejected call the engine's snapshot (toJSON) must be unchanged.
+
+// ---------------------------------------------------------------------------
+// Codec: numbers JSON cannot hold travel as {"$num": ...}.
+
+const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function decode(v) {
+  if (Array.isArray(v)) return v.map(decode);
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === '$num') {
+      if (!(v.$num in SPECIAL)) throw new Error(`unknown $num ${v.$num}`);
+      return SPECIAL[v.$num];
+    }
+    const out = {};
+    for (const k of keys) out[k] = decode(v[k]);
+    return out;
+  }
+  return v;
+}
+
+// What a value looks like once keys set to undefined are dropped (a key the
+// reference leaves undefined counts as absent).
+function normalize(v) {
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : normalize(x)));
+  if (isPlainObject(v)) {
+    const out = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = normalize(x);
+    return out;
+  }
+  return v;
+}
+
+function show(v) {
+  return JSON.stringify(v, (k, x) => {
+    if (typeof x === 'number' && !Number.isFinite(x)) return { $num: String(x) };
+    if (typeof x === 'number' && Object.is(x, -0)) return { $num: '-0' };
+    if (x === undefined) return '<undefined>';
+    if (typeof x === 'function') return '<function>';
+    return x;
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Comparison: every listed key equal, in the listed order; a key not listed
+// must be an allowed extra.
+
+export function compare(expected, actual, extras = NO_EXTRAS, where = '$') {
+  const out = [];
+  if (typeof expected === 'number' || typeof actual === 'number') {
+    if (!Object.is(expected, actual)) out.push(`${where}: expected ${show(expected)}, got ${show(actual)}`);
+    return out;
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${where}: expected an array, got ${show(actual)}`];
+    if (expected.length !== actual.length) out.push(`${where}: length ${expected.length} != ${actual.length}`);
+    for (let i = 0; i < Math.min(expected.length, actual.length); i++) out.push(...compare(expected[i], actual[i], extras, `${where}[${i}]`));
+    return out;
+  }
+  if (isPlainObject(expected)) {
+    if (!isPlainObject(actual)) return [`${where}: expected an object, got ${show(actual)}`];
+    const ek = Object.keys(expected);
+    for (const k of ek) {
+      if (!(k in actual)) out.push(`${where}.${k}: missing`);
+      else out.push(...compare(expected[k], actual[k], extras, `${where}.${k}`));
+    }
+    for (const k of Object.keys(actual)) if (!ek.includes(k) && !extras.has(k)) out.push(`${where}.${k}: unexpected key`);
+    const order = Object.keys(actual).filter((k) => ek.includes(k));
+    const want = ek.filter((k) => k in actual);
+    if (order.join() !== want.join()) out.push(`${where}: key order ${want.join()} vs ${order.join()}`);
+    return out;
+  }
+  if (expected !== actual) out.push(`${where}: expected ${show(expected)}, got ${show(actual)}`);
+  return out;
+}
+
+// The listed extra keys a call's result may carry beyond the reference's.
+const NO_EXTRAS = new Set();
+const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score']);
+const RECORD_EXTRAS = new Set(['tokens_used', 'token_cost_usd', 'execution_time_ms']);
+const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs']);
+function extrasFor(engine, call) {
+  if (call === 'shouldStop') return DECISION_EXTRAS;
+  if (engine === 'EarlyStopping' && (call === 'getIterationHistory' || call === 'toJSON')) return RECORD_EXTRAS;
+  if (call === 'runWithEarlyExit' || (engine === 'PyramidRun' && call === 'result')) return PYRAMID_EXTRAS;
+  return NO_EXTRAS;
+}
+
+// ---------------------------------------------------------------------------
+// Engines.
+
+/** Whether a vector applies to the JS suites (no `only`, or `only` lists "js"). */
+export const appliesToJs = (vector) => !Array.isArray(vector.only) || vector.only.includes('js');
+
+const clone = (v) => (v === undefined ? undefined : structuredClone(v));
+
+// A scripted diminishing-returns source: the next element per call, null past the end.
+function scriptedAnalytics(ctx, spec) {
+  if (spec === undefined || spec === null) return spec;
+  if (isPlainObject(spec) && Array.isArray(spec.script)) {
+    const script = spec.script;
+    let next = 0;
+    return {
+      detectDiminishingReturns() {
+        ctx.analyticsCalls++;
+        const r = next < script.length ? clone(script[next]) : null;
+        next++;
+        return r;
+      },
+    };
+  }
+  if (isPlainObject(spec) && 'value' in spec) return spec.value; // passed as itself
+  return spec;
+}
+
+// Scripted runners: each call returns a fresh copy of the layer's next
+// result; {"$throw": msg} throws an Error the caller must see unchanged.
+function scriptedLayers(ctx, specs, counts) {
+  return specs.map((spec, i) => {
+    const layer = {};
+    for (const [k, v] of Object.entries(spec)) if (k !== 'results') layer[k] = v;
+    layer.run = async () => {
+      const k = counts[i]++;
+      const results = spec.results ?? [];
+      if (k >= results.length) throw new Error(`runner script of layer ${i} exhausted`);
+      const el = results[k];
+      if (isPlainObject(el) && Object.keys(el).length === 1 && typeof el.$throw === 'string') {
+        const err = new Error(el.$throw);
+        ctx.thrown.add(err);
+        throw err;
+      }
+      return clone(el);
+    };
+    return layer;
+  });
+}
+
+function construct(api, engine, c, ctx) {
+  switch (engine) {
+    case 'EarlyStopping':
+      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics));
+    case 'IterationAnalytics':
+      return new api.IterationAnalytics(c.config);
+    case 'CoherenceEarlyExit':
+      return new api.CoherenceEarlyExit(c.config, c.totalLayers);
+    case 'SpeculativeExecutor':
+      return new api.SpeculativeExecutor(c.config);
+    case 'EarlyExitController':
+      return new api.EarlyExitController(c.config, c.totalLayers);
+    case 'PyramidRun':
+      return api.PyramidRun.start(c.config, c.totalLayers, c.layers);
+    case 'calculateQualitySignal':
+      return { calculateQualitySignal: (...a) => api.calculateQualitySignal(...a) };
+    default:
+      throw new Error(`engine ${engine} is not part of the JS API`);
+  }
+}
+
+const SNAPSHOT_ENGINES = new Set(['EarlyStopping', 'IterationAnalytics', 'PyramidRun']);
+
+function snapshotOf(engine, inst) {
+  if (!SNAPSHOT_ENGINES.has(engine) || !inst || typeof inst.toJSON !== 'function') return undefined;
+  try {
+    return show(inst.toJSON());
+  } catch (err) {
+    return `<toJSON threw: ${err?.message}>`;
+  }
+}
+
+function freeAll(objs) {
+  for (const o of objs) {
+    try {
+      o?.free?.();
+    } catch {
+      // freed twice: nothing to do
+    }
+  }
+}
+
+function errorShape(err, ctx) {
+  if (ctx.thrown.has(err)) return { message: err.message };
+  return {
+    code: err?.code,
+    field: err?.field,
+    kind: err instanceof TypeError ? 'type' : err instanceof RangeError ? 'range' : `not a TypeError/RangeError (${err?.name ?? typeof err})`,
+  };
+}
+
+/**
+ * Runs one vector against `api`; resolves to a list of mismatch strings
+ * (empty = pass). Never throws for a failing vector.
+ */
+export async function runVector(api, vector) {
+  const errs = [];
+  const ctx = { analyticsCalls: 0, thrown: new Set() };
+  const made = [];
+  const engine = vector.engine;
+  let inst;
+  try {
+    try {
+      inst = construct(api, engine, decode(vector.construct ?? {}), ctx);
+      made.push(inst);
+    } catch (err) {
+      if (!('throws' in vector)) return [`constructor threw ${err?.name}: ${err?.message} (code ${err?.code}, field ${err?.field})`];
+      if (!(err instanceof Error)) return [`constructor threw a non-Error ${show(err)}`];
+      return compare(vector.throws, errorShape(err, ctx), NO_EXTRAS, 'throws');
+    }
+    if ('throws' in vector) return [`expected the constructor to throw ${show(vector.throws)}`];
+
+    for (const [i, call] of vector.calls.entries()) {
+      const at = `call ${i} (${call.call})`;
+      const args = (call.args ?? []).map(decode);
+      const before = 'throws' in call ? snapshotOf(engine, inst) : undefined;
+      let counts = null;
+      let value;
+      let thrown = null;
+      try {
+        if (call.call === 'new') {
+          inst = construct(api, engine, decode(call.construct ?? {}), ctx);
+          made.push(inst);
+        } else if (call.call === 'fromJSON') {
+          const cls = engine === 'EarlyStopping' ? api.EarlyStopping : engine === 'IterationAnalytics' ? api.IterationAnalytics : api.PyramidRun;
+          inst = cls.fromJSON(...args);
+          made.push(inst);
+        } else if (call.call === 'runWithEarlyExit') {
+          const specs = decode(call.layers);
+          counts = specs.map(() => 0);
+          value = await inst.runWithEarlyExit(scriptedLayers(ctx, specs, counts));
+        } else if (call.call === 'verify' && call.layers) {
+          const specs = decode(call.layers);
+          counts = specs.map(() => 0);
+          value = await inst.verify(args[0], scriptedLayers(ctx, specs, counts));
+        } else {
+          if (typeof inst[call.call] !== 'function') throw new Error(`${engine} has no method ${call.call}`);
+          value = await inst[call.call](...args);
+        }
+      } catch (err) {
+        thrown = { err };
+      }
+
+      if ('throws' in call) {
+        if (!thrown) {
+          errs.push(`${at}: expected throws ${show(call.throws)}, got ${show(value)}`);
+        } else {
+          const err = thrown.err;
+          if (!(err instanceof Error)) errs.push(`${at}: threw a non-Error ${show(err)}`);
+          errs.push(...compare(call.throws, errorShape(err, ctx), NO_EXTRAS, `${at}.throws`));
+          if (!ctx.thrown.has(err)) {
+            const after = snapshotOf(engine, inst);
+            if (before !== after) errs.push(`${at}: the snapshot changed after a rejected call:\n  before ${before}\n  after  ${after}`);
+          }
+        }
+      } else if (thrown) {
+        const e = thrown.err;
+        errs.push(`${at}: unexpected throw ${e?.name}: ${e?.message} (code ${e?.code}, field ${e?.field})`);
+      } else if ('returns' in call) {
+        errs.push(...compare(decode(call.returns), normalize(value), extrasFor(engine, call.call), `${at}.returns`));
+      } else if (value !== undefined && call.call !== 'new' && call.call !== 'fromJSON') {
+        errs.push(`${at}: expected undefined, got ${show(value)}`);
+      }
+      if ('runnerCalls' in call) errs.push(...compare(call.runnerCalls, counts, NO_EXTRAS, `${at}.runnerCalls`));
+      if ('analyticsCalls' in call && call.analyticsCalls !== ctx.analyticsCalls) errs.push(`${at}: analyticsCalls ${call.analyticsCalls} != ${ctx.analyticsCalls}`);
+      if (errs.length > 20) {
+        errs.push('(stopped after 20 mismatches)');
+        break;
+      }
+    }
+    if ('analyticsCalls' in vector && vector.analyticsCalls !== ctx.analyticsCalls) errs.push(`analyticsCalls ${vector.analyticsCalls} != ${ctx.analyticsCalls}`);
+    return errs;
+  } catch (err) {
+    return [...errs, `the runner failed: ${err?.stack ?? err}`];
+  } finally {
+    freeAll(made);
+  }
+}
+
+/**
+ * Runs every JS-applicable vector of `files` ({name, vectors}[]); returns
+ * {total, passed, failed, skipped, byFile, failures, coverage}. `onProgress`
+ * is called after each file.
+ */
+export async function runAll(api, files, { onProgress } = {}) {
+  const out = { total: 0, passed: 0, failed: 0, skipped: 0, byFile: [], failures: [], coverage: { triggers: {}, exitReasons: {}, errorCodes: {} } };
+  const bump = (m, k) => { m[k] = (m[k] ?? 0) + 1; };
+  for (const file of files) {
+    const row = { file: file.name, total: 0, passed: 0, failed: 0, skipped: 0 };
+    for (const vector of file.vectors) {
+      if (!appliesToJs(vector)) {
+        row.skipped++;
+        continue;
+      }
+      row.total++;
+      const errs = await runVector(api, vector);
+      if (errs.length === 0) row.passed++;
+      else {
+        row.failed++;
+        out.failures.push({ file: file.name, name: vector.name, errors: errs });
+      }
+      // What the vectors exercise (from the expectations, pass or fail).
+      const seen = { triggers: new Set(), exitReasons: new Set(), errorCodes: new Set() };
+      if (vector.throws?.code) seen.errorCodes.add(vector.throws.code);
+      for (const c of vector.calls) {
+        if (c.throws?.code) seen.errorCodes.add(c.throws.code);
+        const r = c.returns;
+        if (isPlainObject(r) && typeof r.trigger === 'string') seen.triggers.add(r.trigger);
+        if (isPlainObject(r) && typeof r.reason === 'string' && 'canExit' in r) seen.exitReasons.add(r.reason);
+        if (isPlainObject(r) && typeof r.exitReason === 'string') seen.exitReasons.add(r.exitReason);
+      }
+      for (const k of Object.keys(seen)) for (const v of seen[k]) bump(out.coverage[k], v);
+    }
+    out.byFile.push(row);
+    for (const k of ['total', 'passed', 'failed', 'skipped']) out[k] += row[k];
+    onProgress?.(row, out);
+  }
+  return out;
+}
