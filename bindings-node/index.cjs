@@ -1,0 +1,11 @@
+'use strict';
+// The `earlyexit` package, CommonJS entry: the shared JS layer (api.cjs, copied from
+// js/api.js at build time) over the napi addon (native.cjs is napi-rs's platform loader).
+const createApi = require('./api.cjs');
+const { api, ready } = createApi(require('./native.cjs'));
+ready();
+
+module.exports = api;
+module.exports.default = api.EarlyStopping;
+// Present in both packages so isomorphic code can always `await init()`; nothing to do here.
+module.exports.init = async function init() {};

@@ -1,0 +1,18 @@
+// The `earlyexit-wasm` package in Node, ES module entry: the same objects as the
+// CommonJS entry (one wasm instance, whichever way the package is loaded).
+import earlyexit from './index.cjs';
+
+export const {
+  EarlyStopping,
+  IterationAnalytics,
+  calculateQualitySignal,
+  CoherenceEarlyExit,
+  SpeculativeExecutor,
+  EarlyExitController,
+  PyramidRun,
+  DEFAULT_EXIT_CONFIG,
+  AGGRESSIVE_EXIT_CONFIG,
+  CONSERVATIVE_EXIT_CONFIG,
+  init,
+} = earlyexit;
+export default earlyexit.EarlyStopping;

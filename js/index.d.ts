@@ -1,0 +1,554 @@
+/// <reference lib="esnext.disposable" />
+// Types of the public API of `earlyexit` (napi-rs) and `earlyexit-wasm` (WebAssembly):
+// the same file in both packages. The API is a drop-in for the seed's
+// `early-stopping.mjs` and for ADR-033's early-exit engine.
+
+// ------------------------------------------------------------------------------------
+// Errors
+
+/** Stable error codes (`error.code`). */
+export type ErrorCode =
+  | 'invalid_config'
+  | 'unknown_option'
+  | 'invalid_result'
+  | 'invalid_iteration'
+  | 'invalid_layer_result'
+  | 'invalid_signal'
+  | 'invalid_analytics'
+  | 'invalid_snapshot'
+  | 'invalid_step'
+  | 'invalid_replay';
+
+/** What every error this package throws for bad input carries besides its message. */
+export interface EarlyExitErrorFields {
+  /** Stable machine-readable code. */
+  code: ErrorCode;
+  /** The offending field as you spelled it, with a path where nested (`layers[2].passRate`). */
+  field: string;
+}
+
+/** Thrown for a value of the wrong type, a missing required key or an unknown key. */
+export type EarlyExitTypeError = TypeError & EarlyExitErrorFields;
+/** Thrown for a value of the right type that is not allowed (NaN, out of range, unknown enum value, bad timestamp). */
+export type EarlyExitRangeError = RangeError & EarlyExitErrorFields;
+/** Either kind. A call that throws one changed nothing. */
+export type EarlyExitError = EarlyExitTypeError | EarlyExitRangeError;
+
+// ------------------------------------------------------------------------------------
+// Engine 1: should an agent's loop stop? (the seed's early-stopping.mjs)
+
+export type VerificationStatus = 'passed' | 'failed' | 'skipped';
+
+/** Which criterion stopped the loop; `'none'` when it goes on. The last three need opt-in options. */
+export type Trigger =
+  | 'none'
+  | 'high_confidence'
+  | 'quality_plateau'
+  | 'diminishing_returns'
+  | 'max_iterations'
+  | 'budget_exhausted'
+  | 'quality_regression';
+
+/** The full config as `getConfig()` returns it: the seed's seven keys, then the opt-in options that are set. */
+export interface EarlyStoppingConfig {
+  /** Confidence at or above which a (verified) record stops the loop; 0..1, default 0.95. */
+  highConfidenceThreshold: number;
+  /** How many most recent records form a plateau; integer >= 2, default 3. */
+  plateauConsecutiveCount: number;
+  /** Relative improvement below which a step counts as flat; 0..1, default 0.02 (in points with `plateauMode: 'absolute'`). */
+  plateauImprovementThreshold: number;
+  /** Quality a high-confidence stop needs; 0..100, default 70. */
+  minQualityThreshold: number;
+  /** Whether a high-confidence stop needs `verification_status === 'passed'`; default true. */
+  requireVerification: boolean;
+  /** Whether the plateau check runs; default true. */
+  enablePlateauDetection: boolean;
+  /** Whether an attached diminishing-returns source is asked; default true. */
+  enableDiminishingReturns: boolean;
+  /** Opt-in: where plateau steps come from: the reported `quality_delta` (default) or the score difference. */
+  plateauDeltaSource?: 'reported' | 'computed';
+  /** Opt-in: plateau threshold as a fraction of the previous quality (default) or in quality points. */
+  plateauMode?: 'relative' | 'absolute';
+  /** Opt-in warm-up: before this many iterations no quality trigger stops. */
+  minIterations?: number;
+  /** Opt-in hard limit on recorded iterations (trigger `max_iterations`). */
+  maxIterations?: number;
+  /** Opt-in budget over the sum of `tokens_used` (trigger `budget_exhausted`). */
+  maxTotalTokens?: number;
+  /** Opt-in budget over the sum of `token_cost_usd`. */
+  maxTotalCostUsd?: number;
+  /** Opt-in budget over the sum of `execution_time_ms`. */
+  maxWallClockMs?: number;
+  /** Opt-in regression guard: points below the best that count as a regression. */
+  regressionTolerance?: number;
+  /** Opt-in regression guard: how many iterations below the best stop the loop (trigger `quality_regression`). */
+  regressionPatience?: number;
+}
+
+/** A partial config: merged over the defaults (constructor) or the current config (`configure`). Unknown keys throw. */
+export type EarlyStoppingOptions = Partial<EarlyStoppingConfig>;
+
+/** What an agent reports after one iteration. */
+export interface IterationResult {
+  /** 0..100. */
+  quality_score: number;
+  /** 0..1. */
+  confidence: number;
+  verification_status: VerificationStatus;
+  /** The change from the previous iteration (any finite number; the plateau rule reads it). */
+  quality_delta: number;
+  /** RFC 3339 date-time; the current time when absent. */
+  timestamp?: string;
+  /** Finite, >= 0 (budgets and analytics). */
+  tokens_used?: number;
+  /** Finite, >= 0. */
+  token_cost_usd?: number;
+  /** Finite, >= 0. */
+  execution_time_ms?: number;
+  /** If given, must equal the iteration argument. */
+  iteration_number?: number;
+}
+
+/** One entry of `getIterationHistory()`. */
+export interface IterationRecord {
+  iteration_number: number;
+  quality_score: number;
+  confidence: number;
+  verification_status: VerificationStatus;
+  quality_delta: number;
+  timestamp: string;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+}
+
+export interface HighConfidenceDetails {
+  confidence: number;
+  quality_score: number;
+  /** Present when verification was required. */
+  verification_status?: VerificationStatus;
+}
+
+export interface PlateauStep {
+  iteration: number;
+  improvement: number;
+  delta: number;
+}
+
+export interface QualityPlateauDetails {
+  consecutive_count: number;
+  improvements: PlateauStep[];
+  average_quality: number;
+  threshold: number;
+}
+
+export interface DiminishingReturnsDetails {
+  /** The source's `iteration`, copied as it was (absent when the source left it out). */
+  detected_at_iteration?: number | null;
+  analytics_reason: string;
+}
+
+export interface MaxIterationsDetails {
+  iterations: number;
+  max_iterations: number;
+}
+
+export interface BudgetExhaustedDetails {
+  budget: 'tokens' | 'cost_usd' | 'wall_clock_ms';
+  limit: number;
+  observed: number;
+  /** Records that did not report the field (unknown, not counted as zero). */
+  records_without_value: number;
+}
+
+export interface QualityRegressionDetails {
+  best_iteration: number;
+  best_quality_score: number;
+  tolerance: number;
+  patience: number;
+}
+
+export type StoppingDetails =
+  | HighConfidenceDetails
+  | QualityPlateauDetails
+  | DiminishingReturnsDetails
+  | MaxIterationsDetails
+  | BudgetExhaustedDetails
+  | QualityRegressionDetails;
+
+/** `shouldStop()`'s answer: the seed's keys, then the best record so far. */
+export interface StoppingDecision {
+  stop: boolean;
+  reason: string;
+  confidence: number;
+  trigger: Trigger;
+  /** Present on stops. */
+  details?: StoppingDetails;
+  /** Highest quality among passed records reaching `minQualityThreshold`, else highest overall; null with no records. */
+  best_iteration: number | null;
+  best_quality_score: number | null;
+}
+
+/** `generateSummary()` with no iterations. */
+export interface EmptyStoppingSummary {
+  total_iterations: 0;
+  stopped_early: false;
+  reason: 'No iterations completed';
+}
+
+/** `generateSummary()` over a non-empty history (it calls `shouldStop()`). */
+export interface FullStoppingSummary {
+  total_iterations: number;
+  stopped_early: boolean;
+  stopping_trigger: Trigger;
+  stopping_reason: string;
+  stopping_confidence: number;
+  final_quality: number;
+  final_confidence: number;
+  final_verification: VerificationStatus;
+  config: EarlyStoppingConfig;
+  details?: StoppingDetails;
+}
+
+export type StoppingSummary = EmptyStoppingSummary | FullStoppingSummary;
+
+/** What a diminishing-returns source reports. */
+export interface DiminishingReturnsReport {
+  detected: boolean;
+  /** Integer >= 1, or null, or absent. */
+  iteration?: number | null;
+  reason: string;
+}
+
+/** Any object with this method can be the diminishing-returns source (the package's IterationAnalytics is one). */
+export interface DiminishingReturnsSource {
+  detectDiminishingReturns(): DiminishingReturnsReport;
+}
+
+/** `toJSON()` of an EarlyStopping: the portable snapshot (the same JSON in Python and wasm). */
+export interface EarlyStoppingSnapshot {
+  version: 1;
+  engine: 'EarlyStopping';
+  config: EarlyStoppingConfig;
+  history: IterationRecord[];
+  stoppingReason: string | null;
+  stoppingDetails: StoppingDetails | null;
+}
+
+/** Every stateful class: `free()` releases native memory at once (wasm); also `using` / `Symbol.dispose`. */
+export interface Freeable extends Disposable {
+  /** Releases the native memory now; the object cannot be used afterwards. */
+  free(): void;
+}
+
+/** The seed's `EarlyStopping`, drop-in. */
+export declare class EarlyStopping implements Freeable {
+  /**
+   * @param config partial config merged over the defaults (`null`/`undefined`: defaults)
+   * @param iterationAnalytics asked for diminishing returns only when high confidence and
+   *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as the seed asks
+   */
+  constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null);
+  recordIterationResult(iteration: number, result: IterationResult): void;
+  /** The argument is accepted and ignored, as in the seed. */
+  shouldStop(iteration?: number): StoppingDecision;
+  getStoppingReason(): string | null;
+  getStoppingDetails(): StoppingDetails | null;
+  configure(options?: EarlyStoppingOptions | null): void;
+  getConfig(): EarlyStoppingConfig;
+  getIterationHistory(): IterationRecord[];
+  reset(): void;
+  generateSummary(): StoppingSummary;
+  toJSON(): EarlyStoppingSnapshot;
+  /** Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. */
+  static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  free(): void;
+  [Symbol.dispose](): void;
+  /** The seed's public fields, read-only. */
+  readonly config: EarlyStoppingConfig;
+  readonly iterationHistory: IterationRecord[];
+  readonly iterationAnalytics: DiminishingReturnsSource | null;
+  readonly stoppingReason: string | null;
+  readonly stoppingDetails: StoppingDetails | null;
+}
+
+// ------------------------------------------------------------------------------------
+// The built-in diminishing-returns source
+
+export type SelectionCriteria = 'highest_quality_verified' | 'highest_quality' | 'most_recent_above_threshold';
+
+export interface IterationAnalyticsConfig {
+  /** Relative change below which a step counts; finite >= 0, default 0.05. */
+  diminishingReturnsThreshold: number;
+  /** Consecutive small steps that make a detection; integer >= 1, default 2. */
+  consecutiveCountThreshold: number;
+  /** 0..100, default 70. */
+  qualityThreshold: number;
+  /** Default `'highest_quality_verified'`. */
+  selectionCriteria: SelectionCriteria;
+}
+
+export interface AnalyticsInput {
+  iteration_number: number;
+  quality_score: number;
+  verification_status: VerificationStatus;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+}
+
+export interface AnalyticsRecord extends AnalyticsInput {
+  /** This score minus the previous one (0 for the first). */
+  quality_delta: number;
+}
+
+export type Trajectory = 'insufficient_data' | 'improving' | 'declining' | 'stable' | 'fluctuating';
+
+export interface IterationSelection {
+  selected: AnalyticsRecord | null;
+  reason: string;
+}
+
+export interface AnalyticsSummary {
+  total_iterations: number;
+  optimal_iteration: number | null;
+  final_iteration: number | null;
+  selected_iteration: number | null;
+  selection_reason: string;
+  diminishing_returns: { detected: boolean; iteration: number | null; reason: string };
+  trajectory: Trajectory;
+  total_tokens: number;
+  total_cost_usd: number;
+  total_time_ms: number;
+}
+
+export interface IterationAnalyticsSnapshot {
+  version: 1;
+  engine: 'IterationAnalytics';
+  config: IterationAnalyticsConfig;
+  records: AnalyticsRecord[];
+}
+
+export declare class IterationAnalytics implements DiminishingReturnsSource, Freeable {
+  constructor(config?: Partial<IterationAnalyticsConfig> | null);
+  recordIteration(record: AnalyticsInput): AnalyticsRecord;
+  detectDiminishingReturns(): { detected: boolean; iteration: number | null; reason: string };
+  getTrajectory(): Trajectory;
+  getOptimalIteration(verifiedOnly?: boolean): AnalyticsRecord | null;
+  selectBestIteration(): IterationSelection;
+  generateSummary(): AnalyticsSummary;
+  getConfig(): IterationAnalyticsConfig;
+  getRecords(): AnalyticsRecord[];
+  reset(): void;
+  toJSON(): IterationAnalyticsSnapshot;
+  static fromJSON(snapshot: IterationAnalyticsSnapshot | string): IterationAnalytics;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+// ------------------------------------------------------------------------------------
+// Engine 2: test-pyramid early exit (ADR-033)
+
+/** What a layer's runner returns. Other keys are kept as given (the ADR spreads the object). */
+export interface LayerResult {
+  /** 0..1. */
+  passRate: number;
+  /** 0..1. */
+  coverage: number;
+  /** 0..1. */
+  flakyRatio: number;
+  /** 0..100; stamped by the controller from layer 1 on. */
+  previousLambda?: number;
+  name?: string;
+  /** What running the layer cost, ms. */
+  durationMs?: number;
+  total?: number;
+  passed?: number;
+  failed?: number;
+  flaky?: number;
+  [extra: string]: unknown;
+}
+
+export interface QualitySignal {
+  lambda: number;
+  lambdaPrev: number;
+  boundaryEdges: number;
+  boundaryConcentration: number;
+  partitionCount: number;
+  flags: number;
+}
+
+/** A hand-made signal for `shouldExit`: the counts are optional (the decision does not read them). */
+export interface QualitySignalInput {
+  lambda: number;
+  lambdaPrev: number;
+  boundaryConcentration: number;
+  boundaryEdges?: number;
+  partitionCount?: number;
+  flags?: number;
+}
+
+export interface ExitConfig {
+  exitLayer: number;
+  minLambdaForExit: number;
+  minLambdaStability: number;
+  maxBoundaryConcentration: number;
+  speculativeTests: number;
+  verificationLayers: number;
+  adaptiveExitLayer: boolean;
+  minConfidence: number;
+}
+
+/** A partial exit config, merged over DEFAULT_EXIT_CONFIG. */
+export type ExitOptions = Partial<ExitConfig>;
+
+export type ExitReason =
+  | 'forced_continue'
+  | 'lambda_too_low'
+  | 'lambda_unstable'
+  | 'boundaries_concentrated'
+  | 'insufficient_confidence'
+  | 'confident_exit';
+
+export interface EarlyExitDecision {
+  canExit: boolean;
+  confidence: number;
+  exitLayer: number;
+  reason: ExitReason;
+  enableSpeculation: boolean;
+  explanation: string;
+}
+
+export type Outcome = 'pass' | 'flaky' | 'fail';
+
+export interface Speculation {
+  predicted: Outcome;
+  confidence: number;
+  verified: boolean;
+  /** Present once verification ran the layer. */
+  actual?: Outcome;
+  correct?: boolean;
+}
+
+export interface TestPyramidResult {
+  layers: LayerResult[];
+  exitedEarly: boolean;
+  exitLayer: number;
+  exitReason: ExitReason;
+  confidence: number;
+  speculations: Speculation[];
+  /** Every layer after the exit, including those verification then ran. */
+  skippedLayers: number;
+  /** Indices actually run, in run order, verification included. */
+  layersExecuted: number[];
+  /** How many predictions verification checked. */
+  verifiedLayers: number;
+  /** How many verified predictions were wrong. */
+  mispredictions: number;
+  /** Summed `costMs` of the layers never run; null when one of them has no `costMs`. */
+  computeSavedMs: number | null;
+}
+
+/** A layer for the step API: what the core needs to know before running it. */
+export interface LayerSpec {
+  name: string;
+  /** Expected cost in ms (what makes savings computable for layers that never run). */
+  costMs?: number;
+}
+
+/** A layer for `runWithEarlyExit`: `run()` returns a result or a Promise of one. */
+export interface Layer extends LayerSpec {
+  run(): LayerResult | PromiseLike<LayerResult>;
+}
+
+/** The structural part of an `AbortSignal` that `runWithEarlyExit` uses. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export interface RunOptions {
+  /** Aborting rejects the run with the signal's reason; no further layer starts. */
+  signal?: AbortSignalLike;
+}
+
+export type StepAction = { action: 'run'; layer: number } | { action: 'verify'; layer: number } | { action: 'done' };
+
+export interface PyramidRunSnapshot {
+  version: 1;
+  engine: 'PyramidRun';
+  config: ExitConfig;
+  totalLayers: number;
+  layers: LayerSpec[];
+  submitted: { layer: number; result: LayerResult }[];
+}
+
+export declare function calculateQualitySignal(layerResult: LayerResult): QualitySignal;
+
+export declare class CoherenceEarlyExit implements Freeable {
+  constructor(config: ExitOptions | null | undefined, totalLayers: number);
+  shouldExit(signal: QualitySignalInput, layer: number): EarlyExitDecision;
+  calculateAdaptiveExitLayer(signal: QualitySignalInput): number;
+  /** The config merged over DEFAULT_EXIT_CONFIG. */
+  readonly config: ExitConfig;
+  readonly totalLayers: number;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare class SpeculativeExecutor implements Freeable {
+  constructor(config?: ExitOptions | null);
+  /** One prediction per skipped layer (only `decision.confidence` and the layers' count are read). */
+  speculate(exitDecision: { confidence: number }, skippedLayers: Iterable<unknown>): Promise<Speculation[]>;
+  predictLayerOutcome(layer: unknown, decision: { confidence: number }): Promise<Speculation>;
+  /** Runs the first `verificationLayers` skipped layers in order and records their outcomes. */
+  verify(speculations: Speculation[], skippedLayers: ArrayLike<Layer>): Promise<Speculation[]>;
+  readonly config: ExitConfig;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare class EarlyExitController implements Freeable {
+  constructor(config: ExitOptions | null | undefined, totalLayers: number);
+  /**
+   * Runs the layers in order until the exit decision lets the rest be skipped, then
+   * verifies the first skipped ones. A runner that throws or rejects makes this reject
+   * with that same error.
+   */
+  runWithEarlyExit(layers: Layer[], options?: RunOptions): Promise<TestPyramidResult>;
+  readonly earlyExit: CoherenceEarlyExit;
+  readonly speculator: SpeculativeExecutor;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** The core's step API, for callers that run the layers themselves (CI jobs, live dashboards). */
+export declare class PyramidRun implements Freeable {
+  constructor(config: ExitOptions | null | undefined, totalLayers: number, layers: LayerSpec[]);
+  static start(config: ExitOptions | null | undefined, totalLayers: number, layers: LayerSpec[]): PyramidRun;
+  /** What to do next; advances nothing. */
+  next(): StepAction;
+  /** Feeds the pending action's result (an `invalid_step` error for any other layer). */
+  submit(layer: number, result: LayerResult): void;
+  /** The result once `next()` says done (an `invalid_step` error before). */
+  result(): TestPyramidResult;
+  toJSON(): PyramidRunSnapshot;
+  static fromJSON(snapshot: PyramidRunSnapshot | string): PyramidRun;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare const DEFAULT_EXIT_CONFIG: ExitConfig;
+export declare const AGGRESSIVE_EXIT_CONFIG: ExitConfig;
+export declare const CONSERVATIVE_EXIT_CONFIG: ExitConfig;
+
+/**
+ * Browsers (earlyexit-wasm's web build): fetches and instantiates the module; await it once
+ * before anything else (`input`: a URL, Response, bytes or WebAssembly.Module). In Node both
+ * packages are ready at load and this resolves at once.
+ */
+export declare function init(input?: unknown): Promise<void>;
+
+export default EarlyStopping;

@@ -1,0 +1,508 @@
+//! The native interface under earlyexit's shared JS layer (`js/api.js`).
+//!
+//! Both JS packages, `earlyexit` (napi-rs) and `earlyexit-wasm` (wasm-bindgen), export
+//! exactly this and nothing else: a class `NativeEngine` with `call(op, args)` and a free
+//! function `exec(op, args)`. Arguments arrive as one array in the [`wire`] format and the
+//! answer goes back as one string, so the two bindings are a few lines each and cannot
+//! drift apart. Every rule, every string and every error comes from the core; this crate
+//! only converts and dispatches. Nothing here calls back into JS: where the core needs
+//! the outside diminishing-returns source, the call answers `?` and the JS layer asks the
+//! source itself, then calls again with its report (the core decides whether to ask, so
+//! the source is asked exactly when the seed asks it). The test pyramid is driven the same
+//! way through the core's step API.
+
+pub mod wire;
+
+use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
+use earlyexit::pyramid::{self, PyramidRun};
+use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
+use earlyexit::speculation::{self, Speculation};
+use earlyexit::{
+    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, Error, ErrorCode, ErrorKind, ExitConfig,
+    IterationAnalytics, Naming, Value,
+};
+
+/// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
+pub const PROTOCOL: u32 = 1;
+
+/// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `js/api.js` has the same table.
+pub mod op {
+    // --- exec (stateless) ---
+    /// `[]` -> `{protocol}`.
+    pub const HELLO: u32 = 0;
+    /// `[layerResult]` -> quality signal.
+    pub const SIGNAL: u32 = 1;
+    /// `[]` -> `[DEFAULT, AGGRESSIVE, CONSERVATIVE]` exit configs.
+    pub const PRESETS: u32 = 2;
+    /// `[got]` -> the error for an `iterationAnalytics` argument without the method.
+    pub const ANALYTICS_SOURCE_ERROR: u32 = 3;
+    /// `[index, got]` -> the error for a layer whose `run` is not a function.
+    pub const RUNNER_ERROR: u32 = 4;
+    /// `[ms]` -> ISO timestamp as `new Date(ms).toISOString()`.
+    pub const ISO_TIMESTAMP: u32 = 5;
+
+    // --- EarlyStopping ---
+    /// `[config]`.
+    pub const ES_NEW: u32 = 10;
+    /// `[iteration, result, nowMs]`.
+    pub const ES_RECORD: u32 = 11;
+    /// `[hasSource]` -> decision, or `?` when the source must be asked.
+    pub const ES_DECIDE: u32 = 12;
+    /// `[report]` -> decision (the source's report, validated).
+    pub const ES_DECIDE_WITH: u32 = 13;
+    /// `[hasSource]` -> summary, or `?`.
+    pub const ES_SUMMARY: u32 = 14;
+    /// `[report]` -> summary.
+    pub const ES_SUMMARY_WITH: u32 = 15;
+    /// `[]` -> string or null.
+    pub const ES_REASON: u32 = 16;
+    /// `[]` -> object or null.
+    pub const ES_DETAILS: u32 = 17;
+    /// `[options]`.
+    pub const ES_CONFIGURE: u32 = 18;
+    /// `[]` -> config.
+    pub const ES_CONFIG: u32 = 19;
+    /// `[]` -> records.
+    pub const ES_HISTORY: u32 = 20;
+    /// `[]`.
+    pub const ES_RESET: u32 = 21;
+    /// `[]` -> snapshot.
+    pub const ES_TO_JSON: u32 = 22;
+    /// `[snapshot object or JSON text]`.
+    pub const ES_FROM_JSON: u32 = 23;
+
+    // --- IterationAnalytics ---
+    /// `[config]`.
+    pub const IA_NEW: u32 = 30;
+    /// `[record]` -> stored record.
+    pub const IA_RECORD: u32 = 31;
+    /// `[]` -> `{detected, iteration, reason}`.
+    pub const IA_DETECT: u32 = 32;
+    /// `[]` -> trajectory string.
+    pub const IA_TRAJECTORY: u32 = 33;
+    /// `[verifiedOnly]` -> record or null.
+    pub const IA_OPTIMAL: u32 = 34;
+    /// `[]` -> `{selected, reason}`.
+    pub const IA_SELECT: u32 = 35;
+    /// `[]` -> summary.
+    pub const IA_SUMMARY: u32 = 36;
+    /// `[]` -> config.
+    pub const IA_CONFIG: u32 = 37;
+    /// `[]` -> records.
+    pub const IA_RECORDS: u32 = 38;
+    /// `[]`.
+    pub const IA_RESET: u32 = 39;
+    /// `[]` -> snapshot.
+    pub const IA_TO_JSON: u32 = 40;
+    /// `[snapshot]`.
+    pub const IA_FROM_JSON: u32 = 41;
+
+    // --- CoherenceEarlyExit ---
+    /// `[config, totalLayers]`.
+    pub const CE_NEW: u32 = 50;
+    /// `[signal, layer]` -> decision.
+    pub const CE_SHOULD_EXIT: u32 = 51;
+    /// `[signal]` -> adaptive exit layer.
+    pub const CE_ADAPTIVE: u32 = 52;
+    /// `[]` -> `[config, totalLayers]` (the merged config).
+    pub const CE_CONFIG: u32 = 53;
+
+    // --- SpeculativeExecutor ---
+    /// `[config]`.
+    pub const SX_NEW: u32 = 60;
+    /// `[decision, skippedCount]` -> speculations.
+    pub const SX_SPECULATE: u32 = 61;
+    /// `[decision]` -> one speculation.
+    pub const SX_PREDICT: u32 = 62;
+    /// `[speculations]` -> how many layers `verify` runs (validates the speculations).
+    pub const SX_VERIFY_COUNT: u32 = 63;
+    /// `[index, layerResult]` -> the observed outcome (validates the result).
+    pub const SX_CLASSIFY: u32 = 64;
+    /// `[speculations, outcomes]` -> verified speculations.
+    pub const SX_VERIFIED: u32 = 65;
+    /// `[]` -> the merged config.
+    pub const SX_CONFIG: u32 = 66;
+
+    // --- PyramidRun (step API) ---
+    /// `[config, totalLayers, layers]`.
+    pub const PR_START: u32 = 70;
+    /// `[]` -> `{action, layer?}`.
+    pub const PR_NEXT: u32 = 71;
+    /// `[layer, result]`.
+    pub const PR_SUBMIT: u32 = 72;
+    /// `[]` -> TestPyramidResult.
+    pub const PR_RESULT: u32 = 73;
+    /// `[]` -> snapshot.
+    pub const PR_TO_JSON: u32 = 74;
+    /// `[snapshot]`.
+    pub const PR_FROM_JSON: u32 = 75;
+}
+
+/// What one native object holds. A JS wrapper owns exactly one.
+#[derive(Default)]
+enum Slot {
+    #[default]
+    Empty,
+    Loop(Box<EarlyStopping>),
+    Analytics(Box<IterationAnalytics>),
+    Exit(CoherenceEarlyExit),
+    Executor(ExitConfig),
+    Run(Box<PyramidRun>),
+}
+
+/// The native object behind each stateful JS class (`new NativeEngine()`, then a `*_NEW`
+/// or `*_FROM_JSON` op fills it).
+#[derive(Default)]
+pub struct Engine {
+    slot: Slot,
+}
+
+/// Why a call did not produce a value.
+enum Failure {
+    Core(Error),
+    /// The decision must ask the outside diminishing-returns source.
+    NeedSource,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+type Answer = Result<Option<Value>, Failure>;
+
+fn finish(answer: Answer) -> String {
+    match answer {
+        Ok(None) => String::new(),
+        Ok(Some(Value::String(s))) => wire::encode_str(&s),
+        Ok(Some(value)) => wire::encode(&value),
+        Err(Failure::Core(error)) => wire::encode_error(&error),
+        Err(Failure::NeedSource) => "?".to_string(),
+    }
+}
+
+fn args_of(text: &str) -> Result<Vec<Value>, Failure> {
+    match wire::decode(text)? {
+        Value::Array(items) => Ok(items),
+        _ => Err(Failure::Core(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "arguments",
+            "the JS layer must pass an array of arguments",
+        ))),
+    }
+}
+
+/// Argument `i` (absent arguments are `null`).
+fn arg(args: &[Value], i: usize) -> &Value {
+    args.get(i).unwrap_or(&Value::Null)
+}
+
+fn flag(args: &[Value], i: usize) -> bool {
+    arg(args, i).as_bool().unwrap_or(false)
+}
+
+fn report_of(value: &Value) -> Result<DiminishingReturnsReport, Failure> {
+    DiminishingReturnsReport::from_value(value, Naming::Js).map_err(Failure::Core)
+}
+
+/// `fromJSON` takes the snapshot object or its JSON text.
+fn snapshot_of(value: &Value) -> Result<std::borrow::Cow<'_, Value>, Error> {
+    match value {
+        Value::String(text) => snapshot::parse(text).map(std::borrow::Cow::Owned),
+        other => Ok(std::borrow::Cow::Borrowed(other)),
+    }
+}
+
+fn not_ready() -> Failure {
+    Failure::Core(Error::new(
+        ErrorCode::InvalidStep,
+        ErrorKind::Type,
+        "this",
+        "the native object does not hold this kind of engine",
+    ))
+}
+
+fn layer_path(i: usize) -> String {
+    ["layers[", &i.to_string(), "]"].concat()
+}
+
+fn index_of(value: &Value) -> usize {
+    value.as_f64().filter(|n| *n >= 0.0 && n.fract() == 0.0).map_or(0, |n| n as usize)
+}
+
+fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
+    let Value::Array(items) = value else { return Ok(Vec::new()) };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| Speculation::from_value(item, Naming::Js, &["speculations[", &i.to_string(), "]"].concat()))
+        .collect()
+}
+
+fn outcome_of(name: &str) -> speculation::Outcome {
+    match name {
+        "pass" => speculation::Outcome::Pass,
+        "flaky" => speculation::Outcome::Flaky,
+        _ => speculation::Outcome::Fail,
+    }
+}
+
+fn array<T>(items: &[T], f: impl Fn(&T) -> Value) -> Value {
+    Value::Array(items.iter().map(f).collect())
+}
+
+/// Answers a stateless op.
+pub fn exec(op: u32, args: &str) -> String {
+    finish(exec_inner(op, args))
+}
+
+fn exec_inner(op: u32, text: &str) -> Answer {
+    let args = args_of(text)?;
+    let value = match op {
+        op::HELLO => Value::object(vec![("protocol", Value::Number(f64::from(PROTOCOL)))]),
+        op::SIGNAL => {
+            let result = LayerResult::from_value(arg(&args, 0), Naming::Js, "")?;
+            calculate_quality_signal(&result).to_value(Naming::Js)
+        }
+        op::PRESETS => Value::Array(
+            [ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE]
+                .iter()
+                .map(|c| c.to_value(Naming::Js))
+                .collect(),
+        ),
+        op::ANALYTICS_SOURCE_ERROR => {
+            return Err(Failure::Core(loop_stopping::invalid_analytics_source(Naming::Js, arg(&args, 0))))
+        }
+        op::RUNNER_ERROR => {
+            return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
+        }
+        op::ISO_TIMESTAMP => Value::string(timestamp::iso_from_millis(arg(&args, 0).as_f64().unwrap_or(0.0) as i64)),
+        _ => return Err(unknown_op(op)),
+    };
+    Ok(Some(value))
+}
+
+fn unknown_op(op: u32) -> Failure {
+    Failure::Core(Error::new(
+        ErrorCode::InvalidStep,
+        ErrorKind::Range,
+        "op",
+        ["unknown native op ", &op.to_string(), " (the JS layer and the native module do not match)"].concat(),
+    ))
+}
+
+impl Engine {
+    /// An empty native object.
+    pub fn new() -> Self {
+        Engine::default()
+    }
+
+    /// Answers an op on this object. A failed op leaves the object as it was.
+    pub fn call(&mut self, op: u32, args: &str) -> String {
+        finish(self.call_inner(op, args))
+    }
+
+    fn call_inner(&mut self, op: u32, text: &str) -> Answer {
+        let args = args_of(text)?;
+        match op {
+            op::ES_NEW => {
+                self.slot = Slot::Loop(Box::new(EarlyStopping::from_config_value(arg(&args, 0), Naming::Js)?));
+                Ok(None)
+            }
+            op::ES_FROM_JSON => {
+                let snapshot = snapshot_of(arg(&args, 0))?;
+                self.slot = Slot::Loop(Box::new(EarlyStopping::from_snapshot(&snapshot)?));
+                Ok(None)
+            }
+            op::IA_NEW => {
+                let analytics = IterationAnalytics::from_config_value(arg(&args, 0), Naming::Js)?;
+                self.slot = Slot::Analytics(Box::new(analytics));
+                Ok(None)
+            }
+            op::IA_FROM_JSON => {
+                let snapshot = snapshot_of(arg(&args, 0))?;
+                self.slot = Slot::Analytics(Box::new(IterationAnalytics::from_snapshot(&snapshot)?));
+                Ok(None)
+            }
+            op::CE_NEW => {
+                self.slot = Slot::Exit(CoherenceEarlyExit::from_values(arg(&args, 0), arg(&args, 1), Naming::Js)?);
+                Ok(None)
+            }
+            op::SX_NEW => {
+                self.slot = Slot::Executor(ExitConfig::from_value(arg(&args, 0), Naming::Js)?);
+                Ok(None)
+            }
+            op::PR_START => {
+                let run = PyramidRun::start_value(arg(&args, 0), arg(&args, 1), arg(&args, 2), Naming::Js)?;
+                self.slot = Slot::Run(Box::new(run));
+                Ok(None)
+            }
+            op::PR_FROM_JSON => {
+                let snapshot = snapshot_of(arg(&args, 0))?;
+                self.slot = Slot::Run(Box::new(PyramidRun::from_snapshot(&snapshot)?));
+                Ok(None)
+            }
+            _ => match &mut self.slot {
+                Slot::Loop(es) => loop_op(es, op, &args),
+                Slot::Analytics(a) => analytics_op(a, op, &args),
+                Slot::Exit(exit) => exit_op(exit, op, &args),
+                Slot::Executor(config) => executor_op(config, op, &args),
+                Slot::Run(run) => run_op(run, op, &args),
+                Slot::Empty => Err(not_ready()),
+            },
+        }
+    }
+}
+
+fn loop_op(es: &mut EarlyStopping, op: u32, args: &[Value]) -> Answer {
+    let value = match op {
+        op::ES_RECORD => {
+            let now = arg(args, 2).as_f64().unwrap_or(0.0);
+            es.record_value(arg(args, 0), arg(args, 1), Naming::Js, || timestamp::iso_from_millis(now as i64))?;
+            return Ok(None);
+        }
+        op::ES_DECIDE => {
+            let ask = flag(args, 0).then_some(|| Err(Failure::NeedSource));
+            es.should_stop_with(ask)?.to_value()
+        }
+        op::ES_DECIDE_WITH => es.should_stop_with(Some(|| report_of(arg(args, 0))))?.to_value(),
+        op::ES_SUMMARY => {
+            let ask = flag(args, 0).then_some(|| Err(Failure::NeedSource));
+            es.generate_summary_with(ask)?.to_value()
+        }
+        op::ES_SUMMARY_WITH => es.generate_summary_with(Some(|| report_of(arg(args, 0))))?.to_value(),
+        op::ES_REASON => es.stopping_reason().map_or(Value::Null, Value::string),
+        op::ES_DETAILS => es.stopping_details().map_or(Value::Null, |d| d.to_value()),
+        op::ES_CONFIGURE => {
+            es.configure_value(arg(args, 0), Naming::Js)?;
+            return Ok(None);
+        }
+        op::ES_CONFIG => es.config().to_value(Naming::Js),
+        op::ES_HISTORY => array(es.history(), |r| r.to_value()),
+        op::ES_RESET => {
+            es.reset();
+            return Ok(None);
+        }
+        op::ES_TO_JSON => es.to_snapshot(),
+        _ => return Err(not_ready()),
+    };
+    Ok(Some(value))
+}
+
+fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
+    let value = match op {
+        op::IA_RECORD => a.record_value(arg(args, 0), Naming::Js)?.to_value(),
+        op::IA_DETECT => a.detect_diminishing_returns().to_value(),
+        op::IA_TRAJECTORY => Value::string(a.trajectory().as_str()),
+        op::IA_OPTIMAL => {
+            let verified_only = earlyexit::analytics::verified_only_argument(arg(args, 0), Naming::Js)?;
+            a.optimal_iteration_value(verified_only)
+        }
+        op::IA_SELECT => a.select_best_iteration_value(),
+        op::IA_SUMMARY => a.summary_value(),
+        op::IA_CONFIG => a.config().to_value(Naming::Js),
+        op::IA_RECORDS => array(a.records(), |r| r.to_value()),
+        op::IA_RESET => {
+            a.reset();
+            return Ok(None);
+        }
+        op::IA_TO_JSON => a.to_snapshot(),
+        _ => return Err(not_ready()),
+    };
+    Ok(Some(value))
+}
+
+fn exit_op(exit: &CoherenceEarlyExit, op: u32, args: &[Value]) -> Answer {
+    let value = match op {
+        op::CE_SHOULD_EXIT => exit.should_exit_value(arg(args, 0), arg(args, 1), Naming::Js)?.to_value(Naming::Js),
+        op::CE_ADAPTIVE => {
+            let signal = QualitySignal::from_value(arg(args, 0), Naming::Js)?;
+            Value::Number(exit.adaptive_exit_layer(&signal) as f64)
+        }
+        op::CE_CONFIG => {
+            Value::Array(vec![exit.config().to_value(Naming::Js), Value::Number(exit.total_layers() as f64)])
+        }
+        _ => return Err(not_ready()),
+    };
+    Ok(Some(value))
+}
+
+fn executor_op(config: &ExitConfig, op: u32, args: &[Value]) -> Answer {
+    let value = match op {
+        op::SX_SPECULATE => {
+            let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;
+            let count = index_of(arg(args, 1));
+            array(&speculation::speculate(confidence, count), Speculation::to_value)
+        }
+        op::SX_PREDICT => {
+            let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;
+            speculation::predict_layer_outcome(confidence).to_value()
+        }
+        op::SX_VERIFY_COUNT => {
+            let speculations = speculations_of(arg(args, 0))?;
+            Value::Number(speculation::verification_count(speculations.len(), config.verification_layers) as f64)
+        }
+        op::SX_CLASSIFY => {
+            let index = index_of(arg(args, 0));
+            let result = LayerResult::from_value(arg(args, 1), Naming::Js, &layer_path(index))?;
+            Value::string(speculation::classify_outcome(&result).as_str())
+        }
+        op::SX_VERIFIED => {
+            let mut speculations = speculations_of(arg(args, 0))?;
+            if let Value::Array(outcomes) = arg(args, 1) {
+                for (speculation, outcome) in speculations.iter_mut().zip(outcomes) {
+                    speculation.actual = Some(outcome_of(outcome.as_str().unwrap_or("fail")));
+                }
+            }
+            array(&speculations, Speculation::to_value)
+        }
+        op::SX_CONFIG => config.to_value(Naming::Js),
+        _ => return Err(not_ready()),
+    };
+    Ok(Some(value))
+}
+
+fn run_op(run: &mut PyramidRun, op: u32, args: &[Value]) -> Answer {
+    let value = match op {
+        op::PR_NEXT => run.next().to_value(),
+        op::PR_SUBMIT => {
+            run.submit_value(arg(args, 0), arg(args, 1), Naming::Js)?;
+            return Ok(None);
+        }
+        op::PR_RESULT => run.result()?.to_value(Naming::Js),
+        op::PR_TO_JSON => run.to_snapshot(),
+        _ => return Err(not_ready()),
+    };
+    Ok(Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_ask_the_source_only_when_the_seed_would() {
+        let mut engine = Engine::new();
+        assert_eq!(engine.call(op::ES_NEW, "[null]"), "");
+        let record = r#"[1,{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":0,"timestamp":"2026-01-01T00:00:00Z"},0]"#;
+        assert_eq!(engine.call(op::ES_RECORD, record), "");
+        assert_eq!(engine.call(op::ES_DECIDE, "[true]"), "?");
+        let decision = engine.call(op::ES_DECIDE_WITH, r#"[{"detected":true,"iteration":1,"reason":"flat"}]"#);
+        assert!(decision.starts_with(r#"{"stop":true,"reason":"Diminishing returns detected: flat""#), "{decision}");
+        let bad = engine.call(op::ES_DECIDE_WITH, r#"[{"detected":"yes","reason":"x"}]"#);
+        assert!(bad.starts_with(r#"!{"code":"invalid_analytics","kind":"type","field":"detected""#), "{bad}");
+    }
+
+    #[test]
+    fn errors_and_unknown_ops_are_answers_not_panics() {
+        let mut engine = Engine::new();
+        assert!(engine.call(op::ES_RECORD, "[]").starts_with("!{"));
+        assert!(engine.call(999, "[]").starts_with("!{"));
+        assert!(engine.call(op::ES_NEW, "not json").starts_with("!{"));
+        assert!(exec(999, "[]").starts_with("!{"));
+        assert!(exec(op::SIGNAL, r#"[{"passRate":{"\u0000":"NaN"},"coverage":1,"flakyRatio":0}]"#)
+            .starts_with(r#"!{"code":"invalid_layer_result","kind":"range","field":"passRate""#));
+    }
+}

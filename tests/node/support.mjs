@@ -1,0 +1,88 @@
+// Helpers shared by the node:test files.
+
+const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
+
+/** Decodes the vectors' `{"$num": "NaN" | "Infinity" | "-Infinity" | "-0"}`. */
+export function decode(value) {
+  if (Array.isArray(value)) return value.map(decode);
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === '$num') {
+      if (!(value.$num in SPECIAL)) throw new Error(`unknown $num ${value.$num}`);
+      return SPECIAL[value.$num];
+    }
+    const out = {};
+    for (const key of keys) out[key] = decode(value[key]);
+    return out;
+  }
+  return value;
+}
+
+/** Keys the project adds to the seeds' objects (architecture.md, "Exact to the seed"). */
+export const LISTED_EXTRAS = new Set([
+  'best_iteration', 'best_quality_score', 'layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs',
+]);
+
+const show = (v) => (typeof v === 'number' && Object.is(v, -0) ? '-0' : typeof v === 'number' ? String(v) : JSON.stringify(v));
+
+/**
+ * "Exact to the seed": every key of `expected` present in `actual` with an equal value
+ * (numbers with Object.is, so -0 and NaN count; strings byte for byte; arrays of the same
+ * length and order), the shared keys in the same order, and any extra key of `actual` one
+ * of the listed extras (at the top level). A key the reference leaves `undefined` is absent.
+ * Returns a list of differences.
+ */
+export function compare(expected, actual, where = '$', top = true) {
+  if (typeof expected === 'number' || typeof actual === 'number') {
+    return Object.is(expected, actual) ? [] : [`${where}: expected ${show(expected)}, got ${show(actual)}`];
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return [`${where}: expected an array, got ${show(actual)}`];
+    const out = [];
+    if (expected.length !== actual.length) out.push(`${where}: ${actual.length} items, expected ${expected.length}`);
+    for (let i = 0; i < Math.min(expected.length, actual.length); i++) out.push(...compare(expected[i], actual[i], `${where}[${i}]`, false));
+    return out;
+  }
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`${where}: expected an object, got ${show(actual)}`];
+    const out = [];
+    const expectedKeys = Object.keys(expected).filter((k) => expected[k] !== undefined);
+    for (const key of expectedKeys) {
+      if (!(key in actual) || actual[key] === undefined) out.push(`${where}.${key}: missing`);
+      else out.push(...compare(expected[key], actual[key], `${where}.${key}`, false));
+    }
+    const actualKeys = Object.keys(actual).filter((k) => actual[k] !== undefined);
+    for (const key of actualKeys) {
+      if (!expectedKeys.includes(key) && !(top && LISTED_EXTRAS.has(key))) out.push(`${where}.${key}: unexpected key`);
+    }
+    const order = actualKeys.filter((k) => expectedKeys.includes(k)).join();
+    const want = expectedKeys.filter((k) => actualKeys.includes(k)).join();
+    if (order !== want) out.push(`${where}: key order ${order}, expected ${want}`);
+    return out;
+  }
+  return expected === actual ? [] : [`${where}: expected ${show(expected)}, got ${show(actual)}`];
+}
+
+/** A string with its numbers replaced by `<n>`: the template it came from. */
+export function templateOf(s) {
+  return s.replace(/-?\d+(\.\d+)?(e[+-]?\d+)?/g, '<n>');
+}
+
+/** A seeded PRNG (mulberry32) for reproducible random tests. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: (items) => items[Math.floor(next() * items.length)],
+    chance: (p) => next() < p,
+    round: (x, digits) => Number(x.toFixed(digits)),
+  };
+}

@@ -1,0 +1,109 @@
+// Type-checked with `tsc --noEmit --strict -p tests/node/tsconfig.json` (scripts/test-node.sh):
+// every public name of both packages, used the way the README shows, as an ES module.
+import EarlyStoppingDefault, {
+  EarlyStopping,
+  IterationAnalytics,
+  calculateQualitySignal,
+  CoherenceEarlyExit,
+  SpeculativeExecutor,
+  EarlyExitController,
+  PyramidRun,
+  DEFAULT_EXIT_CONFIG,
+  AGGRESSIVE_EXIT_CONFIG,
+  CONSERVATIVE_EXIT_CONFIG,
+  init,
+  type StoppingDecision,
+  type StoppingSummary,
+  type IterationRecord,
+  type EarlyStoppingConfig,
+  type EarlyExitError,
+  type ErrorCode,
+  type TestPyramidResult,
+  type LayerResult,
+  type Layer,
+  type StepAction,
+  type Trigger,
+  type ExitReason,
+  type DiminishingReturnsSource,
+} from 'earlyexit';
+import * as wasm from 'earlyexit-wasm';
+
+async function loop(): Promise<number | null> {
+  await init();
+  const analytics = new IterationAnalytics({ consecutiveCountThreshold: 2, selectionCriteria: 'highest_quality' });
+  const es: EarlyStopping = new EarlyStoppingDefault({ plateauConsecutiveCount: 3, maxIterations: 10 }, analytics);
+  es.recordIterationResult(1, { quality_score: 72, confidence: 0.8, verification_status: 'passed', quality_delta: 0, tokens_used: 120 });
+  analytics.recordIteration({ iteration_number: 1, quality_score: 72, verification_status: 'passed' });
+  const decision: StoppingDecision = es.shouldStop(1);
+  const trigger: Trigger = decision.trigger;
+  const reason: string = decision.reason;
+  const best: number | null = decision.best_iteration;
+  if (decision.details && 'average_quality' in decision.details) {
+    const average: number = decision.details.average_quality;
+    void average;
+  }
+  const summary: StoppingSummary = es.generateSummary();
+  if (summary.total_iterations > 0 && 'stopping_trigger' in summary) void summary.stopping_trigger;
+  const history: IterationRecord[] = es.getIterationHistory();
+  const config: EarlyStoppingConfig = es.getConfig();
+  es.configure({ minQualityThreshold: 80 });
+  const stoppingReason: string | null = es.getStoppingReason();
+  const restored = EarlyStopping.fromJSON(JSON.stringify(es.toJSON()), analytics);
+  restored.free();
+  const source: DiminishingReturnsSource = { detectDiminishingReturns: () => ({ detected: false, iteration: null, reason: 'n/a' }) };
+  {
+    using scoped = new EarlyStopping(null, source);
+    scoped.reset();
+  }
+  const optimal = analytics.getOptimalIteration(false);
+  void [trigger, reason, history, config, stoppingReason, optimal?.quality_delta, analytics.generateSummary().trajectory];
+  try {
+    es.recordIterationResult(2, { quality_score: Number.NaN, confidence: 1, verification_status: 'passed', quality_delta: 0 });
+  } catch (error) {
+    const e = error as EarlyExitError;
+    const code: ErrorCode = e.code;
+    const field: string = e.field;
+    if (e instanceof RangeError) void [code, field];
+  }
+  return best;
+}
+
+async function pyramid(): Promise<TestPyramidResult> {
+  const signal = calculateQualitySignal({ passRate: 0.98, coverage: 0.9, flakyRatio: 0.01 });
+  const exit = new CoherenceEarlyExit(AGGRESSIVE_EXIT_CONFIG, 4);
+  const reasonOf: ExitReason = exit.shouldExit(signal, 1).reason;
+  const speculator = new SpeculativeExecutor({ ...CONSERVATIVE_EXIT_CONFIG, verificationLayers: 1 });
+  const predictions = await speculator.speculate({ confidence: 0.9 }, [1, 2]);
+  const run = (passRate: number) => (): LayerResult => ({ passRate, coverage: 0.95, flakyRatio: 0 });
+  const layers: Layer[] = [
+    { name: 'unit', costMs: 1_000, run: run(1) },
+    { name: 'integration', costMs: 5_000, run: async () => run(0.99)() },
+  ];
+  const verified = await speculator.verify(predictions, layers);
+  const controller = new EarlyExitController({ exitLayer: 0 }, layers.length);
+  const result = await controller.runWithEarlyExit(layers, { signal: new AbortController().signal });
+  const saved: number | null = result.computeSavedMs;
+  const steps = PyramidRun.start(DEFAULT_EXIT_CONFIG, 2, [{ name: 'unit', costMs: 10 }, { name: 'e2e' }]);
+  for (let action: StepAction = steps.next(); action.action !== 'done'; action = steps.next()) {
+    steps.submit(action.layer, { passRate: 1, coverage: 0.9, flakyRatio: 0 });
+  }
+  const resumed = PyramidRun.fromJSON(steps.toJSON());
+  void [reasonOf, verified[0]?.actual, saved, resumed.result().layersExecuted];
+  return steps.result();
+}
+
+async function browserShaped(): Promise<void> {
+  await wasm.init();
+  const es = new wasm.EarlyStopping();
+  es.recordIterationResult(1, { quality_score: 90, confidence: 0.99, verification_status: 'passed', quality_delta: 0 });
+  const decision: StoppingDecision = es.shouldStop();
+  es.free();
+  const result: TestPyramidResult = await new wasm.EarlyExitController(null, 1).runWithEarlyExit([
+    { name: 'unit', run: () => ({ passRate: 1, coverage: 1, flakyRatio: 0 }) },
+  ]);
+  void [decision, result, wasm.default];
+}
+
+void loop();
+void pyramid();
+void browserShaped();
