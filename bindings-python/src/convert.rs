@@ -1,0 +1,308 @@
+//! Python objects to the core's [`Value`] and back, and the core's [`Error`] to the
+//! package's exception classes. No rule lives here: the core validates every value it is
+//! given, so this module only says what a Python object *is* (bool before int, `None` as
+//! an absent key, anything unknown by its type name).
+
+use std::borrow::Cow;
+use std::sync::{Mutex, MutexGuard};
+
+use earlyexit::{Error, ErrorKind, Value};
+use pyo3::exceptions::PyRecursionError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple, PyType};
+
+/// What a `None` stands for inside a dict.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NoneIs {
+    /// A key whose value is `None` is absent (keyword arguments, configs, results: the
+    /// design pages' "a key that is not passed or is None is absent").
+    Absent,
+    /// `None` is JSON `null` (snapshots, and what an outside analytics source reports,
+    /// where the seed copies `iteration: null` verbatim).
+    Null,
+}
+
+/// Deep enough for any real input; a self-containing list must not exhaust the stack.
+const MAX_DEPTH: usize = 200;
+
+/// Converts a Python object for the core. `bool` is checked before `int` (it is an `int`
+/// subclass in Python); any `numbers.Real` (NumPy scalars, `fractions.Fraction`) is a
+/// number; objects of the package's own result and config types convert to the objects
+/// they stand for; anything else becomes `Value::Other(type name)`, which the core
+/// rejects with a message naming that type.
+pub fn to_value(obj: &Bound<'_, PyAny>, none_is: NoneIs) -> PyResult<Value> {
+    convert(obj, none_is, 0)
+}
+
+fn convert(obj: &Bound<'_, PyAny>, none_is: NoneIs, depth: usize) -> PyResult<Value> {
+    if depth > MAX_DEPTH {
+        return Err(PyRecursionError::new_err("object nested too deeply to convert"));
+    }
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Ok(Value::Number(f.value()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return Ok(Value::Number(int_to_f64(obj)));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(string_of(s)));
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        let mut entries = Vec::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            if none_is == NoneIs::Absent && item.is_none() {
+                continue;
+            }
+            entries.push((key_of(&key)?, convert(&item, none_is, depth + 1)?));
+        }
+        return Ok(Value::Object(entries));
+    }
+    if let Ok(list) = obj.cast::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            items.push(convert(&item, none_is, depth + 1)?);
+        }
+        return Ok(Value::Array(items));
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        let mut items = Vec::with_capacity(tuple.len());
+        for item in tuple.iter() {
+            items.push(convert(&item, none_is, depth + 1)?);
+        }
+        return Ok(Value::Array(items));
+    }
+    if let Some(value) = crate::known_object_value(obj) {
+        return Ok(value);
+    }
+    if is_real_number(obj)? {
+        let f: f64 = obj.extract().unwrap_or(f64::NAN);
+        return Ok(Value::Number(f));
+    }
+    if let Ok(mapping) = obj.cast::<PyMapping>() {
+        let mut entries = Vec::new();
+        for key in mapping.keys()?.iter() {
+            let item = mapping.get_item(&key)?;
+            if none_is == NoneIs::Absent && item.is_none() {
+                continue;
+            }
+            entries.push((key_of(&key)?, convert(&item, none_is, depth + 1)?));
+        }
+        return Ok(Value::Object(entries));
+    }
+    Ok(Value::Other(type_name(obj)))
+}
+
+/// The JSON-number view of a Python int: exact up to 2^53 like any f64; a huge int becomes
+/// an infinity of its sign (rejected by every range check) instead of raising OverflowError.
+fn int_to_f64(obj: &Bound<'_, PyAny>) -> f64 {
+    if let Ok(i) = obj.extract::<i64>() {
+        return i as f64;
+    }
+    match obj.extract::<f64>() {
+        Ok(f) => f,
+        Err(_) => {
+            let negative = obj.lt(0).unwrap_or(false);
+            if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        }
+    }
+}
+
+fn is_real_number(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static REAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let real = REAL.import(obj.py(), "numbers", "Real")?;
+    obj.is_instance(real)
+}
+
+fn key_of(key: &Bound<'_, PyAny>) -> PyResult<String> {
+    match key.cast::<PyString>() {
+        Ok(s) => Ok(string_of(s)),
+        Err(_) => Ok(string_of(&key.str()?)),
+    }
+}
+
+/// A Python string as Rust text (a lone surrogate becomes U+FFFD rather than an error).
+pub fn string_of(s: &Bound<'_, PyString>) -> String {
+    match s.to_cow() {
+        Ok(Cow::Borrowed(b)) => b.to_string(),
+        Ok(Cow::Owned(o)) => o,
+        Err(_) => s.to_string_lossy().into_owned(),
+    }
+}
+
+/// `type(obj).__name__`.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| string_of(&n)).unwrap_or_else(|_| "object".to_string())
+}
+
+/// Converts a core value to plain Python data: `null` -> `None`, objects -> `dict` (key
+/// order kept), arrays -> `list`, whole numbers within 2^53 -> `int` (so `json.dumps`
+/// prints them as JavaScript does), other numbers -> `float` (`-0.0` stays a float).
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null | Value::Other(_) => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => number(py, *n),
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(entries) => {
+            let dict = PyDict::new(py);
+            for (key, item) in entries {
+                if matches!(item, Value::Other(_)) {
+                    continue; // as JSON.stringify drops a function-valued key
+                }
+                dict.set_item(key, to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// A JSON number as Python sees it (see [`to_py`]).
+pub fn number(py: Python<'_>, n: f64) -> Bound<'_, PyAny> {
+    const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
+    if n.fract() == 0.0 && n.abs() <= MAX_EXACT && !(n == 0.0 && n.is_sign_negative()) {
+        (n as i64).into_pyobject(py).map(Bound::into_any).unwrap_or_else(|e| match e {})
+    } else {
+        PyFloat::new(py, n).into_any()
+    }
+}
+
+/// Raises the core's error as `EarlyExitError` (a bad value) or `EarlyExitTypeError` (a
+/// wrong type, a missing or unknown key), carrying `.code` and `.field`.
+pub fn raise(py: Python<'_>, error: Error) -> PyErr {
+    static VALUE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    static TYPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let (cell, name) = match error.kind() {
+        ErrorKind::Range => (&VALUE_ERROR, "EarlyExitError"),
+        ErrorKind::Type => (&TYPE_ERROR, "EarlyExitTypeError"),
+    };
+    let class = match cell.import(py, "earlyexit._errors", name) {
+        Ok(class) => class,
+        Err(import_error) => return import_error,
+    };
+    let field = python_field(error.field());
+    let message = python_message(error.message());
+    match class.call1((message, error.code(), field)) {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(e) => e,
+    }
+}
+
+/// The few root names the core spells one way only (see the report to the lead): the
+/// Python spelling of what is otherwise a JS method or argument name.
+fn python_field(field: &str) -> Cow<'_, str> {
+    match field {
+        "detectDiminishingReturns()" => Cow::Borrowed("detect_diminishing_returns()"),
+        "layerResult" => Cow::Borrowed("layer_result"),
+        other => Cow::Borrowed(other),
+    }
+}
+
+fn python_message(message: &str) -> String {
+    if message.starts_with("detectDiminishingReturns()") {
+        message.replacen("detectDiminishingReturns()", "detect_diminishing_returns()", 1)
+    } else if message.starts_with("layerResult ") {
+        message.replacen("layerResult", "layer_result", 1)
+    } else {
+        message.to_string()
+    }
+}
+
+/// Converts a `Result` from the core, raising its error.
+pub trait OrRaise<T> {
+    /// `Ok` as is, `Err` raised as the package's exception.
+    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> OrRaise<T> for Result<T, Error> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| raise(py, e))
+    }
+}
+
+/// Locks an engine's state. Critical sections never call into Python (arguments are
+/// converted before and results after), so with the GIL held the lock is never contended
+/// for long; a poisoned lock cannot happen (the core does not panic) and is recovered.
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `f` on the locked state and releases the lock before returning, so that whatever
+/// the caller does next with the result (raising an exception runs Python code, which may
+/// hand the GIL to another thread) never happens while the lock is held.
+pub fn locked<T, R>(mutex: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
+    let mut guard = lock(mutex);
+    let result = f(&mut guard);
+    drop(guard);
+    result
+}
+
+/// An object of keyword arguments (a `None` value is an absent key), after the entries of
+/// an optional positional mapping.
+pub fn options_value(positional: Option<&Bound<'_, PyAny>>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Value> {
+    let base = match positional {
+        None => Value::Object(Vec::new()),
+        Some(p) if p.is_none() => Value::Object(Vec::new()),
+        Some(p) => to_value(p, NoneIs::Absent)?,
+    };
+    let Some(kwargs) = kwargs else { return Ok(base) };
+    if kwargs.is_empty() {
+        return Ok(base);
+    }
+    let Value::Object(mut entries) = base else {
+        // Not a mapping: let the core report the positional argument's type.
+        return Ok(base);
+    };
+    for (key, item) in kwargs.iter() {
+        if item.is_none() {
+            continue;
+        }
+        entries.push((key_of(&key)?, to_value(&item, NoneIs::Absent)?));
+    }
+    Ok(Value::Object(entries))
+}
+
+/// `obj.to_dict()`-style conversion with Python's `repr` of each field, for `__repr__`.
+pub fn repr_of(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String> {
+    let mut out = String::from(name);
+    out.push('(');
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(key);
+        out.push('=');
+        out.push_str(&string_of(&value.repr()?));
+    }
+    out.push(')');
+    Ok(out)
+}
+
+/// An argument taken as whatever it is, for the core to validate (so a wrong type raises
+/// the package's own error rather than pyo3's `TypeError`).
+pub struct AnyValue(pub Value);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for AnyValue {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        to_value(&obj, NoneIs::Absent).map(AnyValue)
+    }
+}

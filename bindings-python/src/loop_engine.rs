@@ -1,0 +1,689 @@
+//! Engine 1 for Python: `EarlyStopping`, its config, history records, decisions and summary.
+
+use std::sync::Mutex;
+
+use earlyexit::loop_stopping::StoppingSummary;
+use earlyexit::{
+    DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, ErrorCode, IterationRecord, Naming, StoppingDecision,
+    Value,
+};
+use pyo3::gc::PyVisit;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pyo3::PyTraverseError;
+
+use crate::analytics_engine::PyIterationAnalytics;
+use crate::convert::{lock, locked, options_value, raise, repr_of, to_py, to_value, AnyValue, NoneIs, OrRaise};
+
+/// The current time as `new Date().toISOString()` prints it (the core has no clock).
+pub fn now_iso() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    earlyexit::timestamp::iso_from_millis(ms)
+}
+
+fn opt_str<'py>(py: Python<'py>, s: Option<&str>) -> Bound<'py, PyAny> {
+    match s {
+        Some(s) => pyo3::types::PyString::new(py, s).into_any(),
+        None => py.None().into_bound(py),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Config
+// ---------------------------------------------------------------------------------------
+
+/// `EarlyStoppingConfig`: the seed's seven options, immutable.
+#[pyclass(frozen, eq, module = "earlyexit._native", name = "EarlyStoppingConfig")]
+#[derive(Clone, PartialEq)]
+pub struct PyEarlyStoppingConfig {
+    pub(crate) inner: EarlyStoppingConfig,
+}
+
+#[pymethods]
+impl PyEarlyStoppingConfig {
+    #[new]
+    #[pyo3(signature = (config = None, /, **options))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let value = options_value(config, options)?;
+        let inner = EarlyStoppingConfig::default()
+            .merged(&value, Naming::Snake, "config", ErrorCode::InvalidConfig)
+            .or_raise(py)?;
+        Ok(PyEarlyStoppingConfig { inner })
+    }
+
+    /// A copy with some options changed (validated like the constructor).
+    #[pyo3(signature = (**changes))]
+    fn replace(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let value = options_value(None, changes)?;
+        let inner = self.inner.merged(&value, Naming::Snake, "options", ErrorCode::InvalidConfig).or_raise(py)?;
+        Ok(PyEarlyStoppingConfig { inner })
+    }
+
+    #[getter]
+    fn high_confidence_threshold(&self) -> f64 {
+        self.inner.high_confidence_threshold
+    }
+    #[getter]
+    fn plateau_consecutive_count(&self) -> u64 {
+        self.inner.plateau_consecutive_count
+    }
+    #[getter]
+    fn plateau_improvement_threshold(&self) -> f64 {
+        self.inner.plateau_improvement_threshold
+    }
+    #[getter]
+    fn min_quality_threshold(&self) -> f64 {
+        self.inner.min_quality_threshold
+    }
+    #[getter]
+    fn require_verification(&self) -> bool {
+        self.inner.require_verification
+    }
+    #[getter]
+    fn enable_plateau_detection(&self) -> bool {
+        self.inner.enable_plateau_detection
+    }
+    #[getter]
+    fn enable_diminishing_returns(&self) -> bool {
+        self.inner.enable_diminishing_returns
+    }
+    /// Opt-in: `'reported'` (the seed's) or `'computed'`; `None` when not set.
+    #[getter]
+    fn plateau_delta_source(&self) -> Option<&'static str> {
+        self.inner.plateau_delta_source.map(|s| s.as_str())
+    }
+    /// Opt-in: `'relative'` (the seed's) or `'absolute'`; `None` when not set.
+    #[getter]
+    fn plateau_mode(&self) -> Option<&'static str> {
+        self.inner.plateau_mode.map(|m| m.as_str())
+    }
+    #[getter]
+    fn min_iterations(&self) -> Option<u64> {
+        self.inner.min_iterations
+    }
+    #[getter]
+    fn max_iterations(&self) -> Option<u64> {
+        self.inner.max_iterations
+    }
+    #[getter]
+    fn max_total_tokens(&self) -> Option<f64> {
+        self.inner.max_total_tokens
+    }
+    #[getter]
+    fn max_total_cost_usd(&self) -> Option<f64> {
+        self.inner.max_total_cost_usd
+    }
+    #[getter]
+    fn max_wall_clock_ms(&self) -> Option<f64> {
+        self.inner.max_wall_clock_ms
+    }
+    #[getter]
+    fn regression_tolerance(&self) -> Option<f64> {
+        self.inner.regression_tolerance
+    }
+    #[getter]
+    fn regression_patience(&self) -> Option<u64> {
+        self.inner.regression_patience
+    }
+
+    /// `getConfig()` as the JS API returns it (camelCase keys).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.to_value(Naming::Js))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let snake = to_py(py, &self.inner.to_value(Naming::Snake))?;
+        crate::repr_of_dict("EarlyStoppingConfig", &snake)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        let py = slf.py();
+        let snake = to_py(py, &slf.get().inner.to_value(Naming::Snake))?;
+        Ok((slf.get_type().into_any(), (snake,)))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Records, decisions, summary
+// ---------------------------------------------------------------------------------------
+
+/// One entry of `EarlyStopping.history`.
+#[pyclass(frozen, eq, module = "earlyexit._native", name = "IterationRecord")]
+#[derive(Clone, PartialEq)]
+pub struct PyIterationRecord {
+    pub(crate) inner: IterationRecord,
+}
+
+#[pymethods]
+impl PyIterationRecord {
+    #[getter]
+    fn iteration_number(&self) -> u64 {
+        self.inner.observation.iteration
+    }
+    #[getter]
+    fn quality_score(&self) -> f64 {
+        self.inner.observation.quality_score
+    }
+    #[getter]
+    fn confidence(&self) -> f64 {
+        self.inner.observation.confidence
+    }
+    #[getter]
+    fn verification_status(&self) -> &'static str {
+        self.inner.observation.verification_status.as_str()
+    }
+    #[getter]
+    fn quality_delta(&self) -> f64 {
+        self.inner.observation.quality_delta
+    }
+    #[getter]
+    fn timestamp(&self) -> &str {
+        &self.inner.timestamp
+    }
+    #[getter]
+    fn tokens_used(&self) -> Option<f64> {
+        self.inner.usage.as_ref().and_then(|u| u.tokens_used)
+    }
+    #[getter]
+    fn token_cost_usd(&self) -> Option<f64> {
+        self.inner.usage.as_ref().and_then(|u| u.token_cost_usd)
+    }
+    #[getter]
+    fn execution_time_ms(&self) -> Option<f64> {
+        self.inner.usage.as_ref().and_then(|u| u.execution_time_ms)
+    }
+
+    /// The record as `getIterationHistory()` lists it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.to_value())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        crate::repr_of_dict("IterationRecord", &to_py(py, &self.inner.to_value())?)
+    }
+}
+
+/// What `should_stop()` answers.
+#[pyclass(frozen, eq, module = "earlyexit._native", name = "StoppingDecision")]
+#[derive(Clone, PartialEq)]
+pub struct PyStoppingDecision {
+    pub(crate) inner: StoppingDecision,
+}
+
+#[pymethods]
+impl PyStoppingDecision {
+    #[getter]
+    fn stop(&self) -> bool {
+        self.inner.stop
+    }
+    #[getter]
+    fn reason(&self) -> &str {
+        &self.inner.reason
+    }
+    #[getter]
+    fn confidence(&self) -> f64 {
+        self.inner.confidence
+    }
+    #[getter]
+    fn trigger(&self) -> &'static str {
+        self.inner.trigger.as_str()
+    }
+    /// The seed's `details` (a new dict on each access), or `None` when the loop goes on.
+    #[getter]
+    fn details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.inner.details {
+            Some(d) => to_py(py, &d.to_value()),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+    #[getter]
+    fn best_iteration(&self) -> Option<u64> {
+        self.inner.best.map(|b| b.0)
+    }
+    #[getter]
+    fn best_quality_score(&self) -> Option<f64> {
+        self.inner.best.map(|b| b.1)
+    }
+    /// Where each configured budget stands (a new list of dicts; empty with no budget).
+    #[getter]
+    fn budgets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.to_value().get("budgets") {
+            Some(list) => to_py(py, list),
+            None => Ok(pyo3::types::PyList::empty(py).into_any()),
+        }
+    }
+
+    /// The decision as the JS API returns it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.to_value())
+    }
+
+    fn __bool__(&self) -> bool {
+        self.inner.stop
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let d = &self.inner;
+        let mut fields = vec![
+            ("stop", d.stop.into_pyobject(py)?.to_owned().into_any()),
+            ("trigger", d.trigger.as_str().into_pyobject(py)?.into_any()),
+            ("reason", d.reason.as_str().into_pyobject(py)?.into_any()),
+            ("confidence", d.confidence.into_pyobject(py)?.into_any()),
+        ];
+        if d.details.is_some() {
+            fields.push(("details", self.details(py)?));
+        }
+        fields.push(("best_iteration", self.best_iteration().into_pyobject(py)?.into_any()));
+        fields.push(("best_quality_score", self.best_quality_score().into_pyobject(py)?.into_any()));
+        repr_of("StoppingDecision", &fields)
+    }
+}
+
+/// What `summary()` answers (the seed's `generateSummary()`).
+#[pyclass(frozen, eq, module = "earlyexit._native", name = "StoppingSummary")]
+#[derive(Clone, PartialEq)]
+pub struct PyStoppingSummary {
+    inner: StoppingSummary,
+}
+
+impl PyStoppingSummary {
+    fn full(&self) -> Option<(&usize, &StoppingDecision, &earlyexit::Observation, &EarlyStoppingConfig)> {
+        match &self.inner {
+            StoppingSummary::Empty => None,
+            StoppingSummary::Full { total_iterations, decision, last, config } => {
+                Some((total_iterations, decision, last, config))
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl PyStoppingSummary {
+    #[getter]
+    fn total_iterations(&self) -> usize {
+        self.full().map_or(0, |f| *f.0)
+    }
+    #[getter]
+    fn stopped_early(&self) -> bool {
+        self.full().is_some_and(|f| f.1.stop)
+    }
+    /// Only on an empty history: `'No iterations completed'`.
+    #[getter]
+    fn reason(&self) -> Option<&'static str> {
+        self.full().is_none().then_some("No iterations completed")
+    }
+    #[getter]
+    fn stopping_trigger(&self) -> Option<&'static str> {
+        self.full().map(|f| f.1.trigger.as_str())
+    }
+    #[getter]
+    fn stopping_reason(&self) -> Option<String> {
+        self.full().map(|f| f.1.reason.clone())
+    }
+    #[getter]
+    fn stopping_confidence(&self) -> Option<f64> {
+        self.full().map(|f| f.1.confidence)
+    }
+    #[getter]
+    fn final_quality(&self) -> Option<f64> {
+        self.full().map(|f| f.2.quality_score)
+    }
+    #[getter]
+    fn final_confidence(&self) -> Option<f64> {
+        self.full().map(|f| f.2.confidence)
+    }
+    #[getter]
+    fn final_verification(&self) -> Option<&'static str> {
+        self.full().map(|f| f.2.verification_status.as_str())
+    }
+    #[getter]
+    fn config(&self) -> Option<PyEarlyStoppingConfig> {
+        self.full().map(|f| PyEarlyStoppingConfig { inner: f.3.clone() })
+    }
+    #[getter]
+    fn details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.full().and_then(|f| f.1.details.as_ref()) {
+            Some(d) => to_py(py, &d.to_value()),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// The summary as the JS API returns it (`config` with camelCase keys).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.to_value())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let mut fields = vec![
+            ("total_iterations", self.total_iterations().into_pyobject(py)?.into_any()),
+            ("stopped_early", self.stopped_early().into_pyobject(py)?.to_owned().into_any()),
+        ];
+        match self.full() {
+            None => fields.push(("reason", opt_str(py, self.reason()))),
+            Some((_, decision, last, _)) => {
+                fields.push(("stopping_trigger", decision.trigger.as_str().into_pyobject(py)?.into_any()));
+                fields.push(("stopping_reason", decision.reason.as_str().into_pyobject(py)?.into_any()));
+                fields.push(("final_quality", last.quality_score.into_pyobject(py)?.into_any()));
+            }
+        }
+        repr_of("StoppingSummary", &fields)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The engine
+// ---------------------------------------------------------------------------------------
+
+/// Where diminishing-returns reports come from.
+enum Source {
+    Absent,
+    /// The built-in analytics: asked directly, no Python round trip.
+    Builtin(Py<PyIterationAnalytics>),
+    /// Any object with `detect_diminishing_returns()`; its answers are validated by the core.
+    Object(Py<PyAny>),
+}
+
+/// Marks "the decision needs the outside source": the core aborts the decision with the
+/// engine unchanged, the binding asks the source without holding the lock, then decides.
+struct NeedReport;
+
+/// The seed's `EarlyStopping`, safe to share between threads.
+#[pyclass(frozen, module = "earlyexit._native", name = "EarlyStopping")]
+pub struct PyEarlyStopping {
+    engine: Mutex<EarlyStopping>,
+    source: Source,
+}
+
+impl PyEarlyStopping {
+    fn with_source(py: Python<'_>, engine: EarlyStopping, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let source = match analytics {
+            None => Source::Absent,
+            Some(a) if a.is_none() => Source::Absent,
+            Some(a) => {
+                if let Ok(builtin) = a.cast::<PyIterationAnalytics>() {
+                    Source::Builtin(builtin.clone().unbind())
+                } else if a.getattr("detect_diminishing_returns").is_ok_and(|m| m.is_callable()) {
+                    Source::Object(a.clone().unbind())
+                } else {
+                    let got =
+                        to_value(a, NoneIs::Absent).unwrap_or_else(|_| Value::Other(crate::convert::type_name(a)));
+                    return Err(raise(py, earlyexit::loop_stopping::invalid_analytics_source(Naming::Snake, &got)));
+                }
+            }
+        };
+        Ok(PyEarlyStopping { engine: Mutex::new(engine), source })
+    }
+
+    /// Runs `decide` (a `should_stop_with` or `generate_summary_with` call) with the source.
+    fn with_report<T>(
+        &self,
+        py: Python<'_>,
+        decide: impl Fn(&mut EarlyStopping, Report) -> Result<T, NeedReport>,
+    ) -> PyResult<T> {
+        let first = match &self.source {
+            Source::Absent => locked(&self.engine, |es| decide(es, Report::NoSource)),
+            Source::Builtin(analytics) => {
+                // Lock order: engine, then analytics (analytics methods never take an engine lock).
+                let report = || locked(&analytics.get().inner, |a| a.detect_diminishing_returns());
+                locked(&self.engine, |es| decide(es, Report::Builtin(&report)))
+            }
+            Source::Object(_) => locked(&self.engine, |es| decide(es, Report::NotYet)),
+        };
+        let Source::Object(source) = &self.source else {
+            return first.or_else(|NeedReport| unreachable_need(py));
+        };
+        if let Ok(v) = first {
+            return Ok(v); // stopped earlier, or the check is off: the source is not asked
+        }
+        // Asked without holding the lock: its code may take the GIL's turn or call back.
+        let answer = source.bind(py).call_method0("detect_diminishing_returns")?;
+        let value = to_value(&answer, NoneIs::Null)?;
+        let report = DiminishingReturnsReport::from_value(&value, Naming::Snake).or_raise(py)?;
+        let second = locked(&self.engine, |es| decide(es, Report::Given(report)));
+        second.or_else(|NeedReport| unreachable_need(py))
+    }
+
+    fn snapshot_text(&self) -> String {
+        lock(&self.engine).to_snapshot().to_json()
+    }
+
+    fn analytics_object<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match &self.source {
+            Source::Absent => py.None().into_bound(py),
+            Source::Builtin(a) => a.bind(py).clone().into_any(),
+            Source::Object(o) => o.bind(py).clone(),
+        }
+    }
+
+    pub(crate) fn restore(
+        py: Python<'_>,
+        snapshot: &Bound<'_, PyAny>,
+        analytics: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let value = crate::snapshot_value(snapshot)?;
+        let engine = EarlyStopping::from_snapshot(&value).or_raise(py)?;
+        Self::with_source(py, engine, analytics)
+    }
+}
+
+#[cold]
+fn unreachable_need<T>(_py: Python<'_>) -> PyResult<T> {
+    Err(pyo3::exceptions::PySystemError::new_err("earlyexit: a report was requested twice (internal error)"))
+}
+
+/// The report a decision may use.
+enum Report<'a> {
+    /// No source attached.
+    NoSource,
+    /// The built-in analytics, asked directly.
+    Builtin(&'a dyn Fn() -> DiminishingReturnsReport),
+    /// An outside source not asked yet: a decision that needs it aborts with `NeedReport`.
+    NotYet,
+    /// What the outside source answered (validated).
+    Given(DiminishingReturnsReport),
+}
+
+fn decide_stop(es: &mut EarlyStopping, report: Report<'_>) -> Result<StoppingDecision, NeedReport> {
+    match report {
+        Report::NoSource => Ok(es.should_stop()),
+        Report::Builtin(ask) => es.should_stop_with(Some(|| Ok(ask()))),
+        Report::NotYet => es.should_stop_with(Some(|| Err(NeedReport))),
+        Report::Given(r) => es.should_stop_with(Some(move || Ok(r))),
+    }
+}
+
+fn decide_summary(es: &mut EarlyStopping, report: Report<'_>) -> Result<StoppingSummary, NeedReport> {
+    match report {
+        Report::NoSource => Ok(es.generate_summary()),
+        Report::Builtin(ask) => es.generate_summary_with(Some(|| Ok(ask()))),
+        Report::NotYet => es.generate_summary_with(Some(|| Err(NeedReport))),
+        Report::Given(r) => es.generate_summary_with(Some(move || Ok(r))),
+    }
+}
+
+#[pymethods]
+impl PyEarlyStopping {
+    #[new]
+    #[pyo3(signature = (config = None, /, *, analytics = None, **options))]
+    fn new(
+        py: Python<'_>,
+        config: Option<&Bound<'_, PyAny>>,
+        analytics: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let value = options_value(config, options)?;
+        let engine = EarlyStopping::from_config_value(&value, Naming::Snake).or_raise(py)?;
+        Self::with_source(py, engine, analytics)
+    }
+
+    /// Records one iteration (keyword or positional form of `record_result`).
+    #[pyo3(signature = (
+        iteration, quality_score, confidence, verification_status, quality_delta,
+        timestamp = None, tokens_used = None, token_cost_usd = None, execution_time_ms = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
+        py: Python<'_>,
+        iteration: &Bound<'_, PyAny>,
+        quality_score: &Bound<'_, PyAny>,
+        confidence: &Bound<'_, PyAny>,
+        verification_status: &Bound<'_, PyAny>,
+        quality_delta: &Bound<'_, PyAny>,
+        timestamp: Option<&Bound<'_, PyAny>>,
+        tokens_used: Option<&Bound<'_, PyAny>>,
+        token_cost_usd: Option<&Bound<'_, PyAny>>,
+        execution_time_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let iteration = to_value(iteration, NoneIs::Absent)?;
+        let mut entries: Vec<(String, Value)> = Vec::with_capacity(8);
+        let fields = [
+            ("quality_score", Some(quality_score)),
+            ("confidence", Some(confidence)),
+            ("verification_status", Some(verification_status)),
+            ("quality_delta", Some(quality_delta)),
+            ("timestamp", timestamp),
+            ("tokens_used", tokens_used),
+            ("token_cost_usd", token_cost_usd),
+            ("execution_time_ms", execution_time_ms),
+        ];
+        for (key, item) in fields {
+            if let Some(item) = item {
+                if !item.is_none() {
+                    entries.push((key.to_string(), to_value(item, NoneIs::Absent)?));
+                }
+            }
+        }
+        let result = Value::Object(entries);
+        locked(&self.engine, |es| es.record_value(&iteration, &result, Naming::Snake, now_iso)).or_raise(py)
+    }
+
+    /// The seed's `recordIterationResult(iteration, result)` with the result as a mapping (a
+    /// missing result is the core's `invalid_result` error, as in JS).
+    #[pyo3(signature = (iteration, result = AnyValue(Value::Null)))]
+    fn record_result(&self, py: Python<'_>, iteration: &Bound<'_, PyAny>, result: AnyValue) -> PyResult<()> {
+        let iteration = to_value(iteration, NoneIs::Absent)?;
+        let result = result.0;
+        locked(&self.engine, |es| es.record_value(&iteration, &result, Naming::Snake, now_iso)).or_raise(py)
+    }
+
+    /// The seed's `shouldStop()`; the argument is accepted and ignored, as the seed does.
+    #[pyo3(signature = (iteration = None))]
+    fn should_stop(&self, py: Python<'_>, iteration: Option<&Bound<'_, PyAny>>) -> PyResult<PyStoppingDecision> {
+        let _ = iteration;
+        let inner = self.with_report(py, decide_stop)?;
+        Ok(PyStoppingDecision { inner })
+    }
+
+    /// The seed's `generateSummary()` (it decides, so it may set the stopping reason).
+    fn summary(&self, py: Python<'_>) -> PyResult<PyStoppingSummary> {
+        let inner = self.with_report(py, decide_summary)?;
+        Ok(PyStoppingSummary { inner })
+    }
+
+    /// The reason of the last stopping decision (a later non-stop does not clear it).
+    #[getter]
+    fn stopping_reason(&self) -> Option<String> {
+        lock(&self.engine).stopping_reason().map(str::to_string)
+    }
+
+    /// The details of the last stopping decision, as a new dict.
+    #[getter]
+    fn stopping_details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let details = lock(&self.engine).stopping_details().map(|d| d.to_value());
+        match details {
+            Some(d) => to_py(py, &d),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+
+    /// Every recorded iteration, oldest first.
+    #[getter]
+    fn history<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let records: Vec<IterationRecord> = lock(&self.engine).history().to_vec();
+        PyTuple::new(py, records.into_iter().map(|inner| PyIterationRecord { inner }))
+    }
+
+    #[getter]
+    fn config(&self) -> PyEarlyStoppingConfig {
+        PyEarlyStoppingConfig { inner: lock(&self.engine).config().clone() }
+    }
+
+    /// The diminishing-returns source given at construction, or `None`.
+    #[getter]
+    fn analytics<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.analytics_object(py)
+    }
+
+    fn __len__(&self) -> usize {
+        lock(&self.engine).history().len()
+    }
+
+    /// The seed's `configure(options)`: merges options; one bad key changes nothing.
+    #[pyo3(signature = (options = None, /, **changes))]
+    fn configure(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyAny>>,
+        changes: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let value = options_value(options, changes)?;
+        locked(&self.engine, |es| es.configure_value(&value, Naming::Snake)).or_raise(py)
+    }
+
+    /// Clears history and stopping state; keeps the config.
+    fn reset(&self) {
+        lock(&self.engine).reset();
+    }
+
+    /// The portable snapshot as JSON text (identical in every language).
+    fn to_json(&self) -> String {
+        self.snapshot_text()
+    }
+
+    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
+    /// snapshot and is given again.
+    #[staticmethod]
+    #[pyo3(signature = (snapshot, *, analytics = None))]
+    fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Self::restore(py, snapshot, analytics)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::reduce_with(py, "EarlyStopping", self.snapshot_text(), self.analytics_object(py))
+    }
+
+    fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
+        let me = slf.get();
+        let engine = lock(&me.engine).clone();
+        let copy = PyEarlyStopping::with_source(slf.py(), engine, Some(&me.analytics_object(slf.py())))?;
+        Bound::new(slf.py(), copy)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let (len, reason, config) = {
+            let es = lock(&self.engine);
+            (es.history().len(), es.stopping_reason().map(str::to_string), es.config().clone())
+        };
+        let config = Bound::new(py, PyEarlyStoppingConfig { inner: config })?.into_any();
+        repr_of(
+            "EarlyStopping",
+            &[
+                ("iterations", len.into_pyobject(py)?.into_any()),
+                ("stopping_reason", opt_str(py, reason.as_deref())),
+                ("config", config),
+            ],
+        )
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        match &self.source {
+            Source::Absent => Ok(()),
+            Source::Builtin(a) => visit.call(a),
+            Source::Object(o) => visit.call(o),
+        }
+    }
+}

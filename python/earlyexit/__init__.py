@@ -1,0 +1,157 @@
+"""earlyexit: decide when an iterative process should stop.
+
+Two engines, exact to the JavaScript they replace, on one Rust core:
+
+* loop stopping: :class:`EarlyStopping` (high confidence with verification, a quality
+  plateau, diminishing returns from :class:`IterationAnalytics` or any object with
+  ``detect_diminishing_returns()``);
+* test-pyramid early exit (ADR-033): :func:`calculate_quality_signal`,
+  :class:`CoherenceEarlyExit`, :class:`SpeculativeExecutor`, :class:`EarlyExitController`
+  and the step API :class:`PyramidRun`.
+
+Results are immutable typed objects with snake_case attributes whose ``to_dict()`` is
+exactly the JSON the JS API returns. Bad input raises :class:`EarlyExitError` (a bad value)
+or :class:`EarlyExitTypeError` (a wrong type or an unknown keyword), with ``.code`` and
+``.field``, and changes nothing. Engines are safe to share between threads, pickle, and
+round-trip through ``to_json()`` / ``from_json()`` (the snapshot is the same JSON in every
+language).
+"""
+
+from ._controller import AsyncRunner, EarlyExitController, Layer, LayerOutcome, Runner
+from ._errors import EarlyExitError, EarlyExitTypeError
+from ._native import (
+    AnalyticsConfig,
+    AnalyticsRecord,
+    AnalyticsSummary,
+    CoherenceEarlyExit,
+    DiminishingReturnsReport,
+    EarlyExitConfig,
+    EarlyStopping,
+    EarlyStoppingConfig,
+    ExitDecision,
+    IterationAnalytics,
+    IterationRecord,
+    IterationSelection,
+    LayerResult,
+    PyramidAction,
+    PyramidRun,
+    QualitySignal,
+    Speculation,
+    SpeculativeExecutor,
+    StoppingDecision,
+    StoppingSummary,
+    TestPyramidResult,
+    calculate_quality_signal,
+)
+from ._types import (
+    ActionKind,
+    AnalyticsConfigDict,
+    AnalyticsOptions,
+    AnalyticsRecordDict,
+    AnalyticsSummaryDict,
+    BudgetExhaustedDetails,
+    DiminishingReturnsDetails,
+    DiminishingReturnsDict,
+    EarlyStoppingConfigDict,
+    EarlyStoppingOptions,
+    ErrorCode,
+    ExitConfigDict,
+    ExitDecisionDict,
+    ExitOptions,
+    ExitReason,
+    HighConfidenceDetails,
+    IterationRecordDict,
+    IterationResultDict,
+    IterationSelectionDict,
+    LayerResultDict,
+    MaxIterationsDetails,
+    Outcome,
+    PlateauDetails,
+    PlateauStepDict,
+    PyramidActionDict,
+    QualitySignalDict,
+    QualityRegressionDetails,
+    SelectionCriteria,
+    SpeculationDict,
+    StoppingDecisionDict,
+    StoppingDetails,
+    StoppingSummaryDict,
+    TestPyramidResultDict,
+    Trajectory,
+    Trigger,
+    VerificationStatus,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # loop stopping
+    "EarlyStopping",
+    "EarlyStoppingConfig",
+    "StoppingDecision",
+    "StoppingSummary",
+    "IterationRecord",
+    "IterationAnalytics",
+    "AnalyticsConfig",
+    "AnalyticsRecord",
+    "AnalyticsSummary",
+    "DiminishingReturnsReport",
+    "IterationSelection",
+    # test pyramid
+    "LayerResult",
+    "QualitySignal",
+    "calculate_quality_signal",
+    "EarlyExitConfig",
+    "ExitDecision",
+    "CoherenceEarlyExit",
+    "Speculation",
+    "SpeculativeExecutor",
+    "EarlyExitController",
+    "PyramidRun",
+    "PyramidAction",
+    "TestPyramidResult",
+    "Layer",
+    "LayerOutcome",
+    "Runner",
+    "AsyncRunner",
+    # errors
+    "EarlyExitError",
+    "EarlyExitTypeError",
+    # type names
+    "ActionKind",
+    "AnalyticsConfigDict",
+    "AnalyticsOptions",
+    "AnalyticsRecordDict",
+    "AnalyticsSummaryDict",
+    "BudgetExhaustedDetails",
+    "DiminishingReturnsDetails",
+    "DiminishingReturnsDict",
+    "EarlyStoppingConfigDict",
+    "EarlyStoppingOptions",
+    "ErrorCode",
+    "ExitConfigDict",
+    "ExitDecisionDict",
+    "ExitOptions",
+    "ExitReason",
+    "HighConfidenceDetails",
+    "IterationRecordDict",
+    "IterationResultDict",
+    "IterationSelectionDict",
+    "LayerResultDict",
+    "MaxIterationsDetails",
+    "Outcome",
+    "PlateauDetails",
+    "PlateauStepDict",
+    "PyramidActionDict",
+    "QualitySignalDict",
+    "QualityRegressionDetails",
+    "SelectionCriteria",
+    "SpeculationDict",
+    "StoppingDecisionDict",
+    "StoppingDetails",
+    "StoppingSummaryDict",
+    "TestPyramidResultDict",
+    "Trajectory",
+    "Trigger",
+    "VerificationStatus",
+]

@@ -1,0 +1,475 @@
+"""Type names of the public API: the string literals results carry, the keyword options
+each engine takes, and the exact shape of every ``to_dict()`` (the JSON the JS API returns,
+so camelCase where the seed uses it).
+
+These are plain ``typing`` constructs (no runtime behaviour); import them for annotations:
+``from earlyexit import StoppingDecisionDict, Trigger``.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Literal, Optional, TypedDict, Union
+
+__all__ = [
+    "ActionKind",
+    "AnalyticsConfigDict",
+    "AnalyticsOptions",
+    "AnalyticsRecordDict",
+    "AnalyticsSummaryDict",
+    "BudgetExhaustedDetails",
+    "DiminishingReturnsDetails",
+    "DiminishingReturnsDict",
+    "EarlyStoppingConfigDict",
+    "EarlyStoppingOptions",
+    "ErrorCode",
+    "ExitConfigDict",
+    "ExitDecisionDict",
+    "ExitOptions",
+    "ExitReason",
+    "HighConfidenceDetails",
+    "IterationRecordDict",
+    "IterationResultDict",
+    "IterationSelectionDict",
+    "LayerResultDict",
+    "MaxIterationsDetails",
+    "Outcome",
+    "PlateauDetails",
+    "PlateauStepDict",
+    "PyramidActionDict",
+    "QualityRegressionDetails",
+    "QualitySignalDict",
+    "SelectionCriteria",
+    "SpeculationDict",
+    "StoppingDecisionDict",
+    "StoppingDetails",
+    "StoppingSummaryDict",
+    "TestPyramidResultDict",
+    "Trajectory",
+    "Trigger",
+    "VerificationStatus",
+]
+
+# --- string literals ---------------------------------------------------------------------
+
+#: Which criterion stopped the loop (``"none"`` when it goes on).
+Trigger = Literal[
+    "none",
+    "high_confidence",
+    "quality_plateau",
+    "diminishing_returns",
+    "max_iterations",
+    "budget_exhausted",
+    "quality_regression",
+]
+#: An iteration's verification outcome.
+VerificationStatus = Literal["passed", "failed", "skipped"]
+#: ``IterationAnalytics.trajectory()``.
+Trajectory = Literal["insufficient_data", "improving", "declining", "stable", "fluctuating"]
+#: How ``IterationAnalytics.select_best_iteration()`` chooses.
+SelectionCriteria = Literal["highest_quality_verified", "highest_quality", "most_recent_above_threshold"]
+#: Why ``CoherenceEarlyExit.should_exit()`` answered as it did.
+ExitReason = Literal[
+    "forced_continue",
+    "lambda_too_low",
+    "lambda_unstable",
+    "boundaries_concentrated",
+    "insufficient_confidence",
+    "confident_exit",
+]
+#: A layer outcome, predicted or observed.
+Outcome = Literal["pass", "flaky", "fail"]
+#: What ``PyramidRun.next()`` asks for.
+ActionKind = Literal["run", "verify", "done"]
+#: ``EarlyExitError.code``.
+ErrorCode = Literal[
+    "invalid_config",
+    "unknown_option",
+    "invalid_result",
+    "invalid_iteration",
+    "invalid_layer_result",
+    "invalid_signal",
+    "invalid_analytics",
+    "invalid_snapshot",
+    "invalid_step",
+    "invalid_replay",
+]
+
+# --- keyword options (snake_case) ---------------------------------------------------------
+
+
+class EarlyStoppingOptions(TypedDict, total=False):
+    """Keyword options of ``EarlyStopping(...)`` / ``configure(...)``: the seed's seven, then
+    the opt-in ones (budgets, iteration limits, plateau variants, regression guard)."""
+
+    high_confidence_threshold: float
+    plateau_consecutive_count: int
+    plateau_improvement_threshold: float
+    min_quality_threshold: float
+    require_verification: bool
+    enable_plateau_detection: bool
+    enable_diminishing_returns: bool
+    plateau_delta_source: Literal["reported", "computed"]
+    plateau_mode: Literal["relative", "absolute"]
+    min_iterations: int
+    max_iterations: int
+    max_total_tokens: float
+    max_total_cost_usd: float
+    max_wall_clock_ms: float
+    regression_tolerance: float
+    regression_patience: int
+
+
+class AnalyticsOptions(TypedDict, total=False):
+    """Keyword options of ``IterationAnalytics(...)``."""
+
+    diminishing_returns_threshold: float
+    consecutive_count_threshold: int
+    quality_threshold: float
+    selection_criteria: SelectionCriteria
+
+
+class ExitOptions(TypedDict, total=False):
+    """Keyword options of ``EarlyExitConfig(...)`` (merged over ``EarlyExitConfig.DEFAULT``)."""
+
+    exit_layer: int
+    min_lambda_for_exit: float
+    min_lambda_stability: float
+    max_boundary_concentration: float
+    speculative_tests: int
+    verification_layers: int
+    adaptive_exit_layer: bool
+    min_confidence: float
+
+
+class _IterationResultRequired(TypedDict):
+    quality_score: float
+    confidence: float
+    verification_status: VerificationStatus
+    quality_delta: float
+
+
+class IterationResultDict(_IterationResultRequired, total=False):
+    """The seed's iteration result, as ``EarlyStopping.record_result()`` takes it."""
+
+    timestamp: str
+    tokens_used: float
+    token_cost_usd: float
+    execution_time_ms: float
+    iteration_number: int
+
+
+# --- loop stopping: what to_dict() returns -------------------------------------------------
+
+
+class _HighConfidenceRequired(TypedDict):
+    confidence: float
+    quality_score: float
+
+
+class HighConfidenceDetails(_HighConfidenceRequired, total=False):
+    """``details`` of a ``high_confidence`` stop (status only when verification is required)."""
+
+    verification_status: VerificationStatus
+
+
+class PlateauStepDict(TypedDict):
+    """One step of a detected plateau."""
+
+    iteration: int
+    improvement: float
+    delta: float
+
+
+class PlateauDetails(TypedDict):
+    """``details`` of a ``quality_plateau`` stop."""
+
+    consecutive_count: int
+    improvements: List[PlateauStepDict]
+    average_quality: float
+    threshold: float
+
+
+class _DiminishingReturnsDetailsRequired(TypedDict):
+    analytics_reason: str
+
+
+class DiminishingReturnsDetails(_DiminishingReturnsDetailsRequired, total=False):
+    """``details`` of a ``diminishing_returns`` stop (the source's iteration, verbatim)."""
+
+    detected_at_iteration: Optional[int]
+
+
+class MaxIterationsDetails(TypedDict):
+    """``details`` of a ``max_iterations`` stop (opt-in ``max_iterations``)."""
+
+    iterations: int
+    max_iterations: int
+
+
+class BudgetExhaustedDetails(TypedDict):
+    """``details`` of a ``budget_exhausted`` stop: which budget, its limit, the observed sum,
+    and how many records did not report the field (unknown, not zero)."""
+
+    budget: Literal["tokens", "cost_usd", "wall_clock_ms"]
+    limit: float
+    observed: float
+    records_without_value: int
+
+
+class QualityRegressionDetails(TypedDict):
+    """``details`` of a ``quality_regression`` stop (opt-in regression guard)."""
+
+    best_iteration: int
+    best_quality_score: float
+    tolerance: float
+    patience: int
+
+
+#: The ``details`` of a stopping decision.
+StoppingDetails = Union[
+    HighConfidenceDetails,
+    PlateauDetails,
+    DiminishingReturnsDetails,
+    MaxIterationsDetails,
+    BudgetExhaustedDetails,
+    QualityRegressionDetails,
+]
+
+
+class _StoppingDecisionRequired(TypedDict):
+    stop: bool
+    reason: str
+    confidence: float
+    trigger: Trigger
+    best_iteration: Optional[int]
+    best_quality_score: Optional[float]
+
+
+class StoppingDecisionDict(_StoppingDecisionRequired, total=False):
+    """``StoppingDecision.to_dict()``: the seed's decision plus the best-iteration extras."""
+
+    details: StoppingDetails
+
+
+class _IterationRecordRequired(TypedDict):
+    iteration_number: int
+    quality_score: float
+    confidence: float
+    verification_status: VerificationStatus
+    quality_delta: float
+    timestamp: str
+
+
+class IterationRecordDict(_IterationRecordRequired, total=False):
+    """``IterationRecord.to_dict()``: the seed's six fields plus the usage given."""
+
+    tokens_used: float
+    token_cost_usd: float
+    execution_time_ms: float
+
+
+class _EarlyStoppingConfigRequired(TypedDict):
+    highConfidenceThreshold: float
+    plateauConsecutiveCount: int
+    plateauImprovementThreshold: float
+    minQualityThreshold: float
+    requireVerification: bool
+    enablePlateauDetection: bool
+    enableDiminishingReturns: bool
+
+
+class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
+    """``EarlyStoppingConfig.to_dict()``: the seed's ``getConfig()`` (camelCase), then the
+    opt-in options that are set."""
+
+    plateauDeltaSource: Literal["reported", "computed"]
+    plateauMode: Literal["relative", "absolute"]
+    minIterations: int
+    maxIterations: int
+    maxTotalTokens: float
+    maxTotalCostUsd: float
+    maxWallClockMs: float
+    regressionTolerance: float
+    regressionPatience: int
+
+
+class _StoppingSummaryRequired(TypedDict):
+    total_iterations: int
+    stopped_early: bool
+
+
+class StoppingSummaryDict(_StoppingSummaryRequired, total=False):
+    """``StoppingSummary.to_dict()``: the seed's ``generateSummary()``; an empty history has
+    only ``total_iterations``, ``stopped_early`` and ``reason``."""
+
+    reason: str
+    stopping_trigger: Trigger
+    stopping_reason: str
+    stopping_confidence: float
+    final_quality: float
+    final_confidence: float
+    final_verification: VerificationStatus
+    config: EarlyStoppingConfigDict
+    details: StoppingDetails
+
+
+# --- analytics: what to_dict() returns ------------------------------------------------------
+
+
+class AnalyticsConfigDict(TypedDict):
+    """``AnalyticsConfig.to_dict()`` (camelCase)."""
+
+    diminishingReturnsThreshold: float
+    consecutiveCountThreshold: int
+    qualityThreshold: float
+    selectionCriteria: SelectionCriteria
+
+
+class _AnalyticsRecordRequired(TypedDict):
+    iteration_number: int
+    quality_score: float
+    verification_status: VerificationStatus
+    quality_delta: float
+
+
+class AnalyticsRecordDict(_AnalyticsRecordRequired, total=False):
+    """``AnalyticsRecord.to_dict()``."""
+
+    tokens_used: float
+    token_cost_usd: float
+    execution_time_ms: float
+
+
+class _DiminishingReturnsRequired(TypedDict):
+    detected: bool
+    reason: str
+
+
+class DiminishingReturnsDict(_DiminishingReturnsRequired, total=False):
+    """``DiminishingReturnsReport.to_dict()``: ``{detected, iteration, reason}``."""
+
+    iteration: Optional[int]
+
+
+class IterationSelectionDict(TypedDict):
+    """``IterationSelection.to_dict()``."""
+
+    selected: Optional[AnalyticsRecordDict]
+    reason: str
+
+
+class AnalyticsSummaryDict(TypedDict):
+    """``AnalyticsSummary.to_dict()``."""
+
+    total_iterations: int
+    optimal_iteration: Optional[int]
+    final_iteration: Optional[int]
+    selected_iteration: Optional[int]
+    selection_reason: str
+    diminishing_returns: DiminishingReturnsDict
+    trajectory: Trajectory
+    total_tokens: float
+    total_cost_usd: float
+    total_time_ms: float
+
+
+# --- test pyramid: what to_dict() returns ----------------------------------------------------
+
+
+class _LayerResultRequired(TypedDict):
+    passRate: float
+    coverage: float
+    flakyRatio: float
+
+
+class LayerResultDict(_LayerResultRequired, total=False):
+    """``LayerResult.to_dict()`` (camelCase; extra keys a runner returned are kept too)."""
+
+    previousLambda: float
+    name: str
+    durationMs: float
+    total: int
+    passed: int
+    failed: int
+    flaky: int
+
+
+QualitySignalDict = TypedDict(
+    "QualitySignalDict",
+    {
+        "lambda": float,
+        "lambdaPrev": float,
+        "boundaryEdges": int,
+        "boundaryConcentration": float,
+        "partitionCount": int,
+        "flags": int,
+    },
+)
+"""``QualitySignal.to_dict()`` (camelCase)."""
+
+
+class ExitConfigDict(TypedDict):
+    """``EarlyExitConfig.to_dict()`` (camelCase)."""
+
+    exitLayer: int
+    minLambdaForExit: float
+    minLambdaStability: float
+    maxBoundaryConcentration: float
+    speculativeTests: int
+    verificationLayers: int
+    adaptiveExitLayer: bool
+    minConfidence: float
+
+
+class ExitDecisionDict(TypedDict):
+    """``ExitDecision.to_dict()`` (camelCase)."""
+
+    canExit: bool
+    confidence: float
+    exitLayer: int
+    reason: ExitReason
+    enableSpeculation: bool
+    explanation: str
+
+
+class _SpeculationRequired(TypedDict):
+    predicted: Outcome
+    confidence: float
+    verified: bool
+
+
+class SpeculationDict(_SpeculationRequired, total=False):
+    """``Speculation.to_dict()`` (``actual`` and ``correct`` once verified)."""
+
+    actual: Outcome
+    correct: bool
+
+
+class TestPyramidResultDict(TypedDict):
+    """``TestPyramidResult.to_dict()``: the ADR's result plus the honest-accounting fields."""
+
+    layers: List[LayerResultDict]
+    exitedEarly: bool
+    exitLayer: int
+    exitReason: ExitReason
+    confidence: float
+    speculations: List[SpeculationDict]
+    skippedLayers: int
+    layersExecuted: List[int]
+    verifiedLayers: int
+    mispredictions: int
+    computeSavedMs: Optional[float]
+
+
+class _PyramidActionRequired(TypedDict):
+    action: ActionKind
+
+
+class PyramidActionDict(_PyramidActionRequired, total=False):
+    """``PyramidAction.to_dict()``: ``{action, layer}`` (no layer when done)."""
+
+    layer: int
+
+
+#: A JSON object as returned by ``to_dict()`` where no narrower type applies.
+JSONObject = Dict[str, object]

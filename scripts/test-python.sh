@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds the Python binding into .venv and runs its checks and tests:
+#   1. .venv (python3 -m venv) with maturin 1.16, pytest and mypy, installed only when missing
+#   2. maturin develop --release (the native module earlyexit._native, abi3)
+#   3. python -m mypy.stubtest earlyexit._native   (the hand-written stub matches the module)
+#   4. mypy --strict tests/python/typed_usage.py   (the API types check in a strict user file)
+#   5. pytest tests/python                         (vectors, API, errors, pickling, threads, runners, README)
+# Needs only python3 (with venv and pip) and a Rust toolchain; reaches PyPI and crates.io
+# the first time. Exits non-zero when anything fails; the last line is
+# "python: N passed, M failed" (pytest's tests plus the two type checks).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+# Keep VIRTUAL_ENV (and so pyo3's view of the interpreter) the same for every cargo call.
+export VIRTUAL_ENV="$VENV"
+export PATH="$VENV/bin:$PATH"
+# A target dir of its own: no lock fights with other builds, no rebuilds when they change flags.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_PYTHON:-$ROOT/target/python}"
+unset PYTHONHOME
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+step() { printf '\n==> %s\n' "$*"; }
+
+checks_passed=0
+checks_failed=0
+check() { # name, command...
+  local name="$1"
+  shift
+  step "$name"
+  local t0
+  t0="$(now)"
+  if "$@"; then
+    checks_passed=$((checks_passed + 1))
+    echo "ok: $name ($(elapsed "$t0") s)"
+  else
+    checks_failed=$((checks_failed + 1))
+    echo "FAILED: $name ($(elapsed "$t0") s)"
+  fi
+}
+
+# --- 1. virtual environment ---------------------------------------------------------------
+step "virtual environment ($VENV)"
+t0="$(now)"
+if [ ! -x "$PY" ]; then
+  if ! python3 -m venv "$VENV"; then
+    echo "python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)" >&2
+    echo "python: 0 passed, 1 failed"
+    exit 1
+  fi
+fi
+missing=()
+"$VENV/bin/maturin" --version 2>/dev/null | grep -q '^maturin 1\.16\.' || missing+=("maturin==1.16.*")
+"$PY" -c 'import pytest' 2>/dev/null || missing+=("pytest")
+"$PY" -c 'import mypy' 2>/dev/null || missing+=("mypy")
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  if ! "$PY" -m pip install --disable-pip-version-check -q "${missing[@]}"; then
+    echo "pip install failed" >&2
+    echo "python: 0 passed, 1 failed"
+    exit 1
+  fi
+else
+  echo "maturin, pytest and mypy already present"
+fi
+echo "venv ready ($(elapsed "$t0") s)"
+
+# --- 2. build -------------------------------------------------------------------------------
+step "maturin develop --release"
+t0="$(now)"
+if ! "$VENV/bin/maturin" develop --release --quiet; then
+  echo "build failed ($(elapsed "$t0") s)" >&2
+  echo "python: 0 passed, 1 failed"
+  exit 1
+fi
+echo "built ($(elapsed "$t0") s)"
+
+# --- 3./4. type checks ------------------------------------------------------------------------
+check "stubtest earlyexit._native" "$PY" -m mypy.stubtest earlyexit._native
+check "mypy --strict tests/python/typed_usage.py" "$PY" -m mypy --strict --no-incremental tests/python/typed_usage.py
+
+# --- 5. pytest ---------------------------------------------------------------------------------
+step "pytest tests/python"
+t0="$(now)"
+log="$(mktemp)"
+"$PY" -m pytest tests/python -q -rfE -p no:cacheprovider 2>&1 | tee "$log"
+pytest_status=${PIPESTATUS[0]}
+echo "pytest took $(elapsed "$t0") s"
+summary="$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)' "$log" | tail -n 1)"
+rm -f "$log"
+count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
+passed=$(($(count passed) + checks_passed))
+failed=$(($(count failed) + $(count error) + checks_failed))
+skipped=$(count skipped)
+if [ "$pytest_status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  failed=1 # pytest failed without a failed test (collection error, no tests run, ...)
+fi
+
+echo
+echo "python: $skipped skipped (vectors for other suites: JS null inputs, core-internal jsnum)"
+echo "python: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$pytest_status" -eq 0 ]

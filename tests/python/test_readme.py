@@ -1,0 +1,32 @@
+"""The README's Python quick start runs as written: every ```python block between the
+``quickstart-python`` markers is executed, each in a fresh namespace."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import List
+
+import pytest
+
+README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+
+
+def python_blocks() -> List[str]:
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    section = re.search(r"<!-- quickstart-python:start -->(.*?)<!-- quickstart-python:end -->", text, re.S)
+    assert section is not None, "README.md has no quickstart-python section"
+    return re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+
+
+def test_readme_has_an_example_of_each_engine() -> None:
+    blocks = python_blocks()
+    assert len(blocks) >= 2
+    assert any("EarlyStopping(" in b for b in blocks) and any("EarlyExitController(" in b for b in blocks)
+
+
+@pytest.mark.parametrize("index", range(len(python_blocks())))
+def test_readme_block_runs(index: int) -> None:
+    code = python_blocks()[index]
+    exec(compile(code, f"README.md (python block {index + 1})", "exec"), {"__name__": "__readme__"})

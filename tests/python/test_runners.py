@@ -1,0 +1,178 @@
+"""The pyramid run loops: sync and async runners, every layer form, a runner that raises
+(propagated unchanged, controller reusable), invalid runner results, and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, List
+
+import pytest
+
+import earlyexit as ee
+from earlyexit import EarlyExitConfig, EarlyExitController
+
+GREEN = {"pass_rate": 1.0, "coverage": 0.95, "flaky_ratio": 0.0}
+SHAKY = {"pass_rate": 0.7, "coverage": 0.6, "flaky_ratio": 0.2}
+
+
+class Layer:
+    """A layer as an object with ``name``, ``run()`` and ``cost_ms``."""
+
+    def __init__(self, name: str, result: Dict[str, Any], cost_ms: float, log: List[str]) -> None:
+        self.name, self.result, self.cost_ms, self.log = name, result, cost_ms, log
+
+    def run(self) -> Dict[str, Any]:
+        self.log.append(self.name)
+        return self.result
+
+
+def test_sync_run_with_every_layer_form() -> None:
+    log: List[str] = []
+    layers: List[object] = [
+        ("unit", lambda: (log.append("unit"), ee.LayerResult(1.0, 0.95, 0.0))[1]),
+        {"name": "integration", "run": lambda: (log.append("integration"), GREEN)[1], "cost_ms": 20},
+        Layer("contract", GREEN, 30, log),
+        Layer("e2e", GREEN, 40, log),
+    ]
+    result = EarlyExitController(EarlyExitConfig.DEFAULT, 4).run(layers)
+    assert log == ["unit", "integration", "contract"]  # exit after layer 0, two layers verified
+    assert (result.exited_early, result.exit_layer, result.skipped_layers) == (True, 0, 3)
+    assert (result.layers_executed, result.verified_layers, result.compute_saved_ms) == ((0, 1, 2), 2, 40)
+
+
+def test_no_exit_runs_everything_and_stamps_previous_lambda() -> None:
+    controller = EarlyExitController(EarlyExitConfig.CONSERVATIVE, 3)
+    result = controller.run([(n, lambda: dict(SHAKY)) for n in ("a", "b", "c")])
+    assert not result.exited_early and result.exit_reason == "forced_continue"
+    assert [layer.previous_lambda for layer in result.layers] == [None, 60.0, 60.0]
+    assert result.to_dict()["layers"][1] == {"passRate": 0.7, "coverage": 0.6, "flakyRatio": 0.2, "previousLambda": 60}
+
+
+def test_a_raising_runner_propagates_unchanged_and_the_controller_is_reusable() -> None:
+    boom = ConnectionError("integration cluster unreachable")
+    calls: List[str] = []
+
+    def unit() -> Dict[str, Any]:
+        calls.append("unit")
+        return dict(SHAKY)
+
+    def integration() -> Dict[str, Any]:
+        calls.append("integration")
+        raise boom
+
+    def e2e() -> Dict[str, Any]:
+        calls.append("e2e")
+        return GREEN
+
+    controller = EarlyExitController(None, 3)
+    with pytest.raises(ConnectionError) as info:
+        controller.run([("unit", unit), ("integration", integration), ("e2e", e2e)])
+    assert info.value is boom and calls == ["unit", "integration"]
+    assert controller.run([("unit", lambda: GREEN)] * 3).exited_early
+
+
+def test_invalid_runner_result_and_runner() -> None:
+    controller = EarlyExitController(None, 2)
+    with pytest.raises(ee.EarlyExitError) as info:
+        controller.run(
+            [("unit", lambda: dict(SHAKY)), ("e2e", lambda: {"pass_rate": 2, "coverage": 1, "flaky_ratio": 0})]
+        )
+    assert (info.value.code, info.value.field) == ("invalid_layer_result", "layers[1].pass_rate")
+    with pytest.raises(ee.EarlyExitTypeError) as info2:
+        controller.run([("unit", 5)])
+    assert (info2.value.code, info2.value.field) == ("invalid_config", "layers[0].run")
+    with pytest.raises(ee.EarlyExitTypeError) as info3:
+        controller.run([{"name": 7, "run": lambda: GREEN}])
+    assert (info3.value.code, info3.value.field) == ("invalid_config", "layers[0].name")
+
+
+def test_layers_from_a_generator() -> None:
+    result = EarlyExitController(None, 3).run((name, lambda: GREEN) for name in ("a", "b", "c"))
+    assert result.exited_early and result.layers_executed == (0, 1, 2)
+
+
+def test_run_async_with_async_and_plain_runners() -> None:
+    order: List[str] = []
+
+    async def unit() -> Dict[str, Any]:
+        await asyncio.sleep(0)
+        order.append("unit")
+        return dict(SHAKY)
+
+    async def integration() -> ee.LayerResult:
+        await asyncio.sleep(0)
+        order.append("integration")
+        return ee.LayerResult(1.0, 0.95, 0.0)
+
+    def e2e() -> Dict[str, Any]:
+        order.append("e2e")
+        return GREEN
+
+    controller = EarlyExitController(EarlyExitConfig.DEFAULT, 3)
+    result = asyncio.run(controller.run_async([("unit", unit), ("integration", integration), ("e2e", e2e)]))
+    sync = controller.run([("unit", lambda: dict(SHAKY)), ("integration", lambda: GREEN), ("e2e", lambda: GREEN)])
+    assert result == sync
+    assert order == ["unit", "integration", "e2e"]
+
+
+def test_run_async_raising_runner() -> None:
+    class Flaky(Exception):
+        pass
+
+    async def bad() -> Dict[str, Any]:
+        raise Flaky("layer crashed")
+
+    controller = EarlyExitController(None, 2)
+    with pytest.raises(Flaky, match="layer crashed"):
+        asyncio.run(controller.run_async([("unit", lambda: dict(SHAKY)), ("e2e", bad)]))
+
+
+def test_cancelling_run_async_stops_the_run() -> None:
+    started: List[str] = []
+    finished: List[str] = []
+
+    async def main() -> None:
+        gate = asyncio.Event()
+
+        async def slow(name: str) -> Dict[str, Any]:
+            started.append(name)
+            gate.set()
+            try:
+                await asyncio.sleep(3600)
+            finally:
+                finished.append(name)
+            return GREEN
+
+        async def never() -> Dict[str, Any]:
+            started.append("never")
+            return GREEN
+
+        controller = EarlyExitController(EarlyExitConfig.CONSERVATIVE, 3)
+        task = asyncio.ensure_future(
+            controller.run_async(
+                [("unit", lambda: dict(SHAKY)), ("integration", lambda: slow("integration")), ("e2e", never)]
+            )
+        )
+        await gate.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0)
+        # The controller is unchanged and runs again.
+        result = await controller.run_async([("unit", lambda: GREEN)] * 3)
+        assert result.layers_executed == (0, 1, 2)  # conservative: fixed exit layer 2
+
+    asyncio.run(main())
+    assert started == ["integration"] and finished == ["integration"]
+
+
+def test_step_api_driven_by_hand_matches_run() -> None:
+    controller = EarlyExitController(EarlyExitConfig.AGGRESSIVE, 3)
+    results = [dict(SHAKY), GREEN, GREEN]
+    run = controller.start([{"name": "a", "cost_ms": 1}, {"name": "b", "cost_ms": 2}, {"name": "c", "cost_ms": 3}])
+    while (step := run.next()).layer is not None:
+        run.submit(step.layer, results[step.layer])
+    expected = controller.run(
+        [{"name": n, "cost_ms": c, "run": (lambda r=r: r)} for n, c, r in zip("abc", (1, 2, 3), results)]
+    )
+    assert run.result() == expected

@@ -1,0 +1,134 @@
+"""Exercises the public API under ``mypy --strict`` (run by scripts/test-python.sh); pytest
+also runs it (test_typed_usage.py) so the annotated calls are checked at runtime too."""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from typing import Dict, List, Mapping, Optional, Tuple
+
+import earlyexit
+from earlyexit import (
+    AnalyticsRecord,
+    CoherenceEarlyExit,
+    DiminishingReturnsReport,
+    EarlyExitConfig,
+    EarlyExitController,
+    EarlyExitError,
+    EarlyExitTypeError,
+    EarlyStopping,
+    EarlyStoppingConfig,
+    ExitDecision,
+    ExitReason,
+    IterationAnalytics,
+    IterationRecord,
+    IterationResultDict,
+    LayerResult,
+    PyramidAction,
+    PyramidRun,
+    QualitySignal,
+    Speculation,
+    SpeculativeExecutor,
+    StoppingDecision,
+    StoppingDecisionDict,
+    StoppingSummary,
+    Trajectory,
+    Trigger,
+    calculate_quality_signal,
+)
+
+
+class FlatSource:
+    """A duck-typed diminishing-returns source."""
+
+    def detect_diminishing_returns(self) -> Dict[str, object]:
+        return {"detected": False, "iteration": None, "reason": "no"}
+
+
+def loop_stopping() -> Tuple[Trigger, Optional[int]]:
+    analytics = IterationAnalytics(diminishing_returns_threshold=0.05, selection_criteria="highest_quality")
+    stopper = EarlyStopping(high_confidence_threshold=0.9, plateau_consecutive_count=3, analytics=analytics)
+    result: IterationResultDict = {
+        "quality_score": 70.0,
+        "confidence": 0.5,
+        "verification_status": "passed",
+        "quality_delta": 0.0,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+    }
+    stopper.record_result(1, result)
+    stopper.record(2, 71.0, 0.6, "failed", 1.0, tokens_used=120.0)
+    record: AnalyticsRecord = analytics.record(1, 70.0, "passed")
+    analytics.record_iteration({"iteration_number": 2, "quality_score": 71.0, "verification_status": "failed"})
+    decision: StoppingDecision = stopper.should_stop()
+    as_dict: StoppingDecisionDict = decision.to_dict()
+    trigger: Trigger = decision.trigger
+    best: Optional[int] = decision.best_iteration
+    reason: Optional[str] = stopper.stopping_reason
+    history: Tuple[IterationRecord, ...] = stopper.history
+    first_quality: float = history[0].quality_score
+    config: EarlyStoppingConfig = stopper.config
+    stopper.configure(min_quality_threshold=60.0)
+    stopper.configure({"require_verification": False})
+    summary: StoppingSummary = stopper.summary()
+    total: int = summary.total_iterations
+    report: DiminishingReturnsReport = analytics.detect_diminishing_returns()
+    trajectory: Trajectory = analytics.trajectory()
+    optimal: Optional[AnalyticsRecord] = analytics.optimal_iteration(verified_only=False)
+    restored: EarlyStopping = EarlyStopping.from_json(stopper.to_json(), analytics=analytics)
+    copy: EarlyStopping = pickle.loads(pickle.dumps(stopper))
+    other = EarlyStopping(config.replace(max_iterations=10), analytics=FlatSource())
+    other.reset()
+    del as_dict, reason, first_quality, total, report, trajectory, optimal, restored, copy, record
+    return trigger, best
+
+
+def test_pyramid() -> Tuple[ExitReason, List[int]]:
+    result = LayerResult(0.99, 0.9, 0.01, name="unit", extra={"suite": "api"})
+    signal: QualitySignal = calculate_quality_signal(result)
+    signal_from_dict = calculate_quality_signal({"pass_rate": 1.0, "coverage": 0.9, "flaky_ratio": 0.0})
+    config = EarlyExitConfig(EarlyExitConfig.AGGRESSIVE, verification_layers=2)
+    decision: ExitDecision = CoherenceEarlyExit(config, 4).should_exit(signal, 1)
+    speculations: Tuple[Speculation, ...] = SpeculativeExecutor(config).speculate(decision, 2)
+    verified = SpeculativeExecutor(config).verify(speculations, [("e2e", lambda: result), ("perf", lambda: result)])
+
+    def runner() -> Mapping[str, object]:
+        return {"pass_rate": 1.0, "coverage": 0.95, "flaky_ratio": 0.0}
+
+    async def async_runner() -> LayerResult:
+        return result
+
+    controller = EarlyExitController(EarlyExitConfig.DEFAULT, 3)
+    sync_result = controller.run([("unit", runner), ("integration", runner), ("e2e", runner)])
+    async_result = asyncio.run(controller.run_async([("unit", async_runner), ("e2e", runner)]))
+    run: PyramidRun = PyramidRun.start(None, 2, [{"name": "unit", "cost_ms": 5.0}, {"name": "e2e"}])
+    step: PyramidAction = run.next()
+    while step.layer is not None:
+        run.submit(step.layer, result)
+        step = run.next()
+    saved: Optional[float] = run.result().compute_saved_ms
+    del signal_from_dict, verified, async_result, saved
+    return sync_result.exit_reason, list(sync_result.layers_executed)
+
+
+def errors() -> str:
+    try:
+        EarlyStopping(plateau_consecutive_count=1)
+    except EarlyExitTypeError as e:
+        return e.field
+    except EarlyExitError as e:
+        return f"{e.code}:{e.field}"
+    return ""
+
+
+def main() -> None:
+    trigger, best = loop_stopping()
+    reason, executed = test_pyramid()
+    assert trigger in ("none", "high_confidence", "quality_plateau", "diminishing_returns")
+    assert best == 2 or best is None or best == 1
+    assert reason == "confident_exit" and executed[0] == 0
+    assert errors() == "invalid_config:plateau_consecutive_count"
+    assert earlyexit.__version__ == "0.1.0"
+
+
+if __name__ == "__main__":
+    main()
