@@ -997,7 +997,8 @@ impl StoppingDetails {
                 consecutive_count,
                 improvements,
                 average_quality: reader.number(FieldName::same("average_quality"), 0.0, 100.0)?,
-                threshold: reader.number(FieldName::same("threshold"), 0.0, 1.0)?,
+                // Points (0..=100) when the stop came from an absolute plateau.
+                threshold: reader.number(FieldName::same("threshold"), 0.0, 100.0)?,
             });
         }
         reader.reject_unknown(&[CONFIDENCE, QUALITY_SCORE, VERIFICATION_STATUS])?;

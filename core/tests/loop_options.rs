@@ -195,3 +195,16 @@ fn options_survive_a_snapshot_round_trip() {
     record(&mut restored, 3, &with_tokens(60.0, 50.0));
     assert_eq!(e.should_stop(), restored.should_stop());
 }
+
+#[test]
+fn a_stop_on_an_absolute_plateau_survives_a_snapshot_round_trip() {
+    // The details' threshold is in points (here 2): restoring it must not demand a fraction.
+    let mut e = engine(r#"{"plateauMode": "absolute", "plateauImprovementThreshold": 2}"#);
+    record(&mut e, 1, &plain(50.0, 0.0));
+    record(&mut e, 2, &plain(51.0, 1.0));
+    record(&mut e, 3, &plain(51.5, 0.5));
+    assert_eq!(e.should_stop().trigger.as_str(), "quality_plateau");
+    let text = e.to_snapshot().to_json();
+    let restored = EarlyStopping::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
+    assert_eq!(restored, e);
+}

@@ -40,8 +40,15 @@ fn decode(v: Value) -> Value {
 }
 
 /// Keys the project adds to the seeds' objects (architecture.md, "Exact to the seed").
-const LISTED_EXTRAS: &[&str] =
-    &["best_iteration", "best_quality_score", "layersExecuted", "verifiedLayers", "mispredictions", "computeSavedMs"];
+const LISTED_EXTRAS: &[&str] = &[
+    "best_iteration",
+    "best_quality_score",
+    "budgets",
+    "layersExecuted",
+    "verifiedLayers",
+    "mispredictions",
+    "computeSavedMs",
+];
 
 /// Compares `actual` against `expected`: every expected key equal (numbers bit for bit),
 /// any extra key a listed one (top level only).
@@ -598,7 +605,16 @@ fn every_vector_passes() {
     }
     assert!(passed >= 300, "expected at least 300 vectors, ran {passed}");
     assert_eq!(failed, 0, "{} vectors failed", failed);
-    for t in ["none", "high_confidence", "quality_plateau", "diminishing_returns"] {
+    // The seed's four, then the opt-in options' three (tests/vectors/loop_options.json).
+    for t in [
+        "none",
+        "high_confidence",
+        "quality_plateau",
+        "diminishing_returns",
+        "max_iterations",
+        "budget_exhausted",
+        "quality_regression",
+    ] {
         assert!(coverage.triggers.get(t).copied().unwrap_or(0) > 0, "no vector hits trigger {t}");
     }
     for r in [

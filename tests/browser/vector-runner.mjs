@@ -89,7 +89,7 @@ export function compare(expected, actual, extras = NO_EXTRAS, where = '$') {
 
 // The listed extra keys a call's result may carry beyond the reference's.
 const NO_EXTRAS = new Set();
-const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score']);
+const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score', 'budgets']);
 const RECORD_EXTRAS = new Set(['tokens_used', 'token_cost_usd', 'execution_time_ms']);
 const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs']);
 function extrasFor(engine, call) {

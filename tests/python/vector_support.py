@@ -76,7 +76,15 @@ VECTOR_DIR = os.path.join(os.path.dirname(__file__), "..", "vectors")
 
 #: Extra keys the project may add beyond the reference's (architecture.md).
 EXTRAS = frozenset(
-    {"best_iteration", "best_quality_score", "layersExecuted", "verifiedLayers", "mispredictions", "computeSavedMs"}
+    {
+        "best_iteration",
+        "best_quality_score",
+        "budgets",
+        "layersExecuted",
+        "verifiedLayers",
+        "mispredictions",
+        "computeSavedMs",
+    }
 )
 
 _LAYER_KEYS = {

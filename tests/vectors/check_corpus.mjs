@@ -84,7 +84,7 @@ for (const [title, m] of Object.entries(tables)) {
   for (const [k, n] of [...m.entries()].sort()) console.log(`  ${String(n).padStart(5)}  ${k}`);
 }
 console.log(`\n${total} vectors in ${files.length} files`);
-const needTriggers = ['none', 'high_confidence', 'quality_plateau', 'diminishing_returns'];
+const needTriggers = ['none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression'];
 const needReasons = ['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit'];
 for (const t of needTriggers) if (!tables.trigger.has(t)) problems.push(`no vector covers trigger ${t}`);
 for (const r of needReasons) if (!tables['exit reason'].has(r)) problems.push(`no vector covers exit reason ${r}`);

@@ -13,6 +13,7 @@
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { OptionsLoop, OPTION_KEYS, hasOptions } from './options_model.mjs';
 
 export async function loadReference(dir) {
   if (!dir) throw new Error('the reference directory is a required argument');
@@ -161,16 +162,31 @@ const RESULT_KEYS = ['quality_score', 'confidence', 'verification_status', 'qual
 const OPTIONAL_RECORD_KEYS = ['tokens_used', 'token_cost_usd', 'execution_time_ms'];
 
 // `whole` names the argument when it is not an object; `prefix` prefixes
-// field names (snapshots); `code` is invalid_config or invalid_snapshot.
-function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option') {
+// field names (snapshots); `code` is invalid_config or invalid_snapshot; `base`
+// is the config the object is merged over (the cross-field rules of the opt-in
+// options judge the merged result, reported on the field that no longer fits).
+function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option', base = LOOP_DEFAULTS) {
   if (cfg === undefined || cfg === null) return;
   if (!isPlainObject(cfg)) throw typeErr(code, whole);
-  checkUnknown(cfg, LOOP_KEYS, prefix, unknownCode);
+  checkUnknown(cfg, [...LOOP_KEYS, ...OPTION_KEYS], prefix, unknownCode);
   checkNumber(cfg, 'highConfidenceThreshold', code, prefix + 'highConfidenceThreshold', { min: 0, max: 1 });
   checkNumber(cfg, 'plateauConsecutiveCount', code, prefix + 'plateauConsecutiveCount', { min: 2, integer: true });
-  checkNumber(cfg, 'plateauImprovementThreshold', code, prefix + 'plateauImprovementThreshold', { min: 0, max: 1 });
+  // 0..=100 here; above 1 only with plateauMode 'absolute' (checked on the merged config below)
+  checkNumber(cfg, 'plateauImprovementThreshold', code, prefix + 'plateauImprovementThreshold', { min: 0, max: 100 });
   checkNumber(cfg, 'minQualityThreshold', code, prefix + 'minQualityThreshold', { min: 0, max: 100 });
   for (const k of ['requireVerification', 'enablePlateauDetection', 'enableDiminishingReturns']) checkBoolean(cfg, k, code, prefix + k);
+  // the opt-in options (loop-stopping.md, "Beyond the seed"), in the table's order
+  checkEnum(cfg, 'plateauDeltaSource', ['reported', 'computed'], code, prefix + 'plateauDeltaSource');
+  checkEnum(cfg, 'plateauMode', ['relative', 'absolute'], code, prefix + 'plateauMode');
+  for (const k of ['minIterations', 'maxIterations']) checkNumber(cfg, k, code, prefix + k, { min: 1, max: MAX_SAFE, integer: true });
+  for (const k of ['maxTotalTokens', 'maxTotalCostUsd', 'maxWallClockMs']) checkNumber(cfg, k, code, prefix + k, { min: 0 });
+  checkNumber(cfg, 'regressionTolerance', code, prefix + 'regressionTolerance', { min: 0, max: 100 });
+  checkNumber(cfg, 'regressionPatience', code, prefix + 'regressionPatience', { min: 1, max: MAX_SAFE, integer: true });
+  const m = { ...base };
+  for (const [k, v] of Object.entries(cfg)) if (v !== undefined) m[k] = v;
+  if (m.plateauMode !== 'absolute' && m.plateauImprovementThreshold > 1) throw rangeErr(code, prefix + 'plateauImprovementThreshold');
+  if (m.minIterations !== undefined && m.maxIterations !== undefined && m.minIterations > m.maxIterations) throw rangeErr(code, prefix + 'minIterations');
+  if (m.regressionPatience !== undefined && m.regressionTolerance === undefined) throw rangeErr(code, prefix + 'regressionPatience');
 }
 
 function validateIteration(it, code = 'invalid_iteration', field = 'iteration') {
@@ -230,7 +246,7 @@ export function bestIteration(history, minQuality) {
   return best === null ? { best_iteration: null, best_quality_score: null } : { best_iteration: best.iteration_number, best_quality_score: best.quality_score };
 }
 
-const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score']);
+const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score', 'budgets']);
 const RECORD_EXTRAS = new Set(OPTIONAL_RECORD_KEYS);
 const NO_EXTRAS = new Set();
 
@@ -256,7 +272,9 @@ class LoopEngine {
         },
       };
     }
-    return new LoopEngine(ctx, new ctx.ref.es.EarlyStopping(config, analytics), []);
+    // A config with an opt-in option runs on the independent model (options_model.mjs).
+    const es = hasOptions(config) ? new OptionsLoop(clone(config), analytics) : new ctx.ref.es.EarlyStopping(config, analytics);
+    return new LoopEngine(ctx, es, []);
   }
 
   constructor(ctx, es, optional) { this.ctx = ctx; this.es = es; this.optional = optional; }
@@ -289,8 +307,12 @@ class LoopEngine {
       case 'getConfig': return { ref: clone(es.getConfig()) };
       case 'getIterationHistory': return { ref: clone(es.getIterationHistory()), full: clone(this.history()), extras: RECORD_EXTRAS };
       case 'configure': {
-        validateLoopConfig(args[0], 'options');
-        es.configure(args[0] ?? {});
+        validateLoopConfig(args[0], 'options', '', 'invalid_config', 'unknown_option', es.config);
+        if (hasOptions(args[0]) && !(es instanceof OptionsLoop)) {
+          // the first option set: the model takes the engine's state over
+          this.es = OptionsLoop.from(es.config, es.iterationAnalytics, this.history(), es.stoppingReason, es.stoppingDetails);
+        }
+        this.es.configure(clone(args[0]) ?? {});
         return { ref: undefined };
       }
       case 'reset': es.reset(); this.optional = []; return { ref: undefined };
@@ -318,6 +340,7 @@ class LoopEngine {
     if (reason !== null && typeof reason !== 'string') throw typeErr(code, 'stoppingReason');
     const details = own(s, 'stoppingDetails');
     if (details !== null && !isPlainObject(details)) throw typeErr(code, 'stoppingDetails');
+    if (hasOptions(s.config)) return new LoopEngine(ctx, OptionsLoop.from(clone(s.config), null, history, reason, details), history.map(() => ({})));
     const es = new ctx.ref.es.EarlyStopping(clone(s.config), null);
     const optional = [];
     for (const r of history) {

@@ -22,6 +22,7 @@ const optional = [
   ['gen_exit.mjs', ['signal', 'signal'], ['exit_decision', 'exitDecision'], ['speculation', 'speculation']],
   ['gen_pyramid.mjs', ['pyramid_reference', 'pyramidReference'], ['pyramid_steps', 'pyramidSteps'], ['pyramid_errors', 'pyramidErrors']],
   ['gen_snapshots.mjs', ['snapshots', 'snapshots'], ['jsnum', 'jsnum']],
+  ['gen_options.mjs', ['loop_options', 'loopOptions']],
 ];
 for (const [file, ...items] of optional) {
   if (!fs.existsSync(path.join(here, file))) { console.error(`(skipping ${file}: not present)`); continue; }
