@@ -1,0 +1,213 @@
+// The opt-in loop options ("Beyond the seed", docs/loop-options.md) through the JS API, for
+// the napi addon and the wasm build alike (EARLYEXIT_IMPL): camelCase options in the
+// constructor and configure(), getConfig(), the new triggers at their boundaries, warm-up,
+// the documented order of checks, unknown usage, the decision's best-iteration and budget
+// fields, snapshots, and bad values rejected with code and field and nothing changed.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import ee, { IMPL } from './impl.mjs';
+
+const { EarlyStopping } = ee;
+const TS = '2026-01-01T00:00:00.000Z';
+// A record that cannot stop the seed's rules by itself: low confidence, failed verification.
+const flat = (q, d = 0, extra = {}) => ({ quality_score: q, confidence: 0.5, verification_status: 'failed', quality_delta: d, timestamp: TS, ...extra });
+const verified = (q = 95) => ({ quality_score: q, confidence: 0.99, verification_status: 'passed', quality_delta: 0, timestamp: TS });
+function engine(config, rows = [], source = null) {
+  const es = new EarlyStopping(config, source);
+  rows.forEach((r, i) => es.recordIterationResult(i + 1, r));
+  return es;
+}
+
+describe(`loop options (${IMPL})`, () => {
+  test('every option is accepted in camelCase and listed by getConfig() after the seed keys', () => {
+    const options = {
+      regressionPatience: 3, regressionTolerance: 4, maxWallClockMs: 60000, maxTotalCostUsd: 1.5, maxTotalTokens: 20000,
+      maxIterations: 12, minIterations: 2, plateauMode: 'absolute', plateauDeltaSource: 'computed',
+    };
+    const es = new EarlyStopping({ ...options, plateauImprovementThreshold: 1 });
+    const config = es.getConfig();
+    assert.deepEqual(Object.keys(config), [
+      'highConfidenceThreshold', 'plateauConsecutiveCount', 'plateauImprovementThreshold', 'minQualityThreshold',
+      'requireVerification', 'enablePlateauDetection', 'enableDiminishingReturns',
+      'plateauDeltaSource', 'plateauMode', 'minIterations', 'maxIterations', 'maxTotalTokens', 'maxTotalCostUsd',
+      'maxWallClockMs', 'regressionTolerance', 'regressionPatience',
+    ]);
+    for (const [k, v] of Object.entries(options)) assert.equal(config[k], v, k);
+    assert.deepEqual(es.config, config, 'the seed\'s public field agrees');
+  });
+
+  test('defaults: no option key in getConfig(), no budgets in a decision', () => {
+    const es = engine(undefined, [flat(50, 0, { tokens_used: 10 })]);
+    assert.equal(Object.keys(es.getConfig()).length, 7);
+    const d = es.shouldStop();
+    assert.deepEqual(Object.keys(d), ['stop', 'reason', 'confidence', 'trigger', 'best_iteration', 'best_quality_score']);
+  });
+
+  test('configure() adds options to a running engine; the next decision uses them', () => {
+    const es = engine(null, [flat(50, 10, { tokens_used: 40 }), flat(60, 10, { tokens_used: 40 })]);
+    assert.equal(es.shouldStop().stop, false);
+    es.configure({ maxTotalTokens: 50 });
+    const d = es.shouldStop();
+    assert.equal(d.trigger, 'budget_exhausted');
+    assert.equal(es.getStoppingReason(), 'Budget exhausted: total tokens_used 80 > limit 50');
+    assert.equal(es.getConfig().maxTotalTokens, 50);
+  });
+
+  test('maxIterations fires exactly at the limit, not one step before', () => {
+    const es = engine({ maxIterations: 3, enablePlateauDetection: false }, [flat(10, 10), flat(30, 20)]);
+    assert.equal(es.shouldStop().stop, false);
+    es.recordIterationResult(3, flat(60, 30));
+    assert.deepEqual(es.shouldStop(), {
+      stop: true, reason: 'Maximum iterations reached (3/3)', confidence: 1, trigger: 'max_iterations',
+      details: { iterations: 3, max_iterations: 3 }, best_iteration: 3, best_quality_score: 60,
+    });
+  });
+
+  for (const [option, field, budget] of [
+    ['maxTotalTokens', 'tokens_used', 'tokens'], ['maxTotalCostUsd', 'token_cost_usd', 'cost_usd'], ['maxWallClockMs', 'execution_time_ms', 'wall_clock_ms'],
+  ]) {
+    test(`${option}: equal to the limit goes on, above it stops (${budget})`, () => {
+      const es = engine({ [option]: 8 }, [flat(10, 10, { [field]: 5 }), flat(20, 10, { [field]: 3 })]);
+      const before = es.shouldStop();
+      assert.equal(before.stop, false);
+      assert.deepEqual(before.budgets, [{ budget, limit: 8, observed: 8, records_without_value: 0, exhausted: false }]);
+      es.recordIterationResult(3, flat(30, 10, { [field]: 0.5 }));
+      const d = es.shouldStop();
+      assert.equal(d.trigger, 'budget_exhausted');
+      assert.equal(d.reason, `Budget exhausted: total ${field} 8.5 > limit 8`);
+      assert.deepEqual(d.details, { budget, limit: 8, observed: 8.5, records_without_value: 0 });
+      assert.equal(d.budgets[0].exhausted, true);
+    });
+  }
+
+  test('a result without tokens_used counts as unknown, not zero, and the decision says so', () => {
+    const es = engine({ maxTotalTokens: 100 }, [flat(10, 10, { tokens_used: 60 }), flat(20, 10)]);
+    const d = es.shouldStop();
+    assert.equal(d.stop, false);
+    assert.deepEqual(d.budgets, [{ budget: 'tokens', limit: 100, observed: 60, records_without_value: 1, exhausted: false }]);
+    es.recordIterationResult(3, flat(30, 10, { tokens_used: 50 }));
+    const stop = es.shouldStop();
+    assert.equal(stop.reason, 'Budget exhausted: total tokens_used 110 > limit 100 (1 records without tokens_used not counted)');
+    assert.equal(stop.details.records_without_value, 1);
+    // An explicit undefined is an absent key, so it is unknown as well.
+    const other = engine({ maxTotalTokens: 1 }, [flat(10, 0, { tokens_used: undefined })]);
+    assert.equal(other.shouldStop().budgets[0].records_without_value, 1);
+  });
+
+  test('warm-up blocks quality triggers, says so, and ends exactly at minIterations', () => {
+    const es = engine({ minIterations: 3 }, [verified()]);
+    assert.deepEqual(es.shouldStop(), {
+      stop: false, reason: 'Warm-up: iteration 1 of 3', confidence: 1, trigger: 'none', best_iteration: 1, best_quality_score: 95,
+    });
+    es.recordIterationResult(2, verified());
+    assert.equal(es.shouldStop().reason, 'Warm-up: iteration 2 of 3');
+    es.recordIterationResult(3, verified());
+    assert.equal(es.shouldStop().trigger, 'high_confidence');
+  });
+
+  test('warm-up does not hold back hard limits, and does not ask the outside source', () => {
+    let asked = 0;
+    const source = { detectDiminishingReturns: () => { asked += 1; return { detected: true, iteration: 1, reason: 'r' }; } };
+    const es = engine({ minIterations: 5, maxTotalTokens: 10 }, [flat(50, 0, { tokens_used: 5 })], source);
+    assert.equal(es.shouldStop().reason, 'Warm-up: iteration 1 of 5');
+    assert.equal(asked, 0);
+    es.recordIterationResult(2, flat(50, 0, { tokens_used: 6 }));
+    assert.equal(es.shouldStop().trigger, 'budget_exhausted');
+    const capped = engine({ minIterations: 2, maxIterations: 2 }, [verified(), verified()]);
+    assert.equal(capped.shouldStop().trigger, 'max_iterations');
+  });
+
+  test('budget and plateau in the same step: the budget wins (hard limits come first)', () => {
+    const rows = [flat(50, 0, { tokens_used: 10 }), flat(50, 0, { tokens_used: 10 }), flat(50, 0, { tokens_used: 90 })];
+    assert.equal(engine({ maxTotalTokens: 100 }, rows).shouldStop().trigger, 'budget_exhausted');
+    assert.equal(engine({ maxTotalTokens: 1000 }, rows).shouldStop().trigger, 'quality_plateau');
+  });
+
+  test('maxIterations beats high confidence; plateau beats regression in the same step', () => {
+    assert.equal(engine({ maxIterations: 1 }, [verified()]).shouldStop().trigger, 'max_iterations');
+    const es = engine({ regressionTolerance: 5, regressionPatience: 2 }, [flat(90), flat(80, 0), flat(80, 0)]);
+    assert.equal(es.shouldStop().trigger, 'quality_plateau');
+  });
+
+  test('computed deltas ignore the reported delta; absolute mode counts points', () => {
+    const rows = [flat(50, 25), flat(50, 25), flat(50, 25)];
+    assert.equal(engine(null, rows).shouldStop().stop, false, 'the seed trusts the reported delta');
+    assert.equal(engine({ plateauDeltaSource: 'computed' }, rows).shouldStop().trigger, 'quality_plateau');
+    const abs = engine({ plateauMode: 'absolute', plateauImprovementThreshold: 2 }, [flat(50), flat(52, 2), flat(53, 1)]);
+    assert.equal(abs.shouldStop().stop, false, 'a 2-point step is not below 2 points');
+    abs.recordIterationResult(4, flat(54, 1));
+    const d = abs.shouldStop();
+    assert.equal(d.reason, 'Quality plateau detected: 3 consecutive iterations with <2 points improvement');
+    assert.equal(d.details.threshold, 2);
+  });
+
+  test('regression fires after patience iterations more than tolerance below the best', () => {
+    const es = engine({ regressionTolerance: 5, regressionPatience: 2, enablePlateauDetection: false }, [flat(80), flat(74, -6)]);
+    assert.equal(es.shouldStop().stop, false);
+    es.recordIterationResult(3, flat(75, 1)); // exactly 5 below: not more than 5
+    assert.equal(es.shouldStop().stop, false);
+    es.recordIterationResult(4, flat(70, -5));
+    es.recordIterationResult(5, flat(60, -10));
+    const d = es.shouldStop();
+    assert.equal(d.trigger, 'quality_regression');
+    assert.deepEqual(d.details, { best_iteration: 1, best_quality_score: 80, tolerance: 5, patience: 2 });
+    assert.equal(d.best_iteration, 1, 'the loop can hand back its best output');
+  });
+
+  test('a snapshot with options and usage round-trips and the restored engine decides the same', () => {
+    const config = { maxTotalTokens: 100, regressionTolerance: 5, plateauMode: 'absolute', plateauImprovementThreshold: 2 };
+    const es = engine(config, [flat(50, 0, { tokens_used: 30 }), flat(51, 1, { tokens_used: 30 }), flat(51.5, 0.5)]);
+    assert.equal(es.shouldStop().trigger, 'quality_plateau');
+    const text = JSON.stringify(es.toJSON());
+    const restored = EarlyStopping.fromJSON(text);
+    assert.deepEqual(restored.toJSON(), es.toJSON());
+    assert.deepEqual(restored.getStoppingDetails(), es.getStoppingDetails());
+    for (const e of [es, restored]) e.recordIterationResult(4, flat(40, -11.5, { tokens_used: 50 }));
+    assert.deepEqual(restored.shouldStop(), es.shouldStop());
+    assert.equal(es.shouldStop().trigger, 'budget_exhausted');
+  });
+
+  test('generateSummary carries the options and the option trigger', () => {
+    const s = engine({ maxIterations: 2 }, [flat(40), flat(50, 10)]).generateSummary();
+    assert.equal(s.stopping_trigger, 'max_iterations');
+    assert.equal(s.config.maxIterations, 2);
+  });
+
+  const BAD = [
+    ['plateauDeltaSource', 'score', RangeError], ['plateauDeltaSource', true, TypeError], ['plateauMode', 'percent', RangeError],
+    ['plateauMode', null, TypeError], ['minIterations', 0, RangeError], ['minIterations', 2.5, RangeError], ['minIterations', '3', TypeError],
+    ['maxIterations', 0, RangeError], ['maxIterations', Infinity, RangeError], ['maxTotalTokens', -1, RangeError], ['maxTotalTokens', NaN, RangeError],
+    ['maxTotalCostUsd', '5', TypeError], ['maxWallClockMs', -0.5, RangeError], ['regressionTolerance', 101, RangeError],
+    ['regressionTolerance', null, TypeError],
+  ];
+  for (const [key, value, kind] of BAD) {
+    test(`${key} = ${String(value)} is rejected with code and field, and configure() changes nothing`, () => {
+      const check = (e) => e instanceof kind && e.code === 'invalid_config' && e.field === key;
+      assert.throws(() => new EarlyStopping({ [key]: value }), check);
+      const es = engine({ maxIterations: 50, regressionTolerance: 5 }, [flat(50)]);
+      const before = JSON.stringify(es.toJSON());
+      assert.throws(() => es.configure({ maxTotalTokens: 1, [key]: value }), check);
+      assert.equal(JSON.stringify(es.toJSON()), before);
+    });
+  }
+
+  test('cross-field rules: rejected on the field that no longer fits, nothing changed', () => {
+    const range = (field) => (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === field;
+    assert.throws(() => new EarlyStopping({ minIterations: 4, maxIterations: 3 }), range('minIterations'));
+    assert.throws(() => new EarlyStopping({ regressionPatience: 3 }), range('regressionPatience'));
+    assert.throws(() => new EarlyStopping({ plateauImprovementThreshold: 5 }), range('plateauImprovementThreshold'));
+    assert.throws(() => new EarlyStopping({ regressionPatience: 0, regressionTolerance: 1 }), range('regressionPatience'));
+    const es = engine({ minIterations: 3, plateauMode: 'absolute', plateauImprovementThreshold: 4 }, [flat(50)]);
+    const before = JSON.stringify(es.toJSON());
+    assert.throws(() => es.configure({ maxIterations: 2 }), range('minIterations'));
+    assert.throws(() => es.configure({ plateauMode: 'relative' }), range('plateauImprovementThreshold'));
+    assert.throws(() => es.configure({ maxIterantions: 2 }), (e) => e instanceof TypeError && e.code === 'unknown_option' && e.field === 'maxIterantions');
+    assert.equal(JSON.stringify(es.toJSON()), before);
+  });
+
+  test('fromJSON rejects a bad option inside the snapshot with its path', () => {
+    const snap = engine({ maxIterations: 5 }).toJSON();
+    snap.config.minIterations = 6;
+    assert.throws(() => EarlyStopping.fromJSON(snap), (e) => e.code === 'invalid_snapshot' && e.field === 'config.minIterations');
+  });
+});
