@@ -49,6 +49,11 @@ export type Trigger =
   | 'budget_exhausted'
   | 'quality_regression';
 
+/** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the seed's) or this score minus the previous one. */
+export type PlateauDeltaSource = 'reported' | 'computed';
+/** Opt-in `plateauMode`: threshold as a fraction of the previous score (the seed's) or in quality points. */
+export type PlateauMode = 'relative' | 'absolute';
+
 /** The full config as `getConfig()` returns it: the seed's seven keys, then the opt-in options that are set. */
 export interface EarlyStoppingConfig {
   /** Confidence at or above which a (verified) record stops the loop; 0..1, default 0.95. */
@@ -66,12 +71,12 @@ export interface EarlyStoppingConfig {
   /** Whether an attached diminishing-returns source is asked; default true. */
   enableDiminishingReturns: boolean;
   /** Opt-in: where plateau steps come from: the reported `quality_delta` (default) or the score difference. */
-  plateauDeltaSource?: 'reported' | 'computed';
-  /** Opt-in: plateau threshold as a fraction of the previous quality (default) or in quality points. */
-  plateauMode?: 'relative' | 'absolute';
-  /** Opt-in warm-up: before this many iterations no quality trigger stops. */
+  plateauDeltaSource?: PlateauDeltaSource;
+  /** Opt-in: plateau threshold as a fraction of the previous quality (default) or in quality points (0..100). */
+  plateauMode?: PlateauMode;
+  /** Opt-in warm-up (integer >= 1): before this many iterations no quality trigger stops; hard limits still do. Not above `maxIterations`. */
   minIterations?: number;
-  /** Opt-in hard limit on recorded iterations (trigger `max_iterations`). */
+  /** Opt-in hard limit (integer >= 1): stop once this many iterations are recorded (trigger `max_iterations`). */
   maxIterations?: number;
   /** Opt-in budget over the sum of `tokens_used` (trigger `budget_exhausted`). */
   maxTotalTokens?: number;
@@ -79,9 +84,9 @@ export interface EarlyStoppingConfig {
   maxTotalCostUsd?: number;
   /** Opt-in budget over the sum of `execution_time_ms`. */
   maxWallClockMs?: number;
-  /** Opt-in regression guard: points below the best that count as a regression. */
+  /** Opt-in regression guard: points (0..100) below the highest quality so far that count as a regression. */
   regressionTolerance?: number;
-  /** Opt-in regression guard: how many iterations below the best stop the loop (trigger `quality_regression`). */
+  /** Opt-in regression guard (integer >= 1, default 2, needs `regressionTolerance`): iterations in a row below it that stop the loop (trigger `quality_regression`). */
   regressionPatience?: number;
 }
 
@@ -176,18 +181,61 @@ export type StoppingDetails =
   | BudgetExhaustedDetails
   | QualityRegressionDetails;
 
-/** `shouldStop()`'s answer: the seed's keys, then the best record so far. */
-export interface StoppingDecision {
+/** Each stopping trigger and the `details` its decision carries. */
+export interface StoppingDetailsByTrigger {
+  high_confidence: HighConfidenceDetails;
+  quality_plateau: QualityPlateauDetails;
+  diminishing_returns: DiminishingReturnsDetails;
+  max_iterations: MaxIterationsDetails;
+  budget_exhausted: BudgetExhaustedDetails;
+  quality_regression: QualityRegressionDetails;
+}
+
+/** A trigger that stops the loop (every `Trigger` but `'none'`). */
+export type StopTrigger = keyof StoppingDetailsByTrigger;
+
+/** Which opt-in budget a `budget_exhausted` stop or a `budgets` entry names. */
+export type Budget = BudgetExhaustedDetails['budget'];
+
+/** Where one configured budget stands; listed on every decision once a budget is set. */
+export interface BudgetStatus {
+  budget: Budget;
+  limit: number;
+  /** The sum over the records that report the field. */
+  observed: number;
+  /** Records without the field: their use is unknown, not zero, so `observed` is a lower bound. */
+  records_without_value: number;
+  /** `observed > limit`. */
+  exhausted: boolean;
+}
+
+/** What every decision carries besides its trigger. */
+export interface StoppingDecisionBase {
   stop: boolean;
   reason: string;
   confidence: number;
-  trigger: Trigger;
-  /** Present on stops. */
-  details?: StoppingDetails;
   /** Highest quality among passed records reaching `minQualityThreshold`, else highest overall; null with no records. */
   best_iteration: number | null;
   best_quality_score: number | null;
+  /** Present once a budget option (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`) is set: tokens, cost, wall clock. */
+  budgets?: BudgetStatus[];
 }
+
+/** A decision to go on (also the warm-up's, whose reason is `'Warm-up: iteration N of M'`). */
+export interface ContinueDecision extends StoppingDecisionBase {
+  stop: false;
+  trigger: 'none';
+  details?: undefined;
+}
+
+/** A decision to stop on trigger `T`, with that trigger's details. */
+export type StopDecision<T extends StopTrigger = StopTrigger> = {
+  [K in T]: StoppingDecisionBase & { stop: true; trigger: K; details: StoppingDetailsByTrigger[K] };
+}[T];
+
+/** `shouldStop()`'s answer: the seed's keys, then the best record so far (and the budgets once one is set).
+ * Testing `trigger` narrows `details`: `if (d.trigger === 'budget_exhausted') d.details.observed`. */
+export type StoppingDecision = ContinueDecision | StopDecision;
 
 /** `generateSummary()` with no iterations. */
 export interface EmptyStoppingSummary {

@@ -27,6 +27,7 @@ from earlyexit._types import (
     AnalyticsOptions,
     AnalyticsRecordDict,
     AnalyticsSummaryDict,
+    BudgetStatusDict,
     DiminishingReturnsDict,
     EarlyStoppingConfigDict,
     EarlyStoppingOptions,
@@ -38,6 +39,8 @@ from earlyexit._types import (
     IterationSelectionDict,
     LayerResultDict,
     Outcome,
+    PlateauDeltaSource,
+    PlateauMode,
     PyramidActionDict,
     QualitySignalDict,
     SelectionCriteria,
@@ -141,11 +144,11 @@ class EarlyStoppingConfig:
         """Whether an attached analytics source is asked; default True."""
 
     @property
-    def plateau_delta_source(self) -> Literal["reported", "computed"] | None:
+    def plateau_delta_source(self) -> PlateauDeltaSource | None:
         """Opt-in: plateau steps from the reported ``quality_delta`` or the score difference."""
 
     @property
-    def plateau_mode(self) -> Literal["relative", "absolute"] | None:
+    def plateau_mode(self) -> PlateauMode | None:
         """Opt-in: the plateau threshold as a fraction of the previous score or in points."""
 
     @property
@@ -264,7 +267,7 @@ class StoppingDecision:
         """That iteration's quality."""
 
     @property
-    def budgets(self) -> list[dict[str, object]]:
+    def budgets(self) -> list[BudgetStatusDict]:
         """Where each configured budget stands (``budget``, ``limit``, ``observed``,
         ``records_without_value``, ``exhausted``); empty when no budget is configured."""
 

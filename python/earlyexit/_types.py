@@ -8,7 +8,7 @@ These are plain ``typing`` constructs (no runtime behaviour); import them for an
 
 from __future__ import annotations
 
-from typing import Dict, List, Literal, Optional, TypedDict, Union
+from typing import Dict, List, Literal, Optional, TypedDict, Union, final
 
 __all__ = [
     "ActionKind",
@@ -16,7 +16,9 @@ __all__ = [
     "AnalyticsOptions",
     "AnalyticsRecordDict",
     "AnalyticsSummaryDict",
+    "Budget",
     "BudgetExhaustedDetails",
+    "BudgetStatusDict",
     "DiminishingReturnsDetails",
     "DiminishingReturnsDict",
     "EarlyStoppingConfigDict",
@@ -33,7 +35,9 @@ __all__ = [
     "LayerResultDict",
     "MaxIterationsDetails",
     "Outcome",
+    "PlateauDeltaSource",
     "PlateauDetails",
+    "PlateauMode",
     "PlateauStepDict",
     "PyramidActionDict",
     "QualityRegressionDetails",
@@ -61,6 +65,12 @@ Trigger = Literal[
     "budget_exhausted",
     "quality_regression",
 ]
+#: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.
+Budget = Literal["tokens", "cost_usd", "wall_clock_ms"]
+#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the seed's) or the score difference.
+PlateauDeltaSource = Literal["reported", "computed"]
+#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the seed's) or in points.
+PlateauMode = Literal["relative", "absolute"]
 #: An iteration's verification outcome.
 VerificationStatus = Literal["passed", "failed", "skipped"]
 #: ``IterationAnalytics.trajectory()``.
@@ -108,8 +118,8 @@ class EarlyStoppingOptions(TypedDict, total=False):
     require_verification: bool
     enable_plateau_detection: bool
     enable_diminishing_returns: bool
-    plateau_delta_source: Literal["reported", "computed"]
-    plateau_mode: Literal["relative", "absolute"]
+    plateau_delta_source: PlateauDeltaSource
+    plateau_mode: PlateauMode
     min_iterations: int
     max_iterations: int
     max_total_tokens: float
@@ -166,6 +176,7 @@ class _HighConfidenceRequired(TypedDict):
     quality_score: float
 
 
+@final
 class HighConfidenceDetails(_HighConfidenceRequired, total=False):
     """``details`` of a ``high_confidence`` stop (status only when verification is required)."""
 
@@ -180,6 +191,7 @@ class PlateauStepDict(TypedDict):
     delta: float
 
 
+@final
 class PlateauDetails(TypedDict):
     """``details`` of a ``quality_plateau`` stop."""
 
@@ -193,12 +205,14 @@ class _DiminishingReturnsDetailsRequired(TypedDict):
     analytics_reason: str
 
 
+@final
 class DiminishingReturnsDetails(_DiminishingReturnsDetailsRequired, total=False):
     """``details`` of a ``diminishing_returns`` stop (the source's iteration, verbatim)."""
 
     detected_at_iteration: Optional[int]
 
 
+@final
 class MaxIterationsDetails(TypedDict):
     """``details`` of a ``max_iterations`` stop (opt-in ``max_iterations``)."""
 
@@ -206,16 +220,30 @@ class MaxIterationsDetails(TypedDict):
     max_iterations: int
 
 
+@final
 class BudgetExhaustedDetails(TypedDict):
     """``details`` of a ``budget_exhausted`` stop: which budget, its limit, the observed sum,
     and how many records did not report the field (unknown, not zero)."""
 
-    budget: Literal["tokens", "cost_usd", "wall_clock_ms"]
+    budget: Budget
     limit: float
     observed: float
     records_without_value: int
 
 
+class BudgetStatusDict(TypedDict):
+    """One entry of a decision's ``budgets`` (listed once a budget is configured): the
+    observed sum covers only the records that report the field; ``records_without_value``
+    says how many did not (their use is unknown, not zero)."""
+
+    budget: Budget
+    limit: float
+    observed: float
+    records_without_value: int
+    exhausted: bool
+
+
+@final
 class QualityRegressionDetails(TypedDict):
     """``details`` of a ``quality_regression`` stop (opt-in regression guard)."""
 
@@ -225,7 +253,8 @@ class QualityRegressionDetails(TypedDict):
     patience: int
 
 
-#: The ``details`` of a stopping decision.
+#: The ``details`` of a stopping decision. The members are ``@final``, so a key test narrows
+#: the union under a type checker: ``if "budget" in details: details["observed"]``.
 StoppingDetails = Union[
     HighConfidenceDetails,
     PlateauDetails,
@@ -246,9 +275,11 @@ class _StoppingDecisionRequired(TypedDict):
 
 
 class StoppingDecisionDict(_StoppingDecisionRequired, total=False):
-    """``StoppingDecision.to_dict()``: the seed's decision plus the best-iteration extras."""
+    """``StoppingDecision.to_dict()``: the seed's decision plus the best-iteration extras
+    (and ``budgets`` once a budget is configured)."""
 
     details: StoppingDetails
+    budgets: List[BudgetStatusDict]
 
 
 class _IterationRecordRequired(TypedDict):
@@ -282,8 +313,8 @@ class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
     """``EarlyStoppingConfig.to_dict()``: the seed's ``getConfig()`` (camelCase), then the
     opt-in options that are set."""
 
-    plateauDeltaSource: Literal["reported", "computed"]
-    plateauMode: Literal["relative", "absolute"]
+    plateauDeltaSource: PlateauDeltaSource
+    plateauMode: PlateauMode
     minIterations: int
     maxIterations: int
     maxTotalTokens: float

@@ -186,7 +186,7 @@ describe(`loop options (${IMPL})`, () => {
       assert.throws(() => new EarlyStopping({ [key]: value }), check);
       const es = engine({ maxIterations: 50, regressionTolerance: 5 }, [flat(50)]);
       const before = JSON.stringify(es.toJSON());
-      assert.throws(() => es.configure({ maxTotalTokens: 1, [key]: value }), check);
+      assert.throws(() => es.configure({ minIterations: 1, [key]: value }), check);
       assert.equal(JSON.stringify(es.toJSON()), before);
     });
   }

@@ -25,6 +25,17 @@ import EarlyStoppingDefault, {
   type Trigger,
   type ExitReason,
   type DiminishingReturnsSource,
+  type EarlyStoppingOptions,
+  type BudgetStatus,
+  type Budget,
+  type StopTrigger,
+  type StopDecision,
+  type StoppingDetails,
+  type BudgetExhaustedDetails,
+  type QualityRegressionDetails,
+  type MaxIterationsDetails,
+  type PlateauMode,
+  type PlateauDeltaSource,
 } from 'earlyexit';
 import * as wasm from 'earlyexit-wasm';
 
@@ -68,6 +79,51 @@ async function loop(): Promise<number | null> {
   return best;
 }
 
+// The opt-in options ("Beyond the seed"): camelCase keys, typed config, the trigger union
+// narrowing `details`, the budgets list.
+function options(): [Trigger, number | null, BudgetStatus[]] {
+  const mode: PlateauMode = 'absolute';
+  const source: PlateauDeltaSource = 'computed';
+  const opts: EarlyStoppingOptions = {
+    plateauDeltaSource: source, plateauMode: mode, plateauImprovementThreshold: 1, minIterations: 2, maxIterations: 20,
+    maxTotalTokens: 1000, maxTotalCostUsd: 0.5, maxWallClockMs: 60_000, regressionTolerance: 5, regressionPatience: 2,
+  };
+  const es = new EarlyStopping(opts);
+  es.configure({ maxTotalTokens: 150, minIterations: 1 });
+  const config: EarlyStoppingConfig = es.getConfig();
+  const max: number | undefined = config.maxIterations;
+  const tolerance: number | undefined = config.regressionTolerance;
+  es.recordIterationResult(1, { quality_score: 70, confidence: 0.5, verification_status: 'failed', quality_delta: 0, tokens_used: 100 });
+  es.recordIterationResult(2, { quality_score: 72, confidence: 0.5, verification_status: 'failed', quality_delta: 2, tokens_used: 100 });
+  const d: StoppingDecision = es.shouldStop();
+  const budgets: BudgetStatus[] = d.budgets ?? [];
+  const which: Budget | undefined = budgets[0]?.budget;
+  if (d.trigger === 'budget_exhausted') {
+    const spent: BudgetExhaustedDetails = d.details; // narrowed by the trigger
+    const over: number = spent.observed - spent.limit;
+    const unknown: number = d.details.records_without_value;
+    void [over, unknown];
+  } else if (d.trigger === 'quality_regression') {
+    const fell: QualityRegressionDetails = d.details;
+    void fell.best_quality_score;
+  } else if (d.trigger === 'max_iterations') {
+    const capped: MaxIterationsDetails = d.details;
+    void capped.max_iterations;
+  } else if (d.trigger === 'none') {
+    const none: undefined = d.details;
+    void none;
+  }
+  if (d.stop) {
+    const stopped: StopDecision = d;
+    const t: StopTrigger = stopped.trigger;
+    const details: StoppingDetails = stopped.details;
+    void [t, details];
+  }
+  const only: StopDecision<'budget_exhausted'> | null = d.trigger === 'budget_exhausted' ? d : null;
+  void [max, tolerance, which, only?.details.budget];
+  return [d.trigger, d.best_iteration, budgets];
+}
+
 async function pyramid(): Promise<TestPyramidResult> {
   const signal = calculateQualitySignal({ passRate: 0.98, coverage: 0.9, flakyRatio: 0.01 });
   const exit = new CoherenceEarlyExit(AGGRESSIVE_EXIT_CONFIG, 4);
@@ -105,5 +161,6 @@ async function browserShaped(): Promise<void> {
 }
 
 void loop();
+void options();
 void pyramid();
 void browserShaped();

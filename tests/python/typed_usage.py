@@ -10,6 +10,9 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import earlyexit
 from earlyexit import (
     AnalyticsRecord,
+    Budget,
+    BudgetExhaustedDetails,
+    BudgetStatusDict,
     CoherenceEarlyExit,
     DiminishingReturnsReport,
     EarlyExitConfig,
@@ -18,14 +21,19 @@ from earlyexit import (
     EarlyExitTypeError,
     EarlyStopping,
     EarlyStoppingConfig,
+    EarlyStoppingConfigDict,
+    EarlyStoppingOptions,
     ExitDecision,
     ExitReason,
     IterationAnalytics,
     IterationRecord,
     IterationResultDict,
     LayerResult,
+    PlateauDeltaSource,
+    PlateauMode,
     PyramidAction,
     PyramidRun,
+    QualityRegressionDetails,
     QualitySignal,
     Speculation,
     SpeculativeExecutor,
@@ -82,6 +90,54 @@ def loop_stopping() -> Tuple[Trigger, Optional[int]]:
     return trigger, best
 
 
+def loop_options() -> Tuple[Trigger, Optional[int], List[BudgetStatusDict]]:
+    """The opt-in options ("Beyond the seed"): keywords, config attributes, typed results."""
+    options: EarlyStoppingOptions = {
+        "plateau_delta_source": "computed",
+        "plateau_mode": "absolute",
+        "plateau_improvement_threshold": 1.0,
+        "min_iterations": 2,
+        "max_iterations": 20,
+        "max_total_tokens": 1000.0,
+        "max_total_cost_usd": 0.5,
+        "max_wall_clock_ms": 60_000.0,
+        "regression_tolerance": 5.0,
+        "regression_patience": 2,
+    }
+    stopper = EarlyStopping(**options)
+    stopper.configure(max_total_tokens=150.0, min_iterations=1)
+    config: EarlyStoppingConfig = stopper.config
+    source: Optional[PlateauDeltaSource] = config.plateau_delta_source
+    mode: Optional[PlateauMode] = config.plateau_mode
+    limits: Tuple[Optional[int], Optional[int]] = (config.min_iterations, config.max_iterations)
+    spend: Tuple[Optional[float], Optional[float], Optional[float]] = (
+        config.max_total_tokens,
+        config.max_total_cost_usd,
+        config.max_wall_clock_ms,
+    )
+    guard: Tuple[Optional[float], Optional[int]] = (config.regression_tolerance, config.regression_patience)
+    as_js: EarlyStoppingConfigDict = config.to_dict()
+    max_iterations: int = as_js.get("maxIterations", 0)
+    stopper.record(1, 70.0, 0.5, "failed", 0.0, tokens_used=100.0)
+    stopper.record(2, 72.0, 0.5, "failed", 2.0, tokens_used=100.0)
+    decision = stopper.should_stop()
+    budgets: List[BudgetStatusDict] = decision.budgets
+    which: Budget = budgets[0]["budget"]
+    unknown: int = budgets[0]["records_without_value"]
+    best_quality: Optional[float] = decision.best_quality_score
+    details = decision.details
+    if decision.trigger == "budget_exhausted" and details is not None and "budget" in details:
+        spent: BudgetExhaustedDetails = details
+        del spent
+    if decision.trigger == "quality_regression" and details is not None and "patience" in details:
+        fell: QualityRegressionDetails = details
+        del fell
+    as_dict = decision.to_dict()
+    listed: List[BudgetStatusDict] = as_dict.get("budgets", [])
+    del source, mode, limits, spend, guard, max_iterations, which, unknown, best_quality, listed
+    return decision.trigger, decision.best_iteration, budgets
+
+
 def test_pyramid() -> Tuple[ExitReason, List[int]]:
     result = LayerResult(0.99, 0.9, 0.01, name="unit", extra={"suite": "api"})
     signal: QualitySignal = calculate_quality_signal(result)
@@ -127,6 +183,11 @@ def main() -> None:
     assert best == 2 or best is None or best == 1
     assert reason == "confident_exit" and executed[0] == 0
     assert errors() == "invalid_config:plateau_consecutive_count"
+    options_trigger, options_best, budgets = loop_options()
+    assert (options_trigger, options_best) == ("budget_exhausted", 2)
+    assert budgets[0] == {"budget": "tokens", "limit": 150, "observed": 200, "records_without_value": 0, "exhausted": True}
+    assert [b["budget"] for b in budgets] == ["tokens", "cost_usd", "wall_clock_ms"]
+    assert budgets[1]["records_without_value"] == 2, "no cost reported: unknown, not zero"
     assert earlyexit.__version__ == "0.1.0"
 
 
