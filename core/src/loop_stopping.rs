@@ -23,6 +23,11 @@
 //! Every decision also carries the best iteration so far (`best_iteration`,
 //! `best_quality_score`) and, once a budget is configured, `budgets`.
 //!
+//! Why hard limits first: a budget or a cap bounds what the loop may spend whatever the
+//! quality says, so when a budget runs out in the same step as a plateau (or high
+//! confidence) the decision is `budget_exhausted`, the reason that holds unconditionally.
+//! The options, their reasons and details are described in `docs/loop-options.md`.
+//!
 //! The rules are also offered as stateless functions ([`check_high_confidence`],
 //! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
 //! can keep the decision state in a buffer it owns and call the core without a native

@@ -10,12 +10,15 @@ import { IMPL, PACKAGE, ROOT } from './impl.mjs';
 
 const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const section = readme.split('<!-- quickstart-node:start -->')[1]?.split('<!-- quickstart-node:end -->')[0] ?? '';
-const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+// "Beyond the seed: options" has its own runnable example, between the options markers.
+const options = readme.split('<!-- options:start -->')[1]?.split('<!-- options:end -->')[0] ?? '';
+const blocks = [...(section + options).matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test(`README: the Node quick start has the migration line and a runnable example of each engine (${IMPL})`, () => {
   assert.match(section, /- import \{ EarlyStopping \} from '\.\/early-stopping\.mjs';\n\+ import \{ EarlyStopping \} from 'earlyexit';/);
   assert.ok(blocks.some((b) => b.includes('new EarlyStopping')), 'an EarlyStopping example');
   assert.ok(blocks.some((b) => b.includes('runWithEarlyExit')), 'an EarlyExitController example');
+  assert.ok(blocks.some((b) => b.includes('maxTotalTokens')), 'the options section has a JS example');
 });
 
 for (const [i, block] of blocks.entries()) {

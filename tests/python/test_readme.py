@@ -1,5 +1,6 @@
-"""The README's Python quick start runs as written: every ```python block between the
-``quickstart-python`` markers is executed, each in a fresh namespace."""
+"""The README's Python examples run as written: every ```python block between the
+``quickstart-python`` markers and between the ``options`` markers ("Beyond the seed:
+options") is executed, each in a fresh namespace."""
 
 from __future__ import annotations
 
@@ -17,13 +18,16 @@ def python_blocks() -> List[str]:
         text = f.read()
     section = re.search(r"<!-- quickstart-python:start -->(.*?)<!-- quickstart-python:end -->", text, re.S)
     assert section is not None, "README.md has no quickstart-python section"
-    return re.findall(r"```python\n(.*?)```", section.group(1), re.S)
+    options = re.search(r"<!-- options:start -->(.*?)<!-- options:end -->", text, re.S)
+    assert options is not None, "README.md has no options section"
+    return re.findall(r"```python\n(.*?)```", section.group(1) + options.group(1), re.S)
 
 
 def test_readme_has_an_example_of_each_engine() -> None:
     blocks = python_blocks()
     assert len(blocks) >= 2
     assert any("EarlyStopping(" in b for b in blocks) and any("EarlyExitController(" in b for b in blocks)
+    assert any("max_total_tokens=" in b for b in blocks), "the options section has a Python example"
 
 
 @pytest.mark.parametrize("index", range(len(python_blocks())))
