@@ -106,6 +106,10 @@ test('vector page runs in Chromium', async () => {
   assert.ok(r.total > 0, 'no vector ran');
   console.log(`# vectors in Chromium: ${r.status}`);
   console.log(`# coverage: ${JSON.stringify(r.coverage)}`);
+  // The seed's triggers and the opt-in options' (tests/vectors/loop_options.json).
+  for (const t of ['none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression']) {
+    assert.ok(r.coverage.triggers[t] > 0, `no vector in Chromium expects trigger ${t}`);
+  }
 });
 
 for (const file of vectorFiles) {

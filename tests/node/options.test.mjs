@@ -211,3 +211,18 @@ describe(`loop options (${IMPL})`, () => {
     assert.throws(() => EarlyStopping.fromJSON(snap), (e) => e.code === 'invalid_snapshot' && e.field === 'config.minIterations');
   });
 });
+
+test(`the vector suite picks up loop_options.json and its JS vectors expect every new trigger (${IMPL})`, async () => {
+  const { readFileSync } = await import('node:fs');
+  const path = await import('node:path');
+  const { ROOT } = await import('./impl.mjs');
+  const { vectors } = JSON.parse(readFileSync(path.join(ROOT, 'tests', 'vectors', 'loop_options.json'), 'utf8'));
+  const seen = new Set();
+  for (const v of vectors) {
+    if (Array.isArray(v.only) && !v.only.includes('js')) continue;
+    for (const c of v.calls) if (c.call === 'shouldStop' && c.returns?.trigger) seen.add(c.returns.trigger);
+  }
+  for (const t of ['max_iterations', 'budget_exhausted', 'quality_regression', 'quality_plateau', 'high_confidence', 'diminishing_returns', 'none']) {
+    assert.ok(seen.has(t), `no loop_options vector expects ${t}`);
+  }
+});

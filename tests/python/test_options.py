@@ -21,7 +21,7 @@ TS = "2026-01-01T00:00:00.000Z"
 
 def flat(es: EarlyStopping, i: int, q: float, d: float = 0, **usage: float) -> None:
     """A record that cannot stop the seed's rules by itself (low confidence, failed)."""
-    es.record(i, q, 0.5, "failed", d, timestamp=TS, **usage)  # type: ignore[arg-type]
+    es.record(i, q, 0.5, "failed", d, timestamp=TS, **usage)
 
 
 def verified(es: EarlyStopping, i: int, q: float = 95) -> None:
@@ -322,3 +322,19 @@ def test_typed_decision_fields() -> None:
     assert d.trigger == "budget_exhausted"
     assert d.budgets[0]["observed"] == 0.1 + 0.2
     assert isinstance(ee.StoppingDecision, type)
+
+
+def test_the_vectors_python_runs_cover_every_trigger() -> None:
+    """tests/vectors/loop_options.json is picked up by the vector suite (test_vectors.py
+    loads every file) and its Python-applicable vectors expect each new trigger."""
+    from vector_support import applies_to_python, load_vectors
+
+    assert any(name.startswith("loop_options[") for name, _ in load_vectors())
+    seen = set()
+    for _, v in load_vectors():
+        if applies_to_python(v):
+            for c in v["calls"]:
+                r = c.get("returns")
+                if c["call"] == "shouldStop" and isinstance(r, dict):
+                    seen.add(r["trigger"])
+    assert {"max_iterations", "budget_exhausted", "quality_regression", "none", "high_confidence", "quality_plateau"} <= seen
