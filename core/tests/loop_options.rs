@@ -208,3 +208,91 @@ fn a_stop_on_an_absolute_plateau_survives_a_snapshot_round_trip() {
     let restored = EarlyStopping::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
     assert_eq!(restored, e);
 }
+
+fn with_usage(q: f64, field: &str, value: f64) -> String {
+    format!(
+        r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":10,"{field}":{value}}}"#
+    )
+}
+
+#[test]
+fn each_budget_stops_above_its_limit_and_names_itself() {
+    for (option, field, name) in [
+        ("maxTotalTokens", "tokens_used", "tokens"),
+        ("maxTotalCostUsd", "token_cost_usd", "cost_usd"),
+        ("maxWallClockMs", "execution_time_ms", "wall_clock_ms"),
+    ] {
+        let mut e = engine(&format!(r#"{{"{option}": 8}}"#));
+        record(&mut e, 1, &with_usage(10.0, field, 5.0));
+        record(&mut e, 2, &with_usage(20.0, field, 3.0));
+        assert!(!e.should_stop().stop, "{option}: equal to the limit goes on");
+        record(&mut e, 3, &with_usage(30.0, field, 0.5));
+        let d = e.should_stop();
+        assert_eq!(d.trigger.as_str(), "budget_exhausted", "{option}");
+        assert_eq!(d.reason, format!("Budget exhausted: total {field} 8.5 > limit 8"));
+        let details = d.to_value();
+        let details = details.get("details").unwrap();
+        assert_eq!(details.get("budget").unwrap().as_str(), Some(name));
+        assert_eq!(details.get("observed").unwrap().as_f64(), Some(8.5));
+    }
+}
+
+#[test]
+fn tokens_are_checked_before_cost_in_the_same_step() {
+    let mut e = engine(r#"{"maxTotalCostUsd": 0.01, "maxTotalTokens": 10}"#);
+    record(
+        &mut e,
+        1,
+        r#"{"quality_score":10,"confidence":0.5,"verification_status":"failed","quality_delta":0,"tokens_used":11,"token_cost_usd":0.02}"#,
+    );
+    let d = e.should_stop();
+    assert_eq!(d.to_value().get("details").unwrap().get("budget").unwrap().as_str(), Some("tokens"));
+    assert_eq!(d.budgets.len(), 2, "both budgets are listed");
+    assert!(d.budgets.iter().all(|b| b.exhausted));
+}
+
+#[test]
+fn warm_up_blocks_plateau_and_regression_but_not_max_iterations() {
+    let mut e = engine(r#"{"minIterations": 4, "regressionTolerance": 5, "regressionPatience": 1}"#);
+    record(&mut e, 1, &plain(80.0, 0.0));
+    record(&mut e, 2, &plain(60.0, 0.0));
+    record(&mut e, 3, &plain(60.0, 0.0));
+    let d = e.should_stop();
+    assert_eq!((d.stop, d.reason.as_str()), (false, "Warm-up: iteration 3 of 4"), "plateau and regression both hold");
+    record(&mut e, 4, &plain(60.0, 0.0));
+    assert_eq!(e.should_stop().trigger.as_str(), "quality_plateau", "plateau before regression once warm");
+
+    let mut capped = engine(r#"{"minIterations": 2, "maxIterations": 2}"#);
+    record(&mut capped, 1, &plain(50.0, 0.0));
+    assert!(capped.should_stop().reason.starts_with("Warm-up"));
+    record(&mut capped, 2, &plain(50.0, 0.0));
+    assert_eq!(capped.should_stop().trigger.as_str(), "max_iterations");
+}
+
+#[test]
+fn a_configure_that_breaks_a_cross_field_rule_changes_nothing() {
+    let mut e = engine(r#"{"minIterations": 3, "plateauMode": "absolute", "plateauImprovementThreshold": 4}"#);
+    record(&mut e, 1, &plain(50.0, 0.0));
+    let before = e.clone();
+    for (options, field) in [
+        (r#"{"maxIterations": 2}"#, "minIterations"),
+        (r#"{"plateauMode": "relative"}"#, "plateauImprovementThreshold"),
+        (r#"{"maxTotalTokens": 5, "regressionPatience": 2}"#, "regressionPatience"),
+    ] {
+        let value = Value::parse_json(options, earlyexit::ErrorCode::InvalidConfig, "options").unwrap();
+        let err = e.configure_value(&value, Naming::Js).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_config", field), "{options}");
+        assert_eq!(e, before, "{options} changed the engine");
+    }
+}
+
+#[test]
+fn seed_equivalent_options_decide_as_the_defaults() {
+    let mut seed = engine("{}");
+    let mut explicit = engine(r#"{"plateauDeltaSource": "reported", "plateauMode": "relative", "minIterations": 1}"#);
+    for (i, (q, d)) in [(50.0, 0.0), (50.5, 0.5), (50.6, 0.1), (70.0, 19.4)].into_iter().enumerate() {
+        record(&mut seed, i as u64 + 1, &plain(q, d));
+        record(&mut explicit, i as u64 + 1, &plain(q, d));
+        assert_eq!(seed.should_stop(), explicit.should_stop());
+    }
+}
