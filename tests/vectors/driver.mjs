@@ -120,6 +120,8 @@ function checkNumber(obj, key, code, field, { required = false, min = -Infinity,
   if (typeof v !== 'number') throw typeErr(code, field);
   if (!Number.isFinite(v)) throw rangeErr(code, field);
   if (integer && !Number.isInteger(v)) throw rangeErr(code, field);
+  // Counts beyond 2^53-1 cannot be held exactly: rejected like any out-of-range count.
+  if (integer && Math.abs(v) > MAX_SAFE) throw rangeErr(code, field);
   if (v < min || v > max) throw rangeErr(code, field);
 }
 function checkBoolean(obj, key, code, field, required = false) {
@@ -557,12 +559,11 @@ function validateExitConfig(cfg, prefix = '', code = 'invalid_config', unknownCo
 
 function validateTotalLayers(n, code = 'invalid_config', field = 'totalLayers') {
   if (typeof n !== 'number') throw typeErr(code, field);
-  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 1) throw rangeErr(code, field);
+  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 1 || n > MAX_SAFE) throw rangeErr(code, field);
 }
 
 // `prefix` is '' for calculateQualitySignal and 'layers[i].' for a runner's result.
-function validateLayerResult(r, prefix = '') {
-  const code = 'invalid_layer_result';
+function validateLayerResult(r, prefix = '', code = 'invalid_layer_result') {
   if (!isPlainObject(r)) throw typeErr(code, prefix ? prefix.slice(0, -1) : 'layerResult');
   for (const k of ['passRate', 'coverage', 'flakyRatio']) checkNumber(r, k, code, prefix + k, { required: true, min: 0, max: 1 });
   checkNumber(r, 'previousLambda', code, prefix + 'previousLambda', { min: 0, max: 100 });
@@ -572,7 +573,9 @@ function validateLayerResult(r, prefix = '') {
   for (const k of ['total', 'passed', 'failed', 'flaky']) checkNumber(r, k, code, prefix + k, { min: 0, integer: true });
   const total = own(r, 'total');
   if (total !== undefined) {
-    if ((own(r, 'passed') ?? 0) + (own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'passed');
+    // Reported on a field the caller gave: passed when present, else failed.
+    if (own(r, 'passed') !== undefined && own(r, 'passed') + (own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'passed');
+    if ((own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'failed');
     if ((own(r, 'flaky') ?? 0) > total) throw rangeErr(code, prefix + 'flaky');
   }
 }
@@ -580,14 +583,16 @@ function validateLayerResult(r, prefix = '') {
 function validateSignal(s, layer) {
   const code = 'invalid_signal';
   if (!isPlainObject(s)) throw typeErr(code, 'signal');
+  checkUnknown(s, ['lambda', 'lambdaPrev', 'boundaryEdges', 'boundaryConcentration', 'partitionCount', 'flags'], '');
   checkNumber(s, 'lambda', code, 'lambda', { required: true, min: 0, max: 100 });
   checkNumber(s, 'lambdaPrev', code, 'lambdaPrev', { required: true, min: 0, max: 100 });
   checkNumber(s, 'boundaryEdges', code, 'boundaryEdges', { required: true, min: 0, max: 3, integer: true });
   checkNumber(s, 'boundaryConcentration', code, 'boundaryConcentration', { required: true, min: 0, max: 1 });
   checkNumber(s, 'partitionCount', code, 'partitionCount', { required: true, min: 0, max: 3, integer: true });
-  checkNumber(s, 'flags', code, 'flags', { required: true, min: 0, integer: true });
+  // flags is a bit set: 32 bits (docs/api-conventions.md).
+  checkNumber(s, 'flags', code, 'flags', { required: true, min: 0, max: 4294967295, integer: true });
   if (typeof layer !== 'number') throw typeErr(code, 'layer');
-  if (!Number.isFinite(layer) || !Number.isInteger(layer) || layer < 0) throw rangeErr(code, 'layer');
+  if (!Number.isFinite(layer) || !Number.isInteger(layer) || layer < 0 || layer > MAX_SAFE) throw rangeErr(code, 'layer');
 }
 
 // Layer specs: {name, costMs?} (+ run in JS). In a vector, `results` is the
@@ -769,6 +774,7 @@ class PyramidRunEngine {
     switch (name) {
       case 'next': return { ref: r.done ? { action: 'done' } : clone(r.action) };
       case 'submit': {
+        if (typeof args[0] !== 'number') throw typeErr('invalid_step', 'layer');
         if (r.done || args[0] !== r.action.layer) throw rangeErr('invalid_step', 'layer');
         validateLayerResult(args[1], `layers[${args[0]}].`);
         this.st.submitted.push({ layer: args[0], result: clone(args[1]) });
@@ -791,7 +797,9 @@ class PyramidRunEngine {
     const e = new PyramidRunEngine(ctx, st);
     for (const [k, sub] of (s.submitted ?? []).entries()) {
       const r = await replay(ctx, st);
+      if (typeof own(sub, 'layer') !== 'number') throw typeErr(code, `submitted[${k}].layer`);
       if (r.done || r.action.layer !== sub.layer) throw rangeErr(code, `submitted[${k}].layer`);
+      validateLayerResult(own(sub, 'result'), `submitted[${k}].result.`, code);
       st.submitted.push(clone(sub));
     }
     return e;
