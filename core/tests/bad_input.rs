@@ -90,3 +90,43 @@ fn bad_input_matrix() {
     assert!(passed >= 1000, "expected at least 1000 matrix cases, ran {passed}");
     assert!(failures.is_empty(), "{} matrix cases failed", failures.len());
 }
+
+fn json(text: &str) -> Value {
+    Value::parse_json(text, ErrorCode::InvalidReplay, "test").unwrap()
+}
+
+/// A cross-field error names a key the call gave, in both spellings (it named the key already
+/// configured: `minIterations` for `configure({maxIterations: 2})`).
+#[test]
+fn cross_field_errors_name_a_key_the_call_gave() {
+    use earlyexit::loop_stopping::EarlyStopping;
+    use earlyexit::Naming;
+    let mut es = EarlyStopping::from_config_value(&json(r#"{"minIterations": 5}"#), Naming::Js).unwrap();
+    let err = es.configure_value(&json(r#"{"maxIterations": 2}"#), Naming::Js).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_config", "maxIterations"));
+    let err = es.configure_value(&json(r#"{"max_iterations": 2}"#), Naming::Snake).unwrap_err();
+    assert_eq!(err.field(), "max_iterations");
+    let err = es.configure_value(&json(r#"{"maxIterations": 2, "minIterations": 3}"#), Naming::Js).unwrap_err();
+    assert_eq!(err.field(), "minIterations");
+    let mut es = EarlyStopping::from_config_value(
+        &json(r#"{"plateauMode": "absolute", "plateauImprovementThreshold": 5}"#),
+        Naming::Js,
+    )
+    .unwrap();
+    let err = es.configure_value(&json(r#"{"plateauMode": "relative"}"#), Naming::Js).unwrap_err();
+    assert_eq!((err.field(), err.kind().as_str()), ("plateauMode", "range"));
+    assert!(err.message().contains("which is 5"), "{}", err.message());
+}
+
+/// A bad result inside a PyramidRun snapshot is named where it sits in the document.
+#[test]
+fn a_bad_submitted_result_is_named_at_its_snapshot_path() {
+    use earlyexit::pyramid::PyramidRun;
+    let snapshot = json(
+        r#"{"version": 1, "engine": "PyramidRun", "config": {}, "totalLayers": 2, "layers": [{"name": "a"}, {"name": "b"}],
+            "submitted": [{"layer": 0, "result": {"passRate": 1.5, "coverage": 1, "flakyRatio": 0}}]}"#,
+    );
+    let err = PyramidRun::from_snapshot(&snapshot).err().unwrap();
+    assert_eq!((err.code(), err.field()), ("invalid_snapshot", "submitted[0].result.passRate"));
+    assert!(err.message().starts_with("submitted[0]: result.passRate "), "{}", err.message());
+}
