@@ -74,6 +74,9 @@ function timestampCases({ required = false } = {}) {
   if (required) out.push(['missing', MISSING, 'type']);
   return out;
 }
+// A positional argument left out: JS calls the function anyway; in Python the call itself
+// fails before reaching the package (Python's own TypeError), so the row is JS and Rust only.
+const MISSING_ARGUMENT = ['missing', MISSING, 'type', JS];
 const notAnObject = (nullOnly = JS) => [
   ['number', 5, 'type'], ['string', 'x', 'type'], ['array', [], 'type'], ['boolean', true, 'type'], ['null', null, 'type', nullOnly],
 ];
@@ -149,11 +152,12 @@ function loopConfig() {
       { engine: 'EarlyStopping', construct: { config: null, analytics: null },
         calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', value), expect: T('invalid_config', 'options', kind) }, ...loopProof(2)] });
   }
-  for (const [kase, key] of [['misspelt key', 'plateauConsecutiveCnt'], ['snake_case key in JS', 'min_quality_threshold'], ['seed-unknown key', 'patience']]) {
-    row('EarlyStoppingConfig', 'new EarlyStopping', key, kase, 1, 'unknown_option', 'type', undefined,
+  // A snake_case key is the Python spelling of a valid option: unknown in JS only.
+  for (const [kase, key, only] of [['misspelt key', 'plateauConsecutiveCnt'], ['snake_case key in JS', 'min_quality_threshold', JS], ['seed-unknown key', 'patience']]) {
+    row('EarlyStoppingConfig', 'new EarlyStopping', key, kase, 1, 'unknown_option', 'type', only,
       { engine: 'EarlyStopping', construct: { config: { [key]: 1 }, analytics: null }, calls: [], expectThrows: { code: 'unknown_option', field: key, kind: 'type' } },
       true);
-    row('EarlyStoppingConfig', 'configure', key, kase, 1, 'unknown_option', 'type', undefined,
+    row('EarlyStoppingConfig', 'configure', key, kase, 1, 'unknown_option', 'type', only,
       { engine: 'EarlyStopping', construct: { config: null, analytics: null },
         calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', { [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...loopProof(2)] });
   }
@@ -214,8 +218,9 @@ function loopResults() {
       { engine: 'EarlyStopping', construct: base,
         calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [2, patched(good, 'iteration_number', value)], expect: T('invalid_result', 'iteration_number', kind) }, ...loopProof(2)] });
   }
-  for (const [kase, key] of [['misspelt key', 'quality_scor'], ['camelCase key', 'qualityScore'], ['analytics-only key', 'quality']]) {
-    row('IterationResult', 'recordIterationResult', key, kase, 1, 'unknown_option', 'type', undefined,
+  // Python's harness spells error fields in snake_case, which cannot express an unknown camelCase key.
+  for (const [kase, key, only] of [['misspelt key', 'quality_scor'], ['camelCase key', 'qualityScore', JS], ['analytics-only key', 'quality']]) {
+    row('IterationResult', 'recordIterationResult', key, kase, 1, 'unknown_option', 'type', only,
       { engine: 'EarlyStopping', construct: base,
         calls: [{ call: 'recordIterationResult', args: [1, { ...res(80, 0.5), [key]: 1 }], expect: T('unknown_option', key, 'type') }, ...loopProof(1)] });
   }
@@ -302,7 +307,7 @@ function analytics() {
       { engine: 'IterationAnalytics', construct: { config: null },
         calls: [ri(1, 60), { ...call('recordIteration', { ...good, [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...analyticsProof(2)] });
   }
-  for (const [kase, value, kind, only] of [...notAnObject(undefined), ['missing', MISSING, 'type']]) {
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
     row('AnalyticsRecord', 'recordIteration', 'record', kase, value, 'invalid_result', kind, only,
       { engine: 'IterationAnalytics', construct: { config: null },
         calls: [ri(1, 60), { call: 'recordIteration', args: value === MISSING ? [] : [value], expect: T('invalid_result', 'record', kind) }, ...analyticsProof(2)] });
@@ -350,7 +355,7 @@ function layerResults() {
       { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [{ name: 'unit', costMs: 10 }, { name: 'e2e', costMs: 100 }] },
         calls: [call('next'), { ...call('submit', 0, lr), expect: T('invalid_layer_result', f, kind) }, call('next'), call('submit', 0, GOOD_LAYER), call('next'), call('toJSON')] });
   }
-  for (const [kase, value, kind, only] of [...notAnObject(undefined), ['missing', MISSING, 'type']]) {
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
     row('LayerResult', 'calculateQualitySignal', 'layerResult', kase, value, 'invalid_layer_result', kind, only,
       { engine: 'calculateQualitySignal', construct: {}, calls: [{ call: 'calculateQualitySignal', args: value === MISSING ? [] : [value], expect: T('invalid_layer_result', 'layerResult', kind) }] });
     if (value === MISSING) continue;
@@ -425,14 +430,15 @@ function signals() {
         { engine: 'CoherenceEarlyExit', construct, calls: [{ ...call('shouldExit', patched(SIGNAL, field, value), 1), expect: T('invalid_signal', field, kind) }, probe] });
     }
   }
-  row('QualitySignal', 'shouldExit', 'lambda_prev', 'unknown key', 1, 'unknown_option', 'type', undefined,
+  // lambda_prev is the Python spelling of lambdaPrev: unknown in JS only.
+  row('QualitySignal', 'shouldExit', 'lambda_prev', 'unknown key', 1, 'unknown_option', 'type', JS,
     { engine: 'CoherenceEarlyExit', construct, calls: [{ ...call('shouldExit', { ...SIGNAL, lambda_prev: 1 }, 1), expect: T('unknown_option', 'lambda_prev', 'type') }, probe] });
-  for (const [kase, value, kind, only] of [...notAnObject(undefined), ['missing', MISSING, 'type']]) {
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
     row('QualitySignal', 'shouldExit', 'signal', kase, value, 'invalid_signal', kind, only,
       { engine: 'CoherenceEarlyExit', construct, calls: [{ call: 'shouldExit', args: value === MISSING ? [] : [value, 1], expect: T('invalid_signal', 'signal', kind) }, probe] });
   }
   const layerCasesList = [['negative', -1, 'range'], ['non-integer', 1.5, 'range'], ['NaN', N('NaN'), 'range'], ['Infinity', N('Infinity'), 'range'],
-    ['unsafe integer (2^53)', MAX_SAFE + 1, 'range'], ['number as a string', '1', 'type'], ['boolean', true, 'type'], ['null', null, 'type'], ['missing', MISSING, 'type']];
+    ['unsafe integer (2^53)', MAX_SAFE + 1, 'range'], ['number as a string', '1', 'type'], ['boolean', true, 'type'], ['null', null, 'type'], MISSING_ARGUMENT];
   for (const [kase, value, kind, only] of layerCasesList) {
     row('layer', 'shouldExit', 'layer', kase, value, 'invalid_signal', kind, only,
       { engine: 'CoherenceEarlyExit', construct, calls: [{ call: 'shouldExit', args: value === MISSING ? [SIGNAL] : [SIGNAL, value], expect: T('invalid_signal', 'layer', kind) }, probe] });
