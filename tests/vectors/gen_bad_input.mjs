@@ -307,6 +307,12 @@ function analytics() {
       { engine: 'IterationAnalytics', construct: { config: null },
         calls: [ri(1, 60), { ...call('recordIteration', { ...good, [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...analyticsProof(2)] });
   }
+  // getOptimalIteration(verifiedOnly): a boolean (absent = true; null is a value in JS).
+  for (const [kase, value, kind, only] of booleanCases().concat([['object', {}, 'type']])) {
+    row('verifiedOnly', 'getOptimalIteration', 'verifiedOnly', kase, value, 'invalid_config', kind, only,
+      { engine: 'IterationAnalytics', construct: { config: null },
+        calls: [ri(1, 60), ri(2, 75), { ...call('getOptimalIteration', value), expect: T('invalid_config', 'verifiedOnly', kind) }, call('getOptimalIteration', false), ...analyticsProof(3)] });
+  }
   for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
     row('AnalyticsRecord', 'recordIteration', 'record', kase, value, 'invalid_result', kind, only,
       { engine: 'IterationAnalytics', construct: { config: null },

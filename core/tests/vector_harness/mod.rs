@@ -313,10 +313,14 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "recordIteration" => from(a.record_value(&arg(&args, 0), Naming::Js).map(|r| r.to_value())),
             "detectDiminishingReturns" => ok(a.detect_diminishing_returns().to_value()),
             "getTrajectory" => ok(Value::string(a.trajectory().as_str())),
-            "getOptimalIteration" => {
-                let verified_only = args.first().and_then(Value::as_bool).unwrap_or(true);
-                ok(a.optimal_iteration_value(verified_only))
-            }
+            "getOptimalIteration" => match args.first() {
+                // A binding passes the argument through the core's check; absent means true.
+                Some(given) => from(
+                    earlyexit::analytics::verified_only_argument(given, Naming::Js)
+                        .map(|verified_only| a.optimal_iteration_value(verified_only)),
+                ),
+                None => ok(a.optimal_iteration_value(true)),
+            },
             "selectBestIteration" => ok(a.select_best_iteration_value()),
             "generateSummary" => ok(a.summary_value()),
             "getConfig" => ok(a.config().to_value(Naming::Js)),
