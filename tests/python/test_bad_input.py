@@ -298,6 +298,14 @@ def test_eight_threads_one_engine_each_and_one_shared() -> None:
         mine = [r.to_dict() for r in history if (r.iteration_number - 1) // PER_THREAD == t]
         assert mine == [_expected_record(t * PER_THREAD + i, _quality(t, i), float(t)) for i in range(1, PER_THREAD + 1)]
     assert ee.EarlyStopping.from_json(shared.to_json()).history == history
+    # The shared analytics: every record, each thread's in its order (quality_delta depends on
+    # which thread recorded just before, so it is checked against the record before it).
+    records = shared_analytics.records
+    for t in range(THREADS):
+        mine = [(r.iteration_number, r.quality_score) for r in records if (r.iteration_number - 1) // PER_THREAD == t]
+        assert mine == [(t * PER_THREAD + i, _quality(t, i)) for i in range(1, PER_THREAD + 1)]
+    for before, r in zip(records, records[1:]):
+        assert r.quality_delta == r.quality_score - before.quality_score
     REPORT.append(f"threads (python): {THREADS} threads x {PER_THREAD} iterations, own and shared engines, histories exact")
 
 
