@@ -28,3 +28,4 @@ test-rust test-python test-node test-browser test-packaging:
 
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)
+	node tests/vectors/gen_bad_input.mjs $(REFERENCE)

@@ -451,7 +451,8 @@ export default function createApi(native) {
   function layerSpecs(layers) {
     if (!Array.isArray(layers)) return layers;
     return layers.map((layer) =>
-      layer !== null && typeof layer === 'object' ? { name: layer.name, costMs: layer.costMs } : layer,
+      // An array is not a layer object: pass it on whole, so the core names `layers[i]`.
+      layer !== null && typeof layer === 'object' && !Array.isArray(layer) ? { name: layer.name, costMs: layer.costMs } : layer,
     );
   }
 

@@ -64,5 +64,6 @@ if [ "${#failures[@]}" -gt 0 ]; then
   echo "failed: ${failures[*]}"
 fi
 echo "cargo test $test_passed passed, $test_failed failed; checks $((passed - test_passed)) passed, $((failed - test_failed)) failed"
+grep -h "^bad-input matrix" "$log" || echo "bad-input matrix (rust): not run"
 echo "rust: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

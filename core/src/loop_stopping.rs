@@ -398,21 +398,34 @@ impl EarlyStoppingConfig {
         if has(REGRESSION_PATIENCE) {
             c.regression_patience = Some(reader.integer(REGRESSION_PATIENCE, 1, MAX_SAFE_INTEGER)?);
         }
-        // Cross-field rules, reported on the field whose value no longer fits.
+        // Cross-field rules, reported on a key this call gave (the error must name what the
+        // caller can fix here): the first key of the pair when it was given, else the second,
+        // which no longer fits the value already configured.
         let inconsistent = |field: FieldName, why: &str| {
             let name = value::join_path(path, field.spelled(naming));
             Err(Error::new(code, ErrorKind::Range, name.clone(), [&name, " ", why].concat()))
         };
         if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
-            let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
-            return inconsistent(
-                PLATEAU_IMPROVEMENT_THRESHOLD,
-                &[why, &jsnum::to_js_string(c.plateau_improvement_threshold)].concat(),
-            );
+            let threshold = jsnum::to_js_string(c.plateau_improvement_threshold);
+            if has(PLATEAU_IMPROVEMENT_THRESHOLD) || !has(PLATEAU_MODE) {
+                let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
+                return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &[why, &threshold].concat());
+            }
+            let why = "'relative' needs plateauImprovementThreshold between 0 and 1 (a fraction), which is ";
+            return inconsistent(PLATEAU_MODE, &[why, &threshold].concat());
         }
         if let (Some(min), Some(max)) = (c.min_iterations, c.max_iterations) {
             if min > max {
-                return inconsistent(MIN_ITERATIONS, "must not exceed maxIterations");
+                if has(MIN_ITERATIONS) || !has(MAX_ITERATIONS) {
+                    return inconsistent(
+                        MIN_ITERATIONS,
+                        &["must not exceed maxIterations (", &max.to_string(), ")"].concat(),
+                    );
+                }
+                return inconsistent(
+                    MAX_ITERATIONS,
+                    &["must not be below minIterations (", &min.to_string(), ")"].concat(),
+                );
             }
         }
         if c.regression_patience.is_some() && c.regression_tolerance.is_none() {

@@ -415,10 +415,24 @@ impl PyramidRun {
             let entry = ObjectReader::new(submission, &path, "submission", Naming::Js, ErrorCode::InvalidSnapshot)?;
             let layer = entry.get(FieldName::same("layer")).unwrap_or(&Value::Null);
             let result = entry.get(FieldName::same("result")).unwrap_or(&Value::Null);
-            run.submit_value(layer, result, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, &path))?;
+            run.submit_value(layer, result, Naming::Js)
+                .map_err(|e| at_result_path(e).nested(ErrorCode::InvalidSnapshot, &path))?;
         }
         Ok(run)
     }
+}
+
+/// `submit` names a bad result's fields as the live API sees them (`layers[2].passRate`);
+/// inside a snapshot that value sits at `submitted[k].result.passRate`, so the error must
+/// say so (the caller fixes the document, not a runner).
+fn at_result_path(err: Error) -> Error {
+    let field = err.field();
+    let Some(rest) = field.strip_prefix("layers[").and_then(|r| r.split_once(']')).map(|(_, rest)| rest) else {
+        return err;
+    };
+    let renamed = ["result", rest].concat();
+    let message = err.message().replacen(field, &renamed, 1);
+    Error::new(err.error_code(), err.kind(), renamed, message)
 }
 
 /// Translates the known keys of a snake_case result object to the JS spelling (snapshots

@@ -275,8 +275,8 @@ fn a_configure_that_breaks_a_cross_field_rule_changes_nothing() {
     record(&mut e, 1, &plain(50.0, 0.0));
     let before = e.clone();
     for (options, field) in [
-        (r#"{"maxIterations": 2}"#, "minIterations"),
-        (r#"{"plateauMode": "relative"}"#, "plateauImprovementThreshold"),
+        (r#"{"maxIterations": 2}"#, "maxIterations"),
+        (r#"{"plateauMode": "relative"}"#, "plateauMode"),
         (r#"{"maxTotalTokens": 5, "regressionPatience": 2}"#, "regressionPatience"),
     ] {
         let value = Value::parse_json(options, earlyexit::ErrorCode::InvalidConfig, "options").unwrap();

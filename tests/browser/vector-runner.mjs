@@ -327,3 +327,29 @@ export async function runAll(api, files, { onProgress } = {}) {
   }
   return out;
 }
+
+/**
+ * The bad-input matrix (tests/vectors/bad_input.json, `{about, cases}`) as runnable vectors:
+ * each row's own `vector`, or the existing vector its `sameAs` ("<file>#<name>") names, looked
+ * up in `files` ({name, vectors}[]). The row's `only` applies; its name is the row's id. Throws
+ * when a row's columns (code, field, kind) are not what its scenario expects.
+ */
+export function matrixVectors(doc, files) {
+  const byName = new Map(files.map((f) => [f.name, f.vectors]));
+  return doc.cases.map((row) => {
+    let vector = row.vector;
+    if (!vector) {
+      const [file, ...rest] = row.sameAs.split('#');
+      vector = byName.get(file)?.find((v) => v.name === rest.join('#'));
+      if (!vector) throw new Error(`${row.id}: sameAs ${row.sameAs} names no vector`);
+    }
+    const throws = vector.throws ?? vector.calls.find((c) => c.throws?.code)?.throws;
+    for (const key of ['code', 'field', 'kind']) {
+      if (throws?.[key] !== row[key]) throw new Error(`${row.id}: the row says ${key} ${row[key]}, its scenario ${throws?.[key]}`);
+    }
+    const out = { ...vector, name: row.id };
+    if (row.only) out.only = row.only;
+    else delete out.only;
+    return out;
+  });
+}

@@ -4,7 +4,7 @@
 // writes the outcome into the page: #status, the per-file table, and the
 // whole result as JSON in #result (body[data-done] once finished).
 
-import { runAll } from './vector-runner.mjs';
+import { runAll, matrixVectors } from './vector-runner.mjs';
 
 const VECTORS = new URL('../vectors/', import.meta.url);
 const $ = (s) => document.querySelector(s);
@@ -31,13 +31,19 @@ async function main() {
   const api = await import('earlyexit-wasm');
   await api.init();
   const files = [];
+  let matrix = null;
   for (const name of await vectorFiles()) {
     const res = await fetch(new URL(name, VECTORS), { cache: 'no-store' });
     if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
     const body = await res.json();
+    if (name === 'bad_input.json') {
+      matrix = body; // the bad-input matrix: a table of rows, turned into vectors below
+      continue;
+    }
     if (!Array.isArray(body.vectors)) throw new Error(`${name}: no "vectors" array`);
     files.push({ name, vectors: body.vectors });
   }
+  if (matrix) files.push({ name: 'bad_input.json', vectors: matrixVectors(matrix, files) });
   const tbody = $('#files tbody');
   const started = performance.now();
   const out = await runAll(api, files, {

@@ -298,8 +298,8 @@ def test_cross_field_rules_name_the_field_that_no_longer_fits() -> None:
     es = EarlyStopping(min_iterations=3, plateau_mode="absolute", plateau_improvement_threshold=4)
     flat(es, 1, 50)
     before = es.to_json()
-    raises(EarlyExitError, "invalid_config", "min_iterations", lambda: es.configure(max_iterations=2))
-    raises(EarlyExitError, "invalid_config", "plateau_improvement_threshold", lambda: es.configure(plateau_mode="relative"))
+    raises(EarlyExitError, "invalid_config", "max_iterations", lambda: es.configure(max_iterations=2))
+    raises(EarlyExitError, "invalid_config", "plateau_mode", lambda: es.configure(plateau_mode="relative"))
     raises(EarlyExitTypeError, "unknown_option", "max_iterantions", lambda: es.configure(max_iterantions=2))
     assert es.to_json() == before
 

@@ -121,6 +121,8 @@ function checkNumber(obj, key, code, field, { required = false, min = -Infinity,
   if (typeof v !== 'number') throw typeErr(code, field);
   if (!Number.isFinite(v)) throw rangeErr(code, field);
   if (integer && !Number.isInteger(v)) throw rangeErr(code, field);
+  // Counts beyond 2^53-1 cannot be held exactly: rejected like any out-of-range count.
+  if (integer && Math.abs(v) > MAX_SAFE) throw rangeErr(code, field);
   if (v < min || v > max) throw rangeErr(code, field);
 }
 function checkBoolean(obj, key, code, field, required = false) {
@@ -164,7 +166,7 @@ const OPTIONAL_RECORD_KEYS = ['tokens_used', 'token_cost_usd', 'execution_time_m
 // `whole` names the argument when it is not an object; `prefix` prefixes
 // field names (snapshots); `code` is invalid_config or invalid_snapshot; `base`
 // is the config the object is merged over (the cross-field rules of the opt-in
-// options judge the merged result, reported on the field that no longer fits).
+// options judge the merged result, reported on a key this call gave).
 function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option', base = LOOP_DEFAULTS) {
   if (cfg === undefined || cfg === null) return;
   if (!isPlainObject(cfg)) throw typeErr(code, whole);
@@ -184,8 +186,15 @@ function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', un
   checkNumber(cfg, 'regressionPatience', code, prefix + 'regressionPatience', { min: 1, max: MAX_SAFE, integer: true });
   const m = { ...base };
   for (const [k, v] of Object.entries(cfg)) if (v !== undefined) m[k] = v;
-  if (m.plateauMode !== 'absolute' && m.plateauImprovementThreshold > 1) throw rangeErr(code, prefix + 'plateauImprovementThreshold');
-  if (m.minIterations !== undefined && m.maxIterations !== undefined && m.minIterations > m.maxIterations) throw rangeErr(code, prefix + 'minIterations');
+  // A cross-field error names a key this call gave: the first of the pair when given, else the second.
+  const given = (k) => cfg[k] !== undefined;
+  if (m.plateauMode !== 'absolute' && m.plateauImprovementThreshold > 1) {
+    const field = given('plateauImprovementThreshold') || !given('plateauMode') ? 'plateauImprovementThreshold' : 'plateauMode';
+    throw rangeErr(code, prefix + field);
+  }
+  if (m.minIterations !== undefined && m.maxIterations !== undefined && m.minIterations > m.maxIterations) {
+    throw rangeErr(code, prefix + (given('minIterations') || !given('maxIterations') ? 'minIterations' : 'maxIterations'));
+  }
   if (m.regressionPatience !== undefined && m.regressionTolerance === undefined) throw rangeErr(code, prefix + 'regressionPatience');
 }
 
@@ -580,12 +589,11 @@ function validateExitConfig(cfg, prefix = '', code = 'invalid_config', unknownCo
 
 function validateTotalLayers(n, code = 'invalid_config', field = 'totalLayers') {
   if (typeof n !== 'number') throw typeErr(code, field);
-  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 1) throw rangeErr(code, field);
+  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 1 || n > MAX_SAFE) throw rangeErr(code, field);
 }
 
 // `prefix` is '' for calculateQualitySignal and 'layers[i].' for a runner's result.
-function validateLayerResult(r, prefix = '') {
-  const code = 'invalid_layer_result';
+function validateLayerResult(r, prefix = '', code = 'invalid_layer_result') {
   if (!isPlainObject(r)) throw typeErr(code, prefix ? prefix.slice(0, -1) : 'layerResult');
   for (const k of ['passRate', 'coverage', 'flakyRatio']) checkNumber(r, k, code, prefix + k, { required: true, min: 0, max: 1 });
   checkNumber(r, 'previousLambda', code, prefix + 'previousLambda', { min: 0, max: 100 });
@@ -595,7 +603,9 @@ function validateLayerResult(r, prefix = '') {
   for (const k of ['total', 'passed', 'failed', 'flaky']) checkNumber(r, k, code, prefix + k, { min: 0, integer: true });
   const total = own(r, 'total');
   if (total !== undefined) {
-    if ((own(r, 'passed') ?? 0) + (own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'passed');
+    // Reported on a field the caller gave: passed when present, else failed.
+    if (own(r, 'passed') !== undefined && own(r, 'passed') + (own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'passed');
+    if ((own(r, 'failed') ?? 0) > total) throw rangeErr(code, prefix + 'failed');
     if ((own(r, 'flaky') ?? 0) > total) throw rangeErr(code, prefix + 'flaky');
   }
 }
@@ -603,14 +613,16 @@ function validateLayerResult(r, prefix = '') {
 function validateSignal(s, layer) {
   const code = 'invalid_signal';
   if (!isPlainObject(s)) throw typeErr(code, 'signal');
+  checkUnknown(s, ['lambda', 'lambdaPrev', 'boundaryEdges', 'boundaryConcentration', 'partitionCount', 'flags'], '');
   checkNumber(s, 'lambda', code, 'lambda', { required: true, min: 0, max: 100 });
   checkNumber(s, 'lambdaPrev', code, 'lambdaPrev', { required: true, min: 0, max: 100 });
   checkNumber(s, 'boundaryEdges', code, 'boundaryEdges', { required: true, min: 0, max: 3, integer: true });
   checkNumber(s, 'boundaryConcentration', code, 'boundaryConcentration', { required: true, min: 0, max: 1 });
   checkNumber(s, 'partitionCount', code, 'partitionCount', { required: true, min: 0, max: 3, integer: true });
-  checkNumber(s, 'flags', code, 'flags', { required: true, min: 0, integer: true });
+  // flags is a bit set: 32 bits (docs/api-conventions.md).
+  checkNumber(s, 'flags', code, 'flags', { required: true, min: 0, max: 4294967295, integer: true });
   if (typeof layer !== 'number') throw typeErr(code, 'layer');
-  if (!Number.isFinite(layer) || !Number.isInteger(layer) || layer < 0) throw rangeErr(code, 'layer');
+  if (!Number.isFinite(layer) || !Number.isInteger(layer) || layer < 0 || layer > MAX_SAFE) throw rangeErr(code, 'layer');
 }
 
 // Layer specs: {name, costMs?} (+ run in JS). In a vector, `results` is the
@@ -792,6 +804,7 @@ class PyramidRunEngine {
     switch (name) {
       case 'next': return { ref: r.done ? { action: 'done' } : clone(r.action) };
       case 'submit': {
+        if (typeof args[0] !== 'number') throw typeErr('invalid_step', 'layer');
         if (r.done || args[0] !== r.action.layer) throw rangeErr('invalid_step', 'layer');
         validateLayerResult(args[1], `layers[${args[0]}].`);
         this.st.submitted.push({ layer: args[0], result: clone(args[1]) });
@@ -814,7 +827,9 @@ class PyramidRunEngine {
     const e = new PyramidRunEngine(ctx, st);
     for (const [k, sub] of (s.submitted ?? []).entries()) {
       const r = await replay(ctx, st);
+      if (typeof own(sub, 'layer') !== 'number') throw typeErr(code, `submitted[${k}].layer`);
       if (r.done || r.action.layer !== sub.layer) throw rangeErr(code, `submitted[${k}].layer`);
+      validateLayerResult(own(sub, 'result'), `submitted[${k}].result.`, code);
       st.submitted.push(clone(sub));
     }
     return e;

@@ -302,8 +302,8 @@ function optionErrors() {
   // configure: the rules judge the merged config; a refusal changes nothing at all
   const base = { minIterations: 3, plateauMode: 'absolute', plateauImprovementThreshold: 4, regressionTolerance: 2, regressionPatience: 3 };
   for (const [name, options, field] of [
-    ['a maxIterations below the configured minIterations', { maxIterations: 2 }, 'minIterations'],
-    ['switching back to relative with a threshold above 1', { plateauMode: 'relative' }, 'plateauImprovementThreshold'],
+    ['a maxIterations below the configured minIterations', { maxIterations: 2 }, 'maxIterations'],
+    ['switching back to relative with a threshold above 1', { plateauMode: 'relative' }, 'plateauMode'],
     ['a good key together with a cross-field violation', { maxTotalTokens: 10, minIterations: 9, maxIterations: 8 }, 'minIterations'],
   ]) {
     v.push(H(`configure rejects ${name} and changes nothing`, base,

@@ -1,0 +1,672 @@
+// bad_input.json: the bad-input matrix, one table of every invalid input of both engines.
+//   node tests/vectors/gen_bad_input.mjs <reference-dir>
+//
+// Each row is one invalid value of one field of one input type, with the expectation derived
+// from the rules of the design pages (docs/api-conventions.md "Errors"), not from any
+// implementation: a non-number/non-string/non-boolean/null/missing required key is `type`;
+// NaN, ±Infinity, out of range, non-integer counts, unknown enum strings, bad timestamps and
+// inconsistent values are `range`; an unknown key is `unknown_option`/`type`.
+// A row's `vector` is a runnable scenario in the vectors.md format: build an engine with some
+// state, make the bad call, then prove nothing changed (the suites compare the engine's
+// snapshot before and after; the probe calls after it must return what they would have
+// returned had the bad call never happened). Rows that an existing error vector already
+// exercises with the very same call carry `sameAs: "<file>#<vector name>"` instead of a
+// scenario of their own, and the suites run that vector.
+// Rows whose scenario the independent model in driver.mjs can run (everything except the
+// loop's opt-in options, which the model does not implement) go through `finalize`, so the
+// model must agree with the rule-derived expectation or generation fails.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadReference, encode, decode } from './driver.mjs';
+import { finalize, rec, res, stop, call, ts } from './gen_util.mjs';
+
+const N = (s) => ({ $num: s });
+const JS = ['js', 'rust'];
+const MISSING = Symbol('missing');
+const MAX_SAFE = 9007199254740991;
+const clone = (v) => structuredClone(v);
+
+// ---------------------------------------------------------------------------------------------
+// Bad values per field kind: [case, value, kind, only?]. `null` is a value in JS and Rust; in
+// Python `None` means "absent", so null rows of optional fields are JS/Rust only.
+
+function numberCases({ min = -Infinity, max = Infinity, integer = false, required = false, valid = 1 } = {}) {
+  const out = [
+    ['NaN', N('NaN'), 'range'], ['Infinity', N('Infinity'), 'range'], ['-Infinity', N('-Infinity'), 'range'],
+    ['number as a string', String(valid), 'type'], ['boolean', true, 'type'], ['object', {}, 'type'], ['array', [valid], 'type'],
+    ['null', null, 'type', required ? undefined : JS],
+  ];
+  if (Number.isFinite(min)) out.push(['below the minimum', integer ? min - 1 : min - 0.001, 'range']);
+  if (Number.isFinite(max)) out.push(['above the maximum', integer ? max + 1 : max + 0.001, 'range']);
+  if (integer) {
+    out.push(['non-integer', valid + 0.5, 'range'], ['unsafe integer (2^53)', MAX_SAFE + 1, 'range']);
+  }
+  if (required) out.push(['missing', MISSING, 'type']);
+  return out;
+}
+function booleanCases({ required = false } = {}) {
+  const out = [['number 1', 1, 'type'], ['number 0', 0, 'type'], ['string', 'true', 'type'], ['null', null, 'type', required ? undefined : JS]];
+  if (required) out.push(['missing', MISSING, 'type']);
+  return out;
+}
+function enumCases(values, { required = false } = {}) {
+  const out = [
+    ['unknown value', 'bogus', 'range'], ['wrong case', values[0].toUpperCase(), 'range'], ['empty string', '', 'range'],
+    ['padded', ` ${values[0]}`, 'range'], ['number', 1, 'type'], ['boolean', true, 'type'], ['null', null, 'type', required ? undefined : JS],
+  ];
+  if (required) out.push(['missing', MISSING, 'type']);
+  return out;
+}
+function stringCases({ required = false } = {}) {
+  const out = [['number', 5, 'type'], ['boolean', false, 'type'], ['array', ['a'], 'type'], ['object', {}, 'type'], ['null', null, 'type', required ? undefined : JS]];
+  if (required) out.push(['missing', MISSING, 'type']);
+  return out;
+}
+function timestampCases({ required = false } = {}) {
+  const out = [
+    ['number', 1767225600000, 'type'], ['null', null, 'type', required ? undefined : JS], ['empty string', '', 'range'],
+    ['not a date', 'yesterday', 'range'], ['month 13', '2026-13-01T00:00:00Z', 'range'], ['February 30', '2026-02-30T00:00:00Z', 'range'],
+    ['space instead of T', '2026-01-01 00:00:00Z', 'range'], ['no zone', '2026-01-01T00:00:00', 'range'], ['hour 24', '2026-01-01T24:00:00Z', 'range'],
+    ['offset +25:00', '2026-01-01T00:00:00+25:00', 'range'], ['trailing text', '2026-01-01T00:00:00Zx', 'range'], ['date only', '2026-01-01', 'range'],
+    ['one-digit month', '2026-1-01T00:00:00Z', 'range'], ['empty fraction', '2026-01-01T00:00:00.Z', 'range'],
+  ];
+  if (required) out.push(['missing', MISSING, 'type']);
+  return out;
+}
+// A positional argument left out: JS calls the function anyway; in Python the call itself
+// fails before reaching the package (Python's own TypeError), so the row is JS and Rust only.
+const MISSING_ARGUMENT = ['missing', MISSING, 'type', JS];
+const notAnObject = (nullOnly = JS) => [
+  ['number', 5, 'type'], ['string', 'x', 'type'], ['array', [], 'type'], ['boolean', true, 'type'], ['null', null, 'type', nullOnly],
+];
+
+const notAnArray = [['number', 5, 'type'], ['string', 'x', 'type'], ['object', {}, 'type'], ['boolean', true, 'type'], ['null', null, 'type']];
+
+// Sets (or deletes) a key of a copy of `base`.
+function patched(base, key, value) {
+  const out = clone(base);
+  if (value === MISSING) delete out[key]; else out[key] = value;
+  return out;
+}
+const shown = (v) => (v === MISSING ? 'missing' : JSON.stringify(v));
+// Python spells fields in snake_case; snapshot paths stay in the document's (JS) spelling.
+const pyField = (field) => (field === 'iterationAnalytics' ? 'analytics'
+  : field.split('.').map((p) => p.replace(/(?<=[a-z0-9])(?=[A-Z])/g, '_').toLowerCase()).join('.'));
+
+// ---------------------------------------------------------------------------------------------
+// Input types: each returns rows {input, via, field, case, value, code, kind, only?, spec, model}
+// where `spec` is the scenario before finalize.
+
+const rows = [];
+function row(input, via, field, kase, value, code, kind, only, spec, model = true, errorField = field) {
+  const r = { input, via, field: errorField, case: kase, code, kind };
+  if (value !== MISSING) r.value = value;
+  if (only) r.only = only;
+  r.spec = { ...spec, name: `${input} via ${via}: ${field} ${kase} (${shown(value)})`, source: 'hand', ...(only ? { only } : {}) };
+  r.model = model;
+  rows.push(r);
+}
+const T = (code, field, kind) => ({ throws: { code, field, kind } });
+
+// EarlyStopping config: [key, cases, opt-in?]
+const LOOP_CONFIG = [
+  ['highConfidenceThreshold', numberCases({ min: 0, max: 1, valid: 0.9 }), false],
+  ['plateauConsecutiveCount', numberCases({ min: 2, integer: true, valid: 3 }), false],
+  ['plateauImprovementThreshold', numberCases({ min: 0, max: 1, valid: 0.02 }), false],
+  ['minQualityThreshold', numberCases({ min: 0, max: 100, valid: 70 }), false],
+  ['requireVerification', booleanCases(), false],
+  ['enablePlateauDetection', booleanCases(), false],
+  ['enableDiminishingReturns', booleanCases(), false],
+  ['plateauDeltaSource', enumCases(['reported', 'computed']), true],
+  ['plateauMode', enumCases(['relative', 'absolute']), true],
+  ['minIterations', numberCases({ min: 1, integer: true, valid: 2 }), true],
+  ['maxIterations', numberCases({ min: 1, integer: true, valid: 10 }), true],
+  ['maxTotalTokens', numberCases({ min: 0, valid: 1000 }), true],
+  ['maxTotalCostUsd', numberCases({ min: 0, valid: 1.5 }), true],
+  ['maxWallClockMs', numberCases({ min: 0, valid: 60000 }), true],
+  ['regressionTolerance', numberCases({ min: 0, max: 100, valid: 5 }), true],
+  ['regressionPatience', numberCases({ min: 1, integer: true, valid: 2 }), true],
+];
+// A value that must accompany the key for the row to isolate that key's own check.
+const COMPANION = { regressionPatience: { regressionTolerance: 5 } };
+const loopProof = (i) => [rec(i, 80, 0.5, 'failed', 0), stop(i), call('getConfig'), call('getIterationHistory')];
+
+function loopConfig() {
+  for (const [key, cases, optIn] of LOOP_CONFIG) {
+    for (const [kase, value, kind, only] of cases) {
+      const cfg = { ...(COMPANION[key] ?? {}), [key]: value };
+      row('EarlyStoppingConfig', 'new EarlyStopping', key, kase, value, 'invalid_config', kind, only,
+        { engine: 'EarlyStopping', construct: { config: cfg, analytics: null }, calls: [], expectThrows: { code: 'invalid_config', field: key, kind } }, !optIn);
+      const base = { plateauConsecutiveCount: 4, ...(COMPANION[key] ?? {}) };
+      row('EarlyStoppingConfig', 'configure', key, kase, value, 'invalid_config', kind, only,
+        { engine: 'EarlyStopping', construct: { config: base, analytics: null },
+          calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', { [key]: value }), expect: T('invalid_config', key, kind) }, ...loopProof(2)] }, !optIn);
+    }
+  }
+  for (const [kase, value, kind, only] of notAnObject(null)) {
+    if (value === null) continue; // null config = defaults (the seed spreads it)
+    row('EarlyStoppingConfig', 'new EarlyStopping', 'config', kase, value, 'invalid_config', kind, only,
+      { engine: 'EarlyStopping', construct: { config: value, analytics: null }, calls: [], expectThrows: { code: 'invalid_config', field: 'config', kind } });
+    row('EarlyStoppingConfig', 'configure', 'options', kase, value, 'invalid_config', kind, only,
+      { engine: 'EarlyStopping', construct: { config: null, analytics: null },
+        calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', value), expect: T('invalid_config', 'options', kind) }, ...loopProof(2)] });
+  }
+  // A snake_case key is the Python spelling of a valid option: unknown in JS only.
+  for (const [kase, key, only] of [['misspelt key', 'plateauConsecutiveCnt'], ['snake_case key in JS', 'min_quality_threshold', JS], ['seed-unknown key', 'patience']]) {
+    row('EarlyStoppingConfig', 'new EarlyStopping', key, kase, 1, 'unknown_option', 'type', only,
+      { engine: 'EarlyStopping', construct: { config: { [key]: 1 }, analytics: null }, calls: [], expectThrows: { code: 'unknown_option', field: key, kind: 'type' } },
+      true);
+    row('EarlyStoppingConfig', 'configure', key, kase, 1, 'unknown_option', 'type', only,
+      { engine: 'EarlyStopping', construct: { config: null, analytics: null },
+        calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', { [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...loopProof(2)] });
+  }
+  // Cross-field checks: reported on a field the caller gave in this call.
+  const cross = [
+    ['minIterations > maxIterations', { minIterations: 5, maxIterations: 3 }, null, 'minIterations'],
+    ['maxIterations below the configured minIterations', { maxIterations: 2 }, { minIterations: 5 }, 'maxIterations'],
+    ['minIterations above the configured maxIterations', { minIterations: 8 }, { maxIterations: 5 }, 'minIterations'],
+    ['regressionPatience without regressionTolerance', { regressionPatience: 3 }, null, 'regressionPatience'],
+    ['regressionPatience on an engine without regressionTolerance', { regressionPatience: 3 }, { minIterations: 1 }, 'regressionPatience'],
+    ['plateauImprovementThreshold > 1 in relative mode', { plateauImprovementThreshold: 5 }, null, 'plateauImprovementThreshold'],
+    ['plateauImprovementThreshold > 1 with plateauMode relative', { plateauMode: 'relative', plateauImprovementThreshold: 1.5 }, null, 'plateauImprovementThreshold'],
+    ['plateauMode relative with an absolute threshold configured', { plateauMode: 'relative' }, { plateauMode: 'absolute', plateauImprovementThreshold: 5 }, 'plateauMode'],
+    ['plateauImprovementThreshold above 100 points in absolute mode', { plateauImprovementThreshold: 100.5 }, { plateauMode: 'absolute' }, 'plateauImprovementThreshold'],
+  ];
+  for (const [kase, options, existing, field] of cross) {
+    if (existing === null) {
+      row('EarlyStoppingConfig', 'new EarlyStopping', field, kase, options, 'invalid_config', 'range', undefined,
+        { engine: 'EarlyStopping', construct: { config: options, analytics: null }, calls: [], expectThrows: { code: 'invalid_config', field, kind: 'range' } }, false);
+    }
+    row('EarlyStoppingConfig', 'configure', field, kase, options, 'invalid_config', 'range', undefined,
+      { engine: 'EarlyStopping', construct: { config: existing, analytics: null },
+        calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', options), expect: T('invalid_config', field, 'range') }, ...loopProof(2)] }, false);
+  }
+  for (const [kase, value, only] of [['number', 5], ['string', 'analytics'], ['array', []], ['object without detectDiminishingReturns', { detect: true }],
+    ['boolean', true], ['method not a function', { detectDiminishingReturns: 1 }, ['js']]]) {
+    row('iterationAnalytics', 'new EarlyStopping', 'iterationAnalytics', kase, value, 'invalid_config', 'type', only,
+      { engine: 'EarlyStopping', construct: { config: null, analytics: value }, calls: [], expectThrows: { code: 'invalid_config', field: 'iterationAnalytics', kind: 'type' } }, !only);
+  }
+}
+
+// IterationResult (recordIterationResult) and the iteration number.
+const RESULT_FIELDS = [
+  ['quality_score', numberCases({ min: 0, max: 100, required: true, valid: 75 })],
+  ['confidence', numberCases({ min: 0, max: 1, required: true, valid: 0.9 })],
+  ['verification_status', enumCases(['passed', 'failed', 'skipped'], { required: true })],
+  ['quality_delta', numberCases({ required: true, valid: 0 })],
+  ['timestamp', timestampCases()],
+  ['tokens_used', numberCases({ min: 0, valid: 5 })],
+  ['token_cost_usd', numberCases({ min: 0, valid: 0.01 })],
+  ['execution_time_ms', numberCases({ min: 0, valid: 950 })],
+];
+
+function loopResults() {
+  const base = { config: null, analytics: null };
+  const good = res(80, 0.5, 'failed', 0, { timestamp: ts(2) });
+  for (const [field, cases] of RESULT_FIELDS) {
+    for (const [kase, value, kind, only] of cases) {
+      row('IterationResult', 'recordIterationResult', field, kase, value, 'invalid_result', kind, only,
+        { engine: 'EarlyStopping', construct: base,
+          calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [2, patched(good, field, value)], expect: T('invalid_result', field, kind) }, ...loopProof(2)] });
+    }
+  }
+  // iteration_number: optional, must equal the iteration argument (inconsistent -> range).
+  for (const [kase, value, kind, only] of [['not the iteration (3 for 2)', 3, 'range'], ['earlier iteration', 1, 'range'], ['as a string', '2', 'type'],
+    ['null', null, 'type', JS], ['non-integer', 2.5, 'range'], ['NaN', N('NaN'), 'range'], ['boolean', true, 'type']]) {
+    row('IterationResult', 'recordIterationResult', 'iteration_number', kase, value, 'invalid_result', kind, only,
+      { engine: 'EarlyStopping', construct: base,
+        calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [2, patched(good, 'iteration_number', value)], expect: T('invalid_result', 'iteration_number', kind) }, ...loopProof(2)] });
+  }
+  // Python's harness spells error fields in snake_case, which cannot express an unknown camelCase key.
+  for (const [kase, key, only] of [['misspelt key', 'quality_scor'], ['camelCase key', 'qualityScore', JS], ['analytics-only key', 'quality']]) {
+    row('IterationResult', 'recordIterationResult', key, kase, 1, 'unknown_option', 'type', only,
+      { engine: 'EarlyStopping', construct: base,
+        calls: [{ call: 'recordIterationResult', args: [1, { ...res(80, 0.5), [key]: 1 }], expect: T('unknown_option', key, 'type') }, ...loopProof(1)] });
+  }
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), ['missing', MISSING, 'type']]) {
+    const args = value === MISSING ? [1] : [1, value];
+    row('IterationResult', 'recordIterationResult', 'result', kase, value, 'invalid_result', kind, only,
+      { engine: 'EarlyStopping', construct: base, calls: [{ call: 'recordIterationResult', args, expect: T('invalid_result', 'result', kind) }, ...loopProof(1)] });
+  }
+  const iterationCases = [['zero', 0, 'range'], ['negative', -1, 'range'], ['non-integer', 1.5, 'range'], ['NaN', N('NaN'), 'range'],
+    ['Infinity', N('Infinity'), 'range'], ['-Infinity', N('-Infinity'), 'range'], ['unsafe integer (2^53)', MAX_SAFE + 1, 'range'],
+    ['number as a string', '1', 'type'], ['boolean', true, 'type'], ['null', null, 'type'], ['object', { n: 1 }, 'type'], ['array', [1], 'type']];
+  for (const [kase, value, kind, only] of iterationCases) {
+    row('iteration', 'recordIterationResult', 'iteration', kase, value, 'invalid_iteration', kind, only,
+      { engine: 'EarlyStopping', construct: base,
+        calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [value, res(80, 0.5, 'failed', 0)], expect: T('invalid_iteration', 'iteration', kind) }, ...loopProof(2)] });
+  }
+  // What an outside diminishing-returns source answers (shouldStop and generateSummary ask it).
+  const answers = [
+    ['not an object: number', 5, 'detectDiminishingReturns()', 'type'], ['not an object: null', null, 'detectDiminishingReturns()', 'type'],
+    ['not an object: string', 'yes', 'detectDiminishingReturns()', 'type'], ['not an object: array', [], 'detectDiminishingReturns()', 'type'],
+    ['detected missing', { iteration: 1, reason: 'r' }, 'detected', 'type'], ['detected a string', { detected: 'yes', iteration: 1, reason: 'r' }, 'detected', 'type'],
+    ['detected a number', { detected: 1, iteration: 1, reason: 'r' }, 'detected', 'type'], ['detected null', { detected: null, iteration: 1, reason: 'r' }, 'detected', 'type'],
+    ['iteration 0', { detected: true, iteration: 0, reason: 'r' }, 'iteration', 'range'], ['iteration negative', { detected: true, iteration: -2, reason: 'r' }, 'iteration', 'range'],
+    ['iteration non-integer', { detected: true, iteration: 1.5, reason: 'r' }, 'iteration', 'range'],
+    ['iteration NaN', { detected: true, iteration: N('NaN'), reason: 'r' }, 'iteration', 'range'],
+    ['iteration Infinity', { detected: true, iteration: N('Infinity'), reason: 'r' }, 'iteration', 'range'],
+    ['iteration a string', { detected: true, iteration: '2', reason: 'r' }, 'iteration', 'type'],
+    ['iteration a boolean', { detected: true, iteration: true, reason: 'r' }, 'iteration', 'type'],
+    ['reason missing', { detected: true, iteration: 2 }, 'reason', 'type'], ['reason a number', { detected: false, iteration: null, reason: 5 }, 'reason', 'type'],
+    ['reason null', { detected: false, iteration: null, reason: null }, 'reason', 'type'],
+  ];
+  for (const [kase, answer, field, kind] of answers) {
+    for (const via of ['shouldStop', 'generateSummary']) {
+      const c = { config: null, analytics: { script: [answer, { detected: true, iteration: 1, reason: 'ok' }] } };
+      const bad = via === 'shouldStop' ? stop(1) : call('generateSummary');
+      row('DiminishingReturnsReport', via, field, kase, answer, 'invalid_analytics', kind, undefined,
+        { engine: 'EarlyStopping', construct: c, calls: [rec(1, 60, 0.5, 'failed', 0), { ...bad, expect: T('invalid_analytics', field, kind) }, call('getStoppingReason'), call('getIterationHistory')] });
+    }
+  }
+}
+
+// IterationAnalytics: config and records.
+const ANALYTICS_CONFIG = [
+  ['diminishingReturnsThreshold', numberCases({ min: 0, valid: 0.05 })],
+  ['consecutiveCountThreshold', numberCases({ min: 1, integer: true, valid: 2 })],
+  ['qualityThreshold', numberCases({ min: 0, max: 100, valid: 70 })],
+  ['selectionCriteria', enumCases(['highest_quality_verified', 'highest_quality', 'most_recent_above_threshold'])],
+];
+const ANALYTICS_RECORD = [
+  ['quality_score', numberCases({ min: 0, max: 100, required: true, valid: 75 }), 'invalid_result'],
+  ['verification_status', enumCases(['passed', 'failed', 'skipped'], { required: true }), 'invalid_result'],
+  ['tokens_used', numberCases({ min: 0, valid: 5 }), 'invalid_result'],
+  ['token_cost_usd', numberCases({ min: 0, valid: 0.01 }), 'invalid_result'],
+  ['execution_time_ms', numberCases({ min: 0, valid: 950 }), 'invalid_result'],
+  ['iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 }), 'invalid_iteration'],
+];
+const ri = (n, q, st = 'passed', extra = {}) => call('recordIteration', { iteration_number: n, quality_score: q, verification_status: st, ...extra });
+const analyticsProof = (n) => [ri(n, 70), call('getRecords'), call('detectDiminishingReturns'), call('generateSummary')];
+
+function analytics() {
+  for (const [key, cases] of ANALYTICS_CONFIG) {
+    for (const [kase, value, kind, only] of cases) {
+      row('IterationAnalyticsConfig', 'new IterationAnalytics', key, kase, value, 'invalid_config', kind, only,
+        { engine: 'IterationAnalytics', construct: { config: { [key]: value } }, calls: [], expectThrows: { code: 'invalid_config', field: key, kind } });
+    }
+  }
+  for (const [kase, value, kind, only] of notAnObject(null)) {
+    if (value === null) continue;
+    row('IterationAnalyticsConfig', 'new IterationAnalytics', 'config', kase, value, 'invalid_config', kind, only,
+      { engine: 'IterationAnalytics', construct: { config: value }, calls: [], expectThrows: { code: 'invalid_config', field: 'config', kind } });
+  }
+  row('IterationAnalyticsConfig', 'new IterationAnalytics', 'qualityThreshhold', 'misspelt key', 70, 'unknown_option', 'type', undefined,
+    { engine: 'IterationAnalytics', construct: { config: { qualityThreshhold: 70 } }, calls: [], expectThrows: { code: 'unknown_option', field: 'qualityThreshhold', kind: 'type' } });
+  const good = { iteration_number: 2, quality_score: 62, verification_status: 'failed' };
+  for (const [field, cases, code] of ANALYTICS_RECORD) {
+    for (const [kase, value, kind, only] of cases) {
+      row('AnalyticsRecord', 'recordIteration', field, kase, value, code, kind, only,
+        { engine: 'IterationAnalytics', construct: { config: null },
+          calls: [ri(1, 60, 'passed'), { ...call('recordIteration', patched(good, field, value)), expect: T(code, field, kind) }, ...analyticsProof(2)] });
+    }
+  }
+  for (const [kase, key] of [['misspelt key', 'quality_scor'], ['loop-only key confidence', 'confidence'], ['computed key quality_delta', 'quality_delta']]) {
+    row('AnalyticsRecord', 'recordIteration', key, kase, 1, 'unknown_option', 'type', undefined,
+      { engine: 'IterationAnalytics', construct: { config: null },
+        calls: [ri(1, 60), { ...call('recordIteration', { ...good, [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...analyticsProof(2)] });
+  }
+  // getOptimalIteration(verifiedOnly): a boolean (absent = true; null is a value in JS).
+  for (const [kase, value, kind, only] of booleanCases().concat([['object', {}, 'type']])) {
+    row('verifiedOnly', 'getOptimalIteration', 'verifiedOnly', kase, value, 'invalid_config', kind, only,
+      { engine: 'IterationAnalytics', construct: { config: null },
+        calls: [ri(1, 60), ri(2, 75), { ...call('getOptimalIteration', value), expect: T('invalid_config', 'verifiedOnly', kind) }, call('getOptimalIteration', false), ...analyticsProof(3)] });
+  }
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
+    row('AnalyticsRecord', 'recordIteration', 'record', kase, value, 'invalid_result', kind, only,
+      { engine: 'IterationAnalytics', construct: { config: null },
+        calls: [ri(1, 60), { call: 'recordIteration', args: value === MISSING ? [] : [value], expect: T('invalid_result', 'record', kind) }, ...analyticsProof(2)] });
+  }
+}
+
+// LayerResult (calculateQualitySignal; the controller's runners; PyramidRun.submit).
+const LAYER_FIELDS = [
+  ['passRate', numberCases({ min: 0, max: 1, required: true, valid: 0.9 })],
+  ['coverage', numberCases({ min: 0, max: 1, required: true, valid: 0.8 })],
+  ['flakyRatio', numberCases({ min: 0, max: 1, required: true, valid: 0.01 })],
+  ['previousLambda', numberCases({ min: 0, max: 100, valid: 50 })],
+  ['name', stringCases()],
+  ['durationMs', numberCases({ min: 0, valid: 100 })],
+  ['total', numberCases({ min: 0, integer: true, valid: 10 })],
+  ['passed', numberCases({ min: 0, integer: true, valid: 9 })],
+  ['failed', numberCases({ min: 0, integer: true, valid: 1 })],
+  ['flaky', numberCases({ min: 0, integer: true, valid: 0 })],
+];
+const LAYER_INCONSISTENT = [
+  ['passed + failed > total', { total: 10, passed: 8, failed: 3 }, 'passed'],
+  ['passed > total', { total: 5, passed: 6 }, 'passed'],
+  ['failed > total (passed absent)', { total: 5, failed: 6 }, 'failed'],
+  ['flaky > total', { total: 5, passed: 5, flaky: 6 }, 'flaky'],
+];
+const GOOD_LAYER = { passRate: 1, coverage: 0.95, flakyRatio: 0 };
+const OK_LAYER = { passRate: 0.99, coverage: 0.9, flakyRatio: 0.01 };
+const layerCases = () => {
+  const out = [];
+  for (const [field, cases] of LAYER_FIELDS) for (const [kase, value, kind, only] of cases) out.push([field, kase, patched({ ...OK_LAYER, total: 100, passed: 99, failed: 1, flaky: 1 }, field, value), value, kind, only]);
+  for (const [kase, counts, field] of LAYER_INCONSISTENT) out.push([field, kase, { ...OK_LAYER, ...counts }, counts, 'range', undefined]);
+  return out;
+};
+
+function layerResults() {
+  for (const [field, kase, lr, value, kind, only] of layerCases()) {
+    row('LayerResult', 'calculateQualitySignal', field, kase, value, 'invalid_layer_result', kind, only,
+      { engine: 'calculateQualitySignal', construct: {}, calls: [{ ...call('calculateQualitySignal', lr), expect: T('invalid_layer_result', field, kind) }, call('calculateQualitySignal', OK_LAYER)] });
+    const f = `layers[0].${field}`;
+    row('LayerResult', 'runWithEarlyExit', f, kase, value, 'invalid_layer_result', kind, only,
+      { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
+        calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', costMs: 10, results: [lr] }, { name: 'e2e', costMs: 100, results: [] }], expect: T('invalid_layer_result', f, kind) },
+          { call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', costMs: 10, results: [GOOD_LAYER] }, { name: 'e2e', costMs: 100, results: [GOOD_LAYER] }] }] });
+    row('LayerResult', 'PyramidRun.submit', f, kase, value, 'invalid_layer_result', kind, only,
+      { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [{ name: 'unit', costMs: 10 }, { name: 'e2e', costMs: 100 }] },
+        calls: [call('next'), { ...call('submit', 0, lr), expect: T('invalid_layer_result', f, kind) }, call('next'), call('submit', 0, GOOD_LAYER), call('next'), call('toJSON')] });
+  }
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
+    row('LayerResult', 'calculateQualitySignal', 'layerResult', kase, value, 'invalid_layer_result', kind, only,
+      { engine: 'calculateQualitySignal', construct: {}, calls: [{ call: 'calculateQualitySignal', args: value === MISSING ? [] : [value], expect: T('invalid_layer_result', 'layerResult', kind) }] });
+    if (value === MISSING) continue;
+    row('LayerResult', 'runWithEarlyExit', 'layers[0]', kase, value, 'invalid_layer_result', kind, only,
+      { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
+        calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', results: [value] }, { name: 'e2e', results: [] }], expect: T('invalid_layer_result', 'layers[0]', kind) }] });
+  }
+}
+
+// Exit configs (CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun.start).
+const EXIT_CONFIG = [
+  ['exitLayer', numberCases({ min: 0, integer: true, valid: 1 })],
+  ['minLambdaForExit', numberCases({ min: 0, max: 100, valid: 80 })],
+  ['minLambdaStability', numberCases({ min: 0, max: 1, valid: 0.9 })],
+  ['maxBoundaryConcentration', numberCases({ min: 0, max: 1, valid: 0.5 })],
+  ['speculativeTests', numberCases({ min: 0, integer: true, valid: 3 })],
+  ['verificationLayers', numberCases({ min: 0, integer: true, valid: 1 })],
+  ['adaptiveExitLayer', booleanCases()],
+  ['minConfidence', numberCases({ min: 0, max: 1, valid: 0.8 })],
+];
+const SPECS = [{ name: 'unit', costMs: 10 }, { name: 'e2e', costMs: 100 }];
+const SIGNAL = { lambda: 90, lambdaPrev: 88, boundaryEdges: 0, boundaryConcentration: 0.1, partitionCount: 0, flags: 0 };
+const goodRun = () => ({ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', costMs: 10, results: [GOOD_LAYER] }, { name: 'e2e', costMs: 100, results: [GOOD_LAYER] }] });
+const exitCtors = (config, totalLayers = 2) => [
+  ['new CoherenceEarlyExit', { engine: 'CoherenceEarlyExit', construct: { config, totalLayers } }],
+  ['new SpeculativeExecutor', { engine: 'SpeculativeExecutor', construct: { config } }],
+  ['new EarlyExitController', { engine: 'EarlyExitController', construct: { config, totalLayers } }],
+  ['PyramidRun.start', { engine: 'PyramidRun', construct: { config, totalLayers, layers: SPECS } }],
+];
+
+function exitConfigs() {
+  for (const [key, cases] of EXIT_CONFIG) {
+    for (const [kase, value, kind, only] of cases) {
+      for (const [via, spec] of exitCtors({ [key]: value })) {
+        row('ExitConfig', via, key, kase, value, 'invalid_config', kind, only, { ...spec, calls: [], expectThrows: { code: 'invalid_config', field: key, kind } });
+      }
+    }
+  }
+  for (const [kase, value, kind, only] of notAnObject(null)) {
+    if (value === null) continue;
+    for (const [via, spec] of exitCtors(value)) {
+      row('ExitConfig', via, 'config', kase, value, 'invalid_config', kind, only, { ...spec, calls: [], expectThrows: { code: 'invalid_config', field: 'config', kind } });
+    }
+  }
+  for (const [via, spec] of exitCtors({ exitLayr: 1 })) {
+    row('ExitConfig', via, 'exitLayr', 'misspelt key', 1, 'unknown_option', 'type', undefined, { ...spec, calls: [], expectThrows: { code: 'unknown_option', field: 'exitLayr', kind: 'type' } });
+  }
+  const totalCases = [...numberCases({ min: 1, integer: true, required: true, valid: 3 }).filter(([k]) => k !== 'missing' && k !== 'null'), ['null', null, 'type', JS]];
+  for (const [kase, value, kind, only] of totalCases) {
+    for (const [via, spec] of exitCtors(null, value).filter(([v]) => v !== 'new SpeculativeExecutor')) {
+      row('totalLayers', via, 'totalLayers', kase, value, 'invalid_config', kind, only, { ...spec, calls: [], expectThrows: { code: 'invalid_config', field: 'totalLayers', kind } });
+    }
+  }
+}
+
+// A hand-made QualitySignal and the layer index for shouldExit.
+const SIGNAL_FIELDS = [
+  ['lambda', numberCases({ min: 0, max: 100, required: true, valid: 90 })],
+  ['lambdaPrev', numberCases({ min: 0, max: 100, required: true, valid: 88 })],
+  ['boundaryEdges', numberCases({ min: 0, max: 3, integer: true, valid: 1 })],
+  ['boundaryConcentration', numberCases({ min: 0, max: 1, required: true, valid: 0.1 })],
+  ['partitionCount', numberCases({ min: 0, max: 3, integer: true, valid: 1 })],
+  ['flags', numberCases({ min: 0, integer: true, valid: 1 }).filter(([k]) => k !== 'unsafe integer (2^53)').concat([['above 2^32-1', 4294967296, 'range']])],
+];
+
+function signals() {
+  const construct = { config: null, totalLayers: 4 };
+  const probe = call('shouldExit', SIGNAL, 1);
+  for (const [field, cases] of SIGNAL_FIELDS) {
+    for (const [kase, value, kind, only] of cases) {
+      row('QualitySignal', 'shouldExit', field, kase, value, 'invalid_signal', kind, only,
+        { engine: 'CoherenceEarlyExit', construct, calls: [{ ...call('shouldExit', patched(SIGNAL, field, value), 1), expect: T('invalid_signal', field, kind) }, probe] });
+    }
+  }
+  // lambda_prev is the Python spelling of lambdaPrev: unknown in JS only.
+  row('QualitySignal', 'shouldExit', 'lambda_prev', 'unknown key', 1, 'unknown_option', 'type', JS,
+    { engine: 'CoherenceEarlyExit', construct, calls: [{ ...call('shouldExit', { ...SIGNAL, lambda_prev: 1 }, 1), expect: T('unknown_option', 'lambda_prev', 'type') }, probe] });
+  for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
+    row('QualitySignal', 'shouldExit', 'signal', kase, value, 'invalid_signal', kind, only,
+      { engine: 'CoherenceEarlyExit', construct, calls: [{ call: 'shouldExit', args: value === MISSING ? [] : [value, 1], expect: T('invalid_signal', 'signal', kind) }, probe] });
+  }
+  const layerCasesList = [['negative', -1, 'range'], ['non-integer', 1.5, 'range'], ['NaN', N('NaN'), 'range'], ['Infinity', N('Infinity'), 'range'],
+    ['unsafe integer (2^53)', MAX_SAFE + 1, 'range'], ['number as a string', '1', 'type'], ['boolean', true, 'type'], ['null', null, 'type'], MISSING_ARGUMENT];
+  for (const [kase, value, kind, only] of layerCasesList) {
+    row('layer', 'shouldExit', 'layer', kase, value, 'invalid_signal', kind, only,
+      { engine: 'CoherenceEarlyExit', construct, calls: [{ call: 'shouldExit', args: value === MISSING ? [SIGNAL] : [SIGNAL, value], expect: T('invalid_signal', 'layer', kind) }, probe] });
+  }
+  // speculate(decision, skippedLayers): only decision.confidence and the array's length are read.
+  const decision = { canExit: true, confidence: 0.9, exitLayer: 1, reason: 'confident_exit', enableSpeculation: true, explanation: 'x' };
+  for (const [kase, value, kind, only] of numberCases({ min: 0, max: 1, required: true, valid: 0.9 })) {
+    row('EarlyExitDecision', 'speculate', 'decision.confidence', kase, value, 'invalid_signal', kind, only,
+      { engine: 'SpeculativeExecutor', construct: { config: null },
+        calls: [{ ...call('speculate', patched(decision, 'confidence', value), [2, 3]), expect: T('invalid_signal', 'decision.confidence', kind) }, call('speculate', decision, [2, 3])] });
+  }
+  for (const [kase, value, kind, only] of notAnObject(undefined)) {
+    row('EarlyExitDecision', 'speculate', 'decision', kase, value, 'invalid_signal', kind, only,
+      { engine: 'SpeculativeExecutor', construct: { config: null },
+        calls: [{ ...call('speculate', value, [2, 3]), expect: T('invalid_signal', 'decision', kind) }, call('speculate', decision, [2, 3])] });
+  }
+}
+
+// Layer specs given to runWithEarlyExit and PyramidRun.start, and the step API's arguments.
+function pyramidInputs() {
+  const specCases = [
+    ...stringCases({ required: true }).map(([k, v, kind, only]) => ['name', k, v, kind, only]),
+    ...numberCases({ min: 0, valid: 10 }).map(([k, v, kind, only]) => ['costMs', k, v, kind, only]),
+  ];
+  for (const [field, kase, value, kind, only] of specCases) {
+    const f = `layers[1].${field}`;
+    const specs = [{ name: 'unit', costMs: 10 }, patched({ name: 'e2e', costMs: 100 }, field, value)];
+    row('LayerSpec', 'runWithEarlyExit', f, kase, value, 'invalid_config', kind, only,
+      { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
+        calls: [{ call: 'runWithEarlyExit', args: [], layers: specs.map((s) => ({ ...s, results: [GOOD_LAYER] })), expect: T('invalid_config', f, kind), runnerCalls: [0, 0] }, goodRun()] });
+    row('LayerSpec', 'PyramidRun.start', f, kase, value, 'invalid_config', kind, only,
+      { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: specs }, calls: [], expectThrows: { code: 'invalid_config', field: f, kind } });
+  }
+  for (const [kase, value, kind, only] of notAnObject(undefined)) {
+    row('LayerSpec', 'PyramidRun.start', 'layers[0]', kase, value, 'invalid_config', kind, only,
+      { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [value, { name: 'e2e' }] }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers[0]', kind } });
+  }
+  for (const [kase, value, kind, only] of [['number', 5, 'type'], ['string', 'unit', 'type'], ['object', { name: 'unit' }, 'type'], ['null', null, 'type', JS]]) {
+    row('LayerSpec', 'PyramidRun.start', 'layers', kase, value, 'invalid_config', kind, only,
+      { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: value }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers', kind } });
+  }
+  const construct = { config: null, totalLayers: 2, layers: SPECS };
+  const after = [call('next'), call('submit', 0, GOOD_LAYER), call('next'), call('toJSON')];
+  const submitLayer = [['not the pending layer', 1, 'range'], ['negative', -1, 'range'], ['non-integer', 0.5, 'range'], ['NaN', N('NaN'), 'range'],
+    ['past the last layer', 7, 'range'], ['number as a string', '0', 'type'], ['boolean', false, 'type'], ['null', null, 'type']];
+  for (const [kase, value, kind, only] of submitLayer) {
+    row('step', 'PyramidRun.submit', 'layer', kase, value, 'invalid_step', kind, only,
+      { engine: 'PyramidRun', construct, calls: [call('next'), { ...call('submit', value, GOOD_LAYER), expect: T('invalid_step', 'layer', kind) }, ...after] });
+  }
+  const done = [call('next'), call('submit', 0, GOOD_LAYER), call('next'), call('submit', 1, GOOD_LAYER), call('next')];
+  row('step', 'PyramidRun.submit', 'layer', 'after done', 1, 'invalid_step', 'range', undefined,
+    { engine: 'PyramidRun', construct, calls: [...done, { ...call('submit', 1, GOOD_LAYER), expect: T('invalid_step', 'layer', 'range') }, call('result'), call('toJSON')] });
+  row('step', 'PyramidRun.result', 'result', 'before done', null, 'invalid_step', 'range', undefined,
+    { engine: 'PyramidRun', construct, calls: [call('next'), { ...call('result'), expect: T('invalid_step', 'result', 'range') }, ...after] });
+}
+
+// Malformed snapshots: patches of a valid snapshot of each engine (taken from snapshots.json).
+function snapshotBase(engine) {
+  const { vectors } = JSON.parse(fs.readFileSync(path.join(here, 'snapshots.json'), 'utf8'));
+  for (const v of vectors) {
+    if (v.engine !== engine || v.throws) continue;
+    for (const c of v.calls) if (c.call === 'toJSON' && c.returns && (c.returns.history?.length || c.returns.records?.length || c.returns.submitted?.length)) return { vector: v, snapshot: c.returns };
+  }
+  throw new Error(`snapshots.json has no non-empty ${engine} snapshot`);
+}
+function setPath(obj, p, value) {
+  const segs = p.split('.').flatMap((part) => { const m = /^([^[]+)((?:\[\d+\])*)$/.exec(part); return [m[1], ...[...m[2].matchAll(/\[(\d+)\]/g)].map((x) => Number(x[1]))]; });
+  let t = obj;
+  for (const s of segs.slice(0, -1)) t = t[s];
+  if (value === MISSING) delete t[segs.at(-1)]; else t[segs.at(-1)] = value;
+}
+
+function snapshots() {
+  const plans = {
+    EarlyStopping: {
+      fields: [
+        ['version', numberCases({ min: 1, max: 1, integer: true, required: true, valid: 1 })],
+        ['engine', enumCases(['EarlyStopping'], { required: true }).filter(([k]) => k !== 'null').concat([['another engine', 'IterationAnalytics', 'range']])],
+        ['config', [...notAnObject(undefined).filter(([k]) => k !== 'null'), ['missing', MISSING, 'type']]],
+        ['config.plateauConsecutiveCount', numberCases({ min: 2, integer: true, valid: 3 })],
+        ['config.plateauMode', enumCases(['relative', 'absolute'])],
+        ['config.maxIterations', numberCases({ min: 1, integer: true, valid: 3 }).slice(0, 4)],
+        ['history', [...notAnArray, ['missing', MISSING, 'type']]],
+        ['history[0]', notAnObject(undefined)],
+        ['history[1].quality_score', numberCases({ min: 0, max: 100, required: true, valid: 70 })],
+        ['history[1].confidence', numberCases({ min: 0, max: 1, required: true, valid: 0.5 }).slice(0, 4)],
+        ['history[1].verification_status', enumCases(['passed', 'failed', 'skipped'], { required: true })],
+        ['history[1].timestamp', timestampCases({ required: true })],
+        ['history[1].iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 })],
+        ['history[0].tokens_used', numberCases({ min: 0, valid: 5 }).slice(0, 4)],
+        ['stoppingReason', [['number', 5, 'type'], ['object', {}, 'type']]],
+        ['stoppingDetails', [['string', 'x', 'type'], ['number', 5, 'type'], ['array', [], 'type']]],
+      ],
+      unknown: [['extra', 1], ['config.plateauCount', 3], ['history[0].note', 'x']],
+    },
+    IterationAnalytics: {
+      fields: [
+        ['version', numberCases({ min: 1, max: 1, integer: true, required: true, valid: 1 }).slice(0, 5)],
+        ['engine', [['another engine', 'EarlyStopping', 'range'], ['number', 5, 'type']]],
+        ['config.selectionCriteria', enumCases(['highest_quality_verified', 'highest_quality', 'most_recent_above_threshold'])],
+        ['config.consecutiveCountThreshold', numberCases({ min: 1, integer: true, valid: 2 })],
+        ['records', [...notAnArray, ['missing', MISSING, 'type']]],
+        ['records[1].quality_score', numberCases({ min: 0, max: 100, required: true, valid: 51 })],
+        ['records[1].iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 })],
+        ['records[1].quality_delta', [['inconsistent with the scores', 7, 'range'], ['NaN', N('NaN'), 'range'], ['string', '1', 'type'], ['missing', MISSING, 'type']]],
+      ],
+      unknown: [['history', []], ['records[0].conf', 1]],
+    },
+    PyramidRun: {
+      fields: [
+        ['version', [['2', 2, 'range'], ['string', '1', 'type']]],
+        ['engine', [['another engine', 'EarlyStopping', 'range']]],
+        ['totalLayers', numberCases({ min: 1, integer: true, required: true, valid: 2 }).slice(0, 8)],
+        ['config.minConfidence', numberCases({ min: 0, max: 1, valid: 0.8 }).slice(0, 5)],
+        ['submitted[0].layer', [['not the layer run', 3, 'range'], ['NaN', N('NaN'), 'range'], ['string', '0', 'type']]],
+        ['submitted[0].result.passRate', [['NaN', N('NaN'), 'range'], ['above the maximum', 1.5, 'range'], ['string', '1', 'type']]],
+      ],
+      unknown: [['extra', 1]],
+    },
+  };
+  for (const [engine, plan] of Object.entries(plans)) {
+    const { vector, snapshot } = snapshotBase(engine);
+    const setup = vector.calls.slice(0, vector.calls.findIndex((c) => c.call === 'toJSON' && c.returns === snapshot) + 1).map(({ saveAs, ...c }) => c);
+    const probe = [call('toJSON')];
+    const cases = [];
+    for (const [p, list] of plan.fields) for (const [kase, value, kind, only] of list) cases.push([p, kase, value, kind, only, 'invalid_snapshot']);
+    for (const [p, value] of plan.unknown) cases.push([p, 'unknown key', value, 'type', undefined, 'invalid_snapshot']);
+    for (const [p, kase, value, kind, only, code] of cases) {
+      const snap = clone(snapshot);
+      try { setPath(snap, p, value); } catch { throw new Error(`${engine} snapshot has no ${p}`); }
+      row('Snapshot', `${engine}.fromJSON`, p, kase, value, code, kind, only,
+        { engine, construct: vector.construct, calls: [...setup, { ...call('fromJSON', snap), expect: T(code, p, kind) }, ...probe] }, engine !== 'EarlyStopping' || !p.includes('plateauMode') && !p.includes('maxIterations'));
+    }
+    for (const [kase, value, kind] of [['not JSON text', '{"version": 1,', 'range'], ['empty text', '', 'range'], ['JSON text of a number', '5', 'type'], ['number', 5, 'type'], ['array', [], 'type']]) {
+      row('Snapshot', `${engine}.fromJSON`, 'snapshot', kase, value, 'invalid_snapshot', kind, undefined,
+        { engine, construct: vector.construct, calls: [...setup, { ...call('fromJSON', value), expect: T('invalid_snapshot', 'snapshot', kind) }, ...probe] });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build, cross-reference the existing error vectors, write.
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const EXISTING = ['loop_errors', 'analytics', 'signal', 'exit_decision', 'speculation', 'pyramid_errors', 'pyramid_steps', 'snapshots'];
+
+// The bad call of a finished vector, as a key: engine + constructor or call + arguments + expected error.
+function badCallKey(v) {
+  if (v.throws) return JSON.stringify([v.engine, 'new', v.construct, v.throws]);
+  const c = v.calls.find((x) => x.throws && x.throws.code);
+  if (!c) return null;
+  return JSON.stringify([v.engine, c.call, c.args, c.layers ?? null, c.throws]);
+}
+
+function encodeRaw(spec) {
+  // Scenarios the model cannot run (opt-in loop options): the hand expectation stands as written.
+  const v = { name: spec.name, engine: spec.engine, source: 'hand' };
+  if (spec.only) v.only = spec.only;
+  v.construct = spec.construct;
+  if (spec.expectThrows) return { ...v, throws: spec.expectThrows, calls: [] };
+  // Without a model there are no expected answers: the calls after the bad one are those that
+  // answer nothing (a valid record must still be accepted); the suites' snapshot comparison
+  // around the bad call proves the state unchanged.
+  const bad = spec.calls.findIndex((c) => c.expect);
+  v.calls = spec.calls
+    .filter((c, i) => i <= bad || c.call === 'recordIterationResult')
+    .map(({ expect, ...c }) => (expect ? { ...c, ...expect } : c));
+  return v;
+}
+
+export async function badInputMatrix(ref) {
+  rows.length = 0;
+  loopConfig(); loopResults(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); snapshots();
+  const existing = new Map();
+  for (const file of EXISTING) {
+    const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));
+    for (const v of vectors) {
+      const k = badCallKey(v);
+      if (k && !existing.has(k)) existing.set(k, { ref: `${file}.json#${v.name}`, only: v.only });
+    }
+  }
+  const out = [];
+  const problems = [];
+  const ids = new Set();
+  for (const r of rows) {
+    const { spec, model, ...table } = r;
+    if (ids.has(spec.name)) throw new Error(`duplicate matrix row ${spec.name}`);
+    ids.add(spec.name);
+    let vector;
+    try {
+      vector = model ? await finalize(spec, ref) : encodeRaw(spec);
+    } catch (err) {
+      problems.push(err.message);
+      continue;
+    }
+    const same = existing.get(badCallKey(vector));
+    const entry = { id: spec.name, input: table.input, via: table.via, field: table.field, pyField: table.input === 'Snapshot' ? table.field : pyField(table.field), case: table.case };
+    if ('value' in table) entry.value = encode(decode(table.value));
+    Object.assign(entry, { code: table.code, kind: table.kind });
+    // A row that reuses a vector applies where both the row and that vector do.
+    const only = table.only && same?.only ? table.only.filter((x) => same.only.includes(x)) : table.only ?? same?.only;
+    if (only) entry.only = only;
+    if (same) entry.sameAs = same.ref; else entry.vector = vector;
+    out.push(entry);
+  }
+  if (problems.length) throw new Error(`${problems.length} rows disagree with the model:\n  ${problems.join('\n  ')}`);
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error('usage: node tests/vectors/gen_bad_input.mjs <reference-dir>');
+    process.exit(2);
+  }
+  const cases = await badInputMatrix(await loadReference(dir));
+  // One row per line: the file reads (and diffs) as a table.
+  const about = 'The bad-input matrix: every invalid input of both engines, one row each. Format: tests/vectors/README.md "Bad-input matrix".';
+  const text = `{"about": ${JSON.stringify(about)},\n "cases": [\n${cases.map((c) => '  ' + JSON.stringify(c)).join(',\n')}\n ]\n}\n`;
+  fs.writeFileSync(path.join(here, 'bad_input.json'), text);
+  const by = {};
+  for (const c of cases) by[c.input] = (by[c.input] ?? 0) + 1;
+  console.log(`bad_input.json: ${cases.length} cases (${cases.filter((c) => c.sameAs).length} run an existing vector)`);
+  for (const [k, n] of Object.entries(by)) console.log(`  ${String(n).padStart(4)}  ${k}`);
+}
