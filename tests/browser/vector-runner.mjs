@@ -13,21 +13,9 @@
 // The codec and the comparison are tests/vectors/common.mjs (shared with the
 // generators and the Node suites).
 
-import { compare, decode, isPlainObject, NO_EXTRAS, show } from '../vectors/common.mjs';
+import { compare, decode, isPlainObject, NO_EXTRAS, normalize, show } from '../vectors/common.mjs';
 
 export { compare, decode };
-
-// What a value looks like once keys set to undefined are dropped (a key the
-// reference leaves undefined counts as absent).
-function normalize(v) {
-  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : normalize(x)));
-  if (isPlainObject(v)) {
-    const out = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = normalize(x);
-    return out;
-  }
-  return v;
-}
 
 // The listed extra keys a call's result may carry beyond the reference's.
 const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score', 'budgets']);

@@ -29,23 +29,32 @@ export function decode(v) {
   return v;
 }
 
-/** The JSON-ready form of `v`: NaN, ±Infinity and -0 as `{"$num": ...}`, undefined keys dropped. */
-export function encode(v) {
-  if (typeof v === 'number') {
-    if (Number.isNaN(v)) return { $num: 'NaN' };
-    if (v === Infinity) return { $num: 'Infinity' };
-    if (v === -Infinity) return { $num: '-Infinity' };
-    if (Object.is(v, -0)) return { $num: '-0' };
-    return v;
-  }
-  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : encode(x)));
+// `v` as JSON keeps it (keys set to undefined dropped, undefined array items as
+// null), with every other value passed through `leaf`.
+function jsonShape(v, leaf) {
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : jsonShape(x, leaf)));
   if (isPlainObject(v)) {
     const out = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = encode(x);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = jsonShape(x, leaf);
     return out;
   }
+  return leaf(v);
+}
+
+function encodeNumber(v) {
+  if (typeof v !== 'number') return v;
+  if (Number.isNaN(v)) return { $num: 'NaN' };
+  if (v === Infinity) return { $num: 'Infinity' };
+  if (v === -Infinity) return { $num: '-Infinity' };
+  if (Object.is(v, -0)) return { $num: '-0' };
   return v;
 }
+
+/** The JSON-ready form of `v`: NaN, ±Infinity and -0 as `{"$num": ...}`, undefined keys dropped. */
+export const encode = (v) => jsonShape(v, encodeNumber);
+
+/** What `v` looks like once keys set to undefined are dropped (a key the reference leaves undefined counts as absent). */
+export const normalize = (v) => jsonShape(v, (x) => x);
 
 /** `v` as text for a message: JSON with the `$num` spellings, and undefined and functions named. */
 export function show(v) {
