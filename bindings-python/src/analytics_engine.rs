@@ -7,8 +7,13 @@ use earlyexit::loop_stopping::ReportedIteration;
 use earlyexit::{DiminishingReturnsReport, ErrorCode, IterationAnalytics, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use pyo3::IntoPyObjectExt;
 
-use crate::convert::{lock, locked, options_value, repr_of, to_py, to_value, AnyValue, NoneIs, OrRaise};
+use crate::convert::{keyword_entries, lock, locked, options_value, repr_of, to_value, AnyValue, NoneIs, OrRaise};
+use crate::wrapper::{self, core_value, CoreValue};
+
+core_value!(named: PyAnalyticsConfig);
+core_value!(fixed: PyAnalyticsRecord, PyDiminishingReturnsReport);
 
 /// `IterationAnalytics` config, immutable.
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "AnalyticsConfig")]
@@ -55,16 +60,15 @@ impl PyAnalyticsConfig {
 
     /// `getConfig()` as the JS API returns it (camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("AnalyticsConfig", &to_py(py, &self.inner.to_value(Naming::Snake))?)
+        wrapper::repr(py, self)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        let snake = to_py(slf.py(), &slf.get().inner.to_value(Naming::Snake))?;
-        Ok((slf.get_type().into_any(), (snake,)))
+        wrapper::reduce_by_class(slf)
     }
 }
 
@@ -108,11 +112,11 @@ impl PyAnalyticsRecord {
 
     /// The record as `recordIteration()` returns it.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("AnalyticsRecord", &to_py(py, &self.inner.to_value())?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -142,7 +146,7 @@ impl PyDiminishingReturnsReport {
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __bool__(&self) -> bool {
@@ -150,7 +154,7 @@ impl PyDiminishingReturnsReport {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("DiminishingReturnsReport", &to_py(py, &self.inner.to_value())?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -174,20 +178,19 @@ impl PyIterationSelection {
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.value())
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let selected = self.selected().into_pyobject(py)?.into_any();
         repr_of(
             "IterationSelection",
-            &[("selected", selected), ("reason", self.reason.as_str().into_pyobject(py)?.into_any())],
+            &[("selected", self.selected().into_bound_py_any(py)?), ("reason", self.reason().into_bound_py_any(py)?)],
         )
     }
 }
 
-impl PyIterationSelection {
-    fn value(&self) -> Value {
+impl CoreValue for PyIterationSelection {
+    fn core_value(&self, _naming: Naming) -> Value {
         Value::object(vec![
             ("selected", self.selected.as_ref().map_or(Value::Null, AnalyticsRecord::to_value)),
             ("reason", Value::string(self.reason.as_str())),
@@ -201,6 +204,12 @@ impl PyIterationSelection {
 pub struct PyAnalyticsSummary {
     value: Value,
     report: DiminishingReturnsReport,
+}
+
+impl CoreValue for PyAnalyticsSummary {
+    fn core_value(&self, _naming: Naming) -> Value {
+        self.value.clone()
+    }
 }
 
 impl PyAnalyticsSummary {
@@ -253,11 +262,11 @@ impl PyAnalyticsSummary {
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.value)
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("AnalyticsSummary", &to_py(py, &self.value)?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -268,14 +277,14 @@ pub struct PyIterationAnalytics {
 }
 
 impl PyIterationAnalytics {
-    fn snapshot_text(&self) -> String {
-        lock(&self.inner).to_snapshot().to_json()
+    pub(crate) fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(PyIterationAnalytics { inner: Mutex::new(wrapper::restore(py, snapshot)?) })
     }
 
-    pub(crate) fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let value = crate::snapshot_value(snapshot)?;
-        let inner = IterationAnalytics::from_snapshot(&value).or_raise(py)?;
-        Ok(PyIterationAnalytics { inner: Mutex::new(inner) })
+    /// Records `record` (snake_case keys); returns the stored record.
+    fn record_value(&self, py: Python<'_>, record: &Value) -> PyResult<PyAnalyticsRecord> {
+        let inner = locked(&self.inner, |a| a.record_value(record, Naming::Snake).cloned()).or_raise(py)?;
+        Ok(PyAnalyticsRecord { inner })
     }
 }
 
@@ -305,32 +314,20 @@ impl PyIterationAnalytics {
         token_cost_usd: Option<&Bound<'_, PyAny>>,
         execution_time_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyAnalyticsRecord> {
-        let mut entries: Vec<(String, Value)> = Vec::with_capacity(6);
-        let fields = [
+        let record = keyword_entries([
             ("iteration_number", Some(iteration_number)),
             ("quality_score", Some(quality_score)),
             ("verification_status", Some(verification_status)),
             ("tokens_used", tokens_used),
             ("token_cost_usd", token_cost_usd),
             ("execution_time_ms", execution_time_ms),
-        ];
-        for (key, item) in fields {
-            if let Some(item) = item {
-                if !item.is_none() {
-                    entries.push((key.to_string(), to_value(item, NoneIs::Absent)?));
-                }
-            }
-        }
-        let record = Value::Object(entries);
-        let inner = locked(&self.inner, |a| a.record_value(&record, Naming::Snake).cloned()).or_raise(py)?;
-        Ok(PyAnalyticsRecord { inner })
+        ])?;
+        self.record_value(py, &Value::Object(record))
     }
 
     /// The seed's `recordIteration(record)` with the record as a mapping.
     fn record_iteration(&self, py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<PyAnalyticsRecord> {
-        let record = to_value(record, NoneIs::Absent)?;
-        let inner = locked(&self.inner, |a| a.record_value(&record, Naming::Snake).cloned()).or_raise(py)?;
-        Ok(PyAnalyticsRecord { inner })
+        self.record_value(py, &to_value(record, NoneIs::Absent)?)
     }
 
     /// `{detected, iteration, reason}` (O(1): kept up to date as records arrive).
@@ -390,7 +387,7 @@ impl PyIterationAnalytics {
 
     /// The portable snapshot as JSON text.
     fn to_json(&self) -> String {
-        self.snapshot_text()
+        wrapper::snapshot_text(&self.inner)
     }
 
     /// Restores `to_json()` text (or its parsed dict).
@@ -400,7 +397,7 @@ impl PyIterationAnalytics {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::reduce_with(py, "IterationAnalytics", self.snapshot_text(), py.None().into_bound(py))
+        wrapper::reduce_engine(py, &self.inner, py.None().into_bound(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -408,7 +405,7 @@ impl PyIterationAnalytics {
             let a = lock(&self.inner);
             (a.records().len(), a.config().clone())
         };
-        let config = Bound::new(py, PyAnalyticsConfig { inner: config })?.into_any();
-        repr_of("IterationAnalytics", &[("records", len.into_pyobject(py)?.into_any()), ("config", config)])
+        let config = PyAnalyticsConfig { inner: config }.into_bound_py_any(py)?;
+        repr_of("IterationAnalytics", &[("records", len.into_bound_py_any(py)?), ("config", config)])
     }
 }

@@ -279,6 +279,29 @@ pub fn options_value(positional: Option<&Bound<'_, PyAny>>, kwargs: Option<&Boun
     Ok(Value::Object(entries))
 }
 
+/// The entries of an object made of named arguments, in order: an argument not passed or
+/// passed as `None` is an absent key.
+pub fn keyword_entries<'a, 'py: 'a>(
+    arguments: impl IntoIterator<Item = (&'a str, Option<&'a Bound<'py, PyAny>>)>,
+) -> PyResult<Vec<(String, Value)>> {
+    let arguments = arguments.into_iter();
+    let mut entries = Vec::with_capacity(arguments.size_hint().0);
+    for (key, item) in arguments {
+        if let Some(item) = item.filter(|item| !item.is_none()) {
+            entries.push((key.to_string(), to_value(item, NoneIs::Absent)?));
+        }
+    }
+    Ok(entries)
+}
+
+/// [`to_py`] of a value that may be missing (`None`).
+pub fn to_py_or_none<'py>(py: Python<'py>, value: Option<&Value>) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        Some(value) => to_py(py, value),
+        None => Ok(py.None().into_bound(py)),
+    }
+}
+
 /// `obj.to_dict()`-style conversion with Python's `repr` of each field, for `__repr__`.
 pub fn repr_of(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String> {
     let mut out = String::from(name);

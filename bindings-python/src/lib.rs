@@ -12,8 +12,9 @@ mod analytics_engine;
 mod convert;
 mod loop_engine;
 mod test_exit;
+mod wrapper;
 
-use earlyexit::{Error, ErrorCode, ErrorKind, Naming, Value};
+use earlyexit::{Error, ErrorCode, ErrorKind, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -31,40 +32,18 @@ use test_exit::{
 /// The core value an object of this module's own types stands for (snake_case keys), so
 /// that a `LayerResult`, a config or a decision can be passed wherever a mapping can.
 pub(crate) fn known_object_value(obj: &Bound<'_, PyAny>) -> Option<Value> {
-    if let Ok(x) = obj.cast::<PyLayerResult>() {
-        return Some(x.get().inner.to_value(Naming::Snake));
-    }
-    if let Ok(x) = obj.cast::<PyEarlyExitConfig>() {
-        return Some(x.get().inner.to_value(Naming::Snake));
-    }
-    if let Ok(x) = obj.cast::<PyQualitySignal>() {
-        return Some(x.get().inner.to_value(Naming::Snake));
-    }
-    if let Ok(x) = obj.cast::<PyExitDecision>() {
-        return Some(x.get().inner.to_value(Naming::Snake));
-    }
-    if let Ok(x) = obj.cast::<PySpeculation>() {
-        return Some(x.get().inner.to_value());
-    }
-    if let Ok(x) = obj.cast::<PyEarlyStoppingConfig>() {
-        return Some(x.get().inner.to_value(Naming::Snake));
-    }
-    if let Ok(x) = obj.cast::<PyAnalyticsConfig>() {
-        return Some(x.get().inner.to_value(Naming::Snake));
-    }
-    if let Ok(x) = obj.cast::<PyDiminishingReturnsReport>() {
-        return Some(x.get().inner.to_value());
-    }
-    if let Ok(x) = obj.cast::<PyIterationRecord>() {
-        return Some(x.get().inner.to_value());
-    }
-    if let Ok(x) = obj.cast::<PyAnalyticsRecord>() {
-        return Some(x.get().inner.to_value());
-    }
-    if let Ok(x) = obj.cast::<PyStoppingDecision>() {
-        return Some(x.get().inner.to_value());
-    }
-    None
+    use wrapper::snake_value_if;
+    snake_value_if::<PyLayerResult>(obj)
+        .or_else(|| snake_value_if::<PyEarlyExitConfig>(obj))
+        .or_else(|| snake_value_if::<PyQualitySignal>(obj))
+        .or_else(|| snake_value_if::<PyExitDecision>(obj))
+        .or_else(|| snake_value_if::<PySpeculation>(obj))
+        .or_else(|| snake_value_if::<PyEarlyStoppingConfig>(obj))
+        .or_else(|| snake_value_if::<PyAnalyticsConfig>(obj))
+        .or_else(|| snake_value_if::<PyDiminishingReturnsReport>(obj))
+        .or_else(|| snake_value_if::<PyIterationRecord>(obj))
+        .or_else(|| snake_value_if::<PyAnalyticsRecord>(obj))
+        .or_else(|| snake_value_if::<PyStoppingDecision>(obj))
 }
 
 /// A snapshot argument: JSON text (parsed by the core) or an already parsed mapping (where

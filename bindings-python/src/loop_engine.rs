@@ -10,10 +10,17 @@ use earlyexit::{
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
+use pyo3::IntoPyObjectExt;
 use pyo3::PyTraverseError;
 
 use crate::analytics_engine::PyIterationAnalytics;
-use crate::convert::{lock, locked, options_value, raise, repr_of, to_py, to_value, AnyValue, NoneIs, OrRaise};
+use crate::convert::{
+    lock, locked, options_value, raise, repr_of, to_py, to_py_or_none, to_value, AnyValue, NoneIs, OrRaise,
+};
+use crate::wrapper::{self, core_value};
+
+core_value!(named: PyEarlyStoppingConfig);
+core_value!(fixed: PyIterationRecord, PyStoppingDecision, PyStoppingSummary);
 
 /// The current time as `new Date().toISOString()` prints it (the core has no clock).
 pub fn now_iso() -> String {
@@ -22,13 +29,6 @@ pub fn now_iso() -> String {
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0);
     earlyexit::timestamp::iso_from_millis(ms)
-}
-
-fn opt_str<'py>(py: Python<'py>, s: Option<&str>) -> Bound<'py, PyAny> {
-    match s {
-        Some(s) => pyo3::types::PyString::new(py, s).into_any(),
-        None => py.None().into_bound(py),
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -131,18 +131,15 @@ impl PyEarlyStoppingConfig {
 
     /// `getConfig()` as the JS API returns it (camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let snake = to_py(py, &self.inner.to_value(Naming::Snake))?;
-        crate::repr_of_dict("EarlyStoppingConfig", &snake)
+        wrapper::repr(py, self)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        let py = slf.py();
-        let snake = to_py(py, &slf.get().inner.to_value(Naming::Snake))?;
-        Ok((slf.get_type().into_any(), (snake,)))
+        wrapper::reduce_by_class(slf)
     }
 }
 
@@ -198,11 +195,11 @@ impl PyIterationRecord {
 
     /// The record as `getIterationHistory()` lists it.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("IterationRecord", &to_py(py, &self.inner.to_value())?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -234,10 +231,7 @@ impl PyStoppingDecision {
     /// The seed's `details` (a new dict on each access), or `None` when the loop goes on.
     #[getter]
     fn details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match &self.inner.details {
-            Some(d) => to_py(py, &d.to_value()),
-            None => Ok(py.None().into_bound(py)),
-        }
+        to_py_or_none(py, self.inner.details.as_ref().map(|d| d.to_value()).as_ref())
     }
     #[getter]
     fn best_iteration(&self) -> Option<u64> {
@@ -258,7 +252,7 @@ impl PyStoppingDecision {
 
     /// The decision as the JS API returns it.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __bool__(&self) -> bool {
@@ -268,16 +262,16 @@ impl PyStoppingDecision {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let d = &self.inner;
         let mut fields = vec![
-            ("stop", d.stop.into_pyobject(py)?.to_owned().into_any()),
-            ("trigger", d.trigger.as_str().into_pyobject(py)?.into_any()),
-            ("reason", d.reason.as_str().into_pyobject(py)?.into_any()),
-            ("confidence", d.confidence.into_pyobject(py)?.into_any()),
+            ("stop", d.stop.into_bound_py_any(py)?),
+            ("trigger", d.trigger.as_str().into_bound_py_any(py)?),
+            ("reason", d.reason.as_str().into_bound_py_any(py)?),
+            ("confidence", d.confidence.into_bound_py_any(py)?),
         ];
         if d.details.is_some() {
             fields.push(("details", self.details(py)?));
         }
-        fields.push(("best_iteration", self.best_iteration().into_pyobject(py)?.into_any()));
-        fields.push(("best_quality_score", self.best_quality_score().into_pyobject(py)?.into_any()));
+        fields.push(("best_iteration", self.best_iteration().into_bound_py_any(py)?));
+        fields.push(("best_quality_score", self.best_quality_score().into_bound_py_any(py)?));
         repr_of("StoppingDecision", &fields)
     }
 }
@@ -345,28 +339,25 @@ impl PyStoppingSummary {
     }
     #[getter]
     fn details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.full().and_then(|f| f.1.details.as_ref()) {
-            Some(d) => to_py(py, &d.to_value()),
-            None => Ok(py.None().into_bound(py)),
-        }
+        to_py_or_none(py, self.full().and_then(|f| f.1.details.as_ref()).map(|d| d.to_value()).as_ref())
     }
 
     /// The summary as the JS API returns it (`config` with camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let mut fields = vec![
-            ("total_iterations", self.total_iterations().into_pyobject(py)?.into_any()),
-            ("stopped_early", self.stopped_early().into_pyobject(py)?.to_owned().into_any()),
+            ("total_iterations", self.total_iterations().into_bound_py_any(py)?),
+            ("stopped_early", self.stopped_early().into_bound_py_any(py)?),
         ];
         match self.full() {
-            None => fields.push(("reason", opt_str(py, self.reason()))),
+            None => fields.push(("reason", self.reason().into_bound_py_any(py)?)),
             Some((_, decision, last, _)) => {
-                fields.push(("stopping_trigger", decision.trigger.as_str().into_pyobject(py)?.into_any()));
-                fields.push(("stopping_reason", decision.reason.as_str().into_pyobject(py)?.into_any()));
-                fields.push(("final_quality", last.quality_score.into_pyobject(py)?.into_any()));
+                fields.push(("stopping_trigger", decision.trigger.as_str().into_bound_py_any(py)?));
+                fields.push(("stopping_reason", decision.reason.as_str().into_bound_py_any(py)?));
+                fields.push(("final_quality", last.quality_score.into_bound_py_any(py)?));
             }
         }
         repr_of("StoppingSummary", &fields)
@@ -446,10 +437,6 @@ impl PyEarlyStopping {
         second.or_else(|NeedReport| unreachable_need(py))
     }
 
-    fn snapshot_text(&self) -> String {
-        lock(&self.engine).to_snapshot().to_json()
-    }
-
     fn analytics_object<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         match &self.source {
             Source::Absent => py.None().into_bound(py),
@@ -463,8 +450,7 @@ impl PyEarlyStopping {
         snapshot: &Bound<'_, PyAny>,
         analytics: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let value = crate::snapshot_value(snapshot)?;
-        let engine = EarlyStopping::from_snapshot(&value).or_raise(py)?;
+        let engine = wrapper::restore(py, snapshot)?;
         Self::with_source(py, engine, analytics)
     }
 }
@@ -594,10 +580,7 @@ impl PyEarlyStopping {
     #[getter]
     fn stopping_details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let details = lock(&self.engine).stopping_details().map(|d| d.to_value());
-        match details {
-            Some(d) => to_py(py, &d),
-            None => Ok(py.None().into_bound(py)),
-        }
+        to_py_or_none(py, details.as_ref())
     }
 
     /// Every recorded iteration, oldest first.
@@ -641,7 +624,7 @@ impl PyEarlyStopping {
 
     /// The portable snapshot as JSON text (identical in every language).
     fn to_json(&self) -> String {
-        self.snapshot_text()
+        wrapper::snapshot_text(&self.engine)
     }
 
     /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
@@ -653,7 +636,7 @@ impl PyEarlyStopping {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::reduce_with(py, "EarlyStopping", self.snapshot_text(), self.analytics_object(py))
+        wrapper::reduce_engine(py, &self.engine, self.analytics_object(py))
     }
 
     fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
@@ -668,12 +651,12 @@ impl PyEarlyStopping {
             let es = lock(&self.engine);
             (es.history().len(), es.stopping_reason().map(str::to_string), es.config().clone())
         };
-        let config = Bound::new(py, PyEarlyStoppingConfig { inner: config })?.into_any();
+        let config = PyEarlyStoppingConfig { inner: config }.into_bound_py_any(py)?;
         repr_of(
             "EarlyStopping",
             &[
-                ("iterations", len.into_pyobject(py)?.into_any()),
-                ("stopping_reason", opt_str(py, reason.as_deref())),
+                ("iterations", len.into_bound_py_any(py)?),
+                ("stopping_reason", reason.into_bound_py_any(py)?),
                 ("config", config),
             ],
         )

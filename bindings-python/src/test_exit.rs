@@ -12,8 +12,15 @@ use earlyexit::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
 
-use crate::convert::{lock, locked, options_value, raise, repr_of, to_py, to_value, type_name, NoneIs, OrRaise};
+use crate::convert::{
+    keyword_entries, lock, locked, options_value, raise, repr_of, to_py, to_value, type_name, NoneIs, OrRaise,
+};
+use crate::wrapper::{self, core_value};
+
+core_value!(named: PyLayerResult, PyQualitySignal, PyEarlyExitConfig, PyExitDecision, PyTestPyramidResult);
+core_value!(fixed: PySpeculation, PyPyramidAction);
 
 // ---------------------------------------------------------------------------------------
 // LayerResult and QualitySignal
@@ -49,8 +56,7 @@ impl PyLayerResult {
         flaky: Option<&Bound<'_, PyAny>>,
         extra: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut entries: Vec<(String, Value)> = Vec::with_capacity(10);
-        let fields = [
+        let mut entries = keyword_entries([
             ("pass_rate", Some(pass_rate)),
             ("coverage", Some(coverage)),
             ("flaky_ratio", Some(flaky_ratio)),
@@ -61,14 +67,7 @@ impl PyLayerResult {
             ("passed", passed),
             ("failed", failed),
             ("flaky", flaky),
-        ];
-        for (key, item) in fields {
-            if let Some(item) = item {
-                if !item.is_none() {
-                    entries.push((key.to_string(), to_value(item, NoneIs::Absent)?));
-                }
-            }
-        }
+        ])?;
         if let Some(extra) = extra {
             match to_value(extra, NoneIs::Absent)? {
                 Value::Object(more) => entries.extend(more),
@@ -141,17 +140,15 @@ impl PyLayerResult {
 
     /// The result as the JS API shows it (camelCase keys, the runner's key order).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("LayerResult", &to_py(py, &self.inner.to_value(Naming::Snake))?)
+        wrapper::repr(py, self)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        let py = slf.py();
-        let snake = to_py(py, &slf.get().inner.to_value(Naming::Snake))?;
-        Ok((slf.get_type().getattr("from_dict")?, (snake,)))
+        wrapper::reduce_by(slf, slf.get_type().getattr("from_dict")?)
     }
 }
 
@@ -176,20 +173,14 @@ impl PyQualitySignal {
         partition_count: Option<&Bound<'_, PyAny>>,
         flags: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut entries = Vec::with_capacity(6);
-        for (key, item) in [
+        let entries = keyword_entries([
             ("lambda", Some(lambda_)),
             ("lambda_prev", Some(lambda_prev)),
             ("boundary_edges", boundary_edges),
             ("boundary_concentration", Some(boundary_concentration)),
             ("partition_count", partition_count),
             ("flags", flags),
-        ] {
-            let Some(item) = item else { continue };
-            if !item.is_none() {
-                entries.push((key.to_string(), to_value(item, NoneIs::Absent)?));
-            }
-        }
+        ])?;
         let inner = QualitySignal::from_value(&Value::Object(entries), Naming::Snake).or_raise(py)?;
         Ok(PyQualitySignal { inner })
     }
@@ -221,7 +212,7 @@ impl PyQualitySignal {
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -229,20 +220,18 @@ impl PyQualitySignal {
         repr_of(
             "QualitySignal",
             &[
-                ("lambda_", s.lambda.into_pyobject(py)?.into_any()),
-                ("lambda_prev", s.lambda_prev.into_pyobject(py)?.into_any()),
-                ("boundary_edges", s.boundary_edges.into_pyobject(py)?.into_any()),
-                ("boundary_concentration", s.boundary_concentration.into_pyobject(py)?.into_any()),
-                ("partition_count", s.partition_count.into_pyobject(py)?.into_any()),
-                ("flags", s.flags.into_pyobject(py)?.into_any()),
+                ("lambda_", s.lambda.into_bound_py_any(py)?),
+                ("lambda_prev", s.lambda_prev.into_bound_py_any(py)?),
+                ("boundary_edges", s.boundary_edges.into_bound_py_any(py)?),
+                ("boundary_concentration", s.boundary_concentration.into_bound_py_any(py)?),
+                ("partition_count", s.partition_count.into_bound_py_any(py)?),
+                ("flags", s.flags.into_bound_py_any(py)?),
             ],
         )
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        let py = slf.py();
-        let snake = to_py(py, &slf.get().inner.to_value(Naming::Snake))?;
-        Ok((crate::module_attr(py, "_restore_signal")?, (snake,)))
+        wrapper::reduce_by(slf, crate::module_attr(slf.py(), "_restore_signal")?)
     }
 }
 
@@ -266,9 +255,6 @@ fn layer_result_of(py: Python<'_>, obj: &Bound<'_, PyAny>, path: &str) -> PyResu
 #[pyfunction]
 #[pyo3(name = "calculate_quality_signal")]
 pub fn calculate_quality_signal_py(py: Python<'_>, layer_result: &Bound<'_, PyAny>) -> PyResult<PyQualitySignal> {
-    if let Ok(typed) = layer_result.cast::<PyLayerResult>() {
-        return Ok(PyQualitySignal { inner: calculate_quality_signal(&typed.get().inner) });
-    }
     let result = layer_result_of(py, layer_result, "")?;
     Ok(PyQualitySignal { inner: calculate_quality_signal(&result) })
 }
@@ -356,16 +342,15 @@ impl PyEarlyExitConfig {
 
     /// The config as the JS API shows it (camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("EarlyExitConfig", &to_py(py, &self.inner.to_value(Naming::Snake))?)
+        wrapper::repr(py, self)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        let snake = to_py(slf.py(), &slf.get().inner.to_value(Naming::Snake))?;
-        Ok((slf.get_type().into_any(), (snake,)))
+        wrapper::reduce_by_class(slf)
     }
 }
 
@@ -414,7 +399,7 @@ impl PyExitDecision {
 
     /// The decision as the JS API returns it (camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __bool__(&self) -> bool {
@@ -422,7 +407,7 @@ impl PyExitDecision {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("ExitDecision", &to_py(py, &self.inner.to_value(Naming::Snake))?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -459,14 +444,8 @@ impl PyCoherenceEarlyExit {
         layer: &Bound<'_, PyAny>,
     ) -> PyResult<PyExitDecision> {
         let layer_value = to_value(layer, NoneIs::Absent)?;
-        let inner = if let Ok(typed) = signal.cast::<PyQualitySignal>() {
-            let signal_value = typed.get().inner.to_value(Naming::Snake);
-            self.inner.should_exit_value(&signal_value, &layer_value, Naming::Snake)
-        } else {
-            let signal_value = to_value(signal, NoneIs::Absent)?;
-            self.inner.should_exit_value(&signal_value, &layer_value, Naming::Snake)
-        }
-        .or_raise(py)?;
+        let signal_value = to_value(signal, NoneIs::Absent)?; // a QualitySignal as its snake_case value
+        let inner = self.inner.should_exit_value(&signal_value, &layer_value, Naming::Snake).or_raise(py)?;
         Ok(PyExitDecision { inner })
     }
 
@@ -486,10 +465,12 @@ impl PyCoherenceEarlyExit {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let config = Bound::new(py, self.config())?.into_any();
         repr_of(
             "CoherenceEarlyExit",
-            &[("config", config), ("total_layers", self.total_layers().into_pyobject(py)?.into_any())],
+            &[
+                ("config", self.config().into_bound_py_any(py)?),
+                ("total_layers", self.total_layers().into_bound_py_any(py)?),
+            ],
         )
     }
 }
@@ -529,11 +510,11 @@ impl PySpeculation {
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("Speculation", &to_py(py, &self.inner.to_value())?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -591,8 +572,8 @@ impl PySpeculativeExecutor {
         let count = self.inner.verification_count(parsed.len());
         let layers: Vec<Bound<'py, PyAny>> = layers.try_iter()?.collect::<PyResult<_>>()?;
         for (i, speculation) in parsed.iter_mut().take(count).enumerate() {
+            let path = ["layers[", &i.to_string(), "]"].concat();
             let Some(layer) = layers.get(i) else {
-                let path = ["layers[", &i.to_string(), "]"].concat();
                 let error = crate::binding_type_error(
                     ErrorCode::InvalidConfig,
                     &path,
@@ -603,7 +584,7 @@ impl PySpeculativeExecutor {
             };
             let runner = runner_of(py, layer, i)?;
             let returned = runner.call0()?;
-            let observed = layer_result_of(py, &returned, &["layers[", &i.to_string(), "]"].concat())?;
+            let observed = layer_result_of(py, &returned, &path)?;
             self.inner.apply(speculation, &observed);
         }
         PyTuple::new(py, parsed.into_iter().map(|inner| PySpeculation { inner }))
@@ -615,8 +596,7 @@ impl PySpeculativeExecutor {
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let config = Bound::new(py, self.config())?.into_any();
-        repr_of("SpeculativeExecutor", &[("config", config)])
+        repr_of("SpeculativeExecutor", &[("config", self.config().into_bound_py_any(py)?)])
     }
 }
 
@@ -790,7 +770,7 @@ impl PyTestPyramidResult {
 
     /// The result as the JS API returns it (the ADR's camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value(Naming::Js))
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -798,15 +778,15 @@ impl PyTestPyramidResult {
         repr_of(
             "TestPyramidResult",
             &[
-                ("exited_early", r.exited_early.into_pyobject(py)?.to_owned().into_any()),
-                ("exit_layer", r.exit_layer.into_pyobject(py)?.into_any()),
-                ("exit_reason", r.exit_reason.as_str().into_pyobject(py)?.into_any()),
-                ("confidence", r.confidence.into_pyobject(py)?.into_any()),
-                ("skipped_layers", r.skipped_layers.into_pyobject(py)?.into_any()),
+                ("exited_early", r.exited_early.into_bound_py_any(py)?),
+                ("exit_layer", r.exit_layer.into_bound_py_any(py)?),
+                ("exit_reason", r.exit_reason.as_str().into_bound_py_any(py)?),
+                ("confidence", r.confidence.into_bound_py_any(py)?),
+                ("skipped_layers", r.skipped_layers.into_bound_py_any(py)?),
                 ("layers_executed", self.layers_executed(py)?.into_any()),
-                ("verified_layers", r.verified_layers.into_pyobject(py)?.into_any()),
-                ("mispredictions", r.mispredictions.into_pyobject(py)?.into_any()),
-                ("compute_saved_ms", r.compute_saved_ms.into_pyobject(py)?.into_any()),
+                ("verified_layers", r.verified_layers.into_bound_py_any(py)?),
+                ("mispredictions", r.mispredictions.into_bound_py_any(py)?),
+                ("compute_saved_ms", r.compute_saved_ms.into_bound_py_any(py)?),
             ],
         )
     }
@@ -840,11 +820,11 @@ impl PyPyramidAction {
     }
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.inner.to_value())
+        wrapper::to_dict(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        crate::repr_of_dict("PyramidAction", &to_py(py, &self.inner.to_value())?)
+        wrapper::repr(py, self)
     }
 }
 
@@ -855,13 +835,8 @@ pub struct PyPyramidRun {
 }
 
 impl PyPyramidRun {
-    fn snapshot_text(&self) -> String {
-        lock(&self.inner).to_snapshot().to_json()
-    }
-
     pub(crate) fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let value = crate::snapshot_value(snapshot)?;
-        Ok(PyPyramidRun { inner: Mutex::new(PyramidRun::from_snapshot(&value).or_raise(py)?) })
+        Ok(PyPyramidRun { inner: Mutex::new(wrapper::restore(py, snapshot)?) })
     }
 }
 
@@ -916,7 +891,7 @@ impl PyPyramidRun {
 
     /// The portable snapshot as JSON text (the run's inputs, replayed on restore).
     fn to_json(&self) -> String {
-        self.snapshot_text()
+        wrapper::snapshot_text(&self.inner)
     }
 
     /// Restores `to_json()` text (or its parsed dict).
@@ -926,11 +901,10 @@ impl PyPyramidRun {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        crate::reduce_with(py, "PyramidRun", self.snapshot_text(), py.None().into_bound(py))
+        wrapper::reduce_engine(py, &self.inner, py.None().into_bound(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let next = self.next();
-        repr_of("PyramidRun", &[("next", Bound::new(py, next)?.into_any())])
+        repr_of("PyramidRun", &[("next", self.next().into_bound_py_any(py)?)])
     }
 }

@@ -21,10 +21,21 @@ fn plain(q: f64, delta: f64) -> String {
     format!(r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":{delta}}}"#)
 }
 
-fn with_tokens(q: f64, tokens: f64) -> String {
+/// A result whose usage `field` (`tokens_used`, `token_cost_usd`, `execution_time_ms`) is `value`.
+fn with_usage(q: f64, field: &str, value: f64) -> String {
     format!(
-        r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":10,"tokens_used":{tokens}}}"#
+        r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":10,"{field}":{value}}}"#
     )
+}
+
+fn with_tokens(q: f64, tokens: f64) -> String {
+    with_usage(q, "tokens_used", tokens)
+}
+
+/// The engine its JSON snapshot restores to.
+fn round_trip(e: &EarlyStopping) -> EarlyStopping {
+    let text = e.to_snapshot().to_json();
+    EarlyStopping::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap()
 }
 
 #[test]
@@ -188,8 +199,7 @@ fn options_survive_a_snapshot_round_trip() {
     );
     record(&mut e, 1, &with_tokens(80.0, 30.0));
     record(&mut e, 2, &with_tokens(70.0, 30.0));
-    let text = e.to_snapshot().to_json();
-    let mut restored = EarlyStopping::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
+    let mut restored = round_trip(&e);
     assert_eq!(restored, e);
     record(&mut e, 3, &with_tokens(60.0, 50.0));
     record(&mut restored, 3, &with_tokens(60.0, 50.0));
@@ -204,15 +214,8 @@ fn a_stop_on_an_absolute_plateau_survives_a_snapshot_round_trip() {
     record(&mut e, 2, &plain(51.0, 1.0));
     record(&mut e, 3, &plain(51.5, 0.5));
     assert_eq!(e.should_stop().trigger.as_str(), "quality_plateau");
-    let text = e.to_snapshot().to_json();
-    let restored = EarlyStopping::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
+    let restored = round_trip(&e);
     assert_eq!(restored, e);
-}
-
-fn with_usage(q: f64, field: &str, value: f64) -> String {
-    format!(
-        r#"{{"quality_score":{q},"confidence":0.5,"verification_status":"failed","quality_delta":10,"{field}":{value}}}"#
-    )
 }
 
 #[test]

@@ -10,85 +10,14 @@
 // a real Error) or, for a scripted runner's error, {message} plus identity
 // (the very error the runner threw), `runnerCalls` and `analyticsCalls`.
 // After a rejected call the engine's snapshot (toJSON) must be unchanged.
+// The codec and the comparison are tests/vectors/common.mjs (shared with the
+// generators and the Node suites).
 
-// ---------------------------------------------------------------------------
-// Codec: numbers JSON cannot hold travel as {"$num": ...}.
+import { compare, decode, isPlainObject, NO_EXTRAS, normalize, show } from '../vectors/common.mjs';
 
-const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
-const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-export function decode(v) {
-  if (Array.isArray(v)) return v.map(decode);
-  if (isPlainObject(v)) {
-    const keys = Object.keys(v);
-    if (keys.length === 1 && keys[0] === '$num') {
-      if (!(v.$num in SPECIAL)) throw new Error(`unknown $num ${v.$num}`);
-      return SPECIAL[v.$num];
-    }
-    const out = {};
-    for (const k of keys) out[k] = decode(v[k]);
-    return out;
-  }
-  return v;
-}
-
-// What a value looks like once keys set to undefined are dropped (a key the
-// reference leaves undefined counts as absent).
-function normalize(v) {
-  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : normalize(x)));
-  if (isPlainObject(v)) {
-    const out = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = normalize(x);
-    return out;
-  }
-  return v;
-}
-
-function show(v) {
-  return JSON.stringify(v, (k, x) => {
-    if (typeof x === 'number' && !Number.isFinite(x)) return { $num: String(x) };
-    if (typeof x === 'number' && Object.is(x, -0)) return { $num: '-0' };
-    if (x === undefined) return '<undefined>';
-    if (typeof x === 'function') return '<function>';
-    return x;
-  });
-}
-
-// ---------------------------------------------------------------------------
-// Comparison: every listed key equal, in the listed order; a key not listed
-// must be an allowed extra.
-
-export function compare(expected, actual, extras = NO_EXTRAS, where = '$') {
-  const out = [];
-  if (typeof expected === 'number' || typeof actual === 'number') {
-    if (!Object.is(expected, actual)) out.push(`${where}: expected ${show(expected)}, got ${show(actual)}`);
-    return out;
-  }
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${where}: expected an array, got ${show(actual)}`];
-    if (expected.length !== actual.length) out.push(`${where}: length ${expected.length} != ${actual.length}`);
-    for (let i = 0; i < Math.min(expected.length, actual.length); i++) out.push(...compare(expected[i], actual[i], extras, `${where}[${i}]`));
-    return out;
-  }
-  if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return [`${where}: expected an object, got ${show(actual)}`];
-    const ek = Object.keys(expected);
-    for (const k of ek) {
-      if (!(k in actual)) out.push(`${where}.${k}: missing`);
-      else out.push(...compare(expected[k], actual[k], extras, `${where}.${k}`));
-    }
-    for (const k of Object.keys(actual)) if (!ek.includes(k) && !extras.has(k)) out.push(`${where}.${k}: unexpected key`);
-    const order = Object.keys(actual).filter((k) => ek.includes(k));
-    const want = ek.filter((k) => k in actual);
-    if (order.join() !== want.join()) out.push(`${where}: key order ${want.join()} vs ${order.join()}`);
-    return out;
-  }
-  if (expected !== actual) out.push(`${where}: expected ${show(expected)}, got ${show(actual)}`);
-  return out;
-}
+export { compare, decode };
 
 // The listed extra keys a call's result may carry beyond the reference's.
-const NO_EXTRAS = new Set();
 const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score', 'budgets']);
 const RECORD_EXTRAS = new Set(['tokens_used', 'token_cost_usd', 'execution_time_ms']);
 const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs']);

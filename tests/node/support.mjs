@@ -1,22 +1,7 @@
-// Helpers shared by the node:test files.
+// Helpers shared by the node:test files. The vectors' `$num` decoder and the seeded PRNG
+// (mulberry32) are tests/vectors/common.mjs, re-exported here.
 
-const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
-
-/** Decodes the vectors' `{"$num": "NaN" | "Infinity" | "-Infinity" | "-0"}`. */
-export function decode(value) {
-  if (Array.isArray(value)) return value.map(decode);
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === '$num') {
-      if (!(value.$num in SPECIAL)) throw new Error(`unknown $num ${value.$num}`);
-      return SPECIAL[value.$num];
-    }
-    const out = {};
-    for (const key of keys) out[key] = decode(value[key]);
-    return out;
-  }
-  return value;
-}
+export { decode, prng as rng } from '../vectors/common.mjs';
 
 /** Keys the project adds to the seeds' objects (architecture.md, "Exact to the seed"). */
 export const LISTED_EXTRAS = new Set([
@@ -66,23 +51,4 @@ export function compare(expected, actual, where = '$', top = true) {
 /** A string with its numbers replaced by `<n>`: the template it came from. */
 export function templateOf(s) {
   return s.replace(/-?\d+(\.\d+)?(e[+-]?\d+)?/g, '<n>');
-}
-
-/** A seeded PRNG (mulberry32) for reproducible random tests. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: (items) => items[Math.floor(next() * items.length)],
-    chance: (p) => next() < p,
-    round: (x, digits) => Number(x.toFixed(digits)),
-  };
 }

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadReference, evaluate, checkVector, decode } from './driver.mjs';
+import { loadReference, evaluate, checkVector } from './driver.mjs';
+import { decode } from './common.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = process.argv[2];

@@ -14,6 +14,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OptionsLoop, OPTION_KEYS, hasOptions } from './options_model.mjs';
+import { compare, decode, encode, isPlainObject, NO_EXTRAS } from './common.mjs';
 
 export async function loadReference(dir) {
   if (!dir) throw new Error('the reference directory is a required argument');
@@ -22,79 +23,9 @@ export async function loadReference(dir) {
   return { es, adr };
 }
 
-// ---------------------------------------------------------------------------
-// Codec: numbers JSON cannot hold travel as {"$num": ...}; undefined = absent.
-
-const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity, '-0': -0 };
-
-export function decode(v) {
-  if (Array.isArray(v)) return v.map(decode);
-  if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v);
-    if (keys.length === 1 && keys[0] === '$num') {
-      if (!(v.$num in SPECIAL)) throw new Error(`unknown $num ${v.$num}`);
-      return SPECIAL[v.$num];
-    }
-    const out = {};
-    for (const k of keys) out[k] = decode(v[k]);
-    return out;
-  }
-  return v;
-}
-
-export function encode(v) {
-  if (typeof v === 'number') {
-    if (Number.isNaN(v)) return { $num: 'NaN' };
-    if (v === Infinity) return { $num: 'Infinity' };
-    if (v === -Infinity) return { $num: '-Infinity' };
-    if (Object.is(v, -0)) return { $num: '-0' };
-    return v;
-  }
-  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : encode(x)));
-  if (v !== null && typeof v === 'object') {
-    const out = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = encode(x);
-    return out;
-  }
-  return v;
-}
-
 const clone = (v) => (v === undefined ? undefined : structuredClone(v));
 const own = (o, k) => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
-export const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-// ---------------------------------------------------------------------------
-// Comparison with the suites' rule: every listed key equal (numbers with
-// Object.is, so -0 and NaN count), listed keys in the actual order, and any
-// key not listed must be one of the allowed extras.
-
-export function compare(expected, actual, extras = new Set(), where = '$') {
-  const out = [];
-  if (typeof expected === 'number' || typeof actual === 'number') {
-    if (!Object.is(expected, actual)) out.push(`${where}: expected ${fmt(expected)}, got ${fmt(actual)}`);
-    return out;
-  }
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${where}: expected an array, got ${fmt(actual)}`];
-    if (expected.length !== actual.length) out.push(`${where}: length ${expected.length} != ${actual.length}`);
-    for (let i = 0; i < Math.min(expected.length, actual.length); i++) out.push(...compare(expected[i], actual[i], extras, `${where}[${i}]`));
-    return out;
-  }
-  if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return [`${where}: expected an object, got ${fmt(actual)}`];
-    const ek = Object.keys(expected);
-    for (const k of ek) {
-      if (!(k in actual)) out.push(`${where}.${k}: missing`);
-      else out.push(...compare(expected[k], actual[k], extras, `${where}.${k}`));
-    }
-    for (const k of Object.keys(actual)) if (!ek.includes(k) && !extras.has(k)) out.push(`${where}.${k}: unexpected key`);
-    const order = Object.keys(actual).filter((k) => ek.includes(k));
-    if (order.join() !== ek.filter((k) => k in actual).join()) out.push(`${where}: key order ${ek.join()} vs ${order.join()}`);
-    return out;
-  }
-  if (expected !== actual) out.push(`${where}: expected ${fmt(expected)}, got ${fmt(actual)}`);
-  return out;
-}
 const fmt = (v) => JSON.stringify(encode(v));
 
 // ---------------------------------------------------------------------------
@@ -257,7 +188,6 @@ export function bestIteration(history, minQuality) {
 
 const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score', 'budgets']);
 const RECORD_EXTRAS = new Set(OPTIONAL_RECORD_KEYS);
-const NO_EXTRAS = new Set();
 
 class LoopEngine {
   static construct(ctx, c) {

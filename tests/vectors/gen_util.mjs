@@ -1,27 +1,11 @@
-// Helpers shared by the generator modules: a seeded PRNG, record builders and
+// Helpers shared by the generator modules: a seeded PRNG (from common.mjs), record builders and
 // `finalize`, which runs a vector spec through driver.mjs and writes the
 // observed results into it (checking any expectation written by hand first).
 
-import { evaluate, checkVector, encode, decode, compare } from './driver.mjs';
+import { evaluate, checkVector } from './driver.mjs';
+import { encode, decode, compare } from './common.mjs';
 
-// mulberry32: small, deterministic, good enough for test data.
-export function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: (arr) => arr[Math.floor(next() * arr.length)],
-    chance: (p) => next() < p,
-    round: (x, d) => Number(x.toFixed(d)),
-  };
-}
+export { prng } from './common.mjs';
 
 export const ts = (i) => {
   const s = 1000 + i;
