@@ -18,7 +18,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadReference, encode, decode } from './driver.mjs';
+import { loadReference } from './driver.mjs';
+import { encode, decode } from './common.mjs';
 import { finalize, rec, res, stop, call, ts } from './gen_util.mjs';
 
 const N = (s) => ({ $num: s });
