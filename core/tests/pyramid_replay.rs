@@ -1,0 +1,164 @@
+//! Replay, shadow mode and calibration of pyramid policies, through the host-value API the
+//! bindings use and the Rust API.
+
+use earlyexit::pyramid_policy::{OutcomeModel, PolicyConfig};
+use earlyexit::pyramid_replay::{
+    calibrate, parse_runs_jsonl, replay, replay_value, shadow, Learn, RecordedRun, ReplayPolicy, DEFAULT_GRID,
+};
+use earlyexit::{ExitConfig, Naming, Value};
+
+fn parse(text: &str) -> Value {
+    Value::parse_json(text, earlyexit::ErrorCode::InvalidReplay, "test").unwrap()
+}
+
+fn layer(name: &str, ms: f64, failed: bool) -> String {
+    format!(r#"{{"name":"{name}","durationMs":{ms},"failed":{failed}}}"#)
+}
+
+fn run(layers: &[(&str, f64, bool)]) -> String {
+    let inner: Vec<String> = layers.iter().map(|(n, m, f)| layer(n, *m, *f)).collect();
+    format!(r#"{{"layers":[{}]}}"#, inner.join(","))
+}
+
+fn runs(lines: &[String]) -> Vec<RecordedRun> {
+    parse_runs_jsonl(&lines.join("\n"), Naming::Js).unwrap()
+}
+
+#[test]
+fn malformed_input_names_the_path() {
+    let good = run(&[("a", 1.0, false)]);
+    let cases = [
+        (
+            r#"{"layers":[{"name":"a","durationMs":1,"failed":false},{"name":"b","durationMs":-1,"failed":false}]}"#,
+            "runs[3].layers[1].durationMs",
+        ),
+        (r#"{"layers":[{"name":"a","durationMs":1}]}"#, "runs[3].layers[0].failed"),
+        (r#"{"layers":[]}"#, "runs[3].layers"),
+        (r#"{"layers":[{"name":"a","durationMs":1,"failed":false,"passed":3}]}"#, "runs[3].layers[0].total"),
+        (r#"{"layers":[{"name":"a","durationMs":1,"failed":false,"total":2,"passed":3}]}"#, "runs[3].layers[0].passed"),
+        (
+            r#"{"layers":[{"name":"a","durationMs":1,"failed":false},{"name":"a","durationMs":1,"failed":true}]}"#,
+            "runs[3].layers[1].name",
+        ),
+        (r#"{"layers":[{"name":"a","durationMs":1,"failed":false,"flakyRatio":2}]}"#, "runs[3].layers[0].flakyRatio"),
+        (r#"{"layerz":[]}"#, "runs[3].layerz"),
+        (r#"{"layers":[{"name":"a","durationMs":1,"failed":false}"#, "runs[3]"),
+    ];
+    for (bad, field) in cases {
+        let text = [good.as_str(), &good, "", &good, bad].join("\n");
+        let err = parse_runs_jsonl(&text, Naming::Js).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_replay", field), "{bad}: {}", err.message());
+        let arr = Value::Array(vec![parse(&good), parse(&good), parse(&good), Value::Null]);
+        let err = replay_value(&arr, &Value::Null, Naming::Js).unwrap_err();
+        assert_eq!(err.field(), "runs[3]");
+    }
+    // Python spelling names the snake_case path.
+    let snake = parse(r#"[{"layers":[{"name":"a","duration_ms":"x","failed":false}]}]"#);
+    let err = replay_value(&snake, &Value::Null, Naming::Snake).unwrap_err();
+    assert_eq!(err.field(), "runs[0].layers[0].duration_ms");
+    let err = replay_value(&Value::Array(vec![]), &parse(r#"{"policy":"fastest"}"#), Naming::Js).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_config", "policy"));
+}
+
+#[test]
+fn fail_fast_stops_at_the_first_failure_and_counts_savings() {
+    let data = runs(&[
+        run(&[("unit", 1.0, false), ("e2e", 9.0, false)]),
+        run(&[("unit", 1.0, true), ("e2e", 9.0, true)]),
+        run(&[("unit", 1.0, false), ("e2e", 9.0, true)]),
+    ]);
+    let policy = ReplayPolicy::Policy { config: PolicyConfig::FAIL_FAST, model: OutcomeModel::new() };
+    let report = replay(&data, &policy, Learn::Ran).unwrap();
+    let reasons: Vec<&str> = report.runs.iter().map(|r| r.reason).collect();
+    assert_eq!(reasons, ["completed", "layer_failed", "layer_failed"]);
+    assert_eq!(report.runs[1].executed, vec![0]);
+    let s = &report.summary;
+    assert_eq!((s.failing_runs, s.caught, s.missed, s.declared_green), (2, 2, 0, 1));
+    assert_eq!(s.saved_actual_ms, 9.0);
+    assert_eq!(s.saved_actual, Some(9.0 / 30.0));
+    assert_eq!(s.recall, Some(1.0));
+    assert_eq!(s.false_pass_rate, Some(0.0));
+    let (lo, hi) = s.false_pass_ci.unwrap();
+    assert!(lo == 0.0 && (hi - 0.793_450_6).abs() < 1e-6, "{hi}");
+    // The model learned only what ran: e2e ran twice after a green unit.
+    let model = report.model.unwrap();
+    assert_eq!(model.layer("e2e").map(|l| l.trials.round()), Some(2.0));
+}
+
+#[test]
+fn adr_default_verification_counts_as_run() {
+    // A green first layer: the ADR exits at layer 0 (its adaptive exit layer), verifies
+    // layers 1 and 2, and never runs layer 3, whose failure it misses.
+    let data = runs(&[run(&[("unit", 1.0, false), ("int", 2.0, false), ("e2e", 3.0, false), ("perf", 4.0, true)])]);
+    let report = replay(&data, &ReplayPolicy::Adr(ExitConfig::DEFAULT), Learn::None).unwrap();
+    let r = &report.runs[0];
+    assert_eq!(r.reason, "confident_exit");
+    assert_eq!(r.exit_layer, 0);
+    assert_eq!(r.executed, vec![0, 1, 2]);
+    assert_eq!(r.verified_layers, 2);
+    assert_eq!((r.saved_nominal_ms, r.saved_actual_ms), (9.0, 4.0));
+    assert!(r.missed && !r.caught);
+    assert_eq!(report.summary.recall, Some(0.0));
+}
+
+#[test]
+fn risk_bounded_skips_once_history_bounds_the_risk_and_shadow_reports_misses() {
+    let mut lines = Vec::new();
+    for i in 0..400 {
+        lines.push(run(&[("fast", 1.0, i % 4 == 0), ("slow", 10.0, false)]));
+    }
+    lines.push(run(&[("fast", 1.0, false), ("slow", 10.0, true)]));
+    let data = runs(&lines);
+    let config = PolicyConfig::RISK_BOUNDED;
+    let report = shadow(&data, &config, &OutcomeModel::new()).unwrap();
+    let last = report.runs.last().unwrap();
+    assert_eq!(last.reason, "risk_bounded");
+    assert!(last.missed && last.risk.unwrap() <= 0.01);
+    assert!(report.runs[0].reason != "risk_bounded", "no history, no skip");
+    assert_eq!(report.summary.missed, 1);
+    // The shadow model learned the full runs, including the late failure of `slow`.
+    let slow = report.model.unwrap().layer("slow").unwrap().clone();
+    assert!(slow.failures > 0.9 && slow.trials > 100.0);
+}
+
+#[test]
+fn calibrate_certifies_budgets_in_sequence_and_stops_at_the_first_failure() {
+    // `slow` fails after a green `fast` in 3% of runs: budgets below that never skip
+    // (certified: nothing missed), budgets above it skip and miss (not certified).
+    let mut lines = Vec::new();
+    for i in 0..2000 {
+        let fast_fails = i % 2 == 0;
+        lines.push(run(&[("fast", 1.0, fast_fails), ("slow", 10.0, !fast_fails && i % 33 == 1)]));
+    }
+    let data = runs(&lines);
+    let c =
+        calibrate(&data, &PolicyConfig::RISK_BOUNDED, &OutcomeModel::new(), 0.005, 0.1, &DEFAULT_GRID, 0.5).unwrap();
+    assert!(c.risk_budget > 0.0 && c.risk_budget < 0.05, "{c:?}");
+    let last = c.steps.last().unwrap();
+    assert!(!last.certified && last.missed > 0);
+    assert!(c.steps.iter().rev().skip(1).all(|s| s.certified && s.missed == 0));
+    assert_eq!(c.config.risk_budget, c.risk_budget);
+    // Bad arguments.
+    let err = calibrate(&data, &PolicyConfig::RISK_BOUNDED, &OutcomeModel::new(), 0.0, 0.1, &DEFAULT_GRID, 0.5);
+    assert_eq!(err.unwrap_err().field(), "risk");
+    let err = calibrate(&data, &PolicyConfig::RISK_BOUNDED, &OutcomeModel::new(), 0.01, 0.1, &[0.2, 0.1], 0.5);
+    assert_eq!(err.unwrap_err().field(), "grid[1]");
+}
+
+#[test]
+fn host_value_api_round_trips_the_model() {
+    let data = parse(&format!("[{},{}]", run(&[("a", 1.0, false), ("b", 2.0, true)]), run(&[("a", 1.0, false)])));
+    let out = replay_value(&data, &parse(r#"{"policy":"risk_bounded","learn":"all"}"#), Naming::Js).unwrap();
+    assert_eq!(out.get("policy"), Some(&Value::string("risk_bounded")));
+    let model = out.get("model").unwrap();
+    let again = OutcomeModel::from_value(model, Naming::Js).unwrap();
+    assert_eq!(again.layer("b").map(|l| l.failures), Some(1.0));
+    let summary = out.get("summary").unwrap();
+    assert_eq!(summary.get("failingRuns"), Some(&Value::Number(1.0)));
+    let opts = Value::Object(vec![("policy".into(), Value::string("risk_bounded")), ("model".into(), model.clone())]);
+    let out = replay_value(&data, &opts, Naming::Js).unwrap();
+    assert!(out.get("runs").is_some());
+    let bad = parse(r#"{"model":{"version":1,"engine":"PyramidOutcomeModel","layers":[{"name":"a"}]}}"#);
+    let err = replay_value(&data, &bad, Naming::Js).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_snapshot", "model.layers[0].trials"));
+}
