@@ -170,7 +170,7 @@ fn parse_layer(item: &Value, naming: Naming, path: &str, index: usize) -> Result
     Ok(RecordedLayer { name, duration_ms, failed, total, passed, flaky_ratio, coverage })
 }
 
-/// Parses an array of runs (paths `runs[i]...`).
+/// Parses an array of runs (paths `runs[i]...`), or JSONL text.
 pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
     match runs {
         Value::Array(items) => items
@@ -178,7 +178,8 @@ pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
             .enumerate()
             .map(|(i, run)| RecordedRun::from_value(run, naming, &value::index_path("runs", i)))
             .collect(),
-        Value::String(text) => parse_runs_jsonl(text, naming),
+        // The JSONL file format has one spelling (the documented camelCase) in every language.
+        Value::String(text) => parse_runs_jsonl(text, Naming::Js),
         other => Err(Error::new(
             CODE,
             ErrorKind::Type,

@@ -162,3 +162,64 @@ fn host_value_api_round_trips_the_model() {
     let err = replay_value(&data, &bad, Naming::Js).unwrap_err();
     assert_eq!((err.code(), err.field()), ("invalid_snapshot", "model.layers[0].trials"));
 }
+
+/// tests/vectors/policy/pyramid_policy.json: expected values from the independent JS model
+/// in tests/vectors/gen_pyramid_policy.mjs.
+#[test]
+fn policy_vectors_match_the_independent_model() {
+    use earlyexit::pyramid_replay::decide_value;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/policy/pyramid_policy.json");
+    let doc = parse(&std::fs::read_to_string(path).unwrap());
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
+    let Some(Value::Array(decides)) = doc.get("decide") else { panic!("no decide cases") };
+    assert!(decides.len() >= 30);
+    for case in decides {
+        let name = case.get("name").unwrap().as_str().unwrap();
+        let opts = Value::Object(vec![("config".into(), case.get("config").unwrap().clone())]);
+        let got = decide_value(
+            case.get("model").unwrap(),
+            case.get("layers").unwrap(),
+            case.get("outcomes").unwrap(),
+            &opts,
+            Naming::Js,
+        )
+        .unwrap();
+        let want = case.get("expected").unwrap();
+        for key in ["action", "layer", "reason"] {
+            assert_eq!(got.get(key), want.get(key), "{name}: {key}");
+        }
+        match (got.get("risk").unwrap(), want.get("risk").unwrap()) {
+            (Value::Number(a), Value::Number(b)) => assert!(close(*a, *b), "{name}: risk {a} vs {b}"),
+            (a, b) => assert_eq!(a, b, "{name}: risk"),
+        }
+    }
+    let Some(Value::Array(replays)) = doc.get("replay") else { panic!("no replay cases") };
+    for case in replays {
+        let name = case.get("name").unwrap().as_str().unwrap();
+        let opts = Value::Object(vec![
+            ("policy".into(), case.get("policy").unwrap().clone()),
+            ("config".into(), case.get("config").unwrap().clone()),
+        ]);
+        let out = replay_value(case.get("runs").unwrap(), &opts, Naming::Js).unwrap();
+        let Some(Value::Array(runs_out)) = out.get("runs") else { panic!() };
+        let executed: Vec<Value> = runs_out.iter().map(|r| r.get("executed").unwrap().clone()).collect();
+        assert_eq!(Value::Array(executed), *case.get("executed").unwrap(), "{name}: executed");
+        let summary = out.get("summary").unwrap();
+        let Some(Value::Object(want)) = case.get("expected") else { panic!() };
+        for (key, w) in want {
+            let g = summary.get(key).unwrap();
+            match (g, w) {
+                (Value::Number(a), Value::Number(b)) => {
+                    assert!(close(*a, *b) || (a - b).abs() < 1e-15, "{name}: {key}")
+                }
+                (Value::Array(a), Value::Array(b)) => {
+                    for (x, y) in a.iter().zip(b) {
+                        let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                        assert!((x - y).abs() < 1e-12, "{name}: {key} {x} vs {y}");
+                    }
+                }
+                _ => assert_eq!(g, w, "{name}: {key}"),
+            }
+        }
+    }
+}

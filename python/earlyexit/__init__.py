@@ -43,6 +43,13 @@ from ._native import (
     TestPyramidResult,
     calculate_quality_signal,
 )
+from ._native import (  # pyramid replay and the risk-bounded policy
+    calibrate_pyramid_policy,
+    pyramid_policy_decide,
+    pyramid_policy_update,
+    replay_pyramids,
+    shadow_pyramids,
+)
 from ._types import (
     ActionKind,
     AnalyticsConfigDict,
@@ -114,6 +121,12 @@ __all__ = [
     "LayerOutcome",
     "Runner",
     "AsyncRunner",
+    # pyramid replay and the risk-bounded policy
+    "replay_pyramids",
+    "shadow_pyramids",
+    "calibrate_pyramid_policy",
+    "pyramid_policy_decide",
+    "pyramid_policy_update",
     # errors
     "EarlyExitError",
     "EarlyExitTypeError",
