@@ -80,6 +80,11 @@ __all__ = [
     "_restore",
     "_restore_signal",
     "calculate_quality_signal",
+    "calibrate_pyramid_policy",
+    "pyramid_policy_decide",
+    "pyramid_policy_update",
+    "replay_pyramids",
+    "shadow_pyramids",
 ]
 
 @type_check_only
@@ -1118,12 +1123,11 @@ def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
 # ---- Pyramid replay and the risk-bounded policy (batch; plain dicts, snake_case keys;
 # ---- the model document keeps the JS spelling so it moves between languages) ----
 
-PyramidPolicyName = Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"]
 
 def replay_pyramids(
     runs: str | Sequence[Mapping[str, object]],
     *,
-    policy: PyramidPolicyName | None = None,
+    policy: Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
     model: str | Mapping[str, object] | None = None,
     learn: Literal["ran", "all", "none"] | None = None,
