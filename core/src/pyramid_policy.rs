@@ -600,9 +600,8 @@ pub fn ln_gamma(x: f64) -> f64 {
         1.505_632_735_149_311_6e-7,
     ];
     if x < 0.5 {
-        // Reflection keeps the series in its accurate range.
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+        // Gamma(x) = Gamma(x + 1) / x keeps the series in its accurate range (x > 0 here).
+        return ln_gamma(x + 1.0) - x.ln();
     }
     let x = x - 1.0;
     let mut a = C[0];
