@@ -335,6 +335,17 @@ impl OutcomeModel {
         (1.0 - none_fails).clamp(0.0, 1.0)
     }
 
+    /// Whether some single layer's bound already exceeds the budget (then so does the joint
+    /// bound, which is at least every single one): U_j > budget iff I_budget(a, b) < level.
+    fn some_layer_over_budget(&self, config: &PolicyConfig, names: &[&str]) -> bool {
+        let level = 1.0 - (1.0 - config.confidence) / names.len().max(1) as f64;
+        names.iter().any(|name| {
+            let (f, t) = self.layer(name).map_or((0.0, 0.0), |l| (l.failures, l.trials));
+            let (a, b) = (config.prior_failures + f, config.prior_passes + (t - f).max(0.0));
+            incomplete_beta(a, b, config.risk_budget) < level
+        })
+    }
+
     /// The next step for a run of `layers` given `outcomes` so far (`(layer index, failed)`,
     /// in run order). Validates everything; never panics.
     pub fn decide(
@@ -376,7 +387,7 @@ impl OutcomeModel {
                 }
             }
         }
-        Ok(self.decide_unchecked(config, layers, outcomes, &done))
+        Ok(self.decide_unchecked(config, layers, outcomes, &done, true))
     }
 
     /// `decide` without validation, for replays whose input was validated once up front.
@@ -386,6 +397,7 @@ impl OutcomeModel {
         layers: &[PlannedLayer],
         outcomes: &[(usize, bool)],
         done: &[bool],
+        report_risk: bool,
     ) -> PolicyDecision {
         if outcomes.iter().any(|&(_, failed)| failed) {
             return PolicyDecision::Stop { reason: StopReason::LayerFailed, risk: None };
@@ -397,11 +409,16 @@ impl OutcomeModel {
         let mut risk = None;
         if config.skip_on_success && !outcomes.is_empty() && config.risk_budget > 0.0 {
             let names: Vec<&str> = remaining.iter().filter_map(|&i| layers.get(i)).map(|l| l.name.as_str()).collect();
-            let bound = self.skip_risk(config, &names);
-            if bound <= config.risk_budget {
-                return PolicyDecision::Stop { reason: StopReason::RiskBounded, risk: Some(bound) };
+            // Replays only need the bound when it allows the stop; a cheap check that some
+            // layer alone is over budget (one incomplete-beta call, no quantile) settles most
+            // steps. Callers that report the bound of a `run` step compute it in full.
+            if report_risk || !self.some_layer_over_budget(config, &names) {
+                let bound = self.skip_risk(config, &names);
+                if bound <= config.risk_budget {
+                    return PolicyDecision::Stop { reason: StopReason::RiskBounded, risk: Some(bound) };
+                }
+                risk = report_risk.then_some(bound);
             }
-            risk = Some(bound);
         }
         let first = remaining.first().copied().unwrap_or(0);
         let next = if config.reorder {
@@ -641,13 +658,22 @@ fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
 
 /// The regularized incomplete beta I_x(a, b), a, b > 0.
 pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+    incomplete_beta_with(a, b, x, ln_beta(a, b))
+}
+
+fn ln_beta(a: f64, b: f64) -> f64 {
+    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
+}
+
+/// I_x(a, b) given ln B(a, b) (a quantile search computes it once).
+fn incomplete_beta_with(a: f64, b: f64, x: f64, ln_b: f64) -> f64 {
     if x <= 0.0 {
         return 0.0;
     }
     if x >= 1.0 {
         return 1.0;
     }
-    let front = (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
+    let front = (a * x.ln() + b * (1.0 - x).ln() - ln_b).exp();
     if x < (a + 1.0) / (a + b + 2.0) {
         front * beta_fraction(a, b, x) / a
     } else {
@@ -655,19 +681,34 @@ pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
     }
 }
 
-/// The `level` quantile of Beta(a, b): the smallest x with I_x(a, b) >= level, found by
-/// 64 bisection steps (an interval below 1e-18: exact to the f64 grid near the answer).
+/// The `level` quantile of Beta(a, b): x with I_x(a, b) = level, by Newton steps kept
+/// inside a bisection bracket (a handful of steps to ~1e-15 where 64 plain bisection steps
+/// would be needed; the replay of a large history calls this a lot).
 pub fn beta_quantile(a: f64, b: f64, level: f64) -> f64 {
+    let ln_b = ln_beta(a, b);
     let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    for _ in 0..64 {
-        let mid = 0.5 * (lo + hi);
-        if incomplete_beta(a, b, mid) < level {
-            lo = mid;
-        } else {
-            hi = mid;
+    let mut x = (a / (a + b)).clamp(1e-12, 1.0 - 1e-12);
+    for _ in 0..200 {
+        let f = incomplete_beta_with(a, b, x, ln_b) - level;
+        if f == 0.0 {
+            return x;
         }
+        if f < 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let density = ((a - 1.0) * x.ln() + (b - 1.0) * (1.0 - x).ln() - ln_b).exp();
+        let mut next = x - f / density;
+        if !(next > lo && next < hi) {
+            next = 0.5 * (lo + hi);
+        }
+        if (next - x).abs() <= 1e-15 * x.max(1e-300) || hi - lo <= 1e-300 {
+            return next;
+        }
+        x = next;
     }
-    hi
+    x
 }
 
 /// P(X <= k) for X ~ Binomial(n, p), summed in log space.
