@@ -223,3 +223,119 @@ fn policy_vectors_match_the_independent_model() {
         }
     }
 }
+
+mod no_panics {
+    use super::*;
+    use earlyexit::pyramid_replay::{calibrate_value, decide_value, shadow_value, update_value};
+    use proptest::prelude::*;
+
+    fn number() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            4 => (0u32..2000).prop_map(|n| Value::Number(f64::from(n) / 10.0)),
+            1 => prop_oneof![Just(f64::NAN), Just(f64::INFINITY), Just(-1.0), Just(1e308), Just(-0.0), Just(0.5)]
+                .prop_map(Value::Number),
+        ]
+    }
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            number(),
+            any::<bool>().prop_map(Value::Bool),
+            Just(Value::Null),
+            prop_oneof![Just("a"), Just("b"), Just("risk_bounded"), Just("fail_fast"), Just("")]
+                .prop_map(Value::string),
+        ]
+    }
+
+    fn layer() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            Just("name"),
+            Just("durationMs"),
+            Just("failed"),
+            Just("total"),
+            Just("passed"),
+            Just("flakyRatio"),
+            Just("coverage"),
+            Just("costMs"),
+            Just("layer"),
+            Just("trials"),
+            Just("failures"),
+            Just("costWeight")
+        ];
+        let valid = (prop_oneof![Just("a"), Just("b"), Just("c")], number(), any::<bool>()).prop_map(|(n, d, f)| {
+            Value::Object(vec![
+                ("name".into(), Value::string(n)),
+                ("durationMs".into(), d.clone()),
+                ("costMs".into(), d),
+                ("failed".into(), Value::Bool(f)),
+                ("layer".into(), Value::Number(0.0)),
+            ])
+        });
+        prop_oneof![
+            3 => valid,
+            1 => proptest::collection::vec((key, scalar()), 0..5)
+                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            1 => scalar(),
+        ]
+    }
+
+    fn runs() -> impl Strategy<Value = Value> {
+        proptest::collection::vec(
+            prop_oneof![
+                4 => proptest::collection::vec(layer(), 0..4).prop_map(|l| Value::Object(vec![("layers".into(), Value::Array(l))])),
+                1 => scalar(),
+            ],
+            0..12,
+        )
+        .prop_map(Value::Array)
+    }
+
+    fn options() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            Just("policy"),
+            Just("learn"),
+            Just("risk"),
+            Just("delta"),
+            Just("warmup"),
+            Just("grid"),
+            Just("config")
+        ];
+        let config = proptest::collection::vec(
+            (
+                prop_oneof![
+                    Just("riskBudget"),
+                    Just("confidence"),
+                    Just("forgetting"),
+                    Just("priorPasses"),
+                    Just("reorder")
+                ],
+                scalar(),
+            ),
+            0..3,
+        )
+        .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
+        prop_oneof![
+            Just(Value::Null),
+            proptest::collection::vec((key, prop_oneof![scalar(), config]), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn every_entry_point_answers_without_panicking(runs in runs(), opts in options(), layers in proptest::collection::vec(layer(), 0..4)) {
+            for naming in [Naming::Js, Naming::Snake] {
+                let _ = replay_value(&runs, &opts, naming);
+                let _ = shadow_value(&runs, &opts, naming);
+                let _ = calibrate_value(&runs, &opts, naming);
+            }
+            let list = Value::Array(layers);
+            let _ = decide_value(&Value::Null, &list, &list, &opts, Naming::Js);
+            if let Ok(model) = update_value(&Value::Null, &list, &opts, Naming::Js) {
+                let _ = decide_value(&model, &list, &Value::Array(vec![]), &opts, Naming::Js);
+                prop_assert!(OutcomeModel::from_value(&model, Naming::Js).is_ok());
+            }
+        }
+    }
+}
