@@ -13,6 +13,8 @@ export const {
   DEFAULT_EXIT_CONFIG,
   AGGRESSIVE_EXIT_CONFIG,
   CONSERVATIVE_EXIT_CONFIG,
+  // pyramid replay and the risk-bounded policy
+  replayPyramids, shadowPyramids, calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate,
   init,
 } = earlyexit;
 export default earlyexit.EarlyStopping;

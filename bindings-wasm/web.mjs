@@ -50,5 +50,7 @@ export const {
   DEFAULT_EXIT_CONFIG,
   AGGRESSIVE_EXIT_CONFIG,
   CONSERVATIVE_EXIT_CONFIG,
+  // pyramid replay and the risk-bounded policy
+  replayPyramids, shadowPyramids, calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate,
 } = api;
 export default api.EarlyStopping;

@@ -614,5 +614,34 @@ export default function createApi(native) {
     AGGRESSIVE_EXIT_CONFIG,
     CONSERVATIVE_EXIT_CONFIG,
   };
+
+  // ------------------------------------------------------------------------
+  // Pyramid replay and the risk-bounded policy (batch, stateless: op codes
+  // 220..224 in js/interface/src/pyramid_replay_ops.rs). Begin.
+  const PYRAMID_OP = { REPLAY: 220, SHADOW: 221, CALIBRATE: 222, DECIDE: 223, UPDATE: 224 };
+  const encOpt = (value) => (value === undefined || value === null ? 'null' : encode(value, 0));
+  Object.assign(api, {
+    replayPyramids(runs, options) {
+      return unwrap(native.exec(PYRAMID_OP.REPLAY, args2(enc(runs), encOpt(options))));
+    },
+    shadowPyramids(runs, options) {
+      return unwrap(native.exec(PYRAMID_OP.SHADOW, args2(enc(runs), encOpt(options))));
+    },
+    calibratePyramidPolicy(runs, risk, delta, options) {
+      const base = options === undefined || options === null ? {} : options;
+      const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, { risk, delta }) : base;
+      return unwrap(native.exec(PYRAMID_OP.CALIBRATE, args2(enc(runs), enc(all))));
+    },
+    pyramidPolicyDecide(model, layers, outcomes, options) {
+      return unwrap(native.exec(PYRAMID_OP.DECIDE,
+        '[' + encOpt(model) + ',' + enc(layers) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
+    },
+    pyramidPolicyUpdate(model, ran, options) {
+      return unwrap(native.exec(PYRAMID_OP.UPDATE, '[' + encOpt(model) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
+    },
+  });
+  // Pyramid replay and the risk-bounded policy. End.
+  // ------------------------------------------------------------------------
+
   return { api, ready };
 }

@@ -592,6 +592,135 @@ export declare const DEFAULT_EXIT_CONFIG: ExitConfig;
 export declare const AGGRESSIVE_EXIT_CONFIG: ExitConfig;
 export declare const CONSERVATIVE_EXIT_CONFIG: ExitConfig;
 
+// ---- Pyramid replay and the risk-bounded policy (docs/replay-pyramids.md) ----
+
+/** One layer of a recorded run (JSONL: one run per line, these keys). */
+export interface RecordedLayer {
+  name?: string;
+  durationMs: number;
+  failed: boolean;
+  total?: number;
+  passed?: number;
+  flakyRatio?: number;
+  coverage?: number;
+}
+export interface RecordedRun {
+  id?: string | number | null;
+  timestamp?: number;
+  layers: RecordedLayer[];
+}
+export type PyramidPolicyName = 'default' | 'aggressive' | 'conservative' | 'fail_fast' | 'risk_bounded';
+export interface PyramidPolicyConfig {
+  riskBudget: number;
+  confidence: number;
+  priorFailures: number;
+  priorPasses: number;
+  reorder: boolean;
+  skipOnSuccess: boolean;
+  forgetting: number;
+}
+export interface PyramidOutcomeModel {
+  version: 1;
+  engine: 'PyramidOutcomeModel';
+  layers: { name: string; trials: number; failures: number; costMs: number | null; costWeight: number }[];
+}
+export interface ReplayOptions {
+  policy?: PyramidPolicyName;
+  /** A partial config over the preset: an ADR ExitConfig, or a PyramidPolicyConfig. */
+  config?: ExitOptions | Partial<PyramidPolicyConfig> | null;
+  model?: PyramidOutcomeModel | string | null;
+  learn?: 'ran' | 'all' | 'none';
+}
+export interface RunReplay {
+  id: string | null;
+  layers: number;
+  layersRun: number;
+  executed: number[];
+  exitLayer: number;
+  reason: string;
+  verifiedLayers: number;
+  failed: boolean;
+  caught: boolean;
+  missed: boolean;
+  risk: number | null;
+  costMs: number;
+  savedNominalMs: number;
+  savedActualMs: number;
+}
+export interface ReplaySummary {
+  runs: number;
+  failingRuns: number;
+  caught: number;
+  missed: number;
+  recall: number | null;
+  declaredGreen: number;
+  falsePassRate: number | null;
+  falsePassCi: [number, number] | null;
+  totalMs: number;
+  savedNominalMs: number;
+  savedActualMs: number;
+  savedNominal: number | null;
+  savedActual: number | null;
+  layersTotal: number;
+  layersRun: number;
+  verifiedLayers: number;
+  riskBoundedStops: number;
+}
+export interface ReplayReport {
+  policy: PyramidPolicyName;
+  runs: RunReplay[];
+  summary: ReplaySummary;
+  model: PyramidOutcomeModel | null;
+}
+export interface CalibrationOptions {
+  policy?: 'fail_fast' | 'risk_bounded';
+  config?: Partial<PyramidPolicyConfig> | null;
+  model?: PyramidOutcomeModel | string | null;
+  grid?: number[];
+  warmup?: number;
+}
+export interface Calibration {
+  riskBudget: number;
+  config: PyramidPolicyConfig;
+  steps: { riskBudget: number; failingRuns: number; missed: number; pValue: number; certified: boolean }[];
+  model: PyramidOutcomeModel;
+}
+export type PolicyDecision =
+  | { action: 'run'; layer: number; risk: number | null }
+  | { action: 'stop'; reason: 'layer_failed' | 'risk_bounded' | 'completed'; risk: number | null };
+export interface PolicyOptions {
+  policy?: 'fail_fast' | 'risk_bounded';
+  config?: Partial<PyramidPolicyConfig> | null;
+}
+
+/** Replays a policy over recorded runs (an array, or JSONL text); `invalid_replay` names the path. */
+export declare function replayPyramids(runs: RecordedRun[] | string, options?: ReplayOptions | null): ReplayReport;
+/** Shadow mode over fully recorded runs: what the policy would have run and missed. */
+export declare function shadowPyramids(
+  runs: RecordedRun[] | string,
+  options?: Omit<ReplayOptions, 'learn'> | null,
+): ReplayReport;
+/** Learn-then-Test: the most aggressive risk budget whose miss rate is <= risk with probability 1 - delta. */
+export declare function calibratePyramidPolicy(
+  runs: RecordedRun[] | string,
+  risk: number,
+  delta: number,
+  options?: CalibrationOptions | null,
+): Calibration;
+/** The next step of a live run given the outcomes so far (in run order). */
+export declare function pyramidPolicyDecide(
+  model: PyramidOutcomeModel | string | null,
+  layers: { name: string; costMs?: number }[],
+  outcomes: { layer: number; failed: boolean }[],
+  options?: PolicyOptions | null,
+): PolicyDecision;
+/** Learns one finished run (`ran` in run order); returns the new model document. */
+export declare function pyramidPolicyUpdate(
+  model: PyramidOutcomeModel | string | null,
+  ran: { name: string; failed: boolean; durationMs?: number }[],
+  options?: PolicyOptions | null,
+): PyramidOutcomeModel;
+
 /**
  * Browsers (earlyexit-wasm's web build): fetches and instantiates the module; await it once
  * before anything else (`input`: a URL, Response, bytes or WebAssembly.Module). In Node both

@@ -25,6 +25,8 @@ pub mod exit_decision;
 pub mod jsnum;
 pub mod loop_stopping;
 pub mod pyramid;
+pub mod pyramid_policy;
+pub mod pyramid_replay;
 pub mod signal;
 pub mod snapshot;
 pub mod speculation;

@@ -44,6 +44,13 @@ from ._native import (
     calculate_quality_signal,
 )
 from . import _types
+from ._native import (  # pyramid replay and the risk-bounded policy
+    calibrate_pyramid_policy,
+    pyramid_policy_decide,
+    pyramid_policy_update,
+    replay_pyramids,
+    shadow_pyramids,
+)
 from ._types import *  # noqa: F403 (the type names, listed once in _types.__all__)
 
 __version__ = "0.1.0"
@@ -78,6 +85,12 @@ __all__ = [
     "LayerOutcome",
     "Runner",
     "AsyncRunner",
+    # pyramid replay and the risk-bounded policy
+    "replay_pyramids",
+    "shadow_pyramids",
+    "calibrate_pyramid_policy",
+    "pyramid_policy_decide",
+    "pyramid_policy_update",
     # errors
     "EarlyExitError",
     "EarlyExitTypeError",

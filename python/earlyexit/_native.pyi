@@ -83,6 +83,11 @@ __all__ = [
     "_restore",
     "_restore_signal",
     "calculate_quality_signal",
+    "calibrate_pyramid_policy",
+    "pyramid_policy_decide",
+    "pyramid_policy_update",
+    "replay_pyramids",
+    "shadow_pyramids",
 ]
 
 @type_check_only
@@ -1117,3 +1122,62 @@ def _restore(
 
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""
+
+# ---- Pyramid replay and the risk-bounded policy (batch; plain dicts, snake_case keys;
+# ---- the model document keeps the JS spelling so it moves between languages) ----
+
+
+def replay_pyramids(
+    runs: str | Sequence[Mapping[str, object]],
+    *,
+    policy: Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"] | None = None,
+    config: Mapping[str, object] | None = None,
+    model: str | Mapping[str, object] | None = None,
+    learn: Literal["ran", "all", "none"] | None = None,
+) -> dict[str, object]:
+    """Replays a pyramid policy over recorded runs (a list of run dicts or JSONL text):
+    ``{policy, runs, summary, model}``. Code ``invalid_replay`` naming the path
+    (``runs[3].layers[1].duration_ms``) for malformed runs."""
+
+def shadow_pyramids(
+    runs: str | Sequence[Mapping[str, object]],
+    *,
+    policy: Literal["fail_fast", "risk_bounded"] | None = None,
+    config: Mapping[str, object] | None = None,
+    model: str | Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """Shadow mode over fully recorded runs: what the policy would have run and missed;
+    the model learns every full run."""
+
+def calibrate_pyramid_policy(
+    runs: str | Sequence[Mapping[str, object]],
+    risk: float,
+    delta: float,
+    *,
+    policy: Literal["fail_fast", "risk_bounded"] | None = None,
+    config: Mapping[str, object] | None = None,
+    model: str | Mapping[str, object] | None = None,
+    grid: Sequence[float] | None = None,
+    warmup: float | None = None,
+) -> dict[str, object]:
+    """Learn-then-Test calibration: the most aggressive certified ``risk_budget``, the
+    config, the tested steps and the trained model."""
+
+def pyramid_policy_decide(
+    model: str | Mapping[str, object] | None,
+    layers: Sequence[Mapping[str, object]],
+    outcomes: Sequence[Mapping[str, object]],
+    *,
+    policy: Literal["fail_fast", "risk_bounded"] | None = None,
+    config: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """The next step: ``{action: "run", layer, risk}`` or ``{action: "stop", reason, risk}``."""
+
+def pyramid_policy_update(
+    model: str | Mapping[str, object] | None,
+    ran: Sequence[Mapping[str, object]],
+    *,
+    policy: Literal["fail_fast", "risk_bounded"] | None = None,
+    config: Mapping[str, object] | None = None,
+) -> dict[str, object]:
+    """Learns one finished run (``ran`` in run order); returns the new model document."""

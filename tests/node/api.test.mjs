@@ -10,7 +10,9 @@ import ee, { IMPL, PACKAGE, ROOT } from './impl.mjs';
 const EXPORTS = [
   'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG', 'CoherenceEarlyExit', 'DEFAULT_EXIT_CONFIG', 'EarlyExitController',
   'EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'SpeculativeExecutor', 'calculateQualitySignal', 'default', 'init',
-];
+  // pyramid replay and the risk-bounded policy
+  'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids',
+].sort();
 
 const valid = (extra = {}) => ({ quality_score: 75, confidence: 0.8, verification_status: 'passed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z', ...extra });
 

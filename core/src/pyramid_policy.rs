@@ -1,0 +1,837 @@
+//! A recommended pyramid policy beside the ADR's presets (which stay the default): fail
+//! fast when a layer fails, and skip the remaining layers on success only while the
+//! history of earlier runs bounds the risk.
+//!
+//! The history is an [`OutcomeModel`]: per layer (by name), a Beta-Binomial count of how
+//! often the layer failed *when every layer run before it in that run had passed*, with
+//! exponential forgetting, plus a forgetting-weighted mean cost. It is plain JSON,
+//! versioned and validated on load, so CI can persist it between runs.
+//!
+//! After some layers ran and passed, the policy may stop only when the upper confidence
+//! bound of P(some remaining layer fails | what ran passed) is within the user's risk
+//! budget. By the chain rule that probability is 1 - prod(1 - q_j) over the remaining
+//! layers, q_j = P(layer j fails | the layers before it passed), which is what the model
+//! counts; each q_j is bounded by its Beta posterior quantile at level
+//! 1 - (1 - confidence) / m (Bonferroni over the m remaining layers, so the joint bound
+//! holds at `confidence`). A layer the model has never seen has a bound near 1, so it is
+//! always run. With `reorder`, layers whose order does not matter (independent CI stages)
+//! run by failure probability per expected cost, highest first, which is the order that
+//! minimises expected cost under fail-fast for independent layers.
+//!
+//! [`calibrate`] picks the most aggressive risk budget on a grid whose miss rate (failing
+//! runs the policy declared green, over failing runs) is bounded by `risk` with probability
+//! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
+//! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+
+/// Version of the persisted model document.
+pub const MODEL_VERSION: u64 = 1;
+
+const CODE: ErrorCode = ErrorCode::InvalidConfig;
+const RISK_BUDGET: FieldName = FieldName::new("riskBudget", "risk_budget");
+const CONFIDENCE: FieldName = FieldName::same("confidence");
+const PRIOR_FAILURES: FieldName = FieldName::new("priorFailures", "prior_failures");
+const PRIOR_PASSES: FieldName = FieldName::new("priorPasses", "prior_passes");
+const REORDER: FieldName = FieldName::same("reorder");
+const SKIP_ON_SUCCESS: FieldName = FieldName::new("skipOnSuccess", "skip_on_success");
+const FORGETTING: FieldName = FieldName::same("forgetting");
+
+/// Every policy config key.
+pub const POLICY_CONFIG_FIELDS: [FieldName; 7] =
+    [RISK_BUDGET, CONFIDENCE, PRIOR_FAILURES, PRIOR_PASSES, REORDER, SKIP_ON_SUCCESS, FORGETTING];
+
+/// The policy's knobs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyConfig {
+    /// Largest bound on P(some skipped layer fails | what ran passed) at which the
+    /// remaining layers are skipped; 0..=1 (0 never skips).
+    pub risk_budget: f64,
+    /// Confidence of the upper bound, in [0.5, 1).
+    pub confidence: f64,
+    /// Beta prior pseudo-failures, > 0.
+    pub prior_failures: f64,
+    /// Beta prior pseudo-passes, > 0.
+    pub prior_passes: f64,
+    /// Run layers by failure probability per expected cost (only for independent layers).
+    pub reorder: bool,
+    /// Whether a green prefix may ever skip the rest.
+    pub skip_on_success: bool,
+    /// Weight kept by a layer's past counts each time it is observed again, in (0, 1].
+    pub forgetting: f64,
+}
+
+impl PolicyConfig {
+    /// `fail_fast`: run in the given order, stop at the first failure, never skip on success.
+    pub const FAIL_FAST: PolicyConfig = PolicyConfig {
+        risk_budget: 0.0,
+        confidence: 0.95,
+        prior_failures: 0.5,
+        prior_passes: 0.5,
+        reorder: false,
+        skip_on_success: false,
+        forgetting: 0.998,
+    };
+    /// `risk_bounded`: fail fast, reorder by failure probability per cost, and skip on
+    /// success while the 95% bound on missing a failure stays within 1%.
+    pub const RISK_BOUNDED: PolicyConfig = PolicyConfig {
+        risk_budget: 0.01,
+        confidence: 0.95,
+        prior_failures: 0.5,
+        prior_passes: 0.5,
+        reorder: true,
+        skip_on_success: true,
+        forgetting: 0.998,
+    };
+
+    /// The preset called `name` (`fail_fast`, `risk_bounded`).
+    pub fn preset(name: &str) -> Option<PolicyConfig> {
+        match name {
+            "fail_fast" => Some(PolicyConfig::FAIL_FAST),
+            "risk_bounded" => Some(PolicyConfig::RISK_BOUNDED),
+            _ => None,
+        }
+    }
+
+    /// Merges a partial config object over `self` (`null` merges nothing); errors are
+    /// rooted at `path`.
+    pub fn merged(&self, options: &Value, naming: Naming, path: &str) -> Result<Self> {
+        if matches!(options, Value::Null) {
+            return Ok(self.clone());
+        }
+        let reader = ObjectReader::new(options, path, "config", naming, CODE)?;
+        reader.reject_unknown(&POLICY_CONFIG_FIELDS)?;
+        let mut c = self.clone();
+        if reader.get(RISK_BUDGET).is_some() {
+            c.risk_budget = reader.number(RISK_BUDGET, 0.0, 1.0)?;
+        }
+        if reader.get(CONFIDENCE).is_some() {
+            c.confidence = reader.number(CONFIDENCE, 0.5, 1.0)?;
+            if c.confidence >= 1.0 {
+                return Err(reader.range_error(CONFIDENCE, "a finite number >= 0.5 and < 1", &Value::Number(1.0)));
+            }
+        }
+        for (field, slot) in [(PRIOR_FAILURES, &mut c.prior_failures), (PRIOR_PASSES, &mut c.prior_passes)] {
+            if let Some(got) = reader.get(field) {
+                let v = reader.number(field, 0.0, 1e6)?;
+                if v <= 0.0 {
+                    return Err(reader.range_error(field, "a finite number > 0 and <= 1000000", got));
+                }
+                *slot = v;
+            }
+        }
+        if reader.get(REORDER).is_some() {
+            c.reorder = reader.boolean(REORDER)?;
+        }
+        if reader.get(SKIP_ON_SUCCESS).is_some() {
+            c.skip_on_success = reader.boolean(SKIP_ON_SUCCESS)?;
+        }
+        if let Some(got) = reader.get(FORGETTING) {
+            let v = reader.number(FORGETTING, 0.0, 1.0)?;
+            if v <= 0.0 {
+                return Err(reader.range_error(FORGETTING, "a finite number > 0 and <= 1", got));
+            }
+            c.forgetting = v;
+        }
+        Ok(c)
+    }
+
+    /// Checks a config built in Rust (same rules as the host-value path).
+    pub fn validate(&self) -> Result<()> {
+        PolicyConfig::FAIL_FAST.merged(&self.to_value(Naming::Snake), Naming::Snake, "").map(|_| ())
+    }
+
+    /// The config object.
+    pub fn to_value(&self, naming: Naming) -> Value {
+        Value::Object(vec![
+            (RISK_BUDGET.spelled(naming).into(), Value::Number(self.risk_budget)),
+            (CONFIDENCE.spelled(naming).into(), Value::Number(self.confidence)),
+            (PRIOR_FAILURES.spelled(naming).into(), Value::Number(self.prior_failures)),
+            (PRIOR_PASSES.spelled(naming).into(), Value::Number(self.prior_passes)),
+            (REORDER.spelled(naming).into(), Value::Bool(self.reorder)),
+            (SKIP_ON_SUCCESS.spelled(naming).into(), Value::Bool(self.skip_on_success)),
+            (FORGETTING.spelled(naming).into(), Value::Number(self.forgetting)),
+        ])
+    }
+}
+
+/// What the model knows about one layer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerStats {
+    /// Layer name (the key).
+    pub name: String,
+    /// Forgetting-weighted count of runs in which the layer ran after every earlier layer passed.
+    pub trials: f64,
+    /// Forgetting-weighted count of those in which it failed (<= trials).
+    pub failures: f64,
+    /// Forgetting-weighted mean duration, ms (None until a duration was observed).
+    pub cost_ms: Option<f64>,
+    /// Forgetting-weighted count of durations behind `cost_ms`.
+    pub cost_weight: f64,
+}
+
+/// Per-layer outcome history, persisted as JSON between CI runs.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct OutcomeModel {
+    /// One entry per layer name, in first-seen order.
+    pub layers: Vec<LayerStats>,
+}
+
+/// One layer of a finished run, as the model learns it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObservedLayer {
+    /// Layer name.
+    pub name: String,
+    /// Whether it failed.
+    pub failed: bool,
+    /// What it cost, if known.
+    pub duration_ms: Option<f64>,
+}
+
+/// A layer the policy may run, known before running it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedLayer {
+    /// Layer name.
+    pub name: String,
+    /// Expected cost; the model's learned mean wins when it has one.
+    pub cost_ms: Option<f64>,
+}
+
+/// Why the policy stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StopReason {
+    /// A layer failed: the verdict is known.
+    LayerFailed,
+    /// The bound on missing a failure in the remaining layers is within the budget.
+    RiskBounded,
+    /// Every layer ran and passed.
+    Completed,
+}
+
+impl StopReason {
+    /// `layer_failed`, `risk_bounded`, `completed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::LayerFailed => "layer_failed",
+            StopReason::RiskBounded => "risk_bounded",
+            StopReason::Completed => "completed",
+        }
+    }
+}
+
+/// The policy's answer for one step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PolicyDecision {
+    /// Run layer `layer` (an index into the planned layers) next. `risk` is the bound that
+    /// was too high to skip (None when skipping was not considered).
+    Run {
+        /// Layer index.
+        layer: usize,
+        /// The bound on P(some remaining layer fails), if computed.
+        risk: Option<f64>,
+    },
+    /// Stop.
+    Stop {
+        /// Why.
+        reason: StopReason,
+        /// The bound that allowed a `risk_bounded` stop.
+        risk: Option<f64>,
+    },
+}
+
+impl PolicyDecision {
+    /// `{action: "run", layer, risk}` or `{action: "stop", reason, risk}`.
+    pub fn to_value(&self) -> Value {
+        match self {
+            PolicyDecision::Run { layer, risk } => Value::object(vec![
+                ("action", Value::string("run")),
+                ("layer", Value::Number(*layer as f64)),
+                ("risk", Value::opt_number(*risk)),
+            ]),
+            PolicyDecision::Stop { reason, risk } => Value::object(vec![
+                ("action", Value::string("stop")),
+                ("reason", Value::string(reason.as_str())),
+                ("risk", Value::opt_number(*risk)),
+            ]),
+        }
+    }
+}
+
+fn invalid(code: ErrorCode, kind: ErrorKind, field: &str, message: String) -> Error {
+    Error::new(code, kind, field, message)
+}
+
+impl OutcomeModel {
+    /// An empty model (every layer unknown, so nothing is ever skipped until history exists).
+    pub fn new() -> Self {
+        OutcomeModel::default()
+    }
+
+    /// The stats of layer `name`, if it has been observed.
+    pub fn layer(&self, name: &str) -> Option<&LayerStats> {
+        self.layers.iter().find(|l| l.name == name)
+    }
+
+    fn layer_mut(&mut self, name: &str) -> Option<&mut LayerStats> {
+        if self.layer(name).is_none() {
+            self.layers.push(LayerStats {
+                name: name.to_string(),
+                trials: 0.0,
+                failures: 0.0,
+                cost_ms: None,
+                cost_weight: 0.0,
+            });
+        }
+        self.layers.iter_mut().find(|l| l.name == name)
+    }
+
+    /// Learns one finished run: `ran` lists the layers that actually ran, in run order.
+    /// A layer's failure count only learns from runs where every layer before it passed
+    /// (that is the conditional the skip bound needs); its cost learns from every run.
+    /// Names must be distinct and durations finite and >= 0; on error nothing changes.
+    pub fn update(&mut self, config: &PolicyConfig, ran: &[ObservedLayer]) -> Result<()> {
+        config.validate()?;
+        check_observation(ran)?;
+        let keep = config.forgetting;
+        let mut all_passed = true;
+        for layer in ran {
+            let Some(stats) = self.layer_mut(&layer.name) else { continue };
+            if all_passed {
+                stats.trials = stats.trials * keep + 1.0;
+                stats.failures = stats.failures * keep + if layer.failed { 1.0 } else { 0.0 };
+            }
+            if let Some(d) = layer.duration_ms {
+                let weight = stats.cost_weight * keep;
+                let mean = stats.cost_ms.unwrap_or(0.0);
+                stats.cost_weight = weight + 1.0;
+                stats.cost_ms = Some((mean * weight + d) / stats.cost_weight);
+            }
+            all_passed &= !layer.failed;
+        }
+        Ok(())
+    }
+
+    /// Posterior mean of P(layer fails | the layers before it passed).
+    pub fn failure_mean(&self, config: &PolicyConfig, name: &str) -> f64 {
+        let (f, t) = self.layer(name).map_or((0.0, 0.0), |l| (l.failures, l.trials));
+        (config.prior_failures + f) / (config.prior_failures + config.prior_passes + t)
+    }
+
+    /// Upper `level` quantile of the layer's Beta posterior.
+    pub fn failure_bound(&self, config: &PolicyConfig, name: &str, level: f64) -> f64 {
+        let (f, t) = self.layer(name).map_or((0.0, 0.0), |l| (l.failures, l.trials));
+        beta_quantile(config.prior_failures + f, config.prior_passes + (t - f).max(0.0), level)
+    }
+
+    /// Upper bound (at `config.confidence`, Bonferroni over the layers) on
+    /// P(some of `names` fails | what ran passed) = 1 - prod(1 - bound_j).
+    pub fn skip_risk(&self, config: &PolicyConfig, names: &[&str]) -> f64 {
+        if names.is_empty() {
+            return 0.0;
+        }
+        let level = 1.0 - (1.0 - config.confidence) / names.len() as f64;
+        let none_fails: f64 = names.iter().map(|n| 1.0 - self.failure_bound(config, n, level)).product();
+        (1.0 - none_fails).clamp(0.0, 1.0)
+    }
+
+    /// Whether some single layer's bound already exceeds the budget (then so does the joint
+    /// bound, which is at least every single one): U_j > budget iff I_budget(a, b) < level.
+    fn some_layer_over_budget(&self, config: &PolicyConfig, names: &[&str]) -> bool {
+        let level = 1.0 - (1.0 - config.confidence) / names.len().max(1) as f64;
+        names.iter().any(|name| {
+            let (f, t) = self.layer(name).map_or((0.0, 0.0), |l| (l.failures, l.trials));
+            let (a, b) = (config.prior_failures + f, config.prior_passes + (t - f).max(0.0));
+            incomplete_beta(a, b, config.risk_budget) < level
+        })
+    }
+
+    /// The next step for a run of `layers` given `outcomes` so far (`(layer index, failed)`,
+    /// in run order). Validates everything; never panics.
+    pub fn decide(
+        &self,
+        config: &PolicyConfig,
+        layers: &[PlannedLayer],
+        outcomes: &[(usize, bool)],
+    ) -> Result<PolicyDecision> {
+        config.validate()?;
+        check_planned(layers)?;
+        let mut done = vec![false; layers.len()];
+        for (i, &(layer, _)) in outcomes.iter().enumerate() {
+            match done.get_mut(layer) {
+                Some(slot) if !*slot => *slot = true,
+                Some(_) => {
+                    let field = [&value::index_path("outcomes", i), ".layer"].concat();
+                    return Err(invalid(
+                        ErrorCode::InvalidStep,
+                        ErrorKind::Range,
+                        &field,
+                        [&field, " repeats layer ", &layer.to_string()].concat(),
+                    ));
+                }
+                None => {
+                    let field = [&value::index_path("outcomes", i), ".layer"].concat();
+                    return Err(invalid(
+                        ErrorCode::InvalidStep,
+                        ErrorKind::Range,
+                        &field,
+                        [
+                            &field,
+                            " must be a layer index below ",
+                            &layers.len().to_string(),
+                            ", got ",
+                            &layer.to_string(),
+                        ]
+                        .concat(),
+                    ));
+                }
+            }
+        }
+        Ok(self.decide_unchecked(config, layers, outcomes, &done, true))
+    }
+
+    /// `decide` without validation, for replays whose input was validated once up front.
+    pub(crate) fn decide_unchecked(
+        &self,
+        config: &PolicyConfig,
+        layers: &[PlannedLayer],
+        outcomes: &[(usize, bool)],
+        done: &[bool],
+        report_risk: bool,
+    ) -> PolicyDecision {
+        if outcomes.iter().any(|&(_, failed)| failed) {
+            return PolicyDecision::Stop { reason: StopReason::LayerFailed, risk: None };
+        }
+        let remaining: Vec<usize> = (0..layers.len()).filter(|&i| !done.get(i).copied().unwrap_or(true)).collect();
+        if remaining.is_empty() {
+            return PolicyDecision::Stop { reason: StopReason::Completed, risk: None };
+        }
+        let mut risk = None;
+        if config.skip_on_success && !outcomes.is_empty() && config.risk_budget > 0.0 {
+            let names: Vec<&str> = remaining.iter().filter_map(|&i| layers.get(i)).map(|l| l.name.as_str()).collect();
+            // Replays only need the bound when it allows the stop; a cheap check that some
+            // layer alone is over budget (one incomplete-beta call, no quantile) settles most
+            // steps. Callers that report the bound of a `run` step compute it in full.
+            if report_risk || !self.some_layer_over_budget(config, &names) {
+                let bound = self.skip_risk(config, &names);
+                if bound <= config.risk_budget {
+                    return PolicyDecision::Stop { reason: StopReason::RiskBounded, risk: Some(bound) };
+                }
+                risk = report_risk.then_some(bound);
+            }
+        }
+        let first = remaining.first().copied().unwrap_or(0);
+        let next = if config.reorder {
+            // Highest failure probability per expected cost first: p_i / c_i > p_j / c_j,
+            // compared as p_i * c_j > p_j * c_i so a zero cost sorts first without dividing.
+            let key = |i: usize| {
+                let layer = layers.get(i);
+                let name = layer.map_or("", |l| l.name.as_str());
+                let cost = self.layer(name).and_then(|s| s.cost_ms).or(layer.and_then(|l| l.cost_ms)).unwrap_or(1.0);
+                (self.failure_mean(config, name), cost)
+            };
+            let mut best = first;
+            let (mut bp, mut bc) = key(first);
+            for &i in remaining.iter().skip(1) {
+                let (p, c) = key(i);
+                if p * bc > bp * c {
+                    best = i;
+                    bp = p;
+                    bc = c;
+                }
+            }
+            best
+        } else {
+            first
+        };
+        PolicyDecision::Run { layer: next, risk }
+    }
+
+    /// The model document `{version, engine: "PyramidOutcomeModel", layers: [{name, trials,
+    /// failures, costMs, costWeight}]}` (keys spelled by `naming`).
+    pub fn to_value(&self, naming: Naming) -> Value {
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| {
+                Value::Object(vec![
+                    ("name".into(), Value::string(l.name.as_str())),
+                    ("trials".into(), Value::Number(l.trials)),
+                    ("failures".into(), Value::Number(l.failures)),
+                    (COST_MS.spelled(naming).into(), Value::opt_number(l.cost_ms)),
+                    (COST_WEIGHT.spelled(naming).into(), Value::Number(l.cost_weight)),
+                ])
+            })
+            .collect();
+        Value::object(vec![
+            ("version", Value::Number(MODEL_VERSION as f64)),
+            ("engine", Value::string(MODEL_ENGINE)),
+            ("layers", Value::Array(layers)),
+        ])
+    }
+
+    /// Loads and validates a model document (code `invalid_snapshot`; `version` must be 1,
+    /// counts finite and >= 0, failures <= trials, names distinct).
+    pub fn from_value(doc: &Value, naming: Naming) -> Result<Self> {
+        let code = ErrorCode::InvalidSnapshot;
+        let reader = ObjectReader::new(doc, "", "model", naming, code)?;
+        let known = [FieldName::same("version"), FieldName::same("engine"), FieldName::same("layers")];
+        reader.reject_unknown(&known).map_err(|e| e.nested(code, ""))?;
+        let version = reader.integer(FieldName::same("version"), 0, value::MAX_SAFE_INTEGER)?;
+        if version != MODEL_VERSION {
+            return Err(invalid(
+                code,
+                ErrorKind::Range,
+                "version",
+                ["model version ", &version.to_string(), " is not supported (this build reads version 1)"].concat(),
+            ));
+        }
+        let engine = reader.string(FieldName::same("engine"))?;
+        if engine != MODEL_ENGINE {
+            return Err(invalid(
+                code,
+                ErrorKind::Range,
+                "engine",
+                ["model is of engine '", engine, "', expected '", MODEL_ENGINE, "'"].concat(),
+            ));
+        }
+        let items = match reader.get(FieldName::same("layers")) {
+            Some(Value::Array(items)) => items,
+            other => {
+                return Err(invalid(
+                    code,
+                    ErrorKind::Type,
+                    "layers",
+                    [
+                        "layers must be an array, got ",
+                        &other.map_or_else(|| "nothing (missing)".into(), Value::describe),
+                    ]
+                    .concat(),
+                ))
+            }
+        };
+        let mut model = OutcomeModel::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = value::index_path("layers", i);
+            let r = ObjectReader::new(item, &path, "layer", naming, code)?;
+            let fields =
+                [FieldName::same("name"), FieldName::same("trials"), FieldName::same("failures"), COST_MS, COST_WEIGHT];
+            r.reject_unknown(&fields).map_err(|e| e.nested(code, ""))?;
+            let name = r.string(FieldName::same("name"))?.to_string();
+            if model.layer(&name).is_some() {
+                let field = [&path, ".name"].concat();
+                return Err(invalid(code, ErrorKind::Range, &field, [&field, " repeats layer '", &name, "'"].concat()));
+            }
+            let trials = r.number(FieldName::same("trials"), 0.0, f64::MAX)?;
+            let failures = r.number(FieldName::same("failures"), 0.0, trials)?;
+            let cost_ms = match r.get(COST_MS) {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(r.number(COST_MS, 0.0, f64::MAX)?),
+            };
+            let cost_weight = r.number(COST_WEIGHT, 0.0, f64::MAX)?;
+            model.layers.push(LayerStats { name, trials, failures, cost_ms, cost_weight });
+        }
+        Ok(model)
+    }
+
+    /// Parses a model from JSON text.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let doc = Value::parse_json(text, ErrorCode::InvalidSnapshot, "model")?;
+        OutcomeModel::from_value(&doc, Naming::Js)
+    }
+
+    /// The model as JSON text (JS spelling, the same in every language).
+    pub fn to_json(&self) -> String {
+        self.to_value(Naming::Js).to_json()
+    }
+}
+
+const MODEL_ENGINE: &str = "PyramidOutcomeModel";
+const COST_MS: FieldName = FieldName::new("costMs", "cost_ms");
+const COST_WEIGHT: FieldName = FieldName::new("costWeight", "cost_weight");
+
+fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
+    for (i, layer) in ran.iter().enumerate() {
+        if ran.iter().take(i).any(|l| l.name == layer.name) {
+            let field = [&value::index_path("ran", i), ".name"].concat();
+            return Err(invalid(
+                CODE,
+                ErrorKind::Range,
+                &field,
+                [&field, " repeats layer '", &layer.name, "'"].concat(),
+            ));
+        }
+        if let Some(d) = layer.duration_ms {
+            if value::check_range(d, 0.0, f64::MAX).is_none() {
+                let field = [&value::index_path("ran", i), ".durationMs"].concat();
+                return Err(invalid(
+                    CODE,
+                    ErrorKind::Range,
+                    &field,
+                    [&field, " must be a finite number >= 0"].concat(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_planned(layers: &[PlannedLayer]) -> Result<()> {
+    for (i, layer) in layers.iter().enumerate() {
+        if layers.iter().take(i).any(|l| l.name == layer.name) {
+            let field = [&value::index_path("layers", i), ".name"].concat();
+            return Err(invalid(
+                CODE,
+                ErrorKind::Range,
+                &field,
+                [&field, " repeats layer '", &layer.name, "'"].concat(),
+            ));
+        }
+        if let Some(c) = layer.cost_ms {
+            if value::check_range(c, 0.0, f64::MAX).is_none() {
+                let field = [&value::index_path("layers", i), ".costMs"].concat();
+                return Err(invalid(
+                    CODE,
+                    ErrorKind::Range,
+                    &field,
+                    [&field, " must be a finite number >= 0"].concat(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// ln Gamma(x) for x > 0 (Lanczos, g = 7, 9 terms; ~1e-15 relative).
+pub fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Gamma(x) = Gamma(x + 1) / x keeps the series in its accurate range (x > 0 here).
+        return ln_gamma(x + 1.0) - x.ln();
+    }
+    let x = x - 1.0;
+    let mut a = C[0];
+    let t = x + G + 0.5;
+    for (i, c) in C.iter().enumerate().skip(1) {
+        a += c / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// Continued fraction of the incomplete beta (modified Lentz).
+fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let guard = |v: f64| if v.abs() < TINY { TINY } else { v };
+    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
+    let mut c = 1.0;
+    let mut d = 1.0 / guard(1.0 - qab * x / qap);
+    let mut h = d;
+    for m in 1..=500 {
+        let m = m as f64;
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 / guard(1.0 + aa * d);
+        c = guard(1.0 + aa / c);
+        h *= d * c;
+        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 / guard(1.0 + aa * d);
+        c = guard(1.0 + aa / c);
+        let step = d * c;
+        h *= step;
+        if (step - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    h
+}
+
+/// The regularized incomplete beta I_x(a, b), a, b > 0.
+pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+    incomplete_beta_with(a, b, x, ln_beta(a, b))
+}
+
+fn ln_beta(a: f64, b: f64) -> f64 {
+    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
+}
+
+/// I_x(a, b) given ln B(a, b) (a quantile search computes it once).
+fn incomplete_beta_with(a: f64, b: f64, x: f64, ln_b: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let front = (a * x.ln() + b * (1.0 - x).ln() - ln_b).exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_fraction(a, b, x) / a
+    } else {
+        1.0 - front * beta_fraction(b, a, 1.0 - x) / b
+    }
+}
+
+/// The `level` quantile of Beta(a, b): x with I_x(a, b) = level, by Newton steps kept
+/// inside a bisection bracket (a handful of steps to ~1e-15 where 64 plain bisection steps
+/// would be needed; the replay of a large history calls this a lot).
+pub fn beta_quantile(a: f64, b: f64, level: f64) -> f64 {
+    let ln_b = ln_beta(a, b);
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    let mut x = (a / (a + b)).clamp(1e-12, 1.0 - 1e-12);
+    for _ in 0..200 {
+        let f = incomplete_beta_with(a, b, x, ln_b) - level;
+        if f == 0.0 {
+            return x;
+        }
+        if f < 0.0 {
+            lo = x;
+        } else {
+            hi = x;
+        }
+        let density = ((a - 1.0) * x.ln() + (b - 1.0) * (1.0 - x).ln() - ln_b).exp();
+        let mut next = x - f / density;
+        if !(next > lo && next < hi) {
+            next = 0.5 * (lo + hi);
+        }
+        if (next - x).abs() <= 1e-15 * x.max(1e-300) || hi - lo <= 1e-300 {
+            return next;
+        }
+        x = next;
+    }
+    x
+}
+
+/// P(X <= k) for X ~ Binomial(n, p), summed in log space.
+pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
+    if k >= n || p <= 0.0 {
+        return 1.0;
+    }
+    if p >= 1.0 {
+        return 0.0;
+    }
+    let ln_choose = |i: u64| ln_gamma(n as f64 + 1.0) - ln_gamma(i as f64 + 1.0) - ln_gamma((n - i) as f64 + 1.0);
+    let (lp, lq) = (p.ln(), (1.0 - p).ln());
+    let total: f64 = (0..=k).map(|i| (ln_choose(i) + i as f64 * lp + (n - i) as f64 * lq).exp()).sum();
+    total.min(1.0)
+}
+
+/// z for a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson score 95% interval for `k` successes out of `n` (None when n = 0).
+pub fn wilson_interval(k: u64, n: u64) -> Option<(f64, f64)> {
+    if n == 0 || k > n {
+        return None;
+    }
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let center = (p + z2 / (2.0 * n)) / denom;
+    let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    Some(((center - half).max(0.0), (center + half).min(1.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_functions_match_known_values() {
+        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
+        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
+        // Beta(1, 1) is uniform; Beta(1, b) has quantile 1 - (1 - q)^(1/b).
+        assert!((beta_quantile(1.0, 1.0, 0.95) - 0.95).abs() < 1e-12);
+        assert!((beta_quantile(1.0, 20.0, 0.95) - (1.0 - 0.05f64.powf(1.0 / 20.0))).abs() < 1e-12);
+        assert!((binomial_cdf(0, 10, 0.1) - 0.9f64.powi(10)).abs() < 1e-12);
+        assert!((binomial_cdf(1, 10, 0.1) - (0.9f64.powi(10) + 10.0 * 0.1 * 0.9f64.powi(9))).abs() < 1e-12);
+        let (lo, hi) = wilson_interval(0, 10).unwrap_or((1.0, 0.0));
+        assert!(lo == 0.0 && (hi - 0.277_533_7).abs() < 1e-6, "{hi}");
+        assert_eq!(wilson_interval(0, 0), None);
+    }
+
+    fn observed(items: &[(&str, bool, f64)]) -> Vec<ObservedLayer> {
+        items.iter().map(|&(n, f, d)| ObservedLayer { name: n.into(), failed: f, duration_ms: Some(d) }).collect()
+    }
+
+    #[test]
+    fn update_counts_failures_only_after_a_green_prefix() {
+        let mut model = OutcomeModel::new();
+        let config = PolicyConfig { forgetting: 1.0, ..PolicyConfig::RISK_BOUNDED };
+        model.update(&config, &observed(&[("a", true, 1.0), ("b", true, 3.0)])).unwrap();
+        model.update(&config, &observed(&[("a", false, 3.0), ("b", false, 5.0)])).unwrap();
+        let a = model.layer("a").unwrap();
+        assert_eq!((a.trials, a.failures, a.cost_ms), (2.0, 1.0, Some(2.0)));
+        let b = model.layer("b").unwrap();
+        assert_eq!((b.trials, b.failures, b.cost_ms), (1.0, 0.0, Some(4.0)));
+        let text = model.to_json();
+        assert_eq!(OutcomeModel::from_json(&text).unwrap(), model);
+    }
+
+    #[test]
+    fn bad_input_changes_nothing() {
+        let mut model = OutcomeModel::new();
+        let config = PolicyConfig::RISK_BOUNDED;
+        let err = model.update(&config, &observed(&[("a", false, 1.0), ("a", false, f64::NAN)])).unwrap_err();
+        assert_eq!(err.field(), "ran[1].name");
+        assert!(model.layers.is_empty());
+        let err = OutcomeModel::from_json(r#"{"version":2,"engine":"PyramidOutcomeModel","layers":[]}"#).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_snapshot", "version"));
+        let doc = r#"{"version":1,"engine":"PyramidOutcomeModel","layers":[{"name":"a","trials":1,"failures":2,"costMs":null,"costWeight":0}]}"#;
+        assert_eq!(OutcomeModel::from_json(doc).unwrap_err().field(), "layers[0].failures");
+        let planned = vec![PlannedLayer { name: "a".into(), cost_ms: None }];
+        assert_eq!(model.decide(&config, &planned, &[(1, false)]).unwrap_err().field(), "outcomes[0].layer");
+        let bad = PolicyConfig { confidence: 1.0, ..config };
+        assert_eq!(model.decide(&bad, &planned, &[]).unwrap_err().field(), "confidence");
+    }
+
+    #[test]
+    fn skips_only_when_history_bounds_the_risk() {
+        let config = PolicyConfig { forgetting: 1.0, ..PolicyConfig::RISK_BOUNDED };
+        let planned: Vec<PlannedLayer> =
+            ["fast", "slow"].iter().map(|n| PlannedLayer { name: (*n).into(), cost_ms: None }).collect();
+        let mut model = OutcomeModel::new();
+        // Unknown layers: the bound is near 1, so run everything.
+        assert_eq!(
+            model.decide(&config, &planned, &[(0, false)]).unwrap().to_value().get("action"),
+            Some(&Value::string("run"))
+        );
+        for _ in 0..600 {
+            model.update(&config, &observed(&[("fast", false, 1.0), ("slow", false, 10.0)])).unwrap();
+        }
+        match model.decide(&config, &planned, &[(0, false)]).unwrap() {
+            PolicyDecision::Stop { reason: StopReason::RiskBounded, risk: Some(r) } => assert!(r <= 0.01, "{r}"),
+            other => panic!("{other:?}"),
+        }
+        // A failure is a verdict.
+        let stop = model.decide(&config, &planned, &[(0, true)]).unwrap();
+        assert_eq!(stop, PolicyDecision::Stop { reason: StopReason::LayerFailed, risk: None });
+        // Fail-fast never skips on success.
+        let ff = PolicyConfig::FAIL_FAST;
+        assert_eq!(model.decide(&ff, &planned, &[(0, false)]).unwrap(), PolicyDecision::Run { layer: 1, risk: None });
+    }
+
+    #[test]
+    fn reorders_by_failure_probability_per_cost() {
+        let config = PolicyConfig { forgetting: 1.0, risk_budget: 0.0, ..PolicyConfig::RISK_BOUNDED };
+        let mut model = OutcomeModel::new();
+        for i in 0..40 {
+            let slow_fails = i % 2 == 0;
+            model.update(&config, &observed(&[("slow", slow_fails, 10.0), ("fast", false, 1.0)])).unwrap();
+        }
+        let planned: Vec<PlannedLayer> =
+            ["fast", "slow"].iter().map(|n| PlannedLayer { name: (*n).into(), cost_ms: None }).collect();
+        // slow: p ~ 0.5 per 10 ms beats fast: p ~ 0.01 per 1 ms.
+        assert_eq!(model.decide(&config, &planned, &[]).unwrap(), PolicyDecision::Run { layer: 1, risk: None });
+    }
+}
