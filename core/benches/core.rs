@@ -1,0 +1,138 @@
+//! Criterion benchmarks of the core (issue 7): `cargo bench -p earlyexit --bench core`.
+//!
+//! * `loop/record_and_decide`: one `record` + `should_stop` pair on an engine that is reset
+//!   every 10 records, as in a refinement loop (target: at most 100 ns);
+//! * `loop/trajectory`: the seed's workload, a fresh engine, up to 10 pairs (stopping when
+//!   the decision says so), then `generate_summary`;
+//! * `loop/decision_at_history/N`: `should_stop` alone with N records already recorded, for
+//!   N = 10 and 1,000,000 (the rules read the last window only, so both should be equal);
+//! * `pyramid/run`: a 4-layer `PyramidRun` driven to its result.
+//!
+//! `scripts/bench.sh` reads the medians and spreads from `target/criterion/*/new/estimates.json`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use earlyexit::{Action, EarlyStopping, EarlyStoppingConfig, ExitConfig, LayerSpec, PyramidRun};
+
+#[path = "support/workload.rs"]
+mod workload;
+use workload::{ITERATIONS, TIMESTAMP};
+
+fn now() -> String {
+    TIMESTAMP.to_string()
+}
+
+fn engine() -> EarlyStopping {
+    match EarlyStopping::new(EarlyStoppingConfig::default()) {
+        Ok(engine) => engine,
+        Err(e) => panic!("default config rejected: {e:?}"),
+    }
+}
+
+fn record_and_decide(c: &mut Criterion) {
+    let trajectories = workload::trajectories(1024, 7);
+    let steps: Vec<_> = trajectories.iter().flatten().copied().collect();
+    c.bench_function("loop/record_and_decide", |b| {
+        b.iter_custom(|iters| {
+            let mut es = engine();
+            let mut stops = 0u64;
+            let start = Instant::now();
+            for i in 0..iters as usize {
+                let index = i % steps.len();
+                if index % ITERATIONS == 0 {
+                    es.reset();
+                }
+                let step = &steps[index];
+                if es.record((index % ITERATIONS + 1) as u64, step.result(), now).is_err() {
+                    panic!("valid record rejected");
+                }
+                stops += u64::from(es.should_stop().stop);
+            }
+            let elapsed = start.elapsed();
+            black_box(stops);
+            elapsed
+        })
+    });
+}
+
+fn trajectory(c: &mut Criterion) {
+    let trajectories = workload::trajectories(1024, 11);
+    let mut next = 0usize;
+    c.bench_function("loop/trajectory", |b| {
+        b.iter(|| {
+            let steps = &trajectories[next % trajectories.len()];
+            next += 1;
+            let mut es = engine();
+            for (i, step) in steps.iter().enumerate() {
+                if es.record(i as u64 + 1, step.result(), now).is_err() {
+                    panic!("valid record rejected");
+                }
+                if es.should_stop().stop {
+                    break;
+                }
+            }
+            black_box(es.generate_summary())
+        })
+    });
+}
+
+fn decision_at_history(c: &mut Criterion) {
+    let mut group = c.benchmark_group("loop/decision_at_history");
+    let steps: Vec<_> = workload::trajectories(1024, 13).iter().flatten().copied().collect();
+    for size in [10usize, 1_000_000] {
+        let mut es = engine();
+        for i in 0..size {
+            // Keep improving so no record stops the loop: the decision reads every rule.
+            let mut step = steps[i % steps.len()];
+            step.confidence = 0.3;
+            step.quality_delta = 50.0;
+            if es.record(i as u64 + 1, step.result(), now).is_err() {
+                panic!("valid record rejected");
+            }
+        }
+        group.bench_with_input(BenchmarkId::from_parameter(size), &size, |b, _| b.iter(|| black_box(es.should_stop())));
+    }
+    group.finish();
+}
+
+fn pyramid(c: &mut Criterion) {
+    let pyramids = workload::pyramids(999, 17);
+    let names = ["unit", "integration", "contract", "e2e"];
+    let costs = [2_000.0, 30_000.0, 45_000.0, 240_000.0];
+    let specs: Vec<LayerSpec> = names
+        .iter()
+        .zip(costs)
+        .map(|(name, cost)| LayerSpec { name: (*name).to_string(), cost_ms: Some(cost) })
+        .collect();
+    let mut next = 0usize;
+    c.bench_function("pyramid/run", |b| {
+        b.iter(|| {
+            let results = &pyramids[next % pyramids.len()];
+            next += 1;
+            let Ok(mut run) = PyramidRun::start(ExitConfig::default(), 4, specs.clone()) else {
+                panic!("valid pyramid rejected");
+            };
+            while let Action::Run(layer) | Action::Verify(layer) = run.next() {
+                if run.submit(layer, results[layer].clone()).is_err() {
+                    panic!("valid layer result rejected");
+                }
+            }
+            black_box(run.result())
+        })
+    });
+}
+
+fn config() -> Criterion {
+    // `--quick` (scripts/bench.sh --quick) passes shorter times on the command line, which
+    // override these defaults.
+    Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = record_and_decide, trajectory, decision_at_history, pyramid
+}
+criterion_main!(benches);
