@@ -44,6 +44,11 @@ else
   QUICK_FLAG=()
 fi
 
+# criterion is a dev-dependency of the core only under this cfg (so `cargo test` never builds
+# it, see core/Cargo.toml); a target dir of its own keeps the flag from rebuilding the others.
+BENCH_TARGET="${CARGO_TARGET_DIR_BENCH:-$ROOT/target/bench}"
+bench_cargo() { RUSTFLAGS="${RUSTFLAGS:-} --cfg earlyexit_bench" CARGO_TARGET_DIR="$BENCH_TARGET" nice cargo "$@"; }
+
 failed=()
 section() { printf '\n=== %s\n' "$*"; }
 note_failure() { failed+=("$1"); echo "bench: $1 FAILED (see above)"; }
@@ -63,10 +68,10 @@ echo "tools: $(rustc --version), node $(node --version 2>/dev/null || echo absen
 
 # --- 1. Rust core: criterion ------------------------------------------------------------
 section "1. Rust core (criterion, cargo bench -p earlyexit --bench core)"
-if quietly nice cargo bench -p earlyexit --bench core --no-run; then
-  if nice cargo bench -p earlyexit --bench core -- --noplot "${CRITERION_ARGS[@]}" >"$build_log" 2>&1; then
+if quietly bench_cargo bench -p earlyexit --bench core --no-run; then
+  if bench_cargo bench -p earlyexit --bench core -- --noplot "${CRITERION_ARGS[@]}" >"$build_log" 2>&1; then
     grep -E '^[a-z].*time:|^ {20,}time:|^loop|^pyramid' "$build_log" | sed 's/^/  /'
-    python3 - "$ROOT/target/criterion" <<'PY'
+    python3 - "$BENCH_TARGET/criterion" <<'PY'
 import json, os, sys
 base = sys.argv[1]
 rows = [
@@ -104,9 +109,9 @@ fi
 
 # --- 2. core memory and scaling -------------------------------------------------------------
 section "2. core memory and decision scaling (cargo bench -p earlyexit --bench memory)"
-if quietly nice cargo bench -p earlyexit --bench memory --no-run; then
-  nice cargo bench -p earlyexit --bench memory -- retained "$LOOP_N" 2>/dev/null | sed 's/^/  /' || note_failure "core retained bytes"
-  nice cargo bench -p earlyexit --bench memory -- scaling "$ROUNDS" 2>/dev/null | sed 's/^/  /' || note_failure "core scaling"
+if quietly bench_cargo bench -p earlyexit --bench memory --no-run; then
+  bench_cargo bench -p earlyexit --bench memory -- retained "$LOOP_N" 2>/dev/null | sed 's/^/  /' || note_failure "core retained bytes"
+  bench_cargo bench -p earlyexit --bench memory -- scaling "$ROUNDS" 2>/dev/null | sed 's/^/  /' || note_failure "core scaling"
 else
   note_failure "memory bench build"
 fi
@@ -160,7 +165,7 @@ rss_line() { # label, command...: runs N = 0 and N = LOOP_N, prints one row
   }'
 }
 printf '  %-22s %12s %12s %12s %11s %10s\n' "language" "peak, N=0" "peak, N" "difference" "per iter." "loop time"
-rust_bin=$(ls -t target/release/deps/memory-* 2>/dev/null | grep -v '\.d$' | head -1)
+rust_bin=$(ls -t "$BENCH_TARGET"/release/deps/memory-* 2>/dev/null | grep -v '\.d$' | head -1)
 if [ -n "$rust_bin" ]; then
   rss_line "Rust (core)" "$rust_bin" rss || note_failure "Rust RSS"
 else

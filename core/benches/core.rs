@@ -8,131 +8,166 @@
 //!   N = 10 and 1,000,000 (the rules read the last window only, so both should be equal);
 //! * `pyramid/run`: a 4-layer `PyramidRun` driven to its result.
 //!
-//! `scripts/bench.sh` reads the medians and spreads from `target/criterion/*/new/estimates.json`.
+//! Every figure is the benchmarking thread's CPU time (support/cpu_time.rs), so that other
+//! processes on a shared machine do not stretch the samples.
+//!
+//! `scripts/bench.sh` reads the medians and spreads from `criterion/*/new/estimates.json` in
+//! its target dir. criterion is a dev-dependency only under `--cfg earlyexit_bench` (see
+//! core/Cargo.toml), so without that flag this file is a stub that says how to run it.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+#[cfg(not(earlyexit_bench))]
+fn main() {
+    eprintln!("the criterion benches need RUSTFLAGS=\"--cfg earlyexit_bench\": run scripts/bench.sh (make bench)");
+}
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use earlyexit::{Action, EarlyStopping, EarlyStoppingConfig, ExitConfig, LayerSpec, PyramidRun};
-
+#[cfg(earlyexit_bench)]
 #[path = "support/workload.rs"]
 mod workload;
-use workload::{ITERATIONS, TIMESTAMP};
 
-fn now() -> String {
-    TIMESTAMP.to_string()
-}
+#[cfg(earlyexit_bench)]
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
 
-fn engine() -> EarlyStopping {
-    match EarlyStopping::new(EarlyStoppingConfig::default()) {
-        Ok(engine) => engine,
-        Err(e) => panic!("default config rejected: {e:?}"),
+#[cfg(earlyexit_bench)]
+mod benches {
+
+    use std::hint::black_box;
+    use std::time::Duration;
+
+    use crate::cpu_time;
+
+    use criterion::{criterion_group, Bencher, BenchmarkId, Criterion};
+    use earlyexit::{Action, EarlyStopping, EarlyStoppingConfig, ExitConfig, LayerSpec, PyramidRun};
+
+    use crate::workload::{self, ITERATIONS, TIMESTAMP};
+
+    fn now() -> String {
+        TIMESTAMP.to_string()
     }
-}
 
-fn record_and_decide(c: &mut Criterion) {
-    let trajectories = workload::trajectories(1024, 7);
-    let steps: Vec<_> = trajectories.iter().flatten().copied().collect();
-    c.bench_function("loop/record_and_decide", |b| {
+    /// `Bencher::iter` timed with the thread's CPU time instead of the wall clock.
+    fn on_cpu<O>(b: &mut Bencher<'_>, mut routine: impl FnMut() -> O) {
         b.iter_custom(|iters| {
-            let mut es = engine();
-            let mut stops = 0u64;
-            let start = Instant::now();
-            for i in 0..iters as usize {
-                let index = i % steps.len();
-                if index % ITERATIONS == 0 {
-                    es.reset();
-                }
-                let step = &steps[index];
-                if es.record((index % ITERATIONS + 1) as u64, step.result(), now).is_err() {
-                    panic!("valid record rejected");
-                }
-                stops += u64::from(es.should_stop().stop);
+            let start = cpu_time::now();
+            for _ in 0..iters {
+                black_box(routine());
             }
-            let elapsed = start.elapsed();
-            black_box(stops);
-            elapsed
+            cpu_time::now() - start
         })
-    });
-}
+    }
 
-fn trajectory(c: &mut Criterion) {
-    let trajectories = workload::trajectories(1024, 11);
-    let mut next = 0usize;
-    c.bench_function("loop/trajectory", |b| {
-        b.iter(|| {
-            let steps = &trajectories[next % trajectories.len()];
-            next += 1;
+    fn engine() -> EarlyStopping {
+        match EarlyStopping::new(EarlyStoppingConfig::default()) {
+            Ok(engine) => engine,
+            Err(e) => panic!("default config rejected: {e:?}"),
+        }
+    }
+
+    fn record_and_decide(c: &mut Criterion) {
+        let trajectories = workload::trajectories(1024, 7);
+        let steps: Vec<_> = trajectories.iter().flatten().copied().collect();
+        c.bench_function("loop/record_and_decide", |b| {
+            b.iter_custom(|iters| {
+                let mut es = engine();
+                let mut stops = 0u64;
+                let start = cpu_time::now();
+                for i in 0..iters as usize {
+                    let index = i % steps.len();
+                    if index % ITERATIONS == 0 {
+                        es.reset();
+                    }
+                    let step = &steps[index];
+                    if es.record((index % ITERATIONS + 1) as u64, step.result(), now).is_err() {
+                        panic!("valid record rejected");
+                    }
+                    stops += u64::from(es.should_stop().stop);
+                }
+                let elapsed = cpu_time::now() - start;
+                black_box(stops);
+                elapsed
+            })
+        });
+    }
+
+    fn trajectory(c: &mut Criterion) {
+        let trajectories = workload::trajectories(1024, 11);
+        let mut next = 0usize;
+        c.bench_function("loop/trajectory", |b| {
+            on_cpu(b, || {
+                let steps = &trajectories[next % trajectories.len()];
+                next += 1;
+                let mut es = engine();
+                for (i, step) in steps.iter().enumerate() {
+                    if es.record(i as u64 + 1, step.result(), now).is_err() {
+                        panic!("valid record rejected");
+                    }
+                    if es.should_stop().stop {
+                        break;
+                    }
+                }
+                black_box(es.generate_summary())
+            })
+        });
+    }
+
+    fn decision_at_history(c: &mut Criterion) {
+        let mut group = c.benchmark_group("loop/decision_at_history");
+        let steps: Vec<_> = workload::trajectories(1024, 13).iter().flatten().copied().collect();
+        for size in [10usize, 1_000_000] {
             let mut es = engine();
-            for (i, step) in steps.iter().enumerate() {
+            for i in 0..size {
+                // Keep improving so no record stops the loop: the decision reads every rule.
+                let mut step = steps[i % steps.len()];
+                step.confidence = 0.3;
+                step.quality_delta = 50.0;
                 if es.record(i as u64 + 1, step.result(), now).is_err() {
                     panic!("valid record rejected");
                 }
-                if es.should_stop().stop {
-                    break;
-                }
             }
-            black_box(es.generate_summary())
-        })
-    });
-}
-
-fn decision_at_history(c: &mut Criterion) {
-    let mut group = c.benchmark_group("loop/decision_at_history");
-    let steps: Vec<_> = workload::trajectories(1024, 13).iter().flatten().copied().collect();
-    for size in [10usize, 1_000_000] {
-        let mut es = engine();
-        for i in 0..size {
-            // Keep improving so no record stops the loop: the decision reads every rule.
-            let mut step = steps[i % steps.len()];
-            step.confidence = 0.3;
-            step.quality_delta = 50.0;
-            if es.record(i as u64 + 1, step.result(), now).is_err() {
-                panic!("valid record rejected");
-            }
+            group.bench_with_input(BenchmarkId::from_parameter(size), &size, |b, _| on_cpu(b, || es.should_stop()));
         }
-        group.bench_with_input(BenchmarkId::from_parameter(size), &size, |b, _| b.iter(|| black_box(es.should_stop())));
+        group.finish();
     }
-    group.finish();
-}
 
-fn pyramid(c: &mut Criterion) {
-    let pyramids = workload::pyramids(999, 17);
-    let names = ["unit", "integration", "contract", "e2e"];
-    let costs = [2_000.0, 30_000.0, 45_000.0, 240_000.0];
-    let specs: Vec<LayerSpec> = names
-        .iter()
-        .zip(costs)
-        .map(|(name, cost)| LayerSpec { name: (*name).to_string(), cost_ms: Some(cost) })
-        .collect();
-    let mut next = 0usize;
-    c.bench_function("pyramid/run", |b| {
-        b.iter(|| {
-            let results = &pyramids[next % pyramids.len()];
-            next += 1;
-            let Ok(mut run) = PyramidRun::start(ExitConfig::default(), 4, specs.clone()) else {
-                panic!("valid pyramid rejected");
-            };
-            while let Action::Run(layer) | Action::Verify(layer) = run.next() {
-                if run.submit(layer, results[layer].clone()).is_err() {
-                    panic!("valid layer result rejected");
+    fn pyramid(c: &mut Criterion) {
+        let pyramids = workload::pyramids(999, 17);
+        let names = ["unit", "integration", "contract", "e2e"];
+        let costs = [2_000.0, 30_000.0, 45_000.0, 240_000.0];
+        let specs: Vec<LayerSpec> = names
+            .iter()
+            .zip(costs)
+            .map(|(name, cost)| LayerSpec { name: (*name).to_string(), cost_ms: Some(cost) })
+            .collect();
+        let mut next = 0usize;
+        c.bench_function("pyramid/run", |b| {
+            on_cpu(b, || {
+                let results = &pyramids[next % pyramids.len()];
+                next += 1;
+                let Ok(mut run) = PyramidRun::start(ExitConfig::default(), 4, specs.clone()) else {
+                    panic!("valid pyramid rejected");
+                };
+                while let Action::Run(layer) | Action::Verify(layer) = run.next() {
+                    if run.submit(layer, results[layer].clone()).is_err() {
+                        panic!("valid layer result rejected");
+                    }
                 }
-            }
-            black_box(run.result())
-        })
-    });
+                black_box(run.result())
+            })
+        });
+    }
+
+    fn config() -> Criterion {
+        // `--quick` (scripts/bench.sh --quick) passes shorter times on the command line, which
+        // override these defaults.
+        Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3))
+    }
+
+    criterion_group! {
+        name = benches;
+        config = config();
+        targets = record_and_decide, trajectory, decision_at_history, pyramid
+    }
 }
 
-fn config() -> Criterion {
-    // `--quick` (scripts/bench.sh --quick) passes shorter times on the command line, which
-    // override these defaults.
-    Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3))
-}
-
-criterion_group! {
-    name = benches;
-    config = config();
-    targets = record_and_decide, trajectory, decision_at_history, pyramid
-}
-criterion_main!(benches);
+#[cfg(earlyexit_bench)]
+criterion::criterion_main!(benches::benches);

@@ -18,6 +18,9 @@ use earlyexit::{EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationRe
 
 #[path = "support/workload.rs"]
 mod workload;
+
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
 use workload::TIMESTAMP;
 
 /// Counts the bytes currently allocated (requested sizes; the allocator's own rounding and
@@ -103,12 +106,13 @@ fn median_mad(values: &[f64]) -> (f64, f64) {
     (m, median(&mut deviations))
 }
 
+/// ns of thread CPU time per `should_stop`.
 fn time_decisions(es: &mut EarlyStopping, calls: usize) -> f64 {
-    let start = Instant::now();
+    let start = cpu_time::now();
     for _ in 0..calls {
         black_box(es.should_stop());
     }
-    start.elapsed().as_nanos() as f64 / calls as f64
+    (cpu_time::now() - start).as_nanos() as f64 / calls as f64
 }
 
 fn scaling(rounds: usize) {
