@@ -75,14 +75,15 @@ if quietly bench_cargo bench -p earlyexit --bench core --no-run; then
 import json, os, sys
 base = sys.argv[1]
 rows = [
-    ("loop_record_and_decide", "one record + should_stop (engine reset every 10)", 100.0),
+    ("loop_record_and_decide", "one record + should_stop (reset at stop or 10)", 100.0),
     ("loop_trajectory", "trajectory: new engine, <= 10 pairs, summary", None),
     ("loop_decision_at_history/10", "should_stop alone, history 10", None),
     ("loop_decision_at_history/1000000", "should_stop alone, history 1,000,000", None),
     ("pyramid_run", "pyramid: 4 layers, start to result", None),
+    ("reference_reason_string", "for scale: one 47-byte String made and dropped", None),
 ]
 print()
-print(f"  {'core (median of criterion samples)':<52} {'median':>11} {'± MAD':>9}  target")
+print(f"  {'core, thread CPU time per call':<52} {'median':>11} {'± MAD':>9}  target")
 medians = {}
 for key, label, target in rows:
     try:

@@ -1,8 +1,9 @@
 """Python figures of issue 7: `python bench/python/bench.py [--quick] [--rounds N]`.
 
 Prints, as medians over alternating rounds with their spread (median absolute deviation):
-  * one `record` + `should_stop` pair on the native engine (target: at most 2 µs), beside an
-    empty Python method call taking the same five arguments, for scale;
+  * one `record` + `should_stop` pair on the native engine (target: at most 2 µs), stopping
+    when told as a loop does, beside an empty Python method call taking the same five
+    arguments in the same loop, for scale;
   * the seed's workload per trajectory (a fresh engine, up to 10 pairs, stopping when told,
     then `summary()`), native vs a pure-Python port of the seed's rules (seed_port.py), and
     the ratio pure-Python / native measured in the same round.
@@ -61,17 +62,21 @@ class Empty:
 
 
 def time_pairs(engine, steps):
-    """ns per record + should_stop pair; the engine is reset after every 10 records."""
+    """ns per record + should_stop pair, as a loop uses them: record and decide until the
+    decision says stop (or 10 iterations), then reset for the next trajectory."""
     record, should_stop, reset = engine.record, engine.should_stop, engine.reset
+    pairs = 0
     start = clock()
     for steps_of_one in steps:
         reset()
         i = 1
         for score, conf, status, delta in steps_of_one:
             record(i, score, conf, status, delta)
-            should_stop()
+            if should_stop().stop:
+                break
             i += 1
-    return (clock() - start) / (len(steps) * ITERATIONS)
+        pairs += min(i, ITERATIONS)  # i pairs when it stopped at i, else all 10
+    return (clock() - start) / pairs
 
 
 def time_empty(steps):

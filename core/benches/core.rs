@@ -1,12 +1,13 @@
 //! Criterion benchmarks of the core (issue 7): `cargo bench -p earlyexit --bench core`.
 //!
-//! * `loop/record_and_decide`: one `record` + `should_stop` pair on an engine that is reset
-//!   every 10 records, as in a refinement loop (target: at most 100 ns);
+//! * `loop/record_and_decide`: one `record` + `should_stop` pair, the engine reset when the
+//!   decision says stop or after 10 records, as a refinement loop uses it (target: <= 100 ns);
 //! * `loop/trajectory`: the seed's workload, a fresh engine, up to 10 pairs (stopping when
 //!   the decision says so), then `generate_summary`;
 //! * `loop/decision_at_history/N`: `should_stop` alone with N records already recorded, for
 //!   N = 10 and 1,000,000 (the rules read the last window only, so both should be equal);
-//! * `pyramid/run`: a 4-layer `PyramidRun` driven to its result.
+//! * `pyramid/run`: a 4-layer `PyramidRun` driven to its result;
+//! * `reference/reason_string`: one `String` of a go-on reason made and dropped, for scale.
 //!
 //! Every figure is the benchmarking thread's CPU time (support/cpu_time.rs), so that other
 //! processes on a shared machine do not stretch the samples.
@@ -65,26 +66,26 @@ mod benches {
 
     fn record_and_decide(c: &mut Criterion) {
         let trajectories = workload::trajectories(1024, 7);
-        let steps: Vec<_> = trajectories.iter().flatten().copied().collect();
         c.bench_function("loop/record_and_decide", |b| {
             b.iter_custom(|iters| {
+                // As a loop uses it: record and decide until the decision says stop (or 10
+                // iterations), then `reset` for the next trajectory. One iteration = one pair.
                 let mut es = engine();
-                let mut stops = 0u64;
+                let (mut trajectory, mut step) = (0usize, 0usize);
                 let start = cpu_time::now();
-                for i in 0..iters as usize {
-                    let index = i % steps.len();
-                    if index % ITERATIONS == 0 {
-                        es.reset();
-                    }
-                    let step = &steps[index];
-                    if es.record((index % ITERATIONS + 1) as u64, step.result(), now).is_err() {
+                for _ in 0..iters {
+                    let steps = &trajectories[trajectory];
+                    if es.record(step as u64 + 1, steps[step].result(), now).is_err() {
                         panic!("valid record rejected");
                     }
-                    stops += u64::from(es.should_stop().stop);
+                    step += 1;
+                    if es.should_stop().stop || step == ITERATIONS {
+                        es.reset();
+                        step = 0;
+                        trajectory = (trajectory + 1) % trajectories.len();
+                    }
                 }
-                let elapsed = cpu_time::now() - start;
-                black_box(stops);
-                elapsed
+                cpu_time::now() - start
             })
         });
     }
@@ -156,6 +157,14 @@ mod benches {
         });
     }
 
+    /// For scale: what one heap allocation costs here. A go-on decision allocates its reason
+    /// (`StoppingDecision::reason` is a `String`), a record its timestamp.
+    fn reference(c: &mut Criterion) {
+        c.bench_function("reference/reason_string", |b| {
+            on_cpu(b, || String::from(black_box(earlyexit::loop_stopping::REASON_CONTINUE)))
+        });
+    }
+
     fn config() -> Criterion {
         // `--quick` (scripts/bench.sh --quick) passes shorter times on the command line, which
         // override these defaults.
@@ -165,7 +174,7 @@ mod benches {
     criterion_group! {
         name = benches;
         config = config();
-        targets = record_and_decide, trajectory, decision_at_history, pyramid
+        targets = record_and_decide, trajectory, decision_at_history, pyramid, reference
     }
 }
 
