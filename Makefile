@@ -3,6 +3,8 @@
 #   make demo    both engines replayed over the bundled example data (examples/data/)
 #   make test    install what is missing (scripts/setup.sh), then every suite (scripts/test-all.sh)
 #
+#   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
+#
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
 # (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>).
@@ -12,13 +14,16 @@ REFERENCE ?= ../shared/reference
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo setup vectors test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench setup vectors test-rust test-python test-node test-browser test-packaging
 
 test: setup
 	bash scripts/test-all.sh
 
 demo:
 	cargo run --release -p earlyexit --example demo
+
+bench:
+	bash scripts/bench.sh $(if $(QUICK),--quick)
 
 setup:
 	bash scripts/setup.sh

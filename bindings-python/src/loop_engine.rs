@@ -460,6 +460,37 @@ fn unreachable_need<T>(_py: Python<'_>) -> PyResult<T> {
     Err(pyo3::exceptions::PySystemError::new_err("earlyexit: a report was requested twice (internal error)"))
 }
 
+/// The common call `record(i, score, confidence, "passed", delta)` read straight into a
+/// core `IterationResult`, skipping the host-value object the general path builds and parses
+/// (most of a record's cost, see docs/benchmarks.md). `None` for anything but an `int`
+/// iteration, `float`/`int` numbers (not `bool`) and a known status string.
+fn fast_record_args(
+    iteration: &Bound<'_, PyAny>,
+    quality_score: &Bound<'_, PyAny>,
+    confidence: &Bound<'_, PyAny>,
+    verification_status: &Bound<'_, PyAny>,
+    quality_delta: &Bound<'_, PyAny>,
+) -> Option<(u64, earlyexit::IterationResult)> {
+    fn number(obj: &Bound<'_, PyAny>) -> Option<f64> {
+        if let Ok(f) = obj.cast::<pyo3::types::PyFloat>() {
+            return Some(f.value());
+        }
+        if obj.is_exact_instance_of::<pyo3::types::PyInt>() {
+            return obj.extract::<i64>().ok().map(|i| i as f64);
+        }
+        None
+    }
+    if !iteration.is_exact_instance_of::<pyo3::types::PyInt>() {
+        return None;
+    }
+    let iteration = iteration.extract::<u64>().ok()?;
+    let status = verification_status.cast::<pyo3::types::PyString>().ok()?;
+    let status = earlyexit::VerificationStatus::parse(&status.to_cow().ok()?)?;
+    let result =
+        earlyexit::IterationResult::new(number(quality_score)?, number(confidence)?, status, number(quality_delta)?);
+    Some((iteration, result))
+}
+
 /// The report a decision may use.
 enum Report<'a> {
     /// No source attached.
@@ -500,8 +531,13 @@ impl PyEarlyStopping {
         analytics: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let value = options_value(config, options)?;
-        let engine = EarlyStopping::from_config_value(&value, Naming::Snake).or_raise(py)?;
+        let engine = if config.is_none() && options.is_none_or(|o| o.is_empty()) {
+            // `EarlyStopping()`: the defaults need no merging (a third of a short loop's cost).
+            EarlyStopping::new(EarlyStoppingConfig::default()).or_raise(py)?
+        } else {
+            let value = options_value(config, options)?;
+            EarlyStopping::from_config_value(&value, Naming::Snake).or_raise(py)?
+        };
         Self::with_source(py, engine, analytics)
     }
 
@@ -524,6 +560,17 @@ impl PyEarlyStopping {
         token_cost_usd: Option<&Bound<'_, PyAny>>,
         execution_time_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
+        if timestamp.is_none() && tokens_used.is_none() && token_cost_usd.is_none() && execution_time_ms.is_none() {
+            if let Some((iteration, result)) =
+                fast_record_args(iteration, quality_score, confidence, verification_status, quality_delta)
+            {
+                // Valid input is recorded here; anything the core rejects changed nothing and
+                // goes through the general path below, which words the error as for any input.
+                if locked(&self.engine, |es| es.record(iteration, result, now_iso)).is_ok() {
+                    return Ok(());
+                }
+            }
+        }
         let iteration = to_value(iteration, NoneIs::Absent)?;
         let mut entries: Vec<(String, Value)> = Vec::with_capacity(8);
         let fields = [

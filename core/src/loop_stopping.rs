@@ -1213,9 +1213,8 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
         return None;
     }
     let recent = history.get(history.len() - required_len..)?;
-    let mut improvements = Vec::with_capacity(required_len.saturating_sub(1));
-    for pair in recent.windows(2) {
-        let [prev, curr] = pair else { continue };
+    let step = |pair: &[R]| {
+        let [prev, curr] = pair else { return None };
         let (prev, curr) = (prev.as_ref(), curr.as_ref());
         let delta = match config.plateau_delta_source {
             Some(PlateauDeltaSource::Computed) => curr.quality_score - prev.quality_score,
@@ -1226,11 +1225,13 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
             _ if prev.quality_score > 0.0 => delta.abs() / prev.quality_score,
             _ => 0.0,
         };
-        if improvement >= config.plateau_improvement_threshold {
-            return None;
-        }
-        improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
+        Some(PlateauStep { iteration: curr.iteration, improvement, delta })
+    };
+    // Check before collecting: most decisions find no plateau, and then allocate nothing.
+    if recent.windows(2).filter_map(step).any(|s| s.improvement >= config.plateau_improvement_threshold) {
+        return None;
     }
+    let improvements: Vec<PlateauStep> = recent.windows(2).filter_map(step).collect();
     let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
     let average_quality = sum / recent.len() as f64;
     let mut reason = String::from("Quality plateau detected: ");

@@ -99,12 +99,29 @@ pub fn iso_from_millis(ms: i64) -> String {
     out
 }
 
+/// Appends `n` (>= 0) in decimal, zero-padded to `width` digits. Written digit by digit
+/// rather than through `to_string()`: bindings stamp every record with the clock, and seven
+/// temporary strings per timestamp were most of a Python `record` call (docs/benchmarks.md).
 fn push_padded(out: &mut String, n: i64, width: usize) {
-    let digits = n.to_string();
-    for _ in digits.len()..width {
+    let mut digits = [0u8; 20];
+    let mut len = 0;
+    let mut rest = n.unsigned_abs();
+    while len < digits.len() {
+        if let Some(d) = digits.get_mut(len) {
+            *d = b'0' + (rest % 10) as u8;
+        }
+        len += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for _ in len..width {
         out.push('0');
     }
-    out.push_str(&digits);
+    for d in digits.iter().take(len).rev() {
+        out.push(char::from(*d));
+    }
 }
 
 #[cfg(test)]
@@ -151,5 +168,11 @@ mod tests {
         assert_eq!(iso_from_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(iso_from_millis(-1), "1969-12-31T23:59:59.999Z");
         assert!(is_rfc3339(&iso_from_millis(1_700_000_000_000)));
+        // Padding and signs as Node's Date#toISOString prints them (checked with node).
+        assert_eq!(iso_from_millis(86_399_999), "1970-01-01T23:59:59.999Z");
+        assert_eq!(iso_from_millis(253_402_300_800_000), "+010000-01-01T00:00:00.000Z");
+        assert_eq!(iso_from_millis(-62_198_755_200_000), "-000001-01-01T00:00:00.000Z");
+        assert_eq!(iso_from_millis(8_640_000_000_000_000), "+275760-09-13T00:00:00.000Z");
+        assert_eq!(iso_from_millis(-8_640_000_000_000_000), "-271821-04-20T00:00:00.000Z");
     }
 }

@@ -1,0 +1,163 @@
+"""Python figures of issue 7: `python bench/python/bench.py [--quick] [--rounds N]`.
+
+Prints, as medians over alternating rounds with their spread (median absolute deviation):
+  * one `record` + `should_stop` pair on the native engine (target: at most 2 µs), stopping
+    when told as a loop does, beside an empty Python method call taking the same five
+    arguments in the same loop, for scale;
+  * the seed's workload per trajectory (a fresh engine, up to 10 pairs, stopping when told,
+    then `summary()`), native vs a pure-Python port of the seed's rules (seed_port.py), and
+    the ratio pure-Python / native measured in the same round.
+Times are the thread's CPU time (time.thread_time_ns). Plain text; nothing asserts a time.
+"""
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import earlyexit  # noqa: E402
+from seed_port import SeedEarlyStopping  # noqa: E402
+
+ITERATIONS = 10
+
+# The thread's CPU time: on a shared machine, time spent waiting for a CPU while other
+# processes run is not counted (wall time would add it to every round). Equal on an idle one.
+clock = time.thread_time_ns
+
+
+def trajectories(count, seed=7):
+    """Varied scores in four shapes (high confidence, plateau, steady gains, unverified)."""
+    state = seed
+    out = []
+    for t in range(count):
+        shape = t % 4
+        previous = 0.0
+        steps = []
+        for i in range(ITERATIONS):
+            state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            jitter = (state >> 11) / (1 << 53)
+            if shape == 0:
+                score, conf, status = 55 + 8 * i + 3 * jitter, 0.5 + 0.09 * i, "passed"
+            elif shape == 1:
+                score, conf, status = 70 + 12 * (1 - math.exp(-i)) + 0.5 * jitter, 0.6 + 0.02 * jitter, "passed"
+            elif shape == 2:
+                score, conf, status = 20 + 7.5 * i + 2 * jitter, 0.3 + 0.04 * i, "skipped"
+            else:
+                score, conf, status = 40 + 15 * math.log(i + 1) + jitter, 0.88 + 0.05 * jitter, "failed"
+            score = min(score, 100.0)
+            delta = 0.0 if i == 0 else score - previous
+            previous = score
+            steps.append((score, min(conf, 1.0), status, delta))
+        out.append(steps)
+    return out
+
+
+class Empty:
+    def record(self, iteration, quality_score, confidence, verification_status, quality_delta):
+        pass
+
+
+def time_pairs(engine, steps):
+    """ns per record + should_stop pair, as a loop uses them: record and decide until the
+    decision says stop (or 10 iterations), then reset for the next trajectory."""
+    record, should_stop, reset = engine.record, engine.should_stop, engine.reset
+    pairs = 0
+    start = clock()
+    for steps_of_one in steps:
+        reset()
+        i = 1
+        for score, conf, status, delta in steps_of_one:
+            record(i, score, conf, status, delta)
+            if should_stop().stop:
+                break
+            i += 1
+        pairs += min(i, ITERATIONS)  # i pairs when it stopped at i, else all 10
+    return (clock() - start) / pairs
+
+
+def time_empty(steps):
+    """ns per empty method call with the same five arguments."""
+    record = Empty().record
+    start = clock()
+    for steps_of_one in steps:
+        i = 1
+        for score, conf, status, delta in steps_of_one:
+            record(i, score, conf, status, delta)
+            i += 1
+    return (clock() - start) / (len(steps) * ITERATIONS)
+
+
+def time_workload(make, steps):
+    """µs per trajectory: a fresh engine, pairs until it says stop, then summary()."""
+    start = clock()
+    for steps_of_one in steps:
+        engine = make()
+        record, should_stop = engine.record, engine.should_stop
+        i = 1
+        for score, conf, status, delta in steps_of_one:
+            record(i, score, conf, status, delta)
+            decision = should_stop()
+            if decision.stop if hasattr(decision, "stop") else decision["stop"]:
+                break
+            i += 1
+        engine.summary()
+    return (clock() - start) / len(steps) / 1000
+
+
+def spread(values):
+    m = statistics.median(values)
+    return m, statistics.median(abs(v - m) for v in values)
+
+
+def alternate(rounds, first, second):
+    """Runs the two sides in alternating order each round; returns both lists."""
+    a, b = [], []
+    for r in range(rounds):
+        if r % 2 == 0:
+            a.append(first())
+            b.append(second())
+        else:
+            b.append(second())
+            a.append(first())
+    return a, b
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rounds", type=int, default=None)
+    args = parser.parse_args()
+    rounds = args.rounds or (3 if args.quick else 7)
+    count = 2_000 if args.quick else 10_000
+    steps = trajectories(count)
+    print(f"python: {sys.version.split()[0]}, earlyexit {earlyexit.__version__ if hasattr(earlyexit, '__version__') else ''}"
+          f", {rounds} alternating rounds of {count * ITERATIONS:,} pairs / {count:,} trajectories")
+
+    engine = earlyexit.EarlyStopping()
+    time_pairs(engine, steps[:200])  # warm up
+    pair, empty = alternate(rounds, lambda: time_pairs(engine, steps), lambda: time_empty(steps))
+    ratios = [p / e for p, e in zip(pair, empty)]
+    (p, p_mad), (e, e_mad), (r, r_mad) = spread(pair), spread(empty), spread(ratios)
+    verdict = "met" if p <= 2000 else "MISSED"
+    print(f"python: record + should_stop pair:          {p:8.0f} ns median (± {p_mad:.0f} MAD)  target <= 2000 ns: {verdict}")
+    print(f"python: empty method call, same 5 args:     {e:8.0f} ns median (± {e_mad:.0f} MAD)")
+    print(f"python: pair / empty call:                  {r:8.1f} x (± {r_mad:.1f})")
+
+    native, pure = alternate(
+        rounds,
+        lambda: time_workload(earlyexit.EarlyStopping, steps),
+        lambda: time_workload(SeedEarlyStopping, steps),
+    )
+    ratios = [pp / n for n, pp in zip(native, pure)]
+    (n, n_mad), (pp, pp_mad), (r, r_mad) = spread(native), spread(pure), spread(ratios)
+    print(f"python: trajectory, earlyexit (native):     {n:8.2f} µs median (± {n_mad:.2f} MAD)")
+    print(f"python: trajectory, pure-Python seed port:  {pp:8.2f} µs median (± {pp_mad:.2f} MAD)")
+    print(f"python: speed-up native vs pure Python:     {r:8.2f} x (± {r_mad:.2f}; > 1 = native faster)")
+
+
+if __name__ == "__main__":
+    main()
