@@ -2,6 +2,7 @@
 #
 #   make demo    both engines replayed over the bundled example data (examples/data/)
 #   make test    install what is missing (scripts/setup.sh), then every suite (scripts/test-all.sh)
+#   make replay  loop (and pyramid) policies replayed over the public real runs in ../shared/data
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
 # (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
@@ -12,13 +13,16 @@ REFERENCE ?= ../shared/reference
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo setup vectors test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo replay setup vectors test-rust test-python test-node test-browser test-packaging
 
 test: setup
 	bash scripts/test-all.sh
 
 demo:
 	cargo run --release -p earlyexit --example demo
+
+replay:
+	bash scripts/replay.sh
 
 setup:
 	bash scripts/setup.sh
@@ -28,3 +32,4 @@ test-rust test-python test-node test-browser test-packaging:
 
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)
+	node tests/vectors/replay/gen_loop_replay.mjs

@@ -13,6 +13,9 @@ export const {
   DEFAULT_EXIT_CONFIG,
   AGGRESSIVE_EXIT_CONFIG,
   CONSERVATIVE_EXIT_CONFIG,
+  replayLoops,
+  loopPreset,
+  LOOP_PRESETS,
   init,
 } = earlyexit;
 export default earlyexit.EarlyStopping;

@@ -50,5 +50,8 @@ export const {
   DEFAULT_EXIT_CONFIG,
   AGGRESSIVE_EXIT_CONFIG,
   CONSERVATIVE_EXIT_CONFIG,
+  replayLoops,
+  loopPreset,
+  LOOP_PRESETS,
 } = api;
 export default api.EarlyStopping;

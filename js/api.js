@@ -613,5 +613,64 @@ export default function createApi(native) {
     AGGRESSIVE_EXIT_CONFIG,
     CONSERVATIVE_EXIT_CONFIG,
   };
+  // ------------------------------------------------------------------------
+  // Loop replay and loop presets (docs/replay.md). Op codes 80/81: `loop_replay` in
+  // js/interface/src/loop_replay.rs. One native call per batch of runs.
+  const OP_LOOP_REPLAY = 80;
+  const OP_LOOP_PRESET = 81;
+
+  /**
+   * Replays a loop policy over recorded runs.
+   * @param {object[]|string} runs run objects, or JSONL text (one run per line)
+   * @param {string|object} [policy] a preset name or `{preset, config, returns, analytics}`
+   */
+  function replayLoops(runs, policy = undefined) {
+    return unwrap(native.exec(OP_LOOP_REPLAY, args2(encRuns(runs), encConfig(policy))));
+  }
+
+  // Runs are plain data, often 100,000s of iterations: the engine's native JSON.stringify is
+  // several times faster than the general encoder. Only what JSON cannot hold (NaN, the
+  // infinities, functions, undefined in an array) needs the general encoder's tags, so the
+  // input falls back to it when the replacer meets such a value.
+  function encRuns(runs) {
+    if (!Array.isArray(runs)) return enc(runs);
+    let plain = true;
+    const text = JSON.stringify(runs, function replacer(key, value) {
+      switch (typeof value) {
+        case 'number':
+          if (value - value !== 0) plain = false;
+          return value;
+        case 'function':
+        case 'symbol':
+        case 'bigint':
+          plain = false;
+          return null;
+        case 'undefined':
+          if (Array.isArray(this)) plain = false;
+          return value;
+        default:
+          return value;
+      }
+    });
+    return plain ? text : enc(runs);
+  }
+
+  /** A named preset's config (`'seed'`, the default, or `'recommended'`), with overrides merged. */
+  function loopPreset(name, overrides = undefined) {
+    return unwrap(native.exec(OP_LOOP_PRESET, args2(enc(name), encConfig(overrides))));
+  }
+
+  Object.defineProperty(EarlyStopping, 'fromPreset', {
+    value: function fromPreset(name, overrides = undefined, iterationAnalytics = null) {
+      return new EarlyStopping(loopPreset(name, overrides), iterationAnalytics);
+    },
+    writable: true,
+    configurable: true,
+  });
+  api.replayLoops = replayLoops;
+  api.loopPreset = loopPreset;
+  api.LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
+  // ------------------------------------------------------------------------ end of loop replay
+
   return { api, ready };
 }

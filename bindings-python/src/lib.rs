@@ -11,6 +11,7 @@
 mod analytics_engine;
 mod convert;
 mod loop_engine;
+mod loop_replay;
 mod test_exit;
 
 use earlyexit::{Error, ErrorCode, ErrorKind, Naming, Value};
@@ -174,6 +175,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(test_exit::_restore_signal, m)?)?;
     m.add_function(wrap_pyfunction!(test_exit::_layer_runners, m)?)?;
     m.add_function(wrap_pyfunction!(_restore, m)?)?;
+    loop_replay::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

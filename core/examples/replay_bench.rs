@@ -7,9 +7,9 @@
 
 use std::time::Instant;
 
-use earlyexit::loop_replay::{replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
+use earlyexit::loop_replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
 use earlyexit::loop_stopping::Observation;
-use earlyexit::VerificationStatus;
+use earlyexit::{Naming, Value, VerificationStatus};
 
 /// A small deterministic PRNG (xorshift), so every run of the benchmark replays the same data.
 struct Rng(u64);
@@ -57,6 +57,48 @@ fn synthetic_runs(runs: usize, length: usize) -> Vec<ReplayRun> {
         .collect()
 }
 
+/// The same runs through the binding boundary: JSONL text in, JSON text out.
+fn through_text(runs: &[ReplayRun]) {
+    let lines: Vec<String> = runs
+        .iter()
+        .map(|run| {
+            let items: Vec<Value> = run
+                .iterations
+                .iter()
+                .map(|it| {
+                    let o = it.observation;
+                    Value::object(vec![
+                        ("quality_score", Value::Number(o.quality_score)),
+                        ("confidence", Value::Number(o.confidence)),
+                        ("verification_status", Value::string(o.verification_status.as_str())),
+                    ])
+                })
+                .collect();
+            Value::object(vec![("id", Value::string(run.id.as_str())), ("iterations", Value::Array(items))]).to_json()
+        })
+        .collect();
+    let text = lines.join("\n");
+    let start = Instant::now();
+    let parsed = parse_jsonl(&text, Naming::Js);
+    let parse = start.elapsed();
+    let Ok(parsed) = parsed else { return };
+    let Some(policy) = LoopPolicy::preset("recommended") else { return };
+    let start = Instant::now();
+    let replay = replay_loops(&parsed, &policy);
+    let decide = start.elapsed();
+    let start = Instant::now();
+    let json = replay.to_value(&policy, Naming::Js).to_json();
+    let write = start.elapsed();
+    println!(
+        "through text ({:.1} MB JSONL in, {:.1} MB JSON out): parse {:.1} ms, replay {:.1} ms, write {:.1} ms",
+        text.len() as f64 / 1e6,
+        json.len() as f64 / 1e6,
+        parse.as_secs_f64() * 1e3,
+        decide.as_secs_f64() * 1e3,
+        write.as_secs_f64() * 1e3
+    );
+}
+
 fn main() {
     let runs = synthetic_runs(100_000, 10);
     let total: usize = runs.iter().map(|r| r.iterations.len()).sum();
@@ -101,4 +143,5 @@ fn main() {
             }
         }
     }
+    through_text(&runs);
 }

@@ -43,6 +43,7 @@ from ._native import (
     TestPyramidResult,
     calculate_quality_signal,
 )
+from ._native import LOOP_PRESETS, LoopReplay, replay_loops  # loop replay (docs/replay.md)
 from ._types import (
     ActionKind,
     AnalyticsConfigDict,
@@ -85,6 +86,10 @@ from ._types import (
 __version__ = "0.1.0"
 
 __all__ = [
+    # loop replay and presets
+    "replay_loops",
+    "LoopReplay",
+    "LOOP_PRESETS",
     # loop stopping
     "EarlyStopping",
     "EarlyStoppingConfig",

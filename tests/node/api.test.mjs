@@ -11,6 +11,9 @@ const EXPORTS = [
   'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG', 'CoherenceEarlyExit', 'DEFAULT_EXIT_CONFIG', 'EarlyExitController',
   'EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'SpeculativeExecutor', 'calculateQualitySignal', 'default', 'init',
 ];
+// Loop replay and loop presets (docs/replay.md).
+EXPORTS.push('LOOP_PRESETS', 'loopPreset', 'replayLoops');
+EXPORTS.sort();
 
 const valid = (extra = {}) => ({ quality_score: 75, confidence: 0.8, verification_status: 'passed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z', ...extra });
 

@@ -11,6 +11,7 @@
 //! the source is asked exactly when the seed asks it). The test pyramid is driven the same
 //! way through the core's step API.
 
+pub mod loop_replay;
 pub mod wire;
 
 use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
@@ -279,6 +280,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
         op::ISO_TIMESTAMP => Value::string(timestamp::iso_from_millis(arg(&args, 0).as_f64().unwrap_or(0.0) as i64)),
+        op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
         _ => return Err(unknown_op(op)),
     };
     Ok(Some(value))
