@@ -91,9 +91,9 @@ fn main() {
     println!("mean returned quality, mean best reachable quality, mean gap in points, premature stops,");
     println!("mean wasted iterations after the ideal stop, runs whose returned output is good)");
     for (name, runs) in &per_dataset {
-        table(&format!("### {name}"), runs);
+        table(&format!("#### {name}"), runs);
     }
-    table("### pooled", &all);
+    table("#### pooled", &all);
     println!(
         "\nFrontier of the recommended preset's knob (noImprovementPatience = plateauConsecutiveCount = k), pooled:\n"
     );
