@@ -84,7 +84,7 @@ fn through_text(runs: &[ReplayRun]) {
     let Ok(parsed) = parsed else { return };
     let Some(policy) = LoopPolicy::preset("recommended") else { return };
     let start = Instant::now();
-    let replay = replay_loops(&parsed, &policy);
+    let Ok(replay) = replay_loops(&parsed, &policy) else { return };
     let decide = start.elapsed();
     let start = Instant::now();
     let json = replay.to_value(&policy, Naming::Js).to_json();
@@ -131,7 +131,7 @@ fn main() {
                     let replay = replay_loops(&runs, p);
                     let elapsed = start.elapsed();
                     std::hint::black_box(&replay);
-                    (elapsed, replay.summary.iterations_used)
+                    (elapsed, replay.map_or(0, |r| r.summary.iterations_used))
                 })
                 .min_by_key(|(elapsed, _)| *elapsed);
             if let Some((elapsed, used)) = best {

@@ -23,6 +23,17 @@ fn row(name: &str, s: &ReplaySummary) {
     );
 }
 
+/// The replay's aggregates (the policies here are built valid; a refusal is reported).
+fn summary(runs: &[ReplayRun], policy: &LoopPolicy) -> ReplaySummary {
+    match replay_loops(runs, policy) {
+        Ok(replay) => replay.summary,
+        Err(e) => {
+            eprintln!("replay refused: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 fn header() {
     println!(
         "| policy                     | runs | iters |  used  | return |  best  |  gap  | prem.  | waste |  good  |"
@@ -35,7 +46,7 @@ fn header() {
 /// The recommended preset with its knob set to `k`: give up after `k` iterations without a
 /// new best, and count a plateau of good work over a window of `k` records (the preset: 5).
 fn recommended_with(k: u64) -> LoopPolicy {
-    let mut policy = LoopPolicy::preset("recommended").unwrap_or_else(|| LoopPolicy::simple_rule(k));
+    let mut policy = LoopPolicy::recommended();
     policy.config.no_improvement_patience = Some(k);
     policy.config.plateau_consecutive_count = k.max(2);
     policy
@@ -44,13 +55,13 @@ fn recommended_with(k: u64) -> LoopPolicy {
 fn table(title: &str, runs: &[ReplayRun]) {
     println!("\n{title}\n");
     header();
-    let seed = LoopPolicy::preset("seed").unwrap_or_else(|| LoopPolicy::simple_rule(1));
-    row("seed rules", &replay_loops(runs, &seed).summary);
+    let seed = LoopPolicy::seed();
+    row("seed rules", &summary(runs, &seed));
     for k in 2..=6 {
-        row(&format!("simple rule k={k}"), &replay_loops(runs, &LoopPolicy::simple_rule(k)).summary);
+        row(&format!("simple rule k={k}"), &summary(runs, &LoopPolicy::simple_rule(k)));
     }
-    let recommended = LoopPolicy::preset("recommended").unwrap_or_else(|| LoopPolicy::simple_rule(1));
-    row("recommended", &replay_loops(runs, &recommended).summary);
+    let recommended = LoopPolicy::recommended();
+    row("recommended", &summary(runs, &recommended));
 }
 
 fn main() {
@@ -99,7 +110,7 @@ fn main() {
     );
     header();
     for k in 1..=8 {
-        row(&format!("recommended k={k}"), &replay_loops(&all, &recommended_with(k)).summary);
+        row(&format!("recommended k={k}"), &summary(&all, &recommended_with(k)));
     }
     if std::env::var_os("REPLAY_GRID").is_some() {
         grid(&all);
@@ -121,7 +132,7 @@ fn grid(runs: &[ReplayRun]) {
                     policy.config.plateau_consecutive_count = count;
                 }
                 policy.config.plateau_min_quality = Some(gate);
-                row(&format!("w={count} gate={gate} k={k}"), &replay_loops(runs, &policy).summary);
+                row(&format!("w={count} gate={gate} k={k}"), &summary(runs, &policy));
             }
             if count == 0 {
                 break;

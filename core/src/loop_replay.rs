@@ -93,6 +93,51 @@ impl ReplayRun {
         Self::read(value, naming, path).map_err(as_replay_error)
     }
 
+    /// Checks a run built in Rust: at least one iteration, each numbered by its 1-based
+    /// position, every value in the engine's ranges (`path` prefixes the fields).
+    pub fn validate(&self, path: &str) -> Result<()> {
+        let items_path = value::join_path(path, "iterations");
+        if self.iterations.is_empty() {
+            let message = [&items_path, " must hold at least one iteration"].concat();
+            return Err(Error::new(CODE, ErrorKind::Range, items_path, message));
+        }
+        for (i, item) in self.iterations.iter().enumerate() {
+            let item_path = value::index_path(&items_path, i);
+            let o = &item.observation;
+            let bad = |field: &str, requirement: &str, got: f64| {
+                let field = value::join_path(&item_path, field);
+                let message = [&field, " must be ", requirement, ", got ", &crate::jsnum::to_js_string(got)].concat();
+                Err(Error::new(CODE, ErrorKind::Range, field, message))
+            };
+            if o.iteration != i as u64 + 1 {
+                return bad("iteration", "its 1-based position in the run", o.iteration as f64);
+            }
+            if value::check_range(o.quality_score, 0.0, 100.0).is_none() {
+                return bad("quality_score", "a finite number between 0 and 100", o.quality_score);
+            }
+            if value::check_range(o.confidence, 0.0, 1.0).is_none() {
+                return bad("confidence", "a finite number between 0 and 1", o.confidence);
+            }
+            if !o.quality_delta.is_finite() {
+                return bad("quality_delta", "a finite number", o.quality_delta);
+            }
+            if let Some(usage) = &item.usage {
+                for (field, v) in [
+                    ("tokens_used", usage.tokens_used),
+                    ("token_cost_usd", usage.token_cost_usd),
+                    ("execution_time_ms", usage.execution_time_ms),
+                ] {
+                    if let Some(v) = v {
+                        if value::check_range(v, 0.0, f64::MAX).is_none() {
+                            return bad(field, "a finite number >= 0", v);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn read(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "run", naming, CODE)?;
         reader.reject_unknown(&RUN_FIELDS)?;
@@ -258,11 +303,35 @@ impl LoopPolicy {
     /// attached (as the seed is meant to be used), returning the last output; `recommended`
     /// = [`EarlyStoppingConfig::recommended`], no analytics, returning the best output.
     pub fn preset(name: &str) -> Option<Self> {
-        let config = EarlyStoppingConfig::preset(name)?;
-        Some(match name {
-            "seed" => LoopPolicy { config, returns: ReturnPolicy::Last, analytics: Some(AnalyticsConfig::default()) },
-            _ => LoopPolicy { config, returns: ReturnPolicy::Best, analytics: None },
-        })
+        match name {
+            "seed" => Some(LoopPolicy::seed()),
+            "recommended" => Some(LoopPolicy::recommended()),
+            _ => None,
+        }
+    }
+
+    /// The `seed` preset: the seed's config and analytics, returning the last output.
+    pub fn seed() -> Self {
+        LoopPolicy {
+            config: EarlyStoppingConfig::default(),
+            returns: ReturnPolicy::Last,
+            analytics: Some(AnalyticsConfig::default()),
+        }
+    }
+
+    /// The `recommended` preset: [`EarlyStoppingConfig::recommended`], returning the best.
+    pub fn recommended() -> Self {
+        LoopPolicy { config: EarlyStoppingConfig::recommended(), returns: ReturnPolicy::Best, analytics: None }
+    }
+
+    /// Checks every value of a policy built in Rust (`invalid_replay`, field `config.*` or
+    /// `analytics.*`).
+    pub fn validate(&self) -> Result<()> {
+        self.config.validate().map_err(|e| e.nested(CODE, "config"))?;
+        if let Some(analytics) = &self.analytics {
+            analytics.validate().map_err(|e| e.nested(CODE, "analytics"))?;
+        }
+        Ok(())
     }
 
     /// The simple baseline: stop at the first verified pass, else give up after `k`
@@ -294,27 +363,15 @@ impl LoopPolicy {
     fn read(value: &Value, naming: Naming) -> Result<Self> {
         let wrap = as_replay_error;
         match value {
-            Value::Null => Ok(LoopPolicy::preset("seed").unwrap_or_else(|| LoopPolicy::simple_rule(1))),
-            Value::String(_) => {
-                let config = EarlyStoppingConfig::preset_value(value, "policy").map_err(|e| e.nested(CODE, ""))?;
-                let name = value.as_str().unwrap_or("seed");
-                Ok(LoopPolicy::preset(name).unwrap_or(LoopPolicy {
-                    config,
-                    returns: ReturnPolicy::Last,
-                    analytics: None,
-                }))
-            }
+            Value::Null => Ok(LoopPolicy::seed()),
+            Value::String(_) => named_policy(value, "policy"),
             _ => {
                 let reader = ObjectReader::new(value, "", "policy", naming, CODE)?;
                 reader.reject_unknown(&POLICY_FIELDS)?;
                 let mut policy = match reader.get(PRESET) {
-                    None => LoopPolicy::preset("seed"),
-                    Some(name) => {
-                        EarlyStoppingConfig::preset_value(name, "preset").map_err(|e| e.nested(CODE, ""))?;
-                        LoopPolicy::preset(name.as_str().unwrap_or("seed"))
-                    }
-                }
-                .unwrap_or_else(|| LoopPolicy::simple_rule(1));
+                    None => LoopPolicy::seed(),
+                    Some(name) => named_policy(name, "preset")?,
+                };
                 if let Some(config) = reader.get(CONFIG) {
                     policy.config = policy.config.merged_at(config, naming, "config", "config", CODE).map_err(wrap)?;
                 }
@@ -355,6 +412,15 @@ impl LoopPolicy {
             ("analytics", self.analytics.as_ref().map_or(Value::Bool(false), |a| a.to_value(naming))),
         ])
     }
+}
+
+/// The preset a host value names (`field` names it in errors).
+fn named_policy(name: &Value, field: &str) -> Result<LoopPolicy> {
+    // The engine's preset check words the error (type, range, the list of names).
+    EarlyStoppingConfig::preset_value(name, field)?;
+    name.as_str().and_then(LoopPolicy::preset).ok_or_else(|| {
+        Error::new(CODE, ErrorKind::Range, field, [field, " must name a loop preset, got ", &name.describe()].concat())
+    })
 }
 
 /// What the policy did on one run.
@@ -425,11 +491,19 @@ impl RunOutcome {
     }
 }
 
-/// Replays `policy` over one run.
-pub fn replay_run(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
+/// Replays `policy` over one run (both validated: `invalid_replay` naming the field).
+pub fn replay_run(run: &ReplayRun, policy: &LoopPolicy) -> Result<RunOutcome> {
+    policy.validate()?;
+    run.validate("run")?;
+    Ok(replay_checked(run, policy))
+}
+
+/// The replay proper, over a run and a policy already validated.
+fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
     let config = &policy.config;
     let mut tally = LoopTally::default();
     let mut best = BestIteration::default();
+    // Validated by the caller, so `new` cannot refuse it.
     let mut analytics = policy.analytics.as_ref().and_then(|c| IterationAnalytics::new(c.clone()).ok());
     let mut stop: Option<(usize, Trigger, String)> = None;
     let mut returned_at_stop: Option<u64> = None;
@@ -640,11 +714,16 @@ impl LoopReplay {
     }
 }
 
-/// Replays `policy` over every run.
-pub fn replay_loops(runs: &[ReplayRun], policy: &LoopPolicy) -> LoopReplay {
-    let outcomes: Vec<RunOutcome> = runs.iter().map(|run| replay_run(run, policy)).collect();
+/// Replays `policy` over every run. Runs and policy built in Rust are validated first
+/// (`invalid_replay`, `runs[3].iterations[2].quality_score`); nothing is replayed then.
+pub fn replay_loops(runs: &[ReplayRun], policy: &LoopPolicy) -> Result<LoopReplay> {
+    policy.validate()?;
+    for (i, run) in runs.iter().enumerate() {
+        run.validate(&value::index_path("runs", i))?;
+    }
+    let outcomes: Vec<RunOutcome> = runs.iter().map(|run| replay_checked(run, policy)).collect();
     let summary = ReplaySummary::of(&outcomes, runs);
-    LoopReplay { outcomes, summary }
+    Ok(LoopReplay { outcomes, summary })
 }
 
 /// The binding entry: `runs` (an array of run objects or JSONL text) and `policy` (see
@@ -653,5 +732,5 @@ pub fn replay_loops(runs: &[ReplayRun], policy: &LoopPolicy) -> LoopReplay {
 pub fn replay_value(runs: &Value, policy: &Value, naming: Naming) -> Result<Value> {
     let policy = LoopPolicy::from_value(policy, naming)?;
     let runs = runs_from_value(runs, naming)?;
-    Ok(replay_loops(&runs, &policy).to_value(&policy, naming))
+    Ok(replay_loops(&runs, &policy)?.to_value(&policy, naming))
 }

@@ -91,7 +91,7 @@ fn replayed_decisions_equal_the_live_engine_with_its_analytics() {
             }
             let text = run_json(&format!("r{r}"), &items);
             let run = &loop_replay::parse_jsonl(&text, Naming::Js).unwrap()[0];
-            let outcome = replay_run(run, &policy);
+            let outcome = replay_run(run, &policy).unwrap();
 
             let mut live = EarlyStopping::new(policy.config.clone()).unwrap();
             let mut analytics = policy.analytics.clone().map(|c| IterationAnalytics::new(c).unwrap());
@@ -165,7 +165,7 @@ fn the_simple_rule_stops_at_the_first_pass_or_after_k_without_a_new_best() {
     ]
     .join("\n");
     let runs = loop_replay::parse_jsonl(&text, Naming::Js).unwrap();
-    let replay = replay_loops(&runs, &LoopPolicy::simple_rule(2));
+    let replay = replay_loops(&runs, &LoopPolicy::simple_rule(2)).unwrap();
     assert_eq!(replay.outcomes[0].iterations_run, 2, "a verified pass stops whatever its quality");
     assert_eq!(replay.outcomes[0].returned_iteration, 2);
     assert_eq!(replay.outcomes[0].quality_gap(), 50.0);
@@ -264,4 +264,27 @@ fn analytics_record_accepts_an_input_built_in_rust() {
         a.record(input).unwrap();
     }
     assert_eq!(a.records()[1].quality_delta, 15.0);
+}
+
+#[test]
+fn runs_and_policies_built_in_rust_are_validated_before_anything_replays() {
+    let text = run_json("a", &[(10.0, "failed"), (20.0, "failed")]);
+    let mut runs = loop_replay::parse_jsonl(&text, Naming::Snake).unwrap();
+    runs[0].iterations[1].observation.quality_score = f64::NAN;
+    let e = replay_loops(&runs, &LoopPolicy::recommended()).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[0].iterations[1].quality_score"));
+    runs[0].iterations[1].observation.quality_score = 20.0;
+    runs[0].iterations[1].observation.iteration = 7;
+    let e = replay_loops(&runs, &LoopPolicy::recommended()).unwrap_err();
+    assert_eq!(e.field(), "runs[0].iterations[1].iteration");
+    runs[0].iterations[1].observation.iteration = 2;
+    let mut policy = LoopPolicy::seed();
+    policy.config.plateau_consecutive_count = 1;
+    let e = replay_loops(&runs, &policy).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_replay", "config.plateau_consecutive_count"));
+    let mut policy = LoopPolicy::seed();
+    policy.analytics = Some(earlyexit::AnalyticsConfig { consecutive_count_threshold: 0, ..Default::default() });
+    assert_eq!(replay_loops(&runs, &policy).unwrap_err().field(), "analytics.consecutive_count_threshold");
+    runs[0].iterations.clear();
+    assert_eq!(replay_run(&runs[0], &LoopPolicy::seed()).unwrap_err().field(), "run.iterations");
 }

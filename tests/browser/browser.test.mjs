@@ -401,6 +401,7 @@ test('the replay view loads a loop replay file and shows each run\'s decision', 
   [, , stop, trigger, returned, best, gap, flag] = await row('zeros-then-pass');
   assert.deepEqual([stop, trigger, returned, best, gap, flag], ['3 / 5', 'quality_plateau', '#3 (0)', '#5 (100)', '100', 'premature']);
   assert.ok(await page.$('#replay-table tr.premature[data-run="zeros-then-pass"]'));
+  await page.locator('#replay-view').screenshot({ path: path.join(OUT_DIR, 'dashboard-replay.png') });
   // A malformed run: the engine's code and path, no stale table.
   await replayed(() => page.setInputFiles('#replay-file', { name: 'bad.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${body}\n{"id": "x", "iterations": [{"quality_score": 150, "confidence": 1, "verification_status": "failed"}]}`) }));
   assert.match(await text(page, '#replay-error'), /invalid_replay: runs\[2\]\.iterations\[0\]\.quality_score/);
