@@ -1285,12 +1285,14 @@ pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -
     if !(meets_confidence && meets_quality) {
         return None;
     }
+    // Decide before building the reason: toFixed is costly, and a replay asks this on every
+    // iteration of runs that are confident but unverified.
+    if config.require_verification && last.verification_status != VerificationStatus::Passed {
+        return None;
+    }
     let mut reason = String::from("High confidence (");
     jsnum::push_fixed(&mut reason, last.confidence * 100.0, 1);
     let verification_status = if config.require_verification {
-        if last.verification_status != VerificationStatus::Passed {
-            return None;
-        }
         reason.push_str("%) AND verification passed");
         Some(last.verification_status)
     } else {

@@ -288,3 +288,27 @@ fn runs_and_policies_built_in_rust_are_validated_before_anything_replays() {
     runs[0].iterations.clear();
     assert_eq!(replay_run(&runs[0], &LoopPolicy::seed()).unwrap_err().field(), "run.iterations");
 }
+
+#[test]
+fn integers_print_as_javascript_prints_them() {
+    // The integer fast path of jsnum::push_js_string (replay output is mostly integers),
+    // at its edges; expected strings are Node's `String(x)`.
+    use earlyexit::jsnum::to_js_string;
+    for (x, expected) in [
+        (0.0, "0"),
+        (-0.0, "0"),
+        (7.0, "7"),
+        (-5.0, "-5"),
+        (100.0, "100"),
+        (1e15, "1000000000000000"),
+        (9007199254740991.0, "9007199254740991"),
+        (-9007199254740991.0, "-9007199254740991"),
+        (9007199254740992.0, "9007199254740992"),
+        (1e20, "100000000000000000000"),
+        (1e21, "1e+21"),
+        (4503599627370497.0, "4503599627370497"),
+        (66.66666666666667, "66.66666666666667"),
+    ] {
+        assert_eq!(to_js_string(x), expected, "{x}");
+    }
+}
