@@ -251,6 +251,8 @@ fn read_runs(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> {
 /// blank lines not counted) is `runs[i]` in errors, and the message names its line.
 pub fn parse_jsonl(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
     let mut runs = Vec::new();
+    // A byte-order mark some editors write is not part of the first line's JSON.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (line_index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;

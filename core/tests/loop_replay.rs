@@ -149,6 +149,8 @@ fn errors_name_the_path_and_line() {
     assert_eq!(e.code(), "invalid_replay");
     assert_eq!(e.field(), "runs[2].iterations[1].quality_score");
     assert!(e.message().contains("(line 4)"), "{}", e.message());
+    let with_bom = format!("\u{feff}{good}\r\n{good}\r\n");
+    assert_eq!(loop_replay::parse_jsonl(&with_bom, Naming::Snake).unwrap().len(), 2);
     let e = loop_replay::parse_jsonl("{\"id\": 1,", Naming::Snake).unwrap_err();
     assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[0]"));
     // Snake naming in Python: config keys are spelled as the caller spells them.
