@@ -10,7 +10,8 @@ use crate::convert::{options_value, to_py, to_value, NoneIs, OrRaise};
 
 /// What `replay_loops` returns: `policy`, `summary` and `runs` (one dict per run, in input
 /// order); `to_dict()` is the JSON the JS API's `replayLoops` returns.
-#[pyclass(frozen, module = "earlyexit._native", name = "LoopReplay")]
+#[pyclass(frozen, eq, module = "earlyexit._native", name = "LoopReplay")]
+#[derive(PartialEq)]
 pub struct PyLoopReplay {
     value: Value,
 }
@@ -41,6 +42,10 @@ impl PyLoopReplay {
     /// `{policy, summary, runs}`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.value)
+    }
+    /// Pickles as its JSON text (`to_dict()` as JSON), restored by `_restore_loop_replay`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        Ok((crate::module_attr(py, "_restore_loop_replay")?, (self.value.to_json(),)))
     }
     fn __len__(&self) -> usize {
         match self.value.get("runs") {
@@ -108,10 +113,18 @@ pub fn replay_loops(
     Ok(PyLoopReplay { value })
 }
 
+/// Restores a pickled `LoopReplay` from its JSON text.
+#[pyfunction]
+fn _restore_loop_replay(py: Python<'_>, text: &str) -> PyResult<PyLoopReplay> {
+    let value = Value::parse_json(text, earlyexit::ErrorCode::InvalidReplay, "replay").or_raise(py)?;
+    Ok(PyLoopReplay { value })
+}
+
 /// Adds the replay's class and function to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLoopReplay>()?;
     m.add_function(wrap_pyfunction!(replay_loops, m)?)?;
+    m.add_function(wrap_pyfunction!(_restore_loop_replay, m)?)?;
     m.add("LOOP_PRESETS", earlyexit::loop_stopping::LOOP_PRESETS.to_vec())?;
     Ok(())
 }

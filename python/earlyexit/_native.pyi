@@ -84,6 +84,7 @@ __all__ = [
     "__version__",
     "_layer_runners",
     "_restore",
+    "_restore_loop_replay",
     "_restore_signal",
     "calculate_quality_signal",
     "replay_loops",
@@ -1170,7 +1171,13 @@ class LoopReplay:
     def to_dict(self) -> dict[str, object]:
         """``{policy, summary, runs}``."""
 
+    def __reduce__(self) -> tuple[Callable[[str], LoopReplay], tuple[str]]: ...
     def __len__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def _restore_loop_replay(text: str) -> LoopReplay: ...
 
 def replay_loops(
     runs: Sequence[Mapping[str, object]] | str | bytes,

@@ -80,6 +80,9 @@ def test_keywords_equal_a_policy_dict() -> None:
     assert by_dict.policy["returns"] == "last"
     assert by_dict.policy["config"]["no_improvement_patience"] == 2
     assert "LoopReplay(runs=8" in repr(by_dict)
+    again = pickle.loads(pickle.dumps(by_dict))
+    assert again == by_dict and again.to_dict() == by_dict.to_dict()
+    assert by_dict != by_keywords.to_dict()
 
 
 def test_jsonl_text_and_bytes() -> None:
