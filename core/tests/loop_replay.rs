@@ -314,3 +314,16 @@ fn integers_print_as_javascript_prints_them() {
         assert_eq!(to_js_string(x), expected, "{x}");
     }
 }
+
+#[test]
+fn runs_written_one_per_line_from_an_array_name_no_line_in_errors() {
+    let good = run_json("a", &[(10.0, "failed")]);
+    let text = format!("{good}\n{}", run_json("b", &[(10.0, "failed"), (150.0, "failed")]));
+    let e = loop_replay::runs_from_lines(&text, Naming::Js).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[1].iterations[1].quality_score"));
+    assert!(!e.message().contains("line"), "{}", e.message());
+    let e = loop_replay::runs_from_lines(&format!("{good}\n5"), Naming::Js).unwrap_err();
+    assert_eq!((e.field(), e.message()), ("runs[1]", "runs[1] must be an object, got 5"));
+    let fine = format!("{good}\n{}", run_json("b", &[(10.0, "failed"), (15.0, "failed")]));
+    assert_eq!(loop_replay::runs_from_lines(&fine, Naming::Js).unwrap().len(), 2);
+}

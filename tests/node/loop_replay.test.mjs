@@ -95,3 +95,15 @@ test('values JSON cannot hold still reach the core and fail with their path', ()
     (e) => e instanceof TypeError && e.code === 'invalid_replay' && e.field === 'runs[0].iterations[1].quality_score' && /function/.test(e.message));
   assert.throws(() => ee.replayLoops(42), (e) => e instanceof TypeError && e.field === 'runs');
 });
+
+test('an array of runs and the same runs as JSONL give the same replay; array errors name no line', () => {
+  const runs = doc.runSets['random-11'];
+  const jsonl = runs.map((r) => JSON.stringify(r)).join('\n');
+  assert.deepStrictEqual(ee.replayLoops(runs, 'recommended'), ee.replayLoops(jsonl, 'recommended'));
+  assert.deepStrictEqual(ee.replayLoops([], 'seed').summary.runs, 0);
+  const bad = [runs[0], { ...runs[1], iterations: [{ quality_score: 5, confidence: 0.5, verification_status: 'failed', good: 'yes' }] }];
+  assert.throws(() => ee.replayLoops(bad), (e) => e instanceof TypeError && e.code === 'invalid_replay'
+    && e.field === 'runs[1].iterations[0].good' && !/line/.test(e.message));
+  assert.throws(() => ee.replayLoops([runs[0], undefined]), (e) => e instanceof TypeError && e.field === 'runs[1]');
+  assert.throws(() => ee.replayLoops([runs[0], 5]), (e) => e instanceof TypeError && e.field === 'runs[1]' && !/line/.test(e.message));
+});

@@ -7,7 +7,9 @@ use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
 
-/// `[runs (array or JSONL text), policy]` -> `{policy, summary, runs}`.
+/// `[runs (array or JSONL text), policy, linesFromArray]` -> `{policy, summary, runs}`; with
+/// `linesFromArray` true, `runs` is an array the JS layer wrote one run per line (errors then
+/// name `runs[i]` as for the array, without line numbers).
 pub const LOOP_REPLAY: u32 = 80;
 /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
 pub const LOOP_PRESET: u32 = 81;
@@ -20,7 +22,12 @@ pub fn handles(op: u32) -> bool {
 /// Answers a replay or preset op.
 pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     let value = match op {
-        LOOP_REPLAY => loop_replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?,
+        LOOP_REPLAY => match (arg(args, 0), arg(args, 2)) {
+            (Value::String(lines), Value::Bool(true)) => {
+                loop_replay::replay_lines_value(lines, arg(args, 1), Naming::Js)?
+            }
+            (runs, _) => loop_replay::replay_value(runs, arg(args, 1), Naming::Js)?,
+        },
         _ => {
             let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
             preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)
