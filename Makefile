@@ -2,6 +2,7 @@
 #
 #   make demo    both engines replayed over the bundled example data (examples/data/)
 #   make test    install what is missing (scripts/setup.sh), then every suite (scripts/test-all.sh)
+#   make replay  loop (and pyramid) policies replayed over the public real runs in ../shared/data
 #
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
@@ -14,7 +15,7 @@ REFERENCE ?= ../shared/reference
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench setup vectors test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench replay setup vectors test-rust test-python test-node test-browser test-packaging
 
 test: setup
 	bash scripts/test-all.sh
@@ -25,6 +26,9 @@ demo:
 bench:
 	bash scripts/bench.sh $(if $(QUICK),--quick)
 
+replay:
+	bash scripts/replay.sh
+
 setup:
 	bash scripts/setup.sh
 
@@ -34,3 +38,4 @@ test-rust test-python test-node test-browser test-packaging:
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)
 	node tests/vectors/gen_bad_input.mjs $(REFERENCE)
+	node tests/vectors/replay/gen_loop_replay.mjs

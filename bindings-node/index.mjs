@@ -15,6 +15,9 @@ export const {
   CONSERVATIVE_EXIT_CONFIG,
   // pyramid replay and the risk-bounded policy
   replayPyramids, shadowPyramids, calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate,
+  replayLoops,
+  loopPreset,
+  LOOP_PRESETS,
   init,
 } = earlyexit;
 export default earlyexit.EarlyStopping;

@@ -52,5 +52,8 @@ export const {
   CONSERVATIVE_EXIT_CONFIG,
   // pyramid replay and the risk-bounded policy
   replayPyramids, shadowPyramids, calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate,
+  replayLoops,
+  loopPreset,
+  LOOP_PRESETS,
 } = api;
 export default api.EarlyStopping;

@@ -642,6 +642,70 @@ export default function createApi(native) {
   });
   // Pyramid replay and the risk-bounded policy. End.
   // ------------------------------------------------------------------------
+  // ------------------------------------------------------------------------
+  // Loop replay and loop presets (docs/replay.md). Op codes 80/81: `loop_replay` in
+  // js/interface/src/loop_replay.rs. One native call per batch of runs.
+  const OP_LOOP_REPLAY = 80;
+  const OP_LOOP_PRESET = 81;
+
+  /**
+   * Replays a loop policy over recorded runs.
+   * @param {object[]|string} runs run objects, or JSONL text (one run per line)
+   * @param {string|object} [policy] a preset name or `{preset, config, returns, analytics}`
+   */
+  function replayLoops(runs, policy = undefined) {
+    const lines = linesOf(runs);
+    const args = lines === null ? args2(enc(runs), encConfig(policy)) : '[' + JSON.stringify(lines) + ',' + encConfig(policy) + ',true]';
+    return unwrap(native.exec(OP_LOOP_REPLAY, args));
+  }
+
+  // An array of runs goes over as one run per line: the engine's JSON.stringify is several
+  // times faster than the general encoder, and the core reads plain lines without building a
+  // value tree. Only what JSON cannot hold (NaN, the infinities, functions, undefined) needs
+  // the general encoder's tags; then, and for anything not an array, this answers null.
+  function linesOf(runs) {
+    if (!Array.isArray(runs)) return null;
+    let plain = true;
+    const replacer = function replacer(key, value) {
+      switch (typeof value) {
+        case 'number':
+          if (value - value !== 0) plain = false;
+          return value;
+        case 'function':
+        case 'symbol':
+        case 'bigint':
+        case 'undefined':
+          if (typeof value !== 'undefined' || Array.isArray(this) || key === '') plain = false;
+          return typeof value === 'undefined' ? value : null;
+        default:
+          return value;
+      }
+    };
+    let text = '';
+    for (let i = 0; i < runs.length && plain; i++) {
+      const line = JSON.stringify(runs[i], replacer);
+      if (line === undefined) plain = false;
+      else text += (i > 0 ? '\n' : '') + line;
+    }
+    return plain ? text : null;
+  }
+
+  /** A named preset's config (`'seed'`, the default, or `'recommended'`), with overrides merged. */
+  function loopPreset(name, overrides = undefined) {
+    return unwrap(native.exec(OP_LOOP_PRESET, args2(enc(name), encConfig(overrides))));
+  }
+
+  Object.defineProperty(EarlyStopping, 'fromPreset', {
+    value: function fromPreset(name, overrides = undefined, iterationAnalytics = null) {
+      return new EarlyStopping(loopPreset(name, overrides), iterationAnalytics);
+    },
+    writable: true,
+    configurable: true,
+  });
+  api.replayLoops = replayLoops;
+  api.loopPreset = loopPreset;
+  api.LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
+  // ------------------------------------------------------------------------ end of loop replay
 
   return { api, ready };
 }

@@ -47,7 +47,8 @@ export type Trigger =
   | 'diminishing_returns'
   | 'max_iterations'
   | 'budget_exhausted'
-  | 'quality_regression';
+  | 'quality_regression'
+  | 'no_improvement';
 
 /** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the seed's) or this score minus the previous one. */
 export type PlateauDeltaSource = 'reported' | 'computed';
@@ -88,6 +89,10 @@ export interface EarlyStoppingConfig {
   regressionTolerance?: number;
   /** Opt-in regression guard (integer >= 1, default 2, needs `regressionTolerance`): iterations in a row below it that stop the loop (trigger `quality_regression`). */
   regressionPatience?: number;
+  /** Opt-in: a plateau counts only when every record of its window reaches this quality (0..100). */
+  plateauMinQuality?: number;
+  /** Opt-in give-up rule: stop after this many records without a new best (trigger `no_improvement`). */
+  noImprovementPatience?: number;
 }
 
 /** A partial config: merged over the defaults (constructor) or the current config (`configure`). Unknown keys throw. */
@@ -173,7 +178,15 @@ export interface QualityRegressionDetails {
   patience: number;
 }
 
+export interface NoImprovementDetails {
+  best_iteration: number;
+  best_quality_score: number;
+  iterations_without_improvement: number;
+  patience: number;
+}
+
 export type StoppingDetails =
+  | NoImprovementDetails
   | HighConfidenceDetails
   | QualityPlateauDetails
   | DiminishingReturnsDetails
@@ -310,6 +323,8 @@ export declare class EarlyStopping implements Freeable {
   toJSON(): EarlyStoppingSnapshot;
   /** Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. */
   static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  /** An engine with a named preset's config (`'seed'` = the defaults, `'recommended'`), overrides merged. */
+  static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
   [Symbol.dispose](): void;
   /** The seed's public fields, read-only. */
@@ -729,3 +744,96 @@ export declare function pyramidPolicyUpdate(
 export declare function init(input?: unknown): Promise<void>;
 
 export default EarlyStopping;
+
+// ---------------------------------------------------------------------------
+// Loop replay and loop presets (docs/replay.md)
+
+/** The named loop presets; `'seed'` is the default everywhere. */
+export type LoopPresetName = 'seed' | 'recommended';
+export declare const LOOP_PRESETS: readonly LoopPresetName[];
+/** A named preset's full config, with `overrides` merged (validated). */
+export declare function loopPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null): EarlyStoppingConfig;
+
+/** One recorded iteration of a replay run. */
+export interface ReplayIteration {
+  quality_score: number;
+  confidence: number;
+  verification_status: VerificationStatus;
+  /** Absent: this score minus the previous one. */
+  quality_delta?: number;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+  /** Ground truth: was the output really good? Absent or null: a passed verification counts as good. */
+  good?: boolean | null;
+}
+
+/** One recorded run (one JSONL line). */
+export interface ReplayRun {
+  id: string | number;
+  dataset?: string;
+  split?: string;
+  iterations: ReplayIteration[];
+}
+
+/** What to replay: a preset name, or a preset with a config merged over it. */
+export type LoopPolicy =
+  | LoopPresetName
+  | {
+      preset?: LoopPresetName;
+      config?: EarlyStoppingOptions;
+      /** Which output the policy hands back: the last run or the decision's best (default: the preset's). */
+      returns?: 'last' | 'best';
+      /** Attach the built-in IterationAnalytics (true, or its config), or not (false). */
+      analytics?: boolean | Partial<IterationAnalyticsConfig>;
+    };
+
+/** What the policy did on one run. */
+export interface ReplayRunOutcome {
+  id: string;
+  dataset?: string;
+  iterations_available: number;
+  iterations_run: number;
+  stopped: boolean;
+  trigger: Exclude<Trigger, 'none'> | 'end_of_run';
+  reason: string | null;
+  returned_iteration: number;
+  returned_quality: number;
+  best_iteration: number;
+  best_quality: number;
+  quality_gap: number;
+  premature: boolean;
+  wasted_iterations: number;
+  returned_good: boolean;
+  false_pass: boolean;
+}
+
+/** Aggregates over the replayed runs. */
+export interface ReplaySummary {
+  runs: number;
+  iterations_available: number;
+  iterations_used: number;
+  mean_iterations: number;
+  share_of_available: number;
+  mean_returned_quality: number;
+  mean_best_quality: number;
+  mean_quality_gap: number;
+  premature_stops: number;
+  premature_rate: number;
+  wasted_iterations: number;
+  mean_wasted_iterations: number;
+  returned_good: number;
+  reachable_good: number;
+  false_passes: number;
+  ended_without_stop: number;
+  triggers: Record<Exclude<Trigger, 'none'>, number>;
+}
+
+export interface LoopReplay {
+  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: IterationAnalyticsConfig | false };
+  summary: ReplaySummary;
+  runs: ReplayRunOutcome[];
+}
+
+/** Replays a loop policy over recorded runs (objects, or JSONL text) in one native call. */
+export declare function replayLoops(runs: ReplayRun[] | string, policy?: LoopPolicy | null): LoopReplay;

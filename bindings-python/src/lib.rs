@@ -12,6 +12,7 @@ mod analytics_engine;
 mod convert;
 mod loop_engine;
 mod pyramid_replay;
+mod loop_replay;
 mod test_exit;
 mod wrapper;
 
@@ -155,6 +156,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(test_exit::_layer_runners, m)?)?;
     m.add_function(wrap_pyfunction!(_restore, m)?)?;
     pyramid_replay::register(m)?;
+    loop_replay::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -128,6 +128,23 @@ impl PyEarlyStoppingConfig {
     fn regression_patience(&self) -> Option<u64> {
         self.inner.regression_patience
     }
+    /// Opt-in: the quality every record of a plateau window must reach; `None` when not set.
+    #[getter]
+    fn plateau_min_quality(&self) -> Option<f64> {
+        self.inner.plateau_min_quality
+    }
+    /// Opt-in: records without a new best that give up (trigger `no_improvement`).
+    #[getter]
+    fn no_improvement_patience(&self) -> Option<u64> {
+        self.inner.no_improvement_patience
+    }
+
+    /// A named preset (`'seed'`, the default, or `'recommended'`) with keyword overrides.
+    #[staticmethod]
+    #[pyo3(signature = (name, /, **overrides))]
+    fn from_preset(py: Python<'_>, name: AnyValue, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        Ok(PyEarlyStoppingConfig { inner: preset_config(py, &name.0, overrides)? })
+    }
 
     /// `getConfig()` as the JS API returns it (camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -141,6 +158,13 @@ impl PyEarlyStoppingConfig {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
         wrapper::reduce_by_class(slf)
     }
+}
+
+/// A named preset's config with keyword overrides merged (validated).
+fn preset_config(py: Python<'_>, name: &Value, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<EarlyStoppingConfig> {
+    let preset = EarlyStoppingConfig::preset_value(name, "name").or_raise(py)?;
+    let changes = options_value(None, overrides)?;
+    preset.merged(&changes, Naming::Snake, "options", ErrorCode::InvalidConfig).or_raise(py)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -676,6 +700,19 @@ impl PyEarlyStopping {
 
     /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
     /// snapshot and is given again.
+    /// An engine with a named preset's config (`'seed'` or `'recommended'`), overrides merged.
+    #[staticmethod]
+    #[pyo3(signature = (name, /, *, analytics = None, **overrides))]
+    fn from_preset(
+        py: Python<'_>,
+        name: AnyValue,
+        analytics: Option<&Bound<'_, PyAny>>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let engine = EarlyStopping::new(preset_config(py, &name.0, overrides)?).or_raise(py)?;
+        Self::with_source(py, engine, analytics)
+    }
+
     #[staticmethod]
     #[pyo3(signature = (snapshot, *, analytics = None))]
     fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {

@@ -367,8 +367,21 @@ impl IterationAnalytics {
             usage: input.usage,
         }
         .to_value();
+        // `recordIteration` takes no `quality_delta` (it computes it): validate without it.
+        let as_value = match as_value {
+            Value::Object(entries) => {
+                Value::Object(entries.into_iter().filter(|(k, _)| k != "quality_delta").collect())
+            }
+            other => other,
+        };
         let checked = AnalyticsInput::from_value(&as_value, Naming::Snake)?;
         Ok(self.push(checked))
+    }
+
+    /// Records an input the caller has already validated (the replay parses and checks its
+    /// runs once, so re-validating per iteration would only cost time).
+    pub(crate) fn record_checked(&mut self, input: AnalyticsInput) {
+        self.push(input);
     }
 
     fn push(&mut self, input: AnalyticsInput) -> &AnalyticsRecord {

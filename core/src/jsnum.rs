@@ -154,8 +154,34 @@ pub fn push_js_string(out: &mut String, value: f64) {
         out.push_str("Infinity");
         return;
     }
-    let (s, n) = shortest(value.abs());
+    // Fast path: an integer below 2^53 prints as its decimal digits. Every integer that
+    // small is a double, so no shorter decimal reads back as it (a shorter one is another
+    // integer), which is what the round-trip search below would conclude, far more slowly.
+    // Counts, iteration numbers and many qualities are such integers.
+    let magnitude = value.abs();
+    if magnitude.fract() == 0.0 && magnitude < 9_007_199_254_740_992.0 {
+        push_integer(out, magnitude as u64);
+        return;
+    }
+    let (s, n) = shortest(magnitude);
     push_number_string(out, &s, n);
+}
+
+/// Appends the decimal digits of `n`.
+fn push_integer(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (n % 10) as u8;
+        start -= 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for d in digits.iter().skip(start) {
+        out.push(char::from(*d));
+    }
 }
 
 /// Lays out `s × 10^(n - k)` (with `k = s.len()`, `s` without trailing zeros) as ECMAScript's

@@ -15,7 +15,9 @@
 //!    verification; a high-confidence record that is not verified falls through);
 //! 5. quality plateau (if enabled) over the last `plateau_consecutive_count` records
 //!    (opt-in `plateauDeltaSource`, `plateauMode`);
-//! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`);
+//! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`), then no
+//!    improvement (opt-in `noImprovementPatience`: that many records in a row brought no new
+//!    best quality; the explicit give-up rule of the `recommended` preset);
 //! 7. diminishing returns from an outside source (if enabled and one is attached), asked
 //!    only when nothing above stopped (it may be costly, as in the seed);
 //! 8. otherwise go on, `'Continuing iteration - no stopping criteria met'`, confidence 0.7.
@@ -91,11 +93,13 @@ pub enum Trigger {
     BudgetExhausted,
     /// Opt-in regression guard: quality stayed below the best for too long.
     QualityRegression,
+    /// Opt-in give-up rule: `noImprovementPatience` records in a row without a new best.
+    NoImprovement,
 }
 
 impl Trigger {
     /// Every trigger, the seed's four first.
-    pub const ALL: [Trigger; 7] = [
+    pub const ALL: [Trigger; 8] = [
         Trigger::None,
         Trigger::HighConfidence,
         Trigger::QualityPlateau,
@@ -103,6 +107,7 @@ impl Trigger {
         Trigger::MaxIterations,
         Trigger::BudgetExhausted,
         Trigger::QualityRegression,
+        Trigger::NoImprovement,
     ];
 
     /// The seed's spelling (and the options' triggers in the same style).
@@ -115,6 +120,7 @@ impl Trigger {
             Trigger::MaxIterations => "max_iterations",
             Trigger::BudgetExhausted => "budget_exhausted",
             Trigger::QualityRegression => "quality_regression",
+            Trigger::NoImprovement => "no_improvement",
         }
     }
 
@@ -187,6 +193,8 @@ const MAX_TOTAL_COST_USD: FieldName = FieldName::new("maxTotalCostUsd", "max_tot
 const MAX_WALL_CLOCK_MS: FieldName = FieldName::new("maxWallClockMs", "max_wall_clock_ms");
 const REGRESSION_TOLERANCE: FieldName = FieldName::new("regressionTolerance", "regression_tolerance");
 const REGRESSION_PATIENCE: FieldName = FieldName::new("regressionPatience", "regression_patience");
+const PLATEAU_MIN_QUALITY: FieldName = FieldName::new("plateauMinQuality", "plateau_min_quality");
+const NO_IMPROVEMENT_PATIENCE: FieldName = FieldName::new("noImprovementPatience", "no_improvement_patience");
 
 /// Every config key: the seed's seven in its order, then the opt-in options.
 pub const CONFIG_FIELDS: &[FieldName] = &[
@@ -206,6 +214,8 @@ pub const CONFIG_FIELDS: &[FieldName] = &[
     MAX_WALL_CLOCK_MS,
     REGRESSION_TOLERANCE,
     REGRESSION_PATIENCE,
+    PLATEAU_MIN_QUALITY,
+    NO_IMPROVEMENT_PATIENCE,
 ];
 
 /// Where the plateau rule takes each step's change from.
@@ -284,6 +294,12 @@ pub struct EarlyStoppingConfig {
     pub regression_tolerance: Option<f64>,
     /// Iterations a regression must last to stop (needs `regression_tolerance`); >= 1, default 2.
     pub regression_patience: Option<u64>,
+    /// Opt-in quality gate of the plateau rule: a window whose lowest quality is below this
+    /// is not a plateau of good work (a run stuck at 0 is not done, it is failing); 0..=100.
+    pub plateau_min_quality: Option<f64>,
+    /// Opt-in give-up rule: stop (trigger `no_improvement`) once this many records in a row
+    /// brought no new best quality; integer >= 1.
+    pub no_improvement_patience: Option<u64>,
 }
 
 impl Default for EarlyStoppingConfig {
@@ -306,12 +322,74 @@ impl Default for EarlyStoppingConfig {
             max_wall_clock_ms: None,
             regression_tolerance: None,
             regression_patience: None,
+            plateau_min_quality: None,
+            no_improvement_patience: None,
         }
     }
 }
 
 /// Patience of the regression guard when only a tolerance is configured.
 pub const DEFAULT_REGRESSION_PATIENCE: u64 = 2;
+
+/// The named loop presets: `seed` (the seed's `DEFAULT_CONFIG`, the default everywhere) and
+/// `recommended` (see [`EarlyStoppingConfig::recommended`]).
+pub const LOOP_PRESETS: [&str; 2] = ["seed", "recommended"];
+
+impl EarlyStoppingConfig {
+    /// The `recommended` preset, measured by replay on real agent runs (`docs/replay.md`):
+    /// stop on a verified pass that also shows high confidence and quality (verification is
+    /// evidence next to the quality score, not proof on its own); count a plateau only when
+    /// every record of the window reaches 70 points and the *computed* change stays under 1
+    /// point, over 5 records (a run stuck at 0 is failing, not done); give up explicitly after
+    /// 5 iterations without a new best; no outside diminishing-returns source (its relative rule cannot
+    /// tell a run stuck at 0 from a finished one). Return `best_iteration`, not the last
+    /// output: the preset is tuned for that.
+    pub fn recommended() -> Self {
+        EarlyStoppingConfig {
+            plateau_consecutive_count: 5,
+            plateau_improvement_threshold: 1.0,
+            plateau_delta_source: Some(PlateauDeltaSource::Computed),
+            plateau_mode: Some(PlateauMode::Absolute),
+            plateau_min_quality: Some(70.0),
+            no_improvement_patience: Some(5),
+            enable_diminishing_returns: false,
+            ..EarlyStoppingConfig::default()
+        }
+    }
+
+    /// A named preset ([`LOOP_PRESETS`]), or `None` for an unknown name.
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "seed" => Some(EarlyStoppingConfig::default()),
+            "recommended" => Some(EarlyStoppingConfig::recommended()),
+            _ => None,
+        }
+    }
+
+    /// A named preset from a host value (`field` names the argument in errors): a string
+    /// that is one of [`LOOP_PRESETS`], else `invalid_config`.
+    pub fn preset_value(name: &Value, field: &str) -> Result<Self> {
+        let text = match name {
+            Value::String(s) => s.as_str(),
+            other => {
+                return Err(Error::new(
+                    ErrorCode::InvalidConfig,
+                    ErrorKind::Type,
+                    field,
+                    [field, " must be a string, got ", &other.describe()].concat(),
+                ))
+            }
+        };
+        EarlyStoppingConfig::preset(text).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                field,
+                [field, " must be one of '", &LOOP_PRESETS.join("', '"), "', got ", &name.describe()].concat(),
+            )
+        })
+    }
+}
 
 impl EarlyStoppingConfig {
     /// Checks every value of a config built in Rust (field names in snake_case).
@@ -398,6 +476,12 @@ impl EarlyStoppingConfig {
         if has(REGRESSION_PATIENCE) {
             c.regression_patience = Some(reader.integer(REGRESSION_PATIENCE, 1, MAX_SAFE_INTEGER)?);
         }
+        if has(PLATEAU_MIN_QUALITY) {
+            c.plateau_min_quality = Some(reader.number(PLATEAU_MIN_QUALITY, 0.0, 100.0)?);
+        }
+        if has(NO_IMPROVEMENT_PATIENCE) {
+            c.no_improvement_patience = Some(reader.integer(NO_IMPROVEMENT_PATIENCE, 1, MAX_SAFE_INTEGER)?);
+        }
         // Cross-field rules, reported on a key this call gave (the error must name what the
         // caller can fix here): the first key of the pair when it was given, else the second,
         // which no longer fits the value already configured.
@@ -446,7 +530,7 @@ impl EarlyStoppingConfig {
             (ENABLE_PLATEAU_DETECTION.spelled(naming).into(), Value::Bool(self.enable_plateau_detection)),
             (ENABLE_DIMINISHING_RETURNS.spelled(naming).into(), Value::Bool(self.enable_diminishing_returns)),
         ];
-        let options: [(FieldName, Option<Value>); 9] = [
+        let options: [(FieldName, Option<Value>); 11] = [
             (PLATEAU_DELTA_SOURCE, self.plateau_delta_source.map(|s| Value::string(s.as_str()))),
             (PLATEAU_MODE, self.plateau_mode.map(|m| Value::string(m.as_str()))),
             (MIN_ITERATIONS, self.min_iterations.map(|n| Value::Number(n as f64))),
@@ -456,6 +540,8 @@ impl EarlyStoppingConfig {
             (MAX_WALL_CLOCK_MS, self.max_wall_clock_ms.map(Value::Number)),
             (REGRESSION_TOLERANCE, self.regression_tolerance.map(Value::Number)),
             (REGRESSION_PATIENCE, self.regression_patience.map(|n| Value::Number(n as f64))),
+            (PLATEAU_MIN_QUALITY, self.plateau_min_quality.map(Value::Number)),
+            (NO_IMPROVEMENT_PATIENCE, self.no_improvement_patience.map(|n| Value::Number(n as f64))),
         ];
         for (field, item) in options {
             if let Some(item) = item {
@@ -878,6 +964,18 @@ pub enum StoppingDetails {
         /// `regressionPatience`.
         patience: u64,
     },
+    /// `{best_iteration, best_quality_score, iterations_without_improvement, patience}`
+    /// (opt-in `noImprovementPatience`).
+    NoImprovement {
+        /// The best record's iteration.
+        best_iteration: u64,
+        /// Its quality.
+        best_quality_score: f64,
+        /// Records since the best one.
+        iterations_without_improvement: u64,
+        /// `noImprovementPatience`.
+        patience: u64,
+    },
 }
 
 impl StoppingDetails {
@@ -942,6 +1040,17 @@ impl StoppingDetails {
                     ("patience", Value::Number(*patience as f64)),
                 ])
             }
+            StoppingDetails::NoImprovement {
+                best_iteration,
+                best_quality_score,
+                iterations_without_improvement,
+                patience,
+            } => Value::object(vec![
+                ("best_iteration", Value::Number(*best_iteration as f64)),
+                ("best_quality_score", Value::Number(*best_quality_score)),
+                ("iterations_without_improvement", Value::Number(*iterations_without_improvement as f64)),
+                ("patience", Value::Number(*patience as f64)),
+            ]),
         }
     }
 
@@ -967,6 +1076,24 @@ impl StoppingDetails {
                 limit: reader.number(f("limit"), 0.0, f64::MAX)?,
                 observed: reader.number(f("observed"), 0.0, f64::MAX)?,
                 records_without_value: reader.integer(f("records_without_value"), 0, MAX_SAFE_INTEGER)?,
+            });
+        }
+        if reader.get(f("iterations_without_improvement")).is_some() {
+            reader.reject_unknown(&[
+                f("best_iteration"),
+                f("best_quality_score"),
+                f("iterations_without_improvement"),
+                f("patience"),
+            ])?;
+            return Ok(StoppingDetails::NoImprovement {
+                best_iteration: reader.integer(f("best_iteration"), 1, MAX_SAFE_INTEGER)?,
+                best_quality_score: reader.number(f("best_quality_score"), 0.0, 100.0)?,
+                iterations_without_improvement: reader.integer(
+                    f("iterations_without_improvement"),
+                    1,
+                    MAX_SAFE_INTEGER,
+                )?,
+                patience: reader.integer(f("patience"), 1, MAX_SAFE_INTEGER)?,
             });
         }
         if reader.get(f("patience")).is_some() {
@@ -1177,12 +1304,14 @@ pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -
     if !(meets_confidence && meets_quality) {
         return None;
     }
+    // Decide before building the reason: toFixed is costly, and a replay asks this on every
+    // iteration of runs that are confident but unverified.
+    if config.require_verification && last.verification_status != VerificationStatus::Passed {
+        return None;
+    }
     let mut reason = String::from("High confidence (");
     jsnum::push_fixed(&mut reason, last.confidence * 100.0, 1);
     let verification_status = if config.require_verification {
-        if last.verification_status != VerificationStatus::Passed {
-            return None;
-        }
         reason.push_str("%) AND verification passed");
         Some(last.verification_status)
     } else {
@@ -1213,6 +1342,13 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
         return None;
     }
     let recent = history.get(history.len() - required_len..)?;
+    if let Some(min_quality) = config.plateau_min_quality {
+        // A flat window of poor work is a failing run, not a finished one: leave it to the
+        // explicit give-up rules (noImprovementPatience, maxIterations, budgets).
+        if recent.iter().any(|r| r.as_ref().quality_score < min_quality) {
+            return None;
+        }
+    }
     let step = |pair: &[R]| {
         let [prev, curr] = pair else { return None };
         let (prev, curr) = (prev.as_ref(), curr.as_ref());
@@ -1323,6 +1459,7 @@ pub struct LoopTally {
     without: [u64; 3],
     peak: Option<(u64, f64)>,
     regression_streak: u64,
+    since_peak: u64,
 }
 
 impl LoopTally {
@@ -1349,6 +1486,9 @@ impl LoopTally {
         self.regression_streak = if regressed { self.regression_streak + 1 } else { 0 };
         if self.peak.is_none_or(|(_, peak)| q > peak) {
             self.peak = Some((observation.iteration, q));
+            self.since_peak = 0;
+        } else {
+            self.since_peak += 1;
         }
     }
 
@@ -1459,6 +1599,88 @@ pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Opti
             StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience },
         )
     })
+}
+
+/// Opt-in give-up rule: stop once the last `noImprovementPatience` records each failed to
+/// beat the best quality seen before them (a record equal to the best is no improvement).
+pub fn check_no_improvement(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDecision> {
+    let patience = config.no_improvement_patience?;
+    let (best_iteration, best_quality_score) = tally.peak?;
+    (tally.since_peak >= patience).then(|| {
+        let mut reason = String::from("No improvement: ");
+        reason.push_str(&tally.since_peak.to_string());
+        reason.push_str(" consecutive iterations without a new best (");
+        jsnum::push_js_string(&mut reason, best_quality_score);
+        reason.push_str(" at iteration ");
+        reason.push_str(&best_iteration.to_string());
+        reason.push(')');
+        StoppingDecision::stop(
+            reason,
+            0.8,
+            Trigger::NoImprovement,
+            StoppingDetails::NoImprovement {
+                best_iteration,
+                best_quality_score,
+                iterations_without_improvement: tally.since_peak,
+                patience,
+            },
+        )
+    })
+}
+
+/// The seed's `shouldStop` order over a history (see the module doc), shared by the owning
+/// [`EarlyStopping`] and the replay: `tally` must have folded in exactly `history`. The
+/// returned decision has no best-iteration or budget extras (the caller adds them).
+pub fn decide_over<R, E, F>(
+    config: &EarlyStoppingConfig,
+    history: &[R],
+    tally: &LoopTally,
+    source: Option<F>,
+) -> std::result::Result<StoppingDecision, E>
+where
+    R: AsRef<Observation>,
+    F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
+{
+    let Some(last) = history.last() else {
+        return Ok(StoppingDecision::go_on(REASON_NO_ITERATIONS, 1.0));
+    };
+    let recorded = history.len() as u64;
+    // Hard limits first: a spent budget or the iteration cap stops whatever the quality.
+    if config.max_total_tokens.is_some() || config.max_total_cost_usd.is_some() || config.max_wall_clock_ms.is_some() {
+        if let Some(stop) = check_budgets(&tally.budgets(config)) {
+            return Ok(stop);
+        }
+    }
+    if let Some(stop) = check_max_iterations(config, recorded) {
+        return Ok(stop);
+    }
+    // Warm-up gates every quality trigger (and the outside source is not asked).
+    if let Some(wait) = warm_up(config, recorded) {
+        return Ok(wait);
+    }
+    if let Some(stop) = check_high_confidence(config, last.as_ref()) {
+        return Ok(stop);
+    }
+    if config.enable_plateau_detection {
+        if let Some(stop) = check_plateau(config, history) {
+            return Ok(stop);
+        }
+    }
+    if let Some(stop) = check_regression(config, tally) {
+        return Ok(stop);
+    }
+    if let Some(stop) = check_no_improvement(config, tally) {
+        return Ok(stop);
+    }
+    if config.enable_diminishing_returns {
+        if let Some(source) = source {
+            let report = source()?;
+            if let Some(stop) = diminishing_returns_decision(&report) {
+                return Ok(stop);
+            }
+        }
+    }
+    Ok(StoppingDecision::go_on(REASON_CONTINUE, 0.7))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1617,41 +1839,7 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let Some(last) = self.history.last() else {
-            return Ok(StoppingDecision::go_on(REASON_NO_ITERATIONS, 1.0));
-        };
-        let recorded = self.history.len() as u64;
-        // Hard limits first: a spent budget or the iteration cap stops whatever the quality.
-        if let Some(stop) = check_budgets(&self.tally.budgets(&self.config)) {
-            return Ok(stop);
-        }
-        if let Some(stop) = check_max_iterations(&self.config, recorded) {
-            return Ok(stop);
-        }
-        // Warm-up gates every quality trigger (and the outside source is not asked).
-        if let Some(wait) = warm_up(&self.config, recorded) {
-            return Ok(wait);
-        }
-        if let Some(stop) = check_high_confidence(&self.config, &last.observation) {
-            return Ok(stop);
-        }
-        if self.config.enable_plateau_detection {
-            if let Some(stop) = check_plateau(&self.config, &self.history) {
-                return Ok(stop);
-            }
-        }
-        if let Some(stop) = check_regression(&self.config, &self.tally) {
-            return Ok(stop);
-        }
-        if self.config.enable_diminishing_returns {
-            if let Some(source) = source {
-                let report = source()?;
-                if let Some(stop) = diminishing_returns_decision(&report) {
-                    return Ok(stop);
-                }
-            }
-        }
-        Ok(StoppingDecision::go_on(REASON_CONTINUE, 0.7))
+        decide_over(&self.config, &self.history, &self.tally, source)
     }
 
     /// The seed's `generateSummary()` (it calls `shouldStop`, so it may set the stopping reason).

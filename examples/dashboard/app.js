@@ -121,6 +121,8 @@ const LOOP_FIELDS = [
       { name: 'maxWallClockMs', label: 'Time budget (ms)', step: 1000 },
       { name: 'regressionTolerance', label: 'Regression tolerance', hint: 'points below the best', step: 1 },
       { name: 'regressionPatience', label: 'Regression patience', hint: 'iterations', step: 1 },
+      { name: 'plateauMinQuality', label: 'Plateau quality gate', hint: 'every record of the window, 0–100', step: 1 },
+      { name: 'noImprovementPatience', label: 'Give up after', hint: 'iterations without a new best', step: 1 },
     ],
   },
 ];

@@ -44,6 +44,7 @@ from ._native import (
     calculate_quality_signal,
 )
 from . import _types
+from ._native import LOOP_PRESETS, LoopReplay, replay_loops  # loop replay (docs/replay.md)
 from ._native import (  # pyramid replay and the risk-bounded policy
     calibrate_pyramid_policy,
     pyramid_policy_decide,
@@ -56,6 +57,10 @@ from ._types import *  # noqa: F403 (the type names, listed once in _types.__all
 __version__ = "0.1.0"
 
 __all__ = [
+    # loop replay and presets
+    "replay_loops",
+    "LoopReplay",
+    "LOOP_PRESETS",
     # loop stopping
     "EarlyStopping",
     "EarlyStoppingConfig",
@@ -91,6 +96,10 @@ __all__ = [
     "calibrate_pyramid_policy",
     "pyramid_policy_decide",
     "pyramid_policy_update",
+    # loop replay and presets
+    "replay_loops",
+    "LoopReplay",
+    "LOOP_PRESETS",
     # errors
     "EarlyExitError",
     "EarlyExitTypeError",

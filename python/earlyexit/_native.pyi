@@ -32,6 +32,10 @@ from earlyexit._types import (
     EarlyStoppingConfigDict,
     EarlyStoppingOptions,
     ExitConfigDict,
+    LoopPolicyDict,
+    LoopPresetName,
+    ReplayRunOutcomeDict,
+    ReplaySummaryDict,
     ExitDecisionDict,
     ExitOptions,
     ExitReason,
@@ -69,7 +73,9 @@ __all__ = [
     "IterationAnalytics",
     "IterationRecord",
     "IterationSelection",
+    "LOOP_PRESETS",
     "LayerResult",
+    "LoopReplay",
     "PyramidAction",
     "PyramidRun",
     "QualitySignal",
@@ -81,6 +87,7 @@ __all__ = [
     "__version__",
     "_layer_runners",
     "_restore",
+    "_restore_loop_replay",
     "_restore_signal",
     "calculate_quality_signal",
     "calibrate_pyramid_policy",
@@ -88,6 +95,7 @@ __all__ = [
     "pyramid_policy_update",
     "replay_pyramids",
     "shadow_pyramids",
+    "replay_loops",
 ]
 
 @type_check_only
@@ -183,6 +191,18 @@ class EarlyStoppingConfig:
     @property
     def regression_patience(self) -> int | None:
         """Iterations a regression must last to stop (default 2 once a tolerance is set)."""
+
+    @property
+    def plateau_min_quality(self) -> float | None:
+        """Opt-in: the quality every record of a plateau window must reach."""
+
+    @property
+    def no_improvement_patience(self) -> int | None:
+        """Opt-in: records without a new best that give up (trigger ``no_improvement``)."""
+
+    @staticmethod
+    def from_preset(name: LoopPresetName, /, **overrides: Unpack[EarlyStoppingOptions]) -> EarlyStoppingConfig:
+        """A named preset (``"seed"``, the default, or ``"recommended"``) with overrides merged."""
 
     def to_dict(self) -> EarlyStoppingConfigDict:
         """``getConfig()`` as the JS API returns it (camelCase; opt-in options only when set)."""
@@ -427,6 +447,16 @@ class EarlyStopping:
 
     def to_json(self) -> str:
         """The portable snapshot (``{"version": 1, "engine": "EarlyStopping", ...}``) as JSON text."""
+
+    @staticmethod
+    def from_preset(
+        name: LoopPresetName,
+        /,
+        *,
+        analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
+        **overrides: Unpack[EarlyStoppingOptions],
+    ) -> EarlyStopping:
+        """An engine with a named preset's config (``"seed"`` or ``"recommended"``), overrides merged."""
 
     @staticmethod
     def from_json(
@@ -1181,3 +1211,50 @@ def pyramid_policy_update(
     config: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """Learns one finished run (``ran`` in run order); returns the new model document."""
+# ---------------------------------------------------------------------------------------
+# Loop replay (docs/replay.md)
+# ---------------------------------------------------------------------------------------
+
+#: The named loop presets.
+LOOP_PRESETS: list[str]
+
+@final
+class LoopReplay:
+    """What :func:`replay_loops` returns; ``to_dict()`` is the JS ``replayLoops`` answer."""
+
+    @property
+    def policy(self) -> dict[str, object]:
+        """``{config, returns, analytics}``: the replayed policy (config keys snake_case)."""
+
+    @property
+    def summary(self) -> ReplaySummaryDict:
+        """The aggregates over all runs."""
+
+    @property
+    def runs(self) -> list[ReplayRunOutcomeDict]:
+        """One dict per run, in input order."""
+
+    def to_dict(self) -> dict[str, object]:
+        """``{policy, summary, runs}``."""
+
+    def __reduce__(self) -> tuple[Callable[[str], LoopReplay], tuple[str]]: ...
+    def __len__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def _restore_loop_replay(text: str) -> LoopReplay: ...
+
+def replay_loops(
+    runs: Sequence[Mapping[str, object]] | str | bytes,
+    policy: LoopPresetName | LoopPolicyDict | Mapping[str, object] | None = None,
+    /,
+    *,
+    preset: LoopPresetName | None = None,
+    config: EarlyStoppingOptions | Mapping[str, object] | EarlyStoppingConfig | None = None,
+    returns: Literal["last", "best"] | None = None,
+    analytics: bool | Mapping[str, object] | None = None,
+) -> LoopReplay:
+    """Replays a loop policy over recorded runs (run dicts or JSONL text) in one call.
+    Bad input raises :class:`~earlyexit.EarlyExitError` / ``EarlyExitTypeError`` with code
+    ``invalid_replay`` and the path (``runs[3].iterations[2].quality_score``)."""

@@ -33,7 +33,10 @@ __all__ = [
     "IterationResultDict",
     "IterationSelectionDict",
     "LayerResultDict",
+    "LoopPolicyDict",
+    "LoopPresetName",
     "MaxIterationsDetails",
+    "NoImprovementDetails",
     "Outcome",
     "PlateauDeltaSource",
     "PlateauDetails",
@@ -42,6 +45,8 @@ __all__ = [
     "PyramidActionDict",
     "QualityRegressionDetails",
     "QualitySignalDict",
+    "ReplayRunOutcomeDict",
+    "ReplaySummaryDict",
     "SelectionCriteria",
     "SpeculationDict",
     "StoppingDecisionDict",
@@ -64,6 +69,7 @@ Trigger = Literal[
     "max_iterations",
     "budget_exhausted",
     "quality_regression",
+    "no_improvement",
 ]
 #: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.
 Budget = Literal["tokens", "cost_usd", "wall_clock_ms"]
@@ -127,6 +133,8 @@ class EarlyStoppingOptions(TypedDict, total=False):
     max_wall_clock_ms: float
     regression_tolerance: float
     regression_patience: int
+    plateau_min_quality: float
+    no_improvement_patience: int
 
 
 class AnalyticsOptions(TypedDict, total=False):
@@ -253,6 +261,16 @@ class QualityRegressionDetails(TypedDict):
     patience: int
 
 
+@final
+class NoImprovementDetails(TypedDict):
+    """``details`` of a ``no_improvement`` stop (opt-in ``no_improvement_patience``)."""
+
+    best_iteration: int
+    best_quality_score: float
+    iterations_without_improvement: int
+    patience: int
+
+
 #: The ``details`` of a stopping decision. The members are ``@final``, so a key test narrows
 #: the union under a type checker: ``if "budget" in details: details["observed"]``.
 StoppingDetails = Union[
@@ -262,6 +280,7 @@ StoppingDetails = Union[
     MaxIterationsDetails,
     BudgetExhaustedDetails,
     QualityRegressionDetails,
+    NoImprovementDetails,
 ]
 
 
@@ -322,6 +341,8 @@ class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
     maxWallClockMs: float
     regressionTolerance: float
     regressionPatience: int
+    plateauMinQuality: float
+    noImprovementPatience: int
 
 
 class _StoppingSummaryRequired(TypedDict):
@@ -504,3 +525,61 @@ class PyramidActionDict(_PyramidActionRequired, total=False):
 
 #: A JSON object as returned by ``to_dict()`` where no narrower type applies.
 JSONObject = Dict[str, object]
+
+
+# --- loop replay (docs/replay.md) --------------------------------------------------------
+
+#: The named loop presets; ``"seed"`` is the default everywhere.
+LoopPresetName = Literal["seed", "recommended"]
+
+
+class LoopPolicyDict(TypedDict, total=False):
+    """A replay policy: a preset with a config merged over it (snake_case keys)."""
+
+    preset: LoopPresetName
+    config: EarlyStoppingOptions
+    returns: Literal["last", "best"]
+    analytics: Union[bool, AnalyticsOptions]
+
+
+class ReplayRunOutcomeDict(TypedDict, total=False):
+    """What a policy did on one run (``LoopReplay.runs``)."""
+
+    id: str
+    dataset: str
+    iterations_available: int
+    iterations_run: int
+    stopped: bool
+    trigger: str
+    reason: Union[str, None]
+    returned_iteration: int
+    returned_quality: float
+    best_iteration: int
+    best_quality: float
+    quality_gap: float
+    premature: bool
+    wasted_iterations: int
+    returned_good: bool
+    false_pass: bool
+
+
+class ReplaySummaryDict(TypedDict):
+    """Aggregates over the replayed runs (``LoopReplay.summary``)."""
+
+    runs: int
+    iterations_available: int
+    iterations_used: int
+    mean_iterations: float
+    share_of_available: float
+    mean_returned_quality: float
+    mean_best_quality: float
+    mean_quality_gap: float
+    premature_stops: int
+    premature_rate: float
+    wasted_iterations: int
+    mean_wasted_iterations: float
+    returned_good: int
+    reachable_good: int
+    false_passes: int
+    ended_without_stop: int
+    triggers: dict[str, int]

@@ -377,6 +377,43 @@ test('the live view drives a pyramid through the PyramidRun step API', async () 
   assert.ok(await page.isHidden('#error'));
 });
 
+// --- Loop replay view (examples/dashboard/replay.js, docs/replay.md) ---
+test('the replay view loads a loop replay file and shows each run\'s decision', async () => {
+  const page = await dashboard();
+  await page.waitForSelector('#replay-view[data-ready="true"]');
+  const it = (q, status = 'failed') => ({ quality_score: q, confidence: q / 100, verification_status: status });
+  const body = [
+    { id: 'zeros-then-pass', dataset: 'demo', iterations: [it(0), it(0), it(0), it(0), it(100, 'passed')] },
+    { id: 'good-plateau', dataset: 'demo', iterations: [it(50), it(80), it(80), it(80), it(80), it(80), it(80)] },
+  ].map((r) => JSON.stringify(r)).join('\n');
+  const replayed = async (action) => {
+    const before = await page.getAttribute('#replay-view', 'data-replayed');
+    await action();
+    await page.waitForFunction((b) => document.querySelector('#replay-view').dataset.replayed !== b, before);
+  };
+  const row = (id) => page.$$eval(`#replay-table tr[data-run="${id}"] td`, (tds) => tds.map((td) => td.textContent.trim()));
+  await replayed(() => page.setInputFiles('#replay-file', { name: 'runs.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(body) }));
+  assert.equal(await page.$$eval('#replay-table tbody tr', (trs) => trs.length), 2);
+  // recommended: three zeros are no plateau, the pass at 5 stops; a plateau of good work
+  // stops after 5 flat records and returns the best (earliest 80), not the last.
+  let [id, dataset, stop, trigger, returned, best, gap, flag] = await row('zeros-then-pass');
+  assert.deepEqual([id, dataset, stop, trigger, returned, best, gap, flag], ['zeros-then-pass', 'demo', '5 / 5', 'high_confidence', '#5 (100)', '#5 (100)', '0', '']);
+  [, , stop, trigger, returned, best] = await row('good-plateau');
+  assert.deepEqual([stop, trigger, returned, best], ['6 / 7', 'quality_plateau', '#2 (80)', '#2 (80)']);
+  assert.match(await text(page, '#replay-summary'), /^2 runs · 5\.50 iterations per run .* 0 premature stops/);
+  // The seed's rules stop the zeros on a plateau before the pass: a premature stop.
+  await replayed(() => page.selectOption('#replay-policy', 'seed'));
+  [, , stop, trigger, returned, best, gap, flag] = await row('zeros-then-pass');
+  assert.deepEqual([stop, trigger, returned, best, gap, flag], ['3 / 5', 'quality_plateau', '#3 (0)', '#5 (100)', '100', 'premature']);
+  assert.ok(await page.$('#replay-table tr.premature[data-run="zeros-then-pass"]'));
+  await page.locator('#replay-view').screenshot({ path: path.join(OUT_DIR, 'dashboard-replay.png') });
+  // A malformed run: the engine's code and path, no stale table.
+  await replayed(() => page.setInputFiles('#replay-file', { name: 'bad.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${body}\n{"id": "x", "iterations": [{"quality_score": 150, "confidence": 1, "verification_status": "failed"}]}`) }));
+  assert.match(await text(page, '#replay-error'), /invalid_replay: runs\[2\]\.iterations\[0\]\.quality_score/);
+  assert.ok(await page.isHidden('#replay-results'));
+});
+// --- end of loop replay view ---
+
 test('screenshots of the dashboard', async () => {
   const page = await dashboard();
   await selectExample(page, 'pyramids.jsonl:default/regression-caught');

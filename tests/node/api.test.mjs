@@ -12,6 +12,8 @@ const EXPORTS = [
   'EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'SpeculativeExecutor', 'calculateQualitySignal', 'default', 'init',
   // pyramid replay and the risk-bounded policy
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids',
+  // loop replay and loop presets (docs/replay.md)
+  'LOOP_PRESETS', 'loopPreset', 'replayLoops',
 ].sort();
 
 const valid = (extra = {}) => ({ quality_score: 75, confidence: 0.8, verification_status: 'passed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z', ...extra });

@@ -37,6 +37,8 @@ import EarlyStoppingDefault, {
   type PlateauMode,
   type PlateauDeltaSource,
 } from 'earlyexit';
+import { replayLoops, loopPreset, LOOP_PRESETS } from 'earlyexit';
+import type { LoopReplay, ReplayRun, ReplayRunOutcome } from 'earlyexit';
 import * as wasm from 'earlyexit-wasm';
 
 async function loop(): Promise<number | null> {
@@ -160,7 +162,20 @@ async function browserShaped(): Promise<void> {
   void [decision, result, wasm.default];
 }
 
+// Loop replay and presets (docs/replay.md).
+function loopReplay(): number {
+  const runs: ReplayRun[] = [{ id: 'a', iterations: [{ quality_score: 40, confidence: 0.4, verification_status: 'failed' }] }];
+  const replay: LoopReplay = replayLoops(runs, 'recommended');
+  const custom = replayLoops(runs, { preset: 'seed', config: { noImprovementPatience: 2 }, returns: 'best', analytics: false });
+  const engine = EarlyStopping.fromPreset('recommended', { maxIterations: 10 });
+  const trigger: ReplayRunOutcome['trigger'] = replay.runs[0].trigger;
+  const config: EarlyStoppingConfig = loopPreset('seed');
+  void [custom, engine, trigger, config, LOOP_PRESETS, wasm.replayLoops];
+  return replay.summary.mean_quality_gap;
+}
+
 void loop();
 void options();
+void loopReplay();
 void pyramid();
 void browserShaped();

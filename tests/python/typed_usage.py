@@ -176,7 +176,23 @@ def errors() -> str:
     return ""
 
 
+def loop_replay() -> float:
+    """Loop replay and presets (docs/replay.md), typed."""
+    runs: List[Dict[str, object]] = [
+        {"id": "a", "iterations": [{"quality_score": 40.0, "confidence": 0.4, "verification_status": "failed"}]}
+    ]
+    replay: earlyexit.LoopReplay = earlyexit.replay_loops(runs, "recommended")
+    again = earlyexit.replay_loops(runs, preset="seed", returns="best", config={"no_improvement_patience": 2})
+    engine = earlyexit.EarlyStopping.from_preset("recommended", no_improvement_patience=3)
+    config = earlyexit.EarlyStoppingConfig.from_preset("seed")
+    assert config.no_improvement_patience is None and engine.config.plateau_min_quality == 70
+    assert again.summary["runs"] == 1 and "seed" in earlyexit.LOOP_PRESETS
+    gap: float = replay.summary["mean_quality_gap"]
+    return gap
+
+
 def main() -> None:
+    assert loop_replay() == 0.0
     trigger, best = loop_stopping()
     reason, executed = test_pyramid()
     assert trigger in ("none", "high_confidence", "quality_plateau", "diminishing_returns")

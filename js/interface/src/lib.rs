@@ -12,6 +12,7 @@
 //! way through the core's step API.
 
 pub mod pyramid_replay_ops;
+pub mod loop_replay;
 pub mod wire;
 
 use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
@@ -281,6 +282,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::ISO_TIMESTAMP => Value::string(timestamp::iso_from_millis(arg(&args, 0).as_f64().unwrap_or(0.0) as i64)),
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
+        op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
         _ => return Err(unknown_op(op)),
     };
     Ok(Some(value))

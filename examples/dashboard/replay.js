@@ -1,0 +1,118 @@
+// The replay view: loads a loop replay file (JSONL, one run per line, docs/replay.md),
+// replays a policy over every run in one call of the WebAssembly build's `replayLoops`,
+// and lists what the policy decided per run: where it stopped, why, which iteration it
+// returns and how that compares with the best the run reached. Every figure comes from
+// earlyexit; this file only reads the file and fills the table.
+
+const $ = (sel) => document.querySelector(sel);
+
+// The simple baseline of docs/replay.md: stop at the first verified pass, else give up
+// after k iterations without a new best, returning the best iteration.
+const simpleRule = (k) => ({
+  config: { highConfidenceThreshold: 0, minQualityThreshold: 0, enablePlateauDetection: false, enableDiminishingReturns: false, noImprovementPatience: k },
+  returns: 'best',
+  analytics: false,
+});
+
+const POLICIES = {
+  recommended: 'recommended',
+  seed: 'seed',
+  'simple-3': simpleRule(3),
+  'simple-5': simpleRule(5),
+};
+
+const state = { ee: null, text: null, name: '', replays: 0 };
+
+function cell(text, cls) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (cls) td.className = cls;
+  return td;
+}
+
+const fmt = (n, digits = 1) => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
+
+function showError(err) {
+  const box = $('#replay-error');
+  box.hidden = false;
+  const where = err?.field ? ` [${err.code}: ${err.field}]` : '';
+  box.textContent = `Could not replay ${state.name}${where}: ${err?.message ?? err}`;
+  $('#replay-results').hidden = true;
+}
+
+function render() {
+  if (state.text === null || state.ee === null) return;
+  let replay;
+  try {
+    replay = state.ee.replayLoops(state.text, POLICIES[$('#replay-policy').value]);
+  } catch (err) {
+    showError(err);
+    finish();
+    return;
+  }
+  $('#replay-error').hidden = true;
+  $('#replay-results').hidden = false;
+  const s = replay.summary;
+  $('#replay-summary').textContent = `${s.runs} runs · ${fmt(s.mean_iterations, 2)} iterations per run `
+    + `(${(s.share_of_available * 100).toFixed(1)}% of those recorded) · returned quality ${fmt(s.mean_returned_quality)} `
+    + `vs best reachable ${fmt(s.mean_best_quality)} (gap ${s.mean_quality_gap.toFixed(2)} points) · `
+    + `${s.premature_stops} premature stops · ${s.wasted_iterations} wasted iterations`;
+  const rows = replay.runs.map((r) => {
+    const tr = document.createElement('tr');
+    tr.dataset.run = r.id;
+    if (r.premature) tr.classList.add('premature');
+    if (r.quality_gap > 0) tr.classList.add('has-gap');
+    tr.append(
+      cell(r.id, 'run-id'),
+      cell(r.dataset ?? ''),
+      cell(`${r.iterations_run} / ${r.iterations_available}`, 'num stop'),
+      cell(r.trigger, 'trigger'),
+      cell(`#${r.returned_iteration} (${fmt(r.returned_quality)})`, 'num returned'),
+      cell(`#${r.best_iteration} (${fmt(r.best_quality)})`, 'num best'),
+      cell(r.quality_gap === 0 ? '0' : fmt(r.quality_gap), 'num gap'),
+      cell(r.premature ? 'premature' : r.wasted_iterations > 0 ? `${r.wasted_iterations} wasted` : '', 'flag'),
+      cell(r.reason ?? 'the recording ended first', 'reason'),
+    );
+    return tr;
+  });
+  $('#replay-table tbody').replaceChildren(...rows);
+  finish();
+}
+
+function finish() {
+  state.replays += 1;
+  $('#replay-view').dataset.replayed = String(state.replays);
+}
+
+async function loadReplayFile(file) {
+  state.name = file.name;
+  try {
+    state.text = await file.text();
+  } catch (err) {
+    showError(err);
+    finish();
+    return;
+  }
+  $('#replay-file-name').textContent = file.name;
+  render();
+}
+
+async function boot() {
+  const view = $('#replay-view');
+  try {
+    const mod = await import('earlyexit-wasm');
+    await mod.init();
+    state.ee = mod;
+  } catch {
+    view.dataset.ready = 'false'; // the main view reports the loading error
+    return;
+  }
+  $('#replay-file').addEventListener('change', (e) => {
+    const file = e.target.files?.[0];
+    if (file) loadReplayFile(file);
+  });
+  $('#replay-policy').addEventListener('change', render);
+  view.dataset.ready = 'true';
+}
+
+boot();

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Replays loop policies over the public agent-loop runs in ../shared/data (InterCode, LDB):
+# converts them to the replay format (docs/replay.md) under target/replay/loops/ (outside the
+# tracked files: no data enters the project), then prints per dataset the seed's rules, the
+# simple rule for k = 2..6 and the `recommended` preset on the `report` half, and the
+# frontier of the preset's knob. TUNE=1 also prints the `tune` half and the tuning grid.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+export PATH="$HOME/.cargo/bin:$PATH"
+DATA="${DATA_DIR:-../shared/data}"
+if [ ! -d "$DATA/intercode" ] && [ ! -d "$DATA/ldb" ]; then
+  echo "loops: skipped: no agent-loop data under $DATA (clone the repository beside shared/)"
+  exit 0
+fi
+OUT=target/replay/loops
+python3 examples/real-runs/loops/convert.py "$DATA" "$OUT"
+cargo build --release -q -p earlyexit --example replay_loops
+BIN=target/release/examples/replay_loops
+if [ "${TUNE:-0}" = 1 ]; then
+  REPLAY_GRID=1 "$BIN" --split tune "$OUT"/*.jsonl
+fi
+"$BIN" --split report "$OUT"/*.jsonl

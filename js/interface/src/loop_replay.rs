@@ -1,0 +1,55 @@
+//! Loop replay and loop presets for the JS layer (`replayLoops`, `EarlyStopping.fromPreset`):
+//! stateless ops answered by the core in one call, so JS replays a whole batch of runs per
+//! crossing, never one iteration at a time.
+
+use earlyexit::loop_replay;
+use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
+
+use super::{arg, Answer};
+
+/// `[runs (array or JSONL text), policy, linesFromArray]` -> `{policy, summary, runs}`; with
+/// `linesFromArray` true, `runs` is an array the JS layer wrote one run per line (errors then
+/// name `runs[i]` as for the array, without line numbers).
+pub const LOOP_REPLAY: u32 = 80;
+/// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
+pub const LOOP_PRESET: u32 = 81;
+
+/// Whether `op` is one of this module's.
+pub fn handles(op: u32) -> bool {
+    matches!(op, LOOP_REPLAY | LOOP_PRESET)
+}
+
+/// Answers a replay or preset op.
+pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
+    let value = match op {
+        LOOP_REPLAY => match (arg(args, 0), arg(args, 2)) {
+            (Value::String(lines), Value::Bool(true)) => {
+                loop_replay::replay_lines_value(lines, arg(args, 1), Naming::Js)?
+            }
+            (runs, _) => loop_replay::replay_value(runs, arg(args, 1), Naming::Js)?,
+        },
+        _ => {
+            let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
+            preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)
+        }
+    };
+    Ok(Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_and_presets_answer_in_one_call() {
+        let runs = r#"[[{"id":"a","iterations":[{"quality_score":0,"confidence":0,"verification_status":"failed"}]}],"recommended"]"#;
+        let answer = crate::exec(LOOP_REPLAY, runs);
+        assert!(answer.contains(r#""trigger":"end_of_run""#), "{answer}");
+        let bad = crate::exec(LOOP_REPLAY, r#"[[{"id":"a","iterations":[]}],null]"#);
+        assert!(bad.starts_with(r#"!{"code":"invalid_replay","kind":"range","field":"runs[0].iterations""#), "{bad}");
+        let preset = crate::exec(LOOP_PRESET, r#"["recommended",{"noImprovementPatience":3}]"#);
+        assert!(preset.contains(r#""noImprovementPatience":3"#), "{preset}");
+        let unknown = crate::exec(LOOP_PRESET, r#"["fast",null]"#);
+        assert!(unknown.starts_with(r#"!{"code":"invalid_config","kind":"range","field":"name""#), "{unknown}");
+    }
+}
