@@ -39,3 +39,4 @@ vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)
 	node tests/vectors/gen_bad_input.mjs $(REFERENCE)
 	node tests/vectors/replay/gen_loop_replay.mjs
+	node tests/vectors/gen_pyramid_policy.mjs
