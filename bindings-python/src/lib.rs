@@ -11,8 +11,8 @@
 mod analytics_engine;
 mod convert;
 mod loop_engine;
-mod pyramid_replay;
 mod loop_replay;
+mod pyramid_replay;
 mod test_exit;
 mod wrapper;
 

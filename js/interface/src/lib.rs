@@ -11,8 +11,8 @@
 //! the source is asked exactly when the seed asks it). The test pyramid is driven the same
 //! way through the core's step API.
 
-pub mod pyramid_replay_ops;
 pub mod loop_replay;
+pub mod pyramid_replay_ops;
 pub mod wire;
 
 use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
