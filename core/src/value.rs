@@ -421,7 +421,7 @@ impl JsonParser<'_> {
             }
         }
         let text = self.bytes.get(start..self.pos).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
-        text.parse::<f64>().map(Value::Number).map_err(|_| self.fail("bad number"))
+        crate::float_parse::parse_f64(text).map(Value::Number).ok_or_else(|| self.fail("bad number"))
     }
 }
 
