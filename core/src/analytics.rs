@@ -6,7 +6,7 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const DIMINISHING_RETURNS_THRESHOLD: FieldName =
     FieldName::new("diminishingReturnsThreshold", "diminishing_returns_threshold");
@@ -133,15 +133,12 @@ impl AnalyticsConfig {
 
     /// The config object.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
-            (DIMINISHING_RETURNS_THRESHOLD.spelled(naming).into(), Value::Number(self.diminishing_returns_threshold)),
-            (
-                CONSECUTIVE_COUNT_THRESHOLD.spelled(naming).into(),
-                Value::Number(self.consecutive_count_threshold as f64),
-            ),
-            (QUALITY_THRESHOLD.spelled(naming).into(), Value::Number(self.quality_threshold)),
-            (SELECTION_CRITERIA.spelled(naming).into(), Value::string(self.selection_criteria.as_str())),
-        ])
+        ObjectBuilder::new()
+            .number(DIMINISHING_RETURNS_THRESHOLD.spelled(naming), self.diminishing_returns_threshold)
+            .number(CONSECUTIVE_COUNT_THRESHOLD.spelled(naming), self.consecutive_count_threshold as f64)
+            .number(QUALITY_THRESHOLD.spelled(naming), self.quality_threshold)
+            .string(SELECTION_CRITERIA.spelled(naming), self.selection_criteria.as_str())
+            .build()
     }
 }
 
@@ -176,22 +173,15 @@ pub struct AnalyticsRecord {
 impl AnalyticsRecord {
     /// The record as `recordIteration` returns it.
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![
-            ("iteration_number".to_string(), Value::Number(self.iteration_number as f64)),
-            ("quality_score".to_string(), Value::Number(self.quality_score)),
-            ("verification_status".to_string(), Value::string(self.verification_status.as_str())),
-            ("quality_delta".to_string(), Value::Number(self.quality_delta)),
-        ];
-        for (name, v) in [
-            ("tokens_used", self.usage.tokens_used),
-            ("token_cost_usd", self.usage.token_cost_usd),
-            ("execution_time_ms", self.usage.execution_time_ms),
-        ] {
-            if let Some(v) = v {
-                entries.push((name.to_string(), Value::Number(v)));
-            }
-        }
-        Value::Object(entries)
+        ObjectBuilder::new()
+            .number("iteration_number", self.iteration_number as f64)
+            .number("quality_score", self.quality_score)
+            .string("verification_status", self.verification_status.as_str())
+            .number("quality_delta", self.quality_delta)
+            .some_number("tokens_used", self.usage.tokens_used)
+            .some_number("token_cost_usd", self.usage.token_cost_usd)
+            .some_number("execution_time_ms", self.usage.execution_time_ms)
+            .build()
     }
 }
 
@@ -547,19 +537,19 @@ impl IterationAnalytics {
     /// `generateSummary()` as the JS API returns it.
     pub fn summary_value(&self) -> Value {
         let selection = self.select_best_iteration();
-        let total = |t: Option<f64>| Value::Number(t.unwrap_or(0.0));
-        Value::object(vec![
-            ("total_iterations", Value::Number(self.records.len() as f64)),
-            ("optimal_iteration", self.iteration_of(self.optimal_iteration(true))),
-            ("final_iteration", self.iteration_of(self.records.len().checked_sub(1))),
-            ("selected_iteration", self.iteration_of(selection.selected)),
-            ("selection_reason", Value::String(selection.reason)),
-            ("diminishing_returns", self.detect_diminishing_returns().to_value()),
-            ("trajectory", Value::string(self.trajectory().as_str())),
-            ("total_tokens", total(self.totals[0])),
-            ("total_cost_usd", total(self.totals[1])),
-            ("total_time_ms", total(self.totals[2])),
-        ])
+        let [tokens, cost, time] = self.totals;
+        ObjectBuilder::new()
+            .number("total_iterations", self.records.len() as f64)
+            .value("optimal_iteration", self.iteration_of(self.optimal_iteration(true)))
+            .value("final_iteration", self.iteration_of(self.records.len().checked_sub(1)))
+            .value("selected_iteration", self.iteration_of(selection.selected))
+            .value("selection_reason", Value::String(selection.reason))
+            .value("diminishing_returns", self.detect_diminishing_returns().to_value())
+            .string("trajectory", self.trajectory().as_str())
+            .number("total_tokens", tokens.unwrap_or(0.0))
+            .number("total_cost_usd", cost.unwrap_or(0.0))
+            .number("total_time_ms", time.unwrap_or(0.0))
+            .build()
     }
 
     /// Clears every record, keeps the config.

@@ -31,7 +31,7 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::timestamp;
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 /// The verification outcome an iteration reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -419,15 +419,14 @@ impl EarlyStoppingConfig {
     /// The config as the seed's `getConfig()` returns it: the seed's keys in its order,
     /// then the opt-in options that are set.
     pub fn to_value(&self, naming: Naming) -> Value {
-        let mut entries: Vec<(String, Value)> = vec![
-            (HIGH_CONFIDENCE_THRESHOLD.spelled(naming).into(), Value::Number(self.high_confidence_threshold)),
-            (PLATEAU_CONSECUTIVE_COUNT.spelled(naming).into(), Value::Number(self.plateau_consecutive_count as f64)),
-            (PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming).into(), Value::Number(self.plateau_improvement_threshold)),
-            (MIN_QUALITY_THRESHOLD.spelled(naming).into(), Value::Number(self.min_quality_threshold)),
-            (REQUIRE_VERIFICATION.spelled(naming).into(), Value::Bool(self.require_verification)),
-            (ENABLE_PLATEAU_DETECTION.spelled(naming).into(), Value::Bool(self.enable_plateau_detection)),
-            (ENABLE_DIMINISHING_RETURNS.spelled(naming).into(), Value::Bool(self.enable_diminishing_returns)),
-        ];
+        let mut o = ObjectBuilder::new();
+        o.number(HIGH_CONFIDENCE_THRESHOLD.spelled(naming), self.high_confidence_threshold)
+            .number(PLATEAU_CONSECUTIVE_COUNT.spelled(naming), self.plateau_consecutive_count as f64)
+            .number(PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming), self.plateau_improvement_threshold)
+            .number(MIN_QUALITY_THRESHOLD.spelled(naming), self.min_quality_threshold)
+            .boolean(REQUIRE_VERIFICATION.spelled(naming), self.require_verification)
+            .boolean(ENABLE_PLATEAU_DETECTION.spelled(naming), self.enable_plateau_detection)
+            .boolean(ENABLE_DIMINISHING_RETURNS.spelled(naming), self.enable_diminishing_returns);
         let options: [(FieldName, Option<Value>); 9] = [
             (PLATEAU_DELTA_SOURCE, self.plateau_delta_source.map(|s| Value::string(s.as_str()))),
             (PLATEAU_MODE, self.plateau_mode.map(|m| Value::string(m.as_str()))),
@@ -441,10 +440,10 @@ impl EarlyStoppingConfig {
         ];
         for (field, item) in options {
             if let Some(item) = item {
-                entries.push((field.spelled(naming).to_string(), item));
+                o.value(field.spelled(naming), item);
             }
         }
-        Value::Object(entries)
+        o.build()
     }
 
     fn budgets(&self) -> [(Budget, Option<f64>); 3] {
@@ -507,16 +506,10 @@ impl ResourceUsage {
         })
     }
 
-    fn push_values(&self, out: &mut Vec<(String, Value)>) {
-        for (field, value) in [
-            (TOKENS_USED, self.tokens_used),
-            (TOKEN_COST_USD, self.token_cost_usd),
-            (EXECUTION_TIME_MS, self.execution_time_ms),
-        ] {
-            if let Some(v) = value {
-                out.push((field.js.to_string(), Value::Number(v)));
-            }
-        }
+    fn push_values(&self, out: &mut ObjectBuilder) {
+        out.some_number(TOKENS_USED.js, self.tokens_used)
+            .some_number(TOKEN_COST_USD.js, self.token_cost_usd)
+            .some_number(EXECUTION_TIME_MS.js, self.execution_time_ms);
     }
 }
 
@@ -726,18 +719,18 @@ impl IterationRecord {
     /// The record as the seed's `getIterationHistory()` returns it.
     pub fn to_value(&self) -> Value {
         let o = &self.observation;
-        let mut entries = vec![
-            ("iteration_number".to_string(), Value::Number(o.iteration as f64)),
-            ("quality_score".to_string(), Value::Number(o.quality_score)),
-            ("confidence".to_string(), Value::Number(o.confidence)),
-            ("verification_status".to_string(), Value::string(o.verification_status.as_str())),
-            ("quality_delta".to_string(), Value::Number(o.quality_delta)),
-            ("timestamp".to_string(), Value::string(&*self.timestamp)),
-        ];
+        let mut entries = ObjectBuilder::new();
+        entries
+            .number("iteration_number", o.iteration as f64)
+            .number("quality_score", o.quality_score)
+            .number("confidence", o.confidence)
+            .string("verification_status", o.verification_status.as_str())
+            .number("quality_delta", o.quality_delta)
+            .string("timestamp", &self.timestamp);
         if let Some(usage) = &self.usage {
             usage.push_values(&mut entries);
         }
-        Value::Object(entries)
+        entries.build()
     }
 
     fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
@@ -865,66 +858,53 @@ pub enum StoppingDetails {
 impl StoppingDetails {
     /// The seed's details object.
     pub fn to_value(&self) -> Value {
+        let mut o = ObjectBuilder::new();
         match self {
             StoppingDetails::HighConfidence { confidence, quality_score, verification_status } => {
-                let mut entries = vec![
-                    ("confidence".to_string(), Value::Number(*confidence)),
-                    ("quality_score".to_string(), Value::Number(*quality_score)),
-                ];
+                o.number("confidence", *confidence).number("quality_score", *quality_score);
                 if let Some(status) = verification_status {
-                    entries.push(("verification_status".to_string(), Value::string(status.as_str())));
+                    o.string("verification_status", status.as_str());
                 }
-                Value::Object(entries)
             }
             StoppingDetails::QualityPlateau { consecutive_count, improvements, average_quality, threshold } => {
-                Value::object(vec![
-                    ("consecutive_count", Value::Number(*consecutive_count as f64)),
-                    (
-                        "improvements",
-                        Value::Array(
-                            improvements
-                                .iter()
-                                .map(|step| {
-                                    Value::object(vec![
-                                        ("iteration", Value::Number(step.iteration as f64)),
-                                        ("improvement", Value::Number(step.improvement)),
-                                        ("delta", Value::Number(step.delta)),
-                                    ])
-                                })
-                                .collect(),
-                        ),
-                    ),
-                    ("average_quality", Value::Number(*average_quality)),
-                    ("threshold", Value::Number(*threshold)),
-                ])
+                let steps = improvements
+                    .iter()
+                    .map(|step| {
+                        ObjectBuilder::new()
+                            .number("iteration", step.iteration as f64)
+                            .number("improvement", step.improvement)
+                            .number("delta", step.delta)
+                            .build()
+                    })
+                    .collect();
+                o.number("consecutive_count", *consecutive_count as f64)
+                    .value("improvements", Value::Array(steps))
+                    .number("average_quality", *average_quality)
+                    .number("threshold", *threshold);
             }
             StoppingDetails::DiminishingReturns { detected_at_iteration, analytics_reason } => {
-                let mut entries = Vec::with_capacity(2);
                 if let Some(v) = detected_at_iteration.to_value() {
-                    entries.push(("detected_at_iteration".to_string(), v));
+                    o.value("detected_at_iteration", v);
                 }
-                entries.push(("analytics_reason".to_string(), Value::string(analytics_reason.as_str())));
-                Value::Object(entries)
+                o.string("analytics_reason", analytics_reason);
             }
-            StoppingDetails::MaxIterations { iterations, max_iterations } => Value::object(vec![
-                ("iterations", Value::Number(*iterations as f64)),
-                ("max_iterations", Value::Number(*max_iterations as f64)),
-            ]),
-            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => Value::object(vec![
-                ("budget", Value::string(budget.as_str())),
-                ("limit", Value::Number(*limit)),
-                ("observed", Value::Number(*observed)),
-                ("records_without_value", Value::Number(*records_without_value as f64)),
-            ]),
+            StoppingDetails::MaxIterations { iterations, max_iterations } => {
+                o.number("iterations", *iterations as f64).number("max_iterations", *max_iterations as f64);
+            }
+            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
+                o.string("budget", budget.as_str())
+                    .number("limit", *limit)
+                    .number("observed", *observed)
+                    .number("records_without_value", *records_without_value as f64);
+            }
             StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
-                Value::object(vec![
-                    ("best_iteration", Value::Number(*best_iteration as f64)),
-                    ("best_quality_score", Value::Number(*best_quality_score)),
-                    ("tolerance", Value::Number(*tolerance)),
-                    ("patience", Value::Number(*patience as f64)),
-                ])
+                o.number("best_iteration", *best_iteration as f64)
+                    .number("best_quality_score", *best_quality_score)
+                    .number("tolerance", *tolerance)
+                    .number("patience", *patience as f64);
             }
         }
+        o.build()
     }
 
     fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
@@ -1089,13 +1069,13 @@ pub struct BudgetStatus {
 
 impl BudgetStatus {
     fn to_value(&self) -> Value {
-        Value::object(vec![
-            ("budget", Value::string(self.budget.as_str())),
-            ("limit", Value::Number(self.limit)),
-            ("observed", Value::Number(self.observed)),
-            ("records_without_value", Value::Number(self.records_without_value as f64)),
-            ("exhausted", Value::Bool(self.exhausted)),
-        ])
+        ObjectBuilder::new()
+            .string("budget", self.budget.as_str())
+            .number("limit", self.limit)
+            .number("observed", self.observed)
+            .number("records_without_value", self.records_without_value as f64)
+            .boolean("exhausted", self.exhausted)
+            .build()
     }
 }
 
@@ -1126,22 +1106,20 @@ impl StoppingDecision {
 
     /// The decision object as the JS API returns it.
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![
-            ("stop".to_string(), Value::Bool(self.stop)),
-            ("reason".to_string(), Value::string(self.reason.as_str())),
-            ("confidence".to_string(), Value::Number(self.confidence)),
-            ("trigger".to_string(), Value::string(self.trigger.as_str())),
-        ];
+        let mut o = ObjectBuilder::new();
+        o.boolean("stop", self.stop)
+            .string("reason", &self.reason)
+            .number("confidence", self.confidence)
+            .string("trigger", self.trigger.as_str());
         if let Some(details) = &self.details {
-            entries.push(("details".to_string(), details.to_value()));
+            o.value("details", details.to_value());
         }
-        entries.push(("best_iteration".to_string(), Value::opt_number(self.best.map(|b| b.0 as f64))));
-        entries.push(("best_quality_score".to_string(), Value::opt_number(self.best.map(|b| b.1))));
+        o.opt_number("best_iteration", self.best.map(|b| b.0 as f64))
+            .opt_number("best_quality_score", self.best.map(|b| b.1));
         if !self.budgets.is_empty() {
-            entries
-                .push(("budgets".to_string(), Value::Array(self.budgets.iter().map(BudgetStatus::to_value).collect())));
+            o.value("budgets", Value::Array(self.budgets.iter().map(BudgetStatus::to_value).collect()));
         }
-        Value::Object(entries)
+        o.build()
     }
 }
 
@@ -1267,12 +1245,12 @@ impl DiminishingReturnsReport {
 
     /// The report as `{detected, iteration, reason}`.
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![("detected".to_string(), Value::Bool(self.detected))];
+        let mut o = ObjectBuilder::new();
+        o.boolean("detected", self.detected);
         if let Some(v) = self.iteration.to_value() {
-            entries.push(("iteration".to_string(), v));
+            o.value("iteration", v);
         }
-        entries.push(("reason".to_string(), Value::string(self.reason.as_str())));
-        Value::Object(entries)
+        o.string("reason", &self.reason).build()
     }
 }
 
@@ -1468,27 +1446,26 @@ impl StoppingSummary {
     /// The summary object as the JS API returns it.
     pub fn to_value(&self) -> Value {
         match self {
-            StoppingSummary::Empty => Value::object(vec![
-                ("total_iterations", Value::Number(0.0)),
-                ("stopped_early", Value::Bool(false)),
-                ("reason", Value::string("No iterations completed")),
-            ]),
+            StoppingSummary::Empty => ObjectBuilder::new()
+                .number("total_iterations", 0.0)
+                .boolean("stopped_early", false)
+                .string("reason", "No iterations completed")
+                .build(),
             StoppingSummary::Full { total_iterations, decision, last, config } => {
-                let mut entries = vec![
-                    ("total_iterations".to_string(), Value::Number(*total_iterations as f64)),
-                    ("stopped_early".to_string(), Value::Bool(decision.stop)),
-                    ("stopping_trigger".to_string(), Value::string(decision.trigger.as_str())),
-                    ("stopping_reason".to_string(), Value::string(decision.reason.as_str())),
-                    ("stopping_confidence".to_string(), Value::Number(decision.confidence)),
-                    ("final_quality".to_string(), Value::Number(last.quality_score)),
-                    ("final_confidence".to_string(), Value::Number(last.confidence)),
-                    ("final_verification".to_string(), Value::string(last.verification_status.as_str())),
-                    ("config".to_string(), config.to_value(Naming::Js)),
-                ];
+                let mut o = ObjectBuilder::new();
+                o.number("total_iterations", *total_iterations as f64)
+                    .boolean("stopped_early", decision.stop)
+                    .string("stopping_trigger", decision.trigger.as_str())
+                    .string("stopping_reason", &decision.reason)
+                    .number("stopping_confidence", decision.confidence)
+                    .number("final_quality", last.quality_score)
+                    .number("final_confidence", last.confidence)
+                    .string("final_verification", last.verification_status.as_str())
+                    .value("config", config.to_value(Naming::Js));
                 if let Some(details) = &decision.details {
-                    entries.push(("details".to_string(), details.to_value()));
+                    o.value("details", details.to_value());
                 }
-                Value::Object(entries)
+                o.build()
             }
         }
     }

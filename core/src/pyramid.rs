@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 use crate::signal::{calculate_quality_signal, LayerResult};
 use crate::speculation::{classify_outcome, speculate, verification_count, Speculation};
-use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 /// A layer as the controller knows it before running it.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,11 +37,10 @@ impl LayerSpec {
     }
 
     fn to_value(&self, naming: Naming) -> Value {
-        let mut entries = vec![("name".to_string(), Value::string(self.name.as_str()))];
-        if let Some(cost) = self.cost_ms {
-            entries.push((FieldName::new("costMs", "cost_ms").spelled(naming).to_string(), Value::Number(cost)));
-        }
-        Value::Object(entries)
+        ObjectBuilder::new()
+            .string("name", &self.name)
+            .some_number(FieldName::new("costMs", "cost_ms").spelled(naming), self.cost_ms)
+            .build()
     }
 }
 
@@ -100,23 +99,23 @@ impl TestPyramidResult {
     /// The result object; `naming` spells the keys of the layer results (the ADR's
     /// top-level keys are camelCase in every language's JSON).
     pub fn to_value(&self, naming: Naming) -> Value {
-        let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
-        Value::Object(vec![
-            ("layers".to_string(), Value::Array(self.layers.iter().map(|l| l.to_value(naming)).collect())),
-            (key("exitedEarly", "exited_early"), Value::Bool(self.exited_early)),
-            (key("exitLayer", "exit_layer"), Value::Number(self.exit_layer as f64)),
-            (key("exitReason", "exit_reason"), Value::string(self.exit_reason.as_str())),
-            ("confidence".to_string(), Value::Number(self.confidence)),
-            ("speculations".to_string(), Value::Array(self.speculations.iter().map(Speculation::to_value).collect())),
-            (key("skippedLayers", "skipped_layers"), Value::Number(self.skipped_layers as f64)),
-            (
+        let key = |js: &'static str, snake: &'static str| if naming == Naming::Js { js } else { snake };
+        ObjectBuilder::new()
+            .value("layers", Value::Array(self.layers.iter().map(|l| l.to_value(naming)).collect()))
+            .boolean(key("exitedEarly", "exited_early"), self.exited_early)
+            .number(key("exitLayer", "exit_layer"), self.exit_layer as f64)
+            .string(key("exitReason", "exit_reason"), self.exit_reason.as_str())
+            .number("confidence", self.confidence)
+            .value("speculations", Value::Array(self.speculations.iter().map(Speculation::to_value).collect()))
+            .number(key("skippedLayers", "skipped_layers"), self.skipped_layers as f64)
+            .value(
                 key("layersExecuted", "layers_executed"),
                 Value::Array(self.layers_executed.iter().map(|&i| Value::Number(i as f64)).collect()),
-            ),
-            (key("verifiedLayers", "verified_layers"), Value::Number(self.verified_layers as f64)),
-            (key("mispredictions", "mispredictions"), Value::Number(self.mispredictions as f64)),
-            (key("computeSavedMs", "compute_saved_ms"), Value::opt_number(self.compute_saved_ms)),
-        ])
+            )
+            .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
+            .number("mispredictions", self.mispredictions as f64)
+            .opt_number(key("computeSavedMs", "compute_saved_ms"), self.compute_saved_ms)
+            .build()
     }
 }
 

@@ -2,7 +2,7 @@
 //! `calculateQualitySignal` and `countQualityPartitions`).
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const PASS_RATE: FieldName = FieldName::new("passRate", "pass_rate");
 const COVERAGE: FieldName = FieldName::same("coverage");
@@ -153,11 +153,11 @@ impl LayerResult {
                     .collect(),
             );
         }
-        let mut entries = vec![
-            (PASS_RATE.spelled(naming).to_string(), Value::Number(self.pass_rate)),
-            (COVERAGE.spelled(naming).to_string(), Value::Number(self.coverage)),
-            (FLAKY_RATIO.spelled(naming).to_string(), Value::Number(self.flaky_ratio)),
-        ];
+        let mut entries = ObjectBuilder::new();
+        entries
+            .number(PASS_RATE.spelled(naming), self.pass_rate)
+            .number(COVERAGE.spelled(naming), self.coverage)
+            .number(FLAKY_RATIO.spelled(naming), self.flaky_ratio);
         let optional = [
             (PREVIOUS_LAMBDA, self.previous_lambda.map(Value::Number)),
             (NAME, self.name.as_deref().map(Value::string)),
@@ -169,10 +169,10 @@ impl LayerResult {
         ];
         for (field, item) in optional {
             if let Some(item) = item {
-                entries.push((field.spelled(naming).to_string(), item));
+                entries.value(field.spelled(naming), item);
             }
         }
-        Value::Object(entries)
+        entries.build()
     }
 
     /// Keys the runner returned that the core does not read, with their values.
@@ -236,14 +236,14 @@ const FLAGS: FieldName = FieldName::same("flags");
 impl QualitySignal {
     /// The signal object.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
-            (LAMBDA.spelled(naming).into(), Value::Number(self.lambda)),
-            (LAMBDA_PREV.spelled(naming).into(), Value::Number(self.lambda_prev)),
-            (BOUNDARY_EDGES.spelled(naming).into(), Value::Number(f64::from(self.boundary_edges))),
-            (BOUNDARY_CONCENTRATION.spelled(naming).into(), Value::Number(self.boundary_concentration)),
-            (PARTITION_COUNT.spelled(naming).into(), Value::Number(f64::from(self.partition_count))),
-            (FLAGS.spelled(naming).into(), Value::Number(f64::from(self.flags))),
-        ])
+        ObjectBuilder::new()
+            .number(LAMBDA.spelled(naming), self.lambda)
+            .number(LAMBDA_PREV.spelled(naming), self.lambda_prev)
+            .number(BOUNDARY_EDGES.spelled(naming), f64::from(self.boundary_edges))
+            .number(BOUNDARY_CONCENTRATION.spelled(naming), self.boundary_concentration)
+            .number(PARTITION_COUNT.spelled(naming), f64::from(self.partition_count))
+            .number(FLAGS.spelled(naming), f64::from(self.flags))
+            .build()
     }
 
     /// Parses a (possibly hand-made) signal for `shouldExit` (code `invalid_signal`).
