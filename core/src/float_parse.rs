@@ -130,20 +130,37 @@ fn from_digits_iter(digits: impl Iterator<Item = u8> + Clone, count: usize, poin
 /// `head × 10^e` correctly rounded with 128-bit integer arithmetic, for `e` in `-21..=19`:
 /// the typical 17-digit JSON number (`0.30000000000000004`) takes this path, not the search.
 fn exact_u128(head: u64, e: i64) -> Option<f64> {
-    let ten = 10u128.checked_pow(u32::try_from(e.unsigned_abs()).ok()?)?;
     if e >= 0 {
         // head < 2^64 and 10^19 < 2^64: the product is exact.
-        return Some(round_u128(u128::from(head).checked_mul(ten)?, false, 0));
+        let ten = 10u64.checked_pow(u32::try_from(e).ok()?)?;
+        return Some(round_u128(u128::from(head) * u128::from(ten), false, 0));
     }
     if e < -21 {
         return None;
     }
     // Shift the dividend to the top so the quotient keeps >= 58 bits (10^21 < 2^70); the
-    // remainder only matters as "something below the last bit".
+    // remainders only matter as "something below the last bit". Long division by 10^k in
+    // steps of at most 10^9 over 32-bit limbs (a 128-bit division would pull ~1 KB of
+    // compiler builtins into the WebAssembly module).
     let shift = u128::from(head).leading_zeros();
     let dividend = u128::from(head) << shift;
-    let quotient = dividend / ten;
-    Some(round_u128(quotient, dividend % ten != 0, -i32::try_from(shift).ok()?))
+    let mut limbs = [(dividend >> 96) as u32, (dividend >> 64) as u32, (dividend >> 32) as u32, dividend as u32];
+    let mut sticky = false;
+    let mut k = e.unsigned_abs();
+    while k > 0 {
+        let step = k.min(9);
+        let divisor = 10u64.pow(u32::try_from(step).ok()?);
+        let mut rem = 0u64;
+        for limb in &mut limbs {
+            let cur = (rem << 32) | u64::from(*limb);
+            *limb = (cur / divisor) as u32;
+            rem = cur % divisor;
+        }
+        sticky |= rem != 0;
+        k -= step;
+    }
+    let quotient = limbs.iter().fold(0u128, |acc, &l| (acc << 32) | u128::from(l));
+    Some(round_u128(quotient, sticky, -i32::try_from(shift).ok()?))
 }
 
 /// `(q + f) × 2^scale` rounded to nearest, ties to even, where `0 <= f < 1` and `sticky` says
