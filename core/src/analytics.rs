@@ -432,7 +432,7 @@ impl IterationAnalytics {
         }
         match self.detected_at.and_then(|i| self.records.get(i)) {
             Some(record) => {
-                let mut reason = self.config.consecutive_count_threshold.to_string();
+                let mut reason = crate::jsnum::uint_string(self.config.consecutive_count_threshold);
                 reason.push_str(" consecutive iterations with <");
                 jsnum::push_js_string(&mut reason, self.config.diminishing_returns_threshold * 100.0);
                 reason.push_str("% improvement");

@@ -267,9 +267,9 @@ impl CoherenceEarlyExit {
         };
         if layer < target {
             let mut explanation = String::from("Layer ");
-            explanation.push_str(&layer.to_string());
+            explanation.push_str(&crate::jsnum::uint_string(layer as u64));
             explanation.push_str(" < target ");
-            explanation.push_str(&target.to_string());
+            explanation.push_str(&crate::jsnum::uint_string(target as u64));
             explanation.push_str(", continuing");
             return ExitDecision {
                 can_exit: false,

@@ -196,6 +196,21 @@ fn push_digits(out: &mut String, digits: &[u8]) {
     out.extend(digits.iter().map(|&d| char::from(d)));
 }
 
+/// The decimal digits of an unsigned integer, as `n.to_string()` gives them.
+///
+/// Why not `to_string`: integer `Display` pulls `core::fmt`'s integer formatter and digit
+/// table into the size-budgeted WebAssembly build; this reuses the digit loop `toFixed` needs.
+///
+/// ```
+/// assert_eq!(earlyexit::jsnum::uint_string(1234567890123), "1234567890123");
+/// ```
+#[must_use]
+pub fn uint_string(n: u64) -> String {
+    let mut out = String::new();
+    push_u64(&mut out, n);
+    out
+}
+
 /// Appends the decimal digits of `v` (integer formatting without `core::fmt`).
 fn push_u64(out: &mut String, mut v: u64) {
     let mut buf = [0u8; 20];

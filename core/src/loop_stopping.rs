@@ -427,23 +427,21 @@ impl EarlyStoppingConfig {
             .boolean(REQUIRE_VERIFICATION.spelled(naming), self.require_verification)
             .boolean(ENABLE_PLATEAU_DETECTION.spelled(naming), self.enable_plateau_detection)
             .boolean(ENABLE_DIMINISHING_RETURNS.spelled(naming), self.enable_diminishing_returns);
-        let options: [(FieldName, Option<Value>); 9] = [
-            (PLATEAU_DELTA_SOURCE, self.plateau_delta_source.map(|s| Value::string(s.as_str()))),
-            (PLATEAU_MODE, self.plateau_mode.map(|m| Value::string(m.as_str()))),
-            (MIN_ITERATIONS, self.min_iterations.map(|n| Value::Number(n as f64))),
-            (MAX_ITERATIONS, self.max_iterations.map(|n| Value::Number(n as f64))),
-            (MAX_TOTAL_TOKENS, self.max_total_tokens.map(Value::Number)),
-            (MAX_TOTAL_COST_USD, self.max_total_cost_usd.map(Value::Number)),
-            (MAX_WALL_CLOCK_MS, self.max_wall_clock_ms.map(Value::Number)),
-            (REGRESSION_TOLERANCE, self.regression_tolerance.map(Value::Number)),
-            (REGRESSION_PATIENCE, self.regression_patience.map(|n| Value::Number(n as f64))),
-        ];
-        for (field, item) in options {
-            if let Some(item) = item {
-                o.value(field.spelled(naming), item);
-            }
+        if let Some(source) = self.plateau_delta_source {
+            o.string(PLATEAU_DELTA_SOURCE.spelled(naming), source.as_str());
         }
-        o.build()
+        if let Some(mode) = self.plateau_mode {
+            o.string(PLATEAU_MODE.spelled(naming), mode.as_str());
+        }
+        let count = |n: Option<u64>| n.map(|n| n as f64);
+        o.some_number(MIN_ITERATIONS.spelled(naming), count(self.min_iterations))
+            .some_number(MAX_ITERATIONS.spelled(naming), count(self.max_iterations))
+            .some_number(MAX_TOTAL_TOKENS.spelled(naming), self.max_total_tokens)
+            .some_number(MAX_TOTAL_COST_USD.spelled(naming), self.max_total_cost_usd)
+            .some_number(MAX_WALL_CLOCK_MS.spelled(naming), self.max_wall_clock_ms)
+            .some_number(REGRESSION_TOLERANCE.spelled(naming), self.regression_tolerance)
+            .some_number(REGRESSION_PATIENCE.spelled(naming), count(self.regression_patience))
+            .build()
     }
 
     fn budgets(&self) -> [(Budget, Option<f64>); 3] {
@@ -649,8 +647,13 @@ fn iteration_mismatch(given: u64, iteration: u64) -> Result<()> {
         ErrorCode::InvalidResult,
         ErrorKind::Range,
         "iteration_number",
-        ["iteration_number must equal the iteration argument (", &iteration.to_string(), "), got ", &given.to_string()]
-            .concat(),
+        [
+            "iteration_number must equal the iteration argument (",
+            &crate::jsnum::uint_string(iteration),
+            "), got ",
+            &crate::jsnum::uint_string(given),
+        ]
+        .concat(),
     ))
 }
 
@@ -1193,7 +1196,7 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
     let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
     let average_quality = sum / recent.len() as f64;
     let mut reason = String::from("Quality plateau detected: ");
-    reason.push_str(&required.to_string());
+    reason.push_str(&crate::jsnum::uint_string(required));
     reason.push_str(" consecutive iterations with <");
     if config.plateau_mode == Some(PlateauMode::Absolute) {
         jsnum::push_js_string(&mut reason, config.plateau_improvement_threshold);
@@ -1353,7 +1356,7 @@ pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
     jsnum::push_js_string(&mut reason, hit.limit);
     if hit.records_without_value > 0 {
         reason.push_str(" (");
-        reason.push_str(&hit.records_without_value.to_string());
+        reason.push_str(&crate::jsnum::uint_string(hit.records_without_value));
         reason.push_str(" records without ");
         reason.push_str(hit.budget.field());
         reason.push_str(" not counted)");
@@ -1375,7 +1378,14 @@ pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
 pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let max = config.max_iterations?;
     (recorded >= max).then(|| {
-        let reason = ["Maximum iterations reached (", &recorded.to_string(), "/", &max.to_string(), ")"].concat();
+        let reason = [
+            "Maximum iterations reached (",
+            &crate::jsnum::uint_string(recorded),
+            "/",
+            &crate::jsnum::uint_string(max),
+            ")",
+        ]
+        .concat();
         StoppingDecision::stop(
             reason,
             1.0,
@@ -1389,7 +1399,9 @@ pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Opti
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let min = config.min_iterations?;
     (recorded < min).then(|| {
-        let reason = ["Warm-up: iteration ", &recorded.to_string(), " of ", &min.to_string()].concat();
+        let reason =
+            ["Warm-up: iteration ", &crate::jsnum::uint_string(recorded), " of ", &crate::jsnum::uint_string(min)]
+                .concat();
         StoppingDecision::go_on(&reason, 1.0)
     })
 }
@@ -1402,13 +1414,13 @@ pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Opti
     let (best_iteration, best_quality_score) = tally.peak?;
     (tally.regression_streak >= patience).then(|| {
         let mut reason = String::from("Quality regression: ");
-        reason.push_str(&patience.to_string());
+        reason.push_str(&crate::jsnum::uint_string(patience));
         reason.push_str(" consecutive iterations more than ");
         jsnum::push_js_string(&mut reason, tolerance);
         reason.push_str(" points below the best (");
         jsnum::push_js_string(&mut reason, best_quality_score);
         reason.push_str(" at iteration ");
-        reason.push_str(&best_iteration.to_string());
+        reason.push_str(&crate::jsnum::uint_string(best_iteration));
         reason.push(')');
         StoppingDecision::stop(
             reason,

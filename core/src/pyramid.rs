@@ -58,13 +58,13 @@ pub enum Action {
 impl Action {
     /// `{action: 'run'|'verify', layer: i}` or `{action: 'done'}`.
     pub fn to_value(self) -> Value {
+        let mut o = ObjectBuilder::new();
         match self {
-            Action::Run(i) => Value::object(vec![("action", Value::string("run")), ("layer", Value::Number(i as f64))]),
-            Action::Verify(i) => {
-                Value::object(vec![("action", Value::string("verify")), ("layer", Value::Number(i as f64))])
-            }
-            Action::Done => Value::object(vec![("action", Value::string("done"))]),
+            Action::Run(i) => o.string("action", "run").number("layer", i as f64),
+            Action::Verify(i) => o.string("action", "verify").number("layer", i as f64),
+            Action::Done => o.string("action", "done"),
         }
+        .build()
     }
 }
 
@@ -258,9 +258,9 @@ impl PyramidRun {
                     "the pending action is to ",
                     what,
                     " layer ",
-                    &expected.to_string(),
+                    &crate::jsnum::uint_string(expected as u64),
                     ", not layer ",
-                    &index.to_string(),
+                    &crate::jsnum::uint_string(index as u64),
                 ]
                 .concat(),
             ));

@@ -158,21 +158,18 @@ impl LayerResult {
             .number(PASS_RATE.spelled(naming), self.pass_rate)
             .number(COVERAGE.spelled(naming), self.coverage)
             .number(FLAKY_RATIO.spelled(naming), self.flaky_ratio);
-        let optional = [
-            (PREVIOUS_LAMBDA, self.previous_lambda.map(Value::Number)),
-            (NAME, self.name.as_deref().map(Value::string)),
-            (DURATION_MS, self.duration_ms.map(Value::Number)),
-            (TOTAL, self.counts.total.map(|n| Value::Number(n as f64))),
-            (PASSED, self.counts.passed.map(|n| Value::Number(n as f64))),
-            (FAILED, self.counts.failed.map(|n| Value::Number(n as f64))),
-            (FLAKY, self.counts.flaky.map(|n| Value::Number(n as f64))),
-        ];
-        for (field, item) in optional {
-            if let Some(item) = item {
-                entries.value(field.spelled(naming), item);
-            }
+        entries.some_number(PREVIOUS_LAMBDA.spelled(naming), self.previous_lambda);
+        if let Some(name) = &self.name {
+            entries.string(NAME.spelled(naming), name);
         }
-        entries.build()
+        let count = |n: Option<u64>| n.map(|n| n as f64);
+        entries
+            .some_number(DURATION_MS.spelled(naming), self.duration_ms)
+            .some_number(TOTAL.spelled(naming), count(self.counts.total))
+            .some_number(PASSED.spelled(naming), count(self.counts.passed))
+            .some_number(FAILED.spelled(naming), count(self.counts.failed))
+            .some_number(FLAKY.spelled(naming), count(self.counts.flaky))
+            .build()
     }
 
     /// Keys the runner returned that the core does not read, with their values.

@@ -20,7 +20,12 @@ pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[&'static str
             ErrorCode::InvalidSnapshot,
             ErrorKind::Range,
             "version",
-            ["snapshot version ", &version.to_string(), " is not supported (this build reads version 1)"].concat(),
+            [
+                "snapshot version ",
+                &crate::jsnum::uint_string(version),
+                " is not supported (this build reads version 1)",
+            ]
+            .concat(),
         ));
     }
     let name = reader.string(FieldName::same("engine"))?;

@@ -100,7 +100,8 @@ pub fn iso_from_millis(ms: i64) -> String {
 }
 
 fn push_padded(out: &mut String, n: i64, width: usize) {
-    let digits = n.to_string();
+    let mut digits = if n < 0 { String::from("-") } else { String::new() };
+    digits.push_str(&crate::jsnum::uint_string(n.unsigned_abs()));
     for _ in digits.len()..width {
         out.push('0');
     }

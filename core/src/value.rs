@@ -289,7 +289,7 @@ impl JsonParser<'_> {
         let mut msg = String::from("invalid JSON: ");
         msg.push_str(what);
         msg.push_str(" at byte ");
-        msg.push_str(&self.pos.to_string());
+        msg.push_str(&crate::jsnum::uint_string(self.pos as u64));
         msg
     }
 
@@ -491,7 +491,7 @@ pub(crate) fn join_path(prefix: &str, name: &str) -> String {
 
 /// Appends `[index]` to a field path.
 pub(crate) fn index_path(prefix: &str, index: usize) -> String {
-    [prefix, "[", &index.to_string(), "]"].concat()
+    [prefix, "[", &crate::jsnum::uint_string(index as u64), "]"].concat()
 }
 
 /// Levenshtein distance over characters, ignoring ASCII case, for "did you mean" suggestions.
@@ -702,9 +702,9 @@ pub(crate) fn range_text(min: f64, max: f64) -> String {
 
 pub(crate) fn integer_text(min: u64, max: u64) -> String {
     if max >= MAX_SAFE_INTEGER {
-        ["an integer >= ", &min.to_string()].concat()
+        ["an integer >= ", &crate::jsnum::uint_string(min)].concat()
     } else {
-        ["an integer between ", &min.to_string(), " and ", &max.to_string()].concat()
+        ["an integer between ", &crate::jsnum::uint_string(min), " and ", &crate::jsnum::uint_string(max)].concat()
     }
 }
 

@@ -225,7 +225,7 @@ fn not_ready() -> Failure {
 }
 
 fn layer_path(i: usize) -> String {
-    ["layers[", &i.to_string(), "]"].concat()
+    ["layers[", &earlyexit::jsnum::uint_string(i as u64), "]"].concat()
 }
 
 fn index_of(value: &Value) -> usize {
@@ -237,7 +237,13 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| Speculation::from_value(item, Naming::Js, &["speculations[", &i.to_string(), "]"].concat()))
+        .map(|(i, item)| {
+            Speculation::from_value(
+                item,
+                Naming::Js,
+                &["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"].concat(),
+            )
+        })
         .collect()
 }
 
@@ -289,7 +295,12 @@ fn unknown_op(op: u32) -> Failure {
         ErrorCode::InvalidStep,
         ErrorKind::Range,
         "op",
-        ["unknown native op ", &op.to_string(), " (the JS layer and the native module do not match)"].concat(),
+        [
+            "unknown native op ",
+            &earlyexit::jsnum::uint_string(u64::from(op)),
+            " (the JS layer and the native module do not match)",
+        ]
+        .concat(),
     ))
 }
 
