@@ -378,8 +378,11 @@ impl JsonParser<'_> {
 
     fn hex4(&mut self) -> Result<u32, String> {
         let digits = self.bytes.get(self.pos..self.pos + 4).ok_or_else(|| self.fail("short \\u escape"))?;
-        let text = std::str::from_utf8(digits).map_err(|_| self.fail("bad \\u escape"))?;
-        let code = u32::from_str_radix(text, 16).map_err(|_| self.fail("bad \\u escape"))?;
+        // Exactly four hex digits (`from_str_radix` would also take a sign: `\u+123`).
+        let code = digits
+            .iter()
+            .try_fold(0u32, |code, &b| char::from(b).to_digit(16).map(|d| code * 16 + d))
+            .ok_or_else(|| self.fail("bad \\u escape"))?;
         self.pos += 4;
         Ok(code)
     }
@@ -737,6 +740,19 @@ mod tests {
         let text = r#"{"b":1,"a":[true,null,"x\n\"y\u00e9"],"c":0.1,"d":-0,"e":1e21}"#;
         let value = Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot").unwrap_or(Value::Null);
         assert_eq!(value.to_json(), r#"{"b":1,"a":[true,null,"x\n\"yé"],"c":0.1,"d":0,"e":1e+21}"#);
+    }
+
+    #[test]
+    fn json_unicode_escapes_take_exactly_four_hex_digits() {
+        let parse = |t: &str| Value::parse_json(t, ErrorCode::InvalidSnapshot, "snapshot");
+        assert_eq!(parse(r#""\u00e9\u00C9""#).ok(), Some(Value::String("éÉ".into())));
+        // A sign is not a hex digit (JSON.parse rejects these too).
+        for bad in [r#""\u+0e9""#, r#""\u-0e9""#, r#""\u00g9""#] {
+            let err = parse(bad).err().map(|e| e.message().to_string()).unwrap_or_default();
+            assert!(err.contains("bad \\u escape at byte 3"), "{bad}: {err}");
+        }
+        let err = parse(r#""\u00""#).err().map(|e| e.message().to_string()).unwrap_or_default();
+        assert!(err.contains("short \\u escape"), "{err}");
     }
 
     #[test]
