@@ -565,7 +565,7 @@ impl IterationAnalytics {
             ("version", Value::Number(crate::snapshot::VERSION as f64)),
             ("engine", Value::string("IterationAnalytics")),
             ("config", self.config.to_value(Naming::Js)),
-            ("records", Value::Array(self.records.iter().map(AnalyticsRecord::to_value).collect())),
+            ("records", value::array_of(&self.records, AnalyticsRecord::to_value)),
         ])
     }
 

@@ -870,18 +870,15 @@ impl StoppingDetails {
                 }
             }
             StoppingDetails::QualityPlateau { consecutive_count, improvements, average_quality, threshold } => {
-                let steps = improvements
-                    .iter()
-                    .map(|step| {
-                        ObjectBuilder::new()
-                            .number("iteration", step.iteration as f64)
-                            .number("improvement", step.improvement)
-                            .number("delta", step.delta)
-                            .build()
-                    })
-                    .collect();
+                let steps = value::array_of(improvements, |step| {
+                    ObjectBuilder::new()
+                        .number("iteration", step.iteration as f64)
+                        .number("improvement", step.improvement)
+                        .number("delta", step.delta)
+                        .build()
+                });
                 o.number("consecutive_count", *consecutive_count as f64)
-                    .value("improvements", Value::Array(steps))
+                    .value("improvements", steps)
                     .number("average_quality", *average_quality)
                     .number("threshold", *threshold);
             }
@@ -1120,7 +1117,7 @@ impl StoppingDecision {
         o.opt_number("best_iteration", self.best.map(|b| b.0 as f64))
             .opt_number("best_quality_score", self.best.map(|b| b.1));
         if !self.budgets.is_empty() {
-            o.value("budgets", Value::Array(self.budgets.iter().map(BudgetStatus::to_value).collect()));
+            o.value("budgets", value::array_of(&self.budgets, BudgetStatus::to_value));
         }
         o.build()
     }
@@ -1699,7 +1696,7 @@ impl EarlyStopping {
             ("version", Value::Number(SNAPSHOT_VERSION as f64)),
             ("engine", Value::string("EarlyStopping")),
             ("config", self.config.to_value(Naming::Js)),
-            ("history", Value::Array(self.history.iter().map(IterationRecord::to_value).collect())),
+            ("history", value::array_of(&self.history, IterationRecord::to_value)),
             ("stoppingReason", self.stopping_reason.as_deref().map_or(Value::Null, Value::string)),
             ("stoppingDetails", self.stopping_details.as_ref().map_or(Value::Null, StoppingDetails::to_value)),
         ])

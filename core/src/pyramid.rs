@@ -101,16 +101,16 @@ impl TestPyramidResult {
     pub fn to_value(&self, naming: Naming) -> Value {
         let key = |js: &'static str, snake: &'static str| if naming == Naming::Js { js } else { snake };
         ObjectBuilder::new()
-            .value("layers", Value::Array(self.layers.iter().map(|l| l.to_value(naming)).collect()))
+            .value("layers", value::array_of(&self.layers, |l| l.to_value(naming)))
             .boolean(key("exitedEarly", "exited_early"), self.exited_early)
             .number(key("exitLayer", "exit_layer"), self.exit_layer as f64)
             .string(key("exitReason", "exit_reason"), self.exit_reason.as_str())
             .number("confidence", self.confidence)
-            .value("speculations", Value::Array(self.speculations.iter().map(Speculation::to_value).collect()))
+            .value("speculations", value::array_of(&self.speculations, Speculation::to_value))
             .number(key("skippedLayers", "skipped_layers"), self.skipped_layers as f64)
             .value(
                 key("layersExecuted", "layers_executed"),
-                Value::Array(self.layers_executed.iter().map(|&i| Value::Number(i as f64)).collect()),
+                value::array_of(&self.layers_executed, |&i| Value::Number(i as f64)),
             )
             .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
             .number("mispredictions", self.mispredictions as f64)
@@ -380,15 +380,12 @@ impl PyramidRun {
             ("engine", Value::string("PyramidRun")),
             ("config", self.exit.config().to_value(Naming::Js)),
             ("totalLayers", Value::Number(self.exit.total_layers() as f64)),
-            ("layers", Value::Array(self.layers.iter().map(|l| l.to_value(Naming::Js)).collect())),
+            ("layers", value::array_of(&self.layers, |l| l.to_value(Naming::Js))),
             (
                 "submitted",
-                Value::Array(
-                    self.submissions
-                        .iter()
-                        .map(|(i, r)| Value::object(vec![("layer", Value::Number(*i as f64)), ("result", r.clone())]))
-                        .collect(),
-                ),
+                value::array_of(&self.submissions, |(i, r)| {
+                    ObjectBuilder::new().number("layer", *i as f64).value("result", r.clone()).build()
+                }),
             ),
         ])
     }
