@@ -108,7 +108,7 @@ impl AnalyticsConfig {
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
                 field.snake,
-                [field.snake, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)].concat(),
+                value::concat(&[field.snake, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
             ))
         };
         if value::check_range(self.diminishing_returns_threshold, 0.0, f64::MAX).is_none() {
@@ -595,7 +595,7 @@ impl IterationAnalytics {
                         ErrorCode::InvalidSnapshot,
                         ErrorKind::Type,
                         field.clone(),
-                        [&field, " must be a number, got ", &got].concat(),
+                        value::concat(&[&field, " must be a number, got ", &got]),
                     ));
                 }
             };
@@ -606,7 +606,7 @@ impl IterationAnalytics {
                     ErrorCode::InvalidSnapshot,
                     ErrorKind::Range,
                     field.clone(),
-                    [&field, " must equal this score minus the previous one"].concat(),
+                    value::concat(&[&field, " must equal this score minus the previous one"]),
                 ));
             }
         }
@@ -625,7 +625,7 @@ pub fn verified_only_argument(value: &Value, naming: Naming) -> Result<bool> {
                 ErrorCode::InvalidConfig,
                 ErrorKind::Type,
                 field,
-                [field, " must be a boolean, got ", &other.describe()].concat(),
+                value::concat(&[field, " must be a boolean, got ", &other.describe()]),
             ))
         }
     }

@@ -130,11 +130,11 @@ impl Error {
         } else if field.is_empty() {
             prefix.to_string()
         } else if field.starts_with('[') {
-            [prefix, &field].concat()
+            crate::value::concat(&[prefix, &field])
         } else {
-            [prefix, ".", &field].concat()
+            crate::value::concat(&[prefix, ".", &field])
         };
-        let message = if prefix.is_empty() { message } else { [prefix, ": ", &message].concat() };
+        let message = if prefix.is_empty() { message } else { crate::value::concat(&[prefix, ": ", &message]) };
         Self::make(code, kind, field, message)
     }
 }

@@ -315,30 +315,33 @@ impl CoherenceEarlyExit {
             explanation,
         };
         if signal.lambda < c.min_lambda_for_exit {
-            let explanation = [
+            let explanation = value::concat(&[
                 "Lambda ",
                 &jsnum::to_js_string(signal.lambda),
                 " < minimum ",
                 &jsnum::to_js_string(c.min_lambda_for_exit),
-            ]
-            .concat();
+            ]);
             return decision(false, signal.lambda / 100.0, ExitReason::LambdaTooLow, explanation);
         }
         let stability = stability(signal);
         if stability < c.min_lambda_stability {
-            let explanation =
-                ["Stability ", &percent(stability), "% < minimum ", &percent(c.min_lambda_stability), "%"].concat();
+            let explanation = value::concat(&[
+                "Stability ",
+                &percent(stability),
+                "% < minimum ",
+                &percent(c.min_lambda_stability),
+                "%",
+            ]);
             return decision(false, stability, ExitReason::LambdaUnstable, explanation);
         }
         if signal.boundary_concentration > c.max_boundary_concentration {
-            let explanation = [
+            let explanation = value::concat(&[
                 "Boundary concentration ",
                 &percent(signal.boundary_concentration),
                 "% > max ",
                 &percent(c.max_boundary_concentration),
                 "%",
-            ]
-            .concat();
+            ]);
             return decision(
                 false,
                 1.0 - signal.boundary_concentration,
@@ -351,10 +354,10 @@ impl CoherenceEarlyExit {
         let confidence = lambda_strength * 0.4 + stability * 0.4 + boundary_dispersion * 0.2;
         if confidence < c.min_confidence {
             let explanation =
-                ["Confidence ", &percent(confidence), "% < minimum ", &percent(c.min_confidence), "%"].concat();
+                value::concat(&["Confidence ", &percent(confidence), "% < minimum ", &percent(c.min_confidence), "%"]);
             return decision(false, confidence, ExitReason::InsufficientConfidence, explanation);
         }
-        let explanation = ["All conditions met with ", &percent(confidence), "% confidence"].concat();
+        let explanation = value::concat(&["All conditions met with ", &percent(confidence), "% confidence"]);
         decision(true, confidence, ExitReason::ConfidentExit, explanation)
     }
 }

@@ -396,13 +396,13 @@ impl EarlyStoppingConfig {
         // Cross-field rules, reported on the field whose value no longer fits.
         let inconsistent = |field: FieldName, why: &str| {
             let name = value::join_path(path, field.spelled(naming));
-            Err(Error::new(code, ErrorKind::Range, name.clone(), [&name, " ", why].concat()))
+            Err(Error::new(code, ErrorKind::Range, name.clone(), value::concat(&[&name, " ", why])))
         };
         if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
             let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
             return inconsistent(
                 PLATEAU_IMPROVEMENT_THRESHOLD,
-                &[why, &jsnum::to_js_string(c.plateau_improvement_threshold)].concat(),
+                &value::concat(&[why, &jsnum::to_js_string(c.plateau_improvement_threshold)]),
             );
         }
         if let (Some(min), Some(max)) = (c.min_iterations, c.max_iterations) {
@@ -600,7 +600,7 @@ impl IterationResult {
                 ErrorCode::InvalidResult,
                 ErrorKind::Range,
                 name,
-                [name, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)].concat(),
+                value::concat(&[name, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
             ))
         };
         if value::check_range(self.quality_score, 0.0, 100.0).is_none() {
@@ -618,7 +618,10 @@ impl IterationResult {
                     ErrorCode::InvalidResult,
                     ErrorKind::Range,
                     "timestamp",
-                    ["timestamp must be an RFC 3339 date-time, got ", &Value::string(ts.as_str()).describe()].concat(),
+                    value::concat(&[
+                        "timestamp must be an RFC 3339 date-time, got ",
+                        &Value::string(ts.as_str()).describe(),
+                    ]),
                 ));
             }
         }
@@ -647,13 +650,12 @@ fn iteration_mismatch(given: u64, iteration: u64) -> Result<()> {
         ErrorCode::InvalidResult,
         ErrorKind::Range,
         "iteration_number",
-        [
+        value::concat(&[
             "iteration_number must equal the iteration argument (",
             &crate::jsnum::uint_string(iteration),
             "), got ",
             &crate::jsnum::uint_string(given),
-        ]
-        .concat(),
+        ]),
     ))
 }
 
@@ -910,7 +912,7 @@ impl StoppingDetails {
     fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
         let snapshot_error = |field: &str, what: &str| {
             let field = value::join_path(path, field);
-            Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), [&field, " ", what].concat())
+            Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), value::concat(&[&field, " ", what]))
         };
         let reader = ObjectReader::new(value, path, "stoppingDetails", Naming::Snake, ErrorCode::InvalidSnapshot)?;
         let f = FieldName::same;
@@ -1258,7 +1260,7 @@ impl DiminishingReturnsReport {
 pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option<StoppingDecision> {
     report.detected.then(|| StoppingDecision {
         stop: true,
-        reason: ["Diminishing returns detected: ", &report.reason].concat(),
+        reason: value::concat(&["Diminishing returns detected: ", &report.reason]),
         confidence: 0.80,
         trigger: Trigger::DiminishingReturns,
         details: Some(StoppingDetails::DiminishingReturns {
@@ -1375,14 +1377,13 @@ pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
 pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let max = config.max_iterations?;
     (recorded >= max).then(|| {
-        let reason = [
+        let reason = value::concat(&[
             "Maximum iterations reached (",
             &crate::jsnum::uint_string(recorded),
             "/",
             &crate::jsnum::uint_string(max),
             ")",
-        ]
-        .concat();
+        ]);
         StoppingDecision::stop(
             reason,
             1.0,
@@ -1396,9 +1397,12 @@ pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Opti
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let min = config.min_iterations?;
     (recorded < min).then(|| {
-        let reason =
-            ["Warm-up: iteration ", &crate::jsnum::uint_string(recorded), " of ", &crate::jsnum::uint_string(min)]
-                .concat();
+        let reason = value::concat(&[
+            "Warm-up: iteration ",
+            &crate::jsnum::uint_string(recorded),
+            " of ",
+            &crate::jsnum::uint_string(min),
+        ]);
         StoppingDecision::go_on(&reason, 1.0)
     })
 }
@@ -1759,6 +1763,6 @@ pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
         ErrorCode::InvalidConfig,
         ErrorKind::Type,
         field,
-        [field, " must be an object with a ", method, " method, got ", &got.describe()].concat(),
+        value::concat(&[field, " must be an object with a ", method, " method, got ", &got.describe()]),
     )
 }

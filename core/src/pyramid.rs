@@ -148,12 +148,12 @@ impl PyramidRun {
         for (i, layer) in layers.iter().enumerate() {
             if let Some(cost) = layer.cost_ms {
                 if value::check_range(cost, 0.0, f64::MAX).is_none() {
-                    let field = [&value::index_path("layers", i), ".cost_ms"].concat();
+                    let field = value::concat(&[&value::index_path("layers", i), ".cost_ms"]);
                     return Err(Error::new(
                         ErrorCode::InvalidConfig,
                         ErrorKind::Range,
                         field.clone(),
-                        [&field, " must be a finite number >= 0"].concat(),
+                        value::concat(&[&field, " must be a finite number >= 0"]),
                     ));
                 }
             }
@@ -254,15 +254,14 @@ impl PyramidRun {
                 ErrorCode::InvalidStep,
                 ErrorKind::Range,
                 "layer",
-                [
+                value::concat(&[
                     "the pending action is to ",
                     what,
                     " layer ",
                     &crate::jsnum::uint_string(expected as u64),
                     ", not layer ",
                     &crate::jsnum::uint_string(index as u64),
-                ]
-                .concat(),
+                ]),
             ));
         }
         Ok(())
@@ -438,7 +437,7 @@ fn to_js_keys(result: &Value, naming: Naming) -> Value {
 /// The error for a layer whose runner cannot be called (JS: `run` is not a function;
 /// Python: not callable). Bindings check callability in their language; the words are here.
 pub fn invalid_runner(naming: Naming, index: usize, got: &Value) -> Error {
-    let field = [&value::index_path("layers", index), ".run"].concat();
+    let field = value::concat(&[&value::index_path("layers", index), ".run"]);
     let expected = match naming {
         Naming::Js => "a function",
         Naming::Snake => "callable",
@@ -447,7 +446,7 @@ pub fn invalid_runner(naming: Naming, index: usize, got: &Value) -> Error {
         ErrorCode::InvalidConfig,
         ErrorKind::Type,
         field.clone(),
-        [&field, " must be ", expected, ", got ", &got.describe()].concat(),
+        value::concat(&[&field, " must be ", expected, ", got ", &got.describe()]),
     )
 }
 
@@ -458,7 +457,7 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
             ErrorCode::InvalidConfig,
             ErrorKind::Type,
             "layers",
-            ["layers must be an array, got ", &layers.describe()].concat(),
+            value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
     items

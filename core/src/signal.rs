@@ -185,7 +185,7 @@ impl TestCounts {
     fn check(&self, naming: Naming, path: &str, code: ErrorCode) -> Result<()> {
         let inconsistent = |field: FieldName, rule: &str| {
             let name = value::join_path(path, field.spelled(naming));
-            Err(Error::new(code, ErrorKind::Range, name.clone(), [&name, " is inconsistent: ", rule].concat()))
+            Err(Error::new(code, ErrorKind::Range, name.clone(), value::concat(&[&name, " is inconsistent: ", rule])))
         };
         if let (Some(total), Some(passed)) = (self.total, self.passed) {
             if passed.saturating_add(self.failed.unwrap_or(0)) > total {

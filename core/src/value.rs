@@ -119,6 +119,28 @@ impl ObjectBuilder {
     }
 }
 
+/// The pieces joined, as `[a, b, c].concat()` gives them: one small loop instead of std's
+/// generic `join`, whose specialized copy loops are ~0.9 KB of WebAssembly.
+pub(crate) fn concat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
+/// The pieces with `separator` between them, as `parts.join(separator)` gives them.
+pub(crate) fn join(parts: &[&str], separator: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(part);
+    }
+    out
+}
+
 /// `Value::Array` of `to_value` over `items`: a plain loop, because every
 /// `iter().map(..).collect()` instantiates its own iterator-specialized collect (~350 bytes of
 /// WebAssembly each).
@@ -189,7 +211,7 @@ impl Value {
                 if shown.len() < s.len() {
                     shown.push_str("...");
                 }
-                ["string \"", &shown, "\""].concat()
+                concat(&["string \"", &shown, "\""])
             }
             Value::Array(_) => "array".to_string(),
             Value::Object(_) => "object".to_string(),
@@ -208,7 +230,7 @@ impl Value {
     /// Parses JSON text (as `JSON.parse`, numbers to the nearest f64). Errors carry
     /// `code`/`field` so a binding can report where a document came from.
     pub fn parse_json(text: &str, code: ErrorCode, field: &str) -> Result<Value> {
-        let mut parser = JsonParser { bytes: text.as_bytes(), pos: 0, depth: 0 };
+        let mut parser = JsonParser { text, bytes: text.as_bytes(), pos: 0, depth: 0 };
         parser.skip_ws();
         // Text is the right type; text that is not JSON is a bad value.
         let value = parser.value().map_err(|msg| Error::new(code, ErrorKind::Range, field, msg))?;
@@ -290,6 +312,9 @@ fn write_json_string(s: &str, out: &mut String) {
 const MAX_JSON_DEPTH: usize = 256;
 
 struct JsonParser<'a> {
+    /// The document; `bytes` is the same text. Slices between ASCII delimiters are always
+    /// on character boundaries, so taking them from `text` needs no UTF-8 re-validation.
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
@@ -409,8 +434,8 @@ impl JsonParser<'_> {
                 }
                 self.pos += 1;
             }
-            let chunk = self.bytes.get(start..self.pos).unwrap_or_default();
-            out.push_str(std::str::from_utf8(chunk).map_err(|_| self.fail("invalid UTF-8"))?);
+            let chunk = self.text.get(start..self.pos).unwrap_or_default();
+            out.push_str(chunk);
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
@@ -489,7 +514,7 @@ impl JsonParser<'_> {
                 self.pos += 1;
             }
         }
-        let text = self.bytes.get(start..self.pos).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
+        let text = self.text.get(start..self.pos).unwrap_or("");
         crate::float_parse::parse_f64(text).map(Value::Number).ok_or_else(|| self.fail("bad number"))
     }
 }
@@ -499,13 +524,13 @@ pub(crate) fn join_path(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_string()
     } else {
-        [prefix, ".", name].concat()
+        concat(&[prefix, ".", name])
     }
 }
 
 /// Appends `[index]` to a field path.
 pub(crate) fn index_path(prefix: &str, index: usize) -> String {
-    [prefix, "[", &crate::jsnum::uint_string(index as u64), "]"].concat()
+    concat(&[prefix, "[", &crate::jsnum::uint_string(index as u64), "]"])
 }
 
 /// Levenshtein distance over characters, ignoring ASCII case, for "did you mean" suggestions.
@@ -553,7 +578,7 @@ impl<'a> ObjectReader<'a> {
                     code,
                     ErrorKind::Type,
                     field,
-                    [field, " must be an object, got ", &other.describe()].concat(),
+                    concat(&[field, " must be an object, got ", &other.describe()]),
                 ))
             }
         }
@@ -570,14 +595,14 @@ impl<'a> ObjectReader<'a> {
             if !known.iter().any(|f| f.spelled(self.naming) == key) {
                 let names: Vec<&str> = known.iter().map(|f| f.spelled(self.naming)).collect();
                 let closest = names.iter().min_by_key(|n| edit_distance(key, n)).copied().unwrap_or_default();
-                let mut msg = ["unknown option '", key, "'"].concat();
+                let mut msg = concat(&["unknown option '", key, "'"]);
                 if edit_distance(key, closest) <= closest.len().max(key.len()) / 2 {
                     msg.push_str("; did you mean '");
                     msg.push_str(closest);
                     msg.push_str("'?");
                 }
                 msg.push_str(" Valid options: ");
-                msg.push_str(&names.join(", "));
+                msg.push_str(&join(&names, ", "));
                 // Inside a snapshot every problem is the snapshot's: one code for the whole document.
                 let code = if self.code == ErrorCode::InvalidSnapshot {
                     ErrorCode::InvalidSnapshot
@@ -599,7 +624,7 @@ impl<'a> ObjectReader<'a> {
     fn type_error(&self, field: FieldName, expected: &str, got: Option<&Value>) -> Error {
         let path = self.path_of(field);
         let got = got.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
-        Error::new(self.code, ErrorKind::Type, path.clone(), [&path, " must be ", expected, ", got ", &got].concat())
+        Error::new(self.code, ErrorKind::Type, path.clone(), concat(&[&path, " must be ", expected, ", got ", &got]))
     }
 
     /// A range error on `field` with `requirement` ("a finite number between 0 and 1").
@@ -609,7 +634,7 @@ impl<'a> ObjectReader<'a> {
             self.code,
             ErrorKind::Range,
             path.clone(),
-            [&path, " must be ", requirement, ", got ", &got.describe()].concat(),
+            concat(&[&path, " must be ", requirement, ", got ", &got.describe()]),
         )
     }
 
@@ -681,7 +706,7 @@ impl<'a> ObjectReader<'a> {
         if allowed.contains(&s) {
             Ok(s)
         } else {
-            let requirement = ["one of '", &allowed.join("', '"), "'"].concat();
+            let requirement = concat(&["one of '", &join(allowed, "', '"), "'"]);
             Err(self.range_error(field, &requirement, &Value::String(s.to_string())))
         }
     }
@@ -706,19 +731,19 @@ pub(crate) fn check_integer(n: f64, min: u64, max: u64) -> Option<u64> {
 
 pub(crate) fn range_text(min: f64, max: f64) -> String {
     if max == f64::MAX {
-        ["a finite number >= ", &jsnum::to_js_string(min)].concat()
+        concat(&["a finite number >= ", &jsnum::to_js_string(min)])
     } else if min == f64::MIN {
         "a finite number".to_string()
     } else {
-        ["a finite number between ", &jsnum::to_js_string(min), " and ", &jsnum::to_js_string(max)].concat()
+        concat(&["a finite number between ", &jsnum::to_js_string(min), " and ", &jsnum::to_js_string(max)])
     }
 }
 
 pub(crate) fn integer_text(min: u64, max: u64) -> String {
     if max >= MAX_SAFE_INTEGER {
-        ["an integer >= ", &crate::jsnum::uint_string(min)].concat()
+        concat(&["an integer >= ", &crate::jsnum::uint_string(min)])
     } else {
-        ["an integer between ", &crate::jsnum::uint_string(min), " and ", &crate::jsnum::uint_string(max)].concat()
+        concat(&["an integer between ", &crate::jsnum::uint_string(min), " and ", &crate::jsnum::uint_string(max)])
     }
 }
 
@@ -730,14 +755,14 @@ pub(crate) fn integer_argument(value: &Value, field: &str, code: ErrorCode, min:
                 code,
                 ErrorKind::Range,
                 field,
-                [field, " must be ", &integer_text(min, max), ", got ", &value.describe()].concat(),
+                concat(&[field, " must be ", &integer_text(min, max), ", got ", &value.describe()]),
             )
         }),
         other => Err(Error::new(
             code,
             ErrorKind::Type,
             field,
-            [field, " must be an integer, got ", &other.describe()].concat(),
+            concat(&[field, " must be an integer, got ", &other.describe()]),
         )),
     }
 }

@@ -225,7 +225,7 @@ fn not_ready() -> Failure {
 }
 
 fn layer_path(i: usize) -> String {
-    ["layers[", &earlyexit::jsnum::uint_string(i as u64), "]"].concat()
+    wire::concat(&["layers[", &earlyexit::jsnum::uint_string(i as u64), "]"])
 }
 
 fn index_of(value: &Value) -> usize {
@@ -241,7 +241,7 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
             Speculation::from_value(
                 item,
                 Naming::Js,
-                &["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"].concat(),
+                &wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"]),
             )
         })
         .collect()
@@ -295,12 +295,11 @@ fn unknown_op(op: u32) -> Failure {
         ErrorCode::InvalidStep,
         ErrorKind::Range,
         "op",
-        [
+        wire::concat(&[
             "unknown native op ",
             &earlyexit::jsnum::uint_string(u64::from(op)),
             " (the JS layer and the native module do not match)",
-        ]
-        .concat(),
+        ]),
     ))
 }
 
