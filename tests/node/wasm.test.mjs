@@ -132,16 +132,13 @@ describe('wasm instance', { skip }, () => {
     assert.ok(grown < 1024 * 1024, `grew ${grown} bytes`);
   });
 
-  test(`size: raw <= ${RAW_BUDGET / 1024} KB and gzipped <= ${GZIP_BUDGET / 1024} KB`, (t) => {
+  // Enforced: the module is within budget (what it is made of: bindings-wasm/README.md).
+  test(`size: raw <= ${RAW_BUDGET / 1024} KB and gzipped <= ${GZIP_BUDGET / 1024} KB`, () => {
     const raw = statSync(WASM).size;
     const gz = gzipSync(readFileSync(WASM), { level: 9 }).length;
     const line = `earlyexit_wasm_bg.wasm: ${raw} bytes raw (${(raw / 1024).toFixed(1)} KB), ${gz} bytes gzipped (${(gz / 1024).toFixed(1)} KB); budget ${RAW_BUDGET / 1024} KB / ${GZIP_BUDGET / 1024} KB`;
     console.log(line);
-    if ((raw > RAW_BUDGET || gz > GZIP_BUDGET) && process.env.EARLYEXIT_WASM_SIZE_STRICT !== '1') {
-      // Known and reported: the core's own code is most of the module (bindings-wasm/README.md).
-      t.skip(`over budget, not enforced (set EARLYEXIT_WASM_SIZE_STRICT=1 to enforce): ${line}`);
-      return;
-    }
-    assert.ok(raw <= RAW_BUDGET && gz <= GZIP_BUDGET, line);
+    assert.ok(raw <= RAW_BUDGET, `over the raw budget: ${line}`);
+    assert.ok(gz <= GZIP_BUDGET, `over the gzip budget: ${line}`);
   });
 });
