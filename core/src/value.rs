@@ -538,15 +538,22 @@ pub(crate) fn index_path(prefix: &str, index: usize) -> String {
 /// ASCII folding only: every option name is ASCII, and Unicode `to_lowercase` would pull its
 /// case tables (~5 KB) into the size-budgeted WebAssembly build for no practical difference.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
+    // Plain loops: each `collect` here would instantiate its own iterator-specialized code.
+    let mut b_chars: Vec<char> = Vec::with_capacity(b.len());
+    for c in b.chars() {
+        b_chars.push(c.to_ascii_lowercase());
+    }
+    let b = b_chars;
+    let mut row: Vec<usize> = Vec::with_capacity(b.len() + 1);
+    for j in 0..=b.len() {
+        row.push(j);
+    }
+    for (i, ca) in a.chars().map(|c| c.to_ascii_lowercase()).enumerate() {
         let mut diagonal = i;
         let mut left = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let up = row.get(j + 1).copied().unwrap_or(0);
-            let cost = usize::from(ca != cb);
+            let cost = usize::from(ca != *cb);
             let best = (diagonal + cost).min(up + 1).min(left + 1);
             diagonal = up;
             if let Some(slot) = row.get_mut(j + 1) {
