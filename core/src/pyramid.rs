@@ -420,16 +420,14 @@ impl PyramidRun {
 /// are written in one spelling whatever language made them).
 fn to_js_keys(result: &Value, naming: Naming) -> Value {
     match (naming, result) {
-        (Naming::Snake, Value::Object(entries)) => Value::Object(
-            entries
-                .iter()
-                .map(|(k, v)| {
-                    let key =
-                        crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
-                    (key.to_string(), v.clone())
-                })
-                .collect(),
-        ),
+        (Naming::Snake, Value::Object(entries)) => {
+            let mut o = ObjectBuilder::new();
+            for (k, v) in entries {
+                let key = crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
+                o.value(key, v.clone());
+            }
+            o.build()
+        }
         _ => result.clone(),
     }
 }
@@ -460,9 +458,10 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
             value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| LayerSpec::from_value(item, naming, &value::index_path("layers", i)))
-        .collect()
+    // A plain loop: collecting an iterator of `Result`s instantiates ~0.9 KB of adapters.
+    let mut specs = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        specs.push(LayerSpec::from_value(item, naming, &value::index_path("layers", i))?);
+    }
+    Ok(specs)
 }

@@ -138,20 +138,15 @@ impl LayerResult {
     /// built in Rust lists the known keys in the ADR's order).
     pub fn to_value(&self, naming: Naming) -> Value {
         if !self.entries.is_empty() {
-            return Value::Object(
-                self.entries
-                    .iter()
-                    .map(|(key, item)| {
-                        let name = match key {
-                            LayerKey::Known(i) => {
-                                LAYER_RESULT_FIELDS.get(*i).map_or("", |f| f.spelled(naming)).to_string()
-                            }
-                            LayerKey::Extra(k) => k.clone(),
-                        };
-                        (name, item.clone())
-                    })
-                    .collect(),
-            );
+            let mut o = ObjectBuilder::new();
+            for (key, item) in &self.entries {
+                let name = match key {
+                    LayerKey::Known(i) => LAYER_RESULT_FIELDS.get(*i).map_or("", |f| f.spelled(naming)),
+                    LayerKey::Extra(k) => k,
+                };
+                o.value(name, item.clone());
+            }
+            return o.build();
         }
         let mut entries = ObjectBuilder::new();
         entries

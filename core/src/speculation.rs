@@ -77,7 +77,7 @@ pub fn predict_layer_outcome(decision_confidence: f64) -> Speculation {
 
 /// The ADR's `speculate`: one prediction per skipped layer.
 pub fn speculate(decision_confidence: f64, skipped_layers: usize) -> Vec<Speculation> {
-    (0..skipped_layers).map(|_| predict_layer_outcome(decision_confidence)).collect()
+    vec![predict_layer_outcome(decision_confidence); skipped_layers]
 }
 
 /// Reads `decision.confidence` from a decision object (code `invalid_signal`).
