@@ -9,8 +9,9 @@
 #     built from source with -Z build-std, see ../shared/design/toolchain.md);
 #   - a wasm linker (rustup's rust-lld, or Debian's lld-19 / wasm-ld);
 #   - wasm-bindgen-cli at exactly the version bindings-wasm/Cargo.toml pins.
-# Prints the .wasm size raw and gzipped and fails if it is over the budget
-# (120 KB raw, 45 KB gzipped).
+# Prints the .wasm size raw and gzipped against the budget (120 KB raw, 45 KB gzipped);
+# over it, a warning (EARLYEXIT_WASM_SIZE_STRICT=1: a failure). The Node suite's size test
+# (tests/node/wasm.test.mjs) always fails over budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,6 +78,6 @@ gz=$(gzip -9 -c "$out" | wc -c)
 echo "build-wasm: earlyexit_wasm_bg.wasm $raw bytes raw ($(( raw / 1024 )) KB), $gz bytes gzipped ($(( gz / 1024 )) KB); budget 120 KB / 45 KB"
 echo "build-wasm: built in $(( $(date +%s) - start ))s"
 if [ "$raw" -gt $((120 * 1024)) ] || [ "$gz" -gt $((45 * 1024)) ]; then
-  echo "build-wasm: WARNING: over the size budget (the core's own code is most of it; see bindings-wasm/README.md)" >&2
+  echo "build-wasm: WARNING: over the size budget (what the module is made of: bindings-wasm/README.md)" >&2
   if [ "${EARLYEXIT_WASM_SIZE_STRICT:-0}" = 1 ]; then fail "over the size budget"; fi
 fi

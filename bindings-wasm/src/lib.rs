@@ -8,6 +8,13 @@
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
+#[cfg(target_arch = "wasm32")]
+mod allocator;
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: allocator::SizeClassAllocator = allocator::SizeClassAllocator::new();
+
 /// The native object behind each stateful JS class. Freed by the JS wrapper's `free()`
 /// (or its `Symbol.dispose`), else by wasm-bindgen's FinalizationRegistry.
 #[wasm_bindgen]

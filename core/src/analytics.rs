@@ -6,7 +6,7 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const DIMINISHING_RETURNS_THRESHOLD: FieldName =
     FieldName::new("diminishingReturnsThreshold", "diminishing_returns_threshold");
@@ -108,7 +108,7 @@ impl AnalyticsConfig {
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
                 field.snake,
-                [field.snake, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)].concat(),
+                value::concat(&[field.snake, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
             ))
         };
         if value::check_range(self.diminishing_returns_threshold, 0.0, f64::MAX).is_none() {
@@ -133,15 +133,12 @@ impl AnalyticsConfig {
 
     /// The config object.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
-            (DIMINISHING_RETURNS_THRESHOLD.spelled(naming).into(), Value::Number(self.diminishing_returns_threshold)),
-            (
-                CONSECUTIVE_COUNT_THRESHOLD.spelled(naming).into(),
-                Value::Number(self.consecutive_count_threshold as f64),
-            ),
-            (QUALITY_THRESHOLD.spelled(naming).into(), Value::Number(self.quality_threshold)),
-            (SELECTION_CRITERIA.spelled(naming).into(), Value::string(self.selection_criteria.as_str())),
-        ])
+        ObjectBuilder::new()
+            .number(DIMINISHING_RETURNS_THRESHOLD.spelled(naming), self.diminishing_returns_threshold)
+            .number(CONSECUTIVE_COUNT_THRESHOLD.spelled(naming), self.consecutive_count_threshold as f64)
+            .number(QUALITY_THRESHOLD.spelled(naming), self.quality_threshold)
+            .string(SELECTION_CRITERIA.spelled(naming), self.selection_criteria.as_str())
+            .build()
     }
 }
 
@@ -176,22 +173,15 @@ pub struct AnalyticsRecord {
 impl AnalyticsRecord {
     /// The record as `recordIteration` returns it.
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![
-            ("iteration_number".to_string(), Value::Number(self.iteration_number as f64)),
-            ("quality_score".to_string(), Value::Number(self.quality_score)),
-            ("verification_status".to_string(), Value::string(self.verification_status.as_str())),
-            ("quality_delta".to_string(), Value::Number(self.quality_delta)),
-        ];
-        for (name, v) in [
-            ("tokens_used", self.usage.tokens_used),
-            ("token_cost_usd", self.usage.token_cost_usd),
-            ("execution_time_ms", self.usage.execution_time_ms),
-        ] {
-            if let Some(v) = v {
-                entries.push((name.to_string(), Value::Number(v)));
-            }
-        }
-        Value::Object(entries)
+        ObjectBuilder::new()
+            .number("iteration_number", self.iteration_number as f64)
+            .number("quality_score", self.quality_score)
+            .string("verification_status", self.verification_status.as_str())
+            .number("quality_delta", self.quality_delta)
+            .some_number("tokens_used", self.usage.tokens_used)
+            .some_number("token_cost_usd", self.usage.token_cost_usd)
+            .some_number("execution_time_ms", self.usage.execution_time_ms)
+            .build()
     }
 }
 
@@ -455,7 +445,7 @@ impl IterationAnalytics {
         }
         match self.detected_at.and_then(|i| self.records.get(i)) {
             Some(record) => {
-                let mut reason = self.config.consecutive_count_threshold.to_string();
+                let mut reason = crate::jsnum::uint_string(self.config.consecutive_count_threshold);
                 reason.push_str(" consecutive iterations with <");
                 jsnum::push_js_string(&mut reason, self.config.diminishing_returns_threshold * 100.0);
                 reason.push_str("% improvement");
@@ -560,19 +550,19 @@ impl IterationAnalytics {
     /// `generateSummary()` as the JS API returns it.
     pub fn summary_value(&self) -> Value {
         let selection = self.select_best_iteration();
-        let total = |t: Option<f64>| Value::Number(t.unwrap_or(0.0));
-        Value::object(vec![
-            ("total_iterations", Value::Number(self.records.len() as f64)),
-            ("optimal_iteration", self.iteration_of(self.optimal_iteration(true))),
-            ("final_iteration", self.iteration_of(self.records.len().checked_sub(1))),
-            ("selected_iteration", self.iteration_of(selection.selected)),
-            ("selection_reason", Value::String(selection.reason)),
-            ("diminishing_returns", self.detect_diminishing_returns().to_value()),
-            ("trajectory", Value::string(self.trajectory().as_str())),
-            ("total_tokens", total(self.totals[0])),
-            ("total_cost_usd", total(self.totals[1])),
-            ("total_time_ms", total(self.totals[2])),
-        ])
+        let [tokens, cost, time] = self.totals;
+        ObjectBuilder::new()
+            .number("total_iterations", self.records.len() as f64)
+            .value("optimal_iteration", self.iteration_of(self.optimal_iteration(true)))
+            .value("final_iteration", self.iteration_of(self.records.len().checked_sub(1)))
+            .value("selected_iteration", self.iteration_of(selection.selected))
+            .value("selection_reason", Value::String(selection.reason))
+            .value("diminishing_returns", self.detect_diminishing_returns().to_value())
+            .string("trajectory", self.trajectory().as_str())
+            .number("total_tokens", tokens.unwrap_or(0.0))
+            .number("total_cost_usd", cost.unwrap_or(0.0))
+            .number("total_time_ms", time.unwrap_or(0.0))
+            .build()
     }
 
     /// Clears every record, keeps the config.
@@ -588,7 +578,7 @@ impl IterationAnalytics {
             ("version", Value::Number(crate::snapshot::VERSION as f64)),
             ("engine", Value::string("IterationAnalytics")),
             ("config", self.config.to_value(Naming::Js)),
-            ("records", Value::Array(self.records.iter().map(AnalyticsRecord::to_value).collect())),
+            ("records", value::array_of(&self.records, AnalyticsRecord::to_value)),
         ])
     }
 
@@ -618,7 +608,7 @@ impl IterationAnalytics {
                         ErrorCode::InvalidSnapshot,
                         ErrorKind::Type,
                         field.clone(),
-                        [&field, " must be a number, got ", &got].concat(),
+                        value::concat(&[&field, " must be a number, got ", &got]),
                     ));
                 }
             };
@@ -629,7 +619,7 @@ impl IterationAnalytics {
                     ErrorCode::InvalidSnapshot,
                     ErrorKind::Range,
                     field.clone(),
-                    [&field, " must equal this score minus the previous one"].concat(),
+                    value::concat(&[&field, " must equal this score minus the previous one"]),
                 ));
             }
         }
@@ -648,7 +638,7 @@ pub fn verified_only_argument(value: &Value, naming: Naming) -> Result<bool> {
                 ErrorCode::InvalidConfig,
                 ErrorKind::Type,
                 field,
-                [field, " must be a boolean, got ", &other.describe()].concat(),
+                value::concat(&[field, " must be a boolean, got ", &other.describe()]),
             ))
         }
     }

@@ -70,6 +70,14 @@ impl ErrorKind {
 /// A rejected input. Whatever call returned it changed nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
+    // Boxed: every fallible function returns `Result<_, Error>`, and a one-pointer error keeps
+    // each `?` a pointer move instead of a 28-byte copy (a sizeable share of the WebAssembly
+    // module's code). Errors are rare, so the allocation costs nothing that matters.
+    inner: Box<Inner>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Inner {
     code: ErrorCode,
     kind: ErrorKind,
     field: String,
@@ -79,55 +87,61 @@ pub struct Error {
 impl Error {
     /// Builds an error; `message` should name the field and what was wrong with it.
     pub fn new(code: ErrorCode, kind: ErrorKind, field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { code, kind, field: field.into(), message: message.into() }
+        Self::make(code, kind, field.into(), message.into())
+    }
+
+    /// The one non-generic constructor, so the generic `new` adds no code per caller type.
+    fn make(code: ErrorCode, kind: ErrorKind, field: String, message: String) -> Self {
+        Error { inner: Box::new(Inner { code, kind, field, message }) }
     }
 
     /// The stable code, e.g. `"invalid_result"`.
     pub fn code(&self) -> &'static str {
-        self.code.as_str()
+        self.inner.code.as_str()
     }
 
     /// The code as an enum.
     pub fn error_code(&self) -> ErrorCode {
-        self.code
+        self.inner.code
     }
 
     /// Type or range problem.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.inner.kind
     }
 
     /// The offending field as the caller spelled it, with a path where nested
     /// (`layers[2].passRate` in JS, `layers[2].pass_rate` in Python and Rust).
     pub fn field(&self) -> &str {
-        &self.field
+        &self.inner.field
     }
 
     /// A human-readable sentence.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.inner.message
     }
 
     /// The same error re-coded and re-rooted under `prefix`: used when an embedded value
     /// (a config inside a snapshot, say) fails with its own code.
     pub(crate) fn nested(self, code: ErrorCode, prefix: &str) -> Self {
+        let Inner { kind, field, message, .. } = *self.inner;
         let field = if prefix.is_empty() {
-            self.field
-        } else if self.field.is_empty() {
+            field
+        } else if field.is_empty() {
             prefix.to_string()
-        } else if self.field.starts_with('[') {
-            [prefix, &self.field].concat()
+        } else if field.starts_with('[') {
+            crate::value::concat(&[prefix, &field])
         } else {
-            [prefix, ".", &self.field].concat()
+            crate::value::concat(&[prefix, ".", &field])
         };
-        let message = if prefix.is_empty() { self.message } else { [prefix, ": ", &self.message].concat() };
-        Error { code, kind: self.kind, field, message }
+        let message = if prefix.is_empty() { message } else { crate::value::concat(&[prefix, ": ", &message]) };
+        Self::make(code, kind, field, message)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}: {})", self.message, self.code.as_str(), self.field)
+        write!(f, "{} ({}: {})", self.inner.message, self.inner.code.as_str(), self.inner.field)
     }
 }
 

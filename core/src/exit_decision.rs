@@ -4,7 +4,7 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::signal::QualitySignal;
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const EXIT_LAYER: FieldName = FieldName::new("exitLayer", "exit_layer");
 const MIN_LAMBDA_FOR_EXIT: FieldName = FieldName::new("minLambdaForExit", "min_lambda_for_exit");
@@ -130,16 +130,16 @@ impl ExitConfig {
 
     /// The config object, keys in the ADR's order.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
-            (EXIT_LAYER.spelled(naming).into(), Value::Number(self.exit_layer as f64)),
-            (MIN_LAMBDA_FOR_EXIT.spelled(naming).into(), Value::Number(self.min_lambda_for_exit)),
-            (MIN_LAMBDA_STABILITY.spelled(naming).into(), Value::Number(self.min_lambda_stability)),
-            (MAX_BOUNDARY_CONCENTRATION.spelled(naming).into(), Value::Number(self.max_boundary_concentration)),
-            (SPECULATIVE_TESTS.spelled(naming).into(), Value::Number(self.speculative_tests as f64)),
-            (VERIFICATION_LAYERS.spelled(naming).into(), Value::Number(self.verification_layers as f64)),
-            (ADAPTIVE_EXIT_LAYER.spelled(naming).into(), Value::Bool(self.adaptive_exit_layer)),
-            (MIN_CONFIDENCE.spelled(naming).into(), Value::Number(self.min_confidence)),
-        ])
+        ObjectBuilder::new()
+            .number(EXIT_LAYER.spelled(naming), self.exit_layer as f64)
+            .number(MIN_LAMBDA_FOR_EXIT.spelled(naming), self.min_lambda_for_exit)
+            .number(MIN_LAMBDA_STABILITY.spelled(naming), self.min_lambda_stability)
+            .number(MAX_BOUNDARY_CONCENTRATION.spelled(naming), self.max_boundary_concentration)
+            .number(SPECULATIVE_TESTS.spelled(naming), self.speculative_tests as f64)
+            .number(VERIFICATION_LAYERS.spelled(naming), self.verification_layers as f64)
+            .boolean(ADAPTIVE_EXIT_LAYER.spelled(naming), self.adaptive_exit_layer)
+            .number(MIN_CONFIDENCE.spelled(naming), self.min_confidence)
+            .build()
     }
 }
 
@@ -200,15 +200,15 @@ pub struct ExitDecision {
 impl ExitDecision {
     /// The decision object.
     pub fn to_value(&self, naming: Naming) -> Value {
-        let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
-        Value::Object(vec![
-            (key("canExit", "can_exit"), Value::Bool(self.can_exit)),
-            (key("confidence", "confidence"), Value::Number(self.confidence)),
-            (key("exitLayer", "exit_layer"), Value::Number(self.exit_layer as f64)),
-            (key("reason", "reason"), Value::string(self.reason.as_str())),
-            (key("enableSpeculation", "enable_speculation"), Value::Bool(self.enable_speculation)),
-            (key("explanation", "explanation"), Value::string(self.explanation.as_str())),
-        ])
+        let js = naming == Naming::Js;
+        ObjectBuilder::new()
+            .boolean(if js { "canExit" } else { "can_exit" }, self.can_exit)
+            .number("confidence", self.confidence)
+            .number(if js { "exitLayer" } else { "exit_layer" }, self.exit_layer as f64)
+            .string("reason", self.reason.as_str())
+            .boolean(if js { "enableSpeculation" } else { "enable_speculation" }, self.enable_speculation)
+            .string("explanation", &self.explanation)
+            .build()
     }
 }
 
@@ -267,9 +267,9 @@ impl CoherenceEarlyExit {
         };
         if layer < target {
             let mut explanation = String::from("Layer ");
-            explanation.push_str(&layer.to_string());
+            explanation.push_str(&crate::jsnum::uint_string(layer as u64));
             explanation.push_str(" < target ");
-            explanation.push_str(&target.to_string());
+            explanation.push_str(&crate::jsnum::uint_string(target as u64));
             explanation.push_str(", continuing");
             return ExitDecision {
                 can_exit: false,
@@ -315,30 +315,33 @@ impl CoherenceEarlyExit {
             explanation,
         };
         if signal.lambda < c.min_lambda_for_exit {
-            let explanation = [
+            let explanation = value::concat(&[
                 "Lambda ",
                 &jsnum::to_js_string(signal.lambda),
                 " < minimum ",
                 &jsnum::to_js_string(c.min_lambda_for_exit),
-            ]
-            .concat();
+            ]);
             return decision(false, signal.lambda / 100.0, ExitReason::LambdaTooLow, explanation);
         }
         let stability = stability(signal);
         if stability < c.min_lambda_stability {
-            let explanation =
-                ["Stability ", &percent(stability), "% < minimum ", &percent(c.min_lambda_stability), "%"].concat();
+            let explanation = value::concat(&[
+                "Stability ",
+                &percent(stability),
+                "% < minimum ",
+                &percent(c.min_lambda_stability),
+                "%",
+            ]);
             return decision(false, stability, ExitReason::LambdaUnstable, explanation);
         }
         if signal.boundary_concentration > c.max_boundary_concentration {
-            let explanation = [
+            let explanation = value::concat(&[
                 "Boundary concentration ",
                 &percent(signal.boundary_concentration),
                 "% > max ",
                 &percent(c.max_boundary_concentration),
                 "%",
-            ]
-            .concat();
+            ]);
             return decision(
                 false,
                 1.0 - signal.boundary_concentration,
@@ -351,10 +354,10 @@ impl CoherenceEarlyExit {
         let confidence = lambda_strength * 0.4 + stability * 0.4 + boundary_dispersion * 0.2;
         if confidence < c.min_confidence {
             let explanation =
-                ["Confidence ", &percent(confidence), "% < minimum ", &percent(c.min_confidence), "%"].concat();
+                value::concat(&["Confidence ", &percent(confidence), "% < minimum ", &percent(c.min_confidence), "%"]);
             return decision(false, confidence, ExitReason::InsufficientConfidence, explanation);
         }
-        let explanation = ["All conditions met with ", &percent(confidence), "% confidence"].concat();
+        let explanation = value::concat(&["All conditions met with ", &percent(confidence), "% confidence"]);
         decision(true, confidence, ExitReason::ConfidentExit, explanation)
     }
 }

@@ -18,7 +18,7 @@
 //! exact decimal expansion of the double (`mantissa × 2^exponent`) with a tiny base-10⁹ big
 //! integer. `toFixed` rounds that expansion directly; `toString` rounds it to `p` significant
 //! digits and takes the smallest `p` whose result reads back (via the correctly rounded
-//! `str::parse::<f64>`) as the same double, preferring the candidate closest to the value, which
+//! parser in `float_parse`) as the same double, preferring the candidate closest to the value, which
 //! is exactly the ECMAScript `Number::toString` choice of `n`, `k` and `s`.
 
 /// Largest `fraction_digits` JavaScript's `toFixed` accepts (larger values throw `RangeError`).
@@ -222,6 +222,21 @@ fn push_digits(out: &mut String, digits: &[u8]) {
     out.extend(digits.iter().map(|&d| char::from(d)));
 }
 
+/// The decimal digits of an unsigned integer, as `n.to_string()` gives them.
+///
+/// Why not `to_string`: integer `Display` pulls `core::fmt`'s integer formatter and digit
+/// table into the size-budgeted WebAssembly build; this reuses the digit loop `toFixed` needs.
+///
+/// ```
+/// assert_eq!(earlyexit::jsnum::uint_string(1234567890123), "1234567890123");
+/// ```
+#[must_use]
+pub fn uint_string(n: u64) -> String {
+    let mut out = String::new();
+    push_u64(&mut out, n);
+    out
+}
+
 /// Appends the decimal digits of `v` (integer formatting without `core::fmt`).
 fn push_u64(out: &mut String, mut v: u64) {
     let mut buf = [0u8; 20];
@@ -264,8 +279,12 @@ impl Exact {
         let bits = abs.to_bits();
         let biased = ((bits >> 52) & 0x7ff) as i32;
         let fraction = bits & ((1u64 << 52) - 1);
-        let (mut mantissa, mut exp) =
-            if biased == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), biased - 1075) };
+        let (mantissa, exp) = if biased == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), biased - 1075) };
+        Self::of_parts(mantissa, exp)
+    }
+
+    /// The exact decimal expansion of `mantissa × 2^exp`.
+    fn of_parts(mut mantissa: u64, mut exp: i32) -> Self {
         if mantissa == 0 {
             return Self { digits: Vec::new(), frac: 0 };
         }
@@ -283,6 +302,14 @@ impl Exact {
         };
         Self { digits: big.to_ascii(), frac }
     }
+}
+
+/// The exact value of `mantissa × 2^exp` as `0.digits × 10^point` (`digits` ASCII, without
+/// leading zeros; empty for zero). The correctly rounded parser compares against it.
+pub(crate) fn exact_decimal(mantissa: u64, exp: i32) -> (Vec<u8>, i64) {
+    let exact = Exact::of_parts(mantissa, exp);
+    let point = i64::try_from(exact.digits.len()).unwrap_or(0) - i64::try_from(exact.frac).unwrap_or(0);
+    (exact.digits, point)
 }
 
 /// A non-negative big integer in little-endian base-10⁹ limbs.
@@ -435,15 +462,7 @@ fn trimmed(mut s: Vec<u8>, n: i64) -> (Vec<u8>, i64) {
 
 /// Whether `0.s × 10^n` reads back (correctly rounded) as the double with bits `target`.
 fn parses_to(s: &[u8], n: i64, target: u64) -> bool {
-    let mut text = String::with_capacity(s.len() + 8);
-    push_digits(&mut text, s);
-    text.push('e');
-    let e = n - i64::try_from(s.len()).unwrap_or(0);
-    if e < 0 {
-        text.push('-');
-    }
-    push_u64(&mut text, e.unsigned_abs());
-    text.parse::<f64>().map(f64::to_bits) == Ok(target)
+    crate::float_parse::from_digits(s, n).to_bits() == target
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::timestamp;
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 /// The verification outcome an iteration reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -487,16 +487,16 @@ impl EarlyStoppingConfig {
         // which no longer fits the value already configured.
         let inconsistent = |field: FieldName, why: &str| {
             let name = value::join_path(path, field.spelled(naming));
-            Err(Error::new(code, ErrorKind::Range, name.clone(), [&name, " ", why].concat()))
+            Err(Error::new(code, ErrorKind::Range, name.clone(), value::concat(&[&name, " ", why])))
         };
         if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
             let threshold = jsnum::to_js_string(c.plateau_improvement_threshold);
             if has(PLATEAU_IMPROVEMENT_THRESHOLD) || !has(PLATEAU_MODE) {
                 let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
-                return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &[why, &threshold].concat());
+                return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &value::concat(&[why, &threshold]));
             }
             let why = "'relative' needs plateauImprovementThreshold between 0 and 1 (a fraction), which is ";
-            return inconsistent(PLATEAU_MODE, &[why, &threshold].concat());
+            return inconsistent(PLATEAU_MODE, &value::concat(&[why, &threshold]));
         }
         if let (Some(min), Some(max)) = (c.min_iterations, c.max_iterations) {
             if min > max {
@@ -521,34 +521,31 @@ impl EarlyStoppingConfig {
     /// The config as the seed's `getConfig()` returns it: the seed's keys in its order,
     /// then the opt-in options that are set.
     pub fn to_value(&self, naming: Naming) -> Value {
-        let mut entries: Vec<(String, Value)> = vec![
-            (HIGH_CONFIDENCE_THRESHOLD.spelled(naming).into(), Value::Number(self.high_confidence_threshold)),
-            (PLATEAU_CONSECUTIVE_COUNT.spelled(naming).into(), Value::Number(self.plateau_consecutive_count as f64)),
-            (PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming).into(), Value::Number(self.plateau_improvement_threshold)),
-            (MIN_QUALITY_THRESHOLD.spelled(naming).into(), Value::Number(self.min_quality_threshold)),
-            (REQUIRE_VERIFICATION.spelled(naming).into(), Value::Bool(self.require_verification)),
-            (ENABLE_PLATEAU_DETECTION.spelled(naming).into(), Value::Bool(self.enable_plateau_detection)),
-            (ENABLE_DIMINISHING_RETURNS.spelled(naming).into(), Value::Bool(self.enable_diminishing_returns)),
-        ];
-        let options: [(FieldName, Option<Value>); 11] = [
-            (PLATEAU_DELTA_SOURCE, self.plateau_delta_source.map(|s| Value::string(s.as_str()))),
-            (PLATEAU_MODE, self.plateau_mode.map(|m| Value::string(m.as_str()))),
-            (MIN_ITERATIONS, self.min_iterations.map(|n| Value::Number(n as f64))),
-            (MAX_ITERATIONS, self.max_iterations.map(|n| Value::Number(n as f64))),
-            (MAX_TOTAL_TOKENS, self.max_total_tokens.map(Value::Number)),
-            (MAX_TOTAL_COST_USD, self.max_total_cost_usd.map(Value::Number)),
-            (MAX_WALL_CLOCK_MS, self.max_wall_clock_ms.map(Value::Number)),
-            (REGRESSION_TOLERANCE, self.regression_tolerance.map(Value::Number)),
-            (REGRESSION_PATIENCE, self.regression_patience.map(|n| Value::Number(n as f64))),
-            (PLATEAU_MIN_QUALITY, self.plateau_min_quality.map(Value::Number)),
-            (NO_IMPROVEMENT_PATIENCE, self.no_improvement_patience.map(|n| Value::Number(n as f64))),
-        ];
-        for (field, item) in options {
-            if let Some(item) = item {
-                entries.push((field.spelled(naming).to_string(), item));
-            }
+        let mut o = ObjectBuilder::new();
+        o.number(HIGH_CONFIDENCE_THRESHOLD.spelled(naming), self.high_confidence_threshold)
+            .number(PLATEAU_CONSECUTIVE_COUNT.spelled(naming), self.plateau_consecutive_count as f64)
+            .number(PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming), self.plateau_improvement_threshold)
+            .number(MIN_QUALITY_THRESHOLD.spelled(naming), self.min_quality_threshold)
+            .boolean(REQUIRE_VERIFICATION.spelled(naming), self.require_verification)
+            .boolean(ENABLE_PLATEAU_DETECTION.spelled(naming), self.enable_plateau_detection)
+            .boolean(ENABLE_DIMINISHING_RETURNS.spelled(naming), self.enable_diminishing_returns);
+        if let Some(source) = self.plateau_delta_source {
+            o.string(PLATEAU_DELTA_SOURCE.spelled(naming), source.as_str());
         }
-        Value::Object(entries)
+        if let Some(mode) = self.plateau_mode {
+            o.string(PLATEAU_MODE.spelled(naming), mode.as_str());
+        }
+        let count = |n: Option<u64>| n.map(|n| n as f64);
+        o.some_number(MIN_ITERATIONS.spelled(naming), count(self.min_iterations))
+            .some_number(MAX_ITERATIONS.spelled(naming), count(self.max_iterations))
+            .some_number(MAX_TOTAL_TOKENS.spelled(naming), self.max_total_tokens)
+            .some_number(MAX_TOTAL_COST_USD.spelled(naming), self.max_total_cost_usd)
+            .some_number(MAX_WALL_CLOCK_MS.spelled(naming), self.max_wall_clock_ms)
+            .some_number(REGRESSION_TOLERANCE.spelled(naming), self.regression_tolerance)
+            .some_number(REGRESSION_PATIENCE.spelled(naming), count(self.regression_patience))
+            .some_number(PLATEAU_MIN_QUALITY.spelled(naming), self.plateau_min_quality)
+            .some_number(NO_IMPROVEMENT_PATIENCE.spelled(naming), count(self.no_improvement_patience))
+            .build()
     }
 
     fn budgets(&self) -> [(Budget, Option<f64>); 3] {
@@ -611,16 +608,10 @@ impl ResourceUsage {
         })
     }
 
-    fn push_values(&self, out: &mut Vec<(String, Value)>) {
-        for (field, value) in [
-            (TOKENS_USED, self.tokens_used),
-            (TOKEN_COST_USD, self.token_cost_usd),
-            (EXECUTION_TIME_MS, self.execution_time_ms),
-        ] {
-            if let Some(v) = value {
-                out.push((field.js.to_string(), Value::Number(v)));
-            }
-        }
+    fn push_values(&self, out: &mut ObjectBuilder) {
+        out.some_number(TOKENS_USED.js, self.tokens_used)
+            .some_number(TOKEN_COST_USD.js, self.token_cost_usd)
+            .some_number(EXECUTION_TIME_MS.js, self.execution_time_ms);
     }
 }
 
@@ -713,7 +704,7 @@ impl IterationResult {
                 ErrorCode::InvalidResult,
                 ErrorKind::Range,
                 name,
-                [name, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)].concat(),
+                value::concat(&[name, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
             ))
         };
         if value::check_range(self.quality_score, 0.0, 100.0).is_none() {
@@ -731,7 +722,10 @@ impl IterationResult {
                     ErrorCode::InvalidResult,
                     ErrorKind::Range,
                     "timestamp",
-                    ["timestamp must be an RFC 3339 date-time, got ", &Value::string(ts.as_str()).describe()].concat(),
+                    value::concat(&[
+                        "timestamp must be an RFC 3339 date-time, got ",
+                        &Value::string(ts.as_str()).describe(),
+                    ]),
                 ));
             }
         }
@@ -760,8 +754,12 @@ fn iteration_mismatch(given: u64, iteration: u64) -> Result<()> {
         ErrorCode::InvalidResult,
         ErrorKind::Range,
         "iteration_number",
-        ["iteration_number must equal the iteration argument (", &iteration.to_string(), "), got ", &given.to_string()]
-            .concat(),
+        value::concat(&[
+            "iteration_number must equal the iteration argument (",
+            &crate::jsnum::uint_string(iteration),
+            "), got ",
+            &crate::jsnum::uint_string(given),
+        ]),
     ))
 }
 
@@ -830,18 +828,18 @@ impl IterationRecord {
     /// The record as the seed's `getIterationHistory()` returns it.
     pub fn to_value(&self) -> Value {
         let o = &self.observation;
-        let mut entries = vec![
-            ("iteration_number".to_string(), Value::Number(o.iteration as f64)),
-            ("quality_score".to_string(), Value::Number(o.quality_score)),
-            ("confidence".to_string(), Value::Number(o.confidence)),
-            ("verification_status".to_string(), Value::string(o.verification_status.as_str())),
-            ("quality_delta".to_string(), Value::Number(o.quality_delta)),
-            ("timestamp".to_string(), Value::string(&*self.timestamp)),
-        ];
+        let mut entries = ObjectBuilder::new();
+        entries
+            .number("iteration_number", o.iteration as f64)
+            .number("quality_score", o.quality_score)
+            .number("confidence", o.confidence)
+            .string("verification_status", o.verification_status.as_str())
+            .number("quality_delta", o.quality_delta)
+            .string("timestamp", &self.timestamp);
         if let Some(usage) = &self.usage {
             usage.push_values(&mut entries);
         }
-        Value::Object(entries)
+        entries.build()
     }
 
     fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
@@ -981,83 +979,67 @@ pub enum StoppingDetails {
 impl StoppingDetails {
     /// The seed's details object.
     pub fn to_value(&self) -> Value {
+        let mut o = ObjectBuilder::new();
         match self {
             StoppingDetails::HighConfidence { confidence, quality_score, verification_status } => {
-                let mut entries = vec![
-                    ("confidence".to_string(), Value::Number(*confidence)),
-                    ("quality_score".to_string(), Value::Number(*quality_score)),
-                ];
+                o.number("confidence", *confidence).number("quality_score", *quality_score);
                 if let Some(status) = verification_status {
-                    entries.push(("verification_status".to_string(), Value::string(status.as_str())));
+                    o.string("verification_status", status.as_str());
                 }
-                Value::Object(entries)
             }
             StoppingDetails::QualityPlateau { consecutive_count, improvements, average_quality, threshold } => {
-                Value::object(vec![
-                    ("consecutive_count", Value::Number(*consecutive_count as f64)),
-                    (
-                        "improvements",
-                        Value::Array(
-                            improvements
-                                .iter()
-                                .map(|step| {
-                                    Value::object(vec![
-                                        ("iteration", Value::Number(step.iteration as f64)),
-                                        ("improvement", Value::Number(step.improvement)),
-                                        ("delta", Value::Number(step.delta)),
-                                    ])
-                                })
-                                .collect(),
-                        ),
-                    ),
-                    ("average_quality", Value::Number(*average_quality)),
-                    ("threshold", Value::Number(*threshold)),
-                ])
+                let steps = value::array_of(improvements, |step| {
+                    ObjectBuilder::new()
+                        .number("iteration", step.iteration as f64)
+                        .number("improvement", step.improvement)
+                        .number("delta", step.delta)
+                        .build()
+                });
+                o.number("consecutive_count", *consecutive_count as f64)
+                    .value("improvements", steps)
+                    .number("average_quality", *average_quality)
+                    .number("threshold", *threshold);
             }
             StoppingDetails::DiminishingReturns { detected_at_iteration, analytics_reason } => {
-                let mut entries = Vec::with_capacity(2);
                 if let Some(v) = detected_at_iteration.to_value() {
-                    entries.push(("detected_at_iteration".to_string(), v));
+                    o.value("detected_at_iteration", v);
                 }
-                entries.push(("analytics_reason".to_string(), Value::string(analytics_reason.as_str())));
-                Value::Object(entries)
+                o.string("analytics_reason", analytics_reason);
             }
-            StoppingDetails::MaxIterations { iterations, max_iterations } => Value::object(vec![
-                ("iterations", Value::Number(*iterations as f64)),
-                ("max_iterations", Value::Number(*max_iterations as f64)),
-            ]),
-            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => Value::object(vec![
-                ("budget", Value::string(budget.as_str())),
-                ("limit", Value::Number(*limit)),
-                ("observed", Value::Number(*observed)),
-                ("records_without_value", Value::Number(*records_without_value as f64)),
-            ]),
+            StoppingDetails::MaxIterations { iterations, max_iterations } => {
+                o.number("iterations", *iterations as f64).number("max_iterations", *max_iterations as f64);
+            }
+            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
+                o.string("budget", budget.as_str())
+                    .number("limit", *limit)
+                    .number("observed", *observed)
+                    .number("records_without_value", *records_without_value as f64);
+            }
             StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
-                Value::object(vec![
-                    ("best_iteration", Value::Number(*best_iteration as f64)),
-                    ("best_quality_score", Value::Number(*best_quality_score)),
-                    ("tolerance", Value::Number(*tolerance)),
-                    ("patience", Value::Number(*patience as f64)),
-                ])
+                o.number("best_iteration", *best_iteration as f64)
+                    .number("best_quality_score", *best_quality_score)
+                    .number("tolerance", *tolerance)
+                    .number("patience", *patience as f64);
             }
             StoppingDetails::NoImprovement {
                 best_iteration,
                 best_quality_score,
                 iterations_without_improvement,
                 patience,
-            } => Value::object(vec![
-                ("best_iteration", Value::Number(*best_iteration as f64)),
-                ("best_quality_score", Value::Number(*best_quality_score)),
-                ("iterations_without_improvement", Value::Number(*iterations_without_improvement as f64)),
-                ("patience", Value::Number(*patience as f64)),
-            ]),
+            } => {
+                o.number("best_iteration", *best_iteration as f64)
+                    .number("best_quality_score", *best_quality_score)
+                    .number("iterations_without_improvement", *iterations_without_improvement as f64)
+                    .number("patience", *patience as f64);
+            }
         }
+        o.build()
     }
 
     fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
         let snapshot_error = |field: &str, what: &str| {
             let field = value::join_path(path, field);
-            Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), [&field, " ", what].concat())
+            Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), value::concat(&[&field, " ", what]))
         };
         let reader = ObjectReader::new(value, path, "stoppingDetails", Naming::Snake, ErrorCode::InvalidSnapshot)?;
         let f = FieldName::same;
@@ -1235,13 +1217,13 @@ pub struct BudgetStatus {
 
 impl BudgetStatus {
     fn to_value(&self) -> Value {
-        Value::object(vec![
-            ("budget", Value::string(self.budget.as_str())),
-            ("limit", Value::Number(self.limit)),
-            ("observed", Value::Number(self.observed)),
-            ("records_without_value", Value::Number(self.records_without_value as f64)),
-            ("exhausted", Value::Bool(self.exhausted)),
-        ])
+        ObjectBuilder::new()
+            .string("budget", self.budget.as_str())
+            .number("limit", self.limit)
+            .number("observed", self.observed)
+            .number("records_without_value", self.records_without_value as f64)
+            .boolean("exhausted", self.exhausted)
+            .build()
     }
 }
 
@@ -1272,22 +1254,20 @@ impl StoppingDecision {
 
     /// The decision object as the JS API returns it.
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![
-            ("stop".to_string(), Value::Bool(self.stop)),
-            ("reason".to_string(), Value::string(self.reason.as_str())),
-            ("confidence".to_string(), Value::Number(self.confidence)),
-            ("trigger".to_string(), Value::string(self.trigger.as_str())),
-        ];
+        let mut o = ObjectBuilder::new();
+        o.boolean("stop", self.stop)
+            .string("reason", &self.reason)
+            .number("confidence", self.confidence)
+            .string("trigger", self.trigger.as_str());
         if let Some(details) = &self.details {
-            entries.push(("details".to_string(), details.to_value()));
+            o.value("details", details.to_value());
         }
-        entries.push(("best_iteration".to_string(), Value::opt_number(self.best.map(|b| b.0 as f64))));
-        entries.push(("best_quality_score".to_string(), Value::opt_number(self.best.map(|b| b.1))));
+        o.opt_number("best_iteration", self.best.map(|b| b.0 as f64))
+            .opt_number("best_quality_score", self.best.map(|b| b.1));
         if !self.budgets.is_empty() {
-            entries
-                .push(("budgets".to_string(), Value::Array(self.budgets.iter().map(BudgetStatus::to_value).collect())));
+            o.value("budgets", value::array_of(&self.budgets, BudgetStatus::to_value));
         }
-        Value::Object(entries)
+        o.build()
     }
 }
 
@@ -1371,7 +1351,7 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
     let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
     let average_quality = sum / recent.len() as f64;
     let mut reason = String::from("Quality plateau detected: ");
-    reason.push_str(&required.to_string());
+    reason.push_str(&crate::jsnum::uint_string(required));
     reason.push_str(" consecutive iterations with <");
     if config.plateau_mode == Some(PlateauMode::Absolute) {
         jsnum::push_js_string(&mut reason, config.plateau_improvement_threshold);
@@ -1423,12 +1403,12 @@ impl DiminishingReturnsReport {
 
     /// The report as `{detected, iteration, reason}`.
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![("detected".to_string(), Value::Bool(self.detected))];
+        let mut o = ObjectBuilder::new();
+        o.boolean("detected", self.detected);
         if let Some(v) = self.iteration.to_value() {
-            entries.push(("iteration".to_string(), v));
+            o.value("iteration", v);
         }
-        entries.push(("reason".to_string(), Value::string(self.reason.as_str())));
-        Value::Object(entries)
+        o.string("reason", &self.reason).build()
     }
 }
 
@@ -1436,7 +1416,7 @@ impl DiminishingReturnsReport {
 pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option<StoppingDecision> {
     report.detected.then(|| StoppingDecision {
         stop: true,
-        reason: ["Diminishing returns detected: ", &report.reason].concat(),
+        reason: value::concat(&["Diminishing returns detected: ", &report.reason]),
         confidence: 0.80,
         trigger: Trigger::DiminishingReturns,
         details: Some(StoppingDetails::DiminishingReturns {
@@ -1535,7 +1515,7 @@ pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
     jsnum::push_js_string(&mut reason, hit.limit);
     if hit.records_without_value > 0 {
         reason.push_str(" (");
-        reason.push_str(&hit.records_without_value.to_string());
+        reason.push_str(&crate::jsnum::uint_string(hit.records_without_value));
         reason.push_str(" records without ");
         reason.push_str(hit.budget.field());
         reason.push_str(" not counted)");
@@ -1557,7 +1537,13 @@ pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
 pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let max = config.max_iterations?;
     (recorded >= max).then(|| {
-        let reason = ["Maximum iterations reached (", &recorded.to_string(), "/", &max.to_string(), ")"].concat();
+        let reason = value::concat(&[
+            "Maximum iterations reached (",
+            &crate::jsnum::uint_string(recorded),
+            "/",
+            &crate::jsnum::uint_string(max),
+            ")",
+        ]);
         StoppingDecision::stop(
             reason,
             1.0,
@@ -1571,7 +1557,12 @@ pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Opti
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let min = config.min_iterations?;
     (recorded < min).then(|| {
-        let reason = ["Warm-up: iteration ", &recorded.to_string(), " of ", &min.to_string()].concat();
+        let reason = value::concat(&[
+            "Warm-up: iteration ",
+            &crate::jsnum::uint_string(recorded),
+            " of ",
+            &crate::jsnum::uint_string(min),
+        ]);
         StoppingDecision::go_on(&reason, 1.0)
     })
 }
@@ -1584,13 +1575,13 @@ pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Opti
     let (best_iteration, best_quality_score) = tally.peak?;
     (tally.regression_streak >= patience).then(|| {
         let mut reason = String::from("Quality regression: ");
-        reason.push_str(&patience.to_string());
+        reason.push_str(&crate::jsnum::uint_string(patience));
         reason.push_str(" consecutive iterations more than ");
         jsnum::push_js_string(&mut reason, tolerance);
         reason.push_str(" points below the best (");
         jsnum::push_js_string(&mut reason, best_quality_score);
         reason.push_str(" at iteration ");
-        reason.push_str(&best_iteration.to_string());
+        reason.push_str(&crate::jsnum::uint_string(best_iteration));
         reason.push(')');
         StoppingDecision::stop(
             reason,
@@ -1710,27 +1701,26 @@ impl StoppingSummary {
     /// The summary object as the JS API returns it.
     pub fn to_value(&self) -> Value {
         match self {
-            StoppingSummary::Empty => Value::object(vec![
-                ("total_iterations", Value::Number(0.0)),
-                ("stopped_early", Value::Bool(false)),
-                ("reason", Value::string("No iterations completed")),
-            ]),
+            StoppingSummary::Empty => ObjectBuilder::new()
+                .number("total_iterations", 0.0)
+                .boolean("stopped_early", false)
+                .string("reason", "No iterations completed")
+                .build(),
             StoppingSummary::Full { total_iterations, decision, last, config } => {
-                let mut entries = vec![
-                    ("total_iterations".to_string(), Value::Number(*total_iterations as f64)),
-                    ("stopped_early".to_string(), Value::Bool(decision.stop)),
-                    ("stopping_trigger".to_string(), Value::string(decision.trigger.as_str())),
-                    ("stopping_reason".to_string(), Value::string(decision.reason.as_str())),
-                    ("stopping_confidence".to_string(), Value::Number(decision.confidence)),
-                    ("final_quality".to_string(), Value::Number(last.quality_score)),
-                    ("final_confidence".to_string(), Value::Number(last.confidence)),
-                    ("final_verification".to_string(), Value::string(last.verification_status.as_str())),
-                    ("config".to_string(), config.to_value(Naming::Js)),
-                ];
+                let mut o = ObjectBuilder::new();
+                o.number("total_iterations", *total_iterations as f64)
+                    .boolean("stopped_early", decision.stop)
+                    .string("stopping_trigger", decision.trigger.as_str())
+                    .string("stopping_reason", &decision.reason)
+                    .number("stopping_confidence", decision.confidence)
+                    .number("final_quality", last.quality_score)
+                    .number("final_confidence", last.confidence)
+                    .string("final_verification", last.verification_status.as_str())
+                    .value("config", config.to_value(Naming::Js));
                 if let Some(details) = &decision.details {
-                    entries.push(("details".to_string(), details.to_value()));
+                    o.value("details", details.to_value());
                 }
-                Value::Object(entries)
+                o.build()
             }
         }
     }
@@ -1918,7 +1908,7 @@ impl EarlyStopping {
             ("version", Value::Number(SNAPSHOT_VERSION as f64)),
             ("engine", Value::string("EarlyStopping")),
             ("config", self.config.to_value(Naming::Js)),
-            ("history", Value::Array(self.history.iter().map(IterationRecord::to_value).collect())),
+            ("history", value::array_of(&self.history, IterationRecord::to_value)),
             ("stoppingReason", self.stopping_reason.as_deref().map_or(Value::Null, Value::string)),
             ("stoppingDetails", self.stopping_details.as_ref().map_or(Value::Null, StoppingDetails::to_value)),
         ])
@@ -1981,6 +1971,6 @@ pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
         ErrorCode::InvalidConfig,
         ErrorKind::Type,
         field,
-        [field, " must be an object with a ", method, " method, got ", &got.describe()].concat(),
+        value::concat(&[field, " must be an object with a ", method, " method, got ", &got.describe()]),
     )
 }

@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 use crate::signal::{calculate_quality_signal, LayerResult};
 use crate::speculation::{classify_outcome, speculate, verification_count, Speculation};
-use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 /// A layer as the controller knows it before running it.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,11 +37,10 @@ impl LayerSpec {
     }
 
     fn to_value(&self, naming: Naming) -> Value {
-        let mut entries = vec![("name".to_string(), Value::string(self.name.as_str()))];
-        if let Some(cost) = self.cost_ms {
-            entries.push((FieldName::new("costMs", "cost_ms").spelled(naming).to_string(), Value::Number(cost)));
-        }
-        Value::Object(entries)
+        ObjectBuilder::new()
+            .string("name", &self.name)
+            .some_number(FieldName::new("costMs", "cost_ms").spelled(naming), self.cost_ms)
+            .build()
     }
 }
 
@@ -59,13 +58,13 @@ pub enum Action {
 impl Action {
     /// `{action: 'run'|'verify', layer: i}` or `{action: 'done'}`.
     pub fn to_value(self) -> Value {
+        let mut o = ObjectBuilder::new();
         match self {
-            Action::Run(i) => Value::object(vec![("action", Value::string("run")), ("layer", Value::Number(i as f64))]),
-            Action::Verify(i) => {
-                Value::object(vec![("action", Value::string("verify")), ("layer", Value::Number(i as f64))])
-            }
-            Action::Done => Value::object(vec![("action", Value::string("done"))]),
+            Action::Run(i) => o.string("action", "run").number("layer", i as f64),
+            Action::Verify(i) => o.string("action", "verify").number("layer", i as f64),
+            Action::Done => o.string("action", "done"),
         }
+        .build()
     }
 }
 
@@ -100,23 +99,23 @@ impl TestPyramidResult {
     /// The result object; `naming` spells the keys of the layer results (the ADR's
     /// top-level keys are camelCase in every language's JSON).
     pub fn to_value(&self, naming: Naming) -> Value {
-        let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
-        Value::Object(vec![
-            ("layers".to_string(), Value::Array(self.layers.iter().map(|l| l.to_value(naming)).collect())),
-            (key("exitedEarly", "exited_early"), Value::Bool(self.exited_early)),
-            (key("exitLayer", "exit_layer"), Value::Number(self.exit_layer as f64)),
-            (key("exitReason", "exit_reason"), Value::string(self.exit_reason.as_str())),
-            ("confidence".to_string(), Value::Number(self.confidence)),
-            ("speculations".to_string(), Value::Array(self.speculations.iter().map(Speculation::to_value).collect())),
-            (key("skippedLayers", "skipped_layers"), Value::Number(self.skipped_layers as f64)),
-            (
+        let key = |js: &'static str, snake: &'static str| if naming == Naming::Js { js } else { snake };
+        ObjectBuilder::new()
+            .value("layers", value::array_of(&self.layers, |l| l.to_value(naming)))
+            .boolean(key("exitedEarly", "exited_early"), self.exited_early)
+            .number(key("exitLayer", "exit_layer"), self.exit_layer as f64)
+            .string(key("exitReason", "exit_reason"), self.exit_reason.as_str())
+            .number("confidence", self.confidence)
+            .value("speculations", value::array_of(&self.speculations, Speculation::to_value))
+            .number(key("skippedLayers", "skipped_layers"), self.skipped_layers as f64)
+            .value(
                 key("layersExecuted", "layers_executed"),
-                Value::Array(self.layers_executed.iter().map(|&i| Value::Number(i as f64)).collect()),
-            ),
-            (key("verifiedLayers", "verified_layers"), Value::Number(self.verified_layers as f64)),
-            (key("mispredictions", "mispredictions"), Value::Number(self.mispredictions as f64)),
-            (key("computeSavedMs", "compute_saved_ms"), Value::opt_number(self.compute_saved_ms)),
-        ])
+                value::array_of(&self.layers_executed, |&i| Value::Number(i as f64)),
+            )
+            .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
+            .number("mispredictions", self.mispredictions as f64)
+            .opt_number(key("computeSavedMs", "compute_saved_ms"), self.compute_saved_ms)
+            .build()
     }
 }
 
@@ -149,12 +148,12 @@ impl PyramidRun {
         for (i, layer) in layers.iter().enumerate() {
             if let Some(cost) = layer.cost_ms {
                 if value::check_range(cost, 0.0, f64::MAX).is_none() {
-                    let field = [&value::index_path("layers", i), ".cost_ms"].concat();
+                    let field = value::concat(&[&value::index_path("layers", i), ".cost_ms"]);
                     return Err(Error::new(
                         ErrorCode::InvalidConfig,
                         ErrorKind::Range,
                         field.clone(),
-                        [&field, " must be a finite number >= 0"].concat(),
+                        value::concat(&[&field, " must be a finite number >= 0"]),
                     ));
                 }
             }
@@ -255,15 +254,14 @@ impl PyramidRun {
                 ErrorCode::InvalidStep,
                 ErrorKind::Range,
                 "layer",
-                [
+                value::concat(&[
                     "the pending action is to ",
                     what,
                     " layer ",
-                    &expected.to_string(),
+                    &crate::jsnum::uint_string(expected as u64),
                     ", not layer ",
-                    &index.to_string(),
-                ]
-                .concat(),
+                    &crate::jsnum::uint_string(index as u64),
+                ]),
             ));
         }
         Ok(())
@@ -381,15 +379,12 @@ impl PyramidRun {
             ("engine", Value::string("PyramidRun")),
             ("config", self.exit.config().to_value(Naming::Js)),
             ("totalLayers", Value::Number(self.exit.total_layers() as f64)),
-            ("layers", Value::Array(self.layers.iter().map(|l| l.to_value(Naming::Js)).collect())),
+            ("layers", value::array_of(&self.layers, |l| l.to_value(Naming::Js))),
             (
                 "submitted",
-                Value::Array(
-                    self.submissions
-                        .iter()
-                        .map(|(i, r)| Value::object(vec![("layer", Value::Number(*i as f64)), ("result", r.clone())]))
-                        .collect(),
-                ),
+                value::array_of(&self.submissions, |(i, r)| {
+                    ObjectBuilder::new().number("layer", *i as f64).value("result", r.clone()).build()
+                }),
             ),
         ])
     }
@@ -439,16 +434,14 @@ fn at_result_path(err: Error) -> Error {
 /// are written in one spelling whatever language made them).
 fn to_js_keys(result: &Value, naming: Naming) -> Value {
     match (naming, result) {
-        (Naming::Snake, Value::Object(entries)) => Value::Object(
-            entries
-                .iter()
-                .map(|(k, v)| {
-                    let key =
-                        crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
-                    (key.to_string(), v.clone())
-                })
-                .collect(),
-        ),
+        (Naming::Snake, Value::Object(entries)) => {
+            let mut o = ObjectBuilder::new();
+            for (k, v) in entries {
+                let key = crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
+                o.value(key, v.clone());
+            }
+            o.build()
+        }
         _ => result.clone(),
     }
 }
@@ -456,7 +449,7 @@ fn to_js_keys(result: &Value, naming: Naming) -> Value {
 /// The error for a layer whose runner cannot be called (JS: `run` is not a function;
 /// Python: not callable). Bindings check callability in their language; the words are here.
 pub fn invalid_runner(naming: Naming, index: usize, got: &Value) -> Error {
-    let field = [&value::index_path("layers", index), ".run"].concat();
+    let field = value::concat(&[&value::index_path("layers", index), ".run"]);
     let expected = match naming {
         Naming::Js => "a function",
         Naming::Snake => "callable",
@@ -465,7 +458,7 @@ pub fn invalid_runner(naming: Naming, index: usize, got: &Value) -> Error {
         ErrorCode::InvalidConfig,
         ErrorKind::Type,
         field.clone(),
-        [&field, " must be ", expected, ", got ", &got.describe()].concat(),
+        value::concat(&[&field, " must be ", expected, ", got ", &got.describe()]),
     )
 }
 
@@ -476,12 +469,13 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
             ErrorCode::InvalidConfig,
             ErrorKind::Type,
             "layers",
-            ["layers must be an array, got ", &layers.describe()].concat(),
+            value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| LayerSpec::from_value(item, naming, &value::index_path("layers", i)))
-        .collect()
+    // A plain loop: collecting an iterator of `Result`s instantiates ~0.9 KB of adapters.
+    let mut specs = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        specs.push(LayerSpec::from_value(item, naming, &value::index_path("layers", i))?);
+    }
+    Ok(specs)
 }

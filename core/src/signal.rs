@@ -2,7 +2,7 @@
 //! `calculateQualitySignal` and `countQualityPartitions`).
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
-use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const PASS_RATE: FieldName = FieldName::new("passRate", "pass_rate");
 const COVERAGE: FieldName = FieldName::same("coverage");
@@ -138,41 +138,33 @@ impl LayerResult {
     /// built in Rust lists the known keys in the ADR's order).
     pub fn to_value(&self, naming: Naming) -> Value {
         if !self.entries.is_empty() {
-            return Value::Object(
-                self.entries
-                    .iter()
-                    .map(|(key, item)| {
-                        let name = match key {
-                            LayerKey::Known(i) => {
-                                LAYER_RESULT_FIELDS.get(*i).map_or("", |f| f.spelled(naming)).to_string()
-                            }
-                            LayerKey::Extra(k) => k.clone(),
-                        };
-                        (name, item.clone())
-                    })
-                    .collect(),
-            );
-        }
-        let mut entries = vec![
-            (PASS_RATE.spelled(naming).to_string(), Value::Number(self.pass_rate)),
-            (COVERAGE.spelled(naming).to_string(), Value::Number(self.coverage)),
-            (FLAKY_RATIO.spelled(naming).to_string(), Value::Number(self.flaky_ratio)),
-        ];
-        let optional = [
-            (PREVIOUS_LAMBDA, self.previous_lambda.map(Value::Number)),
-            (NAME, self.name.as_deref().map(Value::string)),
-            (DURATION_MS, self.duration_ms.map(Value::Number)),
-            (TOTAL, self.counts.total.map(|n| Value::Number(n as f64))),
-            (PASSED, self.counts.passed.map(|n| Value::Number(n as f64))),
-            (FAILED, self.counts.failed.map(|n| Value::Number(n as f64))),
-            (FLAKY, self.counts.flaky.map(|n| Value::Number(n as f64))),
-        ];
-        for (field, item) in optional {
-            if let Some(item) = item {
-                entries.push((field.spelled(naming).to_string(), item));
+            let mut o = ObjectBuilder::new();
+            for (key, item) in &self.entries {
+                let name = match key {
+                    LayerKey::Known(i) => LAYER_RESULT_FIELDS.get(*i).map_or("", |f| f.spelled(naming)),
+                    LayerKey::Extra(k) => k,
+                };
+                o.value(name, item.clone());
             }
+            return o.build();
         }
-        Value::Object(entries)
+        let mut entries = ObjectBuilder::new();
+        entries
+            .number(PASS_RATE.spelled(naming), self.pass_rate)
+            .number(COVERAGE.spelled(naming), self.coverage)
+            .number(FLAKY_RATIO.spelled(naming), self.flaky_ratio);
+        entries.some_number(PREVIOUS_LAMBDA.spelled(naming), self.previous_lambda);
+        if let Some(name) = &self.name {
+            entries.string(NAME.spelled(naming), name);
+        }
+        let count = |n: Option<u64>| n.map(|n| n as f64);
+        entries
+            .some_number(DURATION_MS.spelled(naming), self.duration_ms)
+            .some_number(TOTAL.spelled(naming), count(self.counts.total))
+            .some_number(PASSED.spelled(naming), count(self.counts.passed))
+            .some_number(FAILED.spelled(naming), count(self.counts.failed))
+            .some_number(FLAKY.spelled(naming), count(self.counts.flaky))
+            .build()
     }
 
     /// Keys the runner returned that the core does not read, with their values.
@@ -188,7 +180,7 @@ impl TestCounts {
     fn check(&self, naming: Naming, path: &str, code: ErrorCode) -> Result<()> {
         let inconsistent = |field: FieldName, rule: &str| {
             let name = value::join_path(path, field.spelled(naming));
-            Err(Error::new(code, ErrorKind::Range, name.clone(), [&name, " is inconsistent: ", rule].concat()))
+            Err(Error::new(code, ErrorKind::Range, name.clone(), value::concat(&[&name, " is inconsistent: ", rule])))
         };
         if let (Some(total), Some(passed)) = (self.total, self.passed) {
             if passed.saturating_add(self.failed.unwrap_or(0)) > total {
@@ -236,14 +228,14 @@ const FLAGS: FieldName = FieldName::same("flags");
 impl QualitySignal {
     /// The signal object.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
-            (LAMBDA.spelled(naming).into(), Value::Number(self.lambda)),
-            (LAMBDA_PREV.spelled(naming).into(), Value::Number(self.lambda_prev)),
-            (BOUNDARY_EDGES.spelled(naming).into(), Value::Number(f64::from(self.boundary_edges))),
-            (BOUNDARY_CONCENTRATION.spelled(naming).into(), Value::Number(self.boundary_concentration)),
-            (PARTITION_COUNT.spelled(naming).into(), Value::Number(f64::from(self.partition_count))),
-            (FLAGS.spelled(naming).into(), Value::Number(f64::from(self.flags))),
-        ])
+        ObjectBuilder::new()
+            .number(LAMBDA.spelled(naming), self.lambda)
+            .number(LAMBDA_PREV.spelled(naming), self.lambda_prev)
+            .number(BOUNDARY_EDGES.spelled(naming), f64::from(self.boundary_edges))
+            .number(BOUNDARY_CONCENTRATION.spelled(naming), self.boundary_concentration)
+            .number(PARTITION_COUNT.spelled(naming), f64::from(self.partition_count))
+            .number(FLAGS.spelled(naming), f64::from(self.flags))
+            .build()
     }
 
     /// Parses a (possibly hand-made) signal for `shouldExit` (code `invalid_signal`).

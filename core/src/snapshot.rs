@@ -20,7 +20,11 @@ pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[&'static str
             ErrorCode::InvalidSnapshot,
             ErrorKind::Range,
             "version",
-            ["snapshot version ", &version.to_string(), " is not supported (this build reads version 1)"].concat(),
+            crate::value::concat(&[
+                "snapshot version ",
+                &crate::jsnum::uint_string(version),
+                " is not supported (this build reads version 1)",
+            ]),
         ));
     }
     let name = reader.string(FieldName::same("engine"))?;
@@ -29,7 +33,7 @@ pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[&'static str
             ErrorCode::InvalidSnapshot,
             ErrorKind::Range,
             "engine",
-            ["snapshot is of engine '", name, "', expected '", engine, "'"].concat(),
+            crate::value::concat(&["snapshot is of engine '", name, "', expected '", engine, "'"]),
         ));
     }
     Ok(reader)
@@ -43,8 +47,11 @@ pub(crate) fn array<'a>(reader: &ObjectReader<'a>, field: &'static str) -> Resul
             ErrorCode::InvalidSnapshot,
             ErrorKind::Type,
             field,
-            [field, " must be an array, got ", &other.map_or_else(|| "nothing (missing)".to_string(), Value::describe)]
-                .concat(),
+            crate::value::concat(&[
+                field,
+                " must be an array, got ",
+                &other.map_or_else(|| "nothing (missing)".to_string(), Value::describe),
+            ]),
         )),
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::error::{ErrorCode, Result};
 use crate::signal::LayerResult;
-use crate::value::{FieldName, Naming, ObjectReader, Value};
+use crate::value::{FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 /// A layer's outcome, predicted or observed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,16 +52,14 @@ impl Speculation {
     /// `{predicted, confidence, verified}` plus `actual, correct` once verified (the ADR's
     /// spread keeps `verified` in third place).
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![
-            ("predicted".to_string(), Value::string(self.predicted.as_str())),
-            ("confidence".to_string(), Value::Number(self.confidence)),
-            ("verified".to_string(), Value::Bool(self.verified())),
-        ];
+        let mut o = ObjectBuilder::new();
+        o.string("predicted", self.predicted.as_str())
+            .number("confidence", self.confidence)
+            .boolean("verified", self.verified());
         if let (Some(actual), Some(correct)) = (self.actual, self.correct()) {
-            entries.push(("actual".to_string(), Value::string(actual.as_str())));
-            entries.push(("correct".to_string(), Value::Bool(correct)));
+            o.string("actual", actual.as_str()).boolean("correct", correct);
         }
-        Value::Object(entries)
+        o.build()
     }
 }
 
@@ -79,7 +77,7 @@ pub fn predict_layer_outcome(decision_confidence: f64) -> Speculation {
 
 /// The ADR's `speculate`: one prediction per skipped layer.
 pub fn speculate(decision_confidence: f64, skipped_layers: usize) -> Vec<Speculation> {
-    (0..skipped_layers).map(|_| predict_layer_outcome(decision_confidence)).collect()
+    vec![predict_layer_outcome(decision_confidence); skipped_layers]
 }
 
 /// Reads `decision.confidence` from a decision object (code `invalid_signal`).

@@ -64,6 +64,94 @@ impl FieldName {
     }
 }
 
+/// Builds a result object one entry per call.
+///
+/// Why: written inline, each `("key".to_string(), Value::Number(x))` entry compiles to an
+/// allocation, a copy and the value's construction at every site (~100 bytes of WebAssembly
+/// each, hundreds of entries); one out-of-line call per entry keeps a site to its arguments.
+pub(crate) struct ObjectBuilder {
+    entries: Vec<(String, Value)>,
+}
+
+impl ObjectBuilder {
+    pub(crate) fn new() -> Self {
+        ObjectBuilder { entries: Vec::with_capacity(8) }
+    }
+
+    #[inline(never)]
+    pub(crate) fn value(&mut self, key: &str, value: Value) -> &mut Self {
+        self.entries.push((key.to_string(), value));
+        self
+    }
+
+    #[inline(never)]
+    pub(crate) fn number(&mut self, key: &str, n: f64) -> &mut Self {
+        self.value(key, Value::Number(n))
+    }
+
+    /// `Number(n)` or `null`.
+    #[inline(never)]
+    pub(crate) fn opt_number(&mut self, key: &str, n: Option<f64>) -> &mut Self {
+        self.value(key, n.map_or(Value::Null, Value::Number))
+    }
+
+    /// The entry only when `n` is `Some`.
+    #[inline(never)]
+    pub(crate) fn some_number(&mut self, key: &str, n: Option<f64>) -> &mut Self {
+        if let Some(n) = n {
+            self.number(key, n);
+        }
+        self
+    }
+
+    #[inline(never)]
+    pub(crate) fn boolean(&mut self, key: &str, b: bool) -> &mut Self {
+        self.value(key, Value::Bool(b))
+    }
+
+    #[inline(never)]
+    pub(crate) fn string(&mut self, key: &str, s: &str) -> &mut Self {
+        self.value(key, Value::String(s.to_string()))
+    }
+
+    pub(crate) fn build(&mut self) -> Value {
+        Value::Object(std::mem::take(&mut self.entries))
+    }
+}
+
+/// The pieces joined, as `[a, b, c].concat()` gives them: one small loop instead of std's
+/// generic `join`, whose specialized copy loops are ~0.9 KB of WebAssembly.
+pub(crate) fn concat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
+/// The pieces with `separator` between them, as `parts.join(separator)` gives them.
+pub(crate) fn join(parts: &[&str], separator: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(separator);
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+/// `Value::Array` of `to_value` over `items`: a plain loop, because every
+/// `iter().map(..).collect()` instantiates its own iterator-specialized collect (~350 bytes of
+/// WebAssembly each).
+pub(crate) fn array_of<T>(items: &[T], to_value: impl Fn(&T) -> Value) -> Value {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        out.push(to_value(item));
+    }
+    Value::Array(out)
+}
+
 impl Value {
     /// An object from `(key, value)` pairs.
     pub fn object(entries: Vec<(&str, Value)>) -> Value {
@@ -123,7 +211,7 @@ impl Value {
                 if shown.len() < s.len() {
                     shown.push_str("...");
                 }
-                ["string \"", &shown, "\""].concat()
+                concat(&["string \"", &shown, "\""])
             }
             Value::Array(_) => "array".to_string(),
             Value::Object(_) => "object".to_string(),
@@ -142,7 +230,7 @@ impl Value {
     /// Parses JSON text (as `JSON.parse`, numbers to the nearest f64). Errors carry
     /// `code`/`field` so a binding can report where a document came from.
     pub fn parse_json(text: &str, code: ErrorCode, field: &str) -> Result<Value> {
-        let mut parser = JsonParser { bytes: text.as_bytes(), pos: 0, depth: 0 };
+        let mut parser = JsonParser { text, bytes: text.as_bytes(), pos: 0, depth: 0 };
         parser.skip_ws();
         // Text is the right type; text that is not JSON is a bad value.
         let value = parser.value().map_err(|msg| Error::new(code, ErrorKind::Range, field, msg))?;
@@ -224,6 +312,9 @@ fn write_json_string(s: &str, out: &mut String) {
 const MAX_JSON_DEPTH: usize = 256;
 
 struct JsonParser<'a> {
+    /// The document; `bytes` is the same text. Slices between ASCII delimiters are always
+    /// on character boundaries, so taking them from `text` needs no UTF-8 re-validation.
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
@@ -234,7 +325,7 @@ impl JsonParser<'_> {
         let mut msg = String::from("invalid JSON: ");
         msg.push_str(what);
         msg.push_str(" at byte ");
-        msg.push_str(&self.pos.to_string());
+        msg.push_str(&crate::jsnum::uint_string(self.pos as u64));
         msg
     }
 
@@ -323,8 +414,11 @@ impl JsonParser<'_> {
 
     fn hex4(&mut self) -> Result<u32, String> {
         let digits = self.bytes.get(self.pos..self.pos + 4).ok_or_else(|| self.fail("short \\u escape"))?;
-        let text = std::str::from_utf8(digits).map_err(|_| self.fail("bad \\u escape"))?;
-        let code = u32::from_str_radix(text, 16).map_err(|_| self.fail("bad \\u escape"))?;
+        // Exactly four hex digits (`from_str_radix` would also take a sign: `\u+123`).
+        let code = digits
+            .iter()
+            .try_fold(0u32, |code, &b| char::from(b).to_digit(16).map(|d| code * 16 + d))
+            .ok_or_else(|| self.fail("bad \\u escape"))?;
         self.pos += 4;
         Ok(code)
     }
@@ -340,8 +434,8 @@ impl JsonParser<'_> {
                 }
                 self.pos += 1;
             }
-            let chunk = self.bytes.get(start..self.pos).unwrap_or_default();
-            out.push_str(std::str::from_utf8(chunk).map_err(|_| self.fail("invalid UTF-8"))?);
+            let chunk = self.text.get(start..self.pos).unwrap_or_default();
+            out.push_str(chunk);
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
@@ -420,8 +514,8 @@ impl JsonParser<'_> {
                 self.pos += 1;
             }
         }
-        let text = self.bytes.get(start..self.pos).and_then(|b| std::str::from_utf8(b).ok()).unwrap_or("");
-        text.parse::<f64>().map(Value::Number).map_err(|_| self.fail("bad number"))
+        let text = self.text.get(start..self.pos).unwrap_or("");
+        crate::float_parse::parse_f64(text).map(Value::Number).ok_or_else(|| self.fail("bad number"))
     }
 }
 
@@ -430,26 +524,36 @@ pub(crate) fn join_path(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         name.to_string()
     } else {
-        [prefix, ".", name].concat()
+        concat(&[prefix, ".", name])
     }
 }
 
 /// Appends `[index]` to a field path.
 pub(crate) fn index_path(prefix: &str, index: usize) -> String {
-    [prefix, "[", &index.to_string(), "]"].concat()
+    concat(&[prefix, "[", &crate::jsnum::uint_string(index as u64), "]"])
 }
 
-/// Levenshtein distance, case-insensitive, for "did you mean" suggestions.
+/// Levenshtein distance over characters, ignoring ASCII case, for "did you mean" suggestions.
+///
+/// ASCII folding only: every option name is ASCII, and Unicode `to_lowercase` would pull its
+/// case tables (~5 KB) into the size-budgeted WebAssembly build for no practical difference.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
+    // Plain loops: each `collect` here would instantiate its own iterator-specialized code.
+    let mut b_chars: Vec<char> = Vec::with_capacity(b.len());
+    for c in b.chars() {
+        b_chars.push(c.to_ascii_lowercase());
+    }
+    let b = b_chars;
+    let mut row: Vec<usize> = Vec::with_capacity(b.len() + 1);
+    for j in 0..=b.len() {
+        row.push(j);
+    }
+    for (i, ca) in a.chars().map(|c| c.to_ascii_lowercase()).enumerate() {
         let mut diagonal = i;
         let mut left = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let up = row.get(j + 1).copied().unwrap_or(0);
-            let cost = usize::from(ca != cb);
+            let cost = usize::from(ca != *cb);
             let best = (diagonal + cost).min(up + 1).min(left + 1);
             diagonal = up;
             if let Some(slot) = row.get_mut(j + 1) {
@@ -481,7 +585,7 @@ impl<'a> ObjectReader<'a> {
                     code,
                     ErrorKind::Type,
                     field,
-                    [field, " must be an object, got ", &other.describe()].concat(),
+                    concat(&[field, " must be an object, got ", &other.describe()]),
                 ))
             }
         }
@@ -498,14 +602,14 @@ impl<'a> ObjectReader<'a> {
             if !known.iter().any(|f| f.spelled(self.naming) == key) {
                 let names: Vec<&str> = known.iter().map(|f| f.spelled(self.naming)).collect();
                 let closest = names.iter().min_by_key(|n| edit_distance(key, n)).copied().unwrap_or_default();
-                let mut msg = ["unknown option '", key, "'"].concat();
+                let mut msg = concat(&["unknown option '", key, "'"]);
                 if edit_distance(key, closest) <= closest.len().max(key.len()) / 2 {
                     msg.push_str("; did you mean '");
                     msg.push_str(closest);
                     msg.push_str("'?");
                 }
                 msg.push_str(" Valid options: ");
-                msg.push_str(&names.join(", "));
+                msg.push_str(&join(&names, ", "));
                 // Inside a snapshot every problem is the snapshot's: one code for the whole document.
                 let code = if self.code == ErrorCode::InvalidSnapshot {
                     ErrorCode::InvalidSnapshot
@@ -527,7 +631,7 @@ impl<'a> ObjectReader<'a> {
     fn type_error(&self, field: FieldName, expected: &str, got: Option<&Value>) -> Error {
         let path = self.path_of(field);
         let got = got.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
-        Error::new(self.code, ErrorKind::Type, path.clone(), [&path, " must be ", expected, ", got ", &got].concat())
+        Error::new(self.code, ErrorKind::Type, path.clone(), concat(&[&path, " must be ", expected, ", got ", &got]))
     }
 
     /// A range error on `field` with `requirement` ("a finite number between 0 and 1").
@@ -537,7 +641,7 @@ impl<'a> ObjectReader<'a> {
             self.code,
             ErrorKind::Range,
             path.clone(),
-            [&path, " must be ", requirement, ", got ", &got.describe()].concat(),
+            concat(&[&path, " must be ", requirement, ", got ", &got.describe()]),
         )
     }
 
@@ -609,7 +713,7 @@ impl<'a> ObjectReader<'a> {
         if allowed.contains(&s) {
             Ok(s)
         } else {
-            let requirement = ["one of '", &allowed.join("', '"), "'"].concat();
+            let requirement = concat(&["one of '", &join(allowed, "', '"), "'"]);
             Err(self.range_error(field, &requirement, &Value::String(s.to_string())))
         }
     }
@@ -634,19 +738,19 @@ pub(crate) fn check_integer(n: f64, min: u64, max: u64) -> Option<u64> {
 
 pub(crate) fn range_text(min: f64, max: f64) -> String {
     if max == f64::MAX {
-        ["a finite number >= ", &jsnum::to_js_string(min)].concat()
+        concat(&["a finite number >= ", &jsnum::to_js_string(min)])
     } else if min == f64::MIN {
         "a finite number".to_string()
     } else {
-        ["a finite number between ", &jsnum::to_js_string(min), " and ", &jsnum::to_js_string(max)].concat()
+        concat(&["a finite number between ", &jsnum::to_js_string(min), " and ", &jsnum::to_js_string(max)])
     }
 }
 
 pub(crate) fn integer_text(min: u64, max: u64) -> String {
     if max >= MAX_SAFE_INTEGER {
-        ["an integer >= ", &min.to_string()].concat()
+        concat(&["an integer >= ", &crate::jsnum::uint_string(min)])
     } else {
-        ["an integer between ", &min.to_string(), " and ", &max.to_string()].concat()
+        concat(&["an integer between ", &crate::jsnum::uint_string(min), " and ", &crate::jsnum::uint_string(max)])
     }
 }
 
@@ -658,14 +762,14 @@ pub(crate) fn integer_argument(value: &Value, field: &str, code: ErrorCode, min:
                 code,
                 ErrorKind::Range,
                 field,
-                [field, " must be ", &integer_text(min, max), ", got ", &value.describe()].concat(),
+                concat(&[field, " must be ", &integer_text(min, max), ", got ", &value.describe()]),
             )
         }),
         other => Err(Error::new(
             code,
             ErrorKind::Type,
             field,
-            [field, " must be an integer, got ", &other.describe()].concat(),
+            concat(&[field, " must be an integer, got ", &other.describe()]),
         )),
     }
 }
@@ -679,6 +783,19 @@ mod tests {
         let text = r#"{"b":1,"a":[true,null,"x\n\"y\u00e9"],"c":0.1,"d":-0,"e":1e21}"#;
         let value = Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot").unwrap_or(Value::Null);
         assert_eq!(value.to_json(), r#"{"b":1,"a":[true,null,"x\n\"yé"],"c":0.1,"d":0,"e":1e+21}"#);
+    }
+
+    #[test]
+    fn json_unicode_escapes_take_exactly_four_hex_digits() {
+        let parse = |t: &str| Value::parse_json(t, ErrorCode::InvalidSnapshot, "snapshot");
+        assert_eq!(parse(r#""\u00e9\u00C9""#).ok(), Some(Value::String("éÉ".into())));
+        // A sign is not a hex digit (JSON.parse rejects these too).
+        for bad in [r#""\u+0e9""#, r#""\u-0e9""#, r#""\u00g9""#] {
+            let err = parse(bad).err().map(|e| e.message().to_string()).unwrap_or_default();
+            assert!(err.contains("bad \\u escape at byte 3"), "{bad}: {err}");
+        }
+        let err = parse(r#""\u00""#).err().map(|e| e.message().to_string()).unwrap_or_default();
+        assert!(err.contains("short \\u escape"), "{err}");
     }
 
     #[test]

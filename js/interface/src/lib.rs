@@ -227,7 +227,7 @@ fn not_ready() -> Failure {
 }
 
 fn layer_path(i: usize) -> String {
-    ["layers[", &i.to_string(), "]"].concat()
+    wire::concat(&["layers[", &earlyexit::jsnum::uint_string(i as u64), "]"])
 }
 
 fn index_of(value: &Value) -> usize {
@@ -239,7 +239,13 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| Speculation::from_value(item, Naming::Js, &["speculations[", &i.to_string(), "]"].concat()))
+        .map(|(i, item)| {
+            Speculation::from_value(
+                item,
+                Naming::Js,
+                &wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"]),
+            )
+        })
         .collect()
 }
 
@@ -293,7 +299,11 @@ fn unknown_op(op: u32) -> Failure {
         ErrorCode::InvalidStep,
         ErrorKind::Range,
         "op",
-        ["unknown native op ", &op.to_string(), " (the JS layer and the native module do not match)"].concat(),
+        wire::concat(&[
+            "unknown native op ",
+            &earlyexit::jsnum::uint_string(u64::from(op)),
+            " (the JS layer and the native module do not match)",
+        ]),
     ))
 }
 
