@@ -2,8 +2,24 @@
 // The `earlyexit-wasm` package in Node, CommonJS entry: the shared JS layer (api.cjs,
 // copied from js/api.js at build time) over wasm-bindgen's `--target nodejs` glue,
 // which instantiates the module synchronously, so no init() call is needed.
+//
+// Two wasm modules (README.md "Size"): the engines module, loaded here, and the replay
+// module (loop and pyramid replay, the risk-bounded policy), loaded on the first replay
+// call. Replay ops go to the replay module; the JS layer sees one `exec`.
 const createApi = require('./api.cjs');
-const { api, ready } = createApi(require('./pkg/nodejs/earlyexit_wasm.js'));
+const engines = require('./pkg/nodejs/earlyexit_wasm.js');
+const { isReplayOp } = require('./replay-ops.cjs');
+
+let replay = null;
+const native = {
+  NativeEngine: engines.NativeEngine,
+  exec(op, args) {
+    if (!isReplayOp(op)) return engines.exec(op, args);
+    if (replay === null) replay = require('./pkg/nodejs/earlyexit_replay.js');
+    return replay.exec(op, args);
+  },
+};
+const { api, ready } = createApi(native);
 ready();
 
 module.exports = api;

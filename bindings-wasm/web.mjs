@@ -4,11 +4,18 @@
 //   import { init, EarlyStopping } from 'earlyexit-wasm';
 //   await init();            // fetches and instantiates earlyexit_wasm_bg.wasm once
 //
-// init(input?) takes what wasm-bindgen's init takes (a URL, a Response, bytes or a
-// WebAssembly.Module); without it the .wasm next to pkg/web/earlyexit_wasm.js is fetched.
+// init(input?, replayInput?) take what wasm-bindgen's init takes (a URL, a Response, bytes or
+// a WebAssembly.Module) for the engines and the replay module; without them the .wasm files
+// next to pkg/web/earlyexit_wasm.js and pkg/web/earlyexit_replay.js are fetched.
 // The preset constants are filled in by init().
+//
+// Two wasm modules (README.md "Size"): the engines module and the replay module (loop and
+// pyramid replay, the risk-bounded policy); init() instantiates both, in parallel, and
+// replay ops go to the replay module. init(input, replayInput) locates each .wasm.
 import initWasm, * as wasm from './pkg/web/earlyexit_wasm.js';
+import initReplay, * as replayWasm from './pkg/web/earlyexit_replay.js';
 import createApi from './api.mjs';
+import { isReplayOp } from './replay-ops.mjs';
 
 const notReady = () => new Error("earlyexit-wasm: call and await init() before using the API (import { init } from 'earlyexit-wasm')");
 // Until init() has run, every native call fails with a clear message.
@@ -25,11 +32,20 @@ const native = {
 const { api, ready } = createApi(native);
 let started = null;
 
-export function init(input) {
+export function init(input, replayInput) {
   if (started === null) {
-    started = initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => {
+    const options = (x) => (x === undefined ? undefined : { module_or_path: x });
+    // The engines work without the replay module: if it cannot be loaded, replay calls
+    // throw a clear error naming the cause instead of init() failing.
+    const replay = initReplay(options(replayInput)).then(
+      () => replayWasm.exec,
+      (cause) => () => {
+        throw new Error(`earlyexit-wasm: the replay module (earlyexit_replay_bg.wasm) did not load: ${cause?.message ?? cause}; pass it as init(input, replayInput)`);
+      },
+    );
+    started = Promise.all([initWasm(options(input)), replay]).then(([, replayExec]) => {
       native.NativeEngine = wasm.NativeEngine;
-      native.exec = wasm.exec;
+      native.exec = (op, args) => (isReplayOp(op) ? replayExec(op, args) : wasm.exec(op, args));
       ready();
     });
     started.catch(() => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the `earlyexit-wasm` npm package in bindings-wasm/: the wasm module (profile
+# Builds the `earlyexit-wasm` npm package in bindings-wasm/: two wasm modules (profile
 # wasm-release), its wasm-bindgen glue for Node (pkg/nodejs, CommonJS) and for browsers
 # and bundlers (pkg/web, ES module with init()), and the shared JS layer and types from js/.
 #
@@ -9,7 +9,7 @@
 #     built from source with -Z build-std, see ../shared/design/toolchain.md);
 #   - a wasm linker (rustup's rust-lld, or Debian's lld-19 / wasm-ld);
 #   - wasm-bindgen-cli at exactly the version bindings-wasm/Cargo.toml pins.
-# Prints the .wasm size raw and gzipped against the budget (120 KB raw, 45 KB gzipped);
+# Prints the engines module's size raw and gzipped against the budget (120 KB raw, 45 KB gzipped);
 # over it, a warning (EARLYEXIT_WASM_SIZE_STRICT=1: a failure). The Node suite's size test
 # (tests/node/wasm.test.mjs) always fails over budget.
 set -euo pipefail
@@ -37,7 +37,7 @@ have=$("$bindgen" --version | awk '{print $2}')
 # --- compiler: rustup's wasm32 target, else Debian's rustc-web with build-std ----------
 if command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
   echo "build-wasm: rustup toolchain with the $TARGET target"
-  cargo build -p earlyexit-wasm --profile wasm-release --target "$TARGET"
+  build() { cargo build -p earlyexit-wasm --profile wasm-release --target "$TARGET" "$@"; }
 else
   [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] || fail "no compiler for $TARGET: install the rustup target ($TARGET) or Debian's rustc-web, cargo-web and rust-web-src"
   /usr/bin/rustc --print target-list | grep -qx "$TARGET" || fail "/usr/bin/rustc does not know $TARGET (install Debian's rustc-web)"
@@ -54,20 +54,36 @@ else
   echo "build-wasm: Debian's $(/usr/bin/rustc --version) with -Z build-std, linker $linker"
   # std is built here anyway, so panics can be immediate aborts: no panic message or
   # location machinery in the module (-13 KB). The core never panics on any input.
-  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
-  RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
-  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$linker" \
-    /usr/bin/cargo build -p earlyexit-wasm --profile wasm-release \
-      -Z build-std=std,panic_abort --target "$TARGET"
+  build() {
+    RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
+    RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$linker" \
+      /usr/bin/cargo build -p earlyexit-wasm --profile wasm-release \
+        -Z build-std=std,panic_abort --target "$TARGET" "$@"
+  }
 fi
+# Two modules (bindings-wasm/README.md): the engines module (earlyexit_wasm, the budgeted
+# one) and the replay module (earlyexit_replay: loop and pyramid replay, the policy), which
+# the package loads only for replay. Both builds write the same file, so each is copied out.
 wasm="$CARGO_TARGET_DIR/$TARGET/wasm-release/earlyexit_wasm.wasm"
+modules="$CARGO_TARGET_DIR/$TARGET/wasm-release/modules"
+mkdir -p "$modules"
+rm -f "$wasm"
+build
 [ -f "$wasm" ] || fail "the build did not produce $wasm"
+cp "$wasm" "$modules/earlyexit_wasm.wasm"
+rm -f "$wasm"
+build --features replay-module
+[ -f "$wasm" ] || fail "the replay-module build did not produce $wasm"
+cp "$wasm" "$modules/earlyexit_replay.wasm"
 
 # --- glue for Node and for browsers ----------------------------------------------------
 rm -rf bindings-wasm/pkg
-for flavour in nodejs web; do
-  "$bindgen" "$wasm" --target "$flavour" --out-dir "bindings-wasm/pkg/$flavour" \
-    --remove-name-section --remove-producers-section
+for name in earlyexit_wasm earlyexit_replay; do
+  for flavour in nodejs web; do
+    "$bindgen" "$modules/$name.wasm" --target "$flavour" --out-dir "bindings-wasm/pkg/$flavour" \
+      --out-name "$name" --remove-name-section --remove-producers-section
+  done
 done
 node js/build.mjs bindings-wasm --esm
 
@@ -75,7 +91,9 @@ node js/build.mjs bindings-wasm --esm
 out=bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm
 raw=$(stat -c %s "$out")
 gz=$(gzip -9 -c "$out" | wc -c)
-echo "build-wasm: earlyexit_wasm_bg.wasm $raw bytes raw ($(( raw / 1024 )) KB), $gz bytes gzipped ($(( gz / 1024 )) KB); budget 120 KB / 45 KB"
+echo "build-wasm: earlyexit_wasm_bg.wasm (engines) $raw bytes raw ($(( raw / 1024 )) KB), $gz bytes gzipped ($(( gz / 1024 )) KB); budget 120 KB / 45 KB"
+replay=bindings-wasm/pkg/web/earlyexit_replay_bg.wasm
+echo "build-wasm: earlyexit_replay_bg.wasm (replay, loaded only for replay) $(stat -c %s "$replay") bytes raw, $(gzip -9 -c "$replay" | wc -c) bytes gzipped"
 echo "build-wasm: built in $(( $(date +%s) - start ))s"
 if [ "$raw" -gt $((120 * 1024)) ] || [ "$gz" -gt $((45 * 1024)) ]; then
   echo "build-wasm: WARNING: over the size budget (what the module is made of: bindings-wasm/README.md)" >&2

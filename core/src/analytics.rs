@@ -359,8 +359,9 @@ impl IterationAnalytics {
         .to_value();
         // `recordIteration` takes no `quality_delta` (it computes it): validate without it.
         let as_value = match as_value {
-            Value::Object(entries) => {
-                Value::Object(entries.into_iter().filter(|(k, _)| k != "quality_delta").collect())
+            Value::Object(mut entries) => {
+                entries.retain(|(k, _)| k != "quality_delta");
+                Value::Object(entries)
             }
             other => other,
         };

@@ -376,7 +376,7 @@ impl EarlyStoppingConfig {
                     ErrorCode::InvalidConfig,
                     ErrorKind::Type,
                     field,
-                    [field, " must be a string, got ", &other.describe()].concat(),
+                    value::concat(&[field, " must be a string, got ", &other.describe()]),
                 ))
             }
         };
@@ -385,7 +385,13 @@ impl EarlyStoppingConfig {
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
                 field,
-                [field, " must be one of '", &LOOP_PRESETS.join("', '"), "', got ", &name.describe()].concat(),
+                value::concat(&[
+                    field,
+                    " must be one of '",
+                    &value::join(&LOOP_PRESETS, "', '"),
+                    "', got ",
+                    &name.describe(),
+                ]),
             )
         })
     }
@@ -503,12 +509,12 @@ impl EarlyStoppingConfig {
                 if has(MIN_ITERATIONS) || !has(MAX_ITERATIONS) {
                     return inconsistent(
                         MIN_ITERATIONS,
-                        &["must not exceed maxIterations (", &max.to_string(), ")"].concat(),
+                        &value::concat(&["must not exceed maxIterations (", &jsnum::uint_string(max), ")"]),
                     );
                 }
                 return inconsistent(
                     MAX_ITERATIONS,
-                    &["must not be below minIterations (", &min.to_string(), ")"].concat(),
+                    &value::concat(&["must not be below minIterations (", &jsnum::uint_string(min), ")"]),
                 );
             }
         }
@@ -1347,7 +1353,12 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
     if recent.windows(2).filter_map(step).any(|s| s.improvement >= config.plateau_improvement_threshold) {
         return None;
     }
-    let improvements: Vec<PlateauStep> = recent.windows(2).filter_map(step).collect();
+    let mut improvements: Vec<PlateauStep> = Vec::with_capacity(recent.len());
+    for pair in recent.windows(2) {
+        if let Some(s) = step(pair) {
+            improvements.push(s);
+        }
+    }
     let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
     let average_quality = sum / recent.len() as f64;
     let mut reason = String::from("Quality plateau detected: ");
@@ -1483,21 +1494,20 @@ impl LoopTally {
 
     /// The state of every configured budget.
     pub fn budgets(&self, config: &EarlyStoppingConfig) -> Vec<BudgetStatus> {
-        config
-            .budgets()
-            .into_iter()
-            .filter_map(|(budget, limit)| {
-                let limit = limit?;
-                let observed = self.sums.get(budget.index()).copied().unwrap_or(0.0);
-                Some(BudgetStatus {
-                    budget,
-                    limit,
-                    observed,
-                    records_without_value: self.without.get(budget.index()).copied().unwrap_or(0),
-                    exhausted: observed > limit,
-                })
-            })
-            .collect()
+        // A plain loop: `filter_map(..).collect()` instantiates iterator-specialized code.
+        let mut out = Vec::new();
+        for (budget, limit) in config.budgets() {
+            let Some(limit) = limit else { continue };
+            let observed = self.sums.get(budget.index()).copied().unwrap_or(0.0);
+            out.push(BudgetStatus {
+                budget,
+                limit,
+                observed,
+                records_without_value: self.without.get(budget.index()).copied().unwrap_or(0),
+                exhausted: observed > limit,
+            });
+        }
+        out
     }
 }
 
@@ -1599,11 +1609,11 @@ pub fn check_no_improvement(config: &EarlyStoppingConfig, tally: &LoopTally) -> 
     let (best_iteration, best_quality_score) = tally.peak?;
     (tally.since_peak >= patience).then(|| {
         let mut reason = String::from("No improvement: ");
-        reason.push_str(&tally.since_peak.to_string());
+        reason.push_str(&jsnum::uint_string(tally.since_peak));
         reason.push_str(" consecutive iterations without a new best (");
         jsnum::push_js_string(&mut reason, best_quality_score);
         reason.push_str(" at iteration ");
-        reason.push_str(&best_iteration.to_string());
+        reason.push_str(&jsnum::uint_string(best_iteration));
         reason.push(')');
         StoppingDecision::stop(
             reason,

@@ -422,11 +422,15 @@ impl PyramidRun {
 /// say so (the caller fixes the document, not a runner).
 fn at_result_path(err: Error) -> Error {
     let field = err.field();
-    let Some(rest) = field.strip_prefix("layers[").and_then(|r| r.split_once(']')).map(|(_, rest)| rest) else {
+    // Byte scans, not `split_once` / `replacen`: those pull std's substring searchers
+    // (~1.5 KB) into the size-budgeted WebAssembly module for this one error path.
+    let Some(rest) =
+        field.strip_prefix("layers[").and_then(|r| r.bytes().position(|b| b == b']').and_then(|end| r.get(end + 1..)))
+    else {
         return err;
     };
-    let renamed = ["result", rest].concat();
-    let message = err.message().replacen(field, &renamed, 1);
+    let renamed = value::concat(&["result", rest]);
+    let message = value::replace_first(err.message(), field, &renamed);
     Error::new(err.error_code(), err.kind(), renamed, message)
 }
 

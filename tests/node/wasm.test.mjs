@@ -7,10 +7,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 import ee, { IMPL, ROOT } from './impl.mjs';
 
 const skip = IMPL === 'wasm' ? false : 'runs only with EARLYEXIT_IMPL=wasm';
 const WASM = path.join(ROOT, 'bindings-wasm', 'pkg', 'web', 'earlyexit_wasm_bg.wasm');
+// The replay module (loop and pyramid replay, the policy): loaded only for replay, outside
+// the engines module's budget (bindings-wasm/README.md "Size").
+const REPLAY_WASM = path.join(ROOT, 'bindings-wasm', 'pkg', 'web', 'earlyexit_replay_bg.wasm');
 const RAW_BUDGET = 120 * 1024;
 const GZIP_BUDGET = 45 * 1024;
 
@@ -95,15 +99,18 @@ describe('wasm instance', { skip }, () => {
     const web = await import(pathToFileURL(path.join(ROOT, 'bindings-wasm', 'web.mjs')).href);
     assert.throws(() => new web.EarlyStopping(), /await init\(\)/);
     assert.deepEqual(web.DEFAULT_EXIT_CONFIG, {});
-    await web.init(readFileSync(WASM));
+    await web.init(readFileSync(WASM), readFileSync(REPLAY_WASM));
     await web.init(); // a second call is the same promise
     assert.equal(await scenario(web), await scenario(ee));
+    // Replay ops go to the replay module, the rest to the engines module.
+    const runs = [{ id: 'a', iterations: [{ quality_score: 0.5, confidence: 0.5, verification_status: 'failed' }] }];
+    assert.deepEqual(web.replayLoops(runs, 'recommended'), ee.replayLoops(runs, 'recommended'));
     assert.equal(web.default, web.EarlyStopping);
   });
 
   test('memory is reused: 20,000 more engines created and freed in a loop grow wasm memory by < 1 MiB', async () => {
     const web = await import(pathToFileURL(path.join(ROOT, 'bindings-wasm', 'web.mjs')).href);
-    await web.init(readFileSync(WASM));
+    await web.init(readFileSync(WASM), readFileSync(REPLAY_WASM));
     // wasm-bindgen's init returns the instance's exports (the same instance web.mjs uses).
     const glue = await import(pathToFileURL(path.join(ROOT, 'bindings-wasm', 'pkg', 'web', 'earlyexit_wasm.js')).href);
     const { memory } = await glue.default();
@@ -140,5 +147,25 @@ describe('wasm instance', { skip }, () => {
     console.log(line);
     assert.ok(raw <= RAW_BUDGET, `over the raw budget: ${line}`);
     assert.ok(gz <= GZIP_BUDGET, `over the gzip budget: ${line}`);
+    const replayRaw = statSync(REPLAY_WASM).size;
+    const replayGz = gzipSync(readFileSync(REPLAY_WASM), { level: 9 }).length;
+    console.log(`earlyexit_replay_bg.wasm (loaded only for replay, no budget): ${replayRaw} bytes raw, ${replayGz} bytes gzipped`);
+  });
+
+  test('each module answers exactly its ops: replay ops only in the replay module', async () => {
+    const require = createRequire(import.meta.url);
+    const engines = require(path.join(ROOT, 'bindings-wasm', 'pkg', 'nodejs', 'earlyexit_wasm.js'));
+    const replay = require(path.join(ROOT, 'bindings-wasm', 'pkg', 'nodejs', 'earlyexit_replay.js'));
+    const { isReplayOp } = require(path.join(ROOT, 'bindings-wasm', 'replay-ops.cjs'));
+    assert.deepEqual(Object.keys(replay).filter((k) => typeof replay[k] === 'function'), ['exec']);
+    for (let op = 0; op < 300; op++) {
+      const unknown = (answer) => answer.startsWith('!') && answer.includes('unknown native op');
+      if (isReplayOp(op)) {
+        assert.ok(unknown(engines.exec(op, '[]')), `engines module answers replay op ${op}`);
+        assert.ok(!unknown(replay.exec(op, '[]')), `replay module does not answer op ${op}`);
+      } else {
+        assert.ok(unknown(replay.exec(op, '[]')), `replay module answers engine op ${op}`);
+      }
+    }
   });
 });

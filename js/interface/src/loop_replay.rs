@@ -2,6 +2,7 @@
 //! stateless ops answered by the core in one call, so JS replays a whole batch of runs per
 //! crossing, never one iteration at a time.
 
+#[cfg(feature = "replay")]
 use earlyexit::loop_replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
@@ -16,24 +17,42 @@ pub const LOOP_PRESET: u32 = 81;
 
 /// Whether `op` is one of this module's.
 pub fn handles(op: u32) -> bool {
-    matches!(op, LOOP_REPLAY | LOOP_PRESET)
+    op == LOOP_PRESET || (cfg!(feature = "replay") && op == LOOP_REPLAY)
+}
+
+/// The stateless entry of the wasm replay module: answers loop replay (op 80) and pyramid
+/// replay and policy (ops 220..224), and nothing else (any other op is an unknown op), so
+/// the module links only the replay code paths and the engines they drive.
+#[cfg(feature = "replay")]
+pub fn exec_replay(op: u32, args: &str) -> String {
+    super::finish(exec_replay_inner(op, args))
+}
+
+#[cfg(feature = "replay")]
+fn exec_replay_inner(op: u32, text: &str) -> Answer {
+    let args = super::args_of(text)?;
+    match op {
+        LOOP_REPLAY => exec(op, &args),
+        op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
+        _ => Err(super::unknown_op(op)),
+    }
 }
 
 /// Answers a replay or preset op.
+#[cfg_attr(not(feature = "replay"), allow(unused_variables))]
 pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
-    let value = match op {
-        LOOP_REPLAY => match (arg(args, 0), arg(args, 2)) {
+    #[cfg(feature = "replay")]
+    if op == LOOP_REPLAY {
+        let value = match (arg(args, 0), arg(args, 2)) {
             (Value::String(lines), Value::Bool(true)) => {
                 loop_replay::replay_lines_value(lines, arg(args, 1), Naming::Js)?
             }
             (runs, _) => loop_replay::replay_value(runs, arg(args, 1), Naming::Js)?,
-        },
-        _ => {
-            let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
-            preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)
-        }
-    };
-    Ok(Some(value))
+        };
+        return Ok(Some(value));
+    }
+    let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
+    Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))
 }
 
 #[cfg(test)]
@@ -41,6 +60,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "replay")]
     fn replay_and_presets_answer_in_one_call() {
         let runs = r#"[[{"id":"a","iterations":[{"quality_score":0,"confidence":0,"verification_status":"failed"}]}],"recommended"]"#;
         let answer = crate::exec(LOOP_REPLAY, runs);

@@ -16,9 +16,10 @@ pub const DECIDE: u32 = 223;
 /// `[model, ran, options]` -> model document.
 pub const UPDATE: u32 = 224;
 
-/// Whether `op` is one of this file's.
+/// Whether `op` is one of this file's (never without the `replay` feature: the wasm engines
+/// module leaves these ops to the replay module, so none of their code is linked into it).
 pub fn handles(op: u32) -> bool {
-    (REPLAY..=UPDATE).contains(&op)
+    cfg!(feature = "replay") && (REPLAY..=UPDATE).contains(&op)
 }
 
 fn arg(args: &[Value], i: usize) -> &Value {
