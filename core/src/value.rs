@@ -169,7 +169,11 @@ pub(crate) fn array_of<T>(items: &[T], to_value: impl Fn(&T) -> Value) -> Value 
 impl Value {
     /// An object from `(key, value)` pairs.
     pub fn object(entries: Vec<(&str, Value)>) -> Value {
-        Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        let mut out = Vec::with_capacity(entries.len());
+        for (k, v) in entries {
+            out.push((k.to_string(), v));
+        }
+        Value::Object(out)
     }
 
     /// A string value.
@@ -221,7 +225,16 @@ impl Value {
             Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
             Value::Number(n) => jsnum::to_js_string(*n),
             Value::String(s) => {
-                let mut shown: String = s.chars().take(40).collect();
+                // The first 40 characters, found by a plain scan (`chars().take(40).collect()`
+                // instantiates an iterator-specialized String extend, ~270 bytes of wasm).
+                let mut end = s.len();
+                for (count, (i, _)) in s.char_indices().enumerate() {
+                    if count == 40 {
+                        end = i;
+                        break;
+                    }
+                }
+                let mut shown = s.get(..end).unwrap_or(s).to_string();
                 if shown.len() < s.len() {
                     shown.push_str("...");
                 }
@@ -614,8 +627,20 @@ impl<'a> ObjectReader<'a> {
     pub fn reject_unknown(&self, known: &[FieldName]) -> Result<()> {
         for (key, _) in self.entries {
             if !known.iter().any(|f| f.spelled(self.naming) == key) {
-                let names: Vec<&str> = known.iter().map(|f| f.spelled(self.naming)).collect();
-                let closest = names.iter().min_by_key(|n| edit_distance(key, n)).copied().unwrap_or_default();
+                // Plain loops, not `map(..).collect()` and `min_by_key`: fewer iterator
+                // instantiations in the wasm module. The first closest name wins, as with min_by_key.
+                let mut names: Vec<&str> = Vec::with_capacity(known.len());
+                let mut closest = "";
+                let mut closest_distance = usize::MAX;
+                for f in known {
+                    let name = f.spelled(self.naming);
+                    let distance = edit_distance(key, name);
+                    if distance < closest_distance {
+                        closest = name;
+                        closest_distance = distance;
+                    }
+                    names.push(name);
+                }
                 let mut msg = concat(&["unknown option '", key, "'"]);
                 if edit_distance(key, closest) <= closest.len().max(key.len()) / 2 {
                     msg.push_str("; did you mean '");

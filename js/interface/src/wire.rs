@@ -48,20 +48,23 @@ fn untag(value: Value) -> Value {
                     };
                 }
             }
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(key, item)| {
-                        let key = match key.strip_prefix(TAG) {
-                            Some(rest) => rest.to_string(),
-                            None => key,
-                        };
-                        (key, untag(item))
-                    })
-                    .collect(),
-            )
+            // In place, by plain loops: each `into_iter().map(..).collect()` instantiates
+            // its own in-place-collect code in the wasm module.
+            let mut entries = entries;
+            for (key, item) in entries.iter_mut() {
+                if let Some(rest) = key.strip_prefix(TAG) {
+                    *key = rest.to_string();
+                }
+                *item = untag(std::mem::replace(item, Value::Null));
+            }
+            Value::Object(entries)
         }
-        Value::Array(items) => Value::Array(items.into_iter().map(untag).collect()),
+        Value::Array(mut items) => {
+            for item in items.iter_mut() {
+                *item = untag(std::mem::replace(item, Value::Null));
+            }
+            Value::Array(items)
+        }
         other => other,
     }
 }
