@@ -65,7 +65,7 @@ async function newPage() {
 
 before(async () => {
   assert.ok(fs.existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install Debian's chromium (scripts/setup.sh) or set CHROMIUM`);
-  for (const f of ['bindings-wasm/web.mjs', 'bindings-wasm/api.mjs', 'bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm', 'node_modules/uplot/dist/uPlot.esm.js']) {
+  for (const f of ['bindings-wasm/web.mjs', 'bindings-wasm/api.mjs', 'bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm', 'bindings-wasm/pkg/web/earlyexit_replay_bg.wasm', 'node_modules/uplot/dist/uPlot.esm.js']) {
     assert.ok(fs.existsSync(path.join(REPO_ROOT, f)), `${f} is missing: run scripts/build-wasm.sh and npm install (scripts/test-browser.sh does both)`);
   }
   const { chromium } = await import('playwright-core');
