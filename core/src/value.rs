@@ -818,6 +818,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn describe_shows_the_first_40_characters() {
+        let forty = "é".repeat(40);
+        assert_eq!(Value::string(forty.as_str()).describe(), concat(&["string \"", &forty, "\""]));
+        let longer = concat(&[&forty, "x"]);
+        assert_eq!(Value::string(longer).describe(), concat(&["string \"", &forty, "...\""]));
+        assert_eq!(Value::string("").describe(), "string \"\"");
+    }
+
+    #[test]
     fn replace_first_is_replacen_once() {
         for (text, from, to) in [
             ("layers[2].passRate must be a number", "layers[2].passRate", "result.passRate"),

@@ -72,4 +72,21 @@ mod tests {
         let unknown = crate::exec(LOOP_PRESET, r#"["fast",null]"#);
         assert!(unknown.starts_with(r#"!{"code":"invalid_config","kind":"range","field":"name""#), "{unknown}");
     }
+
+    /// The wasm replay module's entry answers the replay ops exactly as `exec` does, and
+    /// every other op as unknown (the package routes only replay ops to it).
+    #[test]
+    #[cfg(feature = "replay")]
+    fn exec_replay_answers_only_replay_ops() {
+        let runs = r#"[[{"id":"a","iterations":[{"quality_score":0,"confidence":0,"verification_status":"failed"}]}],"recommended"]"#;
+        assert_eq!(exec_replay(LOOP_REPLAY, runs), crate::exec(LOOP_REPLAY, runs));
+        let pyramid = r#"[[{"id":"r","layers":[{"name":"unit","failed":false,"durationMs":5}]}],null]"#;
+        let answer = exec_replay(crate::pyramid_replay_ops::REPLAY, pyramid);
+        assert_eq!(answer, crate::exec(crate::pyramid_replay_ops::REPLAY, pyramid));
+        assert!(!answer.starts_with('!'), "{answer}");
+        for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 225] {
+            let answer = exec_replay(op, "[]");
+            assert!(answer.starts_with(r#"!{"code":"invalid_step","kind":"range","field":"op""#), "{op}: {answer}");
+        }
+    }
 }
