@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::loop_stopping::{
     self, BestIteration, EarlyStoppingConfig, LoopTally, Observation, ResourceUsage, Trigger, VerificationStatus,
 };
-use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
 
@@ -98,7 +98,7 @@ impl ReplayRun {
     pub fn validate(&self, path: &str) -> Result<()> {
         let items_path = value::join_path(path, "iterations");
         if self.iterations.is_empty() {
-            let message = [&items_path, " must hold at least one iteration"].concat();
+            let message = value::concat(&[&items_path, " must hold at least one iteration"]);
             return Err(Error::new(CODE, ErrorKind::Range, items_path, message));
         }
         for (i, item) in self.iterations.iter().enumerate() {
@@ -106,7 +106,8 @@ impl ReplayRun {
             let o = &item.observation;
             let bad = |field: &str, requirement: &str, got: f64| {
                 let field = value::join_path(&item_path, field);
-                let message = [&field, " must be ", requirement, ", got ", &crate::jsnum::to_js_string(got)].concat();
+                let message =
+                    value::concat(&[&field, " must be ", requirement, ", got ", &crate::jsnum::to_js_string(got)]);
                 Err(Error::new(CODE, ErrorKind::Range, field, message))
             };
             if o.iteration != i as u64 + 1 {
@@ -156,7 +157,7 @@ impl ReplayRun {
                     CODE,
                     ErrorKind::Type,
                     items_path.clone(),
-                    [&items_path, " must be an array of iteration results, got ", &got].concat(),
+                    value::concat(&[&items_path, " must be an array of iteration results, got ", &got]),
                 ));
             }
         };
@@ -165,7 +166,7 @@ impl ReplayRun {
                 CODE,
                 ErrorKind::Range,
                 items_path.clone(),
-                [&items_path, " must hold at least one iteration"].concat(),
+                value::concat(&[&items_path, " must hold at least one iteration"]),
             ));
         }
         let mut iterations = Vec::with_capacity(items.len());
@@ -242,7 +243,7 @@ fn read_runs(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> {
             CODE,
             ErrorKind::Type,
             "runs",
-            ["runs must be an array of runs or JSONL text, got ", &other.describe()].concat(),
+            value::concat(&["runs must be an array of runs or JSONL text, got ", &other.describe()]),
         )),
     }
 }
@@ -273,7 +274,13 @@ fn parse_lines(text: &str, naming: Naming, name_lines: bool) -> Result<Vec<Repla
             if !name_lines {
                 return as_replay_error(e);
             }
-            let message = [&path, " (line ", &(line_index + 1).to_string(), "): ", e.message()].concat();
+            let message = value::concat(&[
+                &path,
+                " (line ",
+                &crate::jsnum::uint_string(line_index as u64 + 1),
+                "): ",
+                e.message(),
+            ]);
             let field = if e.field().starts_with("runs[") { e.field().to_string() } else { path.clone() };
             Error::new(CODE, e.kind(), field, message)
         };
@@ -417,8 +424,10 @@ impl LoopPolicy {
                             CODE,
                             ErrorKind::Type,
                             "analytics",
-                            ["analytics must be a boolean or an analytics config object, got ", &other.describe()]
-                                .concat(),
+                            value::concat(&[
+                                "analytics must be a boolean or an analytics config object, got ",
+                                &other.describe(),
+                            ]),
                         ))
                     }
                 }
@@ -442,7 +451,12 @@ fn named_policy(name: &Value, field: &str) -> Result<LoopPolicy> {
     // The engine's preset check words the error (type, range, the list of names).
     EarlyStoppingConfig::preset_value(name, field)?;
     name.as_str().and_then(LoopPolicy::preset).ok_or_else(|| {
-        Error::new(CODE, ErrorKind::Range, field, [field, " must name a loop preset, got ", &name.describe()].concat())
+        Error::new(
+            CODE,
+            ErrorKind::Range,
+            field,
+            value::concat(&[field, " must name a loop preset, got ", &name.describe()]),
+        )
     })
 }
 
@@ -489,28 +503,27 @@ impl RunOutcome {
 
     /// The outcome as the bindings return it (snake_case keys in every language).
     pub fn to_value(&self) -> Value {
-        let mut entries = vec![("id".to_string(), Value::string(self.id.as_str()))];
+        // One out-of-line builder call per entry (see `ObjectBuilder`): smaller wasm.
+        let mut b = ObjectBuilder::new();
+        b.string("id", &self.id);
         if let Some(dataset) = &self.dataset {
-            entries.push(("dataset".to_string(), Value::string(dataset.as_str())));
+            b.string("dataset", dataset);
         }
-        let number = |n: u64| Value::Number(n as f64);
-        entries.extend([
-            ("iterations_available".to_string(), number(self.iterations_available)),
-            ("iterations_run".to_string(), number(self.iterations_run)),
-            ("stopped".to_string(), Value::Bool(self.stopped)),
-            ("trigger".to_string(), Value::string(if self.stopped { self.trigger.as_str() } else { "end_of_run" })),
-            ("reason".to_string(), self.reason.as_deref().map_or(Value::Null, Value::string)),
-            ("returned_iteration".to_string(), number(self.returned_iteration)),
-            ("returned_quality".to_string(), Value::Number(self.returned_quality)),
-            ("best_iteration".to_string(), number(self.best_iteration)),
-            ("best_quality".to_string(), Value::Number(self.best_quality)),
-            ("quality_gap".to_string(), Value::Number(self.quality_gap())),
-            ("premature".to_string(), Value::Bool(self.premature)),
-            ("wasted_iterations".to_string(), number(self.wasted_iterations)),
-            ("returned_good".to_string(), Value::Bool(self.returned_good)),
-            ("false_pass".to_string(), Value::Bool(self.false_pass)),
-        ]);
-        Value::Object(entries)
+        b.number("iterations_available", self.iterations_available as f64)
+            .number("iterations_run", self.iterations_run as f64)
+            .boolean("stopped", self.stopped)
+            .string("trigger", if self.stopped { self.trigger.as_str() } else { "end_of_run" })
+            .value("reason", self.reason.as_deref().map_or(Value::Null, Value::string))
+            .number("returned_iteration", self.returned_iteration as f64)
+            .number("returned_quality", self.returned_quality)
+            .number("best_iteration", self.best_iteration as f64)
+            .number("best_quality", self.best_quality)
+            .number("quality_gap", self.quality_gap())
+            .boolean("premature", self.premature)
+            .number("wasted_iterations", self.wasted_iterations as f64)
+            .boolean("returned_good", self.returned_good)
+            .boolean("false_pass", self.false_pass);
+        b.build()
     }
 }
 
@@ -691,29 +704,29 @@ impl ReplaySummary {
 
     /// The summary as the bindings return it.
     pub fn to_value(&self) -> Value {
-        let number = |n: u64| Value::Number(n as f64);
-        Value::object(vec![
-            ("runs", number(self.runs)),
-            ("iterations_available", number(self.iterations_available)),
-            ("iterations_used", number(self.iterations_used)),
-            ("mean_iterations", Value::Number(self.mean_iterations())),
-            ("share_of_available", Value::Number(self.share_of_available())),
-            ("mean_returned_quality", Value::Number(self.mean(self.returned_quality_sum))),
-            ("mean_best_quality", Value::Number(self.mean(self.best_quality_sum))),
-            ("mean_quality_gap", Value::Number(self.mean_quality_gap())),
-            ("premature_stops", number(self.premature_stops)),
-            ("premature_rate", Value::Number(self.premature_rate())),
-            ("wasted_iterations", number(self.wasted_iterations)),
-            ("mean_wasted_iterations", Value::Number(self.mean(self.wasted_iterations as f64))),
-            ("returned_good", number(self.returned_good)),
-            ("reachable_good", number(self.reachable_good)),
-            ("false_passes", number(self.false_passes)),
-            ("ended_without_stop", number(self.ended_without_stop)),
-            (
-                "triggers",
-                Value::Object(self.triggers.iter().map(|(t, n)| (t.as_str().to_string(), number(*n))).collect()),
-            ),
-        ])
+        let mut triggers = ObjectBuilder::new();
+        for (t, n) in &self.triggers {
+            triggers.number(t.as_str(), *n as f64);
+        }
+        let mut b = ObjectBuilder::new();
+        b.number("runs", self.runs as f64)
+            .number("iterations_available", self.iterations_available as f64)
+            .number("iterations_used", self.iterations_used as f64)
+            .number("mean_iterations", self.mean_iterations())
+            .number("share_of_available", self.share_of_available())
+            .number("mean_returned_quality", self.mean(self.returned_quality_sum))
+            .number("mean_best_quality", self.mean(self.best_quality_sum))
+            .number("mean_quality_gap", self.mean_quality_gap())
+            .number("premature_stops", self.premature_stops as f64)
+            .number("premature_rate", self.premature_rate())
+            .number("wasted_iterations", self.wasted_iterations as f64)
+            .number("mean_wasted_iterations", self.mean(self.wasted_iterations as f64))
+            .number("returned_good", self.returned_good as f64)
+            .number("reachable_good", self.reachable_good as f64)
+            .number("false_passes", self.false_passes as f64)
+            .number("ended_without_stop", self.ended_without_stop as f64)
+            .value("triggers", triggers.build());
+        b.build()
     }
 }
 
@@ -843,7 +856,7 @@ mod plain_line {
                 }
                 self.digits();
             }
-            self.text.get(start..self.pos)?.parse::<f64>().ok()
+            crate::float_parse::parse_f64(self.text.get(start..self.pos)?)
         }
 
         fn digits(&mut self) {

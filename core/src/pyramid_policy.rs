@@ -361,28 +361,27 @@ impl OutcomeModel {
             match done.get_mut(layer) {
                 Some(slot) if !*slot => *slot = true,
                 Some(_) => {
-                    let field = [&value::index_path("outcomes", i), ".layer"].concat();
+                    let field = value::concat(&[&value::index_path("outcomes", i), ".layer"]);
                     return Err(invalid(
                         ErrorCode::InvalidStep,
                         ErrorKind::Range,
                         &field,
-                        [&field, " repeats layer ", &layer.to_string()].concat(),
+                        value::concat(&[&field, " repeats layer ", &crate::jsnum::uint_string(layer as u64)]),
                     ));
                 }
                 None => {
-                    let field = [&value::index_path("outcomes", i), ".layer"].concat();
+                    let field = value::concat(&[&value::index_path("outcomes", i), ".layer"]);
                     return Err(invalid(
                         ErrorCode::InvalidStep,
                         ErrorKind::Range,
                         &field,
-                        [
+                        value::concat(&[
                             &field,
                             " must be a layer index below ",
-                            &layers.len().to_string(),
+                            &crate::jsnum::uint_string(layers.len() as u64),
                             ", got ",
-                            &layer.to_string(),
-                        ]
-                        .concat(),
+                            &crate::jsnum::uint_string(layer as u64),
+                        ]),
                     ));
                 }
             }
@@ -483,7 +482,11 @@ impl OutcomeModel {
                 code,
                 ErrorKind::Range,
                 "version",
-                ["model version ", &version.to_string(), " is not supported (this build reads version 1)"].concat(),
+                value::concat(&[
+                    "model version ",
+                    &crate::jsnum::uint_string(version),
+                    " is not supported (this build reads version 1)",
+                ]),
             ));
         }
         let engine = reader.string(FieldName::same("engine"))?;
@@ -492,7 +495,7 @@ impl OutcomeModel {
                 code,
                 ErrorKind::Range,
                 "engine",
-                ["model is of engine '", engine, "', expected '", MODEL_ENGINE, "'"].concat(),
+                value::concat(&["model is of engine '", engine, "', expected '", MODEL_ENGINE, "'"]),
             ));
         }
         let items = match reader.get(FieldName::same("layers")) {
@@ -502,11 +505,10 @@ impl OutcomeModel {
                     code,
                     ErrorKind::Type,
                     "layers",
-                    [
+                    value::concat(&[
                         "layers must be an array, got ",
                         &other.map_or_else(|| "nothing (missing)".into(), Value::describe),
-                    ]
-                    .concat(),
+                    ]),
                 ))
             }
         };
@@ -519,8 +521,13 @@ impl OutcomeModel {
             r.reject_unknown(&fields).map_err(|e| e.nested(code, ""))?;
             let name = r.string(FieldName::same("name"))?.to_string();
             if model.layer(&name).is_some() {
-                let field = [&path, ".name"].concat();
-                return Err(invalid(code, ErrorKind::Range, &field, [&field, " repeats layer '", &name, "'"].concat()));
+                let field = value::concat(&[&path, ".name"]);
+                return Err(invalid(
+                    code,
+                    ErrorKind::Range,
+                    &field,
+                    value::concat(&[&field, " repeats layer '", &name, "'"]),
+                ));
             }
             let trials = r.number(FieldName::same("trials"), 0.0, f64::MAX)?;
             let failures = r.number(FieldName::same("failures"), 0.0, trials)?;
@@ -553,22 +560,22 @@ const COST_WEIGHT: FieldName = FieldName::new("costWeight", "cost_weight");
 fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
     for (i, layer) in ran.iter().enumerate() {
         if ran.iter().take(i).any(|l| l.name == layer.name) {
-            let field = [&value::index_path("ran", i), ".name"].concat();
+            let field = value::concat(&[&value::index_path("ran", i), ".name"]);
             return Err(invalid(
                 CODE,
                 ErrorKind::Range,
                 &field,
-                [&field, " repeats layer '", &layer.name, "'"].concat(),
+                value::concat(&[&field, " repeats layer '", &layer.name, "'"]),
             ));
         }
         if let Some(d) = layer.duration_ms {
             if value::check_range(d, 0.0, f64::MAX).is_none() {
-                let field = [&value::index_path("ran", i), ".durationMs"].concat();
+                let field = value::concat(&[&value::index_path("ran", i), ".durationMs"]);
                 return Err(invalid(
                     CODE,
                     ErrorKind::Range,
                     &field,
-                    [&field, " must be a finite number >= 0"].concat(),
+                    value::concat(&[&field, " must be a finite number >= 0"]),
                 ));
             }
         }
@@ -579,22 +586,22 @@ fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
 fn check_planned(layers: &[PlannedLayer]) -> Result<()> {
     for (i, layer) in layers.iter().enumerate() {
         if layers.iter().take(i).any(|l| l.name == layer.name) {
-            let field = [&value::index_path("layers", i), ".name"].concat();
+            let field = value::concat(&[&value::index_path("layers", i), ".name"]);
             return Err(invalid(
                 CODE,
                 ErrorKind::Range,
                 &field,
-                [&field, " repeats layer '", &layer.name, "'"].concat(),
+                value::concat(&[&field, " repeats layer '", &layer.name, "'"]),
             ));
         }
         if let Some(c) = layer.cost_ms {
             if value::check_range(c, 0.0, f64::MAX).is_none() {
-                let field = [&value::index_path("layers", i), ".costMs"].concat();
+                let field = value::concat(&[&value::index_path("layers", i), ".costMs"]);
                 return Err(invalid(
                     CODE,
                     ErrorKind::Range,
                     &field,
-                    [&field, " must be a finite number >= 0"].concat(),
+                    value::concat(&[&field, " must be a finite number >= 0"]),
                 ));
             }
         }

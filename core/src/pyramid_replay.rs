@@ -112,7 +112,7 @@ impl RecordedRun {
                     CODE,
                     ErrorKind::Type,
                     layers_path.clone(),
-                    [&layers_path, " must be an array, got ", &got].concat(),
+                    value::concat(&[&layers_path, " must be an array, got ", &got]),
                 ));
             }
         };
@@ -121,7 +121,7 @@ impl RecordedRun {
                 CODE,
                 ErrorKind::Range,
                 layers_path.clone(),
-                [&layers_path, " must hold at least one layer"].concat(),
+                value::concat(&[&layers_path, " must hold at least one layer"]),
             ));
         }
         let mut layers: Vec<RecordedLayer> = Vec::with_capacity(items.len());
@@ -129,12 +129,12 @@ impl RecordedRun {
             let lpath = value::index_path(&layers_path, j);
             let layer = parse_layer(item, naming, &lpath, j)?;
             if layers.iter().any(|l| l.name == layer.name) {
-                let field = [&lpath, ".name"].concat();
+                let field = value::concat(&[&lpath, ".name"]);
                 return Err(Error::new(
                     CODE,
                     ErrorKind::Range,
                     field.clone(),
-                    [&field, " repeats layer '", &layer.name, "' of the same run"].concat(),
+                    value::concat(&[&field, " repeats layer '", &layer.name, "' of the same run"]),
                 ));
             }
             layers.push(layer);
@@ -148,7 +148,7 @@ fn parse_layer(item: &Value, naming: Naming, path: &str, index: usize) -> Result
     r.reject_unknown(&LAYER_FIELDS).map_err(|e| e.nested(CODE, ""))?;
     let name = match r.opt_string(FieldName::same("name"))? {
         Some(n) => n.to_string(),
-        None => ["#", &index.to_string()].concat(),
+        None => value::concat(&["#", &crate::jsnum::uint_string(index as u64)]),
     };
     let duration_ms = r.number(DURATION_MS, 0.0, f64::MAX)?;
     let failed = r.boolean(FieldName::same("failed"))?;
@@ -161,8 +161,12 @@ fn parse_layer(item: &Value, naming: Naming, path: &str, index: usize) -> Result
             CODE,
             ErrorKind::Type,
             field.clone(),
-            [field.as_str(), " is required when ", if total.is_none() { "passed" } else { "total" }, " is given"]
-                .concat(),
+            value::concat(&[
+                field.as_str(),
+                " is required when ",
+                if total.is_none() { "passed" } else { "total" },
+                " is given",
+            ]),
         ));
     }
     let flaky_ratio = r.opt_number(FLAKY_RATIO, 0.0, 1.0)?;
@@ -184,7 +188,7 @@ pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
             CODE,
             ErrorKind::Type,
             "runs",
-            ["runs must be an array of runs or JSONL text, got ", &other.describe()].concat(),
+            value::concat(&["runs must be an array of runs or JSONL text, got ", &other.describe()]),
         )),
     }
 }
@@ -202,7 +206,7 @@ pub fn parse_runs_jsonl(text: &str, naming: Naming) -> Result<Vec<RecordedRun>> 
                 CODE,
                 ErrorKind::Type,
                 path.clone(),
-                [e.message(), " (line ", &(line_no + 1).to_string(), ")"].concat(),
+                value::concat(&[e.message(), " (line ", &crate::jsnum::uint_string(line_no as u64 + 1), ")"]),
             )
         })?;
         runs.push(RecordedRun::from_value(&value, naming, &path)?);
@@ -546,7 +550,12 @@ pub fn calibrate(
         if ok {
             Ok(())
         } else {
-            Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, field, [field, " must be ", what].concat()))
+            Err(Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                field,
+                value::concat(&[field, " must be ", what]),
+            ))
         }
     };
     range("risk", risk.is_finite() && risk > 0.0 && risk < 1.0, "a finite number > 0 and < 1")?;
@@ -729,7 +738,7 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
                         ErrorCode::InvalidConfig,
                         ErrorKind::Type,
                         field.clone(),
-                        [&field, " must be a number, got ", &other.describe()].concat(),
+                        value::concat(&[&field, " must be a number, got ", &other.describe()]),
                     ))
                 }
             })
@@ -739,7 +748,7 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
                 ErrorCode::InvalidConfig,
                 ErrorKind::Type,
                 "grid",
-                ["grid must be an array of numbers, got ", &other.describe()].concat(),
+                value::concat(&["grid must be an array of numbers, got ", &other.describe()]),
             ))
         }
     };
@@ -774,7 +783,7 @@ fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
             ErrorCode::InvalidConfig,
             ErrorKind::Type,
             "layers",
-            ["layers must be an array, got ", &layers.describe()].concat(),
+            value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
     let cost = FieldName::new("costMs", "cost_ms");
@@ -808,7 +817,7 @@ pub fn decide_value(model: &Value, layers: &Value, outcomes: &Value, options: &V
             ErrorCode::InvalidStep,
             ErrorKind::Type,
             "outcomes",
-            ["outcomes must be an array, got ", &outcomes.describe()].concat(),
+            value::concat(&["outcomes must be an array, got ", &outcomes.describe()]),
         ));
     };
     let mut parsed = Vec::with_capacity(items.len());
@@ -835,7 +844,7 @@ pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming)
             ErrorCode::InvalidConfig,
             ErrorKind::Type,
             "ran",
-            ["ran must be an array, got ", &ran.describe()].concat(),
+            value::concat(&["ran must be an array, got ", &ran.describe()]),
         ));
     };
     let mut observed = Vec::with_capacity(items.len());
