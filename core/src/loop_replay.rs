@@ -233,19 +233,28 @@ pub fn runs_from_value(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> 
 
 fn read_runs(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> {
     match value {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| ReplayRun::from_value(item, naming, &value::index_path("runs", i)))
-            .collect(),
+        Value::Array(items) => {
+            // A plain loop: `map(..).collect::<Result<_>>()` instantiates iterator-specialized
+            // code per run type (the wasm replay module's size).
+            let mut runs = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                runs.push(ReplayRun::from_value(item, naming, &value::index_path("runs", i))?);
+            }
+            Ok(runs)
+        }
         Value::String(text) => parse_jsonl(text, naming),
-        other => Err(Error::new(
-            CODE,
-            ErrorKind::Type,
-            "runs",
-            value::concat(&["runs must be an array of runs or JSONL text, got ", &other.describe()]),
-        )),
+        other => Err(runs_type_error(other)),
     }
+}
+
+/// The error for `runs` that is neither an array nor JSONL text (loop and pyramid replay).
+pub(crate) fn runs_type_error(got: &Value) -> Error {
+    Error::new(
+        CODE,
+        ErrorKind::Type,
+        "runs",
+        value::concat(&["runs must be an array of runs or JSONL text, got ", &got.describe()]),
+    )
 }
 
 /// Parses JSONL text: one run object per line, blank lines skipped. The `i`-th run (0-based,

@@ -177,19 +177,17 @@ fn parse_layer(item: &Value, naming: Naming, path: &str, index: usize) -> Result
 /// Parses an array of runs (paths `runs[i]...`), or JSONL text.
 pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
     match runs {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, run)| RecordedRun::from_value(run, naming, &value::index_path("runs", i)))
-            .collect(),
+        Value::Array(items) => {
+            // A plain loop, as in loop replay (no iterator-specialized collect).
+            let mut out = Vec::with_capacity(items.len());
+            for (i, run) in items.iter().enumerate() {
+                out.push(RecordedRun::from_value(run, naming, &value::index_path("runs", i))?);
+            }
+            Ok(out)
+        }
         // The JSONL file format has one spelling (the documented camelCase) in every language.
         Value::String(text) => parse_runs_jsonl(text, Naming::Js),
-        other => Err(Error::new(
-            CODE,
-            ErrorKind::Type,
-            "runs",
-            value::concat(&["runs must be an array of runs or JSONL text, got ", &other.describe()]),
-        )),
+        other => Err(crate::loop_replay::runs_type_error(other)),
     }
 }
 
