@@ -287,7 +287,14 @@ fn compare(digits: &[u8], point: i64, bits: u64) -> Ordering {
     point.cmp(&mid_point).then_with(|| {
         let len = digits.len().max(mid_digits.len());
         let pad = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(b'0');
-        (0..len).map(|i| pad(digits, i).cmp(&pad(&mid_digits, i))).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
+        // A plain loop (no Map/find iterator instantiation in the wasm module).
+        for i in 0..len {
+            let order = pad(digits, i).cmp(&pad(&mid_digits, i));
+            if order.is_ne() {
+                return order;
+            }
+        }
+        Ordering::Equal
     })
 }
 
