@@ -127,6 +127,9 @@ install_and_use() {
     const d = engine.shouldStop(1);
     if (d.stop !== true || d.trigger !== "high_confidence" || d.reason !== process.env.EXPECTED_REASON)
       throw new Error("unexpected decision: " + JSON.stringify(d));
+    // Replay too: in earlyexit-wasm it is a second wasm module the tarball must carry.
+    const r = lib.replayLoops([{ id: "a", iterations: [{ quality_score: 0.5, confidence: 0.5, verification_status: "failed" }] }], "recommended");
+    if (r.runs.length !== 1 || r.runs[0].trigger !== "end_of_run") throw new Error("unexpected replay: " + JSON.stringify(r));
     console.log(`${HOW}: stop=${d.stop}, trigger=${d.trigger}, reason=${JSON.stringify(d.reason)}`);'
   (cd "$dir" && EXPECTED_REASON=$REASON node -e "
     const lib = require('$package');
