@@ -23,6 +23,7 @@ pub mod analytics;
 pub mod error;
 pub mod exit_decision;
 pub mod jsnum;
+pub mod loop_state;
 pub mod loop_stopping;
 pub mod pyramid;
 pub mod signal;

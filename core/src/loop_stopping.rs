@@ -30,6 +30,7 @@
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
+use crate::loop_state::{self, LoopCounters, ObservationWindow};
 use crate::timestamp;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
 
@@ -1018,8 +1019,10 @@ impl StoppingDetails {
 /// every decision, so a loop that stops on a plateau can return its best output).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BestIteration {
-    verified: Option<(u64, f64)>,
-    overall: Option<(u64, f64)>,
+    /// `(iteration, quality)` of the best passed record reaching the quality bar.
+    pub verified: Option<(u64, f64)>,
+    /// `(iteration, quality)` of the best record overall.
+    pub overall: Option<(u64, f64)>,
 }
 
 impl BestIteration {
@@ -1100,7 +1103,7 @@ impl BudgetStatus {
 }
 
 impl StoppingDecision {
-    fn go_on(reason: &str, confidence: f64) -> Self {
+    pub(crate) fn go_on(reason: &str, confidence: f64) -> Self {
         StoppingDecision {
             stop: false,
             reason: reason.to_string(),
@@ -1112,7 +1115,7 @@ impl StoppingDecision {
         }
     }
 
-    fn stop(reason: String, confidence: f64, trigger: Trigger, details: StoppingDetails) -> Self {
+    pub(crate) fn stop(reason: String, confidence: f64, trigger: Trigger, details: StoppingDetails) -> Self {
         StoppingDecision {
             stop: true,
             reason,
@@ -1153,51 +1156,51 @@ pub const REASON_CONTINUE: &str = "Continuing iteration - no stopping criteria m
 /// The seed's `checkHighConfidence`, returning only a stopping decision (its non-stopping
 /// answers are thrown away by `shouldStop`).
 pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDecision> {
+    high_confidence_details(config, last).map(|details| stop_decision(config, details))
+}
+
+/// The high-confidence rule on the last record: the stop's details, if it stops.
+pub fn high_confidence_details(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDetails> {
     let meets_confidence = last.confidence >= config.high_confidence_threshold;
     let meets_quality = last.quality_score >= config.min_quality_threshold;
     if !(meets_confidence && meets_quality) {
         return None;
     }
-    let mut reason = String::from("High confidence (");
-    jsnum::push_fixed(&mut reason, last.confidence * 100.0, 1);
     let verification_status = if config.require_verification {
         if last.verification_status != VerificationStatus::Passed {
             return None;
         }
-        reason.push_str("%) AND verification passed");
         Some(last.verification_status)
     } else {
-        reason.push_str("%) reached");
         None
     };
-    Some(StoppingDecision {
-        stop: true,
-        reason,
+    Some(StoppingDetails::HighConfidence {
         confidence: last.confidence,
-        trigger: Trigger::HighConfidence,
-        details: Some(StoppingDetails::HighConfidence {
-            confidence: last.confidence,
-            quality_score: last.quality_score,
-            verification_status,
-        }),
-        best: None,
-        budgets: Vec::new(),
+        quality_score: last.quality_score,
+        verification_status,
     })
 }
 
 /// The seed's `checkQualityPlateau` over the history's tail (`history` may be the whole
 /// history or just its last `plateau_consecutive_count` records), returning only a stop.
 pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, history: &[R]) -> Option<StoppingDecision> {
+    plateau_details(config, history).map(|details| stop_decision(config, details))
+}
+
+/// The plateau rule over a window of the last records: the stop's details, if it stops.
+pub fn plateau_details<W: ObservationWindow + ?Sized>(config: &EarlyStoppingConfig, window: &W) -> Option<StoppingDetails> {
     let required = config.plateau_consecutive_count;
     let required_len = usize::try_from(required).ok()?;
-    if history.len() < required_len {
+    let len = window.len();
+    if len < required_len {
         return None;
     }
-    let recent = history.get(history.len() - required_len..)?;
+    let start = len - required_len;
     let mut improvements = Vec::with_capacity(required_len.saturating_sub(1));
-    for pair in recent.windows(2) {
-        let [prev, curr] = pair else { continue };
-        let (prev, curr) = (prev.as_ref(), curr.as_ref());
+    let mut prev = window.get(start)?;
+    let mut sum = prev.quality_score;
+    for i in start + 1..len {
+        let curr = window.get(i)?;
         let delta = match config.plateau_delta_source {
             Some(PlateauDeltaSource::Computed) => curr.quality_score - prev.quality_score,
             _ => curr.quality_delta,
@@ -1211,33 +1214,106 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
             return None;
         }
         improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
+        sum += curr.quality_score;
+        prev = curr;
     }
-    let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
-    let average_quality = sum / recent.len() as f64;
-    let mut reason = String::from("Quality plateau detected: ");
-    reason.push_str(&required.to_string());
-    reason.push_str(" consecutive iterations with <");
-    if config.plateau_mode == Some(PlateauMode::Absolute) {
-        jsnum::push_js_string(&mut reason, config.plateau_improvement_threshold);
-        reason.push_str(" points improvement");
-    } else {
-        jsnum::push_fixed(&mut reason, config.plateau_improvement_threshold * 100.0, 0);
-        reason.push_str("% improvement");
-    }
-    Some(StoppingDecision {
-        stop: true,
-        reason,
-        confidence: 0.85,
-        trigger: Trigger::QualityPlateau,
-        details: Some(StoppingDetails::QualityPlateau {
-            consecutive_count: required,
-            improvements,
-            average_quality,
-            threshold: config.plateau_improvement_threshold,
-        }),
-        best: None,
-        budgets: Vec::new(),
+    Some(StoppingDetails::QualityPlateau {
+        consecutive_count: required,
+        improvements,
+        average_quality: sum / required_len as f64,
+        threshold: config.plateau_improvement_threshold,
     })
+}
+
+/// The reason text of a stop (the seed's wording, and the options' in the same style).
+pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> String {
+    match details {
+        StoppingDetails::HighConfidence { confidence, verification_status, .. } => {
+            let mut reason = String::from("High confidence (");
+            jsnum::push_fixed(&mut reason, confidence * 100.0, 1);
+            reason.push_str(if verification_status.is_some() { "%) AND verification passed" } else { "%) reached" });
+            reason
+        }
+        StoppingDetails::QualityPlateau { consecutive_count, threshold, .. } => {
+            let mut reason = String::from("Quality plateau detected: ");
+            reason.push_str(&consecutive_count.to_string());
+            reason.push_str(" consecutive iterations with <");
+            if config.plateau_mode == Some(PlateauMode::Absolute) {
+                jsnum::push_js_string(&mut reason, *threshold);
+                reason.push_str(" points improvement");
+            } else {
+                jsnum::push_fixed(&mut reason, threshold * 100.0, 0);
+                reason.push_str("% improvement");
+            }
+            reason
+        }
+        StoppingDetails::DiminishingReturns { analytics_reason, .. } => diminishing_returns_reason(analytics_reason),
+        StoppingDetails::MaxIterations { iterations, max_iterations } => {
+            ["Maximum iterations reached (", &iterations.to_string(), "/", &max_iterations.to_string(), ")"].concat()
+        }
+        StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
+            let mut reason = String::from("Budget exhausted: total ");
+            reason.push_str(budget.field());
+            reason.push(' ');
+            jsnum::push_js_string(&mut reason, *observed);
+            reason.push_str(" > limit ");
+            jsnum::push_js_string(&mut reason, *limit);
+            if *records_without_value > 0 {
+                reason.push_str(" (");
+                reason.push_str(&records_without_value.to_string());
+                reason.push_str(" records without ");
+                reason.push_str(budget.field());
+                reason.push_str(" not counted)");
+            }
+            reason
+        }
+        StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
+            let mut reason = String::from("Quality regression: ");
+            reason.push_str(&patience.to_string());
+            reason.push_str(" consecutive iterations more than ");
+            jsnum::push_js_string(&mut reason, *tolerance);
+            reason.push_str(" points below the best (");
+            jsnum::push_js_string(&mut reason, *best_quality_score);
+            reason.push_str(" at iteration ");
+            reason.push_str(&best_iteration.to_string());
+            reason.push(')');
+            reason
+        }
+    }
+}
+
+/// `'Diminishing returns detected: <the source's reason>'`.
+pub fn diminishing_returns_reason(analytics_reason: &str) -> String {
+    ["Diminishing returns detected: ", analytics_reason].concat()
+}
+
+/// The trigger a stop's details belong to.
+pub fn stop_trigger(details: &StoppingDetails) -> Trigger {
+    match details {
+        StoppingDetails::HighConfidence { .. } => Trigger::HighConfidence,
+        StoppingDetails::QualityPlateau { .. } => Trigger::QualityPlateau,
+        StoppingDetails::DiminishingReturns { .. } => Trigger::DiminishingReturns,
+        StoppingDetails::MaxIterations { .. } => Trigger::MaxIterations,
+        StoppingDetails::BudgetExhausted { .. } => Trigger::BudgetExhausted,
+        StoppingDetails::QualityRegression { .. } => Trigger::QualityRegression,
+    }
+}
+
+/// The confidence of a stop (the seed's constants; a high-confidence stop carries the
+/// record's confidence).
+pub fn stop_confidence(details: &StoppingDetails) -> f64 {
+    match details {
+        StoppingDetails::HighConfidence { confidence, .. } => *confidence,
+        StoppingDetails::QualityPlateau { .. } => 0.85,
+        StoppingDetails::DiminishingReturns { .. } => 0.80,
+        StoppingDetails::MaxIterations { .. } | StoppingDetails::BudgetExhausted { .. } => 1.0,
+        StoppingDetails::QualityRegression { .. } => 0.8,
+    }
+}
+
+/// A stopping decision from a stop's details (no best iteration or budgets yet).
+pub fn stop_decision(config: &EarlyStoppingConfig, details: StoppingDetails) -> StoppingDecision {
+    StoppingDecision::stop(stop_reason(config, &details), stop_confidence(&details), stop_trigger(&details), details)
 }
 
 /// What a diminishing-returns source reports (`{detected, iteration, reason}`).
@@ -1278,17 +1354,21 @@ impl DiminishingReturnsReport {
 
 /// The seed's `checkDiminishingReturns` on a report, returning only a stop.
 pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option<StoppingDecision> {
-    report.detected.then(|| StoppingDecision {
-        stop: true,
-        reason: ["Diminishing returns detected: ", &report.reason].concat(),
-        confidence: 0.80,
-        trigger: Trigger::DiminishingReturns,
-        details: Some(StoppingDetails::DiminishingReturns {
-            detected_at_iteration: report.iteration,
-            analytics_reason: report.reason.clone(),
-        }),
-        best: None,
-        budgets: Vec::new(),
+    diminishing_returns_details(report).map(|details| {
+        StoppingDecision::stop(
+            diminishing_returns_reason(&report.reason),
+            stop_confidence(&details),
+            Trigger::DiminishingReturns,
+            details,
+        )
+    })
+}
+
+/// The diminishing-returns rule on a source's report: the stop's details, if it stops.
+pub fn diminishing_returns_details(report: &DiminishingReturnsReport) -> Option<StoppingDetails> {
+    report.detected.then(|| StoppingDetails::DiminishingReturns {
+        detected_at_iteration: report.iteration,
+        analytics_reason: report.reason.clone(),
     })
 }
 
@@ -1297,12 +1377,16 @@ pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option
 // ---------------------------------------------------------------------------------------
 
 /// Running totals the opt-in options read, folded in record by record (O(1) per record).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LoopTally {
-    sums: [f64; 3],
-    without: [u64; 3],
-    peak: Option<(u64, f64)>,
-    regression_streak: u64,
+    /// Sums of tokens, cost and wall-clock time over the records that report them.
+    pub sums: [f64; 3],
+    /// Records that do not report tokens, cost, wall-clock time.
+    pub without: [u64; 3],
+    /// `(iteration, quality)` of the highest quality so far (earliest on ties).
+    pub peak: Option<(u64, f64)>,
+    /// How many of the last records in a row regressed (with a regression tolerance).
+    pub regression_streak: u64,
 }
 
 impl LoopTally {
@@ -1366,78 +1450,53 @@ impl LoopTally {
 /// exceeding the limit is certain while staying under it is not (the decision's `budgets`
 /// list says how many records were unknown).
 pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
+    budget_details(statuses).map(|details| stop_decision(&EarlyStoppingConfig::default(), details))
+}
+
+/// The budget rule: the stop's details, if a budget is exhausted.
+pub fn budget_details(statuses: &[BudgetStatus]) -> Option<StoppingDetails> {
     let hit = statuses.iter().find(|s| s.exhausted)?;
-    let mut reason = String::from("Budget exhausted: total ");
-    reason.push_str(hit.budget.field());
-    reason.push(' ');
-    jsnum::push_js_string(&mut reason, hit.observed);
-    reason.push_str(" > limit ");
-    jsnum::push_js_string(&mut reason, hit.limit);
-    if hit.records_without_value > 0 {
-        reason.push_str(" (");
-        reason.push_str(&hit.records_without_value.to_string());
-        reason.push_str(" records without ");
-        reason.push_str(hit.budget.field());
-        reason.push_str(" not counted)");
-    }
-    Some(StoppingDecision::stop(
-        reason,
-        1.0,
-        Trigger::BudgetExhausted,
-        StoppingDetails::BudgetExhausted {
-            budget: hit.budget,
-            limit: hit.limit,
-            observed: hit.observed,
-            records_without_value: hit.records_without_value,
-        },
-    ))
+    Some(StoppingDetails::BudgetExhausted {
+        budget: hit.budget,
+        limit: hit.limit,
+        observed: hit.observed,
+        records_without_value: hit.records_without_value,
+    })
 }
 
 /// Opt-in `maxIterations`: stop once that many iterations are recorded.
 pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
+    max_iterations_details(config, recorded).map(|details| stop_decision(config, details))
+}
+
+/// The `maxIterations` rule: the stop's details, if it stops.
+pub fn max_iterations_details(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDetails> {
     let max = config.max_iterations?;
-    (recorded >= max).then(|| {
-        let reason = ["Maximum iterations reached (", &recorded.to_string(), "/", &max.to_string(), ")"].concat();
-        StoppingDecision::stop(
-            reason,
-            1.0,
-            Trigger::MaxIterations,
-            StoppingDetails::MaxIterations { iterations: recorded, max_iterations: max },
-        )
-    })
+    (recorded >= max).then_some(StoppingDetails::MaxIterations { iterations: recorded, max_iterations: max })
 }
 
 /// Opt-in warm-up: while fewer than `minIterations` are recorded, no quality trigger stops.
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let min = config.min_iterations?;
-    (recorded < min).then(|| {
-        let reason = ["Warm-up: iteration ", &recorded.to_string(), " of ", &min.to_string()].concat();
-        StoppingDecision::go_on(&reason, 1.0)
-    })
+    (recorded < min).then(|| StoppingDecision::go_on(&crate::loop_state::warm_up_reason(recorded, min), 1.0))
 }
 
 /// Opt-in regression guard: stop once the last `regressionPatience` records each stayed
 /// more than `regressionTolerance` points below the best quality seen before them.
 pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDecision> {
+    regression_details(config, tally).map(|details| stop_decision(config, details))
+}
+
+/// The regression rule: the stop's details, if it stops.
+pub fn regression_details(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDetails> {
     let tolerance = config.regression_tolerance?;
     let patience = config.regression_patience.unwrap_or(DEFAULT_REGRESSION_PATIENCE);
     let (best_iteration, best_quality_score) = tally.peak?;
-    (tally.regression_streak >= patience).then(|| {
-        let mut reason = String::from("Quality regression: ");
-        reason.push_str(&patience.to_string());
-        reason.push_str(" consecutive iterations more than ");
-        jsnum::push_js_string(&mut reason, tolerance);
-        reason.push_str(" points below the best (");
-        jsnum::push_js_string(&mut reason, best_quality_score);
-        reason.push_str(" at iteration ");
-        reason.push_str(&best_iteration.to_string());
-        reason.push(')');
-        StoppingDecision::stop(
-            reason,
-            0.8,
-            Trigger::QualityRegression,
-            StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience },
-        )
+    (tally.regression_streak >= patience).then_some(StoppingDetails::QualityRegression {
+        best_iteration,
+        best_quality_score,
+        tolerance,
+        patience,
     })
 }
 
@@ -1499,8 +1558,9 @@ impl StoppingSummary {
 pub struct EarlyStopping {
     config: EarlyStoppingConfig,
     history: Vec<IterationRecord>,
-    best: BestIteration,
-    tally: LoopTally,
+    // The compact decision state (see `loop_state`): what every decision reads.
+    counters: LoopCounters,
+    window: std::collections::VecDeque<Observation>,
     stopping_reason: Option<String>,
     stopping_details: Option<StoppingDetails>,
 }
@@ -1515,8 +1575,8 @@ impl EarlyStopping {
         Ok(EarlyStopping {
             config,
             history: Vec::new(),
-            best: BestIteration::default(),
-            tally: LoopTally::default(),
+            counters: LoopCounters::default(),
+            window: std::collections::VecDeque::new(),
             stopping_reason: None,
             stopping_details: None,
         })
@@ -1561,9 +1621,18 @@ impl EarlyStopping {
     fn push(&mut self, iteration: u64, result: IterationResult, now: impl FnOnce() -> String) {
         let fallback = if result.timestamp.is_none() { now() } else { String::new() };
         let record = make_record(iteration, result, fallback);
-        self.best.observe(&record.observation, self.config.min_quality_threshold);
-        self.tally.observe(&record.observation, record.usage.as_deref(), self.config.regression_tolerance);
+        self.fold_in(&record);
         self.history.push(record);
+    }
+
+    fn fold_in(&mut self, record: &IterationRecord) {
+        loop_state::fold(
+            &self.config,
+            &mut self.counters,
+            &mut self.window,
+            record.observation,
+            record.usage.as_deref(),
+        );
     }
 
     /// `shouldStop()` without a diminishing-returns source.
@@ -1583,55 +1652,13 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let mut decision = self.decide(source)?;
+        let verdict = loop_state::verdict(&self.config, &self.counters, &self.window, source)?;
+        let decision = loop_state::decision(&self.config, &self.counters, verdict);
         if decision.stop {
             self.stopping_reason = Some(decision.reason.clone());
             self.stopping_details = decision.details.clone();
         }
-        decision.best = self.best.get();
-        decision.budgets = self.tally.budgets(&self.config);
         Ok(decision)
-    }
-
-    fn decide<E, F>(&self, source: Option<F>) -> std::result::Result<StoppingDecision, E>
-    where
-        F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
-    {
-        let Some(last) = self.history.last() else {
-            return Ok(StoppingDecision::go_on(REASON_NO_ITERATIONS, 1.0));
-        };
-        let recorded = self.history.len() as u64;
-        // Hard limits first: a spent budget or the iteration cap stops whatever the quality.
-        if let Some(stop) = check_budgets(&self.tally.budgets(&self.config)) {
-            return Ok(stop);
-        }
-        if let Some(stop) = check_max_iterations(&self.config, recorded) {
-            return Ok(stop);
-        }
-        // Warm-up gates every quality trigger (and the outside source is not asked).
-        if let Some(wait) = warm_up(&self.config, recorded) {
-            return Ok(wait);
-        }
-        if let Some(stop) = check_high_confidence(&self.config, &last.observation) {
-            return Ok(stop);
-        }
-        if self.config.enable_plateau_detection {
-            if let Some(stop) = check_plateau(&self.config, &self.history) {
-                return Ok(stop);
-            }
-        }
-        if let Some(stop) = check_regression(&self.config, &self.tally) {
-            return Ok(stop);
-        }
-        if self.config.enable_diminishing_returns {
-            if let Some(source) = source {
-                let report = source()?;
-                if let Some(stop) = diminishing_returns_decision(&report) {
-                    return Ok(stop);
-                }
-            }
-        }
-        Ok(StoppingDecision::go_on(REASON_CONTINUE, 0.7))
     }
 
     /// The seed's `generateSummary()` (it calls `shouldStop`, so it may set the stopping reason).
@@ -1675,13 +1702,16 @@ impl EarlyStopping {
     /// Replaces the config (validated).
     pub fn set_config(&mut self, config: EarlyStoppingConfig) -> Result<()> {
         config.validate()?;
-        if config.min_quality_threshold != self.config.min_quality_threshold {
-            self.best = BestIteration::over(&self.history, config.min_quality_threshold);
-        }
-        if config.regression_tolerance != self.config.regression_tolerance {
-            self.tally = LoopTally::over(&self.history, config.regression_tolerance);
-        }
+        // The window's length, the quality bar and the regression tolerance all shape the
+        // compact state, so it is folded again from the history (configure() is rare).
         self.config = config;
+        self.counters = LoopCounters::default();
+        self.window.clear();
+        let history = std::mem::take(&mut self.history);
+        for record in &history {
+            self.fold_in(record);
+        }
+        self.history = history;
         Ok(())
     }
 
@@ -1698,8 +1728,8 @@ impl EarlyStopping {
     /// The seed's `reset()`: clears history and stopping state, keeps the config.
     pub fn reset(&mut self) {
         self.history.clear();
-        self.best = BestIteration::default();
-        self.tally = LoopTally::default();
+        self.counters = LoopCounters::default();
+        self.window.clear();
         self.stopping_reason = None;
         self.stopping_details = None;
     }
@@ -1733,8 +1763,7 @@ impl EarlyStopping {
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
-            engine.best.observe(&record.observation, engine.config.min_quality_threshold);
-            engine.tally.observe(&record.observation, record.usage.as_deref(), engine.config.regression_tolerance);
+            engine.fold_in(&record);
             engine.history.push(record);
         }
         engine.stopping_reason = match reader.get(FieldName::same("stoppingReason")) {
