@@ -26,6 +26,8 @@ export default function createApi(native) {
   const PROTOCOL = 1;
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4, ISO_TIMESTAMP: 5,
+    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_CONFIGURE_CHECK: 8, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
+    ES_SNAPSHOT_CHECK: 25,
     ES_NEW: 10, ES_RECORD: 11, ES_DECIDE: 12, ES_DECIDE_WITH: 13, ES_SUMMARY: 14, ES_SUMMARY_WITH: 15,
     ES_REASON: 16, ES_DETAILS: 17, ES_CONFIGURE: 18, ES_CONFIG: 19, ES_HISTORY: 20, ES_RESET: 21,
     ES_TO_JSON: 22, ES_FROM_JSON: 23,
@@ -187,99 +189,467 @@ export default function createApi(native) {
   }
 
   // ------------------------------------------------------------------------
-  // Engine 1: the seed's EarlyStopping
+  // Engine 1: the seed's EarlyStopping, on the numeric fast path
+  //
+  // No native object per engine and no JSON per call (docs/performance-notes.md). Each
+  // engine keeps its history (the seed's record objects) and its compact decision state
+  // (config, counters, the last plateauConsecutiveCount observations: a Float64Array)
+  // here; the core's stateless functions (js/interface/src/fast.rs over
+  // core/src/loop_state.rs) validate and fold a record in, and decide, over that state in
+  // a scratch buffer shared with the native side. The most recently used engine's state
+  // stays in the scratch buffer, so a loop over one engine copies nothing. Calls answer a
+  // number code; this layer builds the returned object in one step. Reason strings come
+  // from the core, cached per distinct value. Anything the fast path does not take (an
+  // unusual argument, an invalid value) goes to the JSON path, which gives the core's
+  // full typed error.
+
+  // Slots: the same table as js/interface/src/fast.rs.
+  const LAYOUT = 1;
+  const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
+  const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
+  const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
+  const OUT_CODE = 16, OUT_CONFIDENCE = 17, OUT_DETAIL = 18, OUT_BEST = 24, OUT_BUDGET_COUNT = 27, OUT_BUDGETS = 28;
+  const OUT_IMPROVEMENTS_AT = 44;
+  const STATE = 64, COUNTERS = STATE + 16, WINDOW_LEN = STATE + 36, WINDOW = STATE + 37;
+  const CODE_NO_ITERATIONS = 0, CODE_WARM_UP = 1, CODE_CONTINUE = 2, CODE_HIGH_CONFIDENCE = 3, CODE_PLATEAU = 4;
+  const CODE_DIMINISHING = 5, CODE_MAX_ITERATIONS = 6, CODE_BUDGET = 7, CODE_REGRESSION = 8;
+  const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10;
+
+  // Filled by ready() from the core (op LOOP_CONSTANTS): names by code and constant answers.
+  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {} };
+
+  // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
+  // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
+  let scratch = new Float64Array(0);
+  let active = null; // the engine whose state is in the scratch buffer
+
+  function growScratch(min) {
+    const size = Math.max(4096, 2 * min);
+    if (typeof native.scratchReserve === 'function') {
+      const address = native.scratchReserve(size);
+      scratch = new Float64Array(native.wasmMemory().buffer, address, size);
+    } else {
+      const grown = new Float64Array(size);
+      grown.set(scratch);
+      native.bindScratch(grown);
+      scratch = grown;
+    }
+    return scratch;
+  }
+
+  // The scratch view after a native call (a wasm call that allocated may have grown the
+  // memory, which detaches the old view).
+  function view() {
+    return scratch.length !== 0 ? scratch : growScratch(0);
+  }
+
+  // Slots needed to fold one more observation into a window of `len` (state, then the
+  // plateau's improvements after it).
+  const slotsFor = (len) => WINDOW + 8 * (len + 1) + 8;
+
+  function freedError() {
+    return new Error('earlyexit: this object was freed (free() or Symbol.dispose) and cannot be used');
+  }
+
+  // A validated config: its object (as getConfig() returns it), its slots, and reason
+  // strings cached per value. Shared by every engine with the same config.
+  const configs = new Map();
+  function configEntry(key, answer) {
+    const [value, slots] = answer;
+    return { key, value, slots: Float64Array.from(slots), highConfidence: new Map(), maxIterations: new Map(), plateau: null };
+  }
+  function configFor(config) {
+    const key = config === undefined || config === null ? 'null' : enc(config);
+    let entry = configs.get(key);
+    if (entry === undefined) {
+      entry = configEntry(key, unwrap(native.exec(OP.ES_CONFIG_CHECK, args1(key))));
+      if (configs.size >= 256) configs.clear();
+      configs.set(key, entry);
+    }
+    return entry;
+  }
+
+  const drReasons = new Map();
+  function cached(map, key, make) {
+    let text = map.get(key);
+    if (text === undefined) {
+      text = make();
+      if (map.size >= 1024) map.clear();
+      map.set(key, text);
+    }
+    return text;
+  }
+  const fetchReason = () => native.fastReason();
+
+  // Plain data (details objects): a deep copy, so callers cannot reach the engine's own.
+  function copyData(value) {
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map(copyData);
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = copyData(value[key]);
+    return out;
+  }
+  const copyRecord = (record) => ({ ...record });
 
   class EarlyStopping {
-    #native;
+    #config = null;
+    #state = null; // this engine's slots from STATE on while another engine is active; null = fresh
+    #history = [];
     #source = null;
+    #reason = null;
+    #details = null;
 
     /**
      * @param {object} [config] partial config merged over the seed's defaults
      * @param {{detectDiminishingReturns(): object}} [iterationAnalytics]
      */
     constructor(config = undefined, iterationAnalytics = null) {
-      if (config === RESTORE) {
-        this.#native = FREED;
-        return;
+      if (config === RESTORE) return;
+      this.#config = configFor(config);
+      this.#source = sourceOf(iterationAnalytics);
+    }
+
+    // Puts this engine's state into the scratch buffer (saving the previous engine's).
+    #load() {
+      if (active === this) return scratch;
+      const config = this.#config;
+      if (config === null) throw freedError();
+      if (active !== null) active.#save();
+      const state = this.#state;
+      let s = view();
+      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - STATE)) / 5);
+      if (s.length < need) s = growScratch(need);
+      if (state === null) {
+        s.set(config.slots, STATE);
+        s.fill(0, COUNTERS, WINDOW);
+      } else {
+        s.set(state, STATE);
       }
-      const engine = filled(OP.ES_NEW, args1(encConfig(config)));
-      try {
-        this.#source = sourceOf(iterationAnalytics);
-      } catch (error) {
-        release(engine);
-        throw error;
-      }
-      this.#native = engine;
+      active = this;
+      return s;
+    }
+
+    #save() {
+      const s = view();
+      this.#state = s.slice(STATE, WINDOW + 5 * s[WINDOW_LEN]);
+    }
+
+    #unload() {
+      if (active === this) active = null;
+      this.#state = null;
     }
 
     recordIterationResult(iteration, result) {
-      unwrap(this.#native.call(OP.ES_RECORD, '[' + enc(iteration) + ',' + enc(result) + ',' + Date.now() + ']'));
+      // Unpacks the seed's object into numbers. Only a conversion: a key, type or status
+      // this does not recognise sends the call to the JSON path, where the core decides.
+      let fast = typeof iteration === 'number' && typeof result === 'object' && result !== null && !Array.isArray(result);
+      let quality, confidence, delta, timestamp, tokens, cost, time, iterationNumber;
+      let status = -1;
+      let flags = 0;
+      if (fast) {
+        const keys = Object.keys(result);
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          const value = result[key];
+          if (value === undefined) continue; // an undefined key is an absent key
+          switch (key) {
+            case 'quality_score': quality = value; break;
+            case 'confidence': confidence = value; break;
+            case 'verification_status': status = LOOP.statuses.indexOf(value); break;
+            case 'quality_delta': delta = value; break;
+            case 'timestamp': timestamp = value; break;
+            case 'tokens_used': tokens = value; flags |= 1; break;
+            case 'token_cost_usd': cost = value; flags |= 2; break;
+            case 'execution_time_ms': time = value; flags |= 4; break;
+            case 'iteration_number': iterationNumber = value; flags |= 8; break;
+            default: fast = false;
+          }
+        }
+        fast = fast && typeof quality === 'number' && typeof confidence === 'number' && status >= 0 && typeof delta === 'number' &&
+          (flags === 0 || ((!(flags & 1) || typeof tokens === 'number') && (!(flags & 2) || typeof cost === 'number') &&
+            (!(flags & 4) || typeof time === 'number') && (!(flags & 8) || typeof iterationNumber === 'number'))) &&
+          (timestamp === undefined || (typeof timestamp === 'string' && native.isTimestamp(timestamp)));
+      }
+      if (fast) {
+        let s = this.#load();
+        if (s.length < slotsFor(s[WINDOW_LEN])) s = growScratch(slotsFor(s[WINDOW_LEN]));
+        s[IN_ITERATION] = iteration;
+        s[IN_QUALITY] = quality;
+        s[IN_CONFIDENCE] = confidence;
+        s[IN_STATUS] = status;
+        s[IN_DELTA] = delta;
+        s[IN_FLAGS] = flags;
+        if (flags !== 0) {
+          s[IN_TOKENS] = tokens;
+          s[IN_COST] = cost;
+          s[IN_TIME] = time;
+          s[IN_ITERATION_NUMBER] = iterationNumber;
+        }
+        if (native.fastFold() === 0) {
+          const record = {
+            iteration_number: iteration,
+            quality_score: quality,
+            confidence,
+            verification_status: LOOP.statuses[status],
+            quality_delta: delta,
+            timestamp: timestamp === undefined ? new Date().toISOString() : timestamp,
+          };
+          if (flags & 1) record.tokens_used = tokens;
+          if (flags & 2) record.token_cost_usd = cost;
+          if (flags & 4) record.execution_time_ms = time;
+          this.#history.push(record);
+          return;
+        }
+      } else if (this.#config === null) {
+        throw freedError();
+      }
+      // The JSON path: throws the core's typed error, or answers the stored record.
+      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration) + ',' + enc(result) + ',' + Date.now() + ']'));
+      this.#fold(record);
+      this.#history.push(record);
+    }
+
+    // Folds a record the core already accepted (the JSON path, fromJSON, configure).
+    #fold(record) {
+      let s = this.#load();
+      if (s.length < slotsFor(s[WINDOW_LEN])) s = growScratch(slotsFor(s[WINDOW_LEN]));
+      s[IN_ITERATION] = record.iteration_number;
+      s[IN_QUALITY] = record.quality_score;
+      s[IN_CONFIDENCE] = record.confidence;
+      s[IN_STATUS] = LOOP.statuses.indexOf(record.verification_status);
+      s[IN_DELTA] = record.quality_delta;
+      let flags = 0;
+      if (record.tokens_used !== undefined) { flags |= 1; s[IN_TOKENS] = record.tokens_used; }
+      if (record.token_cost_usd !== undefined) { flags |= 2; s[IN_COST] = record.token_cost_usd; }
+      if (record.execution_time_ms !== undefined) { flags |= 4; s[IN_TIME] = record.execution_time_ms; }
+      s[IN_FLAGS] = flags;
+      if (native.fastFold() !== 0) throw new Error('earlyexit: internal error: the core refused a record it had accepted');
     }
 
     // The iteration argument is accepted and ignored, as in the seed.
     shouldStop(iteration) {
-      let answer = this.#native.call(OP.ES_DECIDE, this.#source === null ? '[false]' : '[true]');
-      if (answer === '?') {
-        answer = this.#native.call(OP.ES_DECIDE_WITH, args1(enc(this.#source.detectDiminishingReturns())));
+      return this.#decide();
+    }
+
+    #decide() {
+      let s = this.#load();
+      s[IN_SOURCE] = this.#source === null ? 0 : 1;
+      let code = native.fastDecide();
+      let report = null;
+      if (code === CODE_NEED_SOURCE) {
+        // The core decided that the source must be asked, exactly when the seed asks it.
+        report = this.#source.detectDiminishingReturns();
+        code = this.#decideWith(report);
       }
-      return unwrap(answer);
+      s = view();
+      const confidence = s[OUT_CONFIDENCE];
+      const config = this.#config;
+      let stop = true;
+      let reason;
+      let details;
+      switch (code) {
+        case CODE_NO_ITERATIONS:
+          stop = false;
+          reason = LOOP.noIterations;
+          break;
+        case CODE_CONTINUE:
+          stop = false;
+          reason = LOOP.continue;
+          break;
+        case CODE_WARM_UP:
+          stop = false;
+          reason = fetchReason();
+          break;
+        case CODE_HIGH_CONFIDENCE: {
+          const status = s[OUT_DETAIL + 2];
+          details = status < 0
+            ? { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1] }
+            : { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1], verification_status: LOOP.statuses[status] };
+          reason = cached(config.highConfidence, details.confidence, fetchReason);
+          break;
+        }
+        case CODE_PLATEAU: {
+          const count = s[OUT_DETAIL + 3];
+          const at = s[OUT_IMPROVEMENTS_AT];
+          const improvements = new Array(count);
+          for (let i = 0; i < count; i++) {
+            const j = at + 3 * i;
+            improvements[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
+          }
+          details = { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 1], threshold: s[OUT_DETAIL + 2] };
+          reason = config.plateau === null ? (config.plateau = fetchReason()) : config.plateau;
+          break;
+        }
+        case CODE_DIMINISHING: {
+          // The source's own values, as the seed copies them (validated by the core).
+          const given = report.iteration;
+          details = given === undefined
+            ? { analytics_reason: report.reason }
+            : { detected_at_iteration: given, analytics_reason: report.reason };
+          reason = cached(drReasons, report.reason, () => native.fastDiminishingReason(report.reason));
+          break;
+        }
+        case CODE_MAX_ITERATIONS:
+          details = { iterations: s[OUT_DETAIL], max_iterations: s[OUT_DETAIL + 1] };
+          reason = cached(config.maxIterations, details.iterations, fetchReason);
+          break;
+        case CODE_BUDGET:
+          details = { budget: LOOP.budgets[s[OUT_DETAIL]], limit: s[OUT_DETAIL + 1], observed: s[OUT_DETAIL + 2], records_without_value: s[OUT_DETAIL + 3] };
+          reason = fetchReason();
+          break;
+        case CODE_REGRESSION:
+          details = { best_iteration: s[OUT_DETAIL], best_quality_score: s[OUT_DETAIL + 1], tolerance: s[OUT_DETAIL + 2], patience: s[OUT_DETAIL + 3] };
+          reason = fetchReason();
+          break;
+        default:
+          throw new Error('earlyexit: internal error: unknown decision code ' + code);
+      }
+      const trigger = LOOP.triggers[stop ? code - 2 : 0];
+      const best = s[OUT_BEST] !== 0;
+      const decision = details === undefined
+        ? { stop, reason, confidence, trigger, best_iteration: best ? s[OUT_BEST + 1] : null, best_quality_score: best ? s[OUT_BEST + 2] : null }
+        : { stop, reason, confidence, trigger, details, best_iteration: best ? s[OUT_BEST + 1] : null, best_quality_score: best ? s[OUT_BEST + 2] : null };
+      const budgetCount = s[OUT_BUDGET_COUNT];
+      if (budgetCount !== 0) {
+        const budgets = new Array(budgetCount);
+        for (let i = 0; i < budgetCount; i++) {
+          const j = OUT_BUDGETS + 5 * i;
+          budgets[i] = { budget: LOOP.budgets[s[j]], limit: s[j + 1], observed: s[j + 2], records_without_value: s[j + 3], exhausted: s[j + 4] !== 0 };
+        }
+        decision.budgets = budgets;
+      }
+      if (stop) {
+        this.#reason = reason;
+        this.#details = details;
+      }
+      return decision;
+    }
+
+    // Decides again with the source's report (validated by the core; anything the fast
+    // path does not take goes to the JSON path for the typed error).
+    #decideWith(report) {
+      let detected, reason, given;
+      let kind = 0;
+      let fast = typeof report === 'object' && report !== null && !Array.isArray(report);
+      if (fast) {
+        const keys = Object.keys(report);
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          if (key === 'detected') detected = report[key];
+          else if (key === 'reason') reason = report[key];
+          else if (key === 'iteration') {
+            given = report[key];
+            kind = given === undefined ? 0 : given === null ? 1 : 2;
+          }
+        }
+        fast = typeof detected === 'boolean' && typeof reason === 'string' && (kind !== 2 || typeof given === 'number');
+      }
+      if (fast) {
+        // The source may have used another engine meanwhile.
+        const s = this.#load();
+        s[IN_SOURCE] = 2;
+        s[IN_DETECTED] = detected ? 1 : 0;
+        s[IN_REPORT_ITERATION_KIND] = kind;
+        s[IN_REPORT_ITERATION] = kind === 2 ? given : 0;
+        const code = native.fastDecide();
+        if (code !== CODE_INVALID_REPORT) return code;
+      }
+      unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report))));
+      throw new Error('earlyexit: internal error: the core accepted a report its fast check refused');
     }
 
     getStoppingReason() {
-      return unwrap(this.#native.call(OP.ES_REASON, '[]'));
+      if (this.#config === null) throw freedError();
+      return this.#reason;
     }
 
     getStoppingDetails() {
-      return unwrap(this.#native.call(OP.ES_DETAILS, '[]'));
+      if (this.#config === null) throw freedError();
+      return this.#details === null || this.#details === undefined ? null : copyData(this.#details);
     }
 
     configure(options) {
-      unwrap(this.#native.call(OP.ES_CONFIGURE, args1(encConfig(options))));
+      const config = this.#config;
+      if (config === null) throw freedError();
+      const key = enc(config.value);
+      const answer = unwrap(native.exec(OP.ES_CONFIGURE_CHECK, args2(key, encConfig(options))));
+      this.#config = configFor(answer[0]);
+      // The window's length, the quality bar and the regression tolerance shape the
+      // state, so it is folded again from the history, as the Rust engine does.
+      this.#unload();
+      for (const record of this.#history) this.#fold(record);
     }
 
     getConfig() {
-      return unwrap(this.#native.call(OP.ES_CONFIG, '[]'));
+      if (this.#config === null) throw freedError();
+      return { ...this.#config.value };
     }
 
     getIterationHistory() {
-      return unwrap(this.#native.call(OP.ES_HISTORY, '[]'));
+      if (this.#config === null) throw freedError();
+      return this.#history.map(copyRecord);
     }
 
     reset() {
-      unwrap(this.#native.call(OP.ES_RESET, '[]'));
+      if (this.#config === null) throw freedError();
+      this.#unload();
+      this.#history = [];
+      this.#reason = null;
+      this.#details = null;
     }
 
     generateSummary() {
-      let answer = this.#native.call(OP.ES_SUMMARY, this.#source === null ? '[false]' : '[true]');
-      if (answer === '?') {
-        answer = this.#native.call(OP.ES_SUMMARY_WITH, args1(enc(this.#source.detectDiminishingReturns())));
-      }
-      return unwrap(answer);
+      if (this.#config === null) throw freedError();
+      const history = this.#history;
+      if (history.length === 0) return { ...LOOP.emptySummary };
+      const decision = this.#decide();
+      const last = history[history.length - 1];
+      const summary = {
+        total_iterations: history.length,
+        stopped_early: decision.stop,
+        stopping_trigger: decision.trigger,
+        stopping_reason: decision.reason,
+        stopping_confidence: decision.confidence,
+        final_quality: last.quality_score,
+        final_confidence: last.confidence,
+        final_verification: last.verification_status,
+        config: { ...this.#config.value },
+      };
+      if (decision.details !== undefined) summary.details = decision.details;
+      return summary;
     }
 
     /** The portable snapshot (the same JSON document in Python and wasm). */
     toJSON() {
-      return unwrap(this.#native.call(OP.ES_TO_JSON, '[]'));
+      if (this.#config === null) throw freedError();
+      return {
+        version: LOOP.snapshot.version,
+        engine: LOOP.snapshot.engine,
+        config: { ...this.#config.value },
+        history: this.#history.map(copyRecord),
+        stoppingReason: this.#reason,
+        stoppingDetails: this.#details === null ? null : copyData(this.#details),
+      };
     }
 
     /** Restores a snapshot (object or JSON text); the analytics source is not part of it. */
     static fromJSON(snapshot, iterationAnalytics = null) {
-      const engine = filled(OP.ES_FROM_JSON, args1(enc(snapshot)));
+      const checked = unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, args1(enc(snapshot))));
       const restored = new EarlyStopping(RESTORE);
-      try {
-        restored.#source = sourceOf(iterationAnalytics);
-      } catch (error) {
-        release(engine);
-        throw error;
-      }
-      restored.#native = engine;
+      restored.#config = configFor(checked.config);
+      restored.#source = sourceOf(iterationAnalytics);
+      for (const record of checked.history) restored.#fold(record);
+      restored.#history = checked.history;
+      restored.#reason = checked.stoppingReason;
+      restored.#details = checked.stoppingDetails;
       return restored;
     }
 
-    /** Releases the native memory now (wasm); the object cannot be used afterwards. */
+    /** Nothing native to release any more; the object cannot be used afterwards. */
     free() {
-      release(this.#native);
-      this.#native = FREED;
+      this.#unload();
+      this.#config = null;
+      this.#history = [];
     }
 
     // The seed's public fields, read-only.
@@ -595,6 +965,12 @@ export default function createApi(native) {
     if (hello.protocol !== PROTOCOL) {
       throw new Error(`earlyexit: the native module speaks protocol ${hello.protocol}, this JS layer ${PROTOCOL}; rebuild the package`);
     }
+    const loop = unwrap(native.exec(OP.LOOP_CONSTANTS, '[]'));
+    if (loop.layout !== LAYOUT) {
+      throw new Error(`earlyexit: the native module's slot layout is ${loop.layout}, this JS layer's ${LAYOUT}; rebuild the package`);
+    }
+    Object.assign(LOOP, loop);
+    growScratch(0);
     const [defaults, aggressive, conservative] = unwrap(native.exec(OP.PRESETS, '[]'));
     Object.assign(DEFAULT_EXIT_CONFIG, defaults);
     Object.assign(AGGRESSIVE_EXIT_CONFIG, aggressive);

@@ -35,3 +35,74 @@ impl NativeEngine {
 pub fn exec(op: u32, args: &str) -> String {
     earlyexit_js::exec(op, args)
 }
+
+// --- the numeric fast path of EarlyStopping (js/interface/src/fast.rs) ------------------
+//
+// The scratch slots live in wasm memory; the JS layer views them as a Float64Array
+// (`scratchReserve` answers their address, `wasmMemory` the memory) and the calls below
+// take no argument. wasm number arguments are nearly free, but one path for both
+// bindings keeps the JS layer single.
+
+use std::cell::RefCell;
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+fn with_scratch<R>(otherwise: R, f: impl FnOnce(&mut [f64]) -> R) -> R {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slots) => f(&mut slots),
+        Err(_) => otherwise,
+    })
+}
+
+/// Makes the scratch buffer at least `len` slots long (contents kept); answers its address.
+/// Growing may grow the memory, so the JS layer views it again afterwards.
+#[wasm_bindgen(js_name = scratchReserve)]
+pub fn scratch_reserve(len: usize) -> usize {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slots) => {
+            if slots.len() < len {
+                slots.resize(len, 0.0);
+            }
+            slots.as_ptr() as usize
+        }
+        Err(_) => 0,
+    })
+}
+
+/// The module's memory, for the JS layer's view of the scratch slots.
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> wasm_bindgen::JsValue {
+    wasm_bindgen::memory()
+}
+
+/// Validates and folds the record in the input slots: 0 = done, 1 = ask the JSON path.
+#[wasm_bindgen(js_name = fastFold)]
+pub fn fast_fold() -> f64 {
+    with_scratch(earlyexit_js::fast::INVALID, earlyexit_js::fast::fold)
+}
+
+/// Decides over the state slots; answers the decision's code.
+#[wasm_bindgen(js_name = fastDecide)]
+pub fn fast_decide() -> f64 {
+    with_scratch(earlyexit_js::fast::INVALID, earlyexit_js::fast::decide)
+}
+
+/// The reason text of the decision just made.
+#[wasm_bindgen(js_name = fastReason)]
+pub fn fast_reason() -> String {
+    with_scratch(String::new(), |slots| earlyexit_js::fast::reason(slots))
+}
+
+/// `'Diminishing returns detected: ' + reason`.
+#[wasm_bindgen(js_name = fastDiminishingReason)]
+pub fn fast_diminishing_reason(reason: &str) -> String {
+    earlyexit_js::fast::diminishing_returns_reason(reason)
+}
+
+/// Whether a timestamp is an RFC 3339 date-time (the record check's rule).
+#[wasm_bindgen(js_name = isTimestamp)]
+pub fn is_timestamp(text: &str) -> bool {
+    earlyexit_js::fast::is_timestamp(text)
+}

@@ -194,15 +194,25 @@ where
 /// The decision object for a verdict: reason text, confidence, trigger and details, plus
 /// the best iteration and the budgets from the counters.
 pub fn decision(config: &EarlyStoppingConfig, counters: &LoopCounters, verdict: Verdict) -> StoppingDecision {
+    let confidence = verdict_confidence(&verdict);
     let mut decision = match verdict {
-        Verdict::NoIterations => StoppingDecision::go_on(loop_stopping::REASON_NO_ITERATIONS, 1.0),
-        Verdict::WarmUp { recorded, min } => StoppingDecision::go_on(&warm_up_reason(recorded, min), 1.0),
-        Verdict::Continue => StoppingDecision::go_on(loop_stopping::REASON_CONTINUE, 0.7),
+        Verdict::NoIterations => StoppingDecision::go_on(loop_stopping::REASON_NO_ITERATIONS, confidence),
+        Verdict::WarmUp { recorded, min } => StoppingDecision::go_on(&warm_up_reason(recorded, min), confidence),
+        Verdict::Continue => StoppingDecision::go_on(loop_stopping::REASON_CONTINUE, confidence),
         Verdict::Stop(details) => loop_stopping::stop_decision(config, details),
     };
     decision.best = counters.best.get();
     decision.budgets = counters.tally.budgets(config);
     decision
+}
+
+/// The confidence of the decision a verdict makes (the seed's constants).
+pub fn verdict_confidence(verdict: &Verdict) -> f64 {
+    match verdict {
+        Verdict::NoIterations | Verdict::WarmUp { .. } => 1.0,
+        Verdict::Continue => 0.7,
+        Verdict::Stop(details) => loop_stopping::stop_confidence(details),
+    }
 }
 
 /// `'Warm-up: iteration N of M'`.

@@ -1606,14 +1606,7 @@ impl EarlyStopping {
         naming: Naming,
         now: impl FnOnce() -> String,
     ) -> Result<()> {
-        let iteration =
-            value::integer_argument(iteration, "iteration", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?;
-        let result = IterationResult::from_value(result, naming)?;
-        if let Some(n) = result.iteration_number {
-            if n != iteration {
-                iteration_mismatch(n, iteration)?;
-            }
-        }
+        let (iteration, result) = record_from_value(iteration, result, naming)?;
         self.push(iteration, result, now);
         Ok(())
     }
@@ -1784,6 +1777,26 @@ impl EarlyStopping {
         }
         Ok(engine)
     }
+}
+
+/// Validates the arguments of `recordIterationResult(iteration, result)` given as host
+/// values, exactly as [`EarlyStopping::record_value`] does, without an engine.
+pub fn record_from_value(iteration: &Value, result: &Value, naming: Naming) -> Result<(u64, IterationResult)> {
+    let iteration = value::integer_argument(iteration, "iteration", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?;
+    let result = IterationResult::from_value(result, naming)?;
+    if let Some(n) = result.iteration_number {
+        if n != iteration {
+            iteration_mismatch(n, iteration)?;
+        }
+    }
+    Ok((iteration, result))
+}
+
+/// The history record `recordIterationResult` stores for a validated result (`now`
+/// fills a missing timestamp).
+pub fn record_of(iteration: u64, result: IterationResult, now: impl FnOnce() -> String) -> IterationRecord {
+    let fallback = if result.timestamp.is_none() { now() } else { String::new() };
+    make_record(iteration, result, fallback)
 }
 
 /// Trigger names, for bindings that print or type them.

@@ -11,6 +11,7 @@
 //! the source is asked exactly when the seed asks it). The test pyramid is driven the same
 //! way through the core's step API.
 
+pub mod fast;
 pub mod wire;
 
 use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
@@ -18,7 +19,7 @@ use earlyexit::pyramid::{self, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
 use earlyexit::speculation::{self, Speculation};
 use earlyexit::{
-    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, Error, ErrorCode, ErrorKind, ExitConfig,
+    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
     IterationAnalytics, Naming, Value,
 };
 
@@ -40,6 +41,18 @@ pub mod op {
     pub const RUNNER_ERROR: u32 = 4;
     /// `[ms]` -> ISO timestamp as `new Date(ms).toISOString()`.
     pub const ISO_TIMESTAMP: u32 = 5;
+    /// `[]` -> the constant strings and templates of the loop fast path (`fast.rs`).
+    pub const LOOP_CONSTANTS: u32 = 6;
+    /// `[config]` -> `[merged config, config slots]` (validated; `fast.rs`).
+    pub const ES_CONFIG_CHECK: u32 = 7;
+    /// `[current config, options]` -> `[merged config, config slots]` (`configure`).
+    pub const ES_CONFIGURE_CHECK: u32 = 8;
+    /// `[iteration, result, nowMs]` -> the history record (validated), or the error.
+    pub const ES_RECORD_CHECK: u32 = 9;
+    /// `[report]` -> the error for a diminishing-returns report the fast check refused.
+    pub const ES_REPORT_CHECK: u32 = 24;
+    /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
+    pub const ES_SNAPSHOT_CHECK: u32 = 25;
 
     // --- EarlyStopping ---
     /// `[config]`.
@@ -279,9 +292,65 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
         op::ISO_TIMESTAMP => Value::string(timestamp::iso_from_millis(arg(&args, 0).as_f64().unwrap_or(0.0) as i64)),
+        op::LOOP_CONSTANTS => loop_constants(),
+        op::ES_CONFIG_CHECK => config_answer(EarlyStoppingConfig::default().merged(
+            arg(&args, 0),
+            Naming::Js,
+            "config",
+            ErrorCode::InvalidConfig,
+        )?),
+        op::ES_CONFIGURE_CHECK => {
+            let current = EarlyStoppingConfig::default().merged(
+                arg(&args, 0),
+                Naming::Js,
+                "config",
+                ErrorCode::InvalidConfig,
+            )?;
+            config_answer(current.merged(arg(&args, 1), Naming::Js, "options", ErrorCode::InvalidConfig)?)
+        }
+        op::ES_RECORD_CHECK => {
+            let (iteration, result) = loop_stopping::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            let now = arg(&args, 2).as_f64().unwrap_or(0.0);
+            loop_stopping::record_of(iteration, result, || timestamp::iso_from_millis(now as i64)).to_value()
+        }
+        op::ES_REPORT_CHECK => {
+            report_of(arg(&args, 0))?;
+            return Ok(None);
+        }
+        op::ES_SNAPSHOT_CHECK => {
+            let snapshot = snapshot_of(arg(&args, 0))?;
+            EarlyStopping::from_snapshot(&snapshot)?.to_snapshot()
+        }
         _ => return Err(unknown_op(op)),
     };
     Ok(Some(value))
+}
+
+/// The merged config and its slots for the fast path.
+fn config_answer(config: EarlyStoppingConfig) -> Value {
+    let slots = fast::config_slots(&config).iter().map(|&n| Value::Number(n)).collect();
+    Value::Array(vec![config.to_value(Naming::Js), Value::Array(slots)])
+}
+
+/// What the JS fast path caches once: names by code, and the constant answers.
+fn loop_constants() -> Value {
+    use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
+    let strings = |items: &[&str]| Value::Array(items.iter().map(|s| Value::string(*s)).collect());
+    let triggers: Vec<&str> = Trigger::ALL.iter().map(|t| t.as_str()).collect();
+    let budgets: Vec<&str> = [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].iter().map(|b| b.as_str()).collect();
+    let statuses: Vec<&str> =
+        [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped].map(|s| s.as_str()).to_vec();
+    let fresh = EarlyStopping::new(EarlyStoppingConfig::default());
+    Value::object(vec![
+        ("layout", Value::Number(f64::from(fast::LAYOUT))),
+        ("triggers", strings(&triggers)),
+        ("budgets", strings(&budgets)),
+        ("statuses", strings(&statuses)),
+        ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
+        ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
+        ("emptySummary", earlyexit::loop_stopping::StoppingSummary::Empty.to_value()),
+        ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
+    ])
 }
 
 fn unknown_op(op: u32) -> Failure {
