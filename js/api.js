@@ -204,13 +204,14 @@ export default function createApi(native) {
   // full typed error.
 
   // Slots: the same table as js/interface/src/fast.rs.
-  const LAYOUT = 1;
+  const LAYOUT = 2;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
+  const IN_TIMESTAMP_LEN = 14, IN_TIMESTAMP = 48, MAX_FAST_TIMESTAMP = 64;
   const OUT_CODE = 16, OUT_CONFIDENCE = 17, OUT_DETAIL = 18, OUT_BEST = 24, OUT_BUDGET_COUNT = 27, OUT_BUDGETS = 28;
   const OUT_IMPROVEMENTS_AT = 44;
-  const STATE = 64, COUNTERS = STATE + 16, WINDOW_LEN = STATE + 36, WINDOW = STATE + 37;
+  const STATE = 128, COUNTERS = STATE + 16, WINDOW_LEN = STATE + 36, WINDOW = STATE + 37;
   const CODE_NO_ITERATIONS = 0, CODE_WARM_UP = 1, CODE_CONTINUE = 2, CODE_HIGH_CONFIDENCE = 3, CODE_PLATEAU = 4;
   const CODE_DIMINISHING = 5, CODE_MAX_ITERATIONS = 6, CODE_BUDGET = 7, CODE_REGRESSION = 8;
   const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10;
@@ -222,6 +223,7 @@ export default function createApi(native) {
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
   let scratch = new Float64Array(0);
   let active = null; // the engine whose state is in the scratch buffer
+  let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
     const size = Math.max(4096, 2 * min);
@@ -289,7 +291,12 @@ export default function createApi(native) {
     for (const key of Object.keys(value)) out[key] = copyData(value[key]);
     return out;
   }
-  const copyRecord = (record) => ({ ...record });
+  // A history record as the seed stores it: a timestamp the clock gave is formatted on
+  // first read (kept as the time in ms until then).
+  function copyRecord(record) {
+    if (typeof record.timestamp === 'number') record.timestamp = new Date(record.timestamp).toISOString();
+    return { ...record };
+  }
 
   class EarlyStopping {
     #config = null;
@@ -315,6 +322,7 @@ export default function createApi(native) {
       const config = this.#config;
       if (config === null) throw freedError();
       if (active !== null) active.#save();
+      decidedBy = null; // the outputs (the plateau's improvements above all) were another engine's
       const state = this.#state;
       let s = view();
       const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - STATE)) / 5);
@@ -336,6 +344,7 @@ export default function createApi(native) {
 
     #unload() {
       if (active === this) active = null;
+      if (decidedBy === this) decidedBy = null;
       this.#state = null;
     }
 
@@ -368,7 +377,7 @@ export default function createApi(native) {
         fast = fast && typeof quality === 'number' && typeof confidence === 'number' && status >= 0 && typeof delta === 'number' &&
           (flags === 0 || ((!(flags & 1) || typeof tokens === 'number') && (!(flags & 2) || typeof cost === 'number') &&
             (!(flags & 4) || typeof time === 'number') && (!(flags & 8) || typeof iterationNumber === 'number'))) &&
-          (timestamp === undefined || (typeof timestamp === 'string' && native.isTimestamp(timestamp)));
+          (timestamp === undefined || (typeof timestamp === 'string' && timestamp.length <= MAX_FAST_TIMESTAMP));
       }
       if (fast) {
         let s = this.#load();
@@ -378,6 +387,14 @@ export default function createApi(native) {
         s[IN_CONFIDENCE] = confidence;
         s[IN_STATUS] = status;
         s[IN_DELTA] = delta;
+        s[IN_SOURCE] = this.#source === null ? 0 : 1;
+        if (timestamp !== undefined) {
+          // The string crosses as code units; the core checks it.
+          const length = timestamp.length;
+          for (let i = 0; i < length; i++) s[IN_TIMESTAMP + i] = timestamp.charCodeAt(i);
+          s[IN_TIMESTAMP_LEN] = length;
+          flags |= 16;
+        }
         s[IN_FLAGS] = flags;
         if (flags !== 0) {
           s[IN_TOKENS] = tokens;
@@ -385,14 +402,19 @@ export default function createApi(native) {
           s[IN_TIME] = time;
           s[IN_ITERATION_NUMBER] = iterationNumber;
         }
-        if (native.fastFold() === 0) {
+        const folded = native.fastFold() === 0;
+        // The fold also decided (for the shouldStop() that usually follows).
+        decidedBy = folded ? this : null;
+        if (folded) {
+          // Without a timestamp, the clock is read now and formatted only when the history
+          // is read (the same string; formatting costs more than the rest of the call).
           const record = {
             iteration_number: iteration,
             quality_score: quality,
             confidence,
             verification_status: LOOP.statuses[status],
             quality_delta: delta,
-            timestamp: timestamp === undefined ? new Date().toISOString() : timestamp,
+            timestamp: timestamp === undefined ? Date.now() : timestamp,
           };
           if (flags & 1) record.tokens_used = tokens;
           if (flags & 2) record.token_cost_usd = cost;
@@ -423,7 +445,10 @@ export default function createApi(native) {
       if (record.token_cost_usd !== undefined) { flags |= 2; s[IN_COST] = record.token_cost_usd; }
       if (record.execution_time_ms !== undefined) { flags |= 4; s[IN_TIME] = record.execution_time_ms; }
       s[IN_FLAGS] = flags;
-      if (native.fastFold() !== 0) throw new Error('earlyexit: internal error: the core refused a record it had accepted');
+      s[IN_SOURCE] = this.#source === null ? 0 : 1;
+      const folded = native.fastFold() === 0;
+      decidedBy = folded ? this : null;
+      if (!folded) throw new Error('earlyexit: internal error: the core refused a record it had accepted');
     }
 
     // The iteration argument is accepted and ignored, as in the seed.
@@ -433,13 +458,21 @@ export default function createApi(native) {
 
     #decide() {
       let s = this.#load();
-      s[IN_SOURCE] = this.#source === null ? 0 : 1;
-      let code = native.fastDecide();
+      let code;
+      if (decidedBy === this) {
+        code = s[OUT_CODE]; // decided by the last fold, over the same state
+      } else {
+        s[IN_SOURCE] = this.#source === null ? 0 : 1;
+        code = native.fastDecide();
+        decidedBy = this;
+      }
       let report = null;
       if (code === CODE_NEED_SOURCE) {
-        // The core decided that the source must be asked, exactly when the seed asks it.
+        // The core decided that the source must be asked, exactly when the seed asks it
+        // (and it is asked again on every call, so this decision is not kept).
         report = this.#source.detectDiminishingReturns();
         code = this.#decideWith(report);
+        decidedBy = null;
       }
       s = view();
       const confidence = s[OUT_CONFIDENCE];
@@ -551,6 +584,7 @@ export default function createApi(native) {
         s[IN_DETECTED] = detected ? 1 : 0;
         s[IN_REPORT_ITERATION_KIND] = kind;
         s[IN_REPORT_ITERATION] = kind === 2 ? given : 0;
+        decidedBy = null;
         const code = native.fastDecide();
         if (code !== CODE_INVALID_REPORT) return code;
       }

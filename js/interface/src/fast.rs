@@ -24,7 +24,7 @@ use earlyexit::loop_stopping::{
 use earlyexit::{Observation, VerificationStatus};
 
 /// Bumped whenever a slot below moves.
-pub const LAYOUT: u32 = 1;
+pub const LAYOUT: u32 = 2;
 
 // --- inputs --------------------------------------------------------------------------
 const IN_ITERATION: usize = 0;
@@ -32,7 +32,8 @@ const IN_QUALITY: usize = 1;
 const IN_CONFIDENCE: usize = 2;
 const IN_STATUS: usize = 3;
 const IN_DELTA: usize = 4;
-/// Bits: 1 tokens_used, 2 token_cost_usd, 4 execution_time_ms, 8 iteration_number given.
+/// Bits: 1 tokens_used, 2 token_cost_usd, 4 execution_time_ms, 8 iteration_number,
+/// 16 timestamp given.
 const IN_FLAGS: usize = 5;
 const IN_TOKENS: usize = 6;
 const IN_COST: usize = 7;
@@ -45,6 +46,12 @@ const IN_DETECTED: usize = 11;
 /// 0: the report has no `iteration`; 1: `iteration: null`; 2: a number.
 const IN_REPORT_ITERATION_KIND: usize = 12;
 const IN_REPORT_ITERATION: usize = 13;
+/// The given timestamp's length, its UTF-16 code units from `IN_TIMESTAMP` on: a string
+/// crosses as numbers (a napi or wasm string costs more than the whole fold).
+const IN_TIMESTAMP_LEN: usize = 14;
+const IN_TIMESTAMP: usize = 48;
+/// Longer timestamps take the JSON path.
+pub const MAX_FAST_TIMESTAMP: usize = 64;
 
 // --- outputs -------------------------------------------------------------------------
 const OUT_CODE: usize = 16;
@@ -59,7 +66,7 @@ const OUT_IMPROVEMENTS_AT: usize = 44;
 
 // --- the engine's state ---------------------------------------------------------------
 /// The engine's own slots start here; the JS object keeps a copy of `STATE..STATE+len`.
-pub const STATE: usize = 64;
+pub const STATE: usize = 128;
 const CONFIG: usize = STATE; // 16 slots
 const COUNTERS: usize = STATE + 16;
 const WINDOW_LEN: usize = STATE + 36;
@@ -292,6 +299,9 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     if !loop_state::record_is_valid(iteration, numbers, &usage, given(8, IN_ITERATION_NUMBER)) {
         return INVALID;
     }
+    if flags & 16 != 0 && !timestamp_in_slots_is_valid(slots) {
+        return INVALID;
+    }
     // A window longer than the buffer can hold is refused here; the JS layer grows the
     // buffer before the call, so this only guards against a JS layer bug.
     if WINDOW + (at(slots, WINDOW_LEN) as usize + 1) * OBSERVATION_SLOTS > slots.len() {
@@ -309,7 +319,28 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     let usage = (flags & 7 != 0).then_some(&usage);
     loop_state::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
     put_counters(slots, &counters);
+    // The decision is made right away, so the `shouldStop()` that usually follows needs no
+    // native call of its own (the JS layer knows whether the outputs are still this engine's).
+    decide(slots);
     OK
+}
+
+/// Whether the timestamp given as code units in the input slots is an RFC 3339 date-time.
+/// Only ASCII can be one, so anything else is refused without building a string.
+fn timestamp_in_slots_is_valid(slots: &[f64]) -> bool {
+    let len = at(slots, IN_TIMESTAMP_LEN) as usize;
+    let mut bytes = [0u8; MAX_FAST_TIMESTAMP];
+    if len > MAX_FAST_TIMESTAMP {
+        return false;
+    }
+    for (i, byte) in bytes.iter_mut().enumerate().take(len) {
+        let unit = at(slots, IN_TIMESTAMP + i);
+        if !(0.0..128.0).contains(&unit) {
+            return false;
+        }
+        *byte = unit as u8;
+    }
+    bytes.get(..len).and_then(|b| std::str::from_utf8(b).ok()).is_some_and(is_timestamp)
 }
 
 /// The decision over the state slots; writes its numbers to the output slots and answers
