@@ -1196,11 +1196,8 @@ pub fn plateau_details<W: ObservationWindow + ?Sized>(config: &EarlyStoppingConf
         return None;
     }
     let start = len - required_len;
-    let mut improvements = Vec::with_capacity(required_len.saturating_sub(1));
-    let mut prev = window.get(start)?;
-    let mut sum = prev.quality_score;
-    for i in start + 1..len {
-        let curr = window.get(i)?;
+    // Each step's change, as the seed measures it (pairs of consecutive records).
+    let step = |prev: &Observation, curr: &Observation| {
         let delta = match config.plateau_delta_source {
             Some(PlateauDeltaSource::Computed) => curr.quality_score - prev.quality_score,
             _ => curr.quality_delta,
@@ -1210,11 +1207,25 @@ pub fn plateau_details<W: ObservationWindow + ?Sized>(config: &EarlyStoppingConf
             _ if prev.quality_score > 0.0 => delta.abs() / prev.quality_score,
             _ => 0.0,
         };
-        if improvement >= config.plateau_improvement_threshold {
+        (delta, improvement)
+    };
+    // First without allocating: most decisions find a step above the threshold.
+    let mut prev = window.get(start)?;
+    let mut sum = prev.quality_score;
+    for i in start + 1..len {
+        let curr = window.get(i)?;
+        if step(&prev, &curr).1 >= config.plateau_improvement_threshold {
             return None;
         }
-        improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
         sum += curr.quality_score;
+        prev = curr;
+    }
+    let mut improvements = Vec::with_capacity(required_len.saturating_sub(1));
+    let mut prev = window.get(start)?;
+    for i in start + 1..len {
+        let curr = window.get(i)?;
+        let (delta, improvement) = step(&prev, &curr);
+        improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
         prev = curr;
     }
     Some(StoppingDetails::QualityPlateau {

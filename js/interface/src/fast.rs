@@ -90,32 +90,39 @@ const CODE_REGRESSION: f64 = 8.0;
 const CODE_NEED_SOURCE: f64 = 9.0;
 const CODE_INVALID_REPORT: f64 = 10.0;
 
+#[inline(always)]
 fn at(slots: &[f64], i: usize) -> f64 {
     slots.get(i).copied().unwrap_or(f64::NAN)
 }
 
+#[inline(always)]
 fn put(slots: &mut [f64], i: usize, v: f64) {
     if let Some(slot) = slots.get_mut(i) {
         *slot = v;
     }
 }
 
+#[inline(always)]
 fn opt(v: f64) -> Option<f64> {
     (!v.is_nan()).then_some(v)
 }
 
+#[inline(always)]
 fn opt_u64(v: f64) -> Option<u64> {
     opt(v).map(|v| v as u64)
 }
 
+#[inline(always)]
 fn of_opt(v: Option<f64>) -> f64 {
     v.unwrap_or(f64::NAN)
 }
 
+#[inline(always)]
 fn of_opt_u64(v: Option<u64>) -> f64 {
     v.map_or(f64::NAN, |v| v as f64)
 }
 
+#[inline(always)]
 fn status_code(status: VerificationStatus) -> f64 {
     match status {
         VerificationStatus::Passed => 0.0,
@@ -124,6 +131,7 @@ fn status_code(status: VerificationStatus) -> f64 {
     }
 }
 
+#[inline(always)]
 fn status_of(code: f64) -> Option<VerificationStatus> {
     match code as i64 {
         0 if code == 0.0 => Some(VerificationStatus::Passed),
@@ -193,10 +201,12 @@ fn config_of(s: &[f64]) -> EarlyStoppingConfig {
     }
 }
 
+#[inline(always)]
 fn pair_of(s: &[f64], i: usize) -> Option<(u64, f64)> {
     (at(s, i) != 0.0).then(|| (at(s, i + 1) as u64, at(s, i + 2)))
 }
 
+#[inline(always)]
 fn put_pair(s: &mut [f64], i: usize, pair: Option<(u64, f64)>) {
     let (present, iteration, quality) = pair.map_or((0.0, 0.0, 0.0), |(it, q)| (1.0, it as f64, q));
     put(s, i, present);
@@ -237,10 +247,12 @@ struct SlotWindow<'a> {
 }
 
 impl ObservationWindow for SlotWindow<'_> {
+    #[inline(always)]
     fn len(&self) -> usize {
         at(self.slots, WINDOW_LEN) as usize
     }
 
+    #[inline(always)]
     fn get(&self, i: usize) -> Option<Observation> {
         if i >= self.len() {
             return None;
@@ -321,7 +333,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     put_counters(slots, &counters);
     // The decision is made right away, so the `shouldStop()` that usually follows needs no
     // native call of its own (the JS layer knows whether the outputs are still this engine's).
-    decide(slots);
+    decide_over(slots, &config, &counters);
     OK
 }
 
@@ -348,6 +360,10 @@ fn timestamp_in_slots_is_valid(slots: &[f64]) -> bool {
 pub fn decide(slots: &mut [f64]) -> f64 {
     let config = config_of(slots);
     let counters = counters_of(slots);
+    decide_over(slots, &config, &counters)
+}
+
+fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> f64 {
     let source_mode = at(slots, IN_SOURCE);
     let report = (source_mode == 2.0).then(|| DiminishingReturnsReport {
         detected: at(slots, IN_DETECTED) != 0.0,
@@ -370,12 +386,12 @@ pub fn decide(slots: &mut [f64]) -> f64 {
     let source = (source_mode != 0.0).then_some(move || report.ok_or(NeedSource));
     let verdict = {
         let window = SlotWindow { slots: &mut *slots };
-        loop_state::verdict(&config, &counters, &window, source)
+        loop_state::verdict(config, counters, &window, source)
     };
     let Ok(verdict) = verdict else { return out_code(slots, CODE_NEED_SOURCE) };
     put(slots, OUT_CONFIDENCE, loop_state::verdict_confidence(&verdict));
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
-    let budgets = counters.tally.budgets(&config);
+    let budgets = counters.tally.budgets(config);
     put(slots, OUT_BUDGET_COUNT, budgets.len() as f64);
     for (i, status) in budgets.iter().enumerate() {
         let base = OUT_BUDGETS + i * 5;
