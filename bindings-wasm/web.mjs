@@ -24,7 +24,7 @@ const native = {
 };
 // What the JS layer calls: the JSON interface and the loop's numeric fast path.
 const NATIVE_EXPORTS = ['NativeEngine', 'exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason',
-  'isTimestamp', 'scratchReserve', 'wasmMemory'];
+  'scratchReserve', 'wasmMemory', 'pyramidStart', 'pyramidSubmit', 'pyramidSummary'];
 const { api, ready } = createApi(native);
 let started = null;
 

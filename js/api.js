@@ -27,7 +27,7 @@ export default function createApi(native) {
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4, ISO_TIMESTAMP: 5,
     LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_CONFIGURE_CHECK: 8, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
-    ES_SNAPSHOT_CHECK: 25,
+    ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONFIG_SLOTS: 27,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
     IA_SUMMARY: 36, IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
     CE_NEW: 50, CE_SHOULD_EXIT: 51, CE_ADAPTIVE: 52, CE_CONFIG: 53,
@@ -201,20 +201,20 @@ export default function createApi(native) {
   // full typed error.
 
   // Slots: the same table as js/interface/src/fast.rs.
-  const LAYOUT = 2;
+  const LAYOUT = 3;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
   const IN_TIMESTAMP_LEN = 14, IN_TIMESTAMP = 48, MAX_FAST_TIMESTAMP = 64;
   const OUT_CODE = 16, OUT_CONFIDENCE = 17, OUT_DETAIL = 18, OUT_BEST = 24, OUT_BUDGET_COUNT = 27, OUT_BUDGETS = 28;
   const OUT_IMPROVEMENTS_AT = 44;
-  const STATE = 128, COUNTERS = STATE + 16, WINDOW_LEN = STATE + 36, WINDOW = STATE + 37;
+  const STATE = 256, COUNTERS = STATE + 16, WINDOW_LEN = STATE + 36, WINDOW = STATE + 37;
   const CODE_NO_ITERATIONS = 0, CODE_WARM_UP = 1, CODE_CONTINUE = 2, CODE_HIGH_CONFIDENCE = 3, CODE_PLATEAU = 4;
   const CODE_DIMINISHING = 5, CODE_MAX_ITERATIONS = 6, CODE_BUDGET = 7, CODE_REGRESSION = 8;
   const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10;
 
   // Filled by ready() from the core (op LOOP_CONSTANTS): names by code and constant answers.
-  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {} };
+  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [] };
 
   // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
@@ -873,10 +873,158 @@ export default function createApi(native) {
     });
   }
 
+  // ------------------------------------------------------------------------
+  // The numeric fast path of runWithEarlyExit (js/interface/src/fast_pyramid.rs): one
+  // zero-argument native call per layer, no native object and no JSON per run. A run's
+  // progress lives in a small Float64Array of its own between layers (runners may be
+  // async and runs may interleave) and in the scratch buffer during a call. Anything the
+  // fast path does not take goes to the step API over JSON (PyramidRun), which words the
+  // core's typed errors.
+
+  const PB = 112; // the same slots as fast_pyramid.rs
+  const P_STATE_LEN = 24, P_LAYER_COUNT = PB + 9, P_TOTAL_LAYERS = PB + 8, P_SPECULATIONS = PB + 20;
+  const P_PREDICTED = PB + 18, P_PREDICTED_CONFIDENCE = PB + 19;
+  const P_IN_PASS_RATE = PB + 24, P_IN_COVERAGE = PB + 25, P_IN_FLAKY_RATIO = PB + 26, P_IN_PREVIOUS_LAMBDA = PB + 27;
+  const P_IN_LAYER = PB + 28, P_OUT_ACTION = PB + 32, P_OUT_LAYER = PB + 33, P_OUT_STAMPED = PB + 34;
+  const P_OUT_ACTUAL = PB + 35, P_OUT_EXITED = PB + 36, P_OUT_EXIT_LAYER = PB + 37, P_OUT_REASON = PB + 38;
+  const P_OUT_CONFIDENCE = PB + 39, P_OUT_SKIPPED = PB + 40, P_OUT_VERIFIED = PB + 41, P_OUT_MISPREDICTIONS = PB + 42;
+  const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_COSTS = PB + 48, P_MAX_LAYERS = 40;
+
+  // Whether the layers are ones the fast path takes (names, costs and runners of the
+  // usual types; the core still checks the values).
+  function fastLayers(layers) {
+    if (!Array.isArray(layers) || layers.length > P_MAX_LAYERS) return false;
+    for (let i = 0; i < layers.length; i++) {
+      const layer = layers[i];
+      if (layer === null || typeof layer !== 'object' || typeof layer.run !== 'function' || typeof layer.name !== 'string') return false;
+      const cost = layer.costMs;
+      if (cost !== undefined && typeof cost !== 'number') return false;
+    }
+    return true;
+  }
+
+  // Writes a layer result's numbers to the input slots; false when the fast path does not
+  // take it as is (the JSON check then throws the error, or passes a richer result).
+  function putLayerResult(s, result) {
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
+    let passRate, coverage, flakyRatio;
+    let previous = NaN;
+    let plain = true;
+    const keys = Object.keys(result);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const value = result[key];
+      if (value === undefined) return false;
+      switch (key) {
+        case 'passRate': passRate = value; break;
+        case 'coverage': coverage = value; break;
+        case 'flakyRatio': flakyRatio = value; break;
+        case 'previousLambda':
+          if (typeof value !== 'number') return false;
+          previous = value;
+          break;
+        default: plain = false;
+      }
+    }
+    if (typeof passRate !== 'number' || typeof coverage !== 'number' || typeof flakyRatio !== 'number') return false;
+    s[P_IN_PASS_RATE] = passRate;
+    s[P_IN_COVERAGE] = coverage;
+    s[P_IN_FLAKY_RATIO] = flakyRatio;
+    s[P_IN_PREVIOUS_LAMBDA] = previous;
+    return plain ? true : null; // null: also check the other fields over JSON
+  }
+
+  function copyState(from, fromAt, to, toAt) {
+    for (let i = 0; i < P_STATE_LEN; i++) to[toAt + i] = from[fromAt + i];
+  }
+
+  async function runFast(exitSlots, totalLayers, layers, signal) {
+    let s = view();
+    s.set(exitSlots, PB);
+    s[P_TOTAL_LAYERS] = totalLayers;
+    const count = layers.length;
+    s[P_LAYER_COUNT] = count;
+    for (let i = 0; i < count; i++) {
+      const cost = layers[i].costMs;
+      s[P_COSTS + 2 * i] = cost === undefined ? 0 : 1;
+      s[P_COSTS + 2 * i + 1] = cost === undefined ? 0 : cost;
+    }
+    if (native.pyramidStart() !== 0) return undefined; // a bad cost: the JSON path words it
+    s = view();
+    const state = new Float64Array(P_STATE_LEN);
+    copyState(s, PB, state, 0);
+    let action = s[P_OUT_ACTION];
+    let index = s[P_OUT_LAYER];
+    const results = [];
+    const executed = [];
+    const verified = []; // [actual, correct] of each verified layer
+    while (action !== 2) {
+      const pending = layers[index].run();
+      const result = signal ? await abortable(pending, signal) : await pending;
+      if (signal && signal.aborted) throw signal.reason;
+      s = view();
+      const taken = putLayerResult(s, result);
+      if (taken === null) unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result))));
+      let next = -1;
+      if (taken !== false) {
+        copyState(state, 0, s, PB);
+        s[P_IN_LAYER] = index;
+        s[P_OUT_ACTION] = action;
+        s[P_OUT_LAYER] = index;
+        next = native.pyramidSubmit();
+      }
+      if (next < 0) {
+        unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result))));
+        throw new Error('earlyexit: internal error: the core accepted a layer result its fast check refused');
+      }
+      s = view();
+      copyState(s, PB, state, 0);
+      executed.push(index);
+      if (action === 0) {
+        const copy = { ...result };
+        const stamped = s[P_OUT_STAMPED];
+        if (stamped === stamped) copy.previousLambda = stamped; // not NaN: stamped
+        results.push(copy);
+      } else {
+        verified.push(s[P_OUT_ACTUAL], s[P_OUT_CORRECT]);
+      }
+      action = next;
+      index = s[P_OUT_LAYER];
+    }
+    copyState(state, 0, s, PB);
+    native.pyramidSummary();
+    s = view();
+    const speculationCount = state[P_SPECULATIONS - PB];
+    const predicted = LOOP.outcomes[state[P_PREDICTED - PB]];
+    const confidence = state[P_PREDICTED_CONFIDENCE - PB];
+    const speculations = new Array(speculationCount);
+    for (let i = 0; i < speculationCount; i++) {
+      speculations[i] = 2 * i < verified.length
+        ? { predicted, confidence, verified: true, actual: LOOP.outcomes[verified[2 * i]], correct: verified[2 * i + 1] !== 0 }
+        : { predicted, confidence, verified: false };
+    }
+    const saved = s[P_OUT_SAVED];
+    return {
+      layers: results,
+      exitedEarly: s[P_OUT_EXITED] !== 0,
+      exitLayer: s[P_OUT_EXIT_LAYER],
+      exitReason: LOOP.exitReasons[s[P_OUT_REASON]],
+      confidence: s[P_OUT_CONFIDENCE],
+      speculations,
+      skippedLayers: s[P_OUT_SKIPPED],
+      layersExecuted: executed,
+      verifiedLayers: s[P_OUT_VERIFIED],
+      mispredictions: s[P_OUT_MISPREDICTIONS],
+      computeSavedMs: saved === saved ? saved : null,
+    };
+  }
+
   class EarlyExitController {
     #exit;
     #config;
     #totalLayers;
+    #totalLayerCount;
+    #exitSlots;
     #speculator = null;
 
     constructor(config = undefined, totalLayers = undefined) {
@@ -884,6 +1032,8 @@ export default function createApi(native) {
       // The validated, merged config: each run starts a PyramidRun from it.
       this.#config = enc(this.#exit.config);
       this.#totalLayers = enc(this.#exit.totalLayers);
+      this.#totalLayerCount = this.#exit.totalLayers;
+      this.#exitSlots = Float64Array.from(unwrap(native.exec(OP.EXIT_CONFIG_SLOTS, args1(this.#config))));
     }
 
     /** The controller's CoherenceEarlyExit, as the ADR's class has it. */
@@ -905,6 +1055,10 @@ export default function createApi(native) {
     async runWithEarlyExit(layers, options = undefined) {
       const signal = options === undefined || options === null ? undefined : options.signal;
       if (signal && signal.aborted) throw signal.reason;
+      if (fastLayers(layers)) {
+        const result = await runFast(this.#exitSlots, this.#totalLayerCount, layers, signal);
+        if (result !== undefined) return result;
+      }
       const specs = layerSpecs(layers);
       let badRunner = -1;
       if (Array.isArray(layers)) {

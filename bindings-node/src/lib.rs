@@ -94,8 +94,20 @@ pub fn fast_diminishing_reason(reason: String) -> String {
     earlyexit_js::fast::diminishing_returns_reason(&reason)
 }
 
-/// Whether a timestamp is an RFC 3339 date-time (the record check's rule).
+/// Starts a test-pyramid run over the slots (`js/interface/src/fast_pyramid.rs`).
 #[napi(catch_unwind)]
-pub fn is_timestamp(text: String) -> bool {
-    earlyexit_js::fast::is_timestamp(&text)
+pub fn pyramid_start() -> f64 {
+    with_scratch(1.0, earlyexit_js::fast_pyramid::start)
+}
+
+/// Submits the pending layer's result; answers the next action.
+#[napi(catch_unwind)]
+pub fn pyramid_submit() -> f64 {
+    with_scratch(-1.0, earlyexit_js::fast_pyramid::submit)
+}
+
+/// Writes the finished run's result numbers.
+#[napi(catch_unwind)]
+pub fn pyramid_summary() -> f64 {
+    with_scratch(-1.0, earlyexit_js::fast_pyramid::summary)
 }

@@ -102,8 +102,20 @@ pub fn fast_diminishing_reason(reason: &str) -> String {
     earlyexit_js::fast::diminishing_returns_reason(reason)
 }
 
-/// Whether a timestamp is an RFC 3339 date-time (the record check's rule).
-#[wasm_bindgen(js_name = isTimestamp)]
-pub fn is_timestamp(text: &str) -> bool {
-    earlyexit_js::fast::is_timestamp(text)
+/// Starts a test-pyramid run over the slots (`js/interface/src/fast_pyramid.rs`).
+#[wasm_bindgen(js_name = pyramidStart)]
+pub fn pyramid_start() -> f64 {
+    with_scratch(|slots| earlyexit_js::fast_pyramid::start(slots))
+}
+
+/// Submits the pending layer's result; answers the next action.
+#[wasm_bindgen(js_name = pyramidSubmit)]
+pub fn pyramid_submit() -> f64 {
+    with_scratch(|slots| earlyexit_js::fast_pyramid::submit(slots))
+}
+
+/// Writes the finished run's result numbers.
+#[wasm_bindgen(js_name = pyramidSummary)]
+pub fn pyramid_summary() -> f64 {
+    with_scratch(|slots| earlyexit_js::fast_pyramid::summary(slots))
 }

@@ -239,6 +239,12 @@ impl CoherenceEarlyExit {
         Ok(CoherenceEarlyExit { config, total_layers })
     }
 
+    /// An exit decider over a config that was validated before (a binding that keeps a
+    /// validated config as numbers rebuilds it per step); nothing is checked again.
+    pub fn prevalidated(config: ExitConfig, total_layers: u64) -> Self {
+        CoherenceEarlyExit { config, total_layers }
+    }
+
     /// From host values: a partial config merged over the default, and `totalLayers`.
     pub fn from_values(config: &Value, total_layers: &Value, naming: Naming) -> Result<Self> {
         let config = ExitConfig::from_value(config, naming)?;

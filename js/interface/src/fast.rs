@@ -24,7 +24,7 @@ use earlyexit::loop_stopping::{
 use earlyexit::{Observation, VerificationStatus};
 
 /// Bumped whenever a slot below moves.
-pub const LAYOUT: u32 = 2;
+pub const LAYOUT: u32 = 3;
 
 // --- inputs --------------------------------------------------------------------------
 const IN_ITERATION: usize = 0;
@@ -66,7 +66,8 @@ const OUT_IMPROVEMENTS_AT: usize = 44;
 
 // --- the engine's state ---------------------------------------------------------------
 /// The engine's own slots start here; the JS object keeps a copy of `STATE..STATE+len`.
-pub const STATE: usize = 128;
+/// (Slots 112..256 are the pyramid's, see `fast_pyramid`.)
+pub const STATE: usize = 256;
 const CONFIG: usize = STATE; // 16 slots
 const COUNTERS: usize = STATE + 16;
 const WINDOW_LEN: usize = STATE + 36;

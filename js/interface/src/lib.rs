@@ -13,6 +13,7 @@
 //! asks it). The test pyramid is driven the same way through the core's step API.
 
 pub mod fast;
+pub mod fast_pyramid;
 pub mod wire;
 
 use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
@@ -54,6 +55,10 @@ pub mod op {
     pub const ES_REPORT_CHECK: u32 = 24;
     /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
     pub const ES_SNAPSHOT_CHECK: u32 = 25;
+    /// `[layer index, result]` -> the error for a layer result the fast path refused.
+    pub const PR_RESULT_CHECK: u32 = 26;
+    /// `[config]` (validated) -> the exit config's slots for `fast_pyramid`.
+    pub const EXIT_CONFIG_SLOTS: u32 = 27;
 
     // --- EarlyStopping: 10..=23 were its native-object ops (protocol 1). The JS layer now
     // keeps each engine's state itself and uses the fast path (`fast.rs`) plus the
@@ -285,6 +290,15 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             report_of(arg(&args, 0))?;
             return Ok(None);
         }
+        op::PR_RESULT_CHECK => {
+            let path = ["layers[", &index_of(arg(&args, 0)).to_string(), "]"].concat();
+            LayerResult::from_value(arg(&args, 1), Naming::Js, &path)?;
+            return Ok(None);
+        }
+        op::EXIT_CONFIG_SLOTS => {
+            let config = ExitConfig::from_value(arg(&args, 0), Naming::Js)?;
+            Value::Array(fast_pyramid::config_slots(&config).iter().map(|&n| Value::Number(n)).collect())
+        }
         op::ES_SNAPSHOT_CHECK => {
             let snapshot = snapshot_of(arg(&args, 0))?;
             EarlyStopping::from_snapshot(&snapshot)?.to_snapshot()
@@ -318,6 +332,8 @@ fn loop_constants() -> Value {
         ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
         ("emptySummary", earlyexit::loop_stopping::StoppingSummary::Empty.to_value()),
         ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
+        ("exitReasons", Value::Array(fast_pyramid::EXIT_REASONS.iter().map(|r| Value::string(r.as_str())).collect())),
+        ("outcomes", Value::Array(fast_pyramid::OUTCOMES.iter().map(|o| Value::string(o.as_str())).collect())),
     ])
 }
 
