@@ -1188,7 +1188,10 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
 }
 
 /// The plateau rule over a window of the last records: the stop's details, if it stops.
-pub fn plateau_details<W: ObservationWindow + ?Sized>(config: &EarlyStoppingConfig, window: &W) -> Option<StoppingDetails> {
+pub fn plateau_details<W: ObservationWindow + ?Sized>(
+    config: &EarlyStoppingConfig,
+    window: &W,
+) -> Option<StoppingDetails> {
     let required = config.plateau_consecutive_count;
     let required_len = usize::try_from(required).ok()?;
     let len = window.len();
@@ -1209,23 +1212,21 @@ pub fn plateau_details<W: ObservationWindow + ?Sized>(config: &EarlyStoppingConf
         };
         (delta, improvement)
     };
-    // First without allocating: most decisions find a step above the threshold.
+    // Allocates only once a step is flat: most decisions find a step above the threshold first.
+    let mut improvements = Vec::new();
     let mut prev = window.get(start)?;
     let mut sum = prev.quality_score;
     for i in start + 1..len {
         let curr = window.get(i)?;
-        if step(&prev, &curr).1 >= config.plateau_improvement_threshold {
+        let (delta, improvement) = step(&prev, &curr);
+        if improvement >= config.plateau_improvement_threshold {
             return None;
         }
-        sum += curr.quality_score;
-        prev = curr;
-    }
-    let mut improvements = Vec::with_capacity(required_len.saturating_sub(1));
-    let mut prev = window.get(start)?;
-    for i in start + 1..len {
-        let curr = window.get(i)?;
-        let (delta, improvement) = step(&prev, &curr);
+        if improvements.is_empty() {
+            improvements.reserve_exact(required_len - 1);
+        }
         improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
+        sum += curr.quality_score;
         prev = curr;
     }
     Some(StoppingDetails::QualityPlateau {
@@ -1535,14 +1536,19 @@ pub enum StoppingSummary {
 }
 
 impl StoppingSummary {
+    /// `{total_iterations: 0, stopped_early: false, reason: 'No iterations completed'}`.
+    pub fn empty_value() -> Value {
+        Value::object(vec![
+            ("total_iterations", Value::Number(0.0)),
+            ("stopped_early", Value::Bool(false)),
+            ("reason", Value::string("No iterations completed")),
+        ])
+    }
+
     /// The summary object as the JS API returns it.
     pub fn to_value(&self) -> Value {
         match self {
-            StoppingSummary::Empty => Value::object(vec![
-                ("total_iterations", Value::Number(0.0)),
-                ("stopped_early", Value::Bool(false)),
-                ("reason", Value::string("No iterations completed")),
-            ]),
+            StoppingSummary::Empty => Self::empty_value(),
             StoppingSummary::Full { total_iterations, decision, last, config } => {
                 let mut entries = vec![
                     ("total_iterations".to_string(), Value::Number(*total_iterations as f64)),

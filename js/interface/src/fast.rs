@@ -96,34 +96,28 @@ fn at(slots: &[f64], i: usize) -> f64 {
     slots.get(i).copied().unwrap_or(f64::NAN)
 }
 
-#[inline(always)]
 fn put(slots: &mut [f64], i: usize, v: f64) {
     if let Some(slot) = slots.get_mut(i) {
         *slot = v;
     }
 }
 
-#[inline(always)]
 fn opt(v: f64) -> Option<f64> {
     (!v.is_nan()).then_some(v)
 }
 
-#[inline(always)]
 fn opt_u64(v: f64) -> Option<u64> {
     opt(v).map(|v| v as u64)
 }
 
-#[inline(always)]
 fn of_opt(v: Option<f64>) -> f64 {
     v.unwrap_or(f64::NAN)
 }
 
-#[inline(always)]
 fn of_opt_u64(v: Option<u64>) -> f64 {
     v.map_or(f64::NAN, |v| v as f64)
 }
 
-#[inline(always)]
 fn status_code(status: VerificationStatus) -> f64 {
     match status {
         VerificationStatus::Passed => 0.0,
@@ -202,12 +196,10 @@ fn config_of(s: &[f64]) -> EarlyStoppingConfig {
     }
 }
 
-#[inline(always)]
 fn pair_of(s: &[f64], i: usize) -> Option<(u64, f64)> {
     (at(s, i) != 0.0).then(|| (at(s, i + 1) as u64, at(s, i + 2)))
 }
 
-#[inline(always)]
 fn put_pair(s: &mut [f64], i: usize, pair: Option<(u64, f64)>) {
     let (present, iteration, quality) = pair.map_or((0.0, 0.0, 0.0), |(it, q)| (1.0, it as f64, q));
     put(s, i, present);
@@ -553,7 +545,7 @@ mod tests {
 
     #[test]
     fn folds_and_decides_like_the_owning_engine() {
-        let mut slots = vec![0.0; 256];
+        let mut slots = vec![0.0; 1024];
         let config = EarlyStoppingConfig::default();
         slots[CONFIG..CONFIG + 16].copy_from_slice(&config_slots(&config));
         assert_eq!(decide(&mut slots), CODE_NO_ITERATIONS);

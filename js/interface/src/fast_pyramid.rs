@@ -88,7 +88,6 @@ fn at(s: &[f64], i: usize) -> f64 {
     s.get(i).copied().unwrap_or(f64::NAN)
 }
 
-#[inline(always)]
 fn put(s: &mut [f64], i: usize, v: f64) {
     if let Some(slot) = s.get_mut(i) {
         *slot = v;

@@ -21,8 +21,8 @@ use earlyexit::pyramid::{self, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
 use earlyexit::speculation::{self, Speculation};
 use earlyexit::{
-    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
-    IterationAnalytics, Naming, Value,
+    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind,
+    ExitConfig, IterationAnalytics, Naming, Value,
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
@@ -188,7 +188,6 @@ fn arg(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Null)
 }
 
-
 fn report_of(value: &Value) -> Result<DiminishingReturnsReport, Failure> {
     DiminishingReturnsReport::from_value(value, Naming::Js).map_err(Failure::Core)
 }
@@ -273,12 +272,8 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             ErrorCode::InvalidConfig,
         )?),
         op::ES_CONFIGURE_CHECK => {
-            let current = EarlyStoppingConfig::default().merged(
-                arg(&args, 0),
-                Naming::Js,
-                "config",
-                ErrorCode::InvalidConfig,
-            )?;
+            let current =
+                EarlyStoppingConfig::default().merged(arg(&args, 0), Naming::Js, "config", ErrorCode::InvalidConfig)?;
             config_answer(current.merged(arg(&args, 1), Naming::Js, "options", ErrorCode::InvalidConfig)?)
         }
         op::ES_RECORD_CHECK => {
@@ -319,9 +314,11 @@ fn loop_constants() -> Value {
     use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
     let strings = |items: &[&str]| Value::Array(items.iter().map(|s| Value::string(*s)).collect());
     let triggers: Vec<&str> = Trigger::ALL.iter().map(|t| t.as_str()).collect();
-    let budgets: Vec<&str> = [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].iter().map(|b| b.as_str()).collect();
-    let statuses: Vec<&str> =
-        [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped].map(|s| s.as_str()).to_vec();
+    let budgets: Vec<&str> =
+        [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].iter().map(|b| b.as_str()).collect();
+    let statuses: Vec<&str> = [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped]
+        .map(|s| s.as_str())
+        .to_vec();
     let fresh = EarlyStopping::new(EarlyStoppingConfig::default());
     Value::object(vec![
         ("layout", Value::Number(f64::from(fast::LAYOUT))),
@@ -330,7 +327,7 @@ fn loop_constants() -> Value {
         ("statuses", strings(&statuses)),
         ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
         ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
-        ("emptySummary", earlyexit::loop_stopping::StoppingSummary::Empty.to_value()),
+        ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
         ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
         ("exitReasons", Value::Array(fast_pyramid::EXIT_REASONS.iter().map(|r| Value::string(r.as_str())).collect())),
         ("outcomes", Value::Array(fast_pyramid::OUTCOMES.iter().map(|o| Value::string(o.as_str())).collect())),
