@@ -25,8 +25,8 @@ export default function createApi(native) {
   // Op codes: the same table as `op` in js/interface/src/lib.rs.
   const PROTOCOL = 2;
   const OP = {
-    HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4, ISO_TIMESTAMP: 5,
-    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_CONFIGURE_CHECK: 8, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
+    HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
+    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
     ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONFIG_SLOTS: 27,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
     IA_SUMMARY: 36, IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
@@ -261,7 +261,7 @@ export default function createApi(native) {
     const key = config === undefined || config === null ? 'null' : enc(config);
     let entry = configs.get(key);
     if (entry === undefined) {
-      entry = configEntry(key, unwrap(native.exec(OP.ES_CONFIG_CHECK, args1(key))));
+      entry = configEntry(key, unwrap(native.exec(OP.ES_CONFIG_CHECK, '[null,' + key + ',"config"]')));
       if (configs.size >= 256) configs.clear();
       configs.set(key, entry);
     }
@@ -315,7 +315,7 @@ export default function createApi(native) {
 
     // Puts this engine's state into the scratch buffer (saving the previous engine's).
     #load() {
-      if (active === this) return scratch;
+      if (active === this) return view(); // (a wasm call may have grown the memory since)
       const config = this.#config;
       if (config === null) throw freedError();
       if (active !== null) active.#save();
@@ -423,7 +423,8 @@ export default function createApi(native) {
         throw freedError();
       }
       // The JSON path: throws the core's typed error, or answers the stored record.
-      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration) + ',' + enc(result) + ',' + Date.now() + ']'));
+      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, args2(enc(iteration), enc(result))));
+      if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
       this.#fold(record);
       this.#history.push(record);
     }
@@ -603,7 +604,7 @@ export default function createApi(native) {
       const config = this.#config;
       if (config === null) throw freedError();
       const key = enc(config.value);
-      const answer = unwrap(native.exec(OP.ES_CONFIGURE_CHECK, args2(key, encConfig(options))));
+      const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + key + ',' + encConfig(options) + ',"options"]'));
       this.#config = configFor(answer[0]);
       // The window's length, the quality bar and the regression tolerance shape the
       // state, so it is folded again from the history, as the Rust engine does.

@@ -84,6 +84,7 @@ pub struct LoopCounters {
 }
 
 /// How many observations the window keeps under `config` (`plateauConsecutiveCount`).
+#[inline]
 pub fn window_capacity(config: &EarlyStoppingConfig) -> usize {
     usize::try_from(config.plateau_consecutive_count).unwrap_or(usize::MAX)
 }
@@ -94,6 +95,7 @@ pub fn window_capacity(config: &EarlyStoppingConfig) -> usize {
 /// confidence 0..=1; a finite delta; usage finite and >= 0; `iteration_number`, when
 /// given, equal to `iteration`). A binding calls this on its fast path and asks the full
 /// validation for the error message only when it answers `false`.
+#[inline]
 pub fn record_is_valid(
     iteration: f64,
     observation_numbers: [f64; 3],
@@ -113,6 +115,7 @@ pub fn record_is_valid(
 }
 
 /// Folds one (validated) record into the counters and the window.
+#[inline]
 pub fn fold(
     config: &EarlyStoppingConfig,
     counters: &mut LoopCounters,
@@ -195,18 +198,37 @@ where
 /// the best iteration and the budgets from the counters.
 pub fn decision(config: &EarlyStoppingConfig, counters: &LoopCounters, verdict: Verdict) -> StoppingDecision {
     let confidence = verdict_confidence(&verdict);
+    let reason = verdict_reason(config, &verdict);
     let mut decision = match verdict {
-        Verdict::NoIterations => StoppingDecision::go_on(loop_stopping::REASON_NO_ITERATIONS, confidence),
-        Verdict::WarmUp { recorded, min } => StoppingDecision::go_on(&warm_up_reason(recorded, min), confidence),
-        Verdict::Continue => StoppingDecision::go_on(loop_stopping::REASON_CONTINUE, confidence),
-        Verdict::Stop(details) => loop_stopping::stop_decision(config, details),
+        Verdict::Stop(details) => {
+            StoppingDecision::stop(reason, confidence, loop_stopping::stop_trigger(&details), details)
+        }
+        _ => StoppingDecision::go_on(&reason, confidence),
     };
     decision.best = counters.best.get();
     decision.budgets = counters.tally.budgets(config);
     decision
 }
 
+/// The reason text of a verdict (the seed's wording; for diminishing returns it quotes the
+/// source's reason from the details).
+pub fn verdict_reason(config: &EarlyStoppingConfig, verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::NoIterations => loop_stopping::REASON_NO_ITERATIONS.to_string(),
+        Verdict::WarmUp { recorded, min } => warm_up_reason(*recorded, *min),
+        Verdict::Continue => loop_stopping::REASON_CONTINUE.to_string(),
+        Verdict::Stop(details) => loop_stopping::stop_reason(config, details),
+    }
+}
+
+/// Whether a diminishing-returns report's `iteration` number is valid (an integer >= 1),
+/// as [`DiminishingReturnsReport::from_value`] checks it.
+pub fn report_iteration_is_valid(iteration: f64) -> bool {
+    check_integer(iteration, 1, MAX_SAFE_INTEGER).is_some()
+}
+
 /// The confidence of the decision a verdict makes (the seed's constants).
+#[inline]
 pub fn verdict_confidence(verdict: &Verdict) -> f64 {
     match verdict {
         Verdict::NoIterations | Verdict::WarmUp { .. } => 1.0,

@@ -448,6 +448,7 @@ impl EarlyStoppingConfig {
         Value::Object(entries)
     }
 
+    #[inline]
     fn budgets(&self) -> [(Budget, Option<f64>); 3] {
         [
             (Budget::Tokens, self.max_total_tokens),
@@ -1027,6 +1028,7 @@ pub struct BestIteration {
 
 impl BestIteration {
     /// Folds one record in (O(1)).
+    #[inline]
     pub fn observe(&mut self, observation: &Observation, min_quality_threshold: f64) {
         let candidate = (observation.iteration, observation.quality_score);
         if self.overall.is_none_or(|(_, q)| observation.quality_score > q) {
@@ -1050,6 +1052,7 @@ impl BestIteration {
     }
 
     /// `(iteration, quality)` of the best record, if any.
+    #[inline]
     pub fn get(&self) -> Option<(u64, f64)> {
         self.verified.or(self.overall)
     }
@@ -1160,6 +1163,7 @@ pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -
 }
 
 /// The high-confidence rule on the last record: the stop's details, if it stops.
+#[inline]
 pub fn high_confidence_details(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDetails> {
     let meets_confidence = last.confidence >= config.high_confidence_threshold;
     let meets_quality = last.quality_score >= config.min_quality_threshold;
@@ -1188,6 +1192,7 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
 }
 
 /// The plateau rule over a window of the last records: the stop's details, if it stops.
+#[inline]
 pub fn plateau_details<W: ObservationWindow + ?Sized>(
     config: &EarlyStoppingConfig,
     window: &W,
@@ -1313,6 +1318,7 @@ pub fn stop_trigger(details: &StoppingDetails) -> Trigger {
 
 /// The confidence of a stop (the seed's constants; a high-confidence stop carries the
 /// record's confidence).
+#[inline]
 pub fn stop_confidence(details: &StoppingDetails) -> f64 {
     match details {
         StoppingDetails::HighConfidence { confidence, .. } => *confidence,
@@ -1377,6 +1383,7 @@ pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option
 }
 
 /// The diminishing-returns rule on a source's report: the stop's details, if it stops.
+#[inline]
 pub fn diminishing_returns_details(report: &DiminishingReturnsReport) -> Option<StoppingDetails> {
     report.detected.then(|| StoppingDetails::DiminishingReturns {
         detected_at_iteration: report.iteration,
@@ -1403,6 +1410,7 @@ pub struct LoopTally {
 
 impl LoopTally {
     /// Folds one record in; `regression_tolerance` is the config's.
+    #[inline]
     pub fn observe(
         &mut self,
         observation: &Observation,
@@ -1438,6 +1446,7 @@ impl LoopTally {
     }
 
     /// The state of every configured budget.
+    #[inline]
     pub fn budgets(&self, config: &EarlyStoppingConfig) -> Vec<BudgetStatus> {
         config
             .budgets()
@@ -1466,6 +1475,7 @@ pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
 }
 
 /// The budget rule: the stop's details, if a budget is exhausted.
+#[inline]
 pub fn budget_details(statuses: &[BudgetStatus]) -> Option<StoppingDetails> {
     let hit = statuses.iter().find(|s| s.exhausted)?;
     Some(StoppingDetails::BudgetExhausted {
@@ -1482,6 +1492,7 @@ pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Opti
 }
 
 /// The `maxIterations` rule: the stop's details, if it stops.
+#[inline]
 pub fn max_iterations_details(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDetails> {
     let max = config.max_iterations?;
     (recorded >= max).then_some(StoppingDetails::MaxIterations { iterations: recorded, max_iterations: max })
@@ -1500,6 +1511,7 @@ pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Opti
 }
 
 /// The regression rule: the stop's details, if it stops.
+#[inline]
 pub fn regression_details(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDetails> {
     let tolerance = config.regression_tolerance?;
     let patience = config.regression_patience.unwrap_or(DEFAULT_REGRESSION_PATIENCE);

@@ -12,7 +12,7 @@
 //! report (the core decides whether to ask, so the source is asked exactly when the seed
 //! asks it). The test pyramid is driven the same way through the core's step API.
 
-pub mod fast;
+pub use earlyexit_js_fast::fast;
 pub mod fast_pyramid;
 pub mod wire;
 
@@ -21,8 +21,8 @@ use earlyexit::pyramid::{self, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
 use earlyexit::speculation::{self, Speculation};
 use earlyexit::{
-    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind,
-    ExitConfig, IterationAnalytics, Naming, Value,
+    snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
+    IterationAnalytics, Naming, Value,
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
@@ -41,15 +41,14 @@ pub mod op {
     pub const ANALYTICS_SOURCE_ERROR: u32 = 3;
     /// `[index, got]` -> the error for a layer whose `run` is not a function.
     pub const RUNNER_ERROR: u32 = 4;
-    /// `[ms]` -> ISO timestamp as `new Date(ms).toISOString()`.
-    pub const ISO_TIMESTAMP: u32 = 5;
+    // 5 was ISO_TIMESTAMP (protocol 1): the JS layer formats its clock's time itself.
     /// `[]` -> the constant strings and templates of the loop fast path (`fast.rs`).
     pub const LOOP_CONSTANTS: u32 = 6;
-    /// `[config]` -> `[merged config, config slots]` (validated; `fast.rs`).
+    /// `[base config or null, config or options, "config" | "options"]` -> `[merged
+    /// config, config slots]` (validated; the constructor and `configure`).
     pub const ES_CONFIG_CHECK: u32 = 7;
-    /// `[current config, options]` -> `[merged config, config slots]` (`configure`).
-    pub const ES_CONFIGURE_CHECK: u32 = 8;
-    /// `[iteration, result, nowMs]` -> the history record (validated), or the error.
+    /// `[iteration, result]` -> the history record (validated; `timestamp` empty when the
+    /// result has none), or the error.
     pub const ES_RECORD_CHECK: u32 = 9;
     /// `[report]` -> the error for a diminishing-returns report the fast check refused.
     pub const ES_REPORT_CHECK: u32 = 24;
@@ -263,23 +262,20 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         op::RUNNER_ERROR => {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
-        op::ISO_TIMESTAMP => Value::string(timestamp::iso_from_millis(arg(&args, 0).as_f64().unwrap_or(0.0) as i64)),
         op::LOOP_CONSTANTS => loop_constants(),
-        op::ES_CONFIG_CHECK => config_answer(EarlyStoppingConfig::default().merged(
-            arg(&args, 0),
-            Naming::Js,
-            "config",
-            ErrorCode::InvalidConfig,
-        )?),
-        op::ES_CONFIGURE_CHECK => {
-            let current =
+        op::ES_CONFIG_CHECK => {
+            // The base (a config validated before, or null for the defaults), then the
+            // partial config or options over it; errors name the argument's root.
+            let root = if arg(&args, 2).as_str() == Some("options") { "options" } else { "config" };
+            let base =
                 EarlyStoppingConfig::default().merged(arg(&args, 0), Naming::Js, "config", ErrorCode::InvalidConfig)?;
-            config_answer(current.merged(arg(&args, 1), Naming::Js, "options", ErrorCode::InvalidConfig)?)
+            config_answer(base.merged(arg(&args, 1), Naming::Js, root, ErrorCode::InvalidConfig)?)
         }
         op::ES_RECORD_CHECK => {
             let (iteration, result) = loop_stopping::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
-            let now = arg(&args, 2).as_f64().unwrap_or(0.0);
-            loop_stopping::record_of(iteration, result, || timestamp::iso_from_millis(now as i64)).to_value()
+            // A missing timestamp stays empty: the JS layer fills in its clock's time, as
+            // on the fast path (an empty timestamp is never valid, so this is unambiguous).
+            loop_stopping::record_of(iteration, result, String::new).to_value()
         }
         op::ES_REPORT_CHECK => {
             report_of(arg(&args, 0))?;
@@ -490,12 +486,12 @@ mod tests {
     #[test]
     fn checks_answer_the_core_s_errors_and_normalized_values() {
         let record = r#"[1,{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":0},0]"#;
-        assert!(exec(op::ES_RECORD_CHECK, record).contains(r#""timestamp":"1970-01-01T00:00:00.000Z""#));
+        assert!(exec(op::ES_RECORD_CHECK, record).contains(r#""timestamp":"""#));
         let bad = exec(op::ES_REPORT_CHECK, r#"[{"detected":"yes","reason":"x"}]"#);
         assert!(bad.starts_with(r#"!{"code":"invalid_analytics","kind":"type","field":"detected""#), "{bad}");
-        let config = exec(op::ES_CONFIG_CHECK, r#"[{"minIterations":2}]"#);
+        let config = exec(op::ES_CONFIG_CHECK, r#"[null,{"minIterations":2},"config"]"#);
         assert!(config.starts_with(r#"~[{"highConfidenceThreshold":0.95"#), "{config}");
-        let unknown = exec(op::ES_CONFIGURE_CHECK, r#"[null,{"plateauCount":2}]"#);
+        let unknown = exec(op::ES_CONFIG_CHECK, r#"[null,{"plateauCount":2},"options"]"#);
         assert!(unknown.starts_with(r#"!{"code":"unknown_option""#), "{unknown}");
     }
 

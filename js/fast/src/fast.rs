@@ -356,7 +356,15 @@ pub fn decide(slots: &mut [f64]) -> f64 {
     decide_over(slots, &config, &counters)
 }
 
-fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> f64 {
+/// Why [`verdict_of`] has no verdict.
+enum NoVerdict {
+    NeedSource,
+    InvalidReport,
+}
+
+/// The core's verdict over the slots; the source's report, when one was asked, is in the
+/// input slots.
+fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> Result<Verdict, NoVerdict> {
     let source_mode = at(slots, IN_SOURCE);
     let report = (source_mode == 2.0).then(|| DiminishingReturnsReport {
         detected: at(slots, IN_DETECTED) != 0.0,
@@ -367,21 +375,24 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
         },
         reason: String::new(), // the JS layer holds the source's text
     });
-    if at(slots, IN_REPORT_ITERATION_KIND) == 2.0 && source_mode == 2.0 {
-        let n = at(slots, IN_REPORT_ITERATION);
-        if !(n.is_finite() && n.fract() == 0.0 && (1.0..=9007199254740991.0).contains(&n)) {
-            return out_code(slots, CODE_INVALID_REPORT);
-        }
+    if source_mode == 2.0
+        && at(slots, IN_REPORT_ITERATION_KIND) == 2.0
+        && !loop_state::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
+    {
+        return Err(NoVerdict::InvalidReport);
     }
     // Without a report, asking the source means answering NEED_SOURCE: the JS layer asks
     // it (the core decided that it must, exactly when the seed would) and calls again.
-    struct NeedSource;
-    let source = (source_mode != 0.0).then_some(move || report.ok_or(NeedSource));
-    let verdict = {
-        let window = SlotWindow { slots: &mut *slots };
-        loop_state::verdict(config, counters, &window, source)
+    let source = (source_mode != 0.0).then_some(move || report.ok_or(NoVerdict::NeedSource));
+    loop_state::verdict(config, counters, &SlotWindow { slots }, source)
+}
+
+fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> f64 {
+    let verdict = match verdict_of(slots, config, counters) {
+        Ok(verdict) => verdict,
+        Err(NoVerdict::NeedSource) => return out_code(slots, CODE_NEED_SOURCE),
+        Err(NoVerdict::InvalidReport) => return out_code(slots, CODE_INVALID_REPORT),
     };
-    let Ok(verdict) = verdict else { return out_code(slots, CODE_NEED_SOURCE) };
     put(slots, OUT_CONFIDENCE, loop_state::verdict_confidence(&verdict));
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
     let budgets = counters.tally.budgets(config);
@@ -463,50 +474,16 @@ fn budget_index(budget: Budget) -> f64 {
     }
 }
 
-fn budget_of(index: f64) -> Budget {
-    match index as u8 {
-        0 => Budget::Tokens,
-        1 => Budget::CostUsd,
-        _ => Budget::WallClockMs,
-    }
-}
-
 /// The reason text of the decision [`decide`] just wrote (not for diminishing returns,
-/// whose text is [`diminishing_returns_reason`] of the source's reason).
-pub fn reason(slots: &[f64]) -> String {
+/// whose text is [`diminishing_returns_reason`] of the source's reason). The JS layer asks
+/// only when its cache misses, so the verdict is simply made again over the same slots.
+pub fn reason(slots: &mut [f64]) -> String {
     let config = config_of(slots);
-    let d = |i: usize| at(slots, OUT_DETAIL + i);
-    let details = match at(slots, OUT_CODE) {
-        CODE_NO_ITERATIONS => return loop_stopping::REASON_NO_ITERATIONS.to_string(),
-        CODE_CONTINUE => return loop_stopping::REASON_CONTINUE.to_string(),
-        CODE_WARM_UP => return loop_state::warm_up_reason(d(0) as u64, d(1) as u64),
-        CODE_HIGH_CONFIDENCE => StoppingDetails::HighConfidence {
-            confidence: d(0),
-            quality_score: d(1),
-            verification_status: status_of(d(2)),
-        },
-        CODE_PLATEAU => StoppingDetails::QualityPlateau {
-            consecutive_count: d(0) as u64,
-            improvements: Vec::new(),
-            average_quality: d(1),
-            threshold: d(2),
-        },
-        CODE_MAX_ITERATIONS => StoppingDetails::MaxIterations { iterations: d(0) as u64, max_iterations: d(1) as u64 },
-        CODE_BUDGET => StoppingDetails::BudgetExhausted {
-            budget: budget_of(d(0)),
-            limit: d(1),
-            observed: d(2),
-            records_without_value: d(3) as u64,
-        },
-        CODE_REGRESSION => StoppingDetails::QualityRegression {
-            best_iteration: d(0) as u64,
-            best_quality_score: d(1),
-            tolerance: d(2),
-            patience: d(3) as u64,
-        },
-        _ => return String::new(),
-    };
-    loop_stopping::stop_reason(&config, &details)
+    let counters = counters_of(slots);
+    match verdict_of(slots, &config, &counters) {
+        Ok(verdict) => loop_state::verdict_reason(&config, &verdict),
+        Err(_) => String::new(),
+    }
 }
 
 /// `'Diminishing returns detected: ' + reason`.
@@ -556,7 +533,7 @@ mod tests {
         assert_eq!(record(&mut slots, 4.0, 81.0, 0.9, 1.0, 0.5), OK);
         assert_eq!(at(&slots, WINDOW_LEN), 3.0);
         assert_eq!(decide(&mut slots), CODE_PLATEAU);
-        assert_eq!(reason(&slots), "Quality plateau detected: 3 consecutive iterations with <2% improvement");
+        assert_eq!(reason(&mut slots), "Quality plateau detected: 3 consecutive iterations with <2% improvement");
         let window = SlotWindow { slots: &mut slots };
         let observations: Vec<_> = (0..window.len()).filter_map(|i| window.get(i)).collect();
         assert_eq!(observations.iter().map(|o| o.iteration).collect::<Vec<_>>(), vec![2, 3, 4]);
@@ -571,6 +548,6 @@ mod tests {
         slots[IN_SOURCE] = 1.0;
         assert_eq!(record(&mut slots, 5.0, 99.0, 0.99, 0.0, 18.0), OK);
         assert_eq!(decide(&mut slots), CODE_HIGH_CONFIDENCE);
-        assert_eq!(reason(&slots), "High confidence (99.0%) AND verification passed");
+        assert_eq!(reason(&mut slots), "High confidence (99.0%) AND verification passed");
     }
 }
