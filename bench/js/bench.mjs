@@ -6,6 +6,9 @@
 //   loop     a fresh EarlyStopping, 10 x (recordIterationResult + shouldStop) with varied
 //            scores so every trigger fires (high confidence, plateau, diminishing returns
 //            from an outside source, none), then generateSummary; 100,000 trajectories.
+//   loop-ts  the same with a timestamp in every result, so neither side reads the clock
+//            (the seed formats `new Date().toISOString()` per record, which is slow on some
+//            machines; ours reads Date.now() and formats on first read of the history).
 //   pyramid  EarlyExitController.runWithEarlyExit over 4 layers with synchronous runners
 //            (exits, speculation, verification and full runs all occur); 100,000 runs.
 // Each is timed for the seed (../shared/reference/early-stopping.mjs and
@@ -91,8 +94,10 @@ class Source {
   }
 }
 
-function loopWorkload(EarlyStopping, count) {
-  const kinds = trajectories();
+function loopWorkload(EarlyStopping, count, timestamps = false) {
+  const kinds = timestamps
+    ? trajectories().map((kind) => kind.map((r, i) => ({ ...r, timestamp: `2026-01-01T00:00:0${i}.000Z` })))
+    : trajectories();
   return () => {
     let stops = 0;
     for (let t = 0; t < count; t++) {
@@ -175,7 +180,7 @@ const us = (ns) => (ns / 1000).toFixed(3);
 const spread = (xs) => `${us(Math.min(...xs))}..${us(Math.max(...xs))}`;
 
 function report(workload, impl, count, { seedTimes, ourTimes, ratios }) {
-  const unit = workload === 'loop' ? 'trajectory' : 'run';
+  const unit = workload.startsWith('loop') ? 'trajectory' : 'run';
   console.log(`${workload} seed: median ${us(median(seedTimes))} us per ${unit} (spread ${spread(seedTimes)} us, ${seedTimes.length} rounds of ${count})`);
   console.log(`${workload} ${impl}: median ${us(median(ourTimes))} us per ${unit} (spread ${spread(ourTimes)} us, ${ourTimes.length} rounds of ${count})`);
   const r = ratios.map((x) => x.toFixed(2));
@@ -208,6 +213,8 @@ async function main() {
     const ours = require(path.join(ROOT, impl === 'native' ? 'bindings-node/index.cjs' : 'bindings-wasm/index.cjs'));
     const loop = await compare(loopWorkload(seedLoop.EarlyStopping, count), loopWorkload(ours.EarlyStopping, count), count, rounds);
     report('loop', impl, count, loop);
+    const stamped = await compare(loopWorkload(seedLoop.EarlyStopping, count, true), loopWorkload(ours.EarlyStopping, count, true), count, rounds);
+    report('loop-ts', impl, count, stamped);
     const pyramid = await compare(
       pyramidWorkload(seedPyramid.EarlyExitController, seedPyramid.DEFAULT_EXIT_CONFIG, count),
       pyramidWorkload(ours.EarlyExitController, ours.DEFAULT_EXIT_CONFIG, count),

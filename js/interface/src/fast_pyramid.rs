@@ -198,7 +198,7 @@ pub fn submit(s: &mut [f64]) -> f64 {
         let signal = calculate_quality_signal(&result);
         put(s, PREVIOUS_LAMBDA, signal.lambda);
         let exit = exit_of(s);
-        let decision = exit.should_exit(&signal, index as u64);
+        let decision = exit.exit_verdict(&signal, index as u64);
         let remaining = count - index - 1;
         if decision.can_exit {
             put(s, EXITED, 1.0);
