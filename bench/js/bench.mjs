@@ -183,8 +183,9 @@ function report(workload, impl, count, { seedTimes, ourTimes, ratios }) {
   const unit = workload.startsWith('loop') ? 'trajectory' : 'run';
   console.log(`${workload} seed: median ${us(median(seedTimes))} us per ${unit} (spread ${spread(seedTimes)} us, ${seedTimes.length} rounds of ${count})`);
   console.log(`${workload} ${impl}: median ${us(median(ourTimes))} us per ${unit} (spread ${spread(ourTimes)} us, ${ourTimes.length} rounds of ${count})`);
-  const r = ratios.map((x) => x.toFixed(2));
-  console.log(`${workload} ratio seed/${impl}: ${median(ratios).toFixed(2)} (spread ${Math.min(...ratios).toFixed(2)}..${Math.max(...ratios).toFixed(2)}; per round ${r.join(' ')}; >= 1.00 means ${impl} is at least as fast)`);
+  const fmt = (x) => (x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
+  const r = ratios.map(fmt);
+  console.log(`${workload} ratio seed/${impl}: ${fmt(median(ratios))} (spread ${fmt(Math.min(...ratios))}..${fmt(Math.max(...ratios))}; per round ${r.join(' ')}; >= 1.00 means ${impl} is at least as fast)`);
 }
 
 function emptyCallBaseline(rounds) {
