@@ -218,28 +218,32 @@ export default function createApi(native) {
 
   // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
-  let scratch = new Float64Array(0);
-  let active = null; // the engine whose state is in the scratch buffer
+  // Shared by every copy of this layer over the same native module: a test runner may load
+  // the package more than once in one thread, and the native side has one buffer per
+  // thread, so the buffer and which engine's state is in it must be known to all copies.
+  const SHARED = Symbol.for('earlyexit.scratch');
+  const fast = native[SHARED] || (native[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null });
   let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
     const size = Math.max(4096, 2 * min);
     if (typeof native.scratchReserve === 'function') {
       const address = native.scratchReserve(size);
-      scratch = new Float64Array(native.wasmMemory().buffer, address, size);
+      fast.scratch = new Float64Array(native.wasmMemory().buffer, address, size);
     } else {
       const grown = new Float64Array(size);
-      grown.set(scratch);
+      grown.set(fast.scratch);
       native.bindScratch(grown);
-      scratch = grown;
+      fast.scratch = grown;
     }
-    return scratch;
+    return fast.scratch;
   }
 
   // The scratch view after a native call (a wasm call that allocated may have grown the
   // memory, which detaches the old view).
   function view() {
-    return scratch.length !== 0 ? scratch : growScratch(0);
+    const s = fast.scratch;
+    return s.length !== 0 ? s : growScratch(0);
   }
 
   // Slots needed to fold one more observation into a window of `len` (state, then the
@@ -315,10 +319,10 @@ export default function createApi(native) {
 
     // Puts this engine's state into the scratch buffer (saving the previous engine's).
     #load() {
-      if (active === this) return view(); // (a wasm call may have grown the memory since)
+      if (fast.owner === this) return view(); // (a wasm call may have grown the memory since)
       const config = this.#config;
       if (config === null) throw freedError();
-      if (active !== null) active.#save();
+      if (fast.evict !== null) fast.evict(); // saves the previous engine's state with it
       decidedBy = null; // the outputs (the plateau's improvements above all) were another engine's
       const state = this.#state;
       let s = view();
@@ -330,7 +334,8 @@ export default function createApi(native) {
       } else {
         s.set(state, STATE);
       }
-      active = this;
+      fast.owner = this;
+      fast.evict = () => this.#save();
       return s;
     }
 
@@ -340,7 +345,10 @@ export default function createApi(native) {
     }
 
     #unload() {
-      if (active === this) active = null;
+      if (fast.owner === this) {
+        fast.owner = null;
+        fast.evict = null;
+      }
       if (decidedBy === this) decidedBy = null;
       this.#state = null;
     }

@@ -7,7 +7,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import ee, { IMPL, HAVE_REFERENCE, NO_REFERENCE, REFERENCE_DIR } from './impl.mjs';
+import { createRequire } from 'node:module';
+import ee, { IMPL, HAVE_REFERENCE, NO_REFERENCE, REFERENCE_DIR, ROOT } from './impl.mjs';
 import { compare } from './support.mjs';
 
 const seed = HAVE_REFERENCE ? await import(pathToFileURL(path.join(REFERENCE_DIR, 'early-stopping.mjs')).href) : null;
@@ -32,6 +33,24 @@ describe(`loop fast path (${IMPL})`, { skip }, () => {
       for (const e of [2, 0, 1]) same(theirs[e].shouldStop(i), ours[e].shouldStop(i), `engine ${e} at ${i}`);
     }
     for (let e = 0; e < 3; e++) same(theirs[e].generateSummary(), ours[e].generateSummary(), `summary ${e}`);
+  });
+
+  test('two copies of the JS layer over one native module (as test runners load packages) share the buffer', () => {
+    const require = createRequire(import.meta.url);
+    const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+    const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
+    const { api: second, ready } = require(path.join(dir, 'api.cjs'))(native);
+    ready();
+    const ours = [new ee.EarlyStopping(), new second.EarlyStopping(), new ee.EarlyStopping({ plateauConsecutiveCount: 2 })];
+    const theirs = [new seed.EarlyStopping(), new seed.EarlyStopping(), new seed.EarlyStopping({ plateauConsecutiveCount: 2 })];
+    for (let i = 1; i <= 8; i++) {
+      for (let e = 0; e < 3; e++) {
+        const r = result(60 + ((i * (e + 2)) % 5) * 4, 0.6 + (i % 4) * 0.1, i % 4 ? 'failed' : 'passed', (i + e) % 2);
+        ours[e].recordIterationResult(i, r);
+        theirs[e].recordIterationResult(i, r);
+      }
+      for (const e of [1, 2, 0]) same(theirs[e].shouldStop(), ours[e].shouldStop(), `engine ${e} at ${i}`);
+    }
   });
 
   test('a source that uses other engines while it is asked', () => {
