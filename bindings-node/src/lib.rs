@@ -85,7 +85,7 @@ pub fn fast_decide() -> f64 {
 /// The reason text of the decision just made.
 #[napi(catch_unwind)]
 pub fn fast_reason() -> String {
-    with_scratch(String::new(), |slots| earlyexit_js::fast::reason(slots))
+    with_scratch(String::new(), earlyexit_js::fast::reason)
 }
 
 /// `'Diminishing returns detected: ' + reason`.
