@@ -22,14 +22,16 @@ const native = {
     throw notReady();
   },
 };
+// What the JS layer calls: the JSON interface and the loop's numeric fast path.
+const NATIVE_EXPORTS = ['NativeEngine', 'exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason',
+  'scratchReserve', 'wasmMemory', 'pyramidStart', 'pyramidSubmit', 'pyramidSummary'];
 const { api, ready } = createApi(native);
 let started = null;
 
 export function init(input) {
   if (started === null) {
     started = initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => {
-      native.NativeEngine = wasm.NativeEngine;
-      native.exec = wasm.exec;
+      for (const name of NATIVE_EXPORTS) native[name] = wasm[name];
       ready();
     });
     started.catch(() => {

@@ -24,6 +24,7 @@ pub mod error;
 pub mod exit_decision;
 pub mod jsnum;
 pub mod loop_replay;
+pub mod loop_state;
 pub mod loop_stopping;
 pub mod pyramid;
 pub mod pyramid_policy;

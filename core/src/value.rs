@@ -439,10 +439,11 @@ pub(crate) fn index_path(prefix: &str, index: usize) -> String {
     [prefix, "[", &index.to_string(), "]"].concat()
 }
 
-/// Levenshtein distance, case-insensitive, for "did you mean" suggestions.
+/// Levenshtein distance, ASCII-case-insensitive, for "did you mean" suggestions (every
+/// known key is ASCII; Unicode case tables would add 5 KB to the wasm module).
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.to_lowercase().chars().collect();
-    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let a: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let b: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut diagonal = i;

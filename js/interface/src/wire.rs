@@ -22,7 +22,9 @@ const TAG: &str = "\u{0}";
 pub fn decode(text: &str) -> Result<Value, Error> {
     let value = Value::parse_json(text, ErrorCode::InvalidConfig, "arguments")
         .map_err(|e| Error::new(e.error_code(), ErrorKind::Type, "arguments", e.message()))?;
-    Ok(if text.contains("\\u0000") { untag(value) } else { value })
+    // A byte scan rather than `str::contains`, whose searcher costs 0.4 KB of wasm.
+    let tagged = text.as_bytes().windows(6).any(|w| w == b"\\u0000");
+    Ok(if tagged { untag(value) } else { value })
 }
 
 fn untag(value: Value) -> Value {
