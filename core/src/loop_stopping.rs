@@ -14,7 +14,8 @@
 //!    quality >= `min_quality_threshold`, and with `require_verification` a `passed`
 //!    verification; a high-confidence record that is not verified falls through);
 //! 5. quality plateau (if enabled) over the last `plateau_consecutive_count` records
-//!    (opt-in `plateauDeltaSource`, `plateauMode`);
+//!    (opt-in `plateauDeltaSource`, `plateauMode`; with `plateauMinQuality` a window holding
+//!    a record below that quality is no plateau);
 //! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`), then no
 //!    improvement (opt-in `noImprovementPatience`: that many records in a row brought no new
 //!    best quality; the explicit give-up rule of the `recommended` preset);
@@ -29,6 +30,9 @@
 //! quality says, so when a budget runs out in the same step as a plateau (or high
 //! confidence) the decision is `budget_exhausted`, the reason that holds unconditionally.
 //! The options, their reasons and details are described in `docs/loop-options.md`.
+//!
+//! This order is written once, in [`loop_state::verdict`]: the owning engine, the replay
+//! ([`decide_over`]) and the JS fast path (`js/fast`) all call it, so they cannot drift.
 //!
 //! The rules are also offered as stateless functions ([`check_high_confidence`],
 //! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding

@@ -166,3 +166,55 @@ describe(`runWithEarlyExit fast path (${IMPL})`, { skip }, () => {
     await assert.rejects(controller.runWithEarlyExit([{ name: 'a', costMs: -1, run: () => ({}) }]), (e) => e instanceof RangeError);
   });
 });
+
+// Main's opt-in options (plateauMinQuality, noImprovementPatience) and presets on the fast
+// path: the decision comes from the slots, so each option must cross in the config slots and
+// its counter in the state slots. The replay runs the same core order over the same run.
+describe(`loop fast path: options and presets (${IMPL})`, () => {
+  const stuck = (n, q = 0) => Array.from({ length: n }, (_, i) => result(q, 0.5, 'failed', 0));
+
+  test('fromPreset("recommended") gives up with no_improvement, as the replay does', () => {
+    const engine = ee.EarlyStopping.fromPreset('recommended');
+    const other = new ee.EarlyStopping(); // interleaved: the state must survive eviction
+    const decisions = [];
+    stuck(6).forEach((r, i) => {
+      engine.recordIterationResult(i + 1, r);
+      other.recordIterationResult(i + 1, r);
+      other.shouldStop(i + 1);
+      decisions.push(engine.shouldStop(i + 1));
+    });
+    assert.deepEqual(decisions.map((d) => d.stop), [false, false, false, false, false, true]);
+    const last = decisions[5];
+    assert.equal(last.trigger, 'no_improvement');
+    assert.equal(last.reason, 'No improvement: 5 consecutive iterations without a new best (0 at iteration 1)');
+    assert.deepEqual(last.details, { best_iteration: 1, best_quality_score: 0, iterations_without_improvement: 5, patience: 5 });
+    assert.deepEqual(engine.getStoppingDetails(), last.details);
+    assert.equal(engine.generateSummary().stopping_trigger, 'no_improvement');
+    const iterations = stuck(8).map((r) => ({ quality_score: r.quality_score, confidence: r.confidence, verification_status: r.verification_status }));
+    const replay = ee.replayLoops([{ id: 'stuck', iterations }], 'recommended');
+    assert.equal(replay.runs[0].trigger, 'no_improvement');
+    assert.equal(replay.runs[0].iterations_run, 6);
+    assert.equal(replay.runs[0].reason, last.reason);
+    // A snapshot restores onto the fast path with the same counters.
+    const restored = ee.EarlyStopping.fromJSON(JSON.stringify(engine));
+    assert.deepEqual(restored.shouldStop(6), last);
+  });
+
+  test('plateauMinQuality gates the plateau; configure() refolds the no-improvement counter', () => {
+    const gated = new ee.EarlyStopping({ plateauMinQuality: 70 });
+    const plain = new ee.EarlyStopping();
+    stuck(3, 50).forEach((r, i) => {
+      gated.recordIterationResult(i + 1, r);
+      plain.recordIterationResult(i + 1, r);
+    });
+    assert.equal(plain.shouldStop(3).trigger, 'quality_plateau');
+    assert.equal(gated.shouldStop(3).stop, false);
+    gated.configure({ plateauMinQuality: 50 });
+    assert.equal(gated.shouldStop(3).trigger, 'quality_plateau');
+    gated.configure({ enablePlateauDetection: false, noImprovementPatience: 2 });
+    const d = gated.shouldStop(3);
+    assert.equal(d.trigger, 'no_improvement');
+    assert.equal(d.details.iterations_without_improvement, 2);
+    assert.equal(gated.getConfig().noImprovementPatience, 2);
+  });
+});
