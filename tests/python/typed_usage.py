@@ -129,7 +129,7 @@ def loop_options() -> Tuple[Trigger, Optional[int], List[BudgetStatusDict]]:
     if decision.trigger == "budget_exhausted" and details is not None and "budget" in details:
         spent: BudgetExhaustedDetails = details
         del spent
-    if decision.trigger == "quality_regression" and details is not None and "patience" in details:
+    if decision.trigger == "quality_regression" and details is not None and "tolerance" in details:
         fell: QualityRegressionDetails = details
         del fell
     as_dict = decision.to_dict()
