@@ -169,7 +169,7 @@ where
         return Ok(Verdict::Stop(stop));
     }
     // Warm-up gates every quality trigger (and the outside source is not asked).
-    if let Some(min) = config.min_iterations.filter(|min| recorded < *min) {
+    if let Some(min) = loop_stopping::warm_up_min(config, recorded) {
         return Ok(Verdict::WarmUp { recorded, min });
     }
     if let Some(stop) = loop_stopping::high_confidence_details(config, &last) {
@@ -249,4 +249,58 @@ pub fn verdict_confidence(verdict: &Verdict) -> f64 {
 /// `'Warm-up: iteration N of M'`.
 pub fn warm_up_reason(recorded: u64, min: u64) -> String {
     ["Warm-up: iteration ", &recorded.to_string(), " of ", &min.to_string()].concat()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loop_stopping::{IterationResult, Trigger};
+    use crate::{EarlyStopping, VerificationStatus};
+
+    /// The replay's `decide_over` (a history slice) and the owning engine (counters and a
+    /// window) decide through the same `verdict`: same stop, trigger and reason at every step,
+    /// for the presets' options too (plateau gate, no-improvement give-up, regression, warm-up).
+    #[test]
+    fn replay_and_engine_share_one_order() {
+        let mut configs = vec![EarlyStoppingConfig::recommended(), EarlyStoppingConfig::default()];
+        configs.push(EarlyStoppingConfig {
+            min_iterations: Some(2),
+            regression_tolerance: Some(5.0),
+            no_improvement_patience: Some(3),
+            plateau_min_quality: Some(60.0),
+            ..EarlyStoppingConfig::default()
+        });
+        let qualities = [0.0, 0.0, 55.0, 80.0, 70.0, 71.0, 71.5, 71.0, 40.0, 39.0, 38.0, 38.0, 38.0];
+        for config in configs {
+            let mut engine = EarlyStopping::new(config.clone()).unwrap_or_else(|e| panic!("{e:?}"));
+            let mut tally = LoopTally::default();
+            let mut history: Vec<Observation> = Vec::new();
+            let mut previous = 0.0;
+            let mut triggers = Vec::new();
+            for (i, q) in qualities.iter().enumerate() {
+                let iteration = i as u64 + 1;
+                let result = IterationResult::new(*q, 0.5, VerificationStatus::Failed, q - previous);
+                previous = *q;
+                engine
+                    .record(iteration, result, || "2026-01-01T00:00:00.000Z".to_string())
+                    .unwrap_or_else(|e| panic!("{e:?}"));
+                let o = engine.history()[i].observation;
+                tally.observe(&o, None, config.regression_tolerance);
+                history.push(o);
+                let none = None::<fn() -> Result<DiminishingReturnsReport, ()>>;
+                let replayed =
+                    loop_stopping::decide_over(&config, &history, &tally, none).unwrap_or_else(|()| panic!());
+                let decided = engine.should_stop();
+                assert_eq!(
+                    (replayed.stop, replayed.trigger, &replayed.reason),
+                    (decided.stop, decided.trigger, &decided.reason)
+                );
+                triggers.push(decided.trigger);
+            }
+            if config.no_improvement_patience == Some(5) {
+                assert!(triggers.contains(&Trigger::NoImprovement), "{triggers:?}");
+                assert!(!triggers.contains(&Trigger::QualityPlateau), "{triggers:?}");
+            }
+        }
+    }
 }

@@ -1675,8 +1675,14 @@ pub fn max_iterations_details(config: &EarlyStoppingConfig, recorded: u64) -> Op
 
 /// Opt-in warm-up: while fewer than `minIterations` are recorded, no quality trigger stops.
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
-    let min = config.min_iterations?;
-    (recorded < min).then(|| StoppingDecision::go_on(&crate::loop_state::warm_up_reason(recorded, min), 1.0))
+    let min = warm_up_min(config, recorded)?;
+    Some(StoppingDecision::go_on(&crate::loop_state::warm_up_reason(recorded, min), 1.0))
+}
+
+/// The warm-up rule: `minIterations` while fewer iterations are recorded, else `None`.
+#[inline]
+pub fn warm_up_min(config: &EarlyStoppingConfig, recorded: u64) -> Option<u64> {
+    config.min_iterations.filter(|min| recorded < *min)
 }
 
 /// Opt-in regression guard: stop once the last `regressionPatience` records each stayed
