@@ -11,14 +11,15 @@ const engines = require('./pkg/nodejs/earlyexit_wasm.js');
 const { isReplayOp } = require('./replay-ops.cjs');
 
 let replay = null;
-const native = {
-  NativeEngine: engines.NativeEngine,
+// Everything the engines module exports (the JSON interface and the loop's numeric fast
+// path), with `exec` routing replay ops to the replay module.
+const native = Object.assign({}, engines, {
   exec(op, args) {
     if (!isReplayOp(op)) return engines.exec(op, args);
     if (replay === null) replay = require('./pkg/nodejs/earlyexit_replay.js');
     return replay.exec(op, args);
   },
-};
+});
 const { api, ready } = createApi(native);
 ready();
 

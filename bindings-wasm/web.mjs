@@ -29,6 +29,9 @@ const native = {
     throw notReady();
   },
 };
+// What the JS layer calls: the JSON interface and the loop's numeric fast path.
+const NATIVE_EXPORTS = ['NativeEngine', 'exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason',
+  'scratchReserve', 'wasmMemory', 'pyramidStart', 'pyramidSubmit', 'pyramidSummary'];
 const { api, ready } = createApi(native);
 let started = null;
 
@@ -44,7 +47,7 @@ export function init(input, replayInput) {
       },
     );
     started = Promise.all([initWasm(options(input)), replay]).then(([, replayExec]) => {
-      native.NativeEngine = wasm.NativeEngine;
+      for (const name of NATIVE_EXPORTS) native[name] = wasm[name];
       native.exec = (op, args) => (isReplayOp(op) ? replayExec(op, args) : wasm.exec(op, args));
       ready();
     });

@@ -180,6 +180,21 @@ impl ExitReason {
     }
 }
 
+/// [`CoherenceEarlyExit::should_exit`]'s decision without the explanation sentence.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExitVerdict {
+    /// Whether the remaining layers may be skipped.
+    pub can_exit: bool,
+    /// Confidence of the decision.
+    pub confidence: f64,
+    /// The target exit layer (forced continue) or this layer.
+    pub exit_layer: i64,
+    /// Why.
+    pub reason: ExitReason,
+    /// Whether skipped layers get predictions.
+    pub enable_speculation: bool,
+}
+
 /// ADR-033's `EarlyExitDecision`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExitDecision {
@@ -239,6 +254,12 @@ impl CoherenceEarlyExit {
         Ok(CoherenceEarlyExit { config, total_layers })
     }
 
+    /// An exit decider over a config that was validated before (a binding that keeps a
+    /// validated config as numbers rebuilds it per step); nothing is checked again.
+    pub fn prevalidated(config: ExitConfig, total_layers: u64) -> Self {
+        CoherenceEarlyExit { config, total_layers }
+    }
+
     /// From host values: a partial config merged over the default, and `totalLayers`.
     pub fn from_values(config: &Value, total_layers: &Value, naming: Naming) -> Result<Self> {
         let config = ExitConfig::from_value(config, naming)?;
@@ -259,6 +280,15 @@ impl CoherenceEarlyExit {
 
     /// ADR-033's `shouldExit(signal, layer)`.
     pub fn should_exit(&self, signal: &QualitySignal, layer: u64) -> ExitDecision {
+        let verdict = self.exit_verdict(signal, layer);
+        let explanation = self.explanation(signal, i64::try_from(layer).unwrap_or(i64::MAX), &verdict);
+        let ExitVerdict { can_exit, confidence, exit_layer, reason, enable_speculation } = verdict;
+        ExitDecision { can_exit, confidence, exit_layer, reason, enable_speculation, explanation }
+    }
+
+    /// `shouldExit` without the explanation sentence: the numbers a run needs, with no
+    /// string built (the test pyramid's step calls this once per layer).
+    pub fn exit_verdict(&self, signal: &QualitySignal, layer: u64) -> ExitVerdict {
         let layer = i64::try_from(layer).unwrap_or(i64::MAX);
         let target = if self.config.adaptive_exit_layer {
             self.adaptive_exit_layer(signal)
@@ -266,21 +296,84 @@ impl CoherenceEarlyExit {
             i64::try_from(self.config.exit_layer).unwrap_or(i64::MAX)
         };
         if layer < target {
-            let mut explanation = String::from("Layer ");
-            explanation.push_str(&crate::jsnum::uint_string(layer as u64));
-            explanation.push_str(" < target ");
-            explanation.push_str(&crate::jsnum::uint_string(target as u64));
-            explanation.push_str(", continuing");
-            return ExitDecision {
+            return ExitVerdict {
                 can_exit: false,
                 confidence: 0.0,
                 exit_layer: target,
                 reason: ExitReason::ForcedContinue,
                 enable_speculation: false,
-                explanation,
             };
         }
-        self.evaluate_exit_conditions(signal, layer)
+        let c = &self.config;
+        let verdict = |can_exit: bool, confidence: f64, reason: ExitReason| ExitVerdict {
+            can_exit,
+            confidence,
+            exit_layer: layer,
+            reason,
+            enable_speculation: can_exit && c.speculative_tests > 0,
+        };
+        if signal.lambda < c.min_lambda_for_exit {
+            return verdict(false, signal.lambda / 100.0, ExitReason::LambdaTooLow);
+        }
+        let stability = stability(signal);
+        if stability < c.min_lambda_stability {
+            return verdict(false, stability, ExitReason::LambdaUnstable);
+        }
+        if signal.boundary_concentration > c.max_boundary_concentration {
+            return verdict(false, 1.0 - signal.boundary_concentration, ExitReason::BoundariesConcentrated);
+        }
+        let lambda_strength = signal.lambda / 100.0;
+        let boundary_dispersion = 1.0 - signal.boundary_concentration;
+        let confidence = lambda_strength * 0.4 + stability * 0.4 + boundary_dispersion * 0.2;
+        if confidence < c.min_confidence {
+            return verdict(false, confidence, ExitReason::InsufficientConfidence);
+        }
+        verdict(true, confidence, ExitReason::ConfidentExit)
+    }
+
+    /// The ADR's explanation sentence of a verdict.
+    fn explanation(&self, signal: &QualitySignal, layer: i64, verdict: &ExitVerdict) -> String {
+        let c = &self.config;
+        match verdict.reason {
+            ExitReason::ForcedContinue => {
+                let mut explanation = String::from("Layer ");
+                explanation.push_str(&crate::jsnum::uint_string(layer as u64));
+                explanation.push_str(" < target ");
+                explanation.push_str(&crate::jsnum::uint_string(verdict.exit_layer as u64));
+                explanation.push_str(", continuing");
+                explanation
+            }
+            ExitReason::LambdaTooLow => value::concat(&[
+                "Lambda ",
+                &jsnum::to_js_string(signal.lambda),
+                " < minimum ",
+                &jsnum::to_js_string(c.min_lambda_for_exit),
+            ]),
+            ExitReason::LambdaUnstable => value::concat(&[
+                "Stability ",
+                &percent(verdict.confidence),
+                "% < minimum ",
+                &percent(c.min_lambda_stability),
+                "%",
+            ]),
+            ExitReason::BoundariesConcentrated => value::concat(&[
+                "Boundary concentration ",
+                &percent(signal.boundary_concentration),
+                "% > max ",
+                &percent(c.max_boundary_concentration),
+                "%",
+            ]),
+            ExitReason::InsufficientConfidence => value::concat(&[
+                "Confidence ",
+                &percent(verdict.confidence),
+                "% < minimum ",
+                &percent(c.min_confidence),
+                "%",
+            ]),
+            ExitReason::ConfidentExit => {
+                value::concat(&["All conditions met with ", &percent(verdict.confidence), "% confidence"])
+            }
+        }
     }
 
     /// `shouldExit` on host values (code `invalid_signal` for the signal and the layer).
@@ -302,63 +395,6 @@ impl CoherenceEarlyExit {
             let last = i64::try_from(self.total_layers).unwrap_or(i64::MAX) - 1;
             exit_layer.saturating_add(1).min(last)
         }
-    }
-
-    fn evaluate_exit_conditions(&self, signal: &QualitySignal, layer: i64) -> ExitDecision {
-        let c = &self.config;
-        let decision = |can_exit: bool, confidence: f64, reason: ExitReason, explanation: String| ExitDecision {
-            can_exit,
-            confidence,
-            exit_layer: layer,
-            reason,
-            enable_speculation: can_exit && c.speculative_tests > 0,
-            explanation,
-        };
-        if signal.lambda < c.min_lambda_for_exit {
-            let explanation = value::concat(&[
-                "Lambda ",
-                &jsnum::to_js_string(signal.lambda),
-                " < minimum ",
-                &jsnum::to_js_string(c.min_lambda_for_exit),
-            ]);
-            return decision(false, signal.lambda / 100.0, ExitReason::LambdaTooLow, explanation);
-        }
-        let stability = stability(signal);
-        if stability < c.min_lambda_stability {
-            let explanation = value::concat(&[
-                "Stability ",
-                &percent(stability),
-                "% < minimum ",
-                &percent(c.min_lambda_stability),
-                "%",
-            ]);
-            return decision(false, stability, ExitReason::LambdaUnstable, explanation);
-        }
-        if signal.boundary_concentration > c.max_boundary_concentration {
-            let explanation = value::concat(&[
-                "Boundary concentration ",
-                &percent(signal.boundary_concentration),
-                "% > max ",
-                &percent(c.max_boundary_concentration),
-                "%",
-            ]);
-            return decision(
-                false,
-                1.0 - signal.boundary_concentration,
-                ExitReason::BoundariesConcentrated,
-                explanation,
-            );
-        }
-        let lambda_strength = signal.lambda / 100.0;
-        let boundary_dispersion = 1.0 - signal.boundary_concentration;
-        let confidence = lambda_strength * 0.4 + stability * 0.4 + boundary_dispersion * 0.2;
-        if confidence < c.min_confidence {
-            let explanation =
-                value::concat(&["Confidence ", &percent(confidence), "% < minimum ", &percent(c.min_confidence), "%"]);
-            return decision(false, confidence, ExitReason::InsufficientConfidence, explanation);
-        }
-        let explanation = value::concat(&["All conditions met with ", &percent(confidence), "% confidence"]);
-        decision(true, confidence, ExitReason::ConfidentExit, explanation)
     }
 }
 

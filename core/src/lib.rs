@@ -25,6 +25,7 @@ pub mod exit_decision;
 mod float_parse;
 pub mod jsnum;
 pub mod loop_replay;
+pub mod loop_state;
 pub mod loop_stopping;
 pub mod pyramid;
 pub mod pyramid_policy;

@@ -14,7 +14,8 @@
 //!    quality >= `min_quality_threshold`, and with `require_verification` a `passed`
 //!    verification; a high-confidence record that is not verified falls through);
 //! 5. quality plateau (if enabled) over the last `plateau_consecutive_count` records
-//!    (opt-in `plateauDeltaSource`, `plateauMode`);
+//!    (opt-in `plateauDeltaSource`, `plateauMode`; with `plateauMinQuality` a window holding
+//!    a record below that quality is no plateau);
 //! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`), then no
 //!    improvement (opt-in `noImprovementPatience`: that many records in a row brought no new
 //!    best quality; the explicit give-up rule of the `recommended` preset);
@@ -30,6 +31,9 @@
 //! confidence) the decision is `budget_exhausted`, the reason that holds unconditionally.
 //! The options, their reasons and details are described in `docs/loop-options.md`.
 //!
+//! This order is written once, in [`loop_state::verdict`]: the owning engine, the replay
+//! ([`decide_over`]) and the JS fast path (`js/fast`) all call it, so they cannot drift.
+//!
 //! The rules are also offered as stateless functions ([`check_high_confidence`],
 //! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
 //! can keep the decision state in a buffer it owns and call the core without a native
@@ -37,6 +41,7 @@
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
+use crate::loop_state::{self, LoopCounters, ObservationWindow};
 use crate::timestamp;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
@@ -554,6 +559,7 @@ impl EarlyStoppingConfig {
             .build()
     }
 
+    #[inline]
     fn budgets(&self) -> [(Budget, Option<f64>); 3] {
         [
             (Budget::Tokens, self.max_total_tokens),
@@ -1152,12 +1158,15 @@ impl StoppingDetails {
 /// every decision, so a loop that stops on a plateau can return its best output).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BestIteration {
-    verified: Option<(u64, f64)>,
-    overall: Option<(u64, f64)>,
+    /// `(iteration, quality)` of the best passed record reaching the quality bar.
+    pub verified: Option<(u64, f64)>,
+    /// `(iteration, quality)` of the best record overall.
+    pub overall: Option<(u64, f64)>,
 }
 
 impl BestIteration {
     /// Folds one record in (O(1)).
+    #[inline]
     pub fn observe(&mut self, observation: &Observation, min_quality_threshold: f64) {
         let candidate = (observation.iteration, observation.quality_score);
         if self.overall.is_none_or(|(_, q)| observation.quality_score > q) {
@@ -1181,6 +1190,7 @@ impl BestIteration {
     }
 
     /// `(iteration, quality)` of the best record, if any.
+    #[inline]
     pub fn get(&self) -> Option<(u64, f64)> {
         self.verified.or(self.overall)
     }
@@ -1234,7 +1244,7 @@ impl BudgetStatus {
 }
 
 impl StoppingDecision {
-    fn go_on(reason: &str, confidence: f64) -> Self {
+    pub(crate) fn go_on(reason: &str, confidence: f64) -> Self {
         StoppingDecision {
             stop: false,
             reason: reason.to_string(),
@@ -1246,7 +1256,7 @@ impl StoppingDecision {
         }
     }
 
-    fn stop(reason: String, confidence: f64, trigger: Trigger, details: StoppingDetails) -> Self {
+    pub(crate) fn stop(reason: String, confidence: f64, trigger: Trigger, details: StoppingDetails) -> Self {
         StoppingDecision {
             stop: true,
             reason,
@@ -1285,59 +1295,60 @@ pub const REASON_CONTINUE: &str = "Continuing iteration - no stopping criteria m
 /// The seed's `checkHighConfidence`, returning only a stopping decision (its non-stopping
 /// answers are thrown away by `shouldStop`).
 pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDecision> {
+    high_confidence_details(config, last).map(|details| stop_decision(config, details))
+}
+
+/// The high-confidence rule on the last record: the stop's details, if it stops.
+#[inline]
+pub fn high_confidence_details(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDetails> {
     let meets_confidence = last.confidence >= config.high_confidence_threshold;
     let meets_quality = last.quality_score >= config.min_quality_threshold;
     if !(meets_confidence && meets_quality) {
         return None;
     }
-    // Decide before building the reason: toFixed is costly, and a replay asks this on every
-    // iteration of runs that are confident but unverified.
-    if config.require_verification && last.verification_status != VerificationStatus::Passed {
-        return None;
-    }
-    let mut reason = String::from("High confidence (");
-    jsnum::push_fixed(&mut reason, last.confidence * 100.0, 1);
     let verification_status = if config.require_verification {
-        reason.push_str("%) AND verification passed");
+        if last.verification_status != VerificationStatus::Passed {
+            return None;
+        }
         Some(last.verification_status)
     } else {
-        reason.push_str("%) reached");
         None
     };
-    Some(StoppingDecision {
-        stop: true,
-        reason,
+    Some(StoppingDetails::HighConfidence {
         confidence: last.confidence,
-        trigger: Trigger::HighConfidence,
-        details: Some(StoppingDetails::HighConfidence {
-            confidence: last.confidence,
-            quality_score: last.quality_score,
-            verification_status,
-        }),
-        best: None,
-        budgets: Vec::new(),
+        quality_score: last.quality_score,
+        verification_status,
     })
 }
 
 /// The seed's `checkQualityPlateau` over the history's tail (`history` may be the whole
 /// history or just its last `plateau_consecutive_count` records), returning only a stop.
 pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, history: &[R]) -> Option<StoppingDecision> {
+    plateau_details(config, history).map(|details| stop_decision(config, details))
+}
+
+/// The plateau rule over a window of the last records: the stop's details, if it stops.
+#[inline]
+pub fn plateau_details<W: ObservationWindow + ?Sized>(
+    config: &EarlyStoppingConfig,
+    window: &W,
+) -> Option<StoppingDetails> {
     let required = config.plateau_consecutive_count;
     let required_len = usize::try_from(required).ok()?;
-    if history.len() < required_len {
+    let len = window.len();
+    if len < required_len {
         return None;
     }
-    let recent = history.get(history.len() - required_len..)?;
+    let start = len - required_len;
     if let Some(min_quality) = config.plateau_min_quality {
         // A flat window of poor work is a failing run, not a finished one: leave it to the
         // explicit give-up rules (noImprovementPatience, maxIterations, budgets).
-        if recent.iter().any(|r| r.as_ref().quality_score < min_quality) {
+        if (start..len).any(|i| window.get(i).is_none_or(|r| r.quality_score < min_quality)) {
             return None;
         }
     }
-    let step = |pair: &[R]| {
-        let [prev, curr] = pair else { return None };
-        let (prev, curr) = (prev.as_ref(), curr.as_ref());
+    // Each step's change, as the seed measures it (pairs of consecutive records).
+    let step = |prev: &Observation, curr: &Observation| {
         let delta = match config.plateau_delta_source {
             Some(PlateauDeltaSource::Computed) => curr.quality_score - prev.quality_score,
             _ => curr.quality_delta,
@@ -1347,44 +1358,140 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
             _ if prev.quality_score > 0.0 => delta.abs() / prev.quality_score,
             _ => 0.0,
         };
-        Some(PlateauStep { iteration: curr.iteration, improvement, delta })
+        (delta, improvement)
     };
-    // Check before collecting: most decisions find no plateau, and then allocate nothing.
-    if recent.windows(2).filter_map(step).any(|s| s.improvement >= config.plateau_improvement_threshold) {
-        return None;
+    // Allocates only once a step is flat: most decisions find a step above the threshold first.
+    let mut improvements = Vec::new();
+    let mut prev = window.get(start)?;
+    let mut sum = prev.quality_score;
+    for i in start + 1..len {
+        let curr = window.get(i)?;
+        let (delta, improvement) = step(&prev, &curr);
+        if improvement >= config.plateau_improvement_threshold {
+            return None;
+        }
+        if improvements.is_empty() {
+            improvements.reserve_exact(required_len - 1);
+        }
+        improvements.push(PlateauStep { iteration: curr.iteration, improvement, delta });
+        sum += curr.quality_score;
+        prev = curr;
     }
-    let mut improvements: Vec<PlateauStep> = Vec::with_capacity(recent.len());
-    for pair in recent.windows(2) {
-        if let Some(s) = step(pair) {
-            improvements.push(s);
+    Some(StoppingDetails::QualityPlateau {
+        consecutive_count: required,
+        improvements,
+        average_quality: sum / required_len as f64,
+        threshold: config.plateau_improvement_threshold,
+    })
+}
+
+/// The reason text of a stop (the seed's wording, and the options' in the same style).
+pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> String {
+    match details {
+        StoppingDetails::HighConfidence { confidence, verification_status, .. } => {
+            let mut reason = String::from("High confidence (");
+            jsnum::push_fixed(&mut reason, confidence * 100.0, 1);
+            reason.push_str(if verification_status.is_some() { "%) AND verification passed" } else { "%) reached" });
+            reason
+        }
+        StoppingDetails::QualityPlateau { consecutive_count, threshold, .. } => {
+            let mut reason = String::from("Quality plateau detected: ");
+            reason.push_str(&crate::jsnum::uint_string(*consecutive_count));
+            reason.push_str(" consecutive iterations with <");
+            if config.plateau_mode == Some(PlateauMode::Absolute) {
+                jsnum::push_js_string(&mut reason, *threshold);
+                reason.push_str(" points improvement");
+            } else {
+                jsnum::push_fixed(&mut reason, threshold * 100.0, 0);
+                reason.push_str("% improvement");
+            }
+            reason
+        }
+        StoppingDetails::DiminishingReturns { analytics_reason, .. } => diminishing_returns_reason(analytics_reason),
+        StoppingDetails::MaxIterations { iterations, max_iterations } => crate::value::concat(&[
+            "Maximum iterations reached (",
+            &crate::jsnum::uint_string(*iterations),
+            "/",
+            &crate::jsnum::uint_string(*max_iterations),
+            ")",
+        ]),
+        StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
+            let mut reason = String::from("Budget exhausted: total ");
+            reason.push_str(budget.field());
+            reason.push(' ');
+            jsnum::push_js_string(&mut reason, *observed);
+            reason.push_str(" > limit ");
+            jsnum::push_js_string(&mut reason, *limit);
+            if *records_without_value > 0 {
+                reason.push_str(" (");
+                reason.push_str(&crate::jsnum::uint_string(*records_without_value));
+                reason.push_str(" records without ");
+                reason.push_str(budget.field());
+                reason.push_str(" not counted)");
+            }
+            reason
+        }
+        StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
+            let mut reason = String::from("Quality regression: ");
+            reason.push_str(&crate::jsnum::uint_string(*patience));
+            reason.push_str(" consecutive iterations more than ");
+            jsnum::push_js_string(&mut reason, *tolerance);
+            reason.push_str(" points below the best (");
+            jsnum::push_js_string(&mut reason, *best_quality_score);
+            reason.push_str(" at iteration ");
+            reason.push_str(&crate::jsnum::uint_string(*best_iteration));
+            reason.push(')');
+            reason
+        }
+        StoppingDetails::NoImprovement {
+            best_iteration, best_quality_score, iterations_without_improvement, ..
+        } => {
+            let mut reason = String::from("No improvement: ");
+            reason.push_str(&crate::jsnum::uint_string(*iterations_without_improvement));
+            reason.push_str(" consecutive iterations without a new best (");
+            jsnum::push_js_string(&mut reason, *best_quality_score);
+            reason.push_str(" at iteration ");
+            reason.push_str(&crate::jsnum::uint_string(*best_iteration));
+            reason.push(')');
+            reason
         }
     }
-    let sum = recent.iter().fold(0.0, |sum, r| sum + r.as_ref().quality_score);
-    let average_quality = sum / recent.len() as f64;
-    let mut reason = String::from("Quality plateau detected: ");
-    reason.push_str(&crate::jsnum::uint_string(required));
-    reason.push_str(" consecutive iterations with <");
-    if config.plateau_mode == Some(PlateauMode::Absolute) {
-        jsnum::push_js_string(&mut reason, config.plateau_improvement_threshold);
-        reason.push_str(" points improvement");
-    } else {
-        jsnum::push_fixed(&mut reason, config.plateau_improvement_threshold * 100.0, 0);
-        reason.push_str("% improvement");
+}
+
+/// `'Diminishing returns detected: <the source's reason>'`.
+pub fn diminishing_returns_reason(analytics_reason: &str) -> String {
+    crate::value::concat(&["Diminishing returns detected: ", analytics_reason])
+}
+
+/// The trigger a stop's details belong to.
+pub fn stop_trigger(details: &StoppingDetails) -> Trigger {
+    match details {
+        StoppingDetails::HighConfidence { .. } => Trigger::HighConfidence,
+        StoppingDetails::QualityPlateau { .. } => Trigger::QualityPlateau,
+        StoppingDetails::DiminishingReturns { .. } => Trigger::DiminishingReturns,
+        StoppingDetails::MaxIterations { .. } => Trigger::MaxIterations,
+        StoppingDetails::BudgetExhausted { .. } => Trigger::BudgetExhausted,
+        StoppingDetails::QualityRegression { .. } => Trigger::QualityRegression,
+        StoppingDetails::NoImprovement { .. } => Trigger::NoImprovement,
     }
-    Some(StoppingDecision {
-        stop: true,
-        reason,
-        confidence: 0.85,
-        trigger: Trigger::QualityPlateau,
-        details: Some(StoppingDetails::QualityPlateau {
-            consecutive_count: required,
-            improvements,
-            average_quality,
-            threshold: config.plateau_improvement_threshold,
-        }),
-        best: None,
-        budgets: Vec::new(),
-    })
+}
+
+/// The confidence of a stop (the seed's constants; a high-confidence stop carries the
+/// record's confidence).
+#[inline]
+pub fn stop_confidence(details: &StoppingDetails) -> f64 {
+    match details {
+        StoppingDetails::HighConfidence { confidence, .. } => *confidence,
+        StoppingDetails::QualityPlateau { .. } => 0.85,
+        StoppingDetails::DiminishingReturns { .. } => 0.80,
+        StoppingDetails::MaxIterations { .. } | StoppingDetails::BudgetExhausted { .. } => 1.0,
+        StoppingDetails::QualityRegression { .. } | StoppingDetails::NoImprovement { .. } => 0.8,
+    }
+}
+
+/// A stopping decision from a stop's details (no best iteration or budgets yet).
+pub fn stop_decision(config: &EarlyStoppingConfig, details: StoppingDetails) -> StoppingDecision {
+    StoppingDecision::stop(stop_reason(config, &details), stop_confidence(&details), stop_trigger(&details), details)
 }
 
 /// What a diminishing-returns source reports (`{detected, iteration, reason}`).
@@ -1425,17 +1532,22 @@ impl DiminishingReturnsReport {
 
 /// The seed's `checkDiminishingReturns` on a report, returning only a stop.
 pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option<StoppingDecision> {
-    report.detected.then(|| StoppingDecision {
-        stop: true,
-        reason: value::concat(&["Diminishing returns detected: ", &report.reason]),
-        confidence: 0.80,
-        trigger: Trigger::DiminishingReturns,
-        details: Some(StoppingDetails::DiminishingReturns {
-            detected_at_iteration: report.iteration,
-            analytics_reason: report.reason.clone(),
-        }),
-        best: None,
-        budgets: Vec::new(),
+    diminishing_returns_details(report).map(|details| {
+        StoppingDecision::stop(
+            diminishing_returns_reason(&report.reason),
+            stop_confidence(&details),
+            Trigger::DiminishingReturns,
+            details,
+        )
+    })
+}
+
+/// The diminishing-returns rule on a source's report: the stop's details, if it stops.
+#[inline]
+pub fn diminishing_returns_details(report: &DiminishingReturnsReport) -> Option<StoppingDetails> {
+    report.detected.then(|| StoppingDetails::DiminishingReturns {
+        detected_at_iteration: report.iteration,
+        analytics_reason: report.reason.clone(),
     })
 }
 
@@ -1444,17 +1556,23 @@ pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option
 // ---------------------------------------------------------------------------------------
 
 /// Running totals the opt-in options read, folded in record by record (O(1) per record).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LoopTally {
-    sums: [f64; 3],
-    without: [u64; 3],
-    peak: Option<(u64, f64)>,
-    regression_streak: u64,
-    since_peak: u64,
+    /// Sums of tokens, cost and wall-clock time over the records that report them.
+    pub sums: [f64; 3],
+    /// Records that do not report tokens, cost, wall-clock time.
+    pub without: [u64; 3],
+    /// `(iteration, quality)` of the highest quality so far (earliest on ties).
+    pub peak: Option<(u64, f64)>,
+    /// How many of the last records in a row regressed (with a regression tolerance).
+    pub regression_streak: u64,
+    /// Records since the highest quality (0 on the record that set it).
+    pub since_peak: u64,
 }
 
 impl LoopTally {
     /// Folds one record in; `regression_tolerance` is the config's.
+    #[inline]
     pub fn observe(
         &mut self,
         observation: &Observation,
@@ -1493,6 +1611,7 @@ impl LoopTally {
     }
 
     /// The state of every configured budget.
+    #[inline]
     pub fn budgets(&self, config: &EarlyStoppingConfig) -> Vec<BudgetStatus> {
         // A plain loop: `filter_map(..).collect()` instantiates iterator-specialized code.
         let mut out = Vec::new();
@@ -1516,122 +1635,89 @@ impl LoopTally {
 /// exceeding the limit is certain while staying under it is not (the decision's `budgets`
 /// list says how many records were unknown).
 pub fn check_budgets(statuses: &[BudgetStatus]) -> Option<StoppingDecision> {
+    budget_details(statuses).map(|details| stop_decision(&EarlyStoppingConfig::default(), details))
+}
+
+/// The budget rule: the stop's details, if a budget is exhausted.
+#[inline]
+pub fn budget_details(statuses: &[BudgetStatus]) -> Option<StoppingDetails> {
     let hit = statuses.iter().find(|s| s.exhausted)?;
-    let mut reason = String::from("Budget exhausted: total ");
-    reason.push_str(hit.budget.field());
-    reason.push(' ');
-    jsnum::push_js_string(&mut reason, hit.observed);
-    reason.push_str(" > limit ");
-    jsnum::push_js_string(&mut reason, hit.limit);
-    if hit.records_without_value > 0 {
-        reason.push_str(" (");
-        reason.push_str(&crate::jsnum::uint_string(hit.records_without_value));
-        reason.push_str(" records without ");
-        reason.push_str(hit.budget.field());
-        reason.push_str(" not counted)");
-    }
-    Some(StoppingDecision::stop(
-        reason,
-        1.0,
-        Trigger::BudgetExhausted,
-        StoppingDetails::BudgetExhausted {
-            budget: hit.budget,
-            limit: hit.limit,
-            observed: hit.observed,
-            records_without_value: hit.records_without_value,
-        },
-    ))
+    Some(StoppingDetails::BudgetExhausted {
+        budget: hit.budget,
+        limit: hit.limit,
+        observed: hit.observed,
+        records_without_value: hit.records_without_value,
+    })
 }
 
 /// Opt-in `maxIterations`: stop once that many iterations are recorded.
 pub fn check_max_iterations(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
+    max_iterations_details(config, recorded).map(|details| stop_decision(config, details))
+}
+
+/// The `maxIterations` rule: the stop's details, if it stops.
+#[inline]
+pub fn max_iterations_details(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDetails> {
     let max = config.max_iterations?;
-    (recorded >= max).then(|| {
-        let reason = value::concat(&[
-            "Maximum iterations reached (",
-            &crate::jsnum::uint_string(recorded),
-            "/",
-            &crate::jsnum::uint_string(max),
-            ")",
-        ]);
-        StoppingDecision::stop(
-            reason,
-            1.0,
-            Trigger::MaxIterations,
-            StoppingDetails::MaxIterations { iterations: recorded, max_iterations: max },
-        )
-    })
+    (recorded >= max).then_some(StoppingDetails::MaxIterations { iterations: recorded, max_iterations: max })
 }
 
 /// Opt-in warm-up: while fewer than `minIterations` are recorded, no quality trigger stops.
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
-    let min = config.min_iterations?;
-    (recorded < min).then(|| {
-        let reason = value::concat(&[
-            "Warm-up: iteration ",
-            &crate::jsnum::uint_string(recorded),
-            " of ",
-            &crate::jsnum::uint_string(min),
-        ]);
-        StoppingDecision::go_on(&reason, 1.0)
-    })
+    let min = warm_up_min(config, recorded)?;
+    Some(StoppingDecision::go_on(&crate::loop_state::warm_up_reason(recorded, min), 1.0))
+}
+
+/// The warm-up rule: `minIterations` while fewer iterations are recorded, else `None`.
+#[inline]
+pub fn warm_up_min(config: &EarlyStoppingConfig, recorded: u64) -> Option<u64> {
+    config.min_iterations.filter(|min| recorded < *min)
 }
 
 /// Opt-in regression guard: stop once the last `regressionPatience` records each stayed
 /// more than `regressionTolerance` points below the best quality seen before them.
 pub fn check_regression(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDecision> {
+    regression_details(config, tally).map(|details| stop_decision(config, details))
+}
+
+/// The regression rule: the stop's details, if it stops.
+#[inline]
+pub fn regression_details(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDetails> {
     let tolerance = config.regression_tolerance?;
     let patience = config.regression_patience.unwrap_or(DEFAULT_REGRESSION_PATIENCE);
     let (best_iteration, best_quality_score) = tally.peak?;
-    (tally.regression_streak >= patience).then(|| {
-        let mut reason = String::from("Quality regression: ");
-        reason.push_str(&crate::jsnum::uint_string(patience));
-        reason.push_str(" consecutive iterations more than ");
-        jsnum::push_js_string(&mut reason, tolerance);
-        reason.push_str(" points below the best (");
-        jsnum::push_js_string(&mut reason, best_quality_score);
-        reason.push_str(" at iteration ");
-        reason.push_str(&crate::jsnum::uint_string(best_iteration));
-        reason.push(')');
-        StoppingDecision::stop(
-            reason,
-            0.8,
-            Trigger::QualityRegression,
-            StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience },
-        )
+    (tally.regression_streak >= patience).then_some(StoppingDetails::QualityRegression {
+        best_iteration,
+        best_quality_score,
+        tolerance,
+        patience,
     })
 }
 
 /// Opt-in give-up rule: stop once the last `noImprovementPatience` records each failed to
 /// beat the best quality seen before them (a record equal to the best is no improvement).
 pub fn check_no_improvement(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDecision> {
+    no_improvement_details(config, tally).map(|details| stop_decision(config, details))
+}
+
+/// The no-improvement rule: the stop's details, if it stops.
+#[inline]
+pub fn no_improvement_details(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDetails> {
     let patience = config.no_improvement_patience?;
     let (best_iteration, best_quality_score) = tally.peak?;
-    (tally.since_peak >= patience).then(|| {
-        let mut reason = String::from("No improvement: ");
-        reason.push_str(&jsnum::uint_string(tally.since_peak));
-        reason.push_str(" consecutive iterations without a new best (");
-        jsnum::push_js_string(&mut reason, best_quality_score);
-        reason.push_str(" at iteration ");
-        reason.push_str(&jsnum::uint_string(best_iteration));
-        reason.push(')');
-        StoppingDecision::stop(
-            reason,
-            0.8,
-            Trigger::NoImprovement,
-            StoppingDetails::NoImprovement {
-                best_iteration,
-                best_quality_score,
-                iterations_without_improvement: tally.since_peak,
-                patience,
-            },
-        )
+    (tally.since_peak >= patience).then_some(StoppingDetails::NoImprovement {
+        best_iteration,
+        best_quality_score,
+        iterations_without_improvement: tally.since_peak,
+        patience,
     })
 }
 
-/// The seed's `shouldStop` order over a history (see the module doc), shared by the owning
-/// [`EarlyStopping`] and the replay: `tally` must have folded in exactly `history`. The
-/// returned decision has no best-iteration or budget extras (the caller adds them).
+/// The seed's `shouldStop` order over a history (see the module doc), for the replay:
+/// `tally` must have folded in exactly `history`. The order of checks lives in one place,
+/// [`loop_state::verdict`], which the owning [`EarlyStopping`] and the JS fast path call
+/// too; this only adapts a history slice to it (the plateau rule reads the slice's tail).
+/// The returned decision has no best-iteration or budget extras (the caller adds them).
 pub fn decide_over<R, E, F>(
     config: &EarlyStoppingConfig,
     history: &[R],
@@ -1642,46 +1728,9 @@ where
     R: AsRef<Observation>,
     F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
 {
-    let Some(last) = history.last() else {
-        return Ok(StoppingDecision::go_on(REASON_NO_ITERATIONS, 1.0));
-    };
-    let recorded = history.len() as u64;
-    // Hard limits first: a spent budget or the iteration cap stops whatever the quality.
-    if config.max_total_tokens.is_some() || config.max_total_cost_usd.is_some() || config.max_wall_clock_ms.is_some() {
-        if let Some(stop) = check_budgets(&tally.budgets(config)) {
-            return Ok(stop);
-        }
-    }
-    if let Some(stop) = check_max_iterations(config, recorded) {
-        return Ok(stop);
-    }
-    // Warm-up gates every quality trigger (and the outside source is not asked).
-    if let Some(wait) = warm_up(config, recorded) {
-        return Ok(wait);
-    }
-    if let Some(stop) = check_high_confidence(config, last.as_ref()) {
-        return Ok(stop);
-    }
-    if config.enable_plateau_detection {
-        if let Some(stop) = check_plateau(config, history) {
-            return Ok(stop);
-        }
-    }
-    if let Some(stop) = check_regression(config, tally) {
-        return Ok(stop);
-    }
-    if let Some(stop) = check_no_improvement(config, tally) {
-        return Ok(stop);
-    }
-    if config.enable_diminishing_returns {
-        if let Some(source) = source {
-            let report = source()?;
-            if let Some(stop) = diminishing_returns_decision(&report) {
-                return Ok(stop);
-            }
-        }
-    }
-    Ok(StoppingDecision::go_on(REASON_CONTINUE, 0.7))
+    let counters = LoopCounters { recorded: history.len() as u64, best: BestIteration::default(), tally: *tally };
+    let verdict = loop_state::verdict(config, &counters, history, source)?;
+    Ok(loop_state::bare_decision(config, verdict))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1708,14 +1757,19 @@ pub enum StoppingSummary {
 }
 
 impl StoppingSummary {
+    /// `{total_iterations: 0, stopped_early: false, reason: 'No iterations completed'}`.
+    pub fn empty_value() -> Value {
+        ObjectBuilder::new()
+            .number("total_iterations", 0.0)
+            .boolean("stopped_early", false)
+            .string("reason", "No iterations completed")
+            .build()
+    }
+
     /// The summary object as the JS API returns it.
     pub fn to_value(&self) -> Value {
         match self {
-            StoppingSummary::Empty => ObjectBuilder::new()
-                .number("total_iterations", 0.0)
-                .boolean("stopped_early", false)
-                .string("reason", "No iterations completed")
-                .build(),
+            StoppingSummary::Empty => Self::empty_value(),
             StoppingSummary::Full { total_iterations, decision, last, config } => {
                 let mut o = ObjectBuilder::new();
                 o.number("total_iterations", *total_iterations as f64)
@@ -1741,8 +1795,9 @@ impl StoppingSummary {
 pub struct EarlyStopping {
     config: EarlyStoppingConfig,
     history: Vec<IterationRecord>,
-    best: BestIteration,
-    tally: LoopTally,
+    // The compact decision state (see `loop_state`): what every decision reads.
+    counters: LoopCounters,
+    window: std::collections::VecDeque<Observation>,
     stopping_reason: Option<String>,
     stopping_details: Option<StoppingDetails>,
 }
@@ -1757,8 +1812,8 @@ impl EarlyStopping {
         Ok(EarlyStopping {
             config,
             history: Vec::new(),
-            best: BestIteration::default(),
-            tally: LoopTally::default(),
+            counters: LoopCounters::default(),
+            window: std::collections::VecDeque::new(),
             stopping_reason: None,
             stopping_details: None,
         })
@@ -1788,14 +1843,7 @@ impl EarlyStopping {
         naming: Naming,
         now: impl FnOnce() -> String,
     ) -> Result<()> {
-        let iteration =
-            value::integer_argument(iteration, "iteration", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?;
-        let result = IterationResult::from_value(result, naming)?;
-        if let Some(n) = result.iteration_number {
-            if n != iteration {
-                iteration_mismatch(n, iteration)?;
-            }
-        }
+        let (iteration, result) = record_from_value(iteration, result, naming)?;
         self.push(iteration, result, now);
         Ok(())
     }
@@ -1803,9 +1851,18 @@ impl EarlyStopping {
     fn push(&mut self, iteration: u64, result: IterationResult, now: impl FnOnce() -> String) {
         let fallback = if result.timestamp.is_none() { now() } else { String::new() };
         let record = make_record(iteration, result, fallback);
-        self.best.observe(&record.observation, self.config.min_quality_threshold);
-        self.tally.observe(&record.observation, record.usage.as_deref(), self.config.regression_tolerance);
+        self.fold_in(&record);
         self.history.push(record);
+    }
+
+    fn fold_in(&mut self, record: &IterationRecord) {
+        loop_state::fold(
+            &self.config,
+            &mut self.counters,
+            &mut self.window,
+            record.observation,
+            record.usage.as_deref(),
+        );
     }
 
     /// `shouldStop()` without a diminishing-returns source.
@@ -1825,21 +1882,13 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let mut decision = self.decide(source)?;
+        let verdict = loop_state::verdict(&self.config, &self.counters, &self.window, source)?;
+        let decision = loop_state::decision(&self.config, &self.counters, verdict);
         if decision.stop {
             self.stopping_reason = Some(decision.reason.clone());
             self.stopping_details = decision.details.clone();
         }
-        decision.best = self.best.get();
-        decision.budgets = self.tally.budgets(&self.config);
         Ok(decision)
-    }
-
-    fn decide<E, F>(&self, source: Option<F>) -> std::result::Result<StoppingDecision, E>
-    where
-        F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
-    {
-        decide_over(&self.config, &self.history, &self.tally, source)
     }
 
     /// The seed's `generateSummary()` (it calls `shouldStop`, so it may set the stopping reason).
@@ -1883,13 +1932,16 @@ impl EarlyStopping {
     /// Replaces the config (validated).
     pub fn set_config(&mut self, config: EarlyStoppingConfig) -> Result<()> {
         config.validate()?;
-        if config.min_quality_threshold != self.config.min_quality_threshold {
-            self.best = BestIteration::over(&self.history, config.min_quality_threshold);
-        }
-        if config.regression_tolerance != self.config.regression_tolerance {
-            self.tally = LoopTally::over(&self.history, config.regression_tolerance);
-        }
+        // The window's length, the quality bar and the regression tolerance all shape the
+        // compact state, so it is folded again from the history (configure() is rare).
         self.config = config;
+        self.counters = LoopCounters::default();
+        self.window.clear();
+        let history = std::mem::take(&mut self.history);
+        for record in &history {
+            self.fold_in(record);
+        }
+        self.history = history;
         Ok(())
     }
 
@@ -1906,8 +1958,8 @@ impl EarlyStopping {
     /// The seed's `reset()`: clears history and stopping state, keeps the config.
     pub fn reset(&mut self) {
         self.history.clear();
-        self.best = BestIteration::default();
-        self.tally = LoopTally::default();
+        self.counters = LoopCounters::default();
+        self.window.clear();
         self.stopping_reason = None;
         self.stopping_details = None;
     }
@@ -1941,8 +1993,7 @@ impl EarlyStopping {
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
-            engine.best.observe(&record.observation, engine.config.min_quality_threshold);
-            engine.tally.observe(&record.observation, record.usage.as_deref(), engine.config.regression_tolerance);
+            engine.fold_in(&record);
             engine.history.push(record);
         }
         engine.stopping_reason = match reader.get(FieldName::same("stoppingReason")) {
@@ -1963,6 +2014,26 @@ impl EarlyStopping {
         }
         Ok(engine)
     }
+}
+
+/// Validates the arguments of `recordIterationResult(iteration, result)` given as host
+/// values, exactly as [`EarlyStopping::record_value`] does, without an engine.
+pub fn record_from_value(iteration: &Value, result: &Value, naming: Naming) -> Result<(u64, IterationResult)> {
+    let iteration = value::integer_argument(iteration, "iteration", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?;
+    let result = IterationResult::from_value(result, naming)?;
+    if let Some(n) = result.iteration_number {
+        if n != iteration {
+            iteration_mismatch(n, iteration)?;
+        }
+    }
+    Ok((iteration, result))
+}
+
+/// The history record `recordIterationResult` stores for a validated result (`now`
+/// fills a missing timestamp).
+pub fn record_of(iteration: u64, result: IterationResult, now: impl FnOnce() -> String) -> IterationRecord {
+    let fallback = if result.timestamp.is_none() { now() } else { String::new() };
+    make_record(iteration, result, fallback)
 }
 
 /// Trigger names, for bindings that print or type them.

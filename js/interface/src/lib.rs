@@ -1,16 +1,19 @@
 //! The native interface under earlyexit's shared JS layer (`js/api.js`).
 //!
 //! Both JS packages, `earlyexit` (napi-rs) and `earlyexit-wasm` (wasm-bindgen), export
-//! exactly this and nothing else: a class `NativeEngine` with `call(op, args)` and a free
-//! function `exec(op, args)`. Arguments arrive as one array in the [`wire`] format and the
-//! answer goes back as one string, so the two bindings are a few lines each and cannot
-//! drift apart. Every rule, every string and every error comes from the core; this crate
-//! only converts and dispatches. Nothing here calls back into JS: where the core needs
-//! the outside diminishing-returns source, the call answers `?` and the JS layer asks the
-//! source itself, then calls again with its report (the core decides whether to ask, so
-//! the source is asked exactly when the seed asks it). The test pyramid is driven the same
-//! way through the core's step API.
+//! exactly this: a class `NativeEngine` with `call(op, args)` and a free function
+//! `exec(op, args)`, where arguments arrive as one array in the [`wire`] format and the
+//! answer goes back as one string; and the numeric fast path of `EarlyStopping`
+//! ([`fast`]: zero-argument calls over a shared buffer of f64 slots), so the two bindings
+//! are a few lines each and cannot drift apart. Every rule, every string and every error
+//! comes from the core; this crate only converts and dispatches. Nothing here calls back
+//! into JS: where the core needs the outside diminishing-returns source, the fast path
+//! answers a code and the JS layer asks the source itself, then decides again with its
+//! report (the core decides whether to ask, so the source is asked exactly when the seed
+//! asks it). The test pyramid is driven the same way through the core's step API.
 
+pub use earlyexit_js_fast::fast;
+pub mod fast_pyramid;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
 pub mod wire;
@@ -20,12 +23,12 @@ use earlyexit::pyramid::{self, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
 use earlyexit::speculation::{self, Speculation};
 use earlyexit::{
-    snapshot, timestamp, CoherenceEarlyExit, EarlyStopping, Error, ErrorCode, ErrorKind, ExitConfig,
+    snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
     IterationAnalytics, Naming, Value,
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `js/api.js` has the same table.
 pub mod op {
@@ -40,38 +43,27 @@ pub mod op {
     pub const ANALYTICS_SOURCE_ERROR: u32 = 3;
     /// `[index, got]` -> the error for a layer whose `run` is not a function.
     pub const RUNNER_ERROR: u32 = 4;
-    /// `[ms]` -> ISO timestamp as `new Date(ms).toISOString()`.
-    pub const ISO_TIMESTAMP: u32 = 5;
+    // 5 was ISO_TIMESTAMP (protocol 1): the JS layer formats its clock's time itself.
+    /// `[]` -> the constant strings and templates of the loop fast path (`fast.rs`).
+    pub const LOOP_CONSTANTS: u32 = 6;
+    /// `[base config or null, config or options, "config" | "options"]` -> `[merged
+    /// config, config slots]` (validated; the constructor and `configure`).
+    pub const ES_CONFIG_CHECK: u32 = 7;
+    /// `[iteration, result]` -> the history record (validated; `timestamp` empty when the
+    /// result has none), or the error.
+    pub const ES_RECORD_CHECK: u32 = 9;
+    /// `[report]` -> the error for a diminishing-returns report the fast check refused.
+    pub const ES_REPORT_CHECK: u32 = 24;
+    /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
+    pub const ES_SNAPSHOT_CHECK: u32 = 25;
+    /// `[layer index, result]` -> the error for a layer result the fast path refused.
+    pub const PR_RESULT_CHECK: u32 = 26;
+    /// `[config]` (validated) -> the exit config's slots for `fast_pyramid`.
+    pub const EXIT_CONFIG_SLOTS: u32 = 27;
 
-    // --- EarlyStopping ---
-    /// `[config]`.
-    pub const ES_NEW: u32 = 10;
-    /// `[iteration, result, nowMs]`.
-    pub const ES_RECORD: u32 = 11;
-    /// `[hasSource]` -> decision, or `?` when the source must be asked.
-    pub const ES_DECIDE: u32 = 12;
-    /// `[report]` -> decision (the source's report, validated).
-    pub const ES_DECIDE_WITH: u32 = 13;
-    /// `[hasSource]` -> summary, or `?`.
-    pub const ES_SUMMARY: u32 = 14;
-    /// `[report]` -> summary.
-    pub const ES_SUMMARY_WITH: u32 = 15;
-    /// `[]` -> string or null.
-    pub const ES_REASON: u32 = 16;
-    /// `[]` -> object or null.
-    pub const ES_DETAILS: u32 = 17;
-    /// `[options]`.
-    pub const ES_CONFIGURE: u32 = 18;
-    /// `[]` -> config.
-    pub const ES_CONFIG: u32 = 19;
-    /// `[]` -> records.
-    pub const ES_HISTORY: u32 = 20;
-    /// `[]`.
-    pub const ES_RESET: u32 = 21;
-    /// `[]` -> snapshot.
-    pub const ES_TO_JSON: u32 = 22;
-    /// `[snapshot object or JSON text]`.
-    pub const ES_FROM_JSON: u32 = 23;
+    // --- EarlyStopping: 10..=23 were its native-object ops (protocol 1). The JS layer now
+    // keeps each engine's state itself and uses the fast path (`fast.rs`) plus the
+    // stateless `ES_*_CHECK` ops above, so there is no native object per loop engine.
 
     // --- IterationAnalytics ---
     /// `[config]`.
@@ -145,7 +137,6 @@ pub mod op {
 enum Slot {
     #[default]
     Empty,
-    Loop(Box<EarlyStopping>),
     Analytics(Box<IterationAnalytics>),
     Exit(CoherenceEarlyExit),
     Executor(ExitConfig),
@@ -162,8 +153,6 @@ pub struct Engine {
 /// Why a call did not produce a value.
 enum Failure {
     Core(Error),
-    /// The decision must ask the outside diminishing-returns source.
-    NeedSource,
 }
 
 impl From<Error> for Failure {
@@ -180,7 +169,6 @@ fn finish(answer: Answer) -> String {
         Ok(Some(Value::String(s))) => wire::encode_str(&s),
         Ok(Some(value)) => wire::encode(&value),
         Err(Failure::Core(error)) => wire::encode_error(&error),
-        Err(Failure::NeedSource) => "?".to_string(),
     }
 }
 
@@ -199,10 +187,6 @@ fn args_of(text: &str) -> Result<Vec<Value>, Failure> {
 /// Argument `i` (absent arguments are `null`).
 fn arg(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Null)
-}
-
-fn flag(args: &[Value], i: usize) -> bool {
-    arg(args, i).as_bool().unwrap_or(false)
 }
 
 fn report_of(value: &Value) -> Result<DiminishingReturnsReport, Failure> {
@@ -286,12 +270,74 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         op::RUNNER_ERROR => {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
-        op::ISO_TIMESTAMP => Value::string(timestamp::iso_from_millis(arg(&args, 0).as_f64().unwrap_or(0.0) as i64)),
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
         op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
+        op::LOOP_CONSTANTS => loop_constants(),
+        op::ES_CONFIG_CHECK => {
+            // The base (a config validated before, or null for the defaults), then the
+            // partial config or options over it; errors name the argument's root.
+            let root = if arg(&args, 2).as_str() == Some("options") { "options" } else { "config" };
+            let base =
+                EarlyStoppingConfig::default().merged(arg(&args, 0), Naming::Js, "config", ErrorCode::InvalidConfig)?;
+            config_answer(base.merged(arg(&args, 1), Naming::Js, root, ErrorCode::InvalidConfig)?)
+        }
+        op::ES_RECORD_CHECK => {
+            let (iteration, result) = loop_stopping::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            // A missing timestamp stays empty: the JS layer fills in its clock's time, as
+            // on the fast path (an empty timestamp is never valid, so this is unambiguous).
+            loop_stopping::record_of(iteration, result, String::new).to_value()
+        }
+        op::ES_REPORT_CHECK => {
+            report_of(arg(&args, 0))?;
+            return Ok(None);
+        }
+        op::PR_RESULT_CHECK => {
+            let path = ["layers[", &index_of(arg(&args, 0)).to_string(), "]"].concat();
+            LayerResult::from_value(arg(&args, 1), Naming::Js, &path)?;
+            return Ok(None);
+        }
+        op::EXIT_CONFIG_SLOTS => {
+            let config = ExitConfig::from_value(arg(&args, 0), Naming::Js)?;
+            Value::Array(fast_pyramid::config_slots(&config).iter().map(|&n| Value::Number(n)).collect())
+        }
+        op::ES_SNAPSHOT_CHECK => {
+            let snapshot = snapshot_of(arg(&args, 0))?;
+            EarlyStopping::from_snapshot(&snapshot)?.to_snapshot()
+        }
         _ => return Err(unknown_op(op)),
     };
     Ok(Some(value))
+}
+
+/// The merged config and its slots for the fast path.
+fn config_answer(config: EarlyStoppingConfig) -> Value {
+    let slots = fast::config_slots(&config).iter().map(|&n| Value::Number(n)).collect();
+    Value::Array(vec![config.to_value(Naming::Js), Value::Array(slots)])
+}
+
+/// What the JS fast path caches once: names by code, and the constant answers.
+fn loop_constants() -> Value {
+    use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
+    let strings = |items: &[&str]| Value::Array(items.iter().map(|s| Value::string(*s)).collect());
+    let triggers: Vec<&str> = Trigger::ALL.iter().map(|t| t.as_str()).collect();
+    let budgets: Vec<&str> =
+        [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].iter().map(|b| b.as_str()).collect();
+    let statuses: Vec<&str> = [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped]
+        .map(|s| s.as_str())
+        .to_vec();
+    let fresh = EarlyStopping::new(EarlyStoppingConfig::default());
+    Value::object(vec![
+        ("layout", Value::Number(f64::from(fast::LAYOUT))),
+        ("triggers", strings(&triggers)),
+        ("budgets", strings(&budgets)),
+        ("statuses", strings(&statuses)),
+        ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
+        ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
+        ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
+        ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
+        ("exitReasons", Value::Array(fast_pyramid::EXIT_REASONS.iter().map(|r| Value::string(r.as_str())).collect())),
+        ("outcomes", Value::Array(fast_pyramid::OUTCOMES.iter().map(|o| Value::string(o.as_str())).collect())),
+    ])
 }
 
 fn unknown_op(op: u32) -> Failure {
@@ -321,15 +367,6 @@ impl Engine {
     fn call_inner(&mut self, op: u32, text: &str) -> Answer {
         let args = args_of(text)?;
         match op {
-            op::ES_NEW => {
-                self.slot = Slot::Loop(Box::new(EarlyStopping::from_config_value(arg(&args, 0), Naming::Js)?));
-                Ok(None)
-            }
-            op::ES_FROM_JSON => {
-                let snapshot = snapshot_of(arg(&args, 0))?;
-                self.slot = Slot::Loop(Box::new(EarlyStopping::from_snapshot(&snapshot)?));
-                Ok(None)
-            }
             op::IA_NEW => {
                 let analytics = IterationAnalytics::from_config_value(arg(&args, 0), Naming::Js)?;
                 self.slot = Slot::Analytics(Box::new(analytics));
@@ -359,7 +396,6 @@ impl Engine {
                 Ok(None)
             }
             _ => match &mut self.slot {
-                Slot::Loop(es) => loop_op(es, op, &args),
                 Slot::Analytics(a) => analytics_op(a, op, &args),
                 Slot::Exit(exit) => exit_op(exit, op, &args),
                 Slot::Executor(config) => executor_op(config, op, &args),
@@ -368,41 +404,6 @@ impl Engine {
             },
         }
     }
-}
-
-fn loop_op(es: &mut EarlyStopping, op: u32, args: &[Value]) -> Answer {
-    let value = match op {
-        op::ES_RECORD => {
-            let now = arg(args, 2).as_f64().unwrap_or(0.0);
-            es.record_value(arg(args, 0), arg(args, 1), Naming::Js, || timestamp::iso_from_millis(now as i64))?;
-            return Ok(None);
-        }
-        op::ES_DECIDE => {
-            let ask = flag(args, 0).then_some(|| Err(Failure::NeedSource));
-            es.should_stop_with(ask)?.to_value()
-        }
-        op::ES_DECIDE_WITH => es.should_stop_with(Some(|| report_of(arg(args, 0))))?.to_value(),
-        op::ES_SUMMARY => {
-            let ask = flag(args, 0).then_some(|| Err(Failure::NeedSource));
-            es.generate_summary_with(ask)?.to_value()
-        }
-        op::ES_SUMMARY_WITH => es.generate_summary_with(Some(|| report_of(arg(args, 0))))?.to_value(),
-        op::ES_REASON => es.stopping_reason().map_or(Value::Null, Value::string),
-        op::ES_DETAILS => es.stopping_details().map_or(Value::Null, |d| d.to_value()),
-        op::ES_CONFIGURE => {
-            es.configure_value(arg(args, 0), Naming::Js)?;
-            return Ok(None);
-        }
-        op::ES_CONFIG => es.config().to_value(Naming::Js),
-        op::ES_HISTORY => array(es.history(), |r| r.to_value()),
-        op::ES_RESET => {
-            es.reset();
-            return Ok(None);
-        }
-        op::ES_TO_JSON => es.to_snapshot(),
-        _ => return Err(not_ready()),
-    };
-    Ok(Some(value))
 }
 
 fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
@@ -497,24 +498,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decisions_ask_the_source_only_when_the_seed_would() {
-        let mut engine = Engine::new();
-        assert_eq!(engine.call(op::ES_NEW, "[null]"), "");
-        let record = r#"[1,{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":0,"timestamp":"2026-01-01T00:00:00Z"},0]"#;
-        assert_eq!(engine.call(op::ES_RECORD, record), "");
-        assert_eq!(engine.call(op::ES_DECIDE, "[true]"), "?");
-        let decision = engine.call(op::ES_DECIDE_WITH, r#"[{"detected":true,"iteration":1,"reason":"flat"}]"#);
-        assert!(decision.starts_with(r#"{"stop":true,"reason":"Diminishing returns detected: flat""#), "{decision}");
-        let bad = engine.call(op::ES_DECIDE_WITH, r#"[{"detected":"yes","reason":"x"}]"#);
+    fn checks_answer_the_core_s_errors_and_normalized_values() {
+        let record = r#"[1,{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":0},0]"#;
+        assert!(exec(op::ES_RECORD_CHECK, record).contains(r#""timestamp":"""#));
+        let bad = exec(op::ES_REPORT_CHECK, r#"[{"detected":"yes","reason":"x"}]"#);
         assert!(bad.starts_with(r#"!{"code":"invalid_analytics","kind":"type","field":"detected""#), "{bad}");
+        let config = exec(op::ES_CONFIG_CHECK, r#"[null,{"minIterations":2},"config"]"#);
+        assert!(config.starts_with(r#"~[{"highConfidenceThreshold":0.95"#), "{config}");
+        let unknown = exec(op::ES_CONFIG_CHECK, r#"[null,{"plateauCount":2},"options"]"#);
+        assert!(unknown.starts_with(r#"!{"code":"unknown_option""#), "{unknown}");
     }
 
     #[test]
     fn errors_and_unknown_ops_are_answers_not_panics() {
         let mut engine = Engine::new();
-        assert!(engine.call(op::ES_RECORD, "[]").starts_with("!{"));
+        assert!(engine.call(op::IA_RECORD, "[]").starts_with("!{"));
         assert!(engine.call(999, "[]").starts_with("!{"));
-        assert!(engine.call(op::ES_NEW, "not json").starts_with("!{"));
+        assert!(engine.call(op::IA_NEW, "not json").starts_with("!{"));
         assert!(exec(999, "[]").starts_with("!{"));
         assert!(exec(op::SIGNAL, r#"[{"passRate":{"\u0000":"NaN"},"coverage":1,"flakyRatio":0}]"#)
             .starts_with(r#"!{"code":"invalid_layer_result","kind":"range","field":"passRate""#));

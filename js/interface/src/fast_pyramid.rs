@@ -1,0 +1,267 @@
+//! The numeric fast path of `runWithEarlyExit` for the JS layer: one zero-argument call per
+//! layer over the scratch slots of [`crate::fast`], no native object and no JSON per run.
+//!
+//! A run's progress is a few numbers (the JS run keeps its own copy between layers, since
+//! runners may be async and runs may interleave). [`start`] begins a run, [`submit`] takes
+//! one layer's result (pass rate, coverage, flaky ratio, an optional previous lambda) and
+//! says what to do next, and [`summary`] gives the numbers of the `TestPyramidResult`. The
+//! rules are the core's: the quality signal, `CoherenceEarlyExit::should_exit`, the
+//! speculation and its verification, in the order `PyramidRun` applies them. A result the
+//! fast check refuses goes to the JSON path for the full typed error.
+
+use earlyexit::exit_decision::ExitConfig;
+use earlyexit::signal::{calculate_quality_signal, LayerResult};
+use earlyexit::speculation::{classify_outcome, predict_layer_outcome, verification_count, Outcome};
+use earlyexit::{CoherenceEarlyExit, ExitReason};
+
+/// First slot of the pyramid's region (within the scratch buffer, below the loop state).
+pub const BASE: usize = 112;
+// --- the run's state (the JS run keeps a copy of BASE..BASE+STATE_LEN) -----------------
+const CONFIG: usize = BASE; // 8 slots, ExitConfig in the ADR's order
+const TOTAL_LAYERS: usize = BASE + 8;
+const LAYER_COUNT: usize = BASE + 9;
+/// 0 running, 1 verifying, 2 finished.
+const PHASE: usize = BASE + 10;
+/// The layer to run next, or (verifying, finished after an exit) the exit layer.
+const LAYER: usize = BASE + 11;
+const VERIFY_DONE: usize = BASE + 12;
+const VERIFY_COUNT: usize = BASE + 13;
+const PREVIOUS_LAMBDA: usize = BASE + 14; // NaN before the first layer
+const EXITED: usize = BASE + 15;
+const EXIT_CONFIDENCE: usize = BASE + 16;
+const EXIT_REASON: usize = BASE + 17;
+const PREDICTED: usize = BASE + 18;
+const PREDICTED_CONFIDENCE: usize = BASE + 19;
+const SPECULATIONS: usize = BASE + 20;
+const MISPREDICTIONS: usize = BASE + 21;
+/// Slots of a run's state.
+pub const STATE_LEN: usize = 24;
+// --- inputs -----------------------------------------------------------------------------
+const IN_PASS_RATE: usize = BASE + 24;
+const IN_COVERAGE: usize = BASE + 25;
+const IN_FLAKY_RATIO: usize = BASE + 26;
+/// NaN when the result has no `previousLambda`.
+const IN_PREVIOUS_LAMBDA: usize = BASE + 27;
+const IN_LAYER: usize = BASE + 28;
+// --- outputs ----------------------------------------------------------------------------
+/// 0 run, 1 verify, 2 done; -1: the fast check refused the input.
+const OUT_ACTION: usize = BASE + 32;
+const OUT_LAYER: usize = BASE + 33;
+/// The `previousLambda` stamped on the submitted result (NaN: none).
+const OUT_STAMPED: usize = BASE + 34;
+/// The observed outcome of a verified layer (an `Outcome` code).
+const OUT_ACTUAL: usize = BASE + 35;
+// summary
+const OUT_EXITED: usize = BASE + 36;
+const OUT_EXIT_LAYER: usize = BASE + 37;
+const OUT_REASON: usize = BASE + 38;
+const OUT_CONFIDENCE: usize = BASE + 39;
+const OUT_SKIPPED: usize = BASE + 40;
+const OUT_VERIFIED: usize = BASE + 41;
+const OUT_MISPREDICTIONS: usize = BASE + 42;
+const OUT_SAVED: usize = BASE + 43;
+/// Whether a verified layer's outcome was the predicted one (0/1).
+const OUT_CORRECT: usize = BASE + 44;
+/// Each layer's `costMs`: present (0/1) and value, two slots per layer.
+const COSTS: usize = BASE + 48;
+/// Runs with more layers take the JSON path (the costs end below the loop's state).
+pub const MAX_LAYERS: usize = 40;
+
+const RUNNING: f64 = 0.0;
+const VERIFYING: f64 = 1.0;
+const FINISHED: f64 = 2.0;
+
+/// Exit reasons by code, for the JS layer's table.
+pub const EXIT_REASONS: [ExitReason; 6] = [
+    ExitReason::ForcedContinue,
+    ExitReason::LambdaTooLow,
+    ExitReason::LambdaUnstable,
+    ExitReason::BoundariesConcentrated,
+    ExitReason::InsufficientConfidence,
+    ExitReason::ConfidentExit,
+];
+/// Outcomes by code, for the JS layer's table.
+pub const OUTCOMES: [Outcome; 3] = [Outcome::Pass, Outcome::Flaky, Outcome::Fail];
+
+#[inline(always)]
+fn at(s: &[f64], i: usize) -> f64 {
+    s.get(i).copied().unwrap_or(f64::NAN)
+}
+
+fn put(s: &mut [f64], i: usize, v: f64) {
+    if let Some(slot) = s.get_mut(i) {
+        *slot = v;
+    }
+}
+
+/// The exit config as 8 slots.
+pub fn config_slots(c: &ExitConfig) -> [f64; 8] {
+    [
+        c.exit_layer as f64,
+        c.min_lambda_for_exit,
+        c.min_lambda_stability,
+        c.max_boundary_concentration,
+        c.speculative_tests as f64,
+        c.verification_layers as f64,
+        f64::from(u8::from(c.adaptive_exit_layer)),
+        c.min_confidence,
+    ]
+}
+
+fn exit_of(s: &[f64]) -> CoherenceEarlyExit {
+    let c = |i| at(s, CONFIG + i);
+    let config = ExitConfig {
+        exit_layer: c(0) as u64,
+        min_lambda_for_exit: c(1),
+        min_lambda_stability: c(2),
+        max_boundary_concentration: c(3),
+        speculative_tests: c(4) as u64,
+        verification_layers: c(5) as u64,
+        adaptive_exit_layer: c(6) != 0.0,
+        min_confidence: c(7),
+    };
+    CoherenceEarlyExit::prevalidated(config, at(s, TOTAL_LAYERS) as u64)
+}
+
+fn code_of<T: PartialEq>(table: &[T], item: &T) -> f64 {
+    table.iter().position(|x| x == item).unwrap_or(0) as f64
+}
+
+/// Starts a run over the config, `totalLayers`, layer count and costs in the slots.
+/// Answers 0, or 1 when a cost is not a finite number >= 0 (the JSON path words the error).
+pub fn start(s: &mut [f64]) -> f64 {
+    let count = at(s, LAYER_COUNT) as usize;
+    if count > MAX_LAYERS {
+        return 1.0;
+    }
+    for i in 0..count {
+        let cost = at(s, COSTS + 2 * i + 1);
+        if at(s, COSTS + 2 * i) != 0.0 && !(cost.is_finite() && cost >= 0.0) {
+            return 1.0;
+        }
+    }
+    for (slot, value) in [
+        (PHASE, if count == 0 { FINISHED } else { RUNNING }),
+        (LAYER, 0.0),
+        (VERIFY_DONE, 0.0),
+        (VERIFY_COUNT, 0.0),
+        (PREVIOUS_LAMBDA, f64::NAN),
+        (EXITED, 0.0),
+        (SPECULATIONS, 0.0),
+        (MISPREDICTIONS, 0.0),
+    ] {
+        put(s, slot, value);
+    }
+    next_action(s);
+    0.0
+}
+
+fn next_action(s: &mut [f64]) {
+    let (action, layer) = match at(s, PHASE) {
+        RUNNING => (0.0, at(s, LAYER)),
+        VERIFYING => (1.0, at(s, LAYER) + 1.0 + at(s, VERIFY_DONE)),
+        _ => (2.0, 0.0),
+    };
+    put(s, OUT_ACTION, action);
+    put(s, OUT_LAYER, layer);
+}
+
+/// Takes the pending layer's result from the input slots and advances the run, as
+/// `PyramidRun::submit` does. Answers the next action (0 run, 1 verify, 2 done), or -1
+/// when the fast check refused the result or the layer is not the pending one (nothing
+/// changed; the JSON path gives the error).
+pub fn submit(s: &mut [f64]) -> f64 {
+    let in_range = |v: f64, max: f64| v.is_finite() && (0.0..=max).contains(&v);
+    let (pass_rate, coverage, flaky_ratio) = (at(s, IN_PASS_RATE), at(s, IN_COVERAGE), at(s, IN_FLAKY_RATIO));
+    let given_previous = at(s, IN_PREVIOUS_LAMBDA);
+    let pending = at(s, OUT_LAYER);
+    if !(in_range(pass_rate, 1.0) && in_range(coverage, 1.0) && in_range(flaky_ratio, 1.0))
+        || !(given_previous.is_nan() || in_range(given_previous, 100.0))
+        || at(s, PHASE) == FINISHED
+        || at(s, IN_LAYER) != pending
+    {
+        put(s, OUT_ACTION, -1.0);
+        return -1.0;
+    }
+    let mut result = LayerResult::new(pass_rate, coverage, flaky_ratio);
+    result.previous_lambda = (!given_previous.is_nan()).then_some(given_previous);
+    let count = at(s, LAYER_COUNT) as usize;
+    let index = pending as usize;
+    put(s, OUT_STAMPED, f64::NAN);
+    if at(s, PHASE) == RUNNING {
+        // The previous layer's lambda is stamped on this result (the ADR's executeLayer).
+        let previous = at(s, PREVIOUS_LAMBDA);
+        if !previous.is_nan() {
+            result.previous_lambda = Some(previous);
+            put(s, OUT_STAMPED, previous);
+        }
+        let signal = calculate_quality_signal(&result);
+        put(s, PREVIOUS_LAMBDA, signal.lambda);
+        let exit = exit_of(s);
+        let decision = exit.exit_verdict(&signal, index as u64);
+        let remaining = count - index - 1;
+        if decision.can_exit {
+            put(s, EXITED, 1.0);
+            put(s, EXIT_CONFIDENCE, decision.confidence);
+            put(s, EXIT_REASON, code_of(&EXIT_REASONS, &decision.reason));
+            let speculations = if decision.enable_speculation { remaining } else { 0 };
+            let prediction = predict_layer_outcome(decision.confidence);
+            put(s, SPECULATIONS, speculations as f64);
+            put(s, PREDICTED, code_of(&OUTCOMES, &prediction.predicted));
+            put(s, PREDICTED_CONFIDENCE, prediction.confidence);
+            let verify = verification_count(speculations, exit.config().verification_layers);
+            put(s, VERIFY_COUNT, verify as f64);
+            put(s, PHASE, if verify > 0 { VERIFYING } else { FINISHED });
+        } else if index + 1 < count {
+            put(s, LAYER, (index + 1) as f64);
+        } else {
+            put(s, PHASE, FINISHED);
+        }
+    } else {
+        let actual = classify_outcome(&result);
+        put(s, OUT_ACTUAL, code_of(&OUTCOMES, &actual));
+        let correct = code_of(&OUTCOMES, &actual) == at(s, PREDICTED);
+        put(s, OUT_CORRECT, f64::from(u8::from(correct)));
+        if !correct {
+            put(s, MISPREDICTIONS, at(s, MISPREDICTIONS) + 1.0);
+        }
+        let done = at(s, VERIFY_DONE) + 1.0;
+        put(s, VERIFY_DONE, done);
+        if done >= at(s, VERIFY_COUNT) {
+            put(s, PHASE, FINISHED);
+        }
+    }
+    next_action(s);
+    at(s, OUT_ACTION)
+}
+
+/// The numbers of the finished run's `TestPyramidResult`, as `PyramidRun::result` computes
+/// them (the layers, speculations and executed list are the JS run's own records).
+pub fn summary(s: &mut [f64]) -> f64 {
+    let count = at(s, LAYER_COUNT) as usize;
+    let exited = at(s, EXITED) != 0.0;
+    let exit_layer = at(s, LAYER) as usize;
+    // Layers not run: after the exit layer, except the verified ones.
+    let first_skipped = if exited { exit_layer + 1 + at(s, VERIFY_DONE) as usize } else { count };
+    let mut saved = Some(0.0);
+    for i in first_skipped..count {
+        saved = match (saved, at(s, COSTS + 2 * i) != 0.0) {
+            (Some(sum), true) => Some(sum + at(s, COSTS + 2 * i + 1)),
+            _ => None,
+        };
+    }
+    let (exit_layer, reason, confidence, skipped) = if exited {
+        (exit_layer as f64, at(s, EXIT_REASON), at(s, EXIT_CONFIDENCE), (count - exit_layer - 1) as f64)
+    } else {
+        (count as f64 - 1.0, code_of(&EXIT_REASONS, &ExitReason::ForcedContinue), 1.0, 0.0)
+    };
+    put(s, OUT_EXITED, f64::from(u8::from(exited)));
+    put(s, OUT_EXIT_LAYER, exit_layer);
+    put(s, OUT_REASON, reason);
+    put(s, OUT_CONFIDENCE, confidence);
+    put(s, OUT_SKIPPED, skipped);
+    put(s, OUT_VERIFIED, at(s, VERIFY_DONE));
+    put(s, OUT_MISPREDICTIONS, at(s, MISPREDICTIONS));
+    put(s, OUT_SAVED, saved.unwrap_or(f64::NAN));
+    0.0
+}
