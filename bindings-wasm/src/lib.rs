@@ -71,79 +71,87 @@ pub fn exec(op: u32, args: &str) -> String {
 // take no argument. wasm number arguments are nearly free, but one path for both
 // bindings keeps the JS layer single.
 
-use std::cell::UnsafeCell;
+#[cfg(not(feature = "replay-module"))]
+pub use fast_path::*;
 
-/// The scratch slots. A plain static, not a `thread_local!`: on this target a thread local
-/// costs ~60 ns per access (measured), more than a whole decision.
-struct Scratch(UnsafeCell<Vec<f64>>);
+/// The engines module's fast-path exports (the replay module has none).
+#[cfg(not(feature = "replay-module"))]
+mod fast_path {
+    use std::cell::UnsafeCell;
+    use wasm_bindgen::prelude::wasm_bindgen;
 
-// SAFETY: wasm32-unknown-unknown is built without atomics here, so there is one thread.
-unsafe impl Sync for Scratch {}
+    /// The scratch slots. A plain static, not a `thread_local!`: on this target a thread local
+    /// costs ~60 ns per access (measured), more than a whole decision.
+    struct Scratch(UnsafeCell<Vec<f64>>);
 
-static SCRATCH: Scratch = Scratch(UnsafeCell::new(Vec::new()));
+    // SAFETY: wasm32-unknown-unknown is built without atomics here, so there is one thread.
+    unsafe impl Sync for Scratch {}
 
-fn with_scratch<R>(f: impl FnOnce(&mut Vec<f64>) -> R) -> R {
-    // SAFETY: one thread, and no call below re-enters this module (nothing calls into JS),
-    // so this is the only reference to the Vec while `f` runs.
-    f(unsafe { &mut *SCRATCH.0.get() })
-}
+    static SCRATCH: Scratch = Scratch(UnsafeCell::new(Vec::new()));
 
-/// Makes the scratch buffer at least `len` slots long (contents kept); answers its address.
-/// Growing may grow the memory, so the JS layer views it again afterwards.
-#[wasm_bindgen(js_name = scratchReserve)]
-pub fn scratch_reserve(len: usize) -> usize {
-    with_scratch(|slots| {
-        if slots.len() < len {
-            slots.resize(len, 0.0);
-        }
-        slots.as_ptr() as usize
-    })
-}
+    fn with_scratch<R>(f: impl FnOnce(&mut Vec<f64>) -> R) -> R {
+        // SAFETY: one thread, and no call below re-enters this module (nothing calls into JS),
+        // so this is the only reference to the Vec while `f` runs.
+        f(unsafe { &mut *SCRATCH.0.get() })
+    }
 
-/// The module's memory, for the JS layer's view of the scratch slots.
-#[wasm_bindgen(js_name = wasmMemory)]
-pub fn wasm_memory() -> wasm_bindgen::JsValue {
-    wasm_bindgen::memory()
-}
+    /// Makes the scratch buffer at least `len` slots long (contents kept); answers its address.
+    /// Growing may grow the memory, so the JS layer views it again afterwards.
+    #[wasm_bindgen(js_name = scratchReserve)]
+    pub fn scratch_reserve(len: usize) -> usize {
+        with_scratch(|slots| {
+            if slots.len() < len {
+                slots.resize(len, 0.0);
+            }
+            slots.as_ptr() as usize
+        })
+    }
 
-/// Validates and folds the record in the input slots: 0 = done, 1 = ask the JSON path.
-#[wasm_bindgen(js_name = fastFold)]
-pub fn fast_fold() -> f64 {
-    with_scratch(|slots| earlyexit_js::fast::fold(slots))
-}
+    /// The module's memory, for the JS layer's view of the scratch slots.
+    #[wasm_bindgen(js_name = wasmMemory)]
+    pub fn wasm_memory() -> wasm_bindgen::JsValue {
+        wasm_bindgen::memory()
+    }
 
-/// Decides over the state slots; answers the decision's code.
-#[wasm_bindgen(js_name = fastDecide)]
-pub fn fast_decide() -> f64 {
-    with_scratch(|slots| earlyexit_js::fast::decide(slots))
-}
+    /// Validates and folds the record in the input slots: 0 = done, 1 = ask the JSON path.
+    #[wasm_bindgen(js_name = fastFold)]
+    pub fn fast_fold() -> f64 {
+        with_scratch(|slots| earlyexit_js::fast::fold(slots))
+    }
 
-/// The reason text of the decision just made.
-#[wasm_bindgen(js_name = fastReason)]
-pub fn fast_reason() -> String {
-    with_scratch(|slots| earlyexit_js::fast::reason(slots))
-}
+    /// Decides over the state slots; answers the decision's code.
+    #[wasm_bindgen(js_name = fastDecide)]
+    pub fn fast_decide() -> f64 {
+        with_scratch(|slots| earlyexit_js::fast::decide(slots))
+    }
 
-/// `'Diminishing returns detected: ' + reason`.
-#[wasm_bindgen(js_name = fastDiminishingReason)]
-pub fn fast_diminishing_reason(reason: &str) -> String {
-    earlyexit_js::fast::diminishing_returns_reason(reason)
-}
+    /// The reason text of the decision just made.
+    #[wasm_bindgen(js_name = fastReason)]
+    pub fn fast_reason() -> String {
+        with_scratch(|slots| earlyexit_js::fast::reason(slots))
+    }
 
-/// Starts a test-pyramid run over the slots (`js/interface/src/fast_pyramid.rs`).
-#[wasm_bindgen(js_name = pyramidStart)]
-pub fn pyramid_start() -> f64 {
-    with_scratch(|slots| earlyexit_js::fast_pyramid::start(slots))
-}
+    /// `'Diminishing returns detected: ' + reason`.
+    #[wasm_bindgen(js_name = fastDiminishingReason)]
+    pub fn fast_diminishing_reason(reason: &str) -> String {
+        earlyexit_js::fast::diminishing_returns_reason(reason)
+    }
 
-/// Submits the pending layer's result; answers the next action.
-#[wasm_bindgen(js_name = pyramidSubmit)]
-pub fn pyramid_submit() -> f64 {
-    with_scratch(|slots| earlyexit_js::fast_pyramid::submit(slots))
-}
+    /// Starts a test-pyramid run over the slots (`js/interface/src/fast_pyramid.rs`).
+    #[wasm_bindgen(js_name = pyramidStart)]
+    pub fn pyramid_start() -> f64 {
+        with_scratch(|slots| earlyexit_js::fast_pyramid::start(slots))
+    }
 
-/// Writes the finished run's result numbers.
-#[wasm_bindgen(js_name = pyramidSummary)]
-pub fn pyramid_summary() -> f64 {
-    with_scratch(|slots| earlyexit_js::fast_pyramid::summary(slots))
+    /// Submits the pending layer's result; answers the next action.
+    #[wasm_bindgen(js_name = pyramidSubmit)]
+    pub fn pyramid_submit() -> f64 {
+        with_scratch(|slots| earlyexit_js::fast_pyramid::submit(slots))
+    }
+
+    /// Writes the finished run's result numbers.
+    #[wasm_bindgen(js_name = pyramidSummary)]
+    pub fn pyramid_summary() -> f64 {
+        with_scratch(|slots| earlyexit_js::fast_pyramid::summary(slots))
+    }
 }
