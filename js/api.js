@@ -223,8 +223,12 @@ export default function createApi(native) {
   // Shared by every copy of this layer over the same native module: a test runner may load
   // the package more than once in one thread, and the native side has one buffer per
   // thread, so the buffer and which engine's state is in it must be known to all copies.
+  // Kept on the module's `fastFold` function, which every copy sees as the same object even
+  // when a package entry hands this layer a wrapper of the module (the wasm package routes
+  // replay ops through one).
   const SHARED = Symbol.for('earlyexit.scratch');
-  const fast = native[SHARED] || (native[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null });
+  const home = typeof native.fastFold === 'function' ? native.fastFold : native;
+  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null });
   let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
