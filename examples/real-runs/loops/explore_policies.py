@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Search for a loop stopping policy that beats the simple rule k=5 on the real runs (issue 10).
+
+Reproducible record of the search behind docs/replay.md ("Looking for a policy that beats
+k = 5"): every candidate policy below is replayed on both halves of the converted runs
+(``examples/real-runs/loops/convert.py``; ``run.sh`` writes them to target/replay/loops/),
+and every candidate's figures on the ``tune`` half AND the ``report`` half are written to a
+CSV, so the choice can be checked against everything that was tried.
+
+    python3 examples/real-runs/loops/explore_policies.py [RUNS_DIR] [--all] [--csv FILE]
+
+The selection rule is fixed before looking at the report half: among the candidates that
+on the tune half use no more of the recorded iterations than k=5 and are no worse than it
+on gap and premature stops, take the one using the fewest iterations (ties: lower gap,
+fewer premature stops). That winner is then read on the report half, pooled and per dataset.
+Separately the script lists every candidate that would meet the target on the report half
+(strictly better gap and premature stops at no more iterations), with its tune figures, to
+show what meeting it would take.
+
+The candidates are live policies: they see only the records so far (quality, confidence,
+verification), never how many iterations the recording holds. Each one is checked, like the
+simple rule, after every record; a passed verification stops (as in the simple rule; see
+"verified pass at low quality" below), and the output returned is the best iteration as the
+engine picks it (highest quality among passed records, else highest overall, earliest on
+ties). Metrics are the replay's (docs/replay.md): share of the recorded iterations run,
+mean quality gap to the best reachable, premature stops (none up to the stop good, a later
+one good). The model of the simple rule here is checked against the engine's figures when
+the ``earlyexit`` Python package is importable (``.venv/bin/python``).
+
+Families (signals a live policy has):
+- ``simple k``: the baseline, k = 2..8;
+- ``tiered``: patience depending on the state of the run: k0 while the quality (best so far,
+  or the last record) is 0, kmid below a threshold, khi at or above it;
+- ``plateau``: k=5 plus an early stop on a high, stable plateau (the last m records all
+  >= Q and within 1 point of each other): saves iterations on runs parked high;
+- ``stale``: patience counted on records identical to the previous one ("not moving"), with
+  a total cap: a run whose quality still changes keeps going;
+- ``trend``: the last record's confidence rising counts as progress (resets the patience);
+- verified pass at low quality: would treat a pass below 100 points as evidence only; the
+  script counts such records first (in this data none exist: a pass is always 100 points,
+  so the rule cannot change a decision here and is not a separate family).
+"""
+
+import csv
+import glob
+import json
+import os
+import sys
+
+EPS = 1e-9
+
+
+def good(item):
+    """Ground truth when known, else a passed verification (the replay's rule)."""
+    g = item.get("good")
+    return g if g is not None else item["verification_status"] == "passed"
+
+
+def best_index(items, n):
+    """The engine's best iteration over the first n records (min quality threshold 0)."""
+    best = None
+    for i in range(n):
+        if items[i]["verification_status"] == "passed":
+            if best is None or items[i]["quality_score"] > items[best]["quality_score"]:
+                best = i
+    if best is not None:
+        return best
+    best = 0
+    for i in range(n):
+        if items[i]["quality_score"] > items[best]["quality_score"]:
+            best = i
+    return best
+
+
+class State:
+    """What a live policy knows after n records: the records and the best-so-far tally."""
+
+    def __init__(self):
+        self.peak = None
+        self.since_peak = 0
+
+    def observe(self, quality):
+        if self.peak is None or quality > self.peak:
+            self.peak, self.since_peak = quality, 0
+        else:
+            self.since_peak += 1
+
+
+def replay(runs, policy):
+    """(share of iterations run in %, mean gap in points, premature stops in %, stop points)."""
+    used = available = 0
+    gap = 0.0
+    premature = 0
+    stops = []
+    for run in runs:
+        items = run["iterations"]
+        state = State()
+        n = 0
+        for n in range(1, len(items) + 1):
+            state.observe(items[n - 1]["quality_score"])
+            if policy(items, n, state):
+                break
+        returned = best_index(items, n)
+        gap += max(i["quality_score"] for i in items) - items[returned]["quality_score"]
+        if not any(good(i) for i in items[:n]) and any(good(i) for i in items[n:]):
+            premature += 1
+        used += n
+        available += len(items)
+        stops.append(n)
+    count = max(len(runs), 1)
+    return used / max(available, 1) * 100.0, gap / count, premature / count * 100.0, stops
+
+
+def passed(items, n):
+    return items[n - 1]["verification_status"] == "passed"
+
+
+def simple(k):
+    return lambda items, n, s: passed(items, n) or s.since_peak >= k
+
+
+def tiered(k0, kmid, khi, threshold, source):
+    def stop(items, n, s):
+        if passed(items, n):
+            return True
+        q = s.peak if source == "best" else items[n - 1]["quality_score"]
+        k = k0 if q <= 0 else (khi if q >= threshold else kmid)
+        return s.since_peak >= k
+
+    return stop
+
+
+def plateau(k, m, q_min, width=1.0):
+    def stop(items, n, s):
+        if passed(items, n) or s.since_peak >= k:
+            return True
+        if n < m:
+            return False
+        window = [i["quality_score"] for i in items[n - m : n]]
+        return min(window) >= q_min and max(window) - min(window) <= width
+
+    return stop
+
+
+def stale(k_stale, k_total):
+    def stop(items, n, s):
+        if passed(items, n) or s.since_peak >= k_total:
+            return True
+        streak = 0
+        for i in range(n - 1, 0, -1):
+            if abs(items[i]["quality_score"] - items[i - 1]["quality_score"]) > EPS:
+                break
+            streak += 1
+        return streak >= k_stale and s.since_peak >= k_stale
+
+    return stop
+
+
+def trend(k):
+    """Patience counted since the last new best OR the last rise in confidence."""
+
+    def stop(items, n, s):
+        if passed(items, n):
+            return True
+        quiet = 0
+        for i in range(n - 1, 0, -1):
+            if items[i]["confidence"] > items[i - 1]["confidence"] + EPS:
+                break
+            quiet += 1
+        return min(quiet, s.since_peak) >= k
+
+    return stop
+
+
+def candidates():
+    for k in range(2, 9):
+        yield f"simple k={k}", simple(k)
+    for source in ("best", "last"):
+        for threshold in (50, 70, 90):
+            for k0 in range(3, 10):
+                for kmid in range(2, 8):
+                    for khi in range(2, 8):
+                        name = f"tiered {source} T={threshold} k0={k0} kmid={kmid} khi={khi}"
+                        yield name, tiered(k0, kmid, khi, threshold, source)
+    for k in (4, 5, 6):
+        for m in (2, 3, 4):
+            for q_min in (50, 70, 90):
+                yield f"plateau k={k} m={m} Q={q_min}", plateau(k, m, q_min)
+    for k_stale in (3, 4, 5):
+        for k_total in (5, 6, 7, 8):
+            yield f"stale k_stale={k_stale} k_total={k_total}", stale(k_stale, k_total)
+    for k in range(3, 8):
+        yield f"trend k={k}", trend(k)
+
+
+def fmt(fig):
+    return f"{fig[0]:5.1f}% {fig[1]:5.2f} {fig[2]:4.1f}%"
+
+
+def no_worse(fig, base):
+    return fig[0] <= base[0] + EPS and fig[1] <= base[1] + EPS and fig[2] <= base[2] + EPS
+
+
+def meets_target(fig, base):
+    """The issue's target: strictly closer and fewer premature stops at no more iterations."""
+    return fig[0] <= base[0] + EPS and fig[1] < base[1] - EPS and fig[2] < base[2] - EPS
+
+
+def check_against_engine(runs):
+    """The engine's stop points for the simple rule must equal this model's."""
+    try:
+        import earlyexit  # noqa: PLC0415 (optional)
+    except ImportError:
+        print("(earlyexit not importable: the model is not cross-checked against the engine here)")
+        return
+    for k in range(2, 9):
+        policy = {"config": {"highConfidenceThreshold": 0, "minQualityThreshold": 0,
+                             "enablePlateauDetection": False, "enableDiminishingReturns": False,
+                             "noImprovementPatience": k}, "returns": "best", "analytics": False}
+        engine = [r["iterations_run"] for r in earlyexit.replay_loops(runs, policy)["runs"]]
+        if engine != replay(runs, simple(k))[3]:
+            sys.exit(f"model and engine disagree for the simple rule k={k}")
+    print("model checked: the simple rule's stop points equal the engine's for k = 2..8")
+
+
+def main():
+    args = sys.argv[1:]
+    show_all = "--all" in args
+    csv_path = None
+    if "--csv" in args:
+        csv_path = args[args.index("--csv") + 1]
+    positional = [a for a in args if not a.startswith("--") and a != csv_path]
+    runs_dir = positional[0] if positional else "target/replay/loops"
+    runs = []
+    for path in sorted(glob.glob(os.path.join(runs_dir, "*.jsonl"))):
+        with open(path) as f:
+            runs.extend(json.loads(line) for line in f if line.strip())
+    if not runs:
+        sys.exit(f"no runs under {runs_dir} (run examples/real-runs/loops/run.sh first)")
+    csv_path = csv_path or os.path.join(runs_dir, "explore_policies.csv")
+    tune = [r for r in runs if r.get("split") == "tune"]
+    report = [r for r in runs if r.get("split") == "report"]
+    datasets = sorted({r.get("dataset", "") for r in runs})
+    low_passes = sum(
+        1 for r in runs for i in r["iterations"] if i["verification_status"] == "passed" and i["quality_score"] < 100
+    )
+    print(f"{len(tune)} tune runs, {len(report)} report runs; passed records below 100 points: {low_passes}")
+    check_against_engine(runs)
+
+    base_tune, base_report = replay(tune, simple(5))[:3], replay(report, simple(5))[:3]
+    rows = []
+    for name, policy in candidates():
+        rows.append((name, policy, replay(tune, policy)[:3], replay(report, policy)[:3]))
+    with open(csv_path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["policy", "tune_used_pct", "tune_gap", "tune_premature_pct",
+                      "report_used_pct", "report_gap", "report_premature_pct"])
+        for name, _, t, p in rows:
+            out.writerow([name] + [f"{x:.4f}" for x in t + p])
+    print(f"{len(rows)} candidates; every one's tune and report figures: {csv_path}")
+    print(f"columns: used (share of recorded iterations), gap (points), premature stops")
+    print(f"k=5 baseline       tune {fmt(base_tune)}   report {fmt(base_report)}")
+    if show_all:
+        for name, _, t, p in rows:
+            print(f"  {name:<44} tune {fmt(t)}   report {fmt(p)}")
+
+    eligible = [row for row in rows if no_worse(row[2], base_tune)]
+    eligible.sort(key=lambda row: (row[2][0], row[2][1], row[2][2]))
+    print(f"\n{len(eligible)} candidates no worse than k=5 on the tune half; the 10 using fewest iterations:")
+    for name, _, t, p in eligible[:10]:
+        verdict = "meets target" if meets_target(p, base_report) else "misses target"
+        print(f"  {name:<44} tune {fmt(t)}   report {fmt(p)}  {verdict}")
+    winner = eligible[0]
+    print(f"\nselected on the tune half: {winner[0]}")
+    per_dataset(winner, report, datasets)
+
+    hits = [row for row in rows if meets_target(row[3], base_report)]
+    print(f"\ncandidates meeting the target on the report half: {len(hits)} of {len(rows)}")
+    for row in hits:
+        rank = eligible.index(row) + 1 if row in eligible else None
+        where = f"rank {rank} of {len(eligible)} on tune" if rank else "not eligible on tune"
+        print(f"  {row[0]:<44} tune {fmt(row[2])}   report {fmt(row[3])}  ({where})")
+        per_dataset(row, report, datasets)
+
+
+def per_dataset(row, report, datasets):
+    name, policy = row[0], row[1]
+    for dataset in datasets:
+        part = [r for r in report if r.get("dataset", "") == dataset]
+        base = replay(part, simple(5))[:3]
+        fig = replay(part, policy)[:3]
+        print(f"    {dataset:<20} k=5 {fmt(base)}   {name.split()[0]} {fmt(fig)}")
+
+
+if __name__ == "__main__":
+    main()
