@@ -13,6 +13,8 @@ The selection rule is fixed before looking at the report half: among the candida
 on the tune half use no more of the recorded iterations than k=5 and are no worse than it
 on gap and premature stops, take the one using the fewest iterations (ties: lower gap,
 fewer premature stops). That winner is then read on the report half, pooled and per dataset.
+A second fixed rule adds the prior the issue states (patience no longer on high runs than on
+runs stuck low) and picks the same way among the tiered candidates that follow it.
 Separately the script lists every candidate that would meet the target on the report half
 (strictly better gap and premature stops at no more iterations), with its tune figures, to
 show what meeting it would take.
@@ -36,6 +38,8 @@ Families (signals a live policy has):
 - ``stale``: patience counted on records identical to the previous one ("not moving"), with
   a total cap: a run whose quality still changes keeps going;
 - ``trend``: the last record's confidence rising counts as progress (resets the patience);
+- ``min_delta``: a new best must beat the best so far by delta points (small gains do not
+  reset the patience), optionally with a longer patience k0 while the best is 0;
 - verified pass at low quality: would treat a pass below 100 points as evidence only; the
   script counts such records first (in this data none exist: a pass is always 100 points,
   so the rule cannot change a decision here and is not a separate family).
@@ -172,6 +176,25 @@ def trend(k):
     return stop
 
 
+def min_delta(k, delta, k0=None):
+    """A new best must beat the best so far by at least delta points (Keras' min_delta);
+    k0, when given, is the patience while the best so far is 0."""
+
+    def stop(items, n, s):
+        if passed(items, n):
+            return True
+        peak, since = None, 0
+        for item in items[:n]:
+            q = item["quality_score"]
+            if peak is None or q >= peak + delta:
+                peak, since = q, 0
+            else:
+                since += 1
+        return since >= (k0 if k0 is not None and peak <= 0 else k)
+
+    return stop
+
+
 def candidates():
     for k in range(2, 9):
         yield f"simple k={k}", simple(k)
@@ -191,6 +214,11 @@ def candidates():
             yield f"stale k_stale={k_stale} k_total={k_total}", stale(k_stale, k_total)
     for k in range(3, 8):
         yield f"trend k={k}", trend(k)
+    for k in (4, 5, 6):
+        for delta in (2, 5, 10):
+            for k0 in (None, k + 1, k + 2):
+                suffix = f" k0={k0}" if k0 is not None else ""
+                yield f"min_delta k={k} delta={delta}{suffix}", min_delta(k, delta, k0)
 
 
 def fmt(fig):
@@ -214,13 +242,19 @@ def check_against_engine(runs):
         print("(earlyexit not importable: the model is not cross-checked against the engine here)")
         return
     for k in range(2, 9):
-        policy = {"config": {"highConfidenceThreshold": 0, "minQualityThreshold": 0,
-                             "enablePlateauDetection": False, "enableDiminishingReturns": False,
-                             "noImprovementPatience": k}, "returns": "best", "analytics": False}
-        engine = [r["iterations_run"] for r in earlyexit.replay_loops(runs, policy)["runs"]]
-        if engine != replay(runs, simple(k))[3]:
+        config = {"high_confidence_threshold": 0, "min_quality_threshold": 0, "enable_plateau_detection": False,
+                  "enable_diminishing_returns": False, "no_improvement_patience": k}
+        policy = {"config": config, "returns": "best", "analytics": False}
+        engine = earlyexit.replay_loops(runs, policy).to_dict()
+        model = replay(runs, simple(k))
+        stops = [r["iterations_run"] for r in engine["runs"]]
+        summary = engine["summary"]
+        same_figures = (abs(summary["mean_quality_gap"] - model[1]) < 1e-9
+                        and abs(summary["premature_rate"] * 100.0 - model[2]) < 1e-9
+                        and abs(summary["share_of_available"] * 100.0 - model[0]) < 1e-9)
+        if stops != model[3] or not same_figures:
             sys.exit(f"model and engine disagree for the simple rule k={k}")
-    print("model checked: the simple rule's stop points equal the engine's for k = 2..8")
+    print("model checked: the simple rule's stop points and figures equal the engine's for k = 2..8")
 
 
 def main():
@@ -274,6 +308,18 @@ def main():
     print(f"\nselected on the tune half: {winner[0]}")
     per_dataset(winner, report, datasets)
 
+    # A second rule, with the prior the issue states (spend the iterations saved on high
+    # plateaus on runs stuck low): only tiered candidates whose patience does not grow with
+    # quality and is longer at 0 than at the top (k0 >= kmid >= khi, k0 > khi).
+    prior = [row for row in eligible if monotone(row[0])]
+    print(f"\n{len(prior)} of them follow the prior 'more patience the lower the run' (tiered, k0 >= kmid >= khi, k0 > khi);")
+    for name, _, t, p in prior[:5]:
+        verdict = "meets target" if meets_target(p, base_report) else "misses target"
+        print(f"  {name:<44} tune {fmt(t)}   report {fmt(p)}  {verdict}")
+    if prior:
+        print(f"selected with the prior: {prior[0][0]}")
+        per_dataset(prior[0], report, datasets)
+
     hits = [row for row in rows if meets_target(row[3], base_report)]
     print(f"\ncandidates meeting the target on the report half: {len(hits)} of {len(rows)}")
     for row in hits:
@@ -281,6 +327,14 @@ def main():
         where = f"rank {rank} of {len(eligible)} on tune" if rank else "not eligible on tune"
         print(f"  {row[0]:<44} tune {fmt(row[2])}   report {fmt(row[3])}  ({where})")
         per_dataset(row, report, datasets)
+
+
+def monotone(name):
+    parts = dict(part.split("=") for part in name.split()[2:]) if name.startswith("tiered") else {}
+    if not parts:
+        return False
+    k0, kmid, khi = int(parts["k0"]), int(parts["kmid"]), int(parts["khi"])
+    return k0 >= kmid >= khi and k0 > khi
 
 
 def per_dataset(row, report, datasets):
