@@ -40,6 +40,8 @@ Families (signals a live policy has):
 - ``trend``: the last record's confidence rising counts as progress (resets the patience);
 - ``min_delta``: a new best must beat the best so far by delta points (small gains do not
   reset the patience), optionally with a longer patience k0 while the best is 0;
+- ``growing``: patience k + alpha x (iteration of the best so far): a run that improved
+  late has shown it can, so it waits longer;
 - verified pass at low quality: would treat a pass below 100 points as evidence only; the
   script counts such records first (in this data none exist: a pass is always 100 points,
   so the rule cannot change a decision here and is not a separate family).
@@ -195,6 +197,19 @@ def min_delta(k, delta, k0=None):
     return stop
 
 
+def growing(k, alpha):
+    """Patience k + floor(alpha x the iteration of the best so far): a run that still found
+    a new best late has shown it can improve late, so it gets longer."""
+
+    def stop(items, n, s):
+        if passed(items, n):
+            return True
+        peak_at = n - s.since_peak
+        return s.since_peak >= k + int(alpha * peak_at)
+
+    return stop
+
+
 def candidates():
     for k in range(2, 9):
         yield f"simple k={k}", simple(k)
@@ -219,6 +234,9 @@ def candidates():
             for k0 in (None, k + 1, k + 2):
                 suffix = f" k0={k0}" if k0 is not None else ""
                 yield f"min_delta k={k} delta={delta}{suffix}", min_delta(k, delta, k0)
+    for k in (3, 4, 5):
+        for alpha in (0.25, 0.5, 1.0):
+            yield f"growing k={k} alpha={alpha}", growing(k, alpha)
 
 
 def fmt(fig):
