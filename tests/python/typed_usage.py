@@ -29,6 +29,7 @@ from earlyexit import (
     IterationRecord,
     IterationResultDict,
     LayerResult,
+    NoImprovementDetails,
     PlateauDeltaSource,
     PlateauMode,
     PyramidAction,
@@ -129,9 +130,14 @@ def loop_options() -> Tuple[Trigger, Optional[int], List[BudgetStatusDict]]:
     if decision.trigger == "budget_exhausted" and details is not None and "budget" in details:
         spent: BudgetExhaustedDetails = details
         del spent
+    # "patience" is in both the regression and the no-improvement details: narrow on a key
+    # only one of them has.
     if decision.trigger == "quality_regression" and details is not None and "tolerance" in details:
         fell: QualityRegressionDetails = details
         del fell
+    if decision.trigger == "no_improvement" and details is not None and "iterations_without_improvement" in details:
+        stalled: NoImprovementDetails = details
+        del stalled
     as_dict = decision.to_dict()
     listed: List[BudgetStatusDict] = as_dict.get("budgets", [])
     del source, mode, limits, spend, guard, max_iterations, which, unknown, best_quality, listed

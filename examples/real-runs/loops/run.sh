@@ -3,7 +3,8 @@
 # converts them to the replay format (docs/replay.md) under target/replay/loops/ (outside the
 # tracked files: no data enters the project), then prints per dataset the seed's rules, the
 # simple rule for k = 2..6 and the `recommended` preset on the `report` half, and the
-# frontier of the preset's knob. TUNE=1 also prints the `tune` half and the tuning grid.
+# frontier of the preset's knob. TUNE=1 also prints the `tune` half and the tuning grid;
+# EXPLORE=1 then runs the policy search of explore_policies.py (docs/replay.md).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -20,3 +21,10 @@ if [ "${TUNE:-0}" = 1 ]; then
   REPLAY_GRID=1 "$BIN" --split tune "$OUT"/*.jsonl
 fi
 "$BIN" --split report "$OUT"/*.jsonl
+if [ "${EXPLORE:-0}" = 1 ]; then
+  echo
+  # The project venv (after scripts/test-python.sh) also cross-checks the model against the engine.
+  PY=python3
+  [ -x .venv/bin/python ] && PY=.venv/bin/python
+  "$PY" examples/real-runs/loops/explore_policies.py "$OUT"
+fi
