@@ -222,11 +222,9 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     let Value::Array(items) = value else { return Ok(Vec::new()) };
     // A plain loop: `collect` into a `Result` instantiates its own shunt adapters.
     let mut speculations = Vec::with_capacity(items.len());
-    let mut i = 0u64;
-    for item in items {
-        let path = wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i), "]"]);
+    for (i, item) in items.iter().enumerate() {
+        let path = wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"]);
         speculations.push(Speculation::from_value(item, Naming::Js, &path)?);
-        i += 1;
     }
     Ok(speculations)
 }
