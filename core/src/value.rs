@@ -121,7 +121,7 @@ impl ObjectBuilder {
 
 /// The pieces joined, as `[a, b, c].concat()` gives them: one small loop instead of std's
 /// generic `join`, whose specialized copy loops are ~0.9 KB of WebAssembly.
-pub(crate) fn concat(parts: &[&str]) -> String {
+pub fn concat(parts: &[&str]) -> String {
     let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     for part in parts {
         out.push_str(part);

@@ -220,17 +220,13 @@ fn index_of(value: &Value) -> usize {
 
 fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     let Value::Array(items) = value else { return Ok(Vec::new()) };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            Speculation::from_value(
-                item,
-                Naming::Js,
-                &wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"]),
-            )
-        })
-        .collect()
+    // A plain loop: `collect` into a `Result` instantiates its own shunt adapters.
+    let mut speculations = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"]);
+        speculations.push(Speculation::from_value(item, Naming::Js, &path)?);
+    }
+    Ok(speculations)
 }
 
 fn outcome_of(name: &str) -> speculation::Outcome {
@@ -242,7 +238,16 @@ fn outcome_of(name: &str) -> speculation::Outcome {
 }
 
 fn array<T>(items: &[T], f: impl Fn(&T) -> Value) -> Value {
-    Value::Array(items.iter().map(f).collect())
+    let mut values = Vec::with_capacity(items.len());
+    for item in items {
+        values.push(f(item));
+    }
+    Value::Array(values)
+}
+
+/// A plain loop instead of one `map(..).collect()` per call site (each is its own code).
+fn numbers(items: &[f64]) -> Value {
+    array(items, |&n| Value::Number(n))
 }
 
 /// Answers a stateless op.
@@ -258,12 +263,9 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             let result = LayerResult::from_value(arg(&args, 0), Naming::Js, "")?;
             calculate_quality_signal(&result).to_value(Naming::Js)
         }
-        op::PRESETS => Value::Array(
-            [ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE]
-                .iter()
-                .map(|c| c.to_value(Naming::Js))
-                .collect(),
-        ),
+        op::PRESETS => {
+            array(&[ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE], |c| c.to_value(Naming::Js))
+        }
         op::ANALYTICS_SOURCE_ERROR => {
             return Err(Failure::Core(loop_stopping::invalid_analytics_source(Naming::Js, arg(&args, 0))))
         }
@@ -292,13 +294,12 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Ok(None);
         }
         op::PR_RESULT_CHECK => {
-            let path = ["layers[", &index_of(arg(&args, 0)).to_string(), "]"].concat();
-            LayerResult::from_value(arg(&args, 1), Naming::Js, &path)?;
+            LayerResult::from_value(arg(&args, 1), Naming::Js, &layer_path(index_of(arg(&args, 0))))?;
             return Ok(None);
         }
         op::EXIT_CONFIG_SLOTS => {
             let config = ExitConfig::from_value(arg(&args, 0), Naming::Js)?;
-            Value::Array(fast_pyramid::config_slots(&config).iter().map(|&n| Value::Number(n)).collect())
+            numbers(&fast_pyramid::config_slots(&config))
         }
         op::ES_SNAPSHOT_CHECK => {
             let snapshot = snapshot_of(arg(&args, 0))?;
@@ -311,32 +312,30 @@ fn exec_inner(op: u32, text: &str) -> Answer {
 
 /// The merged config and its slots for the fast path.
 fn config_answer(config: EarlyStoppingConfig) -> Value {
-    let slots = fast::config_slots(&config).iter().map(|&n| Value::Number(n)).collect();
-    Value::Array(vec![config.to_value(Naming::Js), Value::Array(slots)])
+    let slots = numbers(&fast::config_slots(&config));
+    Value::Array(vec![config.to_value(Naming::Js), slots])
 }
 
 /// What the JS fast path caches once: names by code, and the constant answers.
 fn loop_constants() -> Value {
     use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
-    let strings = |items: &[&str]| Value::Array(items.iter().map(|s| Value::string(*s)).collect());
-    let triggers: Vec<&str> = Trigger::ALL.iter().map(|t| t.as_str()).collect();
-    let budgets: Vec<&str> =
-        [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].iter().map(|b| b.as_str()).collect();
-    let statuses: Vec<&str> = [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped]
-        .map(|s| s.as_str())
-        .to_vec();
+    let triggers = array(&Trigger::ALL, |t| Value::string(t.as_str()));
+    let budgets = array(&[Budget::Tokens, Budget::CostUsd, Budget::WallClockMs], |b| Value::string(b.as_str()));
+    let statuses = array(&[VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped], |s| {
+        Value::string(s.as_str())
+    });
     let fresh = EarlyStopping::new(EarlyStoppingConfig::default());
     Value::object(vec![
         ("layout", Value::Number(f64::from(fast::LAYOUT))),
-        ("triggers", strings(&triggers)),
-        ("budgets", strings(&budgets)),
-        ("statuses", strings(&statuses)),
+        ("triggers", triggers),
+        ("budgets", budgets),
+        ("statuses", statuses),
         ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
         ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
         ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
         ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
-        ("exitReasons", Value::Array(fast_pyramid::EXIT_REASONS.iter().map(|r| Value::string(r.as_str())).collect())),
-        ("outcomes", Value::Array(fast_pyramid::OUTCOMES.iter().map(|o| Value::string(o.as_str())).collect())),
+        ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
+        ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
     ])
 }
 
