@@ -359,7 +359,7 @@ impl IterationAnalytics {
 
     /// `recordIteration` for a record built in Rust.
     pub fn record(&mut self, input: AnalyticsInput) -> Result<&AnalyticsRecord> {
-        let as_value = AnalyticsRecord {
+        let mut as_value = AnalyticsRecord {
             iteration_number: input.iteration_number,
             quality_score: input.quality_score,
             verification_status: input.verification_status,
@@ -367,6 +367,10 @@ impl IterationAnalytics {
             usage: input.usage,
         }
         .to_value();
+        // `quality_delta` is computed, not an input: validating it as one rejected every record.
+        if let Value::Object(entries) = &mut as_value {
+            entries.retain(|(key, _)| key != "quality_delta");
+        }
         let checked = AnalyticsInput::from_value(&as_value, Naming::Snake)?;
         Ok(self.push(checked))
     }

@@ -336,8 +336,33 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
                 Value::Object(entries)
             };
             let before = analytics.clone();
-            match analytics.record_value(&record, Naming::Snake) {
-                Ok(_) => assert_eq!(analytics.records().len(), before.records().len() + 1),
+            let outcome = if u.ratio(1u8, 4u8)? {
+                // the Rust-typed entry, any numbers
+                let next = analytics.records().len() as u64 + 1;
+                let input = earlyexit::analytics::AnalyticsInput {
+                    iteration_number: if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? },
+                    quality_score: gen::number(u)?,
+                    verification_status: status(u)?,
+                    usage: ResourceUsage {
+                        tokens_used: opt(u, gen::number)?,
+                        token_cost_usd: opt(u, gen::number)?,
+                        execution_time_ms: opt(u, gen::number)?,
+                    },
+                };
+                let valid = input.quality_score.is_finite()
+                    && (0.0..=100.0).contains(&input.quality_score)
+                    && (1..=9_007_199_254_740_991).contains(&input.iteration_number)
+                    && [input.usage.tokens_used, input.usage.token_cost_usd, input.usage.execution_time_ms]
+                        .iter()
+                        .all(|v| v.is_none_or(|v| v.is_finite() && v >= 0.0));
+                let outcome = analytics.record(input).map(|_| ());
+                assert_eq!(outcome.is_ok(), valid, "typed analytics record: {outcome:?}");
+                outcome
+            } else {
+                analytics.record_value(&record, Naming::Snake).map(|_| ())
+            };
+            match outcome {
+                Ok(()) => assert_eq!(analytics.records().len(), before.records().len() + 1),
                 Err(e) => assert!(before == *analytics, "analytics record failed ({e:?}) but changed state"),
             }
             match u.int_in_range(0u8..=5)? {
