@@ -276,8 +276,11 @@ pub fn field(u: &mut Unstructured, valid: impl FnOnce(&mut Unstructured) -> Resu
     })
 }
 
+/// A field name and the maker of its valid values.
+pub type Field = (&'static str, fn(&mut Unstructured) -> Result<Value>);
+
 /// An object with the given fields (each through [`field`]) and sometimes an extra key.
-pub fn object(u: &mut Unstructured, fields: &[(&str, fn(&mut Unstructured) -> Result<Value>)]) -> Result<Value> {
+pub fn object(u: &mut Unstructured, fields: &[Field]) -> Result<Value> {
     let mut entries = Vec::new();
     for (name, valid) in fields {
         if let Some(v) = field(u, valid)? {

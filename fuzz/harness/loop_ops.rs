@@ -22,7 +22,7 @@ pub fn run(data: &[u8]) {
 }
 
 /// The config object's fields, with their valid-value makers.
-const CONFIG_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
+const CONFIG_FIELDS: &[gen::Field] = &[
     ("highConfidenceThreshold", valid::unit),
     ("plateauConsecutiveCount", valid::count),
     ("plateauImprovementThreshold", valid::unit),
@@ -41,7 +41,7 @@ const CONFIG_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
     ("regressionPatience", valid::count),
 ];
 
-const RESULT_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
+const RESULT_FIELDS: &[gen::Field] = &[
     ("quality_score", valid::percent),
     ("confidence", valid::unit),
     ("verification_status", valid::status),
@@ -52,14 +52,14 @@ const RESULT_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
     ("execution_time_ms", valid::amount),
 ];
 
-const ANALYTICS_CONFIG_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
+const ANALYTICS_CONFIG_FIELDS: &[gen::Field] = &[
     ("diminishing_returns_threshold", valid::unit),
     ("consecutive_count_threshold", valid::count),
     ("quality_threshold", valid::points),
     ("selection_criteria", valid::criteria),
 ];
 
-const ANALYTICS_RECORD_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
+const ANALYTICS_RECORD_FIELDS: &[gen::Field] = &[
     ("quality_score", valid::percent),
     ("verification_status", valid::status),
     ("tokens_used", valid::amount),
@@ -224,8 +224,7 @@ fn steps(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Itera
 
 /// A diminishing-returns report as an outside source returns it: mostly well formed.
 fn report_value(u: &mut Unstructured) -> Result<Value> {
-    const FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] =
-        &[("detected", valid::boolean), ("iteration", valid::count), ("reason", valid::text)];
+    const FIELDS: &[gen::Field] = &[("detected", valid::boolean), ("iteration", valid::count), ("reason", valid::text)];
     gen::object(u, FIELDS)
 }
 

@@ -13,8 +13,11 @@ pub mod loop_ops;
 pub mod pyramid_run;
 pub mod snapshot_restore;
 
-/// The targets by name (the corpus directory names).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+/// A target: its name (the corpus directory's) and its entry.
+pub type Target = (&'static str, fn(&[u8]));
+
+/// The targets by name.
+pub const TARGETS: &[Target] = &[
     ("loop_ops", loop_ops::run),
     ("pyramid_run", pyramid_run::run),
     ("snapshot_restore", snapshot_restore::run),

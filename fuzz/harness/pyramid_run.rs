@@ -17,7 +17,7 @@ pub fn run(data: &[u8]) {
     let _ = drive(&mut u);
 }
 
-const EXIT_CONFIG_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
+const EXIT_CONFIG_FIELDS: &[gen::Field] = &[
     ("exitLayer", valid::count),
     ("minLambdaForExit", valid::points),
     ("minLambdaStability", valid::unit),
@@ -37,7 +37,7 @@ fn low_rate(u: &mut Unstructured) -> Result<Value> {
     Ok(Value::Number(if u.ratio(3u8, 4u8)? { gen::unit(u)? / 16.0 } else { gen::unit(u)? }))
 }
 
-const RESULT_FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] = &[
+const RESULT_FIELDS: &[gen::Field] = &[
     ("passRate", high_rate),
     ("coverage", high_rate),
     ("flakyRatio", low_rate),
@@ -94,8 +94,7 @@ fn layers_value(u: &mut Unstructured, naming: Naming) -> Result<Value> {
     let count = u.int_in_range(0usize..=8)?;
     let mut layers = Vec::with_capacity(count);
     for i in 0..count {
-        const FIELDS: &[(&str, fn(&mut Unstructured) -> Result<Value>)] =
-            &[("name", valid::text), ("costMs", valid::amount), ("run", valid::text)];
+        const FIELDS: &[gen::Field] = &[("name", valid::text), ("costMs", valid::amount), ("run", valid::text)];
         let Value::Object(mut entries) = gen::object(u, FIELDS)? else { unreachable!() };
         if naming == Naming::Snake {
             for (k, _) in entries.iter_mut() {
