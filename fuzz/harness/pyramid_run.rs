@@ -9,7 +9,9 @@
 use super::gen::{self, valid};
 use arbitrary::{Result, Unstructured};
 use earlyexit::signal::TestCounts;
-use earlyexit::{Action, ExitConfig, LayerResult, LayerSpec, Naming, PyramidRun, Value};
+use earlyexit::{
+    Action, ErrorCode, ExitConfig, LayerResult, LayerSpec, Naming, PyramidRun, QualitySignal, Speculation, Value,
+};
 
 /// Runs one input.
 pub fn run(data: &[u8]) {
@@ -203,6 +205,9 @@ pub fn check_consistent(run: &PyramidRun) {
                 assert!(result.mispredictions <= result.verified_layers);
                 assert_eq!(result.layers.len(), exit + 1);
                 assert_eq!(executed.len(), exit + 1 + result.verified_layers);
+                let c = result.confidence;
+                assert!((run.exit().config().min_confidence..=1.0).contains(&c), "exited with confidence {c}");
+                assert!(result.speculations.iter().all(|s| (0.0..=1.0).contains(&s.confidence)));
             } else {
                 assert_eq!(result.skipped_layers, 0);
                 assert_eq!(executed.len(), layers);
@@ -272,7 +277,7 @@ fn pending(run: &PyramidRun) -> usize {
 fn step(u: &mut Unstructured, run: &mut PyramidRun) -> Result<()> {
     let before = fingerprint(run);
     let executed_before = run.result().map(|r| r.layers_executed.len()).ok();
-    match u.int_in_range(0u8..=9)? {
+    match u.int_in_range(0u8..=10)? {
         0..=4 => {
             let naming = gen::naming(u)?;
             let layer = match u.int_in_range(0u8..=15)? {
@@ -313,6 +318,7 @@ fn step(u: &mut Unstructured, run: &mut PyramidRun) -> Result<()> {
             assert!(gen::identical(&before, &fingerprint(run)), "a query changed the run");
         }
         8 => check_snapshot(run),
+        9 => stateless(u, run)?,
         _ => {
             // Replace the run by its restored snapshot and go on from there.
             if let Ok(restored) = PyramidRun::from_snapshot(&run.to_snapshot()) {
@@ -324,4 +330,71 @@ fn step(u: &mut Unstructured, run: &mut PyramidRun) -> Result<()> {
         assert_eq!(run.result().map(|r| r.layers_executed.len()).ok(), Some(n), "a finished run changed");
     }
     Ok(())
+}
+
+/// The stateless pyramid entries beside the run: a layer result's quality signal must be
+/// accepted by the core's own signal validation (and round-trip), `shouldExit` on any
+/// signal and layer, and speculation objects handed back by a host.
+fn stateless(u: &mut Unstructured, run: &PyramidRun) -> Result<()> {
+    let naming = gen::naming(u)?;
+    let mut signal = match LayerResult::from_value(&result_value(u, naming)?, naming, "layers[0]") {
+        Ok(result) => {
+            let computed = earlyexit::calculate_quality_signal(&result);
+            let value = computed.to_value(naming);
+            let parsed = QualitySignal::from_value(&value, naming)
+                .unwrap_or_else(|e| panic!("the core rejects its own signal {}: {e:?}", value.to_json()));
+            assert!(gen::identical(&parsed.to_value(naming), &value), "signal round trip changed {}", value.to_json());
+            value
+        }
+        Err(_) => gen::value(u, 2)?,
+    };
+    if u.ratio(1u8, 3u8)? {
+        if let Value::Object(entries) = &mut signal {
+            if !entries.is_empty() {
+                let i = u.choose_index(entries.len())?;
+                entries[i].1 = gen::value(u, 1)?;
+            }
+        }
+    }
+    let layer = match u.int_in_range(0u8..=5)? {
+        0 => gen::value(u, 1)?,
+        _ => Value::Number(f64::from(u.int_in_range(0u8..=9)?)),
+    };
+    match run.exit().should_exit_value(&signal, &layer, naming) {
+        Ok(decision) => {
+            // A refusal reports the seed's figure (a hand-made signal can make stability, and
+            // so that confidence, negative); an exit's confidence is a weighted mean in 0..=1.
+            if decision.can_exit {
+                let c = decision.confidence;
+                assert!((run.exit().config().min_confidence..=1.0).contains(&c), "exit with confidence {c}");
+            }
+            let _ = decision.to_value(naming).to_json();
+        }
+        Err(e) => assert!(
+            matches!(e.error_code(), ErrorCode::InvalidSignal | ErrorCode::UnknownOption),
+            "shouldExit error {e:?}"
+        ),
+    }
+    let speculation = if u.arbitrary()? {
+        gen::value(u, 2)?
+    } else {
+        const FIELDS: &[gen::Field] = &[
+            ("predicted", outcome),
+            ("confidence", valid::unit),
+            ("verified", valid::boolean),
+            ("actual", outcome),
+            ("correct", valid::boolean),
+        ];
+        gen::object(u, FIELDS)?
+    };
+    if let Ok(parsed) = Speculation::from_value(&speculation, naming, "speculations[0]") {
+        let again = Speculation::from_value(&parsed.to_value(), naming, "speculations[0]")
+            .unwrap_or_else(|e| panic!("the core rejects its own speculation: {e:?}"));
+        assert_eq!(again, parsed);
+    }
+    Ok(())
+}
+
+fn outcome(u: &mut Unstructured) -> Result<Value> {
+    Ok(Value::string(*u.choose(&["pass", "flaky", "fail"])?))
 }
