@@ -3,7 +3,9 @@
 //!
 //! * `to_js_string(x)` reads back (Rust's correctly rounded `str::parse::<f64>`) as `x`
 //!   bit for bit (except -0, printed "0"), and it equals the ECMAScript `Number::toString`
-//!   layout applied to Rust's own shortest round-trip digits (`{:e}`).
+//!   of a reference built from Rust's formatting: as many digits as Rust's shortest
+//!   round-trip form (`{:e}`), chosen as the closest to the exact value (`{:.1100e}`) with
+//!   ties to even, laid out by the spec's rules.
 //! * `to_fixed(x, f)` for f in 0..=100 equals rounding the exact decimal expansion of `x`
 //!   (Rust's `{:.1074}`, exact for every f64) half away from zero at `f` digits, and the
 //!   ECMAScript fallbacks (`ToString` at |x| >= 1e21 or non-finite, no "-" for -0).
@@ -79,12 +81,68 @@ fn reference_to_string(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
     }
+    // k, the fewest significant digits that read back as x, from Rust's shortest formatting.
     let sci = format!("{:e}", x.abs());
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or_else(|| panic!("{sci}"));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let exponent: i32 = exponent.parse().unwrap_or_else(|_| panic!("{sci}"));
+    let (mantissa, _) = sci.split_once('e').unwrap_or_else(|| panic!("{sci}"));
+    let k = mantissa.chars().filter(char::is_ascii_digit).count();
+    // The digits: of the two k-digit decimals around x (the exact expansion `{:.1100e}`
+    // cut, and cut plus one unit), those that read back as x; of those the closer, ties to
+    // even (ECMAScript's rule; Rust's shortest formatting breaks such ties the other way).
+    // Near a power of two the read-back interval is lopsided, so the closer one may not
+    // read back: hence the filter.
+    let exact = format!("{:.1100e}", x.abs());
+    let (mantissa, exponent) = exact.split_once('e').unwrap_or_else(|| panic!("{exact}"));
+    let exponent: i32 = exponent.parse().unwrap_or_else(|_| panic!("{exact}"));
+    let all: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let down = all[..k].to_vec();
+    let rest = &all[k..];
+    let mut up = down.clone();
+    let up_exponent = if increment(&mut up) { exponent + 1 } else { exponent };
+    let reads_back = |digits: &[u8], e: i32| {
+        let text = format!("0.{}e{}", String::from_utf8_lossy(digits), e + 1);
+        text.parse::<f64>().is_ok_and(|y| y == x.abs())
+    };
+    let exact_tail = rest.iter().any(|d| *d != b'0');
+    let prefer_up = match rest.first() {
+        Some(b'6'..=b'9') => true,
+        Some(b'5') => rest[1..].iter().any(|d| *d != b'0') || down[k - 1] % 2 == 1,
+        _ => false,
+    };
+    let (mut digits, exponent) = match (exact_tail && reads_back(&down, exponent), reads_back(&up, up_exponent)) {
+        _ if !exact_tail => (down, exponent),
+        (true, true) => {
+            if prefer_up {
+                (up, up_exponent)
+            } else {
+                (down, exponent)
+            }
+        }
+        (true, false) => (down, exponent),
+        (false, true) => (up, up_exponent),
+        (false, false) => panic!("no {k}-digit form of {x:e} reads back"),
+    };
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    let digits = String::from_utf8(digits).unwrap_or_default();
     let sign = if x < 0.0 { "-" } else { "" };
     [sign, &js_layout(&digits, exponent + 1)].concat()
+}
+
+/// Adds one unit in the last place of a decimal digit string; true when it carried out of
+/// the first digit (the string is then "1" followed by zeros, one digit longer).
+fn increment(digits: &mut Vec<u8>) -> bool {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return false;
+        }
+    }
+    digits.insert(0, b'1');
+    digits.pop();
+    true
 }
 
 /// Checks `to_js_string` against the reference properties.
