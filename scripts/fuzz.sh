@@ -7,7 +7,7 @@
 #   make fuzz                                  all four targets, 10 minutes each
 #   FUZZ_SECONDS=60 bash scripts/fuzz.sh       shorter
 #   bash scripts/fuzz.sh loop_ops jsnum_format only these
-#   FUZZ_MINIMIZE=1 bash scripts/fuzz.sh       afterwards shrink each corpus (cargo fuzz cmin)
+#   FUZZ_MINIMIZE=1 bash scripts/fuzz.sh       afterwards shrink each corpus (cargo fuzz cmin, edges)
 #
 # Targets and invariants: docs/reliability.md. A finding stops that target's run (libFuzzer
 # writes the input to fuzz/artifacts/<target>/); reproduce with
@@ -53,7 +53,7 @@ for target in "${targets[@]}"; do
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   [ -n "$runs" ] || runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
   files=$(find "corpus/$target" -type f | wc -l)
-  size=$(du -sk "corpus/$target" | cut -f1)
+  size=$(du -sk --apparent-size "corpus/$target" | cut -f1)
   after=$(find "artifacts/$target" -type f | wc -l)
   findings=$((after - before))
   if [ "$status" -ne 0 ] && [ "$findings" -eq 0 ]; then
@@ -72,8 +72,10 @@ done
 if [ -n "${FUZZ_MINIMIZE:-}" ]; then
   for target in "${targets[@]}"; do
     echo "=== minimizing corpus/$target"
-    cargo +nightly fuzz cmin -O "$target" "corpus/$target" -- -max_len=4096 >"../$logs/$target.cmin.log" 2>&1
-    echo "$target: $(find "corpus/$target" -type f | wc -l) files, $(du -sk "corpus/$target" | cut -f1) KB"
+    # Edges only (-use_counters=0): keeps every covered edge in a corpus small enough to commit.
+    cargo +nightly fuzz cmin -O "$target" "corpus/$target" -- -max_len=4096 -use_counters=0 \
+      >"../$logs/$target.cmin.log" 2>&1
+    echo "$target: $(find "corpus/$target" -type f | wc -l) files, $(du -sk --apparent-size "corpus/$target" | cut -f1) KB"
   done
 fi
 
