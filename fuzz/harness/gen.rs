@@ -259,6 +259,16 @@ pub fn value(u: &mut Unstructured, depth: u32) -> Result<Value> {
     })
 }
 
+/// Renames keys with `rename`, keeping keys unique as a host object would (the last value
+/// wins, at the first position): renaming can make two keys equal.
+pub fn renamed(entries: Vec<(String, Value)>, rename: impl Fn(String) -> String) -> Value {
+    let mut out = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        set(&mut out, rename(k), v);
+    }
+    Value::Object(out)
+}
+
 /// Sets a key as a JavaScript object does: the last value wins, at the first position.
 pub fn set(entries: &mut Vec<(String, Value)>, key: String, value: Value) {
     match entries.iter_mut().find(|(k, _)| *k == key) {

@@ -70,7 +70,7 @@ const ANALYTICS_RECORD_FIELDS: &[gen::Field] = &[
 /// A config object in either spelling: a random subset of the fields, each mostly valid.
 pub fn config_object(u: &mut Unstructured, naming: Naming) -> Result<Value> {
     let Value::Object(entries) = gen::object(u, CONFIG_FIELDS)? else { unreachable!() };
-    Ok(Value::Object(entries.into_iter().map(|(k, v)| (respell(&k, naming), v)).collect()))
+    Ok(gen::renamed(entries, |k| respell(&k, naming)))
 }
 
 /// camelCase to snake_case for the snake spelling (unknown keys pass through).

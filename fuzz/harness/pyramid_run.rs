@@ -65,9 +65,7 @@ pub fn result_value(u: &mut Unstructured, naming: Naming) -> Result<Value> {
         "durationMs" => "duration_ms".to_string(),
         other => other.to_string(),
     };
-    Ok(Value::Object(
-        entries.into_iter().map(|(k, v)| (if naming == Naming::Snake { snake(&k) } else { k }, v)).collect(),
-    ))
+    Ok(gen::renamed(entries, |k| if naming == Naming::Snake { snake(&k) } else { k }))
 }
 
 fn typed_result(u: &mut Unstructured) -> Result<LayerResult> {
@@ -97,14 +95,13 @@ fn layers_value(u: &mut Unstructured, naming: Naming) -> Result<Value> {
     let mut layers = Vec::with_capacity(count);
     for i in 0..count {
         const FIELDS: &[gen::Field] = &[("name", valid::text), ("costMs", valid::amount), ("run", valid::text)];
-        let Value::Object(mut entries) = gen::object(u, FIELDS)? else { unreachable!() };
-        if naming == Naming::Snake {
-            for (k, _) in entries.iter_mut() {
-                if k == "costMs" {
-                    *k = "cost_ms".to_string();
-                }
-            }
-        }
+        let Value::Object(entries) = gen::object(u, FIELDS)? else { unreachable!() };
+        let snake = naming == Naming::Snake;
+        let Value::Object(mut entries) =
+            gen::renamed(entries, |k| if snake && k == "costMs" { "cost_ms".to_string() } else { k })
+        else {
+            unreachable!()
+        };
         if u.ratio(7u8, 8u8)? {
             gen::set(&mut entries, "name".to_string(), Value::String(format!("layer{i}")));
         }
@@ -119,22 +116,16 @@ pub fn start(u: &mut Unstructured) -> Result<PyramidRun> {
     let naming = gen::naming(u)?;
     let started = if u.ratio(3u8, 4u8)? {
         let Value::Object(entries) = gen::object(u, EXIT_CONFIG_FIELDS)? else { unreachable!() };
-        let config = Value::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| {
-                    let key = if naming == Naming::Snake {
-                        earlyexit::exit_decision::EXIT_CONFIG_FIELDS
-                            .iter()
-                            .find(|f| f.js == k)
-                            .map_or(k.clone(), |f| f.snake.to_string())
-                    } else {
-                        k
-                    };
-                    (key, v)
-                })
-                .collect(),
-        );
+        let config = gen::renamed(entries, |k| {
+            if naming == Naming::Snake {
+                earlyexit::exit_decision::EXIT_CONFIG_FIELDS
+                    .iter()
+                    .find(|f| f.js == k)
+                    .map_or(k.clone(), |f| f.snake.to_string())
+            } else {
+                k
+            }
+        });
         let total = match u.int_in_range(0u8..=7)? {
             0 => gen::value(u, 1)?,
             _ => Value::Number(f64::from(u.int_in_range(1u8..=8)?)),
