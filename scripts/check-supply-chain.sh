@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Offline supply-chain check of every dependency (normal, dev and build, every platform) of
-# every workspace crate and of the fuzz crate, from `cargo metadata --locked --offline`,
-# against the policy in deny.toml:
+# Offline supply-chain check of every dependency (normal, dev and build, every platform, all
+# features) of every workspace crate and of the fuzz crate, from `cargo metadata --locked
+# --offline`, against the policy in deny.toml:
 #   * each license expression is satisfiable from [licenses] allow;
 #   * no crate appears in two semver-incompatible versions unless [bans] skip lists one;
 #   * the core crate `earlyexit` has no non-optional runtime dependency (zero with default
@@ -16,7 +16,7 @@ manifests=(Cargo.toml)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for i in "${!manifests[@]}"; do
-  cargo metadata --format-version 1 --locked --offline --manifest-path "${manifests[$i]}" >"$tmp/metadata-$i.json"
+  cargo metadata --format-version 1 --all-features --locked --offline --manifest-path "${manifests[$i]}" >"$tmp/metadata-$i.json"
 done
 
 python3 - "$tmp"/*.json <<'PY'
