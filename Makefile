@@ -8,14 +8,14 @@
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
 # (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
-# reference implementations in ../shared/reference, or REFERENCE=<dir>).
+# reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh).
 
 SHELL := /bin/bash
 REFERENCE ?= ../shared/reference
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay setup vectors test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench replay fuzz setup vectors test-rust test-python test-node test-browser test-packaging
 
 test: setup
 	bash scripts/test-all.sh
@@ -34,6 +34,10 @@ setup:
 
 test-rust test-python test-node test-browser test-packaging:
 	bash scripts/$@.sh
+
+# Fuzz the core: each target FUZZ_SECONDS (default 600) in turn (docs/reliability.md).
+fuzz:
+	bash scripts/fuzz.sh
 
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)

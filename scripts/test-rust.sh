@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
 # every conformance vector with its coverage table, the bundled demo data), clippy with
-# warnings as errors, rustfmt, the zero-runtime-dependency rule and the one-version rule.
+# warnings as errors, rustfmt, the zero-runtime-dependency rule, the one-version rule and the
+# supply-chain policy (deny.toml: licenses, duplicate versions).
 #
 # Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
-# and each of the checks after the tests (clippy, fmt, core deps, versions, demo) counts as
+# and each of the checks after the tests (clippy, fmt, core deps, versions, supply chain, demo) counts as
 # one test. A cargo test run that fails before reporting (say, a compile error) counts as
 # one failure.
 set -uo pipefail
@@ -52,6 +53,7 @@ check clippy cargo clippy -p earlyexit --all-targets -- -D warnings
 check fmt cargo fmt --all --check
 check core-deps scripts/check-core-deps.sh
 check versions scripts/check-versions.sh
+check supply-chain scripts/check-supply-chain.sh
 demo_runs() { # the demo must run to the end; show its totals, or all of it when it fails
   local out
   out=$(cargo run --quiet -p earlyexit --example demo 2>&1) || { printf '%s\n' "$out"; return 1; }

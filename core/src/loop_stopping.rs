@@ -1601,6 +1601,40 @@ impl LoopTally {
         }
     }
 
+    /// Checks that folding `usage` in keeps every running total finite. Each value is finite,
+    /// but a sum of huge ones can overflow to Infinity, which no snapshot can carry (JSON has
+    /// no Infinity) and no budget can honestly report; such a record is refused.
+    /// `path` prefixes the field in the error (`history[3]` on restore).
+    pub fn check_usage(&self, usage: Option<&ResourceUsage>, path: &str, code: ErrorCode) -> Result<()> {
+        let Some(usage) = usage else { return Ok(()) };
+        let fields = [
+            (TOKENS_USED, usage.tokens_used),
+            (TOKEN_COST_USD, usage.token_cost_usd),
+            (EXECUTION_TIME_MS, usage.execution_time_ms),
+        ];
+        for ((field, value), sum) in fields.into_iter().zip(self.sums) {
+            if let Some(v) = value {
+                if !(sum + v).is_finite() {
+                    let name = value::join_path(path, field.js);
+                    return Err(Error::new(
+                        code,
+                        ErrorKind::Range,
+                        name.clone(),
+                        value::concat(&[
+                            &name,
+                            " would make the running total overflow: ",
+                            &jsnum::to_js_string(sum),
+                            " + ",
+                            &jsnum::to_js_string(v),
+                            " is not a finite number",
+                        ]),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Recomputes over a whole history (after `configure()`).
     pub fn over(history: &[IterationRecord], regression_tolerance: Option<f64>) -> Self {
         let mut tally = LoopTally::default();
@@ -1831,6 +1865,7 @@ impl EarlyStopping {
     pub fn record(&mut self, iteration: u64, result: IterationResult, now: impl FnOnce() -> String) -> Result<()> {
         validate_iteration(iteration)?;
         result.validate(iteration)?;
+        self.counters.tally.check_usage(Some(&result.usage), "", ErrorCode::InvalidResult)?;
         self.push(iteration, result, now);
         Ok(())
     }
@@ -1844,6 +1879,7 @@ impl EarlyStopping {
         now: impl FnOnce() -> String,
     ) -> Result<()> {
         let (iteration, result) = record_from_value(iteration, result, naming)?;
+        self.counters.tally.check_usage(Some(&result.usage), "", ErrorCode::InvalidResult)?;
         self.push(iteration, result, now);
         Ok(())
     }
@@ -1993,6 +2029,7 @@ impl EarlyStopping {
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
+            engine.counters.tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
             engine.fold_in(&record);
             engine.history.push(record);
         }

@@ -85,6 +85,23 @@ impl LayerResult {
 
     pub(crate) fn read(value: &Value, naming: Naming, path: &str, code: ErrorCode) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "layerResult", naming, code)?;
+        if let (Naming::Snake, Value::Object(raw)) = (naming, value) {
+            // Other keys are kept as the runner gave them, but a camelCase spelling of a known
+            // field is refused: it would be silently ignored here, and a snapshot (written in
+            // camelCase) would replay it as the field itself, changing the run.
+            for (key, _) in raw {
+                if let Some(f) = LAYER_RESULT_FIELDS.iter().find(|f| f.js != f.snake && f.js == key) {
+                    let field = value::join_path(path, key);
+                    return Err(Error::new(
+                        code,
+                        ErrorKind::Type,
+                        field.clone(),
+                        [&field, " is the camelCase spelling of ", f.snake, "; with snake_case names use ", f.snake]
+                            .concat(),
+                    ));
+                }
+            }
+        }
         let pass_rate = reader.number(PASS_RATE, 0.0, 1.0)?;
         let coverage = reader.number(COVERAGE, 0.0, 1.0)?;
         let flaky_ratio = reader.number(FLAKY_RATIO, 0.0, 1.0)?;

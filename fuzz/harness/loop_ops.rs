@@ -1,0 +1,396 @@
+//! Target `loop_ops`: arbitrary sequences of loop-stopping calls on one `EarlyStopping`
+//! with an `IterationAnalytics` beside it (records, configure with any keys and values
+//! including the opt-in options, shouldStop with and without a diminishing-returns source,
+//! summary, reset, snapshot/restore).
+//!
+//! Invariants: nothing panics; a call that returns an error leaves the engine exactly as it
+//! was; a successful record adds exactly one history entry; a snapshot restores to an equal
+//! engine, in memory and through its JSON text.
+
+use super::gen::{self, valid};
+use arbitrary::{Result, Unstructured};
+use earlyexit::loop_stopping::{PlateauDeltaSource, PlateauMode, ResourceUsage};
+use earlyexit::{
+    DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, IterationAnalytics,
+    IterationResult, Naming, Value, VerificationStatus,
+};
+
+/// Runs one input.
+pub fn run(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let _ = drive(&mut u); // running out of input just ends the sequence
+}
+
+/// The config object's fields, with their valid-value makers.
+const CONFIG_FIELDS: &[gen::Field] = &[
+    ("highConfidenceThreshold", valid::unit),
+    ("plateauConsecutiveCount", valid::count),
+    ("plateauImprovementThreshold", valid::unit),
+    ("minQualityThreshold", valid::points),
+    ("requireVerification", valid::boolean),
+    ("enablePlateauDetection", valid::boolean),
+    ("enableDiminishingReturns", valid::boolean),
+    ("plateauDeltaSource", valid::delta_source),
+    ("plateauMode", valid::plateau_mode),
+    ("minIterations", valid::count),
+    ("maxIterations", valid::count),
+    ("maxTotalTokens", valid::amount),
+    ("maxTotalCostUsd", valid::amount),
+    ("maxWallClockMs", valid::amount),
+    ("regressionTolerance", valid::points),
+    ("regressionPatience", valid::count),
+    ("plateauMinQuality", valid::points),
+    ("noImprovementPatience", valid::count),
+];
+
+const RESULT_FIELDS: &[gen::Field] = &[
+    ("quality_score", valid::percent),
+    ("confidence", valid::unit),
+    ("verification_status", valid::status),
+    ("quality_delta", valid::finite),
+    ("timestamp", valid::timestamp),
+    ("tokens_used", valid::amount),
+    ("token_cost_usd", valid::amount),
+    ("execution_time_ms", valid::amount),
+];
+
+const ANALYTICS_CONFIG_FIELDS: &[gen::Field] = &[
+    ("diminishing_returns_threshold", valid::unit),
+    ("consecutive_count_threshold", valid::count),
+    ("quality_threshold", valid::points),
+    ("selection_criteria", valid::criteria),
+];
+
+const ANALYTICS_RECORD_FIELDS: &[gen::Field] = &[
+    ("quality_score", valid::percent),
+    ("verification_status", valid::status),
+    ("tokens_used", valid::amount),
+    ("token_cost_usd", valid::amount),
+    ("execution_time_ms", valid::amount),
+];
+
+/// A config object in either spelling: a random subset of the fields, each mostly valid.
+pub fn config_object(u: &mut Unstructured, naming: Naming) -> Result<Value> {
+    let Value::Object(entries) = gen::object(u, CONFIG_FIELDS)? else { unreachable!() };
+    Ok(gen::renamed(entries, |k| respell(&k, naming)))
+}
+
+/// camelCase to snake_case for the snake spelling (unknown keys pass through).
+fn respell(key: &str, naming: Naming) -> String {
+    match naming {
+        Naming::Js => key.to_string(),
+        Naming::Snake => {
+            let mut out = String::new();
+            for c in key.chars() {
+                if c.is_ascii_uppercase() {
+                    out.push('_');
+                    out.push(c.to_ascii_lowercase());
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
+    }
+}
+
+fn opt<T>(u: &mut Unstructured, f: impl FnOnce(&mut Unstructured) -> Result<T>) -> Result<Option<T>> {
+    Ok(if u.arbitrary()? { Some(f(u)?) } else { None })
+}
+
+/// A config built in Rust: any numbers at all (validation must catch the bad ones).
+fn typed_config(u: &mut Unstructured) -> Result<EarlyStoppingConfig> {
+    Ok(EarlyStoppingConfig {
+        high_confidence_threshold: gen::number(u)?,
+        plateau_consecutive_count: u.int_in_range(0..=12)?,
+        plateau_improvement_threshold: gen::number(u)?,
+        min_quality_threshold: gen::number(u)?,
+        require_verification: u.arbitrary()?,
+        enable_plateau_detection: u.arbitrary()?,
+        enable_diminishing_returns: u.arbitrary()?,
+        plateau_delta_source: opt(
+            u,
+            |u| Ok(*u.choose(&[PlateauDeltaSource::Reported, PlateauDeltaSource::Computed])?),
+        )?,
+        plateau_mode: opt(u, |u| Ok(*u.choose(&[PlateauMode::Relative, PlateauMode::Absolute])?))?,
+        min_iterations: opt(u, |u| u.int_in_range(0..=12))?,
+        max_iterations: opt(u, |u| Ok(if u.arbitrary()? { u.arbitrary()? } else { u.int_in_range(0..=12)? }))?,
+        max_total_tokens: opt(u, gen::number)?,
+        max_total_cost_usd: opt(u, gen::number)?,
+        max_wall_clock_ms: opt(u, gen::number)?,
+        regression_tolerance: opt(u, gen::number)?,
+        regression_patience: opt(u, |u| u.int_in_range(0..=5))?,
+        plateau_min_quality: opt(u, gen::number)?,
+        no_improvement_patience: opt(u, |u| u.int_in_range(0..=6))?,
+    })
+}
+
+fn status(u: &mut Unstructured) -> Result<VerificationStatus> {
+    Ok(*u.choose(&[VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped])?)
+}
+
+/// A result built in Rust with any numbers.
+fn typed_result(u: &mut Unstructured, iteration: u64) -> Result<IterationResult> {
+    let mut result = IterationResult::new(gen::number(u)?, gen::number(u)?, status(u)?, gen::number(u)?);
+    result.timestamp = opt(u, gen::timestamp)?;
+    result.usage = ResourceUsage {
+        tokens_used: opt(u, gen::number)?,
+        token_cost_usd: opt(u, gen::number)?,
+        execution_time_ms: opt(u, gen::number)?,
+    };
+    result.iteration_number = opt(u, |u| Ok(if u.ratio(3u8, 4u8)? { iteration } else { u.arbitrary()? }))?;
+    Ok(result)
+}
+
+/// The next iteration number most of the time; sometimes any value at all.
+fn iteration_value(u: &mut Unstructured, next: u64) -> Result<Value> {
+    Ok(match u.int_in_range(0u8..=9)? {
+        0 => gen::value(u, 1)?,
+        1 => Value::Number(gen::number(u)?),
+        _ => Value::Number(next as f64),
+    })
+}
+
+/// A fixed clock for records without a timestamp (what a binding's clock returns).
+fn clock(u: &mut Unstructured) -> Result<String> {
+    Ok(earlyexit::timestamp::iso_from_millis(u.int_in_range(0i64..=4_102_444_800_000)?))
+}
+
+/// Asserts that a failed call changed nothing and reports a well-formed error.
+fn unchanged(before: &EarlyStopping, after: &EarlyStopping, error: &Error, what: &str) {
+    assert!(before == after, "{what} failed ({error:?}) but changed the engine");
+    assert!(!error.message().is_empty(), "{what}: error without a message: {error:?}");
+}
+
+/// The snapshot invariant: in memory and through JSON text, the engine comes back equal.
+pub fn check_snapshot(engine: &EarlyStopping) {
+    let snapshot = engine.to_snapshot();
+    let restored = EarlyStopping::from_snapshot(&snapshot)
+        .unwrap_or_else(|e| panic!("a snapshot the engine wrote was rejected: {e:?}\n{}", snapshot.to_json()));
+    assert!(restored == *engine, "restored engine differs\n{}", snapshot.to_json());
+    assert!(gen::identical(&restored.to_snapshot(), &snapshot), "re-snapshot differs");
+    let text = snapshot.to_json();
+    let parsed =
+        earlyexit::snapshot::parse(&text).unwrap_or_else(|e| panic!("snapshot JSON unreadable: {e:?}\n{text}"));
+    let from_text =
+        EarlyStopping::from_snapshot(&parsed).unwrap_or_else(|e| panic!("snapshot JSON text rejected: {e:?}\n{text}"));
+    assert!(from_text == *engine, "engine restored from JSON text differs\n{text}");
+    assert_eq!(from_text.to_snapshot().to_json(), text, "JSON text of the restored engine differs");
+}
+
+/// The analytics snapshot invariant.
+pub fn check_analytics_snapshot(analytics: &IterationAnalytics) {
+    let snapshot = analytics.to_snapshot();
+    let restored = IterationAnalytics::from_snapshot(&snapshot)
+        .unwrap_or_else(|e| panic!("an analytics snapshot was rejected: {e:?}\n{}", snapshot.to_json()));
+    assert!(restored == *analytics, "restored analytics differs\n{}", snapshot.to_json());
+    let text = snapshot.to_json();
+    let parsed = earlyexit::snapshot::parse(&text).unwrap_or_else(|e| panic!("analytics JSON unreadable: {e:?}"));
+    let from_text = IterationAnalytics::from_snapshot(&parsed)
+        .unwrap_or_else(|e| panic!("analytics JSON text rejected: {e:?}\n{text}"));
+    assert!(from_text == *analytics, "analytics restored from JSON text differs\n{text}");
+}
+
+/// Builds an engine pair from the input and applies a sequence of calls (also used by the
+/// snapshot target to make valid snapshots to mutate).
+pub fn build(u: &mut Unstructured) -> Result<(EarlyStopping, IterationAnalytics)> {
+    let mut engine = EarlyStopping::new(EarlyStoppingConfig::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut analytics = IterationAnalytics::new(Default::default()).unwrap_or_else(|e| panic!("{e:?}"));
+    let _ = steps(u, &mut engine, &mut analytics);
+    Ok((engine, analytics))
+}
+
+fn drive(u: &mut Unstructured) -> Result<()> {
+    let naming = gen::naming(u)?;
+    let config = config_object(u, naming)?;
+    let mut engine = match EarlyStopping::from_config_value(&config, naming) {
+        Ok(engine) => engine,
+        Err(_) => EarlyStopping::new(EarlyStoppingConfig::default()).unwrap_or_else(|e| panic!("{e:?}")),
+    };
+    let analytics_config = gen::object(u, ANALYTICS_CONFIG_FIELDS)?;
+    let mut analytics = match IterationAnalytics::from_config_value(&analytics_config, Naming::Snake) {
+        Ok(analytics) => analytics,
+        Err(_) => IterationAnalytics::new(Default::default()).unwrap_or_else(|e| panic!("{e:?}")),
+    };
+    let result = steps(u, &mut engine, &mut analytics);
+    check_snapshot(&engine);
+    check_analytics_snapshot(&analytics);
+    result
+}
+
+fn steps(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut IterationAnalytics) -> Result<()> {
+    let count = u.int_in_range(0usize..=64)?;
+    for _ in 0..count {
+        step(u, engine, analytics)?;
+    }
+    Ok(())
+}
+
+/// A diminishing-returns report as an outside source returns it: mostly well formed.
+fn report_value(u: &mut Unstructured) -> Result<Value> {
+    const FIELDS: &[gen::Field] = &[("detected", valid::boolean), ("iteration", valid::count), ("reason", valid::text)];
+    gen::object(u, FIELDS)
+}
+
+fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut IterationAnalytics) -> Result<()> {
+    let next = engine.history().len() as u64 + 1;
+    match u.int_in_range(0u8..=13)? {
+        0..=3 => {
+            // recordIterationResult on host values
+            let naming = gen::naming(u)?;
+            let iteration = iteration_value(u, next)?;
+            let result = if u.ratio(1u8, 16u8)? { gen::value(u, 2)? } else { gen::object(u, RESULT_FIELDS)? };
+            let now = clock(u)?;
+            let before = engine.clone();
+            match engine.record_value(&iteration, &result, naming, || now) {
+                Ok(()) => assert_eq!(engine.history().len(), before.history().len() + 1, "record added not one entry"),
+                Err(e) => unchanged(&before, engine, &e, "record_value"),
+            }
+        }
+        4 => {
+            // record on a Rust-built result with any numbers
+            let iteration = if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? };
+            let result = typed_result(u, iteration)?;
+            let now = clock(u)?;
+            let before = engine.clone();
+            match engine.record(iteration, result, || now) {
+                Ok(()) => assert_eq!(engine.history().len(), before.history().len() + 1, "record added not one entry"),
+                Err(e) => unchanged(&before, engine, &e, "record"),
+            }
+        }
+        5 => {
+            // configure with any keys and values
+            let naming = gen::naming(u)?;
+            let options = match u.int_in_range(0u8..=7)? {
+                0 => gen::value(u, 2)?,
+                _ => config_object(u, naming)?,
+            };
+            let before = engine.clone();
+            match engine.configure_value(&options, naming) {
+                Ok(()) => assert_eq!(engine.history(), before.history(), "configure changed the history"),
+                Err(e) => unchanged(&before, engine, &e, "configure_value"),
+            }
+        }
+        6 => {
+            let config = typed_config(u)?;
+            let before = engine.clone();
+            if let Err(e) = engine.set_config(config) {
+                unchanged(&before, engine, &e, "set_config");
+            }
+        }
+        7 => {
+            let decision = engine.should_stop();
+            let _ = decision.to_value().to_json();
+            if decision.stop {
+                assert_eq!(engine.stopping_reason(), Some(decision.reason.as_str()));
+            }
+        }
+        8 => {
+            // shouldStop with the built-in analytics as the diminishing-returns source
+            let source = analytics.clone();
+            let decision: std::result::Result<_, Error> =
+                engine.should_stop_with(Some(|| Ok(source.detect_diminishing_returns())));
+            let decision = decision.unwrap_or_else(|e| panic!("an infallible source failed: {e:?}"));
+            let _ = decision.to_value().to_json();
+        }
+        9 => {
+            // shouldStop with an outside source returning any value (its error must change nothing)
+            let report = report_value(u)?;
+            let naming = gen::naming(u)?;
+            let before = engine.clone();
+            match engine.should_stop_with(Some(|| DiminishingReturnsReport::from_value(&report, naming))) {
+                Ok(decision) => {
+                    let _ = decision.to_value().to_json();
+                }
+                Err(e) => {
+                    assert_eq!(e.error_code(), ErrorCode::InvalidAnalytics, "{e:?}");
+                    unchanged(&before, engine, &e, "should_stop_with");
+                }
+            }
+        }
+        10 => {
+            let summary = if u.arbitrary()? {
+                engine.generate_summary()
+            } else {
+                let source = analytics.clone();
+                let summary: std::result::Result<_, Error> =
+                    engine.generate_summary_with(Some(|| Ok(source.detect_diminishing_returns())));
+                summary.unwrap_or_else(|e| panic!("an infallible source failed: {e:?}"))
+            };
+            let _ = summary.to_value().to_json();
+        }
+        11 => check_snapshot(engine),
+        12 => {
+            if u.ratio(1u8, 4u8)? {
+                engine.reset();
+                assert!(engine.history().is_empty() && engine.stopping_reason().is_none());
+            } else {
+                check_analytics_snapshot(analytics);
+            }
+        }
+        _ => {
+            // the analytics object beside the engine: records, queries, reset
+            let record = if u.ratio(1u8, 16u8)? {
+                gen::value(u, 2)?
+            } else {
+                let Value::Object(mut entries) = gen::object(u, ANALYTICS_RECORD_FIELDS)? else { unreachable!() };
+                let number = iteration_value(u, analytics.records().len() as u64 + 1)?;
+                entries.insert(0, ("iteration_number".to_string(), number));
+                Value::Object(entries)
+            };
+            let before = analytics.clone();
+            let outcome = if u.ratio(1u8, 4u8)? {
+                // the Rust-typed entry, any numbers
+                let next = analytics.records().len() as u64 + 1;
+                let input = earlyexit::analytics::AnalyticsInput {
+                    iteration_number: if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? },
+                    quality_score: gen::number(u)?,
+                    verification_status: status(u)?,
+                    usage: ResourceUsage {
+                        tokens_used: opt(u, gen::number)?,
+                        token_cost_usd: opt(u, gen::number)?,
+                        execution_time_ms: opt(u, gen::number)?,
+                    },
+                };
+                let valid = input.quality_score.is_finite()
+                    && (0.0..=100.0).contains(&input.quality_score)
+                    && (1..=9_007_199_254_740_991).contains(&input.iteration_number)
+                    && [input.usage.tokens_used, input.usage.token_cost_usd, input.usage.execution_time_ms]
+                        .iter()
+                        .all(|v| v.is_none_or(|v| v.is_finite() && v >= 0.0));
+                let outcome = analytics.record(input).map(|_| ());
+                assert_eq!(outcome.is_ok(), valid, "typed analytics record: {outcome:?}");
+                outcome
+            } else {
+                analytics.record_value(&record, Naming::Snake).map(|_| ())
+            };
+            match outcome {
+                Ok(()) => assert_eq!(analytics.records().len(), before.records().len() + 1),
+                Err(e) => assert!(before == *analytics, "analytics record failed ({e:?}) but changed state"),
+            }
+            match u.int_in_range(0u8..=5)? {
+                0 => {
+                    let _ = analytics.detect_diminishing_returns().to_value().to_json();
+                }
+                1 => {
+                    let _ = analytics.trajectory();
+                }
+                2 => {
+                    let _ = analytics.optimal_iteration_value(u.arbitrary()?).to_json();
+                }
+                3 => {
+                    let _ = analytics.select_best_iteration_value().to_json();
+                }
+                4 => {
+                    let _ = analytics.summary_value().to_json();
+                }
+                _ => {
+                    if u.ratio(1u8, 8u8)? {
+                        analytics.reset();
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Fuzzes the core (cargo-fuzz, nightly toolchain): each target in turn for FUZZ_SECONDS
+# (default 600), growing fuzz/corpus/<target>/, then prints per target the executions,
+# the corpus size and the findings (crash-/timeout-/leak-/oom- files under
+# fuzz/artifacts/<target>/). Installs cargo-fuzz into ~/.cargo when it is missing.
+#
+#   make fuzz                                  all four targets, 10 minutes each
+#   FUZZ_SECONDS=60 bash scripts/fuzz.sh       shorter
+#   bash scripts/fuzz.sh loop_ops jsnum_format only these
+#   FUZZ_MINIMIZE=1 bash scripts/fuzz.sh       afterwards shrink each corpus (cargo fuzz cmin, edges)
+#
+# Targets and invariants: docs/reliability.md. A finding stops that target's run (libFuzzer
+# writes the input to fuzz/artifacts/<target>/); reproduce with
+# `cargo +nightly fuzz run <target> <file>`. Exit status: 1 if any target found something.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+seconds=${FUZZ_SECONDS:-600}
+targets=("$@")
+[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format)
+logs=${FUZZ_LOG_DIR:-fuzz/logs}
+mkdir -p "$logs"
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "fuzz: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
+  exit 2
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "fuzz: installing cargo-fuzz"
+  cargo install cargo-fuzz --locked || exit 2
+fi
+
+cd fuzz
+cargo +nightly fuzz build -O || exit 2
+
+summary=()
+found_any=0
+for target in "${targets[@]}"; do
+  mkdir -p "corpus/$target" "artifacts/$target"
+  before=$(find "artifacts/$target" -type f | wc -l)
+  log="../$logs/$target.log"
+  echo "=== $target: ${seconds} s (log: ${log#../})"
+  t0=$SECONDS
+  # -timeout: one input taking over 10 s is a finding; -rss_limit_mb: so is over 2 GB.
+  # -len_control=0: use the full -max_len at once; the inputs are call sequences, and short
+  # ones never reach long histories or finished pyramid runs.
+  cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -len_control=0 -print_final_stats=1 \
+    >"$log" 2>&1
+  status=$?
+  elapsed=$((SECONDS - t0))
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  [ -n "$runs" ] || runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
+  files=$(find "corpus/$target" -type f | wc -l)
+  size=$(du -sk --apparent-size "corpus/$target" | cut -f1)
+  after=$(find "artifacts/$target" -type f | wc -l)
+  findings=$((after - before))
+  if [ "$status" -ne 0 ] && [ "$findings" -eq 0 ]; then
+    findings="? (exit $status, see ${log#../})"
+  fi
+  [ "$findings" = 0 ] || found_any=1
+  line=$(printf '%-17s %5d s  %10s executions  corpus %4d files %5d KB  findings %s' \
+    "$target" "$elapsed" "${runs:-?}" "$files" "$size" "$findings")
+  echo "$line"
+  summary+=("$line")
+  if [ "$findings" != 0 ]; then
+    grep -E "panicked at|SUMMARY|Test unit written" "$log" | head -n 5 | sed 's/^/    /'
+  fi
+done
+
+if [ -n "${FUZZ_MINIMIZE:-}" ]; then
+  for target in "${targets[@]}"; do
+    echo "=== minimizing corpus/$target"
+    # Edges only (-use_counters=0): keeps every covered edge in a corpus small enough to commit.
+    cargo +nightly fuzz cmin -O "$target" "corpus/$target" -- -max_len=4096 -use_counters=0 \
+      >"../$logs/$target.cmin.log" 2>&1
+    echo "$target: $(find "corpus/$target" -type f | wc -l) files, $(du -sk --apparent-size "corpus/$target" | cut -f1) KB"
+  done
+fi
+
+echo
+echo "fuzz summary (${seconds} s per target):"
+printf '  %s\n' "${summary[@]}"
+exit "$found_any"
