@@ -437,7 +437,10 @@ export default function createApi(native) {
         throw freedError();
       }
       // The JSON path: throws the core's typed error, or answers the stored record.
-      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, args2(enc(iteration), enc(result))));
+      // With the engine's usage totals, so a record that would overflow one is refused too.
+      const t = this.#load();
+      const totals = '[' + encode(t[COUNTERS + 7], 0) + ',' + encode(t[COUNTERS + 8], 0) + ',' + encode(t[COUNTERS + 9], 0) + ']';
+      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration) + ',' + enc(result) + ',' + totals + ']'));
       if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
       this.#fold(record);
       this.#history.push(record);

@@ -218,3 +218,21 @@ describe(`loop fast path: options and presets (${IMPL})`, () => {
     assert.equal(gated.getConfig().noImprovementPatience, 2);
   });
 });
+
+describe(`usage totals that would overflow (${IMPL})`, () => {
+  // Each value is finite but their sum is not: the engine could not restore its own snapshot.
+  test('a record that would make a total overflow is refused, with nothing recorded', () => {
+    const engine = new ee.EarlyStopping({ maxTotalTokens: 1e300 });
+    const big = (i) => ({ ...result(50, 0.5, 'failed', 0), tokens_used: 1.5e308 });
+    engine.recordIterationResult(1, big(1));
+    const before = JSON.stringify(engine.toJSON());
+    assert.throws(
+      () => engine.recordIterationResult(2, big(2)),
+      (e) => e instanceof RangeError && e.code === 'invalid_result' && e.field === 'tokens_used',
+    );
+    assert.equal(JSON.stringify(engine.toJSON()), before);
+    const restored = ee.EarlyStopping.fromJSON(engine.toJSON());
+    assert.equal(restored.getIterationHistory().length, 1);
+    assert.deepEqual(restored.shouldStop(), engine.shouldStop());
+  });
+});

@@ -338,3 +338,13 @@ def test_the_vectors_python_runs_cover_every_trigger() -> None:
                 if c["call"] == "shouldStop" and isinstance(r, dict):
                     seen.add(r["trigger"])
     assert {"max_iterations", "budget_exhausted", "quality_regression", "none", "high_confidence", "quality_plateau"} <= seen
+
+
+def test_a_record_that_would_make_a_usage_total_overflow_is_refused() -> None:
+    # Each value is finite but their sum is not: the engine could not restore its own snapshot.
+    es = EarlyStopping(max_total_tokens=1e300)
+    es.record(1, 50, 0.5, "failed", 0, tokens_used=1.5e308)
+    before = es.to_json()
+    raises(EarlyExitError, "invalid_result", "tokens_used", lambda: es.record(2, 50, 0.5, "failed", 0, tokens_used=1.5e308))
+    assert es.to_json() == before
+    assert len(EarlyStopping.from_json(before).history) == 1

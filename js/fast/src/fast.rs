@@ -331,6 +331,13 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     };
     let config = config_of(slots);
     let mut counters = counters_of(slots);
+    // A total that would overflow is refused by the JSON path, with the core's error.
+    let totals = [usage.tokens_used, usage.token_cost_usd, usage.execution_time_ms];
+    for (sum, value) in counters.tally.sums.iter().zip(totals) {
+        if value.is_some_and(|v| !(sum + v).is_finite()) {
+            return INVALID;
+        }
+    }
     let usage = (flags & 7 != 0).then_some(&usage);
     loop_state::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
     put_counters(slots, &counters);

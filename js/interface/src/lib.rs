@@ -285,6 +285,15 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::ES_RECORD_CHECK => {
             let (iteration, result) = loop_stopping::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            // The engine's usage totals, when given: a record that would make one overflow is
+            // refused, as the owning engine refuses it (its snapshot could not be restored).
+            if let Value::Array(sums) = arg(&args, 2) {
+                let mut tally = loop_stopping::LoopTally::default();
+                for (slot, sum) in tally.sums.iter_mut().zip(sums) {
+                    *slot = sum.as_f64().unwrap_or(0.0);
+                }
+                tally.check_usage(Some(&result.usage), "", ErrorCode::InvalidResult)?;
+            }
             // A missing timestamp stays empty: the JS layer fills in its clock's time, as
             // on the fast path (an empty timestamp is never valid, so this is unambiguous).
             loop_stopping::record_of(iteration, result, String::new).to_value()
