@@ -149,26 +149,13 @@ impl ReplayRun {
         let dataset = reader.opt_string(DATASET)?.map(str::to_string);
         let split = reader.opt_string(SPLIT)?.map(str::to_string);
         let items_path = reader.path_of(ITERATIONS);
-        let items = match reader.get(ITERATIONS) {
-            Some(Value::Array(items)) => items,
-            other => {
-                let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
-                return Err(Error::new(
-                    CODE,
-                    ErrorKind::Type,
-                    items_path.clone(),
-                    value::concat(&[&items_path, " must be an array of iteration results, got ", &got]),
-                ));
-            }
-        };
-        if items.is_empty() {
-            return Err(Error::new(
-                CODE,
-                ErrorKind::Range,
-                items_path.clone(),
-                value::concat(&[&items_path, " must hold at least one iteration"]),
-            ));
-        }
+        let items = value::nonempty_array(
+            reader.get(ITERATIONS),
+            &items_path,
+            CODE,
+            "an array of iteration results",
+            "iteration",
+        )?;
         let mut iterations = Vec::with_capacity(items.len());
         let mut previous: Option<f64> = None;
         for (i, item) in items.iter().enumerate() {

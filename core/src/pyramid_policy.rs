@@ -558,53 +558,31 @@ const COST_MS: FieldName = FieldName::new("costMs", "cost_ms");
 const COST_WEIGHT: FieldName = FieldName::new("costWeight", "cost_weight");
 
 fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
-    for (i, layer) in ran.iter().enumerate() {
-        if ran.iter().take(i).any(|l| l.name == layer.name) {
-            let field = value::concat(&[&value::index_path("ran", i), ".name"]);
-            return Err(invalid(
-                CODE,
-                ErrorKind::Range,
-                &field,
-                value::concat(&[&field, " repeats layer '", &layer.name, "'"]),
-            ));
-        }
-        if let Some(d) = layer.duration_ms {
-            if value::check_range(d, 0.0, f64::MAX).is_none() {
-                let field = value::concat(&[&value::index_path("ran", i), ".durationMs"]);
-                return Err(invalid(
-                    CODE,
-                    ErrorKind::Range,
-                    &field,
-                    value::concat(&[&field, " must be a finite number >= 0"]),
-                ));
-            }
-        }
-    }
-    Ok(())
+    let layers: Vec<(&str, Option<f64>)> = ran.iter().map(|l| (l.name.as_str(), l.duration_ms)).collect();
+    check_layer_list("ran", ".durationMs", &layers)
 }
 
 fn check_planned(layers: &[PlannedLayer]) -> Result<()> {
-    for (i, layer) in layers.iter().enumerate() {
-        if layers.iter().take(i).any(|l| l.name == layer.name) {
-            let field = value::concat(&[&value::index_path("layers", i), ".name"]);
-            return Err(invalid(
-                CODE,
-                ErrorKind::Range,
-                &field,
-                value::concat(&[&field, " repeats layer '", &layer.name, "'"]),
-            ));
-        }
-        if let Some(c) = layer.cost_ms {
-            if value::check_range(c, 0.0, f64::MAX).is_none() {
-                let field = value::concat(&[&value::index_path("layers", i), ".costMs"]);
-                return Err(invalid(
-                    CODE,
-                    ErrorKind::Range,
-                    &field,
-                    value::concat(&[&field, " must be a finite number >= 0"]),
-                ));
-            }
-        }
+    let layers: Vec<(&str, Option<f64>)> = layers.iter().map(|l| (l.name.as_str(), l.cost_ms)).collect();
+    check_layer_list("layers", ".costMs", &layers)
+}
+
+/// A list of `(name, amount)` layers: names unique, amounts (durations or costs) finite
+/// and >= 0; errors name `list[i].name` or `list[i]<amount_key>`.
+fn check_layer_list(list: &str, amount_key: &str, layers: &[(&str, Option<f64>)]) -> Result<()> {
+    for (i, (name, amount)) in layers.iter().enumerate() {
+        let (field, message) = if layers.iter().take(i).any(|(earlier, _)| earlier == name) {
+            let field = value::concat(&[&value::index_path(list, i), ".name"]);
+            let message = value::concat(&[&field, " repeats layer '", name, "'"]);
+            (field, message)
+        } else if amount.is_some_and(|a| value::check_range(a, 0.0, f64::MAX).is_none()) {
+            let field = value::concat(&[&value::index_path(list, i), amount_key]);
+            let message = value::concat(&[&field, " must be a finite number >= 0"]);
+            (field, message)
+        } else {
+            continue;
+        };
+        return Err(invalid(CODE, ErrorKind::Range, &field, message));
     }
     Ok(())
 }

@@ -104,26 +104,8 @@ impl RecordedRun {
             reader.number(FieldName::same("timestamp"), f64::MIN, f64::MAX)?;
         }
         let layers_path = reader.path_of(FieldName::same("layers"));
-        let items = match reader.get(FieldName::same("layers")) {
-            Some(Value::Array(items)) => items,
-            other => {
-                let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
-                return Err(Error::new(
-                    CODE,
-                    ErrorKind::Type,
-                    layers_path.clone(),
-                    value::concat(&[&layers_path, " must be an array, got ", &got]),
-                ));
-            }
-        };
-        if items.is_empty() {
-            return Err(Error::new(
-                CODE,
-                ErrorKind::Range,
-                layers_path.clone(),
-                value::concat(&[&layers_path, " must hold at least one layer"]),
-            ));
-        }
+        let items =
+            value::nonempty_array(reader.get(FieldName::same("layers")), &layers_path, CODE, "an array", "layer")?;
         let mut layers: Vec<RecordedLayer> = Vec::with_capacity(items.len());
         for (j, item) in items.iter().enumerate() {
             let lpath = value::index_path(&layers_path, j);

@@ -555,6 +555,29 @@ pub(crate) fn join_path(prefix: &str, name: &str) -> String {
     }
 }
 
+/// The non-empty array a reader found at `path` (`item`; `None` when missing): a `Type` error
+/// ("must be `expected`, got ...") when it is not an array, a `Range` error when it is empty
+/// ("must hold at least one `one`").
+pub(crate) fn nonempty_array<'v>(
+    item: Option<&'v Value>,
+    path: &str,
+    code: ErrorCode,
+    expected: &str,
+    one: &str,
+) -> Result<&'v [Value]> {
+    match item {
+        Some(Value::Array(items)) if !items.is_empty() => Ok(items),
+        Some(Value::Array(_)) => {
+            Err(Error::new(code, ErrorKind::Range, path.to_string(), concat(&[path, " must hold at least one ", one])))
+        }
+        other => {
+            let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
+            let message = concat(&[path, " must be ", expected, ", got ", &got]);
+            Err(Error::new(code, ErrorKind::Type, path.to_string(), message))
+        }
+    }
+}
+
 /// Appends `[index]` to a field path.
 pub(crate) fn index_path(prefix: &str, index: usize) -> String {
     concat(&[prefix, "[", &crate::jsnum::uint_string(index as u64), "]"])
