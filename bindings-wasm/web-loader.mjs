@@ -1,5 +1,6 @@
-// The `earlyexit-wasm` package for browsers and bundlers: the shared JS layer (api.mjs,
-// copied from js/api.js at build time) over wasm-bindgen's `--target web` glue.
+// The `earlyexit-wasm` package for browsers and bundlers (the entry web.mjs, which js/build.mjs
+// writes, re-exports from here): the shared JS layer (api.mjs, copied from js/api.js at build
+// time) over wasm-bindgen's `--target web` glue.
 //
 //   import { init, EarlyStopping } from 'earlyexit-wasm';
 //   await init();            // fetches and instantiates earlyexit_wasm_bg.wasm once
@@ -58,21 +59,5 @@ export function init(input, replayInput) {
   return started;
 }
 
-export const {
-  EarlyStopping,
-  IterationAnalytics,
-  calculateQualitySignal,
-  CoherenceEarlyExit,
-  SpeculativeExecutor,
-  EarlyExitController,
-  PyramidRun,
-  DEFAULT_EXIT_CONFIG,
-  AGGRESSIVE_EXIT_CONFIG,
-  CONSERVATIVE_EXIT_CONFIG,
-  // pyramid replay and the risk-bounded policy
-  replayPyramids, shadowPyramids, calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate,
-  replayLoops,
-  loopPreset,
-  LOOP_PRESETS,
-} = api;
-export default api.EarlyStopping;
+// web.mjs (written by js/build.mjs) re-exports the API's names from here.
+export { api };
