@@ -101,17 +101,38 @@ function autoResize(el, plot, height) {
 }
 
 /**
- * Quality curve of a loop. `view` = {iterations, quality, confidence, status,
- * minQuality, confidenceThreshold, stopIteration, stopTrigger, xRange?}; all
- * arrays share the x of `iterations`.
+ * What both charts share: a uPlot instance in `el` that follows the element's width,
+ * (re)built by `mount` and released by `destroy`. Subclasses give `data(view)`.
  */
-export class LoopChart {
-  constructor(uPlot, el, { height = 300 } = {}) {
+class Chart {
+  constructor(uPlot, el, height) {
     this.uPlot = uPlot;
     this.el = el;
     this.height = height;
     this.view = null;
     this.plot = null;
+  }
+
+  mount(opts, view) {
+    this.plot = new this.uPlot(opts, this.data(view), this.el);
+    this.unobserve = autoResize(this.el, this.plot, this.height);
+  }
+
+  destroy() {
+    this.unobserve?.();
+    this.plot?.destroy();
+    this.plot = null;
+  }
+}
+
+/**
+ * Quality curve of a loop. `view` = {iterations, quality, confidence, status,
+ * minQuality, confidenceThreshold, stopIteration, stopTrigger, xRange?}; all
+ * arrays share the x of `iterations`.
+ */
+export class LoopChart extends Chart {
+  constructor(uPlot, el, { height = 300 } = {}) {
+    super(uPlot, el, height);
   }
 
   data(v) {
@@ -134,7 +155,6 @@ export class LoopChart {
       this.plot.setData(this.data(view));
       return;
     }
-    const uPlot = this.uPlot;
     const dot = (color, label) => ({
       label,
       stroke: color,
@@ -174,14 +194,7 @@ export class LoopChart {
         ),
       ],
     };
-    this.plot = new uPlot(opts, this.data(view), this.el);
-    this.unobserve = autoResize(this.el, this.plot, this.height);
-  }
-
-  destroy() {
-    this.unobserve?.();
-    this.plot?.destroy();
-    this.plot = null;
+    this.mount(opts, view);
   }
 }
 
@@ -192,13 +205,9 @@ export class LoopChart {
  * (lambda of the recorded result, for context), with the exit threshold.
  * `view` = {names, ran, verified, mispredicted, notRun, minLambda, exitLayer}.
  */
-export class PyramidChart {
+export class PyramidChart extends Chart {
   constructor(uPlot, el, { height = 260 } = {}) {
-    this.uPlot = uPlot;
-    this.el = el;
-    this.height = height;
-    this.view = null;
-    this.plot = null;
+    super(uPlot, el, height);
   }
 
   data(v) {
@@ -249,13 +258,6 @@ export class PyramidChart {
         ),
       ],
     };
-    this.plot = new uPlot(opts, this.data(view), this.el);
-    this.unobserve = autoResize(this.el, this.plot, this.height);
-  }
-
-  destroy() {
-    this.unobserve?.();
-    this.plot?.destroy();
-    this.plot = null;
+    this.mount(opts, view);
   }
 }
