@@ -14,7 +14,10 @@
 // calls are synchronous, so a replay call cannot fetch the module itself: before
 // `init({ replay: true })` has resolved it throws an Error with code `replay_not_loaded`.
 //
-// The forms of init (each call returns the same work once done; a failed load may be retried):
+// The replay module's wasm-bindgen glue (earlyexit_replay.js, 2 KB gzipped) is imported
+// dynamically too, so a page that never replays fetches neither file (bundlers split it off).
+//
+// The forms of init (calling again is cheap: what is loaded stays loaded; a failed load is retried):
 //   init()                          the engines, from earlyexit_wasm_bg.wasm next to the glue
 //   init(input)                     the engines from `input` (what wasm-bindgen's init takes:
 //                                   a URL or string, a Response or a promise of one, bytes,
@@ -27,7 +30,6 @@
 // the cause in its message, the cause as `.cause`); the engines keep working, and a later
 // `init({ replay: true })` tries again. The preset constants are filled in once the engines load.
 import initEngines, * as wasm from './pkg/web/earlyexit_wasm.js';
-import initReplay, * as replayWasm from './pkg/web/earlyexit_replay.js';
 import createApi from './api.mjs';
 import { isReplayOp } from './replay-ops.mjs';
 
@@ -112,22 +114,24 @@ function loadReplay(source) {
   if (replayExec !== null) return Promise.resolve();
   if (replay === null) {
     const from = typeof source === 'string' || source instanceof URL ? ` from ${source}` : '';
-    replay = wasmInit(initReplay, source).then(
-      () => {
-        replayExec = replayWasm.exec;
-        replayFailure = null;
-      },
-      (cause) => {
-        replay = null; // a later init({ replay: true }) tries again
-        replayFailure = cause;
-        throw loadError(
-          `earlyexit-wasm: could not load the replay module (${REPLAY_FILE}${from}): ${describe(cause)}; the engines are unaffected, and ${LOAD_REPLAY} tries again (or pass the module's location: init({ replay: url }))`,
-          'replay_load_failed',
-          'replay',
-          cause,
-        );
-      },
-    );
+    replay = import('./pkg/web/earlyexit_replay.js')
+      .then((glue) => wasmInit(glue.default, source).then(() => glue.exec))
+      .then(
+        (exec) => {
+          replayExec = exec;
+          replayFailure = null;
+        },
+        (cause) => {
+          replay = null; // a later init({ replay: true }) tries again
+          replayFailure = cause;
+          throw loadError(
+            `earlyexit-wasm: could not load the replay module (${REPLAY_FILE}${from}): ${describe(cause)}; the engines are unaffected, and ${LOAD_REPLAY} tries again (or pass the module's location: init({ replay: url }))`,
+            'replay_load_failed',
+            'replay',
+            cause,
+          );
+        },
+      );
   }
   return replay;
 }

@@ -141,6 +141,7 @@ for (const file of vectorFiles) {
 // The replay module is fetched only on request (bindings-wasm/README.md "Two modules").
 
 const REPLAY_FILE = 'earlyexit_replay_bg.wasm';
+const REPLAY_GLUE = 'earlyexit_replay.js'; // wasm-bindgen's JS for it, imported on demand too
 const ENGINES_FILE = 'earlyexit_wasm_bg.wasm';
 const fileName = (url) => new URL(url).pathname.split('/').pop();
 
@@ -189,6 +190,7 @@ test('a page that only calls init() fetches the engines module and not the repla
   await assertEnginesAnswer(page);
   assert.ok(requested.includes(ENGINES_FILE), `the engines module was not fetched: ${requested.join(', ')}`);
   assert.ok(!requested.includes(REPLAY_FILE), `init() fetched the replay module: ${requested.join(', ')}`);
+  assert.ok(!requested.includes(REPLAY_GLUE), `init() fetched the replay module's glue: ${requested.join(', ')}`);
   await page.close();
 });
 
@@ -212,14 +214,25 @@ test('replay before init({ replay: true }) throws replay_not_loaded; after it, r
 
 test('a replay module that fails to fetch rejects init({ replay: true }) clearly; the engines still answer; a retry works', async () => {
   const { page, requested } = await initOnlyPage({ failReplay: true });
-  const failed = await page.evaluate(() =>
-    window.earlyexit.init({ replay: true }).then(
-      () => null,
-      (e) => ({ isError: e instanceof Error, code: e.code, field: e.field, message: e.message, cause: String(e.cause?.message ?? e.cause) }),
-    ));
+  const notFound = (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+  const loadReplay = () =>
+    page.evaluate(() =>
+      window.earlyexit.init({ replay: true }).then(
+        () => null,
+        (e) => ({ isError: e instanceof Error, code: e.code, field: e.field, message: e.message, cause: String(e.cause?.message ?? e.cause) }),
+      ));
+  // First the glue (earlyexit_replay.js) cannot be fetched, then the .wasm: both reject the call.
+  await page.route(`**/${REPLAY_GLUE}`, notFound);
+  const glueFailed = await loadReplay();
+  assert.deepEqual([glueFailed?.code, glueFailed?.field], ['replay_load_failed', 'replay']);
+  assert.match(glueFailed.message, /could not load the replay module \(earlyexit_replay_bg\.wasm\): .*earlyexit_replay\.js/);
+  await assertEnginesAnswer(page);
+  await page.unroute(`**/${REPLAY_GLUE}`);
+
+  const failed = await loadReplay(); // initOnlyPage routed the .wasm to a 404
   assert.ok(failed, 'init({ replay: true }) resolved although the module answered 404');
   assert.deepEqual([failed.isError, failed.code, failed.field], [true, 'replay_load_failed', 'replay']);
-  assert.match(failed.message, /could not load the replay module \(earlyexit_replay_bg\.wasm\): .*404/);
+  assert.match(failed.message, /could not load the replay module \(earlyexit_replay_bg\.wasm\): .*404.*await init\(\{ replay: true \}\) tries again/);
   assert.match(failed.cause, /404/);
   await assertEnginesAnswer(page);
   const meanwhile = await tryReplay(page);
@@ -227,7 +240,7 @@ test('a replay module that fails to fetch rejects init({ replay: true }) clearly
   assert.match(meanwhile.error.message, /did not load \(.*404.*\): call await init\(\{ replay: true \}\) first/);
 
   await page.unroute(`**/${REPLAY_FILE}`);
-  await page.evaluate(() => window.earlyexit.init({ replay: true }));
+  assert.equal(await loadReplay(), null, 'the retry loads the module');
   assert.equal(requested.filter((f) => f === REPLAY_FILE).length, 2, 'the retry fetches the module again');
   assert.equal((await tryReplay(page)).outcome?.trigger, 'high_confidence');
   await assertEnginesAnswer(page);
@@ -269,6 +282,7 @@ test('dashboard loads the engine, uPlot and the bundled examples', async () => {
   await page.waitForSelector('#replay-view[data-ready="true"]');
   assert.ok(dashRequests.includes(ENGINES_FILE), 'the engines module was not fetched');
   assert.ok(!dashRequests.includes(REPLAY_FILE), 'the dashboard fetched the replay module at load');
+  assert.ok(!dashRequests.includes(REPLAY_GLUE), 'the dashboard fetched the replay module\'s glue at load');
   const values = await page.$$eval('#example-select option', (os) => os.map((o) => o.value).filter(Boolean));
   for (const r of loopRuns) assert.ok(values.includes(`loops.jsonl:${r.id}`), `example ${r.id} is not offered`);
   for (const r of pyramidRuns) assert.ok(values.includes(`pyramids.jsonl:${r.id}`), `example ${r.id} is not offered`);
