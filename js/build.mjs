@@ -62,7 +62,7 @@ if (flags.includes('--esm')) {
     path.join(target, 'web.mjs'),
     entryBanner +
       '// The entry for browsers and bundlers: `await init()` once, then use the API\n' +
-      '// (web-loader.mjs loads the wasm modules).\n' +
+      '// (web-loader.mjs loads the engines module; `await init({ replay: true })` the replay module).\n' +
       "import { api, init } from './web-loader.mjs';\n\n" +
       'export { init };\n' +
       'export const {\n' + names([]) + '} = api;\n' +

@@ -737,11 +737,50 @@ export declare function pyramidPolicyUpdate(
 ): PyramidOutcomeModel;
 
 /**
- * Browsers (earlyexit-wasm's web build): fetches and instantiates the module; await it once
- * before anything else (`input`: a URL, Response, bytes or WebAssembly.Module). In Node both
- * packages are ready at load and this resolves at once.
+ * Where a wasm module comes from, as wasm-bindgen's init takes it: a URL or string, a
+ * `Response` or a promise of one, bytes, or a `WebAssembly.Module` (`unknown`, so that these
+ * types need no DOM library).
  */
-export declare function init(input?: unknown): Promise<void>;
+export type WasmSource = unknown;
+
+/** What `init` takes in the options form (earlyexit-wasm's web build). */
+export interface InitOptions {
+  /** Where the engines module is; default: `earlyexit_wasm_bg.wasm` next to the glue. */
+  module?: WasmSource;
+  /**
+   * Also load the replay module (`replayLoops`, `replayPyramids`, `shadowPyramids`,
+   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`): `true` for
+   * `earlyexit_replay_bg.wasm` next to the glue, or its source; `false`/absent: not loaded.
+   */
+  replay?: boolean | WasmSource;
+}
+
+/**
+ * Browsers (earlyexit-wasm's web build): fetches and instantiates the engines module; await
+ * it once before anything else. The replay functions need the replay module, which only
+ * `init({ replay: true })` (or the two-argument form) loads: before that they throw an
+ * `EarlyExitLoadError` with code `replay_not_loaded`; a failed replay load rejects with code
+ * `replay_load_failed` and may be retried, the engines unaffected. Every form may be called
+ * again: what is loaded stays loaded. In Node both packages are ready at load (replay loads
+ * itself on first use) and this resolves at once.
+ */
+export declare function init(options?: InitOptions): Promise<void>;
+/** The engines from `input`, and with `replayInput` the replay module from there too. */
+export declare function init(input?: WasmSource, replayInput?: WasmSource): Promise<void>;
+
+/** Codes of the browser build's loading errors (not about a value passed to a call). */
+export type LoadErrorCode = 'replay_not_loaded' | 'replay_load_failed';
+/**
+ * earlyexit-wasm's web build, loading: a plain `Error`. `replay_not_loaded`: a replay function
+ * called before `init({ replay: true })` resolved, `field` is its name (`'replayLoops'`).
+ * `replay_load_failed`: `init({ replay })` could not fetch or instantiate the replay module,
+ * `field` is `'replay'`, `cause` the underlying error.
+ */
+export interface EarlyExitLoadError extends Error {
+  code: LoadErrorCode;
+  field: string;
+  cause?: unknown;
+}
 
 export default EarlyStopping;
 

@@ -239,7 +239,8 @@ let liveChart = null;
 async function boot() {
   const status = $('#engine-status');
   try {
-    // The web build: `init()` fetches and instantiates the .wasm once.
+    // The web build: `init()` fetches and instantiates the engines module once (the replay
+    // module waits until the replay view needs it, replay.js).
     const mod = await import('earlyexit-wasm');
     await mod.init();
     state.ee = mod;

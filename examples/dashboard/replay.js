@@ -3,6 +3,12 @@
 // and lists what the policy decided per run: where it stopped, why, which iteration it
 // returns and how that compares with the best the run reached. Every figure comes from
 // earlyexit; this file only reads the file and fills the table.
+//
+// The replay functions live in the package's second wasm module (bindings-wasm/README.md
+// "Two modules"), which the page does not fetch at load: the first replay file loaded here
+// fetches it (`init({ replay: true })`), so a visit that never replays downloads only the
+// engines module. `#replay-view[data-replay-module]` says where that stands
+// (absent, `loading`, `loaded`, `failed`).
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -40,8 +46,30 @@ function showError(err) {
   $('#replay-results').hidden = true;
 }
 
-function render() {
+// Loads the replay module on first use; a failed load shows its error, and the next file
+// (or policy change) tries again.
+async function loadReplayModule() {
+  const view = $('#replay-view');
+  if (view.dataset.replayModule === 'loaded') return;
+  view.dataset.replayModule = 'loading';
+  try {
+    await state.ee.init({ replay: true });
+  } catch (err) {
+    view.dataset.replayModule = 'failed';
+    throw err;
+  }
+  view.dataset.replayModule = 'loaded';
+}
+
+async function render() {
   if (state.text === null || state.ee === null) return;
+  try {
+    await loadReplayModule();
+  } catch (err) {
+    showError(err);
+    finish();
+    return;
+  }
   let replay;
   try {
     replay = state.ee.replayLoops(state.text, POLICIES[$('#replay-policy').value]);
@@ -94,14 +122,14 @@ async function loadReplayFile(file) {
     return;
   }
   $('#replay-file-name').textContent = file.name;
-  render();
+  await render();
 }
 
 async function boot() {
   const view = $('#replay-view');
   try {
     const mod = await import('earlyexit-wasm');
-    await mod.init();
+    await mod.init(); // the engines only (app.js makes the same call; it is done once)
     state.ee = mod;
   } catch {
     view.dataset.ready = 'false'; // the main view reports the loading error

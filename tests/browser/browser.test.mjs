@@ -12,6 +12,10 @@
 // - malformed files show a clear error (JSON parse error with its line, the
 //   engine's code and field) and never a blank page;
 // - the live view follows a loop and a pyramid through the step API;
+// - the replay module is fetched only on request: a page that calls init() (init-only.html)
+//   and the dashboard at load never request earlyexit_replay_bg.wasm; a replay call before
+//   init({ replay: true }) throws replay_not_loaded; a 404 for the module rejects that call
+//   clearly, the engines still answer, and a retry loads it;
 // - screenshots go to test-output/dashboard.png (and dashboard-pyramid.png).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
@@ -134,13 +138,126 @@ for (const file of vectorFiles) {
 }
 
 // ---------------------------------------------------------------------------
+// The replay module is fetched only on request (bindings-wasm/README.md "Two modules").
+
+const REPLAY_FILE = 'earlyexit_replay_bg.wasm';
+const REPLAY_GLUE = 'earlyexit_replay.js'; // wasm-bindgen's JS for it, imported on demand too
+const ENGINES_FILE = 'earlyexit_wasm_bg.wasm';
+const fileName = (url) => new URL(url).pathname.split('/').pop();
+
+// A page of tests/browser/init-only.html (it calls init() and runs a loop), with every request
+// it makes recorded. A fetch that is meant to fail logs a console error, so the pages whose
+// replay fetch is routed to a 404 collect page errors only.
+async function initOnlyPage({ failReplay = false } = {}) {
+  const page = failReplay ? await context.newPage() : await newPage();
+  if (failReplay) page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`));
+  const requested = [];
+  page.on('request', (req) => requested.push(fileName(req.url())));
+  if (failReplay) await page.route(`**/${REPLAY_FILE}`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' }));
+  await page.goto(`${server.url}/tests/browser/init-only.html`);
+  await page.waitForSelector('body[data-done]');
+  assert.equal(await page.getAttribute('body', 'data-done'), 'ready', await text(page, '#decision'));
+  return { page, requested };
+}
+
+// Calls one replay function in the page; its answer, or the error it threw.
+const tryReplay = (page) =>
+  page.evaluate(() => {
+    const it = (q, status = 'failed') => ({ quality_score: q, confidence: q / 100, verification_status: status });
+    const runs = [{ id: 'zeros-then-pass', iterations: [it(0), it(0), it(0), it(0), it(100, 'passed')] }];
+    try {
+      return { outcome: window.earlyexit.replayLoops(runs, 'recommended').runs[0] };
+    } catch (e) {
+      return { error: { isError: e instanceof Error, name: e.constructor.name, code: e.code, field: e.field, message: e.message } };
+    }
+  });
+
+// The engines answer (the page's own decision, and a fresh engine's).
+async function assertEnginesAnswer(page) {
+  const decision = JSON.parse(await text(page, '#decision'));
+  assert.equal(decision.trigger, 'quality_plateau');
+  assert.equal(decision.best_iteration, 4);
+  const again = await page.evaluate(() => {
+    const es = new window.earlyexit.EarlyStopping();
+    es.recordIterationResult(1, { quality_score: 90, confidence: 0.99, verification_status: 'passed', quality_delta: 0 });
+    return es.shouldStop(1).trigger;
+  });
+  assert.equal(again, 'high_confidence');
+}
+
+test('a page that only calls init() fetches the engines module and not the replay module', async () => {
+  const { page, requested } = await initOnlyPage();
+  await assertEnginesAnswer(page);
+  assert.ok(requested.includes(ENGINES_FILE), `the engines module was not fetched: ${requested.join(', ')}`);
+  assert.ok(!requested.includes(REPLAY_FILE), `init() fetched the replay module: ${requested.join(', ')}`);
+  assert.ok(!requested.includes(REPLAY_GLUE), `init() fetched the replay module's glue: ${requested.join(', ')}`);
+  await page.close();
+});
+
+test('replay before init({ replay: true }) throws replay_not_loaded; after it, replay works', async () => {
+  const { page, requested } = await initOnlyPage();
+  const before = await tryReplay(page);
+  assert.ok(before.error, `replay answered without its module: ${JSON.stringify(before.outcome)}`);
+  assert.deepEqual([before.error.isError, before.error.name, before.error.code, before.error.field], [true, 'Error', 'replay_not_loaded', 'replayLoops']);
+  assert.match(before.error.message, /replayLoops needs the replay module \(earlyexit_replay_bg\.wasm\).*call await init\(\{ replay: true \}\) first/);
+  assert.ok(!requested.includes(REPLAY_FILE), 'a replay call must not fetch the module by itself');
+
+  await page.evaluate(() => window.earlyexit.init({ replay: true }));
+  await page.evaluate(() => window.earlyexit.init({ replay: true })); // loaded once
+  assert.equal(requested.filter((f) => f === REPLAY_FILE).length, 1, 'the replay module is fetched once');
+  const after = await tryReplay(page);
+  assert.equal(after.error, undefined, after.error?.message);
+  assert.deepEqual([after.outcome.iterations_run, after.outcome.trigger, after.outcome.returned_iteration], [5, 'high_confidence', 5]);
+  await assertEnginesAnswer(page);
+  await page.close();
+});
+
+test('a replay module that fails to fetch rejects init({ replay: true }) clearly; the engines still answer; a retry works', async () => {
+  const { page, requested } = await initOnlyPage({ failReplay: true });
+  const notFound = (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+  const loadReplay = () =>
+    page.evaluate(() =>
+      window.earlyexit.init({ replay: true }).then(
+        () => null,
+        (e) => ({ isError: e instanceof Error, code: e.code, field: e.field, message: e.message, cause: String(e.cause?.message ?? e.cause) }),
+      ));
+  // First the glue (earlyexit_replay.js) cannot be fetched, then the .wasm: both reject the call.
+  await page.route(`**/${REPLAY_GLUE}`, notFound);
+  const glueFailed = await loadReplay();
+  assert.deepEqual([glueFailed?.code, glueFailed?.field], ['replay_load_failed', 'replay']);
+  assert.match(glueFailed.message, /could not load the replay module \(earlyexit_replay_bg\.wasm\): .*earlyexit_replay\.js/);
+  await assertEnginesAnswer(page);
+  await page.unroute(`**/${REPLAY_GLUE}`);
+
+  const failed = await loadReplay(); // initOnlyPage routed the .wasm to a 404
+  assert.ok(failed, 'init({ replay: true }) resolved although the module answered 404');
+  assert.deepEqual([failed.isError, failed.code, failed.field], [true, 'replay_load_failed', 'replay']);
+  assert.match(failed.message, /could not load the replay module \(earlyexit_replay_bg\.wasm\): .*404.*await init\(\{ replay: true \}\) tries again/);
+  assert.match(failed.cause, /404/);
+  await assertEnginesAnswer(page);
+  const meanwhile = await tryReplay(page);
+  assert.equal(meanwhile.error?.code, 'replay_not_loaded');
+  assert.match(meanwhile.error.message, /did not load \(.*404.*\): call await init\(\{ replay: true \}\) first/);
+
+  await page.unroute(`**/${REPLAY_FILE}`);
+  assert.equal(await loadReplay(), null, 'the retry loads the module');
+  assert.equal(requested.filter((f) => f === REPLAY_FILE).length, 2, 'the retry fetches the module again');
+  assert.equal((await tryReplay(page)).outcome?.trigger, 'high_confidence');
+  await assertEnginesAnswer(page);
+  await page.close();
+});
+
+// ---------------------------------------------------------------------------
 // The dashboard.
 
 let dash;
 
+const dashRequests = [];
+
 async function dashboard() {
   if (dash) return dash;
   dash = await newPage();
+  dash.on('request', (req) => dashRequests.push(fileName(req.url())));
   await dash.goto(`${server.url}/examples/dashboard/`);
   await dash.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   return dash;
@@ -162,6 +279,10 @@ async function selectExample(page, value) {
 test('dashboard loads the engine, uPlot and the bundled examples', async () => {
   const page = await dashboard();
   assert.equal(await page.getAttribute('#engine-status', 'data-state'), 'ready');
+  await page.waitForSelector('#replay-view[data-ready="true"]');
+  assert.ok(dashRequests.includes(ENGINES_FILE), 'the engines module was not fetched');
+  assert.ok(!dashRequests.includes(REPLAY_FILE), 'the dashboard fetched the replay module at load');
+  assert.ok(!dashRequests.includes(REPLAY_GLUE), 'the dashboard fetched the replay module\'s glue at load');
   const values = await page.$$eval('#example-select option', (os) => os.map((o) => o.value).filter(Boolean));
   for (const r of loopRuns) assert.ok(values.includes(`loops.jsonl:${r.id}`), `example ${r.id} is not offered`);
   for (const r of pyramidRuns) assert.ok(values.includes(`pyramids.jsonl:${r.id}`), `example ${r.id} is not offered`);
@@ -381,6 +502,8 @@ test('the live view drives a pyramid through the PyramidRun step API', async () 
 test('the replay view loads a loop replay file and shows each run\'s decision', async () => {
   const page = await dashboard();
   await page.waitForSelector('#replay-view[data-ready="true"]');
+  // Every view so far (loops, pyramids, live runs) ran without the replay module.
+  assert.ok(!dashRequests.includes(REPLAY_FILE), 'the replay module was fetched before the replay view used it');
   const it = (q, status = 'failed') => ({ quality_score: q, confidence: q / 100, verification_status: status });
   const body = [
     { id: 'zeros-then-pass', dataset: 'demo', iterations: [it(0), it(0), it(0), it(0), it(100, 'passed')] },
@@ -389,10 +512,12 @@ test('the replay view loads a loop replay file and shows each run\'s decision', 
   const replayed = async (action) => {
     const before = await page.getAttribute('#replay-view', 'data-replayed');
     await action();
-    await page.waitForFunction((b) => document.querySelector('#replay-view').dataset.replayed !== b, before);
+    await page.waitForFunction((b) => (document.querySelector('#replay-view').dataset.replayed ?? null) !== b, before);
   };
   const row = (id) => page.$$eval(`#replay-table tr[data-run="${id}"] td`, (tds) => tds.map((td) => td.textContent.trim()));
   await replayed(() => page.setInputFiles('#replay-file', { name: 'runs.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(body) }));
+  assert.equal(dashRequests.filter((f) => f === REPLAY_FILE).length, 1, 'the first replay file fetches the replay module once');
+  assert.equal(await page.getAttribute('#replay-view', 'data-replay-module'), 'loaded');
   assert.equal(await page.$$eval('#replay-table tbody tr', (trs) => trs.length), 2);
   // recommended: three zeros are no plateau, the pass at 5 stops; a plateau of good work
   // stops after 5 flat records and returns the best (earliest 80), not the last.
@@ -411,6 +536,36 @@ test('the replay view loads a loop replay file and shows each run\'s decision', 
   await replayed(() => page.setInputFiles('#replay-file', { name: 'bad.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${body}\n{"id": "x", "iterations": [{"quality_score": 150, "confidence": 1, "verification_status": "failed"}]}`) }));
   assert.match(await text(page, '#replay-error'), /invalid_replay: runs\[2\]\.iterations\[0\]\.quality_score/);
   assert.ok(await page.isHidden('#replay-results'));
+});
+
+test('the replay view says when the replay module cannot be fetched, and the next file retries', async () => {
+  const page = await context.newPage(); // the 404 logs a console error: collect page errors only
+  page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`));
+  await page.route(`**/${REPLAY_FILE}`, (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' }));
+  await page.goto(`${server.url}/examples/dashboard/`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#replay-view[data-ready="true"]');
+  const body = JSON.stringify({ id: 'one', iterations: [{ quality_score: 100, confidence: 1, verification_status: 'passed' }] });
+  const load = async () => {
+    const before = await page.getAttribute('#replay-view', 'data-replayed');
+    await page.setInputFiles('#replay-file', { name: 'runs.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(body) });
+    await page.waitForFunction((b) => (document.querySelector('#replay-view').dataset.replayed ?? null) !== b, before);
+  };
+  await load();
+  assert.equal(await page.getAttribute('#replay-view', 'data-replay-module'), 'failed');
+  assert.match(await text(page, '#replay-error'), /replay_load_failed: replay\].*could not load the replay module \(earlyexit_replay_bg\.wasm\).*404/);
+  assert.ok(await page.isHidden('#replay-results'));
+  // The rest of the page still works.
+  await selectExample(page, 'loops.jsonl:synthetic/quality-plateau');
+  assert.equal(await text(page, '#stop-iteration'), '4');
+  assert.ok(await page.isHidden('#error'), `error shown: ${await text(page, '#error')}`);
+
+  await page.unroute(`**/${REPLAY_FILE}`);
+  await load();
+  assert.equal(await page.getAttribute('#replay-view', 'data-replay-module'), 'loaded');
+  assert.ok(await page.isHidden('#replay-error'));
+  assert.deepEqual(await page.$$eval('#replay-table tbody tr', (trs) => trs.map((tr) => tr.dataset.run)), ['one']);
+  await page.close();
 });
 // --- end of loop replay view ---
 

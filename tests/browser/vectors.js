@@ -29,7 +29,8 @@ async function vectorFiles() {
 
 async function main() {
   const api = await import('earlyexit-wasm');
-  await api.init();
+  // The replay vectors need the replay module, which init() alone does not fetch.
+  await api.init({ replay: true });
   const files = [];
   let matrix = null;
   for (const name of await vectorFiles()) {

@@ -39,6 +39,7 @@ import EarlyStoppingDefault, {
 } from 'earlyexit';
 import { replayLoops, loopPreset, LOOP_PRESETS } from 'earlyexit';
 import type { LoopReplay, ReplayRun, ReplayRunOutcome } from 'earlyexit';
+import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
 
 async function loop(): Promise<number | null> {
@@ -162,6 +163,26 @@ async function browserShaped(): Promise<void> {
   void [decision, result, wasm.default];
 }
 
+// The browser build's replay module: loaded only on request (bindings-wasm/README.md "Two modules").
+async function browserReplay(replayUrl: string): Promise<LoopReplay | null> {
+  await wasm.init();
+  const runs: ReplayRun[] = [{ id: 'a', iterations: [{ quality_score: 40, confidence: 0.4, verification_status: 'failed' }] }];
+  try {
+    wasm.replayLoops(runs);
+  } catch (err) {
+    const loadError = err as EarlyExitLoadError;
+    const code: LoadErrorCode = loadError.code; // 'replay_not_loaded', field 'replayLoops'
+    void [code, loadError.field];
+  }
+  const options: InitOptions = { replay: true };
+  await wasm.init(options);
+  await wasm.init({ replay: new URL(replayUrl) });
+  await wasm.init({ module: 'earlyexit_wasm_bg.wasm', replay: replayUrl });
+  await wasm.init(undefined, replayUrl); // the two-argument form: replay too
+  await init({ replay: true }); // the Node package accepts (and ignores) it too
+  return wasm.replayLoops(runs, 'recommended');
+}
+
 // Loop replay and presets (docs/replay.md).
 function loopReplay(): number {
   const runs: ReplayRun[] = [{ id: 'a', iterations: [{ quality_score: 40, confidence: 0.4, verification_status: 'failed' }] }];
@@ -179,3 +200,4 @@ void options();
 void loopReplay();
 void pyramid();
 void browserShaped();
+void browserReplay('earlyexit_replay_bg.wasm');

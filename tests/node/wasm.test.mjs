@@ -98,16 +98,29 @@ describe('wasm instance', { skip }, () => {
     assert.equal(await scenario(ee), before);
   });
 
-  test('the browser build: a clear error before init(), the same answers after it', async () => {
+  test('the browser build: a clear error before init(), the same answers after it, replay only on request', async () => {
     const web = await import(pathToFileURL(path.join(ROOT, 'bindings-wasm', 'web.mjs')).href);
     assert.throws(() => new web.EarlyStopping(), /await init\(\)/);
     assert.deepEqual(web.DEFAULT_EXIT_CONFIG, {});
-    await web.init(readFileSync(WASM), readFileSync(REPLAY_WASM));
-    await web.init(); // a second call is the same promise
+    await web.init(readFileSync(WASM)); // the engines only
+    await web.init(); // a second call is the same work
     assert.equal(await scenario(web), await scenario(ee));
-    // Replay ops go to the replay module, the rest to the engines module.
+    // The replay module is loaded only on request: until then a replay call says what to call.
     const runs = [{ id: 'a', iterations: [{ quality_score: 0.5, confidence: 0.5, verification_status: 'failed' }] }];
+    const notLoaded = (field) => (e) =>
+      e.constructor === Error && e.code === 'replay_not_loaded' && e.field === field && e.message.includes('await init({ replay: true })');
+    assert.throws(() => web.replayLoops(runs), notLoaded('replayLoops'));
+    assert.throws(() => web.pyramidPolicyDecide(null, [{ name: 'unit' }], []), notLoaded('pyramidPolicyDecide'));
+    // A replay module that does not load rejects that call; the engines are unaffected.
+    await assert.rejects(web.init({ replay: new Uint8Array([0, 97, 115]) }), (e) =>
+      e.code === 'replay_load_failed' && e.field === 'replay' && /earlyexit_replay_bg\.wasm/.test(e.message) && e.cause !== undefined);
+    assert.throws(() => web.replayLoops(runs), (e) => e.code === 'replay_not_loaded' && /did not load/.test(e.message));
+    assert.equal(await scenario(web), await scenario(ee));
+    await assert.rejects(web.init({ replay: true, replays: true }), (e) => e instanceof TypeError && e.code === 'unknown_option' && e.field === 'replays');
+    // A later call retries; then replay ops go to the replay module, the rest to the engines module.
+    await web.init({ replay: readFileSync(REPLAY_WASM) });
     assert.deepEqual(web.replayLoops(runs, 'recommended'), ee.replayLoops(runs, 'recommended'));
+    await web.init(readFileSync(WASM), readFileSync(REPLAY_WASM)); // the two-argument form: both, already loaded
     assert.equal(web.default, web.EarlyStopping);
   });
 
