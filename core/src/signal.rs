@@ -96,8 +96,14 @@ impl LayerResult {
                         code,
                         ErrorKind::Type,
                         field.clone(),
-                        [&field, " is the camelCase spelling of ", f.snake, "; with snake_case names use ", f.snake]
-                            .concat(),
+                        // value::concat, not `[..].concat()`: std's generic join is ~1 KB of wasm.
+                        value::concat(&[
+                            &field,
+                            " is the camelCase spelling of ",
+                            f.snake,
+                            "; with snake_case names use ",
+                            f.snake,
+                        ]),
                     ));
                 }
             }
