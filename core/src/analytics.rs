@@ -6,14 +6,14 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const DIMINISHING_RETURNS_THRESHOLD: FieldName =
-    FieldName::new("diminishingReturnsThreshold", "diminishing_returns_threshold");
-const CONSECUTIVE_COUNT_THRESHOLD: FieldName =
-    FieldName::new("consecutiveCountThreshold", "consecutive_count_threshold");
-const QUALITY_THRESHOLD: FieldName = FieldName::new("qualityThreshold", "quality_threshold");
-const SELECTION_CRITERIA: FieldName = FieldName::new("selectionCriteria", "selection_criteria");
+    field_name!("diminishingReturnsThreshold", "diminishing_returns_threshold");
+const CONSECUTIVE_COUNT_THRESHOLD: FieldName = field_name!("consecutiveCountThreshold", "consecutive_count_threshold");
+const QUALITY_THRESHOLD: FieldName = field_name!("qualityThreshold", "quality_threshold");
+const SELECTION_CRITERIA: FieldName = field_name!("selectionCriteria", "selection_criteria");
 
 /// Every analytics config key.
 pub const ANALYTICS_CONFIG_FIELDS: [FieldName; 4] =
@@ -107,8 +107,8 @@ impl AnalyticsConfig {
             Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
-                field.snake,
-                value::concat(&[field.snake, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
+                field.snake(),
+                value::concat(&[field.snake(), " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
             ))
         };
         if value::check_range(self.diminishing_returns_threshold, 0.0, f64::MAX).is_none() {
@@ -214,7 +214,7 @@ impl AnalyticsInput {
         } else {
             reader.reject_unknown(&RECORD_FIELDS)?;
         }
-        let iteration_number = match value.get(ITERATION_NUMBER.js) {
+        let iteration_number = match value.get(ITERATION_NUMBER.js()) {
             Some(n) if !snapshot => {
                 value::integer_argument(n, "iteration_number", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?
             }
@@ -634,7 +634,7 @@ pub fn verified_only_argument(value: &Value, naming: Naming) -> Result<bool> {
     match value {
         Value::Bool(b) => Ok(*b),
         other => {
-            let field = FieldName::new("verifiedOnly", "verified_only").spelled(naming);
+            let field = field_name!("verifiedOnly", "verified_only").spelled(naming);
             Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Type,

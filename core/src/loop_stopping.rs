@@ -43,6 +43,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_state::{self, LoopCounters, ObservationWindow};
 use crate::timestamp;
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 /// The verification outcome an iteration reports.
@@ -181,25 +182,25 @@ impl Budget {
 // Configuration
 // ---------------------------------------------------------------------------------------
 
-const HIGH_CONFIDENCE_THRESHOLD: FieldName = FieldName::new("highConfidenceThreshold", "high_confidence_threshold");
-const PLATEAU_CONSECUTIVE_COUNT: FieldName = FieldName::new("plateauConsecutiveCount", "plateau_consecutive_count");
+const HIGH_CONFIDENCE_THRESHOLD: FieldName = field_name!("highConfidenceThreshold", "high_confidence_threshold");
+const PLATEAU_CONSECUTIVE_COUNT: FieldName = field_name!("plateauConsecutiveCount", "plateau_consecutive_count");
 const PLATEAU_IMPROVEMENT_THRESHOLD: FieldName =
-    FieldName::new("plateauImprovementThreshold", "plateau_improvement_threshold");
-const MIN_QUALITY_THRESHOLD: FieldName = FieldName::new("minQualityThreshold", "min_quality_threshold");
-const REQUIRE_VERIFICATION: FieldName = FieldName::new("requireVerification", "require_verification");
-const ENABLE_PLATEAU_DETECTION: FieldName = FieldName::new("enablePlateauDetection", "enable_plateau_detection");
-const ENABLE_DIMINISHING_RETURNS: FieldName = FieldName::new("enableDiminishingReturns", "enable_diminishing_returns");
-const PLATEAU_DELTA_SOURCE: FieldName = FieldName::new("plateauDeltaSource", "plateau_delta_source");
-const PLATEAU_MODE: FieldName = FieldName::new("plateauMode", "plateau_mode");
-const MIN_ITERATIONS: FieldName = FieldName::new("minIterations", "min_iterations");
-const MAX_ITERATIONS: FieldName = FieldName::new("maxIterations", "max_iterations");
-const MAX_TOTAL_TOKENS: FieldName = FieldName::new("maxTotalTokens", "max_total_tokens");
-const MAX_TOTAL_COST_USD: FieldName = FieldName::new("maxTotalCostUsd", "max_total_cost_usd");
-const MAX_WALL_CLOCK_MS: FieldName = FieldName::new("maxWallClockMs", "max_wall_clock_ms");
-const REGRESSION_TOLERANCE: FieldName = FieldName::new("regressionTolerance", "regression_tolerance");
-const REGRESSION_PATIENCE: FieldName = FieldName::new("regressionPatience", "regression_patience");
-const PLATEAU_MIN_QUALITY: FieldName = FieldName::new("plateauMinQuality", "plateau_min_quality");
-const NO_IMPROVEMENT_PATIENCE: FieldName = FieldName::new("noImprovementPatience", "no_improvement_patience");
+    field_name!("plateauImprovementThreshold", "plateau_improvement_threshold");
+const MIN_QUALITY_THRESHOLD: FieldName = field_name!("minQualityThreshold", "min_quality_threshold");
+const REQUIRE_VERIFICATION: FieldName = field_name!("requireVerification", "require_verification");
+const ENABLE_PLATEAU_DETECTION: FieldName = field_name!("enablePlateauDetection", "enable_plateau_detection");
+const ENABLE_DIMINISHING_RETURNS: FieldName = field_name!("enableDiminishingReturns", "enable_diminishing_returns");
+const PLATEAU_DELTA_SOURCE: FieldName = field_name!("plateauDeltaSource", "plateau_delta_source");
+const PLATEAU_MODE: FieldName = field_name!("plateauMode", "plateau_mode");
+const MIN_ITERATIONS: FieldName = field_name!("minIterations", "min_iterations");
+const MAX_ITERATIONS: FieldName = field_name!("maxIterations", "max_iterations");
+const MAX_TOTAL_TOKENS: FieldName = field_name!("maxTotalTokens", "max_total_tokens");
+const MAX_TOTAL_COST_USD: FieldName = field_name!("maxTotalCostUsd", "max_total_cost_usd");
+const MAX_WALL_CLOCK_MS: FieldName = field_name!("maxWallClockMs", "max_wall_clock_ms");
+const REGRESSION_TOLERANCE: FieldName = field_name!("regressionTolerance", "regression_tolerance");
+const REGRESSION_PATIENCE: FieldName = field_name!("regressionPatience", "regression_patience");
+const PLATEAU_MIN_QUALITY: FieldName = field_name!("plateauMinQuality", "plateau_min_quality");
+const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", "no_improvement_patience");
 
 /// Every config key: the seed's seven in its order, then the opt-in options.
 pub const CONFIG_FIELDS: &[FieldName] = &[
@@ -621,9 +622,9 @@ impl ResourceUsage {
     }
 
     fn push_values(&self, out: &mut ObjectBuilder) {
-        out.some_number(TOKENS_USED.js, self.tokens_used)
-            .some_number(TOKEN_COST_USD.js, self.token_cost_usd)
-            .some_number(EXECUTION_TIME_MS.js, self.execution_time_ms);
+        out.some_number(TOKENS_USED.js(), self.tokens_used)
+            .some_number(TOKEN_COST_USD.js(), self.token_cost_usd)
+            .some_number(EXECUTION_TIME_MS.js(), self.execution_time_ms);
     }
 }
 
@@ -1615,7 +1616,7 @@ impl LoopTally {
         for ((field, value), sum) in fields.into_iter().zip(self.sums) {
             if let Some(v) = value {
                 if !(sum + v).is_finite() {
-                    let name = value::join_path(path, field.js);
+                    let name = value::join_path(path, field.js());
                     return Err(Error::new(
                         code,
                         ErrorKind::Range,

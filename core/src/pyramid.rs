@@ -16,6 +16,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 use crate::signal::{calculate_quality_signal, LayerResult};
 use crate::speculation::{classify_outcome, speculate, verification_count, Speculation};
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 /// A layer as the controller knows it before running it.
@@ -32,14 +33,14 @@ impl LayerSpec {
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
         let name = reader.string(FieldName::same("name"))?.to_string();
-        let cost_ms = reader.opt_number(FieldName::new("costMs", "cost_ms"), 0.0, f64::MAX)?;
+        let cost_ms = reader.opt_number(field_name!("costMs", "cost_ms"), 0.0, f64::MAX)?;
         Ok(LayerSpec { name, cost_ms })
     }
 
     fn to_value(&self, naming: Naming) -> Value {
         ObjectBuilder::new()
             .string("name", &self.name)
-            .some_number(FieldName::new("costMs", "cost_ms").spelled(naming), self.cost_ms)
+            .some_number(field_name!("costMs", "cost_ms").spelled(naming), self.cost_ms)
             .build()
     }
 }
@@ -441,7 +442,8 @@ fn to_js_keys(result: &Value, naming: Naming) -> Value {
         (Naming::Snake, Value::Object(entries)) => {
             let mut o = ObjectBuilder::new();
             for (k, v) in entries {
-                let key = crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
+                let key =
+                    crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake() == k).map_or(k.as_str(), |f| f.js());
                 o.value(key, v.clone());
             }
             o.build()
