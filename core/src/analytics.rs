@@ -231,11 +231,8 @@ impl AnalyticsInput {
         let quality_score = reader.number(QUALITY_SCORE, 0.0, 100.0)?;
         let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::ALL)?;
         let verification_status = VerificationStatus::parse(status).unwrap_or(VerificationStatus::Skipped);
-        let usage = ResourceUsage {
-            tokens_used: reader.opt_number(FieldName::same("tokens_used"), 0.0, f64::MAX)?,
-            token_cost_usd: reader.opt_number(FieldName::same("token_cost_usd"), 0.0, f64::MAX)?,
-            execution_time_ms: reader.opt_number(FieldName::same("execution_time_ms"), 0.0, f64::MAX)?,
-        };
+        // The same three optional figures, read as an iteration result reads them (one copy).
+        let usage = ResourceUsage::read(&reader)?;
         Ok(AnalyticsInput { iteration_number, quality_score, verification_status, usage })
     }
 }

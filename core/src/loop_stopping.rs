@@ -613,7 +613,7 @@ impl ResourceUsage {
         self.tokens_used.is_none() && self.token_cost_usd.is_none() && self.execution_time_ms.is_none()
     }
 
-    fn read(reader: &ObjectReader<'_>) -> Result<Self> {
+    pub(crate) fn read(reader: &ObjectReader<'_>) -> Result<Self> {
         Ok(ResourceUsage {
             tokens_used: reader.opt_number(TOKENS_USED, 0.0, f64::MAX)?,
             token_cost_usd: reader.opt_number(TOKEN_COST_USD, 0.0, f64::MAX)?,
