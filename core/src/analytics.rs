@@ -307,7 +307,14 @@ impl IterationAnalytics {
     /// A fresh analytics object.
     pub fn new(config: AnalyticsConfig) -> Result<Self> {
         config.validate()?;
-        Ok(IterationAnalytics {
+        Ok(Self::fresh(config))
+    }
+
+    /// An empty object over a config that came from [`AnalyticsConfig::merged`], which
+    /// checks every rule [`AnalyticsConfig::validate`] checks: checking again could not fail,
+    /// and would keep the Rust-side validator in the size-budgeted WebAssembly module.
+    fn fresh(config: AnalyticsConfig) -> Self {
+        IterationAnalytics {
             config,
             records: Vec::new(),
             run: 0,
@@ -320,12 +327,12 @@ impl IterationAnalytics {
             best_verified_above: Best::default(),
             latest_above: None,
             totals: [None; 3],
-        })
+        }
     }
 
     /// From a partial config object (`null` = defaults).
     pub fn from_config_value(config: &Value, naming: Naming) -> Result<Self> {
-        Self::new(AnalyticsConfig::default().merged(config, naming, "", ErrorCode::InvalidConfig)?)
+        Ok(Self::fresh(AnalyticsConfig::default().merged(config, naming, "", ErrorCode::InvalidConfig)?))
     }
 
     /// The config.
@@ -565,9 +572,8 @@ impl IterationAnalytics {
 
     /// Clears every record, keeps the config.
     pub fn reset(&mut self) {
-        if let Ok(fresh) = IterationAnalytics::new(self.config.clone()) {
-            *self = fresh;
-        }
+        // The config was checked when this object was made.
+        *self = Self::fresh(self.config.clone());
     }
 
     /// `{version, engine: "IterationAnalytics", config, records}`.
@@ -592,8 +598,7 @@ impl IterationAnalytics {
                 ErrorCode::InvalidSnapshot,
             )
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-        let mut analytics =
-            IterationAnalytics::new(config).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?;
+        let mut analytics = Self::fresh(config);
         for (i, record) in crate::snapshot::array(&reader, "records")?.iter().enumerate() {
             let path = value::index_path("records", i);
             let input = AnalyticsInput::read(record, Naming::Snake, &path, true)?;

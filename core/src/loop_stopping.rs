@@ -1840,25 +1840,40 @@ pub struct EarlyStopping {
 /// Snapshot format version written by [`EarlyStopping::to_snapshot`].
 pub const SNAPSHOT_VERSION: u64 = 1;
 
+/// An engine with the default config (the seed's `new EarlyStopping()`).
+impl Default for EarlyStopping {
+    fn default() -> Self {
+        EarlyStopping::fresh(EarlyStoppingConfig::default())
+    }
+}
+
 impl EarlyStopping {
     /// A fresh engine; the config is validated.
     pub fn new(config: EarlyStoppingConfig) -> Result<Self> {
         config.validate()?;
-        Ok(EarlyStopping {
+        Ok(Self::fresh(config))
+    }
+
+    /// A fresh engine over a config that came from [`EarlyStoppingConfig::merged`] (or is
+    /// the default), which checks every rule [`EarlyStoppingConfig::validate`] checks:
+    /// checking again could not fail, and would keep the Rust-side validator in the
+    /// size-budgeted WebAssembly module.
+    fn fresh(config: EarlyStoppingConfig) -> Self {
+        EarlyStopping {
             config,
             history: Vec::new(),
             counters: LoopCounters::default(),
             window: std::collections::VecDeque::new(),
             stopping_reason: None,
             stopping_details: None,
-        })
+        }
     }
 
     /// A fresh engine from a partial config object (`null` = defaults), as the seed's
     /// constructor merges it over `DEFAULT_CONFIG`.
     pub fn from_config_value(config: &Value, naming: Naming) -> Result<Self> {
         let config = EarlyStoppingConfig::default().merged(config, naming, "config", ErrorCode::InvalidConfig)?;
-        Self::new(config)
+        Ok(Self::fresh(config))
     }
 
     /// The seed's `recordIterationResult(iteration, result)` for a result built in Rust; a
@@ -2024,7 +2039,7 @@ impl EarlyStopping {
         let config = EarlyStoppingConfig::default()
             .merged_at(config_value, Naming::Js, "config", "config", ErrorCode::InvalidSnapshot)
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-        let mut engine = EarlyStopping::new(config).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?;
+        let mut engine = EarlyStopping::fresh(config);
         let records = crate::snapshot::array(&reader, "history")?;
         engine.history.reserve(records.len());
         for (i, record) in records.iter().enumerate() {

@@ -402,8 +402,8 @@ impl PyramidRun {
             crate::exit_decision::total_layers_argument(get("totalLayers"), "totalLayers", ErrorCode::InvalidSnapshot)?;
         let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         let mut run = PyramidRun::with(
-            CoherenceEarlyExit::new(config, total_layers)
-                .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?,
+            // Both were just checked (`merged`, `total_layers_argument`), as `new` would check them.
+            CoherenceEarlyExit::prevalidated(config, total_layers),
             layers,
         );
         for (i, submission) in crate::snapshot::array(&reader, "submitted")?.iter().enumerate() {

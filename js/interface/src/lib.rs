@@ -333,7 +333,6 @@ fn loop_constants() -> Value {
     let statuses = array(&[VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped], |s| {
         Value::string(s.as_str())
     });
-    let fresh = EarlyStopping::new(EarlyStoppingConfig::default());
     Value::object(vec![
         ("layout", Value::Number(f64::from(fast::LAYOUT))),
         ("triggers", triggers),
@@ -342,7 +341,7 @@ fn loop_constants() -> Value {
         ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
         ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
         ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
-        ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
+        ("snapshot", EarlyStopping::default().to_snapshot()),
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
     ])
