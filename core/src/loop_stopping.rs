@@ -2030,6 +2030,26 @@ impl EarlyStopping {
 
     /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path).
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
+        let mut engine = Self::read_snapshot(snapshot)?;
+        let EarlyStopping { config, history, counters, window, .. } = &mut engine;
+        for record in history.iter() {
+            loop_state::fold(config, counters, window, record.observation, record.usage.as_deref());
+        }
+        Ok(engine)
+    }
+
+    /// The snapshot [`from_snapshot`](Self::from_snapshot) then
+    /// [`to_snapshot`](Self::to_snapshot) give (validated, normalized), without folding the
+    /// history into a decision state: for bindings that keep the loop's state themselves
+    /// (the JS layer's `EarlyStopping.fromJSON`), so the size-budgeted WebAssembly module
+    /// needs none of the owning engine's state code.
+    pub fn normalize_snapshot(snapshot: &Value) -> Result<Value> {
+        Self::read_snapshot(snapshot).map(|engine| engine.to_snapshot())
+    }
+
+    /// Reads and validates a snapshot into an engine whose counters and window are still
+    /// empty (the callers above fold the history in, or only write it back out).
+    fn read_snapshot(snapshot: &Value) -> Result<Self> {
         let reader = crate::snapshot::open(
             snapshot,
             "EarlyStopping",
@@ -2042,11 +2062,14 @@ impl EarlyStopping {
         let mut engine = EarlyStopping::fresh(config);
         let records = crate::snapshot::array(&reader, "history")?;
         engine.history.reserve(records.len());
+        // The usage sums so far, as the engine's tally would hold them: a record that would
+        // make one overflow is refused (`record_value` refuses it too).
+        let mut tally = LoopTally::default();
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
-            engine.counters.tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
-            engine.fold_in(&record);
+            tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
+            tally.observe(&record.observation, record.usage.as_deref(), None);
             engine.history.push(record);
         }
         engine.stopping_reason = match reader.get(FieldName::same("stoppingReason")) {

@@ -312,7 +312,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::ES_SNAPSHOT_CHECK => {
             let snapshot = snapshot_of(arg(&args, 0))?;
-            EarlyStopping::from_snapshot(&snapshot)?.to_snapshot()
+            EarlyStopping::normalize_snapshot(&snapshot)?
         }
         _ => return Err(unknown_op(op)),
     };
