@@ -100,18 +100,54 @@ impl TestPyramidResult {
     /// The result object; `naming` spells the keys of the layer results (the ADR's
     /// top-level keys are camelCase in every language's JSON).
     pub fn to_value(&self, naming: Naming) -> Value {
+        ResultView {
+            layers: &self.layers,
+            exited_early: self.exited_early,
+            exit_layer: self.exit_layer,
+            exit_reason: self.exit_reason,
+            confidence: self.confidence,
+            speculations: &self.speculations,
+            skipped_layers: self.skipped_layers,
+            layers_executed: &self.layers_executed,
+            verified_layers: self.verified_layers,
+            mispredictions: self.mispredictions,
+            compute_saved_ms: self.compute_saved_ms,
+        }
+        .to_value(naming)
+    }
+}
+
+/// A [`TestPyramidResult`] borrowing the run's lists: [`PyramidRun::result`] copies it out,
+/// [`PyramidRun::result_value`] writes it as a value without copying the layer results
+/// first (which kept a deep clone of every result in the WebAssembly module).
+struct ResultView<'a> {
+    layers: &'a [LayerResult],
+    exited_early: bool,
+    exit_layer: i64,
+    exit_reason: ExitReason,
+    confidence: f64,
+    speculations: &'a [Speculation],
+    skipped_layers: usize,
+    layers_executed: &'a [usize],
+    verified_layers: usize,
+    mispredictions: usize,
+    compute_saved_ms: Option<f64>,
+}
+
+impl ResultView<'_> {
+    fn to_value(&self, naming: Naming) -> Value {
         let key = |js: &'static str, snake: &'static str| if naming == Naming::Js { js } else { snake };
         ObjectBuilder::new()
-            .value("layers", value::array_of(&self.layers, |l| l.to_value(naming)))
+            .value("layers", value::array_of(self.layers, |l| l.to_value(naming)))
             .boolean(key("exitedEarly", "exited_early"), self.exited_early)
             .number(key("exitLayer", "exit_layer"), self.exit_layer as f64)
             .string(key("exitReason", "exit_reason"), self.exit_reason.as_str())
             .number("confidence", self.confidence)
-            .value("speculations", value::array_of(&self.speculations, Speculation::to_value))
+            .value("speculations", value::array_of(self.speculations, Speculation::to_value))
             .number(key("skippedLayers", "skipped_layers"), self.skipped_layers as f64)
             .value(
                 key("layersExecuted", "layers_executed"),
-                value::array_of(&self.layers_executed, |&i| Value::Number(i as f64)),
+                value::array_of(self.layers_executed, |&i| Value::Number(i as f64)),
             )
             .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
             .number("mispredictions", self.mispredictions as f64)
@@ -326,6 +362,28 @@ impl PyramidRun {
     /// ADR-033's `TestPyramidResult` with the honest-accounting fields; an `invalid_step`
     /// error before the run is done.
     pub fn result(&self) -> Result<TestPyramidResult> {
+        let view = self.result_view()?;
+        Ok(TestPyramidResult {
+            layers: view.layers.to_vec(),
+            exited_early: view.exited_early,
+            exit_layer: view.exit_layer,
+            exit_reason: view.exit_reason,
+            confidence: view.confidence,
+            speculations: view.speculations.to_vec(),
+            skipped_layers: view.skipped_layers,
+            layers_executed: view.layers_executed.to_vec(),
+            verified_layers: view.verified_layers,
+            mispredictions: view.mispredictions,
+            compute_saved_ms: view.compute_saved_ms,
+        })
+    }
+
+    /// `result()` as the value [`TestPyramidResult::to_value`] gives, without copying it first.
+    pub fn result_value(&self, naming: Naming) -> Result<Value> {
+        self.result_view().map(|view| view.to_value(naming))
+    }
+
+    fn result_view(&self) -> Result<ResultView<'_>> {
         let Phase::Finished { exit, speculations } = &self.phase else {
             return Err(Error::new(
                 ErrorCode::InvalidStep,
@@ -357,15 +415,15 @@ impl PyramidRun {
             }
             None => (false, self.layers.len() as i64 - 1, ExitReason::ForcedContinue, 1.0, 0),
         };
-        Ok(TestPyramidResult {
-            layers: self.results.clone(),
+        Ok(ResultView {
+            layers: &self.results,
             exited_early,
             exit_layer,
             exit_reason,
             confidence,
-            speculations: speculations.clone(),
+            speculations,
             skipped_layers,
-            layers_executed: self.executed.clone(),
+            layers_executed: &self.executed,
             verified_layers,
             mispredictions,
             compute_saved_ms,

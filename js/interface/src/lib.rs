@@ -493,7 +493,7 @@ fn run_op(run: &mut PyramidRun, op: u32, args: &[Value]) -> Answer {
             run.submit_value(arg(args, 0), arg(args, 1), Naming::Js)?;
             return Ok(None);
         }
-        op::PR_RESULT => run.result()?.to_value(Naming::Js),
+        op::PR_RESULT => run.result_value(Naming::Js)?,
         op::PR_TO_JSON => run.to_snapshot(),
         _ => return Err(not_ready()),
     };
