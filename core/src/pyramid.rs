@@ -392,15 +392,11 @@ impl PyramidRun {
                 "the run is not done yet: call next() and submit the pending layer",
             ));
         };
-        let mut ran = vec![false; self.layers.len()];
-        for &i in &self.executed {
-            if let Some(slot) = ran.get_mut(i) {
-                *slot = true;
-            }
-        }
+        // `executed` is short (one entry per layer run): a lookup per layer, not a `vec![false; n]`
+        // of flags (its specialized fill code is ~0.3 KB of WebAssembly).
         let mut compute_saved_ms = Some(0.0);
-        for (layer, was_run) in self.layers.iter().zip(&ran) {
-            if !was_run {
+        for (i, layer) in self.layers.iter().enumerate() {
+            if !self.executed.contains(&i) {
                 compute_saved_ms = match (compute_saved_ms, layer.cost_ms) {
                     (Some(sum), Some(cost)) => Some(sum + cost),
                     _ => None,
