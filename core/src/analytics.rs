@@ -589,7 +589,7 @@ impl IterationAnalytics {
     /// Restores a snapshot; the derived state is recomputed, and each stored
     /// `quality_delta` must equal the recomputed one.
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let reader = crate::snapshot::open(snapshot, "IterationAnalytics", &["config", "records"])?;
+        let reader = crate::snapshot::open(snapshot, "IterationAnalytics", &SNAPSHOT_FIELDS)?;
         let config = AnalyticsConfig::default()
             .merged(
                 reader.get(FieldName::same("config")).unwrap_or(&Value::Null),
@@ -659,3 +659,7 @@ fn unreachable_record() -> &'static AnalyticsRecord {
     };
     &EMPTY
 }
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 4] =
+    [FieldName::same("version"), FieldName::same("engine"), FieldName::same("config"), FieldName::same("records")];

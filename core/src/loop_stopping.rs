@@ -2050,11 +2050,7 @@ impl EarlyStopping {
     /// Reads and validates a snapshot into an engine whose counters and window are still
     /// empty (the callers above fold the history in, or only write it back out).
     fn read_snapshot(snapshot: &Value) -> Result<Self> {
-        let reader = crate::snapshot::open(
-            snapshot,
-            "EarlyStopping",
-            &["config", "history", "stoppingReason", "stoppingDetails"],
-        )?;
+        let reader = crate::snapshot::open(snapshot, "EarlyStopping", &SNAPSHOT_FIELDS)?;
         let config_value = reader.get(FieldName::same("config")).unwrap_or(&Value::Null);
         let config = EarlyStoppingConfig::default()
             .merged_at(config_value, Naming::Js, "config", "config", ErrorCode::InvalidSnapshot)
@@ -2131,3 +2127,13 @@ pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
         value::concat(&[field, " must be an object with a ", method, " method, got ", &got.describe()]),
     )
 }
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 6] = [
+    FieldName::same("version"),
+    FieldName::same("engine"),
+    FieldName::same("config"),
+    FieldName::same("history"),
+    FieldName::same("stoppingReason"),
+    FieldName::same("stoppingDetails"),
+];

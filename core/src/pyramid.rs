@@ -446,7 +446,7 @@ impl PyramidRun {
 
     /// Restores a snapshot by replaying its submissions (code `invalid_snapshot`).
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let reader = crate::snapshot::open(snapshot, "PyramidRun", &["config", "totalLayers", "layers", "submitted"])?;
+        let reader = crate::snapshot::open(snapshot, "PyramidRun", &SNAPSHOT_FIELDS)?;
         let get = |k: &'static str| reader.get(FieldName::same(k)).unwrap_or(&Value::Null);
         // Each part is checked where it sits in the document, so errors carry its path.
         let config = ExitConfig::DEFAULT
@@ -539,3 +539,13 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
     }
     Ok(specs)
 }
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 6] = [
+    FieldName::same("version"),
+    FieldName::same("engine"),
+    FieldName::same("config"),
+    FieldName::same("totalLayers"),
+    FieldName::same("layers"),
+    FieldName::same("submitted"),
+];
