@@ -1840,13 +1840,6 @@ pub struct EarlyStopping {
 /// Snapshot format version written by [`EarlyStopping::to_snapshot`].
 pub const SNAPSHOT_VERSION: u64 = 1;
 
-/// An engine with the default config (the seed's `new EarlyStopping()`).
-impl Default for EarlyStopping {
-    fn default() -> Self {
-        EarlyStopping::fresh(EarlyStoppingConfig::default())
-    }
-}
-
 impl EarlyStopping {
     /// A fresh engine; the config is validated.
     pub fn new(config: EarlyStoppingConfig) -> Result<Self> {
@@ -2018,14 +2011,13 @@ impl EarlyStopping {
 
     /// The portable snapshot: `{version, engine, config, history, stoppingReason, stoppingDetails}`.
     pub fn to_snapshot(&self) -> Value {
-        Value::object(vec![
-            ("version", Value::Number(SNAPSHOT_VERSION as f64)),
-            ("engine", Value::string("EarlyStopping")),
-            ("config", self.config.to_value(Naming::Js)),
-            ("history", value::array_of(&self.history, IterationRecord::to_value)),
-            ("stoppingReason", self.stopping_reason.as_deref().map_or(Value::Null, Value::string)),
-            ("stoppingDetails", self.stopping_details.as_ref().map_or(Value::Null, StoppingDetails::to_value)),
-        ])
+        snapshot_value(&self.config, &self.history, self.stopping_reason.as_deref(), self.stopping_details.as_ref())
+    }
+
+    /// What `EarlyStopping::new(config)?.to_snapshot()` gives for a valid `config`, without
+    /// building an engine (the JS layer caches a fresh engine's snapshot once).
+    pub fn fresh_snapshot(config: &EarlyStoppingConfig) -> Value {
+        snapshot_value(config, &[], None, None)
     }
 
     /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path).
@@ -2126,6 +2118,23 @@ pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
         field,
         value::concat(&[field, " must be an object with a ", method, " method, got ", &got.describe()]),
     )
+}
+
+/// The portable snapshot of an engine's parts (see [`EarlyStopping::to_snapshot`]).
+fn snapshot_value(
+    config: &EarlyStoppingConfig,
+    history: &[IterationRecord],
+    stopping_reason: Option<&str>,
+    stopping_details: Option<&StoppingDetails>,
+) -> Value {
+    Value::object(vec![
+        ("version", Value::Number(SNAPSHOT_VERSION as f64)),
+        ("engine", Value::string("EarlyStopping")),
+        ("config", config.to_value(Naming::Js)),
+        ("history", value::array_of(history, IterationRecord::to_value)),
+        ("stoppingReason", stopping_reason.map_or(Value::Null, Value::string)),
+        ("stoppingDetails", stopping_details.map_or(Value::Null, StoppingDetails::to_value)),
+    ])
 }
 
 /// The keys of this engine's snapshot.

@@ -341,7 +341,7 @@ fn loop_constants() -> Value {
         ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
         ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
         ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
-        ("snapshot", EarlyStopping::default().to_snapshot()),
+        ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
     ])
