@@ -21,11 +21,13 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_WASM:-$PWD/target/wasm}"
 # Measured on this crate: opt-level "z" comes out 10% smaller than the profile's "s"
 # (164 KB vs 182 KB with the flags below), unlike the prototype in performance.md.
 export CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL="${CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL:-z}"
-# Target features beyond rustc's wasm32 defaults: SIMD moves 16 bytes per instruction where
-# structs and strings are copied, and without multi-value returns the calling convention is
-# the plain one (measured: -882 B raw / -222 B gzipped together). Browser baseline (both
-# features): Chrome/Edge 91, Firefox 89, Safari 16.4, Node 16.4 (bindings-wasm/README.md).
-WASM_FEATURES="-Ctarget-feature=+simd128,-multivalue"
+# Target features against rustc's wasm32 defaults: SIMD moves 16 bytes per instruction where
+# structs and strings are copied; without multi-value returns the calling convention is the
+# plain one (together -882 B raw / -222 B gzipped); without reference types wasm-bindgen keeps
+# JS objects in its JS-side heap instead of an externref table, whose management code is in
+# the module (-1,018 B raw / -412 B gzipped; the JS glue grows by 252 B). Browser baseline:
+# SIMD, i.e. Chrome/Edge 91, Firefox 89, Safari 16.4, Node 16.4 (bindings-wasm/README.md).
+WASM_FEATURES="-Ctarget-feature=+simd128,-multivalue,-reference-types"
 start=$(date +%s)
 
 # --- wasm-bindgen CLI: exactly the crate's version ------------------------------------
