@@ -22,12 +22,13 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_WASM:-$PWD/target/wasm}"
 # (164 KB vs 182 KB with the flags below), unlike the prototype in performance.md.
 export CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL="${CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL:-z}"
 # Target features against rustc's wasm32 defaults: SIMD moves 16 bytes per instruction where
-# structs and strings are copied; without multi-value returns the calling convention is the
-# plain one (together -882 B raw / -222 B gzipped); without reference types wasm-bindgen keeps
-# JS objects in its JS-side heap instead of an externref table, whose management code is in
-# the module (-1,018 B raw / -412 B gzipped; the JS glue grows by 252 B). Browser baseline:
-# SIMD, i.e. Chrome/Edge 91, Firefox 89, Safari 16.4, Node 16.4 (bindings-wasm/README.md).
-WASM_FEATURES="-Ctarget-feature=+simd128,-multivalue,-reference-types"
+# structs and strings are copied (-723 B raw / -170 B gzipped); without reference types
+# wasm-bindgen keeps JS objects in its JS-side heap instead of an externref table whose
+# management code is in the module (-1,018 B / -412 B; the JS glue grows by ~0.1 KB gzipped).
+# Browser baseline: SIMD, i.e. Chrome/Edge 91, Firefox 89, Safari 16.4, Node 16.4
+# (bindings-wasm/README.md). Multi-value stays on: without it the module is 50 B smaller
+# gzipped but the JS glue 168 B larger (string results through memory).
+WASM_FEATURES="-Ctarget-feature=+simd128,-reference-types"
 start=$(date +%s)
 
 # --- wasm-bindgen CLI: exactly the crate's version ------------------------------------
