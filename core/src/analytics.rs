@@ -6,14 +6,14 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 const DIMINISHING_RETURNS_THRESHOLD: FieldName =
-    FieldName::new("diminishingReturnsThreshold", "diminishing_returns_threshold");
-const CONSECUTIVE_COUNT_THRESHOLD: FieldName =
-    FieldName::new("consecutiveCountThreshold", "consecutive_count_threshold");
-const QUALITY_THRESHOLD: FieldName = FieldName::new("qualityThreshold", "quality_threshold");
-const SELECTION_CRITERIA: FieldName = FieldName::new("selectionCriteria", "selection_criteria");
+    field_name!("diminishingReturnsThreshold", "diminishing_returns_threshold");
+const CONSECUTIVE_COUNT_THRESHOLD: FieldName = field_name!("consecutiveCountThreshold", "consecutive_count_threshold");
+const QUALITY_THRESHOLD: FieldName = field_name!("qualityThreshold", "quality_threshold");
+const SELECTION_CRITERIA: FieldName = field_name!("selectionCriteria", "selection_criteria");
 
 /// Every analytics config key.
 pub const ANALYTICS_CONFIG_FIELDS: [FieldName; 4] =
@@ -107,8 +107,8 @@ impl AnalyticsConfig {
             Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
-                field.snake,
-                value::concat(&[field.snake, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
+                field.snake(),
+                value::concat(&[field.snake(), " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
             ))
         };
         if value::check_range(self.diminishing_returns_threshold, 0.0, f64::MAX).is_none() {
@@ -214,7 +214,7 @@ impl AnalyticsInput {
         } else {
             reader.reject_unknown(&RECORD_FIELDS)?;
         }
-        let iteration_number = match value.get(ITERATION_NUMBER.js) {
+        let iteration_number = match value.get(ITERATION_NUMBER.js()) {
             Some(n) if !snapshot => {
                 value::integer_argument(n, "iteration_number", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?
             }
@@ -231,11 +231,8 @@ impl AnalyticsInput {
         let quality_score = reader.number(QUALITY_SCORE, 0.0, 100.0)?;
         let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::ALL)?;
         let verification_status = VerificationStatus::parse(status).unwrap_or(VerificationStatus::Skipped);
-        let usage = ResourceUsage {
-            tokens_used: reader.opt_number(FieldName::same("tokens_used"), 0.0, f64::MAX)?,
-            token_cost_usd: reader.opt_number(FieldName::same("token_cost_usd"), 0.0, f64::MAX)?,
-            execution_time_ms: reader.opt_number(FieldName::same("execution_time_ms"), 0.0, f64::MAX)?,
-        };
+        // The same three optional figures, read as an iteration result reads them (one copy).
+        let usage = ResourceUsage::read(&reader)?;
         Ok(AnalyticsInput { iteration_number, quality_score, verification_status, usage })
     }
 }
@@ -310,7 +307,14 @@ impl IterationAnalytics {
     /// A fresh analytics object.
     pub fn new(config: AnalyticsConfig) -> Result<Self> {
         config.validate()?;
-        Ok(IterationAnalytics {
+        Ok(Self::fresh(config))
+    }
+
+    /// An empty object over a config that came from [`AnalyticsConfig::merged`], which
+    /// checks every rule [`AnalyticsConfig::validate`] checks: checking again could not fail,
+    /// and would keep the Rust-side validator in the size-budgeted WebAssembly module.
+    fn fresh(config: AnalyticsConfig) -> Self {
+        IterationAnalytics {
             config,
             records: Vec::new(),
             run: 0,
@@ -323,12 +327,12 @@ impl IterationAnalytics {
             best_verified_above: Best::default(),
             latest_above: None,
             totals: [None; 3],
-        })
+        }
     }
 
     /// From a partial config object (`null` = defaults).
     pub fn from_config_value(config: &Value, naming: Naming) -> Result<Self> {
-        Self::new(AnalyticsConfig::default().merged(config, naming, "", ErrorCode::InvalidConfig)?)
+        Ok(Self::fresh(AnalyticsConfig::default().merged(config, naming, "", ErrorCode::InvalidConfig)?))
     }
 
     /// The config.
@@ -568,9 +572,8 @@ impl IterationAnalytics {
 
     /// Clears every record, keeps the config.
     pub fn reset(&mut self) {
-        if let Ok(fresh) = IterationAnalytics::new(self.config.clone()) {
-            *self = fresh;
-        }
+        // The config was checked when this object was made.
+        *self = Self::fresh(self.config.clone());
     }
 
     /// `{version, engine: "IterationAnalytics", config, records}`.
@@ -586,7 +589,7 @@ impl IterationAnalytics {
     /// Restores a snapshot; the derived state is recomputed, and each stored
     /// `quality_delta` must equal the recomputed one.
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let reader = crate::snapshot::open(snapshot, "IterationAnalytics", &["config", "records"])?;
+        let reader = crate::snapshot::open(snapshot, "IterationAnalytics", &SNAPSHOT_FIELDS)?;
         let config = AnalyticsConfig::default()
             .merged(
                 reader.get(FieldName::same("config")).unwrap_or(&Value::Null),
@@ -595,8 +598,7 @@ impl IterationAnalytics {
                 ErrorCode::InvalidSnapshot,
             )
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-        let mut analytics =
-            IterationAnalytics::new(config).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?;
+        let mut analytics = Self::fresh(config);
         for (i, record) in crate::snapshot::array(&reader, "records")?.iter().enumerate() {
             let path = value::index_path("records", i);
             let input = AnalyticsInput::read(record, Naming::Snake, &path, true)?;
@@ -634,7 +636,7 @@ pub fn verified_only_argument(value: &Value, naming: Naming) -> Result<bool> {
     match value {
         Value::Bool(b) => Ok(*b),
         other => {
-            let field = FieldName::new("verifiedOnly", "verified_only").spelled(naming);
+            let field = field_name!("verifiedOnly", "verified_only").spelled(naming);
             Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Type,
@@ -657,3 +659,7 @@ fn unreachable_record() -> &'static AnalyticsRecord {
     };
     &EMPTY
 }
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 4] =
+    [FieldName::same("version"), FieldName::same("engine"), FieldName::same("config"), FieldName::same("records")];

@@ -4,16 +4,17 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::signal::QualitySignal;
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
-const EXIT_LAYER: FieldName = FieldName::new("exitLayer", "exit_layer");
-const MIN_LAMBDA_FOR_EXIT: FieldName = FieldName::new("minLambdaForExit", "min_lambda_for_exit");
-const MIN_LAMBDA_STABILITY: FieldName = FieldName::new("minLambdaStability", "min_lambda_stability");
-const MAX_BOUNDARY_CONCENTRATION: FieldName = FieldName::new("maxBoundaryConcentration", "max_boundary_concentration");
-const SPECULATIVE_TESTS: FieldName = FieldName::new("speculativeTests", "speculative_tests");
-const VERIFICATION_LAYERS: FieldName = FieldName::new("verificationLayers", "verification_layers");
-const ADAPTIVE_EXIT_LAYER: FieldName = FieldName::new("adaptiveExitLayer", "adaptive_exit_layer");
-const MIN_CONFIDENCE: FieldName = FieldName::new("minConfidence", "min_confidence");
+const EXIT_LAYER: FieldName = field_name!("exitLayer", "exit_layer");
+const MIN_LAMBDA_FOR_EXIT: FieldName = field_name!("minLambdaForExit", "min_lambda_for_exit");
+const MIN_LAMBDA_STABILITY: FieldName = field_name!("minLambdaStability", "min_lambda_stability");
+const MAX_BOUNDARY_CONCENTRATION: FieldName = field_name!("maxBoundaryConcentration", "max_boundary_concentration");
+const SPECULATIVE_TESTS: FieldName = field_name!("speculativeTests", "speculative_tests");
+const VERIFICATION_LAYERS: FieldName = field_name!("verificationLayers", "verification_layers");
+const ADAPTIVE_EXIT_LAYER: FieldName = field_name!("adaptiveExitLayer", "adaptive_exit_layer");
+const MIN_CONFIDENCE: FieldName = field_name!("minConfidence", "min_confidence");
 
 /// Every exit config key, in the ADR's order.
 pub const EXIT_CONFIG_FIELDS: [FieldName; 8] = [
@@ -263,7 +264,7 @@ impl CoherenceEarlyExit {
     /// From host values: a partial config merged over the default, and `totalLayers`.
     pub fn from_values(config: &Value, total_layers: &Value, naming: Naming) -> Result<Self> {
         let config = ExitConfig::from_value(config, naming)?;
-        let field = FieldName::new("totalLayers", "total_layers").spelled(naming);
+        let field = field_name!("totalLayers", "total_layers").spelled(naming);
         let total_layers = total_layers_argument(total_layers, field, ErrorCode::InvalidConfig)?;
         Ok(CoherenceEarlyExit { config, total_layers })
     }

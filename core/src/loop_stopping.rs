@@ -43,6 +43,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_state::{self, LoopCounters, ObservationWindow};
 use crate::timestamp;
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
 /// The verification outcome an iteration reports.
@@ -181,25 +182,25 @@ impl Budget {
 // Configuration
 // ---------------------------------------------------------------------------------------
 
-const HIGH_CONFIDENCE_THRESHOLD: FieldName = FieldName::new("highConfidenceThreshold", "high_confidence_threshold");
-const PLATEAU_CONSECUTIVE_COUNT: FieldName = FieldName::new("plateauConsecutiveCount", "plateau_consecutive_count");
+const HIGH_CONFIDENCE_THRESHOLD: FieldName = field_name!("highConfidenceThreshold", "high_confidence_threshold");
+const PLATEAU_CONSECUTIVE_COUNT: FieldName = field_name!("plateauConsecutiveCount", "plateau_consecutive_count");
 const PLATEAU_IMPROVEMENT_THRESHOLD: FieldName =
-    FieldName::new("plateauImprovementThreshold", "plateau_improvement_threshold");
-const MIN_QUALITY_THRESHOLD: FieldName = FieldName::new("minQualityThreshold", "min_quality_threshold");
-const REQUIRE_VERIFICATION: FieldName = FieldName::new("requireVerification", "require_verification");
-const ENABLE_PLATEAU_DETECTION: FieldName = FieldName::new("enablePlateauDetection", "enable_plateau_detection");
-const ENABLE_DIMINISHING_RETURNS: FieldName = FieldName::new("enableDiminishingReturns", "enable_diminishing_returns");
-const PLATEAU_DELTA_SOURCE: FieldName = FieldName::new("plateauDeltaSource", "plateau_delta_source");
-const PLATEAU_MODE: FieldName = FieldName::new("plateauMode", "plateau_mode");
-const MIN_ITERATIONS: FieldName = FieldName::new("minIterations", "min_iterations");
-const MAX_ITERATIONS: FieldName = FieldName::new("maxIterations", "max_iterations");
-const MAX_TOTAL_TOKENS: FieldName = FieldName::new("maxTotalTokens", "max_total_tokens");
-const MAX_TOTAL_COST_USD: FieldName = FieldName::new("maxTotalCostUsd", "max_total_cost_usd");
-const MAX_WALL_CLOCK_MS: FieldName = FieldName::new("maxWallClockMs", "max_wall_clock_ms");
-const REGRESSION_TOLERANCE: FieldName = FieldName::new("regressionTolerance", "regression_tolerance");
-const REGRESSION_PATIENCE: FieldName = FieldName::new("regressionPatience", "regression_patience");
-const PLATEAU_MIN_QUALITY: FieldName = FieldName::new("plateauMinQuality", "plateau_min_quality");
-const NO_IMPROVEMENT_PATIENCE: FieldName = FieldName::new("noImprovementPatience", "no_improvement_patience");
+    field_name!("plateauImprovementThreshold", "plateau_improvement_threshold");
+const MIN_QUALITY_THRESHOLD: FieldName = field_name!("minQualityThreshold", "min_quality_threshold");
+const REQUIRE_VERIFICATION: FieldName = field_name!("requireVerification", "require_verification");
+const ENABLE_PLATEAU_DETECTION: FieldName = field_name!("enablePlateauDetection", "enable_plateau_detection");
+const ENABLE_DIMINISHING_RETURNS: FieldName = field_name!("enableDiminishingReturns", "enable_diminishing_returns");
+const PLATEAU_DELTA_SOURCE: FieldName = field_name!("plateauDeltaSource", "plateau_delta_source");
+const PLATEAU_MODE: FieldName = field_name!("plateauMode", "plateau_mode");
+const MIN_ITERATIONS: FieldName = field_name!("minIterations", "min_iterations");
+const MAX_ITERATIONS: FieldName = field_name!("maxIterations", "max_iterations");
+const MAX_TOTAL_TOKENS: FieldName = field_name!("maxTotalTokens", "max_total_tokens");
+const MAX_TOTAL_COST_USD: FieldName = field_name!("maxTotalCostUsd", "max_total_cost_usd");
+const MAX_WALL_CLOCK_MS: FieldName = field_name!("maxWallClockMs", "max_wall_clock_ms");
+const REGRESSION_TOLERANCE: FieldName = field_name!("regressionTolerance", "regression_tolerance");
+const REGRESSION_PATIENCE: FieldName = field_name!("regressionPatience", "regression_patience");
+const PLATEAU_MIN_QUALITY: FieldName = field_name!("plateauMinQuality", "plateau_min_quality");
+const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", "no_improvement_patience");
 
 /// Every config key: the seed's seven in its order, then the opt-in options.
 pub const CONFIG_FIELDS: &[FieldName] = &[
@@ -612,7 +613,7 @@ impl ResourceUsage {
         self.tokens_used.is_none() && self.token_cost_usd.is_none() && self.execution_time_ms.is_none()
     }
 
-    fn read(reader: &ObjectReader<'_>) -> Result<Self> {
+    pub(crate) fn read(reader: &ObjectReader<'_>) -> Result<Self> {
         Ok(ResourceUsage {
             tokens_used: reader.opt_number(TOKENS_USED, 0.0, f64::MAX)?,
             token_cost_usd: reader.opt_number(TOKEN_COST_USD, 0.0, f64::MAX)?,
@@ -621,9 +622,9 @@ impl ResourceUsage {
     }
 
     fn push_values(&self, out: &mut ObjectBuilder) {
-        out.some_number(TOKENS_USED.js, self.tokens_used)
-            .some_number(TOKEN_COST_USD.js, self.token_cost_usd)
-            .some_number(EXECUTION_TIME_MS.js, self.execution_time_ms);
+        out.some_number(TOKENS_USED.js(), self.tokens_used)
+            .some_number(TOKEN_COST_USD.js(), self.token_cost_usd)
+            .some_number(EXECUTION_TIME_MS.js(), self.execution_time_ms);
     }
 }
 
@@ -1615,7 +1616,7 @@ impl LoopTally {
         for ((field, value), sum) in fields.into_iter().zip(self.sums) {
             if let Some(v) = value {
                 if !(sum + v).is_finite() {
-                    let name = value::join_path(path, field.js);
+                    let name = value::join_path(path, field.js());
                     return Err(Error::new(
                         code,
                         ErrorKind::Range,
@@ -1843,21 +1844,29 @@ impl EarlyStopping {
     /// A fresh engine; the config is validated.
     pub fn new(config: EarlyStoppingConfig) -> Result<Self> {
         config.validate()?;
-        Ok(EarlyStopping {
+        Ok(Self::fresh(config))
+    }
+
+    /// A fresh engine over a config that came from [`EarlyStoppingConfig::merged`] (or is
+    /// the default), which checks every rule [`EarlyStoppingConfig::validate`] checks:
+    /// checking again could not fail, and would keep the Rust-side validator in the
+    /// size-budgeted WebAssembly module.
+    fn fresh(config: EarlyStoppingConfig) -> Self {
+        EarlyStopping {
             config,
             history: Vec::new(),
             counters: LoopCounters::default(),
             window: std::collections::VecDeque::new(),
             stopping_reason: None,
             stopping_details: None,
-        })
+        }
     }
 
     /// A fresh engine from a partial config object (`null` = defaults), as the seed's
     /// constructor merges it over `DEFAULT_CONFIG`.
     pub fn from_config_value(config: &Value, naming: Naming) -> Result<Self> {
         let config = EarlyStoppingConfig::default().merged(config, naming, "config", ErrorCode::InvalidConfig)?;
-        Self::new(config)
+        Ok(Self::fresh(config))
     }
 
     /// The seed's `recordIterationResult(iteration, result)` for a result built in Rust; a
@@ -2002,35 +2011,53 @@ impl EarlyStopping {
 
     /// The portable snapshot: `{version, engine, config, history, stoppingReason, stoppingDetails}`.
     pub fn to_snapshot(&self) -> Value {
-        Value::object(vec![
-            ("version", Value::Number(SNAPSHOT_VERSION as f64)),
-            ("engine", Value::string("EarlyStopping")),
-            ("config", self.config.to_value(Naming::Js)),
-            ("history", value::array_of(&self.history, IterationRecord::to_value)),
-            ("stoppingReason", self.stopping_reason.as_deref().map_or(Value::Null, Value::string)),
-            ("stoppingDetails", self.stopping_details.as_ref().map_or(Value::Null, StoppingDetails::to_value)),
-        ])
+        snapshot_value(&self.config, &self.history, self.stopping_reason.as_deref(), self.stopping_details.as_ref())
+    }
+
+    /// What `EarlyStopping::new(config)?.to_snapshot()` gives for a valid `config`, without
+    /// building an engine (the JS layer caches a fresh engine's snapshot once).
+    pub fn fresh_snapshot(config: &EarlyStoppingConfig) -> Value {
+        snapshot_value(config, &[], None, None)
     }
 
     /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path).
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let reader = crate::snapshot::open(
-            snapshot,
-            "EarlyStopping",
-            &["config", "history", "stoppingReason", "stoppingDetails"],
-        )?;
+        let mut engine = Self::read_snapshot(snapshot)?;
+        let EarlyStopping { config, history, counters, window, .. } = &mut engine;
+        for record in history.iter() {
+            loop_state::fold(config, counters, window, record.observation, record.usage.as_deref());
+        }
+        Ok(engine)
+    }
+
+    /// The snapshot [`from_snapshot`](Self::from_snapshot) then
+    /// [`to_snapshot`](Self::to_snapshot) give (validated, normalized), without folding the
+    /// history into a decision state: for bindings that keep the loop's state themselves
+    /// (the JS layer's `EarlyStopping.fromJSON`), so the size-budgeted WebAssembly module
+    /// needs none of the owning engine's state code.
+    pub fn normalize_snapshot(snapshot: &Value) -> Result<Value> {
+        Self::read_snapshot(snapshot).map(|engine| engine.to_snapshot())
+    }
+
+    /// Reads and validates a snapshot into an engine whose counters and window are still
+    /// empty (the callers above fold the history in, or only write it back out).
+    fn read_snapshot(snapshot: &Value) -> Result<Self> {
+        let reader = crate::snapshot::open(snapshot, "EarlyStopping", &SNAPSHOT_FIELDS)?;
         let config_value = reader.get(FieldName::same("config")).unwrap_or(&Value::Null);
         let config = EarlyStoppingConfig::default()
             .merged_at(config_value, Naming::Js, "config", "config", ErrorCode::InvalidSnapshot)
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-        let mut engine = EarlyStopping::new(config).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?;
+        let mut engine = EarlyStopping::fresh(config);
         let records = crate::snapshot::array(&reader, "history")?;
         engine.history.reserve(records.len());
+        // The usage sums so far, as the engine's tally would hold them: a record that would
+        // make one overflow is refused (`record_value` refuses it too).
+        let mut tally = LoopTally::default();
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
-            engine.counters.tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
-            engine.fold_in(&record);
+            tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
+            tally.observe(&record.observation, record.usage.as_deref(), None);
             engine.history.push(record);
         }
         engine.stopping_reason = match reader.get(FieldName::same("stoppingReason")) {
@@ -2092,3 +2119,30 @@ pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
         value::concat(&[field, " must be an object with a ", method, " method, got ", &got.describe()]),
     )
 }
+
+/// The portable snapshot of an engine's parts (see [`EarlyStopping::to_snapshot`]).
+fn snapshot_value(
+    config: &EarlyStoppingConfig,
+    history: &[IterationRecord],
+    stopping_reason: Option<&str>,
+    stopping_details: Option<&StoppingDetails>,
+) -> Value {
+    Value::object(vec![
+        ("version", Value::Number(SNAPSHOT_VERSION as f64)),
+        ("engine", Value::string("EarlyStopping")),
+        ("config", config.to_value(Naming::Js)),
+        ("history", value::array_of(history, IterationRecord::to_value)),
+        ("stoppingReason", stopping_reason.map_or(Value::Null, Value::string)),
+        ("stoppingDetails", stopping_details.map_or(Value::Null, StoppingDetails::to_value)),
+    ])
+}
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 6] = [
+    FieldName::same("version"),
+    FieldName::same("engine"),
+    FieldName::same("config"),
+    FieldName::same("history"),
+    FieldName::same("stoppingReason"),
+    FieldName::same("stoppingDetails"),
+];

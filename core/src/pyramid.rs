@@ -16,6 +16,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 use crate::signal::{calculate_quality_signal, LayerResult};
 use crate::speculation::{classify_outcome, speculate, verification_count, Speculation};
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 /// A layer as the controller knows it before running it.
@@ -32,14 +33,14 @@ impl LayerSpec {
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
         let name = reader.string(FieldName::same("name"))?.to_string();
-        let cost_ms = reader.opt_number(FieldName::new("costMs", "cost_ms"), 0.0, f64::MAX)?;
+        let cost_ms = reader.opt_number(field_name!("costMs", "cost_ms"), 0.0, f64::MAX)?;
         Ok(LayerSpec { name, cost_ms })
     }
 
     fn to_value(&self, naming: Naming) -> Value {
         ObjectBuilder::new()
             .string("name", &self.name)
-            .some_number(FieldName::new("costMs", "cost_ms").spelled(naming), self.cost_ms)
+            .some_number(field_name!("costMs", "cost_ms").spelled(naming), self.cost_ms)
             .build()
     }
 }
@@ -99,18 +100,54 @@ impl TestPyramidResult {
     /// The result object; `naming` spells the keys of the layer results (the ADR's
     /// top-level keys are camelCase in every language's JSON).
     pub fn to_value(&self, naming: Naming) -> Value {
+        ResultView {
+            layers: &self.layers,
+            exited_early: self.exited_early,
+            exit_layer: self.exit_layer,
+            exit_reason: self.exit_reason,
+            confidence: self.confidence,
+            speculations: &self.speculations,
+            skipped_layers: self.skipped_layers,
+            layers_executed: &self.layers_executed,
+            verified_layers: self.verified_layers,
+            mispredictions: self.mispredictions,
+            compute_saved_ms: self.compute_saved_ms,
+        }
+        .to_value(naming)
+    }
+}
+
+/// A [`TestPyramidResult`] borrowing the run's lists: [`PyramidRun::result`] copies it out,
+/// [`PyramidRun::result_value`] writes it as a value without copying the layer results
+/// first (which kept a deep clone of every result in the WebAssembly module).
+struct ResultView<'a> {
+    layers: &'a [LayerResult],
+    exited_early: bool,
+    exit_layer: i64,
+    exit_reason: ExitReason,
+    confidence: f64,
+    speculations: &'a [Speculation],
+    skipped_layers: usize,
+    layers_executed: &'a [usize],
+    verified_layers: usize,
+    mispredictions: usize,
+    compute_saved_ms: Option<f64>,
+}
+
+impl ResultView<'_> {
+    fn to_value(&self, naming: Naming) -> Value {
         let key = |js: &'static str, snake: &'static str| if naming == Naming::Js { js } else { snake };
         ObjectBuilder::new()
-            .value("layers", value::array_of(&self.layers, |l| l.to_value(naming)))
+            .value("layers", value::array_of(self.layers, |l| l.to_value(naming)))
             .boolean(key("exitedEarly", "exited_early"), self.exited_early)
             .number(key("exitLayer", "exit_layer"), self.exit_layer as f64)
             .string(key("exitReason", "exit_reason"), self.exit_reason.as_str())
             .number("confidence", self.confidence)
-            .value("speculations", value::array_of(&self.speculations, Speculation::to_value))
+            .value("speculations", value::array_of(self.speculations, Speculation::to_value))
             .number(key("skippedLayers", "skipped_layers"), self.skipped_layers as f64)
             .value(
                 key("layersExecuted", "layers_executed"),
-                value::array_of(&self.layers_executed, |&i| Value::Number(i as f64)),
+                value::array_of(self.layers_executed, |&i| Value::Number(i as f64)),
             )
             .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
             .number("mispredictions", self.mispredictions as f64)
@@ -325,6 +362,28 @@ impl PyramidRun {
     /// ADR-033's `TestPyramidResult` with the honest-accounting fields; an `invalid_step`
     /// error before the run is done.
     pub fn result(&self) -> Result<TestPyramidResult> {
+        let view = self.result_view()?;
+        Ok(TestPyramidResult {
+            layers: view.layers.to_vec(),
+            exited_early: view.exited_early,
+            exit_layer: view.exit_layer,
+            exit_reason: view.exit_reason,
+            confidence: view.confidence,
+            speculations: view.speculations.to_vec(),
+            skipped_layers: view.skipped_layers,
+            layers_executed: view.layers_executed.to_vec(),
+            verified_layers: view.verified_layers,
+            mispredictions: view.mispredictions,
+            compute_saved_ms: view.compute_saved_ms,
+        })
+    }
+
+    /// `result()` as the value [`TestPyramidResult::to_value`] gives, without copying it first.
+    pub fn result_value(&self, naming: Naming) -> Result<Value> {
+        self.result_view().map(|view| view.to_value(naming))
+    }
+
+    fn result_view(&self) -> Result<ResultView<'_>> {
         let Phase::Finished { exit, speculations } = &self.phase else {
             return Err(Error::new(
                 ErrorCode::InvalidStep,
@@ -333,14 +392,13 @@ impl PyramidRun {
                 "the run is not done yet: call next() and submit the pending layer",
             ));
         };
-        let mut ran = vec![false; self.layers.len()];
-        for &i in &self.executed {
-            if let Some(slot) = ran.get_mut(i) {
-                *slot = true;
-            }
-        }
+        // `executed` is short (one entry per layer run): a lookup per layer, not a `vec![false; n]`
+        // of flags (its specialized fill code is ~0.3 KB of WebAssembly).
         let mut compute_saved_ms = Some(0.0);
-        for (layer, was_run) in self.layers.iter().zip(&ran) {
+        for (i, layer) in self.layers.iter().enumerate() {
+            // `any`, not `contains`: slice::contains instantiates its own specialized search (~0.2 KB of wasm).
+            #[allow(clippy::manual_contains)]
+            let was_run = self.executed.iter().any(|&ran| ran == i);
             if !was_run {
                 compute_saved_ms = match (compute_saved_ms, layer.cost_ms) {
                     (Some(sum), Some(cost)) => Some(sum + cost),
@@ -356,15 +414,15 @@ impl PyramidRun {
             }
             None => (false, self.layers.len() as i64 - 1, ExitReason::ForcedContinue, 1.0, 0),
         };
-        Ok(TestPyramidResult {
-            layers: self.results.clone(),
+        Ok(ResultView {
+            layers: &self.results,
             exited_early,
             exit_layer,
             exit_reason,
             confidence,
-            speculations: speculations.clone(),
+            speculations,
             skipped_layers,
-            layers_executed: self.executed.clone(),
+            layers_executed: &self.executed,
             verified_layers,
             mispredictions,
             compute_saved_ms,
@@ -391,7 +449,7 @@ impl PyramidRun {
 
     /// Restores a snapshot by replaying its submissions (code `invalid_snapshot`).
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let reader = crate::snapshot::open(snapshot, "PyramidRun", &["config", "totalLayers", "layers", "submitted"])?;
+        let reader = crate::snapshot::open(snapshot, "PyramidRun", &SNAPSHOT_FIELDS)?;
         let get = |k: &'static str| reader.get(FieldName::same(k)).unwrap_or(&Value::Null);
         // Each part is checked where it sits in the document, so errors carry its path.
         let config = ExitConfig::DEFAULT
@@ -401,8 +459,8 @@ impl PyramidRun {
             crate::exit_decision::total_layers_argument(get("totalLayers"), "totalLayers", ErrorCode::InvalidSnapshot)?;
         let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         let mut run = PyramidRun::with(
-            CoherenceEarlyExit::new(config, total_layers)
-                .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "config"))?,
+            // Both were just checked (`merged`, `total_layers_argument`), as `new` would check them.
+            CoherenceEarlyExit::prevalidated(config, total_layers),
             layers,
         );
         for (i, submission) in crate::snapshot::array(&reader, "submitted")?.iter().enumerate() {
@@ -441,7 +499,8 @@ fn to_js_keys(result: &Value, naming: Naming) -> Value {
         (Naming::Snake, Value::Object(entries)) => {
             let mut o = ObjectBuilder::new();
             for (k, v) in entries {
-                let key = crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake == k).map_or(k.as_str(), |f| f.js);
+                let key =
+                    crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake() == k).map_or(k.as_str(), |f| f.js());
                 o.value(key, v.clone());
             }
             o.build()
@@ -483,3 +542,13 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
     }
     Ok(specs)
 }
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 6] = [
+    FieldName::same("version"),
+    FieldName::same("engine"),
+    FieldName::same("config"),
+    FieldName::same("totalLayers"),
+    FieldName::same("layers"),
+    FieldName::same("submitted"),
+];

@@ -24,18 +24,19 @@
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value};
 
 /// Version of the persisted model document.
 pub const MODEL_VERSION: u64 = 1;
 
 const CODE: ErrorCode = ErrorCode::InvalidConfig;
-const RISK_BUDGET: FieldName = FieldName::new("riskBudget", "risk_budget");
+const RISK_BUDGET: FieldName = field_name!("riskBudget", "risk_budget");
 const CONFIDENCE: FieldName = FieldName::same("confidence");
-const PRIOR_FAILURES: FieldName = FieldName::new("priorFailures", "prior_failures");
-const PRIOR_PASSES: FieldName = FieldName::new("priorPasses", "prior_passes");
+const PRIOR_FAILURES: FieldName = field_name!("priorFailures", "prior_failures");
+const PRIOR_PASSES: FieldName = field_name!("priorPasses", "prior_passes");
 const REORDER: FieldName = FieldName::same("reorder");
-const SKIP_ON_SUCCESS: FieldName = FieldName::new("skipOnSuccess", "skip_on_success");
+const SKIP_ON_SUCCESS: FieldName = field_name!("skipOnSuccess", "skip_on_success");
 const FORGETTING: FieldName = FieldName::same("forgetting");
 
 /// Every policy config key.
@@ -554,8 +555,8 @@ impl OutcomeModel {
 }
 
 const MODEL_ENGINE: &str = "PyramidOutcomeModel";
-const COST_MS: FieldName = FieldName::new("costMs", "cost_ms");
-const COST_WEIGHT: FieldName = FieldName::new("costWeight", "cost_weight");
+const COST_MS: FieldName = field_name!("costMs", "cost_ms");
+const COST_WEIGHT: FieldName = field_name!("costWeight", "cost_weight");
 
 fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
     let layers: Vec<(&str, Option<f64>)> = ran.iter().map(|l| (l.name.as_str(), l.duration_ms)).collect();

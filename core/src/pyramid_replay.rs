@@ -21,11 +21,12 @@ use crate::pyramid_policy::{
     binomial_cdf, wilson_interval, ObservedLayer, OutcomeModel, PlannedLayer, PolicyConfig, PolicyDecision,
 };
 use crate::signal::LayerResult;
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value};
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
-const DURATION_MS: FieldName = FieldName::new("durationMs", "duration_ms");
-const FLAKY_RATIO: FieldName = FieldName::new("flakyRatio", "flaky_ratio");
+const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
+const FLAKY_RATIO: FieldName = field_name!("flakyRatio", "flaky_ratio");
 const LAYER_FIELDS: [FieldName; 7] = [
     FieldName::same("name"),
     DURATION_MS,
@@ -735,7 +736,10 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
     let model = model_arg(reader.get(MODEL))?;
     let runs = parse_runs(runs, naming)?;
     let c = calibrate(&runs, &config, &model, risk, delta, &grid, warmup)?;
-    let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
+    let key = |js: &'static str, snake: &'static str| match naming {
+        Naming::Js => js.to_string(),
+        Naming::Snake => snake.to_string(),
+    };
     let steps = c
         .steps
         .iter()
@@ -766,7 +770,7 @@ fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
             value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
-    let cost = FieldName::new("costMs", "cost_ms");
+    let cost = field_name!("costMs", "cost_ms");
     items
         .iter()
         .enumerate()
@@ -844,7 +848,10 @@ pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming)
 
 /// The report object.
 pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Value {
-    let key = |js: &'static str, snake: &'static str| FieldName::new(js, snake).spelled(naming).to_string();
+    let key = |js: &'static str, snake: &'static str| match naming {
+        Naming::Js => js.to_string(),
+        Naming::Snake => snake.to_string(),
+    };
     let num = |n: usize| Value::Number(n as f64);
     let runs = report
         .runs

@@ -2,14 +2,15 @@
 //! `calculateQualitySignal` and `countQualityPartitions`).
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 
-const PASS_RATE: FieldName = FieldName::new("passRate", "pass_rate");
+const PASS_RATE: FieldName = field_name!("passRate", "pass_rate");
 const COVERAGE: FieldName = FieldName::same("coverage");
-const FLAKY_RATIO: FieldName = FieldName::new("flakyRatio", "flaky_ratio");
-const PREVIOUS_LAMBDA: FieldName = FieldName::new("previousLambda", "previous_lambda");
+const FLAKY_RATIO: FieldName = field_name!("flakyRatio", "flaky_ratio");
+const PREVIOUS_LAMBDA: FieldName = field_name!("previousLambda", "previous_lambda");
 const NAME: FieldName = FieldName::same("name");
-const DURATION_MS: FieldName = FieldName::new("durationMs", "duration_ms");
+const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
 const TOTAL: FieldName = FieldName::same("total");
 const PASSED: FieldName = FieldName::same("passed");
 const FAILED: FieldName = FieldName::same("failed");
@@ -90,14 +91,20 @@ impl LayerResult {
             // field is refused: it would be silently ignored here, and a snapshot (written in
             // camelCase) would replay it as the field itself, changing the run.
             for (key, _) in raw {
-                if let Some(f) = LAYER_RESULT_FIELDS.iter().find(|f| f.js != f.snake && f.js == key) {
+                if let Some(f) = LAYER_RESULT_FIELDS.iter().find(|f| f.js() != f.snake() && f.js() == key) {
                     let field = value::join_path(path, key);
                     return Err(Error::new(
                         code,
                         ErrorKind::Type,
                         field.clone(),
-                        [&field, " is the camelCase spelling of ", f.snake, "; with snake_case names use ", f.snake]
-                            .concat(),
+                        // value::concat, not `[..].concat()`: std's generic join is ~1 KB of wasm.
+                        value::concat(&[
+                            &field,
+                            " is the camelCase spelling of ",
+                            f.snake(),
+                            "; with snake_case names use ",
+                            f.snake(),
+                        ]),
                     ));
                 }
             }
@@ -236,10 +243,10 @@ pub struct QualitySignal {
 }
 
 const LAMBDA: FieldName = FieldName::same("lambda");
-const LAMBDA_PREV: FieldName = FieldName::new("lambdaPrev", "lambda_prev");
-const BOUNDARY_EDGES: FieldName = FieldName::new("boundaryEdges", "boundary_edges");
-const BOUNDARY_CONCENTRATION: FieldName = FieldName::new("boundaryConcentration", "boundary_concentration");
-const PARTITION_COUNT: FieldName = FieldName::new("partitionCount", "partition_count");
+const LAMBDA_PREV: FieldName = field_name!("lambdaPrev", "lambda_prev");
+const BOUNDARY_EDGES: FieldName = field_name!("boundaryEdges", "boundary_edges");
+const BOUNDARY_CONCENTRATION: FieldName = field_name!("boundaryConcentration", "boundary_concentration");
+const PARTITION_COUNT: FieldName = field_name!("partitionCount", "partition_count");
 const FLAGS: FieldName = FieldName::same("flags");
 
 impl QualitySignal {

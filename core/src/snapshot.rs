@@ -8,12 +8,11 @@ use crate::value::{FieldName, Naming, ObjectReader, Value};
 pub const VERSION: u64 = 1;
 
 /// Checks `version` and `engine` and rejects unknown top-level keys; returns a reader for
-/// the rest (`fields` are the engine's own keys).
-pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[&'static str]) -> Result<ObjectReader<'a>> {
+/// the rest. `fields` are all the snapshot's keys, `version` and `engine` first (a constant
+/// list per engine, not a list built per call: less code in the WebAssembly module).
+pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[FieldName]) -> Result<ObjectReader<'a>> {
     let reader = ObjectReader::new(snapshot, "", "snapshot", Naming::Js, ErrorCode::InvalidSnapshot)?;
-    let mut known: Vec<FieldName> = vec![FieldName::same("version"), FieldName::same("engine")];
-    known.extend(fields.iter().map(|f| FieldName::same(f)));
-    reader.reject_unknown(&known).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+    reader.reject_unknown(fields).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
     let version = reader.integer(FieldName::same("version"), 0, crate::value::MAX_SAFE_INTEGER)?;
     if version != VERSION {
         return Err(Error::new(

@@ -35,31 +35,57 @@ pub enum Naming {
     Snake,
 }
 
-/// A field known under two spellings.
+/// A field known under two spellings, stored as one static string: the camelCase spelling,
+/// then (when it differs) a space and the snake_case one (`"passRate pass_rate"`); build
+/// two-spelling names with [`field_name!`].
+///
+/// Why one string: a `FieldName` is an argument of every field read, and one `&str` travels
+/// as two plain values, where two `&str`s were built in memory at each of the ~170 call
+/// sites in the WebAssembly module (~35 bytes each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldName {
-    /// camelCase (the seed's).
-    pub js: &'static str,
-    /// snake_case.
-    pub snake: &'static str,
+    spellings: &'static str,
 }
+
+/// `field_name!("passRate", "pass_rate")`: a [`FieldName`] with distinct spellings (camelCase
+/// first).
+macro_rules! field_name {
+    ($js:literal, $snake:literal) => {
+        $crate::value::FieldName::pair(concat!($js, " ", $snake))
+    };
+}
+pub(crate) use field_name;
 
 impl FieldName {
     /// A field spelled the same in both conventions.
     pub const fn same(name: &'static str) -> Self {
-        FieldName { js: name, snake: name }
+        FieldName { spellings: name }
     }
 
-    /// A field with distinct spellings.
-    pub const fn new(js: &'static str, snake: &'static str) -> Self {
-        FieldName { js, snake }
+    /// A field with distinct spellings, `"camelCase snake_case"` (see [`field_name!`]).
+    pub const fn pair(spellings: &'static str) -> Self {
+        FieldName { spellings }
+    }
+
+    /// The camelCase spelling (the seed's).
+    pub fn js(&self) -> &'static str {
+        self.spelled(Naming::Js)
+    }
+
+    /// The snake_case spelling.
+    pub fn snake(&self) -> &'static str {
+        self.spelled(Naming::Snake)
     }
 
     /// The spelling for `naming`.
     pub fn spelled(&self, naming: Naming) -> &'static str {
-        match naming {
-            Naming::Js => self.js,
-            Naming::Snake => self.snake,
+        let both = self.spellings;
+        match both.bytes().position(|b| b == b' ') {
+            None => both,
+            Some(space) => match naming {
+                Naming::Js => both.get(..space).unwrap_or(both),
+                Naming::Snake => both.get(space + 1..).unwrap_or(both),
+            },
         }
     }
 }
@@ -898,7 +924,7 @@ mod tests {
         let v = Value::object(vec![("plateauCount", Value::Number(3.0))]);
         let reader = ObjectReader::new(&v, "", "config", Naming::Js, ErrorCode::InvalidConfig)
             .unwrap_or_else(|_| unreachable!());
-        let known = [FieldName::new("plateauConsecutiveCount", "plateau_consecutive_count"), FieldName::same("x")];
+        let known = [field_name!("plateauConsecutiveCount", "plateau_consecutive_count"), FieldName::same("x")];
         let err = reader.reject_unknown(&known).err().unwrap_or_else(|| unreachable!());
         assert_eq!(err.code(), "unknown_option");
         assert_eq!(err.field(), "plateauCount");

@@ -120,8 +120,8 @@ pub fn start(u: &mut Unstructured) -> Result<PyramidRun> {
             if naming == Naming::Snake {
                 earlyexit::exit_decision::EXIT_CONFIG_FIELDS
                     .iter()
-                    .find(|f| f.js == k)
-                    .map_or(k.clone(), |f| f.snake.to_string())
+                    .find(|f| f.js() == k)
+                    .map_or(k.clone(), |f| f.snake().to_string())
             } else {
                 k
             }

@@ -362,7 +362,7 @@ fn timestamp_in_slots_is_valid(slots: &[f64]) -> bool {
         }
         *byte = unit as u8;
     }
-    bytes.get(..len).and_then(|b| std::str::from_utf8(b).ok()).is_some_and(is_timestamp)
+    bytes.get(..len).is_some_and(earlyexit::timestamp::is_rfc3339_bytes)
 }
 
 /// The decision over the state slots; writes its numbers to the output slots and answers

@@ -312,7 +312,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::ES_SNAPSHOT_CHECK => {
             let snapshot = snapshot_of(arg(&args, 0))?;
-            EarlyStopping::from_snapshot(&snapshot)?.to_snapshot()
+            EarlyStopping::normalize_snapshot(&snapshot)?
         }
         _ => return Err(unknown_op(op)),
     };
@@ -333,7 +333,6 @@ fn loop_constants() -> Value {
     let statuses = array(&[VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped], |s| {
         Value::string(s.as_str())
     });
-    let fresh = EarlyStopping::new(EarlyStoppingConfig::default());
     Value::object(vec![
         ("layout", Value::Number(f64::from(fast::LAYOUT))),
         ("triggers", triggers),
@@ -342,7 +341,7 @@ fn loop_constants() -> Value {
         ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
         ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
         ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
-        ("snapshot", fresh.map_or(Value::Null, |engine| engine.to_snapshot())),
+        ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
     ])
@@ -494,7 +493,7 @@ fn run_op(run: &mut PyramidRun, op: u32, args: &[Value]) -> Answer {
             run.submit_value(arg(args, 0), arg(args, 1), Naming::Js)?;
             return Ok(None);
         }
-        op::PR_RESULT => run.result()?.to_value(Naming::Js),
+        op::PR_RESULT => run.result_value(Naming::Js)?,
         op::PR_TO_JSON => run.to_snapshot(),
         _ => return Err(not_ready()),
     };
