@@ -116,7 +116,7 @@ impl PyAnalyticsRecord {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -155,7 +155,7 @@ impl PyDiminishingReturnsReport {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -192,7 +192,7 @@ impl PyIterationSelection {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -281,7 +281,7 @@ impl PyAnalyticsSummary {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 

@@ -223,7 +223,7 @@ impl PyIterationRecord {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -285,7 +285,7 @@ impl PyStoppingDecision {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -384,7 +384,7 @@ impl PyStoppingSummary {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 

@@ -403,7 +403,7 @@ impl PyExitDecision {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -519,7 +519,7 @@ impl PySpeculation {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -784,7 +784,7 @@ impl PyTestPyramidResult {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
@@ -839,7 +839,7 @@ impl PyPyramidAction {
     }
 
     /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
         wrapper::reduce_result(slf)
     }
 
