@@ -26,7 +26,7 @@ use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, 
 /// The code of every error these readers raise themselves.
 const CODE: ErrorCode = ErrorCode::InvalidSnapshot;
 
-/// Every field of a result is spelled the same in both namings unless listed here.
+/// A field spelled the same in both namings (the two-spelling ones use `field_name!`).
 const fn name(snake: &'static str) -> FieldName {
     FieldName::same(snake)
 }
