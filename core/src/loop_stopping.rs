@@ -1049,6 +1049,9 @@ impl StoppingDetails {
         o.build()
     }
 
+    // Inlined into each caller: the snapshot reader is its only caller in the WebAssembly
+    // module, and as a shared function (the result readers call it too) it cost ~1 KB there.
+    #[inline(always)]
     pub(crate) fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
         let snapshot_error = |field: &str, what: &str| {
             let field = value::join_path(path, field);
