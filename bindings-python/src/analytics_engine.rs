@@ -115,6 +115,11 @@ impl PyAnalyticsRecord {
         wrapper::to_dict(py, self)
     }
 
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         wrapper::repr(py, self)
     }
@@ -149,6 +154,11 @@ impl PyDiminishingReturnsReport {
         wrapper::to_dict(py, self)
     }
 
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
     fn __bool__(&self) -> bool {
         self.inner.detected
     }
@@ -162,8 +172,8 @@ impl PyDiminishingReturnsReport {
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "IterationSelection")]
 #[derive(Clone, PartialEq)]
 pub struct PyIterationSelection {
-    selected: Option<AnalyticsRecord>,
-    reason: String,
+    pub(crate) selected: Option<AnalyticsRecord>,
+    pub(crate) reason: String,
 }
 
 #[pymethods]
@@ -179,6 +189,11 @@ impl PyIterationSelection {
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         wrapper::to_dict(py, self)
+    }
+
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -202,8 +217,8 @@ impl CoreValue for PyIterationSelection {
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "AnalyticsSummary")]
 #[derive(Clone, PartialEq)]
 pub struct PyAnalyticsSummary {
-    value: Value,
-    report: DiminishingReturnsReport,
+    pub(crate) value: Value,
+    pub(crate) report: DiminishingReturnsReport,
 }
 
 impl CoreValue for PyAnalyticsSummary {
@@ -263,6 +278,11 @@ impl PyAnalyticsSummary {
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         wrapper::to_dict(py, self)
+    }
+
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

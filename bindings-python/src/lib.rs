@@ -13,6 +13,7 @@ mod convert;
 mod loop_engine;
 mod loop_replay;
 mod pyramid_replay;
+mod results;
 mod test_exit;
 mod wrapper;
 
@@ -157,6 +158,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_restore, m)?)?;
     pyramid_replay::register(m)?;
     loop_replay::register(m)?;
+    results::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -222,6 +222,11 @@ impl PyIterationRecord {
         wrapper::to_dict(py, self)
     }
 
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         wrapper::repr(py, self)
     }
@@ -279,6 +284,11 @@ impl PyStoppingDecision {
         wrapper::to_dict(py, self)
     }
 
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
     fn __bool__(&self) -> bool {
         self.inner.stop
     }
@@ -304,11 +314,13 @@ impl PyStoppingDecision {
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "StoppingSummary")]
 #[derive(Clone, PartialEq)]
 pub struct PyStoppingSummary {
-    inner: StoppingSummary,
+    pub(crate) inner: StoppingSummary,
 }
 
 impl PyStoppingSummary {
-    fn full(&self) -> Option<(&usize, &StoppingDecision, &earlyexit::Observation, &EarlyStoppingConfig)> {
+    fn full(
+        &self,
+    ) -> Option<(&usize, &StoppingDecision, &earlyexit::loop_stopping::FinalRecord, &EarlyStoppingConfig)> {
         match &self.inner {
             StoppingSummary::Empty => None,
             StoppingSummary::Full { total_iterations, decision, last, config } => {
@@ -369,6 +381,11 @@ impl PyStoppingSummary {
     /// The summary as the JS API returns it (`config` with camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         wrapper::to_dict(py, self)
+    }
+
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -402,6 +402,11 @@ impl PyExitDecision {
         wrapper::to_dict(py, self)
     }
 
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
     fn __bool__(&self) -> bool {
         self.inner.can_exit
     }
@@ -511,6 +516,11 @@ impl PySpeculation {
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         wrapper::to_dict(py, self)
+    }
+
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -712,7 +722,7 @@ pub fn _layer_runners<'py>(py: Python<'py>, layers: &Bound<'py, PyAny>) -> PyRes
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "TestPyramidResult")]
 #[derive(Clone, PartialEq)]
 pub struct PyTestPyramidResult {
-    inner: TestPyramidResult,
+    pub(crate) inner: TestPyramidResult,
 }
 
 #[pymethods]
@@ -773,6 +783,11 @@ impl PyTestPyramidResult {
         wrapper::to_dict(py, self)
     }
 
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let r = &self.inner;
         repr_of(
@@ -796,7 +811,7 @@ impl PyTestPyramidResult {
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "PyramidAction")]
 #[derive(Clone, PartialEq)]
 pub struct PyPyramidAction {
-    inner: Action,
+    pub(crate) inner: Action,
 }
 
 #[pymethods]
@@ -821,6 +836,11 @@ impl PyPyramidAction {
 
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         wrapper::to_dict(py, self)
+    }
+
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

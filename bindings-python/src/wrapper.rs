@@ -128,3 +128,16 @@ pub fn reduce_engine<'py, T: Snapshot>(
 ) -> PyResult<Bound<'py, PyAny>> {
     crate::reduce_with(py, T::ENGINE, snapshot_text(engine), analytics)
 }
+
+/// What a result's `__reduce__` answers: the restore callable and `(class name, dict)`.
+pub type ResultReduce<'py> = (Bound<'py, PyAny>, (&'static str, Bound<'py, PyAny>));
+
+/// `__reduce__` of an immutable result: `_restore_result(class name, snake_case dict)`,
+/// which the core reads back (validated) into an equal object.
+pub fn reduce_result<'py, T>(slf: &Bound<'py, T>) -> PyResult<ResultReduce<'py>>
+where
+    T: CoreValue + PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync,
+{
+    let snake = to_py(slf.py(), &slf.get().core_value(Naming::Snake))?;
+    Ok((crate::module_attr(slf.py(), "_restore_result")?, (T::NAME, snake)))
+}

@@ -204,7 +204,7 @@ impl AnalyticsInput {
         Self::read(value, naming, "", false)
     }
 
-    fn read(value: &Value, naming: Naming, path: &str, snapshot: bool) -> Result<Self> {
+    pub(crate) fn read(value: &Value, naming: Naming, path: &str, snapshot: bool) -> Result<Self> {
         let code = if snapshot { ErrorCode::InvalidSnapshot } else { ErrorCode::InvalidResult };
         let reader = ObjectReader::new(value, path, "record", naming, code)?;
         if snapshot {

@@ -30,6 +30,7 @@ pub mod loop_stopping;
 pub mod pyramid;
 pub mod pyramid_policy;
 pub mod pyramid_replay;
+pub mod results;
 pub mod signal;
 pub mod snapshot;
 pub mod speculation;

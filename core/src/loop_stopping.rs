@@ -855,7 +855,7 @@ impl IterationRecord {
         entries.build()
     }
 
-    fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
+    pub(crate) fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "record", Naming::Snake, ErrorCode::InvalidSnapshot)?;
         let iteration = reader.integer(ITERATION_NUMBER, 1, MAX_SAFE_INTEGER)?;
         reader.string(TIMESTAMP)?; // a restored record must carry its timestamp
@@ -1049,7 +1049,10 @@ impl StoppingDetails {
         o.build()
     }
 
-    fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
+    // Inlined into each caller: the snapshot reader is its only caller in the WebAssembly
+    // module, and as a shared function (the result readers call it too) it cost ~1 KB there.
+    #[inline(always)]
+    pub(crate) fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
         let snapshot_error = |field: &str, what: &str| {
             let field = value::join_path(path, field);
             Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), value::concat(&[&field, " ", what]))
@@ -1772,6 +1775,18 @@ where
 // The owning engine
 // ---------------------------------------------------------------------------------------
 
+/// The last record as a summary reports it (`final_quality`, `final_confidence`,
+/// `final_verification`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FinalRecord {
+    /// 0..=100.
+    pub quality_score: f64,
+    /// 0..=1.
+    pub confidence: f64,
+    /// Verification outcome.
+    pub verification_status: VerificationStatus,
+}
+
 /// The seed's `generateSummary()`.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)] // made once per summary; boxing buys nothing
@@ -1782,10 +1797,11 @@ pub enum StoppingSummary {
     Full {
         /// History length.
         total_iterations: usize,
-        /// The decision the summary made (it calls `shouldStop`).
+        /// The decision the summary made (it calls `shouldStop`), as the summary reports it:
+        /// without the best-iteration and budget extras, which the summary does not list.
         decision: StoppingDecision,
-        /// The last record.
-        last: Observation,
+        /// The last record, as the summary reports it.
+        last: FinalRecord,
         /// The config at the time.
         config: EarlyStoppingConfig,
     },
@@ -1941,10 +1957,16 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let Some(last) = self.history.last().map(|r| r.observation) else {
+        let Some(last) = self.history.last().map(|r| FinalRecord {
+            quality_score: r.observation.quality_score,
+            confidence: r.observation.confidence,
+            verification_status: r.observation.verification_status,
+        }) else {
             return Ok(StoppingSummary::Empty);
         };
-        let decision = self.should_stop_with(source)?;
+        // The summary lists neither the best iteration nor the budgets: keeping them here
+        // would make two summaries that read the same compare unequal (and not read back).
+        let decision = StoppingDecision { best: None, budgets: Vec::new(), ..self.should_stop_with(source)? };
         Ok(StoppingSummary::Full { total_iterations: self.history.len(), decision, last, config: self.config.clone() })
     }
 

@@ -14,7 +14,7 @@ exactly the JSON the JS API returns. Bad input raises :class:`EarlyExitError` (a
 or :class:`EarlyExitTypeError` (a wrong type or an unknown keyword), with ``.code`` and
 ``.field``, and changes nothing. Engines are safe to share between threads, pickle, and
 round-trip through ``to_json()`` / ``from_json()`` (the snapshot is the same JSON in every
-language).
+language). Results pickle and copy too, so multiprocessing pools can return them.
 """
 
 from ._controller import AsyncRunner, EarlyExitController, Layer, LayerOutcome, Runner

@@ -88,6 +88,7 @@ __all__ = [
     "_layer_runners",
     "_restore",
     "_restore_loop_replay",
+    "_restore_result",
     "_restore_signal",
     "calculate_quality_signal",
     "calibrate_pyramid_policy",
@@ -1152,6 +1153,10 @@ def _restore(
 
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""
+
+def _restore_result(class_name: str, value: Mapping[str, object], /) -> object:
+    """Restores a pickled result (``StoppingDecision``, ``TestPyramidResult``, ...) from its
+    snake_case dict; a tampered dict raises ``EarlyExitError`` naming the field."""
 
 # ---- Pyramid replay and the risk-bounded policy (batch; plain dicts, snake_case keys;
 # ---- the model document keeps the JS spelling so it moves between languages) ----
