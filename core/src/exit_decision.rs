@@ -168,6 +168,16 @@ pub enum ExitReason {
 }
 
 impl ExitReason {
+    /// Every reason, in the ADR's order (the order of the JS fast path's codes).
+    pub const ALL: [ExitReason; 6] = [
+        ExitReason::ForcedContinue,
+        ExitReason::LambdaTooLow,
+        ExitReason::LambdaUnstable,
+        ExitReason::BoundariesConcentrated,
+        ExitReason::InsufficientConfidence,
+        ExitReason::ConfidentExit,
+    ];
+
     /// The ADR's spelling.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -431,14 +431,6 @@ impl DiminishingReturnsReport {
 // Test pyramid
 // ---------------------------------------------------------------------------------------
 
-const EXIT_REASONS: [ExitReason; 6] = [
-    ExitReason::ForcedContinue,
-    ExitReason::LambdaTooLow,
-    ExitReason::LambdaUnstable,
-    ExitReason::BoundariesConcentrated,
-    ExitReason::InsufficientConfidence,
-    ExitReason::ConfidentExit,
-];
 const CAN_EXIT: FieldName = value::field_name!("canExit", "can_exit");
 const EXIT_LAYER: FieldName = value::field_name!("exitLayer", "exit_layer");
 const ENABLE_SPECULATION: FieldName = value::field_name!("enableSpeculation", "enable_speculation");
@@ -454,7 +446,7 @@ impl ExitDecision {
             can_exit: r.boolean(CAN_EXIT)?,
             confidence: r.number(CONFIDENCE, 0.0, 1.0)?,
             exit_layer: layer_number(&r, EXIT_LAYER)?,
-            reason: pick(&r, REASON, &EXIT_REASONS, ExitReason::as_str)?,
+            reason: pick(&r, REASON, &ExitReason::ALL, ExitReason::as_str)?,
             enable_speculation: r.boolean(ENABLE_SPECULATION)?,
             explanation: r.string(EXPLANATION)?.to_string(),
         })
@@ -517,7 +509,7 @@ impl TestPyramidResult {
             layers,
             exited_early: r.boolean(exited_early)?,
             exit_layer: layer_number(&r, EXIT_LAYER)?,
-            exit_reason: pick(&r, exit_reason, &EXIT_REASONS, ExitReason::as_str)?,
+            exit_reason: pick(&r, exit_reason, &ExitReason::ALL, ExitReason::as_str)?,
             confidence: r.number(CONFIDENCE, 0.0, 1.0)?,
             speculations,
             skipped_layers: index(&r, skipped)?,

@@ -72,14 +72,7 @@ const VERIFYING: f64 = 1.0;
 const FINISHED: f64 = 2.0;
 
 /// Exit reasons by code, for the JS layer's table.
-pub const EXIT_REASONS: [ExitReason; 6] = [
-    ExitReason::ForcedContinue,
-    ExitReason::LambdaTooLow,
-    ExitReason::LambdaUnstable,
-    ExitReason::BoundariesConcentrated,
-    ExitReason::InsufficientConfidence,
-    ExitReason::ConfidentExit,
-];
+pub const EXIT_REASONS: [ExitReason; 6] = ExitReason::ALL;
 /// Outcomes by code, for the JS layer's table.
 pub const OUTCOMES: [Outcome; 3] = [Outcome::Pass, Outcome::Flaky, Outcome::Fail];
 
