@@ -31,7 +31,7 @@
 // `init({ replay: true })` tries again. The preset constants are filled in once the engines load.
 import initEngines, * as wasm from './pkg/web/earlyexit_wasm.js';
 import createApi from './api.mjs';
-import { isReplayOp } from './replay-ops.mjs';
+import { isReplayOp, REPLAY_FUNCTIONS } from './replay-ops.mjs';
 
 const notReady = () => new Error("earlyexit-wasm: call and await init() before using the API (import { init } from 'earlyexit-wasm')");
 // Until init() has run, every native call fails with a clear message.
@@ -52,15 +52,6 @@ const { api, ready } = createApi(native);
 
 const REPLAY_FILE = 'earlyexit_replay_bg.wasm';
 const LOAD_REPLAY = 'await init({ replay: true })';
-// The public function behind each replay op (replay-ops.mjs), named in the error's `field`.
-const REPLAY_FUNCTIONS = {
-  80: 'replayLoops',
-  220: 'replayPyramids',
-  221: 'shadowPyramids',
-  222: 'calibratePyramidPolicy',
-  223: 'pyramidPolicyDecide',
-  224: 'pyramidPolicyUpdate',
-};
 
 // A loading or ordering error: not about a value the caller passed, so a plain Error (not a
 // TypeError/RangeError), with the package's `.code` and `.field`.

@@ -147,6 +147,9 @@ pub enum Budget {
 }
 
 impl Budget {
+    /// Every budget, in the order of the fast path's slots and the decision's `budgets` list.
+    pub const ALL: [Budget; 3] = [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs];
+
     /// `'tokens'`, `'cost_usd'`, `'wall_clock_ms'`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -157,7 +160,7 @@ impl Budget {
     }
 
     fn parse(s: &str) -> Option<Self> {
-        [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs].into_iter().find(|b| b.as_str() == s)
+        Budget::ALL.into_iter().find(|b| b.as_str() == s)
     }
 
     fn index(self) -> usize {

@@ -142,7 +142,6 @@ const DECISION_FIELDS: [FieldName; 8] =
     [STOP, REASON, CONFIDENCE, TRIGGER, DETAILS, BEST_ITERATION, BEST_QUALITY_SCORE, BUDGETS];
 const BUDGET_FIELDS: [FieldName; 5] =
     [name("budget"), name("limit"), name("observed"), name("records_without_value"), name("exhausted")];
-const BUDGET_KINDS: [Budget; 3] = [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs];
 
 impl IterationRecord {
     /// Reads a record as [`IterationRecord::to_value`] writes it (the snapshot's record
@@ -158,7 +157,7 @@ impl BudgetStatus {
         let r = open(value, path, "budget", Naming::Snake, &BUDGET_FIELDS)?;
         let [budget, limit, observed, without, exhausted] = BUDGET_FIELDS;
         Ok(BudgetStatus {
-            budget: pick(&r, budget, &BUDGET_KINDS, Budget::as_str)?,
+            budget: pick(&r, budget, &Budget::ALL, Budget::as_str)?,
             limit: r.number(limit, 0.0, f64::MAX)?,
             observed: r.number(observed, 0.0, f64::MAX)?,
             records_without_value: r.integer(without, 0, MAX_SAFE_INTEGER)?,
@@ -215,8 +214,6 @@ const SUMMARY_FIELDS: [FieldName; 10] = [
     DETAILS,
 ];
 const EMPTY_SUMMARY_FIELDS: [FieldName; 3] = [TOTAL_ITERATIONS, STOPPED_EARLY, REASON];
-const STATUSES: [VerificationStatus; 3] =
-    [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped];
 
 impl StoppingSummary {
     /// Reads a summary as [`StoppingSummary::to_value`] writes it (the empty summary when
@@ -260,7 +257,9 @@ impl StoppingSummary {
         let last = FinalRecord {
             quality_score: r.number(quality, 0.0, 100.0)?,
             confidence: r.number(final_confidence, 0.0, 1.0)?,
-            verification_status: pick(&r, verification, &STATUSES, VerificationStatus::as_str)?,
+            // `choice` accepted one of the spellings, so `parse` finds it; the fallback is never taken.
+            verification_status: VerificationStatus::parse(r.choice(verification, &VerificationStatus::ALL)?)
+                .unwrap_or(VerificationStatus::Skipped),
         };
         let config_value = r.get(config).unwrap_or(&Value::Null);
         ObjectReader::new(config_value, "config", "config", Naming::Js, CODE)?; // an object, not null

@@ -329,10 +329,8 @@ fn config_answer(config: EarlyStoppingConfig) -> Value {
 fn loop_constants() -> Value {
     use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
     let triggers = array(&Trigger::ALL, |t| Value::string(t.as_str()));
-    let budgets = array(&[Budget::Tokens, Budget::CostUsd, Budget::WallClockMs], |b| Value::string(b.as_str()));
-    let statuses = array(&[VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped], |s| {
-        Value::string(s.as_str())
-    });
+    let budgets = array(&Budget::ALL, |b| Value::string(b.as_str()));
+    let statuses = array(&VerificationStatus::ALL, |s| Value::string(*s));
     Value::object(vec![
         ("layout", Value::Number(f64::from(fast::LAYOUT))),
         ("triggers", triggers),
