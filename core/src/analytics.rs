@@ -599,7 +599,7 @@ impl IterationAnalytics {
             )
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         let mut analytics = Self::fresh(config);
-        for (i, record) in crate::snapshot::array(&reader, "records")?.iter().enumerate() {
+        for (i, record) in crate::snapshot::array(&reader, FieldName::same("records"))?.iter().enumerate() {
             let path = value::index_path("records", i);
             let input = AnalyticsInput::read(record, Naming::Snake, &path, true)?;
             let stored_delta = match record.get("quality_delta") {

@@ -2073,7 +2073,7 @@ impl EarlyStopping {
             .merged_at(config_value, Naming::Js, "config", "config", ErrorCode::InvalidSnapshot)
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         let mut engine = EarlyStopping::fresh(config);
-        let records = crate::snapshot::array(&reader, "history")?;
+        let records = crate::snapshot::array(&reader, FieldName::same("history"))?;
         engine.history.reserve(records.len());
         // The usage sums so far, as the engine's tally would hold them: a record that would
         // make one overflow is refused (`record_value` refuses it too).

@@ -463,7 +463,7 @@ impl PyramidRun {
             CoherenceEarlyExit::prevalidated(config, total_layers),
             layers,
         );
-        for (i, submission) in crate::snapshot::array(&reader, "submitted")?.iter().enumerate() {
+        for (i, submission) in crate::snapshot::array(&reader, FieldName::same("submitted"))?.iter().enumerate() {
             let path = value::index_path("submitted", i);
             let entry = ObjectReader::new(submission, &path, "submission", Naming::Js, ErrorCode::InvalidSnapshot)?;
             let layer = entry.get(FieldName::same("layer")).unwrap_or(&Value::Null);

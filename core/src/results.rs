@@ -92,26 +92,9 @@ fn layer_number(reader: &ObjectReader<'_>, field: FieldName) -> Result<i64> {
     }
 }
 
-/// A required array field.
-fn array<'a>(reader: &ObjectReader<'a>, field: FieldName) -> Result<&'a [Value]> {
-    match reader.get(field) {
-        Some(Value::Array(items)) => Ok(items),
-        other => {
-            let path = reader.path_of(field);
-            let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
-            Err(Error::new(
-                CODE,
-                ErrorKind::Type,
-                path.clone(),
-                value::concat(&[&path, " must be an array, got ", &got]),
-            ))
-        }
-    }
-}
-
 /// Reads every item of the array `field` with `read(item, item path)`.
 fn items<T>(reader: &ObjectReader<'_>, field: FieldName, read: impl Fn(&Value, &str) -> Result<T>) -> Result<Vec<T>> {
-    let list = array(reader, field)?;
+    let list = crate::snapshot::array(reader, field)?;
     let path = reader.path_of(field);
     let mut out = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {

@@ -38,20 +38,17 @@ pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[FieldName]) 
     Ok(reader)
 }
 
-/// A required array field of a snapshot.
-pub(crate) fn array<'a>(reader: &ObjectReader<'a>, field: &'static str) -> Result<&'a [Value]> {
-    match reader.get(FieldName::same(field)) {
+/// A required array field of a snapshot (or of a value read back like one: the result
+/// readers), named by its path under the reader.
+pub(crate) fn array<'a>(reader: &ObjectReader<'a>, field: FieldName) -> Result<&'a [Value]> {
+    match reader.get(field) {
         Some(Value::Array(items)) => Ok(items),
-        other => Err(Error::new(
-            ErrorCode::InvalidSnapshot,
-            ErrorKind::Type,
-            field,
-            crate::value::concat(&[
-                field,
-                " must be an array, got ",
-                &other.map_or_else(|| "nothing (missing)".to_string(), Value::describe),
-            ]),
-        )),
+        other => {
+            let path = reader.path_of(field);
+            let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
+            let message = crate::value::concat(&[&path, " must be an array, got ", &got]);
+            Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Type, path, message))
+        }
     }
 }
 
