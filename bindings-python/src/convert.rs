@@ -255,7 +255,8 @@ pub fn locked<T, R>(mutex: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
 }
 
 /// An object of keyword arguments (a `None` value is an absent key), after the entries of
-/// an optional positional mapping.
+/// an optional positional mapping; a keyword replaces the mapping's entry for its field in
+/// either spelling (`EarlyStopping(config.to_dict(), plateau_consecutive_count=4)`).
 pub fn options_value(positional: Option<&Bound<'_, PyAny>>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Value> {
     let base = match positional {
         None => Value::Object(Vec::new()),
@@ -274,7 +275,9 @@ pub fn options_value(positional: Option<&Bound<'_, PyAny>>, kwargs: Option<&Boun
         if item.is_none() {
             continue;
         }
-        entries.push((key_of(&key)?, to_value(&item, NoneIs::Absent)?));
+        let key = key_of(&key)?;
+        entries.retain(|(given, _)| !earlyexit::value::same_field(given, &key));
+        entries.push((key, to_value(&item, NoneIs::Absent)?));
     }
     Ok(Value::Object(entries))
 }

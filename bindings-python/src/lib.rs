@@ -153,6 +153,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPyramidAction>()?;
     m.add_class::<PyPyramidRun>()?;
     m.add_function(wrap_pyfunction!(test_exit::calculate_quality_signal_py, m)?)?;
+    m.add_function(wrap_pyfunction!(test_exit::count_quality_partitions_py, m)?)?;
     m.add_function(wrap_pyfunction!(test_exit::_restore_signal, m)?)?;
     m.add_function(wrap_pyfunction!(test_exit::_layer_runners, m)?)?;
     m.add_function(wrap_pyfunction!(_restore, m)?)?;

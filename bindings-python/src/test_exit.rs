@@ -259,6 +259,15 @@ pub fn calculate_quality_signal_py(py: Python<'_>, layer_result: &Bound<'_, PyAn
     Ok(PyQualitySignal { inner: calculate_quality_signal(&result) })
 }
 
+/// ADR-033's `countQualityPartitions(layerResult)`: how many of pass rate < 0.9, coverage
+/// < 0.7 and flaky ratio > 0.05 hold (0..=3).
+#[pyfunction]
+#[pyo3(name = "count_quality_partitions")]
+pub fn count_quality_partitions_py(py: Python<'_>, layer_result: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let result = layer_result_of(py, layer_result, "")?;
+    Ok(earlyexit::count_quality_partitions(&result))
+}
+
 // ---------------------------------------------------------------------------------------
 // Config and exit decision
 // ---------------------------------------------------------------------------------------

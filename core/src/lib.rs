@@ -48,6 +48,6 @@ pub use loop_stopping::{
     StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
 };
 pub use pyramid::{Action, LayerSpec, PyramidRun, TestPyramidResult};
-pub use signal::{calculate_quality_signal, LayerResult, QualitySignal};
+pub use signal::{calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal};
 pub use speculation::{Outcome, Speculation, SpeculativeExecutor};
 pub use value::{Naming, Value};

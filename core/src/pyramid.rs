@@ -32,8 +32,10 @@ impl LayerSpec {
     /// Parses `{name, costMs?}` (a `run` key is allowed and ignored: the host owns runners).
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
+        let cost = field_name!("costMs", "cost_ms");
+        reader.reject_both_spellings(&[cost])?;
         let name = reader.string(FieldName::same("name"))?.to_string();
-        let cost_ms = reader.opt_number(field_name!("costMs", "cost_ms"), 0.0, f64::MAX)?;
+        let cost_ms = reader.opt_number(cost, 0.0, f64::MAX)?;
         Ok(LayerSpec { name, cost_ms })
     }
 

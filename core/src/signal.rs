@@ -86,29 +86,10 @@ impl LayerResult {
 
     pub(crate) fn read(value: &Value, naming: Naming, path: &str, code: ErrorCode) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "layerResult", naming, code)?;
-        if let (Naming::Snake, Value::Object(raw)) = (naming, value) {
-            // Other keys are kept as the runner gave them, but a camelCase spelling of a known
-            // field is refused: it would be silently ignored here, and a snapshot (written in
-            // camelCase) would replay it as the field itself, changing the run.
-            for (key, _) in raw {
-                if let Some(f) = LAYER_RESULT_FIELDS.iter().find(|f| f.js() != f.snake() && f.js() == key) {
-                    let field = value::join_path(path, key);
-                    return Err(Error::new(
-                        code,
-                        ErrorKind::Type,
-                        field.clone(),
-                        // value::concat, not `[..].concat()`: std's generic join is ~1 KB of wasm.
-                        value::concat(&[
-                            &field,
-                            " is the camelCase spelling of ",
-                            f.snake(),
-                            "; with snake_case names use ",
-                            f.snake(),
-                        ]),
-                    ));
-                }
-            }
-        }
+        // Other keys are kept as the runner gave them; a known field under both spellings is
+        // refused (one of them would be kept as an extra, and a snapshot, written in camelCase,
+        // would hold the field twice).
+        reader.reject_both_spellings(&LAYER_RESULT_FIELDS)?;
         let pass_rate = reader.number(PASS_RATE, 0.0, 1.0)?;
         let coverage = reader.number(COVERAGE, 0.0, 1.0)?;
         let flaky_ratio = reader.number(FLAKY_RATIO, 0.0, 1.0)?;
@@ -127,7 +108,7 @@ impl LayerResult {
         };
         let mut entries: Vec<(LayerKey, Value)> = Vec::with_capacity(raw.len());
         for (key, item) in raw {
-            let slot = match LAYER_RESULT_FIELDS.iter().position(|f| f.spelled(naming) == key) {
+            let slot = match LAYER_RESULT_FIELDS.iter().position(|f| reader.spells(f, key)) {
                 Some(i) => LayerKey::Known(i),
                 None => LayerKey::Extra(key.clone()),
             };

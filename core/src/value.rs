@@ -29,9 +29,11 @@ pub enum Value {
 /// How the caller spells names: JS camelCase (the seed's API) or snake_case (Python, Rust).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Naming {
-    /// `plateauConsecutiveCount`, `layers[2].passRate`.
+    /// `plateauConsecutiveCount`, `layers[2].passRate`: the only spelling JS input may use.
     Js,
-    /// `plateau_consecutive_count`, `layers[2].pass_rate`.
+    /// `plateau_consecutive_count`, `layers[2].pass_rate`: how output and error fields are
+    /// spelled. Input may spell each field either way (a Python dict from `to_dict()`, or one
+    /// loaded from JSON, carries the JS spelling), but not both ways in one object.
     Snake,
 }
 
@@ -88,6 +90,29 @@ impl FieldName {
             },
         }
     }
+}
+
+/// Whether two keys name one field: equal, or one is the camelCase spelling of the other
+/// (`plateauConsecutiveCount`, `plateau_consecutive_count`; every [`FieldName`] pair is
+/// spelled so). A binding that merges keyword arguments over a mapping drops the mapping's
+/// entry for a field the keywords give, whichever spelling the mapping used.
+pub fn same_field(a: &str, b: &str) -> bool {
+    a == b || snake_spelling(a) == b || snake_spelling(b) == a
+}
+
+/// `plateauConsecutiveCount` -> `plateau_consecutive_count` (an `_` before each ASCII
+/// capital, which is lowered).
+fn snake_spelling(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Builds a result object one entry per call.
@@ -672,10 +697,17 @@ impl<'a> ObjectReader<'a> {
         join_path(self.path, field.spelled(self.naming))
     }
 
-    /// Rejects the first key (in the object's own order) that is not in `known`.
+    /// Whether `key` names `field`: its spelling for this naming or, with snake_case names,
+    /// its JS spelling too.
+    pub fn spells(&self, field: &FieldName, key: &str) -> bool {
+        field.spelled(self.naming) == key || (self.naming == Naming::Snake && field.js() == key)
+    }
+
+    /// Rejects the first key (in the object's own order) that is not in `known`, then (with
+    /// snake_case names) a field given under both of its spellings.
     pub fn reject_unknown(&self, known: &[FieldName]) -> Result<()> {
         for (key, _) in self.entries {
-            if !known.iter().any(|f| f.spelled(self.naming) == key) {
+            if !known.iter().any(|f| self.spells(f, key)) {
                 // Plain loops, not `map(..).collect()` and `min_by_key`: fewer iterator
                 // instantiations in the wasm module. The first closest name wins, as with min_by_key.
                 let mut names: Vec<&str> = Vec::with_capacity(known.len());
@@ -707,13 +739,40 @@ impl<'a> ObjectReader<'a> {
                 return Err(Error::new(code, ErrorKind::Type, join_path(self.path, key), msg));
             }
         }
+        self.reject_both_spellings(known)
+    }
+
+    /// With snake_case names, refuses the first field of `known` (in its order) that the
+    /// object gives under both spellings (`pass_rate` and `passRate`): a type error on the
+    /// snake_case path, with the reader's code. Readers that keep unknown keys call it
+    /// themselves; `reject_unknown` calls it.
+    pub fn reject_both_spellings(&self, known: &[FieldName]) -> Result<()> {
+        if self.naming != Naming::Snake {
+            return Ok(());
+        }
+        for field in known {
+            let (js, snake) = (field.js(), field.snake());
+            if js != snake && self.find(js).is_some() && self.find(snake).is_some() {
+                let path = self.path_of(*field);
+                let message = concat(&[&path, " is given twice, as ", js, " and as ", snake, "; give one of them"]);
+                return Err(Error::new(self.code, ErrorKind::Type, path, message));
+            }
+        }
         Ok(())
     }
 
-    /// The value of a known field, if present.
+    /// The value of the entry named `key` (the last one, as in `JSON.parse`).
+    fn find(&self, key: &str) -> Option<&'a Value> {
+        self.entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The value of a known field, if present (with snake_case names, under either spelling).
     pub fn get(&self, field: FieldName) -> Option<&'a Value> {
         let key = field.spelled(self.naming);
-        self.entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+        match self.find(key) {
+            None if self.naming == Naming::Snake && field.js() != key => self.find(field.js()),
+            found => found,
+        }
     }
 
     fn type_error(&self, field: FieldName, expected: &str, got: Option<&Value>) -> Error {

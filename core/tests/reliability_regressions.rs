@@ -132,7 +132,8 @@ fn snapshot_with_overflowing_usage_totals_is_refused() {
 /// "passRate": 2e-308}`, a Python dict can hold both) kept the camelCase key as an extra.
 /// The snapshot translates known keys to camelCase, so it held `passRate` twice; restoring
 /// from its JSON text (the last duplicate wins) replayed a different pass rate, a different
-/// run. Such a key (silently ignored before) is now refused, naming it; the run is unchanged.
+/// run. A field given under both spellings (silently ignored before) is now refused, naming
+/// it (snake_case input reads either spelling alone); the run is unchanged.
 #[test]
 fn snake_case_result_with_a_camel_case_known_key_is_refused() {
     let layers = Value::Array(vec![Value::object(vec![("name", Value::string("unit"))])]);
@@ -146,7 +147,7 @@ fn snake_case_result_with_a_camel_case_known_key_is_refused() {
         ("passRate", Value::Number(2.2250738585072014e-308)),
     ]);
     let error = run.submit_value(&Value::Number(0.0), &result, Naming::Snake).unwrap_err();
-    assert_eq!((error.error_code(), error.field()), (ErrorCode::InvalidLayerResult, "layers[0].passRate"));
+    assert_eq!((error.error_code(), error.field()), (ErrorCode::InvalidLayerResult, "layers[0].pass_rate"));
     assert_eq!(run, before);
     // Extra keys that are no known field's spelling are still kept, and survive JSON.
     let mut ok = result.clone();

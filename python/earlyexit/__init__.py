@@ -42,6 +42,7 @@ from ._native import (
     StoppingSummary,
     TestPyramidResult,
     calculate_quality_signal,
+    count_quality_partitions,
 )
 from . import _types
 from ._native import LOOP_PRESETS, LoopReplay, replay_loops  # loop replay (docs/replay.md)
@@ -77,6 +78,7 @@ __all__ = [
     "LayerResult",
     "QualitySignal",
     "calculate_quality_signal",
+    "count_quality_partitions",
     "EarlyExitConfig",
     "ExitDecision",
     "CoherenceEarlyExit",

@@ -91,6 +91,7 @@ __all__ = [
     "_restore_result",
     "_restore_signal",
     "calculate_quality_signal",
+    "count_quality_partitions",
     "calibrate_pyramid_policy",
     "pyramid_policy_decide",
     "pyramid_policy_update",
@@ -848,6 +849,11 @@ class QualitySignal:
 def calculate_quality_signal(layer_result: LayerResult | Mapping[str, object]) -> QualitySignal:
     """ADR-033's ``calculateQualitySignal``, bit-identical to the JS reference. Code
     ``invalid_layer_result`` for a bad result."""
+
+def count_quality_partitions(layer_result: LayerResult | Mapping[str, object]) -> int:
+    """ADR-033's ``countQualityPartitions`` (0..3: pass rate < 0.9, coverage < 0.7, flaky
+    ratio > 0.05; the signal's ``partition_count``). Code ``invalid_layer_result`` for a bad
+    result."""
 
 @final
 class EarlyExitConfig:

@@ -79,6 +79,25 @@ def test_the_matrix() -> None:
     assert passed >= 1000
 
 
+def test_the_matrix_with_dicts_spelled_as_js_spells_them() -> None:
+    """The same rows with every object in the JS spelling (what ``to_dict()`` returns) and
+    configs passed as one mapping: Python reads either spelling, so each row raises the same
+    error (fields in the Python spelling) and changes nothing."""
+    failures: List[str] = []
+    passed = 0
+    for row, vector in MATRIX:
+        if not applies_to_python(vector):
+            continue
+        errors = run_vector(vector, as_given=True)
+        if errors:
+            failures.append(f"{row['id']}: {'; '.join(errors[:3])}")
+        else:
+            passed += 1
+    REPORT.append(f"bad-input matrix (python, JS-spelled dicts): {passed} cases passed, {len(failures)} failed")
+    assert not failures, f"{len(failures)} matrix cases failed:\n  " + "\n  ".join(failures[:30])
+    assert passed >= 1000
+
+
 # --- no PanicException -------------------------------------------------------------------------
 
 HOSTILE: List[Any] = [

@@ -278,7 +278,8 @@ BAD = [
     ("report:detected", put("iteration", 0), EarlyExitError, "invalid_analytics", "iteration"),
     ("exit:confident_exit", put("exit_layer", -2), EarlyExitError, "invalid_snapshot", "exit_layer"),
     ("exit:confident_exit", put("reason", "tired"), EarlyExitError, "invalid_snapshot", "reason"),
-    ("exit:confident_exit", put("canExit", True), EarlyExitTypeError, "invalid_snapshot", "canExit"),
+    # Read under either spelling, so given twice: named by its Python spelling.
+    ("exit:confident_exit", put("canExit", True), EarlyExitTypeError, "invalid_snapshot", "can_exit"),
     ("speculation:unverified", put("predicted", "maybe"), EarlyExitError, "invalid_signal", "predicted"),
     ("pyramid:empty", put("layers_executed", [0.5]), EarlyExitError, "invalid_snapshot", "layers_executed[0]"),
     ("pyramid:empty", put("compute_saved_ms", KeyError), EarlyExitTypeError, "invalid_snapshot", "compute_saved_ms"),

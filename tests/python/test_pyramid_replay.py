@@ -46,13 +46,15 @@ def test_jsonl_text_and_adr_default():
         json.dumps({"layers": [{"name": n, "durationMs": ms, "failed": f} for n, ms, f in layers]})
         for layers in [[("unit", 1, False), ("int", 2, False), ("e2e", 3, False), ("perf", 4, True)]]
     )
-    # JSONL text has one spelling (camelCase) in every language; dicts are snake_case.
+    # JSONL text has one spelling (camelCase) in every language; dicts may use either, so
+    # the lines loaded with json.loads replay as they are, but not both spellings at once.
     from_text = earlyexit.replay_pyramids(text)
     out = earlyexit.replay_pyramids([run(("unit", 1, False), ("int", 2, False), ("e2e", 3, False), ("perf", 4, True))])
     assert from_text == out
+    assert earlyexit.replay_pyramids([json.loads(line) for line in text.splitlines()]) == out
     with pytest.raises(EarlyExitTypeError) as err:
-        earlyexit.replay_pyramids([{"layers": [{"name": "a", "durationMs": 1, "failed": False}]}])
-    assert err.value.field == "runs[0].layers[0].durationMs"
+        earlyexit.replay_pyramids([{"layers": [{"name": "a", "durationMs": 1, "duration_ms": 1, "failed": False}]}])
+    assert (err.value.code, err.value.field) == ("invalid_replay", "runs[0].layers[0].duration_ms")
     r = out["runs"][0]
     assert (r["reason"], r["exit_layer"], r["executed"], r["verified_layers"]) == ("confident_exit", 0, [0, 1, 2], 2)
     assert (r["saved_nominal_ms"], r["saved_actual_ms"], r["missed"]) == (9, 4, True)

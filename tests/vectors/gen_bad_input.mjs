@@ -502,6 +502,47 @@ function pyramidInputs() {
     { engine: 'PyramidRun', construct, calls: [call('next'), { ...call('result'), expect: T('invalid_step', 'result', 'range') }, ...after] });
 }
 
+// One field under both spellings (Python only: a Python dict may use either spelling, the
+// JS one being what to_dict() returns, but not both; in JS a snake_case key is unknown or a
+// runner's own extra). The Python suite passes these objects as written (`keys: 'as given'`).
+const PYTHON = ['python'];
+function bothSpellings() {
+  const both = (js, snake, value) => ({ [js]: value, [snake]: value });
+  const add = (input, via, field, value, code, spec) =>
+    row(input, via, field, 'both spellings', value, code, 'type', PYTHON, { ...spec, keys: 'as given' }, false);
+  const loopCfg = both('plateauConsecutiveCount', 'plateau_consecutive_count', 4);
+  add('EarlyStoppingConfig', 'new EarlyStopping', 'plateauConsecutiveCount', loopCfg, 'invalid_config',
+    { engine: 'EarlyStopping', construct: { config: loopCfg, analytics: null }, calls: [], expectThrows: { code: 'invalid_config', field: 'plateauConsecutiveCount', kind: 'type' } });
+  add('EarlyStoppingConfig', 'configure', 'plateauConsecutiveCount', loopCfg, 'invalid_config',
+    { engine: 'EarlyStopping', construct: { config: null, analytics: null },
+      calls: [rec(1, 80, 0.5, 'failed', 0), { ...call('configure', loopCfg), expect: T('invalid_config', 'plateauConsecutiveCount', 'type') }, ...loopProof(2)] });
+  const analyticsCfg = both('qualityThreshold', 'quality_threshold', 60);
+  add('IterationAnalyticsConfig', 'new IterationAnalytics', 'qualityThreshold', analyticsCfg, 'invalid_config',
+    { engine: 'IterationAnalytics', construct: { config: analyticsCfg }, calls: [], expectThrows: { code: 'invalid_config', field: 'qualityThreshold', kind: 'type' } });
+  const lr = { ...OK_LAYER, pass_rate: OK_LAYER.passRate };
+  add('LayerResult', 'calculateQualitySignal', 'passRate', lr, 'invalid_layer_result',
+    { engine: 'calculateQualitySignal', construct: {}, calls: [{ ...call('calculateQualitySignal', lr), expect: T('invalid_layer_result', 'passRate', 'type') }] });
+  add('LayerResult', 'runWithEarlyExit', 'layers[0].passRate', lr, 'invalid_layer_result',
+    { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
+      calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', costMs: 10, results: [lr] }, { name: 'e2e', costMs: 100, results: [] }], expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
+  add('LayerResult', 'PyramidRun.submit', 'layers[0].passRate', lr, 'invalid_layer_result',
+    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS },
+      calls: [{ ...call('next'), returns: { action: 'run', layer: 0 } }, { ...call('submit', 0, lr), expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
+  const exitCfg = both('exitLayer', 'exit_layer', 1);
+  for (const [via, spec] of exitCtors(exitCfg)) {
+    add('ExitConfig', via, 'exitLayer', exitCfg, 'invalid_config', { ...spec, calls: [], expectThrows: { code: 'invalid_config', field: 'exitLayer', kind: 'type' } });
+  }
+  const signal = { ...SIGNAL, lambda_prev: SIGNAL.lambdaPrev };
+  add('QualitySignal', 'shouldExit', 'lambdaPrev', signal, 'invalid_signal',
+    { engine: 'CoherenceEarlyExit', construct: { config: null, totalLayers: 4 }, calls: [{ ...call('shouldExit', signal, 1), expect: T('invalid_signal', 'lambdaPrev', 'type') }] });
+  const spec = { name: 'e2e', ...both('costMs', 'cost_ms', 100) };
+  add('LayerSpec', 'PyramidRun.start', 'layers[1].costMs', spec, 'invalid_config',
+    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [SPECS[0], spec] }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers[1].costMs', kind: 'type' } });
+  add('LayerSpec', 'runWithEarlyExit', 'layers[1].costMs', spec, 'invalid_config',
+    { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
+      calls: [{ call: 'runWithEarlyExit', args: [], layers: [SPECS[0], spec].map((s) => ({ ...s, results: [GOOD_LAYER] })), expect: T('invalid_config', 'layers[1].costMs', 'type'), runnerCalls: [0, 0] }, goodRun()] });
+}
+
 // Malformed snapshots: patches of a valid snapshot of each engine (taken from snapshots.json).
 function snapshotBase(engine) {
   const { vectors } = JSON.parse(fs.readFileSync(path.join(here, 'snapshots.json'), 'utf8'));
@@ -604,6 +645,7 @@ function encodeRaw(spec) {
   // Scenarios the model cannot run (opt-in loop options): the hand expectation stands as written.
   const v = { name: spec.name, engine: spec.engine, source: 'hand' };
   if (spec.only) v.only = spec.only;
+  if (spec.keys) v.keys = spec.keys;
   v.construct = spec.construct;
   if (spec.expectThrows) return { ...v, throws: spec.expectThrows, calls: [] };
   // Without a model there are no expected answers: the calls after the bad one are those that
@@ -618,7 +660,7 @@ function encodeRaw(spec) {
 
 export async function badInputMatrix(ref) {
   rows.length = 0;
-  loopConfig(); loopResults(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); snapshots();
+  loopConfig(); loopResults(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); bothSpellings(); snapshots();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));
