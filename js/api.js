@@ -110,6 +110,13 @@ export default function createApi(native) {
     return out;
   }
 
+  // For `catch (error)`: whether `error` is one of this package's bad-input errors, a
+  // TypeError or RangeError carrying string `.code` and `.field` (whichever package or build
+  // threw it, so the shape is checked, not a class).
+  function isEarlyExitError(error) {
+    return (error instanceof TypeError || error instanceof RangeError) && typeof error.code === 'string' && typeof error.field === 'string';
+  }
+
   function makeError(answer) {
     const e = JSON.parse(answer.slice(1));
     const error = e.kind === 'type' ? new TypeError(e.message) : new RangeError(e.message);
@@ -802,6 +809,12 @@ export default function createApi(native) {
     return unwrap(native.exec(OP.SIGNAL, args1(enc(layerResult))));
   }
 
+  // ADR-033's `countQualityPartitions(r)`: the core computes it into every signal
+  // (`partitionCount`), validating the result as calculateQualitySignal does.
+  function countQualityPartitions(layerResult) {
+    return calculateQualitySignal(layerResult).partitionCount;
+  }
+
   class CoherenceEarlyExit {
     #native;
 
@@ -1194,6 +1207,8 @@ export default function createApi(native) {
     EarlyStopping,
     IterationAnalytics,
     calculateQualitySignal,
+    countQualityPartitions,
+    isEarlyExitError,
     CoherenceEarlyExit,
     SpeculativeExecutor,
     EarlyExitController,

@@ -29,6 +29,7 @@ if (source.split(EXPORT).length !== 2 || /^\s*(import|export)\b/m.test(source.re
 const PUBLIC_NAMES = [
   'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
   'EarlyExitController', 'PyramidRun', 'DEFAULT_EXIT_CONFIG', 'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG',
+  'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate',
   // loop replay and presets

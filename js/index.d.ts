@@ -34,6 +34,13 @@ export type EarlyExitRangeError = RangeError & EarlyExitErrorFields;
 /** Either kind. A call that throws one changed nothing. */
 export type EarlyExitError = EarlyExitTypeError | EarlyExitRangeError;
 
+/**
+ * Narrows a caught value (`catch (error)`, `unknown` under `strict`) to this package's
+ * bad-input error: a TypeError or RangeError with string `code` and `field`, thrown by
+ * either package or build.
+ */
+export declare function isEarlyExitError(error: unknown): error is EarlyExitError;
+
 // ------------------------------------------------------------------------------------
 // Engine 1: should an agent's loop stop? (the seed's early-stopping.mjs)
 
@@ -549,6 +556,8 @@ export interface PyramidRunSnapshot {
 }
 
 export declare function calculateQualitySignal(layerResult: LayerResult): QualitySignal;
+/** ADR-033's `countQualityPartitions`: pass rate < 0.9, coverage < 0.7, flaky ratio > 0.05, counted (the signal's `partitionCount`). */
+export declare function countQualityPartitions(layerResult: LayerResult): number;
 
 export declare class CoherenceEarlyExit implements Freeable {
   constructor(config: ExitOptions | null | undefined, totalLayers: number);
@@ -567,7 +576,7 @@ export declare class SpeculativeExecutor implements Freeable {
   speculate(exitDecision: { confidence: number }, skippedLayers: Iterable<unknown>): Promise<Speculation[]>;
   predictLayerOutcome(layer: unknown, decision: { confidence: number }): Promise<Speculation>;
   /** Runs the first `verificationLayers` skipped layers in order and records their outcomes. */
-  verify(speculations: Speculation[], skippedLayers: ArrayLike<Layer>): Promise<Speculation[]>;
+  verify(speculations: readonly Speculation[], skippedLayers: ArrayLike<Layer>): Promise<Speculation[]>;
   readonly config: ExitConfig;
   free(): void;
   [Symbol.dispose](): void;
@@ -580,7 +589,7 @@ export declare class EarlyExitController implements Freeable {
    * verifies the first skipped ones. A runner that throws or rejects makes this reject
    * with that same error.
    */
-  runWithEarlyExit(layers: Layer[], options?: RunOptions): Promise<TestPyramidResult>;
+  runWithEarlyExit(layers: readonly Layer[], options?: RunOptions): Promise<TestPyramidResult>;
   readonly earlyExit: CoherenceEarlyExit;
   readonly speculator: SpeculativeExecutor;
   free(): void;
@@ -589,8 +598,8 @@ export declare class EarlyExitController implements Freeable {
 
 /** The core's step API, for callers that run the layers themselves (CI jobs, live dashboards). */
 export declare class PyramidRun implements Freeable {
-  constructor(config: ExitOptions | null | undefined, totalLayers: number, layers: LayerSpec[]);
-  static start(config: ExitOptions | null | undefined, totalLayers: number, layers: LayerSpec[]): PyramidRun;
+  constructor(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]);
+  static start(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]): PyramidRun;
   /** What to do next; advances nothing. */
   next(): StepAction;
   /** Feeds the pending action's result (an `invalid_step` error for any other layer). */
@@ -622,7 +631,7 @@ export interface RecordedLayer {
 export interface RecordedRun {
   id?: string | number | null;
   timestamp?: number;
-  layers: RecordedLayer[];
+  layers: readonly RecordedLayer[];
 }
 export type PyramidPolicyName = 'default' | 'aggressive' | 'conservative' | 'fail_fast' | 'risk_bounded';
 export interface PyramidPolicyConfig {
@@ -662,7 +671,8 @@ export interface RunReplay {
   savedNominalMs: number;
   savedActualMs: number;
 }
-export interface ReplaySummary {
+/** `replayPyramids` / `shadowPyramids`: the aggregates over the replayed runs. */
+export interface PyramidReplaySummary {
   runs: number;
   failingRuns: number;
   caught: number;
@@ -684,14 +694,14 @@ export interface ReplaySummary {
 export interface ReplayReport {
   policy: PyramidPolicyName;
   runs: RunReplay[];
-  summary: ReplaySummary;
+  summary: PyramidReplaySummary;
   model: PyramidOutcomeModel | null;
 }
 export interface CalibrationOptions {
   policy?: 'fail_fast' | 'risk_bounded';
   config?: Partial<PyramidPolicyConfig> | null;
   model?: PyramidOutcomeModel | string | null;
-  grid?: number[];
+  grid?: readonly number[];
   warmup?: number;
 }
 export interface Calibration {
@@ -709,15 +719,15 @@ export interface PolicyOptions {
 }
 
 /** Replays a policy over recorded runs (an array, or JSONL text); `invalid_replay` names the path. */
-export declare function replayPyramids(runs: RecordedRun[] | string, options?: ReplayOptions | null): ReplayReport;
+export declare function replayPyramids(runs: readonly RecordedRun[] | string, options?: ReplayOptions | null): ReplayReport;
 /** Shadow mode over fully recorded runs: what the policy would have run and missed. */
 export declare function shadowPyramids(
-  runs: RecordedRun[] | string,
+  runs: readonly RecordedRun[] | string,
   options?: Omit<ReplayOptions, 'learn'> | null,
 ): ReplayReport;
 /** Learn-then-Test: the most aggressive risk budget whose miss rate is <= risk with probability 1 - delta. */
 export declare function calibratePyramidPolicy(
-  runs: RecordedRun[] | string,
+  runs: readonly RecordedRun[] | string,
   risk: number,
   delta: number,
   options?: CalibrationOptions | null,
@@ -725,14 +735,14 @@ export declare function calibratePyramidPolicy(
 /** The next step of a live run given the outcomes so far (in run order). */
 export declare function pyramidPolicyDecide(
   model: PyramidOutcomeModel | string | null,
-  layers: { name: string; costMs?: number }[],
-  outcomes: { layer: number; failed: boolean }[],
+  layers: readonly { name: string; costMs?: number }[],
+  outcomes: readonly { layer: number; failed: boolean }[],
   options?: PolicyOptions | null,
 ): PolicyDecision;
 /** Learns one finished run (`ran` in run order); returns the new model document. */
 export declare function pyramidPolicyUpdate(
   model: PyramidOutcomeModel | string | null,
-  ran: { name: string; failed: boolean; durationMs?: number }[],
+  ran: readonly { name: string; failed: boolean; durationMs?: number }[],
   options?: PolicyOptions | null,
 ): PyramidOutcomeModel;
 
@@ -812,7 +822,7 @@ export interface ReplayRun {
   id: string | number;
   dataset?: string;
   split?: string;
-  iterations: ReplayIteration[];
+  iterations: readonly ReplayIteration[];
 }
 
 /** What to replay: a preset name, or a preset with a config merged over it. */
@@ -847,8 +857,8 @@ export interface ReplayRunOutcome {
   false_pass: boolean;
 }
 
-/** Aggregates over the replayed runs. */
-export interface ReplaySummary {
+/** `replayLoops`: the aggregates over the replayed runs. */
+export interface LoopReplaySummary {
   runs: number;
   iterations_available: number;
   iterations_used: number;
@@ -870,9 +880,16 @@ export interface ReplaySummary {
 
 export interface LoopReplay {
   policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: IterationAnalyticsConfig | false };
-  summary: ReplaySummary;
+  summary: LoopReplaySummary;
   runs: ReplayRunOutcome[];
 }
 
 /** Replays a loop policy over recorded runs (objects, or JSONL text) in one native call. */
-export declare function replayLoops(runs: ReplayRun[] | string, policy?: LoopPolicy | null): LoopReplay;
+export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?: LoopPolicy | null): LoopReplay;
+
+/**
+ * @deprecated The two replays' summaries differ: `PyramidReplaySummary` (`replayPyramids`,
+ * `shadowPyramids`) and `LoopReplaySummary` (`replayLoops`). This name (once both merged into
+ * one impossible type) stays for code that names it.
+ */
+export type ReplaySummary = PyramidReplaySummary | LoopReplaySummary;

@@ -92,7 +92,10 @@ function construct(api, engine, c, ctx) {
     case 'PyramidRun':
       return api.PyramidRun.start(c.config, c.totalLayers, c.layers);
     case 'calculateQualitySignal':
-      return { calculateQualitySignal: (...a) => api.calculateQualitySignal(...a) };
+      return {
+        calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),
+        countQualityPartitions: (...a) => api.countQualityPartitions(...a),
+      };
     default:
       throw new Error(`engine ${engine} is not part of the JS API`);
   }

@@ -10,6 +10,7 @@ import ee, { IMPL, PACKAGE, ROOT } from './impl.mjs';
 const EXPORTS = [
   'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG', 'CoherenceEarlyExit', 'DEFAULT_EXIT_CONFIG', 'EarlyExitController',
   'EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'SpeculativeExecutor', 'calculateQualitySignal', 'default', 'init',
+  'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids',
   // loop replay and loop presets (docs/replay.md)
@@ -172,6 +173,35 @@ describe(`bad input throws TypeError / RangeError with .code and .field, and cha
     await assert.rejects(controller.runWithEarlyExit([{ name: 'unit', costMs: -1, run: () => ({}) }]), (e) => e instanceof RangeError && e.field === 'layers[0].costMs');
     await assert.rejects(controller.runWithEarlyExit([{ name: 'unit', run: () => ({}) }, { name: 'e2e', run: 'npm test' }]), (e) => e instanceof TypeError && e.code === 'invalid_config' && e.field === 'layers[1].run');
     await assert.rejects(controller.runWithEarlyExit([{ name: 'unit', run: () => ({ passRate: '1', coverage: 1, flakyRatio: 0 }) }]), (e) => e instanceof TypeError && e.code === 'invalid_layer_result' && e.field === 'layers[0].passRate');
+  });
+
+  test('isEarlyExitError: every bad-input error of the package, and nothing else', async () => {
+    let caught = 0;
+    for (const [what, call] of badInputs()) {
+      try {
+        call();
+      } catch (error) {
+        caught += 1;
+        assert.equal(ee.isEarlyExitError(error), true, what);
+      }
+    }
+    assert.ok(caught >= 30, `only ${caught} errors`);
+    await assert.rejects(new ee.EarlyExitController(null, 2).runWithEarlyExit('unit'), (e) => ee.isEarlyExitError(e));
+    const runnerError = new TypeError('the runner failed');
+    await assert.rejects(new ee.EarlyExitController(null, 2).runWithEarlyExit([{ name: 'a', run: () => { throw runnerError; } }]), (e) => e === runnerError && !ee.isEarlyExitError(e));
+    const nodeError = (() => { try { Buffer.alloc(-1); } catch (e) { return e; } })(); // code ERR_OUT_OF_RANGE, no field
+    for (const other of [nodeError, new Error('x'), Object.assign(new Error('x'), { code: 'invalid_config', field: 'a' }), { code: 'invalid_config', field: 'a' }, null, undefined, 'invalid_config']) {
+      assert.equal(ee.isEarlyExitError(other), false, String(other));
+    }
+  });
+
+  test('countQualityPartitions: the ADR\'s count, validated as calculateQualitySignal validates', () => {
+    for (const [r, n] of [[{ passRate: 1, coverage: 1, flakyRatio: 0 }, 0], [{ passRate: 0.89, coverage: 0.69, flakyRatio: 0.051 }, 3], [{ passRate: 0.9, coverage: 0.7, flakyRatio: 0.05 }, 0]]) {
+      assert.equal(ee.countQualityPartitions(r), n);
+      assert.equal(ee.countQualityPartitions(r), ee.calculateQualitySignal(r).partitionCount);
+    }
+    assert.throws(() => ee.countQualityPartitions({ passRate: NaN, coverage: 1, flakyRatio: 0 }), (e) => e instanceof RangeError && e.code === 'invalid_layer_result' && e.field === 'passRate');
+    assert.throws(() => ee.countQualityPartitions(null), (e) => e instanceof TypeError && e.field === 'layerResult');
   });
 
   test('hostile values are typed errors, not crashes', () => {

@@ -37,8 +37,8 @@ import EarlyStoppingDefault, {
   type PlateauMode,
   type PlateauDeltaSource,
 } from 'earlyexit';
-import { replayLoops, loopPreset, LOOP_PRESETS } from 'earlyexit';
-import type { LoopReplay, ReplayRun, ReplayRunOutcome } from 'earlyexit';
+import { replayLoops, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
+import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
 
@@ -195,7 +195,40 @@ function loopReplay(): number {
   return replay.summary.mean_quality_gap;
 }
 
+// What strict users hit: a caught error narrowed by the guard (no cast), readonly arrays,
+// and the loop replay's summary as its own type (it once merged with the pyramid one's).
+function strictUsers(): [number, number, number] {
+  try {
+    new EarlyStopping({ plateauConsecutiveCount: 1 });
+  } catch (error) {
+    if (!isEarlyExitError(error)) throw error;
+    const code: ErrorCode = error.code;
+    const field: string = error.field;
+    const kind: 'type' | 'range' = error instanceof TypeError ? 'type' : 'range';
+    void [code, field, kind];
+  }
+  const layers: readonly Layer[] = [{ name: 'unit', costMs: 1, run: () => ({ passRate: 1, coverage: 1, flakyRatio: 0 }) }];
+  const specs = [{ name: 'unit', costMs: 1 }] as const;
+  void new EarlyExitController(null, 1).runWithEarlyExit(layers);
+  PyramidRun.start(null, 1, specs).free();
+  const runs: readonly RecordedRun[] = [{ layers: [{ name: 'unit', durationMs: 1, failed: false }] as const }];
+  const pyramidSummary: PyramidReplaySummary = replayPyramids(runs).summary;
+  const loopRuns: readonly ReplayRun[] = [{ id: 'a', iterations: [{ quality_score: 40, confidence: 0.4, verification_status: 'failed' }] }];
+  const fromFile: LoopReplay['summary'] = {
+    runs: 1, iterations_available: 1, iterations_used: 1, mean_iterations: 1, share_of_available: 1,
+    mean_returned_quality: 40, mean_best_quality: 40, mean_quality_gap: 0, premature_stops: 0, premature_rate: 0,
+    wasted_iterations: 0, mean_wasted_iterations: 0, returned_good: 0, reachable_good: 0, false_passes: 0,
+    ended_without_stop: 1,
+    triggers: { high_confidence: 0, quality_plateau: 0, diminishing_returns: 0, max_iterations: 0, budget_exhausted: 0, quality_regression: 0, no_improvement: 0 },
+  };
+  const loopSummary: LoopReplaySummary = replayLoops(loopRuns).summary;
+  const either: ReplaySummary[] = [pyramidSummary, loopSummary, fromFile];
+  for (const name of LOOP_PRESETS) EarlyStopping.fromPreset(name).free();
+  return [countQualityPartitions({ passRate: 0.5, coverage: 1, flakyRatio: 0 }), either.length, pyramidSummary.failingRuns];
+}
+
 void loop();
+void strictUsers();
 void options();
 void loopReplay();
 void pyramid();

@@ -145,7 +145,7 @@ async function runVector(vector, seen) {
         state = { ...state, instance: restored };
         value = undefined;
       } else if (vector.engine === 'calculateQualitySignal') {
-        value = ee.calculateQualitySignal(...args);
+        value = ee[call.call](...args); // calculateQualitySignal, countQualityPartitions
       } else if (call.call === 'runWithEarlyExit') {
         value = await engine.runWithEarlyExit(scriptedLayers(decode(call.layers), counts, thrown));
       } else if (call.call === 'verify') {

@@ -31,6 +31,7 @@ JS (vector)                             Python
 ``selectBestIteration()``               ``select_best_iteration().to_dict()``
 ``getRecords()``                        ``[r.to_dict() for r in records]``
 ``calculateQualitySignal(r)``           ``calculate_quality_signal(layer(r)).to_dict()``
+``countQualityPartitions(r)``           ``count_quality_partitions(layer(r))``
 ``new CoherenceEarlyExit(c, n)``        ``CoherenceEarlyExit(snake(c), n)``
 ``shouldExit(s, layer)``                ``should_exit(snake(s), layer).to_dict()``
 ``new SpeculativeExecutor(c)``          ``SpeculativeExecutor(snake(c))``
@@ -418,6 +419,8 @@ class SignalEngine(Engine):
         pass
 
     def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        if name == "countQualityPartitions":
+            return ee.count_quality_partitions(layer(args[0])), {}
         assert name == "calculateQualitySignal", name
         return ee.calculate_quality_signal(layer(args[0])).to_dict(), {}
 

@@ -616,9 +616,9 @@ class SignalEngine {
   static construct(ctx) { return new SignalEngine(ctx); }
   constructor(ctx) { this.ctx = ctx; }
   async call(name, args) {
-    if (name !== 'calculateQualitySignal') throw new Error(`no call ${name}`);
+    if (name !== 'calculateQualitySignal' && name !== 'countQualityPartitions') throw new Error(`no call ${name}`);
     validateLayerResult(args[0]);
-    return { ref: clone(this.ctx.ref.adr.calculateQualitySignal(clone(args[0]))) };
+    return { ref: clone(this.ctx.ref.adr[name](clone(args[0]))) };
   }
 }
 

@@ -45,6 +45,18 @@ export function signal() {
     v.push({ name: `signal rejects ${JSON.stringify(x)}`, engine: 'calculateQualitySignal', source: 'hand', construct: {},
       calls: [{ ...call('calculateQualitySignal', x), expect: T('invalid_layer_result', field, kind) }], ...(only ? { only } : {}) });
   }
+  // countQualityPartitions, the ADR's function the signal's partitionCount comes from: each
+  // threshold at and beside its boundary, then the fixed cases; it validates as the signal does.
+  const P = (name, r) => ({ name: `partitions: ${name}`, engine: 'calculateQualitySignal', source: 'reference', construct: {}, calls: [call('countQualityPartitions', r)] });
+  for (const [name, r] of [
+    ['none', lr(1, 1, 0)], ['passRate just below 0.9', lr(0.8999, 1, 0)], ['coverage just below 0.7', lr(1, 0.6999, 0)],
+    ['flakyRatio just above 0.05', lr(1, 1, 0.0501)], ['all three at their thresholds count nothing', lr(0.9, 0.7, 0.05)],
+    ['two', lr(0.5, 0.5, 0)], ['three', lr(0, 0, 1)], ...fixed,
+  ]) v.push(P(name, r));
+  for (const [x, field, kind] of [[lr(N('NaN'), 1, 0), 'passRate', 'range'], [{ passRate: 1, coverage: 1 }, 'flakyRatio', 'type'], [null, 'layerResult', 'type']]) {
+    v.push({ name: `partitions reject ${JSON.stringify(x)}`, engine: 'calculateQualitySignal', source: 'hand', construct: {},
+      calls: [{ ...call('countQualityPartitions', x), expect: T('invalid_layer_result', field, kind) }] });
+  }
   return v;
 }
 

@@ -7,7 +7,7 @@ use earlyexit::analytics::IterationAnalytics;
 use earlyexit::exit_decision::CoherenceEarlyExit;
 use earlyexit::loop_stopping::{DiminishingReturnsReport, EarlyStopping};
 use earlyexit::pyramid::{Action, PyramidRun};
-use earlyexit::signal::{calculate_quality_signal, LayerResult};
+use earlyexit::signal::{calculate_quality_signal, count_quality_partitions, LayerResult};
 use earlyexit::speculation::{self, Speculation};
 use earlyexit::{jsnum, Error, ExitConfig, Naming, Value};
 use std::collections::BTreeMap;
@@ -350,6 +350,10 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "calculateQualitySignal" => from(
                 LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
                     .map(|r| calculate_quality_signal(&r).to_value(Naming::Js)),
+            ),
+            "countQualityPartitions" => from(
+                LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
+                    .map(|r| Value::Number(f64::from(count_quality_partitions(&r)))),
             ),
             "toFixed" => ok(Value::string(jsnum::to_fixed(
                 arg(&args, 0).as_f64().unwrap(),
