@@ -17,7 +17,7 @@ round-trip through ``to_json()`` / ``from_json()`` (the snapshot is the same JSO
 language). Results pickle and copy too, so multiprocessing pools can return them.
 """
 
-from ._controller import AsyncRunner, EarlyExitController, Layer, LayerOutcome, Runner
+from ._controller import AsyncRunner, EarlyExitController, Layer, LayerDict, LayerOutcome, Runner
 from ._errors import EarlyExitError, EarlyExitTypeError
 from ._native import (
     AnalyticsConfig,
@@ -89,6 +89,7 @@ __all__ = [
     "PyramidAction",
     "TestPyramidResult",
     "Layer",
+    "LayerDict",
     "LayerOutcome",
     "Runner",
     "AsyncRunner",

@@ -10,7 +10,7 @@ the task that awaits ``run_async`` stops the run before any further runner is ca
 from __future__ import annotations
 
 import inspect
-from typing import Awaitable, Callable, Iterable, Mapping, Sequence, Tuple, Union, cast
+from typing import Awaitable, Callable, Iterable, Mapping, Protocol, Sequence, Tuple, TypedDict, Union, cast
 
 from ._native import (
     CoherenceEarlyExit,
@@ -21,7 +21,7 @@ from ._native import (
     _layer_runners,
 )
 
-__all__ = ["EarlyExitController", "Layer", "LayerOutcome", "Runner", "AsyncRunner"]
+__all__ = ["EarlyExitController", "Layer", "LayerDict", "LayerOutcome", "Runner", "AsyncRunner"]
 
 #: What a runner may return: a :class:`LayerResult` or a mapping with its snake_case keys
 #: (``pass_rate``, ``coverage``, ``flaky_ratio``, ...; other keys are kept as they are).
@@ -30,10 +30,34 @@ LayerOutcome = Union[LayerResult, Mapping[str, object]]
 Runner = Callable[[], LayerOutcome]
 #: A runner for :meth:`EarlyExitController.run_async`: ``async def`` or plain.
 AsyncRunner = Callable[[], Union[LayerOutcome, Awaitable[LayerOutcome]]]
-#: A layer: ``(name, runner)``, a mapping ``{"name", "run", "cost_ms"?}``, or any object
-#: with a ``name`` attribute, a ``run()`` method and optionally ``cost_ms`` (the expected
-#: cost, which makes ``compute_saved_ms`` computable for layers that never run).
-Layer = Union[Tuple[str, AsyncRunner], Mapping[str, object], object]
+
+
+class _LayerDictRequired(TypedDict):
+    name: str
+    run: Runner
+
+
+class LayerDict(_LayerDictRequired, total=False):
+    """A layer as a dict whose runner is typed (``layers[i]["run"]()`` is a
+    :data:`LayerOutcome`): ``name``, ``run`` and optionally ``cost_ms``."""
+
+    cost_ms: float
+
+
+class _LayerObject(Protocol):
+    """A layer as an object: ``name`` and ``run()`` (``cost_ms`` is read when present)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def run(self) -> Union[LayerOutcome, Awaitable[LayerOutcome]]: ...
+
+
+#: A layer: ``(name, runner)``, a mapping ``{"name", "run", "cost_ms"?}`` (:class:`LayerDict`
+#: types one), or an object with a ``name`` attribute, a ``run()`` method and optionally
+#: ``cost_ms`` (the expected cost, which makes ``compute_saved_ms`` computable for layers
+#: that never run).
+Layer = Union[Tuple[str, AsyncRunner], Mapping[str, object], _LayerObject]
 
 
 class EarlyExitController:

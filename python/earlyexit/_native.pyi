@@ -17,9 +17,9 @@ Conventions shared by every class here:
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Callable, ClassVar, Literal, Protocol, final, type_check_only
+from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final, type_check_only
 
-from typing_extensions import Unpack
+from typing_extensions import TypeVar, Unpack
 
 from earlyexit._types import (
     ActionKind,
@@ -1090,16 +1090,22 @@ class TestPyramidResult:
     def __ne__(self, other: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
+_Action = TypeVar("_Action", bound=ActionKind, default=ActionKind, covariant=True)
+_Layer = TypeVar("_Layer", bound=Union[int, None], default=Union[int, None], covariant=True)
+
 @final
-class PyramidAction:
-    """What :meth:`PyramidRun.next` asks for."""
+class PyramidAction(Generic[_Action, _Layer]):
+    """What :meth:`PyramidRun.next` asks for. Generic for type checkers only:
+    :meth:`PyramidRun.next` returns ``PyramidAction[Literal["run", "verify"], int]`` or
+    ``PyramidAction[Literal["done"], None]``, so testing ``action`` narrows ``layer``
+    (plain ``PyramidAction`` is ``PyramidAction[ActionKind, int | None]``)."""
 
     @property
-    def action(self) -> ActionKind:
+    def action(self) -> _Action:
         """``"run"``, ``"verify"`` or ``"done"``."""
 
     @property
-    def layer(self) -> int | None:
+    def layer(self) -> _Layer:
         """The layer index to run or verify; ``None`` when done."""
 
     def to_dict(self) -> PyramidActionDict:
@@ -1125,8 +1131,9 @@ class PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
         optional ``cost_ms``, or an object with those attributes (runners are not called)."""
 
-    def next(self) -> PyramidAction:
-        """What to do next (does not advance anything)."""
+    def next(self) -> PyramidAction[Literal["run", "verify"], int] | PyramidAction[Literal["done"], None]:
+        """What to do next (does not advance anything); ``step.action != "done"`` narrows
+        ``step.layer`` to ``int``."""
 
     def submit(self, layer: int, result: LayerResult | Mapping[str, object]) -> ExitDecision | None:
         """Feeds the pending layer's result (code ``invalid_step`` for any other layer);
@@ -1226,8 +1233,8 @@ def pyramid_policy_update(
 # Loop replay (docs/replay.md)
 # ---------------------------------------------------------------------------------------
 
-#: The named loop presets.
-LOOP_PRESETS: list[str]
+#: The named loop presets (each one a valid ``from_preset`` name).
+LOOP_PRESETS: list[LoopPresetName]
 
 @final
 class LoopReplay:

@@ -1,9 +1,43 @@
-"""Runs the mypy-checked typed usage file, so what it asserts holds at runtime too."""
+"""Runs the mypy-checked typed usage file, so what it asserts holds at runtime too, and
+checks that ``mypy --strict`` refuses what the API does not take."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
 
 import typed_usage
 
 
 def test_typed_usage_runs() -> None:
     typed_usage.main()
+
+
+REFUSED = {
+    # A layer is a (name, runner) pair, a mapping or an object with name and run(): not 42 or None.
+    "controller.run([42, None])": 'from earlyexit import EarlyExitController\nEarlyExitController(None, 2).run([42, None])\n',
+    # Without narrowing, a step's layer may be None.
+    "submit(next().layer)": 'from earlyexit import PyramidRun\nrun = PyramidRun.start(None, 1, [{"name": "a"}])\n'
+    'run.submit(run.next().layer, {})\n',
+    # Only the named presets.
+    "from_preset('fastest')": 'from earlyexit import EarlyStopping\nEarlyStopping.from_preset("fastest")\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_mypy_strict_refuses(name: str) -> None:
+    pytest.importorskip("mypy", reason="mypy is installed by scripts/test-python.sh")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "refused.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(REFUSED[name])
+        out = subprocess.run(
+            [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.path.join(tmp, "cache"), path],
+            capture_output=True,
+            text=True,
+        )
+    assert out.returncode == 1 and ": error:" in out.stdout, out.stdout + out.stderr

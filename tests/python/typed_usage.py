@@ -28,6 +28,7 @@ from earlyexit import (
     IterationAnalytics,
     IterationRecord,
     IterationResultDict,
+    LayerDict,
     LayerResult,
     NoImprovementDetails,
     PlateauDeltaSource,
@@ -44,6 +45,7 @@ from earlyexit import (
     Trajectory,
     Trigger,
     calculate_quality_signal,
+    count_quality_partitions,
 )
 
 
@@ -197,7 +199,28 @@ def loop_replay() -> float:
     return gap
 
 
+def strict_users() -> int:
+    """What ``mypy --strict`` users hit: the presets as preset names, ``step.layer`` narrowed
+    by ``step.action``, a layer dict whose runner is typed, dicts as ``to_dict()`` spells them."""
+    for name in earlyexit.LOOP_PRESETS:
+        EarlyStopping.from_preset(name).reset()
+    layers: List[LayerDict] = [
+        {"name": "unit", "cost_ms": 1_000, "run": lambda: {"pass_rate": 1, "coverage": 0.95, "flaky_ratio": 0}},
+        {"name": "e2e", "run": lambda: {"pass_rate": 1, "coverage": 0.95, "flaky_ratio": 0}},
+    ]
+    controller = EarlyExitController(None, len(layers))
+    run = controller.start(layers)
+    while (step := run.next()).action != "done":
+        run.submit(step.layer, layers[step.layer]["run"]())
+    assert run.result() == controller.run(layers)
+    done = run.next()
+    assert done.action == "done" and done.layer is None
+    partitions: int = count_quality_partitions(LayerResult(pass_rate=0.5, coverage=1, flaky_ratio=0).to_dict())
+    return partitions
+
+
 def main() -> None:
+    assert strict_users() == 1
     assert loop_replay() == 0.0
     trigger, best = loop_stopping()
     reason, executed = test_pyramid()
