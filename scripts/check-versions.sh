@@ -4,6 +4,9 @@
 # Python package) and every package.json of the npm packages must carry the same one. Files that do not exist yet are skipped; a
 # mismatch fails. (pyproject.toml may instead declare `dynamic = ["version"]`, letting
 # maturin take the crate's version.)
+# One Node minimum too: every package.json `engines.node` (">=N") and every minimum a
+# document or script states ("Node N+", "Node N or later", "requires Node N", "Node >= N",
+# "from Node N on") must name the same N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -92,6 +95,47 @@ for path in manifests:
             if name.startswith("earlyexit") and spec.lstrip("=^~") != workspace and not spec.startswith(("file:", "workspace:")):
                 problems.append(f"{path}: {field}.{name} is {spec}, expected {workspace}")
 
+# --- one Node minimum ------------------------------------------------------------------
+NODE = r"Node(?:\.js)?"
+CLAIMS = [
+    re.compile(NODE + r"\s+(\d+)(?:\.\d+)*\s*(?:\+|or later|or newer|and later|and up)"),
+    re.compile(NODE + r"\s*>=\s*(\d+)"),
+    re.compile(r"\b(?:requires|needs|need)\s+" + NODE + r"\s+(\d+)"),
+    re.compile(r"\bfrom\s+" + NODE + r"\s+(\d+)\s+on\b"),
+]
+minimums = []  # (where, major)
+for path in manifests:
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            node = (json.load(f).get("engines") or {}).get("node")
+        if node is not None:
+            m = re.fullmatch(r">=\s*(\d+)(?:\.\d+)*", node.strip())
+            if m is None:
+                problems.append(f"{path}: engines.node is {node!r}, expected '>=N'")
+            else:
+                minimums.append((f"{path} engines.node", int(m.group(1))))
+skip = {"node_modules", "target", "test-output", ".venv", ".git", "pkg"}
+texts = []
+for top, dirs, files in os.walk("."):
+    dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("pkg"))
+    texts += [os.path.join(top, f)[2:] for f in sorted(files) if f.endswith(".md")]
+texts += sorted(glob.glob("scripts/*.sh"))
+for path in texts:
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            for claim in CLAIMS:
+                for m in claim.finditer(line):
+                    minimums.append((f"{path}:{number} ({m.group(0).strip()!r})", int(m.group(1))))
+node_majors = sorted({major for _, major in minimums})
+if len(node_majors) > 1:
+    engine_majors = {major for where, major in minimums if "engines.node" in where}
+    want = min(engine_majors) if engine_majors else node_majors[0]
+    for where, major in minimums:
+        if major != want:
+            problems.append(f"{where}: Node minimum {major}, but {want} elsewhere (package.json engines)")
+if node_majors:
+    checked.append((f"Node minimum ({len(minimums)} statements)", " / ".join(str(m) for m in node_majors)))
+
 width = max(len(p) for p, _ in checked)
 for path, version in checked:
     print(f"  {path:<{width}}  {version}")
@@ -100,5 +144,5 @@ if problems:
     for problem in problems:
         print(f"  {problem}")
     sys.exit(1)
-print(f"check-versions: ok: {workspace} everywhere ({len(checked)} files)")
+print(f"check-versions: ok: {workspace} everywhere ({len(checked) - 1 if node_majors else len(checked)} files), one Node minimum")
 PY

@@ -1,11 +1,15 @@
 """The README's Python examples run as written: every ```python block between the
 ``quickstart-python`` markers and between the ``options`` markers ("Beyond the seed:
-options") is executed, each in a fresh namespace."""
+options") is executed, each in a fresh namespace, and type-checked with ``mypy --strict``
+(each block a module of its own), so they are what a strict typed user can write."""
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import tempfile
 from typing import List
 
 import pytest
@@ -34,3 +38,20 @@ def test_readme_has_an_example_of_each_engine() -> None:
 def test_readme_block_runs(index: int) -> None:
     code = python_blocks()[index]
     exec(compile(code, f"README.md (python block {index + 1})", "exec"), {"__name__": "__readme__"})
+
+
+def test_readme_blocks_pass_mypy_strict() -> None:
+    pytest.importorskip("mypy", reason="mypy is installed by scripts/test-python.sh")
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for index, code in enumerate(python_blocks()):
+            path = os.path.join(tmp, f"readme_example_{index + 1}.py")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(code)
+            paths.append(path)
+        out = subprocess.run(
+            [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.path.join(tmp, "cache"), *paths],
+            capture_output=True,
+            text=True,
+        )
+    assert out.returncode == 0, f"mypy --strict on the README's Python examples:\n{out.stdout}{out.stderr}"
