@@ -3,8 +3,10 @@
 Conventions shared by every class here:
 
 * Keyword options and mapping keys are snake_case (``high_confidence_threshold``,
-  ``pass_rate``); a key whose value is ``None`` is absent. An unknown keyword raises
-  :class:`~earlyexit.EarlyExitTypeError` with code ``unknown_option`` naming the closest one.
+  ``pass_rate``); a mapping key may also be spelled as ``to_dict()`` and the JSON formats
+  spell it (``passRate``), but not both ways at once. A key whose value is ``None`` is
+  absent. An unknown keyword raises :class:`~earlyexit.EarlyExitTypeError` with code
+  ``unknown_option`` naming the closest one.
 * Results are immutable: attributes are read-only, ``==`` compares values, and
   ``to_dict()`` returns a new dict holding exactly the JSON the JS API returns (the seed's
   keys, camelCase where the seed has them; whole numbers as ``int``).
