@@ -23,11 +23,11 @@ export default function createApi(native) {
   'use strict';
 
   // Op codes: the same table as `op` in js/interface/src/lib.rs.
-  const PROTOCOL = 2;
+  const PROTOCOL = 3;
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
     LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
-    ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONFIG_SLOTS: 27,
+    ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
     IA_SUMMARY: 36, IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
     CE_NEW: 50, CE_SHOULD_EXIT: 51, CE_ADAPTIVE: 52, CE_CONFIG: 53,
@@ -806,7 +806,8 @@ export default function createApi(native) {
     #native;
 
     constructor(config = undefined, totalLayers = undefined) {
-      this.#native = filled(OP.CE_NEW, args2(encConfig(config), enc(totalLayers)));
+      // RESTORE: a freed one (what a freed controller's `earlyExit` answers).
+      this.#native = config === RESTORE ? FREED : filled(OP.CE_NEW, args2(encConfig(config), enc(totalLayers)));
     }
 
     shouldExit(signal, layer) {
@@ -1047,30 +1048,96 @@ export default function createApi(native) {
     };
   }
 
+  // The validated setup of an EarlyExitController (the merged config, as an object and in
+  // the wire format, totalLayers, the fast path's slots), reused while the same config
+  // object reads the same. Validation is the core's (op EXIT_CONTROLLER_CHECK, one native
+  // call, no native object); a controller per CI run over a preset would otherwise pay it
+  // every time, which cost more than the run. The seed reads its config at each use, so a
+  // config object mutated since must be validated again: the cache keeps the own keys and
+  // values the core validated and a lookup compares them with what the object reads now
+  // (the same Object.keys and reads the wire encoder makes), so it hits only when encoding
+  // the object again would give the same text. Only configs whose values are all primitives
+  // are kept (every valid one: the options are numbers and booleans); anything else is
+  // validated on each construction, as before.
+  const exitSetups = new WeakMap(); // config object -> { keys, values, totalLayers, setup }
+  let defaultExitSetup = null; // config undefined or null: { totalLayers, setup }
+
+  function exitSetupOf(answer) {
+    const [value, totalLayerCount, slots] = answer;
+    return { value, wire: enc(value), totalLayerCount, totalLayers: enc(totalLayerCount), slots: Float64Array.from(slots) };
+  }
+
+  function exitSetup(config, totalLayers) {
+    if (config === undefined || config === null) {
+      const known = defaultExitSetup;
+      if (known !== null && Object.is(known.totalLayers, totalLayers)) return known.setup;
+      const setup = exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2('null', enc(totalLayers)))));
+      if (typeof totalLayers === 'number') defaultExitSetup = { totalLayers, setup };
+      return setup;
+    }
+    if (typeof config !== 'object' || Array.isArray(config)) {
+      return exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2(enc(config), enc(totalLayers)))));
+    }
+    // Each value is read once per construction (a getter answers what the core validates).
+    const keys = Object.keys(config);
+    const values = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) values[i] = config[keys[i]];
+    const known = exitSetups.get(config);
+    if (known !== undefined && Object.is(known.totalLayers, totalLayers) && keys.length === known.keys.length) {
+      let same = true;
+      for (let i = 0; same && i < keys.length; i++) same = keys[i] === known.keys[i] && Object.is(values[i], known.values[i]);
+      if (same) return known.setup;
+    }
+    // Validate what was read: a copy with the same own keys in the same order (no prototype,
+    // so a `__proto__` key stays a key), which encodes as the object would have.
+    const read = Object.create(null);
+    let primitive = true;
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      read[keys[i]] = value;
+      if ((typeof value === 'object' && value !== null) || typeof value === 'function') primitive = false;
+    }
+    const setup = exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2(enc(read), enc(totalLayers)))));
+    if (primitive && typeof totalLayers === 'number') exitSetups.set(config, { keys, values, totalLayers, setup });
+    return setup;
+  }
+
   class EarlyExitController {
-    #exit;
+    #exit = null; // made on first use of `earlyExit`: a run needs no native object
     #config;
     #totalLayers;
     #totalLayerCount;
     #exitSlots;
     #speculator = null;
+    #setup;
+    #freed = false;
 
     constructor(config = undefined, totalLayers = undefined) {
-      this.#exit = new CoherenceEarlyExit(config, totalLayers);
-      // The validated, merged config: each run starts a PyramidRun from it.
-      this.#config = enc(this.#exit.config);
-      this.#totalLayers = enc(this.#exit.totalLayers);
-      this.#totalLayerCount = this.#exit.totalLayers;
-      this.#exitSlots = Float64Array.from(unwrap(native.exec(OP.EXIT_CONFIG_SLOTS, args1(this.#config))));
+      // The validated, merged config: each run starts from it (the fast path's slots, or a
+      // PyramidRun over JSON).
+      const setup = exitSetup(config, totalLayers);
+      this.#setup = setup;
+      this.#config = setup.wire;
+      this.#totalLayers = setup.totalLayers;
+      this.#totalLayerCount = setup.totalLayerCount;
+      this.#exitSlots = setup.slots; // read only: runs copy it into the scratch buffer
     }
 
     /** The controller's CoherenceEarlyExit, as the ADR's class has it. */
     get earlyExit() {
+      if (this.#exit === null) {
+        this.#exit = this.#freed
+          ? new CoherenceEarlyExit(RESTORE)
+          : new CoherenceEarlyExit(this.#setup.value, this.#setup.totalLayerCount);
+      }
       return this.#exit;
     }
 
     get speculator() {
-      if (this.#speculator === null) this.#speculator = new SpeculativeExecutor(this.#exit.config);
+      if (this.#speculator === null) {
+        if (this.#freed) throw freedError();
+        this.#speculator = new SpeculativeExecutor(this.#setup.value);
+      }
       return this.#speculator;
     }
 
@@ -1113,7 +1180,8 @@ export default function createApi(native) {
     }
 
     free() {
-      this.#exit.free();
+      this.#freed = true;
+      if (this.#exit !== null) this.#exit.free();
       if (this.#speculator !== null) this.#speculator.free();
     }
   }
