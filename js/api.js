@@ -298,6 +298,17 @@ export default function createApi(native) {
     for (const key of Object.keys(value)) out[key] = copyData(value[key]);
     return out;
   }
+  // Whether for-in over `object` sees exactly its own enumerable keys (what Object.keys,
+  // the wire encoder and so the core see): its prototype is Object.prototype with nothing
+  // enumerable on it, or null. Anything else takes the general path.
+  function inheritsNothing(object) {
+    const proto = Object.getPrototypeOf(object);
+    if (proto === null) return true;
+    if (proto !== Object.prototype) return false;
+    for (const key in proto) return false; // (the loop runs only if something is enumerable)
+    return true;
+  }
+
   // A history record as the seed stores it: a timestamp the clock gave is formatted on
   // first read (kept as the time in ms until then).
   function copyRecord(record) {
@@ -307,7 +318,7 @@ export default function createApi(native) {
 
   class EarlyStopping {
     #config = null;
-    #state = null; // this engine's slots from STATE on while another engine is active; null = fresh
+    #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
     #history = [];
     #source = null;
     #reason = null;
@@ -332,22 +343,28 @@ export default function createApi(native) {
       decidedBy = null; // the outputs (the plateau's improvements above all) were another engine's
       const state = this.#state;
       let s = view();
-      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - STATE)) / 5);
+      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - COUNTERS)) / 5);
       if (s.length < need) s = growScratch(need);
+      s.set(config.slots, STATE);
       if (state === null) {
-        s.set(config.slots, STATE);
         s.fill(0, COUNTERS, WINDOW);
       } else {
-        s.set(state, STATE);
+        for (let i = 0; i < state.length; i++) s[COUNTERS + i] = state[i];
       }
       fast.owner = this;
       fast.evict = () => this.#save();
       return s;
     }
 
+    // Saves the counters and the window (the config slots are the config entry's) into a
+    // plain array: a Float64Array per save costs several times more (its backing store is
+    // allocated off the heap), and every fresh engine is saved once when the next one loads.
     #save() {
       const s = view();
-      this.#state = s.slice(STATE, WINDOW + 5 * s[WINDOW_LEN]);
+      const length = WINDOW - COUNTERS + 5 * s[WINDOW_LEN];
+      const state = new Array(length);
+      for (let i = 0; i < length; i++) state[i] = s[COUNTERS + i];
+      this.#state = state;
     }
 
     #unload() {
@@ -367,9 +384,10 @@ export default function createApi(native) {
       let status = -1;
       let flags = 0;
       if (fast) {
-        const keys = Object.keys(result);
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i];
+        // for-in rather than Object.keys (no array per call, and V8 reads each value by its
+        // slot): the same keys when nothing enumerable is inherited, which it checks first.
+        fast = inheritsNothing(result);
+        for (const key in result) {
           const value = result[key];
           if (value === undefined) continue; // an undefined key is an absent key
           switch (key) {

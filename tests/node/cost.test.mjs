@@ -1,8 +1,11 @@
-// Construction cost of EarlyExitController: a controller per CI run over a preset must not
-// pay a native object and a validation each time (js/api.js, `exitSetup`), and the cache
-// that avoids it must still honour a config object changed between constructions, as the
-// seed does (it reads its config at each use). Work is counted, never timed (the figures
-// are in `make bench`, workload pyramid-new).
+// What the cheap paths of the JS layer must not change (the figures are in `make bench`,
+// workloads pyramid-new and loop-ts; work is counted here, never timed):
+// - EarlyExitController construction: a controller per CI run over a preset pays no native
+//   object and no validation each time (js/api.js, `exitSetup`), and the cache that avoids
+//   it still honours a config object changed between constructions, as the seed does (it
+//   reads its config at each use);
+// - recordIterationResult reads a result's keys with for-in: only when that sees exactly the
+//   own keys (what the core sees through the wire encoder).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -134,5 +137,37 @@ describe(`EarlyExitController construction (${IMPL})`, () => {
     used.free();
     assert.throws(() => exit.shouldExit({ lambda: 1, lambdaPrev: 1, boundaryConcentration: 0 }, 0), /was freed/);
     used.free(); // twice is harmless
+  });
+});
+
+describe(`recordIterationResult: which keys are the result's (${IMPL})`, () => {
+  const TS = '2026-01-01T00:00:00.000Z';
+  const fields = { quality_score: 60, confidence: 0.5, verification_status: 'failed', quality_delta: 1 };
+
+  test('an inherited timestamp is not the result\'s: the clock\'s time is recorded', () => {
+    const es = new ee.EarlyStopping();
+    const before = Date.now();
+    es.recordIterationResult(1, Object.assign(Object.create({ timestamp: TS }), fields));
+    const noProto = Object.assign(Object.create(null), fields, { timestamp: TS });
+    es.recordIterationResult(2, noProto);
+    const [inherited, own] = es.getIterationHistory();
+    assert.notEqual(inherited.timestamp, TS);
+    assert.ok(Math.abs(Date.parse(inherited.timestamp) - before) < 5000);
+    assert.equal(own.timestamp, TS);
+  });
+
+  test('an enumerable key added to Object.prototype is not the result\'s either', () => {
+    const es = new ee.EarlyStopping();
+    Object.prototype.timestamp = TS;
+    try {
+      es.recordIterationResult(1, { ...fields });
+      es.recordIterationResult(2, { ...fields, timestamp: '2026-01-02T00:00:00Z' });
+    } finally {
+      delete Object.prototype.timestamp;
+    }
+    const [first, second] = es.getIterationHistory();
+    assert.notEqual(first.timestamp, TS);
+    assert.equal(second.timestamp, '2026-01-02T00:00:00Z');
+    assert.equal(es.shouldStop().trigger, 'none');
   });
 });
