@@ -201,7 +201,7 @@ export default function createApi(native) {
   // full typed error.
 
   // Slots: the same table as js/interface/src/fast.rs.
-  const LAYOUT = 4;
+  const LAYOUT = 5;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
@@ -228,7 +228,7 @@ export default function createApi(native) {
   // replay ops through one).
   const SHARED = Symbol.for('earlyexit.scratch');
   const home = typeof native.fastFold === 'function' ? native.fastFold : native;
-  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null });
+  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null, timestampFor: null, timestampBytes: null });
   let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
@@ -250,6 +250,14 @@ export default function createApi(native) {
   function view() {
     const s = fast.scratch;
     return s.length !== 0 ? s : growScratch(0);
+  }
+
+  // The timestamp's bytes in scratch buffer `s` (slots IN_TIMESTAMP on), viewed again
+  // whenever the scratch view is another (grown, or wasm memory grown).
+  function timestampBytes(s) {
+    if (fast.timestampFor === s) return fast.timestampBytes;
+    fast.timestampFor = s;
+    return (fast.timestampBytes = new Uint8Array(s.buffer, s.byteOffset + 8 * IN_TIMESTAMP, MAX_FAST_TIMESTAMP));
   }
 
   // Slots needed to fold one more observation into a window of `len` (state, then the
@@ -418,10 +426,17 @@ export default function createApi(native) {
         s[IN_DELTA] = delta;
         s[IN_SOURCE] = this.#source === null ? 0 : 1;
         if (timestamp !== undefined) {
-          // The string crosses as code units; the core checks it.
+          // The string crosses as bytes (the slots' own, through a byte view); the core
+          // checks it. One that does not fit bytes is sent as too long: the JSON path decides.
+          const bytes = timestampBytes(s);
           const length = timestamp.length;
-          for (let i = 0; i < length; i++) s[IN_TIMESTAMP + i] = timestamp.charCodeAt(i);
-          s[IN_TIMESTAMP_LEN] = length;
+          let units = 0;
+          for (let i = 0; i < length; i++) {
+            const unit = timestamp.charCodeAt(i);
+            units |= unit;
+            bytes[i] = unit;
+          }
+          s[IN_TIMESTAMP_LEN] = units < 256 ? length : MAX_FAST_TIMESTAMP + 1;
           flags |= 16;
         }
         s[IN_FLAGS] = flags;
