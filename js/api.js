@@ -23,11 +23,11 @@ export default function createApi(native) {
   'use strict';
 
   // Op codes: the same table as `op` in js/interface/src/lib.rs.
-  const PROTOCOL = 2;
+  const PROTOCOL = 3;
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
     LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
-    ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONFIG_SLOTS: 27,
+    ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
     IA_SUMMARY: 36, IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
     CE_NEW: 50, CE_SHOULD_EXIT: 51, CE_ADAPTIVE: 52, CE_CONFIG: 53,
@@ -208,7 +208,7 @@ export default function createApi(native) {
   // full typed error.
 
   // Slots: the same table as js/interface/src/fast.rs.
-  const LAYOUT = 4;
+  const LAYOUT = 5;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
@@ -235,7 +235,7 @@ export default function createApi(native) {
   // replay ops through one).
   const SHARED = Symbol.for('earlyexit.scratch');
   const home = typeof native.fastFold === 'function' ? native.fastFold : native;
-  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null });
+  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null, timestampFor: null, timestampBytes: null });
   let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
@@ -257,6 +257,14 @@ export default function createApi(native) {
   function view() {
     const s = fast.scratch;
     return s.length !== 0 ? s : growScratch(0);
+  }
+
+  // The timestamp's bytes in scratch buffer `s` (slots IN_TIMESTAMP on), viewed again
+  // whenever the scratch view is another (grown, or wasm memory grown).
+  function timestampBytes(s) {
+    if (fast.timestampFor === s) return fast.timestampBytes;
+    fast.timestampFor = s;
+    return (fast.timestampBytes = new Uint8Array(s.buffer, s.byteOffset + 8 * IN_TIMESTAMP, MAX_FAST_TIMESTAMP));
   }
 
   // Slots needed to fold one more observation into a window of `len` (state, then the
@@ -305,6 +313,17 @@ export default function createApi(native) {
     for (const key of Object.keys(value)) out[key] = copyData(value[key]);
     return out;
   }
+  // Whether for-in over `object` sees exactly its own enumerable keys (what Object.keys,
+  // the wire encoder and so the core see): its prototype is Object.prototype with nothing
+  // enumerable on it, or null. Anything else takes the general path.
+  function inheritsNothing(object) {
+    const proto = Object.getPrototypeOf(object);
+    if (proto === null) return true;
+    if (proto !== Object.prototype) return false;
+    for (const key in proto) return false; // (the loop runs only if something is enumerable)
+    return true;
+  }
+
   // A history record as the seed stores it: a timestamp the clock gave is formatted on
   // first read (kept as the time in ms until then).
   function copyRecord(record) {
@@ -314,7 +333,7 @@ export default function createApi(native) {
 
   class EarlyStopping {
     #config = null;
-    #state = null; // this engine's slots from STATE on while another engine is active; null = fresh
+    #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
     #history = [];
     #source = null;
     #reason = null;
@@ -339,22 +358,28 @@ export default function createApi(native) {
       decidedBy = null; // the outputs (the plateau's improvements above all) were another engine's
       const state = this.#state;
       let s = view();
-      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - STATE)) / 5);
+      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - COUNTERS)) / 5);
       if (s.length < need) s = growScratch(need);
+      s.set(config.slots, STATE);
       if (state === null) {
-        s.set(config.slots, STATE);
         s.fill(0, COUNTERS, WINDOW);
       } else {
-        s.set(state, STATE);
+        for (let i = 0; i < state.length; i++) s[COUNTERS + i] = state[i];
       }
       fast.owner = this;
       fast.evict = () => this.#save();
       return s;
     }
 
+    // Saves the counters and the window (the config slots are the config entry's) into a
+    // plain array: a Float64Array per save costs several times more (its backing store is
+    // allocated off the heap), and every fresh engine is saved once when the next one loads.
     #save() {
       const s = view();
-      this.#state = s.slice(STATE, WINDOW + 5 * s[WINDOW_LEN]);
+      const length = WINDOW - COUNTERS + 5 * s[WINDOW_LEN];
+      const state = new Array(length);
+      for (let i = 0; i < length; i++) state[i] = s[COUNTERS + i];
+      this.#state = state;
     }
 
     #unload() {
@@ -374,9 +399,10 @@ export default function createApi(native) {
       let status = -1;
       let flags = 0;
       if (fast) {
-        const keys = Object.keys(result);
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i];
+        // for-in rather than Object.keys (no array per call, and V8 reads each value by its
+        // slot): the same keys when nothing enumerable is inherited, which it checks first.
+        fast = inheritsNothing(result);
+        for (const key in result) {
           const value = result[key];
           if (value === undefined) continue; // an undefined key is an absent key
           switch (key) {
@@ -407,10 +433,17 @@ export default function createApi(native) {
         s[IN_DELTA] = delta;
         s[IN_SOURCE] = this.#source === null ? 0 : 1;
         if (timestamp !== undefined) {
-          // The string crosses as code units; the core checks it.
+          // The string crosses as bytes (the slots' own, through a byte view); the core
+          // checks it. One that does not fit bytes is sent as too long: the JSON path decides.
+          const bytes = timestampBytes(s);
           const length = timestamp.length;
-          for (let i = 0; i < length; i++) s[IN_TIMESTAMP + i] = timestamp.charCodeAt(i);
-          s[IN_TIMESTAMP_LEN] = length;
+          let units = 0;
+          for (let i = 0; i < length; i++) {
+            const unit = timestamp.charCodeAt(i);
+            units |= unit;
+            bytes[i] = unit;
+          }
+          s[IN_TIMESTAMP_LEN] = units < 256 ? length : MAX_FAST_TIMESTAMP + 1;
           flags |= 16;
         }
         s[IN_FLAGS] = flags;
@@ -819,7 +852,8 @@ export default function createApi(native) {
     #native;
 
     constructor(config = undefined, totalLayers = undefined) {
-      this.#native = filled(OP.CE_NEW, args2(encConfig(config), enc(totalLayers)));
+      // RESTORE: a freed one (what a freed controller's `earlyExit` answers).
+      this.#native = config === RESTORE ? FREED : filled(OP.CE_NEW, args2(encConfig(config), enc(totalLayers)));
     }
 
     shouldExit(signal, layer) {
@@ -1060,30 +1094,96 @@ export default function createApi(native) {
     };
   }
 
+  // The validated setup of an EarlyExitController (the merged config, as an object and in
+  // the wire format, totalLayers, the fast path's slots), reused while the same config
+  // object reads the same. Validation is the core's (op EXIT_CONTROLLER_CHECK, one native
+  // call, no native object); a controller per CI run over a preset would otherwise pay it
+  // every time, which cost more than the run. The seed reads its config at each use, so a
+  // config object mutated since must be validated again: the cache keeps the own keys and
+  // values the core validated and a lookup compares them with what the object reads now
+  // (the same Object.keys and reads the wire encoder makes), so it hits only when encoding
+  // the object again would give the same text. Only configs whose values are all primitives
+  // are kept (every valid one: the options are numbers and booleans); anything else is
+  // validated on each construction, as before.
+  const exitSetups = new WeakMap(); // config object -> { keys, values, totalLayers, setup }
+  let defaultExitSetup = null; // config undefined or null: { totalLayers, setup }
+
+  function exitSetupOf(answer) {
+    const [value, totalLayerCount, slots] = answer;
+    return { value, wire: enc(value), totalLayerCount, totalLayers: enc(totalLayerCount), slots: Float64Array.from(slots) };
+  }
+
+  function exitSetup(config, totalLayers) {
+    if (config === undefined || config === null) {
+      const known = defaultExitSetup;
+      if (known !== null && Object.is(known.totalLayers, totalLayers)) return known.setup;
+      const setup = exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2('null', enc(totalLayers)))));
+      if (typeof totalLayers === 'number') defaultExitSetup = { totalLayers, setup };
+      return setup;
+    }
+    if (typeof config !== 'object' || Array.isArray(config)) {
+      return exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2(enc(config), enc(totalLayers)))));
+    }
+    // Each value is read once per construction (a getter answers what the core validates).
+    const keys = Object.keys(config);
+    const values = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) values[i] = config[keys[i]];
+    const known = exitSetups.get(config);
+    if (known !== undefined && Object.is(known.totalLayers, totalLayers) && keys.length === known.keys.length) {
+      let same = true;
+      for (let i = 0; same && i < keys.length; i++) same = keys[i] === known.keys[i] && Object.is(values[i], known.values[i]);
+      if (same) return known.setup;
+    }
+    // Validate what was read: a copy with the same own keys in the same order (no prototype,
+    // so a `__proto__` key stays a key), which encodes as the object would have.
+    const read = Object.create(null);
+    let primitive = true;
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      read[keys[i]] = value;
+      if ((typeof value === 'object' && value !== null) || typeof value === 'function') primitive = false;
+    }
+    const setup = exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2(enc(read), enc(totalLayers)))));
+    if (primitive && typeof totalLayers === 'number') exitSetups.set(config, { keys, values, totalLayers, setup });
+    return setup;
+  }
+
   class EarlyExitController {
-    #exit;
+    #exit = null; // made on first use of `earlyExit`: a run needs no native object
     #config;
     #totalLayers;
     #totalLayerCount;
     #exitSlots;
     #speculator = null;
+    #setup;
+    #freed = false;
 
     constructor(config = undefined, totalLayers = undefined) {
-      this.#exit = new CoherenceEarlyExit(config, totalLayers);
-      // The validated, merged config: each run starts a PyramidRun from it.
-      this.#config = enc(this.#exit.config);
-      this.#totalLayers = enc(this.#exit.totalLayers);
-      this.#totalLayerCount = this.#exit.totalLayers;
-      this.#exitSlots = Float64Array.from(unwrap(native.exec(OP.EXIT_CONFIG_SLOTS, args1(this.#config))));
+      // The validated, merged config: each run starts from it (the fast path's slots, or a
+      // PyramidRun over JSON).
+      const setup = exitSetup(config, totalLayers);
+      this.#setup = setup;
+      this.#config = setup.wire;
+      this.#totalLayers = setup.totalLayers;
+      this.#totalLayerCount = setup.totalLayerCount;
+      this.#exitSlots = setup.slots; // read only: runs copy it into the scratch buffer
     }
 
     /** The controller's CoherenceEarlyExit, as the ADR's class has it. */
     get earlyExit() {
+      if (this.#exit === null) {
+        this.#exit = this.#freed
+          ? new CoherenceEarlyExit(RESTORE)
+          : new CoherenceEarlyExit(this.#setup.value, this.#setup.totalLayerCount);
+      }
       return this.#exit;
     }
 
     get speculator() {
-      if (this.#speculator === null) this.#speculator = new SpeculativeExecutor(this.#exit.config);
+      if (this.#speculator === null) {
+        if (this.#freed) throw freedError();
+        this.#speculator = new SpeculativeExecutor(this.#setup.value);
+      }
       return this.#speculator;
     }
 
@@ -1126,7 +1226,8 @@ export default function createApi(native) {
     }
 
     free() {
-      this.#exit.free();
+      this.#freed = true;
+      if (this.#exit !== null) this.#exit.free();
       if (this.#speculator !== null) this.#speculator.free();
     }
   }

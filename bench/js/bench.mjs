@@ -1,22 +1,32 @@
 // JS benchmark of earlyexit against the code it replaces, in the same process.
 //
-//   node bench/js/bench.mjs [--impl native|wasm|both] [--rounds N] [--quick]
+//   node bench/js/bench.mjs [--impl native|wasm|both] [--rounds N] [--quick] [--against DIR]
+//                           [--only WORKLOAD,...]
 //
-// Workloads (issue 7):
+// Workloads (issue 7, and the construction cost of issue 16):
 //   loop     a fresh EarlyStopping, 10 x (recordIterationResult + shouldStop) with varied
 //            scores so every trigger fires (high confidence, plateau, diminishing returns
 //            from an outside source, none), then generateSummary; 100,000 trajectories.
 //   loop-ts  the same with a timestamp in every result, so neither side reads the clock
 //            (the seed formats `new Date().toISOString()` per record, which is slow on some
 //            machines; ours reads Date.now() and formats on first read of the history).
+//            The timestamps are made by toISOString(), as a caller's are (flat strings).
 //   pyramid  EarlyExitController.runWithEarlyExit over 4 layers with synchronous runners
-//            (exits, speculation, verification and full runs all occur); 100,000 runs.
-// Each is timed for the seed (../shared/reference/early-stopping.mjs and
+//            (exits, speculation, verification and full runs all occur); 100,000 runs of
+//            one controller.
+//   pyramid-new  the same with a new EarlyExitController(DEFAULT_EXIT_CONFIG, 4) per run,
+//            as a CI job that builds its controller each time does.
+// Each is timed (process CPU time, see cpuNow) for the seed (../shared/reference/early-stopping.mjs and
 // early-exit-adr.mjs, loaded at run time, never shipped) and for our package, alternating
-// the two sides over several rounds (the machine is shared and noisy). Printed per side:
+// the sides over several rounds (the machine is shared and noisy). Printed per side:
 // the median time per trajectory (run) and the spread (min..max over rounds); then the
 // ratio seed/ours (median of the per-round ratios, with its min..max): > 1 means ours is
 // faster. An empty JS function call is timed for scale. Output is plain text lines.
+//
+// --against DIR also times the packages built in another checkout DIR (its
+// bindings-node/ and bindings-wasm/, e.g. a copy of main's built packages) in the same
+// rounds, as a third side, so before/after ratios come from one run. --only runs the
+// named workloads alone.
 //
 // The packages must be built first (scripts/build-node.sh, scripts/build-wasm.sh);
 // EARLYEXIT_REFERENCE_DIR overrides where the seed files are.
@@ -29,7 +39,7 @@ const REFERENCE_DIR = process.env.EARLYEXIT_REFERENCE_DIR ?? path.resolve(ROOT, 
 const require = createRequire(import.meta.url);
 
 function parseArgs(argv) {
-  const options = { impl: 'both', rounds: 7, quick: false };
+  const options = { impl: 'both', rounds: 7, quick: false, against: null, only: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') options.quick = true;
@@ -37,8 +47,12 @@ function parseArgs(argv) {
     else if (arg === '--rounds') options.rounds = Number(argv[++i]);
     else if (arg.startsWith('--impl=')) options.impl = arg.slice(7);
     else if (arg.startsWith('--rounds=')) options.rounds = Number(arg.slice(9));
+    else if (arg === '--against') options.against = path.resolve(argv[++i]);
+    else if (arg === '--only') options.only = argv[++i].split(',');
+    else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',');
+    else if (arg.startsWith('--against=')) options.against = path.resolve(arg.slice(10));
     else {
-      console.error(`bench: unknown argument ${arg}\nusage: node bench/js/bench.mjs [--impl native|wasm|both] [--rounds N] [--quick]`);
+      console.error(`bench: unknown argument ${arg}\nusage: node bench/js/bench.mjs [--impl native|wasm|both] [--rounds N] [--quick] [--against DIR] [--only WORKLOAD,...]`);
       process.exit(2);
     }
   }
@@ -95,8 +109,9 @@ class Source {
 }
 
 function loopWorkload(EarlyStopping, count, timestamps = false) {
+  const base = Date.UTC(2026, 0, 1);
   const kinds = timestamps
-    ? trajectories().map((kind) => kind.map((r, i) => ({ ...r, timestamp: `2026-01-01T00:00:0${i}.000Z` })))
+    ? trajectories().map((kind, k) => kind.map((r, i) => ({ ...r, timestamp: new Date(base + k * 60_000 + i * 1_000).toISOString() })))
     : trajectories();
   return () => {
     let stops = 0;
@@ -138,6 +153,19 @@ function pyramidWorkload(EarlyExitController, config, count) {
   };
 }
 
+// A new controller per run (a CI job builds its own), over the module's preset object.
+function pyramidNewWorkload(EarlyExitController, config, count) {
+  const sets = layerSets();
+  return async () => {
+    let exits = 0;
+    for (let t = 0; t < count; t++) {
+      const result = await new EarlyExitController(config, 4).runWithEarlyExit(sets[t & 3]);
+      if (result.exitedEarly) exits++;
+    }
+    return exits;
+  };
+}
+
 // ---------------------------------------------------------------------------------------
 // Timing
 
@@ -147,45 +175,49 @@ const median = (xs) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-async function timeOnce(fn, count) {
-  const start = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - start) / count; // ns per trajectory
+// CPU time of this process (user + system), in ns: the machine is shared, and wall time
+// counts the time other processes held the CPU (every side runs in this one thread; V8's
+// helper threads, the garbage collector's among them, are counted as the work they are).
+function cpuNow() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) * 1000;
 }
 
-// Alternates the two sides (A B, B A, ...) over `rounds` rounds after one warm-up each.
-async function compare(seed, ours, count, rounds) {
-  await seed();
-  await ours();
-  const seedTimes = [];
-  const ourTimes = [];
-  const ratios = [];
+async function timeOnce(fn, count) {
+  const start = cpuNow();
+  await fn();
+  return (cpuNow() - start) / count; // ns per trajectory
+}
+
+// Times the sides (the seed first, then ours, then any other build) over `rounds` rounds
+// after one warm-up each, in forward order on even rounds and backward on odd ones.
+// Answers each side's times and, for each side after the seed, the per-round ratios
+// seed/side.
+async function compare(sides, count, rounds) {
+  for (const side of sides) await side();
+  const times = sides.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    let s, o;
-    if (r % 2 === 0) {
-      s = await timeOnce(seed, count);
-      o = await timeOnce(ours, count);
-    } else {
-      o = await timeOnce(ours, count);
-      s = await timeOnce(seed, count);
-    }
-    seedTimes.push(s);
-    ourTimes.push(o);
-    ratios.push(s / o);
+    const order = sides.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) times[i].push(await timeOnce(sides[i], count));
   }
-  return { seedTimes, ourTimes, ratios };
+  const ratios = times.map((side) => side.map((t, r) => times[0][r] / t));
+  return { times, ratios };
 }
 
 const us = (ns) => (ns / 1000).toFixed(3);
 const spread = (xs) => `${us(Math.min(...xs))}..${us(Math.max(...xs))}`;
 
-function report(workload, impl, count, { seedTimes, ourTimes, ratios }) {
+function report(workload, names, count, { times, ratios }) {
   const unit = workload.startsWith('loop') ? 'trajectory' : 'run';
-  console.log(`${workload} seed: median ${us(median(seedTimes))} us per ${unit} (spread ${spread(seedTimes)} us, ${seedTimes.length} rounds of ${count})`);
-  console.log(`${workload} ${impl}: median ${us(median(ourTimes))} us per ${unit} (spread ${spread(ourTimes)} us, ${ourTimes.length} rounds of ${count})`);
+  names.forEach((name, i) => {
+    console.log(`${workload} ${name}: median ${us(median(times[i]))} us per ${unit} (spread ${spread(times[i])} us, ${times[i].length} rounds of ${count})`);
+  });
   const fmt = (x) => (x >= 0.1 ? x.toFixed(2) : x.toPrecision(2));
-  const r = ratios.map(fmt);
-  console.log(`${workload} ratio seed/${impl}: ${fmt(median(ratios))} (spread ${fmt(Math.min(...ratios))}..${fmt(Math.max(...ratios))}; per round ${r.join(' ')}; >= 1.00 means ${impl} is at least as fast)`);
+  for (let i = 1; i < names.length; i++) {
+    const r = ratios[i];
+    console.log(`${workload} ratio seed/${names[i]}: ${fmt(median(r))} (spread ${fmt(Math.min(...r))}..${fmt(Math.max(...r))}; per round ${r.map(fmt).join(' ')}; >= 1.00 means ${names[i]} is at least as fast)`);
+  }
 }
 
 function emptyCallBaseline(rounds) {
@@ -194,9 +226,9 @@ function emptyCallBaseline(rounds) {
   const times = [];
   let sink = 0;
   for (let r = 0; r < rounds; r++) {
-    const start = process.hrtime.bigint();
+    const start = cpuNow();
     for (let i = 0; i < count; i++) sink += empty(i) & 1;
-    times.push(Number(process.hrtime.bigint() - start) / count);
+    times.push((cpuNow() - start) / count);
   }
   console.log(`baseline empty JS function call: median ${median(times).toFixed(2)} ns (spread ${Math.min(...times).toFixed(2)}..${Math.max(...times).toFixed(2)} ns${sink < 0 ? '' : ''})`);
 }
@@ -208,21 +240,23 @@ async function main() {
   const seedLoop = await import(pathToFileURL(path.join(REFERENCE_DIR, 'early-stopping.mjs')).href);
   const seedPyramid = await import(pathToFileURL(path.join(REFERENCE_DIR, 'early-exit-adr.mjs')).href);
   const impls = options.impl === 'both' ? ['native', 'wasm'] : [options.impl];
-  console.log(`bench: node ${process.version}, ${count} trajectories per round, ${rounds} rounds, sides alternated`);
+  console.log(`bench: node ${process.version}, ${count} trajectories per round, ${rounds} rounds, sides alternated, process CPU time`);
   emptyCallBaseline(rounds);
   for (const impl of impls) {
-    const ours = require(path.join(ROOT, impl === 'native' ? 'bindings-node/index.cjs' : 'bindings-wasm/index.cjs'));
-    const loop = await compare(loopWorkload(seedLoop.EarlyStopping, count), loopWorkload(ours.EarlyStopping, count), count, rounds);
-    report('loop', impl, count, loop);
-    const stamped = await compare(loopWorkload(seedLoop.EarlyStopping, count, true), loopWorkload(ours.EarlyStopping, count, true), count, rounds);
-    report('loop-ts', impl, count, stamped);
-    const pyramid = await compare(
-      pyramidWorkload(seedPyramid.EarlyExitController, seedPyramid.DEFAULT_EXIT_CONFIG, count),
-      pyramidWorkload(ours.EarlyExitController, ours.DEFAULT_EXIT_CONFIG, count),
-      count,
-      rounds,
-    );
-    report('pyramid', impl, count, pyramid);
+    const entry = impl === 'native' ? 'bindings-node/index.cjs' : 'bindings-wasm/index.cjs';
+    const builds = [require(path.join(ROOT, entry))];
+    const names = ['seed', impl];
+    if (options.against !== null) {
+      builds.push(require(path.join(options.against, entry)));
+      names.push(`${impl}@${path.basename(options.against)}`);
+    }
+    const wanted = (workload) => options.only === null || options.only.includes(workload);
+    const loops = (timestamps) => [seedLoop, ...builds].map((m) => loopWorkload(m.EarlyStopping, count, timestamps));
+    if (wanted('loop')) report('loop', names, count, await compare(loops(false), count, rounds));
+    if (wanted('loop-ts')) report('loop-ts', names, count, await compare(loops(true), count, rounds));
+    const pyramids = (workload) => [seedPyramid, ...builds].map((m) => workload(m.EarlyExitController, m.DEFAULT_EXIT_CONFIG, count));
+    if (wanted('pyramid')) report('pyramid', names, count, await compare(pyramids(pyramidWorkload), count, rounds));
+    if (wanted('pyramid-new')) report('pyramid-new', names, count, await compare(pyramids(pyramidNewWorkload), count, rounds));
   }
 }
 

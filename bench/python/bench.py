@@ -6,7 +6,10 @@ Prints, as medians over alternating rounds with their spread (median absolute de
     arguments in the same loop, for scale;
   * the seed's workload per trajectory (a fresh engine, up to 10 pairs, stopping when told,
     then `summary()`), native vs a pure-Python port of the seed's rules (seed_port.py), and
-    the ratio pure-Python / native measured in the same round.
+    the ratio pure-Python / native measured in the same round; then the same with a
+    timestamp given in every record (so neither side reads the clock);
+  * a test pyramid of 4 layers with a new `EarlyExitController(EarlyExitConfig.DEFAULT, 4)`
+    per run, and the construction alone (no pure-Python baseline for the pyramid).
 Times are the thread's CPU time (time.thread_time_ns). Plain text; nothing asserts a time.
 """
 
@@ -91,7 +94,11 @@ def time_empty(steps):
     return (clock() - start) / (len(steps) * ITERATIONS)
 
 
-def time_workload(make, steps):
+# Timestamps as a caller has them (toISOString's form), one per iteration, made once.
+STAMPS = [f"2026-01-01T00:00:{i:02d}.000Z" for i in range(ITERATIONS)]
+
+
+def time_workload(make, steps, stamped=False):
     """µs per trajectory: a fresh engine, pairs until it says stop, then summary()."""
     start = clock()
     for steps_of_one in steps:
@@ -99,13 +106,50 @@ def time_workload(make, steps):
         record, should_stop = engine.record, engine.should_stop
         i = 1
         for score, conf, status, delta in steps_of_one:
-            record(i, score, conf, status, delta)
+            if stamped:
+                record(i, score, conf, status, delta, STAMPS[i - 1])
+            else:
+                record(i, score, conf, status, delta)
             decision = should_stop()
             if decision.stop if hasattr(decision, "stop") else decision["stop"]:
                 break
             i += 1
         engine.summary()
     return (clock() - start) / len(steps) / 1000
+
+
+def pyramid_layers():
+    """Four layer sets of 4 layers, as bench/js/bench.mjs's (exits with speculation and
+    verification, runs on, ...)."""
+
+    def layer(name, pass_rate, coverage, flaky_ratio):
+        result = {"pass_rate": pass_rate, "coverage": coverage, "flaky_ratio": flaky_ratio}
+        return (name, lambda: result)
+
+    return [
+        [layer("unit", 1, 0.95, 0), layer("integration", 0.99, 0.9, 0.01), layer("e2e", 0.97, 0.8, 0.02), layer("system", 0.95, 0.7, 0.12)],
+        [layer("unit", 0.7, 0.6, 0.1), layer("integration", 0.75, 0.65, 0.08), layer("e2e", 0.8, 0.7, 0.05), layer("system", 0.85, 0.75, 0.04)],
+        [layer("unit", 0.99, 0.9, 0), layer("integration", 0.98, 0.92, 0.01), layer("e2e", 0.6, 0.5, 0.3), layer("system", 1, 1, 0)],
+        [layer("unit", 0.9, 0.85, 0.02), layer("integration", 0.99, 0.95, 0), layer("e2e", 0.99, 0.97, 0), layer("system", 0.99, 0.99, 0)],
+    ]
+
+
+def time_pyramid_new(sets, count):
+    """µs per run with a new controller per run (a CI job that builds its own)."""
+    controller, config = earlyexit.EarlyExitController, earlyexit.EarlyExitConfig.DEFAULT
+    start = clock()
+    for t in range(count):
+        controller(config, 4).run(sets[t & 3])
+    return (clock() - start) / count / 1000
+
+
+def time_construction(count):
+    """ns per EarlyExitController(EarlyExitConfig.DEFAULT, 4)."""
+    controller, config = earlyexit.EarlyExitController, earlyexit.EarlyExitConfig.DEFAULT
+    start = clock()
+    for _ in range(count):
+        controller(config, 4)
+    return (clock() - start) / count
 
 
 def spread(values):
@@ -157,6 +201,24 @@ def main():
     print(f"python: trajectory, earlyexit (native):     {n:8.2f} µs median (± {n_mad:.2f} MAD)")
     print(f"python: trajectory, pure-Python seed port:  {pp:8.2f} µs median (± {pp_mad:.2f} MAD)")
     print(f"python: speed-up native vs pure Python:     {r:8.2f} x (± {r_mad:.2f}; > 1 = native faster)")
+
+    native, pure = alternate(
+        rounds,
+        lambda: time_workload(earlyexit.EarlyStopping, steps, stamped=True),
+        lambda: time_workload(SeedEarlyStopping, steps, stamped=True),
+    )
+    ratios = [pp / n for n, pp in zip(native, pure)]
+    (n, n_mad), (pp, pp_mad), (r, r_mad) = spread(native), spread(pure), spread(ratios)
+    print(f"python: trajectory, timestamps given, native: {n:6.2f} µs median (± {n_mad:.2f} MAD)")
+    print(f"python: the same, pure-Python seed port:    {pp:8.2f} µs median (± {pp_mad:.2f} MAD)")
+    print(f"python: speed-up native vs pure Python:     {r:8.2f} x (± {r_mad:.2f}; > 1 = native faster)")
+
+    sets = pyramid_layers()
+    time_pyramid_new(sets, 200)  # warm up
+    runs, builds = alternate(rounds, lambda: time_pyramid_new(sets, count), lambda: time_construction(count))
+    (p, p_mad), (b, b_mad) = spread(runs), spread(builds)
+    print(f"python: pyramid, new controller per run:    {p:8.2f} µs median (± {p_mad:.2f} MAD)")
+    print(f"python: of which the construction:          {b:8.0f} ns median (± {b_mad:.0f} MAD)")
 
 
 if __name__ == "__main__":

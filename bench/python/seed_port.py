@@ -29,7 +29,7 @@ class SeedEarlyStopping:
         self.stopping_reason = None
         self.stopping_details = None
 
-    def record(self, iteration, quality_score, confidence, verification_status, quality_delta):
+    def record(self, iteration, quality_score, confidence, verification_status, quality_delta, timestamp=None):
         self.history.append(
             {
                 "iteration_number": iteration,
@@ -37,7 +37,7 @@ class SeedEarlyStopping:
                 "confidence": confidence,
                 "verification_status": verification_status,
                 "quality_delta": quality_delta,
-                "timestamp": _now(),
+                "timestamp": timestamp or _now(),  # the seed's `result.timestamp || now`
             }
         )
 

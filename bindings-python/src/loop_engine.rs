@@ -601,10 +601,23 @@ impl PyEarlyStopping {
         token_cost_usd: Option<&Bound<'_, PyAny>>,
         execution_time_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        if timestamp.is_none() && tokens_used.is_none() && token_cost_usd.is_none() && execution_time_ms.is_none() {
-            if let Some((iteration, result)) =
+        // A timestamp given as a `str` stays on the fast path (the core validates it there);
+        // anything else given goes through the general path.
+        let stamp = match timestamp {
+            None => Some(None),
+            Some(t) if t.is_none() => Some(None),
+            Some(t) if t.is_exact_instance_of::<pyo3::types::PyString>() => {
+                t.cast::<pyo3::types::PyString>().ok().and_then(|s| s.to_cow().ok()).map(|s| Some(s.into_owned()))
+            }
+            Some(_) => None,
+        };
+        if let (Some(stamp), true) =
+            (stamp, tokens_used.is_none() && token_cost_usd.is_none() && execution_time_ms.is_none())
+        {
+            if let Some((iteration, mut result)) =
                 fast_record_args(iteration, quality_score, confidence, verification_status, quality_delta)
             {
+                result.timestamp = stamp;
                 // Valid input is recorded here; anything the core rejects changed nothing and
                 // goes through the general path below, which words the error as for any input.
                 if locked(&self.engine, |es| es.record(iteration, result, now_iso)).is_ok() {

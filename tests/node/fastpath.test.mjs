@@ -1,7 +1,7 @@
 // The numeric fast paths of the JS layer (js/api.js over js/interface/src/fast.rs and
 // fast_pyramid.rs): each engine's state lives in JS and only the most recently used one sits
 // in the shared scratch buffer, decisions made by a fold are reused, timestamps cross as
-// code units, and runs keep their progress between layers. These tests drive exactly the
+// bytes, and runs keep their progress between layers. These tests drive exactly the
 // situations that design could get wrong, against the seed where it has an answer.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -96,7 +96,7 @@ describe(`loop fast path (${IMPL})`, { skip }, () => {
     same(theirs.shouldStop(), ours.shouldStop(), 'after narrowing');
   });
 
-  test('timestamps: given ones cross as code units, clock ones are formatted on read', () => {
+  test('timestamps: given ones cross as bytes, clock ones are formatted on read', () => {
     const es = new ee.EarlyStopping();
     const bad = ['2026-01-01T00:00:00Z\u00e9', '2026-01-01T00:00:00\u2009Z', '', 'x'.repeat(80)];
     for (const timestamp of bad) {

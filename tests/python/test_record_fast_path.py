@@ -93,3 +93,31 @@ def test_bad_input_fails_as_the_mapping_form_and_changes_nothing(args: Tuple[Any
     assert got == expected
     assert issubclass(got[0], (EarlyExitError, TypeError))
     assert len(fast) == 0 and fast.history == ()
+
+
+class Stamp(str):
+    pass
+
+
+def test_given_timestamps_are_recorded_as_the_mapping_form_records_them() -> None:
+    fast, general = EarlyStopping(), EarlyStopping()
+    stamps = ["2026-01-01T00:00:00.000Z", "2026-01-01T00:00:01Z", Stamp("2026-01-01T01:00:00+02:00"), None]
+    for i, stamp in enumerate(stamps, start=1):
+        fast.record(i, 60.0 + i, 0.5, "failed", 1.0, stamp)
+        mapping = {"quality_score": 60.0 + i, "confidence": 0.5, "verification_status": "failed", "quality_delta": 1.0}
+        if stamp is not None:
+            mapping["timestamp"] = stamp
+        general.record_result(i, mapping)
+    assert [r.to_dict() for r in fast.history][:3] == [r.to_dict() for r in general.history][:3]
+    assert [r.timestamp for r in fast.history][:3] == stamps[:3]
+    assert fast.history[3].timestamp.endswith("Z")
+
+
+@pytest.mark.parametrize("stamp", ["2026-02-30T00:00:00Z", "", "yesterday", "2026-01-01T00:00:00\u00e9Z", "\ud800", 5, Stamp("x")])
+def test_bad_timestamps_fail_as_the_mapping_form_and_change_nothing(stamp: Any) -> None:
+    fast, general = EarlyStopping(), EarlyStopping()
+    mapping = {"quality_score": 50.0, "confidence": 0.5, "verification_status": "passed", "quality_delta": 0.0, "timestamp": stamp}
+    got = outcome(lambda: fast.record(1, 50.0, 0.5, "passed", 0.0, stamp))
+    assert got == outcome(lambda: general.record_result(1, mapping))
+    assert got[2] == "timestamp"
+    assert len(fast) == 0 and fast.history == ()

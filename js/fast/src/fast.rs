@@ -24,7 +24,7 @@ use earlyexit::loop_stopping::{
 use earlyexit::{Observation, VerificationStatus};
 
 /// Bumped whenever a slot below moves.
-pub const LAYOUT: u32 = 4;
+pub const LAYOUT: u32 = 5;
 
 // --- inputs --------------------------------------------------------------------------
 const IN_ITERATION: usize = 0;
@@ -46,8 +46,11 @@ const IN_DETECTED: usize = 11;
 /// 0: the report has no `iteration`; 1: `iteration: null`; 2: a number.
 const IN_REPORT_ITERATION_KIND: usize = 12;
 const IN_REPORT_ITERATION: usize = 13;
-/// The given timestamp's length, its UTF-16 code units from `IN_TIMESTAMP` on: a string
-/// crosses as numbers (a napi or wasm string costs more than the whole fold).
+/// The given timestamp's length, its bytes from `IN_TIMESTAMP` on (8 to a slot, the
+/// slots' own bytes, which the JS layer writes through a `Uint8Array` view): a string
+/// crosses as bytes (a napi or wasm string costs more than the whole fold). A timestamp
+/// whose code units do not all fit a byte is not sent: the JS layer gives a length above
+/// [`MAX_FAST_TIMESTAMP`], so the record takes the JSON path, where the core decides.
 const IN_TIMESTAMP_LEN: usize = 14;
 const IN_TIMESTAMP: usize = 48;
 /// Longer timestamps take the JSON path.
@@ -347,20 +350,18 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     OK
 }
 
-/// Whether the timestamp given as code units in the input slots is an RFC 3339 date-time.
-/// Only ASCII can be one, so anything else is refused without building a string.
+/// Whether the timestamp given as bytes in the input slots is an RFC 3339 date-time.
 fn timestamp_in_slots_is_valid(slots: &[f64]) -> bool {
     let len = at(slots, IN_TIMESTAMP_LEN) as usize;
-    let mut bytes = [0u8; MAX_FAST_TIMESTAMP];
+    let Some(units) = slots.get(IN_TIMESTAMP..IN_TIMESTAMP + MAX_FAST_TIMESTAMP / 8) else { return false };
     if len > MAX_FAST_TIMESTAMP {
         return false;
     }
-    for (i, byte) in bytes.iter_mut().enumerate().take(len) {
-        let unit = at(slots, IN_TIMESTAMP + i);
-        if !(0.0..128.0).contains(&unit) {
-            return false;
-        }
-        *byte = unit as u8;
+    // The slots' bytes as they are in memory (to_ne_bytes is a bit copy, NaN patterns
+    // included), where the JS layer's byte view wrote them.
+    let mut bytes = [0u8; MAX_FAST_TIMESTAMP];
+    for (chunk, unit) in bytes.chunks_exact_mut(8).zip(units) {
+        chunk.copy_from_slice(&unit.to_ne_bytes());
     }
     bytes.get(..len).is_some_and(earlyexit::timestamp::is_rfc3339_bytes)
 }
@@ -580,6 +581,35 @@ mod tests {
         assert_eq!(record(&mut slots, 5.0, 99.0, 0.99, 0.0, 18.0), OK);
         assert_eq!(decide(&mut slots), CODE_HIGH_CONFIDENCE);
         assert_eq!(reason(&mut slots), "High confidence (99.0%) AND verification passed");
+    }
+
+    #[test]
+    fn timestamps_cross_as_the_slots_bytes() {
+        let mut slots = vec![0.0; 1024];
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&EarlyStoppingConfig::default()));
+        let stamped = |slots: &mut [f64], iteration: f64, text: &[u8], len: usize| {
+            let mut bytes = [0u8; MAX_FAST_TIMESTAMP];
+            bytes[..text.len()].copy_from_slice(text);
+            for (slot, chunk) in slots[IN_TIMESTAMP..].iter_mut().zip(bytes.chunks_exact(8)) {
+                *slot = f64::from_ne_bytes(chunk.try_into().unwrap());
+            }
+            slots[IN_TIMESTAMP_LEN] = len as f64;
+            slots[IN_ITERATION] = iteration;
+            slots[IN_QUALITY] = 50.0;
+            slots[IN_CONFIDENCE] = 0.5;
+            slots[IN_STATUS] = 1.0;
+            slots[IN_DELTA] = 0.0;
+            slots[IN_FLAGS] = 16.0;
+            fold(slots)
+        };
+        assert_eq!(stamped(&mut slots, 1.0, b"2026-01-01T00:00:00.000Z", 24), OK);
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-02-30T00:00:00Z", 20), INVALID);
+        // Latin-1 bytes are never ASCII digits or separators; too long is the JS layer's
+        // signal for a string that does not fit bytes.
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00\xe9Z", 21), INVALID);
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00Z", MAX_FAST_TIMESTAMP + 1), INVALID);
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00Z", 20), OK);
+        assert_eq!(at(&slots, COUNTERS), 2.0);
     }
 
     #[test]

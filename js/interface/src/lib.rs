@@ -28,7 +28,7 @@ use earlyexit::{
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `js/api.js` has the same table.
 pub mod op {
@@ -58,8 +58,11 @@ pub mod op {
     pub const ES_SNAPSHOT_CHECK: u32 = 25;
     /// `[layer index, result]` -> the error for a layer result the fast path refused.
     pub const PR_RESULT_CHECK: u32 = 26;
-    /// `[config]` (validated) -> the exit config's slots for `fast_pyramid`.
-    pub const EXIT_CONFIG_SLOTS: u32 = 27;
+    // 27 was EXIT_CONFIG_SLOTS (protocol 2): EXIT_CONTROLLER_CHECK answers the slots too.
+    /// `[config, totalLayers]` -> `[merged config, totalLayers, the exit config's slots for
+    /// `fast_pyramid`]`, validated as `CE_NEW` validates them (the `EarlyExitController`
+    /// constructor, which needs no native object).
+    pub const EXIT_CONTROLLER_CHECK: u32 = 28;
 
     // --- EarlyStopping: 10..=23 were its native-object ops (protocol 1). The JS layer now
     // keeps each engine's state itself and uses the fast path (`fast.rs`) plus the
@@ -306,9 +309,13 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             LayerResult::from_value(arg(&args, 1), Naming::Js, &layer_path(index_of(arg(&args, 0))))?;
             return Ok(None);
         }
-        op::EXIT_CONFIG_SLOTS => {
-            let config = ExitConfig::from_value(arg(&args, 0), Naming::Js)?;
-            numbers(&fast_pyramid::config_slots(&config))
+        op::EXIT_CONTROLLER_CHECK => {
+            let exit = CoherenceEarlyExit::from_values(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            Value::Array(vec![
+                exit.config().to_value(Naming::Js),
+                Value::Number(exit.total_layers() as f64),
+                numbers(&fast_pyramid::config_slots(exit.config())),
+            ])
         }
         op::ES_SNAPSHOT_CHECK => {
             let snapshot = snapshot_of(arg(&args, 0))?;
@@ -512,6 +519,11 @@ mod tests {
         assert!(config.starts_with(r#"~[{"highConfidenceThreshold":0.95"#), "{config}");
         let unknown = exec(op::ES_CONFIG_CHECK, r#"[null,{"plateauCount":2},"options"]"#);
         assert!(unknown.starts_with(r#"!{"code":"unknown_option""#), "{unknown}");
+        let controller = exec(op::EXIT_CONTROLLER_CHECK, r#"[{"minConfidence":0.9},3]"#);
+        assert!(controller.starts_with(r#"[{"exitLayer":1,"#), "{controller}");
+        assert!(controller.ends_with(r#""minConfidence":0.9},3,[1,80,0.85,0.5,4,2,1,0.9]]"#), "{controller}");
+        let layers = exec(op::EXIT_CONTROLLER_CHECK, "[null,0]");
+        assert!(layers.starts_with(r#"!{"code":"invalid_config","kind":"range","field":"totalLayers""#), "{layers}");
     }
 
     #[test]
