@@ -216,7 +216,7 @@ export default function createApi(native) {
   const triggerIndex = (code) => (code === CODE_NO_IMPROVEMENT ? 7 : code - 2);
 
   // Filled by ready() from the core (op LOOP_CONSTANTS): names by code and constant answers.
-  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [] };
+  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [], verdicts: [] };
 
   // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
@@ -916,7 +916,8 @@ export default function createApi(native) {
   const P_IN_LAYER = PB + 28, P_OUT_ACTION = PB + 32, P_OUT_LAYER = PB + 33, P_OUT_STAMPED = PB + 34;
   const P_OUT_ACTUAL = PB + 35, P_OUT_EXITED = PB + 36, P_OUT_EXIT_LAYER = PB + 37, P_OUT_REASON = PB + 38;
   const P_OUT_CONFIDENCE = PB + 39, P_OUT_SKIPPED = PB + 40, P_OUT_VERIFIED = PB + 41, P_OUT_MISPREDICTIONS = PB + 42;
-  const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_COSTS = PB + 48, P_MAX_LAYERS = 40;
+  const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_OUT_FAILED = PB + 45, P_OUT_VERDICT = PB + 46;
+  const P_COSTS = PB + 48, P_MAX_LAYERS = 40;
 
   // Whether the layers are ones the fast path takes (names, costs and runners of the
   // usual types; the core still checks the values).
@@ -986,6 +987,7 @@ export default function createApi(native) {
     const results = [];
     const executed = [];
     const verified = []; // [actual, correct] of each verified layer
+    const failing = []; // the failing layers run or verified, in run order
     while (action !== 2) {
       const pending = layers[index].run();
       const result = signal ? await abortable(pending, signal) : await pending;
@@ -1008,6 +1010,7 @@ export default function createApi(native) {
       s = view();
       copyState(s, PB, state, 0);
       executed.push(index);
+      if (s[P_OUT_FAILED] !== 0) failing.push({ layer: index, name: layers[index].name });
       if (action === 0) {
         const copy = { ...result };
         const stamped = s[P_OUT_STAMPED];
@@ -1044,6 +1047,8 @@ export default function createApi(native) {
       verifiedLayers: s[P_OUT_VERIFIED],
       mispredictions: s[P_OUT_MISPREDICTIONS],
       computeSavedMs: saved === saved ? saved : null,
+      verdict: LOOP.verdicts[s[P_OUT_VERDICT]],
+      failingLayers: failing,
     };
   }
 

@@ -493,6 +493,19 @@ export interface Speculation {
   correct?: boolean;
 }
 
+/**
+ * A pyramid run's verdict: `failed` (a layer that ran or was verified is failing: `passRate < 1`),
+ * `passed` (every layer ran or was verified, none failing) or `unverified` (no failure seen, but
+ * some layers were skipped without running). The same rule for every policy.
+ */
+export type Verdict = 'failed' | 'passed' | 'unverified';
+
+/** A failing layer that ran or was verified: its index and name. */
+export interface FailingLayer {
+  layer: number;
+  name: string;
+}
+
 export interface TestPyramidResult {
   layers: LayerResult[];
   exitedEarly: boolean;
@@ -510,6 +523,10 @@ export interface TestPyramidResult {
   mispredictions: number;
   /** Summed `costMs` of the layers never run; null when one of them has no `costMs`. */
   computeSavedMs: number | null;
+  /** Whether the build is red, green or not known to be either (docs/pyramid-verdict.md). */
+  verdict: Verdict;
+  /** The failing layers that ran or were verified, in the order they ran. */
+  failingLayers: FailingLayer[];
 }
 
 /** A layer for the step API: what the core needs to know before running it. */

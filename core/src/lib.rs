@@ -47,7 +47,7 @@ pub use loop_stopping::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
     StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
 };
-pub use pyramid::{Action, LayerSpec, PyramidRun, TestPyramidResult};
+pub use pyramid::{Action, FailingLayer, LayerSpec, PyramidRun, TestPyramidResult, Verdict};
 pub use signal::{calculate_quality_signal, LayerResult, QualitySignal};
 pub use speculation::{Outcome, Speculation, SpeculativeExecutor};
 pub use value::{Naming, Value};

@@ -39,6 +39,7 @@ from earlyexit._types import (
     ExitDecisionDict,
     ExitOptions,
     ExitReason,
+    FailingLayerDict,
     IterationRecordDict,
     IterationSelectionDict,
     LayerResultDict,
@@ -55,6 +56,7 @@ from earlyexit._types import (
     TestPyramidResultDict,
     Trajectory,
     Trigger,
+    Verdict,
     VerificationStatus,
 )
 
@@ -70,6 +72,7 @@ __all__ = [
     "EarlyStopping",
     "EarlyStoppingConfig",
     "ExitDecision",
+    "FailingLayer",
     "IterationAnalytics",
     "IterationRecord",
     "IterationSelection",
@@ -1077,8 +1080,37 @@ class TestPyramidResult:
     def compute_saved_ms(self) -> float | None:
         """Summed ``cost_ms`` of the layers never run (``None`` when one of them has none)."""
 
+    @property
+    def verdict(self) -> Verdict:
+        """``"failed"`` (a layer that ran or was verified is failing: ``pass_rate < 1``),
+        ``"passed"`` (every layer ran or was verified, none failing) or ``"unverified"`` (no
+        failure seen, but some layers were skipped without running)."""
+
+    @property
+    def failing_layers(self) -> tuple[FailingLayer, ...]:
+        """The failing layers that ran or were verified, in the order they ran."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (the ADR's camelCase keys)."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class FailingLayer:
+    """A failing layer of a pyramid run (:attr:`TestPyramidResult.failing_layers`)."""
+
+    @property
+    def layer(self) -> int:
+        """The layer's index in the pyramid."""
+
+    @property
+    def name(self) -> str:
+        """The layer's name."""
+
+    def to_dict(self) -> FailingLayerDict:
+        """``{"layer": index, "name": name}``."""
 
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...

@@ -19,6 +19,8 @@ import EarlyStoppingDefault, {
   type EarlyExitError,
   type ErrorCode,
   type TestPyramidResult,
+  type Verdict,
+  type FailingLayer,
   type LayerResult,
   type Layer,
   type StepAction,
@@ -142,6 +144,9 @@ async function pyramid(): Promise<TestPyramidResult> {
   const controller = new EarlyExitController({ exitLayer: 0 }, layers.length);
   const result = await controller.runWithEarlyExit(layers, { signal: new AbortController().signal });
   const saved: number | null = result.computeSavedMs;
+  const verdict: Verdict = result.verdict;
+  const failing: FailingLayer[] = result.failingLayers;
+  if (verdict === 'failed') void failing.map((f) => `${f.layer}:${f.name}`);
   const steps = PyramidRun.start(DEFAULT_EXIT_CONFIG, 2, [{ name: 'unit', costMs: 10 }, { name: 'e2e' }]);
   for (let action: StepAction = steps.next(); action.action !== 'done'; action = steps.next()) {
     steps.submit(action.layer, { passRate: 1, coverage: 0.9, flakyRatio: 0 });

@@ -25,6 +25,7 @@ from earlyexit import (
     EarlyStoppingOptions,
     ExitDecision,
     ExitReason,
+    FailingLayerDict,
     IterationAnalytics,
     IterationRecord,
     IterationResultDict,
@@ -43,6 +44,7 @@ from earlyexit import (
     StoppingSummary,
     Trajectory,
     Trigger,
+    Verdict,
     calculate_quality_signal,
 )
 
@@ -168,6 +170,10 @@ def test_pyramid() -> Tuple[ExitReason, List[int]]:
         run.submit(step.layer, result)
         step = run.next()
     saved: Optional[float] = run.result().compute_saved_ms
+    verdict: Verdict = sync_result.verdict
+    failing: List[Tuple[int, str]] = [(f.layer, f.name) for f in sync_result.failing_layers]
+    failing_dicts: List[FailingLayerDict] = sync_result.to_dict()["failingLayers"]
+    assert verdict == "passed" and failing == [] and failing_dicts == []
     del signal_from_dict, verified, async_result, saved
     return sync_result.exit_reason, list(sync_result.layers_executed)
 

@@ -84,6 +84,8 @@ EXTRAS = frozenset(
         "verifiedLayers",
         "mispredictions",
         "computeSavedMs",
+        "verdict",
+        "failingLayers",
     }
 )
 

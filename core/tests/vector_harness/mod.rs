@@ -48,6 +48,8 @@ const LISTED_EXTRAS: &[&str] = &[
     "verifiedLayers",
     "mispredictions",
     "computeSavedMs",
+    "verdict",
+    "failingLayers",
 ];
 
 /// Compares `actual` against `expected`: every expected key equal (numbers bit for bit),

@@ -342,6 +342,7 @@ fn loop_constants() -> Value {
         ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
+        ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
     ])
 }
 
