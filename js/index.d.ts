@@ -93,6 +93,17 @@ export interface EarlyStoppingConfig {
   plateauMinQuality?: number;
   /** Opt-in give-up rule: stop after this many records without a new best (trigger `no_improvement`). */
   noImprovementPatience?: number;
+  /**
+   * Opt-in resume safety (on in the `recommended` preset): iteration numbers must increase;
+   * re-recording the last iteration with the same result is accepted, changes nothing and
+   * returns `{ duplicate: true }`; anything else throws `invalid_iteration`.
+   */
+  strictIterations?: boolean;
+}
+
+/** What `recordIterationResult` returns for an accepted re-record of the last iteration (`strictIterations`). */
+export interface DuplicateRecord {
+  duplicate: true;
 }
 
 /** A partial config: merged over the defaults (constructor) or the current config (`configure`). Unknown keys throw. */
@@ -310,7 +321,11 @@ export declare class EarlyStopping implements Freeable {
    *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as the seed asks
    */
   constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null);
-  recordIterationResult(iteration: number, result: IterationResult): void;
+  /**
+   * Records one iteration. Returns nothing (the seed's `undefined`), except for an accepted
+   * re-record of the last iteration under `strictIterations`: `{ duplicate: true }`, nothing changed.
+   */
+  recordIterationResult(iteration: number, result: IterationResult): DuplicateRecord | undefined;
   /** The argument is accepted and ignored, as in the seed. */
   shouldStop(iteration?: number): StoppingDecision;
   getStoppingReason(): string | null;

@@ -45,7 +45,7 @@ pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 pub use loop_stopping::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
-    StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
+    Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
 };
 pub use pyramid::{Action, FailingLayer, LayerSpec, PyramidRun, TestPyramidResult, Verdict};
 pub use signal::{calculate_quality_signal, LayerResult, QualitySignal};

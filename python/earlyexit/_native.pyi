@@ -204,6 +204,11 @@ class EarlyStoppingConfig:
     def no_improvement_patience(self) -> int | None:
         """Opt-in: records without a new best that give up (trigger ``no_improvement``)."""
 
+    @property
+    def strict_iterations(self) -> bool | None:
+        """Opt-in resume safety: iteration numbers must increase, and re-recording the last
+        iteration with the same result changes nothing (on in ``"recommended"``)."""
+
     @staticmethod
     def from_preset(name: LoopPresetName, /, **overrides: Unpack[EarlyStoppingOptions]) -> EarlyStoppingConfig:
         """A named preset (``"seed"``, the default, or ``"recommended"``) with overrides merged."""
@@ -398,17 +403,21 @@ class EarlyStopping:
         tokens_used: float | None = None,
         token_cost_usd: float | None = None,
         execution_time_ms: float | None = None,
-    ) -> None:
+    ) -> bool:
         """Records one iteration (the fast, positional form of :meth:`record_result`). A
         missing timestamp is filled with the current time as ``new Date().toISOString()``
-        prints it."""
+        prints it. Returns ``True`` when the call re-recorded the last iteration with the
+        same result under ``strict_iterations`` (accepted, nothing changed), else ``False``."""
 
-    def record_result(self, iteration: int, result: Mapping[str, object] = ...) -> None:
+    def record_result(self, iteration: int, result: Mapping[str, object] = ...) -> bool:
         """The seed's ``recordIterationResult(iteration, result)``: ``result`` holds
         ``quality_score``, ``confidence``, ``verification_status``, ``quality_delta`` and
         optionally ``timestamp``, ``tokens_used``, ``token_cost_usd``, ``execution_time_ms``,
         ``iteration_number`` (see :class:`~earlyexit.IterationResultDict`). A missing result
-        raises ``EarlyExitTypeError`` (code ``invalid_result``), as in JS."""
+        raises ``EarlyExitTypeError`` (code ``invalid_result``), as in JS. Returns ``True``
+        when the call re-recorded the last iteration with the same result under
+        ``strict_iterations`` (accepted, nothing changed), else ``False``; any other iteration
+        that does not follow the last one raises ``EarlyExitError`` (``invalid_iteration``)."""
 
     def should_stop(self, iteration: int | None = None) -> StoppingDecision:
         """The seed's ``shouldStop()`` (the argument is accepted and ignored, as the seed does).

@@ -140,6 +140,7 @@ class EarlyStoppingOptions(TypedDict, total=False):
     regression_patience: int
     plateau_min_quality: float
     no_improvement_patience: int
+    strict_iterations: bool
 
 
 class AnalyticsOptions(TypedDict, total=False):
@@ -348,6 +349,7 @@ class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
     regressionPatience: int
     plateauMinQuality: float
     noImprovementPatience: int
+    strictIterations: bool
 
 
 class _StoppingSummaryRequired(TypedDict):

@@ -21,6 +21,7 @@ import EarlyStoppingDefault, {
   type TestPyramidResult,
   type Verdict,
   type FailingLayer,
+  type DuplicateRecord,
   type LayerResult,
   type Layer,
   type StepAction,
@@ -194,6 +195,9 @@ function loopReplay(): number {
   const replay: LoopReplay = replayLoops(runs, 'recommended');
   const custom = replayLoops(runs, { preset: 'seed', config: { noImprovementPatience: 2 }, returns: 'best', analytics: false });
   const engine = EarlyStopping.fromPreset('recommended', { maxIterations: 10 });
+  const strict: boolean | undefined = engine.getConfig().strictIterations;
+  const again: DuplicateRecord | undefined = engine.recordIterationResult(1, { quality_score: 40, confidence: 0.4, verification_status: 'failed', quality_delta: 0 });
+  if (again?.duplicate) void strict;
   const trigger: ReplayRunOutcome['trigger'] = replay.runs[0].trigger;
   const config: EarlyStoppingConfig = loopPreset('seed');
   void [custom, engine, trigger, config, LOOP_PRESETS, wasm.replayLoops];

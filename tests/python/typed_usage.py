@@ -196,6 +196,10 @@ def loop_replay() -> float:
     replay: earlyexit.LoopReplay = earlyexit.replay_loops(runs, "recommended")
     again = earlyexit.replay_loops(runs, preset="seed", returns="best", config={"no_improvement_patience": 2})
     engine = earlyexit.EarlyStopping.from_preset("recommended", no_improvement_patience=3)
+    strict: Optional[bool] = engine.config.strict_iterations
+    first: bool = engine.record(1, 40.0, 0.4, "failed", 0.0, timestamp="2026-01-01T00:00:00Z")
+    duplicate: bool = engine.record(1, 40.0, 0.4, "failed", 0.0)
+    assert strict is True and not first and duplicate
     config = earlyexit.EarlyStoppingConfig.from_preset("seed")
     assert config.no_improvement_patience is None and engine.config.plateau_min_quality == 70
     assert again.summary["runs"] == 1 and "seed" in earlyexit.LOOP_PRESETS

@@ -115,6 +115,7 @@ function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', un
   for (const k of ['maxTotalTokens', 'maxTotalCostUsd', 'maxWallClockMs']) checkNumber(cfg, k, code, prefix + k, { min: 0 });
   checkNumber(cfg, 'regressionTolerance', code, prefix + 'regressionTolerance', { min: 0, max: 100 });
   checkNumber(cfg, 'regressionPatience', code, prefix + 'regressionPatience', { min: 1, max: MAX_SAFE, integer: true });
+  checkBoolean(cfg, 'strictIterations', code, prefix + 'strictIterations');
   const m = { ...base };
   for (const [k, v] of Object.entries(cfg)) if (v !== undefined) m[k] = v;
   // A cross-field error names a key this call gave: the first of the pair when given, else the second.
@@ -230,6 +231,10 @@ class LoopEngine {
       case 'recordIterationResult': {
         validateIteration(args[0]);
         validateResult(args[1], args[0]);
+        // strictIterations (an option, so the model's engine): judged after the values.
+        const order = es instanceof OptionsLoop ? es.iterationOrder(args[0], args[1]) : 'add';
+        if (order === 'invalid') throw rangeErr('invalid_iteration', 'iteration');
+        if (order === 'duplicate') return { ref: { duplicate: true } };
         es.recordIterationResult(args[0], clone(args[1]));
         const extra = {};
         for (const k of OPTIONAL_RECORD_KEYS) if (own(args[1], k) !== undefined) extra[k] = args[1][k];
