@@ -208,14 +208,14 @@ export default function createApi(native) {
   // full typed error.
 
   // Slots: the same table as js/interface/src/fast.rs.
-  const LAYOUT = 5;
+  const LAYOUT = 6;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
   const IN_TIMESTAMP_LEN = 14, IN_TIMESTAMP = 48, MAX_FAST_TIMESTAMP = 64;
   const OUT_CODE = 16, OUT_CONFIDENCE = 17, OUT_DETAIL = 18, OUT_BEST = 24, OUT_BUDGET_COUNT = 27, OUT_BUDGETS = 28;
   const OUT_IMPROVEMENTS_AT = 44;
-  const STATE = 256, COUNTERS = STATE + 18, WINDOW_LEN = STATE + 36, WINDOW = STATE + 37;
+  const STATE = 256, COUNTERS = STATE + 19, WINDOW_LEN = STATE + 37, WINDOW = STATE + 38;
   const CODE_NO_ITERATIONS = 0, CODE_WARM_UP = 1, CODE_CONTINUE = 2, CODE_HIGH_CONFIDENCE = 3, CODE_PLATEAU = 4;
   const CODE_DIMINISHING = 5, CODE_MAX_ITERATIONS = 6, CODE_BUDGET = 7, CODE_REGRESSION = 8;
   const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10, CODE_NO_IMPROVEMENT = 11;
@@ -223,7 +223,7 @@ export default function createApi(native) {
   const triggerIndex = (code) => (code === CODE_NO_IMPROVEMENT ? 7 : code - 2);
 
   // Filled by ready() from the core (op LOOP_CONSTANTS): names by code and constant answers.
-  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [] };
+  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [], verdicts: [] };
 
   // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
@@ -477,10 +477,15 @@ export default function createApi(native) {
         throw freedError();
       }
       // The JSON path: throws the core's typed error, or answers the stored record.
-      // With the engine's usage totals, so a record that would overflow one is refused too.
+      // With the engine's usage totals, so a record that would overflow one is refused too,
+      // and (strictIterations) the last record, which a re-record must repeat.
       const t = this.#load();
       const totals = '[' + encode(t[COUNTERS + 7], 0) + ',' + encode(t[COUNTERS + 8], 0) + ',' + encode(t[COUNTERS + 9], 0) + ']';
-      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration) + ',' + enc(result) + ',' + totals + ']'));
+      const strict = this.#config.value.strictIterations === true;
+      const history = this.#history;
+      const last = strict && history.length > 0 ? enc(copyRecord(history[history.length - 1])) : 'null';
+      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration) + ',' + enc(result) + ',' + totals + ',' + strict + ',' + last + ']'));
+      if (record === true) return { duplicate: true }; // an accepted re-record: nothing changes (Recorded::Duplicate)
       if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
       this.#fold(record);
       this.#history.push(record);
@@ -499,7 +504,7 @@ export default function createApi(native) {
       if (record.tokens_used !== undefined) { flags |= 1; s[IN_TOKENS] = record.tokens_used; }
       if (record.token_cost_usd !== undefined) { flags |= 2; s[IN_COST] = record.token_cost_usd; }
       if (record.execution_time_ms !== undefined) { flags |= 4; s[IN_TIME] = record.execution_time_ms; }
-      s[IN_FLAGS] = flags;
+      s[IN_FLAGS] = flags | 32; // accepted already: its iteration order was judged when recorded
       s[IN_SOURCE] = this.#source === null ? 0 : 1;
       const folded = native.fastFold() === 0;
       decidedBy = folded ? this : null;
@@ -963,7 +968,8 @@ export default function createApi(native) {
   const P_IN_LAYER = PB + 28, P_OUT_ACTION = PB + 32, P_OUT_LAYER = PB + 33, P_OUT_STAMPED = PB + 34;
   const P_OUT_ACTUAL = PB + 35, P_OUT_EXITED = PB + 36, P_OUT_EXIT_LAYER = PB + 37, P_OUT_REASON = PB + 38;
   const P_OUT_CONFIDENCE = PB + 39, P_OUT_SKIPPED = PB + 40, P_OUT_VERIFIED = PB + 41, P_OUT_MISPREDICTIONS = PB + 42;
-  const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_COSTS = PB + 48, P_MAX_LAYERS = 40;
+  const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_OUT_FAILED = PB + 45, P_OUT_VERDICT = PB + 46;
+  const P_COSTS = PB + 48, P_MAX_LAYERS = 40;
 
   // Whether the layers are ones the fast path takes (names, costs and runners of the
   // usual types; the core still checks the values).
@@ -1033,6 +1039,7 @@ export default function createApi(native) {
     const results = [];
     const executed = [];
     const verified = []; // [actual, correct] of each verified layer
+    const failing = []; // the failing layers run or verified, in run order
     while (action !== 2) {
       const pending = layers[index].run();
       const result = signal ? await abortable(pending, signal) : await pending;
@@ -1055,6 +1062,7 @@ export default function createApi(native) {
       s = view();
       copyState(s, PB, state, 0);
       executed.push(index);
+      if (s[P_OUT_FAILED] !== 0) failing.push({ layer: index, name: layers[index].name });
       if (action === 0) {
         const copy = { ...result };
         const stamped = s[P_OUT_STAMPED];
@@ -1091,6 +1099,8 @@ export default function createApi(native) {
       verifiedLayers: s[P_OUT_VERIFIED],
       mispredictions: s[P_OUT_MISPREDICTIONS],
       computeSavedMs: saved === saved ? saved : null,
+      verdict: LOOP.verdicts[s[P_OUT_VERDICT]],
+      failingLayers: failing,
     };
   }
 

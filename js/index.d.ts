@@ -100,6 +100,17 @@ export interface EarlyStoppingConfig {
   plateauMinQuality?: number;
   /** Opt-in give-up rule: stop after this many records without a new best (trigger `no_improvement`). */
   noImprovementPatience?: number;
+  /**
+   * Opt-in resume safety (on in the `recommended` preset): iteration numbers must increase;
+   * re-recording the last iteration with the same result is accepted, changes nothing and
+   * returns `{ duplicate: true }`; anything else throws `invalid_iteration`.
+   */
+  strictIterations?: boolean;
+}
+
+/** What `recordIterationResult` returns for an accepted re-record of the last iteration (`strictIterations`). */
+export interface DuplicateRecord {
+  duplicate: true;
 }
 
 /** A partial config: merged over the defaults (constructor) or the current config (`configure`). Unknown keys throw. */
@@ -317,7 +328,11 @@ export declare class EarlyStopping implements Freeable {
    *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as the seed asks
    */
   constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null);
-  recordIterationResult(iteration: number, result: IterationResult): void;
+  /**
+   * Records one iteration. Returns nothing (the seed's `undefined`), except for an accepted
+   * re-record of the last iteration under `strictIterations`: `{ duplicate: true }`, nothing changed.
+   */
+  recordIterationResult(iteration: number, result: IterationResult): DuplicateRecord | undefined;
   /** The argument is accepted and ignored, as in the seed. */
   shouldStop(iteration?: number): StoppingDecision;
   getStoppingReason(): string | null;
@@ -500,6 +515,19 @@ export interface Speculation {
   correct?: boolean;
 }
 
+/**
+ * A pyramid run's verdict: `failed` (a layer that ran or was verified is failing: `passRate < 1`),
+ * `passed` (every layer ran or was verified, none failing) or `unverified` (no failure seen, but
+ * some layers were skipped without running). The same rule for every policy.
+ */
+export type Verdict = 'failed' | 'passed' | 'unverified';
+
+/** A failing layer that ran or was verified: its index and name. */
+export interface FailingLayer {
+  layer: number;
+  name: string;
+}
+
 export interface TestPyramidResult {
   layers: LayerResult[];
   exitedEarly: boolean;
@@ -517,6 +545,10 @@ export interface TestPyramidResult {
   mispredictions: number;
   /** Summed `costMs` of the layers never run; null when one of them has no `costMs`. */
   computeSavedMs: number | null;
+  /** Whether the build is red, green or not known to be either (docs/pyramid-verdict.md). */
+  verdict: Verdict;
+  /** The failing layers that ran or were verified, in the order they ran. */
+  failingLayers: FailingLayer[];
 }
 
 /** A layer for the step API: what the core needs to know before running it. */

@@ -28,8 +28,8 @@ use analytics_engine::{
 use convert::{to_value, NoneIs};
 use loop_engine::{PyEarlyStopping, PyEarlyStoppingConfig, PyIterationRecord, PyStoppingDecision, PyStoppingSummary};
 use test_exit::{
-    PyCoherenceEarlyExit, PyEarlyExitConfig, PyExitDecision, PyLayerResult, PyPyramidAction, PyPyramidRun,
-    PyQualitySignal, PySpeculation, PySpeculativeExecutor, PyTestPyramidResult,
+    PyCoherenceEarlyExit, PyEarlyExitConfig, PyExitDecision, PyFailingLayer, PyLayerResult, PyPyramidAction,
+    PyPyramidRun, PyQualitySignal, PySpeculation, PySpeculativeExecutor, PyTestPyramidResult,
 };
 
 /// The core value an object of this module's own types stands for (snake_case keys), so
@@ -150,6 +150,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySpeculation>()?;
     m.add_class::<PySpeculativeExecutor>()?;
     m.add_class::<PyTestPyramidResult>()?;
+    m.add_class::<PyFailingLayer>()?;
     m.add_class::<PyPyramidAction>()?;
     m.add_class::<PyPyramidRun>()?;
     m.add_function(wrap_pyfunction!(test_exit::calculate_quality_signal_py, m)?)?;

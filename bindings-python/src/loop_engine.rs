@@ -138,6 +138,11 @@ impl PyEarlyStoppingConfig {
     fn no_improvement_patience(&self) -> Option<u64> {
         self.inner.no_improvement_patience
     }
+    /// Opt-in resume safety: iteration numbers must increase; `None` when not set.
+    #[getter]
+    fn strict_iterations(&self) -> Option<bool> {
+        self.inner.strict_iterations
+    }
 
     /// A named preset (`'seed'`, the default, or `'recommended'`) with keyword overrides.
     #[staticmethod]
@@ -582,7 +587,8 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
-    /// Records one iteration (keyword or positional form of `record_result`).
+    /// Records one iteration (keyword or positional form of `record_result`); `True` for an
+    /// accepted re-record of the last iteration (`strict_iterations`), else `False`.
     #[pyo3(signature = (
         iteration, quality_score, confidence, verification_status, quality_delta,
         timestamp = None, tokens_used = None, token_cost_usd = None, execution_time_ms = None
@@ -600,7 +606,7 @@ impl PyEarlyStopping {
         tokens_used: Option<&Bound<'_, PyAny>>,
         token_cost_usd: Option<&Bound<'_, PyAny>>,
         execution_time_ms: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<bool> {
         // A timestamp given as a `str` stays on the fast path (the core validates it there);
         // anything else given goes through the general path.
         let stamp = match timestamp {
@@ -620,8 +626,8 @@ impl PyEarlyStopping {
                 result.timestamp = stamp;
                 // Valid input is recorded here; anything the core rejects changed nothing and
                 // goes through the general path below, which words the error as for any input.
-                if locked(&self.engine, |es| es.record(iteration, result, now_iso)).is_ok() {
-                    return Ok(());
+                if let Ok(recorded) = locked(&self.engine, |es| es.record(iteration, result, now_iso)) {
+                    return Ok(recorded.is_duplicate());
                 }
             }
         }
@@ -645,16 +651,20 @@ impl PyEarlyStopping {
             }
         }
         let result = Value::Object(entries);
-        locked(&self.engine, |es| es.record_value(&iteration, &result, Naming::Snake, now_iso)).or_raise(py)
+        let recorded = locked(&self.engine, |es| es.record_value(&iteration, &result, Naming::Snake, now_iso));
+        Ok(recorded.or_raise(py)?.is_duplicate())
     }
 
     /// The seed's `recordIterationResult(iteration, result)` with the result as a mapping (a
-    /// missing result is the core's `invalid_result` error, as in JS).
+    /// missing result is the core's `invalid_result` error, as in JS). `True` when the call
+    /// re-recorded the last iteration with the same result (`strict_iterations`): accepted,
+    /// nothing changed.
     #[pyo3(signature = (iteration, result = AnyValue(Value::Null)))]
-    fn record_result(&self, py: Python<'_>, iteration: &Bound<'_, PyAny>, result: AnyValue) -> PyResult<()> {
+    fn record_result(&self, py: Python<'_>, iteration: &Bound<'_, PyAny>, result: AnyValue) -> PyResult<bool> {
         let iteration = to_value(iteration, NoneIs::Absent)?;
         let result = result.0;
-        locked(&self.engine, |es| es.record_value(&iteration, &result, Naming::Snake, now_iso)).or_raise(py)
+        let recorded = locked(&self.engine, |es| es.record_value(&iteration, &result, Naming::Snake, now_iso));
+        Ok(recorded.or_raise(py)?.is_duplicate())
     }
 
     /// The seed's `shouldStop()`; the argument is accepted and ignored, as the seed does.

@@ -4,7 +4,7 @@
 
 use earlyexit::analytics::AnalyticsRecord;
 use earlyexit::loop_stopping::StoppingSummary;
-use earlyexit::pyramid::{Action, TestPyramidResult};
+use earlyexit::pyramid::{Action, FailingLayer, TestPyramidResult};
 use earlyexit::results::{AnalyticsSummary, IterationSelection};
 use earlyexit::{
     DiminishingReturnsReport, Error, ErrorCode, ErrorKind, ExitDecision, IterationRecord, Naming, Speculation,
@@ -17,7 +17,7 @@ use crate::analytics_engine::{
 };
 use crate::convert::{to_value, NoneIs, OrRaise};
 use crate::loop_engine::{PyIterationRecord, PyStoppingDecision, PyStoppingSummary};
-use crate::test_exit::{PyExitDecision, PyPyramidAction, PySpeculation, PyTestPyramidResult};
+use crate::test_exit::{PyExitDecision, PyFailingLayer, PyPyramidAction, PySpeculation, PyTestPyramidResult};
 
 /// Rebuilds a pickled result of class `class` from its snake_case dict (`None` is `null`).
 #[pyfunction]
@@ -56,6 +56,7 @@ pub fn _restore_result<'py>(py: Python<'py>, class: &str, value: &Bound<'py, PyA
             wrap(py, PyTestPyramidResult { inner: TestPyramidResult::from_value(&v, Naming::Snake).or_raise(py)? })
         }
         "PyramidAction" => wrap(py, PyPyramidAction { inner: Action::from_value(&v).or_raise(py)? }),
+        "FailingLayer" => wrap(py, PyFailingLayer { inner: FailingLayer::from_value(&v, "").or_raise(py)? }),
         other => Err(crate::convert::raise(
             py,
             Error::new(

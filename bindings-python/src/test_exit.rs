@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use earlyexit::pyramid::{Action, PyramidRun};
+use earlyexit::pyramid::{Action, FailingLayer, PyramidRun};
 use earlyexit::speculation::{self, Outcome};
 use earlyexit::{
     calculate_quality_signal, CoherenceEarlyExit, Error, ErrorCode, ErrorKind, ExitConfig, ExitDecision, LayerResult,
@@ -20,7 +20,7 @@ use crate::convert::{
 use crate::wrapper::{self, core_value};
 
 core_value!(named: PyLayerResult, PyQualitySignal, PyEarlyExitConfig, PyExitDecision, PyTestPyramidResult);
-core_value!(fixed: PySpeculation, PyPyramidAction);
+core_value!(fixed: PySpeculation, PyPyramidAction, PyFailingLayer);
 
 // ---------------------------------------------------------------------------------------
 // LayerResult and QualitySignal
@@ -786,6 +786,16 @@ impl PyTestPyramidResult {
     fn compute_saved_ms(&self) -> Option<f64> {
         self.inner.compute_saved_ms
     }
+    /// `'failed'`, `'passed'` or `'unverified'` (docs/pyramid-verdict.md).
+    #[getter]
+    fn verdict(&self) -> &'static str {
+        self.inner.verdict.as_str()
+    }
+    /// The failing layers that ran or were verified, in the order they ran.
+    #[getter]
+    fn failing_layers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.failing_layers.iter().cloned().map(|inner| PyFailingLayer { inner }))
+    }
 
     /// The result as the JS API returns it (the ADR's camelCase keys).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -802,6 +812,8 @@ impl PyTestPyramidResult {
         repr_of(
             "TestPyramidResult",
             &[
+                ("verdict", r.verdict.as_str().into_bound_py_any(py)?),
+                ("failing_layers", self.failing_layers(py)?.into_any()),
                 ("exited_early", r.exited_early.into_bound_py_any(py)?),
                 ("exit_layer", r.exit_layer.into_bound_py_any(py)?),
                 ("exit_reason", r.exit_reason.as_str().into_bound_py_any(py)?),
@@ -813,6 +825,40 @@ impl PyTestPyramidResult {
                 ("compute_saved_ms", r.compute_saved_ms.into_bound_py_any(py)?),
             ],
         )
+    }
+}
+
+/// A failing layer of a pyramid run: its index and name.
+#[pyclass(frozen, eq, module = "earlyexit._native", name = "FailingLayer")]
+#[derive(Clone, PartialEq)]
+pub struct PyFailingLayer {
+    pub(crate) inner: FailingLayer,
+}
+
+#[pymethods]
+impl PyFailingLayer {
+    /// The layer's index in the pyramid.
+    #[getter]
+    fn layer(&self) -> usize {
+        self.inner.layer
+    }
+    /// The layer's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        wrapper::to_dict(py, self)
+    }
+
+    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
+        wrapper::reduce_result(slf)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        wrapper::repr(py, self)
     }
 }
 

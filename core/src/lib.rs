@@ -45,9 +45,9 @@ pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 pub use loop_stopping::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
-    StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
+    Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
 };
-pub use pyramid::{Action, LayerSpec, PyramidRun, TestPyramidResult};
+pub use pyramid::{Action, FailingLayer, LayerSpec, PyramidRun, TestPyramidResult, Verdict};
 pub use signal::{calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal};
 pub use speculation::{Outcome, Speculation, SpeculativeExecutor};
 pub use value::{Naming, Value};

@@ -204,6 +204,7 @@ const REGRESSION_TOLERANCE: FieldName = field_name!("regressionTolerance", "regr
 const REGRESSION_PATIENCE: FieldName = field_name!("regressionPatience", "regression_patience");
 const PLATEAU_MIN_QUALITY: FieldName = field_name!("plateauMinQuality", "plateau_min_quality");
 const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", "no_improvement_patience");
+const STRICT_ITERATIONS: FieldName = field_name!("strictIterations", "strict_iterations");
 
 /// Every config key: the seed's seven in its order, then the opt-in options.
 pub const CONFIG_FIELDS: &[FieldName] = &[
@@ -225,6 +226,7 @@ pub const CONFIG_FIELDS: &[FieldName] = &[
     REGRESSION_PATIENCE,
     PLATEAU_MIN_QUALITY,
     NO_IMPROVEMENT_PATIENCE,
+    STRICT_ITERATIONS,
 ];
 
 /// Where the plateau rule takes each step's change from.
@@ -309,6 +311,10 @@ pub struct EarlyStoppingConfig {
     /// Opt-in give-up rule: stop (trigger `no_improvement`) once this many records in a row
     /// brought no new best quality; integer >= 1.
     pub no_improvement_patience: Option<u64>,
+    /// Opt-in resume safety: iteration numbers must increase, and re-recording the last
+    /// iteration with the same result is accepted without changing anything (see
+    /// [`check_iteration_order`]); `None` and `Some(false)` keep the seed's behaviour.
+    pub strict_iterations: Option<bool>,
 }
 
 impl Default for EarlyStoppingConfig {
@@ -333,6 +339,7 @@ impl Default for EarlyStoppingConfig {
             regression_patience: None,
             plateau_min_quality: None,
             no_improvement_patience: None,
+            strict_iterations: None,
         }
     }
 }
@@ -352,7 +359,8 @@ impl EarlyStoppingConfig {
     /// point, over 5 records (a run stuck at 0 is failing, not done); give up explicitly after
     /// 5 iterations without a new best; no outside diminishing-returns source (its relative rule cannot
     /// tell a run stuck at 0 from a finished one). Return `best_iteration`, not the last
-    /// output: the preset is tuned for that.
+    /// output: the preset is tuned for that. Iteration numbers must increase
+    /// (`strictIterations`), so a loop resumed from a snapshot cannot count an iteration twice.
     pub fn recommended() -> Self {
         EarlyStoppingConfig {
             plateau_consecutive_count: 5,
@@ -362,8 +370,14 @@ impl EarlyStoppingConfig {
             plateau_min_quality: Some(70.0),
             no_improvement_patience: Some(5),
             enable_diminishing_returns: false,
+            strict_iterations: Some(true),
             ..EarlyStoppingConfig::default()
         }
+    }
+
+    /// Whether `strictIterations` is on (set and `true`).
+    pub fn strict(&self) -> bool {
+        self.strict_iterations == Some(true)
     }
 
     /// A named preset ([`LOOP_PRESETS`]), or `None` for an unknown name.
@@ -497,6 +511,9 @@ impl EarlyStoppingConfig {
         if has(NO_IMPROVEMENT_PATIENCE) {
             c.no_improvement_patience = Some(reader.integer(NO_IMPROVEMENT_PATIENCE, 1, MAX_SAFE_INTEGER)?);
         }
+        if has(STRICT_ITERATIONS) {
+            c.strict_iterations = Some(reader.boolean(STRICT_ITERATIONS)?);
+        }
         // Cross-field rules, reported on a key this call gave (the error must name what the
         // caller can fix here): the first key of the pair when it was given, else the second,
         // which no longer fits the value already configured.
@@ -559,8 +576,11 @@ impl EarlyStoppingConfig {
             .some_number(REGRESSION_TOLERANCE.spelled(naming), self.regression_tolerance)
             .some_number(REGRESSION_PATIENCE.spelled(naming), count(self.regression_patience))
             .some_number(PLATEAU_MIN_QUALITY.spelled(naming), self.plateau_min_quality)
-            .some_number(NO_IMPROVEMENT_PATIENCE.spelled(naming), count(self.no_improvement_patience))
-            .build()
+            .some_number(NO_IMPROVEMENT_PATIENCE.spelled(naming), count(self.no_improvement_patience));
+        if let Some(strict) = self.strict_iterations {
+            o.boolean(STRICT_ITERATIONS.spelled(naming), strict);
+        }
+        o.build()
     }
 
     #[inline]
@@ -799,6 +819,111 @@ pub fn validate_iteration(iteration: u64) -> Result<()> {
             "iteration must be an integer >= 1",
         )))
     }
+}
+
+/// What `recordIterationResult` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recorded {
+    /// The iteration was recorded.
+    Added,
+    /// (`strictIterations`) The call re-recorded the last iteration with the same result:
+    /// accepted, and nothing changed (a loop resumed from a snapshot repeats its last record).
+    Duplicate,
+}
+
+impl Recorded {
+    /// Whether the call was an accepted re-record that changed nothing.
+    pub fn is_duplicate(self) -> bool {
+        self == Recorded::Duplicate
+    }
+
+    /// What the JS API's `recordIterationResult` returns: nothing (the seed's `undefined`)
+    /// for a new record, `{duplicate: true}` for an accepted re-record.
+    pub fn to_value(self) -> Option<Value> {
+        self.is_duplicate().then(|| ObjectBuilder::new().boolean("duplicate", true).build())
+    }
+}
+
+/// Whether `iteration` may be recorded after the last recorded iteration `last` without a
+/// closer look: always without `strictIterations` (`strict`, see
+/// [`EarlyStoppingConfig::strict`]) or history, else only when it is greater. Anything else is
+/// a re-record or an error, which [`check_iteration_order`] tells apart.
+#[inline]
+pub fn iteration_follows(strict: bool, last: Option<u64>, iteration: u64) -> bool {
+    !strict || last.is_none_or(|last| iteration > last)
+}
+
+/// The `strictIterations` rule for `recordIterationResult(iteration, result)` after the
+/// history's `last` record (`strict`: [`EarlyStoppingConfig::strict`]). Without the option (or history, or when `iteration` is greater
+/// than the last): [`Recorded::Added`]. The last iteration again with the same caller-given
+/// fields: [`Recorded::Duplicate`] (record nothing). The same fields means: quality, confidence,
+/// verification status and delta equal (as numbers: `0` and `-0` are the same), each usage
+/// field given in both with equal values or absent from both, and the timestamp equal when
+/// the new call gives one (a call without a timestamp would have taken the clock's time, which
+/// can never repeat, so it is not compared; the record keeps its first timestamp). Anything
+/// else is an `invalid_iteration` error on `iteration` saying what differs.
+pub fn check_iteration_order(
+    strict: bool,
+    last: Option<&IterationRecord>,
+    iteration: u64,
+    result: &IterationResult,
+) -> Result<Recorded> {
+    let Some(last) = last else { return Ok(Recorded::Added) };
+    let last_iteration = last.observation.iteration;
+    if iteration_follows(strict, Some(last_iteration), iteration) {
+        return Ok(Recorded::Added);
+    }
+    // One message for both errors: an earlier number, or the last one with another result.
+    let differs = if iteration < last_iteration {
+        ""
+    } else {
+        match first_difference(last, result) {
+            None => return Ok(Recorded::Duplicate),
+            Some(field) => field,
+        }
+    };
+    Err(Error::new(
+        ErrorCode::InvalidIteration,
+        ErrorKind::Range,
+        "iteration",
+        value::concat(&[
+            "iteration must be greater than the last recorded iteration (",
+            &jsnum::uint_string(last_iteration),
+            ") or repeat it with the same result, got ",
+            &jsnum::uint_string(iteration),
+            if differs.is_empty() { "" } else { " with a different " },
+            differs,
+        ]),
+    ))
+}
+
+/// The first caller-given field in which `result` differs from the record `last` (numbers
+/// compared as numbers, so `0` and `-0` are equal; a usage field given in one call only is a
+/// difference). An `if` chain: the smallest form in the size-budgeted WebAssembly module.
+fn first_difference(last: &IterationRecord, result: &IterationResult) -> Option<&'static str> {
+    let o = &last.observation;
+    let had = last.usage.as_deref().copied().unwrap_or_default();
+    let given = &result.usage;
+    Some(if o.quality_score != result.quality_score {
+        "quality_score"
+    } else if o.confidence != result.confidence {
+        "confidence"
+    } else if o.verification_status != result.verification_status {
+        "verification_status"
+    } else if o.quality_delta != result.quality_delta {
+        "quality_delta"
+    } else if had.tokens_used != given.tokens_used {
+        "tokens_used"
+    } else if had.token_cost_usd != given.token_cost_usd {
+        "token_cost_usd"
+    } else if had.execution_time_ms != given.execution_time_ms {
+        "execution_time_ms"
+    } else if result.timestamp.as_deref().is_some_and(|t| t != &*last.timestamp) {
+        // A timestamp is compared only when this call gives one (see `check_iteration_order`).
+        "timestamp"
+    } else {
+        return None;
+    })
 }
 
 /// The decision-relevant part of a record: what the stateless rules read.
@@ -1889,13 +2014,17 @@ impl EarlyStopping {
     }
 
     /// The seed's `recordIterationResult(iteration, result)` for a result built in Rust; a
-    /// missing timestamp is filled by `now`.
-    pub fn record(&mut self, iteration: u64, result: IterationResult, now: impl FnOnce() -> String) -> Result<()> {
+    /// missing timestamp is filled by `now`. With `strictIterations`, an accepted re-record
+    /// of the last iteration answers [`Recorded::Duplicate`] and changes nothing.
+    pub fn record(
+        &mut self,
+        iteration: u64,
+        result: IterationResult,
+        now: impl FnOnce() -> String,
+    ) -> Result<Recorded> {
         validate_iteration(iteration)?;
         result.validate(iteration)?;
-        self.counters.tally.check_usage(Some(&result.usage), "", ErrorCode::InvalidResult)?;
-        self.push(iteration, result, now);
-        Ok(())
+        self.record_checked(iteration, result, now)
     }
 
     /// The seed's `recordIterationResult(iteration, result)` on host values.
@@ -1905,11 +2034,25 @@ impl EarlyStopping {
         result: &Value,
         naming: Naming,
         now: impl FnOnce() -> String,
-    ) -> Result<()> {
+    ) -> Result<Recorded> {
         let (iteration, result) = record_from_value(iteration, result, naming)?;
+        self.record_checked(iteration, result, now)
+    }
+
+    /// Records a result whose values were validated: the iteration order (`strictIterations`)
+    /// first, then the usage totals.
+    fn record_checked(
+        &mut self,
+        iteration: u64,
+        result: IterationResult,
+        now: impl FnOnce() -> String,
+    ) -> Result<Recorded> {
+        if check_iteration_order(self.config.strict(), self.history.last(), iteration, &result)?.is_duplicate() {
+            return Ok(Recorded::Duplicate);
+        }
         self.counters.tally.check_usage(Some(&result.usage), "", ErrorCode::InvalidResult)?;
         self.push(iteration, result, now);
-        Ok(())
+        Ok(Recorded::Added)
     }
 
     fn push(&mut self, iteration: u64, result: IterationResult, now: impl FnOnce() -> String) {

@@ -11,6 +11,18 @@
 //! ask [`CoherenceEarlyExit::should_exit`]. On an exit with speculation enabled and layers
 //! left, predict every skipped layer and verify the first `verificationLayers` of them, in
 //! order, one `Verify` action each. Then `Done`.
+//!
+//! # The verdict
+//!
+//! Every result says whether the build is red, green or not known to be either
+//! ([`Verdict`]), from what the run observed and nothing else, so the same rule holds for
+//! any policy that decides which layers run: a layer that ran or was verified is *failing*
+//! when some of its tests did not pass, `passRate < 1` ([`layer_failed`]; the runner reports
+//! the rate after its own flaky retries). Then the verdict is `failed` when some observed
+//! layer is failing, else `passed` when every layer was observed, else `unverified` (no
+//! failure seen, but a layer was skipped without being run). The ADR's 0.99 threshold
+//! ([`classify_outcome`]) only grades a prediction; it never makes a red layer green here.
+//! The rule and its reasons are written out for users in `docs/pyramid-verdict.md`.
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
@@ -71,6 +83,70 @@ impl Action {
     }
 }
 
+/// Whether an observed layer result is failing: some of its tests did not pass
+/// (`passRate < 1`). `passRate` is what the runner reports after its own retries of flaky
+/// tests, so a test that passed on retry counts as passed (and shows in `flakyRatio`); a
+/// failure that is still there after the retries is a failure, flaky or not. Stricter than
+/// the ADR's 0.99 grading of predictions ([`classify_outcome`]): every layer graded `fail`
+/// or `flaky` is failing, and so is a layer graded `pass` with `0.99 <= passRate < 1`.
+pub fn layer_failed(result: &LayerResult) -> bool {
+    result.pass_rate < 1.0
+}
+
+/// A run's verdict: is the build red, green, or not known to be either?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// A layer that ran or was verified is failing ([`layer_failed`]).
+    Failed,
+    /// Every layer ran or was verified, and none is failing (an empty pyramid too).
+    Passed,
+    /// No observed layer is failing, but some layers were skipped without being run.
+    Unverified,
+}
+
+impl Verdict {
+    /// Every verdict, in the order of their codes (the JS fast path's table).
+    pub const ALL: [Verdict; 3] = [Verdict::Failed, Verdict::Passed, Verdict::Unverified];
+
+    /// `failed`, `passed` or `unverified`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Failed => "failed",
+            Verdict::Passed => "passed",
+            Verdict::Unverified => "unverified",
+        }
+    }
+
+    /// The verdict of a run over `layer_count` layers that observed (ran or verified)
+    /// `observed` distinct layers, `failing` of them failing. Only what was observed
+    /// counts, so the rule is the same whichever policy chose the layers.
+    pub fn of(layer_count: usize, observed: usize, failing: usize) -> Verdict {
+        if failing > 0 {
+            Verdict::Failed
+        } else if observed >= layer_count {
+            Verdict::Passed
+        } else {
+            Verdict::Unverified
+        }
+    }
+}
+
+/// A failing layer that ran or was verified: its index and name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FailingLayer {
+    /// The layer's index in the pyramid.
+    pub layer: usize,
+    /// The layer's name.
+    pub name: String,
+}
+
+impl FailingLayer {
+    /// `{layer, name}` (the same keys in every language).
+    pub fn to_value(&self) -> Value {
+        ObjectBuilder::new().number("layer", self.layer as f64).string("name", &self.name).build()
+    }
+}
+
 /// ADR-033's `TestPyramidResult` plus the honest-accounting fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestPyramidResult {
@@ -96,6 +172,10 @@ pub struct TestPyramidResult {
     pub mispredictions: usize,
     /// Summed `costMs` of layers never run; `None` when one of them has no cost.
     pub compute_saved_ms: Option<f64>,
+    /// Whether the build is red, green or not known to be either (see [`Verdict`]).
+    pub verdict: Verdict,
+    /// The failing layers that ran or were verified, in the order they ran.
+    pub failing_layers: Vec<FailingLayer>,
 }
 
 impl TestPyramidResult {
@@ -114,6 +194,8 @@ impl TestPyramidResult {
             verified_layers: self.verified_layers,
             mispredictions: self.mispredictions,
             compute_saved_ms: self.compute_saved_ms,
+            verdict: self.verdict,
+            failing_layers: self.failing_layers.clone(),
         }
         .to_value(naming)
     }
@@ -134,6 +216,8 @@ struct ResultView<'a> {
     verified_layers: usize,
     mispredictions: usize,
     compute_saved_ms: Option<f64>,
+    verdict: Verdict,
+    failing_layers: Vec<FailingLayer>,
 }
 
 impl ResultView<'_> {
@@ -154,6 +238,11 @@ impl ResultView<'_> {
             .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
             .number("mispredictions", self.mispredictions as f64)
             .opt_number(key("computeSavedMs", "compute_saved_ms"), self.compute_saved_ms)
+            .string("verdict", self.verdict.as_str())
+            .value(
+                key("failingLayers", "failing_layers"),
+                value::array_of(&self.failing_layers, FailingLayer::to_value),
+            )
             .build()
     }
 }
@@ -176,6 +265,8 @@ pub struct PyramidRun {
     results: Vec<LayerResult>,
     verification_results: Vec<LayerResult>,
     executed: Vec<usize>,
+    /// The layers run or verified whose result is failing ([`layer_failed`]), in run order.
+    failing: Vec<usize>,
     submissions: Vec<(usize, Value)>,
     phase: Phase,
 }
@@ -212,6 +303,7 @@ impl PyramidRun {
             results: Vec::new(),
             verification_results: Vec::new(),
             executed: Vec::new(),
+            failing: Vec::new(),
             submissions: Vec::new(),
             phase,
         }
@@ -308,6 +400,9 @@ impl PyramidRun {
 
     fn apply(&mut self, index: usize, mut result: LayerResult) -> Option<ExitDecision> {
         self.executed.push(index);
+        if layer_failed(&result) {
+            self.failing.push(index);
+        }
         match std::mem::replace(&mut self.phase, Phase::Running { next: 0 }) {
             Phase::Running { next } => {
                 if let Some(previous) = next.checked_sub(1).and_then(|p| self.results.get(p)) {
@@ -377,6 +472,8 @@ impl PyramidRun {
             verified_layers: view.verified_layers,
             mispredictions: view.mispredictions,
             compute_saved_ms: view.compute_saved_ms,
+            verdict: view.verdict,
+            failing_layers: view.failing_layers,
         })
     }
 
@@ -416,6 +513,12 @@ impl PyramidRun {
             }
             None => (false, self.layers.len() as i64 - 1, ExitReason::ForcedContinue, 1.0, 0),
         };
+        let mut failing_layers = Vec::with_capacity(self.failing.len());
+        for &layer in &self.failing {
+            let name = self.layers.get(layer).map_or_else(String::new, |l| l.name.clone());
+            failing_layers.push(FailingLayer { layer, name });
+        }
+        let verdict = Verdict::of(self.layers.len(), self.executed.len(), failing_layers.len());
         Ok(ResultView {
             layers: &self.results,
             exited_early,
@@ -428,6 +531,8 @@ impl PyramidRun {
             verified_layers,
             mispredictions,
             compute_saved_ms,
+            verdict,
+            failing_layers,
         })
     }
 

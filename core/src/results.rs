@@ -18,7 +18,7 @@ use crate::loop_stopping::{
     Budget, BudgetStatus, DiminishingReturnsReport, EarlyStoppingConfig, FinalRecord, IterationRecord,
     StoppingDecision, StoppingDetails, StoppingSummary, Trigger, VerificationStatus,
 };
-use crate::pyramid::{Action, TestPyramidResult};
+use crate::pyramid::{Action, FailingLayer, TestPyramidResult, Verdict};
 use crate::signal::LayerResult;
 use crate::speculation::Speculation;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -459,7 +459,10 @@ impl Action {
 const LAYERS: FieldName = name("layers");
 const SPECULATIONS: FieldName = name("speculations");
 const LAYERS_EXECUTED: FieldName = value::field_name!("layersExecuted", "layers_executed");
-const PYRAMID_RESULT_FIELDS: [FieldName; 11] = [
+const VERDICT: FieldName = name("verdict");
+const FAILING_LAYERS: FieldName = value::field_name!("failingLayers", "failing_layers");
+const FAILING_LAYER_FIELDS: [FieldName; 2] = [LAYER, name("name")];
+const PYRAMID_RESULT_FIELDS: [FieldName; 13] = [
     LAYERS,
     value::field_name!("exitedEarly", "exited_early"),
     EXIT_LAYER,
@@ -471,7 +474,19 @@ const PYRAMID_RESULT_FIELDS: [FieldName; 11] = [
     value::field_name!("verifiedLayers", "verified_layers"),
     name("mispredictions"),
     value::field_name!("computeSavedMs", "compute_saved_ms"),
+    VERDICT,
+    FAILING_LAYERS,
 ];
+
+impl FailingLayer {
+    /// Reads `{layer, name}` as [`FailingLayer::to_value`] writes it (`path` prefixes the
+    /// field names, e.g. `failing_layers[0]`).
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        let r = open(value, path, "failing layer", Naming::Snake, &FAILING_LAYER_FIELDS)?;
+        let [layer, layer_name] = FAILING_LAYER_FIELDS;
+        Ok(FailingLayer { layer: index(&r, layer)?, name: r.string(layer_name)?.to_string() })
+    }
+}
 
 impl TestPyramidResult {
     /// Reads a result as [`TestPyramidResult::to_value`] writes it with `naming`: layer
@@ -479,7 +494,7 @@ impl TestPyramidResult {
     /// as `verify` reads them, `compute_saved_ms` `null` when unknown.
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
         let r = open(value, "", "result", naming, &PYRAMID_RESULT_FIELDS)?;
-        let [_, exited_early, _, exit_reason, _, _, skipped, _, verified, mispredictions, saved] =
+        let [_, exited_early, _, exit_reason, _, _, skipped, _, verified, mispredictions, saved, _, _] =
             PYRAMID_RESULT_FIELDS;
         let layers = items(&r, LAYERS, |item, path| LayerResult::read(item, naming, path, CODE))?;
         let speculations = items(&r, SPECULATIONS, |item, path| Speculation::from_value(item, naming, path))?;
@@ -487,6 +502,11 @@ impl TestPyramidResult {
             let n = value::integer_argument(item, path, CODE, 0, MAX_SAFE_INTEGER)?;
             usize::try_from(n).map_err(|_| Error::new(CODE, ErrorKind::Range, path, "layer index too large"))
         })?;
+        let verdict = pick(&r, VERDICT, &Verdict::ALL, Verdict::as_str)?;
+        let failing_layers = items(&r, FAILING_LAYERS, FailingLayer::from_value)?;
+        if (verdict == Verdict::Failed) == failing_layers.is_empty() {
+            return Err(inconsistent(&r, FAILING_LAYERS, "must list a layer exactly when the verdict is 'failed'"));
+        }
         Ok(TestPyramidResult {
             layers,
             exited_early: r.boolean(exited_early)?,
@@ -499,6 +519,8 @@ impl TestPyramidResult {
             verified_layers: index(&r, verified)?,
             mispredictions: index(&r, mispredictions)?,
             compute_saved_ms: nullable_number(&r, saved, 0.0, f64::MAX)?,
+            verdict,
+            failing_layers,
         })
     }
 }

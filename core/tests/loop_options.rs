@@ -299,3 +299,126 @@ fn seed_equivalent_options_decide_as_the_defaults() {
         assert_eq!(seed.should_stop(), explicit.should_stop());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// strictIterations: resume safety (docs/loop-options.md "Resume safety")
+
+use earlyexit::loop_stopping::{IterationResult, Recorded, VerificationStatus};
+
+fn try_record(e: &mut EarlyStopping, iteration: u64, json: &str) -> earlyexit::Result<Recorded> {
+    let result = Value::parse_json(json, earlyexit::ErrorCode::InvalidResult, "result").unwrap();
+    e.record_value(&Value::Number(iteration as f64), &result, Naming::Js, || "2026-05-05T05:05:05.000Z".into())
+}
+
+#[test]
+fn without_strict_iterations_any_numbers_are_recorded_as_the_seed_records_them() {
+    let mut e = engine("{}");
+    for i in [5, 3, 5] {
+        assert_eq!(try_record(&mut e, i, &plain(50.0, 0.0)).unwrap(), Recorded::Added);
+    }
+    assert_eq!(e.history().iter().map(|r| r.observation.iteration).collect::<Vec<_>>(), [5, 3, 5]);
+}
+
+#[test]
+fn strict_iterations_refuse_an_earlier_number_and_change_nothing() {
+    let mut e = engine(r#"{"strictIterations": true}"#);
+    assert_eq!(try_record(&mut e, 5, &plain(50.0, 0.0)).unwrap(), Recorded::Added);
+    let before = e.clone();
+    let err = try_record(&mut e, 3, &plain(50.0, 0.0)).unwrap_err();
+    assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_iteration", "iteration", "range"));
+    assert_eq!(
+        err.message(),
+        "iteration must be greater than the last recorded iteration (5) or repeat it with the same result, got 3"
+    );
+    assert_eq!(e, before);
+    assert_eq!(try_record(&mut e, 6, &plain(50.0, 0.0)).unwrap(), Recorded::Added);
+}
+
+#[test]
+fn a_re_record_of_the_last_iteration_is_a_duplicate_only_with_the_same_caller_given_fields() {
+    let mut e = engine(r#"{"strictIterations": true, "maxTotalTokens": 100}"#);
+    let given = r#"{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":0,"tokens_used":60,"timestamp":"2026-01-01T00:00:00Z"}"#;
+    try_record(&mut e, 1, given).unwrap();
+    let before = e.clone();
+    assert_eq!(try_record(&mut e, 1, given).unwrap(), Recorded::Duplicate);
+    // -0 is 0; iteration_number repeats the argument; an omitted timestamp is not compared.
+    let same = r#"{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":-0,"tokens_used":60,"iteration_number":1}"#;
+    assert_eq!(try_record(&mut e, 1, same).unwrap(), Recorded::Duplicate);
+    assert_eq!(e, before, "a duplicate changes nothing");
+    for (changed, field) in [
+        (given.replace("\"quality_score\":50", "\"quality_score\":51"), "quality_score"),
+        (given.replace("\"confidence\":0.5", "\"confidence\":0.6"), "confidence"),
+        (given.replace("\"failed\"", "\"skipped\""), "verification_status"),
+        (given.replace("\"quality_delta\":0", "\"quality_delta\":1"), "quality_delta"),
+        (given.replace(",\"tokens_used\":60", ""), "tokens_used"),
+        (given.replace("\"tokens_used\":60", "\"tokens_used\":60,\"token_cost_usd\":0"), "token_cost_usd"),
+        (given.replace("T00:00:00Z", "T00:00:00.000Z"), "timestamp"),
+    ] {
+        let err = try_record(&mut e, 1, &changed).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_iteration", "iteration"), "{field}");
+        assert!(err.message().ends_with(&format!("got 1 with a different {field}")), "{}", err.message());
+    }
+    assert_eq!(e, before, "a refused re-record changes nothing");
+    assert_eq!(e.should_stop().budgets[0].observed, 60.0, "the tokens counted once");
+}
+
+#[test]
+fn a_clock_filled_timestamp_is_matched_by_an_omitted_one_or_by_the_value_the_clock_gave() {
+    let mut e = engine(r#"{"strictIterations": true}"#);
+    try_record(&mut e, 1, &plain(50.0, 0.0)).unwrap();
+    assert_eq!(&*e.history()[0].timestamp, "2026-05-05T05:05:05.000Z");
+    assert_eq!(try_record(&mut e, 1, &plain(50.0, 0.0)).unwrap(), Recorded::Duplicate);
+    let with_clock = plain(50.0, 0.0).replace('}', r#","timestamp":"2026-05-05T05:05:05.000Z"}"#);
+    assert_eq!(try_record(&mut e, 1, &with_clock).unwrap(), Recorded::Duplicate);
+    let other = plain(50.0, 0.0).replace('}', r#","timestamp":"2026-05-05T05:05:06.000Z"}"#);
+    assert_eq!(try_record(&mut e, 1, &other).unwrap_err().code(), "invalid_iteration");
+}
+
+#[test]
+fn the_resume_recipe_counts_a_re_recorded_iteration_once() {
+    // record, then snapshot; the process dies; restore, then re-record the last iteration.
+    let mut e = engine(r#"{"strictIterations": true, "maxTotalTokens": 100}"#);
+    try_record(&mut e, 1, &with_tokens(50.0, 40.0)).unwrap();
+    try_record(&mut e, 2, &with_tokens(60.0, 40.0)).unwrap();
+    let mut resumed = round_trip(&e);
+    assert_eq!(resumed.config().strict_iterations, Some(true));
+    assert_eq!(try_record(&mut resumed, 2, &with_tokens(60.0, 40.0)).unwrap(), Recorded::Duplicate);
+    let decision = resumed.should_stop();
+    assert!(!decision.stop);
+    assert_eq!(decision.budgets[0].observed, 80.0);
+    assert_eq!(resumed, round_trip(&e));
+    // The seed's default counts the re-record twice and stops on tokens never spent.
+    let mut loose = engine(r#"{"maxTotalTokens": 100}"#);
+    try_record(&mut loose, 1, &with_tokens(50.0, 40.0)).unwrap();
+    try_record(&mut loose, 2, &with_tokens(60.0, 40.0)).unwrap();
+    let mut loose = round_trip(&loose);
+    assert_eq!(try_record(&mut loose, 2, &with_tokens(60.0, 40.0)).unwrap(), Recorded::Added);
+    assert_eq!(loose.should_stop().trigger.as_str(), "budget_exhausted");
+}
+
+#[test]
+fn the_typed_record_path_and_the_recommended_preset_enforce_it_too() {
+    let mut e = EarlyStopping::new(earlyexit::EarlyStoppingConfig::recommended()).unwrap();
+    assert_eq!(e.config().strict_iterations, Some(true));
+    let result = || IterationResult::new(40.0, 0.5, VerificationStatus::Failed, 0.0);
+    let now = || "2026-01-01T00:00:00.000Z".to_string();
+    assert_eq!(e.record(4, result(), now).unwrap(), Recorded::Added);
+    assert!(e.record(4, result(), now).unwrap().is_duplicate());
+    assert_eq!(e.record(3, result(), now).unwrap_err().code(), "invalid_iteration");
+    assert_eq!(e.history().len(), 1);
+    assert_eq!(Recorded::Duplicate.to_value().map(|v| v.to_json()).as_deref(), Some(r#"{"duplicate":true}"#));
+    assert_eq!(Recorded::Added.to_value(), None);
+}
+
+#[test]
+fn strict_iterations_is_a_boolean_listed_last_in_get_config() {
+    let e = engine(r#"{"strictIterations": false, "maxIterations": 3}"#);
+    let Value::Object(entries) = e.config().to_value(Naming::Js) else { panic!() };
+    let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(&keys[7..], ["maxIterations", "strictIterations"]);
+    for bad in [r#"{"strictIterations": 1}"#, r#"{"strictIterations": "true"}"#, r#"{"strictIterations": null}"#] {
+        let config = Value::parse_json(bad, earlyexit::ErrorCode::InvalidConfig, "config").unwrap();
+        let err = EarlyStopping::from_config_value(&config, Naming::Js).unwrap_err();
+        assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "strictIterations", "type"));
+    }
+}

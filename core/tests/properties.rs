@@ -122,7 +122,7 @@ proptest! {
         for call in calls {
             let before = engine.clone();
             let outcome = match call {
-                LoopCall::Record(i, r) => engine.record_value(&i, &r, Naming::Js, || "2026-01-01T00:00:00.000Z".into()),
+                LoopCall::Record(i, r) => engine.record_value(&i, &r, Naming::Js, || "2026-01-01T00:00:00.000Z".into()).map(|_| ()),
                 LoopCall::Decide => { engine.should_stop(); Ok(()) }
                 LoopCall::Configure(k, v) => engine.configure_value(&Value::Object(vec![(k, v)]), Naming::Js),
                 LoopCall::Summary => { engine.generate_summary(); Ok(()) }

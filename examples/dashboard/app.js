@@ -610,7 +610,27 @@ function renderLoop(run, report) {
 
 const STATUS_TEXT = { run: 'ran', exit: 'ran · exit here', verified: 'verified ✓', mispredicted: 'misprediction ✗', skipped: 'skipped' };
 
+// The verdict first: whether the build is red, green or not known (docs/pyramid-verdict.md).
+const VERDICT_NOTE = {
+  failed: 'a layer that ran or was verified has failing tests',
+  passed: 'every layer ran or was verified, every test passed',
+  unverified: 'no failure seen, but skipped layers never ran',
+};
+
+function renderVerdict(result) {
+  const card = $('#verdict-card');
+  card.hidden = result === null;
+  if (result === null) return;
+  card.dataset.verdict = result.verdict;
+  $('#verdict').textContent = result.verdict;
+  const failing = result.failingLayers ?? [];
+  $('#failing-layers').textContent = failing.length > 0
+    ? `failing: ${failing.map((f) => `${f.layer} (${f.name})`).join(', ')}`
+    : VERDICT_NOTE[result.verdict] ?? '';
+}
+
 function renderPyramid(run, { result, rows }, cfg) {
+  renderVerdict(result);
   $('#exit-decision').textContent = result.exitedEarly ? `exit after ${result.exitLayer}` : 'ran every layer';
   const exitName = rows[result.exitLayer]?.name;
   $('#exit-layer').textContent = result.exitedEarly ? `layer ${result.exitLayer}${exitName ? ` (${exitName})` : ''} of ${rows.length}` : `${result.layers.length} of ${rows.length} layers run`;
@@ -632,6 +652,7 @@ function renderPyramid(run, { result, rows }, cfg) {
     $('#pyramid-expect').textContent = '';
   }
 
+  const failing = new Set((result.failingLayers ?? []).map((f) => f.layer));
   const trs = rows.map((row) => {
     const r = row.status === 'skipped' ? row.recorded : (row.result ?? row.recorded);
     const sig = row.signal;
@@ -645,10 +666,10 @@ function renderPyramid(run, { result, rows }, cfg) {
     const o = r && typeof r === 'object' ? r : {};
     return el(
       'tr',
-      { class: row.status === 'skipped' ? 'not-run' : row.status === 'exit' ? 'is-stop' : '', 'data-layer': String(row.index), 'data-status': row.status },
+      { class: row.status === 'skipped' ? 'not-run' : row.status === 'exit' ? 'is-stop' : '', 'data-layer': String(row.index), 'data-status': row.status, 'data-failing': String(failing.has(row.index)) },
       el('td', { class: 'num', text: String(row.index) }),
       el('td', { text: row.name }),
-      el('td', {}, pill(STATUS_TEXT[row.status], row.status)),
+      el('td', {}, pill(STATUS_TEXT[row.status], row.status), failing.has(row.index) ? [' ', pill('failing ✗', 'failing')] : null),
       el('td', { class: 'num', text: pct(o.passRate) }),
       el('td', { class: 'num', text: pct(o.coverage) }),
       el('td', { class: 'num', text: pct(o.flakyRatio) }),
@@ -677,6 +698,7 @@ function renderPyramid(run, { result, rows }, cfg) {
 }
 
 function renderSignal(run, { decision }) {
+  renderVerdict(null); // one signal: no run, so no verdict
   $('#exit-decision').textContent = decision.canExit ? 'can exit' : 'continue';
   $('#exit-layer').textContent = `one signal at layer ${run.layer}`;
   $('#exit-reason').textContent = decision.reason;
@@ -908,8 +930,8 @@ function livePyramidStep(live, run) {
   const out = engine.step();
   if (out.action.action === 'done') {
     const f = out.final;
-    liveLog(`done → result(): ${f.exitedEarly ? `exited after layer ${f.exitLayer} (${f.exitReason})` : 'no early exit'}; layers executed [${(f.layersExecuted ?? []).join(', ')}], verified ${f.verifiedLayers ?? '–'}, mispredictions ${f.mispredictions ?? '–'}, compute saved ${ms(f.computeSavedMs)}`, f.mispredictions ? 'stop' : '');
-    setLiveStatus(`Done: ${f.exitedEarly ? `exited after layer ${f.exitLayer} (${f.exitReason}), skipping ${f.skippedLayers}` : 'ran every layer'}${f.verifiedLayers ? `; verified ${f.verifiedLayers}, ${f.mispredictions} misprediction${f.mispredictions === 1 ? '' : 's'}` : ''}.`, 'done');
+    liveLog(`done → result(): verdict ${f.verdict}${f.failingLayers?.length ? ` (failing: ${f.failingLayers.map((l) => l.name).join(', ')})` : ''}; ${f.exitedEarly ? `exited after layer ${f.exitLayer} (${f.exitReason})` : 'no early exit'}; layers executed [${(f.layersExecuted ?? []).join(', ')}], verified ${f.verifiedLayers ?? '–'}, mispredictions ${f.mispredictions ?? '–'}, compute saved ${ms(f.computeSavedMs)}`, f.verdict === 'failed' || f.mispredictions ? 'stop' : '');
+    setLiveStatus(`Done: verdict ${f.verdict}; ${f.exitedEarly ? `exited after layer ${f.exitLayer} (${f.exitReason}), skipping ${f.skippedLayers}` : 'ran every layer'}${f.verifiedLayers ? `; verified ${f.verifiedLayers}, ${f.mispredictions} misprediction${f.mispredictions === 1 ? '' : 's'}` : ''}.`, 'done');
     renderPipeline(f, engine.log);
     finishLive();
     return false;

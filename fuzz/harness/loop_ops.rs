@@ -12,7 +12,7 @@ use arbitrary::{Result, Unstructured};
 use earlyexit::loop_stopping::{PlateauDeltaSource, PlateauMode, ResourceUsage};
 use earlyexit::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, IterationAnalytics,
-    IterationResult, Naming, Value, VerificationStatus,
+    IterationResult, Naming, Recorded, Value, VerificationStatus,
 };
 
 /// Runs one input.
@@ -41,6 +41,7 @@ const CONFIG_FIELDS: &[gen::Field] = &[
     ("regressionPatience", valid::count),
     ("plateauMinQuality", valid::points),
     ("noImprovementPatience", valid::count),
+    ("strictIterations", valid::boolean),
 ];
 
 const RESULT_FIELDS: &[gen::Field] = &[
@@ -122,6 +123,7 @@ fn typed_config(u: &mut Unstructured) -> Result<EarlyStoppingConfig> {
         regression_patience: opt(u, |u| u.int_in_range(0..=5))?,
         plateau_min_quality: opt(u, gen::number)?,
         no_improvement_patience: opt(u, |u| u.int_in_range(0..=6))?,
+        strict_iterations: opt(u, |u| u.arbitrary())?,
     })
 }
 
@@ -226,6 +228,15 @@ fn steps(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Itera
     Ok(())
 }
 
+/// A record call that succeeded added one entry, or (an accepted re-record under
+/// `strictIterations`) changed nothing at all.
+fn recorded_as_said(before: &EarlyStopping, engine: &EarlyStopping, recorded: Recorded) {
+    match recorded {
+        Recorded::Added => assert_eq!(engine.history().len(), before.history().len() + 1, "record added not one entry"),
+        Recorded::Duplicate => assert_eq!(engine, before, "a re-record reported as a duplicate changed the engine"),
+    }
+}
+
 /// A diminishing-returns report as an outside source returns it: mostly well formed.
 fn report_value(u: &mut Unstructured) -> Result<Value> {
     const FIELDS: &[gen::Field] = &[("detected", valid::boolean), ("iteration", valid::count), ("reason", valid::text)];
@@ -243,7 +254,7 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
             let now = clock(u)?;
             let before = engine.clone();
             match engine.record_value(&iteration, &result, naming, || now) {
-                Ok(()) => assert_eq!(engine.history().len(), before.history().len() + 1, "record added not one entry"),
+                Ok(recorded) => recorded_as_said(&before, engine, recorded),
                 Err(e) => unchanged(&before, engine, &e, "record_value"),
             }
         }
@@ -254,7 +265,7 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
             let now = clock(u)?;
             let before = engine.clone();
             match engine.record(iteration, result, || now) {
-                Ok(()) => assert_eq!(engine.history().len(), before.history().len() + 1, "record added not one entry"),
+                Ok(recorded) => recorded_as_said(&before, engine, recorded),
                 Err(e) => unchanged(&before, engine, &e, "record"),
             }
         }

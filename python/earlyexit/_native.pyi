@@ -41,6 +41,7 @@ from earlyexit._types import (
     ExitDecisionDict,
     ExitOptions,
     ExitReason,
+    FailingLayerDict,
     IterationRecordDict,
     IterationSelectionDict,
     LayerResultDict,
@@ -57,6 +58,7 @@ from earlyexit._types import (
     TestPyramidResultDict,
     Trajectory,
     Trigger,
+    Verdict,
     VerificationStatus,
 )
 
@@ -72,6 +74,7 @@ __all__ = [
     "EarlyStopping",
     "EarlyStoppingConfig",
     "ExitDecision",
+    "FailingLayer",
     "IterationAnalytics",
     "IterationRecord",
     "IterationSelection",
@@ -203,6 +206,11 @@ class EarlyStoppingConfig:
     @property
     def no_improvement_patience(self) -> int | None:
         """Opt-in: records without a new best that give up (trigger ``no_improvement``)."""
+
+    @property
+    def strict_iterations(self) -> bool | None:
+        """Opt-in resume safety: iteration numbers must increase, and re-recording the last
+        iteration with the same result changes nothing (on in ``"recommended"``)."""
 
     @staticmethod
     def from_preset(name: LoopPresetName, /, **overrides: Unpack[EarlyStoppingOptions]) -> EarlyStoppingConfig:
@@ -398,17 +406,21 @@ class EarlyStopping:
         tokens_used: float | None = None,
         token_cost_usd: float | None = None,
         execution_time_ms: float | None = None,
-    ) -> None:
+    ) -> bool:
         """Records one iteration (the fast, positional form of :meth:`record_result`). A
         missing timestamp is filled with the current time as ``new Date().toISOString()``
-        prints it."""
+        prints it. Returns ``True`` when the call re-recorded the last iteration with the
+        same result under ``strict_iterations`` (accepted, nothing changed), else ``False``."""
 
-    def record_result(self, iteration: int, result: Mapping[str, object] = ...) -> None:
+    def record_result(self, iteration: int, result: Mapping[str, object] = ...) -> bool:
         """The seed's ``recordIterationResult(iteration, result)``: ``result`` holds
         ``quality_score``, ``confidence``, ``verification_status``, ``quality_delta`` and
         optionally ``timestamp``, ``tokens_used``, ``token_cost_usd``, ``execution_time_ms``,
         ``iteration_number`` (see :class:`~earlyexit.IterationResultDict`). A missing result
-        raises ``EarlyExitTypeError`` (code ``invalid_result``), as in JS."""
+        raises ``EarlyExitTypeError`` (code ``invalid_result``), as in JS. Returns ``True``
+        when the call re-recorded the last iteration with the same result under
+        ``strict_iterations`` (accepted, nothing changed), else ``False``; any other iteration
+        that does not follow the last one raises ``EarlyExitError`` (``invalid_iteration``)."""
 
     def should_stop(self, iteration: int | None = None) -> StoppingDecision:
         """The seed's ``shouldStop()`` (the argument is accepted and ignored, as the seed does).
@@ -1085,6 +1097,16 @@ class TestPyramidResult:
     def compute_saved_ms(self) -> float | None:
         """Summed ``cost_ms`` of the layers never run (``None`` when one of them has none)."""
 
+    @property
+    def verdict(self) -> Verdict:
+        """``"failed"`` (a layer that ran or was verified is failing: ``pass_rate < 1``),
+        ``"passed"`` (every layer ran or was verified, none failing) or ``"unverified"`` (no
+        failure seen, but some layers were skipped without running)."""
+
+    @property
+    def failing_layers(self) -> tuple[FailingLayer, ...]:
+        """The failing layers that ran or were verified, in the order they ran."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (the ADR's camelCase keys)."""
 
@@ -1094,6 +1116,25 @@ class TestPyramidResult:
 
 _Action = TypeVar("_Action", bound=ActionKind, default=ActionKind, covariant=True)
 _Layer = TypeVar("_Layer", bound=Union[int, None], default=Union[int, None], covariant=True)
+
+@final
+class FailingLayer:
+    """A failing layer of a pyramid run (:attr:`TestPyramidResult.failing_layers`)."""
+
+    @property
+    def layer(self) -> int:
+        """The layer's index in the pyramid."""
+
+    @property
+    def name(self) -> str:
+        """The layer's name."""
+
+    def to_dict(self) -> FailingLayerDict:
+        """``{"layer": index, "name": name}``."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class PyramidAction(Generic[_Action, _Layer]):

@@ -28,6 +28,7 @@ __all__ = [
     "ExitDecisionDict",
     "ExitOptions",
     "ExitReason",
+    "FailingLayerDict",
     "HighConfidenceDetails",
     "IterationRecordDict",
     "IterationResultDict",
@@ -55,6 +56,7 @@ __all__ = [
     "TestPyramidResultDict",
     "Trajectory",
     "Trigger",
+    "Verdict",
     "VerificationStatus",
 ]
 
@@ -94,6 +96,9 @@ ExitReason = Literal[
 ]
 #: A layer outcome, predicted or observed.
 Outcome = Literal["pass", "flaky", "fail"]
+#: A pyramid run's verdict: a layer that ran or was verified failed; every layer ran or was
+#: verified and passed; or no failure seen but some layers were skipped unverified.
+Verdict = Literal["failed", "passed", "unverified"]
 #: What ``PyramidRun.next()`` asks for.
 ActionKind = Literal["run", "verify", "done"]
 #: ``EarlyExitError.code``.
@@ -135,6 +140,7 @@ class EarlyStoppingOptions(TypedDict, total=False):
     regression_patience: int
     plateau_min_quality: float
     no_improvement_patience: int
+    strict_iterations: bool
 
 
 class AnalyticsOptions(TypedDict, total=False):
@@ -343,6 +349,7 @@ class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
     regressionPatience: int
     plateauMinQuality: float
     noImprovementPatience: int
+    strictIterations: bool
 
 
 class _StoppingSummaryRequired(TypedDict):
@@ -497,6 +504,13 @@ class SpeculationDict(_SpeculationRequired, total=False):
     correct: bool
 
 
+class FailingLayerDict(TypedDict):
+    """``FailingLayer.to_dict()``: a failing layer's index and name."""
+
+    layer: int
+    name: str
+
+
 class TestPyramidResultDict(TypedDict):
     """``TestPyramidResult.to_dict()``: the ADR's result plus the honest-accounting fields."""
 
@@ -511,6 +525,8 @@ class TestPyramidResultDict(TypedDict):
     verifiedLayers: int
     mispredictions: int
     computeSavedMs: Optional[float]
+    verdict: Verdict
+    failingLayers: List[FailingLayerDict]
 
 
 class _PyramidActionRequired(TypedDict):

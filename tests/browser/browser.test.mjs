@@ -314,6 +314,7 @@ test('dashboard shows the stop point each bundled loop expects', async () => {
 test('dashboard shows the exit decision each bundled pyramid expects', async () => {
   const page = await dashboard();
   assert.ok(pyramidRuns.length > 0, 'no pyramid example with an expectation in examples/data/pyramids.jsonl');
+  const verdicts = new Set();
   for (const run of pyramidRuns) {
     await selectExample(page, `pyramids.jsonl:${run.id}`);
     assert.ok(await page.isHidden('#error'), `${run.id}: error shown: ${await text(page, '#error')}`);
@@ -329,12 +330,30 @@ test('dashboard shows the exit decision each bundled pyramid expects', async () 
       assert.deepEqual(executed, want.layersExecuted, `${run.id}: executed layers (run or verified)`);
     }
     if (want.mispredictions > 0) assert.ok(statuses.includes('mispredicted'), `${run.id}: the misprediction is marked`);
+    // The verdict comes first (docs/pyramid-verdict.md), by its rule over the layers that ran
+    // or were verified: any with passRate < 1 fails the run; all observed and green passes it.
+    const observed = statuses.map((s, i) => (s === 'skipped' ? null : i)).filter((i) => i !== null);
+    const failing = observed.filter((i) => run.results[i].passRate < 1);
+    const verdict = failing.length > 0 ? 'failed' : observed.length === run.results.length ? 'passed' : 'unverified';
+    assert.equal(await page.$eval('#pyramid-view .cards > .stat', (card) => card.id), 'verdict-card', `${run.id}: the verdict is the first card`);
+    assert.ok(await page.isVisible('#verdict-card'), `${run.id}: the verdict is shown`);
+    assert.equal(await text(page, '#verdict'), verdict, `${run.id}: verdict`);
+    assert.equal(await page.getAttribute('#verdict-card', 'data-verdict'), verdict, `${run.id}: the card is coloured by the verdict`);
+    const names = failing.map((i) => `${i} (${run.layers[i].name})`).join(', ');
+    if (failing.length > 0) assert.equal(await text(page, '#failing-layers'), `failing: ${names}`, `${run.id}: failing layers`);
+    const marked = await page.$$eval('#pyramid-table tbody tr', (trs) => trs.map((tr, i) => (tr.dataset.failing === 'true' ? i : null)).filter((i) => i !== null));
+    assert.deepEqual(marked, failing, `${run.id}: the failing rows are marked`);
+    verdicts.add(verdict);
     if (Array.isArray(want.decisions)) {
       const reasons = await page.$$eval('#pyramid-table tbody tr td:nth-child(9) .pill', (ps) => ps.map((p) => p.textContent.trim()));
       assert.deepEqual(reasons, want.decisions, `${run.id}: the decision at each executed layer`);
     }
     assert.ok(await page.$('#pyramid-chart canvas'), `${run.id}: the lambda chart is missing`);
   }
+  assert.deepEqual([...verdicts].sort(), ['failed', 'passed', 'unverified'], 'the bundled pyramids show every verdict');
+  // A single hand-made signal is no run: no verdict card.
+  await selectExample(page, 'pyramids.jsonl:signal/boundaries-concentrated');
+  assert.ok(await page.isHidden('#verdict-card'), 'a signal line has no verdict');
 });
 
 test('changing a config value re-runs the engine and moves the stop point', async () => {
@@ -492,7 +511,7 @@ test('the live view drives a pyramid through the PyramidRun step API', async () 
   assert.match(await text(page, '#live-status'), /Next action: run layer 0 \(unit\)/);
   await page.click('#live-play');
   await page.waitForFunction(() => /^Done:/.test(document.querySelector('#live-status').textContent), null, { timeout: 20_000 });
-  assert.match(await text(page, '#live-status'), /exited after layer 0 \(confident_exit\).*verified 2, 1 misprediction/);
+  assert.match(await text(page, '#live-status'), /^Done: verdict failed; exited after layer 0 \(confident_exit\).*verified 2, 1 misprediction/);
   const boxes = await page.$$eval('#live-pipeline .layer-box', (bs) => bs.map((b) => b.className.replace('layer-box', '').trim()));
   assert.deepEqual(boxes, ['exit', 'mispredicted', 'verified', 'skipped']);
   assert.ok(await page.isHidden('#error'));

@@ -20,7 +20,7 @@ export { compare, decode };
 // The listed extra keys a call's result may carry beyond the reference's.
 const DECISION_EXTRAS = new Set(['best_iteration', 'best_quality_score', 'budgets']);
 const RECORD_EXTRAS = new Set(['tokens_used', 'token_cost_usd', 'execution_time_ms']);
-const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs']);
+const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs', 'verdict', 'failingLayers']);
 function extrasFor(engine, call) {
   if (call === 'shouldStop') return DECISION_EXTRAS;
   if (engine === 'EarlyStopping' && (call === 'getIterationHistory' || call === 'toJSON')) return RECORD_EXTRAS;

@@ -212,6 +212,128 @@ describe(`loop options (${IMPL})`, () => {
   });
 });
 
+// strictIterations (docs/loop-options.md "Resume safety"): iteration numbers must increase;
+// re-recording the last iteration with the same result is accepted, changes nothing and says
+// so; anything else is invalid_iteration with nothing changed.
+describe(`strictIterations: resume safety (${IMPL})`, () => {
+  const STRICT = { strictIterations: true };
+  const snap = (es) => JSON.stringify(es.toJSON());
+  const invalid = (e) => e instanceof RangeError && e.code === 'invalid_iteration' && e.field === 'iteration';
+
+  test('off by default: 5, 3, 5 are all recorded, as the seed records them', () => {
+    const es = new EarlyStopping();
+    for (const i of [5, 3, 5]) assert.equal(es.recordIterationResult(i, flat(50)), undefined);
+    assert.deepEqual(es.getIterationHistory().map((r) => r.iteration_number), [5, 3, 5]);
+    assert.equal('strictIterations' in es.getConfig(), false);
+  });
+
+  test('iteration numbers must increase: an earlier number is invalid_iteration and changes nothing', () => {
+    const es = engine(STRICT);
+    assert.equal(es.recordIterationResult(5, flat(50)), undefined);
+    const before = snap(es);
+    assert.throws(() => es.recordIterationResult(3, flat(50)), (e) => invalid(e) && /greater than the last recorded iteration \(5\)/.test(e.message));
+    assert.equal(snap(es), before);
+    assert.equal(es.recordIterationResult(9, flat(60, 10)), undefined);
+    assert.deepEqual(es.getIterationHistory().map((r) => r.iteration_number), [5, 9]);
+  });
+
+  test('re-recording the last iteration with the same result changes nothing and says so', () => {
+    const es = engine({ ...STRICT, maxTotalTokens: 100 });
+    es.recordIterationResult(1, flat(50, 0, { tokens_used: 60 }));
+    const before = snap(es);
+    const decision = es.shouldStop();
+    assert.deepEqual(es.recordIterationResult(1, flat(50, 0, { tokens_used: 60 })), { duplicate: true });
+    assert.deepEqual(es.recordIterationResult(1, { ...flat(50, 0, { tokens_used: 60 }), quality_delta: -0, iteration_number: 1 }), { duplicate: true });
+    assert.equal(snap(es), before);
+    assert.deepEqual(es.shouldStop(), decision);
+    assert.equal(es.shouldStop().budgets[0].observed, 60, 'tokens counted once');
+  });
+
+  test('the same number with another result is invalid_iteration naming what differs', () => {
+    const es = engine(STRICT);
+    es.recordIterationResult(1, flat(50, 0, { tokens_used: 60 }));
+    const before = snap(es);
+    for (const [changed, field] of [
+      [flat(51, 0, { tokens_used: 60 }), 'quality_score'], [{ ...flat(50, 0, { tokens_used: 60 }), confidence: 0.6 }, 'confidence'],
+      [{ ...flat(50, 0, { tokens_used: 60 }), verification_status: 'passed' }, 'verification_status'], [flat(50, 1, { tokens_used: 60 }), 'quality_delta'],
+      [flat(50, 0, { tokens_used: 61 }), 'tokens_used'], [flat(50, 0), 'tokens_used'], [flat(50, 0, { tokens_used: 60, execution_time_ms: 5 }), 'execution_time_ms'],
+      [flat(50, 0, { tokens_used: 60, timestamp: '2026-01-01T00:00:01.000Z' }), 'timestamp'],
+    ]) {
+      assert.throws(() => es.recordIterationResult(1, changed), (e) => invalid(e) && e.message.endsWith(`got 1 with a different ${field}`), field);
+    }
+    assert.equal(snap(es), before);
+  });
+
+  test('a clock-filled timestamp: a re-record without one, or with the one the history shows, is a duplicate', () => {
+    const es = engine(STRICT);
+    const result = { quality_score: 50, confidence: 0.5, verification_status: 'failed', quality_delta: 0 };
+    es.recordIterationResult(1, result);
+    assert.deepEqual(es.recordIterationResult(1, result), { duplicate: true });
+    const clock = es.getIterationHistory()[0].timestamp;
+    assert.deepEqual(es.recordIterationResult(1, { ...result, timestamp: clock }), { duplicate: true });
+    assert.throws(() => es.recordIterationResult(1, { ...result, timestamp: '1999-01-01T00:00:00.000Z' }), invalid);
+    assert.equal(es.getIterationHistory().length, 1);
+  });
+
+  test('the resume recipe: record, snapshot, crash, restore, re-record the last iteration: budgets count it once', () => {
+    const config = { ...STRICT, maxTotalTokens: 100 };
+    const es = engine(config);
+    es.recordIterationResult(1, flat(50, 0, { tokens_used: 40 }));
+    es.recordIterationResult(2, flat(52, 2, { tokens_used: 40 }));
+    const saved = JSON.stringify(es.toJSON()); // then the process dies before it learns the save finished
+    const resumed = EarlyStopping.fromJSON(saved);
+    assert.equal(resumed.getConfig().strictIterations, true);
+    assert.deepEqual(resumed.recordIterationResult(2, flat(52, 2, { tokens_used: 40 })), { duplicate: true });
+    const after = resumed.shouldStop();
+    assert.deepEqual([after.stop, after.budgets[0].observed], [false, 80]);
+    assert.deepEqual(resumed.toJSON(), es.toJSON());
+    // Without the option the same resume counts iteration 2 twice and stops on a budget never spent.
+    const loose = EarlyStopping.fromJSON(JSON.stringify({ ...JSON.parse(saved), config: { maxTotalTokens: 100 } }));
+    loose.recordIterationResult(2, flat(52, 2, { tokens_used: 40 }));
+    assert.deepEqual([loose.shouldStop().trigger, loose.shouldStop().budgets[0].observed], ['budget_exhausted', 120]);
+  });
+
+  test('the recommended preset has it on; an override turns it off', () => {
+    const es = EarlyStopping.fromPreset('recommended');
+    assert.equal(es.getConfig().strictIterations, true);
+    es.recordIterationResult(2, flat(50));
+    assert.throws(() => es.recordIterationResult(1, flat(50)), invalid);
+    const off = EarlyStopping.fromPreset('recommended', { strictIterations: false });
+    assert.equal(off.getConfig().strictIterations, false);
+    off.recordIterationResult(2, flat(50));
+    assert.equal(off.recordIterationResult(1, flat(50)), undefined);
+  });
+
+  test('turned on later, it judges each new record against the last one; the history stays', () => {
+    const es = engine(undefined);
+    for (const i of [5, 9, 2]) es.recordIterationResult(i, flat(50));
+    es.configure(STRICT);
+    assert.deepEqual(es.getIterationHistory().map((r) => r.iteration_number), [5, 9, 2]);
+    assert.throws(() => es.recordIterationResult(1, flat(50)), invalid);
+    es.recordIterationResult(3, flat(50));
+    const restored = EarlyStopping.fromJSON(es.toJSON());
+    assert.throws(() => restored.recordIterationResult(3, flat(51)), invalid);
+    assert.deepEqual(restored.recordIterationResult(3, flat(50)), { duplicate: true });
+  });
+
+  test('the JSON path (an unusual argument) judges re-records as the fast path does', () => {
+    const long = `2026-01-01T00:00:00.${'0'.repeat(70)}Z`; // longer than the fast path takes
+    const es = engine(STRICT);
+    es.recordIterationResult(1, { ...flat(50), timestamp: long });
+    assert.deepEqual(es.recordIterationResult(1, { ...flat(50), timestamp: long }), { duplicate: true });
+    assert.deepEqual(es.recordIterationResult(1, { ...flat(50), timestamp: undefined }), { duplicate: true });
+    assert.throws(() => es.recordIterationResult(1, { ...flat(50), timestamp: TS }), invalid);
+    assert.throws(() => es.recordIterationResult(0.5 + 0.5, { ...flat(50), timestamp: long, quality_delta: 1 }), invalid);
+    assert.equal(es.getIterationHistory().length, 1);
+  });
+
+  for (const [value, kind] of [[1, TypeError], ['true', TypeError], [null, TypeError]]) {
+    test(`strictIterations = ${JSON.stringify(value)} is rejected with code and field`, () => {
+      assert.throws(() => new EarlyStopping({ strictIterations: value }), (e) => e instanceof kind && e.code === 'invalid_config' && e.field === 'strictIterations');
+    });
+  }
+});
+
 test(`the vector suite picks up loop_options.json and its JS vectors expect every new trigger (${IMPL})`, async () => {
   const { readFileSync } = await import('node:fs');
   const path = await import('node:path');

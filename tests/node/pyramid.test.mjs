@@ -144,8 +144,94 @@ describe(`runWithEarlyExit (${IMPL})`, () => {
     const result = await new ee.EarlyExitController(null, 1).runWithEarlyExit([]);
     assert.deepEqual({ ...result }, {
       layers: [], exitedEarly: false, exitLayer: -1, exitReason: 'forced_continue', confidence: 1, speculations: [], skippedLayers: 0,
-      layersExecuted: [], verifiedLayers: 0, mispredictions: 0, computeSavedMs: 0,
+      layersExecuted: [], verifiedLayers: 0, mispredictions: 0, computeSavedMs: 0, verdict: 'passed', failingLayers: [],
     });
+  });
+});
+
+// The verdict (docs/pyramid-verdict.md): a layer that ran or was verified with passRate < 1
+// makes the run `failed`, whatever the exit decision or the ADR's 0.99 grading says.
+describe(`the verdict: a red build never looks green (${IMPL})`, () => {
+  const RED = { passRate: 0, coverage: 0.9, flakyRatio: 0 };
+  const ALMOST = { passRate: 0.995, coverage: 0.95, flakyRatio: 0 }; // one test in 200 failed
+  const NO_EXIT = { exitLayer: 99, adaptiveExitLayer: false }; // every layer runs
+  const run = (config, results, total = results.length) => new ee.EarlyExitController(config, total).runWithEarlyExit(layers(results).list);
+
+  test('a failing unit layer then a green one exits as confident_exit, and the verdict says failed', async () => {
+    const result = await run(null, [RED, PASS, PASS]);
+    assert.equal(result.exitReason, 'confident_exit');
+    assert.ok(result.confidence > 0.9);
+    assert.equal(result.verdict, 'failed');
+    assert.deepEqual(result.failingLayers, [{ layer: 0, name: 'unit' }]);
+  });
+
+  test('a failing layer found by verification makes the run failed, not only a misprediction', async () => {
+    const result = await run(ee.AGGRESSIVE_EXIT_CONFIG, [PASS, RED, PASS]);
+    assert.deepEqual([result.exitedEarly, result.exitLayer, result.mispredictions], [true, 0, 1]);
+    assert.equal(result.verdict, 'failed');
+    assert.deepEqual(result.failingLayers, [{ layer: 1, name: 'integration' }]);
+  });
+
+  test('green layers with skipped, never-run layers are unverified; every layer run and green is passed', async () => {
+    const skipped = await run({ exitLayer: 0, verificationLayers: 0 }, [PASS, PASS, PASS]);
+    assert.deepEqual([skipped.exitedEarly, skipped.layersExecuted, skipped.verdict, skipped.failingLayers], [true, [0], 'unverified', []]);
+    const verified = await run({ exitLayer: 0, verificationLayers: 5 }, [PASS, PASS, PASS]);
+    assert.deepEqual([verified.exitedEarly, verified.layersExecuted, verified.verdict], [true, [0, 1, 2], 'passed']);
+    const all = await run(NO_EXIT, [PASS, PASS, PASS]);
+    assert.deepEqual([all.exitedEarly, all.verdict, all.failingLayers], [false, 'passed', []]);
+  });
+
+  test('passRate 0.995 is failing, though verification grades it pass (>= 0.99) and correct', async () => {
+    const result = await run(ee.AGGRESSIVE_EXIT_CONFIG, [PASS, ALMOST, PASS]);
+    assert.deepEqual([result.speculations[0].actual, result.speculations[0].correct, result.mispredictions], ['pass', true, 0]);
+    assert.equal(result.verdict, 'failed');
+    assert.deepEqual(result.failingLayers, [{ layer: 1, name: 'integration' }]);
+  });
+
+  test('every failing layer is listed, in run order, run and verified ones alike', async () => {
+    const result = await run(NO_EXIT, [SHAKY, PASS, RED, ALMOST]);
+    assert.deepEqual(result.failingLayers, [{ layer: 0, name: 'unit' }, { layer: 2, name: 'contract' }, { layer: 3, name: 'e2e' }]);
+  });
+
+  test('the fast path, the step API, a restored snapshot and the JSON path agree on every verdict', async () => {
+    // runWithEarlyExit takes the numeric fast path for these layers; PyramidRun goes through
+    // the core over JSON; a run restored from a snapshot mid-way replays its submissions.
+    const kinds = [PASS, PASS, PASS, RED, ALMOST, SHAKY, { passRate: 1, coverage: 0.4, flakyRatio: 0.3 }];
+    const configs = [ee.DEFAULT_EXIT_CONFIG, ee.AGGRESSIVE_EXIT_CONFIG, ee.CONSERVATIVE_EXIT_CONFIG, NO_EXIT, { exitLayer: 0, verificationLayers: 1 }];
+    let seed = 7;
+    const next = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n; // a fixed sequence
+    const seen = new Set();
+    for (let k = 0; k < 150; k++) {
+      const n = 1 + next(5);
+      const results = Array.from({ length: n }, () => kinds[next(kinds.length)]);
+      const config = configs[k % configs.length];
+      const fast = await run(config, results);
+      const steps = ee.PyramidRun.start(config, n, results.map((_, i) => ({ name: NAMES[i] })));
+      let snapshot = null;
+      for (let action = steps.next(); action.action !== 'done'; action = steps.next()) {
+        steps.submit(action.layer, structuredClone(results[action.layer]));
+        if (snapshot === null) snapshot = steps.toJSON();
+      }
+      assert.deepEqual(fast, steps.result(), `step API, case ${k}`);
+      const restored = ee.PyramidRun.fromJSON(snapshot);
+      for (let action = restored.next(); action.action !== 'done'; action = restored.next()) {
+        restored.submit(action.layer, structuredClone(results[action.layer]));
+      }
+      assert.deepEqual(restored.result(), fast, `restored, case ${k}`);
+      // A layer object the fast path does not take (a numeric name) sends the run over JSON.
+      const odd = layers(results).list.map((l, i) => (i === 0 ? { ...l, name: 0, run: l.run } : l));
+      await assert.rejects(new ee.EarlyExitController(config, n).runWithEarlyExit(odd), (e) => e.field === 'layers[0].name');
+      seen.add(fast.verdict);
+    }
+    assert.deepEqual([...seen].sort(), ['failed', 'passed', 'unverified']);
+  });
+
+  test('more layers than the fast path takes give the same verdict over JSON', async () => {
+    const many = Array.from({ length: 45 }, (_, i) => (i === 44 ? RED : PASS));
+    const names = Array.from({ length: 45 }, (_, i) => `l${i}`);
+    const list = many.map((r, i) => ({ name: names[i], run: () => structuredClone(r) }));
+    const result = await new ee.EarlyExitController(NO_EXIT, 45).runWithEarlyExit(list);
+    assert.deepEqual([result.verdict, result.failingLayers], ['failed', [{ layer: 44, name: 'l44' }]]);
   });
 });
 

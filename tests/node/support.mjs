@@ -6,6 +6,7 @@ export { decode, prng as rng } from '../vectors/common.mjs';
 /** Keys the project adds to the seeds' objects (architecture.md, "Exact to the seed"). */
 export const LISTED_EXTRAS = new Set([
   'best_iteration', 'best_quality_score', 'budgets', 'layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs',
+  'verdict', 'failingLayers',
 ]);
 
 const show = (v) => (typeof v === 'number' && Object.is(v, -0) ? '-0' : typeof v === 'number' ? String(v) : JSON.stringify(v));

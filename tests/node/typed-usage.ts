@@ -19,6 +19,9 @@ import EarlyStoppingDefault, {
   type EarlyExitError,
   type ErrorCode,
   type TestPyramidResult,
+  type Verdict,
+  type FailingLayer,
+  type DuplicateRecord,
   type LayerResult,
   type Layer,
   type StepAction,
@@ -142,6 +145,9 @@ async function pyramid(): Promise<TestPyramidResult> {
   const controller = new EarlyExitController({ exitLayer: 0 }, layers.length);
   const result = await controller.runWithEarlyExit(layers, { signal: new AbortController().signal });
   const saved: number | null = result.computeSavedMs;
+  const verdict: Verdict = result.verdict;
+  const failing: FailingLayer[] = result.failingLayers;
+  if (verdict === 'failed') void failing.map((f) => `${f.layer}:${f.name}`);
   const steps = PyramidRun.start(DEFAULT_EXIT_CONFIG, 2, [{ name: 'unit', costMs: 10 }, { name: 'e2e' }]);
   for (let action: StepAction = steps.next(); action.action !== 'done'; action = steps.next()) {
     steps.submit(action.layer, { passRate: 1, coverage: 0.9, flakyRatio: 0 });
@@ -189,6 +195,9 @@ function loopReplay(): number {
   const replay: LoopReplay = replayLoops(runs, 'recommended');
   const custom = replayLoops(runs, { preset: 'seed', config: { noImprovementPatience: 2 }, returns: 'best', analytics: false });
   const engine = EarlyStopping.fromPreset('recommended', { maxIterations: 10 });
+  const strict: boolean | undefined = engine.getConfig().strictIterations;
+  const again: DuplicateRecord | undefined = engine.recordIterationResult(1, { quality_score: 40, confidence: 0.4, verification_status: 'failed', quality_delta: 0 });
+  if (again?.duplicate) void strict;
   const trigger: ReplayRunOutcome['trigger'] = replay.runs[0].trigger;
   const config: EarlyStoppingConfig = loopPreset('seed');
   void [custom, engine, trigger, config, LOOP_PRESETS, wasm.replayLoops];

@@ -482,7 +482,10 @@ def test_pyramid_run_step_api() -> None:
         "verifiedLayers",
         "mispredictions",
         "computeSavedMs",
+        "verdict",
+        "failingLayers",
     ]
+    assert (r.verdict, d["failingLayers"]) == ("failed", [{"layer": 2, "name": "e2e"}])
     assert json.loads(json.dumps(d)) == d
     assert ee.TestPyramidResult.__test__ is False
 

@@ -139,6 +139,7 @@ def pyramid_results() -> List[Tuple[str, Any]]:
             reasons[result.exit_reason] = True
             out.append((f"pyramid:{name}:{conf_name}:{result.exit_reason}", result))
             out += [(f"speculation:{name}", s) for s in result.speculations]
+            out += [(f"failing:{name}", f) for f in result.failing_layers]
     empty = ee.PyramidRun.start(None, 1, [])
     out.append(("pyramid:empty", empty.result()))
     executor = ee.SpeculativeExecutor(config)
@@ -171,6 +172,7 @@ def test_the_cases_cover_every_class_and_variant() -> None:
     assert any(r.compute_saved_ms is None for r in results) and any(r.compute_saved_ms for r in results)
     assert any(r.mispredictions for r in results) and any(not r.layers for r in results)
     assert {o.action for _, o in ALL if isinstance(o, ee.PyramidAction)} == {"run", "verify", "done"}
+    assert {r.verdict for r in results} == {"failed", "passed", "unverified"}
     assert any(s.actual is not None for _, s in ALL if isinstance(s, ee.Speculation))
     assert any(s.actual is None for _, s in ALL if isinstance(s, ee.Speculation))
     summaries = [o for _, o in ALL if isinstance(o, ee.StoppingSummary)]
@@ -283,6 +285,12 @@ BAD = [
     ("speculation:unverified", put("predicted", "maybe"), EarlyExitError, "invalid_signal", "predicted"),
     ("pyramid:empty", put("layers_executed", [0.5]), EarlyExitError, "invalid_snapshot", "layers_executed[0]"),
     ("pyramid:empty", put("compute_saved_ms", KeyError), EarlyExitTypeError, "invalid_snapshot", "compute_saved_ms"),
+    ("pyramid:empty", put("verdict", "green"), EarlyExitError, "invalid_snapshot", "verdict"),
+    ("pyramid:empty", put("verdict", KeyError), EarlyExitTypeError, "invalid_snapshot", "verdict"),
+    ("pyramid:empty", put("failing_layers", [{"layer": 0, "name": "unit"}]), EarlyExitError, "invalid_snapshot", "failing_layers"),
+    ("pyramid:empty", put("failing_layers", [{"layer": "0", "name": "unit"}]), EarlyExitTypeError, "invalid_snapshot", "failing_layers[0].layer"),
+    ("failing:too_low", put("layer", -1), EarlyExitError, "invalid_snapshot", "layer"),
+    ("failing:too_low", put("name", KeyError), EarlyExitTypeError, "invalid_snapshot", "name"),
     ("action:done", put("layer", 1), EarlyExitTypeError, "invalid_snapshot", "layer"),
     ("action:run", put("layer", -1), EarlyExitError, "invalid_snapshot", "layer"),
 ]

@@ -25,6 +25,7 @@ from earlyexit import (
     EarlyStoppingOptions,
     ExitDecision,
     ExitReason,
+    FailingLayerDict,
     IterationAnalytics,
     IterationRecord,
     IterationResultDict,
@@ -44,6 +45,7 @@ from earlyexit import (
     StoppingSummary,
     Trajectory,
     Trigger,
+    Verdict,
     calculate_quality_signal,
     count_quality_partitions,
 )
@@ -170,6 +172,10 @@ def test_pyramid() -> Tuple[ExitReason, List[int]]:
         run.submit(step.layer, result)
         step = run.next()
     saved: Optional[float] = run.result().compute_saved_ms
+    verdict: Verdict = sync_result.verdict
+    failing: List[Tuple[int, str]] = [(f.layer, f.name) for f in sync_result.failing_layers]
+    failing_dicts: List[FailingLayerDict] = sync_result.to_dict()["failingLayers"]
+    assert verdict == "passed" and failing == [] and failing_dicts == []
     del signal_from_dict, verified, async_result, saved
     return sync_result.exit_reason, list(sync_result.layers_executed)
 
@@ -192,6 +198,10 @@ def loop_replay() -> float:
     replay: earlyexit.LoopReplay = earlyexit.replay_loops(runs, "recommended")
     again = earlyexit.replay_loops(runs, preset="seed", returns="best", config={"no_improvement_patience": 2})
     engine = earlyexit.EarlyStopping.from_preset("recommended", no_improvement_patience=3)
+    strict: Optional[bool] = engine.config.strict_iterations
+    first: bool = engine.record(1, 40.0, 0.4, "failed", 0.0, timestamp="2026-01-01T00:00:00Z")
+    duplicate: bool = engine.record(1, 40.0, 0.4, "failed", 0.0)
+    assert strict is True and not first and duplicate
     config = earlyexit.EarlyStoppingConfig.from_preset("seed")
     assert config.no_improvement_patience is None and engine.config.plateau_min_quality == 70
     assert again.summary["runs"] == 1 and "seed" in earlyexit.LOOP_PRESETS

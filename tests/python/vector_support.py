@@ -85,6 +85,8 @@ EXTRAS = frozenset(
         "verifiedLayers",
         "mispredictions",
         "computeSavedMs",
+        "verdict",
+        "failingLayers",
     }
 )
 
@@ -344,7 +346,8 @@ class LoopEngine(Engine):
     def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
         es = self.es
         if name == "recordIterationResult":
-            return es.record_result(*args), {}
+            # JS returns nothing, or {duplicate: true} for an accepted re-record (strictIterations).
+            return ({"duplicate": True} if es.record_result(*args) else None), {}
         if name == "shouldStop":
             d = es.should_stop(*args)
             COVERAGE.triggers[d.trigger] += 1

@@ -115,6 +115,7 @@ function validateLoopConfig(cfg, whole, prefix = '', code = 'invalid_config', un
   for (const k of ['maxTotalTokens', 'maxTotalCostUsd', 'maxWallClockMs']) checkNumber(cfg, k, code, prefix + k, { min: 0 });
   checkNumber(cfg, 'regressionTolerance', code, prefix + 'regressionTolerance', { min: 0, max: 100 });
   checkNumber(cfg, 'regressionPatience', code, prefix + 'regressionPatience', { min: 1, max: MAX_SAFE, integer: true });
+  checkBoolean(cfg, 'strictIterations', code, prefix + 'strictIterations');
   const m = { ...base };
   for (const [k, v] of Object.entries(cfg)) if (v !== undefined) m[k] = v;
   // A cross-field error names a key this call gave: the first of the pair when given, else the second.
@@ -230,6 +231,10 @@ class LoopEngine {
       case 'recordIterationResult': {
         validateIteration(args[0]);
         validateResult(args[1], args[0]);
+        // strictIterations (an option, so the model's engine): judged after the values.
+        const order = es instanceof OptionsLoop ? es.iterationOrder(args[0], args[1]) : 'add';
+        if (order === 'invalid') throw rangeErr('invalid_iteration', 'iteration');
+        if (order === 'duplicate') return { ref: { duplicate: true } };
         es.recordIterationResult(args[0], clone(args[1]));
         const extra = {};
         for (const k of OPTIONAL_RECORD_KEYS) if (own(args[1], k) !== undefined) extra[k] = args[1][k];
@@ -570,9 +575,19 @@ function validateLayerSpecs(layers) {
 
 function mergedExitConfig(ctx, cfg) { return { ...ctx.ref.adr.DEFAULT_EXIT_CONFIG, ...(cfg ?? {}) }; }
 
+// The verdict (docs/pyramid-verdict.md), from what was observed: a layer that ran or was
+// verified is failing when passRate < 1; any failing layer: failed; every layer observed:
+// passed; else unverified. `observed[k]` is the result of the layer `order[k]`.
+function verdictOf(order, observed, specs) {
+  const failingLayers = [];
+  order.forEach((i, k) => { if (observed[k].passRate < 1) failingLayers.push({ layer: i, name: specs[i].name }); });
+  const verdict = failingLayers.length > 0 ? 'failed' : specs.every((_, i) => order.includes(i)) ? 'passed' : 'unverified';
+  return { verdict, failingLayers };
+}
+
 // Honest accounting, from what happened: the order of runner calls, the
 // verified speculations and the layers never run.
-function accounting(result, order, specs) {
+function accounting(result, order, specs, observed) {
   const ran = new Set(order);
   let saved = 0;
   for (let i = 0; i < specs.length; i++) {
@@ -587,14 +602,15 @@ function accounting(result, order, specs) {
     verifiedLayers: result.speculations.filter((s) => s.verified === true).length,
     mispredictions: result.speculations.filter((s) => s.verified === true && s.correct !== true).length,
     computeSavedMs: saved,
+    ...verdictOf(order, observed, specs),
   };
 }
-const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs']);
+const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs', 'verdict', 'failingLayers']);
 
 // Scripted runners: each call returns a fresh copy of the next element;
 // {"$throw": msg} throws; a result that is not a valid LayerResult is the
 // typed error the project raises (validated before the reference sees it).
-function scriptedLayers(specs, counts, order) {
+function scriptedLayers(specs, counts, order, observed = []) {
   return specs.map((spec, i) => {
     const layer = { name: spec.name };
     if (own(spec, 'costMs') !== undefined) layer.costMs = spec.costMs;
@@ -606,6 +622,7 @@ function scriptedLayers(specs, counts, order) {
       const el = clone(results[k]);
       if (isPlainObject(el) && Object.keys(el).length === 1 && typeof el.$throw === 'string') throw new RunnerError(el.$throw);
       validateLayerResult(el, `layers[${i}].`);
+      observed.push(clone(el));
       return el;
     };
     return layer;
@@ -674,8 +691,9 @@ class ControllerEngine {
     try {
       validateLayerSpecs(specs.map(({ results, ...spec }) => spec));
       const order = [];
-      const res = await this.ctrl.runWithEarlyExit(scriptedLayers(specs, counts, order));
-      return { ref: clone(accounting(res, order, specs)), extras: PYRAMID_EXTRAS, runnerCalls: counts };
+      const observed = [];
+      const res = await this.ctrl.runWithEarlyExit(scriptedLayers(specs, counts, order, observed));
+      return { ref: clone(accounting(res, order, specs, observed)), extras: PYRAMID_EXTRAS, runnerCalls: counts };
     } catch (e) {
       e.runnerCalls = counts;
       throw e;
@@ -714,7 +732,7 @@ async function replay(ctx, st) {
   }));
   try {
     const res = await ctrl.runWithEarlyExit(layers);
-    return { done: true, result: accounting(res, order, st.layers) };
+    return { done: true, result: accounting(res, order, st.layers, st.submitted.map((s) => s.result)) };
   } catch (e) {
     if (e instanceof Pending) return { done: false, action: e.action };
     throw e;

@@ -128,6 +128,7 @@ const LOOP_CONFIG = [
   ['maxWallClockMs', numberCases({ min: 0, valid: 60000 }), true],
   ['regressionTolerance', numberCases({ min: 0, max: 100, valid: 5 }), true],
   ['regressionPatience', numberCases({ min: 1, integer: true, valid: 2 }), true],
+  ['strictIterations', booleanCases(), true],
 ];
 // A value that must accompany the key for the row to isolate that key's own check.
 const COMPANION = { regressionPatience: { regressionTolerance: 5 } };
@@ -237,6 +238,21 @@ function loopResults() {
     row('iteration', 'recordIterationResult', 'iteration', kase, value, 'invalid_iteration', kind, only,
       { engine: 'EarlyStopping', construct: base,
         calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [value, res(80, 0.5, 'failed', 0)], expect: T('invalid_iteration', 'iteration', kind) }, ...loopProof(2)] });
+  }
+  // strictIterations: a number that does not follow the last one, or the last one with a
+  // result that is not the same (docs/loop-options.md "Resume safety"); nothing changes.
+  const strict = { config: { strictIterations: true }, analytics: null };
+  const last = res(70, 0.5, 'failed', 10, { timestamp: ts(2), tokens_used: 5 });
+  for (const [kase, iteration, result] of [
+    ['earlier than the last', 1, res(80, 0.5, 'failed', 0, { timestamp: ts(3) })],
+    ['the last again with another quality_score', 2, { ...last, quality_score: 71 }],
+    ['the last again with another timestamp', 2, { ...last, timestamp: ts(3) }],
+    ['the last again without its tokens_used', 2, patched(last, 'tokens_used', MISSING)],
+  ]) {
+    row('iteration', 'recordIterationResult (strictIterations)', 'iteration', kase, iteration, 'invalid_iteration', 'range', undefined,
+      { engine: 'EarlyStopping', construct: strict,
+        calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [2, last] },
+          { call: 'recordIterationResult', args: [iteration, result], expect: T('invalid_iteration', 'iteration', 'range') }, ...loopProof(3)] });
   }
   // What an outside diminishing-returns source answers (shouldStop and generateSummary ask it).
   const answers = [

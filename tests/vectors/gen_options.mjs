@@ -258,6 +258,50 @@ function configAndSnapshots() {
   return v;
 }
 
+// strictIterations (docs/loop-options.md "Resume safety"): numbers must increase; the last
+// iteration again with the same result is accepted, changes nothing and returns
+// {duplicate: true}; anything else is invalid_iteration with nothing changed.
+function strictIterations() {
+  const v = [];
+  const S = { strictIterations: true };
+  const DUP = R({ duplicate: true });
+  const bad = T('invalid_iteration', 'iteration', 'range');
+  const again = (i, q, d = 0, extra = {}) => ({ ...flat(i, q, d, extra), expect: DUP });
+  const refused = (i, q, d = 0, extra = {}) => ({ ...flat(i, q, d, extra), expect: bad });
+  v.push(H('strictIterations off (the seed): 5, 3, 5 are all recorded', { strictIterations: false },
+    [flat(5, 50), flat(3, 50), flat(5, 50), call('getIterationHistory'), stop(5)]));
+  v.push(H('strictIterations: an earlier number is invalid_iteration and changes nothing', S,
+    [flat(5, 50), refused(3, 50), refused(1, 50), flat(6, 55, 5), call('getIterationHistory'), stop(6)]));
+  v.push(H('strictIterations: the last iteration again with the same result is a duplicate', { ...S, maxTotalTokens: 100 }, [
+    flat(1, 50, 0, { tokens_used: 60 }), stop(1), again(1, 50, 0, { tokens_used: 60 }), again(1, 50, 0, { tokens_used: 60 }),
+    stop(1), call('getIterationHistory'), flat(2, 55, 5, { tokens_used: 30 }), stop(2),
+  ]));
+  const last = (extra) => ({ call: 'recordIterationResult', args: [1, { quality_score: 50, confidence: 0.5, verification_status: 'failed', quality_delta: 0, ...extra }] });
+  v.push(H('strictIterations: a duplicate compares every caller-given field', S, [
+    flat(1, 50, 0, { tokens_used: 60 }),
+    { ...last({ tokens_used: 60, quality_delta: N('-0'), iteration_number: 1 }), expect: DUP },
+    { ...last({ tokens_used: 60 }), expect: DUP }, // no timestamp: not compared (the clock's would differ)
+    { ...last({ tokens_used: 60, timestamp: '2026-01-01T00:16:41.000Z' }), expect: DUP }, // the one recorded (ts(1))
+    { ...last({ tokens_used: 60, timestamp: '2026-01-01T00:16:42.000Z' }), expect: bad },
+    { ...last({ tokens_used: 61 }), expect: bad }, { ...last({}), expect: bad },
+    { ...last({ tokens_used: 60, token_cost_usd: 0 }), expect: bad }, { ...last({ tokens_used: 60, quality_score: 51 }), expect: bad },
+    { ...last({ tokens_used: 60, confidence: 0.6 }), expect: bad }, { ...last({ tokens_used: 60, verification_status: 'skipped' }), expect: bad },
+    { ...last({ tokens_used: 60, quality_delta: 1 }), expect: bad },
+    call('getIterationHistory'), stop(1),
+  ]));
+  v.push(H('strictIterations: the resume recipe (record, snapshot, restore, re-record) counts tokens once', { ...S, maxTotalTokens: 100 }, [
+    flat(1, 50, 0, { tokens_used: 40 }), flat(2, 52, 2, { tokens_used: 40 }),
+    { ...call('toJSON'), saveAs: 's' }, { call: 'fromJSON', args: [{ $saved: 's', as: 'string' }] },
+    again(2, 52, 2, { tokens_used: 40 }), stop(2), call('toJSON'), flat(3, 54, 2, { tokens_used: 10 }), stop(3),
+  ]));
+  v.push(H('strictIterations turned on by configure() judges each new record against the last one', null, [
+    flat(5, 50), flat(9, 50), flat(2, 50), call('configure', S), call('getConfig'),
+    refused(1, 50), again(2, 50), flat(3, 50), call('getIterationHistory'),
+  ]));
+  v.push(H('strictIterations: reset() starts over from any number', S, [flat(5, 50), call('reset'), flat(1, 50), call('getIterationHistory')]));
+  return v;
+}
+
 // [key, bad value, kind, only?]: every new option, each kind of bad value.
 const OPTION_BAD = [
   ['plateauDeltaSource', 'score', 'range'], ['plateauDeltaSource', 'Computed', 'range'], ['plateauDeltaSource', true, 'type'],
@@ -273,6 +317,7 @@ const OPTION_BAD = [
   ['maxWallClockMs', -1, 'range'], ['maxWallClockMs', N('NaN'), 'range'], ['maxWallClockMs', true, 'type'], ['maxWallClockMs', null, 'type', JS],
   ['regressionTolerance', -0.5, 'range'], ['regressionTolerance', 100.5, 'range'], ['regressionTolerance', N('NaN'), 'range'],
   ['regressionTolerance', '5', 'type'], ['regressionTolerance', null, 'type', JS],
+  ['strictIterations', 1, 'type'], ['strictIterations', 'true', 'type'], ['strictIterations', null, 'type', JS],
 ];
 
 function optionErrors() {
@@ -384,6 +429,6 @@ export function loopOptions(ref) {
   checkModelAgainstSeed(ref);
   return [
     ...maxIterations(), ...budgets(), ...warmUp(), ...plateauVariants(), ...regression(), ...configAndSnapshots(),
-    ...optionErrors(), ...defaults(ref),
+    ...strictIterations(), ...optionErrors(), ...defaults(ref),
   ];
 }

@@ -17,6 +17,7 @@ export const SEED_KEYS = [
 export const OPTION_KEYS = [
   'plateauDeltaSource', 'plateauMode', 'minIterations', 'maxIterations',
   'maxTotalTokens', 'maxTotalCostUsd', 'maxWallClockMs', 'regressionTolerance', 'regressionPatience',
+  'strictIterations',
 ];
 export const hasOptions = (cfg) =>
   cfg !== null && typeof cfg === 'object' && !Array.isArray(cfg) && OPTION_KEYS.some((k) => cfg[k] !== undefined);
@@ -72,6 +73,18 @@ export class OptionsLoop {
   }
 
   recordIterationResult(iteration, result) { this.push(iteration, result); }
+
+  // strictIterations (docs/loop-options.md "Resume safety"): 'add' a number after the last
+  // one, 'duplicate' for the last one again with the same caller-given fields (a timestamp
+  // only when this call gives one; usage fields given in both or in neither), else 'invalid'.
+  iterationOrder(iteration, result) {
+    const last = this.iterationHistory[this.iterationHistory.length - 1];
+    if (this.config.strictIterations !== true || last === undefined || iteration > last.iteration_number) return 'add';
+    if (iteration < last.iteration_number) return 'invalid';
+    const same = ['quality_score', 'confidence', 'verification_status', 'quality_delta', ...USAGE_FIELDS].every((k) => last[k] === result[k])
+      && (result.timestamp === undefined || result.timestamp === last.timestamp);
+    return same ? 'duplicate' : 'invalid';
+  }
 
   // --- the rules, each over the whole history -------------------------------------------
 

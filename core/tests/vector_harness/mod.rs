@@ -48,6 +48,8 @@ const LISTED_EXTRAS: &[&str] = &[
     "verifiedLayers",
     "mispredictions",
     "computeSavedMs",
+    "verdict",
+    "failingLayers",
 ];
 
 /// Compares `actual` against `expected`: every expected key equal (numbers bit for bit),
@@ -286,9 +288,10 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
     };
     match engine {
         Engine::Loop(es, script) => match name {
-            "recordIterationResult" => {
-                from(es.record_value(&arg(&args, 0), &arg(&args, 1), Naming::Js, fixed_timestamp).map(|_| Value::Null))
-            }
+            "recordIterationResult" => from(
+                es.record_value(&arg(&args, 0), &arg(&args, 1), Naming::Js, fixed_timestamp)
+                    .map(|recorded| recorded.to_value().unwrap_or(Value::Null)),
+            ),
             "shouldStop" => {
                 let source = script.as_mut().map(|s| move || s.next());
                 from(es.should_stop_with(source).map(|d| d.to_value()))

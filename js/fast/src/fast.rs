@@ -24,7 +24,7 @@ use earlyexit::loop_stopping::{
 use earlyexit::{Observation, VerificationStatus};
 
 /// Bumped whenever a slot below moves.
-pub const LAYOUT: u32 = 5;
+pub const LAYOUT: u32 = 6;
 
 // --- inputs --------------------------------------------------------------------------
 const IN_ITERATION: usize = 0;
@@ -33,7 +33,8 @@ const IN_CONFIDENCE: usize = 2;
 const IN_STATUS: usize = 3;
 const IN_DELTA: usize = 4;
 /// Bits: 1 tokens_used, 2 token_cost_usd, 4 execution_time_ms, 8 iteration_number,
-/// 16 timestamp given.
+/// 16 timestamp given, 32 a record the core already accepted (folded again after
+/// `configure()` or a restore: the `strictIterations` order was judged when it was recorded).
 const IN_FLAGS: usize = 5;
 const IN_TOKENS: usize = 6;
 const IN_COST: usize = 7;
@@ -73,10 +74,10 @@ const OUT_IMPROVEMENTS_AT: usize = 44;
 pub const STATE: usize = 256;
 const CONFIG: usize = STATE; // CONFIG_SLOTS slots
 /// How many slots the config takes.
-pub const CONFIG_SLOTS: usize = 18;
+pub const CONFIG_SLOTS: usize = 19;
 const COUNTERS: usize = STATE + CONFIG_SLOTS; // 18 slots
-const WINDOW_LEN: usize = STATE + 36;
-const WINDOW: usize = STATE + 37; // 5 slots per observation
+const WINDOW_LEN: usize = COUNTERS + 18;
+const WINDOW: usize = WINDOW_LEN + 1; // 5 slots per observation
 const OBSERVATION_SLOTS: usize = 5;
 
 // --- codes ----------------------------------------------------------------------------
@@ -172,6 +173,7 @@ pub fn config_slots(c: &EarlyStoppingConfig) -> [f64; CONFIG_SLOTS] {
         of_opt_u64(c.regression_patience),
         of_opt(c.plateau_min_quality),
         of_opt_u64(c.no_improvement_patience),
+        c.strict_iterations.map_or(f64::NAN, |strict| f64::from(u8::from(strict))),
     ]
 }
 
@@ -204,6 +206,7 @@ fn config_of(s: &[f64]) -> EarlyStoppingConfig {
         regression_patience: opt_u64(c(15)),
         plateau_min_quality: opt(c(16)),
         no_improvement_patience: opt_u64(c(17)),
+        strict_iterations: opt(c(18)).map(|strict| strict != 0.0),
     }
 }
 
@@ -325,6 +328,13 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     if WINDOW + (at(slots, WINDOW_LEN) as usize + 1) * OBSERVATION_SLOTS > slots.len() {
         return INVALID;
     }
+    let config = config_of(slots);
+    // `strictIterations`: a number that does not follow the last one is a re-record or an
+    // error, which the JSON path tells apart (it compares the whole last record).
+    let last = SlotWindow { slots }.last().map(|o| o.iteration);
+    if flags & 32 == 0 && !loop_stopping::iteration_follows(config.strict(), last, iteration as u64) {
+        return INVALID;
+    }
     let observation = Observation {
         iteration: iteration as u64,
         quality_score: numbers[0],
@@ -332,7 +342,6 @@ pub fn fold(slots: &mut [f64]) -> f64 {
         quality_delta: numbers[2],
         verification_status: status,
     };
-    let config = config_of(slots);
     let mut counters = counters_of(slots);
     // A total that would overflow is refused by the JSON path, with the core's error.
     let totals = [usage.tokens_used, usage.token_cost_usd, usage.execution_time_ms];
@@ -610,6 +619,26 @@ mod tests {
         assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00Z", MAX_FAST_TIMESTAMP + 1), INVALID);
         assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00Z", 20), OK);
         assert_eq!(at(&slots, COUNTERS), 2.0);
+    }
+
+    #[test]
+    fn strict_iterations_send_a_number_that_does_not_follow_to_the_json_path() {
+        let mut slots = vec![0.0; 1024];
+        let config = EarlyStoppingConfig { strict_iterations: Some(true), ..EarlyStoppingConfig::default() };
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&config));
+        assert_eq!(config_of(&slots), config);
+        assert_eq!(record(&mut slots, 5.0, 50.0, 0.5, 1.0, 0.0), OK);
+        let before: Vec<u64> = slots[STATE..].iter().map(|v| v.to_bits()).collect();
+        // The same number (a re-record or an error) and an earlier one: nothing folded.
+        assert_eq!(record(&mut slots, 5.0, 50.0, 0.5, 1.0, 0.0), INVALID);
+        assert_eq!(record(&mut slots, 4.0, 50.0, 0.5, 1.0, 0.0), INVALID);
+        assert_eq!(slots[STATE..].iter().map(|v| v.to_bits()).collect::<Vec<_>>(), before);
+        assert_eq!(record(&mut slots, 6.0, 50.0, 0.5, 1.0, 0.0), OK);
+        // A record accepted before (folded again after configure or a restore) is not judged.
+        slots[IN_ITERATION] = 2.0;
+        slots[IN_FLAGS] = 32.0;
+        assert_eq!(fold(&mut slots), OK);
+        assert_eq!(at(&slots, COUNTERS), 3.0);
     }
 
     #[test]

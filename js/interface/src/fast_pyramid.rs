@@ -10,6 +10,7 @@
 //! fast check refuses goes to the JSON path for the full typed error.
 
 use earlyexit::exit_decision::ExitConfig;
+use earlyexit::pyramid::{layer_failed, Verdict};
 use earlyexit::signal::{calculate_quality_signal, LayerResult};
 use earlyexit::speculation::{classify_outcome, predict_layer_outcome, verification_count, Outcome};
 use earlyexit::{CoherenceEarlyExit, ExitReason};
@@ -34,6 +35,8 @@ const PREDICTED: usize = BASE + 18;
 const PREDICTED_CONFIDENCE: usize = BASE + 19;
 const SPECULATIONS: usize = BASE + 20;
 const MISPREDICTIONS: usize = BASE + 21;
+/// How many of the layers run or verified so far are failing (the verdict's rule).
+const FAILING: usize = BASE + 22;
 /// Slots of a run's state.
 pub const STATE_LEN: usize = 24;
 // --- inputs -----------------------------------------------------------------------------
@@ -62,6 +65,10 @@ const OUT_MISPREDICTIONS: usize = BASE + 42;
 const OUT_SAVED: usize = BASE + 43;
 /// Whether a verified layer's outcome was the predicted one (0/1).
 const OUT_CORRECT: usize = BASE + 44;
+/// Whether the submitted layer is failing (0/1): the JS run lists it in `failingLayers`.
+const OUT_FAILED: usize = BASE + 45;
+/// The run's verdict (a code into [`VERDICTS`]).
+const OUT_VERDICT: usize = BASE + 46;
 /// Each layer's `costMs`: present (0/1) and value, two slots per layer.
 const COSTS: usize = BASE + 48;
 /// Runs with more layers take the JSON path (the costs end below the loop's state).
@@ -75,6 +82,8 @@ const FINISHED: f64 = 2.0;
 pub const EXIT_REASONS: [ExitReason; 6] = ExitReason::ALL;
 /// Outcomes by code, for the JS layer's table.
 pub const OUTCOMES: [Outcome; 3] = [Outcome::Pass, Outcome::Flaky, Outcome::Fail];
+/// Verdicts by code, for the JS layer's table.
+pub const VERDICTS: [Verdict; 3] = Verdict::ALL;
 
 #[inline(always)]
 fn at(s: &[f64], i: usize) -> f64 {
@@ -142,6 +151,7 @@ pub fn start(s: &mut [f64]) -> f64 {
         (EXITED, 0.0),
         (SPECULATIONS, 0.0),
         (MISPREDICTIONS, 0.0),
+        (FAILING, 0.0),
     ] {
         put(s, slot, value);
     }
@@ -181,6 +191,11 @@ pub fn submit(s: &mut [f64]) -> f64 {
     let count = at(s, LAYER_COUNT) as usize;
     let index = pending as usize;
     put(s, OUT_STAMPED, f64::NAN);
+    let failed = layer_failed(&result);
+    put(s, OUT_FAILED, f64::from(u8::from(failed)));
+    if failed {
+        put(s, FAILING, at(s, FAILING) + 1.0);
+    }
     if at(s, PHASE) == RUNNING {
         // The previous layer's lambda is stamped on this result (the ADR's executeLayer).
         let previous = at(s, PREVIOUS_LAMBDA);
@@ -236,6 +251,9 @@ pub fn summary(s: &mut [f64]) -> f64 {
     let exit_layer = at(s, LAYER) as usize;
     // Layers not run: after the exit layer, except the verified ones.
     let first_skipped = if exited { exit_layer + 1 + at(s, VERIFY_DONE) as usize } else { count };
+    // Layers run or verified: every one before `first_skipped`.
+    let verdict = Verdict::of(count, first_skipped, at(s, FAILING) as usize);
+    put(s, OUT_VERDICT, code_of(&VERDICTS, &verdict));
     let mut saved = Some(0.0);
     for i in first_skipped..count {
         saved = match (saved, at(s, COSTS + 2 * i) != 0.0) {

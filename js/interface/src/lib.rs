@@ -49,8 +49,9 @@ pub mod op {
     /// `[base config or null, config or options, "config" | "options"]` -> `[merged
     /// config, config slots]` (validated; the constructor and `configure`).
     pub const ES_CONFIG_CHECK: u32 = 7;
-    /// `[iteration, result]` -> the history record (validated; `timestamp` empty when the
-    /// result has none), or the error.
+    /// `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
+    /// (validated; `timestamp` empty when the result has none), `true` for an accepted
+    /// re-record of the last record (`strictIterations`), or the error.
     pub const ES_RECORD_CHECK: u32 = 9;
     /// `[report]` -> the error for a diminishing-returns report the fast check refused.
     pub const ES_REPORT_CHECK: u32 = 24;
@@ -288,6 +289,18 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::ES_RECORD_CHECK => {
             let (iteration, result) = loop_stopping::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            // The engine's `strictIterations` and last record (validated when it was recorded),
+            // judged first as the owning engine judges them: an accepted re-record answers
+            // what the call returns and adds nothing.
+            let strict = arg(&args, 3).as_bool() == Some(true);
+            let last = match arg(&args, 4) {
+                Value::Null => None,
+                record => Some(earlyexit::IterationRecord::from_value(record, "last")?),
+            };
+            // `true`: an accepted re-record (the JS layer returns `{duplicate: true}`).
+            if loop_stopping::check_iteration_order(strict, last.as_ref(), iteration, &result)?.is_duplicate() {
+                return Ok(Some(Value::Bool(true)));
+            }
             // The engine's usage totals, when given: a record that would make one overflow is
             // refused, as the owning engine refuses it (its snapshot could not be restored).
             if let Value::Array(sums) = arg(&args, 2) {
@@ -349,6 +362,7 @@ fn loop_constants() -> Value {
         ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
+        ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
     ])
 }
 
