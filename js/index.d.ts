@@ -769,9 +769,12 @@ export declare function init(options?: InitOptions): Promise<void>;
 export declare function init(input?: WasmSource, replayInput?: WasmSource): Promise<void>;
 
 /** Codes of the browser build's loading errors (not about a value passed to a call). */
-export type LoadErrorCode = 'replay_not_loaded' | 'replay_load_failed';
+export type LoadErrorCode = 'engines_load_failed' | 'replay_not_loaded' | 'replay_load_failed';
 /**
- * earlyexit-wasm's web build, loading: a plain `Error`. `replay_not_loaded`: a replay function
+ * earlyexit-wasm's web build, loading: a plain `Error`. `engines_load_failed`: `init()` could not
+ * fetch or instantiate the engines module (a bundler that did not emit the `.wasm` file: pass its
+ * URL or bytes as `init({ module })`), `field` is `'module'`, `cause` the underlying error; a
+ * later `init()` tries again. `replay_not_loaded`: a replay function
  * called before `init({ replay: true })` resolved, `field` is its name (`'replayLoops'`).
  * `replay_load_failed`: `init({ replay })` could not fetch or instantiate the replay module,
  * `field` is `'replay'`, `cause` the underlying error.
