@@ -26,9 +26,11 @@
 //                                   a replayInput means "load replay too")
 //   init({ module?, replay? })      the engines (from `module`), and the replay module when
 //                                   `replay` is `true` (its default place) or its source
-// A failed replay load rejects that call with an Error (code `replay_load_failed`, the file and
-// the cause in its message, the cause as `.cause`); the engines keep working, and a later
-// `init({ replay: true })` tries again. The preset constants are filled in once the engines load.
+// A failed engines load rejects with an Error (code `engines_load_failed`, field `module`: the
+// file, where it was looked for and the cause in its message, the cause as `.cause`; a later
+// init() tries again). A failed replay load rejects that call with an Error (code
+// `replay_load_failed`, the file and the cause in its message, the cause as `.cause`); the
+// engines keep working, and a later `init({ replay: true })` tries again. The preset constants are filled in once the engines load.
 import initEngines, * as wasm from './pkg/web/earlyexit_wasm.js';
 import createApi from './api.mjs';
 import { isReplayOp, REPLAY_FUNCTIONS } from './replay-ops.mjs';
@@ -83,6 +85,11 @@ function wasmInit(load, source) {
   return load(source === undefined ? undefined : { module_or_path: source });
 }
 
+// Without a source, wasm-bindgen's init fetches the engines module next to the script that holds
+// its glue: in a bundle, next to the bundle, where a bundler that does not emit the file (esbuild,
+// which does not follow `new URL(..., import.meta.url)`) left nothing.
+const ENGINES_FILE = 'earlyexit_wasm_bg.wasm';
+
 function loadEngines(source) {
   if (engines === null) {
     engines = wasmInit(initEngines, source).then(() => {
@@ -93,6 +100,15 @@ function loadEngines(source) {
         return replayExec(op, args);
       };
       ready();
+    }, (cause) => {
+      const where = source === undefined ? ', next to the script that loaded it' : typeof source === 'string' || source instanceof URL ? ` from ${source}` : '';
+      throw loadError(
+        `earlyexit-wasm: could not load the engines module (${ENGINES_FILE}${where}): ${describe(cause)}; ` +
+          "a bundler that does not emit the .wasm file needs its URL or bytes passed: init({ module: url }) (the package's README, \"Bundlers\")",
+        'engines_load_failed',
+        'module',
+        cause,
+      );
     });
     engines.catch(() => {
       engines = null; // let a later call retry (a failed fetch, say)

@@ -26,7 +26,7 @@ export default function createApi(native) {
   const PROTOCOL = 3;
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
-    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_REPORT_CHECK: 24,
+    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_HISTORY_CHECK: 11, ES_REPORT_CHECK: 24,
     ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
     IA_SUMMARY: 36, IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
@@ -208,22 +208,24 @@ export default function createApi(native) {
   // full typed error.
 
   // Slots: the same table as js/interface/src/fast.rs.
-  const LAYOUT = 6;
+  const LAYOUT = 7;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
-  const IN_TIMESTAMP_LEN = 14, IN_TIMESTAMP = 48, MAX_FAST_TIMESTAMP = 64;
+  const IN_TIMESTAMP_LEN = 14, IN_DELEGATE = 15, IN_TIMESTAMP = 48, MAX_FAST_TIMESTAMP = 64;
   const OUT_CODE = 16, OUT_CONFIDENCE = 17, OUT_DETAIL = 18, OUT_BEST = 24, OUT_BUDGET_COUNT = 27, OUT_BUDGETS = 28;
   const OUT_IMPROVEMENTS_AT = 44;
   const STATE = 256, COUNTERS = STATE + 19, WINDOW_LEN = STATE + 37, WINDOW = STATE + 38;
   const CODE_NO_ITERATIONS = 0, CODE_WARM_UP = 1, CODE_CONTINUE = 2, CODE_HIGH_CONFIDENCE = 3, CODE_PLATEAU = 4;
   const CODE_DIMINISHING = 5, CODE_MAX_ITERATIONS = 6, CODE_BUDGET = 7, CODE_REGRESSION = 8;
-  const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10, CODE_NO_IMPROVEMENT = 11;
+  const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10, CODE_NO_IMPROVEMENT = 11, CODE_DELEGATE = 12, CODE_GO_ON = 13;
+  // IN_DELEGATE values that make fastDecide answer one of the seed's check methods.
+  const PLATEAU_ANSWER = -1, HIGH_CONFIDENCE_ANSWER = -2, DIMINISHING_RETURNS_ANSWER = -3;
   // A stop's trigger by code: codes 3..8 are Trigger::ALL[1..6] in order; no_improvement is ALL[7].
   const triggerIndex = (code) => (code === CODE_NO_IMPROVEMENT ? 7 : code - 2);
 
   // Filled by ready() from the core (op LOOP_CONSTANTS): names by code and constant answers.
-  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [], verdicts: [] };
+  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [], verdicts: [], recordFields: [] };
 
   // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
@@ -331,6 +333,94 @@ export default function createApi(native) {
     return { ...record };
   }
 
+  // The seed's public fields are plain data its users write to (`stopper.config.x = v`,
+  // `stopper.iterationHistory.push(r)`), and the seed honours the writes. Here the history
+  // and the config are handed out as live views (Proxies) whose writes the engine sees:
+  // a config write and a write to a recorded record are checked by the core at the write
+  // (a typed error, nothing written); records put into the history from outside are checked
+  // by the core when the engine next uses its history (a typed error naming
+  // `iterationHistory[i]`). The state is then folded again lazily, so the normal loop
+  // (recordIterationResult + shouldStop) keeps its fast path: one flag test per call.
+
+  // Record views (any engine's) -> { engine, record }.
+  const RECORD_OF = new WeakMap();
+  // History views -> the array they show.
+  const HISTORY_OF = new WeakMap();
+
+  // The array index a property key names, or -1.
+  function arrayIndex(key) {
+    if (typeof key !== 'string') return -1;
+    const n = Number(key);
+    return Number.isInteger(n) && n >= 0 && n < 4294967295 && String(n) === key ? n : -1;
+  }
+
+  // What a record the caller gave held when the core checked it (every field a record may
+  // have): a later change to the object is seen by comparing.
+  const recordValues = (object) => LOOP.recordFields.map((field) => object[field]);
+  // A record the caller gave, read once (own keys), so that what the core checks, what the
+  // state folds and what is compared later are the same values; non-records as they are.
+  function readRecord(entry) {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
+    const plain = {};
+    for (const key of Object.keys(entry)) {
+      const value = entry[key];
+      if (key === '__proto__') Object.defineProperty(plain, key, { value, enumerable: true, writable: true, configurable: true });
+      else plain[key] = value;
+    }
+    return plain;
+  }
+  // A checked record (readRecord's) in the shape recordIterationResult stores.
+  function storedRecord(plain, timestamp) {
+    const record = {
+      iteration_number: plain.iteration_number,
+      quality_score: plain.quality_score,
+      confidence: plain.confidence,
+      verification_status: plain.verification_status,
+      quality_delta: plain.quality_delta,
+      timestamp: plain.timestamp === undefined ? timestamp : plain.timestamp,
+    };
+    if (plain.tokens_used !== undefined) record.tokens_used = plain.tokens_used;
+    if (plain.token_cost_usd !== undefined) record.token_cost_usd = plain.token_cost_usd;
+    if (plain.execution_time_ms !== undefined) record.execution_time_ms = plain.execution_time_ms;
+    return record;
+  }
+  function sameValues(object, values) {
+    const fields = LOOP.recordFields;
+    for (let i = 0; i < fields.length; i++) if (!Object.is(object[fields[i]], values[i])) return false;
+    return true;
+  }
+  // An object's own keys and values (the object assigned to `config`).
+  function entriesOf(object) {
+    const keys = Object.keys(object);
+    return { keys, values: keys.map((key) => object[key]) };
+  }
+  function sameEntries(object, seen) {
+    const keys = Object.keys(object);
+    if (keys.length !== seen.keys.length) return false;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== seen.keys[i] || !Object.is(object[keys[i]], seen.values[i])) return false;
+    return true;
+  }
+  // `{"key":value}` in the wire format, `undefined` kept (an object literal would drop it).
+  const encEntry = (key, value) => '{' + JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + encode(value, 0) + '}';
+
+  // A plateau stop's details from the output slots.
+  function plateauDetails(s) {
+    const count = s[OUT_DETAIL + 3];
+    const at = s[OUT_IMPROVEMENTS_AT];
+    const improvements = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const j = at + 3 * i;
+      improvements[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
+    }
+    return { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 1], threshold: s[OUT_DETAIL + 2] };
+  }
+
+  // A check method's answer: the decision the core made, without its extras.
+  function checkAnswer(decision) {
+    const { stop, reason, confidence, trigger, details } = decision;
+    return details === undefined ? { stop, reason, confidence, trigger } : { stop, reason, confidence, trigger, details };
+  }
+
   class EarlyStopping {
     #config = null;
     #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
@@ -338,6 +428,18 @@ export default function createApi(native) {
     #source = null;
     #reason = null;
     #details = null;
+    // Writes from outside (the seed's public fields; see RECORD_OF above):
+    #outside = false; // something may have changed from outside: catch up before the next use
+    #stale = false; // a change other than appended records: fold the whole history again
+    #folded = 0; // how many history entries the state holds (kept while #outside)
+    #given = null; // WeakSet of objects put into the history through its view
+    #foreign = null; // Map: such an object -> { values, record } as the core checked it
+    #adopted = null; // an array assigned to iterationHistory: its entries as last folded
+    #configGiven = null; // an object assigned to config: { object, keys, values }
+    #historyView = null;
+    #configView = null;
+    #configTarget = null; // what the config view shows (replaced by configure, as in the seed)
+    #views = null; // WeakMap: this engine's record -> its view
 
     /**
      * @param {object} [config] partial config merged over the seed's defaults
@@ -392,6 +494,7 @@ export default function createApi(native) {
     }
 
     recordIterationResult(iteration, result) {
+      if (this.#outside) this.#catchUp();
       // Unpacks the seed's object into numbers. Only a conversion: a key, type or status
       // this does not recognise sends the call to the JSON path, where the core decides.
       let fast = typeof iteration === 'number' && typeof result === 'object' && result !== null && !Array.isArray(result);
@@ -470,7 +573,8 @@ export default function createApi(native) {
           if (flags & 1) record.tokens_used = tokens;
           if (flags & 2) record.token_cost_usd = cost;
           if (flags & 4) record.execution_time_ms = time;
-          this.#history.push(record);
+          if (this.#outside) this.#append(record);
+          else this.#history.push(record);
           return;
         }
       } else if (this.#config === null) {
@@ -488,11 +592,27 @@ export default function createApi(native) {
       if (record === true) return { duplicate: true }; // an accepted re-record: nothing changes (Recorded::Duplicate)
       if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
       this.#fold(record);
-      this.#history.push(record);
+      if (this.#outside) this.#append(record);
+      else this.#history.push(record);
+    }
+
+    // A recorded record joins a history that was written to from outside.
+    #append(record) {
+      const adopted = this.#adopted;
+      // The caller holds an assigned array: it gets the record's view, never the record.
+      const entry = adopted === null ? record : this.#viewOf(record);
+      this.#history.push(entry);
+      if (adopted !== null) adopted.push(entry);
+      this.#folded++;
     }
 
     // Folds a record the core already accepted (the JSON path, fromJSON, configure).
     #fold(record) {
+      if (!this.#tryFold(record)) throw new Error('earlyexit: internal error: the core refused a record it had accepted');
+    }
+
+    // Folds a valid record; false (nothing changed) when a usage total would overflow.
+    #tryFold(record) {
       let s = this.#load();
       if (s.length < slotsFor(s[WINDOW_LEN])) s = growScratch(slotsFor(s[WINDOW_LEN]));
       s[IN_ITERATION] = record.iteration_number;
@@ -508,7 +628,224 @@ export default function createApi(native) {
       s[IN_SOURCE] = this.#source === null ? 0 : 1;
       const folded = native.fastFold() === 0;
       decidedBy = folded ? this : null;
-      if (!folded) throw new Error('earlyexit: internal error: the core refused a record it had accepted');
+      return folded;
+    }
+
+    // Usage totals so far, in the wire format (the core refuses a record that overflows one).
+    #totals() {
+      const t = this.#load();
+      return '[' + encode(t[COUNTERS + 7], 0) + ',' + encode(t[COUNTERS + 8], 0) + ',' + encode(t[COUNTERS + 9], 0) + ']';
+    }
+
+    // Brings the state up to date with what changed from outside: the object assigned to
+    // config, the array assigned to iterationHistory, the objects put into the history.
+    // Appended entries are checked and folded in; anything else folds the whole history
+    // again. A bad entry throws the core's typed error and is checked again at the next use.
+    #catchUp() {
+      if (this.#config === null) throw freedError();
+      const given = this.#configGiven;
+      if (given !== null && !sameEntries(given.object, given)) {
+        this.#config = configFor(given.object);
+        Object.assign(given, entriesOf(given.object));
+        this.#refreshConfigView();
+        this.#stale = true;
+      }
+      const history = this.#history;
+      const adopted = this.#adopted;
+      if (adopted !== null && !this.#stale) {
+        if (history.length < this.#folded) this.#stale = true;
+        else for (let i = 0; i < this.#folded; i++) if (history[i] !== adopted[i]) { this.#stale = true; break; }
+      }
+      if (!this.#stale && this.#foreign !== null) {
+        for (const [object, seen] of this.#foreign) {
+          if (!sameValues(object, seen.values)) {
+            this.#stale = true;
+            break;
+          }
+        }
+      }
+      if (this.#stale) {
+        this.#unload();
+        this.#folded = 0;
+        this.#foreign = null;
+      } else if (history.length < this.#folded) {
+        this.#stale = true; // cannot happen through the view (a shorter length marks it stale)
+        return this.#catchUp();
+      }
+      for (let i = this.#folded; i < history.length; i++) {
+        this.#foldEntry(history[i], i);
+        this.#folded = i + 1;
+      }
+      if (adopted !== null) this.#adopted = history.slice();
+      this.#stale = false;
+      this.#outside = given !== null || adopted !== null || (this.#foreign !== null && this.#foreign.size !== 0);
+    }
+
+    // The record behind a history entry: this engine's own (possibly through its view), or
+    // null for an entry given from outside.
+    #ownRecord(entry) {
+      const viewed = RECORD_OF.get(entry);
+      if (viewed !== undefined) return viewed.engine === this ? viewed.record : null;
+      if (this.#adopted !== null || entry === null || typeof entry !== 'object') return null;
+      return this.#given !== null && this.#given.has(entry) ? null : entry;
+    }
+
+    // Folds history entry `i`: a record of this engine's as it is (its fields were checked
+    // when they were written), anything else checked by the core first.
+    #foldEntry(entry, i) {
+      let record = this.#ownRecord(entry);
+      if (record === null) {
+        const plain = readRecord(entry);
+        unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(plain) + '],' + i + ',' + this.#totals() + ']'));
+        // No timestamp given: the clock's when first seen (in copies; the object is the caller's).
+        record = storedRecord(plain, this.#foreign?.get(entry)?.record.timestamp ?? Date.now());
+        (this.#foreign ??= new Map()).set(entry, { values: recordValues(plain), record });
+      }
+      if (!this.#tryFold(record)) {
+        unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(copyRecord(record)) + '],' + i + ',' + this.#totals() + ']'));
+        throw new Error('earlyexit: internal error: the core refused a record it had accepted');
+      }
+    }
+
+    // The record to read for history entry `i` (after #catchUp): its fields as checked.
+    #recordAt(i) {
+      const entry = this.#history[i];
+      return this.#ownRecord(entry) ?? this.#foreign.get(entry).record;
+    }
+
+    // A view of one of this engine's records: writes are checked at the write and fold the
+    // history again; a record no longer in the history is the caller's alone, as in the seed.
+    #viewOf(record) {
+      const views = (this.#views ??= new WeakMap());
+      let view = views.get(record);
+      if (view === undefined) {
+        if (typeof record.timestamp === 'number') record.timestamp = new Date(record.timestamp).toISOString();
+        const engine = this;
+        const write = (key, value, present) => {
+          if (typeof key === 'symbol') return present ? Reflect.set(record, key, value) : Reflect.deleteProperty(record, key);
+          const at = engine.#history.indexOf(engine.#adopted === null ? record : view);
+          if (at >= 0) {
+            const candidate = { ...record };
+            if (present) candidate[key] = value;
+            else delete candidate[key];
+            unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(candidate) + '],' + at + ',null]'));
+            engine.#changed(true);
+          }
+          if (present) record[key] = value;
+          else delete record[key];
+          return true;
+        };
+        view = new Proxy(record, {
+          set: (target, key, value) => write(key, value, true),
+          deleteProperty: (target, key) => write(key, undefined, false),
+          defineProperty: (target, key, descriptor) => write(key, 'value' in descriptor ? descriptor.value : descriptor.get ?? descriptor.set, true),
+        });
+        views.set(record, view);
+        RECORD_OF.set(view, { engine: this, record });
+      }
+      return view;
+    }
+
+    // Notes a write from outside; `whole`: not an append, so fold everything again.
+    #changed(whole) {
+      if (!this.#outside) {
+        this.#folded = this.#history.length; // up to now, the state held every entry
+        this.#outside = true;
+      }
+      if (whole) this.#stale = true;
+    }
+
+    // The seed's `iterationHistory`, live: the history array behind a Proxy that sees writes.
+    #historyProxy() {
+      const target = this.#history;
+      if (this.#adopted !== null) return target; // the caller's own array, as in the seed
+      let view = this.#historyView;
+      if (view !== null && HISTORY_OF.get(view) === target) return view;
+      const engine = this;
+      const live = () => engine.#history === target; // after reset() it is the caller's alone
+      const shown = (value) => (value !== null && typeof value === 'object' && live() ? engine.#shown(value) : value);
+      const written = (key, value) => {
+        if (!live()) return value;
+        const index = arrayIndex(key);
+        const folded = engine.#outside ? engine.#folded : target.length; // entries the state holds
+        if (key === 'length') engine.#changed(!(value >= folded)); // shorter: not an append
+        else if (index >= 0) engine.#changed(index < folded);
+        else return value;
+        // This engine's own record (through its view) goes back in as itself.
+        const viewed = RECORD_OF.get(value);
+        if (viewed !== undefined && viewed.engine === engine) return viewed.record;
+        if (value !== null && typeof value === 'object') (engine.#given ??= new WeakSet()).add(value);
+        return value;
+      };
+      view = new Proxy(target, {
+        get: (t, key) => shown(t[key]),
+        getOwnPropertyDescriptor: (t, key) => {
+          const descriptor = Reflect.getOwnPropertyDescriptor(t, key);
+          if (descriptor !== undefined && 'value' in descriptor) descriptor.value = shown(descriptor.value);
+          return descriptor;
+        },
+        set: (t, key, value) => Reflect.set(t, key, written(key, value)),
+        defineProperty: (t, key, descriptor) =>
+          Reflect.defineProperty(t, key, 'value' in descriptor ? { ...descriptor, value: written(key, descriptor.value) } : (written(key, undefined), descriptor)),
+        deleteProperty: (t, key) => {
+          if (live() && arrayIndex(key) >= 0) engine.#changed(true);
+          return Reflect.deleteProperty(t, key);
+        },
+      });
+      HISTORY_OF.set(view, target);
+      this.#historyView = view;
+      return view;
+    }
+
+    // How a history entry is shown: this engine's records through their views.
+    #shown(entry) {
+      if (RECORD_OF.has(entry) || (this.#given !== null && this.#given.has(entry))) return entry;
+      return this.#viewOf(entry);
+    }
+
+    // The seed's `config`, live: its writes are checked by the core at the write.
+    #configProxy() {
+      if (this.#configView !== null) return this.#configView;
+      const target = { ...this.#config.value };
+      const engine = this;
+      const write = (key, value, apply) => {
+        if (engine.#configTarget !== target || typeof key === 'symbol') return apply();
+        engine.#writeConfig(key, value);
+        return true;
+      };
+      this.#configTarget = target;
+      this.#configView = new Proxy(target, {
+        set: (t, key, value) => write(key, value, () => Reflect.set(t, key, value)),
+        deleteProperty: (t, key) => write(key, undefined, () => Reflect.deleteProperty(t, key)),
+        defineProperty: (t, key, descriptor) =>
+          write(key, 'value' in descriptor ? descriptor.value : descriptor.get ?? descriptor.set, () => Reflect.defineProperty(t, key, descriptor)),
+      });
+      return this.#configView;
+    }
+
+    // One config key written from outside: checked over the current config by the core
+    // (undefined or a deleted key is refused: the seed would read undefined).
+    #writeConfig(key, value) {
+      if (this.#config === null) throw freedError();
+      const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + enc(this.#config.value) + ',' + encEntry(key, value) + ',"config"]'));
+      this.#config = configFor(answer[0]);
+      const given = this.#configGiven;
+      if (given !== null) {
+        // The object assigned to config is the config, as in the seed: it takes the write too.
+        given.object[key] = value;
+        Object.assign(given, entriesOf(given.object));
+      }
+      this.#refreshConfigView();
+      if (decidedBy === this) decidedBy = null;
+      this.#changed(true);
+    }
+
+    // The config view shows the config as it now is.
+    #refreshConfigView() {
+      const target = this.#configTarget;
+      if (target === null) return;
+      for (const key of Object.keys(target)) delete target[key];
+      Object.assign(target, this.#config.value);
     }
 
     // The iteration argument is accepted and ignored, as in the seed.
@@ -517,6 +854,12 @@ export default function createApi(native) {
     }
 
     #decide() {
+      if (this.#outside) this.#catchUp();
+      // The seed's shouldStop calls its check methods, which a subclass may override.
+      const overridden = (this.checkHighConfidence === SEED_CHECKS.highConfidence ? 0 : 1) |
+        (this.checkQualityPlateau === SEED_CHECKS.qualityPlateau ? 0 : 2) |
+        (this.checkDiminishingReturns === SEED_CHECKS.diminishingReturns ? 0 : 4);
+      if (overridden !== 0) return this.#decideOverridden(overridden);
       let s = this.#load();
       let code;
       if (decidedBy === this) {
@@ -531,10 +874,59 @@ export default function createApi(native) {
         // The core decided that the source must be asked, exactly when the seed asks it
         // (and it is asked again on every call, so this decision is not kept).
         report = this.#source.detectDiminishingReturns();
-        code = this.#decideWith(report);
+        code = this.#decideWith(report, 0);
         decidedBy = null;
       }
-      s = view();
+      return this.#decision(code, report);
+    }
+
+    // The seed's order with overridden check methods called in their places: the core hands
+    // each overridden check back (CODE_DELEGATE) with where to resume; an answer that stops is
+    // the decision, as the seed returns it.
+    #decideOverridden(overridden) {
+      let resume = 0;
+      for (;;) {
+        if (this.#outside) this.#catchUp(); // an override may have written to the history
+        const delegate = overridden + 8 * resume;
+        let s = this.#load();
+        s[IN_SOURCE] = this.#source === null ? 0 : 1;
+        s[IN_DELEGATE] = delegate;
+        decidedBy = null;
+        let code = native.fastDecide();
+        s = view();
+        s[IN_DELEGATE] = 0; // never left set while other code runs (a fold decides too)
+        if (code === CODE_DELEGATE) {
+          const check = s[OUT_DETAIL];
+          resume = s[OUT_DETAIL + 1];
+          const history = this.iterationHistory;
+          const answer = check === 0 ? this.checkHighConfidence(history[history.length - 1])
+            : check === 1 ? this.checkQualityPlateau() : this.checkDiminishingReturns();
+          if (answer.stop) {
+            this.#reason = answer.reason;
+            this.#details = answer.details;
+            return answer;
+          }
+          continue;
+        }
+        let report = null;
+        if (code === CODE_NEED_SOURCE) {
+          report = this.#source.detectDiminishingReturns();
+          code = this.#decideWith(report, delegate);
+        }
+        view()[IN_DELEGATE] = delegate; // a reason text is made again over the same slots
+        try {
+          return this.#decision(code, report);
+        } finally {
+          view()[IN_DELEGATE] = 0;
+          decidedBy = null;
+        }
+      }
+    }
+
+    // The decision object for the code the core answered (its numbers in the output slots);
+    // `answer`: a check method's answer (no extras, and the stopping reason is not set).
+    #decision(code, report, answer = false) {
+      const s = view();
       const confidence = s[OUT_CONFIDENCE];
       const config = this.#config;
       let stop = true;
@@ -550,6 +942,7 @@ export default function createApi(native) {
           reason = LOOP.continue;
           break;
         case CODE_WARM_UP:
+        case CODE_GO_ON:
           stop = false;
           reason = fetchReason();
           break;
@@ -562,14 +955,7 @@ export default function createApi(native) {
           break;
         }
         case CODE_PLATEAU: {
-          const count = s[OUT_DETAIL + 3];
-          const at = s[OUT_IMPROVEMENTS_AT];
-          const improvements = new Array(count);
-          for (let i = 0; i < count; i++) {
-            const j = at + 3 * i;
-            improvements[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
-          }
-          details = { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 1], threshold: s[OUT_DETAIL + 2] };
+          details = plateauDetails(s);
           reason = config.plateau === null ? (config.plateau = fetchReason()) : config.plateau;
           break;
         }
@@ -607,6 +993,7 @@ export default function createApi(native) {
           throw new Error('earlyexit: internal error: unknown decision code ' + code);
       }
       const trigger = LOOP.triggers[stop ? triggerIndex(code) : 0];
+      if (answer) return details === undefined ? { stop, reason, confidence, trigger } : { stop, reason, confidence, trigger, details };
       const best = s[OUT_BEST] !== 0;
       const decision = details === undefined
         ? { stop, reason, confidence, trigger, best_iteration: best ? s[OUT_BEST + 1] : null, best_quality_score: best ? s[OUT_BEST + 2] : null }
@@ -628,8 +1015,8 @@ export default function createApi(native) {
     }
 
     // Decides again with the source's report (validated by the core; anything the fast
-    // path does not take goes to the JSON path for the typed error).
-    #decideWith(report) {
+    // path does not take goes to the JSON path for the typed error); `delegate`: IN_DELEGATE.
+    #decideWith(report, delegate) {
       let detected, reason, given;
       let kind = 0;
       let fast = typeof report === 'object' && report !== null && !Array.isArray(report);
@@ -653,8 +1040,10 @@ export default function createApi(native) {
         s[IN_DETECTED] = detected ? 1 : 0;
         s[IN_REPORT_ITERATION_KIND] = kind;
         s[IN_REPORT_ITERATION] = kind === 2 ? given : 0;
+        s[IN_DELEGATE] = delegate;
         decidedBy = null;
         const code = native.fastDecide();
+        view()[IN_DELEGATE] = 0;
         if (code !== CODE_INVALID_REPORT) return code;
       }
       unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report))));
@@ -674,41 +1063,59 @@ export default function createApi(native) {
     configure(options) {
       const config = this.#config;
       if (config === null) throw freedError();
-      const key = enc(config.value);
+      if (this.#outside) this.#catchUp(); // a bad record from outside throws before any change
+      const key = enc(this.#config.value);
       const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + key + ',' + encConfig(options) + ',"options"]'));
       this.#config = configFor(answer[0]);
+      // A new config object, as the seed's configure makes: an object assigned to `config`
+      // before, and the old view of it, are the caller's alone from now on.
+      this.#configGiven = null;
+      this.#configView = null;
+      this.#configTarget = null;
       // The window's length, the quality bar and the regression tolerance shape the
       // state, so it is folded again from the history, as the Rust engine does.
-      this.#unload();
-      for (const record of this.#history) this.#fold(record);
+      this.#changed(true);
+      this.#catchUp();
     }
 
     getConfig() {
       if (this.#config === null) throw freedError();
+      if (this.#configGiven !== null) this.#catchUp();
       return { ...this.#config.value };
     }
 
     getIterationHistory() {
       if (this.#config === null) throw freedError();
-      return this.#history.map(copyRecord);
+      if (this.#outside) this.#catchUp();
+      const history = this.#history;
+      const copies = new Array(history.length);
+      for (let i = 0; i < history.length; i++) copies[i] = copyRecord(this.#outside ? this.#recordAt(i) : history[i]);
+      return copies;
     }
 
     reset() {
       if (this.#config === null) throw freedError();
       this.#unload();
-      this.#history = [];
+      this.#history = []; // a new array, as in the seed: the old one is the caller's alone
+      this.#given = null;
+      this.#foreign = null;
+      this.#adopted = null;
+      this.#stale = false;
+      this.#outside = this.#configGiven !== null;
       this.#reason = null;
       this.#details = null;
     }
 
     generateSummary() {
       if (this.#config === null) throw freedError();
+      if (this.#outside) this.#catchUp();
       const history = this.#history;
       if (history.length === 0) return { ...LOOP.emptySummary };
-      const decision = this.#decide();
-      const last = history[history.length - 1];
+      const last = this.#outside ? this.#recordAt(history.length - 1) : history[history.length - 1];
+      // As the seed: through shouldStop, which a subclass may override.
+      const decision = this.shouldStop(last.iteration_number);
       const summary = {
-        total_iterations: history.length,
+        total_iterations: this.#history.length,
         stopped_early: decision.stop,
         stopping_trigger: decision.trigger,
         stopping_reason: decision.reason,
@@ -724,14 +1131,14 @@ export default function createApi(native) {
 
     /** The portable snapshot (the same JSON document in Python and wasm). */
     toJSON() {
-      if (this.#config === null) throw freedError();
+      const history = this.getIterationHistory();
       return {
         version: LOOP.snapshot.version,
         engine: LOOP.snapshot.engine,
         config: { ...this.#config.value },
-        history: this.#history.map(copyRecord),
+        history,
         stoppingReason: this.#reason,
-        stoppingDetails: this.#details === null ? null : copyData(this.#details),
+        stoppingDetails: this.#details === null || this.#details === undefined ? null : copyData(this.#details),
       };
     }
 
@@ -753,29 +1160,149 @@ export default function createApi(native) {
       this.#unload();
       this.#config = null;
       this.#history = [];
+      this.#given = null;
+      this.#foreign = null;
+      this.#adopted = null;
+      this.#configGiven = null;
+      this.#outside = false;
+      this.#stale = false;
     }
 
-    // The seed's public fields, read-only.
+    // ----------------------------------------------------------------------
+    // The seed's check methods: public, and a subclass may override them (shouldStop then
+    // calls the override in its place in the order, as the seed's shouldStop does).
+
+    /** The seed's `checkHighConfidence(iteration)` on a history record, answered whole. */
+    checkHighConfidence(iteration) {
+      if (this.#config === null) throw freedError();
+      // This engine's records were checked when written; anything else is checked by the core.
+      const viewed = RECORD_OF.get(iteration);
+      let record;
+      if (viewed !== undefined && viewed.engine === this) record = viewed.record;
+      else {
+        record = readRecord(iteration);
+        unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(record) + '],"iteration",null]'));
+      }
+      const s = this.#load();
+      s[IN_QUALITY] = record.quality_score;
+      s[IN_CONFIDENCE] = record.confidence;
+      s[IN_STATUS] = LOOP.statuses.indexOf(record.verification_status);
+      return this.#answer(HIGH_CONFIDENCE_ANSWER, null);
+    }
+
+    /** The seed's `checkQualityPlateau()` over the history, answered whole. */
+    checkQualityPlateau() {
+      if (this.#config === null) throw freedError();
+      if (this.#outside) this.#catchUp();
+      this.#load();
+      return this.#answer(PLATEAU_ANSWER, null);
+    }
+
+    /** The seed's `checkDiminishingReturns()`: asks the source, answered whole. */
+    checkDiminishingReturns() {
+      if (this.#config === null) throw freedError();
+      const source = this.#source;
+      if (source === null) {
+        this.#load()[IN_SOURCE] = 0;
+        return this.#answer(DIMINISHING_RETURNS_ANSWER, null);
+      }
+      const report = source.detectDiminishingReturns();
+      return this.#answer(DIMINISHING_RETURNS_ANSWER, report);
+    }
+
+    // Asks the core for a check method's answer over the state and the input slots.
+    #answer(mode, report) {
+      decidedBy = null;
+      try {
+        const code = report === null ? ((view()[IN_DELEGATE] = mode), native.fastDecide()) : this.#decideWith(report, mode);
+        view()[IN_DELEGATE] = mode; // a reason text is made again over the same slots
+        return this.#decision(code, report, true);
+      } finally {
+        view()[IN_DELEGATE] = 0;
+        decidedBy = null;
+      }
+    }
+
+    // ----------------------------------------------------------------------
+    // The seed's public fields. Writes do what they do in the seed, checked by the core.
+
+    /** The config, live: `stopper.config.x = v` is checked by the core and takes effect. */
     get config() {
-      return this.getConfig();
+      if (this.#config === null) throw freedError();
+      if (this.#configGiven !== null) this.#catchUp();
+      return this.#configProxy();
     }
 
+    /** A new config, merged over the defaults as the constructor's (later writes to it count too). */
+    set config(value) {
+      if (this.#config === null) throw freedError();
+      this.#config = configFor(value);
+      this.#configGiven = value !== null && typeof value === 'object' ? { object: value, ...entriesOf(value) } : null;
+      this.#configView = null;
+      this.#configTarget = null;
+      if (decidedBy === this) decidedBy = null;
+      this.#changed(true);
+    }
+
+    /** The history array, live: entries pushed or changed are checked when next used. */
     get iterationHistory() {
-      return this.getIterationHistory();
+      if (this.#config === null) throw freedError();
+      return this.#historyProxy();
+    }
+
+    /** Another history: the array itself becomes the engine's, as in the seed. */
+    set iterationHistory(value) {
+      if (this.#config === null) throw freedError();
+      const array = HISTORY_OF.get(value) ?? value;
+      if (array === this.#history) return;
+      if (!Array.isArray(array)) unwrap(native.exec(OP.ES_HISTORY_CHECK, '[' + enc(value) + ',0,null]'));
+      this.#history = array === value ? value : [...value]; // another engine's view: its entries
+      this.#adopted = [];
+      this.#given = null;
+      this.#foreign = null;
+      this.#historyView = null;
+      this.#changed(true);
+      this.#folded = 0;
     }
 
     get iterationAnalytics() {
       return this.#source;
     }
 
+    /** Another diminishing-returns source (null: none); checked as the constructor's. */
+    set iterationAnalytics(value) {
+      if (this.#config === null) throw freedError();
+      this.#source = sourceOf(value);
+      if (decidedBy === this) decidedBy = null;
+    }
+
     get stoppingReason() {
-      return this.getStoppingReason();
+      if (this.#config === null) throw freedError();
+      return this.#reason;
+    }
+
+    set stoppingReason(value) {
+      if (this.#config === null) throw freedError();
+      this.#reason = value;
     }
 
     get stoppingDetails() {
-      return this.getStoppingDetails();
+      if (this.#config === null) throw freedError();
+      return this.#details;
+    }
+
+    set stoppingDetails(value) {
+      if (this.#config === null) throw freedError();
+      this.#details = value;
     }
   }
+
+  // What shouldStop compares against to see that a check method is overridden.
+  const SEED_CHECKS = {
+    highConfidence: EarlyStopping.prototype.checkHighConfidence,
+    qualityPlateau: EarlyStopping.prototype.checkQualityPlateau,
+    diminishingReturns: EarlyStopping.prototype.checkDiminishingReturns,
+  };
 
   // ------------------------------------------------------------------------
   // The built-in diminishing-returns source

@@ -314,6 +314,20 @@ export interface EarlyStoppingSnapshot {
   stoppingDetails: StoppingDetails | null;
 }
 
+/**
+ * What one of the seed's check methods answers (`checkHighConfidence`, `checkQualityPlateau`,
+ * `checkDiminishingReturns`): the seed's keys, no extras; a stop carries its details. A
+ * subclass's override may answer with a trigger and details of its own; when it stops,
+ * `shouldStop()` returns that very object, as the seed does.
+ */
+export interface CheckAnswer {
+  stop: boolean;
+  reason: string;
+  confidence: number;
+  trigger: Trigger | (string & {});
+  details?: StoppingDetails | Record<string, unknown> | null;
+}
+
 /** Every stateful class: `free()` releases native memory at once (wasm); also `using` / `Symbol.dispose`. */
 export interface Freeable extends Disposable {
   /** Releases the native memory now; the object cannot be used afterwards. */
@@ -349,12 +363,36 @@ export declare class EarlyStopping implements Freeable {
   static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
   [Symbol.dispose](): void;
-  /** The seed's public fields, read-only. */
-  readonly config: EarlyStoppingConfig;
-  readonly iterationHistory: IterationRecord[];
-  readonly iterationAnalytics: DiminishingReturnsSource | null;
-  readonly stoppingReason: string | null;
-  readonly stoppingDetails: StoppingDetails | null;
+  /**
+   * The seed's check methods, answered whole (also when they do not stop). `shouldStop()` calls
+   * each in the seed's order; a subclass may override them, and `shouldStop()` then calls the
+   * override in its place (without overrides the decision takes the fast path).
+   * `checkHighConfidence` takes a history record (as `iterationHistory` holds them).
+   */
+  checkHighConfidence(iteration: IterationRecord): CheckAnswer;
+  checkQualityPlateau(): CheckAnswer;
+  /** Asks the source (`iterationAnalytics`) if there is one. */
+  checkDiminishingReturns(): CheckAnswer;
+  /**
+   * The seed's public fields, live as in the seed. `config`: a write to a key is checked by the
+   * core at the write (TypeError/RangeError with `.code` and `.field`, nothing changed) and
+   * takes effect; assigning an object replaces the config, merged over the defaults as the
+   * constructor's, and later writes to that object count too.
+   */
+  get config(): EarlyStoppingConfig;
+  set config(value: EarlyStoppingOptions | null | undefined);
+  /**
+   * The history array: records pushed, changed or removed count from the next call; a record
+   * put in from outside is checked then (a typed error naming `iterationHistory[i]`, nothing
+   * changed until it is fixed or removed). Assigning an array makes it the history.
+   */
+  get iterationHistory(): IterationRecord[];
+  set iterationHistory(value: IterationRecord[]);
+  get iterationAnalytics(): DiminishingReturnsSource | null;
+  /** Another source (checked as the constructor's), or null for none. */
+  set iterationAnalytics(value: DiminishingReturnsSource | null | undefined);
+  stoppingReason: string | null;
+  stoppingDetails: StoppingDetails | null;
 }
 
 // ------------------------------------------------------------------------------------
@@ -811,9 +849,12 @@ export declare function init(options?: InitOptions): Promise<void>;
 export declare function init(input?: WasmSource, replayInput?: WasmSource): Promise<void>;
 
 /** Codes of the browser build's loading errors (not about a value passed to a call). */
-export type LoadErrorCode = 'replay_not_loaded' | 'replay_load_failed';
+export type LoadErrorCode = 'engines_load_failed' | 'replay_not_loaded' | 'replay_load_failed';
 /**
- * earlyexit-wasm's web build, loading: a plain `Error`. `replay_not_loaded`: a replay function
+ * earlyexit-wasm's web build, loading: a plain `Error`. `engines_load_failed`: `init()` could not
+ * fetch or instantiate the engines module (a bundler that did not emit the `.wasm` file: pass its
+ * URL or bytes as `init({ module })`), `field` is `'module'`, `cause` the underlying error; a
+ * later `init()` tries again. `replay_not_loaded`: a replay function
  * called before `init({ replay: true })` resolved, `field` is its name (`'replayLoops'`).
  * `replay_load_failed`: `init({ replay })` could not fetch or instantiate the replay module,
  * `field` is `'replay'`, `cause` the underlying error.

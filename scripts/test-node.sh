@@ -7,7 +7,10 @@
 #                   it installs nothing and says what is missing: scripts/setup.sh installs it)
 #   tsc             tsc --noEmit --strict on tests/node/typed-usage.ts (+ .cts), both packages' types
 #   node --test     tests/node/ with EARLYEXIT_IMPL=native, then EARLYEXIT_IMPL=wasm
-# Ends with `node: N passed, M failed` (native suite + tsc) and `wasm: N passed, M failed`.
+#   vitest          tests/vitest/ over both built packages, loaded three ways (linked: the
+#                   workspace symlinks, which vite inlines; inline: server.deps.inline; external)
+# Ends with `node: N passed, M failed` (native suite + tsc), `wasm: N passed, M failed` and
+# `vitest: N passed, M failed` (the three loading modes together).
 # Logs (TAP) in test-output/node/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,9 +74,27 @@ else
   wasm_failed=1
 fi
 
+# vitest's loader inlines linked packages (and those in server.deps.inline) and gives a default
+# import of CommonJS its `module.exports.default`: the ES entries must not rely on that.
+vitest_passed=0 vitest_failed=0
+if [ "$native_built" = 1 ] && [ "$wasm_built" = 1 ]; then
+  for mode in linked inline external; do
+    step "vitest run tests/vitest/ (EARLYEXIT_VITEST=$mode)"
+    report="$out/vitest-$mode.json"
+    rm -f "$report"
+    EARLYEXIT_VITEST=$mode node_modules/.bin/vitest run --config tests/vitest/vitest.config.mjs --root . \
+      --reporter=default --reporter=json --outputFile.json="$report" || status=1
+    counts=$(node -e 'const r = require(require("node:path").resolve(process.argv[1])); console.log(r.numPassedTests, r.numFailedTests + (r.success || r.numFailedTests ? 0 : 1))' "$report" 2>/dev/null || echo "0 1")
+    vitest_passed=$((vitest_passed + ${counts% *})); vitest_failed=$((vitest_failed + ${counts#* }))
+  done
+else
+  vitest_failed=1
+fi
+
 if [ "$tsc_failed" = 1 ]; then native_failed=$((native_failed + 1)); else native_passed=$((native_passed + 1)); fi
 echo
 echo "node: $native_passed passed, $native_failed failed"
 echo "wasm: $wasm_passed passed, $wasm_failed failed"
-[ "$native_failed" = 0 ] && [ "$wasm_failed" = 0 ] || status=1
+echo "vitest: $vitest_passed passed, $vitest_failed failed"
+[ "$native_failed" = 0 ] && [ "$wasm_failed" = 0 ] && [ "$vitest_failed" = 0 ] || status=1
 exit "$status"

@@ -5,7 +5,8 @@
 #            into a fresh venv; `import earlyexit` decides one loop.
 #   npm      `npm pack` makes the tarballs of `earlyexit` (bindings-node, the napi addon)
 #            and `earlyexit-wasm` (bindings-wasm); each is installed offline into a fresh
-#            directory, then loaded with require() and with import, each deciding one loop.
+#            directory, then loaded with require() and with import, each deciding one loop
+#            (and the subpath entries `<package>/early-stopping`, `/iteration-analytics` checked).
 #
 # Uses the venv scripts/test-python.sh makes (.venv with maturin) and the package builds
 # scripts/test-node.sh makes (npm run build:node / build:wasm); builds a package itself
@@ -130,18 +131,23 @@ install_and_use() {
     // Replay too: in earlyexit-wasm it is a second wasm module the tarball must carry.
     const r = lib.replayLoops([{ id: "a", iterations: [{ quality_score: 0.5, confidence: 0.5, verification_status: "failed" }] }], "recommended");
     if (r.runs.length !== 1 || r.runs[0].trigger !== "end_of_run") throw new Error("unexpected replay: " + JSON.stringify(r));
+    // The subpath entries (aiwg-style default imports) are in the tarball and give the same classes.
+    if (SUBPATHS[0].default !== lib.EarlyStopping || SUBPATHS[1].default !== lib.IterationAnalytics)
+      throw new Error("the subpath entries do not give the same classes as the main entry");
     console.log(`${HOW}: stop=${d.stop}, trigger=${d.trigger}, reason=${JSON.stringify(d.reason)}`);'
   (cd "$dir" && EXPECTED_REASON=$REASON node -e "
     const lib = require('$package');
     const where = require.resolve('$package');
     if (!where.startsWith('$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"require('$package') from \" + where;
+    const SUBPATHS = [require('$package/early-stopping'), require('$package/iteration-analytics')];
     $script") || return 1
   (cd "$dir" && EXPECTED_REASON=$REASON node --input-type=module -e "
     const lib = await import('$package');
     const where = import.meta.resolve('$package');
     if (!where.startsWith('file://$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"import '$package' from \" + where;
+    const SUBPATHS = [await import('$package/early-stopping'), await import('$package/iteration-analytics')];
     $script") || return 1
 }
 

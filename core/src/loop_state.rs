@@ -147,6 +147,46 @@ pub enum Verdict {
     Stop(StoppingDetails),
 }
 
+/// The seed's three check methods (`checkHighConfidence`, `checkQualityPlateau`,
+/// `checkDiminishingReturns`), which a binding may let its users override: a decision then
+/// hands each one that is overridden back to the binding at its place in the order
+/// ([`Step::Delegate`]), and the binding calls the override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedCheck {
+    /// `checkHighConfidence(lastRecord)`.
+    HighConfidence,
+    /// `checkQualityPlateau()` (only when plateau detection is enabled).
+    QualityPlateau,
+    /// `checkDiminishingReturns()` (only when enabled and a source is attached).
+    DiminishingReturns,
+}
+
+impl SeedCheck {
+    /// Its bit in a `delegated` mask of [`verdict_from`].
+    pub const fn bit(self) -> u8 {
+        match self {
+            SeedCheck::HighConfidence => 1,
+            SeedCheck::QualityPlateau => 2,
+            SeedCheck::DiminishingReturns => 4,
+        }
+    }
+}
+
+/// Where [`verdict_from`] got to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// The decision.
+    Done(Verdict),
+    /// A delegated check is next: the binding runs it; if its answer does not stop, it asks
+    /// again from `resume` (the checks before it did not stop and need not run again).
+    Delegate {
+        /// Which check.
+        check: SeedCheck,
+        /// The position to resume from.
+        resume: usize,
+    },
+}
+
 /// The seed's `shouldStop()` decision over the compact state, in the order of checks the
 /// [`loop_stopping`] module documents. `source` is asked (at most once) only when nothing
 /// before the diminishing-returns check stopped and `enable_diminishing_returns` is on.
@@ -159,42 +199,91 @@ pub fn verdict<E, F>(
 where
     F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
 {
-    let Some(last) = window.last() else { return Ok(Verdict::NoIterations) };
+    match verdict_from(config, counters, window, source, 0, 0)? {
+        Step::Done(verdict) => Ok(verdict),
+        // Nothing is delegated with an empty mask.
+        Step::Delegate { .. } => Ok(Verdict::Continue),
+    }
+}
+
+/// [`verdict`] from position `start` of the order on, with the seed's checks whose bits are
+/// in `delegated` ([`SeedCheck::bit`]) handed back to the caller instead of run (a
+/// delegated diminishing-returns check does not ask `source`).
+pub fn verdict_from<E, F>(
+    config: &EarlyStoppingConfig,
+    counters: &LoopCounters,
+    window: &(impl ObservationWindow + ?Sized),
+    source: Option<F>,
+    delegated: u8,
+    start: usize,
+) -> std::result::Result<Step, E>
+where
+    F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
+{
+    let Some(last) = window.last() else { return Ok(Step::Done(Verdict::NoIterations)) };
     let recorded = counters.recorded;
-    // Hard limits first: a spent budget or the iteration cap stops whatever the quality.
-    if let Some(stop) = loop_stopping::budget_details(&counters.tally.budgets(config)) {
-        return Ok(Verdict::Stop(stop));
-    }
-    if let Some(stop) = loop_stopping::max_iterations_details(config, recorded) {
-        return Ok(Verdict::Stop(stop));
-    }
-    // Warm-up gates every quality trigger (and the outside source is not asked).
-    if let Some(min) = loop_stopping::warm_up_min(config, recorded) {
-        return Ok(Verdict::WarmUp { recorded, min });
-    }
-    if let Some(stop) = loop_stopping::high_confidence_details(config, &last) {
-        return Ok(Verdict::Stop(stop));
-    }
-    if config.enable_plateau_detection {
-        if let Some(stop) = loop_stopping::plateau_details(config, window) {
-            return Ok(Verdict::Stop(stop));
+    let stop = |details| Ok(Step::Done(Verdict::Stop(details)));
+    // The order, once: each step's position is what a delegated check resumes after.
+    let delegate = |check: SeedCheck, resume| Ok(Step::Delegate { check, resume });
+    let delegated = |check: SeedCheck| delegated & check.bit() != 0;
+    // 0, 1. Hard limits first: a spent budget or the iteration cap stops whatever the quality.
+    if start == 0 {
+        if let Some(details) = loop_stopping::budget_details(&counters.tally.budgets(config)) {
+            return stop(details);
         }
     }
-    if let Some(stop) = loop_stopping::regression_details(config, &counters.tally) {
-        return Ok(Verdict::Stop(stop));
+    if start <= 1 {
+        if let Some(details) = loop_stopping::max_iterations_details(config, recorded) {
+            return stop(details);
+        }
     }
-    if let Some(stop) = loop_stopping::no_improvement_details(config, &counters.tally) {
-        return Ok(Verdict::Stop(stop));
+    // 2. Warm-up gates every quality trigger (and the outside source is not asked).
+    if start <= 2 {
+        if let Some(min) = loop_stopping::warm_up_min(config, recorded) {
+            return Ok(Step::Done(Verdict::WarmUp { recorded, min }));
+        }
     }
-    if config.enable_diminishing_returns {
+    // 3. High confidence on the last record.
+    if start <= 3 {
+        if delegated(SeedCheck::HighConfidence) {
+            return delegate(SeedCheck::HighConfidence, 4);
+        }
+        if let Some(details) = loop_stopping::high_confidence_details(config, &last) {
+            return stop(details);
+        }
+    }
+    // 4. The plateau, if enabled.
+    if start <= 4 && config.enable_plateau_detection {
+        if delegated(SeedCheck::QualityPlateau) {
+            return delegate(SeedCheck::QualityPlateau, 5);
+        }
+        if let Some(details) = loop_stopping::plateau_details(config, window) {
+            return stop(details);
+        }
+    }
+    // 5, 6. The options' give-up rules.
+    if start <= 5 {
+        if let Some(details) = loop_stopping::regression_details(config, &counters.tally) {
+            return stop(details);
+        }
+    }
+    if start <= 6 {
+        if let Some(details) = loop_stopping::no_improvement_details(config, &counters.tally) {
+            return stop(details);
+        }
+    }
+    // 7. Diminishing returns from the outside source, if enabled and one is attached.
+    if start <= 7 && config.enable_diminishing_returns {
         if let Some(source) = source {
-            let report = source()?;
-            if let Some(stop) = loop_stopping::diminishing_returns_details(&report) {
-                return Ok(Verdict::Stop(stop));
+            if delegated(SeedCheck::DiminishingReturns) {
+                return delegate(SeedCheck::DiminishingReturns, 8);
+            }
+            if let Some(details) = loop_stopping::diminishing_returns_details(&source()?) {
+                return stop(details);
             }
         }
     }
-    Ok(Verdict::Continue)
+    Ok(Step::Done(Verdict::Continue))
 }
 
 /// The decision object for a verdict: reason text, confidence, trigger and details, plus

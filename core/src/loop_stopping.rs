@@ -1460,7 +1460,9 @@ pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, histor
 }
 
 /// The plateau rule over a window of the last records: the stop's details, if it stops.
-#[inline]
+/// Not inlined: a decision and the seed's `checkQualityPlateau` answer share one copy (in the
+/// size-budgeted WebAssembly module; a call per decision costs nothing measurable).
+#[inline(never)]
 pub fn plateau_details<W: ObservationWindow + ?Sized>(
     config: &EarlyStoppingConfig,
     window: &W,
@@ -1681,6 +1683,119 @@ pub fn diminishing_returns_details(report: &DiminishingReturnsReport) -> Option<
         detected_at_iteration: report.iteration,
         analytics_reason: report.reason.clone(),
     })
+}
+
+// ---------------------------------------------------------------------------------------
+// The seed's check methods, whole
+// ---------------------------------------------------------------------------------------
+//
+// `shouldStop` keeps only a check's stop; the seed's `checkHighConfidence`,
+// `checkQualityPlateau` and `checkDiminishingReturns` are public methods that also answer
+// when they do not stop. A binding that lets its users call or override them (the JS layer,
+// a drop-in for the seed's class) answers with these, word for word the seed's (a stop's
+// answer is the decision without the best-iteration and budget extras).
+
+/// `checkHighConfidence` when the thresholds are not met.
+pub const REASON_HIGH_CONFIDENCE_NOT_MET: &str = "High confidence threshold not met";
+/// `checkQualityPlateau` when the last steps improved enough.
+pub const REASON_STILL_IMPROVING: &str = "Quality still improving above threshold";
+/// `checkDiminishingReturns` without a source.
+pub const REASON_NO_ANALYTICS: &str = "Iteration analytics not available";
+/// `checkDiminishingReturns` when the source detected nothing.
+pub const REASON_NO_DIMINISHING_RETURNS: &str = "Diminishing returns not detected";
+
+/// The seed's `checkHighConfidence(record)`: the stop, `'High confidence but verification
+/// status: ...'` (confidence x 0.8) when only verification is missing, else `'High
+/// confidence threshold not met'` with the record's confidence.
+pub fn high_confidence_answer(config: &EarlyStoppingConfig, record: &Observation) -> StoppingDecision {
+    if let Some(details) = high_confidence_details(config, record) {
+        return stop_decision(config, details);
+    }
+    if record.confidence >= config.high_confidence_threshold && record.quality_score >= config.min_quality_threshold {
+        let reason = value::concat(&["High confidence but verification status: ", record.verification_status.as_str()]);
+        return StoppingDecision::go_on(&reason, record.confidence * 0.8);
+    }
+    StoppingDecision::go_on(REASON_HIGH_CONFIDENCE_NOT_MET, record.confidence)
+}
+
+/// The seed's `checkQualityPlateau()` over `window` (the last `plateau_consecutive_count`
+/// records, or more) of a history of `recorded` records: `'Insufficient iterations for
+/// plateau detection (n/N)'` (0.5), the stop, or `'Quality still improving above
+/// threshold'` (0.7).
+pub fn plateau_answer<W: ObservationWindow + ?Sized>(
+    config: &EarlyStoppingConfig,
+    window: &W,
+    recorded: u64,
+) -> StoppingDecision {
+    let required = config.plateau_consecutive_count;
+    if recorded < required {
+        let reason = value::concat(&[
+            "Insufficient iterations for plateau detection (",
+            &jsnum::uint_string(recorded),
+            "/",
+            &jsnum::uint_string(required),
+            ")",
+        ]);
+        return StoppingDecision::go_on(&reason, 0.5);
+    }
+    match plateau_details(config, window) {
+        Some(details) => stop_decision(config, details),
+        None => StoppingDecision::go_on(REASON_STILL_IMPROVING, 0.7),
+    }
+}
+
+/// The seed's `checkDiminishingReturns()` on the source's report (`None`: no source attached).
+pub fn diminishing_returns_answer(report: Option<&DiminishingReturnsReport>) -> StoppingDecision {
+    match report {
+        None => StoppingDecision::go_on(REASON_NO_ANALYTICS, 0.5),
+        Some(report) => diminishing_returns_decision(report)
+            .unwrap_or_else(|| StoppingDecision::go_on(REASON_NO_DIMINISHING_RETURNS, 0.7)),
+    }
+}
+
+impl IterationRecord {
+    /// A history record given by the caller rather than recorded (the JS layer's
+    /// `iterationHistory`, which the seed lets callers write to): the record's fields as
+    /// `recordIterationResult` stores them, `iteration_number` required, `timestamp` optional
+    /// (empty when absent); code `invalid_result`, fields under `path` (`iterationHistory[3]`).
+    pub fn from_history_value(value: &Value, path: &str) -> Result<Self> {
+        let reader = ObjectReader::new(value, path, "record", Naming::Js, ErrorCode::InvalidResult)?;
+        reader.reject_unknown(&RESULT_FIELDS)?;
+        let iteration = reader.integer(ITERATION_NUMBER, 1, MAX_SAFE_INTEGER)?;
+        let result = IterationResult::read(value, Naming::Js, path, ErrorCode::InvalidResult)?;
+        Ok(make_record(iteration, result, String::new()))
+    }
+}
+
+/// The JS name of the seed's history field, which errors about its records start with.
+pub const HISTORY_FIELD: &str = "iterationHistory";
+
+/// `iterationHistory[i]`: where a history record's fields are named in errors.
+pub fn history_path(index: usize) -> String {
+    value::index_path(HISTORY_FIELD, index)
+}
+
+/// Checks records written to the history from outside (the JS layer's `iterationHistory`),
+/// after records whose usage sums are `sums` (tokens, cost, time): each as
+/// [`IterationRecord::from_history_value`] reads it, with its fields under `path(i)` (usually
+/// [`history_path`]), and refused when it would make a sum overflow, as a recorded one is.
+pub fn check_history(records: &Value, path: impl Fn(usize) -> String, sums: [f64; 3]) -> Result<()> {
+    let Value::Array(records) = records else {
+        return Err(Error::new(
+            ErrorCode::InvalidResult,
+            ErrorKind::Type,
+            HISTORY_FIELD,
+            value::concat(&[HISTORY_FIELD, " must be an array, got ", &records.describe()]),
+        ));
+    };
+    let mut tally = LoopTally { sums, ..LoopTally::default() };
+    for (i, record) in records.iter().enumerate() {
+        let path = path(i);
+        let record = IterationRecord::from_history_value(record, &path)?;
+        tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidResult)?;
+        tally.observe(&record.observation, record.usage.as_deref(), None);
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------

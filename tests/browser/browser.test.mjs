@@ -23,30 +23,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { startServer, REPO_ROOT } from './serve.mjs';
-
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-// The flags of ../shared/design/toolchain.md; `--headless` comes from
-// `headless: true` and `--user-data-dir` from launchPersistentContext (a
-// fresh directory per run), which is how Playwright wants them passed.
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { CHROMIUM, launchChromium } from './chromium.mjs';
 const OUT_DIR = path.join(REPO_ROOT, 'test-output');
 const VECTOR_DIR = path.join(REPO_ROOT, 'tests', 'vectors');
 const DATA_DIR = path.join(REPO_ROOT, 'examples', 'data');
 
 let server;
 let context;
-let profileDir;
+let browser;
 let vectorResult = null;
 const pageErrors = [];
 
@@ -72,22 +58,15 @@ before(async () => {
   for (const f of ['bindings-wasm/web.mjs', 'bindings-wasm/api.mjs', 'bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm', 'bindings-wasm/pkg/web/earlyexit_replay_bg.wasm', 'node_modules/uplot/dist/uPlot.esm.js']) {
     assert.ok(fs.existsSync(path.join(REPO_ROOT, f)), `${f} is missing: run scripts/build-wasm.sh and npm install (scripts/test-browser.sh does both)`);
   }
-  const { chromium } = await import('playwright-core');
   server = await startServer({ port: 0 });
-  profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earlyexit-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1360, height: 900 },
-  });
+  browser = await launchChromium({ viewport: { width: 1360, height: 900 } });
+  context = browser.context;
   fs.mkdirSync(OUT_DIR, { recursive: true });
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.close();
-  if (profileDir) fs.rmSync(profileDir, { recursive: true, force: true });
 });
 
 // ---------------------------------------------------------------------------

@@ -279,6 +279,36 @@ function loopResults() {
   }
 }
 
+// The seed's public check methods (JS only: the drop-in's; Python and Rust have no such
+// methods). checkHighConfidence takes a history record (`iteration`, the seed's parameter);
+// checkDiminishingReturns words what the outside source answers as shouldStop does.
+function loopChecks() {
+  const base = { config: null, analytics: null };
+  const record = { iteration_number: 2, ...res(80, 0.5, 'failed', 0, { timestamp: ts(2) }) };
+  const proof = [rec(1, 60, 0.5, 'failed', 0)]; // raw rows (no model): no answers expected before the bad call
+  const checkRow = (field, kase, value, code, kind, args) =>
+    row('HistoryRecord', 'checkHighConfidence', field, kase, value, code, kind, ['js'],
+      { engine: 'EarlyStopping', construct: base, calls: [...proof, { call: 'checkHighConfidence', args, expect: T(code, field, kind) }, ...loopProof(2)] }, false);
+  for (const [field, cases] of RESULT_FIELDS) {
+    for (const [kase, value, kind] of cases) checkRow(`iteration.${field}`, kase, value, 'invalid_result', kind, [patched(record, field, value)]);
+  }
+  for (const [kase, value, kind] of [['missing', MISSING, 'type'], ['zero', 0, 'range'], ['non-integer', 1.5, 'range'], ['as a string', '2', 'type']]) {
+    checkRow('iteration.iteration_number', kase, value, 'invalid_result', kind, [patched(record, 'iteration_number', value)]);
+  }
+  checkRow('iteration.quality', 'unknown key', 1, 'unknown_option', 'type', [{ ...record, quality: 1 }]);
+  for (const [kase, value, kind] of [...notAnObject(undefined), ['missing', MISSING, 'type']]) {
+    checkRow('iteration', kase, value, 'invalid_result', kind, value === MISSING ? [] : [value]);
+  }
+  for (const [kase, answer, field, kind] of [
+    ['not an object: number', 5, 'detectDiminishingReturns()', 'type'], ['detected a string', { detected: 'yes', iteration: 1, reason: 'r' }, 'detected', 'type'],
+    ['iteration 0', { detected: true, iteration: 0, reason: 'r' }, 'iteration', 'range'], ['reason missing', { detected: true, iteration: 2 }, 'reason', 'type'],
+  ]) {
+    const c = { config: null, analytics: { script: [answer, { detected: true, iteration: 1, reason: 'ok' }] } };
+    row('DiminishingReturnsReport', 'checkDiminishingReturns', field, kase, answer, 'invalid_analytics', kind, ['js'],
+      { engine: 'EarlyStopping', construct: c, calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'checkDiminishingReturns', args: [], expect: T('invalid_analytics', field, kind) }, call('getStoppingReason'), call('getIterationHistory')] }, false);
+  }
+}
+
 // IterationAnalytics: config and records.
 const ANALYTICS_CONFIG = [
   ['diminishingReturnsThreshold', numberCases({ min: 0, valid: 0.05 })],
@@ -676,7 +706,7 @@ function encodeRaw(spec) {
 
 export async function badInputMatrix(ref) {
   rows.length = 0;
-  loopConfig(); loopResults(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); bothSpellings(); snapshots();
+  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); bothSpellings(); snapshots();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

@@ -16,7 +16,7 @@
 //!
 //! `js/api.js` has the same slot table (`SLOT`); [`LAYOUT`] is checked on load.
 
-use earlyexit::loop_state::{self, LoopCounters, ObservationWindow, ObservationWindowMut, Verdict};
+use earlyexit::loop_state::{self, LoopCounters, ObservationWindow, ObservationWindowMut, SeedCheck, Step, Verdict};
 use earlyexit::loop_stopping::{
     self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, ReportedIteration,
     ResourceUsage, StoppingDetails,
@@ -24,7 +24,7 @@ use earlyexit::loop_stopping::{
 use earlyexit::{Observation, VerificationStatus};
 
 /// Bumped whenever a slot below moves.
-pub const LAYOUT: u32 = 6;
+pub const LAYOUT: u32 = 7;
 
 // --- inputs --------------------------------------------------------------------------
 const IN_ITERATION: usize = 0;
@@ -56,6 +56,21 @@ const IN_TIMESTAMP_LEN: usize = 14;
 const IN_TIMESTAMP: usize = 48;
 /// Longer timestamps take the JSON path.
 pub const MAX_FAST_TIMESTAMP: usize = 64;
+/// The seed's check methods the JS object overrides (`SeedCheck::bit` mask) plus 8 x the
+/// position in the order to resume from: `decide` then answers DELEGATE at an overridden
+/// check (its index and the resume position in the detail slots), and the JS layer calls
+/// the override. Negative: `decide` answers one of the seed's check methods instead (a
+/// stop with its details, or GO_ON with its confidence; `reason` gives the text):
+/// [`PLATEAU_ANSWER`], [`HIGH_CONFIDENCE_ANSWER`], [`DIMINISHING_RETURNS_ANSWER`].
+/// 0 (the normal case, and whenever `fold` runs): nothing is delegated.
+const IN_DELEGATE: usize = 15;
+/// `checkQualityPlateau()` over the state.
+const PLATEAU_ANSWER: f64 = -1.0;
+/// `checkHighConfidence(record)`, the record's quality, confidence and status in the input slots.
+const HIGH_CONFIDENCE_ANSWER: f64 = -2.0;
+/// `checkDiminishingReturns()`: the source's report in the input slots (`IN_SOURCE` 2), or
+/// no source (`IN_SOURCE` 0).
+const DIMINISHING_RETURNS_ANSWER: f64 = -3.0;
 
 // --- outputs -------------------------------------------------------------------------
 const OUT_CODE: usize = 16;
@@ -97,6 +112,8 @@ const CODE_REGRESSION: f64 = 8.0;
 const CODE_NEED_SOURCE: f64 = 9.0;
 const CODE_INVALID_REPORT: f64 = 10.0;
 const CODE_NO_IMPROVEMENT: f64 = 11.0;
+const CODE_DELEGATE: f64 = 12.0;
+const CODE_GO_ON: f64 = 13.0;
 const CODE_UNKNOWN_STOP: f64 = -1.0;
 
 #[inline(always)]
@@ -387,11 +404,33 @@ pub fn decide(slots: &mut [f64]) -> f64 {
 enum NoVerdict {
     NeedSource,
     InvalidReport,
+    Delegate(SeedCheck, usize),
+    /// The answer of one of the seed's check methods (`PLATEAU_ANSWER`).
+    Answer(Box<loop_stopping::StoppingDecision>),
 }
 
 /// The core's verdict over the slots; the source's report, when one was asked, is in the
 /// input slots.
 fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> Result<Verdict, NoVerdict> {
+    let delegate = at(slots, IN_DELEGATE);
+    if delegate == PLATEAU_ANSWER {
+        return Err(NoVerdict::Answer(Box::new(loop_stopping::plateau_answer(
+            config,
+            &SlotWindow { slots },
+            counters.recorded,
+        ))));
+    }
+    if delegate == HIGH_CONFIDENCE_ANSWER {
+        let Some(verification_status) = status_of(at(slots, IN_STATUS)) else { return Err(NoVerdict::InvalidReport) };
+        let record = Observation {
+            iteration: 0, // not read by the rule, nor the delta below
+            quality_score: at(slots, IN_QUALITY),
+            confidence: at(slots, IN_CONFIDENCE),
+            quality_delta: 0.0,
+            verification_status,
+        };
+        return Err(NoVerdict::Answer(Box::new(loop_stopping::high_confidence_answer(config, &record))));
+    }
     let source_mode = at(slots, IN_SOURCE);
     let report = (source_mode == 2.0).then(|| DiminishingReturnsReport {
         detected: at(slots, IN_DETECTED) != 0.0,
@@ -408,10 +447,18 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
     {
         return Err(NoVerdict::InvalidReport);
     }
+    if delegate == DIMINISHING_RETURNS_ANSWER {
+        return Err(NoVerdict::Answer(Box::new(loop_stopping::diminishing_returns_answer(report.as_ref()))));
+    }
     // Without a report, asking the source means answering NEED_SOURCE: the JS layer asks
     // it (the core decided that it must, exactly when the seed would) and calls again.
     let source = (source_mode != 0.0).then_some(move || report.ok_or(NoVerdict::NeedSource));
-    loop_state::verdict(config, counters, &SlotWindow { slots }, source)
+    let (mask, resume) =
+        if delegate > 0.0 { ((delegate as u32 % 8) as u8, (delegate as u32 / 8) as usize) } else { (0, 0) };
+    match loop_state::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
+        Step::Done(verdict) => Ok(verdict),
+        Step::Delegate { check, resume } => Err(NoVerdict::Delegate(check, resume)),
+    }
 }
 
 fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> f64 {
@@ -419,6 +466,23 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
         Ok(verdict) => verdict,
         Err(NoVerdict::NeedSource) => return out_code(slots, CODE_NEED_SOURCE),
         Err(NoVerdict::InvalidReport) => return out_code(slots, CODE_INVALID_REPORT),
+        Err(NoVerdict::Delegate(check, resume)) => {
+            let index = match check {
+                SeedCheck::HighConfidence => 0.0,
+                SeedCheck::QualityPlateau => 1.0,
+                SeedCheck::DiminishingReturns => 2.0,
+            };
+            put(slots, OUT_DETAIL, index);
+            put(slots, OUT_DETAIL + 1, resume as f64);
+            return out_code(slots, CODE_DELEGATE);
+        }
+        Err(NoVerdict::Answer(answer)) => match answer.details {
+            Some(details) => Verdict::Stop(details),
+            None => {
+                put(slots, OUT_CONFIDENCE, answer.confidence);
+                return out_code(slots, CODE_GO_ON);
+            }
+        },
     };
     put(slots, OUT_CONFIDENCE, loop_state::verdict_confidence(&verdict));
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
@@ -523,6 +587,7 @@ pub fn reason(slots: &mut [f64]) -> String {
     let counters = counters_of(slots);
     match verdict_of(slots, &config, &counters) {
         Ok(verdict) => loop_state::verdict_reason(&config, &verdict),
+        Err(NoVerdict::Answer(answer)) => answer.reason,
         Err(_) => String::new(),
     }
 }

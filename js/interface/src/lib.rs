@@ -53,6 +53,12 @@ pub mod op {
     /// (validated; `timestamp` empty when the result has none), `true` for an accepted
     /// re-record of the last record (`strictIterations`), or the error.
     pub const ES_RECORD_CHECK: u32 = 9;
+    /// `[records, first index, usage totals]` -> nothing, or the error for records written to
+    /// `iterationHistory` from outside (fields named `iterationHistory[i].field`; with
+    /// `"iteration"` for the index, one record named `iteration`: the argument of the seed's
+    /// `checkHighConfidence`).
+    pub const ES_HISTORY_CHECK: u32 = 11;
+    // 10 is free (a draft of the seed's check methods; the fast path answers them).
     /// `[report]` -> the error for a diminishing-returns report the fast check refused.
     pub const ES_REPORT_CHECK: u32 = 24;
     /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
@@ -318,6 +324,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             report_of(arg(&args, 0))?;
             return Ok(None);
         }
+        op::ES_HISTORY_CHECK => return history_check(&args),
         op::PR_RESULT_CHECK => {
             LayerResult::from_value(arg(&args, 1), Naming::Js, &layer_path(index_of(arg(&args, 0))))?;
             return Ok(None);
@@ -337,6 +344,21 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         _ => return Err(unknown_op(op)),
     };
     Ok(Some(value))
+}
+
+/// `ES_HISTORY_CHECK`: records written to `iterationHistory` from outside.
+fn history_check(args: &[Value]) -> Answer {
+    let mut sums = [0.0; 3];
+    if let Value::Array(given) = arg(args, 2) {
+        for (slot, sum) in sums.iter_mut().zip(given) {
+            *slot = sum.as_f64().unwrap_or(0.0);
+        }
+    }
+    let first = index_of(arg(args, 1));
+    let root = arg(args, 1).as_str();
+    let path = |i: usize| root.map_or_else(|| loop_stopping::history_path(first + i), str::to_string);
+    loop_stopping::check_history(arg(args, 0), path, sums)?;
+    Ok(None)
 }
 
 /// The merged config and its slots for the fast path.
@@ -363,6 +385,7 @@ fn loop_constants() -> Value {
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
         ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
+        ("recordFields", array(&loop_stopping::RESULT_FIELDS, |f| Value::string(f.js()))),
     ])
 }
 
