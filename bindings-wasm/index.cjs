@@ -20,7 +20,9 @@ const native = Object.assign({}, engines, {
     return replay.exec(op, args);
   },
 });
-const { api, ready } = createApi(native);
+// The host's files: IterationAnalytics saves and loads aiwg's summary files through them.
+const files = { fs: require('node:fs'), path: require('node:path'), byteLength: Buffer.byteLength };
+const { api, ready } = createApi(native, files);
 ready();
 
 module.exports = api;

@@ -14,22 +14,30 @@
 //   - runs the async test-pyramid loop over the core's step API (PyramidRun).
 //
 // `native` is the module both bindings export: `new native.NativeEngine()` with
-// `.call(op, args)`, and `native.exec(op, args)`.
+// `.call(op, args)`, and `native.exec(op, args)`. `host` is `{fs, path, byteLength}` where
+// there are files (Node: `node:fs`, `node:path`, `Buffer.byteLength`), absent in browsers;
+// only IterationAnalytics's saves and load use it.
 //
 // Keep this file free of `import` and of every `export` but the one below: the
 // build turns it into CommonJS by rewriting that single line.
 
-export default function createApi(native) {
+export default function createApi(native, hostFiles) {
   'use strict';
+  const host = hostFiles ?? null;
 
   // Op codes: the same table as `op` in js/interface/src/lib.rs.
-  const PROTOCOL = 3;
+  const PROTOCOL = 4;
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
     LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_HISTORY_CHECK: 11, ES_REPORT_CHECK: 24,
     ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
-    IA_SUMMARY: 36, IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
+    IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
+    IA_SETTLE: 42, IA_SAVE: 44,
+    // IterationAnalytics's occasional ops, stateless over its snapshot (in the wasm package,
+    // answered by the replay module: js/interface/src/analytics_text_ops.rs).
+    IA_TEXT_REPORT: 230, IA_TEXT_CHART: 231, IA_TEXT_DURATION: 232, IA_TEXT_FROM_SUMMARY: 233, IA_TEXT_ASSIGN: 234,
+    IA_TEXT_FILE: 235, IA_TEXT_PATH_CHECK: 236,
     CE_NEW: 50, CE_SHOULD_EXIT: 51, CE_ADAPTIVE: 52, CE_CONFIG: 53,
     SX_NEW: 60, SX_SPECULATE: 61, SX_PREDICT: 62, SX_VERIFY_COUNT: 63, SX_CLASSIFY: 64, SX_VERIFIED: 65,
     SX_CONFIG: 66,
@@ -1305,17 +1313,89 @@ export default function createApi(native) {
   };
 
   // ------------------------------------------------------------------------
-  // The built-in diminishing-returns source
+  // The built-in diminishing-returns source: a drop-in for aiwg's iteration-analytics.mjs
+  //
+  // Two constructor forms: upstream's `new IterationAnalytics(loopId, taskDescription, config)`,
+  // which saves its summary after every record as upstream does (unless `persist: false`), and
+  // `new IterationAnalytics(config)`, which never writes by itself. Rules, strings, the chart and
+  // the report come from the core; this layer reads the clock (where upstream does) and writes
+  // the files. The summary file is upstream's `JSON.stringify(summary, null, 2)`, byte for byte;
+  // an autosave appends the new record instead of rewriting the whole history (see #saveSummary).
+
+  const clockNow = () => JSON.stringify(new Date().toISOString());
+
+  // Where there is no file system (browsers): a plain Error, as a loading error is.
+  function noFileSystem(what) {
+    const error = new Error(`earlyexit: ${what} needs a file system (Node); in a browser, saveAnalytics(), saveReport() and export() return the text`);
+    error.code = 'no_file_system';
+    error.field = what;
+    return error;
+  }
+
+  // The saved summary from its pieces (IA_SAVE), as JSON.stringify(summary, null, 2) writes it:
+  // the head ends with `"iterations": [`, each record follows its separator, the tail follows
+  // the records' closing bracket.
+  const summaryHead = (head) => JSON.stringify(head, null, 2).slice(0, -2) + ',\n  "iterations": [';
+  const summaryRecord = (record) => '\n    ' + JSON.stringify(record, null, 2).replace(/\n/g, '\n    ');
+  const summaryClose = (total) => (total === 0 ? ']' : '\n  ]');
+  const summaryTail = (tail) => ',' + JSON.stringify(tail, null, 2).slice(1);
 
   class IterationAnalytics {
     #native;
+    #persist = false;
+    // upstream's public fields, as the core last answered them: {loopId, taskDescription,
+    // startTime, endTime, storagePath}. They change only by assignment (which replaces the
+    // native state from a snapshot) and endTime by the first summary (whose answer says it).
+    #fields = null;
+    // What the last save to `path` wrote: enough to append the next record in place.
+    #file = null;
 
-    constructor(config = undefined) {
-      this.#native = config === RESTORE ? FREED : filled(OP.IA_NEW, args1(encConfig(config)));
+    /**
+     * `new IterationAnalytics(loopId, taskDescription, config)` (upstream's form; saves after
+     * every record unless `config.persist` is false) or `new IterationAnalytics(config)`.
+     */
+    constructor(loopIdOrConfig = undefined, taskDescription = undefined, config = undefined) {
+      if (loopIdOrConfig === RESTORE) {
+        this.#native = FREED;
+        return;
+      }
+      const upstream = typeof loopIdOrConfig === 'string' || arguments.length >= 2;
+      const args = upstream
+        ? '[true,' + enc(loopIdOrConfig) + ',' + enc(taskDescription) + ',' + encConfig(config)
+        : '[false,null,null,' + encConfig(loopIdOrConfig);
+      const engine = newNative();
+      const answer = engine.call(OP.IA_NEW, args + ',' + clockNow() + ',' + (host !== null) + ']');
+      if (answer.charCodeAt(0) === 33) {
+        release(engine);
+        throw makeError(answer);
+      }
+      this.#native = engine;
+      this.#adopt(unwrap(answer));
     }
 
-    recordIteration(record) {
-      return unwrap(this.#native.call(OP.IA_RECORD, args1(enc(record))));
+    // After the native object is filled: read its fields once; upstream's form (persist)
+    // creates its folder at once, as upstream's constructor does.
+    #adopt(persist) {
+      const snapshot = unwrap(this.#snapshot());
+      this.#fields = {
+        loopId: snapshot.loopId, taskDescription: snapshot.taskDescription, startTime: snapshot.startTime,
+        endTime: snapshot.endTime, storagePath: snapshot.config.storagePath,
+      };
+      this.#persist = persist;
+      if (persist) this.ensureStorageDir();
+    }
+
+    /** Creates the storage folder (what upstream's constructor does). */
+    ensureStorageDir() {
+      if (host === null) throw noFileSystem('ensureStorageDir');
+      host.fs.mkdirSync(this.#fields.storagePath, { recursive: true });
+    }
+
+    /** Records one iteration's metrics; saves the summary when this object persists. */
+    recordIteration(metrics) {
+      const record = unwrap(this.#native.call(OP.IA_RECORD, args2(enc(metrics), clockNow())));
+      if (this.#persist) this.saveAnalytics();
+      return record;
     }
 
     detectDiminishingReturns() {
@@ -1334,8 +1414,152 @@ export default function createApi(native) {
       return unwrap(this.#native.call(OP.IA_SELECT, '[]'));
     }
 
+    /** upstream's summary; the first call sets `endTime` (to now, unless it was given). */
     generateSummary() {
-      return unwrap(this.#native.call(OP.IA_SUMMARY, '[]'));
+      const [head, records, tail] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), '0')));
+      this.#fields.endTime = head.end_time;
+      head.iterations = records;
+      return Object.assign(head, tail); // upstream's keys in upstream's order
+    }
+
+    // The snapshot, for the stateless ops (it holds everything the chart and report read).
+    #snapshot() {
+      return this.#native.call(OP.IA_TO_JSON, '[]');
+    }
+
+    generateQualityChart() {
+      return unwrap(native.exec(OP.IA_TEXT_CHART, args1(this.#snapshot())));
+    }
+
+    /** The markdown report; `options.generatedAt` fixes its last line's time (default: now). */
+    generateReport(options = undefined) {
+      const now = clockNow();
+      // The summary's end time first, as upstream's report sets it.
+      this.#fields.endTime = unwrap(this.#native.call(OP.IA_SETTLE, args1(now)));
+      return unwrap(native.exec(OP.IA_TEXT_REPORT, '[' + this.#snapshot() + ',' + encConfig(options) + ',' + now + ']'));
+    }
+
+    #target(filename, kind) {
+      const fields = this.#fields;
+      const target = unwrap(native.exec(OP.IA_TEXT_FILE,
+        '[' + enc(fields.loopId) + ',' + enc(fields.storagePath) + ',' + enc(filename) + ',' + kind + ']'));
+      if (target.path !== undefined) return target.path;
+      // upstream's default file: its folder exists once the constructor ran (upstream creates
+      // it there; an object that does not save by itself creates it on its first save).
+      host.fs.mkdirSync(target.dir, { recursive: true });
+      return host.path.join(target.dir, target.name);
+    }
+
+    /** Saves the summary (JSON) and returns its path; in a browser, returns the JSON text. */
+    saveAnalytics(filename = null) {
+      if (host === null) {
+        if (filename !== null && filename !== undefined) throw noFileSystem('saveAnalytics(filename)');
+        const [head, records, tail, total] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), '0')));
+        this.#fields.endTime = head.end_time;
+        return summaryHead(head) + records.map(summaryRecord).join(',') + summaryClose(total) + summaryTail(tail);
+      }
+      const path = this.#target(filename, '"json"');
+      this.#saveSummary(path);
+      return path;
+    }
+
+    // Writes the summary to `path`. When this object wrote `path` last and the file is as it
+    // left it (same size and modification time) with the same head, only what changed is
+    // written: the file is cut after its last record and the new records, the closing bracket
+    // and the new tail follow. The bytes are those of a full rewrite; the work per record is
+    // the record's, not the history's.
+    #saveSummary(path) {
+      const { fs } = host;
+      const last = this.#file !== null && this.#file.path === path ? this.#file : null;
+      let from = last === null ? 0 : last.count;
+      let [head, records, tail, total] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), String(from))));
+      this.#fields.endTime = head.end_time;
+      const headText = summaryHead(head);
+      let appended = false;
+      if (last !== null && last.head === headText && total >= last.count) {
+        let fd = -1;
+        try {
+          fd = fs.openSync(path, 'r+');
+          const stat = fs.fstatSync(fd);
+          if (stat.size === last.size && stat.mtimeMs === last.mtimeMs) {
+            let text = '';
+            let end = last.end;
+            for (let i = 0; i < records.length; i++) {
+              const piece = (last.count + i > 0 ? ',' : '') + summaryRecord(records[i]);
+              text += piece;
+              end += host.byteLength(piece);
+            }
+            text += summaryClose(total) + summaryTail(tail);
+            fs.ftruncateSync(fd, last.end);
+            fs.writeSync(fd, text, last.end);
+            const after = fs.fstatSync(fd);
+            this.#file = { path, head: headText, count: total, end, size: after.size, mtimeMs: after.mtimeMs };
+            appended = true;
+          }
+        } catch (error) {
+          if (error.code !== 'ENOENT') throw error; // gone: write it whole
+        } finally {
+          if (fd !== -1) fs.closeSync(fd);
+        }
+      }
+      if (appended) return;
+      if (from !== 0) [head, records, tail, total] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), '0')));
+      let text = headText;
+      for (let i = 0; i < records.length; i++) text += (i > 0 ? ',' : '') + summaryRecord(records[i]);
+      const end = host.byteLength(text);
+      text += summaryClose(total) + summaryTail(tail);
+      fs.writeFileSync(path, text);
+      const after = fs.statSync(path);
+      this.#file = { path, head: headText, count: total, end, size: after.size, mtimeMs: after.mtimeMs };
+    }
+
+    /** Saves the markdown report and returns its path; in a browser, returns the text. */
+    saveReport(filename = null) {
+      if (host === null) {
+        if (filename !== null && filename !== undefined) throw noFileSystem('saveReport(filename)');
+        return this.generateReport();
+      }
+      const path = this.#target(filename, '"report"');
+      host.fs.writeFileSync(path, this.generateReport());
+      return path;
+    }
+
+    /** Both files: `{json, markdown}` paths (in a browser, the texts). */
+    export() {
+      return { json: this.saveAnalytics(), markdown: this.saveReport() };
+    }
+
+    /** upstream's load: an analytics object from a saved summary file (Node). */
+    static load(filepath, config = undefined) {
+      if (host === null) throw noFileSystem('load');
+      unwrap(native.exec(OP.IA_TEXT_PATH_CHECK, args1(enc(filepath))));
+      if (!host.fs.existsSync(filepath)) {
+        const error = new Error(`Analytics file not found: ${filepath}`);
+        error.code = 'ENOENT';
+        error.path = filepath;
+        throw error;
+      }
+      return IterationAnalytics.#restore(host.fs.readFileSync(filepath, 'utf8'), config, host.path.join(filepath, '..'));
+    }
+
+    /** An analytics object from a saved summary (the object or its JSON text), as `load` reads it. */
+    static fromSummary(summary, config = undefined) {
+      return IterationAnalytics.#restore(summary, config, null);
+    }
+
+    static #restore(summary, config, folder) {
+      const [snapshot, persist] = unwrap(native.exec(OP.IA_TEXT_FROM_SUMMARY,
+        '[' + enc(summary) + ',' + encConfig(config) + ',' + enc(folder) + ',' + (host !== null) + ']'));
+      const restored = new IterationAnalytics(RESTORE);
+      restored.#native = filled(OP.IA_FROM_JSON, args1(JSON.stringify(snapshot)));
+      // A snapshot does not say whether to save: upstream's load does, unless told otherwise.
+      restored.#adopt(persist);
+      return restored;
+    }
+
+    /** upstream's `formatDuration(ms)`: `1h 2m 3s`, `2m 3s` or `3s`. */
+    static formatDuration(ms) {
+      return unwrap(native.exec(OP.IA_TEXT_DURATION, args1(enc(ms))));
     }
 
     getConfig() {
@@ -1354,16 +1578,80 @@ export default function createApi(native) {
       return unwrap(this.#native.call(OP.IA_TO_JSON, '[]'));
     }
 
+    /** Restores a snapshot (object or JSON text); a restored object never saves by itself. */
     static fromJSON(snapshot) {
       const engine = filled(OP.IA_FROM_JSON, args1(enc(snapshot)));
       const restored = new IterationAnalytics(RESTORE);
       restored.#native = engine;
+      restored.#adopt(false);
       return restored;
     }
 
     free() {
       release(this.#native);
       this.#native = FREED;
+    }
+
+    // A field assignment: the core checks the value and answers the changed snapshot, which
+    // replaces this object's state (O(records), as upstream's own writes are rare).
+    #assign(field, value) {
+      const snapshot = unwrap(native.exec(OP.IA_TEXT_ASSIGN, '[' + this.#snapshot() + ',' + JSON.stringify(field) + ',' + enc(value) + ']'));
+      const engine = filled(OP.IA_FROM_JSON, args1(JSON.stringify(snapshot)));
+      release(this.#native);
+      this.#native = engine;
+      this.#adopt(this.#persist);
+      if (field === 'iterations') this.#file = null; // the history changed: the next save writes it whole
+    }
+
+    // upstream's public fields, read and written through the core (a write is validated; a
+    // bad one throws and changes nothing). `iterations` and `config` answer copies: assign the
+    // whole value to change them.
+    get loopId() {
+      return this.#fields.loopId;
+    }
+
+    set loopId(value) {
+      this.#assign('loopId', value);
+    }
+
+    get taskDescription() {
+      return this.#fields.taskDescription;
+    }
+
+    set taskDescription(value) {
+      this.#assign('taskDescription', value);
+    }
+
+    get startTime() {
+      return this.#fields.startTime;
+    }
+
+    set startTime(value) {
+      this.#assign('startTime', value);
+    }
+
+    get endTime() {
+      return this.#fields.endTime;
+    }
+
+    set endTime(value) {
+      this.#assign('endTime', value);
+    }
+
+    get iterations() {
+      return this.getRecords();
+    }
+
+    set iterations(value) {
+      this.#assign('iterations', value);
+    }
+
+    get config() {
+      return this.getConfig();
+    }
+
+    set config(value) {
+      this.#assign('config', value);
     }
   }
 

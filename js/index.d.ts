@@ -400,7 +400,8 @@ export declare class EarlyStopping implements Freeable {
 
 export type SelectionCriteria = 'highest_quality_verified' | 'highest_quality' | 'most_recent_above_threshold';
 
-export interface IterationAnalyticsConfig {
+/** The rules (what a loop replay's `analytics` policy takes). */
+export interface AnalyticsRules {
   /** Relative change below which a step counts; finite >= 0, default 0.05. */
   diminishingReturnsThreshold: number;
   /** Consecutive small steps that make a detection; integer >= 1, default 2. */
@@ -411,6 +412,27 @@ export interface IterationAnalyticsConfig {
   selectionCriteria: SelectionCriteria;
 }
 
+/** upstream's `AnalyticsConfig` (`getConfig()`, `config`). */
+export interface IterationAnalyticsConfig extends AnalyticsRules {
+  /** The folder upstream's form saves into; default `'.aiwg/ralph/analytics'`. */
+  storagePath: string;
+}
+
+/** The constructor's config: upstream's keys, then whether to save and the times. */
+export interface IterationAnalyticsOptions extends Partial<IterationAnalyticsConfig> {
+  /**
+   * Save the summary after every record (upstream's form only; default true there, which is
+   * what upstream does; false in a browser, which has no files). The config-object form never
+   * saves by itself.
+   */
+  persist?: boolean;
+  /** RFC 3339; default: now. */
+  startTime?: string;
+  /** RFC 3339; default: set by the first summary (upstream's behaviour). */
+  endTime?: string | null;
+}
+
+/** What `recordIteration` takes: upstream's `IterationMetrics`. */
 export interface AnalyticsInput {
   iteration_number: number;
   quality_score: number;
@@ -418,11 +440,27 @@ export interface AnalyticsInput {
   tokens_used?: number;
   token_cost_usd?: number;
   execution_time_ms?: number;
+  output_snapshot_path?: string | null;
+  reflections?: readonly string[];
+  /** Recomputed, as upstream does (this score minus the previous one). */
+  quality_delta?: number;
+  /** RFC 3339; default: now (upstream always reads the clock). */
+  timestamp?: string;
 }
 
-export interface AnalyticsRecord extends AnalyticsInput {
+/** upstream's record, keys in its order. */
+export interface AnalyticsRecord {
+  iteration_number: number;
+  timestamp: string;
+  quality_score: number;
   /** This score minus the previous one (0 for the first). */
   quality_delta: number;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+  verification_status: VerificationStatus;
+  output_snapshot_path?: string | null;
+  reflections: string[];
 }
 
 export type Trajectory = 'insufficient_data' | 'improving' | 'declining' | 'stable' | 'fluctuating';
@@ -432,41 +470,85 @@ export interface IterationSelection {
   reason: string;
 }
 
+/** upstream's `AnalyticsSummary`, keys in its order. */
 export interface AnalyticsSummary {
+  loop_id: string | null;
+  task_description: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  iterations: AnalyticsRecord[];
   total_iterations: number;
+  /** `getOptimalIteration(false)`'s iteration number. */
   optimal_iteration: number | null;
-  final_iteration: number | null;
+  /** 0 with no records, as upstream writes it. */
+  final_iteration: number;
   selected_iteration: number | null;
   selection_reason: string;
-  diminishing_returns: { detected: boolean; iteration: number | null; reason: string };
-  trajectory: Trajectory;
+  /** Totals over the records that have the field. */
   total_tokens: number;
   total_cost_usd: number;
   total_time_ms: number;
+  diminishing_returns_detected: boolean;
+  diminishing_returns_iteration: number | null;
+  quality_trajectory: Trajectory;
 }
 
 export interface IterationAnalyticsSnapshot {
   version: 1;
   engine: 'IterationAnalytics';
   config: IterationAnalyticsConfig;
+  loopId: string | null;
+  taskDescription: string | null;
+  startTime: string | null;
+  endTime: string | null;
   records: AnalyticsRecord[];
 }
 
+/**
+ * The built-in diminishing-returns source, a drop-in for aiwg's iteration-analytics.mjs.
+ * `new IterationAnalytics(loopId, taskDescription, config)` is upstream's form (it creates
+ * `storagePath` and saves its summary after every record unless `persist: false`);
+ * `new IterationAnalytics(config)` never writes by itself.
+ */
 export declare class IterationAnalytics implements DiminishingReturnsSource, Freeable {
-  constructor(config?: Partial<IterationAnalyticsConfig> | null);
-  recordIteration(record: AnalyticsInput): AnalyticsRecord;
+  constructor(config?: IterationAnalyticsOptions | null);
+  constructor(loopId: string, taskDescription: string, config?: IterationAnalyticsOptions | null);
+  recordIteration(metrics: AnalyticsInput): AnalyticsRecord;
   detectDiminishingReturns(): { detected: boolean; iteration: number | null; reason: string };
   getTrajectory(): Trajectory;
   getOptimalIteration(verifiedOnly?: boolean): AnalyticsRecord | null;
   selectBestIteration(): IterationSelection;
+  /** The first summary sets `endTime` (to now, unless it was given). */
   generateSummary(): AnalyticsSummary;
+  generateQualityChart(): string;
+  generateReport(options?: { generatedAt?: string } | null): string;
+  /** Node: writes the summary, answers its path. Browser: answers the JSON text. */
+  saveAnalytics(filename?: string | null): string;
+  /** Node: writes the report, answers its path. Browser: answers the markdown. */
+  saveReport(filename?: string | null): string;
+  export(): { json: string; markdown: string };
+  ensureStorageDir(): void;
   getConfig(): IterationAnalyticsConfig;
   getRecords(): AnalyticsRecord[];
   reset(): void;
   toJSON(): IterationAnalyticsSnapshot;
   static fromJSON(snapshot: IterationAnalyticsSnapshot | string): IterationAnalytics;
+  /** upstream's load (Node): an analytics object from a saved summary file. */
+  static load(filepath: string, config?: IterationAnalyticsOptions | null): IterationAnalytics;
+  /** An analytics object from a saved summary (the object or its JSON text). */
+  static fromSummary(summary: AnalyticsSummary | string, config?: IterationAnalyticsOptions | null): IterationAnalytics;
+  static formatDuration(ms: number): string;
   free(): void;
   [Symbol.dispose](): void;
+  // upstream's public fields: assignments are validated (a bad one throws and changes nothing).
+  loopId: string | null;
+  taskDescription: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  /** A copy; assign the whole list to change it. */
+  iterations: AnalyticsRecord[];
+  /** A copy; assign a whole config (merged over the defaults) to change it. */
+  config: IterationAnalyticsConfig;
 }
 
 // ------------------------------------------------------------------------------------
@@ -907,7 +989,7 @@ export type LoopPolicy =
       /** Which output the policy hands back: the last run or the decision's best (default: the preset's). */
       returns?: 'last' | 'best';
       /** Attach the built-in IterationAnalytics (true, or its config), or not (false). */
-      analytics?: boolean | Partial<IterationAnalyticsConfig>;
+      analytics?: boolean | Partial<AnalyticsRules>;
     };
 
 /** What the policy did on one run. */
@@ -952,7 +1034,7 @@ export interface LoopReplaySummary {
 }
 
 export interface LoopReplay {
-  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: IterationAnalyticsConfig | false };
+  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: AnalyticsRules | false };
   summary: LoopReplaySummary;
   runs: ReplayRunOutcome[];
 }

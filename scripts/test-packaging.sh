@@ -64,6 +64,9 @@ build_wheel() {
     *-abi3-*) ;;
     *) echo "not an abi3 wheel: $(basename "$wheel")"; return 1 ;;
   esac
+  # aiwg's MIT notice travels with the package (it reproduces aiwg's modules' behaviour and strings).
+  python3 -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
+sys.exit(0 if any(n.endswith('.dist-info/licenses/THIRD_PARTY_NOTICES') for n in names) else 'the wheel lacks THIRD_PARTY_NOTICES')" "$wheel" || return 1
 }
 
 install_wheel() {
@@ -107,6 +110,8 @@ pack_package() {
   [ -f "$out/tarballs/$name" ] || { echo "npm pack wrote no tarball"; return 1; }
   (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -Eq "\"path\": \"[^\"]*$pattern\"" ||
     { echo "$name has no file matching $pattern"; return 1; }
+  (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -q '"path": "THIRD_PARTY_NOTICES"' ||
+    { echo "$name lacks THIRD_PARTY_NOTICES (aiwg's MIT notice)"; return 1; }
   echo "tarball: $name ($(stat -c %s "$out/tarballs/$name") bytes)"
 }
 

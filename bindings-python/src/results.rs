@@ -44,10 +44,7 @@ pub fn _restore_result<'py>(py: Python<'py>, class: &str, value: &Bound<'py, PyA
             let IterationSelection { selected, reason } = IterationSelection::from_value(&v).or_raise(py)?;
             wrap(py, PyIterationSelection { selected, reason })
         }
-        "AnalyticsSummary" => {
-            let summary = AnalyticsSummary::from_value(&v).or_raise(py)?;
-            wrap(py, PyAnalyticsSummary { value: summary.to_value(), report: summary.diminishing_returns })
-        }
+        "AnalyticsSummary" => wrap(py, PyAnalyticsSummary { inner: AnalyticsSummary::from_value(&v).or_raise(py)? }),
         "ExitDecision" => wrap(py, PyExitDecision { inner: ExitDecision::from_value(&v, Naming::Snake).or_raise(py)? }),
         "Speculation" => {
             wrap(py, PySpeculation { inner: Speculation::from_value(&v, Naming::Snake, "").or_raise(py)? })

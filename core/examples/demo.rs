@@ -144,7 +144,7 @@ pub fn replay_loop(case: &Value) -> Result<LoopOutcome, String> {
             .map_err(|e| core_error(case, &format!("iteration {iteration}"), e))?;
         if let Some(analytics) = analytics.as_mut() {
             analytics
-                .record_value(&analytics_record(iteration, row), Naming::Js)
+                .record_value(&analytics_record(iteration, row), Naming::Js, &timestamp())
                 .map_err(|e| core_error(case, &format!("analytics, iteration {iteration}"), e))?;
         }
         let source = analytics

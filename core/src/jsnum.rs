@@ -130,6 +130,80 @@ pub fn push_fixed(out: &mut String, value: f64, fraction_digits: u32) {
     }
 }
 
+/// `Number.prototype.toLocaleString()` in the `en-US` locale with `Intl.NumberFormat`'s
+/// defaults, as Node prints it: the shortest round-tripping decimal (what ICU formats, not
+/// the exact binary value), rounded half away from zero to at most 3 fraction digits,
+/// trailing zeros dropped, the integer part grouped by commas; `-0` keeps its sign, and the
+/// infinities print as `∞`.
+///
+/// aiwg's analytics report prints its token total this way. Its output depends on the host's
+/// locale there (`1.234.567` in `de-DE`); this is always `en-US`, the default of Node with no
+/// locale set.
+///
+/// ```
+/// use earlyexit::jsnum::to_locale_string;
+/// assert_eq!(to_locale_string(1234567.891), "1,234,567.891");
+/// assert_eq!(to_locale_string(1.0005), "1.001");
+/// assert_eq!(to_locale_string(999.9995), "1,000");
+/// ```
+#[must_use]
+pub fn to_locale_string(value: f64) -> String {
+    let mut out = String::new();
+    if value.is_nan() {
+        out.push_str("NaN");
+        return out;
+    }
+    if value.is_sign_negative() {
+        out.push('-');
+    }
+    let magnitude = value.abs();
+    if magnitude.is_infinite() {
+        out.push('∞');
+        return out;
+    }
+    // Integer digits and up to 3 fraction digits of the shortest decimal `0.s × 10^n`.
+    let (s, n) = if magnitude == 0.0 { (Vec::new(), 0) } else { shortest(magnitude) };
+    let digit = |i: i64| -> u8 { usize::try_from(i).ok().and_then(|i| s.get(i)).copied().unwrap_or(b'0') };
+    // Digit i of s has weight 10^(n - 1 - i): keep every digit from the units (or the first
+    // of s) down to 10^-3, then round half away from zero on the next one. Indices outside
+    // s read as '0'.
+    let last = n + 2; // the 10^-3 digit
+    let mut kept: Vec<u8> = Vec::new();
+    let mut i = n.min(0);
+    while i <= last {
+        kept.push(digit(i));
+        i += 1;
+    }
+    if digit(last + 1) >= b'5' {
+        increment(&mut kept);
+    }
+    // kept holds the digits of round(value × 1000): the last 3 are the fraction.
+    let (int_part, frac_part) = kept.split_at(kept.len().saturating_sub(3));
+    let int_digits: &[u8] = {
+        let nonzero = int_part.iter().position(|&d| d != b'0').unwrap_or(int_part.len());
+        int_part.get(nonzero..).unwrap_or(&[])
+    };
+    if int_digits.is_empty() {
+        out.push('0');
+    } else {
+        for (k, d) in int_digits.iter().enumerate() {
+            if k > 0 && (int_digits.len() - k) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(char::from(*d));
+        }
+    }
+    let mut frac_end = frac_part.len();
+    while frac_end > 0 && frac_part.get(frac_end - 1) == Some(&b'0') {
+        frac_end -= 1;
+    }
+    if frac_end > 0 {
+        out.push('.');
+        push_digits(&mut out, frac_part.get(..frac_end).unwrap_or(&[]));
+    }
+    out
+}
+
 /// Pushes the decimal point before the digit at `pos` when it is the first fraction digit.
 fn push_separator(out: &mut String, pos: usize, int_len: usize, f: usize) {
     if f != 0 && pos == int_len {

@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod analytics;
+pub mod analytics_report;
 pub mod error;
 pub mod exit_decision;
 mod float_parse;

@@ -412,8 +412,9 @@ impl LoopPolicy {
                     Some(Value::Bool(false)) => policy.analytics = None,
                     Some(Value::Bool(true)) => policy.analytics = Some(AnalyticsConfig::default()),
                     Some(config @ Value::Object(_)) => {
-                        policy.analytics =
-                            Some(AnalyticsConfig::default().merged(config, naming, "analytics", CODE).map_err(wrap)?)
+                        policy.analytics = Some(
+                            AnalyticsConfig::default().merged_rules(config, naming, "analytics", CODE).map_err(wrap)?,
+                        )
                     }
                     Some(other) => {
                         return Err(Error::new(
@@ -437,7 +438,7 @@ impl LoopPolicy {
         Value::object(vec![
             ("config", self.config.to_value(naming)),
             ("returns", Value::string(self.returns.as_str())),
-            ("analytics", self.analytics.as_ref().map_or(Value::Bool(false), |a| a.to_value(naming))),
+            ("analytics", self.analytics.as_ref().map_or(Value::Bool(false), |a| a.rules_value(naming))),
         ])
     }
 }
@@ -544,12 +545,9 @@ fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
         tally.observe(o, item.usage.as_ref(), config.regression_tolerance);
         best.observe(o, config.min_quality_threshold);
         if let Some(a) = analytics.as_mut() {
-            a.record_checked(AnalyticsInput {
-                iteration_number: o.iteration,
-                quality_score: o.quality_score,
-                verification_status: o.verification_status,
-                usage: item.usage.unwrap_or_default(),
-            });
+            let mut input = AnalyticsInput::new(o.iteration, o.quality_score, o.verification_status);
+            input.usage = item.usage.unwrap_or_default();
+            a.record_checked(input);
         }
         let history = run.iterations.get(..=i).unwrap_or(&[]);
         let source =

@@ -1034,7 +1034,8 @@ pub enum ReportedIteration {
 }
 
 impl ReportedIteration {
-    fn to_value(self) -> Option<Value> {
+    /// The `iteration` value, `None` when the key is absent.
+    pub fn to_value(self) -> Option<Value> {
         match self {
             ReportedIteration::Absent => None,
             ReportedIteration::Null => Some(Value::Null),

@@ -262,11 +262,29 @@ impl AnalyticsRecord {
     /// record fields; `quality_delta` is required and kept as written, since a lone record
     /// has no previous score to recompute it from).
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        let input = AnalyticsInput::read(value, Naming::Snake, path, true)?;
+        let (input, _) = AnalyticsInput::read(value, Naming::Snake, path, true)?;
         let r = ObjectReader::new(value, path, "record", Naming::Snake, CODE)?;
+        // A difference of two scores: within -100..=100.
         let quality_delta = r.number(name("quality_delta"), -100.0, 100.0)?;
-        let AnalyticsInput { iteration_number, quality_score, verification_status, usage } = input;
-        Ok(AnalyticsRecord { iteration_number, quality_score, verification_status, quality_delta, usage })
+        let AnalyticsInput {
+            iteration_number,
+            quality_score,
+            verification_status,
+            usage,
+            timestamp,
+            output_snapshot_path,
+            reflections,
+        } = input;
+        Ok(AnalyticsRecord {
+            iteration_number,
+            timestamp: timestamp.unwrap_or_default(),
+            quality_score,
+            quality_delta,
+            usage,
+            verification_status,
+            output_snapshot_path,
+            reflections,
+        })
     }
 }
 
@@ -318,84 +336,102 @@ const TRAJECTORIES: [Trajectory; 5] = [
     Trajectory::Stable,
     Trajectory::Fluctuating,
 ];
-const ANALYTICS_SUMMARY_FIELDS: [FieldName; 10] = [
-    TOTAL_ITERATIONS,
-    name("optimal_iteration"),
-    name("final_iteration"),
-    name("selected_iteration"),
-    name("selection_reason"),
-    name("diminishing_returns"),
-    name("trajectory"),
-    name("total_tokens"),
-    name("total_cost_usd"),
-    name("total_time_ms"),
-];
 
-/// What the analytics' `generateSummary()` answers (see
+/// What the analytics' `generateSummary()` answers: upstream's `AnalyticsSummary` (see
 /// [`crate::IterationAnalytics::summary_value`], which writes it directly).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnalyticsSummary {
+    /// upstream's `loopId` (`None`: the config-object form).
+    pub loop_id: Option<String>,
+    /// upstream's `taskDescription`.
+    pub task_description: Option<String>,
+    /// When the analytics started.
+    pub start_time: Option<String>,
+    /// When the summary was first generated (or the time given).
+    pub end_time: Option<String>,
+    /// Every record.
+    pub iterations: Vec<AnalyticsRecord>,
     /// Records so far.
     pub total_iterations: u64,
-    /// Iteration number of `getOptimalIteration(true)`'s record.
+    /// Iteration number of `getOptimalIteration(false)`'s record.
     pub optimal_iteration: Option<u64>,
-    /// Iteration number of the last record.
-    pub final_iteration: Option<u64>,
+    /// Iteration number of the last record (0 with none, as upstream writes it).
+    pub final_iteration: u64,
     /// Iteration number of `selectBestIteration()`'s record.
     pub selected_iteration: Option<u64>,
     /// `selectBestIteration()`'s reason.
     pub selection_reason: String,
-    /// `detectDiminishingReturns()`.
-    pub diminishing_returns: DiminishingReturnsReport,
-    /// `getTrajectory()`.
-    pub trajectory: Trajectory,
-    /// Sum of `tokens_used` (0 when no record has it).
+    /// Sum of `tokens_used` over the records that have it.
     pub total_tokens: f64,
     /// Sum of `token_cost_usd`.
     pub total_cost_usd: f64,
     /// Sum of `execution_time_ms`.
     pub total_time_ms: f64,
+    /// `detectDiminishingReturns().detected`.
+    pub diminishing_returns_detected: bool,
+    /// `detectDiminishingReturns().iteration`.
+    pub diminishing_returns_iteration: Option<u64>,
+    /// `getTrajectory()`.
+    pub quality_trajectory: Trajectory,
 }
 
 impl AnalyticsSummary {
-    /// The summary object, keys in `summary_value`'s order.
+    /// The summary object, keys in upstream's order.
     pub fn to_value(&self) -> Value {
         let iteration = |n: Option<u64>| n.map_or(Value::Null, |n| Value::Number(n as f64));
+        let text = |s: &Option<String>| s.as_deref().map_or(Value::Null, Value::string);
         ObjectBuilder::new()
+            .value("loop_id", text(&self.loop_id))
+            .value("task_description", text(&self.task_description))
+            .value("start_time", text(&self.start_time))
+            .value("end_time", text(&self.end_time))
+            .value("iterations", value::array_of(&self.iterations, AnalyticsRecord::to_value))
             .number("total_iterations", self.total_iterations as f64)
             .value("optimal_iteration", iteration(self.optimal_iteration))
-            .value("final_iteration", iteration(self.final_iteration))
+            .number("final_iteration", self.final_iteration as f64)
             .value("selected_iteration", iteration(self.selected_iteration))
             .string("selection_reason", &self.selection_reason)
-            .value("diminishing_returns", self.diminishing_returns.to_value())
-            .string("trajectory", self.trajectory.as_str())
             .number("total_tokens", self.total_tokens)
             .number("total_cost_usd", self.total_cost_usd)
             .number("total_time_ms", self.total_time_ms)
+            .boolean("diminishing_returns_detected", self.diminishing_returns_detected)
+            .value("diminishing_returns_iteration", iteration(self.diminishing_returns_iteration))
+            .string("quality_trajectory", self.quality_trajectory.as_str())
             .build()
     }
 
-    /// Reads what [`AnalyticsSummary::to_value`] (and `summary_value`) writes; the nested
-    /// report reads as a diminishing-returns source's answer does (code `invalid_analytics`).
+    /// Reads what [`AnalyticsSummary::to_value`] (and `summary_value`) writes.
     pub fn from_value(value: &Value) -> Result<Self> {
-        let r = open(value, "", "summary", Naming::Snake, &ANALYTICS_SUMMARY_FIELDS)?;
-        let [total, optimal, last, selected, reason, report, trajectory, tokens, cost, time] = ANALYTICS_SUMMARY_FIELDS;
-        let report_value = r.get(report).unwrap_or(&Value::Null);
-        // The source reader ignores extra keys (a duck-typed source may add some); a pickled
-        // report has exactly these three.
-        open(report_value, "diminishing_returns", "diminishing_returns", Naming::Snake, &REPORT_FIELDS)?;
+        let r = open(value, "", "summary", Naming::Snake, &crate::analytics::SUMMARY_FIELDS)?;
+        let [loop_id, task, start, end, iterations, total, optimal, last, selected, reason, tokens, cost, time, detected, detected_at, trajectory] =
+            crate::analytics::SUMMARY_FIELDS;
+        let nullable_string = |field: FieldName| -> Result<Option<String>> {
+            match r.get(field) {
+                Some(Value::Null) => Ok(None),
+                _ => Ok(Some(r.string(field)?.to_string())),
+            }
+        };
+        let mut records = Vec::new();
+        for (i, record) in crate::snapshot::array(&r, iterations)?.iter().enumerate() {
+            records.push(AnalyticsRecord::from_value(record, &value::index_path("iterations", i))?);
+        }
         Ok(AnalyticsSummary {
+            loop_id: nullable_string(loop_id)?,
+            task_description: nullable_string(task)?,
+            start_time: nullable_string(start)?,
+            end_time: nullable_string(end)?,
+            iterations: records,
             total_iterations: r.integer(total, 0, MAX_SAFE_INTEGER)?,
             optimal_iteration: nullable_integer(&r, optimal, 1, MAX_SAFE_INTEGER)?,
-            final_iteration: nullable_integer(&r, last, 1, MAX_SAFE_INTEGER)?,
+            final_iteration: r.integer(last, 0, MAX_SAFE_INTEGER)?,
             selected_iteration: nullable_integer(&r, selected, 1, MAX_SAFE_INTEGER)?,
             selection_reason: r.string(reason)?.to_string(),
-            diminishing_returns: DiminishingReturnsReport::from_value(report_value, Naming::Snake)
-                .map_err(|e| e.nested(ErrorCode::InvalidAnalytics, "diminishing_returns"))?,
-            trajectory: pick(&r, trajectory, &TRAJECTORIES, Trajectory::as_str)?,
             total_tokens: r.number(tokens, 0.0, f64::MAX)?,
             total_cost_usd: r.number(cost, 0.0, f64::MAX)?,
             total_time_ms: r.number(time, 0.0, f64::MAX)?,
+            diminishing_returns_detected: r.boolean(detected)?,
+            diminishing_returns_iteration: nullable_integer(&r, detected_at, 1, MAX_SAFE_INTEGER)?,
+            quality_trajectory: pick(&r, trajectory, &TRAJECTORIES, Trajectory::as_str)?,
         })
     }
 }

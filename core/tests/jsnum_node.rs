@@ -1,8 +1,9 @@
 //! Checks `earlyexit::jsnum` against reference strings produced by Node
-//! (`node core/tests/data/gen_jsnum.mjs` writes `core/tests/data/jsnum_node.json`).
+//! (`node core/tests/data/gen_jsnum.mjs` writes `core/tests/data/jsnum_node.json` and
+//! `core/tests/data/locale_node.json`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::jsnum::{push_fixed, push_js_string, to_fixed, to_js_string};
+use earlyexit::jsnum::{push_fixed, push_js_string, to_fixed, to_js_string, to_locale_string};
 use serde_json::Value;
 
 fn load_cases() -> Vec<(u64, Option<u32>, String)> {
@@ -60,5 +61,28 @@ fn matches_node() {
         }
     }
     eprintln!("{} Node cases, {mismatches} mismatches", cases.len());
+    assert_eq!(mismatches, 0, "{mismatches} of {} cases mismatched", cases.len());
+}
+
+/// `toLocaleString('en-US')` (the analytics report's token total), against Node.
+#[test]
+fn locale_string_matches_node() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/locale_node.json");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path} (run gen_jsnum.mjs): {e}"));
+    let json: Value = serde_json::from_str(&text).expect("valid JSON");
+    let cases = json.as_array().expect("top-level array");
+    assert!(cases.len() >= 2_000, "only {} cases", cases.len());
+    let mut mismatches = 0usize;
+    for case in cases {
+        let bits = u64::from_str_radix(case["bits"].as_str().expect("bits"), 16).expect("hex bits");
+        let expected = case["expected"].as_str().expect("expected");
+        let got = to_locale_string(f64::from_bits(bits));
+        if got != expected {
+            mismatches += 1;
+            if mismatches <= 20 {
+                eprintln!("mismatch: bits {bits:016x} toLocaleString(): expected {expected:?}, got {got:?}");
+            }
+        }
+    }
     assert_eq!(mismatches, 0, "{mismatches} of {} cases mismatched", cases.len());
 }

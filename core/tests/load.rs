@@ -153,12 +153,9 @@ fn a_million_analytics_records_grow_memory_by_a_bounded_amount_per_record() {
     let mut analytics = IterationAnalytics::new(Default::default()).unwrap();
     for i in 1..=MILLION {
         let r = result(&mut rng, i);
-        let input = earlyexit::analytics::AnalyticsInput {
-            iteration_number: i,
-            quality_score: r.quality_score,
-            verification_status: r.verification_status,
-            usage: r.usage,
-        };
+        let mut input = earlyexit::analytics::AnalyticsInput::new(i, r.quality_score, r.verification_status);
+        input.usage = r.usage;
+        input.timestamp = Some("2026-01-01T00:00:00.000Z".to_string());
         analytics.record(input).unwrap();
         let _ = analytics.detect_diminishing_returns();
     }
@@ -210,13 +207,14 @@ fn an_analytics_snapshot_of_100k_records_round_trips_exactly() {
             ("verification_status", Value::string(if i % 2 == 0 { "passed" } else { "failed" })),
             ("tokens_used", Value::Number((rng.next() % 1000) as f64)),
         ]);
-        analytics.record_value(&record, Naming::Snake).unwrap();
+        analytics.record_value(&record, Naming::Snake, "2026-01-01T00:00:00.000Z").unwrap();
     }
     let text = analytics.to_snapshot().to_json();
-    let restored = IterationAnalytics::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
+    let mut restored = IterationAnalytics::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap();
     assert!(restored == analytics, "the restored analytics differs");
     assert_eq!(restored.to_snapshot().to_json(), text);
-    assert_eq!(restored.summary_value(), analytics.summary_value());
+    let now = "2026-01-02T00:00:00.000Z";
+    assert_eq!(restored.summary_value(now).unwrap(), analytics.summary_value(now).unwrap());
 }
 
 /// Bytes and allocations one `should_stop` (and one summary) costs at a given history length.

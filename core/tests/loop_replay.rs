@@ -103,13 +103,9 @@ fn replayed_decisions_equal_the_live_engine_with_its_analytics() {
                 live.record(i as u64 + 1, result, || "2026-01-01T00:00:00Z".into()).unwrap();
                 let decision = match analytics.as_mut() {
                     Some(a) => {
-                        a.record(AnalyticsInput {
-                            iteration_number: i as u64 + 1,
-                            quality_score: o.quality_score,
-                            verification_status: status,
-                            usage: Default::default(),
-                        })
-                        .unwrap();
+                        let mut input = AnalyticsInput::new(i as u64 + 1, o.quality_score, status);
+                        input.timestamp = Some("2026-01-01T00:00:00Z".into());
+                        a.record(input).unwrap();
                         let report = a.detect_diminishing_returns();
                         live.should_stop_with(Some(|| Ok::<_, ()>(report))).unwrap()
                     }
@@ -257,12 +253,8 @@ fn analytics_record_accepts_an_input_built_in_rust() {
     // `quality_delta` is not an input key, so every call failed with unknown_option.
     let mut a = IterationAnalytics::new(Default::default()).unwrap();
     for (i, q) in [(1, 40.0), (2, 55.0)] {
-        let input = AnalyticsInput {
-            iteration_number: i,
-            quality_score: q,
-            verification_status: VerificationStatus::Failed,
-            usage: Default::default(),
-        };
+        let mut input = AnalyticsInput::new(i, q, VerificationStatus::Failed);
+        input.timestamp = Some("2026-01-01T00:00:00Z".into());
         a.record(input).unwrap();
     }
     assert_eq!(a.records()[1].quality_delta, 15.0);

@@ -147,10 +147,10 @@ proptest! {
             entries.retain(|(k, _)| k != "confidence" && k != "quality_delta" && k != "timestamp");
             entries.push(("iteration_number".to_string(), Value::Number(i as f64 + 1.0)));
             let before = analytics.clone();
-            if analytics.record_value(&Value::Object(entries), Naming::Js).is_err() {
+            if analytics.record_value(&Value::Object(entries), Naming::Js, "2026-01-01T00:00:00.000Z").is_err() {
                 prop_assert_eq!(&analytics, &before);
             }
-            analytics.summary_value();
+            analytics.summary_value("2026-01-01T00:00:00.000Z").unwrap();
         }
         let text = analytics.to_snapshot().to_json();
         prop_assert_eq!(IterationAnalytics::from_snapshot(&earlyexit::snapshot::parse(&text).unwrap()).unwrap(), analytics);

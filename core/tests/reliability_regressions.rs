@@ -7,6 +7,8 @@ use earlyexit::analytics::AnalyticsInput;
 use earlyexit::loop_stopping::ResourceUsage;
 use earlyexit::{ErrorCode, IterationAnalytics, Naming, Value, VerificationStatus};
 
+const NOW: &str = "2026-01-01T00:00:00.000Z";
+
 /// Finding 1 (load test): `IterationAnalytics::record`, the Rust-typed entry, validated its
 /// input by writing it as a record *including* the computed `quality_delta` and reading it
 /// back as an input, which rejects that key: every typed record failed with
@@ -17,12 +19,9 @@ fn typed_analytics_record_accepts_valid_input() {
     let mut hosted = IterationAnalytics::new(Default::default()).unwrap();
     for (i, quality) in [(1u64, 60.0), (2, 72.5), (3, 73.0)] {
         let usage = ResourceUsage { tokens_used: Some(100.0), token_cost_usd: None, execution_time_ms: Some(5.0) };
-        let input = AnalyticsInput {
-            iteration_number: i,
-            quality_score: quality,
-            verification_status: VerificationStatus::Passed,
-            usage,
-        };
+        let mut input = AnalyticsInput::new(i, quality, VerificationStatus::Passed);
+        input.usage = usage;
+        input.timestamp = Some(NOW.to_string());
         let record = typed.record(input).unwrap().clone();
         let value = Value::object(vec![
             ("iteration_number", Value::Number(i as f64)),
@@ -31,7 +30,7 @@ fn typed_analytics_record_accepts_valid_input() {
             ("tokens_used", Value::Number(100.0)),
             ("execution_time_ms", Value::Number(5.0)),
         ]);
-        assert_eq!(&record, hosted.record_value(&value, Naming::Snake).unwrap());
+        assert_eq!(&record, hosted.record_value(&value, Naming::Snake, NOW).unwrap());
     }
     assert_eq!(typed, hosted);
     assert_eq!(typed.records()[1].quality_delta, 12.5);
@@ -42,12 +41,8 @@ fn typed_analytics_record_accepts_valid_input() {
 fn typed_analytics_record_rejects_bad_input_unchanged() {
     let mut analytics = IterationAnalytics::new(Default::default()).unwrap();
     let before = analytics.clone();
-    let input = AnalyticsInput {
-        iteration_number: 1,
-        quality_score: f64::NAN,
-        verification_status: VerificationStatus::Failed,
-        usage: ResourceUsage::default(),
-    };
+    let mut input = AnalyticsInput::new(1, f64::NAN, VerificationStatus::Failed);
+    input.timestamp = Some(NOW.to_string());
     let error = analytics.record(input).unwrap_err();
     assert_eq!(error.error_code(), ErrorCode::InvalidResult);
     assert_eq!(error.field(), "quality_score");

@@ -103,6 +103,8 @@ fn a_diminishing_returns_decision_reads_back_equal() {
     assert_eq!(DiminishingReturnsReport::from_result_value(&absent.to_value()).unwrap(), absent);
 }
 
+const NOW: &str = "2026-01-01T00:00:00.000Z";
+
 fn analytics() -> IterationAnalytics {
     let mut a = IterationAnalytics::from_config_value(&Value::Null, Naming::Snake).unwrap();
     let records = [
@@ -112,7 +114,7 @@ fn analytics() -> IterationAnalytics {
         r#"{"iteration_number":4,"quality_score":60.3,"verification_status":"passed"}"#,
     ];
     for r in records {
-        a.record_value(&json(r), Naming::Snake).unwrap();
+        a.record_value(&json(r), Naming::Snake, NOW).unwrap();
     }
     a
 }
@@ -120,13 +122,13 @@ fn analytics() -> IterationAnalytics {
 #[test]
 fn analytics_results_read_back_equal() {
     let empty = IterationAnalytics::from_config_value(&Value::Null, Naming::Snake).unwrap();
-    for a in [empty, analytics()] {
+    for mut a in [empty, analytics()] {
         for record in a.records() {
             assert_eq!(&AnalyticsRecord::from_value(&record.to_value(), "").unwrap(), record);
         }
         let selection = a.select_best_iteration_value();
         assert_eq!(IterationSelection::from_value(&selection).unwrap().to_value(), selection);
-        let summary = a.summary_value();
+        let summary = a.summary_value(NOW).unwrap();
         let read = AnalyticsSummary::from_value(&summary).unwrap();
         assert_eq!(read.to_value(), summary);
         assert_eq!(AnalyticsSummary::from_value(&read.to_value()).unwrap(), read);
@@ -329,22 +331,23 @@ fn tampered_values_get_typed_errors_naming_the_field() {
     );
     assert_error(IterationRecord::from_value(&tamper(&record, "timestamp", None), ""), ErrorKind::Type, "timestamp");
 
-    let a = analytics();
-    let summary = a.summary_value();
+    let mut a = analytics();
+    let summary = a.summary_value(NOW).unwrap();
     assert_error(
-        AnalyticsSummary::from_value(&tamper(&summary, "trajectory", s("sideways"))),
+        AnalyticsSummary::from_value(&tamper(&summary, "quality_trajectory", s("sideways"))),
         ErrorKind::Range,
-        "trajectory",
+        "quality_trajectory",
+    );
+    assert_error(AnalyticsSummary::from_value(&tamper(&summary, "extra", n(1.0))), ErrorKind::Type, "extra");
+    assert_error(
+        AnalyticsSummary::from_value(&tamper(&summary, "diminishing_returns_detected", s("yes"))),
+        ErrorKind::Type,
+        "diminishing_returns_detected",
     );
     assert_error(
-        AnalyticsSummary::from_value(&tamper(&summary, "diminishing_returns.extra", n(1.0))),
-        ErrorKind::Type,
-        "diminishing_returns.extra",
-    );
-    assert_error(
-        AnalyticsSummary::from_value(&tamper(&summary, "diminishing_returns.detected", s("yes"))),
-        ErrorKind::Type,
-        "diminishing_returns.detected",
+        AnalyticsSummary::from_value(&tamper(&summary, "iterations.1.timestamp", s("yesterday"))),
+        ErrorKind::Range,
+        "iterations[1].timestamp",
     );
     let selection = a.select_best_iteration_value();
     assert_error(

@@ -68,7 +68,13 @@ const ANALYTICS_RECORD_FIELDS: &[gen::Field] = &[
     ("tokens_used", valid::amount),
     ("token_cost_usd", valid::amount),
     ("execution_time_ms", valid::amount),
+    ("timestamp", valid::timestamp),
+    ("output_snapshot_path", valid::text),
+    ("quality_delta", valid::finite),
 ];
+
+/// The clock reading the harness hands the analytics (the core has none).
+const NOW: &str = "2026-01-01T00:00:00.000Z";
 
 /// A config object in either spelling: a random subset of the fields, each mostly valid.
 pub fn config_object(u: &mut Unstructured, naming: Naming) -> Result<Value> {
@@ -353,16 +359,17 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
             let outcome = if u.ratio(1u8, 4u8)? {
                 // the Rust-typed entry, any numbers
                 let next = analytics.records().len() as u64 + 1;
-                let input = earlyexit::analytics::AnalyticsInput {
-                    iteration_number: if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? },
-                    quality_score: gen::number(u)?,
-                    verification_status: status(u)?,
-                    usage: ResourceUsage {
-                        tokens_used: opt(u, gen::number)?,
-                        token_cost_usd: opt(u, gen::number)?,
-                        execution_time_ms: opt(u, gen::number)?,
-                    },
+                let mut input = earlyexit::analytics::AnalyticsInput::new(
+                    if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? },
+                    gen::number(u)?,
+                    status(u)?,
+                );
+                input.usage = ResourceUsage {
+                    tokens_used: opt(u, gen::number)?,
+                    token_cost_usd: opt(u, gen::number)?,
+                    execution_time_ms: opt(u, gen::number)?,
                 };
+                input.timestamp = Some(NOW.to_string());
                 let valid = input.quality_score.is_finite()
                     && (0.0..=100.0).contains(&input.quality_score)
                     && (1..=9_007_199_254_740_991).contains(&input.iteration_number)
@@ -373,7 +380,7 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
                 assert_eq!(outcome.is_ok(), valid, "typed analytics record: {outcome:?}");
                 outcome
             } else {
-                analytics.record_value(&record, Naming::Snake).map(|_| ())
+                analytics.record_value(&record, Naming::Snake, NOW).map(|_| ())
             };
             match outcome {
                 Ok(()) => assert_eq!(analytics.records().len(), before.records().len() + 1),
@@ -393,7 +400,9 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
                     let _ = analytics.select_best_iteration_value().to_json();
                 }
                 4 => {
-                    let _ = analytics.summary_value().to_json();
+                    let _ = analytics.summary_value(NOW).map(|s| s.to_json());
+                    let _ = analytics.report(NOW, NOW);
+                    let _ = analytics.quality_chart();
                 }
                 _ => {
                     if u.ratio(1u8, 8u8)? {

@@ -18,14 +18,17 @@ Conventions shared by every class here:
   ``from_json()`` (the portable snapshot, the same JSON in every language).
 """
 
+import os
+import pathlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final, type_check_only
+from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final, overload, type_check_only
 
 from typing_extensions import TypeVar, Unpack
 
 from earlyexit._types import (
     ActionKind,
     AnalyticsConfigDict,
+    AnalyticsConfigOptions,
     AnalyticsOptions,
     AnalyticsRecordDict,
     AnalyticsSummaryDict,
@@ -42,6 +45,7 @@ from earlyexit._types import (
     ExitOptions,
     ExitReason,
     FailingLayerDict,
+    IterationAnalyticsOptions,
     IterationRecordDict,
     IterationSelectionDict,
     LayerResultDict,
@@ -50,6 +54,7 @@ from earlyexit._types import (
     PlateauMode,
     PyramidActionDict,
     QualitySignalDict,
+    ReportOptions,
     SelectionCriteria,
     SpeculationDict,
     StoppingDecisionDict,
@@ -494,18 +499,23 @@ class EarlyStopping:
 
 @final
 class AnalyticsConfig:
-    """:class:`IterationAnalytics` options, immutable; keyword construction merges over the
-    defaults (``diminishing_returns_threshold`` 0.05, ``consecutive_count_threshold`` 2,
+    """:class:`IterationAnalytics` options (upstream's ``AnalyticsConfig``), immutable; keyword
+    construction merges over the defaults (``storage_path`` ``".aiwg/ralph/analytics"``,
+    ``diminishing_returns_threshold`` 0.05, ``consecutive_count_threshold`` 2,
     ``quality_threshold`` 70, ``selection_criteria`` ``"highest_quality_verified"``)."""
 
     def __new__(
         cls,
         config: Mapping[str, object] | AnalyticsConfig | None = None,
         /,
-        **options: Unpack[AnalyticsOptions],
+        **options: Unpack[AnalyticsConfigOptions],
     ) -> AnalyticsConfig: ...
-    def replace(self, **changes: Unpack[AnalyticsOptions]) -> AnalyticsConfig:
+    def replace(self, **changes: Unpack[AnalyticsConfigOptions]) -> AnalyticsConfig:
         """A copy with some options changed."""
+
+    @property
+    def storage_path(self) -> str:
+        """The folder upstream's form saves into."""
 
     @property
     def diminishing_returns_threshold(self) -> float:
@@ -562,8 +572,20 @@ class AnalyticsRecord:
     def execution_time_ms(self) -> float | None:
         """Time in milliseconds, if reported."""
 
+    @property
+    def timestamp(self) -> str:
+        """When it was recorded (RFC 3339): the one given, else the clock's."""
+
+    @property
+    def output_snapshot_path(self) -> str | None:
+        """Where the iteration's output was saved, if given."""
+
+    @property
+    def reflections(self) -> tuple[str, ...]:
+        """Reflection notes (empty when none were given)."""
+
     def to_dict(self) -> AnalyticsRecordDict:
-        """The record as ``recordIteration()`` returns it."""
+        """The record as ``recordIteration()`` returns it (upstream's keys and order)."""
 
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
@@ -614,8 +636,29 @@ class IterationSelection:
 
 @final
 class AnalyticsSummary:
-    """What :meth:`IterationAnalytics.summary` answers (iteration numbers, not records;
-    totals over the records that report the field, 0 when none does)."""
+    """What :meth:`IterationAnalytics.summary` answers: upstream's ``AnalyticsSummary``
+    (iteration numbers, not records, but for ``iterations``; totals over the records that
+    report the field, 0 when none does)."""
+
+    @property
+    def loop_id(self) -> str | None:
+        """upstream's ``loopId`` (``None``: the config-object form)."""
+
+    @property
+    def task_description(self) -> str | None:
+        """upstream's ``taskDescription``."""
+
+    @property
+    def start_time(self) -> str | None:
+        """When the analytics started."""
+
+    @property
+    def end_time(self) -> str | None:
+        """When the first summary was made (or the time given)."""
+
+    @property
+    def iterations(self) -> tuple[AnalyticsRecord, ...]:
+        """Every record, oldest first."""
 
     @property
     def total_iterations(self) -> int:
@@ -623,11 +666,11 @@ class AnalyticsSummary:
 
     @property
     def optimal_iteration(self) -> int | None:
-        """``optimal_iteration(True)``'s iteration number."""
+        """``optimal_iteration(False)``'s iteration number (the best overall)."""
 
     @property
-    def final_iteration(self) -> int | None:
-        """The last record's iteration number."""
+    def final_iteration(self) -> int:
+        """The last record's iteration number (0 with none, as upstream writes it)."""
 
     @property
     def selected_iteration(self) -> int | None:
@@ -636,14 +679,6 @@ class AnalyticsSummary:
     @property
     def selection_reason(self) -> str:
         """``select_best_iteration()``'s reason."""
-
-    @property
-    def diminishing_returns(self) -> DiminishingReturnsReport:
-        """``detect_diminishing_returns()``."""
-
-    @property
-    def trajectory(self) -> Trajectory:
-        """``trajectory()``."""
 
     @property
     def total_tokens(self) -> float:
@@ -657,8 +692,20 @@ class AnalyticsSummary:
     def total_time_ms(self) -> float:
         """Sum of ``execution_time_ms``."""
 
+    @property
+    def diminishing_returns_detected(self) -> bool:
+        """``detect_diminishing_returns().detected``."""
+
+    @property
+    def diminishing_returns_iteration(self) -> int | None:
+        """``detect_diminishing_returns().iteration``."""
+
+    @property
+    def quality_trajectory(self) -> Trajectory:
+        """``trajectory()``."""
+
     def to_dict(self) -> AnalyticsSummaryDict:
-        """The summary as the JS API returns it."""
+        """The summary as the JS API returns it (upstream's keys, in its order)."""
 
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
@@ -666,17 +713,42 @@ class AnalyticsSummary:
 
 @final
 class IterationAnalytics:
-    """The built-in diminishing-returns source: records quality per iteration, detects
-    diminishing returns, classifies the trajectory, picks the best iteration and sums usage.
-    Every call is O(1) (nothing rescans the history). Pass it as ``analytics=`` of
-    :class:`EarlyStopping`; record into both (they stay separate objects, as in the seed).
-    Safe to share between threads; ``len(analytics)`` is the number of records."""
+    """The built-in diminishing-returns source, a drop-in for aiwg's
+    ``iteration-analytics.mjs``: records quality per iteration, detects diminishing returns,
+    classifies the trajectory, picks the best iteration, sums usage, and writes upstream's
+    summary file, quality chart and report. Every call per record is O(1) (nothing rescans
+    the history). Pass it as ``analytics=`` of :class:`EarlyStopping`; record into both (they
+    stay separate objects, as in the seed). Safe to share between threads;
+    ``len(analytics)`` is the number of records.
 
+    Two forms: ``IterationAnalytics(**options)`` (or a config mapping first), which never
+    writes by itself, and upstream's ``IterationAnalytics(loop_id, task_description,
+    config=None, **options)``, which creates ``storage_path`` and saves its summary after
+    every record, as upstream does, unless ``persist=False``."""
+
+    @overload
     def __new__(
         cls,
         config: Mapping[str, object] | AnalyticsConfig | None = None,
         /,
-        **options: Unpack[AnalyticsOptions],
+        **options: Unpack[IterationAnalyticsOptions],
+    ) -> IterationAnalytics: ...
+    @overload
+    def __new__(
+        cls,
+        loop_id: str,
+        task_description: str,
+        config: Mapping[str, object] | AnalyticsConfig | None = None,
+        /,
+        **options: Unpack[IterationAnalyticsOptions],
+    ) -> IterationAnalytics: ...
+    @overload
+    def __new__(
+        cls,
+        *,
+        loop_id: str,
+        task_description: str,
+        **options: Unpack[IterationAnalyticsOptions],
     ) -> IterationAnalytics: ...
     def record(
         self,
@@ -686,13 +758,20 @@ class IterationAnalytics:
         tokens_used: float | None = None,
         token_cost_usd: float | None = None,
         execution_time_ms: float | None = None,
+        *,
+        output_snapshot_path: str | None = None,
+        reflections: Sequence[str] | None = None,
+        timestamp: str | None = None,
     ) -> AnalyticsRecord:
-        """Records one iteration; returns the stored record (with its computed delta)."""
+        """Records one iteration; returns the stored record (with its computed delta; its
+        ``timestamp`` is the one given, else the clock's). Saves the summary when this object
+        persists."""
 
     def record_iteration(self, record: Mapping[str, object]) -> AnalyticsRecord:
-        """The JS ``recordIteration(record)``: ``record`` holds ``iteration_number``,
+        """upstream's ``recordIteration(metrics)``: ``record`` holds ``iteration_number``,
         ``quality_score``, ``verification_status`` and optionally ``tokens_used``,
-        ``token_cost_usd``, ``execution_time_ms``."""
+        ``token_cost_usd``, ``execution_time_ms``, ``output_snapshot_path``, ``reflections``,
+        ``timestamp`` and ``quality_delta`` (recomputed, as upstream does)."""
 
     def detect_diminishing_returns(self) -> DiminishingReturnsReport:
         """``{detected, iteration, reason}``."""
@@ -709,25 +788,86 @@ class IterationAnalytics:
         """``{selected, reason}`` under the configured selection criteria."""
 
     def summary(self) -> AnalyticsSummary:
-        """The JS ``generateSummary()``."""
+        """upstream's ``generateSummary()``; the first one sets ``end_time`` (to now, unless
+        it was given)."""
+
+    def quality_chart(self) -> str:
+        """upstream's ``generateQualityChart()``: the scores as an ASCII chart."""
+
+    def report(self, **options: Unpack[ReportOptions]) -> str:
+        """upstream's ``generateReport()``: the markdown report."""
+
+    def save_analytics(self, filename: str | os.PathLike[str] | None = None) -> pathlib.Path:
+        """upstream's ``saveAnalytics``: writes the summary (upstream's JSON, byte for byte) to
+        ``filename`` or ``<storage_path>/<loop_id>.json``; answers the path."""
+
+    def save_report(self, filename: str | os.PathLike[str] | None = None) -> pathlib.Path:
+        """upstream's ``saveReport``: writes the report to ``filename`` or
+        ``<storage_path>/<loop_id>-report.md``; answers the path."""
+
+    def export(self) -> dict[str, pathlib.Path]:
+        """upstream's ``export()``: both files, ``{"json": path, "markdown": path}``."""
+
+    def ensure_storage_dir(self) -> None:
+        """Creates ``storage_path`` (what upstream's constructor does)."""
+
+    @staticmethod
+    def load(filepath: str | os.PathLike[str], **config: Unpack[IterationAnalyticsOptions]) -> IterationAnalytics:
+        """upstream's ``IterationAnalytics.load``: an analytics object from a saved summary
+        file (its folder is the storage path); ``FileNotFoundError`` when it is missing."""
+
+    @staticmethod
+    def from_summary(
+        summary: str | Mapping[str, object], **config: Unpack[IterationAnalyticsOptions]
+    ) -> IterationAnalytics:
+        """An analytics object from a saved summary (its JSON text or the parsed mapping)."""
+
+    @staticmethod
+    def format_duration(ms: float) -> str:
+        """upstream's ``formatDuration(ms)``: ``"1h 2m 3s"``, ``"2m 3s"`` or ``"3s"``."""
 
     @property
     def records(self) -> tuple[AnalyticsRecord, ...]:
         """Every record, oldest first."""
 
     @property
+    def iterations(self) -> tuple[AnalyticsRecord, ...]:
+        """upstream's name for :attr:`records`."""
+
+    @property
     def config(self) -> AnalyticsConfig:
         """The config."""
 
+    @property
+    def loop_id(self) -> str | None:
+        """upstream's ``loopId`` (``None``: the config-object form)."""
+
+    @property
+    def task_description(self) -> str | None:
+        """upstream's ``taskDescription``."""
+
+    @property
+    def start_time(self) -> str | None:
+        """When the analytics started."""
+
+    @property
+    def end_time(self) -> str | None:
+        """Set by the first summary or report (or given); ``None`` before."""
+
+    @property
+    def persist(self) -> bool:
+        """Whether the summary is saved after every record."""
+
     def reset(self) -> None:
-        """Clears every record; keeps the config."""
+        """Clears every record; keeps the config, the names and the times."""
 
     def to_json(self) -> str:
         """The portable snapshot as JSON text."""
 
     @staticmethod
     def from_json(snapshot: str | bytes | Mapping[str, object]) -> IterationAnalytics:
-        """Restores a snapshot (text or parsed); code ``invalid_snapshot`` when it is wrong."""
+        """Restores a snapshot (text or parsed); code ``invalid_snapshot`` when it is wrong. A
+        restored object never saves by itself."""
 
     def __len__(self) -> int: ...
     def __reduce__(self) -> tuple[Callable[..., IterationAnalytics], tuple[str, str, None]]: ...

@@ -8,11 +8,13 @@ These are plain ``typing`` constructs (no runtime behaviour); import them for an
 
 from __future__ import annotations
 
+import os
 from typing import Dict, List, Literal, Optional, TypedDict, Union, final
 
 __all__ = [
     "ActionKind",
     "AnalyticsConfigDict",
+    "AnalyticsConfigOptions",
     "AnalyticsOptions",
     "AnalyticsRecordDict",
     "AnalyticsSummaryDict",
@@ -32,6 +34,7 @@ __all__ = [
     "HighConfidenceDetails",
     "IterationRecordDict",
     "IterationResultDict",
+    "IterationAnalyticsOptions",
     "IterationSelectionDict",
     "LayerResultDict",
     "LoopPolicyDict",
@@ -48,6 +51,7 @@ __all__ = [
     "QualitySignalDict",
     "ReplayRunOutcomeDict",
     "ReplaySummaryDict",
+    "ReportOptions",
     "SelectionCriteria",
     "SpeculationDict",
     "StoppingDecisionDict",
@@ -144,12 +148,39 @@ class EarlyStoppingOptions(TypedDict, total=False):
 
 
 class AnalyticsOptions(TypedDict, total=False):
-    """Keyword options of ``IterationAnalytics(...)``."""
+    """The rules of ``IterationAnalytics``: keyword options of ``AnalyticsConfig(...)`` and
+    ``IterationAnalytics(...)``, and a loop replay policy's ``analytics``."""
 
     diminishing_returns_threshold: float
     consecutive_count_threshold: int
     quality_threshold: float
     selection_criteria: SelectionCriteria
+
+
+class AnalyticsConfigOptions(AnalyticsOptions, total=False):
+    """Keyword options of ``AnalyticsConfig(...)``: the rules and ``storage_path``."""
+
+    storage_path: str
+
+
+class IterationAnalyticsOptions(AnalyticsOptions, total=False):
+    """Keyword options of ``IterationAnalytics(...)`` (and of ``load`` / ``from_summary``):
+    the rules, where upstream's form saves (``storage_path``), whether it saves after every
+    record (``persist``; default ``True`` for upstream's form, which is what upstream does;
+    the config-object form never saves by itself) and the times, RFC 3339, that the clock
+    would otherwise give (``start_time``; ``end_time``, which the first summary sets)."""
+
+    storage_path: Union[str, os.PathLike[str]]
+    persist: bool
+    start_time: str
+    end_time: str
+
+
+class ReportOptions(TypedDict, total=False):
+    """Keyword options of ``IterationAnalytics.report(...)``: the time on the report's last
+    line (RFC 3339; default: now)."""
+
+    generated_at: str
 
 
 class ExitOptions(TypedDict, total=False):
@@ -376,8 +407,9 @@ class StoppingSummaryDict(_StoppingSummaryRequired, total=False):
 
 
 class AnalyticsConfigDict(TypedDict):
-    """``AnalyticsConfig.to_dict()`` (camelCase)."""
+    """``AnalyticsConfig.to_dict()`` (camelCase, upstream's keys in its order)."""
 
+    storagePath: str
     diminishingReturnsThreshold: float
     consecutiveCountThreshold: int
     qualityThreshold: float
@@ -386,17 +418,20 @@ class AnalyticsConfigDict(TypedDict):
 
 class _AnalyticsRecordRequired(TypedDict):
     iteration_number: int
+    timestamp: str
     quality_score: float
-    verification_status: VerificationStatus
     quality_delta: float
+    verification_status: VerificationStatus
+    reflections: List[str]
 
 
 class AnalyticsRecordDict(_AnalyticsRecordRequired, total=False):
-    """``AnalyticsRecord.to_dict()``."""
+    """``AnalyticsRecord.to_dict()``: upstream's record (optional keys only when given)."""
 
     tokens_used: float
     token_cost_usd: float
     execution_time_ms: float
+    output_snapshot_path: Optional[str]
 
 
 class _DiminishingReturnsRequired(TypedDict):
@@ -418,18 +453,24 @@ class IterationSelectionDict(TypedDict):
 
 
 class AnalyticsSummaryDict(TypedDict):
-    """``AnalyticsSummary.to_dict()``."""
+    """``AnalyticsSummary.to_dict()``: upstream's ``AnalyticsSummary``, keys in its order."""
 
+    loop_id: Optional[str]
+    task_description: Optional[str]
+    start_time: Optional[str]
+    end_time: Optional[str]
+    iterations: List[AnalyticsRecordDict]
     total_iterations: int
     optimal_iteration: Optional[int]
-    final_iteration: Optional[int]
+    final_iteration: int
     selected_iteration: Optional[int]
     selection_reason: str
-    diminishing_returns: DiminishingReturnsDict
-    trajectory: Trajectory
     total_tokens: float
     total_cost_usd: float
     total_time_ms: float
+    diminishing_returns_detected: bool
+    diminishing_returns_iteration: Optional[int]
+    quality_trajectory: Trajectory
 
 
 # --- test pyramid: what to_dict() returns ----------------------------------------------------

@@ -82,6 +82,8 @@ function construct(api, engine, c, ctx) {
     case 'EarlyStopping':
       return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics));
     case 'IterationAnalytics':
+      // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
+      if ('loopId' in c) return new api.IterationAnalytics(c.loopId, c.taskDescription, c.config);
       return new api.IterationAnalytics(c.config);
     case 'CoherenceEarlyExit':
       return new api.CoherenceEarlyExit(c.config, c.totalLayers);
@@ -167,6 +169,11 @@ export async function runVector(api, vector) {
           const cls = engine === 'EarlyStopping' ? api.EarlyStopping : engine === 'IterationAnalytics' ? api.IterationAnalytics : api.PyramidRun;
           inst = cls.fromJSON(...args);
           made.push(inst);
+        } else if (call.call === 'fromSummary') {
+          inst = api.IterationAnalytics.fromSummary(...args);
+          made.push(inst);
+        } else if (call.call === 'formatDuration') {
+          value = api.IterationAnalytics.formatDuration(...args);
         } else if (call.call === 'runWithEarlyExit') {
           const specs = decode(call.layers);
           counts = specs.map(() => 0);
@@ -200,7 +207,7 @@ export async function runVector(api, vector) {
         errs.push(`${at}: unexpected throw ${e?.name}: ${e?.message} (code ${e?.code}, field ${e?.field})`);
       } else if ('returns' in call) {
         errs.push(...compare(decode(call.returns), normalize(value), extrasFor(engine, call.call), `${at}.returns`));
-      } else if (value !== undefined && call.call !== 'new' && call.call !== 'fromJSON') {
+      } else if (value !== undefined && call.call !== 'new' && call.call !== 'fromJSON' && call.call !== 'fromSummary') {
         errs.push(`${at}: expected undefined, got ${show(value)}`);
       }
       if ('runnerCalls' in call) errs.push(...compare(call.runnerCalls, counts, NO_EXTRAS, `${at}.runnerCalls`));

@@ -121,7 +121,7 @@ function badInputs() {
     ['source answers a bad type', () => throwingSource.shouldStop(), TypeError, 'invalid_analytics', 'detected', throwingSource],
     ['snapshot not JSON', () => ee.EarlyStopping.fromJSON('{"version": 1,'), RangeError, 'invalid_snapshot', 'snapshot'],
     ['snapshot of another engine', () => ee.EarlyStopping.fromJSON({ ...es.toJSON(), engine: 'IterationAnalytics' }), RangeError, 'invalid_snapshot', 'engine'],
-    ['snapshot with an unknown key', () => ee.EarlyStopping.fromJSON(analytics.toJSON()), TypeError, 'invalid_snapshot', 'records'],
+    ['snapshot with an unknown key', () => ee.EarlyStopping.fromJSON(analytics.toJSON()), TypeError, 'invalid_snapshot', 'loopId'],
     ['snapshot version 2', () => ee.EarlyStopping.fromJSON({ ...es.toJSON(), version: 2 }), RangeError, 'invalid_snapshot', 'version'],
     ['snapshot record out of range', () => ee.EarlyStopping.fromJSON({ ...es.toJSON(), history: [{ ...es.toJSON().history[0], quality_score: 300 }] }), RangeError, 'invalid_snapshot', 'history[0].quality_score'],
     ['analytics config', () => new ee.IterationAnalytics({ selectionCriteria: 'best' }), RangeError, 'invalid_config', 'selectionCriteria'],

@@ -63,9 +63,9 @@ async function scenario() {
   for (const [i, q] of [70, 75, 75.5, 75.6].entries()) {
     es.recordIterationResult(i + 1, { quality_score: q, confidence: 0.7, verification_status: 'passed', quality_delta: i === 0 ? 0 : 0.1, timestamp: '2026-01-01T00:00:00Z' });
   }
-  const analytics = new ee.IterationAnalytics();
-  analytics.recordIteration({ iteration_number: 1, quality_score: 60, verification_status: 'failed' });
-  analytics.recordIteration({ iteration_number: 2, quality_score: 61, verification_status: 'passed' });
+  const analytics = new ee.IterationAnalytics({ startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T01:00:00.000Z' });
+  analytics.recordIteration({ iteration_number: 1, quality_score: 60, verification_status: 'failed', timestamp: '2026-01-01T00:00:01.000Z' });
+  analytics.recordIteration({ iteration_number: 2, quality_score: 61, verification_status: 'passed', timestamp: '2026-01-01T00:00:02.000Z' });
   const signal = ee.calculateQualitySignal({ passRate: 0.97, coverage: 0.9, flakyRatio: 0.01, total: 100, passed: 97 });
   const run = ee.PyramidRun.start(null, 2, [{ name: 'a', costMs: 1 }, { name: 'b', costMs: 2 }]);
   run.submit(0, { passRate: 1, coverage: 0.95, flakyRatio: 0 });

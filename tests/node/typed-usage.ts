@@ -41,7 +41,7 @@ import EarlyStoppingDefault, {
   type PlateauDeltaSource,
 } from 'earlyexit';
 import { replayLoops, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
-import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun } from 'earlyexit';
+import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
 
@@ -73,7 +73,19 @@ async function loop(): Promise<number | null> {
     scoped.reset();
   }
   const optimal = analytics.getOptimalIteration(false);
-  void [trigger, reason, history, config, stoppingReason, optimal?.quality_delta, analytics.generateSummary().trajectory];
+  void [trigger, reason, history, config, stoppingReason, optimal?.quality_delta, analytics.generateSummary().quality_trajectory];
+  // upstream's iteration-analytics.mjs form, its record fields, summary, report and files.
+  const upstream = new IterationAnalytics('loop-1', 'Fix the flaky tests', { storagePath: '/tmp/earlyexit-typed', persist: false });
+  const record: AnalyticsRecord = upstream.recordIteration({
+    iteration_number: 1, quality_score: 70, verification_status: 'passed', output_snapshot_path: null, reflections: ['terse'],
+  });
+  const upstreamSummary: AnalyticsSummary = upstream.generateSummary();
+  const loopId: string | null = upstream.loopId;
+  upstream.endTime = '2026-01-01T00:00:00Z';
+  const text: string = upstream.generateReport({ generatedAt: '2026-01-02T00:00:00Z' }) + upstream.generateQualityChart();
+  const paths: { json: string; markdown: string } | null = null;
+  void [record.reflections, upstreamSummary.diminishing_returns_iteration, loopId, text, paths, IterationAnalytics.formatDuration(1000)];
+  upstream.free();
   try {
     es.recordIterationResult(2, { quality_score: Number.NaN, confidence: 1, verification_status: 'passed', quality_delta: 0 });
   } catch (error) {

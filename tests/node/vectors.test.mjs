@@ -88,6 +88,8 @@ function construct(engine, c) {
       return { instance, source };
     }
     case 'IterationAnalytics':
+      // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
+      if ('loopId' in c) return { instance: new ee.IterationAnalytics(c.loopId, c.taskDescription, c.config) };
       return { instance: new ee.IterationAnalytics(c.config) };
     case 'calculateQualitySignal':
       return { instance: null };
@@ -144,6 +146,11 @@ async function runVector(vector, seen) {
         const restored = RESTORABLE[vector.engine].fromJSON(args[0], state.source ?? null);
         state = { ...state, instance: restored };
         value = undefined;
+      } else if (call.call === 'fromSummary') {
+        state = { ...state, instance: ee.IterationAnalytics.fromSummary(...args) };
+        value = undefined;
+      } else if (call.call === 'formatDuration') {
+        value = ee.IterationAnalytics.formatDuration(...args);
       } else if (vector.engine === 'calculateQualitySignal') {
         value = ee[call.call](...args); // calculateQualitySignal, countQualityPartitions
       } else if (call.call === 'runWithEarlyExit') {

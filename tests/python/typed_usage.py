@@ -4,12 +4,15 @@ also runs it (test_typed_usage.py) so the annotated calls are checked at runtime
 from __future__ import annotations
 
 import asyncio
+import pathlib
 import pickle
 from typing import Dict, List, Mapping, Optional, Tuple
 
 import earlyexit
 from earlyexit import (
     AnalyticsRecord,
+    AnalyticsSummary,
+    AnalyticsSummaryDict,
     Budget,
     BudgetExhaustedDetails,
     BudgetStatusDict,
@@ -93,6 +96,28 @@ def loop_stopping() -> Tuple[Trigger, Optional[int]]:
     other.reset()
     del as_dict, reason, first_quality, total, report, trajectory, optimal, restored, copy, record
     return trigger, best
+
+
+def analytics_drop_in(folder: pathlib.Path) -> Tuple[str, Optional[int], pathlib.Path]:
+    """upstream's iteration-analytics.mjs: its constructor form, record fields, summary,
+    report and files."""
+    upstream = IterationAnalytics("loop-1", "Fix the flaky tests", storage_path=folder, persist=False)
+    keywords = IterationAnalytics(loop_id="loop-2", task_description="task", quality_threshold=80.0, persist=False)
+    record = upstream.record(
+        1, 72.5, "passed", 1200, 0.02, 5000, output_snapshot_path="/tmp/out", reflections=["terse"], timestamp="2026-01-01T00:00:00Z"
+    )
+    notes: Tuple[str, ...] = record.reflections
+    summary: AnalyticsSummary = upstream.summary()
+    as_dict: AnalyticsSummaryDict = summary.to_dict()
+    trajectory: Trajectory = summary.quality_trajectory
+    report: str = upstream.report(generated_at="2026-01-02T00:00:00Z")
+    chart: str = upstream.quality_chart()
+    saved: pathlib.Path = upstream.save_analytics()
+    paths: Dict[str, pathlib.Path] = upstream.export()
+    loaded = IterationAnalytics.load(saved, persist=False)
+    duration: str = IterationAnalytics.format_duration(61_000)
+    del keywords, notes, as_dict, trajectory, report, chart, paths, duration
+    return loaded.loop_id or "", summary.optimal_iteration, saved
 
 
 def loop_options() -> Tuple[Trigger, Optional[int], List[BudgetStatusDict]]:
@@ -244,6 +269,11 @@ def main() -> None:
     assert [b["budget"] for b in budgets] == ["tokens", "cost_usd", "wall_clock_ms"]
     assert budgets[1]["records_without_value"] == 2, "no cost reported: unknown, not zero"
     assert earlyexit.__version__ == "0.1.0"
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        loop_id, optimal, saved = analytics_drop_in(pathlib.Path(folder))
+        assert (loop_id, optimal) == ("loop-1", 1) and saved == pathlib.Path(folder) / "loop-1.json"
 
 
 if __name__ == "__main__":

@@ -24,7 +24,12 @@ JS (vector)                             Python
 ``reset()``                             ``reset()``
 ``toJSON()`` / ``fromJSON(s)``          ``json.loads(to_json())`` / ``from_json(s)``
 ``new IterationAnalytics(config)``      ``IterationAnalytics(**snake(config))``
+``new IterationAnalytics(id, task, c)`` ``IterationAnalytics(id, task, **snake(c))``
 ``recordIteration(r)``                  ``record_iteration(r).to_dict()``
+``generateQualityChart()``              ``quality_chart()``
+``generateReport(options)``             ``report(**snake(options))``
+``formatDuration(ms)``                  ``IterationAnalytics.format_duration(ms)``
+``fromSummary(s, config)``              ``IterationAnalytics.from_summary(s, **snake(config))``
 ``detectDiminishingReturns()``          ``detect_diminishing_returns().to_dict()``
 ``getTrajectory()``                     ``trajectory()``
 ``getOptimalIteration(v)``              ``optimal_iteration(v)`` (``.to_dict()`` or ``None``)
@@ -383,7 +388,12 @@ class LoopEngine(Engine):
 
 class AnalyticsEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
-        self.a = _kwargs_or_positional(ee.IterationAnalytics, construct.get("config"))
+        if "loopId" in construct:
+            # upstream's form: IterationAnalytics(loop_id, task_description, **config)
+            ctor = lambda *a, **k: ee.IterationAnalytics(construct["loopId"], construct["taskDescription"], *a, **k)  # noqa: E731
+            self.a = _kwargs_or_positional(ctor, construct.get("config"))
+        else:
+            self.a = _kwargs_or_positional(ee.IterationAnalytics, construct.get("config"))
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.a.to_json()
@@ -403,6 +413,16 @@ class AnalyticsEngine(Engine):
             return a.select_best_iteration().to_dict(), {}
         if name == "generateSummary":
             return a.summary().to_dict(), {}
+        if name == "generateQualityChart":
+            return a.quality_chart(), {}
+        if name == "generateReport":
+            return a.report(**snake(args[0] if args else {})), {}
+        if name == "formatDuration":
+            return ee.IterationAnalytics.format_duration(*args), {}
+        if name == "fromSummary":
+            summary, config = (args + [None, None])[:2]
+            self.a = ee.IterationAnalytics.from_summary(summary, **snake(config or {}))
+            return None, {}
         if name == "getConfig":
             return a.config.to_dict(), {}
         if name == "getRecords":

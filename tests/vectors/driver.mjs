@@ -11,6 +11,8 @@
 // core is incremental) so that it is an independent check of the hand-written
 // expectations, not a copy of the core.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OptionsLoop, OPTION_KEYS, hasOptions } from './options_model.mjs';
@@ -20,7 +22,8 @@ export async function loadReference(dir) {
   if (!dir) throw new Error('the reference directory is a required argument');
   const es = await import(pathToFileURL(path.resolve(dir, 'early-stopping.mjs')).href);
   const adr = await import(pathToFileURL(path.resolve(dir, 'early-exit-adr.mjs')).href);
-  return { es, adr };
+  const ia = await import(pathToFileURL(path.resolve(dir, 'iteration-analytics.mjs')).href);
+  return { es, adr, ia };
 }
 
 const clone = (v) => (v === undefined ? undefined : structuredClone(v));
@@ -304,7 +307,7 @@ class LoopEngine {
 
 const SNAPSHOT_FIELDS = {
   EarlyStopping: ['config', 'history', 'stoppingReason', 'stoppingDetails'],
-  IterationAnalytics: ['config', 'records'],
+  IterationAnalytics: ['config', 'loopId', 'taskDescription', 'startTime', 'endTime', 'records'],
   PyramidRun: ['config', 'totalLayers', 'layers', 'submitted'],
 };
 
@@ -325,181 +328,319 @@ function parseSnapshot(arg, engine) {
   return s;
 }
 
-// --- IterationAnalytics (model only: no reference exists) ----------------
+// --- IterationAnalytics: the reference, iteration-analytics.mjs --------------
+//
+// Every answer comes from the reference itself, with three things put around it:
+//   - validation (the model's, like the other engines'): the reference takes anything;
+//   - time: the project takes times as values (`startTime`/`endTime` options, a record's
+//     `timestamp`, `generateReport({generatedAt})`) where the reference reads the clock, so
+//     each reference call runs with `Date` replaced by a clock that answers the time the
+//     vector gives and throws when the vector gives none (a generated vector never depends
+//     on the clock);
+//   - the deliberate differences (docs/api-conventions.md "IterationAnalytics"), as a
+//     subclass of the reference (`projectClass`) overriding exactly those spots. A call whose
+//     answer the overrides changed, or where the reference throws, makes its vector `hand`.
+// The reference saves after every record: it runs in a temporary working directory.
 
 export const ANALYTICS_DEFAULTS = {
-  diminishingReturnsThreshold: 0.05, consecutiveCountThreshold: 2, qualityThreshold: 70,
-  selectionCriteria: 'highest_quality_verified',
+  storagePath: '.aiwg/ralph/analytics', diminishingReturnsThreshold: 0.05, consecutiveCountThreshold: 2,
+  qualityThreshold: 70, selectionCriteria: 'highest_quality_verified',
 };
 const CRITERIA = ['highest_quality_verified', 'highest_quality', 'most_recent_above_threshold'];
-const ANALYTICS_RECORD_KEYS = ['iteration_number', 'quality_score', 'verification_status', ...OPTIONAL_RECORD_KEYS];
+const ANALYTICS_OPTIONS = [...Object.keys(ANALYTICS_DEFAULTS), 'persist', 'startTime', 'endTime'];
+const ANALYTICS_RECORD_KEYS = ['iteration_number', 'timestamp', 'quality_score', 'quality_delta', ...OPTIONAL_RECORD_KEYS,
+  'verification_status', 'output_snapshot_path', 'reflections'];
+const SUMMARY_KEYS = ['loop_id', 'task_description', 'start_time', 'end_time', 'iterations', 'total_iterations',
+  'optimal_iteration', 'final_iteration', 'selected_iteration', 'selection_reason', 'total_tokens', 'total_cost_usd',
+  'total_time_ms', 'diminishing_returns_detected', 'diminishing_returns_iteration', 'quality_trajectory'];
 
-function validateAnalyticsConfig(cfg, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option') {
+function checkString(obj, key, code, field, { required = false, nonEmpty = false, nullable = false } = {}) {
+  const v = own(obj, key);
+  if (v === undefined) { if (required) throw typeErr(code, field); return; }
+  if (v === null && nullable) return;
+  if (typeof v !== 'string') throw typeErr(code, field);
+  if (nonEmpty && v === '') throw rangeErr(code, field);
+}
+function checkTime(obj, key, code, field, { required = false, nullable = false } = {}) {
+  const v = own(obj, key);
+  if (v === undefined) { if (required) throw typeErr(code, field); return; }
+  if (v === null && nullable) return;
+  if (typeof v !== 'string') throw typeErr(code, field);
+  if (!isRfc3339(v)) throw rangeErr(code, field);
+}
+
+// The constructor's config object (upstream's keys, then persist and the times).
+function validateAnalyticsConfig(cfg, { hasLoopId = false, prefix = '', code = 'invalid_config', unknownCode = 'unknown_option', keys = ANALYTICS_OPTIONS } = {}) {
   if (cfg === undefined || cfg === null) return;
-  if (!isPlainObject(cfg)) throw typeErr(code, 'config');
-  checkUnknown(cfg, Object.keys(ANALYTICS_DEFAULTS), prefix, unknownCode);
+  if (!isPlainObject(cfg)) throw typeErr(code, prefix ? prefix.slice(0, -1) : 'config');
+  checkUnknown(cfg, keys, prefix, unknownCode);
+  checkString(cfg, 'storagePath', code, prefix + 'storagePath', { nonEmpty: true });
   checkNumber(cfg, 'diminishingReturnsThreshold', code, prefix + 'diminishingReturnsThreshold', { min: 0 });
   checkNumber(cfg, 'consecutiveCountThreshold', code, prefix + 'consecutiveCountThreshold', { min: 1, integer: true });
   checkNumber(cfg, 'qualityThreshold', code, prefix + 'qualityThreshold', { min: 0, max: 100 });
   checkEnum(cfg, 'selectionCriteria', CRITERIA, code, prefix + 'selectionCriteria');
+  checkBoolean(cfg, 'persist', code, prefix + 'persist');
+  if (own(cfg, 'persist') === true && !hasLoopId) throw rangeErr(code, prefix + 'persist');
+  checkTime(cfg, 'startTime', code, prefix + 'startTime');
+  checkTime(cfg, 'endTime', code, prefix + 'endTime', { nullable: true });
 }
 
-function validateAnalyticsRecord(r, { prefix = '', snapshot = false } = {}) {
-  const resCode = snapshot ? 'invalid_snapshot' : 'invalid_result';
-  const itCode = snapshot ? 'invalid_snapshot' : 'invalid_iteration';
-  if (!isPlainObject(r)) throw typeErr(resCode, snapshot ? prefix.slice(0, -1) : 'record');
-  checkUnknown(r, snapshot ? [...ANALYTICS_RECORD_KEYS, 'quality_delta'] : ANALYTICS_RECORD_KEYS, prefix, snapshot ? resCode : 'unknown_option');
+// A record: `recordIteration`'s argument, or (stored) one inside a snapshot or a summary.
+function validateAnalyticsRecord(r, { prefix = '', stored = false } = {}) {
+  const resCode = stored ? 'invalid_snapshot' : 'invalid_result';
+  const itCode = stored ? 'invalid_snapshot' : 'invalid_iteration';
+  if (!isPlainObject(r)) throw typeErr(resCode, stored ? prefix.slice(0, -1) : 'record');
+  checkUnknown(r, ANALYTICS_RECORD_KEYS, prefix, stored ? resCode : 'unknown_option');
   const it = own(r, 'iteration_number');
   if (it === undefined) throw typeErr(itCode, prefix + 'iteration_number');
   validateIteration(it, itCode, prefix + 'iteration_number');
   checkNumber(r, 'quality_score', resCode, prefix + 'quality_score', { required: true, min: 0, max: 100 });
   checkEnum(r, 'verification_status', STATUSES, resCode, prefix + 'verification_status', true);
   for (const k of OPTIONAL_RECORD_KEYS) checkNumber(r, k, resCode, prefix + k, { min: 0 });
+  checkString(r, 'output_snapshot_path', resCode, prefix + 'output_snapshot_path', { nullable: true });
+  const reflections = own(r, 'reflections');
+  if (reflections !== undefined || stored) {
+    if (!Array.isArray(reflections)) throw typeErr(resCode, prefix + 'reflections');
+    reflections.forEach((x, i) => { if (typeof x !== 'string') throw typeErr(resCode, `${prefix}reflections[${i}]`); });
+  }
+  checkNumber(r, 'quality_delta', resCode, prefix + 'quality_delta', { required: stored });
+  checkTime(r, 'timestamp', resCode, prefix + 'timestamp', { required: stored });
 }
 
-export class AnalyticsModel {
-  constructor(config) { this.config = { ...ANALYTICS_DEFAULTS, ...(config ?? {}) }; this.records = []; }
+// Stored records: each quality_delta must be this score minus the previous one.
+function validateStoredRecords(records, path) {
+  if (!Array.isArray(records)) throw typeErr('invalid_snapshot', path);
+  records.forEach((r, i) => {
+    validateAnalyticsRecord(r, { prefix: `${path}[${i}].`, stored: true });
+    const computed = i === 0 ? 0 : r.quality_score - records[i - 1].quality_score;
+    if (!Object.is(r.quality_delta, computed)) throw rangeErr('invalid_snapshot', `${path}[${i}].quality_delta`);
+  });
+}
 
-  recordIteration(r) {
-    const prev = this.records[this.records.length - 1];
-    const rec = {
-      iteration_number: r.iteration_number, quality_score: r.quality_score, verification_status: r.verification_status,
-      quality_delta: prev === undefined ? 0 : r.quality_score - prev.quality_score,
-    };
-    for (const k of OPTIONAL_RECORD_KEYS) if (own(r, k) !== undefined) rec[k] = r[k];
-    this.records.push(rec);
-    return clone(rec);
-  }
-
-  detectDiminishingReturns() {
-    const recs = this.records;
-    if (recs.length < 2) return { detected: false, iteration: null, reason: 'Insufficient iterations for detection' };
-    const { diminishingReturnsThreshold: thr, consecutiveCountThreshold: need } = this.config;
-    let run = 0;
-    for (let i = 1; i < recs.length; i++) {
-      const prev = recs[i - 1].quality_score;
-      const d = recs[i].quality_delta;
-      const pct = prev > 0 ? Math.abs(d) / prev : (d === 0 ? 0 : Infinity);
-      if (pct < thr) {
-        run++;
-        if (run >= need) return { detected: true, iteration: recs[i].iteration_number, reason: `${need} consecutive iterations with <${thr * 100}% improvement` };
-      } else run = 0;
+// The reference's clock, and its working directory.
+export class ClockRead extends Error {}
+let analyticsDir = null;
+// Runs `fn` with `Date` answering `now` (undefined: reading the clock throws ClockRead) in a
+// temporary working directory (the reference writes files where it is told to).
+export function referenceCall(now, fn) {
+  const RealDate = globalThis.Date;
+  class VectorClock extends RealDate {
+    constructor(...args) {
+      if (args.length > 0) { super(...args); return; }
+      if (now === undefined) throw new ClockRead('the reference read the clock where the vector gives no time');
+      super(now);
     }
-    return { detected: false, iteration: null, reason: 'No diminishing returns detected' };
-  }
-
-  getTrajectory() {
-    const n = this.records.length;
-    if (n < 3) return 'insufficient_data';
-    const deltas = this.records.slice(1).map((r) => r.quality_delta);
-    const share = (pred) => deltas.filter(pred).length / (n - 1);
-    if (share((d) => d > 2) >= 0.67) return 'improving';
-    if (share((d) => d < -2) >= 0.67) return 'declining';
-    if (share((d) => Math.abs(d) <= 2) >= 0.67) return 'stable';
-    return 'fluctuating';
-  }
-
-  static highest(list) {
-    let best = null;
-    for (const r of list) if (best === null || r.quality_score > best.quality_score) best = r;
-    return best;
-  }
-
-  getOptimalIteration(verifiedOnly = true) {
-    if (this.records.length === 0) return null;
-    const q = this.config.qualityThreshold;
-    const cands = this.records.filter((r) => r.quality_score >= q && (!verifiedOnly || r.verification_status === 'passed'));
-    return clone(AnalyticsModel.highest(cands.length > 0 ? cands : this.records));
-  }
-
-  selectBestIteration() {
-    if (this.records.length === 0) return { selected: null, reason: 'No iterations recorded' };
-    const q = this.config.qualityThreshold;
-    switch (this.config.selectionCriteria) {
-      case 'highest_quality_verified': {
-        const c = AnalyticsModel.highest(this.records.filter((r) => r.verification_status === 'passed' && r.quality_score >= q));
-        if (c) return { selected: clone(c), reason: `Highest quality verified iteration (${c.quality_score})` };
-        return { selected: clone(AnalyticsModel.highest(this.records)), reason: 'No verified iterations above threshold, selected highest quality overall' };
-      }
-      case 'highest_quality': {
-        const c = AnalyticsModel.highest(this.records);
-        return { selected: clone(c), reason: `Highest quality iteration (${c.quality_score})` };
-      }
-      default: {
-        const above = this.records.filter((r) => r.quality_score >= q);
-        if (above.length > 0) {
-          const c = above[above.length - 1];
-          return { selected: clone(c), reason: `Most recent iteration above threshold (${c.quality_score})` };
-        }
-        return { selected: clone(this.records[this.records.length - 1]), reason: 'No iterations above threshold, using final iteration' };
-      }
+    static now() {
+      if (now === undefined) throw new ClockRead('the reference read the clock where the vector gives no time');
+      return RealDate.parse(now);
     }
   }
-
-  generateSummary() {
-    const opt = this.getOptimalIteration();
-    const sel = this.selectBestIteration();
-    const sum = (k) => this.records.reduce((s, r) => (own(r, k) === undefined ? s : s + r[k]), 0);
-    const last = this.records[this.records.length - 1];
-    return {
-      total_iterations: this.records.length,
-      optimal_iteration: opt ? opt.iteration_number : null,
-      final_iteration: last ? last.iteration_number : null,
-      selected_iteration: sel.selected ? sel.selected.iteration_number : null,
-      selection_reason: sel.reason,
-      diminishing_returns: this.detectDiminishingReturns(),
-      trajectory: this.getTrajectory(),
-      total_tokens: sum('tokens_used'),
-      total_cost_usd: sum('token_cost_usd'),
-      total_time_ms: sum('execution_time_ms'),
-    };
+  if (analyticsDir === null) {
+    analyticsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'earlyexit-vectors-'));
+    process.on('exit', () => fs.rmSync(analyticsDir, { recursive: true, force: true }));
   }
+  const cwd = process.cwd();
+  globalThis.Date = VectorClock;
+  process.chdir(analyticsDir);
+  try {
+    return fn();
+  } finally {
+    globalThis.Date = RealDate;
+    process.chdir(cwd);
+  }
+}
+// A time the reference will print: the vectors give times as `toISOString()` writes them.
+function canonical(t) {
+  if (t !== undefined && t !== null && new Date(t).toISOString() !== t) throw new Error(`give times as toISOString() writes them: ${t}`);
+  return t;
+}
+
+// The reference with the deliberate differences (docs/api-conventions.md), one override each.
+const PROJECT_CLASSES = new WeakMap();
+export function projectClass(Reference) {
+  if (PROJECT_CLASSES.has(Reference)) return PROJECT_CLASSES.get(Reference);
+  const NA = '\u0000N/A';
+  class ProjectAnalytics extends Reference {
+    // Totals sum the records that have the field (upstream: NaN once one lacks it).
+    generateSummary() {
+      const summary = super.generateSummary();
+      for (const [total, key] of [['total_tokens', 'tokens_used'], ['total_cost_usd', 'token_cost_usd'], ['total_time_ms', 'execution_time_ms']]) {
+        summary[total] = this.iterations.reduce((sum, it) => (it[key] === undefined ? sum : sum + it[key]), 0);
+      }
+      return summary;
+    }
+
+    // highest_quality_verified with no passed record reaching qualityThreshold says so
+    // (upstream's fallback branch cannot be reached: it names the unverified record "verified").
+    selectBestIteration() {
+      const selection = super.selectBestIteration();
+      if (this.config.selectionCriteria === 'highest_quality_verified' && selection.selected !== null
+        && !this.iterations.some((it) => it.verification_status === 'passed' && it.quality_score >= this.config.qualityThreshold)) {
+        selection.reason = 'No verified iterations above threshold, selected highest quality overall';
+      }
+      return selection;
+    }
+
+    // A record without tokens_used or token_cost_usd shows N/A in its row (upstream prints
+    // `undefined`, or throws on the missing cost).
+    generateReport() {
+      const summary = this.generateSummary();
+      const saved = this.iterations;
+      this.iterations = saved.map((it) => ({
+        ...it,
+        tokens_used: it.tokens_used === undefined ? 'N/A' : it.tokens_used,
+        token_cost_usd: it.token_cost_usd === undefined ? { toFixed: () => NA } : it.token_cost_usd,
+      }));
+      this.generateSummary = () => summary;
+      try {
+        return super.generateReport().split(`$${NA}`).join('N/A');
+      } finally {
+        this.iterations = saved;
+        delete this.generateSummary;
+      }
+    }
+  }
+  PROJECT_CLASSES.set(Reference, ProjectAnalytics);
+  return ProjectAnalytics;
 }
 
 class AnalyticsEngine {
   static construct(ctx, c) {
+    const upstream = own(c, 'loopId') !== undefined;
+    if (upstream) {
+      if (typeof c.loopId !== 'string') throw typeErr('invalid_config', 'loopId');
+      if (typeof own(c, 'taskDescription') !== 'string') throw typeErr('invalid_config', 'taskDescription');
+    }
     const config = c.config === null ? undefined : c.config;
-    validateAnalyticsConfig(config);
-    return new AnalyticsEngine(new AnalyticsModel(config));
+    validateAnalyticsConfig(config, { hasLoopId: upstream });
+    return AnalyticsEngine.make(ctx, upstream ? c.loopId : null, upstream ? c.taskDescription : null, config ?? {});
   }
-  constructor(model) { this.m = model; }
-  async call(name, args) {
-    const m = this.m;
-    switch (name) {
-      case 'recordIteration': validateAnalyticsRecord(args[0]); return { ref: m.recordIteration(args[0]) };
-      case 'detectDiminishingReturns': return { ref: m.detectDiminishingReturns() };
-      case 'getTrajectory': return { ref: m.getTrajectory() };
-      case 'getOptimalIteration': {
-        if (args[0] !== undefined && typeof args[0] !== 'boolean') throw typeErr('invalid_config', 'verifiedOnly');
-        return { ref: m.getOptimalIteration(args[0] ?? true) };
+
+  // Both sides from validated arguments: the reference as upstream builds it, then the
+  // project's options (times) written to its public fields.
+  static make(ctx, loopId, taskDescription, config, restore = null) {
+    const { persist, startTime, endTime, ...upstreamConfig } = config;
+    const made = [];
+    for (const Class of [ctx.ref.ia.IterationAnalytics, projectClass(ctx.ref.ia.IterationAnalytics)]) {
+      const a = referenceCall(canonical(restore ? restore.startTime : startTime), () => new Class(loopId, taskDescription, clone(upstreamConfig)));
+      if (restore) {
+        a.startTime = restore.startTime;
+        a.endTime = restore.endTime;
+        a.iterations = clone(restore.iterations);
       }
-      case 'selectBestIteration': return { ref: m.selectBestIteration() };
-      case 'generateSummary': return { ref: m.generateSummary() };
-      case 'reset': m.records = []; return { ref: undefined };
-      case 'getConfig': return { ref: clone(m.config) };
-      case 'getRecords': return { ref: clone(m.records) };
-      case 'toJSON': return { ref: clone({ version: 1, engine: 'IterationAnalytics', config: m.config, records: m.records }) };
+      if (startTime !== undefined) a.startTime = canonical(startTime);
+      if (endTime !== undefined && endTime !== null) a.endTime = canonical(endTime);
+      made.push(a);
+    }
+    return new AnalyticsEngine(ctx, made[0], made[1]);
+  }
+
+  constructor(ctx, reference, project) { this.ctx = ctx; this.reference = reference; this.project = project; }
+
+  // Calls `method` on both; `ref` is the reference's answer (or its throw), `full` the project's.
+  both(now, method, ...args) {
+    const full = clone(referenceCall(now, () => this.project[method](...args)));
+    let ref;
+    try {
+      ref = clone(referenceCall(now, () => this.reference[method](...args)));
+    } catch (e) {
+      if (e instanceof ClockRead) throw e;
+      return { ref: full, full, differs: true };
+    }
+    const differs = JSON.stringify(encode(ref)) !== JSON.stringify(encode(full));
+    return { ref: full, full, differs };
+  }
+
+  config() {
+    const out = {};
+    for (const k of Object.keys(ANALYTICS_DEFAULTS)) out[k] = this.project.config[k];
+    return out;
+  }
+
+  async call(name, args) {
+    const p = this.project;
+    switch (name) {
+      case 'recordIteration': {
+        validateAnalyticsRecord(args[0]);
+        // The reference saves after every record, and its first save sets endTime; the
+        // vectors' objects do not save (persist: false or the config-object form), so
+        // endTime stays as it was.
+        const ends = [this.reference.endTime, p.endTime];
+        const out = this.both(canonical(args[0].timestamp), 'recordIteration', clone(args[0]));
+        [this.reference.endTime, p.endTime] = ends;
+        return out;
+      }
+      case 'detectDiminishingReturns': return this.both(undefined, 'detectDiminishingReturns');
+      case 'getTrajectory': return this.both(undefined, 'getTrajectory');
+      case 'getOptimalIteration':
+        if (args[0] !== undefined && typeof args[0] !== 'boolean') throw typeErr('invalid_config', 'verifiedOnly');
+        return this.both(undefined, 'getOptimalIteration', args[0] ?? true);
+      case 'selectBestIteration': return this.both(undefined, 'selectBestIteration');
+      case 'generateSummary': return this.both(undefined, 'generateSummary');
+      case 'generateQualityChart': return this.both(undefined, 'generateQualityChart');
+      case 'generateReport': {
+        const options = args[0] ?? {};
+        if (!isPlainObject(options)) throw typeErr('invalid_config', 'options');
+        checkUnknown(options, ['generatedAt'], '');
+        checkTime(options, 'generatedAt', 'invalid_config', 'generatedAt');
+        return this.both(canonical(options.generatedAt), 'generateReport');
+      }
+      case 'formatDuration': {
+        const ms = args[0];
+        if (typeof ms !== 'number') throw typeErr('invalid_config', 'ms');
+        if (!Number.isFinite(ms)) throw rangeErr('invalid_config', 'ms');
+        return { ref: this.ctx.ref.ia.IterationAnalytics.formatDuration(ms) };
+      }
+      case 'getConfig': return { ref: this.config() };
+      case 'getRecords': return { ref: clone(p.iterations) };
+      case 'reset':
+        this.reference.iterations = [];
+        p.iterations = [];
+        return { ref: undefined };
+      case 'toJSON': return { ref: this.snapshot() };
+      case 'fromSummary': {
+        const [summary, config] = args;
+        let s = summary;
+        if (typeof s === 'string') {
+          try { s = JSON.parse(s); } catch { throw rangeErr('invalid_snapshot', 'summary'); }
+        }
+        if (!isPlainObject(s)) throw typeErr('invalid_snapshot', 'summary');
+        checkUnknown(s, SUMMARY_KEYS, '', 'invalid_snapshot');
+        for (const k of ['loop_id', 'task_description']) checkString(s, k, 'invalid_snapshot', k, { required: true, nullable: true });
+        checkTime(s, 'start_time', 'invalid_snapshot', 'start_time', { required: true });
+        checkTime(s, 'end_time', 'invalid_snapshot', 'end_time', { required: true, nullable: true });
+        const cfg = config === null ? undefined : config;
+        validateAnalyticsConfig(cfg, { hasLoopId: s.loop_id !== null });
+        validateStoredRecords(own(s, 'iterations'), 'iterations');
+        const engine = AnalyticsEngine.make(this.ctx, s.loop_id, s.task_description, { ...(cfg ?? {}) },
+          { startTime: s.start_time, endTime: s.end_time, iterations: s.iterations });
+        Object.assign(this, { reference: engine.reference, project: engine.project });
+        return { ref: undefined };
+      }
       default: throw new Error(`IterationAnalytics has no call ${name}`);
     }
   }
+
+  snapshot() {
+    const p = this.project;
+    return clone({
+      version: 1, engine: 'IterationAnalytics', config: this.config(), loopId: p.loopId, taskDescription: p.taskDescription,
+      startTime: p.startTime, endTime: p.endTime, records: p.iterations,
+    });
+  }
+
   static fromJSON(ctx, arg) {
     const s = parseSnapshot(arg, 'IterationAnalytics');
     const code = 'invalid_snapshot';
     if (!isPlainObject(own(s, 'config'))) throw typeErr(code, 'config');
-    validateAnalyticsConfig(s.config, 'config.', code, code);
+    validateAnalyticsConfig(s.config, { prefix: 'config.', code, unknownCode: code, keys: Object.keys(ANALYTICS_DEFAULTS) });
+    for (const k of ['loopId', 'taskDescription']) checkString(s, k, code, k, { nullable: true });
+    for (const k of ['startTime', 'endTime']) checkTime(s, k, code, k, { nullable: true });
     const records = own(s, 'records');
     if (!Array.isArray(records)) throw typeErr(code, 'records');
-    records.forEach((r, i) => validateAnalyticsRecord(r, { prefix: `records[${i}].`, snapshot: true }));
-    const m = new AnalyticsModel(s.config);
-    // quality_delta is derived: it must be present and equal the recomputed one
-    records.forEach((r, i) => {
-      const computed = m.recordIteration(r).quality_delta;
-      const field = `records[${i}].quality_delta`;
-      const stored = own(r, 'quality_delta');
-      if (typeof stored !== 'number') throw typeErr(code, field);
-      if (!Object.is(stored, computed)) throw rangeErr(code, field);
-    });
-    return new AnalyticsEngine(m);
+    validateStoredRecords(records, 'records');
+    return AnalyticsEngine.make(ctx, s.loopId ?? null, s.taskDescription ?? null, { ...s.config },
+      { startTime: s.startTime, endTime: s.endTime ?? null, iterations: records });
   }
 }
 

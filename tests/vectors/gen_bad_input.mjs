@@ -309,12 +309,22 @@ function loopChecks() {
   }
 }
 
-// IterationAnalytics: config and records.
+// IterationAnalytics: upstream's constructor form and the config-object form, their config,
+// records (upstream's fields too), the report's options, formatDuration and fromSummary. Every
+// scenario gives its times (the project takes them as values where the reference reads the
+// clock) and does not save (`persist: false`).
+const A_TIMES = { startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T06:00:00.000Z' };
+const aUpstream = (config = {}) => ({ loopId: 'loop-1', taskDescription: 'Fix the flaky tests', config: { persist: false, ...A_TIMES, ...config } });
+const aConfigForm = (config = {}) => ({ config: { ...A_TIMES, ...config } });
 const ANALYTICS_CONFIG = [
+  ['storagePath', [...stringCases(), ['empty string', '', 'range']]],
   ['diminishingReturnsThreshold', numberCases({ min: 0, valid: 0.05 })],
   ['consecutiveCountThreshold', numberCases({ min: 1, integer: true, valid: 2 })],
   ['qualityThreshold', numberCases({ min: 0, max: 100, valid: 70 })],
   ['selectionCriteria', enumCases(['highest_quality_verified', 'highest_quality', 'most_recent_above_threshold'])],
+  ['persist', booleanCases()],
+  ['startTime', timestampCases()],
+  ['endTime', timestampCases().filter(([k]) => k !== 'null')], // null = not set yet, as upstream starts
 ];
 const ANALYTICS_RECORD = [
   ['quality_score', numberCases({ min: 0, max: 100, required: true, valid: 75 }), 'invalid_result'],
@@ -322,49 +332,131 @@ const ANALYTICS_RECORD = [
   ['tokens_used', numberCases({ min: 0, valid: 5 }), 'invalid_result'],
   ['token_cost_usd', numberCases({ min: 0, valid: 0.01 }), 'invalid_result'],
   ['execution_time_ms', numberCases({ min: 0, valid: 950 }), 'invalid_result'],
+  ['output_snapshot_path', stringCases().filter(([k]) => k !== 'null'), 'invalid_result'], // null is kept, as upstream keeps it
+  ['reflections', [...notAnArray.map(([k, v, kind]) => [k, v, kind, k === 'null' ? JS : undefined]), ['array with a number', ['ok', 3], 'type']], 'invalid_result'],
+  ['quality_delta', numberCases({ valid: 3 }), 'invalid_result'],
+  ['timestamp', timestampCases(), 'invalid_result'],
   ['iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 }), 'invalid_iteration'],
 ];
-const ri = (n, q, st = 'passed', extra = {}) => call('recordIteration', { iteration_number: n, quality_score: q, verification_status: st, ...extra });
+const ri = (n, q, st = 'passed', extra = {}) => call('recordIteration', { iteration_number: n, quality_score: q, verification_status: st, timestamp: ts(n), ...extra });
 const analyticsProof = (n) => [ri(n, 70), call('getRecords'), call('detectDiminishingReturns'), call('generateSummary')];
+const A = (construct, calls) => ({ engine: 'IterationAnalytics', construct, calls });
 
 function analytics() {
+  // The constructor: upstream's positional strings, then the config object in either form.
+  for (const [field, cases] of [['loopId', stringCases()], ['taskDescription', stringCases({ required: true })]]) {
+    for (const [kase, value, kind, only] of cases) {
+      const construct = { ...aUpstream(), [field]: value };
+      if (value === MISSING) delete construct[field];
+      // Python: a None loop_id means the config-object form, a missing task a missing argument.
+      const py = value === null || value === MISSING ? JS : only;
+      row('IterationAnalyticsArguments', 'new IterationAnalytics', field, kase, value, 'invalid_config', kind, py,
+        { ...A(construct, []), expectThrows: { code: 'invalid_config', field, kind } });
+    }
+  }
   for (const [key, cases] of ANALYTICS_CONFIG) {
     for (const [kase, value, kind, only] of cases) {
-      row('IterationAnalyticsConfig', 'new IterationAnalytics', key, kase, value, 'invalid_config', kind, only,
-        { engine: 'IterationAnalytics', construct: { config: { [key]: value } }, calls: [], expectThrows: { code: 'invalid_config', field: key, kind } });
+      for (const [form, make] of [['upstream form', aUpstream], ['config-object form', aConfigForm]]) {
+        if (key === 'persist' && form === 'config-object form') continue;
+        const construct = make({ [key]: value });
+        row('IterationAnalyticsConfig', `new IterationAnalytics (${form})`, key, kase, value, 'invalid_config', kind, only,
+          { ...A(construct, []), expectThrows: { code: 'invalid_config', field: key, kind } });
+      }
     }
   }
+  row('IterationAnalyticsConfig', 'new IterationAnalytics (config-object form)', 'persist', 'true without a loopId to name the file', true, 'invalid_config', 'range', undefined,
+    { ...A(aConfigForm({ persist: true }), []), expectThrows: { code: 'invalid_config', field: 'persist', kind: 'range' } });
   for (const [kase, value, kind, only] of notAnObject(null)) {
     if (value === null) continue;
-    row('IterationAnalyticsConfig', 'new IterationAnalytics', 'config', kase, value, 'invalid_config', kind, only,
-      { engine: 'IterationAnalytics', construct: { config: value }, calls: [], expectThrows: { code: 'invalid_config', field: 'config', kind } });
-  }
-  row('IterationAnalyticsConfig', 'new IterationAnalytics', 'qualityThreshhold', 'misspelt key', 70, 'unknown_option', 'type', undefined,
-    { engine: 'IterationAnalytics', construct: { config: { qualityThreshhold: 70 } }, calls: [], expectThrows: { code: 'unknown_option', field: 'qualityThreshhold', kind: 'type' } });
-  const good = { iteration_number: 2, quality_score: 62, verification_status: 'failed' };
-  for (const [field, cases, code] of ANALYTICS_RECORD) {
-    for (const [kase, value, kind, only] of cases) {
-      row('AnalyticsRecord', 'recordIteration', field, kase, value, code, kind, only,
-        { engine: 'IterationAnalytics', construct: { config: null },
-          calls: [ri(1, 60, 'passed'), { ...call('recordIteration', patched(good, field, value)), expect: T(code, field, kind) }, ...analyticsProof(2)] });
+    for (const [form, construct] of [['upstream form', { ...aUpstream(), config: value }], ['config-object form', { config: value }]]) {
+      // A string as the only argument is upstream's loopId in JS and Python (then its
+      // taskDescription is missing); only the Rust constructor names the form itself.
+      const py = form === 'config-object form' && typeof value === 'string' ? ['rust'] : only;
+      row('IterationAnalyticsConfig', `new IterationAnalytics (${form})`, 'config', kase, value, 'invalid_config', kind, py,
+        { ...A(construct, []), expectThrows: { code: 'invalid_config', field: 'config', kind } });
     }
   }
-  for (const [kase, key] of [['misspelt key', 'quality_scor'], ['loop-only key confidence', 'confidence'], ['computed key quality_delta', 'quality_delta']]) {
-    row('AnalyticsRecord', 'recordIteration', key, kase, 1, 'unknown_option', 'type', undefined,
-      { engine: 'IterationAnalytics', construct: { config: null },
-        calls: [ri(1, 60), { ...call('recordIteration', { ...good, [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...analyticsProof(2)] });
+  for (const [form, make] of [['upstream form', aUpstream], ['config-object form', aConfigForm]]) {
+    row('IterationAnalyticsConfig', `new IterationAnalytics (${form})`, 'qualityThreshhold', 'misspelt key', 70, 'unknown_option', 'type', undefined,
+      { ...A(make({ qualityThreshhold: 70 }), []), expectThrows: { code: 'unknown_option', field: 'qualityThreshhold', kind: 'type' } });
+  }
+  // recordIteration: every field of upstream's record.
+  const good = { iteration_number: 2, quality_score: 62, verification_status: 'failed', timestamp: ts(2) };
+  for (const [field, cases, code] of ANALYTICS_RECORD) {
+    for (const [kase, value, kind, only] of cases) {
+      const errorField = kase === 'array with a number' ? `${field}[1]` : field;
+      row('AnalyticsRecord', 'recordIteration', field, kase, value, code, kind, only,
+        A(aUpstream(), [ri(1, 60, 'passed'), { ...call('recordIteration', patched(good, field, value)), expect: T(code, errorField, kind) }, ...analyticsProof(2)]),
+        true, errorField);
+    }
+  }
+  for (const [kase, key] of [['misspelt key', 'quality_scor'], ['loop-only key confidence', 'confidence'], ['camelCase key', 'qualityScore']]) {
+    row('AnalyticsRecord', 'recordIteration', key, kase, 1, 'unknown_option', 'type', key === 'qualityScore' ? JS : undefined,
+      A(aUpstream(), [ri(1, 60), { ...call('recordIteration', { ...good, [key]: 1 }), expect: T('unknown_option', key, 'type') }, ...analyticsProof(2)]));
   }
   // getOptimalIteration(verifiedOnly): a boolean (absent = true; null is a value in JS).
   for (const [kase, value, kind, only] of booleanCases().concat([['object', {}, 'type']])) {
     row('verifiedOnly', 'getOptimalIteration', 'verifiedOnly', kase, value, 'invalid_config', kind, only,
-      { engine: 'IterationAnalytics', construct: { config: null },
-        calls: [ri(1, 60), ri(2, 75), { ...call('getOptimalIteration', value), expect: T('invalid_config', 'verifiedOnly', kind) }, call('getOptimalIteration', false), ...analyticsProof(3)] });
+      A(aConfigForm(), [ri(1, 60), ri(2, 75), { ...call('getOptimalIteration', value), expect: T('invalid_config', 'verifiedOnly', kind) }, call('getOptimalIteration', false), ...analyticsProof(3)]));
   }
   for (const [kase, value, kind, only] of [...notAnObject(undefined), MISSING_ARGUMENT]) {
     row('AnalyticsRecord', 'recordIteration', 'record', kase, value, 'invalid_result', kind, only,
-      { engine: 'IterationAnalytics', construct: { config: null },
-        calls: [ri(1, 60), { call: 'recordIteration', args: value === MISSING ? [] : [value], expect: T('invalid_result', 'record', kind) }, ...analyticsProof(2)] });
+      A(aUpstream(), [ri(1, 60), { call: 'recordIteration', args: value === MISSING ? [] : [value], expect: T('invalid_result', 'record', kind) }, ...analyticsProof(2)]));
   }
+  // generateReport(options): {generatedAt}; Python takes keywords, so a non-object is JS only.
+  const reportProof = [call('generateReport', { generatedAt: '2026-01-02T00:00:00.000Z' }), call('toJSON')];
+  for (const [kase, value, kind] of notAnObject(undefined).filter(([k]) => k !== 'null')) {
+    row('ReportOptions', 'generateReport', 'options', kase, value, 'invalid_config', kind, JS,
+      A(aUpstream(), [ri(1, 60), { ...call('generateReport', value), expect: T('invalid_config', 'options', kind) }, ...reportProof]));
+  }
+  for (const [kase, value, kind, only] of timestampCases().filter(([k]) => k !== 'null')) {
+    row('ReportOptions', 'generateReport', 'generatedAt', kase, value, 'invalid_config', kind, only,
+      A(aUpstream(), [ri(1, 60), { ...call('generateReport', { generatedAt: value }), expect: T('invalid_config', 'generatedAt', kind) }, ...reportProof]));
+  }
+  row('ReportOptions', 'generateReport', 'at', 'unknown key', 1, 'unknown_option', 'type', undefined,
+    A(aUpstream(), [ri(1, 60), { ...call('generateReport', { at: 1 }), expect: T('unknown_option', 'at', 'type') }, ...reportProof]));
+  // formatDuration(ms): a finite number (any sign, as upstream prints it).
+  for (const [kase, value, kind, only] of [...numberCases({ valid: 1000 }), MISSING_ARGUMENT]) {
+    row('Duration', 'formatDuration', 'ms', kase, value, 'invalid_config', kind, value === null ? JS : only,
+      A(aUpstream(), [{ call: 'formatDuration', args: value === MISSING ? [] : [value], expect: T('invalid_config', 'ms', kind) }, call('formatDuration', 61_000)]));
+  }
+  // fromSummary(summary, config): upstream's saved summary (its load, without the file).
+  const setup = [ri(1, 50, 'passed', { tokens_used: 10 }), ri(2, 60, 'failed', { reflections: ['a'] }), ri(3, 61), { ...call('generateSummary'), saveAs: 'summary' }];
+  const summaryProof = [call('getRecords'), call('toJSON')];
+  const fromSummary = (patch, config = { persist: false }) => ({ call: 'fromSummary', args: [{ $saved: 'summary', patch }, config] });
+  const SUMMARY_FIELDS = [
+    ['loop_id', stringCases({ required: true }).filter(([k]) => k !== 'null')],
+    ['task_description', stringCases({ required: true }).filter(([k]) => k !== 'null')],
+    ['start_time', timestampCases({ required: true })],
+    ['end_time', timestampCases({ required: true }).filter(([k]) => k !== 'null')],
+    ['iterations', [...notAnArray, ['missing', MISSING, 'type']]],
+    ['iterations[1]', notAnObject(undefined)],
+    ['iterations[1].quality_score', numberCases({ min: 0, max: 100, required: true, valid: 60 }).slice(0, 5)],
+    ['iterations[1].timestamp', timestampCases({ required: true }).slice(0, 5)],
+    ['iterations[1].reflections', [...notAnArray, ['missing', MISSING, 'type'], ['array with a number', [1], 'type']]],
+    ['iterations[1].quality_delta', [['inconsistent with the scores', 7, 'range'], ['string', '10', 'type'], ['missing', MISSING, 'type']]],
+    ['iterations[1].iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 }).slice(0, 5)],
+  ];
+  for (const [p, cases] of SUMMARY_FIELDS) {
+    for (const [kase, value, kind, only] of cases) {
+      const errorField = kase === 'array with a number' ? `${p}[0]` : p;
+      const patch = [value === MISSING ? { path: p, delete: true } : { path: p, value }];
+      row('AnalyticsSummary', 'fromSummary', p, kase, value, 'invalid_snapshot', kind, only,
+        A(aUpstream(), [...setup, { ...fromSummary(patch), expect: T('invalid_snapshot', errorField, kind) }, ...summaryProof]), true, errorField);
+    }
+  }
+  for (const [p, value] of [['extra', 1], ['iterations[0].note', 'x']]) {
+    row('AnalyticsSummary', 'fromSummary', p, 'unknown key', value, 'invalid_snapshot', 'type', undefined,
+      A(aUpstream(), [...setup, { ...fromSummary([{ path: p, value }]), expect: T('invalid_snapshot', p, 'type') }, ...summaryProof]));
+  }
+  for (const [kase, value, kind] of [['not JSON text', '{"loop_id":', 'range'], ['number', 5, 'type'], ['array', [], 'type']]) {
+    row('AnalyticsSummary', 'fromSummary', 'summary', kase, value, 'invalid_snapshot', kind, undefined,
+      A(aUpstream(), [...setup, { call: 'fromSummary', args: [value, null], expect: T('invalid_snapshot', 'summary', kind) }, ...summaryProof]));
+  }
+  row('AnalyticsSummary', 'fromSummary', 'persist', 'true with a null loop_id', true, 'invalid_config', 'range', undefined,
+    A(aUpstream(), [...setup, { ...fromSummary([{ path: 'loop_id', value: null }], { persist: true }), expect: T('invalid_config', 'persist', 'range') }, ...summaryProof]));
+  row('AnalyticsSummary', 'fromSummary', 'qualityThreshold', 'config value out of range', 101, 'invalid_config', 'range', undefined,
+    A(aUpstream(), [...setup, { ...fromSummary([], { persist: false, qualityThreshold: 101 }), expect: T('invalid_config', 'qualityThreshold', 'range') }, ...summaryProof]));
 }
 
 // LayerResult (calculateQualitySignal; the controller's runners; PyramidRun.submit).
@@ -638,8 +730,15 @@ function snapshots() {
         ['records[1].quality_score', numberCases({ min: 0, max: 100, required: true, valid: 51 })],
         ['records[1].iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 })],
         ['records[1].quality_delta', [['inconsistent with the scores', 7, 'range'], ['NaN', N('NaN'), 'range'], ['string', '1', 'type'], ['missing', MISSING, 'type']]],
+        ['records[1].timestamp', timestampCases({ required: true }).slice(0, 6)],
+        ['records[1].reflections', [...notAnArray, ['missing', MISSING, 'type']]],
+        ['records[1].output_snapshot_path', stringCases().filter(([k]) => k !== 'null').slice(0, 3)],
+        ['loopId', stringCases().filter(([k]) => k !== 'null').slice(0, 3)],
+        ['startTime', timestampCases().filter(([k]) => k !== 'null').slice(0, 4)],
+        ['endTime', timestampCases().filter(([k]) => k !== 'null').slice(0, 4)],
+        ['config.storagePath', [['number', 5, 'type'], ['empty string', '', 'range']]],
       ],
-      unknown: [['history', []], ['records[0].conf', 1]],
+      unknown: [['history', []], ['records[0].conf', 1], ['config.persist', false]],
     },
     PyramidRun: {
       fields: [

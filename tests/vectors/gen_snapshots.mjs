@@ -48,8 +48,11 @@ function loopSnapshots() {
 
 function analyticsSnapshots() {
   const v = [];
-  const H = (name, calls, config = null) => ({ name, engine: 'IterationAnalytics', source: 'hand', construct: { config }, calls });
-  const ri = (n, q, st = 'passed', extra = {}) => call('recordIteration', { iteration_number: n, quality_score: q, verification_status: st, ...extra });
+  // The times a vector gives (the project takes them as values where the reference reads the clock).
+  const times = { startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T06:00:00.000Z' };
+  const H = (name, calls, config = null) => ({ name, engine: 'IterationAnalytics', source: 'hand', construct: { config: { ...times, ...config } }, calls });
+  const ri = (n, q, st = 'passed', extra = {}) =>
+    call('recordIteration', { iteration_number: n, quality_score: q, verification_status: st, timestamp: ts(n), ...extra });
   const setup = [ri(1, 50, 'passed', { tokens_used: 5 }), ri(2, 51, 'failed'), ri(3, 51.5), { ...call('toJSON'), saveAs: 's' }];
   const after = [call('getRecords'), call('detectDiminishingReturns'), call('generateSummary'), call('toJSON')];
   v.push(H('IterationAnalytics round trip', [...setup, call('reset'), call('fromJSON', saved()), ...after], { qualityThreshold: 50 }));
@@ -61,7 +64,14 @@ function analyticsSnapshots() {
     ['a quality_delta that is not the score difference', [set('records[1].quality_delta', 99)], 'records[1].quality_delta', 'range'],
     ['a missing quality_delta', [del('records[2].quality_delta')], 'records[2].quality_delta', 'type'],
     ['a quality_delta given as a string', [set('records[1].quality_delta', '1')], 'records[1].quality_delta', 'type'],
-    ['config bad criteria', [set('config.selectionCriteria', 'newest')], 'config.selectionCriteria', 'range'], ['unknown config key', [set('config.threshold', 1)], 'config.threshold', 'type']];
+    ['config bad criteria', [set('config.selectionCriteria', 'newest')], 'config.selectionCriteria', 'range'], ['unknown config key', [set('config.threshold', 1)], 'config.threshold', 'type'],
+    ['config persist (not part of a snapshot)', [set('config.persist', false)], 'config.persist', 'type'],
+    ['a record without its timestamp', [del('records[0].timestamp')], 'records[0].timestamp', 'type'],
+    ['a record timestamp that is not a date-time', [set('records[1].timestamp', 'noon')], 'records[1].timestamp', 'range'],
+    ['a record without reflections', [del('records[2].reflections')], 'records[2].reflections', 'type'],
+    ['a reflection that is not a string', [set('records[2].reflections', [1])], 'records[2].reflections[0]', 'type'],
+    ['a loopId that is not a string', [set('loopId', 5)], 'loopId', 'type'],
+    ['a startTime that is not a date-time', [set('startTime', 'dawn')], 'startTime', 'range']];
   for (const [name, patch, field, kind] of bad) {
     v.push(H(`IterationAnalytics fromJSON rejects ${name}`, [...setup, { ...call('fromJSON', saved(patch)), expect: T(field, kind) }, call('getRecords')]));
   }

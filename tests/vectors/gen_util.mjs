@@ -80,6 +80,9 @@ export async function finalize(spec, ref) {
     return out;
   });
   if (hasScript) v.analyticsCalls = ev.analyticsCalls;
+  // An analytics vector generated from the reference whose answers the listed deliberate
+  // differences changed (driver.mjs, projectClass) is `hand`: the reference alone does not give it.
+  if (spec.source === 'reference' && ev.calls.some((r) => r.differs)) v.source = 'hand';
   // self-check: the finished vector must pass the driver's own comparison
   const again = await evaluate(v, ref);
   const errs = checkVector(v, again);

@@ -1,5 +1,6 @@
 // Generates jsnum_node.json: reference outputs of Number.prototype.toString() and
-// Number.prototype.toFixed() from Node, for core/tests/jsnum_node.rs.
+// Number.prototype.toFixed() from Node, for core/tests/jsnum_node.rs; and of
+// Number.prototype.toLocaleString('en-US') in locale_node.json.
 //
 // Usage (from the workspace root): node core/tests/data/gen_jsnum.mjs
 //
@@ -220,3 +221,30 @@ for (const x of [-0, -0.01, -0.04, -0.049, -0.05, -0.4, -0.5, -0.0001, -1e-10, -
 
 writeFileSync(OUT, JSON.stringify(cases, null, 0).replace(/\},\{/g, "},\n{") + "\n");
 console.log(`wrote ${cases.length} cases to ${OUT}`);
+
+// ---- toLocaleString('en-US') (the analytics report's token total), in locale_node.json ----
+// Drawn after every case above, so adding it changed none of them.
+const LOCALE_OUT = join(dirname(fileURLToPath(import.meta.url)), "locale_node.json");
+const locale = [];
+const seenLocale = new Set();
+function addLocale(x) {
+  const bits = hex(toBits(x));
+  if (seenLocale.has(bits)) return;
+  seenLocale.add(bits);
+  locale.push({ bits, expected: x.toLocaleString("en-US") });
+}
+for (const x of named) {
+  for (const y of [x, -x, nextUp(x), nextDown(x)]) addLocale(y);
+}
+for (const x of [NaN, Infinity, -Infinity, -0, 0.0005, 0.00049999, 999.9995, 999.9994999, 123.4565, 0.0015, 1.0005,
+  2.0005, 9.9995, 99999.9995, 0.9995, 0.9994, 1e-4, 5e-4, 4.9e-4, 1234, 12345, 123456, 1234567, 2 ** 60]) addLocale(x);
+for (let i = 0; i < 500; i++) {
+  const k = randInt(2 ** 40);
+  addLocale(k);
+  addLocale(k / 1000);
+  addLocale(k / 10000);
+  addLocale(randUnit() * 10 ** randInt(25));
+}
+for (let i = 0; i < 150; i++) addLocale(fromBits(next64()));
+writeFileSync(LOCALE_OUT, JSON.stringify(locale, null, 0).replace(/\},\{/g, "},\n{") + "\n");
+console.log(`wrote ${locale.length} cases to ${LOCALE_OUT}`);

@@ -320,7 +320,9 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             other => panic!("unknown EarlyStopping call {other}"),
         },
         Engine::Analytics(a) => match name {
-            "recordIteration" => from(a.record_value(&arg(&args, 0), Naming::Js).map(|r| r.to_value())),
+            "recordIteration" => {
+                from(a.record_value(&arg(&args, 0), Naming::Js, &fixed_timestamp()).map(|r| r.to_value()))
+            }
             "detectDiminishingReturns" => ok(a.detect_diminishing_returns().to_value()),
             "getTrajectory" => ok(Value::string(a.trajectory().as_str())),
             "getOptimalIteration" => match args.first() {
@@ -332,7 +334,19 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 None => ok(a.optimal_iteration_value(true)),
             },
             "selectBestIteration" => ok(a.select_best_iteration_value()),
-            "generateSummary" => ok(a.summary_value()),
+            "generateSummary" => from(a.summary_value(&fixed_timestamp())),
+            "generateQualityChart" => ok(Value::string(a.quality_chart())),
+            "generateReport" => from(a.report_value(&arg(&args, 0), Naming::Js, &fixed_timestamp()).map(Value::String)),
+            "formatDuration" => from(IterationAnalytics::format_duration(&arg(&args, 0)).map(Value::String)),
+            "fromSummary" => {
+                match IterationAnalytics::from_summary(&arg(&args, 0), &arg(&args, 1), Naming::Js, None, true) {
+                    Ok(loaded) => {
+                        *a = loaded;
+                        ok(Value::Null)
+                    }
+                    Err(e) => Outcome::Error(e),
+                }
+            }
             "getConfig" => ok(a.config().to_value(Naming::Js)),
             "getRecords" => ok(Value::Array(a.records().iter().map(|r| r.to_value()).collect())),
             "reset" => {
@@ -465,7 +479,15 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
             };
             Engine::Loop(EarlyStopping::from_config_value(&get("config"), Naming::Js)?, script)
         }
-        "IterationAnalytics" => Engine::Analytics(IterationAnalytics::from_config_value(&get("config"), Naming::Js)?),
+        // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
+        "IterationAnalytics" => Engine::Analytics(IterationAnalytics::construct(
+            c.get("loopId"),
+            &c.get("taskDescription").cloned().unwrap_or(Value::Other("undefined".into())),
+            &get("config"),
+            &fixed_timestamp(),
+            Naming::Js,
+            true,
+        )?),
         "calculateQualitySignal" | "jsnum" => Engine::Stateless,
         "CoherenceEarlyExit" => {
             Engine::Exit(CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?)

@@ -13,6 +13,7 @@
 //! asks it). The test pyramid is driven the same way through the core's step API.
 
 pub use earlyexit_js_fast::fast;
+pub mod analytics_text_ops;
 pub mod fast_pyramid;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
@@ -28,7 +29,7 @@ use earlyexit::{
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
-pub const PROTOCOL: u32 = 3;
+pub const PROTOCOL: u32 = 4;
 
 /// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `js/api.js` has the same table.
 pub mod op {
@@ -75,10 +76,12 @@ pub mod op {
     // keeps each engine's state itself and uses the fast path (`fast.rs`) plus the
     // stateless `ES_*_CHECK` ops above, so there is no native object per loop engine.
 
-    // --- IterationAnalytics ---
-    /// `[config]`.
+    // --- IterationAnalytics (a drop-in for aiwg's iteration-analytics.mjs) ---
+    // "now" is the JS layer's clock (`new Date().toISOString()`): the core has none.
+    /// `[upstream form?, loopId, taskDescription, config, now, files?]` -> whether the object
+    /// saves after every record.
     pub const IA_NEW: u32 = 30;
-    /// `[record]` -> stored record.
+    /// `[record, now]` -> stored record.
     pub const IA_RECORD: u32 = 31;
     /// `[]` -> `{detected, iteration, reason}`.
     pub const IA_DETECT: u32 = 32;
@@ -88,8 +91,7 @@ pub mod op {
     pub const IA_OPTIMAL: u32 = 34;
     /// `[]` -> `{selected, reason}`.
     pub const IA_SELECT: u32 = 35;
-    /// `[]` -> summary.
-    pub const IA_SUMMARY: u32 = 36;
+    // 36 was IA_SUMMARY (protocol 2): the JS layer builds the summary from IA_SAVE's pieces.
     /// `[]` -> config.
     pub const IA_CONFIG: u32 = 37;
     /// `[]` -> records.
@@ -100,6 +102,13 @@ pub mod op {
     pub const IA_TO_JSON: u32 = 40;
     /// `[snapshot]`.
     pub const IA_FROM_JSON: u32 = 41;
+    /// `[now]` -> `endTime`, set to now unless it was set (what a summary does first).
+    pub const IA_SETTLE: u32 = 42;
+    /// `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
+    /// summary in pieces (sets `endTime` unless set).
+    pub const IA_SAVE: u32 = 44;
+    // The report, the chart, formatDuration, load, field assignment and file names are
+    // stateless ops over the snapshot: `analytics_text_ops` (230..=236).
 
     // --- CoherenceEarlyExit ---
     /// `[config, totalLayers]`.
@@ -279,6 +288,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         op::ANALYTICS_SOURCE_ERROR => {
             return Err(Failure::Core(loop_stopping::invalid_analytics_source(Naming::Js, arg(&args, 0))))
         }
+        op if analytics_text_ops::handles(op) => return Ok(analytics_text_ops::exec(op, &args)?),
         op::RUNNER_ERROR => {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
@@ -417,9 +427,18 @@ impl Engine {
         let args = args_of(text)?;
         match op {
             op::IA_NEW => {
-                let analytics = IterationAnalytics::from_config_value(arg(&args, 0), Naming::Js)?;
+                let upstream = arg(&args, 0).as_bool() == Some(true);
+                let analytics = IterationAnalytics::construct(
+                    upstream.then(|| arg(&args, 1)),
+                    arg(&args, 2),
+                    arg(&args, 3),
+                    arg(&args, 4).as_str().unwrap_or_default(),
+                    Naming::Js,
+                    arg(&args, 5).as_bool() == Some(true),
+                )?;
+                let persist = analytics.persists();
                 self.slot = Slot::Analytics(Box::new(analytics));
-                Ok(None)
+                Ok(Some(Value::Bool(persist)))
             }
             op::IA_FROM_JSON => {
                 let snapshot = snapshot_of(arg(&args, 0))?;
@@ -456,8 +475,11 @@ impl Engine {
 }
 
 fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
+    let now = || arg(args, 0).as_str().unwrap_or_default();
     let value = match op {
-        op::IA_RECORD => a.record_value(arg(args, 0), Naming::Js)?.to_value(),
+        op::IA_RECORD => {
+            a.record_value(arg(args, 0), Naming::Js, arg(args, 1).as_str().unwrap_or_default())?.to_value()
+        }
         op::IA_DETECT => a.detect_diminishing_returns().to_value(),
         op::IA_TRAJECTORY => Value::string(a.trajectory().as_str()),
         op::IA_OPTIMAL => {
@@ -465,7 +487,20 @@ fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
             a.optimal_iteration_value(verified_only)
         }
         op::IA_SELECT => a.select_best_iteration_value(),
-        op::IA_SUMMARY => a.summary_value(),
+        op::IA_SETTLE => {
+            a.settle_end_time(now())?;
+            Value::string(a.end_time().unwrap_or_default())
+        }
+        op::IA_SAVE => {
+            a.settle_end_time(now())?;
+            let from = arg(args, 1).as_f64().unwrap_or(0.0) as usize;
+            Value::Array(vec![
+                a.summary_head(),
+                a.records_value(from),
+                a.summary_tail(),
+                Value::Number(a.records().len() as f64),
+            ])
+        }
         op::IA_CONFIG => a.config().to_value(Naming::Js),
         op::IA_RECORDS => array(a.records(), |r| r.to_value()),
         op::IA_RESET => {

@@ -20,8 +20,9 @@ pub fn handles(op: u32) -> bool {
     op == LOOP_PRESET || (cfg!(feature = "replay") && op == LOOP_REPLAY)
 }
 
-/// The stateless entry of the wasm replay module: answers loop replay (op 80) and pyramid
-/// replay and policy (ops 220..224), and nothing else (any other op is an unknown op), so
+/// The stateless entry of the wasm replay module: answers loop replay (op 80), pyramid
+/// replay and policy (ops 220..224) and IterationAnalytics's occasional ops (230..236,
+/// `analytics_text_ops`), and nothing else (any other op is an unknown op), so
 /// the module links only the replay code paths and the engines they drive.
 #[cfg(feature = "replay")]
 pub fn exec_replay(op: u32, args: &str) -> String {
@@ -34,6 +35,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
     match op {
         LOOP_REPLAY => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
+        op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         _ => Err(super::unknown_op(op)),
     }
 }

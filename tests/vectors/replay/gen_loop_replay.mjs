@@ -66,7 +66,7 @@ function diminishing(items, a) {
   for (let i = 1; i < items.length; i++) {
     const prev = items[i - 1].quality_score;
     const delta = items[i].quality_score - prev;
-    const pct = prev > 0 ? Math.abs(delta) / prev : (delta === 0 ? 0 : Infinity);
+    const pct = prev > 0 ? Math.abs(delta) / prev : 0; // upstream: a step from 0 counts as no change
     run = pct < a.diminishingReturnsThreshold ? run + 1 : 0;
     if (run >= a.consecutiveCountThreshold) {
       return `Diminishing returns detected: ${a.consecutiveCountThreshold} consecutive iterations with <${a.diminishingReturnsThreshold * 100}% improvement`;

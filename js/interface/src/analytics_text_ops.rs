@@ -1,0 +1,84 @@
+//! IterationAnalytics's occasional ops, stateless over its snapshot: the markdown report, the
+//! quality chart, `formatDuration`, upstream's load (a saved summary to a snapshot), the
+//! assignment of upstream's public fields (a snapshot to a changed snapshot), and where a
+//! save writes. Op codes 230..=236.
+//!
+//! Why stateless: the wasm package's engines module has a size budget every page pays for;
+//! these ops are text generation and file handling that a loop calls once, if ever, so the
+//! wasm build answers them in its replay module (loaded on first use; `init({ replay: true })`
+//! in a browser) from the engine's snapshot, and the engines module does not link them. The
+//! napi addon answers them like any other op. The per-record ops, and the summary that an
+//! upstream-form object saves after each record, stay in the engines module.
+
+use earlyexit::analytics::{self, FileTarget, SavedFile};
+use earlyexit::{IterationAnalytics, Naming, Result, Value};
+
+/// `[snapshot, options, now]` -> the markdown report (`generateReport(options)`).
+pub const REPORT: u32 = 230;
+/// `[snapshot]` -> the quality chart (`generateQualityChart()`).
+pub const CHART: u32 = 231;
+/// `[ms]` -> `formatDuration(ms)`.
+pub const DURATION: u32 = 232;
+/// `[summary, config, storage folder or null, files?]` -> `[snapshot, persist]` (upstream's
+/// load: `IterationAnalytics.load` / `fromSummary`).
+pub const FROM_SUMMARY: u32 = 233;
+/// `[snapshot, field, value]` -> the snapshot with one of upstream's public fields assigned.
+pub const ASSIGN: u32 = 234;
+/// `[loopId or null, storagePath, filename, "json" | "report"]` -> `{path}` or `{dir, name}`.
+pub const FILE: u32 = 235;
+/// `[filepath]` -> nothing, or the error for a `load(filepath)` argument.
+pub const PATH_CHECK: u32 = 236;
+
+/// Whether `op` is one of this file's (never without the `replay` feature: the wasm engines
+/// module leaves these ops to the replay module, so none of their code is linked into it).
+pub fn handles(op: u32) -> bool {
+    cfg!(feature = "replay") && (REPORT..=PATH_CHECK).contains(&op)
+}
+
+fn arg(args: &[Value], i: usize) -> &Value {
+    args.get(i).unwrap_or(&Value::Null)
+}
+
+fn restored(snapshot: &Value) -> Result<IterationAnalytics> {
+    IterationAnalytics::from_snapshot(snapshot)
+}
+
+/// Answers one of this file's ops (`None`: nothing to answer).
+pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
+    let now = |i: usize| arg(args, i).as_str().unwrap_or_default();
+    let value = match op {
+        REPORT => Value::String(restored(arg(args, 0))?.report_value(arg(args, 1), Naming::Js, now(2))?),
+        CHART => Value::String(restored(arg(args, 0))?.quality_chart()),
+        DURATION => Value::String(IterationAnalytics::format_duration(arg(args, 0))?),
+        FROM_SUMMARY => {
+            let loaded = IterationAnalytics::from_summary(
+                arg(args, 0),
+                arg(args, 1),
+                Naming::Js,
+                arg(args, 2).as_str(),
+                arg(args, 3).as_bool() == Some(true),
+            )?;
+            Value::Array(vec![loaded.to_snapshot(), Value::Bool(loaded.persists())])
+        }
+        ASSIGN => {
+            let mut a = restored(arg(args, 0))?;
+            a.assign(arg(args, 1).as_str().unwrap_or_default(), arg(args, 2), Naming::Js)?;
+            a.to_snapshot()
+        }
+        FILE => {
+            let file = if arg(args, 3).as_str() == Some("report") { SavedFile::Report } else { SavedFile::Summary };
+            let storage_path = arg(args, 1).as_str().unwrap_or_default();
+            match analytics::file_target(arg(args, 0).as_str(), storage_path, arg(args, 2), file, Naming::Js)? {
+                FileTarget::Given(path) => Value::object(vec![("path", Value::String(path))]),
+                FileTarget::Default { dir, name } => {
+                    Value::object(vec![("dir", Value::String(dir)), ("name", Value::String(name))])
+                }
+            }
+        }
+        _ => {
+            analytics::path_argument(arg(args, 0), "filepath")?;
+            return Ok(None);
+        }
+    };
+    Ok(Some(value))
+}
