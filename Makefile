@@ -8,14 +8,17 @@
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
 # (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
-# reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh).
+# reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
+# check-commits (commit subjects <= 72 characters with a body, in BASE..HEAD; BASE=main),
+# compare-builds (BASE, default main, and HEAD side by side: wasm sizes, then JS, Rust and
+# Python speed; ARGS="--size-only" for sizes alone, ARGS="--rounds N").
 
 SHELL := /bin/bash
 REFERENCE ?= ../shared/reference
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay fuzz setup vectors test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench replay fuzz setup vectors check-commits compare-builds test-rust test-python test-node test-browser test-packaging
 
 test: setup
 	bash scripts/test-all.sh
@@ -44,3 +47,11 @@ vectors:
 	node tests/vectors/gen_bad_input.mjs $(REFERENCE)
 	node tests/vectors/replay/gen_loop_replay.mjs
 	node tests/vectors/gen_pyramid_policy.mjs
+
+# Commit-message habits of a branch before it is merged; not part of `make test`.
+check-commits:
+	bash scripts/check-commits.sh $(or $(BASE),main)
+
+# Two commits side by side, each built in a worktree of its own (scripts/compare-builds.sh).
+compare-builds:
+	bash scripts/compare-builds.sh $(or $(BASE),main) $(ARGS)

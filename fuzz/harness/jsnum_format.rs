@@ -9,11 +9,13 @@
 //! * `to_fixed(x, f)` for f in 0..=100 equals rounding the exact decimal expansion of `x`
 //!   (Rust's `{:.1074}`, exact for every f64) half away from zero at `f` digits, and the
 //!   ECMAScript fallbacks (`ToString` at |x| >= 1e21 or non-finite, no "-" for -0).
+//! * Both equal ryu-js's `Buffer::format` / `format_to_fixed` (a second, independent
+//!   implementation; its toFixed is left out where it is wrong, see `ryu_oracle`).
 //! * JSON: any value tree written and read back equals the tree as `JSON.stringify` sees
 //!   it, the writer is idempotent, and text `serde_json` accepts is accepted here too and
 //!   round-trips.
 
-use super::gen;
+use super::{gen, ryu_oracle};
 use arbitrary::{Result, Unstructured};
 use earlyexit::jsnum::{to_fixed, to_js_string};
 use earlyexit::{ErrorCode, Value};
@@ -157,6 +159,7 @@ pub fn check_to_string(x: f64) {
         }
     }
     assert_eq!(s, reference_to_string(x), "to_js_string({:?} bits {:#x})", x, x.to_bits());
+    assert_eq!(s, ryu_oracle::to_string(x), "to_js_string({:?} bits {:#x}) against ryu-js", x, x.to_bits());
 }
 
 /// `Number.prototype.toFixed(f)` from the exact decimal expansion.
@@ -205,6 +208,11 @@ fn reference_to_fixed(x: f64, f: u32) -> String {
 pub fn check_to_fixed(x: f64, f: u32) {
     let s = to_fixed(x, f);
     assert_eq!(s, reference_to_fixed(x, f), "to_fixed({:?} bits {:#x}, {f})", x, x.to_bits());
+    if let Ok(d) = u8::try_from(f) {
+        if d <= 100 && ryu_oracle::to_fixed_is_reliable(x, d) {
+            assert_eq!(s, ryu_oracle::to_fixed(x, d), "to_fixed({:?} bits {:#x}, {f}) against ryu-js", x, x.to_bits());
+        }
+    }
     if x.is_finite() && x.abs() < 1e21 {
         let fraction = s.split_once('.').map_or(0, |(_, frac)| frac.len());
         assert_eq!(fraction, f as usize, "to_fixed({x:e}, {f}) = {s:?} has the wrong number of digits");

@@ -11,6 +11,7 @@ pub mod gen;
 pub mod jsnum_format;
 pub mod loop_ops;
 pub mod pyramid_run;
+pub mod ryu_oracle;
 pub mod snapshot_restore;
 
 /// A target: its name (the corpus directory's) and its entry.
