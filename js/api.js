@@ -342,14 +342,17 @@ export default function createApi(native) {
   // replay ops through one).
   const SHARED = Symbol.for('earlyexit.scratch');
   const home = typeof native.fastFold === 'function' ? native.fastFold : native;
-  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null });
+  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null, memory: null, address: 0, size: 0 });
   let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
     const size = Math.max(4096, 2 * min);
     if (typeof native.scratchReserve === 'function') {
       const address = native.scratchReserve(size);
-      fast.scratch = new Float64Array(native.wasmMemory().buffer, address, size);
+      fast.memory = native.wasmMemory(); // kept: after a trap, the last engine's state is read from it
+      fast.address = address;
+      fast.size = size;
+      fast.scratch = new Float64Array(fast.memory.buffer, address, size);
     } else {
       const grown = new Float64Array(size);
       grown.set(fast.scratch);
@@ -1419,7 +1422,108 @@ export default function createApi(native) {
   const AGGRESSIVE_EXIT_CONFIG = {};
   const CONSERVATIVE_EXIT_CONFIG = {};
 
+  // ------------------------------------------------------------------------
+  // WebAssembly only (the package entry gives `native.resetInstance(op)`, which replaces the
+  // instance that answers `op` by a fresh one of the same module and says whether that was
+  // the engines module). A trap (out of memory, say) leaves an instance unusable, so: the
+  // call that trapped throws `instance_trapped`, later calls go to the fresh instance, and
+  // the native objects made on the old one (IterationAnalytics, CoherenceEarlyExit,
+  // SpeculativeExecutor, PyramidRun and a controller's earlyExit) throw `instance_reset`.
+  // EarlyStopping and runs keep their state in JS and carry on. Not about a value the caller
+  // passed as such, and no core is left to word them: plain Errors with `.code` and `.field`.
+  let generation = 0; // of the engines instance
+
+  function instanceError(code, message, cause) {
+    const error = cause === undefined ? new Error(message) : new Error(message, { cause });
+    error.code = code;
+    error.field = code === 'instance_reset' ? 'this' : 'instance';
+    return error;
+  }
+
+  function guardInstance() {
+    const reset = native.resetInstance;
+    const isTrap = (error) => (typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError)
+      || (error instanceof RangeError && /call stack/i.test(error.message)); // a wasm stack overflow
+    function recover(error, op) {
+      if (!isTrap(error)) return error;
+      if (reset(op)) {
+        generation += 1;
+        // The engine whose state was in the scratch slots saves it from the old memory (its
+        // contents outlive the instance); the slots are then reserved on the new one.
+        if (fast.evict !== null && fast.memory !== null) {
+          fast.scratch = new Float64Array(fast.memory.buffer, fast.address, fast.size);
+          fast.evict();
+        }
+        fast.owner = null;
+        fast.evict = null;
+        decidedBy = null;
+        fast.scratch = new Float64Array(0);
+        growScratch(fast.size / 2);
+      }
+      return instanceError('instance_trapped', 'earlyexit-wasm: the WebAssembly instance trapped during this call (' + error.message +
+        '), so a fresh instance answers from now on: this call changed nothing, and objects made before it other than ' +
+        'EarlyStopping throw instance_reset', error);
+    }
+    const raw = {};
+    for (const name of ['exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason', 'scratchReserve', 'wasmMemory',
+      'pyramidStart', 'pyramidSubmit', 'pyramidSummary', 'NativeEngine']) raw[name] = native[name];
+    // One wrapper per arity, so the hot zero-argument calls stay plain calls.
+    const guard0 = (f) => function guarded() {
+      try {
+        return f();
+      } catch (error) {
+        throw recover(error);
+      }
+    };
+    const guard1 = (f) => function guarded(a) {
+      try {
+        return f(a);
+      } catch (error) {
+        throw recover(error);
+      }
+    };
+    native.exec = function exec(op, args) {
+      try {
+        return raw.exec(op, args);
+      } catch (error) {
+        throw recover(error, op);
+      }
+    };
+    for (const name of ['fastFold', 'fastDecide', 'fastReason', 'wasmMemory', 'pyramidStart', 'pyramidSubmit', 'pyramidSummary']) {
+      native[name] = guard0(raw[name]);
+    }
+    native.fastDiminishingReason = guard1(raw.fastDiminishingReason);
+    native.scratchReserve = guard1(raw.scratchReserve);
+    native.NativeEngine = class NativeEngine {
+      constructor() {
+        this.generation = generation;
+        try {
+          this.inner = new raw.NativeEngine();
+        } catch (error) {
+          throw recover(error);
+        }
+      }
+
+      call(op, args) {
+        if (this.generation !== generation) {
+          throw instanceError('instance_reset', 'earlyexit-wasm: this object was made on a WebAssembly instance that trapped and was ' +
+            'replaced, so its state is gone: make it again (or restore it from a snapshot taken before)');
+        }
+        try {
+          return this.inner.call(op, args);
+        } catch (error) {
+          throw recover(error, op);
+        }
+      }
+
+      free() {
+        if (this.generation === generation) this.inner.free(); // the old instance's memory went with it
+      }
+    };
+  }
+
   function ready() {
+    if (typeof native.resetInstance === 'function') guardInstance();
     const hello = unwrap(native.exec(OP.HELLO, '[]'));
     if (hello.protocol !== PROTOCOL) {
       throw new Error(`earlyexit: the native module speaks protocol ${hello.protocol}, this JS layer ${PROTOCOL}; rebuild the package`);
