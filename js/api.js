@@ -1100,9 +1100,13 @@ export default function createApi(native) {
   }
 
   // A runner's result, read once: a plain copy of an object's own enumerable properties (the
-  // seed copies it with `{...result}` too); anything else as it is, for the core's error.
+  // seed copies it with `{...result}` too), a key whose value is undefined left out (an
+  // absent key, as on the JSON path); anything else as it is, for the core's error.
   function readResult(returned) {
-    return typeof returned === 'object' && returned !== null && !Array.isArray(returned) ? { ...returned } : returned;
+    if (typeof returned !== 'object' || returned === null || Array.isArray(returned)) return returned;
+    const copy = { ...returned };
+    for (const key in copy) if (copy[key] === undefined) delete copy[key];
+    return copy;
   }
 
   const isAbortSignal = (x) => x !== null && typeof x === 'object' && typeof x.aborted === 'boolean'
@@ -1183,7 +1187,6 @@ export default function createApi(native) {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       const value = result[key];
-      if (value === undefined) return false;
       switch (key) {
         case 'passRate':
         case 'coverage':

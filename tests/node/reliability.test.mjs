@@ -144,6 +144,15 @@ describe(`host values are read once (${IMPL})`, () => {
     await assert.rejects(new ee.EarlyExitController(null, 45).runWithEarlyExit(many), check);
   });
 
+  test('a result key whose value is undefined is an absent key on every path (found by the properties)', async () => {
+    const result = { passRate: 0.995, coverage: 0.9, flakyRatio: 0.2, previousLambda: undefined, note: 'x' };
+    const got = await new ee.EarlyExitController(null, 3).runWithEarlyExit([{ name: 'unit', costMs: 5, run: () => result }]);
+    const run = ee.PyramidRun.start(null, 3, [{ name: 'unit', costMs: 5 }]);
+    run.submit(0, result);
+    assert.deepEqual(got, run.result());
+    assert.deepEqual(Object.keys(got.layers[0]), ['passRate', 'coverage', 'flakyRatio', 'note']);
+  });
+
   test('a getter that uses the API (and grows wasm memory) does not spoil a valid result', async () => {
     const history = Array.from({ length: 30_000 }, (_, i) => ({ iteration_number: i + 1, quality_score: 50, confidence: 0.5, verification_status: 'failed', quality_delta: 0, timestamp: '2026-01-01T00:00:00.000Z' }));
     const snapshot = JSON.stringify({ ...new ee.EarlyStopping({ maxIterations: 100_000 }).toJSON(), history });
