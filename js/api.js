@@ -63,7 +63,9 @@ export default function createApi(native) {
   const AS_DECISION = { code: 'invalid_signal', root: 'decision', name: 'decision' };
   const AS_LAYERS = { code: 'invalid_config', root: 'layers', name: 'layers' };
   const AS_SPECULATIONS = { code: 'invalid_signal', root: 'speculations', name: 'speculations' };
-  const AS_RUNS = { code: 'invalid_replay', root: 'runs', name: 'runs' };
+  // Runs (replay): the size limit applies to each run, or each line of JSONL text, which the
+  // core reads one at a time, never to the whole batch, so large replays stay possible.
+  const AS_RUNS = { code: 'invalid_replay', root: 'runs', name: 'runs', lines: true };
   const asLayerResult = (index) => {
     const root = 'layers[' + index + ']';
     return { code: 'invalid_layer_result', root, name: root };
@@ -104,6 +106,7 @@ export default function createApi(native) {
     if (typeof value !== 'object' || value === null) {
       lastVisits = 1;
       if (typeof value !== 'string') return value === null ? 'null' : scalar(value);
+      if (where.lines === true) return JSON.stringify(value); // JSONL: the core bounds each line
       const text = value.length > LIMITS.documentBytes ? '' : JSON.stringify(value);
       if (text === '' || text.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, where.code, where.name);
       return text;
@@ -119,7 +122,7 @@ export default function createApi(native) {
     walk.visits++;
     if (typeof value === 'object' && value !== null) return encodeObject(value, depth, walk);
     walk.height = 0;
-    if (typeof value === 'string' && value.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, walk.where.code, walk.where.name);
+    if (typeof value === 'string' && value.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
     return value === null ? 'null' : scalar(value);
   }
 
@@ -150,7 +153,11 @@ export default function createApi(native) {
         const text = encodeItem(value[i], depth + 1, walk);
         walk.keys.pop();
         if (walk.height > height) height = walk.height;
-        if (out.length + text.length >= limit) throw hostError(TOO_LARGE, walk.where.code, walk.where.name);
+        if (depth === 1 && walk.where.lines === true) { // a batch of runs: each run is bounded
+          if (text.length >= limit) throw hostError(TOO_LARGE, walk.where.code, walk.where.root + '[' + i + ']');
+        } else if (out.length + text.length >= limit) {
+          throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+        }
         out += i > 0 ? ',' + text : text;
       }
       out += ']';
@@ -169,7 +176,7 @@ export default function createApi(native) {
         walk.keys.pop();
         if (walk.height > height) height = walk.height;
         const entry = JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + text;
-        if (out.length + entry.length >= limit) throw hostError(TOO_LARGE, walk.where.code, walk.where.name);
+        if (out.length + entry.length >= limit) throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
         out += out.length > 1 ? ',' + entry : entry;
       }
       out += '}';
@@ -178,6 +185,11 @@ export default function createApi(native) {
     walk.memo.set(value, { text: out, height });
     walk.height = height;
     return out;
+  }
+
+  // What a size error names: the argument, or in a batch of runs the run (`runs[3]`).
+  function sizeField(walk) {
+    return walk.where.lines === true && walk.keys.length > 0 ? walk.where.root + '[' + walk.keys[0] + ']' : walk.where.name;
   }
 
   // Where the encoder is: `root.key[2]...`. A key is cut to 64 characters, so that what
@@ -1445,8 +1457,9 @@ export default function createApi(native) {
 
   function guardInstance() {
     const reset = native.resetInstance;
-    const isTrap = (error) => (typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError)
-      || (error instanceof RangeError && /call stack/i.test(error.message)); // a wasm stack overflow
+    // Only a trap: a RangeError for an exhausted JS stack may come from the glue before the
+    // instance was entered, and the instance is then intact.
+    const isTrap = (error) => typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError;
     function recover(error, op) {
       if (!isTrap(error)) return error;
       if (reset(op)) {
@@ -1672,8 +1685,8 @@ export default function createApi(native) {
   // again, as test runners may): the encoder with its visit count, the caches' sizes, and a
   // switch that sends every run to the JSON path.
   const testing = {
-    encode(value) {
-      const text = encode(value);
+    encode(value, as = undefined) {
+      const text = encode(value, as === 'runs' ? AS_RUNS : AS_VALUE);
       return { text, visits: lastVisits };
     },
     caches() {

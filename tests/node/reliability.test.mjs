@@ -255,6 +255,16 @@ describe(`the encoder (${IMPL})`, () => {
       (e) => e instanceof RangeError && e.code === 'invalid_layer_result' && e.field.startsWith('layers[0].deep[0]'));
   });
 
+  test('replays are bounded per run (or per JSONL line), never as a whole batch', () => {
+    const big = 'x'.repeat(40 << 20);
+    const runs = [{ id: 'a', note: big }, { id: 'b', note: big }]; // 80 MiB in all
+    assert.ok(testing.encode(runs, 'runs').text.length > 64 << 20);
+    assert.ok(testing.encode(big + '\n' + big, 'runs').text.length > 64 << 20); // JSONL text: the core bounds each line
+    runs.push({ id: 'c', note: big + big });
+    assert.throws(() => testing.encode(runs, 'runs'), (e) => e instanceof RangeError && e.code === 'invalid_replay' && e.field === 'runs[2]');
+    assert.throws(() => testing.encode(runs), (e) => e instanceof RangeError && e.field === 'value'); // elsewhere: the whole value
+  });
+
   test('a string over the size limit is refused before it is copied', () => {
     const huge = 'x'.repeat(64 * 1024 * 1024 + 1);
     assert.throws(() => ee.EarlyStopping.fromJSON(huge), (e) => e instanceof RangeError && e.code === 'invalid_snapshot' && e.field === 'snapshot' && /over 67108864 bytes/.test(e.message));
