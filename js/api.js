@@ -1066,59 +1066,68 @@ export default function createApi(native) {
     );
   }
 
-  // A run's layers, each read once when the run starts: the layer objects (to notice a list
-  // that changes while a runner is awaited), their runners, what the core reads of them
-  // (`specs`), the first without a runner, whether the fast path takes them (names, costs
-  // and runners of the usual types; the core still checks the values), and their costs as
-  // the fast path's slots (present 0/1, value), which belong to this run alone.
+  // A run's layers, each read once when the run starts: per layer, the layer object (to
+  // notice a list that changes while a runner is awaited), its name, cost and runner, four
+  // slots each in `reads`; the first layer without a runner; whether the fast path takes them
+  // (names, costs and runners of the usual types; the core still checks the values); and for
+  // the fast path the run's own state slots, its layers' costs after them (present 0/1,
+  // value), which no other run writes. Few allocations: this is on every run's path.
+  const READ = 4;
   function readLayers(layers) {
-    if (!Array.isArray(layers)) return { items: null, specs: layers, runners: null, badRunner: -1, fast: false, costs: null };
+    if (!Array.isArray(layers)) return { count: 0, reads: null, badRunner: -1, fast: false, state: null };
     const count = layers.length;
-    const items = new Array(count);
-    const specs = new Array(count);
-    const runners = new Array(count);
+    const reads = new Array(READ * count);
     let badRunner = -1;
     let fast = count <= P_MAX_LAYERS;
-    const costs = fast ? new Float64Array(2 * count) : null;
+    const state = fast ? new Float64Array(P_STATE_LEN + 2 * count) : null;
     for (let i = 0; i < count; i++) {
       const layer = layers[i];
-      items[i] = layer;
+      const at = READ * i;
+      reads[at] = layer;
       if (layer === null || typeof layer !== 'object' || Array.isArray(layer)) {
-        specs[i] = layer; // not a layer object: passed on whole, so the core names `layers[i]`
         fast = false;
         continue;
       }
-      const name = layer.name;
-      const costMs = layer.costMs;
-      const run = layer.run;
-      specs[i] = { name, costMs };
-      runners[i] = run;
+      const name = (reads[at + 1] = layer.name);
+      const cost = (reads[at + 2] = layer.costMs);
+      const run = (reads[at + 3] = layer.run);
       if (typeof run !== 'function' && badRunner < 0) badRunner = i;
-      if (typeof name !== 'string' || (costMs !== undefined && typeof costMs !== 'number')) fast = false;
-      else if (fast && costMs !== undefined) {
-        costs[2 * i] = 1;
-        costs[2 * i + 1] = costMs;
+      if (typeof name !== 'string' || (cost !== undefined && typeof cost !== 'number')) fast = false;
+      else if (fast && cost !== undefined) {
+        state[P_STATE_LEN + 2 * i] = 1;
+        state[P_STATE_LEN + 2 * i + 1] = cost;
       }
     }
-    return { items, specs, runners, badRunner, fast: fast && badRunner < 0, costs };
+    return { count, reads, badRunner, fast: fast && badRunner < 0, state };
+  }
+
+  // What the core reads of the first `count` layers read: `{name, costMs}` for a layer object,
+  // anything else whole (so the core names `layers[i]`); `layers` itself when not an array.
+  function specsOf(layers, read, count) {
+    if (read.reads === null) return layers;
+    const specs = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const item = read.reads[READ * i];
+      specs[i] = item === null || typeof item !== 'object' || Array.isArray(item)
+        ? item
+        : { name: read.reads[READ * i + 1], costMs: read.reads[READ * i + 2] };
+    }
+    return specs;
   }
 
   // Calls layer `index`'s runner (read once, as its layer's method), with `{ signal }` when
   // the run has one, after checking that the list is still the one the run started with.
   function runLayer(layers, read, index, signal) {
-    if (layers.length !== read.items.length || layers[index] !== read.items[index]) throw hostError(LAYERS_CHANGED, 'invalid_config', 'layers');
-    const layer = read.items[index];
-    return signal === undefined ? read.runners[index].call(layer) : read.runners[index].call(layer, { signal });
+    const layer = read.reads[READ * index];
+    if (layers.length !== read.count || layers[index] !== layer) throw hostError(LAYERS_CHANGED, 'invalid_config', 'layers');
+    const run = read.reads[READ * index + 3];
+    return signal === undefined ? run.call(layer) : run.call(layer, { signal });
   }
 
   // A runner's result, read once: a plain copy of an object's own enumerable properties (the
-  // seed copies it with `{...result}` too), a key whose value is undefined left out (an
-  // absent key, as on the JSON path); anything else as it is, for the core's error.
+  // seed copies it with `{...result}` too); anything else as it is, for the core's error.
   function readResult(returned) {
-    if (typeof returned !== 'object' || returned === null || Array.isArray(returned)) return returned;
-    const copy = { ...returned };
-    for (const key in copy) if (copy[key] === undefined) delete copy[key];
-    return copy;
+    return typeof returned === 'object' && returned !== null && !Array.isArray(returned) ? { ...returned } : returned;
   }
 
   const isAbortSignal = (x) => x !== null && typeof x === 'object' && typeof x.aborted === 'boolean'
@@ -1192,6 +1201,7 @@ export default function createApi(native) {
   // true; null when it also has other keys, which the JSON check looks at first; false when
   // it does not take it (the JSON check then throws the error). A `previousLambda` of NaN
   // is not "absent" (the slot's mark for it): the JSON check refuses it, as submit() does.
+  // A key whose value is undefined is an absent key (as on the JSON path): dropped from the copy.
   function layerResultKind(result) {
     if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
     let plain = true;
@@ -1199,6 +1209,10 @@ export default function createApi(native) {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       const value = result[key];
+      if (value === undefined) {
+        delete result[key];
+        continue;
+      }
       switch (key) {
         case 'passRate':
         case 'coverage':
@@ -1223,6 +1237,11 @@ export default function createApi(native) {
     s[P_IN_PREVIOUS_LAMBDA] = previous === undefined ? NaN : previous;
   }
 
+  // The costs kept after a run's state slots (readLayers) into the scratch slots.
+  function putCosts(s, state) {
+    for (let i = P_STATE_LEN; i < state.length; i++) s[P_COSTS + i - P_STATE_LEN] = state[i];
+  }
+
   function copyState(from, fromAt, to, toAt) {
     for (let i = 0; i < P_STATE_LEN; i++) to[toAt + i] = from[fromAt + i];
   }
@@ -1230,16 +1249,15 @@ export default function createApi(native) {
   let fastRuns = true; // off only in tests that compare the fast path with the JSON path
 
   async function runFast(exitSlots, totalLayers, layers, read, signal) {
-    const costs = read.costs;
+    const state = read.state; // the run's state slots, then its costs
     let s = view();
     s.set(exitSlots, PB);
     s[P_TOTAL_LAYERS] = totalLayers;
-    const count = read.items.length;
+    const count = read.count;
     s[P_LAYER_COUNT] = count;
-    s.set(costs, P_COSTS);
+    putCosts(s, state);
     if (native.pyramidStart() !== 0) return undefined; // a bad cost: the JSON path words it
     s = view();
-    const state = new Float64Array(P_STATE_LEN);
     copyState(s, PB, state, 0);
     let action = s[P_OUT_ACTION];
     let index = s[P_OUT_LAYER];
@@ -1283,7 +1301,7 @@ export default function createApi(native) {
       index = s[P_OUT_LAYER];
     }
     s = view();
-    s.set(costs, P_COSTS); // this run's costs, whatever other runs wrote meanwhile
+    putCosts(s, state); // this run's costs, whatever other runs wrote meanwhile
     copyState(state, 0, s, PB);
     native.pyramidSummary();
     s = view();
@@ -1356,11 +1374,11 @@ export default function createApi(native) {
         if (result !== undefined) return result;
       }
       const badRunner = read.badRunner;
-      const given = badRunner < 0 ? read.specs : read.specs.slice(0, badRunner + 1);
+      const given = specsOf(layers, read, badRunner < 0 ? read.count : badRunner + 1);
       const engine = filled(OP.PR_START, '[' + this.#config + ',' + this.#totalLayers + ',' + enc(given, AS_LAYERS) + ']');
       try {
         if (badRunner >= 0) {
-          unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(read.runners[badRunner]))));
+          unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(read.reads[READ * badRunner + 3]))));
         }
         for (;;) {
           const next = unwrap(engine.call(OP.PR_NEXT, '[]'));
