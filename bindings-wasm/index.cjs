@@ -19,6 +19,16 @@ const native = Object.assign({}, engines, {
     if (replay === null) replay = require('./pkg/nodejs/earlyexit_replay.js');
     return replay.exec(op, args);
   },
+  // After a trap (the JS layer's guard, api.js): a fresh instance of the module that answers
+  // `op` (both glues are built with wasm-bindgen's reset function); true for the engines.
+  resetInstance(op) {
+    if (op !== undefined && isReplayOp(op)) {
+      if (replay !== null) replay.__wbg_reset_state();
+      return false;
+    }
+    engines.__wbg_reset_state();
+    return true;
+  },
 });
 // The host's files: IterationAnalytics saves and loads aiwg's summary files through them.
 const files = { fs: require('node:fs'), path: require('node:path'), byteLength: Buffer.byteLength };

@@ -69,6 +69,7 @@ const describe = (cause) => String(cause?.message ?? cause);
 let engines = null; // the engines' load, shared by every init() call; null before and after a failure
 let replay = null; // the replay module's load, likewise
 let replayExec = null; // the replay module's exec once it is loaded
+let replayReset = null; // and its reset (a fresh instance after a trap)
 let replayFailure = null; // why the last replay load failed (for the not-loaded message)
 
 function replayNotLoaded(op) {
@@ -99,6 +100,16 @@ function loadEngines(source) {
         if (replayExec === null) throw replayNotLoaded(op);
         return replayExec(op, args);
       };
+      // After a trap (the JS layer's guard, api.js): a fresh instance of the module that
+      // answers `op`, from the module already compiled; true for the engines.
+      native.resetInstance = (op) => {
+        if (op !== undefined && isReplayOp(op)) {
+          if (replayReset !== null) replayReset();
+          return false;
+        }
+        wasm.__wbg_reset_state();
+        return true;
+      };
       ready();
     }, (cause) => {
       const where = source === undefined ? ', next to the script that loaded it' : typeof source === 'string' || source instanceof URL ? ` from ${source}` : '';
@@ -122,10 +133,11 @@ function loadReplay(source) {
   if (replay === null) {
     const from = typeof source === 'string' || source instanceof URL ? ` from ${source}` : '';
     replay = import('./pkg/web/earlyexit_replay.js')
-      .then((glue) => wasmInit(glue.default, source).then(() => glue.exec))
+      .then((glue) => wasmInit(glue.default, source).then(() => glue))
       .then(
-        (exec) => {
-          replayExec = exec;
+        (glue) => {
+          replayExec = glue.exec;
+          replayReset = glue.__wbg_reset_state;
           replayFailure = null;
         },
         (cause) => {

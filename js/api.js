@@ -26,11 +26,11 @@ export default function createApi(native, hostFiles) {
   const host = hostFiles ?? null;
 
   // Op codes: the same table as `op` in js/interface/src/lib.rs.
-  const PROTOCOL = 4;
+  const PROTOCOL = 5;
   const OP = {
     HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
-    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_HISTORY_CHECK: 11, ES_REPORT_CHECK: 24,
-    ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
+    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_HISTORY_CHECK: 11, HOST_ERROR: 20, RUN_OPTIONS_CHECK: 21,
+    ES_REPORT_CHECK: 24, ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
     IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
     IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
     IA_SETTLE: 42, IA_SAVE: 44,
@@ -47,14 +47,39 @@ export default function createApi(native, hostFiles) {
   // ------------------------------------------------------------------------
   // Wire format (see js/interface/src/wire.rs).
 
-  const MAX_DEPTH = 200; // the core's JSON reader allows 256 levels
   const tag = (what) => '{"\\u0000":' + JSON.stringify(what) + '}';
   const TAG_NAN = tag('NaN');
   const TAG_INFINITY = tag('Infinity');
   const TAG_NEG_INFINITY = tag('-Infinity');
   const TAG_UNDEFINED = tag('undefined');
 
-  function encode(value, depth) {
+  // The core's limits on what crosses (filled by ready() from the core: op LOOP_CONSTANTS):
+  // the deepest nesting of objects and arrays, the longest JSON text of one argument, and
+  // the largest count given for a list.
+  const LIMITS = { depth: 0, documentBytes: 0, count: 0 };
+
+  // What an argument is, for the encoder's errors: the code the core gives that argument's
+  // problems, the root of paths inside it, and its name when the whole of it is at fault.
+  const AS_VALUE = { code: 'invalid_config', root: '', name: 'value' };
+  const AS_CONFIG = { code: 'invalid_config', root: '', name: 'config' };
+  const AS_OPTIONS = { code: 'invalid_config', root: '', name: 'options' };
+  const AS_SNAPSHOT = { code: 'invalid_snapshot', root: '', name: 'snapshot' };
+  const AS_RESULT = { code: 'invalid_result', root: '', name: 'result' };
+  const AS_REPORT = { code: 'invalid_analytics', root: '', name: 'detectDiminishingReturns()' };
+  const AS_LAYER_RESULT = { code: 'invalid_layer_result', root: '', name: 'layerResult' };
+  const AS_SIGNAL = { code: 'invalid_signal', root: '', name: 'signal' };
+  const AS_DECISION = { code: 'invalid_signal', root: 'decision', name: 'decision' };
+  const AS_LAYERS = { code: 'invalid_config', root: 'layers', name: 'layers' };
+  const AS_SPECULATIONS = { code: 'invalid_signal', root: 'speculations', name: 'speculations' };
+  // Runs (replay): the size limit applies to each run, or each line of JSONL text, which the
+  // core reads one at a time, never to the whole batch, so large replays stay possible.
+  const AS_RUNS = { code: 'invalid_replay', root: 'runs', name: 'runs', lines: true };
+  const asLayerResult = (index) => {
+    const root = 'layers[' + index + ']';
+    return { code: 'invalid_layer_result', root, name: root };
+  };
+
+  function scalar(value) {
     switch (typeof value) {
       case 'number':
         if (value === 0) return 1 / value < 0 ? '-0' : '0';
@@ -66,36 +91,136 @@ export default function createApi(native, hostFiles) {
         return value ? 'true' : 'false';
       case 'undefined':
         return TAG_UNDEFINED;
-      case 'object': {
-        if (value === null) return 'null';
-        if (depth >= MAX_DEPTH) return tag('object nested too deeply');
-        if (Array.isArray(value)) {
-          let out = '[';
-          for (let i = 0; i < value.length; i++) {
-            if (i > 0) out += ',';
-            out += encode(value[i], depth + 1);
-          }
-          return out + ']';
-        }
-        let out = '{';
-        let first = true;
-        for (const key of Object.keys(value)) {
-          const item = value[key];
-          if (item === undefined) continue; // an undefined key is an absent key
-          if (!first) out += ',';
-          first = false;
-          out += JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + encode(item, depth + 1);
-        }
-        return out + '}';
-      }
       default: // function, symbol, bigint
         return tag(typeof value);
     }
   }
 
-  const enc = (value) => encode(value, 0);
+  // The encoder. Each object and array is read once (its keys, then each value once) and
+  // encoded once, however often it occurs: a shared sub-object's text is reused, so the work
+  // is linear in the input (tests/node/reliability.test.mjs counts the visits). Shared
+  // sub-objects are valid JS values (one result object given for two layers, say), so the
+  // text holds them once per occurrence, as JSON.stringify writes them, within the size limit.
+  // A cycle, nesting deeper than the limit, or text over the size limit is the core's typed
+  // error (op HOST_ERROR) with the argument's code and the path where it was found.
+  const ENCODING = {}; // the memo's mark of an object whose text is being written
+  const ABORT_SIGNAL = {}; // stands for an AbortSignal: encoded as that host type's tag
+  const TAG_ABORT_SIGNAL = tag('AbortSignal');
+  let lastVisits = 0; // values visited by the last top-level encode (for the tests)
+
+  // `copied`: the host object `value` is a copy of (the values read from it once), so that a
+  // cycle back to it is found where it is in the caller's object.
+  function encode(value, where = AS_VALUE, copied = undefined) {
+    if (typeof value !== 'object' || value === null) {
+      lastVisits = 1;
+      if (typeof value !== 'string') return value === null ? 'null' : scalar(value);
+      if (where.lines === true) return JSON.stringify(value); // JSONL: the core bounds each line
+      const text = value.length > LIMITS.documentBytes ? '' : JSON.stringify(value);
+      if (text === '' || text.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, where.code, where.name);
+      return text;
+    }
+    const walk = { where, memo: new Map(), keys: [], height: 0, visits: 1 };
+    if (copied !== undefined && copied !== value) walk.memo.set(copied, ENCODING);
+    const text = encodeObject(value, 1, walk);
+    lastVisits = walk.visits;
+    return text;
+  }
+
+  function encodeItem(value, depth, walk) {
+    walk.visits++;
+    if (typeof value === 'object' && value !== null) return encodeObject(value, depth, walk);
+    walk.height = 0;
+    if (typeof value === 'string' && value.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+    return value === null ? 'null' : scalar(value);
+  }
+
+  // `depth`: the nesting level of `value` (1 at the top). `walk.height` is set to the levels
+  // of `value` itself (1 for an object holding no object).
+  function encodeObject(value, depth, walk) {
+    if (value === ABORT_SIGNAL) {
+      walk.height = 1;
+      return TAG_ABORT_SIGNAL;
+    }
+    const known = walk.memo.get(value);
+    if (known !== undefined) {
+      if (known === ENCODING) throw hostError(CYCLE, walk.where.code, pathOf(walk));
+      if (depth - 1 + known.height > LIMITS.depth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
+      walk.height = known.height;
+      return known.text;
+    }
+    if (depth > LIMITS.depth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
+    walk.memo.set(value, ENCODING);
+    const limit = LIMITS.documentBytes;
+    let height = 0;
+    let out;
+    if (Array.isArray(value)) {
+      out = '[';
+      const length = value.length;
+      for (let i = 0; i < length; i++) {
+        walk.keys.push(i);
+        const text = encodeItem(value[i], depth + 1, walk);
+        walk.keys.pop();
+        if (walk.height > height) height = walk.height;
+        if (depth === 1 && walk.where.lines === true) { // a batch of runs: each run is bounded
+          if (text.length >= limit) throw hostError(TOO_LARGE, walk.where.code, walk.where.root + '[' + i + ']');
+        } else if (out.length + text.length >= limit) {
+          throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+        }
+        out += i > 0 ? ',' + text : text;
+      }
+      out += ']';
+    } else {
+      out = '{';
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        walk.keys.push(key);
+        const item = value[key];
+        if (item === undefined) { // an undefined key is an absent key
+          walk.keys.pop();
+          continue;
+        }
+        const text = encodeItem(item, depth + 1, walk);
+        walk.keys.pop();
+        if (walk.height > height) height = walk.height;
+        const entry = JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + text;
+        if (out.length + entry.length >= limit) throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+        out += out.length > 1 ? ',' + entry : entry;
+      }
+      out += '}';
+    }
+    height += 1;
+    walk.memo.set(value, { text: out, height });
+    walk.height = height;
+    return out;
+  }
+
+  // What a size error names: the argument, or in a batch of runs the run (`runs[3]`).
+  function sizeField(walk) {
+    return walk.where.lines === true && walk.keys.length > 0 ? walk.where.root + '[' + walk.keys[0] + ']' : walk.where.name;
+  }
+
+  // Where the encoder is: `root.key[2]...`. A key is cut to 64 characters, so that what
+  // crosses to the core for the message stays small whatever the keys are.
+  function pathOf(walk) {
+    let path = walk.where.root;
+    for (const key of walk.keys) {
+      if (typeof key === 'number') path += '[' + key + ']';
+      else path += (path === '' ? '' : '.') + (key.length > 64 ? key.slice(0, 64) + '...' : key);
+    }
+    return path;
+  }
+
+  // The core's error for what this layer found itself (`earlyexit::host::Problem`, by
+  // number), in an argument whose errors have `code`, at `path`; `got` is an encoded value.
+  const CYCLE = 0, TOO_DEEP = 1, TOO_LARGE = 2, LAYERS_CHANGED = 3, MISSING_LAYER = 4, NOT_LAYERS = 5;
+  function hostError(problem, code, path, got = 'null') {
+    return makeError(native.exec(OP.HOST_ERROR, '[' + problem + ',' + JSON.stringify(code) + ',' + JSON.stringify(path) + ',' + got + ']'));
+  }
+
+  const enc = (value, where, copied) => encode(value, where, copied);
   // A config or options argument: `undefined` means "none", as the seed's default parameters do.
-  const encConfig = (value) => (value === undefined ? 'null' : encode(value, 0));
+  const encConfig = (value, where = AS_CONFIG) => (value === undefined ? 'null' : encode(value, where));
 
   const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
@@ -192,12 +317,13 @@ export default function createApi(native, hostFiles) {
   }
 
   // The outside diminishing-returns source: absent, or any object with the method.
+  const AS_SOURCE = { code: 'invalid_config', root: 'iterationAnalytics', name: 'iterationAnalytics' };
   function sourceOf(analytics) {
     if (analytics === null || analytics === undefined) return null;
     if ((typeof analytics === 'object' || typeof analytics === 'function') && typeof analytics.detectDiminishingReturns === 'function') {
       return analytics;
     }
-    return unwrap(native.exec(OP.ANALYTICS_SOURCE_ERROR, args1(enc(analytics))));
+    return unwrap(native.exec(OP.ANALYTICS_SOURCE_ERROR, args1(enc(analytics, AS_SOURCE))));
   }
 
   // ------------------------------------------------------------------------
@@ -245,14 +371,19 @@ export default function createApi(native, hostFiles) {
   // replay ops through one).
   const SHARED = Symbol.for('earlyexit.scratch');
   const home = typeof native.fastFold === 'function' ? native.fastFold : native;
-  const fast = home[SHARED] || (home[SHARED] = { scratch: new Float64Array(0), owner: null, evict: null, timestampFor: null, timestampBytes: null });
+  const fast = home[SHARED] || (home[SHARED] = {
+    scratch: new Float64Array(0), owner: null, evict: null, timestampFor: null, timestampBytes: null, memory: null, address: 0, size: 0,
+  });
   let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
 
   function growScratch(min) {
     const size = Math.max(4096, 2 * min);
     if (typeof native.scratchReserve === 'function') {
       const address = native.scratchReserve(size);
-      fast.scratch = new Float64Array(native.wasmMemory().buffer, address, size);
+      fast.memory = native.wasmMemory(); // kept: after a trap, the last engine's state is read from it
+      fast.address = address;
+      fast.size = size;
+      fast.scratch = new Float64Array(fast.memory.buffer, address, size);
     } else {
       const grown = new Float64Array(size);
       grown.set(fast.scratch);
@@ -288,32 +419,73 @@ export default function createApi(native, hostFiles) {
   // A validated config: its object (as getConfig() returns it), its slots, and reason
   // strings cached per value. Shared by every engine with the same config.
   const configs = new Map();
+  const CACHE_ENTRIES = 64; // per cache (configs, and each config's reason caches)
+  const CACHE_TEXT = 256; // longer reasons are not cached
   function configEntry(key, answer) {
     const [value, slots] = answer;
     return { key, value, slots: Float64Array.from(slots), highConfidence: new Map(), maxIterations: new Map(), plateau: null };
   }
   function configFor(config) {
-    const key = config === undefined || config === null ? 'null' : enc(config);
+    const key = config === undefined || config === null ? 'null' : enc(config, AS_CONFIG);
     let entry = configs.get(key);
     if (entry === undefined) {
       entry = configEntry(key, unwrap(native.exec(OP.ES_CONFIG_CHECK, '[null,' + key + ',"config"]')));
-      if (configs.size >= 256) configs.clear();
+      if (configs.size >= CACHE_ENTRIES) configs.clear();
       configs.set(key, entry);
     }
     return entry;
   }
 
+  // Reason strings are cached per value (per config, and module-wide for an outside source's
+  // reasons), so a repeated decision costs no native call. Bounded in entries and in length:
+  // a source's reason can be any size, and the caches outlive the engines that filled them.
   const drReasons = new Map();
   function cached(map, key, make) {
     let text = map.get(key);
     if (text === undefined) {
       text = make();
-      if (map.size >= 1024) map.clear();
+      if (text.length > CACHE_TEXT) return text;
+      if (map.size >= CACHE_ENTRIES) map.clear();
       map.set(key, text);
     }
     return text;
   }
   const fetchReason = () => native.fastReason();
+
+  // The fields of a loop result the fast path reads, in the order readBack() takes them.
+  const RESULT_FIELDS = ['quality_score', 'confidence', 'verification_status', 'quality_delta', 'timestamp',
+    'tokens_used', 'token_cost_usd', 'execution_time_ms', 'iteration_number'];
+  const AS_ITERATION = { code: 'invalid_iteration', root: '', name: 'iteration' };
+
+  // A result object as the values already read from it (`known` by RESULT_FIELDS, `others`
+  // by key), in its key order: what the JSON path encodes instead of reading it again.
+  function readBack(keys, others, known) {
+    const given = {};
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const at = RESULT_FIELDS.indexOf(key);
+      const value = at >= 0 ? known[at] : others === null ? undefined : others.get(key);
+      if (value !== undefined) Object.defineProperty(given, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return given;
+  }
+
+  // A source's report as the values read from it, each once: `{detected, iteration, reason}`
+  // (the only keys the core reads; `iteration` only when given). Anything but an object is
+  // passed on as it is, for the core's error.
+  function readReport(report) {
+    if (typeof report !== 'object' || report === null || Array.isArray(report)) return report;
+    const read = {};
+    const keys = Object.keys(report);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (key === 'detected' || key === 'iteration' || key === 'reason') {
+        const value = report[key];
+        if (value !== undefined) read[key] = value;
+      }
+    }
+    return read;
+  }
 
   // Plain data (details objects): a deep copy, so callers cannot reach the engine's own.
   function copyData(value) {
@@ -326,6 +498,7 @@ export default function createApi(native, hostFiles) {
   // Whether for-in over `object` sees exactly its own enumerable keys (what Object.keys,
   // the wire encoder and so the core see): its prototype is Object.prototype with nothing
   // enumerable on it, or null. Anything else takes the general path.
+  const NO_KEYS = Object.freeze({}); // for-in over nothing
   function inheritsNothing(object) {
     const proto = Object.getPrototypeOf(object);
     if (proto === null) return true;
@@ -409,7 +582,7 @@ export default function createApi(native, hostFiles) {
     return true;
   }
   // `{"key":value}` in the wire format, `undefined` kept (an object literal would drop it).
-  const encEntry = (key, value) => '{' + JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + encode(value, 0) + '}';
+  const encEntry = (key, value) => '{' + JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + encode(value, AS_CONFIG) + '}';
 
   // A plateau stop's details from the output slots.
   function plateauDetails(s) {
@@ -506,27 +679,33 @@ export default function createApi(native, hostFiles) {
       // Unpacks the seed's object into numbers. Only a conversion: a key, type or status
       // this does not recognise sends the call to the JSON path, where the core decides.
       let fast = typeof iteration === 'number' && typeof result === 'object' && result !== null && !Array.isArray(result);
-      let quality, confidence, delta, timestamp, tokens, cost, time, iterationNumber;
+      let quality, confidence, statusName, delta, timestamp, tokens, cost, time, iterationNumber;
       let status = -1;
       let flags = 0;
+      let read = false; // whether the result's values were read into the variables above
+      let others = null; // the values of keys the fast path does not take
       if (fast) {
         // for-in rather than Object.keys (no array per call, and V8 reads each value by its
         // slot): the same keys when nothing enumerable is inherited, which it checks first.
+        // Otherwise nothing is read here: the JSON path reads the result, once.
         fast = inheritsNothing(result);
-        for (const key in result) {
+        read = fast;
+        for (const key in (fast ? result : NO_KEYS)) {
           const value = result[key];
           if (value === undefined) continue; // an undefined key is an absent key
           switch (key) {
             case 'quality_score': quality = value; break;
             case 'confidence': confidence = value; break;
-            case 'verification_status': status = LOOP.statuses.indexOf(value); break;
+            case 'verification_status': statusName = value; status = LOOP.statuses.indexOf(value); break;
             case 'quality_delta': delta = value; break;
             case 'timestamp': timestamp = value; break;
             case 'tokens_used': tokens = value; flags |= 1; break;
             case 'token_cost_usd': cost = value; flags |= 2; break;
             case 'execution_time_ms': time = value; flags |= 4; break;
             case 'iteration_number': iterationNumber = value; flags |= 8; break;
-            default: fast = false;
+            default:
+              fast = false;
+              (others === null ? (others = new Map()) : others).set(key, value);
           }
         }
         fast = fast && typeof quality === 'number' && typeof confidence === 'number' && status >= 0 && typeof delta === 'number' &&
@@ -590,13 +769,16 @@ export default function createApi(native, hostFiles) {
       }
       // The JSON path: throws the core's typed error, or answers the stored record.
       // With the engine's usage totals, so a record that would overflow one is refused too,
-      // and (strictIterations) the last record, which a re-record must repeat.
+      // and (strictIterations) the last record, which a re-record must repeat. A result read
+      // above goes over as the values read (each host value is read once).
+      const given = read ? readBack(Object.keys(result), others, [quality, confidence, statusName, delta, timestamp, tokens, cost, time, iterationNumber]) : result;
+      const encoded = enc(given, AS_RESULT, result);
       const t = this.#load();
-      const totals = '[' + encode(t[COUNTERS + 7], 0) + ',' + encode(t[COUNTERS + 8], 0) + ',' + encode(t[COUNTERS + 9], 0) + ']';
+      const totals = '[' + scalar(t[COUNTERS + 7]) + ',' + scalar(t[COUNTERS + 8]) + ',' + scalar(t[COUNTERS + 9]) + ']';
       const strict = this.#config.value.strictIterations === true;
       const history = this.#history;
       const last = strict && history.length > 0 ? enc(copyRecord(history[history.length - 1])) : 'null';
-      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration) + ',' + enc(result) + ',' + totals + ',' + strict + ',' + last + ']'));
+      const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration, AS_ITERATION) + ',' + encoded + ',' + totals + ',' + strict + ',' + last + ']'));
       if (record === true) return { duplicate: true }; // an accepted re-record: nothing changes (Recorded::Duplicate)
       if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
       this.#fold(record);
@@ -642,7 +824,7 @@ export default function createApi(native, hostFiles) {
     // Usage totals so far, in the wire format (the core refuses a record that overflows one).
     #totals() {
       const t = this.#load();
-      return '[' + encode(t[COUNTERS + 7], 0) + ',' + encode(t[COUNTERS + 8], 0) + ',' + encode(t[COUNTERS + 9], 0) + ']';
+      return '[' + scalar(t[COUNTERS + 7]) + ',' + scalar(t[COUNTERS + 8]) + ',' + scalar(t[COUNTERS + 9]) + ']';
     }
 
     // Brings the state up to date with what changed from outside: the object assigned to
@@ -881,8 +1063,9 @@ export default function createApi(native, hostFiles) {
       if (code === CODE_NEED_SOURCE) {
         // The core decided that the source must be asked, exactly when the seed asks it
         // (and it is asked again on every call, so this decision is not kept).
-        report = this.#source.detectDiminishingReturns();
-        code = this.#decideWith(report, 0);
+        const answer = this.#source.detectDiminishingReturns();
+        report = readReport(answer);
+        code = this.#decideWith(report, 0, answer);
         decidedBy = null;
       }
       return this.#decision(code, report);
@@ -918,8 +1101,9 @@ export default function createApi(native, hostFiles) {
         }
         let report = null;
         if (code === CODE_NEED_SOURCE) {
-          report = this.#source.detectDiminishingReturns();
-          code = this.#decideWith(report, delegate);
+          const answer = this.#source.detectDiminishingReturns();
+          report = readReport(answer);
+          code = this.#decideWith(report, delegate, answer);
         }
         view()[IN_DELEGATE] = delegate; // a reason text is made again over the same slots
         try {
@@ -1024,23 +1208,12 @@ export default function createApi(native, hostFiles) {
 
     // Decides again with the source's report (validated by the core; anything the fast
     // path does not take goes to the JSON path for the typed error); `delegate`: IN_DELEGATE.
-    #decideWith(report, delegate) {
-      let detected, reason, given;
-      let kind = 0;
+    // `report` is what readReport() made of the source's `answer`.
+    #decideWith(report, delegate, answer) {
       let fast = typeof report === 'object' && report !== null && !Array.isArray(report);
-      if (fast) {
-        const keys = Object.keys(report);
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i];
-          if (key === 'detected') detected = report[key];
-          else if (key === 'reason') reason = report[key];
-          else if (key === 'iteration') {
-            given = report[key];
-            kind = given === undefined ? 0 : given === null ? 1 : 2;
-          }
-        }
-        fast = typeof detected === 'boolean' && typeof reason === 'string' && (kind !== 2 || typeof given === 'number');
-      }
+      const { detected, reason, iteration: given } = fast ? report : {};
+      const kind = given === undefined ? 0 : given === null ? 1 : 2;
+      fast = fast && typeof detected === 'boolean' && typeof reason === 'string' && (kind !== 2 || typeof given === 'number');
       if (fast) {
         // The source may have used another engine meanwhile.
         const s = this.#load();
@@ -1054,7 +1227,7 @@ export default function createApi(native, hostFiles) {
         view()[IN_DELEGATE] = 0;
         if (code !== CODE_INVALID_REPORT) return code;
       }
-      unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report))));
+      unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report, AS_REPORT, answer))));
       throw new Error('earlyexit: internal error: the core accepted a report its fast check refused');
     }
 
@@ -1073,7 +1246,7 @@ export default function createApi(native, hostFiles) {
       if (config === null) throw freedError();
       if (this.#outside) this.#catchUp(); // a bad record from outside throws before any change
       const key = enc(this.#config.value);
-      const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + key + ',' + encConfig(options) + ',"options"]'));
+      const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + key + ',' + encConfig(options, AS_OPTIONS) + ',"options"]'));
       this.#config = configFor(answer[0]);
       // A new config object, as the seed's configure makes: an object assigned to `config`
       // before, and the old view of it, are the caller's alone from now on.
@@ -1152,7 +1325,7 @@ export default function createApi(native, hostFiles) {
 
     /** Restores a snapshot (object or JSON text); the analytics source is not part of it. */
     static fromJSON(snapshot, iterationAnalytics = null) {
-      const checked = unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, args1(enc(snapshot))));
+      const checked = unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, args1(enc(snapshot, AS_SNAPSHOT))));
       const restored = new EarlyStopping(RESTORE);
       restored.#config = configFor(checked.config);
       restored.#source = sourceOf(iterationAnalytics);
@@ -1214,15 +1387,15 @@ export default function createApi(native, hostFiles) {
         this.#load()[IN_SOURCE] = 0;
         return this.#answer(DIMINISHING_RETURNS_ANSWER, null);
       }
-      const report = source.detectDiminishingReturns();
-      return this.#answer(DIMINISHING_RETURNS_ANSWER, report);
+      const answer = source.detectDiminishingReturns();
+      return this.#answer(DIMINISHING_RETURNS_ANSWER, readReport(answer), answer);
     }
 
     // Asks the core for a check method's answer over the state and the input slots.
-    #answer(mode, report) {
+    #answer(mode, report, answer) {
       decidedBy = null;
       try {
-        const code = report === null ? ((view()[IN_DELEGATE] = mode), native.fastDecide()) : this.#decideWith(report, mode);
+        const code = report === null ? ((view()[IN_DELEGATE] = mode), native.fastDecide()) : this.#decideWith(report, mode, answer);
         view()[IN_DELEGATE] = mode; // a reason text is made again over the same slots
         return this.#decision(code, report, true);
       } finally {
@@ -1393,7 +1566,7 @@ export default function createApi(native, hostFiles) {
 
     /** Records one iteration's metrics; saves the summary when this object persists. */
     recordIteration(metrics) {
-      const record = unwrap(this.#native.call(OP.IA_RECORD, args2(enc(metrics), clockNow())));
+      const record = unwrap(this.#native.call(OP.IA_RECORD, args2(enc(metrics, AS_RESULT), clockNow())));
       if (this.#persist) this.saveAnalytics();
       return record;
     }
@@ -1580,7 +1753,7 @@ export default function createApi(native, hostFiles) {
 
     /** Restores a snapshot (object or JSON text); a restored object never saves by itself. */
     static fromJSON(snapshot) {
-      const engine = filled(OP.IA_FROM_JSON, args1(enc(snapshot)));
+      const engine = filled(OP.IA_FROM_JSON, args1(enc(snapshot, AS_SNAPSHOT)));
       const restored = new IterationAnalytics(RESTORE);
       restored.#native = engine;
       restored.#adopt(false);
@@ -1659,7 +1832,7 @@ export default function createApi(native, hostFiles) {
   // Engine 2: ADR-033's test-pyramid early exit
 
   function calculateQualitySignal(layerResult) {
-    return unwrap(native.exec(OP.SIGNAL, args1(enc(layerResult))));
+    return unwrap(native.exec(OP.SIGNAL, args1(enc(layerResult, AS_LAYER_RESULT))));
   }
 
   // ADR-033's `countQualityPartitions(r)`: the core computes it into every signal
@@ -1677,11 +1850,11 @@ export default function createApi(native, hostFiles) {
     }
 
     shouldExit(signal, layer) {
-      return unwrap(this.#native.call(OP.CE_SHOULD_EXIT, args2(enc(signal), enc(layer))));
+      return unwrap(this.#native.call(OP.CE_SHOULD_EXIT, args2(enc(signal, AS_SIGNAL), enc(layer))));
     }
 
     calculateAdaptiveExitLayer(signal) {
-      return unwrap(this.#native.call(OP.CE_ADAPTIVE, args1(enc(signal))));
+      return unwrap(this.#native.call(OP.CE_ADAPTIVE, args1(enc(signal, AS_SIGNAL))));
     }
 
     /** The config, merged over DEFAULT_EXIT_CONFIG. */
@@ -1699,10 +1872,19 @@ export default function createApi(native, hostFiles) {
     }
   }
 
-  // The number of layers `speculate` predicts: the seed iterates the argument.
+  // The number of layers `speculate` predicts: a list's length (the seed iterates the
+  // argument: any iterable), or a count given as a number (as in Python); anything else
+  // goes over encoded, for the core's error. An iterable is counted up to the core's limit.
   function countOf(layers) {
-    return Array.isArray(layers) ? layers.length : [...layers].length;
+    if (Array.isArray(layers) || typeof layers === 'number') return Array.isArray(layers) ? layers.length : scalar(layers);
+    if (layers === null || layers === undefined || typeof layers[Symbol.iterator] !== 'function' || typeof layers === 'string') {
+      return enc(layers, AS_SKIPPED);
+    }
+    let count = 0;
+    for (const _ of layers) if (++count > LIMITS.count) break;
+    return count;
   }
+  const AS_SKIPPED = { code: 'invalid_config', root: 'skippedLayers', name: 'skippedLayers' };
 
   class SpeculativeExecutor {
     #native;
@@ -1712,22 +1894,28 @@ export default function createApi(native, hostFiles) {
     }
 
     async speculate(exitDecision, skippedLayers) {
-      return unwrap(this.#native.call(OP.SX_SPECULATE, args2(enc(exitDecision), countOf(skippedLayers))));
+      return unwrap(this.#native.call(OP.SX_SPECULATE, args2(enc(exitDecision, AS_DECISION), countOf(skippedLayers))));
     }
 
     async predictLayerOutcome(layer, decision) {
-      return unwrap(this.#native.call(OP.SX_PREDICT, args1(enc(decision))));
+      return unwrap(this.#native.call(OP.SX_PREDICT, args1(enc(decision, AS_DECISION))));
     }
 
     /** Runs the first `verificationLayers` skipped layers, in order, and records what they did. */
     async verify(speculations, skippedLayers) {
       const engine = this.#native;
-      const given = enc(speculations);
+      const given = enc(speculations, AS_SPECULATIONS);
       const count = unwrap(engine.call(OP.SX_VERIFY_COUNT, args1(given)));
+      if (count > 0 && !Array.isArray(skippedLayers)) throw hostError(NOT_LAYERS, 'invalid_config', 'layers', enc(skippedLayers));
       const outcomes = [];
       for (let i = 0; i < count; i++) {
-        const result = await skippedLayers[i].run();
-        outcomes.push(unwrap(engine.call(OP.SX_CLASSIFY, args2(i, enc(result)))));
+        // One layer per verified speculation, its runner read once (as a run reads them).
+        if (i >= skippedLayers.length) throw hostError(MISSING_LAYER, 'invalid_config', 'layers[' + i + ']');
+        const layer = skippedLayers[i];
+        const run = layer !== null && (typeof layer === 'object' || typeof layer === 'function') ? layer.run : undefined;
+        if (typeof run !== 'function') unwrap(native.exec(OP.RUNNER_ERROR, args2(i, enc(run))));
+        const result = await run.call(layer);
+        outcomes.push(unwrap(engine.call(OP.SX_CLASSIFY, args2(i, enc(result, asLayerResult(i))))));
       }
       return unwrap(engine.call(OP.SX_VERIFIED, args2(given, enc(outcomes))));
     }
@@ -1749,6 +1937,103 @@ export default function createApi(native, hostFiles) {
       // An array is not a layer object: pass it on whole, so the core names `layers[i]`.
       layer !== null && typeof layer === 'object' && !Array.isArray(layer) ? { name: layer.name, costMs: layer.costMs } : layer,
     );
+  }
+
+  // A run's layers, each read once when the run starts: per layer, the layer object (to
+  // notice a list that changes while a runner is awaited), its name, cost and runner, four
+  // slots each in `reads`; the first layer without a runner; whether the fast path takes them
+  // (names, costs and runners of the usual types; the core still checks the values); and for
+  // the fast path the run's own state slots, its layers' costs after them (present 0/1,
+  // value), which no other run writes. Few allocations: this is on every run's path.
+  const READ = 4;
+  function readLayers(layers) {
+    if (!Array.isArray(layers)) return { count: 0, reads: null, badRunner: -1, fast: false, state: null };
+    const count = layers.length;
+    const reads = new Array(READ * count);
+    let badRunner = -1;
+    let fast = count <= P_MAX_LAYERS;
+    const state = fast ? new Float64Array(P_STATE_LEN + 2 * count) : null;
+    for (let i = 0; i < count; i++) {
+      const layer = layers[i];
+      const at = READ * i;
+      reads[at] = layer;
+      if (layer === null || typeof layer !== 'object' || Array.isArray(layer)) {
+        fast = false;
+        continue;
+      }
+      const name = (reads[at + 1] = layer.name);
+      const cost = (reads[at + 2] = layer.costMs);
+      const run = (reads[at + 3] = layer.run);
+      if (typeof run !== 'function' && badRunner < 0) badRunner = i;
+      if (typeof name !== 'string' || (cost !== undefined && typeof cost !== 'number')) fast = false;
+      else if (fast && cost !== undefined) {
+        state[P_STATE_LEN + 2 * i] = 1;
+        state[P_STATE_LEN + 2 * i + 1] = cost;
+      }
+    }
+    return { count, reads, badRunner, fast: fast && badRunner < 0, state };
+  }
+
+  // What the core reads of the first `count` layers read: `{name, costMs}` for a layer object,
+  // anything else whole (so the core names `layers[i]`); `layers` itself when not an array.
+  function specsOf(layers, read, count) {
+    if (read.reads === null) return layers;
+    const specs = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const item = read.reads[READ * i];
+      specs[i] = item === null || typeof item !== 'object' || Array.isArray(item)
+        ? item
+        : { name: read.reads[READ * i + 1], costMs: read.reads[READ * i + 2] };
+    }
+    return specs;
+  }
+
+  // Calls layer `index`'s runner (read once, as its layer's method), with `{ signal }` when
+  // the run has one, after checking that the list is still the one the run started with.
+  function runLayer(layers, read, index, signal) {
+    const layer = read.reads[READ * index];
+    if (layers.length !== read.count || layers[index] !== layer) throw hostError(LAYERS_CHANGED, 'invalid_config', 'layers');
+    const run = read.reads[READ * index + 3];
+    return signal === undefined ? run.call(layer) : run.call(layer, { signal });
+  }
+
+  // A runner's result, read once: a plain copy of an object's own enumerable properties (the
+  // seed copies it with `{...result}` too); anything else as it is, for the core's error.
+  function readResult(returned) {
+    return typeof returned === 'object' && returned !== null && !Array.isArray(returned) ? { ...returned } : returned;
+  }
+
+  const isAbortSignal = (x) => x !== null && typeof x === 'object' && typeof x.aborted === 'boolean'
+    && typeof x.addEventListener === 'function' && typeof x.removeEventListener === 'function';
+
+  // The AbortSignal of runWithEarlyExit's options (undefined: none). The options are an
+  // object whose only key is `signal`; anything else goes to the core for its typed error,
+  // with the values read here (a signal crossing as the host type "AbortSignal").
+  function runSignal(options) {
+    if (options === undefined || options === null) return undefined;
+    let read = options;
+    if (typeof options === 'object' && !Array.isArray(options)) {
+      read = {};
+      let signal;
+      let others = 0;
+      const keys = Object.keys(options);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        let value = options[key];
+        if (value === undefined) continue; // an undefined key is an absent key
+        if (key === 'signal') {
+          signal = value;
+          if (isAbortSignal(value)) value = ABORT_SIGNAL;
+        } else {
+          others++;
+        }
+        Object.defineProperty(read, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+      if (others === 0 && (signal === undefined || signal === null)) return undefined;
+      if (others === 0 && isAbortSignal(signal)) return signal;
+    }
+    unwrap(native.exec(OP.RUN_OPTIONS_CHECK, args1(enc(read, AS_OPTIONS, options))));
+    throw new Error('earlyexit: internal error: the core accepted options this layer refused');
   }
 
   function abortable(pending, signal) {
@@ -1786,68 +2071,67 @@ export default function createApi(native, hostFiles) {
   const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_OUT_FAILED = PB + 45, P_OUT_VERDICT = PB + 46;
   const P_COSTS = PB + 48, P_MAX_LAYERS = 40;
 
-  // Whether the layers are ones the fast path takes (names, costs and runners of the
-  // usual types; the core still checks the values).
-  function fastLayers(layers) {
-    if (!Array.isArray(layers) || layers.length > P_MAX_LAYERS) return false;
-    for (let i = 0; i < layers.length; i++) {
-      const layer = layers[i];
-      if (layer === null || typeof layer !== 'object' || typeof layer.run !== 'function' || typeof layer.name !== 'string') return false;
-      const cost = layer.costMs;
-      if (cost !== undefined && typeof cost !== 'number') return false;
-    }
-    return true;
-  }
-
-  // Writes a layer result's numbers to the input slots; false when the fast path does not
-  // take it as is (the JSON check then throws the error, or passes a richer result).
-  function putLayerResult(s, result) {
+  // Whether the fast path takes a layer result (already read: readResult's copy) as it is:
+  // true; null when it also has other keys, which the JSON check looks at first; false when
+  // it does not take it (the JSON check then throws the error). A `previousLambda` of NaN
+  // is not "absent" (the slot's mark for it): the JSON check refuses it, as submit() does.
+  // A key whose value is undefined is an absent key (as on the JSON path): dropped from the copy.
+  function layerResultKind(result) {
     if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
-    let passRate, coverage, flakyRatio;
-    let previous = NaN;
     let plain = true;
     const keys = Object.keys(result);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       const value = result[key];
-      if (value === undefined) return false;
+      if (value === undefined) {
+        delete result[key];
+        continue;
+      }
       switch (key) {
-        case 'passRate': passRate = value; break;
-        case 'coverage': coverage = value; break;
-        case 'flakyRatio': flakyRatio = value; break;
-        case 'previousLambda':
-          if (typeof value !== 'number') return false;
-          previous = value;
+        case 'passRate':
+        case 'coverage':
+        case 'flakyRatio':
           break;
-        default: plain = false;
+        case 'previousLambda':
+          if (typeof value !== 'number' || value !== value) return false;
+          break;
+        default:
+          plain = false;
       }
     }
-    if (typeof passRate !== 'number' || typeof coverage !== 'number' || typeof flakyRatio !== 'number') return false;
-    s[P_IN_PASS_RATE] = passRate;
-    s[P_IN_COVERAGE] = coverage;
-    s[P_IN_FLAKY_RATIO] = flakyRatio;
-    s[P_IN_PREVIOUS_LAMBDA] = previous;
-    return plain ? true : null; // null: also check the other fields over JSON
+    if (typeof result.passRate !== 'number' || typeof result.coverage !== 'number' || typeof result.flakyRatio !== 'number') return false;
+    return plain ? true : null;
+  }
+
+  function putLayerResult(s, result) {
+    s[P_IN_PASS_RATE] = result.passRate;
+    s[P_IN_COVERAGE] = result.coverage;
+    s[P_IN_FLAKY_RATIO] = result.flakyRatio;
+    const previous = result.previousLambda;
+    s[P_IN_PREVIOUS_LAMBDA] = previous === undefined ? NaN : previous;
+  }
+
+  // The costs kept after a run's state slots (readLayers) into the scratch slots.
+  function putCosts(s, state) {
+    for (let i = P_STATE_LEN; i < state.length; i++) s[P_COSTS + i - P_STATE_LEN] = state[i];
   }
 
   function copyState(from, fromAt, to, toAt) {
     for (let i = 0; i < P_STATE_LEN; i++) to[toAt + i] = from[fromAt + i];
   }
 
-  async function runFast(exitSlots, totalLayers, layers, signal) {
+  let fastRuns = true; // off only in tests that compare the fast path with the JSON path
+
+  async function runFast(exitSlots, totalLayers, layers, read, signal) {
+    const state = read.state; // the run's state slots, then its costs
     let s = view();
     s.set(exitSlots, PB);
     s[P_TOTAL_LAYERS] = totalLayers;
-    const count = layers.length;
+    const count = read.count;
     s[P_LAYER_COUNT] = count;
-    for (let i = 0; i < count; i++) {
-      const cost = layers[i].costMs;
-      s[P_COSTS + 2 * i] = cost === undefined ? 0 : 1;
-      s[P_COSTS + 2 * i + 1] = cost === undefined ? 0 : cost;
-    }
+    putCosts(s, state);
     if (native.pyramidStart() !== 0) return undefined; // a bad cost: the JSON path words it
     s = view();
-    const state = new Float64Array(P_STATE_LEN);
     copyState(s, PB, state, 0);
     let action = s[P_OUT_ACTION];
     let index = s[P_OUT_LAYER];
@@ -1856,14 +2140,18 @@ export default function createApi(native, hostFiles) {
     const verified = []; // [actual, correct] of each verified layer
     const failing = []; // the failing layers run or verified, in run order
     while (action !== 2) {
-      const pending = layers[index].run();
-      const result = signal ? await abortable(pending, signal) : await pending;
+      const pending = runLayer(layers, read, index, signal);
+      const returned = signal ? await abortable(pending, signal) : await pending;
       if (signal && signal.aborted) throw signal.reason;
-      s = view();
-      const taken = putLayerResult(s, result);
-      if (taken === null) unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result))));
+      // Read once, before the slots are viewed: a getter may use the API, even grow wasm memory.
+      const result = readResult(returned);
+      const kind = layerResultKind(result);
+      if (kind === null) unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
       let next = -1;
-      if (taken !== false) {
+      s = view();
+      if (kind !== false) {
+        // Other runs may have used the slots while this one awaited its runner.
+        putLayerResult(s, result);
         copyState(state, 0, s, PB);
         s[P_IN_LAYER] = index;
         s[P_OUT_ACTION] = action;
@@ -1871,7 +2159,7 @@ export default function createApi(native, hostFiles) {
         next = native.pyramidSubmit();
       }
       if (next < 0) {
-        unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result))));
+        unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
         throw new Error('earlyexit: internal error: the core accepted a layer result its fast check refused');
       }
       s = view();
@@ -1879,16 +2167,17 @@ export default function createApi(native, hostFiles) {
       executed.push(index);
       if (s[P_OUT_FAILED] !== 0) failing.push({ layer: index, name: layers[index].name });
       if (action === 0) {
-        const copy = { ...result };
         const stamped = s[P_OUT_STAMPED];
-        if (stamped === stamped) copy.previousLambda = stamped; // not NaN: stamped
-        results.push(copy);
+        if (stamped === stamped) result.previousLambda = stamped; // not NaN: stamped
+        results.push(result);
       } else {
         verified.push(s[P_OUT_ACTUAL], s[P_OUT_CORRECT]);
       }
       action = next;
       index = s[P_OUT_LAYER];
     }
+    s = view();
+    putCosts(s, state); // this run's costs, whatever other runs wrote meanwhile
     copyState(state, 0, s, PB);
     native.pyramidSummary();
     s = view();
@@ -2015,35 +2304,34 @@ export default function createApi(native, hostFiles) {
     /**
      * Runs the layers in order until the exit decision lets the rest be skipped, then
      * verifies the first skipped ones. Each layer is `{name, run, costMs?}`; `run()` may
-     * return a result or a Promise of one. A runner's error rejects this call with that
-     * same error; an aborted `signal` rejects it with the signal's reason.
+     * return a result or a Promise of one (with a `signal` in the options, each runner is
+     * called as `run({ signal })`, so it can stop its own work on abort). A runner's error
+     * rejects this call with that same error; an aborted `signal` rejects it with the
+     * signal's reason. The list is read once, when the run starts.
      */
     async runWithEarlyExit(layers, options = undefined) {
-      const signal = options === undefined || options === null ? undefined : options.signal;
-      if (signal && signal.aborted) throw signal.reason;
-      if (fastLayers(layers)) {
-        const result = await runFast(this.#exitSlots, this.#totalLayerCount, layers, signal);
+      const signal = runSignal(options);
+      if (signal !== undefined && signal.aborted) throw signal.reason;
+      const read = readLayers(layers);
+      if (read.fast && fastRuns) {
+        const result = await runFast(this.#exitSlots, this.#totalLayerCount, layers, read, signal);
         if (result !== undefined) return result;
       }
-      const specs = layerSpecs(layers);
-      let badRunner = -1;
-      if (Array.isArray(layers)) {
-        badRunner = layers.findIndex((l) => l !== null && typeof l === 'object' && typeof l.run !== 'function');
-      }
-      const given = badRunner < 0 ? specs : specs.slice(0, badRunner + 1);
-      const engine = filled(OP.PR_START, '[' + this.#config + ',' + this.#totalLayers + ',' + enc(given) + ']');
+      const badRunner = read.badRunner;
+      const given = specsOf(layers, read, badRunner < 0 ? read.count : badRunner + 1);
+      const engine = filled(OP.PR_START, '[' + this.#config + ',' + this.#totalLayers + ',' + enc(given, AS_LAYERS) + ']');
       try {
         if (badRunner >= 0) {
-          unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(layers[badRunner].run))));
+          unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(read.reads[READ * badRunner + 3]))));
         }
         for (;;) {
           const next = unwrap(engine.call(OP.PR_NEXT, '[]'));
           if (next.action === 'done') return unwrap(engine.call(OP.PR_RESULT, '[]'));
           const index = next.layer;
-          const pending = layers[index].run();
-          const result = signal ? await abortable(pending, signal) : await pending;
+          const pending = runLayer(layers, read, index, signal);
+          const returned = signal ? await abortable(pending, signal) : await pending;
           if (signal && signal.aborted) throw signal.reason;
-          unwrap(engine.call(OP.PR_SUBMIT, args2(index, enc(result))));
+          unwrap(engine.call(OP.PR_SUBMIT, args2(index, enc(readResult(returned), asLayerResult(index), returned))));
         }
       } finally {
         release(engine);
@@ -2066,7 +2354,7 @@ export default function createApi(native, hostFiles) {
         this.#native = FREED;
         return;
       }
-      this.#native = filled(OP.PR_START, '[' + encConfig(config) + ',' + enc(totalLayers) + ',' + enc(layerSpecs(layers)) + ']');
+      this.#native = filled(OP.PR_START, '[' + encConfig(config) + ',' + enc(totalLayers) + ',' + enc(layerSpecs(layers), AS_LAYERS) + ']');
     }
 
     static start(config, totalLayers, layers) {
@@ -2079,7 +2367,7 @@ export default function createApi(native, hostFiles) {
     }
 
     submit(layer, result) {
-      unwrap(this.#native.call(OP.PR_SUBMIT, args2(enc(layer), enc(result))));
+      unwrap(this.#native.call(OP.PR_SUBMIT, args2(enc(layer), enc(result, typeof layer === 'number' ? asLayerResult(layer) : AS_LAYER_RESULT))));
     }
 
     result() {
@@ -2091,7 +2379,7 @@ export default function createApi(native, hostFiles) {
     }
 
     static fromJSON(snapshot) {
-      const engine = filled(OP.PR_FROM_JSON, args1(enc(snapshot)));
+      const engine = filled(OP.PR_FROM_JSON, args1(enc(snapshot, AS_SNAPSHOT)));
       const restored = new PyramidRun(RESTORE);
       restored.#native = engine;
       return restored;
@@ -2112,7 +2400,109 @@ export default function createApi(native, hostFiles) {
   const AGGRESSIVE_EXIT_CONFIG = {};
   const CONSERVATIVE_EXIT_CONFIG = {};
 
+  // ------------------------------------------------------------------------
+  // WebAssembly only (the package entry gives `native.resetInstance(op)`, which replaces the
+  // instance that answers `op` by a fresh one of the same module and says whether that was
+  // the engines module). A trap (out of memory, say) leaves an instance unusable, so: the
+  // call that trapped throws `instance_trapped`, later calls go to the fresh instance, and
+  // the native objects made on the old one (IterationAnalytics, CoherenceEarlyExit,
+  // SpeculativeExecutor, PyramidRun and a controller's earlyExit) throw `instance_reset`.
+  // EarlyStopping and runs keep their state in JS and carry on. Not about a value the caller
+  // passed as such, and no core is left to word them: plain Errors with `.code` and `.field`.
+  let generation = 0; // of the engines instance
+
+  function instanceError(code, message, cause) {
+    const error = cause === undefined ? new Error(message) : new Error(message, { cause });
+    error.code = code;
+    error.field = code === 'instance_reset' ? 'this' : 'instance';
+    return error;
+  }
+
+  function guardInstance() {
+    const reset = native.resetInstance;
+    // Only a trap: a RangeError for an exhausted JS stack may come from the glue before the
+    // instance was entered, and the instance is then intact.
+    const isTrap = (error) => typeof WebAssembly === 'object' && error instanceof WebAssembly.RuntimeError;
+    function recover(error, op) {
+      if (!isTrap(error)) return error;
+      if (reset(op)) {
+        generation += 1;
+        // The engine whose state was in the scratch slots saves it from the old memory (its
+        // contents outlive the instance); the slots are then reserved on the new one.
+        if (fast.evict !== null && fast.memory !== null) {
+          fast.scratch = new Float64Array(fast.memory.buffer, fast.address, fast.size);
+          fast.evict();
+        }
+        fast.owner = null;
+        fast.evict = null;
+        decidedBy = null;
+        fast.scratch = new Float64Array(0);
+        growScratch(fast.size / 2);
+      }
+      return instanceError('instance_trapped', 'earlyexit-wasm: the WebAssembly instance trapped during this call (' + error.message +
+        '), so a fresh instance answers from now on: this call changed nothing, and objects made before it other than ' +
+        'EarlyStopping throw instance_reset', error);
+    }
+    const raw = {};
+    for (const name of ['exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason', 'scratchReserve', 'wasmMemory',
+      'pyramidStart', 'pyramidSubmit', 'pyramidSummary', 'NativeEngine']) raw[name] = native[name];
+    // One wrapper per arity, so the hot zero-argument calls stay plain calls.
+    const guard0 = (f) => function guarded() {
+      try {
+        return f();
+      } catch (error) {
+        throw recover(error);
+      }
+    };
+    const guard1 = (f) => function guarded(a) {
+      try {
+        return f(a);
+      } catch (error) {
+        throw recover(error);
+      }
+    };
+    native.exec = function exec(op, args) {
+      try {
+        return raw.exec(op, args);
+      } catch (error) {
+        throw recover(error, op);
+      }
+    };
+    for (const name of ['fastFold', 'fastDecide', 'fastReason', 'wasmMemory', 'pyramidStart', 'pyramidSubmit', 'pyramidSummary']) {
+      native[name] = guard0(raw[name]);
+    }
+    native.fastDiminishingReason = guard1(raw.fastDiminishingReason);
+    native.scratchReserve = guard1(raw.scratchReserve);
+    native.NativeEngine = class NativeEngine {
+      constructor() {
+        this.generation = generation;
+        try {
+          this.inner = new raw.NativeEngine();
+        } catch (error) {
+          throw recover(error);
+        }
+      }
+
+      call(op, args) {
+        if (this.generation !== generation) {
+          throw instanceError('instance_reset', 'earlyexit-wasm: this object was made on a WebAssembly instance that trapped and was ' +
+            'replaced, so its state is gone: make it again (or restore it from a snapshot taken before)');
+        }
+        try {
+          return this.inner.call(op, args);
+        } catch (error) {
+          throw recover(error, op);
+        }
+      }
+
+      free() {
+        if (this.generation === generation) this.inner.free(); // the old instance's memory went with it
+      }
+    };
+  }
+
   function ready() {
+    if (typeof native.resetInstance === 'function') guardInstance();
     const hello = unwrap(native.exec(OP.HELLO, '[]'));
     if (hello.protocol !== PROTOCOL) {
       throw new Error(`earlyexit: the native module speaks protocol ${hello.protocol}, this JS layer ${PROTOCOL}; rebuild the package`);
@@ -2122,6 +2512,7 @@ export default function createApi(native, hostFiles) {
       throw new Error(`earlyexit: the native module's slot layout is ${loop.layout}, this JS layer's ${LAYOUT}; rebuild the package`);
     }
     Object.assign(LOOP, loop);
+    Object.assign(LIMITS, loop.limits);
     growScratch(0);
     const [defaults, aggressive, conservative] = unwrap(native.exec(OP.PRESETS, '[]'));
     Object.assign(DEFAULT_EXIT_CONFIG, defaults);
@@ -2148,22 +2539,22 @@ export default function createApi(native, hostFiles) {
   // Pyramid replay and the risk-bounded policy (batch, stateless: op codes
   // 220..224 in js/interface/src/pyramid_replay_ops.rs). Begin.
   const PYRAMID_OP = { REPLAY: 220, SHADOW: 221, CALIBRATE: 222, DECIDE: 223, UPDATE: 224 };
-  const encOpt = (value) => (value === undefined || value === null ? 'null' : encode(value, 0));
+  const encOpt = (value) => (value === undefined || value === null ? 'null' : encode(value, AS_OPTIONS));
   Object.assign(api, {
     replayPyramids(runs, options) {
-      return unwrap(native.exec(PYRAMID_OP.REPLAY, args2(enc(runs), encOpt(options))));
+      return unwrap(native.exec(PYRAMID_OP.REPLAY, args2(enc(runs, AS_RUNS), encOpt(options))));
     },
     shadowPyramids(runs, options) {
-      return unwrap(native.exec(PYRAMID_OP.SHADOW, args2(enc(runs), encOpt(options))));
+      return unwrap(native.exec(PYRAMID_OP.SHADOW, args2(enc(runs, AS_RUNS), encOpt(options))));
     },
     calibratePyramidPolicy(runs, risk, delta, options) {
       const base = options === undefined || options === null ? {} : options;
       const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, { risk, delta }) : base;
-      return unwrap(native.exec(PYRAMID_OP.CALIBRATE, args2(enc(runs), enc(all))));
+      return unwrap(native.exec(PYRAMID_OP.CALIBRATE, args2(enc(runs, AS_RUNS), enc(all, AS_OPTIONS))));
     },
     pyramidPolicyDecide(model, layers, outcomes, options) {
       return unwrap(native.exec(PYRAMID_OP.DECIDE,
-        '[' + encOpt(model) + ',' + enc(layers) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
+        '[' + encOpt(model) + ',' + enc(layers, AS_LAYERS) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
     },
     pyramidPolicyUpdate(model, ran, options) {
       return unwrap(native.exec(PYRAMID_OP.UPDATE, '[' + encOpt(model) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
@@ -2184,17 +2575,22 @@ export default function createApi(native, hostFiles) {
    */
   function replayLoops(runs, policy = undefined) {
     const lines = linesOf(runs);
-    const args = lines === null ? args2(enc(runs), encConfig(policy)) : '[' + JSON.stringify(lines) + ',' + encConfig(policy) + ',true]';
+    const args = lines === null ? args2(enc(runs, AS_RUNS), encConfig(policy)) : '[' + JSON.stringify(lines) + ',' + encConfig(policy) + ',true]';
     return unwrap(native.exec(OP_LOOP_REPLAY, args));
   }
 
   // An array of runs goes over as one run per line: the engine's JSON.stringify is several
   // times faster than the general encoder, and the core reads plain lines without building a
   // value tree. Only what JSON cannot hold (NaN, the infinities, functions, undefined) needs
-  // the general encoder's tags; then, and for anything not an array, this answers null.
+  // the general encoder's tags, and an object met twice in one run (shared, or a cycle) its
+  // memo (JSON.stringify writes a shared object once per occurrence, which can be
+  // exponential, and throws an untyped error on a cycle); then, and for anything not an
+  // array, this answers null. A line over the size limit is the core's typed error.
+  const REPEATED = {}; // thrown out of JSON.stringify when an object comes back
   function linesOf(runs) {
     if (!Array.isArray(runs)) return null;
     let plain = true;
+    const seen = new Set();
     const replacer = function replacer(key, value) {
       switch (typeof value) {
         case 'number':
@@ -2206,14 +2602,28 @@ export default function createApi(native, hostFiles) {
         case 'undefined':
           if (typeof value !== 'undefined' || Array.isArray(this) || key === '') plain = false;
           return typeof value === 'undefined' ? value : null;
+        case 'object':
+          if (value !== null) {
+            if (seen.has(value)) throw REPEATED;
+            seen.add(value);
+          }
+          return value;
         default:
           return value;
       }
     };
     let text = '';
     for (let i = 0; i < runs.length && plain; i++) {
-      const line = JSON.stringify(runs[i], replacer);
+      let line;
+      try {
+        line = JSON.stringify(runs[i], replacer);
+      } catch (error) {
+        if (error !== REPEATED) throw error;
+        return null;
+      }
+      seen.clear();
       if (line === undefined) plain = false;
+      else if (line.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, AS_RUNS.code, 'runs[' + i + ']');
       else text += (i > 0 ? '\n' : '') + line;
     }
     return plain ? text : null;
@@ -2236,5 +2646,30 @@ export default function createApi(native, hostFiles) {
   api.LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
   // ------------------------------------------------------------------------ end of loop replay
 
-  return { api, ready };
+  // For the tests only (tests/node reaches it by loading the layer over the native module
+  // again, as test runners may): the encoder with its visit count, the caches' sizes, and a
+  // switch that sends every run to the JSON path.
+  const testing = {
+    encode(value, as = undefined) {
+      const text = encode(value, as === 'runs' ? AS_RUNS : AS_VALUE);
+      return { text, visits: lastVisits };
+    },
+    caches() {
+      const maps = [drReasons];
+      for (const entry of configs.values()) maps.push(entry.highConfidence, entry.maxIterations);
+      let entries = configs.size;
+      let chars = 0;
+      for (const map of maps) {
+        entries += map.size;
+        for (const [key, text] of map) chars += text.length + (typeof key === 'string' ? key.length : 0);
+      }
+      for (const entry of configs.values()) chars += entry.key.length + (entry.plateau === null ? 0 : entry.plateau.length);
+      return { entries, chars };
+    },
+    setFastRuns(on) {
+      fastRuns = on;
+    },
+  };
+
+  return { api, ready, testing };
 }

@@ -678,9 +678,19 @@ export interface LayerSpec {
   costMs?: number;
 }
 
-/** A layer for `runWithEarlyExit`: `run()` returns a result or a Promise of one. */
+/**
+ * A layer for `runWithEarlyExit`: `run()` returns a result or a Promise of one. When the run
+ * was given a `signal`, each runner is called as `run({ signal })` with that same signal, so
+ * it can stop its own work (a subprocess, a request) on abort; otherwise as `run()`.
+ */
 export interface Layer extends LayerSpec {
-  run(): LayerResult | PromiseLike<LayerResult>;
+  run(options?: LayerRunOptions): LayerResult | PromiseLike<LayerResult>;
+}
+
+/** What a runner is called with when its run has a signal. */
+export interface LayerRunOptions {
+  /** The run's `signal` (the object given in `RunOptions`). */
+  signal: AbortSignalLike;
 }
 
 /** The structural part of an `AbortSignal` that `runWithEarlyExit` uses. */
@@ -691,9 +701,14 @@ export interface AbortSignalLike {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** The options of `runWithEarlyExit`: any other key is an `unknown_option` error. */
 export interface RunOptions {
-  /** Aborting rejects the run with the signal's reason; no further layer starts. */
-  signal?: AbortSignalLike;
+  /**
+   * Aborting rejects the run with the signal's reason; no further layer starts, and the
+   * runner in progress gets the signal (`run({ signal })`). Anything but an AbortSignal,
+   * `null` or `undefined` is an `invalid_config` error.
+   */
+  signal?: AbortSignalLike | null;
 }
 
 export type StepAction = { action: 'run'; layer: number } | { action: 'verify'; layer: number } | { action: 'done' };
@@ -724,10 +739,16 @@ export declare class CoherenceEarlyExit implements Freeable {
 
 export declare class SpeculativeExecutor implements Freeable {
   constructor(config?: ExitOptions | null);
-  /** One prediction per skipped layer (only `decision.confidence` and the layers' count are read). */
-  speculate(exitDecision: { confidence: number }, skippedLayers: Iterable<unknown>): Promise<Speculation[]>;
+  /**
+   * One prediction per skipped layer (only `decision.confidence` and the layers' count are
+   * read); the count may be given as a number (an integer from 0 to 1,000,000).
+   */
+  speculate(exitDecision: { confidence: number }, skippedLayers: Iterable<unknown> | number): Promise<Speculation[]>;
   predictLayerOutcome(layer: unknown, decision: { confidence: number }): Promise<Speculation>;
-  /** Runs the first `verificationLayers` skipped layers in order and records their outcomes. */
+  /**
+   * Runs the first `verificationLayers` skipped layers in order and records their outcomes
+   * (an array with at least one layer per verified speculation: else an `invalid_config` error).
+   */
   verify(speculations: readonly Speculation[], skippedLayers: ArrayLike<Layer>): Promise<Speculation[]>;
   readonly config: ExitConfig;
   free(): void;
@@ -739,9 +760,11 @@ export declare class EarlyExitController implements Freeable {
   /**
    * Runs the layers in order until the exit decision lets the rest be skipped, then
    * verifies the first skipped ones. A runner that throws or rejects makes this reject
-   * with that same error.
+   * with that same error. The list and each layer's name, cost and runner are read once,
+   * when the run starts (a list changed while a runner is awaited is an `invalid_config`
+   * error on `layers`).
    */
-  runWithEarlyExit(layers: readonly Layer[], options?: RunOptions): Promise<TestPyramidResult>;
+  runWithEarlyExit(layers: readonly Layer[], options?: RunOptions | null): Promise<TestPyramidResult>;
   readonly earlyExit: CoherenceEarlyExit;
   readonly speculator: SpeculativeExecutor;
   free(): void;
@@ -930,8 +953,12 @@ export declare function init(options?: InitOptions): Promise<void>;
 /** The engines from `input`, and with `replayInput` the replay module from there too. */
 export declare function init(input?: WasmSource, replayInput?: WasmSource): Promise<void>;
 
-/** Codes of the browser build's loading errors (not about a value passed to a call). */
-export type LoadErrorCode = 'engines_load_failed' | 'replay_not_loaded' | 'replay_load_failed';
+/**
+ * Codes of earlyexit-wasm's errors that are not about a value passed to a call: loading in the
+ * browser (`engines_load_failed`, `replay_*`), and recovery after a WebAssembly trap
+ * (`instance_*`, both builds).
+ */
+export type LoadErrorCode = 'engines_load_failed' | 'replay_not_loaded' | 'replay_load_failed' | 'instance_trapped' | 'instance_reset';
 /**
  * earlyexit-wasm's web build, loading: a plain `Error`. `engines_load_failed`: `init()` could not
  * fetch or instantiate the engines module (a bundler that did not emit the `.wasm` file: pass its
@@ -939,7 +966,10 @@ export type LoadErrorCode = 'engines_load_failed' | 'replay_not_loaded' | 'repla
  * later `init()` tries again. `replay_not_loaded`: a replay function
  * called before `init({ replay: true })` resolved, `field` is its name (`'replayLoops'`).
  * `replay_load_failed`: `init({ replay })` could not fetch or instantiate the replay module,
- * `field` is `'replay'`, `cause` the underlying error.
+ * `field` is `'replay'`, `cause` the underlying error. `instance_trapped`: the call trapped in
+ * the WebAssembly instance (out of memory, say) and changed nothing; a fresh instance answers
+ * later calls; `field` is `'instance'`, `cause` the trap. `instance_reset`: the object was made
+ * on an instance that trapped since (make it again); `field` is `'this'`.
  */
 export interface EarlyExitLoadError extends Error {
   code: LoadErrorCode;

@@ -8,6 +8,7 @@
 #   FUZZ_SECONDS=60 bash scripts/fuzz.sh       shorter
 #   bash scripts/fuzz.sh loop_ops jsnum_format only these
 #   FUZZ_MINIMIZE=1 bash scripts/fuzz.sh       afterwards shrink each corpus (cargo fuzz cmin, edges)
+#   FUZZ_JS_RUNS=100000 bash scripts/fuzz.sh    more cases for the JS properties (block below)
 #
 # Targets and invariants: docs/reliability.md. A finding stops that target's run (libFuzzer
 # writes the input to fuzz/artifacts/<target>/); reproduce with
@@ -68,6 +69,32 @@ for target in "${targets[@]}"; do
     grep -E "panicked at|SUMMARY|Test unit written" "$log" | head -n 5 | sed 's/^/    /'
   fi
 done
+
+# --- the JS binding layers: tests/node/properties.test.mjs (fast-check) with many more cases
+# than `make test` runs, a fresh seed each time, for the napi addon and the wasm build (both
+# built first: scripts/build-node.sh, scripts/build-wasm.sh). FUZZ_JS_RUNS cases per property
+# (default 20000); a failure prints its seed and counterexample (FC_SEED=<seed> reproduces).
+# FUZZ_JS=0 skips this block.
+if [ "${FUZZ_JS:-1}" != 0 ]; then
+  js_runs=${FUZZ_JS_RUNS:-20000}
+  js_seed=${FC_SEED:-$(( $(date +%s) % 2147483647 ))}
+  for impl in native wasm; do
+    js_log="$(cd .. && pwd)/fuzz/logs/js_properties_$impl.log"
+    mkdir -p "$(dirname "$js_log")"
+    echo "=== js_properties ($impl): $js_runs cases per property, seed $js_seed (log: fuzz/logs/${js_log##*/})"
+    t0=$SECONDS
+    (cd .. && EARLYEXIT_IMPL=$impl FC_RUNS=$js_runs FC_SEED=$js_seed node --test tests/node/properties.test.mjs) >"$js_log" 2>&1
+    status=$?
+    line=$(printf '%-17s %5d s  %10s cases      seed %s  findings %s' "js_prop_$impl" "$((SECONDS - t0))" "$((js_runs * 3))" "$js_seed" \
+      "$([ "$status" = 0 ] && echo 0 || echo "1 (see fuzz/logs/${js_log##*/})")")
+    echo "$line"
+    summary+=("$line")
+    if [ "$status" != 0 ]; then
+      found_any=1
+      grep -E "Counterexample|seed" "$js_log" | head -n 3 | sed 's/^/    /'
+    fi
+  done
+fi
 
 if [ -n "${FUZZ_MINIMIZE:-}" ]; then
   for target in "${targets[@]}"; do

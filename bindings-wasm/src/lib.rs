@@ -11,8 +11,12 @@
 //! module, which exports only `exec` for the replay ops (80 and 220..224). The package's
 //! entry files route those ops to it; see README.md.
 
-#[cfg(feature = "replay-module")]
 use wasm_bindgen::prelude::wasm_bindgen;
+
+/// Runs when an instance starts: nothing to do, but the glue's `__wbg_reset_state` (which the
+/// package calls after a trap, to start a fresh instance) expects a start function.
+#[wasm_bindgen(start)]
+pub fn start() {}
 
 #[cfg(target_arch = "wasm32")]
 mod allocator;
@@ -26,7 +30,7 @@ pub use engines::*;
 
 #[cfg(not(feature = "replay-module"))]
 mod engines {
-    use wasm_bindgen::prelude::wasm_bindgen;
+    use super::wasm_bindgen;
 
     /// The native object behind each stateful JS class. Freed by the JS wrapper's `free()`
     /// (or its `Symbol.dispose`), else by wasm-bindgen's FinalizationRegistry.

@@ -29,6 +29,25 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code (keep in step with the enum): for [`ErrorCode::from_name`].
+    pub const ALL: [ErrorCode; 10] = [
+        ErrorCode::InvalidConfig,
+        ErrorCode::UnknownOption,
+        ErrorCode::InvalidResult,
+        ErrorCode::InvalidIteration,
+        ErrorCode::InvalidLayerResult,
+        ErrorCode::InvalidSignal,
+        ErrorCode::InvalidAnalytics,
+        ErrorCode::InvalidSnapshot,
+        ErrorCode::InvalidStep,
+        ErrorCode::InvalidReplay,
+    ];
+
+    /// The code spelled `name` (`"invalid_snapshot"`), if there is one.
+    pub fn from_name(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
+    }
+
     /// The stable string form, e.g. `"invalid_config"`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -149,3 +168,30 @@ impl std::error::Error for Error {}
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once_and_found_by_name() {
+        for code in ErrorCode::ALL {
+            // Exhaustive: a new code fails to compile here until it is listed in `ALL` too.
+            let listed = match code {
+                ErrorCode::InvalidConfig
+                | ErrorCode::UnknownOption
+                | ErrorCode::InvalidResult
+                | ErrorCode::InvalidIteration
+                | ErrorCode::InvalidLayerResult
+                | ErrorCode::InvalidSignal
+                | ErrorCode::InvalidAnalytics
+                | ErrorCode::InvalidSnapshot
+                | ErrorCode::InvalidStep
+                | ErrorCode::InvalidReplay => ErrorCode::ALL.iter().filter(|c| **c == code).count(),
+            };
+            assert_eq!(listed, 1);
+            assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));
+        }
+        assert_eq!(ErrorCode::from_name("no_such_code"), None);
+    }
+}

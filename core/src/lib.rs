@@ -24,6 +24,7 @@ pub mod analytics_report;
 pub mod error;
 pub mod exit_decision;
 mod float_parse;
+pub mod host;
 pub mod jsnum;
 pub mod loop_replay;
 pub mod loop_state;

@@ -16,6 +16,8 @@
 //   and the dashboard at load never request earlyexit_replay_bg.wasm; a replay call before
 //   init({ replay: true }) throws replay_not_loaded; a 404 for the module rejects that call
 //   clearly, the engines still answer, and a retry loads it;
+// - after a wasm trap, the call that trapped gets instance_trapped, later calls a fresh
+//   instance, and objects made before it instance_reset;
 // - screenshots go to test-output/dashboard.png (and dashboard-pyramid.png).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium).
@@ -222,6 +224,60 @@ test('a replay module that fails to fetch rejects init({ replay: true }) clearly
   assert.equal(await loadReplay(), null, 'the retry loads the module');
   assert.equal(requested.filter((f) => f === REPLAY_FILE).length, 2, 'the retry fetches the module again');
   assert.equal((await tryReplay(page)).outcome?.trigger, 'high_confidence');
+  await assertEnginesAnswer(page);
+  await page.close();
+});
+
+// ---------------------------------------------------------------------------
+// A trap (bindings-wasm/README.md "No panics, and recovery"): the call that trapped gets a
+// typed error, later calls a fresh instance, objects made before instance_reset.
+
+test('after a trap: instance_trapped for that call, a fresh instance for later calls, instance_reset for old objects', async () => {
+  const { page } = await initOnlyPage();
+  const got = await page.evaluate(async () => {
+    const ee = window.earlyexit;
+    const glue = await import('/bindings-wasm/pkg/web/earlyexit_wasm.js'); // the instance web.mjs uses
+    const errorOf = (call) => {
+      try {
+        call();
+        return null;
+      } catch (e) {
+        return { name: e.constructor.name, code: e.code, field: e.field, cause: e.cause?.constructor?.name };
+      }
+    };
+    const record = (i) => ({ quality_score: 50 + (i % 3), confidence: 0.6, verification_status: 'failed', quality_delta: i % 3 });
+    const analytics = new ee.IterationAnalytics();
+    analytics.recordIteration({ iteration_number: 1, quality_score: 60, verification_status: 'passed' });
+    const loop = new ee.EarlyStopping({ plateauConsecutiveCount: 3 });
+    const control = new ee.EarlyStopping({ plateauConsecutiveCount: 3 });
+    for (let i = 1; i <= 3; i++) [loop, control].forEach((es) => es.recordIterationResult(i, record(i)));
+    loop.shouldStop();
+    // Exhaust the instance's memory (the wasm32 maximum), so the next large call traps.
+    const memory = glue.wasmMemory();
+    memory.grow(65536 - memory.buffer.byteLength / 65536);
+    const text = JSON.stringify(new ee.EarlyStopping().toJSON()) + ' '.repeat(4 << 20);
+    const trapped = errorOf(() => ee.EarlyStopping.fromJSON(text));
+    const fresh = glue.wasmMemory() !== memory && glue.wasmMemory().buffer.byteLength < 64 << 20;
+    const restored = ee.EarlyStopping.fromJSON(text).getIterationHistory().length;
+    const reset = errorOf(() => analytics.generateSummary());
+    analytics.free();
+    const same = [4, 5, 6].every((i) => {
+      loop.recordIterationResult(i, record(i));
+      control.recordIterationResult(i, record(i));
+      return JSON.stringify(loop.shouldStop()) === JSON.stringify(control.shouldStop());
+    });
+    const run = await new ee.EarlyExitController(null, 2).runWithEarlyExit([
+      { name: 'unit', costMs: 1, run: () => ({ passRate: 1, coverage: 0.9, flakyRatio: 0 }) },
+      { name: 'e2e', costMs: 9, run: () => ({ passRate: 1, coverage: 0.9, flakyRatio: 0 }) },
+    ]);
+    return { trapped, fresh, restored, reset, same, executed: run.layersExecuted };
+  });
+  assert.deepEqual(got.trapped, { name: 'Error', code: 'instance_trapped', field: 'instance', cause: 'RuntimeError' });
+  assert.equal(got.fresh, true, 'later calls go to a fresh instance');
+  assert.equal(got.restored, 0);
+  assert.deepEqual(got.reset, { name: 'Error', code: 'instance_reset', field: 'this', cause: undefined });
+  assert.equal(got.same, true, 'an EarlyStopping made before the trap decides as before');
+  assert.deepEqual(got.executed, [0, 1]);
   await assertEnginesAnswer(page);
   await page.close();
 });

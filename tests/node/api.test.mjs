@@ -114,7 +114,8 @@ function badInputs() {
     ['tokens negative', () => es.recordIterationResult(2, valid({ tokens_used: -1 })), RangeError, 'invalid_result', 'tokens_used', es],
     ['unknown result key', () => es.recordIterationResult(2, valid({ qualityScore: 1 })), TypeError, 'unknown_option', 'qualityScore', es],
     ['iteration_number mismatch', () => es.recordIterationResult(2, valid({ iteration_number: 3 })), RangeError, 'invalid_result', 'iteration_number', es],
-    ['a cyclic result', () => es.recordIterationResult(2, cyclic), TypeError, 'unknown_option', 'self', es],
+    // Found while the result is encoded, before any rule of the call: the cycle's own error.
+    ['a cyclic result', () => es.recordIterationResult(2, cyclic), TypeError, 'invalid_result', 'self', es],
     ['configure not an object', () => es.configure(7), TypeError, 'invalid_config', 'options', es],
     ['configure out of range', () => es.configure({ plateauConsecutiveCount: 1 }), RangeError, 'invalid_config', 'plateauConsecutiveCount', es],
     ['configure unknown key', () => es.configure({ maxIteration: 5 }), TypeError, 'unknown_option', 'maxIteration', es],
@@ -212,7 +213,8 @@ describe(`bad input throws TypeError / RangeError with .code and .field, and cha
     }
     let deep = {};
     for (let i = 0; i < 10_000; i++) deep = { next: deep };
-    assert.throws(() => es.configure(deep), (e) => e instanceof TypeError && e.code === 'unknown_option');
+    // Refused at the depth limit (200 levels), naming where: the path holds 200 `next`s.
+    assert.throws(() => es.configure(deep), (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === Array(200).fill('next').join('.'));
     const getter = { get quality_score() { throw new Error('getter failed'); } };
     assert.throws(() => es.recordIterationResult(1, getter), /getter failed/);
     assert.deepEqual(es.getIterationHistory(), []);

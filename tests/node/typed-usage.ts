@@ -24,6 +24,8 @@ import EarlyStoppingDefault, {
   type DuplicateRecord,
   type LayerResult,
   type Layer,
+  type LayerRunOptions,
+  type Speculation,
   type StepAction,
   type Trigger,
   type ExitReason,
@@ -156,6 +158,10 @@ async function pyramid(): Promise<TestPyramidResult> {
   const verified = await speculator.verify(predictions, layers);
   const controller = new EarlyExitController({ exitLayer: 0 }, layers.length);
   const result = await controller.runWithEarlyExit(layers, { signal: new AbortController().signal });
+  // A runner that takes the run's signal (to stop its own work on abort), and a count for speculate.
+  const cancellable: Layer = { name: 'e2e', run: async ({ signal }: LayerRunOptions = { signal: new AbortController().signal }) => (signal.aborted ? run(0)() : run(1)()) };
+  await controller.runWithEarlyExit([cancellable], { signal: null });
+  const counted: Speculation[] = await speculator.speculate({ confidence: 0.9 }, 3);
   const saved: number | null = result.computeSavedMs;
   const verdict: Verdict = result.verdict;
   const failing: FailingLayer[] = result.failingLayers;
@@ -192,6 +198,8 @@ async function browserReplay(replayUrl: string): Promise<LoopReplay | null> {
     const code: LoadErrorCode = loadError.code; // 'replay_not_loaded', field 'replayLoops'
     void [code, loadError.field];
   }
+  const recovery: LoadErrorCode[] = ['instance_trapped', 'instance_reset']; // after a WebAssembly trap
+  void recovery;
   const options: InitOptions = { replay: true };
   await wasm.init(options);
   await wasm.init({ replay: new URL(replayUrl) });

@@ -19,8 +19,8 @@ const RAW_BUDGET = 120 * 1024;
 const GZIP_BUDGET = 45 * 1024;
 // The engines module's sizes on record (gzip: Node zlib level 9; bindings-wasm/README.md
 // "Size" says what grew and why).
-const RAW_ON_RECORD = 130_898;
-const GZIP_ON_RECORD = 54_543;
+const RAW_ON_RECORD = 132_931;
+const GZIP_ON_RECORD = 55_411;
 
 // A fixed scenario over every engine; its answers must not change after any abuse.
 async function scenario(api) {
@@ -96,6 +96,66 @@ describe('wasm instance', { skip }, () => {
       async.push(assert.rejects(new ee.SpeculativeExecutor().speculate({ confidence: NaN }, [1]), (e) => e.code === 'invalid_signal'));
     }
     await Promise.all(async);
+    assert.equal(await scenario(ee), before);
+  });
+
+  test('a trap: a typed error for the call, a fresh instance for later calls, instance_reset from objects made before', async () => {
+    const require = createRequire(import.meta.url);
+    const glue = require(path.join(ROOT, 'bindings-wasm', 'pkg', 'nodejs', 'earlyexit_wasm.js')); // the package's own instance
+    const before = await scenario(ee);
+    const record = (i) => ({ quality_score: 50 + (i % 3), confidence: 0.6, verification_status: 'failed', quality_delta: i % 3 });
+    // Made before the trap: native objects, and an EarlyStopping whose state is in the slots.
+    const analytics = new ee.IterationAnalytics();
+    analytics.recordIteration({ iteration_number: 1, quality_score: 60, verification_status: 'passed' });
+    const run = ee.PyramidRun.start(null, 2, [{ name: 'unit' }, { name: 'e2e' }]);
+    const exit = new ee.CoherenceEarlyExit(null, 3);
+    const loop = new ee.EarlyStopping({ plateauConsecutiveCount: 3 });
+    const control = new ee.EarlyStopping({ plateauConsecutiveCount: 3 });
+    for (let i = 1; i <= 3; i++) {
+      loop.recordIterationResult(i, record(i));
+      control.recordIterationResult(i, record(i));
+    }
+    control.shouldStop();
+    loop.shouldStop(); // its state is the one in the scratch slots
+    // Exhaust the instance's memory (grown to the wasm32 maximum from outside, as a page that
+    // filled it would have): the next call that needs more traps.
+    const memory = glue.wasmMemory();
+    memory.grow(65536 - memory.buffer.byteLength / 65536);
+    const text = JSON.stringify(new ee.EarlyStopping().toJSON()) + ' '.repeat(4 << 20);
+    const trapped = (e) => e.constructor === Error && e.code === 'instance_trapped' && e.field === 'instance' && e.cause instanceof WebAssembly.RuntimeError;
+    assert.throws(() => ee.EarlyStopping.fromJSON(text), trapped);
+    // Later calls: a fresh instance (its own, small memory), the same answers.
+    assert.ok(glue.wasmMemory() !== memory && glue.wasmMemory().buffer.byteLength < 64 << 20);
+    assert.deepEqual(ee.EarlyStopping.fromJSON(text).getIterationHistory(), []);
+    assert.equal(await scenario(ee), before);
+    // Objects made on the old instance: instance_reset (free() stays harmless).
+    const reset = (e) => e.constructor === Error && e.code === 'instance_reset' && e.field === 'this';
+    assert.throws(() => analytics.generateSummary(), reset);
+    assert.throws(() => run.next(), reset);
+    assert.throws(() => exit.shouldExit({ lambda: 90, lambdaPrev: 90, boundaryEdges: 0, boundaryConcentration: 0, partitionCount: 0, flags: 0 }, 1), reset);
+    analytics.free();
+    run.free();
+    // EarlyStopping keeps its state in JS: it goes on as if nothing happened.
+    for (let i = 4; i <= 6; i++) {
+      loop.recordIterationResult(i, record(i));
+      control.recordIterationResult(i, record(i));
+      assert.deepEqual(loop.shouldStop(), control.shouldStop());
+    }
+    // A run whose runner traps the instance (by a call of its own) completes on the fresh one.
+    const layers = [0, 1, 2].map((i) => ({
+      name: `l${i}`,
+      costMs: 10 * i,
+      run: () => {
+        if (i === 1) {
+          const now = glue.wasmMemory();
+          now.grow(65536 - now.buffer.byteLength / 65536);
+          assert.throws(() => ee.EarlyStopping.fromJSON(text + text), trapped); // larger than any block freed since
+        }
+        return { passRate: 1, coverage: 0.9, flakyRatio: 0 };
+      },
+    }));
+    const expected = await new ee.EarlyExitController(ee.CONSERVATIVE_EXIT_CONFIG, 3).runWithEarlyExit(layers.map((l) => ({ ...l, run: () => ({ passRate: 1, coverage: 0.9, flakyRatio: 0 }) })));
+    assert.deepEqual(await new ee.EarlyExitController(ee.CONSERVATIVE_EXIT_CONFIG, 3).runWithEarlyExit(layers), expected);
     assert.equal(await scenario(ee), before);
   });
 
@@ -207,7 +267,8 @@ describe('wasm instance', { skip }, () => {
     const engines = require(path.join(ROOT, 'bindings-wasm', 'pkg', 'nodejs', 'earlyexit_wasm.js'));
     const replay = require(path.join(ROOT, 'bindings-wasm', 'pkg', 'nodejs', 'earlyexit_replay.js'));
     const { isReplayOp } = require(path.join(ROOT, 'bindings-wasm', 'replay-ops.cjs'));
-    assert.deepEqual(Object.keys(replay).filter((k) => typeof replay[k] === 'function'), ['exec']);
+    // `exec`, and the glue's start and reset functions (a fresh instance after a trap).
+    assert.deepEqual(Object.keys(replay).filter((k) => typeof replay[k] === 'function').sort(), ['__wbg_reset_state', 'exec', 'start']);
     for (let op = 0; op < 300; op++) {
       const unknown = (answer) => answer.startsWith('!') && answer.includes('unknown native op');
       if (isReplayOp(op)) {

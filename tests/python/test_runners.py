@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Dict, List
+import os
+import sys
+from typing import Any, Dict, List, Optional
 
 import pytest
 
@@ -164,6 +166,44 @@ def test_cancelling_run_async_stops_the_run() -> None:
 
     asyncio.run(main())
     assert started == ["integration"] and finished == ["integration"]
+
+
+def test_cancelling_run_async_cancels_the_awaited_runner_and_its_subprocess() -> None:
+    """The awaited runner gets the CancelledError where it awaits, so a runner that runs a
+    test command in a subprocess kills it: after the cancellation the child is gone."""
+    child: Optional[asyncio.subprocess.Process] = None
+    cancelled: List[str] = []
+
+    async def main() -> None:
+        nonlocal child
+        started = asyncio.Event()
+
+        async def tests_in_a_subprocess() -> Dict[str, Any]:
+            nonlocal child
+            child = await asyncio.create_subprocess_exec(sys.executable, "-c", "import time; time.sleep(3600)")
+            started.set()
+            try:
+                await child.wait()
+            except asyncio.CancelledError:
+                cancelled.append("e2e")
+                child.kill()
+                await child.wait()
+                raise
+            return GREEN
+
+        controller = EarlyExitController(EarlyExitConfig.CONSERVATIVE, 2)
+        task = asyncio.ensure_future(controller.run_async([("unit", lambda: dict(SHAKY)), ("e2e", tests_in_a_subprocess)]))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # By the time the cancelled run is done, not at the loop's shutdown.
+        assert cancelled == ["e2e"]
+        assert child is not None and child.returncode is not None  # reaped: it exited
+        with pytest.raises(ProcessLookupError):
+            os.kill(child.pid, 0)
+
+    asyncio.run(main())
 
 
 def test_step_api_driven_by_hand_matches_run() -> None:

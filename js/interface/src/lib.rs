@@ -24,12 +24,12 @@ use earlyexit::pyramid::{self, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
 use earlyexit::speculation::{self, Speculation};
 use earlyexit::{
-    snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
+    host, snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
     IterationAnalytics, Naming, Value,
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
-pub const PROTOCOL: u32 = 4;
+pub const PROTOCOL: u32 = 5;
 
 /// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `js/api.js` has the same table.
 pub mod op {
@@ -71,6 +71,12 @@ pub mod op {
     /// `fast_pyramid`]`, validated as `CE_NEW` validates them (the `EarlyExitController`
     /// constructor, which needs no native object).
     pub const EXIT_CONTROLLER_CHECK: u32 = 28;
+    /// `[problem, code, path, got]` -> the error for what the JS layer found itself
+    /// ([`earlyexit::host::Problem`] by number; `code` is the argument's error code).
+    pub const HOST_ERROR: u32 = 20;
+    /// `[options]` -> nothing, or the error for `runWithEarlyExit`'s options (the signal
+    /// crosses as the host type `"AbortSignal"` when it is one).
+    pub const RUN_OPTIONS_CHECK: u32 = 21;
 
     // --- EarlyStopping: 10..=23 were its native-object ops (protocol 1). The JS layer now
     // keeps each engine's state itself and uses the fast path (`fast.rs`) plus the
@@ -347,6 +353,16 @@ fn exec_inner(op: u32, text: &str) -> Answer {
                 numbers(&fast_pyramid::config_slots(exit.config())),
             ])
         }
+        op::HOST_ERROR if index_of(arg(&args, 0)) < host::Problem::ALL.len() => {
+            let problem = host::Problem::ALL.get(index_of(arg(&args, 0))).copied().unwrap_or(host::Problem::Cycle);
+            let code = arg(&args, 1).as_str().and_then(ErrorCode::from_name).unwrap_or(ErrorCode::InvalidConfig);
+            let path = arg(&args, 2).as_str().unwrap_or("");
+            return Err(Failure::Core(host::problem(problem, code, path, arg(&args, 3))));
+        }
+        op::RUN_OPTIONS_CHECK => {
+            host::run_options(arg(&args, 0), Naming::Js)?;
+            return Ok(None);
+        }
         op::ES_SNAPSHOT_CHECK => {
             let snapshot = snapshot_of(arg(&args, 0))?;
             EarlyStopping::normalize_snapshot(&snapshot)?
@@ -396,6 +412,14 @@ fn loop_constants() -> Value {
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
         ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
         ("recordFields", array(&loop_stopping::RESULT_FIELDS, |f| Value::string(f.js()))),
+        (
+            "limits",
+            Value::object(vec![
+                ("depth", Value::Number(host::MAX_DEPTH as f64)),
+                ("documentBytes", Value::Number(host::MAX_DOCUMENT_BYTES as f64)),
+                ("count", Value::Number(host::MAX_COUNT as f64)),
+            ]),
+        ),
     ])
 }
 
@@ -532,7 +556,7 @@ fn executor_op(config: &ExitConfig, op: u32, args: &[Value]) -> Answer {
     let value = match op {
         op::SX_SPECULATE => {
             let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;
-            let count = index_of(arg(args, 1));
+            let count = host::skipped_count(arg(args, 1))?;
             array(&speculation::speculate(confidence, count), Speculation::to_value)
         }
         op::SX_PREDICT => {

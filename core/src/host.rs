@@ -1,0 +1,172 @@
+//! What a binding checks on the host side before (or instead of) handing a value to the core,
+//! worded here so every message and code still comes from the core: a value the binding
+//! cannot convert (a cycle, nesting or size beyond the limits), a count given where a list is
+//! accepted, the options of the JS `runWithEarlyExit`, and a layer list that changed while a
+//! run awaited a runner.
+//!
+//! The limits below are **provisional** (the JS layer's pre-checks read them through its
+//! constants op); the core's own limits module replaces them with its documented defaults.
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::{self, concat, FieldName, Naming, ObjectReader, Value};
+
+/// PROVISIONAL: the deepest nesting of objects and arrays a binding converts (the JSON reader
+/// allows 256 levels; the JS wire format adds two: the argument list and a tag).
+pub const MAX_DEPTH: usize = 200;
+/// PROVISIONAL: the largest value a binding hands over in one argument, in bytes of its JSON
+/// text (UTF-16 code units in JS, never more than its UTF-8 bytes). A value over it is refused
+/// before it reaches the core (in WebAssembly: before it reaches the instance's memory).
+pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
+/// PROVISIONAL: the largest count a caller may give where a list of that length is accepted
+/// (`speculate(decision, n)`).
+pub const MAX_COUNT: u64 = 1_000_000;
+
+/// What a binding found itself, for [`problem`] (the JS layer sends the number).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A value that contains itself at `path` (`runs[0].meta.self`): it has no JSON form.
+    Cycle = 0,
+    /// A value nested deeper than [`MAX_DEPTH`] at `path`.
+    Depth = 1,
+    /// An argument (`path` is its name) whose JSON text would be over [`MAX_DOCUMENT_BYTES`].
+    Size = 2,
+    /// The layer list of a run changed (length, or the layer about to run) while the run
+    /// awaited a runner: a run reads the list once, when it starts.
+    LayersChanged = 3,
+    /// `verify` needs layer `path` (`layers[2]`: one layer per verified speculation) and the
+    /// list ends before it.
+    MissingLayer = 4,
+    /// `verify(speculations, layers)` when `layers` (`got`) is not an array.
+    NotLayers = 5,
+}
+
+impl Problem {
+    /// Every problem, by number.
+    pub const ALL: [Problem; 6] = [
+        Problem::Cycle,
+        Problem::Depth,
+        Problem::Size,
+        Problem::LayersChanged,
+        Problem::MissingLayer,
+        Problem::NotLayers,
+    ];
+}
+
+/// The error for `problem`, with code `code` (for `Cycle`, `Depth`, `Size`: the code of the
+/// argument the value was in), at `path` (the root's name when it is empty), about `got`.
+pub fn problem(problem: Problem, code: ErrorCode, path: &str, got: &Value) -> Error {
+    let field = if path.is_empty() { "value" } else { path };
+    let (code, kind, field, text) = match problem {
+        Problem::Cycle => (code, ErrorKind::Type, field, " is a cyclic reference (the value contains itself)"),
+        Problem::Depth => (code, ErrorKind::Range, field, " is nested more than 200 levels deep"),
+        Problem::Size => (code, ErrorKind::Range, field, " is over 67108864 bytes as JSON"),
+        Problem::LayersChanged => (
+            ErrorCode::InvalidConfig,
+            ErrorKind::Range,
+            "layers",
+            " changed while a runner was awaited (a run reads the list once, when it starts)",
+        ),
+        Problem::MissingLayer => (
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            field,
+            " must be a layer (one per verified speculation), got nothing (missing)",
+        ),
+        // The error a run gives a layer list that is not an array (one message for both).
+        Problem::NotLayers => match crate::pyramid::parse_layers(got, Naming::Js) {
+            Err(error) => return error,
+            Ok(_) => (ErrorCode::InvalidConfig, ErrorKind::Type, "layers", " must be an array"),
+        },
+    };
+    Error::new(code, kind, field, concat(&[field, text]))
+}
+
+/// The `skippedLayers` argument of JS `speculate` given as a count: an integer in
+/// `0..=MAX_COUNT`. Anything else that is not a list is a type error.
+pub fn skipped_count(value: &Value) -> Result<usize> {
+    let field = "skippedLayers";
+    match value {
+        Value::Number(_) => {
+            value::integer_argument(value, field, ErrorCode::InvalidConfig, 0, MAX_COUNT).map(|n| n as usize)
+        }
+        other => Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            field,
+            concat(&[field, " must be a list of layers or a count, got ", &other.describe()]),
+        )),
+    }
+}
+
+const SIGNAL: FieldName = FieldName::same("signal");
+
+/// The options of JS `runWithEarlyExit(layers, options)`: absent, `null`, or an object whose
+/// only key is `signal`, an `AbortSignal` (the binding passes one as the host type
+/// `"AbortSignal"`), `null` or absent.
+pub fn run_options(options: &Value, naming: Naming) -> Result<()> {
+    if matches!(options, Value::Null) {
+        return Ok(());
+    }
+    let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
+    reader.reject_unknown(&[SIGNAL])?;
+    match reader.get(SIGNAL) {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Other(kind)) if kind == "AbortSignal" => Ok(()),
+        Some(other) => Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "signal",
+            concat(&["signal must be an AbortSignal, got ", &other.describe()]),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jsnum::uint_string;
+
+    #[test]
+    fn counts_and_options_are_checked_with_their_field() {
+        assert_eq!(skipped_count(&Value::Number(5.0)), Ok(5));
+        let e = skipped_count(&Value::Number(-1.0)).unwrap_err();
+        assert_eq!((e.code(), e.field(), e.kind()), ("invalid_config", "skippedLayers", ErrorKind::Range));
+        let e = skipped_count(&Value::Number((MAX_COUNT + 1) as f64)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Range);
+        let e = skipped_count(&Value::Bool(true)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Type);
+        assert!(run_options(&Value::Null, Naming::Js).is_ok());
+        let signal = Value::object(vec![("signal", Value::Other("AbortSignal".into()))]);
+        assert!(run_options(&signal, Naming::Js).is_ok());
+        let e = run_options(&Value::object(vec![("signal", Value::Number(1.0))]), Naming::Js).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_config", "signal"));
+        let e = run_options(&Value::object(vec![("signl", Value::Null)]), Naming::Js).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("unknown_option", "signl"));
+        assert!(e.message().contains("did you mean 'signal'"), "{}", e.message());
+        let e = run_options(&Value::Number(3.0), Naming::Js).unwrap_err();
+        assert_eq!(e.field(), "options");
+    }
+
+    #[test]
+    fn problems_name_their_path_and_code() {
+        let none = Value::Null;
+        let e = problem(Problem::Cycle, ErrorCode::InvalidReplay, "runs[0].self", &none);
+        assert_eq!((e.code(), e.field(), e.kind()), ("invalid_replay", "runs[0].self", ErrorKind::Type));
+        let e = problem(Problem::Depth, ErrorCode::InvalidSnapshot, "", &none);
+        assert_eq!((e.code(), e.field(), e.kind()), ("invalid_snapshot", "value", ErrorKind::Range));
+        // The limits in the messages are the constants'.
+        assert!(e.message().contains(&concat(&[" ", &uint_string(MAX_DEPTH as u64), " levels"])));
+        let e = problem(Problem::Size, ErrorCode::InvalidSnapshot, "snapshot", &none);
+        assert!(e.message().contains(&concat(&[" ", &uint_string(MAX_DOCUMENT_BYTES as u64), " bytes"])));
+        let e = problem(Problem::MissingLayer, ErrorCode::InvalidSnapshot, "layers[2]", &none);
+        assert_eq!((e.code(), e.field()), ("invalid_config", "layers[2]"));
+        let e = problem(Problem::LayersChanged, ErrorCode::InvalidSnapshot, "", &none);
+        assert_eq!((e.code(), e.field()), ("invalid_config", "layers"));
+        assert!(e.message().starts_with("layers changed"));
+        let e = problem(Problem::NotLayers, ErrorCode::InvalidSnapshot, "", &Value::Number(3.0));
+        assert_eq!((e.code(), e.field(), e.message()), ("invalid_config", "layers", "layers must be an array, got 3"));
+        for (n, p) in Problem::ALL.into_iter().enumerate() {
+            assert_eq!(p as usize, n);
+        }
+    }
+}
