@@ -44,6 +44,7 @@ from ._native import (
     calculate_quality_signal,
 )
 from . import _types
+from ._native import LIMITS  # the size limits (docs/limits.md)
 from ._native import LOOP_PRESETS, LoopReplay, replay_loops  # loop replay (docs/replay.md)
 from ._native import (  # pyramid replay and the risk-bounded policy
     calibrate_pyramid_policy,
@@ -100,6 +101,8 @@ __all__ = [
     "replay_loops",
     "LoopReplay",
     "LOOP_PRESETS",
+    # the size limits
+    "LIMITS",
     # errors
     "EarlyExitError",
     "EarlyExitTypeError",
