@@ -1188,7 +1188,10 @@ export default function createApi(native) {
     Object.assign(DEFAULT_EXIT_CONFIG, defaults);
     Object.assign(AGGRESSIVE_EXIT_CONFIG, aggressive);
     Object.assign(CONSERVATIVE_EXIT_CONFIG, conservative);
+    if (!Object.isFrozen(LIMITS)) Object.freeze(Object.assign(LIMITS, loop.limits)); // the core's size limits (docs/limits.md)
   }
+
+  const LIMITS = {};
 
   const api = {
     EarlyStopping,
@@ -1201,6 +1204,7 @@ export default function createApi(native) {
     DEFAULT_EXIT_CONFIG,
     AGGRESSIVE_EXIT_CONFIG,
     CONSERVATIVE_EXIT_CONFIG,
+    LIMITS,
   };
 
   // ------------------------------------------------------------------------
@@ -1242,40 +1246,9 @@ export default function createApi(native) {
    * @param {string|object} [policy] a preset name or `{preset, config, returns, analytics}`
    */
   function replayLoops(runs, policy = undefined) {
-    const lines = linesOf(runs);
-    const args = lines === null ? args2(enc(runs), encConfig(policy)) : '[' + JSON.stringify(lines) + ',' + encConfig(policy) + ',true]';
-    return unwrap(native.exec(OP_LOOP_REPLAY, args));
-  }
-
-  // An array of runs goes over as one run per line: the engine's JSON.stringify is several
-  // times faster than the general encoder, and the core reads plain lines without building a
-  // value tree. Only what JSON cannot hold (NaN, the infinities, functions, undefined) needs
-  // the general encoder's tags; then, and for anything not an array, this answers null.
-  function linesOf(runs) {
-    if (!Array.isArray(runs)) return null;
-    let plain = true;
-    const replacer = function replacer(key, value) {
-      switch (typeof value) {
-        case 'number':
-          if (value - value !== 0) plain = false;
-          return value;
-        case 'function':
-        case 'symbol':
-        case 'bigint':
-        case 'undefined':
-          if (typeof value !== 'undefined' || Array.isArray(this) || key === '') plain = false;
-          return typeof value === 'undefined' ? value : null;
-        default:
-          return value;
-      }
-    };
-    let text = '';
-    for (let i = 0; i < runs.length && plain; i++) {
-      const line = JSON.stringify(runs[i], replacer);
-      if (line === undefined) plain = false;
-      else text += (i > 0 ? '\n' : '') + line;
-    }
-    return plain ? text : null;
+    // One encoder for every argument of every call: the same runs get the same verdict
+    // whatever else the batch holds (the core reads an array of runs run by run).
+    return unwrap(native.exec(OP_LOOP_REPLAY, args2(enc(runs), encConfig(policy))));
   }
 
   /** A named preset's config (`'seed'`, the default, or `'recommended'`), with overrides merged. */
