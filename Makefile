@@ -35,7 +35,8 @@ setup:
 test-rust test-python test-node test-browser test-packaging:
 	bash scripts/$@.sh
 
-# Fuzz the core: each target FUZZ_SECONDS (default 600) in turn (docs/reliability.md).
+# Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the Python property
+# tests with random seeds (docs/reliability.md).
 fuzz:
 	bash scripts/fuzz.sh
 
