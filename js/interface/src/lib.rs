@@ -319,8 +319,14 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             numbers(&fast_pyramid::config_slots(&config))
         }
         op::ES_SNAPSHOT_CHECK => {
-            let snapshot = snapshot_of(arg(&args, 0))?;
-            EarlyStopping::normalize_snapshot(&snapshot)?
+            // Owned, so the text, then the tree read from it, are freed as soon as they are
+            // read (a snapshot at the size limits must fit a WebAssembly instance).
+            let mut args = args;
+            let snapshot = match args.get_mut(0).map(|a| std::mem::replace(a, Value::Null)) {
+                Some(Value::String(text)) => snapshot::parse(&text)?,
+                other => other.unwrap_or(Value::Null),
+            };
+            EarlyStopping::normalize_snapshot_owned(snapshot)?
         }
         _ => return Err(unknown_op(op)),
     };
