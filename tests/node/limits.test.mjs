@@ -34,6 +34,9 @@ test('speculate counts are bounded before anything is allocated', async () => {
     await assert.rejects(executor.speculate(decision, skipped), over('invalid_config', 'skippedLayers', RangeError, /between 0 and 10000/));
   }
   assert.equal((await executor.speculate(decision, [1, 2])).length, 2); // the instance still answers
+  // verify reads one speculation per skipped layer: at most as many.
+  const speculations = await executor.speculate(decision, new Array(LIMITS.layers));
+  await assert.rejects(executor.verify([...speculations, speculations[0]], []), over('invalid_config', 'speculations', RangeError, /more than 10000 layers/));
   executor.free();
 });
 

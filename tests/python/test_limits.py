@@ -59,6 +59,17 @@ def test_speculate_counts_are_bounded_before_anything_is_allocated() -> None:
         with pytest.raises(EarlyExitError) as info:
             executor.speculate(decision, count)
         assert "between 0 and 10000" in over(info, "invalid_config", "skipped")
+    # verify reads one speculation per skipped layer: at most as many, even from a generator.
+    speculations = executor.speculate(decision, LIMITS["layers"])
+
+    def endless() -> Any:
+        while True:
+            yield speculations[0]
+
+    for given in [speculations + (speculations[0],), endless()]:
+        with pytest.raises(EarlyExitError) as info:
+            executor.verify(given, [])
+        over(info, "invalid_config", "speculations")
 
 
 def test_layer_lists_are_bounded_even_when_they_never_end() -> None:

@@ -228,6 +228,8 @@ fn index_of(value: &Value) -> usize {
 
 fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     let Value::Array(items) = value else { return Ok(Vec::new()) };
+    // One per skipped layer, as `speculate` makes them.
+    earlyexit::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "speculations")?;
     // A plain loop: `collect` into a `Result` instantiates its own shunt adapters.
     let mut speculations = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
