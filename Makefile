@@ -39,7 +39,8 @@ test-rust test-python test-node test-browser test-packaging:
 	bash scripts/$@.sh
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's
-# fast-check properties with FUZZ_JS_RUNS cases each (docs/reliability.md).
+# fast-check properties with FUZZ_JS_RUNS cases each and the Python property tests with
+# random seeds (docs/reliability.md).
 fuzz:
 	bash scripts/fuzz.sh
 

@@ -53,10 +53,10 @@ export default function createApi(native, hostFiles) {
   const TAG_NEG_INFINITY = tag('-Infinity');
   const TAG_UNDEFINED = tag('undefined');
 
-  // The core's limits on what crosses (filled by ready() from the core: op LOOP_CONSTANTS):
-  // the deepest nesting of objects and arrays, the longest JSON text of one argument, and
-  // the largest count given for a list.
-  const LIMITS = { depth: 0, documentBytes: 0, count: 0 };
+  // The core's size limits (docs/limits.md), filled and frozen by ready() from the core (op
+  // LOOP_CONSTANTS); exported as `LIMITS`. The encoder checks nesting (valueDepth) and text
+  // size (documentBytes) before anything reaches native memory; the core checks the rest.
+  const LIMITS = {};
 
   // What an argument is, for the encoder's errors: the code the core gives that argument's
   // problems, the root of paths inside it, and its name when the whole of it is at fault.
@@ -115,9 +115,10 @@ export default function createApi(native, hostFiles) {
       lastVisits = 1;
       if (typeof value !== 'string') return value === null ? 'null' : scalar(value);
       if (where.lines === true) return JSON.stringify(value); // JSONL: the core bounds each line
-      const text = value.length > LIMITS.documentBytes ? '' : JSON.stringify(value);
-      if (text === '' || text.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, where.code, where.name);
-      return text;
+      // A whole argument given as text (a snapshot's JSON, say) is a document: its length in
+      // code units is at most its UTF-8 bytes, so a longer one is over the core's limit.
+      if (value.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, where.code, where.name);
+      return JSON.stringify(value);
     }
     const walk = { where, memo: new Map(), keys: [], height: 0, visits: 1 };
     if (copied !== undefined && copied !== value) walk.memo.set(copied, ENCODING);
@@ -144,11 +145,11 @@ export default function createApi(native, hostFiles) {
     const known = walk.memo.get(value);
     if (known !== undefined) {
       if (known === ENCODING) throw hostError(CYCLE, walk.where.code, pathOf(walk));
-      if (depth - 1 + known.height > LIMITS.depth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
+      if (depth - 1 + known.height > LIMITS.valueDepth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
       walk.height = known.height;
       return known.text;
     }
-    if (depth > LIMITS.depth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
+    if (depth > LIMITS.valueDepth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
     walk.memo.set(value, ENCODING);
     const limit = LIMITS.documentBytes;
     let height = 0;
@@ -1881,7 +1882,7 @@ export default function createApi(native, hostFiles) {
       return enc(layers, AS_SKIPPED);
     }
     let count = 0;
-    for (const _ of layers) if (++count > LIMITS.count) break;
+    for (const _ of layers) if (++count > LIMITS.layers) break;
     return count;
   }
   const AS_SKIPPED = { code: 'invalid_config', root: 'skippedLayers', name: 'skippedLayers' };
@@ -2512,7 +2513,7 @@ export default function createApi(native, hostFiles) {
       throw new Error(`earlyexit: the native module's slot layout is ${loop.layout}, this JS layer's ${LAYOUT}; rebuild the package`);
     }
     Object.assign(LOOP, loop);
-    Object.assign(LIMITS, loop.limits);
+    if (!Object.isFrozen(LIMITS)) Object.freeze(Object.assign(LIMITS, loop.limits));
     growScratch(0);
     const [defaults, aggressive, conservative] = unwrap(native.exec(OP.PRESETS, '[]'));
     Object.assign(DEFAULT_EXIT_CONFIG, defaults);
@@ -2533,6 +2534,7 @@ export default function createApi(native, hostFiles) {
     DEFAULT_EXIT_CONFIG,
     AGGRESSIVE_EXIT_CONFIG,
     CONSERVATIVE_EXIT_CONFIG,
+    LIMITS,
   };
 
   // ------------------------------------------------------------------------
@@ -2574,59 +2576,10 @@ export default function createApi(native, hostFiles) {
    * @param {string|object} [policy] a preset name or `{preset, config, returns, analytics}`
    */
   function replayLoops(runs, policy = undefined) {
-    const lines = linesOf(runs);
-    const args = lines === null ? args2(enc(runs, AS_RUNS), encConfig(policy)) : '[' + JSON.stringify(lines) + ',' + encConfig(policy) + ',true]';
-    return unwrap(native.exec(OP_LOOP_REPLAY, args));
-  }
-
-  // An array of runs goes over as one run per line: the engine's JSON.stringify is several
-  // times faster than the general encoder, and the core reads plain lines without building a
-  // value tree. Only what JSON cannot hold (NaN, the infinities, functions, undefined) needs
-  // the general encoder's tags, and an object met twice in one run (shared, or a cycle) its
-  // memo (JSON.stringify writes a shared object once per occurrence, which can be
-  // exponential, and throws an untyped error on a cycle); then, and for anything not an
-  // array, this answers null. A line over the size limit is the core's typed error.
-  const REPEATED = {}; // thrown out of JSON.stringify when an object comes back
-  function linesOf(runs) {
-    if (!Array.isArray(runs)) return null;
-    let plain = true;
-    const seen = new Set();
-    const replacer = function replacer(key, value) {
-      switch (typeof value) {
-        case 'number':
-          if (value - value !== 0) plain = false;
-          return value;
-        case 'function':
-        case 'symbol':
-        case 'bigint':
-        case 'undefined':
-          if (typeof value !== 'undefined' || Array.isArray(this) || key === '') plain = false;
-          return typeof value === 'undefined' ? value : null;
-        case 'object':
-          if (value !== null) {
-            if (seen.has(value)) throw REPEATED;
-            seen.add(value);
-          }
-          return value;
-        default:
-          return value;
-      }
-    };
-    let text = '';
-    for (let i = 0; i < runs.length && plain; i++) {
-      let line;
-      try {
-        line = JSON.stringify(runs[i], replacer);
-      } catch (error) {
-        if (error !== REPEATED) throw error;
-        return null;
-      }
-      seen.clear();
-      if (line === undefined) plain = false;
-      else if (line.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, AS_RUNS.code, 'runs[' + i + ']');
-      else text += (i > 0 ? '\n' : '') + line;
-    }
-    return plain ? text : null;
+    // One encoder for every argument of every call: the same runs get the same verdict
+    // whatever else the batch holds (the core reads an array of runs run by run; the size
+    // limit applies to each run).
+    return unwrap(native.exec(OP_LOOP_REPLAY, args2(enc(runs, AS_RUNS), encConfig(policy))));
   }
 
   /** A named preset's config (`'seed'`, the default, or `'recommended'`), with overrides merged. */

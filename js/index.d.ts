@@ -791,6 +791,25 @@ export declare const DEFAULT_EXIT_CONFIG: ExitConfig;
 export declare const AGGRESSIVE_EXIT_CONFIG: ExitConfig;
 export declare const CONSERVATIVE_EXIT_CONFIG: ExitConfig;
 
+/** The size limits every call is checked against (docs/limits.md), from the core. */
+export interface Limits {
+  /** Containers nested in one value passed to a call (200). */
+  readonly valueDepth: number;
+  /** Containers nested in one JSON document or JSONL line (256). */
+  readonly documentDepth: number;
+  /** Values in one argument, JSON document or JSONL line (16,777,216). */
+  readonly values: number;
+  /** Keys of one object (1,048,576). */
+  readonly objectKeys: number;
+  /** UTF-8 bytes of one string inside a value or document (16 MiB). */
+  readonly stringBytes: number;
+  /** UTF-8 bytes of one JSON document or JSONL line (256 MiB). */
+  readonly documentBytes: number;
+  /** Layers of one pyramid, and skipped layers one `speculate` call predicts (10,000). */
+  readonly layers: number;
+}
+export declare const LIMITS: Limits;
+
 // ---- Pyramid replay and the risk-bounded policy (docs/replay-pyramids.md) ----
 
 /** One layer of a recorded run (JSONL: one run per line, these keys). */

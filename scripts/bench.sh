@@ -11,7 +11,7 @@
 #   1. Rust core: criterion medians and spreads (one record + decision, a whole trajectory,
 #      a decision at history 10 and 1,000,000, a pyramid run);
 #   2. core memory: bytes retained per recorded iteration; decision time at history 10 vs
-#      1,000,000 measured side by side;
+#      1,000,000 measured side by side; JSON reading of objects of 10,000 to 200,000 keys;
 #   3. Python: one record + should_stop pair beside an empty method call; the trajectory
 #      workload vs a pure-Python port of the seed;
 #   4. wasm size, raw and gzipped, against the budget;
@@ -115,6 +115,14 @@ if quietly bench_cargo bench -p earlyexit --bench memory --no-run; then
   bench_cargo bench -p earlyexit --bench memory -- scaling "$ROUNDS" 2>/dev/null | sed 's/^/  /' || note_failure "core scaling"
 else
   note_failure "memory bench build"
+fi
+
+# --- 2b. JSON reading ----------------------------------------------------------------------------
+section "2b. JSON reading: objects of 10,000 to 200,000 keys (cargo bench -p earlyexit --bench json)"
+if quietly bench_cargo bench -p earlyexit --bench json --no-run; then
+  bench_cargo bench -p earlyexit --bench json -- "$ROUNDS" 2>/dev/null | sed 's/^/  /' || note_failure "JSON reading"
+else
+  note_failure "json bench build"
 fi
 
 # --- 3. Python -----------------------------------------------------------------------------------

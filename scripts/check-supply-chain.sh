@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Offline supply-chain check of every dependency (normal, dev and build, every platform, all
+# Supply-chain check of every dependency (normal, dev and build, every platform, all
 # features) of every workspace crate and of the fuzz crate, from `cargo metadata --locked
 # --offline`, against the policy in deny.toml:
 #   * each license expression is satisfiable from [licenses] allow;
@@ -8,15 +8,29 @@
 #     features; see also check-core-deps.sh, which asks cargo tree).
 # Then, only if cargo-deny is installed, `cargo deny check licenses bans` with the same file
 # (advisories need the network: not checked here).
+#
+# `cargo metadata` reads the manifest of every locked package, so each must be in the cargo
+# cache first: on a machine that never built the project (or never ran `make bench`, whose
+# criterion and its dependencies no `cargo test` downloads) it stopped with "failed to
+# download anes v0.1.6 ... --offline was specified". So the locked packages are fetched
+# first: offline when the cache has them all (no network touched), else from the registry.
+# `make test-rust` runs this script once more against an empty CARGO_HOME to prove that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+cargo_home() { echo "${CARGO_HOME:-$HOME/.cargo}"; }
 
 manifests=(Cargo.toml)
 [ -f fuzz/Cargo.lock ] && manifests+=(fuzz/Cargo.toml)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for i in "${!manifests[@]}"; do
-  cargo metadata --format-version 1 --all-features --locked --offline --manifest-path "${manifests[$i]}" >"$tmp/metadata-$i.json"
+  manifest=${manifests[$i]}
+  if ! cargo fetch --locked --offline --manifest-path "$manifest" >/dev/null 2>&1; then
+    echo "check-supply-chain: fetching the locked packages of $manifest (not all in $(cargo_home)/registry)"
+    cargo fetch --locked --manifest-path "$manifest"
+  fi
+  cargo metadata --format-version 1 --all-features --locked --offline --manifest-path "$manifest" >"$tmp/metadata-$i.json"
 done
 
 python3 - "$tmp"/*.json <<'PY'

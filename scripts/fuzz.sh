@@ -2,13 +2,18 @@
 # Fuzzes the core (cargo-fuzz, nightly toolchain): each target in turn for FUZZ_SECONDS
 # (default 600), growing fuzz/corpus/<target>/, then prints per target the executions,
 # the corpus size and the findings (crash-/timeout-/leak-/oom- files under
-# fuzz/artifacts/<target>/). Installs cargo-fuzz into ~/.cargo when it is missing.
+# fuzz/artifacts/<target>/). Installs cargo-fuzz into ~/.cargo when it is missing. Then the
+# Python property tests (tests/python/test_properties.py) with the "fuzz" profile: random
+# seeds and EARLYEXIT_HYPOTHESIS_EXAMPLES examples per test (default 20,000), when the
+# Python module is built (.venv, as scripts/test-python.sh makes it). FUZZ_PYTHON=0 skips them.
 #
-#   make fuzz                                  all four targets, 10 minutes each
+#   make fuzz                                  all five targets, 10 minutes each, then Python
 #   FUZZ_SECONDS=60 bash scripts/fuzz.sh       shorter
-#   bash scripts/fuzz.sh loop_ops jsnum_format only these
+#   bash scripts/fuzz.sh loop_ops jsnum_format only these (and the Python properties)
 #   FUZZ_MINIMIZE=1 bash scripts/fuzz.sh       afterwards shrink each corpus (cargo fuzz cmin, edges)
 #   FUZZ_JS_RUNS=100000 bash scripts/fuzz.sh    more cases for the JS properties (block below)
+#   FUZZ_LOG_DIR=/tmp/fuzz-logs ...            logs elsewhere (relative to the repository, or absolute)
+#   bash scripts/fuzz.sh --where [targets]     only print where each target's log goes
 #
 # Targets and invariants: docs/reliability.md. A finding stops that target's run (libFuzzer
 # writes the input to fuzz/artifacts/<target>/); reproduce with
@@ -18,10 +23,33 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 seconds=${FUZZ_SECONDS:-600}
+where=0
+if [ "${1:-}" = --where ]; then # print each target's log file and stop (tests/fuzz-script check)
+  where=1
+  shift
+fi
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format)
-logs=${FUZZ_LOG_DIR:-fuzz/logs}
-mkdir -p "$logs"
+[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format json_read)
+# Absolute from here on: the runs below happen in fuzz/ (a relative FUZZ_LOG_DIR is taken
+# from the repository root, an absolute one as it is).
+mkdir -p "${FUZZ_LOG_DIR:-fuzz/logs}"
+logs=$(cd "${FUZZ_LOG_DIR:-fuzz/logs}" && pwd)
+
+# The largest input per target: call sequences are capped by their harness (a longer input
+# adds nothing), snapshots and text get room, and json_read takes 1 MiB (objects of
+# thousands of keys, JSONL of hundreds of lines: where quadratic costs would show).
+max_len() {
+  case "$1" in
+    json_read) echo 1048576 ;;
+    snapshot_restore) echo 65536 ;;
+    *) echo 4096 ;;
+  esac
+}
+
+if [ "$where" = 1 ]; then
+  for target in "${targets[@]}"; do echo "$logs/$target.log"; done
+  exit 0
+fi
 
 if ! rustup toolchain list | grep -q '^nightly'; then
   echo "fuzz: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
@@ -40,14 +68,15 @@ found_any=0
 for target in "${targets[@]}"; do
   mkdir -p "corpus/$target" "artifacts/$target"
   before=$(find "artifacts/$target" -type f | wc -l)
-  log="../$logs/$target.log"
-  echo "=== $target: ${seconds} s (log: ${log#../})"
+  log="$logs/$target.log"
+  len=$(max_len "$target")
+  echo "=== $target: ${seconds} s, inputs up to $len bytes (log: $log)"
   t0=$SECONDS
   # -timeout: one input taking over 10 s is a finding; -rss_limit_mb: so is over 2 GB.
   # -len_control=0: use the full -max_len at once; the inputs are call sequences, and short
   # ones never reach long histories or finished pyramid runs.
   cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -len_control=0 -print_final_stats=1 \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$len" -len_control=0 -print_final_stats=1 \
     >"$log" 2>&1
   status=$?
   elapsed=$((SECONDS - t0))
@@ -58,7 +87,7 @@ for target in "${targets[@]}"; do
   after=$(find "artifacts/$target" -type f | wc -l)
   findings=$((after - before))
   if [ "$status" -ne 0 ] && [ "$findings" -eq 0 ]; then
-    findings="? (exit $status, see ${log#../})"
+    findings="? (exit $status, see $log)"
   fi
   [ "$findings" = 0 ] || found_any=1
   line=$(printf '%-17s %5d s  %10s executions  corpus %4d files %5d KB  findings %s' \
@@ -100,10 +129,30 @@ if [ -n "${FUZZ_MINIMIZE:-}" ]; then
   for target in "${targets[@]}"; do
     echo "=== minimizing corpus/$target"
     # Edges only (-use_counters=0): keeps every covered edge in a corpus small enough to commit.
-    cargo +nightly fuzz cmin -O "$target" "corpus/$target" -- -max_len=4096 -use_counters=0 \
-      >"../$logs/$target.cmin.log" 2>&1
+    cargo +nightly fuzz cmin -O "$target" "corpus/$target" -- -max_len="$(max_len "$target")" -use_counters=0 \
+      >"$logs/$target.cmin.log" 2>&1
     echo "$target: $(find "corpus/$target" -type f | wc -l) files, $(du -sk --apparent-size "corpus/$target" | cut -f1) KB"
   done
+fi
+
+# --- the Python property tests, longer ---------------------------------------------------
+cd ..
+if [ "${FUZZ_PYTHON:-1}" != 0 ]; then
+  if .venv/bin/python -c 'import earlyexit, hypothesis' >/dev/null 2>&1; then
+    examples=${EARLYEXIT_HYPOTHESIS_EXAMPLES:-20000}
+    echo "=== python properties: $examples examples per test, random seeds (log: $logs/python_properties.log)"
+    t0=$SECONDS
+    EARLYEXIT_HYPOTHESIS_PROFILE=fuzz EARLYEXIT_HYPOTHESIS_EXAMPLES=$examples \
+      .venv/bin/python -m pytest tests/python/test_properties.py -q -p no:cacheprovider >"$logs/python_properties.log" 2>&1
+    status=$?
+    result=$(grep -E '^[0-9]+ (passed|failed)' "$logs/python_properties.log" | tail -n 1)
+    [ "$status" -eq 0 ] || found_any=1
+    line=$(printf '%-17s %5d s  %s examples per test  %s' python_properties "$((SECONDS - t0))" "$examples" "${result:-see the log}")
+    echo "$line"
+    summary+=("$line")
+  else
+    summary+=("python_properties skipped: build the module first (bash scripts/test-python.sh)")
+  fi
 fi
 
 echo

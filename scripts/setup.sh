@@ -103,7 +103,25 @@ if [ "$have" = "$wanted" ]; then
   present+=("wasm-bindgen-cli $wanted")
 else
   say "installing wasm-bindgen-cli $wanted (found: ${have:-none}); this takes about 5 minutes on 2 cores"
-  if ! cargo install wasm-bindgen-cli --version "=$wanted" --locked; then
+  # The lock file published with wasm-bindgen-cli 0.2.130 names webpki-roots 1.0.11, which
+  # is not on crates.io (the newest is 1.0.10), so `--locked` cannot resolve on any machine
+  # (0.2.129's lock does resolve, checked 2026-12; 0.2.130 is the newest CLI, and the CLI
+  # must equal the wasm-bindgen crate the package pins). For such a version we install
+  # unlocked at once, which is safe: `--version =X` pins the CLI exactly, and its manifest
+  # pins its own wasm-bindgen crates (cli-support, shared, ...) with `=X` too, so the code
+  # that writes the glue and rewrites the module is exactly version X. Unlocked only lets
+  # third-party dependencies (ureq and webpki-roots for the test runner's downloads, walrus,
+  # wasmparser, clap) take the newest semver-compatible release; every build's output is
+  # then checked by the wasm suites (size record, Node and browser tests). Other versions
+  # try their lock first.
+  case "$wanted" in
+    0.2.130) locked=() ;;
+    *) locked=(--locked) ;;
+  esac
+  if [ "${#locked[@]}" -eq 0 ]; then
+    say "wasm-bindgen-cli $wanted: its published lock cannot resolve (webpki-roots 1.0.11 is not on crates.io); installing unlocked (see the comment in scripts/setup.sh)"
+    cargo install wasm-bindgen-cli --version "=$wanted" --force
+  elif ! cargo install wasm-bindgen-cli --version "=$wanted" "${locked[@]}"; then
     say "--locked install failed (a locked dependency version is not on the registry); retrying unlocked"
     cargo install wasm-bindgen-cli --version "=$wanted" --force
   fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Python binding into .venv and runs its checks and tests:
-#   1. .venv (python3 -m venv) with maturin 1.16, pytest and mypy, installed only when missing
+#   1. .venv (python3 -m venv) with maturin 1.16, pytest, mypy and hypothesis (pinned), installed
+#      only when missing
 #   2. maturin develop --release (the native module earlyexit._native, abi3)
 #   3. python -m mypy.stubtest earlyexit._native   (the hand-written stub matches the module)
 #   4. mypy --strict tests/python/typed_usage.py   (the API types check in a strict user file)
@@ -57,6 +58,10 @@ missing=()
 "$VENV/bin/maturin" --version 2>/dev/null | grep -q '^maturin 1\.16\.' || missing+=("maturin==1.16.*")
 "$PY" -c 'import pytest' 2>/dev/null || missing+=("pytest")
 "$PY" -c 'import mypy' 2>/dev/null || missing+=("mypy")
+# Property tests of the conversions (tests/python/test_properties.py); pinned, so a run is
+# reproducible: a fixed seed and a bounded number of examples here, more in `make fuzz`.
+HYPOTHESIS=6.170.17
+"$PY" -c "import hypothesis, sys; sys.exit(hypothesis.__version__ != '$HYPOTHESIS')" 2>/dev/null || missing+=("hypothesis==$HYPOTHESIS")
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "installing: ${missing[*]}"
   if ! "$PY" -m pip install --disable-pip-version-check -q "${missing[@]}"; then
@@ -65,7 +70,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     exit 1
   fi
 else
-  echo "maturin, pytest and mypy already present"
+  echo "maturin, pytest, mypy and hypothesis already present"
 fi
 echo "venv ready ($(elapsed "$t0") s)"
 

@@ -2,10 +2,14 @@
 # The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
 # every conformance vector with its coverage table, the bundled demo data), clippy with
 # warnings as errors, rustfmt, the zero-runtime-dependency rule, the one-version rule and the
-# supply-chain policy (deny.toml: licenses, duplicate versions).
+# supply-chain policy (deny.toml: licenses, duplicate versions), that policy once more from
+# an empty CARGO_HOME (what a machine that never built the project has: it fetches every
+# locked package from the registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no
+# network), and scripts/fuzz.sh's log paths.
 #
 # Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
-# and each of the checks after the tests (clippy, fmt, core deps, versions, supply chain, demo) counts as
+# and each of the checks after the tests (clippy, fmt, core deps, versions, supply chain, cold
+# cache, fuzz log dir, demo) counts as
 # one test. A cargo test run that fails before reporting (say, a compile error) counts as
 # one failure.
 set -uo pipefail
@@ -54,6 +58,32 @@ check fmt cargo fmt --all --check
 check core-deps scripts/check-core-deps.sh
 check versions scripts/check-versions.sh
 check supply-chain scripts/check-supply-chain.sh
+supply_chain_cold_cache() { # the same check as on a machine that never built the project
+  local home status
+  home=$(mktemp -d)
+  # The cargo configuration (a registry mirror, say), none of the downloaded packages.
+  for file in config.toml config credentials.toml; do
+    [ -f "${CARGO_HOME:-$HOME/.cargo}/$file" ] && cp "${CARGO_HOME:-$HOME/.cargo}/$file" "$home/"
+  done
+  CARGO_HOME=$home scripts/check-supply-chain.sh
+  status=$?
+  echo "fetched into an empty CARGO_HOME: $(find "$home/registry/cache" -name '*.crate' 2>/dev/null | wc -l) packages"
+  rm -rf "$home"
+  return "$status"
+}
+if [ "${EARLYEXIT_SKIP_COLD_CACHE:-0}" = 1 ]; then
+  echo "supply-chain-cold-cache: skipped (EARLYEXIT_SKIP_COLD_CACHE=1: no network to the registry here)"
+else
+  check supply-chain-cold-cache supply_chain_cold_cache
+fi
+fuzz_logs_absolute() { # scripts/fuzz.sh once prefixed ../ to an absolute FUZZ_LOG_DIR
+  local dir got
+  dir=$(mktemp -d)
+  got=$(FUZZ_LOG_DIR="$dir" bash scripts/fuzz.sh --where json_read)
+  rm -rf "$dir"
+  [ "$got" = "$dir/json_read.log" ] || { echo "fuzz.sh would log to $got, not $dir/json_read.log"; return 1; }
+}
+check fuzz-log-dir fuzz_logs_absolute
 demo_runs() { # the demo must run to the end; show its totals, or all of it when it fails
   local out
   out=$(cargo run --quiet -p earlyexit --example demo 2>&1) || { printf '%s\n' "$out"; return 1; }

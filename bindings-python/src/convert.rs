@@ -6,8 +6,8 @@
 use std::borrow::Cow;
 use std::sync::{Mutex, MutexGuard};
 
+use earlyexit::limits::{self, Excess};
 use earlyexit::{Error, ErrorKind, Value};
-use pyo3::exceptions::PyRecursionError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple, PyType};
@@ -23,80 +23,222 @@ pub enum NoneIs {
     Null,
 }
 
-/// Deep enough for any real input; a self-containing list must not exhaust the stack.
-const MAX_DEPTH: usize = 200;
-
 /// Converts a Python object for the core. `bool` is checked before `int` (it is an `int`
 /// subclass in Python); any `numbers.Real` (NumPy scalars, `fractions.Fraction`) is a
 /// number; objects of the package's own result and config types convert to the objects
 /// they stand for; anything else becomes `Value::Other(type name)`, which the core
 /// rejects with a message naming that type.
+///
+/// Within the core's limits (`earlyexit::limits`): a value nested deeper than
+/// `MAX_VALUE_DEPTH`, one that contains itself, one of more than `MAX_VALUES` values, an
+/// object of more than `MAX_OBJECT_KEYS` keys, a string inside it of more than
+/// `MAX_STRING_BYTES` bytes, or a mapping two of whose keys read the same once turned into
+/// text (`1` and `"1"`) becomes, as a whole, `Value::Other` of the core's description of
+/// what is wrong: the core then refuses the argument with its own code and field
+/// (`from_json` a deep dict: `invalid_snapshot`, field `snapshot`). The conversion stops at
+/// the first excess, so its cost is bounded by the limits, whatever the object graph.
 pub fn to_value(obj: &Bound<'_, PyAny>, none_is: NoneIs) -> PyResult<Value> {
-    convert(obj, none_is, 0)
+    let mut converter = Converter { none_is, values: 0, path: Vec::new() };
+    match converter.convert(obj, 0) {
+        Ok(value) => Ok(value),
+        Err(Stop::Excess(excess)) => Ok(Value::Other(excess.describe())),
+        Err(Stop::Python(error)) => Err(error),
+    }
 }
 
-fn convert(obj: &Bound<'_, PyAny>, none_is: NoneIs, depth: usize) -> PyResult<Value> {
-    if depth > MAX_DEPTH {
-        return Err(PyRecursionError::new_err("object nested too deeply to convert"));
+/// Replay input: a list (or tuple) of runs is converted run by run, each within the limits
+/// on its own (a replay of any number of runs stays possible, as with JSONL text); text,
+/// bytes (strict UTF-8, as `earlyexit::replay_input::text_of_bytes` reads them) are JSONL
+/// streams, each line a document within the limits; anything else is one value.
+pub fn runs_value(py: Python<'_>, runs: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(bytes) = runs.cast::<pyo3::types::PyBytes>() {
+        let text = earlyexit::replay_input::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
+        return Ok(Value::String(text.to_string()));
     }
-    if obj.is_none() {
-        return Ok(Value::Null);
+    if let Ok(text) = runs.cast::<PyString>() {
+        return Ok(Value::String(string_of(text)));
     }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(list) = runs.cast::<PyList>() {
+        list.iter().collect()
+    } else if let Ok(tuple) = runs.cast::<PyTuple>() {
+        tuple.iter().collect()
+    } else {
+        return to_value(runs, NoneIs::Absent);
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in &items {
+        out.push(to_value(item, NoneIs::Absent)?);
     }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        return Ok(Value::Number(f.value()));
+    Ok(Value::Array(out))
+}
+
+/// How many values converting `obj` (as any argument is converted) visited: every value
+/// once, a shared sub-object once per place it appears, and nothing past the first excess.
+/// A test hook: the property tests show the conversion's cost is its output's size, so a
+/// graph of shared objects costs at most `MAX_VALUES + 1` visits, never its exponential
+/// number of paths.
+#[pyfunction]
+#[pyo3(signature = (obj, /))]
+pub fn _conversion_visits(obj: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let mut converter = Converter { none_is: NoneIs::Absent, values: 0, path: Vec::new() };
+    match converter.convert(obj, 0) {
+        Ok(_) | Err(Stop::Excess(_)) => Ok(converter.values),
+        Err(Stop::Python(error)) => Err(error),
     }
-    if obj.is_instance_of::<PyInt>() {
-        return Ok(Value::Number(int_to_f64(obj)));
+}
+
+/// Why a conversion stopped.
+enum Stop {
+    /// The object is over a limit (see [`to_value`]).
+    Excess(Excess),
+    /// Python raised (a `__len__`, a mapping's `__getitem__`, ...): propagated unchanged.
+    Python(PyErr),
+}
+
+impl From<PyErr> for Stop {
+    fn from(error: PyErr) -> Self {
+        Stop::Python(error)
     }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(string_of(s)));
-    }
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        let mut entries = Vec::with_capacity(dict.len());
-        for (key, item) in dict.iter() {
-            if none_is == NoneIs::Absent && item.is_none() {
-                continue;
+}
+
+struct Converter {
+    none_is: NoneIs,
+    /// Values converted so far (every value counts one, as the JSON reader counts them).
+    values: usize,
+    /// The containers on the path from the root, to tell a cycle from a deep value.
+    path: Vec<usize>,
+}
+
+impl Converter {
+    fn convert(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Stop> {
+        self.values += 1;
+        if self.values > limits::MAX_VALUES {
+            return Err(Stop::Excess(Excess::Values));
+        }
+        if obj.is_none() {
+            return Ok(Value::Null);
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            return Ok(Value::Number(f.value()));
+        }
+        if obj.is_instance_of::<PyInt>() {
+            return Ok(Value::Number(int_to_f64(obj)));
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            // Every string: the few arguments that are whole documents or streams of lines
+            // (snapshot, model and replay text) are read as documents before this.
+            let text = string_of(s);
+            if text.len() > limits::MAX_STRING_BYTES {
+                return Err(Stop::Excess(Excess::String));
             }
-            entries.push((key_of(&key)?, convert(&item, none_is, depth + 1)?));
+            return Ok(Value::String(text));
         }
-        return Ok(Value::Object(entries));
-    }
-    if let Ok(list) = obj.cast::<PyList>() {
-        let mut items = Vec::with_capacity(list.len());
-        for item in list.iter() {
-            items.push(convert(&item, none_is, depth + 1)?);
+        let builtin = obj.cast::<PyDict>().is_ok() || obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok();
+        if !builtin {
+            if let Some(value) = crate::known_object_value(obj) {
+                return Ok(value);
+            }
+            if is_real_number(obj)? {
+                let f: f64 = obj.extract().unwrap_or(f64::NAN);
+                return Ok(Value::Number(f));
+            }
+            if obj.cast::<PyMapping>().is_err() {
+                return Ok(Value::Other(type_name(obj)));
+            }
         }
-        return Ok(Value::Array(items));
-    }
-    if let Ok(tuple) = obj.cast::<PyTuple>() {
-        let mut items = Vec::with_capacity(tuple.len());
-        for item in tuple.iter() {
-            items.push(convert(&item, none_is, depth + 1)?);
+        let id = obj.as_ptr() as usize;
+        if depth >= limits::MAX_VALUE_DEPTH {
+            return Err(Stop::Excess(if self.path.contains(&id) { Excess::Cycle } else { Excess::Depth }));
         }
-        return Ok(Value::Array(items));
+        self.path.push(id);
+        let value = self.container(obj, depth);
+        self.path.pop();
+        value
     }
-    if let Some(value) = crate::known_object_value(obj) {
-        return Ok(value);
-    }
-    if is_real_number(obj)? {
-        let f: f64 = obj.extract().unwrap_or(f64::NAN);
-        return Ok(Value::Number(f));
-    }
-    if let Ok(mapping) = obj.cast::<PyMapping>() {
-        let mut entries = Vec::new();
-        for key in mapping.keys()?.iter() {
+
+    fn container(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Stop> {
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            if dict.len() > limits::MAX_OBJECT_KEYS {
+                return Err(Stop::Excess(Excess::Keys));
+            }
+            let mut entries = Vec::with_capacity(dict.len());
+            let mut all_text_keys = true;
+            for (key, item) in dict.iter() {
+                if self.none_is == NoneIs::Absent && item.is_none() {
+                    continue;
+                }
+                let (text, exact) = self.key(&key)?;
+                all_text_keys &= exact;
+                entries.push((text, self.convert(&item, depth + 1)?));
+            }
+            // A dict's `str` keys are distinct; other keys may read the same once text.
+            if !all_text_keys {
+                check_distinct(&entries)?;
+            }
+            return Ok(Value::Object(entries));
+        }
+        if let Ok(list) = obj.cast::<PyList>() {
+            let mut items = Vec::with_capacity(list.len());
+            for item in list.iter() {
+                items.push(self.convert(&item, depth + 1)?);
+            }
+            return Ok(Value::Array(items));
+        }
+        if let Ok(tuple) = obj.cast::<PyTuple>() {
+            let mut items = Vec::with_capacity(tuple.len());
+            for item in tuple.iter() {
+                items.push(self.convert(&item, depth + 1)?);
+            }
+            return Ok(Value::Array(items));
+        }
+        // Any other mapping (`convert` checked it is one).
+        let mapping = obj.cast::<PyMapping>().map_err(PyErr::from)?;
+        let keys = mapping.keys()?;
+        if keys.len() > limits::MAX_OBJECT_KEYS {
+            return Err(Stop::Excess(Excess::Keys));
+        }
+        let mut entries = Vec::with_capacity(keys.len());
+        for key in keys.iter() {
             let item = mapping.get_item(&key)?;
-            if none_is == NoneIs::Absent && item.is_none() {
+            if self.none_is == NoneIs::Absent && item.is_none() {
                 continue;
             }
-            entries.push((key_of(&key)?, convert(&item, none_is, depth + 1)?));
+            entries.push((self.key(&key)?.0, self.convert(&item, depth + 1)?));
         }
-        return Ok(Value::Object(entries));
+        check_distinct(&entries)?;
+        Ok(Value::Object(entries))
     }
-    Ok(Value::Other(type_name(obj)))
+
+    /// A key's text, and whether it is exactly the key (a plain `str` without lone
+    /// surrogates: such keys of one dict cannot read the same).
+    fn key(&mut self, key: &Bound<'_, PyAny>) -> Result<(String, bool), Stop> {
+        let (text, exact) = match key.cast::<PyString>() {
+            Ok(s) => match s.to_cow() {
+                Ok(text) => (text.into_owned(), key.is_exact_instance_of::<PyString>()),
+                Err(_) => (string_of(s), false),
+            },
+            Err(_) => (string_of(&key.str()?), false),
+        };
+        if text.len() > limits::MAX_STRING_BYTES {
+            return Err(Stop::Excess(Excess::String));
+        }
+        Ok((text, exact))
+    }
+}
+
+/// Two keys that read the same (`1` and `"1"`, or a `str` subclass with its own equality)
+/// would be one key in JSON, and a snapshot holding both would not read back as written.
+fn check_distinct(entries: &[(String, Value)]) -> Result<(), Stop> {
+    let mut seen = std::collections::HashSet::with_capacity(entries.len());
+    for (key, _) in entries {
+        if !seen.insert(key.as_str()) {
+            return Err(Stop::Excess(Excess::CollidingKeys(key.clone())));
+        }
+    }
+    Ok(())
 }
 
 /// The JSON-number view of a Python int: exact up to 2^53 like any f64; a huge int becomes

@@ -57,8 +57,8 @@ pub(crate) fn snapshot_value(snapshot: &Bound<'_, PyAny>) -> PyResult<Value> {
         return earlyexit::snapshot::parse(&convert::string_of(text)).map_err(|e| convert::raise(py, e));
     }
     if let Ok(bytes) = snapshot.cast::<pyo3::types::PyBytes>() {
-        let text = String::from_utf8_lossy(bytes.as_bytes()).into_owned();
-        return earlyexit::snapshot::parse(&text).map_err(|e| convert::raise(py, e));
+        let text = earlyexit::value::utf8_text(bytes.as_bytes(), earlyexit::ErrorCode::InvalidSnapshot, "snapshot");
+        return text.and_then(earlyexit::snapshot::parse).map_err(|e| convert::raise(py, e));
     }
     to_value(snapshot, NoneIs::Null)
 }
@@ -158,9 +158,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(test_exit::_restore_signal, m)?)?;
     m.add_function(wrap_pyfunction!(test_exit::_layer_runners, m)?)?;
     m.add_function(wrap_pyfunction!(_restore, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::_conversion_visits, m)?)?;
     pyramid_replay::register(m)?;
     loop_replay::register(m)?;
     results::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The size limits (docs/limits.md), from the core's one table.
+    let limits = PyDict::new(m.py());
+    for limit in earlyexit::limits::ALL {
+        limits.set_item(limit.snake, limit.value)?;
+    }
+    m.add("LIMITS", limits)?;
     Ok(())
 }

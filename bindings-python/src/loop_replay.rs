@@ -4,7 +4,7 @@
 use earlyexit::loop_replay;
 use earlyexit::{Naming, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyDict, PyString};
 
 use crate::convert::{options_value, to_py, to_value, NoneIs, OrRaise};
 
@@ -88,11 +88,7 @@ pub fn replay_loops(
     returns: Option<&Bound<'_, PyAny>>,
     analytics: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyLoopReplay> {
-    let runs_value = if let Ok(bytes) = runs.cast::<PyBytes>() {
-        Value::String(String::from_utf8_lossy(bytes.as_bytes()).into_owned())
-    } else {
-        to_value(runs, NoneIs::Absent)?
-    };
+    let runs_value = crate::convert::runs_value(py, runs)?;
     let keywords = PyDict::new(py);
     for (key, item) in [("preset", preset), ("config", config), ("returns", returns), ("analytics", analytics)] {
         if let Some(item) = item {

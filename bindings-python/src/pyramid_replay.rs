@@ -24,11 +24,6 @@ fn model_value(py: Python<'_>, model: Option<&Bound<'_, PyAny>>) -> PyResult<Val
     }
 }
 
-/// Runs: a list of run dicts, or JSONL text.
-fn runs_value(runs: &Bound<'_, PyAny>) -> PyResult<Value> {
-    to_value(runs, NoneIs::Absent)
-}
-
 /// An options object from named arguments (None = absent).
 fn options(entries: Vec<(&str, Option<Value>)>) -> Value {
     Value::Object(entries.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect())
@@ -64,7 +59,7 @@ pub fn replay_pyramids<'py>(
         ("model", model_opt(py, model)?),
         ("learn", opt(learn)?),
     ]);
-    let runs = runs_value(runs)?;
+    let runs = crate::convert::runs_value(py, runs)?;
     let out = py.detach(|| pyramid_replay::replay_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
@@ -80,7 +75,7 @@ pub fn shadow_pyramids<'py>(
     model: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?), ("model", model_opt(py, model)?)]);
-    let runs = runs_value(runs)?;
+    let runs = crate::convert::runs_value(py, runs)?;
     let out = py.detach(|| pyramid_replay::shadow_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
@@ -109,7 +104,7 @@ pub fn calibrate_pyramid_policy<'py>(
         ("grid", opt(grid)?),
         ("warmup", opt(warmup)?),
     ]);
-    let runs = runs_value(runs)?;
+    let runs = crate::convert::runs_value(py, runs)?;
     let out = py.detach(|| pyramid_replay::calibrate_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }

@@ -565,7 +565,8 @@ impl PySpeculativeExecutor {
         let confidence =
             speculation::decision_confidence(&to_value(decision, NoneIs::Absent)?, Naming::Snake).or_raise(py)?;
         let count = skipped_count(py, skipped)?;
-        PyTuple::new(py, speculation::speculate(confidence, count).into_iter().map(|inner| PySpeculation { inner }))
+        let speculations = speculation::speculate(confidence, count).or_raise(py)?;
+        PyTuple::new(py, speculations.into_iter().map(|inner| PySpeculation { inner }))
     }
 
     /// Runs the first `verification_layers` of `layers` (the skipped layers, each
@@ -579,6 +580,10 @@ impl PySpeculativeExecutor {
     ) -> PyResult<Bound<'py, PyTuple>> {
         let mut parsed = Vec::new();
         for (i, item) in speculations.try_iter()?.enumerate() {
+            // One speculation per skipped layer: an iterator that goes on is refused, not read.
+            if i == earlyexit::limits::MAX_LAYERS {
+                return Err(raise(py, layers_over_limit("speculations")));
+            }
             let item = item?;
             if let Ok(typed) = item.cast::<PySpeculation>() {
                 parsed.push(typed.get().inner.clone());
@@ -589,7 +594,8 @@ impl PySpeculativeExecutor {
             }
         }
         let count = self.inner.verification_count(parsed.len());
-        let layers: Vec<Bound<'py, PyAny>> = layers.try_iter()?.collect::<PyResult<_>>()?;
+        // Only the layers verification runs are read (`layers` may be a generator).
+        let layers: Vec<Bound<'py, PyAny>> = layers.try_iter()?.take(count).collect::<PyResult<_>>()?;
         for (i, speculation) in parsed.iter_mut().take(count).enumerate() {
             let path = ["layers[", &i.to_string(), "]"].concat();
             let Some(layer) = layers.get(i) else {
@@ -620,29 +626,21 @@ impl PySpeculativeExecutor {
 }
 
 fn skipped_count(py: Python<'_>, skipped: &Bound<'_, PyAny>) -> PyResult<usize> {
-    if skipped.is_instance_of::<pyo3::types::PyInt>() && !skipped.is_instance_of::<pyo3::types::PyBool>() {
-        if let Ok(n) = skipped.extract::<usize>() {
-            return Ok(n);
+    // A count as a number, a sequence by its length: the core checks either (a length is
+    // only a claim until the items are read, and `speculate` would allocate by it).
+    let count = if skipped.is_instance_of::<pyo3::types::PyInt>() && !skipped.is_instance_of::<pyo3::types::PyBool>() {
+        to_value(skipped, NoneIs::Absent)?
+    } else {
+        match skipped.len() {
+            Ok(n) => Value::Number(n as f64),
+            Err(_) => {
+                let got = to_value(skipped, NoneIs::Absent)?;
+                let expected = "a sequence of layers or a count";
+                return Err(raise(py, crate::binding_type_error(ErrorCode::InvalidConfig, "skipped", expected, &got)));
+            }
         }
-        let got = to_value(skipped, NoneIs::Absent)?;
-        let error = Error::new(
-            ErrorCode::InvalidConfig,
-            ErrorKind::Range,
-            "skipped",
-            ["skipped must be an integer >= 0, got ", &got.describe()].concat(),
-        );
-        return Err(raise(py, error));
-    }
-    match skipped.len() {
-        Ok(n) => Ok(n),
-        Err(_) => {
-            let got = to_value(skipped, NoneIs::Absent)?;
-            Err(raise(
-                py,
-                crate::binding_type_error(ErrorCode::InvalidConfig, "skipped", "a sequence of layers or a count", &got),
-            ))
-        }
-    }
+    };
+    speculation::skipped_count(&count, Naming::Snake).or_raise(py)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -686,9 +684,21 @@ pub fn layer_specs_value(layers: &Bound<'_, PyAny>) -> PyResult<Value> {
     };
     let mut items = Vec::new();
     for layer in iter {
+        // Past the limit the core refuses the list: stop reading (an iterator may not end).
+        if items.len() > earlyexit::limits::MAX_LAYERS {
+            break;
+        }
         items.push(layer_spec_value(&layer?)?);
     }
     Ok(Value::Array(items))
+}
+
+/// The error for a list of layers (or speculations) an iterator kept giving past the limit.
+fn layers_over_limit(field: &str) -> Error {
+    let over = earlyexit::limits::MAX_LAYERS + 1;
+    earlyexit::limits::check_layer_count(over, ErrorCode::InvalidConfig, field)
+        .err()
+        .unwrap_or_else(|| Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, field, "too many layers"))
 }
 
 /// The runner of layer `index`: the second item of a `(name, runner)` tuple, a mapping's
@@ -718,6 +728,9 @@ fn runner_of<'py>(py: Python<'py>, layer: &Bound<'py, PyAny>, index: usize) -> P
 pub fn _layer_runners<'py>(py: Python<'py>, layers: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for (i, layer) in layers.try_iter()?.enumerate() {
+        if i == earlyexit::limits::MAX_LAYERS {
+            return Err(raise(py, layers_over_limit("layers")));
+        }
         list.append(runner_of(py, &layer?, i)?)?;
     }
     Ok(list)

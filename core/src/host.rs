@@ -4,29 +4,18 @@
 //! accepted, the options of the JS `runWithEarlyExit`, and a layer list that changed while a
 //! run awaited a runner.
 //!
-//! The limits below are **provisional** (the JS layer's pre-checks read them through its
-//! constants op); the core's own limits module replaces them with its documented defaults.
+//! The limits are the core's (`crate::limits`, `docs/limits.md`).
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::limits::{MAX_DOCUMENT_BYTES, MAX_VALUE_DEPTH};
 use crate::value::{self, concat, FieldName, Naming, ObjectReader, Value};
-
-/// PROVISIONAL: the deepest nesting of objects and arrays a binding converts (the JSON reader
-/// allows 256 levels; the JS wire format adds two: the argument list and a tag).
-pub const MAX_DEPTH: usize = 200;
-/// PROVISIONAL: the largest value a binding hands over in one argument, in bytes of its JSON
-/// text (UTF-16 code units in JS, never more than its UTF-8 bytes). A value over it is refused
-/// before it reaches the core (in WebAssembly: before it reaches the instance's memory).
-pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
-/// PROVISIONAL: the largest count a caller may give where a list of that length is accepted
-/// (`speculate(decision, n)`).
-pub const MAX_COUNT: u64 = 1_000_000;
 
 /// What a binding found itself, for [`problem`] (the JS layer sends the number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Problem {
     /// A value that contains itself at `path` (`runs[0].meta.self`): it has no JSON form.
     Cycle = 0,
-    /// A value nested deeper than [`MAX_DEPTH`] at `path`.
+    /// A value nested deeper than [`MAX_VALUE_DEPTH`] at `path`.
     Depth = 1,
     /// An argument (`path` is its name) whose JSON text would be over [`MAX_DOCUMENT_BYTES`].
     Size = 2,
@@ -58,8 +47,15 @@ pub fn problem(problem: Problem, code: ErrorCode, path: &str, got: &Value) -> Er
     let field = if path.is_empty() { "value" } else { path };
     let (code, kind, field, text) = match problem {
         Problem::Cycle => (code, ErrorKind::Type, field, " is a cyclic reference (the value contains itself)"),
-        Problem::Depth => (code, ErrorKind::Range, field, " is nested more than 200 levels deep"),
-        Problem::Size => (code, ErrorKind::Range, field, " is over 67108864 bytes as JSON"),
+        // Worded as the core's own readers word a limit (`over the limits: ...`).
+        Problem::Depth => {
+            let text = value::over_limit("a value nested deeper than ", MAX_VALUE_DEPTH, " levels");
+            return Error::new(code, ErrorKind::Range, field, concat(&[field, " is ", &text]));
+        }
+        Problem::Size => {
+            let text = value::over_limit("a document of more than ", MAX_DOCUMENT_BYTES, " bytes");
+            return Error::new(code, ErrorKind::Range, field, concat(&[field, " is ", &text]));
+        }
         Problem::LayersChanged => (
             ErrorCode::InvalidConfig,
             ErrorKind::Range,
@@ -79,23 +75,6 @@ pub fn problem(problem: Problem, code: ErrorCode, path: &str, got: &Value) -> Er
         },
     };
     Error::new(code, kind, field, concat(&[field, text]))
-}
-
-/// The `skippedLayers` argument of JS `speculate` given as a count: an integer in
-/// `0..=MAX_COUNT`. Anything else that is not a list is a type error.
-pub fn skipped_count(value: &Value) -> Result<usize> {
-    let field = "skippedLayers";
-    match value {
-        Value::Number(_) => {
-            value::integer_argument(value, field, ErrorCode::InvalidConfig, 0, MAX_COUNT).map(|n| n as usize)
-        }
-        other => Err(Error::new(
-            ErrorCode::InvalidConfig,
-            ErrorKind::Type,
-            field,
-            concat(&[field, " must be a list of layers or a count, got ", &other.describe()]),
-        )),
-    }
 }
 
 const SIGNAL: FieldName = FieldName::same("signal");
@@ -127,14 +106,7 @@ mod tests {
     use crate::jsnum::uint_string;
 
     #[test]
-    fn counts_and_options_are_checked_with_their_field() {
-        assert_eq!(skipped_count(&Value::Number(5.0)), Ok(5));
-        let e = skipped_count(&Value::Number(-1.0)).unwrap_err();
-        assert_eq!((e.code(), e.field(), e.kind()), ("invalid_config", "skippedLayers", ErrorKind::Range));
-        let e = skipped_count(&Value::Number((MAX_COUNT + 1) as f64)).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Range);
-        let e = skipped_count(&Value::Bool(true)).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Type);
+    fn options_are_checked_with_their_field() {
         assert!(run_options(&Value::Null, Naming::Js).is_ok());
         let signal = Value::object(vec![("signal", Value::Other("AbortSignal".into()))]);
         assert!(run_options(&signal, Naming::Js).is_ok());
@@ -155,7 +127,7 @@ mod tests {
         let e = problem(Problem::Depth, ErrorCode::InvalidSnapshot, "", &none);
         assert_eq!((e.code(), e.field(), e.kind()), ("invalid_snapshot", "value", ErrorKind::Range));
         // The limits in the messages are the constants'.
-        assert!(e.message().contains(&concat(&[" ", &uint_string(MAX_DEPTH as u64), " levels"])));
+        assert!(e.message().contains(&concat(&[" ", &uint_string(MAX_VALUE_DEPTH as u64), " levels"])));
         let e = problem(Problem::Size, ErrorCode::InvalidSnapshot, "snapshot", &none);
         assert!(e.message().contains(&concat(&[" ", &uint_string(MAX_DOCUMENT_BYTES as u64), " bytes"])));
         let e = problem(Problem::MissingLayer, ErrorCode::InvalidSnapshot, "layers[2]", &none);

@@ -205,7 +205,7 @@ fn read_iteration(
 
 /// Every replay problem carries one code, `invalid_replay` (an unknown key too, with the
 /// same suggestion), so a caller can tell bad replay input from a bad engine call.
-fn as_replay_error(e: Error) -> Error {
+pub(crate) fn as_replay_error(e: Error) -> Error {
     if e.error_code() == CODE {
         e
     } else {
@@ -230,67 +230,34 @@ fn read_runs(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> {
             Ok(runs)
         }
         Value::String(text) => parse_jsonl(text, naming),
-        other => Err(runs_type_error(other)),
+        other => Err(crate::replay_input::runs_type_error(other)),
     }
 }
 
-/// The error for `runs` that is neither an array nor JSONL text (loop and pyramid replay).
-pub(crate) fn runs_type_error(got: &Value) -> Error {
-    Error::new(
-        CODE,
-        ErrorKind::Type,
-        "runs",
-        value::concat(&["runs must be an array of runs or JSONL text, got ", &got.describe()]),
-    )
-}
-
 /// Parses JSONL text: one run object per line, blank lines skipped. The `i`-th run (0-based,
-/// blank lines not counted) is `runs[i]` in errors, and the message names its line.
+/// blank lines not counted) is `runs[i]` in errors, and the message names its line. The one
+/// JSONL reader of loop and pyramid replay ([`crate::replay_input`]).
 pub fn parse_jsonl(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
     parse_lines(text, naming, true)
 }
 
-/// Parses runs that a binding serialized one per line from an array (JS `replayLoops` does,
-/// to use the fast line reader): errors name `runs[i]...` without a line number, exactly
-/// as for the array itself. No line may be blank.
+/// Parses runs serialized one per line from an array: errors name `runs[i]...` without a
+/// line number, exactly as for the array itself. No line may be blank.
 pub fn runs_from_lines(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
     parse_lines(text, naming, false)
 }
 
 fn parse_lines(text: &str, naming: Naming, name_lines: bool) -> Result<Vec<ReplayRun>> {
-    let mut runs = Vec::new();
-    // A byte-order mark some editors write is not part of the first line's JSON.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for (line_index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let path = value::index_path("runs", runs.len());
-        let at_line = |e: Error| {
-            if !name_lines {
-                return as_replay_error(e);
-            }
-            let message = value::concat(&[
-                &path,
-                " (line ",
-                &crate::jsnum::uint_string(line_index as u64 + 1),
-                "): ",
-                e.message(),
-            ]);
-            let field = if e.field().starts_with("runs[") { e.field().to_string() } else { path.clone() };
-            Error::new(CODE, e.kind(), field, message)
-        };
+    crate::replay_input::read_lines(text, name_lines, |line, path| {
         // Most lines are plain (what JSON.stringify or json.dumps write for valid runs): read
         // them without building a value tree. Anything else, every invalid line included,
         // goes through the general reader, which words the error.
         if let Some(run) = plain_line::read_run(line) {
-            runs.push(run);
-            continue;
+            return Ok(run);
         }
-        let value = Value::parse_json(line, CODE, &path).map_err(at_line)?;
-        runs.push(ReplayRun::from_value(&value, naming, &path).map_err(at_line)?);
-    }
-    Ok(runs)
+        let value = Value::parse_json(line, CODE, path)?;
+        ReplayRun::from_value(&value, naming, path)
+    })
 }
 
 /// Which output the policy hands back when it stops.
@@ -786,6 +753,8 @@ mod plain_line {
         bytes: &'a [u8],
         text: &'a str,
         pos: usize,
+        /// Values read, counted as the general reader counts them (its limits hold here too).
+        values: usize,
     }
 
     impl<'a> Scanner<'a> {
@@ -817,6 +786,9 @@ mod plain_line {
                 }
             }
             let s = self.text.get(start..self.pos)?;
+            if s.len() > crate::limits::MAX_STRING_BYTES {
+                return None;
+            }
             self.pos += 1;
             Some(s)
         }
@@ -892,12 +864,17 @@ mod plain_line {
 
     /// One plain run line, or `None` (the general reader decides).
     pub(super) fn read_run(line: &str) -> Option<ReplayRun> {
-        let mut sc = Scanner { bytes: line.as_bytes(), text: line, pos: 0 };
+        // Over a limit: the general reader words the error.
+        if line.len() > crate::limits::MAX_DOCUMENT_BYTES {
+            return None;
+        }
+        let mut sc = Scanner { bytes: line.as_bytes(), text: line, pos: 0, values: 1 };
         sc.eat(b'{')?;
         let (mut id, mut dataset, mut split, mut iterations) = (None, None, None, None);
         loop {
             let key = sc.string()?;
             sc.eat(b':')?;
+            sc.values += 1;
             let slot_taken = match key {
                 "id" => id.replace(sc.string()?.to_string()).is_some(),
                 "dataset" => dataset.replace(sc.string()?.to_string()).is_some(),
@@ -917,7 +894,7 @@ mod plain_line {
             return None;
         }
         let iterations = iterations?;
-        if iterations.is_empty() {
+        if iterations.is_empty() || sc.values > crate::limits::MAX_VALUES {
             return None;
         }
         Some(ReplayRun { id: id?, dataset, split, iterations })
@@ -944,6 +921,7 @@ mod plain_line {
 
     fn read_iteration(sc: &mut Scanner<'_>, iteration: u64, previous: Option<f64>) -> Option<ReplayIteration> {
         sc.eat(b'{')?;
+        sc.values += 1;
         let mut seen = 0u8;
         let (mut quality, mut confidence, mut status, mut delta) = (None, None, None, None);
         let mut usage = ResourceUsage::default();
@@ -951,6 +929,7 @@ mod plain_line {
         loop {
             let key = sc.string()?;
             sc.eat(b':')?;
+            sc.values += 1;
             let bit = match key {
                 "quality_score" => {
                     quality = Some(in_range(sc.number()?, 0.0, 100.0)?);

@@ -2323,6 +2323,16 @@ impl EarlyStopping {
         Self::read_snapshot(snapshot).map(|engine| engine.to_snapshot())
     }
 
+    /// [`normalize_snapshot`](Self::normalize_snapshot) of a snapshot given whole: the
+    /// value read is freed before the normalized one is built, so at most one of the two
+    /// trees (each up to 16 times the snapshot's text) is alive at a time, which keeps a
+    /// snapshot at the size limits within a WebAssembly instance's memory.
+    pub fn normalize_snapshot_owned(snapshot: Value) -> Result<Value> {
+        let engine = Self::read_snapshot(&snapshot)?;
+        drop(snapshot);
+        Ok(engine.to_snapshot())
+    }
+
     /// Reads and validates a snapshot into an engine whose counters and window are still
     /// empty (the callers above fold the history in, or only write it back out).
     fn read_snapshot(snapshot: &Value) -> Result<Self> {

@@ -27,7 +27,7 @@
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 use crate::signal::{calculate_quality_signal, LayerResult};
-use crate::speculation::{classify_outcome, speculate, verification_count, Speculation};
+use crate::speculation::{classify_outcome, verification_count, Speculation};
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
@@ -275,6 +275,7 @@ impl PyramidRun {
     /// `start(config, totalLayers, layers)`.
     pub fn start(config: ExitConfig, total_layers: u64, layers: Vec<LayerSpec>) -> Result<Self> {
         let exit = CoherenceEarlyExit::new(config, total_layers)?;
+        crate::limits::check_layer_count(layers.len(), ErrorCode::InvalidConfig, "layers")?;
         for (i, layer) in layers.iter().enumerate() {
             if let Some(cost) = layer.cost_ms {
                 if value::check_range(cost, 0.0, f64::MAX).is_none() {
@@ -415,7 +416,8 @@ impl PyramidRun {
                 let remaining = self.layers.len() - next - 1;
                 self.phase = if decision.can_exit {
                     let speculations = if decision.enable_speculation && remaining > 0 {
-                        speculate(decision.confidence, remaining)
+                        // `remaining` < the layer count, which `start` bounded.
+                        crate::speculation::predictions(decision.confidence, remaining)
                     } else {
                         Vec::new()
                     };
@@ -642,6 +644,7 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
             value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
+    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "layers")?;
     // A plain loop: collecting an iterator of `Result`s instantiates ~0.9 KB of adapters.
     let mut specs = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {

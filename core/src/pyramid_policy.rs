@@ -294,6 +294,10 @@ impl OutcomeModel {
     pub fn update(&mut self, config: &PolicyConfig, ran: &[ObservedLayer]) -> Result<()> {
         config.validate()?;
         check_observation(ran)?;
+        // The model is a document like any other: at most MAX_LAYERS layers, however many
+        // runs it learns from (a layer it has not seen adds one).
+        let new_layers = ran.iter().filter(|l| self.layer(&l.name).is_none()).count();
+        crate::limits::check_layer_count(self.layers.len() + new_layers, CODE, "model.layers")?;
         let keep = config.forgetting;
         let mut all_passed = true;
         for layer in ran {
@@ -513,6 +517,7 @@ impl OutcomeModel {
                 ))
             }
         };
+        crate::limits::check_layer_count(items.len(), code, "layers")?;
         let mut model = OutcomeModel::new();
         for (i, item) in items.iter().enumerate() {
             let path = value::index_path("layers", i);

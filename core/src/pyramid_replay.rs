@@ -107,6 +107,7 @@ impl RecordedRun {
         let layers_path = reader.path_of(FieldName::same("layers"));
         let items =
             value::nonempty_array(reader.get(FieldName::same("layers")), &layers_path, CODE, "an array", "layer")?;
+        crate::limits::check_layer_count(items.len(), CODE, &layers_path)?;
         let mut layers: Vec<RecordedLayer> = Vec::with_capacity(items.len());
         for (j, item) in items.iter().enumerate() {
             let lpath = value::index_path(&layers_path, j);
@@ -170,29 +171,19 @@ pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
         }
         // The JSONL file format has one spelling (the documented camelCase) in every language.
         Value::String(text) => parse_runs_jsonl(text, Naming::Js),
-        other => Err(crate::loop_replay::runs_type_error(other)),
+        other => Err(crate::replay_input::runs_type_error(other)),
     }
 }
 
-/// Parses JSONL text: one run per non-blank line; `runs[i]` counts runs, not lines.
+/// Parses JSONL text: one run per non-blank line; `runs[i]` counts runs, not lines, and an
+/// error's message names its line. The one JSONL reader of loop and pyramid replay
+/// ([`crate::replay_input`]: a byte-order mark ignored, each line within the document limits,
+/// a syntax error a range error).
 pub fn parse_runs_jsonl(text: &str, naming: Naming) -> Result<Vec<RecordedRun>> {
-    let mut runs = Vec::new();
-    for (line_no, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let path = value::index_path("runs", runs.len());
-        let value = Value::parse_json(line, CODE, &path).map_err(|e| {
-            Error::new(
-                CODE,
-                ErrorKind::Type,
-                path.clone(),
-                value::concat(&[e.message(), " (line ", &crate::jsnum::uint_string(line_no as u64 + 1), ")"]),
-            )
-        })?;
-        runs.push(RecordedRun::from_value(&value, naming, &path)?);
-    }
-    Ok(runs)
+    crate::replay_input::read_lines(text, true, |line, path| {
+        let value = Value::parse_json(line, CODE, path)?;
+        RecordedRun::from_value(&value, naming, path)
+    })
 }
 
 /// What is replayed.
@@ -770,6 +761,7 @@ fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
             value::concat(&["layers must be an array, got ", &layers.describe()]),
         ));
     };
+    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "layers")?;
     let cost = field_name!("costMs", "cost_ms");
     items
         .iter()
@@ -831,6 +823,7 @@ pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming)
             value::concat(&["ran must be an array, got ", &ran.describe()]),
         ));
     };
+    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "ran")?;
     let mut observed = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let path = value::index_path("ran", i);

@@ -106,16 +106,18 @@ impl LayerResult {
         let Value::Object(raw) = value else {
             return Err(Error::new(code, ErrorKind::Type, path, "not an object"));
         };
-        let mut entries: Vec<(LayerKey, Value)> = Vec::with_capacity(raw.len());
-        for (key, item) in raw {
+        // A repeated key (only a value built in Rust can hold one) keeps its last value at
+        // its first position, as JSON text would; found in linear time, so a result with a
+        // million extra keys costs a million steps, not half a trillion.
+        let mut unique = raw.clone();
+        value::dedupe_last_wins(&mut unique, &mut 0);
+        let mut entries: Vec<(LayerKey, Value)> = Vec::with_capacity(unique.len());
+        for (key, item) in unique.iter_mut() {
             let slot = match LAYER_RESULT_FIELDS.iter().position(|f| reader.spells(f, key)) {
                 Some(i) => LayerKey::Known(i),
-                None => LayerKey::Extra(key.clone()),
+                None => LayerKey::Extra(std::mem::take(key)),
             };
-            match entries.iter_mut().find(|(k, _)| *k == slot) {
-                Some(existing) => existing.1 = item.clone(),
-                None => entries.push((slot, item.clone())),
-            }
+            entries.push((slot, std::mem::replace(item, Value::Null)));
         }
         Ok(LayerResult { pass_rate, coverage, flaky_ratio, previous_lambda, name, duration_ms, counts, entries })
     }

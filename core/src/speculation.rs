@@ -3,7 +3,7 @@
 
 use crate::error::{ErrorCode, Result};
 use crate::signal::LayerResult;
-use crate::value::{FieldName, Naming, ObjectBuilder, ObjectReader, Value};
+use crate::value::{field_name, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 
 /// A layer's outcome, predicted or observed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,15 +75,35 @@ pub fn predict_layer_outcome(decision_confidence: f64) -> Speculation {
     }
 }
 
-/// The ADR's `speculate`: one prediction per skipped layer.
-pub fn speculate(decision_confidence: f64, skipped_layers: usize) -> Vec<Speculation> {
+/// The ADR's `speculate`: one prediction per skipped layer. At most
+/// [`MAX_LAYERS`](crate::limits::MAX_LAYERS) layers: a larger count is refused (code
+/// `invalid_config`, field `skipped_layers`) instead of allocating by it.
+pub fn speculate(decision_confidence: f64, skipped_layers: usize) -> Result<Vec<Speculation>> {
+    crate::limits::check_layer_count(skipped_layers, ErrorCode::InvalidConfig, "skipped_layers")?;
+    Ok(predictions(decision_confidence, skipped_layers))
+}
+
+/// `count` copies of the prediction for `decision_confidence` (`count` already bounded).
+pub(crate) fn predictions(decision_confidence: f64, count: usize) -> Vec<Speculation> {
     // A plain loop: `vec![x; n]` instantiates its own specialized fill code (~0.2 KB of wasm).
     let prediction = predict_layer_outcome(decision_confidence);
-    let mut out = Vec::with_capacity(skipped_layers);
-    for _ in 0..skipped_layers {
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
         out.push(prediction.clone());
     }
     out
+}
+
+/// The count of skipped layers `speculate` was given: an integer from 0 to
+/// [`MAX_LAYERS`](crate::limits::MAX_LAYERS) (bindings pass a list's length as this number).
+/// So a host list that only claims a length (a JS `new Array(2 ** 32 - 1)`, a Python
+/// object whose `__len__` says 2**40) is refused before anything is allocated for it (code
+/// `invalid_config`, field `skippedLayers` / `skipped`).
+pub fn skipped_count(skipped: &Value, naming: Naming) -> Result<usize> {
+    let field = field_name!("skippedLayers", "skipped").spelled(naming);
+    let n =
+        crate::value::integer_argument(skipped, field, ErrorCode::InvalidConfig, 0, crate::limits::MAX_LAYERS as u64)?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// Reads `decision.confidence` from a decision object (code `invalid_signal`).

@@ -9,6 +9,7 @@
 
 pub mod gen;
 pub mod jsnum_format;
+pub mod json_read;
 pub mod loop_ops;
 pub mod pyramid_run;
 pub mod ryu_oracle;
@@ -23,4 +24,5 @@ pub const TARGETS: &[Target] = &[
     ("pyramid_run", pyramid_run::run),
     ("snapshot_restore", snapshot_restore::run),
     ("jsnum_format", jsnum_format::run),
+    ("json_read", json_read::run),
 ];

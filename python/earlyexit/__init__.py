@@ -46,6 +46,7 @@ from ._native import (
     count_quality_partitions,
 )
 from . import _types
+from ._native import LIMITS  # the size limits (docs/limits.md)
 from ._native import LOOP_PRESETS, LoopReplay, replay_loops  # loop replay (docs/replay.md)
 from ._native import (  # pyramid replay and the risk-bounded policy
     calibrate_pyramid_policy,
@@ -105,6 +106,8 @@ __all__ = [
     "replay_loops",
     "LoopReplay",
     "LOOP_PRESETS",
+    # the size limits
+    "LIMITS",
     # errors
     "EarlyExitError",
     "EarlyExitTypeError",

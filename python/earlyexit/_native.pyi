@@ -83,6 +83,7 @@ __all__ = [
     "IterationAnalytics",
     "IterationRecord",
     "IterationSelection",
+    "LIMITS",
     "LOOP_PRESETS",
     "LayerResult",
     "LoopReplay",
@@ -95,6 +96,7 @@ __all__ = [
     "StoppingSummary",
     "TestPyramidResult",
     "__version__",
+    "_conversion_visits",
     "_layer_runners",
     "_restore",
     "_restore_loop_replay",
@@ -1338,6 +1340,9 @@ class PyramidRun:
 
     def __reduce__(self) -> tuple[Callable[..., PyramidRun], tuple[str, str, None]]: ...
 
+def _conversion_visits(obj: object, /) -> int:
+    """Test hook: the values converting ``obj`` visits (at most ``LIMITS["values"] + 1``)."""
+
 def _layer_runners(layers: Iterable[object]) -> list[Callable[[], object]]:
     """The runner of each layer, in order (code ``invalid_config``, field
     ``layers[i].run`` when one is not callable)."""
@@ -1418,6 +1423,10 @@ def pyramid_policy_update(
 
 #: The named loop presets (each one a valid ``from_preset`` name).
 LOOP_PRESETS: list[LoopPresetName]
+
+#: The size limits (docs/limits.md): ``value_depth``, ``document_depth``, ``values``,
+#: ``object_keys``, ``string_bytes``, ``document_bytes``, ``layers``.
+LIMITS: dict[str, int]
 
 @final
 class LoopReplay:

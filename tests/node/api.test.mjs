@@ -15,6 +15,8 @@ const EXPORTS = [
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids',
   // loop replay and loop presets (docs/replay.md)
   'LOOP_PRESETS', 'loopPreset', 'replayLoops',
+  // the size limits (docs/limits.md)
+  'LIMITS',
 ].sort();
 
 const valid = (extra = {}) => ({ quality_score: 75, confidence: 0.8, verification_status: 'passed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z', ...extra });

@@ -256,18 +256,20 @@ describe(`the encoder (${IMPL})`, () => {
   });
 
   test('replays are bounded per run (or per JSONL line), never as a whole batch', () => {
-    const big = 'x'.repeat(40 << 20);
-    const runs = [{ id: 'a', note: big }, { id: 'b', note: big }]; // 80 MiB in all
-    assert.ok(testing.encode(runs, 'runs').text.length > 64 << 20);
-    assert.ok(testing.encode(big + '\n' + big, 'runs').text.length > 64 << 20); // JSONL text: the core bounds each line
+    const limit = ee.LIMITS.documentBytes;
+    const big = 'x'.repeat(Math.ceil(limit * 0.6));
+    const runs = [{ id: 'a', note: big }, { id: 'b', note: big }]; // 1.2 times the limit in all
+    assert.ok(testing.encode(runs, 'runs').text.length > limit);
+    assert.ok(testing.encode(big + '\n' + big, 'runs').text.length > limit); // JSONL text: the core bounds each line
     runs.push({ id: 'c', note: big + big });
     assert.throws(() => testing.encode(runs, 'runs'), (e) => e instanceof RangeError && e.code === 'invalid_replay' && e.field === 'runs[2]');
     assert.throws(() => testing.encode(runs), (e) => e instanceof RangeError && e.field === 'value'); // elsewhere: the whole value
   });
 
   test('a string over the size limit is refused before it is copied', () => {
-    const huge = 'x'.repeat(64 * 1024 * 1024 + 1);
-    assert.throws(() => ee.EarlyStopping.fromJSON(huge), (e) => e instanceof RangeError && e.code === 'invalid_snapshot' && e.field === 'snapshot' && /over 67108864 bytes/.test(e.message));
+    const huge = 'x'.repeat(ee.LIMITS.documentBytes + 1);
+    assert.throws(() => ee.EarlyStopping.fromJSON(huge), (e) => e instanceof RangeError && e.code === 'invalid_snapshot' && e.field === 'snapshot' &&
+      /over the limits/.test(e.message) && e.message.includes(`${ee.LIMITS.documentBytes} bytes`));
   });
 });
 

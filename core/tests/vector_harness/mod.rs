@@ -391,11 +391,19 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     Ok(c) => c,
                     Err(e) => return Outcome::Error(e),
                 };
-                let count = match arg(&args, 1) {
-                    Value::Array(items) => items.len(),
-                    _ => 0,
+                // The JS layer passes a list's length (the seed iterates the argument).
+                let skipped = match arg(&args, 1) {
+                    Value::Array(items) => Value::Number(items.len() as f64),
+                    other => other,
                 };
-                ok(Value::Array(speculation::speculate(confidence, count).iter().map(Speculation::to_value).collect()))
+                let count = match speculation::skipped_count(&skipped, Naming::Js) {
+                    Ok(n) => n,
+                    Err(e) => return Outcome::Error(e),
+                };
+                match speculation::speculate(confidence, count) {
+                    Ok(s) => ok(Value::Array(s.iter().map(Speculation::to_value).collect())),
+                    Err(e) => Outcome::Error(e),
+                }
             }
             "verify" => {
                 let Value::Array(raw) = arg(&args, 0) else { panic!("speculations must be an array") };

@@ -129,7 +129,8 @@ pub mod op {
     // --- SpeculativeExecutor ---
     /// `[config]`.
     pub const SX_NEW: u32 = 60;
-    /// `[decision, skippedCount]` -> speculations.
+    /// `[decision, skippedCount]` -> speculations (the count validated: an integer from 0 to
+    /// `limits::MAX_LAYERS`).
     pub const SX_SPECULATE: u32 = 61;
     /// `[decision]` -> one speculation.
     pub const SX_PREDICT: u32 = 62;
@@ -197,8 +198,15 @@ fn finish(answer: Answer) -> String {
     }
 }
 
-fn args_of(text: &str) -> Result<Vec<Value>, Failure> {
-    match wire::decode(text)? {
+/// The ops whose first argument is a batch of runs: the limits on values then apply to each
+/// run, never to the whole batch (a replay of any size stays possible).
+fn batch_op(op: u32) -> bool {
+    op == loop_replay::LOOP_REPLAY || (pyramid_replay_ops::REPLAY..=pyramid_replay_ops::CALIBRATE).contains(&op)
+}
+
+#[inline(never)] // three callers: one copy
+fn args_of(op: u32, text: &str) -> Result<Vec<Value>, Failure> {
+    match wire::decode(text, batch_op(op))? {
         Value::Array(items) => Ok(items),
         _ => Err(Failure::Core(Error::new(
             ErrorCode::InvalidConfig,
@@ -245,6 +253,8 @@ fn index_of(value: &Value) -> usize {
 
 fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     let Value::Array(items) = value else { return Ok(Vec::new()) };
+    // One per skipped layer, as `speculate` makes them.
+    earlyexit::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "speculations")?;
     // A plain loop: `collect` into a `Result` instantiates its own shunt adapters.
     let mut speculations = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -281,7 +291,7 @@ pub fn exec(op: u32, args: &str) -> String {
 }
 
 fn exec_inner(op: u32, text: &str) -> Answer {
-    let args = args_of(text)?;
+    let args = args_of(op, text)?;
     let value = match op {
         op::HELLO => Value::object(vec![("protocol", Value::Number(f64::from(PROTOCOL)))]),
         op::SIGNAL => {
@@ -364,8 +374,14 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Ok(None);
         }
         op::ES_SNAPSHOT_CHECK => {
-            let snapshot = snapshot_of(arg(&args, 0))?;
-            EarlyStopping::normalize_snapshot(&snapshot)?
+            // Owned, so the text, then the tree read from it, are freed as soon as they are
+            // read (a snapshot at the size limits must fit a WebAssembly instance).
+            let mut args = args;
+            let snapshot = match args.get_mut(0).map(|a| std::mem::replace(a, Value::Null)) {
+                Some(Value::String(text)) => snapshot::parse(&text)?,
+                other => other.unwrap_or(Value::Null),
+            };
+            EarlyStopping::normalize_snapshot_owned(snapshot)?
         }
         _ => return Err(unknown_op(op)),
     };
@@ -393,7 +409,7 @@ fn config_answer(config: EarlyStoppingConfig) -> Value {
     Value::Array(vec![config.to_value(Naming::Js), slots])
 }
 
-/// What the JS fast path caches once: names by code, and the constant answers.
+/// What the JS layer caches once: names by code, the constant answers and the limits.
 fn loop_constants() -> Value {
     use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
     let triggers = array(&Trigger::ALL, |t| Value::string(t.as_str()));
@@ -412,15 +428,18 @@ fn loop_constants() -> Value {
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
         ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
         ("recordFields", array(&loop_stopping::RESULT_FIELDS, |f| Value::string(f.js()))),
-        (
-            "limits",
-            Value::object(vec![
-                ("depth", Value::Number(host::MAX_DEPTH as f64)),
-                ("documentBytes", Value::Number(host::MAX_DOCUMENT_BYTES as f64)),
-                ("count", Value::Number(host::MAX_COUNT as f64)),
-            ]),
-        ),
+        ("limits", limits()),
     ])
+}
+
+/// The size limits (`earlyexit::limits::ALL`, camelCase names), for the JS layer's `LIMITS`
+/// and its checks before a value is written.
+fn limits() -> Value {
+    let mut entries = Vec::with_capacity(earlyexit::limits::ALL.len());
+    for limit in earlyexit::limits::ALL {
+        entries.push((limit.js.to_string(), Value::Number(limit.value as f64)));
+    }
+    Value::Object(entries)
 }
 
 fn unknown_op(op: u32) -> Failure {
@@ -448,7 +467,7 @@ impl Engine {
     }
 
     fn call_inner(&mut self, op: u32, text: &str) -> Answer {
-        let args = args_of(text)?;
+        let args = args_of(op, text)?;
         match op {
             op::IA_NEW => {
                 let upstream = arg(&args, 0).as_bool() == Some(true);
@@ -556,8 +575,8 @@ fn executor_op(config: &ExitConfig, op: u32, args: &[Value]) -> Answer {
     let value = match op {
         op::SX_SPECULATE => {
             let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;
-            let count = host::skipped_count(arg(args, 1))?;
-            array(&speculation::speculate(confidence, count), Speculation::to_value)
+            let count = speculation::skipped_count(arg(args, 1), Naming::Js)?;
+            array(&speculation::speculate(confidence, count)?, Speculation::to_value)
         }
         op::SX_PREDICT => {
             let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;

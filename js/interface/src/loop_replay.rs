@@ -8,9 +8,8 @@ use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
 
-/// `[runs (array or JSONL text), policy, linesFromArray]` -> `{policy, summary, runs}`; with
-/// `linesFromArray` true, `runs` is an array the JS layer wrote one run per line (errors then
-/// name `runs[i]` as for the array, without line numbers).
+/// `[runs (array or JSONL text), policy]` -> `{policy, summary, runs}` (an array's runs are
+/// read run by run: the limits on values apply to each run, see `batch_op`).
 pub const LOOP_REPLAY: u32 = 80;
 /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
 pub const LOOP_PRESET: u32 = 81;
@@ -31,7 +30,7 @@ pub fn exec_replay(op: u32, args: &str) -> String {
 
 #[cfg(feature = "replay")]
 fn exec_replay_inner(op: u32, text: &str) -> Answer {
-    let args = super::args_of(text)?;
+    let args = super::args_of(op, text)?;
     match op {
         LOOP_REPLAY => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
@@ -45,13 +44,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
 pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     #[cfg(feature = "replay")]
     if op == LOOP_REPLAY {
-        let value = match (arg(args, 0), arg(args, 2)) {
-            (Value::String(lines), Value::Bool(true)) => {
-                loop_replay::replay_lines_value(lines, arg(args, 1), Naming::Js)?
-            }
-            (runs, _) => loop_replay::replay_value(runs, arg(args, 1), Naming::Js)?,
-        };
-        return Ok(Some(value));
+        return Ok(Some(loop_replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?));
     }
     let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
     Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))

@@ -12,7 +12,8 @@
 //! One string per call keeps a crossing cheap for napi and wasm alike (one string each
 //! way instead of a native call per property).
 
-use earlyexit::{jsnum, Error, ErrorCode, ErrorKind, Value};
+use earlyexit::value::JsonReading;
+use earlyexit::{jsnum, Error, ErrorCode, Value};
 
 /// `[a, b].concat()` without std's generic `join`: the core's one copy.
 pub(crate) use earlyexit::value::concat;
@@ -20,11 +21,13 @@ pub(crate) use earlyexit::value::concat;
 /// The key that marks a non-JSON value.
 const TAG: &str = "\u{0}";
 
-/// Parses the arguments of a call. Only a JS layer bug or a document nested deeper than
-/// the core's parser allows can fail here.
-pub fn decode(text: &str) -> Result<Value, Error> {
-    let value = Value::parse_json(text, ErrorCode::InvalidConfig, "arguments")
-        .map_err(|e| Error::new(e.error_code(), ErrorKind::Type, "arguments", e.message()))?;
+/// Parses the arguments of a call within the core's limits on call arguments
+/// ([`JsonReading::arguments`]: values counted per argument, or per item of each argument
+/// for a batch call, `per_item`). The JS layer checks its values before it writes them, so
+/// this is a backstop: a JS layer bug or a value over the limits fails here (code
+/// `invalid_config`, field `arguments`).
+pub fn decode(text: &str, per_item: bool) -> Result<Value, Error> {
+    let value = Value::parse_json_as(text, ErrorCode::InvalidConfig, "arguments", JsonReading::arguments(per_item))?;
     // A byte scan, not `str::contains`: the substring searcher is ~1.3 KB of WebAssembly.
     Ok(if text.as_bytes().windows(6).any(|w| w == b"\\u0000") { untag(value) } else { value })
 }
@@ -213,7 +216,7 @@ mod tests {
     #[test]
     fn round_trips_what_json_cannot_hold() {
         let text = r#"[{"\u0000":"NaN"},{"\u0000":"-Infinity"},-0,{"\u0000\u0000k":{"\u0000":"function"}},"a\u0000b"]"#;
-        let value = decode(text).unwrap_or(Value::Null);
+        let value = decode(text, false).unwrap_or(Value::Null);
         let Value::Array(items) = &value else { panic!("not an array") };
         assert!(items[0].as_f64().is_some_and(f64::is_nan));
         assert_eq!(items[1], Value::Number(f64::NEG_INFINITY));
