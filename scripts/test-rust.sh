@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
-# every conformance vector with its coverage table, the bundled demo data), clippy with
-# warnings as errors, rustfmt, the zero-runtime-dependency rule, the one-version rule and the
-# supply-chain policy (deny.toml: licenses, duplicate versions), that policy once more from
-# an empty CARGO_HOME (what a machine that never built the project has: it fetches every
-# locked package from the registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no
-# network), and scripts/fuzz.sh's log paths.
+# every conformance vector with its coverage table, the bundled demo data, the layout guard
+# core/tests/layout.rs), the JS layer crates' unit tests (earlyexit-js, earlyexit-js-fast),
+# clippy with warnings as errors on every workspace crate but the Python binding (linted in
+# scripts/test-python.sh), rustfmt, the user docs (scripts/check-docs.sh), the
+# zero-runtime-dependency rule, the one-version rule and the supply-chain policy (deny.toml:
+# licenses, duplicate versions), that policy once more from an empty CARGO_HOME (what a
+# machine that never built the project has: it fetches every locked package from the
+# registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no network), and
+# scripts/fuzz.sh's log paths.
 #
 # Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
-# and each of the checks after the tests (clippy, fmt, core deps, versions, supply chain, cold
-# cache, fuzz log dir, demo) counts as
-# one test. A cargo test run that fails before reporting (say, a compile error) counts as
-# one failure.
+# and each of the checks after the tests (clippy, fmt, docs, core deps, versions, supply
+# chain, cold cache, fuzz log dir, demo) counts as one test. A cargo test run that fails
+# before reporting (say, a compile error) counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -20,7 +22,6 @@ passed=0
 failed=0
 failures=()
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 
 section() { printf '\n=== %s\n' "$*"; }
 
@@ -39,22 +40,39 @@ check() { # name, command...: one pass or one failure
   fi
 }
 
-section "cargo test -p earlyexit --no-fail-fast -- --nocapture (prints the vectors' coverage table)"
-t0=$SECONDS
-cargo test -p earlyexit --no-fail-fast -- --nocapture 2>&1 | tee "$log"
-test_status=${PIPESTATUS[0]}
-test_passed=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-test_failed=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
-if [ "$test_status" -ne 0 ] && [ "$test_failed" -eq 0 ]; then
-  test_failed=1 # it failed before any test could report (compile error, missing file)
-fi
+test_passed=0
+test_failed=0
+cargo_tests() { # label, cargo test arguments...: adds the `test result:` lines to the counts
+  local label=$1 status p f t0=$SECONDS
+  shift
+  section "cargo test $*"
+  cargo test "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+  f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1 # it failed before any test could report (compile error, missing file)
+  fi
+  test_passed=$((test_passed + p))
+  test_failed=$((test_failed + f))
+  [ "$f" -eq 0 ] || failures+=("$label ($f)")
+  grep -h "^bad-input matrix" "$log" >>"$matrix_log" || true
+  echo "--- $label: $p passed, $f failed ($((SECONDS - t0)) s)"
+}
+matrix_log=$(mktemp)
+trap 'rm -f "$log" "$matrix_log"' EXIT
+# The core (prints the vectors' coverage table), then the JS layer's crates (the string ops
+# and the numeric fast path), whose unit tests no other suite runs.
+cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
+cargo_tests "cargo test js crates" -p earlyexit-js -p earlyexit-js-fast --no-fail-fast
 passed=$((passed + test_passed))
 failed=$((failed + test_failed))
-[ "$test_failed" -eq 0 ] || failures+=("cargo test ($test_failed)")
-echo "--- cargo test: $test_passed passed, $test_failed failed ($((SECONDS - t0)) s)"
 
-check clippy cargo clippy -p earlyexit --all-targets -- -D warnings
+# Every workspace crate but the Python binding (linted by scripts/test-python.sh, where
+# pyo3 finds the venv's interpreter).
+check clippy cargo clippy --workspace --exclude earlyexit-python --all-targets -- -D warnings
 check fmt cargo fmt --all --check
+check docs scripts/check-docs.sh
 check core-deps scripts/check-core-deps.sh
 check versions scripts/check-versions.sh
 check supply-chain scripts/check-supply-chain.sh
@@ -96,6 +114,6 @@ if [ "${#failures[@]}" -gt 0 ]; then
   echo "failed: ${failures[*]}"
 fi
 echo "cargo test $test_passed passed, $test_failed failed; checks $((passed - test_passed)) passed, $((failed - test_failed)) failed"
-grep -h "^bad-input matrix" "$log" || echo "bad-input matrix (rust): not run"
+grep -h "^bad-input matrix" "$matrix_log" || echo "bad-input matrix (rust): not run"
 echo "rust: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
