@@ -3,8 +3,8 @@
 # outside the repository, each then imported and asked for one real decision:
 #   python   `maturin build --release` makes one abi3 wheel; pip installs it (no index)
 #            into a fresh venv; `import earlyexit` decides one loop.
-#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings-node, the napi addon)
-#            and `earlyexit-wasm` (bindings-wasm); each is installed offline into a fresh
+#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings/node, the napi addon)
+#            and `earlyexit-wasm` (bindings/wasm); each is installed offline into a fresh
 #            directory, then loaded with require() and with import, each deciding one loop
 #            (and the subpath entries `<package>/early-stopping`, `/iteration-analytics` checked).
 #
@@ -67,6 +67,12 @@ build_wheel() {
   # aiwg's MIT notice travels with the package (it reproduces aiwg's modules' behaviour and strings).
   python3 -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
 sys.exit(0 if any(n.endswith('.dist-info/licenses/THIRD_PARTY_NOTICES') for n in names) else 'the wheel lacks THIRD_PARTY_NOTICES')" "$wheel" || return 1
+  # Only the package and its metadata: maturin packs python-source's earlyexit/ folder, and
+  # nothing else under bindings/python/ (src/, Cargo.toml) may slip in.
+  python3 -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
+other = [n for n in names if not (n.startswith('earlyexit/') or n.split('/')[0].endswith('.dist-info'))]; \
+sys.exit('the wheel holds files outside earlyexit/ and its metadata: ' + ', '.join(other) if other else \
+  (0 if 'earlyexit/__init__.py' in names else 'the wheel lacks earlyexit/__init__.py'))" "$wheel" || return 1
 }
 
 install_wheel() {
@@ -156,9 +162,9 @@ install_and_use() {
     $script") || return 1
 }
 
-check "npm: npm pack earlyexit (bindings-node)" pack_package bindings-node build:node '\.node'
+check "npm: npm pack earlyexit (bindings/node)" pack_package bindings/node build:node '\.node'
 check "npm: the earlyexit tarball installs offline, require() and import decide" install_and_use earlyexit 'earlyexit-[0-9]*.tgz'
-check "npm: npm pack earlyexit-wasm (bindings-wasm)" pack_package bindings-wasm build:wasm '\.wasm'
+check "npm: npm pack earlyexit-wasm (bindings/wasm)" pack_package bindings/wasm build:wasm '\.wasm'
 check "npm: the earlyexit-wasm tarball installs offline, require() and import decide" \
   install_and_use earlyexit-wasm 'earlyexit-wasm-[0-9]*.tgz'
 

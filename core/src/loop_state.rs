@@ -4,7 +4,7 @@
 //! record ([`LoopCounters`]: how many were recorded, the best so far, the budget sums and
 //! the regression streak) and the last `plateauConsecutiveCount` observations (an
 //! [`ObservationWindow`]). So a binding may keep that state in a buffer it owns (the JS
-//! layer keeps it in a `Float64Array`, see `js/interface/src/fast.rs`) and call
+//! layer keeps it in a `Float64Array`, see `bindings/js/fast/src/fast.rs`) and call
 //! [`fold`] and [`verdict`] without a native object per engine, while the owning
 //! [`EarlyStopping`](crate::EarlyStopping) keeps the same state in plain fields and calls
 //! the very same functions. Decisions cost O(window), not O(history).

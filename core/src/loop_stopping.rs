@@ -32,7 +32,7 @@
 //! The options, their reasons and details are described in `docs/loop-options.md`.
 //!
 //! This order is written once, in [`loop_state::verdict`]: the owning engine, the replay
-//! ([`decide_over`]) and the JS fast path (`js/fast`) all call it, so they cannot drift.
+//! ([`decide_over`]) and the JS fast path (`bindings/js/fast`) all call it, so they cannot drift.
 //!
 //! The rules are also offered as stateless functions ([`check_high_confidence`],
 //! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding

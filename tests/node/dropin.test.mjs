@@ -553,7 +553,7 @@ describe(`drop-in: bad writes are typed errors and change nothing (${IMPL})`, ()
 
 describe(`drop-in: the normal loop keeps the fast path (${IMPL})`, () => {
   const require = createRequire(import.meta.url);
-  const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+  const dir = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
   const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
   const ops = [];
   const counting = Object.assign(Object.create(null), native, { exec: (op, args) => (ops.push(op), native.exec(op, args)) });

@@ -64,11 +64,11 @@ test('README: three sentences, install, the two commands, then a quick start per
   const install = readme.split('<!-- install:start -->')[1].split('<!-- install:end -->')[0];
   const rust = /rust-version = "([\d.]+)"/.exec(readFileSync(path.join(ROOT, 'Cargo.toml'), 'utf8'))[1];
   const python = /requires-python = ">=([\d.]+)"/.exec(readFileSync(path.join(ROOT, 'pyproject.toml'), 'utf8'))[1];
-  const node = /^>=(\d+)$/.exec(JSON.parse(readFileSync(path.join(ROOT, 'bindings-node', 'package.json'), 'utf8')).engines.node)[1];
-  const bindgen = /^wasm-bindgen = \{ version = "=([\d.]+)"/m.exec(readFileSync(path.join(ROOT, 'bindings-wasm', 'Cargo.toml'), 'utf8'))[1];
+  const node = /^>=(\d+)$/.exec(JSON.parse(readFileSync(path.join(ROOT, 'bindings', 'node', 'package.json'), 'utf8')).engines.node)[1];
+  const bindgen = /^wasm-bindgen = \{ version = "=([\d.]+)"/m.exec(readFileSync(path.join(ROOT, 'bindings', 'wasm', 'Cargo.toml'), 'utf8'))[1];
   const flat = install.replace(/\s+/g, ' ');
   for (const needle of [`Rust ${rust} or later`, `wasm-bindgen-cli\` ${bindgen}`, `CPython ${python} or later`, `Node ${node} or later`, 'pip install ./', 'maturin build --release',
-    'npm pack ./bindings-node', 'npm pack ./bindings-wasm', 'path = "/path/to/clone/core"']) {
+    'npm pack ./bindings/node', 'npm pack ./bindings/wasm', 'path = "/path/to/clone/core"']) {
     assert.ok(flat.includes(needle), `the install section names ${JSON.stringify(needle)}`);
   }
 });

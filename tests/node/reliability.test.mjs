@@ -88,7 +88,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { ROOT } from './impl.mjs';
 
 const require = createRequire(import.meta.url);
-const PACKAGE_DIR = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+const PACKAGE_DIR = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
 const NATIVE = require(path.join(PACKAGE_DIR, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
 function secondLayer() {
   const { api, ready, testing } = require(path.join(PACKAGE_DIR, 'api.cjs'))(NATIVE);

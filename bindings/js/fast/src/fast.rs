@@ -1,0 +1,741 @@
+//! The numeric fast path of `EarlyStopping` for the JS layer: no native object per engine
+//! and no JSON per call (measured in `../shared/design/performance.md` and
+//! `docs/performance-notes.md`).
+//!
+//! Each JS engine owns its compact decision state (config, counters and window, see
+//! `earlyexit::loop_state`) as a `Float64Array`. The most recently used engine's state
+//! sits in one scratch buffer of f64 slots shared with the native side (a `Float64Array`
+//! the napi addon reads through a pointer; a region of wasm memory), next to a few input
+//! and output slots. [`fold`] validates a record given as numbers and folds it in;
+//! [`decide`] runs the core's decision and writes its numbers out. Both answer a number
+//! code; the JS layer builds the returned objects in one step and asks [`reason`] for a
+//! reason text only on a cache miss. Every rule and every string is the core's: these
+//! functions only move numbers between slots and the core's types. A record or report
+//! that the fast check refuses goes to the JSON path (`lib.rs`), which produces the full
+//! typed error.
+//!
+//! `bindings/js/api.js` has the same slot table (`SLOT`); [`LAYOUT`] is checked on load.
+
+use earlyexit::loop_state::{self, LoopCounters, ObservationWindow, ObservationWindowMut, SeedCheck, Step, Verdict};
+use earlyexit::loop_stopping::{
+    self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, ReportedIteration,
+    ResourceUsage, StoppingDetails,
+};
+use earlyexit::{Observation, VerificationStatus};
+
+/// Bumped whenever a slot below moves.
+pub const LAYOUT: u32 = 7;
+
+// --- inputs --------------------------------------------------------------------------
+const IN_ITERATION: usize = 0;
+const IN_QUALITY: usize = 1;
+const IN_CONFIDENCE: usize = 2;
+const IN_STATUS: usize = 3;
+const IN_DELTA: usize = 4;
+/// Bits: 1 tokens_used, 2 token_cost_usd, 4 execution_time_ms, 8 iteration_number,
+/// 16 timestamp given, 32 a record the core already accepted (folded again after
+/// `configure()` or a restore: the `strictIterations` order was judged when it was recorded).
+const IN_FLAGS: usize = 5;
+const IN_TOKENS: usize = 6;
+const IN_COST: usize = 7;
+const IN_TIME: usize = 8;
+const IN_ITERATION_NUMBER: usize = 9;
+/// 0: no source; 1: a source is attached (answer NEED_SOURCE when it must be asked);
+/// 2: the source's report is in the slots below.
+const IN_SOURCE: usize = 10;
+const IN_DETECTED: usize = 11;
+/// 0: the report has no `iteration`; 1: `iteration: null`; 2: a number.
+const IN_REPORT_ITERATION_KIND: usize = 12;
+const IN_REPORT_ITERATION: usize = 13;
+/// The given timestamp's length, its bytes from `IN_TIMESTAMP` on (8 to a slot, the
+/// slots' own bytes, which the JS layer writes through a `Uint8Array` view): a string
+/// crosses as bytes (a napi or wasm string costs more than the whole fold). A timestamp
+/// whose code units do not all fit a byte is not sent: the JS layer gives a length above
+/// [`MAX_FAST_TIMESTAMP`], so the record takes the JSON path, where the core decides.
+const IN_TIMESTAMP_LEN: usize = 14;
+const IN_TIMESTAMP: usize = 48;
+/// Longer timestamps take the JSON path.
+pub const MAX_FAST_TIMESTAMP: usize = 64;
+/// The seed's check methods the JS object overrides (`SeedCheck::bit` mask) plus 8 x the
+/// position in the order to resume from: `decide` then answers DELEGATE at an overridden
+/// check (its index and the resume position in the detail slots), and the JS layer calls
+/// the override. Negative: `decide` answers one of the seed's check methods instead (a
+/// stop with its details, or GO_ON with its confidence; `reason` gives the text):
+/// [`PLATEAU_ANSWER`], [`HIGH_CONFIDENCE_ANSWER`], [`DIMINISHING_RETURNS_ANSWER`].
+/// 0 (the normal case, and whenever `fold` runs): nothing is delegated.
+const IN_DELEGATE: usize = 15;
+/// `checkQualityPlateau()` over the state.
+const PLATEAU_ANSWER: f64 = -1.0;
+/// `checkHighConfidence(record)`, the record's quality, confidence and status in the input slots.
+const HIGH_CONFIDENCE_ANSWER: f64 = -2.0;
+/// `checkDiminishingReturns()`: the source's report in the input slots (`IN_SOURCE` 2), or
+/// no source (`IN_SOURCE` 0).
+const DIMINISHING_RETURNS_ANSWER: f64 = -3.0;
+
+// --- outputs -------------------------------------------------------------------------
+const OUT_CODE: usize = 16;
+const OUT_CONFIDENCE: usize = 17;
+const OUT_DETAIL: usize = 18; // 6 slots
+/// Best iteration: present (0/1), iteration, quality.
+const OUT_BEST_PRESENT: usize = 24;
+const OUT_BUDGET_COUNT: usize = 27;
+const OUT_BUDGETS: usize = 28; // 3 x (budget index, limit, observed, without, exhausted)
+/// Where the plateau's improvements start (3 slots each: iteration, improvement, delta).
+const OUT_IMPROVEMENTS_AT: usize = 44;
+
+// --- the engine's state ---------------------------------------------------------------
+/// The engine's own slots start here; the JS object keeps a copy of `STATE..STATE+len`.
+/// (Slots 112..256 are the pyramid's, see `fast_pyramid`.)
+pub const STATE: usize = 256;
+const CONFIG: usize = STATE; // CONFIG_SLOTS slots
+/// How many slots the config takes.
+pub const CONFIG_SLOTS: usize = 19;
+const COUNTERS: usize = STATE + CONFIG_SLOTS; // 18 slots
+const WINDOW_LEN: usize = COUNTERS + 18;
+const WINDOW: usize = WINDOW_LEN + 1; // 5 slots per observation
+const OBSERVATION_SLOTS: usize = 5;
+
+// --- codes ----------------------------------------------------------------------------
+/// `fold`: the record was folded in.
+pub const OK: f64 = 0.0;
+/// `fold` / `decide`: the fast check refused the input; ask the JSON path for the error.
+pub const INVALID: f64 = 1.0;
+const CODE_NO_ITERATIONS: f64 = 0.0;
+const CODE_WARM_UP: f64 = 1.0;
+const CODE_CONTINUE: f64 = 2.0;
+const CODE_HIGH_CONFIDENCE: f64 = 3.0;
+const CODE_PLATEAU: f64 = 4.0;
+const CODE_DIMINISHING: f64 = 5.0;
+const CODE_MAX_ITERATIONS: f64 = 6.0;
+const CODE_BUDGET: f64 = 7.0;
+const CODE_REGRESSION: f64 = 8.0;
+const CODE_NEED_SOURCE: f64 = 9.0;
+const CODE_INVALID_REPORT: f64 = 10.0;
+const CODE_NO_IMPROVEMENT: f64 = 11.0;
+const CODE_DELEGATE: f64 = 12.0;
+const CODE_GO_ON: f64 = 13.0;
+const CODE_UNKNOWN_STOP: f64 = -1.0;
+
+#[inline(always)]
+fn at(slots: &[f64], i: usize) -> f64 {
+    slots.get(i).copied().unwrap_or(f64::NAN)
+}
+
+fn put(slots: &mut [f64], i: usize, v: f64) {
+    if let Some(slot) = slots.get_mut(i) {
+        *slot = v;
+    }
+}
+
+fn opt(v: f64) -> Option<f64> {
+    (!v.is_nan()).then_some(v)
+}
+
+fn opt_u64(v: f64) -> Option<u64> {
+    opt(v).map(|v| v as u64)
+}
+
+fn of_opt(v: Option<f64>) -> f64 {
+    v.unwrap_or(f64::NAN)
+}
+
+fn of_opt_u64(v: Option<u64>) -> f64 {
+    v.map_or(f64::NAN, |v| v as f64)
+}
+
+fn status_code(status: VerificationStatus) -> f64 {
+    match status {
+        VerificationStatus::Passed => 0.0,
+        VerificationStatus::Failed => 1.0,
+        VerificationStatus::Skipped => 2.0,
+    }
+}
+
+#[inline(always)]
+fn status_of(code: f64) -> Option<VerificationStatus> {
+    match code as i64 {
+        0 if code == 0.0 => Some(VerificationStatus::Passed),
+        1 if code == 1.0 => Some(VerificationStatus::Failed),
+        2 if code == 2.0 => Some(VerificationStatus::Skipped),
+        _ => None,
+    }
+}
+
+/// The config as the slots the JS layer caches per distinct config (NaN = not set).
+pub fn config_slots(c: &EarlyStoppingConfig) -> [f64; CONFIG_SLOTS] {
+    [
+        c.high_confidence_threshold,
+        c.plateau_consecutive_count as f64,
+        c.plateau_improvement_threshold,
+        c.min_quality_threshold,
+        f64::from(u8::from(c.require_verification)),
+        f64::from(u8::from(c.enable_plateau_detection)),
+        f64::from(u8::from(c.enable_diminishing_returns)),
+        match c.plateau_delta_source {
+            None => 0.0,
+            Some(PlateauDeltaSource::Reported) => 1.0,
+            Some(PlateauDeltaSource::Computed) => 2.0,
+        },
+        match c.plateau_mode {
+            None => 0.0,
+            Some(PlateauMode::Relative) => 1.0,
+            Some(PlateauMode::Absolute) => 2.0,
+        },
+        of_opt_u64(c.min_iterations),
+        of_opt_u64(c.max_iterations),
+        of_opt(c.max_total_tokens),
+        of_opt(c.max_total_cost_usd),
+        of_opt(c.max_wall_clock_ms),
+        of_opt(c.regression_tolerance),
+        of_opt_u64(c.regression_patience),
+        of_opt(c.plateau_min_quality),
+        of_opt_u64(c.no_improvement_patience),
+        c.strict_iterations.map_or(f64::NAN, |strict| f64::from(u8::from(strict))),
+    ]
+}
+
+fn config_of(s: &[f64]) -> EarlyStoppingConfig {
+    let c = |i| at(s, CONFIG + i);
+    EarlyStoppingConfig {
+        high_confidence_threshold: c(0),
+        plateau_consecutive_count: c(1) as u64,
+        plateau_improvement_threshold: c(2),
+        min_quality_threshold: c(3),
+        require_verification: c(4) != 0.0,
+        enable_plateau_detection: c(5) != 0.0,
+        enable_diminishing_returns: c(6) != 0.0,
+        plateau_delta_source: match c(7) as u8 {
+            1 => Some(PlateauDeltaSource::Reported),
+            2 => Some(PlateauDeltaSource::Computed),
+            _ => None,
+        },
+        plateau_mode: match c(8) as u8 {
+            1 => Some(PlateauMode::Relative),
+            2 => Some(PlateauMode::Absolute),
+            _ => None,
+        },
+        min_iterations: opt_u64(c(9)),
+        max_iterations: opt_u64(c(10)),
+        max_total_tokens: opt(c(11)),
+        max_total_cost_usd: opt(c(12)),
+        max_wall_clock_ms: opt(c(13)),
+        regression_tolerance: opt(c(14)),
+        regression_patience: opt_u64(c(15)),
+        plateau_min_quality: opt(c(16)),
+        no_improvement_patience: opt_u64(c(17)),
+        strict_iterations: opt(c(18)).map(|strict| strict != 0.0),
+    }
+}
+
+fn pair_of(s: &[f64], i: usize) -> Option<(u64, f64)> {
+    (at(s, i) != 0.0).then(|| (at(s, i + 1) as u64, at(s, i + 2)))
+}
+
+fn put_pair(s: &mut [f64], i: usize, pair: Option<(u64, f64)>) {
+    let (present, iteration, quality) = pair.map_or((0.0, 0.0, 0.0), |(it, q)| (1.0, it as f64, q));
+    put(s, i, present);
+    put(s, i + 1, iteration);
+    put(s, i + 2, quality);
+}
+
+fn counters_of(s: &[f64]) -> LoopCounters {
+    let mut counters = LoopCounters { recorded: at(s, COUNTERS) as u64, ..LoopCounters::default() };
+    counters.best.verified = pair_of(s, COUNTERS + 1);
+    counters.best.overall = pair_of(s, COUNTERS + 4);
+    for i in 0..3 {
+        if let (Some(sum), Some(without)) = (counters.tally.sums.get_mut(i), counters.tally.without.get_mut(i)) {
+            *sum = at(s, COUNTERS + 7 + i);
+            *without = at(s, COUNTERS + 10 + i) as u64;
+        }
+    }
+    counters.tally.peak = pair_of(s, COUNTERS + 13);
+    counters.tally.regression_streak = at(s, COUNTERS + 16) as u64;
+    counters.tally.since_peak = at(s, COUNTERS + 17) as u64;
+    counters
+}
+
+fn put_counters(s: &mut [f64], counters: &LoopCounters) {
+    put(s, COUNTERS, counters.recorded as f64);
+    put_pair(s, COUNTERS + 1, counters.best.verified);
+    put_pair(s, COUNTERS + 4, counters.best.overall);
+    for i in 0..3 {
+        put(s, COUNTERS + 7 + i, counters.tally.sums.get(i).copied().unwrap_or(0.0));
+        put(s, COUNTERS + 10 + i, counters.tally.without.get(i).copied().unwrap_or(0) as f64);
+    }
+    put_pair(s, COUNTERS + 13, counters.tally.peak);
+    put(s, COUNTERS + 16, counters.tally.regression_streak as f64);
+    put(s, COUNTERS + 17, counters.tally.since_peak as f64);
+}
+
+/// The window as slots: a length, then the observations oldest first.
+struct SlotWindow<'a> {
+    slots: &'a mut [f64],
+}
+
+impl ObservationWindow for SlotWindow<'_> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        at(self.slots, WINDOW_LEN) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<Observation> {
+        if i >= self.len() {
+            return None;
+        }
+        let base = WINDOW + i * OBSERVATION_SLOTS;
+        Some(Observation {
+            iteration: at(self.slots, base) as u64,
+            quality_score: at(self.slots, base + 1),
+            confidence: at(self.slots, base + 2),
+            quality_delta: at(self.slots, base + 3),
+            verification_status: status_of(at(self.slots, base + 4))?,
+        })
+    }
+}
+
+impl ObservationWindowMut for SlotWindow<'_> {
+    fn push(&mut self, o: Observation, capacity: usize) {
+        let mut len = self.len();
+        if len >= capacity.max(1) {
+            // Oldest first: shift the rest down one observation (windows are short).
+            let from = WINDOW + (len + 1 - capacity.max(1)) * OBSERVATION_SLOTS;
+            let end = WINDOW + len * OBSERVATION_SLOTS;
+            if end <= self.slots.len() && from <= end {
+                self.slots.copy_within(from..end, WINDOW);
+            }
+            len = capacity.max(1) - 1;
+        }
+        let base = WINDOW + len * OBSERVATION_SLOTS;
+        put(self.slots, base, o.iteration as f64);
+        put(self.slots, base + 1, o.quality_score);
+        put(self.slots, base + 2, o.confidence);
+        put(self.slots, base + 3, o.quality_delta);
+        put(self.slots, base + 4, status_code(o.verification_status));
+        put(self.slots, WINDOW_LEN, (len + 1) as f64);
+    }
+}
+
+/// How many slots the engine's state takes (from [`STATE`]) with `window_len` observations.
+pub fn state_len(window_len: usize) -> usize {
+    WINDOW - STATE + window_len * OBSERVATION_SLOTS
+}
+
+/// Validates the record in the input slots and folds it into the state slots.
+/// Answers [`OK`], or [`INVALID`] (nothing changed) when the JSON path must produce the error.
+pub fn fold(slots: &mut [f64]) -> f64 {
+    let flags = at(slots, IN_FLAGS) as u32;
+    let given = |bit: u32, i: usize| (flags & bit != 0).then(|| at(slots, i));
+    let usage = ResourceUsage {
+        tokens_used: given(1, IN_TOKENS),
+        token_cost_usd: given(2, IN_COST),
+        execution_time_ms: given(4, IN_TIME),
+    };
+    let iteration = at(slots, IN_ITERATION);
+    let numbers = [at(slots, IN_QUALITY), at(slots, IN_CONFIDENCE), at(slots, IN_DELTA)];
+    let Some(status) = status_of(at(slots, IN_STATUS)) else { return INVALID };
+    if !loop_state::record_is_valid(iteration, numbers, &usage, given(8, IN_ITERATION_NUMBER)) {
+        return INVALID;
+    }
+    if flags & 16 != 0 && !timestamp_in_slots_is_valid(slots) {
+        return INVALID;
+    }
+    // A window longer than the buffer can hold is refused here; the JS layer grows the
+    // buffer before the call, so this only guards against a JS layer bug.
+    if WINDOW + (at(slots, WINDOW_LEN) as usize + 1) * OBSERVATION_SLOTS > slots.len() {
+        return INVALID;
+    }
+    let config = config_of(slots);
+    // `strictIterations`: a number that does not follow the last one is a re-record or an
+    // error, which the JSON path tells apart (it compares the whole last record).
+    let last = SlotWindow { slots }.last().map(|o| o.iteration);
+    if flags & 32 == 0 && !loop_stopping::iteration_follows(config.strict(), last, iteration as u64) {
+        return INVALID;
+    }
+    let observation = Observation {
+        iteration: iteration as u64,
+        quality_score: numbers[0],
+        confidence: numbers[1],
+        quality_delta: numbers[2],
+        verification_status: status,
+    };
+    let mut counters = counters_of(slots);
+    // A total that would overflow is refused by the JSON path, with the core's error.
+    let totals = [usage.tokens_used, usage.token_cost_usd, usage.execution_time_ms];
+    for (sum, value) in counters.tally.sums.iter().zip(totals) {
+        if value.is_some_and(|v| !(sum + v).is_finite()) {
+            return INVALID;
+        }
+    }
+    let usage = (flags & 7 != 0).then_some(&usage);
+    loop_state::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
+    put_counters(slots, &counters);
+    // The decision is made right away, so the `shouldStop()` that usually follows needs no
+    // native call of its own (the JS layer knows whether the outputs are still this engine's).
+    decide_over(slots, &config, &counters);
+    OK
+}
+
+/// Whether the timestamp given as bytes in the input slots is an RFC 3339 date-time.
+fn timestamp_in_slots_is_valid(slots: &[f64]) -> bool {
+    let len = at(slots, IN_TIMESTAMP_LEN) as usize;
+    let Some(units) = slots.get(IN_TIMESTAMP..IN_TIMESTAMP + MAX_FAST_TIMESTAMP / 8) else { return false };
+    if len > MAX_FAST_TIMESTAMP {
+        return false;
+    }
+    // The slots' bytes as they are in memory (to_ne_bytes is a bit copy, NaN patterns
+    // included), where the JS layer's byte view wrote them.
+    let mut bytes = [0u8; MAX_FAST_TIMESTAMP];
+    for (chunk, unit) in bytes.chunks_exact_mut(8).zip(units) {
+        chunk.copy_from_slice(&unit.to_ne_bytes());
+    }
+    bytes.get(..len).is_some_and(earlyexit::timestamp::is_rfc3339_bytes)
+}
+
+/// The decision over the state slots; writes its numbers to the output slots and answers
+/// its code (also in `OUT_CODE`).
+pub fn decide(slots: &mut [f64]) -> f64 {
+    let config = config_of(slots);
+    let counters = counters_of(slots);
+    decide_over(slots, &config, &counters)
+}
+
+/// Why [`verdict_of`] has no verdict.
+enum NoVerdict {
+    NeedSource,
+    InvalidReport,
+    Delegate(SeedCheck, usize),
+    /// The answer of one of the seed's check methods (`PLATEAU_ANSWER`).
+    Answer(Box<loop_stopping::StoppingDecision>),
+}
+
+/// The core's verdict over the slots; the source's report, when one was asked, is in the
+/// input slots.
+fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> Result<Verdict, NoVerdict> {
+    let delegate = at(slots, IN_DELEGATE);
+    if delegate == PLATEAU_ANSWER {
+        return Err(NoVerdict::Answer(Box::new(loop_stopping::plateau_answer(
+            config,
+            &SlotWindow { slots },
+            counters.recorded,
+        ))));
+    }
+    if delegate == HIGH_CONFIDENCE_ANSWER {
+        let Some(verification_status) = status_of(at(slots, IN_STATUS)) else { return Err(NoVerdict::InvalidReport) };
+        let record = Observation {
+            iteration: 0, // not read by the rule, nor the delta below
+            quality_score: at(slots, IN_QUALITY),
+            confidence: at(slots, IN_CONFIDENCE),
+            quality_delta: 0.0,
+            verification_status,
+        };
+        return Err(NoVerdict::Answer(Box::new(loop_stopping::high_confidence_answer(config, &record))));
+    }
+    let source_mode = at(slots, IN_SOURCE);
+    let report = (source_mode == 2.0).then(|| DiminishingReturnsReport {
+        detected: at(slots, IN_DETECTED) != 0.0,
+        iteration: match at(slots, IN_REPORT_ITERATION_KIND) as u8 {
+            0 => ReportedIteration::Absent,
+            1 => ReportedIteration::Null,
+            _ => ReportedIteration::At(at(slots, IN_REPORT_ITERATION) as u64),
+        },
+        reason: String::new(), // the JS layer holds the source's text
+    });
+    if source_mode == 2.0
+        && at(slots, IN_REPORT_ITERATION_KIND) == 2.0
+        && !loop_state::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
+    {
+        return Err(NoVerdict::InvalidReport);
+    }
+    if delegate == DIMINISHING_RETURNS_ANSWER {
+        return Err(NoVerdict::Answer(Box::new(loop_stopping::diminishing_returns_answer(report.as_ref()))));
+    }
+    // Without a report, asking the source means answering NEED_SOURCE: the JS layer asks
+    // it (the core decided that it must, exactly when the seed would) and calls again.
+    let source = (source_mode != 0.0).then_some(move || report.ok_or(NoVerdict::NeedSource));
+    let (mask, resume) =
+        if delegate > 0.0 { ((delegate as u32 % 8) as u8, (delegate as u32 / 8) as usize) } else { (0, 0) };
+    match loop_state::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
+        Step::Done(verdict) => Ok(verdict),
+        Step::Delegate { check, resume } => Err(NoVerdict::Delegate(check, resume)),
+    }
+}
+
+fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> f64 {
+    let verdict = match verdict_of(slots, config, counters) {
+        Ok(verdict) => verdict,
+        Err(NoVerdict::NeedSource) => return out_code(slots, CODE_NEED_SOURCE),
+        Err(NoVerdict::InvalidReport) => return out_code(slots, CODE_INVALID_REPORT),
+        Err(NoVerdict::Delegate(check, resume)) => {
+            let index = match check {
+                SeedCheck::HighConfidence => 0.0,
+                SeedCheck::QualityPlateau => 1.0,
+                SeedCheck::DiminishingReturns => 2.0,
+            };
+            put(slots, OUT_DETAIL, index);
+            put(slots, OUT_DETAIL + 1, resume as f64);
+            return out_code(slots, CODE_DELEGATE);
+        }
+        Err(NoVerdict::Answer(answer)) => match answer.details {
+            Some(details) => Verdict::Stop(details),
+            None => {
+                put(slots, OUT_CONFIDENCE, answer.confidence);
+                return out_code(slots, CODE_GO_ON);
+            }
+        },
+    };
+    put(slots, OUT_CONFIDENCE, loop_state::verdict_confidence(&verdict));
+    put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
+    let budgets = counters.tally.budgets(config);
+    put(slots, OUT_BUDGET_COUNT, budgets.len() as f64);
+    for (i, status) in budgets.iter().enumerate() {
+        let base = OUT_BUDGETS + i * 5;
+        put(slots, base, budget_index(status.budget));
+        put(slots, base + 1, status.limit);
+        put(slots, base + 2, status.observed);
+        put(slots, base + 3, status.records_without_value as f64);
+        put(slots, base + 4, f64::from(u8::from(status.exhausted)));
+    }
+    let d = |slots: &mut [f64], i: usize, v: f64| put(slots, OUT_DETAIL + i, v);
+    let code = match &verdict {
+        Verdict::NoIterations => CODE_NO_ITERATIONS,
+        Verdict::Continue => CODE_CONTINUE,
+        Verdict::WarmUp { recorded, min } => {
+            d(slots, 0, *recorded as f64);
+            d(slots, 1, *min as f64);
+            CODE_WARM_UP
+        }
+        Verdict::Stop(details) => match details {
+            StoppingDetails::HighConfidence { confidence, quality_score, verification_status } => {
+                d(slots, 0, *confidence);
+                d(slots, 1, *quality_score);
+                d(slots, 2, verification_status.map_or(-1.0, status_code));
+                CODE_HIGH_CONFIDENCE
+            }
+            StoppingDetails::QualityPlateau { consecutive_count, improvements, average_quality, threshold } => {
+                d(slots, 0, *consecutive_count as f64);
+                d(slots, 1, *average_quality);
+                d(slots, 2, *threshold);
+                d(slots, 3, improvements.len() as f64);
+                let start = STATE + state_len(at(slots, WINDOW_LEN) as usize);
+                put(slots, OUT_IMPROVEMENTS_AT, start as f64);
+                for (i, step) in improvements.iter().enumerate() {
+                    put(slots, start + 3 * i, step.iteration as f64);
+                    put(slots, start + 3 * i + 1, step.improvement);
+                    put(slots, start + 3 * i + 2, step.delta);
+                }
+                CODE_PLATEAU
+            }
+            StoppingDetails::DiminishingReturns { .. } => CODE_DIMINISHING,
+            StoppingDetails::MaxIterations { iterations, max_iterations } => {
+                d(slots, 0, *iterations as f64);
+                d(slots, 1, *max_iterations as f64);
+                CODE_MAX_ITERATIONS
+            }
+            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
+                d(slots, 0, budget_index(*budget));
+                d(slots, 1, *limit);
+                d(slots, 2, *observed);
+                d(slots, 3, *records_without_value as f64);
+                CODE_BUDGET
+            }
+            StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
+                d(slots, 0, *best_iteration as f64);
+                d(slots, 1, *best_quality_score);
+                d(slots, 2, *tolerance);
+                d(slots, 3, *patience as f64);
+                CODE_REGRESSION
+            }
+            StoppingDetails::NoImprovement {
+                best_iteration,
+                best_quality_score,
+                iterations_without_improvement,
+                patience,
+            } => {
+                d(slots, 0, *best_iteration as f64);
+                d(slots, 1, *best_quality_score);
+                d(slots, 2, *iterations_without_improvement as f64);
+                d(slots, 3, *patience as f64);
+                CODE_NO_IMPROVEMENT
+            }
+            // A stop this table does not know yet (the details are non-exhaustive): the JS
+            // layer throws on an unknown code rather than answering a made-up decision.
+            _ => CODE_UNKNOWN_STOP,
+        },
+    };
+    out_code(slots, code)
+}
+
+fn out_code(slots: &mut [f64], code: f64) -> f64 {
+    put(slots, OUT_CODE, code);
+    code
+}
+
+fn budget_index(budget: Budget) -> f64 {
+    match budget {
+        Budget::Tokens => 0.0,
+        Budget::CostUsd => 1.0,
+        Budget::WallClockMs => 2.0,
+    }
+}
+
+/// The reason text of the decision [`decide`] just wrote (not for diminishing returns,
+/// whose text is [`diminishing_returns_reason`] of the source's reason). The JS layer asks
+/// only when its cache misses, so the verdict is simply made again over the same slots.
+pub fn reason(slots: &mut [f64]) -> String {
+    let config = config_of(slots);
+    let counters = counters_of(slots);
+    match verdict_of(slots, &config, &counters) {
+        Ok(verdict) => loop_state::verdict_reason(&config, &verdict),
+        Err(NoVerdict::Answer(answer)) => answer.reason,
+        Err(_) => String::new(),
+    }
+}
+
+/// `'Diminishing returns detected: ' + reason`.
+pub fn diminishing_returns_reason(analytics_reason: &str) -> String {
+    loop_stopping::diminishing_returns_reason(analytics_reason)
+}
+
+/// Whether a record's timestamp is an RFC 3339 date-time (the record check's rule).
+pub fn is_timestamp(text: &str) -> bool {
+    earlyexit::timestamp::is_rfc3339(text)
+}
+
+/// Folds a whole state the slow way, for tests: the owning engine's window type.
+#[cfg(test)]
+fn reference_window(observations: &[Observation], capacity: usize) -> std::collections::VecDeque<Observation> {
+    let mut window = std::collections::VecDeque::new();
+    for o in observations {
+        ObservationWindowMut::push(&mut window, *o, capacity);
+    }
+    window
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(slots: &mut [f64], iteration: f64, quality: f64, confidence: f64, status: f64, delta: f64) -> f64 {
+        slots[IN_ITERATION] = iteration;
+        slots[IN_QUALITY] = quality;
+        slots[IN_CONFIDENCE] = confidence;
+        slots[IN_STATUS] = status;
+        slots[IN_DELTA] = delta;
+        slots[IN_FLAGS] = 0.0;
+        fold(slots)
+    }
+
+    #[test]
+    fn folds_and_decides_like_the_owning_engine() {
+        let mut slots = vec![0.0; 1024];
+        let config = EarlyStoppingConfig::default();
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&config));
+        assert_eq!(decide(&mut slots), CODE_NO_ITERATIONS);
+        assert_eq!(record(&mut slots, 1.0, 50.0, 0.5, 1.0, 0.0), OK);
+        assert_eq!(record(&mut slots, 2.0, 80.0, 0.99, 1.0, 30.0), OK);
+        assert_eq!(decide(&mut slots), CODE_CONTINUE);
+        assert_eq!(record(&mut slots, 3.0, 80.5, 0.9, 1.0, 0.5), OK);
+        assert_eq!(record(&mut slots, 4.0, 81.0, 0.9, 1.0, 0.5), OK);
+        assert_eq!(at(&slots, WINDOW_LEN), 3.0);
+        assert_eq!(decide(&mut slots), CODE_PLATEAU);
+        assert_eq!(reason(&mut slots), "Quality plateau detected: 3 consecutive iterations with <2% improvement");
+        let window = SlotWindow { slots: &mut slots };
+        let observations: Vec<_> = (0..window.len()).filter_map(|i| window.get(i)).collect();
+        assert_eq!(observations.iter().map(|o| o.iteration).collect::<Vec<_>>(), vec![2, 3, 4]);
+        assert_eq!(reference_window(&observations, 3).len(), 3);
+        // A bad record changes nothing.
+        let bits = |s: &[f64]| s.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let before = bits(&slots[STATE..]);
+        assert_eq!(record(&mut slots, 5.0, f64::NAN, 0.9, 1.0, 0.0), INVALID);
+        assert_eq!(record(&mut slots, 5.5, 50.0, 0.9, 1.0, 0.0), INVALID);
+        assert_eq!(record(&mut slots, 5.0, 50.0, 0.9, 7.0, 0.0), INVALID);
+        assert_eq!(bits(&slots[STATE..]), before);
+        slots[IN_SOURCE] = 1.0;
+        assert_eq!(record(&mut slots, 5.0, 99.0, 0.99, 0.0, 18.0), OK);
+        assert_eq!(decide(&mut slots), CODE_HIGH_CONFIDENCE);
+        assert_eq!(reason(&mut slots), "High confidence (99.0%) AND verification passed");
+    }
+
+    #[test]
+    fn timestamps_cross_as_the_slots_bytes() {
+        let mut slots = vec![0.0; 1024];
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&EarlyStoppingConfig::default()));
+        let stamped = |slots: &mut [f64], iteration: f64, text: &[u8], len: usize| {
+            let mut bytes = [0u8; MAX_FAST_TIMESTAMP];
+            bytes[..text.len()].copy_from_slice(text);
+            for (slot, chunk) in slots[IN_TIMESTAMP..].iter_mut().zip(bytes.chunks_exact(8)) {
+                *slot = f64::from_ne_bytes(chunk.try_into().unwrap());
+            }
+            slots[IN_TIMESTAMP_LEN] = len as f64;
+            slots[IN_ITERATION] = iteration;
+            slots[IN_QUALITY] = 50.0;
+            slots[IN_CONFIDENCE] = 0.5;
+            slots[IN_STATUS] = 1.0;
+            slots[IN_DELTA] = 0.0;
+            slots[IN_FLAGS] = 16.0;
+            fold(slots)
+        };
+        assert_eq!(stamped(&mut slots, 1.0, b"2026-01-01T00:00:00.000Z", 24), OK);
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-02-30T00:00:00Z", 20), INVALID);
+        // Latin-1 bytes are never ASCII digits or separators; too long is the JS layer's
+        // signal for a string that does not fit bytes.
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00\xe9Z", 21), INVALID);
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00Z", MAX_FAST_TIMESTAMP + 1), INVALID);
+        assert_eq!(stamped(&mut slots, 2.0, b"2026-01-01T00:00:00Z", 20), OK);
+        assert_eq!(at(&slots, COUNTERS), 2.0);
+    }
+
+    #[test]
+    fn strict_iterations_send_a_number_that_does_not_follow_to_the_json_path() {
+        let mut slots = vec![0.0; 1024];
+        let config = EarlyStoppingConfig { strict_iterations: Some(true), ..EarlyStoppingConfig::default() };
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&config));
+        assert_eq!(config_of(&slots), config);
+        assert_eq!(record(&mut slots, 5.0, 50.0, 0.5, 1.0, 0.0), OK);
+        let before: Vec<u64> = slots[STATE..].iter().map(|v| v.to_bits()).collect();
+        // The same number (a re-record or an error) and an earlier one: nothing folded.
+        assert_eq!(record(&mut slots, 5.0, 50.0, 0.5, 1.0, 0.0), INVALID);
+        assert_eq!(record(&mut slots, 4.0, 50.0, 0.5, 1.0, 0.0), INVALID);
+        assert_eq!(slots[STATE..].iter().map(|v| v.to_bits()).collect::<Vec<_>>(), before);
+        assert_eq!(record(&mut slots, 6.0, 50.0, 0.5, 1.0, 0.0), OK);
+        // A record accepted before (folded again after configure or a restore) is not judged.
+        slots[IN_ITERATION] = 2.0;
+        slots[IN_FLAGS] = 32.0;
+        assert_eq!(fold(&mut slots), OK);
+        assert_eq!(at(&slots, COUNTERS), 3.0);
+    }
+
+    #[test]
+    fn recommended_preset_gives_up_and_gates_the_plateau_like_the_owning_engine() {
+        // A run stuck at 0: the plateau gate (plateauMinQuality 70) keeps the flat window
+        // from counting, so the give-up rule (noImprovementPatience 5) stops it.
+        let config = EarlyStoppingConfig::recommended();
+        let mut slots = vec![0.0; 1024];
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&config));
+        let mut engine = earlyexit::EarlyStopping::new(config).unwrap();
+        let mut codes = Vec::new();
+        for i in 1u32..=6 {
+            assert_eq!(record(&mut slots, f64::from(i), 0.0, 0.5, 1.0, 0.0), OK);
+            codes.push(decide(&mut slots));
+            let result = earlyexit::loop_stopping::IterationResult::new(0.0, 0.5, VerificationStatus::Failed, 0.0);
+            engine.record(u64::from(i), result, || "2026-01-01T00:00:00.000Z".to_string()).unwrap();
+        }
+        assert_eq!(codes, [2.0, 2.0, 2.0, 2.0, 2.0, CODE_NO_IMPROVEMENT]);
+        let decision = engine.should_stop();
+        assert_eq!(decision.trigger, earlyexit::loop_stopping::Trigger::NoImprovement);
+        assert_eq!(reason(&mut slots), decision.reason);
+        assert_eq!(
+            reason(&mut slots),
+            "No improvement: 5 consecutive iterations without a new best (0 at iteration 1)"
+        );
+        assert_eq!(&slots[OUT_DETAIL..OUT_DETAIL + 4], &[1.0, 0.0, 5.0, 5.0]);
+        // The same flat window at good quality is a plateau (the gate passes).
+        let mut slots = vec![0.0; 1024];
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&EarlyStoppingConfig::recommended()));
+        for i in 1u32..=5 {
+            assert_eq!(record(&mut slots, f64::from(i), 80.0 + 0.1 * f64::from(i), 0.5, 1.0, 0.1), OK);
+        }
+        assert_eq!(decide(&mut slots), CODE_PLATEAU);
+    }
+}
