@@ -453,7 +453,7 @@ export interface AnalyticsRecord {
   iteration_number: number;
   timestamp: string;
   quality_score: number;
-  /** This score minus the previous one (0 for the first). */
+  /** This score minus the previous one when recorded (0 for the first); kept as written. */
   quality_delta: number;
   tokens_used?: number;
   token_cost_usd?: number;
@@ -513,12 +513,13 @@ export interface IterationAnalyticsSnapshot {
 export declare class IterationAnalytics implements DiminishingReturnsSource, Freeable {
   constructor(config?: IterationAnalyticsOptions | null);
   constructor(loopId: string, taskDescription: string, config?: IterationAnalyticsOptions | null);
+  /** The stored record itself, as `iterations` holds it (a write to it counts, checked). */
   recordIteration(metrics: AnalyticsInput): AnalyticsRecord;
   detectDiminishingReturns(): { detected: boolean; iteration: number | null; reason: string };
   getTrajectory(): Trajectory;
   getOptimalIteration(verifiedOnly?: boolean): AnalyticsRecord | null;
   selectBestIteration(): IterationSelection;
-  /** The first summary sets `endTime` (to now, unless it was given). */
+  /** The first summary sets `endTime` (to now, unless it was given); its `iterations` is `this.iterations`. */
   generateSummary(): AnalyticsSummary;
   generateQualityChart(): string;
   generateReport(options?: { generatedAt?: string } | null): string;
@@ -545,9 +546,17 @@ export declare class IterationAnalytics implements DiminishingReturnsSource, Fre
   taskDescription: string | null;
   startTime: string | null;
   endTime: string | null;
-  /** A copy; assign the whole list to change it. */
+  /**
+   * The records, live (as upstream's array): `push`, `splice`, assignment by index and writes
+   * to a record's fields count, checked by the core (a field of a recorded record at the
+   * write; anything put in from outside at the next use). Assigning an array makes it the
+   * history. Proxies: `getRecords()` answers plain copies.
+   */
   iterations: AnalyticsRecord[];
-  /** A copy; assign a whole config (merged over the defaults) to change it. */
+  /**
+   * The config, live: `analytics.config.qualityThreshold = 60` is checked by the core and
+   * takes effect. An assigned object is merged over the defaults; later writes to it count.
+   */
   config: IterationAnalyticsConfig;
 }
 

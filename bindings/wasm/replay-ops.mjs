@@ -1,6 +1,6 @@
 // The op codes the replay module answers (bindings/js/interface/src/loop_replay.rs `exec_replay`):
 // loop replay (80), pyramid replay and policy (220..224) and IterationAnalytics's occasional
-// ops (230..236). Every other op goes to the engines module. Same ops as replay-ops.cjs (the
+// ops (230..237). Every other op goes to the engines module. Same ops as replay-ops.cjs (the
 // browser build cannot require it).
 
 // The public function behind each replay op, which the browser's not-loaded error names.
@@ -18,6 +18,7 @@ export const REPLAY_FUNCTIONS = {
   234: "IterationAnalytics's field setters",
   235: 'IterationAnalytics.saveAnalytics',
   236: 'IterationAnalytics.load',
+  237: "IterationAnalytics's field setters",
 };
 
 export function isReplayOp(op) {

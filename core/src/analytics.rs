@@ -242,8 +242,9 @@ const QUALITY_DELTA: FieldName = FieldName::same("quality_delta");
 const VERIFICATION_STATUS: FieldName = FieldName::same("verification_status");
 const OUTPUT_SNAPSHOT_PATH: FieldName = FieldName::same("output_snapshot_path");
 const REFLECTIONS: FieldName = FieldName::same("reflections");
-/// A record's keys, in upstream's record order.
-const RECORD_FIELDS: [FieldName; 10] = [
+/// A record's keys, in upstream's record order (the order of the object literal upstream's
+/// `recordIteration` builds, where an absent field is a key holding `undefined`).
+pub const RECORD_FIELDS: [FieldName; 10] = [
     ITERATION_NUMBER,
     TIMESTAMP,
     QUALITY_SCORE,
@@ -270,7 +271,7 @@ pub enum SnapshotPath {
 }
 
 /// One analytics record, as upstream's `recordIteration` builds it (`quality_delta` is
-/// computed, not reported).
+/// computed when recorded, not reported).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnalyticsRecord {
     /// The iteration number.
@@ -279,7 +280,8 @@ pub struct AnalyticsRecord {
     pub timestamp: String,
     /// 0..=100.
     pub quality_score: f64,
-    /// This score minus the previous one (0 for the first).
+    /// This score minus the previous one when recorded (0 for the first); a stored record
+    /// (a snapshot, a saved summary, an assigned history) keeps the delta it holds.
     pub quality_delta: f64,
     /// Optional resource figures.
     pub usage: ResourceUsage,
@@ -382,14 +384,22 @@ impl AnalyticsInput {
     /// upstream's records carry it) and must be a finite number; it is recomputed, as
     /// upstream does.
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
-        Ok(Self::read(value, naming, "", false)?.0)
+        Ok(Self::read(value, naming, "", None)?.0)
     }
 
-    /// Reads a record; `stored` = a record inside a snapshot or a saved summary (every
-    /// problem is `invalid_snapshot`, and `timestamp`, `quality_delta` and `reflections` are
-    /// required). Returns the input and the `quality_delta` given, if any.
-    pub(crate) fn read(value: &Value, naming: Naming, path: &str, stored: bool) -> Result<(Self, Option<f64>)> {
-        let code = if stored { ErrorCode::InvalidSnapshot } else { ErrorCode::InvalidResult };
+    /// Reads a record; `stored` = a stored record (in a snapshot, a saved summary, or put
+    /// into upstream's `iterations` by its user), whose problems are that code
+    /// (`invalid_snapshot`, or `invalid_result` for a write), and whose `timestamp`,
+    /// `quality_delta` and `reflections` are required. Returns the input and the
+    /// `quality_delta` given, if any.
+    pub(crate) fn read(
+        value: &Value,
+        naming: Naming,
+        path: &str,
+        stored: Option<ErrorCode>,
+    ) -> Result<(Self, Option<f64>)> {
+        let code = stored.unwrap_or(ErrorCode::InvalidResult);
+        let stored = stored.is_some();
         let reader = ObjectReader::new(value, path, "record", naming, code)?;
         reader.reject_unknown(&RECORD_FIELDS)?;
         let iteration_number = match value.get(ITERATION_NUMBER.js()) {
@@ -694,7 +704,7 @@ impl IterationAnalytics {
             Some(t) => t.clone(),
             None => now.to_string(),
         };
-        Ok(self.push(input, timestamp))
+        Ok(self.push(input, timestamp, None))
     }
 
     /// `recordIteration` for a record built in Rust, validated as a host's record is. The
@@ -709,20 +719,23 @@ impl IterationAnalytics {
                 "timestamp must be an RFC 3339 date-time (the core has no clock), got nothing (missing)",
             ));
         };
-        Ok(self.push(checked, timestamp))
+        Ok(self.push(checked, timestamp, None))
     }
 
     /// Records an input the caller has already validated, with no timestamp (the replay
     /// parses and checks its runs once, and never shows these records).
     pub(crate) fn record_checked(&mut self, input: AnalyticsInput) {
-        self.push(input, String::new());
+        self.push(input, String::new(), None);
     }
 
     // Out of line: record_value and load_records share one copy (a size-budgeted wasm module).
+    // `stored_delta`: a stored record's own `quality_delta` (upstream's records are plain
+    // data its users may change, so a stored delta need not be the score difference); a new
+    // record's is computed, as upstream's recordIteration computes it.
     #[inline(never)]
-    fn push(&mut self, input: AnalyticsInput, timestamp: String) -> &AnalyticsRecord {
+    fn push(&mut self, input: AnalyticsInput, timestamp: String, stored_delta: Option<f64>) -> &AnalyticsRecord {
         let previous = self.records.last().map(|r| r.quality_score);
-        let quality_delta = previous.map_or(0.0, |p| input.quality_score - p);
+        let quality_delta = stored_delta.unwrap_or_else(|| previous.map_or(0.0, |p| input.quality_score - p));
         let record = AnalyticsRecord {
             iteration_number: input.iteration_number,
             timestamp,
@@ -994,7 +1007,9 @@ impl IterationAnalytics {
     /// Assigns one of upstream's public fields (`loopId`, `taskDescription`, `startTime`,
     /// `endTime`, `iterations`, `config`), validated; a bad value changes nothing. `config`
     /// is merged over the defaults (upstream replaces its object outright) and `iterations`
-    /// must be records as a summary lists them; both recompute the derived state (O(n)).
+    /// must be records as a summary lists them (each keeps its `quality_delta`, as upstream's
+    /// records do; problems are `invalid_result`, named `iterations[i].field`); both
+    /// recompute the derived state (O(n)).
     pub fn assign(&mut self, field: &str, value: &Value, naming: Naming) -> Result<()> {
         let is = |f: FieldName| f.spelled(naming) == field;
         if is(LOOP_ID) || is(TASK_DESCRIPTION) {
@@ -1024,7 +1039,7 @@ impl IterationAnalytics {
         }
         if field == "iterations" {
             let mut copy = self.clone();
-            copy.load_records(Some(value), "iterations", naming)?;
+            copy.load_records(Some(value), "iterations", naming, ErrorCode::InvalidResult)?;
             *self = copy;
             return Ok(());
         }
@@ -1099,7 +1114,8 @@ impl IterationAnalytics {
         }
         // The caller's config (and times, if given) over the file's.
         analytics.apply_options(config, naming, files)?;
-        analytics.load_records(reader.get(FieldName::same("iterations")), "iterations", Naming::Snake)?;
+        let records = reader.get(FieldName::same("iterations"));
+        analytics.load_records(records, "iterations", Naming::Snake, ErrorCode::InvalidSnapshot)?;
         Ok(analytics)
     }
 
@@ -1154,19 +1170,23 @@ impl IterationAnalytics {
         analytics.task_description = optional_string(TASK_DESCRIPTION, false)?;
         analytics.start_time = optional_string(START_TIME, true)?;
         analytics.end_time = optional_string(END_TIME, true)?;
-        analytics.load_records(reader.get(FieldName::same("records")), "records", Naming::Snake)?;
+        let records = reader.get(FieldName::same("records"));
+        analytics.load_records(records, "records", Naming::Snake, ErrorCode::InvalidSnapshot)?;
         Ok(analytics)
     }
 
     /// Replaces the records with stored ones (as a summary or a snapshot lists them; errors
-    /// name `path[i].field`), folding each in under the current config; each `quality_delta`
-    /// must equal this score minus the previous one. On an error the records are left half
-    /// read: callers work on an object they discard then (a restore, or a copy).
-    fn load_records(&mut self, value: Option<&Value>, path: &str, naming: Naming) -> Result<()> {
+    /// name `path[i].field`, with `code`), folding each in under the current config. Each
+    /// keeps its `quality_delta`: upstream's records are plain data that its users may change
+    /// (a score written afterwards leaves the deltas as they were), and its detection and
+    /// trajectory read the stored deltas, so a saved summary may hold any finite ones. On an
+    /// error the records are left half read: callers work on an object they discard then (a
+    /// restore, or a copy).
+    fn load_records(&mut self, value: Option<&Value>, path: &str, naming: Naming, code: ErrorCode) -> Result<()> {
         let Some(Value::Array(items)) = value else {
             let got = value.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
             return Err(Error::new(
-                ErrorCode::InvalidSnapshot,
+                code,
                 ErrorKind::Type,
                 path,
                 value::concat(&[path, " must be an array, got ", &got]),
@@ -1174,22 +1194,19 @@ impl IterationAnalytics {
         };
         self.reset();
         for (i, item) in items.iter().enumerate() {
-            let at = value::index_path(path, i);
-            let (input, stored_delta) = AnalyticsInput::read(item, naming, &at, true)?;
+            let (input, stored_delta) = AnalyticsInput::read(item, naming, &value::index_path(path, i), Some(code))?;
             let timestamp = input.timestamp.clone().unwrap_or_default();
-            let computed = self.push(input, timestamp).quality_delta;
-            if stored_delta.is_none_or(|d| d.to_bits() != computed.to_bits()) {
-                let field = value::join_path(&at, "quality_delta");
-                return Err(Error::new(
-                    ErrorCode::InvalidSnapshot,
-                    ErrorKind::Range,
-                    field.clone(),
-                    value::concat(&[&field, " must equal this score minus the previous one"]),
-                ));
-            }
+            self.push(input, timestamp, stored_delta);
         }
         Ok(())
     }
+}
+
+/// Checks one record written into upstream's `iterations` (pushed, assigned by index, or a
+/// field of one changed): a record as a summary lists it, problems `invalid_result` (an
+/// unknown key `unknown_option`) named `path.field` (`iterations[3].quality_score`).
+pub fn check_written_record(record: &Value, path: &str, naming: Naming) -> Result<()> {
+    AnalyticsInput::read(record, naming, path, Some(ErrorCode::InvalidResult)).map(|_| ())
 }
 
 const FILENAME: FieldName = FieldName::same("filename");

@@ -259,13 +259,11 @@ impl StoppingSummary {
 
 impl AnalyticsRecord {
     /// Reads a record as [`AnalyticsRecord::to_value`] writes it (the analytics snapshot's
-    /// record fields; `quality_delta` is required and kept as written, since a lone record
-    /// has no previous score to recompute it from).
+    /// record fields; `quality_delta` is required and kept as written: a stored record's
+    /// delta is its own, any finite number, as in a saved summary).
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        let (input, _) = AnalyticsInput::read(value, Naming::Snake, path, true)?;
-        let r = ObjectReader::new(value, path, "record", Naming::Snake, CODE)?;
-        // A difference of two scores: within -100..=100.
-        let quality_delta = r.number(name("quality_delta"), -100.0, 100.0)?;
+        let (input, quality_delta) = AnalyticsInput::read(value, Naming::Snake, path, Some(CODE))?;
+        let quality_delta = quality_delta.unwrap_or_default();
         let AnalyticsInput {
             iteration_number,
             quality_score,

@@ -544,7 +544,8 @@ class AnalyticsConfig:
 
 @final
 class AnalyticsRecord:
-    """One analytics record; ``quality_delta`` is this score minus the previous one."""
+    """One analytics record; ``quality_delta`` is this score minus the previous one when it
+    was recorded (a record loaded from a saved summary keeps the delta the file gives)."""
 
     @property
     def iteration_number(self) -> int:
@@ -560,7 +561,7 @@ class AnalyticsRecord:
 
     @property
     def quality_delta(self) -> float:
-        """This score minus the previous one (0 for the first)."""
+        """This score minus the previous one when recorded (0 for the first), or as loaded."""
 
     @property
     def tokens_used(self) -> float | None:
@@ -834,7 +835,9 @@ class IterationAnalytics:
 
     @property
     def iterations(self) -> tuple[AnalyticsRecord, ...]:
-        """upstream's name for :attr:`records`."""
+        """upstream's name for :attr:`records`. upstream's fields are read-only here (an
+        assignment raises ``AttributeError``) and answer immutable values (frozen records
+        and config, tuples); upstream's JS users write to them, which the JS package honours."""
 
     @property
     def config(self) -> AnalyticsConfig:

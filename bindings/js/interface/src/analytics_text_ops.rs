@@ -1,7 +1,7 @@
 //! IterationAnalytics's occasional ops, stateless over its snapshot: the markdown report, the
 //! quality chart, `formatDuration`, upstream's load (a saved summary to a snapshot), the
-//! assignment of upstream's public fields (a snapshot to a changed snapshot), and where a
-//! save writes. Op codes 230..=236.
+//! assignment of upstream's public fields (a snapshot to a changed snapshot), where a save
+//! writes, and the check of one record written into `iterations`. Op codes 230..=237.
 //!
 //! Why stateless: the wasm package's engines module has a size budget every page pays for;
 //! these ops are text generation and file handling that a loop calls once, if ever, so the
@@ -28,11 +28,14 @@ pub const ASSIGN: u32 = 234;
 pub const FILE: u32 = 235;
 /// `[filepath]` -> nothing, or the error for a `load(filepath)` argument.
 pub const PATH_CHECK: u32 = 236;
+/// `[record, path]` -> nothing, or the error for a record written into upstream's
+/// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
+pub const RECORD_CHECK: u32 = 237;
 
 /// Whether `op` is one of this file's (never without the `replay` feature: the wasm engines
 /// module leaves these ops to the replay module, so none of their code is linked into it).
 pub fn handles(op: u32) -> bool {
-    cfg!(feature = "replay") && (REPORT..=PATH_CHECK).contains(&op)
+    cfg!(feature = "replay") && (REPORT..=RECORD_CHECK).contains(&op)
 }
 
 fn arg(args: &[Value], i: usize) -> &Value {
@@ -74,6 +77,10 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
                     Value::object(vec![("dir", Value::String(dir)), ("name", Value::String(name))])
                 }
             }
+        }
+        RECORD_CHECK => {
+            analytics::check_written_record(arg(args, 0), arg(args, 1).as_str().unwrap_or_default(), Naming::Js)?;
+            return Ok(None);
         }
         _ => {
             analytics::path_argument(arg(args, 0), "filepath")?;

@@ -29,7 +29,7 @@ use earlyexit::{
 };
 
 /// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
-pub const PROTOCOL: u32 = 5;
+pub const PROTOCOL: u32 = 6;
 
 /// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `bindings/js/api.js` has the same table.
 pub mod op {
@@ -93,9 +93,9 @@ pub mod op {
     pub const IA_DETECT: u32 = 32;
     /// `[]` -> trajectory string.
     pub const IA_TRAJECTORY: u32 = 33;
-    /// `[verifiedOnly]` -> record or null.
+    /// `[verifiedOnly]` -> the chosen record's index, or null (protocol 4: the record).
     pub const IA_OPTIMAL: u32 = 34;
-    /// `[]` -> `{selected, reason}`.
+    /// `[]` -> `[index or null, reason]` (protocol 4: `{selected, reason}`).
     pub const IA_SELECT: u32 = 35;
     // 36 was IA_SUMMARY (protocol 2): the JS layer builds the summary from IA_SAVE's pieces.
     /// `[]` -> config.
@@ -113,8 +113,9 @@ pub mod op {
     /// `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
     /// summary in pieces (sets `endTime` unless set).
     pub const IA_SAVE: u32 = 44;
-    // The report, the chart, formatDuration, load, field assignment and file names are
-    // stateless ops over the snapshot: `analytics_text_ops` (230..=236).
+    // The report, the chart, formatDuration, load, field assignment, file names and the
+    // check of a written record are stateless ops over the snapshot: `analytics_text_ops`
+    // (230..=237).
 
     // --- CoherenceEarlyExit ---
     /// `[config, totalLayers]`.
@@ -427,9 +428,15 @@ fn loop_constants() -> Value {
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
         ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
-        ("recordFields", array(&loop_stopping::RESULT_FIELDS, |f| Value::string(f.js()))),
+        ("recordFields", field_names(&loop_stopping::RESULT_FIELDS)),
+        ("analyticsRecordFields", field_names(&earlyexit::analytics::RECORD_FIELDS)),
         ("limits", limits()),
     ])
+}
+
+/// Field names as JS spells them (one copy for both lists).
+fn field_names(fields: &[earlyexit::value::FieldName]) -> Value {
+    array(fields, |f| Value::string(f.js()))
 }
 
 /// The size limits (`earlyexit::limits::ALL`, camelCase names), for the JS layer's `LIMITS`
@@ -525,11 +532,16 @@ fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
         }
         op::IA_DETECT => a.detect_diminishing_returns().to_value(),
         op::IA_TRAJECTORY => Value::string(a.trajectory().as_str()),
+        // The chosen record's index (or null): the JS layer answers its own record object,
+        // which upstream's `iterations` holds, so a write to it is a write to the history.
         op::IA_OPTIMAL => {
             let verified_only = earlyexit::analytics::verified_only_argument(arg(args, 0), Naming::Js)?;
-            a.optimal_iteration_value(verified_only)
+            index_value(a.optimal_iteration(verified_only))
         }
-        op::IA_SELECT => a.select_best_iteration_value(),
+        op::IA_SELECT => {
+            let selection = a.select_best_iteration();
+            Value::Array(vec![index_value(selection.selected), Value::String(selection.reason)])
+        }
         op::IA_SETTLE => {
             a.settle_end_time(now())?;
             Value::string(a.end_time().unwrap_or_default())
@@ -554,6 +566,11 @@ fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
         _ => return Err(not_ready()),
     };
     Ok(Some(value))
+}
+
+/// A record's index, or null.
+fn index_value(index: Option<usize>) -> Value {
+    index.map_or(Value::Null, |i| Value::Number(i as f64))
 }
 
 fn exit_op(exit: &CoherenceEarlyExit, op: u32, args: &[Value]) -> Answer {

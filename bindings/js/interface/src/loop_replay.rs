@@ -20,7 +20,7 @@ pub fn handles(op: u32) -> bool {
 }
 
 /// The stateless entry of the wasm replay module: answers loop replay (op 80), pyramid
-/// replay and policy (ops 220..224) and IterationAnalytics's occasional ops (230..236,
+/// replay and policy (ops 220..224) and IterationAnalytics's occasional ops (230..237,
 /// `analytics_text_ops`), and nothing else (any other op is an unknown op), so
 /// the module links only the replay code paths and the engines they drive.
 #[cfg(feature = "replay")]
