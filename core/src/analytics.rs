@@ -10,12 +10,12 @@
 //! and writes the files itself. Times a caller gives (`startTime`, `endTime`, a record's
 //! `timestamp`) are checked.
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
 use crate::timestamp;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const STORAGE_PATH: FieldName = field_name!("storagePath", "storage_path");
 const DIMINISHING_RETURNS_THRESHOLD: FieldName =

@@ -9,10 +9,10 @@
 //! `undefined` or throws; this prints `N/A` (a listed difference).
 
 use crate::analytics::{AnalyticsRecord, IterationAnalytics, Trajectory};
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_stopping::VerificationStatus;
 use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const GENERATED_AT: FieldName = field_name!("generatedAt", "generated_at");
 

@@ -1,11 +1,11 @@
 //! ADR-033's exit configuration, its three presets, and `CoherenceEarlyExit`: may the test
 //! pyramid stop after this layer?
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::signal::QualitySignal;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const EXIT_LAYER: FieldName = field_name!("exitLayer", "exit_layer");
 const MIN_LAMBDA_FOR_EXIT: FieldName = field_name!("minLambdaForExit", "min_lambda_for_exit");

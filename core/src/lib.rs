@@ -21,31 +21,23 @@
 
 pub mod analytics;
 pub mod analytics_report;
-pub mod error;
 pub mod exit_decision;
 mod float_parse;
 pub mod host;
 pub mod jsnum;
-pub mod limits;
 pub mod loop_replay;
 pub mod loop_state;
 pub mod loop_stopping;
 pub mod pyramid;
 pub mod pyramid_policy;
 pub mod pyramid_replay;
-pub mod replay_input;
 pub mod results;
 pub mod signal;
-pub mod snapshot;
 pub mod speculation;
 pub mod timestamp;
 pub mod value;
 
-#[cfg(feature = "serde")]
-mod serde_impl;
-
 pub use analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
-pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 pub use loop_stopping::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
@@ -54,4 +46,5 @@ pub use loop_stopping::{
 pub use pyramid::{Action, FailingLayer, LayerSpec, PyramidRun, TestPyramidResult, Verdict};
 pub use signal::{calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal};
 pub use speculation::{Outcome, Speculation, SpeculativeExecutor};
-pub use value::{Naming, Value};
+pub use value::{limits, snapshot};
+pub use value::{Error, ErrorCode, ErrorKind, Naming, Result, Value};

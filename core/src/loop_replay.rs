@@ -10,11 +10,12 @@
 //! a second (`cargo run --release -p earlyexit --example replay_bench`).
 
 use crate::analytics::{AnalyticsConfig, AnalyticsInput, IterationAnalytics};
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::loop_stopping::{
     self, BestIteration, EarlyStoppingConfig, LoopTally, Observation, ResourceUsage, Trigger, VerificationStatus,
 };
+use crate::value::jsonl::as_replay_error;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
 
@@ -203,16 +204,6 @@ fn read_iteration(
     })
 }
 
-/// Every replay problem carries one code, `invalid_replay` (an unknown key too, with the
-/// same suggestion), so a caller can tell bad replay input from a bad engine call.
-pub(crate) fn as_replay_error(e: Error) -> Error {
-    if e.error_code() == CODE {
-        e
-    } else {
-        e.nested(CODE, "")
-    }
-}
-
 /// Parses an array of run objects, or JSONL text (`runs[i]...` in errors).
 pub fn runs_from_value(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> {
     read_runs(value, naming).map_err(as_replay_error)
@@ -230,13 +221,13 @@ fn read_runs(value: &Value, naming: Naming) -> Result<Vec<ReplayRun>> {
             Ok(runs)
         }
         Value::String(text) => parse_jsonl(text, naming),
-        other => Err(crate::replay_input::runs_type_error(other)),
+        other => Err(crate::value::jsonl::runs_type_error(other)),
     }
 }
 
 /// Parses JSONL text: one run object per line, blank lines skipped. The `i`-th run (0-based,
 /// blank lines not counted) is `runs[i]` in errors, and the message names its line. The one
-/// JSONL reader of loop and pyramid replay ([`crate::replay_input`]).
+/// JSONL reader of loop and pyramid replay ([`crate::value::jsonl`]).
 pub fn parse_jsonl(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
     parse_lines(text, naming, true)
 }
@@ -248,7 +239,7 @@ pub fn runs_from_lines(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
 }
 
 fn parse_lines(text: &str, naming: Naming, name_lines: bool) -> Result<Vec<ReplayRun>> {
-    crate::replay_input::read_lines(text, name_lines, |line, path| {
+    crate::value::jsonl::read_lines(text, name_lines, |line, path| {
         // Most lines are plain (what JSON.stringify or json.dumps write for valid runs): read
         // them without building a value tree. Anything else, every invalid line included,
         // goes through the general reader, which words the error.

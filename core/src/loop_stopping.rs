@@ -39,12 +39,12 @@
 //! can keep the decision state in a buffer it owns and call the core without a native
 //! object per engine (see `performance.md`).
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::jsnum;
 use crate::loop_state::{self, LoopCounters, ObservationWindow};
 use crate::timestamp;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// The verification outcome an iteration reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

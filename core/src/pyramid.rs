@@ -24,12 +24,12 @@
 //! ([`classify_outcome`]) only grades a prediction; it never makes a red layer green here.
 //! The rule and its reasons are written out for users in `docs/pyramid-verdict.md`.
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 use crate::signal::{calculate_quality_signal, LayerResult};
 use crate::speculation::{classify_outcome, verification_count, Speculation};
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// A layer as the controller knows it before running it.
 #[derive(Clone, Debug, PartialEq)]

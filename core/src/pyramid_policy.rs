@@ -23,9 +23,9 @@
 //! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// Version of the persisted model document.
 pub const MODEL_VERSION: u64 = 1;

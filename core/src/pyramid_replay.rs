@@ -14,7 +14,6 @@
 //! becomes a `LayerResult` with `passRate = passed / total` (or 0/1 from `failed` without
 //! counts), `coverage` (default 1) and `flakyRatio` (default 0).
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::ExitConfig;
 use crate::pyramid::{Action, LayerSpec, PyramidRun};
 use crate::pyramid_policy::{
@@ -23,6 +22,7 @@ use crate::pyramid_policy::{
 use crate::signal::LayerResult;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
 const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
@@ -171,16 +171,16 @@ pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
         }
         // The JSONL file format has one spelling (the documented camelCase) in every language.
         Value::String(text) => parse_runs_jsonl(text, Naming::Js),
-        other => Err(crate::replay_input::runs_type_error(other)),
+        other => Err(crate::value::jsonl::runs_type_error(other)),
     }
 }
 
 /// Parses JSONL text: one run per non-blank line; `runs[i]` counts runs, not lines, and an
 /// error's message names its line. The one JSONL reader of loop and pyramid replay
-/// ([`crate::replay_input`]: a byte-order mark ignored, each line within the document limits,
+/// ([`crate::value::jsonl`]: a byte-order mark ignored, each line within the document limits,
 /// a syntax error a range error).
 pub fn parse_runs_jsonl(text: &str, naming: Naming) -> Result<Vec<RecordedRun>> {
-    crate::replay_input::read_lines(text, true, |line, path| {
+    crate::value::jsonl::read_lines(text, true, |line, path| {
         let value = Value::parse_json(line, CODE, path)?;
         RecordedRun::from_value(&value, naming, path)
     })

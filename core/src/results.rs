@@ -12,7 +12,6 @@
 //! Nothing in the JS layer calls these, so the WebAssembly module does not carry them.
 
 use crate::analytics::{AnalyticsInput, AnalyticsRecord, Trajectory};
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::exit_decision::{ExitDecision, ExitReason};
 use crate::loop_stopping::{
     Budget, BudgetStatus, DiminishingReturnsReport, EarlyStoppingConfig, FinalRecord, IterationRecord,
@@ -22,6 +21,7 @@ use crate::pyramid::{Action, FailingLayer, TestPyramidResult, Verdict};
 use crate::signal::LayerResult;
 use crate::speculation::Speculation;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// The code of every error these readers raise themselves.
 const CODE: ErrorCode = ErrorCode::InvalidSnapshot;

@@ -1,9 +1,9 @@
 //! A test layer's result and the quality signal computed from it (ADR-033,
 //! `calculateQualitySignal` and `countQualityPartitions`).
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const PASS_RATE: FieldName = field_name!("passRate", "pass_rate");
 const COVERAGE: FieldName = FieldName::same("coverage");

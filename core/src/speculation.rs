@@ -1,9 +1,9 @@
 //! ADR-033's `SpeculativeExecutor`: predict the outcome of the layers an exit skips, and
 //! classify what verification actually observed.
 
-use crate::error::{ErrorCode, Result};
 use crate::signal::LayerResult;
 use crate::value::{field_name, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
+use crate::value::{ErrorCode, Result};
 
 /// A layer's outcome, predicted or observed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

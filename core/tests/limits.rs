@@ -10,10 +10,10 @@ use earlyexit::limits::{
     self, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_LAYERS, MAX_OBJECT_KEYS, MAX_STRING_BYTES, MAX_VALUES,
 };
 use earlyexit::pyramid::LayerSpec;
-use earlyexit::value::JsonReading;
+use earlyexit::value::{jsonl, JsonReading};
 use earlyexit::{
-    loop_replay, pyramid_replay, replay_input, snapshot, speculation, EarlyStopping, Error, ErrorCode, ExitConfig,
-    Naming, PyramidRun, Value,
+    loop_replay, pyramid_replay, snapshot, speculation, EarlyStopping, Error, ErrorCode, ExitConfig, Naming,
+    PyramidRun, Value,
 };
 
 fn spec(name: &str) -> LayerSpec {
@@ -233,8 +233,8 @@ fn loop_and_pyramid_replay_read_text_alike() {
         assert!(loop_error.message().starts_with("runs[1] (line 3): invalid JSON"), "{}", loop_error.message());
     }
     // Bytes: UTF-8 or a range error naming the byte (never a silent replacement character).
-    assert_eq!(replay_input::text_of_bytes(pyramid_line.as_bytes()).unwrap(), pyramid_line);
-    let e = replay_input::text_of_bytes(b"{\"id\":\"\xff\"}").unwrap_err();
+    assert_eq!(jsonl::text_of_bytes(pyramid_line.as_bytes()).unwrap(), pyramid_line);
+    let e = jsonl::text_of_bytes(b"{\"id\":\"\xff\"}").unwrap_err();
     assert_eq!((e.code(), e.field(), e.kind().as_str()), ("invalid_replay", "runs", "range"));
     assert!(e.message().ends_with("invalid at byte 7"), "{}", e.message());
 }

@@ -48,11 +48,11 @@ pub fn to_value(obj: &Bound<'_, PyAny>, none_is: NoneIs) -> PyResult<Value> {
 
 /// Replay input: a list (or tuple) of runs is converted run by run, each within the limits
 /// on its own (a replay of any number of runs stays possible, as with JSONL text); text,
-/// bytes (strict UTF-8, as `earlyexit::replay_input::text_of_bytes` reads them) are JSONL
+/// bytes (strict UTF-8, as `earlyexit::value::jsonl::text_of_bytes` reads them) are JSONL
 /// streams, each line a document within the limits; anything else is one value.
 pub fn runs_value(py: Python<'_>, runs: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(bytes) = runs.cast::<pyo3::types::PyBytes>() {
-        let text = earlyexit::replay_input::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
+        let text = earlyexit::value::jsonl::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
         return Ok(Value::String(text.to_string()));
     }
     if let Ok(text) = runs.cast::<PyString>() {

@@ -3,8 +3,12 @@
 //! a blank line, a syntax error, a line over the limits or text that is not UTF-8 get the
 //! same answer from both replays in every language.
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
-use crate::value::{self, Value};
+use crate::jsnum::uint_string;
+use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::json::utf8_text;
+use crate::value::reader::index_path;
+use crate::value::text::concat;
+use crate::value::tree::Value;
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
 
@@ -12,7 +16,7 @@ const CODE: ErrorCode = ErrorCode::InvalidReplay;
 /// `invalid_replay`, field `runs`, naming the first byte that is not). Bytes are never
 /// decoded lossily: a replaced character would change an id or a layer name silently.
 pub fn text_of_bytes(bytes: &[u8]) -> Result<&str> {
-    value::utf8_text(bytes, CODE, "runs")
+    utf8_text(bytes, CODE, "runs")
 }
 
 /// The error for `runs` that is neither a list of runs nor JSONL text.
@@ -21,8 +25,18 @@ pub(crate) fn runs_type_error(got: &Value) -> Error {
         CODE,
         ErrorKind::Type,
         "runs",
-        value::concat(&["runs must be an array of runs or JSONL text, got ", &got.describe()]),
+        concat(&["runs must be an array of runs or JSONL text, got ", &got.describe()]),
     )
+}
+
+/// Every replay problem carries one code, `invalid_replay` (an unknown key too, with the
+/// same suggestion), so a caller can tell bad replay input from a bad engine call.
+pub(crate) fn as_replay_error(e: Error) -> Error {
+    if e.error_code() == CODE {
+        e
+    } else {
+        e.nested(CODE, "")
+    }
 }
 
 /// Reads JSONL text: `read(line, path)` reads each non-blank line as the run at `path`
@@ -41,13 +55,13 @@ pub(crate) fn read_lines<T>(
         if line.trim().is_empty() {
             continue;
         }
-        let path = value::index_path("runs", runs.len());
+        let path = index_path("runs", runs.len());
         match read(line, &path) {
             Ok(run) => runs.push(run),
-            Err(e) if !name_lines => return Err(crate::loop_replay::as_replay_error(e)),
+            Err(e) if !name_lines => return Err(as_replay_error(e)),
             Err(e) => {
-                let line_number = crate::jsnum::uint_string(line_index as u64 + 1);
-                let message = value::concat(&[&path, " (line ", &line_number, "): ", e.message()]);
+                let line_number = uint_string(line_index as u64 + 1);
+                let message = concat(&[&path, " (line ", &line_number, "): ", e.message()]);
                 let field = if e.field().starts_with("runs[") { e.field().to_string() } else { path };
                 return Err(Error::new(CODE, e.kind(), field, message));
             }

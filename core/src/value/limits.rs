@@ -12,6 +12,10 @@
 //! stream of lines: a replay of any number of runs stays possible, each run (line, or item
 //! of an array of runs) within the limits on its own.
 
+use crate::jsnum::uint_string;
+use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::text::concat;
+
 /// Containers nested in one host value (a Python object, a JS value): 200 levels.
 pub const MAX_VALUE_DEPTH: usize = 200;
 
@@ -94,8 +98,6 @@ pub enum Excess {
 impl Excess {
     /// The description an error message shows where it names what it got.
     pub fn describe(&self) -> String {
-        use crate::jsnum::uint_string;
-        use crate::value::concat;
         let limit = |n: usize| uint_string(n as u64);
         match self {
             Excess::Depth => concat(&["a value nested deeper than ", &limit(MAX_VALUE_DEPTH), " levels"]),
@@ -110,13 +112,13 @@ impl Excess {
 
 /// Refuses a list of more than [`MAX_LAYERS`] layers (`field`: the list's path). A binding
 /// that reads layers from an iterator stops after `MAX_LAYERS + 1` and calls this.
-pub fn check_layer_count(count: usize, code: crate::ErrorCode, field: &str) -> crate::Result<()> {
+pub fn check_layer_count(count: usize, code: ErrorCode, field: &str) -> Result<()> {
     if count <= MAX_LAYERS {
         return Ok(());
     }
-    let most = crate::jsnum::uint_string(MAX_LAYERS as u64);
-    let message = crate::value::concat(&[field, " holds more than ", &most, " layers (the limit)"]);
-    Err(crate::Error::new(code, crate::ErrorKind::Range, field, message))
+    let most = uint_string(MAX_LAYERS as u64);
+    let message = concat(&[field, " holds more than ", &most, " layers (the limit)"]);
+    Err(Error::new(code, ErrorKind::Range, field, message))
 }
 
 #[cfg(test)]

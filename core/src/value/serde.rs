@@ -2,7 +2,7 @@
 //! so every engine's snapshot and every result can go through serde_json or
 //! serde-wasm-bindgen.
 
-use crate::value::Value;
+use crate::value::tree::Value;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::value::text::concat;
+
 /// Stable error codes (`Error::code()` returns their snake_case string).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
@@ -149,11 +151,11 @@ impl Error {
         } else if field.is_empty() {
             prefix.to_string()
         } else if field.starts_with('[') {
-            crate::value::concat(&[prefix, &field])
+            concat(&[prefix, &field])
         } else {
-            crate::value::concat(&[prefix, ".", &field])
+            concat(&[prefix, ".", &field])
         };
-        let message = if prefix.is_empty() { message } else { crate::value::concat(&[prefix, ": ", &message]) };
+        let message = if prefix.is_empty() { message } else { concat(&[prefix, ": ", &message]) };
         Self::make(code, kind, field, message)
     }
 }

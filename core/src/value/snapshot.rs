@@ -1,8 +1,12 @@
 //! Shared checks for the portable snapshots: one JSON document per engine, with a
 //! `version` and an `engine` name, the same in every language.
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
-use crate::value::{FieldName, Naming, ObjectReader, Value};
+use crate::jsnum::uint_string;
+use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::names::{FieldName, Naming};
+use crate::value::reader::{ObjectReader, MAX_SAFE_INTEGER};
+use crate::value::text::concat;
+use crate::value::tree::Value;
 
 /// The only snapshot version this build reads and writes.
 pub const VERSION: u64 = 1;
@@ -13,17 +17,13 @@ pub const VERSION: u64 = 1;
 pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[FieldName]) -> Result<ObjectReader<'a>> {
     let reader = ObjectReader::new(snapshot, "", "snapshot", Naming::Js, ErrorCode::InvalidSnapshot)?;
     reader.reject_unknown(fields).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-    let version = reader.integer(FieldName::same("version"), 0, crate::value::MAX_SAFE_INTEGER)?;
+    let version = reader.integer(FieldName::same("version"), 0, MAX_SAFE_INTEGER)?;
     if version != VERSION {
         return Err(Error::new(
             ErrorCode::InvalidSnapshot,
             ErrorKind::Range,
             "version",
-            crate::value::concat(&[
-                "snapshot version ",
-                &crate::jsnum::uint_string(version),
-                " is not supported (this build reads version 1)",
-            ]),
+            concat(&["snapshot version ", &uint_string(version), " is not supported (this build reads version 1)"]),
         ));
     }
     let name = reader.string(FieldName::same("engine"))?;
@@ -32,7 +32,7 @@ pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[FieldName]) 
             ErrorCode::InvalidSnapshot,
             ErrorKind::Range,
             "engine",
-            crate::value::concat(&["snapshot is of engine '", name, "', expected '", engine, "'"]),
+            concat(&["snapshot is of engine '", name, "', expected '", engine, "'"]),
         ));
     }
     Ok(reader)
@@ -46,7 +46,7 @@ pub(crate) fn array<'a>(reader: &ObjectReader<'a>, field: FieldName) -> Result<&
         other => {
             let path = reader.path_of(field);
             let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
-            let message = crate::value::concat(&[&path, " must be an array, got ", &got]);
+            let message = concat(&[&path, " must be an array, got ", &got]);
             Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Type, path, message))
         }
     }

@@ -1,0 +1,92 @@
+//! How fields are named: the caller's convention ([`Naming`]) and a field known under both
+//! spellings ([`FieldName`]).
+
+/// How the caller spells names: JS camelCase (the seed's API) or snake_case (Python, Rust).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Naming {
+    /// `plateauConsecutiveCount`, `layers[2].passRate`: the only spelling JS input may use.
+    Js,
+    /// `plateau_consecutive_count`, `layers[2].pass_rate`: how output and error fields are
+    /// spelled. Input may spell each field either way (a Python dict from `to_dict()`, or one
+    /// loaded from JSON, carries the JS spelling), but not both ways in one object.
+    Snake,
+}
+
+/// A field known under two spellings, stored as one static string: the camelCase spelling,
+/// then (when it differs) a space and the snake_case one (`"passRate pass_rate"`); build
+/// two-spelling names with [`field_name!`].
+///
+/// Why one string: a `FieldName` is an argument of every field read, and one `&str` travels
+/// as two plain values, where two `&str`s were built in memory at each of the ~170 call
+/// sites in the WebAssembly module (~35 bytes each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldName {
+    spellings: &'static str,
+}
+
+/// `field_name!("passRate", "pass_rate")`: a [`FieldName`] with distinct spellings (camelCase
+/// first).
+macro_rules! field_name {
+    ($js:literal, $snake:literal) => {
+        $crate::value::FieldName::pair(concat!($js, " ", $snake))
+    };
+}
+
+pub(crate) use field_name;
+
+impl FieldName {
+    /// A field spelled the same in both conventions.
+    pub const fn same(name: &'static str) -> Self {
+        FieldName { spellings: name }
+    }
+
+    /// A field with distinct spellings, `"camelCase snake_case"` (see [`field_name!`]).
+    pub const fn pair(spellings: &'static str) -> Self {
+        FieldName { spellings }
+    }
+
+    /// The camelCase spelling (the seed's).
+    pub fn js(&self) -> &'static str {
+        self.spelled(Naming::Js)
+    }
+
+    /// The snake_case spelling.
+    pub fn snake(&self) -> &'static str {
+        self.spelled(Naming::Snake)
+    }
+
+    /// The spelling for `naming`.
+    pub fn spelled(&self, naming: Naming) -> &'static str {
+        let both = self.spellings;
+        match both.bytes().position(|b| b == b' ') {
+            None => both,
+            Some(space) => match naming {
+                Naming::Js => both.get(..space).unwrap_or(both),
+                Naming::Snake => both.get(space + 1..).unwrap_or(both),
+            },
+        }
+    }
+}
+
+/// Whether two keys name one field: equal, or one is the camelCase spelling of the other
+/// (`plateauConsecutiveCount`, `plateau_consecutive_count`; every [`FieldName`] pair is
+/// spelled so). A binding that merges keyword arguments over a mapping drops the mapping's
+/// entry for a field the keywords give, whichever spelling the mapping used.
+pub fn same_field(a: &str, b: &str) -> bool {
+    a == b || snake_spelling(a) == b || snake_spelling(b) == a
+}
+
+/// `plateauConsecutiveCount` -> `plateau_consecutive_count` (an `_` before each ASCII
+/// capital, which is lowered).
+fn snake_spelling(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
