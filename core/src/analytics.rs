@@ -10,9 +10,9 @@
 //! and writes the files itself. Times a caller gives (`startTime`, `endTime`, a record's
 //! `timestamp`) are checked.
 
-use crate::jsnum;
 use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
-use crate::timestamp;
+use crate::num;
+use crate::time;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -163,7 +163,7 @@ impl AnalyticsConfig {
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
                 field.snake(),
-                value::concat(&[field.snake(), " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
+                value::concat(&[field.snake(), " must be ", &requirement, ", got ", &num::to_js_string(got)]),
             ))
         };
         if self.storage_path.is_empty() {
@@ -229,7 +229,7 @@ fn nonempty_string<'a>(reader: &ObjectReader<'a>, field: FieldName) -> Result<&'
 /// An RFC 3339 date-time string (as `new Date().toISOString()` writes them).
 fn date_time<'a>(reader: &ObjectReader<'a>, field: FieldName) -> Result<&'a str> {
     let s = reader.string(field)?;
-    if !timestamp::is_rfc3339(s) {
+    if !time::is_rfc3339(s) {
         return Err(reader.range_error(field, "an RFC 3339 date-time", &Value::string(s)));
     }
     Ok(s)
@@ -833,9 +833,9 @@ impl IterationAnalytics {
 
     /// `` `${consecutiveRequired} consecutive iterations with <${threshold * 100}% improvement` ``.
     fn detection_reason(&self) -> String {
-        let mut reason = jsnum::uint_string(self.config.consecutive_count_threshold);
+        let mut reason = num::uint_string(self.config.consecutive_count_threshold);
         reason.push_str(" consecutive iterations with <");
-        jsnum::push_js_string(&mut reason, self.config.diminishing_returns_threshold * 100.0);
+        num::push_js_string(&mut reason, self.config.diminishing_returns_threshold * 100.0);
         reason.push_str("% improvement");
         reason
     }
@@ -877,7 +877,7 @@ impl IterationAnalytics {
         };
         let quality_reason = |prefix: &str, index: usize| {
             let mut reason = prefix.to_string();
-            jsnum::push_js_string(&mut reason, self.records.get(index).map_or(0.0, |r| r.quality_score));
+            num::push_js_string(&mut reason, self.records.get(index).map_or(0.0, |r| r.quality_score));
             reason.push(')');
             Selection { selected: Some(index), reason }
         };

@@ -3,14 +3,14 @@
 //! the saved summary file (`JSON.stringify(summary, null, 2)`, in pieces so a binding can
 //! append a record instead of rewriting the file) and `formatDuration(ms)`.
 //!
-//! Numbers print as upstream's template literals print them ([`jsnum`]); the token total
+//! Numbers print as upstream's template literals print them ([`num`](crate::num)); the token total
 //! prints as Node's `toLocaleString()` does with no locale set (`en-US`). Where upstream's
 //! report reads a field a record may lack (`tokens_used`, `token_cost_usd`), it prints
 //! `undefined` or throws; this prints `N/A` (a listed difference).
 
 use crate::analytics::{AnalyticsRecord, IterationAnalytics, Trajectory};
-use crate::jsnum;
 use crate::loop_stopping::VerificationStatus;
+use crate::num;
 use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
@@ -34,13 +34,13 @@ impl IterationAnalytics {
         }
         let range = max_score - min_score;
         if range == 0.0 {
-            return value::concat(&["Quality: ", &jsnum::to_js_string(max_score), " (constant)"]);
+            return value::concat(&["Quality: ", &num::to_js_string(max_score), " (constant)"]);
         }
         let height = f64::from(CHART_HEIGHT);
         let mut out = String::new();
         for row in (0..=CHART_HEIGHT).rev() {
             let threshold = min_score + (range * f64::from(row) / height);
-            let label = jsnum::to_fixed(threshold, 0);
+            let label = num::to_fixed(threshold, 0);
             for _ in label.chars().count()..3 {
                 out.push(' ');
             }
@@ -75,7 +75,7 @@ impl IterationAnalytics {
     /// there: a binding passes `now` unless the caller gave one).
     pub fn report(&mut self, now: &str, generated_at: &str) -> Result<String> {
         self.settle_end_time(now)?;
-        if !crate::timestamp::is_rfc3339(generated_at) {
+        if !crate::time::is_rfc3339(generated_at) {
             return Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
@@ -102,7 +102,7 @@ impl IterationAnalytics {
                     None => None,
                     Some(v) => {
                         let s = reader.string(GENERATED_AT)?;
-                        if !crate::timestamp::is_rfc3339(s) {
+                        if !crate::time::is_rfc3339(s) {
                             return Err(reader.range_error(GENERATED_AT, "an RFC 3339 date-time", v));
                         }
                         Some(s.to_string())
@@ -119,7 +119,7 @@ impl IterationAnalytics {
         let or_null = |s: Option<&str>| s.unwrap_or("null").to_string();
         let iteration = |index: Option<usize>| -> Option<&AnalyticsRecord> { index.and_then(|i| records.get(i)) };
         let number_or_null =
-            |r: Option<&AnalyticsRecord>| r.map_or("null".to_string(), |r| jsnum::uint_string(r.iteration_number));
+            |r: Option<&AnalyticsRecord>| r.map_or("null".to_string(), |r| num::uint_string(r.iteration_number));
         let selection = self.select_best_iteration();
         let selected = iteration(selection.selected);
         let optimal = iteration(self.optimal_iteration(false));
@@ -128,7 +128,7 @@ impl IterationAnalytics {
         let [tokens, cost, _] = self.totals();
         let trajectory = self.trajectory();
         let quality_or_na =
-            |r: Option<&AnalyticsRecord>| r.map_or("N/A".to_string(), |r| jsnum::to_fixed(r.quality_score, 1));
+            |r: Option<&AnalyticsRecord>| r.map_or("N/A".to_string(), |r| num::to_fixed(r.quality_score, 1));
 
         let mut out = String::new();
         let mut line = |parts: &[&str]| {
@@ -146,11 +146,11 @@ impl IterationAnalytics {
         line(&[]);
         line(&["| Metric | Value |"]);
         line(&["|--------|-------|"]);
-        line(&["| Total Iterations | ", &jsnum::uint_string(records.len() as u64), " |"]);
+        line(&["| Total Iterations | ", &num::uint_string(records.len() as u64), " |"]);
         line(&["| Selected Iteration | ", &number_or_null(selected), " |"]);
         line(&["| Final Quality Score | ", &quality_or_na(records.last()), " |"]);
-        line(&["| Total Tokens | ", &jsnum::to_locale_string(tokens.unwrap_or(0.0)), " |"]);
-        line(&["| Total Cost | $", &jsnum::to_fixed(cost.unwrap_or(0.0), 4), " |"]);
+        line(&["| Total Tokens | ", &num::to_locale_string(tokens.unwrap_or(0.0)), " |"]);
+        line(&["| Total Cost | $", &num::to_fixed(cost.unwrap_or(0.0), 4), " |"]);
         line(&[]);
         line(&["## Iteration History"]);
         line(&[]);
@@ -161,10 +161,10 @@ impl IterationAnalytics {
             if i > 0 {
                 rows.push('\n');
             }
-            let delta = jsnum::to_fixed(r.quality_delta, 1);
-            let tokens = r.usage.tokens_used.map_or("N/A".to_string(), jsnum::to_js_string);
+            let delta = num::to_fixed(r.quality_delta, 1);
+            let tokens = r.usage.tokens_used.map_or("N/A".to_string(), num::to_js_string);
             let cost =
-                r.usage.token_cost_usd.map_or("N/A".to_string(), |c| value::concat(&["$", &jsnum::to_fixed(c, 4)]));
+                r.usage.token_cost_usd.map_or("N/A".to_string(), |c| value::concat(&["$", &num::to_fixed(c, 4)]));
             let verified = match r.verification_status {
                 VerificationStatus::Passed => "✓",
                 VerificationStatus::Failed => "✗",
@@ -172,9 +172,9 @@ impl IterationAnalytics {
             };
             rows.push_str(&value::concat(&[
                 "| ",
-                &jsnum::uint_string(r.iteration_number),
+                &num::uint_string(r.iteration_number),
                 " | ",
-                &jsnum::to_fixed(r.quality_score, 1),
+                &num::to_fixed(r.quality_score, 1),
                 " | ",
                 if r.quality_delta >= 0.0 { "+" } else { "" },
                 &delta,
@@ -203,7 +203,7 @@ impl IterationAnalytics {
         line(&["**Selected:** Iteration ", &number_or_null(selected), " (", &selection.reason, ")"]);
         line(&[]);
         let detected_at = match report.iteration {
-            crate::loop_stopping::ReportedIteration::At(n) => jsnum::uint_string(n),
+            crate::loop_stopping::ReportedIteration::At(n) => num::uint_string(n),
             _ => "null".to_string(),
         };
         if report.detected {
@@ -223,7 +223,7 @@ impl IterationAnalytics {
                 "- Selected iteration ",
                 &number_or_null(selected),
                 " over final iteration ",
-                &jsnum::uint_string(final_iteration),
+                &num::uint_string(final_iteration),
                 " due to higher quality",
             ]));
         }
@@ -307,7 +307,7 @@ impl IterationAnalytics {
         let seconds = (ms / 1000.0).floor();
         let minutes = (seconds / 60.0).floor();
         let hours = (minutes / 60.0).floor();
-        let n = jsnum::to_js_string;
+        let n = num::to_js_string;
         Ok(if hours > 0.0 {
             value::concat(&[&n(hours), "h ", &n(minutes % 60.0), "m ", &n(seconds % 60.0), "s"])
         } else if minutes > 0.0 {

@@ -1,7 +1,7 @@
 //! ADR-033's exit configuration, its three presets, and `CoherenceEarlyExit`: may the test
 //! pyramid stop after this layer?
 
-use crate::jsnum;
+use crate::num;
 use crate::signal::QualitySignal;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -348,17 +348,17 @@ impl CoherenceEarlyExit {
         match verdict.reason {
             ExitReason::ForcedContinue => {
                 let mut explanation = String::from("Layer ");
-                explanation.push_str(&crate::jsnum::uint_string(layer as u64));
+                explanation.push_str(&crate::num::uint_string(layer as u64));
                 explanation.push_str(" < target ");
-                explanation.push_str(&crate::jsnum::uint_string(verdict.exit_layer as u64));
+                explanation.push_str(&crate::num::uint_string(verdict.exit_layer as u64));
                 explanation.push_str(", continuing");
                 explanation
             }
             ExitReason::LambdaTooLow => value::concat(&[
                 "Lambda ",
-                &jsnum::to_js_string(signal.lambda),
+                &num::to_js_string(signal.lambda),
                 " < minimum ",
-                &jsnum::to_js_string(c.min_lambda_for_exit),
+                &num::to_js_string(c.min_lambda_for_exit),
             ]),
             ExitReason::LambdaUnstable => value::concat(&[
                 "Stability ",
@@ -421,5 +421,5 @@ fn stability(signal: &QualitySignal) -> f64 {
 
 /// `(x * 100).toFixed(1)`.
 fn percent(x: f64) -> String {
-    jsnum::to_fixed(x * 100.0, 1)
+    num::to_fixed(x * 100.0, 1)
 }

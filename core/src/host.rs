@@ -103,7 +103,7 @@ pub fn run_options(options: &Value, naming: Naming) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsnum::uint_string;
+    use crate::num::uint_string;
 
     #[test]
     fn options_are_checked_with_their_field() {

@@ -10,7 +10,7 @@
 //!   predicts and verifies them, and [`pyramid`] drives a run as a sans-IO state machine.
 //!
 //! For valid input every number is computed in the seeds' order (bit-identical f64) and
-//! every string is built as JavaScript builds it ([`jsnum`]). Every fallible entry point
+//! every string is built as JavaScript builds it ([`num`]). Every fallible entry point
 //! returns [`Error`] with a stable code and the offending field; nothing panics.
 //!
 //! Bindings hand host values to the core as [`Value`]s, so validation, field names and
@@ -22,19 +22,18 @@
 pub mod analytics;
 pub mod analytics_report;
 pub mod exit_decision;
-mod float_parse;
 pub mod host;
-pub mod jsnum;
 pub mod loop_replay;
 pub mod loop_state;
 pub mod loop_stopping;
+pub mod num;
 pub mod pyramid;
 pub mod pyramid_policy;
 pub mod pyramid_replay;
 pub mod results;
 pub mod signal;
 pub mod speculation;
-pub mod timestamp;
+pub mod time;
 pub mod value;
 
 pub use analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};

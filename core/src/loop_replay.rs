@@ -108,7 +108,7 @@ impl ReplayRun {
             let bad = |field: &str, requirement: &str, got: f64| {
                 let field = value::join_path(&item_path, field);
                 let message =
-                    value::concat(&[&field, " must be ", requirement, ", got ", &crate::jsnum::to_js_string(got)]);
+                    value::concat(&[&field, " must be ", requirement, ", got ", &crate::num::to_js_string(got)]);
                 Err(Error::new(CODE, ErrorKind::Range, field, message))
             };
             if o.iteration != i as u64 + 1 {
@@ -144,7 +144,7 @@ impl ReplayRun {
         let reader = ObjectReader::new(value, path, "run", naming, CODE)?;
         reader.reject_unknown(&RUN_FIELDS)?;
         let id = match reader.get(ID) {
-            Some(Value::Number(n)) if n.is_finite() => crate::jsnum::to_js_string(*n),
+            Some(Value::Number(n)) if n.is_finite() => crate::num::to_js_string(*n),
             _ => reader.string(ID)?.to_string(),
         };
         let dataset = reader.opt_string(DATASET)?.map(str::to_string);
@@ -813,7 +813,7 @@ mod plain_line {
                 }
                 self.digits();
             }
-            crate::float_parse::parse_f64(self.text.get(start..self.pos)?)
+            crate::num::parse_f64(self.text.get(start..self.pos)?)
         }
 
         fn digits(&mut self) {

@@ -339,9 +339,9 @@ pub fn verdict_confidence(verdict: &Verdict) -> f64 {
 pub fn warm_up_reason(recorded: u64, min: u64) -> String {
     crate::value::concat(&[
         "Warm-up: iteration ",
-        &crate::jsnum::uint_string(recorded),
+        &crate::num::uint_string(recorded),
         " of ",
-        &crate::jsnum::uint_string(min),
+        &crate::num::uint_string(min),
     ])
 }
 

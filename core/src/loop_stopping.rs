@@ -39,9 +39,9 @@
 //! can keep the decision state in a buffer it owns and call the core without a native
 //! object per engine (see `performance.md`).
 
-use crate::jsnum;
 use crate::loop_state::{self, LoopCounters, ObservationWindow};
-use crate::timestamp;
+use crate::num;
+use crate::time;
 use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -522,7 +522,7 @@ impl EarlyStoppingConfig {
             Err(Error::new(code, ErrorKind::Range, name.clone(), value::concat(&[&name, " ", why])))
         };
         if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
-            let threshold = jsnum::to_js_string(c.plateau_improvement_threshold);
+            let threshold = num::to_js_string(c.plateau_improvement_threshold);
             if has(PLATEAU_IMPROVEMENT_THRESHOLD) || !has(PLATEAU_MODE) {
                 let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
                 return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &value::concat(&[why, &threshold]));
@@ -535,12 +535,12 @@ impl EarlyStoppingConfig {
                 if has(MIN_ITERATIONS) || !has(MAX_ITERATIONS) {
                     return inconsistent(
                         MIN_ITERATIONS,
-                        &value::concat(&["must not exceed maxIterations (", &jsnum::uint_string(max), ")"]),
+                        &value::concat(&["must not exceed maxIterations (", &num::uint_string(max), ")"]),
                     );
                 }
                 return inconsistent(
                     MAX_ITERATIONS,
-                    &value::concat(&["must not be below minIterations (", &jsnum::uint_string(min), ")"]),
+                    &value::concat(&["must not be below minIterations (", &num::uint_string(min), ")"]),
                 );
             }
         }
@@ -714,7 +714,7 @@ impl IterationResult {
             None => None,
             Some(v) => {
                 let s = reader.string(TIMESTAMP)?;
-                if !timestamp::is_rfc3339(s) {
+                if !time::is_rfc3339(s) {
                     return Err(reader.range_error(TIMESTAMP, "an RFC 3339 date-time", v));
                 }
                 Some(s.to_string())
@@ -740,7 +740,7 @@ impl IterationResult {
                 ErrorCode::InvalidResult,
                 ErrorKind::Range,
                 name,
-                value::concat(&[name, " must be ", &requirement, ", got ", &jsnum::to_js_string(got)]),
+                value::concat(&[name, " must be ", &requirement, ", got ", &num::to_js_string(got)]),
             ))
         };
         if value::check_range(self.quality_score, 0.0, 100.0).is_none() {
@@ -753,7 +753,7 @@ impl IterationResult {
             return range("quality_delta", "a finite number".into(), self.quality_delta);
         }
         if let Some(ts) = &self.timestamp {
-            if !timestamp::is_rfc3339(ts) {
+            if !time::is_rfc3339(ts) {
                 return Err(Error::new(
                     ErrorCode::InvalidResult,
                     ErrorKind::Range,
@@ -792,9 +792,9 @@ fn iteration_mismatch(given: u64, iteration: u64) -> Result<()> {
         "iteration_number",
         value::concat(&[
             "iteration_number must equal the iteration argument (",
-            &crate::jsnum::uint_string(iteration),
+            &crate::num::uint_string(iteration),
             "), got ",
-            &crate::jsnum::uint_string(given),
+            &crate::num::uint_string(given),
         ]),
     ))
 }
@@ -888,9 +888,9 @@ pub fn check_iteration_order(
         "iteration",
         value::concat(&[
             "iteration must be greater than the last recorded iteration (",
-            &jsnum::uint_string(last_iteration),
+            &num::uint_string(last_iteration),
             ") or repeat it with the same result, got ",
-            &jsnum::uint_string(iteration),
+            &num::uint_string(iteration),
             if differs.is_empty() { "" } else { " with a different " },
             differs,
         ]),
@@ -1525,19 +1525,19 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
     match details {
         StoppingDetails::HighConfidence { confidence, verification_status, .. } => {
             let mut reason = String::from("High confidence (");
-            jsnum::push_fixed(&mut reason, confidence * 100.0, 1);
+            num::push_fixed(&mut reason, confidence * 100.0, 1);
             reason.push_str(if verification_status.is_some() { "%) AND verification passed" } else { "%) reached" });
             reason
         }
         StoppingDetails::QualityPlateau { consecutive_count, threshold, .. } => {
             let mut reason = String::from("Quality plateau detected: ");
-            reason.push_str(&crate::jsnum::uint_string(*consecutive_count));
+            reason.push_str(&crate::num::uint_string(*consecutive_count));
             reason.push_str(" consecutive iterations with <");
             if config.plateau_mode == Some(PlateauMode::Absolute) {
-                jsnum::push_js_string(&mut reason, *threshold);
+                num::push_js_string(&mut reason, *threshold);
                 reason.push_str(" points improvement");
             } else {
-                jsnum::push_fixed(&mut reason, threshold * 100.0, 0);
+                num::push_fixed(&mut reason, threshold * 100.0, 0);
                 reason.push_str("% improvement");
             }
             reason
@@ -1545,21 +1545,21 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
         StoppingDetails::DiminishingReturns { analytics_reason, .. } => diminishing_returns_reason(analytics_reason),
         StoppingDetails::MaxIterations { iterations, max_iterations } => crate::value::concat(&[
             "Maximum iterations reached (",
-            &crate::jsnum::uint_string(*iterations),
+            &crate::num::uint_string(*iterations),
             "/",
-            &crate::jsnum::uint_string(*max_iterations),
+            &crate::num::uint_string(*max_iterations),
             ")",
         ]),
         StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
             let mut reason = String::from("Budget exhausted: total ");
             reason.push_str(budget.field());
             reason.push(' ');
-            jsnum::push_js_string(&mut reason, *observed);
+            num::push_js_string(&mut reason, *observed);
             reason.push_str(" > limit ");
-            jsnum::push_js_string(&mut reason, *limit);
+            num::push_js_string(&mut reason, *limit);
             if *records_without_value > 0 {
                 reason.push_str(" (");
-                reason.push_str(&crate::jsnum::uint_string(*records_without_value));
+                reason.push_str(&crate::num::uint_string(*records_without_value));
                 reason.push_str(" records without ");
                 reason.push_str(budget.field());
                 reason.push_str(" not counted)");
@@ -1568,13 +1568,13 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
         }
         StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
             let mut reason = String::from("Quality regression: ");
-            reason.push_str(&crate::jsnum::uint_string(*patience));
+            reason.push_str(&crate::num::uint_string(*patience));
             reason.push_str(" consecutive iterations more than ");
-            jsnum::push_js_string(&mut reason, *tolerance);
+            num::push_js_string(&mut reason, *tolerance);
             reason.push_str(" points below the best (");
-            jsnum::push_js_string(&mut reason, *best_quality_score);
+            num::push_js_string(&mut reason, *best_quality_score);
             reason.push_str(" at iteration ");
-            reason.push_str(&crate::jsnum::uint_string(*best_iteration));
+            reason.push_str(&crate::num::uint_string(*best_iteration));
             reason.push(')');
             reason
         }
@@ -1582,11 +1582,11 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
             best_iteration, best_quality_score, iterations_without_improvement, ..
         } => {
             let mut reason = String::from("No improvement: ");
-            reason.push_str(&crate::jsnum::uint_string(*iterations_without_improvement));
+            reason.push_str(&crate::num::uint_string(*iterations_without_improvement));
             reason.push_str(" consecutive iterations without a new best (");
-            jsnum::push_js_string(&mut reason, *best_quality_score);
+            num::push_js_string(&mut reason, *best_quality_score);
             reason.push_str(" at iteration ");
-            reason.push_str(&crate::jsnum::uint_string(*best_iteration));
+            reason.push_str(&crate::num::uint_string(*best_iteration));
             reason.push(')');
             reason
         }
@@ -1732,9 +1732,9 @@ pub fn plateau_answer<W: ObservationWindow + ?Sized>(
     if recorded < required {
         let reason = value::concat(&[
             "Insufficient iterations for plateau detection (",
-            &jsnum::uint_string(recorded),
+            &num::uint_string(recorded),
             "/",
-            &jsnum::uint_string(required),
+            &num::uint_string(required),
             ")",
         ]);
         return StoppingDecision::go_on(&reason, 0.5);
@@ -1871,9 +1871,9 @@ impl LoopTally {
                         value::concat(&[
                             &name,
                             " would make the running total overflow: ",
-                            &jsnum::to_js_string(sum),
+                            &num::to_js_string(sum),
                             " + ",
-                            &jsnum::to_js_string(v),
+                            &num::to_js_string(v),
                             " is not a finite number",
                         ]),
                     ));

@@ -390,9 +390,9 @@ impl PyramidRun {
                     "the pending action is to ",
                     what,
                     " layer ",
-                    &crate::jsnum::uint_string(expected as u64),
+                    &crate::num::uint_string(expected as u64),
                     ", not layer ",
-                    &crate::jsnum::uint_string(index as u64),
+                    &crate::num::uint_string(index as u64),
                 ]),
             ));
         }

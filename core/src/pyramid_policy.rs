@@ -371,7 +371,7 @@ impl OutcomeModel {
                         ErrorCode::InvalidStep,
                         ErrorKind::Range,
                         &field,
-                        value::concat(&[&field, " repeats layer ", &crate::jsnum::uint_string(layer as u64)]),
+                        value::concat(&[&field, " repeats layer ", &crate::num::uint_string(layer as u64)]),
                     ));
                 }
                 None => {
@@ -383,9 +383,9 @@ impl OutcomeModel {
                         value::concat(&[
                             &field,
                             " must be a layer index below ",
-                            &crate::jsnum::uint_string(layers.len() as u64),
+                            &crate::num::uint_string(layers.len() as u64),
                             ", got ",
-                            &crate::jsnum::uint_string(layer as u64),
+                            &crate::num::uint_string(layer as u64),
                         ]),
                     ));
                 }
@@ -489,7 +489,7 @@ impl OutcomeModel {
                 "version",
                 value::concat(&[
                     "model version ",
-                    &crate::jsnum::uint_string(version),
+                    &crate::num::uint_string(version),
                     " is not supported (this build reads version 1)",
                 ]),
             ));

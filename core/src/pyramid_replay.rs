@@ -98,7 +98,7 @@ impl RecordedRun {
         reader.reject_unknown(&RUN_FIELDS).map_err(|e| e.nested(CODE, ""))?;
         let id = match reader.get(FieldName::same("id")) {
             None | Some(Value::Null) => None,
-            Some(Value::Number(n)) if n.is_finite() => Some(crate::jsnum::to_js_string(*n)),
+            Some(Value::Number(n)) if n.is_finite() => Some(crate::num::to_js_string(*n)),
             Some(_) => Some(reader.string(FieldName::same("id"))?.to_string()),
         };
         if reader.get(FieldName::same("timestamp")).is_some() {
@@ -132,7 +132,7 @@ fn parse_layer(item: &Value, naming: Naming, path: &str, index: usize) -> Result
     r.reject_unknown(&LAYER_FIELDS).map_err(|e| e.nested(CODE, ""))?;
     let name = match r.opt_string(FieldName::same("name"))? {
         Some(n) => n.to_string(),
-        None => value::concat(&["#", &crate::jsnum::uint_string(index as u64)]),
+        None => value::concat(&["#", &crate::num::uint_string(index as u64)]),
     };
     let duration_ms = r.number(DURATION_MS, 0.0, f64::MAX)?;
     let failed = r.boolean(FieldName::same("failed"))?;

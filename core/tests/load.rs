@@ -78,7 +78,7 @@ fn result(rng: &mut Rng, i: u64) -> IterationResult {
     let status =
         [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped][(i % 3) as usize];
     let mut r = IterationResult::new(quality, 0.5 * rng.unit(), status, 20.0 * rng.unit() - 10.0);
-    r.timestamp = Some(earlyexit::timestamp::iso_from_millis(1_700_000_000_000 + i as i64 * 1_000));
+    r.timestamp = Some(earlyexit::time::iso_from_millis(1_700_000_000_000 + i as i64 * 1_000));
     if i % 4 == 0 {
         r.usage = ResourceUsage {
             tokens_used: Some((rng.next() % 5_000) as f64),

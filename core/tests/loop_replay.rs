@@ -285,9 +285,9 @@ fn runs_and_policies_built_in_rust_are_validated_before_anything_replays() {
 
 #[test]
 fn integers_print_as_javascript_prints_them() {
-    // The integer fast path of jsnum::push_js_string (replay output is mostly integers),
+    // The integer fast path of num::push_js_string (replay output is mostly integers),
     // at its edges; expected strings are Node's `String(x)`.
-    use earlyexit::jsnum::to_js_string;
+    use earlyexit::num::to_js_string;
     for (x, expected) in [
         (0.0, "0"),
         (-0.0, "0"),

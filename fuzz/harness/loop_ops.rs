@@ -161,7 +161,7 @@ fn iteration_value(u: &mut Unstructured, next: u64) -> Result<Value> {
 
 /// A fixed clock for records without a timestamp (what a binding's clock returns).
 fn clock(u: &mut Unstructured) -> Result<String> {
-    Ok(earlyexit::timestamp::iso_from_millis(u.int_in_range(0i64..=4_102_444_800_000)?))
+    Ok(earlyexit::time::iso_from_millis(u.int_in_range(0i64..=4_102_444_800_000)?))
 }
 
 /// Asserts that a failed call changed nothing and reports a well-formed error.

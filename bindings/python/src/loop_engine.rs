@@ -28,7 +28,7 @@ pub fn now_iso() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0);
-    earlyexit::timestamp::iso_from_millis(ms)
+    earlyexit::time::iso_from_millis(ms)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ impl PyLoopReplay {
     fn __repr__(&self) -> String {
         let number = |key: &str| {
             let n = self.value.get("summary").and_then(|s| s.get(key)).and_then(Value::as_f64).unwrap_or(0.0);
-            earlyexit::jsnum::to_js_string(n)
+            earlyexit::num::to_js_string(n)
         };
         [
             "LoopReplay(runs=",

@@ -1,7 +1,7 @@
 //! JSON text in and out: [`Value::to_json`] writes as `JSON.stringify` does, and
 //! [`Value::parse_json`] reads as `JSON.parse` does, within the document limits.
 
-use crate::jsnum;
+use crate::num;
 use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::parser::{JsonParser, JsonReading};
 use crate::value::text::concat;
@@ -36,7 +36,7 @@ fn write_json(value: &Value, out: &mut String) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
             if n.is_finite() {
-                jsnum::push_js_string(out, *n)
+                num::push_js_string(out, *n)
             } else {
                 out.push_str("null")
             }
@@ -101,7 +101,7 @@ fn write_json_string(s: &str, out: &mut String) {
 /// would change a name or an id without a word.
 pub fn utf8_text<'a>(bytes: &'a [u8], code: ErrorCode, field: &str) -> Result<&'a str> {
     std::str::from_utf8(bytes).map_err(|e| {
-        let at = jsnum::uint_string(e.valid_up_to() as u64);
+        let at = num::uint_string(e.valid_up_to() as u64);
         Error::new(code, ErrorKind::Range, field, concat(&[field, " is not UTF-8 text: invalid at byte ", &at]))
     })
 }

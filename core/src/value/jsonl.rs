@@ -3,7 +3,7 @@
 //! a blank line, a syntax error, a line over the limits or text that is not UTF-8 get the
 //! same answer from both replays in every language.
 
-use crate::jsnum::uint_string;
+use crate::num::uint_string;
 use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::json::utf8_text;
 use crate::value::reader::index_path;

@@ -12,7 +12,7 @@
 //! stream of lines: a replay of any number of runs stays possible, each run (line, or item
 //! of an array of runs) within the limits on its own.
 
-use crate::jsnum::uint_string;
+use crate::num::uint_string;
 use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::text::concat;
 

@@ -1,7 +1,7 @@
 //! The JSON parser behind [`Value::parse_json`](crate::Value::parse_json): numbers to the
 //! nearest f64, `JSON.parse`'s rule for repeated keys, and every document limit.
 
-use crate::jsnum;
+use crate::num;
 use crate::value::limits;
 use crate::value::text::concat;
 use crate::value::tree::Value;
@@ -34,7 +34,7 @@ impl JsonReading {
 /// "over the limits: `before` `limit` `after`", the start of every limit's message.
 #[inline(never)]
 pub(crate) fn over_limit(before: &str, limit: usize, after: &str) -> String {
-    concat(&["over the limits: ", before, &jsnum::uint_string(limit as u64), after])
+    concat(&["over the limits: ", before, &num::uint_string(limit as u64), after])
 }
 
 /// Objects up to this many keys (a config with every option set has 19) are checked for
@@ -173,13 +173,13 @@ impl<'a> JsonParser<'a> {
     }
 
     fn fail(&self, what: &str) -> String {
-        concat(&["invalid JSON: ", what, " at byte ", &jsnum::uint_string(self.pos as u64)])
+        concat(&["invalid JSON: ", what, " at byte ", &num::uint_string(self.pos as u64)])
     }
 
     /// The message of a limit the text went over, with where.
     #[inline(never)]
     fn over(&self, before: &str, limit: usize, after: &str) -> String {
-        concat(&[&over_limit(before, limit, after), " at byte ", &jsnum::uint_string(self.pos as u64)])
+        concat(&[&over_limit(before, limit, after), " at byte ", &num::uint_string(self.pos as u64)])
     }
 
     pub(crate) fn document(&mut self) -> Result<Value, String> {
@@ -396,7 +396,7 @@ impl<'a> JsonParser<'a> {
             }
         }
         let text = self.text.get(start..self.pos).unwrap_or("");
-        crate::float_parse::parse_f64(text).map(Value::Number).ok_or_else(|| self.fail("bad number"))
+        crate::num::parse_f64(text).map(Value::Number).ok_or_else(|| self.fail("bad number"))
     }
 }
 
@@ -419,7 +419,7 @@ mod tests {
                 }
                 // Keys in an order a sort has to work on (not already sorted).
                 let k = (i * 7919) % keys;
-                text.push_str(&concat(&["\"k", &jsnum::uint_string(k as u64), "\":", &jsnum::uint_string(i as u64)]));
+                text.push_str(&concat(&["\"k", &num::uint_string(k as u64), "\":", &num::uint_string(i as u64)]));
             }
             text.push('}');
             let mut parser = JsonParser::new(&text, JsonReading::DOCUMENT);
@@ -442,13 +442,7 @@ mod tests {
         for keys in [3usize, 32, 33, 1000] {
             let mut text = String::from("{");
             for i in 0..keys {
-                text.push_str(&concat(&[
-                    "\"k",
-                    &jsnum::uint_string(i as u64),
-                    "\":",
-                    &jsnum::uint_string(i as u64),
-                    ",",
-                ]));
+                text.push_str(&concat(&["\"k", &num::uint_string(i as u64), "\":", &num::uint_string(i as u64), ","]));
             }
             // k1 again, then k0 again: JSON.parse keeps their positions and the last values.
             text.push_str("\"k1\":\"again\",\"k0\":\"last\"}");
@@ -459,7 +453,7 @@ mod tests {
             assert_eq!(entries.get(1), Some(&("k1".to_string(), Value::string("again"))));
             assert_eq!(
                 entries.last().map(|e| e.0.as_str()),
-                Some(concat(&["k", &jsnum::uint_string(keys as u64 - 1)]).as_str())
+                Some(concat(&["k", &num::uint_string(keys as u64 - 1)]).as_str())
             );
         }
     }

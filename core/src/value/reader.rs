@@ -1,7 +1,7 @@
 //! Reading host values with typed, field-naming errors: [`ObjectReader`] for objects (unknown
 //! keys refused with a suggestion), checks for standalone arguments, and field paths.
 
-use crate::jsnum;
+use crate::num;
 use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::names::{FieldName, Naming};
 use crate::value::text::{concat, join};
@@ -18,7 +18,7 @@ pub(crate) fn join_path(prefix: &str, name: &str) -> String {
 
 /// Appends `[index]` to a field path.
 pub(crate) fn index_path(prefix: &str, index: usize) -> String {
-    concat(&[prefix, "[", &crate::jsnum::uint_string(index as u64), "]"])
+    concat(&[prefix, "[", &crate::num::uint_string(index as u64), "]"])
 }
 
 /// The non-empty array a reader found at `path` (`item`; `None` when missing): a `Type` error
@@ -295,19 +295,19 @@ pub(crate) fn check_integer(n: f64, min: u64, max: u64) -> Option<u64> {
 
 pub(crate) fn range_text(min: f64, max: f64) -> String {
     if max == f64::MAX {
-        concat(&["a finite number >= ", &jsnum::to_js_string(min)])
+        concat(&["a finite number >= ", &num::to_js_string(min)])
     } else if min == f64::MIN {
         "a finite number".to_string()
     } else {
-        concat(&["a finite number between ", &jsnum::to_js_string(min), " and ", &jsnum::to_js_string(max)])
+        concat(&["a finite number between ", &num::to_js_string(min), " and ", &num::to_js_string(max)])
     }
 }
 
 pub(crate) fn integer_text(min: u64, max: u64) -> String {
     if max >= MAX_SAFE_INTEGER {
-        concat(&["an integer >= ", &crate::jsnum::uint_string(min)])
+        concat(&["an integer >= ", &crate::num::uint_string(min)])
     } else {
-        concat(&["an integer between ", &crate::jsnum::uint_string(min), " and ", &crate::jsnum::uint_string(max)])
+        concat(&["an integer between ", &crate::num::uint_string(min), " and ", &crate::num::uint_string(max)])
     }
 }
 

@@ -1,7 +1,7 @@
 //! Shared checks for the portable snapshots: one JSON document per engine, with a
 //! `version` and an `engine` name, the same in every language.
 
-use crate::jsnum::uint_string;
+use crate::num::uint_string;
 use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::value::names::{FieldName, Naming};
 use crate::value::reader::{ObjectReader, MAX_SAFE_INTEGER};

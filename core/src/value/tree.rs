@@ -1,7 +1,7 @@
 //! The dynamic [`Value`] every binding converts its host objects to, and the builders the
 //! core's writers use.
 
-use crate::jsnum;
+use crate::num;
 use crate::value::text::concat;
 
 /// A JSON-like value with object keys kept in insertion order (JS objects keep it, and the
@@ -82,7 +82,7 @@ impl Value {
         match self {
             Value::Null => "null".to_string(),
             Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
-            Value::Number(n) => jsnum::to_js_string(*n),
+            Value::Number(n) => num::to_js_string(*n),
             Value::String(s) => {
                 // The first 40 characters, found by a plain scan (`chars().take(40).collect()`
                 // instantiates an iterator-specialized String extend, ~270 bytes of wasm).

@@ -9,7 +9,7 @@ use earlyexit::loop_stopping::{DiminishingReturnsReport, EarlyStopping};
 use earlyexit::pyramid::{Action, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, count_quality_partitions, LayerResult};
 use earlyexit::speculation::{self, Speculation};
-use earlyexit::{jsnum, Error, ExitConfig, Naming, Value};
+use earlyexit::{num, Error, ExitConfig, Naming, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -60,7 +60,7 @@ fn compare(expected: &Value, actual: &Value, path: &str, top: bool) -> Result<()
             if e.to_bits() == a.to_bits() || (e.is_nan() && a.is_nan()) {
                 Ok(())
             } else {
-                Err(format!("{path}: expected {} got {}", jsnum::to_js_string(*e), jsnum::to_js_string(*a)))
+                Err(format!("{path}: expected {} got {}", num::to_js_string(*e), num::to_js_string(*a)))
             }
         }
         (Value::Array(e), Value::Array(a)) => {
@@ -372,11 +372,11 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
                     .map(|r| Value::Number(f64::from(count_quality_partitions(&r)))),
             ),
-            "toFixed" => ok(Value::string(jsnum::to_fixed(
+            "toFixed" => ok(Value::string(num::to_fixed(
                 arg(&args, 0).as_f64().unwrap(),
                 arg(&args, 1).as_f64().unwrap() as u32,
             ))),
-            "toString" => ok(Value::string(jsnum::to_js_string(arg(&args, 0).as_f64().unwrap()))),
+            "toString" => ok(Value::string(num::to_js_string(arg(&args, 0).as_f64().unwrap()))),
             other => panic!("unknown stateless call {other}"),
         },
         Engine::Exit(exit) => match name {

@@ -389,7 +389,7 @@ fn timestamp_in_slots_is_valid(slots: &[f64]) -> bool {
     for (chunk, unit) in bytes.chunks_exact_mut(8).zip(units) {
         chunk.copy_from_slice(&unit.to_ne_bytes());
     }
-    bytes.get(..len).is_some_and(earlyexit::timestamp::is_rfc3339_bytes)
+    bytes.get(..len).is_some_and(earlyexit::time::is_rfc3339_bytes)
 }
 
 /// The decision over the state slots; writes its numbers to the output slots and answers
@@ -599,7 +599,7 @@ pub fn diminishing_returns_reason(analytics_reason: &str) -> String {
 
 /// Whether a record's timestamp is an RFC 3339 date-time (the record check's rule).
 pub fn is_timestamp(text: &str) -> bool {
-    earlyexit::timestamp::is_rfc3339(text)
+    earlyexit::time::is_rfc3339(text)
 }
 
 /// Folds a whole state the slow way, for tests: the owning engine's window type.

@@ -245,7 +245,7 @@ fn not_ready() -> Failure {
 }
 
 fn layer_path(i: usize) -> String {
-    wire::concat(&["layers[", &earlyexit::jsnum::uint_string(i as u64), "]"])
+    wire::concat(&["layers[", &earlyexit::num::uint_string(i as u64), "]"])
 }
 
 fn index_of(value: &Value) -> usize {
@@ -259,7 +259,7 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     // A plain loop: `collect` into a `Result` instantiates its own shunt adapters.
     let mut speculations = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let path = wire::concat(&["speculations[", &earlyexit::jsnum::uint_string(i as u64), "]"]);
+        let path = wire::concat(&["speculations[", &earlyexit::num::uint_string(i as u64), "]"]);
         speculations.push(Speculation::from_value(item, Naming::Js, &path)?);
     }
     Ok(speculations)
@@ -456,7 +456,7 @@ fn unknown_op(op: u32) -> Failure {
         "op",
         wire::concat(&[
             "unknown native op ",
-            &earlyexit::jsnum::uint_string(u64::from(op)),
+            &earlyexit::num::uint_string(u64::from(op)),
             " (the JS layer and the native module do not match)",
         ]),
     ))

@@ -13,7 +13,7 @@
 //! way instead of a native call per property).
 
 use earlyexit::value::JsonReading;
-use earlyexit::{jsnum, Error, ErrorCode, Value};
+use earlyexit::{num, Error, ErrorCode, Value};
 
 /// `[a, b].concat()` without std's generic `join`: the core's one copy.
 pub(crate) use earlyexit::value::concat;
@@ -120,7 +120,7 @@ impl Writer {
         if n == 0.0 {
             self.out.push_str(if n.is_sign_negative() { "-0" } else { "0" });
         } else if n.is_finite() {
-            jsnum::push_js_string(&mut self.out, n);
+            num::push_js_string(&mut self.out, n);
         } else if n.is_nan() {
             self.tag("NaN");
         } else if n > 0.0 {

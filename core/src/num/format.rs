@@ -1,25 +1,8 @@
-//! Exact JavaScript number formatting: `Number.prototype.toString()` and
-//! `Number.prototype.toFixed()`.
-//!
-//! Why this exists: the strings this crate produces (reports, reasons, keys) must match the
-//! seed's JavaScript implementation byte for byte, and Rust's float formatting does not agree
-//! with JavaScript's:
-//!
-//! * `toFixed` rounds the *exact* binary value of the double half away from zero, so
-//!   `(0.25).toFixed(1)` is `"0.3"` and `(2.5).toFixed(0)` is `"3"`, whereas Rust's
-//!   `format!("{:.1}", 0.25)` gives `"0.2"` (ties to even). Non-ties agree only because both
-//!   use the exact value (`(1.005).toFixed(2)` is `"1.00"` in both).
-//! * `toString` switches to exponential notation at `1e21` and below `1e-6` (`"1e+21"`,
-//!   `"1e-7"`, `"1.5e-7"`), prints `-0` as `"0"`, and prints integers in plain decimal,
-//!   none of which Rust's `Display` for `f64` does.
-//!
-//! The implementation deliberately avoids `core::fmt` float formatting (it is the largest part of
-//! `core::fmt` and this code ships in a size-budgeted WebAssembly build). Instead it computes the
-//! exact decimal expansion of the double (`mantissa × 2^exponent`) with a tiny base-10⁹ big
-//! integer. `toFixed` rounds that expansion directly; `toString` rounds it to `p` significant
-//! digits and takes the smallest `p` whose result reads back (via the correctly rounded
-//! parser in `float_parse`) as the same double, preferring the candidate closest to the value, which
-//! is exactly the ECMAScript `Number::toString` choice of `n`, `k` and `s`.
+//! The formatting: `toFixed`, `toString` (shortest round-tripping digits) and `toLocaleString`
+//! as JavaScript computes them.
+
+use crate::num::exact::{increment, push_digits, push_u64, Exact};
+use crate::num::parse::from_digits;
 
 /// Largest `fraction_digits` JavaScript's `toFixed` accepts (larger values throw `RangeError`).
 const MAX_FRACTION_DIGITS: usize = 100;
@@ -34,7 +17,7 @@ const MAX_SIGNIFICANT_DIGITS: usize = 17;
 /// result for 100 fraction digits instead. It never panics.
 ///
 /// ```
-/// use earlyexit::jsnum::to_fixed;
+/// use earlyexit::num::to_fixed;
 /// assert_eq!(to_fixed(0.25, 1), "0.3");
 /// assert_eq!(to_fixed(1.005, 2), "1.00");
 /// assert_eq!(to_fixed(-0.01, 1), "-0.0");
@@ -51,7 +34,7 @@ pub fn to_fixed(value: f64, fraction_digits: u32) -> String {
 /// exponential notation following ECMAScript's `Number::toString` rules.
 ///
 /// ```
-/// use earlyexit::jsnum::to_js_string;
+/// use earlyexit::num::to_js_string;
 /// assert_eq!(to_js_string(0.07 * 100.0), "7.000000000000001");
 /// assert_eq!(to_js_string(1e21), "1e+21");
 /// assert_eq!(to_js_string(1e-7), "1e-7");
@@ -141,7 +124,7 @@ pub fn push_fixed(out: &mut String, value: f64, fraction_digits: u32) {
 /// locale set.
 ///
 /// ```
-/// use earlyexit::jsnum::to_locale_string;
+/// use earlyexit::num::to_locale_string;
 /// assert_eq!(to_locale_string(1234567.891), "1,234,567.891");
 /// assert_eq!(to_locale_string(1.0005), "1.001");
 /// assert_eq!(to_locale_string(999.9995), "1,000");
@@ -292,168 +275,19 @@ fn push_number_string(out: &mut String, s: &[u8], n: i64) {
     }
 }
 
-fn push_digits(out: &mut String, digits: &[u8]) {
-    out.extend(digits.iter().map(|&d| char::from(d)));
-}
-
 /// The decimal digits of an unsigned integer, as `n.to_string()` gives them.
 ///
 /// Why not `to_string`: integer `Display` pulls `core::fmt`'s integer formatter and digit
 /// table into the size-budgeted WebAssembly build; this reuses the digit loop `toFixed` needs.
 ///
 /// ```
-/// assert_eq!(earlyexit::jsnum::uint_string(1234567890123), "1234567890123");
+/// assert_eq!(earlyexit::num::uint_string(1234567890123), "1234567890123");
 /// ```
 #[must_use]
 pub fn uint_string(n: u64) -> String {
     let mut out = String::new();
     push_u64(&mut out, n);
     out
-}
-
-/// Appends the decimal digits of `v` (integer formatting without `core::fmt`).
-fn push_u64(out: &mut String, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut used = 0usize;
-    for slot in buf.iter_mut().rev() {
-        *slot = b'0' + (v % 10) as u8;
-        v /= 10;
-        used += 1;
-        if v == 0 {
-            break;
-        }
-    }
-    let start = buf.len() - used;
-    push_digits(out, buf.get(start..).unwrap_or(&[]));
-}
-
-/// Adds one unit in the last place to an ASCII digit string (an empty string is zero).
-fn increment(digits: &mut Vec<u8>) {
-    for d in digits.iter_mut().rev() {
-        if *d == b'9' {
-            *d = b'0';
-        } else {
-            *d += 1;
-            return;
-        }
-    }
-    digits.insert(0, b'1');
-}
-
-/// The exact decimal expansion of a finite, non-negative double: `digits × 10^-frac`.
-struct Exact {
-    /// ASCII digits without leading zeros; empty for zero.
-    digits: Vec<u8>,
-    /// Number of fraction digits (digits after the decimal point).
-    frac: usize,
-}
-
-impl Exact {
-    fn of(abs: f64) -> Self {
-        let bits = abs.to_bits();
-        let biased = ((bits >> 52) & 0x7ff) as i32;
-        let fraction = bits & ((1u64 << 52) - 1);
-        let (mantissa, exp) = if biased == 0 { (fraction, -1074) } else { (fraction | (1u64 << 52), biased - 1075) };
-        Self::of_parts(mantissa, exp)
-    }
-
-    /// The exact decimal expansion of `mantissa × 2^exp`.
-    fn of_parts(mut mantissa: u64, mut exp: i32) -> Self {
-        if mantissa == 0 {
-            return Self { digits: Vec::new(), frac: 0 };
-        }
-        let tz = mantissa.trailing_zeros();
-        mantissa >>= tz;
-        exp += i32::try_from(tz).unwrap_or(0); // tz <= 52
-        let mut big = Big::from_u64(mantissa);
-        let frac = if exp >= 0 {
-            big.mul_pow2(exp.unsigned_abs());
-            0
-        } else {
-            // m × 2^-k = m × 5^k / 10^k
-            big.mul_pow5(exp.unsigned_abs());
-            exp.unsigned_abs() as usize
-        };
-        Self { digits: big.to_ascii(), frac }
-    }
-}
-
-/// The exact value of `mantissa × 2^exp` as `0.digits × 10^point` (`digits` ASCII, without
-/// leading zeros; empty for zero). The correctly rounded parser compares against it.
-pub(crate) fn exact_decimal(mantissa: u64, exp: i32) -> (Vec<u8>, i64) {
-    let exact = Exact::of_parts(mantissa, exp);
-    let point = i64::try_from(exact.digits.len()).unwrap_or(0) - i64::try_from(exact.frac).unwrap_or(0);
-    (exact.digits, point)
-}
-
-/// A non-negative big integer in little-endian base-10⁹ limbs.
-struct Big {
-    limbs: Vec<u32>,
-}
-
-const LIMB_BASE: u64 = 1_000_000_000;
-
-impl Big {
-    fn from_u64(mut v: u64) -> Self {
-        let mut limbs = Vec::with_capacity(90);
-        while v != 0 {
-            limbs.push((v % LIMB_BASE) as u32);
-            v /= LIMB_BASE;
-        }
-        Self { limbs }
-    }
-
-    /// `self *= factor`; `factor` must fit in a `u32` (so every product fits a `u64`).
-    fn mul_small(&mut self, factor: u32) {
-        let mut carry: u64 = 0;
-        for limb in &mut self.limbs {
-            let t = u64::from(*limb) * u64::from(factor) + carry;
-            *limb = (t % LIMB_BASE) as u32;
-            carry = t / LIMB_BASE;
-        }
-        while carry != 0 {
-            self.limbs.push((carry % LIMB_BASE) as u32);
-            carry /= LIMB_BASE;
-        }
-    }
-
-    fn mul_pow2(&mut self, mut k: u32) {
-        while k >= 31 {
-            self.mul_small(1 << 31);
-            k -= 31;
-        }
-        self.mul_small(1 << k);
-    }
-
-    fn mul_pow5(&mut self, mut k: u32) {
-        const FIVE_13: u32 = 1_220_703_125; // 5^13, the largest power of 5 below 2^32
-        while k >= 13 {
-            self.mul_small(FIVE_13);
-            k -= 13;
-        }
-        self.mul_small(5u32.pow(k));
-    }
-
-    /// Decimal digits (ASCII) without leading zeros; empty for zero.
-    fn to_ascii(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.limbs.len() * 9);
-        let mut limbs = self.limbs.iter().rev();
-        if let Some(&top) = limbs.next() {
-            let mut s = String::new();
-            push_u64(&mut s, u64::from(top));
-            out.extend_from_slice(s.as_bytes());
-        }
-        for &limb in limbs {
-            let mut chunk = [b'0'; 9];
-            let mut v = limb;
-            for slot in chunk.iter_mut().rev() {
-                *slot = b'0' + (v % 10) as u8;
-                v /= 10;
-            }
-            out.extend_from_slice(&chunk);
-        }
-        out
-    }
 }
 
 /// Shortest round-tripping digits of a finite positive double: `(s, n)` with the value
@@ -536,7 +370,7 @@ fn trimmed(mut s: Vec<u8>, n: i64) -> (Vec<u8>, i64) {
 
 /// Whether `0.s × 10^n` reads back (correctly rounded) as the double with bits `target`.
 fn parses_to(s: &[u8], n: i64, target: u64) -> bool {
-    crate::float_parse::from_digits(s, n).to_bits() == target
+    from_digits(s, n).to_bits() == target
 }
 
 #[cfg(test)]

@@ -11,14 +11,14 @@
 //!   That covers the numbers JSON usually carries (up to 15-16 significant digits).
 //! * Otherwise an approximation refined by exact comparison: the input is compared with the
 //!   exact decimal expansion of the midpoint between two neighbouring doubles (the big-integer
-//!   expansion `jsnum` already uses for `toFixed`); the answer is the double whose two
+//!   expansion `exact` gives, which the formatting uses for `toFixed`); the answer is the double whose two
 //!   midpoints bracket the input. A gallop-then-bisect search over the bit patterns (which
 //!   are ordered like the values) finds it in two comparisons when the approximation is right
 //!   and in a few dozen in the worst case (deep subnormals).
 
 use std::cmp::Ordering;
 
-use crate::jsnum::exact_decimal;
+use crate::num::exact::exact_decimal;
 
 /// Bit pattern of positive infinity; every finite positive double's pattern is below it.
 const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
