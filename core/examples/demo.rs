@@ -11,7 +11,7 @@
 //! checks every case against the `expect` field of its line, so the data and the demo
 //! cannot drift from what the engines do.
 
-use earlyexit::loop_stopping::DiminishingReturnsReport;
+use earlyexit::loops::DiminishingReturnsReport;
 use earlyexit::speculation::classify_outcome;
 use earlyexit::{
     calculate_quality_signal, Action, CoherenceEarlyExit, EarlyStopping, ErrorCode, ExitConfig, ExitDecision,

@@ -10,7 +10,7 @@
 //! and writes the files itself. Times a caller gives (`startTime`, `endTime`, a record's
 //! `timestamp`) are checked.
 
-use crate::loop_stopping::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
+use crate::loops::{DiminishingReturnsReport, ReportedIteration, ResourceUsage, VerificationStatus};
 use crate::num;
 use crate::time;
 use crate::value::field_name;
@@ -417,7 +417,7 @@ impl AnalyticsInput {
             _ => reader.integer(ITERATION_NUMBER, 1, MAX_SAFE_INTEGER)?,
         };
         let quality_score = reader.number(QUALITY_SCORE, 0.0, 100.0)?;
-        let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::ALL)?;
+        let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::NAMES)?;
         let verification_status = VerificationStatus::parse(status).unwrap_or(VerificationStatus::Skipped);
         // The same three optional figures, read as an iteration result reads them (one copy).
         let usage = ResourceUsage::read(&reader)?;

@@ -9,7 +9,7 @@
 //! `undefined` or throws; this prints `N/A` (a listed difference).
 
 use crate::analytics::{AnalyticsRecord, IterationAnalytics, Trajectory};
-use crate::loop_stopping::VerificationStatus;
+use crate::loops::VerificationStatus;
 use crate::num;
 use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -203,7 +203,7 @@ impl IterationAnalytics {
         line(&["**Selected:** Iteration ", &number_or_null(selected), " (", &selection.reason, ")"]);
         line(&[]);
         let detected_at = match report.iteration {
-            crate::loop_stopping::ReportedIteration::At(n) => num::uint_string(n),
+            crate::loops::ReportedIteration::At(n) => num::uint_string(n),
             _ => "null".to_string(),
         };
         if report.detected {

@@ -2,7 +2,7 @@
 //!
 //! Decide when an iterative process should stop. Two engines, exact to their seeds:
 //!
-//! * [`loop_stopping`]: should an agent's refinement loop stop (high confidence with
+//! * [`loops`]: should an agent's refinement loop stop (high confidence with
 //!   verification, quality plateau, diminishing returns)? A drop-in for the JavaScript
 //!   `early-stopping.mjs`; [`analytics`] is its built-in diminishing-returns source.
 //! * the test pyramid (ADR-033): [`signal`] turns a layer's result into a quality signal,
@@ -24,8 +24,7 @@ pub mod analytics_report;
 pub mod exit_decision;
 pub mod host;
 pub mod loop_replay;
-pub mod loop_state;
-pub mod loop_stopping;
+pub mod loops;
 pub mod num;
 pub mod pyramid;
 pub mod pyramid_policy;
@@ -38,7 +37,7 @@ pub mod value;
 
 pub use analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
 pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
-pub use loop_stopping::{
+pub use loops::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
     Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
 };

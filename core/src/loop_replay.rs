@@ -2,7 +2,7 @@
 //! why, which output would it have returned, and how does that compare with what the run
 //! could have reached? The format (one run per JSONL line) is documented in `docs/replay.md`.
 //!
-//! The replay drives the engine's own stateless rules ([`loop_stopping::decide_over`] over a
+//! The replay drives the engine's own stateless rules ([`loops::decide_over`] over a
 //! slice of the run, [`LoopTally`], [`BestIteration`], the built-in analytics), so a replayed
 //! decision is exactly the decision a live [`crate::EarlyStopping`] with the same config
 //! would have made after the same records. Nothing is copied per iteration: each decision
@@ -10,8 +10,9 @@
 //! a second (`cargo run --release -p earlyexit --example replay_bench`).
 
 use crate::analytics::{AnalyticsConfig, AnalyticsInput, IterationAnalytics};
-use crate::loop_stopping::{
-    self, BestIteration, EarlyStoppingConfig, LoopTally, Observation, ResourceUsage, Trigger, VerificationStatus,
+use crate::loops::{
+    self, BestIteration, EarlyStoppingConfig, LoopPreset, LoopTally, Observation, ResourceUsage, ReturnPolicy, Trigger,
+    VerificationStatus,
 };
 use crate::value::jsonl::as_replay_error;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
@@ -180,7 +181,7 @@ fn read_iteration(
     reader.reject_unknown(&ITERATION_FIELDS)?;
     let quality_score = reader.number(QUALITY_SCORE, 0.0, 100.0)?;
     let confidence = reader.number(CONFIDENCE, 0.0, 1.0)?;
-    let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::ALL)?;
+    let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::NAMES)?;
     let verification_status = VerificationStatus::parse(status).unwrap_or(VerificationStatus::Skipped);
     // An absent delta is the score difference, as a loop that does not report one would compute.
     let quality_delta = match reader.opt_number(QUALITY_DELTA, f64::MIN, f64::MAX)? {
@@ -251,25 +252,6 @@ fn parse_lines(text: &str, naming: Naming, name_lines: bool) -> Result<Vec<Repla
     })
 }
 
-/// Which output the policy hands back when it stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ReturnPolicy {
-    /// The last iteration run (what the seed's loop returns).
-    Last,
-    /// The decision's `best_iteration`.
-    Best,
-}
-
-impl ReturnPolicy {
-    /// `'last'` or `'best'`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReturnPolicy::Last => "last",
-            ReturnPolicy::Best => "best",
-        }
-    }
-}
-
 /// A loop policy to replay: an engine config, which output it returns, and whether the
 /// built-in `IterationAnalytics` is attached as the diminishing-returns source.
 #[derive(Clone, Debug, PartialEq)]
@@ -283,29 +265,22 @@ pub struct LoopPolicy {
 }
 
 impl LoopPolicy {
-    /// A named preset as a policy: `seed` = the seed's config with the built-in analytics
-    /// attached (as the seed is meant to be used), returning the last output; `recommended`
-    /// = [`EarlyStoppingConfig::recommended`], no analytics, returning the best output.
+    /// A named preset as a policy ([`LoopPreset`]): `seed` = the seed's config with the
+    /// built-in analytics attached (as the seed is meant to be used), returning the last
+    /// output; `recommended` = [`EarlyStoppingConfig::recommended`], no analytics, returning
+    /// the best output.
     pub fn preset(name: &str) -> Option<Self> {
-        match name {
-            "seed" => Some(LoopPolicy::seed()),
-            "recommended" => Some(LoopPolicy::recommended()),
-            _ => None,
-        }
+        LoopPreset::parse(name).map(LoopPolicy::from)
     }
 
     /// The `seed` preset: the seed's config and analytics, returning the last output.
     pub fn seed() -> Self {
-        LoopPolicy {
-            config: EarlyStoppingConfig::default(),
-            returns: ReturnPolicy::Last,
-            analytics: Some(AnalyticsConfig::default()),
-        }
+        LoopPolicy::from(LoopPreset::Seed)
     }
 
     /// The `recommended` preset: [`EarlyStoppingConfig::recommended`], returning the best.
     pub fn recommended() -> Self {
-        LoopPolicy { config: EarlyStoppingConfig::recommended(), returns: ReturnPolicy::Best, analytics: None }
+        LoopPolicy::from(LoopPreset::Recommended)
     }
 
     /// Checks every value of a policy built in Rust (`invalid_replay`, field `config.*` or
@@ -360,10 +335,9 @@ impl LoopPolicy {
                     policy.config = policy.config.merged_at(config, naming, "config", "config", CODE).map_err(wrap)?;
                 }
                 if reader.get(RETURNS).is_some() {
-                    policy.returns = match reader.choice(RETURNS, &["last", "best"])? {
-                        "best" => ReturnPolicy::Best,
-                        _ => ReturnPolicy::Last,
-                    };
+                    // `choice` accepted one of the names, so `parse` finds it.
+                    let returns = reader.choice(RETURNS, &ReturnPolicy::NAMES)?;
+                    policy.returns = ReturnPolicy::parse(returns).unwrap_or(policy.returns);
                 }
                 match reader.get(ANALYTICS) {
                     None => {}
@@ -398,6 +372,18 @@ impl LoopPolicy {
             ("returns", Value::string(self.returns.as_str())),
             ("analytics", self.analytics.as_ref().map_or(Value::Bool(false), |a| a.rules_value(naming))),
         ])
+    }
+}
+
+impl From<LoopPreset> for LoopPolicy {
+    /// The preset as a policy: its config and returned output, and the built-in
+    /// analytics (default config) when the preset attaches it.
+    fn from(preset: LoopPreset) -> Self {
+        LoopPolicy {
+            config: preset.config(),
+            returns: preset.returns(),
+            analytics: preset.builtin_analytics().then(AnalyticsConfig::default),
+        }
     }
 }
 
@@ -510,7 +496,7 @@ fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
         let history = run.iterations.get(..=i).unwrap_or(&[]);
         let source =
             analytics.as_ref().map(|a| move || Ok::<_, std::convert::Infallible>(a.detect_diminishing_returns()));
-        let decision = match loop_stopping::decide_over(config, history, &tally, source) {
+        let decision = match loops::decide_over(config, history, &tally, source) {
             Ok(decision) => decision,
             Err(never) => match never {},
         };
@@ -738,7 +724,7 @@ pub fn replay_lines_value(lines: &str, policy: &Value, naming: Naming) -> Result
 /// reader ran (`core/tests/loop_replay.rs` checks both on every vector and on mutations).
 mod plain_line {
     use super::{ReplayIteration, ReplayRun};
-    use crate::loop_stopping::{Observation, ResourceUsage, VerificationStatus};
+    use crate::loops::{Observation, ResourceUsage, VerificationStatus};
 
     struct Scanner<'a> {
         bytes: &'a [u8],

@@ -13,7 +13,7 @@
 
 use crate::analytics::{AnalyticsInput, AnalyticsRecord, Trajectory};
 use crate::exit_decision::{ExitDecision, ExitReason};
-use crate::loop_stopping::{
+use crate::loops::{
     Budget, BudgetStatus, DiminishingReturnsReport, EarlyStoppingConfig, FinalRecord, IterationRecord,
     StoppingDecision, StoppingDetails, StoppingSummary, Trigger, VerificationStatus,
 };
@@ -241,7 +241,7 @@ impl StoppingSummary {
             quality_score: r.number(quality, 0.0, 100.0)?,
             confidence: r.number(final_confidence, 0.0, 1.0)?,
             // `choice` accepted one of the spellings, so `parse` finds it; the fallback is never taken.
-            verification_status: VerificationStatus::parse(r.choice(verification, &VerificationStatus::ALL)?)
+            verification_status: VerificationStatus::parse(r.choice(verification, &VerificationStatus::NAMES)?)
                 .unwrap_or(VerificationStatus::Skipped),
         };
         let config_value = r.get(config).unwrap_or(&Value::Null);

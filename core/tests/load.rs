@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loop_stopping::ResourceUsage;
+use earlyexit::loops::ResourceUsage;
 use earlyexit::{
     EarlyStopping, EarlyStoppingConfig, IterationAnalytics, IterationResult, Naming, Value, VerificationStatus,
 };

@@ -5,8 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use earlyexit::analytics::{AnalyticsInput, IterationAnalytics};
-use earlyexit::loop_replay::{self, replay_loops, replay_run, LoopPolicy, ReturnPolicy};
-use earlyexit::loop_stopping::{EarlyStoppingConfig, LOOP_PRESETS};
+use earlyexit::loop_replay::{self, replay_loops, replay_run, LoopPolicy};
+use earlyexit::loops::{EarlyStoppingConfig, ReturnPolicy, LOOP_PRESETS};
 use earlyexit::{EarlyStopping, ErrorCode, IterationResult, Naming, Value, VerificationStatus};
 
 fn parse(text: &str) -> Value {

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use earlyexit::analytics::AnalyticsInput;
-use earlyexit::loop_stopping::ResourceUsage;
+use earlyexit::loops::ResourceUsage;
 use earlyexit::{ErrorCode, IterationAnalytics, Naming, Value, VerificationStatus};
 
 const NOW: &str = "2026-01-01T00:00:00.000Z";

@@ -235,7 +235,7 @@ fn count_quality_partitions_is_public_at_the_root_and_is_the_signals_count() {
 fn same_field_pairs_each_option_with_its_other_spelling_only() {
     use earlyexit::value::same_field;
     let lists: [&[earlyexit::value::FieldName]; 5] = [
-        earlyexit::loop_stopping::CONFIG_FIELDS,
+        earlyexit::loops::CONFIG_FIELDS,
         &earlyexit::analytics::ANALYTICS_CONFIG_FIELDS,
         &earlyexit::exit_decision::EXIT_CONFIG_FIELDS,
         &earlyexit::signal::LAYER_RESULT_FIELDS,

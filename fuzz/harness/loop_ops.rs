@@ -9,7 +9,7 @@
 
 use super::gen::{self, valid};
 use arbitrary::{Result, Unstructured};
-use earlyexit::loop_stopping::{PlateauDeltaSource, PlateauMode, ResourceUsage};
+use earlyexit::loops::{PlateauDeltaSource, PlateauMode, ResourceUsage};
 use earlyexit::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, IterationAnalytics,
     IterationResult, Naming, Recorded, Value, VerificationStatus,

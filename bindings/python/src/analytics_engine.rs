@@ -3,7 +3,7 @@
 use std::sync::Mutex;
 
 use earlyexit::analytics::{AnalyticsConfig, AnalyticsRecord, FileTarget, SavedFile, SnapshotPath};
-use earlyexit::loop_stopping::ReportedIteration;
+use earlyexit::loops::ReportedIteration;
 use earlyexit::results::AnalyticsSummary;
 use earlyexit::{DiminishingReturnsReport, ErrorCode, IterationAnalytics, Naming, Value};
 use pyo3::prelude::*;

@@ -2,7 +2,7 @@
 
 use std::sync::Mutex;
 
-use earlyexit::loop_stopping::StoppingSummary;
+use earlyexit::loops::StoppingSummary;
 use earlyexit::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, ErrorCode, IterationRecord, Naming, StoppingDecision,
     Value,
@@ -323,9 +323,7 @@ pub struct PyStoppingSummary {
 }
 
 impl PyStoppingSummary {
-    fn full(
-        &self,
-    ) -> Option<(&usize, &StoppingDecision, &earlyexit::loop_stopping::FinalRecord, &EarlyStoppingConfig)> {
+    fn full(&self) -> Option<(&usize, &StoppingDecision, &earlyexit::loops::FinalRecord, &EarlyStoppingConfig)> {
         match &self.inner {
             StoppingSummary::Empty => None,
             StoppingSummary::Full { total_iterations, decision, last, config } => {
@@ -447,7 +445,7 @@ impl PyEarlyStopping {
                 } else {
                     let got =
                         to_value(a, NoneIs::Absent).unwrap_or_else(|_| Value::Other(crate::convert::type_name(a)));
-                    return Err(raise(py, earlyexit::loop_stopping::invalid_analytics_source(Naming::Snake, &got)));
+                    return Err(raise(py, earlyexit::loops::invalid_analytics_source(Naming::Snake, &got)));
                 }
             }
         };

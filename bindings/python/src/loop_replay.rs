@@ -121,6 +121,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLoopReplay>()?;
     m.add_function(wrap_pyfunction!(replay_loops, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_loop_replay, m)?)?;
-    m.add("LOOP_PRESETS", earlyexit::loop_stopping::LOOP_PRESETS.to_vec())?;
+    m.add("LOOP_PRESETS", earlyexit::loops::LOOP_PRESETS.to_vec())?;
     Ok(())
 }

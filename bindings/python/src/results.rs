@@ -3,7 +3,7 @@
 //! field-naming errors); this file only picks the reader and wraps what it returns.
 
 use earlyexit::analytics::AnalyticsRecord;
-use earlyexit::loop_stopping::StoppingSummary;
+use earlyexit::loops::StoppingSummary;
 use earlyexit::pyramid::{Action, FailingLayer, TestPyramidResult};
 use earlyexit::results::{AnalyticsSummary, IterationSelection};
 use earlyexit::{

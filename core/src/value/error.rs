@@ -3,88 +3,54 @@
 
 use std::fmt;
 
+use crate::value::names::named_enum;
 use crate::value::text::concat;
 
-/// Stable error codes (`Error::code()` returns their snake_case string).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// A config value out of range or of the wrong type.
-    InvalidConfig,
-    /// A key that does not exist (the message suggests the closest one).
-    UnknownOption,
-    /// A loop iteration result.
-    InvalidResult,
-    /// The iteration number.
-    InvalidIteration,
-    /// A test layer's result.
-    InvalidLayerResult,
-    /// A quality signal handed to the exit decision.
-    InvalidSignal,
-    /// What an outside diminishing-returns source returned.
-    InvalidAnalytics,
-    /// A snapshot that cannot be restored.
-    InvalidSnapshot,
-    /// The pyramid step API used out of order.
-    InvalidStep,
-    /// Malformed replay input.
-    InvalidReplay,
+named_enum! {
+    /// Stable error codes (`Error::code()` returns their snake_case string).
+    pub enum ErrorCode {
+        /// A config value out of range or of the wrong type.
+        InvalidConfig = "invalid_config",
+        /// A key that does not exist (the message suggests the closest one).
+        UnknownOption = "unknown_option",
+        /// A loop iteration result.
+        InvalidResult = "invalid_result",
+        /// The iteration number.
+        InvalidIteration = "invalid_iteration",
+        /// A test layer's result.
+        InvalidLayerResult = "invalid_layer_result",
+        /// A quality signal handed to the exit decision.
+        InvalidSignal = "invalid_signal",
+        /// What an outside diminishing-returns source returned.
+        InvalidAnalytics = "invalid_analytics",
+        /// A snapshot that cannot be restored.
+        InvalidSnapshot = "invalid_snapshot",
+        /// The pyramid step API used out of order.
+        InvalidStep = "invalid_step",
+        /// Malformed replay input.
+        InvalidReplay = "invalid_replay",
+    }
 }
 
 impl ErrorCode {
-    /// Every code (keep in step with the enum): for [`ErrorCode::from_name`].
-    pub const ALL: [ErrorCode; 10] = [
-        ErrorCode::InvalidConfig,
-        ErrorCode::UnknownOption,
-        ErrorCode::InvalidResult,
-        ErrorCode::InvalidIteration,
-        ErrorCode::InvalidLayerResult,
-        ErrorCode::InvalidSignal,
-        ErrorCode::InvalidAnalytics,
-        ErrorCode::InvalidSnapshot,
-        ErrorCode::InvalidStep,
-        ErrorCode::InvalidReplay,
-    ];
-
-    /// The code spelled `name` (`"invalid_snapshot"`), if there is one.
+    /// The code spelled `name` (`"invalid_snapshot"`), if there is one: [`ErrorCode::parse`]
+    /// as a loop over the table (the smaller code in the WebAssembly module, where the JS
+    /// layer's host errors name their code).
     pub fn from_name(name: &str) -> Option<ErrorCode> {
         ErrorCode::ALL.into_iter().find(|code| code.as_str() == name)
     }
-
-    /// The stable string form, e.g. `"invalid_config"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidConfig => "invalid_config",
-            ErrorCode::UnknownOption => "unknown_option",
-            ErrorCode::InvalidResult => "invalid_result",
-            ErrorCode::InvalidIteration => "invalid_iteration",
-            ErrorCode::InvalidLayerResult => "invalid_layer_result",
-            ErrorCode::InvalidSignal => "invalid_signal",
-            ErrorCode::InvalidAnalytics => "invalid_analytics",
-            ErrorCode::InvalidSnapshot => "invalid_snapshot",
-            ErrorCode::InvalidStep => "invalid_step",
-            ErrorCode::InvalidReplay => "invalid_replay",
-        }
-    }
 }
 
-/// Whether the caller passed a value of the wrong type (JS `TypeError`, Python
-/// `EarlyExitTypeError`) or a value of the right type that is not allowed (JS `RangeError`,
-/// Python `EarlyExitError`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// Wrong type, missing required key, unknown key.
-    Type,
-    /// NaN, infinities, out of range, non-integer, unknown enum value, inconsistent state.
-    Range,
-}
-
-impl ErrorKind {
-    /// `"type"` or `"range"`, as the conformance vectors spell it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Type => "type",
-            ErrorKind::Range => "range",
-        }
+named_enum! {
+    /// Whether the caller passed a value of the wrong type (JS `TypeError`, Python
+    /// `EarlyExitTypeError`) or a value of the right type that is not allowed (JS `RangeError`,
+    /// Python `EarlyExitError`). The names are `"type"` and `"range"`, as the conformance
+    /// vectors spell them.
+    pub enum ErrorKind {
+        /// Wrong type, missing required key, unknown key.
+        Type = "type",
+        /// NaN, infinities, out of range, non-integer, unknown enum value, inconsistent state.
+        Range = "range",
     }
 }
 

@@ -1,5 +1,6 @@
-//! How fields are named: the caller's convention ([`Naming`]) and a field known under both
-//! spellings ([`FieldName`]).
+//! How things are named: the caller's convention ([`Naming`]), a field known under both
+//! spellings ([`FieldName`]), and the closed sets of names the engines speak (triggers,
+//! statuses, reasons, ...), each written once as a [`named_enum!`] table.
 
 /// How the caller spells names: JS camelCase (the seed's API) or snake_case (Python, Rust).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,3 +91,67 @@ fn snake_spelling(name: &str) -> String {
     }
     out
 }
+
+/// A closed set of names, written once as a table of `Variant = "name"` rows:
+///
+/// ```ignore
+/// named_enum! {
+///     /// The verification outcome an iteration reports.
+///     pub enum VerificationStatus {
+///         /// Verification ran and passed.
+///         Passed = "passed",
+///         /// Verification ran and failed.
+///         Failed = "failed",
+///     }
+/// }
+/// ```
+///
+/// makes the enum (`Clone, Copy, Debug, PartialEq, Eq, Hash`, attributes passed through)
+/// and, from the same rows, `ALL` (every variant, in the table's order), `NAMES` (their
+/// names, in that order), `as_str` and `parse` (a variant's name and back) and `index` (a
+/// variant's position in `ALL`). Every list a binding or a reader needs derives from these,
+/// so a new name is one new row.
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $( $(#[$variant_meta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every variant, in the table's order.
+            pub const ALL: [$name; [$($text),+].len()] = [$($name::$variant),+];
+
+            /// Every variant's name, in the order of [`Self::ALL`].
+            pub const NAMES: [&'static str; [$($text),+].len()] = [$($text),+];
+
+            /// The variant's name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+
+            /// The variant named `name`, if any.
+            pub fn parse(name: &str) -> Option<Self> {
+                match name {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+
+            /// The variant's position in [`Self::ALL`] and [`Self::NAMES`].
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
+}
+
+pub(crate) use named_enum;

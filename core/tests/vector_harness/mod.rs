@@ -5,7 +5,7 @@
 
 use earlyexit::analytics::IterationAnalytics;
 use earlyexit::exit_decision::CoherenceEarlyExit;
-use earlyexit::loop_stopping::{DiminishingReturnsReport, EarlyStopping};
+use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
 use earlyexit::pyramid::{Action, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, count_quality_partitions, LayerResult};
 use earlyexit::speculation::{self, Speculation};
@@ -483,7 +483,7 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
                     };
                     Some(Script { answers, calls: 0 })
                 }
-                other => return Err(earlyexit::loop_stopping::invalid_analytics_source(Naming::Js, &other)),
+                other => return Err(earlyexit::loops::invalid_analytics_source(Naming::Js, &other)),
             };
             Engine::Loop(EarlyStopping::from_config_value(&get("config"), Naming::Js)?, script)
         }

@@ -3,7 +3,7 @@
 //! `docs/performance-notes.md`).
 //!
 //! Each JS engine owns its compact decision state (config, counters and window, see
-//! `earlyexit::loop_state`) as a `Float64Array`. The most recently used engine's state
+//! `earlyexit::loops`) as a `Float64Array`. The most recently used engine's state
 //! sits in one scratch buffer of f64 slots shared with the native side (a `Float64Array`
 //! the napi addon reads through a pointer; a region of wasm memory), next to a few input
 //! and output slots. [`fold`] validates a record given as numbers and folds it in;
@@ -16,10 +16,9 @@
 //!
 //! `bindings/js/api.js` has the same slot table (`SLOT`); [`LAYOUT`] is checked on load.
 
-use earlyexit::loop_state::{self, LoopCounters, ObservationWindow, ObservationWindowMut, SeedCheck, Step, Verdict};
-use earlyexit::loop_stopping::{
-    self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, ReportedIteration,
-    ResourceUsage, StoppingDetails,
+use earlyexit::loops::{
+    self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, LoopCounters, ObservationWindow, ObservationWindowMut,
+    PlateauDeltaSource, PlateauMode, ReportedIteration, ResourceUsage, SeedCheck, Step, StoppingDetails, Verdict,
 };
 use earlyexit::{Observation, VerificationStatus};
 
@@ -334,7 +333,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     let iteration = at(slots, IN_ITERATION);
     let numbers = [at(slots, IN_QUALITY), at(slots, IN_CONFIDENCE), at(slots, IN_DELTA)];
     let Some(status) = status_of(at(slots, IN_STATUS)) else { return INVALID };
-    if !loop_state::record_is_valid(iteration, numbers, &usage, given(8, IN_ITERATION_NUMBER)) {
+    if !loops::record_is_valid(iteration, numbers, &usage, given(8, IN_ITERATION_NUMBER)) {
         return INVALID;
     }
     if flags & 16 != 0 && !timestamp_in_slots_is_valid(slots) {
@@ -349,7 +348,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     // `strictIterations`: a number that does not follow the last one is a re-record or an
     // error, which the JSON path tells apart (it compares the whole last record).
     let last = SlotWindow { slots }.last().map(|o| o.iteration);
-    if flags & 32 == 0 && !loop_stopping::iteration_follows(config.strict(), last, iteration as u64) {
+    if flags & 32 == 0 && !loops::iteration_follows(config.strict(), last, iteration as u64) {
         return INVALID;
     }
     let observation = Observation {
@@ -368,7 +367,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
         }
     }
     let usage = (flags & 7 != 0).then_some(&usage);
-    loop_state::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
+    loops::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
     put_counters(slots, &counters);
     // The decision is made right away, so the `shouldStop()` that usually follows needs no
     // native call of its own (the JS layer knows whether the outputs are still this engine's).
@@ -406,7 +405,7 @@ enum NoVerdict {
     InvalidReport,
     Delegate(SeedCheck, usize),
     /// The answer of one of the seed's check methods (`PLATEAU_ANSWER`).
-    Answer(Box<loop_stopping::StoppingDecision>),
+    Answer(Box<loops::StoppingDecision>),
 }
 
 /// The core's verdict over the slots; the source's report, when one was asked, is in the
@@ -414,7 +413,7 @@ enum NoVerdict {
 fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> Result<Verdict, NoVerdict> {
     let delegate = at(slots, IN_DELEGATE);
     if delegate == PLATEAU_ANSWER {
-        return Err(NoVerdict::Answer(Box::new(loop_stopping::plateau_answer(
+        return Err(NoVerdict::Answer(Box::new(loops::plateau_answer(
             config,
             &SlotWindow { slots },
             counters.recorded,
@@ -429,7 +428,7 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
             quality_delta: 0.0,
             verification_status,
         };
-        return Err(NoVerdict::Answer(Box::new(loop_stopping::high_confidence_answer(config, &record))));
+        return Err(NoVerdict::Answer(Box::new(loops::high_confidence_answer(config, &record))));
     }
     let source_mode = at(slots, IN_SOURCE);
     let report = (source_mode == 2.0).then(|| DiminishingReturnsReport {
@@ -443,19 +442,19 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
     });
     if source_mode == 2.0
         && at(slots, IN_REPORT_ITERATION_KIND) == 2.0
-        && !loop_state::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
+        && !loops::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
     {
         return Err(NoVerdict::InvalidReport);
     }
     if delegate == DIMINISHING_RETURNS_ANSWER {
-        return Err(NoVerdict::Answer(Box::new(loop_stopping::diminishing_returns_answer(report.as_ref()))));
+        return Err(NoVerdict::Answer(Box::new(loops::diminishing_returns_answer(report.as_ref()))));
     }
     // Without a report, asking the source means answering NEED_SOURCE: the JS layer asks
     // it (the core decided that it must, exactly when the seed would) and calls again.
     let source = (source_mode != 0.0).then_some(move || report.ok_or(NoVerdict::NeedSource));
     let (mask, resume) =
         if delegate > 0.0 { ((delegate as u32 % 8) as u8, (delegate as u32 / 8) as usize) } else { (0, 0) };
-    match loop_state::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
+    match loops::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
         Step::Done(verdict) => Ok(verdict),
         Step::Delegate { check, resume } => Err(NoVerdict::Delegate(check, resume)),
     }
@@ -484,7 +483,7 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
             }
         },
     };
-    put(slots, OUT_CONFIDENCE, loop_state::verdict_confidence(&verdict));
+    put(slots, OUT_CONFIDENCE, loops::verdict_confidence(&verdict));
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
     let budgets = counters.tally.budgets(config);
     put(slots, OUT_BUDGET_COUNT, budgets.len() as f64);
@@ -586,7 +585,7 @@ pub fn reason(slots: &mut [f64]) -> String {
     let config = config_of(slots);
     let counters = counters_of(slots);
     match verdict_of(slots, &config, &counters) {
-        Ok(verdict) => loop_state::verdict_reason(&config, &verdict),
+        Ok(verdict) => loops::verdict_reason(&config, &verdict),
         Err(NoVerdict::Answer(answer)) => answer.reason,
         Err(_) => String::new(),
     }
@@ -594,7 +593,7 @@ pub fn reason(slots: &mut [f64]) -> String {
 
 /// `'Diminishing returns detected: ' + reason`.
 pub fn diminishing_returns_reason(analytics_reason: &str) -> String {
-    loop_stopping::diminishing_returns_reason(analytics_reason)
+    loops::diminishing_returns_reason(analytics_reason)
 }
 
 /// Whether a record's timestamp is an RFC 3339 date-time (the record check's rule).
@@ -718,12 +717,12 @@ mod tests {
         for i in 1u32..=6 {
             assert_eq!(record(&mut slots, f64::from(i), 0.0, 0.5, 1.0, 0.0), OK);
             codes.push(decide(&mut slots));
-            let result = earlyexit::loop_stopping::IterationResult::new(0.0, 0.5, VerificationStatus::Failed, 0.0);
+            let result = earlyexit::loops::IterationResult::new(0.0, 0.5, VerificationStatus::Failed, 0.0);
             engine.record(u64::from(i), result, || "2026-01-01T00:00:00.000Z".to_string()).unwrap();
         }
         assert_eq!(codes, [2.0, 2.0, 2.0, 2.0, 2.0, CODE_NO_IMPROVEMENT]);
         let decision = engine.should_stop();
-        assert_eq!(decision.trigger, earlyexit::loop_stopping::Trigger::NoImprovement);
+        assert_eq!(decision.trigger, earlyexit::loops::Trigger::NoImprovement);
         assert_eq!(reason(&mut slots), decision.reason);
         assert_eq!(
             reason(&mut slots),

@@ -19,7 +19,7 @@ pub mod loop_replay;
 pub mod pyramid_replay_ops;
 pub mod wire;
 
-use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
+use earlyexit::loops::{self, DiminishingReturnsReport};
 use earlyexit::pyramid::{self, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
 use earlyexit::speculation::{self, Speculation};
@@ -303,7 +303,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             array(&[ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE], |c| c.to_value(Naming::Js))
         }
         op::ANALYTICS_SOURCE_ERROR => {
-            return Err(Failure::Core(loop_stopping::invalid_analytics_source(Naming::Js, arg(&args, 0))))
+            return Err(Failure::Core(loops::invalid_analytics_source(Naming::Js, arg(&args, 0))))
         }
         op if analytics_text_ops::handles(op) => return Ok(analytics_text_ops::exec(op, &args)?),
         op::RUNNER_ERROR => {
@@ -321,7 +321,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             config_answer(base.merged(arg(&args, 1), Naming::Js, root, ErrorCode::InvalidConfig)?)
         }
         op::ES_RECORD_CHECK => {
-            let (iteration, result) = loop_stopping::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            let (iteration, result) = loops::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
             // The engine's `strictIterations` and last record (validated when it was recorded),
             // judged first as the owning engine judges them: an accepted re-record answers
             // what the call returns and adds nothing.
@@ -331,13 +331,13 @@ fn exec_inner(op: u32, text: &str) -> Answer {
                 record => Some(earlyexit::IterationRecord::from_value(record, "last")?),
             };
             // `true`: an accepted re-record (the JS layer returns `{duplicate: true}`).
-            if loop_stopping::check_iteration_order(strict, last.as_ref(), iteration, &result)?.is_duplicate() {
+            if loops::check_iteration_order(strict, last.as_ref(), iteration, &result)?.is_duplicate() {
                 return Ok(Some(Value::Bool(true)));
             }
             // The engine's usage totals, when given: a record that would make one overflow is
             // refused, as the owning engine refuses it (its snapshot could not be restored).
             if let Value::Array(sums) = arg(&args, 2) {
-                let mut tally = loop_stopping::LoopTally::default();
+                let mut tally = loops::LoopTally::default();
                 for (slot, sum) in tally.sums.iter_mut().zip(sums) {
                     *slot = sum.as_f64().unwrap_or(0.0);
                 }
@@ -345,7 +345,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             }
             // A missing timestamp stays empty: the JS layer fills in its clock's time, as
             // on the fast path (an empty timestamp is never valid, so this is unambiguous).
-            loop_stopping::record_of(iteration, result, String::new).to_value()
+            loops::record_of(iteration, result, String::new).to_value()
         }
         op::ES_REPORT_CHECK => {
             report_of(arg(&args, 0))?;
@@ -399,8 +399,8 @@ fn history_check(args: &[Value]) -> Answer {
     }
     let first = index_of(arg(args, 1));
     let root = arg(args, 1).as_str();
-    let path = |i: usize| root.map_or_else(|| loop_stopping::history_path(first + i), str::to_string);
-    loop_stopping::check_history(arg(args, 0), path, sums)?;
+    let path = |i: usize| root.map_or_else(|| loops::history_path(first + i), str::to_string);
+    loops::check_history(arg(args, 0), path, sums)?;
     Ok(None)
 }
 
@@ -412,23 +412,23 @@ fn config_answer(config: EarlyStoppingConfig) -> Value {
 
 /// What the JS layer caches once: names by code, the constant answers and the limits.
 fn loop_constants() -> Value {
-    use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
+    use earlyexit::loops::{Budget, Trigger, VerificationStatus};
     let triggers = array(&Trigger::ALL, |t| Value::string(t.as_str()));
     let budgets = array(&Budget::ALL, |b| Value::string(b.as_str()));
-    let statuses = array(&VerificationStatus::ALL, |s| Value::string(*s));
+    let statuses = array(&VerificationStatus::ALL, |s| Value::string(s.as_str()));
     Value::object(vec![
         ("layout", Value::Number(f64::from(fast::LAYOUT))),
         ("triggers", triggers),
         ("budgets", budgets),
         ("statuses", statuses),
-        ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
-        ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
-        ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
+        ("noIterations", Value::string(loops::REASON_NO_ITERATIONS)),
+        ("continue", Value::string(loops::REASON_CONTINUE)),
+        ("emptySummary", earlyexit::loops::StoppingSummary::empty_value()),
         ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
         ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
         ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
-        ("recordFields", field_names(&loop_stopping::RESULT_FIELDS)),
+        ("recordFields", field_names(&loops::RESULT_FIELDS)),
         ("analyticsRecordFields", field_names(&earlyexit::analytics::RECORD_FIELDS)),
         ("limits", limits()),
     ])

@@ -15,9 +15,10 @@
 
 use std::collections::VecDeque;
 
-use crate::loop_stopping::{
-    self, BestIteration, DiminishingReturnsReport, EarlyStoppingConfig, LoopTally, Observation, ResourceUsage,
-    StoppingDecision, StoppingDetails,
+use crate::loops::config::EarlyStoppingConfig;
+use crate::loops::stopping::{
+    self, BestIteration, DiminishingReturnsReport, LoopTally, Observation, ResourceUsage, StoppingDecision,
+    StoppingDetails,
 };
 use crate::value::{check_integer, check_range, MAX_SAFE_INTEGER};
 
@@ -188,7 +189,7 @@ pub enum Step {
 }
 
 /// The seed's `shouldStop()` decision over the compact state, in the order of checks the
-/// [`loop_stopping`] module documents. `source` is asked (at most once) only when nothing
+/// [`loops`](crate::loops) module documents. `source` is asked (at most once) only when nothing
 /// before the diminishing-returns check stopped and `enable_diminishing_returns` is on.
 pub fn verdict<E, F>(
     config: &EarlyStoppingConfig,
@@ -228,18 +229,18 @@ where
     let delegated = |check: SeedCheck| delegated & check.bit() != 0;
     // 0, 1. Hard limits first: a spent budget or the iteration cap stops whatever the quality.
     if start == 0 {
-        if let Some(details) = loop_stopping::budget_details(&counters.tally.budgets(config)) {
+        if let Some(details) = stopping::budget_details(&counters.tally.budgets(config)) {
             return stop(details);
         }
     }
     if start <= 1 {
-        if let Some(details) = loop_stopping::max_iterations_details(config, recorded) {
+        if let Some(details) = stopping::max_iterations_details(config, recorded) {
             return stop(details);
         }
     }
     // 2. Warm-up gates every quality trigger (and the outside source is not asked).
     if start <= 2 {
-        if let Some(min) = loop_stopping::warm_up_min(config, recorded) {
+        if let Some(min) = stopping::warm_up_min(config, recorded) {
             return Ok(Step::Done(Verdict::WarmUp { recorded, min }));
         }
     }
@@ -248,7 +249,7 @@ where
         if delegated(SeedCheck::HighConfidence) {
             return delegate(SeedCheck::HighConfidence, 4);
         }
-        if let Some(details) = loop_stopping::high_confidence_details(config, &last) {
+        if let Some(details) = stopping::high_confidence_details(config, &last) {
             return stop(details);
         }
     }
@@ -257,18 +258,18 @@ where
         if delegated(SeedCheck::QualityPlateau) {
             return delegate(SeedCheck::QualityPlateau, 5);
         }
-        if let Some(details) = loop_stopping::plateau_details(config, window) {
+        if let Some(details) = stopping::plateau_details(config, window) {
             return stop(details);
         }
     }
     // 5, 6. The options' give-up rules.
     if start <= 5 {
-        if let Some(details) = loop_stopping::regression_details(config, &counters.tally) {
+        if let Some(details) = stopping::regression_details(config, &counters.tally) {
             return stop(details);
         }
     }
     if start <= 6 {
-        if let Some(details) = loop_stopping::no_improvement_details(config, &counters.tally) {
+        if let Some(details) = stopping::no_improvement_details(config, &counters.tally) {
             return stop(details);
         }
     }
@@ -278,7 +279,7 @@ where
             if delegated(SeedCheck::DiminishingReturns) {
                 return delegate(SeedCheck::DiminishingReturns, 8);
             }
-            if let Some(details) = loop_stopping::diminishing_returns_details(&source()?) {
+            if let Some(details) = stopping::diminishing_returns_details(&source()?) {
                 return stop(details);
             }
         }
@@ -301,9 +302,7 @@ pub fn bare_decision(config: &EarlyStoppingConfig, verdict: Verdict) -> Stopping
     let confidence = verdict_confidence(&verdict);
     let reason = verdict_reason(config, &verdict);
     match verdict {
-        Verdict::Stop(details) => {
-            StoppingDecision::stop(reason, confidence, loop_stopping::stop_trigger(&details), details)
-        }
+        Verdict::Stop(details) => StoppingDecision::stop(reason, confidence, stopping::stop_trigger(&details), details),
         _ => StoppingDecision::go_on(&reason, confidence),
     }
 }
@@ -312,10 +311,10 @@ pub fn bare_decision(config: &EarlyStoppingConfig, verdict: Verdict) -> Stopping
 /// source's reason from the details).
 pub fn verdict_reason(config: &EarlyStoppingConfig, verdict: &Verdict) -> String {
     match verdict {
-        Verdict::NoIterations => loop_stopping::REASON_NO_ITERATIONS.to_string(),
+        Verdict::NoIterations => stopping::REASON_NO_ITERATIONS.to_string(),
         Verdict::WarmUp { recorded, min } => warm_up_reason(*recorded, *min),
-        Verdict::Continue => loop_stopping::REASON_CONTINUE.to_string(),
-        Verdict::Stop(details) => loop_stopping::stop_reason(config, details),
+        Verdict::Continue => stopping::REASON_CONTINUE.to_string(),
+        Verdict::Stop(details) => stopping::stop_reason(config, details),
     }
 }
 
@@ -331,7 +330,7 @@ pub fn verdict_confidence(verdict: &Verdict) -> f64 {
     match verdict {
         Verdict::NoIterations | Verdict::WarmUp { .. } => 1.0,
         Verdict::Continue => 0.7,
-        Verdict::Stop(details) => loop_stopping::stop_confidence(details),
+        Verdict::Stop(details) => stopping::stop_confidence(details),
     }
 }
 
@@ -348,7 +347,7 @@ pub fn warm_up_reason(recorded: u64, min: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loop_stopping::{IterationResult, Trigger};
+    use crate::loops::{IterationResult, Trigger};
     use crate::{EarlyStopping, VerificationStatus};
 
     /// The replay's `decide_over` (a history slice) and the owning engine (counters and a
@@ -382,8 +381,7 @@ mod tests {
                 tally.observe(&o, None, config.regression_tolerance);
                 history.push(o);
                 let none = None::<fn() -> Result<DiminishingReturnsReport, ()>>;
-                let replayed =
-                    loop_stopping::decide_over(&config, &history, &tally, none).unwrap_or_else(|()| panic!());
+                let replayed = stopping::decide_over(&config, &history, &tally, none).unwrap_or_else(|()| panic!());
                 let decided = engine.should_stop();
                 assert_eq!(
                     (replayed.stop, replayed.trigger, &replayed.reason),

@@ -1,610 +1,34 @@
-//! Engine 1: should an agent's refinement loop stop? (seed 000, `early-stopping.mjs`)
-//!
-//! # Order of checks in [`EarlyStopping::should_stop_with`]
-//!
-//! The seed's order, first stop wins, with the opt-in options (all off by default, so the
-//! default output is the seed's) placed deliberately around it:
-//! 1. empty history: go on, `'No iterations completed yet'`, confidence 1.0;
-//! 2. *hard limits* (opt-in), before any quality trigger because they bound cost whatever
-//!    the quality says: budgets (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`, in
-//!    that order; trigger `budget_exhausted`), then `maxIterations` (`max_iterations`);
-//! 3. *warm-up* (opt-in `minIterations`): while fewer iterations are recorded, go on with
-//!    `'Warm-up: iteration N of M'`; no quality trigger stops and the outside source is not asked;
-//! 4. high confidence on the last record (confidence >= `high_confidence_threshold` and
-//!    quality >= `min_quality_threshold`, and with `require_verification` a `passed`
-//!    verification; a high-confidence record that is not verified falls through);
-//! 5. quality plateau (if enabled) over the last `plateau_consecutive_count` records
-//!    (opt-in `plateauDeltaSource`, `plateauMode`; with `plateauMinQuality` a window holding
-//!    a record below that quality is no plateau);
-//! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`), then no
-//!    improvement (opt-in `noImprovementPatience`: that many records in a row brought no new
-//!    best quality; the explicit give-up rule of the `recommended` preset);
-//! 7. diminishing returns from an outside source (if enabled and one is attached), asked
-//!    only when nothing above stopped (it may be costly, as in the seed);
-//! 8. otherwise go on, `'Continuing iteration - no stopping criteria met'`, confidence 0.7.
-//!
-//! Every decision also carries the best iteration so far (`best_iteration`,
-//! `best_quality_score`) and, once a budget is configured, `budgets`.
-//!
-//! Why hard limits first: a budget or a cap bounds what the loop may spend whatever the
-//! quality says, so when a budget runs out in the same step as a plateau (or high
-//! confidence) the decision is `budget_exhausted`, the reason that holds unconditionally.
-//! The options, their reasons and details are described in `docs/loop-options.md`.
-//!
-//! This order is written once, in [`loop_state::verdict`]: the owning engine, the replay
-//! ([`decide_over`]) and the JS fast path (`bindings/js/fast`) all call it, so they cannot drift.
-//!
-//! The rules are also offered as stateless functions ([`check_high_confidence`],
-//! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
-//! can keep the decision state in a buffer it owns and call the core without a native
-//! object per engine (see `performance.md`).
+//! The loop engine's records, decisions, rules and the owning engine (being split into
+//! their own files).
 
-use crate::loop_state::{self, LoopCounters, ObservationWindow};
+use crate::loops::config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, DEFAULT_REGRESSION_PATIENCE};
+use crate::loops::state::{self, LoopCounters, ObservationWindow};
+use crate::loops::vocabulary::{Budget, Trigger, VerificationStatus};
 use crate::num;
 use crate::time;
-use crate::value::field_name;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
-
-/// The verification outcome an iteration reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum VerificationStatus {
-    /// Verification ran and passed.
-    Passed,
-    /// Verification ran and failed.
-    Failed,
-    /// Verification was not run.
-    Skipped,
-}
-
-impl VerificationStatus {
-    /// The seed's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VerificationStatus::Passed => "passed",
-            VerificationStatus::Failed => "failed",
-            VerificationStatus::Skipped => "skipped",
-        }
-    }
-
-    /// Parses the seed's spelling.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "passed" => Some(VerificationStatus::Passed),
-            "failed" => Some(VerificationStatus::Failed),
-            "skipped" => Some(VerificationStatus::Skipped),
-            _ => None,
-        }
-    }
-
-    /// All statuses, in the seed's order.
-    pub const ALL: [&'static str; 3] = ["passed", "failed", "skipped"];
-}
-
-/// Which criterion stopped the loop (`'none'` when it goes on).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Trigger {
-    /// Nothing stopped.
-    None,
-    /// High confidence (with verification passed, when required).
-    HighConfidence,
-    /// Quality plateau.
-    QualityPlateau,
-    /// Diminishing returns reported by the analytics source.
-    DiminishingReturns,
-    /// Opt-in hard limit `maxIterations` reached.
-    MaxIterations,
-    /// Opt-in budget (tokens, cost, wall-clock) exceeded.
-    BudgetExhausted,
-    /// Opt-in regression guard: quality stayed below the best for too long.
-    QualityRegression,
-    /// Opt-in give-up rule: `noImprovementPatience` records in a row without a new best.
-    NoImprovement,
-}
-
-impl Trigger {
-    /// Every trigger, the seed's four first.
-    pub const ALL: [Trigger; 8] = [
-        Trigger::None,
-        Trigger::HighConfidence,
-        Trigger::QualityPlateau,
-        Trigger::DiminishingReturns,
-        Trigger::MaxIterations,
-        Trigger::BudgetExhausted,
-        Trigger::QualityRegression,
-        Trigger::NoImprovement,
-    ];
-
-    /// The seed's spelling (and the options' triggers in the same style).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Trigger::None => "none",
-            Trigger::HighConfidence => "high_confidence",
-            Trigger::QualityPlateau => "quality_plateau",
-            Trigger::DiminishingReturns => "diminishing_returns",
-            Trigger::MaxIterations => "max_iterations",
-            Trigger::BudgetExhausted => "budget_exhausted",
-            Trigger::QualityRegression => "quality_regression",
-            Trigger::NoImprovement => "no_improvement",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        Trigger::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-}
-
-/// The three opt-in budgets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Budget {
-    /// Sum of `tokens_used` (`maxTotalTokens`).
-    Tokens,
-    /// Sum of `token_cost_usd` (`maxTotalCostUsd`).
-    CostUsd,
-    /// Sum of `execution_time_ms` (`maxWallClockMs`).
-    WallClockMs,
-}
-
-impl Budget {
-    /// Every budget, in the order of the fast path's slots and the decision's `budgets` list.
-    pub const ALL: [Budget; 3] = [Budget::Tokens, Budget::CostUsd, Budget::WallClockMs];
-
-    /// `'tokens'`, `'cost_usd'`, `'wall_clock_ms'`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Budget::Tokens => "tokens",
-            Budget::CostUsd => "cost_usd",
-            Budget::WallClockMs => "wall_clock_ms",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        Budget::ALL.into_iter().find(|b| b.as_str() == s)
-    }
-
-    fn index(self) -> usize {
-        match self {
-            Budget::Tokens => 0,
-            Budget::CostUsd => 1,
-            Budget::WallClockMs => 2,
-        }
-    }
-
-    /// The record field the budget sums.
-    pub fn field(self) -> &'static str {
-        match self {
-            Budget::Tokens => "tokens_used",
-            Budget::CostUsd => "token_cost_usd",
-            Budget::WallClockMs => "execution_time_ms",
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Configuration
-// ---------------------------------------------------------------------------------------
-
-const HIGH_CONFIDENCE_THRESHOLD: FieldName = field_name!("highConfidenceThreshold", "high_confidence_threshold");
-const PLATEAU_CONSECUTIVE_COUNT: FieldName = field_name!("plateauConsecutiveCount", "plateau_consecutive_count");
-const PLATEAU_IMPROVEMENT_THRESHOLD: FieldName =
-    field_name!("plateauImprovementThreshold", "plateau_improvement_threshold");
-const MIN_QUALITY_THRESHOLD: FieldName = field_name!("minQualityThreshold", "min_quality_threshold");
-const REQUIRE_VERIFICATION: FieldName = field_name!("requireVerification", "require_verification");
-const ENABLE_PLATEAU_DETECTION: FieldName = field_name!("enablePlateauDetection", "enable_plateau_detection");
-const ENABLE_DIMINISHING_RETURNS: FieldName = field_name!("enableDiminishingReturns", "enable_diminishing_returns");
-const PLATEAU_DELTA_SOURCE: FieldName = field_name!("plateauDeltaSource", "plateau_delta_source");
-const PLATEAU_MODE: FieldName = field_name!("plateauMode", "plateau_mode");
-const MIN_ITERATIONS: FieldName = field_name!("minIterations", "min_iterations");
-const MAX_ITERATIONS: FieldName = field_name!("maxIterations", "max_iterations");
-const MAX_TOTAL_TOKENS: FieldName = field_name!("maxTotalTokens", "max_total_tokens");
-const MAX_TOTAL_COST_USD: FieldName = field_name!("maxTotalCostUsd", "max_total_cost_usd");
-const MAX_WALL_CLOCK_MS: FieldName = field_name!("maxWallClockMs", "max_wall_clock_ms");
-const REGRESSION_TOLERANCE: FieldName = field_name!("regressionTolerance", "regression_tolerance");
-const REGRESSION_PATIENCE: FieldName = field_name!("regressionPatience", "regression_patience");
-const PLATEAU_MIN_QUALITY: FieldName = field_name!("plateauMinQuality", "plateau_min_quality");
-const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", "no_improvement_patience");
-const STRICT_ITERATIONS: FieldName = field_name!("strictIterations", "strict_iterations");
-
-/// Every config key: the seed's seven in its order, then the opt-in options.
-pub const CONFIG_FIELDS: &[FieldName] = &[
-    HIGH_CONFIDENCE_THRESHOLD,
-    PLATEAU_CONSECUTIVE_COUNT,
-    PLATEAU_IMPROVEMENT_THRESHOLD,
-    MIN_QUALITY_THRESHOLD,
-    REQUIRE_VERIFICATION,
-    ENABLE_PLATEAU_DETECTION,
-    ENABLE_DIMINISHING_RETURNS,
-    PLATEAU_DELTA_SOURCE,
-    PLATEAU_MODE,
-    MIN_ITERATIONS,
-    MAX_ITERATIONS,
-    MAX_TOTAL_TOKENS,
-    MAX_TOTAL_COST_USD,
-    MAX_WALL_CLOCK_MS,
-    REGRESSION_TOLERANCE,
-    REGRESSION_PATIENCE,
-    PLATEAU_MIN_QUALITY,
-    NO_IMPROVEMENT_PATIENCE,
-    STRICT_ITERATIONS,
-];
-
-/// Where the plateau rule takes each step's change from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PlateauDeltaSource {
-    /// The caller's `quality_delta` (the seed's behaviour).
-    Reported,
-    /// This record's quality minus the previous record's.
-    Computed,
-}
-
-impl PlateauDeltaSource {
-    /// `'reported'` or `'computed'`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlateauDeltaSource::Reported => "reported",
-            PlateauDeltaSource::Computed => "computed",
-        }
-    }
-}
-
-/// How the plateau rule measures a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PlateauMode {
-    /// `|delta| / previous quality`, threshold a fraction 0..=1 (the seed's behaviour).
-    Relative,
-    /// `|delta|` in quality points, threshold 0..=100.
-    Absolute,
-}
-
-impl PlateauMode {
-    /// `'relative'` or `'absolute'`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlateauMode::Relative => "relative",
-            PlateauMode::Absolute => "absolute",
-        }
-    }
-}
-
-/// `EarlyStoppingConfig` with the seed's defaults ([`EarlyStoppingConfig::default`]). The
-/// options after the seed's seven are opt-in: `None` keeps the seed's behaviour, and only
-/// options that were set appear in `getConfig()`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EarlyStoppingConfig {
-    /// Confidence at or above which a (verified) record stops the loop; 0..=1, default 0.95.
-    pub high_confidence_threshold: f64,
-    /// How many most recent records form a plateau; integer >= 2, default 3.
-    pub plateau_consecutive_count: u64,
-    /// Improvement below which a step counts as flat; 0..=1 (0..=100 points in absolute
-    /// plateau mode), default 0.02.
-    pub plateau_improvement_threshold: f64,
-    /// Quality a high-confidence stop needs; 0..=100, default 70.
-    pub min_quality_threshold: f64,
-    /// Whether a high-confidence stop needs `verification_status == passed`; default true.
-    pub require_verification: bool,
-    /// Whether the plateau check runs; default true.
-    pub enable_plateau_detection: bool,
-    /// Whether an attached diminishing-returns source is asked; default true.
-    pub enable_diminishing_returns: bool,
-    /// Opt-in: where plateau deltas come from (default reported).
-    pub plateau_delta_source: Option<PlateauDeltaSource>,
-    /// Opt-in: relative or absolute plateau threshold (default relative).
-    pub plateau_mode: Option<PlateauMode>,
-    /// Opt-in warm-up: no quality trigger stops while fewer iterations are recorded; >= 1.
-    pub min_iterations: Option<u64>,
-    /// Opt-in hard limit: stop once this many iterations are recorded; >= 1.
-    pub max_iterations: Option<u64>,
-    /// Opt-in budget over the sum of `tokens_used`; finite >= 0.
-    pub max_total_tokens: Option<f64>,
-    /// Opt-in budget over the sum of `token_cost_usd`; finite >= 0.
-    pub max_total_cost_usd: Option<f64>,
-    /// Opt-in budget over the sum of `execution_time_ms`; finite >= 0.
-    pub max_wall_clock_ms: Option<f64>,
-    /// Opt-in regression guard: points below the best that count as a regression; 0..=100.
-    pub regression_tolerance: Option<f64>,
-    /// Iterations a regression must last to stop (needs `regression_tolerance`); >= 1, default 2.
-    pub regression_patience: Option<u64>,
-    /// Opt-in quality gate of the plateau rule: a window whose lowest quality is below this
-    /// is not a plateau of good work (a run stuck at 0 is not done, it is failing); 0..=100.
-    pub plateau_min_quality: Option<f64>,
-    /// Opt-in give-up rule: stop (trigger `no_improvement`) once this many records in a row
-    /// brought no new best quality; integer >= 1.
-    pub no_improvement_patience: Option<u64>,
-    /// Opt-in resume safety: iteration numbers must increase, and re-recording the last
-    /// iteration with the same result is accepted without changing anything (see
-    /// [`check_iteration_order`]); `None` and `Some(false)` keep the seed's behaviour.
-    pub strict_iterations: Option<bool>,
-}
-
-impl Default for EarlyStoppingConfig {
-    /// The seed's `DEFAULT_CONFIG`, no option set.
-    fn default() -> Self {
-        EarlyStoppingConfig {
-            high_confidence_threshold: 0.95,
-            plateau_consecutive_count: 3,
-            plateau_improvement_threshold: 0.02,
-            min_quality_threshold: 70.0,
-            require_verification: true,
-            enable_plateau_detection: true,
-            enable_diminishing_returns: true,
-            plateau_delta_source: None,
-            plateau_mode: None,
-            min_iterations: None,
-            max_iterations: None,
-            max_total_tokens: None,
-            max_total_cost_usd: None,
-            max_wall_clock_ms: None,
-            regression_tolerance: None,
-            regression_patience: None,
-            plateau_min_quality: None,
-            no_improvement_patience: None,
-            strict_iterations: None,
-        }
-    }
-}
-
-/// Patience of the regression guard when only a tolerance is configured.
-pub const DEFAULT_REGRESSION_PATIENCE: u64 = 2;
-
-/// The named loop presets: `seed` (the seed's `DEFAULT_CONFIG`, the default everywhere) and
-/// `recommended` (see [`EarlyStoppingConfig::recommended`]).
-pub const LOOP_PRESETS: [&str; 2] = ["seed", "recommended"];
-
-impl EarlyStoppingConfig {
-    /// The `recommended` preset, measured by replay on real agent runs (`docs/replay.md`):
-    /// stop on a verified pass that also shows high confidence and quality (verification is
-    /// evidence next to the quality score, not proof on its own); count a plateau only when
-    /// every record of the window reaches 70 points and the *computed* change stays under 1
-    /// point, over 5 records (a run stuck at 0 is failing, not done); give up explicitly after
-    /// 5 iterations without a new best; no outside diminishing-returns source (its relative rule cannot
-    /// tell a run stuck at 0 from a finished one). Return `best_iteration`, not the last
-    /// output: the preset is tuned for that. Iteration numbers must increase
-    /// (`strictIterations`), so a loop resumed from a snapshot cannot count an iteration twice.
-    pub fn recommended() -> Self {
-        EarlyStoppingConfig {
-            plateau_consecutive_count: 5,
-            plateau_improvement_threshold: 1.0,
-            plateau_delta_source: Some(PlateauDeltaSource::Computed),
-            plateau_mode: Some(PlateauMode::Absolute),
-            plateau_min_quality: Some(70.0),
-            no_improvement_patience: Some(5),
-            enable_diminishing_returns: false,
-            strict_iterations: Some(true),
-            ..EarlyStoppingConfig::default()
-        }
-    }
-
-    /// Whether `strictIterations` is on (set and `true`).
-    pub fn strict(&self) -> bool {
-        self.strict_iterations == Some(true)
-    }
-
-    /// A named preset ([`LOOP_PRESETS`]), or `None` for an unknown name.
-    pub fn preset(name: &str) -> Option<Self> {
-        match name {
-            "seed" => Some(EarlyStoppingConfig::default()),
-            "recommended" => Some(EarlyStoppingConfig::recommended()),
-            _ => None,
-        }
-    }
-
-    /// A named preset from a host value (`field` names the argument in errors): a string
-    /// that is one of [`LOOP_PRESETS`], else `invalid_config`.
-    pub fn preset_value(name: &Value, field: &str) -> Result<Self> {
-        let text = match name {
-            Value::String(s) => s.as_str(),
-            other => {
-                return Err(Error::new(
-                    ErrorCode::InvalidConfig,
-                    ErrorKind::Type,
-                    field,
-                    value::concat(&[field, " must be a string, got ", &other.describe()]),
-                ))
-            }
-        };
-        EarlyStoppingConfig::preset(text).ok_or_else(|| {
-            Error::new(
-                ErrorCode::InvalidConfig,
-                ErrorKind::Range,
-                field,
-                value::concat(&[
-                    field,
-                    " must be one of '",
-                    &value::join(&LOOP_PRESETS, "', '"),
-                    "', got ",
-                    &name.describe(),
-                ]),
-            )
-        })
-    }
-}
-
-impl EarlyStoppingConfig {
-    /// Checks every value of a config built in Rust (field names in snake_case).
-    pub fn validate(&self) -> Result<()> {
-        EarlyStoppingConfig::default()
-            .merged_at(&self.to_value(Naming::Snake), Naming::Snake, "", "config", ErrorCode::InvalidConfig)
-            .map(|_| ())
-    }
-
-    /// Merges a partial config object over `self` (the seed's `{...base, ...options}`),
-    /// validating every key; `root` names the argument in errors (`config`, `options`).
-    /// `null` merges nothing, as spreading `null` does in JavaScript.
-    pub fn merged(&self, options: &Value, naming: Naming, root: &str, code: ErrorCode) -> Result<Self> {
-        if matches!(options, Value::Null) {
-            return Ok(self.clone());
-        }
-        self.merged_at(options, naming, "", root, code)
-    }
-
-    pub(crate) fn merged_at(
-        &self,
-        options: &Value,
-        naming: Naming,
-        path: &str,
-        root: &str,
-        code: ErrorCode,
-    ) -> Result<Self> {
-        let reader = ObjectReader::new(options, path, root, naming, code)?;
-        reader.reject_unknown(CONFIG_FIELDS)?;
-        let mut c = self.clone();
-        let has = |f: FieldName| reader.get(f).is_some();
-        if has(HIGH_CONFIDENCE_THRESHOLD) {
-            c.high_confidence_threshold = reader.number(HIGH_CONFIDENCE_THRESHOLD, 0.0, 1.0)?;
-        }
-        if has(PLATEAU_CONSECUTIVE_COUNT) {
-            c.plateau_consecutive_count = reader.integer(PLATEAU_CONSECUTIVE_COUNT, 2, MAX_SAFE_INTEGER)?;
-        }
-        if has(PLATEAU_IMPROVEMENT_THRESHOLD) {
-            // The range depends on the plateau mode, checked below once the mode is known.
-            c.plateau_improvement_threshold = reader.number(PLATEAU_IMPROVEMENT_THRESHOLD, 0.0, 100.0)?;
-        }
-        if has(MIN_QUALITY_THRESHOLD) {
-            c.min_quality_threshold = reader.number(MIN_QUALITY_THRESHOLD, 0.0, 100.0)?;
-        }
-        if has(REQUIRE_VERIFICATION) {
-            c.require_verification = reader.boolean(REQUIRE_VERIFICATION)?;
-        }
-        if has(ENABLE_PLATEAU_DETECTION) {
-            c.enable_plateau_detection = reader.boolean(ENABLE_PLATEAU_DETECTION)?;
-        }
-        if has(ENABLE_DIMINISHING_RETURNS) {
-            c.enable_diminishing_returns = reader.boolean(ENABLE_DIMINISHING_RETURNS)?;
-        }
-        if has(PLATEAU_DELTA_SOURCE) {
-            c.plateau_delta_source = Some(match reader.choice(PLATEAU_DELTA_SOURCE, &["reported", "computed"])? {
-                "computed" => PlateauDeltaSource::Computed,
-                _ => PlateauDeltaSource::Reported,
-            });
-        }
-        if has(PLATEAU_MODE) {
-            c.plateau_mode = Some(match reader.choice(PLATEAU_MODE, &["relative", "absolute"])? {
-                "absolute" => PlateauMode::Absolute,
-                _ => PlateauMode::Relative,
-            });
-        }
-        if has(MIN_ITERATIONS) {
-            c.min_iterations = Some(reader.integer(MIN_ITERATIONS, 1, MAX_SAFE_INTEGER)?);
-        }
-        if has(MAX_ITERATIONS) {
-            c.max_iterations = Some(reader.integer(MAX_ITERATIONS, 1, MAX_SAFE_INTEGER)?);
-        }
-        if has(MAX_TOTAL_TOKENS) {
-            c.max_total_tokens = Some(reader.number(MAX_TOTAL_TOKENS, 0.0, f64::MAX)?);
-        }
-        if has(MAX_TOTAL_COST_USD) {
-            c.max_total_cost_usd = Some(reader.number(MAX_TOTAL_COST_USD, 0.0, f64::MAX)?);
-        }
-        if has(MAX_WALL_CLOCK_MS) {
-            c.max_wall_clock_ms = Some(reader.number(MAX_WALL_CLOCK_MS, 0.0, f64::MAX)?);
-        }
-        if has(REGRESSION_TOLERANCE) {
-            c.regression_tolerance = Some(reader.number(REGRESSION_TOLERANCE, 0.0, 100.0)?);
-        }
-        if has(REGRESSION_PATIENCE) {
-            c.regression_patience = Some(reader.integer(REGRESSION_PATIENCE, 1, MAX_SAFE_INTEGER)?);
-        }
-        if has(PLATEAU_MIN_QUALITY) {
-            c.plateau_min_quality = Some(reader.number(PLATEAU_MIN_QUALITY, 0.0, 100.0)?);
-        }
-        if has(NO_IMPROVEMENT_PATIENCE) {
-            c.no_improvement_patience = Some(reader.integer(NO_IMPROVEMENT_PATIENCE, 1, MAX_SAFE_INTEGER)?);
-        }
-        if has(STRICT_ITERATIONS) {
-            c.strict_iterations = Some(reader.boolean(STRICT_ITERATIONS)?);
-        }
-        // Cross-field rules, reported on a key this call gave (the error must name what the
-        // caller can fix here): the first key of the pair when it was given, else the second,
-        // which no longer fits the value already configured.
-        let inconsistent = |field: FieldName, why: &str| {
-            let name = value::join_path(path, field.spelled(naming));
-            Err(Error::new(code, ErrorKind::Range, name.clone(), value::concat(&[&name, " ", why])))
-        };
-        if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
-            let threshold = num::to_js_string(c.plateau_improvement_threshold);
-            if has(PLATEAU_IMPROVEMENT_THRESHOLD) || !has(PLATEAU_MODE) {
-                let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
-                return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &value::concat(&[why, &threshold]));
-            }
-            let why = "'relative' needs plateauImprovementThreshold between 0 and 1 (a fraction), which is ";
-            return inconsistent(PLATEAU_MODE, &value::concat(&[why, &threshold]));
-        }
-        if let (Some(min), Some(max)) = (c.min_iterations, c.max_iterations) {
-            if min > max {
-                if has(MIN_ITERATIONS) || !has(MAX_ITERATIONS) {
-                    return inconsistent(
-                        MIN_ITERATIONS,
-                        &value::concat(&["must not exceed maxIterations (", &num::uint_string(max), ")"]),
-                    );
-                }
-                return inconsistent(
-                    MAX_ITERATIONS,
-                    &value::concat(&["must not be below minIterations (", &num::uint_string(min), ")"]),
-                );
-            }
-        }
-        if c.regression_patience.is_some() && c.regression_tolerance.is_none() {
-            return inconsistent(REGRESSION_PATIENCE, "needs regressionTolerance to be set");
-        }
-        Ok(c)
-    }
-
-    /// The config as the seed's `getConfig()` returns it: the seed's keys in its order,
-    /// then the opt-in options that are set.
-    pub fn to_value(&self, naming: Naming) -> Value {
-        let mut o = ObjectBuilder::new();
-        o.number(HIGH_CONFIDENCE_THRESHOLD.spelled(naming), self.high_confidence_threshold)
-            .number(PLATEAU_CONSECUTIVE_COUNT.spelled(naming), self.plateau_consecutive_count as f64)
-            .number(PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming), self.plateau_improvement_threshold)
-            .number(MIN_QUALITY_THRESHOLD.spelled(naming), self.min_quality_threshold)
-            .boolean(REQUIRE_VERIFICATION.spelled(naming), self.require_verification)
-            .boolean(ENABLE_PLATEAU_DETECTION.spelled(naming), self.enable_plateau_detection)
-            .boolean(ENABLE_DIMINISHING_RETURNS.spelled(naming), self.enable_diminishing_returns);
-        if let Some(source) = self.plateau_delta_source {
-            o.string(PLATEAU_DELTA_SOURCE.spelled(naming), source.as_str());
-        }
-        if let Some(mode) = self.plateau_mode {
-            o.string(PLATEAU_MODE.spelled(naming), mode.as_str());
-        }
-        let count = |n: Option<u64>| n.map(|n| n as f64);
-        o.some_number(MIN_ITERATIONS.spelled(naming), count(self.min_iterations))
-            .some_number(MAX_ITERATIONS.spelled(naming), count(self.max_iterations))
-            .some_number(MAX_TOTAL_TOKENS.spelled(naming), self.max_total_tokens)
-            .some_number(MAX_TOTAL_COST_USD.spelled(naming), self.max_total_cost_usd)
-            .some_number(MAX_WALL_CLOCK_MS.spelled(naming), self.max_wall_clock_ms)
-            .some_number(REGRESSION_TOLERANCE.spelled(naming), self.regression_tolerance)
-            .some_number(REGRESSION_PATIENCE.spelled(naming), count(self.regression_patience))
-            .some_number(PLATEAU_MIN_QUALITY.spelled(naming), self.plateau_min_quality)
-            .some_number(NO_IMPROVEMENT_PATIENCE.spelled(naming), count(self.no_improvement_patience));
-        if let Some(strict) = self.strict_iterations {
-            o.boolean(STRICT_ITERATIONS.spelled(naming), strict);
-        }
-        o.build()
-    }
-
-    #[inline]
-    fn budgets(&self) -> [(Budget, Option<f64>); 3] {
-        [
-            (Budget::Tokens, self.max_total_tokens),
-            (Budget::CostUsd, self.max_total_cost_usd),
-            (Budget::WallClockMs, self.max_wall_clock_ms),
-        ]
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Records
 // ---------------------------------------------------------------------------------------
 
 const ITERATION_NUMBER: FieldName = FieldName::same("iteration_number");
+
 const QUALITY_SCORE: FieldName = FieldName::same("quality_score");
+
 const CONFIDENCE: FieldName = FieldName::same("confidence");
+
 const VERIFICATION_STATUS: FieldName = FieldName::same("verification_status");
+
 const QUALITY_DELTA: FieldName = FieldName::same("quality_delta");
+
 const TIMESTAMP: FieldName = FieldName::same("timestamp");
+
 const TOKENS_USED: FieldName = FieldName::same("tokens_used");
+
 const TOKEN_COST_USD: FieldName = FieldName::same("token_cost_usd");
+
 const EXECUTION_TIME_MS: FieldName = FieldName::same("execution_time_ms");
 
 /// The keys an iteration result may have, in the design page's table order.
@@ -707,7 +131,7 @@ impl IterationResult {
         reader.reject_unknown(&RESULT_FIELDS)?;
         let quality_score = reader.number(QUALITY_SCORE, 0.0, 100.0)?;
         let confidence = reader.number(CONFIDENCE, 0.0, 1.0)?;
-        let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::ALL)?;
+        let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::NAMES)?;
         let verification_status = VerificationStatus::parse(status).unwrap_or(VerificationStatus::Skipped);
         let quality_delta = reader.number(QUALITY_DELTA, f64::MIN, f64::MAX)?;
         let timestamp = match reader.get(TIMESTAMP) {
@@ -1276,7 +700,7 @@ impl StoppingDetails {
         reader.reject_unknown(&[CONFIDENCE, QUALITY_SCORE, VERIFICATION_STATUS])?;
         let verification_status = match reader.get(VERIFICATION_STATUS) {
             None => None,
-            Some(_) => VerificationStatus::parse(reader.choice(VERIFICATION_STATUS, &VerificationStatus::ALL)?),
+            Some(_) => VerificationStatus::parse(reader.choice(VERIFICATION_STATUS, &VerificationStatus::NAMES)?),
         };
         Ok(StoppingDetails::HighConfidence {
             confidence: reader.number(CONFIDENCE, 0.0, 1.0)?,
@@ -1422,6 +846,7 @@ impl StoppingDecision {
 
 /// Reason of a decision on an empty history.
 pub const REASON_NO_ITERATIONS: &str = "No iterations completed yet";
+
 /// Reason when no criterion stopped.
 pub const REASON_CONTINUE: &str = "Continuing iteration - no stopping criteria met";
 
@@ -1698,10 +1123,13 @@ pub fn diminishing_returns_details(report: &DiminishingReturnsReport) -> Option<
 
 /// `checkHighConfidence` when the thresholds are not met.
 pub const REASON_HIGH_CONFIDENCE_NOT_MET: &str = "High confidence threshold not met";
+
 /// `checkQualityPlateau` when the last steps improved enough.
 pub const REASON_STILL_IMPROVING: &str = "Quality still improving above threshold";
+
 /// `checkDiminishingReturns` without a source.
 pub const REASON_NO_ANALYTICS: &str = "Iteration analytics not available";
+
 /// `checkDiminishingReturns` when the source detected nothing.
 pub const REASON_NO_DIMINISHING_RETURNS: &str = "Diminishing returns not detected";
 
@@ -1947,7 +1375,7 @@ pub fn max_iterations_details(config: &EarlyStoppingConfig, recorded: u64) -> Op
 /// Opt-in warm-up: while fewer than `minIterations` are recorded, no quality trigger stops.
 pub fn warm_up(config: &EarlyStoppingConfig, recorded: u64) -> Option<StoppingDecision> {
     let min = warm_up_min(config, recorded)?;
-    Some(StoppingDecision::go_on(&crate::loop_state::warm_up_reason(recorded, min), 1.0))
+    Some(StoppingDecision::go_on(&crate::loops::state::warm_up_reason(recorded, min), 1.0))
 }
 
 /// The warm-up rule: `minIterations` while fewer iterations are recorded, else `None`.
@@ -1997,7 +1425,7 @@ pub fn no_improvement_details(config: &EarlyStoppingConfig, tally: &LoopTally) -
 
 /// The seed's `shouldStop` order over a history (see the module doc), for the replay:
 /// `tally` must have folded in exactly `history`. The order of checks lives in one place,
-/// [`loop_state::verdict`], which the owning [`EarlyStopping`] and the JS fast path call
+/// [`state::verdict`], which the owning [`EarlyStopping`] and the JS fast path call
 /// too; this only adapts a history slice to it (the plateau rule reads the slice's tail).
 /// The returned decision has no best-iteration or budget extras (the caller adds them).
 pub fn decide_over<R, E, F>(
@@ -2011,8 +1439,8 @@ where
     F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
 {
     let counters = LoopCounters { recorded: history.len() as u64, best: BestIteration::default(), tally: *tally };
-    let verdict = loop_state::verdict(config, &counters, history, source)?;
-    Ok(loop_state::bare_decision(config, verdict))
+    let verdict = state::verdict(config, &counters, history, source)?;
+    Ok(state::bare_decision(config, verdict))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -2179,13 +1607,7 @@ impl EarlyStopping {
     }
 
     fn fold_in(&mut self, record: &IterationRecord) {
-        loop_state::fold(
-            &self.config,
-            &mut self.counters,
-            &mut self.window,
-            record.observation,
-            record.usage.as_deref(),
-        );
+        state::fold(&self.config, &mut self.counters, &mut self.window, record.observation, record.usage.as_deref());
     }
 
     /// `shouldStop()` without a diminishing-returns source.
@@ -2205,8 +1627,8 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let verdict = loop_state::verdict(&self.config, &self.counters, &self.window, source)?;
-        let decision = loop_state::decision(&self.config, &self.counters, verdict);
+        let verdict = state::verdict(&self.config, &self.counters, &self.window, source)?;
+        let decision = state::decision(&self.config, &self.counters, verdict);
         if decision.stop {
             self.stopping_reason = Some(decision.reason.clone());
             self.stopping_details = decision.details.clone();
@@ -2309,7 +1731,7 @@ impl EarlyStopping {
         let mut engine = Self::read_snapshot(snapshot)?;
         let EarlyStopping { config, history, counters, window, .. } = &mut engine;
         for record in history.iter() {
-            loop_state::fold(config, counters, window, record.observation, record.usage.as_deref());
+            state::fold(config, counters, window, record.observation, record.usage.as_deref());
         }
         Ok(engine)
     }

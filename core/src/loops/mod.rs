@@ -1,0 +1,68 @@
+//! Engine 1: should an agent's refinement loop stop? (seed 000, `early-stopping.mjs`)
+//!
+//! # Order of checks in [`EarlyStopping::should_stop_with`]
+//!
+//! The seed's order, first stop wins, with the opt-in options (all off by default, so the
+//! default output is the seed's) placed deliberately around it:
+//! 1. empty history: go on, `'No iterations completed yet'`, confidence 1.0;
+//! 2. *hard limits* (opt-in), before any quality trigger because they bound cost whatever
+//!    the quality says: budgets (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`, in
+//!    that order; trigger `budget_exhausted`), then `maxIterations` (`max_iterations`);
+//! 3. *warm-up* (opt-in `minIterations`): while fewer iterations are recorded, go on with
+//!    `'Warm-up: iteration N of M'`; no quality trigger stops and the outside source is not asked;
+//! 4. high confidence on the last record (confidence >= `high_confidence_threshold` and
+//!    quality >= `min_quality_threshold`, and with `require_verification` a `passed`
+//!    verification; a high-confidence record that is not verified falls through);
+//! 5. quality plateau (if enabled) over the last `plateau_consecutive_count` records
+//!    (opt-in `plateauDeltaSource`, `plateauMode`; with `plateauMinQuality` a window holding
+//!    a record below that quality is no plateau);
+//! 6. quality regression (opt-in `regressionTolerance`/`regressionPatience`), then no
+//!    improvement (opt-in `noImprovementPatience`: that many records in a row brought no new
+//!    best quality; the explicit give-up rule of the `recommended` preset);
+//! 7. diminishing returns from an outside source (if enabled and one is attached), asked
+//!    only when nothing above stopped (it may be costly, as in the seed);
+//! 8. otherwise go on, `'Continuing iteration - no stopping criteria met'`, confidence 0.7.
+//!
+//! Every decision also carries the best iteration so far (`best_iteration`,
+//! `best_quality_score`) and, once a budget is configured, `budgets`.
+//!
+//! Why hard limits first: a budget or a cap bounds what the loop may spend whatever the
+//! quality says, so when a budget runs out in the same step as a plateau (or high
+//! confidence) the decision is `budget_exhausted`, the reason that holds unconditionally.
+//! The options, their reasons and details are described in `docs/loop-options.md`.
+//!
+//! This order is written once, in [`verdict`]: the owning engine, the replay
+//! ([`decide_over`]) and the JS fast path (`bindings/js/fast`) all call it, so they cannot drift.
+//!
+//! The rules are also offered as stateless functions ([`check_high_confidence`],
+//! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
+//! can keep the decision state in a buffer it owns and call the core without a native
+//! object per engine (see `performance.md`).
+
+mod config;
+mod presets;
+mod state;
+mod stopping;
+mod vocabulary;
+
+pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
+pub use presets::{LoopPreset, ReturnPolicy, LOOP_PRESETS};
+pub use state::{
+    bare_decision, decision, fold, record_is_valid, report_iteration_is_valid, verdict, verdict_confidence,
+    verdict_from, verdict_reason, warm_up_reason, window_capacity, LoopCounters, ObservationWindow,
+    ObservationWindowMut, SeedCheck, Step, Verdict,
+};
+pub use stopping::{
+    budget_details, check_budgets, check_high_confidence, check_history, check_iteration_order, check_max_iterations,
+    check_no_improvement, check_plateau, check_regression, decide_over, diminishing_returns_answer,
+    diminishing_returns_decision, diminishing_returns_details, diminishing_returns_reason, high_confidence_answer,
+    high_confidence_details, history_path, invalid_analytics_source, iteration_follows, max_iterations_details,
+    no_improvement_details, plateau_answer, plateau_details, record_from_value, record_of, regression_details,
+    stop_confidence, stop_decision, stop_reason, stop_trigger, trigger_from_str, validate_iteration, warm_up,
+    warm_up_min, BestIteration, BudgetStatus, DiminishingReturnsReport, EarlyStopping, FinalRecord, IterationRecord,
+    IterationResult, LoopTally, Observation, PlateauStep, Recorded, ReportedIteration, ResourceUsage, StoppingDecision,
+    StoppingDetails, StoppingSummary, HISTORY_FIELD, REASON_CONTINUE, REASON_HIGH_CONFIDENCE_NOT_MET,
+    REASON_NO_ANALYTICS, REASON_NO_DIMINISHING_RETURNS, REASON_NO_ITERATIONS, REASON_STILL_IMPROVING, RESULT_FIELDS,
+    SNAPSHOT_VERSION,
+};
+pub use vocabulary::{Budget, Trigger, VerificationStatus};
