@@ -13,13 +13,12 @@
 
 use crate::analytics::{AnalyticsInput, AnalyticsRecord, Trajectory};
 use crate::exit_decision::{ExitDecision, ExitReason};
-use crate::loops::{
-    Budget, BudgetStatus, DiminishingReturnsReport, EarlyStoppingConfig, FinalRecord, IterationRecord,
-    StoppingDecision, StoppingDetails, StoppingSummary, Trigger, VerificationStatus,
-};
 use crate::pyramid::{Action, FailingLayer, TestPyramidResult, Verdict};
 use crate::signal::LayerResult;
 use crate::speculation::Speculation;
+use crate::value::snapshot::{
+    inconsistent, index, items, layer_number, nullable_integer, nullable_number, pick, result_object as open,
+};
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
@@ -31,227 +30,9 @@ const fn name(snake: &'static str) -> FieldName {
     FieldName::same(snake)
 }
 
-/// An object reader at `path` (`what` names the root) that refuses keys outside `known`.
-fn open<'a>(
-    value: &'a Value,
-    path: &'a str,
-    what: &str,
-    naming: Naming,
-    known: &[FieldName],
-) -> Result<ObjectReader<'a>> {
-    let reader = ObjectReader::new(value, path, what, naming, CODE)?;
-    reader.reject_unknown(known)?;
-    Ok(reader)
-}
-
-/// A required string naming one of `variants` (by `spelling`), as that variant.
-fn pick<T: Copy>(
-    reader: &ObjectReader<'_>,
-    field: FieldName,
-    variants: &[T],
-    spelling: fn(T) -> &'static str,
-) -> Result<T> {
-    let names: Vec<&str> = variants.iter().map(|v| spelling(*v)).collect();
-    let chosen = reader.choice(field, &names)?;
-    // `choice` accepted the name, so one variant spells it; the fallback is never taken.
-    variants
-        .iter()
-        .copied()
-        .find(|v| spelling(*v) == chosen)
-        .ok_or_else(|| reader.range_error(field, "known", &Value::Null))
-}
-
-/// A key that must be present, holding `null` or a number within `min..=max`.
-fn nullable_number(reader: &ObjectReader<'_>, field: FieldName, min: f64, max: f64) -> Result<Option<f64>> {
-    match reader.get(field) {
-        Some(Value::Null) => Ok(None),
-        _ => reader.number(field, min, max).map(Some),
-    }
-}
-
-/// A key that must be present, holding `null` or an integer within `min..=max`.
-fn nullable_integer(reader: &ObjectReader<'_>, field: FieldName, min: u64, max: u64) -> Result<Option<u64>> {
-    match reader.get(field) {
-        Some(Value::Null) => Ok(None),
-        _ => reader.integer(field, min, max).map(Some),
-    }
-}
-
-/// A count or index that must fit `usize`.
-fn index(reader: &ObjectReader<'_>, field: FieldName) -> Result<usize> {
-    let n = reader.integer(field, 0, MAX_SAFE_INTEGER)?;
-    usize::try_from(n)
-        .map_err(|_| reader.range_error(field, "an index this platform can hold", &Value::Number(n as f64)))
-}
-
-/// A layer number that may be -1 (an empty pyramid's exit layer): an integer in -1..=2^53-1.
-fn layer_number(reader: &ObjectReader<'_>, field: FieldName) -> Result<i64> {
-    match reader.get(field) {
-        Some(Value::Number(n)) if *n == -1.0 => Ok(-1),
-        _ => reader.integer(field, 0, MAX_SAFE_INTEGER).map(|n| n as i64),
-    }
-}
-
-/// Reads every item of the array `field` with `read(item, item path)`.
-fn items<T>(reader: &ObjectReader<'_>, field: FieldName, read: impl Fn(&Value, &str) -> Result<T>) -> Result<Vec<T>> {
-    let list = crate::snapshot::array(reader, field)?;
-    let path = reader.path_of(field);
-    let mut out = Vec::with_capacity(list.len());
-    for (i, item) in list.iter().enumerate() {
-        out.push(read(item, &value::index_path(&path, i))?);
-    }
-    Ok(out)
-}
-
-/// A range error on `field` saying why the value does not hold together.
-fn inconsistent(reader: &ObjectReader<'_>, field: FieldName, why: &str) -> Error {
-    let path = reader.path_of(field);
-    Error::new(CODE, ErrorKind::Range, path.clone(), value::concat(&[&path, " ", why]))
-}
-
 // ---------------------------------------------------------------------------------------
 // Loop stopping
 // ---------------------------------------------------------------------------------------
-
-const STOP: FieldName = name("stop");
-const REASON: FieldName = name("reason");
-const CONFIDENCE: FieldName = name("confidence");
-const TRIGGER: FieldName = name("trigger");
-const DETAILS: FieldName = name("details");
-const BEST_ITERATION: FieldName = name("best_iteration");
-const BEST_QUALITY_SCORE: FieldName = name("best_quality_score");
-const BUDGETS: FieldName = name("budgets");
-const DECISION_FIELDS: [FieldName; 8] =
-    [STOP, REASON, CONFIDENCE, TRIGGER, DETAILS, BEST_ITERATION, BEST_QUALITY_SCORE, BUDGETS];
-const BUDGET_FIELDS: [FieldName; 5] =
-    [name("budget"), name("limit"), name("observed"), name("records_without_value"), name("exhausted")];
-
-impl IterationRecord {
-    /// Reads a record as [`IterationRecord::to_value`] writes it (the snapshot's record
-    /// reader: `path` prefixes field names, e.g. `history[2]`).
-    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        Self::from_snapshot(value, path)
-    }
-}
-
-impl BudgetStatus {
-    /// Reads one entry of a decision's `budgets`.
-    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        let r = open(value, path, "budget", Naming::Snake, &BUDGET_FIELDS)?;
-        let [budget, limit, observed, without, exhausted] = BUDGET_FIELDS;
-        Ok(BudgetStatus {
-            budget: pick(&r, budget, &Budget::ALL, Budget::as_str)?,
-            limit: r.number(limit, 0.0, f64::MAX)?,
-            observed: r.number(observed, 0.0, f64::MAX)?,
-            records_without_value: r.integer(without, 0, MAX_SAFE_INTEGER)?,
-            exhausted: r.boolean(exhausted)?,
-        })
-    }
-}
-
-impl StoppingDecision {
-    /// Reads a decision as [`StoppingDecision::to_value`] writes it: `details` exactly on
-    /// stops, `best_iteration` and `best_quality_score` both `null` or both set, `budgets`
-    /// absent when no budget is configured.
-    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        let r = open(value, path, "decision", Naming::Snake, &DECISION_FIELDS)?;
-        let stop = r.boolean(STOP)?;
-        let reason = r.string(REASON)?.to_string();
-        let confidence = r.number(CONFIDENCE, 0.0, 1.0)?;
-        let trigger = pick(&r, TRIGGER, &Trigger::ALL, Trigger::as_str)?;
-        let details = match r.get(DETAILS) {
-            None => None,
-            Some(d) => Some(StoppingDetails::from_snapshot(d, &r.path_of(DETAILS))?),
-        };
-        if stop != details.is_some() {
-            return Err(inconsistent(&r, DETAILS, "must be present exactly when stop is true"));
-        }
-        let best = match (
-            nullable_integer(&r, BEST_ITERATION, 1, MAX_SAFE_INTEGER)?,
-            nullable_number(&r, BEST_QUALITY_SCORE, 0.0, 100.0)?,
-        ) {
-            (Some(iteration), Some(quality)) => Some((iteration, quality)),
-            (None, None) => None,
-            _ => return Err(inconsistent(&r, BEST_QUALITY_SCORE, "must be null exactly when best_iteration is")),
-        };
-        let budgets = match r.get(BUDGETS) {
-            None => Vec::new(),
-            Some(_) => items(&r, BUDGETS, BudgetStatus::from_value)?,
-        };
-        Ok(StoppingDecision { stop, reason, confidence, trigger, details, best, budgets })
-    }
-}
-
-const TOTAL_ITERATIONS: FieldName = name("total_iterations");
-const STOPPED_EARLY: FieldName = name("stopped_early");
-const SUMMARY_FIELDS: [FieldName; 10] = [
-    TOTAL_ITERATIONS,
-    STOPPED_EARLY,
-    name("stopping_trigger"),
-    name("stopping_reason"),
-    name("stopping_confidence"),
-    name("final_quality"),
-    name("final_confidence"),
-    name("final_verification"),
-    name("config"),
-    DETAILS,
-];
-const EMPTY_SUMMARY_FIELDS: [FieldName; 3] = [TOTAL_ITERATIONS, STOPPED_EARLY, REASON];
-
-impl StoppingSummary {
-    /// Reads a summary as [`StoppingSummary::to_value`] writes it (the empty summary when
-    /// the value has the empty summary's `reason`). `config` has the JS API's keys, as the
-    /// summary lists it, and reads as a snapshot's config does.
-    pub fn from_value(value: &Value) -> Result<Self> {
-        if value.get("reason").is_some() {
-            let r = open(value, "", "summary", Naming::Snake, &EMPTY_SUMMARY_FIELDS)?;
-            r.integer(TOTAL_ITERATIONS, 0, 0)?;
-            if r.boolean(STOPPED_EARLY)? {
-                return Err(inconsistent(&r, STOPPED_EARLY, "must be false when no iteration completed"));
-            }
-            if r.string(REASON)? != "No iterations completed" {
-                return Err(inconsistent(&r, REASON, "must be 'No iterations completed' (the empty summary)"));
-            }
-            return Ok(StoppingSummary::Empty);
-        }
-        let r = open(value, "", "summary", Naming::Snake, &SUMMARY_FIELDS)?;
-        let [_, _, trigger, reason, confidence, quality, final_confidence, verification, config, _] = SUMMARY_FIELDS;
-        let total_iterations = index(&r, TOTAL_ITERATIONS)?;
-        if total_iterations == 0 {
-            return Err(inconsistent(&r, TOTAL_ITERATIONS, "must be at least 1 in a summary with a final record"));
-        }
-        let stop = r.boolean(STOPPED_EARLY)?;
-        let details = match r.get(DETAILS) {
-            None => None,
-            Some(d) => Some(StoppingDetails::from_snapshot(d, "details")?),
-        };
-        if stop != details.is_some() {
-            return Err(inconsistent(&r, DETAILS, "must be present exactly when stopped_early is true"));
-        }
-        let decision = StoppingDecision {
-            stop,
-            reason: r.string(reason)?.to_string(),
-            confidence: r.number(confidence, 0.0, 1.0)?,
-            trigger: pick(&r, trigger, &Trigger::ALL, Trigger::as_str)?,
-            details,
-            best: None,
-            budgets: Vec::new(),
-        };
-        let last = FinalRecord {
-            quality_score: r.number(quality, 0.0, 100.0)?,
-            confidence: r.number(final_confidence, 0.0, 1.0)?,
-            // `choice` accepted one of the spellings, so `parse` finds it; the fallback is never taken.
-            verification_status: VerificationStatus::parse(r.choice(verification, &VerificationStatus::NAMES)?)
-                .unwrap_or(VerificationStatus::Skipped),
-        };
-        let config_value = r.get(config).unwrap_or(&Value::Null);
-        ObjectReader::new(config_value, "config", "config", Naming::Js, CODE)?; // an object, not null
-        let config = EarlyStoppingConfig::default()
-            .merged_at(config_value, Naming::Js, "config", "config", CODE)
-            .map_err(|e| e.nested(CODE, ""))?;
-        Ok(StoppingSummary::Full { total_iterations, decision, last, config })
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Analytics
@@ -286,7 +67,8 @@ impl AnalyticsRecord {
     }
 }
 
-const REPORT_FIELDS: [FieldName; 3] = [name("detected"), name("iteration"), REASON];
+const REASON: FieldName = name("reason");
+const CONFIDENCE: FieldName = name("confidence");
 const SELECTED: FieldName = name("selected");
 
 /// What `select_best_iteration()` answers, with the chosen record itself (a binding keeps
@@ -429,17 +211,10 @@ impl AnalyticsSummary {
             total_time_ms: r.number(time, 0.0, f64::MAX)?,
             diminishing_returns_detected: r.boolean(detected)?,
             diminishing_returns_iteration: nullable_integer(&r, detected_at, 1, MAX_SAFE_INTEGER)?,
-            quality_trajectory: pick(&r, trajectory, &TRAJECTORIES, Trajectory::as_str)?,
+            quality_trajectory: pick(&r, trajectory, &TRAJECTORIES.map(Trajectory::as_str), |s| {
+                TRAJECTORIES.into_iter().find(|t| t.as_str() == s)
+            })?,
         })
-    }
-}
-
-impl DiminishingReturnsReport {
-    /// Reads a report as [`DiminishingReturnsReport::to_value`] writes it: the source
-    /// reader, plus no keys beyond `detected`, `iteration`, `reason`.
-    pub fn from_result_value(value: &Value) -> Result<Self> {
-        open(value, "", "report", Naming::Snake, &REPORT_FIELDS)?;
-        Self::from_value(value, Naming::Snake)
     }
 }
 
@@ -462,7 +237,9 @@ impl ExitDecision {
             can_exit: r.boolean(CAN_EXIT)?,
             confidence: r.number(CONFIDENCE, 0.0, 1.0)?,
             exit_layer: layer_number(&r, EXIT_LAYER)?,
-            reason: pick(&r, REASON, &ExitReason::ALL, ExitReason::as_str)?,
+            reason: pick(&r, REASON, &ExitReason::ALL.map(ExitReason::as_str), |s| {
+                ExitReason::ALL.into_iter().find(|v| v.as_str() == s)
+            })?,
             enable_speculation: r.boolean(ENABLE_SPECULATION)?,
             explanation: r.string(EXPLANATION)?.to_string(),
         })
@@ -536,7 +313,9 @@ impl TestPyramidResult {
             let n = value::integer_argument(item, path, CODE, 0, MAX_SAFE_INTEGER)?;
             usize::try_from(n).map_err(|_| Error::new(CODE, ErrorKind::Range, path, "layer index too large"))
         })?;
-        let verdict = pick(&r, VERDICT, &Verdict::ALL, Verdict::as_str)?;
+        let verdict = pick(&r, VERDICT, &Verdict::ALL.map(Verdict::as_str), |s| {
+            Verdict::ALL.into_iter().find(|v| v.as_str() == s)
+        })?;
         let failing_layers = items(&r, FAILING_LAYERS, FailingLayer::from_value)?;
         if (verdict == Verdict::Failed) == failing_layers.is_empty() {
             return Err(inconsistent(&r, FAILING_LAYERS, "must list a layer exactly when the verdict is 'failed'"));
@@ -545,7 +324,9 @@ impl TestPyramidResult {
             layers,
             exited_early: r.boolean(exited_early)?,
             exit_layer: layer_number(&r, EXIT_LAYER)?,
-            exit_reason: pick(&r, exit_reason, &ExitReason::ALL, ExitReason::as_str)?,
+            exit_reason: pick(&r, exit_reason, &ExitReason::ALL.map(ExitReason::as_str), |s| {
+                ExitReason::ALL.into_iter().find(|v| v.as_str() == s)
+            })?,
             confidence: r.number(CONFIDENCE, 0.0, 1.0)?,
             speculations,
             skipped_layers: index(&r, skipped)?,

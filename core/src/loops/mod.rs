@@ -40,29 +40,36 @@
 //! object per engine (see `performance.md`).
 
 mod config;
+mod decision;
+mod details;
 mod presets;
+mod records;
 mod state;
 mod stopping;
 mod vocabulary;
 
 pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
+pub use decision::{
+    BudgetStatus, FinalRecord, StoppingDecision, StoppingSummary, REASON_CONTINUE, REASON_NO_ITERATIONS,
+};
+pub use details::{DiminishingReturnsReport, PlateauStep, ReportedIteration, StoppingDetails};
 pub use presets::{LoopPreset, ReturnPolicy, LOOP_PRESETS};
+pub use records::{
+    check_iteration_order, history_path, iteration_follows, record_from_value, record_of, validate_iteration,
+    IterationRecord, IterationResult, Observation, Recorded, ResourceUsage, HISTORY_FIELD, RESULT_FIELDS,
+};
 pub use state::{
     bare_decision, decision, fold, record_is_valid, report_iteration_is_valid, verdict, verdict_confidence,
     verdict_from, verdict_reason, warm_up_reason, window_capacity, LoopCounters, ObservationWindow,
     ObservationWindowMut, SeedCheck, Step, Verdict,
 };
 pub use stopping::{
-    budget_details, check_budgets, check_high_confidence, check_history, check_iteration_order, check_max_iterations,
-    check_no_improvement, check_plateau, check_regression, decide_over, diminishing_returns_answer,
-    diminishing_returns_decision, diminishing_returns_details, diminishing_returns_reason, high_confidence_answer,
-    high_confidence_details, history_path, invalid_analytics_source, iteration_follows, max_iterations_details,
-    no_improvement_details, plateau_answer, plateau_details, record_from_value, record_of, regression_details,
-    stop_confidence, stop_decision, stop_reason, stop_trigger, trigger_from_str, validate_iteration, warm_up,
-    warm_up_min, BestIteration, BudgetStatus, DiminishingReturnsReport, EarlyStopping, FinalRecord, IterationRecord,
-    IterationResult, LoopTally, Observation, PlateauStep, Recorded, ReportedIteration, ResourceUsage, StoppingDecision,
-    StoppingDetails, StoppingSummary, HISTORY_FIELD, REASON_CONTINUE, REASON_HIGH_CONFIDENCE_NOT_MET,
-    REASON_NO_ANALYTICS, REASON_NO_DIMINISHING_RETURNS, REASON_NO_ITERATIONS, REASON_STILL_IMPROVING, RESULT_FIELDS,
-    SNAPSHOT_VERSION,
+    budget_details, check_budgets, check_high_confidence, check_history, check_max_iterations, check_no_improvement,
+    check_plateau, check_regression, decide_over, diminishing_returns_answer, diminishing_returns_decision,
+    diminishing_returns_details, diminishing_returns_reason, high_confidence_answer, high_confidence_details,
+    invalid_analytics_source, max_iterations_details, no_improvement_details, plateau_answer, plateau_details,
+    regression_details, stop_confidence, stop_decision, stop_reason, stop_trigger, trigger_from_str, warm_up,
+    warm_up_min, BestIteration, EarlyStopping, LoopTally, REASON_HIGH_CONFIDENCE_NOT_MET, REASON_NO_ANALYTICS,
+    REASON_NO_DIMINISHING_RETURNS, REASON_STILL_IMPROVING, SNAPSHOT_VERSION,
 };
 pub use vocabulary::{Budget, Trigger, VerificationStatus};

@@ -16,10 +16,10 @@
 use std::collections::VecDeque;
 
 use crate::loops::config::EarlyStoppingConfig;
-use crate::loops::stopping::{
-    self, BestIteration, DiminishingReturnsReport, LoopTally, Observation, ResourceUsage, StoppingDecision,
-    StoppingDetails,
-};
+use crate::loops::decision::{self, StoppingDecision};
+use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
+use crate::loops::records::{Observation, ResourceUsage};
+use crate::loops::stopping::{self, BestIteration, LoopTally};
 use crate::value::{check_integer, check_range, MAX_SAFE_INTEGER};
 
 /// The last observations of an engine, oldest first: what the plateau rule reads.
@@ -311,9 +311,9 @@ pub fn bare_decision(config: &EarlyStoppingConfig, verdict: Verdict) -> Stopping
 /// source's reason from the details).
 pub fn verdict_reason(config: &EarlyStoppingConfig, verdict: &Verdict) -> String {
     match verdict {
-        Verdict::NoIterations => stopping::REASON_NO_ITERATIONS.to_string(),
+        Verdict::NoIterations => decision::REASON_NO_ITERATIONS.to_string(),
         Verdict::WarmUp { recorded, min } => warm_up_reason(*recorded, *min),
-        Verdict::Continue => stopping::REASON_CONTINUE.to_string(),
+        Verdict::Continue => decision::REASON_CONTINUE.to_string(),
         Verdict::Stop(details) => stopping::stop_reason(config, details),
     }
 }

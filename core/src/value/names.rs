@@ -41,6 +41,19 @@ impl FieldName {
         FieldName { spellings: name }
     }
 
+    /// Fields spelled the same in both conventions, one per key of a writer's `KEYS` table:
+    /// the fields its reader accepts.
+    #[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
+    pub const fn same_all<const N: usize>(keys: [&'static str; N]) -> [FieldName; N] {
+        let mut fields = [FieldName::same(""); N];
+        let mut i = 0;
+        while i < N {
+            fields[i] = FieldName::same(keys[i]);
+            i += 1;
+        }
+        fields
+    }
+
     /// A field with distinct spellings, `"camelCase snake_case"` (see [`field_name!`]).
     pub const fn pair(spellings: &'static str) -> Self {
         FieldName { spellings }
