@@ -37,15 +37,28 @@
 //! The rules are also offered as stateless functions ([`check_high_confidence`],
 //! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
 //! can keep the decision state in a buffer it owns and call the core without a native
-//! object per engine (see `performance.md`).
+//! object per engine (see `docs/performance-notes.md`).
+//!
+//! # Files, lowest layer first
+//!
+//! Each file uses only the ones above it: `vocabulary` (statuses, triggers, budgets) <
+//! `config` (the options) < `presets` (the named configs) < `records` (what an iteration
+//! reports, the history) < `details` (the details of a stop) < `decision` (decisions and
+//! summaries) < `state` (the compact state a decision reads) < `rules` (each rule on its
+//! own) < `verdict` (the order) < `engine` ([`EarlyStopping`]) < `snapshot` (its portable
+//! form). [`analytics`] (the built-in diminishing-returns source) and [`replay`] (policies
+//! replayed over recorded runs) stand on top. Every item is re-exported here.
 
 mod config;
 mod decision;
 mod details;
+mod engine;
 mod presets;
 mod records;
+mod rules;
+mod snapshot;
 mod state;
-mod stopping;
+mod verdict;
 mod vocabulary;
 
 pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
@@ -53,23 +66,27 @@ pub use decision::{
     BudgetStatus, FinalRecord, StoppingDecision, StoppingSummary, REASON_CONTINUE, REASON_NO_ITERATIONS,
 };
 pub use details::{DiminishingReturnsReport, PlateauStep, ReportedIteration, StoppingDetails};
+pub use engine::{invalid_analytics_source, trigger_from_str, EarlyStopping};
 pub use presets::{LoopPreset, ReturnPolicy, LOOP_PRESETS};
 pub use records::{
     check_iteration_order, history_path, iteration_follows, record_from_value, record_of, validate_iteration,
     IterationRecord, IterationResult, Observation, Recorded, ResourceUsage, HISTORY_FIELD, RESULT_FIELDS,
 };
-pub use state::{
-    bare_decision, decision, fold, record_is_valid, report_iteration_is_valid, verdict, verdict_confidence,
-    verdict_from, verdict_reason, warm_up_reason, window_capacity, LoopCounters, ObservationWindow,
-    ObservationWindowMut, SeedCheck, Step, Verdict,
+pub use rules::{
+    budget_details, check_budgets, check_high_confidence, check_max_iterations, check_no_improvement, check_plateau,
+    check_regression, diminishing_returns_answer, diminishing_returns_decision, diminishing_returns_details,
+    diminishing_returns_reason, high_confidence_answer, high_confidence_details, max_iterations_details,
+    no_improvement_details, plateau_answer, plateau_details, regression_details, stop_confidence, stop_decision,
+    stop_reason, stop_trigger, warm_up, warm_up_min, warm_up_reason, REASON_HIGH_CONFIDENCE_NOT_MET,
+    REASON_NO_ANALYTICS, REASON_NO_DIMINISHING_RETURNS, REASON_STILL_IMPROVING,
 };
-pub use stopping::{
-    budget_details, check_budgets, check_high_confidence, check_history, check_max_iterations, check_no_improvement,
-    check_plateau, check_regression, decide_over, diminishing_returns_answer, diminishing_returns_decision,
-    diminishing_returns_details, diminishing_returns_reason, high_confidence_answer, high_confidence_details,
-    invalid_analytics_source, max_iterations_details, no_improvement_details, plateau_answer, plateau_details,
-    regression_details, stop_confidence, stop_decision, stop_reason, stop_trigger, trigger_from_str, warm_up,
-    warm_up_min, BestIteration, EarlyStopping, LoopTally, REASON_HIGH_CONFIDENCE_NOT_MET, REASON_NO_ANALYTICS,
-    REASON_NO_DIMINISHING_RETURNS, REASON_STILL_IMPROVING, SNAPSHOT_VERSION,
+pub use snapshot::SNAPSHOT_VERSION;
+pub use state::{
+    check_history, fold, record_is_valid, report_iteration_is_valid, window_capacity, BestIteration, LoopCounters,
+    LoopTally, ObservationWindow, ObservationWindowMut,
+};
+pub use verdict::{
+    bare_decision, decide_over, decision, verdict, verdict_confidence, verdict_from, verdict_reason, SeedCheck, Step,
+    Verdict,
 };
 pub use vocabulary::{Budget, Trigger, VerificationStatus};
