@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use earlyexit::loop_replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
+use earlyexit::loops::replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
 use earlyexit::loops::Observation;
 use earlyexit::{Naming, Value, VerificationStatus};
 

@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p earlyexit --example replay_loops -- [--split tune|report|all] FILE.jsonl...`
 
-use earlyexit::loop_replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayRun, ReplaySummary};
+use earlyexit::loops::replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayRun, ReplaySummary};
 use earlyexit::{EarlyStoppingConfig, Naming};
 
 fn row(name: &str, s: &ReplaySummary) {

@@ -19,11 +19,8 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 #![warn(missing_docs)]
 
-pub mod analytics;
-pub mod analytics_report;
 pub mod exit_decision;
 pub mod host;
-pub mod loop_replay;
 pub mod loops;
 pub mod num;
 pub mod pyramid;
@@ -35,8 +32,8 @@ pub mod speculation;
 pub mod time;
 pub mod value;
 
-pub use analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
 pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
+pub use loops::analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
 pub use loops::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
     Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus,

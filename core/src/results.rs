@@ -11,15 +11,12 @@
 //!
 //! Nothing in the JS layer calls these, so the WebAssembly module does not carry them.
 
-use crate::analytics::{AnalyticsInput, AnalyticsRecord, Trajectory};
 use crate::exit_decision::{ExitDecision, ExitReason};
 use crate::pyramid::{Action, FailingLayer, TestPyramidResult, Verdict};
 use crate::signal::LayerResult;
 use crate::speculation::Speculation;
-use crate::value::snapshot::{
-    inconsistent, index, items, layer_number, nullable_integer, nullable_number, pick, result_object as open,
-};
-use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::snapshot::{inconsistent, index, items, layer_number, nullable_number, pick, result_object as open};
+use crate::value::{self, FieldName, Naming, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// The code of every error these readers raise themselves.
@@ -38,186 +35,8 @@ const fn name(snake: &'static str) -> FieldName {
 // Analytics
 // ---------------------------------------------------------------------------------------
 
-impl AnalyticsRecord {
-    /// Reads a record as [`AnalyticsRecord::to_value`] writes it (the analytics snapshot's
-    /// record fields; `quality_delta` is required and kept as written: a stored record's
-    /// delta is its own, any finite number, as in a saved summary).
-    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        let (input, quality_delta) = AnalyticsInput::read(value, Naming::Snake, path, Some(CODE))?;
-        let quality_delta = quality_delta.unwrap_or_default();
-        let AnalyticsInput {
-            iteration_number,
-            quality_score,
-            verification_status,
-            usage,
-            timestamp,
-            output_snapshot_path,
-            reflections,
-        } = input;
-        Ok(AnalyticsRecord {
-            iteration_number,
-            timestamp: timestamp.unwrap_or_default(),
-            quality_score,
-            quality_delta,
-            usage,
-            verification_status,
-            output_snapshot_path,
-            reflections,
-        })
-    }
-}
-
 const REASON: FieldName = name("reason");
 const CONFIDENCE: FieldName = name("confidence");
-const SELECTED: FieldName = name("selected");
-
-/// What `select_best_iteration()` answers, with the chosen record itself (a binding keeps
-/// this; [`crate::analytics::Selection`] holds an index into the engine's records).
-#[derive(Clone, Debug, PartialEq)]
-pub struct IterationSelection {
-    /// The chosen record, if any.
-    pub selected: Option<AnalyticsRecord>,
-    /// Why.
-    pub reason: String,
-}
-
-impl IterationSelection {
-    /// `{selected: record or null, reason}`.
-    pub fn to_value(&self) -> Value {
-        ObjectBuilder::new()
-            .value("selected", self.selected.as_ref().map_or(Value::Null, AnalyticsRecord::to_value))
-            .string("reason", &self.reason)
-            .build()
-    }
-
-    /// Reads what [`IterationSelection::to_value`] writes.
-    pub fn from_value(value: &Value) -> Result<Self> {
-        let r = open(value, "", "selection", Naming::Snake, &[SELECTED, REASON])?;
-        let selected = match r.get(SELECTED) {
-            Some(Value::Null) => None,
-            Some(record) => Some(AnalyticsRecord::from_value(record, "selected")?),
-            None => {
-                return Err(Error::new(
-                    CODE,
-                    ErrorKind::Type,
-                    "selected",
-                    "selected must be a record or null, got nothing (missing)",
-                ))
-            }
-        };
-        Ok(IterationSelection { selected, reason: r.string(REASON)?.to_string() })
-    }
-}
-
-const TRAJECTORIES: [Trajectory; 5] = [
-    Trajectory::InsufficientData,
-    Trajectory::Improving,
-    Trajectory::Declining,
-    Trajectory::Stable,
-    Trajectory::Fluctuating,
-];
-
-/// What the analytics' `generateSummary()` answers: upstream's `AnalyticsSummary` (see
-/// [`crate::IterationAnalytics::summary_value`], which writes it directly).
-#[derive(Clone, Debug, PartialEq)]
-pub struct AnalyticsSummary {
-    /// upstream's `loopId` (`None`: the config-object form).
-    pub loop_id: Option<String>,
-    /// upstream's `taskDescription`.
-    pub task_description: Option<String>,
-    /// When the analytics started.
-    pub start_time: Option<String>,
-    /// When the summary was first generated (or the time given).
-    pub end_time: Option<String>,
-    /// Every record.
-    pub iterations: Vec<AnalyticsRecord>,
-    /// Records so far.
-    pub total_iterations: u64,
-    /// Iteration number of `getOptimalIteration(false)`'s record.
-    pub optimal_iteration: Option<u64>,
-    /// Iteration number of the last record (0 with none, as upstream writes it).
-    pub final_iteration: u64,
-    /// Iteration number of `selectBestIteration()`'s record.
-    pub selected_iteration: Option<u64>,
-    /// `selectBestIteration()`'s reason.
-    pub selection_reason: String,
-    /// Sum of `tokens_used` over the records that have it.
-    pub total_tokens: f64,
-    /// Sum of `token_cost_usd`.
-    pub total_cost_usd: f64,
-    /// Sum of `execution_time_ms`.
-    pub total_time_ms: f64,
-    /// `detectDiminishingReturns().detected`.
-    pub diminishing_returns_detected: bool,
-    /// `detectDiminishingReturns().iteration`.
-    pub diminishing_returns_iteration: Option<u64>,
-    /// `getTrajectory()`.
-    pub quality_trajectory: Trajectory,
-}
-
-impl AnalyticsSummary {
-    /// The summary object, keys in upstream's order.
-    pub fn to_value(&self) -> Value {
-        let iteration = |n: Option<u64>| n.map_or(Value::Null, |n| Value::Number(n as f64));
-        let text = |s: &Option<String>| s.as_deref().map_or(Value::Null, Value::string);
-        ObjectBuilder::new()
-            .value("loop_id", text(&self.loop_id))
-            .value("task_description", text(&self.task_description))
-            .value("start_time", text(&self.start_time))
-            .value("end_time", text(&self.end_time))
-            .value("iterations", value::array_of(&self.iterations, AnalyticsRecord::to_value))
-            .number("total_iterations", self.total_iterations as f64)
-            .value("optimal_iteration", iteration(self.optimal_iteration))
-            .number("final_iteration", self.final_iteration as f64)
-            .value("selected_iteration", iteration(self.selected_iteration))
-            .string("selection_reason", &self.selection_reason)
-            .number("total_tokens", self.total_tokens)
-            .number("total_cost_usd", self.total_cost_usd)
-            .number("total_time_ms", self.total_time_ms)
-            .boolean("diminishing_returns_detected", self.diminishing_returns_detected)
-            .value("diminishing_returns_iteration", iteration(self.diminishing_returns_iteration))
-            .string("quality_trajectory", self.quality_trajectory.as_str())
-            .build()
-    }
-
-    /// Reads what [`AnalyticsSummary::to_value`] (and `summary_value`) writes.
-    pub fn from_value(value: &Value) -> Result<Self> {
-        let r = open(value, "", "summary", Naming::Snake, &crate::analytics::SUMMARY_FIELDS)?;
-        let [loop_id, task, start, end, iterations, total, optimal, last, selected, reason, tokens, cost, time, detected, detected_at, trajectory] =
-            crate::analytics::SUMMARY_FIELDS;
-        let nullable_string = |field: FieldName| -> Result<Option<String>> {
-            match r.get(field) {
-                Some(Value::Null) => Ok(None),
-                _ => Ok(Some(r.string(field)?.to_string())),
-            }
-        };
-        let mut records = Vec::new();
-        for (i, record) in crate::snapshot::array(&r, iterations)?.iter().enumerate() {
-            records.push(AnalyticsRecord::from_value(record, &value::index_path("iterations", i))?);
-        }
-        Ok(AnalyticsSummary {
-            loop_id: nullable_string(loop_id)?,
-            task_description: nullable_string(task)?,
-            start_time: nullable_string(start)?,
-            end_time: nullable_string(end)?,
-            iterations: records,
-            total_iterations: r.integer(total, 0, MAX_SAFE_INTEGER)?,
-            optimal_iteration: nullable_integer(&r, optimal, 1, MAX_SAFE_INTEGER)?,
-            final_iteration: r.integer(last, 0, MAX_SAFE_INTEGER)?,
-            selected_iteration: nullable_integer(&r, selected, 1, MAX_SAFE_INTEGER)?,
-            selection_reason: r.string(reason)?.to_string(),
-            total_tokens: r.number(tokens, 0.0, f64::MAX)?,
-            total_cost_usd: r.number(cost, 0.0, f64::MAX)?,
-            total_time_ms: r.number(time, 0.0, f64::MAX)?,
-            diminishing_returns_detected: r.boolean(detected)?,
-            diminishing_returns_iteration: nullable_integer(&r, detected_at, 1, MAX_SAFE_INTEGER)?,
-            quality_trajectory: pick(&r, trajectory, &TRAJECTORIES.map(Trajectory::as_str), |s| {
-                TRAJECTORIES.into_iter().find(|t| t.as_str() == s)
-            })?,
-        })
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Test pyramid
 // ---------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ use earlyexit::limits::{
 use earlyexit::pyramid::LayerSpec;
 use earlyexit::value::{jsonl, JsonReading};
 use earlyexit::{
-    loop_replay, pyramid_replay, snapshot, speculation, EarlyStopping, Error, ErrorCode, ExitConfig, Naming,
+    loops::replay, pyramid_replay, snapshot, speculation, EarlyStopping, Error, ErrorCode, ExitConfig, Naming,
     PyramidRun, Value,
 };
 
@@ -206,9 +206,9 @@ fn jsonl_limits_apply_per_line() {
     // 10 values a line: 1.7 million lines hold more values than one document may.
     let lines = MAX_VALUES / 10 + 1;
     let text = vec![line; lines].join("\n");
-    assert_eq!(loop_replay::parse_jsonl(&text, Naming::Js).unwrap().len(), lines);
+    assert_eq!(replay::parse_jsonl(&text, Naming::Js).unwrap().len(), lines);
     let long = format!(r#"{{"id":"{}","iterations":[]}}"#, "x".repeat(MAX_STRING_BYTES + 1));
-    let e = loop_replay::parse_jsonl(&[line, &long].join("\n"), Naming::Js).unwrap_err();
+    let e = replay::parse_jsonl(&[line, &long].join("\n"), Naming::Js).unwrap_err();
     assert_eq!((e.code(), e.field(), e.kind().as_str()), ("invalid_replay", "runs[1]", "range"));
     assert!(e.message().starts_with("runs[1] (line 2): over the limits"), "{}", e.message());
 }
@@ -220,10 +220,10 @@ fn loop_and_pyramid_replay_read_text_alike() {
     let loop_line = r#"{"id":"r","iterations":[{"quality_score":50,"confidence":0.5,"verification_status":"failed"}]}"#;
     let pyramid_line = r#"{"id":"r","layers":[{"name":"unit","durationMs":5,"failed":false}]}"#;
     let bom = |line: &str| ["\u{feff}", line, "\n\n", line, "\r\n"].concat();
-    assert_eq!(loop_replay::parse_jsonl(&bom(loop_line), Naming::Js).unwrap().len(), 2);
+    assert_eq!(replay::parse_jsonl(&bom(loop_line), Naming::Js).unwrap().len(), 2);
     assert_eq!(pyramid_replay::parse_runs_jsonl(&bom(pyramid_line), Naming::Js).unwrap().len(), 2);
     for broken in ["{\"id\": 1,", "[1,]", "{\"id\":\"r\"} x", "nul"] {
-        let loop_error = loop_replay::parse_jsonl(&[loop_line, "", broken].join("\n"), Naming::Js).unwrap_err();
+        let loop_error = replay::parse_jsonl(&[loop_line, "", broken].join("\n"), Naming::Js).unwrap_err();
         let pyramid_error =
             pyramid_replay::parse_runs_jsonl(&[pyramid_line, "", broken].join("\n"), Naming::Js).unwrap_err();
         for e in [&loop_error, &pyramid_error] {

@@ -153,7 +153,7 @@ fn a_million_analytics_records_grow_memory_by_a_bounded_amount_per_record() {
     let mut analytics = IterationAnalytics::new(Default::default()).unwrap();
     for i in 1..=MILLION {
         let r = result(&mut rng, i);
-        let mut input = earlyexit::analytics::AnalyticsInput::new(i, r.quality_score, r.verification_status);
+        let mut input = earlyexit::loops::analytics::AnalyticsInput::new(i, r.quality_score, r.verification_status);
         input.usage = r.usage;
         input.timestamp = Some("2026-01-01T00:00:00.000Z".to_string());
         analytics.record(input).unwrap();

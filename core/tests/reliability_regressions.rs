@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::analytics::AnalyticsInput;
+use earlyexit::loops::analytics::AnalyticsInput;
 use earlyexit::loops::ResourceUsage;
 use earlyexit::{ErrorCode, IterationAnalytics, Naming, Value, VerificationStatus};
 

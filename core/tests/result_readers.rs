@@ -4,10 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::analytics::{AnalyticsRecord, IterationAnalytics};
+use earlyexit::loops::analytics::{AnalyticsRecord, IterationAnalytics};
+use earlyexit::loops::analytics::{AnalyticsSummary, IterationSelection};
 use earlyexit::loops::{EarlyStopping, StoppingSummary};
 use earlyexit::pyramid::{Action, PyramidRun, TestPyramidResult};
-use earlyexit::results::{AnalyticsSummary, IterationSelection};
 use earlyexit::{
     DiminishingReturnsReport, ErrorCode, ErrorKind, ExitConfig, ExitDecision, IterationRecord, Naming, Speculation,
     StoppingDecision, Trigger, Value,

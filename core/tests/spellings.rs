@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use earlyexit::{
-    analytics::AnalyticsConfig, loop_replay, pyramid_replay, signal, CoherenceEarlyExit, EarlyStopping,
+    loops::analytics::AnalyticsConfig, loops::replay, pyramid_replay, signal, CoherenceEarlyExit, EarlyStopping,
     EarlyStoppingConfig, ErrorCode, ErrorKind, ExitConfig, IterationAnalytics, LayerResult, Naming, PyramidRun,
     QualitySignal, Value,
 };
@@ -199,7 +199,7 @@ fn replay_inputs_read_either_spelling() {
         r#"{"config": {"no_improvement_patience": 2, "noImprovementPatience": 2}}"#,
         ErrorCode::InvalidReplay,
         "config.no_improvement_patience",
-        |p| loop_replay::replay_value(&loops, p, Naming::Snake),
+        |p| replay::replay_value(&loops, p, Naming::Snake),
     );
 }
 
@@ -236,7 +236,7 @@ fn same_field_pairs_each_option_with_its_other_spelling_only() {
     use earlyexit::value::same_field;
     let lists: [&[earlyexit::value::FieldName]; 5] = [
         earlyexit::loops::CONFIG_FIELDS,
-        &earlyexit::analytics::ANALYTICS_CONFIG_FIELDS,
+        &earlyexit::loops::analytics::ANALYTICS_CONFIG_FIELDS,
         &earlyexit::exit_decision::EXIT_CONFIG_FIELDS,
         &earlyexit::signal::LAYER_RESULT_FIELDS,
         &earlyexit::pyramid_policy::POLICY_CONFIG_FIELDS,

@@ -359,7 +359,7 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
             let outcome = if u.ratio(1u8, 4u8)? {
                 // the Rust-typed entry, any numbers
                 let next = analytics.records().len() as u64 + 1;
-                let mut input = earlyexit::analytics::AnalyticsInput::new(
+                let mut input = earlyexit::loops::analytics::AnalyticsInput::new(
                     if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? },
                     gen::number(u)?,
                     status(u)?,

@@ -2,9 +2,9 @@
 
 use std::sync::Mutex;
 
-use earlyexit::analytics::{AnalyticsConfig, AnalyticsRecord, FileTarget, SavedFile, SnapshotPath};
+use earlyexit::loops::analytics::AnalyticsSummary;
+use earlyexit::loops::analytics::{AnalyticsConfig, AnalyticsRecord, FileTarget, SavedFile, SnapshotPath};
 use earlyexit::loops::ReportedIteration;
-use earlyexit::results::AnalyticsSummary;
 use earlyexit::{DiminishingReturnsReport, ErrorCode, IterationAnalytics, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -582,7 +582,7 @@ impl PyIterationAnalytics {
     #[pyo3(signature = (verified_only = AnyValue(Value::Bool(true))))]
     fn optimal_iteration(&self, py: Python<'_>, verified_only: AnyValue) -> PyResult<Option<PyAnalyticsRecord>> {
         let verified_only =
-            earlyexit::analytics::verified_only_argument(&verified_only.0, Naming::Snake).or_raise(py)?;
+            earlyexit::loops::analytics::verified_only_argument(&verified_only.0, Naming::Snake).or_raise(py)?;
         let analytics = lock(&self.inner);
         let record = analytics.optimal_iteration(verified_only).and_then(|i| analytics.records().get(i)).cloned();
         Ok(record.map(|inner| PyAnalyticsRecord { inner }))
@@ -658,7 +658,7 @@ impl PyIterationAnalytics {
     #[staticmethod]
     #[pyo3(signature = (filepath, **config))]
     fn load(py: Python<'_>, filepath: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let path = earlyexit::analytics::path_argument(&path_value(Some(filepath))?, "filepath").or_raise(py)?;
+        let path = earlyexit::loops::analytics::path_argument(&path_value(Some(filepath))?, "filepath").or_raise(py)?;
         let helper = files(py)?;
         let text: String = helper.call_method1("read", (&path,))?.extract()?;
         let folder: String = helper.call_method1("parent", (&path,))?.extract()?;

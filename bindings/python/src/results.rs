@@ -2,10 +2,10 @@
 //! callable every result's `__reduce__` names. The core reads the dict back (validated,
 //! field-naming errors); this file only picks the reader and wraps what it returns.
 
-use earlyexit::analytics::AnalyticsRecord;
+use earlyexit::loops::analytics::AnalyticsRecord;
+use earlyexit::loops::analytics::{AnalyticsSummary, IterationSelection};
 use earlyexit::loops::StoppingSummary;
 use earlyexit::pyramid::{Action, FailingLayer, TestPyramidResult};
-use earlyexit::results::{AnalyticsSummary, IterationSelection};
 use earlyexit::{
     DiminishingReturnsReport, Error, ErrorCode, ErrorKind, ExitDecision, IterationRecord, Naming, Speculation,
     StoppingDecision,

@@ -49,12 +49,14 @@
 //! form). [`analytics`] (the built-in diminishing-returns source) and [`replay`] (policies
 //! replayed over recorded runs) stand on top. Every item is re-exported here.
 
+pub mod analytics;
 mod config;
 mod decision;
 mod details;
 mod engine;
 mod presets;
 mod records;
+pub mod replay;
 mod rules;
 mod snapshot;
 mod state;

@@ -3,8 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
 
-use earlyexit::analytics::IterationAnalytics;
 use earlyexit::exit_decision::CoherenceEarlyExit;
+use earlyexit::loops::analytics::IterationAnalytics;
 use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
 use earlyexit::pyramid::{Action, PyramidRun};
 use earlyexit::signal::{calculate_quality_signal, count_quality_partitions, LayerResult};
@@ -328,7 +328,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "getOptimalIteration" => match args.first() {
                 // A binding passes the argument through the core's check; absent means true.
                 Some(given) => from(
-                    earlyexit::analytics::verified_only_argument(given, Naming::Js)
+                    earlyexit::loops::analytics::verified_only_argument(given, Naming::Js)
                         .map(|verified_only| a.optimal_iteration_value(verified_only)),
                 ),
                 None => ok(a.optimal_iteration_value(true)),

@@ -10,7 +10,7 @@
 //! napi addon answers them like any other op. The per-record ops, and the summary that an
 //! upstream-form object saves after each record, stay in the engines module.
 
-use earlyexit::analytics::{self, FileTarget, SavedFile};
+use earlyexit::loops::analytics::{self, FileTarget, SavedFile};
 use earlyexit::{IterationAnalytics, Naming, Result, Value};
 
 /// `[snapshot, options, now]` -> the markdown report (`generateReport(options)`).

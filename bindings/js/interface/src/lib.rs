@@ -429,7 +429,7 @@ fn loop_constants() -> Value {
         ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
         ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
         ("recordFields", field_names(&loops::RESULT_FIELDS)),
-        ("analyticsRecordFields", field_names(&earlyexit::analytics::RECORD_FIELDS)),
+        ("analyticsRecordFields", field_names(&earlyexit::loops::analytics::RECORD_FIELDS)),
         ("limits", limits()),
     ])
 }
@@ -535,7 +535,7 @@ fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
         // The chosen record's index (or null): the JS layer answers its own record object,
         // which upstream's `iterations` holds, so a write to it is a write to the history.
         op::IA_OPTIMAL => {
-            let verified_only = earlyexit::analytics::verified_only_argument(arg(args, 0), Naming::Js)?;
+            let verified_only = earlyexit::loops::analytics::verified_only_argument(arg(args, 0), Naming::Js)?;
             index_value(a.optimal_iteration(verified_only))
         }
         op::IA_SELECT => {

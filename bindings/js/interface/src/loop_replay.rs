@@ -3,7 +3,7 @@
 //! crossing, never one iteration at a time.
 
 #[cfg(feature = "replay")]
-use earlyexit::loop_replay;
+use earlyexit::loops::replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
@@ -44,7 +44,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
 pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     #[cfg(feature = "replay")]
     if op == LOOP_REPLAY {
-        return Ok(Some(loop_replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?));
+        return Ok(Some(replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?));
     }
     let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
     Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))

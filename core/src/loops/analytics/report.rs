@@ -8,7 +8,7 @@
 //! report reads a field a record may lack (`tokens_used`, `token_cost_usd`), it prints
 //! `undefined` or throws; this prints `N/A` (a listed difference).
 
-use crate::analytics::{AnalyticsRecord, IterationAnalytics, Trajectory};
+use crate::loops::analytics::{AnalyticsRecord, IterationAnalytics, Trajectory};
 use crate::loops::VerificationStatus;
 use crate::num;
 use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
