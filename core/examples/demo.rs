@@ -12,7 +12,7 @@
 //! cannot drift from what the engines do.
 
 use earlyexit::loops::DiminishingReturnsReport;
-use earlyexit::speculation::classify_outcome;
+use earlyexit::pyramid::classify_outcome;
 use earlyexit::{
     calculate_quality_signal, Action, CoherenceEarlyExit, EarlyStopping, ErrorCode, ExitConfig, ExitDecision,
     IterationAnalytics, IterationResult, LayerResult, Naming, Outcome, PyramidRun, StoppingDecision, TestPyramidResult,

@@ -9,8 +9,8 @@
 //! ran. The "reorder only" row is the same policy at budget 0 (never skips on success), to
 //! show where the saving comes from.
 
-use earlyexit::pyramid_policy::{OutcomeModel, PolicyConfig};
-use earlyexit::pyramid_replay::{
+use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig};
+use earlyexit::pyramid::replay::{
     calibrate, parse_runs_jsonl, replay, summarize, Learn, RecordedRun, ReplayPolicy, ReplaySummary, RunReplay,
     DEFAULT_GRID,
 };

@@ -2,8 +2,8 @@
 //! Prints runs and layers per second for the ADR's DEFAULT, fail-fast, risk_bounded (learning
 //! what ran) and shadow mode, and the time of one calibration. Figures, not assertions.
 
-use earlyexit::pyramid_policy::{OutcomeModel, PolicyConfig};
-use earlyexit::pyramid_replay::{
+use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig};
+use earlyexit::pyramid::replay::{
     calibrate, replay, shadow, Learn, RecordedLayer, RecordedRun, ReplayPolicy, DEFAULT_GRID,
 };
 use earlyexit::ExitConfig;

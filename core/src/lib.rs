@@ -19,27 +19,22 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 #![warn(missing_docs)]
 
-pub mod exit_decision;
 pub mod host;
 pub mod loops;
 pub mod num;
 pub mod pyramid;
-pub mod pyramid_policy;
-pub mod pyramid_replay;
-pub mod results;
-pub mod signal;
-pub mod speculation;
 pub mod time;
 pub mod value;
 
-pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
 pub use loops::analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
 pub use loops::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
     Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
 };
-pub use pyramid::{Action, FailingLayer, LayerSpec, PyramidRun, TestPyramidResult, Verdict};
-pub use signal::{calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal};
-pub use speculation::{Outcome, Speculation, SpeculativeExecutor};
+pub use pyramid::{
+    calculate_quality_signal, count_quality_partitions, Action, CoherenceEarlyExit, ExitConfig, ExitDecision,
+    ExitReason, FailingLayer, LayerResult, LayerSpec, Outcome, PyramidRun, QualitySignal, Speculation,
+    SpeculativeExecutor, TestPyramidResult, Verdict,
+};
 pub use value::{limits, snapshot};
 pub use value::{Error, ErrorCode, ErrorKind, Naming, Result, Value};

@@ -9,10 +9,11 @@
 //! the item: `pub use` re-exports (named or glob) are followed, so `crate::Error` is an
 //! edge to `error`, while a `pub use` itself is an edge from the re-exporting file.
 //!
-//! `layout_debt.txt` (next to this file) lists the violations known when the guard was
+//! `layout_debt.txt` (next to this file) listed the violations known when the guard was
 //! written: `cycle A -> B` for each edge inside a cycle, `long PATH` for each long file.
-//! Anything not listed fails, and so does a listed entry that no longer holds, so the
-//! list only shrinks; the renovation deletes it when it is empty.
+//! Anything not listed failed, and so did a listed entry that no longer held, so the list
+//! only shrank; the renovation emptied it and deleted it. Without the file nothing is
+//! allowed: any cycle or long file fails.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -2,7 +2,7 @@
 //! to the core once and returns plain dicts (snake_case keys; the model document keeps
 //! the JS spelling so it moves between languages unchanged).
 
-use earlyexit::pyramid_replay;
+use earlyexit::pyramid::replay;
 use earlyexit::{ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyModule, PyString};
@@ -60,7 +60,7 @@ pub fn replay_pyramids<'py>(
         ("learn", opt(learn)?),
     ]);
     let runs = crate::convert::runs_value(py, runs)?;
-    let out = py.detach(|| pyramid_replay::replay_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
+    let out = py.detach(|| replay::replay_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -76,7 +76,7 @@ pub fn shadow_pyramids<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?), ("model", model_opt(py, model)?)]);
     let runs = crate::convert::runs_value(py, runs)?;
-    let out = py.detach(|| pyramid_replay::shadow_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
+    let out = py.detach(|| replay::shadow_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -105,7 +105,7 @@ pub fn calibrate_pyramid_policy<'py>(
         ("warmup", opt(warmup)?),
     ]);
     let runs = crate::convert::runs_value(py, runs)?;
-    let out = py.detach(|| pyramid_replay::calibrate_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
+    let out = py.detach(|| replay::calibrate_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -124,7 +124,7 @@ pub fn pyramid_policy_decide<'py>(
     let model = model_value(py, Some(model))?;
     let layers = to_value(layers, NoneIs::Absent)?;
     let outcomes = to_value(outcomes, NoneIs::Absent)?;
-    let out = pyramid_replay::decide_value(&model, &layers, &outcomes, &opts, Naming::Snake).or_raise(py)?;
+    let out = replay::decide_value(&model, &layers, &outcomes, &opts, Naming::Snake).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -141,7 +141,7 @@ pub fn pyramid_policy_update<'py>(
     let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?)]);
     let model = model_value(py, Some(model))?;
     let ran = to_value(ran, NoneIs::Absent)?;
-    let out = pyramid_replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;
+    let out = replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;
     to_py(py, &out)
 }
 

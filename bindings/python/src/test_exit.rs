@@ -4,8 +4,7 @@
 
 use std::sync::Mutex;
 
-use earlyexit::pyramid::{Action, FailingLayer, PyramidRun};
-use earlyexit::speculation::{self, Outcome};
+use earlyexit::pyramid::{self, Action, FailingLayer, Outcome, PyramidRun};
 use earlyexit::{
     calculate_quality_signal, CoherenceEarlyExit, Error, ErrorCode, ErrorKind, ExitConfig, ExitDecision, LayerResult,
     Naming, QualitySignal, Speculation, SpeculativeExecutor, TestPyramidResult, Value,
@@ -563,9 +562,9 @@ impl PySpeculativeExecutor {
         skipped: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let confidence =
-            speculation::decision_confidence(&to_value(decision, NoneIs::Absent)?, Naming::Snake).or_raise(py)?;
+            pyramid::decision_confidence(&to_value(decision, NoneIs::Absent)?, Naming::Snake).or_raise(py)?;
         let count = skipped_count(py, skipped)?;
-        let speculations = speculation::speculate(confidence, count).or_raise(py)?;
+        let speculations = pyramid::speculate(confidence, count).or_raise(py)?;
         PyTuple::new(py, speculations.into_iter().map(|inner| PySpeculation { inner }))
     }
 
@@ -640,7 +639,7 @@ fn skipped_count(py: Python<'_>, skipped: &Bound<'_, PyAny>) -> PyResult<usize> 
             }
         }
     };
-    speculation::skipped_count(&count, Naming::Snake).or_raise(py)
+    pyramid::skipped_count(&count, Naming::Snake).or_raise(py)
 }
 
 // ---------------------------------------------------------------------------------------

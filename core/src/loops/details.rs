@@ -243,6 +243,8 @@ impl StoppingDetails {
 
     // Inlined into each caller: the snapshot reader is its only caller in the WebAssembly
     // module, and as a shared function (the result readers call it too) it cost ~1 KB there.
+    // Each variant's fields are a `const` table (a static in the module, not an array built
+    // per call).
     #[inline(always)]
     pub(crate) fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
         let snapshot_error = |field: &str, what: &str| {
@@ -250,96 +252,102 @@ impl StoppingDetails {
             Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field.clone(), value::concat(&[&field, " ", what]))
         };
         let reader = ObjectReader::new(value, path, "stoppingDetails", Naming::Snake, ErrorCode::InvalidSnapshot)?;
-        let f = FieldName::same;
-        if reader.get(f(MAX_ITERATIONS)).is_some() {
-            reader.reject_unknown(&[f(ITERATIONS), f(MAX_ITERATIONS)])?;
+        let has = |field: &'static str| reader.get(FieldName::same(field)).is_some();
+        if has(MAX_ITERATIONS) {
+            const FIELDS: [FieldName; 2] = FieldName::same_all(StoppingDetails::MAX_ITERATIONS_KEYS);
+            let [iterations, max_iterations] = FIELDS;
+            reader.reject_unknown(&FIELDS)?;
             return Ok(StoppingDetails::MaxIterations {
-                iterations: reader.integer(f(ITERATIONS), 1, MAX_SAFE_INTEGER)?,
-                max_iterations: reader.integer(f(MAX_ITERATIONS), 1, MAX_SAFE_INTEGER)?,
+                iterations: reader.integer(iterations, 1, MAX_SAFE_INTEGER)?,
+                max_iterations: reader.integer(max_iterations, 1, MAX_SAFE_INTEGER)?,
             });
         }
-        if reader.get(f(BUDGET)).is_some() {
-            reader.reject_unknown(&[f(BUDGET), f(LIMIT), f(OBSERVED), f(RECORDS_WITHOUT_VALUE)])?;
-            let budget = reader.choice(f(BUDGET), &Budget::NAMES)?;
+        if has(BUDGET) {
+            const FIELDS: [FieldName; 4] = FieldName::same_all(StoppingDetails::BUDGET_EXHAUSTED_KEYS);
+            let [budget, limit, observed, records_without_value] = FIELDS;
+            reader.reject_unknown(&FIELDS)?;
+            let budget = reader.choice(budget, &Budget::NAMES)?;
             return Ok(StoppingDetails::BudgetExhausted {
                 budget: Budget::parse(budget).unwrap_or(Budget::Tokens),
-                limit: reader.number(f(LIMIT), 0.0, f64::MAX)?,
-                observed: reader.number(f(OBSERVED), 0.0, f64::MAX)?,
-                records_without_value: reader.integer(f(RECORDS_WITHOUT_VALUE), 0, MAX_SAFE_INTEGER)?,
+                limit: reader.number(limit, 0.0, f64::MAX)?,
+                observed: reader.number(observed, 0.0, f64::MAX)?,
+                records_without_value: reader.integer(records_without_value, 0, MAX_SAFE_INTEGER)?,
             });
         }
-        if reader.get(f(ITERATIONS_WITHOUT_IMPROVEMENT)).is_some() {
-            reader.reject_unknown(&[
-                f(BEST_ITERATION),
-                f(BEST_QUALITY_SCORE),
-                f(ITERATIONS_WITHOUT_IMPROVEMENT),
-                f(PATIENCE),
-            ])?;
+        if has(ITERATIONS_WITHOUT_IMPROVEMENT) {
+            const FIELDS: [FieldName; 4] = FieldName::same_all(StoppingDetails::NO_IMPROVEMENT_KEYS);
+            let [best_iteration, best_quality_score, iterations_without_improvement, patience] = FIELDS;
+            reader.reject_unknown(&FIELDS)?;
             return Ok(StoppingDetails::NoImprovement {
-                best_iteration: reader.integer(f(BEST_ITERATION), 1, MAX_SAFE_INTEGER)?,
-                best_quality_score: reader.number(f(BEST_QUALITY_SCORE), 0.0, 100.0)?,
-                iterations_without_improvement: reader.integer(
-                    f(ITERATIONS_WITHOUT_IMPROVEMENT),
-                    1,
-                    MAX_SAFE_INTEGER,
-                )?,
-                patience: reader.integer(f(PATIENCE), 1, MAX_SAFE_INTEGER)?,
+                best_iteration: reader.integer(best_iteration, 1, MAX_SAFE_INTEGER)?,
+                best_quality_score: reader.number(best_quality_score, 0.0, 100.0)?,
+                iterations_without_improvement: reader.integer(iterations_without_improvement, 1, MAX_SAFE_INTEGER)?,
+                patience: reader.integer(patience, 1, MAX_SAFE_INTEGER)?,
             });
         }
-        if reader.get(f(PATIENCE)).is_some() {
-            reader.reject_unknown(&[f(BEST_ITERATION), f(BEST_QUALITY_SCORE), f(TOLERANCE), f(PATIENCE)])?;
+        if has(PATIENCE) {
+            const FIELDS: [FieldName; 4] = FieldName::same_all(StoppingDetails::QUALITY_REGRESSION_KEYS);
+            let [best_iteration, best_quality_score, tolerance, patience] = FIELDS;
+            reader.reject_unknown(&FIELDS)?;
             return Ok(StoppingDetails::QualityRegression {
-                best_iteration: reader.integer(f(BEST_ITERATION), 1, MAX_SAFE_INTEGER)?,
-                best_quality_score: reader.number(f(BEST_QUALITY_SCORE), 0.0, 100.0)?,
-                tolerance: reader.number(f(TOLERANCE), 0.0, 100.0)?,
-                patience: reader.integer(f(PATIENCE), 1, MAX_SAFE_INTEGER)?,
+                best_iteration: reader.integer(best_iteration, 1, MAX_SAFE_INTEGER)?,
+                best_quality_score: reader.number(best_quality_score, 0.0, 100.0)?,
+                tolerance: reader.number(tolerance, 0.0, 100.0)?,
+                patience: reader.integer(patience, 1, MAX_SAFE_INTEGER)?,
             });
         }
-        if reader.get(f(ANALYTICS_REASON)).is_some() {
-            reader.reject_unknown(&[f(DETECTED_AT_ITERATION), f(ANALYTICS_REASON)])?;
-            let detected_at_iteration = match reader.get(f(DETECTED_AT_ITERATION)) {
+        if has(ANALYTICS_REASON) {
+            const FIELDS: [FieldName; 2] = FieldName::same_all(StoppingDetails::DIMINISHING_RETURNS_KEYS);
+            let [detected_at, analytics_reason] = FIELDS;
+            reader.reject_unknown(&FIELDS)?;
+            let detected_at_iteration = match reader.get(detected_at) {
                 None => ReportedIteration::Absent,
                 Some(Value::Null) => ReportedIteration::Null,
-                Some(_) => ReportedIteration::At(reader.integer(f(DETECTED_AT_ITERATION), 1, MAX_SAFE_INTEGER)?),
+                Some(_) => ReportedIteration::At(reader.integer(detected_at, 1, MAX_SAFE_INTEGER)?),
             };
-            let analytics_reason = reader.string(f(ANALYTICS_REASON))?.to_string();
+            let analytics_reason = reader.string(analytics_reason)?.to_string();
             return Ok(StoppingDetails::DiminishingReturns { detected_at_iteration, analytics_reason });
         }
-        if reader.get(f(IMPROVEMENTS)).is_some() {
-            let fields = [CONSECUTIVE_COUNT, IMPROVEMENTS, AVERAGE_QUALITY, THRESHOLD].map(FieldName::same);
-            reader.reject_unknown(&fields)?;
-            let consecutive_count = reader.integer(f(CONSECUTIVE_COUNT), 2, MAX_SAFE_INTEGER)?;
-            let Some(Value::Array(items)) = reader.get(f(IMPROVEMENTS)) else {
+        if has(IMPROVEMENTS) {
+            const FIELDS: [FieldName; 4] = FieldName::same_all(StoppingDetails::QUALITY_PLATEAU_KEYS);
+            const STEP_FIELDS: [FieldName; 3] = FieldName::same_all(PlateauStep::KEYS);
+            let [consecutive_count, improvements, average_quality, threshold] = FIELDS;
+            let [iteration, improvement, delta] = STEP_FIELDS;
+            reader.reject_unknown(&FIELDS)?;
+            let consecutive_count = reader.integer(consecutive_count, 2, MAX_SAFE_INTEGER)?;
+            let Some(Value::Array(items)) = reader.get(improvements) else {
                 return Err(snapshot_error(IMPROVEMENTS, "must be an array"));
             };
-            let mut improvements = Vec::with_capacity(items.len());
+            let mut steps = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 let item_path = value::index_path(&value::join_path(path, IMPROVEMENTS), i);
                 let step = ObjectReader::new(item, &item_path, IMPROVEMENT, Naming::Snake, ErrorCode::InvalidSnapshot)?;
-                step.reject_unknown(&[ITERATION, IMPROVEMENT, DELTA].map(FieldName::same))?;
-                improvements.push(PlateauStep {
-                    iteration: step.integer(f(ITERATION), 1, MAX_SAFE_INTEGER)?,
-                    improvement: step.number(f(IMPROVEMENT), 0.0, f64::MAX)?,
-                    delta: step.number(f(DELTA), f64::MIN, f64::MAX)?,
+                step.reject_unknown(&STEP_FIELDS)?;
+                steps.push(PlateauStep {
+                    iteration: step.integer(iteration, 1, MAX_SAFE_INTEGER)?,
+                    improvement: step.number(improvement, 0.0, f64::MAX)?,
+                    delta: step.number(delta, f64::MIN, f64::MAX)?,
                 });
             }
             return Ok(StoppingDetails::QualityPlateau {
                 consecutive_count,
-                improvements,
-                average_quality: reader.number(f(AVERAGE_QUALITY), 0.0, 100.0)?,
+                improvements: steps,
+                average_quality: reader.number(average_quality, 0.0, 100.0)?,
                 // Points (0..=100) when the stop came from an absolute plateau.
-                threshold: reader.number(f(THRESHOLD), 0.0, 100.0)?,
+                threshold: reader.number(threshold, 0.0, 100.0)?,
             });
         }
-        reader.reject_unknown(&[f(CONFIDENCE), f(QUALITY_SCORE), f(VERIFICATION_STATUS)])?;
-        let verification_status = match reader.get(f(VERIFICATION_STATUS)) {
+        const FIELDS: [FieldName; 3] = FieldName::same_all(StoppingDetails::HIGH_CONFIDENCE_KEYS);
+        let [confidence, quality_score, verification_status] = FIELDS;
+        reader.reject_unknown(&FIELDS)?;
+        let status = match reader.get(verification_status) {
             None => None,
-            Some(_) => VerificationStatus::parse(reader.choice(f(VERIFICATION_STATUS), &VerificationStatus::NAMES)?),
+            Some(_) => VerificationStatus::parse(reader.choice(verification_status, &VerificationStatus::NAMES)?),
         };
         Ok(StoppingDetails::HighConfidence {
-            confidence: reader.number(f(CONFIDENCE), 0.0, 1.0)?,
-            quality_score: reader.number(f(QUALITY_SCORE), 0.0, 100.0)?,
-            verification_status,
+            confidence: reader.number(confidence, 0.0, 1.0)?,
+            quality_score: reader.number(quality_score, 0.0, 100.0)?,
+            verification_status: status,
         })
     }
 }

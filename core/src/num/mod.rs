@@ -28,6 +28,7 @@
 mod exact;
 mod format;
 mod parse;
+pub mod stats;
 
 pub use format::{push_fixed, push_js_string, to_fixed, to_js_string, to_locale_string, uint_string};
 pub(crate) use parse::parse_f64;

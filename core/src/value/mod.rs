@@ -29,8 +29,8 @@ mod tree;
 
 pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use json::utf8_text;
-pub(crate) use names::{field_name, named_enum};
-pub use names::{same_field, FieldName, Naming};
+pub(crate) use names::{field_name, key, named_enum, spelled};
+pub use names::{same_field, FieldName, Key, Naming};
 pub(crate) use parser::dedupe_last_wins;
 pub(crate) use parser::over_limit;
 pub use parser::JsonReading;

@@ -82,6 +82,74 @@ impl FieldName {
     }
 }
 
+/// A key of an object the core writes in the caller's convention, spelled both ways: a
+/// writer takes [`Key::spelled`] (a choice between two literals, nothing scanned at run time,
+/// which keeps the size-budgeted WebAssembly module as it was with the literals inline) and
+/// the matching reader takes [`Key::field`]. Make one with `key!("exitLayer", "exit_layer")`
+/// or [`Key::same`]; a writer's `KEYS` table lists them in the order it writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The camelCase spelling.
+    pub js: &'static str,
+    /// The snake_case spelling.
+    pub snake: &'static str,
+    /// The same key as a reader's field.
+    pub field: FieldName,
+}
+
+impl Key {
+    /// A key spelled the same in both conventions.
+    pub const fn same(name: &'static str) -> Key {
+        Key { js: name, snake: name, field: FieldName::same(name) }
+    }
+
+    /// The spelling for `naming`. (The core's writers use `spelled!(KEY, naming)` instead:
+    /// passing a `const` key to a function, even one inlined, puts the whole key and its
+    /// reader's field text into the WebAssembly module's data, ~40 bytes a key.)
+    #[inline]
+    pub const fn spelled(self, naming: Naming) -> &'static str {
+        match naming {
+            Naming::Js => self.js,
+            Naming::Snake => self.snake,
+        }
+    }
+
+    /// The fields of a writer's `KEYS` table, as its reader takes them.
+    #[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
+    pub const fn fields<const N: usize>(keys: [Key; N]) -> [FieldName; N] {
+        let mut fields = [FieldName::same(""); N];
+        let mut i = 0;
+        while i < N {
+            fields[i] = keys[i].field;
+            i += 1;
+        }
+        fields
+    }
+}
+
+/// `key!("exitLayer", "exit_layer")`: a [`Key`] with distinct spellings (camelCase first).
+macro_rules! key {
+    ($js:literal, $snake:literal) => {
+        $crate::value::Key { js: $js, snake: $snake, field: $crate::value::FieldName::pair(concat!($js, " ", $snake)) }
+    };
+}
+
+pub(crate) use key;
+
+/// `spelled!(KEY, naming)`: a `const` [`Key`]'s spelling for `naming`, picked where the
+/// const is named (see [`Key::spelled`] for why not the method).
+macro_rules! spelled {
+    ($key:expr, $naming:expr) => {
+        if matches!($naming, $crate::value::Naming::Js) {
+            $key.js
+        } else {
+            $key.snake
+        }
+    };
+}
+
+pub(crate) use spelled;
+
 /// Whether two keys name one field: equal, or one is the camelCase spelling of the other
 /// (`plateauConsecutiveCount`, `plateau_consecutive_count`; every [`FieldName`] pair is
 /// spelled so). A binding that merges keyword arguments over a mapping drops the mapping's

@@ -3,12 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
 
-use earlyexit::exit_decision::CoherenceEarlyExit;
 use earlyexit::loops::analytics::IterationAnalytics;
 use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
+use earlyexit::pyramid::CoherenceEarlyExit;
+use earlyexit::pyramid::{self, Speculation};
+use earlyexit::pyramid::{calculate_quality_signal, count_quality_partitions, LayerResult};
 use earlyexit::pyramid::{Action, PyramidRun};
-use earlyexit::signal::{calculate_quality_signal, count_quality_partitions, LayerResult};
-use earlyexit::speculation::{self, Speculation};
 use earlyexit::{num, Error, ExitConfig, Naming, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -387,7 +387,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
         },
         Engine::Speculative(config) => match name {
             "speculate" => {
-                let confidence = match speculation::decision_confidence(&arg(&args, 0), Naming::Js) {
+                let confidence = match pyramid::decision_confidence(&arg(&args, 0), Naming::Js) {
                     Ok(c) => c,
                     Err(e) => return Outcome::Error(e),
                 };
@@ -396,11 +396,11 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     Value::Array(items) => Value::Number(items.len() as f64),
                     other => other,
                 };
-                let count = match speculation::skipped_count(&skipped, Naming::Js) {
+                let count = match pyramid::skipped_count(&skipped, Naming::Js) {
                     Ok(n) => n,
                     Err(e) => return Outcome::Error(e),
                 };
-                match speculation::speculate(confidence, count) {
+                match pyramid::speculate(confidence, count) {
                     Ok(s) => ok(Value::Array(s.iter().map(Speculation::to_value).collect())),
                     Err(e) => Outcome::Error(e),
                 }
@@ -416,14 +416,14 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 }
                 let layers = call.get("layers").cloned().unwrap_or(Value::Array(vec![]));
                 let mut runners = Runners::new(&layers);
-                let count = speculation::verification_count(specs.len(), config.verification_layers);
+                let count = pyramid::verification_count(specs.len(), config.verification_layers);
                 for (i, spec) in specs.iter_mut().take(count).enumerate() {
                     let result = match runners.call(i) {
                         Ok(v) => v,
                         Err(m) => return Outcome::Thrown(m),
                     };
                     match LayerResult::from_value(&result, Naming::Js, &format!("layers[{i}]")) {
-                        Ok(r) => spec.actual = Some(speculation::classify_outcome(&r)),
+                        Ok(r) => spec.actual = Some(pyramid::classify_outcome(&r)),
                         Err(e) => return Outcome::Error(e),
                     }
                 }

@@ -9,10 +9,10 @@
 //! speculation and its verification, in the order `PyramidRun` applies them. A result the
 //! fast check refuses goes to the JSON path for the full typed error.
 
-use earlyexit::exit_decision::ExitConfig;
+use earlyexit::pyramid::ExitConfig;
+use earlyexit::pyramid::{calculate_quality_signal, LayerResult};
+use earlyexit::pyramid::{classify_outcome, predict_layer_outcome, verification_count, Outcome};
 use earlyexit::pyramid::{layer_failed, Verdict};
-use earlyexit::signal::{calculate_quality_signal, LayerResult};
-use earlyexit::speculation::{classify_outcome, predict_layer_outcome, verification_count, Outcome};
 use earlyexit::{CoherenceEarlyExit, ExitReason};
 
 /// First slot of the pyramid's region (within the scratch buffer, below the loop state).

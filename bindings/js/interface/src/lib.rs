@@ -20,9 +20,7 @@ pub mod pyramid_replay_ops;
 pub mod wire;
 
 use earlyexit::loops::{self, DiminishingReturnsReport};
-use earlyexit::pyramid::{self, PyramidRun};
-use earlyexit::signal::{calculate_quality_signal, LayerResult, QualitySignal};
-use earlyexit::speculation::{self, Speculation};
+use earlyexit::pyramid::{self, calculate_quality_signal, LayerResult, PyramidRun, QualitySignal, Speculation};
 use earlyexit::{
     host, snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
     IterationAnalytics, Naming, Value,
@@ -265,11 +263,11 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     Ok(speculations)
 }
 
-fn outcome_of(name: &str) -> speculation::Outcome {
+fn outcome_of(name: &str) -> pyramid::Outcome {
     match name {
-        "pass" => speculation::Outcome::Pass,
-        "flaky" => speculation::Outcome::Flaky,
-        _ => speculation::Outcome::Fail,
+        "pass" => pyramid::Outcome::Pass,
+        "flaky" => pyramid::Outcome::Flaky,
+        _ => pyramid::Outcome::Fail,
     }
 }
 
@@ -591,22 +589,22 @@ fn exit_op(exit: &CoherenceEarlyExit, op: u32, args: &[Value]) -> Answer {
 fn executor_op(config: &ExitConfig, op: u32, args: &[Value]) -> Answer {
     let value = match op {
         op::SX_SPECULATE => {
-            let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;
-            let count = speculation::skipped_count(arg(args, 1), Naming::Js)?;
-            array(&speculation::speculate(confidence, count)?, Speculation::to_value)
+            let confidence = pyramid::decision_confidence(arg(args, 0), Naming::Js)?;
+            let count = pyramid::skipped_count(arg(args, 1), Naming::Js)?;
+            array(&pyramid::speculate(confidence, count)?, Speculation::to_value)
         }
         op::SX_PREDICT => {
-            let confidence = speculation::decision_confidence(arg(args, 0), Naming::Js)?;
-            speculation::predict_layer_outcome(confidence).to_value()
+            let confidence = pyramid::decision_confidence(arg(args, 0), Naming::Js)?;
+            pyramid::predict_layer_outcome(confidence).to_value()
         }
         op::SX_VERIFY_COUNT => {
             let speculations = speculations_of(arg(args, 0))?;
-            Value::Number(speculation::verification_count(speculations.len(), config.verification_layers) as f64)
+            Value::Number(pyramid::verification_count(speculations.len(), config.verification_layers) as f64)
         }
         op::SX_CLASSIFY => {
             let index = index_of(arg(args, 0));
             let result = LayerResult::from_value(arg(args, 1), Naming::Js, &layer_path(index))?;
-            Value::string(speculation::classify_outcome(&result).as_str())
+            Value::string(pyramid::classify_outcome(&result).as_str())
         }
         op::SX_VERIFIED => {
             let mut speculations = speculations_of(arg(args, 0))?;

@@ -2,7 +2,7 @@
 //! calibration, shadow run, decision or model update). Op codes 220..229, kept apart from
 //! the engine ops so other features can add theirs without touching these.
 
-use earlyexit::pyramid_replay;
+use earlyexit::pyramid::replay;
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
 /// `[runs, options]` -> replay report.
@@ -39,16 +39,16 @@ fn model_of(value: &Value) -> Result<std::borrow::Cow<'_, Value>> {
 /// Answers one of this file's ops.
 pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     match op {
-        REPLAY => pyramid_replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js),
-        SHADOW => pyramid_replay::shadow_value(arg(args, 0), arg(args, 1), Naming::Js),
-        CALIBRATE => pyramid_replay::calibrate_value(arg(args, 0), arg(args, 1), Naming::Js),
+        REPLAY => replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js),
+        SHADOW => replay::shadow_value(arg(args, 0), arg(args, 1), Naming::Js),
+        CALIBRATE => replay::calibrate_value(arg(args, 0), arg(args, 1), Naming::Js),
         DECIDE => {
             let model = model_of(arg(args, 0))?;
-            pyramid_replay::decide_value(&model, arg(args, 1), arg(args, 2), arg(args, 3), Naming::Js)
+            replay::decide_value(&model, arg(args, 1), arg(args, 2), arg(args, 3), Naming::Js)
         }
         _ => {
             let model = model_of(arg(args, 0))?;
-            pyramid_replay::update_value(&model, arg(args, 1), arg(args, 2), Naming::Js)
+            replay::update_value(&model, arg(args, 1), arg(args, 2), Naming::Js)
         }
     }
 }

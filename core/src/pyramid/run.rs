@@ -1,251 +1,12 @@
-//! The test-pyramid controller as a sans-IO state machine (ADR-033's
-//! `EarlyExitController.runWithEarlyExit`, turned inside out).
-//!
-//! The host asks [`PyramidRun::next`] what to do, runs that layer itself (sync, async,
-//! in another CI job), and feeds the outcome back with [`PyramidRun::submit`]. The core
-//! never calls into the host, so runner errors, async runners and cancellation stay where
-//! they belong, and every run is its own value.
-//!
-//! Order of actions, as the ADR's loop does it: run layers 0, 1, ... in order; after each,
-//! compute the quality signal (with `previousLambda` = the previous layer's lambda) and
-//! ask [`CoherenceEarlyExit::should_exit`]. On an exit with speculation enabled and layers
-//! left, predict every skipped layer and verify the first `verificationLayers` of them, in
-//! order, one `Verify` action each. Then `Done`.
-//!
-//! # The verdict
-//!
-//! Every result says whether the build is red, green or not known to be either
-//! ([`Verdict`]), from what the run observed and nothing else, so the same rule holds for
-//! any policy that decides which layers run: a layer that ran or was verified is *failing*
-//! when some of its tests did not pass, `passRate < 1` ([`layer_failed`]; the runner reports
-//! the rate after its own flaky retries). Then the verdict is `failed` when some observed
-//! layer is failing, else `passed` when every layer was observed, else `unverified` (no
-//! failure seen, but a layer was skipped without being run). The ADR's 0.99 threshold
-//! ([`classify_outcome`]) only grades a prediction; it never makes a red layer green here.
-//! The rule and its reasons are written out for users in `docs/pyramid-verdict.md`.
+//! One pyramid run as a sans-IO state machine ([`PyramidRun`]): the host asks what to do
+//! next, runs it, and submits the outcome; the run snapshots and restores at any step.
 
-use crate::exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
-use crate::signal::{calculate_quality_signal, LayerResult};
-use crate::speculation::{classify_outcome, verification_count, Speculation};
-use crate::value::field_name;
+use crate::pyramid::exit::{total_layers_argument, CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
+use crate::pyramid::result::{layer_failed, Action, FailingLayer, LayerSpec, ResultView, TestPyramidResult, Verdict};
+use crate::pyramid::signal::{calculate_quality_signal, LayerResult, LAYER_RESULT_FIELDS};
+use crate::pyramid::speculation::{classify_outcome, predictions, verification_count, Speculation};
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
-
-/// A layer as the controller knows it before running it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LayerSpec {
-    /// Layer name.
-    pub name: String,
-    /// Expected cost in ms (what makes savings computable for layers that never run).
-    pub cost_ms: Option<f64>,
-}
-
-impl LayerSpec {
-    /// Parses `{name, costMs?}` (a `run` key is allowed and ignored: the host owns runners).
-    pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
-        let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
-        let cost = field_name!("costMs", "cost_ms");
-        reader.reject_both_spellings(&[cost])?;
-        let name = reader.string(FieldName::same("name"))?.to_string();
-        let cost_ms = reader.opt_number(cost, 0.0, f64::MAX)?;
-        Ok(LayerSpec { name, cost_ms })
-    }
-
-    fn to_value(&self, naming: Naming) -> Value {
-        ObjectBuilder::new()
-            .string("name", &self.name)
-            .some_number(field_name!("costMs", "cost_ms").spelled(naming), self.cost_ms)
-            .build()
-    }
-}
-
-/// What the host should do next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    /// Run layer `i` and submit its result.
-    Run(usize),
-    /// Run skipped layer `i` to verify its prediction, and submit its result.
-    Verify(usize),
-    /// Nothing left; `result()` is ready.
-    Done,
-}
-
-impl Action {
-    /// `{action: 'run'|'verify', layer: i}` or `{action: 'done'}`.
-    pub fn to_value(self) -> Value {
-        let mut o = ObjectBuilder::new();
-        match self {
-            Action::Run(i) => o.string("action", "run").number("layer", i as f64),
-            Action::Verify(i) => o.string("action", "verify").number("layer", i as f64),
-            Action::Done => o.string("action", "done"),
-        }
-        .build()
-    }
-}
-
-/// Whether an observed layer result is failing: some of its tests did not pass
-/// (`passRate < 1`). `passRate` is what the runner reports after its own retries of flaky
-/// tests, so a test that passed on retry counts as passed (and shows in `flakyRatio`); a
-/// failure that is still there after the retries is a failure, flaky or not. Stricter than
-/// the ADR's 0.99 grading of predictions ([`classify_outcome`]): every layer graded `fail`
-/// or `flaky` is failing, and so is a layer graded `pass` with `0.99 <= passRate < 1`.
-pub fn layer_failed(result: &LayerResult) -> bool {
-    result.pass_rate < 1.0
-}
-
-/// A run's verdict: is the build red, green, or not known to be either?
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    /// A layer that ran or was verified is failing ([`layer_failed`]).
-    Failed,
-    /// Every layer ran or was verified, and none is failing (an empty pyramid too).
-    Passed,
-    /// No observed layer is failing, but some layers were skipped without being run.
-    Unverified,
-}
-
-impl Verdict {
-    /// Every verdict, in the order of their codes (the JS fast path's table).
-    pub const ALL: [Verdict; 3] = [Verdict::Failed, Verdict::Passed, Verdict::Unverified];
-
-    /// `failed`, `passed` or `unverified`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Failed => "failed",
-            Verdict::Passed => "passed",
-            Verdict::Unverified => "unverified",
-        }
-    }
-
-    /// The verdict of a run over `layer_count` layers that observed (ran or verified)
-    /// `observed` distinct layers, `failing` of them failing. Only what was observed
-    /// counts, so the rule is the same whichever policy chose the layers.
-    pub fn of(layer_count: usize, observed: usize, failing: usize) -> Verdict {
-        if failing > 0 {
-            Verdict::Failed
-        } else if observed >= layer_count {
-            Verdict::Passed
-        } else {
-            Verdict::Unverified
-        }
-    }
-}
-
-/// A failing layer that ran or was verified: its index and name.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct FailingLayer {
-    /// The layer's index in the pyramid.
-    pub layer: usize,
-    /// The layer's name.
-    pub name: String,
-}
-
-impl FailingLayer {
-    /// `{layer, name}` (the same keys in every language).
-    pub fn to_value(&self) -> Value {
-        ObjectBuilder::new().number("layer", self.layer as f64).string("name", &self.name).build()
-    }
-}
-
-/// ADR-033's `TestPyramidResult` plus the honest-accounting fields.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TestPyramidResult {
-    /// The results of the layers run before the exit (copies, `previousLambda` stamped).
-    pub layers: Vec<LayerResult>,
-    /// Whether the run exited early.
-    pub exited_early: bool,
-    /// The exit layer (`layers.length - 1` when no exit, so -1 for an empty pyramid).
-    pub exit_layer: i64,
-    /// The exit decision's reason (`forced_continue` when no exit).
-    pub exit_reason: ExitReason,
-    /// The exit decision's confidence (1.0 when no exit).
-    pub confidence: f64,
-    /// One prediction per skipped layer when speculation ran.
-    pub speculations: Vec<Speculation>,
-    /// Layers after the exit, including those verification then ran.
-    pub skipped_layers: usize,
-    /// Indices actually run, in run order, verification included.
-    pub layers_executed: Vec<usize>,
-    /// How many predictions verification checked.
-    pub verified_layers: usize,
-    /// How many verified predictions were wrong.
-    pub mispredictions: usize,
-    /// Summed `costMs` of layers never run; `None` when one of them has no cost.
-    pub compute_saved_ms: Option<f64>,
-    /// Whether the build is red, green or not known to be either (see [`Verdict`]).
-    pub verdict: Verdict,
-    /// The failing layers that ran or were verified, in the order they ran.
-    pub failing_layers: Vec<FailingLayer>,
-}
-
-impl TestPyramidResult {
-    /// The result object; `naming` spells the keys of the layer results (the ADR's
-    /// top-level keys are camelCase in every language's JSON).
-    pub fn to_value(&self, naming: Naming) -> Value {
-        ResultView {
-            layers: &self.layers,
-            exited_early: self.exited_early,
-            exit_layer: self.exit_layer,
-            exit_reason: self.exit_reason,
-            confidence: self.confidence,
-            speculations: &self.speculations,
-            skipped_layers: self.skipped_layers,
-            layers_executed: &self.layers_executed,
-            verified_layers: self.verified_layers,
-            mispredictions: self.mispredictions,
-            compute_saved_ms: self.compute_saved_ms,
-            verdict: self.verdict,
-            failing_layers: self.failing_layers.clone(),
-        }
-        .to_value(naming)
-    }
-}
-
-/// A [`TestPyramidResult`] borrowing the run's lists: [`PyramidRun::result`] copies it out,
-/// [`PyramidRun::result_value`] writes it as a value without copying the layer results
-/// first (which kept a deep clone of every result in the WebAssembly module).
-struct ResultView<'a> {
-    layers: &'a [LayerResult],
-    exited_early: bool,
-    exit_layer: i64,
-    exit_reason: ExitReason,
-    confidence: f64,
-    speculations: &'a [Speculation],
-    skipped_layers: usize,
-    layers_executed: &'a [usize],
-    verified_layers: usize,
-    mispredictions: usize,
-    compute_saved_ms: Option<f64>,
-    verdict: Verdict,
-    failing_layers: Vec<FailingLayer>,
-}
-
-impl ResultView<'_> {
-    fn to_value(&self, naming: Naming) -> Value {
-        let key = |js: &'static str, snake: &'static str| if naming == Naming::Js { js } else { snake };
-        ObjectBuilder::new()
-            .value("layers", value::array_of(self.layers, |l| l.to_value(naming)))
-            .boolean(key("exitedEarly", "exited_early"), self.exited_early)
-            .number(key("exitLayer", "exit_layer"), self.exit_layer as f64)
-            .string(key("exitReason", "exit_reason"), self.exit_reason.as_str())
-            .number("confidence", self.confidence)
-            .value("speculations", value::array_of(self.speculations, Speculation::to_value))
-            .number(key("skippedLayers", "skipped_layers"), self.skipped_layers as f64)
-            .value(
-                key("layersExecuted", "layers_executed"),
-                value::array_of(self.layers_executed, |&i| Value::Number(i as f64)),
-            )
-            .number(key("verifiedLayers", "verified_layers"), self.verified_layers as f64)
-            .number("mispredictions", self.mispredictions as f64)
-            .opt_number(key("computeSavedMs", "compute_saved_ms"), self.compute_saved_ms)
-            .string("verdict", self.verdict.as_str())
-            .value(
-                key("failingLayers", "failing_layers"),
-                value::array_of(&self.failing_layers, FailingLayer::to_value),
-            )
-            .build()
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 enum Phase {
@@ -417,7 +178,7 @@ impl PyramidRun {
                 self.phase = if decision.can_exit {
                     let speculations = if decision.enable_speculation && remaining > 0 {
                         // `remaining` < the layer count, which `start` bounded.
-                        crate::speculation::predictions(decision.confidence, remaining)
+                        predictions(decision.confidence, remaining)
                     } else {
                         Vec::new()
                     };
@@ -564,8 +325,7 @@ impl PyramidRun {
         let config = ExitConfig::DEFAULT
             .merged(get("config"), Naming::Js, "config", ErrorCode::InvalidSnapshot)
             .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-        let total_layers =
-            crate::exit_decision::total_layers_argument(get("totalLayers"), "totalLayers", ErrorCode::InvalidSnapshot)?;
+        let total_layers = total_layers_argument(get("totalLayers"), "totalLayers", ErrorCode::InvalidSnapshot)?;
         let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         let mut run = PyramidRun::with(
             // Both were just checked (`merged`, `total_layers_argument`), as `new` would check them.
@@ -608,8 +368,7 @@ fn to_js_keys(result: &Value, naming: Naming) -> Value {
         (Naming::Snake, Value::Object(entries)) => {
             let mut o = ObjectBuilder::new();
             for (k, v) in entries {
-                let key =
-                    crate::signal::LAYER_RESULT_FIELDS.iter().find(|f| f.snake() == k).map_or(k.as_str(), |f| f.js());
+                let key = LAYER_RESULT_FIELDS.iter().find(|f| f.snake() == k).map_or(k.as_str(), |f| f.js());
                 o.value(key, v.clone());
             }
             o.build()

@@ -1,29 +1,27 @@
 //! ADR-033's `SpeculativeExecutor`: predict the outcome of the layers an exit skips, and
 //! classify what verification actually observed.
 
-use crate::signal::LayerResult;
-use crate::value::{field_name, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
+use crate::pyramid::exit::ExitConfig;
+use crate::pyramid::signal::LayerResult;
+use crate::value::{field_name, named_enum, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 use crate::value::{ErrorCode, Result};
 
-/// A layer's outcome, predicted or observed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// The layer passes.
-    Pass,
-    /// The layer is flaky.
-    Flaky,
-    /// The layer fails.
-    Fail,
-}
+// The keys of a speculation's object (`Speculation::KEYS`).
+const PREDICTED: &str = "predicted";
+const CONFIDENCE: &str = "confidence";
+const VERIFIED: &str = "verified";
+const ACTUAL: &str = "actual";
+const CORRECT: &str = "correct";
 
-impl Outcome {
-    /// The ADR's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Flaky => "flaky",
-            Outcome::Fail => "fail",
-        }
+named_enum! {
+    /// A layer's outcome, predicted or observed.
+    pub enum Outcome {
+        /// The layer passes.
+        Pass = "pass",
+        /// The layer is flaky.
+        Flaky = "flaky",
+        /// The layer fails.
+        Fail = "fail",
     }
 }
 
@@ -49,15 +47,19 @@ impl Speculation {
         self.actual.map(|a| a == self.predicted)
     }
 
+    /// The keys of a speculation's object, in the order [`Speculation::to_value`] writes
+    /// them (`actual` and `correct` once verified).
+    pub const KEYS: [&'static str; 5] = [PREDICTED, CONFIDENCE, VERIFIED, ACTUAL, CORRECT];
+
     /// `{predicted, confidence, verified}` plus `actual, correct` once verified (the ADR's
     /// spread keeps `verified` in third place).
     pub fn to_value(&self) -> Value {
         let mut o = ObjectBuilder::new();
-        o.string("predicted", self.predicted.as_str())
-            .number("confidence", self.confidence)
-            .boolean("verified", self.verified());
+        o.string(PREDICTED, self.predicted.as_str())
+            .number(CONFIDENCE, self.confidence)
+            .boolean(VERIFIED, self.verified());
         if let (Some(actual), Some(correct)) = (self.actual, self.correct()) {
-            o.string("actual", actual.as_str()).boolean("correct", correct);
+            o.string(ACTUAL, actual.as_str()).boolean(CORRECT, correct);
         }
         o.build()
     }
@@ -137,7 +139,7 @@ pub struct SpeculativeExecutor {
 
 impl SpeculativeExecutor {
     /// From the exit config.
-    pub fn new(config: &crate::exit_decision::ExitConfig) -> Self {
+    pub fn new(config: &ExitConfig) -> Self {
         SpeculativeExecutor { verification_layers: config.verification_layers }
     }
 
@@ -157,20 +159,33 @@ impl Speculation {
     /// under `path`, e.g. `speculations[0].predicted`).
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "speculation", naming, ErrorCode::InvalidSignal)?;
-        reader.reject_unknown(&["predicted", "confidence", "verified", "actual", "correct"].map(FieldName::same))?;
-        let parse = |s: &str| match s {
-            "pass" => Outcome::Pass,
-            "flaky" => Outcome::Flaky,
-            _ => Outcome::Fail,
-        };
-        let outcomes = ["pass", "flaky", "fail"];
-        let predicted = parse(reader.choice(FieldName::same("predicted"), &outcomes)?);
-        let confidence = reader.number(FieldName::same("confidence"), 0.0, 1.0)?;
-        let verified = reader.boolean(FieldName::same("verified"))?;
-        let actual = if verified { Some(parse(reader.choice(FieldName::same("actual"), &outcomes)?)) } else { None };
+        const FIELDS: [FieldName; 5] = FieldName::same_all(Speculation::KEYS);
+        reader.reject_unknown(&FIELDS)?;
+        let [predicted, confidence, verified, actual, correct] = FIELDS;
+        // `choice` accepted one of the names, so `parse` reads it.
+        let parse = |s: &str| Outcome::parse(s).unwrap_or(Outcome::Fail);
+        let predicted = parse(reader.choice(predicted, &Outcome::NAMES)?);
+        let confidence = reader.number(confidence, 0.0, 1.0)?;
+        let verified = reader.boolean(verified)?;
+        let actual = if verified { Some(parse(reader.choice(actual, &Outcome::NAMES)?)) } else { None };
         if verified {
-            reader.boolean(FieldName::same("correct"))?;
+            reader.boolean(correct)?;
         }
         Ok(Speculation { predicted, confidence, actual })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verified_speculation_writes_its_keys_in_order_and_reads_back() {
+        let speculation = Speculation { predicted: Outcome::Pass, confidence: 0.9, actual: Some(Outcome::Fail) };
+        let value = speculation.to_value();
+        let Value::Object(entries) = &value else { unreachable!() };
+        assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), Speculation::KEYS);
+        assert_eq!(Speculation::from_value(&value, Naming::Js, ""), Ok(speculation));
+        assert_eq!(Outcome::NAMES, ["pass", "flaky", "fail"]);
     }
 }

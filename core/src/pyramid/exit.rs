@@ -2,9 +2,12 @@
 //! pyramid stop after this layer?
 
 use crate::num;
-use crate::signal::QualitySignal;
-use crate::value::field_name;
-use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::pyramid::signal::QualitySignal;
+use crate::value::snapshot;
+use crate::value::{
+    self, field_name, key, named_enum, spelled, FieldName, Key, Naming, ObjectBuilder, ObjectReader, Value,
+    MAX_SAFE_INTEGER,
+};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const EXIT_LAYER: FieldName = field_name!("exitLayer", "exit_layer");
@@ -150,44 +153,21 @@ impl Default for ExitConfig {
     }
 }
 
-/// Why `shouldExit` answered as it did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ExitReason {
-    /// Before the (adaptive) exit layer, or no exit happened at all.
-    ForcedContinue,
-    /// Lambda below `minLambdaForExit`.
-    LambdaTooLow,
-    /// Stability below `minLambdaStability`.
-    LambdaUnstable,
-    /// Boundary concentration above `maxBoundaryConcentration`.
-    BoundariesConcentrated,
-    /// Combined confidence below `minConfidence`.
-    InsufficientConfidence,
-    /// Every condition met.
-    ConfidentExit,
-}
-
-impl ExitReason {
-    /// Every reason, in the ADR's order (the order of the JS fast path's codes).
-    pub const ALL: [ExitReason; 6] = [
-        ExitReason::ForcedContinue,
-        ExitReason::LambdaTooLow,
-        ExitReason::LambdaUnstable,
-        ExitReason::BoundariesConcentrated,
-        ExitReason::InsufficientConfidence,
-        ExitReason::ConfidentExit,
-    ];
-
-    /// The ADR's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExitReason::ForcedContinue => "forced_continue",
-            ExitReason::LambdaTooLow => "lambda_too_low",
-            ExitReason::LambdaUnstable => "lambda_unstable",
-            ExitReason::BoundariesConcentrated => "boundaries_concentrated",
-            ExitReason::InsufficientConfidence => "insufficient_confidence",
-            ExitReason::ConfidentExit => "confident_exit",
-        }
+named_enum! {
+    /// Why `shouldExit` answered as it did.
+    pub enum ExitReason {
+        /// Before the (adaptive) exit layer, or no exit happened at all.
+        ForcedContinue = "forced_continue",
+        /// Lambda below `minLambdaForExit`.
+        LambdaTooLow = "lambda_too_low",
+        /// Stability below `minLambdaStability`.
+        LambdaUnstable = "lambda_unstable",
+        /// Boundary concentration above `maxBoundaryConcentration`.
+        BoundariesConcentrated = "boundaries_concentrated",
+        /// Combined confidence below `minConfidence`.
+        InsufficientConfidence = "insufficient_confidence",
+        /// Every condition met.
+        ConfidentExit = "confident_exit",
     }
 }
 
@@ -223,18 +203,43 @@ pub struct ExitDecision {
     pub explanation: String,
 }
 
+// The keys of the decision object (`ExitDecision::KEYS`).
+const CAN_EXIT: Key = key!("canExit", "can_exit");
+const CONFIDENCE: Key = Key::same("confidence");
+const DECISION_EXIT_LAYER: Key = key!("exitLayer", "exit_layer");
+const REASON: Key = Key::same("reason");
+const ENABLE_SPECULATION: Key = key!("enableSpeculation", "enable_speculation");
+const EXPLANATION: Key = Key::same("explanation");
+
 impl ExitDecision {
+    /// The keys of the decision object, in the order [`ExitDecision::to_value`] writes them.
+    pub const KEYS: [Key; 6] = [CAN_EXIT, CONFIDENCE, DECISION_EXIT_LAYER, REASON, ENABLE_SPECULATION, EXPLANATION];
+
     /// The decision object.
     pub fn to_value(&self, naming: Naming) -> Value {
-        let js = naming == Naming::Js;
         ObjectBuilder::new()
-            .boolean(if js { "canExit" } else { "can_exit" }, self.can_exit)
-            .number("confidence", self.confidence)
-            .number(if js { "exitLayer" } else { "exit_layer" }, self.exit_layer as f64)
-            .string("reason", self.reason.as_str())
-            .boolean(if js { "enableSpeculation" } else { "enable_speculation" }, self.enable_speculation)
-            .string("explanation", &self.explanation)
+            .boolean(spelled!(CAN_EXIT, naming), self.can_exit)
+            .number(CONFIDENCE.js, self.confidence)
+            .number(spelled!(DECISION_EXIT_LAYER, naming), self.exit_layer as f64)
+            .string(REASON.js, self.reason.as_str())
+            .boolean(spelled!(ENABLE_SPECULATION, naming), self.enable_speculation)
+            .string(EXPLANATION.js, &self.explanation)
             .build()
+    }
+
+    /// Reads a decision as [`ExitDecision::to_value`] writes it with `naming`.
+    pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
+        const FIELDS: [FieldName; 6] = Key::fields(ExitDecision::KEYS);
+        let r = snapshot::result_object(value, "", "decision", naming, &FIELDS)?;
+        let [can_exit, confidence, exit_layer, reason, enable_speculation, explanation] = FIELDS;
+        Ok(ExitDecision {
+            can_exit: r.boolean(can_exit)?,
+            confidence: r.number(confidence, 0.0, 1.0)?,
+            exit_layer: snapshot::layer_number(&r, exit_layer)?,
+            reason: snapshot::pick(&r, reason, &ExitReason::NAMES, ExitReason::parse)?,
+            enable_speculation: r.boolean(enable_speculation)?,
+            explanation: r.string(explanation)?.to_string(),
+        })
     }
 }
 
@@ -422,4 +427,23 @@ fn stability(signal: &QualitySignal) -> f64 {
 /// `(x * 100).toFixed(1)`.
 fn percent(x: f64) -> String {
     num::to_fixed(x * 100.0, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyramid::{calculate_quality_signal, LayerResult};
+
+    #[test]
+    fn a_decision_writes_its_keys_in_order_in_both_namings_and_reads_back() {
+        let exit = CoherenceEarlyExit::new(ExitConfig::DEFAULT, 4).unwrap_or_else(|e| panic!("{e}"));
+        let decision = exit.should_exit(&calculate_quality_signal(&LayerResult::new(1.0, 1.0, 0.0)), 0);
+        for naming in [Naming::Js, Naming::Snake] {
+            let value = decision.to_value(naming);
+            let Value::Object(entries) = &value else { unreachable!() };
+            let want: Vec<&str> = ExitDecision::KEYS.iter().map(|k| k.spelled(naming)).collect();
+            assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), want);
+            assert_eq!(ExitDecision::from_value(&value, naming).as_ref(), Ok(&decision));
+        }
+    }
 }

@@ -1,161 +1,14 @@
-//! A recommended pyramid policy beside the ADR's presets (which stay the default): fail
-//! fast when a layer fails, and skip the remaining layers on success only while the
-//! history of earlier runs bounds the risk.
-//!
-//! The history is an [`OutcomeModel`]: per layer (by name), a Beta-Binomial count of how
-//! often the layer failed *when every layer run before it in that run had passed*, with
-//! exponential forgetting, plus a forgetting-weighted mean cost. It is plain JSON,
-//! versioned and validated on load, so CI can persist it between runs.
-//!
-//! After some layers ran and passed, the policy may stop only when the upper confidence
-//! bound of P(some remaining layer fails | what ran passed) is within the user's risk
-//! budget. By the chain rule that probability is 1 - prod(1 - q_j) over the remaining
-//! layers, q_j = P(layer j fails | the layers before it passed), which is what the model
-//! counts; each q_j is bounded by its Beta posterior quantile at level
-//! 1 - (1 - confidence) / m (Bonferroni over the m remaining layers, so the joint bound
-//! holds at `confidence`). A layer the model has never seen has a bound near 1, so it is
-//! always run. With `reorder`, layers whose order does not matter (independent CI stages)
-//! run by failure probability per expected cost, highest first, which is the order that
-//! minimises expected cost under fail-fast for independent layers.
-//!
-//! [`calibrate`] picks the most aggressive risk budget on a grid whose miss rate (failing
-//! runs the policy declared green, over failing runs) is bounded by `risk` with probability
-//! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
-//! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
+//! The history the policy decides from: an [`OutcomeModel`] of per-layer outcome counts
+//! (plain JSON, versioned, validated on load), and the policy's decision over it
+//! ([`OutcomeModel::decide`]).
 
-use crate::value::field_name;
-use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::num::stats::{beta_quantile, incomplete_beta};
+use crate::pyramid::policy::config::{PolicyConfig, CODE};
+use crate::value::{self, field_name, named_enum, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// Version of the persisted model document.
 pub const MODEL_VERSION: u64 = 1;
-
-const CODE: ErrorCode = ErrorCode::InvalidConfig;
-const RISK_BUDGET: FieldName = field_name!("riskBudget", "risk_budget");
-const CONFIDENCE: FieldName = FieldName::same("confidence");
-const PRIOR_FAILURES: FieldName = field_name!("priorFailures", "prior_failures");
-const PRIOR_PASSES: FieldName = field_name!("priorPasses", "prior_passes");
-const REORDER: FieldName = FieldName::same("reorder");
-const SKIP_ON_SUCCESS: FieldName = field_name!("skipOnSuccess", "skip_on_success");
-const FORGETTING: FieldName = FieldName::same("forgetting");
-
-/// Every policy config key.
-pub const POLICY_CONFIG_FIELDS: [FieldName; 7] =
-    [RISK_BUDGET, CONFIDENCE, PRIOR_FAILURES, PRIOR_PASSES, REORDER, SKIP_ON_SUCCESS, FORGETTING];
-
-/// The policy's knobs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PolicyConfig {
-    /// Largest bound on P(some skipped layer fails | what ran passed) at which the
-    /// remaining layers are skipped; 0..=1 (0 never skips).
-    pub risk_budget: f64,
-    /// Confidence of the upper bound, in [0.5, 1).
-    pub confidence: f64,
-    /// Beta prior pseudo-failures, > 0.
-    pub prior_failures: f64,
-    /// Beta prior pseudo-passes, > 0.
-    pub prior_passes: f64,
-    /// Run layers by failure probability per expected cost (only for independent layers).
-    pub reorder: bool,
-    /// Whether a green prefix may ever skip the rest.
-    pub skip_on_success: bool,
-    /// Weight kept by a layer's past counts each time it is observed again, in (0, 1].
-    pub forgetting: f64,
-}
-
-impl PolicyConfig {
-    /// `fail_fast`: run in the given order, stop at the first failure, never skip on success.
-    pub const FAIL_FAST: PolicyConfig = PolicyConfig {
-        risk_budget: 0.0,
-        confidence: 0.95,
-        prior_failures: 0.5,
-        prior_passes: 0.5,
-        reorder: false,
-        skip_on_success: false,
-        forgetting: 0.998,
-    };
-    /// `risk_bounded`: fail fast, reorder by failure probability per cost, and skip on
-    /// success while the 95% bound on missing a failure stays within 1%.
-    pub const RISK_BOUNDED: PolicyConfig = PolicyConfig {
-        risk_budget: 0.01,
-        confidence: 0.95,
-        prior_failures: 0.5,
-        prior_passes: 0.5,
-        reorder: true,
-        skip_on_success: true,
-        forgetting: 0.998,
-    };
-
-    /// The preset called `name` (`fail_fast`, `risk_bounded`).
-    pub fn preset(name: &str) -> Option<PolicyConfig> {
-        match name {
-            "fail_fast" => Some(PolicyConfig::FAIL_FAST),
-            "risk_bounded" => Some(PolicyConfig::RISK_BOUNDED),
-            _ => None,
-        }
-    }
-
-    /// Merges a partial config object over `self` (`null` merges nothing); errors are
-    /// rooted at `path`.
-    pub fn merged(&self, options: &Value, naming: Naming, path: &str) -> Result<Self> {
-        if matches!(options, Value::Null) {
-            return Ok(self.clone());
-        }
-        let reader = ObjectReader::new(options, path, "config", naming, CODE)?;
-        reader.reject_unknown(&POLICY_CONFIG_FIELDS)?;
-        let mut c = self.clone();
-        if reader.get(RISK_BUDGET).is_some() {
-            c.risk_budget = reader.number(RISK_BUDGET, 0.0, 1.0)?;
-        }
-        if reader.get(CONFIDENCE).is_some() {
-            c.confidence = reader.number(CONFIDENCE, 0.5, 1.0)?;
-            if c.confidence >= 1.0 {
-                return Err(reader.range_error(CONFIDENCE, "a finite number >= 0.5 and < 1", &Value::Number(1.0)));
-            }
-        }
-        for (field, slot) in [(PRIOR_FAILURES, &mut c.prior_failures), (PRIOR_PASSES, &mut c.prior_passes)] {
-            if let Some(got) = reader.get(field) {
-                let v = reader.number(field, 0.0, 1e6)?;
-                if v <= 0.0 {
-                    return Err(reader.range_error(field, "a finite number > 0 and <= 1000000", got));
-                }
-                *slot = v;
-            }
-        }
-        if reader.get(REORDER).is_some() {
-            c.reorder = reader.boolean(REORDER)?;
-        }
-        if reader.get(SKIP_ON_SUCCESS).is_some() {
-            c.skip_on_success = reader.boolean(SKIP_ON_SUCCESS)?;
-        }
-        if let Some(got) = reader.get(FORGETTING) {
-            let v = reader.number(FORGETTING, 0.0, 1.0)?;
-            if v <= 0.0 {
-                return Err(reader.range_error(FORGETTING, "a finite number > 0 and <= 1", got));
-            }
-            c.forgetting = v;
-        }
-        Ok(c)
-    }
-
-    /// Checks a config built in Rust (same rules as the host-value path).
-    pub fn validate(&self) -> Result<()> {
-        PolicyConfig::FAIL_FAST.merged(&self.to_value(Naming::Snake), Naming::Snake, "").map(|_| ())
-    }
-
-    /// The config object.
-    pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
-            (RISK_BUDGET.spelled(naming).into(), Value::Number(self.risk_budget)),
-            (CONFIDENCE.spelled(naming).into(), Value::Number(self.confidence)),
-            (PRIOR_FAILURES.spelled(naming).into(), Value::Number(self.prior_failures)),
-            (PRIOR_PASSES.spelled(naming).into(), Value::Number(self.prior_passes)),
-            (REORDER.spelled(naming).into(), Value::Bool(self.reorder)),
-            (SKIP_ON_SUCCESS.spelled(naming).into(), Value::Bool(self.skip_on_success)),
-            (FORGETTING.spelled(naming).into(), Value::Number(self.forgetting)),
-        ])
-    }
-}
 
 /// What the model knows about one layer.
 #[derive(Clone, Debug, PartialEq)]
@@ -199,25 +52,15 @@ pub struct PlannedLayer {
     pub cost_ms: Option<f64>,
 }
 
-/// Why the policy stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StopReason {
-    /// A layer failed: the verdict is known.
-    LayerFailed,
-    /// The bound on missing a failure in the remaining layers is within the budget.
-    RiskBounded,
-    /// Every layer ran and passed.
-    Completed,
-}
-
-impl StopReason {
-    /// `layer_failed`, `risk_bounded`, `completed`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StopReason::LayerFailed => "layer_failed",
-            StopReason::RiskBounded => "risk_bounded",
-            StopReason::Completed => "completed",
-        }
+named_enum! {
+    /// Why the policy stopped.
+    pub enum StopReason {
+        /// A layer failed: the verdict is known.
+        LayerFailed = "layer_failed",
+        /// The bound on missing a failure in the remaining layers is within the budget.
+        RiskBounded = "risk_bounded",
+        /// Every layer ran and passed.
+        Completed = "completed",
     }
 }
 
@@ -560,7 +403,9 @@ impl OutcomeModel {
 }
 
 const MODEL_ENGINE: &str = "PyramidOutcomeModel";
+
 const COST_MS: FieldName = field_name!("costMs", "cost_ms");
+
 const COST_WEIGHT: FieldName = field_name!("costWeight", "cost_weight");
 
 fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
@@ -593,163 +438,9 @@ fn check_layer_list(list: &str, amount_key: &str, layers: &[(&str, Option<f64>)]
     Ok(())
 }
 
-/// ln Gamma(x) for x > 0 (Lanczos, g = 7, 9 terms; ~1e-15 relative).
-pub fn ln_gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Gamma(x) = Gamma(x + 1) / x keeps the series in its accurate range (x > 0 here).
-        return ln_gamma(x + 1.0) - x.ln();
-    }
-    let x = x - 1.0;
-    let mut a = C[0];
-    let t = x + G + 0.5;
-    for (i, c) in C.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// Continued fraction of the incomplete beta (modified Lentz).
-fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
-    let guard = |v: f64| if v.abs() < TINY { TINY } else { v };
-    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
-    let mut c = 1.0;
-    let mut d = 1.0 / guard(1.0 - qab * x / qap);
-    let mut h = d;
-    for m in 1..=500 {
-        let m = m as f64;
-        let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 / guard(1.0 + aa * d);
-        c = guard(1.0 + aa / c);
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 / guard(1.0 + aa * d);
-        c = guard(1.0 + aa / c);
-        let step = d * c;
-        h *= step;
-        if (step - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    h
-}
-
-/// The regularized incomplete beta I_x(a, b), a, b > 0.
-pub fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
-    incomplete_beta_with(a, b, x, ln_beta(a, b))
-}
-
-fn ln_beta(a: f64, b: f64) -> f64 {
-    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
-}
-
-/// I_x(a, b) given ln B(a, b) (a quantile search computes it once).
-fn incomplete_beta_with(a: f64, b: f64, x: f64, ln_b: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    let front = (a * x.ln() + b * (1.0 - x).ln() - ln_b).exp();
-    if x < (a + 1.0) / (a + b + 2.0) {
-        front * beta_fraction(a, b, x) / a
-    } else {
-        1.0 - front * beta_fraction(b, a, 1.0 - x) / b
-    }
-}
-
-/// The `level` quantile of Beta(a, b): x with I_x(a, b) = level, by Newton steps kept
-/// inside a bisection bracket (a handful of steps to ~1e-15 where 64 plain bisection steps
-/// would be needed; the replay of a large history calls this a lot).
-pub fn beta_quantile(a: f64, b: f64, level: f64) -> f64 {
-    let ln_b = ln_beta(a, b);
-    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    let mut x = (a / (a + b)).clamp(1e-12, 1.0 - 1e-12);
-    for _ in 0..200 {
-        let f = incomplete_beta_with(a, b, x, ln_b) - level;
-        if f == 0.0 {
-            return x;
-        }
-        if f < 0.0 {
-            lo = x;
-        } else {
-            hi = x;
-        }
-        let density = ((a - 1.0) * x.ln() + (b - 1.0) * (1.0 - x).ln() - ln_b).exp();
-        let mut next = x - f / density;
-        if !(next > lo && next < hi) {
-            next = 0.5 * (lo + hi);
-        }
-        if (next - x).abs() <= 1e-15 * x.max(1e-300) || hi - lo <= 1e-300 {
-            return next;
-        }
-        x = next;
-    }
-    x
-}
-
-/// P(X <= k) for X ~ Binomial(n, p), summed in log space.
-pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
-    if k >= n || p <= 0.0 {
-        return 1.0;
-    }
-    if p >= 1.0 {
-        return 0.0;
-    }
-    let ln_choose = |i: u64| ln_gamma(n as f64 + 1.0) - ln_gamma(i as f64 + 1.0) - ln_gamma((n - i) as f64 + 1.0);
-    let (lp, lq) = (p.ln(), (1.0 - p).ln());
-    let total: f64 = (0..=k).map(|i| (ln_choose(i) + i as f64 * lp + (n - i) as f64 * lq).exp()).sum();
-    total.min(1.0)
-}
-
-/// z for a two-sided 95% interval.
-pub const Z95: f64 = 1.959_963_984_540_054;
-
-/// Wilson score 95% interval for `k` successes out of `n` (None when n = 0).
-pub fn wilson_interval(k: u64, n: u64) -> Option<(f64, f64)> {
-    if n == 0 || k > n {
-        return None;
-    }
-    let (k, n) = (k as f64, n as f64);
-    let p = k / n;
-    let z2 = Z95 * Z95;
-    let denom = 1.0 + z2 / n;
-    let center = (p + z2 / (2.0 * n)) / denom;
-    let half = Z95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    Some(((center - half).max(0.0), (center + half).min(1.0)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn special_functions_match_known_values() {
-        assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
-        assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
-        // Beta(1, 1) is uniform; Beta(1, b) has quantile 1 - (1 - q)^(1/b).
-        assert!((beta_quantile(1.0, 1.0, 0.95) - 0.95).abs() < 1e-12);
-        assert!((beta_quantile(1.0, 20.0, 0.95) - (1.0 - 0.05f64.powf(1.0 / 20.0))).abs() < 1e-12);
-        assert!((binomial_cdf(0, 10, 0.1) - 0.9f64.powi(10)).abs() < 1e-12);
-        assert!((binomial_cdf(1, 10, 0.1) - (0.9f64.powi(10) + 10.0 * 0.1 * 0.9f64.powi(9))).abs() < 1e-12);
-        let (lo, hi) = wilson_interval(0, 10).unwrap_or((1.0, 0.0));
-        assert!(lo == 0.0 && (hi - 0.277_533_7).abs() < 1e-6, "{hi}");
-        assert_eq!(wilson_interval(0, 0), None);
-    }
 
     fn observed(items: &[(&str, bool, f64)]) -> Vec<ObservedLayer> {
         items.iter().map(|&(n, f, d)| ObservedLayer { name: n.into(), failed: f, duration_ms: Some(d) }).collect()
