@@ -3,17 +3,17 @@
 # every conformance vector with its coverage table, the bundled demo data, the layout guard
 # core/tests/layout.rs), the JS layer crates' unit tests (earlyexit-js, earlyexit-js-fast),
 # clippy with warnings as errors on every workspace crate but the Python binding (linted in
-# scripts/test-python.sh), rustfmt, the user docs (scripts/check-docs.sh), the
-# zero-runtime-dependency rule, the one-version rule and the supply-chain policy (deny.toml:
-# licenses, duplicate versions), that policy once more from an empty CARGO_HOME (what a
-# machine that never built the project has: it fetches every locked package from the
-# registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no network), and
-# scripts/fuzz.sh's log paths.
+# scripts/test-python.sh), rustfmt, the core's rustdoc (warnings as errors), the user docs
+# (scripts/check-docs.sh), the zero-runtime-dependency rule, the one-version rule and the
+# supply-chain policy (deny.toml: licenses, duplicate versions), that policy once more from
+# an empty CARGO_HOME (what a machine that never built the project has: it fetches every
+# locked package from the registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no
+# network), and scripts/fuzz.sh's log paths.
 #
 # Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
-# and each of the checks after the tests (clippy, fmt, docs, core deps, versions, supply
-# chain, cold cache, fuzz log dir, demo) counts as one test. A cargo test run that fails
-# before reporting (say, a compile error) counts as one failure.
+# and each of the checks after the tests (clippy, fmt, rustdoc, docs, core deps, versions,
+# supply chain, cold cache, fuzz log dir, demo) counts as one test. A cargo test run that
+# fails before reporting (say, a compile error) counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -72,6 +72,8 @@ failed=$((failed + test_failed))
 # pyo3 finds the venv's interpreter).
 check clippy cargo clippy --workspace --exclude earlyexit-python --all-targets -- -D warnings
 check fmt cargo fmt --all --check
+# The core's API docs: every intra-doc link resolves, no link to a private item.
+check rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc -p earlyexit --no-deps --quiet
 check docs scripts/check-docs.sh
 check core-deps scripts/check-core-deps.sh
 check versions scripts/check-versions.sh

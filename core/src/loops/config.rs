@@ -1,4 +1,4 @@
-//! The loop engine's options: [`EarlyStoppingConfig`] with the seed's defaults, every key's
+//! The loop engine's options: [`EarlyStoppingConfig`] with upstream's defaults, every key's
 //! spellings and checks, and the cross-field rules.
 
 use crate::loops::vocabulary::Budget;
@@ -47,7 +47,7 @@ const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", 
 
 const STRICT_ITERATIONS: FieldName = field_name!("strictIterations", "strict_iterations");
 
-/// Every config key: the seed's seven in its order, then the opt-in options.
+/// Every config key: upstream's seven in its order, then the opt-in options.
 pub const CONFIG_FIELDS: &[FieldName] = &[
     HIGH_CONFIDENCE_THRESHOLD,
     PLATEAU_CONSECUTIVE_COUNT,
@@ -73,7 +73,7 @@ pub const CONFIG_FIELDS: &[FieldName] = &[
 named_enum! {
     /// Where the plateau rule takes each step's change from.
     pub enum PlateauDeltaSource {
-        /// The caller's `quality_delta` (the seed's behaviour).
+        /// The caller's `quality_delta` (upstream's behaviour).
         Reported = "reported",
         /// This record's quality minus the previous record's.
         Computed = "computed",
@@ -83,15 +83,15 @@ named_enum! {
 named_enum! {
     /// How the plateau rule measures a step.
     pub enum PlateauMode {
-        /// `|delta| / previous quality`, threshold a fraction 0..=1 (the seed's behaviour).
+        /// `|delta| / previous quality`, threshold a fraction 0..=1 (upstream's behaviour).
         Relative = "relative",
         /// `|delta|` in quality points, threshold 0..=100.
         Absolute = "absolute",
     }
 }
 
-/// `EarlyStoppingConfig` with the seed's defaults ([`EarlyStoppingConfig::default`]). The
-/// options after the seed's seven are opt-in: `None` keeps the seed's behaviour, and only
+/// `EarlyStoppingConfig` with upstream's defaults ([`EarlyStoppingConfig::default`]). The
+/// options after upstream's seven are opt-in: `None` keeps upstream's behaviour, and only
 /// options that were set appear in `getConfig()`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EarlyStoppingConfig {
@@ -136,12 +136,12 @@ pub struct EarlyStoppingConfig {
     pub no_improvement_patience: Option<u64>,
     /// Opt-in resume safety: iteration numbers must increase, and re-recording the last
     /// iteration with the same result is accepted without changing anything (see
-    /// [`check_iteration_order`]); `None` and `Some(false)` keep the seed's behaviour.
+    /// [`check_iteration_order`](crate::loops::check_iteration_order)); `None` and `Some(false)` keep upstream's behaviour.
     pub strict_iterations: Option<bool>,
 }
 
 impl Default for EarlyStoppingConfig {
-    /// The seed's `DEFAULT_CONFIG`, no option set.
+    /// Upstream's `DEFAULT_CONFIG`, no option set.
     fn default() -> Self {
         EarlyStoppingConfig {
             high_confidence_threshold: 0.95,
@@ -183,7 +183,7 @@ impl EarlyStoppingConfig {
             .map(|_| ())
     }
 
-    /// Merges a partial config object over `self` (the seed's `{...base, ...options}`),
+    /// Merges a partial config object over `self` (upstream's `{...base, ...options}`),
     /// validating every key; `root` names the argument in errors (`config`, `options`).
     /// `null` merges nothing, as spreading `null` does in JavaScript.
     pub fn merged(&self, options: &Value, naming: Naming, root: &str, code: ErrorCode) -> Result<Self> {
@@ -310,7 +310,7 @@ impl EarlyStoppingConfig {
         Ok(c)
     }
 
-    /// The config as the seed's `getConfig()` returns it: the seed's keys in its order,
+    /// The config as upstream's `getConfig()` returns it: upstream's keys in its order,
     /// then the opt-in options that are set.
     pub fn to_value(&self, naming: Naming) -> Value {
         let mut o = ObjectBuilder::new();

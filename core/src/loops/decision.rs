@@ -38,18 +38,18 @@ const NO_ITERATIONS_COMPLETED: &str = "No iterations completed";
 
 const CODE: ErrorCode = ErrorCode::InvalidSnapshot;
 
-/// The seed's `StoppingDecision`, plus the best-iteration extras.
+/// Upstream's `StoppingDecision`, plus the best-iteration extras.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoppingDecision {
     /// Whether to stop.
     pub stop: bool,
-    /// Why, as the seed words it.
+    /// Why, as upstream words it.
     pub reason: String,
     /// Confidence in the decision.
     pub confidence: f64,
     /// Which criterion fired.
     pub trigger: Trigger,
-    /// Present on stops (the seed's `details`).
+    /// Present on stops (upstream's `details`).
     pub details: Option<StoppingDetails>,
     /// `(iteration, quality)` of the best record so far.
     pub best: Option<(u64, f64)>,
@@ -209,7 +209,7 @@ pub struct FinalRecord {
     pub verification_status: VerificationStatus,
 }
 
-/// The seed's `generateSummary()`.
+/// Upstream's `generateSummary()`.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(clippy::large_enum_variant)] // made once per summary; boxing buys nothing
 pub enum StoppingSummary {

@@ -34,7 +34,7 @@ const DELTA: &str = "delta";
 const DETECTED: &str = "detected";
 const REASON: &str = "reason";
 
-/// One step of a detected plateau, as the seed's `details.improvements` lists it.
+/// One step of a detected plateau, as upstream's `details.improvements` lists it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlateauStep {
     /// The later record's iteration number.
@@ -50,7 +50,7 @@ impl PlateauStep {
     pub const KEYS: [&'static str; 3] = [ITERATION, IMPROVEMENT, DELTA];
 }
 
-/// What an outside source reported as the detection iteration: the seed copies it verbatim,
+/// What an outside source reported as the detection iteration: upstream copies it verbatim,
 /// so an absent key stays absent and `null` stays `null`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReportedIteration {
@@ -73,7 +73,7 @@ impl ReportedIteration {
     }
 }
 
-/// The seed's `details` object of a stopping decision.
+/// Upstream's `details` object of a stopping decision.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum StoppingDetails {
@@ -182,7 +182,7 @@ impl StoppingDetails {
         }
     }
 
-    /// The seed's details object.
+    /// Upstream's details object.
     pub fn to_value(&self) -> Value {
         let mut o = ObjectBuilder::new();
         match self {

@@ -1,6 +1,6 @@
 //! The owning engine: [`EarlyStopping`] keeps the history, the config and the last stopping
 //! reason, folds each record into the compact state and decides through
-//! [`verdict`](crate::loops::verdict), as the seed's class does.
+//! [`verdict`](crate::loops::verdict), as upstream's class does.
 
 use std::collections::VecDeque;
 
@@ -17,7 +17,29 @@ use crate::loops::vocabulary::Trigger;
 use crate::value::{self, Naming, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
-/// The seed's `EarlyStopping` class: history, config, and the last stopping reason.
+/// The owning engine, `early-stopping.mjs`'s `EarlyStopping` class: history, config, and the
+/// last stopping reason.
+///
+/// Record each iteration's result, then ask whether to stop. Three records whose quality
+/// moves by less than 2% are a plateau under the default config:
+///
+/// ```
+/// use earlyexit::{EarlyStopping, EarlyStoppingConfig, IterationResult, Trigger, VerificationStatus};
+///
+/// let mut engine = EarlyStopping::new(EarlyStoppingConfig::default())?;
+/// let clock = || "2026-01-01T00:00:00.000Z".to_string(); // the host's clock fills timestamps
+/// engine.record(1, IterationResult::new(72.0, 0.6, VerificationStatus::Failed, 72.0), clock)?;
+/// assert!(!engine.should_stop().stop); // one record: no plateau yet
+/// engine.record(2, IterationResult::new(72.5, 0.6, VerificationStatus::Failed, 0.5), clock)?;
+/// engine.record(3, IterationResult::new(72.8, 0.6, VerificationStatus::Failed, 0.3), clock)?;
+///
+/// let decision = engine.should_stop();
+/// assert!(decision.stop);
+/// assert_eq!(decision.trigger, Trigger::QualityPlateau);
+/// assert_eq!(decision.best, Some((3, 72.8))); // the best iteration so far, to return
+/// assert_eq!(engine.stopping_reason(), Some("Quality plateau detected: 3 consecutive iterations with <2% improvement"));
+/// # Ok::<(), earlyexit::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct EarlyStopping {
     // `pub(super)`: the snapshot (loops/snapshot.rs) writes and restores every part.
@@ -52,14 +74,14 @@ impl EarlyStopping {
         }
     }
 
-    /// A fresh engine from a partial config object (`null` = defaults), as the seed's
+    /// A fresh engine from a partial config object (`null` = defaults), as upstream's
     /// constructor merges it over `DEFAULT_CONFIG`.
     pub fn from_config_value(config: &Value, naming: Naming) -> Result<Self> {
         let config = EarlyStoppingConfig::default().merged(config, naming, "config", ErrorCode::InvalidConfig)?;
         Ok(Self::fresh(config))
     }
 
-    /// The seed's `recordIterationResult(iteration, result)` for a result built in Rust; a
+    /// Upstream's `recordIterationResult(iteration, result)` for a result built in Rust; a
     /// missing timestamp is filled by `now`. With `strictIterations`, an accepted re-record
     /// of the last iteration answers [`Recorded::Duplicate`] and changes nothing.
     pub fn record(
@@ -73,7 +95,7 @@ impl EarlyStopping {
         self.record_checked(iteration, result, now)
     }
 
-    /// The seed's `recordIterationResult(iteration, result)` on host values.
+    /// Upstream's `recordIterationResult(iteration, result)` on host values.
     pub fn record_value(
         &mut self,
         iteration: &Value,
@@ -122,7 +144,7 @@ impl EarlyStopping {
         }
     }
 
-    /// The seed's `shouldStop()`. `source` is asked (at most once) only when high confidence
+    /// Upstream's `shouldStop()`. `source` is asked (at most once) only when high confidence
     /// and plateau did not stop and `enable_diminishing_returns` is on; its error aborts the
     /// decision and leaves the engine unchanged.
     pub fn should_stop_with<E, F>(&mut self, source: Option<F>) -> std::result::Result<StoppingDecision, E>
@@ -138,7 +160,7 @@ impl EarlyStopping {
         Ok(decision)
     }
 
-    /// The seed's `generateSummary()` (it calls `shouldStop`, so it may set the stopping reason).
+    /// Upstream's `generateSummary()` (it calls `shouldStop`, so it may set the stopping reason).
     pub fn generate_summary_with<E, F>(&mut self, source: Option<F>) -> std::result::Result<StoppingSummary, E>
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
@@ -176,7 +198,7 @@ impl EarlyStopping {
         self.stopping_details.as_ref()
     }
 
-    /// The seed's `configure(options)`: merges a partial config; one bad key changes nothing.
+    /// Upstream's `configure(options)`: merges a partial config; one bad key changes nothing.
     pub fn configure_value(&mut self, options: &Value, naming: Naming) -> Result<()> {
         let config = self.config.merged(options, naming, "options", ErrorCode::InvalidConfig)?;
         self.set_config(config)
@@ -208,7 +230,7 @@ impl EarlyStopping {
         &self.history
     }
 
-    /// The seed's `reset()`: clears history and stopping state, keeps the config.
+    /// Upstream's `reset()`: clears history and stopping state, keeps the config.
     pub fn reset(&mut self) {
         self.history.clear();
         self.counters = LoopCounters::default();

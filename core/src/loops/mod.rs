@@ -1,9 +1,10 @@
-//! Engine 1: should an agent's refinement loop stop? (seed 000, `early-stopping.mjs`)
+//! Engine 1: should an agent's refinement loop stop? A drop-in for aiwg's
+//! `early-stopping.mjs` ("upstream" below).
 //!
 //! # Order of checks in [`EarlyStopping::should_stop_with`]
 //!
-//! The seed's order, first stop wins, with the opt-in options (all off by default, so the
-//! default output is the seed's) placed deliberately around it:
+//! Upstream's order, first stop wins, with the opt-in options (all off by default, so the
+//! default output is upstream's) placed deliberately around it:
 //! 1. empty history: go on, `'No iterations completed yet'`, confidence 1.0;
 //! 2. *hard limits* (opt-in), before any quality trigger because they bound cost whatever
 //!    the quality says: budgets (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`, in
@@ -20,7 +21,7 @@
 //!    improvement (opt-in `noImprovementPatience`: that many records in a row brought no new
 //!    best quality; the explicit give-up rule of the `recommended` preset);
 //! 7. diminishing returns from an outside source (if enabled and one is attached), asked
-//!    only when nothing above stopped (it may be costly, as in the seed);
+//!    only when nothing above stopped (it may be costly, as in upstream);
 //! 8. otherwise go on, `'Continuing iteration - no stopping criteria met'`, confidence 0.7.
 //!
 //! Every decision also carries the best iteration so far (`best_iteration`,

@@ -15,7 +15,7 @@ use crate::value::{Error, ErrorCode, ErrorKind, Result};
 named_enum! {
     /// Which output a loop hands back when it stops.
     pub enum ReturnPolicy {
-        /// The last iteration run (what the seed's loop returns).
+        /// The last iteration run (what upstream's loop returns).
         Last = "last",
         /// The decision's `best_iteration`.
         Best = "best",
@@ -25,8 +25,8 @@ named_enum! {
 named_enum! {
     /// The named loop presets.
     pub enum LoopPreset {
-        /// `seed`: the seed's `DEFAULT_CONFIG` (the default everywhere), with the built-in
-        /// analytics attached (as the seed is meant to be used), returning the last output.
+        /// `seed`: upstream's `DEFAULT_CONFIG` (the default everywhere), with the built-in
+        /// analytics attached (as upstream is meant to be used), returning the last output.
         Seed = "seed",
         /// `recommended`: [`EarlyStoppingConfig::recommended`], no outside diminishing-returns
         /// source, returning the best iteration (the preset is tuned for that).

@@ -63,7 +63,7 @@ impl ResourceUsage {
     }
 }
 
-/// What an agent reports after one iteration (`IterationResult` in the seed).
+/// What an agent reports after one iteration (`IterationResult` upstream).
 #[derive(Clone, Debug, PartialEq)]
 pub struct IterationResult {
     /// 0..=100.
@@ -74,7 +74,7 @@ pub struct IterationResult {
     pub verification_status: VerificationStatus,
     /// The caller's change from the previous iteration (any finite number).
     pub quality_delta: f64,
-    /// RFC 3339; `None` lets [`EarlyStopping::record_value`]'s clock fill it.
+    /// RFC 3339; `None` lets [`EarlyStopping::record_value`](crate::EarlyStopping::record_value)'s clock fill it.
     pub timestamp: Option<String>,
     /// Optional resource figures.
     pub usage: ResourceUsage,
@@ -101,7 +101,7 @@ impl IterationResult {
         }
     }
 
-    /// Parses and validates the seed's result object (`result` names it in errors).
+    /// Parses and validates upstream's result object (`result` names it in errors).
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
         if matches!(value, Value::Null) {
             return Err(Error::new(
@@ -249,7 +249,7 @@ impl Recorded {
         self == Recorded::Duplicate
     }
 
-    /// What the JS API's `recordIterationResult` returns: nothing (the seed's `undefined`)
+    /// What the JS API's `recordIterationResult` returns: nothing (upstream's `undefined`)
     /// for a new record, `{duplicate: true}` for an accepted re-record.
     pub fn to_value(self) -> Option<Value> {
         self.is_duplicate().then(|| ObjectBuilder::new().boolean("duplicate", true).build())
@@ -258,7 +258,7 @@ impl Recorded {
 
 /// Whether `iteration` may be recorded after the last recorded iteration `last` without a
 /// closer look: always without `strictIterations` (`strict`, see
-/// [`EarlyStoppingConfig::strict`]) or history, else only when it is greater. Anything else is
+/// [`EarlyStoppingConfig::strict`](crate::EarlyStoppingConfig::strict)) or history, else only when it is greater. Anything else is
 /// a re-record or an error, which [`check_iteration_order`] tells apart.
 #[inline]
 pub fn iteration_follows(strict: bool, last: Option<u64>, iteration: u64) -> bool {
@@ -266,7 +266,7 @@ pub fn iteration_follows(strict: bool, last: Option<u64>, iteration: u64) -> boo
 }
 
 /// The `strictIterations` rule for `recordIterationResult(iteration, result)` after the
-/// history's `last` record (`strict`: [`EarlyStoppingConfig::strict`]). Without the option (or history, or when `iteration` is greater
+/// history's `last` record (`strict`: [`EarlyStoppingConfig::strict`](crate::EarlyStoppingConfig::strict)). Without the option (or history, or when `iteration` is greater
 /// than the last): [`Recorded::Added`]. The last iteration again with the same caller-given
 /// fields: [`Recorded::Duplicate`] (record nothing). The same fields means: quality, confidence,
 /// verification status and delta equal (as numbers: `0` and `-0` are the same), each usage
@@ -347,7 +347,7 @@ pub struct Observation {
     pub quality_score: f64,
     /// 0..=1.
     pub confidence: f64,
-    /// The caller's delta (the seed's plateau rule reads this, not the score difference).
+    /// The caller's delta (upstream's plateau rule reads this, not the score difference).
     pub quality_delta: f64,
     /// Verification outcome.
     pub verification_status: VerificationStatus,
@@ -359,7 +359,7 @@ impl AsRef<Observation> for Observation {
     }
 }
 
-/// One entry of the history: the seed's six fields plus the optional usage the caller gave.
+/// One entry of the history: upstream's six fields plus the optional usage the caller gave.
 /// Kept to 64 bytes (plus the timestamp's heap bytes): usage is boxed because it is rare.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IterationRecord {
@@ -392,7 +392,7 @@ impl IterationRecord {
         EXECUTION_TIME_MS,
     ];
 
-    /// The record as the seed's `getIterationHistory()` returns it.
+    /// The record as upstream's `getIterationHistory()` returns it.
     pub fn to_value(&self) -> Value {
         let o = &self.observation;
         let mut entries = ObjectBuilder::new();
@@ -428,7 +428,7 @@ impl IterationRecord {
 
 impl IterationRecord {
     /// A history record given by the caller rather than recorded (the JS layer's
-    /// `iterationHistory`, which the seed lets callers write to): the record's fields as
+    /// `iterationHistory`, which upstream lets callers write to): the record's fields as
     /// `recordIterationResult` stores them, `iteration_number` required, `timestamp` optional
     /// (empty when absent); code `invalid_result`, fields under `path` (`iterationHistory[3]`).
     pub fn from_history_value(value: &Value, path: &str) -> Result<Self> {
@@ -454,7 +454,7 @@ pub(crate) fn make_record(iteration: u64, result: IterationResult, fallback_time
     }
 }
 
-/// The JS name of the seed's history field, which errors about its records start with.
+/// The JS name of upstream's history field, which errors about its records start with.
 pub const HISTORY_FIELD: &str = "iterationHistory";
 
 /// `iterationHistory[i]`: where a history record's fields are named in errors.
@@ -463,7 +463,7 @@ pub fn history_path(index: usize) -> String {
 }
 
 /// Validates the arguments of `recordIterationResult(iteration, result)` given as host
-/// values, exactly as [`EarlyStopping::record_value`] does, without an engine.
+/// values, exactly as [`EarlyStopping::record_value`](crate::EarlyStopping::record_value) does, without an engine.
 pub fn record_from_value(iteration: &Value, result: &Value, naming: Naming) -> Result<(u64, IterationResult)> {
     let iteration = value::integer_argument(iteration, "iteration", ErrorCode::InvalidIteration, 1, MAX_SAFE_INTEGER)?;
     let result = IterationResult::from_value(result, naming)?;

@@ -1,5 +1,5 @@
 //! The stopping rules, each on its own: a rule takes the config and the part of the state
-//! it reads and answers the details of its stop, if it stops (`*_details`). The seed's
+//! it reads and answers the details of its stop, if it stops (`*_details`). Upstream's
 //! public checks are offered as stateless functions too (`check_*`, and the `*_answer`s that
 //! also answer when they do not stop), so a binding can keep the decision state in a buffer
 //! it owns and call the core without a native object per engine. The order in which a
@@ -14,7 +14,7 @@ use crate::loops::vocabulary::{Trigger, VerificationStatus};
 use crate::num;
 use crate::value;
 
-/// The seed's `checkHighConfidence`, returning only a stopping decision (its non-stopping
+/// Upstream's `checkHighConfidence`, returning only a stopping decision (its non-stopping
 /// answers are thrown away by `shouldStop`).
 pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDecision> {
     high_confidence_details(config, last).map(|details| stop_decision(config, details))
@@ -43,14 +43,14 @@ pub fn high_confidence_details(config: &EarlyStoppingConfig, last: &Observation)
     })
 }
 
-/// The seed's `checkQualityPlateau` over the history's tail (`history` may be the whole
+/// Upstream's `checkQualityPlateau` over the history's tail (`history` may be the whole
 /// history or just its last `plateau_consecutive_count` records), returning only a stop.
 pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, history: &[R]) -> Option<StoppingDecision> {
     plateau_details(config, history).map(|details| stop_decision(config, details))
 }
 
 /// The plateau rule over a window of the last records: the stop's details, if it stops.
-/// Not inlined: a decision and the seed's `checkQualityPlateau` answer share one copy (in the
+/// Not inlined: a decision and upstream's `checkQualityPlateau` answer share one copy (in the
 /// size-budgeted WebAssembly module; a call per decision costs nothing measurable).
 #[inline(never)]
 pub fn plateau_details<W: ObservationWindow + ?Sized>(
@@ -71,7 +71,7 @@ pub fn plateau_details<W: ObservationWindow + ?Sized>(
             return None;
         }
     }
-    // Each step's change, as the seed measures it (pairs of consecutive records).
+    // Each step's change, as upstream measures it (pairs of consecutive records).
     let step = |prev: &Observation, curr: &Observation| {
         let delta = match config.plateau_delta_source {
             Some(PlateauDeltaSource::Computed) => curr.quality_score - prev.quality_score,
@@ -109,7 +109,7 @@ pub fn plateau_details<W: ObservationWindow + ?Sized>(
     })
 }
 
-/// The reason text of a stop (the seed's wording, and the options' in the same style).
+/// The reason text of a stop (upstream's wording, and the options' in the same style).
 pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> String {
     match details {
         StoppingDetails::HighConfidence { confidence, verification_status, .. } => {
@@ -200,7 +200,7 @@ pub fn stop_trigger(details: &StoppingDetails) -> Trigger {
     }
 }
 
-/// The confidence of a stop (the seed's constants; a high-confidence stop carries the
+/// The confidence of a stop (upstream's constants; a high-confidence stop carries the
 /// record's confidence).
 #[inline]
 pub fn stop_confidence(details: &StoppingDetails) -> f64 {
@@ -218,7 +218,7 @@ pub fn stop_decision(config: &EarlyStoppingConfig, details: StoppingDetails) -> 
     StoppingDecision::stop(stop_reason(config, &details), stop_confidence(&details), stop_trigger(&details), details)
 }
 
-/// The seed's `checkDiminishingReturns` on a report, returning only a stop.
+/// Upstream's `checkDiminishingReturns` on a report, returning only a stop.
 pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option<StoppingDecision> {
     diminishing_returns_details(report).map(|details| {
         StoppingDecision::stop(
@@ -344,7 +344,7 @@ pub const REASON_NO_ANALYTICS: &str = "Iteration analytics not available";
 /// `checkDiminishingReturns` when the source detected nothing.
 pub const REASON_NO_DIMINISHING_RETURNS: &str = "Diminishing returns not detected";
 
-/// The seed's `checkHighConfidence(record)`: the stop, `'High confidence but verification
+/// Upstream's `checkHighConfidence(record)`: the stop, `'High confidence but verification
 /// status: ...'` (confidence x 0.8) when only verification is missing, else `'High
 /// confidence threshold not met'` with the record's confidence.
 pub fn high_confidence_answer(config: &EarlyStoppingConfig, record: &Observation) -> StoppingDecision {
@@ -358,7 +358,7 @@ pub fn high_confidence_answer(config: &EarlyStoppingConfig, record: &Observation
     StoppingDecision::go_on(REASON_HIGH_CONFIDENCE_NOT_MET, record.confidence)
 }
 
-/// The seed's `checkQualityPlateau()` over `window` (the last `plateau_consecutive_count`
+/// Upstream's `checkQualityPlateau()` over `window` (the last `plateau_consecutive_count`
 /// records, or more) of a history of `recorded` records: `'Insufficient iterations for
 /// plateau detection (n/N)'` (0.5), the stop, or `'Quality still improving above
 /// threshold'` (0.7).
@@ -384,7 +384,7 @@ pub fn plateau_answer<W: ObservationWindow + ?Sized>(
     }
 }
 
-/// The seed's `checkDiminishingReturns()` on the source's report (`None`: no source attached).
+/// Upstream's `checkDiminishingReturns()` on the source's report (`None`: no source attached).
 pub fn diminishing_returns_answer(report: Option<&DiminishingReturnsReport>) -> StoppingDecision {
     match report {
         None => StoppingDecision::go_on(REASON_NO_ANALYTICS, 0.5),

@@ -3,7 +3,7 @@
 //! ([`decide_over`]) and the JS fast path (`bindings/js/fast`) all call it, so they cannot drift.
 //!
 //! [`verdict`] answers with numbers only ([`Verdict`]); [`decision`] turns a verdict into
-//! the seed's [`StoppingDecision`] with its reason text, so a binding that caches reason
+//! upstream's [`StoppingDecision`] with its reason text, so a binding that caches reason
 //! strings builds no string on the hot path.
 
 use crate::loops::config::EarlyStoppingConfig;
@@ -35,7 +35,7 @@ pub enum Verdict {
     Stop(StoppingDetails),
 }
 
-/// The seed's three check methods (`checkHighConfidence`, `checkQualityPlateau`,
+/// Upstream's three check methods (`checkHighConfidence`, `checkQualityPlateau`,
 /// `checkDiminishingReturns`), which a binding may let its users override: a decision then
 /// hands each one that is overridden back to the binding at its place in the order
 /// ([`Step::Delegate`]), and the binding calls the override.
@@ -75,7 +75,7 @@ pub enum Step {
     },
 }
 
-/// The seed's `shouldStop()` decision over the compact state, in the order of checks the
+/// Upstream's `shouldStop()` decision over the compact state, in the order of checks the
 /// [`loops`](crate::loops) module documents. `source` is asked (at most once) only when nothing
 /// before the diminishing-returns check stopped and `enable_diminishing_returns` is on.
 pub fn verdict<E, F>(
@@ -94,7 +94,7 @@ where
     }
 }
 
-/// [`verdict`] from position `start` of the order on, with the seed's checks whose bits are
+/// [`verdict`] from position `start` of the order on, with upstream's checks whose bits are
 /// in `delegated` ([`SeedCheck::bit`]) handed back to the caller instead of run (a
 /// delegated diminishing-returns check does not ask `source`).
 pub fn verdict_from<E, F>(
@@ -194,7 +194,7 @@ pub fn bare_decision(config: &EarlyStoppingConfig, verdict: Verdict) -> Stopping
     }
 }
 
-/// The reason text of a verdict (the seed's wording; for diminishing returns it quotes the
+/// The reason text of a verdict (upstream's wording; for diminishing returns it quotes the
 /// source's reason from the details).
 pub fn verdict_reason(config: &EarlyStoppingConfig, verdict: &Verdict) -> String {
     match verdict {
@@ -205,7 +205,7 @@ pub fn verdict_reason(config: &EarlyStoppingConfig, verdict: &Verdict) -> String
     }
 }
 
-/// The confidence of the decision a verdict makes (the seed's constants).
+/// The confidence of the decision a verdict makes (upstream's constants).
 #[inline]
 pub fn verdict_confidence(verdict: &Verdict) -> f64 {
     match verdict {
@@ -215,9 +215,9 @@ pub fn verdict_confidence(verdict: &Verdict) -> f64 {
     }
 }
 
-/// The seed's `shouldStop` order over a history (see the module doc), for the replay:
+/// Upstream's `shouldStop` order over a history (see the module doc), for the replay:
 /// `tally` must have folded in exactly `history`. The order of checks lives in one place,
-/// [`verdict`], which the owning [`EarlyStopping`] and the JS fast path call
+/// [`verdict`], which the owning [`EarlyStopping`](crate::EarlyStopping) and the JS fast path call
 /// too; this only adapts a history slice to it (the plateau rule reads the slice's tail).
 /// The returned decision has no best-iteration or budget extras (the caller adds them).
 pub fn decide_over<R, E, F>(

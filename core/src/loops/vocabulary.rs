@@ -16,7 +16,7 @@ named_enum! {
 }
 
 named_enum! {
-    /// Which criterion stopped the loop (`'none'` when it goes on): the seed's four first,
+    /// Which criterion stopped the loop (`'none'` when it goes on): upstream's four first,
     /// then the opt-in options' triggers in the same style.
     #[non_exhaustive]
     pub enum Trigger {

@@ -2,7 +2,7 @@
 //! `Number.prototype.toFixed()`.
 //!
 //! Why this exists: the strings this crate produces (reports, reasons, keys) must match the
-//! seed's JavaScript implementation byte for byte, and Rust's float formatting does not agree
+//! JavaScript implementations the engines reproduce, byte for byte, and Rust's float formatting does not agree
 //! with JavaScript's:
 //!
 //! * `toFixed` rounds the *exact* binary value of the double half away from zero, so

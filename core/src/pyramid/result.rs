@@ -43,7 +43,7 @@ pub struct LayerSpec {
 }
 
 impl LayerSpec {
-    /// The keys of a layer's object, in the order [`LayerSpec::to_value`] writes them
+    /// The keys of a layer's object, in the order a run's snapshot writes them
     /// (`costMs` only when known).
     pub const KEYS: [Key; 2] = [NAME, COST_MS];
 
@@ -115,7 +115,7 @@ impl Action {
 /// (`passRate < 1`). `passRate` is what the runner reports after its own retries of flaky
 /// tests, so a test that passed on retry counts as passed (and shows in `flakyRatio`); a
 /// failure that is still there after the retries is a failure, flaky or not. Stricter than
-/// the ADR's 0.99 grading of predictions ([`classify_outcome`]): every layer graded `fail`
+/// the ADR's 0.99 grading of predictions ([`classify_outcome`](crate::pyramid::classify_outcome)): every layer graded `fail`
 /// or `flaky` is failing, and so is a layer graded `pass` with `0.99 <= passRate < 1`.
 pub fn layer_failed(result: &LayerResult) -> bool {
     result.pass_rate < 1.0

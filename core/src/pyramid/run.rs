@@ -18,7 +18,31 @@ enum Phase {
     Finished { exit: Option<(usize, ExitDecision)>, speculations: Vec<Speculation> },
 }
 
-/// One pyramid run, driven step by step by the host.
+/// One pyramid run, driven step by step by the host: ask [`PyramidRun::next`] what to do,
+/// run that layer, [`PyramidRun::submit`] its result, until [`Action::Done`].
+///
+/// A green unit layer with a clear quality signal lets the ADR's default config skip the
+/// layers after it; the skipped layer is predicted, verified, and the run answers:
+///
+/// ```
+/// use earlyexit::{Action, ExitConfig, LayerResult, LayerSpec, PyramidRun, Verdict};
+///
+/// let layers = ["unit", "integration", "e2e"].map(|name| LayerSpec { name: name.into(), cost_ms: Some(1000.0) });
+/// let mut run = PyramidRun::start(ExitConfig::DEFAULT, 3, layers.to_vec())?;
+/// loop {
+///     let layer = match run.next() {
+///         Action::Run(layer) | Action::Verify(layer) => layer,
+///         Action::Done => break,
+///     };
+///     // The host runs `layer` here (any runner, sync or async) and reports its result.
+///     run.submit(layer, LayerResult::new(1.0, 0.95, 0.0))?;
+/// }
+/// let result = run.result()?;
+/// assert!(result.exited_early);
+/// assert_eq!(result.layers_executed, [0, 1, 2]); // 1 and 2 ran to verify their predictions
+/// assert_eq!(result.verdict, Verdict::Passed);
+/// # Ok::<(), earlyexit::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct PyramidRun {
     exit: CoherenceEarlyExit,

@@ -4,7 +4,7 @@
 //!
 //! Nothing here knows an engine. The files, lowest first:
 //!
-//! * `text`: [`concat`] and the other string helpers every message is built with;
+//! * `text`: [`concat()`] and the other string helpers every message is built with;
 //! * `error`: [`Error`], [`ErrorCode`], [`ErrorKind`], [`Result`];
 //! * `names`: [`Naming`] (camelCase or snake_case) and [`FieldName`];
 //! * `tree`: [`Value`] and the builders of result objects;

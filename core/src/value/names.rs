@@ -2,7 +2,7 @@
 //! spellings ([`FieldName`]), and the closed sets of names the engines speak (triggers,
 //! statuses, reasons, ...), each written once as a [`named_enum!`] table.
 
-/// How the caller spells names: JS camelCase (the seed's API) or snake_case (Python, Rust).
+/// How the caller spells names: JS camelCase (upstream's API) or snake_case (Python, Rust).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Naming {
     /// `plateauConsecutiveCount`, `layers[2].passRate`: the only spelling JS input may use.
@@ -15,7 +15,7 @@ pub enum Naming {
 
 /// A field known under two spellings, stored as one static string: the camelCase spelling,
 /// then (when it differs) a space and the snake_case one (`"passRate pass_rate"`); build
-/// two-spelling names with [`field_name!`].
+/// two-spelling names with `field_name!("passRate", "pass_rate")`.
 ///
 /// Why one string: a `FieldName` is an argument of every field read, and one `&str` travels
 /// as two plain values, where two `&str`s were built in memory at each of the ~170 call
@@ -54,12 +54,12 @@ impl FieldName {
         fields
     }
 
-    /// A field with distinct spellings, `"camelCase snake_case"` (see [`field_name!`]).
+    /// A field with distinct spellings, `"camelCase snake_case"` (the crate's `field_name!` macro writes it).
     pub const fn pair(spellings: &'static str) -> Self {
         FieldName { spellings }
     }
 
-    /// The camelCase spelling (the seed's).
+    /// The camelCase spelling (upstream's).
     pub fn js(&self) -> &'static str {
         self.spelled(Naming::Js)
     }

@@ -5,7 +5,7 @@ use crate::num;
 use crate::value::text::concat;
 
 /// A JSON-like value with object keys kept in insertion order (JS objects keep it, and the
-/// seed's outputs are compared key by key). `Undefined` keys are simply absent.
+/// JavaScript implementations' outputs are compared key by key). `Undefined` keys are simply absent.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     /// JS `null` (Python: only produced by the core; a Python `None` means "absent").

@@ -298,6 +298,37 @@ impl LoopReplay {
 
 /// Replays `policy` over every run. Runs and policy built in Rust are validated first
 /// (`invalid_replay`, `runs[3].iterations[2].quality_score`); nothing is replayed then.
+///
+/// Two recorded runs under the `recommended` preset: the first passes verification with
+/// high confidence at its second iteration; the second never gets there, and its best
+/// iteration is returned when the recording ends:
+///
+/// ```
+/// use earlyexit::loops::replay::{replay_loops, runs_from_value, LoopPolicy};
+/// use earlyexit::{ErrorCode, Naming, Trigger, Value};
+///
+/// let runs = Value::parse_json(
+///     r#"[
+///         {"id": "fixed", "iterations": [
+///             {"quality_score": 40, "confidence": 0.5, "verification_status": "failed"},
+///             {"quality_score": 92, "confidence": 0.97, "verification_status": "passed"},
+///             {"quality_score": 93, "confidence": 0.98, "verification_status": "passed"}]},
+///         {"id": "stuck", "iterations": [
+///             {"quality_score": 10, "confidence": 0.3, "verification_status": "failed"},
+///             {"quality_score": 35, "confidence": 0.4, "verification_status": "failed"},
+///             {"quality_score": 20, "confidence": 0.4, "verification_status": "failed"}]}
+///     ]"#,
+///     ErrorCode::InvalidReplay,
+///     "runs",
+/// )?;
+/// let runs = runs_from_value(&runs, Naming::Snake)?; // or JSONL text: `parse_jsonl`
+/// let replay = replay_loops(&runs, &LoopPolicy::recommended())?;
+/// let [fixed, stuck] = [&replay.outcomes[0], &replay.outcomes[1]];
+/// assert_eq!((fixed.stopped, fixed.trigger, fixed.iterations_run), (true, Trigger::HighConfidence, 2));
+/// assert_eq!((stuck.stopped, stuck.returned_iteration, stuck.returned_quality), (false, 2, 35.0));
+/// assert_eq!(replay.summary.runs, 2);
+/// # Ok::<(), earlyexit::Error>(())
+/// ```
 pub fn replay_loops(runs: &[ReplayRun], policy: &LoopPolicy) -> Result<LoopReplay> {
     policy.validate()?;
     for (i, run) in runs.iter().enumerate() {

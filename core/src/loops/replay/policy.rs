@@ -31,15 +31,15 @@ pub struct LoopPolicy {
 }
 
 impl LoopPolicy {
-    /// A named preset as a policy ([`LoopPreset`]): `seed` = the seed's config with the
-    /// built-in analytics attached (as the seed is meant to be used), returning the last
+    /// A named preset as a policy ([`LoopPreset`]): `seed` = upstream's config with the
+    /// built-in analytics attached (as upstream is meant to be used), returning the last
     /// output; `recommended` = [`EarlyStoppingConfig::recommended`], no analytics, returning
     /// the best output.
     pub fn preset(name: &str) -> Option<Self> {
         LoopPreset::parse(name).map(LoopPolicy::from)
     }
 
-    /// The `seed` preset: the seed's config and analytics, returning the last output.
+    /// The `seed` preset: upstream's config and analytics, returning the last output.
     pub fn seed() -> Self {
         LoopPolicy::from(LoopPreset::Seed)
     }

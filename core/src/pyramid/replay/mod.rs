@@ -10,7 +10,7 @@
 //! run when some layer it ran (verification included) failed; otherwise it declared the run
 //! green and *missed* the failure.
 //!
-//! The ADR's presets replay through [`PyramidRun`] exactly as a live run would: each layer
+//! The ADR's presets replay through [`PyramidRun`](crate::PyramidRun) exactly as a live run would: each layer
 //! becomes a `LayerResult` with `passRate = passed / total` (or 0/1 from `failed` without
 //! counts), `coverage` (default 1) and `flakyRatio` (default 0).
 
