@@ -1,23 +1,56 @@
-//! Unpickling of the result objects: `_restore_result(class name, snake_case dict)`, the
-//! callable every result's `__reduce__` names. The core reads the dict back (validated,
-//! field-naming errors); this file only picks the reader and wraps what it returns.
+//! Unpickling: `_restore(engine name, snapshot, analytics)`, which every engine's
+//! `__reduce__` names, and `_restore_result(class name, snake_case dict)`, which every
+//! result's names. The core reads the snapshot or dict back (validated, field-naming
+//! errors); this file only picks the reader and wraps what it returns.
 
-use earlyexit::analytics::AnalyticsRecord;
-use earlyexit::loop_stopping::StoppingSummary;
-use earlyexit::pyramid::{Action, FailingLayer, TestPyramidResult};
-use earlyexit::results::{AnalyticsSummary, IterationSelection};
 use earlyexit::{
+    analytics::AnalyticsRecord,
+    loop_stopping::StoppingSummary,
+    pyramid::{Action, FailingLayer, TestPyramidResult},
+    results::{AnalyticsSummary, IterationSelection},
     DiminishingReturnsReport, Error, ErrorCode, ErrorKind, ExitDecision, IterationRecord, Naming, Speculation,
     StoppingDecision,
 };
 use pyo3::prelude::*;
 
-use crate::analytics_engine::{
+use crate::error::{raise, OrRaise};
+use crate::loops::analytics::engine::PyIterationAnalytics;
+use crate::loops::analytics::{
     PyAnalyticsRecord, PyAnalyticsSummary, PyDiminishingReturnsReport, PyIterationSelection,
 };
-use crate::convert::{to_value, NoneIs, OrRaise};
-use crate::loop_engine::{PyIterationRecord, PyStoppingDecision, PyStoppingSummary};
-use crate::test_exit::{PyExitDecision, PyFailingLayer, PyPyramidAction, PySpeculation, PyTestPyramidResult};
+use crate::loops::decision::{PyStoppingDecision, PyStoppingSummary};
+use crate::loops::engine::PyEarlyStopping;
+use crate::loops::records::PyIterationRecord;
+use crate::pyramid::exit::PyExitDecision;
+use crate::pyramid::result::{PyFailingLayer, PyPyramidAction, PyTestPyramidResult};
+use crate::pyramid::run::PyPyramidRun;
+use crate::pyramid::speculation::PySpeculation;
+use crate::value::{to_value, NoneIs};
+
+/// Restores a pickled engine from its portable snapshot.
+#[pyfunction]
+#[pyo3(signature = (engine, snapshot, analytics = None))]
+pub fn _restore<'py>(
+    py: Python<'py>,
+    engine: String,
+    snapshot: &Bound<'py, PyAny>,
+    analytics: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match engine.as_str() {
+        "EarlyStopping" => Ok(Bound::new(py, PyEarlyStopping::restore(py, snapshot, analytics)?)?.into_any()),
+        "IterationAnalytics" => Ok(Bound::new(py, PyIterationAnalytics::restore(py, snapshot)?)?.into_any()),
+        "PyramidRun" => Ok(Bound::new(py, PyPyramidRun::restore(py, snapshot)?)?.into_any()),
+        other => Err(raise(
+            py,
+            Error::new(
+                ErrorCode::InvalidSnapshot,
+                ErrorKind::Range,
+                "engine",
+                ["snapshot is of unknown engine '", other, "'"].concat(),
+            ),
+        )),
+    }
+}
 
 /// Rebuilds a pickled result of class `class` from its snake_case dict (`None` is `null`).
 #[pyfunction]
@@ -54,7 +87,7 @@ pub fn _restore_result<'py>(py: Python<'py>, class: &str, value: &Bound<'py, PyA
         }
         "PyramidAction" => wrap(py, PyPyramidAction { inner: Action::from_value(&v).or_raise(py)? }),
         "FailingLayer" => wrap(py, PyFailingLayer { inner: FailingLayer::from_value(&v, "").or_raise(py)? }),
-        other => Err(crate::convert::raise(
+        other => Err(raise(
             py,
             Error::new(
                 ErrorCode::InvalidSnapshot,
@@ -64,9 +97,4 @@ pub fn _restore_result<'py>(py: Python<'py>, class: &str, value: &Bound<'py, PyA
             ),
         )),
     }
-}
-
-/// Adds `_restore_result` to the native module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_restore_result, m)?)
 }
