@@ -19,9 +19,11 @@ mod restore;
 mod shims;
 mod value;
 
-use earlyexit::{limits, loop_stopping::LOOP_PRESETS, Value};
+use earlyexit::{limits, loop_stopping::LOOP_PRESETS};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+
+use shims::classes;
 
 use loops::analytics::engine::PyIterationAnalytics;
 use loops::analytics::{
@@ -38,49 +40,39 @@ use pyramid::run::PyPyramidRun;
 use pyramid::signal::{PyLayerResult, PyQualitySignal};
 use pyramid::speculation::{PySpeculation, PySpeculativeExecutor};
 
-/// The core value an object of this module's own types stands for (snake_case keys), so
-/// that a `LayerResult`, a config or a decision can be passed wherever a mapping can.
-pub(crate) fn known_object_value(obj: &Bound<'_, PyAny>) -> Option<Value> {
-    use shims::snake_value_if;
-    snake_value_if::<PyLayerResult>(obj)
-        .or_else(|| snake_value_if::<PyEarlyExitConfig>(obj))
-        .or_else(|| snake_value_if::<PyQualitySignal>(obj))
-        .or_else(|| snake_value_if::<PyExitDecision>(obj))
-        .or_else(|| snake_value_if::<PySpeculation>(obj))
-        .or_else(|| snake_value_if::<PyEarlyStoppingConfig>(obj))
-        .or_else(|| snake_value_if::<PyAnalyticsConfig>(obj))
-        .or_else(|| snake_value_if::<PyDiminishingReturnsReport>(obj))
-        .or_else(|| snake_value_if::<PyIterationRecord>(obj))
-        .or_else(|| snake_value_if::<PyAnalyticsRecord>(obj))
-        .or_else(|| snake_value_if::<PyStoppingDecision>(obj))
+// The module's classes, each once: `mapping` converts it to its value wherever a mapping is
+// accepted, `result` makes `_restore_result` rebuild it, `engine` makes `_restore` rebuild it
+// from its snapshot.
+classes! {
+    PyEarlyStoppingConfig [mapping],
+    PyIterationRecord [mapping, result],
+    PyStoppingDecision [mapping, result],
+    PyStoppingSummary [result],
+    PyEarlyStopping [engine],
+    PyAnalyticsConfig [mapping],
+    PyAnalyticsRecord [mapping, result],
+    PyDiminishingReturnsReport [mapping, result],
+    PyIterationSelection [result],
+    PyAnalyticsSummary [result],
+    PyIterationAnalytics [engine],
+    PyLoopReplay [],
+    PyLayerResult [mapping],
+    PyQualitySignal [mapping],
+    PyEarlyExitConfig [mapping],
+    PyExitDecision [mapping, result],
+    PyCoherenceEarlyExit [],
+    PySpeculation [mapping, result],
+    PySpeculativeExecutor [],
+    PyTestPyramidResult [result],
+    PyFailingLayer [result],
+    PyPyramidAction [result],
+    PyPyramidRun [engine],
 }
 
 /// The native module. The public API is re-exported by the `earlyexit` package.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyEarlyStoppingConfig>()?;
-    m.add_class::<PyIterationRecord>()?;
-    m.add_class::<PyStoppingDecision>()?;
-    m.add_class::<PyStoppingSummary>()?;
-    m.add_class::<PyEarlyStopping>()?;
-    m.add_class::<PyAnalyticsConfig>()?;
-    m.add_class::<PyAnalyticsRecord>()?;
-    m.add_class::<PyDiminishingReturnsReport>()?;
-    m.add_class::<PyIterationSelection>()?;
-    m.add_class::<PyAnalyticsSummary>()?;
-    m.add_class::<PyIterationAnalytics>()?;
-    m.add_class::<PyLayerResult>()?;
-    m.add_class::<PyQualitySignal>()?;
-    m.add_class::<PyEarlyExitConfig>()?;
-    m.add_class::<PyExitDecision>()?;
-    m.add_class::<PyCoherenceEarlyExit>()?;
-    m.add_class::<PySpeculation>()?;
-    m.add_class::<PySpeculativeExecutor>()?;
-    m.add_class::<PyTestPyramidResult>()?;
-    m.add_class::<PyFailingLayer>()?;
-    m.add_class::<PyPyramidAction>()?;
-    m.add_class::<PyPyramidRun>()?;
-    m.add_class::<PyLoopReplay>()?;
+    add_classes(m)?;
     m.add_function(wrap_pyfunction!(pyramid::signal::calculate_quality_signal_py, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::signal::count_quality_partitions_py, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::signal::_restore_signal, m)?)?;

@@ -19,7 +19,7 @@ use crate::loops::config::{preset_config, PyEarlyStoppingConfig};
 use crate::loops::decision::{PyStoppingDecision, PyStoppingSummary};
 use crate::loops::now_iso;
 use crate::loops::records::PyIterationRecord;
-use crate::shims::{self, lock, locked, repr_of};
+use crate::shims::{self, core_from_snapshot, lock, locked, repr_of, EngineClass};
 use crate::value::{options_value, to_py_or_none, to_value, type_name, AnyValue, NoneIs};
 
 /// Where diminishing-returns reports come from.
@@ -97,14 +97,22 @@ impl PyEarlyStopping {
             Source::Object(o) => o.bind(py).clone(),
         }
     }
+}
 
-    pub(crate) fn restore(
-        py: Python<'_>,
-        snapshot: &Bound<'_, PyAny>,
-        analytics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let engine = shims::restore(py, snapshot)?;
+impl EngineClass for PyEarlyStopping {
+    type Core = EarlyStopping;
+
+    fn core(&self) -> &Mutex<EarlyStopping> {
+        &self.engine
+    }
+
+    fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let engine = core_from_snapshot(py, snapshot)?;
         Self::with_source(py, engine, analytics)
+    }
+
+    fn analytics<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.analytics_object(py)
     }
 }
 
@@ -342,11 +350,9 @@ impl PyEarlyStopping {
 
     /// The portable snapshot as JSON text (identical in every language).
     fn to_json(&self) -> String {
-        shims::snapshot_text(&self.engine)
+        shims::to_json(self)
     }
 
-    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
-    /// snapshot and is given again.
     /// An engine with a named preset's config (`'seed'` or `'recommended'`), overrides merged.
     #[staticmethod]
     #[pyo3(signature = (name, /, *, analytics = None, **overrides))]
@@ -360,14 +366,16 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
+    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
+    /// snapshot and is given again.
     #[staticmethod]
     #[pyo3(signature = (snapshot, *, analytics = None))]
     fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        Self::restore(py, snapshot, analytics)
+        <Self as EngineClass>::restore(py, snapshot, analytics)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::reduce_engine(py, &self.engine, self.analytics_object(py))
+        shims::reduce_engine(py, self)
     }
 
     fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {

@@ -7,99 +7,67 @@ use pyo3::IntoPyObjectExt;
 
 use crate::error::OrRaise;
 use crate::pyramid::signal::PyQualitySignal;
-use crate::shims::{self, core_value, repr_of};
+use crate::shims::{repr_of, value_class};
 use crate::value::{options_value, to_value, NoneIs};
 
-core_value!(named: PyEarlyExitConfig, PyExitDecision);
+value_class! {
+    /// ADR-033's `EarlyExitConfig`; keyword construction merges over `DEFAULT`.
+    "EarlyExitConfig" => PyEarlyExitConfig(ExitConfig) {
+        value: named,
+        pickle: class,
+        repr: snake,
+    }
+    getters {
+        exit_layer: u64 = |c| c.exit_layer;
+        min_lambda_for_exit: f64 = |c| c.min_lambda_for_exit;
+        min_lambda_stability: f64 = |c| c.min_lambda_stability;
+        max_boundary_concentration: f64 = |c| c.max_boundary_concentration;
+        speculative_tests: u64 = |c| c.speculative_tests;
+        verification_layers: u64 = |c| c.verification_layers;
+        adaptive_exit_layer: bool = |c| c.adaptive_exit_layer;
+        min_confidence: f64 = |c| c.min_confidence;
+    }
+    methods {
+        #[new]
+        #[pyo3(signature = (config = None, /, **options))]
+        fn new(
+            py: Python<'_>,
+            config: Option<&Bound<'_, PyAny>>,
+            options: Option<&Bound<'_, PyDict>>,
+        ) -> PyResult<Self> {
+            let value = options_value(config, options)?;
+            Ok(PyEarlyExitConfig { inner: ExitConfig::from_value(&value, Naming::Snake).or_raise(py)? })
+        }
 
-/// ADR-033's `EarlyExitConfig`; keyword construction merges over `DEFAULT`.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "EarlyExitConfig")]
-#[derive(Clone, PartialEq)]
-pub struct PyEarlyExitConfig {
-    pub(crate) inner: ExitConfig,
-}
+        /// `DEFAULT_EXIT_CONFIG`.
+        #[classattr]
+        #[pyo3(name = "DEFAULT")]
+        fn default_preset() -> Self {
+            PyEarlyExitConfig { inner: ExitConfig::DEFAULT }
+        }
 
-#[pymethods]
-impl PyEarlyExitConfig {
-    #[new]
-    #[pyo3(signature = (config = None, /, **options))]
-    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = options_value(config, options)?;
-        Ok(PyEarlyExitConfig { inner: ExitConfig::from_value(&value, Naming::Snake).or_raise(py)? })
-    }
+        /// `AGGRESSIVE_EXIT_CONFIG`.
+        #[classattr]
+        #[pyo3(name = "AGGRESSIVE")]
+        fn aggressive_preset() -> Self {
+            PyEarlyExitConfig { inner: ExitConfig::AGGRESSIVE }
+        }
 
-    /// `DEFAULT_EXIT_CONFIG`.
-    #[classattr]
-    #[pyo3(name = "DEFAULT")]
-    fn default_preset() -> Self {
-        PyEarlyExitConfig { inner: ExitConfig::DEFAULT }
-    }
-    /// `AGGRESSIVE_EXIT_CONFIG`.
-    #[classattr]
-    #[pyo3(name = "AGGRESSIVE")]
-    fn aggressive_preset() -> Self {
-        PyEarlyExitConfig { inner: ExitConfig::AGGRESSIVE }
-    }
-    /// `CONSERVATIVE_EXIT_CONFIG`.
-    #[classattr]
-    #[pyo3(name = "CONSERVATIVE")]
-    fn conservative_preset() -> Self {
-        PyEarlyExitConfig { inner: ExitConfig::CONSERVATIVE }
-    }
+        /// `CONSERVATIVE_EXIT_CONFIG`.
+        #[classattr]
+        #[pyo3(name = "CONSERVATIVE")]
+        fn conservative_preset() -> Self {
+            PyEarlyExitConfig { inner: ExitConfig::CONSERVATIVE }
+        }
 
-    /// A copy with some options changed.
-    #[pyo3(signature = (**changes))]
-    fn replace(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = options_value(None, changes)?;
-        Ok(PyEarlyExitConfig {
-            inner: self.inner.merged(&value, Naming::Snake, "", ErrorCode::InvalidConfig).or_raise(py)?,
-        })
-    }
-
-    #[getter]
-    fn exit_layer(&self) -> u64 {
-        self.inner.exit_layer
-    }
-    #[getter]
-    fn min_lambda_for_exit(&self) -> f64 {
-        self.inner.min_lambda_for_exit
-    }
-    #[getter]
-    fn min_lambda_stability(&self) -> f64 {
-        self.inner.min_lambda_stability
-    }
-    #[getter]
-    fn max_boundary_concentration(&self) -> f64 {
-        self.inner.max_boundary_concentration
-    }
-    #[getter]
-    fn speculative_tests(&self) -> u64 {
-        self.inner.speculative_tests
-    }
-    #[getter]
-    fn verification_layers(&self) -> u64 {
-        self.inner.verification_layers
-    }
-    #[getter]
-    fn adaptive_exit_layer(&self) -> bool {
-        self.inner.adaptive_exit_layer
-    }
-    #[getter]
-    fn min_confidence(&self) -> f64 {
-        self.inner.min_confidence
-    }
-
-    /// The config as the JS API shows it (camelCase keys).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        shims::repr(py, self)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        shims::reduce_by_class(slf)
+        /// A copy with some options changed.
+        #[pyo3(signature = (**changes))]
+        fn replace(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+            let value = options_value(None, changes)?;
+            Ok(PyEarlyExitConfig {
+                inner: self.inner.merged(&value, Naming::Snake, "", ErrorCode::InvalidConfig).or_raise(py)?,
+            })
+        }
     }
 }
 
@@ -112,56 +80,25 @@ pub(crate) fn exit_config_value(config: Option<&Bound<'_, PyAny>>) -> PyResult<V
     }
 }
 
-/// ADR-033's `EarlyExitDecision`.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "ExitDecision")]
-#[derive(Clone, PartialEq)]
-pub struct PyExitDecision {
-    pub(crate) inner: ExitDecision,
-}
-
-#[pymethods]
-impl PyExitDecision {
-    #[getter]
-    fn can_exit(&self) -> bool {
-        self.inner.can_exit
+value_class! {
+    /// ADR-033's `EarlyExitDecision`.
+    "ExitDecision" => PyExitDecision(ExitDecision) {
+        value: named,
+        pickle: result(|v| ExitDecision::from_value(v, Naming::Snake)),
+        repr: snake,
     }
-    #[getter]
-    fn confidence(&self) -> f64 {
-        self.inner.confidence
+    getters {
+        can_exit: bool = |d| d.can_exit;
+        confidence: f64 = |d| d.confidence;
+        exit_layer: i64 = |d| d.exit_layer;
+        reason: &'static str = |d| d.reason.as_str();
+        enable_speculation: bool = |d| d.enable_speculation;
+        explanation: &str = |d| &d.explanation;
     }
-    #[getter]
-    fn exit_layer(&self) -> i64 {
-        self.inner.exit_layer
-    }
-    #[getter]
-    fn reason(&self) -> &'static str {
-        self.inner.reason.as_str()
-    }
-    #[getter]
-    fn enable_speculation(&self) -> bool {
-        self.inner.enable_speculation
-    }
-    #[getter]
-    fn explanation(&self) -> &str {
-        &self.inner.explanation
-    }
-
-    /// The decision as the JS API returns it (camelCase keys).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<shims::ResultReduce<'py>> {
-        shims::reduce_result(slf)
-    }
-
-    fn __bool__(&self) -> bool {
-        self.inner.can_exit
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        shims::repr(py, self)
+    methods {
+        fn __bool__(&self) -> bool {
+            self.inner.can_exit
+        }
     }
 }
 

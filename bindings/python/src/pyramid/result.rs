@@ -3,112 +3,65 @@
 
 use earlyexit::{
     pyramid::{Action, FailingLayer},
-    TestPyramidResult,
+    Naming, TestPyramidResult,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
 
 use crate::pyramid::signal::PyLayerResult;
 use crate::pyramid::speculation::PySpeculation;
-use crate::shims::{self, core_value, repr_of};
+use crate::shims::{repr_of, value_class, Repr, Tuple};
 
-core_value!(named: PyTestPyramidResult);
-core_value!(fixed: PyPyramidAction, PyFailingLayer);
-
-/// ADR-033's `TestPyramidResult` plus the honest-accounting fields.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "TestPyramidResult")]
-#[derive(Clone, PartialEq)]
-pub struct PyTestPyramidResult {
-    pub(crate) inner: TestPyramidResult,
+value_class! {
+    /// ADR-033's `TestPyramidResult` plus the honest-accounting fields.
+    "TestPyramidResult" => PyTestPyramidResult(TestPyramidResult) {
+        value: named,
+        pickle: result(|v| TestPyramidResult::from_value(v, Naming::Snake)),
+        repr: own,
+    }
+    getters {
+        layers: Tuple<PyLayerResult> = |r| Tuple::of(r.layers.iter().cloned().map(|inner| PyLayerResult { inner }));
+        exited_early: bool = |r| r.exited_early;
+        exit_layer: i64 = |r| r.exit_layer;
+        exit_reason: &'static str = |r| r.exit_reason.as_str();
+        confidence: f64 = |r| r.confidence;
+        speculations: Tuple<PySpeculation> =
+            |r| Tuple::of(r.speculations.iter().cloned().map(|inner| PySpeculation { inner }));
+        skipped_layers: usize = |r| r.skipped_layers;
+        layers_executed: Tuple<usize> = |r| Tuple::of(r.layers_executed.iter().copied());
+        verified_layers: usize = |r| r.verified_layers;
+        mispredictions: usize = |r| r.mispredictions;
+        compute_saved_ms: Option<f64> = |r| r.compute_saved_ms;
+        /// `'failed'`, `'passed'` or `'unverified'` (docs/pyramid-verdict.md).
+        verdict: &'static str = |r| r.verdict.as_str();
+        /// The failing layers that ran or were verified, in the order they ran.
+        failing_layers: Tuple<PyFailingLayer> =
+            |r| Tuple::of(r.failing_layers.iter().cloned().map(|inner| PyFailingLayer { inner }));
+    }
+    methods {
+        /// Not a test class (pytest collects classes named `Test*`).
+        #[classattr]
+        fn __test__() -> bool {
+            false
+        }
+    }
 }
 
-#[pymethods]
-impl PyTestPyramidResult {
-    /// Not a test class (pytest collects classes named `Test*`).
-    #[classattr]
-    fn __test__() -> bool {
-        false
-    }
-
-    #[getter]
-    fn layers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.layers.iter().cloned().map(|inner| PyLayerResult { inner }))
-    }
-    #[getter]
-    fn exited_early(&self) -> bool {
-        self.inner.exited_early
-    }
-    #[getter]
-    fn exit_layer(&self) -> i64 {
-        self.inner.exit_layer
-    }
-    #[getter]
-    fn exit_reason(&self) -> &'static str {
-        self.inner.exit_reason.as_str()
-    }
-    #[getter]
-    fn confidence(&self) -> f64 {
-        self.inner.confidence
-    }
-    #[getter]
-    fn speculations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.speculations.iter().cloned().map(|inner| PySpeculation { inner }))
-    }
-    #[getter]
-    fn skipped_layers(&self) -> usize {
-        self.inner.skipped_layers
-    }
-    #[getter]
-    fn layers_executed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.layers_executed.iter().copied())
-    }
-    #[getter]
-    fn verified_layers(&self) -> usize {
-        self.inner.verified_layers
-    }
-    #[getter]
-    fn mispredictions(&self) -> usize {
-        self.inner.mispredictions
-    }
-    #[getter]
-    fn compute_saved_ms(&self) -> Option<f64> {
-        self.inner.compute_saved_ms
-    }
-    /// `'failed'`, `'passed'` or `'unverified'` (docs/pyramid-verdict.md).
-    #[getter]
-    fn verdict(&self) -> &'static str {
-        self.inner.verdict.as_str()
-    }
-    /// The failing layers that ran or were verified, in the order they ran.
-    #[getter]
-    fn failing_layers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.failing_layers.iter().cloned().map(|inner| PyFailingLayer { inner }))
-    }
-
-    /// The result as the JS API returns it (the ADR's camelCase keys).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<shims::ResultReduce<'py>> {
-        shims::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+impl Repr for PyTestPyramidResult {
+    /// The verdict first; the layers and speculations themselves are left out.
+    fn repr(&self, py: Python<'_>) -> PyResult<String> {
         let r = &self.inner;
         repr_of(
             "TestPyramidResult",
             &[
                 ("verdict", r.verdict.as_str().into_bound_py_any(py)?),
-                ("failing_layers", self.failing_layers(py)?.into_any()),
+                ("failing_layers", self.failing_layers().into_bound_py_any(py)?),
                 ("exited_early", r.exited_early.into_bound_py_any(py)?),
                 ("exit_layer", r.exit_layer.into_bound_py_any(py)?),
                 ("exit_reason", r.exit_reason.as_str().into_bound_py_any(py)?),
                 ("confidence", r.confidence.into_bound_py_any(py)?),
                 ("skipped_layers", r.skipped_layers.into_bound_py_any(py)?),
-                ("layers_executed", self.layers_executed(py)?.into_any()),
+                ("layers_executed", self.layers_executed().into_bound_py_any(py)?),
                 ("verified_layers", r.verified_layers.into_bound_py_any(py)?),
                 ("mispredictions", r.mispredictions.into_bound_py_any(py)?),
                 ("compute_saved_ms", r.compute_saved_ms.into_bound_py_any(py)?),
@@ -117,77 +70,39 @@ impl PyTestPyramidResult {
     }
 }
 
-/// A failing layer of a pyramid run: its index and name.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "FailingLayer")]
-#[derive(Clone, PartialEq)]
-pub struct PyFailingLayer {
-    pub(crate) inner: FailingLayer,
-}
-
-#[pymethods]
-impl PyFailingLayer {
-    /// The layer's index in the pyramid.
-    #[getter]
-    fn layer(&self) -> usize {
-        self.inner.layer
+value_class! {
+    /// A failing layer of a pyramid run: its index and name.
+    "FailingLayer" => PyFailingLayer(FailingLayer) {
+        value: fixed,
+        pickle: result(|v| FailingLayer::from_value(v, "")),
+        repr: snake,
     }
-    /// The layer's name.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.inner.name
-    }
-
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<shims::ResultReduce<'py>> {
-        shims::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        shims::repr(py, self)
+    getters {
+        /// The layer's index in the pyramid.
+        layer: usize = |f| f.layer;
+        /// The layer's name.
+        name: &str = |f| &f.name;
     }
 }
 
-/// What the pyramid wants next: run layer i, verify layer i, or done.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "PyramidAction")]
-#[derive(Clone, PartialEq)]
-pub struct PyPyramidAction {
-    pub(crate) inner: Action,
-}
-
-#[pymethods]
-impl PyPyramidAction {
-    /// `'run'`, `'verify'` or `'done'`.
-    #[getter]
-    fn action(&self) -> &'static str {
-        match self.inner {
+value_class! {
+    /// What the pyramid wants next: run layer i, verify layer i, or done.
+    "PyramidAction" => PyPyramidAction(Action) {
+        value: fixed,
+        pickle: result(Action::from_value),
+        repr: snake,
+    }
+    getters {
+        /// `'run'`, `'verify'` or `'done'`.
+        action: &'static str = |a| match a {
             Action::Run(_) => "run",
             Action::Verify(_) => "verify",
             Action::Done => "done",
-        }
-    }
-    /// The layer index to run or verify; `None` when done.
-    #[getter]
-    fn layer(&self) -> Option<usize> {
-        match self.inner {
-            Action::Run(i) | Action::Verify(i) => Some(i),
+        };
+        /// The layer index to run or verify; `None` when done.
+        layer: Option<usize> = |a| match a {
+            Action::Run(i) | Action::Verify(i) => Some(*i),
             Action::Done => None,
-        }
-    }
-
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<shims::ResultReduce<'py>> {
-        shims::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        shims::repr(py, self)
+        };
     }
 }

@@ -10,7 +10,7 @@ use crate::error::OrRaise;
 use crate::pyramid::exit::{exit_config_value, PyExitDecision};
 use crate::pyramid::layers::layer_specs_value;
 use crate::pyramid::result::{PyPyramidAction, PyTestPyramidResult};
-use crate::shims::{self, lock, locked, repr_of};
+use crate::shims::{self, core_from_snapshot, lock, locked, repr_of, EngineClass};
 use crate::value::{to_value, NoneIs};
 
 /// One pyramid run driven step by step (the core's sans-IO state machine).
@@ -19,9 +19,15 @@ pub struct PyPyramidRun {
     inner: Mutex<PyramidRun>,
 }
 
-impl PyPyramidRun {
-    pub(crate) fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(PyPyramidRun { inner: Mutex::new(shims::restore(py, snapshot)?) })
+impl EngineClass for PyPyramidRun {
+    type Core = PyramidRun;
+
+    fn core(&self) -> &Mutex<PyramidRun> {
+        &self.inner
+    }
+
+    fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>, _analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(PyPyramidRun { inner: Mutex::new(core_from_snapshot(py, snapshot)?) })
     }
 }
 
@@ -76,17 +82,17 @@ impl PyPyramidRun {
 
     /// The portable snapshot as JSON text (the run's inputs, replayed on restore).
     fn to_json(&self) -> String {
-        shims::snapshot_text(&self.inner)
+        shims::to_json(self)
     }
 
     /// Restores `to_json()` text (or its parsed dict).
     #[staticmethod]
     fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::restore(py, snapshot)
+        <Self as EngineClass>::restore(py, snapshot, None)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::reduce_engine(py, &self.inner, py.None().into_bound(py))
+        shims::reduce_engine(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

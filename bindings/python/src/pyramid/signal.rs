@@ -1,206 +1,158 @@
 //! ADR-033's layer results and quality signals: `LayerResult`, `QualitySignal`,
 //! `calculate_quality_signal`, `count_quality_partitions`.
 
-use earlyexit::{calculate_quality_signal, ErrorCode, LayerResult, Naming, QualitySignal, Value};
+use earlyexit::{
+    calculate_quality_signal, count_quality_partitions, ErrorCode, LayerResult, Naming, QualitySignal, Value,
+};
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
 use crate::error::{binding_type_error, raise, OrRaise};
-use crate::shims::{self, core_value, repr_of};
-use crate::value::{keyword_entries, to_py, to_value, NoneIs};
+use crate::shims::{module_attr, reduce_by, repr_of, value_class, Json, Pickle, Repr};
+use crate::value::{keyword_entries, to_value, NoneIs};
 
-core_value!(named: PyLayerResult, PyQualitySignal);
-
-/// A test layer's outcome: the three rates plus optional name, duration, counts and any
-/// extra keys a runner returned (kept, as the ADR's controller spreads the runner's object).
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "LayerResult")]
-#[derive(Clone, PartialEq)]
-pub struct PyLayerResult {
-    pub(crate) inner: LayerResult,
-}
-
-#[pymethods]
-impl PyLayerResult {
-    #[new]
-    #[pyo3(signature = (
-        pass_rate, coverage, flaky_ratio, *, previous_lambda = None, name = None, duration_ms = None,
-        total = None, passed = None, failed = None, flaky = None, extra = None
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        pass_rate: &Bound<'_, PyAny>,
-        coverage: &Bound<'_, PyAny>,
-        flaky_ratio: &Bound<'_, PyAny>,
-        previous_lambda: Option<&Bound<'_, PyAny>>,
-        name: Option<&Bound<'_, PyAny>>,
-        duration_ms: Option<&Bound<'_, PyAny>>,
-        total: Option<&Bound<'_, PyAny>>,
-        passed: Option<&Bound<'_, PyAny>>,
-        failed: Option<&Bound<'_, PyAny>>,
-        flaky: Option<&Bound<'_, PyAny>>,
-        extra: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let mut entries = keyword_entries([
-            ("pass_rate", Some(pass_rate)),
-            ("coverage", Some(coverage)),
-            ("flaky_ratio", Some(flaky_ratio)),
-            ("previous_lambda", previous_lambda),
-            ("name", name),
-            ("duration_ms", duration_ms),
-            ("total", total),
-            ("passed", passed),
-            ("failed", failed),
-            ("flaky", flaky),
-        ])?;
-        if let Some(extra) = extra {
-            match to_value(extra, NoneIs::Absent)? {
-                Value::Object(more) => entries.extend(more),
-                Value::Null => {}
-                other => {
-                    let error = binding_type_error(ErrorCode::InvalidLayerResult, "extra", "a mapping", &other);
-                    return Err(raise(py, error));
+value_class! {
+    /// A test layer's outcome: the three rates plus optional name, duration, counts and any
+    /// extra keys a runner returned (kept, as the ADR's controller spreads the runner's object).
+    "LayerResult" => PyLayerResult(LayerResult) {
+        value: named,
+        pickle: own,
+        repr: snake,
+    }
+    getters {
+        pass_rate: f64 = |r| r.pass_rate;
+        coverage: f64 = |r| r.coverage;
+        flaky_ratio: f64 = |r| r.flaky_ratio;
+        previous_lambda: Option<f64> = |r| r.previous_lambda;
+        name: Option<&str> = |r| r.name.as_deref();
+        duration_ms: Option<f64> = |r| r.duration_ms;
+        total: Option<u64> = |r| r.counts.total;
+        passed: Option<u64> = |r| r.counts.passed;
+        failed: Option<u64> = |r| r.counts.failed;
+        flaky: Option<u64> = |r| r.counts.flaky;
+        /// The keys the core does not read, as a new dict.
+        extra: Json = |r| Json(Some(Value::Object(r.extra_entries().map(|(k, v)| (k.to_string(), v.clone())).collect())));
+    }
+    methods {
+        #[new]
+        #[pyo3(signature = (
+            pass_rate, coverage, flaky_ratio, *, previous_lambda = None, name = None, duration_ms = None,
+            total = None, passed = None, failed = None, flaky = None, extra = None
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        fn new(
+            py: Python<'_>,
+            pass_rate: &Bound<'_, PyAny>,
+            coverage: &Bound<'_, PyAny>,
+            flaky_ratio: &Bound<'_, PyAny>,
+            previous_lambda: Option<&Bound<'_, PyAny>>,
+            name: Option<&Bound<'_, PyAny>>,
+            duration_ms: Option<&Bound<'_, PyAny>>,
+            total: Option<&Bound<'_, PyAny>>,
+            passed: Option<&Bound<'_, PyAny>>,
+            failed: Option<&Bound<'_, PyAny>>,
+            flaky: Option<&Bound<'_, PyAny>>,
+            extra: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Self> {
+            let mut entries = keyword_entries([
+                ("pass_rate", Some(pass_rate)),
+                ("coverage", Some(coverage)),
+                ("flaky_ratio", Some(flaky_ratio)),
+                ("previous_lambda", previous_lambda),
+                ("name", name),
+                ("duration_ms", duration_ms),
+                ("total", total),
+                ("passed", passed),
+                ("failed", failed),
+                ("flaky", flaky),
+            ])?;
+            if let Some(extra) = extra {
+                match to_value(extra, NoneIs::Absent)? {
+                    Value::Object(more) => entries.extend(more),
+                    Value::Null => {}
+                    other => {
+                        let error = binding_type_error(ErrorCode::InvalidLayerResult, "extra", "a mapping", &other);
+                        return Err(raise(py, error));
+                    }
                 }
             }
+            let inner = LayerResult::from_value(&Value::Object(entries), Naming::Snake, "").or_raise(py)?;
+            Ok(PyLayerResult { inner })
         }
-        let inner = LayerResult::from_value(&Value::Object(entries), Naming::Snake, "").or_raise(py)?;
-        Ok(PyLayerResult { inner })
-    }
 
-    /// A layer result from a mapping with the Python (snake_case) keys.
-    #[staticmethod]
-    fn from_dict(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let value = to_value(data, NoneIs::Absent)?;
-        let inner = LayerResult::from_value(&value, Naming::Snake, "").or_raise(py)?;
-        Ok(PyLayerResult { inner })
-    }
-
-    #[getter]
-    fn pass_rate(&self) -> f64 {
-        self.inner.pass_rate
-    }
-    #[getter]
-    fn coverage(&self) -> f64 {
-        self.inner.coverage
-    }
-    #[getter]
-    fn flaky_ratio(&self) -> f64 {
-        self.inner.flaky_ratio
-    }
-    #[getter]
-    fn previous_lambda(&self) -> Option<f64> {
-        self.inner.previous_lambda
-    }
-    #[getter]
-    fn name(&self) -> Option<&str> {
-        self.inner.name.as_deref()
-    }
-    #[getter]
-    fn duration_ms(&self) -> Option<f64> {
-        self.inner.duration_ms
-    }
-    #[getter]
-    fn total(&self) -> Option<u64> {
-        self.inner.counts.total
-    }
-    #[getter]
-    fn passed(&self) -> Option<u64> {
-        self.inner.counts.passed
-    }
-    #[getter]
-    fn failed(&self) -> Option<u64> {
-        self.inner.counts.failed
-    }
-    #[getter]
-    fn flaky(&self) -> Option<u64> {
-        self.inner.counts.flaky
-    }
-    /// The keys the core does not read, as a new dict.
-    #[getter]
-    fn extra<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let entries: Vec<(String, Value)> =
-            self.inner.extra_entries().map(|(k, v)| (k.to_string(), v.clone())).collect();
-        to_py(py, &Value::Object(entries))
-    }
-
-    /// The result as the JS API shows it (camelCase keys, the runner's key order).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        shims::repr(py, self)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        shims::reduce_by(slf, slf.get_type().getattr("from_dict")?)
+        /// A layer result from a mapping with the Python (snake_case) keys.
+        #[staticmethod]
+        fn from_dict(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+            let value = to_value(data, NoneIs::Absent)?;
+            let inner = LayerResult::from_value(&value, Naming::Snake, "").or_raise(py)?;
+            Ok(PyLayerResult { inner })
+        }
     }
 }
 
-/// ADR-033's quality signal of one layer.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "QualitySignal")]
-#[derive(Clone, PartialEq)]
-pub struct PyQualitySignal {
-    pub(crate) inner: QualitySignal,
+impl Pickle for PyLayerResult {
+    /// `LayerResult.from_dict(snake_case dict)`.
+    fn reduce<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        reduce_by(slf, slf.get_type().getattr("from_dict")?)
+    }
 }
 
-#[pymethods]
-impl PyQualitySignal {
-    /// A hand-made signal (for `CoherenceEarlyExit.should_exit`), validated by the core.
-    #[new]
-    #[pyo3(signature = (*, lambda_, lambda_prev, boundary_concentration, boundary_edges = None, partition_count = None, flags = None))]
-    fn new(
-        py: Python<'_>,
-        lambda_: &Bound<'_, PyAny>,
-        lambda_prev: &Bound<'_, PyAny>,
-        boundary_concentration: &Bound<'_, PyAny>,
-        boundary_edges: Option<&Bound<'_, PyAny>>,
-        partition_count: Option<&Bound<'_, PyAny>>,
-        flags: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let entries = keyword_entries([
-            ("lambda", Some(lambda_)),
-            ("lambda_prev", Some(lambda_prev)),
-            ("boundary_edges", boundary_edges),
-            ("boundary_concentration", Some(boundary_concentration)),
-            ("partition_count", partition_count),
-            ("flags", flags),
-        ])?;
-        let inner = QualitySignal::from_value(&Value::Object(entries), Naming::Snake).or_raise(py)?;
-        Ok(PyQualitySignal { inner })
+value_class! {
+    /// ADR-033's quality signal of one layer.
+    "QualitySignal" => PyQualitySignal(QualitySignal) {
+        value: named,
+        pickle: own,
+        repr: own,
     }
+    getters {
+        /// `lambda` (a Python keyword, hence the trailing underscore).
+        lambda_: f64 = |s| s.lambda;
+        lambda_prev: f64 = |s| s.lambda_prev;
+        boundary_edges: u32 = |s| s.boundary_edges;
+        boundary_concentration: f64 = |s| s.boundary_concentration;
+        partition_count: u32 = |s| s.partition_count;
+        flags: u32 = |s| s.flags;
+    }
+    methods {
+        /// A hand-made signal (for `CoherenceEarlyExit.should_exit`), validated by the core.
+        #[new]
+        #[pyo3(signature = (
+            *, lambda_, lambda_prev, boundary_concentration, boundary_edges = None, partition_count = None,
+            flags = None
+        ))]
+        fn new(
+            py: Python<'_>,
+            lambda_: &Bound<'_, PyAny>,
+            lambda_prev: &Bound<'_, PyAny>,
+            boundary_concentration: &Bound<'_, PyAny>,
+            boundary_edges: Option<&Bound<'_, PyAny>>,
+            partition_count: Option<&Bound<'_, PyAny>>,
+            flags: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<Self> {
+            let entries = keyword_entries([
+                ("lambda", Some(lambda_)),
+                ("lambda_prev", Some(lambda_prev)),
+                ("boundary_edges", boundary_edges),
+                ("boundary_concentration", Some(boundary_concentration)),
+                ("partition_count", partition_count),
+                ("flags", flags),
+            ])?;
+            let inner = QualitySignal::from_value(&Value::Object(entries), Naming::Snake).or_raise(py)?;
+            Ok(PyQualitySignal { inner })
+        }
+    }
+}
 
-    /// `lambda` (a Python keyword, hence the trailing underscore).
-    #[getter]
-    fn lambda_(&self) -> f64 {
-        self.inner.lambda
+impl Pickle for PyQualitySignal {
+    /// `_restore_signal(snake_case dict)`.
+    fn reduce<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        reduce_by(slf, module_attr(slf.py(), "_restore_signal")?)
     }
-    #[getter]
-    fn lambda_prev(&self) -> f64 {
-        self.inner.lambda_prev
-    }
-    #[getter]
-    fn boundary_edges(&self) -> u32 {
-        self.inner.boundary_edges
-    }
-    #[getter]
-    fn boundary_concentration(&self) -> f64 {
-        self.inner.boundary_concentration
-    }
-    #[getter]
-    fn partition_count(&self) -> u32 {
-        self.inner.partition_count
-    }
-    #[getter]
-    fn flags(&self) -> u32 {
-        self.inner.flags
-    }
+}
 
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+impl Repr for PyQualitySignal {
+    /// Spelled with the attribute names (`lambda_`).
+    fn repr(&self, py: Python<'_>) -> PyResult<String> {
         let s = &self.inner;
         repr_of(
             "QualitySignal",
@@ -213,10 +165,6 @@ impl PyQualitySignal {
                 ("flags", s.flags.into_bound_py_any(py)?),
             ],
         )
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        shims::reduce_by(slf, crate::shims::module_attr(slf.py(), "_restore_signal")?)
     }
 }
 
@@ -250,5 +198,5 @@ pub fn calculate_quality_signal_py(py: Python<'_>, layer_result: &Bound<'_, PyAn
 #[pyo3(name = "count_quality_partitions")]
 pub fn count_quality_partitions_py(py: Python<'_>, layer_result: &Bound<'_, PyAny>) -> PyResult<u32> {
     let result = layer_result_of(py, layer_result, "")?;
-    Ok(earlyexit::count_quality_partitions(&result))
+    Ok(count_quality_partitions(&result))
 }

@@ -12,52 +12,22 @@ use crate::error::{binding_type_error, raise, OrRaise};
 use crate::pyramid::exit::{exit_config_value, PyEarlyExitConfig};
 use crate::pyramid::layers::{layers_over_limit, runner_of};
 use crate::pyramid::signal::layer_result_of;
-use crate::shims::{self, core_value, repr_of};
+use crate::shims::{repr_of, value_class};
 use crate::value::{to_value, NoneIs};
 
-core_value!(fixed: PySpeculation);
-
-/// One prediction for a skipped layer, and what verification found if it ran.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "Speculation")]
-#[derive(Clone, PartialEq)]
-pub struct PySpeculation {
-    pub(crate) inner: Speculation,
-}
-
-#[pymethods]
-impl PySpeculation {
-    #[getter]
-    fn predicted(&self) -> &'static str {
-        self.inner.predicted.as_str()
+value_class! {
+    /// One prediction for a skipped layer, and what verification found if it ran.
+    "Speculation" => PySpeculation(Speculation) {
+        value: fixed,
+        pickle: result(|v| Speculation::from_value(v, Naming::Snake, "")),
+        repr: snake,
     }
-    #[getter]
-    fn confidence(&self) -> f64 {
-        self.inner.confidence
-    }
-    #[getter]
-    fn verified(&self) -> bool {
-        self.inner.verified()
-    }
-    #[getter]
-    fn actual(&self) -> Option<&'static str> {
-        self.inner.actual.map(Outcome::as_str)
-    }
-    #[getter]
-    fn correct(&self) -> Option<bool> {
-        self.inner.correct()
-    }
-
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<shims::ResultReduce<'py>> {
-        shims::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        shims::repr(py, self)
+    getters {
+        predicted: &'static str = |s| s.predicted.as_str();
+        confidence: f64 = |s| s.confidence;
+        verified: bool = |s| s.verified();
+        actual: Option<&'static str> = |s| s.actual.map(Outcome::as_str);
+        correct: Option<bool> = |s| s.correct();
     }
 }
 

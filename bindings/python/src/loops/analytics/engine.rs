@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use earlyexit::{
     analytics::{AnalyticsRecord, FileTarget, SavedFile},
-    results::AnalyticsSummary,
+    results::{AnalyticsSummary, IterationSelection},
     IterationAnalytics, Naming, Value,
 };
 use pyo3::prelude::*;
@@ -17,7 +17,7 @@ use crate::loops::analytics::{
     PyAnalyticsConfig, PyAnalyticsRecord, PyAnalyticsSummary, PyDiminishingReturnsReport, PyIterationSelection,
 };
 use crate::loops::now_iso;
-use crate::shims::{self, lock, locked, repr_of};
+use crate::shims::{self, core_from_snapshot, lock, locked, repr_of, EngineClass};
 use crate::value::{keyword_entries, options_value, to_value, AnyValue, NoneIs};
 
 /// What the last save of the summary wrote, so the next one can append in place.
@@ -72,10 +72,6 @@ fn path_value(path: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
 impl PyIterationAnalytics {
     fn wrap(inner: IterationAnalytics) -> Self {
         PyIterationAnalytics { inner: Mutex::new(inner), file: Mutex::new(None) }
-    }
-
-    pub(crate) fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Self::wrap(shims::restore(py, snapshot)?))
     }
 
     /// Records `record` (snake_case keys); returns the stored record, after saving the
@@ -166,6 +162,19 @@ impl PyIterationAnalytics {
         let config = options_value(None, options.as_ref())?;
         let inner = IterationAnalytics::from_summary(summary, &config, Naming::Snake, folder, true).or_raise(py)?;
         Self::wrap(inner).adopt(py)
+    }
+}
+
+impl EngineClass for PyIterationAnalytics {
+    type Core = IterationAnalytics;
+
+    fn core(&self) -> &Mutex<IterationAnalytics> {
+        &self.inner
+    }
+
+    /// A restored object never saves by itself (a pickle carries no analytics source).
+    fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>, _analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(Self::wrap(core_from_snapshot(py, snapshot)?))
     }
 }
 
@@ -285,7 +294,7 @@ impl PyIterationAnalytics {
         let analytics = lock(&self.inner);
         let selection = analytics.select_best_iteration();
         let selected = selection.selected.and_then(|i| analytics.records().get(i)).cloned();
-        PyIterationSelection { selected, reason: selection.reason }
+        PyIterationSelection { inner: IterationSelection { selected, reason: selection.reason } }
     }
 
     /// upstream's `generateSummary()`; the first summary sets `end_time` (to now, unless given).
@@ -428,17 +437,17 @@ impl PyIterationAnalytics {
 
     /// The portable snapshot as JSON text.
     fn to_json(&self) -> String {
-        shims::snapshot_text(&self.inner)
+        shims::to_json(self)
     }
 
     /// Restores `to_json()` text (or its parsed dict); a restored object never saves by itself.
     #[staticmethod]
     fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::restore(py, snapshot)
+        <Self as EngineClass>::restore(py, snapshot, None)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::reduce_engine(py, &self.inner, py.None().into_bound(py))
+        shims::reduce_engine(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
