@@ -29,8 +29,8 @@ pub fn raise(py: Python<'_>, error: Error) -> PyErr {
     }
 }
 
-/// The few root names the core spells one way only (see the report to the lead): the
-/// Python spelling of what is otherwise a JS method or argument name.
+/// The few root names the core spells one way only: the Python spelling of what is
+/// otherwise a JS method or argument name.
 fn python_field(field: &str) -> Cow<'_, str> {
     match field {
         "detectDiminishingReturns()" => Cow::Borrowed("detect_diminishing_returns()"),
@@ -61,8 +61,8 @@ impl<T> OrRaise<T> for Result<T, Error> {
     }
 }
 
-/// A type error for an argument the core has no reader for (`verified_only`, a layer's
-/// `run`, `skipped`): same shape and wording as the core's own type errors.
+/// A type error for an argument the core has no reader for (a layer result's `extra`, a
+/// missing layer to verify, `skipped`): same shape and wording as the core's own type errors.
 pub fn binding_type_error(code: ErrorCode, field: &str, expected: &str, got: &Value) -> Error {
     Error::new(code, ErrorKind::Type, field, [field, " must be ", expected, ", got ", &got.describe()].concat())
 }

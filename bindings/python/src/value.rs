@@ -6,7 +6,9 @@ use std::borrow::Cow;
 
 use earlyexit::{
     limits::{self, Excess},
-    Value,
+    replay_input, snapshot,
+    value::{same_field, utf8_text},
+    ErrorCode, Value,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -54,7 +56,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, none_is: NoneIs) -> PyResult<Value> {
 /// streams, each line a document within the limits; anything else is one value.
 pub fn runs_value(py: Python<'_>, runs: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(bytes) = runs.cast::<pyo3::types::PyBytes>() {
-        let text = earlyexit::replay_input::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
+        let text = replay_input::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
         return Ok(Value::String(text.to_string()));
     }
     if let Ok(text) = runs.cast::<PyString>() {
@@ -350,7 +352,7 @@ pub fn options_value(positional: Option<&Bound<'_, PyAny>>, kwargs: Option<&Boun
             continue;
         }
         let key = key_of(&key)?;
-        entries.retain(|(given, _)| !earlyexit::value::same_field(given, &key));
+        entries.retain(|(given, _)| !same_field(given, &key));
         entries.push((key, to_value(&item, NoneIs::Absent)?));
     }
     Ok(Value::Object(entries))
@@ -396,11 +398,11 @@ impl<'a, 'py> FromPyObject<'a, 'py> for AnyValue {
 pub(crate) fn snapshot_value(snapshot: &Bound<'_, PyAny>) -> PyResult<Value> {
     let py = snapshot.py();
     if let Ok(text) = snapshot.cast::<PyString>() {
-        return earlyexit::snapshot::parse(&string_of(text)).or_raise(py);
+        return snapshot::parse(&string_of(text)).or_raise(py);
     }
     if let Ok(bytes) = snapshot.cast::<pyo3::types::PyBytes>() {
-        let text = earlyexit::value::utf8_text(bytes.as_bytes(), earlyexit::ErrorCode::InvalidSnapshot, "snapshot");
-        return text.and_then(earlyexit::snapshot::parse).or_raise(py);
+        let text = utf8_text(bytes.as_bytes(), ErrorCode::InvalidSnapshot, "snapshot");
+        return text.and_then(snapshot::parse).or_raise(py);
     }
     to_value(snapshot, NoneIs::Null)
 }

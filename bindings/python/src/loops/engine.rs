@@ -4,8 +4,9 @@
 use std::sync::Mutex;
 
 use earlyexit::{
-    loop_stopping::StoppingSummary, DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord,
-    Naming, StoppingDecision, Value,
+    loop_stopping::{invalid_analytics_source, StoppingSummary},
+    DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Naming,
+    StoppingDecision, Value, VerificationStatus,
 };
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
@@ -54,7 +55,7 @@ impl PyEarlyStopping {
                     Source::Object(a.clone().unbind())
                 } else {
                     let got = to_value(a, NoneIs::Absent).unwrap_or_else(|_| Value::Other(type_name(a)));
-                    return Err(raise(py, earlyexit::loop_stopping::invalid_analytics_source(Naming::Snake, &got)));
+                    return Err(raise(py, invalid_analytics_source(Naming::Snake, &got)));
                 }
             }
         };
@@ -131,7 +132,7 @@ fn fast_record_args(
     confidence: &Bound<'_, PyAny>,
     verification_status: &Bound<'_, PyAny>,
     quality_delta: &Bound<'_, PyAny>,
-) -> Option<(u64, earlyexit::IterationResult)> {
+) -> Option<(u64, IterationResult)> {
     fn number(obj: &Bound<'_, PyAny>) -> Option<f64> {
         if let Ok(f) = obj.cast::<pyo3::types::PyFloat>() {
             return Some(f.value());
@@ -146,9 +147,8 @@ fn fast_record_args(
     }
     let iteration = iteration.extract::<u64>().ok()?;
     let status = verification_status.cast::<pyo3::types::PyString>().ok()?;
-    let status = earlyexit::VerificationStatus::parse(&status.to_cow().ok()?)?;
-    let result =
-        earlyexit::IterationResult::new(number(quality_score)?, number(confidence)?, status, number(quality_delta)?);
+    let status = VerificationStatus::parse(&status.to_cow().ok()?)?;
+    let result = IterationResult::new(number(quality_score)?, number(confidence)?, status, number(quality_delta)?);
     Some((iteration, result))
 }
 

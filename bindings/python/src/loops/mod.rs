@@ -9,11 +9,13 @@ pub mod engine;
 pub mod records;
 pub mod replay;
 
+use earlyexit::timestamp::iso_from_millis;
+
 /// The current time as `new Date().toISOString()` prints it (the core has no clock).
 pub fn now_iso() -> String {
     let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0);
-    earlyexit::timestamp::iso_from_millis(ms)
+    iso_from_millis(ms)
 }

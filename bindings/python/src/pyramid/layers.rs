@@ -2,7 +2,11 @@
 //! mapping with `name` (and `run`, `cost_ms`), or an object with those attributes. Their
 //! specs go to the core; their runners are called here, never by the core.
 
-use earlyexit::{Error, ErrorCode, ErrorKind, Naming, Value};
+use earlyexit::{
+    limits::{check_layer_count, MAX_LAYERS},
+    pyramid::invalid_runner,
+    Error, ErrorCode, ErrorKind, Naming, Value,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 
@@ -47,7 +51,7 @@ pub fn layer_specs_value(layers: &Bound<'_, PyAny>) -> PyResult<Value> {
     let mut items = Vec::new();
     for layer in iter {
         // Past the limit the core refuses the list: stop reading (an iterator may not end).
-        if items.len() > earlyexit::limits::MAX_LAYERS {
+        if items.len() > MAX_LAYERS {
             break;
         }
         items.push(layer_spec_value(&layer?)?);
@@ -57,8 +61,8 @@ pub fn layer_specs_value(layers: &Bound<'_, PyAny>) -> PyResult<Value> {
 
 /// The error for a list of layers (or speculations) an iterator kept giving past the limit.
 pub(crate) fn layers_over_limit(field: &str) -> Error {
-    let over = earlyexit::limits::MAX_LAYERS + 1;
-    earlyexit::limits::check_layer_count(over, ErrorCode::InvalidConfig, field)
+    let over = MAX_LAYERS + 1;
+    check_layer_count(over, ErrorCode::InvalidConfig, field)
         .err()
         .unwrap_or_else(|| Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, field, "too many layers"))
 }
@@ -80,7 +84,7 @@ pub(crate) fn runner_of<'py>(py: Python<'py>, layer: &Bound<'py, PyAny>, index: 
                 Some(r) => to_value(&r, NoneIs::Absent)?,
                 None => Value::Other("nothing (missing)".to_string()),
             };
-            Err(raise(py, earlyexit::pyramid::invalid_runner(Naming::Snake, index, &got)))
+            Err(raise(py, invalid_runner(Naming::Snake, index, &got)))
         }
     }
 }
@@ -90,7 +94,7 @@ pub(crate) fn runner_of<'py>(py: Python<'py>, layer: &Bound<'py, PyAny>, index: 
 pub fn _layer_runners<'py>(py: Python<'py>, layers: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for (i, layer) in layers.try_iter()?.enumerate() {
-        if i == earlyexit::limits::MAX_LAYERS {
+        if i == MAX_LAYERS {
             return Err(raise(py, layers_over_limit("layers")));
         }
         list.append(runner_of(py, &layer?, i)?)?;

@@ -1,6 +1,7 @@
 //! ADR-033's speculation: `Speculation` and `SpeculativeExecutor`.
 
 use earlyexit::{
+    limits::MAX_LAYERS,
     speculation::{self, Outcome},
     ErrorCode, ExitConfig, Naming, Speculation, SpeculativeExecutor, Value,
 };
@@ -75,7 +76,7 @@ impl PySpeculativeExecutor {
         let mut parsed = Vec::new();
         for (i, item) in speculations.try_iter()?.enumerate() {
             // One speculation per skipped layer: an iterator that goes on is refused, not read.
-            if i == earlyexit::limits::MAX_LAYERS {
+            if i == MAX_LAYERS {
                 return Err(raise(py, layers_over_limit("speculations")));
             }
             let item = item?;

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use earlyexit::{
-    analytics::{AnalyticsRecord, FileTarget, SavedFile},
+    analytics::{path_argument, verified_only_argument, AnalyticsRecord, FileTarget, SavedFile},
     results::{AnalyticsSummary, IterationSelection},
     IterationAnalytics, Naming, Value,
 };
@@ -282,8 +282,7 @@ impl PyIterationAnalytics {
     /// The best record (verified ones only, by default), or `None` with no records.
     #[pyo3(signature = (verified_only = AnyValue(Value::Bool(true))))]
     fn optimal_iteration(&self, py: Python<'_>, verified_only: AnyValue) -> PyResult<Option<PyAnalyticsRecord>> {
-        let verified_only =
-            earlyexit::analytics::verified_only_argument(&verified_only.0, Naming::Snake).or_raise(py)?;
+        let verified_only = verified_only_argument(&verified_only.0, Naming::Snake).or_raise(py)?;
         let analytics = lock(&self.inner);
         let record = analytics.optimal_iteration(verified_only).and_then(|i| analytics.records().get(i)).cloned();
         Ok(record.map(|inner| PyAnalyticsRecord { inner }))
@@ -359,7 +358,7 @@ impl PyIterationAnalytics {
     #[staticmethod]
     #[pyo3(signature = (filepath, **config))]
     fn load(py: Python<'_>, filepath: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let path = earlyexit::analytics::path_argument(&path_value(Some(filepath))?, "filepath").or_raise(py)?;
+        let path = path_argument(&path_value(Some(filepath))?, "filepath").or_raise(py)?;
         let helper = files(py)?;
         let text: String = helper.call_method1("read", (&path,))?.extract()?;
         let folder: String = helper.call_method1("parent", (&path,))?.extract()?;
