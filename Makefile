@@ -40,7 +40,7 @@ test-rust test-python test-node test-browser test-packaging:
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's
 # fast-check properties with FUZZ_JS_RUNS cases each and the Python property tests with
-# random seeds (docs/reliability.md).
+# random seeds (docs/internals/reliability.md).
 fuzz:
 	bash scripts/fuzz.sh
 
