@@ -5,7 +5,7 @@ Two engines, exact to the JavaScript they replace, on one Rust core:
 * loop stopping: :class:`EarlyStopping` (high confidence with verification, a quality
   plateau, diminishing returns from :class:`IterationAnalytics` or any object with
   ``detect_diminishing_returns()``);
-* test-pyramid early exit (ADR-033): :func:`calculate_quality_signal`,
+* test-pyramid early exit: :func:`calculate_quality_signal`,
   :class:`CoherenceEarlyExit`, :class:`SpeculativeExecutor`, :class:`EarlyExitController`
   and the step API :class:`PyramidRun`.
 

@@ -1,6 +1,6 @@
 """Type names of the public API: the string literals results carry, the keyword options
 each engine takes, and the exact shape of every ``to_dict()`` (the JSON the JS API returns,
-so camelCase where the seed uses it).
+so camelCase where the original modules use it).
 
 These are plain ``typing`` constructs (no runtime behaviour); import them for annotations:
 ``from earlyexit import StoppingDecisionDict, Trigger``.
@@ -79,9 +79,9 @@ Trigger = Literal[
 ]
 #: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.
 Budget = Literal["tokens", "cost_usd", "wall_clock_ms"]
-#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the seed's) or the score difference.
+#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the default) or the score difference.
 PlateauDeltaSource = Literal["reported", "computed"]
-#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the seed's) or in points.
+#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the default) or in points.
 PlateauMode = Literal["relative", "absolute"]
 #: An iteration's verification outcome.
 VerificationStatus = Literal["passed", "failed", "skipped"]
@@ -123,7 +123,7 @@ ErrorCode = Literal[
 
 
 class EarlyStoppingOptions(TypedDict, total=False):
-    """Keyword options of ``EarlyStopping(...)`` / ``configure(...)``: the seed's seven, then
+    """Keyword options of ``EarlyStopping(...)`` / ``configure(...)``: ``early-stopping.mjs``'s seven, then
     the opt-in ones (budgets, iteration limits, plateau variants, regression guard)."""
 
     high_confidence_threshold: float
@@ -204,7 +204,7 @@ class _IterationResultRequired(TypedDict):
 
 
 class IterationResultDict(_IterationResultRequired, total=False):
-    """The seed's iteration result, as ``EarlyStopping.record_result()`` takes it."""
+    """``early-stopping.mjs``'s iteration result, as ``EarlyStopping.record_result()`` takes it."""
 
     timestamp: str
     tokens_used: float
@@ -331,7 +331,7 @@ class _StoppingDecisionRequired(TypedDict):
 
 
 class StoppingDecisionDict(_StoppingDecisionRequired, total=False):
-    """``StoppingDecision.to_dict()``: the seed's decision plus the best-iteration extras
+    """``StoppingDecision.to_dict()``: ``early-stopping.mjs``'s decision plus the best-iteration extras
     (and ``budgets`` once a budget is configured)."""
 
     details: StoppingDetails
@@ -348,7 +348,7 @@ class _IterationRecordRequired(TypedDict):
 
 
 class IterationRecordDict(_IterationRecordRequired, total=False):
-    """``IterationRecord.to_dict()``: the seed's six fields plus the usage given."""
+    """``IterationRecord.to_dict()``: ``early-stopping.mjs``'s six fields plus the usage given."""
 
     tokens_used: float
     token_cost_usd: float
@@ -366,7 +366,7 @@ class _EarlyStoppingConfigRequired(TypedDict):
 
 
 class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
-    """``EarlyStoppingConfig.to_dict()``: the seed's ``getConfig()`` (camelCase), then the
+    """``EarlyStoppingConfig.to_dict()``: ``early-stopping.mjs``'s ``getConfig()`` (camelCase), then the
     opt-in options that are set."""
 
     plateauDeltaSource: PlateauDeltaSource
@@ -389,7 +389,7 @@ class _StoppingSummaryRequired(TypedDict):
 
 
 class StoppingSummaryDict(_StoppingSummaryRequired, total=False):
-    """``StoppingSummary.to_dict()``: the seed's ``generateSummary()``; an empty history has
+    """``StoppingSummary.to_dict()``: ``early-stopping.mjs``'s ``generateSummary()``; an empty history has
     only ``total_iterations``, ``stopped_early`` and ``reason``."""
 
     reason: str
@@ -553,7 +553,7 @@ class FailingLayerDict(TypedDict):
 
 
 class TestPyramidResultDict(TypedDict):
-    """``TestPyramidResult.to_dict()``: the ADR's result plus the honest-accounting fields."""
+    """``TestPyramidResult.to_dict()``: the pyramid result plus the honest-accounting fields."""
 
     layers: List[LayerResultDict]
     exitedEarly: bool
@@ -586,7 +586,7 @@ JSONObject = Dict[str, object]
 
 # --- loop replay (docs/replay.md) --------------------------------------------------------
 
-#: The named loop presets; ``"seed"`` is the default everywhere.
+#: The named loop presets; ``"seed"`` (``early-stopping.mjs``'s defaults) is the default everywhere.
 LoopPresetName = Literal["seed", "recommended"]
 
 
