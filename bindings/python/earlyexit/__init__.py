@@ -5,7 +5,7 @@ Two engines, exact to the JavaScript they replace, on one Rust core:
 * loop stopping: :class:`EarlyStopping` (high confidence with verification, a quality
   plateau, diminishing returns from :class:`IterationAnalytics` or any object with
   ``detect_diminishing_returns()``);
-* test-pyramid early exit (ADR-033): :func:`calculate_quality_signal`,
+* test-pyramid early exit: :func:`calculate_quality_signal`,
   :class:`CoherenceEarlyExit`, :class:`SpeculativeExecutor`, :class:`EarlyExitController`
   and the step API :class:`PyramidRun`.
 
@@ -37,7 +37,7 @@ from ._native import replay_loops as replay_loops
 from ._native import LoopReplay as LoopReplay
 from ._native import LOOP_PRESETS as LOOP_PRESETS
 
-# The test pyramid (ADR-033)
+# The test pyramid
 from ._native import LayerResult as LayerResult
 from ._native import QualitySignal as QualitySignal
 from ._native import calculate_quality_signal as calculate_quality_signal

@@ -59,7 +59,7 @@ Layer = Union[Tuple[str, AsyncRunner], Mapping[str, object], _LayerObject]
 
 
 class EarlyExitController:
-    """ADR-033's ``EarlyExitController(config, total_layers)``.
+    """``EarlyExitController(config, total_layers)``: runs a test pyramid with early exit.
 
     ``config`` is an :class:`EarlyExitConfig` (``EarlyExitConfig.AGGRESSIVE``, ...), a
     mapping of its snake_case options merged over ``EarlyExitConfig.DEFAULT``, or ``None``

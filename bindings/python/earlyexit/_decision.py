@@ -125,7 +125,7 @@ class _StoppingDecisionRequired(TypedDict):
 
 
 class StoppingDecisionDict(_StoppingDecisionRequired, total=False):
-    """``StoppingDecision.to_dict()``: the seed's decision plus the best-iteration extras
+    """``StoppingDecision.to_dict()``: ``early-stopping.mjs``'s decision plus the best-iteration extras
     (and ``budgets`` once a budget is configured)."""
 
     details: StoppingDetails
@@ -138,7 +138,7 @@ class _StoppingSummaryRequired(TypedDict):
 
 
 class StoppingSummaryDict(_StoppingSummaryRequired, total=False):
-    """``StoppingSummary.to_dict()``: the seed's ``generateSummary()``; an empty history has
+    """``StoppingSummary.to_dict()``: ``early-stopping.mjs``'s ``generateSummary()``; an empty history has
     only ``total_iterations``, ``stopped_early`` and ``reason``."""
 
     reason: str

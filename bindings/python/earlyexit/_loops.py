@@ -1,6 +1,7 @@
 """Types of the loop engine (``EarlyStopping``): the string literals its results carry,
 its keyword options, and the exact shape of each ``to_dict()`` (the JSON the JS API
-returns, camelCase where the seed uses it). What a decision answers is in ``_decision``.
+returns, camelCase where ``early-stopping.mjs`` uses it). What a decision answers is in
+``_decision``.
 """
 
 from __future__ import annotations
@@ -21,16 +22,16 @@ Trigger = Literal[
 ]
 #: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.
 Budget = Literal["tokens", "cost_usd", "wall_clock_ms"]
-#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the seed's) or the score difference.
+#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the default) or the score difference.
 PlateauDeltaSource = Literal["reported", "computed"]
-#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the seed's) or in points.
+#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the default) or in points.
 PlateauMode = Literal["relative", "absolute"]
 #: An iteration's verification outcome.
 VerificationStatus = Literal["passed", "failed", "skipped"]
 
 
 class EarlyStoppingOptions(TypedDict, total=False):
-    """Keyword options of ``EarlyStopping(...)`` / ``configure(...)``: the seed's seven, then
+    """Keyword options of ``EarlyStopping(...)`` / ``configure(...)``: ``early-stopping.mjs``'s seven, then
     the opt-in ones (budgets, iteration limits, plateau variants, regression guard)."""
 
     high_confidence_threshold: float
@@ -62,7 +63,7 @@ class _IterationResultRequired(TypedDict):
 
 
 class IterationResultDict(_IterationResultRequired, total=False):
-    """The seed's iteration result, as ``EarlyStopping.record_result()`` takes it."""
+    """``early-stopping.mjs``'s iteration result, as ``EarlyStopping.record_result()`` takes it."""
 
     timestamp: str
     tokens_used: float
@@ -81,7 +82,7 @@ class _IterationRecordRequired(TypedDict):
 
 
 class IterationRecordDict(_IterationRecordRequired, total=False):
-    """``IterationRecord.to_dict()``: the seed's six fields plus the usage given."""
+    """``IterationRecord.to_dict()``: ``early-stopping.mjs``'s six fields plus the usage given."""
 
     tokens_used: float
     token_cost_usd: float
@@ -99,7 +100,7 @@ class _EarlyStoppingConfigRequired(TypedDict):
 
 
 class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
-    """``EarlyStoppingConfig.to_dict()``: the seed's ``getConfig()`` (camelCase), then the
+    """``EarlyStoppingConfig.to_dict()``: ``early-stopping.mjs``'s ``getConfig()`` (camelCase), then the
     opt-in options that are set."""
 
     plateauDeltaSource: PlateauDeltaSource

@@ -1,5 +1,5 @@
-"""Types of the test-pyramid engine (ADR-033): its literals, the keyword options of
-``EarlyExitConfig`` and the shape of each ``to_dict()`` (the ADR's camelCase keys).
+"""Types of the test-pyramid engine: its literals, the keyword options of
+``EarlyExitConfig`` and the shape of each ``to_dict()`` (camelCase keys).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class FailingLayerDict(TypedDict):
 
 
 class TestPyramidResultDict(TypedDict):
-    """``TestPyramidResult.to_dict()``: the ADR's result plus the honest-accounting fields."""
+    """``TestPyramidResult.to_dict()``: the pyramid result plus the honest-accounting fields."""
 
     layers: List[LayerResultDict]
     exitedEarly: bool

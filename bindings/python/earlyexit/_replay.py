@@ -10,7 +10,7 @@ from ._analytics import AnalyticsOptions
 from ._loops import EarlyStoppingOptions
 
 
-#: The named loop presets; ``"seed"`` is the default everywhere.
+#: The named loop presets; ``"seed"`` (``early-stopping.mjs``'s defaults) is the default everywhere.
 LoopPresetName = Literal["seed", "recommended"]
 
 
