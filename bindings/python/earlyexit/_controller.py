@@ -21,8 +21,6 @@ from ._native import (
     _layer_runners,
 )
 
-__all__ = ["EarlyExitController", "Layer", "LayerDict", "LayerOutcome", "Runner", "AsyncRunner"]
-
 #: What a runner may return: a :class:`LayerResult` or a mapping with its snake_case keys
 #: (``pass_rate``, ``coverage``, ``flaky_ratio``, ...; other keys are kept as they are).
 LayerOutcome = Union[LayerResult, Mapping[str, object]]

@@ -25,47 +25,45 @@ from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final,
 
 from typing_extensions import TypeVar, Unpack
 
-from earlyexit._types import (
-    ActionKind,
+from earlyexit._analytics import (
     AnalyticsConfigDict,
     AnalyticsConfigOptions,
     AnalyticsOptions,
     AnalyticsRecordDict,
     AnalyticsSummaryDict,
-    BudgetStatusDict,
     DiminishingReturnsDict,
+    IterationAnalyticsOptions,
+    IterationSelectionDict,
+    ReportOptions,
+    SelectionCriteria,
+    Trajectory,
+)
+from earlyexit._decision import BudgetStatusDict, StoppingDecisionDict, StoppingDetails, StoppingSummaryDict
+from earlyexit._loops import (
     EarlyStoppingConfigDict,
     EarlyStoppingOptions,
+    IterationRecordDict,
+    PlateauDeltaSource,
+    PlateauMode,
+    Trigger,
+    VerificationStatus,
+)
+from earlyexit._pyramid import (
+    ActionKind,
     ExitConfigDict,
-    LoopPolicyDict,
-    LoopPresetName,
-    ReplayRunOutcomeDict,
-    ReplaySummaryDict,
     ExitDecisionDict,
     ExitOptions,
     ExitReason,
     FailingLayerDict,
-    IterationAnalyticsOptions,
-    IterationRecordDict,
-    IterationSelectionDict,
     LayerResultDict,
     Outcome,
-    PlateauDeltaSource,
-    PlateauMode,
     PyramidActionDict,
     QualitySignalDict,
-    ReportOptions,
-    SelectionCriteria,
     SpeculationDict,
-    StoppingDecisionDict,
-    StoppingDetails,
-    StoppingSummaryDict,
     TestPyramidResultDict,
-    Trajectory,
-    Trigger,
     Verdict,
-    VerificationStatus,
 )
+from earlyexit._replay import LoopPolicyDict, LoopPresetName, ReplayRunOutcomeDict, ReplaySummaryDict
 
 __version__: str
 """The version of the compiled core."""
