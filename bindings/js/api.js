@@ -334,7 +334,7 @@ export default function createApi(native, hostFiles) {
   // engine keeps its history (the seed's record objects) and its compact decision state
   // (config, counters, the last plateauConsecutiveCount observations: a Float64Array)
   // here; the core's stateless functions (bindings/js/fast/src/fast.rs over
-  // core/src/loop_state.rs) validate and fold a record in, and decide, over that state in
+  // core/src/loops/) validate and fold a record in, and decide, over that state in
   // a scratch buffer shared with the native side. The most recently used engine's state
   // stays in the scratch buffer, so a loop over one engine copies nothing. Calls answer a
   // number code; this layer builds the returned object in one step. Reason strings come

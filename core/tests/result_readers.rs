@@ -1,6 +1,6 @@
-//! The result readers (`core/src/results.rs`): every result a real engine run produces reads
-//! back from its snake_case value as an equal object, and a tampered value gets a typed
-//! error naming the field (what Python's pickling of results relies on).
+//! The result readers (each `from_value` beside its writer's `to_value`): every result a real
+//! engine run produces reads back from its snake_case value as an equal object, and a
+//! tampered value gets a typed error naming the field (what Python's pickling of results relies on).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
