@@ -343,7 +343,7 @@ export default function createApi(native, hostFiles) {
   // full typed error.
 
   // Slots: the same table as bindings/js/fast/src/fast.rs.
-  const LAYOUT = 7;
+  const LAYOUT = 8;
   const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
   const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
   const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
@@ -587,14 +587,14 @@ export default function createApi(native, hostFiles) {
 
   // A plateau stop's details from the output slots.
   function plateauDetails(s) {
-    const count = s[OUT_DETAIL + 3];
+    const count = s[OUT_DETAIL + 1];
     const at = s[OUT_IMPROVEMENTS_AT];
     const improvements = new Array(count);
     for (let i = 0; i < count; i++) {
       const j = at + 3 * i;
       improvements[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
     }
-    return { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 1], threshold: s[OUT_DETAIL + 2] };
+    return { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 2], threshold: s[OUT_DETAIL + 3] };
   }
 
   // A check method's answer: the decision the core made, without its extras.

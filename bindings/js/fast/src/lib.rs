@@ -9,3 +9,5 @@
 //! `wasm-release` profile in the workspace's Cargo.toml and docs/performance-notes.md.
 
 pub mod fast;
+pub mod keys;
+pub mod slots;
