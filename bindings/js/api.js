@@ -18,65 +18,72 @@
 // there are files (Node: `node:fs`, `node:path`, `Buffer.byteLength`), absent in browsers;
 // only IterationAnalytics's saves and load use it.
 //
-// Keep this file free of `import` and of every `export` but the one below: the
-// build turns it into CommonJS by rewriting that single line.
+// Op codes, slots, codes, the core's names by code and its constant answers come from one
+// generated module, bindings/js/api/contract.generated.mjs (written from the Rust tables by
+// `cargo run -p earlyexit-js --bin gen-js-contract`), this file's one `import`: the build
+// inlines it into the same scope. Keep this file free of any other `import` and of every
+// `export` but the createApi line: the build turns it into CommonJS by rewriting that line.
+import {
+  CONTRACT, OP, ERROR_CODE, PROBLEM, LIMITS, WIRE_TAG, ANSWER_ERROR, ANSWER_TAGGED,
+  STATUSES, BUDGETS, CODE_TRIGGER, EXIT_REASONS, OUTCOMES, VERDICTS, LOOP_PRESETS,
+  RECORD_FIELDS, ANALYTICS_RECORD_FIELDS, REASON_NO_ITERATIONS, REASON_CONTINUE, EMPTY_SUMMARY, SNAPSHOT,
+  IN_ITERATION, IN_QUALITY, IN_CONFIDENCE, IN_STATUS, IN_DELTA, IN_FLAGS, IN_TOKENS, IN_COST, IN_TIME,
+  IN_ITERATION_NUMBER, IN_SOURCE, IN_DETECTED, IN_REPORT_ITERATION_KIND, IN_REPORT_ITERATION, IN_TIMESTAMP_LEN,
+  IN_DELEGATE, IN_TIMESTAMP, MAX_FAST_TIMESTAMP, OUT_CODE, OUT_CONFIDENCE, OUT_DETAIL, OUT_BEST_PRESENT,
+  OUT_BUDGET_COUNT, OUT_BUDGETS, OUT_IMPROVEMENTS_AT, BUDGET_STATUS_SLOTS, IMPROVEMENT_SLOTS, STATE, COUNTERS,
+  USAGE_SUMS, WINDOW_LEN, WINDOW, OBSERVATION_SLOTS,
+  FLAG_TOKENS, FLAG_COST, FLAG_TIME, FLAG_ITERATION_NUMBER, FLAG_TIMESTAMP, FLAG_ACCEPTED,
+  SOURCE_NONE, SOURCE_ATTACHED, SOURCE_REPORT, REPORT_ITERATION_ABSENT, REPORT_ITERATION_NULL, REPORT_ITERATION_NUMBER,
+  DELEGATE_NONE, PLATEAU_ANSWER, HIGH_CONFIDENCE_ANSWER, DIMINISHING_RETURNS_ANSWER,
+  CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CHECK_DIMINISHING_RETURNS, DELEGATE_RESUME,
+  DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU, STATUS_ABSENT, FOLD_OK,
+  CODE_NO_ITERATIONS, CODE_WARM_UP, CODE_CONTINUE, CODE_HIGH_CONFIDENCE, CODE_PLATEAU, CODE_DIMINISHING,
+  CODE_MAX_ITERATIONS, CODE_BUDGET, CODE_REGRESSION, CODE_NEED_SOURCE, CODE_INVALID_REPORT, CODE_NO_IMPROVEMENT,
+  CODE_DELEGATE, CODE_GO_ON,
+  P_BASE, P_STATE_LEN, P_LAYER_COUNT, P_TOTAL_LAYERS, P_SPECULATIONS, P_PREDICTED, P_PREDICTED_CONFIDENCE,
+  P_IN_PASS_RATE, P_IN_COVERAGE, P_IN_FLAKY_RATIO, P_IN_PREVIOUS_LAMBDA, P_IN_LAYER, P_OUT_ACTION, P_OUT_LAYER,
+  P_OUT_STAMPED, P_OUT_ACTUAL, P_OUT_EXITED, P_OUT_EXIT_LAYER, P_OUT_REASON, P_OUT_CONFIDENCE, P_OUT_SKIPPED,
+  P_OUT_VERIFIED, P_OUT_MISPREDICTIONS, P_OUT_SAVED, P_OUT_CORRECT, P_OUT_FAILED, P_OUT_VERDICT, P_COSTS,
+  P_COST_SLOTS, P_MAX_LAYERS, P_ACTION_RUN, P_ACTION_DONE, P_ACTION_REFUSED, P_START_OK,
+} from './api/contract.generated.mjs';
 
 export default function createApi(native, hostFiles) {
   'use strict';
   const host = hostFiles ?? null;
 
-  // Op codes: the same table as `op` in bindings/js/interface/src/lib.rs.
-  const PROTOCOL = 6;
-  const OP = {
-    HELLO: 0, SIGNAL: 1, PRESETS: 2, ANALYTICS_SOURCE_ERROR: 3, RUNNER_ERROR: 4,
-    LOOP_CONSTANTS: 6, ES_CONFIG_CHECK: 7, ES_RECORD_CHECK: 9, ES_HISTORY_CHECK: 11, HOST_ERROR: 20, RUN_OPTIONS_CHECK: 21,
-    ES_REPORT_CHECK: 24, ES_SNAPSHOT_CHECK: 25, PR_RESULT_CHECK: 26, EXIT_CONTROLLER_CHECK: 28,
-    IA_NEW: 30, IA_RECORD: 31, IA_DETECT: 32, IA_TRAJECTORY: 33, IA_OPTIMAL: 34, IA_SELECT: 35,
-    IA_CONFIG: 37, IA_RECORDS: 38, IA_RESET: 39, IA_TO_JSON: 40, IA_FROM_JSON: 41,
-    IA_SETTLE: 42, IA_SAVE: 44,
-    // IterationAnalytics's occasional ops, stateless over its snapshot (in the wasm package,
-    // answered by the replay module: bindings/js/interface/src/analytics_text_ops.rs).
-    IA_TEXT_REPORT: 230, IA_TEXT_CHART: 231, IA_TEXT_DURATION: 232, IA_TEXT_FROM_SUMMARY: 233, IA_TEXT_ASSIGN: 234,
-    IA_TEXT_FILE: 235, IA_TEXT_PATH_CHECK: 236, IA_TEXT_RECORD_CHECK: 237,
-    CE_NEW: 50, CE_SHOULD_EXIT: 51, CE_ADAPTIVE: 52, CE_CONFIG: 53,
-    SX_NEW: 60, SX_SPECULATE: 61, SX_PREDICT: 62, SX_VERIFY_COUNT: 63, SX_CLASSIFY: 64, SX_VERIFIED: 65,
-    SX_CONFIG: 66,
-    PR_START: 70, PR_NEXT: 71, PR_SUBMIT: 72, PR_RESULT: 73, PR_TO_JSON: 74, PR_FROM_JSON: 75,
-  };
-
   // ------------------------------------------------------------------------
   // Wire format (see bindings/js/interface/src/wire.rs).
 
-  const tag = (what) => '{"\\u0000":' + JSON.stringify(what) + '}';
+  const tag = (what) => '{' + JSON.stringify(WIRE_TAG) + ':' + JSON.stringify(what) + '}';
+  const TAG_CODE = WIRE_TAG.charCodeAt(0); // a key that starts with it is escaped by one more
   const TAG_NAN = tag('NaN');
   const TAG_INFINITY = tag('Infinity');
   const TAG_NEG_INFINITY = tag('-Infinity');
   const TAG_UNDEFINED = tag('undefined');
 
-  // The core's size limits (docs/limits.md), filled and frozen by ready() from the core (op
-  // LOOP_CONSTANTS); exported as `LIMITS`. The encoder checks nesting (valueDepth) and text
-  // size (documentBytes) before anything reaches native memory; the core checks the rest.
-  const LIMITS = {};
+  // The core's size limits (docs/limits.md, `LIMITS` of the generated module), exported as
+  // `LIMITS`. The encoder checks nesting (valueDepth) and text size (documentBytes) before
+  // anything reaches native memory; the core checks the rest.
 
   // What an argument is, for the encoder's errors: the code the core gives that argument's
   // problems, the root of paths inside it, and its name when the whole of it is at fault.
-  const AS_VALUE = { code: 'invalid_config', root: '', name: 'value' };
-  const AS_CONFIG = { code: 'invalid_config', root: '', name: 'config' };
-  const AS_OPTIONS = { code: 'invalid_config', root: '', name: 'options' };
-  const AS_SNAPSHOT = { code: 'invalid_snapshot', root: '', name: 'snapshot' };
-  const AS_RESULT = { code: 'invalid_result', root: '', name: 'result' };
-  const AS_REPORT = { code: 'invalid_analytics', root: '', name: 'detectDiminishingReturns()' };
-  const AS_LAYER_RESULT = { code: 'invalid_layer_result', root: '', name: 'layerResult' };
-  const AS_SIGNAL = { code: 'invalid_signal', root: '', name: 'signal' };
-  const AS_DECISION = { code: 'invalid_signal', root: 'decision', name: 'decision' };
-  const AS_LAYERS = { code: 'invalid_config', root: 'layers', name: 'layers' };
-  const AS_SPECULATIONS = { code: 'invalid_signal', root: 'speculations', name: 'speculations' };
+  const AS_VALUE = { code: ERROR_CODE.INVALID_CONFIG, root: '', name: 'value' };
+  const AS_CONFIG = { code: ERROR_CODE.INVALID_CONFIG, root: '', name: 'config' };
+  const AS_OPTIONS = { code: ERROR_CODE.INVALID_CONFIG, root: '', name: 'options' };
+  const AS_SNAPSHOT = { code: ERROR_CODE.INVALID_SNAPSHOT, root: '', name: 'snapshot' };
+  const AS_RESULT = { code: ERROR_CODE.INVALID_RESULT, root: '', name: 'result' };
+  const AS_REPORT = { code: ERROR_CODE.INVALID_ANALYTICS, root: '', name: 'detectDiminishingReturns()' };
+  const AS_LAYER_RESULT = { code: ERROR_CODE.INVALID_LAYER_RESULT, root: '', name: 'layerResult' };
+  const AS_SIGNAL = { code: ERROR_CODE.INVALID_SIGNAL, root: '', name: 'signal' };
+  const AS_DECISION = { code: ERROR_CODE.INVALID_SIGNAL, root: 'decision', name: 'decision' };
+  const AS_LAYERS = { code: ERROR_CODE.INVALID_CONFIG, root: 'layers', name: 'layers' };
+  const AS_SPECULATIONS = { code: ERROR_CODE.INVALID_SIGNAL, root: 'speculations', name: 'speculations' };
   // Runs (replay): the size limit applies to each run, or each line of JSONL text, which the
   // core reads one at a time, never to the whole batch, so large replays stay possible.
-  const AS_RUNS = { code: 'invalid_replay', root: 'runs', name: 'runs', lines: true };
+  const AS_RUNS = { code: ERROR_CODE.INVALID_REPLAY, root: 'runs', name: 'runs', lines: true };
   const asLayerResult = (index) => {
     const root = 'layers[' + index + ']';
-    return { code: 'invalid_layer_result', root, name: root };
+    return { code: ERROR_CODE.INVALID_LAYER_RESULT, root, name: root };
   };
 
   function scalar(value) {
@@ -117,7 +124,7 @@ export default function createApi(native, hostFiles) {
       if (where.lines === true) return JSON.stringify(value); // JSONL: the core bounds each line
       // A whole argument given as text (a snapshot's JSON, say) is a document: its length in
       // code units is at most its UTF-8 bytes, so a longer one is over the core's limit.
-      if (value.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, where.code, where.name);
+      if (value.length > LIMITS.documentBytes) throw hostError(PROBLEM.SIZE, where.code, where.name);
       return JSON.stringify(value);
     }
     const walk = { where, memo: new Map(), keys: [], height: 0, visits: 1 };
@@ -131,7 +138,7 @@ export default function createApi(native, hostFiles) {
     walk.visits++;
     if (typeof value === 'object' && value !== null) return encodeObject(value, depth, walk);
     walk.height = 0;
-    if (typeof value === 'string' && value.length > LIMITS.documentBytes) throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+    if (typeof value === 'string' && value.length > LIMITS.documentBytes) throw hostError(PROBLEM.SIZE, walk.where.code, sizeField(walk));
     return value === null ? 'null' : scalar(value);
   }
 
@@ -144,12 +151,12 @@ export default function createApi(native, hostFiles) {
     }
     const known = walk.memo.get(value);
     if (known !== undefined) {
-      if (known === ENCODING) throw hostError(CYCLE, walk.where.code, pathOf(walk));
-      if (depth - 1 + known.height > LIMITS.valueDepth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
+      if (known === ENCODING) throw hostError(PROBLEM.CYCLE, walk.where.code, pathOf(walk));
+      if (depth - 1 + known.height > LIMITS.valueDepth) throw hostError(PROBLEM.DEPTH, walk.where.code, pathOf(walk));
       walk.height = known.height;
       return known.text;
     }
-    if (depth > LIMITS.valueDepth) throw hostError(TOO_DEEP, walk.where.code, pathOf(walk));
+    if (depth > LIMITS.valueDepth) throw hostError(PROBLEM.DEPTH, walk.where.code, pathOf(walk));
     walk.memo.set(value, ENCODING);
     const limit = LIMITS.documentBytes;
     let height = 0;
@@ -163,9 +170,9 @@ export default function createApi(native, hostFiles) {
         walk.keys.pop();
         if (walk.height > height) height = walk.height;
         if (depth === 1 && walk.where.lines === true) { // a batch of runs: each run is bounded
-          if (text.length >= limit) throw hostError(TOO_LARGE, walk.where.code, walk.where.root + '[' + i + ']');
+          if (text.length >= limit) throw hostError(PROBLEM.SIZE, walk.where.code, walk.where.root + '[' + i + ']');
         } else if (out.length + text.length >= limit) {
-          throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+          throw hostError(PROBLEM.SIZE, walk.where.code, sizeField(walk));
         }
         out += i > 0 ? ',' + text : text;
       }
@@ -184,8 +191,8 @@ export default function createApi(native, hostFiles) {
         const text = encodeItem(item, depth + 1, walk);
         walk.keys.pop();
         if (walk.height > height) height = walk.height;
-        const entry = JSON.stringify(key.charCodeAt(0) === 0 ? '\u0000' + key : key) + ':' + text;
-        if (out.length + entry.length >= limit) throw hostError(TOO_LARGE, walk.where.code, sizeField(walk));
+        const entry = JSON.stringify(key.charCodeAt(0) === TAG_CODE ? WIRE_TAG + key : key) + ':' + text;
+        if (out.length + entry.length >= limit) throw hostError(PROBLEM.SIZE, walk.where.code, sizeField(walk));
         out += out.length > 1 ? ',' + entry : entry;
       }
       out += '}';
@@ -212,9 +219,8 @@ export default function createApi(native, hostFiles) {
     return path;
   }
 
-  // The core's error for what this layer found itself (`earlyexit::host::Problem`, by
-  // number), in an argument whose errors have `code`, at `path`; `got` is an encoded value.
-  const CYCLE = 0, TOO_DEEP = 1, TOO_LARGE = 2, LAYERS_CHANGED = 3, MISSING_LAYER = 4, NOT_LAYERS = 5;
+  // The core's error for what this layer found itself (`PROBLEM`, by number), in an
+  // argument whose errors have `code`, at `path`; `got` is an encoded value.
   function hostError(problem, code, path, got = 'null') {
     return makeError(native.exec(OP.HOST_ERROR, '[' + problem + ',' + JSON.stringify(code) + ',' + JSON.stringify(path) + ',' + got + ']'));
   }
@@ -232,12 +238,12 @@ export default function createApi(native, hostFiles) {
     }
     if (value === null || typeof value !== 'object') return value;
     const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === '\u0000') return SPECIAL[value['\u0000']]; // else undefined
+    if (keys.length === 1 && keys[0] === WIRE_TAG) return SPECIAL[value[WIRE_TAG]]; // else undefined
     const out = {};
     for (const key of keys) {
       const item = untag(value[key]);
       if (item === undefined) continue;
-      const name = key.charCodeAt(0) === 0 ? key.slice(1) : key;
+      const name = key.charCodeAt(0) === TAG_CODE ? key.slice(1) : key;
       if (name === '__proto__') Object.defineProperty(out, name, { value: item, enumerable: true, writable: true, configurable: true });
       else out[name] = item;
     }
@@ -264,8 +270,8 @@ export default function createApi(native, hostFiles) {
     const first = answer.charCodeAt(0);
     if (first === 123 || first === 91 || first === 34) return JSON.parse(answer); // { [ "
     if (answer === '') return undefined;
-    if (first === 33) throw makeError(answer); // !
-    if (first === 126) return untag(JSON.parse(answer.slice(1))); // ~
+    if (first === ANSWER_ERROR) throw makeError(answer);
+    if (first === ANSWER_TAGGED) return untag(JSON.parse(answer.slice(1)));
     return JSON.parse(answer);
   }
 
@@ -298,7 +304,7 @@ export default function createApi(native, hostFiles) {
   function filled(op, args) {
     const engine = newNative();
     const answer = engine.call(op, args);
-    if (answer.charCodeAt(0) === 33) {
+    if (answer.charCodeAt(0) === ANSWER_ERROR) {
       release(engine);
       throw makeError(answer);
     }
@@ -318,7 +324,7 @@ export default function createApi(native, hostFiles) {
   }
 
   // The outside diminishing-returns source: absent, or any object with the method.
-  const AS_SOURCE = { code: 'invalid_config', root: 'iterationAnalytics', name: 'iterationAnalytics' };
+  const AS_SOURCE = { code: ERROR_CODE.INVALID_CONFIG, root: 'iterationAnalytics', name: 'iterationAnalytics' };
   function sourceOf(analytics) {
     if (analytics === null || analytics === undefined) return null;
     if ((typeof analytics === 'object' || typeof analytics === 'function') && typeof analytics.detectDiminishingReturns === 'function') {
@@ -342,25 +348,7 @@ export default function createApi(native, hostFiles) {
   // unusual argument, an invalid value) goes to the JSON path, which gives the core's
   // full typed error.
 
-  // Slots: the same table as bindings/js/fast/src/fast.rs.
-  const LAYOUT = 8;
-  const IN_ITERATION = 0, IN_QUALITY = 1, IN_CONFIDENCE = 2, IN_STATUS = 3, IN_DELTA = 4, IN_FLAGS = 5;
-  const IN_TOKENS = 6, IN_COST = 7, IN_TIME = 8, IN_ITERATION_NUMBER = 9;
-  const IN_SOURCE = 10, IN_DETECTED = 11, IN_REPORT_ITERATION_KIND = 12, IN_REPORT_ITERATION = 13;
-  const IN_TIMESTAMP_LEN = 14, IN_DELEGATE = 15, IN_TIMESTAMP = 48, MAX_FAST_TIMESTAMP = 64;
-  const OUT_CODE = 16, OUT_CONFIDENCE = 17, OUT_DETAIL = 18, OUT_BEST = 24, OUT_BUDGET_COUNT = 27, OUT_BUDGETS = 28;
-  const OUT_IMPROVEMENTS_AT = 44;
-  const STATE = 256, COUNTERS = STATE + 19, WINDOW_LEN = STATE + 37, WINDOW = STATE + 38;
-  const CODE_NO_ITERATIONS = 0, CODE_WARM_UP = 1, CODE_CONTINUE = 2, CODE_HIGH_CONFIDENCE = 3, CODE_PLATEAU = 4;
-  const CODE_DIMINISHING = 5, CODE_MAX_ITERATIONS = 6, CODE_BUDGET = 7, CODE_REGRESSION = 8;
-  const CODE_NEED_SOURCE = 9, CODE_INVALID_REPORT = 10, CODE_NO_IMPROVEMENT = 11, CODE_DELEGATE = 12, CODE_GO_ON = 13;
-  // IN_DELEGATE values that make fastDecide answer one of the seed's check methods.
-  const PLATEAU_ANSWER = -1, HIGH_CONFIDENCE_ANSWER = -2, DIMINISHING_RETURNS_ANSWER = -3;
-  // A stop's trigger by code: codes 3..8 are Trigger::ALL[1..6] in order; no_improvement is ALL[7].
-  const triggerIndex = (code) => (code === CODE_NO_IMPROVEMENT ? 7 : code - 2);
-
-  // Filled by ready() from the core (op LOOP_CONSTANTS): names by code and constant answers.
-  const LOOP = { triggers: [], budgets: [], statuses: [], noIterations: '', continue: '', emptySummary: {}, snapshot: {}, exitReasons: [], outcomes: [], verdicts: [], recordFields: [], analyticsRecordFields: [] };
+  // Slots, flags and codes: the contract's (bindings/js/fast/src/slots.rs), imported above.
 
   // The scratch buffer. napi: a Float64Array this layer owns and binds once (the addon
   // keeps a pointer); wasm: a view of wasm memory, viewed again when the memory grows.
@@ -406,12 +394,12 @@ export default function createApi(native, hostFiles) {
   function timestampBytes(s) {
     if (fast.timestampFor === s) return fast.timestampBytes;
     fast.timestampFor = s;
-    return (fast.timestampBytes = new Uint8Array(s.buffer, s.byteOffset + 8 * IN_TIMESTAMP, MAX_FAST_TIMESTAMP));
+    return (fast.timestampBytes = new Uint8Array(s.buffer, s.byteOffset + s.BYTES_PER_ELEMENT * IN_TIMESTAMP, MAX_FAST_TIMESTAMP));
   }
 
   // Slots needed to fold one more observation into a window of `len` (state, then the
   // plateau's improvements after it).
-  const slotsFor = (len) => WINDOW + 8 * (len + 1) + 8;
+  const slotsFor = (len) => WINDOW + (OBSERVATION_SLOTS + IMPROVEMENT_SLOTS) * (len + 2);
 
   function freedError() {
     return new Error('earlyexit: this object was freed (free() or Symbol.dispose) and cannot be used');
@@ -454,9 +442,9 @@ export default function createApi(native, hostFiles) {
   const fetchReason = () => native.fastReason();
 
   // The fields of a loop result the fast path reads, in the order readBack() takes them.
-  const RESULT_FIELDS = ['quality_score', 'confidence', 'verification_status', 'quality_delta', 'timestamp',
-    'tokens_used', 'token_cost_usd', 'execution_time_ms', 'iteration_number'];
-  const AS_ITERATION = { code: 'invalid_iteration', root: '', name: 'iteration' };
+  // (The core's RECORD_FIELDS: the variables recordIterationResult reads are in its order.)
+  const RESULT_FIELDS = RECORD_FIELDS;
+  const AS_ITERATION = { code: ERROR_CODE.INVALID_ITERATION, root: '', name: 'iteration' };
 
   // A result object as the values already read from it (`known` by RESULT_FIELDS, `others`
   // by key), in its key order: what the JSON path encodes instead of reading it again.
@@ -538,7 +526,7 @@ export default function createApi(native, hostFiles) {
 
   // What a record the caller gave held when the core checked it (every field a record may
   // have): a later change to the object is seen by comparing.
-  const recordValues = (object) => LOOP.recordFields.map((field) => object[field]);
+  const recordValues = (object) => RECORD_FIELDS.map((field) => object[field]);
   // A record the caller gave, read once (own keys), so that what the core checks, what the
   // state folds and what is compared later are the same values; non-records as they are.
   function readRecord(entry) {
@@ -567,7 +555,7 @@ export default function createApi(native, hostFiles) {
     return record;
   }
   function sameValues(object, values) {
-    const fields = LOOP.recordFields;
+    const fields = RECORD_FIELDS;
     for (let i = 0; i < fields.length; i++) if (!Object.is(object[fields[i]], values[i])) return false;
     return true;
   }
@@ -591,7 +579,7 @@ export default function createApi(native, hostFiles) {
     const at = s[OUT_IMPROVEMENTS_AT];
     const improvements = new Array(count);
     for (let i = 0; i < count; i++) {
-      const j = at + 3 * i;
+      const j = at + IMPROVEMENT_SLOTS * i;
       improvements[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
     }
     return { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 2], threshold: s[OUT_DETAIL + 3] };
@@ -642,7 +630,7 @@ export default function createApi(native, hostFiles) {
       decidedBy = null; // the outputs (the plateau's improvements above all) were another engine's
       const state = this.#state;
       let s = view();
-      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - COUNTERS)) / 5);
+      const need = slotsFor(state === null ? 0 : (state.length - (WINDOW - COUNTERS)) / OBSERVATION_SLOTS);
       if (s.length < need) s = growScratch(need);
       s.set(config.slots, STATE);
       if (state === null) {
@@ -660,7 +648,7 @@ export default function createApi(native, hostFiles) {
     // allocated off the heap), and every fresh engine is saved once when the next one loads.
     #save() {
       const s = view();
-      const length = WINDOW - COUNTERS + 5 * s[WINDOW_LEN];
+      const length = WINDOW - COUNTERS + OBSERVATION_SLOTS * s[WINDOW_LEN];
       const state = new Array(length);
       for (let i = 0; i < length; i++) state[i] = s[COUNTERS + i];
       this.#state = state;
@@ -697,21 +685,21 @@ export default function createApi(native, hostFiles) {
           switch (key) {
             case 'quality_score': quality = value; break;
             case 'confidence': confidence = value; break;
-            case 'verification_status': statusName = value; status = LOOP.statuses.indexOf(value); break;
+            case 'verification_status': statusName = value; status = STATUSES.indexOf(value); break;
             case 'quality_delta': delta = value; break;
             case 'timestamp': timestamp = value; break;
-            case 'tokens_used': tokens = value; flags |= 1; break;
-            case 'token_cost_usd': cost = value; flags |= 2; break;
-            case 'execution_time_ms': time = value; flags |= 4; break;
-            case 'iteration_number': iterationNumber = value; flags |= 8; break;
+            case 'tokens_used': tokens = value; flags |= FLAG_TOKENS; break;
+            case 'token_cost_usd': cost = value; flags |= FLAG_COST; break;
+            case 'execution_time_ms': time = value; flags |= FLAG_TIME; break;
+            case 'iteration_number': iterationNumber = value; flags |= FLAG_ITERATION_NUMBER; break;
             default:
               fast = false;
               (others === null ? (others = new Map()) : others).set(key, value);
           }
         }
         fast = fast && typeof quality === 'number' && typeof confidence === 'number' && status >= 0 && typeof delta === 'number' &&
-          (flags === 0 || ((!(flags & 1) || typeof tokens === 'number') && (!(flags & 2) || typeof cost === 'number') &&
-            (!(flags & 4) || typeof time === 'number') && (!(flags & 8) || typeof iterationNumber === 'number'))) &&
+          (flags === 0 || ((!(flags & FLAG_TOKENS) || typeof tokens === 'number') && (!(flags & FLAG_COST) || typeof cost === 'number') &&
+            (!(flags & FLAG_TIME) || typeof time === 'number') && (!(flags & FLAG_ITERATION_NUMBER) || typeof iterationNumber === 'number'))) &&
           (timestamp === undefined || (typeof timestamp === 'string' && timestamp.length <= MAX_FAST_TIMESTAMP));
       }
       if (fast) {
@@ -722,7 +710,7 @@ export default function createApi(native, hostFiles) {
         s[IN_CONFIDENCE] = confidence;
         s[IN_STATUS] = status;
         s[IN_DELTA] = delta;
-        s[IN_SOURCE] = this.#source === null ? 0 : 1;
+        s[IN_SOURCE] = this.#source === null ? SOURCE_NONE : SOURCE_ATTACHED;
         if (timestamp !== undefined) {
           // The string crosses as bytes (the slots' own, through a byte view); the core
           // checks it. One that does not fit bytes is sent as too long: the JSON path decides.
@@ -735,7 +723,7 @@ export default function createApi(native, hostFiles) {
             bytes[i] = unit;
           }
           s[IN_TIMESTAMP_LEN] = units < 256 ? length : MAX_FAST_TIMESTAMP + 1;
-          flags |= 16;
+          flags |= FLAG_TIMESTAMP;
         }
         s[IN_FLAGS] = flags;
         if (flags !== 0) {
@@ -744,7 +732,7 @@ export default function createApi(native, hostFiles) {
           s[IN_TIME] = time;
           s[IN_ITERATION_NUMBER] = iterationNumber;
         }
-        const folded = native.fastFold() === 0;
+        const folded = native.fastFold() === FOLD_OK;
         // The fold also decided (for the shouldStop() that usually follows).
         decidedBy = folded ? this : null;
         if (folded) {
@@ -754,13 +742,13 @@ export default function createApi(native, hostFiles) {
             iteration_number: iteration,
             quality_score: quality,
             confidence,
-            verification_status: LOOP.statuses[status],
+            verification_status: STATUSES[status],
             quality_delta: delta,
             timestamp: timestamp === undefined ? Date.now() : timestamp,
           };
-          if (flags & 1) record.tokens_used = tokens;
-          if (flags & 2) record.token_cost_usd = cost;
-          if (flags & 4) record.execution_time_ms = time;
+          if (flags & FLAG_TOKENS) record.tokens_used = tokens;
+          if (flags & FLAG_COST) record.token_cost_usd = cost;
+          if (flags & FLAG_TIME) record.execution_time_ms = time;
           if (this.#outside) this.#append(record);
           else this.#history.push(record);
           return;
@@ -774,8 +762,7 @@ export default function createApi(native, hostFiles) {
       // above goes over as the values read (each host value is read once).
       const given = read ? readBack(Object.keys(result), others, [quality, confidence, statusName, delta, timestamp, tokens, cost, time, iterationNumber]) : result;
       const encoded = enc(given, AS_RESULT, result);
-      const t = this.#load();
-      const totals = '[' + scalar(t[COUNTERS + 7]) + ',' + scalar(t[COUNTERS + 8]) + ',' + scalar(t[COUNTERS + 9]) + ']';
+      const totals = this.#totals();
       const strict = this.#config.value.strictIterations === true;
       const history = this.#history;
       const last = strict && history.length > 0 ? enc(copyRecord(history[history.length - 1])) : 'null';
@@ -809,15 +796,15 @@ export default function createApi(native, hostFiles) {
       s[IN_ITERATION] = record.iteration_number;
       s[IN_QUALITY] = record.quality_score;
       s[IN_CONFIDENCE] = record.confidence;
-      s[IN_STATUS] = LOOP.statuses.indexOf(record.verification_status);
+      s[IN_STATUS] = STATUSES.indexOf(record.verification_status);
       s[IN_DELTA] = record.quality_delta;
       let flags = 0;
-      if (record.tokens_used !== undefined) { flags |= 1; s[IN_TOKENS] = record.tokens_used; }
-      if (record.token_cost_usd !== undefined) { flags |= 2; s[IN_COST] = record.token_cost_usd; }
-      if (record.execution_time_ms !== undefined) { flags |= 4; s[IN_TIME] = record.execution_time_ms; }
-      s[IN_FLAGS] = flags | 32; // accepted already: its iteration order was judged when recorded
-      s[IN_SOURCE] = this.#source === null ? 0 : 1;
-      const folded = native.fastFold() === 0;
+      if (record.tokens_used !== undefined) { flags |= FLAG_TOKENS; s[IN_TOKENS] = record.tokens_used; }
+      if (record.token_cost_usd !== undefined) { flags |= FLAG_COST; s[IN_COST] = record.token_cost_usd; }
+      if (record.execution_time_ms !== undefined) { flags |= FLAG_TIME; s[IN_TIME] = record.execution_time_ms; }
+      s[IN_FLAGS] = flags | FLAG_ACCEPTED; // accepted already: its iteration order was judged when recorded
+      s[IN_SOURCE] = this.#source === null ? SOURCE_NONE : SOURCE_ATTACHED;
+      const folded = native.fastFold() === FOLD_OK;
       decidedBy = folded ? this : null;
       return folded;
     }
@@ -825,7 +812,7 @@ export default function createApi(native, hostFiles) {
     // Usage totals so far, in the wire format (the core refuses a record that overflows one).
     #totals() {
       const t = this.#load();
-      return '[' + scalar(t[COUNTERS + 7]) + ',' + scalar(t[COUNTERS + 8]) + ',' + scalar(t[COUNTERS + 9]) + ']';
+      return '[' + scalar(t[USAGE_SUMS]) + ',' + scalar(t[USAGE_SUMS + 1]) + ',' + scalar(t[USAGE_SUMS + 2]) + ']';
     }
 
     // Brings the state up to date with what changed from outside: the object assigned to
@@ -1047,16 +1034,16 @@ export default function createApi(native, hostFiles) {
     #decide() {
       if (this.#outside) this.#catchUp();
       // The seed's shouldStop calls its check methods, which a subclass may override.
-      const overridden = (this.checkHighConfidence === SEED_CHECKS.highConfidence ? 0 : 1) |
-        (this.checkQualityPlateau === SEED_CHECKS.qualityPlateau ? 0 : 2) |
-        (this.checkDiminishingReturns === SEED_CHECKS.diminishingReturns ? 0 : 4);
+      const overridden = (this.checkHighConfidence === SEED_CHECKS.highConfidence ? 0 : CHECK_HIGH_CONFIDENCE) |
+        (this.checkQualityPlateau === SEED_CHECKS.qualityPlateau ? 0 : CHECK_QUALITY_PLATEAU) |
+        (this.checkDiminishingReturns === SEED_CHECKS.diminishingReturns ? 0 : CHECK_DIMINISHING_RETURNS);
       if (overridden !== 0) return this.#decideOverridden(overridden);
       let s = this.#load();
       let code;
       if (decidedBy === this) {
         code = s[OUT_CODE]; // decided by the last fold, over the same state
       } else {
-        s[IN_SOURCE] = this.#source === null ? 0 : 1;
+        s[IN_SOURCE] = this.#source === null ? SOURCE_NONE : SOURCE_ATTACHED;
         code = native.fastDecide();
         decidedBy = this;
       }
@@ -1079,20 +1066,20 @@ export default function createApi(native, hostFiles) {
       let resume = 0;
       for (;;) {
         if (this.#outside) this.#catchUp(); // an override may have written to the history
-        const delegate = overridden + 8 * resume;
+        const delegate = overridden + DELEGATE_RESUME * resume;
         let s = this.#load();
-        s[IN_SOURCE] = this.#source === null ? 0 : 1;
+        s[IN_SOURCE] = this.#source === null ? SOURCE_NONE : SOURCE_ATTACHED;
         s[IN_DELEGATE] = delegate;
         decidedBy = null;
         let code = native.fastDecide();
         s = view();
-        s[IN_DELEGATE] = 0; // never left set while other code runs (a fold decides too)
+        s[IN_DELEGATE] = DELEGATE_NONE; // never left set while other code runs (a fold decides too)
         if (code === CODE_DELEGATE) {
           const check = s[OUT_DETAIL];
           resume = s[OUT_DETAIL + 1];
           const history = this.iterationHistory;
-          const answer = check === 0 ? this.checkHighConfidence(history[history.length - 1])
-            : check === 1 ? this.checkQualityPlateau() : this.checkDiminishingReturns();
+          const answer = check === DELEGATED_HIGH_CONFIDENCE ? this.checkHighConfidence(history[history.length - 1])
+            : check === DELEGATED_QUALITY_PLATEAU ? this.checkQualityPlateau() : this.checkDiminishingReturns();
           if (answer.stop) {
             this.#reason = answer.reason;
             this.#details = answer.details;
@@ -1110,7 +1097,7 @@ export default function createApi(native, hostFiles) {
         try {
           return this.#decision(code, report);
         } finally {
-          view()[IN_DELEGATE] = 0;
+          view()[IN_DELEGATE] = DELEGATE_NONE;
           decidedBy = null;
         }
       }
@@ -1128,11 +1115,11 @@ export default function createApi(native, hostFiles) {
       switch (code) {
         case CODE_NO_ITERATIONS:
           stop = false;
-          reason = LOOP.noIterations;
+          reason = REASON_NO_ITERATIONS;
           break;
         case CODE_CONTINUE:
           stop = false;
-          reason = LOOP.continue;
+          reason = REASON_CONTINUE;
           break;
         case CODE_WARM_UP:
         case CODE_GO_ON:
@@ -1141,9 +1128,9 @@ export default function createApi(native, hostFiles) {
           break;
         case CODE_HIGH_CONFIDENCE: {
           const status = s[OUT_DETAIL + 2];
-          details = status < 0
+          details = status === STATUS_ABSENT
             ? { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1] }
-            : { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1], verification_status: LOOP.statuses[status] };
+            : { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1], verification_status: STATUSES[status] };
           reason = cached(config.highConfidence, details.confidence, fetchReason);
           break;
         }
@@ -1166,7 +1153,7 @@ export default function createApi(native, hostFiles) {
           reason = cached(config.maxIterations, details.iterations, fetchReason);
           break;
         case CODE_BUDGET:
-          details = { budget: LOOP.budgets[s[OUT_DETAIL]], limit: s[OUT_DETAIL + 1], observed: s[OUT_DETAIL + 2], records_without_value: s[OUT_DETAIL + 3] };
+          details = { budget: BUDGETS[s[OUT_DETAIL]], limit: s[OUT_DETAIL + 1], observed: s[OUT_DETAIL + 2], records_without_value: s[OUT_DETAIL + 3] };
           reason = fetchReason();
           break;
         case CODE_REGRESSION:
@@ -1185,18 +1172,18 @@ export default function createApi(native, hostFiles) {
         default:
           throw new Error('earlyexit: internal error: unknown decision code ' + code);
       }
-      const trigger = LOOP.triggers[stop ? triggerIndex(code) : 0];
+      const trigger = CODE_TRIGGER[code];
       if (answer) return details === undefined ? { stop, reason, confidence, trigger } : { stop, reason, confidence, trigger, details };
-      const best = s[OUT_BEST] !== 0;
+      const best = s[OUT_BEST_PRESENT] !== 0;
       const decision = details === undefined
-        ? { stop, reason, confidence, trigger, best_iteration: best ? s[OUT_BEST + 1] : null, best_quality_score: best ? s[OUT_BEST + 2] : null }
-        : { stop, reason, confidence, trigger, details, best_iteration: best ? s[OUT_BEST + 1] : null, best_quality_score: best ? s[OUT_BEST + 2] : null };
+        ? { stop, reason, confidence, trigger, best_iteration: best ? s[OUT_BEST_PRESENT + 1] : null, best_quality_score: best ? s[OUT_BEST_PRESENT + 2] : null }
+        : { stop, reason, confidence, trigger, details, best_iteration: best ? s[OUT_BEST_PRESENT + 1] : null, best_quality_score: best ? s[OUT_BEST_PRESENT + 2] : null };
       const budgetCount = s[OUT_BUDGET_COUNT];
       if (budgetCount !== 0) {
         const budgets = new Array(budgetCount);
         for (let i = 0; i < budgetCount; i++) {
-          const j = OUT_BUDGETS + 5 * i;
-          budgets[i] = { budget: LOOP.budgets[s[j]], limit: s[j + 1], observed: s[j + 2], records_without_value: s[j + 3], exhausted: s[j + 4] !== 0 };
+          const j = OUT_BUDGETS + BUDGET_STATUS_SLOTS * i;
+          budgets[i] = { budget: BUDGETS[s[j]], limit: s[j + 1], observed: s[j + 2], records_without_value: s[j + 3], exhausted: s[j + 4] !== 0 };
         }
         decision.budgets = budgets;
       }
@@ -1213,19 +1200,19 @@ export default function createApi(native, hostFiles) {
     #decideWith(report, delegate, answer) {
       let fast = typeof report === 'object' && report !== null && !Array.isArray(report);
       const { detected, reason, iteration: given } = fast ? report : {};
-      const kind = given === undefined ? 0 : given === null ? 1 : 2;
-      fast = fast && typeof detected === 'boolean' && typeof reason === 'string' && (kind !== 2 || typeof given === 'number');
+      const kind = given === undefined ? REPORT_ITERATION_ABSENT : given === null ? REPORT_ITERATION_NULL : REPORT_ITERATION_NUMBER;
+      fast = fast && typeof detected === 'boolean' && typeof reason === 'string' && (kind !== REPORT_ITERATION_NUMBER || typeof given === 'number');
       if (fast) {
         // The source may have used another engine meanwhile.
         const s = this.#load();
-        s[IN_SOURCE] = 2;
+        s[IN_SOURCE] = SOURCE_REPORT;
         s[IN_DETECTED] = detected ? 1 : 0;
         s[IN_REPORT_ITERATION_KIND] = kind;
-        s[IN_REPORT_ITERATION] = kind === 2 ? given : 0;
+        s[IN_REPORT_ITERATION] = kind === REPORT_ITERATION_NUMBER ? given : 0;
         s[IN_DELEGATE] = delegate;
         decidedBy = null;
         const code = native.fastDecide();
-        view()[IN_DELEGATE] = 0;
+        view()[IN_DELEGATE] = DELEGATE_NONE;
         if (code !== CODE_INVALID_REPORT) return code;
       }
       unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report, AS_REPORT, answer))));
@@ -1292,7 +1279,7 @@ export default function createApi(native, hostFiles) {
       if (this.#config === null) throw freedError();
       if (this.#outside) this.#catchUp();
       const history = this.#history;
-      if (history.length === 0) return { ...LOOP.emptySummary };
+      if (history.length === 0) return { ...EMPTY_SUMMARY };
       const last = this.#outside ? this.#recordAt(history.length - 1) : history[history.length - 1];
       // As the seed: through shouldStop, which a subclass may override.
       const decision = this.shouldStop(last.iteration_number);
@@ -1315,8 +1302,8 @@ export default function createApi(native, hostFiles) {
     toJSON() {
       const history = this.getIterationHistory();
       return {
-        version: LOOP.snapshot.version,
-        engine: LOOP.snapshot.engine,
+        version: SNAPSHOT.version,
+        engine: SNAPSHOT.engine,
         config: { ...this.#config.value },
         history,
         stoppingReason: this.#reason,
@@ -1368,7 +1355,7 @@ export default function createApi(native, hostFiles) {
       const s = this.#load();
       s[IN_QUALITY] = record.quality_score;
       s[IN_CONFIDENCE] = record.confidence;
-      s[IN_STATUS] = LOOP.statuses.indexOf(record.verification_status);
+      s[IN_STATUS] = STATUSES.indexOf(record.verification_status);
       return this.#answer(HIGH_CONFIDENCE_ANSWER, null);
     }
 
@@ -1385,7 +1372,7 @@ export default function createApi(native, hostFiles) {
       if (this.#config === null) throw freedError();
       const source = this.#source;
       if (source === null) {
-        this.#load()[IN_SOURCE] = 0;
+        this.#load()[IN_SOURCE] = SOURCE_NONE;
         return this.#answer(DIMINISHING_RETURNS_ANSWER, null);
       }
       const answer = source.detectDiminishingReturns();
@@ -1400,7 +1387,7 @@ export default function createApi(native, hostFiles) {
         view()[IN_DELEGATE] = mode; // a reason text is made again over the same slots
         return this.#decision(code, report, true);
       } finally {
-        view()[IN_DELEGATE] = 0;
+        view()[IN_DELEGATE] = DELEGATE_NONE;
         decidedBy = null;
       }
     }
@@ -1532,8 +1519,8 @@ export default function createApi(native, hostFiles) {
   // value; a bad one throws its typed error), as JSON text for IA_FROM_JSON.
   function assigned(snapshot, field, valueText) {
     const answer = native.exec(OP.IA_TEXT_ASSIGN, '[' + snapshot + ',' + JSON.stringify(field) + ',' + valueText + ']');
-    if (answer.charCodeAt(0) === 33) throw makeError(answer);
-    return answer.charCodeAt(0) === 126 ? JSON.stringify(unwrap(answer)) : answer;
+    if (answer.charCodeAt(0) === ANSWER_ERROR) throw makeError(answer);
+    return answer.charCodeAt(0) === ANSWER_TAGGED ? JSON.stringify(unwrap(answer)) : answer;
   }
 
   // An object's wire text with `key` set to `value`, `undefined` kept (a config write the core
@@ -1598,7 +1585,7 @@ export default function createApi(native, hostFiles) {
         : '[false,null,null,' + encConfig(loopIdOrConfig);
       const engine = newNative();
       const answer = engine.call(OP.IA_NEW, args + ',' + clockNow() + ',' + (host !== null) + ']');
-      if (answer.charCodeAt(0) === 33) {
+      if (answer.charCodeAt(0) === ANSWER_ERROR) {
         release(engine);
         throw makeError(answer);
       }
@@ -2021,7 +2008,7 @@ export default function createApi(native, hostFiles) {
 
     // upstream's recordIteration builds its record as an object literal: every field is a key,
     // in that order, an absent one holding `undefined`. Before its first write, a record
-    // recordIteration made takes that shape (LOOP.analyticsRecordFields), so a field written
+    // recordIteration made takes that shape (ANALYTICS_RECORD_FIELDS), so a field written
     // later keeps upstream's place in the saved summary.
     #normalize(record) {
       const done = (this.#normalized ??= new WeakSet());
@@ -2029,7 +2016,7 @@ export default function createApi(native, hostFiles) {
       done.add(record);
       const values = { ...record };
       for (const key of Object.keys(record)) delete record[key];
-      for (const key of LOOP.analyticsRecordFields) record[key] = values[key];
+      for (const key of ANALYTICS_RECORD_FIELDS) record[key] = values[key];
     }
 
     // A view of a `reflections` array of one of this object's records: its writes count
@@ -2261,7 +2248,7 @@ export default function createApi(native, hostFiles) {
     for (const _ of layers) if (++count > LIMITS.layers) break;
     return count;
   }
-  const AS_SKIPPED = { code: 'invalid_config', root: 'skippedLayers', name: 'skippedLayers' };
+  const AS_SKIPPED = { code: ERROR_CODE.INVALID_CONFIG, root: 'skippedLayers', name: 'skippedLayers' };
 
   class SpeculativeExecutor {
     #native;
@@ -2283,11 +2270,11 @@ export default function createApi(native, hostFiles) {
       const engine = this.#native;
       const given = enc(speculations, AS_SPECULATIONS);
       const count = unwrap(engine.call(OP.SX_VERIFY_COUNT, args1(given)));
-      if (count > 0 && !Array.isArray(skippedLayers)) throw hostError(NOT_LAYERS, 'invalid_config', 'layers', enc(skippedLayers));
+      if (count > 0 && !Array.isArray(skippedLayers)) throw hostError(PROBLEM.NOT_LAYERS, ERROR_CODE.INVALID_CONFIG, 'layers', enc(skippedLayers));
       const outcomes = [];
       for (let i = 0; i < count; i++) {
         // One layer per verified speculation, its runner read once (as a run reads them).
-        if (i >= skippedLayers.length) throw hostError(MISSING_LAYER, 'invalid_config', 'layers[' + i + ']');
+        if (i >= skippedLayers.length) throw hostError(PROBLEM.MISSING_LAYER, ERROR_CODE.INVALID_CONFIG, 'layers[' + i + ']');
         const layer = skippedLayers[i];
         const run = layer !== null && (typeof layer === 'object' || typeof layer === 'function') ? layer.run : undefined;
         if (typeof run !== 'function') unwrap(native.exec(OP.RUNNER_ERROR, args2(i, enc(run))));
@@ -2344,8 +2331,8 @@ export default function createApi(native, hostFiles) {
       if (typeof run !== 'function' && badRunner < 0) badRunner = i;
       if (typeof name !== 'string' || (cost !== undefined && typeof cost !== 'number')) fast = false;
       else if (fast && cost !== undefined) {
-        state[P_STATE_LEN + 2 * i] = 1;
-        state[P_STATE_LEN + 2 * i + 1] = cost;
+        state[P_STATE_LEN + P_COST_SLOTS * i] = 1;
+        state[P_STATE_LEN + P_COST_SLOTS * i + 1] = cost;
       }
     }
     return { count, reads, badRunner, fast: fast && badRunner < 0, state };
@@ -2369,7 +2356,7 @@ export default function createApi(native, hostFiles) {
   // the run has one, after checking that the list is still the one the run started with.
   function runLayer(layers, read, index, signal) {
     const layer = read.reads[READ * index];
-    if (layers.length !== read.count || layers[index] !== layer) throw hostError(LAYERS_CHANGED, 'invalid_config', 'layers');
+    if (layers.length !== read.count || layers[index] !== layer) throw hostError(PROBLEM.LAYERS_CHANGED, ERROR_CODE.INVALID_CONFIG, 'layers');
     const run = read.reads[READ * index + 3];
     return signal === undefined ? run.call(layer) : run.call(layer, { signal });
   }
@@ -2438,15 +2425,7 @@ export default function createApi(native, hostFiles) {
   // fast path does not take goes to the step API over JSON (PyramidRun), which words the
   // core's typed errors.
 
-  const PB = 112; // the same slots as fast_pyramid.rs
-  const P_STATE_LEN = 24, P_LAYER_COUNT = PB + 9, P_TOTAL_LAYERS = PB + 8, P_SPECULATIONS = PB + 20;
-  const P_PREDICTED = PB + 18, P_PREDICTED_CONFIDENCE = PB + 19;
-  const P_IN_PASS_RATE = PB + 24, P_IN_COVERAGE = PB + 25, P_IN_FLAKY_RATIO = PB + 26, P_IN_PREVIOUS_LAMBDA = PB + 27;
-  const P_IN_LAYER = PB + 28, P_OUT_ACTION = PB + 32, P_OUT_LAYER = PB + 33, P_OUT_STAMPED = PB + 34;
-  const P_OUT_ACTUAL = PB + 35, P_OUT_EXITED = PB + 36, P_OUT_EXIT_LAYER = PB + 37, P_OUT_REASON = PB + 38;
-  const P_OUT_CONFIDENCE = PB + 39, P_OUT_SKIPPED = PB + 40, P_OUT_VERIFIED = PB + 41, P_OUT_MISPREDICTIONS = PB + 42;
-  const P_OUT_SAVED = PB + 43, P_OUT_CORRECT = PB + 44, P_OUT_FAILED = PB + 45, P_OUT_VERDICT = PB + 46;
-  const P_COSTS = PB + 48, P_MAX_LAYERS = 40;
+  // Slots and codes: the contract's (fast_pyramid.rs), imported above.
 
   // Whether the fast path takes a layer result (already read: readResult's copy) as it is:
   // true; null when it also has other keys, which the JSON check looks at first; false when
@@ -2502,21 +2481,21 @@ export default function createApi(native, hostFiles) {
   async function runFast(exitSlots, totalLayers, layers, read, signal) {
     const state = read.state; // the run's state slots, then its costs
     let s = view();
-    s.set(exitSlots, PB);
+    s.set(exitSlots, P_BASE);
     s[P_TOTAL_LAYERS] = totalLayers;
     const count = read.count;
     s[P_LAYER_COUNT] = count;
     putCosts(s, state);
-    if (native.pyramidStart() !== 0) return undefined; // a bad cost: the JSON path words it
+    if (native.pyramidStart() !== P_START_OK) return undefined; // a bad cost: the JSON path words it
     s = view();
-    copyState(s, PB, state, 0);
+    copyState(s, P_BASE, state, 0);
     let action = s[P_OUT_ACTION];
     let index = s[P_OUT_LAYER];
     const results = [];
     const executed = [];
     const verified = []; // [actual, correct] of each verified layer
     const failing = []; // the failing layers run or verified, in run order
-    while (action !== 2) {
+    while (action !== P_ACTION_DONE) {
       const pending = runLayer(layers, read, index, signal);
       const returned = signal ? await abortable(pending, signal) : await pending;
       if (signal && signal.aborted) throw signal.reason;
@@ -2524,26 +2503,26 @@ export default function createApi(native, hostFiles) {
       const result = readResult(returned);
       const kind = layerResultKind(result);
       if (kind === null) unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
-      let next = -1;
+      let next = P_ACTION_REFUSED;
       s = view();
       if (kind !== false) {
         // Other runs may have used the slots while this one awaited its runner.
         putLayerResult(s, result);
-        copyState(state, 0, s, PB);
+        copyState(state, 0, s, P_BASE);
         s[P_IN_LAYER] = index;
         s[P_OUT_ACTION] = action;
         s[P_OUT_LAYER] = index;
         next = native.pyramidSubmit();
       }
-      if (next < 0) {
+      if (next === P_ACTION_REFUSED) {
         unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
         throw new Error('earlyexit: internal error: the core accepted a layer result its fast check refused');
       }
       s = view();
-      copyState(s, PB, state, 0);
+      copyState(s, P_BASE, state, 0);
       executed.push(index);
       if (s[P_OUT_FAILED] !== 0) failing.push({ layer: index, name: layers[index].name });
-      if (action === 0) {
+      if (action === P_ACTION_RUN) {
         const stamped = s[P_OUT_STAMPED];
         if (stamped === stamped) result.previousLambda = stamped; // not NaN: stamped
         results.push(result);
@@ -2555,16 +2534,16 @@ export default function createApi(native, hostFiles) {
     }
     s = view();
     putCosts(s, state); // this run's costs, whatever other runs wrote meanwhile
-    copyState(state, 0, s, PB);
+    copyState(state, 0, s, P_BASE);
     native.pyramidSummary();
     s = view();
-    const speculationCount = state[P_SPECULATIONS - PB];
-    const predicted = LOOP.outcomes[state[P_PREDICTED - PB]];
-    const confidence = state[P_PREDICTED_CONFIDENCE - PB];
+    const speculationCount = state[P_SPECULATIONS - P_BASE];
+    const predicted = OUTCOMES[state[P_PREDICTED - P_BASE]];
+    const confidence = state[P_PREDICTED_CONFIDENCE - P_BASE];
     const speculations = new Array(speculationCount);
     for (let i = 0; i < speculationCount; i++) {
       speculations[i] = 2 * i < verified.length
-        ? { predicted, confidence, verified: true, actual: LOOP.outcomes[verified[2 * i]], correct: verified[2 * i + 1] !== 0 }
+        ? { predicted, confidence, verified: true, actual: OUTCOMES[verified[2 * i]], correct: verified[2 * i + 1] !== 0 }
         : { predicted, confidence, verified: false };
     }
     const saved = s[P_OUT_SAVED];
@@ -2572,7 +2551,7 @@ export default function createApi(native, hostFiles) {
       layers: results,
       exitedEarly: s[P_OUT_EXITED] !== 0,
       exitLayer: s[P_OUT_EXIT_LAYER],
-      exitReason: LOOP.exitReasons[s[P_OUT_REASON]],
+      exitReason: EXIT_REASONS[s[P_OUT_REASON]],
       confidence: s[P_OUT_CONFIDENCE],
       speculations,
       skippedLayers: s[P_OUT_SKIPPED],
@@ -2580,7 +2559,7 @@ export default function createApi(native, hostFiles) {
       verifiedLayers: s[P_OUT_VERIFIED],
       mispredictions: s[P_OUT_MISPREDICTIONS],
       computeSavedMs: saved === saved ? saved : null,
-      verdict: LOOP.verdicts[s[P_OUT_VERDICT]],
+      verdict: VERDICTS[s[P_OUT_VERDICT]],
       failingLayers: failing,
     };
   }
@@ -2880,16 +2859,11 @@ export default function createApi(native, hostFiles) {
 
   function ready() {
     if (typeof native.resetInstance === 'function') guardInstance();
+    // The native module must have been built from the tables this layer was generated from.
     const hello = unwrap(native.exec(OP.HELLO, '[]'));
-    if (hello.protocol !== PROTOCOL) {
-      throw new Error(`earlyexit: the native module speaks protocol ${hello.protocol}, this JS layer ${PROTOCOL}; rebuild the package`);
+    if (hello.contract !== CONTRACT) {
+      throw new Error(`earlyexit: the native module was built from another contract (fingerprint ${hello.contract}, this JS layer's ${CONTRACT}); rebuild the package`);
     }
-    const loop = unwrap(native.exec(OP.LOOP_CONSTANTS, '[]'));
-    if (loop.layout !== LAYOUT) {
-      throw new Error(`earlyexit: the native module's slot layout is ${loop.layout}, this JS layer's ${LAYOUT}; rebuild the package`);
-    }
-    Object.assign(LOOP, loop);
-    if (!Object.isFrozen(LIMITS)) Object.freeze(Object.assign(LIMITS, loop.limits));
     growScratch(0);
     const [defaults, aggressive, conservative] = unwrap(native.exec(OP.PRESETS, '[]'));
     Object.assign(DEFAULT_EXIT_CONFIG, defaults);
@@ -2914,37 +2888,34 @@ export default function createApi(native, hostFiles) {
   };
 
   // ------------------------------------------------------------------------
-  // Pyramid replay and the risk-bounded policy (batch, stateless: op codes
-  // 220..224 in bindings/js/interface/src/pyramid_replay_ops.rs). Begin.
-  const PYRAMID_OP = { REPLAY: 220, SHADOW: 221, CALIBRATE: 222, DECIDE: 223, UPDATE: 224 };
+  // Pyramid replay and the risk-bounded policy (batch, stateless: ops PYRAMID_*,
+  // bindings/js/interface/src/pyramid_replay_ops.rs). Begin.
   const encOpt = (value) => (value === undefined || value === null ? 'null' : encode(value, AS_OPTIONS));
   Object.assign(api, {
     replayPyramids(runs, options) {
-      return unwrap(native.exec(PYRAMID_OP.REPLAY, args2(enc(runs, AS_RUNS), encOpt(options))));
+      return unwrap(native.exec(OP.PYRAMID_REPLAY, args2(enc(runs, AS_RUNS), encOpt(options))));
     },
     shadowPyramids(runs, options) {
-      return unwrap(native.exec(PYRAMID_OP.SHADOW, args2(enc(runs, AS_RUNS), encOpt(options))));
+      return unwrap(native.exec(OP.PYRAMID_SHADOW, args2(enc(runs, AS_RUNS), encOpt(options))));
     },
     calibratePyramidPolicy(runs, risk, delta, options) {
       const base = options === undefined || options === null ? {} : options;
       const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, { risk, delta }) : base;
-      return unwrap(native.exec(PYRAMID_OP.CALIBRATE, args2(enc(runs, AS_RUNS), enc(all, AS_OPTIONS))));
+      return unwrap(native.exec(OP.PYRAMID_CALIBRATE, args2(enc(runs, AS_RUNS), enc(all, AS_OPTIONS))));
     },
     pyramidPolicyDecide(model, layers, outcomes, options) {
-      return unwrap(native.exec(PYRAMID_OP.DECIDE,
+      return unwrap(native.exec(OP.PYRAMID_DECIDE,
         '[' + encOpt(model) + ',' + enc(layers, AS_LAYERS) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
     },
     pyramidPolicyUpdate(model, ran, options) {
-      return unwrap(native.exec(PYRAMID_OP.UPDATE, '[' + encOpt(model) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
+      return unwrap(native.exec(OP.PYRAMID_UPDATE, '[' + encOpt(model) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
     },
   });
   // Pyramid replay and the risk-bounded policy. End.
   // ------------------------------------------------------------------------
   // ------------------------------------------------------------------------
-  // Loop replay and loop presets (docs/replay.md). Op codes 80/81: `loop_replay` in
-  // bindings/js/interface/src/loop_replay.rs. One native call per batch of runs.
-  const OP_LOOP_REPLAY = 80;
-  const OP_LOOP_PRESET = 81;
+  // Loop replay and loop presets (docs/replay.md). Ops LOOP_REPLAY and LOOP_PRESET:
+  // `loop_replay` in bindings/js/interface/src/loop_replay.rs. One native call per batch of runs.
 
   /**
    * Replays a loop policy over recorded runs.
@@ -2955,12 +2926,12 @@ export default function createApi(native, hostFiles) {
     // One encoder for every argument of every call: the same runs get the same verdict
     // whatever else the batch holds (the core reads an array of runs run by run; the size
     // limit applies to each run).
-    return unwrap(native.exec(OP_LOOP_REPLAY, args2(enc(runs, AS_RUNS), encConfig(policy))));
+    return unwrap(native.exec(OP.LOOP_REPLAY, args2(enc(runs, AS_RUNS), encConfig(policy))));
   }
 
   /** A named preset's config (`'seed'`, the default, or `'recommended'`), with overrides merged. */
   function loopPreset(name, overrides = undefined) {
-    return unwrap(native.exec(OP_LOOP_PRESET, args2(enc(name), encConfig(overrides))));
+    return unwrap(native.exec(OP.LOOP_PRESET, args2(enc(name), encConfig(overrides))));
   }
 
   Object.defineProperty(EarlyStopping, 'fromPreset', {
@@ -2972,7 +2943,7 @@ export default function createApi(native, hostFiles) {
   });
   api.replayLoops = replayLoops;
   api.loopPreset = loopPreset;
-  api.LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
+  api.LOOP_PRESETS = LOOP_PRESETS;
   // ------------------------------------------------------------------------ end of loop replay
 
   // For the tests only (tests/node reaches it by loading the layer over the native module

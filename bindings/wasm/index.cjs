@@ -8,7 +8,9 @@
 // call. Replay ops go to the replay module; the JS layer sees one `exec`.
 const createApi = require('./api.cjs');
 const engines = require('./pkg/nodejs/earlyexit_wasm.js');
-const { isReplayOp } = require('./replay-ops.cjs');
+// The ops the replay module answers: the generated contract's (bindings/js/build.mjs copies it here).
+const { REPLAY_OPS } = require('./contract.cjs');
+const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
 
 let replay = null;
 // Everything the engines module exports (the JSON interface and the loop's numeric fast

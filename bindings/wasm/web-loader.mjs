@@ -33,8 +33,11 @@
 // engines keep working, and a later `init({ replay: true })` tries again. The preset constants are filled in once the engines load.
 import initEngines, * as wasm from './pkg/web/earlyexit_wasm.js';
 import createApi from './api.mjs';
-import { isReplayOp, REPLAY_FUNCTIONS } from './replay-ops.mjs';
+// The ops the replay module answers, and the public function behind each: the generated
+// contract's (bindings/js/build.mjs copies it here).
+import { REPLAY_OPS } from './contract.mjs';
 
+const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
 const notReady = () => new Error("earlyexit-wasm: call and await init() before using the API (import { init } from 'earlyexit-wasm')");
 // Until init() has run, every native call fails with a clear message.
 const native = {
@@ -73,7 +76,7 @@ let replayReset = null; // and its reset (a fresh instance after a trap)
 let replayFailure = null; // why the last replay load failed (for the not-loaded message)
 
 function replayNotLoaded(op) {
-  const name = REPLAY_FUNCTIONS[op] ?? 'replay';
+  const name = REPLAY_OPS[op] ?? 'replay';
   const why = replayFailure === null ? 'is not loaded (init() loads only the engines)' : `did not load (${describe(replayFailure)})`;
   return loadError(
     `earlyexit-wasm: ${name} needs the replay module (${REPLAY_FILE}), which ${why}: call ${LOAD_REPLAY} first`,

@@ -372,7 +372,7 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
     // it (the core decided that it must, exactly when the seed would) and calls again.
     let source = (source_mode != SOURCE_NONE).then_some(move || report.ok_or(NoVerdict::NeedSource));
     let resume_at = DELEGATE_RESUME as u32;
-    let (mask, resume) = if delegate > 0.0 {
+    let (mask, resume) = if delegate > DELEGATE_NONE {
         ((delegate as u32 % resume_at) as u8, (delegate as u32 / resume_at) as usize)
     } else {
         (0, 0)

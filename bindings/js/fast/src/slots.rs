@@ -205,6 +205,8 @@ contract_table! {
     REPORT_ITERATION_NULL = 1.0;
     /// `IN_REPORT_ITERATION_KIND`: a number.
     REPORT_ITERATION_NUMBER = 2.0;
+    /// `IN_DELEGATE`: nothing delegated (the normal case, and whenever `fold` runs).
+    DELEGATE_NONE = 0.0;
     /// `IN_DELEGATE`: `checkQualityPlateau()` over the state.
     PLATEAU_ANSWER = -1.0;
     /// `IN_DELEGATE`: `checkHighConfidence(record)`, the record's quality, confidence and

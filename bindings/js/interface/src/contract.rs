@@ -76,9 +76,8 @@ ops! {
     ANALYTICS_SOURCE_ERROR = 3;
     /// `[index, got]` -> the error for a layer whose `run` is not a function.
     RUNNER_ERROR = 4;
-    // 5 was ISO_TIMESTAMP (the JS layer formats its clock's time itself).
-    /// `[]` -> the constant strings and templates of the loop fast path, names by code and the limits.
-    LOOP_CONSTANTS = 6;
+    // 5 was ISO_TIMESTAMP (the JS layer formats its clock's time itself), 6 LOOP_CONSTANTS
+    // (names by code, constant answers, limits: constants of the generated module now).
     /// `[base config or null, config or options, "config" | "options"]` -> `[merged
     /// config, config slots]` (validated; the constructor and `configure`).
     ES_CONFIG_CHECK = 7;
@@ -228,13 +227,14 @@ ops! {
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.
-pub const TABLES: [Table; 6] = [
+pub const TABLES: [Table; 7] = [
     earlyexit_js_fast::slots::TABLES[0],
     earlyexit_js_fast::slots::TABLES[1],
     earlyexit_js_fast::slots::TABLES[2],
     earlyexit_js_fast::slots::TABLES[3],
     crate::fast_pyramid::PYRAMID_SLOTS,
     crate::fast_pyramid::PYRAMID_CODES,
+    crate::wire::ANSWER_MARKS,
 ];
 
 // The pyramid's region lies between the loop's inputs and outputs and the loop's state.

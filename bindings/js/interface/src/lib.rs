@@ -18,6 +18,8 @@ pub mod contract;
 pub mod fast_pyramid;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod render;
 pub mod wire;
 
 use earlyexit::loop_stopping::{self, DiminishingReturnsReport};
@@ -28,10 +30,6 @@ use earlyexit::{
     host, snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
     IterationAnalytics, Naming, Value,
 };
-
-/// The protocol number the JS layer checked before the contract's fingerprint (kept in the
-/// `HELLO` answer until the JS layer checks the fingerprint).
-const PROTOCOL: u32 = 6;
 
 pub use contract::op;
 
@@ -170,10 +168,7 @@ pub fn exec(op: u32, args: &str) -> String {
 fn exec_inner(op: u32, text: &str) -> Answer {
     let args = args_of(op, text)?;
     let value = match op {
-        op::HELLO => Value::object(vec![
-            ("protocol", Value::Number(f64::from(PROTOCOL))),
-            ("contract", Value::Number(f64::from(contract::FINGERPRINT))),
-        ]),
+        op::HELLO => Value::object(vec![("contract", Value::Number(f64::from(contract::FINGERPRINT)))]),
         op::SIGNAL => {
             let result = LayerResult::from_value(arg(&args, 0), Naming::Js, "")?;
             calculate_quality_signal(&result).to_value(Naming::Js)
@@ -190,7 +185,6 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
         op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
-        op::LOOP_CONSTANTS => loop_constants(),
         op::ES_CONFIG_CHECK => {
             // The base (a config validated before, or null for the defaults), then the
             // partial config or options over it; errors name the argument's root.
@@ -287,46 +281,6 @@ fn history_check(args: &[Value]) -> Answer {
 fn config_answer(config: EarlyStoppingConfig) -> Value {
     let slots = numbers(&fast::config_slots(&config));
     Value::Array(vec![config.to_value(Naming::Js), slots])
-}
-
-/// What the JS layer caches once: names by code, the constant answers and the limits.
-fn loop_constants() -> Value {
-    use earlyexit::loop_stopping::{Budget, Trigger, VerificationStatus};
-    let triggers = array(&Trigger::ALL, |t| Value::string(t.as_str()));
-    let budgets = array(&Budget::ALL, |b| Value::string(b.as_str()));
-    let statuses = array(&VerificationStatus::ALL, |s| Value::string(*s));
-    Value::object(vec![
-        // The slot layout's number until the JS layer checks the contract's fingerprint.
-        ("layout", Value::Number(8.0)),
-        ("triggers", triggers),
-        ("budgets", budgets),
-        ("statuses", statuses),
-        ("noIterations", Value::string(loop_stopping::REASON_NO_ITERATIONS)),
-        ("continue", Value::string(loop_stopping::REASON_CONTINUE)),
-        ("emptySummary", earlyexit::loop_stopping::StoppingSummary::empty_value()),
-        ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
-        ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
-        ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
-        ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
-        ("recordFields", field_names(&loop_stopping::RESULT_FIELDS)),
-        ("analyticsRecordFields", field_names(&earlyexit::analytics::RECORD_FIELDS)),
-        ("limits", limits()),
-    ])
-}
-
-/// Field names as JS spells them (one copy for both lists).
-fn field_names(fields: &[earlyexit::value::FieldName]) -> Value {
-    array(fields, |f| Value::string(f.js()))
-}
-
-/// The size limits (`earlyexit::limits::ALL`, camelCase names), for the JS layer's `LIMITS`
-/// and its checks before a value is written.
-fn limits() -> Value {
-    let mut entries = Vec::with_capacity(earlyexit::limits::ALL.len());
-    for limit in earlyexit::limits::ALL {
-        entries.push((limit.js.to_string(), Value::Number(limit.value as f64)));
-    }
-    Value::Object(entries)
 }
 
 fn unknown_op(op: u32) -> Failure {
