@@ -1,6 +1,6 @@
 'use strict';
 // The `earlyexit-wasm` package in Node, CommonJS entry: the shared JS layer (api.cjs,
-// copied from bindings/js/api.js at build time) over wasm-bindgen's `--target nodejs` glue,
+// built from bindings/js/api/ at build time) over wasm-bindgen's `--target nodejs` glue,
 // which instantiates the module synchronously, so no init() call is needed.
 //
 // Two wasm modules (README.md "Size"): the engines module, loaded here, and the replay
@@ -21,7 +21,7 @@ const native = Object.assign({}, engines, {
     if (replay === null) replay = require('./pkg/nodejs/earlyexit_replay.js');
     return replay.exec(op, args);
   },
-  // After a trap (the JS layer's guard, api.js): a fresh instance of the module that answers
+  // After a trap (the JS layer's guard, bindings/js/api/instance.js): a fresh instance of the module that answers
   // `op` (both glues are built with wasm-bindgen's reset function); true for the engines.
   resetInstance(op) {
     if (op !== undefined && isReplayOp(op)) {

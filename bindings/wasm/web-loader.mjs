@@ -1,5 +1,5 @@
 // The `earlyexit-wasm` package for browsers and bundlers (the entry web.mjs, which bindings/js/build.mjs
-// writes, re-exports from here): the shared JS layer (api.mjs, copied from bindings/js/api.js at build
+// writes, re-exports from here): the shared JS layer (api.mjs, built from bindings/js/api/ at build
 // time) over wasm-bindgen's `--target web` glue.
 //
 //   import { init, EarlyStopping, replayLoops } from 'earlyexit-wasm';
@@ -103,7 +103,7 @@ function loadEngines(source) {
         if (replayExec === null) throw replayNotLoaded(op);
         return replayExec(op, args);
       };
-      // After a trap (the JS layer's guard, api.js): a fresh instance of the module that
+      // After a trap (the JS layer's guard, bindings/js/api/instance.js): a fresh instance of the module that
       // answers `op`, from the module already compiled; true for the engines.
       native.resetInstance = (op) => {
         if (op !== undefined && isReplayOp(op)) {

@@ -413,6 +413,41 @@ mod tests {
         }
     }
 
+    /// Numeric constants of the JS contract are declared in the contract's tables (`ops!`,
+    /// `contract_table!`) and nowhere else in the JS layer's crates: a `const NAME: u32 = 7`
+    /// elsewhere is an op, slot or code the generated module would not know.
+    #[test]
+    fn op_consts_only_here() {
+        let roots = [concat!(env!("CARGO_MANIFEST_DIR"), "/src"), concat!(env!("CARGO_MANIFEST_DIR"), "/../fast/src")];
+        let declaration = |line: &str| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("pub(crate) ").or_else(|| line.strip_prefix("pub ")).unwrap_or(line);
+            let Some(rest) = line.strip_prefix("const ") else { return false };
+            let Some((_, value)) = rest.split_once(" = ") else { return false };
+            let numeric_type = ["u8", "u16", "u32", "u64", "usize", "i32", "i64", "f64"]
+                .iter()
+                .any(|t| rest.split_once(':').is_some_and(|(_, ty)| ty.trim_start().starts_with(&format!("{t} "))));
+            numeric_type && value.trim_start_matches('-').starts_with(|c: char| c.is_ascii_digit())
+        };
+        let mut found = Vec::new();
+        let mut stack: Vec<std::path::PathBuf> = roots.iter().map(std::path::PathBuf::from).collect();
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                stack.extend(std::fs::read_dir(&path).expect("readable").map(|e| e.expect("entry").path()));
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("contract.rs") {
+                let text = std::fs::read_to_string(&path).expect("readable");
+                for (i, line) in text.lines().enumerate() {
+                    if declaration(line) {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "numeric constants outside the contract's tables:\n{}", found.join("\n"));
+        assert!(declaration("pub const IN_X: usize = 3;") && declaration("const C: f64 = -1.0;"));
+        assert!(!declaration("const C: f64 = OTHER;") && !declaration("let x: u32 = 3;"));
+    }
+
     #[test]
     fn the_fingerprint_covers_slots_ops_and_keys() {
         // What changes with the tables.

@@ -1,4 +1,4 @@
-//! The native interface under earlyexit's shared JS layer (`bindings/js/api.js`).
+//! The native interface under earlyexit's shared JS layer (`bindings/js/api/`).
 //!
 //! Both JS packages, `earlyexit` (napi-rs) and `earlyexit-wasm` (wasm-bindgen), export
 //! exactly this: a class `NativeEngine` with `call(op, args)` and a free function

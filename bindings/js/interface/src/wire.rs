@@ -1,6 +1,6 @@
 //! The text format that carries values across the JS boundary, in both directions.
 //!
-//! It is JSON, written and read by the JS layer (`bindings/js/api.js`, `encode` and `decode`) and
+//! It is JSON, written and read by the JS layer (`bindings/js/api/codec.js`, `encode` and `unwrap`) and
 //! by this module, plus one extension for what JSON cannot hold: an object whose only
 //! key is `"\u0000"` stands for a non-JSON value (`{"\u0000":"NaN"}`, `"Infinity"`,
 //! `"-Infinity"`, or a host type name such as `"undefined"` or `"function"`). A real key
