@@ -135,7 +135,7 @@ if (flags.includes('--esm')) {
   writeFileSync(path.join(target, 'contract.mjs'), glueBanner + lean);
   writeFileSync(
     path.join(target, 'contract.cjs'),
-    glueBanner + "'use strict';\n" + lean.replace(/^export const /gm, 'const ') + 'module.exports = { ' + [...contract.exports].join(', ') + ' };\n',
+    glueBanner + "'use strict';\n" + lean.replace(DECLARATION, '') + 'module.exports = { ' + [...contract.exports].join(', ') + ' };\n',
   );
 }
 

@@ -1,9 +1,11 @@
-// The JS contract has one source: op codes, slots, codes and names come from the generated
-// module (bindings/js/api/contract.generated.mjs, rendered from the Rust tables; the Rust test
-// render::tests::generated_files_are_current keeps it current). This suite fails when the JS
-// layer or the packages' glue spells one of them again: an op code, a slot or a code as a
-// number literal, a table of its own. Each rule is also run on a snippet that breaks it, so
-// a rule that can no longer fail fails here. Source files only (no build needed).
+// The JS contract has one source: op codes, slots, codes, names, the result builders and the
+// host's messages come from the generated module (bindings/js/api/contract.generated.mjs,
+// rendered from the Rust tables; the Rust test render::tests::generated_files_are_current
+// keeps it current). This suite fails when the JS layer or the packages' glue spells one of
+// them again: an op code, a slot, an offset in the slots or a code as a number literal, a
+// table of its own, an error message worded in place, a key switch over other keys than the
+// core's. Each rule is also run on a snippet that breaks it, so a rule that can no longer
+// fail fails here. Source files only (no build needed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -65,6 +67,14 @@ const RULES = [
     name: 'an op code listed by number (a second REPLAY_OPS)',
     find: /(?:^|[{,])\s*(\d{1,3})\s*:\s*['"]/gm,
   },
+  {
+    name: 'a slot or an offset in the slots written as a number (the builders read the slots: contract.generated.mjs)',
+    find: /\b(?:s|t|state|slots|scratch)\[[^\]\n]*?\b(\d+)\b[^\]\n]*\]/g,
+  },
+  {
+    name: 'an error message worded here (the core words them, or MESSAGES for what only the host meets)',
+    find: /\bnew\s+(?:Type|Range)?Error\(\s*(['"`])/g,
+  },
 ];
 
 function findings(text) {
@@ -91,6 +101,10 @@ test('every rule finds what it is meant to find', () => {
     'while (action !== 2) {}',
     'flags |= 16;',
     "const REPLAY = { 80: 'replayLoops' };",
+    's[OUT_DETAIL + 1] = 0;',
+    'const x = state[P_BASE + 3];',
+    "throw new Error('earlyexit: freed');",
+    'throw new TypeError(`earlyexit: ${what}`);',
   ];
   for (const snippet of bad) assert.ok(findings(snippet).length > 0, `no rule finds: ${snippet}`);
   const good = [
@@ -100,6 +114,9 @@ test('every rule finds what it is meant to find', () => {
     'flags |= FLAG_TIMESTAMP;',
     'if (native.fastFold() === FOLD_OK) {}',
     '// native.exec(7) in a comment',
+    's[USAGE_SUMS + i] = t[j];',
+    'throw new Error(MESSAGES.FREED);',
+    'const error = cause === undefined ? new Error(message) : new Error(message, { cause });',
   ];
   for (const snippet of good) assert.deepEqual(findings(snippet), [], snippet);
 });
@@ -112,16 +129,80 @@ test('the JS layer and the glue spell no op, slot or code of their own', () => {
   assert.deepEqual(all, []);
 });
 
-test('every name the fragments import from the contract is one it exports', () => {
-  for (const file of sources().filter((f) => f.includes(`${path.sep}api${path.sep}`))) {
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^import \{([^}]*)\} from '\.\/contract\.generated\.mjs';/gm)) {
+// The names a fragment uses from another fragment or the contract: the flattened layer has one
+// scope, so a missing import still runs; it must be written anyway, so each fragment says what
+// it depends on (bindings/js/build.mjs checks that each import is exported).
+function unimported(file, text, exportsOf) {
+  const imported = new Set();
+  for (const m of text.matchAll(/^import \{([^}]*)\} from '\.\/([\w.-]+)';/gm)) {
+    for (const name of m[1].split(',').map((n) => n.trim()).filter(Boolean)) imported.add(name);
+  }
+  const body = code(text.replace(/^import \{[^}]*\} from '[^']+';$/gm, ''))
+    .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g, "''");
+  const local = new Set([...body.matchAll(/\b(?:const|let|var|function|class)\s+([A-Za-z_$][\w$]*)/g)].map((m) => m[1]));
+  const missing = new Set();
+  for (const m of body.matchAll(/(?<![.\w$#])([A-Za-z_$][\w$]*)(?!\s*:(?!:))/g)) {
+    const name = m[1];
+    if (imported.has(name) || local.has(name)) continue;
+    for (const [from, names] of exportsOf) if (from !== file && names.has(name)) missing.add(`${name} (from ${from})`);
+  }
+  return [...missing];
+}
+
+test('each fragment imports what it uses from the others and the contract, and only what they export', () => {
+  const dir = path.join(JS, 'api');
+  const files = readdirSync(dir).filter((f) => /\.m?js$/.test(f));
+  const exportsOf = new Map();
+  for (const file of files) {
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    exportsOf.set(file, new Set([...text.matchAll(/^export (?:const|let|function|async function|class) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1])));
+  }
+  assert.ok(exportsOf.get(GENERATED).has('CONTRACT'));
+  const problems = [];
+  for (const file of files.filter((f) => f !== GENERATED)) {
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    for (const name of unimported(file, text, exportsOf)) problems.push(`${file} uses ${name} without importing it`);
+    for (const m of text.matchAll(/^import \{([^}]*)\} from '\.\/([\w.-]+)';/gm)) {
       for (const name of m[1].split(',').map((n) => n.trim()).filter(Boolean)) {
-        assert.ok(name in contract, `${path.basename(file)} imports ${name}`);
+        if (!exportsOf.get(m[2])?.has(name)) problems.push(`${file} imports ${name}, which ${m[2]} does not export`);
       }
     }
   }
-  assert.ok(readdirSync(path.join(JS, 'api')).includes(GENERATED));
+  assert.deepEqual(problems, []);
+  // The check itself: a use without its import is found.
+  assert.deepEqual(unimported('x.js', 'const a = OP.HELLO;', new Map([[GENERATED, new Set(['OP'])]])), [`OP (from ${GENERATED})`]);
+});
+
+// The `case 'key':` labels of each `switch (key)` over an object's keys (the fast paths read a
+// result's keys this way), with the fragment they are in.
+function keySwitches(file, text) {
+  const switches = [];
+  const clean = code(text);
+  for (const m of clean.matchAll(/switch \(key\) \{/g)) {
+    let depth = 0;
+    let end = m.index + m[0].length - 1;
+    for (; end < clean.length; end++) {
+      if (clean[end] === '{') depth++;
+      else if (clean[end] === '}' && --depth === 0) break;
+    }
+    const labels = [...clean.slice(m.index, end).matchAll(/case '([^']+)':/g)].map((c) => c[1]);
+    switches.push({ file, labels });
+  }
+  return switches;
+}
+
+test("the fast paths' key switches name the core's fields: every loop result field, pyramid result fields only", () => {
+  const switches = sources().flatMap((file) => keySwitches(path.basename(file), readFileSync(file, 'utf8')));
+  const lists = { RECORD_FIELDS: contract.RECORD_FIELDS, LAYER_RESULT_FIELDS: contract.LAYER_RESULT_FIELDS };
+  for (const { file, labels } of switches) {
+    assert.ok(Object.values(lists).some((list) => labels.every((l) => list.includes(l))), `${file}: ${labels} are not one list's fields`);
+  }
+  const loop = switches.filter((s) => s.file === 'loop.js');
+  assert.equal(loop.length, 1);
+  assert.deepEqual([...loop[0].labels].sort(), [...contract.RECORD_FIELDS].sort(), 'recordIterationResult reads every field of a result');
+  assert.ok(switches.some((s) => s.file === 'pyramid.js'));
+  // The check itself: a key the core does not read is found.
+  assert.deepEqual(keySwitches('x.js', "switch (key) { case 'quality_score': break; case 'qualty': break; }")[0].labels, ['quality_score', 'qualty']);
 });
 
 test("the generated tables agree with themselves: every replay op is an op, each code's trigger is a trigger", () => {

@@ -1,6 +1,8 @@
 // IterationAnalytics, aiwg's iteration-analytics.mjs as a drop-in.
 
-import { ANALYTICS_RECORD_FIELDS, ANSWER_ERROR, ANSWER_TAGGED, OP } from './contract.generated.mjs';
+import {
+  ANALYTICS_RECORD_FIELDS, ANSWER_ERROR, ANSWER_TAGGED, FILE_KIND, HOST_CODES, MESSAGES, OP, selectionOf,
+} from './contract.generated.mjs';
 import {
   AS_RESULT, AS_SNAPSHOT, FREED, RESTORE, args1, args2, arrayIndex, copyData, enc, encConfig, encEntry, entriesOf,
   filled, freedError, makeError, newNative, release, sameEntries, unwrap,
@@ -30,10 +32,11 @@ import {
 
 const clockNow = () => JSON.stringify(new Date().toISOString());
 
-// Where there is no file system (browsers): a plain Error, as a loading error is.
+// Where there is no file system (browsers): a plain Error, as a loading error is (a host
+// condition the core never sees: its text is the contract's, host_messages.rs).
 function noFileSystem(what) {
-  const error = new Error(`earlyexit: ${what} needs a file system (Node); in a browser, saveAnalytics(), saveReport() and export() return the text`);
-  error.code = 'no_file_system';
+  const error = new Error(MESSAGES.NO_FILE_SYSTEM(what));
+  error.code = HOST_CODES.NO_FILE_SYSTEM;
   error.field = what;
   return error;
 }
@@ -187,7 +190,7 @@ export class IterationAnalytics {
   selectBestIteration() {
     if (this.#outside) this.#catchUp();
     const [index, reason] = unwrap(this.#native.call(OP.IA_SELECT, '[]'));
-    return { selected: index === null ? null : this.#records[index], reason };
+    return selectionOf(index === null ? null : this.#records[index], reason);
   }
 
   /**
@@ -241,7 +244,7 @@ export class IterationAnalytics {
       this.#fields.endTime = head.end_time;
       return summaryHead(head) + this.#records.map((entry) => summaryRecord(dataOf(entry))).join(',') + summaryClose(total) + summaryTail(tail);
     }
-    const path = this.#target(filename, '"json"');
+    const path = this.#target(filename, JSON.stringify(FILE_KIND.SUMMARY));
     this.#saveSummary(path);
     return path;
   }
@@ -301,12 +304,13 @@ export class IterationAnalytics {
       return this.generateReport();
     }
     if (this.#outside) this.#catchUp();
-    const path = this.#target(filename, '"report"');
+    const path = this.#target(filename, JSON.stringify(FILE_KIND.REPORT));
     host.fs.writeFileSync(path, this.generateReport());
     return path;
   }
 
   /** Both files: `{json, markdown}` paths (in a browser, the texts). */
+  // (upstream's own object: where this layer wrote the files, which the core never sees)
   export() {
     return { json: this.saveAnalytics(), markdown: this.saveReport() };
   }
@@ -316,8 +320,8 @@ export class IterationAnalytics {
     if (host === null) throw noFileSystem('load');
     unwrap(native.exec(OP.IA_TEXT_PATH_CHECK, args1(enc(filepath))));
     if (!host.fs.existsSync(filepath)) {
-      const error = new Error(`Analytics file not found: ${filepath}`);
-      error.code = 'ENOENT';
+      const error = new Error(MESSAGES.ANALYTICS_FILE_NOT_FOUND(filepath)); // upstream's text, before reading
+      error.code = HOST_CODES.ANALYTICS_FILE_NOT_FOUND;
       error.path = filepath;
       throw error;
     }

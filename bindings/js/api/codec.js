@@ -4,7 +4,9 @@
 // the encoder's errors use, and the helpers every class shares (native objects, freed objects,
 // plain-data copies).
 
-import { ANSWER_ERROR, ANSWER_TAGGED, ERROR_CODE, LIMITS, OP, PROBLEM, WIRE_TAG } from './contract.generated.mjs';
+import {
+  ANSWER_ERROR, ANSWER_TAGGED, ERROR_CODE, LIMITS, MESSAGES, OP, PROBLEM, WIRE_TAG,
+} from './contract.generated.mjs';
 
 // ------------------------------------------------------------------------
 // Wire format (see bindings/js/interface/src/wire.rs).
@@ -240,7 +242,7 @@ export const args2 = (a, b) => '[' + a + ',' + b + ']';
 // so a use after free is a clear error rather than a crash.
 export const FREED = {
   call() {
-    throw new Error('earlyexit: this object was freed (free() or Symbol.dispose) and cannot be used');
+    throw new Error(MESSAGES.FREED);
   },
 };
 // A private token: the static fromJSON methods build an object without running
@@ -279,7 +281,7 @@ export function addDispose(cls) {
 }
 
 export function freedError() {
-  return new Error('earlyexit: this object was freed (free() or Symbol.dispose) and cannot be used');
+  return new Error(MESSAGES.FREED);
 }
 
 // Plain data (details objects): a deep copy, so callers cannot reach the engine's own.

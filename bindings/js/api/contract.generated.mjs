@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1689717886;
+export const CONTRACT = 2142475272;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -35,8 +35,8 @@ export const OP = Object.freeze({
   ES_CONFIG_CHECK: 7,
   /**
    * `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
-   * (validated; `timestamp` empty when the result has none), `true` for an accepted
-   * re-record of the last record (`strictIterations`), or the error.
+   * (validated; `timestamp` empty when the result has none), `{duplicate: true}` (what the
+   * call returns) for an accepted re-record of the last record (`strictIterations`), or the error.
    */
   ES_RECORD_CHECK: 9,
   /**
@@ -258,22 +258,30 @@ export const OUT_CONFIDENCE = 17;
  * (`DETAILS` in the generated module).
  */
 export const OUT_DETAIL = 18;
-/** Best iteration: present (0/1), iteration, quality. */
+/** Whether there is a best record yet (0/1). */
 export const OUT_BEST_PRESENT = 24;
+/** The best record's iteration. */
+export const OUT_BEST_ITERATION = 25;
+/** The best record's quality. */
+export const OUT_BEST_QUALITY = 26;
 /** How many budget statuses follow. */
 export const OUT_BUDGET_COUNT = 27;
 /**
- * The budget statuses, `BUDGET_STATUS_SLOTS` each (budget index, limit, observed,
- * records without value, exhausted 0/1).
+ * The budget statuses, `BUDGET_STATUS_SLOTS` each, in the order of their keys
+ * (`keys::BUDGET_STATUS`).
  */
 export const OUT_BUDGETS = 28;
 /**
- * Where the plateau's improvements start (`IMPROVEMENT_SLOTS` each: iteration,
- * improvement, delta), after the engine's state.
+ * Where the plateau's improvements start (`IMPROVEMENT_SLOTS` each, in the order of
+ * their keys, `keys::PLATEAU_STEP`), after the engine's state.
  */
 export const OUT_IMPROVEMENTS_AT = 44;
 /** Detail slots. */
 export const DETAIL_SLOTS = 6;
+/** `CODE_DELEGATE`: which check to call (`DELEGATED_*`). */
+export const OUT_DELEGATE_CHECK = 18;
+/** `CODE_DELEGATE`: the position to resume from (`IN_DELEGATE`). */
+export const OUT_DELEGATE_RESUME = 19;
 /** Slots per budget status. */
 export const BUDGET_STATUS_SLOTS = 5;
 /** Slots per plateau improvement. */
@@ -500,10 +508,14 @@ export const P_OUT_CORRECT = 156;
 export const P_OUT_FAILED = 157;
 /** The run's verdict (its index in `VERDICTS`). */
 export const P_OUT_VERDICT = 158;
-/** Each layer's `costMs`: present (0/1) and value, `COST_SLOTS` per layer. */
+/** Each layer's `costMs`, `COST_SLOTS` per layer (`COST_GIVEN`, `COST_MS`). */
 export const P_COSTS = 160;
 /** Slots per layer cost. */
 export const P_COST_SLOTS = 2;
+/** A layer cost's first slot: whether the layer has a `costMs` (0/1). */
+export const P_COST_GIVEN = 0;
+/** A layer cost's second slot: the `costMs`. */
+export const P_COST_MS = 1;
 /** Runs with more layers take the JSON path (the costs end below the loop's state). */
 export const P_MAX_LAYERS = 40;
 
@@ -559,6 +571,8 @@ export const VERDICTS = Object.freeze(['failed', 'passed', 'unverified']);
 export const LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
 /** The pyramid replay's policies. */
 export const PYRAMID_POLICIES = Object.freeze(['default', 'aggressive', 'conservative', 'fail_fast', 'risk_bounded']);
+/** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
+export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */
 export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay' });
 /** The trigger of each decision code (`none` for the codes that do not stop). */
@@ -569,6 +583,10 @@ export const PROBLEM = Object.freeze({ CYCLE: 0, DEPTH: 1, SIZE: 2, LAYERS_CHANG
 export const LIMITS = Object.freeze({ valueDepth: 200, documentDepth: 256, values: 16777216, objectKeys: 1048576, stringBytes: 16777216, documentBytes: 268435456, layers: 10000 });
 /** The keys a loop result (and a history record) may have. */
 export const RECORD_FIELDS = Object.freeze(['quality_score', 'confidence', 'verification_status', 'quality_delta', 'timestamp', 'tokens_used', 'token_cost_usd', 'execution_time_ms', 'iteration_number']);
+/** The keys of a layer result the core reads (the pyramid's fast path takes those it has slots for). */
+export const LAYER_RESULT_FIELDS = Object.freeze(['passRate', 'coverage', 'flakyRatio', 'previousLambda', 'name', 'durationMs', 'total', 'passed', 'failed', 'flaky']);
+/** The keys the core reads of a diminishing-returns source's report (keys.rs `REPORT`). */
+export const REPORT_KEYS = Object.freeze(['detected', 'iteration', 'reason']);
 /** The keys of an IterationAnalytics record, in upstream's order. */
 export const ANALYTICS_RECORD_FIELDS = Object.freeze(['iteration_number', 'timestamp', 'quality_score', 'quality_delta', 'tokens_used', 'token_cost_usd', 'execution_time_ms', 'verification_status', 'output_snapshot_path', 'reflections']);
 
@@ -579,5 +597,178 @@ export const REASON_NO_ITERATIONS = 'No iterations completed yet';
 export const REASON_CONTINUE = 'Continuing iteration - no stopping criteria met';
 /** `generateSummary()` with no records. */
 export const EMPTY_SUMMARY = Object.freeze({ total_iterations: 0, stopped_early: false, reason: 'No iterations completed' });
+/** `OP.IA_TEXT_FILE`'s last argument: which file a save writes. */
+export const FILE_KIND = Object.freeze({ SUMMARY: 'json', REPORT: 'report' });
+/** `PyramidRun.next()`'s `action` when the run is done. */
+export const STEP_DONE = 'done';
 /** An EarlyStopping snapshot's `version` and `engine`. */
 export const SNAPSHOT = Object.freeze({ version: 1, engine: 'EarlyStopping' });
+
+// --- the host's own errors (host_messages.rs says why they are worded there)
+/** The texts of the errors only the JS host meets; a template is a function of its values. */
+export const MESSAGES = Object.freeze({
+  /** Any use of an object after `free()` (or `Symbol.dispose`). */
+  FREED: 'earlyexit: this object was freed (free() or Symbol.dispose) and cannot be used',
+  /** The core refused a record it had accepted before (the JS layer's state is inconsistent). */
+  INTERNAL_RECORD_REFUSED: 'earlyexit: internal error: the core refused a record it had accepted',
+  /** The core accepted a diminishing-returns report the fast check had refused. */
+  INTERNAL_REPORT_ACCEPTED: 'earlyexit: internal error: the core accepted a report its fast check refused',
+  /** The fast path answered a decision code the JS layer does not know. */
+  INTERNAL_DECISION_CODE: (code) => 'earlyexit: internal error: unknown decision code ' + code,
+  /** The core accepted `runWithEarlyExit` options the JS layer had refused. */
+  INTERNAL_OPTIONS_ACCEPTED: 'earlyexit: internal error: the core accepted options this layer refused',
+  /** The core accepted a layer result the pyramid's fast check had refused. */
+  INTERNAL_LAYER_RESULT_ACCEPTED: 'earlyexit: internal error: the core accepted a layer result its fast check refused',
+  /** `ready()`: the native module's fingerprint is not the one the JS layer was generated with. */
+  CONTRACT_MISMATCH: (native, js) => 'earlyexit: the native module was built from another contract (fingerprint ' + native + ', this JS layer\'s ' + js + '); rebuild the package',
+  /** A file operation of IterationAnalytics where there is no file system (a browser). */
+  NO_FILE_SYSTEM: (what) => 'earlyexit: ' + what + ' needs a file system (Node); in a browser, saveAnalytics(), saveReport() and export() return the text',
+  /** `IterationAnalytics.load(filepath)` of a file that does not exist (upstream's text and Node's code). */
+  ANALYTICS_FILE_NOT_FOUND: (filepath) => 'Analytics file not found: ' + filepath,
+  /** The call during which the WebAssembly instance trapped (wasm only). */
+  INSTANCE_TRAPPED: (cause) => 'earlyexit-wasm: the WebAssembly instance trapped during this call (' + cause + '), so a fresh instance answers from now on: this call changed nothing, and objects made before it other than EarlyStopping throw instance_reset',
+  /** Any use of an object made on an instance that trapped since (wasm only). */
+  INSTANCE_RESET: 'earlyexit-wasm: this object was made on a WebAssembly instance that trapped and was replaced, so its state is gone: make it again (or restore it from a snapshot taken before)',
+  /** The browser build before `init()`. */
+  NOT_INITIALIZED: 'earlyexit-wasm: call and await init() before using the API (import { init } from \'earlyexit-wasm\')',
+  /**
+   * A replay function before the replay module is loaded (browser build); `why` is one of
+   * the two that follow.
+   */
+  REPLAY_NOT_LOADED: (name, file, why, call) => 'earlyexit-wasm: ' + name + ' needs the replay module (' + file + '), which ' + why + ': call ' + call + ' first',
+  /** `REPLAY_NOT_LOADED`'s `why` before any load. */
+  REPLAY_NEVER_LOADED: 'is not loaded (init() loads only the engines)',
+  /** `REPLAY_NOT_LOADED`'s `why` after a failed load. */
+  REPLAY_FAILED_EARLIER: (cause) => 'did not load (' + cause + ')',
+  /**
+   * `init()` could not fetch or instantiate the engines module; `where` is one of the two
+   * that follow, or empty.
+   */
+  ENGINES_LOAD_FAILED: (file, where, cause) => 'earlyexit-wasm: could not load the engines module (' + file + where + '): ' + cause + '; a bundler that does not emit the .wasm file needs its URL or bytes passed: init({ module: url }) (the package\'s README, "Bundlers")',
+  /** `ENGINES_LOAD_FAILED`'s `where` without a source. */
+  NEXT_TO_SCRIPT: ', next to the script that loaded it',
+  /** Where a module was loaded from, when the source is a URL or a path. */
+  FROM_SOURCE: (source) => ' from ' + source,
+  /** `init({ replay: true })` could not load the replay module. */
+  REPLAY_LOAD_FAILED: (file, from, cause, call) => 'earlyexit-wasm: could not load the replay module (' + file + from + '): ' + cause + '; the engines are unaffected, and ' + call + ' tries again (or pass the module\'s location: init({ replay: url }))',
+  /** `init(options)` with a key it does not know (a TypeError, the core's code for it). */
+  INIT_UNKNOWN_OPTION: (key, options) => 'earlyexit-wasm: init: unknown option \'' + key + '\' (the options are ' + options + ')',
+});
+/** The `.code` of each of them that has one. */
+export const HOST_CODES = Object.freeze({ NO_FILE_SYSTEM: 'no_file_system', ANALYTICS_FILE_NOT_FOUND: 'ENOENT', INSTANCE_TRAPPED: 'instance_trapped', INSTANCE_RESET: 'instance_reset', REPLAY_NOT_LOADED: 'replay_not_loaded', ENGINES_LOAD_FAILED: 'engines_load_failed', REPLAY_LOAD_FAILED: 'replay_load_failed', INIT_UNKNOWN_OPTION: 'unknown_option' });
+
+// --- builders: the objects the JS layer assembles, with the keys and order of the core's
+// writers (keys.rs, each list tested against its writer). One literal per shape, so V8 keeps
+// one hidden class per shape; bindings/js/build.mjs inlines them into the layer's scope.
+/** A plateau's `improvements`: `count` steps from the slot `OUT_IMPROVEMENTS_AT` names. */
+export function stepsOf(s, count) {
+  const at = s[OUT_IMPROVEMENTS_AT];
+  const list = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const j = at + IMPROVEMENT_SLOTS * i;
+    list[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
+  }
+  return list;
+}
+/** A decision's `budgets`: `count` statuses from `OUT_BUDGETS`. */
+export function budgetsOf(s, count) {
+  const at = OUT_BUDGETS;
+  const list = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const j = at + BUDGET_STATUS_SLOTS * i;
+    list[i] = { budget: BUDGETS[s[j]], limit: s[j + 1], observed: s[j + 2], records_without_value: s[j + 3], exhausted: s[j + 4] !== 0 };
+  }
+  return list;
+}
+/**
+ * The details of stop `code` from the detail slots of `s` (`report`: the source's report, for
+ * diminishing returns); `undefined` for a code that does not stop.
+ */
+export function detailsOf(code, s, report) {
+  switch (code) {
+    case CODE_HIGH_CONFIDENCE:
+      return s[OUT_DETAIL + 2] === STATUS_ABSENT
+        ? { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1] }
+        : { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1], verification_status: STATUSES[s[OUT_DETAIL + 2]] };
+    case CODE_PLATEAU:
+      return { consecutive_count: s[OUT_DETAIL], improvements: stepsOf(s, s[OUT_DETAIL + 1]), average_quality: s[OUT_DETAIL + 2], threshold: s[OUT_DETAIL + 3] };
+    case CODE_DIMINISHING:
+      return report.iteration === undefined
+        ? { analytics_reason: report.reason }
+        : { detected_at_iteration: report.iteration, analytics_reason: report.reason };
+    case CODE_MAX_ITERATIONS:
+      return { iterations: s[OUT_DETAIL], max_iterations: s[OUT_DETAIL + 1] };
+    case CODE_BUDGET:
+      return { budget: BUDGETS[s[OUT_DETAIL]], limit: s[OUT_DETAIL + 1], observed: s[OUT_DETAIL + 2], records_without_value: s[OUT_DETAIL + 3] };
+    case CODE_REGRESSION:
+      return { best_iteration: s[OUT_DETAIL], best_quality_score: s[OUT_DETAIL + 1], tolerance: s[OUT_DETAIL + 2], patience: s[OUT_DETAIL + 3] };
+    case CODE_NO_IMPROVEMENT:
+      return { best_iteration: s[OUT_DETAIL], best_quality_score: s[OUT_DETAIL + 1], iterations_without_improvement: s[OUT_DETAIL + 2], patience: s[OUT_DETAIL + 3] };
+    default:
+      return undefined;
+  }
+}
+/** `shouldStop()`'s decision (`StoppingDecision`), the best record and the budgets from the slots of `s`. */
+export function decisionOf(stop, reason, confidence, trigger, details, s) {
+  const best = s[OUT_BEST_PRESENT] !== 0;
+  const budgetCount = s[OUT_BUDGET_COUNT];
+  const o = details !== undefined
+    ? { stop, reason, confidence, trigger, details, best_iteration: best ? s[OUT_BEST_ITERATION] : null, best_quality_score: best ? s[OUT_BEST_QUALITY] : null }
+    : { stop, reason, confidence, trigger, best_iteration: best ? s[OUT_BEST_ITERATION] : null, best_quality_score: best ? s[OUT_BEST_QUALITY] : null };
+  if (budgetCount !== 0) o.budgets = budgetsOf(s, budgetCount);
+  return o;
+}
+/** A check method's answer (`checkHighConfidence()` and the others): the decision without its extras. */
+export function answerOf(stop, reason, confidence, trigger, details) {
+  return details !== undefined
+    ? { stop, reason, confidence, trigger, details }
+    : { stop, reason, confidence, trigger };
+}
+/** A history record (`IterationRecord`); `flags` (`FLAG_*`) says which usage fields it has. */
+export function recordOf(iteration, quality, confidence, status, delta, timestamp, flags, tokens, cost, time) {
+  const o = { iteration_number: iteration, quality_score: quality, confidence, verification_status: status, quality_delta: delta, timestamp };
+  if (flags & FLAG_TOKENS) o.tokens_used = tokens;
+  if (flags & FLAG_COST) o.token_cost_usd = cost;
+  if (flags & FLAG_TIME) o.execution_time_ms = time;
+  return o;
+}
+/**
+ * `generateSummary()` over a non-empty history (`StoppingSummary`): `decision` is the summary's
+ * `shouldStop()`, `last` the last record.
+ */
+export function summaryOf(total, decision, last, config) {
+  return decision.details !== undefined
+    ? { total_iterations: total, stopped_early: decision.stop, stopping_trigger: decision.trigger, stopping_reason: decision.reason, stopping_confidence: decision.confidence, final_quality: last.quality_score, final_confidence: last.confidence, final_verification: last.verification_status, config, details: decision.details }
+    : { total_iterations: total, stopped_early: decision.stop, stopping_trigger: decision.trigger, stopping_reason: decision.reason, stopping_confidence: decision.confidence, final_quality: last.quality_score, final_confidence: last.confidence, final_verification: last.verification_status, config };
+}
+/** An EarlyStopping snapshot (`toJSON()`). */
+export function snapshotOf(config, history, reason, details) {
+  return { version: SNAPSHOT.version, engine: SNAPSHOT.engine, config, history, stoppingReason: reason, stoppingDetails: details };
+}
+/** `selectBestIteration()`'s answer, with the record object the JS layer holds. */
+export function selectionOf(selected, reason) {
+  return { selected, reason };
+}
+/** One speculation (`Speculation`): `actual` and `correct` once verified. */
+export function speculationOf(predicted, confidence, verified, actual, correct) {
+  return verified
+    ? { predicted, confidence, verified, actual, correct }
+    : { predicted, confidence, verified };
+}
+/** A failing layer (`FailingLayer`). */
+export function failingLayerOf(layer, name) {
+  return { layer, name };
+}
+/** What the core reads of a layer (`LayerSpec`); an absent cost is `undefined`, which the encoder drops. */
+export function layerSpecOf(name, costMs) {
+  return { name, costMs };
+}
+/** `calibratePyramidPolicy`'s `risk` and `delta` as the options keys the core reads. */
+export function calibrateOptionsOf(risk, delta) {
+  return { risk, delta };
+}
+/** A pyramid run's result (`TestPyramidResult`) from the summary slots of `s` and the run's own lists. */
+export function pyramidResultOf(s, layers, speculations, executed, failing) {
+  const saved = s[P_OUT_SAVED];
+  return { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing };
+}

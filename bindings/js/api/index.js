@@ -33,7 +33,7 @@
 // setFastRuns); the build checks that, that every import is exported, and that the result
 // parses.
 
-import { CONTRACT, LIMITS, LOOP_PRESETS, OP } from './contract.generated.mjs';
+import { CONTRACT, LIMITS, LOOP_PRESETS, MESSAGES, OP } from './contract.generated.mjs';
 import { addDispose, encode, encodeCounted, isEarlyExitError, unwrap } from './codec.js';
 import { growScratch } from './scratch.js';
 import { EarlyStopping, cacheSizes } from './loop.js';
@@ -57,7 +57,7 @@ export function ready() {
   // The native module must have been built from the tables this layer was generated from.
   const hello = unwrap(native.exec(OP.HELLO, '[]'));
   if (hello.contract !== CONTRACT) {
-    throw new Error(`earlyexit: the native module was built from another contract (fingerprint ${hello.contract}, this JS layer's ${CONTRACT}); rebuild the package`);
+    throw new Error(MESSAGES.CONTRACT_MISMATCH(hello.contract, CONTRACT));
   }
   growScratch(0);
   const [defaults, aggressive, conservative] = unwrap(native.exec(OP.PRESETS, '[]'));

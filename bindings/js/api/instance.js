@@ -1,5 +1,6 @@
 // Recovery from a trapped WebAssembly instance (the wasm package only).
 
+import { HOST_CODES, MESSAGES } from './contract.generated.mjs';
 import { fast, growScratch } from './scratch.js';
 import { forgetDecision } from './loop.js';
 
@@ -11,13 +12,15 @@ import { forgetDecision } from './loop.js';
 // the native objects made on the old one (IterationAnalytics, CoherenceEarlyExit,
 // SpeculativeExecutor, PyramidRun and a controller's earlyExit) throw `instance_reset`.
 // EarlyStopping and runs keep their state in JS and carry on. Not about a value the caller
-// passed as such, and no core is left to word them: plain Errors with `.code` and `.field`.
+// passed, and no core is left to word them (the instance that would is gone, and a message
+// must not need a new one): plain Errors with `.code` and `.field`, their texts and codes
+// the contract's (`MESSAGES`, `HOST_CODES`: bindings/js/interface/src/host_messages.rs).
 let generation = 0; // of the engines instance
 
 function instanceError(code, message, cause) {
   const error = cause === undefined ? new Error(message) : new Error(message, { cause });
   error.code = code;
-  error.field = code === 'instance_reset' ? 'this' : 'instance';
+  error.field = code === HOST_CODES.INSTANCE_RESET ? 'this' : 'instance';
   return error;
 }
 
@@ -42,9 +45,7 @@ export function guardInstance() {
       fast.scratch = new Float64Array(0);
       growScratch(fast.size / 2);
     }
-    return instanceError('instance_trapped', 'earlyexit-wasm: the WebAssembly instance trapped during this call (' + error.message +
-      '), so a fresh instance answers from now on: this call changed nothing, and objects made before it other than ' +
-      'EarlyStopping throw instance_reset', error);
+    return instanceError(HOST_CODES.INSTANCE_TRAPPED, MESSAGES.INSTANCE_TRAPPED(error.message), error);
   }
   const raw = {};
   for (const name of ['exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason', 'scratchReserve', 'wasmMemory',
@@ -88,8 +89,7 @@ export function guardInstance() {
 
     call(op, args) {
       if (this.generation !== generation) {
-        throw instanceError('instance_reset', 'earlyexit-wasm: this object was made on a WebAssembly instance that trapped and was ' +
-          'replaced, so its state is gone: make it again (or restore it from a snapshot taken before)');
+        throw instanceError(HOST_CODES.INSTANCE_RESET, MESSAGES.INSTANCE_RESET);
       }
       try {
         return this.inner.call(op, args);

@@ -1,18 +1,16 @@
 // EarlyStopping, the seed's loop engine, on the numeric fast path.
 
 import {
-  BUDGETS, BUDGET_STATUS_SLOTS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_BUDGET,
-  CODE_CONTINUE, CODE_DELEGATE, CODE_DIMINISHING, CODE_GO_ON, CODE_HIGH_CONFIDENCE, CODE_INVALID_REPORT,
-  CODE_MAX_ITERATIONS, CODE_NEED_SOURCE, CODE_NO_IMPROVEMENT, CODE_NO_ITERATIONS, CODE_PLATEAU, CODE_REGRESSION,
-  CODE_TRIGGER, CODE_WARM_UP, COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU, DELEGATE_NONE,
-  DELEGATE_RESUME, DIMINISHING_RETURNS_ANSWER, ERROR_CODE, FLAG_ACCEPTED, FLAG_COST, FLAG_ITERATION_NUMBER, FLAG_TIME,
-  FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IMPROVEMENT_SLOTS, IN_CONFIDENCE, IN_COST,
-  IN_DELEGATE, IN_DELTA, IN_DETECTED, IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY, IN_REPORT_ITERATION,
-  IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP, IN_TIMESTAMP_LEN, IN_TOKENS,
-  MAX_FAST_TIMESTAMP, OBSERVATION_SLOTS, OP, OUT_BEST_PRESENT, OUT_BUDGETS, OUT_BUDGET_COUNT, OUT_CODE,
-  OUT_CONFIDENCE, OUT_DETAIL, OUT_IMPROVEMENTS_AT, PLATEAU_ANSWER, REASON_CONTINUE, REASON_NO_ITERATIONS,
-  RECORD_FIELDS, REPORT_ITERATION_ABSENT, REPORT_ITERATION_NULL, REPORT_ITERATION_NUMBER, SNAPSHOT, SOURCE_ATTACHED,
-  SOURCE_NONE, SOURCE_REPORT, STATE, STATUSES, STATUS_ABSENT, USAGE_SUMS, WINDOW, WINDOW_LEN,
+  BUDGETS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_DELEGATE,
+  CODE_INVALID_REPORT, CODE_NEED_SOURCE, CODE_TRIGGER, COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU,
+  DELEGATE_NONE, DELEGATE_RESUME, DIMINISHING_RETURNS_ANSWER, ERROR_CODE, FLAG_ACCEPTED, FLAG_COST,
+  FLAG_ITERATION_NUMBER, FLAG_TIME, FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IMPROVEMENT_SLOTS,
+  IN_CONFIDENCE, IN_COST, IN_DELEGATE, IN_DELTA, IN_DETECTED, IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY,
+  IN_REPORT_ITERATION, IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP, IN_TIMESTAMP_LEN,
+  IN_TOKENS, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OP, OUT_CODE, OUT_CONFIDENCE, OUT_DELEGATE_CHECK,
+  OUT_DELEGATE_RESUME, PLATEAU_ANSWER, REASON_CONTINUE, REASON_NO_ITERATIONS, RECORD_FIELDS, REPORT_ITERATION_NUMBER,
+  REPORT_KEYS, SOURCE_ATTACHED, SOURCE_NONE, SOURCE_REPORT, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, answerOf,
+  decisionOf, detailsOf, recordOf, snapshotOf, summaryOf,
 } from './contract.generated.mjs';
 import {
   AS_CONFIG, AS_OPTIONS, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, arrayIndex, copyData, enc, encConfig,
@@ -127,7 +125,7 @@ function readReport(report) {
   const keys = Object.keys(report);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (key === 'detected' || key === 'iteration' || key === 'reason') {
+    if (REPORT_KEYS.includes(key)) {
       const value = report[key];
       if (value !== undefined) read[key] = value;
     }
@@ -185,42 +183,16 @@ function readRecord(entry) {
 }
 // A checked record (readRecord's) in the shape recordIterationResult stores.
 function storedRecord(plain, timestamp) {
-  const record = {
-    iteration_number: plain.iteration_number,
-    quality_score: plain.quality_score,
-    confidence: plain.confidence,
-    verification_status: plain.verification_status,
-    quality_delta: plain.quality_delta,
-    timestamp: plain.timestamp === undefined ? timestamp : plain.timestamp,
-  };
-  if (plain.tokens_used !== undefined) record.tokens_used = plain.tokens_used;
-  if (plain.token_cost_usd !== undefined) record.token_cost_usd = plain.token_cost_usd;
-  if (plain.execution_time_ms !== undefined) record.execution_time_ms = plain.execution_time_ms;
-  return record;
+  const flags = (plain.tokens_used === undefined ? 0 : FLAG_TOKENS) | (plain.token_cost_usd === undefined ? 0 : FLAG_COST) |
+    (plain.execution_time_ms === undefined ? 0 : FLAG_TIME);
+  return recordOf(plain.iteration_number, plain.quality_score, plain.confidence, plain.verification_status, plain.quality_delta,
+    plain.timestamp === undefined ? timestamp : plain.timestamp, flags, plain.tokens_used, plain.token_cost_usd, plain.execution_time_ms);
 }
 function sameValues(object, values) {
   const fields = RECORD_FIELDS;
   for (let i = 0; i < fields.length; i++) if (!Object.is(object[fields[i]], values[i])) return false;
   return true;
 }
-// A plateau stop's details from the output slots.
-function plateauDetails(s) {
-  const count = s[OUT_DETAIL + 1];
-  const at = s[OUT_IMPROVEMENTS_AT];
-  const improvements = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const j = at + IMPROVEMENT_SLOTS * i;
-    improvements[i] = { iteration: s[j], improvement: s[j + 1], delta: s[j + 2] };
-  }
-  return { consecutive_count: s[OUT_DETAIL], improvements, average_quality: s[OUT_DETAIL + 2], threshold: s[OUT_DETAIL + 3] };
-}
-
-// A check method's answer: the decision the core made, without its extras.
-function checkAnswer(decision) {
-  const { stop, reason, confidence, trigger, details } = decision;
-  return details === undefined ? { stop, reason, confidence, trigger } : { stop, reason, confidence, trigger, details };
-}
-
 export class EarlyStopping {
   #config = null;
   #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
@@ -368,17 +340,8 @@ export class EarlyStopping {
       if (folded) {
         // Without a timestamp, the clock is read now and formatted only when the history
         // is read (the same string; formatting costs more than the rest of the call).
-        const record = {
-          iteration_number: iteration,
-          quality_score: quality,
-          confidence,
-          verification_status: STATUSES[status],
-          quality_delta: delta,
-          timestamp: timestamp === undefined ? Date.now() : timestamp,
-        };
-        if (flags & FLAG_TOKENS) record.tokens_used = tokens;
-        if (flags & FLAG_COST) record.token_cost_usd = cost;
-        if (flags & FLAG_TIME) record.execution_time_ms = time;
+        const record = recordOf(iteration, quality, confidence, STATUSES[status], delta,
+          timestamp === undefined ? Date.now() : timestamp, flags, tokens, cost, time);
         if (this.#outside) this.#append(record);
         else this.#history.push(record);
         return;
@@ -397,7 +360,7 @@ export class EarlyStopping {
     const history = this.#history;
     const last = strict && history.length > 0 ? enc(copyRecord(history[history.length - 1])) : 'null';
     const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration, AS_ITERATION) + ',' + encoded + ',' + totals + ',' + strict + ',' + last + ']'));
-    if (record === true) return { duplicate: true }; // an accepted re-record: nothing changes (Recorded::Duplicate)
+    if (record.duplicate === true) return record; // an accepted re-record, as the core answers it: nothing changes
     if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
     this.#fold(record);
     if (this.#outside) this.#append(record);
@@ -416,7 +379,7 @@ export class EarlyStopping {
 
   // Folds a record the core already accepted (the JSON path, fromJSON, configure).
   #fold(record) {
-    if (!this.#tryFold(record)) throw new Error('earlyexit: internal error: the core refused a record it had accepted');
+    if (!this.#tryFold(record)) throw new Error(MESSAGES.INTERNAL_RECORD_REFUSED);
   }
 
   // Folds a valid record; false (nothing changed) when a usage total would overflow.
@@ -442,7 +405,9 @@ export class EarlyStopping {
   // Usage totals so far, in the wire format (the core refuses a record that overflows one).
   #totals() {
     const t = this.#load();
-    return '[' + scalar(t[USAGE_SUMS]) + ',' + scalar(t[USAGE_SUMS + 1]) + ',' + scalar(t[USAGE_SUMS + 2]) + ']';
+    let text = '[';
+    for (let i = 0; i < BUDGETS.length; i++) text += (i > 0 ? ',' : '') + scalar(t[USAGE_SUMS + i]);
+    return text + ']';
   }
 
   // Brings the state up to date with what changed from outside: the object assigned to
@@ -511,7 +476,7 @@ export class EarlyStopping {
     }
     if (!this.#tryFold(record)) {
       unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(copyRecord(record)) + '],' + i + ',' + this.#totals() + ']'));
-      throw new Error('earlyexit: internal error: the core refused a record it had accepted');
+      throw new Error(MESSAGES.INTERNAL_RECORD_REFUSED);
     }
   }
 
@@ -705,8 +670,8 @@ export class EarlyStopping {
       s = scratchView();
       s[IN_DELEGATE] = DELEGATE_NONE; // never left set while other code runs (a fold decides too)
       if (code === CODE_DELEGATE) {
-        const check = s[OUT_DETAIL];
-        resume = s[OUT_DETAIL + 1];
+        const check = s[OUT_DELEGATE_CHECK];
+        resume = s[OUT_DELEGATE_RESUME];
         const history = this.iterationHistory;
         const answer = check === DELEGATED_HIGH_CONFIDENCE ? this.checkHighConfidence(history[history.length - 1])
           : check === DELEGATED_QUALITY_PLATEAU ? this.checkQualityPlateau() : this.checkDiminishingReturns();
@@ -741,7 +706,7 @@ export class EarlyStopping {
     const config = this.#config;
     let stop = true;
     let reason;
-    let details;
+    let details; // the stop's, from the detail slots (detailsOf, generated from the core's keys)
     switch (code) {
       case CODE_NO_ITERATIONS:
         stop = false;
@@ -756,67 +721,35 @@ export class EarlyStopping {
         stop = false;
         reason = fetchReason();
         break;
-      case CODE_HIGH_CONFIDENCE: {
-        const status = s[OUT_DETAIL + 2];
-        details = status === STATUS_ABSENT
-          ? { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1] }
-          : { confidence: s[OUT_DETAIL], quality_score: s[OUT_DETAIL + 1], verification_status: STATUSES[status] };
+      case CODE_HIGH_CONFIDENCE:
+        details = detailsOf(code, s, report);
         reason = cached(config.highConfidence, details.confidence, fetchReason);
         break;
-      }
-      case CODE_PLATEAU: {
-        details = plateauDetails(s);
+      case CODE_PLATEAU:
+        details = detailsOf(code, s, report);
         reason = config.plateau === null ? (config.plateau = fetchReason()) : config.plateau;
         break;
-      }
-      case CODE_DIMINISHING: {
+      case CODE_DIMINISHING:
         // The source's own values, as the seed copies them (validated by the core).
-        const given = report.iteration;
-        details = given === undefined
-          ? { analytics_reason: report.reason }
-          : { detected_at_iteration: given, analytics_reason: report.reason };
+        details = detailsOf(code, s, report);
         reason = cached(drReasons, report.reason, () => native.fastDiminishingReason(report.reason));
         break;
-      }
       case CODE_MAX_ITERATIONS:
-        details = { iterations: s[OUT_DETAIL], max_iterations: s[OUT_DETAIL + 1] };
+        details = detailsOf(code, s, report);
         reason = cached(config.maxIterations, details.iterations, fetchReason);
         break;
       case CODE_BUDGET:
-        details = { budget: BUDGETS[s[OUT_DETAIL]], limit: s[OUT_DETAIL + 1], observed: s[OUT_DETAIL + 2], records_without_value: s[OUT_DETAIL + 3] };
-        reason = fetchReason();
-        break;
       case CODE_REGRESSION:
-        details = { best_iteration: s[OUT_DETAIL], best_quality_score: s[OUT_DETAIL + 1], tolerance: s[OUT_DETAIL + 2], patience: s[OUT_DETAIL + 3] };
-        reason = fetchReason();
-        break;
       case CODE_NO_IMPROVEMENT:
-        details = {
-          best_iteration: s[OUT_DETAIL],
-          best_quality_score: s[OUT_DETAIL + 1],
-          iterations_without_improvement: s[OUT_DETAIL + 2],
-          patience: s[OUT_DETAIL + 3],
-        };
+        details = detailsOf(code, s, report);
         reason = fetchReason();
         break;
       default:
-        throw new Error('earlyexit: internal error: unknown decision code ' + code);
+        throw new Error(MESSAGES.INTERNAL_DECISION_CODE(code));
     }
     const trigger = CODE_TRIGGER[code];
-    if (answer) return details === undefined ? { stop, reason, confidence, trigger } : { stop, reason, confidence, trigger, details };
-    const best = s[OUT_BEST_PRESENT] !== 0;
-    const decision = details === undefined
-      ? { stop, reason, confidence, trigger, best_iteration: best ? s[OUT_BEST_PRESENT + 1] : null, best_quality_score: best ? s[OUT_BEST_PRESENT + 2] : null }
-      : { stop, reason, confidence, trigger, details, best_iteration: best ? s[OUT_BEST_PRESENT + 1] : null, best_quality_score: best ? s[OUT_BEST_PRESENT + 2] : null };
-    const budgetCount = s[OUT_BUDGET_COUNT];
-    if (budgetCount !== 0) {
-      const budgets = new Array(budgetCount);
-      for (let i = 0; i < budgetCount; i++) {
-        const j = OUT_BUDGETS + BUDGET_STATUS_SLOTS * i;
-        budgets[i] = { budget: BUDGETS[s[j]], limit: s[j + 1], observed: s[j + 2], records_without_value: s[j + 3], exhausted: s[j + 4] !== 0 };
-      }
-      decision.budgets = budgets;
-    }
+    if (answer) return answerOf(stop, reason, confidence, trigger, details);
+    const decision = decisionOf(stop, reason, confidence, trigger, details, s);
     if (stop) {
       this.#reason = reason;
       this.#details = details;
@@ -846,7 +779,7 @@ export class EarlyStopping {
       if (code !== CODE_INVALID_REPORT) return code;
     }
     unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report, AS_REPORT, answer))));
-    throw new Error('earlyexit: internal error: the core accepted a report its fast check refused');
+    throw new Error(MESSAGES.INTERNAL_REPORT_ACCEPTED);
   }
 
   getStoppingReason() {
@@ -913,32 +846,14 @@ export class EarlyStopping {
     const last = this.#outside ? this.#recordAt(history.length - 1) : history[history.length - 1];
     // As the seed: through shouldStop, which a subclass may override.
     const decision = this.shouldStop(last.iteration_number);
-    const summary = {
-      total_iterations: this.#history.length,
-      stopped_early: decision.stop,
-      stopping_trigger: decision.trigger,
-      stopping_reason: decision.reason,
-      stopping_confidence: decision.confidence,
-      final_quality: last.quality_score,
-      final_confidence: last.confidence,
-      final_verification: last.verification_status,
-      config: { ...this.#config.value },
-    };
-    if (decision.details !== undefined) summary.details = decision.details;
-    return summary;
+    return summaryOf(this.#history.length, decision, last, { ...this.#config.value });
   }
 
   /** The portable snapshot (the same JSON document in Python and wasm). */
   toJSON() {
     const history = this.getIterationHistory();
-    return {
-      version: SNAPSHOT.version,
-      engine: SNAPSHOT.engine,
-      config: { ...this.#config.value },
-      history,
-      stoppingReason: this.#reason,
-      stoppingDetails: this.#details === null || this.#details === undefined ? null : copyData(this.#details),
-    };
+    const details = this.#details === null || this.#details === undefined ? null : copyData(this.#details);
+    return snapshotOf({ ...this.#config.value }, history, this.#reason, details);
   }
 
   /** Restores a snapshot (object or JSON text); the analytics source is not part of it. */

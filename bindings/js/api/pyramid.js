@@ -2,12 +2,11 @@
 // EarlyExitController (its numeric fast path and its JSON path over PyramidRun) and PyramidRun.
 
 import {
-  ERROR_CODE, EXIT_REASONS, LIMITS, OP, OUTCOMES, PROBLEM, P_ACTION_DONE, P_ACTION_REFUSED, P_ACTION_RUN, P_BASE,
-  P_COSTS, P_COST_SLOTS, P_IN_COVERAGE, P_IN_FLAKY_RATIO, P_IN_LAYER, P_IN_PASS_RATE, P_IN_PREVIOUS_LAMBDA,
-  P_LAYER_COUNT, P_MAX_LAYERS, P_OUT_ACTION, P_OUT_ACTUAL, P_OUT_CONFIDENCE, P_OUT_CORRECT, P_OUT_EXITED,
-  P_OUT_EXIT_LAYER, P_OUT_FAILED, P_OUT_LAYER, P_OUT_MISPREDICTIONS, P_OUT_REASON, P_OUT_SAVED, P_OUT_SKIPPED,
-  P_OUT_STAMPED, P_OUT_VERDICT, P_OUT_VERIFIED, P_PREDICTED, P_PREDICTED_CONFIDENCE, P_SPECULATIONS, P_START_OK,
-  P_STATE_LEN, P_TOTAL_LAYERS, VERDICTS,
+  ERROR_CODE, LIMITS, MESSAGES, OP, OUTCOMES, PROBLEM, P_ACTION_DONE, P_ACTION_REFUSED, P_ACTION_RUN, P_BASE, P_COSTS,
+  P_COST_GIVEN, P_COST_MS, P_COST_SLOTS, P_IN_COVERAGE, P_IN_FLAKY_RATIO, P_IN_LAYER, P_IN_PASS_RATE,
+  P_IN_PREVIOUS_LAMBDA, P_LAYER_COUNT, P_MAX_LAYERS, P_OUT_ACTION, P_OUT_ACTUAL, P_OUT_CORRECT, P_OUT_FAILED,
+  P_OUT_LAYER, P_OUT_STAMPED, P_PREDICTED, P_PREDICTED_CONFIDENCE, P_SPECULATIONS, P_START_OK, P_STATE_LEN,
+  P_TOTAL_LAYERS, STEP_DONE, failingLayerOf, layerSpecOf, pyramidResultOf, speculationOf,
 } from './contract.generated.mjs';
 import {
   ABORT_SIGNAL, AS_DECISION, AS_LAYERS, AS_LAYER_RESULT, AS_OPTIONS, AS_SIGNAL, AS_SNAPSHOT, AS_SPECULATIONS, FREED,
@@ -122,7 +121,7 @@ function layerSpecs(layers) {
   if (!Array.isArray(layers)) return layers;
   return layers.map((layer) =>
     // An array is not a layer object: pass it on whole, so the core names `layers[i]`.
-    layer !== null && typeof layer === 'object' && !Array.isArray(layer) ? { name: layer.name, costMs: layer.costMs } : layer,
+    layer !== null && typeof layer === 'object' && !Array.isArray(layer) ? layerSpecOf(layer.name, layer.costMs) : layer,
   );
 }
 
@@ -154,8 +153,8 @@ function readLayers(layers) {
     if (typeof run !== 'function' && badRunner < 0) badRunner = i;
     if (typeof name !== 'string' || (cost !== undefined && typeof cost !== 'number')) fast = false;
     else if (fast && cost !== undefined) {
-      state[P_STATE_LEN + P_COST_SLOTS * i] = 1;
-      state[P_STATE_LEN + P_COST_SLOTS * i + 1] = cost;
+      state[P_STATE_LEN + P_COST_SLOTS * i + P_COST_GIVEN] = 1;
+      state[P_STATE_LEN + P_COST_SLOTS * i + P_COST_MS] = cost;
     }
   }
   return { count, reads, badRunner, fast: fast && badRunner < 0, state };
@@ -170,7 +169,7 @@ function specsOf(layers, read, count) {
     const item = read.reads[READ * i];
     specs[i] = item === null || typeof item !== 'object' || Array.isArray(item)
       ? item
-      : { name: read.reads[READ * i + 1], costMs: read.reads[READ * i + 2] };
+      : layerSpecOf(read.reads[READ * i + 1], read.reads[READ * i + 2]);
   }
   return specs;
 }
@@ -220,7 +219,7 @@ function runSignal(options) {
     if (others === 0 && isAbortSignal(signal)) return signal;
   }
   unwrap(native.exec(OP.RUN_OPTIONS_CHECK, args1(enc(read, AS_OPTIONS, options))));
-  throw new Error('earlyexit: internal error: the core accepted options this layer refused');
+  throw new Error(MESSAGES.INTERNAL_OPTIONS_ACCEPTED);
 }
 
 function abortable(pending, signal) {
@@ -321,7 +320,8 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
   let index = s[P_OUT_LAYER];
   const results = [];
   const executed = [];
-  const verified = []; // [actual, correct] of each verified layer
+  const actuals = []; // each verified layer's outcome
+  const corrects = []; // and whether it was the predicted one
   const failing = []; // the failing layers run or verified, in run order
   while (action !== P_ACTION_DONE) {
     const pending = runLayer(layers, read, index, signal);
@@ -344,18 +344,19 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
     }
     if (next === P_ACTION_REFUSED) {
       unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
-      throw new Error('earlyexit: internal error: the core accepted a layer result its fast check refused');
+      throw new Error(MESSAGES.INTERNAL_LAYER_RESULT_ACCEPTED);
     }
     s = scratchView();
     copyState(s, P_BASE, state, 0);
     executed.push(index);
-    if (s[P_OUT_FAILED] !== 0) failing.push({ layer: index, name: layers[index].name });
+    if (s[P_OUT_FAILED] !== 0) failing.push(failingLayerOf(index, layers[index].name));
     if (action === P_ACTION_RUN) {
       const stamped = s[P_OUT_STAMPED];
       if (stamped === stamped) result.previousLambda = stamped; // not NaN: stamped
       results.push(result);
     } else {
-      verified.push(s[P_OUT_ACTUAL], s[P_OUT_CORRECT]);
+      actuals.push(OUTCOMES[s[P_OUT_ACTUAL]]);
+      corrects.push(s[P_OUT_CORRECT] !== 0);
     }
     action = next;
     index = s[P_OUT_LAYER];
@@ -370,26 +371,11 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
   const confidence = state[P_PREDICTED_CONFIDENCE - P_BASE];
   const speculations = new Array(speculationCount);
   for (let i = 0; i < speculationCount; i++) {
-    speculations[i] = 2 * i < verified.length
-      ? { predicted, confidence, verified: true, actual: OUTCOMES[verified[2 * i]], correct: verified[2 * i + 1] !== 0 }
-      : { predicted, confidence, verified: false };
+    speculations[i] = i < actuals.length
+      ? speculationOf(predicted, confidence, true, actuals[i], corrects[i])
+      : speculationOf(predicted, confidence, false);
   }
-  const saved = s[P_OUT_SAVED];
-  return {
-    layers: results,
-    exitedEarly: s[P_OUT_EXITED] !== 0,
-    exitLayer: s[P_OUT_EXIT_LAYER],
-    exitReason: EXIT_REASONS[s[P_OUT_REASON]],
-    confidence: s[P_OUT_CONFIDENCE],
-    speculations,
-    skippedLayers: s[P_OUT_SKIPPED],
-    layersExecuted: executed,
-    verifiedLayers: s[P_OUT_VERIFIED],
-    mispredictions: s[P_OUT_MISPREDICTIONS],
-    computeSavedMs: saved === saved ? saved : null,
-    verdict: VERDICTS[s[P_OUT_VERDICT]],
-    failingLayers: failing,
-  };
+  return pyramidResultOf(s, results, speculations, executed, failing);
 }
 
 // The validated setup of an EarlyExitController (the merged config, as an object and in
@@ -510,7 +496,7 @@ export class EarlyExitController {
       }
       for (;;) {
         const next = unwrap(engine.call(OP.PR_NEXT, '[]'));
-        if (next.action === 'done') return unwrap(engine.call(OP.PR_RESULT, '[]'));
+        if (next.action === STEP_DONE) return unwrap(engine.call(OP.PR_RESULT, '[]'));
         const index = next.layer;
         const pending = runLayer(layers, read, index, signal);
         const returned = signal ? await abortable(pending, signal) : await pending;

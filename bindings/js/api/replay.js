@@ -1,7 +1,7 @@
 // Replay and presets: pyramid replay and the risk-bounded policy, loop replay, loop presets.
 // Stateless: one native call per batch (in the wasm package, the replay module's ops).
 
-import { OP } from './contract.generated.mjs';
+import { OP, calibrateOptionsOf } from './contract.generated.mjs';
 import { AS_LAYERS, AS_OPTIONS, AS_RUNS, args2, enc, encConfig, encode, unwrap } from './codec.js';
 import { EarlyStopping } from './loop.js';
 
@@ -20,7 +20,7 @@ export function shadowPyramids(runs, options) {
 
 export function calibratePyramidPolicy(runs, risk, delta, options) {
   const base = options === undefined || options === null ? {} : options;
-  const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, { risk, delta }) : base;
+  const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, calibrateOptionsOf(risk, delta)) : base;
   return unwrap(native.exec(OP.PYRAMID_CALIBRATE, args2(enc(runs, AS_RUNS), enc(all, AS_OPTIONS))));
 }
 

@@ -394,8 +394,8 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
                 SeedCheck::QualityPlateau => DELEGATED_QUALITY_PLATEAU,
                 SeedCheck::DiminishingReturns => DELEGATED_DIMINISHING_RETURNS,
             };
-            put(slots, OUT_DETAIL, index);
-            put(slots, OUT_DETAIL + 1, resume as f64);
+            put(slots, OUT_DELEGATE_CHECK, index);
+            put(slots, OUT_DELEGATE_RESUME, resume as f64);
             return out_code(slots, CODE_DELEGATE);
         }
         Err(NoVerdict::Answer(answer)) => match answer.details {
@@ -407,6 +407,7 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
         },
     };
     put(slots, OUT_CONFIDENCE, loop_state::verdict_confidence(&verdict));
+    // (present, iteration, quality: OUT_BEST_PRESENT, OUT_BEST_ITERATION, OUT_BEST_QUALITY)
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
     let budgets = counters.tally.budgets(config);
     put(slots, OUT_BUDGET_COUNT, budgets.len() as f64);
@@ -533,6 +534,60 @@ mod tests {
         assert_eq!(record(&mut slots, 5.0, 99.0, 0.99, 0.0, 18.0), OK);
         assert_eq!(decide(&mut slots), CODE_HIGH_CONFIDENCE);
         assert_eq!(reason(&mut slots), "High confidence (99.0%) AND verification passed");
+    }
+
+    /// What the generated builders read (`keys::BUDGET_STATUS`, `keys::PLATEAU_STEP`, the
+    /// best record's slots) is what the owning engine's decision holds.
+    #[test]
+    fn budgets_steps_and_best_are_in_the_slots_of_their_keys() {
+        use crate::keys::{DetailKey, Kind, BUDGET_STATUS, PLATEAU_STEP};
+        use earlyexit::Value;
+        let read = |s: &[f64], keys: &[DetailKey], at: usize| {
+            let entries = keys.iter().enumerate().map(|(i, key)| {
+                let n = s[at + i];
+                let value = match key.kind {
+                    Kind::Number => Value::Number(n),
+                    Kind::Bool => Value::Bool(n != 0.0),
+                    Kind::Budget => Value::string(Budget::ALL[n as usize].as_str()),
+                    other => panic!("{other:?} in a nested list"),
+                };
+                (key.name.to_string(), value)
+            });
+            Value::Object(entries.collect())
+        };
+        let config = EarlyStoppingConfig { max_total_tokens: Some(100.0), ..EarlyStoppingConfig::default() };
+        let mut slots = vec![0.0; 1024];
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&config));
+        let mut engine = earlyexit::EarlyStopping::new(config).unwrap();
+        for (i, quality) in [80.0, 80.5, 81.0].into_iter().enumerate() {
+            slots[IN_ITERATION] = i as f64 + 1.0;
+            slots[IN_QUALITY] = quality;
+            slots[IN_CONFIDENCE] = 0.5;
+            slots[IN_STATUS] = 0.0;
+            slots[IN_DELTA] = 0.5;
+            slots[IN_FLAGS] = f64::from(FLAG_TOKENS);
+            slots[IN_TOKENS] = 10.0;
+            assert_eq!(fold(&mut slots), OK);
+            let mut result =
+                earlyexit::loop_stopping::IterationResult::new(quality, 0.5, VerificationStatus::Passed, 0.5);
+            result.usage.tokens_used = Some(10.0);
+            engine.record(i as u64 + 1, result, || "2026-01-01T00:00:00.000Z".to_string()).unwrap();
+        }
+        assert_eq!(decide(&mut slots), CODE_PLATEAU);
+        let decision = engine.should_stop().to_value();
+        let budgets: Vec<Value> = (0..slots[OUT_BUDGET_COUNT] as usize)
+            .map(|i| read(&slots, &BUDGET_STATUS, OUT_BUDGETS + BUDGET_STATUS_SLOTS * i))
+            .collect();
+        assert_eq!(Some(Value::Array(budgets)), decision.get("budgets").cloned());
+        let at = slots[OUT_IMPROVEMENTS_AT] as usize;
+        let steps: Vec<Value> = (0..slots[OUT_DETAIL + 1] as usize)
+            .map(|i| read(&slots, &PLATEAU_STEP, at + IMPROVEMENT_SLOTS * i))
+            .collect();
+        let details = decision.get("details").cloned().unwrap_or(Value::Null);
+        assert_eq!(Some(Value::Array(steps)), details.get("improvements").cloned());
+        assert_eq!(slots[OUT_BEST_PRESENT], 1.0);
+        assert_eq!(decision.get("best_iteration"), Some(&Value::Number(slots[OUT_BEST_ITERATION])));
+        assert_eq!(decision.get("best_quality_score"), Some(&Value::Number(slots[OUT_BEST_QUALITY])));
     }
 
     #[test]

@@ -49,12 +49,22 @@ pub const DECISION: [Key; 8] = [
 /// without the extras.
 pub const CHECK_ANSWER: [Key; 5] = [key("stop"), key("reason"), key("confidence"), key("trigger"), optional("details")];
 
-/// One entry of a decision's `budgets` (slots: `BUDGET_STATUS_SLOTS` in this order).
-pub const BUDGET_STATUS: [Key; 5] =
-    [key("budget"), key("limit"), key("observed"), key("records_without_value"), key("exhausted")];
+/// One entry of a decision's `budgets`: key `i` is in slot `i` of its `BUDGET_STATUS_SLOTS`.
+pub const BUDGET_STATUS: [DetailKey; 5] = [
+    detail("budget", Kind::Budget),
+    detail("limit", Kind::Number),
+    detail("observed", Kind::Number),
+    detail("records_without_value", Kind::Number),
+    detail("exhausted", Kind::Bool),
+];
 
-/// One step of a plateau's `improvements` (slots: `IMPROVEMENT_SLOTS` in this order).
-pub const PLATEAU_STEP: [Key; 3] = [key("iteration"), key("improvement"), key("delta")];
+/// One step of a plateau's `improvements`: key `i` is in slot `i` of its `IMPROVEMENT_SLOTS`.
+pub const PLATEAU_STEP: [DetailKey; 3] =
+    [detail("iteration", Kind::Number), detail("improvement", Kind::Number), detail("delta", Kind::Number)];
+
+/// `IterationAnalytics::select_best_iteration_value`: `selectBestIteration()`'s answer (the
+/// JS layer puts its own record object in `selected`).
+pub const SELECTION: [Key; 2] = [key("selected"), key("reason")];
 
 /// `IterationRecord::to_value`: a history record (the usage fields when given).
 pub const RECORD: [Key; 9] = [
@@ -115,6 +125,14 @@ pub const FAILING_LAYER: [Key; 2] = [key("layer"), key("name")];
 /// the runner stays in JS).
 pub const LAYER_SPEC: [Key; 2] = [key("name"), optional("costMs")];
 
+/// A diminishing-returns source's report (`DiminishingReturnsReport::to_value`): the keys the
+/// core reads of what `detectDiminishingReturns()` answers.
+pub const REPORT: [Key; 3] = [key("detected"), optional("iteration"), key("reason")];
+
+/// `calibratePyramidPolicy(runs, risk, delta, options)`: the positional arguments as the
+/// options keys the core reads (`pyramid_replay::calibrate_value`).
+pub const CALIBRATE_ARGUMENTS: [Key; 2] = [key("risk"), key("delta")];
+
 /// How one key of a stop's details crosses the detail slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -124,6 +142,8 @@ pub enum Kind {
     Status,
     /// A budget: its index in `BUDGETS`.
     Budget,
+    /// A boolean (0/1).
+    Bool,
     /// The plateau's steps: their count in the slot, the steps themselves from the slot
     /// `OUT_IMPROVEMENTS_AT` names (`PLATEAU_STEP`).
     Steps,
@@ -382,6 +402,7 @@ mod tests {
                     Kind::Status if numbers[i] == STATUS_ABSENT => continue,
                     Kind::Status => Value::string(VerificationStatus::ALL[numbers[i] as usize]),
                     Kind::Budget => Value::string(Budget::ALL[numbers[i] as usize].as_str()),
+                    Kind::Bool => Value::Bool(numbers[i] != 0.0),
                     Kind::Steps => {
                         let StoppingDetails::QualityPlateau { improvements, .. } = &details else { unreachable!() };
                         assert_eq!(numbers[i], improvements.len() as f64);
@@ -409,6 +430,7 @@ mod tests {
         };
         let Some(Value::Array(steps)) = details.to_value().get("improvements").cloned() else { panic!() };
         assert_eq!(keys_of(&steps[0]), PLATEAU_STEP.map(|k| k.name));
+        assert_eq!(PLATEAU_STEP.len(), crate::slots::IMPROVEMENT_SLOTS);
     }
 
     #[test]
@@ -450,6 +472,7 @@ mod tests {
         assert_keys(&DECISION, &full, &decision(None, false).to_value());
         let Some(Value::Array(budgets)) = full.get("budgets").cloned() else { panic!() };
         assert_eq!(keys_of(&budgets[0]), BUDGET_STATUS.map(|k| k.name));
+        assert_eq!(BUDGET_STATUS.len(), crate::slots::BUDGET_STATUS_SLOTS);
 
         let observation = Observation {
             iteration: 1,
@@ -478,6 +501,18 @@ mod tests {
 
         let snapshot = earlyexit::EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default());
         assert_keys(&SNAPSHOT, &snapshot, &snapshot);
+
+        use earlyexit::loop_stopping::DiminishingReturnsReport;
+        let report = |iteration| DiminishingReturnsReport { detected: true, iteration, reason: "flat".into() };
+        assert_keys(
+            &REPORT,
+            &report(ReportedIteration::At(2)).to_value(),
+            &report(ReportedIteration::Absent).to_value(),
+        );
+
+        let analytics = earlyexit::IterationAnalytics::new(earlyexit::AnalyticsConfig::default()).expect("defaults");
+        let selection = analytics.select_best_iteration_value();
+        assert_keys(&SELECTION, &selection, &selection);
     }
 
     #[test]
@@ -505,6 +540,18 @@ mod tests {
         };
         let value = result.to_value(earlyexit::Naming::Js);
         assert_keys(&PYRAMID_RESULT, &value, &value);
+        // calibratePyramidPolicy's arguments: the core reads the listed keys (a bad value is
+        // named by its key).
+        let runs = Value::Array(Vec::new());
+        for (i, name) in CALIBRATE_ARGUMENTS.map(|k| k.name).iter().enumerate() {
+            let mut entries: Vec<(&str, Value)> =
+                CALIBRATE_ARGUMENTS.iter().map(|k| (k.name, Value::Number(0.1))).collect();
+            entries[i].1 = Value::string("x");
+            let error =
+                earlyexit::pyramid_replay::calibrate_value(&runs, &Value::object(entries), earlyexit::Naming::Js)
+                    .expect_err("a string risk or delta");
+            assert_eq!(error.field(), *name);
+        }
         // A layer spec: the core reads the listed keys.
         let [name, cost] = LAYER_SPEC.map(|k| k.name);
         let spec = Value::object(vec![(name, Value::string("unit")), (cost, Value::Number(1.0))]);

@@ -115,18 +115,26 @@ contract_table! {
     /// The stop's details, `DETAIL_SLOTS` slots in the order of the details' keys
     /// (`DETAILS` in the generated module).
     OUT_DETAIL = 18;
-    /// Best iteration: present (0/1), iteration, quality.
+    /// Whether there is a best record yet (0/1).
     OUT_BEST_PRESENT = 24;
+    /// The best record's iteration.
+    OUT_BEST_ITERATION = OUT_BEST_PRESENT + 1;
+    /// The best record's quality.
+    OUT_BEST_QUALITY = OUT_BEST_PRESENT + 2;
     /// How many budget statuses follow.
     OUT_BUDGET_COUNT = 27;
-    /// The budget statuses, `BUDGET_STATUS_SLOTS` each (budget index, limit, observed,
-    /// records without value, exhausted 0/1).
+    /// The budget statuses, `BUDGET_STATUS_SLOTS` each, in the order of their keys
+    /// (`keys::BUDGET_STATUS`).
     OUT_BUDGETS = 28;
-    /// Where the plateau's improvements start (`IMPROVEMENT_SLOTS` each: iteration,
-    /// improvement, delta), after the engine's state.
+    /// Where the plateau's improvements start (`IMPROVEMENT_SLOTS` each, in the order of
+    /// their keys, `keys::PLATEAU_STEP`), after the engine's state.
     OUT_IMPROVEMENTS_AT = 44;
     /// Detail slots.
     DETAIL_SLOTS = 6;
+    /// `CODE_DELEGATE`: which check to call (`DELEGATED_*`).
+    OUT_DELEGATE_CHECK = OUT_DETAIL;
+    /// `CODE_DELEGATE`: the position to resume from (`IN_DELEGATE`).
+    OUT_DELEGATE_RESUME = OUT_DETAIL + 1;
     /// Slots per budget status.
     BUDGET_STATUS_SLOTS = 5;
     /// Slots per plateau improvement.
@@ -277,7 +285,7 @@ contract_table! {
 // after the counters (the pyramid's region, between the two, is checked in `earlyexit-js`).
 const _: () =
     assert!(OUT_BUDGETS + 3 * BUDGET_STATUS_SLOTS <= OUT_IMPROVEMENTS_AT && OUT_IMPROVEMENTS_AT < IN_TIMESTAMP);
-const _: () = assert!(OUT_DETAIL + DETAIL_SLOTS <= OUT_BEST_PRESENT && OUT_BEST_PRESENT + 3 <= OUT_BUDGET_COUNT);
+const _: () = assert!(OUT_DETAIL + DETAIL_SLOTS <= OUT_BEST_PRESENT && OUT_BEST_QUALITY < OUT_BUDGET_COUNT);
 const _: () = assert!(COUNTERS + COUNTER_SLOTS == WINDOW_LEN && WINDOW_LEN < WINDOW);
 
 /// Every table of this crate, for the generator and the fingerprint.

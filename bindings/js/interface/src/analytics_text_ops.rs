@@ -19,6 +19,9 @@ use crate::op::{
     IA_TEXT_REPORT as REPORT,
 };
 
+/// `IA_TEXT_FILE`'s last argument: which file a save writes (`SavedFile`), by name.
+pub const FILE_KINDS: [(&str, &str); 2] = [("SUMMARY", "json"), ("REPORT", "report")];
+
 /// Whether `op` is one of this file's (never without the `replay` feature: the wasm engines
 /// module leaves these ops to the replay module, so none of their code is linked into it).
 pub fn handles(op: u32) -> bool {
@@ -56,7 +59,8 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             a.to_snapshot()
         }
         FILE => {
-            let file = if arg(args, 3).as_str() == Some("report") { SavedFile::Report } else { SavedFile::Summary };
+            let report = FILE_KINDS.iter().any(|(name, kind)| *name == "REPORT" && arg(args, 3).as_str() == Some(kind));
+            let file = if report { SavedFile::Report } else { SavedFile::Summary };
             let storage_path = arg(args, 1).as_str().unwrap_or_default();
             match analytics::file_target(arg(args, 0).as_str(), storage_path, arg(args, 2), file, Naming::Js)? {
                 FileTarget::Given(path) => Value::object(vec![("path", Value::String(path))]),

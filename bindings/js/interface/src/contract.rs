@@ -82,8 +82,8 @@ ops! {
     /// config, config slots]` (validated; the constructor and `configure`).
     ES_CONFIG_CHECK = 7;
     /// `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
-    /// (validated; `timestamp` empty when the result has none), `true` for an accepted
-    /// re-record of the last record (`strictIterations`), or the error.
+    /// (validated; `timestamp` empty when the result has none), `{duplicate: true}` (what the
+    /// call returns) for an accepted re-record of the last record (`strictIterations`), or the error.
     ES_RECORD_CHECK = 9;
     // 10 is free (a draft of the seed's check methods; the fast path answers them).
     /// `[records, first index, usage totals]` -> nothing, or the error for records written to
@@ -347,11 +347,19 @@ const KEYS_HASH: u32 = {
         }
         hash_bytes(hash, b"")
     }
-    let lists: [&[Key]; 11] = [
+    const fn hash_slot_keys(mut hash: u32, keys: &[keys::DetailKey]) -> u32 {
+        let mut i = 0;
+        while i < keys.len() {
+            hash = hash_bytes(hash, keys[i].name.as_bytes());
+            hash = hash_number(hash, keys[i].kind as u8 as f64);
+            i += 1;
+        }
+        hash_bytes(hash, b"")
+    }
+    let lists: [&[Key]; 12] = [
         &keys::DECISION,
         &keys::CHECK_ANSWER,
-        &keys::BUDGET_STATUS,
-        &keys::PLATEAU_STEP,
+        &keys::SELECTION,
         &keys::RECORD,
         &keys::SUMMARY,
         &keys::SNAPSHOT,
@@ -359,6 +367,8 @@ const KEYS_HASH: u32 = {
         &keys::SPECULATION,
         &keys::FAILING_LAYER,
         &keys::LAYER_SPEC,
+        &keys::CALIBRATE_ARGUMENTS,
+        &keys::REPORT,
     ];
     let mut hash = FNV_OFFSET;
     let mut l = 0;
@@ -366,16 +376,10 @@ const KEYS_HASH: u32 = {
         hash = hash_keys(hash, lists[l]);
         l += 1;
     }
+    hash = hash_slot_keys(hash_slot_keys(hash, &keys::BUDGET_STATUS), &keys::PLATEAU_STEP);
     let mut d = 0;
     while d < keys::DETAILS.len() {
-        let stop = &keys::DETAILS[d];
-        hash = hash_number(hash, stop.code);
-        let mut i = 0;
-        while i < stop.keys.len() {
-            hash = hash_bytes(hash, stop.keys[i].name.as_bytes());
-            hash = hash_number(hash, stop.keys[i].kind as u8 as f64);
-            i += 1;
-        }
+        hash = hash_slot_keys(hash_number(hash, keys::DETAILS[d].code), keys::DETAILS[d].keys);
         d += 1;
     }
     hash

@@ -100,10 +100,14 @@ earlyexit_js_fast::contract_table! {
     OUT_FAILED = BASE + 45;
     /// The run's verdict (its index in `VERDICTS`).
     OUT_VERDICT = BASE + 46;
-    /// Each layer's `costMs`: present (0/1) and value, `COST_SLOTS` per layer.
+    /// Each layer's `costMs`, `COST_SLOTS` per layer (`COST_GIVEN`, `COST_MS`).
     COSTS = BASE + 48;
     /// Slots per layer cost.
     COST_SLOTS = 2;
+    /// A layer cost's first slot: whether the layer has a `costMs` (0/1).
+    COST_GIVEN = 0;
+    /// A layer cost's second slot: the `costMs`.
+    COST_MS = 1;
     /// Runs with more layers take the JSON path (the costs end below the loop's state).
     MAX_LAYERS = 40;
 }
@@ -192,8 +196,8 @@ pub fn start(s: &mut [f64]) -> f64 {
         return START_REFUSED;
     }
     for i in 0..count {
-        let cost = at(s, COSTS + COST_SLOTS * i + 1);
-        if at(s, COSTS + COST_SLOTS * i) != 0.0 && !(cost.is_finite() && cost >= 0.0) {
+        let cost = at(s, COSTS + COST_SLOTS * i + COST_MS);
+        if at(s, COSTS + COST_SLOTS * i + COST_GIVEN) != 0.0 && !(cost.is_finite() && cost >= 0.0) {
             return START_REFUSED;
         }
     }
@@ -311,8 +315,8 @@ pub fn summary(s: &mut [f64]) -> f64 {
     put(s, OUT_VERDICT, code_of(&VERDICTS, &verdict));
     let mut saved = Some(0.0);
     for i in first_skipped..count {
-        saved = match (saved, at(s, COSTS + COST_SLOTS * i) != 0.0) {
-            (Some(sum), true) => Some(sum + at(s, COSTS + COST_SLOTS * i + 1)),
+        saved = match (saved, at(s, COSTS + COST_SLOTS * i + COST_GIVEN) != 0.0) {
+            (Some(sum), true) => Some(sum + at(s, COSTS + COST_SLOTS * i + COST_MS)),
             _ => None,
         };
     }

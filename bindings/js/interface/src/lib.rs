@@ -16,6 +16,7 @@ pub use earlyexit_js_fast::fast;
 pub mod analytics_text_ops;
 pub mod contract;
 pub mod fast_pyramid;
+pub mod host_messages;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
 #[cfg(not(target_arch = "wasm32"))]
@@ -203,9 +204,11 @@ fn exec_inner(op: u32, text: &str) -> Answer {
                 Value::Null => None,
                 record => Some(earlyexit::IterationRecord::from_value(record, "last")?),
             };
-            // `true`: an accepted re-record (the JS layer returns `{duplicate: true}`).
-            if loop_stopping::check_iteration_order(strict, last.as_ref(), iteration, &result)?.is_duplicate() {
-                return Ok(Some(Value::Bool(true)));
+            // An accepted re-record: what `recordIterationResult` returns (`{duplicate: true}`).
+            if let Some(answer) =
+                loop_stopping::check_iteration_order(strict, last.as_ref(), iteration, &result)?.to_value()
+            {
+                return Ok(Some(answer));
             }
             // The engine's usage totals, when given: a record that would make one overflow is
             // refused, as the owning engine refuses it (its snapshot could not be restored).
