@@ -2,7 +2,8 @@
 #
 #   make demo    both engines replayed over the bundled example data (examples/data/)
 #   make test    install what is missing (scripts/setup.sh), then every suite (scripts/test-all.sh)
-#   make replay  loop (and pyramid) policies replayed over the public real runs in ../shared/data
+#   make replay  loop and pyramid policies replayed over public recorded runs in DATA=<dir>
+#                (default ../shared/data, beside the repository)
 #
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
@@ -16,6 +17,7 @@
 
 SHELL := /bin/bash
 REFERENCE ?= ../shared/reference
+DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
@@ -31,7 +33,7 @@ bench:
 	bash scripts/bench.sh $(if $(QUICK),--quick)
 
 replay:
-	bash scripts/replay.sh
+	DATA="$(DATA)" bash scripts/replay.sh
 
 setup:
 	bash scripts/setup.sh
@@ -41,7 +43,7 @@ test-rust test-python test-node test-browser test-packaging:
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's
 # fast-check properties with FUZZ_JS_RUNS cases each and the Python property tests with
-# random seeds (docs/reliability.md).
+# random seeds (docs/internals/reliability.md).
 fuzz:
 	bash scripts/fuzz.sh
 

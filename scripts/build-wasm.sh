@@ -26,7 +26,7 @@ export CARGO_PROFILE_WASM_RELEASE_OPT_LEVEL="${CARGO_PROFILE_WASM_RELEASE_OPT_LE
 # wasm-bindgen keeps JS objects in its JS-side heap instead of an externref table whose
 # management code is in the module (-1,018 B / -412 B; the JS glue grows by ~0.1 KB gzipped).
 # Browser baseline: SIMD, i.e. Chrome/Edge 91, Firefox 89, Safari 16.4, Node 16.4
-# (bindings/wasm/README.md). Multi-value stays on: without it the module is 50 B smaller
+# (bindings/wasm/README.md "Browser support"). Multi-value stays on: without it the module is 50 B smaller
 # gzipped but the JS glue 168 B larger (string results through memory).
 WASM_FEATURES="-Ctarget-feature=+simd128,-reference-types"
 start=$(date +%s)
@@ -70,7 +70,7 @@ else
         -Z build-std=std,panic_abort --target "$TARGET" "$@"
   }
 fi
-# Two modules (bindings/wasm/README.md): the engines module (earlyexit_wasm, the budgeted
+# Two modules (docs/internals/wasm-size.md): the engines module (earlyexit_wasm, the budgeted
 # one) and the replay module (earlyexit_replay: loop and pyramid replay, the policy), which
 # the package loads only for replay. Both builds write the same file, so each is copied out.
 wasm="$CARGO_TARGET_DIR/$TARGET/wasm-release/earlyexit_wasm.wasm"
@@ -88,7 +88,7 @@ cp "$wasm" "$modules/earlyexit_replay.wasm"
 # --- glue for Node and for browsers ----------------------------------------------------
 # --experimental-reset-state-function: the glue gets __wbg_reset_state(), which instantiates
 # the compiled module afresh; the package calls it after a trap (bindings/wasm/README.md,
-# "No panics, and recovery"). The .wasm is the same; the glue grows by ~2 KB (~0.4 KB gzipped).
+# "Memory and traps"). The .wasm is the same; the glue grows by ~2 KB (~0.4 KB gzipped).
 rm -rf bindings/wasm/pkg
 for name in earlyexit_wasm earlyexit_replay; do
   for flavour in nodejs web; do
@@ -107,6 +107,6 @@ replay=bindings/wasm/pkg/web/earlyexit_replay_bg.wasm
 echo "build-wasm: earlyexit_replay_bg.wasm (replay, loaded only for replay) $(stat -c %s "$replay") bytes raw, $(gzip -9 -c "$replay" | wc -c) bytes gzipped"
 echo "build-wasm: built in $(( $(date +%s) - start ))s"
 if [ "$raw" -gt $((120 * 1024)) ] || [ "$gz" -gt $((45 * 1024)) ]; then
-  echo "build-wasm: WARNING: over the size budget (what the module is made of: bindings/wasm/README.md)" >&2
+  echo "build-wasm: WARNING: over the size budget (what the module is made of: docs/internals/wasm-size.md)" >&2
   if [ "${EARLYEXIT_WASM_SIZE_STRICT:-0}" = 1 ]; then fail "over the size budget"; fi
 fi

@@ -3,30 +3,31 @@
 # CONTRIBUTING.md, docs/**/*.md and every README.md under core/, bindings*/ and examples/
 # (tests/vectors/README.md is developer text and is not checked), it fails on:
 #   shared   a `../shared` path (a user's clone has no ../shared; name a variable instead)
-#   issue    "issue N" (user docs never cite issues)
+#   issue    "issue N" (user docs never cite the project's tracker), or "session"
 #   path     a repository path that does not exist: markdown link targets (relative to the
 #            page), and words in `code` spans and fenced blocks that start with a top-level
 #            folder of the repository, today's or a former one (bindings-node/, js/, ...).
 #            A path passes when git tracks it (file or folder) or .gitignore covers it (a
 #            build output such as bindings/wasm/pkg/). A `:LINE` suffix is ignored; words
 #            with * { < $ are patterns, not paths.
-#   length   README.md over 250 lines
+#   seed     "the seed", "seed's" or "seed rules" outside `code` spans: the docs speak of
+#            the original modules by name (`early-stopping.mjs`) or as "the original"; the
+#            word seed names only the `seed` preset, in code
+#   adr      "ADR-033" anywhere but README.md's opening paragraph (once: the compatibility
+#            sentence) and docs/README.md
+#   length   README.md over 250 lines; a package's README (bindings/{python,node,wasm}/,
+#            core/) over 120
 #
-#   scripts/check-docs.sh [--list]    --list: print every violation, allowed or not
-#
-# scripts/check-docs-allow.txt lists the violations known when this check was written, one
-# `FILE | KIND | TEXT` per line (`README.md | length` for the length); they pass. An allowed
-# violation that is gone fails too (delete its line), so the list only shrinks, and the
-# docs renovation empties it. Exit 0: no violation outside the list and no stale line.
+# Exit 0: no finding. Each finding is printed as FILE:LINE: KIND: what.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 - "$@" <<'PY'
 import glob, os, re, subprocess, sys
 
-LIST = "--list" in sys.argv[1:]
-ALLOW_FILE = "scripts/check-docs-allow.txt"
 README_MAX = 250
+PACKAGE_README_MAX = 120
+PACKAGE_READMES = ("bindings/python/README.md", "bindings/node/README.md", "bindings/wasm/README.md", "core/README.md")
 # Top-level folders a path in the docs may start with: today's and former layouts' (so a
 # path into a folder that moved is caught).
 ROOTS = ("bench", "bindings", "bindings-node", "bindings-python", "bindings-wasm", "cli", "core",
@@ -56,7 +57,9 @@ docs = ["README.md", "CONTRIBUTING.md"] + sorted(
 docs = [d for d in docs if d in files]
 
 SHARED = re.compile(r"\.\./shared\b[^\s`)\"',;]*")
-ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+ISSUE = re.compile(r"\bissues?\s+#?\d+|\bsessions?\b", re.IGNORECASE)
+SEED = re.compile(r"\bthe\s+seeds?\b|\bseed's\b|\bseed\s+rules\b", re.IGNORECASE)
+ADR = re.compile(r"\bADR-033\b")
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 SPAN = re.compile(r"`([^`\n]+)`")
 WORD_PATH = re.compile(r"^(?:\./)?((?:%s)/[^\s]*)$" % "|".join(re.escape(r) for r in ROOTS))
@@ -81,14 +84,24 @@ for doc in docs:
         lines = f.read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    if doc == "README.md" and len(lines) > README_MAX:
-        found.append((doc, len(lines), "length", ""))
+    limit = README_MAX if doc == "README.md" else PACKAGE_README_MAX if doc in PACKAGE_READMES else None
+    if limit is not None and len(lines) > limit:
+        found.append((doc, len(lines), "length", f"{len(lines)} lines, over {limit}"))
+    # README.md's opening paragraph: the lines before its first `##` heading.
+    opening = next((i for i, line in enumerate(lines) if line.startswith("## ")), len(lines)) if doc == "README.md" else 0
+    adr_seen = 0
     fenced = False
     for n, line in enumerate(lines, 1):
         for m in SHARED.finditer(line):
             found.append((doc, n, "shared", m.group(0)))
         for m in ISSUE.finditer(line):
             found.append((doc, n, "issue", m.group(0)))
+        for m in SEED.finditer(line if fenced else SPAN.sub("", line)):
+            found.append((doc, n, "seed", m.group(0)))
+        for m in ADR.finditer(line):
+            adr_seen += 1
+            if doc != "docs/README.md" and not (doc == "README.md" and n <= opening and adr_seen == 1):
+                found.append((doc, n, "adr", m.group(0)))
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
@@ -113,35 +126,11 @@ for doc in docs:
             for word in m.group(1).split():
                 check_word(doc, n, word)
 
-allowed = set()
-if os.path.exists(ALLOW_FILE):
-    with open(ALLOW_FILE, encoding="utf-8") as f:
-        for n, raw in enumerate(f, 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = [p.strip() for p in line.split(" | ")]
-            if len(parts) == 2:
-                parts.append("")
-            if len(parts) != 3 or parts[1] not in ("shared", "issue", "path", "length"):
-                print(f"{ALLOW_FILE}:{n}: expected `FILE | KIND | TEXT` (KIND shared, issue, path or length): {line}")
-                sys.exit(1)
-            allowed.add(tuple(parts))
-
-bad = [v for v in found if (v[0], v[2], v[3]) not in allowed]
-seen = {(v[0], v[2], v[3]) for v in found}
-stale = sorted(a for a in allowed if a not in seen)
-if LIST:
-    for doc, n, kind, text in found:
-        mark = "" if (doc, kind, text) in allowed else "  (not allowed)"
-        print(f"{doc}:{n}: {kind}: {text}{mark}")
-for doc, n, kind, text in bad:
-    what = {"shared": "a ../shared path", "issue": "cites an issue", "path": "no such file in the repository",
-            "length": f"{n} lines, over {README_MAX}"}[kind]
-    print(f"check-docs: {doc}:{n}: {kind}: {what}{': ' + text if text else ''}")
-for doc, kind, text in stale:
-    print(f"check-docs: {ALLOW_FILE} allows `{doc} | {kind}{' | ' + text if text else ''}`, which no longer occurs: delete the line")
-print(f"check-docs: {len(docs)} pages, {len(found)} violations, {len(found) - len(bad)} of them allowed, "
-      f"{len(bad)} not allowed, {len(stale)} stale allowances")
-sys.exit(1 if bad or stale else 0)
+WHAT = {"shared": "a ../shared path", "issue": "cites the tracker or a session", "path": "no such file in the repository",
+        "seed": "say `early-stopping.mjs` or \"the original\"; `seed` only names the preset, in code",
+        "adr": "ADR-033 belongs to README.md's opening sentence and docs/README.md only", "length": "too long"}
+for doc, n, kind, text in found:
+    print(f"check-docs: {doc}:{n}: {kind}: {WHAT[kind]}: {text}")
+print(f"check-docs: {len(docs)} pages, {len(found)} findings")
+sys.exit(1 if found else 0)
 PY

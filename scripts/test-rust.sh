@@ -2,6 +2,7 @@
 # The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
 # every conformance vector with its coverage table, the bundled demo data, the layout guard
 # core/tests/layout.rs), the JS layer crates' unit tests (earlyexit-js, earlyexit-js-fast),
+# the rust blocks of README.md and core/README.md (run by rustdoc --test),
 # clippy with warnings as errors on every workspace crate but the Python binding (linted in
 # scripts/test-python.sh), rustfmt, the user docs (scripts/check-docs.sh), the
 # zero-runtime-dependency rule, the one-version rule and the supply-chain policy (deny.toml:
@@ -65,6 +66,62 @@ trap 'rm -f "$log" "$matrix_log"' EXIT
 # and the numeric fast path), whose unit tests no other suite runs.
 cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
 cargo_tests "cargo test js crates" -p earlyexit-js -p earlyexit-js-fast --no-fail-fast
+
+# The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
+# compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust
+# examples cannot rot. Counted like cargo's tests (one per block).
+readme_blocks() { # OUT.md IN.md: the ```rust blocks of IN.md, each at its own line number
+  python3 -c '
+import sys
+out, source = sys.argv[1], sys.argv[2]
+lines = open(source, encoding="utf-8").read().split("\n")
+keep, inside = [""] * len(lines), False
+for n, line in enumerate(lines):
+    if not inside and line.strip() == "```rust":
+        inside, keep[n] = True, line
+    elif inside:
+        keep[n] = line
+        inside = line.strip() != "```"
+if not any(keep):
+    sys.exit(source + ": no ```rust block")
+open(out, "w", encoding="utf-8").write("\n".join(keep))
+' "$1" "$2"
+}
+readme_rust() {
+  local rlib dir page status=0
+  rlib=$(cargo build -q -p earlyexit --lib --message-format=json | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "earlyexit" and "lib" in m["target"]["kind"]:
+        print(next(f for f in m["filenames"] if f.endswith(".rlib")))') || return 1
+  [ -n "$rlib" ] || { echo "cargo build named no libearlyexit rlib"; return 1; }
+  dir=$(mktemp -d)
+  mkdir -p "$dir/core"
+  for page in README.md core/README.md; do
+    readme_blocks "$dir/$page" "$page" || status=1
+  done
+  for page in README.md core/README.md; do
+    [ -f "$dir/$page" ] || continue
+    (cd "$dir" && rustdoc --edition 2021 --test "$page" --crate-name readme \
+      --extern earlyexit="$rlib" -L "dependency=$(dirname "$rlib")/deps") || status=1
+  done
+  rm -rf "$dir"
+  return "$status"
+}
+section "README Rust blocks: rustdoc --test README.md core/README.md"
+readme_rust 2>&1 | tee "$log"
+readme_status=${PIPESTATUS[0]}
+readme_p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+readme_f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+if [ "$readme_status" -ne 0 ] && [ "$readme_f" -eq 0 ]; then
+  readme_f=1 # it failed before any block could report (no block, a build error)
+fi
+test_passed=$((test_passed + readme_p))
+test_failed=$((test_failed + readme_f))
+[ "$readme_f" -eq 0 ] || failures+=("README Rust blocks ($readme_f)")
+echo "--- README Rust blocks: $readme_p passed, $readme_f failed"
+
 passed=$((passed + test_passed))
 failed=$((failed + test_failed))
 

@@ -1,7 +1,7 @@
 /// <reference lib="esnext.disposable" />
 // Types of the public API of `earlyexit` (napi-rs) and `earlyexit-wasm` (WebAssembly):
-// the same file in both packages. The API is a drop-in for the seed's
-// `early-stopping.mjs` and for ADR-033's early-exit engine.
+// the same file in both packages. The API is a drop-in for aiwg's `early-stopping.mjs` and
+// `iteration-analytics.mjs`, and the test-pyramid engine follows agentic-qe's early-exit design.
 
 // ------------------------------------------------------------------------------------
 // Errors
@@ -42,7 +42,7 @@ export type EarlyExitError = EarlyExitTypeError | EarlyExitRangeError;
 export declare function isEarlyExitError(error: unknown): error is EarlyExitError;
 
 // ------------------------------------------------------------------------------------
-// Engine 1: should an agent's loop stop? (the seed's early-stopping.mjs)
+// Engine 1: should an agent's loop stop? (aiwg's early-stopping.mjs)
 
 export type VerificationStatus = 'passed' | 'failed' | 'skipped';
 
@@ -57,12 +57,12 @@ export type Trigger =
   | 'quality_regression'
   | 'no_improvement';
 
-/** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the seed's) or this score minus the previous one. */
+/** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the default) or this score minus the previous one. */
 export type PlateauDeltaSource = 'reported' | 'computed';
-/** Opt-in `plateauMode`: threshold as a fraction of the previous score (the seed's) or in quality points. */
+/** Opt-in `plateauMode`: threshold as a fraction of the previous score (the default) or in quality points. */
 export type PlateauMode = 'relative' | 'absolute';
 
-/** The full config as `getConfig()` returns it: the seed's seven keys, then the opt-in options that are set. */
+/** The full config as `getConfig()` returns it: `early-stopping.mjs`'s seven keys, then the opt-in options that are set. */
 export interface EarlyStoppingConfig {
   /** Confidence at or above which a (verified) record stops the loop; 0..1, default 0.95. */
   highConfidenceThreshold: number;
@@ -264,7 +264,7 @@ export type StopDecision<T extends StopTrigger = StopTrigger> = {
   [K in T]: StoppingDecisionBase & { stop: true; trigger: K; details: StoppingDetailsByTrigger[K] };
 }[T];
 
-/** `shouldStop()`'s answer: the seed's keys, then the best record so far (and the budgets once one is set).
+/** `shouldStop()`'s answer: `early-stopping.mjs`'s keys, then the best record so far (and the budgets once one is set).
  * Testing `trigger` narrows `details`: `if (d.trigger === 'budget_exhausted') d.details.observed`. */
 export type StoppingDecision = ContinueDecision | StopDecision;
 
@@ -315,10 +315,10 @@ export interface EarlyStoppingSnapshot {
 }
 
 /**
- * What one of the seed's check methods answers (`checkHighConfidence`, `checkQualityPlateau`,
- * `checkDiminishingReturns`): the seed's keys, no extras; a stop carries its details. A
+ * What one of `early-stopping.mjs`'s check methods answers (`checkHighConfidence`, `checkQualityPlateau`,
+ * `checkDiminishingReturns`): `early-stopping.mjs`'s keys, no extras; a stop carries its details. A
  * subclass's override may answer with a trigger and details of its own; when it stops,
- * `shouldStop()` returns that very object, as the seed does.
+ * `shouldStop()` returns that very object, as `early-stopping.mjs` does.
  */
 export interface CheckAnswer {
   stop: boolean;
@@ -334,20 +334,20 @@ export interface Freeable extends Disposable {
   free(): void;
 }
 
-/** The seed's `EarlyStopping`, drop-in. */
+/** `early-stopping.mjs`'s `EarlyStopping`, drop-in. */
 export declare class EarlyStopping implements Freeable {
   /**
    * @param config partial config merged over the defaults (`null`/`undefined`: defaults)
    * @param iterationAnalytics asked for diminishing returns only when high confidence and
-   *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as the seed asks
+   *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as `early-stopping.mjs` asks
    */
   constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null);
   /**
-   * Records one iteration. Returns nothing (the seed's `undefined`), except for an accepted
+   * Records one iteration. Returns nothing (`early-stopping.mjs`'s `undefined`), except for an accepted
    * re-record of the last iteration under `strictIterations`: `{ duplicate: true }`, nothing changed.
    */
   recordIterationResult(iteration: number, result: IterationResult): DuplicateRecord | undefined;
-  /** The argument is accepted and ignored, as in the seed. */
+  /** The argument is accepted and ignored, as in `early-stopping.mjs`. */
   shouldStop(iteration?: number): StoppingDecision;
   getStoppingReason(): string | null;
   getStoppingDetails(): StoppingDetails | null;
@@ -359,13 +359,13 @@ export declare class EarlyStopping implements Freeable {
   toJSON(): EarlyStoppingSnapshot;
   /** Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. */
   static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
-  /** An engine with a named preset's config (`'seed'` = the defaults, `'recommended'`), overrides merged. */
+  /** An engine with a named preset's config (`'seed'` = `early-stopping.mjs`'s defaults, `'recommended'`), overrides merged. */
   static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
   [Symbol.dispose](): void;
   /**
-   * The seed's check methods, answered whole (also when they do not stop). `shouldStop()` calls
-   * each in the seed's order; a subclass may override them, and `shouldStop()` then calls the
+   * `early-stopping.mjs`'s check methods, answered whole (also when they do not stop). `shouldStop()` calls
+   * each in `early-stopping.mjs`'s order; a subclass may override them, and `shouldStop()` then calls the
    * override in its place (without overrides the decision takes the fast path).
    * `checkHighConfidence` takes a history record (as `iterationHistory` holds them).
    */
@@ -374,7 +374,7 @@ export declare class EarlyStopping implements Freeable {
   /** Asks the source (`iterationAnalytics`) if there is one. */
   checkDiminishingReturns(): CheckAnswer;
   /**
-   * The seed's public fields, live as in the seed. `config`: a write to a key is checked by the
+   * `early-stopping.mjs`'s public fields, live as there. `config`: a write to a key is checked by the
    * core at the write (TypeError/RangeError with `.code` and `.field`, nothing changed) and
    * takes effect; assigning an object replaces the config, merged over the defaults as the
    * constructor's, and later writes to that object count too.
@@ -561,9 +561,9 @@ export declare class IterationAnalytics implements DiminishingReturnsSource, Fre
 }
 
 // ------------------------------------------------------------------------------------
-// Engine 2: test-pyramid early exit (ADR-033)
+// Engine 2: test-pyramid early exit
 
-/** What a layer's runner returns. Other keys are kept as given (the ADR spreads the object). */
+/** What a layer's runner returns. Other keys are kept as given (the original spreads the object). */
 export interface LayerResult {
   /** 0..1. */
   passRate: number;
@@ -732,7 +732,7 @@ export interface PyramidRunSnapshot {
 }
 
 export declare function calculateQualitySignal(layerResult: LayerResult): QualitySignal;
-/** ADR-033's `countQualityPartitions`: pass rate < 0.9, coverage < 0.7, flaky ratio > 0.05, counted (the signal's `partitionCount`). */
+/** `countQualityPartitions`: pass rate < 0.9, coverage < 0.7, flaky ratio > 0.05, counted (the signal's `partitionCount`). */
 export declare function countQualityPartitions(layerResult: LayerResult): number;
 
 export declare class CoherenceEarlyExit implements Freeable {
@@ -853,7 +853,7 @@ export interface PyramidOutcomeModel {
 }
 export interface ReplayOptions {
   policy?: PyramidPolicyName;
-  /** A partial config over the preset: an ADR ExitConfig, or a PyramidPolicyConfig. */
+  /** A partial config over the preset: an ExitConfig, or a PyramidPolicyConfig. */
   config?: ExitOptions | Partial<PyramidPolicyConfig> | null;
   model?: PyramidOutcomeModel | string | null;
   learn?: 'ran' | 'all' | 'none';

@@ -3,7 +3,7 @@
 // built from bindings/js/api/ at build time) over wasm-bindgen's `--target nodejs` glue,
 // which instantiates the module synchronously, so no init() call is needed.
 //
-// Two wasm modules (README.md "Size"): the engines module, loaded here, and the replay
+// Two wasm modules (README.md "Two modules"): the engines module, loaded here, and the replay
 // module (loop and pyramid replay, the risk-bounded policy), loaded on the first replay
 // call. Replay ops go to the replay module; the JS layer sees one `exec`.
 const createApi = require('./api.cjs');

@@ -62,7 +62,7 @@ fn main() {
     }
     println!("| dataset | policy | runs | failing caught | recall | saved nominal | saved actual | false-pass rate [Wilson 95%] |");
     println!("|---|---|---|---|---|---|---|---|");
-    let labels = ["ADR DEFAULT", "fail-fast", "risk_bounded, reorder only", "risk_bounded (calibrated)"];
+    let labels = ["default preset", "fail-fast", "risk_bounded, reorder only", "risk_bounded (calibrated)"];
     let mut pooled: Vec<Vec<RunReplay>> = vec![Vec::new(); labels.len()];
     let mut notes = Vec::new();
     let started = Instant::now();

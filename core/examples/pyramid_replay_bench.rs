@@ -44,7 +44,7 @@ fn main() {
         .collect();
     let layers = count * profile.len();
     let cases: [(&str, ReplayPolicy, Learn); 3] = [
-        ("ADR DEFAULT", ReplayPolicy::Adr(ExitConfig::DEFAULT), Learn::None),
+        ("default preset", ReplayPolicy::Adr(ExitConfig::DEFAULT), Learn::None),
         ("fail_fast", ReplayPolicy::Policy { config: PolicyConfig::FAIL_FAST, model: OutcomeModel::new() }, Learn::Ran),
         (
             "risk_bounded",

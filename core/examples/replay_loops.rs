@@ -56,7 +56,7 @@ fn table(title: &str, runs: &[ReplayRun]) {
     println!("\n{title}\n");
     header();
     let seed = LoopPolicy::seed();
-    row("seed rules", &summary(runs, &seed));
+    row("seed preset", &summary(runs, &seed));
     for k in 2..=6 {
         row(&format!("simple rule k={k}"), &summary(runs, &LoopPolicy::simple_rule(k)));
     }

@@ -1,5 +1,5 @@
 //! One regression test per reliability finding (fuzzing and load tests, issue 8; see
-//! docs/reliability.md). Each failed before its fix.
+//! docs/internals/reliability.md). Each failed before its fix.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 

@@ -229,7 +229,7 @@ test('a replay module that fails to fetch rejects init({ replay: true }) clearly
 });
 
 // ---------------------------------------------------------------------------
-// A trap (bindings/wasm/README.md "No panics, and recovery"): the call that trapped gets a
+// A trap (bindings/wasm/README.md "Memory and traps"): the call that trapped gets a
 // typed error, later calls a fresh instance, objects made before instance_reset.
 
 test('after a trap: instance_trapped for that call, a fresh instance for later calls, instance_reset for old objects', async () => {

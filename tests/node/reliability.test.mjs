@@ -1,4 +1,4 @@
-// The JS layer under a hostile or careless caller (docs/reliability.md, "The JS layer"):
+// The JS layer under a hostile or careless caller (docs/internals/reliability.md, "The JS layer"):
 // concurrent and nested runs share no state, host values are read once, the encoder is
 // linear and refuses cycles, caches are bounded, every refusal is typed, and an abort
 // reaches the runner. Each test here failed before the fix it guards.

@@ -14,11 +14,11 @@ import { REPLAY_OPS } from '../../bindings/js/api/contract.generated.mjs';
 const skip = IMPL === 'wasm' ? false : 'runs only with EARLYEXIT_IMPL=wasm';
 const WASM = path.join(ROOT, 'bindings', 'wasm', 'pkg', 'web', 'earlyexit_wasm_bg.wasm');
 // The replay module (loop and pyramid replay, the policy): loaded only for replay, outside
-// the engines module's budget (bindings/wasm/README.md "Size").
+// the engines module's budget (docs/internals/wasm-size.md "Size").
 const REPLAY_WASM = path.join(ROOT, 'bindings', 'wasm', 'pkg', 'web', 'earlyexit_replay_bg.wasm');
 const RAW_BUDGET = 120 * 1024;
 const GZIP_BUDGET = 45 * 1024;
-// The engines module's sizes on record (gzip: Node zlib level 9; bindings/wasm/README.md
+// The engines module's sizes on record (gzip: Node zlib level 9; docs/internals/wasm-size.md
 // "Size" says what grew and why).
 const RAW_ON_RECORD = 132_706;
 const GZIP_ON_RECORD = 55_616;
@@ -251,10 +251,10 @@ describe('wasm instance', { skip }, () => {
       assert.ok(raw <= RAW_BUDGET, `over the raw budget: ${line}`);
       assert.ok(gz <= GZIP_BUDGET, `over the gzip budget: ${line}`);
     } else {
-      // The budget is not met yet (gzip; bindings/wasm/README.md says what the module is made
+      // The budget is not met yet (gzip; docs/internals/wasm-size.md says what the module is made
       // of). Until it is, this guards against growth past the sizes on record (+2 KB raw,
       // +1 KB gzip). EARLYEXIT_WASM_SIZE_STRICT=1 enforces the budget itself.
-      console.log(`size budget MISSED: ${raw - RAW_BUDGET} bytes raw, ${gz - GZIP_BUDGET} bytes gzipped over (issue 5 stays open)`);
+      console.log(`size budget MISSED: ${raw - RAW_BUDGET} bytes raw, ${gz - GZIP_BUDGET} bytes gzipped over (the budget is not met)`);
       assert.ok(raw <= RAW_ON_RECORD + 2048, `grew past the raw size on record (${RAW_ON_RECORD} B): ${line}`);
       assert.ok(gz <= GZIP_ON_RECORD + 1024, `grew past the gzip size on record (${GZIP_ON_RECORD} B): ${line}`);
     }

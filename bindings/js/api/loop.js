@@ -21,7 +21,7 @@ import { fast, growScratch, scratchView } from './scratch.js';
 // ------------------------------------------------------------------------
 // Engine 1: the seed's EarlyStopping, on the numeric fast path
 //
-// No native object per engine and no JSON per call (docs/performance-notes.md). Each
+// No native object per engine and no JSON per call (docs/internals/performance-notes.md). Each
 // engine keeps its history (the seed's record objects) and its compact decision state
 // (config, counters, the last plateauConsecutiveCount observations: a Float64Array)
 // here; the core's stateless functions (bindings/js/fast/src/fast.rs over

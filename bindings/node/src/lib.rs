@@ -40,7 +40,7 @@ pub fn exec(op: u32, args: String) -> String {
 // The JS layer hands its scratch `Float64Array` over once (`bindScratch`, again whenever it
 // grows it) and keeps it alive; the calls below then take no argument and read and write
 // its slots through the pointer. napi-rs pays per argument and per `this`, so a zero-arg
-// free function is the cheapest crossing there is (see docs/performance-notes.md).
+// free function is the cheapest crossing there is (see docs/internals/performance-notes.md).
 
 use std::cell::Cell;
 

@@ -21,8 +21,6 @@ from ._native import (
     _layer_runners,
 )
 
-__all__ = ["EarlyExitController", "Layer", "LayerDict", "LayerOutcome", "Runner", "AsyncRunner"]
-
 #: What a runner may return: a :class:`LayerResult` or a mapping with its snake_case keys
 #: (``pass_rate``, ``coverage``, ``flaky_ratio``, ...; other keys are kept as they are).
 LayerOutcome = Union[LayerResult, Mapping[str, object]]
@@ -61,7 +59,7 @@ Layer = Union[Tuple[str, AsyncRunner], Mapping[str, object], _LayerObject]
 
 
 class EarlyExitController:
-    """ADR-033's ``EarlyExitController(config, total_layers)``.
+    """``EarlyExitController(config, total_layers)``: runs a test pyramid with early exit.
 
     ``config`` is an :class:`EarlyExitConfig` (``EarlyExitConfig.AGGRESSIVE``, ...), a
     mapping of its snake_case options merged over ``EarlyExitConfig.DEFAULT``, or ``None``

@@ -1,10 +1,23 @@
-"""The two exception classes every call of the package raises for bad input."""
+"""The two exception classes every call of the package raises for bad input, and the codes
+they carry."""
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Literal, Tuple
 
-__all__ = ["EarlyExitError", "EarlyExitTypeError"]
+#: ``EarlyExitError.code``.
+ErrorCode = Literal[
+    "invalid_config",
+    "unknown_option",
+    "invalid_result",
+    "invalid_iteration",
+    "invalid_layer_result",
+    "invalid_signal",
+    "invalid_analytics",
+    "invalid_snapshot",
+    "invalid_step",
+    "invalid_replay",
+]
 
 
 class EarlyExitError(ValueError):

@@ -8,8 +8,8 @@ Conventions shared by every class here:
   absent. An unknown keyword raises :class:`~earlyexit.EarlyExitTypeError` with code
   ``unknown_option`` naming the closest one.
 * Results are immutable: attributes are read-only, ``==`` compares values, and
-  ``to_dict()`` returns a new dict holding exactly the JSON the JS API returns (the seed's
-  keys, camelCase where the seed has them; whole numbers as ``int``).
+  ``to_dict()`` returns a new dict holding exactly the JSON the JS API returns (the original
+  modules' keys, camelCase where they have them; whole numbers as ``int``).
 * Bad input raises :class:`~earlyexit.EarlyExitError` (a bad value) or
   :class:`~earlyexit.EarlyExitTypeError` (a wrong type), with ``.code`` and ``.field``,
   and leaves the engine exactly as it was.
@@ -25,47 +25,45 @@ from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final,
 
 from typing_extensions import TypeVar, Unpack
 
-from earlyexit._types import (
-    ActionKind,
+from earlyexit._analytics import (
     AnalyticsConfigDict,
     AnalyticsConfigOptions,
     AnalyticsOptions,
     AnalyticsRecordDict,
     AnalyticsSummaryDict,
-    BudgetStatusDict,
     DiminishingReturnsDict,
+    IterationAnalyticsOptions,
+    IterationSelectionDict,
+    ReportOptions,
+    SelectionCriteria,
+    Trajectory,
+)
+from earlyexit._decision import BudgetStatusDict, StoppingDecisionDict, StoppingDetails, StoppingSummaryDict
+from earlyexit._loops import (
     EarlyStoppingConfigDict,
     EarlyStoppingOptions,
+    IterationRecordDict,
+    PlateauDeltaSource,
+    PlateauMode,
+    Trigger,
+    VerificationStatus,
+)
+from earlyexit._pyramid import (
+    ActionKind,
     ExitConfigDict,
-    LoopPolicyDict,
-    LoopPresetName,
-    ReplayRunOutcomeDict,
-    ReplaySummaryDict,
     ExitDecisionDict,
     ExitOptions,
     ExitReason,
     FailingLayerDict,
-    IterationAnalyticsOptions,
-    IterationRecordDict,
-    IterationSelectionDict,
     LayerResultDict,
     Outcome,
-    PlateauDeltaSource,
-    PlateauMode,
     PyramidActionDict,
     QualitySignalDict,
-    ReportOptions,
-    SelectionCriteria,
     SpeculationDict,
-    StoppingDecisionDict,
-    StoppingDetails,
-    StoppingSummaryDict,
     TestPyramidResultDict,
-    Trajectory,
-    Trigger,
     Verdict,
-    VerificationStatus,
 )
+from earlyexit._replay import LoopPolicyDict, LoopPresetName, ReplayRunOutcomeDict, ReplaySummaryDict
 
 __version__: str
 """The version of the compiled core."""
@@ -126,8 +124,8 @@ class _DiminishingReturnsSource(Protocol):
 
 @final
 class EarlyStoppingConfig:
-    """The loop-stopping options, immutable: the seed's seven (with its defaults) and the
-    opt-in ones (``None`` when not set, which keeps the seed's behaviour).
+    """The loop-stopping options, immutable: ``early-stopping.mjs``'s seven (with its defaults) and the
+    opt-in ones (``None`` when not set, which keeps ``early-stopping.mjs``'s behaviour).
 
     ``EarlyStoppingConfig(**options)`` merges the options over the defaults;
     ``EarlyStoppingConfig(mapping_or_config, **options)`` merges both, the keywords last.
@@ -232,7 +230,7 @@ class EarlyStoppingConfig:
 
 @final
 class IterationRecord:
-    """One entry of :attr:`EarlyStopping.history` (the seed's six fields plus the usage given)."""
+    """One entry of :attr:`EarlyStopping.history` (``early-stopping.mjs``'s six fields plus the usage given)."""
 
     @property
     def iteration_number(self) -> int:
@@ -287,7 +285,7 @@ class StoppingDecision:
 
     @property
     def reason(self) -> str:
-        """Why, worded exactly as the seed words it."""
+        """Why, worded exactly as ``early-stopping.mjs`` words it."""
 
     @property
     def confidence(self) -> float:
@@ -299,7 +297,7 @@ class StoppingDecision:
 
     @property
     def details(self) -> StoppingDetails | None:
-        """The seed's ``details`` of a stop as a new dict (keys per trigger); ``None`` when going on."""
+        """``early-stopping.mjs``'s ``details`` of a stop as a new dict (keys per trigger); ``None`` when going on."""
 
     @property
     def best_iteration(self) -> int | None:
@@ -325,7 +323,7 @@ class StoppingDecision:
 
 @final
 class StoppingSummary:
-    """What :meth:`EarlyStopping.summary` answers (the seed's ``generateSummary()``). On an
+    """What :meth:`EarlyStopping.summary` answers (``early-stopping.mjs``'s ``generateSummary()``). On an
     empty history only ``total_iterations`` (0), ``stopped_early`` (False) and ``reason`` are
     set; otherwise ``reason`` is ``None`` and the ``stopping_*`` and ``final_*`` fields are set."""
 
@@ -382,14 +380,14 @@ class StoppingSummary:
 
 @final
 class EarlyStopping:
-    """The seed's ``EarlyStopping``: should an agent's refinement loop stop?
+    """``early-stopping.mjs``'s ``EarlyStopping``: should an agent's refinement loop stop?
 
     ``EarlyStopping(**options, analytics=None)`` (or a mapping / :class:`EarlyStoppingConfig`
     as the first argument). ``analytics`` is an :class:`IterationAnalytics` (asked directly,
     no Python round trip) or any object with ``detect_diminishing_returns()``, whose answer
     the core validates (code ``invalid_analytics``); an exception it raises propagates
     unchanged and leaves the engine as it was. It is asked only when high confidence and the
-    plateau did not stop, as in the seed.
+    plateau did not stop, as in ``early-stopping.mjs``.
 
     Safe to share between threads; ``len(engine)`` is the number of recorded iterations.
     """
@@ -420,7 +418,7 @@ class EarlyStopping:
         same result under ``strict_iterations`` (accepted, nothing changed), else ``False``."""
 
     def record_result(self, iteration: int, result: Mapping[str, object] = ...) -> bool:
-        """The seed's ``recordIterationResult(iteration, result)``: ``result`` holds
+        """``early-stopping.mjs``'s ``recordIterationResult(iteration, result)``: ``result`` holds
         ``quality_score``, ``confidence``, ``verification_status``, ``quality_delta`` and
         optionally ``timestamp``, ``tokens_used``, ``token_cost_usd``, ``execution_time_ms``,
         ``iteration_number`` (see :class:`~earlyexit.IterationResultDict`). A missing result
@@ -430,15 +428,15 @@ class EarlyStopping:
         that does not follow the last one raises ``EarlyExitError`` (``invalid_iteration``)."""
 
     def should_stop(self, iteration: int | None = None) -> StoppingDecision:
-        """The seed's ``shouldStop()`` (the argument is accepted and ignored, as the seed does).
+        """``early-stopping.mjs``'s ``shouldStop()`` (the argument is accepted and ignored, as there).
         A stop sets :attr:`stopping_reason` and :attr:`stopping_details`."""
 
     def summary(self) -> StoppingSummary:
-        """The seed's ``generateSummary()`` (it decides, so it may set the stopping reason)."""
+        """``early-stopping.mjs``'s ``generateSummary()`` (it decides, so it may set the stopping reason)."""
 
     @property
     def stopping_reason(self) -> str | None:
-        """The reason of the last stop (a later non-stop does not clear it, as in the seed)."""
+        """The reason of the last stop (a later non-stop does not clear it, as in ``early-stopping.mjs``)."""
 
     @property
     def stopping_details(self) -> StoppingDetails | None:
@@ -462,7 +460,7 @@ class EarlyStopping:
         /,
         **changes: Unpack[EarlyStoppingOptions],
     ) -> None:
-        """The seed's ``configure(options)``: merges options into the config; one bad key
+        """``early-stopping.mjs``'s ``configure(options)``: merges options into the config; one bad key
         changes nothing at all."""
 
     def reset(self) -> None:
@@ -721,7 +719,7 @@ class IterationAnalytics:
     classifies the trajectory, picks the best iteration, sums usage, and writes upstream's
     summary file, quality chart and report. Every call per record is O(1) (nothing rescans
     the history). Pass it as ``analytics=`` of :class:`EarlyStopping`; record into both (they
-    stay separate objects, as in the seed). Safe to share between threads;
+    stay separate objects, as in ``early-stopping.mjs``). Safe to share between threads;
     ``len(analytics)`` is the number of records.
 
     Two forms: ``IterationAnalytics(**options)`` (or a config mapping first), which never
@@ -878,14 +876,14 @@ class IterationAnalytics:
     def __reduce__(self) -> tuple[Callable[..., IterationAnalytics], tuple[str, str, None]]: ...
 
 # ---------------------------------------------------------------------------------------
-# Test pyramid (ADR-033)
+# Test pyramid
 # ---------------------------------------------------------------------------------------
 
 @final
 class LayerResult:
     """A test layer's outcome: ``pass_rate``, ``coverage``, ``flaky_ratio`` (each 0..=1) and
     optional ``previous_lambda`` (0..=100), ``name``, ``duration_ms`` and counts
-    (``passed + failed <= total``). ``extra`` keys are kept as given, as the ADR's
+    (``passed + failed <= total``). ``extra`` keys are kept as given, as the original
     controller keeps whatever a runner returns. Runners may return this or a mapping with
     the same snake_case keys."""
 
@@ -961,7 +959,7 @@ class LayerResult:
 
 @final
 class QualitySignal:
-    """ADR-033's quality signal of one layer. Construct one by hand (keywords only) to ask
+    """The quality signal of one layer. Construct one by hand (keywords only) to ask
     :meth:`CoherenceEarlyExit.should_exit` directly; ``lambda`` is spelled ``lambda_``."""
 
     def __new__(
@@ -980,7 +978,7 @@ class QualitySignal:
 
     @property
     def lambda_prev(self) -> float:
-        """The previous layer's lambda (``previous_lambda or lambda``, as the ADR has it)."""
+        """The previous layer's lambda (``previous_lambda or lambda``, as the original has it)."""
 
     @property
     def boundary_edges(self) -> int:
@@ -996,7 +994,7 @@ class QualitySignal:
 
     @property
     def flags(self) -> int:
-        """Always 0 in the ADR."""
+        """Always 0 (as in the original)."""
 
     def to_dict(self) -> QualitySignalDict:
         """The signal as the JS API returns it (camelCase)."""
@@ -1006,17 +1004,17 @@ class QualitySignal:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 def calculate_quality_signal(layer_result: LayerResult | Mapping[str, object]) -> QualitySignal:
-    """ADR-033's ``calculateQualitySignal``, bit-identical to the JS reference. Code
+    """``calculateQualitySignal``, bit-identical to the JS reference. Code
     ``invalid_layer_result`` for a bad result."""
 
 def count_quality_partitions(layer_result: LayerResult | Mapping[str, object]) -> int:
-    """ADR-033's ``countQualityPartitions`` (0..3: pass rate < 0.9, coverage < 0.7, flaky
+    """``countQualityPartitions`` (0..3: pass rate < 0.9, coverage < 0.7, flaky
     ratio > 0.05; the signal's ``partition_count``). Code ``invalid_layer_result`` for a bad
     result."""
 
 @final
 class EarlyExitConfig:
-    """ADR-033's ``EarlyExitConfig``, immutable. ``EarlyExitConfig(**options)`` merges over
+    """``EarlyExitConfig``, immutable. ``EarlyExitConfig(**options)`` merges over
     :attr:`DEFAULT`; ``EarlyExitConfig(EarlyExitConfig.AGGRESSIVE, verification_layers=2)``
     over a preset; :meth:`replace` over this one."""
 
@@ -1077,7 +1075,7 @@ class EarlyExitConfig:
 
 @final
 class ExitDecision:
-    """ADR-033's ``EarlyExitDecision``. ``bool(decision)`` is ``decision.can_exit``."""
+    """``EarlyExitDecision``. ``bool(decision)`` is ``decision.can_exit``."""
 
     @property
     def can_exit(self) -> bool:
@@ -1101,7 +1099,7 @@ class ExitDecision:
 
     @property
     def explanation(self) -> str:
-        """A sentence, worded exactly as the ADR words it."""
+        """A sentence, worded exactly as the original words it."""
 
     def to_dict(self) -> ExitDecisionDict:
         """The decision as the JS API returns it (camelCase)."""
@@ -1113,7 +1111,7 @@ class ExitDecision:
 
 @final
 class CoherenceEarlyExit:
-    """ADR-033's ``CoherenceEarlyExit(config, total_layers)``: may the pyramid stop after
+    """``CoherenceEarlyExit(config, total_layers)``: may the pyramid stop after
     this layer? ``config``: an :class:`EarlyExitConfig`, a mapping merged over the default,
     or ``None``; ``total_layers`` >= 1 (it only bounds the adaptive exit layer)."""
 
@@ -1121,11 +1119,11 @@ class CoherenceEarlyExit:
         cls, config: EarlyExitConfig | Mapping[str, object] | None, total_layers: int
     ) -> CoherenceEarlyExit: ...
     def should_exit(self, signal: QualitySignal | Mapping[str, object], layer: int) -> ExitDecision:
-        """ADR-033's ``shouldExit(signal, layer)``; a mapping signal has the snake_case keys
+        """``shouldExit(signal, layer)``; a mapping signal has the snake_case keys
         (``lambda``, ``lambda_prev``, ``boundary_concentration``, ...). Code ``invalid_signal``."""
 
     def adaptive_exit_layer(self, signal: QualitySignal | Mapping[str, object]) -> int:
-        """ADR-033's ``calculateAdaptiveExitLayer(signal)``."""
+        """``calculateAdaptiveExitLayer(signal)``."""
 
     @property
     def config(self) -> EarlyExitConfig:
@@ -1168,7 +1166,7 @@ class Speculation:
 
 @final
 class SpeculativeExecutor:
-    """ADR-033's ``SpeculativeExecutor(config)``."""
+    """``SpeculativeExecutor(config)``."""
 
     def __new__(cls, config: EarlyExitConfig | Mapping[str, object] | None = None) -> SpeculativeExecutor: ...
     def speculate(
@@ -1193,7 +1191,7 @@ class SpeculativeExecutor:
 
 @final
 class TestPyramidResult:
-    """ADR-033's ``TestPyramidResult`` plus the honest-accounting fields."""
+    """``TestPyramidResult`` plus the honest-accounting fields."""
 
     __test__: ClassVar[bool]
     """False: not a test class for pytest."""
@@ -1253,7 +1251,7 @@ class TestPyramidResult:
         """The failing layers that ran or were verified, in the order they ran."""
 
     def to_dict(self) -> TestPyramidResultDict:
-        """The result as the JS API returns it (the ADR's camelCase keys)."""
+        """The result as the JS API returns it (camelCase keys)."""
 
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...

@@ -1,6 +1,6 @@
 //! The numeric fast path of `EarlyStopping` for the JS layer: no native object per engine
 //! and no JSON per call (measured in `../shared/design/performance.md` and
-//! `docs/performance-notes.md`).
+//! `docs/internals/performance-notes.md`).
 //!
 //! Each JS engine owns its compact decision state (config, counters and window, see
 //! `earlyexit::loop_state`) as a `Float64Array`. The most recently used engine's state

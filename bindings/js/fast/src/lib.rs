@@ -6,7 +6,7 @@
 //!
 //! A crate of its own because it runs on every call: the wasm build optimizes it (and the
 //! core functions it inlines) for speed and everything else for size; see the
-//! `wasm-release` profile in the workspace's Cargo.toml and docs/performance-notes.md.
+//! `wasm-release` profile in the workspace's Cargo.toml and docs/internals/performance-notes.md.
 
 pub mod fast;
 pub mod keys;

@@ -1,11 +1,12 @@
-//! Engine 1 for Python: `EarlyStopping`, its config, history records, decisions and summary.
+//! `EarlyStopping`: the seed's loop engine, safe to share between threads, with its
+//! diminishing-returns source.
 
 use std::sync::Mutex;
 
-use earlyexit::loop_stopping::StoppingSummary;
 use earlyexit::{
-    DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, ErrorCode, IterationRecord, Naming, StoppingDecision,
-    Value,
+    loop_stopping::{invalid_analytics_source, StoppingSummary},
+    DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Naming,
+    StoppingDecision, Value, VerificationStatus,
 };
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
@@ -13,406 +14,14 @@ use pyo3::types::{PyDict, PyTuple};
 use pyo3::IntoPyObjectExt;
 use pyo3::PyTraverseError;
 
-use crate::analytics_engine::PyIterationAnalytics;
-use crate::convert::{
-    lock, locked, options_value, raise, repr_of, to_py, to_py_or_none, to_value, AnyValue, NoneIs, OrRaise,
-};
-use crate::wrapper::{self, core_value};
-
-core_value!(named: PyEarlyStoppingConfig);
-core_value!(fixed: PyIterationRecord, PyStoppingDecision, PyStoppingSummary);
-
-/// The current time as `new Date().toISOString()` prints it (the core has no clock).
-pub fn now_iso() -> String {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
-    earlyexit::timestamp::iso_from_millis(ms)
-}
-
-// ---------------------------------------------------------------------------------------
-// Config
-// ---------------------------------------------------------------------------------------
-
-/// `EarlyStoppingConfig`: the seed's seven options, immutable.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "EarlyStoppingConfig")]
-#[derive(Clone, PartialEq)]
-pub struct PyEarlyStoppingConfig {
-    pub(crate) inner: EarlyStoppingConfig,
-}
-
-#[pymethods]
-impl PyEarlyStoppingConfig {
-    #[new]
-    #[pyo3(signature = (config = None, /, **options))]
-    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = options_value(config, options)?;
-        let inner = EarlyStoppingConfig::default()
-            .merged(&value, Naming::Snake, "config", ErrorCode::InvalidConfig)
-            .or_raise(py)?;
-        Ok(PyEarlyStoppingConfig { inner })
-    }
-
-    /// A copy with some options changed (validated like the constructor).
-    #[pyo3(signature = (**changes))]
-    fn replace(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = options_value(None, changes)?;
-        let inner = self.inner.merged(&value, Naming::Snake, "options", ErrorCode::InvalidConfig).or_raise(py)?;
-        Ok(PyEarlyStoppingConfig { inner })
-    }
-
-    #[getter]
-    fn high_confidence_threshold(&self) -> f64 {
-        self.inner.high_confidence_threshold
-    }
-    #[getter]
-    fn plateau_consecutive_count(&self) -> u64 {
-        self.inner.plateau_consecutive_count
-    }
-    #[getter]
-    fn plateau_improvement_threshold(&self) -> f64 {
-        self.inner.plateau_improvement_threshold
-    }
-    #[getter]
-    fn min_quality_threshold(&self) -> f64 {
-        self.inner.min_quality_threshold
-    }
-    #[getter]
-    fn require_verification(&self) -> bool {
-        self.inner.require_verification
-    }
-    #[getter]
-    fn enable_plateau_detection(&self) -> bool {
-        self.inner.enable_plateau_detection
-    }
-    #[getter]
-    fn enable_diminishing_returns(&self) -> bool {
-        self.inner.enable_diminishing_returns
-    }
-    /// Opt-in: `'reported'` (the seed's) or `'computed'`; `None` when not set.
-    #[getter]
-    fn plateau_delta_source(&self) -> Option<&'static str> {
-        self.inner.plateau_delta_source.map(|s| s.as_str())
-    }
-    /// Opt-in: `'relative'` (the seed's) or `'absolute'`; `None` when not set.
-    #[getter]
-    fn plateau_mode(&self) -> Option<&'static str> {
-        self.inner.plateau_mode.map(|m| m.as_str())
-    }
-    #[getter]
-    fn min_iterations(&self) -> Option<u64> {
-        self.inner.min_iterations
-    }
-    #[getter]
-    fn max_iterations(&self) -> Option<u64> {
-        self.inner.max_iterations
-    }
-    #[getter]
-    fn max_total_tokens(&self) -> Option<f64> {
-        self.inner.max_total_tokens
-    }
-    #[getter]
-    fn max_total_cost_usd(&self) -> Option<f64> {
-        self.inner.max_total_cost_usd
-    }
-    #[getter]
-    fn max_wall_clock_ms(&self) -> Option<f64> {
-        self.inner.max_wall_clock_ms
-    }
-    #[getter]
-    fn regression_tolerance(&self) -> Option<f64> {
-        self.inner.regression_tolerance
-    }
-    #[getter]
-    fn regression_patience(&self) -> Option<u64> {
-        self.inner.regression_patience
-    }
-    /// Opt-in: the quality every record of a plateau window must reach; `None` when not set.
-    #[getter]
-    fn plateau_min_quality(&self) -> Option<f64> {
-        self.inner.plateau_min_quality
-    }
-    /// Opt-in: records without a new best that give up (trigger `no_improvement`).
-    #[getter]
-    fn no_improvement_patience(&self) -> Option<u64> {
-        self.inner.no_improvement_patience
-    }
-    /// Opt-in resume safety: iteration numbers must increase; `None` when not set.
-    #[getter]
-    fn strict_iterations(&self) -> Option<bool> {
-        self.inner.strict_iterations
-    }
-
-    /// A named preset (`'seed'`, the default, or `'recommended'`) with keyword overrides.
-    #[staticmethod]
-    #[pyo3(signature = (name, /, **overrides))]
-    fn from_preset(py: Python<'_>, name: AnyValue, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        Ok(PyEarlyStoppingConfig { inner: preset_config(py, &name.0, overrides)? })
-    }
-
-    /// `getConfig()` as the JS API returns it (camelCase keys).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        wrapper::repr(py, self)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        wrapper::reduce_by_class(slf)
-    }
-}
-
-/// A named preset's config with keyword overrides merged (validated).
-fn preset_config(py: Python<'_>, name: &Value, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<EarlyStoppingConfig> {
-    let preset = EarlyStoppingConfig::preset_value(name, "name").or_raise(py)?;
-    let changes = options_value(None, overrides)?;
-    preset.merged(&changes, Naming::Snake, "options", ErrorCode::InvalidConfig).or_raise(py)
-}
-
-// ---------------------------------------------------------------------------------------
-// Records, decisions, summary
-// ---------------------------------------------------------------------------------------
-
-/// One entry of `EarlyStopping.history`.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "IterationRecord")]
-#[derive(Clone, PartialEq)]
-pub struct PyIterationRecord {
-    pub(crate) inner: IterationRecord,
-}
-
-#[pymethods]
-impl PyIterationRecord {
-    #[getter]
-    fn iteration_number(&self) -> u64 {
-        self.inner.observation.iteration
-    }
-    #[getter]
-    fn quality_score(&self) -> f64 {
-        self.inner.observation.quality_score
-    }
-    #[getter]
-    fn confidence(&self) -> f64 {
-        self.inner.observation.confidence
-    }
-    #[getter]
-    fn verification_status(&self) -> &'static str {
-        self.inner.observation.verification_status.as_str()
-    }
-    #[getter]
-    fn quality_delta(&self) -> f64 {
-        self.inner.observation.quality_delta
-    }
-    #[getter]
-    fn timestamp(&self) -> &str {
-        &self.inner.timestamp
-    }
-    #[getter]
-    fn tokens_used(&self) -> Option<f64> {
-        self.inner.usage.as_ref().and_then(|u| u.tokens_used)
-    }
-    #[getter]
-    fn token_cost_usd(&self) -> Option<f64> {
-        self.inner.usage.as_ref().and_then(|u| u.token_cost_usd)
-    }
-    #[getter]
-    fn execution_time_ms(&self) -> Option<f64> {
-        self.inner.usage.as_ref().and_then(|u| u.execution_time_ms)
-    }
-
-    /// The record as `getIterationHistory()` lists it.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        wrapper::repr(py, self)
-    }
-}
-
-/// What `should_stop()` answers.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "StoppingDecision")]
-#[derive(Clone, PartialEq)]
-pub struct PyStoppingDecision {
-    pub(crate) inner: StoppingDecision,
-}
-
-#[pymethods]
-impl PyStoppingDecision {
-    #[getter]
-    fn stop(&self) -> bool {
-        self.inner.stop
-    }
-    #[getter]
-    fn reason(&self) -> &str {
-        &self.inner.reason
-    }
-    #[getter]
-    fn confidence(&self) -> f64 {
-        self.inner.confidence
-    }
-    #[getter]
-    fn trigger(&self) -> &'static str {
-        self.inner.trigger.as_str()
-    }
-    /// The seed's `details` (a new dict on each access), or `None` when the loop goes on.
-    #[getter]
-    fn details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py_or_none(py, self.inner.details.as_ref().map(|d| d.to_value()).as_ref())
-    }
-    #[getter]
-    fn best_iteration(&self) -> Option<u64> {
-        self.inner.best.map(|b| b.0)
-    }
-    #[getter]
-    fn best_quality_score(&self) -> Option<f64> {
-        self.inner.best.map(|b| b.1)
-    }
-    /// Where each configured budget stands (a new list of dicts; empty with no budget).
-    #[getter]
-    fn budgets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.inner.to_value().get("budgets") {
-            Some(list) => to_py(py, list),
-            None => Ok(pyo3::types::PyList::empty(py).into_any()),
-        }
-    }
-
-    /// The decision as the JS API returns it.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __bool__(&self) -> bool {
-        self.inner.stop
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let d = &self.inner;
-        let mut fields = vec![
-            ("stop", d.stop.into_bound_py_any(py)?),
-            ("trigger", d.trigger.as_str().into_bound_py_any(py)?),
-            ("reason", d.reason.as_str().into_bound_py_any(py)?),
-            ("confidence", d.confidence.into_bound_py_any(py)?),
-        ];
-        if d.details.is_some() {
-            fields.push(("details", self.details(py)?));
-        }
-        fields.push(("best_iteration", self.best_iteration().into_bound_py_any(py)?));
-        fields.push(("best_quality_score", self.best_quality_score().into_bound_py_any(py)?));
-        repr_of("StoppingDecision", &fields)
-    }
-}
-
-/// What `summary()` answers (the seed's `generateSummary()`).
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "StoppingSummary")]
-#[derive(Clone, PartialEq)]
-pub struct PyStoppingSummary {
-    pub(crate) inner: StoppingSummary,
-}
-
-impl PyStoppingSummary {
-    fn full(
-        &self,
-    ) -> Option<(&usize, &StoppingDecision, &earlyexit::loop_stopping::FinalRecord, &EarlyStoppingConfig)> {
-        match &self.inner {
-            StoppingSummary::Empty => None,
-            StoppingSummary::Full { total_iterations, decision, last, config } => {
-                Some((total_iterations, decision, last, config))
-            }
-        }
-    }
-}
-
-#[pymethods]
-impl PyStoppingSummary {
-    #[getter]
-    fn total_iterations(&self) -> usize {
-        self.full().map_or(0, |f| *f.0)
-    }
-    #[getter]
-    fn stopped_early(&self) -> bool {
-        self.full().is_some_and(|f| f.1.stop)
-    }
-    /// Only on an empty history: `'No iterations completed'`.
-    #[getter]
-    fn reason(&self) -> Option<&'static str> {
-        self.full().is_none().then_some("No iterations completed")
-    }
-    #[getter]
-    fn stopping_trigger(&self) -> Option<&'static str> {
-        self.full().map(|f| f.1.trigger.as_str())
-    }
-    #[getter]
-    fn stopping_reason(&self) -> Option<String> {
-        self.full().map(|f| f.1.reason.clone())
-    }
-    #[getter]
-    fn stopping_confidence(&self) -> Option<f64> {
-        self.full().map(|f| f.1.confidence)
-    }
-    #[getter]
-    fn final_quality(&self) -> Option<f64> {
-        self.full().map(|f| f.2.quality_score)
-    }
-    #[getter]
-    fn final_confidence(&self) -> Option<f64> {
-        self.full().map(|f| f.2.confidence)
-    }
-    #[getter]
-    fn final_verification(&self) -> Option<&'static str> {
-        self.full().map(|f| f.2.verification_status.as_str())
-    }
-    #[getter]
-    fn config(&self) -> Option<PyEarlyStoppingConfig> {
-        self.full().map(|f| PyEarlyStoppingConfig { inner: f.3.clone() })
-    }
-    #[getter]
-    fn details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py_or_none(py, self.full().and_then(|f| f.1.details.as_ref()).map(|d| d.to_value()).as_ref())
-    }
-
-    /// The summary as the JS API returns it (`config` with camelCase keys).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut fields = vec![
-            ("total_iterations", self.total_iterations().into_bound_py_any(py)?),
-            ("stopped_early", self.stopped_early().into_bound_py_any(py)?),
-        ];
-        match self.full() {
-            None => fields.push(("reason", self.reason().into_bound_py_any(py)?)),
-            Some((_, decision, last, _)) => {
-                fields.push(("stopping_trigger", decision.trigger.as_str().into_bound_py_any(py)?));
-                fields.push(("stopping_reason", decision.reason.as_str().into_bound_py_any(py)?));
-                fields.push(("final_quality", last.quality_score.into_bound_py_any(py)?));
-            }
-        }
-        repr_of("StoppingSummary", &fields)
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// The engine
-// ---------------------------------------------------------------------------------------
+use crate::error::{raise, OrRaise};
+use crate::loops::analytics::engine::PyIterationAnalytics;
+use crate::loops::config::{preset_config, PyEarlyStoppingConfig};
+use crate::loops::decision::{PyStoppingDecision, PyStoppingSummary};
+use crate::loops::now_iso;
+use crate::loops::records::PyIterationRecord;
+use crate::shims::{self, core_from_snapshot, lock, locked, repr_of, EngineClass};
+use crate::value::{options_value, to_py_or_none, to_value, type_name, AnyValue, NoneIs};
 
 /// Where diminishing-returns reports come from.
 enum Source {
@@ -445,9 +54,8 @@ impl PyEarlyStopping {
                 } else if a.getattr("detect_diminishing_returns").is_ok_and(|m| m.is_callable()) {
                     Source::Object(a.clone().unbind())
                 } else {
-                    let got =
-                        to_value(a, NoneIs::Absent).unwrap_or_else(|_| Value::Other(crate::convert::type_name(a)));
-                    return Err(raise(py, earlyexit::loop_stopping::invalid_analytics_source(Naming::Snake, &got)));
+                    let got = to_value(a, NoneIs::Absent).unwrap_or_else(|_| Value::Other(type_name(a)));
+                    return Err(raise(py, invalid_analytics_source(Naming::Snake, &got)));
                 }
             }
         };
@@ -490,14 +98,22 @@ impl PyEarlyStopping {
             Source::Object(o) => o.bind(py).clone(),
         }
     }
+}
 
-    pub(crate) fn restore(
-        py: Python<'_>,
-        snapshot: &Bound<'_, PyAny>,
-        analytics: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let engine = wrapper::restore(py, snapshot)?;
+impl EngineClass for PyEarlyStopping {
+    type Core = EarlyStopping;
+
+    fn core(&self) -> &Mutex<EarlyStopping> {
+        &self.engine
+    }
+
+    fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let engine = core_from_snapshot(py, snapshot)?;
         Self::with_source(py, engine, analytics)
+    }
+
+    fn analytics<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.analytics_object(py)
     }
 }
 
@@ -516,7 +132,7 @@ fn fast_record_args(
     confidence: &Bound<'_, PyAny>,
     verification_status: &Bound<'_, PyAny>,
     quality_delta: &Bound<'_, PyAny>,
-) -> Option<(u64, earlyexit::IterationResult)> {
+) -> Option<(u64, IterationResult)> {
     fn number(obj: &Bound<'_, PyAny>) -> Option<f64> {
         if let Ok(f) = obj.cast::<pyo3::types::PyFloat>() {
             return Some(f.value());
@@ -531,9 +147,8 @@ fn fast_record_args(
     }
     let iteration = iteration.extract::<u64>().ok()?;
     let status = verification_status.cast::<pyo3::types::PyString>().ok()?;
-    let status = earlyexit::VerificationStatus::parse(&status.to_cow().ok()?)?;
-    let result =
-        earlyexit::IterationResult::new(number(quality_score)?, number(confidence)?, status, number(quality_delta)?);
+    let status = VerificationStatus::parse(&status.to_cow().ok()?)?;
+    let result = IterationResult::new(number(quality_score)?, number(confidence)?, status, number(quality_delta)?);
     Some((iteration, result))
 }
 
@@ -735,11 +350,9 @@ impl PyEarlyStopping {
 
     /// The portable snapshot as JSON text (identical in every language).
     fn to_json(&self) -> String {
-        wrapper::snapshot_text(&self.engine)
+        shims::to_json(self)
     }
 
-    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
-    /// snapshot and is given again.
     /// An engine with a named preset's config (`'seed'` or `'recommended'`), overrides merged.
     #[staticmethod]
     #[pyo3(signature = (name, /, *, analytics = None, **overrides))]
@@ -753,14 +366,16 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
+    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
+    /// snapshot and is given again.
     #[staticmethod]
     #[pyo3(signature = (snapshot, *, analytics = None))]
     fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        Self::restore(py, snapshot, analytics)
+        <Self as EngineClass>::restore(py, snapshot, analytics)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::reduce_engine(py, &self.engine, self.analytics_object(py))
+        shims::reduce_engine(py, self)
     }
 
     fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {

@@ -1,332 +1,24 @@
-//! `IterationAnalytics` for Python: the built-in diminishing-returns source and its results.
+//! `IterationAnalytics` for Python: the built-in diminishing-returns source, a drop-in for
+//! aiwg's `iteration-analytics.mjs` (its files written through `earlyexit._analytics_files`).
 
 use std::sync::Mutex;
 
-use earlyexit::analytics::{AnalyticsConfig, AnalyticsRecord, FileTarget, SavedFile, SnapshotPath};
-use earlyexit::loop_stopping::ReportedIteration;
-use earlyexit::results::AnalyticsSummary;
-use earlyexit::{DiminishingReturnsReport, ErrorCode, IterationAnalytics, Naming, Value};
+use earlyexit::{
+    analytics::{path_argument, verified_only_argument, AnalyticsRecord, FileTarget, SavedFile},
+    results::{AnalyticsSummary, IterationSelection},
+    IterationAnalytics, Naming, Value,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3::IntoPyObjectExt;
 
-use crate::convert::{keyword_entries, lock, locked, options_value, repr_of, to_value, AnyValue, NoneIs, OrRaise};
-use crate::loop_engine::now_iso;
-use crate::wrapper::{self, core_value, CoreValue};
-
-core_value!(named: PyAnalyticsConfig);
-core_value!(fixed: PyAnalyticsRecord, PyDiminishingReturnsReport);
-
-/// `IterationAnalytics` config, immutable.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "AnalyticsConfig")]
-#[derive(Clone, PartialEq)]
-pub struct PyAnalyticsConfig {
-    pub(crate) inner: AnalyticsConfig,
-}
-
-#[pymethods]
-impl PyAnalyticsConfig {
-    #[new]
-    #[pyo3(signature = (config = None, /, **options))]
-    fn new(py: Python<'_>, config: Option<&Bound<'_, PyAny>>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = options_value(config, options)?;
-        let inner =
-            AnalyticsConfig::default().merged(&value, Naming::Snake, "", ErrorCode::InvalidConfig).or_raise(py)?;
-        Ok(PyAnalyticsConfig { inner })
-    }
-
-    /// A copy with some options changed.
-    #[pyo3(signature = (**changes))]
-    fn replace(&self, py: Python<'_>, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = options_value(None, changes)?;
-        let inner = self.inner.merged(&value, Naming::Snake, "", ErrorCode::InvalidConfig).or_raise(py)?;
-        Ok(PyAnalyticsConfig { inner })
-    }
-
-    #[getter]
-    fn storage_path(&self) -> &str {
-        &self.inner.storage_path
-    }
-    #[getter]
-    fn diminishing_returns_threshold(&self) -> f64 {
-        self.inner.diminishing_returns_threshold
-    }
-    #[getter]
-    fn consecutive_count_threshold(&self) -> u64 {
-        self.inner.consecutive_count_threshold
-    }
-    #[getter]
-    fn quality_threshold(&self) -> f64 {
-        self.inner.quality_threshold
-    }
-    #[getter]
-    fn selection_criteria(&self) -> &'static str {
-        self.inner.selection_criteria.as_str()
-    }
-
-    /// `getConfig()` as the JS API returns it (camelCase keys).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        wrapper::repr(py, self)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        wrapper::reduce_by_class(slf)
-    }
-}
-
-/// One analytics record (`quality_delta` computed from the previous score).
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "AnalyticsRecord")]
-#[derive(Clone, PartialEq)]
-pub struct PyAnalyticsRecord {
-    pub(crate) inner: AnalyticsRecord,
-}
-
-#[pymethods]
-impl PyAnalyticsRecord {
-    #[getter]
-    fn iteration_number(&self) -> u64 {
-        self.inner.iteration_number
-    }
-    #[getter]
-    fn quality_score(&self) -> f64 {
-        self.inner.quality_score
-    }
-    #[getter]
-    fn verification_status(&self) -> &'static str {
-        self.inner.verification_status.as_str()
-    }
-    #[getter]
-    fn quality_delta(&self) -> f64 {
-        self.inner.quality_delta
-    }
-    #[getter]
-    fn tokens_used(&self) -> Option<f64> {
-        self.inner.usage.tokens_used
-    }
-    #[getter]
-    fn token_cost_usd(&self) -> Option<f64> {
-        self.inner.usage.token_cost_usd
-    }
-    #[getter]
-    fn execution_time_ms(&self) -> Option<f64> {
-        self.inner.usage.execution_time_ms
-    }
-    #[getter]
-    fn timestamp(&self) -> &str {
-        &self.inner.timestamp
-    }
-    #[getter]
-    fn output_snapshot_path(&self) -> Option<&str> {
-        match &self.inner.output_snapshot_path {
-            SnapshotPath::Path(p) => Some(p),
-            SnapshotPath::Null | SnapshotPath::Absent => None,
-        }
-    }
-    #[getter]
-    fn reflections<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.reflections.iter().map(String::as_str))
-    }
-
-    /// The record as `recordIteration()` returns it.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        wrapper::repr(py, self)
-    }
-}
-
-/// `{detected, iteration, reason}`: what `detect_diminishing_returns()` answers.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "DiminishingReturnsReport")]
-#[derive(Clone, PartialEq)]
-pub struct PyDiminishingReturnsReport {
-    pub(crate) inner: DiminishingReturnsReport,
-}
-
-#[pymethods]
-impl PyDiminishingReturnsReport {
-    #[getter]
-    fn detected(&self) -> bool {
-        self.inner.detected
-    }
-    #[getter]
-    fn iteration(&self) -> Option<u64> {
-        match self.inner.iteration {
-            ReportedIteration::At(n) => Some(n),
-            ReportedIteration::Null | ReportedIteration::Absent => None,
-        }
-    }
-    #[getter]
-    fn reason(&self) -> &str {
-        &self.inner.reason
-    }
-
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __bool__(&self) -> bool {
-        self.inner.detected
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        wrapper::repr(py, self)
-    }
-}
-
-/// `{selected, reason}`: what `select_best_iteration()` answers.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "IterationSelection")]
-#[derive(Clone, PartialEq)]
-pub struct PyIterationSelection {
-    pub(crate) selected: Option<AnalyticsRecord>,
-    pub(crate) reason: String,
-}
-
-#[pymethods]
-impl PyIterationSelection {
-    #[getter]
-    fn selected(&self) -> Option<PyAnalyticsRecord> {
-        self.selected.clone().map(|inner| PyAnalyticsRecord { inner })
-    }
-    #[getter]
-    fn reason(&self) -> &str {
-        &self.reason
-    }
-
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        repr_of(
-            "IterationSelection",
-            &[("selected", self.selected().into_bound_py_any(py)?), ("reason", self.reason().into_bound_py_any(py)?)],
-        )
-    }
-}
-
-impl CoreValue for PyIterationSelection {
-    fn core_value(&self, _naming: Naming) -> Value {
-        Value::object(vec![
-            ("selected", self.selected.as_ref().map_or(Value::Null, AnalyticsRecord::to_value)),
-            ("reason", Value::string(self.reason.as_str())),
-        ])
-    }
-}
-
-/// What `summary()` answers: upstream's `generateSummary()`.
-#[pyclass(frozen, eq, module = "earlyexit._native", name = "AnalyticsSummary")]
-#[derive(Clone, PartialEq)]
-pub struct PyAnalyticsSummary {
-    pub(crate) inner: AnalyticsSummary,
-}
-
-impl CoreValue for PyAnalyticsSummary {
-    fn core_value(&self, _naming: Naming) -> Value {
-        self.inner.to_value()
-    }
-}
-
-#[pymethods]
-impl PyAnalyticsSummary {
-    #[getter]
-    fn loop_id(&self) -> Option<&str> {
-        self.inner.loop_id.as_deref()
-    }
-    #[getter]
-    fn task_description(&self) -> Option<&str> {
-        self.inner.task_description.as_deref()
-    }
-    #[getter]
-    fn start_time(&self) -> Option<&str> {
-        self.inner.start_time.as_deref()
-    }
-    #[getter]
-    fn end_time(&self) -> Option<&str> {
-        self.inner.end_time.as_deref()
-    }
-    #[getter]
-    fn iterations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.inner.iterations.iter().map(|r| PyAnalyticsRecord { inner: r.clone() }))
-    }
-    #[getter]
-    fn total_iterations(&self) -> u64 {
-        self.inner.total_iterations
-    }
-    #[getter]
-    fn optimal_iteration(&self) -> Option<u64> {
-        self.inner.optimal_iteration
-    }
-    #[getter]
-    fn final_iteration(&self) -> u64 {
-        self.inner.final_iteration
-    }
-    #[getter]
-    fn selected_iteration(&self) -> Option<u64> {
-        self.inner.selected_iteration
-    }
-    #[getter]
-    fn selection_reason(&self) -> &str {
-        &self.inner.selection_reason
-    }
-    #[getter]
-    fn total_tokens(&self) -> f64 {
-        self.inner.total_tokens
-    }
-    #[getter]
-    fn total_cost_usd(&self) -> f64 {
-        self.inner.total_cost_usd
-    }
-    #[getter]
-    fn total_time_ms(&self) -> f64 {
-        self.inner.total_time_ms
-    }
-    #[getter]
-    fn diminishing_returns_detected(&self) -> bool {
-        self.inner.diminishing_returns_detected
-    }
-    #[getter]
-    fn diminishing_returns_iteration(&self) -> Option<u64> {
-        self.inner.diminishing_returns_iteration
-    }
-    #[getter]
-    fn quality_trajectory(&self) -> &'static str {
-        self.inner.quality_trajectory.as_str()
-    }
-
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::to_dict(py, self)
-    }
-
-    /// Pickles (and copies) as `_restore_result(class name, snake_case dict)`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<wrapper::ResultReduce<'py>> {
-        wrapper::reduce_result(slf)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        wrapper::repr(py, self)
-    }
-}
+use crate::error::OrRaise;
+use crate::loops::analytics::{
+    PyAnalyticsConfig, PyAnalyticsRecord, PyAnalyticsSummary, PyDiminishingReturnsReport, PyIterationSelection,
+};
+use crate::loops::now_iso;
+use crate::shims::{self, core_from_snapshot, lock, locked, repr_of, EngineClass};
+use crate::value::{keyword_entries, options_value, to_value, AnyValue, NoneIs};
 
 /// What the last save of the summary wrote, so the next one can append in place.
 struct SummaryFile {
@@ -380,10 +72,6 @@ fn path_value(path: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
 impl PyIterationAnalytics {
     fn wrap(inner: IterationAnalytics) -> Self {
         PyIterationAnalytics { inner: Mutex::new(inner), file: Mutex::new(None) }
-    }
-
-    pub(crate) fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Self::wrap(wrapper::restore(py, snapshot)?))
     }
 
     /// Records `record` (snake_case keys); returns the stored record, after saving the
@@ -474,6 +162,19 @@ impl PyIterationAnalytics {
         let config = options_value(None, options.as_ref())?;
         let inner = IterationAnalytics::from_summary(summary, &config, Naming::Snake, folder, true).or_raise(py)?;
         Self::wrap(inner).adopt(py)
+    }
+}
+
+impl EngineClass for PyIterationAnalytics {
+    type Core = IterationAnalytics;
+
+    fn core(&self) -> &Mutex<IterationAnalytics> {
+        &self.inner
+    }
+
+    /// A restored object never saves by itself (a pickle carries no analytics source).
+    fn restore(py: Python<'_>, snapshot: &Bound<'_, PyAny>, _analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(Self::wrap(core_from_snapshot(py, snapshot)?))
     }
 }
 
@@ -581,8 +282,7 @@ impl PyIterationAnalytics {
     /// The best record (verified ones only, by default), or `None` with no records.
     #[pyo3(signature = (verified_only = AnyValue(Value::Bool(true))))]
     fn optimal_iteration(&self, py: Python<'_>, verified_only: AnyValue) -> PyResult<Option<PyAnalyticsRecord>> {
-        let verified_only =
-            earlyexit::analytics::verified_only_argument(&verified_only.0, Naming::Snake).or_raise(py)?;
+        let verified_only = verified_only_argument(&verified_only.0, Naming::Snake).or_raise(py)?;
         let analytics = lock(&self.inner);
         let record = analytics.optimal_iteration(verified_only).and_then(|i| analytics.records().get(i)).cloned();
         Ok(record.map(|inner| PyAnalyticsRecord { inner }))
@@ -593,7 +293,7 @@ impl PyIterationAnalytics {
         let analytics = lock(&self.inner);
         let selection = analytics.select_best_iteration();
         let selected = selection.selected.and_then(|i| analytics.records().get(i)).cloned();
-        PyIterationSelection { selected, reason: selection.reason }
+        PyIterationSelection { inner: IterationSelection { selected, reason: selection.reason } }
     }
 
     /// upstream's `generateSummary()`; the first summary sets `end_time` (to now, unless given).
@@ -658,7 +358,7 @@ impl PyIterationAnalytics {
     #[staticmethod]
     #[pyo3(signature = (filepath, **config))]
     fn load(py: Python<'_>, filepath: &Bound<'_, PyAny>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let path = earlyexit::analytics::path_argument(&path_value(Some(filepath))?, "filepath").or_raise(py)?;
+        let path = path_argument(&path_value(Some(filepath))?, "filepath").or_raise(py)?;
         let helper = files(py)?;
         let text: String = helper.call_method1("read", (&path,))?.extract()?;
         let folder: String = helper.call_method1("parent", (&path,))?.extract()?;
@@ -736,17 +436,17 @@ impl PyIterationAnalytics {
 
     /// The portable snapshot as JSON text.
     fn to_json(&self) -> String {
-        wrapper::snapshot_text(&self.inner)
+        shims::to_json(self)
     }
 
     /// Restores `to_json()` text (or its parsed dict); a restored object never saves by itself.
     #[staticmethod]
     fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Self::restore(py, snapshot)
+        <Self as EngineClass>::restore(py, snapshot, None)
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        wrapper::reduce_engine(py, &self.inner, py.None().into_bound(py))
+        shims::reduce_engine(py, self)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -1,12 +1,12 @@
 //! Loop replay for Python: `replay_loops(runs, policy)` replays a whole batch of recorded runs
 //! in one call (the GIL released while the core works) and returns an immutable `LoopReplay`.
 
-use earlyexit::loop_replay;
-use earlyexit::{Naming, Value};
+use earlyexit::{jsnum, loop_replay, ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::convert::{options_value, to_py, to_value, NoneIs, OrRaise};
+use crate::error::OrRaise;
+use crate::value::{options_value, runs_value, to_py, to_value, NoneIs};
 
 /// What `replay_loops` returns: `policy`, `summary` and `runs` (one dict per run, in input
 /// order); `to_dict()` is the JSON the JS API's `replayLoops` returns.
@@ -45,7 +45,7 @@ impl PyLoopReplay {
     }
     /// Pickles as its JSON text (`to_dict()` as JSON), restored by `_restore_loop_replay`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        Ok((crate::module_attr(py, "_restore_loop_replay")?, (self.value.to_json(),)))
+        Ok((crate::shims::module_attr(py, "_restore_loop_replay")?, (self.value.to_json(),)))
     }
     fn __len__(&self) -> usize {
         match self.value.get("runs") {
@@ -56,7 +56,7 @@ impl PyLoopReplay {
     fn __repr__(&self) -> String {
         let number = |key: &str| {
             let n = self.value.get("summary").and_then(|s| s.get(key)).and_then(Value::as_f64).unwrap_or(0.0);
-            earlyexit::jsnum::to_js_string(n)
+            jsnum::to_js_string(n)
         };
         [
             "LoopReplay(runs=",
@@ -88,7 +88,7 @@ pub fn replay_loops(
     returns: Option<&Bound<'_, PyAny>>,
     analytics: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyLoopReplay> {
-    let runs_value = crate::convert::runs_value(py, runs)?;
+    let runs_value = runs_value(py, runs)?;
     let keywords = PyDict::new(py);
     for (key, item) in [("preset", preset), ("config", config), ("returns", returns), ("analytics", analytics)] {
         if let Some(item) = item {
@@ -111,16 +111,7 @@ pub fn replay_loops(
 
 /// Restores a pickled `LoopReplay` from its JSON text.
 #[pyfunction]
-fn _restore_loop_replay(py: Python<'_>, text: &str) -> PyResult<PyLoopReplay> {
-    let value = Value::parse_json(text, earlyexit::ErrorCode::InvalidReplay, "replay").or_raise(py)?;
+pub fn _restore_loop_replay(py: Python<'_>, text: &str) -> PyResult<PyLoopReplay> {
+    let value = Value::parse_json(text, ErrorCode::InvalidReplay, "replay").or_raise(py)?;
     Ok(PyLoopReplay { value })
-}
-
-/// Adds the replay's class and function to the native module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyLoopReplay>()?;
-    m.add_function(wrap_pyfunction!(replay_loops, m)?)?;
-    m.add_function(wrap_pyfunction!(_restore_loop_replay, m)?)?;
-    m.add("LOOP_PRESETS", earlyexit::loop_stopping::LOOP_PRESETS.to_vec())?;
-    Ok(())
 }

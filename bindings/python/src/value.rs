@@ -1,16 +1,20 @@
-//! Python objects to the core's [`Value`] and back, and the core's [`Error`] to the
-//! package's exception classes. No rule lives here: the core validates every value it is
-//! given, so this module only says what a Python object *is* (bool before int, `None` as
-//! an absent key, anything unknown by its type name).
+//! Python objects to the core's [`Value`] and back. No rule lives here: the core validates
+//! every value it is given, so this module only says what a Python object *is* (bool before
+//! int, `None` as an absent key, anything unknown by its type name).
 
 use std::borrow::Cow;
-use std::sync::{Mutex, MutexGuard};
 
-use earlyexit::limits::{self, Excess};
-use earlyexit::{Error, ErrorKind, Value};
+use earlyexit::{
+    limits::{self, Excess},
+    replay_input, snapshot,
+    value::{same_field, utf8_text},
+    ErrorCode, Value,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple, PyType};
+
+use crate::error::OrRaise;
 
 /// What a `None` stands for inside a dict.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -52,7 +56,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, none_is: NoneIs) -> PyResult<Value> {
 /// streams, each line a document within the limits; anything else is one value.
 pub fn runs_value(py: Python<'_>, runs: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(bytes) = runs.cast::<pyo3::types::PyBytes>() {
-        let text = earlyexit::replay_input::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
+        let text = replay_input::text_of_bytes(bytes.as_bytes()).or_raise(py)?;
         return Ok(Value::String(text.to_string()));
     }
     if let Ok(text) = runs.cast::<PyString>() {
@@ -326,76 +330,6 @@ pub fn number(py: Python<'_>, n: f64) -> Bound<'_, PyAny> {
     }
 }
 
-/// Raises the core's error as `EarlyExitError` (a bad value) or `EarlyExitTypeError` (a
-/// wrong type, a missing or unknown key), carrying `.code` and `.field`.
-pub fn raise(py: Python<'_>, error: Error) -> PyErr {
-    static VALUE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-    static TYPE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-    let (cell, name) = match error.kind() {
-        ErrorKind::Range => (&VALUE_ERROR, "EarlyExitError"),
-        ErrorKind::Type => (&TYPE_ERROR, "EarlyExitTypeError"),
-    };
-    let class = match cell.import(py, "earlyexit._errors", name) {
-        Ok(class) => class,
-        Err(import_error) => return import_error,
-    };
-    let field = python_field(error.field());
-    let message = python_message(error.message());
-    match class.call1((message, error.code(), field)) {
-        Ok(instance) => PyErr::from_value(instance),
-        Err(e) => e,
-    }
-}
-
-/// The few root names the core spells one way only (see the report to the lead): the
-/// Python spelling of what is otherwise a JS method or argument name.
-fn python_field(field: &str) -> Cow<'_, str> {
-    match field {
-        "detectDiminishingReturns()" => Cow::Borrowed("detect_diminishing_returns()"),
-        "layerResult" => Cow::Borrowed("layer_result"),
-        other => Cow::Borrowed(other),
-    }
-}
-
-fn python_message(message: &str) -> String {
-    if message.starts_with("detectDiminishingReturns()") {
-        message.replacen("detectDiminishingReturns()", "detect_diminishing_returns()", 1)
-    } else if message.starts_with("layerResult ") {
-        message.replacen("layerResult", "layer_result", 1)
-    } else {
-        message.to_string()
-    }
-}
-
-/// Converts a `Result` from the core, raising its error.
-pub trait OrRaise<T> {
-    /// `Ok` as is, `Err` raised as the package's exception.
-    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
-}
-
-impl<T> OrRaise<T> for Result<T, Error> {
-    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
-        self.map_err(|e| raise(py, e))
-    }
-}
-
-/// Locks an engine's state. Critical sections never call into Python (arguments are
-/// converted before and results after), so with the GIL held the lock is never contended
-/// for long; a poisoned lock cannot happen (the core does not panic) and is recovered.
-pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Runs `f` on the locked state and releases the lock before returning, so that whatever
-/// the caller does next with the result (raising an exception runs Python code, which may
-/// hand the GIL to another thread) never happens while the lock is held.
-pub fn locked<T, R>(mutex: &Mutex<T>, f: impl FnOnce(&mut T) -> R) -> R {
-    let mut guard = lock(mutex);
-    let result = f(&mut guard);
-    drop(guard);
-    result
-}
-
 /// An object of keyword arguments (a `None` value is an absent key), after the entries of
 /// an optional positional mapping; a keyword replaces the mapping's entry for its field in
 /// either spelling (`EarlyStopping(config.to_dict(), plateau_consecutive_count=4)`).
@@ -418,7 +352,7 @@ pub fn options_value(positional: Option<&Bound<'_, PyAny>>, kwargs: Option<&Boun
             continue;
         }
         let key = key_of(&key)?;
-        entries.retain(|(given, _)| !earlyexit::value::same_field(given, &key));
+        entries.retain(|(given, _)| !same_field(given, &key));
         entries.push((key, to_value(&item, NoneIs::Absent)?));
     }
     Ok(Value::Object(entries))
@@ -447,22 +381,6 @@ pub fn to_py_or_none<'py>(py: Python<'py>, value: Option<&Value>) -> PyResult<Bo
     }
 }
 
-/// `obj.to_dict()`-style conversion with Python's `repr` of each field, for `__repr__`.
-pub fn repr_of(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String> {
-    let mut out = String::from(name);
-    out.push('(');
-    for (i, (key, value)) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(key);
-        out.push('=');
-        out.push_str(&string_of(&value.repr()?));
-    }
-    out.push(')');
-    Ok(out)
-}
-
 /// An argument taken as whatever it is, for the core to validate (so a wrong type raises
 /// the package's own error rather than pyo3's `TypeError`).
 pub struct AnyValue(pub Value);
@@ -473,4 +391,18 @@ impl<'a, 'py> FromPyObject<'a, 'py> for AnyValue {
     fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         to_value(&obj, NoneIs::Absent).map(AnyValue)
     }
+}
+
+/// A snapshot argument: JSON text (parsed by the core) or an already parsed mapping (where
+/// `None` is JSON `null`).
+pub(crate) fn snapshot_value(snapshot: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let py = snapshot.py();
+    if let Ok(text) = snapshot.cast::<PyString>() {
+        return snapshot::parse(&string_of(text)).or_raise(py);
+    }
+    if let Ok(bytes) = snapshot.cast::<pyo3::types::PyBytes>() {
+        let text = utf8_text(bytes.as_bytes(), ErrorCode::InvalidSnapshot, "snapshot");
+        return text.and_then(snapshot::parse).or_raise(py);
+    }
+    to_value(snapshot, NoneIs::Null)
 }
