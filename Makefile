@@ -8,7 +8,8 @@
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
-# (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
+# (one suite each, after `make setup`), contract (rewrite the generated JS contract,
+# bindings/js/api/contract.generated.mjs, from its Rust tables), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
 # check-commits (commit subjects <= 72 characters with a body, in BASE..HEAD; BASE=main),
 # compare-builds (BASE, default main, and HEAD side by side: wasm sizes, then JS, Rust and
@@ -20,7 +21,7 @@ DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay fuzz setup vectors check-commits compare-builds test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging
 
 test: setup
 	bash scripts/test-all.sh
@@ -45,6 +46,9 @@ test-rust test-python test-node test-browser test-packaging:
 # random seeds (docs/internals/reliability.md).
 fuzz:
 	bash scripts/fuzz.sh
+
+contract:
+	cargo run -q -p earlyexit-js --bin gen-js-contract
 
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)

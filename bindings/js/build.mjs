@@ -1,6 +1,11 @@
 // Copies the shared JS layer into a package (run by scripts/build-node.sh and
 // scripts/build-wasm.sh):
-//   bindings/js/api.js     -> <pkg>/api.cjs (CommonJS), and <pkg>/api.mjs with --esm
+//   bindings/js/api/*.js   -> <pkg>/api.cjs (CommonJS), and <pkg>/api.mjs with --esm: the JS
+//                             layer's fragments and the generated contract
+//                             (api/contract.generated.mjs) flattened into one function scope,
+//                             no runtime import (see api/index.js)
+//   the generated contract -> with --esm (the wasm package), <pkg>/contract.mjs and contract.cjs,
+//                             which the package's glue imports (REPLAY_OPS routes the replay ops)
 //   bindings/js/index.d.ts -> <pkg>/index.d.ts and <pkg>/index.d.mts (the same text; the
 //                             .d.mts types the `import` condition, so `export default`
 //                             means the ESM default)
@@ -11,7 +16,9 @@
 //                             web-loader.mjs: ES modules need their names spelled out, so
 //                             they are written from this one list.
 // Usage: node bindings/js/build.mjs <package dir> [--esm]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,13 +29,86 @@ if (!target) {
   process.exit(2);
 }
 
-const source = readFileSync(path.join(here, 'api.js'), 'utf8');
-const EXPORT = 'export default function createApi(native, hostFiles) {';
-// (`export(` is IterationAnalytics's method of that name, not a statement.)
-if (source.split(EXPORT).length !== 2 || /^\s*(import|export)\b(?!\()/m.test(source.replace(EXPORT, ''))) {
-  console.error('bindings/js/api.js must have exactly one `export` (the createApi line) and no `import`');
+function fail(message) {
+  console.error('bindings/js/build.mjs: ' + message);
   process.exit(1);
 }
+
+// The JS layer: the fragments of bindings/js/api/ (see index.js there), flattened into one
+// function scope, dependencies first. Each fragment's `import { a, b } from './x.js';` lines
+// are dropped and its `export` keywords removed; what is checked: every imported name is
+// exported by its fragment, no fragment assigns to a name it imports, no name is exported
+// twice, every fragment is reached from the entry, and the result parses (node --check).
+const API_DIR = 'api';
+const ENTRY = 'index.js';
+const CONTRACT_FILE = 'contract.generated.mjs';
+const IMPORT = /^import \{([^}]*)\} from '\.\/([\w.-]+)';\n/gm;
+const DECLARATION = /^export (?=(?:const|let|function|async function|class) ([A-Za-z_$][\w$]*))/gm;
+const fragments = new Map(); // file -> { imports: [{ names, from }], exports: Set, body }
+
+function readFragment(file) {
+  if (fragments.has(file)) return fragments.get(file);
+  const text = readFileSync(path.join(here, API_DIR, file), 'utf8');
+  const imports = [...text.matchAll(IMPORT)].map((m) => ({ from: m[2], names: m[1].split(',').map((n) => n.trim()).filter(Boolean) }));
+  const exports = new Set([...text.matchAll(DECLARATION)].map((m) => m[1]));
+  const body = text.replace(IMPORT, '').replace(DECLARATION, '');
+  if (/^\s*(import|export)\b(?!\()/m.test(body)) fail(`${API_DIR}/${file}: only \`import { ... } from './x.js'\` lines and \`export\` declarations (\`export(\` is a method)`);
+  const fragment = { file, imports, exports, body };
+  fragments.set(file, fragment);
+  return fragment;
+}
+
+// Comments and string literals blanked, for the assignment check.
+const code = (text) => text.replace(/\/\*[^]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ')
+  .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g, "''");
+
+const ordered = []; // dependencies first
+const visiting = new Set();
+function visit(file) {
+  if (ordered.some((f) => f.file === file)) return;
+  if (visiting.has(file)) fail(`${API_DIR}/${file} imports itself through a cycle`);
+  visiting.add(file);
+  const fragment = readFragment(file);
+  for (const { from, names } of fragment.imports) {
+    const target = readFragment(from);
+    visit(from);
+    for (const name of names) {
+      if (!target.exports.has(name)) fail(`${API_DIR}/${file} imports ${name}, which ${from} does not export`);
+      const assigned = new RegExp(`(?<![\\w$.#])${name.replace(/\$/g, '\\$')}\\s*(?:[-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)?=(?![=>])|(?:\\+\\+|--)\\s*${name}\\b|\\b${name}\\s*(?:\\+\\+|--)`);
+      if (assigned.test(code(fragment.body))) fail(`${API_DIR}/${file} assigns to ${name}, which it imports from ${from} (export a function that does it)`);
+    }
+  }
+  visiting.delete(file);
+  ordered.push(fragment);
+}
+visit(ENTRY);
+const exportedBy = new Map();
+for (const fragment of ordered) {
+  for (const name of fragment.exports) {
+    if (exportedBy.has(name)) fail(`${name} is exported by both ${API_DIR}/${exportedBy.get(name)} and ${API_DIR}/${fragment.file}`);
+    exportedBy.set(name, fragment.file);
+  }
+}
+for (const file of readdirSync(path.join(here, API_DIR))) {
+  if (/\.m?js$/.test(file) && !fragments.has(file)) fail(`${API_DIR}/${file} is not imported by any fragment`);
+}
+for (const name of ['api', 'ready', 'testing']) {
+  if (!readFragment(ENTRY).exports.has(name)) fail(`${API_DIR}/${ENTRY} must export ${name}`);
+}
+const indent = (text) => text.replace(/^(?=.)/gm, '  ');
+const SIGNATURE = 'function createApi(native, hostFiles) {';
+const flat =
+  SIGNATURE + "\n  'use strict';\n  const host = hostFiles ?? null;\n" +
+  ordered.map((f) => `\n  // --- ${API_DIR}/${f.file}\n` + indent(f.body.replace(/^\n+/, '').replace(/\n+$/, '\n'))).join('') +
+  '\n  return { api, ready, testing };\n}\n';
+const scratchDir = mkdtempSync(path.join(tmpdir(), 'earlyexit-api-'));
+writeFileSync(path.join(scratchDir, 'api.cjs'), flat);
+const parsed = spawnSync(process.execPath, ['--check', path.join(scratchDir, 'api.cjs')], { encoding: 'utf8' });
+rmSync(scratchDir, { recursive: true, force: true });
+if (parsed.status !== 0) fail(`the flattened layer does not parse:\n${parsed.stderr}`);
+const contract = readFragment(CONTRACT_FILE);
+const contractText = readFileSync(path.join(here, API_DIR, CONTRACT_FILE), 'utf8');
+
 // The names both packages export (besides `init` and the default export, EarlyStopping).
 // tests/node/api.test.mjs checks the packages' export lists against its own copy.
 const PUBLIC_NAMES = [
@@ -43,10 +123,21 @@ const PUBLIC_NAMES = [
   'LIMITS',
 ];
 
-const banner = '// Generated by bindings/js/build.mjs from bindings/js/api.js: edit that file, not this one.\n';
-const cjs = banner + "'use strict';\n" + source.replace(EXPORT, 'function createApi(native, hostFiles) {') + '\nmodule.exports = createApi;\n';
-writeFileSync(path.join(target, 'api.cjs'), cjs);
-if (flags.includes('--esm')) writeFileSync(path.join(target, 'api.mjs'), banner + source);
+const banner = '// Generated by bindings/js/build.mjs from bindings/js/api/*.js: edit those, not this one.\n';
+writeFileSync(path.join(target, 'api.cjs'), banner + "'use strict';\n" + flat + 'module.exports = createApi;\n');
+if (flags.includes('--esm')) writeFileSync(path.join(target, 'api.mjs'), banner + 'export default ' + flat);
+
+// The wasm package's glue (index.cjs, web-loader.mjs) reads REPLAY_OPS from the contract: its
+// copy keeps the code, not the docs (those are in the generated file).
+if (flags.includes('--esm')) {
+  const lean = contractText.replace(/^ *\/\*\*[^]*?\*\/\n/gm, '');
+  const glueBanner = `// Generated by bindings/js/build.mjs from bindings/js/${API_DIR}/${CONTRACT_FILE} (documented there): edit the Rust tables, not this file.\n`;
+  writeFileSync(path.join(target, 'contract.mjs'), glueBanner + lean);
+  writeFileSync(
+    path.join(target, 'contract.cjs'),
+    glueBanner + "'use strict';\n" + lean.replace(DECLARATION, '') + 'module.exports = { ' + [...contract.exports].join(', ') + ' };\n',
+  );
+}
 
 writeFileSync(path.join(target, 'THIRD_PARTY_NOTICES'), readFileSync(path.join(here, '..', '..', 'THIRD_PARTY_NOTICES')));
 

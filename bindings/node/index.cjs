@@ -1,6 +1,6 @@
 'use strict';
 // The `earlyexit` package, CommonJS entry: the shared JS layer (api.cjs, copied from
-// bindings/js/api.js at build time) over the napi addon (native.cjs is napi-rs's platform loader).
+// bindings/js/api/ at build time) over the napi addon (native.cjs is napi-rs's platform loader).
 const createApi = require('./api.cjs');
 // The host's files: IterationAnalytics saves and loads aiwg's summary files through them.
 const files = { fs: require('node:fs'), path: require('node:path'), byteLength: Buffer.byteLength };

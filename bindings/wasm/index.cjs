@@ -1,6 +1,6 @@
 'use strict';
 // The `earlyexit-wasm` package in Node, CommonJS entry: the shared JS layer (api.cjs,
-// copied from bindings/js/api.js at build time) over wasm-bindgen's `--target nodejs` glue,
+// built from bindings/js/api/ at build time) over wasm-bindgen's `--target nodejs` glue,
 // which instantiates the module synchronously, so no init() call is needed.
 //
 // Two wasm modules (README.md "Two modules"): the engines module, loaded here, and the replay
@@ -8,7 +8,9 @@
 // call. Replay ops go to the replay module; the JS layer sees one `exec`.
 const createApi = require('./api.cjs');
 const engines = require('./pkg/nodejs/earlyexit_wasm.js');
-const { isReplayOp } = require('./replay-ops.cjs');
+// The ops the replay module answers: the generated contract's (bindings/js/build.mjs copies it here).
+const { REPLAY_OPS } = require('./contract.cjs');
+const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
 
 let replay = null;
 // Everything the engines module exports (the JSON interface and the loop's numeric fast
@@ -19,7 +21,7 @@ const native = Object.assign({}, engines, {
     if (replay === null) replay = require('./pkg/nodejs/earlyexit_replay.js');
     return replay.exec(op, args);
   },
-  // After a trap (the JS layer's guard, api.js): a fresh instance of the module that answers
+  // After a trap (the JS layer's guard, bindings/js/api/instance.js): a fresh instance of the module that answers
   // `op` (both glues are built with wasm-bindgen's reset function); true for the engines.
   resetInstance(op) {
     if (op !== undefined && isReplayOp(op)) {

@@ -1,5 +1,5 @@
 // The `earlyexit-wasm` package for browsers and bundlers (the entry web.mjs, which bindings/js/build.mjs
-// writes, re-exports from here): the shared JS layer (api.mjs, copied from bindings/js/api.js at build
+// writes, re-exports from here): the shared JS layer (api.mjs, built from bindings/js/api/ at build
 // time) over wasm-bindgen's `--target web` glue.
 //
 //   import { init, EarlyStopping, replayLoops } from 'earlyexit-wasm';
@@ -33,9 +33,14 @@
 // engines keep working, and a later `init({ replay: true })` tries again. The preset constants are filled in once the engines load.
 import initEngines, * as wasm from './pkg/web/earlyexit_wasm.js';
 import createApi from './api.mjs';
-import { isReplayOp, REPLAY_FUNCTIONS } from './replay-ops.mjs';
+// The ops the replay module answers and the public function behind each, and the texts and
+// codes of the loading errors: the generated contract's (bindings/js/build.mjs copies it here;
+// the messages are worded in bindings/js/interface/src/host_messages.rs: no core has loaded
+// when they are thrown).
+import { HOST_CODES, MESSAGES, REPLAY_OPS } from './contract.mjs';
 
-const notReady = () => new Error("earlyexit-wasm: call and await init() before using the API (import { init } from 'earlyexit-wasm')");
+const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
+const notReady = () => new Error(MESSAGES.NOT_INITIALIZED);
 // Until init() has run, every native call fails with a clear message.
 const native = {
   NativeEngine: class {
@@ -73,13 +78,9 @@ let replayReset = null; // and its reset (a fresh instance after a trap)
 let replayFailure = null; // why the last replay load failed (for the not-loaded message)
 
 function replayNotLoaded(op) {
-  const name = REPLAY_FUNCTIONS[op] ?? 'replay';
-  const why = replayFailure === null ? 'is not loaded (init() loads only the engines)' : `did not load (${describe(replayFailure)})`;
-  return loadError(
-    `earlyexit-wasm: ${name} needs the replay module (${REPLAY_FILE}), which ${why}: call ${LOAD_REPLAY} first`,
-    'replay_not_loaded',
-    name,
-  );
+  const name = REPLAY_OPS[op] ?? 'replay';
+  const why = replayFailure === null ? MESSAGES.REPLAY_NEVER_LOADED : MESSAGES.REPLAY_FAILED_EARLIER(describe(replayFailure));
+  return loadError(MESSAGES.REPLAY_NOT_LOADED(name, REPLAY_FILE, why, LOAD_REPLAY), HOST_CODES.REPLAY_NOT_LOADED, name);
 }
 
 function wasmInit(load, source) {
@@ -100,7 +101,7 @@ function loadEngines(source) {
         if (replayExec === null) throw replayNotLoaded(op);
         return replayExec(op, args);
       };
-      // After a trap (the JS layer's guard, api.js): a fresh instance of the module that
+      // After a trap (the JS layer's guard, bindings/js/api/instance.js): a fresh instance of the module that
       // answers `op`, from the module already compiled; true for the engines.
       native.resetInstance = (op) => {
         if (op !== undefined && isReplayOp(op)) {
@@ -112,14 +113,8 @@ function loadEngines(source) {
       };
       ready();
     }, (cause) => {
-      const where = source === undefined ? ', next to the script that loaded it' : typeof source === 'string' || source instanceof URL ? ` from ${source}` : '';
-      throw loadError(
-        `earlyexit-wasm: could not load the engines module (${ENGINES_FILE}${where}): ${describe(cause)}; ` +
-          "a bundler that does not emit the .wasm file needs its URL or bytes passed: init({ module: url }) (the package's README, \"Bundlers\")",
-        'engines_load_failed',
-        'module',
-        cause,
-      );
+      const where = source === undefined ? MESSAGES.NEXT_TO_SCRIPT : typeof source === 'string' || source instanceof URL ? MESSAGES.FROM_SOURCE(source) : '';
+      throw loadError(MESSAGES.ENGINES_LOAD_FAILED(ENGINES_FILE, where, describe(cause)), HOST_CODES.ENGINES_LOAD_FAILED, 'module', cause);
     });
     engines.catch(() => {
       engines = null; // let a later call retry (a failed fetch, say)
@@ -131,7 +126,7 @@ function loadEngines(source) {
 function loadReplay(source) {
   if (replayExec !== null) return Promise.resolve();
   if (replay === null) {
-    const from = typeof source === 'string' || source instanceof URL ? ` from ${source}` : '';
+    const from = typeof source === 'string' || source instanceof URL ? MESSAGES.FROM_SOURCE(source) : '';
     replay = import('./pkg/web/earlyexit_replay.js')
       .then((glue) => wasmInit(glue.default, source).then(() => glue))
       .then(
@@ -143,12 +138,7 @@ function loadReplay(source) {
         (cause) => {
           replay = null; // a later init({ replay: true }) tries again
           replayFailure = cause;
-          throw loadError(
-            `earlyexit-wasm: could not load the replay module (${REPLAY_FILE}${from}): ${describe(cause)}; the engines are unaffected, and ${LOAD_REPLAY} tries again (or pass the module's location: init({ replay: url }))`,
-            'replay_load_failed',
-            'replay',
-            cause,
-          );
+          throw loadError(MESSAGES.REPLAY_LOAD_FAILED(REPLAY_FILE, from, describe(cause), LOAD_REPLAY), HOST_CODES.REPLAY_LOAD_FAILED, 'replay', cause);
         },
       );
   }
@@ -167,8 +157,8 @@ function plan(args) {
   if (!isOptions(first)) return { engines: first, replay: false };
   for (const key of Object.keys(first)) {
     if (!OPTIONS.includes(key)) {
-      const error = new TypeError(`earlyexit-wasm: init: unknown option '${key}' (the options are ${OPTIONS.join(', ')})`);
-      Object.assign(error, { code: 'unknown_option', field: key });
+      const error = new TypeError(MESSAGES.INIT_UNKNOWN_OPTION(key, OPTIONS.join(', ')));
+      Object.assign(error, { code: HOST_CODES.INIT_UNKNOWN_OPTION, field: key });
       throw error;
     }
   }

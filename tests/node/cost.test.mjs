@@ -1,7 +1,7 @@
 // What the cheap paths of the JS layer must not change (the figures are in `make bench`,
 // workloads pyramid-new and loop-ts; work is counted here, never timed):
 // - EarlyExitController construction: a controller per CI run over a preset pays no native
-//   object and no validation each time (bindings/js/api.js, `exitSetup`), and the cache that avoids
+//   object and no validation each time (bindings/js/api/pyramid.js, `exitSetup`), and the cache that avoids
 //   it still honours a config object changed between constructions, as the seed does (it
 //   reads its config at each use);
 // - recordIterationResult reads a result's keys with for-in: only when that sees exactly the

@@ -1,4 +1,4 @@
-// The numeric fast paths of the JS layer (bindings/js/api.js over bindings/js/fast/src/fast.rs and
+// The numeric fast paths of the JS layer (bindings/js/api/ over bindings/js/fast/src/fast.rs and
 // fast_pyramid.rs): each engine's state lives in JS and only the most recently used one sits
 // in the shared scratch buffer, decisions made by a fold are reused, timestamps cross as
 // bytes, and runs keep their progress between layers. These tests drive exactly the

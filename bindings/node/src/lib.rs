@@ -2,7 +2,7 @@
 //!
 //! Exports the shared native interface (`bindings/js/interface`, crate `earlyexit-js`) unchanged:
 //! the class `NativeEngine` with `call(op, args)` and the function `exec(op, args)`, one
-//! string in and one string out. The public API is the shared JS layer (`bindings/js/api.js`),
+//! string in and one string out. The public API is the shared JS layer (`bindings/js/api/`),
 //! which the WebAssembly package wraps around the very same interface.
 
 use napi_derive::napi;

@@ -4,7 +4,7 @@
 //! the class `NativeEngine` with `call(op, args)` and the function `exec(op, args)`, one
 //! string in and one string out, exactly as the napi addon does. The core returns errors
 //! and never panics, so no call can poison the instance (built with `panic = "abort"`).
-//! The public API is the shared JS layer (`bindings/js/api.js`).
+//! The public API is the shared JS layer (`bindings/js/api/`).
 //!
 //! Built twice (scripts/build-wasm.sh): by default the engines module (everything but
 //! replay, within the package's size budget); with the feature `replay-module` the replay

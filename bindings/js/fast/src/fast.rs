@@ -14,7 +14,9 @@
 //! that the fast check refuses goes to the JSON path (`lib.rs`), which produces the full
 //! typed error.
 //!
-//! `bindings/js/api.js` has the same slot table (`SLOT`); [`LAYOUT`] is checked on load.
+//! The slots, flags and codes are the contract tables of [`crate::slots`]; the JS layer
+//! imports them from the module generated from those tables, and checks on load that the
+//! native module was built from the same tables (its fingerprint).
 
 use earlyexit::loops::{
     self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, LoopCounters, ObservationWindow, ObservationWindowMut,
@@ -22,98 +24,15 @@ use earlyexit::loops::{
 };
 use earlyexit::{Observation, VerificationStatus};
 
-/// Bumped whenever a slot below moves.
-pub const LAYOUT: u32 = 7;
+use crate::keys::{budget_code, detail_numbers, status_code};
 
-// --- inputs --------------------------------------------------------------------------
-const IN_ITERATION: usize = 0;
-const IN_QUALITY: usize = 1;
-const IN_CONFIDENCE: usize = 2;
-const IN_STATUS: usize = 3;
-const IN_DELTA: usize = 4;
-/// Bits: 1 tokens_used, 2 token_cost_usd, 4 execution_time_ms, 8 iteration_number,
-/// 16 timestamp given, 32 a record the core already accepted (folded again after
-/// `configure()` or a restore: the `strictIterations` order was judged when it was recorded).
-const IN_FLAGS: usize = 5;
-const IN_TOKENS: usize = 6;
-const IN_COST: usize = 7;
-const IN_TIME: usize = 8;
-const IN_ITERATION_NUMBER: usize = 9;
-/// 0: no source; 1: a source is attached (answer NEED_SOURCE when it must be asked);
-/// 2: the source's report is in the slots below.
-const IN_SOURCE: usize = 10;
-const IN_DETECTED: usize = 11;
-/// 0: the report has no `iteration`; 1: `iteration: null`; 2: a number.
-const IN_REPORT_ITERATION_KIND: usize = 12;
-const IN_REPORT_ITERATION: usize = 13;
-/// The given timestamp's length, its bytes from `IN_TIMESTAMP` on (8 to a slot, the
-/// slots' own bytes, which the JS layer writes through a `Uint8Array` view): a string
-/// crosses as bytes (a napi or wasm string costs more than the whole fold). A timestamp
-/// whose code units do not all fit a byte is not sent: the JS layer gives a length above
-/// [`MAX_FAST_TIMESTAMP`], so the record takes the JSON path, where the core decides.
-const IN_TIMESTAMP_LEN: usize = 14;
-const IN_TIMESTAMP: usize = 48;
-/// Longer timestamps take the JSON path.
-pub const MAX_FAST_TIMESTAMP: usize = 64;
-/// The seed's check methods the JS object overrides (`SeedCheck::bit` mask) plus 8 x the
-/// position in the order to resume from: `decide` then answers DELEGATE at an overridden
-/// check (its index and the resume position in the detail slots), and the JS layer calls
-/// the override. Negative: `decide` answers one of the seed's check methods instead (a
-/// stop with its details, or GO_ON with its confidence; `reason` gives the text):
-/// [`PLATEAU_ANSWER`], [`HIGH_CONFIDENCE_ANSWER`], [`DIMINISHING_RETURNS_ANSWER`].
-/// 0 (the normal case, and whenever `fold` runs): nothing is delegated.
-const IN_DELEGATE: usize = 15;
-/// `checkQualityPlateau()` over the state.
-const PLATEAU_ANSWER: f64 = -1.0;
-/// `checkHighConfidence(record)`, the record's quality, confidence and status in the input slots.
-const HIGH_CONFIDENCE_ANSWER: f64 = -2.0;
-/// `checkDiminishingReturns()`: the source's report in the input slots (`IN_SOURCE` 2), or
-/// no source (`IN_SOURCE` 0).
-const DIMINISHING_RETURNS_ANSWER: f64 = -3.0;
+use crate::slots::*;
+pub use crate::slots::{CONFIG_SLOTS, MAX_FAST_TIMESTAMP, STATE};
 
-// --- outputs -------------------------------------------------------------------------
-const OUT_CODE: usize = 16;
-const OUT_CONFIDENCE: usize = 17;
-const OUT_DETAIL: usize = 18; // 6 slots
-/// Best iteration: present (0/1), iteration, quality.
-const OUT_BEST_PRESENT: usize = 24;
-const OUT_BUDGET_COUNT: usize = 27;
-const OUT_BUDGETS: usize = 28; // 3 x (budget index, limit, observed, without, exhausted)
-/// Where the plateau's improvements start (3 slots each: iteration, improvement, delta).
-const OUT_IMPROVEMENTS_AT: usize = 44;
-
-// --- the engine's state ---------------------------------------------------------------
-/// The engine's own slots start here; the JS object keeps a copy of `STATE..STATE+len`.
-/// (Slots 112..256 are the pyramid's, see `fast_pyramid`.)
-pub const STATE: usize = 256;
-const CONFIG: usize = STATE; // CONFIG_SLOTS slots
-/// How many slots the config takes.
-pub const CONFIG_SLOTS: usize = 19;
-const COUNTERS: usize = STATE + CONFIG_SLOTS; // 18 slots
-const WINDOW_LEN: usize = COUNTERS + 18;
-const WINDOW: usize = WINDOW_LEN + 1; // 5 slots per observation
-const OBSERVATION_SLOTS: usize = 5;
-
-// --- codes ----------------------------------------------------------------------------
 /// `fold`: the record was folded in.
-pub const OK: f64 = 0.0;
+pub const OK: f64 = FOLD_OK;
 /// `fold` / `decide`: the fast check refused the input; ask the JSON path for the error.
-pub const INVALID: f64 = 1.0;
-const CODE_NO_ITERATIONS: f64 = 0.0;
-const CODE_WARM_UP: f64 = 1.0;
-const CODE_CONTINUE: f64 = 2.0;
-const CODE_HIGH_CONFIDENCE: f64 = 3.0;
-const CODE_PLATEAU: f64 = 4.0;
-const CODE_DIMINISHING: f64 = 5.0;
-const CODE_MAX_ITERATIONS: f64 = 6.0;
-const CODE_BUDGET: f64 = 7.0;
-const CODE_REGRESSION: f64 = 8.0;
-const CODE_NEED_SOURCE: f64 = 9.0;
-const CODE_INVALID_REPORT: f64 = 10.0;
-const CODE_NO_IMPROVEMENT: f64 = 11.0;
-const CODE_DELEGATE: f64 = 12.0;
-const CODE_GO_ON: f64 = 13.0;
-const CODE_UNKNOWN_STOP: f64 = -1.0;
+pub const INVALID: f64 = FOLD_INVALID;
 
 #[inline(always)]
 fn at(slots: &[f64], i: usize) -> f64 {
@@ -142,14 +61,7 @@ fn of_opt_u64(v: Option<u64>) -> f64 {
     v.map_or(f64::NAN, |v| v as f64)
 }
 
-fn status_code(status: VerificationStatus) -> f64 {
-    match status {
-        VerificationStatus::Passed => 0.0,
-        VerificationStatus::Failed => 1.0,
-        VerificationStatus::Skipped => 2.0,
-    }
-}
-
+/// A status from its code (`keys::status_code`).
 #[inline(always)]
 fn status_of(code: f64) -> Option<VerificationStatus> {
     match code as i64 {
@@ -238,32 +150,35 @@ fn put_pair(s: &mut [f64], i: usize, pair: Option<(u64, f64)>) {
 }
 
 fn counters_of(s: &[f64]) -> LoopCounters {
-    let mut counters = LoopCounters { recorded: at(s, COUNTERS) as u64, ..LoopCounters::default() };
-    counters.best.verified = pair_of(s, COUNTERS + 1);
-    counters.best.overall = pair_of(s, COUNTERS + 4);
-    for i in 0..3 {
+    let c = |offset: usize| COUNTERS + offset;
+    let mut counters = LoopCounters { recorded: at(s, c(COUNTER_RECORDED)) as u64, ..LoopCounters::default() };
+    counters.best.verified = pair_of(s, c(COUNTER_BEST_VERIFIED));
+    counters.best.overall = pair_of(s, c(COUNTER_BEST_OVERALL));
+    // The sums' slots are in the budgets' order, as the tally's arrays are.
+    for i in 0..Budget::ALL.len() {
         if let (Some(sum), Some(without)) = (counters.tally.sums.get_mut(i), counters.tally.without.get_mut(i)) {
-            *sum = at(s, COUNTERS + 7 + i);
-            *without = at(s, COUNTERS + 10 + i) as u64;
+            *sum = at(s, c(COUNTER_SUMS) + i);
+            *without = at(s, c(COUNTER_WITHOUT) + i) as u64;
         }
     }
-    counters.tally.peak = pair_of(s, COUNTERS + 13);
-    counters.tally.regression_streak = at(s, COUNTERS + 16) as u64;
-    counters.tally.since_peak = at(s, COUNTERS + 17) as u64;
+    counters.tally.peak = pair_of(s, c(COUNTER_PEAK));
+    counters.tally.regression_streak = at(s, c(COUNTER_REGRESSION_STREAK)) as u64;
+    counters.tally.since_peak = at(s, c(COUNTER_SINCE_PEAK)) as u64;
     counters
 }
 
 fn put_counters(s: &mut [f64], counters: &LoopCounters) {
-    put(s, COUNTERS, counters.recorded as f64);
-    put_pair(s, COUNTERS + 1, counters.best.verified);
-    put_pair(s, COUNTERS + 4, counters.best.overall);
-    for i in 0..3 {
-        put(s, COUNTERS + 7 + i, counters.tally.sums.get(i).copied().unwrap_or(0.0));
-        put(s, COUNTERS + 10 + i, counters.tally.without.get(i).copied().unwrap_or(0) as f64);
+    let c = |offset: usize| COUNTERS + offset;
+    put(s, c(COUNTER_RECORDED), counters.recorded as f64);
+    put_pair(s, c(COUNTER_BEST_VERIFIED), counters.best.verified);
+    put_pair(s, c(COUNTER_BEST_OVERALL), counters.best.overall);
+    for i in 0..Budget::ALL.len() {
+        put(s, c(COUNTER_SUMS) + i, counters.tally.sums.get(i).copied().unwrap_or(0.0));
+        put(s, c(COUNTER_WITHOUT) + i, counters.tally.without.get(i).copied().unwrap_or(0) as f64);
     }
-    put_pair(s, COUNTERS + 13, counters.tally.peak);
-    put(s, COUNTERS + 16, counters.tally.regression_streak as f64);
-    put(s, COUNTERS + 17, counters.tally.since_peak as f64);
+    put_pair(s, c(COUNTER_PEAK), counters.tally.peak);
+    put(s, c(COUNTER_REGRESSION_STREAK), counters.tally.regression_streak as f64);
+    put(s, c(COUNTER_SINCE_PEAK), counters.tally.since_peak as f64);
 }
 
 /// The window as slots: a length, then the observations oldest first.
@@ -326,17 +241,17 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     let flags = at(slots, IN_FLAGS) as u32;
     let given = |bit: u32, i: usize| (flags & bit != 0).then(|| at(slots, i));
     let usage = ResourceUsage {
-        tokens_used: given(1, IN_TOKENS),
-        token_cost_usd: given(2, IN_COST),
-        execution_time_ms: given(4, IN_TIME),
+        tokens_used: given(FLAG_TOKENS, IN_TOKENS),
+        token_cost_usd: given(FLAG_COST, IN_COST),
+        execution_time_ms: given(FLAG_TIME, IN_TIME),
     };
     let iteration = at(slots, IN_ITERATION);
     let numbers = [at(slots, IN_QUALITY), at(slots, IN_CONFIDENCE), at(slots, IN_DELTA)];
     let Some(status) = status_of(at(slots, IN_STATUS)) else { return INVALID };
-    if !loops::record_is_valid(iteration, numbers, &usage, given(8, IN_ITERATION_NUMBER)) {
+    if !loops::record_is_valid(iteration, numbers, &usage, given(FLAG_ITERATION_NUMBER, IN_ITERATION_NUMBER)) {
         return INVALID;
     }
-    if flags & 16 != 0 && !timestamp_in_slots_is_valid(slots) {
+    if flags & FLAG_TIMESTAMP != 0 && !timestamp_in_slots_is_valid(slots) {
         return INVALID;
     }
     // A window longer than the buffer can hold is refused here; the JS layer grows the
@@ -348,7 +263,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     // `strictIterations`: a number that does not follow the last one is a re-record or an
     // error, which the JSON path tells apart (it compares the whole last record).
     let last = SlotWindow { slots }.last().map(|o| o.iteration);
-    if flags & 32 == 0 && !loops::iteration_follows(config.strict(), last, iteration as u64) {
+    if flags & FLAG_ACCEPTED == 0 && !loops::iteration_follows(config.strict(), last, iteration as u64) {
         return INVALID;
     }
     let observation = Observation {
@@ -366,7 +281,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
             return INVALID;
         }
     }
-    let usage = (flags & 7 != 0).then_some(&usage);
+    let usage = (flags & FLAG_USAGE != 0).then_some(&usage);
     loops::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
     put_counters(slots, &counters);
     // The decision is made right away, so the `shouldStop()` that usually follows needs no
@@ -431,17 +346,20 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
         return Err(NoVerdict::Answer(Box::new(loops::high_confidence_answer(config, &record))));
     }
     let source_mode = at(slots, IN_SOURCE);
-    let report = (source_mode == 2.0).then(|| DiminishingReturnsReport {
+    let kind = at(slots, IN_REPORT_ITERATION_KIND);
+    let report = (source_mode == SOURCE_REPORT).then(|| DiminishingReturnsReport {
         detected: at(slots, IN_DETECTED) != 0.0,
-        iteration: match at(slots, IN_REPORT_ITERATION_KIND) as u8 {
-            0 => ReportedIteration::Absent,
-            1 => ReportedIteration::Null,
-            _ => ReportedIteration::At(at(slots, IN_REPORT_ITERATION) as u64),
+        iteration: if kind == REPORT_ITERATION_ABSENT {
+            ReportedIteration::Absent
+        } else if kind == REPORT_ITERATION_NULL {
+            ReportedIteration::Null
+        } else {
+            ReportedIteration::At(at(slots, IN_REPORT_ITERATION) as u64)
         },
         reason: String::new(), // the JS layer holds the source's text
     });
-    if source_mode == 2.0
-        && at(slots, IN_REPORT_ITERATION_KIND) == 2.0
+    if source_mode == SOURCE_REPORT
+        && kind == REPORT_ITERATION_NUMBER
         && !loops::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
     {
         return Err(NoVerdict::InvalidReport);
@@ -451,9 +369,13 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
     }
     // Without a report, asking the source means answering NEED_SOURCE: the JS layer asks
     // it (the core decided that it must, exactly when the seed would) and calls again.
-    let source = (source_mode != 0.0).then_some(move || report.ok_or(NoVerdict::NeedSource));
-    let (mask, resume) =
-        if delegate > 0.0 { ((delegate as u32 % 8) as u8, (delegate as u32 / 8) as usize) } else { (0, 0) };
+    let source = (source_mode != SOURCE_NONE).then_some(move || report.ok_or(NoVerdict::NeedSource));
+    let resume_at = DELEGATE_RESUME as u32;
+    let (mask, resume) = if delegate > DELEGATE_NONE {
+        ((delegate as u32 % resume_at) as u8, (delegate as u32 / resume_at) as usize)
+    } else {
+        (0, 0)
+    };
     match loops::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
         Step::Done(verdict) => Ok(verdict),
         Step::Delegate { check, resume } => Err(NoVerdict::Delegate(check, resume)),
@@ -467,12 +389,12 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
         Err(NoVerdict::InvalidReport) => return out_code(slots, CODE_INVALID_REPORT),
         Err(NoVerdict::Delegate(check, resume)) => {
             let index = match check {
-                SeedCheck::HighConfidence => 0.0,
-                SeedCheck::QualityPlateau => 1.0,
-                SeedCheck::DiminishingReturns => 2.0,
+                SeedCheck::HighConfidence => DELEGATED_HIGH_CONFIDENCE,
+                SeedCheck::QualityPlateau => DELEGATED_QUALITY_PLATEAU,
+                SeedCheck::DiminishingReturns => DELEGATED_DIMINISHING_RETURNS,
             };
-            put(slots, OUT_DETAIL, index);
-            put(slots, OUT_DETAIL + 1, resume as f64);
+            put(slots, OUT_DELEGATE_CHECK, index);
+            put(slots, OUT_DELEGATE_RESUME, resume as f64);
             return out_code(slots, CODE_DELEGATE);
         }
         Err(NoVerdict::Answer(answer)) => match answer.details {
@@ -484,82 +406,47 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
         },
     };
     put(slots, OUT_CONFIDENCE, loops::verdict_confidence(&verdict));
+    // (present, iteration, quality: OUT_BEST_PRESENT, OUT_BEST_ITERATION, OUT_BEST_QUALITY)
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
     let budgets = counters.tally.budgets(config);
     put(slots, OUT_BUDGET_COUNT, budgets.len() as f64);
     for (i, status) in budgets.iter().enumerate() {
-        let base = OUT_BUDGETS + i * 5;
-        put(slots, base, budget_index(status.budget));
+        let base = OUT_BUDGETS + i * BUDGET_STATUS_SLOTS;
+        put(slots, base, budget_code(status.budget));
         put(slots, base + 1, status.limit);
         put(slots, base + 2, status.observed);
         put(slots, base + 3, status.records_without_value as f64);
         put(slots, base + 4, f64::from(u8::from(status.exhausted)));
     }
-    let d = |slots: &mut [f64], i: usize, v: f64| put(slots, OUT_DETAIL + i, v);
     let code = match &verdict {
         Verdict::NoIterations => CODE_NO_ITERATIONS,
         Verdict::Continue => CODE_CONTINUE,
         Verdict::WarmUp { recorded, min } => {
-            d(slots, 0, *recorded as f64);
-            d(slots, 1, *min as f64);
+            put(slots, OUT_DETAIL, *recorded as f64);
+            put(slots, OUT_DETAIL + 1, *min as f64);
             CODE_WARM_UP
         }
-        Verdict::Stop(details) => match details {
-            StoppingDetails::HighConfidence { confidence, quality_score, verification_status } => {
-                d(slots, 0, *confidence);
-                d(slots, 1, *quality_score);
-                d(slots, 2, verification_status.map_or(-1.0, status_code));
-                CODE_HIGH_CONFIDENCE
-            }
-            StoppingDetails::QualityPlateau { consecutive_count, improvements, average_quality, threshold } => {
-                d(slots, 0, *consecutive_count as f64);
-                d(slots, 1, *average_quality);
-                d(slots, 2, *threshold);
-                d(slots, 3, improvements.len() as f64);
-                let start = STATE + state_len(at(slots, WINDOW_LEN) as usize);
-                put(slots, OUT_IMPROVEMENTS_AT, start as f64);
-                for (i, step) in improvements.iter().enumerate() {
-                    put(slots, start + 3 * i, step.iteration as f64);
-                    put(slots, start + 3 * i + 1, step.improvement);
-                    put(slots, start + 3 * i + 2, step.delta);
+        // The details' numbers in the order of their keys (`keys::DETAILS`); a stop the
+        // table does not know yet (the details are non-exhaustive) answers
+        // CODE_UNKNOWN_STOP, and the JS layer throws rather than answer a made-up decision.
+        Verdict::Stop(details) => match detail_numbers(details) {
+            Some((code, numbers)) => {
+                for (i, n) in numbers.into_iter().enumerate() {
+                    put(slots, OUT_DETAIL + i, n);
                 }
-                CODE_PLATEAU
+                if let StoppingDetails::QualityPlateau { improvements, .. } = details {
+                    let start = STATE + state_len(at(slots, WINDOW_LEN) as usize);
+                    put(slots, OUT_IMPROVEMENTS_AT, start as f64);
+                    for (i, step) in improvements.iter().enumerate() {
+                        let base = start + IMPROVEMENT_SLOTS * i;
+                        put(slots, base, step.iteration as f64);
+                        put(slots, base + 1, step.improvement);
+                        put(slots, base + 2, step.delta);
+                    }
+                }
+                code
             }
-            StoppingDetails::DiminishingReturns { .. } => CODE_DIMINISHING,
-            StoppingDetails::MaxIterations { iterations, max_iterations } => {
-                d(slots, 0, *iterations as f64);
-                d(slots, 1, *max_iterations as f64);
-                CODE_MAX_ITERATIONS
-            }
-            StoppingDetails::BudgetExhausted { budget, limit, observed, records_without_value } => {
-                d(slots, 0, budget_index(*budget));
-                d(slots, 1, *limit);
-                d(slots, 2, *observed);
-                d(slots, 3, *records_without_value as f64);
-                CODE_BUDGET
-            }
-            StoppingDetails::QualityRegression { best_iteration, best_quality_score, tolerance, patience } => {
-                d(slots, 0, *best_iteration as f64);
-                d(slots, 1, *best_quality_score);
-                d(slots, 2, *tolerance);
-                d(slots, 3, *patience as f64);
-                CODE_REGRESSION
-            }
-            StoppingDetails::NoImprovement {
-                best_iteration,
-                best_quality_score,
-                iterations_without_improvement,
-                patience,
-            } => {
-                d(slots, 0, *best_iteration as f64);
-                d(slots, 1, *best_quality_score);
-                d(slots, 2, *iterations_without_improvement as f64);
-                d(slots, 3, *patience as f64);
-                CODE_NO_IMPROVEMENT
-            }
-            // A stop this table does not know yet (the details are non-exhaustive): the JS
-            // layer throws on an unknown code rather than answering a made-up decision.
-            _ => CODE_UNKNOWN_STOP,
+            None => CODE_UNKNOWN_STOP,
         },
     };
     out_code(slots, code)
@@ -568,14 +455,6 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
 fn out_code(slots: &mut [f64], code: f64) -> f64 {
     put(slots, OUT_CODE, code);
     code
-}
-
-fn budget_index(budget: Budget) -> f64 {
-    match budget {
-        Budget::Tokens => 0.0,
-        Budget::CostUsd => 1.0,
-        Budget::WallClockMs => 2.0,
-    }
 }
 
 /// The reason text of the decision [`decide`] just wrote (not for diminishing returns,
@@ -654,6 +533,59 @@ mod tests {
         assert_eq!(record(&mut slots, 5.0, 99.0, 0.99, 0.0, 18.0), OK);
         assert_eq!(decide(&mut slots), CODE_HIGH_CONFIDENCE);
         assert_eq!(reason(&mut slots), "High confidence (99.0%) AND verification passed");
+    }
+
+    /// What the generated builders read (`keys::BUDGET_STATUS`, `keys::PLATEAU_STEP`, the
+    /// best record's slots) is what the owning engine's decision holds.
+    #[test]
+    fn budgets_steps_and_best_are_in_the_slots_of_their_keys() {
+        use crate::keys::{DetailKey, Kind, BUDGET_STATUS, PLATEAU_STEP};
+        use earlyexit::Value;
+        let read = |s: &[f64], keys: &[DetailKey], at: usize| {
+            let entries = keys.iter().enumerate().map(|(i, key)| {
+                let n = s[at + i];
+                let value = match key.kind {
+                    Kind::Number => Value::Number(n),
+                    Kind::Bool => Value::Bool(n != 0.0),
+                    Kind::Budget => Value::string(Budget::ALL[n as usize].as_str()),
+                    other => panic!("{other:?} in a nested list"),
+                };
+                (key.name.to_string(), value)
+            });
+            Value::Object(entries.collect())
+        };
+        let config = EarlyStoppingConfig { max_total_tokens: Some(100.0), ..EarlyStoppingConfig::default() };
+        let mut slots = vec![0.0; 1024];
+        slots[CONFIG..CONFIG + CONFIG_SLOTS].copy_from_slice(&config_slots(&config));
+        let mut engine = earlyexit::EarlyStopping::new(config).unwrap();
+        for (i, quality) in [80.0, 80.5, 81.0].into_iter().enumerate() {
+            slots[IN_ITERATION] = i as f64 + 1.0;
+            slots[IN_QUALITY] = quality;
+            slots[IN_CONFIDENCE] = 0.5;
+            slots[IN_STATUS] = 0.0;
+            slots[IN_DELTA] = 0.5;
+            slots[IN_FLAGS] = f64::from(FLAG_TOKENS);
+            slots[IN_TOKENS] = 10.0;
+            assert_eq!(fold(&mut slots), OK);
+            let mut result = earlyexit::loops::IterationResult::new(quality, 0.5, VerificationStatus::Passed, 0.5);
+            result.usage.tokens_used = Some(10.0);
+            engine.record(i as u64 + 1, result, || "2026-01-01T00:00:00.000Z".to_string()).unwrap();
+        }
+        assert_eq!(decide(&mut slots), CODE_PLATEAU);
+        let decision = engine.should_stop().to_value();
+        let budgets: Vec<Value> = (0..slots[OUT_BUDGET_COUNT] as usize)
+            .map(|i| read(&slots, &BUDGET_STATUS, OUT_BUDGETS + BUDGET_STATUS_SLOTS * i))
+            .collect();
+        assert_eq!(Some(Value::Array(budgets)), decision.get("budgets").cloned());
+        let at = slots[OUT_IMPROVEMENTS_AT] as usize;
+        let steps: Vec<Value> = (0..slots[OUT_DETAIL + 1] as usize)
+            .map(|i| read(&slots, &PLATEAU_STEP, at + IMPROVEMENT_SLOTS * i))
+            .collect();
+        let details = decision.get("details").cloned().unwrap_or(Value::Null);
+        assert_eq!(Some(Value::Array(steps)), details.get("improvements").cloned());
+        assert_eq!(slots[OUT_BEST_PRESENT], 1.0);
+        assert_eq!(decision.get("best_iteration"), Some(&Value::Number(slots[OUT_BEST_ITERATION])));
+        assert_eq!(decision.get("best_quality_score"), Some(&Value::Number(slots[OUT_BEST_QUALITY])));
     }
 
     #[test]

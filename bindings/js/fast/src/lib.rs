@@ -1,4 +1,4 @@
-//! The numeric fast path of the loop engine under earlyexit's shared JS layer (`bindings/js/api.js`):
+//! The numeric fast path of the loop engine under earlyexit's shared JS layer (`bindings/js/api/`):
 //! zero-argument calls over a scratch buffer of f64 slots, so a JS engine needs no native
 //! object and no JSON per call. Both JS bindings export it through `earlyexit-js` (which
 //! also holds the test pyramid's fast path, called a few times per run rather than twice
@@ -9,3 +9,5 @@
 //! `wasm-release` profile in the workspace's Cargo.toml and docs/internals/performance-notes.md.
 
 pub mod fast;
+pub mod keys;
+pub mod slots;

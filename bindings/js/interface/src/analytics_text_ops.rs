@@ -1,7 +1,7 @@
 //! IterationAnalytics's occasional ops, stateless over its snapshot: the markdown report, the
 //! quality chart, `formatDuration`, upstream's load (a saved summary to a snapshot), the
 //! assignment of upstream's public fields (a snapshot to a changed snapshot), where a save
-//! writes, and the check of one record written into `iterations`. Op codes 230..=237.
+//! writes, and the check of one record written into `iterations`. Op codes `IA_TEXT_*` (230..=237 in `contract::OPS`).
 //!
 //! Why stateless: the wasm package's engines module has a size budget every page pays for;
 //! these ops are text generation and file handling that a loop calls once, if ever, so the
@@ -13,24 +13,14 @@
 use earlyexit::loops::analytics::{self, FileTarget, SavedFile};
 use earlyexit::{IterationAnalytics, Naming, Result, Value};
 
-/// `[snapshot, options, now]` -> the markdown report (`generateReport(options)`).
-pub const REPORT: u32 = 230;
-/// `[snapshot]` -> the quality chart (`generateQualityChart()`).
-pub const CHART: u32 = 231;
-/// `[ms]` -> `formatDuration(ms)`.
-pub const DURATION: u32 = 232;
-/// `[summary, config, storage folder or null, files?]` -> `[snapshot, persist]` (upstream's
-/// load: `IterationAnalytics.load` / `fromSummary`).
-pub const FROM_SUMMARY: u32 = 233;
-/// `[snapshot, field, value]` -> the snapshot with one of upstream's public fields assigned.
-pub const ASSIGN: u32 = 234;
-/// `[loopId or null, storagePath, filename, "json" | "report"]` -> `{path}` or `{dir, name}`.
-pub const FILE: u32 = 235;
-/// `[filepath]` -> nothing, or the error for a `load(filepath)` argument.
-pub const PATH_CHECK: u32 = 236;
-/// `[record, path]` -> nothing, or the error for a record written into upstream's
-/// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
-pub const RECORD_CHECK: u32 = 237;
+use crate::op::{
+    IA_TEXT_ASSIGN as ASSIGN, IA_TEXT_CHART as CHART, IA_TEXT_DURATION as DURATION, IA_TEXT_FILE as FILE,
+    IA_TEXT_FROM_SUMMARY as FROM_SUMMARY, IA_TEXT_PATH_CHECK as PATH_CHECK, IA_TEXT_RECORD_CHECK as RECORD_CHECK,
+    IA_TEXT_REPORT as REPORT,
+};
+
+/// `IA_TEXT_FILE`'s last argument: which file a save writes (`SavedFile`), by name.
+pub const FILE_KINDS: [(&str, &str); 2] = [("SUMMARY", "json"), ("REPORT", "report")];
 
 /// Whether `op` is one of this file's (never without the `replay` feature: the wasm engines
 /// module leaves these ops to the replay module, so none of their code is linked into it).
@@ -69,7 +59,8 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             a.to_snapshot()
         }
         FILE => {
-            let file = if arg(args, 3).as_str() == Some("report") { SavedFile::Report } else { SavedFile::Summary };
+            let report = FILE_KINDS.iter().any(|(name, kind)| *name == "REPORT" && arg(args, 3).as_str() == Some(kind));
+            let file = if report { SavedFile::Report } else { SavedFile::Summary };
             let storage_path = arg(args, 1).as_str().unwrap_or_default();
             match analytics::file_target(arg(args, 0).as_str(), storage_path, arg(args, 2), file, Naming::Js)? {
                 FileTarget::Given(path) => Value::object(vec![("path", Value::String(path))]),
@@ -83,6 +74,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             return Ok(None);
         }
         _ => {
+            debug_assert_eq!(op, PATH_CHECK);
             analytics::path_argument(arg(args, 0), "filepath")?;
             return Ok(None);
         }

@@ -15,68 +15,127 @@ use earlyexit::pyramid::{classify_outcome, predict_layer_outcome, verification_c
 use earlyexit::pyramid::{layer_failed, Verdict};
 use earlyexit::{CoherenceEarlyExit, ExitReason};
 
-/// First slot of the pyramid's region (within the scratch buffer, below the loop state).
-pub const BASE: usize = 112;
-// --- the run's state (the JS run keeps a copy of BASE..BASE+STATE_LEN) -----------------
-const CONFIG: usize = BASE; // 8 slots, ExitConfig in the ADR's order
-const TOTAL_LAYERS: usize = BASE + 8;
-const LAYER_COUNT: usize = BASE + 9;
-/// 0 running, 1 verifying, 2 finished.
-const PHASE: usize = BASE + 10;
-/// The layer to run next, or (verifying, finished after an exit) the exit layer.
-const LAYER: usize = BASE + 11;
-const VERIFY_DONE: usize = BASE + 12;
-const VERIFY_COUNT: usize = BASE + 13;
-const PREVIOUS_LAMBDA: usize = BASE + 14; // NaN before the first layer
-const EXITED: usize = BASE + 15;
-const EXIT_CONFIDENCE: usize = BASE + 16;
-const EXIT_REASON: usize = BASE + 17;
-const PREDICTED: usize = BASE + 18;
-const PREDICTED_CONFIDENCE: usize = BASE + 19;
-const SPECULATIONS: usize = BASE + 20;
-const MISPREDICTIONS: usize = BASE + 21;
-/// How many of the layers run or verified so far are failing (the verdict's rule).
-const FAILING: usize = BASE + 22;
-/// Slots of a run's state.
-pub const STATE_LEN: usize = 24;
-// --- inputs -----------------------------------------------------------------------------
-const IN_PASS_RATE: usize = BASE + 24;
-const IN_COVERAGE: usize = BASE + 25;
-const IN_FLAKY_RATIO: usize = BASE + 26;
-/// NaN when the result has no `previousLambda`.
-const IN_PREVIOUS_LAMBDA: usize = BASE + 27;
-const IN_LAYER: usize = BASE + 28;
-// --- outputs ----------------------------------------------------------------------------
-/// 0 run, 1 verify, 2 done; -1: the fast check refused the input.
-const OUT_ACTION: usize = BASE + 32;
-const OUT_LAYER: usize = BASE + 33;
-/// The `previousLambda` stamped on the submitted result (NaN: none).
-const OUT_STAMPED: usize = BASE + 34;
-/// The observed outcome of a verified layer (an `Outcome` code).
-const OUT_ACTUAL: usize = BASE + 35;
-// summary
-const OUT_EXITED: usize = BASE + 36;
-const OUT_EXIT_LAYER: usize = BASE + 37;
-const OUT_REASON: usize = BASE + 38;
-const OUT_CONFIDENCE: usize = BASE + 39;
-const OUT_SKIPPED: usize = BASE + 40;
-const OUT_VERIFIED: usize = BASE + 41;
-const OUT_MISPREDICTIONS: usize = BASE + 42;
-const OUT_SAVED: usize = BASE + 43;
-/// Whether a verified layer's outcome was the predicted one (0/1).
-const OUT_CORRECT: usize = BASE + 44;
-/// Whether the submitted layer is failing (0/1): the JS run lists it in `failingLayers`.
-const OUT_FAILED: usize = BASE + 45;
-/// The run's verdict (a code into [`VERDICTS`]).
-const OUT_VERDICT: usize = BASE + 46;
-/// Each layer's `costMs`: present (0/1) and value, two slots per layer.
-const COSTS: usize = BASE + 48;
-/// Runs with more layers take the JSON path (the costs end below the loop's state).
-pub const MAX_LAYERS: usize = 40;
+earlyexit_js_fast::contract_table! {
+    /// The test pyramid's slots (within the scratch buffer, below the loop's state), its
+    /// actions and answers. The JS run keeps a copy of `BASE..BASE + STATE_LEN`.
+    PYRAMID_SLOTS: usize, js "P_";
+    /// First slot of the pyramid's region.
+    BASE = 112;
+    // --- the run's state
+    /// The exit config, `EXIT_CONFIG_SLOTS` slots in the ADR's order.
+    CONFIG = BASE;
+    /// Slots of the exit config.
+    EXIT_CONFIG_SLOTS = 8;
+    /// `totalLayers`.
+    TOTAL_LAYERS = BASE + 8;
+    /// How many layers the run has.
+    LAYER_COUNT = BASE + 9;
+    /// `RUNNING`, `VERIFYING` or `FINISHED`.
+    PHASE = BASE + 10;
+    /// The layer to run next, or (verifying, finished after an exit) the exit layer.
+    LAYER = BASE + 11;
+    /// Layers verified so far.
+    VERIFY_DONE = BASE + 12;
+    /// Layers to verify.
+    VERIFY_COUNT = BASE + 13;
+    /// The last layer's lambda (NaN before the first layer).
+    PREVIOUS_LAMBDA = BASE + 14;
+    /// Whether the run exited (0/1).
+    EXITED = BASE + 15;
+    /// The exit decision's confidence.
+    EXIT_CONFIDENCE = BASE + 16;
+    /// The exit decision's reason (its index in `EXIT_REASONS`).
+    EXIT_REASON = BASE + 17;
+    /// The speculations' prediction (its index in `OUTCOMES`).
+    PREDICTED = BASE + 18;
+    /// The prediction's confidence.
+    PREDICTED_CONFIDENCE = BASE + 19;
+    /// How many speculations the exit made.
+    SPECULATIONS = BASE + 20;
+    /// Verified predictions that were wrong.
+    MISPREDICTIONS = BASE + 21;
+    /// How many of the layers run or verified so far are failing (the verdict's rule).
+    FAILING = BASE + 22;
+    /// Slots of a run's state.
+    STATE_LEN = 24;
+    // --- inputs
+    /// The layer result's `passRate`.
+    IN_PASS_RATE = BASE + 24;
+    /// `coverage`.
+    IN_COVERAGE = BASE + 25;
+    /// `flakyRatio`.
+    IN_FLAKY_RATIO = BASE + 26;
+    /// `previousLambda` (NaN when the result has none).
+    IN_PREVIOUS_LAMBDA = BASE + 27;
+    /// The layer the result is for.
+    IN_LAYER = BASE + 28;
+    // --- outputs
+    /// What to do next (`ACTION_*`).
+    OUT_ACTION = BASE + 32;
+    /// The layer to run or verify.
+    OUT_LAYER = BASE + 33;
+    /// The `previousLambda` stamped on the submitted result (NaN: none).
+    OUT_STAMPED = BASE + 34;
+    /// The observed outcome of a verified layer (its index in `OUTCOMES`).
+    OUT_ACTUAL = BASE + 35;
+    /// Summary: whether the run exited early (0/1).
+    OUT_EXITED = BASE + 36;
+    /// Summary: the exit layer.
+    OUT_EXIT_LAYER = BASE + 37;
+    /// Summary: the exit reason (its index in `EXIT_REASONS`).
+    OUT_REASON = BASE + 38;
+    /// Summary: the confidence.
+    OUT_CONFIDENCE = BASE + 39;
+    /// Summary: skipped layers.
+    OUT_SKIPPED = BASE + 40;
+    /// Summary: verified layers.
+    OUT_VERIFIED = BASE + 41;
+    /// Summary: mispredictions.
+    OUT_MISPREDICTIONS = BASE + 42;
+    /// Summary: the compute saved (NaN: unknown).
+    OUT_SAVED = BASE + 43;
+    /// Whether a verified layer's outcome was the predicted one (0/1).
+    OUT_CORRECT = BASE + 44;
+    /// Whether the submitted layer is failing (0/1): the JS run lists it in `failingLayers`.
+    OUT_FAILED = BASE + 45;
+    /// The run's verdict (its index in `VERDICTS`).
+    OUT_VERDICT = BASE + 46;
+    /// Each layer's `costMs`, `COST_SLOTS` per layer (`COST_GIVEN`, `COST_MS`).
+    COSTS = BASE + 48;
+    /// Slots per layer cost.
+    COST_SLOTS = 2;
+    /// A layer cost's first slot: whether the layer has a `costMs` (0/1).
+    COST_GIVEN = 0;
+    /// A layer cost's second slot: the `costMs`.
+    COST_MS = 1;
+    /// Runs with more layers take the JSON path (the costs end below the loop's state).
+    MAX_LAYERS = 40;
+}
 
-const RUNNING: f64 = 0.0;
-const VERIFYING: f64 = 1.0;
-const FINISHED: f64 = 2.0;
+earlyexit_js_fast::contract_table! {
+    /// The run's phases (`PHASE`), actions (`OUT_ACTION`, what `submit` answers) and what
+    /// `start` answers.
+    PYRAMID_CODES: f64, js "P_";
+    /// Running layers in order.
+    RUNNING = 0.0;
+    /// Verifying skipped layers.
+    VERIFYING = 1.0;
+    /// Finished.
+    FINISHED = 2.0;
+    /// Run layer `OUT_LAYER`.
+    ACTION_RUN = 0.0;
+    /// Verify layer `OUT_LAYER`.
+    ACTION_VERIFY = 1.0;
+    /// The run is done: `summary` gives its numbers.
+    ACTION_DONE = 2.0;
+    /// The fast check refused the result, or the layer is not the pending one (nothing
+    /// changed; the JSON path gives the error).
+    ACTION_REFUSED = -1.0;
+    /// `start`: the run started.
+    START_OK = 0.0;
+    /// `start`: a cost is not a finite number >= 0, or too many layers (the JSON path words the error).
+    START_REFUSED = 1.0;
+}
 
 /// Exit reasons by code, for the JS layer's table.
 pub const EXIT_REASONS: [ExitReason; 6] = ExitReason::ALL;
@@ -96,8 +155,8 @@ fn put(s: &mut [f64], i: usize, v: f64) {
     }
 }
 
-/// The exit config as 8 slots.
-pub fn config_slots(c: &ExitConfig) -> [f64; 8] {
+/// The exit config as slots.
+pub fn config_slots(c: &ExitConfig) -> [f64; EXIT_CONFIG_SLOTS] {
     [
         c.exit_layer as f64,
         c.min_lambda_for_exit,
@@ -134,12 +193,12 @@ fn code_of<T: PartialEq>(table: &[T], item: &T) -> f64 {
 pub fn start(s: &mut [f64]) -> f64 {
     let count = at(s, LAYER_COUNT) as usize;
     if count > MAX_LAYERS {
-        return 1.0;
+        return START_REFUSED;
     }
     for i in 0..count {
-        let cost = at(s, COSTS + 2 * i + 1);
-        if at(s, COSTS + 2 * i) != 0.0 && !(cost.is_finite() && cost >= 0.0) {
-            return 1.0;
+        let cost = at(s, COSTS + COST_SLOTS * i + COST_MS);
+        if at(s, COSTS + COST_SLOTS * i + COST_GIVEN) != 0.0 && !(cost.is_finite() && cost >= 0.0) {
+            return START_REFUSED;
         }
     }
     for (slot, value) in [
@@ -156,14 +215,14 @@ pub fn start(s: &mut [f64]) -> f64 {
         put(s, slot, value);
     }
     next_action(s);
-    0.0
+    START_OK
 }
 
 fn next_action(s: &mut [f64]) {
     let (action, layer) = match at(s, PHASE) {
-        RUNNING => (0.0, at(s, LAYER)),
-        VERIFYING => (1.0, at(s, LAYER) + 1.0 + at(s, VERIFY_DONE)),
-        _ => (2.0, 0.0),
+        RUNNING => (ACTION_RUN, at(s, LAYER)),
+        VERIFYING => (ACTION_VERIFY, at(s, LAYER) + 1.0 + at(s, VERIFY_DONE)),
+        _ => (ACTION_DONE, 0.0),
     };
     put(s, OUT_ACTION, action);
     put(s, OUT_LAYER, layer);
@@ -183,8 +242,8 @@ pub fn submit(s: &mut [f64]) -> f64 {
         || at(s, PHASE) == FINISHED
         || at(s, IN_LAYER) != pending
     {
-        put(s, OUT_ACTION, -1.0);
-        return -1.0;
+        put(s, OUT_ACTION, ACTION_REFUSED);
+        return ACTION_REFUSED;
     }
     let mut result = LayerResult::new(pass_rate, coverage, flaky_ratio);
     result.previous_lambda = (!given_previous.is_nan()).then_some(given_previous);
@@ -256,8 +315,8 @@ pub fn summary(s: &mut [f64]) -> f64 {
     put(s, OUT_VERDICT, code_of(&VERDICTS, &verdict));
     let mut saved = Some(0.0);
     for i in first_skipped..count {
-        saved = match (saved, at(s, COSTS + 2 * i) != 0.0) {
-            (Some(sum), true) => Some(sum + at(s, COSTS + 2 * i + 1)),
+        saved = match (saved, at(s, COSTS + COST_SLOTS * i + COST_GIVEN) != 0.0) {
+            (Some(sum), true) => Some(sum + at(s, COSTS + COST_SLOTS * i + COST_MS)),
             _ => None,
         };
     }

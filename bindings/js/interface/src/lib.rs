@@ -1,4 +1,4 @@
-//! The native interface under earlyexit's shared JS layer (`bindings/js/api.js`).
+//! The native interface under earlyexit's shared JS layer (`bindings/js/api/`).
 //!
 //! Both JS packages, `earlyexit` (napi-rs) and `earlyexit-wasm` (wasm-bindgen), export
 //! exactly this: a class `NativeEngine` with `call(op, args)` and a free function
@@ -14,9 +14,13 @@
 
 pub use earlyexit_js_fast::fast;
 pub mod analytics_text_ops;
+pub mod contract;
 pub mod fast_pyramid;
+pub mod host_messages;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod render;
 pub mod wire;
 
 use earlyexit::loops::{self, DiminishingReturnsReport};
@@ -26,136 +30,7 @@ use earlyexit::{
     IterationAnalytics, Naming, Value,
 };
 
-/// Bumped whenever an op code or an argument list changes; the JS layer checks it on load.
-pub const PROTOCOL: u32 = 6;
-
-/// Op codes of [`NativeEngine::call`](Engine::call) and [`exec`]; `bindings/js/api.js` has the same table.
-pub mod op {
-    // --- exec (stateless) ---
-    /// `[]` -> `{protocol}`.
-    pub const HELLO: u32 = 0;
-    /// `[layerResult]` -> quality signal.
-    pub const SIGNAL: u32 = 1;
-    /// `[]` -> `[DEFAULT, AGGRESSIVE, CONSERVATIVE]` exit configs.
-    pub const PRESETS: u32 = 2;
-    /// `[got]` -> the error for an `iterationAnalytics` argument without the method.
-    pub const ANALYTICS_SOURCE_ERROR: u32 = 3;
-    /// `[index, got]` -> the error for a layer whose `run` is not a function.
-    pub const RUNNER_ERROR: u32 = 4;
-    // 5 was ISO_TIMESTAMP (protocol 1): the JS layer formats its clock's time itself.
-    /// `[]` -> the constant strings and templates of the loop fast path (`bindings/js/fast/src/fast.rs`).
-    pub const LOOP_CONSTANTS: u32 = 6;
-    /// `[base config or null, config or options, "config" | "options"]` -> `[merged
-    /// config, config slots]` (validated; the constructor and `configure`).
-    pub const ES_CONFIG_CHECK: u32 = 7;
-    /// `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
-    /// (validated; `timestamp` empty when the result has none), `true` for an accepted
-    /// re-record of the last record (`strictIterations`), or the error.
-    pub const ES_RECORD_CHECK: u32 = 9;
-    /// `[records, first index, usage totals]` -> nothing, or the error for records written to
-    /// `iterationHistory` from outside (fields named `iterationHistory[i].field`; with
-    /// `"iteration"` for the index, one record named `iteration`: the argument of the seed's
-    /// `checkHighConfidence`).
-    pub const ES_HISTORY_CHECK: u32 = 11;
-    // 10 is free (a draft of the seed's check methods; the fast path answers them).
-    /// `[report]` -> the error for a diminishing-returns report the fast check refused.
-    pub const ES_REPORT_CHECK: u32 = 24;
-    /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
-    pub const ES_SNAPSHOT_CHECK: u32 = 25;
-    /// `[layer index, result]` -> the error for a layer result the fast path refused.
-    pub const PR_RESULT_CHECK: u32 = 26;
-    // 27 was EXIT_CONFIG_SLOTS (protocol 2): EXIT_CONTROLLER_CHECK answers the slots too.
-    /// `[config, totalLayers]` -> `[merged config, totalLayers, the exit config's slots for
-    /// `fast_pyramid`]`, validated as `CE_NEW` validates them (the `EarlyExitController`
-    /// constructor, which needs no native object).
-    pub const EXIT_CONTROLLER_CHECK: u32 = 28;
-    /// `[problem, code, path, got]` -> the error for what the JS layer found itself
-    /// ([`earlyexit::host::Problem`] by number; `code` is the argument's error code).
-    pub const HOST_ERROR: u32 = 20;
-    /// `[options]` -> nothing, or the error for `runWithEarlyExit`'s options (the signal
-    /// crosses as the host type `"AbortSignal"` when it is one).
-    pub const RUN_OPTIONS_CHECK: u32 = 21;
-
-    // --- EarlyStopping: 10..=23 were its native-object ops (protocol 1). The JS layer now
-    // keeps each engine's state itself and uses the fast path (`bindings/js/fast/src/fast.rs`) plus the
-    // stateless `ES_*_CHECK` ops above, so there is no native object per loop engine.
-
-    // --- IterationAnalytics (a drop-in for aiwg's iteration-analytics.mjs) ---
-    // "now" is the JS layer's clock (`new Date().toISOString()`): the core has none.
-    /// `[upstream form?, loopId, taskDescription, config, now, files?]` -> whether the object
-    /// saves after every record.
-    pub const IA_NEW: u32 = 30;
-    /// `[record, now]` -> stored record.
-    pub const IA_RECORD: u32 = 31;
-    /// `[]` -> `{detected, iteration, reason}`.
-    pub const IA_DETECT: u32 = 32;
-    /// `[]` -> trajectory string.
-    pub const IA_TRAJECTORY: u32 = 33;
-    /// `[verifiedOnly]` -> the chosen record's index, or null (protocol 4: the record).
-    pub const IA_OPTIMAL: u32 = 34;
-    /// `[]` -> `[index or null, reason]` (protocol 4: `{selected, reason}`).
-    pub const IA_SELECT: u32 = 35;
-    // 36 was IA_SUMMARY (protocol 2): the JS layer builds the summary from IA_SAVE's pieces.
-    /// `[]` -> config.
-    pub const IA_CONFIG: u32 = 37;
-    /// `[]` -> records.
-    pub const IA_RECORDS: u32 = 38;
-    /// `[]`.
-    pub const IA_RESET: u32 = 39;
-    /// `[]` -> snapshot.
-    pub const IA_TO_JSON: u32 = 40;
-    /// `[snapshot]`.
-    pub const IA_FROM_JSON: u32 = 41;
-    /// `[now]` -> `endTime`, set to now unless it was set (what a summary does first).
-    pub const IA_SETTLE: u32 = 42;
-    /// `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
-    /// summary in pieces (sets `endTime` unless set).
-    pub const IA_SAVE: u32 = 44;
-    // The report, the chart, formatDuration, load, field assignment, file names and the
-    // check of a written record are stateless ops over the snapshot: `analytics_text_ops`
-    // (230..=237).
-
-    // --- CoherenceEarlyExit ---
-    /// `[config, totalLayers]`.
-    pub const CE_NEW: u32 = 50;
-    /// `[signal, layer]` -> decision.
-    pub const CE_SHOULD_EXIT: u32 = 51;
-    /// `[signal]` -> adaptive exit layer.
-    pub const CE_ADAPTIVE: u32 = 52;
-    /// `[]` -> `[config, totalLayers]` (the merged config).
-    pub const CE_CONFIG: u32 = 53;
-
-    // --- SpeculativeExecutor ---
-    /// `[config]`.
-    pub const SX_NEW: u32 = 60;
-    /// `[decision, skippedCount]` -> speculations (the count validated: an integer from 0 to
-    /// `limits::MAX_LAYERS`).
-    pub const SX_SPECULATE: u32 = 61;
-    /// `[decision]` -> one speculation.
-    pub const SX_PREDICT: u32 = 62;
-    /// `[speculations]` -> how many layers `verify` runs (validates the speculations).
-    pub const SX_VERIFY_COUNT: u32 = 63;
-    /// `[index, layerResult]` -> the observed outcome (validates the result).
-    pub const SX_CLASSIFY: u32 = 64;
-    /// `[speculations, outcomes]` -> verified speculations.
-    pub const SX_VERIFIED: u32 = 65;
-    /// `[]` -> the merged config.
-    pub const SX_CONFIG: u32 = 66;
-
-    // --- PyramidRun (step API) ---
-    /// `[config, totalLayers, layers]`.
-    pub const PR_START: u32 = 70;
-    /// `[]` -> `{action, layer?}`.
-    pub const PR_NEXT: u32 = 71;
-    /// `[layer, result]`.
-    pub const PR_SUBMIT: u32 = 72;
-    /// `[]` -> TestPyramidResult.
-    pub const PR_RESULT: u32 = 73;
-    /// `[]` -> snapshot.
-    pub const PR_TO_JSON: u32 = 74;
-    /// `[snapshot]`.
-    pub const PR_FROM_JSON: u32 = 75;
-}
+pub use contract::op;
 
 /// What one native object holds. A JS wrapper owns exactly one.
 #[derive(Default)]
@@ -200,7 +75,7 @@ fn finish(answer: Answer) -> String {
 /// The ops whose first argument is a batch of runs: the limits on values then apply to each
 /// run, never to the whole batch (a replay of any size stays possible).
 fn batch_op(op: u32) -> bool {
-    op == loop_replay::LOOP_REPLAY || (pyramid_replay_ops::REPLAY..=pyramid_replay_ops::CALIBRATE).contains(&op)
+    op == op::LOOP_REPLAY || (op::PYRAMID_REPLAY..=op::PYRAMID_CALIBRATE).contains(&op)
 }
 
 #[inline(never)] // three callers: one copy
@@ -292,7 +167,7 @@ pub fn exec(op: u32, args: &str) -> String {
 fn exec_inner(op: u32, text: &str) -> Answer {
     let args = args_of(op, text)?;
     let value = match op {
-        op::HELLO => Value::object(vec![("protocol", Value::Number(f64::from(PROTOCOL)))]),
+        op::HELLO => Value::object(vec![("contract", Value::Number(f64::from(contract::FINGERPRINT)))]),
         op::SIGNAL => {
             let result = LayerResult::from_value(arg(&args, 0), Naming::Js, "")?;
             calculate_quality_signal(&result).to_value(Naming::Js)
@@ -309,7 +184,6 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
         op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
-        op::LOOP_CONSTANTS => loop_constants(),
         op::ES_CONFIG_CHECK => {
             // The base (a config validated before, or null for the defaults), then the
             // partial config or options over it; errors name the argument's root.
@@ -328,9 +202,9 @@ fn exec_inner(op: u32, text: &str) -> Answer {
                 Value::Null => None,
                 record => Some(earlyexit::IterationRecord::from_value(record, "last")?),
             };
-            // `true`: an accepted re-record (the JS layer returns `{duplicate: true}`).
-            if loops::check_iteration_order(strict, last.as_ref(), iteration, &result)?.is_duplicate() {
-                return Ok(Some(Value::Bool(true)));
+            // An accepted re-record: what `recordIterationResult` returns (`{duplicate: true}`).
+            if let Some(answer) = loops::check_iteration_order(strict, last.as_ref(), iteration, &result)?.to_value() {
+                return Ok(Some(answer));
             }
             // The engine's usage totals, when given: a record that would make one overflow is
             // refused, as the owning engine refuses it (its snapshot could not be restored).
@@ -406,45 +280,6 @@ fn history_check(args: &[Value]) -> Answer {
 fn config_answer(config: EarlyStoppingConfig) -> Value {
     let slots = numbers(&fast::config_slots(&config));
     Value::Array(vec![config.to_value(Naming::Js), slots])
-}
-
-/// What the JS layer caches once: names by code, the constant answers and the limits.
-fn loop_constants() -> Value {
-    use earlyexit::loops::{Budget, Trigger, VerificationStatus};
-    let triggers = array(&Trigger::ALL, |t| Value::string(t.as_str()));
-    let budgets = array(&Budget::ALL, |b| Value::string(b.as_str()));
-    let statuses = array(&VerificationStatus::ALL, |s| Value::string(s.as_str()));
-    Value::object(vec![
-        ("layout", Value::Number(f64::from(fast::LAYOUT))),
-        ("triggers", triggers),
-        ("budgets", budgets),
-        ("statuses", statuses),
-        ("noIterations", Value::string(loops::REASON_NO_ITERATIONS)),
-        ("continue", Value::string(loops::REASON_CONTINUE)),
-        ("emptySummary", earlyexit::loops::StoppingSummary::empty_value()),
-        ("snapshot", EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default())),
-        ("exitReasons", array(&fast_pyramid::EXIT_REASONS, |r| Value::string(r.as_str()))),
-        ("outcomes", array(&fast_pyramid::OUTCOMES, |o| Value::string(o.as_str()))),
-        ("verdicts", array(&fast_pyramid::VERDICTS, |v| Value::string(v.as_str()))),
-        ("recordFields", field_names(&loops::RESULT_FIELDS)),
-        ("analyticsRecordFields", field_names(&earlyexit::loops::analytics::RECORD_FIELDS)),
-        ("limits", limits()),
-    ])
-}
-
-/// Field names as JS spells them (one copy for both lists).
-fn field_names(fields: &[earlyexit::value::FieldName]) -> Value {
-    array(fields, |f| Value::string(f.js()))
-}
-
-/// The size limits (`earlyexit::limits::ALL`, camelCase names), for the JS layer's `LIMITS`
-/// and its checks before a value is written.
-fn limits() -> Value {
-    let mut entries = Vec::with_capacity(earlyexit::limits::ALL.len());
-    for limit in earlyexit::limits::ALL {
-        entries.push((limit.js.to_string(), Value::Number(limit.value as f64)));
-    }
-    Value::Object(entries)
 }
 
 fn unknown_op(op: u32) -> Failure {

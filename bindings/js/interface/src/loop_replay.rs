@@ -7,21 +7,16 @@ use earlyexit::loops::replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
-
-/// `[runs (array or JSONL text), policy]` -> `{policy, summary, runs}` (an array's runs are
-/// read run by run: the limits on values apply to each run, see `batch_op`).
-pub const LOOP_REPLAY: u32 = 80;
-/// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
-pub const LOOP_PRESET: u32 = 81;
+use crate::op::{LOOP_PRESET, LOOP_REPLAY};
 
 /// Whether `op` is one of this module's.
 pub fn handles(op: u32) -> bool {
     op == LOOP_PRESET || (cfg!(feature = "replay") && op == LOOP_REPLAY)
 }
 
-/// The stateless entry of the wasm replay module: answers loop replay (op 80), pyramid
-/// replay and policy (ops 220..224) and IterationAnalytics's occasional ops (230..237,
-/// `analytics_text_ops`), and nothing else (any other op is an unknown op), so
+/// The stateless entry of the wasm replay module: answers loop replay (`LOOP_REPLAY`),
+/// pyramid replay and policy (`pyramid_replay_ops`) and IterationAnalytics's occasional ops
+/// (`analytics_text_ops`): the ops `contract::OPS` routes to the replay module, and nothing else (any other op is an unknown op), so
 /// the module links only the replay code paths and the engines they drive.
 #[cfg(feature = "replay")]
 pub fn exec_replay(op: u32, args: &str) -> String {
@@ -76,8 +71,8 @@ mod tests {
         let runs = r#"[[{"id":"a","iterations":[{"quality_score":0,"confidence":0,"verification_status":"failed"}]}],"recommended"]"#;
         assert_eq!(exec_replay(LOOP_REPLAY, runs), crate::exec(LOOP_REPLAY, runs));
         let pyramid = r#"[[{"id":"r","layers":[{"name":"unit","failed":false,"durationMs":5}]}],null]"#;
-        let answer = exec_replay(crate::pyramid_replay_ops::REPLAY, pyramid);
-        assert_eq!(answer, crate::exec(crate::pyramid_replay_ops::REPLAY, pyramid));
+        let answer = exec_replay(crate::op::PYRAMID_REPLAY, pyramid);
+        assert_eq!(answer, crate::exec(crate::op::PYRAMID_REPLAY, pyramid));
         assert!(!answer.starts_with('!'), "{answer}");
         for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 225] {
             let answer = exec_replay(op, "[]");

@@ -1,6 +1,6 @@
 //! The text format that carries values across the JS boundary, in both directions.
 //!
-//! It is JSON, written and read by the JS layer (`bindings/js/api.js`, `encode` and `decode`) and
+//! It is JSON, written and read by the JS layer (`bindings/js/api/codec.js`, `encode` and `unwrap`) and
 //! by this module, plus one extension for what JSON cannot hold: an object whose only
 //! key is `"\u0000"` stands for a non-JSON value (`{"\u0000":"NaN"}`, `"Infinity"`,
 //! `"-Infinity"`, or a host type name such as `"undefined"` or `"function"`). A real key
@@ -19,7 +19,16 @@ use earlyexit::{num, Error, ErrorCode, Value};
 pub(crate) use earlyexit::value::concat;
 
 /// The key that marks a non-JSON value.
-const TAG: &str = "\u{0}";
+pub const TAG: &str = "\u{0}";
+
+earlyexit_js_fast::contract_table! {
+    /// The first character of an answer that is not plain JSON (`""` is `undefined`).
+    ANSWER_MARKS: u8, js "";
+    /// `!{"code","kind","field","message"}`: an error.
+    ANSWER_ERROR = b'!';
+    /// `~<json>`: JSON holding tags.
+    ANSWER_TAGGED = b'~';
+}
 
 /// Parses the arguments of a call within the core's limits on call arguments
 /// ([`JsonReading::arguments`]: values counted per argument, or per item of each argument
@@ -170,7 +179,7 @@ impl Writer {
     fn finish(self) -> String {
         if self.tagged {
             let mut marked = String::with_capacity(self.out.len() + 1);
-            marked.push('~');
+            marked.push(char::from(ANSWER_TAGGED));
             marked.push_str(&self.out);
             marked
         } else {
@@ -197,7 +206,8 @@ pub fn encode_str(s: &str) -> String {
 /// a `TypeError` or `RangeError` carrying `.code` and `.field`.
 pub fn encode_error(error: &Error) -> String {
     let mut writer = Writer::new();
-    writer.out.push_str("!{\"code\":");
+    writer.out.push(char::from(ANSWER_ERROR));
+    writer.out.push_str("{\"code\":");
     writer.string(error.code());
     writer.out.push_str(",\"kind\":");
     writer.string(error.kind().as_str());
