@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::analytics::{self, AnalyticsRecord};
+use earlyexit::loops::analytics::{self, AnalyticsRecord};
 use earlyexit::{ErrorCode, ErrorKind, IterationAnalytics, Naming, Value};
 
 fn json(text: &str) -> Value {

@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import ee, { IMPL, HAVE_REFERENCE, NO_REFERENCE, REFERENCE_DIR, ROOT } from './impl.mjs';
 import { compare, rng } from './support.mjs';
+import { OP, REPLAY_OPS } from '../../bindings/js/api/contract.generated.mjs';
 
 const SEQUENCES = 400;
 const referenceFile = path.join(REFERENCE_DIR, 'iteration-analytics.mjs');
@@ -571,10 +572,10 @@ describe(`IterationAnalytics: bad writes throw the core's typed error and change
 
 describe(`IterationAnalytics: the normal loop pays nothing for the live fields (${IMPL})`, () => {
   const require = createRequire(import.meta.url);
-  const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+  const dir = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
   const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
   const replay = IMPL === 'wasm' ? require(path.join(dir, 'pkg/nodejs/earlyexit_replay.js')) : null;
-  const { isReplayOp } = require(path.join(ROOT, 'bindings-wasm', 'replay-ops.cjs'));
+  const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
   const ops = [];
   class CountingEngine extends native.NativeEngine {
     call(op, args) {
@@ -586,7 +587,7 @@ describe(`IterationAnalytics: the normal loop pays nothing for the live fields (
   const counting = Object.assign(Object.create(null), native, { exec, NativeEngine: CountingEngine });
   const { api, ready } = require(path.join(dir, 'api.cjs'))(counting, null);
   ready();
-  const IA = { RECORD: 31, DETECT: 32, TEXT_ASSIGN: 234, TEXT_RECORD_CHECK: 237 };
+  const IA = { RECORD: OP.IA_RECORD, DETECT: OP.IA_DETECT, TEXT_ASSIGN: OP.IA_TEXT_ASSIGN, TEXT_RECORD_CHECK: OP.IA_TEXT_RECORD_CHECK };
 
   test('one native call per record and per detection; reading iterations and config costs none', () => {
     const a = new api.IterationAnalytics({ startTime: T0 });
@@ -599,7 +600,7 @@ describe(`IterationAnalytics: the normal loop pays nothing for the live fields (
       void a.config.qualityThreshold;
     }
     // (reading config the first time asks the core for it once)
-    assert.deepEqual(ops.filter((op) => op !== 37), Array.from({ length: 100 }, () => [IA.RECORD, IA.DETECT]).flat());
+    assert.deepEqual(ops.filter((op) => op !== OP.IA_CONFIG), Array.from({ length: 100 }, () => [IA.RECORD, IA.DETECT]).flat());
     a.free();
   });
 
