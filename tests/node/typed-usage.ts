@@ -19,6 +19,8 @@ import EarlyStoppingDefault, {
   type EarlyExitError,
   type ErrorCode,
   type TestPyramidResult,
+  type PolicyRunOptions,
+  type PolicyRunReport,
   type Verdict,
   type FailingLayer,
   type DuplicateRecord,
@@ -172,6 +174,14 @@ async function pyramid(): Promise<TestPyramidResult> {
   }
   const resumed = PyramidRun.fromJSON(steps.toJSON());
   void [reasonOf, verified[0]?.actual, saved, resumed.result().layersExecuted];
+  // A policy decides (docs/test-exit.md): the controller's options, a run's own, the report.
+  const options: PolicyRunOptions = { policy: 'risk_bounded', model: null, policyConfig: { riskBudget: 0.005 } };
+  const policed = new EarlyExitController(null, layers.length, options);
+  const decided = await policed.runWithEarlyExit(layers, { policy: 'fail_fast', signal: null });
+  const report: PolicyRunReport | undefined = decided.policy;
+  if (report !== undefined) void [report.risk, report.config.riskBudget, report.counts[0]?.trials, report.ran];
+  const byPolicy = PyramidRun.start(null, 2, [{ name: 'unit' }, { name: 'e2e' }], { policy: 'fail_fast' });
+  void PyramidRun.fromJSON(byPolicy.toJSON());
   return steps.result();
 }
 

@@ -201,7 +201,64 @@ profiles.forEach((profile, i) => {
   }
 });
 
+// Live runs (EarlyExitController / PyramidRun with a policy): each run of a sequence through
+// the step API, the model learning what ran; what the result says about each.
+function live(runs, cfg) {
+  let model = { version: 1, engine: 'PyramidOutcomeModel', layers: [] };
+  const expected = [];
+  for (const run of runs) {
+    const layers = run.layers.map((l) => ({ name: l.name, costMs: l.durationMs }));
+    const outcomes = [];
+    const steps = [];
+    let stop;
+    for (;;) {
+      const d = decide(model, cfg, layers, outcomes);
+      if (d.action === 'stop') { stop = d; break; }
+      steps.push(d.risk);
+      outcomes.push({ layer: d.layer, failed: run.layers[d.layer].failed });
+    }
+    const executed = outcomes.map((o) => o.layer);
+    const skipped = layers.map((_, i) => i).filter((i) => !executed.includes(i));
+    const caught = outcomes.some((o) => o.failed);
+    let speculations = [];
+    if (stop.reason === 'risk_bounded') {
+      const level = 1 - (1 - cfg.confidence) / skipped.length;
+      speculations = skipped.map((i) => {
+        const st = stats(model, layers[i].name) || { trials: 0, failures: 0 };
+        return 1 - betaQuantile(cfg.priorFailures + st.failures, cfg.priorPasses + Math.max(0, st.trials - st.failures), level);
+      });
+    }
+    expected.push({
+      layersExecuted: executed,
+      exitReason: stop.reason,
+      exitLayer: executed.length ? executed[executed.length - 1] : -1,
+      exitedEarly: skipped.length > 0,
+      skippedLayers: skipped.length,
+      verdict: caught ? 'failed' : skipped.length ? 'unverified' : 'passed',
+      risk: stop.risk,
+      confidence: stop.risk === null ? 1 : 1 - stop.risk,
+      computeSavedMs: skipped.reduce((a, i) => a + layers[i].costMs, 0),
+      speculations,
+      steps,
+    });
+    model = update(model, cfg, executed.map((i) => run.layers[i]));
+  }
+  return { expected, model };
+}
+const liveCases = [];
+[
+  [[['lint', 2, 0.05], ['unit', 10, 0.1], ['e2e', 60, 0.02]], 'fail_fast', null],
+  [[['lint', 2, 0.05], ['unit', 10, 0.1], ['e2e', 60, 0.02]], 'risk_bounded', null],
+  [[['unit', 10, 0.01], ['integration', 50, 0.002], ['e2e', 300, 0.001]], 'risk_bounded', { forgetting: 1, riskBudget: 0.05 }],
+  [[['cheap', 3, 0.0], ['gpu', 900, 0.3], ['cpu', 400, 0.05]], 'risk_bounded', { forgetting: 1, riskBudget: 0.2 }],
+].forEach(([profile, policy, overrides], i) => {
+  const runs = randomRuns(160, profile);
+  const cfg = { ...PRESETS[policy], ...(overrides || {}) };
+  const { expected, model } = live(runs, cfg);
+  liveCases.push({ name: `live-${i}-${policy}${overrides ? '-tuned' : ''}`, policy, config: overrides, runs, expected, model });
+});
+
 const out = path.join(here, 'policy');
 fs.mkdirSync(out, { recursive: true });
-fs.writeFileSync(path.join(out, 'pyramid_policy.json'), JSON.stringify({ decide: decideCases, replay: replayCases }) + '\n');
-console.log(`policy/pyramid_policy.json: ${decideCases.length} decide, ${replayCases.length} replay vectors`);
+fs.writeFileSync(path.join(out, 'pyramid_policy.json'), JSON.stringify({ decide: decideCases, replay: replayCases, live: liveCases }) + '\n');
+console.log(`policy/pyramid_policy.json: ${decideCases.length} decide, ${replayCases.length} replay, ${liveCases.length} live vectors`);

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1568152017;
+export const CONTRACT = 2795222688;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -154,6 +154,23 @@ export const OP = Object.freeze({
   PYRAMID_DECIDE: 223,
   /** `[model, ran, options]` -> model document. */
   PYRAMID_UPDATE: 224,
+  /**
+   * `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+   * (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
+   * action (`{action: "run", layer}` or `{action: "done"}`).
+   */
+  PYRAMID_RUN_START: 225,
+  /** `[state, layer, result]` -> `{state, next}` after the pending layer's result. */
+  PYRAMID_RUN_SUBMIT: 226,
+  /** `[state]` -> the finished run's TestPyramidResult (with its `policy` report). */
+  PYRAMID_RUN_RESULT: 227,
+  /** `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run). */
+  PYRAMID_RUN_RESTORE: 228,
+  /**
+   * `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
+   * model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
+   */
+  PYRAMID_RUN_OPTIONS: 229,
   /** `[snapshot, options, now]` -> the markdown report (`generateReport(options)`). */
   IA_TEXT_REPORT: 230,
   /** `[snapshot]` -> the quality chart (`generateQualityChart()`). */
@@ -188,6 +205,11 @@ export const REPLAY_OPS = Object.freeze({
   222: 'calibratePyramidPolicy',
   223: 'pyramidPolicyDecide',
   224: 'pyramidPolicyUpdate',
+  225: 'EarlyExitController / PyramidRun with a policy',
+  226: 'EarlyExitController / PyramidRun with a policy',
+  227: 'EarlyExitController / PyramidRun with a policy',
+  228: 'PyramidRun.fromJSON',
+  229: 'EarlyExitController with a policy',
   230: 'IterationAnalytics.generateReport',
   231: 'IterationAnalytics.generateQualityChart',
   232: 'IterationAnalytics.formatDuration',
@@ -562,7 +584,7 @@ export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plate
 /** Budgets by code (a budget's slot). */
 export const BUDGETS = Object.freeze(['tokens', 'cost_usd', 'wall_clock_ms']);
 /** Exit reasons by code (`P_EXIT_REASON`, `P_OUT_REASON`). */
-export const EXIT_REASONS = Object.freeze(['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit']);
+export const EXIT_REASONS = Object.freeze(['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit', 'layer_failed', 'risk_bounded', 'completed']);
 /** Layer outcomes by code (`P_PREDICTED`, `P_OUT_ACTUAL`). */
 export const OUTCOMES = Object.freeze(['pass', 'flaky', 'fail']);
 /** A pyramid run's verdicts by code (`P_OUT_VERDICT`). */

@@ -130,6 +130,12 @@ from ._pyramid import SpeculationDict as SpeculationDict
 from ._pyramid import FailingLayerDict as FailingLayerDict
 from ._pyramid import TestPyramidResultDict as TestPyramidResultDict
 from ._pyramid import PyramidActionDict as PyramidActionDict
+from ._pyramid import RunPolicy as RunPolicy
+from ._pyramid import RunMode as RunMode
+from ._pyramid import PolicyReportDict as PolicyReportDict
+from ._pyramid import PolicyStepDict as PolicyStepDict
+from ._pyramid import LayerCountsDict as LayerCountsDict
+from ._pyramid import RanLayerDict as RanLayerDict
 
 import typing as _typing
 

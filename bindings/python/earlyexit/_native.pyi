@@ -57,8 +57,11 @@ from earlyexit._pyramid import (
     FailingLayerDict,
     LayerResultDict,
     Outcome,
+    PolicyReportDict,
     PyramidActionDict,
     QualitySignalDict,
+    RunMode,
+    RunPolicy,
     SpeculationDict,
     TestPyramidResultDict,
     Verdict,
@@ -100,6 +103,7 @@ __all__ = [
     "_restore_loop_replay",
     "_restore_result",
     "_restore_signal",
+    "_run_options",
     "calculate_quality_signal",
     "count_quality_partitions",
     "calibrate_pyramid_policy",
@@ -1250,6 +1254,12 @@ class TestPyramidResult:
     def failing_layers(self) -> tuple[FailingLayer, ...]:
         """The failing layers that ran or were verified, in the order they ran."""
 
+    @property
+    def policy(self) -> PolicyReportDict | None:
+        """Why a ``fail_fast`` / ``risk_bounded`` run did what it did (the bound, the budget
+        in ``config["risk_budget"]``, the model's counts; docs/test-exit.md); ``None`` for the
+        ADR's runs."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (camelCase keys)."""
 
@@ -1313,9 +1323,17 @@ class PyramidRun:
         config: EarlyExitConfig | Mapping[str, object] | None,
         total_layers: int,
         layers: Iterable[object],
+        *,
+        policy: RunPolicy | None = None,
+        mode: RunMode | None = None,
+        model: Mapping[str, object] | str | None = None,
+        policy_config: Mapping[str, object] | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
-        optional ``cost_ms``, or an object with those attributes (runners are not called)."""
+        optional ``cost_ms``, or an object with those attributes (runners are not called).
+        ``policy`` ``'fail_fast'`` / ``'risk_bounded'`` lets the policy decide (its ``model``
+        and a partial ``policy_config``; docs/test-exit.md); ``None`` keywords: the defaults
+        (the ADR, enforced)."""
 
     def next(self) -> PyramidAction[Literal["run", "verify"], int] | PyramidAction[Literal["done"], None]:
         """What to do next (does not advance anything); ``step.action != "done"`` narrows
@@ -1355,6 +1373,16 @@ def _restore(
 
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""
+
+def _run_options(
+    *,
+    policy: RunPolicy | None = None,
+    mode: RunMode | None = None,
+    model: Mapping[str, object] | str | None = None,
+    policy_config: Mapping[str, object] | None = None,
+) -> dict[str, object] | None:
+    """Checks a live run's policy keywords: the options normalized, or ``None`` when they
+    leave the ADR deciding."""
 
 def _restore_result(class_name: str, value: Mapping[str, object], /) -> object:
     """Restores a pickled result (``StoppingDecision``, ``TestPyramidResult``, ...) from its

@@ -87,6 +87,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pyramid::replay::calibrate_pyramid_policy, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_decide, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_update, m)?)?;
+    m.add_function(wrap_pyfunction!(pyramid::policy::_run_options, m)?)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The size limits (docs/limits.md), from the core's one table.

@@ -192,7 +192,7 @@ ops! {
     /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
     LOOP_PRESET = 81;
 
-    // --- pyramid replay and the risk-bounded policy (`pyramid_replay_ops`), 220..=229
+    // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.
     PYRAMID_REPLAY = 220 => "replayPyramids";
     /// `[runs, options]` -> shadow report.
@@ -203,6 +203,21 @@ ops! {
     PYRAMID_DECIDE = 223 => "pyramidPolicyDecide";
     /// `[model, ran, options]` -> model document.
     PYRAMID_UPDATE = 224 => "pyramidPolicyUpdate";
+    // --- live policy runs (`fail_fast`, `risk_bounded`): stateless, the run's state is its
+    // snapshot, which the JS layer keeps and hands back at each step.
+    /// `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+    /// (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
+    /// action (`{action: "run", layer}` or `{action: "done"}`).
+    PYRAMID_RUN_START = 225 => "EarlyExitController / PyramidRun with a policy";
+    /// `[state, layer, result]` -> `{state, next}` after the pending layer's result.
+    PYRAMID_RUN_SUBMIT = 226 => "EarlyExitController / PyramidRun with a policy";
+    /// `[state]` -> the finished run's TestPyramidResult (with its `policy` report).
+    PYRAMID_RUN_RESULT = 227 => "EarlyExitController / PyramidRun with a policy";
+    /// `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run).
+    PYRAMID_RUN_RESTORE = 228 => "PyramidRun.fromJSON";
+    /// `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
+    /// model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
+    PYRAMID_RUN_OPTIONS = 229 => "EarlyExitController with a policy";
 
     // --- IterationAnalytics's occasional ops, stateless over its snapshot
     // (`analytics_text_ops`), 230..=239

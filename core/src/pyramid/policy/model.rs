@@ -237,6 +237,20 @@ impl OutcomeModel {
         Ok(self.decide_unchecked(config, layers, outcomes, &done, true))
     }
 
+    /// The step a replay and a live run take (one rule for both, so a live run decides
+    /// exactly as the replay of its recorded outcomes does): `decide` without validation
+    /// (both validated their input up front) and without the bound of a `run` step (a cheap
+    /// check settles most steps; [`OutcomeModel::skip_risk`] gives it to whoever reports it).
+    pub(crate) fn step(
+        &self,
+        config: &PolicyConfig,
+        layers: &[PlannedLayer],
+        outcomes: &[(usize, bool)],
+        done: &[bool],
+    ) -> PolicyDecision {
+        self.decide_unchecked(config, layers, outcomes, done, false)
+    }
+
     /// `decide` without validation, for replays whose input was validated once up front.
     pub(crate) fn decide_unchecked(
         &self,
@@ -388,6 +402,23 @@ impl OutcomeModel {
             model.layers.push(LayerStats { name, trials, failures, cost_ms, cost_weight });
         }
         Ok(model)
+    }
+
+    /// A model argument (`model` of a replay or a live run): `null` is the empty model, a
+    /// string its JSON text, anything else a model document (errors nested under `model`).
+    pub fn from_argument(model: &Value) -> Result<Self> {
+        match model {
+            Value::Null => Ok(OutcomeModel::new()),
+            Value::String(text) => {
+                let doc = Value::parse_json(text, ErrorCode::InvalidSnapshot, "model")?;
+                OutcomeModel::from_argument(&doc)
+            }
+            doc => {
+                // A value that is not a document is named `model` (nesting would say `model.model`).
+                ObjectReader::new(doc, "", "model", Naming::Js, ErrorCode::InvalidSnapshot)?;
+                OutcomeModel::from_value(doc, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "model"))
+            }
+        }
     }
 
     /// Parses a model from JSON text.

@@ -58,12 +58,7 @@ fn options_reader<'a>(options: &'a Value, naming: Naming, known: &[FieldName]) -
 }
 
 fn model_arg(model: Option<&Value>) -> Result<OutcomeModel> {
-    match model {
-        None | Some(Value::Null) => Ok(OutcomeModel::new()),
-        Some(doc) => {
-            OutcomeModel::from_value(doc, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "model"))
-        }
-    }
+    OutcomeModel::from_argument(model.unwrap_or(&Value::Null))
 }
 
 /// Reads `{policy?, config?}`: the policy preset (default `default` when `adr_allowed`, else
