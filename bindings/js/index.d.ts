@@ -701,7 +701,7 @@ export interface PolicyRunOptions {
   /** `'enforced'` (default). `'shadow'` is not available for live runs yet (an `invalid_config` error). */
   mode?: 'enforced' | 'shadow' | null;
   /** The outcome model the policy decides from (empty when absent). */
-  model?: PyramidOutcomeModel | null;
+  model?: ModelArgument;
   /** A partial config over the policy's preset (`riskBudget`: the certified budget). */
   policyConfig?: Partial<PyramidPolicyConfig> | null;
 }
@@ -917,11 +917,53 @@ export interface PyramidOutcomeModel {
   engine: 'PyramidOutcomeModel';
   layers: { name: string; trials: number; failures: number; costMs: number | null; costWeight: number }[];
 }
+/**
+ * The outcome model that merges (version 2): a window of per-build outcomes keyed by the
+ * caller's build id and sequence number (docs/test-exit.md, "Models that merge").
+ */
+export interface PyramidOutcomeModelV2 {
+  version: 2;
+  engine: 'PyramidOutcomeModel';
+  window: number;
+  /** The counts of the version 1 model it was converted from (with `note`). */
+  base?: PyramidOutcomeModel;
+  note?: string;
+  builds: { id: string; seq: number; layers: { name: string; failed: boolean; durationMs?: number }[] }[];
+}
+/** Any model argument: a document of either version, its JSON text, an OutcomeModel, or null (empty). */
+export type ModelArgument = PyramidOutcomeModel | PyramidOutcomeModelV2 | OutcomeModel | string | null;
+/** A build's key: the caller's id and a sequence number ordering builds by recency. */
+export interface BuildKey {
+  id: string;
+  seq: number;
+}
+/**
+ * The mergeable outcome model (immutable: `learn` and `merge` answer a new one). In a browser,
+ * `await init({ replay: true })` first.
+ */
+export declare class OutcomeModel {
+  /** A new empty model, or `model` read (a version 1 one converted, its counts the base). */
+  constructor(model?: ModelArgument, options?: { window?: number } | null);
+  /** The union of both models' builds: commutative, associative, idempotent. */
+  merge(other: ModelArgument): OutcomeModel;
+  /** Learns one build (`ran`: the layers that ran, in run order) under its key. */
+  learn(ran: readonly { name: string; failed: boolean; durationMs?: number }[], build: BuildKey): OutcomeModel;
+  /** The version 1 statistics the policy decides from. */
+  statistics(config?: Partial<PyramidPolicyConfig> | null): PyramidOutcomeModel;
+  /** The most builds kept. */
+  readonly window: number;
+  /** How many builds it holds. */
+  readonly size: number;
+  /** Why it has a base (converted from a version 1 model), or null. */
+  readonly note: string | null;
+  toJSON(): PyramidOutcomeModelV2;
+  static fromJSON(doc: PyramidOutcomeModelV2 | PyramidOutcomeModel | string): OutcomeModel;
+}
 export interface ReplayOptions {
   policy?: PyramidPolicyName;
   /** A partial config over the preset: an ExitConfig, or a PyramidPolicyConfig. */
   config?: ExitOptions | Partial<PyramidPolicyConfig> | null;
-  model?: PyramidOutcomeModel | string | null;
+  model?: ModelArgument;
   learn?: 'ran' | 'all' | 'none';
 }
 export interface RunReplay {
@@ -969,7 +1011,7 @@ export interface ReplayReport {
 export interface CalibrationOptions {
   policy?: 'fail_fast' | 'risk_bounded';
   config?: Partial<PyramidPolicyConfig> | null;
-  model?: PyramidOutcomeModel | string | null;
+  model?: ModelArgument;
   grid?: readonly number[];
   warmup?: number;
 }
@@ -1003,17 +1045,25 @@ export declare function calibratePyramidPolicy(
 ): Calibration;
 /** The next step of a live run given the outcomes so far (in run order). */
 export declare function pyramidPolicyDecide(
-  model: PyramidOutcomeModel | string | null,
+  model: ModelArgument,
   layers: readonly { name: string; costMs?: number }[],
   outcomes: readonly { layer: number; failed: boolean }[],
   options?: PolicyOptions | null,
 ): PolicyDecision;
-/** Learns one finished run (`ran` in run order); returns the new model document. */
+/**
+ * Learns one finished run (`ran` in run order); returns the new model document: version 1
+ * without `build`, version 2 (a version 1 model converted) with `build`, its key.
+ */
 export declare function pyramidPolicyUpdate(
-  model: PyramidOutcomeModel | string | null,
+  model: PyramidOutcomeModel | null,
   ran: readonly { name: string; failed: boolean; durationMs?: number }[],
   options?: PolicyOptions | null,
 ): PyramidOutcomeModel;
+export declare function pyramidPolicyUpdate(
+  model: ModelArgument,
+  ran: readonly { name: string; failed: boolean; durationMs?: number }[],
+  options: PolicyOptions & { build: BuildKey },
+): PyramidOutcomeModelV2;
 
 /**
  * Where a wasm module comes from, as wasm-bindgen's init takes it: a URL or string, a

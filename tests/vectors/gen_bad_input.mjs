@@ -664,6 +664,12 @@ function policyOptions() {
     ['model', 'not JSON text', { ...FF, model: '{"version": 1,' }, 'range', 'invalid_snapshot'],
     ['model.version', 'unknown version', { ...FF, model: { version: 9, engine: 'PyramidOutcomeModel', layers: [] } }, 'range', 'invalid_snapshot'],
     ['model.layers[0].failures', 'above the trials', { ...FF, model: { version: 1, engine: 'PyramidOutcomeModel', layers: [{ name: 'unit', trials: 1, failures: 2, costMs: null, costWeight: 0 }] } }, 'range', 'invalid_snapshot'],
+    // Version 2 (the model that merges: docs/test-exit.md "Models that merge").
+    ['model.window', 'version 2, window 0', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 0, builds: [] } }, 'range', 'invalid_snapshot'],
+    ['model.builds[1]', 'version 2, builds out of key order', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 2, layers: [] }, { id: 'a', seq: 1, layers: [] }] } }, 'range', 'invalid_snapshot'],
+    ['model.builds', 'version 2, more builds than the window', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 1, builds: [{ id: 'a', seq: 1, layers: [] }, { id: 'a', seq: 2, layers: [] }] } }, 'range', 'invalid_snapshot'],
+    ['model.builds[0].seq', 'version 2, negative seq', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: -1, layers: [] }] } }, 'range', 'invalid_snapshot'],
+    ['model.builds[0].layers[0].failed', 'version 2, a layer without failed', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 1, layers: [{ name: 'unit' }] }] } }, 'type', 'invalid_snapshot'],
   ];
   // A misspelt keyword is Python's own TypeError (the options are keywords there): JS and Rust only.
   const all = [...cases.map((c) => [...c, 'invalid_config']), ...modelCases, ['polcy', 'misspelt key', { polcy: 'fail_fast' }, 'type', 'unknown_option', JS]];

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2795222688;
+export const CONTRACT = 3283976978;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -193,6 +193,17 @@ export const OP = Object.freeze({
    * `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
    */
   IA_TEXT_RECORD_CHECK: 237,
+  /**
+   * `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
+   * converted, with its note; `null` a new empty one).
+   */
+  PYRAMID_MODEL_LOAD: 240,
+  /** `[model, other]` -> the merged version 2 document (a set union of their builds). */
+  PYRAMID_MODEL_MERGE: 241,
+  /** `[model, ran, build {id, seq}]` -> the version 2 document after learning the build. */
+  PYRAMID_MODEL_LEARN: 242,
+  /** `[model, config or null]` -> the version 1 statistics the policy decides from. */
+  PYRAMID_MODEL_STATS: 243,
 });
 /**
  * The ops the wasm package's replay module answers (every other op is the engines module's),
@@ -218,6 +229,10 @@ export const REPLAY_OPS = Object.freeze({
   235: 'IterationAnalytics.saveAnalytics',
   236: 'IterationAnalytics.load',
   237: 'IterationAnalytics\'s field setters',
+  240: 'OutcomeModel',
+  241: 'OutcomeModel.prototype.merge',
+  242: 'OutcomeModel.prototype.learn',
+  243: 'OutcomeModel.prototype.statistics',
 });
 
 // --- LOOP_SLOTS (The loop's slots: inputs, outputs (below `STATE`), then the engine's own state.)

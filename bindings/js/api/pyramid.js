@@ -14,6 +14,7 @@ import {
   unwrap,
 } from './codec.js';
 import { scratchView } from './scratch.js';
+import { modelOf, withModel } from './replay.js';
 
 // ------------------------------------------------------------------------
 // Engine 2: ADR-033's test-pyramid early exit
@@ -221,7 +222,7 @@ function runOptions(options) {
         if (isAbortSignal(value)) value = ABORT_SIGNAL;
       } else if (POLICY_KEYS.includes(key)) {
         if (policy === undefined) policy = {};
-        policy[key] = value;
+        policy[key] = key === 'model' ? modelOf(value) : value;
       } else {
         others++;
       }
@@ -498,7 +499,7 @@ export class EarlyExitController {
     if (options !== undefined && options !== null) {
       // `{policy, mode, model, policyConfig}`, read once and checked now; kept as given, so a
       // run's own options replace its keys one by one.
-      const given = enc(options, AS_OPTIONS);
+      const given = enc(withModel(options), AS_OPTIONS);
       if (unwrap(native.exec(OP.PYRAMID_RUN_OPTIONS, args1(given))) !== null) this.#policy = given;
     }
     this.#setup = setup;
@@ -590,7 +591,7 @@ export class PyramidRun {
     }
     const specs = layerSpecs(layers);
     if (options !== undefined && options !== null) {
-      const step = policyStart(encConfig(config), enc(totalLayers), specs, enc(options, AS_OPTIONS), undefined);
+      const step = policyStart(encConfig(config), enc(totalLayers), specs, enc(withModel(options), AS_OPTIONS), undefined);
       if (step !== null) {
         this.#native = FREED;
         this.#step = step;

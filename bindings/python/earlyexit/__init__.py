@@ -64,6 +64,7 @@ from ._native import shadow_pyramids as shadow_pyramids
 from ._native import calibrate_pyramid_policy as calibrate_pyramid_policy
 from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update
+from ._native import OutcomeModel as OutcomeModel
 
 # The size limits (docs/limits.md)
 from ._native import LIMITS as LIMITS

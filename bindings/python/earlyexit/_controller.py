@@ -16,6 +16,7 @@ from ._native import (
     CoherenceEarlyExit,
     EarlyExitConfig,
     LayerResult,
+    OutcomeModel,
     PyramidRun,
     TestPyramidResult,
     _layer_runners,
@@ -23,8 +24,9 @@ from ._native import (
 )
 from ._pyramid import RunMode, RunPolicy
 
-#: An outcome model argument: a model document (a mapping), its JSON text, or ``None``.
-ModelArgument = Union[Mapping[str, object], str, None]
+#: An outcome model argument: an :class:`OutcomeModel`, a model document (a mapping), its
+#: JSON text, or ``None``.
+ModelArgument = Union[OutcomeModel, Mapping[str, object], str, None]
 
 #: What a runner may return: a :class:`LayerResult` or a mapping with its snake_case keys
 #: (``pass_rate``, ``coverage``, ``flaky_ratio``, ...; other keys are kept as they are).

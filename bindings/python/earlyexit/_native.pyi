@@ -88,6 +88,7 @@ __all__ = [
     "LOOP_PRESETS",
     "LayerResult",
     "LoopReplay",
+    "OutcomeModel",
     "PyramidAction",
     "PyramidRun",
     "QualitySignal",
@@ -1326,7 +1327,7 @@ class PyramidRun:
         *,
         policy: RunPolicy | None = None,
         mode: RunMode | None = None,
-        model: Mapping[str, object] | str | None = None,
+        model: OutcomeModel | Mapping[str, object] | str | None = None,
         policy_config: Mapping[str, object] | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
@@ -1378,7 +1379,7 @@ def _run_options(
     *,
     policy: RunPolicy | None = None,
     mode: RunMode | None = None,
-    model: Mapping[str, object] | str | None = None,
+    model: OutcomeModel | Mapping[str, object] | str | None = None,
     policy_config: Mapping[str, object] | None = None,
 ) -> dict[str, object] | None:
     """Checks a live run's policy keywords: the options normalized, or ``None`` when they
@@ -1397,7 +1398,7 @@ def replay_pyramids(
     *,
     policy: Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
     learn: Literal["ran", "all", "none"] | None = None,
 ) -> dict[str, object]:
     """Replays a pyramid policy over recorded runs (a list of run dicts or JSONL text):
@@ -1409,7 +1410,7 @@ def shadow_pyramids(
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """Shadow mode over fully recorded runs: what the policy would have run and missed;
     the model learns every full run."""
@@ -1421,7 +1422,7 @@ def calibrate_pyramid_policy(
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
     grid: Sequence[float] | None = None,
     warmup: float | None = None,
 ) -> dict[str, object]:
@@ -1429,7 +1430,7 @@ def calibrate_pyramid_policy(
     config, the tested steps and the trained model."""
 
 def pyramid_policy_decide(
-    model: str | Mapping[str, object] | None,
+    model: OutcomeModel | str | Mapping[str, object] | None,
     layers: Sequence[Mapping[str, object]],
     outcomes: Sequence[Mapping[str, object]],
     *,
@@ -1439,13 +1440,67 @@ def pyramid_policy_decide(
     """The next step: ``{action: "run", layer, risk}`` or ``{action: "stop", reason, risk}``."""
 
 def pyramid_policy_update(
-    model: str | Mapping[str, object] | None,
+    model: OutcomeModel | str | Mapping[str, object] | None,
     ran: Sequence[Mapping[str, object]],
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
+    build: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """Learns one finished run (``ran`` in run order); returns the new model document."""
+    """Learns one finished run (``ran`` in run order); returns the new model document:
+    version 1, or version 2 with ``build={"id": ..., "seq": ...}`` (the build's key; a
+    version 1 model is converted first)."""
+
+@final
+class OutcomeModel:
+    """The outcome model that merges (document version 2): a window of per-build outcomes
+    keyed by the caller's build id and sequence number. Immutable: :meth:`learn` and
+    :meth:`merge` answer a new model. Accepted wherever ``model=`` is."""
+
+    def __new__(
+        cls, model: OutcomeModel | str | Mapping[str, object] | None = None, *, window: int | None = None
+    ) -> OutcomeModel:
+        """A new empty model, or ``model`` read (a version 1 one converted: its counts become
+        the base, with a note); ``window`` (1 to 100,000 builds) only for a new or converted one."""
+
+    @property
+    def window(self) -> int:
+        """The most builds it keeps (those of highest key)."""
+
+    @property
+    def note(self) -> str | None:
+        """Why it has a base (it was converted from a version 1 model), or ``None``."""
+
+    @property
+    def base(self) -> dict[str, object] | None:
+        """The version 1 counts it was converted from (``None`` when it has no base)."""
+
+    def merge(self, other: OutcomeModel | str | Mapping[str, object]) -> OutcomeModel:
+        """The union of both models' builds: commutative, associative and idempotent."""
+
+    def learn(self, ran: Sequence[Mapping[str, object]], *, build_id: str, seq: int) -> OutcomeModel:
+        """Learns one build (``ran``: the layers that ran, in run order) under its key."""
+
+    def statistics(self, config: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The version 1 statistics the policy decides from."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The version 2 document (JS spelling, the same in every language)."""
+
+    def to_json(self) -> str:
+        """The document as JSON text."""
+
+    @staticmethod
+    def from_json(text: str | Mapping[str, object] | OutcomeModel) -> OutcomeModel:
+        """Reads ``to_json()`` text (or any model argument)."""
+
+    def __len__(self) -> int:
+        """How many builds it holds."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __reduce__(self) -> tuple[type[OutcomeModel], tuple[dict[str, object]]]: ...
 # ---------------------------------------------------------------------------------------
 # Loop replay (docs/replay.md)
 # ---------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ use loops::engine::PyEarlyStopping;
 use loops::records::PyIterationRecord;
 use loops::replay::PyLoopReplay;
 use pyramid::exit::{PyCoherenceEarlyExit, PyEarlyExitConfig, PyExitDecision};
+use pyramid::model::PyOutcomeModel;
 use pyramid::result::{PyFailingLayer, PyPyramidAction, PyTestPyramidResult};
 use pyramid::run::PyPyramidRun;
 use pyramid::signal::{PyLayerResult, PyQualitySignal};
@@ -67,6 +68,7 @@ classes! {
     PyFailingLayer [result],
     PyPyramidAction [result],
     PyPyramidRun [engine],
+    PyOutcomeModel [mapping],
 }
 
 /// The native module. The public API is re-exported by the `earlyexit` package.

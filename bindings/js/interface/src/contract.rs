@@ -239,6 +239,17 @@ ops! {
     /// `[record, path]` -> nothing, or the error for a record written into upstream's
     /// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
     IA_TEXT_RECORD_CHECK = 237 => "IterationAnalytics's field setters";
+
+    // --- pyramid outcome models, version 2 (mergeable: `pyramid_replay_ops`), 240..=249
+    /// `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
+    /// converted, with its note; `null` a new empty one).
+    PYRAMID_MODEL_LOAD = 240 => "OutcomeModel";
+    /// `[model, other]` -> the merged version 2 document (a set union of their builds).
+    PYRAMID_MODEL_MERGE = 241 => "OutcomeModel.prototype.merge";
+    /// `[model, ran, build {id, seq}]` -> the version 2 document after learning the build.
+    PYRAMID_MODEL_LEARN = 242 => "OutcomeModel.prototype.learn";
+    /// `[model, config or null]` -> the version 1 statistics the policy decides from.
+    PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics";
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.

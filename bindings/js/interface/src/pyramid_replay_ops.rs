@@ -4,19 +4,22 @@
 //! `PYRAMID_*` (220..229 in `contract::OPS`), kept apart from the engine ops so other
 //! features can add theirs without touching these.
 
-use earlyexit::pyramid::policy::{LiveRun, PolicyRun, RunOptions, RunPolicy};
+use earlyexit::pyramid::policy::{self, LiveRun, PolicyRun, RunOptions, RunPolicy};
 use earlyexit::pyramid::replay;
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
 use crate::op::{
-    PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_REPLAY, PYRAMID_RUN_OPTIONS, PYRAMID_RUN_RESTORE, PYRAMID_RUN_RESULT,
+    PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
+    PYRAMID_MODEL_STATS, PYRAMID_REPLAY, PYRAMID_RUN_OPTIONS, PYRAMID_RUN_RESTORE, PYRAMID_RUN_RESULT,
     PYRAMID_RUN_START, PYRAMID_RUN_SUBMIT, PYRAMID_SHADOW, PYRAMID_UPDATE,
 };
 
 /// Whether `op` is one of this file's (never without the `replay` feature: the wasm engines
 /// module leaves these ops to the replay module, so none of their code is linked into it).
 pub fn handles(op: u32) -> bool {
-    cfg!(feature = "replay") && (PYRAMID_REPLAY..=PYRAMID_RUN_OPTIONS).contains(&op)
+    cfg!(feature = "replay")
+        && ((PYRAMID_REPLAY..=PYRAMID_RUN_OPTIONS).contains(&op)
+            || (PYRAMID_MODEL_LOAD..=PYRAMID_MODEL_STATS).contains(&op))
 }
 
 /// `{state, next}`: a policy run's snapshot and what to do next.
@@ -74,6 +77,10 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
             let options = RunOptions::from_values(arg(args, 0), &Value::Null, Naming::Js)?;
             Ok(if options.policy == RunPolicy::Adr { Value::Null } else { options.to_value(Naming::Js) })
         }
+        PYRAMID_MODEL_LOAD => Ok(policy::history_value(arg(args, 0), arg(args, 1), Naming::Js)?.to_value()),
+        PYRAMID_MODEL_MERGE => policy::merge_value(arg(args, 0), arg(args, 1)),
+        PYRAMID_MODEL_LEARN => policy::learn_value(arg(args, 0), arg(args, 1), arg(args, 2), Naming::Js),
+        PYRAMID_MODEL_STATS => policy::stats_value(arg(args, 0), arg(args, 1), Naming::Js),
         PYRAMID_DECIDE => {
             let model = model_of(arg(args, 0))?;
             replay::decide_value(&model, arg(args, 1), arg(args, 2), arg(args, 3), Naming::Js)

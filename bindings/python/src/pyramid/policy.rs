@@ -99,17 +99,19 @@ pub fn pyramid_policy_decide<'py>(
     to_py(py, &out)
 }
 
-/// Learns one finished run; returns the new model document.
+/// Learns one finished run; returns the new model document (version 1, or version 2 with
+/// `build={"id", "seq"}`, the build's key).
 #[pyfunction]
-#[pyo3(signature = (model, ran, *, policy = None, config = None))]
+#[pyo3(signature = (model, ran, *, policy = None, config = None, build = None))]
 pub fn pyramid_policy_update<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     ran: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
     config: Option<&Bound<'py, PyAny>>,
+    build: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?)]);
+    let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?), ("build", opt(build)?)]);
     let model = model_value(py, Some(model))?;
     let ran = to_value(ran, NoneIs::Absent)?;
     let out = replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;

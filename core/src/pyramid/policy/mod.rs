@@ -30,12 +30,17 @@
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
 mod config;
+mod history;
 mod live;
 mod model;
 mod options;
 mod report;
 
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
+pub use history::{
+    build_arg, history_argument, history_value, learn_value, merge_value, model_argument, ran_arg, read_model,
+    stats_value, BuildHistory, BuildRecord, Model, CONVERTED_NOTE, DEFAULT_WINDOW, HISTORY_VERSION, MAX_WINDOW,
+};
 pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};

@@ -43,6 +43,16 @@ pub struct ObservedLayer {
     pub duration_ms: Option<f64>,
 }
 
+impl ObservedLayer {
+    /// `{name, failed, durationMs?}`: a layer as `pyramid_policy_update` learns it (keys
+    /// spelled by `naming`).
+    pub fn to_value(&self, naming: Naming) -> Value {
+        let mut o = crate::value::ObjectBuilder::new();
+        o.string("name", &self.name).boolean("failed", self.failed);
+        o.some_number(field_name!("durationMs", "duration_ms").spelled(naming), self.duration_ms).build()
+    }
+}
+
 /// A layer the policy may run, known before running it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedLayer {
@@ -137,6 +147,12 @@ impl OutcomeModel {
     pub fn update(&mut self, config: &PolicyConfig, ran: &[ObservedLayer]) -> Result<()> {
         config.validate()?;
         check_observation(ran)?;
+        self.learn_checked(config, ran)
+    }
+
+    /// `update` over a config and layers checked before (a build history folds its builds,
+    /// each checked when it was read); only the model's size is checked here.
+    pub(crate) fn learn_checked(&mut self, config: &PolicyConfig, ran: &[ObservedLayer]) -> Result<()> {
         // The model is a document like any other: at most MAX_LAYERS layers, however many
         // runs it learns from (a layer it has not seen adds one).
         let new_layers = ran.iter().filter(|l| self.layer(&l.name).is_none()).count();
@@ -347,7 +363,7 @@ impl OutcomeModel {
                 value::concat(&[
                     "model version ",
                     &crate::num::uint_string(version),
-                    " is not supported (this build reads version 1)",
+                    " is not supported (this build reads versions 1 and 2)",
                 ]),
             ));
         }
@@ -404,23 +420,6 @@ impl OutcomeModel {
         Ok(model)
     }
 
-    /// A model argument (`model` of a replay or a live run): `null` is the empty model, a
-    /// string its JSON text, anything else a model document (errors nested under `model`).
-    pub fn from_argument(model: &Value) -> Result<Self> {
-        match model {
-            Value::Null => Ok(OutcomeModel::new()),
-            Value::String(text) => {
-                let doc = Value::parse_json(text, ErrorCode::InvalidSnapshot, "model")?;
-                OutcomeModel::from_argument(&doc)
-            }
-            doc => {
-                // A value that is not a document is named `model` (nesting would say `model.model`).
-                ObjectReader::new(doc, "", "model", Naming::Js, ErrorCode::InvalidSnapshot)?;
-                OutcomeModel::from_value(doc, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "model"))
-            }
-        }
-    }
-
     /// Parses a model from JSON text.
     pub fn from_json(text: &str) -> Result<Self> {
         let doc = Value::parse_json(text, ErrorCode::InvalidSnapshot, "model")?;
@@ -439,7 +438,7 @@ const COST_MS: FieldName = field_name!("costMs", "cost_ms");
 
 const COST_WEIGHT: FieldName = field_name!("costWeight", "cost_weight");
 
-fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
+pub(super) fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
     let layers: Vec<(&str, Option<f64>)> = ran.iter().map(|l| (l.name.as_str(), l.duration_ms)).collect();
     check_layer_list("ran", ".durationMs", &layers)
 }
@@ -451,7 +450,7 @@ fn check_planned(layers: &[PlannedLayer]) -> Result<()> {
 
 /// A list of `(name, amount)` layers: names unique, amounts (durations or costs) finite
 /// and >= 0; errors name `list[i].name` or `list[i]<amount_key>`.
-fn check_layer_list(list: &str, amount_key: &str, layers: &[(&str, Option<f64>)]) -> Result<()> {
+pub(super) fn check_layer_list(list: &str, amount_key: &str, layers: &[(&str, Option<f64>)]) -> Result<()> {
     for (i, (name, amount)) in layers.iter().enumerate() {
         let (field, message) = if layers.iter().take(i).any(|(earlier, _)| earlier == name) {
             let field = value::concat(&[&value::index_path(list, i), ".name"]);

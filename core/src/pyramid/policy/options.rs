@@ -3,6 +3,7 @@
 //! model ([`RunOptions`], read from `{policy, mode, model, policyConfig}`).
 
 use crate::pyramid::policy::config::PolicyConfig;
+use crate::pyramid::policy::history::model_argument;
 use crate::pyramid::policy::model::OutcomeModel;
 use crate::value::{self, field_name, named_enum, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -113,7 +114,7 @@ impl RunOptions {
         };
         let model = match model {
             None => OutcomeModel::new(),
-            Some((_, doc)) => OutcomeModel::from_argument(doc)?,
+            Some((_, doc)) => model_argument(doc, &config)?,
         };
         Ok(RunOptions { policy, mode, config, model })
     }

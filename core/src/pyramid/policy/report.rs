@@ -90,7 +90,7 @@ impl PolicyReport {
                 .opt_number(COST_MS.spelled(naming), c.cost_ms)
                 .build()
         });
-        let ran = self.ran.iter().map(|l| observed_value(l, naming));
+        let ran = self.ran.iter().map(|l| l.to_value(naming));
         ObjectBuilder::new()
             .string(POLICY.js(), self.policy.as_str())
             .string(MODE.js(), self.mode.as_str())
@@ -157,13 +157,4 @@ impl PolicyReport {
             ran,
         })
     }
-}
-
-/// `{name, failed, durationMs?}`: a layer as `pyramid_policy_update` learns it.
-pub(super) fn observed_value(layer: &ObservedLayer, naming: Naming) -> Value {
-    ObjectBuilder::new()
-        .string(NAME.js(), &layer.name)
-        .boolean(FAILED.js(), layer.failed)
-        .some_number(DURATION_MS.spelled(naming), layer.duration_ms)
-        .build()
 }
