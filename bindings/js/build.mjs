@@ -116,7 +116,7 @@ const PUBLIC_NAMES = [
   'EarlyExitController', 'PyramidRun', 'DEFAULT_EXIT_CONFIG', 'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG',
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
-  'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate',
+  'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
   // loop replay and presets
   'replayLoops', 'loopPreset', 'LOOP_PRESETS',
   // the size limits (docs/limits.md)

@@ -622,7 +622,10 @@ export type ExitReason =
   | 'lambda_unstable'
   | 'boundaries_concentrated'
   | 'insufficient_confidence'
-  | 'confident_exit';
+  | 'confident_exit'
+  | 'layer_failed'
+  | 'risk_bounded'
+  | 'completed';
 
 export interface EarlyExitDecision {
   canExit: boolean;
@@ -678,6 +681,46 @@ export interface TestPyramidResult {
   verdict: Verdict;
   /** The failing layers that ran or were verified, in the order they ran. */
   failingLayers: FailingLayer[];
+  /**
+   * Why a `fail_fast` / `risk_bounded` run did what it did (docs/test-exit.md); absent from
+   * the ADR's results.
+   */
+  policy?: PolicyRunReport;
+}
+
+/** Which policy decides a live run: the ADR's exit decision (the default), or the policy's. */
+export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
+
+/**
+ * The policy options of a live run (`EarlyExitController`, `runWithEarlyExit`, `PyramidRun`):
+ * `null` or absent keys take the defaults (a run's own options replace the controller's key by key).
+ */
+export interface PolicyRunOptions {
+  /** `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`. */
+  policy?: RunPolicyName | null;
+  /** `'enforced'` (default). `'shadow'` is not available for live runs yet (an `invalid_config` error). */
+  mode?: 'enforced' | 'shadow' | null;
+  /** The outcome model the policy decides from (empty when absent). */
+  model?: ModelArgument;
+  /** A partial config over the policy's preset (`riskBudget`: the certified budget). */
+  policyConfig?: Partial<PyramidPolicyConfig> | null;
+}
+
+/** A policy run's `policy` report: the bound, the budget (`config.riskBudget`), the model's counts. */
+export interface PolicyRunReport {
+  policy: 'fail_fast' | 'risk_bounded';
+  mode: 'enforced' | 'shadow';
+  config: PyramidPolicyConfig;
+  /** The bound that allowed a `risk_bounded` stop; null for any other stop. */
+  risk: number | null;
+  /** One per layer run, in run order: the bound it was chosen under (null: skipping not considered). */
+  steps: { layer: number; risk: number | null }[];
+  /** The layers never run, in pyramid order. */
+  skipped: number[];
+  /** The model's counts for every layer, as the run started. */
+  counts: { layer: number; name: string; trials: number; failures: number; costMs: number | null }[];
+  /** What the run teaches the model: `pyramidPolicyUpdate(model, report.ran)`. */
+  ran: { name: string; failed: boolean; durationMs?: number }[];
 }
 
 /** A layer for the step API: what the core needs to know before running it. */
@@ -711,7 +754,7 @@ export interface AbortSignalLike {
 }
 
 /** The options of `runWithEarlyExit`: any other key is an `unknown_option` error. */
-export interface RunOptions {
+export interface RunOptions extends PolicyRunOptions {
   /**
    * Aborting rejects the run with the signal's reason; no further layer starts, and the
    * runner in progress gets the signal (`run({ signal })`). Anything but an AbortSignal,
@@ -727,6 +770,15 @@ export interface PyramidRunSnapshot {
   engine: 'PyramidRun';
   config: ExitConfig;
   totalLayers: number;
+  layers: LayerSpec[];
+  submitted: { layer: number; result: LayerResult }[];
+}
+
+/** A policy run's snapshot (`PyramidRun.toJSON()` with a `fail_fast` / `risk_bounded` policy). */
+export interface PyramidPolicyRunSnapshot {
+  version: 1;
+  engine: 'PyramidPolicyRun';
+  options: Required<Omit<PolicyRunOptions, 'policy'>> & { policy: 'fail_fast' | 'risk_bounded' };
   layers: LayerSpec[];
   submitted: { layer: number; result: LayerResult }[];
 }
@@ -765,7 +817,11 @@ export declare class SpeculativeExecutor implements Freeable {
 }
 
 export declare class EarlyExitController implements Freeable {
-  constructor(config: ExitOptions | null | undefined, totalLayers: number);
+  /**
+   * With `options.policy` `'fail_fast'` or `'risk_bounded'` the policy decides every run
+   * (docs/test-exit.md); in a browser, `await init({ replay: true })` first.
+   */
+  constructor(config: ExitOptions | null | undefined, totalLayers: number, options?: PolicyRunOptions | null);
   /**
    * Runs the layers in order until the exit decision lets the rest be skipped, then
    * verifies the first skipped ones. A runner that throws or rejects makes this reject
@@ -782,16 +838,26 @@ export declare class EarlyExitController implements Freeable {
 
 /** The core's step API, for callers that run the layers themselves (CI jobs, live dashboards). */
 export declare class PyramidRun implements Freeable {
-  constructor(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]);
-  static start(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]): PyramidRun;
+  constructor(
+    config: ExitOptions | null | undefined,
+    totalLayers: number,
+    layers: readonly LayerSpec[],
+    options?: PolicyRunOptions | null,
+  );
+  static start(
+    config: ExitOptions | null | undefined,
+    totalLayers: number,
+    layers: readonly LayerSpec[],
+    options?: PolicyRunOptions | null,
+  ): PyramidRun;
   /** What to do next; advances nothing. */
   next(): StepAction;
   /** Feeds the pending action's result (an `invalid_step` error for any other layer). */
   submit(layer: number, result: LayerResult): void;
   /** The result once `next()` says done (an `invalid_step` error before). */
   result(): TestPyramidResult;
-  toJSON(): PyramidRunSnapshot;
-  static fromJSON(snapshot: PyramidRunSnapshot | string): PyramidRun;
+  toJSON(): PyramidRunSnapshot | PyramidPolicyRunSnapshot;
+  static fromJSON(snapshot: PyramidRunSnapshot | PyramidPolicyRunSnapshot | string): PyramidRun;
   free(): void;
   [Symbol.dispose](): void;
 }
@@ -851,11 +917,53 @@ export interface PyramidOutcomeModel {
   engine: 'PyramidOutcomeModel';
   layers: { name: string; trials: number; failures: number; costMs: number | null; costWeight: number }[];
 }
+/**
+ * The outcome model that merges (version 2): a window of per-build outcomes keyed by the
+ * caller's build id and sequence number (docs/test-exit.md, "Models that merge").
+ */
+export interface PyramidOutcomeModelV2 {
+  version: 2;
+  engine: 'PyramidOutcomeModel';
+  window: number;
+  /** The counts of the version 1 model it was converted from (with `note`). */
+  base?: PyramidOutcomeModel;
+  note?: string;
+  builds: { id: string; seq: number; layers: { name: string; failed: boolean; durationMs?: number }[] }[];
+}
+/** Any model argument: a document of either version, its JSON text, an OutcomeModel, or null (empty). */
+export type ModelArgument = PyramidOutcomeModel | PyramidOutcomeModelV2 | OutcomeModel | string | null;
+/** A build's key: the caller's id and a sequence number ordering builds by recency. */
+export interface BuildKey {
+  id: string;
+  seq: number;
+}
+/**
+ * The mergeable outcome model (immutable: `learn` and `merge` answer a new one). In a browser,
+ * `await init({ replay: true })` first.
+ */
+export declare class OutcomeModel {
+  /** A new empty model, or `model` read (a version 1 one converted, its counts the base). */
+  constructor(model?: ModelArgument, options?: { window?: number } | null);
+  /** The union of both models' builds: commutative, associative, idempotent. */
+  merge(other: ModelArgument): OutcomeModel;
+  /** Learns one build (`ran`: the layers that ran, in run order) under its key. */
+  learn(ran: readonly { name: string; failed: boolean; durationMs?: number }[], build: BuildKey): OutcomeModel;
+  /** The version 1 statistics the policy decides from. */
+  statistics(config?: Partial<PyramidPolicyConfig> | null): PyramidOutcomeModel;
+  /** The most builds kept. */
+  readonly window: number;
+  /** How many builds it holds. */
+  readonly size: number;
+  /** Why it has a base (converted from a version 1 model), or null. */
+  readonly note: string | null;
+  toJSON(): PyramidOutcomeModelV2;
+  static fromJSON(doc: PyramidOutcomeModelV2 | PyramidOutcomeModel | string): OutcomeModel;
+}
 export interface ReplayOptions {
   policy?: PyramidPolicyName;
   /** A partial config over the preset: an ExitConfig, or a PyramidPolicyConfig. */
   config?: ExitOptions | Partial<PyramidPolicyConfig> | null;
-  model?: PyramidOutcomeModel | string | null;
+  model?: ModelArgument;
   learn?: 'ran' | 'all' | 'none';
 }
 export interface RunReplay {
@@ -903,7 +1011,7 @@ export interface ReplayReport {
 export interface CalibrationOptions {
   policy?: 'fail_fast' | 'risk_bounded';
   config?: Partial<PyramidPolicyConfig> | null;
-  model?: PyramidOutcomeModel | string | null;
+  model?: ModelArgument;
   grid?: readonly number[];
   warmup?: number;
 }
@@ -937,17 +1045,25 @@ export declare function calibratePyramidPolicy(
 ): Calibration;
 /** The next step of a live run given the outcomes so far (in run order). */
 export declare function pyramidPolicyDecide(
-  model: PyramidOutcomeModel | string | null,
+  model: ModelArgument,
   layers: readonly { name: string; costMs?: number }[],
   outcomes: readonly { layer: number; failed: boolean }[],
   options?: PolicyOptions | null,
 ): PolicyDecision;
-/** Learns one finished run (`ran` in run order); returns the new model document. */
+/**
+ * Learns one finished run (`ran` in run order); returns the new model document: version 1
+ * without `build`, version 2 (a version 1 model converted) with `build`, its key.
+ */
 export declare function pyramidPolicyUpdate(
-  model: PyramidOutcomeModel | string | null,
+  model: PyramidOutcomeModel | null,
   ran: readonly { name: string; failed: boolean; durationMs?: number }[],
   options?: PolicyOptions | null,
 ): PyramidOutcomeModel;
+export declare function pyramidPolicyUpdate(
+  model: ModelArgument,
+  ran: readonly { name: string; failed: boolean; durationMs?: number }[],
+  options: PolicyOptions & { build: BuildKey },
+): PyramidOutcomeModelV2;
 
 /**
  * Where a wasm module comes from, as wasm-bindgen's init takes it: a URL or string, a

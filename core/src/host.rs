@@ -146,14 +146,17 @@ pub fn mismatch(mismatch: Mismatch) -> Error {
 const SIGNAL: FieldName = FieldName::same("signal");
 
 /// The options of JS `runWithEarlyExit(layers, options)`: absent, `null`, or an object whose
-/// only key is `signal`, an `AbortSignal` (the binding passes one as the host type
-/// `"AbortSignal"`), `null` or absent.
+/// keys are `signal`, an `AbortSignal` (the binding passes one as the host type
+/// `"AbortSignal"`), `null` or absent, and the run's policy options
+/// ([`RUN_OPTION_FIELDS`](crate::pyramid::policy::RUN_OPTION_FIELDS), whose values the
+/// policy checks when the run starts).
 pub fn run_options(options: &Value, naming: Naming) -> Result<()> {
     if matches!(options, Value::Null) {
         return Ok(());
     }
     let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-    reader.reject_unknown(&[SIGNAL])?;
+    let [policy, mode, model, policy_config] = crate::pyramid::policy::RUN_OPTION_FIELDS;
+    reader.reject_unknown(&[SIGNAL, policy, mode, model, policy_config])?;
     match reader.get(SIGNAL) {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Other(kind)) if kind == "AbortSignal" => Ok(()),

@@ -90,9 +90,9 @@ function construct(api, engine, c, ctx) {
     case 'SpeculativeExecutor':
       return new api.SpeculativeExecutor(c.config);
     case 'EarlyExitController':
-      return new api.EarlyExitController(c.config, c.totalLayers);
+      return new api.EarlyExitController(c.config, c.totalLayers, c.options);
     case 'PyramidRun':
-      return api.PyramidRun.start(c.config, c.totalLayers, c.layers);
+      return api.PyramidRun.start(c.config, c.totalLayers, c.layers, c.options);
     case 'calculateQualitySignal':
       return {
         calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),

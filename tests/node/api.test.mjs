@@ -12,7 +12,7 @@ const EXPORTS = [
   'EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'SpeculativeExecutor', 'calculateQualitySignal', 'default', 'init',
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
-  'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids',
+  'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids', 'OutcomeModel',
   // loop replay and loop presets (docs/replay.md)
   'LOOP_PRESETS', 'loopPreset', 'replayLoops',
   // the size limits (docs/limits.md)

@@ -8,6 +8,7 @@ import EarlyStoppingDefault, {
   SpeculativeExecutor,
   EarlyExitController,
   PyramidRun,
+  OutcomeModel,
   DEFAULT_EXIT_CONFIG,
   AGGRESSIVE_EXIT_CONFIG,
   CONSERVATIVE_EXIT_CONFIG,
@@ -19,6 +20,9 @@ import EarlyStoppingDefault, {
   type EarlyExitError,
   type ErrorCode,
   type TestPyramidResult,
+  type PolicyRunOptions,
+  type PolicyRunReport,
+  type PyramidOutcomeModelV2,
   type Verdict,
   type FailingLayer,
   type DuplicateRecord,
@@ -172,6 +176,20 @@ async function pyramid(): Promise<TestPyramidResult> {
   }
   const resumed = PyramidRun.fromJSON(steps.toJSON());
   void [reasonOf, verified[0]?.actual, saved, resumed.result().layersExecuted];
+  // A policy decides (docs/test-exit.md): the controller's options, a run's own, the report.
+  const options: PolicyRunOptions = { policy: 'risk_bounded', model: null, policyConfig: { riskBudget: 0.005 } };
+  const policed = new EarlyExitController(null, layers.length, options);
+  const decided = await policed.runWithEarlyExit(layers, { policy: 'fail_fast', signal: null });
+  const report: PolicyRunReport | undefined = decided.policy;
+  if (report !== undefined) void [report.risk, report.config.riskBudget, report.counts[0]?.trials, report.ran];
+  const byPolicy = PyramidRun.start(null, 2, [{ name: 'unit' }, { name: 'e2e' }], { policy: 'fail_fast' });
+  void PyramidRun.fromJSON(byPolicy.toJSON());
+  // Models that merge: learn under a build key, merge, pass wherever a model goes.
+  const mine = new OutcomeModel(null, { window: 500 }).learn([{ name: 'unit', failed: false, durationMs: 3 }], { id: 'pr-1#4', seq: 4 });
+  const fleet: OutcomeModel = mine.merge(new OutcomeModel()).merge(mine.toJSON());
+  const doc: PyramidOutcomeModelV2 = fleet.toJSON();
+  void [doc.builds.length, fleet.size, fleet.window, fleet.note, fleet.statistics({ forgetting: 1 }).layers];
+  await new EarlyExitController(null, 2, { policy: 'risk_bounded', model: fleet }).runWithEarlyExit(layers);
   return steps.result();
 }
 

@@ -148,7 +148,26 @@ def pyramid_results() -> List[Tuple[str, Any]]:
     return out
 
 
-ALL = loop_results() + analytics_results() + pyramid_results()
+def policy_results() -> List[Tuple[str, Any]]:
+    """Runs decided by a policy (their results carry a policy report) and the model that merges."""
+    model = ee.OutcomeModel(window=20)
+    for seq in range(30):
+        model = model.learn([{"name": "unit", "failed": False, "duration_ms": 1.0}, {"name": "e2e", "failed": False}], build_id="main", seq=seq)
+    out: List[Tuple[str, Any]] = [("model", model)]
+    out.append(("model:converted", ee.OutcomeModel(ee.pyramid_policy_update(None, [{"name": "unit", "failed": True}]))))
+    for policy, knobs, fails in [
+        ("fail_fast", None, [False, True]),
+        ("fail_fast", None, [False, False]),
+        ("risk_bounded", {"risk_budget": 0.5, "forgetting": 1}, [False, False]),
+    ]:
+        controller = ee.EarlyExitController(None, 2, policy=policy, model=model, policy_config=knobs)
+        layers = [(n, lambda f=f: {"pass_rate": 0.5 if f else 1.0, "coverage": 1.0, "flaky_ratio": 0.0}) for n, f in zip(["unit", "e2e"], fails)]
+        result = controller.run(layers)
+        out.append((f"pyramid:policy:{policy}:{result.exit_reason}", result))
+    return out
+
+
+ALL = loop_results() + analytics_results() + pyramid_results() + policy_results()
 ALL.append(("loop_replay", ee.replay_loops([{"id": "a", "iterations": [{"quality_score": 40.0, "confidence": 0.4, "verification_status": "failed"}]}], "recommended")))
 ALL.append(("signal", ee.calculate_quality_signal(LAYER)))
 IDS = [f"{i}:{name}" for i, (name, _) in enumerate(ALL)]
@@ -167,7 +186,9 @@ def test_the_cases_cover_every_class_and_variant() -> None:
     assert {o.reason for _, o in ALL if isinstance(o, ee.ExitDecision)} == {
         "forced_continue", "lambda_too_low", "lambda_unstable", "boundaries_concentrated", "insufficient_confidence", "confident_exit"}
     results = [o for _, o in ALL if isinstance(o, ee.TestPyramidResult)]
-    assert {r.exit_reason for r in results} == {"forced_continue", "confident_exit"}, "a run's result has only these two"
+    assert {r.exit_reason for r in results} == {"forced_continue", "confident_exit", "layer_failed", "completed", "risk_bounded"}, (
+        "an ADR run's result has only the first two; a policy run's the other three"
+    )
     assert any(r.speculations and r.verified_layers for r in results) and any(r.speculations and not r.verified_layers for r in results)
     assert any(r.compute_saved_ms is None for r in results) and any(r.compute_saved_ms for r in results)
     assert any(r.mispredictions for r in results) and any(not r.layers for r in results)

@@ -254,7 +254,21 @@ def strict_users() -> int:
     return partitions
 
 
+def policies_and_models() -> Tuple[str, int]:
+    """A policy decides the runs; a model that merges learns them under their keys."""
+    mine = earlyexit.OutcomeModel(window=500)
+    controller = EarlyExitController(None, 2, policy="risk_bounded", mode="enforced", model=mine, policy_config={"risk_budget": 0.005})
+    result = controller.run([("unit", lambda: {"pass_rate": 1, "coverage": 1, "flaky_ratio": 0})], policy="fail_fast")
+    report: Optional[earlyexit.PolicyReportDict] = result.policy
+    assert report is not None
+    mine = mine.learn(report["ran"], build_id="pr-1#1", seq=1)
+    fleet: earlyexit.OutcomeModel = mine.merge(earlyexit.OutcomeModel()).merge(mine.to_dict())
+    run = PyramidRun.start(None, 1, [{"name": "unit"}], policy="fail_fast", model=fleet)
+    return result.exit_reason, len(fleet) + (run.next().layer or 0)
+
+
 def main() -> None:
+    assert policies_and_models() == ("completed", 1)
     assert strict_users() == 1
     assert loop_replay() == 0.0
     trigger, best = loop_stopping()

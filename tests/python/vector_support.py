@@ -478,9 +478,15 @@ class SpeculationEngine(Engine):
         raise AssertionError(f"SpeculativeExecutor has no call {name}")
 
 
+def policy_keywords(construct: Dict[str, Any]) -> Dict[str, Any]:
+    """A vector's policy options (``construct.options``) as Python's keywords."""
+    options = construct.get("options") or {}
+    return {("policy_config" if k == "policyConfig" else k): snake(v) if k == "policyConfig" else v for k, v in options.items()}
+
+
 class ControllerEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
-        self.c = ee.EarlyExitController(snake(construct.get("config")), construct.get("totalLayers"))
+        self.c = ee.EarlyExitController(snake(construct.get("config")), construct.get("totalLayers"), **policy_keywords(construct))
 
     def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
         assert name == "runWithEarlyExit", name
@@ -499,7 +505,7 @@ class PyramidEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
         layers = construct.get("layers")
         specs = [snake(spec) for spec in layers] if isinstance(layers, list) else layers
-        self.run = ee.PyramidRun.start(snake(construct.get("config")), construct.get("totalLayers"), specs)
+        self.run = ee.PyramidRun.start(snake(construct.get("config")), construct.get("totalLayers"), specs, **policy_keywords(construct))
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.run.to_json()

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1568152017;
+export const CONTRACT = 3283976978;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -154,6 +154,23 @@ export const OP = Object.freeze({
   PYRAMID_DECIDE: 223,
   /** `[model, ran, options]` -> model document. */
   PYRAMID_UPDATE: 224,
+  /**
+   * `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+   * (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
+   * action (`{action: "run", layer}` or `{action: "done"}`).
+   */
+  PYRAMID_RUN_START: 225,
+  /** `[state, layer, result]` -> `{state, next}` after the pending layer's result. */
+  PYRAMID_RUN_SUBMIT: 226,
+  /** `[state]` -> the finished run's TestPyramidResult (with its `policy` report). */
+  PYRAMID_RUN_RESULT: 227,
+  /** `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run). */
+  PYRAMID_RUN_RESTORE: 228,
+  /**
+   * `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
+   * model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
+   */
+  PYRAMID_RUN_OPTIONS: 229,
   /** `[snapshot, options, now]` -> the markdown report (`generateReport(options)`). */
   IA_TEXT_REPORT: 230,
   /** `[snapshot]` -> the quality chart (`generateQualityChart()`). */
@@ -176,6 +193,17 @@ export const OP = Object.freeze({
    * `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
    */
   IA_TEXT_RECORD_CHECK: 237,
+  /**
+   * `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
+   * converted, with its note; `null` a new empty one).
+   */
+  PYRAMID_MODEL_LOAD: 240,
+  /** `[model, other]` -> the merged version 2 document (a set union of their builds). */
+  PYRAMID_MODEL_MERGE: 241,
+  /** `[model, ran, build {id, seq}]` -> the version 2 document after learning the build. */
+  PYRAMID_MODEL_LEARN: 242,
+  /** `[model, config or null]` -> the version 1 statistics the policy decides from. */
+  PYRAMID_MODEL_STATS: 243,
 });
 /**
  * The ops the wasm package's replay module answers (every other op is the engines module's),
@@ -188,6 +216,11 @@ export const REPLAY_OPS = Object.freeze({
   222: 'calibratePyramidPolicy',
   223: 'pyramidPolicyDecide',
   224: 'pyramidPolicyUpdate',
+  225: 'EarlyExitController / PyramidRun with a policy',
+  226: 'EarlyExitController / PyramidRun with a policy',
+  227: 'EarlyExitController / PyramidRun with a policy',
+  228: 'PyramidRun.fromJSON',
+  229: 'EarlyExitController with a policy',
   230: 'IterationAnalytics.generateReport',
   231: 'IterationAnalytics.generateQualityChart',
   232: 'IterationAnalytics.formatDuration',
@@ -196,6 +229,10 @@ export const REPLAY_OPS = Object.freeze({
   235: 'IterationAnalytics.saveAnalytics',
   236: 'IterationAnalytics.load',
   237: 'IterationAnalytics\'s field setters',
+  240: 'OutcomeModel',
+  241: 'OutcomeModel.prototype.merge',
+  242: 'OutcomeModel.prototype.learn',
+  243: 'OutcomeModel.prototype.statistics',
 });
 
 // --- LOOP_SLOTS (The loop's slots: inputs, outputs (below `STATE`), then the engine's own state.)
@@ -562,7 +599,7 @@ export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plate
 /** Budgets by code (a budget's slot). */
 export const BUDGETS = Object.freeze(['tokens', 'cost_usd', 'wall_clock_ms']);
 /** Exit reasons by code (`P_EXIT_REASON`, `P_OUT_REASON`). */
-export const EXIT_REASONS = Object.freeze(['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit']);
+export const EXIT_REASONS = Object.freeze(['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit', 'layer_failed', 'risk_bounded', 'completed']);
 /** Layer outcomes by code (`P_PREDICTED`, `P_OUT_ACTUAL`). */
 export const OUTCOMES = Object.freeze(['pass', 'flaky', 'fail']);
 /** A pyramid run's verdicts by code (`P_OUT_VERDICT`). */

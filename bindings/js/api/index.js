@@ -44,8 +44,8 @@ import {
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
 import {
-  calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids,
-  shadowPyramids,
+  OutcomeModel, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops,
+  replayPyramids, shadowPyramids,
 } from './replay.js';
 
 for (const cls of [EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
@@ -85,6 +85,7 @@ export const api = {
   calibratePyramidPolicy,
   pyramidPolicyDecide,
   pyramidPolicyUpdate,
+  OutcomeModel,
   replayLoops,
   loopPreset,
   LOOP_PRESETS,

@@ -64,6 +64,7 @@ from ._native import shadow_pyramids as shadow_pyramids
 from ._native import calibrate_pyramid_policy as calibrate_pyramid_policy
 from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update
+from ._native import OutcomeModel as OutcomeModel
 
 # The size limits (docs/limits.md)
 from ._native import LIMITS as LIMITS
@@ -130,6 +131,12 @@ from ._pyramid import SpeculationDict as SpeculationDict
 from ._pyramid import FailingLayerDict as FailingLayerDict
 from ._pyramid import TestPyramidResultDict as TestPyramidResultDict
 from ._pyramid import PyramidActionDict as PyramidActionDict
+from ._pyramid import RunPolicy as RunPolicy
+from ._pyramid import RunMode as RunMode
+from ._pyramid import PolicyReportDict as PolicyReportDict
+from ._pyramid import PolicyStepDict as PolicyStepDict
+from ._pyramid import LayerCountsDict as LayerCountsDict
+from ._pyramid import RanLayerDict as RanLayerDict
 
 import typing as _typing
 

@@ -57,8 +57,11 @@ from earlyexit._pyramid import (
     FailingLayerDict,
     LayerResultDict,
     Outcome,
+    PolicyReportDict,
     PyramidActionDict,
     QualitySignalDict,
+    RunMode,
+    RunPolicy,
     SpeculationDict,
     TestPyramidResultDict,
     Verdict,
@@ -85,6 +88,7 @@ __all__ = [
     "LOOP_PRESETS",
     "LayerResult",
     "LoopReplay",
+    "OutcomeModel",
     "PyramidAction",
     "PyramidRun",
     "QualitySignal",
@@ -100,6 +104,7 @@ __all__ = [
     "_restore_loop_replay",
     "_restore_result",
     "_restore_signal",
+    "_run_options",
     "calculate_quality_signal",
     "count_quality_partitions",
     "calibrate_pyramid_policy",
@@ -1250,6 +1255,12 @@ class TestPyramidResult:
     def failing_layers(self) -> tuple[FailingLayer, ...]:
         """The failing layers that ran or were verified, in the order they ran."""
 
+    @property
+    def policy(self) -> PolicyReportDict | None:
+        """Why a ``fail_fast`` / ``risk_bounded`` run did what it did (the bound, the budget
+        in ``config["risk_budget"]``, the model's counts; docs/test-exit.md); ``None`` for the
+        ADR's runs."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (camelCase keys)."""
 
@@ -1313,9 +1324,17 @@ class PyramidRun:
         config: EarlyExitConfig | Mapping[str, object] | None,
         total_layers: int,
         layers: Iterable[object],
+        *,
+        policy: RunPolicy | None = None,
+        mode: RunMode | None = None,
+        model: OutcomeModel | Mapping[str, object] | str | None = None,
+        policy_config: Mapping[str, object] | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
-        optional ``cost_ms``, or an object with those attributes (runners are not called)."""
+        optional ``cost_ms``, or an object with those attributes (runners are not called).
+        ``policy`` ``'fail_fast'`` / ``'risk_bounded'`` lets the policy decide (its ``model``
+        and a partial ``policy_config``; docs/test-exit.md); ``None`` keywords: the defaults
+        (the ADR, enforced)."""
 
     def next(self) -> PyramidAction[Literal["run", "verify"], int] | PyramidAction[Literal["done"], None]:
         """What to do next (does not advance anything); ``step.action != "done"`` narrows
@@ -1356,6 +1375,16 @@ def _restore(
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""
 
+def _run_options(
+    *,
+    policy: RunPolicy | None = None,
+    mode: RunMode | None = None,
+    model: OutcomeModel | Mapping[str, object] | str | None = None,
+    policy_config: Mapping[str, object] | None = None,
+) -> dict[str, object] | None:
+    """Checks a live run's policy keywords: the options normalized, or ``None`` when they
+    leave the ADR deciding."""
+
 def _restore_result(class_name: str, value: Mapping[str, object], /) -> object:
     """Restores a pickled result (``StoppingDecision``, ``TestPyramidResult``, ...) from its
     snake_case dict; a tampered dict raises ``EarlyExitError`` naming the field."""
@@ -1369,7 +1398,7 @@ def replay_pyramids(
     *,
     policy: Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
     learn: Literal["ran", "all", "none"] | None = None,
 ) -> dict[str, object]:
     """Replays a pyramid policy over recorded runs (a list of run dicts or JSONL text):
@@ -1381,7 +1410,7 @@ def shadow_pyramids(
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """Shadow mode over fully recorded runs: what the policy would have run and missed;
     the model learns every full run."""
@@ -1393,7 +1422,7 @@ def calibrate_pyramid_policy(
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
     grid: Sequence[float] | None = None,
     warmup: float | None = None,
 ) -> dict[str, object]:
@@ -1401,7 +1430,7 @@ def calibrate_pyramid_policy(
     config, the tested steps and the trained model."""
 
 def pyramid_policy_decide(
-    model: str | Mapping[str, object] | None,
+    model: OutcomeModel | str | Mapping[str, object] | None,
     layers: Sequence[Mapping[str, object]],
     outcomes: Sequence[Mapping[str, object]],
     *,
@@ -1411,13 +1440,67 @@ def pyramid_policy_decide(
     """The next step: ``{action: "run", layer, risk}`` or ``{action: "stop", reason, risk}``."""
 
 def pyramid_policy_update(
-    model: str | Mapping[str, object] | None,
+    model: OutcomeModel | str | Mapping[str, object] | None,
     ran: Sequence[Mapping[str, object]],
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
+    build: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """Learns one finished run (``ran`` in run order); returns the new model document."""
+    """Learns one finished run (``ran`` in run order); returns the new model document:
+    version 1, or version 2 with ``build={"id": ..., "seq": ...}`` (the build's key; a
+    version 1 model is converted first)."""
+
+@final
+class OutcomeModel:
+    """The outcome model that merges (document version 2): a window of per-build outcomes
+    keyed by the caller's build id and sequence number. Immutable: :meth:`learn` and
+    :meth:`merge` answer a new model. Accepted wherever ``model=`` is."""
+
+    def __new__(
+        cls, model: OutcomeModel | str | Mapping[str, object] | None = None, *, window: int | None = None
+    ) -> OutcomeModel:
+        """A new empty model, or ``model`` read (a version 1 one converted: its counts become
+        the base, with a note); ``window`` (1 to 100,000 builds) only for a new or converted one."""
+
+    @property
+    def window(self) -> int:
+        """The most builds it keeps (those of highest key)."""
+
+    @property
+    def note(self) -> str | None:
+        """Why it has a base (it was converted from a version 1 model), or ``None``."""
+
+    @property
+    def base(self) -> dict[str, object] | None:
+        """The version 1 counts it was converted from (``None`` when it has no base)."""
+
+    def merge(self, other: OutcomeModel | str | Mapping[str, object]) -> OutcomeModel:
+        """The union of both models' builds: commutative, associative and idempotent."""
+
+    def learn(self, ran: Sequence[Mapping[str, object]], *, build_id: str, seq: int) -> OutcomeModel:
+        """Learns one build (``ran``: the layers that ran, in run order) under its key."""
+
+    def statistics(self, config: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The version 1 statistics the policy decides from."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The version 2 document (JS spelling, the same in every language)."""
+
+    def to_json(self) -> str:
+        """The document as JSON text."""
+
+    @staticmethod
+    def from_json(text: str | Mapping[str, object] | OutcomeModel) -> OutcomeModel:
+        """Reads ``to_json()`` text (or any model argument)."""
+
+    def __len__(self) -> int:
+        """How many builds it holds."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __reduce__(self) -> tuple[type[OutcomeModel], tuple[dict[str, object]]]: ...
 # ---------------------------------------------------------------------------------------
 # Loop replay (docs/replay.md)
 # ---------------------------------------------------------------------------------------

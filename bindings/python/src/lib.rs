@@ -35,6 +35,7 @@ use loops::engine::PyEarlyStopping;
 use loops::records::PyIterationRecord;
 use loops::replay::PyLoopReplay;
 use pyramid::exit::{PyCoherenceEarlyExit, PyEarlyExitConfig, PyExitDecision};
+use pyramid::model::PyOutcomeModel;
 use pyramid::result::{PyFailingLayer, PyPyramidAction, PyTestPyramidResult};
 use pyramid::run::PyPyramidRun;
 use pyramid::signal::{PyLayerResult, PyQualitySignal};
@@ -67,6 +68,7 @@ classes! {
     PyFailingLayer [result],
     PyPyramidAction [result],
     PyPyramidRun [engine],
+    PyOutcomeModel [mapping],
 }
 
 /// The native module. The public API is re-exported by the `earlyexit` package.
@@ -87,6 +89,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pyramid::replay::calibrate_pyramid_policy, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_decide, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_update, m)?)?;
+    m.add_function(wrap_pyfunction!(pyramid::policy::_run_options, m)?)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The size limits (docs/limits.md), from the core's one table.

@@ -168,7 +168,27 @@ named_enum! {
         InsufficientConfidence = "insufficient_confidence",
         /// Every condition met.
         ConfidentExit = "confident_exit",
+        /// A policy run (`fail_fast`, `risk_bounded`) stopped at a failing layer: the verdict
+        /// is known. Never a decision's reason.
+        LayerFailed = "layer_failed",
+        /// A `risk_bounded` run skipped the layers left: the bound on missing a failure in
+        /// them is within the budget. Never a decision's reason.
+        RiskBounded = "risk_bounded",
+        /// A policy run ran every layer, and none failed. Never a decision's reason.
+        Completed = "completed",
     }
+}
+
+impl ExitReason {
+    /// The reasons `shouldExit` gives (the ADR's six); the rest end policy runs only.
+    pub const DECISION_NAMES: [&'static str; 6] = [
+        ExitReason::NAMES[0],
+        ExitReason::NAMES[1],
+        ExitReason::NAMES[2],
+        ExitReason::NAMES[3],
+        ExitReason::NAMES[4],
+        ExitReason::NAMES[5],
+    ];
 }
 
 /// [`CoherenceEarlyExit::should_exit`]'s decision without the explanation sentence.
@@ -236,7 +256,7 @@ impl ExitDecision {
             can_exit: r.boolean(can_exit)?,
             confidence: r.number(confidence, 0.0, 1.0)?,
             exit_layer: snapshot::layer_number(&r, exit_layer)?,
-            reason: snapshot::pick(&r, reason, &ExitReason::NAMES, ExitReason::parse)?,
+            reason: snapshot::pick(&r, reason, &ExitReason::DECISION_NAMES, ExitReason::parse)?,
             enable_speculation: r.boolean(enable_speculation)?,
             explanation: r.string(explanation)?.to_string(),
         })
@@ -386,7 +406,8 @@ impl CoherenceEarlyExit {
                 &percent(c.min_confidence),
                 "%",
             ]),
-            ExitReason::ConfidentExit => {
+            // The policy runs' reasons are never a verdict's: `exit_verdict` gives the ADR's six.
+            ExitReason::ConfidentExit | ExitReason::LayerFailed | ExitReason::RiskBounded | ExitReason::Completed => {
                 value::concat(&["All conditions met with ", &percent(verdict.confidence), "% confidence"])
             }
         }

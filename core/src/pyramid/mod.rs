@@ -30,9 +30,9 @@
 //! `signal` ([`LayerResult`] to [`QualitySignal`]) < `exit` ([`ExitConfig`],
 //! [`CoherenceEarlyExit`]) < `speculation` (predict and verify skipped layers) < `result`
 //! ([`LayerSpec`], [`Action`], [`Verdict`], [`TestPyramidResult`]) < `run` ([`PyramidRun`]),
-//! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy and its
-//! outcome model) and [`replay`] (policies replayed over recorded runs, shadow mode,
-//! calibration) stand on top.
+//! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy, its
+//! outcome model, and its live runs: `PolicyRun`, `LiveRun`) and [`replay`] (policies
+//! replayed over recorded runs, shadow mode, calibration) stand on top.
 
 mod exit;
 pub mod policy;

@@ -261,6 +261,7 @@ impl PyramidRun {
             compute_saved_ms: view.compute_saved_ms,
             verdict: view.verdict,
             failing_layers: view.failing_layers,
+            policy: None,
         })
     }
 
@@ -371,7 +372,7 @@ impl PyramidRun {
 /// `submit` names a bad result's fields as the live API sees them (`layers[2].passRate`);
 /// inside a snapshot that value sits at `submitted[k].result.passRate`, so the error must
 /// say so (the caller fixes the document, not a runner).
-fn at_result_path(err: Error) -> Error {
+pub(crate) fn at_result_path(err: Error) -> Error {
     let field = err.field();
     // Byte scans, not `split_once` / `replacen`: those pull std's substring searchers
     // (~1.5 KB) into the size-budgeted WebAssembly module for this one error path.
@@ -387,7 +388,7 @@ fn at_result_path(err: Error) -> Error {
 
 /// Translates the known keys of a snake_case result object to the JS spelling (snapshots
 /// are written in one spelling whatever language made them).
-fn to_js_keys(result: &Value, naming: Naming) -> Value {
+pub(crate) fn to_js_keys(result: &Value, naming: Naming) -> Value {
     match (naming, result) {
         (Naming::Snake, Value::Object(entries)) => {
             let mut o = ObjectBuilder::new();

@@ -5,6 +5,7 @@
 
 use earlyexit::loops::analytics::IterationAnalytics;
 use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
+use earlyexit::pyramid::policy::{LiveRun, RunOptions};
 use earlyexit::pyramid::CoherenceEarlyExit;
 use earlyexit::pyramid::{self, Speculation};
 use earlyexit::pyramid::{calculate_quality_signal, count_quality_partitions, LayerResult};
@@ -115,7 +116,7 @@ enum Engine {
     Exit(CoherenceEarlyExit),
     Speculative(ExitConfig),
     Controller(Value, Value),
-    Steps(PyramidRun),
+    Steps(LiveRun),
     Stateless,
 }
 
@@ -451,7 +452,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "submit" => from(run.submit_value(&arg(&args, 0), &arg(&args, 1), Naming::Js).map(|_| Value::Null)),
             "result" => from(run.result().map(|r| r.to_value(Naming::Js))),
             "toJSON" => ok(run.to_snapshot()),
-            "fromJSON" => match restore(&arg(&args, 0), PyramidRun::from_snapshot) {
+            "fromJSON" => match restore(&arg(&args, 0), LiveRun::from_snapshot) {
                 Ok(restored) => {
                     *run = restored;
                     ok(Value::Null)
@@ -503,11 +504,17 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
         "SpeculativeExecutor" => Engine::Speculative(ExitConfig::from_value(&get("config"), Naming::Js)?),
         "EarlyExitController" => {
             CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?;
+            RunOptions::from_values(&get("options"), &Value::Null, Naming::Js)?;
             Engine::Controller(get("config"), get("totalLayers"))
         }
-        "PyramidRun" => {
-            Engine::Steps(PyramidRun::start_value(&get("config"), &get("totalLayers"), &get("layers"), Naming::Js)?)
-        }
+        "PyramidRun" => Engine::Steps(LiveRun::start_value(
+            &get("config"),
+            &get("totalLayers"),
+            &get("layers"),
+            &get("options"),
+            &Value::Null,
+            Naming::Js,
+        )?),
         other => panic!("unknown engine {other}"),
     })
 }

@@ -324,6 +324,11 @@ impl Engine {
             }
             op::PR_FROM_JSON => {
                 let snapshot = snapshot_of(arg(&args, 0))?;
+                // A policy run's snapshot is restored by `PYRAMID_RUN_RESTORE` (the replay
+                // module in the wasm package): say so, and leave the object empty.
+                if snapshot.get("engine").and_then(Value::as_str) == Some(pyramid::policy::POLICY_RUN_ENGINE) {
+                    return Ok(Some(Value::string(pyramid::policy::POLICY_RUN_ENGINE)));
+                }
                 self.slot = Slot::Run(Box::new(PyramidRun::from_snapshot(&snapshot)?));
                 Ok(None)
             }

@@ -74,7 +74,7 @@ mod tests {
         let answer = exec_replay(crate::op::PYRAMID_REPLAY, pyramid);
         assert_eq!(answer, crate::exec(crate::op::PYRAMID_REPLAY, pyramid));
         assert!(!answer.starts_with('!'), "{answer}");
-        for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 225] {
+        for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 300] {
             let answer = exec_replay(op, "[]");
             assert!(answer.starts_with(r#"!{"code":"invalid_step","kind":"range","field":"op""#), "{op}: {answer}");
         }

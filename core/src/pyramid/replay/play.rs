@@ -160,7 +160,7 @@ fn replay_policy(
     let mut done = vec![false; plan.len()];
     let mut outcomes: Vec<(usize, bool)> = Vec::with_capacity(plan.len());
     loop {
-        match model.decide_unchecked(config, &plan, &outcomes, &done, false) {
+        match model.step(config, &plan, &outcomes, &done) {
             PolicyDecision::Run { layer, .. } => {
                 let failed = run.layers.get(layer).is_some_and(|l| l.failed);
                 match done.get_mut(layer) {

@@ -7,7 +7,7 @@ use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
 
-pub(super) const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
+const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
 
 const FLAKY_RATIO: FieldName = field_name!("flakyRatio", "flaky_ratio");
 

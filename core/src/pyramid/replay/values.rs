@@ -1,10 +1,12 @@
 //! The replay's entry points on host values (what the bindings call): the options readers,
 //! the policy presets by name ([`PolicyName`]) and the report as a value.
 
-use crate::pyramid::policy::{ObservedLayer, OutcomeModel, PlannedLayer, PolicyConfig};
+use crate::pyramid::policy::{
+    build_arg, history_argument, model_argument, ran_arg, read_model, Model, OutcomeModel, PlannedLayer, PolicyConfig,
+};
 use crate::pyramid::replay::calibrate::{calibrate, DEFAULT_GRID};
 use crate::pyramid::replay::play::{replay, shadow, Learn, ReplayPolicy, ReplayReport};
-use crate::pyramid::replay::runs::{parse_runs, DURATION_MS};
+use crate::pyramid::replay::runs::parse_runs;
 use crate::pyramid::ExitConfig;
 use crate::value::named_enum;
 use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
@@ -28,6 +30,8 @@ const DELTA: FieldName = FieldName::same("delta");
 const GRID: FieldName = FieldName::same("grid");
 
 const WARMUP: FieldName = FieldName::same("warmup");
+
+const BUILD: FieldName = FieldName::same("build");
 
 named_enum! {
     /// The policy presets a pyramid replay accepts: the ADR's three, then the policy's two.
@@ -57,11 +61,18 @@ fn options_reader<'a>(options: &'a Value, naming: Naming, known: &[FieldName]) -
     Ok(Some(reader))
 }
 
-fn model_arg(model: Option<&Value>) -> Result<OutcomeModel> {
-    match model {
-        None | Some(Value::Null) => Ok(OutcomeModel::new()),
-        Some(doc) => {
-            OutcomeModel::from_value(doc, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "model"))
+/// The model argument: a document of either version (a version-2 one's statistics derived
+/// with `config`), its JSON text, or absent (empty).
+fn model_arg(model: Option<&Value>, config: &PolicyConfig) -> Result<OutcomeModel> {
+    model_argument(model.unwrap_or(&Value::Null), config)
+}
+
+impl ReplayPolicyKind {
+    /// The policy's config (the ADR reads none: `fail_fast`'s, to read a model it ignores).
+    fn policy_config(&self) -> &PolicyConfig {
+        match self {
+            ReplayPolicyKind::Adr(..) => &PolicyConfig::FAIL_FAST,
+            ReplayPolicyKind::Policy(_, config) => config,
         }
     }
 }
@@ -122,7 +133,7 @@ pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Val
             .and_then(Learn::parse)
             .unwrap_or(Learn::Ran),
     };
-    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
+    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)), kind.policy_config())?;
     let runs = parse_runs(runs, naming)?;
     let (name, policy) = match kind {
         ReplayPolicyKind::Adr(name, config) => (name, ReplayPolicy::Adr(config)),
@@ -136,7 +147,7 @@ pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Val
 pub fn shadow_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
     let reader = options_reader(options, naming, &[POLICY, CONFIG, MODEL])?;
     let kind = policy_arg(reader.as_ref(), naming, false)?;
-    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
+    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)), kind.policy_config())?;
     let runs = parse_runs(runs, naming)?;
     let ReplayPolicyKind::Policy(name, config) = kind else {
         return Err(Error::new(
@@ -193,7 +204,7 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
             ))
         }
     };
-    let model = model_arg(reader.get(MODEL))?;
+    let model = model_arg(reader.get(MODEL), &config)?;
     let runs = parse_runs(runs, naming)?;
     let c = calibrate(&runs, &config, &model, risk, delta, &grid, warmup)?;
     let key = |js: &'static str, snake: &'static str| match naming {
@@ -255,7 +266,7 @@ pub fn decide_value(model: &Value, layers: &Value, outcomes: &Value, options: &V
     let ReplayPolicyKind::Policy(_, config) = policy_arg(reader.as_ref(), naming, false)? else {
         return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "a policy preset is needed"));
     };
-    let model = model_arg(Some(model))?;
+    let model = model_arg(Some(model), &config)?;
     let layers = planned_arg(layers, naming)?;
     let Value::Array(items) = outcomes else {
         return Err(Error::new(
@@ -276,36 +287,39 @@ pub fn decide_value(model: &Value, layers: &Value, outcomes: &Value, options: &V
     Ok(model.decide(&config, &layers, &parsed)?.to_value())
 }
 
-/// `pyramidPolicyUpdate(model, ran, {policy?, config?})`: learns one run (`ran` =
-/// `[{name, failed, durationMs?}]` in run order) and returns the new model document.
+/// `pyramidPolicyUpdate(model, ran, {policy?, config?, build?})`: learns one run (`ran` =
+/// `[{name, failed, durationMs?}]` in run order) and returns the new model document. Without
+/// `build` a version-1 model learns it (a version-2 one is refused: it learns builds by their
+/// key); with `build: {id, seq}` the model learns it as that build, as a version-2 model (a
+/// version-1 one, or none, converted first: see
+/// [`BuildHistory`](crate::pyramid::policy::BuildHistory)).
 pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming) -> Result<Value> {
-    let reader = options_reader(options, naming, &[POLICY, CONFIG])?;
+    let reader = options_reader(options, naming, &[POLICY, CONFIG, BUILD])?;
     let ReplayPolicyKind::Policy(_, config) = policy_arg(reader.as_ref(), naming, false)? else {
         return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "a policy preset is needed"));
     };
-    let mut model = model_arg(Some(model))?;
-    let Value::Array(items) = ran else {
-        return Err(Error::new(
+    let build = match reader.as_ref().and_then(|r| r.get(BUILD)) {
+        None | Some(Value::Null) => None,
+        Some(given) => Some(build_arg(given, naming)?),
+    };
+    let observed = ran_arg(ran, naming)?;
+    match (build, read_model(model)?) {
+        (None, Model::Stats(mut stats)) => {
+            stats.update(&config, &observed)?;
+            Ok(stats.to_value(Naming::Js))
+        }
+        (None, Model::History(_)) => Err(Error::new(
             ErrorCode::InvalidConfig,
             ErrorKind::Type,
-            "ran",
-            value::concat(&["ran must be an array, got ", &ran.describe()]),
-        ));
-    };
-    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "ran")?;
-    let mut observed = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let path = value::index_path("ran", i);
-        let r = ObjectReader::new(item, &path, "layer", naming, ErrorCode::InvalidConfig)?;
-        r.reject_unknown(&[FieldName::same("name"), FieldName::same("failed"), DURATION_MS])?;
-        observed.push(ObservedLayer {
-            name: r.string(FieldName::same("name"))?.to_string(),
-            failed: r.boolean(FieldName::same("failed"))?,
-            duration_ms: r.opt_number(DURATION_MS, 0.0, f64::MAX)?,
-        });
+            "build",
+            "build is required with a version 2 model: it learns each build under its key {id, seq}",
+        )),
+        (Some((id, seq)), _) => {
+            let mut history = history_argument(model, None)?;
+            history.learn(&id, seq, &observed)?;
+            Ok(history.to_value())
+        }
     }
-    model.update(&config, &observed)?;
-    Ok(model.to_value(Naming::Js))
 }
 
 /// The report object.
