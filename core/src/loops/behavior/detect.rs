@@ -97,23 +97,52 @@ fn array_index(key: &str) -> Option<u64> {
     (n < u64::from(u32::MAX)).then_some(n)
 }
 
+/// `items` sorted, without repeats: a set that answers membership by binary search. (Sorted
+/// slices of `&str`, one sort for every set here: each `BTreeSet` or `sort_by` key type would
+/// add its own copy of the generic code to the WebAssembly module.)
+fn sorted_set(mut items: Vec<&str>) -> Vec<&str> {
+    items.sort_unstable();
+    items.dedup();
+    items
+}
+
+fn has(set: &[&str], item: &str) -> bool {
+    set.binary_search(&item).is_ok()
+}
+
 /// upstream's `errorCounts` as `Object.entries` lists it: array-index keys first (ascending),
-/// then the other errors in the order they first occur; each with its count.
+/// then the other errors in the order they first occur; each with its count. O(n log n) in
+/// the window (which is the whole history when `noProgressIterations` is absent).
 fn error_counts(recent: &[BehaviorIteration]) -> Vec<(&str, u64)> {
-    let mut counts: Vec<(&str, u64)> = Vec::new();
+    let mut messages: Vec<&str> = Vec::with_capacity(recent.len());
     for iteration in recent {
         let message = iteration.error_message();
-        if message.is_empty() {
-            continue;
-        }
-        match counts.iter_mut().find(|(m, _)| *m == message) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((message, 1)),
+        if !message.is_empty() {
+            messages.push(message);
         }
     }
-    // Stable: the non-index keys keep their insertion order.
-    counts.sort_by_key(|(m, _)| array_index(m).map_or((1, 0), |n| (0, n)));
-    counts
+    let mut sorted = messages.clone();
+    sorted.sort_unstable();
+    let count = |m: &str| (sorted.partition_point(|s| *s <= m) - sorted.partition_point(|s| *s < m)) as u64;
+    // Array indices ascending: shorter first, then by their digits (they have no leading zero).
+    let distinct = sorted_set(messages.clone());
+    let mut out: Vec<(&str, u64)> = Vec::new();
+    for &message in &distinct {
+        if array_index(message).is_some() {
+            let at = out.partition_point(|(m, _)| (m.len(), *m) < (message.len(), message));
+            out.insert(at, (message, count(message)));
+        }
+    }
+    // Then the others, as they first occur.
+    let mut listed = vec![false; distinct.len()];
+    for message in messages {
+        let first = distinct.binary_search(&message).ok().and_then(|i| listed.get_mut(i)).filter(|seen| !**seen);
+        if let (Some(seen), None) = (first, array_index(message)) {
+            *seen = true;
+            out.push((message, count(message)));
+        }
+    }
+    out
 }
 
 /// upstream's `detectStuck`.
@@ -189,15 +218,9 @@ pub fn detect_stuck(history: &[BehaviorIteration], thresholds: &Thresholds) -> O
     })
 }
 
-/// `new Set(artifactsModified)`: the files, first occurrences only.
+/// `new Set(artifactsModified)`: the distinct files (only membership and size are read).
 fn file_set(iteration: &BehaviorIteration) -> Vec<&str> {
-    let mut out: Vec<&str> = Vec::new();
-    for file in iteration.artifacts_modified.iter().flatten() {
-        if !out.contains(&file.as_str()) {
-            out.push(file);
-        }
-    }
-    out
+    sorted_set(iteration.artifacts_modified.iter().flatten().map(String::as_str).collect())
 }
 
 /// upstream's `detectOscillation`.
@@ -210,7 +233,7 @@ pub fn detect_oscillation(history: &[BehaviorIteration], thresholds: &Thresholds
     let mut cycles = 0u64;
     for step in sets.windows(3) {
         let [before, previous, current] = step else { continue };
-        let reverted = before.iter().filter(|f| current.contains(f) && !previous.contains(f)).count();
+        let reverted = before.iter().filter(|f| has(current, f) && !has(previous, f)).count();
         if !before.is_empty() {
             let ratio = reverted as f64 / before.len() as f64;
             if thresholds.oscillation.file_churn_threshold.is_some_and(|t| ratio >= t) {
@@ -255,31 +278,21 @@ fn js_space(c: char) -> bool {
     )
 }
 
-/// `new Set(text.toLowerCase().split(/\s+/))`: the distinct words in first-occurrence order,
-/// with the empty word where the text is empty or starts or ends with white space.
-fn word_set(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
-    let mut out: Vec<String> = Vec::new();
-    let mut word = String::new();
-    let mut in_space = false;
-    for c in lower.chars() {
-        if js_space(c) {
-            if !in_space {
-                if !out.contains(&word) {
-                    out.push(std::mem::take(&mut word));
-                }
-                word.clear();
-            }
-            in_space = true;
-        } else {
-            word.push(c);
-            in_space = false;
-        }
+/// `new Set(lower.split(/\s+/))` of a lowercased text: the distinct words, with the empty
+/// word where the text is empty or starts or ends with white space (only membership and size
+/// are read).
+fn word_set(lower: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut rest = lower;
+    loop {
+        let Some(at) = rest.find(js_space) else {
+            words.push(rest);
+            return sorted_set(words);
+        };
+        let (word, tail) = rest.split_at(at);
+        words.push(word);
+        rest = tail.trim_start_matches(js_space);
     }
-    if !out.contains(&word) {
-        out.push(word);
-    }
-    out
 }
 
 /// upstream's `detectDeviation`.
@@ -291,12 +304,14 @@ pub fn detect_deviation(history: &[BehaviorIteration], thresholds: &Thresholds) 
     let recent = last(history, 3);
     let offset = history.len() - recent.len();
     let objective = first.objective.as_deref().unwrap_or_default();
-    let original_words = word_set(objective);
+    let objective_lower = objective.to_lowercase();
+    let original_words = word_set(&objective_lower);
     let mut examples = Vec::new();
     let mut similarities = Vec::new();
     for (i, iteration) in recent.iter().enumerate() {
-        let learning_words = word_set(iteration.learnings.as_deref().unwrap_or_default());
-        let common = original_words.iter().filter(|w| learning_words.contains(w)).count();
+        let learnings = iteration.learnings.as_deref().unwrap_or_default().to_lowercase();
+        let learning_words = word_set(&learnings);
+        let common = original_words.iter().filter(|w| has(&learning_words, w)).count();
         // `originalWords.size` is never 0: split always answers at least one word.
         let similarity = if original_words.is_empty() { 1.0 } else { common as f64 / original_words.len() as f64 };
         if thresholds.deviation.objective_similarity.is_some_and(|t| similarity < t) {
@@ -445,15 +460,17 @@ mod tests {
         assert_eq!(array_index("01"), None);
         assert_eq!(array_index("-1"), None);
         let it = |e: &str| BehaviorIteration { error: Some(e.to_string()), ..BehaviorIteration::default() };
-        let recent = [it("timeout"), it("404"), it("timeout"), it("404"), it("12")];
-        assert_eq!(error_counts(&recent), vec![("12", 1), ("404", 2), ("timeout", 2)]);
+        let recent = [it("timeout"), it("404"), it("timeout"), it("b"), it("404"), it("12"), it("9"), it("a"), it("b")];
+        assert_eq!(error_counts(&recent), vec![("9", 1), ("12", 1), ("404", 2), ("timeout", 2), ("b", 2), ("a", 1)]);
     }
 
     #[test]
     fn words_split_as_javascript_splits_them() {
-        assert_eq!(word_set(""), vec![""]);
-        assert_eq!(word_set(" A  b a\u{feff}"), vec!["", "a", "b"]);
-        assert_eq!(word_set("x\u{85}y"), vec!["x\u{85}y"]);
-        assert_eq!(word_set("ΟΔΟΣ"), vec!["οδος"]);
+        let words = |text: &str| word_set(&text.to_lowercase()).iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(words(""), [""]);
+        assert_eq!(words(" A  b a\u{feff}"), ["", "a", "b"]);
+        assert_eq!(words("a  b"), ["a", "b"]);
+        assert_eq!(words("x\u{85}y"), ["x\u{85}y"]);
+        assert_eq!(words("ΟΔΟΣ"), ["οδος"]);
     }
 }
