@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1568152017;
+export const CONTRACT = 2535115230;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -176,6 +176,51 @@ export const OP = Object.freeze({
    * `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
    */
   IA_TEXT_RECORD_CHECK: 237,
+  /**
+   * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
+   * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
+   */
+  BD_NEW: 240,
+  /** `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`. */
+  BD_UPDATE: 241,
+  /**
+   * `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
+   * one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
+   * regression).
+   */
+  BD_DETECT: 242,
+  /**
+   * `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
+   * cross as the host type `"function"`).
+   */
+  IS_NEW: 243,
+  /**
+   * `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
+   * caller's object there).
+   */
+  IS_INTERVENE: 244,
+  /** `[detection]` -> `determineLevel(detection)`. */
+  IS_LEVEL: 245,
+  /** `[detection]` -> `buildWarning(detection)`. */
+  IS_WARNING: 246,
+  /** `[detection]` -> `buildStrategyOverride(detection)`. */
+  IS_STRATEGY: 247,
+  /** `[prompt, warning]` -> `injectWarning(prompt, warning)`. */
+  IS_INJECT: 248,
+  /**
+   * `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
+   * entry to log.
+   */
+  IS_RESUME: 249,
+  /** `[log length, limit]` -> the index of `getLog(limit)`'s first entry. */
+  IS_LOG_START: 250,
+  /** `[interventionLog, isPaused, pauseReason]` -> `getSummary()`. */
+  IS_SUMMARY: 251,
+  /**
+   * `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
+   * takes over.
+   */
+  IS_IMPORT: 252,
 });
 /**
  * The ops the wasm package's replay module answers (every other op is the engines module's),
@@ -196,6 +241,19 @@ export const REPLAY_OPS = Object.freeze({
   235: 'IterationAnalytics.saveAnalytics',
   236: 'IterationAnalytics.load',
   237: 'IterationAnalytics\'s field setters',
+  240: 'BehaviorDetector',
+  241: 'BehaviorDetector.updateThresholds',
+  242: 'BehaviorDetector.detect',
+  243: 'InterventionSystem',
+  244: 'InterventionSystem.intervene',
+  245: 'InterventionSystem.determineLevel',
+  246: 'InterventionSystem.buildWarning',
+  247: 'InterventionSystem.buildStrategyOverride',
+  248: 'InterventionSystem.injectWarning',
+  249: 'InterventionSystem.resume',
+  250: 'InterventionSystem.getLog',
+  251: 'InterventionSystem.getSummary',
+  252: 'InterventionSystem.importState',
 });
 
 // --- LOOP_SLOTS (The loop's slots: inputs, outputs (below `STATE`), then the engine's own state.)
@@ -554,7 +612,7 @@ export const WIRE_TAG = '\u0000';
 
 // --- the core's names
 /** Every error code (`error.code`). */
-export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay']);
+export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay', 'invalid_detection']);
 /** Verification statuses by code (`IN_STATUS`, a high-confidence stop's status slot). */
 export const STATUSES = Object.freeze(['passed', 'failed', 'skipped']);
 /** Triggers, `none` first. */
@@ -571,10 +629,16 @@ export const VERDICTS = Object.freeze(['failed', 'passed', 'unverified']);
 export const LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
 /** The pyramid replay's policies. */
 export const PYRAMID_POLICIES = Object.freeze(['default', 'aggressive', 'conservative', 'fail_fast', 'risk_bounded']);
+/** What a behaviour detector finds (`detection.type`), in upstream's order of checks. */
+export const DETECTION_TYPES = Object.freeze(['stuck', 'oscillation', 'deviation', 'resource_burn', 'regression']);
+/** A detection's severities, mildest first. */
+export const SEVERITIES = Object.freeze(['low', 'medium', 'high', 'critical']);
+/** The intervention levels, mildest first. */
+export const INTERVENTION_LEVEL_NAMES = Object.freeze(['log', 'warn', 'redirect', 'pause', 'abort']);
 /** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
 export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */
-export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay' });
+export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection' });
 /** The trigger of each decision code (`none` for the codes that do not stop). */
 export const CODE_TRIGGER = Object.freeze(['none', 'none', 'none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'none', 'none', 'no_improvement', 'none', 'none']);
 /** What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::host::Problem`). */
@@ -603,6 +667,14 @@ export const FILE_KIND = Object.freeze({ SUMMARY: 'json', REPORT: 'report' });
 export const STEP_DONE = 'done';
 /** An EarlyStopping snapshot's `version` and `engine`. */
 export const SNAPSHOT = Object.freeze({ version: 1, engine: 'EarlyStopping' });
+
+// --- the behaviour detectors and interventions (earlyexit::loops::behavior)
+/** upstream's `THRESHOLDS` (the JS layer exports a plain copy, as upstream's is). */
+export const DEFAULT_THRESHOLDS = Object.freeze({ stuck: { sameErrorCount: 3, noProgressIterations: 5 }, oscillation: { undoRedoCycles: 2, fileChurnThreshold: 0.8 }, deviation: { objectiveSimilarity: 0.5, scopeCreepRatio: 1.5 }, resource: { costMultiplier: 2, iterationMultiplier: 2 }, regression: { testPassToFail: true, coverageDropPercent: 10 } });
+/** upstream's `INTERVENTION_LEVELS`: each level under its constant's name. */
+export const LEVELS_BY_NAME = Object.freeze({ LOG: 'log', WARN: 'warn', REDIRECT: 'redirect', PAUSE: 'pause', ABORT: 'abort' });
+/** How many interventions the log keeps. */
+export const LOG_LIMIT = 100;
 
 // --- the host's own errors (host_messages.rs says why they are worded there)
 /** The texts of the errors only the JS host meets; a template is a function of its values. */

@@ -224,6 +224,43 @@ ops! {
     /// `[record, path]` -> nothing, or the error for a record written into upstream's
     /// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
     IA_TEXT_RECORD_CHECK = 237 => "IterationAnalytics's field setters";
+
+    // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
+    // and intervention-system.mjs; `behavior_ops`), 240..=252, stateless: the JS layer keeps
+    // the objects' public fields. "now" is the JS layer's clock or the `clock` option.
+    /// `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
+    /// (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
+    BD_NEW = 240 => "BehaviorDetector";
+    /// `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`.
+    BD_UPDATE = 241 => "BehaviorDetector.updateThresholds";
+    /// `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
+    /// one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
+    /// regression).
+    BD_DETECT = 242 => "BehaviorDetector.detect";
+    /// `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
+    /// cross as the host type `"function"`).
+    IS_NEW = 243 => "InterventionSystem";
+    /// `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
+    /// caller's object there).
+    IS_INTERVENE = 244 => "InterventionSystem.intervene";
+    /// `[detection]` -> `determineLevel(detection)`.
+    IS_LEVEL = 245 => "InterventionSystem.determineLevel";
+    /// `[detection]` -> `buildWarning(detection)`.
+    IS_WARNING = 246 => "InterventionSystem.buildWarning";
+    /// `[detection]` -> `buildStrategyOverride(detection)`.
+    IS_STRATEGY = 247 => "InterventionSystem.buildStrategyOverride";
+    /// `[prompt, warning]` -> `injectWarning(prompt, warning)`.
+    IS_INJECT = 248 => "InterventionSystem.injectWarning";
+    /// `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
+    /// entry to log.
+    IS_RESUME = 249 => "InterventionSystem.resume";
+    /// `[log length, limit]` -> the index of `getLog(limit)`'s first entry.
+    IS_LOG_START = 250 => "InterventionSystem.getLog";
+    /// `[interventionLog, isPaused, pauseReason]` -> `getSummary()`.
+    IS_SUMMARY = 251 => "InterventionSystem.getSummary";
+    /// `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
+    /// takes over.
+    IS_IMPORT = 252 => "InterventionSystem.importState";
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.
