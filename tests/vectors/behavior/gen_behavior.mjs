@@ -350,7 +350,7 @@ hand({ name: 'error: bad arguments', engine: 'InterventionSystem', construct: {}
   { call: 'exportState', args: [], returns: { interventionLog: [], isPaused: false, pauseReason: null } },
 ] });
 hand({ name: 'error: options', engine: 'InterventionSystem', construct: { options: { onPause: 'later' } }, throws: err('invalid_config', 'onPause', 'type'), calls: [] });
-hand({ name: 'error: unknown option', engine: 'InterventionSystem', construct: { options: { onResume: null } }, throws: err('unknown_option', 'onResume', 'type'), calls: [] });
+hand({ name: 'error: unknown option', engine: 'InterventionSystem', construct: { options: { onResume: 1 } }, throws: err('unknown_option', 'onResume', 'type'), calls: [] });
 
 // ---------------------------------------------------------------------------
 // Coverage, printed and required

@@ -212,7 +212,38 @@ fn counts_value(counts: &[(String, u64)]) -> Value {
     Value::Object(out)
 }
 
+/// The counts of a summary read back (`byLevel`, `byType`): names and non-negative integers.
+fn counts_of(reader: &ObjectReader<'_>, field: FieldName) -> Result<Vec<(String, u64)>> {
+    let path = reader.path_of(field);
+    let Some(Value::Object(entries)) = reader.get(field) else {
+        let got = reader.get(field).map_or_else(|| "nothing (missing)".to_string(), Value::describe);
+        let message = concat(&[&path, " must be an object, got ", &got]);
+        return Err(Error::new(CODE, ErrorKind::Type, path, message));
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (name, count) in entries {
+        let at = concat(&[&path, ".", name]);
+        let count = crate::value::integer_argument(count, &at, CODE, 0, MAX_SAFE_INTEGER)?;
+        out.push((name.clone(), count));
+    }
+    Ok(out)
+}
+
 impl InterventionSummary {
+    /// A summary read back from [`InterventionSummary::to_value`]'s object (Python's pickles).
+    pub fn from_value(value: &Value, naming: Naming) -> Result<InterventionSummary> {
+        let reader = ObjectReader::new(value, "", "summary", naming, CODE)?;
+        let (by_level, by_type) = (field_name!("byLevel", "by_level"), field_name!("byType", "by_type"));
+        reader.reject_unknown(&[FieldName::same("total"), by_level, by_type, IS_PAUSED, PAUSE_REASON])?;
+        Ok(InterventionSummary {
+            total: reader.integer(FieldName::same("total"), 0, MAX_SAFE_INTEGER)?,
+            by_level: counts_of(&reader, by_level)?,
+            by_type: counts_of(&reader, by_type)?,
+            is_paused: reader.boolean(IS_PAUSED)?,
+            pause_reason: string_or_null(&reader, PAUSE_REASON)?,
+        })
+    }
+
     /// upstream's object, keys spelled for `naming`.
     pub fn to_value(&self, naming: Naming) -> Value {
         let snake = naming == Naming::Snake;
