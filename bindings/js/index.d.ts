@@ -963,7 +963,8 @@ export interface InitOptions {
   module?: WasmSource;
   /**
    * Also load the replay module (`replayLoops`, `replayPyramids`, `shadowPyramids`,
-   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`): `true` for
+   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`, `BehaviorDetector`,
+   * `InterventionSystem`): `true` for
    * `earlyexit_replay_bg.wasm` next to the glue, or its source; `false`/absent: not loaded.
    */
   replay?: boolean | WasmSource;
