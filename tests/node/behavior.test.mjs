@@ -1,6 +1,7 @@
 // BehaviorDetector and InterventionSystem through the JS API (native and wasm, by
 // EARLYEXIT_IMPL): every vector of tests/vectors/behavior/behavior.json (expected values from
-// aiwg's behavior-detector.mjs and intervention-system.mjs), a live differential run against
+// aiwg's behavior-detector.mjs and intervention-system.mjs; run by the shared vector runner,
+// tests/browser/vector-runner.mjs, which the browser page runs them with too), a live differential run against
 // those files over fresh random histories, and what makes them drop-ins: upstream's public
 // fields, the caller's own objects kept, callbacks in upstream's order, typed errors.
 import { test, describe, after } from 'node:test';
@@ -9,8 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ee, { IMPL, ROOT, REFERENCE_DIR, NO_REFERENCE } from './impl.mjs';
-import { decode, rng } from './support.mjs';
+import { rng } from './support.mjs';
 import { compare } from '../vectors/common.mjs';
+import { appliesToJs, runVector } from '../browser/vector-runner.mjs';
 import { PROFILES, history, thresholds } from '../vectors/behavior/random_history.mjs';
 
 const { BehaviorDetector, InterventionSystem, THRESHOLDS, INTERVENTION_LEVELS } = ee;
@@ -37,69 +39,21 @@ after(() => {
   console.log(`behavior (${IMPL}): intervention levels: ${line(levels)}`);
 });
 
-// Runs one vector; answers the failures.
-function runVector(v) {
-  const failures = [];
-  let now;
-  const counts = { onIntervention: 0, onPause: 0, onAbort: 0 };
-  const options = v.construct.options === undefined ? undefined : decode(v.construct.options);
-  let engine;
-  try {
-    engine = v.engine === 'BehaviorDetector'
-      ? new BehaviorDetector(options)
-      : new InterventionSystem(options ?? {
-        onIntervention: () => counts.onIntervention++,
-        onPause: () => counts.onPause++,
-        onAbort: () => counts.onAbort++,
-        clock: () => now,
-      });
-  } catch (e) {
-    const got = { code: e.code, field: e.field, kind: kindOf(e) };
-    if (!v.throws) return [`constructor threw ${e.message}`];
-    if (JSON.stringify(got) !== JSON.stringify(v.throws)) return [`constructor: ${JSON.stringify(got)} != ${JSON.stringify(v.throws)}`];
-    return [];
-  }
-  if (v.throws) return ['the constructor did not throw'];
-  const state = () => JSON.stringify(v.engine === 'BehaviorDetector' ? engine.getThresholds() : engine.exportState());
-  v.calls.forEach((c, i) => {
-    now = c.now;
-    const before = state();
-    let actual;
-    try {
-      actual = engine[c.call](...decode(c.args));
-    } catch (e) {
-      const got = { code: e.code, field: e.field, kind: kindOf(e) };
-      if (!c.throws) failures.push(`call ${i} (${c.call}) threw ${e.message}`);
-      else if (JSON.stringify(got) !== JSON.stringify(c.throws)) failures.push(`call ${i}: ${JSON.stringify(got)} != ${JSON.stringify(c.throws)}`);
-      else if (state() !== before) failures.push(`call ${i}: a refused call changed the state`);
-      return;
-    }
-    if (c.throws) {
-      failures.push(`call ${i} (${c.call}): expected ${c.throws.code} at ${c.throws.field}`);
-      return;
-    }
-    if (!('returns' in c)) {
-      if (actual !== undefined) failures.push(`call ${i} (${c.call}): expected undefined, got ${JSON.stringify(actual)}`);
-    } else {
-      failures.push(...compare(c.returns, actual, undefined, `call ${i} (${c.call})`));
-    }
-    if (c.call.startsWith('detect')) for (const d of [actual].flat()) if (d) bump(types, d.type);
-    if (c.call === 'intervene') bump(levels, `${actual.level} (${c.from ?? 'direct'})`);
-  });
-  if (v.callbacks && JSON.stringify(counts) !== JSON.stringify(v.callbacks)) {
-    failures.push(`callbacks ${JSON.stringify(counts)} != ${JSON.stringify(v.callbacks)}`);
-  }
-  return failures;
-}
-
 describe(`behaviour detectors and interventions (${IMPL})`, () => {
-  test('every vector matches the references', () => {
+  test('every vector matches the references', async () => {
     const failures = [];
     let ran = 0;
     for (const v of doc.vectors) {
-      if (v.only && !v.only.includes('js')) continue;
+      if (!appliesToJs(v)) continue;
       ran++;
-      for (const f of runVector(v)) failures.push(`${v.name}: ${f}`);
+      const errs = await runVector(ee, v);
+      for (const f of errs) failures.push(`${v.name}: ${f}`);
+      if (errs.length > 0) continue;
+      // What the vector exercised (its answers are the references').
+      for (const c of v.calls) {
+        if (c.call.startsWith('detect')) for (const d of [c.returns].flat()) if (d) bump(types, d.type);
+        if (c.call === 'intervene' && c.returns) bump(levels, `${c.returns.level} (${c.from ?? 'direct'})`);
+      }
     }
     assert.deepEqual(failures.slice(0, 20), []);
     assert.ok(ran > 300, `${ran} vectors`);

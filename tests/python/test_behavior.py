@@ -1,7 +1,8 @@
 """BehaviorDetector and InterventionSystem through the Python API: every vector of
 ``tests/vectors/behavior/behavior.json`` (expected values from aiwg's
-``behavior-detector.mjs`` and ``intervention-system.mjs``), mapped to the Pythonic names, and
-what is Python's own: snake_case keys, typed results, callbacks, the clock, pickling, threads."""
+``behavior-detector.mjs`` and ``intervention-system.mjs``), mapped to the Pythonic names by
+the shared runner (``vector_support.py``), and what is Python's own: snake_case keys, typed
+results, callbacks, the clock, pickling, threads."""
 
 from __future__ import annotations
 
@@ -11,36 +12,22 @@ import pickle
 import re
 import threading
 from collections import Counter
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 import pytest
 
 import earlyexit as ee
+import vector_support
 from earlyexit import EarlyExitError, EarlyExitTypeError
 
 VECTORS = os.path.join(os.path.dirname(__file__), "..", "vectors", "behavior", "behavior.json")
 with open(VECTORS, encoding="utf-8") as f:
     DOC = json.load(f)
-SPECIAL = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf"), "-0": -0.0}
-
-
-def decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if isinstance(value, dict):
-        if list(value) == ["$num"]:
-            return SPECIAL[value["$num"]]
-        return {k: decode(v) for k, v in value.items()}
-    return value
-
-
 def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
 def snake_keys(value: Any) -> Any:
-    """The vectors spell keys as upstream's JS does; Python's idiom is snake_case (the core
-    reads either spelling; the snake one is what a Python caller writes)."""
     if isinstance(value, list):
         return [snake_keys(v) for v in value]
     if isinstance(value, dict):
@@ -48,118 +35,25 @@ def snake_keys(value: Any) -> Any:
     return value
 
 
-def python_field(field: str) -> str:
-    return ".".join(snake(part) for part in field.split("."))
-
-
 TYPES: Counter[str] = Counter()
 LEVELS: Counter[str] = Counter()
 
 
-class Host:
-    """Runs one vector's calls on the Python objects, answering the JS API's JSON."""
-
-    def __init__(self, vector: Dict[str, Any]) -> None:
-        self.now: Optional[str] = None
-        self.callbacks = {"onIntervention": 0, "onPause": 0, "onAbort": 0}
-        options = snake_keys(decode(vector["construct"].get("options")))
-        if vector["engine"] == "BehaviorDetector":
-            self.engine: Any = ee.BehaviorDetector(**(options or {}))
-        elif options is not None:
-            self.engine = ee.InterventionSystem(**options)
-        else:
-            self.engine = ee.InterventionSystem(
-                on_intervention=lambda i: self.count("onIntervention", i),
-                on_pause=lambda i: self.count("onPause", i),
-                on_abort=lambda i: self.count("onAbort", i),
-                clock=lambda: self.now,
-            )
-
-    def count(self, name: str, intervention: Any) -> None:
-        assert isinstance(intervention, ee.Intervention)
-        self.callbacks[name] += 1
-
-    def call(self, name: str, args: List[Any]) -> Any:
-        e = self.engine
-        if name == "detect":
-            return [d.to_dict() for d in e.detect(*args)]
-        if name.startswith("detect"):
-            found = getattr(e, snake(name))(*args)
-            return None if found is None else found.to_dict()
-        if name == "getThresholds":
-            return e.thresholds.to_dict()
-        if name == "updateThresholds":
-            return e.update_thresholds(*args)
-        if name == "intervene":
-            return e.intervene(*args).to_dict()
-        if name == "getPauseStatus":
-            status = e.pause_status()
-            assert (status["is_paused"], status["reason"]) == (e.is_paused, e.pause_reason)
-            return {"isPaused": status["is_paused"], "reason": status["reason"]}
-        if name == "getLog":
-            return [entry.to_dict() for entry in e.log(*args)]
-        if name == "getSummary":
-            return e.summary().to_dict()
-        if name == "importState":
-            return e.import_state(snake_keys(args[0]) if isinstance(args[0], dict) else args[0])
-        return getattr(e, snake(name))(*args)
-
-    def state(self) -> Any:
-        return self.engine.thresholds.to_dict() if isinstance(self.engine, ee.BehaviorDetector) else self.engine.export_state()
-
-
-def key_order(value: Any) -> Any:
-    """Every object's keys in order, nested (`==` on dicts ignores their order)."""
-    if isinstance(value, list):
-        return [key_order(v) for v in value]
-    if isinstance(value, dict):
-        return [(k, key_order(v)) for k, v in value.items()]
-    return None
-
-
-def applies(vector: Dict[str, Any]) -> bool:
-    return "only" not in vector or "python" in vector["only"]
-
-
 @pytest.mark.parametrize("vector", DOC["vectors"], ids=[v["name"] for v in DOC["vectors"]])
 def test_vector(vector: Dict[str, Any]) -> None:
-    if not applies(vector):
+    """Through the shared runner (vector_support.py: the engines BehaviorDetector and
+    InterventionSystem, snake_case keys), then with upstream's camelCase keys as given."""
+    if not vector_support.applies_to_python(vector):
         pytest.skip("not for python (JS null)")
-    if "throws" in vector:
-        expected = vector["throws"]
-        kind = EarlyExitTypeError if expected["kind"] == "type" else EarlyExitError
-        with pytest.raises(kind) as info:
-            Host(vector)
-        assert (info.value.code, info.value.field) == (expected["code"], python_field(expected["field"]))
-        return
-    host = Host(vector)
-    for i, c in enumerate(vector["calls"]):
-        host.now = c.get("now")
-        args = decode(c["args"])
-        if c["call"] not in ("injectWarning", "resume", "getLog", "importState"):
-            args = [snake_keys(a) for a in args]
-        where = f"call {i} ({c['call']})"
-        if "throws" in c:
-            expected = c["throws"]
-            kind = EarlyExitTypeError if expected["kind"] == "type" else EarlyExitError
-            before = host.state()
-            with pytest.raises(kind) as info:
-                host.call(c["call"], args)
-            assert (info.value.code, info.value.field) == (expected["code"], python_field(expected["field"])), where
-            if kind is EarlyExitError:
-                assert not isinstance(info.value, EarlyExitTypeError), where
-            assert host.state() == before, f"{where}: a refused call changed the state"
-            continue
-        actual = host.call(c["call"], args)
-        assert actual == c.get("returns"), where
-        assert key_order(actual) == key_order(c.get("returns")), f"{where}: key order"
+    assert vector_support.run_vector(vector) == []
+    assert vector_support.run_vector(vector, as_given=True) == []
+    for c in vector["calls"]:
+        returns = c.get("returns")
         if c["call"].startswith("detect"):
-            for d in actual if isinstance(actual, list) else [actual] if actual else []:
+            for d in returns if isinstance(returns, list) else [returns] if returns else []:
                 TYPES[d["type"]] += 1
-        if c["call"] == "intervene":
-            LEVELS[f"{actual['level']} ({c.get('from', 'direct')})"] += 1
-    if "callbacks" in vector:
-        assert host.callbacks == vector["callbacks"]
+        if c["call"] == "intervene" and returns:
+            LEVELS[f"{returns['level']} ({c.get('from', 'direct')})"] += 1
 
 
 def test_zz_every_type_and_level_occurred() -> None:

@@ -76,7 +76,12 @@ function countDetections(value) {
 function detectorVector(name, options, steps) {
   const ref = options === undefined ? new bd.BehaviorDetector() : new bd.BehaviorDetector(structuredClone(options));
   const calls = [];
-  for (const [call, ...args] of steps) {
+  for (const step of steps) {
+    if (!Array.isArray(step)) { // an expected error: not run on the reference
+      calls.push(step);
+      continue;
+    }
+    const [call, ...args] = step;
     const returns = json(ref[call](...structuredClone(args)));
     if (call.startsWith('detect')) countDetections(returns);
     calls.push(returns === undefined ? { call, args } : { call, args, returns });
@@ -95,6 +100,10 @@ function interventionVector(name, steps) {
   });
   const calls = [];
   for (const step of steps) {
+    if (step.throws) { // an expected error: not run on the reference
+      calls.push(step);
+      continue;
+    }
     const { call, args, from } = Array.isArray(step) ? { call: step[0], args: step.slice(1) } : step;
     const entry = { call, args };
     let returns;
@@ -332,23 +341,29 @@ for (const [what, d, throws] of badDetections) {
     { call: 'getSummary', args: [], returns: { total: 0, byLevel: {}, byType: {}, isPaused: false, pauseReason: null } },
   ] });
 }
-hand({ name: 'error: bad arguments', engine: 'InterventionSystem', construct: {}, calls: [
-  { call: 'getLog', args: [-1], throws: err('invalid_config', 'limit', 'range') },
-  { call: 'getLog', args: [1.5], throws: err('invalid_config', 'limit', 'range') },
-  { call: 'getLog', args: ['3'], throws: err('invalid_config', 'limit', 'type') },
-  { call: 'resume', args: [5], now: nextNow(), throws: err('invalid_config', 'approvalReason', 'type') },
-  { call: 'injectWarning', args: [5, 'w'], throws: err('invalid_config', 'prompt', 'type') },
-  { call: 'injectWarning', args: ['p', null], throws: err('invalid_config', 'warning', 'type') },
-  { call: 'importState', args: [5], throws: err('invalid_snapshot', 'state', 'type') },
-  { call: 'importState', args: [{ isPaused: 'yes' }], throws: err('invalid_snapshot', 'isPaused', 'type') },
-  { call: 'importState', args: [{ paused: true }], throws: err('invalid_snapshot', 'paused', 'type') },
-  { call: 'importState', args: [{ interventionLog: {} }], throws: err('invalid_snapshot', 'interventionLog', 'type') },
-  { call: 'importState', args: [{ interventionLog: [{ level: 'shout' }] }], throws: err('invalid_snapshot', 'interventionLog[0].level', 'range') },
-  { call: 'importState', args: [{ interventionLog: [{ level: 'resume', timestamp: 'yesterday', previousPauseReason: null }] }], throws: err('invalid_snapshot', 'interventionLog[0].timestamp', 'range') },
-  { call: 'importState', args: [{ interventionLog: [{ level: 'log', reason: 'r', timestamp: '2026-01-01T00:00:00.000Z', action: 'a' }] }], throws: err('invalid_snapshot', 'interventionLog[0].detection', 'type') },
-  { call: 'importState', args: [{ interventionLog: [{ level: 'warn', reason: 'r', detection: { ...detection, severity: 'medium' }, timestamp: '2026-01-01T00:00:00.000Z' }] }], throws: err('invalid_snapshot', 'interventionLog[0].warning', 'type') },
-  { call: 'exportState', args: [], returns: { interventionLog: [], isPaused: false, pauseReason: null } },
-] });
+// One bad call per vector (the bad-input matrix runs each as one row), then a probe.
+const emptyState = { interventionLog: [], isPaused: false, pauseReason: null };
+const badCalls = [
+  ['getLog(-1)', 'getLog', [-1], err('invalid_config', 'limit', 'range')],
+  ['getLog(1.5)', 'getLog', [1.5], err('invalid_config', 'limit', 'range')],
+  ["getLog('3')", 'getLog', ['3'], err('invalid_config', 'limit', 'type')],
+  ['resume(5)', 'resume', [5], err('invalid_config', 'approvalReason', 'type')],
+  ['injectWarning, prompt a number', 'injectWarning', [5, 'w'], err('invalid_config', 'prompt', 'type')],
+  ['injectWarning, warning null', 'injectWarning', ['p', null], err('invalid_config', 'warning', 'type')],
+  ['importState, state a number', 'importState', [5], err('invalid_snapshot', 'state', 'type')],
+  ['importState, isPaused a string', 'importState', [{ isPaused: 'yes' }], err('invalid_snapshot', 'isPaused', 'type')],
+  ['importState, an unknown key', 'importState', [{ paused: true }], err('invalid_snapshot', 'paused', 'type')],
+  ['importState, the log not an array', 'importState', [{ interventionLog: {} }], err('invalid_snapshot', 'interventionLog', 'type')],
+  ['importState, an unknown level', 'importState', [{ interventionLog: [{ level: 'shout' }] }], err('invalid_snapshot', 'interventionLog[0].level', 'range')],
+  ['importState, a bad timestamp', 'importState', [{ interventionLog: [{ level: 'resume', timestamp: 'yesterday', previousPauseReason: null }] }], err('invalid_snapshot', 'interventionLog[0].timestamp', 'range')],
+  ['importState, no detection', 'importState', [{ interventionLog: [{ level: 'log', reason: 'r', timestamp: '2026-01-01T00:00:00.000Z', action: 'a' }] }], err('invalid_snapshot', 'interventionLog[0].detection', 'type')],
+  ['importState, a warning without its text', 'importState', [{ interventionLog: [{ level: 'warn', reason: 'r', detection: { ...detection, severity: 'medium' }, timestamp: '2026-01-01T00:00:00.000Z' }] }], err('invalid_snapshot', 'interventionLog[0].warning', 'type')],
+];
+for (const [what, call, args, throws] of badCalls) {
+  const now = call === 'resume' ? { now: nextNow() } : {};
+  const steps = [['intervene', { ...detection, severity: 'low' }], { call, args, ...now, throws }, ['getSummary'], ['exportState']];
+  vectors.push({ ...interventionVector(`error: ${what}`, steps), source: 'hand' });
+}
 hand({ name: 'error: options', engine: 'InterventionSystem', construct: { options: { onPause: 'later' } }, throws: err('invalid_config', 'onPause', 'type'), calls: [] });
 hand({ name: 'error: unknown option', engine: 'InterventionSystem', construct: { options: { onResume: 1 } }, throws: err('unknown_option', 'onResume', 'type'), calls: [] });
 
