@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'invalid_analytics'
   | 'invalid_snapshot'
   | 'invalid_step'
-  | 'invalid_replay';
+  | 'invalid_replay'
+  | 'invalid_detection';
 
 /** What every error this package throws for bad input carries besides its message. */
 export interface EarlyExitErrorFields {
@@ -1078,7 +1079,8 @@ export interface InitOptions {
   module?: WasmSource;
   /**
    * Also load the replay module (`replayLoops`, `replayPyramids`, `shadowPyramids`,
-   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`): `true` for
+   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`, `BehaviorDetector`,
+   * `InterventionSystem`): `true` for
    * `earlyexit_replay_bg.wasm` next to the glue, or its source; `false`/absent: not loaded.
    */
   replay?: boolean | WasmSource;
@@ -1222,3 +1224,213 @@ export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?
  * one impossible type) stays for code that names it.
  */
 export type ReplaySummary = PyramidReplaySummary | LoopReplaySummary;
+
+// ---------------------------------------------------------------------------
+// Behaviour detectors and graded interventions (docs/behavior.md): drop-ins for aiwg's
+// behavior-detector.mjs and intervention-system.mjs. In earlyexit-wasm's web build they need
+// the replay module: `await init({ replay: true })` first.
+
+/** What a detector finds. */
+export type DetectionType = 'stuck' | 'oscillation' | 'deviation' | 'resource_burn' | 'regression';
+/** How serious a detection is, mildest first. */
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
+/** How hard an intervention steps in, mildest first. */
+export type InterventionLevel = 'log' | 'warn' | 'redirect' | 'pause' | 'abort';
+
+/**
+ * upstream's thresholds. A group given to the constructor or `updateThresholds` replaces the
+ * whole group: a field it leaves out is absent, which switches its rule off (an absent
+ * `noProgressIterations` makes the stuck window the whole history).
+ */
+export interface BehaviorThresholds {
+  /** Same error `sameErrorCount` times (integer >= 1, default 3) in the last `noProgressIterations` (integer >= 1, default 5). */
+  stuck: { sameErrorCount?: number; noProgressIterations?: number };
+  /** `undoRedoCycles` (integer >= 1, default 2) reverts of at least `fileChurnThreshold` of the files (0..1, default 0.8). */
+  oscillation: { undoRedoCycles?: number; fileChurnThreshold?: number };
+  /** Learnings sharing less than `objectiveSimilarity` (0..1, default 0.5) of the objective's words; `scopeCreepRatio` is read by no rule. */
+  deviation: { objectiveSimilarity?: number; scopeCreepRatio?: number };
+  /** Iterations used at `iterationMultiplier` times the estimate (finite >= 0, default 2); `costMultiplier` is read by no rule. */
+  resource: { costMultiplier?: number; iterationMultiplier?: number };
+  /** Coverage drops of `coverageDropPercent` points (0..100, default 10); `testPassToFail` is read by no rule (tests are always checked). */
+  regression: { testPassToFail?: boolean; coverageDropPercent?: number };
+}
+/** upstream's `THRESHOLDS`: a plain object, read when a detector is made. */
+export declare const THRESHOLDS: BehaviorThresholds;
+
+export interface BehaviorDetectorOptions {
+  thresholds?: Partial<BehaviorThresholds> | null;
+}
+
+/**
+ * One iteration of a loop's history, as upstream's loop records it: the detectors read these
+ * fields (absent or null: unknown) and ignore every other key.
+ */
+export interface BehaviorIteration {
+  /** The iteration's number (integer >= 0). */
+  number?: number | null;
+  analysis?: {
+    failureClass?: string | null;
+    error?: string | null;
+    blockers?: readonly string[] | null;
+    /** 0..100; the rules read it as a fraction (0.02 of progress per iteration, 0.5 done). Not null. */
+    completionPercentage?: number;
+    artifactsModified?: readonly string[] | null;
+    learnings?: string | null;
+    /** Not null. */
+    testsPassing?: boolean;
+    /** 0..100; 0 reads as unknown. */
+    coveragePercent?: number | null;
+    [key: string]: unknown;
+  } | null;
+  context?: {
+    objective?: string | null;
+    /** Integer >= 1; default 10. */
+    maxIterations?: number | null;
+    [key: string]: unknown;
+  } | null;
+  [key: string]: unknown;
+}
+
+export interface StuckEvidence {
+  repeatedError: string;
+  occurrences: number;
+  avgProgressRate: number;
+  recentBlockers: string[];
+}
+export interface OscillationEvidence {
+  undoRedoCycles: number;
+  recentFileChanges: string[][];
+}
+export interface DeviationEvidence {
+  originalObjective: string;
+  deviationExamples: { iteration: number; similarity: number; artifacts: string[] }[];
+  averageSimilarity: number;
+}
+export interface ResourceBurnEvidence {
+  estimatedIterations: number;
+  actualIterations: number;
+  iterationRatio: number;
+  completionPercent: number;
+  efficiency: number;
+}
+export interface RegressionEvidence {
+  regressions: ({ iteration: number; message: string } | { iteration: number; message: string; from: number; to: number })[];
+}
+
+interface DetectionOf<T extends DetectionType, S extends Severity, E> {
+  type: T;
+  severity: S;
+  message: string;
+  evidence: E;
+  recommendations: string[];
+}
+export type StuckDetection = DetectionOf<'stuck', 'high' | 'critical', StuckEvidence>;
+export type OscillationDetection = DetectionOf<'oscillation', 'high', OscillationEvidence>;
+export type DeviationDetection = DetectionOf<'deviation', 'medium', DeviationEvidence>;
+export type ResourceBurnDetection = DetectionOf<'resource_burn', 'high' | 'critical', ResourceBurnEvidence>;
+export type RegressionDetection = DetectionOf<'regression', 'high' | 'critical', RegressionEvidence>;
+/** What the detectors answer (upstream's `Detection`). */
+export type Detection = StuckDetection | OscillationDetection | DeviationDetection | ResourceBurnDetection | RegressionDetection;
+
+/** What an intervention takes: a detection, or one built by hand (evidence free-form). */
+export interface DetectionInput {
+  type: DetectionType;
+  severity: Severity;
+  message: string;
+  /** Read for a redirect: `repeatedError` (string or null) with `occurrences`, `originalObjective`. */
+  evidence?: object;
+  recommendations?: readonly string[];
+}
+
+export declare class BehaviorDetector {
+  constructor(options?: BehaviorDetectorOptions | null);
+  /** The thresholds (upstream's public field; checked when a method reads it). */
+  thresholds: BehaviorThresholds;
+  /** Every detector's detection, in upstream's order; none for an empty (or null) history. */
+  detect(history: readonly BehaviorIteration[] | null | undefined): Detection[];
+  detectStuck(history: readonly BehaviorIteration[]): StuckDetection | null;
+  detectOscillation(history: readonly BehaviorIteration[]): OscillationDetection | null;
+  detectDeviation(history: readonly BehaviorIteration[]): DeviationDetection | null;
+  detectResourceBurn(history: readonly BehaviorIteration[]): ResourceBurnDetection | null;
+  detectRegression(history: readonly BehaviorIteration[]): RegressionDetection | null;
+  updateThresholds(thresholds?: Partial<BehaviorThresholds> | null): void;
+  getThresholds(): BehaviorThresholds;
+}
+
+interface InterventionOf<L extends InterventionLevel, D> {
+  level: L;
+  reason: string;
+  /** The caller's own detection object. */
+  detection: D;
+  timestamp: string;
+}
+/** upstream's `Intervention`: the level's keys after the common ones. */
+export type Intervention<D extends DetectionInput = DetectionInput> =
+  | (InterventionOf<'log', D> & { action: string })
+  | (InterventionOf<'warn', D> & { warning: string })
+  | (InterventionOf<'redirect', D> & { strategyOverride: string })
+  | (InterventionOf<'pause', D> & { requiresApproval: true })
+  | (InterventionOf<'abort', D> & { requiresApproval: true; abortReason: string });
+/** What `resume()` logs. */
+export interface Resumption {
+  level: 'resume';
+  reason?: string;
+  timestamp: string;
+  previousPauseReason: string | null;
+}
+export type InterventionLogEntry = Intervention | Resumption;
+
+export interface InterventionSummary {
+  total: number;
+  byLevel: Partial<Record<InterventionLevel | 'resume', number>>;
+  byType: Partial<Record<DetectionType, number>>;
+  isPaused: boolean;
+  pauseReason: string | null;
+}
+
+export interface InterventionState {
+  interventionLog: InterventionLogEntry[];
+  isPaused: boolean;
+  pauseReason: string | null;
+}
+
+export interface InterventionSystemOptions {
+  onIntervention?: ((intervention: Intervention) => void) | null;
+  onPause?: ((intervention: Intervention) => void) | null;
+  onAbort?: ((intervention: Intervention) => void) | null;
+  /** The time of each intervention and resumption as RFC 3339 text; default: now. */
+  clock?: (() => string) | null;
+}
+
+export declare class InterventionSystem {
+  constructor(options?: InterventionSystemOptions | null);
+  onIntervention: (intervention: Intervention) => void;
+  onPause: (intervention: Intervention) => void;
+  onAbort: (intervention: Intervention) => void;
+  /** upstream's log (the last 100 interventions, and resumptions). */
+  interventionLog: InterventionLogEntry[];
+  isPaused: boolean;
+  pauseReason: string | null;
+  intervene<D extends DetectionInput>(detection: D): Intervention<D>;
+  determineLevel(detection: DetectionInput): InterventionLevel;
+  buildWarning(detection: DetectionInput): string;
+  buildStrategyOverride(detection: DetectionInput): string;
+  injectWarning(prompt: string, warning: string): string;
+  resume(approvalReason?: string): boolean;
+  getPauseStatus(): { isPaused: boolean; reason: string | null };
+  /** The last `limit` entries; everything for 0, null or none (as upstream). */
+  getLog(limit?: number | null): InterventionLogEntry[];
+  getSummary(): InterventionSummary;
+  clearLog(): void;
+  reset(): void;
+  exportState(): InterventionState;
+  importState(state: Partial<InterventionState>): void;
+}
+/** upstream's `INTERVENTION_LEVELS` (frozen). */
+export declare const INTERVENTION_LEVELS: Readonly<{
+  LOG: 'log';
+  WARN: 'warn';
+  REDIRECT: 'redirect';
+  PAUSE: 'pause';
+  ABORT: 'abort';
+}>;

@@ -281,3 +281,57 @@ void loopReplay();
 void pyramid();
 void browserShaped();
 void browserReplay('earlyexit_replay_bg.wasm');
+
+// Behaviour detectors and interventions (docs/behavior.md), as upstream's overseer uses them.
+import {
+  BehaviorDetector,
+  InterventionSystem,
+  THRESHOLDS,
+  INTERVENTION_LEVELS,
+  type BehaviorIteration,
+  type BehaviorThresholds,
+  type Detection,
+  type DetectionInput,
+  type DetectionType,
+  type Severity,
+  type Intervention,
+  type InterventionLevel,
+  type InterventionLogEntry,
+  type InterventionSummary,
+  type InterventionState,
+  type StuckDetection,
+} from 'earlyexit';
+
+function overseer(): [number, string] {
+  const history: BehaviorIteration[] = [
+    { number: 1, analysis: { error: 'E1', completionPercentage: 0.2, artifactsModified: ['a.ts'] }, context: { objective: 'fix the parser', maxIterations: 4 } },
+    { number: 2, analysis: { error: 'E1', completionPercentage: 0.2, testsPassing: true, coveragePercent: 80 }, output: 'ignored' },
+  ];
+  const thresholds: BehaviorThresholds = { ...THRESHOLDS, stuck: { sameErrorCount: 2 } };
+  const detector = new BehaviorDetector({ thresholds });
+  detector.updateThresholds({ regression: { coverageDropPercent: 5 } });
+  const stuck: StuckDetection | null = detector.detectStuck(history);
+  const found: Detection[] = detector.detect(history);
+  const system = new InterventionSystem({
+    onPause: (i: Intervention) => console.log(i.reason),
+    clock: () => '2026-01-01T00:00:00.000Z',
+  });
+  let text = '';
+  for (const detection of found) {
+    const intervention: Intervention<Detection> = system.intervene(detection);
+    if (intervention.level === 'warn') text = system.injectWarning('task', intervention.warning);
+    if (intervention.level === 'redirect') text = intervention.strategyOverride;
+    const type: DetectionType = intervention.detection.type;
+    void type;
+  }
+  const byHand: DetectionInput = { type: 'deviation', severity: 'low' satisfies Severity, message: 'drift' };
+  const level: InterventionLevel = system.determineLevel(byHand);
+  const log: InterventionLogEntry[] = system.getLog(0);
+  const summary: InterventionSummary = system.getSummary();
+  const state: InterventionState = system.exportState();
+  system.importState(state);
+  system.resume('approved');
+  void [stuck?.evidence.repeatedError, level === INTERVENTION_LEVELS.LOG, log.length];
+  return [summary.total, text];
+}
+void overseer();

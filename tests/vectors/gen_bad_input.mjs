@@ -883,7 +883,33 @@ export async function badInputMatrix(ref) {
     out.push(entry);
   }
   if (problems.length) throw new Error(`${problems.length} rows disagree with the model:\n  ${problems.join('\n  ')}`);
-  return out;
+  return out.concat(behaviorRows());
+}
+
+// The behaviour drop-ins' bad inputs: each error vector of behavior/behavior.json (written by
+// behavior/gen_behavior.mjs, one bad call each, its expectation from docs/behavior.md) is one
+// row, run through `sameAs`. The input type is named after what the bad call hands over.
+const BEHAVIOR_FILE = 'behavior/behavior.json';
+function behaviorRows() {
+  const { vectors } = JSON.parse(fs.readFileSync(path.join(here, BEHAVIOR_FILE), 'utf8'));
+  const rows = [];
+  for (const v of vectors) {
+    const bad = v.throws ? { call: 'new', throws: v.throws } : v.calls.find((c) => c.throws);
+    if (v.source !== 'hand' || !bad) continue;
+    const { code, field, kind } = bad.throws;
+    const via = bad.call === 'new' ? `new ${v.engine}` : bad.call;
+    const input = bad.call === 'new' ? `${v.engine}Options`
+      : field.startsWith('history') ? 'BehaviorHistory'
+        : bad.call === 'updateThresholds' ? 'BehaviorThresholds'
+          : field.startsWith('detection') ? 'Detection'
+            : bad.call === 'importState' ? 'InterventionState' : 'InterventionArguments';
+    const what = v.name.replace(/^error: /, '');
+    const row = { id: `${input} via ${via}: ${field} (${what})`, input, via, field, pyField: pyField(field), case: what, code, kind };
+    if (v.only) row.only = v.only;
+    row.sameAs = `${BEHAVIOR_FILE}#${v.name}`;
+    rows.push(row);
+  }
+  return rows;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

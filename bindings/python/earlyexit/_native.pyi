@@ -67,6 +67,20 @@ from earlyexit._pyramid import (
     Verdict,
 )
 from earlyexit._replay import LoopPolicyDict, LoopPresetName, ReplayRunOutcomeDict, ReplaySummaryDict
+from earlyexit._behavior import (
+    DetectionDict,
+    DetectionType,
+    History,
+    InterventionCallback,
+    InterventionDict,
+    InterventionLevel,
+    InterventionStateDict,
+    InterventionSummaryDict,
+    LogLevel,
+    PauseStatusDict,
+    Severity,
+    ThresholdsOptions,
+)
 
 __version__: str
 """The version of the compiled core."""
@@ -74,6 +88,14 @@ __all__ = [
     "AnalyticsConfig",
     "AnalyticsRecord",
     "AnalyticsSummary",
+    "BehaviorDetector",
+    "BehaviorThresholds",
+    "Detection",
+    "INTERVENTION_LEVELS",
+    "Intervention",
+    "InterventionSummary",
+    "InterventionSystem",
+    "THRESHOLDS",
     "CoherenceEarlyExit",
     "DiminishingReturnsReport",
     "EarlyExitConfig",
@@ -1552,3 +1574,224 @@ def replay_loops(
     """Replays a loop policy over recorded runs (run dicts or JSONL text) in one call.
     Bad input raises :class:`~earlyexit.EarlyExitError` / ``EarlyExitTypeError`` with code
     ``invalid_replay`` and the path (``runs[3].iterations[2].quality_score``)."""
+
+# ---------------------------------------------------------------------------------------
+# Behaviour detectors and graded interventions (docs/behavior.md): upstream's
+# behavior-detector.mjs and intervention-system.mjs
+# ---------------------------------------------------------------------------------------
+
+@final
+class BehaviorThresholds:
+    """A detector's thresholds, upstream's five groups, each a dict of the fields it has (a
+    group given in part lacks the others, which switches their rule off)."""
+
+    @property
+    def stuck(self) -> dict[str, int]:
+        """``same_error_count`` (3), ``no_progress_iterations`` (5: the window; absent: the whole history)."""
+
+    @property
+    def oscillation(self) -> dict[str, float]:
+        """``undo_redo_cycles`` (2), ``file_churn_threshold`` (0.8)."""
+
+    @property
+    def deviation(self) -> dict[str, float]:
+        """``objective_similarity`` (0.5), ``scope_creep_ratio`` (1.5, read by no rule)."""
+
+    @property
+    def resource(self) -> dict[str, float]:
+        """``cost_multiplier`` (2, read by no rule), ``iteration_multiplier`` (2)."""
+
+    @property
+    def regression(self) -> dict[str, float | bool]:
+        """``test_pass_to_fail`` (True, read by no rule), ``coverage_drop_percent`` (10)."""
+
+    def to_dict(self) -> dict[str, dict[str, float | bool]]:
+        """upstream's ``getThresholds()`` (camelCase keys)."""
+
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+THRESHOLDS: BehaviorThresholds
+"""upstream's ``THRESHOLDS``."""
+
+INTERVENTION_LEVELS: dict[str, InterventionLevel]
+"""upstream's ``INTERVENTION_LEVELS``: ``{"LOG": "log", "WARN": "warn", ...}``."""
+
+@final
+class Detection:
+    """What a detector found; ``to_dict()`` is upstream's ``Detection``."""
+
+    @property
+    def type(self) -> DetectionType:
+        """``"stuck"``, ``"oscillation"``, ``"deviation"``, ``"resource_burn"`` or ``"regression"``."""
+
+    @property
+    def severity(self) -> Severity:
+        """``"low"`` (no detector reports it), ``"medium"``, ``"high"`` or ``"critical"``."""
+
+    @property
+    def message(self) -> str:
+        """upstream's sentence."""
+
+    @property
+    def evidence(self) -> dict[str, object] | None:
+        """The supporting data (snake_case keys here; ``to_dict()`` has upstream's)."""
+
+    @property
+    def recommendations(self) -> tuple[str, ...] | None:
+        """Suggested actions."""
+
+    def to_dict(self) -> DetectionDict:
+        """upstream's object."""
+
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class BehaviorDetector:
+    """upstream's ``BehaviorDetector``: five detectors over a loop's history (a list of
+    upstream's iteration dicts: ``number``, ``analysis``, ``context``; other keys ignored)."""
+
+    def __new__(
+        cls,
+        thresholds: ThresholdsOptions | Mapping[str, object] | BehaviorThresholds | None = None,
+        **options: object,
+    ) -> BehaviorDetector:
+        """Groups of ``thresholds`` replace upstream's whole groups."""
+
+    @property
+    def thresholds(self) -> BehaviorThresholds: ...
+    def update_thresholds(
+        self, thresholds: ThresholdsOptions | Mapping[str, object] | BehaviorThresholds | None = None
+    ) -> None:
+        """Groups given replace this detector's whole groups (nothing changes on an error)."""
+
+    def detect(self, history: History | None) -> list[Detection]:
+        """Every detector's detection, in upstream's order."""
+
+    def detect_stuck(self, history: History | None) -> Detection | None: ...
+    def detect_oscillation(self, history: History | None) -> Detection | None: ...
+    def detect_deviation(self, history: History | None) -> Detection | None: ...
+    def detect_resource_burn(self, history: History | None) -> Detection | None: ...
+    def detect_regression(self, history: History | None) -> Detection | None: ...
+    def __reduce__(self) -> tuple[type[BehaviorDetector], tuple[dict[str, object]]]: ...
+
+@final
+class Intervention:
+    """One log entry: an intervention at ``level`` (with its detection and the level's own
+    field) or a resumption (``level == "resume"``); ``to_dict()`` is upstream's object."""
+
+    @property
+    def level(self) -> LogLevel: ...
+    @property
+    def reason(self) -> str | None:
+        """The detection's message (a resumption's approval reason, if given)."""
+
+    @property
+    def detection(self) -> Detection | None:
+        """The detection intervened on (``None`` for a resumption)."""
+
+    @property
+    def timestamp(self) -> str:
+        """When (RFC 3339)."""
+
+    @property
+    def action(self) -> str | None:
+        """``log``: what was done."""
+
+    @property
+    def warning(self) -> str | None:
+        """``warn``: the warning to inject into the next prompt."""
+
+    @property
+    def strategy_override(self) -> str | None:
+        """``redirect``: the strategy to force."""
+
+    @property
+    def requires_approval(self) -> bool | None:
+        """``pause`` and ``abort``: ``True``."""
+
+    @property
+    def abort_reason(self) -> str | None:
+        """``abort``: why."""
+
+    @property
+    def previous_pause_reason(self) -> str | None:
+        """A resumption: the pause reason it ended."""
+
+    def to_dict(self) -> InterventionDict: ...
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class InterventionSummary:
+    """``InterventionSystem.summary()``."""
+
+    @property
+    def total(self) -> int: ...
+    @property
+    def by_level(self) -> dict[str, int]:
+        """Entries per level (``resume`` included), in the order levels first occur."""
+
+    @property
+    def by_type(self) -> dict[str, int]:
+        """Interventions per detection type, in the order types first occur."""
+
+    @property
+    def is_paused(self) -> bool: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+    def to_dict(self) -> InterventionSummaryDict: ...
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class InterventionSystem:
+    """upstream's ``InterventionSystem``: detections turned into graded interventions, the
+    log (the last 100 interventions), the pause, and callbacks called with each
+    :class:`Intervention` in upstream's order (``on_pause`` / ``on_abort``, then the log, then
+    ``on_intervention``)."""
+
+    def __new__(
+        cls,
+        *,
+        on_intervention: InterventionCallback | None = None,
+        on_pause: InterventionCallback | None = None,
+        on_abort: InterventionCallback | None = None,
+        clock: Callable[[], str] | None = None,
+        **options: object,
+    ) -> InterventionSystem:
+        """``clock`` answers the time as RFC 3339 text (default: now)."""
+
+    def intervene(self, detection: Detection | DetectionDict | Mapping[str, object]) -> Intervention: ...
+    def determine_level(self, detection: Detection | DetectionDict | Mapping[str, object]) -> InterventionLevel: ...
+    def build_warning(self, detection: Detection | DetectionDict | Mapping[str, object]) -> str: ...
+    def build_strategy_override(self, detection: Detection | DetectionDict | Mapping[str, object]) -> str: ...
+    def inject_warning(self, prompt: str, warning: str) -> str: ...
+    def resume(self, approval_reason: str | None = None) -> bool:
+        """Ends a pause, logging why; ``False`` when not paused."""
+
+    @property
+    def is_paused(self) -> bool: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+    def pause_status(self) -> PauseStatusDict: ...
+    def log(self, limit: int | None = None) -> list[Intervention]:
+        """The last ``limit`` entries (everything for ``None`` or 0, as upstream)."""
+
+    def summary(self) -> InterventionSummary: ...
+    def clear_log(self) -> None: ...
+    def reset(self) -> None: ...
+    def export_state(self) -> InterventionStateDict:
+        """The JS ``exportState()`` JSON (camelCase keys)."""
+
+    def import_state(self, state: InterventionStateDict | Mapping[str, object]) -> None:
+        """Takes over the log, ``is_paused``, and a non-empty pause reason."""

@@ -29,6 +29,9 @@ use loops::analytics::engine::PyIterationAnalytics;
 use loops::analytics::{
     PyAnalyticsConfig, PyAnalyticsRecord, PyAnalyticsSummary, PyDiminishingReturnsReport, PyIterationSelection,
 };
+use loops::behavior::{
+    PyBehaviorDetector, PyBehaviorThresholds, PyDetection, PyIntervention, PyInterventionSummary, PyInterventionSystem,
+};
 use loops::config::PyEarlyStoppingConfig;
 use loops::decision::{PyStoppingDecision, PyStoppingSummary};
 use loops::engine::PyEarlyStopping;
@@ -57,6 +60,12 @@ classes! {
     PyAnalyticsSummary [result],
     PyIterationAnalytics [engine],
     PyLoopReplay [],
+    PyBehaviorThresholds [mapping, result],
+    PyDetection [mapping, result],
+    PyIntervention [mapping, result],
+    PyInterventionSummary [result],
+    PyBehaviorDetector [],
+    PyInterventionSystem [],
     PyLayerResult [mapping],
     PyQualitySignal [mapping],
     PyEarlyExitConfig [mapping],
@@ -91,6 +100,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_update, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::_run_options, m)?)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
+    // The behaviour detectors' defaults and the intervention levels (the core's tables).
+    m.add("THRESHOLDS", PyBehaviorThresholds { inner: earlyexit::loops::behavior::Thresholds::DEFAULT })?;
+    let levels = PyDict::new(m.py());
+    for (name, level) in earlyexit::loops::behavior::INTERVENTION_LEVELS {
+        levels.set_item(name, level.as_str())?;
+    }
+    m.add("INTERVENTION_LEVELS", levels)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The size limits (docs/limits.md), from the core's one table.
     let limits = PyDict::new(m.py());

@@ -1,7 +1,10 @@
 //! Runs conformance vectors (format: `tests/vectors/README.md`) through the core; shared by
 //! `vectors.rs` (every `tests/vectors/*.json`) and `bad_input.rs` (the bad-input matrix).
+//! The behaviour engines' vectors run in `behavior` (`behavior.rs` runs all of them).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
+
+pub mod behavior;
 
 use earlyexit::loops::analytics::IterationAnalytics;
 use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
@@ -541,6 +544,9 @@ fn check_throws(expected: &Value, err: &Error) -> Result<(), String> {
 
 pub fn run_vector(v: &Value, coverage: &mut Coverage, seen: &mut Vec<String>) -> Result<(), String> {
     let engine_name = v.get("engine").and_then(Value::as_str).unwrap();
+    if behavior::handles(engine_name) {
+        return behavior::run(v);
+    }
     let c = v.get("construct").cloned().unwrap_or(Value::Object(vec![]));
     let mut engine = match construct(engine_name, &c) {
         Ok(e) => e,

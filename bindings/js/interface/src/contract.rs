@@ -250,6 +250,43 @@ ops! {
     PYRAMID_MODEL_LEARN = 242 => "OutcomeModel.prototype.learn";
     /// `[model, config or null]` -> the version 1 statistics the policy decides from.
     PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics";
+
+    // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
+    // and intervention-system.mjs; `behavior_ops`), 260..=272, stateless: the JS layer keeps
+    // the objects' public fields. "now" is the JS layer's clock or the `clock` option.
+    /// `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
+    /// (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
+    BD_NEW = 260 => "BehaviorDetector";
+    /// `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`.
+    BD_UPDATE = 261 => "BehaviorDetector.updateThresholds";
+    /// `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
+    /// one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
+    /// regression).
+    BD_DETECT = 262 => "BehaviorDetector.detect";
+    /// `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
+    /// cross as the host type `"function"`).
+    IS_NEW = 263 => "InterventionSystem";
+    /// `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
+    /// caller's object there).
+    IS_INTERVENE = 264 => "InterventionSystem.intervene";
+    /// `[detection]` -> `determineLevel(detection)`.
+    IS_LEVEL = 265 => "InterventionSystem.determineLevel";
+    /// `[detection]` -> `buildWarning(detection)`.
+    IS_WARNING = 266 => "InterventionSystem.buildWarning";
+    /// `[detection]` -> `buildStrategyOverride(detection)`.
+    IS_STRATEGY = 267 => "InterventionSystem.buildStrategyOverride";
+    /// `[prompt, warning]` -> `injectWarning(prompt, warning)`.
+    IS_INJECT = 268 => "InterventionSystem.injectWarning";
+    /// `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
+    /// entry to log.
+    IS_RESUME = 269 => "InterventionSystem.resume";
+    /// `[log length, limit]` -> the index of `getLog(limit)`'s first entry.
+    IS_LOG_START = 270 => "InterventionSystem.getLog";
+    /// `[interventionLog, isPaused, pauseReason]` -> `getSummary()`.
+    IS_SUMMARY = 271 => "InterventionSystem.getSummary";
+    /// `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
+    /// takes over.
+    IS_IMPORT = 272 => "InterventionSystem.importState";
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.

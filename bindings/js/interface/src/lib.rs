@@ -14,6 +14,7 @@
 
 pub use earlyexit_js_fast::fast;
 pub mod analytics_text_ops;
+pub mod behavior_ops;
 pub mod contract;
 pub mod fast_pyramid;
 pub mod host_messages;
@@ -169,6 +170,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Err(Failure::Core(loops::invalid_analytics_source(Naming::Js, arg(&args, 0))))
         }
         op if analytics_text_ops::handles(op) => return Ok(analytics_text_ops::exec(op, &args)?),
+        op if behavior_ops::handles(op) => return Ok(behavior_ops::exec(op, &args)?),
         op::RUNNER_ERROR => {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }

@@ -1,0 +1,78 @@
+/* tslint:disable */
+/* eslint-disable */
+
+/**
+ * The native object behind each stateful JS class. Freed by the JS wrapper's `free()`
+ * (or its `Symbol.dispose`), else by wasm-bindgen's FinalizationRegistry.
+ */
+export class NativeEngine {
+    free(): void;
+    [Symbol.dispose](): void;
+    /**
+     * Runs op `op` with the arguments in the wire format; answers in the wire format.
+     */
+    call(op: number, args: string): string;
+    /**
+     * An empty engine; the first op fills it.
+     */
+    constructor();
+}
+
+export function __wbg_reset_state(): void;
+
+/**
+ * Runs a stateless op.
+ */
+export function exec(op: number, args: string): string;
+
+/**
+ * Decides over the state slots; answers the decision's code.
+ */
+export function fastDecide(): number;
+
+/**
+ * `'Diminishing returns detected: ' + reason`.
+ */
+export function fastDiminishingReason(reason: string): string;
+
+/**
+ * Validates and folds the record in the input slots: 0 = done, 1 = ask the JSON path.
+ */
+export function fastFold(): number;
+
+/**
+ * The reason text of the decision just made.
+ */
+export function fastReason(): string;
+
+/**
+ * Starts a test-pyramid run over the slots (`js/interface/src/fast_pyramid.rs`).
+ */
+export function pyramidStart(): number;
+
+/**
+ * Submits the pending layer's result; answers the next action.
+ */
+export function pyramidSubmit(): number;
+
+/**
+ * Writes the finished run's result numbers.
+ */
+export function pyramidSummary(): number;
+
+/**
+ * Makes the scratch buffer at least `len` slots long (contents kept); answers its address.
+ * Growing may grow the memory, so the JS layer views it again afterwards.
+ */
+export function scratchReserve(len: number): number;
+
+/**
+ * Runs when an instance starts: nothing to do, but the glue's `__wbg_reset_state` (which the
+ * package calls after a trap, to start a fresh instance) expects a start function.
+ */
+export function start(): void;
+
+/**
+ * The module's memory, for the JS layer's view of the scratch slots.
+ */
+export function wasmMemory(): any;
