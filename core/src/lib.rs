@@ -38,6 +38,7 @@ pub mod results;
 pub mod signal;
 pub mod snapshot;
 pub mod speculation;
+pub mod test_report;
 pub mod timestamp;
 pub mod value;
 
@@ -55,3 +56,10 @@ pub use pyramid::{Action, FailingLayer, LayerSpec, PyramidRun, TestPyramidResult
 pub use signal::{calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal};
 pub use speculation::{Outcome, Speculation, SpeculativeExecutor};
 pub use value::{Naming, Value};
+
+// Entry points of hosts that stream replay input or read test reports (the command-line
+// tool): re-exported here so their paths do not depend on the module layout.
+pub use loop_replay::{LoopPolicy, ReplayStream as LoopReplayStream};
+pub use pyramid_replay::{CalibrationRequest, RecordedRun, ReplayStream as PyramidReplayStream};
+pub use replay_input::JsonlLines;
+pub use test_report::{AttemptStatus, Role as TestReportRole, TestReportTally};

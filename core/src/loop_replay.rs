@@ -248,16 +248,20 @@ pub fn runs_from_lines(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
 }
 
 fn parse_lines(text: &str, naming: Naming, name_lines: bool) -> Result<Vec<ReplayRun>> {
-    crate::replay_input::read_lines(text, name_lines, |line, path| {
-        // Most lines are plain (what JSON.stringify or json.dumps write for valid runs): read
-        // them without building a value tree. Anything else, every invalid line included,
-        // goes through the general reader, which words the error.
-        if let Some(run) = plain_line::read_run(line) {
-            return Ok(run);
-        }
-        let value = Value::parse_json(line, CODE, path)?;
-        ReplayRun::from_value(&value, naming, path)
-    })
+    crate::replay_input::read_lines(text, name_lines, |line, path| read_run_line(line, naming, path))
+}
+
+/// Reads one JSONL line as the run at `path` (`runs[3]`), as [`parse_jsonl`] reads each of
+/// its lines: for hosts that stream a file through [`crate::replay_input::JsonlLines`].
+pub fn read_run_line(line: &str, naming: Naming, path: &str) -> Result<ReplayRun> {
+    // Most lines are plain (what JSON.stringify or json.dumps write for valid runs): read
+    // them without building a value tree. Anything else, every invalid line included,
+    // goes through the general reader, which words the error.
+    if let Some(run) = plain_line::read_run(line) {
+        return Ok(run);
+    }
+    let value = Value::parse_json(line, CODE, path)?;
+    ReplayRun::from_value(&value, naming, path)
 }
 
 /// Which output the policy hands back when it stops.
@@ -605,11 +609,23 @@ pub struct ReplaySummary {
 impl ReplaySummary {
     /// Folds outcomes together.
     pub fn of(outcomes: &[RunOutcome], runs: &[ReplayRun]) -> Self {
-        let mut s = ReplaySummary {
-            triggers: Trigger::ALL.iter().skip(1).map(|t| (*t, 0)).collect(),
-            ..ReplaySummary::default()
-        };
+        let mut s = ReplaySummary::empty();
         for (outcome, run) in outcomes.iter().zip(runs) {
+            s.add(outcome, run);
+        }
+        s
+    }
+
+    /// The summary of no runs, ready for [`ReplaySummary::add`].
+    pub fn empty() -> Self {
+        ReplaySummary { triggers: Trigger::ALL.iter().skip(1).map(|t| (*t, 0)).collect(), ..ReplaySummary::default() }
+    }
+
+    /// Folds one more run in (sums in run order, so a stream folded run by run equals
+    /// [`ReplaySummary::of`] over all of them).
+    pub fn add(&mut self, outcome: &RunOutcome, run: &ReplayRun) {
+        let s = self;
+        {
             s.runs += 1;
             s.iterations_available += outcome.iterations_available;
             s.iterations_used += outcome.iterations_run;
@@ -628,7 +644,6 @@ impl ReplaySummary {
                 s.ended_without_stop += 1;
             }
         }
-        s
     }
 
     fn mean(&self, sum: f64) -> f64 {
@@ -708,6 +723,45 @@ impl LoopReplay {
             ("summary", self.summary.to_value()),
             ("runs", Value::Array(self.outcomes.iter().map(RunOutcome::to_value).collect())),
         ])
+    }
+}
+
+/// A replay fed one run at a time (a host streaming a JSONL file): memory is bounded by the
+/// largest run, and the outcomes and summary are exactly [`replay_loops`]' over the same runs.
+#[derive(Clone, Debug)]
+pub struct ReplayStream {
+    policy: LoopPolicy,
+    summary: ReplaySummary,
+}
+
+impl ReplayStream {
+    /// A stream replaying `policy` (validated).
+    pub fn new(policy: LoopPolicy) -> Result<Self> {
+        policy.validate()?;
+        Ok(ReplayStream { policy, summary: ReplaySummary::empty() })
+    }
+
+    /// [`ReplayStream::new`] from a host value (see [`LoopPolicy::from_value`]).
+    pub fn from_policy_value(policy: &Value, naming: Naming) -> Result<Self> {
+        Self::new(LoopPolicy::from_value(policy, naming)?)
+    }
+
+    /// Replays the next run (validated; `path` names it in errors, e.g. `runs[3]`).
+    pub fn replay(&mut self, run: &ReplayRun, path: &str) -> Result<RunOutcome> {
+        run.validate(path)?;
+        let outcome = replay_checked(run, &self.policy);
+        self.summary.add(&outcome, run);
+        Ok(outcome)
+    }
+
+    /// The policy replayed.
+    pub fn policy(&self) -> &LoopPolicy {
+        &self.policy
+    }
+
+    /// The summary over the runs replayed so far.
+    pub fn summary(&self) -> &ReplaySummary {
+        &self.summary
     }
 }
 

@@ -180,10 +180,14 @@ pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
 /// ([`crate::replay_input`]: a byte-order mark ignored, each line within the document limits,
 /// a syntax error a range error).
 pub fn parse_runs_jsonl(text: &str, naming: Naming) -> Result<Vec<RecordedRun>> {
-    crate::replay_input::read_lines(text, true, |line, path| {
-        let value = Value::parse_json(line, CODE, path)?;
-        RecordedRun::from_value(&value, naming, path)
-    })
+    crate::replay_input::read_lines(text, true, |line, path| read_run_line(line, naming, path))
+}
+
+/// Reads one JSONL line as the run at `path` (`runs[3]`), as [`parse_runs_jsonl`] reads each
+/// of its lines: for hosts that stream a file through [`crate::replay_input::JsonlLines`].
+pub fn read_run_line(line: &str, naming: Naming, path: &str) -> Result<RecordedRun> {
+    let value = Value::parse_json(line, CODE, path)?;
+    RecordedRun::from_value(&value, naming, path)
 }
 
 /// What is replayed.
@@ -379,92 +383,173 @@ fn observation(run: &RecordedRun, executed: &[usize], learn: Learn) -> Vec<Obser
 
 /// Replays `policy` over `runs`; the policy's model learns per `learn` after each run.
 pub fn replay(runs: &[RecordedRun], policy: &ReplayPolicy, learn: Learn) -> Result<ReplayReport> {
-    let mut model = match policy {
-        ReplayPolicy::Adr(config) => {
-            config.validate()?;
-            None
-        }
-        ReplayPolicy::Policy { config, model } => {
-            config.validate()?;
-            Some(model.clone())
-        }
-    };
+    let mut stream = ReplayStream::new(policy.clone(), learn)?;
     let mut out = Vec::with_capacity(runs.len());
     for run in runs {
-        let cost_ms: f64 = run.layers.iter().fold(0.0, |acc, l| acc + l.duration_ms);
-        let (executed, exit_layer, reason, verified_layers, skipped_from, risk) = match (policy, model.as_mut()) {
-            (ReplayPolicy::Policy { config, .. }, Some(m)) => {
-                let (executed, reason, risk) = replay_policy(config, m, run);
-                if learn != Learn::None {
-                    m.update(config, &observation(run, &executed, learn))?;
-                }
-                let exit_layer = executed.last().copied().unwrap_or(0);
-                (executed, exit_layer, reason, 0, None, risk)
-            }
-            (ReplayPolicy::Adr(config), _) => {
-                let play = replay_adr(config, run)?;
-                (play.executed, play.exit_layer, play.reason, play.verified_layers, play.skipped_from, None)
-            }
-            (ReplayPolicy::Policy { .. }, None) => (Vec::new(), 0, "completed", 0, None, None),
-        };
-        let ran = |i: usize| executed.contains(&i);
-        let saved_actual_ms: f64 =
-            run.layers.iter().enumerate().filter(|(i, _)| !ran(*i)).fold(0.0, |acc, (_, l)| acc + l.duration_ms);
-        let saved_nominal_ms = match skipped_from {
-            Some(from) => run.layers.iter().skip(from).fold(0.0, |acc, l| acc + l.duration_ms),
-            None => saved_actual_ms,
-        };
-        let failed = run.failed();
-        let caught = executed.iter().any(|&i| run.layers.get(i).is_some_and(|l| l.failed));
-        out.push(RunReplay {
-            id: run.id.clone(),
-            layers: run.layers.len(),
-            executed,
-            exit_layer,
-            reason,
-            verified_layers,
-            failed,
-            caught,
-            missed: failed && !caught,
-            risk,
-            cost_ms,
-            saved_nominal_ms,
-            saved_actual_ms,
-        });
+        out.push(stream.replay(run)?);
     }
     let summary = summarize(&out);
-    Ok(ReplayReport { runs: out, summary, model })
+    Ok(ReplayReport { runs: out, summary, model: stream.model })
+}
+
+/// A replay fed one run at a time (a host streaming a JSONL file): memory is bounded by the
+/// largest run (and the model), and each run's replay, the summary and the final model are
+/// exactly [`replay`]'s over the same runs.
+#[derive(Clone, Debug)]
+pub struct ReplayStream {
+    policy: ReplayPolicy,
+    learn: Learn,
+    model: Option<OutcomeModel>,
+    tally: ReplayTally,
+}
+
+impl ReplayStream {
+    /// A stream replaying `policy` (its config validated), learning per `learn`.
+    pub fn new(policy: ReplayPolicy, learn: Learn) -> Result<Self> {
+        let model = match &policy {
+            ReplayPolicy::Adr(config) => {
+                config.validate()?;
+                None
+            }
+            ReplayPolicy::Policy { config, model } => {
+                config.validate()?;
+                Some(model.clone())
+            }
+        };
+        Ok(ReplayStream { policy, learn, model, tally: ReplayTally::default() })
+    }
+
+    /// Replays the next run.
+    pub fn replay(&mut self, run: &RecordedRun) -> Result<RunReplay> {
+        let replayed = replay_one(&self.policy, self.model.as_mut(), self.learn, run)?;
+        self.tally.add(&replayed);
+        Ok(replayed)
+    }
+
+    /// The summary over the runs replayed so far.
+    pub fn summary(&self) -> ReplaySummary {
+        self.tally.summary()
+    }
+
+    /// The policy's model as it stands (None for the ADR).
+    pub fn model(&self) -> Option<&OutcomeModel> {
+        self.model.as_ref()
+    }
+}
+
+fn replay_one(
+    policy: &ReplayPolicy,
+    model: Option<&mut OutcomeModel>,
+    learn: Learn,
+    run: &RecordedRun,
+) -> Result<RunReplay> {
+    let cost_ms: f64 = run.layers.iter().fold(0.0, |acc, l| acc + l.duration_ms);
+    let (executed, exit_layer, reason, verified_layers, skipped_from, risk) = match (policy, model) {
+        (ReplayPolicy::Policy { config, .. }, Some(m)) => {
+            let (executed, reason, risk) = replay_policy(config, m, run);
+            if learn != Learn::None {
+                m.update(config, &observation(run, &executed, learn))?;
+            }
+            let exit_layer = executed.last().copied().unwrap_or(0);
+            (executed, exit_layer, reason, 0, None, risk)
+        }
+        (ReplayPolicy::Adr(config), _) => {
+            let play = replay_adr(config, run)?;
+            (play.executed, play.exit_layer, play.reason, play.verified_layers, play.skipped_from, None)
+        }
+        (ReplayPolicy::Policy { .. }, None) => (Vec::new(), 0, "completed", 0, None, None),
+    };
+    let ran = |i: usize| executed.contains(&i);
+    let saved_actual_ms: f64 =
+        run.layers.iter().enumerate().filter(|(i, _)| !ran(*i)).fold(0.0, |acc, (_, l)| acc + l.duration_ms);
+    let saved_nominal_ms = match skipped_from {
+        Some(from) => run.layers.iter().skip(from).fold(0.0, |acc, l| acc + l.duration_ms),
+        None => saved_actual_ms,
+    };
+    let failed = run.failed();
+    let caught = executed.iter().any(|&i| run.layers.get(i).is_some_and(|l| l.failed));
+    Ok(RunReplay {
+        id: run.id.clone(),
+        layers: run.layers.len(),
+        executed,
+        exit_layer,
+        reason,
+        verified_layers,
+        failed,
+        caught,
+        missed: failed && !caught,
+        risk,
+        cost_ms,
+        saved_nominal_ms,
+        saved_actual_ms,
+    })
+}
+
+/// The running sums behind a [`ReplaySummary`] (sums in run order).
+#[derive(Clone, Debug, Default)]
+struct ReplayTally {
+    runs: usize,
+    failing_runs: usize,
+    caught: usize,
+    declared_green: usize,
+    total_ms: f64,
+    saved_nominal_ms: f64,
+    saved_actual_ms: f64,
+    layers_total: usize,
+    layers_run: usize,
+    verified_layers: usize,
+    risk_bounded_stops: usize,
+}
+
+impl ReplayTally {
+    fn add(&mut self, r: &RunReplay) {
+        self.runs += 1;
+        self.failing_runs += usize::from(r.failed);
+        self.caught += usize::from(r.failed && r.caught);
+        self.declared_green += usize::from(!r.caught);
+        self.total_ms += r.cost_ms;
+        self.saved_nominal_ms += r.saved_nominal_ms;
+        self.saved_actual_ms += r.saved_actual_ms;
+        self.layers_total += r.layers;
+        self.layers_run += r.executed.len();
+        self.verified_layers += r.verified_layers;
+        self.risk_bounded_stops += usize::from(r.reason == "risk_bounded");
+    }
+
+    fn summary(&self) -> ReplaySummary {
+        let (failing_runs, caught, declared_green, total_ms) =
+            (self.failing_runs, self.caught, self.declared_green, self.total_ms);
+        let missed = failing_runs - caught;
+        let share = |x: f64| (total_ms > 0.0).then(|| x / total_ms);
+        ReplaySummary {
+            runs: self.runs,
+            failing_runs,
+            caught,
+            missed,
+            recall: (failing_runs > 0).then(|| caught as f64 / failing_runs as f64),
+            declared_green,
+            false_pass_rate: (declared_green > 0).then(|| missed as f64 / declared_green as f64),
+            false_pass_ci: wilson_interval(missed as u64, declared_green as u64),
+            total_ms,
+            saved_nominal_ms: self.saved_nominal_ms,
+            saved_actual_ms: self.saved_actual_ms,
+            saved_nominal: share(self.saved_nominal_ms),
+            saved_actual: share(self.saved_actual_ms),
+            layers_total: self.layers_total,
+            layers_run: self.layers_run,
+            verified_layers: self.verified_layers,
+            risk_bounded_stops: self.risk_bounded_stops,
+        }
+    }
 }
 
 /// Aggregates per-run replays.
 pub fn summarize(runs: &[RunReplay]) -> ReplaySummary {
-    let failing_runs = runs.iter().filter(|r| r.failed).count();
-    let caught = runs.iter().filter(|r| r.failed && r.caught).count();
-    let missed = failing_runs - caught;
-    let declared_green = runs.iter().filter(|r| !r.caught).count();
-    let total_ms = runs.iter().fold(0.0, |acc, r| acc + r.cost_ms);
-    let saved_nominal_ms = runs.iter().fold(0.0, |acc, r| acc + r.saved_nominal_ms);
-    let saved_actual_ms = runs.iter().fold(0.0, |acc, r| acc + r.saved_actual_ms);
-    let share = |x: f64| (total_ms > 0.0).then(|| x / total_ms);
-    ReplaySummary {
-        runs: runs.len(),
-        failing_runs,
-        caught,
-        missed,
-        recall: (failing_runs > 0).then(|| caught as f64 / failing_runs as f64),
-        declared_green,
-        false_pass_rate: (declared_green > 0).then(|| missed as f64 / declared_green as f64),
-        false_pass_ci: wilson_interval(missed as u64, declared_green as u64),
-        total_ms,
-        saved_nominal_ms,
-        saved_actual_ms,
-        saved_nominal: share(saved_nominal_ms),
-        saved_actual: share(saved_actual_ms),
-        layers_total: runs.iter().map(|r| r.layers).sum(),
-        layers_run: runs.iter().map(|r| r.executed.len()).sum(),
-        verified_layers: runs.iter().map(|r| r.verified_layers).sum(),
-        risk_bounded_stops: runs.iter().filter(|r| r.reason == "risk_bounded").count(),
+    let mut tally = ReplayTally::default();
+    for run in runs {
+        tally.add(run);
     }
+    tally.summary()
 }
 
 /// Shadow mode: every recorded layer ran; report what the policy would have run and missed,
@@ -643,6 +728,15 @@ fn static_name(name: &str) -> &'static str {
 /// `config` a partial config over that preset; `model` a model document for the policy
 /// presets; `learn` `ran` (default), `all` or `none`.
 pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let (name, policy, learn) = replay_options(options, naming)?;
+    let runs = parse_runs(runs, naming)?;
+    let report = replay(&runs, &policy, learn)?;
+    Ok(report_value(&report, name, naming))
+}
+
+/// Reads `{policy?, config?, model?, learn?}` as [`replay_value`] does: the policy's name,
+/// the policy and what its model learns.
+fn replay_options(options: &Value, naming: Naming) -> Result<(&'static str, ReplayPolicy, Learn)> {
     let reader = options_reader(options, naming, &[POLICY, CONFIG, MODEL, LEARN])?;
     let kind = policy_arg(reader.as_ref(), naming, true)?;
     let learn = match reader.as_ref().and_then(|r| r.get(LEARN)) {
@@ -654,13 +748,20 @@ pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Val
         },
     };
     let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
-    let runs = parse_runs(runs, naming)?;
     let (name, policy) = match kind {
         ReplayPolicyKind::Adr(name, config) => (name, ReplayPolicy::Adr(config)),
         ReplayPolicyKind::Policy(name, config) => (name, ReplayPolicy::Policy { config, model }),
     };
-    let report = replay(&runs, &policy, learn)?;
-    Ok(report_value(&report, static_name(name), naming))
+    Ok((static_name(name), policy, learn))
+}
+
+impl ReplayStream {
+    /// A stream from the options of [`replay_value`] (`{policy?, config?, model?, learn?}`),
+    /// checked as it checks them, with the policy's name for the report.
+    pub fn from_options(options: &Value, naming: Naming) -> Result<(Self, &'static str)> {
+        let (name, policy, learn) = replay_options(options, naming)?;
+        Ok((ReplayStream::new(policy, learn)?, name))
+    }
 }
 
 /// `shadowPyramids(runs, {policy?, config?, model?})`: shadow mode over fully recorded runs.
@@ -683,73 +784,114 @@ pub fn shadow_value(runs: &Value, options: &Value, naming: Naming) -> Result<Val
 
 /// `calibratePyramidPolicy(runs, {risk, delta, config?, model?, grid?, warmup?})`.
 pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
-    let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-    reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY])?;
-    let kind = policy_arg(Some(&reader), naming, false)?;
-    let ReplayPolicyKind::Policy(_, config) = kind else {
-        return Err(Error::new(
-            ErrorCode::InvalidConfig,
-            ErrorKind::Range,
-            "policy",
-            "calibration needs a policy preset",
-        ));
-    };
-    let risk = reader.number(RISK, 0.0, 1.0)?;
-    let delta = reader.number(DELTA, 0.0, 1.0)?;
-    let warmup = reader.opt_number(WARMUP, 0.0, 1.0)?.unwrap_or(0.5);
-    let grid: Vec<f64> = match reader.get(GRID) {
-        None | Some(Value::Null) => DEFAULT_GRID.to_vec(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::Number(n) => Ok(*n),
-                other => {
-                    let field = value::index_path("grid", i);
-                    Err(Error::new(
-                        ErrorCode::InvalidConfig,
-                        ErrorKind::Type,
-                        field.clone(),
-                        value::concat(&[&field, " must be a number, got ", &other.describe()]),
-                    ))
-                }
-            })
-            .collect::<Result<_>>()?,
-        Some(other) => {
+    let request = CalibrationRequest::from_options(options, naming)?;
+    let runs = parse_runs(runs, naming)?;
+    request.run(&runs)
+}
+
+/// The options of [`calibrate_value`], read and checked before any run is (a host streaming
+/// a large file reports a bad option first, as the binding entry does).
+#[derive(Clone, Debug)]
+pub struct CalibrationRequest {
+    config: PolicyConfig,
+    model: OutcomeModel,
+    risk: f64,
+    delta: f64,
+    grid: Vec<f64>,
+    warmup: f64,
+    naming: Naming,
+}
+
+impl CalibrationRequest {
+    /// Reads `{risk, delta, policy?, config?, model?, grid?, warmup?}`.
+    pub fn from_options(options: &Value, naming: Naming) -> Result<Self> {
+        let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
+        reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY])?;
+        let kind = policy_arg(Some(&reader), naming, false)?;
+        let ReplayPolicyKind::Policy(_, config) = kind else {
             return Err(Error::new(
                 ErrorCode::InvalidConfig,
-                ErrorKind::Type,
-                "grid",
-                value::concat(&["grid must be an array of numbers, got ", &other.describe()]),
-            ))
-        }
-    };
-    let model = model_arg(reader.get(MODEL))?;
-    let runs = parse_runs(runs, naming)?;
-    let c = calibrate(&runs, &config, &model, risk, delta, &grid, warmup)?;
-    let key = |js: &'static str, snake: &'static str| match naming {
-        Naming::Js => js.to_string(),
-        Naming::Snake => snake.to_string(),
-    };
-    let steps = c
-        .steps
-        .iter()
-        .map(|s| {
-            Value::Object(vec![
-                (key("riskBudget", "risk_budget"), Value::Number(s.risk_budget)),
-                (key("failingRuns", "failing_runs"), Value::Number(s.failing_runs as f64)),
-                ("missed".into(), Value::Number(s.missed as f64)),
-                (key("pValue", "p_value"), Value::Number(s.p_value)),
-                ("certified".into(), Value::Bool(s.certified)),
-            ])
-        })
-        .collect();
-    Ok(Value::Object(vec![
-        (key("riskBudget", "risk_budget"), Value::Number(c.risk_budget)),
-        ("config".into(), c.config.to_value(naming)),
-        ("steps".into(), Value::Array(steps)),
-        ("model".into(), c.model.to_value(Naming::Js)),
-    ]))
+                ErrorKind::Range,
+                "policy",
+                "calibration needs a policy preset",
+            ));
+        };
+        let risk = reader.number(RISK, 0.0, 1.0)?;
+        let delta = reader.number(DELTA, 0.0, 1.0)?;
+        let warmup = reader.opt_number(WARMUP, 0.0, 1.0)?.unwrap_or(0.5);
+        let grid: Vec<f64> = match reader.get(GRID) {
+            None | Some(Value::Null) => DEFAULT_GRID.to_vec(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::Number(n) => Ok(*n),
+                    other => {
+                        let field = value::index_path("grid", i);
+                        Err(Error::new(
+                            ErrorCode::InvalidConfig,
+                            ErrorKind::Type,
+                            field.clone(),
+                            value::concat(&[&field, " must be a number, got ", &other.describe()]),
+                        ))
+                    }
+                })
+                .collect::<Result<_>>()?,
+            Some(other) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidConfig,
+                    ErrorKind::Type,
+                    "grid",
+                    value::concat(&["grid must be an array of numbers, got ", &other.describe()]),
+                ))
+            }
+        };
+        let model = model_arg(reader.get(MODEL))?;
+        Ok(CalibrationRequest { config, model, risk, delta, grid, warmup, naming })
+    }
+
+    /// Calibrates over `runs` and answers what [`calibrate_value`] answers.
+    pub fn run(&self, runs: &[RecordedRun]) -> Result<Value> {
+        let naming = self.naming;
+        let c = calibrate(runs, &self.config, &self.model, self.risk, self.delta, &self.grid, self.warmup)?;
+        let key = |js: &'static str, snake: &'static str| match naming {
+            Naming::Js => js.to_string(),
+            Naming::Snake => snake.to_string(),
+        };
+        let steps = c
+            .steps
+            .iter()
+            .map(|s| {
+                Value::Object(vec![
+                    (key("riskBudget", "risk_budget"), Value::Number(s.risk_budget)),
+                    (key("failingRuns", "failing_runs"), Value::Number(s.failing_runs as f64)),
+                    ("missed".into(), Value::Number(s.missed as f64)),
+                    (key("pValue", "p_value"), Value::Number(s.p_value)),
+                    ("certified".into(), Value::Bool(s.certified)),
+                ])
+            })
+            .collect();
+        Ok(Value::Object(vec![
+            (key("riskBudget", "risk_budget"), Value::Number(c.risk_budget)),
+            ("config".into(), c.config.to_value(naming)),
+            ("steps".into(), Value::Array(steps)),
+            ("model".into(), c.model.to_value(Naming::Js)),
+        ]))
+    }
+}
+
+impl RecordedRun {
+    /// The run as calibration keeps it: each layer's name, duration and outcome, without
+    /// the id, test counts, flaky ratio and coverage, which only the ADR's presets read
+    /// (calibration replays the model-based policy only, so its answer is unchanged).
+    pub fn for_calibration(self) -> RecordedRun {
+        let layers = self
+            .layers
+            .into_iter()
+            .map(|l| RecordedLayer { total: None, passed: None, flaky_ratio: None, coverage: None, ..l })
+            .collect();
+        RecordedRun { id: None, layers }
+    }
 }
 
 fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
@@ -841,36 +983,51 @@ pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming)
 
 /// The report object.
 pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Value {
-    let key = |js: &'static str, snake: &'static str| match naming {
+    Value::Object(vec![
+        ("policy".into(), Value::string(policy)),
+        ("runs".into(), Value::Array(report.runs.iter().map(|r| run_value(r, naming)).collect())),
+        ("summary".into(), summary_value(&report.summary, naming)),
+        ("model".into(), report.model.as_ref().map_or(Value::Null, |m| m.to_value(Naming::Js))),
+    ])
+}
+
+fn key(naming: Naming, js: &'static str, snake: &'static str) -> String {
+    match naming {
         Naming::Js => js.to_string(),
         Naming::Snake => snake.to_string(),
-    };
-    let num = |n: usize| Value::Number(n as f64);
-    let runs = report
-        .runs
-        .iter()
-        .map(|r| {
-            Value::Object(vec![
-                ("id".into(), r.id.as_deref().map_or(Value::Null, Value::string)),
-                ("layers".into(), num(r.layers)),
-                (key("layersRun", "layers_run"), num(r.executed.len())),
-                ("executed".into(), Value::Array(r.executed.iter().map(|&i| num(i)).collect())),
-                (key("exitLayer", "exit_layer"), num(r.exit_layer)),
-                ("reason".into(), Value::string(r.reason)),
-                (key("verifiedLayers", "verified_layers"), num(r.verified_layers)),
-                ("failed".into(), Value::Bool(r.failed)),
-                ("caught".into(), Value::Bool(r.caught)),
-                ("missed".into(), Value::Bool(r.missed)),
-                ("risk".into(), Value::opt_number(r.risk)),
-                (key("costMs", "cost_ms"), Value::Number(r.cost_ms)),
-                (key("savedNominalMs", "saved_nominal_ms"), Value::Number(r.saved_nominal_ms)),
-                (key("savedActualMs", "saved_actual_ms"), Value::Number(r.saved_actual_ms)),
-            ])
-        })
-        .collect();
-    let s = &report.summary;
+    }
+}
+
+fn num(n: usize) -> Value {
+    Value::Number(n as f64)
+}
+
+/// One run's row of the report (an entry of its `runs`).
+pub fn run_value(r: &RunReplay, naming: Naming) -> Value {
+    let key = |js, snake| key(naming, js, snake);
+    Value::Object(vec![
+        ("id".into(), r.id.as_deref().map_or(Value::Null, Value::string)),
+        ("layers".into(), num(r.layers)),
+        (key("layersRun", "layers_run"), num(r.executed.len())),
+        ("executed".into(), Value::Array(r.executed.iter().map(|&i| num(i)).collect())),
+        (key("exitLayer", "exit_layer"), num(r.exit_layer)),
+        ("reason".into(), Value::string(r.reason)),
+        (key("verifiedLayers", "verified_layers"), num(r.verified_layers)),
+        ("failed".into(), Value::Bool(r.failed)),
+        ("caught".into(), Value::Bool(r.caught)),
+        ("missed".into(), Value::Bool(r.missed)),
+        ("risk".into(), Value::opt_number(r.risk)),
+        (key("costMs", "cost_ms"), Value::Number(r.cost_ms)),
+        (key("savedNominalMs", "saved_nominal_ms"), Value::Number(r.saved_nominal_ms)),
+        (key("savedActualMs", "saved_actual_ms"), Value::Number(r.saved_actual_ms)),
+    ])
+}
+
+/// The report's `summary`.
+pub fn summary_value(s: &ReplaySummary, naming: Naming) -> Value {
+    let key = |js, snake| key(naming, js, snake);
     let ci = s.false_pass_ci.map_or(Value::Null, |(lo, hi)| Value::Array(vec![Value::Number(lo), Value::Number(hi)]));
-    let summary = Value::Object(vec![
+    Value::Object(vec![
         ("runs".into(), num(s.runs)),
         (key("failingRuns", "failing_runs"), num(s.failing_runs)),
         ("caught".into(), num(s.caught)),
@@ -888,11 +1045,5 @@ pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Valu
         (key("layersRun", "layers_run"), num(s.layers_run)),
         (key("verifiedLayers", "verified_layers"), num(s.verified_layers)),
         (key("riskBoundedStops", "risk_bounded_stops"), num(s.risk_bounded_stops)),
-    ]);
-    Value::Object(vec![
-        ("policy".into(), Value::string(policy)),
-        ("runs".into(), Value::Array(runs)),
-        ("summary".into(), summary),
-        ("model".into(), report.model.as_ref().map_or(Value::Null, |m| m.to_value(Naming::Js))),
     ])
 }

@@ -1,0 +1,334 @@
+//! Test reports (JUnit / xUnit XML) folded into a layer result: the model and the formulas.
+//!
+//! A host parses the XML (the core has no XML reader) and feeds each `<testcase>` element
+//! here as a [`CaseAttempt`]; this module says what each element means ([`element_role`]),
+//! which attempts are one test, and how the tests become a [`crate::LayerResult`]:
+//!
+//! * a **test** is identified by the names of its enclosing `<testsuite>` elements, its
+//!   `classname` and its `name`; several `<testcase>` elements with one identity (pytest's
+//!   reruns write one per attempt, a CI job may add the report of a rerun) are attempts of
+//!   one test, in any of the reports given together;
+//! * an attempt **failed** when it holds `<failure>` or `<error>`, was **skipped** when it
+//!   holds `<skipped>` (and no failure), and **passed** otherwise; each `<flakyFailure>`,
+//!   `<flakyError>`, `<rerunFailure>` or `<rerunError>` inside it (Surefire's reruns) is one
+//!   more failed attempt of the same test;
+//! * a test **passed** when some attempt passed (it is **flaky** too when some attempt
+//!   failed), **failed** when attempts failed and none passed, and is **skipped** when every
+//!   attempt was skipped;
+//! * `total` counts the executed tests (skipped ones excluded), `passRate = passed / total`
+//!   (flaky tests count as passed, once), `flakyRatio = flaky / total`;
+//! * the duration is, per report, the root element's `time` when it has one, else the sum of
+//!   its test cases' `time`, summed over the reports (seconds in the XML, ms in the result).
+//!
+//! A set of reports with no executed test is refused (`invalid_layer_result`): a pass rate
+//! of nothing is not a result. The same words are in `docs/cli.md`.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::jsnum;
+use crate::value::{self, ObjectBuilder, Value};
+
+const CODE: ErrorCode = ErrorCode::InvalidLayerResult;
+
+/// What an XML element of a JUnit report is to the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `<testsuites>`: a container of suites (a report's usual root).
+    Suites,
+    /// `<testsuite>`: a named suite (a root too, as Surefire writes it); suites nest.
+    Suite,
+    /// `<testcase>`: one attempt of a test.
+    Case,
+    /// `<failure>` or `<error>` inside a test case: the attempt failed.
+    Failure,
+    /// `<skipped>` inside a test case.
+    Skipped,
+    /// `<flakyFailure>`, `<flakyError>`, `<rerunFailure>`, `<rerunError>`: one more failed
+    /// attempt of the test case that holds it.
+    FailedRerun,
+    /// Anything else (`properties`, `system-out`, ...): ignored.
+    Other,
+}
+
+/// The role of an element named `name` (local name, case-sensitive as XML is).
+pub fn element_role(name: &str) -> Role {
+    match name {
+        "testsuites" => Role::Suites,
+        "testsuite" => Role::Suite,
+        "testcase" => Role::Case,
+        "failure" | "error" => Role::Failure,
+        "skipped" => Role::Skipped,
+        "flakyFailure" | "flakyError" | "rerunFailure" | "rerunError" => Role::FailedRerun,
+        _ => Role::Other,
+    }
+}
+
+/// How one `<testcase>` element ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttemptStatus {
+    /// No failure, error or skip inside it.
+    Passed,
+    /// It holds `<failure>` or `<error>`.
+    Failed,
+    /// It holds `<skipped>` and no failure.
+    Skipped,
+}
+
+impl AttemptStatus {
+    /// The status of a test case from what it holds: a failure wins over a skip.
+    pub fn of(failed: bool, skipped: bool) -> Self {
+        if failed {
+            AttemptStatus::Failed
+        } else if skipped {
+            AttemptStatus::Skipped
+        } else {
+            AttemptStatus::Passed
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Attempts {
+    passed: u64,
+    failed: u64,
+}
+
+/// The tests of one or more reports, folded attempt by attempt.
+#[derive(Clone, Debug, Default)]
+pub struct TestReportTally {
+    tests: HashMap<String, Attempts>,
+    duration_s: f64,
+    cases: u64,
+}
+
+/// The counts a tally comes to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TestCountsSummary {
+    /// Executed tests (skipped ones excluded).
+    pub total: u64,
+    /// Tests that passed (flaky ones included).
+    pub passed: u64,
+    /// Tests that failed in every attempt.
+    pub failed: u64,
+    /// Tests that failed, then passed.
+    pub flaky: u64,
+    /// Tests skipped in every attempt.
+    pub skipped: u64,
+    /// `<testcase>` elements read (attempts).
+    pub cases: u64,
+    /// Summed duration, ms.
+    pub duration_ms: f64,
+}
+
+impl TestReportTally {
+    /// An empty tally.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// One `<testcase>` element: `suites` are the names of its enclosing `<testsuite>`
+    /// elements (outermost first), `failed_reruns` the flaky/rerun elements inside it.
+    pub fn add_case(
+        &mut self,
+        suites: &[&str],
+        classname: &str,
+        name: &str,
+        status: AttemptStatus,
+        failed_reruns: u64,
+    ) {
+        // Names joined with a separator no XML name or attribute can hold (U+0000).
+        let mut id = String::new();
+        for suite in suites {
+            id.push_str(suite);
+            id.push('\u{0}');
+        }
+        id.push_str(classname);
+        id.push('\u{0}');
+        id.push_str(name);
+        let entry = self.tests.entry(id).or_default();
+        match status {
+            AttemptStatus::Passed => entry.passed += 1,
+            AttemptStatus::Failed => entry.failed += 1,
+            AttemptStatus::Skipped => {}
+        }
+        entry.failed = entry.failed.saturating_add(failed_reruns);
+        self.cases += 1;
+    }
+
+    /// One report's duration: its root's `time` when it has one, else the sum of its test
+    /// cases' `time` (both in seconds, as JUnit writes them).
+    pub fn add_report_time(&mut self, root_seconds: Option<f64>, cases_seconds: f64) {
+        self.duration_s += root_seconds.unwrap_or(cases_seconds);
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> TestCountsSummary {
+        let mut c = TestCountsSummary {
+            total: 0,
+            passed: 0,
+            failed: 0,
+            flaky: 0,
+            skipped: 0,
+            cases: self.cases,
+            duration_ms: self.duration_s * 1000.0,
+        };
+        for attempts in self.tests.values() {
+            match (attempts.passed > 0, attempts.failed > 0) {
+                (true, flaky) => {
+                    c.passed += 1;
+                    c.flaky += u64::from(flaky);
+                }
+                (false, true) => c.failed += 1,
+                (false, false) => c.skipped += 1,
+            }
+        }
+        c.total = c.passed + c.failed;
+        c
+    }
+
+    /// The layer result the reports give, `{passRate, coverage, flakyRatio, durationMs,
+    /// total, passed, failed, flaky, skipped}` (JS spelling), with `coverage` as given (1
+    /// when not measured, as replay defaults it: unmeasured coverage does not lower the
+    /// signal). No executed test: `invalid_layer_result` on field `junit`.
+    pub fn layer_result(&self, coverage: Option<f64>) -> Result<Value> {
+        let c = self.counts();
+        if c.total == 0 {
+            return Err(Error::new(
+                CODE,
+                ErrorKind::Range,
+                "junit",
+                value::concat(&[
+                    "junit: the reports hold no executed test case (",
+                    &jsnum::uint_string(c.cases),
+                    " test case elements, ",
+                    &jsnum::uint_string(c.skipped),
+                    " tests skipped)",
+                ]),
+            ));
+        }
+        let total = c.total as f64;
+        Ok(ObjectBuilder::new()
+            .number("passRate", c.passed as f64 / total)
+            .number("coverage", coverage.unwrap_or(1.0))
+            .number("flakyRatio", c.flaky as f64 / total)
+            .number("durationMs", c.duration_ms)
+            .number("total", total)
+            .number("passed", c.passed as f64)
+            .number("failed", c.failed as f64)
+            .number("flaky", c.flaky as f64)
+            .number("skipped", c.skipped as f64)
+            .build())
+    }
+}
+
+/// A report that is not well-formed XML, or not a JUnit report (`detail` says why): code
+/// `invalid_layer_result`, field `junit[i]` (the i-th report given).
+pub fn malformed_report(index: usize, file: &str, detail: &str) -> Error {
+    let field = value::index_path("junit", index);
+    Error::new(CODE, ErrorKind::Range, field.clone(), value::concat(&[&field, " (", file, "): ", detail]))
+}
+
+/// Checks a report's root element: `<testsuites>` or `<testsuite>`.
+pub fn check_root(index: usize, file: &str, root: &str) -> Result<()> {
+    match element_role(root) {
+        Role::Suites | Role::Suite => Ok(()),
+        _ => Err(malformed_report(
+            index,
+            file,
+            &value::concat(&["not a JUnit report: the root element is <", root, ">, not <testsuites> or <testsuite>"]),
+        )),
+    }
+}
+
+/// A `time` attribute in seconds (`"0.25"`): a finite number >= 0, else an error naming the
+/// report and the attribute. `None` when absent. JUnit writers print plain decimals; a
+/// thousands separator (`"1,234.5"`, which some write) is read without it.
+pub fn seconds_attribute(index: usize, file: &str, text: Option<&str>) -> Result<Option<f64>> {
+    let Some(text) = text else { return Ok(None) };
+    let cleaned: String = text.trim().chars().filter(|c| *c != ',').collect();
+    match number_text(&cleaned) {
+        Some(n) if n >= 0.0 => Ok(Some(n)),
+        _ => Err(malformed_report(
+            index,
+            file,
+            &value::concat(&["time must be a finite number of seconds >= 0, got '", text, "'"]),
+        )),
+    }
+}
+
+/// Cobertura's coverage (`<coverage line-rate="0.85">`, as coverage.py writes it): the root
+/// must be `<coverage>` and its `line-rate` a number in 0..=1. Code `invalid_layer_result`,
+/// field `coverage_xml`.
+pub fn cobertura_coverage(file: &str, root: &str, line_rate: Option<&str>) -> Result<f64> {
+    let fail = |detail: &str| {
+        Error::new(CODE, ErrorKind::Range, "coverage_xml", value::concat(&["coverage_xml (", file, "): ", detail]))
+    };
+    if root != "coverage" {
+        return Err(fail(&value::concat(&[
+            "not a Cobertura report: the root element is <",
+            root,
+            ">, not <coverage>",
+        ])));
+    }
+    let Some(text) = line_rate else {
+        return Err(fail("the <coverage> element has no line-rate attribute"));
+    };
+    match number_text(text.trim()) {
+        Some(n) if (0.0..=1.0).contains(&n) => Ok(n),
+        _ => Err(fail(&value::concat(&["line-rate must be a number between 0 and 1, got '", text, "'"]))),
+    }
+}
+
+/// A malformed Cobertura file (`detail` from the host's XML reader).
+pub fn malformed_coverage(file: &str, detail: &str) -> Error {
+    Error::new(CODE, ErrorKind::Range, "coverage_xml", value::concat(&["coverage_xml (", file, "): ", detail]))
+}
+
+/// A finite number written as JSON writes one (what XML attributes of these formats hold).
+fn number_text(text: &str) -> Option<f64> {
+    match Value::parse_json(text, CODE, "") {
+        Ok(Value::Number(n)) if n.is_finite() => Some(n),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reruns_count_once_as_flaky() {
+        let mut t = TestReportTally::new();
+        t.add_case(&["s"], "c", "a", AttemptStatus::Failed, 0);
+        t.add_case(&["s"], "c", "a", AttemptStatus::Passed, 0);
+        t.add_case(&["s"], "c", "b", AttemptStatus::Passed, 2);
+        t.add_case(&["s"], "c", "d", AttemptStatus::Failed, 1);
+        t.add_case(&["s"], "c", "e", AttemptStatus::Skipped, 0);
+        t.add_case(&["t"], "c", "a", AttemptStatus::Passed, 0);
+        let c = t.counts();
+        assert_eq!((c.total, c.passed, c.failed, c.flaky, c.skipped, c.cases), (4, 3, 1, 2, 1, 6));
+        let v = t.layer_result(None).unwrap();
+        assert_eq!(v.get("passRate").and_then(Value::as_f64), Some(0.75));
+        assert_eq!(v.get("flakyRatio").and_then(Value::as_f64), Some(0.5));
+    }
+
+    #[test]
+    fn nothing_executed_is_refused() {
+        let mut t = TestReportTally::new();
+        t.add_case(&[], "c", "a", AttemptStatus::Skipped, 0);
+        let e = t.layer_result(Some(0.5)).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_layer_result", "junit"));
+    }
+
+    #[test]
+    fn attributes() {
+        assert_eq!(seconds_attribute(0, "f", Some("1,234.5")).unwrap(), Some(1234.5));
+        assert!(seconds_attribute(0, "f", Some("-1")).is_err());
+        assert!(seconds_attribute(0, "f", Some("NaN")).is_err());
+        assert_eq!(cobertura_coverage("f", "coverage", Some("0.85")).unwrap(), 0.85);
+        assert!(cobertura_coverage("f", "coverage", Some("1.5")).is_err());
+        assert!(cobertura_coverage("f", "report", Some("0.5")).is_err());
+        assert!(check_root(0, "f", "html").is_err());
+    }
+}
