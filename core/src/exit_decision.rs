@@ -49,6 +49,9 @@ pub struct ExitConfig {
     pub min_confidence: f64,
 }
 
+/// The names of the ADR's presets, as [`ExitConfig::preset`] reads them.
+pub const EXIT_PRESETS: [&str; 3] = ["default", "aggressive", "conservative"];
+
 impl ExitConfig {
     /// `DEFAULT_EXIT_CONFIG`.
     pub const DEFAULT: ExitConfig = ExitConfig {
@@ -83,6 +86,37 @@ impl ExitConfig {
         adaptive_exit_layer: false,
         min_confidence: 0.90,
     };
+
+    /// The ADR preset named `name` ([`EXIT_PRESETS`]: `default`, `aggressive`,
+    /// `conservative`), or `None`.
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "default" => Some(ExitConfig::DEFAULT),
+            "aggressive" => Some(ExitConfig::AGGRESSIVE),
+            "conservative" => Some(ExitConfig::CONSERVATIVE),
+            _ => None,
+        }
+    }
+
+    /// The preset named `name` (`field` names the argument in errors: `invalid_config`,
+    /// listing the names, for any other).
+    pub fn preset_named(name: &str, field: &str) -> Result<Self> {
+        ExitConfig::preset(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                field,
+                crate::value::concat(&[
+                    field,
+                    " must be one of '",
+                    &crate::value::join(&EXIT_PRESETS, "', '"),
+                    "', got '",
+                    name,
+                    "'",
+                ]),
+            )
+        })
+    }
 
     /// Merges a partial config object over `self` (`null` merges nothing).
     pub fn merged(&self, options: &Value, naming: Naming, path: &str, code: ErrorCode) -> Result<Self> {

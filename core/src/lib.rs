@@ -47,7 +47,7 @@ mod serde_impl;
 
 pub use analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
 pub use error::{Error, ErrorCode, ErrorKind, Result};
-pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
+pub use exit_decision::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, EXIT_PRESETS};
 pub use loop_stopping::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Observation,
     Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus,
@@ -60,6 +60,7 @@ pub use value::{Naming, Value};
 // Entry points of hosts that stream replay input or read test reports (the command-line
 // tool): re-exported here so their paths do not depend on the module layout.
 pub use loop_replay::{LoopPolicy, ReplayStream as LoopReplayStream};
+pub use loop_stopping::LOOP_PRESETS;
 pub use pyramid_replay::{CalibrationRequest, RecordedRun, ReplayStream as PyramidReplayStream};
 pub use replay_input::JsonlLines;
 pub use test_report::{AttemptStatus, Role as TestReportRole, TestReportTally};

@@ -699,12 +699,7 @@ fn policy_arg(reader: Option<&ObjectReader>, naming: Naming, adr_allowed: bool) 
         Some(_) => static_name(reader.map_or(Ok("default"), |r| r.choice(POLICY, allowed))?),
     };
     let partial = reader.and_then(|r| r.get(CONFIG)).unwrap_or(&Value::Null);
-    let preset = match name {
-        "aggressive" => Some(ExitConfig::AGGRESSIVE),
-        "conservative" => Some(ExitConfig::CONSERVATIVE),
-        "default" => Some(ExitConfig::DEFAULT),
-        _ => None,
-    };
+    let preset = ExitConfig::preset(name);
     match (preset, PolicyConfig::preset(name)) {
         (Some(adr), _) => {
             Ok(ReplayPolicyKind::Adr(name, adr.merged(partial, naming, "config", ErrorCode::InvalidConfig)?))
