@@ -51,7 +51,7 @@ pub struct RecordArgs {
     /// verification_status: passed, failed or skipped.
     #[arg(long, value_name = "STATUS")]
     verification: String,
-    /// quality_delta (the change since the previous iteration; default 0).
+    /// quality_delta (default: this quality minus the previous iteration's, 0 for the first).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     delta: Option<String>,
     /// tokens_used by this iteration.
