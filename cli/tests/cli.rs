@@ -76,7 +76,7 @@ fn loop_record_decides_as_the_library_and_exits_with_the_decision() {
             ("verification_status", Value::string("passed")),
             ("quality_delta", Value::Number(delta)),
         ]);
-        engine.record_value(&Value::Number(i as f64 + 1.0), &result, Naming::Js, || String::new()).unwrap();
+        engine.record_value(&Value::Number(i as f64 + 1.0), &result, Naming::Js, String::new).unwrap();
         let decision = engine.should_stop();
         let got = parse(&stdout(&out));
         assert_eq!(got.get("decision").unwrap().to_json(), decision.to_value().to_json(), "iteration {}", i + 1);
