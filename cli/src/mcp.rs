@@ -117,7 +117,7 @@ impl ServerHandler for Server {
         let result = match outcome {
             Ok(Ok(value)) => {
                 let text = value.to_json();
-                let structured: Json = serde_json::from_str(&text).unwrap_or(Json::Null);
+                let structured = to_json(&value);
                 let mut result = CallToolResult::structured(structured);
                 result.content = vec![ContentBlock::text(text)];
                 result
@@ -126,6 +126,26 @@ impl ServerHandler for Server {
             Err(e) => tool_error(&Failure::Internal(format!("the tool failed: {e}"))),
         };
         Ok(result.into())
+    }
+}
+
+/// A core value as serde's: the same numbers (exact f64; integral ones as integers, as the
+/// core prints them), keys in the core's order.
+fn to_json(value: &Value) -> Json {
+    match value {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Number(n) => {
+            if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+                Json::from(*n as i64)
+            } else {
+                serde_json::Number::from_f64(*n).map_or(Json::Null, Json::Number)
+            }
+        }
+        Value::String(s) => Json::String(s.clone()),
+        Value::Array(items) => Json::Array(items.iter().map(to_json).collect()),
+        Value::Object(entries) => Json::Object(entries.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+        Value::Other(_) => Json::Null,
     }
 }
 

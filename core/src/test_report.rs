@@ -5,16 +5,18 @@
 //! which attempts are one test, and how the tests become a [`crate::LayerResult`]:
 //!
 //! * a **test** is identified by the names of its enclosing `<testsuite>` elements, its
-//!   `classname` and its `name`; several `<testcase>` elements with one identity (pytest's
-//!   reruns write one per attempt, a CI job may add the report of a rerun) are attempts of
-//!   one test, in any of the reports given together;
+//!   `classname` and its `name`; several `<testcase>` elements with one identity are
+//!   attempts of one test, in the order read (the reports in the order given): pytest with
+//!   pytest-rerunfailures writes one per attempt (the retried ones hold no `<failure>`), and
+//!   a CI job may add the report of a rerun;
 //! * an attempt **failed** when it holds `<failure>` or `<error>`, was **skipped** when it
 //!   holds `<skipped>` (and no failure), and **passed** otherwise; each `<flakyFailure>`,
 //!   `<flakyError>`, `<rerunFailure>` or `<rerunError>` inside it (Surefire's reruns) is one
-//!   more failed attempt of the same test;
-//! * a test **passed** when some attempt passed (it is **flaky** too when some attempt
-//!   failed), **failed** when attempts failed and none passed, and is **skipped** when every
-//!   attempt was skipped;
+//!   more failed attempt before it;
+//! * a test's outcome is its **last** attempt that was not skipped: it **failed** when that
+//!   attempt failed, and **passed** when it passed; a passed test is also **flaky** when it
+//!   took more than one attempt (a runner retries only what failed) or an attempt failed. A
+//!   test whose every attempt was skipped is **skipped**;
 //! * `total` counts the executed tests (skipped ones excluded), `passRate = passed / total`
 //!   (flaky tests count as passed, once), `flakyRatio = flaky / total`;
 //! * the duration is, per report, the root element's `time` when it has one, else the sum of
@@ -90,8 +92,12 @@ impl AttemptStatus {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Attempts {
-    passed: u64,
-    failed: u64,
+    /// Attempts that ran (not skipped), reruns inside an element included.
+    ran: u64,
+    /// Some attempt failed.
+    any_failed: bool,
+    /// The last attempt that ran: `Some(true)` passed, `Some(false)` failed.
+    last_passed: Option<bool>,
 }
 
 /// The tests of one or more reports, folded attempt by attempt.
@@ -147,12 +153,21 @@ impl TestReportTally {
         id.push('\u{0}');
         id.push_str(name);
         let entry = self.tests.entry(id).or_default();
+        // The reruns inside an element came before its own outcome.
+        entry.ran = entry.ran.saturating_add(failed_reruns);
+        entry.any_failed |= failed_reruns > 0;
         match status {
-            AttemptStatus::Passed => entry.passed += 1,
-            AttemptStatus::Failed => entry.failed += 1,
+            AttemptStatus::Passed | AttemptStatus::Failed => {
+                let passed = status == AttemptStatus::Passed;
+                entry.ran = entry.ran.saturating_add(1);
+                entry.any_failed |= !passed;
+                entry.last_passed = Some(passed);
+            }
             AttemptStatus::Skipped => {}
         }
-        entry.failed = entry.failed.saturating_add(failed_reruns);
+        if entry.last_passed.is_none() && failed_reruns > 0 {
+            entry.last_passed = Some(false);
+        }
         self.cases += 1;
     }
 
@@ -174,13 +189,13 @@ impl TestReportTally {
             duration_ms: self.duration_s * 1000.0,
         };
         for attempts in self.tests.values() {
-            match (attempts.passed > 0, attempts.failed > 0) {
-                (true, flaky) => {
+            match attempts.last_passed {
+                Some(true) => {
                     c.passed += 1;
-                    c.flaky += u64::from(flaky);
+                    c.flaky += u64::from(attempts.ran > 1 || attempts.any_failed);
                 }
-                (false, true) => c.failed += 1,
-                (false, false) => c.skipped += 1,
+                Some(false) => c.failed += 1,
+                None => c.skipped += 1,
             }
         }
         c.total = c.passed + c.failed;
@@ -311,6 +326,25 @@ mod tests {
         let v = t.layer_result(None).unwrap();
         assert_eq!(v.get("passRate").and_then(Value::as_f64), Some(0.75));
         assert_eq!(v.get("flakyRatio").and_then(Value::as_f64), Some(0.5));
+    }
+
+    #[test]
+    fn the_last_attempt_decides() {
+        // pytest-rerunfailures: the retried attempts are bare elements, the last one says.
+        let mut t = TestReportTally::new();
+        for status in [AttemptStatus::Passed, AttemptStatus::Passed, AttemptStatus::Failed] {
+            t.add_case(&["pytest"], "m", "always_fails", status, 0);
+        }
+        t.add_case(&["pytest"], "m", "flaky", AttemptStatus::Passed, 0);
+        t.add_case(&["pytest"], "m", "flaky", AttemptStatus::Passed, 0);
+        t.add_case(&["pytest"], "m", "passes", AttemptStatus::Passed, 0);
+        let c = t.counts();
+        assert_eq!((c.total, c.passed, c.failed, c.flaky), (3, 2, 1, 1));
+        // A rerun report given after the first one: failed, then passed = flaky.
+        let mut t = TestReportTally::new();
+        t.add_case(&["s"], "c", "x", AttemptStatus::Failed, 0);
+        t.add_case(&["s"], "c", "x", AttemptStatus::Passed, 0);
+        assert_eq!((t.counts().passed, t.counts().flaky), (1, 1));
     }
 
     #[test]
