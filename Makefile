@@ -6,7 +6,7 @@
 #
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
-# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
+# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
 # (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
 # check-commits (commit subjects <= 72 characters with a body, in BASE..HEAD; BASE=main),
@@ -18,7 +18,7 @@ REFERENCE ?= ../shared/reference
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay fuzz setup vectors check-commits compare-builds test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench replay fuzz setup vectors check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
@@ -35,7 +35,7 @@ replay:
 setup:
 	bash scripts/setup.sh
 
-test-rust test-python test-node test-browser test-packaging:
+test-rust test-python test-node test-browser test-packaging test-cli:
 	bash scripts/$@.sh
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's
