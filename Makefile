@@ -2,12 +2,14 @@
 #
 #   make demo    both engines replayed over the bundled example data (examples/data/)
 #   make test    install what is missing (scripts/setup.sh), then every suite (scripts/test-all.sh)
-#   make replay  loop (and pyramid) policies replayed over the public real runs in ../shared/data
+#   make replay  loop and pyramid policies replayed over public recorded runs in DATA=<dir>
+#                (default ../shared/data, beside the repository)
 #
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
-# (one suite each, after `make setup`), vectors (regenerate the conformance vectors from the
+# (one suite each, after `make setup`), contract (rewrite the generated JS contract,
+# bindings/js/api/contract.generated.mjs, from its Rust tables), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
 # check-commits (commit subjects <= 72 characters with a body, in BASE..HEAD; BASE=main),
 # compare-builds (BASE, default main, and HEAD side by side: wasm sizes, then JS, Rust and
@@ -15,10 +17,11 @@
 
 SHELL := /bin/bash
 REFERENCE ?= ../shared/reference
+DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay fuzz setup vectors check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
+.PHONY: test demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
@@ -30,7 +33,7 @@ bench:
 	bash scripts/bench.sh $(if $(QUICK),--quick)
 
 replay:
-	bash scripts/replay.sh
+	DATA="$(DATA)" bash scripts/replay.sh
 
 setup:
 	bash scripts/setup.sh
@@ -40,9 +43,12 @@ test-rust test-python test-node test-browser test-packaging test-cli:
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's
 # fast-check properties with FUZZ_JS_RUNS cases each and the Python property tests with
-# random seeds (docs/reliability.md).
+# random seeds (docs/internals/reliability.md).
 fuzz:
 	bash scripts/fuzz.sh
+
+contract:
+	cargo run -q -p earlyexit-js --bin gen-js-contract
 
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)

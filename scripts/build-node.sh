@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the `earlyexit` npm package in bindings-node/: the napi addon (release) with
-# napi-rs's platform loader, and the shared JS layer and types copied from js/.
+# Builds the `earlyexit` npm package in bindings/node/: the napi addon (release) with
+# napi-rs's platform loader, and the shared JS layer and types copied from bindings/js/.
 # Needs `npm ci` first (for @napi-rs/cli) and a Rust toolchain for the host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,10 +14,10 @@ command -v cargo >/dev/null || { echo "build-node: cargo is missing (install Rus
 
 start=$(date +%s)
 "$napi" build --platform --release \
-  --manifest-path bindings-node/Cargo.toml \
-  --package-json-path bindings-node/package.json \
-  --output-dir bindings-node \
+  --manifest-path bindings/node/Cargo.toml \
+  --package-json-path bindings/node/package.json \
+  --output-dir bindings/node \
   --js native.cjs --dts native.d.ts
-node js/build.mjs bindings-node
-addon=$(ls bindings-node/*.node)
+node bindings/js/build.mjs bindings/node
+addon=$(ls bindings/node/*.node)
 echo "build-node: $(basename "$addon") $(stat -c %s "$addon") bytes, built in $(( $(date +%s) - start ))s"

@@ -63,7 +63,7 @@ if os.path.exists("pyproject.toml"):
         if version != workspace:
             problems.append(f"pyproject.toml: version {version} != workspace {workspace}")
 
-init = os.path.join("python", "earlyexit", "__init__.py")
+init = os.path.join("bindings", "python", "earlyexit", "__init__.py")
 if os.path.exists(init):
     with open(init, encoding="utf-8") as f:
         m = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", f.read(), re.M)
@@ -73,7 +73,7 @@ if os.path.exists(init):
             problems.append(f"{init}: __version__ {m.group(1)} != workspace {workspace}")
 
 manifests = ["package.json"] + sorted(
-    p for p in glob.glob("bindings-*/**/package.json", recursive=True)
+    p for p in glob.glob("bindings/**/package.json", recursive=True)
     if "node_modules" not in p.split(os.sep) and not re.search(r"(^|/)pkg[^/]*/", p)
 )
 for path in manifests:

@@ -15,7 +15,7 @@
 #   FUZZ_LOG_DIR=/tmp/fuzz-logs ...            logs elsewhere (relative to the repository, or absolute)
 #   bash scripts/fuzz.sh --where [targets]     only print where each target's log goes
 #
-# Targets and invariants: docs/reliability.md. A finding stops that target's run (libFuzzer
+# Targets and invariants: docs/internals/reliability.md. A finding stops that target's run (libFuzzer
 # writes the input to fuzz/artifacts/<target>/); reproduce with
 # `cargo +nightly fuzz run <target> <file>`. Exit status: 1 if any target found something.
 set -uo pipefail

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# `make replay`: replays the policies over the public real runs in ../shared/data and prints
-# the tables of the README's "Replay on real runs" section: loops
-# (examples/real-runs/loops/run.sh), then pyramids (examples/real-runs/pyramids/run.sh) when
-# that script exists. The data stays where it is (../shared/data, beside the repository);
-# without it this says so and skips.
+# `make replay` (or `DATA=<dir> bash scripts/replay.sh`): replays the policies over the public
+# recorded runs in DATA (default ../shared/data, beside the repository) and prints the tables
+# of docs/replay.md ("Results on real runs") and docs/replay-pyramids.md ("On real runs"):
+# loops (examples/real-runs/loops/run.sh), then pyramids (examples/real-runs/pyramids/run.sh).
+# The data stays where it is; without it this says so and skips.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-if [ ! -d ../shared/data ]; then
-  echo "replay: skipped: ../shared/data is absent (the public runs live beside the repository, in shared/data)"
+export DATA="${DATA:-../shared/data}"
+if [ ! -d "$DATA" ]; then
+  echo "replay: skipped: $DATA is absent (set DATA=<dir> to the folder that holds the public runs)"
   exit 0
 fi
 status=0

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -f bindings-wasm/web.mjs ] || [ ! -f bindings-wasm/api.mjs ] || [ ! -f bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm ] || [ ! -f bindings-wasm/pkg/web/earlyexit_replay_bg.wasm ]; then
+if [ ! -f bindings/wasm/web.mjs ] || [ ! -f bindings/wasm/api.mjs ] || [ ! -f bindings/wasm/pkg/web/earlyexit_wasm_bg.wasm ] || [ ! -f bindings/wasm/pkg/web/earlyexit_replay_bg.wasm ]; then
   echo "serve-dashboard: the wasm web build is missing; building it (scripts/build-wasm.sh)"
   bash scripts/build-wasm.sh
 fi

@@ -8,7 +8,7 @@
 #                    python3-venv where the system python3 lacks venv/ensurepip.
 #                    `apt-get update` runs at most once, and only when something is missing.
 #   wasm-bindgen-cli pinned to the exact version of the `wasm-bindgen` crate in
-#                    bindings-wasm/Cargo.toml; `cargo install` only when missing or wrong.
+#                    bindings/wasm/Cargo.toml; `cargo install` only when missing or wrong.
 #   node_modules     `npm ci` when node_modules is missing or older than package-lock.json
 #                    (`npm install`, with a note, while no lockfile is committed).
 #
@@ -96,7 +96,7 @@ fi
 # --- wasm-bindgen-cli, the exact version of the crate ------------------------------------
 step_start
 wanted=$(sed -n 's/^wasm-bindgen *= *{[^}]*version *= *"=\([0-9.]*\)".*/\1/p; s/^wasm-bindgen *= *"=\([0-9.]*\)".*/\1/p' \
-  bindings-wasm/Cargo.toml 2>/dev/null | head -n 1)
+  bindings/wasm/Cargo.toml 2>/dev/null | head -n 1)
 wanted=${wanted:-$WASM_BINDGEN_DEFAULT}
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" = "$wanted" ]; then

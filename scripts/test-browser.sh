@@ -26,7 +26,7 @@ fail() {
 [ -f node_modules/playwright-core/package.json ] && [ -f node_modules/uplot/dist/uPlot.esm.js ] ||
   fail "node_modules lacks playwright-core or uplot: run npm install (scripts/setup.sh does it)"
 
-if [ ! -f bindings-wasm/web.mjs ] || [ ! -f bindings-wasm/api.mjs ] || [ ! -f bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm ] || [ ! -f bindings-wasm/pkg/web/earlyexit_replay_bg.wasm ]; then
+if [ ! -f bindings/wasm/web.mjs ] || [ ! -f bindings/wasm/api.mjs ] || [ ! -f bindings/wasm/pkg/web/earlyexit_wasm_bg.wasm ] || [ ! -f bindings/wasm/pkg/web/earlyexit_replay_bg.wasm ]; then
   echo "test-browser: the wasm web build is missing; building it (scripts/build-wasm.sh)"
   bash scripts/build-wasm.sh || fail "scripts/build-wasm.sh failed"
 fi

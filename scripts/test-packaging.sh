@@ -3,10 +3,13 @@
 # outside the repository, each then imported and asked for one real decision:
 #   python   `maturin build --release` makes one abi3 wheel; pip installs it (no index)
 #            into a fresh venv; `import earlyexit` decides one loop.
-#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings-node, the napi addon)
-#            and `earlyexit-wasm` (bindings-wasm); each is installed offline into a fresh
+#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings/node, the napi addon)
+#            and `earlyexit-wasm` (bindings/wasm); each is installed offline into a fresh
 #            directory, then loaded with require() and with import, each deciding one loop
 #            (and the subpath entries `<package>/early-stopping`, `/iteration-analytics` checked).
+#   crate    `cargo package --list` of the core (crate `earlyexit`).
+# Each artifact carries its package's own README (the wheel as its long description, the
+# tarballs and the crate as README.md), byte for byte the file in the repository.
 #
 # Uses the venv scripts/test-python.sh makes (.venv with maturin) and the package builds
 # scripts/test-node.sh makes (npm run build:node / build:wasm); builds a package itself
@@ -67,6 +70,21 @@ build_wheel() {
   # aiwg's MIT notice travels with the package (it reproduces aiwg's modules' behaviour and strings).
   python3 -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
 sys.exit(0 if any(n.endswith('.dist-info/licenses/THIRD_PARTY_NOTICES') for n in names) else 'the wheel lacks THIRD_PARTY_NOTICES')" "$wheel" || return 1
+  # The long description is the package's own README (what PyPI shows), not the repository's.
+  python3 -c "import sys, zipfile, email; z = zipfile.ZipFile(sys.argv[1]); \
+meta = next(n for n in z.namelist() if n.endswith('.dist-info/METADATA')); \
+msg = email.message_from_bytes(z.read(meta)); body = msg.get_payload().strip(); \
+readme = open(sys.argv[2], encoding='utf-8').read().strip(); \
+sys.exit(0 if (msg['Description-Content-Type'] or '').startswith('text/markdown') and body == readme else \
+  'the wheel\'s long description is not bindings/python/README.md (content type %s, %d vs %d characters)' \
+  % (msg['Description-Content-Type'], len(body), len(readme)))" "$wheel" bindings/python/README.md || return 1
+  echo "wheel: long description = bindings/python/README.md"
+  # Only the package and its metadata: maturin packs python-source's earlyexit/ folder, and
+  # nothing else under bindings/python/ (src/, Cargo.toml) may slip in.
+  python3 -c "import sys, zipfile; names = zipfile.ZipFile(sys.argv[1]).namelist(); \
+other = [n for n in names if not (n.startswith('earlyexit/') or n.split('/')[0].endswith('.dist-info'))]; \
+sys.exit('the wheel holds files outside earlyexit/ and its metadata: ' + ', '.join(other) if other else \
+  (0 if 'earlyexit/__init__.py' in names else 'the wheel lacks earlyexit/__init__.py'))" "$wheel" || return 1
 }
 
 install_wheel() {
@@ -112,7 +130,11 @@ pack_package() {
     { echo "$name has no file matching $pattern"; return 1; }
   (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -q '"path": "THIRD_PARTY_NOTICES"' ||
     { echo "$name lacks THIRD_PARTY_NOTICES (aiwg's MIT notice)"; return 1; }
-  echo "tarball: $name ($(stat -c %s "$out/tarballs/$name") bytes)"
+  # The package's own README, as the repository holds it (npm shows it on the package page).
+  [ -f "$dir/README.md" ] || { echo "$dir/README.md does not exist"; return 1; }
+  tar -xOzf "$out/tarballs/$name" package/README.md 2>/dev/null | cmp -s - "$dir/README.md" ||
+    { echo "$name lacks $dir/README.md (or holds another README.md)"; return 1; }
+  echo "tarball: $name ($(stat -c %s "$out/tarballs/$name") bytes), README.md = $dir/README.md"
 }
 
 # install_and_use PACKAGE TARBALL_GLOB: install the tarball offline into a fresh directory,
@@ -156,11 +178,24 @@ install_and_use() {
     $script") || return 1
 }
 
-check "npm: npm pack earlyexit (bindings-node)" pack_package bindings-node build:node '\.node'
+check "npm: npm pack earlyexit (bindings/node)" pack_package bindings/node build:node '\.node'
 check "npm: the earlyexit tarball installs offline, require() and import decide" install_and_use earlyexit 'earlyexit-[0-9]*.tgz'
-check "npm: npm pack earlyexit-wasm (bindings-wasm)" pack_package bindings-wasm build:wasm '\.wasm'
+check "npm: npm pack earlyexit-wasm (bindings/wasm)" pack_package bindings/wasm build:wasm '\.wasm'
 check "npm: the earlyexit-wasm tarball installs offline, require() and import decide" \
   install_and_use earlyexit-wasm 'earlyexit-wasm-[0-9]*.tgz'
+
+# --- crates.io: the core ---------------------------------------------------------------
+crate_readme() { # the crate's manifest names core/README.md and `cargo package` packs it
+  local list readme
+  readme=$(cargo metadata --no-deps --format-version 1 --offline | python3 -c '
+import json, sys
+print(next(p["readme"] or "" for p in json.load(sys.stdin)["packages"] if p["name"] == "earlyexit"))') || return 1
+  [ "$readme" = "README.md" ] || { echo "core/Cargo.toml: readme is ${readme:-unset}, expected README.md"; return 1; }
+  list=$(cargo package --list -p earlyexit --allow-dirty --offline 2>/dev/null) || { echo "cargo package --list failed"; return 1; }
+  grep -qx 'README.md' <<<"$list" || { echo "the crate package lacks README.md"; return 1; }
+  echo "crate earlyexit: $(wc -l <<<"$list") files, README.md = core/README.md"
+}
+check "crate: cargo package -p earlyexit packs core/README.md" crate_readme
 
 echo
 if [ "${#failures[@]}" -gt 0 ]; then

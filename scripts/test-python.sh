@@ -3,12 +3,13 @@
 #   1. .venv (python3 -m venv) with maturin 1.16, pytest, mypy and hypothesis (pinned), installed
 #      only when missing
 #   2. maturin develop --release (the native module earlyexit._native, abi3)
-#   3. python -m mypy.stubtest earlyexit._native   (the hand-written stub matches the module)
+#   3. cargo clippy -p earlyexit-python -D warnings (here, where pyo3 finds the venv's Python)
+#      python -m mypy.stubtest earlyexit._native   (the hand-written stub matches the module)
 #   4. mypy --strict tests/python/typed_usage.py   (the API types check in a strict user file)
 #   5. pytest tests/python                         (vectors, API, errors, pickling, threads, runners, README)
 # Needs only python3 (with venv and pip) and a Rust toolchain; reaches PyPI and crates.io
 # the first time. Exits non-zero when anything fails; the last line is
-# "python: N passed, M failed" (pytest's tests plus the two type checks).
+# "python: N passed, M failed" (pytest's tests plus clippy and the two type checks).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -84,7 +85,8 @@ if ! "$VENV/bin/maturin" develop --release --quiet; then
 fi
 echo "built ($(elapsed "$t0") s)"
 
-# --- 3./4. type checks ------------------------------------------------------------------------
+# --- 3./4. lint and type checks ---------------------------------------------------------------
+check "clippy -p earlyexit-python" cargo clippy -p earlyexit-python --all-targets -- -D warnings
 check "stubtest earlyexit._native" "$PY" -m mypy.stubtest earlyexit._native
 check "mypy --strict tests/python/typed_usage.py" "$PY" -m mypy --strict --no-incremental tests/python/typed_usage.py
 

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
-# every conformance vector with its coverage table, the bundled demo data), clippy with
-# warnings as errors, rustfmt, the zero-runtime-dependency rule, the one-version rule and the
+# every conformance vector with its coverage table, the bundled demo data, the layout guard
+# core/tests/layout.rs), the JS layer crates' unit tests (earlyexit-js, earlyexit-js-fast),
+# the rust blocks of README.md and core/README.md (run by rustdoc --test),
+# clippy with warnings as errors on every workspace crate but the Python binding (linted in
+# scripts/test-python.sh), rustfmt, the core's rustdoc (warnings as errors), the user docs
+# (scripts/check-docs.sh), the zero-runtime-dependency rule, the one-version rule and the
 # supply-chain policy (deny.toml: licenses, duplicate versions), that policy once more from
 # an empty CARGO_HOME (what a machine that never built the project has: it fetches every
 # locked package from the registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no
 # network), and scripts/fuzz.sh's log paths.
 #
 # Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
-# and each of the checks after the tests (clippy, fmt, core deps, versions, supply chain, cold
-# cache, fuzz log dir, demo) counts as
-# one test. A cargo test run that fails before reporting (say, a compile error) counts as
-# one failure.
+# and each of the checks after the tests (clippy, fmt, rustdoc, docs, core deps, versions,
+# supply chain, cold cache, fuzz log dir, demo) counts as one test. A cargo test run that
+# fails before reporting (say, a compile error) counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -20,7 +23,6 @@ passed=0
 failed=0
 failures=()
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 
 section() { printf '\n=== %s\n' "$*"; }
 
@@ -39,22 +41,97 @@ check() { # name, command...: one pass or one failure
   fi
 }
 
-section "cargo test -p earlyexit --no-fail-fast -- --nocapture (prints the vectors' coverage table)"
-t0=$SECONDS
-cargo test -p earlyexit --no-fail-fast -- --nocapture 2>&1 | tee "$log"
-test_status=${PIPESTATUS[0]}
-test_passed=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-test_failed=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
-if [ "$test_status" -ne 0 ] && [ "$test_failed" -eq 0 ]; then
-  test_failed=1 # it failed before any test could report (compile error, missing file)
+test_passed=0
+test_failed=0
+cargo_tests() { # label, cargo test arguments...: adds the `test result:` lines to the counts
+  local label=$1 status p f t0=$SECONDS
+  shift
+  section "cargo test $*"
+  cargo test "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+  f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1 # it failed before any test could report (compile error, missing file)
+  fi
+  test_passed=$((test_passed + p))
+  test_failed=$((test_failed + f))
+  [ "$f" -eq 0 ] || failures+=("$label ($f)")
+  grep -h "^bad-input matrix" "$log" >>"$matrix_log" || true
+  echo "--- $label: $p passed, $f failed ($((SECONDS - t0)) s)"
+}
+matrix_log=$(mktemp)
+trap 'rm -f "$log" "$matrix_log"' EXIT
+# The core (prints the vectors' coverage table), then the JS layer's crates (the string ops
+# and the numeric fast path), whose unit tests no other suite runs.
+cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
+cargo_tests "cargo test js crates" -p earlyexit-js -p earlyexit-js-fast --no-fail-fast
+
+# The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
+# compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust
+# examples cannot rot. Counted like cargo's tests (one per block).
+readme_blocks() { # OUT.md IN.md: the ```rust blocks of IN.md, each at its own line number
+  python3 -c '
+import sys
+out, source = sys.argv[1], sys.argv[2]
+lines = open(source, encoding="utf-8").read().split("\n")
+keep, inside = [""] * len(lines), False
+for n, line in enumerate(lines):
+    if not inside and line.strip() == "```rust":
+        inside, keep[n] = True, line
+    elif inside:
+        keep[n] = line
+        inside = line.strip() != "```"
+if not any(keep):
+    sys.exit(source + ": no ```rust block")
+open(out, "w", encoding="utf-8").write("\n".join(keep))
+' "$1" "$2"
+}
+readme_rust() {
+  local rlib dir page status=0
+  rlib=$(cargo build -q -p earlyexit --lib --message-format=json | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "earlyexit" and "lib" in m["target"]["kind"]:
+        print(next(f for f in m["filenames"] if f.endswith(".rlib")))') || return 1
+  [ -n "$rlib" ] || { echo "cargo build named no libearlyexit rlib"; return 1; }
+  dir=$(mktemp -d)
+  mkdir -p "$dir/core"
+  for page in README.md core/README.md; do
+    readme_blocks "$dir/$page" "$page" || status=1
+  done
+  for page in README.md core/README.md; do
+    [ -f "$dir/$page" ] || continue
+    (cd "$dir" && rustdoc --edition 2021 --test "$page" --crate-name readme \
+      --extern earlyexit="$rlib" -L "dependency=$(dirname "$rlib")/deps") || status=1
+  done
+  rm -rf "$dir"
+  return "$status"
+}
+section "README Rust blocks: rustdoc --test README.md core/README.md"
+readme_rust 2>&1 | tee "$log"
+readme_status=${PIPESTATUS[0]}
+readme_p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+readme_f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+if [ "$readme_status" -ne 0 ] && [ "$readme_f" -eq 0 ]; then
+  readme_f=1 # it failed before any block could report (no block, a build error)
 fi
+test_passed=$((test_passed + readme_p))
+test_failed=$((test_failed + readme_f))
+[ "$readme_f" -eq 0 ] || failures+=("README Rust blocks ($readme_f)")
+echo "--- README Rust blocks: $readme_p passed, $readme_f failed"
+
 passed=$((passed + test_passed))
 failed=$((failed + test_failed))
-[ "$test_failed" -eq 0 ] || failures+=("cargo test ($test_failed)")
-echo "--- cargo test: $test_passed passed, $test_failed failed ($((SECONDS - t0)) s)"
 
-check clippy cargo clippy -p earlyexit --all-targets -- -D warnings
+# Every workspace crate but the Python binding (linted by scripts/test-python.sh, where
+# pyo3 finds the venv's interpreter).
+check clippy cargo clippy --workspace --exclude earlyexit-python --all-targets -- -D warnings
 check fmt cargo fmt --all --check
+# The core's API docs: every intra-doc link resolves, no link to a private item.
+check rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc -p earlyexit --no-deps --quiet
+check docs scripts/check-docs.sh
 check core-deps scripts/check-core-deps.sh
 check versions scripts/check-versions.sh
 check supply-chain scripts/check-supply-chain.sh
@@ -96,6 +173,6 @@ if [ "${#failures[@]}" -gt 0 ]; then
   echo "failed: ${failures[*]}"
 fi
 echo "cargo test $test_passed passed, $test_failed failed; checks $((passed - test_passed)) passed, $((failed - test_failed)) failed"
-grep -h "^bad-input matrix" "$log" || echo "bad-input matrix (rust): not run"
+grep -h "^bad-input matrix" "$matrix_log" || echo "bad-input matrix (rust): not run"
 echo "rust: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

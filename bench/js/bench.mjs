@@ -24,7 +24,7 @@
 // faster. An empty JS function call is timed for scale. Output is plain text lines.
 //
 // --against DIR also times the packages built in another checkout DIR (its
-// bindings-node/ and bindings-wasm/, e.g. a copy of main's built packages) in the same
+// bindings/node/ and bindings/wasm/, e.g. a copy of main's built packages) in the same
 // rounds, as a third side, so before/after ratios come from one run. --only runs the
 // named workloads alone.
 //
@@ -243,7 +243,7 @@ async function main() {
   console.log(`bench: node ${process.version}, ${count} trajectories per round, ${rounds} rounds, sides alternated, process CPU time`);
   emptyCallBaseline(rounds);
   for (const impl of impls) {
-    const entry = impl === 'native' ? 'bindings-node/index.cjs' : 'bindings-wasm/index.cjs';
+    const entry = impl === 'native' ? 'bindings/node/index.cjs' : 'bindings/wasm/index.cjs';
     const builds = [require(path.join(ROOT, entry))];
     const names = ['seed', impl];
     if (options.against !== null) {

@@ -161,7 +161,7 @@ mod benches {
     /// (`StoppingDecision::reason` is a `String`), a record its timestamp.
     fn reference(c: &mut Criterion) {
         c.bench_function("reference/reason_string", |b| {
-            on_cpu(b, || String::from(black_box(earlyexit::loop_stopping::REASON_CONTINUE)))
+            on_cpu(b, || String::from(black_box(earlyexit::loops::REASON_CONTINUE)))
         });
     }
 

@@ -9,8 +9,8 @@
 //! ran. The "reorder only" row is the same policy at budget 0 (never skips on success), to
 //! show where the saving comes from.
 
-use earlyexit::pyramid_policy::{OutcomeModel, PolicyConfig};
-use earlyexit::pyramid_replay::{
+use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig};
+use earlyexit::pyramid::replay::{
     calibrate, parse_runs_jsonl, replay, summarize, Learn, RecordedRun, ReplayPolicy, ReplaySummary, RunReplay,
     DEFAULT_GRID,
 };
@@ -62,7 +62,7 @@ fn main() {
     }
     println!("| dataset | policy | runs | failing caught | recall | saved nominal | saved actual | false-pass rate [Wilson 95%] |");
     println!("|---|---|---|---|---|---|---|---|");
-    let labels = ["ADR DEFAULT", "fail-fast", "risk_bounded, reorder only", "risk_bounded (calibrated)"];
+    let labels = ["default preset", "fail-fast", "risk_bounded, reorder only", "risk_bounded (calibrated)"];
     let mut pooled: Vec<Vec<RunReplay>> = vec![Vec::new(); labels.len()];
     let mut notes = Vec::new();
     let started = Instant::now();

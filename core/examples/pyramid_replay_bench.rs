@@ -2,8 +2,8 @@
 //! Prints runs and layers per second for the ADR's DEFAULT, fail-fast, risk_bounded (learning
 //! what ran) and shadow mode, and the time of one calibration. Figures, not assertions.
 
-use earlyexit::pyramid_policy::{OutcomeModel, PolicyConfig};
-use earlyexit::pyramid_replay::{
+use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig};
+use earlyexit::pyramid::replay::{
     calibrate, replay, shadow, Learn, RecordedLayer, RecordedRun, ReplayPolicy, DEFAULT_GRID,
 };
 use earlyexit::ExitConfig;
@@ -44,7 +44,7 @@ fn main() {
         .collect();
     let layers = count * profile.len();
     let cases: [(&str, ReplayPolicy, Learn); 3] = [
-        ("ADR DEFAULT", ReplayPolicy::Adr(ExitConfig::DEFAULT), Learn::None),
+        ("default preset", ReplayPolicy::Adr(ExitConfig::DEFAULT), Learn::None),
         ("fail_fast", ReplayPolicy::Policy { config: PolicyConfig::FAIL_FAST, model: OutcomeModel::new() }, Learn::Ran),
         (
             "risk_bounded",

@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use earlyexit::loop_replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
-use earlyexit::loop_stopping::Observation;
+use earlyexit::loops::replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
+use earlyexit::loops::Observation;
 use earlyexit::{Naming, Value, VerificationStatus};
 
 /// A small deterministic PRNG (xorshift), so every run of the benchmark replays the same data.

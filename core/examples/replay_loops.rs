@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p earlyexit --example replay_loops -- [--split tune|report|all] FILE.jsonl...`
 
-use earlyexit::loop_replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayRun, ReplaySummary};
+use earlyexit::loops::replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayRun, ReplaySummary};
 use earlyexit::{EarlyStoppingConfig, Naming};
 
 fn row(name: &str, s: &ReplaySummary) {
@@ -56,7 +56,7 @@ fn table(title: &str, runs: &[ReplayRun]) {
     println!("\n{title}\n");
     header();
     let seed = LoopPolicy::seed();
-    row("seed rules", &summary(runs, &seed));
+    row("seed preset", &summary(runs, &seed));
     for k in 2..=6 {
         row(&format!("simple rule k={k}"), &summary(runs, &LoopPolicy::simple_rule(k)));
     }

@@ -6,9 +6,9 @@
 //!
 //! The limits are the core's (`crate::limits`, `docs/limits.md`).
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::limits::{MAX_DOCUMENT_BYTES, MAX_VALUE_DEPTH};
 use crate::value::{self, concat, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// What a binding found itself, for [`problem`] (the JS layer sends the number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub fn run_options(options: &Value, naming: Naming) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jsnum::uint_string;
+    use crate::num::uint_string;
 
     #[test]
     fn options_are_checked_with_their_field() {

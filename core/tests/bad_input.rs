@@ -99,7 +99,7 @@ fn json(text: &str) -> Value {
 /// configured: `minIterations` for `configure({maxIterations: 2})`).
 #[test]
 fn cross_field_errors_name_a_key_the_call_gave() {
-    use earlyexit::loop_stopping::EarlyStopping;
+    use earlyexit::loops::EarlyStopping;
     use earlyexit::Naming;
     let mut es = EarlyStopping::from_config_value(&json(r#"{"minIterations": 5}"#), Naming::Js).unwrap();
     let err = es.configure_value(&json(r#"{"maxIterations": 2}"#), Naming::Js).unwrap_err();

@@ -3,7 +3,7 @@
 //! `to_snapshot`, `fresh_snapshot` = a new engine's snapshot, `result_value` =
 //! `result()?.to_value()`, and `is_rfc3339_bytes` = `is_rfc3339`.
 
-use earlyexit::timestamp::{is_rfc3339, is_rfc3339_bytes};
+use earlyexit::time::{is_rfc3339, is_rfc3339_bytes};
 use earlyexit::{EarlyStopping, EarlyStoppingConfig, Naming, PyramidRun, Value};
 
 fn json(text: &str) -> Value {

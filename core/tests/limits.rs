@@ -10,10 +10,9 @@ use earlyexit::limits::{
     self, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_LAYERS, MAX_OBJECT_KEYS, MAX_STRING_BYTES, MAX_VALUES,
 };
 use earlyexit::pyramid::LayerSpec;
-use earlyexit::value::JsonReading;
+use earlyexit::value::{jsonl, JsonReading};
 use earlyexit::{
-    loop_replay, pyramid_replay, replay_input, snapshot, speculation, EarlyStopping, Error, ErrorCode, ExitConfig,
-    Naming, PyramidRun, Value,
+    loops::replay, pyramid, snapshot, EarlyStopping, Error, ErrorCode, ExitConfig, Naming, PyramidRun, Value,
 };
 
 fn spec(name: &str) -> LayerSpec {
@@ -152,12 +151,12 @@ fn string_bytes_at_the_boundary() {
 /// aborted the process, "memory allocation of 17592186044416 bytes failed").
 #[test]
 fn speculate_counts_are_bounded() {
-    assert_eq!(speculation::speculate(0.9, MAX_LAYERS).unwrap().len(), MAX_LAYERS);
+    assert_eq!(pyramid::speculate(0.9, MAX_LAYERS).unwrap().len(), MAX_LAYERS);
     for count in [MAX_LAYERS + 1, 1 << 40, usize::MAX] {
-        let e = speculation::speculate(0.9, count).unwrap_err();
+        let e = pyramid::speculate(0.9, count).unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_config", "skipped_layers"));
     }
-    let count = |n: f64, naming| speculation::skipped_count(&Value::Number(n), naming);
+    let count = |n: f64, naming| pyramid::skipped_count(&Value::Number(n), naming);
     assert_eq!(count(MAX_LAYERS as f64, Naming::Js).unwrap(), MAX_LAYERS);
     for n in [MAX_LAYERS as f64 + 1.0, 4_294_967_295.0, 2f64.powi(63), -1.0, 2.5, f64::NAN] {
         let e = count(n, Naming::Js).unwrap_err();
@@ -184,10 +183,10 @@ fn layer_lists_are_bounded() {
             (0..n).map(|i| format!(r#"{{"name":"l{i}","durationMs":1,"failed":false}}"#)).collect();
         format!(r#"{{"layers":[{}]}}"#, layers.join(","))
     };
-    assert_eq!(pyramid_replay::parse_runs_jsonl(&run(MAX_LAYERS), Naming::Js).unwrap().len(), 1);
-    let e = pyramid_replay::parse_runs_jsonl(&run(MAX_LAYERS + 1), Naming::Js).unwrap_err();
+    assert_eq!(pyramid::replay::parse_runs_jsonl(&run(MAX_LAYERS), Naming::Js).unwrap().len(), 1);
+    let e = pyramid::replay::parse_runs_jsonl(&run(MAX_LAYERS + 1), Naming::Js).unwrap_err();
     assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[0].layers"));
-    let e = pyramid_replay::decide_value(
+    let e = pyramid::replay::decide_value(
         &Value::Null,
         &list(MAX_LAYERS + 1),
         &Value::Array(vec![]),
@@ -206,9 +205,9 @@ fn jsonl_limits_apply_per_line() {
     // 10 values a line: 1.7 million lines hold more values than one document may.
     let lines = MAX_VALUES / 10 + 1;
     let text = vec![line; lines].join("\n");
-    assert_eq!(loop_replay::parse_jsonl(&text, Naming::Js).unwrap().len(), lines);
+    assert_eq!(replay::parse_jsonl(&text, Naming::Js).unwrap().len(), lines);
     let long = format!(r#"{{"id":"{}","iterations":[]}}"#, "x".repeat(MAX_STRING_BYTES + 1));
-    let e = loop_replay::parse_jsonl(&[line, &long].join("\n"), Naming::Js).unwrap_err();
+    let e = replay::parse_jsonl(&[line, &long].join("\n"), Naming::Js).unwrap_err();
     assert_eq!((e.code(), e.field(), e.kind().as_str()), ("invalid_replay", "runs[1]", "range"));
     assert!(e.message().starts_with("runs[1] (line 2): over the limits"), "{}", e.message());
 }
@@ -220,12 +219,12 @@ fn loop_and_pyramid_replay_read_text_alike() {
     let loop_line = r#"{"id":"r","iterations":[{"quality_score":50,"confidence":0.5,"verification_status":"failed"}]}"#;
     let pyramid_line = r#"{"id":"r","layers":[{"name":"unit","durationMs":5,"failed":false}]}"#;
     let bom = |line: &str| ["\u{feff}", line, "\n\n", line, "\r\n"].concat();
-    assert_eq!(loop_replay::parse_jsonl(&bom(loop_line), Naming::Js).unwrap().len(), 2);
-    assert_eq!(pyramid_replay::parse_runs_jsonl(&bom(pyramid_line), Naming::Js).unwrap().len(), 2);
+    assert_eq!(replay::parse_jsonl(&bom(loop_line), Naming::Js).unwrap().len(), 2);
+    assert_eq!(pyramid::replay::parse_runs_jsonl(&bom(pyramid_line), Naming::Js).unwrap().len(), 2);
     for broken in ["{\"id\": 1,", "[1,]", "{\"id\":\"r\"} x", "nul"] {
-        let loop_error = loop_replay::parse_jsonl(&[loop_line, "", broken].join("\n"), Naming::Js).unwrap_err();
+        let loop_error = replay::parse_jsonl(&[loop_line, "", broken].join("\n"), Naming::Js).unwrap_err();
         let pyramid_error =
-            pyramid_replay::parse_runs_jsonl(&[pyramid_line, "", broken].join("\n"), Naming::Js).unwrap_err();
+            pyramid::replay::parse_runs_jsonl(&[pyramid_line, "", broken].join("\n"), Naming::Js).unwrap_err();
         for e in [&loop_error, &pyramid_error] {
             assert_eq!((e.code(), e.field(), e.kind().as_str()), ("invalid_replay", "runs[1]", "range"), "{broken}");
         }
@@ -233,8 +232,8 @@ fn loop_and_pyramid_replay_read_text_alike() {
         assert!(loop_error.message().starts_with("runs[1] (line 3): invalid JSON"), "{}", loop_error.message());
     }
     // Bytes: UTF-8 or a range error naming the byte (never a silent replacement character).
-    assert_eq!(replay_input::text_of_bytes(pyramid_line.as_bytes()).unwrap(), pyramid_line);
-    let e = replay_input::text_of_bytes(b"{\"id\":\"\xff\"}").unwrap_err();
+    assert_eq!(jsonl::text_of_bytes(pyramid_line.as_bytes()).unwrap(), pyramid_line);
+    let e = jsonl::text_of_bytes(b"{\"id\":\"\xff\"}").unwrap_err();
     assert_eq!((e.code(), e.field(), e.kind().as_str()), ("invalid_replay", "runs", "range"));
     assert!(e.message().ends_with("invalid at byte 7"), "{}", e.message());
 }

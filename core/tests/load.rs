@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loop_stopping::ResourceUsage;
+use earlyexit::loops::ResourceUsage;
 use earlyexit::{
     EarlyStopping, EarlyStoppingConfig, IterationAnalytics, IterationResult, Naming, Value, VerificationStatus,
 };
@@ -78,7 +78,7 @@ fn result(rng: &mut Rng, i: u64) -> IterationResult {
     let status =
         [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::Skipped][(i % 3) as usize];
     let mut r = IterationResult::new(quality, 0.5 * rng.unit(), status, 20.0 * rng.unit() - 10.0);
-    r.timestamp = Some(earlyexit::timestamp::iso_from_millis(1_700_000_000_000 + i as i64 * 1_000));
+    r.timestamp = Some(earlyexit::time::iso_from_millis(1_700_000_000_000 + i as i64 * 1_000));
     if i % 4 == 0 {
         r.usage = ResourceUsage {
             tokens_used: Some((rng.next() % 5_000) as f64),
@@ -153,7 +153,7 @@ fn a_million_analytics_records_grow_memory_by_a_bounded_amount_per_record() {
     let mut analytics = IterationAnalytics::new(Default::default()).unwrap();
     for i in 1..=MILLION {
         let r = result(&mut rng, i);
-        let mut input = earlyexit::analytics::AnalyticsInput::new(i, r.quality_score, r.verification_status);
+        let mut input = earlyexit::loops::analytics::AnalyticsInput::new(i, r.quality_score, r.verification_status);
         input.usage = r.usage;
         input.timestamp = Some("2026-01-01T00:00:00.000Z".to_string());
         analytics.record(input).unwrap();

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loop_stopping::EarlyStopping;
+use earlyexit::loops::EarlyStopping;
 use earlyexit::{Naming, Value};
 
 fn engine(config: &str) -> EarlyStopping {
@@ -303,7 +303,7 @@ fn seed_equivalent_options_decide_as_the_defaults() {
 // ---------------------------------------------------------------------------------------
 // strictIterations: resume safety (docs/loop-options.md "Resume safety")
 
-use earlyexit::loop_stopping::{IterationResult, Recorded, VerificationStatus};
+use earlyexit::loops::{IterationResult, Recorded, VerificationStatus};
 
 fn try_record(e: &mut EarlyStopping, iteration: u64, json: &str) -> earlyexit::Result<Recorded> {
     let result = Value::parse_json(json, earlyexit::ErrorCode::InvalidResult, "result").unwrap();

@@ -4,9 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::analytics::{AnalyticsInput, IterationAnalytics};
-use earlyexit::loop_replay::{self, replay_loops, replay_run, LoopPolicy, ReturnPolicy};
-use earlyexit::loop_stopping::{EarlyStoppingConfig, LOOP_PRESETS};
+use earlyexit::loops::analytics::{AnalyticsInput, IterationAnalytics};
+use earlyexit::loops::replay::{self, replay_loops, replay_run, LoopPolicy};
+use earlyexit::loops::{EarlyStoppingConfig, ReturnPolicy, LOOP_PRESETS};
 use earlyexit::{EarlyStopping, ErrorCode, IterationResult, Naming, Value, VerificationStatus};
 
 fn parse(text: &str) -> Value {
@@ -34,7 +34,7 @@ fn every_vector_matches_the_js_model() {
             _ => panic!("{name}: no input"),
         };
         let policy = v.get("policy").cloned().unwrap_or(Value::Null);
-        let got = loop_replay::replay_value(&runs, &policy, Naming::Js);
+        let got = replay::replay_value(&runs, &policy, Naming::Js);
         match (v.get("returns"), v.get("throws"), got) {
             (Some(expected), _, Ok(actual)) => {
                 assert_eq!(actual.get("summary"), expected.get("summary"), "{name}: summary");
@@ -90,7 +90,7 @@ fn replayed_decisions_equal_the_live_engine_with_its_analytics() {
                 items.push((q, status));
             }
             let text = run_json(&format!("r{r}"), &items);
-            let run = &loop_replay::parse_jsonl(&text, Naming::Js).unwrap()[0];
+            let run = &replay::parse_jsonl(&text, Naming::Js).unwrap()[0];
             let outcome = replay_run(run, &policy).unwrap();
 
             let mut live = EarlyStopping::new(policy.config.clone()).unwrap();
@@ -141,13 +141,13 @@ fn replayed_decisions_equal_the_live_engine_with_its_analytics() {
 fn errors_name_the_path_and_line() {
     let good = run_json("a", &[(10.0, "failed")]);
     let text = format!("{good}\n\n{good}\n{}\n", run_json("b", &[(10.0, "failed"), (150.0, "failed")]));
-    let e = loop_replay::parse_jsonl(&text, Naming::Snake).unwrap_err();
+    let e = replay::parse_jsonl(&text, Naming::Snake).unwrap_err();
     assert_eq!(e.code(), "invalid_replay");
     assert_eq!(e.field(), "runs[2].iterations[1].quality_score");
     assert!(e.message().contains("(line 4)"), "{}", e.message());
     let with_bom = format!("\u{feff}{good}\r\n{good}\r\n");
-    assert_eq!(loop_replay::parse_jsonl(&with_bom, Naming::Snake).unwrap().len(), 2);
-    let e = loop_replay::parse_jsonl("{\"id\": 1,", Naming::Snake).unwrap_err();
+    assert_eq!(replay::parse_jsonl(&with_bom, Naming::Snake).unwrap().len(), 2);
+    let e = replay::parse_jsonl("{\"id\": 1,", Naming::Snake).unwrap_err();
     assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[0]"));
     // Snake naming in Python: config keys are spelled as the caller spells them.
     let policy = parse(r#"{"config": {"no_improvement_patience": 0}}"#);
@@ -162,7 +162,7 @@ fn the_simple_rule_stops_at_the_first_pass_or_after_k_without_a_new_best() {
         run_json("flat", &[(50.0, "failed"), (50.0, "failed"), (40.0, "failed"), (60.0, "failed"), (55.0, "failed")]),
     ]
     .join("\n");
-    let runs = loop_replay::parse_jsonl(&text, Naming::Js).unwrap();
+    let runs = replay::parse_jsonl(&text, Naming::Js).unwrap();
     let replay = replay_loops(&runs, &LoopPolicy::simple_rule(2)).unwrap();
     assert_eq!(replay.outcomes[0].iterations_run, 2, "a verified pass stops whatever its quality");
     assert_eq!(replay.outcomes[0].returned_iteration, 2);
@@ -263,7 +263,7 @@ fn analytics_record_accepts_an_input_built_in_rust() {
 #[test]
 fn runs_and_policies_built_in_rust_are_validated_before_anything_replays() {
     let text = run_json("a", &[(10.0, "failed"), (20.0, "failed")]);
-    let mut runs = loop_replay::parse_jsonl(&text, Naming::Snake).unwrap();
+    let mut runs = replay::parse_jsonl(&text, Naming::Snake).unwrap();
     runs[0].iterations[1].observation.quality_score = f64::NAN;
     let e = replay_loops(&runs, &LoopPolicy::recommended()).unwrap_err();
     assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[0].iterations[1].quality_score"));
@@ -285,9 +285,9 @@ fn runs_and_policies_built_in_rust_are_validated_before_anything_replays() {
 
 #[test]
 fn integers_print_as_javascript_prints_them() {
-    // The integer fast path of jsnum::push_js_string (replay output is mostly integers),
+    // The integer fast path of num::push_js_string (replay output is mostly integers),
     // at its edges; expected strings are Node's `String(x)`.
-    use earlyexit::jsnum::to_js_string;
+    use earlyexit::num::to_js_string;
     for (x, expected) in [
         (0.0, "0"),
         (-0.0, "0"),
@@ -311,11 +311,11 @@ fn integers_print_as_javascript_prints_them() {
 fn runs_written_one_per_line_from_an_array_name_no_line_in_errors() {
     let good = run_json("a", &[(10.0, "failed")]);
     let text = format!("{good}\n{}", run_json("b", &[(10.0, "failed"), (150.0, "failed")]));
-    let e = loop_replay::runs_from_lines(&text, Naming::Js).unwrap_err();
+    let e = replay::runs_from_lines(&text, Naming::Js).unwrap_err();
     assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[1].iterations[1].quality_score"));
     assert!(!e.message().contains("line"), "{}", e.message());
-    let e = loop_replay::runs_from_lines(&format!("{good}\n5"), Naming::Js).unwrap_err();
+    let e = replay::runs_from_lines(&format!("{good}\n5"), Naming::Js).unwrap_err();
     assert_eq!((e.field(), e.message()), ("runs[1]", "runs[1] must be an object, got 5"));
     let fine = format!("{good}\n{}", run_json("b", &[(10.0, "failed"), (15.0, "failed")]));
-    assert_eq!(loop_replay::runs_from_lines(&fine, Naming::Js).unwrap().len(), 2);
+    assert_eq!(replay::runs_from_lines(&fine, Naming::Js).unwrap().len(), 2);
 }

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loop_stopping::EarlyStopping;
+use earlyexit::loops::EarlyStopping;
 use earlyexit::pyramid::{Action, PyramidRun};
 use earlyexit::{IterationAnalytics, Naming, Value};
 use proptest::prelude::*;

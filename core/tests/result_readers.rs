@@ -1,13 +1,13 @@
-//! The result readers (`core/src/results.rs`): every result a real engine run produces reads
-//! back from its snake_case value as an equal object, and a tampered value gets a typed
-//! error naming the field (what Python's pickling of results relies on).
+//! The result readers (each `from_value` beside its writer's `to_value`): every result a real
+//! engine run produces reads back from its snake_case value as an equal object, and a
+//! tampered value gets a typed error naming the field (what Python's pickling of results relies on).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::analytics::{AnalyticsRecord, IterationAnalytics};
-use earlyexit::loop_stopping::{EarlyStopping, StoppingSummary};
+use earlyexit::loops::analytics::{AnalyticsRecord, IterationAnalytics};
+use earlyexit::loops::analytics::{AnalyticsSummary, IterationSelection};
+use earlyexit::loops::{EarlyStopping, StoppingSummary};
 use earlyexit::pyramid::{Action, PyramidRun, TestPyramidResult};
-use earlyexit::results::{AnalyticsSummary, IterationSelection};
 use earlyexit::{
     DiminishingReturnsReport, ErrorCode, ErrorKind, ExitConfig, ExitDecision, IterationRecord, Naming, Speculation,
     StoppingDecision, Trigger, Value,
@@ -94,12 +94,12 @@ fn loop_results_read_back_equal() {
 fn a_diminishing_returns_decision_reads_back_equal() {
     let report = DiminishingReturnsReport {
         detected: true,
-        iteration: earlyexit::loop_stopping::ReportedIteration::Null,
+        iteration: earlyexit::loops::ReportedIteration::Null,
         reason: "flat".into(),
     };
-    let decision = earlyexit::loop_stopping::diminishing_returns_decision(&report).unwrap();
+    let decision = earlyexit::loops::diminishing_returns_decision(&report).unwrap();
     assert_eq!(StoppingDecision::from_value(&decision.to_value(), "").unwrap(), decision);
-    let absent = DiminishingReturnsReport { iteration: earlyexit::loop_stopping::ReportedIteration::Absent, ..report };
+    let absent = DiminishingReturnsReport { iteration: earlyexit::loops::ReportedIteration::Absent, ..report };
     assert_eq!(DiminishingReturnsReport::from_result_value(&absent.to_value()).unwrap(), absent);
 }
 

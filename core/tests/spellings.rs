@@ -6,9 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use earlyexit::{
-    analytics::AnalyticsConfig, loop_replay, pyramid_replay, signal, CoherenceEarlyExit, EarlyStopping,
-    EarlyStoppingConfig, ErrorCode, ErrorKind, ExitConfig, IterationAnalytics, LayerResult, Naming, PyramidRun,
-    QualitySignal, Value,
+    loops::analytics::AnalyticsConfig, loops::replay, pyramid, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig,
+    ErrorCode, ErrorKind, ExitConfig, IterationAnalytics, LayerResult, Naming, PyramidRun, QualitySignal, Value,
 };
 
 fn json(text: &str) -> Value {
@@ -160,7 +159,7 @@ fn replay_inputs_read_either_spelling() {
         &run(r#"{"name": "unit", "duration_ms": 1, "durationMs": 1, "failed": true}"#),
         ErrorCode::InvalidReplay,
         "runs[0].layers[0].duration_ms",
-        |v| pyramid_replay::replay_value(v, &Value::Null, Naming::Snake),
+        |v| pyramid::replay::replay_value(v, &Value::Null, Naming::Snake),
     );
     let runs = json(&run(r#"{"name": "unit", "duration_ms": 1, "failed": false}"#));
     check(
@@ -170,10 +169,10 @@ fn replay_inputs_read_either_spelling() {
         r#"{"policy": "risk_bounded", "config": {"risk_budget": 0.01, "riskBudget": 0.01}}"#,
         ErrorCode::InvalidConfig,
         "config.risk_budget",
-        |v| pyramid_replay::replay_value(&runs, v, Naming::Snake),
+        |v| pyramid::replay::replay_value(&runs, v, Naming::Snake),
     );
     let js_runs = json(&run(r#"{"name": "unit", "durationMs": 1, "failed": false}"#));
-    let model = pyramid_replay::replay_value(&js_runs, &json(r#"{"policy": "risk_bounded"}"#), Naming::Js).unwrap();
+    let model = pyramid::replay::replay_value(&js_runs, &json(r#"{"policy": "risk_bounded"}"#), Naming::Js).unwrap();
     // The model document has one spelling in every language (like snapshots); the layers
     // and outcomes beside it are input.
     let model = model.get("model").unwrap().clone();
@@ -186,7 +185,7 @@ fn replay_inputs_read_either_spelling() {
         "layers[0].cost_ms",
         |layers| {
             let options = json(r#"{"policy": "risk_bounded"}"#);
-            pyramid_replay::decide_value(&model, layers, &Value::Array(vec![]), &options, Naming::Snake)
+            pyramid::replay::decide_value(&model, layers, &Value::Array(vec![]), &options, Naming::Snake)
         },
     );
     let loops = json(
@@ -199,7 +198,7 @@ fn replay_inputs_read_either_spelling() {
         r#"{"config": {"no_improvement_patience": 2, "noImprovementPatience": 2}}"#,
         ErrorCode::InvalidReplay,
         "config.no_improvement_patience",
-        |p| loop_replay::replay_value(&loops, p, Naming::Snake),
+        |p| replay::replay_value(&loops, p, Naming::Snake),
     );
 }
 
@@ -227,7 +226,7 @@ fn count_quality_partitions_is_public_at_the_root_and_is_the_signals_count() {
     ] {
         let result = LayerResult::from_value(&json(text), Naming::Js, "").unwrap();
         let count = earlyexit::count_quality_partitions(&result);
-        assert_eq!(count, signal::calculate_quality_signal(&result).partition_count, "{text}");
+        assert_eq!(count, pyramid::calculate_quality_signal(&result).partition_count, "{text}");
     }
 }
 
@@ -235,11 +234,11 @@ fn count_quality_partitions_is_public_at_the_root_and_is_the_signals_count() {
 fn same_field_pairs_each_option_with_its_other_spelling_only() {
     use earlyexit::value::same_field;
     let lists: [&[earlyexit::value::FieldName]; 5] = [
-        earlyexit::loop_stopping::CONFIG_FIELDS,
-        &earlyexit::analytics::ANALYTICS_CONFIG_FIELDS,
-        &earlyexit::exit_decision::EXIT_CONFIG_FIELDS,
-        &earlyexit::signal::LAYER_RESULT_FIELDS,
-        &earlyexit::pyramid_policy::POLICY_CONFIG_FIELDS,
+        earlyexit::loops::CONFIG_FIELDS,
+        &earlyexit::loops::analytics::ANALYTICS_CONFIG_FIELDS,
+        &earlyexit::pyramid::EXIT_CONFIG_FIELDS,
+        &earlyexit::pyramid::LAYER_RESULT_FIELDS,
+        &earlyexit::pyramid::policy::POLICY_CONFIG_FIELDS,
     ];
     for list in lists {
         for f in list {

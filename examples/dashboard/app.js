@@ -110,7 +110,7 @@ const LOOP_FIELDS = [
   { name: 'enablePlateauDetection', label: 'Plateau detection', type: 'checkbox' },
   { name: 'enableDiminishingReturns', label: 'Diminishing returns', hint: 'needs the analytics below', type: 'checkbox' },
   {
-    group: 'More options (beyond the seed)',
+    group: 'More options (beyond early-stopping.mjs)',
     fields: [
       { name: 'plateauDeltaSource', label: 'Plateau delta', hint: 'reported or computed', type: 'select', options: ['', 'reported', 'computed'] },
       { name: 'plateauMode', label: 'Plateau mode', hint: 'relative or absolute', type: 'select', options: ['', 'relative', 'absolute'] },

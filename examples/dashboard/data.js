@@ -178,7 +178,7 @@ function runFromLine({ line, value: v }, index, fileName) {
       kind: 'loop',
       config,
       // `analytics`: {} or a config attaches the built-in IterationAnalytics
-      // (diminishing returns); absent or null runs the seed's engine alone.
+      // (diminishing returns); absent or null runs EarlyStopping alone.
       analytics: v.analytics === undefined ? null : v.analytics,
       iterations: v.iterations.map((result, i) => ({
         line,

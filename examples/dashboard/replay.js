@@ -4,7 +4,7 @@
 // returns and how that compares with the best the run reached. Every figure comes from
 // earlyexit; this file only reads the file and fills the table.
 //
-// The replay functions live in the package's second wasm module (bindings-wasm/README.md
+// The replay functions live in the package's second wasm module (bindings/wasm/README.md
 // "Two modules"), which the page does not fetch at load: the first replay file loaded here
 // fetches it (`init({ replay: true })`), so a visit that never replays downloads only the
 // engines module. `#replay-view[data-replay-module]` says where that stands

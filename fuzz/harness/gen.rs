@@ -212,8 +212,8 @@ pub fn key(u: &mut Unstructured) -> Result<String> {
 /// A date-time string: mostly RFC 3339 shaped with arbitrary (sometimes invalid) parts.
 pub fn timestamp(u: &mut Unstructured) -> Result<String> {
     Ok(match u.int_in_range(0u8..=4)? {
-        0 => earlyexit::timestamp::iso_from_millis(u.arbitrary()?),
-        1 => earlyexit::timestamp::iso_from_millis(u.int_in_range(-62_167_219_200_000i64..=253_402_300_799_999)?),
+        0 => earlyexit::time::iso_from_millis(u.arbitrary()?),
+        1 => earlyexit::time::iso_from_millis(u.int_in_range(-62_167_219_200_000i64..=253_402_300_799_999)?),
         2 | 3 => {
             let part = |u: &mut Unstructured, max: u32| -> Result<u32> { u.int_in_range(0..=max) };
             let (y, mo, d, h, mi, s) =
@@ -340,7 +340,7 @@ pub mod valid {
     pub fn timestamp(u: &mut Unstructured) -> Result<Value> {
         if u.ratio(7u8, 8u8)? {
             let ms = u.int_in_range(0i64..=4_102_444_800_000)?;
-            return Ok(Value::String(earlyexit::timestamp::iso_from_millis(ms)));
+            return Ok(Value::String(earlyexit::time::iso_from_millis(ms)));
         }
         Ok(Value::String(super::timestamp(u)?))
     }

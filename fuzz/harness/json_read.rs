@@ -16,7 +16,7 @@
 use super::gen;
 use arbitrary::{Result, Unstructured};
 use earlyexit::limits::MAX_DOCUMENT_DEPTH;
-use earlyexit::{loop_replay, pyramid_replay, ErrorCode, Naming, Value};
+use earlyexit::{loops::replay, pyramid, ErrorCode, Naming, Value};
 
 /// Runs one input.
 pub fn run(data: &[u8]) {
@@ -130,16 +130,16 @@ fn jsonl(u: &mut Unstructured) -> Result<String> {
 
 fn check_replay_text(text: &str) {
     let with_bom = ["\u{feff}", &text.replace('\n', "\r\n")].concat();
-    let loop_runs = loop_replay::parse_jsonl(text, Naming::Js);
-    let pyramid_runs = pyramid_replay::parse_runs_jsonl(text, Naming::Js);
+    let loop_runs = replay::parse_jsonl(text, Naming::Js);
+    let pyramid_runs = pyramid::replay::parse_runs_jsonl(text, Naming::Js);
     for e in [loop_runs.as_ref().err(), pyramid_runs.as_ref().err()].into_iter().flatten() {
         assert_eq!(e.code(), "invalid_replay", "{e}");
         assert!(e.field() == "runs" || e.field().starts_with("runs["), "{e}");
         assert!(e.message().starts_with("runs["), "a line's error names its run and line: {e}");
     }
-    assert_eq!(loop_replay::parse_jsonl(&with_bom, Naming::Js), loop_runs, "BOM / CRLF changed the loop replay");
+    assert_eq!(replay::parse_jsonl(&with_bom, Naming::Js), loop_runs, "BOM / CRLF changed the loop replay");
     assert_eq!(
-        pyramid_replay::parse_runs_jsonl(&with_bom, Naming::Js),
+        pyramid::replay::parse_runs_jsonl(&with_bom, Naming::Js),
         pyramid_runs,
         "BOM / CRLF changed the pyramid replay"
     );

@@ -9,7 +9,7 @@
 
 use super::gen::{self, valid};
 use arbitrary::{Result, Unstructured};
-use earlyexit::loop_stopping::{PlateauDeltaSource, PlateauMode, ResourceUsage};
+use earlyexit::loops::{PlateauDeltaSource, PlateauMode, ResourceUsage};
 use earlyexit::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, IterationAnalytics,
     IterationResult, Naming, Recorded, Value, VerificationStatus,
@@ -161,7 +161,7 @@ fn iteration_value(u: &mut Unstructured, next: u64) -> Result<Value> {
 
 /// A fixed clock for records without a timestamp (what a binding's clock returns).
 fn clock(u: &mut Unstructured) -> Result<String> {
-    Ok(earlyexit::timestamp::iso_from_millis(u.int_in_range(0i64..=4_102_444_800_000)?))
+    Ok(earlyexit::time::iso_from_millis(u.int_in_range(0i64..=4_102_444_800_000)?))
 }
 
 /// Asserts that a failed call changed nothing and reports a well-formed error.
@@ -359,7 +359,7 @@ fn step(u: &mut Unstructured, engine: &mut EarlyStopping, analytics: &mut Iterat
             let outcome = if u.ratio(1u8, 4u8)? {
                 // the Rust-typed entry, any numbers
                 let next = analytics.records().len() as u64 + 1;
-                let mut input = earlyexit::analytics::AnalyticsInput::new(
+                let mut input = earlyexit::loops::analytics::AnalyticsInput::new(
                     if u.ratio(7u8, 8u8)? { next } else { u.arbitrary()? },
                     gen::number(u)?,
                     status(u)?,

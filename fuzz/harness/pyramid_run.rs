@@ -8,7 +8,7 @@
 
 use super::gen::{self, valid};
 use arbitrary::{Result, Unstructured};
-use earlyexit::signal::TestCounts;
+use earlyexit::pyramid::TestCounts;
 use earlyexit::{
     Action, ErrorCode, ExitConfig, LayerResult, LayerSpec, Naming, PyramidRun, QualitySignal, Speculation, Value,
 };
@@ -118,7 +118,7 @@ pub fn start(u: &mut Unstructured) -> Result<PyramidRun> {
         let Value::Object(entries) = gen::object(u, EXIT_CONFIG_FIELDS)? else { unreachable!() };
         let config = gen::renamed(entries, |k| {
             if naming == Naming::Snake {
-                earlyexit::exit_decision::EXIT_CONFIG_FIELDS
+                earlyexit::pyramid::EXIT_CONFIG_FIELDS
                     .iter()
                     .find(|f| f.js() == k)
                     .map_or(k.clone(), |f| f.snake().to_string())

@@ -57,7 +57,7 @@ async function newPage() {
 
 before(async () => {
   assert.ok(fs.existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install Debian's chromium (scripts/setup.sh) or set CHROMIUM`);
-  for (const f of ['bindings-wasm/web.mjs', 'bindings-wasm/api.mjs', 'bindings-wasm/pkg/web/earlyexit_wasm_bg.wasm', 'bindings-wasm/pkg/web/earlyexit_replay_bg.wasm', 'node_modules/uplot/dist/uPlot.esm.js']) {
+  for (const f of ['bindings/wasm/web.mjs', 'bindings/wasm/api.mjs', 'bindings/wasm/pkg/web/earlyexit_wasm_bg.wasm', 'bindings/wasm/pkg/web/earlyexit_replay_bg.wasm', 'node_modules/uplot/dist/uPlot.esm.js']) {
     assert.ok(fs.existsSync(path.join(REPO_ROOT, f)), `${f} is missing: run scripts/build-wasm.sh and npm install (scripts/test-browser.sh does both)`);
   }
   server = await startServer({ port: 0 });
@@ -119,7 +119,7 @@ for (const file of vectorFiles) {
 }
 
 // ---------------------------------------------------------------------------
-// The replay module is fetched only on request (bindings-wasm/README.md "Two modules").
+// The replay module is fetched only on request (bindings/wasm/README.md "Two modules").
 
 const REPLAY_FILE = 'earlyexit_replay_bg.wasm';
 const REPLAY_GLUE = 'earlyexit_replay.js'; // wasm-bindgen's JS for it, imported on demand too
@@ -229,14 +229,14 @@ test('a replay module that fails to fetch rejects init({ replay: true }) clearly
 });
 
 // ---------------------------------------------------------------------------
-// A trap (bindings-wasm/README.md "No panics, and recovery"): the call that trapped gets a
+// A trap (bindings/wasm/README.md "Memory and traps"): the call that trapped gets a
 // typed error, later calls a fresh instance, objects made before instance_reset.
 
 test('after a trap: instance_trapped for that call, a fresh instance for later calls, instance_reset for old objects', async () => {
   const { page } = await initOnlyPage();
   const got = await page.evaluate(async () => {
     const ee = window.earlyexit;
-    const glue = await import('/bindings-wasm/pkg/web/earlyexit_wasm.js'); // the instance web.mjs uses
+    const glue = await import('/bindings/wasm/pkg/web/earlyexit_wasm.js'); // the instance web.mjs uses
     const errorOf = (call) => {
       try {
         call();

@@ -1,4 +1,4 @@
-// earlyexit-wasm through bundlers, in Chromium: the recipes of bindings-wasm/README.md
+// earlyexit-wasm through bundlers, in Chromium: the recipes of bindings/wasm/README.md
 // ("Bundlers"), each building one small page from the packed package (npm pack, unpacked
 // into a scratch node_modules as an install would), served on 127.0.0.1:
 // - esbuild --bundle --loader:.wasm=file, importing the .wasm files and passing their URLs to
@@ -65,7 +65,7 @@ before(async () => {
   for (const tool of ['esbuild', 'vite']) assert.ok(fs.existsSync(path.join(BIN, tool)), `node_modules/.bin/${tool} is missing: run npm ci`);
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'earlyexit-bundlers-'));
   // The package as an install has it: only its published files.
-  const tarball = run('npm', ['pack', '--silent', '--pack-destination', scratch], path.join(REPO_ROOT, 'bindings-wasm')).trim().split('\n').pop();
+  const tarball = run('npm', ['pack', '--silent', '--pack-destination', scratch], path.join(REPO_ROOT, 'bindings', 'wasm')).trim().split('\n').pop();
   const into = path.join(scratch, 'node_modules', 'earlyexit-wasm');
   fs.mkdirSync(into, { recursive: true });
   run('tar', ['xzf', path.join(scratch, tarball), '-C', into, '--strip-components=1'], scratch);

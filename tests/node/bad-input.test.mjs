@@ -49,7 +49,7 @@ describe(`bad-input matrix (${IMPL})`, () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The native boundary: the string interface (js/interface) that both packages export.
+// The native boundary: the string interface (bindings/js/interface) that both packages export.
 
 // The module the package loaded (same path, so the same instance).
 function nativeModule() {
@@ -106,7 +106,7 @@ describe(`native boundary (${IMPL})`, () => {
   });
 
   test('every napi export is behind catch_unwind', { skip: IMPL !== 'native' && 'a source check, run once' }, () => {
-    const source = readFileSync(path.join(ROOT, 'bindings-node', 'src', 'lib.rs'), 'utf8');
+    const source = readFileSync(path.join(ROOT, 'bindings', 'node', 'src', 'lib.rs'), 'utf8');
     // Each #[napi...] attribute that precedes a function (or a constructor/method).
     const exports = [...source.matchAll(/#\[napi(\([^)]*\))?\]\s*(?:#\[[^\]]*\]\s*)*(?:\/\/\/[^\n]*\n\s*)*pub (fn|struct|enum) (\w+)/g)];
     const functions = exports.filter((m) => m[2] === 'fn');

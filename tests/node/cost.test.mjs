@@ -1,7 +1,7 @@
 // What the cheap paths of the JS layer must not change (the figures are in `make bench`,
 // workloads pyramid-new and loop-ts; work is counted here, never timed):
 // - EarlyExitController construction: a controller per CI run over a preset pays no native
-//   object and no validation each time (js/api.js, `exitSetup`), and the cache that avoids
+//   object and no validation each time (bindings/js/api/pyramid.js, `exitSetup`), and the cache that avoids
 //   it still honours a config object changed between constructions, as the seed does (it
 //   reads its config at each use);
 // - recordIterationResult reads a result's keys with for-in: only when that sees exactly the
@@ -25,7 +25,7 @@ const layers = [layer('unit', 0.99, 0.95, 0, 100), layer('integration', 0.99, 0.
 // tests make one), whose native calls are counted.
 function countedApi() {
   const require = createRequire(import.meta.url);
-  const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+  const dir = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
   const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
   const counts = { exec: 0, objects: 0 };
   const counted = Object.assign({}, native, {

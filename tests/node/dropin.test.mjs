@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import ee, { IMPL, HAVE_REFERENCE, NO_REFERENCE, REFERENCE_DIR, ROOT } from './impl.mjs';
 import { compare, rng } from './support.mjs';
+import { OP } from '../../bindings/js/api/contract.generated.mjs';
 
 const seed = HAVE_REFERENCE ? await import(pathToFileURL(path.join(REFERENCE_DIR, 'early-stopping.mjs')).href) : null;
 const skip = HAVE_REFERENCE ? false : NO_REFERENCE;
@@ -553,7 +554,7 @@ describe(`drop-in: bad writes are typed errors and change nothing (${IMPL})`, ()
 
 describe(`drop-in: the normal loop keeps the fast path (${IMPL})`, () => {
   const require = createRequire(import.meta.url);
-  const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+  const dir = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
   const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
   const ops = [];
   const counting = Object.assign(Object.create(null), native, { exec: (op, args) => (ops.push(op), native.exec(op, args)) });
@@ -593,6 +594,6 @@ describe(`drop-in: the normal loop keeps the fast path (${IMPL})`, () => {
       stopper.shouldStop();
     }
     assert.equal(ops.length, 50);
-    assert.ok(ops.every((op) => op === 11), `ops ${[...new Set(ops)]}`); // ES_HISTORY_CHECK
+    assert.ok(ops.every((op) => op === OP.ES_HISTORY_CHECK), `ops ${[...new Set(ops)]}`);
   });
 });

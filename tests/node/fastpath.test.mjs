@@ -1,4 +1,4 @@
-// The numeric fast paths of the JS layer (js/api.js over js/interface/src/fast.rs and
+// The numeric fast paths of the JS layer (bindings/js/api/ over bindings/js/fast/src/fast.rs and
 // fast_pyramid.rs): each engine's state lives in JS and only the most recently used one sits
 // in the shared scratch buffer, decisions made by a fold are reused, timestamps cross as
 // bytes, and runs keep their progress between layers. These tests drive exactly the
@@ -37,7 +37,7 @@ describe(`loop fast path (${IMPL})`, { skip }, () => {
 
   test('two copies of the JS layer over one native module (as test runners load packages) share the buffer', () => {
     const require = createRequire(import.meta.url);
-    const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+    const dir = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
     const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
     const { api: second, ready } = require(path.join(dir, 'api.cjs'))(native);
     ready();

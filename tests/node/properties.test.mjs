@@ -22,7 +22,7 @@ if (process.env.FC_RUNS) console.log(`properties: ${RUNS} cases per property, se
 // The layer over the package's native module, with its test hooks (the encoder's visit
 // count, the switch that sends runs to the JSON path).
 const require = createRequire(import.meta.url);
-const dir = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+const dir = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
 const native = require(path.join(dir, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
 const { api: ee, ready, testing } = require(path.join(dir, 'api.cjs'))(native);
 ready();
@@ -123,7 +123,7 @@ describe(`properties: the fast path, the JSON path and PyramidRun.submit agree (
 
 // --- the encoder ----------------------------------------------------------------------
 
-// A plain recursive encoder of the wire format (js/interface/src/wire.rs): JSON.stringify's
+// A plain recursive encoder of the wire format (bindings/js/interface/src/wire.rs): JSON.stringify's
 // text for what JSON holds, tags for the rest. Exponential on shared objects, fine here.
 const tag = (what) => '{"\\u0000":' + JSON.stringify(what) + '}';
 function reference(value) {

@@ -1,4 +1,4 @@
-// The JS layer under a hostile or careless caller (docs/reliability.md, "The JS layer"):
+// The JS layer under a hostile or careless caller (docs/internals/reliability.md, "The JS layer"):
 // concurrent and nested runs share no state, host values are read once, the encoder is
 // linear and refuses cycles, caches are bounded, every refusal is typed, and an abort
 // reaches the runner. Each test here failed before the fix it guards.
@@ -88,7 +88,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { ROOT } from './impl.mjs';
 
 const require = createRequire(import.meta.url);
-const PACKAGE_DIR = path.join(ROOT, IMPL === 'wasm' ? 'bindings-wasm' : 'bindings-node');
+const PACKAGE_DIR = path.join(ROOT, 'bindings', IMPL === 'wasm' ? 'wasm' : 'node');
 const NATIVE = require(path.join(PACKAGE_DIR, IMPL === 'wasm' ? 'pkg/nodejs/earlyexit_wasm.js' : 'native.cjs'));
 function secondLayer() {
   const { api, ready, testing } = require(path.join(PACKAGE_DIR, 'api.cjs'))(NATIVE);

@@ -39,9 +39,9 @@ describe(`subpath entries (${IMPL})`, () => {
   });
 
   test('the browser variants re-export the web build', { skip: IMPL === 'wasm' ? false : 'earlyexit-wasm only' }, async () => {
-    const web = await import(pathToFileURL(path.join(ROOT, 'bindings-wasm', 'web.mjs')).href);
+    const web = await import(pathToFileURL(path.join(ROOT, 'bindings', 'wasm', 'web.mjs')).href);
     for (const [sub, name] of Object.entries(SUBPATHS)) {
-      const module = await import(pathToFileURL(path.join(ROOT, 'bindings-wasm', `${sub}.web.mjs`)).href);
+      const module = await import(pathToFileURL(path.join(ROOT, 'bindings', 'wasm', `${sub}.web.mjs`)).href);
       assert.equal(module.default, web[name]);
       assert.equal(module[name], web[name]);
     }

@@ -14,7 +14,7 @@ const sameAnalytics: typeof NamedAnalytics = IterationAnalytics;
 const wasmDecision: StoppingDecision = new WasmEarlyStopping(undefined, new WasmIterationAnalytics()).shouldStop();
 void [decision.stop, same, sameAnalytics, wasmDecision.trigger];
 
-// The bundler recipe (bindings-wasm/README.md "Bundlers"): the module's URL to init(), and the
+// The bundler recipe (bindings/wasm/README.md "Bundlers"): the module's URL to init(), and the
 // loading error's code when a bundler left the .wasm file out.
 import { init as initWasm, type EarlyExitLoadError, type LoadErrorCode } from 'earlyexit-wasm';
 

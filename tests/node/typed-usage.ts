@@ -187,7 +187,7 @@ async function browserShaped(): Promise<void> {
   void [decision, result, wasm.default];
 }
 
-// The browser build's replay module: loaded only on request (bindings-wasm/README.md "Two modules").
+// The browser build's replay module: loaded only on request (bindings/wasm/README.md "Two modules").
 async function browserReplay(replayUrl: string): Promise<LoopReplay | null> {
   await wasm.init();
   const runs: ReplayRun[] = [{ id: 'a', iterations: [{ quality_score: 40, confidence: 0.4, verification_status: 'failed' }] }];

@@ -1,7 +1,9 @@
-"""The README's Python examples run as written: every ```python block between the
-``quickstart-python`` markers and between the ``options`` markers ("Beyond the seed:
-options") is executed, each in a fresh namespace, and type-checked with ``mypy --strict``
-(each block a module of its own), so they are what a strict typed user can write."""
+"""The READMEs' Python examples run as written: every ```python block of README.md between
+the ``quickstart-python`` markers and between the ``options`` markers, and every ```python
+block of the PyPI page ``bindings/python/README.md`` (but one marked ``<!-- skip-test: why
+-->`` on the line before), is executed, each in a fresh namespace, and type-checked with
+``mypy --strict`` (each block a module of its own), so they are what a strict typed user can
+write."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ import re
 import subprocess
 import sys
 import tempfile
-from typing import List
+from typing import List, Tuple
 
 import pytest
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+README = os.path.join(ROOT, "README.md")
+PACKAGE_README = os.path.join(ROOT, "bindings", "python", "README.md")
 
 
 def python_blocks() -> List[str]:
@@ -27,6 +31,19 @@ def python_blocks() -> List[str]:
     return re.findall(r"```python\n(.*?)```", section.group(1) + options.group(1), re.S)
 
 
+def package_blocks() -> List[str]:
+    """Every ```python block of the package's own README, but those marked skip-test."""
+    with open(PACKAGE_README, encoding="utf-8") as f:
+        text = f.read()
+    return [code for mark, code in re.findall(r"(<!-- skip-test:[^>]*-->\n)?```python\n(.*?)```", text, re.S) if not mark]
+
+
+def all_blocks() -> List[Tuple[str, str]]:
+    """(where, code) for every block these tests run."""
+    blocks = [(f"README.md (python block {i + 1})", code) for i, code in enumerate(python_blocks())]
+    return blocks + [(f"bindings/python/README.md (python block {i + 1})", code) for i, code in enumerate(package_blocks())]
+
+
 def test_readme_has_an_example_of_each_engine() -> None:
     blocks = python_blocks()
     assert len(blocks) >= 2
@@ -34,17 +51,23 @@ def test_readme_has_an_example_of_each_engine() -> None:
     assert any("max_total_tokens=" in b for b in blocks), "the options section has a Python example"
 
 
-@pytest.mark.parametrize("index", range(len(python_blocks())))
+def test_package_readme_has_an_example_of_each_engine() -> None:
+    blocks = package_blocks()
+    assert any("EarlyStopping(" in b for b in blocks) and any("EarlyExitController(" in b for b in blocks)
+    assert any("EarlyExitTypeError" in b for b in blocks), "the package README shows the errors"
+
+
+@pytest.mark.parametrize("index", range(len(all_blocks())))
 def test_readme_block_runs(index: int) -> None:
-    code = python_blocks()[index]
-    exec(compile(code, f"README.md (python block {index + 1})", "exec"), {"__name__": "__readme__"})
+    where, code = all_blocks()[index]
+    exec(compile(code, where, "exec"), {"__name__": "__readme__"})
 
 
 def test_readme_blocks_pass_mypy_strict() -> None:
     pytest.importorskip("mypy", reason="mypy is installed by scripts/test-python.sh")
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
-        for index, code in enumerate(python_blocks()):
+        for index, (_, code) in enumerate(all_blocks()):
             path = os.path.join(tmp, f"readme_example_{index + 1}.py")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(code)
@@ -54,4 +77,4 @@ def test_readme_blocks_pass_mypy_strict() -> None:
             capture_output=True,
             text=True,
         )
-    assert out.returncode == 0, f"mypy --strict on the README's Python examples:\n{out.stdout}{out.stderr}"
+    assert out.returncode == 0, f"mypy --strict on the READMEs' Python examples:\n{out.stdout}{out.stderr}"

@@ -44,6 +44,20 @@ MODEL = ee.pyramid_policy_update(None, [{"name": "unit", "failed": False, "durat
 LOOP_RUNS = [{"id": "r", "iterations": [{"quality_score": q, "confidence": 0.9, "verification_status": "failed"} for q in (50, 60, 60, 60)]}]
 
 
+T0 = "2026-01-01T00:00:00.000Z"
+
+
+def _analytics() -> Any:
+    a = ee.IterationAnalytics("loop", "task", persist=False, start_time=T0, end_time=T0, quality_threshold=60)
+    a.record(1, 50, "passed", 100, 0.1, 10, output_snapshot_path="/out/1", reflections=["first"], timestamp=T0)
+    a.record(2, 70, "failed", timestamp=T0)
+    a.record(3, 71, "passed", tokens_used=5, timestamp=T0)
+    return a
+
+
+SUMMARY = _analytics().summary().to_dict()
+
+
 def _run(layers: List[Dict[str, Any]]) -> Any:
     return [{**spec, "run": lambda: {"passRate": 1, "coverage": 0.95, "flakyRatio": 0}} for spec in layers]
 
@@ -62,6 +76,8 @@ ROWS: List[Row] = [
      {"qualityThreshold": 60, "quality_threshold": 60}, "invalid_config", "quality_threshold"),
     ("IterationAnalytics(mapping)", lambda c: ee.IterationAnalytics(c).config, {"consecutiveCountThreshold": 3}, {"consecutive_count_threshold": 3},
      {"consecutive_count_threshold": 3, "consecutiveCountThreshold": 3}, "invalid_config", "consecutive_count_threshold"),
+    ("IterationAnalytics(loop_id, task, mapping)", lambda c: ee.IterationAnalytics("l", "t", c, persist=False).config, {"qualityThreshold": 60, "storagePath": "x"},
+     {"quality_threshold": 60, "storage_path": "x"}, {"storagePath": "x", "storage_path": "x"}, "invalid_config", "storage_path"),
     ("LayerResult.from_dict", ee.LayerResult.from_dict, JS_LAYER, SNAKE_LAYER, BOTH_LAYER, "invalid_layer_result", "pass_rate"),
     ("calculate_quality_signal", ee.calculate_quality_signal, JS_LAYER, SNAKE_LAYER, BOTH_LAYER, "invalid_layer_result", "pass_rate"),
     ("count_quality_partitions", ee.count_quality_partitions, JS_LAYER, SNAKE_LAYER, BOTH_LAYER, "invalid_layer_result", "pass_rate"),
@@ -150,6 +166,82 @@ def test_results_and_records_go_back_in() -> None:
             return ee.IterationAnalytics().detect_diminishing_returns().to_dict()
 
     ee.EarlyStopping(analytics=Source()).should_stop()
+
+
+def test_analytics_takes_back_what_it_emits(tmp_path: Any) -> None:
+    """Every analytics input that takes a dict reads what the matching to_dict() (or the JSON
+    the JS API and the files use) gives: records, summaries, configs, snapshots."""
+    a = _analytics()
+    for given in (lambda r: r.to_dict(), lambda r: json.loads(json.dumps(r.to_dict()))):
+        copy = ee.IterationAnalytics("loop", "task", persist=False, start_time=T0, end_time=T0, quality_threshold=60)
+        for record in a.records:
+            assert copy.record_iteration(given(record)) == record
+        assert copy.records == a.records and copy.summary() == a.summary()
+    # a summary, as a mapping, its JSON text, or a file: the same object as the one saved
+    summary = a.summary()
+    for given in (summary.to_dict(), json.dumps(summary.to_dict())):
+        loaded = ee.IterationAnalytics.from_summary(given, **a.config.to_dict())
+        assert loaded.records == a.records and loaded.config == a.config and loaded.summary() == summary
+    path = a.save_analytics(tmp_path / "loop.json")
+    loaded = ee.IterationAnalytics.load(path, **{**a.config.to_dict(), "persist": False})
+    assert loaded.records == a.records and loaded.config.quality_threshold == 60
+    # the snapshot, as text or parsed, and the config in each constructor form
+    assert ee.IterationAnalytics.from_json(json.loads(a.to_json())).to_json() == a.to_json()
+    assert ee.IterationAnalytics(a.config.to_dict()).config == a.config
+    assert ee.IterationAnalytics(**a.config.to_dict()).config == a.config
+    assert ee.IterationAnalytics("loop", "task", a.config.to_dict(), persist=False).config == a.config
+    # keyword options in either spelling: from_summary's config, report's options
+    by_js = ee.IterationAnalytics.from_summary(SUMMARY, selectionCriteria="highest_quality", persist=False)
+    by_snake = ee.IterationAnalytics.from_summary(SUMMARY, selection_criteria="highest_quality", persist=False)
+    assert by_js.to_json() == by_snake.to_json() and by_js.config.selection_criteria == "highest_quality"
+    assert a.report(generatedAt=T0) == a.report(generated_at=T0)
+    assert a.report(generatedAt=T0).rstrip().endswith(f"*Generated: {T0}*")
+    # a record's to_dict() gives quality_delta: taken, and recomputed as upstream does
+    again = ee.IterationAnalytics(start_time=T0)
+    again.record_iteration({**a.records[1].to_dict(), "quality_delta": 99})
+    assert again.records[0].quality_delta == 0
+
+
+def test_a_summary_whose_deltas_were_written_loads_and_its_records_pickle() -> None:
+    """upstream's records are data its users change (JS: `analytics.iterations[1].quality_score
+    = 95` leaves the deltas as they were), so a saved summary may hold deltas that are not the
+    score differences, and beyond -100..100: Python loads it as it is, and its records and
+    summary pickle."""
+    import pickle
+
+    summary = json.loads(json.dumps(SUMMARY))
+    summary["iterations"][1]["quality_delta"] = 250.5
+    summary["iterations"][2]["quality_delta"] = -3
+    loaded = ee.IterationAnalytics.from_summary(summary, persist=False)
+    assert [r.quality_delta for r in loaded.records] == [0, 250.5, -3]
+    assert loaded.summary().to_dict()["iterations"] == summary["iterations"]
+    for value in (loaded.records[1], loaded.summary(), loaded.select_best_iteration(), loaded):
+        assert pickle.loads(pickle.dumps(value)).__repr__() == value.__repr__()
+    # the stored deltas are what detection reads, as upstream's detectDiminishingReturns does
+    assert loaded.detect_diminishing_returns().detected is False
+
+
+def test_analytics_fields_are_read_only_attributes_holding_immutable_values() -> None:
+    """In Python upstream's fields are read-only attributes (AttributeError), and nothing they
+    answer is a container whose changes could be lost: records and summaries hold tuples, and
+    records, configs, selections and summaries are frozen."""
+    a = _analytics()
+    for name, value in (("config", a.config), ("iterations", ()), ("records", ()), ("loop_id", "x"), ("task_description", "x"),
+                        ("start_time", T0), ("end_time", T0), ("persist", True)):
+        with pytest.raises(AttributeError, match="not writable"):
+            setattr(a, name, value)
+    with pytest.raises(AttributeError):
+        a.storage_path = "x"  # type: ignore[attr-defined]
+    assert isinstance(a.iterations, tuple) and isinstance(a.records, tuple) and isinstance(a.summary().iterations, tuple)
+    assert isinstance(a.records[0].reflections, tuple)
+    for value, field in ((a.records[0], "quality_score"), (a.config, "quality_threshold"), (a.summary(), "total_tokens"),
+                         (a.select_best_iteration(), "selected"), (a.detect_diminishing_returns(), "detected")):
+        with pytest.raises(AttributeError, match="not writable"):
+            setattr(value, field, None)
+    # to_dict() answers a new dict each time: the caller's own copy
+    d = a.records[0].to_dict()
+    d["quality_score"] = 1
+    assert a.records[0].quality_score == 50
 
 
 def test_a_step_run_takes_its_results_in_either_spelling_and_both_change_nothing() -> None:

@@ -41,3 +41,39 @@ def test_mypy_strict_refuses(name: str) -> None:
             text=True,
         )
     assert out.returncode == 1 and ": error:" in out.stdout, out.stdout + out.stderr
+
+
+STAR_IMPORT = """from earlyexit import *
+
+stopping: EarlyStopping = EarlyStopping(max_iterations=3)
+trigger: Trigger = stopping.should_stop().trigger
+decision: StoppingDecisionDict = stopping.should_stop().to_dict()
+code: ErrorCode = "invalid_config"
+print(trigger, decision, code, LIMITS["layers"], EarlyExitController, calculate_quality_signal)
+"""
+
+
+def test_a_star_import_gives_every_public_name() -> None:
+    import earlyexit
+
+    namespace: dict = {}
+    exec("from earlyexit import *", namespace)
+    public = {name for name in dir(earlyexit) if not name.startswith("_")}
+    assert set(namespace) - {"__builtins__"} == public == set(earlyexit.__all__)
+    assert len(earlyexit.__all__) == len(public)
+
+
+def test_mypy_strict_reads_a_star_import() -> None:
+    """The names a star import gives are typed: `__all__` is computed at run time, which a
+    type checker would read as empty, so it reads the `X as X` imports instead."""
+    pytest.importorskip("mypy", reason="mypy is installed by scripts/test-python.sh")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "star.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(STAR_IMPORT)
+        out = subprocess.run(
+            [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", os.path.join(tmp, "cache"), path],
+            capture_output=True,
+            text=True,
+        )
+    assert out.returncode == 0, out.stdout + out.stderr

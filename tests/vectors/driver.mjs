@@ -407,14 +407,10 @@ function validateAnalyticsRecord(r, { prefix = '', stored = false } = {}) {
   checkTime(r, 'timestamp', resCode, prefix + 'timestamp', { required: stored });
 }
 
-// Stored records: each quality_delta must be this score minus the previous one.
+// Stored records: each keeps its quality_delta (any finite number), as upstream's do.
 function validateStoredRecords(records, path) {
   if (!Array.isArray(records)) throw typeErr('invalid_snapshot', path);
-  records.forEach((r, i) => {
-    validateAnalyticsRecord(r, { prefix: `${path}[${i}].`, stored: true });
-    const computed = i === 0 ? 0 : r.quality_score - records[i - 1].quality_score;
-    if (!Object.is(r.quality_delta, computed)) throw rangeErr('invalid_snapshot', `${path}[${i}].quality_delta`);
-  });
+  records.forEach((r, i) => validateAnalyticsRecord(r, { prefix: `${path}[${i}].`, stored: true }));
 }
 
 // The reference's clock, and its working directory.

@@ -434,7 +434,7 @@ function analytics() {
     ['iterations[1].quality_score', numberCases({ min: 0, max: 100, required: true, valid: 60 }).slice(0, 5)],
     ['iterations[1].timestamp', timestampCases({ required: true }).slice(0, 5)],
     ['iterations[1].reflections', [...notAnArray, ['missing', MISSING, 'type'], ['array with a number', [1], 'type']]],
-    ['iterations[1].quality_delta', [['inconsistent with the scores', 7, 'range'], ['string', '10', 'type'], ['missing', MISSING, 'type']]],
+    ['iterations[1].quality_delta', [['NaN', N('NaN'), 'range'], ['string', '10', 'type'], ['missing', MISSING, 'type']]],
     ['iterations[1].iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 }).slice(0, 5)],
   ];
   for (const [p, cases] of SUMMARY_FIELDS) {
@@ -729,7 +729,7 @@ function snapshots() {
         ['records', [...notAnArray, ['missing', MISSING, 'type']]],
         ['records[1].quality_score', numberCases({ min: 0, max: 100, required: true, valid: 51 })],
         ['records[1].iteration_number', numberCases({ min: 1, integer: true, required: true, valid: 2 })],
-        ['records[1].quality_delta', [['inconsistent with the scores', 7, 'range'], ['NaN', N('NaN'), 'range'], ['string', '1', 'type'], ['missing', MISSING, 'type']]],
+        ['records[1].quality_delta', [['NaN', N('NaN'), 'range'], ['string', '1', 'type'], ['missing', MISSING, 'type']]],
         ['records[1].timestamp', timestampCases({ required: true }).slice(0, 6)],
         ['records[1].reflections', [...notAnArray, ['missing', MISSING, 'type']]],
         ['records[1].output_snapshot_path', stringCases().filter(([k]) => k !== 'null').slice(0, 3)],

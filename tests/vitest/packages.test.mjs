@@ -13,7 +13,7 @@ import NativeIterationAnalytics from 'earlyexit/iteration-analytics';
 import WasmEarlyStopping from 'earlyexit-wasm/early-stopping';
 import WasmIterationAnalytics from 'earlyexit-wasm/iteration-analytics';
 
-// The names every entry exports (js/build.mjs PUBLIC_NAMES, plus init and the default).
+// The names every entry exports (bindings/js/build.mjs PUBLIC_NAMES, plus init and the default).
 const NAMES = [
   'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
   'EarlyExitController', 'PyramidRun', 'DEFAULT_EXIT_CONFIG', 'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG',

@@ -1,5 +1,5 @@
 // How tests/vitest/ loads the two packages (scripts/test-node.sh runs each mode):
-//   EARLYEXIT_VITEST=linked   the workspace symlinks node_modules/earlyexit(-wasm) -> bindings-*,
+//   EARLYEXIT_VITEST=linked   the workspace symlinks node_modules/earlyexit(-wasm) -> bindings/{node,wasm},
 //                             as `npm link` or a pnpm/npm workspace gives them: vite resolves
 //                             the real path, which is outside node_modules, and inlines it.
 //   EARLYEXIT_VITEST=inline   the symlinks kept as node_modules paths (preserveSymlinks), as an

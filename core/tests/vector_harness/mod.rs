@@ -3,13 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
 
-use earlyexit::analytics::IterationAnalytics;
-use earlyexit::exit_decision::CoherenceEarlyExit;
-use earlyexit::loop_stopping::{DiminishingReturnsReport, EarlyStopping};
+use earlyexit::loops::analytics::IterationAnalytics;
+use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
+use earlyexit::pyramid::CoherenceEarlyExit;
+use earlyexit::pyramid::{self, Speculation};
+use earlyexit::pyramid::{calculate_quality_signal, count_quality_partitions, LayerResult};
 use earlyexit::pyramid::{Action, PyramidRun};
-use earlyexit::signal::{calculate_quality_signal, count_quality_partitions, LayerResult};
-use earlyexit::speculation::{self, Speculation};
-use earlyexit::{jsnum, Error, ExitConfig, Naming, Value};
+use earlyexit::{num, Error, ExitConfig, Naming, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -60,7 +60,7 @@ fn compare(expected: &Value, actual: &Value, path: &str, top: bool) -> Result<()
             if e.to_bits() == a.to_bits() || (e.is_nan() && a.is_nan()) {
                 Ok(())
             } else {
-                Err(format!("{path}: expected {} got {}", jsnum::to_js_string(*e), jsnum::to_js_string(*a)))
+                Err(format!("{path}: expected {} got {}", num::to_js_string(*e), num::to_js_string(*a)))
             }
         }
         (Value::Array(e), Value::Array(a)) => {
@@ -328,7 +328,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "getOptimalIteration" => match args.first() {
                 // A binding passes the argument through the core's check; absent means true.
                 Some(given) => from(
-                    earlyexit::analytics::verified_only_argument(given, Naming::Js)
+                    earlyexit::loops::analytics::verified_only_argument(given, Naming::Js)
                         .map(|verified_only| a.optimal_iteration_value(verified_only)),
                 ),
                 None => ok(a.optimal_iteration_value(true)),
@@ -372,11 +372,11 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
                     .map(|r| Value::Number(f64::from(count_quality_partitions(&r)))),
             ),
-            "toFixed" => ok(Value::string(jsnum::to_fixed(
+            "toFixed" => ok(Value::string(num::to_fixed(
                 arg(&args, 0).as_f64().unwrap(),
                 arg(&args, 1).as_f64().unwrap() as u32,
             ))),
-            "toString" => ok(Value::string(jsnum::to_js_string(arg(&args, 0).as_f64().unwrap()))),
+            "toString" => ok(Value::string(num::to_js_string(arg(&args, 0).as_f64().unwrap()))),
             other => panic!("unknown stateless call {other}"),
         },
         Engine::Exit(exit) => match name {
@@ -387,7 +387,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
         },
         Engine::Speculative(config) => match name {
             "speculate" => {
-                let confidence = match speculation::decision_confidence(&arg(&args, 0), Naming::Js) {
+                let confidence = match pyramid::decision_confidence(&arg(&args, 0), Naming::Js) {
                     Ok(c) => c,
                     Err(e) => return Outcome::Error(e),
                 };
@@ -396,11 +396,11 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     Value::Array(items) => Value::Number(items.len() as f64),
                     other => other,
                 };
-                let count = match speculation::skipped_count(&skipped, Naming::Js) {
+                let count = match pyramid::skipped_count(&skipped, Naming::Js) {
                     Ok(n) => n,
                     Err(e) => return Outcome::Error(e),
                 };
-                match speculation::speculate(confidence, count) {
+                match pyramid::speculate(confidence, count) {
                     Ok(s) => ok(Value::Array(s.iter().map(Speculation::to_value).collect())),
                     Err(e) => Outcome::Error(e),
                 }
@@ -416,14 +416,14 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 }
                 let layers = call.get("layers").cloned().unwrap_or(Value::Array(vec![]));
                 let mut runners = Runners::new(&layers);
-                let count = speculation::verification_count(specs.len(), config.verification_layers);
+                let count = pyramid::verification_count(specs.len(), config.verification_layers);
                 for (i, spec) in specs.iter_mut().take(count).enumerate() {
                     let result = match runners.call(i) {
                         Ok(v) => v,
                         Err(m) => return Outcome::Thrown(m),
                     };
                     match LayerResult::from_value(&result, Naming::Js, &format!("layers[{i}]")) {
-                        Ok(r) => spec.actual = Some(speculation::classify_outcome(&r)),
+                        Ok(r) => spec.actual = Some(pyramid::classify_outcome(&r)),
                         Err(e) => return Outcome::Error(e),
                     }
                 }
@@ -483,7 +483,7 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
                     };
                     Some(Script { answers, calls: 0 })
                 }
-                other => return Err(earlyexit::loop_stopping::invalid_analytics_source(Naming::Js, &other)),
+                other => return Err(earlyexit::loops::invalid_analytics_source(Naming::Js, &other)),
             };
             Engine::Loop(EarlyStopping::from_config_value(&get("config"), Naming::Js)?, script)
         }

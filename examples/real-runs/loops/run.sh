@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Replays loop policies over the public agent-loop runs in ../shared/data (InterCode, LDB):
+# Replays loop policies over the public agent-loop runs (InterCode, LDB) in DATA=<dir>
+# (default ../shared/data, beside the repository):
 # converts them to the replay format (docs/replay.md) under target/replay/loops/ (outside the
-# tracked files: no data enters the project), then prints per dataset the seed's rules, the
+# tracked files: no data enters the project), then prints per dataset the `seed` preset, the
 # simple rule for k = 2..6 and the `recommended` preset on the `report` half, and the
 # frontier of the preset's knob. TUNE=1 also prints the `tune` half and the tuning grid;
 # EXPLORE=1 then runs the policy search of explore_policies.py (docs/replay.md).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 export PATH="$HOME/.cargo/bin:$PATH"
-DATA="${DATA_DIR:-../shared/data}"
+DATA="${DATA:-${DATA_DIR:-../shared/data}}"
 if [ ! -d "$DATA/intercode" ] && [ ! -d "$DATA/ldb" ]; then
-  echo "loops: skipped: no agent-loop data under $DATA (clone the repository beside shared/)"
+  echo "loops: skipped: no agent-loop data under $DATA (set DATA=<dir>)"
   exit 0
 fi
 OUT=target/replay/loops

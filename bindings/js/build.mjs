@@ -1,0 +1,243 @@
+// Copies the shared JS layer into a package (run by scripts/build-node.sh and
+// scripts/build-wasm.sh):
+//   bindings/js/api/*.js   -> <pkg>/api.cjs (CommonJS), and <pkg>/api.mjs with --esm: the JS
+//                             layer's fragments and the generated contract
+//                             (api/contract.generated.mjs) flattened into one function scope,
+//                             no runtime import (see api/index.js)
+//   the generated contract -> with --esm (the wasm package), <pkg>/contract.mjs and contract.cjs,
+//                             which the package's glue imports (REPLAY_OPS routes the replay ops)
+//   bindings/js/index.d.ts -> <pkg>/index.d.ts and <pkg>/index.d.mts (the same text; the
+//                             .d.mts types the `import` condition, so `export default`
+//                             means the ESM default)
+//   THIRD_PARTY_NOTICES    -> <pkg>/THIRD_PARTY_NOTICES (aiwg's MIT notice; the packages
+//                             reproduce its modules' behaviour and strings)
+//   PUBLIC_NAMES           -> <pkg>/index.mjs, the Node ES module entry over index.cjs, and
+//                             with --esm <pkg>/web.mjs, the browser entry over
+//                             web-loader.mjs: ES modules need their names spelled out, so
+//                             they are written from this one list.
+// Usage: node bindings/js/build.mjs <package dir> [--esm]
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const [target, ...flags] = process.argv.slice(2);
+if (!target) {
+  console.error('usage: node bindings/js/build.mjs <package dir> [--esm]');
+  process.exit(2);
+}
+
+function fail(message) {
+  console.error('bindings/js/build.mjs: ' + message);
+  process.exit(1);
+}
+
+// The JS layer: the fragments of bindings/js/api/ (see index.js there), flattened into one
+// function scope, dependencies first. Each fragment's `import { a, b } from './x.js';` lines
+// are dropped and its `export` keywords removed; what is checked: every imported name is
+// exported by its fragment, no fragment assigns to a name it imports, no name is exported
+// twice, every fragment is reached from the entry, and the result parses (node --check).
+const API_DIR = 'api';
+const ENTRY = 'index.js';
+const CONTRACT_FILE = 'contract.generated.mjs';
+const IMPORT = /^import \{([^}]*)\} from '\.\/([\w.-]+)';\n/gm;
+const DECLARATION = /^export (?=(?:const|let|function|async function|class) ([A-Za-z_$][\w$]*))/gm;
+const fragments = new Map(); // file -> { imports: [{ names, from }], exports: Set, body }
+
+function readFragment(file) {
+  if (fragments.has(file)) return fragments.get(file);
+  const text = readFileSync(path.join(here, API_DIR, file), 'utf8');
+  const imports = [...text.matchAll(IMPORT)].map((m) => ({ from: m[2], names: m[1].split(',').map((n) => n.trim()).filter(Boolean) }));
+  const exports = new Set([...text.matchAll(DECLARATION)].map((m) => m[1]));
+  const body = text.replace(IMPORT, '').replace(DECLARATION, '');
+  if (/^\s*(import|export)\b(?!\()/m.test(body)) fail(`${API_DIR}/${file}: only \`import { ... } from './x.js'\` lines and \`export\` declarations (\`export(\` is a method)`);
+  const fragment = { file, imports, exports, body };
+  fragments.set(file, fragment);
+  return fragment;
+}
+
+// Comments and string literals blanked, for the assignment check.
+const code = (text) => text.replace(/\/\*[^]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ')
+  .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g, "''");
+
+const ordered = []; // dependencies first
+const visiting = new Set();
+function visit(file) {
+  if (ordered.some((f) => f.file === file)) return;
+  if (visiting.has(file)) fail(`${API_DIR}/${file} imports itself through a cycle`);
+  visiting.add(file);
+  const fragment = readFragment(file);
+  for (const { from, names } of fragment.imports) {
+    const target = readFragment(from);
+    visit(from);
+    for (const name of names) {
+      if (!target.exports.has(name)) fail(`${API_DIR}/${file} imports ${name}, which ${from} does not export`);
+      const assigned = new RegExp(`(?<![\\w$.#])${name.replace(/\$/g, '\\$')}\\s*(?:[-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)?=(?![=>])|(?:\\+\\+|--)\\s*${name}\\b|\\b${name}\\s*(?:\\+\\+|--)`);
+      if (assigned.test(code(fragment.body))) fail(`${API_DIR}/${file} assigns to ${name}, which it imports from ${from} (export a function that does it)`);
+    }
+  }
+  visiting.delete(file);
+  ordered.push(fragment);
+}
+visit(ENTRY);
+const exportedBy = new Map();
+for (const fragment of ordered) {
+  for (const name of fragment.exports) {
+    if (exportedBy.has(name)) fail(`${name} is exported by both ${API_DIR}/${exportedBy.get(name)} and ${API_DIR}/${fragment.file}`);
+    exportedBy.set(name, fragment.file);
+  }
+}
+for (const file of readdirSync(path.join(here, API_DIR))) {
+  if (/\.m?js$/.test(file) && !fragments.has(file)) fail(`${API_DIR}/${file} is not imported by any fragment`);
+}
+for (const name of ['api', 'ready', 'testing']) {
+  if (!readFragment(ENTRY).exports.has(name)) fail(`${API_DIR}/${ENTRY} must export ${name}`);
+}
+const indent = (text) => text.replace(/^(?=.)/gm, '  ');
+const SIGNATURE = 'function createApi(native, hostFiles) {';
+const flat =
+  SIGNATURE + "\n  'use strict';\n  const host = hostFiles ?? null;\n" +
+  ordered.map((f) => `\n  // --- ${API_DIR}/${f.file}\n` + indent(f.body.replace(/^\n+/, '').replace(/\n+$/, '\n'))).join('') +
+  '\n  return { api, ready, testing };\n}\n';
+const scratchDir = mkdtempSync(path.join(tmpdir(), 'earlyexit-api-'));
+writeFileSync(path.join(scratchDir, 'api.cjs'), flat);
+const parsed = spawnSync(process.execPath, ['--check', path.join(scratchDir, 'api.cjs')], { encoding: 'utf8' });
+rmSync(scratchDir, { recursive: true, force: true });
+if (parsed.status !== 0) fail(`the flattened layer does not parse:\n${parsed.stderr}`);
+const contract = readFragment(CONTRACT_FILE);
+const contractText = readFileSync(path.join(here, API_DIR, CONTRACT_FILE), 'utf8');
+
+// The names both packages export (besides `init` and the default export, EarlyStopping).
+// tests/node/api.test.mjs checks the packages' export lists against its own copy.
+const PUBLIC_NAMES = [
+  'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
+  'EarlyExitController', 'PyramidRun', 'DEFAULT_EXIT_CONFIG', 'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG',
+  'countQualityPartitions', 'isEarlyExitError',
+  // pyramid replay and the risk-bounded policy
+  'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate',
+  // loop replay and presets
+  'replayLoops', 'loopPreset', 'LOOP_PRESETS',
+  // the size limits (docs/limits.md)
+  'LIMITS',
+];
+
+const banner = '// Generated by bindings/js/build.mjs from bindings/js/api/*.js: edit those, not this one.\n';
+writeFileSync(path.join(target, 'api.cjs'), banner + "'use strict';\n" + flat + 'module.exports = createApi;\n');
+if (flags.includes('--esm')) writeFileSync(path.join(target, 'api.mjs'), banner + 'export default ' + flat);
+
+// The wasm package's glue (index.cjs, web-loader.mjs) reads REPLAY_OPS from the contract: its
+// copy keeps the code, not the docs (those are in the generated file).
+if (flags.includes('--esm')) {
+  const lean = contractText.replace(/^ *\/\*\*[^]*?\*\/\n/gm, '');
+  const glueBanner = `// Generated by bindings/js/build.mjs from bindings/js/${API_DIR}/${CONTRACT_FILE} (documented there): edit the Rust tables, not this file.\n`;
+  writeFileSync(path.join(target, 'contract.mjs'), glueBanner + lean);
+  writeFileSync(
+    path.join(target, 'contract.cjs'),
+    glueBanner + "'use strict';\n" + lean.replace(DECLARATION, '') + 'module.exports = { ' + [...contract.exports].join(', ') + ' };\n',
+  );
+}
+
+writeFileSync(path.join(target, 'THIRD_PARTY_NOTICES'), readFileSync(path.join(here, '..', '..', 'THIRD_PARTY_NOTICES')));
+
+const types = readFileSync(path.join(here, 'index.d.ts'), 'utf8');
+const typesBanner = '// Generated by bindings/js/build.mjs from bindings/js/index.d.ts: edit that file, not this one.\n';
+writeFileSync(path.join(target, 'index.d.ts'), typesBanner + types);
+writeFileSync(path.join(target, 'index.d.mts'), typesBanner + types);
+
+// The ES module entries: named exports of the one API object the package builds.
+const entryBanner = '// Generated by bindings/js/build.mjs (PUBLIC_NAMES): edit that file, not this one.\n';
+const names = (extra) => PUBLIC_NAMES.concat(extra).map((name) => '  ' + name + ',\n').join('');
+writeFileSync(
+  path.join(target, 'index.mjs'),
+  entryBanner +
+    '// The ES module entry in Node: the same objects as the CommonJS entry (one copy of each\n' +
+    '// class, one native module, whichever way the package is loaded). Loaded by require(), not\n' +
+    "// by `import earlyexit from './index.cjs'`: a loader that inlines this file (vitest with a\n" +
+    '// linked package or server.deps.inline) hands a default import of CommonJS its\n' +
+    '// `module.exports.default`, the class, so every name would be undefined.\n' +
+    "import { createRequire } from 'node:module';\n\n" +
+    "const earlyexit = createRequire(import.meta.url)('./index.cjs');\n\n" +
+    'export const {\n' + names(['init']) + '} = earlyexit;\n' +
+    'export default earlyexit.EarlyStopping;\n',
+);
+if (flags.includes('--esm')) {
+  writeFileSync(
+    path.join(target, 'web.mjs'),
+    entryBanner +
+      '// The entry for browsers and bundlers: `await init()` once, then use the API\n' +
+      '// (web-loader.mjs loads the engines module; `await init({ replay: true })` the replay module).\n' +
+      "import { api, init } from './web-loader.mjs';\n\n" +
+      'export { init };\n' +
+      'export const {\n' + names([]) + '} = api;\n' +
+      'export default api.EarlyStopping;\n',
+  );
+}
+
+// Subpath entries for code written against aiwg's two modules, which default-import each one
+// (`import EarlyStopping from './early-stopping.mjs'`): `<package>/early-stopping` and
+// `<package>/iteration-analytics`, each exporting its class as the default and by name (as
+// those modules do), for import and require, with types. They re-export the package's own
+// objects (the same class as the main entry). This table is the one list: the files are
+// written from it, and so are the package.json `exports` and `files` entries.
+const SUBPATHS = { 'early-stopping': 'EarlyStopping', 'iteration-analytics': 'IterationAnalytics' };
+const web = flags.includes('--esm'); // earlyexit-wasm: browsers and bundlers get web.mjs's objects
+const subBanner = '// Generated by bindings/js/build.mjs (SUBPATHS): edit that file, not this one.\n';
+const manifestPath = path.join(target, 'package.json');
+const manifestText = readFileSync(manifestPath, 'utf8');
+const manifest = JSON.parse(manifestText);
+const subpathExports = {};
+const subpathFiles = [];
+for (const [sub, name] of Object.entries(SUBPATHS)) {
+  const about = `// \`${manifest.name}/${sub}\`: ${name} as the default export and by name.\n`;
+  writeFileSync(
+    path.join(target, `${sub}.mjs`),
+    subBanner + about +
+      "import { createRequire } from 'node:module';\n\n" +
+      `export const { ${name} } = createRequire(import.meta.url)('./index.cjs');\n` +
+      `export default ${name};\n`,
+  );
+  writeFileSync(
+    path.join(target, `${sub}.cjs`),
+    subBanner + about + "'use strict';\n" +
+      `const { ${name} } = require('./index.cjs');\n\n` +
+      '// The shape a compiled ES module has, so `import X from` over require() gets the class.\n' +
+      "Object.defineProperty(exports, '__esModule', { value: true });\n" +
+      `exports.${name} = ${name};\n` +
+      `exports.default = ${name};\n`,
+  );
+  const typing = (from) => subBanner + `import { ${name} } from '${from}';\n\nexport { ${name} };\nexport default ${name};\n`;
+  writeFileSync(path.join(target, `${sub}.d.ts`), typing('./index.js'));
+  writeFileSync(path.join(target, `${sub}.d.mts`), typing('./index.mjs'));
+  const node = {
+    import: { types: `./${sub}.d.mts`, default: `./${sub}.mjs` },
+    require: { types: `./${sub}.d.ts`, default: `./${sub}.cjs` },
+  };
+  subpathFiles.push(`${sub}.mjs`, `${sub}.cjs`, `${sub}.d.ts`, `${sub}.d.mts`);
+  if (web) {
+    writeFileSync(
+      path.join(target, `${sub}.web.mjs`),
+      subBanner + about + `// The browser and bundler build: call init() from 'earlyexit-wasm' once first.\n` +
+        `export { ${name}, ${name} as default } from './web.mjs';\n`,
+    );
+    subpathFiles.push(`${sub}.web.mjs`);
+    const browser = { types: `./${sub}.d.mts`, default: `./${sub}.web.mjs` };
+    subpathExports[`./${sub}`] = { node, import: browser, default: browser };
+  } else {
+    subpathExports[`./${sub}`] = node;
+  }
+}
+
+// package.json: the subpaths in `exports` (before "./package.json") and their files in
+// `files`; rewritten only when they differ, so a build leaves a current package.json alone.
+const exportsEntries = Object.entries(manifest.exports).filter(([key]) => !(key.slice(2) in SUBPATHS));
+const at = exportsEntries.findIndex(([key]) => key === './package.json');
+exportsEntries.splice(at < 0 ? exportsEntries.length : at, 0, ...Object.entries(subpathExports));
+manifest.exports = Object.fromEntries(exportsEntries);
+manifest.files = manifest.files.filter((file) => !subpathFiles.includes(file)).concat(subpathFiles);
+const updated = JSON.stringify(manifest, null, 2) + '\n';
+if (updated !== manifestText) {
+  writeFileSync(manifestPath, updated);
+  console.log(`bindings/js/build.mjs: updated the subpath entries in ${manifestPath}`);
+}

@@ -1,0 +1,1108 @@
+/// <reference lib="esnext.disposable" />
+// Types of the public API of `earlyexit` (napi-rs) and `earlyexit-wasm` (WebAssembly):
+// the same file in both packages. The API is a drop-in for aiwg's `early-stopping.mjs` and
+// `iteration-analytics.mjs`, and the test-pyramid engine follows agentic-qe's early-exit design.
+
+// ------------------------------------------------------------------------------------
+// Errors
+
+/** Stable error codes (`error.code`). */
+export type ErrorCode =
+  | 'invalid_config'
+  | 'unknown_option'
+  | 'invalid_result'
+  | 'invalid_iteration'
+  | 'invalid_layer_result'
+  | 'invalid_signal'
+  | 'invalid_analytics'
+  | 'invalid_snapshot'
+  | 'invalid_step'
+  | 'invalid_replay';
+
+/** What every error this package throws for bad input carries besides its message. */
+export interface EarlyExitErrorFields {
+  /** Stable machine-readable code. */
+  code: ErrorCode;
+  /** The offending field as you spelled it, with a path where nested (`layers[2].passRate`). */
+  field: string;
+}
+
+/** Thrown for a value of the wrong type, a missing required key or an unknown key. */
+export type EarlyExitTypeError = TypeError & EarlyExitErrorFields;
+/** Thrown for a value of the right type that is not allowed (NaN, out of range, unknown enum value, bad timestamp). */
+export type EarlyExitRangeError = RangeError & EarlyExitErrorFields;
+/** Either kind. A call that throws one changed nothing. */
+export type EarlyExitError = EarlyExitTypeError | EarlyExitRangeError;
+
+/**
+ * Narrows a caught value (`catch (error)`, `unknown` under `strict`) to this package's
+ * bad-input error: a TypeError or RangeError with string `code` and `field`, thrown by
+ * either package or build.
+ */
+export declare function isEarlyExitError(error: unknown): error is EarlyExitError;
+
+// ------------------------------------------------------------------------------------
+// Engine 1: should an agent's loop stop? (aiwg's early-stopping.mjs)
+
+export type VerificationStatus = 'passed' | 'failed' | 'skipped';
+
+/** Which criterion stopped the loop; `'none'` when it goes on. The last three need opt-in options. */
+export type Trigger =
+  | 'none'
+  | 'high_confidence'
+  | 'quality_plateau'
+  | 'diminishing_returns'
+  | 'max_iterations'
+  | 'budget_exhausted'
+  | 'quality_regression'
+  | 'no_improvement';
+
+/** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the default) or this score minus the previous one. */
+export type PlateauDeltaSource = 'reported' | 'computed';
+/** Opt-in `plateauMode`: threshold as a fraction of the previous score (the default) or in quality points. */
+export type PlateauMode = 'relative' | 'absolute';
+
+/** The full config as `getConfig()` returns it: `early-stopping.mjs`'s seven keys, then the opt-in options that are set. */
+export interface EarlyStoppingConfig {
+  /** Confidence at or above which a (verified) record stops the loop; 0..1, default 0.95. */
+  highConfidenceThreshold: number;
+  /** How many most recent records form a plateau; integer >= 2, default 3. */
+  plateauConsecutiveCount: number;
+  /** Relative improvement below which a step counts as flat; 0..1, default 0.02 (in points with `plateauMode: 'absolute'`). */
+  plateauImprovementThreshold: number;
+  /** Quality a high-confidence stop needs; 0..100, default 70. */
+  minQualityThreshold: number;
+  /** Whether a high-confidence stop needs `verification_status === 'passed'`; default true. */
+  requireVerification: boolean;
+  /** Whether the plateau check runs; default true. */
+  enablePlateauDetection: boolean;
+  /** Whether an attached diminishing-returns source is asked; default true. */
+  enableDiminishingReturns: boolean;
+  /** Opt-in: where plateau steps come from: the reported `quality_delta` (default) or the score difference. */
+  plateauDeltaSource?: PlateauDeltaSource;
+  /** Opt-in: plateau threshold as a fraction of the previous quality (default) or in quality points (0..100). */
+  plateauMode?: PlateauMode;
+  /** Opt-in warm-up (integer >= 1): before this many iterations no quality trigger stops; hard limits still do. Not above `maxIterations`. */
+  minIterations?: number;
+  /** Opt-in hard limit (integer >= 1): stop once this many iterations are recorded (trigger `max_iterations`). */
+  maxIterations?: number;
+  /** Opt-in budget over the sum of `tokens_used` (trigger `budget_exhausted`). */
+  maxTotalTokens?: number;
+  /** Opt-in budget over the sum of `token_cost_usd`. */
+  maxTotalCostUsd?: number;
+  /** Opt-in budget over the sum of `execution_time_ms`. */
+  maxWallClockMs?: number;
+  /** Opt-in regression guard: points (0..100) below the highest quality so far that count as a regression. */
+  regressionTolerance?: number;
+  /** Opt-in regression guard (integer >= 1, default 2, needs `regressionTolerance`): iterations in a row below it that stop the loop (trigger `quality_regression`). */
+  regressionPatience?: number;
+  /** Opt-in: a plateau counts only when every record of its window reaches this quality (0..100). */
+  plateauMinQuality?: number;
+  /** Opt-in give-up rule: stop after this many records without a new best (trigger `no_improvement`). */
+  noImprovementPatience?: number;
+  /**
+   * Opt-in resume safety (on in the `recommended` preset): iteration numbers must increase;
+   * re-recording the last iteration with the same result is accepted, changes nothing and
+   * returns `{ duplicate: true }`; anything else throws `invalid_iteration`.
+   */
+  strictIterations?: boolean;
+}
+
+/** What `recordIterationResult` returns for an accepted re-record of the last iteration (`strictIterations`). */
+export interface DuplicateRecord {
+  duplicate: true;
+}
+
+/** A partial config: merged over the defaults (constructor) or the current config (`configure`). Unknown keys throw. */
+export type EarlyStoppingOptions = Partial<EarlyStoppingConfig>;
+
+/** What an agent reports after one iteration. */
+export interface IterationResult {
+  /** 0..100. */
+  quality_score: number;
+  /** 0..1. */
+  confidence: number;
+  verification_status: VerificationStatus;
+  /** The change from the previous iteration (any finite number; the plateau rule reads it). */
+  quality_delta: number;
+  /** RFC 3339 date-time; the current time when absent. */
+  timestamp?: string;
+  /** Finite, >= 0 (budgets and analytics). */
+  tokens_used?: number;
+  /** Finite, >= 0. */
+  token_cost_usd?: number;
+  /** Finite, >= 0. */
+  execution_time_ms?: number;
+  /** If given, must equal the iteration argument. */
+  iteration_number?: number;
+}
+
+/** One entry of `getIterationHistory()`. */
+export interface IterationRecord {
+  iteration_number: number;
+  quality_score: number;
+  confidence: number;
+  verification_status: VerificationStatus;
+  quality_delta: number;
+  timestamp: string;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+}
+
+export interface HighConfidenceDetails {
+  confidence: number;
+  quality_score: number;
+  /** Present when verification was required. */
+  verification_status?: VerificationStatus;
+}
+
+export interface PlateauStep {
+  iteration: number;
+  improvement: number;
+  delta: number;
+}
+
+export interface QualityPlateauDetails {
+  consecutive_count: number;
+  improvements: PlateauStep[];
+  average_quality: number;
+  threshold: number;
+}
+
+export interface DiminishingReturnsDetails {
+  /** The source's `iteration`, copied as it was (absent when the source left it out). */
+  detected_at_iteration?: number | null;
+  analytics_reason: string;
+}
+
+export interface MaxIterationsDetails {
+  iterations: number;
+  max_iterations: number;
+}
+
+export interface BudgetExhaustedDetails {
+  budget: 'tokens' | 'cost_usd' | 'wall_clock_ms';
+  limit: number;
+  observed: number;
+  /** Records that did not report the field (unknown, not counted as zero). */
+  records_without_value: number;
+}
+
+export interface QualityRegressionDetails {
+  best_iteration: number;
+  best_quality_score: number;
+  tolerance: number;
+  patience: number;
+}
+
+export interface NoImprovementDetails {
+  best_iteration: number;
+  best_quality_score: number;
+  iterations_without_improvement: number;
+  patience: number;
+}
+
+export type StoppingDetails =
+  | NoImprovementDetails
+  | HighConfidenceDetails
+  | QualityPlateauDetails
+  | DiminishingReturnsDetails
+  | MaxIterationsDetails
+  | BudgetExhaustedDetails
+  | QualityRegressionDetails;
+
+/** Each stopping trigger and the `details` its decision carries. */
+export interface StoppingDetailsByTrigger {
+  high_confidence: HighConfidenceDetails;
+  quality_plateau: QualityPlateauDetails;
+  diminishing_returns: DiminishingReturnsDetails;
+  max_iterations: MaxIterationsDetails;
+  budget_exhausted: BudgetExhaustedDetails;
+  quality_regression: QualityRegressionDetails;
+}
+
+/** A trigger that stops the loop (every `Trigger` but `'none'`). */
+export type StopTrigger = keyof StoppingDetailsByTrigger;
+
+/** Which opt-in budget a `budget_exhausted` stop or a `budgets` entry names. */
+export type Budget = BudgetExhaustedDetails['budget'];
+
+/** Where one configured budget stands; listed on every decision once a budget is set. */
+export interface BudgetStatus {
+  budget: Budget;
+  limit: number;
+  /** The sum over the records that report the field. */
+  observed: number;
+  /** Records without the field: their use is unknown, not zero, so `observed` is a lower bound. */
+  records_without_value: number;
+  /** `observed > limit`. */
+  exhausted: boolean;
+}
+
+/** What every decision carries besides its trigger. */
+export interface StoppingDecisionBase {
+  stop: boolean;
+  reason: string;
+  confidence: number;
+  /** Highest quality among passed records reaching `minQualityThreshold`, else highest overall; null with no records. */
+  best_iteration: number | null;
+  best_quality_score: number | null;
+  /** Present once a budget option (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`) is set: tokens, cost, wall clock. */
+  budgets?: BudgetStatus[];
+}
+
+/** A decision to go on (also the warm-up's, whose reason is `'Warm-up: iteration N of M'`). */
+export interface ContinueDecision extends StoppingDecisionBase {
+  stop: false;
+  trigger: 'none';
+  details?: undefined;
+}
+
+/** A decision to stop on trigger `T`, with that trigger's details. */
+export type StopDecision<T extends StopTrigger = StopTrigger> = {
+  [K in T]: StoppingDecisionBase & { stop: true; trigger: K; details: StoppingDetailsByTrigger[K] };
+}[T];
+
+/** `shouldStop()`'s answer: `early-stopping.mjs`'s keys, then the best record so far (and the budgets once one is set).
+ * Testing `trigger` narrows `details`: `if (d.trigger === 'budget_exhausted') d.details.observed`. */
+export type StoppingDecision = ContinueDecision | StopDecision;
+
+/** `generateSummary()` with no iterations. */
+export interface EmptyStoppingSummary {
+  total_iterations: 0;
+  stopped_early: false;
+  reason: 'No iterations completed';
+}
+
+/** `generateSummary()` over a non-empty history (it calls `shouldStop()`). */
+export interface FullStoppingSummary {
+  total_iterations: number;
+  stopped_early: boolean;
+  stopping_trigger: Trigger;
+  stopping_reason: string;
+  stopping_confidence: number;
+  final_quality: number;
+  final_confidence: number;
+  final_verification: VerificationStatus;
+  config: EarlyStoppingConfig;
+  details?: StoppingDetails;
+}
+
+export type StoppingSummary = EmptyStoppingSummary | FullStoppingSummary;
+
+/** What a diminishing-returns source reports. */
+export interface DiminishingReturnsReport {
+  detected: boolean;
+  /** Integer >= 1, or null, or absent. */
+  iteration?: number | null;
+  reason: string;
+}
+
+/** Any object with this method can be the diminishing-returns source (the package's IterationAnalytics is one). */
+export interface DiminishingReturnsSource {
+  detectDiminishingReturns(): DiminishingReturnsReport;
+}
+
+/** `toJSON()` of an EarlyStopping: the portable snapshot (the same JSON in Python and wasm). */
+export interface EarlyStoppingSnapshot {
+  version: 1;
+  engine: 'EarlyStopping';
+  config: EarlyStoppingConfig;
+  history: IterationRecord[];
+  stoppingReason: string | null;
+  stoppingDetails: StoppingDetails | null;
+}
+
+/**
+ * What one of `early-stopping.mjs`'s check methods answers (`checkHighConfidence`, `checkQualityPlateau`,
+ * `checkDiminishingReturns`): `early-stopping.mjs`'s keys, no extras; a stop carries its details. A
+ * subclass's override may answer with a trigger and details of its own; when it stops,
+ * `shouldStop()` returns that very object, as `early-stopping.mjs` does.
+ */
+export interface CheckAnswer {
+  stop: boolean;
+  reason: string;
+  confidence: number;
+  trigger: Trigger | (string & {});
+  details?: StoppingDetails | Record<string, unknown> | null;
+}
+
+/** Every stateful class: `free()` releases native memory at once (wasm); also `using` / `Symbol.dispose`. */
+export interface Freeable extends Disposable {
+  /** Releases the native memory now; the object cannot be used afterwards. */
+  free(): void;
+}
+
+/** `early-stopping.mjs`'s `EarlyStopping`, drop-in. */
+export declare class EarlyStopping implements Freeable {
+  /**
+   * @param config partial config merged over the defaults (`null`/`undefined`: defaults)
+   * @param iterationAnalytics asked for diminishing returns only when high confidence and
+   *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as `early-stopping.mjs` asks
+   */
+  constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null);
+  /**
+   * Records one iteration. Returns nothing (`early-stopping.mjs`'s `undefined`), except for an accepted
+   * re-record of the last iteration under `strictIterations`: `{ duplicate: true }`, nothing changed.
+   */
+  recordIterationResult(iteration: number, result: IterationResult): DuplicateRecord | undefined;
+  /** The argument is accepted and ignored, as in `early-stopping.mjs`. */
+  shouldStop(iteration?: number): StoppingDecision;
+  getStoppingReason(): string | null;
+  getStoppingDetails(): StoppingDetails | null;
+  configure(options?: EarlyStoppingOptions | null): void;
+  getConfig(): EarlyStoppingConfig;
+  getIterationHistory(): IterationRecord[];
+  reset(): void;
+  generateSummary(): StoppingSummary;
+  toJSON(): EarlyStoppingSnapshot;
+  /** Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. */
+  static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  /** An engine with a named preset's config (`'seed'` = `early-stopping.mjs`'s defaults, `'recommended'`), overrides merged. */
+  static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  free(): void;
+  [Symbol.dispose](): void;
+  /**
+   * `early-stopping.mjs`'s check methods, answered whole (also when they do not stop). `shouldStop()` calls
+   * each in `early-stopping.mjs`'s order; a subclass may override them, and `shouldStop()` then calls the
+   * override in its place (without overrides the decision takes the fast path).
+   * `checkHighConfidence` takes a history record (as `iterationHistory` holds them).
+   */
+  checkHighConfidence(iteration: IterationRecord): CheckAnswer;
+  checkQualityPlateau(): CheckAnswer;
+  /** Asks the source (`iterationAnalytics`) if there is one. */
+  checkDiminishingReturns(): CheckAnswer;
+  /**
+   * `early-stopping.mjs`'s public fields, live as there. `config`: a write to a key is checked by the
+   * core at the write (TypeError/RangeError with `.code` and `.field`, nothing changed) and
+   * takes effect; assigning an object replaces the config, merged over the defaults as the
+   * constructor's, and later writes to that object count too.
+   */
+  get config(): EarlyStoppingConfig;
+  set config(value: EarlyStoppingOptions | null | undefined);
+  /**
+   * The history array: records pushed, changed or removed count from the next call; a record
+   * put in from outside is checked then (a typed error naming `iterationHistory[i]`, nothing
+   * changed until it is fixed or removed). Assigning an array makes it the history.
+   */
+  get iterationHistory(): IterationRecord[];
+  set iterationHistory(value: IterationRecord[]);
+  get iterationAnalytics(): DiminishingReturnsSource | null;
+  /** Another source (checked as the constructor's), or null for none. */
+  set iterationAnalytics(value: DiminishingReturnsSource | null | undefined);
+  stoppingReason: string | null;
+  stoppingDetails: StoppingDetails | null;
+}
+
+// ------------------------------------------------------------------------------------
+// The built-in diminishing-returns source
+
+export type SelectionCriteria = 'highest_quality_verified' | 'highest_quality' | 'most_recent_above_threshold';
+
+/** The rules (what a loop replay's `analytics` policy takes). */
+export interface AnalyticsRules {
+  /** Relative change below which a step counts; finite >= 0, default 0.05. */
+  diminishingReturnsThreshold: number;
+  /** Consecutive small steps that make a detection; integer >= 1, default 2. */
+  consecutiveCountThreshold: number;
+  /** 0..100, default 70. */
+  qualityThreshold: number;
+  /** Default `'highest_quality_verified'`. */
+  selectionCriteria: SelectionCriteria;
+}
+
+/** upstream's `AnalyticsConfig` (`getConfig()`, `config`). */
+export interface IterationAnalyticsConfig extends AnalyticsRules {
+  /** The folder upstream's form saves into; default `'.aiwg/ralph/analytics'`. */
+  storagePath: string;
+}
+
+/** The constructor's config: upstream's keys, then whether to save and the times. */
+export interface IterationAnalyticsOptions extends Partial<IterationAnalyticsConfig> {
+  /**
+   * Save the summary after every record (upstream's form only; default true there, which is
+   * what upstream does; false in a browser, which has no files). The config-object form never
+   * saves by itself.
+   */
+  persist?: boolean;
+  /** RFC 3339; default: now. */
+  startTime?: string;
+  /** RFC 3339; default: set by the first summary (upstream's behaviour). */
+  endTime?: string | null;
+}
+
+/** What `recordIteration` takes: upstream's `IterationMetrics`. */
+export interface AnalyticsInput {
+  iteration_number: number;
+  quality_score: number;
+  verification_status: VerificationStatus;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+  output_snapshot_path?: string | null;
+  reflections?: readonly string[];
+  /** Recomputed, as upstream does (this score minus the previous one). */
+  quality_delta?: number;
+  /** RFC 3339; default: now (upstream always reads the clock). */
+  timestamp?: string;
+}
+
+/** upstream's record, keys in its order. */
+export interface AnalyticsRecord {
+  iteration_number: number;
+  timestamp: string;
+  quality_score: number;
+  /** This score minus the previous one when recorded (0 for the first); kept as written. */
+  quality_delta: number;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+  verification_status: VerificationStatus;
+  output_snapshot_path?: string | null;
+  reflections: string[];
+}
+
+export type Trajectory = 'insufficient_data' | 'improving' | 'declining' | 'stable' | 'fluctuating';
+
+export interface IterationSelection {
+  selected: AnalyticsRecord | null;
+  reason: string;
+}
+
+/** upstream's `AnalyticsSummary`, keys in its order. */
+export interface AnalyticsSummary {
+  loop_id: string | null;
+  task_description: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  iterations: AnalyticsRecord[];
+  total_iterations: number;
+  /** `getOptimalIteration(false)`'s iteration number. */
+  optimal_iteration: number | null;
+  /** 0 with no records, as upstream writes it. */
+  final_iteration: number;
+  selected_iteration: number | null;
+  selection_reason: string;
+  /** Totals over the records that have the field. */
+  total_tokens: number;
+  total_cost_usd: number;
+  total_time_ms: number;
+  diminishing_returns_detected: boolean;
+  diminishing_returns_iteration: number | null;
+  quality_trajectory: Trajectory;
+}
+
+export interface IterationAnalyticsSnapshot {
+  version: 1;
+  engine: 'IterationAnalytics';
+  config: IterationAnalyticsConfig;
+  loopId: string | null;
+  taskDescription: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  records: AnalyticsRecord[];
+}
+
+/**
+ * The built-in diminishing-returns source, a drop-in for aiwg's iteration-analytics.mjs.
+ * `new IterationAnalytics(loopId, taskDescription, config)` is upstream's form (it creates
+ * `storagePath` and saves its summary after every record unless `persist: false`);
+ * `new IterationAnalytics(config)` never writes by itself.
+ */
+export declare class IterationAnalytics implements DiminishingReturnsSource, Freeable {
+  constructor(config?: IterationAnalyticsOptions | null);
+  constructor(loopId: string, taskDescription: string, config?: IterationAnalyticsOptions | null);
+  /** The stored record itself, as `iterations` holds it (a write to it counts, checked). */
+  recordIteration(metrics: AnalyticsInput): AnalyticsRecord;
+  detectDiminishingReturns(): { detected: boolean; iteration: number | null; reason: string };
+  getTrajectory(): Trajectory;
+  getOptimalIteration(verifiedOnly?: boolean): AnalyticsRecord | null;
+  selectBestIteration(): IterationSelection;
+  /** The first summary sets `endTime` (to now, unless it was given); its `iterations` is `this.iterations`. */
+  generateSummary(): AnalyticsSummary;
+  generateQualityChart(): string;
+  generateReport(options?: { generatedAt?: string } | null): string;
+  /** Node: writes the summary, answers its path. Browser: answers the JSON text. */
+  saveAnalytics(filename?: string | null): string;
+  /** Node: writes the report, answers its path. Browser: answers the markdown. */
+  saveReport(filename?: string | null): string;
+  export(): { json: string; markdown: string };
+  ensureStorageDir(): void;
+  getConfig(): IterationAnalyticsConfig;
+  getRecords(): AnalyticsRecord[];
+  reset(): void;
+  toJSON(): IterationAnalyticsSnapshot;
+  static fromJSON(snapshot: IterationAnalyticsSnapshot | string): IterationAnalytics;
+  /** upstream's load (Node): an analytics object from a saved summary file. */
+  static load(filepath: string, config?: IterationAnalyticsOptions | null): IterationAnalytics;
+  /** An analytics object from a saved summary (the object or its JSON text). */
+  static fromSummary(summary: AnalyticsSummary | string, config?: IterationAnalyticsOptions | null): IterationAnalytics;
+  static formatDuration(ms: number): string;
+  free(): void;
+  [Symbol.dispose](): void;
+  // upstream's public fields: assignments are validated (a bad one throws and changes nothing).
+  loopId: string | null;
+  taskDescription: string | null;
+  startTime: string | null;
+  endTime: string | null;
+  /**
+   * The records, live (as upstream's array): `push`, `splice`, assignment by index and writes
+   * to a record's fields count, checked by the core (a field of a recorded record at the
+   * write; anything put in from outside at the next use). Assigning an array makes it the
+   * history. Proxies: `getRecords()` answers plain copies.
+   */
+  iterations: AnalyticsRecord[];
+  /**
+   * The config, live: `analytics.config.qualityThreshold = 60` is checked by the core and
+   * takes effect. An assigned object is merged over the defaults; later writes to it count.
+   */
+  config: IterationAnalyticsConfig;
+}
+
+// ------------------------------------------------------------------------------------
+// Engine 2: test-pyramid early exit
+
+/** What a layer's runner returns. Other keys are kept as given (the original spreads the object). */
+export interface LayerResult {
+  /** 0..1. */
+  passRate: number;
+  /** 0..1. */
+  coverage: number;
+  /** 0..1. */
+  flakyRatio: number;
+  /** 0..100; stamped by the controller from layer 1 on. */
+  previousLambda?: number;
+  name?: string;
+  /** What running the layer cost, ms. */
+  durationMs?: number;
+  total?: number;
+  passed?: number;
+  failed?: number;
+  flaky?: number;
+  [extra: string]: unknown;
+}
+
+export interface QualitySignal {
+  lambda: number;
+  lambdaPrev: number;
+  boundaryEdges: number;
+  boundaryConcentration: number;
+  partitionCount: number;
+  flags: number;
+}
+
+/** A hand-made signal for `shouldExit`: the counts are optional (the decision does not read them). */
+export interface QualitySignalInput {
+  lambda: number;
+  lambdaPrev: number;
+  boundaryConcentration: number;
+  boundaryEdges?: number;
+  partitionCount?: number;
+  flags?: number;
+}
+
+export interface ExitConfig {
+  exitLayer: number;
+  minLambdaForExit: number;
+  minLambdaStability: number;
+  maxBoundaryConcentration: number;
+  speculativeTests: number;
+  verificationLayers: number;
+  adaptiveExitLayer: boolean;
+  minConfidence: number;
+}
+
+/** A partial exit config, merged over DEFAULT_EXIT_CONFIG. */
+export type ExitOptions = Partial<ExitConfig>;
+
+export type ExitReason =
+  | 'forced_continue'
+  | 'lambda_too_low'
+  | 'lambda_unstable'
+  | 'boundaries_concentrated'
+  | 'insufficient_confidence'
+  | 'confident_exit';
+
+export interface EarlyExitDecision {
+  canExit: boolean;
+  confidence: number;
+  exitLayer: number;
+  reason: ExitReason;
+  enableSpeculation: boolean;
+  explanation: string;
+}
+
+export type Outcome = 'pass' | 'flaky' | 'fail';
+
+export interface Speculation {
+  predicted: Outcome;
+  confidence: number;
+  verified: boolean;
+  /** Present once verification ran the layer. */
+  actual?: Outcome;
+  correct?: boolean;
+}
+
+/**
+ * A pyramid run's verdict: `failed` (a layer that ran or was verified is failing: `passRate < 1`),
+ * `passed` (every layer ran or was verified, none failing) or `unverified` (no failure seen, but
+ * some layers were skipped without running). The same rule for every policy.
+ */
+export type Verdict = 'failed' | 'passed' | 'unverified';
+
+/** A failing layer that ran or was verified: its index and name. */
+export interface FailingLayer {
+  layer: number;
+  name: string;
+}
+
+export interface TestPyramidResult {
+  layers: LayerResult[];
+  exitedEarly: boolean;
+  exitLayer: number;
+  exitReason: ExitReason;
+  confidence: number;
+  speculations: Speculation[];
+  /** Every layer after the exit, including those verification then ran. */
+  skippedLayers: number;
+  /** Indices actually run, in run order, verification included. */
+  layersExecuted: number[];
+  /** How many predictions verification checked. */
+  verifiedLayers: number;
+  /** How many verified predictions were wrong. */
+  mispredictions: number;
+  /** Summed `costMs` of the layers never run; null when one of them has no `costMs`. */
+  computeSavedMs: number | null;
+  /** Whether the build is red, green or not known to be either (docs/pyramid-verdict.md). */
+  verdict: Verdict;
+  /** The failing layers that ran or were verified, in the order they ran. */
+  failingLayers: FailingLayer[];
+}
+
+/** A layer for the step API: what the core needs to know before running it. */
+export interface LayerSpec {
+  name: string;
+  /** Expected cost in ms (what makes savings computable for layers that never run). */
+  costMs?: number;
+}
+
+/**
+ * A layer for `runWithEarlyExit`: `run()` returns a result or a Promise of one. When the run
+ * was given a `signal`, each runner is called as `run({ signal })` with that same signal, so
+ * it can stop its own work (a subprocess, a request) on abort; otherwise as `run()`.
+ */
+export interface Layer extends LayerSpec {
+  run(options?: LayerRunOptions): LayerResult | PromiseLike<LayerResult>;
+}
+
+/** What a runner is called with when its run has a signal. */
+export interface LayerRunOptions {
+  /** The run's `signal` (the object given in `RunOptions`). */
+  signal: AbortSignalLike;
+}
+
+/** The structural part of an `AbortSignal` that `runWithEarlyExit` uses. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** The options of `runWithEarlyExit`: any other key is an `unknown_option` error. */
+export interface RunOptions {
+  /**
+   * Aborting rejects the run with the signal's reason; no further layer starts, and the
+   * runner in progress gets the signal (`run({ signal })`). Anything but an AbortSignal,
+   * `null` or `undefined` is an `invalid_config` error.
+   */
+  signal?: AbortSignalLike | null;
+}
+
+export type StepAction = { action: 'run'; layer: number } | { action: 'verify'; layer: number } | { action: 'done' };
+
+export interface PyramidRunSnapshot {
+  version: 1;
+  engine: 'PyramidRun';
+  config: ExitConfig;
+  totalLayers: number;
+  layers: LayerSpec[];
+  submitted: { layer: number; result: LayerResult }[];
+}
+
+export declare function calculateQualitySignal(layerResult: LayerResult): QualitySignal;
+/** `countQualityPartitions`: pass rate < 0.9, coverage < 0.7, flaky ratio > 0.05, counted (the signal's `partitionCount`). */
+export declare function countQualityPartitions(layerResult: LayerResult): number;
+
+export declare class CoherenceEarlyExit implements Freeable {
+  constructor(config: ExitOptions | null | undefined, totalLayers: number);
+  shouldExit(signal: QualitySignalInput, layer: number): EarlyExitDecision;
+  calculateAdaptiveExitLayer(signal: QualitySignalInput): number;
+  /** The config merged over DEFAULT_EXIT_CONFIG. */
+  readonly config: ExitConfig;
+  readonly totalLayers: number;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare class SpeculativeExecutor implements Freeable {
+  constructor(config?: ExitOptions | null);
+  /**
+   * One prediction per skipped layer (only `decision.confidence` and the layers' count are
+   * read); the count may be given as a number (an integer from 0 to 1,000,000).
+   */
+  speculate(exitDecision: { confidence: number }, skippedLayers: Iterable<unknown> | number): Promise<Speculation[]>;
+  predictLayerOutcome(layer: unknown, decision: { confidence: number }): Promise<Speculation>;
+  /**
+   * Runs the first `verificationLayers` skipped layers in order and records their outcomes
+   * (an array with at least one layer per verified speculation: else an `invalid_config` error).
+   */
+  verify(speculations: readonly Speculation[], skippedLayers: ArrayLike<Layer>): Promise<Speculation[]>;
+  readonly config: ExitConfig;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare class EarlyExitController implements Freeable {
+  constructor(config: ExitOptions | null | undefined, totalLayers: number);
+  /**
+   * Runs the layers in order until the exit decision lets the rest be skipped, then
+   * verifies the first skipped ones. A runner that throws or rejects makes this reject
+   * with that same error. The list and each layer's name, cost and runner are read once,
+   * when the run starts (a list changed while a runner is awaited is an `invalid_config`
+   * error on `layers`).
+   */
+  runWithEarlyExit(layers: readonly Layer[], options?: RunOptions | null): Promise<TestPyramidResult>;
+  readonly earlyExit: CoherenceEarlyExit;
+  readonly speculator: SpeculativeExecutor;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** The core's step API, for callers that run the layers themselves (CI jobs, live dashboards). */
+export declare class PyramidRun implements Freeable {
+  constructor(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]);
+  static start(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]): PyramidRun;
+  /** What to do next; advances nothing. */
+  next(): StepAction;
+  /** Feeds the pending action's result (an `invalid_step` error for any other layer). */
+  submit(layer: number, result: LayerResult): void;
+  /** The result once `next()` says done (an `invalid_step` error before). */
+  result(): TestPyramidResult;
+  toJSON(): PyramidRunSnapshot;
+  static fromJSON(snapshot: PyramidRunSnapshot | string): PyramidRun;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+export declare const DEFAULT_EXIT_CONFIG: ExitConfig;
+export declare const AGGRESSIVE_EXIT_CONFIG: ExitConfig;
+export declare const CONSERVATIVE_EXIT_CONFIG: ExitConfig;
+
+/** The size limits every call is checked against (docs/limits.md), from the core. */
+export interface Limits {
+  /** Containers nested in one value passed to a call (200). */
+  readonly valueDepth: number;
+  /** Containers nested in one JSON document or JSONL line (256). */
+  readonly documentDepth: number;
+  /** Values in one argument, JSON document or JSONL line (16,777,216). */
+  readonly values: number;
+  /** Keys of one object (1,048,576). */
+  readonly objectKeys: number;
+  /** UTF-8 bytes of one string inside a value or document (16 MiB). */
+  readonly stringBytes: number;
+  /** UTF-8 bytes of one JSON document or JSONL line (256 MiB). */
+  readonly documentBytes: number;
+  /** Layers of one pyramid, and skipped layers one `speculate` call predicts (10,000). */
+  readonly layers: number;
+}
+export declare const LIMITS: Limits;
+
+// ---- Pyramid replay and the risk-bounded policy (docs/replay-pyramids.md) ----
+
+/** One layer of a recorded run (JSONL: one run per line, these keys). */
+export interface RecordedLayer {
+  name?: string;
+  durationMs: number;
+  failed: boolean;
+  total?: number;
+  passed?: number;
+  flakyRatio?: number;
+  coverage?: number;
+}
+export interface RecordedRun {
+  id?: string | number | null;
+  timestamp?: number;
+  layers: readonly RecordedLayer[];
+}
+export type PyramidPolicyName = 'default' | 'aggressive' | 'conservative' | 'fail_fast' | 'risk_bounded';
+export interface PyramidPolicyConfig {
+  riskBudget: number;
+  confidence: number;
+  priorFailures: number;
+  priorPasses: number;
+  reorder: boolean;
+  skipOnSuccess: boolean;
+  forgetting: number;
+}
+export interface PyramidOutcomeModel {
+  version: 1;
+  engine: 'PyramidOutcomeModel';
+  layers: { name: string; trials: number; failures: number; costMs: number | null; costWeight: number }[];
+}
+export interface ReplayOptions {
+  policy?: PyramidPolicyName;
+  /** A partial config over the preset: an ExitConfig, or a PyramidPolicyConfig. */
+  config?: ExitOptions | Partial<PyramidPolicyConfig> | null;
+  model?: PyramidOutcomeModel | string | null;
+  learn?: 'ran' | 'all' | 'none';
+}
+export interface RunReplay {
+  id: string | null;
+  layers: number;
+  layersRun: number;
+  executed: number[];
+  exitLayer: number;
+  reason: string;
+  verifiedLayers: number;
+  failed: boolean;
+  caught: boolean;
+  missed: boolean;
+  risk: number | null;
+  costMs: number;
+  savedNominalMs: number;
+  savedActualMs: number;
+}
+/** `replayPyramids` / `shadowPyramids`: the aggregates over the replayed runs. */
+export interface PyramidReplaySummary {
+  runs: number;
+  failingRuns: number;
+  caught: number;
+  missed: number;
+  recall: number | null;
+  declaredGreen: number;
+  falsePassRate: number | null;
+  falsePassCi: [number, number] | null;
+  totalMs: number;
+  savedNominalMs: number;
+  savedActualMs: number;
+  savedNominal: number | null;
+  savedActual: number | null;
+  layersTotal: number;
+  layersRun: number;
+  verifiedLayers: number;
+  riskBoundedStops: number;
+}
+export interface ReplayReport {
+  policy: PyramidPolicyName;
+  runs: RunReplay[];
+  summary: PyramidReplaySummary;
+  model: PyramidOutcomeModel | null;
+}
+export interface CalibrationOptions {
+  policy?: 'fail_fast' | 'risk_bounded';
+  config?: Partial<PyramidPolicyConfig> | null;
+  model?: PyramidOutcomeModel | string | null;
+  grid?: readonly number[];
+  warmup?: number;
+}
+export interface Calibration {
+  riskBudget: number;
+  config: PyramidPolicyConfig;
+  steps: { riskBudget: number; failingRuns: number; missed: number; pValue: number; certified: boolean }[];
+  model: PyramidOutcomeModel;
+}
+export type PolicyDecision =
+  | { action: 'run'; layer: number; risk: number | null }
+  | { action: 'stop'; reason: 'layer_failed' | 'risk_bounded' | 'completed'; risk: number | null };
+export interface PolicyOptions {
+  policy?: 'fail_fast' | 'risk_bounded';
+  config?: Partial<PyramidPolicyConfig> | null;
+}
+
+/** Replays a policy over recorded runs (an array, or JSONL text); `invalid_replay` names the path. */
+export declare function replayPyramids(runs: readonly RecordedRun[] | string, options?: ReplayOptions | null): ReplayReport;
+/** Shadow mode over fully recorded runs: what the policy would have run and missed. */
+export declare function shadowPyramids(
+  runs: readonly RecordedRun[] | string,
+  options?: Omit<ReplayOptions, 'learn'> | null,
+): ReplayReport;
+/** Learn-then-Test: the most aggressive risk budget whose miss rate is <= risk with probability 1 - delta. */
+export declare function calibratePyramidPolicy(
+  runs: readonly RecordedRun[] | string,
+  risk: number,
+  delta: number,
+  options?: CalibrationOptions | null,
+): Calibration;
+/** The next step of a live run given the outcomes so far (in run order). */
+export declare function pyramidPolicyDecide(
+  model: PyramidOutcomeModel | string | null,
+  layers: readonly { name: string; costMs?: number }[],
+  outcomes: readonly { layer: number; failed: boolean }[],
+  options?: PolicyOptions | null,
+): PolicyDecision;
+/** Learns one finished run (`ran` in run order); returns the new model document. */
+export declare function pyramidPolicyUpdate(
+  model: PyramidOutcomeModel | string | null,
+  ran: readonly { name: string; failed: boolean; durationMs?: number }[],
+  options?: PolicyOptions | null,
+): PyramidOutcomeModel;
+
+/**
+ * Where a wasm module comes from, as wasm-bindgen's init takes it: a URL or string, a
+ * `Response` or a promise of one, bytes, or a `WebAssembly.Module` (`unknown`, so that these
+ * types need no DOM library).
+ */
+export type WasmSource = unknown;
+
+/** What `init` takes in the options form (earlyexit-wasm's web build). */
+export interface InitOptions {
+  /** Where the engines module is; default: `earlyexit_wasm_bg.wasm` next to the glue. */
+  module?: WasmSource;
+  /**
+   * Also load the replay module (`replayLoops`, `replayPyramids`, `shadowPyramids`,
+   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`): `true` for
+   * `earlyexit_replay_bg.wasm` next to the glue, or its source; `false`/absent: not loaded.
+   */
+  replay?: boolean | WasmSource;
+}
+
+/**
+ * Browsers (earlyexit-wasm's web build): fetches and instantiates the engines module; await
+ * it once before anything else. The replay functions need the replay module, which only
+ * `init({ replay: true })` (or the two-argument form) loads: before that they throw an
+ * `EarlyExitLoadError` with code `replay_not_loaded`; a failed replay load rejects with code
+ * `replay_load_failed` and may be retried, the engines unaffected. Every form may be called
+ * again: what is loaded stays loaded. In Node both packages are ready at load (replay loads
+ * itself on first use) and this resolves at once.
+ */
+export declare function init(options?: InitOptions): Promise<void>;
+/** The engines from `input`, and with `replayInput` the replay module from there too. */
+export declare function init(input?: WasmSource, replayInput?: WasmSource): Promise<void>;
+
+/**
+ * Codes of earlyexit-wasm's errors that are not about a value passed to a call: loading in the
+ * browser (`engines_load_failed`, `replay_*`), and recovery after a WebAssembly trap
+ * (`instance_*`, both builds).
+ */
+export type LoadErrorCode = 'engines_load_failed' | 'replay_not_loaded' | 'replay_load_failed' | 'instance_trapped' | 'instance_reset';
+/**
+ * earlyexit-wasm's web build, loading: a plain `Error`. `engines_load_failed`: `init()` could not
+ * fetch or instantiate the engines module (a bundler that did not emit the `.wasm` file: pass its
+ * URL or bytes as `init({ module })`), `field` is `'module'`, `cause` the underlying error; a
+ * later `init()` tries again. `replay_not_loaded`: a replay function
+ * called before `init({ replay: true })` resolved, `field` is its name (`'replayLoops'`).
+ * `replay_load_failed`: `init({ replay })` could not fetch or instantiate the replay module,
+ * `field` is `'replay'`, `cause` the underlying error. `instance_trapped`: the call trapped in
+ * the WebAssembly instance (out of memory, say) and changed nothing; a fresh instance answers
+ * later calls; `field` is `'instance'`, `cause` the trap. `instance_reset`: the object was made
+ * on an instance that trapped since (make it again); `field` is `'this'`.
+ */
+export interface EarlyExitLoadError extends Error {
+  code: LoadErrorCode;
+  field: string;
+  cause?: unknown;
+}
+
+export default EarlyStopping;
+
+// ---------------------------------------------------------------------------
+// Loop replay and loop presets (docs/replay.md)
+
+/** The named loop presets; `'seed'` is the default everywhere. */
+export type LoopPresetName = 'seed' | 'recommended';
+export declare const LOOP_PRESETS: readonly LoopPresetName[];
+/** A named preset's full config, with `overrides` merged (validated). */
+export declare function loopPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null): EarlyStoppingConfig;
+
+/** One recorded iteration of a replay run. */
+export interface ReplayIteration {
+  quality_score: number;
+  confidence: number;
+  verification_status: VerificationStatus;
+  /** Absent: this score minus the previous one. */
+  quality_delta?: number;
+  tokens_used?: number;
+  token_cost_usd?: number;
+  execution_time_ms?: number;
+  /** Ground truth: was the output really good? Absent or null: a passed verification counts as good. */
+  good?: boolean | null;
+}
+
+/** One recorded run (one JSONL line). */
+export interface ReplayRun {
+  id: string | number;
+  dataset?: string;
+  split?: string;
+  iterations: readonly ReplayIteration[];
+}
+
+/** What to replay: a preset name, or a preset with a config merged over it. */
+export type LoopPolicy =
+  | LoopPresetName
+  | {
+      preset?: LoopPresetName;
+      config?: EarlyStoppingOptions;
+      /** Which output the policy hands back: the last run or the decision's best (default: the preset's). */
+      returns?: 'last' | 'best';
+      /** Attach the built-in IterationAnalytics (true, or its config), or not (false). */
+      analytics?: boolean | Partial<AnalyticsRules>;
+    };
+
+/** What the policy did on one run. */
+export interface ReplayRunOutcome {
+  id: string;
+  dataset?: string;
+  iterations_available: number;
+  iterations_run: number;
+  stopped: boolean;
+  trigger: Exclude<Trigger, 'none'> | 'end_of_run';
+  reason: string | null;
+  returned_iteration: number;
+  returned_quality: number;
+  best_iteration: number;
+  best_quality: number;
+  quality_gap: number;
+  premature: boolean;
+  wasted_iterations: number;
+  returned_good: boolean;
+  false_pass: boolean;
+}
+
+/** `replayLoops`: the aggregates over the replayed runs. */
+export interface LoopReplaySummary {
+  runs: number;
+  iterations_available: number;
+  iterations_used: number;
+  mean_iterations: number;
+  share_of_available: number;
+  mean_returned_quality: number;
+  mean_best_quality: number;
+  mean_quality_gap: number;
+  premature_stops: number;
+  premature_rate: number;
+  wasted_iterations: number;
+  mean_wasted_iterations: number;
+  returned_good: number;
+  reachable_good: number;
+  false_passes: number;
+  ended_without_stop: number;
+  triggers: Record<Exclude<Trigger, 'none'>, number>;
+}
+
+export interface LoopReplay {
+  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: AnalyticsRules | false };
+  summary: LoopReplaySummary;
+  runs: ReplayRunOutcome[];
+}
+
+/** Replays a loop policy over recorded runs (objects, or JSONL text) in one native call. */
+export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?: LoopPolicy | null): LoopReplay;
+
+/**
+ * @deprecated The two replays' summaries differ: `PyramidReplaySummary` (`replayPyramids`,
+ * `shadowPyramids`) and `LoopReplaySummary` (`replayLoops`). This name (once both merged into
+ * one impossible type) stays for code that names it.
+ */
+export type ReplaySummary = PyramidReplaySummary | LoopReplaySummary;

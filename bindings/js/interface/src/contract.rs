@@ -1,0 +1,469 @@
+//! The JS contract, written once: the op codes of [`exec`](crate::exec) and
+//! [`Engine::call`](crate::Engine::call) with their arguments and answers ([`ops!`]), the fast
+//! paths' slot and code tables ([`earlyexit_js_fast::slots`], `crate::fast_pyramid`), and
+//! their [`FINGERPRINT`].
+//!
+//! `cargo run -p earlyexit-js --bin gen-js-contract` renders these tables (and the core's
+//! name lists, limits and key lists) into `bindings/js/api/contract.generated.mjs`, the one
+//! module the JS layer and the wasm package's glue import; the test
+//! `render::tests::generated_files_are_current` fails when that file differs from what the
+//! tables give. `HELLO` answers the fingerprint, and the JS layer refuses to run over a
+//! native module whose fingerprint is not the one it was generated with: a moved slot, a
+//! renumbered op or an op whose documented arguments changed (the docs below are part of the
+//! contract and of the fingerprint) needs no number bumped by hand.
+
+use earlyexit_js_fast::slots::Table;
+
+/// Which wasm module answers an op (the napi addon answers every op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Module {
+    /// The engines module (every op but replay).
+    Engines,
+    /// The replay module, loaded on first use (`exec_replay`); the op's public name says
+    /// which function needs it.
+    Replay,
+}
+
+/// One op: its name and code, which module answers it, the public function behind a
+/// replay op, and its documentation (arguments and answer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// The constant's name (`OP.<name>` in JS).
+    pub name: &'static str,
+    /// The code.
+    pub code: u32,
+    /// Which wasm module answers it.
+    pub module: Module,
+    /// For a replay op, the public function that calls it (the wasm package names it in the
+    /// error it throws before the replay module is loaded); empty otherwise.
+    pub public: &'static str,
+    /// Its arguments and answer.
+    pub doc: &'static str,
+}
+
+/// `/// doc` `NAME = code;` (an engines op) or `NAME = code => "publicName";` (a replay op)
+/// becomes `pub const NAME: u32 = code;` in `op` and a row of [`OPS`].
+macro_rules! ops {
+    ($( $(#[doc = $doc:literal])* $name:ident = $code:literal $(=> $public:literal)?; )*) => {
+        /// Op codes of [`NativeEngine::call`](crate::Engine::call) and [`exec`](crate::exec)
+        /// (the contract's table: `crate::contract`).
+        pub mod op {
+            $( $(#[doc = $doc])* pub const $name: u32 = $code; )*
+        }
+
+        /// Every op, in code order.
+        pub const OPS: &[Op] = &[$(Op {
+            name: stringify!($name),
+            code: $code,
+            module: ops!(@module $($public)?),
+            public: concat!($($public)?),
+            doc: concat!($($doc, "\n"),*),
+        }),*];
+    };
+    (@module) => { Module::Engines };
+    (@module $public:literal) => { Module::Replay };
+}
+
+ops! {
+    // --- exec (stateless)
+    /// `[]` -> `{contract}`: [`FINGERPRINT`](crate::contract::FINGERPRINT), which the JS layer checks on load.
+    HELLO = 0;
+    /// `[layerResult]` -> quality signal.
+    SIGNAL = 1;
+    /// `[]` -> `[DEFAULT, AGGRESSIVE, CONSERVATIVE]` exit configs.
+    PRESETS = 2;
+    /// `[got]` -> the error for an `iterationAnalytics` argument without the method.
+    ANALYTICS_SOURCE_ERROR = 3;
+    /// `[index, got]` -> the error for a layer whose `run` is not a function.
+    RUNNER_ERROR = 4;
+    // 5 was ISO_TIMESTAMP (the JS layer formats its clock's time itself), 6 LOOP_CONSTANTS
+    // (names by code, constant answers, limits: constants of the generated module now).
+    /// `[base config or null, config or options, "config" | "options"]` -> `[merged
+    /// config, config slots]` (validated; the constructor and `configure`).
+    ES_CONFIG_CHECK = 7;
+    /// `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
+    /// (validated; `timestamp` empty when the result has none), `{duplicate: true}` (what the
+    /// call returns) for an accepted re-record of the last record (`strictIterations`), or the error.
+    ES_RECORD_CHECK = 9;
+    // 10 is free (a draft of the seed's check methods; the fast path answers them).
+    /// `[records, first index, usage totals]` -> nothing, or the error for records written to
+    /// `iterationHistory` from outside (fields named `iterationHistory[i].field`; with
+    /// `"iteration"` for the index, one record named `iteration`: the argument of the seed's
+    /// `checkHighConfidence`).
+    ES_HISTORY_CHECK = 11;
+    /// `[problem, code, path, got]` -> the error for what the JS layer found itself
+    /// (`earlyexit::host::Problem` by number: `PROBLEM`; `code` is the argument's error code).
+    HOST_ERROR = 20;
+    /// `[options]` -> nothing, or the error for `runWithEarlyExit`'s options (the signal
+    /// crosses as the host type `"AbortSignal"` when it is one).
+    RUN_OPTIONS_CHECK = 21;
+    /// `[report]` -> the error for a diminishing-returns report the fast check refused.
+    ES_REPORT_CHECK = 24;
+    /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
+    ES_SNAPSHOT_CHECK = 25;
+    /// `[layer index, result]` -> the error for a layer result the fast path refused.
+    PR_RESULT_CHECK = 26;
+    // 27 was EXIT_CONFIG_SLOTS: EXIT_CONTROLLER_CHECK answers the slots too.
+    /// `[config, totalLayers]` -> `[merged config, totalLayers, the exit config's slots for
+    /// the pyramid's fast path]`, validated as `CE_NEW` validates them (the
+    /// `EarlyExitController` constructor, which needs no native object).
+    EXIT_CONTROLLER_CHECK = 28;
+
+    // --- EarlyStopping: 10..=23 were its native-object ops. The JS layer keeps each
+    // engine's state itself and uses the fast path plus the stateless `ES_*_CHECK` ops.
+
+    // --- IterationAnalytics (a drop-in for aiwg's iteration-analytics.mjs). "now" is the
+    // JS layer's clock (`new Date().toISOString()`): the core has none.
+    /// `[upstream form?, loopId, taskDescription, config, now, files?]` -> whether the object
+    /// saves after every record.
+    IA_NEW = 30;
+    /// `[record, now]` -> stored record.
+    IA_RECORD = 31;
+    /// `[]` -> `{detected, iteration, reason}`.
+    IA_DETECT = 32;
+    /// `[]` -> trajectory string.
+    IA_TRAJECTORY = 33;
+    /// `[verifiedOnly]` -> the chosen record's index, or null.
+    IA_OPTIMAL = 34;
+    /// `[]` -> `[index or null, reason]`.
+    IA_SELECT = 35;
+    // 36 was IA_SUMMARY: the JS layer builds the summary from IA_SAVE's pieces.
+    /// `[]` -> config.
+    IA_CONFIG = 37;
+    /// `[]` -> records.
+    IA_RECORDS = 38;
+    /// `[]`.
+    IA_RESET = 39;
+    /// `[]` -> snapshot.
+    IA_TO_JSON = 40;
+    /// `[snapshot]`.
+    IA_FROM_JSON = 41;
+    /// `[now]` -> `endTime`, set to now unless it was set (what a summary does first).
+    IA_SETTLE = 42;
+    /// `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
+    /// summary in pieces (sets `endTime` unless set).
+    IA_SAVE = 44;
+
+    // --- CoherenceEarlyExit
+    /// `[config, totalLayers]`.
+    CE_NEW = 50;
+    /// `[signal, layer]` -> decision.
+    CE_SHOULD_EXIT = 51;
+    /// `[signal]` -> adaptive exit layer.
+    CE_ADAPTIVE = 52;
+    /// `[]` -> `[config, totalLayers]` (the merged config).
+    CE_CONFIG = 53;
+
+    // --- SpeculativeExecutor
+    /// `[config]`.
+    SX_NEW = 60;
+    /// `[decision, skippedCount]` -> speculations (the count validated: an integer from 0 to
+    /// `limits::MAX_LAYERS`).
+    SX_SPECULATE = 61;
+    /// `[decision]` -> one speculation.
+    SX_PREDICT = 62;
+    /// `[speculations]` -> how many layers `verify` runs (validates the speculations).
+    SX_VERIFY_COUNT = 63;
+    /// `[index, layerResult]` -> the observed outcome (validates the result).
+    SX_CLASSIFY = 64;
+    /// `[speculations, outcomes]` -> verified speculations.
+    SX_VERIFIED = 65;
+    /// `[]` -> the merged config.
+    SX_CONFIG = 66;
+
+    // --- PyramidRun (step API)
+    /// `[config, totalLayers, layers]`.
+    PR_START = 70;
+    /// `[]` -> `{action, layer?}`.
+    PR_NEXT = 71;
+    /// `[layer, result]`.
+    PR_SUBMIT = 72;
+    /// `[]` -> TestPyramidResult.
+    PR_RESULT = 73;
+    /// `[]` -> snapshot.
+    PR_TO_JSON = 74;
+    /// `[snapshot]`.
+    PR_FROM_JSON = 75;
+
+    // --- loop replay and presets (`loop_replay`): one call per batch of runs
+    /// `[runs (array or JSONL text), policy]` -> `{policy, summary, runs}` (an array's runs
+    /// are read run by run: the limits on values apply to each run).
+    LOOP_REPLAY = 80 => "replayLoops";
+    /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
+    LOOP_PRESET = 81;
+
+    // --- pyramid replay and the risk-bounded policy (`pyramid_replay_ops`), 220..=229
+    /// `[runs, options]` -> replay report.
+    PYRAMID_REPLAY = 220 => "replayPyramids";
+    /// `[runs, options]` -> shadow report.
+    PYRAMID_SHADOW = 221 => "shadowPyramids";
+    /// `[runs, options]` -> calibration.
+    PYRAMID_CALIBRATE = 222 => "calibratePyramidPolicy";
+    /// `[model, layers, outcomes, options]` -> decision.
+    PYRAMID_DECIDE = 223 => "pyramidPolicyDecide";
+    /// `[model, ran, options]` -> model document.
+    PYRAMID_UPDATE = 224 => "pyramidPolicyUpdate";
+
+    // --- IterationAnalytics's occasional ops, stateless over its snapshot
+    // (`analytics_text_ops`), 230..=239
+    /// `[snapshot, options, now]` -> the markdown report (`generateReport(options)`).
+    IA_TEXT_REPORT = 230 => "IterationAnalytics.generateReport";
+    /// `[snapshot]` -> the quality chart (`generateQualityChart()`).
+    IA_TEXT_CHART = 231 => "IterationAnalytics.generateQualityChart";
+    /// `[ms]` -> `formatDuration(ms)`.
+    IA_TEXT_DURATION = 232 => "IterationAnalytics.formatDuration";
+    /// `[summary, config, storage folder or null, files?]` -> `[snapshot, persist]` (upstream's
+    /// load: `IterationAnalytics.load` / `fromSummary`).
+    IA_TEXT_FROM_SUMMARY = 233 => "IterationAnalytics.fromSummary";
+    /// `[snapshot, field, value]` -> the snapshot with one of upstream's public fields assigned.
+    IA_TEXT_ASSIGN = 234 => "IterationAnalytics's field setters";
+    /// `[loopId or null, storagePath, filename, "json" | "report"]` -> `{path}` or `{dir, name}`.
+    IA_TEXT_FILE = 235 => "IterationAnalytics.saveAnalytics";
+    /// `[filepath]` -> nothing, or the error for a `load(filepath)` argument.
+    IA_TEXT_PATH_CHECK = 236 => "IterationAnalytics.load";
+    /// `[record, path]` -> nothing, or the error for a record written into upstream's
+    /// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
+    IA_TEXT_RECORD_CHECK = 237 => "IterationAnalytics's field setters";
+}
+
+/// Every slot and code table: the loop's fast path, then the pyramid's.
+pub const TABLES: [Table; 7] = [
+    earlyexit_js_fast::slots::TABLES[0],
+    earlyexit_js_fast::slots::TABLES[1],
+    earlyexit_js_fast::slots::TABLES[2],
+    earlyexit_js_fast::slots::TABLES[3],
+    crate::fast_pyramid::PYRAMID_SLOTS,
+    crate::fast_pyramid::PYRAMID_CODES,
+    crate::wire::ANSWER_MARKS,
+];
+
+// The pyramid's region lies between the loop's inputs and outputs and the loop's state.
+const _: () = {
+    use crate::fast_pyramid::{BASE, COSTS, COST_SLOTS, MAX_LAYERS};
+    use earlyexit_js_fast::slots::{IN_TIMESTAMP, MAX_FAST_TIMESTAMP, STATE};
+    assert!(IN_TIMESTAMP + MAX_FAST_TIMESTAMP / 8 <= BASE && COSTS + COST_SLOTS * MAX_LAYERS <= STATE);
+};
+
+// --- the fingerprint: FNV-1a (32 bits, exact as a JS number) ----------------------------
+
+const FNV_OFFSET: u32 = 0x811c_9dc5;
+const FNV_PRIME: u32 = 0x0100_0193;
+
+/// FNV-1a over `bytes`, then a separator (so `["ab", "c"]` and `["a", "bc"]` differ).
+const fn hash_bytes(mut hash: u32, bytes: &[u8]) -> u32 {
+    let mut i = 0;
+    while i < bytes.len() {
+        hash = (hash ^ bytes[i] as u32).wrapping_mul(FNV_PRIME);
+        i += 1;
+    }
+    (hash ^ 0xff).wrapping_mul(FNV_PRIME)
+}
+
+const fn hash_number(hash: u32, value: f64) -> u32 {
+    hash_bytes(hash, &value.to_bits().to_le_bytes())
+}
+
+const fn hash_ops(mut hash: u32, ops: &[Op]) -> u32 {
+    let mut i = 0;
+    while i < ops.len() {
+        let op = &ops[i];
+        hash = hash_bytes(hash, op.name.as_bytes());
+        hash = hash_number(hash, op.code as f64);
+        hash = hash_bytes(hash, op.public.as_bytes());
+        hash = hash_bytes(hash, op.doc.as_bytes());
+        i += 1;
+    }
+    hash
+}
+
+const fn hash_tables(mut hash: u32, tables: &[Table]) -> u32 {
+    let mut t = 0;
+    while t < tables.len() {
+        let table = &tables[t];
+        hash = hash_bytes(hash, table.name.as_bytes());
+        let mut i = 0;
+        while i < table.entries.len() {
+            hash = hash_bytes(hash, table.entries[i].js.as_bytes());
+            hash = hash_number(hash, table.entries[i].value);
+            i += 1;
+        }
+        t += 1;
+    }
+    hash
+}
+
+/// The contract's fingerprint, which `HELLO` answers and the generated module holds,
+/// computed when this crate compiles (none of the tables' text reaches a binary): [`OPS`]
+/// with their documented arguments, [`TABLES`], the key lists and which slot each detail
+/// is in (`earlyexit_js_fast::keys`), the limits, the statuses by code, and the length of
+/// every name list the JS layer reads by code (statuses, triggers, budgets, exit reasons,
+/// verdicts: the core's `NAMES` consts), and the length of the others (outcomes, whose
+/// codes follow this crate's order, host problems, record fields).
+pub const FINGERPRINT: u32 = {
+    use earlyexit::loops::{Budget, Trigger};
+    let mut hash = hash_number(hash_tables(hash_ops(FNV_OFFSET, OPS), &TABLES), KEYS_HASH as f64);
+    let names: [&[&str]; 5] = [
+        &earlyexit::VerificationStatus::NAMES,
+        &Trigger::NAMES,
+        &Budget::NAMES,
+        &earlyexit::ExitReason::NAMES,
+        &earlyexit::pyramid::Verdict::NAMES,
+    ];
+    let mut list = 0;
+    while list < names.len() {
+        let mut i = 0;
+        while i < names[list].len() {
+            hash = hash_bytes(hash, names[list][i].as_bytes());
+            i += 1;
+        }
+        list += 1;
+    }
+    let limits = earlyexit::limits::ALL;
+    let mut i = 0;
+    while i < limits.len() {
+        hash = hash_bytes(hash, limits[i].js.as_bytes());
+        hash = hash_number(hash, limits[i].value as f64);
+        i += 1;
+    }
+    let lengths = [
+        crate::fast_pyramid::OUTCOMES.len(),
+        earlyexit::host::Problem::ALL.len(),
+        earlyexit::loops::RESULT_FIELDS.len(),
+        earlyexit::loops::analytics::RECORD_FIELDS.len(),
+    ];
+    let mut i = 0;
+    while i < lengths.len() {
+        hash = hash_number(hash, lengths[i] as f64);
+        i += 1;
+    }
+    hash
+};
+
+/// The key lists' part (`earlyexit_js_fast::keys`), computed when this crate compiles.
+const KEYS_HASH: u32 = {
+    use earlyexit_js_fast::keys::{self, Key};
+    const fn hash_keys(mut hash: u32, keys: &[Key]) -> u32 {
+        let mut i = 0;
+        while i < keys.len() {
+            hash = hash_bytes(hash, keys[i].name.as_bytes());
+            hash = hash_number(hash, keys[i].optional as u8 as f64);
+            i += 1;
+        }
+        hash_bytes(hash, b"")
+    }
+    const fn hash_slot_keys(mut hash: u32, keys: &[keys::DetailKey]) -> u32 {
+        let mut i = 0;
+        while i < keys.len() {
+            hash = hash_bytes(hash, keys[i].name.as_bytes());
+            hash = hash_number(hash, keys[i].kind as u8 as f64);
+            i += 1;
+        }
+        hash_bytes(hash, b"")
+    }
+    let lists: [&[Key]; 12] = [
+        &keys::DECISION,
+        &keys::CHECK_ANSWER,
+        &keys::SELECTION,
+        &keys::RECORD,
+        &keys::SUMMARY,
+        &keys::SNAPSHOT,
+        &keys::PYRAMID_RESULT,
+        &keys::SPECULATION,
+        &keys::FAILING_LAYER,
+        &keys::LAYER_SPEC,
+        &keys::CALIBRATE_ARGUMENTS,
+        &keys::REPORT,
+    ];
+    let mut hash = FNV_OFFSET;
+    let mut l = 0;
+    while l < lists.len() {
+        hash = hash_keys(hash, lists[l]);
+        l += 1;
+    }
+    hash = hash_slot_keys(hash_slot_keys(hash, &keys::BUDGET_STATUS), &keys::PLATEAU_STEP);
+    let mut d = 0;
+    while d < keys::DETAILS.len() {
+        hash = hash_slot_keys(hash_number(hash, keys::DETAILS[d].code), keys::DETAILS[d].keys);
+        d += 1;
+    }
+    hash
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_names_and_codes_are_unique() {
+        let mut names = std::collections::BTreeSet::new();
+        let mut codes = std::collections::BTreeSet::new();
+        for op in OPS {
+            assert!(names.insert(op.name), "{} twice", op.name);
+            assert!(codes.insert(op.code), "{} twice", op.code);
+            assert_eq!(op.module == Module::Replay, !op.public.is_empty(), "{}", op.name);
+            assert!(!op.doc.trim().is_empty(), "{} has no doc", op.name);
+        }
+    }
+
+    /// The replay module answers exactly the ops the table routes to it (`handles` in the
+    /// ops' modules are ranges of this table), and no op outside the table is answered.
+    #[test]
+    #[cfg(feature = "replay")]
+    fn the_replay_module_answers_exactly_the_replay_ops() {
+        let unknown = |answer: String| answer.starts_with(r#"!{"code":"invalid_step","kind":"range","field":"op""#);
+        for code in 0..300 {
+            let listed = OPS.iter().find(|op| op.code == code);
+            let replay = listed.is_some_and(|op| op.module == Module::Replay);
+            assert_eq!(!unknown(crate::loop_replay::exec_replay(code, "[]")), replay, "op {code}");
+            if listed.is_none() {
+                assert!(unknown(crate::exec(code, "[]")), "op {code} is answered but not listed");
+            }
+        }
+    }
+
+    /// Numeric constants of the JS contract are declared in the contract's tables (`ops!`,
+    /// `contract_table!`) and nowhere else in the JS layer's crates: a `const NAME: u32 = 7`
+    /// elsewhere is an op, slot or code the generated module would not know.
+    #[test]
+    fn op_consts_only_here() {
+        let roots = [concat!(env!("CARGO_MANIFEST_DIR"), "/src"), concat!(env!("CARGO_MANIFEST_DIR"), "/../fast/src")];
+        let declaration = |line: &str| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("pub(crate) ").or_else(|| line.strip_prefix("pub ")).unwrap_or(line);
+            let Some(rest) = line.strip_prefix("const ") else { return false };
+            let Some((_, value)) = rest.split_once(" = ") else { return false };
+            let numeric_type = ["u8", "u16", "u32", "u64", "usize", "i32", "i64", "f64"]
+                .iter()
+                .any(|t| rest.split_once(':').is_some_and(|(_, ty)| ty.trim_start().starts_with(&format!("{t} "))));
+            numeric_type && value.trim_start_matches('-').starts_with(|c: char| c.is_ascii_digit())
+        };
+        let mut found = Vec::new();
+        let mut stack: Vec<std::path::PathBuf> = roots.iter().map(std::path::PathBuf::from).collect();
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                stack.extend(std::fs::read_dir(&path).expect("readable").map(|e| e.expect("entry").path()));
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("contract.rs") {
+                let text = std::fs::read_to_string(&path).expect("readable");
+                for (i, line) in text.lines().enumerate() {
+                    if declaration(line) {
+                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "numeric constants outside the contract's tables:\n{}", found.join("\n"));
+        assert!(declaration("pub const IN_X: usize = 3;") && declaration("const C: f64 = -1.0;"));
+        assert!(!declaration("const C: f64 = OTHER;") && !declaration("let x: u32 = 3;"));
+    }
+
+    #[test]
+    fn the_fingerprint_covers_slots_ops_and_keys() {
+        // What changes with the tables.
+        let moved = [Table { name: TABLES[0].name, doc: "", entries: &[] }];
+        assert_ne!(hash_tables(FNV_OFFSET, &moved), hash_tables(FNV_OFFSET, &TABLES[..1]));
+        let mut ops = OPS.to_vec();
+        ops[1].doc = "`[layerResult, more]` -> quality signal.";
+        assert_ne!(hash_ops(FNV_OFFSET, &ops), hash_ops(FNV_OFFSET, OPS));
+        assert_ne!(KEYS_HASH, FNV_OFFSET);
+    }
+}

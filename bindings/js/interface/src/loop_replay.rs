@@ -1,0 +1,82 @@
+//! Loop replay and loop presets for the JS layer (`replayLoops`, `EarlyStopping.fromPreset`):
+//! stateless ops answered by the core in one call, so JS replays a whole batch of runs per
+//! crossing, never one iteration at a time.
+
+#[cfg(feature = "replay")]
+use earlyexit::loops::replay;
+use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
+
+use super::{arg, Answer};
+use crate::op::{LOOP_PRESET, LOOP_REPLAY};
+
+/// Whether `op` is one of this module's.
+pub fn handles(op: u32) -> bool {
+    op == LOOP_PRESET || (cfg!(feature = "replay") && op == LOOP_REPLAY)
+}
+
+/// The stateless entry of the wasm replay module: answers loop replay (`LOOP_REPLAY`),
+/// pyramid replay and policy (`pyramid_replay_ops`) and IterationAnalytics's occasional ops
+/// (`analytics_text_ops`): the ops `contract::OPS` routes to the replay module, and nothing else (any other op is an unknown op), so
+/// the module links only the replay code paths and the engines they drive.
+#[cfg(feature = "replay")]
+pub fn exec_replay(op: u32, args: &str) -> String {
+    super::finish(exec_replay_inner(op, args))
+}
+
+#[cfg(feature = "replay")]
+fn exec_replay_inner(op: u32, text: &str) -> Answer {
+    let args = super::args_of(op, text)?;
+    match op {
+        LOOP_REPLAY => exec(op, &args),
+        op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
+        op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
+        _ => Err(super::unknown_op(op)),
+    }
+}
+
+/// Answers a replay or preset op.
+#[cfg_attr(not(feature = "replay"), allow(unused_variables))]
+pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
+    #[cfg(feature = "replay")]
+    if op == LOOP_REPLAY {
+        return Ok(Some(replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?));
+    }
+    let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
+    Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(feature = "replay")]
+    fn replay_and_presets_answer_in_one_call() {
+        let runs = r#"[[{"id":"a","iterations":[{"quality_score":0,"confidence":0,"verification_status":"failed"}]}],"recommended"]"#;
+        let answer = crate::exec(LOOP_REPLAY, runs);
+        assert!(answer.contains(r#""trigger":"end_of_run""#), "{answer}");
+        let bad = crate::exec(LOOP_REPLAY, r#"[[{"id":"a","iterations":[]}],null]"#);
+        assert!(bad.starts_with(r#"!{"code":"invalid_replay","kind":"range","field":"runs[0].iterations""#), "{bad}");
+        let preset = crate::exec(LOOP_PRESET, r#"["recommended",{"noImprovementPatience":3}]"#);
+        assert!(preset.contains(r#""noImprovementPatience":3"#), "{preset}");
+        let unknown = crate::exec(LOOP_PRESET, r#"["fast",null]"#);
+        assert!(unknown.starts_with(r#"!{"code":"invalid_config","kind":"range","field":"name""#), "{unknown}");
+    }
+
+    /// The wasm replay module's entry answers the replay ops exactly as `exec` does, and
+    /// every other op as unknown (the package routes only replay ops to it).
+    #[test]
+    #[cfg(feature = "replay")]
+    fn exec_replay_answers_only_replay_ops() {
+        let runs = r#"[[{"id":"a","iterations":[{"quality_score":0,"confidence":0,"verification_status":"failed"}]}],"recommended"]"#;
+        assert_eq!(exec_replay(LOOP_REPLAY, runs), crate::exec(LOOP_REPLAY, runs));
+        let pyramid = r#"[[{"id":"r","layers":[{"name":"unit","failed":false,"durationMs":5}]}],null]"#;
+        let answer = exec_replay(crate::op::PYRAMID_REPLAY, pyramid);
+        assert_eq!(answer, crate::exec(crate::op::PYRAMID_REPLAY, pyramid));
+        assert!(!answer.starts_with('!'), "{answer}");
+        for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 225] {
+            let answer = exec_replay(op, "[]");
+            assert!(answer.starts_with(r#"!{"code":"invalid_step","kind":"range","field":"op""#), "{op}: {answer}");
+        }
+    }
+}

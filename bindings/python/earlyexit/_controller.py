@@ -1,0 +1,139 @@
+"""``EarlyExitController``: the pyramid run loops, a few lines of Python over the core's
+step API (:class:`earlyexit.PyramidRun`).
+
+The core never calls back into Python: it says which layer to run (or verify) next, this
+module calls that layer's runner and submits the result. So a runner's exception reaches
+the caller unchanged, an ``async def`` runner is awaited by ``run_async``, and cancelling
+the task that awaits ``run_async`` stops the run before any further runner is called.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Awaitable, Callable, Iterable, Mapping, Protocol, Sequence, Tuple, TypedDict, Union, cast
+
+from ._native import (
+    CoherenceEarlyExit,
+    EarlyExitConfig,
+    LayerResult,
+    PyramidRun,
+    TestPyramidResult,
+    _layer_runners,
+)
+
+#: What a runner may return: a :class:`LayerResult` or a mapping with its snake_case keys
+#: (``pass_rate``, ``coverage``, ``flaky_ratio``, ...; other keys are kept as they are).
+LayerOutcome = Union[LayerResult, Mapping[str, object]]
+#: A synchronous runner.
+Runner = Callable[[], LayerOutcome]
+#: A runner for :meth:`EarlyExitController.run_async`: ``async def`` or plain.
+AsyncRunner = Callable[[], Union[LayerOutcome, Awaitable[LayerOutcome]]]
+
+
+class _LayerDictRequired(TypedDict):
+    name: str
+    run: Runner
+
+
+class LayerDict(_LayerDictRequired, total=False):
+    """A layer as a dict whose runner is typed (``layers[i]["run"]()`` is a
+    :data:`LayerOutcome`): ``name``, ``run`` and optionally ``cost_ms``."""
+
+    cost_ms: float
+
+
+class _LayerObject(Protocol):
+    """A layer as an object: ``name`` and ``run()`` (``cost_ms`` is read when present)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def run(self) -> Union[LayerOutcome, Awaitable[LayerOutcome]]: ...
+
+
+#: A layer: ``(name, runner)``, a mapping ``{"name", "run", "cost_ms"?}`` (:class:`LayerDict`
+#: types one), or an object with a ``name`` attribute, a ``run()`` method and optionally
+#: ``cost_ms`` (the expected cost, which makes ``compute_saved_ms`` computable for layers
+#: that never run).
+Layer = Union[Tuple[str, AsyncRunner], Mapping[str, object], _LayerObject]
+
+
+class EarlyExitController:
+    """``EarlyExitController(config, total_layers)``: runs a test pyramid with early exit.
+
+    ``config`` is an :class:`EarlyExitConfig` (``EarlyExitConfig.AGGRESSIVE``, ...), a
+    mapping of its snake_case options merged over ``EarlyExitConfig.DEFAULT``, or ``None``
+    for the default; ``total_layers`` (>= 1) bounds the adaptive exit layer. Both are
+    validated here. The controller keeps no state between runs: one instance can run any
+    number of pyramids, from several threads or tasks at once.
+    """
+
+    __slots__ = ("_exit",)
+
+    def __init__(
+        self,
+        config: Union[EarlyExitConfig, Mapping[str, object], None],
+        total_layers: int,
+    ) -> None:
+        self._exit = CoherenceEarlyExit(config, total_layers)
+
+    @property
+    def config(self) -> EarlyExitConfig:
+        """The merged, validated config."""
+        return self._exit.config
+
+    @property
+    def total_layers(self) -> int:
+        """The ``total_layers`` given at construction."""
+        return self._exit.total_layers
+
+    def start(self, layers: Sequence[Layer]) -> PyramidRun:
+        """A :class:`PyramidRun` over ``layers`` with this controller's config (the step API,
+        for callers that run the layers themselves)."""
+        return PyramidRun.start(self._exit.config, self._exit.total_layers, layers)
+
+    def run(self, layers: Iterable[Layer]) -> TestPyramidResult:
+        """Runs the layers in order and exits early when the exit decision allows it (then
+        verifies up to ``verification_layers`` of the skipped ones). A runner's exception
+        propagates unchanged; a runner's invalid result raises ``EarlyExitError``."""
+        listed = _as_list(layers)
+        pyramid = self.start(listed)
+        runners = _layer_runners(listed)
+        while True:
+            step = pyramid.next()
+            index = step.layer
+            if index is None:
+                return pyramid.result()
+            # The core validates whatever the runner returned (code invalid_layer_result).
+            pyramid.submit(index, cast(LayerOutcome, runners[index]()))
+
+    async def run_async(self, layers: Iterable[Layer]) -> TestPyramidResult:
+        """:meth:`run` for ``async def`` runners (plain ones work too). Cancelling the task
+        cancels the run cleanly: the awaited runner gets the cancellation, and no further
+        runner is called."""
+        listed = _as_list(layers)
+        pyramid = self.start(listed)
+        runners = _layer_runners(listed)
+        while True:
+            step = pyramid.next()
+            index = step.layer
+            if index is None:
+                return pyramid.result()
+            outcome = runners[index]()
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+            pyramid.submit(index, cast(LayerOutcome, outcome))
+
+    def __repr__(self) -> str:
+        return f"EarlyExitController(config={self._exit.config!r}, total_layers={self._exit.total_layers!r})"
+
+
+def _as_list(layers: Iterable[Layer]) -> Sequence[Layer]:
+    """A one-shot iterable becomes a list (the spec check and the runners both read it);
+    anything else is passed on for the core to reject with its own message."""
+    if isinstance(layers, Sequence):
+        return layers
+    try:
+        return list(layers)
+    except TypeError:
+        return layers  # type: ignore[return-value]

@@ -1,0 +1,117 @@
+"""Types of the loop engine (``EarlyStopping``): the string literals its results carry,
+its keyword options, and the exact shape of each ``to_dict()`` (the JSON the JS API
+returns, camelCase where ``early-stopping.mjs`` uses it). What a decision answers is in
+``_decision``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+
+#: Which criterion stopped the loop (``"none"`` when it goes on).
+Trigger = Literal[
+    "none",
+    "high_confidence",
+    "quality_plateau",
+    "diminishing_returns",
+    "max_iterations",
+    "budget_exhausted",
+    "quality_regression",
+    "no_improvement",
+]
+#: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.
+Budget = Literal["tokens", "cost_usd", "wall_clock_ms"]
+#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the default) or the score difference.
+PlateauDeltaSource = Literal["reported", "computed"]
+#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the default) or in points.
+PlateauMode = Literal["relative", "absolute"]
+#: An iteration's verification outcome.
+VerificationStatus = Literal["passed", "failed", "skipped"]
+
+
+class EarlyStoppingOptions(TypedDict, total=False):
+    """Keyword options of ``EarlyStopping(...)`` / ``configure(...)``: ``early-stopping.mjs``'s seven, then
+    the opt-in ones (budgets, iteration limits, plateau variants, regression guard)."""
+
+    high_confidence_threshold: float
+    plateau_consecutive_count: int
+    plateau_improvement_threshold: float
+    min_quality_threshold: float
+    require_verification: bool
+    enable_plateau_detection: bool
+    enable_diminishing_returns: bool
+    plateau_delta_source: PlateauDeltaSource
+    plateau_mode: PlateauMode
+    min_iterations: int
+    max_iterations: int
+    max_total_tokens: float
+    max_total_cost_usd: float
+    max_wall_clock_ms: float
+    regression_tolerance: float
+    regression_patience: int
+    plateau_min_quality: float
+    no_improvement_patience: int
+    strict_iterations: bool
+
+
+class _IterationResultRequired(TypedDict):
+    quality_score: float
+    confidence: float
+    verification_status: VerificationStatus
+    quality_delta: float
+
+
+class IterationResultDict(_IterationResultRequired, total=False):
+    """``early-stopping.mjs``'s iteration result, as ``EarlyStopping.record_result()`` takes it."""
+
+    timestamp: str
+    tokens_used: float
+    token_cost_usd: float
+    execution_time_ms: float
+    iteration_number: int
+
+
+class _IterationRecordRequired(TypedDict):
+    iteration_number: int
+    quality_score: float
+    confidence: float
+    verification_status: VerificationStatus
+    quality_delta: float
+    timestamp: str
+
+
+class IterationRecordDict(_IterationRecordRequired, total=False):
+    """``IterationRecord.to_dict()``: ``early-stopping.mjs``'s six fields plus the usage given."""
+
+    tokens_used: float
+    token_cost_usd: float
+    execution_time_ms: float
+
+
+class _EarlyStoppingConfigRequired(TypedDict):
+    highConfidenceThreshold: float
+    plateauConsecutiveCount: int
+    plateauImprovementThreshold: float
+    minQualityThreshold: float
+    requireVerification: bool
+    enablePlateauDetection: bool
+    enableDiminishingReturns: bool
+
+
+class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
+    """``EarlyStoppingConfig.to_dict()``: ``early-stopping.mjs``'s ``getConfig()`` (camelCase), then the
+    opt-in options that are set."""
+
+    plateauDeltaSource: PlateauDeltaSource
+    plateauMode: PlateauMode
+    minIterations: int
+    maxIterations: int
+    maxTotalTokens: float
+    maxTotalCostUsd: float
+    maxWallClockMs: float
+    regressionTolerance: float
+    regressionPatience: int
+    plateauMinQuality: float
+    noImprovementPatience: int
+    strictIterations: bool

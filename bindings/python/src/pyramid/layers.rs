@@ -1,0 +1,103 @@
+//! The layers a caller gives the controller or the executor: each `(name, runner)`, a
+//! mapping with `name` (and `run`, `cost_ms`), or an object with those attributes. Their
+//! specs go to the core; their runners are called here, never by the core.
+
+use earlyexit::{
+    limits::{check_layer_count, MAX_LAYERS},
+    pyramid::invalid_runner,
+    Error, ErrorCode, ErrorKind, Naming, Value,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
+
+use crate::error::raise;
+use crate::value::{to_value, type_name, NoneIs};
+
+/// The spec the core reads (`{name, cost_ms?}`) of one layer given as `(name, runner)`, a
+/// mapping, or an object with `name` (and optionally `cost_ms`).
+pub(crate) fn layer_spec_value(layer: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(tuple) = layer.cast::<PyTuple>() {
+        if let (2, Ok(name)) = (tuple.len(), tuple.get_item(0)) {
+            return Ok(Value::Object(vec![("name".to_string(), to_value(&name, NoneIs::Absent)?)]));
+        }
+        return to_value(layer, NoneIs::Absent);
+    }
+    if layer.is_instance_of::<PyDict>() || layer.cast::<PyMapping>().is_ok() || layer.is_instance_of::<PyList>() {
+        return to_value(layer, NoneIs::Absent);
+    }
+    if layer.is_instance_of::<PyString>() || layer.is_none() {
+        return to_value(layer, NoneIs::Absent);
+    }
+    let Ok(name) = layer.getattr("name") else {
+        return Ok(Value::Other(type_name(layer)));
+    };
+    let mut entries = vec![("name".to_string(), to_value(&name, NoneIs::Absent)?)];
+    if let Ok(cost) = layer.getattr("cost_ms") {
+        if !cost.is_none() {
+            entries.push(("cost_ms".to_string(), to_value(&cost, NoneIs::Absent)?));
+        }
+    }
+    Ok(Value::Object(entries))
+}
+
+/// The layer list as the core's `layers` array.
+pub fn layer_specs_value(layers: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if layers.is_instance_of::<PyString>() || layers.is_instance_of::<PyDict>() {
+        return to_value(layers, NoneIs::Absent);
+    }
+    let Ok(iter) = layers.try_iter() else {
+        return to_value(layers, NoneIs::Absent);
+    };
+    let mut items = Vec::new();
+    for layer in iter {
+        // Past the limit the core refuses the list: stop reading (an iterator may not end).
+        if items.len() > MAX_LAYERS {
+            break;
+        }
+        items.push(layer_spec_value(&layer?)?);
+    }
+    Ok(Value::Array(items))
+}
+
+/// The error for a list of layers (or speculations) an iterator kept giving past the limit.
+pub(crate) fn layers_over_limit(field: &str) -> Error {
+    let over = MAX_LAYERS + 1;
+    check_layer_count(over, ErrorCode::InvalidConfig, field)
+        .err()
+        .unwrap_or_else(|| Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, field, "too many layers"))
+}
+
+/// The runner of layer `index`: the second item of a `(name, runner)` tuple, a mapping's
+/// `run`, or an object's `run` method.
+pub(crate) fn runner_of<'py>(py: Python<'py>, layer: &Bound<'py, PyAny>, index: usize) -> PyResult<Bound<'py, PyAny>> {
+    let runner = if let Ok(tuple) = layer.cast::<PyTuple>() {
+        tuple.get_item(1).ok()
+    } else if let Ok(mapping) = layer.cast::<PyMapping>() {
+        mapping.get_item("run").ok()
+    } else {
+        layer.getattr("run").ok()
+    };
+    match runner {
+        Some(r) if r.is_callable() => Ok(r),
+        other => {
+            let got = match other {
+                Some(r) => to_value(&r, NoneIs::Absent)?,
+                None => Value::Other("nothing (missing)".to_string()),
+            };
+            Err(raise(py, invalid_runner(Naming::Snake, index, &got)))
+        }
+    }
+}
+
+/// The runners of `layers`, in order (used by `EarlyExitController.run` / `run_async`).
+#[pyfunction]
+pub fn _layer_runners<'py>(py: Python<'py>, layers: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for (i, layer) in layers.try_iter()?.enumerate() {
+        if i == MAX_LAYERS {
+            return Err(raise(py, layers_over_limit("layers")));
+        }
+        list.append(runner_of(py, &layer?, i)?)?;
+    }
+    Ok(list)
+}

@@ -1,0 +1,79 @@
+//! The risk-bounded pyramid policy, live: `pyramid_policy_decide` (the next step of one run)
+//! and `pyramid_policy_update` (learn a finished run). The model document keeps the JS
+//! spelling so it moves between languages unchanged.
+
+use earlyexit::{pyramid::replay, ErrorCode, Naming, Value};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::error::{raise, OrRaise};
+use crate::value::{string_of, to_py, to_value, NoneIs};
+
+/// A model argument: None (empty model), a dict, or JSON text.
+pub(crate) fn model_value(py: Python<'_>, model: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
+    match model {
+        None => Ok(Value::Null),
+        Some(m) if m.is_none() => Ok(Value::Null),
+        Some(m) => {
+            if let Ok(text) = m.cast::<PyString>() {
+                let text = string_of(text);
+                return Value::parse_json(&text, ErrorCode::InvalidSnapshot, "model").map_err(|e| raise(py, e));
+            }
+            to_value(m, NoneIs::Null)
+        }
+    }
+}
+
+/// An options object from named arguments (None = absent).
+pub(crate) fn options(entries: Vec<(&str, Option<Value>)>) -> Value {
+    Value::Object(entries.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect())
+}
+
+pub(crate) fn opt(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => to_value(o, NoneIs::Absent).map(Some),
+    }
+}
+
+pub(crate) fn model_opt(py: Python<'_>, model: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
+    let v = model_value(py, model)?;
+    Ok((!matches!(v, Value::Null)).then_some(v))
+}
+
+/// The policy's next step for one live run.
+#[pyfunction]
+#[pyo3(signature = (model, layers, outcomes, *, policy = None, config = None))]
+pub fn pyramid_policy_decide<'py>(
+    py: Python<'py>,
+    model: &Bound<'py, PyAny>,
+    layers: &Bound<'py, PyAny>,
+    outcomes: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+    config: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?)]);
+    let model = model_value(py, Some(model))?;
+    let layers = to_value(layers, NoneIs::Absent)?;
+    let outcomes = to_value(outcomes, NoneIs::Absent)?;
+    let out = replay::decide_value(&model, &layers, &outcomes, &opts, Naming::Snake).or_raise(py)?;
+    to_py(py, &out)
+}
+
+/// Learns one finished run; returns the new model document.
+#[pyfunction]
+#[pyo3(signature = (model, ran, *, policy = None, config = None))]
+pub fn pyramid_policy_update<'py>(
+    py: Python<'py>,
+    model: &Bound<'py, PyAny>,
+    ran: &Bound<'py, PyAny>,
+    policy: Option<&Bound<'py, PyAny>>,
+    config: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?)]);
+    let model = model_value(py, Some(model))?;
+    let ran = to_value(ran, NoneIs::Absent)?;
+    let out = replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;
+    to_py(py, &out)
+}

@@ -1,0 +1,394 @@
+//! What a decision answers: [`StoppingDecision`] (with the state of each configured budget,
+//! [`BudgetStatus`]) and the summary of a loop ([`StoppingSummary`]), each written and read
+//! back.
+
+use crate::loops::config::EarlyStoppingConfig;
+use crate::loops::details::StoppingDetails;
+use crate::loops::vocabulary::{Budget, Trigger, VerificationStatus};
+use crate::value::snapshot;
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{ErrorCode, Result};
+
+// The keys of the objects this file writes (each writer's `KEYS` lists them in order).
+const STOP: &str = "stop";
+const REASON: &str = "reason";
+const CONFIDENCE: &str = "confidence";
+const TRIGGER: &str = "trigger";
+const DETAILS: &str = "details";
+const BEST_ITERATION: &str = "best_iteration";
+const BEST_QUALITY_SCORE: &str = "best_quality_score";
+const BUDGETS: &str = "budgets";
+const BUDGET: &str = "budget";
+const LIMIT: &str = "limit";
+const OBSERVED: &str = "observed";
+const RECORDS_WITHOUT_VALUE: &str = "records_without_value";
+const EXHAUSTED: &str = "exhausted";
+const TOTAL_ITERATIONS: &str = "total_iterations";
+const STOPPED_EARLY: &str = "stopped_early";
+const STOPPING_TRIGGER: &str = "stopping_trigger";
+const STOPPING_REASON: &str = "stopping_reason";
+const STOPPING_CONFIDENCE: &str = "stopping_confidence";
+const FINAL_QUALITY: &str = "final_quality";
+const FINAL_CONFIDENCE: &str = "final_confidence";
+const FINAL_VERIFICATION: &str = "final_verification";
+const CONFIG: &str = "config";
+
+/// The reason of the empty summary.
+const NO_ITERATIONS_COMPLETED: &str = "No iterations completed";
+
+const CODE: ErrorCode = ErrorCode::InvalidSnapshot;
+
+/// Upstream's `StoppingDecision`, plus the best-iteration extras.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoppingDecision {
+    /// Whether to stop.
+    pub stop: bool,
+    /// Why, as upstream words it.
+    pub reason: String,
+    /// Confidence in the decision.
+    pub confidence: f64,
+    /// Which criterion fired.
+    pub trigger: Trigger,
+    /// Present on stops (upstream's `details`).
+    pub details: Option<StoppingDetails>,
+    /// `(iteration, quality)` of the best record so far.
+    pub best: Option<(u64, f64)>,
+    /// The state of every configured budget (empty when none is configured).
+    pub budgets: Vec<BudgetStatus>,
+}
+
+impl StoppingDecision {
+    pub(crate) fn go_on(reason: &str, confidence: f64) -> Self {
+        StoppingDecision {
+            stop: false,
+            reason: reason.to_string(),
+            confidence,
+            trigger: Trigger::None,
+            details: None,
+            best: None,
+            budgets: Vec::new(),
+        }
+    }
+
+    pub(crate) fn stop(reason: String, confidence: f64, trigger: Trigger, details: StoppingDetails) -> Self {
+        StoppingDecision {
+            stop: true,
+            reason,
+            confidence,
+            trigger,
+            details: Some(details),
+            best: None,
+            budgets: Vec::new(),
+        }
+    }
+
+    /// The keys of the decision object, in the order [`StoppingDecision::to_value`] writes
+    /// them: `details` only on stops, `budgets` only once a budget is configured.
+    pub const KEYS: [&'static str; 8] =
+        [STOP, REASON, CONFIDENCE, TRIGGER, DETAILS, BEST_ITERATION, BEST_QUALITY_SCORE, BUDGETS];
+
+    /// The decision object as the JS API returns it.
+    pub fn to_value(&self) -> Value {
+        let mut o = ObjectBuilder::new();
+        o.boolean(STOP, self.stop)
+            .string(REASON, &self.reason)
+            .number(CONFIDENCE, self.confidence)
+            .string(TRIGGER, self.trigger.as_str());
+        if let Some(details) = &self.details {
+            o.value(DETAILS, details.to_value());
+        }
+        o.opt_number(BEST_ITERATION, self.best.map(|b| b.0 as f64))
+            .opt_number(BEST_QUALITY_SCORE, self.best.map(|b| b.1));
+        if !self.budgets.is_empty() {
+            o.value(BUDGETS, value::array_of(&self.budgets, BudgetStatus::to_value));
+        }
+        o.build()
+    }
+
+    /// Reads a decision as [`StoppingDecision::to_value`] writes it: `details` exactly on
+    /// stops, `best_iteration` and `best_quality_score` both `null` or both set, `budgets`
+    /// absent when no budget is configured.
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        const FIELDS: [FieldName; 8] = FieldName::same_all(StoppingDecision::KEYS);
+        let r = snapshot::result_object(value, path, "decision", Naming::Snake, &FIELDS)?;
+        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets] = FIELDS;
+        let stop = r.boolean(stop)?;
+        let reason = r.string(reason)?.to_string();
+        let confidence = r.number(confidence, 0.0, 1.0)?;
+        let trigger = snapshot::pick(&r, trigger, &Trigger::NAMES, Trigger::parse)?;
+        let details_read = match r.get(details) {
+            None => None,
+            Some(d) => Some(StoppingDetails::from_snapshot(d, &r.path_of(details))?),
+        };
+        if stop != details_read.is_some() {
+            return Err(snapshot::inconsistent(&r, details, "must be present exactly when stop is true"));
+        }
+        let best = match (
+            snapshot::nullable_integer(&r, best_iteration, 1, MAX_SAFE_INTEGER)?,
+            snapshot::nullable_number(&r, best_quality_score, 0.0, 100.0)?,
+        ) {
+            (Some(iteration), Some(quality)) => Some((iteration, quality)),
+            (None, None) => None,
+            _ => {
+                return Err(snapshot::inconsistent(
+                    &r,
+                    best_quality_score,
+                    "must be null exactly when best_iteration is",
+                ))
+            }
+        };
+        let budgets = match r.get(budgets) {
+            None => Vec::new(),
+            Some(_) => snapshot::items(&r, budgets, BudgetStatus::from_value)?,
+        };
+        Ok(StoppingDecision { stop, reason, confidence, trigger, details: details_read, best, budgets })
+    }
+}
+
+/// Where one configured budget stands: listed on every decision once a budget is set, so a
+/// budget that cannot be judged (records without the field) says so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BudgetStatus {
+    /// Which budget.
+    pub budget: Budget,
+    /// Its limit.
+    pub limit: f64,
+    /// Sum over the records that report the field.
+    pub observed: f64,
+    /// Records that do not report the field: their use is unknown, not zero.
+    pub records_without_value: u64,
+    /// `observed > limit`.
+    pub exhausted: bool,
+}
+
+impl BudgetStatus {
+    /// The keys of a budget's object, in the order [`BudgetStatus::to_value`] writes them.
+    pub const KEYS: [&'static str; 5] = [BUDGET, LIMIT, OBSERVED, RECORDS_WITHOUT_VALUE, EXHAUSTED];
+
+    /// One entry of a decision's `budgets`.
+    pub fn to_value(&self) -> Value {
+        ObjectBuilder::new()
+            .string(BUDGET, self.budget.as_str())
+            .number(LIMIT, self.limit)
+            .number(OBSERVED, self.observed)
+            .number(RECORDS_WITHOUT_VALUE, self.records_without_value as f64)
+            .boolean(EXHAUSTED, self.exhausted)
+            .build()
+    }
+
+    /// Reads one entry of a decision's `budgets`.
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        const FIELDS: [FieldName; 5] = FieldName::same_all(BudgetStatus::KEYS);
+        let r = snapshot::result_object(value, path, "budget", Naming::Snake, &FIELDS)?;
+        let [budget, limit, observed, without, exhausted] = FIELDS;
+        Ok(BudgetStatus {
+            budget: snapshot::pick(&r, budget, &Budget::NAMES, Budget::parse)?,
+            limit: r.number(limit, 0.0, f64::MAX)?,
+            observed: r.number(observed, 0.0, f64::MAX)?,
+            records_without_value: r.integer(without, 0, MAX_SAFE_INTEGER)?,
+            exhausted: r.boolean(exhausted)?,
+        })
+    }
+}
+
+/// Reason of a decision on an empty history.
+pub const REASON_NO_ITERATIONS: &str = "No iterations completed yet";
+
+/// Reason when no criterion stopped.
+pub const REASON_CONTINUE: &str = "Continuing iteration - no stopping criteria met";
+
+/// The last record as a summary reports it (`final_quality`, `final_confidence`,
+/// `final_verification`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FinalRecord {
+    /// 0..=100.
+    pub quality_score: f64,
+    /// 0..=1.
+    pub confidence: f64,
+    /// Verification outcome.
+    pub verification_status: VerificationStatus,
+}
+
+/// Upstream's `generateSummary()`.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)] // made once per summary; boxing buys nothing
+pub enum StoppingSummary {
+    /// `{total_iterations: 0, stopped_early: false, reason: 'No iterations completed'}`.
+    Empty,
+    /// A summary over a non-empty history.
+    Full {
+        /// History length.
+        total_iterations: usize,
+        /// The decision the summary made (it calls `shouldStop`), as the summary reports it:
+        /// without the best-iteration and budget extras, which the summary does not list.
+        decision: StoppingDecision,
+        /// The last record, as the summary reports it.
+        last: FinalRecord,
+        /// The config at the time.
+        config: EarlyStoppingConfig,
+    },
+}
+
+impl StoppingSummary {
+    /// The keys of a summary over a non-empty history, in the order
+    /// [`StoppingSummary::to_value`] writes them (`details` only when it stopped).
+    pub const KEYS: [&'static str; 10] = [
+        TOTAL_ITERATIONS,
+        STOPPED_EARLY,
+        STOPPING_TRIGGER,
+        STOPPING_REASON,
+        STOPPING_CONFIDENCE,
+        FINAL_QUALITY,
+        FINAL_CONFIDENCE,
+        FINAL_VERIFICATION,
+        CONFIG,
+        DETAILS,
+    ];
+
+    /// The keys of the empty summary, in its order.
+    pub const EMPTY_KEYS: [&'static str; 3] = [TOTAL_ITERATIONS, STOPPED_EARLY, REASON];
+
+    /// `{total_iterations: 0, stopped_early: false, reason: 'No iterations completed'}`.
+    pub fn empty_value() -> Value {
+        ObjectBuilder::new()
+            .number(TOTAL_ITERATIONS, 0.0)
+            .boolean(STOPPED_EARLY, false)
+            .string(REASON, NO_ITERATIONS_COMPLETED)
+            .build()
+    }
+
+    /// The summary object as the JS API returns it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            StoppingSummary::Empty => Self::empty_value(),
+            StoppingSummary::Full { total_iterations, decision, last, config } => {
+                let mut o = ObjectBuilder::new();
+                o.number(TOTAL_ITERATIONS, *total_iterations as f64)
+                    .boolean(STOPPED_EARLY, decision.stop)
+                    .string(STOPPING_TRIGGER, decision.trigger.as_str())
+                    .string(STOPPING_REASON, &decision.reason)
+                    .number(STOPPING_CONFIDENCE, decision.confidence)
+                    .number(FINAL_QUALITY, last.quality_score)
+                    .number(FINAL_CONFIDENCE, last.confidence)
+                    .string(FINAL_VERIFICATION, last.verification_status.as_str())
+                    .value(CONFIG, config.to_value(Naming::Js));
+                if let Some(details) = &decision.details {
+                    o.value(DETAILS, details.to_value());
+                }
+                o.build()
+            }
+        }
+    }
+
+    /// Reads a summary as [`StoppingSummary::to_value`] writes it (the empty summary when
+    /// the value has the empty summary's `reason`). `config` has the JS API's keys, as the
+    /// summary lists it, and reads as a snapshot's config does.
+    pub fn from_value(value: &Value) -> Result<Self> {
+        if value.get(REASON).is_some() {
+            const FIELDS: [FieldName; 3] = FieldName::same_all(StoppingSummary::EMPTY_KEYS);
+            let [total_iterations, stopped_early, reason] = FIELDS;
+            let r = snapshot::result_object(value, "", "summary", Naming::Snake, &FIELDS)?;
+            r.integer(total_iterations, 0, 0)?;
+            if r.boolean(stopped_early)? {
+                return Err(snapshot::inconsistent(&r, stopped_early, "must be false when no iteration completed"));
+            }
+            if r.string(reason)? != NO_ITERATIONS_COMPLETED {
+                let why = "must be 'No iterations completed' (the empty summary)";
+                return Err(snapshot::inconsistent(&r, reason, why));
+            }
+            return Ok(StoppingSummary::Empty);
+        }
+        const FIELDS: [FieldName; 10] = FieldName::same_all(StoppingSummary::KEYS);
+        let r = snapshot::result_object(value, "", "summary", Naming::Snake, &FIELDS)?;
+        let [total, stopped_early, trigger, reason, confidence, quality, final_confidence, verification, config, details] =
+            FIELDS;
+        let total_iterations = snapshot::index(&r, total)?;
+        if total_iterations == 0 {
+            return Err(snapshot::inconsistent(&r, total, "must be at least 1 in a summary with a final record"));
+        }
+        let stop = r.boolean(stopped_early)?;
+        let details_read = match r.get(details) {
+            None => None,
+            Some(d) => Some(StoppingDetails::from_snapshot(d, DETAILS)?),
+        };
+        if stop != details_read.is_some() {
+            return Err(snapshot::inconsistent(&r, details, "must be present exactly when stopped_early is true"));
+        }
+        let decision = StoppingDecision {
+            stop,
+            reason: r.string(reason)?.to_string(),
+            confidence: r.number(confidence, 0.0, 1.0)?,
+            trigger: snapshot::pick(&r, trigger, &Trigger::NAMES, Trigger::parse)?,
+            details: details_read,
+            best: None,
+            budgets: Vec::new(),
+        };
+        let last = FinalRecord {
+            quality_score: r.number(quality, 0.0, 100.0)?,
+            confidence: r.number(final_confidence, 0.0, 1.0)?,
+            verification_status: snapshot::pick(
+                &r,
+                verification,
+                &VerificationStatus::NAMES,
+                VerificationStatus::parse,
+            )?,
+        };
+        let config_value = r.get(config).unwrap_or(&Value::Null);
+        ObjectReader::new(config_value, CONFIG, CONFIG, Naming::Js, CODE)?; // an object, not null
+        let config = EarlyStoppingConfig::default()
+            .merged_at(config_value, Naming::Js, CONFIG, CONFIG, CODE)
+            .map_err(|e| e.nested(CODE, ""))?;
+        Ok(StoppingSummary::Full { total_iterations, decision, last, config })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loops::details::PlateauStep;
+
+    fn keys(value: &Value) -> Vec<&str> {
+        match value {
+            Value::Object(entries) => entries.iter().map(|(k, _)| k.as_str()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn plateau() -> StoppingDetails {
+        let step = PlateauStep { iteration: 3, improvement: 0.0, delta: 0.0 };
+        StoppingDetails::QualityPlateau {
+            consecutive_count: 2,
+            improvements: vec![step],
+            average_quality: 80.0,
+            threshold: 0.02,
+        }
+    }
+
+    /// Each writer writes its `KEYS`, in order, and its reader reads them back.
+    #[test]
+    fn writers_write_their_keys_in_order() {
+        let budget = BudgetStatus {
+            budget: Budget::Tokens,
+            limit: 10.0,
+            observed: 12.0,
+            records_without_value: 0,
+            exhausted: true,
+        };
+        assert_eq!(keys(&budget.to_value()), BudgetStatus::KEYS);
+        let decision = StoppingDecision {
+            best: Some((3, 80.0)),
+            budgets: vec![budget],
+            ..StoppingDecision::stop("plateau".into(), 0.85, Trigger::QualityPlateau, plateau())
+        };
+        assert_eq!(keys(&decision.to_value()), StoppingDecision::KEYS);
+        assert_eq!(StoppingDecision::from_value(&decision.to_value(), ""), Ok(decision.clone()));
+        let last =
+            FinalRecord { quality_score: 80.0, confidence: 0.5, verification_status: VerificationStatus::Failed };
+        let config = EarlyStoppingConfig::default();
+        let decision = StoppingDecision { best: None, budgets: Vec::new(), ..decision };
+        let summary = StoppingSummary::Full { total_iterations: 3, decision, last, config };
+        assert_eq!(keys(&summary.to_value()), StoppingSummary::KEYS);
+        assert_eq!(StoppingSummary::from_value(&summary.to_value()), Ok(summary));
+        assert_eq!(keys(&StoppingSummary::empty_value()), StoppingSummary::EMPTY_KEYS);
+    }
+}

@@ -1,0 +1,261 @@
+//! The owning engine: [`EarlyStopping`] keeps the history, the config and the last stopping
+//! reason, folds each record into the compact state and decides through
+//! [`verdict`](crate::loops::verdict), as upstream's class does.
+
+use std::collections::VecDeque;
+
+use crate::loops::config::EarlyStoppingConfig;
+use crate::loops::decision::{FinalRecord, StoppingDecision, StoppingSummary};
+use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
+use crate::loops::records::{
+    check_iteration_order, make_record, record_from_value, validate_iteration, IterationRecord, IterationResult,
+    Observation, Recorded,
+};
+use crate::loops::state::{fold, LoopCounters};
+use crate::loops::verdict::{decision, verdict};
+use crate::loops::vocabulary::Trigger;
+use crate::value::{self, Naming, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
+
+/// The owning engine, `early-stopping.mjs`'s `EarlyStopping` class: history, config, and the
+/// last stopping reason.
+///
+/// Record each iteration's result, then ask whether to stop. Three records whose quality
+/// moves by less than 2% are a plateau under the default config:
+///
+/// ```
+/// use earlyexit::{EarlyStopping, EarlyStoppingConfig, IterationResult, Trigger, VerificationStatus};
+///
+/// let mut engine = EarlyStopping::new(EarlyStoppingConfig::default())?;
+/// let clock = || "2026-01-01T00:00:00.000Z".to_string(); // the host's clock fills timestamps
+/// engine.record(1, IterationResult::new(72.0, 0.6, VerificationStatus::Failed, 72.0), clock)?;
+/// assert!(!engine.should_stop().stop); // one record: no plateau yet
+/// engine.record(2, IterationResult::new(72.5, 0.6, VerificationStatus::Failed, 0.5), clock)?;
+/// engine.record(3, IterationResult::new(72.8, 0.6, VerificationStatus::Failed, 0.3), clock)?;
+///
+/// let decision = engine.should_stop();
+/// assert!(decision.stop);
+/// assert_eq!(decision.trigger, Trigger::QualityPlateau);
+/// assert_eq!(decision.best, Some((3, 72.8))); // the best iteration so far, to return
+/// assert_eq!(engine.stopping_reason(), Some("Quality plateau detected: 3 consecutive iterations with <2% improvement"));
+/// # Ok::<(), earlyexit::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct EarlyStopping {
+    // `pub(super)`: the snapshot (loops/snapshot.rs) writes and restores every part.
+    pub(super) config: EarlyStoppingConfig,
+    pub(super) history: Vec<IterationRecord>,
+    // The compact decision state (see loops/state.rs): what every decision reads.
+    pub(super) counters: LoopCounters,
+    pub(super) window: VecDeque<Observation>,
+    pub(super) stopping_reason: Option<String>,
+    pub(super) stopping_details: Option<StoppingDetails>,
+}
+
+impl EarlyStopping {
+    /// A fresh engine; the config is validated.
+    pub fn new(config: EarlyStoppingConfig) -> Result<Self> {
+        config.validate()?;
+        Ok(Self::fresh(config))
+    }
+
+    /// A fresh engine over a config that came from [`EarlyStoppingConfig::merged`] (or is
+    /// the default), which checks every rule [`EarlyStoppingConfig::validate`] checks:
+    /// checking again could not fail, and would keep the Rust-side validator in the
+    /// size-budgeted WebAssembly module.
+    pub(super) fn fresh(config: EarlyStoppingConfig) -> Self {
+        EarlyStopping {
+            config,
+            history: Vec::new(),
+            counters: LoopCounters::default(),
+            window: VecDeque::new(),
+            stopping_reason: None,
+            stopping_details: None,
+        }
+    }
+
+    /// A fresh engine from a partial config object (`null` = defaults), as upstream's
+    /// constructor merges it over `DEFAULT_CONFIG`.
+    pub fn from_config_value(config: &Value, naming: Naming) -> Result<Self> {
+        let config = EarlyStoppingConfig::default().merged(config, naming, "config", ErrorCode::InvalidConfig)?;
+        Ok(Self::fresh(config))
+    }
+
+    /// Upstream's `recordIterationResult(iteration, result)` for a result built in Rust; a
+    /// missing timestamp is filled by `now`. With `strictIterations`, an accepted re-record
+    /// of the last iteration answers [`Recorded::Duplicate`] and changes nothing.
+    pub fn record(
+        &mut self,
+        iteration: u64,
+        result: IterationResult,
+        now: impl FnOnce() -> String,
+    ) -> Result<Recorded> {
+        validate_iteration(iteration)?;
+        result.validate(iteration)?;
+        self.record_checked(iteration, result, now)
+    }
+
+    /// Upstream's `recordIterationResult(iteration, result)` on host values.
+    pub fn record_value(
+        &mut self,
+        iteration: &Value,
+        result: &Value,
+        naming: Naming,
+        now: impl FnOnce() -> String,
+    ) -> Result<Recorded> {
+        let (iteration, result) = record_from_value(iteration, result, naming)?;
+        self.record_checked(iteration, result, now)
+    }
+
+    /// Records a result whose values were validated: the iteration order (`strictIterations`)
+    /// first, then the usage totals.
+    fn record_checked(
+        &mut self,
+        iteration: u64,
+        result: IterationResult,
+        now: impl FnOnce() -> String,
+    ) -> Result<Recorded> {
+        if check_iteration_order(self.config.strict(), self.history.last(), iteration, &result)?.is_duplicate() {
+            return Ok(Recorded::Duplicate);
+        }
+        self.counters.tally.check_usage(Some(&result.usage), "", ErrorCode::InvalidResult)?;
+        self.push(iteration, result, now);
+        Ok(Recorded::Added)
+    }
+
+    fn push(&mut self, iteration: u64, result: IterationResult, now: impl FnOnce() -> String) {
+        let fallback = if result.timestamp.is_none() { now() } else { String::new() };
+        let record = make_record(iteration, result, fallback);
+        self.fold_in(&record);
+        self.history.push(record);
+    }
+
+    fn fold_in(&mut self, record: &IterationRecord) {
+        fold(&self.config, &mut self.counters, &mut self.window, record.observation, record.usage.as_deref());
+    }
+
+    /// `shouldStop()` without a diminishing-returns source.
+    pub fn should_stop(&mut self) -> StoppingDecision {
+        let result: std::result::Result<StoppingDecision, std::convert::Infallible> = self
+            .should_stop_with(None::<fn() -> std::result::Result<DiminishingReturnsReport, std::convert::Infallible>>);
+        match result {
+            Ok(decision) => decision,
+            Err(never) => match never {},
+        }
+    }
+
+    /// Upstream's `shouldStop()`. `source` is asked (at most once) only when high confidence
+    /// and plateau did not stop and `enable_diminishing_returns` is on; its error aborts the
+    /// decision and leaves the engine unchanged.
+    pub fn should_stop_with<E, F>(&mut self, source: Option<F>) -> std::result::Result<StoppingDecision, E>
+    where
+        F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
+    {
+        let verdict = verdict(&self.config, &self.counters, &self.window, source)?;
+        let decision = decision(&self.config, &self.counters, verdict);
+        if decision.stop {
+            self.stopping_reason = Some(decision.reason.clone());
+            self.stopping_details = decision.details.clone();
+        }
+        Ok(decision)
+    }
+
+    /// Upstream's `generateSummary()` (it calls `shouldStop`, so it may set the stopping reason).
+    pub fn generate_summary_with<E, F>(&mut self, source: Option<F>) -> std::result::Result<StoppingSummary, E>
+    where
+        F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
+    {
+        let Some(last) = self.history.last().map(|r| FinalRecord {
+            quality_score: r.observation.quality_score,
+            confidence: r.observation.confidence,
+            verification_status: r.observation.verification_status,
+        }) else {
+            return Ok(StoppingSummary::Empty);
+        };
+        // The summary lists neither the best iteration nor the budgets: keeping them here
+        // would make two summaries that read the same compare unequal (and not read back).
+        let decision = StoppingDecision { best: None, budgets: Vec::new(), ..self.should_stop_with(source)? };
+        Ok(StoppingSummary::Full { total_iterations: self.history.len(), decision, last, config: self.config.clone() })
+    }
+
+    /// `generateSummary()` without a diminishing-returns source.
+    pub fn generate_summary(&mut self) -> StoppingSummary {
+        match self.generate_summary_with(
+            None::<fn() -> std::result::Result<DiminishingReturnsReport, std::convert::Infallible>>,
+        ) {
+            Ok(summary) => summary,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The reason of the last stopping decision (never cleared by a later non-stop).
+    pub fn stopping_reason(&self) -> Option<&str> {
+        self.stopping_reason.as_deref()
+    }
+
+    /// The details of the last stopping decision.
+    pub fn stopping_details(&self) -> Option<&StoppingDetails> {
+        self.stopping_details.as_ref()
+    }
+
+    /// Upstream's `configure(options)`: merges a partial config; one bad key changes nothing.
+    pub fn configure_value(&mut self, options: &Value, naming: Naming) -> Result<()> {
+        let config = self.config.merged(options, naming, "options", ErrorCode::InvalidConfig)?;
+        self.set_config(config)
+    }
+
+    /// Replaces the config (validated).
+    pub fn set_config(&mut self, config: EarlyStoppingConfig) -> Result<()> {
+        config.validate()?;
+        // The window's length, the quality bar and the regression tolerance all shape the
+        // compact state, so it is folded again from the history (configure() is rare).
+        self.config = config;
+        self.counters = LoopCounters::default();
+        self.window.clear();
+        let history = std::mem::take(&mut self.history);
+        for record in &history {
+            self.fold_in(record);
+        }
+        self.history = history;
+        Ok(())
+    }
+
+    /// The current config.
+    pub fn config(&self) -> &EarlyStoppingConfig {
+        &self.config
+    }
+
+    /// Every recorded iteration, oldest first.
+    pub fn history(&self) -> &[IterationRecord] {
+        &self.history
+    }
+
+    /// Upstream's `reset()`: clears history and stopping state, keeps the config.
+    pub fn reset(&mut self) {
+        self.history.clear();
+        self.counters = LoopCounters::default();
+        self.window.clear();
+        self.stopping_reason = None;
+        self.stopping_details = None;
+    }
+}
+
+/// Trigger names, for bindings that print or type them.
+pub fn trigger_from_str(s: &str) -> Option<Trigger> {
+    Trigger::parse(s)
+}
+
+/// The error for an `iterationAnalytics` argument that is neither absent nor an object with
+/// a `detectDiminishingReturns()` method (bindings check the method; the words are here).
+pub fn invalid_analytics_source(naming: Naming, got: &Value) -> Error {
+    let (field, method) = match naming {
+        Naming::Js => ("iterationAnalytics", "detectDiminishingReturns()"),
+        Naming::Snake => ("analytics", "detect_diminishing_returns()"),
+    };
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Type,
+        field,
+        value::concat(&[field, " must be an object with a ", method, " method, got ", &got.describe()]),
+    )
+}

@@ -1,0 +1,26 @@
+//! Replay a loop-stopping policy over recorded trajectories: where would it have stopped,
+//! why, which output would it have returned, and how does that compare with what the run
+//! could have reached? The format (one run per JSONL line) is documented in `docs/replay.md`.
+//!
+//! The replay drives the engine's own stateless rules ([`decide_over`](crate::loops::decide_over)
+//! over a slice of the run, [`LoopTally`](crate::loops::LoopTally),
+//! [`BestIteration`](crate::loops::BestIteration), the built-in analytics), so a replayed
+//! decision is exactly the decision a live [`crate::EarlyStopping`] with the same config
+//! would have made after the same records. Nothing is copied per iteration: each decision
+//! reads the prefix of the run's observations, so 1,000,000 iterations replay in well under
+//! a second (`cargo run --release -p earlyexit --example replay_bench`).
+//!
+//! The files, lowest first: `runs` ([`ReplayRun`]) < `lines` (the fast reader of plain JSONL
+//! lines) < `input` (an array of runs or JSONL text) < `policy` ([`LoopPolicy`], built from
+//! a [`LoopPreset`](crate::loops::LoopPreset)) < `play` ([`replay_loops`], [`LoopReplay`]).
+
+mod input;
+mod lines;
+mod play;
+mod policy;
+mod runs;
+
+pub use input::{parse_jsonl, runs_from_lines, runs_from_value};
+pub use play::{replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, ReplaySummary, RunOutcome};
+pub use policy::LoopPolicy;
+pub use runs::{ReplayIteration, ReplayRun};

@@ -1,0 +1,168 @@
+//! What a loop replay replays: a [`LoopPolicy`] (an engine config, the output it returns and
+//! the built-in analytics, if attached), named by a preset or built from one.
+
+use crate::loops::analytics::AnalyticsConfig;
+use crate::loops::replay::runs::CODE;
+use crate::loops::{EarlyStoppingConfig, LoopPreset, ReturnPolicy};
+use crate::value::jsonl::as_replay_error;
+use crate::value::{self, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorKind, Result};
+
+const PRESET: FieldName = FieldName::same("preset");
+
+const CONFIG: FieldName = FieldName::same("config");
+
+const RETURNS: FieldName = FieldName::same("returns");
+
+const ANALYTICS: FieldName = FieldName::same("analytics");
+
+const POLICY_FIELDS: [FieldName; 4] = [PRESET, CONFIG, RETURNS, ANALYTICS];
+
+/// A loop policy to replay: an engine config, which output it returns, and whether the
+/// built-in `IterationAnalytics` is attached as the diminishing-returns source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopPolicy {
+    /// The engine config.
+    pub config: EarlyStoppingConfig,
+    /// Which output is returned.
+    pub returns: ReturnPolicy,
+    /// The attached analytics' config, if any.
+    pub analytics: Option<AnalyticsConfig>,
+}
+
+impl LoopPolicy {
+    /// A named preset as a policy ([`LoopPreset`]): `seed` = upstream's config with the
+    /// built-in analytics attached (as upstream is meant to be used), returning the last
+    /// output; `recommended` = [`EarlyStoppingConfig::recommended`], no analytics, returning
+    /// the best output.
+    pub fn preset(name: &str) -> Option<Self> {
+        LoopPreset::parse(name).map(LoopPolicy::from)
+    }
+
+    /// The `seed` preset: upstream's config and analytics, returning the last output.
+    pub fn seed() -> Self {
+        LoopPolicy::from(LoopPreset::Seed)
+    }
+
+    /// The `recommended` preset: [`EarlyStoppingConfig::recommended`], returning the best.
+    pub fn recommended() -> Self {
+        LoopPolicy::from(LoopPreset::Recommended)
+    }
+
+    /// Checks every value of a policy built in Rust (`invalid_replay`, field `config.*` or
+    /// `analytics.*`).
+    pub fn validate(&self) -> Result<()> {
+        self.config.validate().map_err(|e| e.nested(CODE, "config"))?;
+        if let Some(analytics) = &self.analytics {
+            analytics.validate().map_err(|e| e.nested(CODE, "analytics"))?;
+        }
+        Ok(())
+    }
+
+    /// The simple baseline: stop at the first verified pass, else give up after `k`
+    /// iterations without a new best; return the best iteration.
+    pub fn simple_rule(k: u64) -> Self {
+        LoopPolicy {
+            config: EarlyStoppingConfig {
+                high_confidence_threshold: 0.0,
+                min_quality_threshold: 0.0,
+                require_verification: true,
+                enable_plateau_detection: false,
+                enable_diminishing_returns: false,
+                no_improvement_patience: Some(k.max(1)),
+                ..EarlyStoppingConfig::default()
+            },
+            returns: ReturnPolicy::Best,
+            analytics: None,
+        }
+    }
+
+    /// Parses a policy: `null` = the `seed` preset; a string = a preset name; an object
+    /// `{preset?, config?, returns?, analytics?}` where `config` is merged over the preset's
+    /// config, `returns` is `'last'` or `'best'` (default: the preset's), and `analytics` is
+    /// `false`/`true` or an analytics config object (default: the preset's).
+    pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
+        Self::read(value, naming).map_err(as_replay_error)
+    }
+
+    fn read(value: &Value, naming: Naming) -> Result<Self> {
+        let wrap = as_replay_error;
+        match value {
+            Value::Null => Ok(LoopPolicy::seed()),
+            Value::String(_) => named_policy(value, "policy"),
+            _ => {
+                let reader = ObjectReader::new(value, "", "policy", naming, CODE)?;
+                reader.reject_unknown(&POLICY_FIELDS)?;
+                let mut policy = match reader.get(PRESET) {
+                    None => LoopPolicy::seed(),
+                    Some(name) => named_policy(name, "preset")?,
+                };
+                if let Some(config) = reader.get(CONFIG) {
+                    policy.config = policy.config.merged_at(config, naming, "config", "config", CODE).map_err(wrap)?;
+                }
+                if reader.get(RETURNS).is_some() {
+                    // `choice` accepted one of the names, so `parse` finds it.
+                    let returns = reader.choice(RETURNS, &ReturnPolicy::NAMES)?;
+                    policy.returns = ReturnPolicy::parse(returns).unwrap_or(policy.returns);
+                }
+                match reader.get(ANALYTICS) {
+                    None => {}
+                    Some(Value::Bool(false)) => policy.analytics = None,
+                    Some(Value::Bool(true)) => policy.analytics = Some(AnalyticsConfig::default()),
+                    Some(config @ Value::Object(_)) => {
+                        policy.analytics = Some(
+                            AnalyticsConfig::default().merged_rules(config, naming, "analytics", CODE).map_err(wrap)?,
+                        )
+                    }
+                    Some(other) => {
+                        return Err(Error::new(
+                            CODE,
+                            ErrorKind::Type,
+                            "analytics",
+                            value::concat(&[
+                                "analytics must be a boolean or an analytics config object, got ",
+                                &other.describe(),
+                            ]),
+                        ))
+                    }
+                }
+                Ok(policy)
+            }
+        }
+    }
+
+    /// The policy as `{config, returns, analytics}` (config keys in `naming`).
+    pub fn to_value(&self, naming: Naming) -> Value {
+        Value::object(vec![
+            ("config", self.config.to_value(naming)),
+            ("returns", Value::string(self.returns.as_str())),
+            ("analytics", self.analytics.as_ref().map_or(Value::Bool(false), |a| a.rules_value(naming))),
+        ])
+    }
+}
+
+impl From<LoopPreset> for LoopPolicy {
+    /// The preset as a policy: its config and returned output, and the built-in
+    /// analytics (default config) when the preset attaches it.
+    fn from(preset: LoopPreset) -> Self {
+        LoopPolicy {
+            config: preset.config(),
+            returns: preset.returns(),
+            analytics: preset.builtin_analytics().then(AnalyticsConfig::default),
+        }
+    }
+}
+
+/// The preset a host value names (`field` names it in errors).
+fn named_policy(name: &Value, field: &str) -> Result<LoopPolicy> {
+    // The engine's preset check words the error (type, range, the list of names).
+    EarlyStoppingConfig::preset_value(name, field)?;
+    name.as_str().and_then(LoopPolicy::preset).ok_or_else(|| {
+        Error::new(
+            CODE,
+            ErrorKind::Range,
+            field,
+            value::concat(&[field, " must name a loop preset, got ", &name.describe()]),
+        )
+    })
+}

@@ -1,0 +1,122 @@
+//! The owning engine's portable snapshot: `{version, engine, config, history,
+//! stoppingReason, stoppingDetails}`, written, read back and normalized.
+
+use crate::loops::config::EarlyStoppingConfig;
+use crate::loops::details::StoppingDetails;
+use crate::loops::engine::EarlyStopping;
+use crate::loops::records::IterationRecord;
+use crate::loops::state::{fold, LoopTally};
+use crate::value::{self, FieldName, Naming, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
+
+/// Snapshot format version written by [`EarlyStopping::to_snapshot`].
+pub const SNAPSHOT_VERSION: u64 = 1;
+
+impl EarlyStopping {
+    /// The portable snapshot: `{version, engine, config, history, stoppingReason, stoppingDetails}`.
+    pub fn to_snapshot(&self) -> Value {
+        snapshot_value(&self.config, &self.history, self.stopping_reason.as_deref(), self.stopping_details.as_ref())
+    }
+
+    /// What `EarlyStopping::new(config)?.to_snapshot()` gives for a valid `config`, without
+    /// building an engine (the JS layer caches a fresh engine's snapshot once).
+    pub fn fresh_snapshot(config: &EarlyStoppingConfig) -> Value {
+        snapshot_value(config, &[], None, None)
+    }
+
+    /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path).
+    pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
+        let mut engine = Self::read_snapshot(snapshot)?;
+        let EarlyStopping { config, history, counters, window, .. } = &mut engine;
+        for record in history.iter() {
+            fold(config, counters, window, record.observation, record.usage.as_deref());
+        }
+        Ok(engine)
+    }
+
+    /// The snapshot [`from_snapshot`](Self::from_snapshot) then
+    /// [`to_snapshot`](Self::to_snapshot) give (validated, normalized), without folding the
+    /// history into a decision state: for bindings that keep the loop's state themselves
+    /// (the JS layer's `EarlyStopping.fromJSON`), so the size-budgeted WebAssembly module
+    /// needs none of the owning engine's state code.
+    pub fn normalize_snapshot(snapshot: &Value) -> Result<Value> {
+        Self::read_snapshot(snapshot).map(|engine| engine.to_snapshot())
+    }
+
+    /// [`normalize_snapshot`](Self::normalize_snapshot) of a snapshot given whole: the
+    /// value read is freed before the normalized one is built, so at most one of the two
+    /// trees (each up to 16 times the snapshot's text) is alive at a time, which keeps a
+    /// snapshot at the size limits within a WebAssembly instance's memory.
+    pub fn normalize_snapshot_owned(snapshot: Value) -> Result<Value> {
+        let engine = Self::read_snapshot(&snapshot)?;
+        drop(snapshot);
+        Ok(engine.to_snapshot())
+    }
+
+    /// Reads and validates a snapshot into an engine whose counters and window are still
+    /// empty (the callers above fold the history in, or only write it back out).
+    fn read_snapshot(snapshot: &Value) -> Result<Self> {
+        let reader = crate::snapshot::open(snapshot, "EarlyStopping", &SNAPSHOT_FIELDS)?;
+        let config_value = reader.get(FieldName::same("config")).unwrap_or(&Value::Null);
+        let config = EarlyStoppingConfig::default()
+            .merged_at(config_value, Naming::Js, "config", "config", ErrorCode::InvalidSnapshot)
+            .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        let mut engine = EarlyStopping::fresh(config);
+        let records = crate::snapshot::array(&reader, FieldName::same("history"))?;
+        engine.history.reserve(records.len());
+        // The usage sums so far, as the engine's tally would hold them: a record that would
+        // make one overflow is refused (`record_value` refuses it too).
+        let mut tally = LoopTally::default();
+        for (i, record) in records.iter().enumerate() {
+            let path = value::index_path("history", i);
+            let record = IterationRecord::from_snapshot(record, &path)?;
+            tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
+            tally.observe(&record.observation, record.usage.as_deref(), None);
+            engine.history.push(record);
+        }
+        engine.stopping_reason = match reader.get(FieldName::same("stoppingReason")) {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(reader.string(FieldName::same("stoppingReason"))?.to_string()),
+        };
+        engine.stopping_details = match reader.get(FieldName::same("stoppingDetails")) {
+            None | Some(Value::Null) => None,
+            Some(details) => Some(StoppingDetails::from_snapshot(details, "stoppingDetails")?),
+        };
+        if engine.stopping_reason.is_none() && engine.stopping_details.is_some() {
+            return Err(Error::new(
+                ErrorCode::InvalidSnapshot,
+                ErrorKind::Range,
+                "stoppingReason",
+                "stoppingReason must be set when stoppingDetails is",
+            ));
+        }
+        Ok(engine)
+    }
+}
+
+/// The portable snapshot of an engine's parts (see [`EarlyStopping::to_snapshot`]).
+fn snapshot_value(
+    config: &EarlyStoppingConfig,
+    history: &[IterationRecord],
+    stopping_reason: Option<&str>,
+    stopping_details: Option<&StoppingDetails>,
+) -> Value {
+    Value::object(vec![
+        ("version", Value::Number(SNAPSHOT_VERSION as f64)),
+        ("engine", Value::string("EarlyStopping")),
+        ("config", config.to_value(Naming::Js)),
+        ("history", value::array_of(history, IterationRecord::to_value)),
+        ("stoppingReason", stopping_reason.map_or(Value::Null, Value::string)),
+        ("stoppingDetails", stopping_details.map_or(Value::Null, StoppingDetails::to_value)),
+    ])
+}
+
+/// The keys of this engine's snapshot.
+const SNAPSHOT_FIELDS: [FieldName; 6] = [
+    FieldName::same("version"),
+    FieldName::same("engine"),
+    FieldName::same("config"),
+    FieldName::same("history"),
+    FieldName::same("stoppingReason"),
+    FieldName::same("stoppingDetails"),
+];

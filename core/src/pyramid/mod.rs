@@ -1,0 +1,54 @@
+//! Engine 2, the test pyramid (ADR-033): may a test run skip its remaining layers? The
+//! controller is a sans-IO state machine (`EarlyExitController.runWithEarlyExit`, turned
+//! inside out).
+//!
+//! The host asks [`PyramidRun::next`] what to do, runs that layer itself (sync, async,
+//! in another CI job), and feeds the outcome back with [`PyramidRun::submit`]. The core
+//! never calls into the host, so runner errors, async runners and cancellation stay where
+//! they belong, and every run is its own value.
+//!
+//! Order of actions, as the ADR's loop does it: run layers 0, 1, ... in order; after each,
+//! compute the quality signal (with `previousLambda` = the previous layer's lambda) and
+//! ask [`CoherenceEarlyExit::should_exit`]. On an exit with speculation enabled and layers
+//! left, predict every skipped layer and verify the first `verificationLayers` of them, in
+//! order, one `Verify` action each. Then `Done`.
+//!
+//! # The verdict
+//!
+//! Every result says whether the build is red, green or not known to be either
+//! ([`Verdict`]), from what the run observed and nothing else, so the same rule holds for
+//! any policy that decides which layers run: a layer that ran or was verified is *failing*
+//! when some of its tests did not pass, `passRate < 1` ([`layer_failed`]; the runner reports
+//! the rate after its own flaky retries). Then the verdict is `failed` when some observed
+//! layer is failing, else `passed` when every layer was observed, else `unverified` (no
+//! failure seen, but a layer was skipped without being run). The ADR's 0.99 threshold
+//! ([`classify_outcome`]) only grades a prediction; it never makes a red layer green here.
+//! The rule and its reasons are written out for users in `docs/pyramid-verdict.md`.
+//!
+//! # Files, lowest layer first
+//!
+//! `signal` ([`LayerResult`] to [`QualitySignal`]) < `exit` ([`ExitConfig`],
+//! [`CoherenceEarlyExit`]) < `speculation` (predict and verify skipped layers) < `result`
+//! ([`LayerSpec`], [`Action`], [`Verdict`], [`TestPyramidResult`]) < `run` ([`PyramidRun`]),
+//! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy and its
+//! outcome model) and [`replay`] (policies replayed over recorded runs, shadow mode,
+//! calibration) stand on top.
+
+mod exit;
+pub mod policy;
+pub mod replay;
+mod result;
+mod run;
+mod signal;
+mod speculation;
+
+pub use exit::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS};
+pub use result::{layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict};
+pub use run::{invalid_runner, parse_layers, PyramidRun};
+pub use signal::{
+    calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal, TestCounts, LAYER_RESULT_FIELDS,
+};
+pub use speculation::{
+    classify_outcome, decision_confidence, predict_layer_outcome, skipped_count, speculate, verification_count,
+    Outcome, Speculation, SpeculativeExecutor,
+};

@@ -1,0 +1,30 @@
+//! A recommended pyramid policy beside the ADR's presets (which stay the default): fail
+//! fast when a layer fails, and skip the remaining layers on success only while the
+//! history of earlier runs bounds the risk.
+//!
+//! The history is an [`OutcomeModel`]: per layer (by name), a Beta-Binomial count of how
+//! often the layer failed *when every layer run before it in that run had passed*, with
+//! exponential forgetting, plus a forgetting-weighted mean cost. It is plain JSON,
+//! versioned and validated on load, so CI can persist it between runs.
+//!
+//! After some layers ran and passed, the policy may stop only when the upper confidence
+//! bound of P(some remaining layer fails | what ran passed) is within the user's risk
+//! budget. By the chain rule that probability is 1 - prod(1 - q_j) over the remaining
+//! layers, q_j = P(layer j fails | the layers before it passed), which is what the model
+//! counts; each q_j is bounded by its Beta posterior quantile at level
+//! 1 - (1 - confidence) / m (Bonferroni over the m remaining layers, so the joint bound
+//! holds at `confidence`). A layer the model has never seen has a bound near 1, so it is
+//! always run. With `reorder`, layers whose order does not matter (independent CI stages)
+//! run by failure probability per expected cost, highest first, which is the order that
+//! minimises expected cost under fail-fast for independent layers.
+//!
+//! [`calibrate`](crate::pyramid::replay::calibrate) picks the most aggressive risk budget on a grid whose miss rate (failing
+//! runs the policy declared green, over failing runs) is bounded by `risk` with probability
+//! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
+//! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
+
+mod config;
+mod model;
+
+pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
+pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};

@@ -1,0 +1,27 @@
+//! Replay a pyramid policy over recorded runs: what it would have run, where it would have
+//! stopped and why, and whether it would have missed a failure; aggregated into compute
+//! saved (nominal, and actual with verification counted as run), failure recall and the
+//! false-pass rate with a Wilson 95% interval. Also the policy's shadow mode and its
+//! Learn-then-Test calibration, which are replays too.
+//!
+//! A recorded run is `{id?, timestamp?, layers: [{name?, durationMs, failed, total?, passed?,
+//! flakyRatio?, coverage?}]}` (JSONL: one run per line; see docs/replay-pyramids.md). The
+//! ground truth of a run is whether any of its layers failed. A policy *catches* a failing
+//! run when some layer it ran (verification included) failed; otherwise it declared the run
+//! green and *missed* the failure.
+//!
+//! The ADR's presets replay through [`PyramidRun`](crate::PyramidRun) exactly as a live run would: each layer
+//! becomes a `LayerResult` with `passRate = passed / total` (or 0/1 from `failed` without
+//! counts), `coverage` (default 1) and `flakyRatio` (default 0).
+
+mod calibrate;
+mod play;
+mod runs;
+mod values;
+
+pub use calibrate::{calibrate, Calibration, CalibrationStep, DEFAULT_GRID};
+pub use play::{replay, shadow, summarize, Learn, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay};
+pub use runs::{parse_runs, parse_runs_jsonl, RecordedLayer, RecordedRun};
+pub use values::{
+    calibrate_value, decide_value, replay_value, report_value, shadow_value, update_value, PolicyName, POLICY_NAMES,
+};

@@ -1,0 +1,367 @@
+//! The replay's entry points on host values (what the bindings call): the options readers,
+//! the policy presets by name ([`PolicyName`]) and the report as a value.
+
+use crate::pyramid::policy::{ObservedLayer, OutcomeModel, PlannedLayer, PolicyConfig};
+use crate::pyramid::replay::calibrate::{calibrate, DEFAULT_GRID};
+use crate::pyramid::replay::play::{replay, shadow, Learn, ReplayPolicy, ReplayReport};
+use crate::pyramid::replay::runs::{parse_runs, DURATION_MS};
+use crate::pyramid::ExitConfig;
+use crate::value::named_enum;
+use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
+
+// ---- Host values: what the bindings call (keys spelled by `naming`; the model document
+// ---- is always in the JS spelling, like every snapshot, so it moves between languages).
+
+const POLICY: FieldName = FieldName::same("policy");
+
+const CONFIG: FieldName = FieldName::same("config");
+
+const MODEL: FieldName = FieldName::same("model");
+
+const LEARN: FieldName = FieldName::same("learn");
+
+const RISK: FieldName = FieldName::same("risk");
+
+const DELTA: FieldName = FieldName::same("delta");
+
+const GRID: FieldName = FieldName::same("grid");
+
+const WARMUP: FieldName = FieldName::same("warmup");
+
+named_enum! {
+    /// The policy presets a pyramid replay accepts: the ADR's three, then the policy's two.
+    pub enum PolicyName {
+        /// The ADR's `default` preset (the default of `replay`).
+        Default = "default",
+        /// The ADR's `aggressive` preset.
+        Aggressive = "aggressive",
+        /// The ADR's `conservative` preset.
+        Conservative = "conservative",
+        /// The policy's `fail_fast` preset.
+        FailFast = "fail_fast",
+        /// The policy's `risk_bounded` preset (the default of shadow mode and calibration).
+        RiskBounded = "risk_bounded",
+    }
+}
+
+/// Preset names `replay` accepts ([`PolicyName::NAMES`]).
+pub const POLICY_NAMES: [&str; 5] = PolicyName::NAMES;
+
+fn options_reader<'a>(options: &'a Value, naming: Naming, known: &[FieldName]) -> Result<Option<ObjectReader<'a>>> {
+    if matches!(options, Value::Null) {
+        return Ok(None);
+    }
+    let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
+    reader.reject_unknown(known)?;
+    Ok(Some(reader))
+}
+
+fn model_arg(model: Option<&Value>) -> Result<OutcomeModel> {
+    match model {
+        None | Some(Value::Null) => Ok(OutcomeModel::new()),
+        Some(doc) => {
+            OutcomeModel::from_value(doc, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "model"))
+        }
+    }
+}
+
+/// Reads `{policy?, config?}`: the policy preset (default `default` when `adr_allowed`, else
+/// `risk_bounded`) and a partial config merged over it.
+fn policy_arg(reader: Option<&ObjectReader>, naming: Naming, adr_allowed: bool) -> Result<ReplayPolicyKind> {
+    let policies = [PolicyName::FailFast.as_str(), PolicyName::RiskBounded.as_str()];
+    let allowed: &[&str] = if adr_allowed { &PolicyName::NAMES } else { &policies };
+    let name = match reader.and_then(|r| r.get(POLICY)) {
+        None | Some(Value::Null) => {
+            if adr_allowed {
+                PolicyName::Default
+            } else {
+                PolicyName::RiskBounded
+            }
+        }
+        // `choice` accepted one of the names, so `parse` reads it.
+        Some(_) => reader
+            .map_or(Ok(PolicyName::Default.as_str()), |r| r.choice(POLICY, allowed))
+            .map(|name| PolicyName::parse(name).unwrap_or(PolicyName::Default))?,
+    };
+    let partial = reader.and_then(|r| r.get(CONFIG)).unwrap_or(&Value::Null);
+    let preset = match name {
+        PolicyName::Aggressive => Some(ExitConfig::AGGRESSIVE),
+        PolicyName::Conservative => Some(ExitConfig::CONSERVATIVE),
+        PolicyName::Default => Some(ExitConfig::DEFAULT),
+        PolicyName::FailFast | PolicyName::RiskBounded => None,
+    };
+    match (preset, PolicyConfig::preset(name.as_str())) {
+        (Some(adr), _) => {
+            Ok(ReplayPolicyKind::Adr(name, adr.merged(partial, naming, "config", ErrorCode::InvalidConfig)?))
+        }
+        (None, Some(policy)) => Ok(ReplayPolicyKind::Policy(name, policy.merged(partial, naming, "config")?)),
+        (None, None) => Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "unknown policy")),
+    }
+}
+
+enum ReplayPolicyKind {
+    Adr(PolicyName, ExitConfig),
+    Policy(PolicyName, PolicyConfig),
+}
+
+/// `replayPyramids(runs, {policy?, config?, model?, learn?})`: `runs` is an array of run
+/// objects or JSONL text; `policy` one of [`POLICY_NAMES`] (default `default`, the ADR's);
+/// `config` a partial config over that preset; `model` a model document for the policy
+/// presets; `learn` `ran` (default), `all` or `none`.
+pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let reader = options_reader(options, naming, &[POLICY, CONFIG, MODEL, LEARN])?;
+    let kind = policy_arg(reader.as_ref(), naming, true)?;
+    let learn = match reader.as_ref().and_then(|r| r.get(LEARN)) {
+        None | Some(Value::Null) => Learn::Ran,
+        // `choice` accepted one of the names, so `parse` reads it.
+        Some(_) => reader
+            .as_ref()
+            .map(|r| r.choice(LEARN, &Learn::NAMES))
+            .transpose()?
+            .and_then(Learn::parse)
+            .unwrap_or(Learn::Ran),
+    };
+    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
+    let runs = parse_runs(runs, naming)?;
+    let (name, policy) = match kind {
+        ReplayPolicyKind::Adr(name, config) => (name, ReplayPolicy::Adr(config)),
+        ReplayPolicyKind::Policy(name, config) => (name, ReplayPolicy::Policy { config, model }),
+    };
+    let report = replay(&runs, &policy, learn)?;
+    Ok(report_value(&report, name.as_str(), naming))
+}
+
+/// `shadowPyramids(runs, {policy?, config?, model?})`: shadow mode over fully recorded runs.
+pub fn shadow_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let reader = options_reader(options, naming, &[POLICY, CONFIG, MODEL])?;
+    let kind = policy_arg(reader.as_ref(), naming, false)?;
+    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
+    let runs = parse_runs(runs, naming)?;
+    let ReplayPolicyKind::Policy(name, config) = kind else {
+        return Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Range,
+            "policy",
+            "shadow mode needs a policy preset",
+        ));
+    };
+    let report = shadow(&runs, &config, &model)?;
+    Ok(report_value(&report, name.as_str(), naming))
+}
+
+/// `calibratePyramidPolicy(runs, {risk, delta, config?, model?, grid?, warmup?})`.
+pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
+    reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY])?;
+    let kind = policy_arg(Some(&reader), naming, false)?;
+    let ReplayPolicyKind::Policy(_, config) = kind else {
+        return Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Range,
+            "policy",
+            "calibration needs a policy preset",
+        ));
+    };
+    let risk = reader.number(RISK, 0.0, 1.0)?;
+    let delta = reader.number(DELTA, 0.0, 1.0)?;
+    let warmup = reader.opt_number(WARMUP, 0.0, 1.0)?.unwrap_or(0.5);
+    let grid: Vec<f64> = match reader.get(GRID) {
+        None | Some(Value::Null) => DEFAULT_GRID.to_vec(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::Number(n) => Ok(*n),
+                other => {
+                    let field = value::index_path("grid", i);
+                    Err(Error::new(
+                        ErrorCode::InvalidConfig,
+                        ErrorKind::Type,
+                        field.clone(),
+                        value::concat(&[&field, " must be a number, got ", &other.describe()]),
+                    ))
+                }
+            })
+            .collect::<Result<_>>()?,
+        Some(other) => {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Type,
+                "grid",
+                value::concat(&["grid must be an array of numbers, got ", &other.describe()]),
+            ))
+        }
+    };
+    let model = model_arg(reader.get(MODEL))?;
+    let runs = parse_runs(runs, naming)?;
+    let c = calibrate(&runs, &config, &model, risk, delta, &grid, warmup)?;
+    let key = |js: &'static str, snake: &'static str| match naming {
+        Naming::Js => js.to_string(),
+        Naming::Snake => snake.to_string(),
+    };
+    let steps = c
+        .steps
+        .iter()
+        .map(|s| {
+            Value::Object(vec![
+                (key("riskBudget", "risk_budget"), Value::Number(s.risk_budget)),
+                (key("failingRuns", "failing_runs"), Value::Number(s.failing_runs as f64)),
+                ("missed".into(), Value::Number(s.missed as f64)),
+                (key("pValue", "p_value"), Value::Number(s.p_value)),
+                ("certified".into(), Value::Bool(s.certified)),
+            ])
+        })
+        .collect();
+    Ok(Value::Object(vec![
+        (key("riskBudget", "risk_budget"), Value::Number(c.risk_budget)),
+        ("config".into(), c.config.to_value(naming)),
+        ("steps".into(), Value::Array(steps)),
+        ("model".into(), c.model.to_value(Naming::Js)),
+    ]))
+}
+
+fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
+    let Value::Array(items) = layers else {
+        return Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "layers",
+            value::concat(&["layers must be an array, got ", &layers.describe()]),
+        ));
+    };
+    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "layers")?;
+    let cost = field_name!("costMs", "cost_ms");
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let path = value::index_path("layers", i);
+            let r = ObjectReader::new(item, &path, "layer", naming, ErrorCode::InvalidConfig)?;
+            r.reject_unknown(&[FieldName::same("name"), cost])?;
+            Ok(PlannedLayer {
+                name: r.string(FieldName::same("name"))?.to_string(),
+                cost_ms: r.opt_number(cost, 0.0, f64::MAX)?,
+            })
+        })
+        .collect()
+}
+
+/// `pyramidPolicyDecide(model, layers, outcomes, {policy?, config?})`: `layers` is
+/// `[{name, costMs?}]`, `outcomes` `[{layer, failed}]` in run order; answers
+/// `{action: "run", layer, risk}` or `{action: "stop", reason, risk}`.
+pub fn decide_value(model: &Value, layers: &Value, outcomes: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let reader = options_reader(options, naming, &[POLICY, CONFIG])?;
+    let ReplayPolicyKind::Policy(_, config) = policy_arg(reader.as_ref(), naming, false)? else {
+        return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "a policy preset is needed"));
+    };
+    let model = model_arg(Some(model))?;
+    let layers = planned_arg(layers, naming)?;
+    let Value::Array(items) = outcomes else {
+        return Err(Error::new(
+            ErrorCode::InvalidStep,
+            ErrorKind::Type,
+            "outcomes",
+            value::concat(&["outcomes must be an array, got ", &outcomes.describe()]),
+        ));
+    };
+    let mut parsed = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = value::index_path("outcomes", i);
+        let r = ObjectReader::new(item, &path, "outcome", naming, ErrorCode::InvalidStep)?;
+        r.reject_unknown(&[FieldName::same("layer"), FieldName::same("failed")])?;
+        let layer = r.integer(FieldName::same("layer"), 0, value::MAX_SAFE_INTEGER)?;
+        parsed.push((usize::try_from(layer).unwrap_or(usize::MAX), r.boolean(FieldName::same("failed"))?));
+    }
+    Ok(model.decide(&config, &layers, &parsed)?.to_value())
+}
+
+/// `pyramidPolicyUpdate(model, ran, {policy?, config?})`: learns one run (`ran` =
+/// `[{name, failed, durationMs?}]` in run order) and returns the new model document.
+pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let reader = options_reader(options, naming, &[POLICY, CONFIG])?;
+    let ReplayPolicyKind::Policy(_, config) = policy_arg(reader.as_ref(), naming, false)? else {
+        return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "a policy preset is needed"));
+    };
+    let mut model = model_arg(Some(model))?;
+    let Value::Array(items) = ran else {
+        return Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "ran",
+            value::concat(&["ran must be an array, got ", &ran.describe()]),
+        ));
+    };
+    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "ran")?;
+    let mut observed = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = value::index_path("ran", i);
+        let r = ObjectReader::new(item, &path, "layer", naming, ErrorCode::InvalidConfig)?;
+        r.reject_unknown(&[FieldName::same("name"), FieldName::same("failed"), DURATION_MS])?;
+        observed.push(ObservedLayer {
+            name: r.string(FieldName::same("name"))?.to_string(),
+            failed: r.boolean(FieldName::same("failed"))?,
+            duration_ms: r.opt_number(DURATION_MS, 0.0, f64::MAX)?,
+        });
+    }
+    model.update(&config, &observed)?;
+    Ok(model.to_value(Naming::Js))
+}
+
+/// The report object.
+pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Value {
+    let key = |js: &'static str, snake: &'static str| match naming {
+        Naming::Js => js.to_string(),
+        Naming::Snake => snake.to_string(),
+    };
+    let num = |n: usize| Value::Number(n as f64);
+    let runs = report
+        .runs
+        .iter()
+        .map(|r| {
+            Value::Object(vec![
+                ("id".into(), r.id.as_deref().map_or(Value::Null, Value::string)),
+                ("layers".into(), num(r.layers)),
+                (key("layersRun", "layers_run"), num(r.executed.len())),
+                ("executed".into(), Value::Array(r.executed.iter().map(|&i| num(i)).collect())),
+                (key("exitLayer", "exit_layer"), num(r.exit_layer)),
+                ("reason".into(), Value::string(r.reason)),
+                (key("verifiedLayers", "verified_layers"), num(r.verified_layers)),
+                ("failed".into(), Value::Bool(r.failed)),
+                ("caught".into(), Value::Bool(r.caught)),
+                ("missed".into(), Value::Bool(r.missed)),
+                ("risk".into(), Value::opt_number(r.risk)),
+                (key("costMs", "cost_ms"), Value::Number(r.cost_ms)),
+                (key("savedNominalMs", "saved_nominal_ms"), Value::Number(r.saved_nominal_ms)),
+                (key("savedActualMs", "saved_actual_ms"), Value::Number(r.saved_actual_ms)),
+            ])
+        })
+        .collect();
+    let s = &report.summary;
+    let ci = s.false_pass_ci.map_or(Value::Null, |(lo, hi)| Value::Array(vec![Value::Number(lo), Value::Number(hi)]));
+    let summary = Value::Object(vec![
+        ("runs".into(), num(s.runs)),
+        (key("failingRuns", "failing_runs"), num(s.failing_runs)),
+        ("caught".into(), num(s.caught)),
+        ("missed".into(), num(s.missed)),
+        ("recall".into(), Value::opt_number(s.recall)),
+        (key("declaredGreen", "declared_green"), num(s.declared_green)),
+        (key("falsePassRate", "false_pass_rate"), Value::opt_number(s.false_pass_rate)),
+        (key("falsePassCi", "false_pass_ci"), ci),
+        (key("totalMs", "total_ms"), Value::Number(s.total_ms)),
+        (key("savedNominalMs", "saved_nominal_ms"), Value::Number(s.saved_nominal_ms)),
+        (key("savedActualMs", "saved_actual_ms"), Value::Number(s.saved_actual_ms)),
+        (key("savedNominal", "saved_nominal"), Value::opt_number(s.saved_nominal)),
+        (key("savedActual", "saved_actual"), Value::opt_number(s.saved_actual)),
+        (key("layersTotal", "layers_total"), num(s.layers_total)),
+        (key("layersRun", "layers_run"), num(s.layers_run)),
+        (key("verifiedLayers", "verified_layers"), num(s.verified_layers)),
+        (key("riskBoundedStops", "risk_bounded_stops"), num(s.risk_bounded_stops)),
+    ]);
+    Value::Object(vec![
+        ("policy".into(), Value::string(policy)),
+        ("runs".into(), Value::Array(runs)),
+        ("summary".into(), summary),
+        ("model".into(), report.model.as_ref().map_or(Value::Null, |m| m.to_value(Naming::Js))),
+    ])
+}

@@ -1,0 +1,45 @@
+//! The ground floor both engines stand on: the dynamic [`Value`] every binding converts its
+//! host objects to, and the validation helpers over it. Keeping parsing here means every
+//! rule, every field name and every message comes from the core, whichever language called.
+//!
+//! Nothing here knows an engine. The files, lowest first:
+//!
+//! * `text`: [`concat()`] and the other string helpers every message is built with;
+//! * `error`: [`Error`], [`ErrorCode`], [`ErrorKind`], [`Result`];
+//! * `names`: [`Naming`] (camelCase or snake_case) and [`FieldName`];
+//! * `tree`: [`Value`] and the builders of result objects;
+//! * `json`, `parser`: JSON text in and out ([`Value::to_json`], [`Value::parse_json`]);
+//! * `reader`: reading objects and arguments with typed, field-naming errors;
+//! * [`limits`]: what one call, one document and one JSONL line may hold;
+//! * [`snapshot`]: the checks every engine's portable snapshot shares;
+//! * [`jsonl`]: replay input, one run per line, for both replays.
+
+mod error;
+mod json;
+pub mod jsonl;
+pub mod limits;
+mod names;
+mod parser;
+mod reader;
+#[cfg(feature = "serde")]
+mod serde;
+pub mod snapshot;
+mod text;
+mod tree;
+
+pub use error::{Error, ErrorCode, ErrorKind, Result};
+pub use json::utf8_text;
+pub(crate) use names::{field_name, key, named_enum, spelled};
+pub use names::{same_field, FieldName, Key, Naming};
+pub(crate) use parser::dedupe_last_wins;
+pub(crate) use parser::over_limit;
+pub use parser::JsonReading;
+pub use reader::MAX_SAFE_INTEGER;
+pub(crate) use reader::{
+    check_integer, check_range, index_path, integer_argument, integer_text, join_path, nonempty_array, range_text,
+    ObjectReader,
+};
+pub use text::concat;
+pub(crate) use text::{join, replace_first};
+pub use tree::Value;
+pub(crate) use tree::{array_of, ObjectBuilder};
