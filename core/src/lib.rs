@@ -55,8 +55,8 @@ pub use loops::{
 };
 pub use pyramid::{
     calculate_quality_signal, count_quality_partitions, Action, CoherenceEarlyExit, ExitConfig, ExitDecision,
-    ExitReason, FailingLayer, LayerResult, LayerSpec, Outcome, PyramidRun, QualitySignal, Speculation,
-    SpeculativeExecutor, TestPyramidResult, Verdict,
+    ExitPreset, ExitReason, FailingLayer, LayerResult, LayerSpec, Outcome, PyramidRun, QualitySignal, Speculation,
+    SpeculativeExecutor, TestPyramidResult, Verdict, EXIT_PRESETS,
 };
 pub use value::{limits, snapshot};
 pub use value::{Error, ErrorCode, ErrorKind, Naming, Result, Value};

@@ -42,7 +42,9 @@ mod run;
 mod signal;
 mod speculation;
 
-pub use exit::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS};
+pub use exit::{
+    CoherenceEarlyExit, ExitConfig, ExitDecision, ExitPreset, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS, EXIT_PRESETS,
+};
 pub use result::{layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict};
 pub use run::{invalid_runner, parse_layers, PyramidRun};
 pub use signal::{

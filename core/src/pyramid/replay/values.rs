@@ -365,3 +365,22 @@ pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Valu
         ("model".into(), report.model.as_ref().map_or(Value::Null, |m| m.to_value(Naming::Js))),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyramid::EXIT_PRESETS;
+
+    #[test]
+    fn policy_names_are_the_exit_presets_then_the_policy_presets() {
+        let (adr, policies) = POLICY_NAMES.split_at(EXIT_PRESETS.len());
+        assert_eq!(adr, EXIT_PRESETS);
+        for name in adr {
+            assert_eq!(PolicyConfig::preset(name), None, "{name}");
+        }
+        for name in policies {
+            assert!(PolicyConfig::preset(name).is_some(), "{name}");
+            assert_eq!(ExitConfig::preset(name), None, "{name}");
+        }
+    }
+}
