@@ -48,7 +48,7 @@ pub mod time;
 pub mod value;
 
 pub use loops::analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
-pub use loops::replay::{replay_loops, LoopPolicy, LoopReplay, ReplayRun};
+pub use loops::replay::{replay_loops, LoopPolicy, LoopReplay, LoopReplayStream, ReplayRun};
 pub use loops::{
     Budget, DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, LoopPreset,
     Observation, Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus, LOOP_PRESETS,
