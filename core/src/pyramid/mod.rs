@@ -32,7 +32,8 @@
 //! ([`LayerSpec`], [`Action`], [`Verdict`], [`TestPyramidResult`]) < `run` ([`PyramidRun`]),
 //! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy and its
 //! outcome model) and [`replay`] (policies replayed over recorded runs, shadow mode,
-//! calibration) stand on top.
+//! calibration) stand on top. [`test_report`] (JUnit reports a host has parsed, folded into
+//! one [`LayerResult`]) stands on `signal` only.
 
 mod exit;
 pub mod policy;
@@ -41,6 +42,7 @@ mod result;
 mod run;
 mod signal;
 mod speculation;
+pub mod test_report;
 
 pub use exit::{
     CoherenceEarlyExit, ExitConfig, ExitDecision, ExitPreset, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS, EXIT_PRESETS,

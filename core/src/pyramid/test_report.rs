@@ -1,8 +1,8 @@
 //! Test reports (JUnit / xUnit XML) folded into a layer result: the model and the formulas.
 //!
 //! A host parses the XML (the core has no XML reader) and feeds each `<testcase>` element
-//! here as a [`CaseAttempt`]; this module says what each element means ([`element_role`]),
-//! which attempts are one test, and how the tests become a [`crate::LayerResult`]:
+//! to a [`TestReportTally`]; this module says what each element means ([`element_role`]),
+//! which attempts are one test, and how the tests become a [`LayerResult`]:
 //!
 //! * a **test** is identified by the names of its enclosing `<testsuite>` elements, its
 //!   `classname` and its `name`; several `<testcase>` elements with one identity are
@@ -27,15 +27,60 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, ErrorCode, ErrorKind, Result};
-use crate::jsnum;
-use crate::value::{self, ObjectBuilder, Value};
+use crate::num::uint_string;
+use crate::pyramid::signal::{LayerResult, TestCounts};
+use crate::value::{self, named_enum, Naming, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const CODE: ErrorCode = ErrorCode::InvalidLayerResult;
 
+named_enum! {
+    /// The elements of a JUnit report the model reads, by local name (case-sensitive, as
+    /// XML is); [`ReportElement::role`] says what each is to the model.
+    pub enum ReportElement {
+        /// `<testsuites>`.
+        Testsuites = "testsuites",
+        /// `<testsuite>`.
+        Testsuite = "testsuite",
+        /// `<testcase>`.
+        Testcase = "testcase",
+        /// `<failure>`.
+        Failure = "failure",
+        /// `<error>`.
+        Error = "error",
+        /// `<skipped>`.
+        Skipped = "skipped",
+        /// Surefire's `<flakyFailure>`.
+        FlakyFailure = "flakyFailure",
+        /// Surefire's `<flakyError>`.
+        FlakyError = "flakyError",
+        /// Surefire's `<rerunFailure>`.
+        RerunFailure = "rerunFailure",
+        /// Surefire's `<rerunError>`.
+        RerunError = "rerunError",
+    }
+}
+
+impl ReportElement {
+    /// What the element is to the model.
+    pub fn role(self) -> ElementRole {
+        match self {
+            ReportElement::Testsuites => ElementRole::Suites,
+            ReportElement::Testsuite => ElementRole::Suite,
+            ReportElement::Testcase => ElementRole::Case,
+            ReportElement::Failure | ReportElement::Error => ElementRole::Failure,
+            ReportElement::Skipped => ElementRole::Skipped,
+            ReportElement::FlakyFailure
+            | ReportElement::FlakyError
+            | ReportElement::RerunFailure
+            | ReportElement::RerunError => ElementRole::FailedRerun,
+        }
+    }
+}
+
 /// What an XML element of a JUnit report is to the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
+pub enum ElementRole {
     /// `<testsuites>`: a container of suites (a report's usual root).
     Suites,
     /// `<testsuite>`: a named suite (a root too, as Surefire writes it); suites nest.
@@ -53,17 +98,10 @@ pub enum Role {
     Other,
 }
 
-/// The role of an element named `name` (local name, case-sensitive as XML is).
-pub fn element_role(name: &str) -> Role {
-    match name {
-        "testsuites" => Role::Suites,
-        "testsuite" => Role::Suite,
-        "testcase" => Role::Case,
-        "failure" | "error" => Role::Failure,
-        "skipped" => Role::Skipped,
-        "flakyFailure" | "flakyError" | "rerunFailure" | "rerunError" => Role::FailedRerun,
-        _ => Role::Other,
-    }
+/// The role of an element named `name` (local name, case-sensitive as XML is): any element
+/// that is not a [`ReportElement`] is [`ElementRole::Other`].
+pub fn element_role(name: &str) -> ElementRole {
+    ReportElement::parse(name).map_or(ElementRole::Other, ReportElement::role)
 }
 
 /// How one `<testcase>` element ended.
@@ -215,25 +253,25 @@ impl TestReportTally {
                 "junit",
                 value::concat(&[
                     "junit: the reports hold no executed test case (",
-                    &jsnum::uint_string(c.cases),
+                    &uint_string(c.cases),
                     " test case elements, ",
-                    &jsnum::uint_string(c.skipped),
+                    &uint_string(c.skipped),
                     " tests skipped)",
                 ]),
             ));
         }
         let total = c.total as f64;
-        Ok(ObjectBuilder::new()
-            .number("passRate", c.passed as f64 / total)
-            .number("coverage", coverage.unwrap_or(1.0))
-            .number("flakyRatio", c.flaky as f64 / total)
-            .number("durationMs", c.duration_ms)
-            .number("total", total)
-            .number("passed", c.passed as f64)
-            .number("failed", c.failed as f64)
-            .number("flaky", c.flaky as f64)
-            .number("skipped", c.skipped as f64)
-            .build())
+        let mut result = LayerResult::new(c.passed as f64 / total, coverage.unwrap_or(1.0), c.flaky as f64 / total);
+        result.duration_ms = Some(c.duration_ms);
+        result.counts =
+            TestCounts { total: Some(c.total), passed: Some(c.passed), failed: Some(c.failed), flaky: Some(c.flaky) };
+        // `coverage` is the host's; the result's own checks hold it to 0..=1.
+        result.validate()?;
+        let mut value = result.to_value(Naming::Js);
+        if let Value::Object(entries) = &mut value {
+            entries.push(("skipped".to_string(), Value::Number(c.skipped as f64)));
+        }
+        Ok(value)
     }
 }
 
@@ -247,11 +285,19 @@ pub fn malformed_report(index: usize, file: &str, detail: &str) -> Error {
 /// Checks a report's root element: `<testsuites>` or `<testsuite>`.
 pub fn check_root(index: usize, file: &str, root: &str) -> Result<()> {
     match element_role(root) {
-        Role::Suites | Role::Suite => Ok(()),
+        ElementRole::Suites | ElementRole::Suite => Ok(()),
         _ => Err(malformed_report(
             index,
             file,
-            &value::concat(&["not a JUnit report: the root element is <", root, ">, not <testsuites> or <testsuite>"]),
+            &value::concat(&[
+                "not a JUnit report: the root element is <",
+                root,
+                ">, not <",
+                ReportElement::Testsuites.as_str(),
+                "> or <",
+                ReportElement::Testsuite.as_str(),
+                ">",
+            ]),
         )),
     }
 }
@@ -345,6 +391,38 @@ mod tests {
         t.add_case(&["s"], "c", "x", AttemptStatus::Failed, 0);
         t.add_case(&["s"], "c", "x", AttemptStatus::Passed, 0);
         assert_eq!((t.counts().passed, t.counts().flaky), (1, 1));
+    }
+
+    #[test]
+    fn the_layer_result_is_a_layer_result_with_the_skipped_count() {
+        let mut t = TestReportTally::new();
+        t.add_case(&["s"], "c", "a", AttemptStatus::Passed, 1);
+        t.add_case(&["s"], "c", "b", AttemptStatus::Failed, 0);
+        t.add_case(&["s"], "c", "d", AttemptStatus::Skipped, 0);
+        t.add_report_time(None, 1.5);
+        let v = t.layer_result(Some(0.5)).unwrap();
+        assert_eq!(
+            v.to_json(),
+            r#"{"passRate":0.5,"coverage":0.5,"flakyRatio":0.5,"durationMs":1500,"total":2,"passed":1,"failed":1,"flaky":1,"skipped":1}"#
+        );
+        assert!(LayerResult::from_value(&v, Naming::Js, "result").is_ok());
+        // Coverage given out of range is refused, not passed on.
+        let e = t.layer_result(Some(1.5)).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_layer_result", "coverage"));
+    }
+
+    #[test]
+    fn element_names() {
+        assert_eq!(element_role("testcase"), ElementRole::Case);
+        assert_eq!(element_role("error"), ElementRole::Failure);
+        assert_eq!(element_role("rerunError"), ElementRole::FailedRerun);
+        assert_eq!(element_role("TestCase"), ElementRole::Other);
+        let e = check_root(2, "f.xml", "html").unwrap_err();
+        assert_eq!(e.field(), "junit[2]");
+        assert_eq!(
+            e.message(),
+            "junit[2] (f.xml): not a JUnit report: the root element is <html>, not <testsuites> or <testsuite>"
+        );
     }
 
     #[test]
