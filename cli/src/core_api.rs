@@ -1,11 +1,14 @@
 //! The one place this crate names the core (`earlyexit`): every type and function the
 //! command uses, so a change of the core's module layout touches only this file. Root
-//! re-exports first; the few module paths below are wrapped in functions.
+//! re-exports and the module items the command names first; the other module paths below
+//! are wrapped in functions.
 
+pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
+pub use earlyexit::pyramid::test_report::{AttemptStatus, ElementRole, TestReportTally};
+pub use earlyexit::value::jsonl::JsonlLines;
 pub use earlyexit::{
-    Action, AttemptStatus, CalibrationRequest, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode,
-    ExitConfig, JsonlLines, LoopReplayStream, Naming, PyramidReplayStream, PyramidRun, RecordedRun, TestReportRole,
-    TestReportTally, Value,
+    Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, LoopReplayStream, Naming,
+    PyramidRun, Value,
 };
 
 /// Every JSON document the command reads or writes is spelled as the JS API and the
@@ -14,7 +17,7 @@ pub const NAMING: Naming = Naming::Js;
 
 /// A number as JavaScript prints it (`0.1`, `1e+21`), for human output.
 pub fn js_number(n: f64) -> String {
-    earlyexit::jsnum::to_js_string(n)
+    earlyexit::num::to_js_string(n)
 }
 
 /// Now, as the bindings stamp a record without a timestamp.
@@ -23,7 +26,7 @@ pub fn now_iso() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0);
-    earlyexit::timestamp::iso_from_millis(ms)
+    earlyexit::time::iso_from_millis(ms)
 }
 
 /// Parses a state file's text (code `invalid_snapshot`).
@@ -50,7 +53,7 @@ pub fn number_arg(text: &str) -> Value {
 
 /// The best iteration of a loop's history (`(iteration, quality)`), as decisions name it.
 pub fn best_iteration(engine: &EarlyStopping) -> Option<(u64, f64)> {
-    earlyexit::loop_stopping::BestIteration::over(engine.history(), engine.config().min_quality_threshold).get()
+    earlyexit::loops::BestIteration::over(engine.history(), engine.config().min_quality_threshold).get()
 }
 
 /// The history record of `iteration` as the snapshot holds it.
@@ -70,7 +73,7 @@ pub fn implied_delta(engine: &EarlyStopping, iteration: &Value, quality: &Value)
         .rev()
         .find(|r| (r.observation.iteration as f64) < before)
         .map(|r| r.observation.quality_score);
-    Some(Value::Number(earlyexit::loop_replay::implied_quality_delta(previous, quality)))
+    Some(Value::Number(earlyexit::loops::replay::implied_quality_delta(previous, quality)))
 }
 
 /// The last recorded iteration number.
@@ -95,17 +98,17 @@ pub fn layer_result_failed(result: &Value) -> Result<bool, CoreError> {
 }
 
 /// Reads one loop replay line (see [`JsonlLines`]).
-pub fn read_loop_run(line: &str, path: &str) -> Result<earlyexit::loop_replay::ReplayRun, CoreError> {
-    earlyexit::loop_replay::read_run_line(line, NAMING, path)
+pub fn read_loop_run(line: &str, path: &str) -> Result<earlyexit::loops::replay::ReplayRun, CoreError> {
+    earlyexit::loops::replay::read_run_line(line, NAMING, path)
 }
 
 /// Reads one pyramid replay line.
 pub fn read_pyramid_run(line: &str, path: &str) -> Result<RecordedRun, CoreError> {
-    earlyexit::pyramid_replay::read_run_line(line, NAMING, path)
+    earlyexit::pyramid::replay::read_run_line(line, NAMING, path)
 }
 
 /// A loop replay outcome as the library returns it.
-pub fn loop_outcome_value(outcome: &earlyexit::loop_replay::RunOutcome) -> Value {
+pub fn loop_outcome_value(outcome: &earlyexit::loops::replay::RunOutcome) -> Value {
     outcome.to_value()
 }
 
@@ -120,13 +123,13 @@ pub fn loop_policy_value(stream: &LoopReplayStream) -> Value {
 }
 
 /// A pyramid replay row as the library returns it.
-pub fn pyramid_row_value(run: &earlyexit::pyramid_replay::RunReplay) -> Value {
-    earlyexit::pyramid_replay::run_value(run, NAMING)
+pub fn pyramid_row_value(run: &earlyexit::pyramid::replay::RunReplay) -> Value {
+    earlyexit::pyramid::replay::run_value(run, NAMING)
 }
 
 /// A pyramid replay summary as the library returns it.
 pub fn pyramid_summary_value(stream: &PyramidReplayStream) -> Value {
-    earlyexit::pyramid_replay::summary_value(&stream.summary(), NAMING)
+    earlyexit::pyramid::replay::summary_value(&stream.summary(), NAMING)
 }
 
 /// The pyramid replay's model document (null for the ADR's presets).
@@ -136,32 +139,32 @@ pub fn pyramid_model_value(stream: &PyramidReplayStream) -> Value {
 
 /// `pyramidPolicyDecide(model, layers, outcomes, options)`.
 pub fn policy_decide(model: &Value, layers: &Value, outcomes: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid_replay::decide_value(model, layers, outcomes, options, NAMING)
+    earlyexit::pyramid::replay::decide_value(model, layers, outcomes, options, NAMING)
 }
 
 /// `pyramidPolicyUpdate(model, ran, options)`.
 pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid_replay::update_value(model, ran, options, NAMING)
+    earlyexit::pyramid::replay::update_value(model, ran, options, NAMING)
 }
 
 /// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
 pub fn replay_loops_value(runs: &Value, policy: &Value) -> Result<Value, CoreError> {
-    earlyexit::loop_replay::replay_value(runs, policy, NAMING)
+    earlyexit::loops::replay::replay_value(runs, policy, NAMING)
 }
 
 /// `replayPyramids(runs, options)` over runs given whole.
 pub fn replay_pyramids_value(runs: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid_replay::replay_value(runs, options, NAMING)
+    earlyexit::pyramid::replay::replay_value(runs, options, NAMING)
 }
 
 /// `calibratePyramidPolicy(runs, options)` over runs given whole.
 pub fn calibrate_value(runs: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid_replay::calibrate_value(runs, options, NAMING)
+    earlyexit::pyramid::replay::calibrate_value(runs, options, NAMING)
 }
 
-/// The JUnit model's pieces (see `earlyexit::test_report`).
+/// The JUnit model's pieces (see `earlyexit::pyramid::test_report`).
 pub mod test_report {
-    pub use earlyexit::test_report::{
+    pub use earlyexit::pyramid::test_report::{
         check_root, cobertura_coverage, element_role, malformed_coverage, malformed_report, seconds_attribute,
     };
 }

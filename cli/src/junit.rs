@@ -1,7 +1,7 @@
 //! JUnit / xUnit reports and Cobertura coverage read with roxmltree; what the elements mean
-//! and how they count is the core's (`test_report`): this file only walks the XML.
+//! and how they count is the core's (`pyramid::test_report`): this file only walks the XML.
 
-use crate::core_api::{test_report, AttemptStatus, CoreError, TestReportRole as Role, TestReportTally, Value};
+use crate::core_api::{test_report, AttemptStatus, CoreError, ElementRole as Role, TestReportTally, Value};
 use crate::output::Failure;
 
 /// A layer result from JUnit reports: the core's `{passRate, coverage, flakyRatio,
