@@ -275,9 +275,49 @@ impl TestReportTally {
     }
 }
 
-/// A report that is not well-formed XML, or not a JUnit report (`detail` says why): code
-/// `invalid_layer_result`, field `junit[i]` (the i-th report given).
-pub fn malformed_report(index: usize, file: &str, detail: &str) -> Error {
+/// Why a host could not read a report (or a coverage file) as XML; `detail` passed with it is
+/// its reader's own words (the bad byte, the line and column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The bytes are not UTF-8 text.
+    NotUtf8,
+    /// The text is not well-formed XML.
+    NotXml,
+}
+
+impl Unreadable {
+    fn words(self) -> &'static str {
+        match self {
+            Unreadable::NotUtf8 => "not UTF-8 text: ",
+            Unreadable::NotXml => "not well-formed XML: ",
+        }
+    }
+}
+
+/// The `index`-th report given (`file`) could not be read: code `invalid_layer_result`,
+/// field `junit[i]`.
+pub fn unreadable_report(index: usize, file: &str, why: Unreadable, detail: &str) -> Error {
+    malformed_report(index, file, &value::concat(&[why.words(), detail]))
+}
+
+/// A `<testcase>` without a `name` attribute, at `line` of the `index`-th report.
+pub fn unnamed_case(index: usize, file: &str, line: u64) -> Error {
+    malformed_report(
+        index,
+        file,
+        &value::concat(&["a <testcase> without a name attribute (line ", &uint_string(line), ")"]),
+    )
+}
+
+/// No report was given where a layer result is to be read from reports (code
+/// `invalid_config`, field `junit`).
+pub fn no_reports() -> Error {
+    Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, "junit", "junit must list at least one report")
+}
+
+/// A report that is not a JUnit report (`detail` says why): code `invalid_layer_result`,
+/// field `junit[i]` (the i-th report given).
+fn malformed_report(index: usize, file: &str, detail: &str) -> Error {
     let field = value::index_path("junit", index);
     Error::new(CODE, ErrorKind::Range, field.clone(), value::concat(&[&field, " (", file, "): ", detail]))
 }
@@ -341,9 +381,14 @@ pub fn cobertura_coverage(file: &str, root: &str, line_rate: Option<&str>) -> Re
     }
 }
 
-/// A malformed Cobertura file (`detail` from the host's XML reader).
-pub fn malformed_coverage(file: &str, detail: &str) -> Error {
-    Error::new(CODE, ErrorKind::Range, "coverage_xml", value::concat(&["coverage_xml (", file, "): ", detail]))
+/// A Cobertura file that could not be read (field `coverage_xml`).
+pub fn unreadable_coverage(file: &str, why: Unreadable, detail: &str) -> Error {
+    Error::new(
+        CODE,
+        ErrorKind::Range,
+        "coverage_xml",
+        value::concat(&["coverage_xml (", file, "): ", why.words(), detail]),
+    )
 }
 
 /// A finite number written as JSON writes one (what XML attributes of these formats hold).
@@ -423,6 +468,20 @@ mod tests {
             e.message(),
             "junit[2] (f.xml): not a JUnit report: the root element is <html>, not <testsuites> or <testsuite>"
         );
+    }
+
+    #[test]
+    fn unreadable_files_name_the_report() {
+        let e = unreadable_report(1, "u.xml", Unreadable::NotXml, "unexpected end of stream");
+        assert_eq!((e.code(), e.field()), ("invalid_layer_result", "junit[1]"));
+        assert_eq!(e.message(), "junit[1] (u.xml): not well-formed XML: unexpected end of stream");
+        let e = unreadable_coverage("c.xml", Unreadable::NotUtf8, "invalid utf-8 sequence");
+        assert_eq!(e.message(), "coverage_xml (c.xml): not UTF-8 text: invalid utf-8 sequence");
+        assert_eq!(
+            unnamed_case(0, "u.xml", 7).message(),
+            "junit[0] (u.xml): a <testcase> without a name attribute (line 7)"
+        );
+        assert_eq!((no_reports().code(), no_reports().field()), ("invalid_config", "junit"));
     }
 
     #[test]
