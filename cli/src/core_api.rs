@@ -3,6 +3,10 @@
 //! re-exports and the module items the command names first; the other module paths below
 //! are wrapped in functions.
 
+pub use earlyexit::host::{
+    argument_needs, exclusive_arguments, missing_argument, one_argument_of, respelled, type_error, unknown_argument,
+    unknown_session, wrong_session, EngineKind,
+};
 pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
 pub use earlyexit::pyramid::test_report::{AttemptStatus, ElementRole, TestReportTally};
 pub use earlyexit::value::jsonl::JsonlLines;
@@ -165,15 +169,9 @@ pub fn calibrate_value(runs: &Value, options: &Value) -> Result<Value, CoreError
 /// The JUnit model's pieces (see `earlyexit::pyramid::test_report`).
 pub mod test_report {
     pub use earlyexit::pyramid::test_report::{
-        check_root, cobertura_coverage, element_role, malformed_coverage, malformed_report, seconds_attribute,
+        check_root, cobertura_coverage, element_role, no_reports, seconds_attribute, unnamed_case, unreadable_coverage,
+        unreadable_report, Unreadable,
     };
-}
-
-/// An error the command itself words, with a core code (`invalid_config`, ...).
-pub fn error(code_name: &str, range: bool, field: &str, message: String) -> CoreError {
-    let code = ErrorCode::from_name(code_name).unwrap_or(ErrorCode::InvalidConfig);
-    let kind = if range { earlyexit::ErrorKind::Range } else { earlyexit::ErrorKind::Type };
-    CoreError::new(code, kind, field, message)
 }
 
 /// An error's kind, `type` or `range`.

@@ -1,7 +1,8 @@
 //! JUnit / xUnit reports and Cobertura coverage read with roxmltree; what the elements mean
 //! and how they count is the core's (`pyramid::test_report`): this file only walks the XML.
 
-use crate::core_api::{test_report, AttemptStatus, CoreError, ElementRole as Role, TestReportTally, Value};
+use crate::core_api::test_report::{self, Unreadable};
+use crate::core_api::{AttemptStatus, CoreError, ElementRole as Role, TestReportTally, Value};
 use crate::output::Failure;
 
 /// A layer result from JUnit reports: the core's `{passRate, coverage, flakyRatio,
@@ -19,15 +20,15 @@ pub fn layer_result(reports: &[String], coverage_xml: Option<&str>, coverage: Op
     tally.layer_result(coverage).map_err(Failure::core)
 }
 
-fn read_text(path: &str, malformed: impl Fn(&str) -> CoreError) -> Result<String, Failure> {
+fn read_text(path: &str, unreadable: impl Fn(Unreadable, &str) -> CoreError) -> Result<String, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::Input { path: path.to_string(), message: e.to_string() })?;
-    String::from_utf8(bytes).map_err(|e| Failure::core(malformed(&format!("not UTF-8 text: {e}"))))
+    String::from_utf8(bytes).map_err(|e| Failure::core(unreadable(Unreadable::NotUtf8, &e.to_string())))
 }
 
 fn read_report(tally: &mut TestReportTally, index: usize, path: &str) -> Result<(), Failure> {
-    let malformed = |detail: &str| test_report::malformed_report(index, path, detail);
-    let text = read_text(path, malformed)?;
-    let doc = parse(&text).map_err(|e| Failure::core(malformed(&format!("not well-formed XML: {e}"))))?;
+    let unreadable = |why, detail: &str| test_report::unreadable_report(index, path, why, detail);
+    let text = read_text(path, unreadable)?;
+    let doc = parse(&text).map_err(|e| Failure::core(unreadable(Unreadable::NotXml, &e.to_string())))?;
     let root = doc.root_element();
     test_report::check_root(index, path, root.tag_name().name())?;
     let root_time = test_report::seconds_attribute(index, path, root.attribute("time"))?;
@@ -49,11 +50,7 @@ fn walk<'a>(
     match test_report::element_role(node.tag_name().name()) {
         Role::Case => {
             let Some(name) = node.attribute("name") else {
-                return Err(Failure::core(test_report::malformed_report(
-                    index,
-                    path,
-                    &format!("a <testcase> without a name attribute (line {})", line_of(node)),
-                )));
+                return Err(Failure::core(test_report::unnamed_case(index, path, line_of(node))));
             };
             let (mut failed, mut skipped, mut reruns) = (false, false, 0u64);
             for child in node.children().filter(roxmltree::Node::is_element) {
@@ -93,15 +90,15 @@ fn parse(text: &str) -> Result<roxmltree::Document<'_>, roxmltree::Error> {
     roxmltree::Document::parse_with_options(text, roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() })
 }
 
-fn line_of(node: roxmltree::Node) -> u32 {
-    node.document().text_pos_at(node.range().start).row
+fn line_of(node: roxmltree::Node) -> u64 {
+    u64::from(node.document().text_pos_at(node.range().start).row)
 }
 
 /// Cobertura's `line-rate` (coverage.py's `coverage xml`).
 pub fn read_cobertura(path: &str) -> Result<f64, Failure> {
-    let malformed = |detail: &str| test_report::malformed_coverage(path, detail);
-    let text = read_text(path, malformed)?;
-    let doc = parse(&text).map_err(|e| Failure::core(malformed(&format!("not well-formed XML: {e}"))))?;
+    let unreadable = |why, detail: &str| test_report::unreadable_coverage(path, why, detail);
+    let text = read_text(path, unreadable)?;
+    let doc = parse(&text).map_err(|e| Failure::core(unreadable(Unreadable::NotXml, &e.to_string())))?;
     let root = doc.root_element();
     test_report::cobertura_coverage(path, root.tag_name().name(), root.attribute("line-rate")).map_err(Failure::core)
 }

@@ -20,7 +20,9 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value as Json};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use crate::core_api::{self, EarlyStopping, EarlyStoppingConfig, ErrorCode, ExitConfig, PyramidRun, Value, NAMING};
+use crate::core_api::{
+    self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, PyramidRun, Value, NAMING,
+};
 use crate::output::{code, Failure};
 use crate::{junit, replay_cmd, state};
 
@@ -156,9 +158,9 @@ fn tool_error(failure: &Failure) -> CallToolResult {
     result
 }
 
-/// A tool argument's problem: `invalid_config` unless said otherwise, the argument as field.
-fn arg_error(field: &str, message: String) -> Failure {
-    Failure::core(core_api::error("invalid_config", false, field, message))
+/// A tool argument of the wrong type (`invalid_config`, the argument as field).
+fn type_error(field: &str, expected: &str, got: &Value) -> Failure {
+    Failure::core(core_api::type_error(ErrorCode::InvalidConfig, field, expected, got))
 }
 
 /// The tool's arguments as a core value (numbers read as the core reads JSON).
@@ -177,12 +179,7 @@ impl<'a> Args<'a> {
     fn new(tool: &'a str, args: &Map<String, Json>, known: &[&str]) -> Result<Self, Failure> {
         for key in args.keys() {
             if !known.contains(&key.as_str()) {
-                return Err(Failure::core(core_api::error(
-                    "unknown_option",
-                    false,
-                    key,
-                    format!("{tool} has no argument '{key}'; its arguments: {}", known.join(", ")),
-                )));
+                return Err(Failure::core(core_api::unknown_argument(tool, key, known)));
             }
         }
         let values = match to_core(args)? {
@@ -197,14 +194,14 @@ impl<'a> Args<'a> {
     }
 
     fn required(&self, key: &str) -> Result<&Value, Failure> {
-        self.get(key).ok_or_else(|| arg_error(key, format!("{key} is required by {}", self.tool)))
+        self.get(key).ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, key)))
     }
 
     fn string(&self, key: &str) -> Result<Option<String>, Failure> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(arg_error(key, format!("{key} must be a string, got {}", other.describe()))),
+            Some(other) => Err(type_error(key, "a string", other)),
         }
     }
 
@@ -216,18 +213,15 @@ impl<'a> Args<'a> {
                 .enumerate()
                 .map(|(i, v)| match v {
                     Value::String(s) => Ok(s.clone()),
-                    other => Err(arg_error(
-                        &format!("{key}[{i}]"),
-                        format!("{key}[{i}] must be a string, got {}", other.describe()),
-                    )),
+                    other => Err(type_error(&format!("{key}[{i}]"), "a string", other)),
                 })
                 .collect(),
-            Some(other) => Err(arg_error(key, format!("{key} must be an array of strings, got {}", other.describe()))),
+            Some(other) => Err(type_error(key, "an array of strings", other)),
         }
     }
 
     fn session(&self) -> Result<String, Failure> {
-        self.string("session")?.ok_or_else(|| arg_error("session", format!("session is required by {}", self.tool)))
+        self.string("session")?.ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, "session")))
     }
 }
 
@@ -244,12 +238,7 @@ impl Server {
         let mut sessions = self.sessions.lock().map_err(|_| Failure::Internal("session table poisoned".into()))?;
         match sessions.get_mut(id) {
             Some(session) => f(session),
-            None => Err(Failure::core(core_api::error(
-                "invalid_step",
-                true,
-                "session",
-                format!("no session '{id}' (start one with loop_start or pyramid_start, or session_import)"),
-            ))),
+            None => Err(Failure::core(core_api::unknown_session(id))),
         }
     }
 
@@ -322,7 +311,7 @@ impl Server {
         let iteration = args.get("iteration").cloned();
         self.with_session(&id, |session| {
             let Session::Loop(engine) = session else {
-                return Err(wrong_session(&id, "a loop"));
+                return Err(wrong_session(&id, EngineKind::Loop));
             };
             let iteration = iteration
                 .unwrap_or_else(|| Value::Number(core_api::last_iteration(engine).map_or(1, |n| n + 1) as f64));
@@ -352,7 +341,7 @@ impl Server {
         let id = args.session()?;
         self.with_session(&id, |session| match session {
             Session::Loop(engine) => Ok(engine.should_stop().to_value()),
-            _ => Err(wrong_session(&id, "a loop")),
+            _ => Err(wrong_session(&id, EngineKind::Loop)),
         })
     }
 
@@ -360,7 +349,7 @@ impl Server {
         let id = args.session()?;
         self.with_session(&id, |session| {
             let Session::Loop(engine) = session else {
-                return Err(wrong_session(&id, "a loop"));
+                return Err(wrong_session(&id, EngineKind::Loop));
             };
             let best = core_api::best_iteration(engine);
             Ok(Value::object(vec![
@@ -434,32 +423,18 @@ impl Server {
         let junit_paths = args.strings("junit")?;
         let result = match (args.get("result"), junit_paths.is_empty()) {
             (Some(_), false) => {
-                return Err(arg_error("result", "give result or junit, not both".into()));
+                return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit")));
             }
             (Some(result), true) => result.clone(),
             (None, false) => junit_result(args, &junit_paths)?,
-            (None, true) => return Err(arg_error("result", "pyramid_submit needs result or junit".into())),
+            (None, true) => return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit"))),
         };
         self.with_session(&id, |session| {
             let Session::Pyramid(run) = session else {
-                return Err(wrong_session(&id, "a pyramid"));
+                return Err(wrong_session(&id, EngineKind::Pyramid));
             };
             let layer = match &layer {
-                Value::String(name) => {
-                    let found: Vec<usize> =
-                        run.layers().iter().enumerate().filter(|(_, l)| &l.name == name).map(|(i, _)| i).collect();
-                    match found.as_slice() {
-                        [i] => Value::Number(*i as f64),
-                        _ => {
-                            return Err(Failure::core(core_api::error(
-                                "invalid_step",
-                                true,
-                                "layer",
-                                format!("layer must name exactly one layer of the run, got '{name}'"),
-                            )))
-                        }
-                    }
-                }
+                Value::String(name) => Value::Number(run.layer_named(name)? as f64),
                 other => other.clone(),
             };
             let decision = run.submit_value(&layer, &result, NAMING)?;
@@ -478,7 +453,7 @@ impl Server {
         let id = args.session()?;
         self.with_session(&id, |session| match session {
             Session::Pyramid(run) => Ok(run.result_value(NAMING)?),
-            _ => Err(wrong_session(&id, "a pyramid")),
+            _ => Err(wrong_session(&id, EngineKind::Pyramid)),
         })
     }
 
@@ -496,7 +471,7 @@ impl Server {
                 )?;
                 Ok(doc.into_value())
             }
-            _ => Err(arg_error("runs", "give runs (JSONL text or an array of runs) or paths, one of them".into())),
+            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
         }
     }
 
@@ -506,7 +481,7 @@ impl Server {
         match (args.get("runs"), args.strings("paths")?) {
             (Some(runs), paths) if paths.is_empty() => {
                 if model_out.is_some() {
-                    return Err(arg_error("model_out", "model_out needs paths".into()));
+                    return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
                 }
                 Ok(core_api::replay_pyramids_value(runs, &options)?)
             }
@@ -522,7 +497,7 @@ impl Server {
                 .map_err(strip_flag)?;
                 Ok(doc.into_value())
             }
-            _ => Err(arg_error("runs", "give runs (JSONL text or an array of runs) or paths, one of them".into())),
+            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
         }
     }
 
@@ -531,13 +506,16 @@ impl Server {
         let model_out = args.string("model_out")?;
         let paths = args.strings("paths")?;
         if let Some(runs) = args.get("runs") {
-            if !paths.is_empty() || model_out.is_some() {
-                return Err(arg_error("runs", "give runs or paths (with model_out), not both".into()));
+            if !paths.is_empty() {
+                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
+            }
+            if model_out.is_some() {
+                return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
             }
             return Ok(core_api::calibrate_value(runs, &options)?);
         }
         if paths.is_empty() {
-            return Err(arg_error("runs", "give runs (JSONL text or an array of runs) or paths".into()));
+            return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
         }
         replay_cmd::calibrate_document(&paths, &options, true, &|| self.cancelled(), model_out.as_deref())
             .map_err(strip_flag)
@@ -557,16 +535,11 @@ fn options_of(args: &Args, keys: &[&str]) -> Value {
 }
 
 fn rename_field(e: core_api::CoreError, from: &str, to: &str) -> Failure {
-    if e.field() == from {
-        let message = e.message().replacen(from, to, 1);
-        Failure::core(core_api::error(e.code(), core_api::error_kind(&e) == "range", to, message))
-    } else {
-        Failure::core(e)
-    }
+    Failure::core(core_api::respelled(e, from, to))
 }
 
-fn wrong_session(id: &str, what: &str) -> Failure {
-    Failure::core(core_api::error("invalid_step", true, "session", format!("session '{id}' is not {what} session")))
+fn wrong_session(id: &str, wanted: EngineKind) -> Failure {
+    Failure::core(core_api::wrong_session(id, wanted))
 }
 
 fn step_value(run: &PyramidRun) -> Value {
@@ -584,13 +557,11 @@ fn junit_result(args: &Args, paths: &[String]) -> Result<Value, Failure> {
     let coverage = match args.get("coverage") {
         None => None,
         Some(Value::Number(n)) => Some(*n),
-        Some(other) => {
-            return Err(arg_error("coverage", format!("coverage must be a number, got {}", other.describe())))
-        }
+        Some(other) => return Err(type_error("coverage", "a number", other)),
     };
     let coverage_xml = args.string("coverage_xml")?;
     if coverage.is_some() && coverage_xml.is_some() {
-        return Err(arg_error("coverage", "give coverage or coverage_xml, not both".into()));
+        return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
     }
     junit::layer_result(paths, coverage_xml.as_deref(), coverage)
 }
@@ -598,7 +569,7 @@ fn junit_result(args: &Args, paths: &[String]) -> Result<Value, Failure> {
 fn junit_tool(args: &Args) -> Result<Value, Failure> {
     let paths = args.strings("junit")?;
     if paths.is_empty() {
-        return Err(arg_error("junit", "junit must list at least one report".into()));
+        return Err(Failure::core(core_api::test_report::no_reports()));
     }
     junit_result(args, &paths)
 }
@@ -625,11 +596,7 @@ fn policy_decide(args: &Args) -> Result<Value, Failure> {
                         out.push(Value::Object(entries));
                     }
                     (Some(other), _) => {
-                        let field = format!("outcomes[{i}].junit");
-                        return Err(arg_error(
-                            &field,
-                            format!("{field} must be an array of paths, got {}", other.describe()),
-                        ));
+                        return Err(type_error(&format!("outcomes[{i}].junit"), "an array of paths", other));
                     }
                     (None, _) => out.push(item.clone()),
                 }

@@ -220,11 +220,8 @@ fn submit(args: &SubmitArgs) -> Result<Answer, Failure> {
             Some(text) => match core_api::number_arg(text) {
                 Value::Number(n) => Some(n),
                 other => {
-                    let message = format!("coverage must be a number, got {}", other.describe());
-                    return Err(with_flag(
-                        core_api::error("invalid_layer_result", false, "coverage", message),
-                        "--coverage",
-                    ));
+                    let error = core_api::type_error(ErrorCode::InvalidLayerResult, "coverage", "a number", &other);
+                    return Err(with_flag(error, "--coverage"));
                 }
             },
             None => None,

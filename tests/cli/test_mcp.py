@@ -170,6 +170,7 @@ def test_pyramid_session_to_a_result_matches_the_python_binding() -> None:
 def test_bad_arguments_are_tool_errors_naming_the_field() -> None:
     async def body(session: ClientSession) -> Any:
         sid = (await call(session, "loop_start", {}))["session"]
+        pid = (await call(session, "pyramid_start", {"layers": [{"name": "unit"}]}))["session"]
         cases = [
             ("loop_record", {"session": sid, "quality_score": 150, "confidence": 1, "verification_status": "passed"},
              "invalid_result", "quality_score"),
@@ -186,6 +187,21 @@ def test_bad_arguments_are_tool_errors_naming_the_field() -> None:
             ("pyramid_start", {"layers": [{"name": "a", "costMs": -1}]}, "invalid_config", "layers[0].costMs"),
             ("calibrate_pyramids", {"runs": "", "risk": 2, "delta": 0.1}, "invalid_config", "risk"),
             ("junit_layer_result", {"junit": ["/nonexistent/report.xml"]}, "input", None),
+            # Argument problems the server finds itself, worded by the core.
+            ("loop_decide", {}, "invalid_config", "session"),
+            ("pyramid_result", {"session": sid}, "invalid_step", "session"),
+            ("loop_start", {"strict_iterations": "yes"}, "invalid_config", "strict_iterations"),
+            ("pyramid_start", {"layers": [{"name": "a"}], "total_layers": -1}, "invalid_config", "total_layers"),
+            ("pyramid_submit", {"session": pid, "layer": "e2e"}, "invalid_config", "result"),
+            ("pyramid_submit", {"session": pid, "layer": "e2e", "result": {"passRate": 1, "coverage": 1,
+                                "flakyRatio": 0}}, "invalid_step", "layer"),
+            ("replay_loops", {}, "invalid_config", "runs"),
+            ("replay_loops", {"paths": "runs.jsonl"}, "invalid_config", "paths"),
+            ("replay_pyramids", {"runs": [], "model_out": "m.json"}, "invalid_config", "model_out"),
+            ("calibrate_pyramids", {"runs": "", "paths": ["a.jsonl"], "risk": 0.1, "delta": 0.1}, "invalid_config", "runs"),
+            ("junit_layer_result", {"junit": []}, "invalid_config", "junit"),
+            ("junit_layer_result", {"junit": ["r.xml"], "coverage": 0.5, "coverage_xml": "c.xml"},
+             "invalid_config", "coverage"),
         ]
         got = []
         for tool, args, code, field in cases:
