@@ -361,6 +361,7 @@ pub fn seconds_attribute(index: usize, file: &str, text: Option<&str>) -> Result
 /// Cobertura's coverage (`<coverage line-rate="0.85">`, as coverage.py writes it): the root
 /// must be `<coverage>` and its `line-rate` a number in 0..=1. Code `invalid_layer_result`,
 /// field `coverage_xml`.
+#[allow(clippy::manual_range_contains)] // see the `line-rate` check below
 pub fn cobertura_coverage(file: &str, root: &str, line_rate: Option<&str>) -> Result<f64> {
     let fail = |detail: &str| {
         Error::new(CODE, ErrorKind::Range, "coverage_xml", value::concat(&["coverage_xml (", file, "): ", detail]))
@@ -376,7 +377,9 @@ pub fn cobertura_coverage(file: &str, root: &str, line_rate: Option<&str>) -> Re
         return Err(fail("the <coverage> element has no line-rate attribute"));
     };
     match number_text(text.trim()) {
-        Some(n) if (0.0..=1.0).contains(&n) => Ok(n),
+        // Not `(0.0..=1.0).contains(&n)`: a second use of that generic in the crate changed how
+        // the signal's copy is inlined, +154 B in the size-budgeted wasm engines module.
+        Some(n) if n >= 0.0 && n <= 1.0 => Ok(n),
         _ => Err(fail(&value::concat(&["line-rate must be a number between 0 and 1, got '", text, "'"]))),
     }
 }
