@@ -7,7 +7,7 @@
 #
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
-# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
+# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
 # (one suite each, after `make setup`), contract (rewrite the generated JS contract,
 # bindings/js/api/contract.generated.mjs, from its Rust tables), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
@@ -21,7 +21,7 @@ DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging
+.PHONY: test demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
@@ -38,7 +38,7 @@ replay:
 setup:
 	bash scripts/setup.sh
 
-test-rust test-python test-node test-browser test-packaging:
+test-rust test-python test-node test-browser test-packaging test-cli:
 	bash scripts/$@.sh
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's

@@ -3,7 +3,8 @@
 # CONTRIBUTING.md, docs/**/*.md and every README.md under core/, bindings*/ and examples/
 # (tests/vectors/README.md is developer text and is not checked), it fails on:
 #   shared   a `../shared` path (a user's clone has no ../shared; name a variable instead)
-#   issue    "issue N" (user docs never cite the project's tracker), or "session"
+#   issue    "issue N" (user docs never cite the project's tracker), or "session" outside
+#            `code` spans and fenced blocks (in code it is the MCP server's argument name)
 #   path     a repository path that does not exist: markdown link targets (relative to the
 #            page), and words in `code` spans and fenced blocks that start with a top-level
 #            folder of the repository, today's or a former one (bindings-node/, js/, ...).
@@ -57,7 +58,8 @@ docs = ["README.md", "CONTRIBUTING.md"] + sorted(
 docs = [d for d in docs if d in files]
 
 SHARED = re.compile(r"\.\./shared\b[^\s`)\"',;]*")
-ISSUE = re.compile(r"\bissues?\s+#?\d+|\bsessions?\b", re.IGNORECASE)
+ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+SESSION = re.compile(r"\bsessions?\b", re.IGNORECASE)
 SEED = re.compile(r"\bthe\s+seeds?\b|\bseed's\b|\bseed\s+rules\b", re.IGNORECASE)
 ADR = re.compile(r"\bADR-033\b")
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -96,6 +98,9 @@ for doc in docs:
             found.append((doc, n, "shared", m.group(0)))
         for m in ISSUE.finditer(line):
             found.append((doc, n, "issue", m.group(0)))
+        if not fenced and not line.lstrip().startswith("```"):
+            for m in SESSION.finditer(SPAN.sub("", line)):
+                found.append((doc, n, "issue", m.group(0)))
         for m in SEED.finditer(line if fenced else SPAN.sub("", line)):
             found.append((doc, n, "seed", m.group(0)))
         for m in ADR.finditer(line):

@@ -108,6 +108,21 @@ impl PyramidRun {
         &self.layers
     }
 
+    /// The index of the one layer called `name` (a host that lets its caller name a layer:
+    /// code `invalid_step`, field `layer`, when no layer or several are called so).
+    pub fn layer_named(&self, name: &str) -> Result<usize> {
+        let mut found = self.layers.iter().enumerate().filter(|(_, l)| l.name == name).map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (Some(i), None) => Ok(i),
+            _ => Err(Error::new(
+                ErrorCode::InvalidStep,
+                ErrorKind::Range,
+                "layer",
+                value::concat(&["layer must name exactly one layer of the run, got '", name, "'"]),
+            )),
+        }
+    }
+
     /// The exit decider.
     pub fn exit(&self) -> &CoherenceEarlyExit {
         &self.exit
@@ -446,3 +461,18 @@ const SNAPSHOT_FIELDS: [FieldName; 6] = [
     FieldName::same("layers"),
     FieldName::same("submitted"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_is_found_by_its_name() {
+        let specs = ["unit", "e2e"].map(|n| LayerSpec { name: n.into(), cost_ms: None }).to_vec();
+        let run = PyramidRun::start(ExitConfig::DEFAULT, 2, specs).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.layer_named("e2e"), Ok(1));
+        let e = run.layer_named("E2E").unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_step", "layer"));
+        assert_eq!(e.message(), "layer must name exactly one layer of the run, got 'E2E'");
+    }
+}
