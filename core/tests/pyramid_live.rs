@@ -8,6 +8,8 @@ use earlyexit::pyramid::policy::{
 use earlyexit::pyramid::replay::{replay, Learn, RecordedLayer, RecordedRun, ReplayPolicy};
 use earlyexit::{Action, ExitConfig, ExitReason, LayerResult, LayerSpec, Naming, TestPyramidResult, Value, Verdict};
 
+mod policy_vectors;
+
 fn specs(layers: &[(&str, f64)]) -> Vec<LayerSpec> {
     layers.iter().map(|&(name, cost)| LayerSpec { name: name.into(), cost_ms: Some(cost) }).collect()
 }
@@ -315,24 +317,7 @@ fn bad_input_is_refused_and_changes_nothing() {
 /// Numbers within a relative 1e-9 (the independent model's special functions are other
 /// algorithms); everything else equal.
 fn assert_close(got: &Value, want: &Value, what: &str) {
-    match (got, want) {
-        (Value::Number(a), Value::Number(b)) => {
-            assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-3), "{what}: {a} vs {b}")
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            assert_eq!(a.len(), b.len(), "{what}: length");
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                assert_close(x, y, &format!("{what}[{i}]"));
-            }
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            assert_eq!(a.len(), b.len(), "{what}: keys");
-            for (k, y) in b {
-                assert_close(got.get(k).unwrap_or(&Value::Null), y, &format!("{what}.{k}"));
-            }
-        }
-        _ => assert_eq!(got, want, "{what}"),
-    }
+    policy_vectors::assert_close(got, want, what, 1e-9, 1e-3);
 }
 
 /// tests/vectors/policy/pyramid_policy.json `live`: sequences of runs through the step API, the
@@ -340,12 +325,7 @@ fn assert_close(got: &Value, want: &Value, what: &str) {
 /// tests/vectors/gen_pyramid_policy.mjs.
 #[test]
 fn live_vectors_match_the_independent_model() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/policy/pyramid_policy.json");
-    let doc =
-        Value::parse_json(&std::fs::read_to_string(path).unwrap(), earlyexit::ErrorCode::InvalidReplay, "doc").unwrap();
-    let Some(Value::Array(cases)) = doc.get("live") else { panic!("no live cases") };
-    assert!(cases.len() >= 4);
-    for case in cases {
+    for case in &policy_vectors::cases("live") {
         let name = case.get("name").and_then(Value::as_str).unwrap();
         let policy = case.get("policy").unwrap().clone();
         let config = case.get("config").unwrap().clone();

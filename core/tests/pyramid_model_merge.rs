@@ -10,6 +10,8 @@ use earlyexit::pyramid::policy::{
 };
 use earlyexit::{Naming, Value};
 
+mod policy_vectors;
+
 /// A seeded generator (splitmix64).
 struct Rng(u64);
 
@@ -208,24 +210,7 @@ fn bad_documents_are_named_by_path() {
 /// Numbers within a relative 1e-12 (the independent model folds in the same order, so the
 /// statistics agree to the last bits but for the order of float operations in the mean).
 fn assert_close(got: &Value, want: &Value, what: &str) {
-    match (got, want) {
-        (Value::Number(a), Value::Number(b)) => {
-            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{what}: {a} vs {b}")
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            assert_eq!(a.len(), b.len(), "{what}: length");
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                assert_close(x, y, &format!("{what}[{i}]"));
-            }
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            assert_eq!(a.len(), b.len(), "{what}: keys");
-            for (k, y) in b {
-                assert_close(got.get(k).unwrap_or(&Value::Null), y, &format!("{what}.{k}"));
-            }
-        }
-        _ => assert_eq!(got, want, "{what}"),
-    }
+    policy_vectors::assert_close(got, want, what, 1e-12, 1.0);
 }
 
 /// tests/vectors/policy/pyramid_policy.json `models`: runners learn builds under their keys,
@@ -233,12 +218,7 @@ fn assert_close(got: &Value, want: &Value, what: &str) {
 #[test]
 fn model_vectors_match_the_independent_model() {
     use earlyexit::pyramid::policy::{build_arg, ran_arg};
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/policy/pyramid_policy.json");
-    let doc =
-        Value::parse_json(&std::fs::read_to_string(path).unwrap(), earlyexit::ErrorCode::InvalidReplay, "doc").unwrap();
-    let Some(Value::Array(cases)) = doc.get("models") else { panic!("no models cases") };
-    assert!(cases.len() >= 4);
-    for case in cases {
+    for case in &policy_vectors::cases("models") {
         let name = case.get("name").and_then(Value::as_str).unwrap();
         let window = case.get("window").and_then(Value::as_f64).unwrap() as usize;
         let Some(Value::Array(runners)) = case.get("runners") else { panic!() };
