@@ -107,6 +107,10 @@ export interface EarlyStoppingConfig {
    * returns `{ duplicate: true }`; anything else throws `invalid_iteration`.
    */
   strictIterations?: boolean;
+  /** Opt-in: the no-improvement patience while the best quality so far is at or below `floorQuality` (a run stuck at 0). */
+  floorPatience?: number;
+  /** Opt-in: the floor of `floorPatience` (0..100, default 0; needs `floorPatience`). */
+  floorQuality?: number;
 }
 
 /** What `recordIterationResult` returns for an accepted re-record of the last iteration (`strictIterations`). */

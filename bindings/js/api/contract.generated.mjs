@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2441668567;
+export const CONTRACT = 2046106897;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -389,9 +389,9 @@ export const STATE = 256;
 /** The config's slots (the JS layer caches them per distinct config). */
 export const CONFIG = 256;
 /** How many slots the config takes. */
-export const CONFIG_SLOTS = 19;
+export const CONFIG_SLOTS = 21;
 /** The counters (`COUNTER_*` offsets from here). */
-export const COUNTERS = 275;
+export const COUNTERS = 277;
 /** Records folded. */
 export const COUNTER_RECORDED = 0;
 /** Best verified record: present, iteration, quality. */
@@ -411,11 +411,11 @@ export const COUNTER_SINCE_PEAK = 17;
 /** Slots of the counters. */
 export const COUNTER_SLOTS = 18;
 /** The usage sums' slots (what the JSON path sends as the engine's totals). */
-export const USAGE_SUMS = 282;
+export const USAGE_SUMS = 284;
 /** How many observations the window holds. */
-export const WINDOW_LEN = 293;
+export const WINDOW_LEN = 295;
 /** The window, oldest first, `OBSERVATION_SLOTS` each. */
-export const WINDOW = 294;
+export const WINDOW = 296;
 /** Slots per observation (iteration, quality, confidence, delta, status). */
 export const OBSERVATION_SLOTS = 5;
 

@@ -244,6 +244,14 @@ class EarlyStoppingConfig:
         """Opt-in resume safety: iteration numbers must increase, and re-recording the last
         iteration with the same result changes nothing (on in ``"recommended"``)."""
 
+    @property
+    def floor_patience(self) -> int | None:
+        """Opt-in: the no-improvement patience while the best is at or below ``floor_quality``."""
+
+    @property
+    def floor_quality(self) -> float | None:
+        """Opt-in: the floor of ``floor_patience`` (default 0)."""
+
     @staticmethod
     def from_preset(name: LoopPresetName, /, **overrides: Unpack[EarlyStoppingOptions]) -> EarlyStoppingConfig:
         """A named preset (``"seed"``, the default, or ``"recommended"``) with overrides merged."""

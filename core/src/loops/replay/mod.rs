@@ -16,6 +16,7 @@
 //! [`LoopReplayStream`] for a host that feeds runs one at a time).
 
 mod input;
+mod kernel;
 mod lines;
 mod play;
 mod policy;
