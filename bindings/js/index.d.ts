@@ -18,7 +18,9 @@ export type ErrorCode =
   | 'invalid_snapshot'
   | 'invalid_step'
   | 'invalid_replay'
-  | 'invalid_detection';
+  | 'invalid_detection'
+  | 'invalid_artifact'
+  | 'invalid_receipt';
 
 /** What every error this package throws for bad input carries besides its message. */
 export interface EarlyExitErrorFields {

@@ -649,7 +649,7 @@ export const WIRE_TAG = '\u0000';
 
 // --- the core's names
 /** Every error code (`error.code`). */
-export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay', 'invalid_detection']);
+export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay', 'invalid_detection', 'invalid_artifact', 'invalid_receipt']);
 /** Verification statuses by code (`IN_STATUS`, a high-confidence stop's status slot). */
 export const STATUSES = Object.freeze(['passed', 'failed', 'skipped']);
 /** Triggers, `none` first. */
@@ -675,7 +675,7 @@ export const INTERVENTION_LEVEL_NAMES = Object.freeze(['log', 'warn', 'redirect'
 /** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
 export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */
-export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection' });
+export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection', INVALID_ARTIFACT: 'invalid_artifact', INVALID_RECEIPT: 'invalid_receipt' });
 /** The trigger of each decision code (`none` for the codes that do not stop). */
 export const CODE_TRIGGER = Object.freeze(['none', 'none', 'none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'none', 'none', 'no_improvement', 'none', 'none']);
 /** What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::host::Problem`). */
