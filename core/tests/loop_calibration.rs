@@ -58,7 +58,7 @@ fn simple_path(ks: &[u64]) -> Vec<(f64, LoopPolicy)> {
 }
 
 fn request(risk: f64, delta: f64, path: Vec<(f64, LoopPolicy)>) -> LoopCalibrationRequest {
-    LoopCalibrationRequest { risk, delta, path, family: false }
+    LoopCalibrationRequest { risk, delta, path, family: false, valid_days: 30 }
 }
 
 #[test]
@@ -190,4 +190,76 @@ fn bad_requests_are_typed_errors_naming_the_field() {
     assert_eq!(options(r#"{"candidates": "seed"}"#).unwrap_err().field(), "candidates");
     let ok = options(r#"{"risk": 0.1, "delta": 0.05, "candidates": ["seed", "recommended"]}"#).unwrap();
     assert_eq!((ok.risk, ok.delta, ok.path.len(), ok.family), (0.1, 0.05, 2, false));
+}
+
+/// A stand-in SHA-256 for the core's tests (the real one is `earlyexit-digest`'s): the
+/// length and a checksum of the bytes, as 64 hex digits, so equal texts digest alike.
+struct FakeSha;
+
+impl earlyexit::artifact::Sha256 for FakeSha {
+    fn sha256_hex(&self, data: &[u8]) -> String {
+        let sum = data.iter().fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(u64::from(*b)));
+        format!("{:032x}{:032x}", data.len(), sum)
+    }
+}
+
+#[test]
+fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
+    use earlyexit::artifact::{Artifact, ArtifactKind};
+    use earlyexit::loops::replay::{calibrate_value, policy_from_artifact};
+    let runs = hand_corpus();
+    let array = Value::Array(
+        runs.iter()
+            .map(|r| earlyexit::loops::replay::corpus_value(std::slice::from_ref(r)))
+            .map(|v| match v {
+                Value::Array(mut a) => a.remove(0),
+                other => other,
+            })
+            .collect(),
+    );
+    let options = Value::parse_json(
+        r#"{"risk": 0.05, "delta": 0.1, "validDays": 30, "candidates": [
+            {"config": {"highConfidenceThreshold": 0, "minQualityThreshold": 0, "enablePlateauDetection": false,
+             "enableDiminishingReturns": false, "noImprovementPatience": 4}, "returns": "best", "analytics": false},
+            {"config": {"highConfidenceThreshold": 0, "minQualityThreshold": 0, "enablePlateauDetection": false,
+             "enableDiminishingReturns": false, "noImprovementPatience": 3}, "returns": "best", "analytics": false},
+            {"config": {"highConfidenceThreshold": 0, "minQualityThreshold": 0, "enablePlateauDetection": false,
+             "enableDiminishingReturns": false, "noImprovementPatience": 2}, "returns": "best", "analytics": false}]}"#,
+        ErrorCode::InvalidConfig,
+        "options",
+    )
+    .unwrap();
+    let now = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
+    let sequential = |plan: &LoopCalibrationPlan| plan.evaluate_all();
+    let value = calibrate_value(&array, &options, Naming::Js, &FakeSha, now, &sequential).unwrap();
+    let artifact = Artifact::from_value(&value).unwrap();
+    assert_eq!(artifact.kind, ArtifactKind::Loop);
+    assert_eq!(
+        (artifact.created_at.as_str(), artifact.expires_at.as_str()),
+        ("2026-01-01T00:00:00.000Z", "2026-01-31T00:00:00.000Z")
+    );
+    let events: Vec<(u64, u64, bool)> =
+        artifact.certificate.hypotheses.iter().map(|h| (h.trials, h.events, h.rejected)).collect();
+    assert_eq!(events, [(100, 0, true), (100, 0, true), (100, 4, false)]);
+    assert_eq!(artifact.body.get("certified"), Some(&Value::Bool(true)));
+    // The same runs as JSONL text digest alike.
+    let text = match &array {
+        Value::Array(items) => items.iter().map(Value::to_json).collect::<Vec<_>>().join("\n"),
+        _ => unreachable!(),
+    };
+    let again =
+        calibrate_value(&Value::string(text.as_str()), &options, Naming::Js, &FakeSha, now, &sequential).unwrap();
+    assert_eq!(again.get("corpusSha256"), value.get("corpusSha256"));
+    // Loads back as the chosen policy (k = 3), from the value or its text.
+    let policy = policy_from_artifact(&value, now).unwrap();
+    assert_eq!(policy, LoopPolicy::simple_rule(3));
+    assert_eq!(policy_from_artifact(&Value::string(value.to_json().as_str()), now).unwrap(), policy);
+    // Expired, or of the other kind: refused, naming the field.
+    let expired = policy_from_artifact(&value, now + 30 * 86_400_000).unwrap_err();
+    assert_eq!((expired.code(), expired.field()), ("invalid_artifact", "expiresAt"));
+    let pyramid = Value::string(value.to_json().replace(r#""kind":"loop""#, r#""kind":"pyramid""#).as_str());
+    assert_eq!(policy_from_artifact(&pyramid, now).unwrap_err().field(), "kind");
+    let bad =
+        Value::string(value.to_json().replace(r#""noImprovementPatience":3"#, r#""noImprovementPatience":0"#).as_str());
+    assert_eq!(policy_from_artifact(&bad, now).unwrap_err().field(), "policy.config.noImprovementPatience");
 }

@@ -39,6 +39,10 @@ const RISK: FieldName = FieldName::same("risk");
 const DELTA: FieldName = FieldName::same("delta");
 const STEPS: FieldName = FieldName::same("steps");
 const CANDIDATES: FieldName = FieldName::same("candidates");
+const VALID_DAYS: FieldName = FieldName::same("validDays");
+
+/// How long a calibration's artifact is trusted when the request does not say: 90 days.
+pub const DEFAULT_VALID_DAYS: u64 = 90;
 
 /// What a calibration was asked: the risk, the confidence and the path.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,22 +55,31 @@ pub struct LoopCalibrationRequest {
     pub path: Vec<(f64, LoopPolicy)>,
     /// Whether the path is the built-in family's.
     pub family: bool,
+    /// How many days the artifact is trusted (>= 1).
+    pub valid_days: u64,
 }
 
 impl LoopCalibrationRequest {
     /// The built-in family's path at [`DEFAULT_PATH_STEPS`] points.
     pub fn new(risk: f64, delta: f64) -> Self {
-        LoopCalibrationRequest { risk, delta, path: family_path(DEFAULT_PATH_STEPS), family: true }
+        LoopCalibrationRequest {
+            risk,
+            delta,
+            path: family_path(DEFAULT_PATH_STEPS),
+            family: true,
+            valid_days: DEFAULT_VALID_DAYS,
+        }
     }
 
-    /// Reads `{risk?, delta?, steps?, candidates?}` (defaults 0.025, 0.1, the family's path
-    /// at 100 points); `candidates` is a path of policies, most conservative first.
+    /// Reads `{risk?, delta?, steps?, candidates?, validDays?}` (defaults 0.025, 0.1, the
+    /// family's path at 100 points, 90 days); `candidates` is a path of policies, most
+    /// conservative first.
     pub fn from_options(options: &Value, naming: Naming) -> Result<Self> {
         if matches!(options, Value::Null) {
             return Ok(Self::new(0.025, 0.1));
         }
         let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-        reader.reject_unknown(&[RISK, DELTA, STEPS, CANDIDATES])?;
+        reader.reject_unknown(&[RISK, DELTA, STEPS, CANDIDATES, VALID_DAYS])?;
         let risk = reader.opt_number(RISK, 0.0, 1.0)?.unwrap_or(0.025);
         let delta = reader.opt_number(DELTA, 0.0, 1.0)?.unwrap_or(0.1);
         let steps = match reader.get(STEPS) {
@@ -74,6 +87,9 @@ impl LoopCalibrationRequest {
             Some(_) => Some(reader.integer(STEPS, 1, MAX_PATH_STEPS as u64)? as usize),
         };
         let mut request = Self::new(risk, delta);
+        if reader.get(VALID_DAYS).is_some() {
+            request.valid_days = reader.integer(VALID_DAYS, 1, 36_500)?;
+        }
         match reader.get(CANDIDATES) {
             None | Some(Value::Null) => {
                 if let Some(steps) = steps {

@@ -17,6 +17,7 @@
 //! both the replay and the calibration run; `family` (the calibration's policy family and its
 //! path) < `calibrate` (Learn-then-Test over the path, [`calibrate_loop_policy`]).
 
+mod artifact;
 mod calibrate;
 mod family;
 mod input;
@@ -26,9 +27,10 @@ mod play;
 mod policy;
 mod runs;
 
+pub use artifact::{calibrate_value, corpus_value, policy_from_artifact};
 pub use calibrate::{
     calibrate_loop_policy, min_tasks, CalibrationStatus, CandidateFigures, FrontierRow, LoopCalibration,
-    LoopCalibrationPlan, LoopCalibrationRequest,
+    LoopCalibrationPlan, LoopCalibrationRequest, DEFAULT_VALID_DAYS,
 };
 pub use family::{family_path, family_policy, DEFAULT_PATH_STEPS, MAX_PATH_STEPS};
 pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
