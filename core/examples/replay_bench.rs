@@ -7,10 +7,7 @@
 
 use std::time::Instant;
 
-use earlyexit::loops::replay::{
-    family_path, parse_jsonl, replay_loops, LoopCalibrationPlan, LoopCalibrationRequest, LoopPolicy, ReplayIteration,
-    ReplayRun,
-};
+use earlyexit::loops::replay::{parse_jsonl, replay_loops, LoopPolicy, ReplayIteration, ReplayRun};
 use earlyexit::loops::Observation;
 use earlyexit::{Naming, Value, VerificationStatus};
 
@@ -147,60 +144,4 @@ fn main() {
         }
     }
     through_text(&runs);
-    calibration_grid();
-}
-
-/// The calibration's work: 500 candidates of the family's path over 15,000 runs, one core
-/// (decisions per second of the replay's hot path) and every core (candidates split over
-/// threads above the single-threaded core, as the bindings do).
-fn calibration_grid() {
-    let runs = synthetic_runs(15_000, 10);
-    let mut request = LoopCalibrationRequest::new(0.025, 0.1);
-    request.path = (0..500)
-        .map(|i| {
-            family_path(500)
-                .get(i % family_path(500).len())
-                .cloned()
-                .unwrap_or_else(|| (0.0, LoopPolicy::recommended()))
-        })
-        .collect();
-    request.path.truncate(500);
-    let Ok(plan) = LoopCalibrationPlan::new(runs, request) else { return };
-    let start = Instant::now();
-    let figures = plan.evaluate_all();
-    let one = start.elapsed();
-    let decisions: u64 = figures.iter().map(|f| f.decisions).sum();
-    println!(
-        "calibration grid, one core: {} candidates x 15000 runs = {decisions} decisions in {:.0} ms ({:.1} M decisions/s)",
-        plan.candidates(),
-        one.as_secs_f64() * 1e3,
-        decisions as f64 / one.as_secs_f64() / 1e6
-    );
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let start = Instant::now();
-    let mut all = Vec::with_capacity(plan.candidates());
-    std::thread::scope(|scope| {
-        let chunk = plan.candidates().div_ceil(threads);
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let plan = &plan;
-                scope.spawn(move || {
-                    (t * chunk..((t + 1) * chunk).min(plan.candidates()))
-                        .filter_map(|i| plan.evaluate(i))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            all.extend(h.join().unwrap_or_default());
-        }
-    });
-    let calibration = plan.finish(all);
-    let every = start.elapsed();
-    std::hint::black_box(&calibration);
-    println!(
-        "calibration grid, {threads} threads: {:.0} ms ({:.1} M decisions/s)",
-        every.as_secs_f64() * 1e3,
-        decisions as f64 / every.as_secs_f64() / 1e6
-    );
 }
