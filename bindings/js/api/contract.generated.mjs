@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2046106897;
+export const CONTRACT = 1347410490;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -144,6 +144,17 @@ export const OP = Object.freeze({
   LOOP_REPLAY: 80,
   /** `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys). */
   LOOP_PRESET: 81,
+  /**
+   * `[runs (array or JSONL text), options {risk, delta, steps, candidates, validDays}, nowMs]`
+   * -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
+   * frontier, warnings). Candidates run on every core natively, on one thread in wasm.
+   */
+  LOOP_CALIBRATE: 82,
+  /**
+   * `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
+   * returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+   */
+  LOOP_FROM_CALIBRATION: 83,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -256,6 +267,8 @@ export const OP = Object.freeze({
  */
 export const REPLAY_OPS = Object.freeze({
   80: 'replayLoops',
+  82: 'calibrateLoopPolicy',
+  83: 'EarlyStopping.fromCalibration',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',
