@@ -62,7 +62,12 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
 fn now_ms(value: &Value) -> Result<i64, earlyexit::Error> {
     match value {
         Value::Number(n) if n.is_finite() => Ok(*n as i64),
-        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, "nowMs", "a finite number of milliseconds", other)),
+        other => Err(earlyexit::host::type_error(
+            ErrorCode::InvalidConfig,
+            "nowMs",
+            "a finite number of milliseconds",
+            other,
+        )),
     }
 }
 
