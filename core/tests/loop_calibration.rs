@@ -254,6 +254,8 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     let policy = policy_from_artifact(&value, now).unwrap();
     assert_eq!(policy, LoopPolicy::simple_rule(3));
     assert_eq!(policy_from_artifact(&Value::string(value.to_json().as_str()), now).unwrap(), policy);
+    let engine = earlyexit::EarlyStopping::from_calibration(&value, now).unwrap();
+    assert_eq!(engine.config().no_improvement_patience, Some(3));
     // Expired, or of the other kind: refused, naming the field.
     let expired = policy_from_artifact(&value, now + 30 * 86_400_000).unwrap_err();
     assert_eq!((expired.code(), expired.field()), ("invalid_artifact", "expiresAt"));

@@ -149,3 +149,11 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy>
     }
     LoopPolicy::from_value(&artifact.policy, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))
 }
+
+impl crate::loops::EarlyStopping {
+    /// An engine running the policy of a loop calibration artifact (a value or its JSON
+    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms`.
+    pub fn from_calibration(artifact: &Value, now_ms: i64) -> Result<Self> {
+        Self::new(policy_from_artifact(artifact, now_ms)?.config)
+    }
+}
