@@ -12,6 +12,8 @@
 #      a decision at history 10 and 1,000,000, a pyramid run);
 #   2. core memory: bytes retained per recorded iteration; decision time at history 10 vs
 #      1,000,000 measured side by side; JSON reading of objects of 10,000 to 200,000 keys;
+#      loop replay of 1,000,000 iterations and the calibration grid (500 candidates x
+#      15,000 runs: loop decisions per second per core, and on every core);
 #   3. Python: one record + should_stop pair beside an empty method call; the trajectory
 #      workload vs a pure-Python port of the seed;
 #   4. wasm size, raw and gzipped, against the budget;
@@ -123,6 +125,16 @@ if quietly bench_cargo bench -p earlyexit --bench json --no-run; then
   bench_cargo bench -p earlyexit --bench json -- "$ROUNDS" 2>/dev/null | sed 's/^/  /' || note_failure "JSON reading"
 else
   note_failure "json bench build"
+fi
+
+# --- 2c. loop replay and calibration throughput ---------------------------------------------------
+section "2c. loop replay and calibration (examples replay_bench, calibration_grid)"
+if quietly cargo build --release -p earlyexit --example replay_bench \
+  && quietly cargo build --release -p earlyexit-calibrate --example calibration_grid; then
+  nice target/release/examples/replay_bench | sed 's/^/  /' || note_failure "loop replay"
+  nice target/release/examples/calibration_grid | sed 's/^/  /' || note_failure "loop calibration grid"
+else
+  note_failure "loop replay/calibration build"
 fi
 
 # --- 3. Python -----------------------------------------------------------------------------------

@@ -118,7 +118,7 @@ const PUBLIC_NAMES = [
   // pyramid replay and the risk-bounded policy
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
   // loop replay and presets
-  'replayLoops', 'loopPreset', 'LOOP_PRESETS',
+  'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration',
   // the size limits (docs/limits.md)
   'LIMITS',
   // behaviour detectors and interventions (docs/behavior.md)

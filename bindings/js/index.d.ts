@@ -18,7 +18,9 @@ export type ErrorCode =
   | 'invalid_snapshot'
   | 'invalid_step'
   | 'invalid_replay'
-  | 'invalid_detection';
+  | 'invalid_detection'
+  | 'invalid_artifact'
+  | 'invalid_receipt';
 
 /** What every error this package throws for bad input carries besides its message. */
 export interface EarlyExitErrorFields {
@@ -107,6 +109,10 @@ export interface EarlyStoppingConfig {
    * returns `{ duplicate: true }`; anything else throws `invalid_iteration`.
    */
   strictIterations?: boolean;
+  /** Opt-in: the no-improvement patience while the best quality so far is at or below `floorQuality` (a run stuck at 0). */
+  floorPatience?: number;
+  /** Opt-in: the floor of `floorPatience` (0..100, default 0; needs `floorPatience`). */
+  floorQuality?: number;
 }
 
 /** What `recordIterationResult` returns for an accepted re-record of the last iteration (`strictIterations`). */
@@ -362,6 +368,12 @@ export declare class EarlyStopping implements Freeable {
   static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   /** An engine with a named preset's config (`'seed'` = `early-stopping.mjs`'s defaults, `'recommended'`), overrides merged. */
   static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  /**
+   * An engine running a calibrated loop policy: a `LoopCalibration`, its artifact, or the
+   * artifact's JSON text. Refuses an expired artifact or one of another kind (`invalid_artifact`).
+   * In the wasm package's web build, after `init({ replay: true })`.
+   */
+  static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
   [Symbol.dispose](): void;
   /**
@@ -1217,6 +1229,83 @@ export interface LoopReplay {
 
 /** Replays a loop policy over recorded runs (objects, or JSONL text) in one native call. */
 export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?: LoopPolicy | null): LoopReplay;
+
+/** `calibrateLoopPolicy`'s options (docs/replay.md "Calibrated policies"). */
+export interface LoopCalibrationOptions {
+  /** The premature-stop rate to certify, 0 < risk < 1; default 0.025. */
+  risk?: number;
+  /** The probability the certificate may be wrong, 0 < delta < 1; default 0.1. */
+  delta?: number;
+  /** Points of the built-in family's path (default 100). */
+  steps?: number;
+  /** A path of your own, most conservative first (instead of the family). */
+  candidates?: readonly LoopPolicy[];
+  /** Days the artifact is trusted (default 90). */
+  validDays?: number;
+}
+
+/** One candidate of a calibration's path with its figures on the calibration runs. */
+export interface LoopFrontierRow {
+  index: number;
+  aggressiveness: number;
+  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: AnalyticsRules | false };
+  iterationsUsed: number;
+  meanIterations: number;
+  shareOfAvailable: number;
+  meanQualityGap: number;
+  prematureRuns: number;
+  prematureRate: number;
+  prematureTasks: number;
+  returnedGood: number;
+  pValue: number;
+  tested: boolean;
+  rejected: boolean;
+}
+
+/** The calibration artifact of a loop policy (the envelope both engines share, kind `loop`). */
+export interface LoopCalibrationArtifact {
+  kind: 'loop';
+  schemaVersion: number;
+  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: AnalyticsRules | false };
+  risk: number;
+  delta: number;
+  certificate: {
+    method: string;
+    hypotheses: { parameter: number; trials: number; events: number; pValue: number; rejected: boolean }[];
+    sampleSizes: Record<string, number>;
+  };
+  corpusSha256: string;
+  createdAt: string;
+  expiresAt: string;
+  promotion: object | null;
+  body: {
+    certified: boolean;
+    status: 'certified' | 'not_certified' | 'too_few_runs';
+    message: string;
+    policy: LoopCalibrationArtifact['policy'];
+    risk: number;
+    delta: number;
+    certificate: object;
+    frontier: LoopFrontierRow[];
+    warnings: string[];
+  };
+}
+
+/** `calibrateLoopPolicy`'s answer; `JSON.stringify` writes its artifact. */
+export declare class LoopCalibration {
+  readonly artifact: LoopCalibrationArtifact;
+  readonly policy: LoopCalibrationArtifact['policy'];
+  readonly certified: boolean;
+  readonly status: 'certified' | 'not_certified' | 'too_few_runs';
+  readonly message: string;
+  readonly frontier: LoopFrontierRow[];
+  readonly warnings: string[];
+  toJSON(): LoopCalibrationArtifact;
+}
+
+/** Calibrates a loop policy (Learn-then-Test) on recorded runs of one task family. */
+export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
+export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
 
 /**
  * @deprecated The two replays' summaries differ: `PyramidReplaySummary` (`replayPyramids`,

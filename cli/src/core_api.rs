@@ -33,6 +33,17 @@ pub fn now_iso() -> String {
     earlyexit::time::iso_from_millis(ms)
 }
 
+/// Calibrates a loop policy on `runs` (JSONL text or an array) with `options` (`{risk,
+/// delta, steps, candidates, validDays}`), on every core, stamped now: the artifact.
+pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError> {
+    earlyexit_calibrate::calibrate_loops(runs, options, NAMING, earlyexit_calibrate::now_ms())
+}
+
+/// The engine config of a loop calibration artifact (kind `loop`, not expired).
+pub fn calibrated_config(artifact: &Value) -> Result<EarlyStoppingConfig, CoreError> {
+    earlyexit::loops::replay::policy_from_artifact(artifact, earlyexit_calibrate::now_ms()).map(|p| p.config)
+}
+
 /// Parses a state file's text (code `invalid_snapshot`).
 pub fn parse_snapshot(text: &str) -> Result<Value, CoreError> {
     earlyexit::snapshot::parse(text)

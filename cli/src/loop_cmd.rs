@@ -34,8 +34,12 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
     /// Loop preset for a new state file: seed (the default) or recommended.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "policy")]
     preset: Option<String>,
+    /// A loop calibration artifact (`earlyexit calibrate loops --out FILE`) whose policy a new
+    /// state file runs (kind loop, not expired).
+    #[arg(long, value_name = "ARTIFACT")]
+    policy: Option<String>,
     /// JSON file with a partial config (camelCase keys) merged over the preset, for a new state file.
     #[arg(long, value_name = "FILE")]
     config: Option<String>,
@@ -109,9 +113,18 @@ fn core_failure(error: core_api::CoreError) -> Failure {
 /// what gets restarted: docs/loop-options.md, "Resume safety") unless turned off, then the
 /// config file merged over it.
 fn new_config(args: &RecordArgs) -> Result<EarlyStoppingConfig, Failure> {
-    let preset = args.preset.as_deref().unwrap_or("seed");
-    let base =
-        EarlyStoppingConfig::preset_value(&Value::string(preset), "preset").map_err(|e| with_flag(e, "--preset"))?;
+    let base = match &args.policy {
+        Some(path) => {
+            let text = state::read_input(path)?;
+            let artifact =
+                core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, path))?;
+            core_api::calibrated_config(&artifact).map_err(|e| with_file(e, path))?
+        }
+        None => {
+            let preset = args.preset.as_deref().unwrap_or("seed");
+            EarlyStoppingConfig::preset_value(&Value::string(preset), "preset").map_err(|e| with_flag(e, "--preset"))?
+        }
+    };
     let strict = Value::object(vec![("strictIterations", Value::Bool(!args.no_strict_iterations))]);
     let base = base.merged(&strict, NAMING, "config", ErrorCode::InvalidConfig).map_err(Failure::core)?;
     match &args.config {
@@ -164,11 +177,11 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let (mut engine, created) = match locked.read()? {
         Some(text) => {
             let engine = load(&args.state, &text)?;
-            if (args.preset.is_some() || args.config.is_some() || args.no_strict_iterations)
+            if (args.preset.is_some() || args.policy.is_some() || args.config.is_some() || args.no_strict_iterations)
                 && *engine.config() != config
             {
                 return Err(Failure::Usage(format!(
-                    "{} holds a loop with another config; --preset, --config and --no-strict-iterations \
+                    "{} holds a loop with another config; --preset, --policy, --config and --no-strict-iterations \
                      only set up a new state file (delete it, or use another one)",
                     args.state.display()
                 )));

@@ -250,7 +250,9 @@ impl Server {
 
     fn call(&self, tool: &str, args: Map<String, Json>) -> Result<Value, Failure> {
         match tool {
-            "loop_start" => self.loop_start(&Args::new(tool, &args, &["preset", "config", "strict_iterations"])?),
+            "loop_start" => {
+                self.loop_start(&Args::new(tool, &args, &["preset", "policy_artifact", "config", "strict_iterations"])?)
+            }
             "loop_record" => self.loop_record(&Args::new(tool, &args, &LOOP_RECORD_ARGS)?),
             "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
             "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
@@ -280,14 +282,27 @@ impl Server {
                 &args,
                 &["runs", "paths", "risk", "delta", "policy", "config", "model", "grid", "warmup", "model_out"],
             )?),
+            "calibrate_loops" => self.calibrate_loops(&Args::new(
+                tool,
+                &args,
+                &["runs", "paths", "risk", "delta", "steps", "candidates", "valid_days", "out"],
+            )?),
             "junit_layer_result" => junit_tool(&Args::new(tool, &args, &["junit", "coverage_xml", "coverage"])?),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
         }
     }
 
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
-        let preset = args.get("preset").cloned().unwrap_or_else(|| Value::string("seed"));
-        let base = EarlyStoppingConfig::preset_value(&preset, "preset")?;
+        let base = match (args.get("policy_artifact"), args.get("preset")) {
+            (Some(_), Some(_)) => {
+                return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
+            }
+            (Some(artifact), None) => core_api::calibrated_config(artifact)?,
+            (None, preset) => {
+                let preset = preset.cloned().unwrap_or_else(|| Value::string("seed"));
+                EarlyStoppingConfig::preset_value(&preset, "preset")?
+            }
+        };
         let strict = args.get("strict_iterations").cloned().unwrap_or(Value::Bool(true));
         let base = base
             .merged(&Value::object(vec![("strictIterations", strict)]), NAMING, "", ErrorCode::InvalidConfig)
@@ -501,6 +516,39 @@ impl Server {
         }
     }
 
+    /// Calibrates a loop policy on `runs` (JSONL text or an array) or the runs of `paths`;
+    /// `out` writes the artifact (atomically). Answers the artifact.
+    fn calibrate_loops(&self, args: &Args) -> Result<Value, Failure> {
+        let mut options = options_of(args, &["risk", "delta", "steps", "candidates"]);
+        if let (Value::Object(entries), Some(days)) = (&mut options, args.get("valid_days")) {
+            entries.push(("validDays".to_string(), days.clone()));
+        }
+        let paths = args.strings("paths")?;
+        let runs = match args.get("runs") {
+            Some(_) if !paths.is_empty() => {
+                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
+            }
+            Some(runs) => runs.clone(),
+            None if paths.is_empty() => {
+                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
+            }
+            None => {
+                let mut text = String::new();
+                for path in &paths {
+                    text.push_str(&crate::state::read_input(path)?);
+                    text.push('\n');
+                }
+                Value::string(text.as_str())
+            }
+        };
+        let artifact = core_api::calibrate_loops(&runs, &options)
+            .map_err(|e| Failure::core(core_api::respelled(e, "validDays", "valid_days")))?;
+        if let Some(out) = args.string("out")? {
+            crate::state::write_atomic(std::path::Path::new(&out), &artifact.to_json())?;
+        }
+        Ok(artifact)
+    }
+
     fn calibrate(&self, args: &Args) -> Result<Value, Failure> {
         let options = options_of(args, &["policy", "config", "model", "risk", "delta", "grid", "warmup"]);
         let model_out = args.string("model_out")?;
@@ -693,10 +741,12 @@ fn tools() -> Vec<Tool> {
     vec![
         tool(
             "loop_start",
-            "Start a loop-stopping session (an EarlyStopping engine) from a preset and a partial config; \
-             strict_iterations (default true) makes iteration numbers increase.",
+            "Start a loop-stopping session (an EarlyStopping engine) from a preset, or the policy of a \
+             loop calibration artifact, and a partial config; strict_iterations (default true) makes \
+             iteration numbers increase.",
             json!({"type": "object", "properties": {
                 "preset": {"enum": ["seed", "recommended"], "description": "default seed"},
+                "policy_artifact": {"type": ["object", "string"], "description": "a calibrate_loops artifact (instead of preset)"},
                 "config": any_object("a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
                 "strict_iterations": {"type": "boolean"}
             }, "additionalProperties": false}),
@@ -845,6 +895,21 @@ fn tools() -> Vec<Tool> {
                 "model_out": {"type": "string"}}, "required": ["risk", "delta"], "additionalProperties": false}),
             json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
                 "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]}),
+        ),
+        tool(
+            "calibrate_loops",
+            "Calibrate a loop policy on recorded loop runs (Learn-then-Test along the family's path): the \
+             cheapest policy whose premature-stop rate is at most risk with probability 1 - delta; answers \
+             the calibration artifact (out writes it; loop_start's policy_artifact runs it).",
+            json!({"type": "object", "properties": {"runs": {"type": ["string", "array"]}, "paths": {"type": "array", "items": {"type": "string"}},
+                "risk": number("premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
+                "delta": number("0 < delta < 1 (default 0.1)"), "steps": number("points of the family's path"),
+                "candidates": {"type": "array", "items": {"type": ["string", "object"]}},
+                "valid_days": number("days the artifact is trusted (default 90)"), "out": {"type": "string"}},
+                "additionalProperties": false}),
+            json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
+                "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
+                "required": ["kind", "policy", "certificate", "corpusSha256", "body"]}),
         ),
         tool(
             "junit_layer_result",

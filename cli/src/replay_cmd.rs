@@ -26,6 +26,34 @@ pub enum ReplayCommand {
 pub enum CalibrateCommand {
     /// Calibrate the risk budget of the pyramid policy (Learn-then-Test) on recorded runs.
     Pyramids(CalibrateArgs),
+    /// Calibrate a loop policy (Learn-then-Test over the family's path) on recorded loop runs
+    /// and write the calibration artifact (`earlyexit loop record --policy FILE` runs it).
+    Loops(CalibrateLoopsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateLoopsArgs {
+    /// JSONL files of loop runs, in order (`-` = standard input).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<String>,
+    /// The premature-stop rate to certify (0 < risk < 1; default 0.025).
+    #[arg(long, value_name = "R", allow_hyphen_values = true)]
+    risk: Option<String>,
+    /// The probability that the certificate is wrong (0 < delta < 1; default 0.1).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    delta: Option<String>,
+    /// Points of the family's path (default 100).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    steps: Option<String>,
+    /// A JSON file with a path of your own: an array of loop policies, most conservative first.
+    #[arg(long, value_name = "FILE")]
+    candidates: Option<String>,
+    /// Days the artifact is trusted (default 90).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    valid_days: Option<String>,
+    /// Write the artifact to this file (atomically); without it the artifact goes to stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -515,7 +543,10 @@ fn replay_pyramids(args: &PyramidReplayArgs, json: bool) -> Result<(), Failure> 
 }
 
 pub fn calibrate(command: CalibrateCommand, json: bool) -> Result<u8, Failure> {
-    let CalibrateCommand::Pyramids(args) = command;
+    let args = match command {
+        CalibrateCommand::Pyramids(args) => args,
+        CalibrateCommand::Loops(args) => return calibrate_loops(&args, json),
+    };
     let options = calibrate_options(&args)?;
     let doc = calibrate_document(&args.files, &options, args.quiet, &|| false, args.model_out.as_deref())?;
     if json {
@@ -582,4 +613,63 @@ pub fn calibrate_document(
         state::write_atomic(std::path::Path::new(path), &model.to_json())?;
     }
     Ok(doc)
+}
+
+/// `earlyexit calibrate loops`: the runs of every file read whole (a calibration replays each
+/// run once per candidate), calibrated on every core; the artifact is written to `--out`
+/// (atomically) or printed.
+fn calibrate_loops(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure> {
+    let mut options = Vec::new();
+    for (key, flag, text) in [
+        ("risk", "--risk", &args.risk),
+        ("delta", "--delta", &args.delta),
+        ("steps", "--steps", &args.steps),
+        ("validDays", "--valid-days", &args.valid_days),
+    ] {
+        if let Some(text) = text {
+            options.push((key, core_api::number_arg(text), flag));
+        }
+    }
+    let flag_of = |field: &str| options.iter().find(|(k, _, _)| *k == field).map(|(_, _, f)| *f);
+    let mut entries: Vec<(&str, Value)> = options.iter().map(|(k, v, _)| (*k, v.clone())).collect();
+    if let Some(path) = &args.candidates {
+        entries.push(("candidates", json_file(path, "invalid_config", "candidates")?));
+    }
+    let options_value = Value::object(entries);
+    let mut text = String::new();
+    for file in &args.files {
+        let part = state::read_input(file)?;
+        text.push_str(&part);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let artifact = core_api::calibrate_loops(&Value::string(text.as_str()), &options_value).map_err(|e| {
+        let field = e.field().split(['.', '[']).next().unwrap_or("").to_string();
+        match (flag_of(&field), field.as_str(), &args.candidates) {
+            (Some(flag), _, _) => with_flag(e, flag),
+            (None, "candidates", Some(path)) => with_file(e, path),
+            _ => Failure::core(e),
+        }
+    })?;
+    let doc = artifact.to_json();
+    if let Some(out) = &args.out {
+        state::write_atomic(std::path::Path::new(out), &doc)?;
+    }
+    let body = artifact.get("body");
+    if json || args.out.is_none() {
+        println!("{doc}");
+    } else {
+        let message = body.and_then(|b| b.get("message")).and_then(Value::as_str).unwrap_or("");
+        println!("{message}");
+        if let Some(Value::Array(warnings)) = body.and_then(|b| b.get("warnings")) {
+            for w in warnings.iter().filter_map(Value::as_str) {
+                println!("warning: {w}");
+            }
+        }
+        println!("artifact written to {}", args.out.as_deref().unwrap_or(""));
+    }
+    // Written either way: an uncertified artifact carries the most conservative policy and
+    // says why (`body.message`, `body.certified`); the exit code does not tell them apart.
+    Ok(code::GO_ON)
 }

@@ -438,7 +438,7 @@ fn replay_errors_name_the_file_run_and_line_and_print_nothing() {
 #[test]
 fn every_flag_in_help_is_in_the_docs() {
     let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md")).unwrap();
-    let commands: [&[&str]; 13] = [
+    let commands: [&[&str]; 14] = [
         &[],
         &["loop", "record"],
         &["loop", "status"],
@@ -451,6 +451,7 @@ fn every_flag_in_help_is_in_the_docs() {
         &["replay", "loops"],
         &["replay", "pyramids"],
         &["calibrate", "pyramids"],
+        &["calibrate", "loops"],
         &["mcp"],
     ];
     let mut missing = Vec::new();
@@ -473,4 +474,88 @@ fn every_flag_in_help_is_in_the_docs() {
         }
     }
     assert!(missing.is_empty(), "in --help but not in docs/cli.md: {missing:?}");
+}
+
+/// `earlyexit calibrate loops` writes the library's artifact (certificate and corpus digest
+/// as `calibrateLoopPolicy` computes them), and `loop record --policy` runs its policy.
+#[test]
+fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/replay/loop_calibration.json"),
+    )
+    .unwrap();
+    let doc = parse(&doc);
+    let Some(Value::Array(runs)) = doc.get("runs") else { panic!("runs") };
+    let dir = tmp();
+    let (file, candidates, out) = (dir.path().join("runs.jsonl"), dir.path().join("c.json"), dir.path().join("a.json"));
+    std::fs::write(&file, runs.iter().map(Value::to_json).collect::<Vec<_>>().join("\n")).unwrap();
+    let case = &doc
+        .get("cases")
+        .and_then(|c| match c {
+            Value::Array(c) => c.first().cloned(),
+            _ => None,
+        })
+        .unwrap();
+    let options = case.get("options").unwrap();
+    std::fs::write(&candidates, options.get("candidates").unwrap().to_json()).unwrap();
+    let cli = run(&[
+        "calibrate",
+        "loops",
+        s(&file),
+        "--risk",
+        "0.05",
+        "--delta",
+        "0.1",
+        "--candidates",
+        s(&candidates),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(code(&cli), 0, "{}", String::from_utf8_lossy(&cli.stderr));
+    assert!(stdout(&cli).starts_with("certified"), "{}", stdout(&cli));
+    let artifact = parse(&std::fs::read_to_string(&out).unwrap());
+    let library = earlyexit_calibrate::calibrate_loops(&Value::Array(runs.clone()), options, Naming::Js, 0).unwrap();
+    for key in ["kind", "policy", "certificate", "corpusSha256", "body"] {
+        assert_eq!(artifact.get(key), library.get(key), "{key}");
+    }
+    let state = dir.path().join("loop.json");
+    let rec = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&state),
+        "--policy",
+        s(&out),
+        "--quality",
+        "0",
+        "--confidence",
+        "0",
+        "--verification",
+        "failed",
+    ]);
+    assert_eq!(code(&rec), 0, "{}", String::from_utf8_lossy(&rec.stderr));
+    let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
+    assert_eq!(snapshot.get("config").and_then(|c| c.get("noImprovementPatience")), Some(&Value::Number(3.0)));
+    // Bad input: the flag, and an artifact of the other kind.
+    let bad = run(&["--json", "calibrate", "loops", s(&file), "--risk", "1"]);
+    assert_eq!((code(&bad), error_of(&bad)), (2, ("invalid_config".to_string(), "risk".to_string())));
+    std::fs::write(&out, std::fs::read_to_string(&out).unwrap().replace("\"kind\":\"loop\"", "\"kind\":\"pyramid\""))
+        .unwrap();
+    let other = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&dir.path().join("new.json")),
+        "--policy",
+        s(&out),
+        "--quality",
+        "0",
+        "--confidence",
+        "0",
+        "--verification",
+        "failed",
+    ]);
+    assert_eq!((code(&other), error_of(&other)), (2, ("invalid_artifact".to_string(), "kind".to_string())));
 }

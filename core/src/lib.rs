@@ -40,6 +40,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 #![warn(missing_docs)]
 
+pub mod artifact;
 pub mod host;
 pub mod loops;
 pub mod num;

@@ -66,6 +66,47 @@ pub fn is_rfc3339_bytes(b: &[u8]) -> bool {
     }
 }
 
+/// Milliseconds since the Unix epoch of an RFC 3339 date-time ([`is_rfc3339`]), the offset
+/// applied; a fraction beyond milliseconds is cut (as `Date.parse` does), a leap second
+/// counts as second 59. `None` when `s` is not RFC 3339.
+pub fn millis_from_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if !is_rfc3339_bytes(b) {
+        return None;
+    }
+    let number = |range: std::ops::Range<usize>| -> i64 {
+        b.get(range).map_or(0, |part| part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+    };
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    let (hour, minute, second) = (number(11..13), number(14..16), number(17..19).min(59));
+    let mut i = 19;
+    let mut millis = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let mut scale = 100;
+        while let Some(d) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            millis += i64::from(d - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+    }
+    let offset_minutes = match b.get(i) {
+        Some(b'+') => number(i + 1..i + 3) * 60 + number(i + 4..i + 6),
+        Some(b'-') => -(number(i + 1..i + 3) * 60 + number(i + 4..i + 6)),
+        _ => 0,
+    };
+    // Days-from-civil (Howard Hinnant's algorithm), the inverse of `iso_from_millis`'s.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+    Some(seconds * 1000 + millis)
+}
+
 /// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.sssZ`, exactly as
 /// `new Date(ms).toISOString()` does for years 0..=9999 (outside that range JS uses
 /// six-digit years; so does this).
@@ -133,6 +174,17 @@ fn push_padded(out: &mut String, n: i64, width: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn millis_from_rfc3339_inverts_iso_from_millis() {
+        for ms in [0i64, 1, 999, 86_399_999, 951_782_400_000, 1_767_225_601_123, -1, -86_400_001, 253_402_300_799_999] {
+            assert_eq!(millis_from_rfc3339(&iso_from_millis(ms)), Some(ms), "{ms}");
+        }
+        assert_eq!(millis_from_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(millis_from_rfc3339("1970-01-01T00:00:00.1239-00:30"), Some(1_800_123));
+        assert_eq!(millis_from_rfc3339("2026-02-29T00:00:00Z"), None);
+        assert_eq!(millis_from_rfc3339("yesterday"), None);
+    }
 
     #[test]
     fn accepts_rfc3339_forms() {

@@ -422,3 +422,45 @@ fn strict_iterations_is_a_boolean_listed_last_in_get_config() {
         assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "strictIterations", "type"));
     }
 }
+
+/// `floorPatience`: while the best so far is at or below the floor, the give-up rule counts
+/// to its own patience; once a record rises above the floor, `noImprovementPatience` takes over.
+#[test]
+fn floor_patience_applies_only_while_the_best_is_at_or_below_the_floor() {
+    let base = r#"{"enablePlateauDetection": false, "noImprovementPatience": 2, "floorPatience": 4"#;
+    let mut e = engine(&format!("{base}}}"));
+    // Stuck at 0: records 2..5 bring no new best; the floor patience (4) stops at record 5.
+    for i in 1..=4 {
+        record(&mut e, i, &plain(0.0, 0.0));
+        assert!(!e.should_stop().stop, "record {i}: the floor patience has not run out");
+    }
+    record(&mut e, 5, &plain(0.0, 0.0));
+    let d = e.should_stop();
+    assert_eq!((d.stop, d.trigger.as_str()), (true, "no_improvement"));
+    // Above the floor: the ordinary patience (2).
+    let mut e = engine(&format!("{base}}}"));
+    record(&mut e, 1, &plain(0.0, 0.0));
+    record(&mut e, 2, &plain(40.0, 40.0));
+    record(&mut e, 3, &plain(40.0, 0.0));
+    assert!(!e.should_stop().stop);
+    record(&mut e, 4, &plain(40.0, 0.0));
+    assert!(e.should_stop().stop, "two records without a new best above the floor");
+    // A higher floor covers the 40s too.
+    let mut e = engine(&format!(r#"{base}, "floorQuality": 50}}"#));
+    for (i, q) in [(1, 0.0), (2, 40.0), (3, 40.0), (4, 40.0), (5, 40.0)] {
+        record(&mut e, i, &plain(q, 0.0));
+        assert!(!e.should_stop().stop, "record {i}");
+    }
+    record(&mut e, 6, &plain(40.0, 0.0));
+    assert!(e.should_stop().stop);
+    assert_eq!(e.config().to_value(Naming::Js).get("floorQuality"), Some(&Value::Number(50.0)));
+}
+
+#[test]
+fn floor_quality_needs_floor_patience() {
+    let config = Value::parse_json(r#"{"floorQuality": 10}"#, earlyexit::ErrorCode::InvalidConfig, "config").unwrap();
+    let err = EarlyStopping::from_config_value(&config, Naming::Js).unwrap_err();
+    assert_eq!(err.field(), "floorQuality");
+    let config = Value::parse_json(r#"{"floorPatience": 0}"#, earlyexit::ErrorCode::InvalidConfig, "config").unwrap();
+    assert_eq!(EarlyStopping::from_config_value(&config, Naming::Js).unwrap_err().field(), "floorPatience");
+}

@@ -2,7 +2,8 @@
 // replays a policy over every run in one call of the WebAssembly build's `replayLoops`,
 // and lists what the policy decided per run: where it stopped, why, which iteration it
 // returns and how that compares with the best the run reached. Every figure comes from
-// earlyexit; this file only reads the file and fills the table.
+// earlyexit; this file only reads the file and fills the table. Below it, the calibration
+// frontier of the same runs (calibrateLoopPolicy): each candidate policy's figures and test.
 //
 // The replay functions live in the package's second wasm module (bindings/wasm/README.md
 // "Two modules"), which the page does not fetch at load: the first replay file loaded here
@@ -112,6 +113,56 @@ function finish() {
   $('#replay-view').dataset.replayed = String(state.replays);
 }
 
+// The calibration frontier: every candidate of the path with its figures on the loaded
+// runs, the certified ones marked, the chosen one highlighted (calibrateLoopPolicy).
+async function calibrate() {
+  if (state.text === null || state.ee === null) return;
+  const box = $('#calibration-error');
+  try {
+    await loadReplayModule();
+    const cal = state.ee.calibrateLoopPolicy(state.text, {
+      risk: Number($('#calibration-risk').value),
+      delta: Number($('#calibration-delta').value),
+    });
+    box.hidden = true;
+    $('#calibration-results').hidden = false;
+    $('#calibration-message').textContent = cal.message;
+    $('#calibration-warnings').replaceChildren(...cal.warnings.map((w) => {
+      const li = document.createElement('li');
+      li.textContent = w;
+      return li;
+    }));
+    const chosen = cal.artifact.body.certificate.chosenIndex;
+    const rows = cal.frontier.map((r) => {
+      const tr = document.createElement('tr');
+      tr.dataset.index = String(r.index);
+      if (r.rejected) tr.classList.add('certified');
+      if (cal.certified && r.index === chosen) tr.classList.add('chosen');
+      const c = r.policy.config;
+      tr.append(
+        cell(String(r.index), 'num'),
+        cell(r.aggressiveness.toFixed(2), 'num'),
+        cell(`${c.noImprovementPatience} (${c.floorPatience})`, 'num'),
+        cell(r.meanIterations.toFixed(2), 'num'),
+        cell(`${(r.shareOfAvailable * 100).toFixed(1)}%`, 'num'),
+        cell(r.meanQualityGap.toFixed(2), 'num gap'),
+        cell(`${(r.prematureRate * 100).toFixed(1)}%`, 'num'),
+        cell(r.tested ? r.pValue.toPrecision(3) : '', 'num'),
+        cell(!r.tested ? 'not tested' : r.rejected ? 'certified' : 'not certified', 'flag'),
+      );
+      return tr;
+    });
+    $('#calibration-frontier tbody').replaceChildren(...rows);
+  } catch (err) {
+    box.hidden = false;
+    const where = err?.field ? ` [${err.code}: ${err.field}]` : '';
+    box.textContent = `Could not calibrate${where}: ${err?.message ?? err}`;
+    $('#calibration-results').hidden = true;
+  }
+  state.calibrations = (state.calibrations ?? 0) + 1;
+  $('#replay-view').dataset.calibrated = String(state.calibrations);
+}
+
 async function loadReplayFile(file) {
   state.name = file.name;
   try {
@@ -140,6 +191,7 @@ async function boot() {
     if (file) loadReplayFile(file);
   });
   $('#replay-policy').addEventListener('change', render);
+  $('#calibrate').addEventListener('click', calibrate);
   view.dataset.ready = 'true';
 }
 

@@ -130,6 +130,8 @@ fn typed_config(u: &mut Unstructured) -> Result<EarlyStoppingConfig> {
         plateau_min_quality: opt(u, gen::number)?,
         no_improvement_patience: opt(u, |u| u.int_in_range(0..=6))?,
         strict_iterations: opt(u, |u| u.arbitrary())?,
+        floor_patience: opt(u, |u| u.int_in_range(0..=6))?,
+        floor_quality: opt(u, gen::number)?,
     })
 }
 

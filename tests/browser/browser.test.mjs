@@ -592,6 +592,46 @@ test('the replay view loads a loop replay file and shows each run\'s decision', 
   assert.ok(await page.isHidden('#replay-results'));
 });
 
+test('the replay view shows the calibration frontier of the loaded runs', async () => {
+  const page = await dashboard();
+  await page.waitForSelector('#replay-view[data-ready="true"]');
+  const it = (q, status = 'failed') => ({ quality_score: q, confidence: q / 100, verification_status: status });
+  // 40 tasks: 30 pass at once, 10 pass after four zeros. Conservative candidates stop none
+  // of them early (p = 0.9^40 = 0.015 <= 0.1: certified at risk 0.1); aggressive ones stop
+  // all ten (not certified), so the chosen policy lies in between.
+  const runs = [];
+  for (let i = 0; i < 30; i += 1) runs.push({ id: `once-${i}`, iterations: [it(100, 'passed')] });
+  for (let i = 0; i < 10; i += 1) runs.push({ id: `late-${i}`, iterations: [it(0), it(0), it(0), it(0), it(100, 'passed')] });
+  const body = runs.map((r) => JSON.stringify(r)).join('\n');
+  const step = async (action, attr) => {
+    const before = await page.getAttribute('#replay-view', attr);
+    await action();
+    await page.waitForFunction(([a, b]) => (document.querySelector('#replay-view').getAttribute(a) ?? null) !== b, [attr, before]);
+  };
+  await step(() => page.setInputFiles('#replay-file', { name: 'runs.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(body) }), 'data-replayed');
+  await page.fill('#calibration-risk', '0.1');
+  await page.fill('#calibration-delta', '0.1');
+  await step(() => page.click('#calibrate'), 'data-calibrated');
+  assert.match(await text(page, '#calibration-message'), /^certified: the premature-stop rate of the chosen policy is at most 0\.1/);
+  const rows = await page.$$eval('#calibration-frontier tbody tr', (trs) => trs.map((tr) => [tr.className, tr.lastChild.textContent]));
+  assert.ok(rows.length > 20, `${rows.length} candidates`);
+  assert.equal(rows.filter(([cls]) => cls.includes('chosen')).length, 1);
+  const tests = rows.map(([, t]) => t);
+  const firstFailed = tests.indexOf('not certified');
+  assert.ok(firstFailed > 0 && tests.slice(0, firstFailed).every((t) => t === 'certified'), tests.join(','));
+  assert.ok(tests.slice(firstFailed + 1).every((t) => t === 'not tested'), 'fixed sequence: nothing after the first failure is tested');
+  await page.locator('#replay-view').screenshot({ path: path.join(OUT_DIR, 'dashboard-calibration.png') });
+  // Too few tasks for risk 0.025: said so, the most conservative policy, nothing tested.
+  await page.fill('#calibration-risk', '0.025');
+  await step(() => page.click('#calibrate'), 'data-calibrated');
+  assert.match(await text(page, '#calibration-message'), /^cannot certify: 40 tasks/);
+  assert.equal(await page.$$eval('#calibration-frontier tr.chosen', (trs) => trs.length), 0);
+  // A bad risk: the engine's code and field.
+  await page.fill('#calibration-risk', '2');
+  await step(() => page.click('#calibrate'), 'data-calibrated');
+  assert.match(await text(page, '#calibration-error'), /invalid_config: risk/);
+});
+
 test('the replay view says when the replay module cannot be fetched, and the next file retries', async () => {
   const page = await context.newPage(); // the 404 logs a console error: collect page errors only
   page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`));

@@ -29,7 +29,7 @@ BIN = os.environ.get("EARLYEXIT_BIN", "earlyexit")
 TOOLS = {
     "loop_start", "loop_record", "loop_decide", "loop_best", "session_export", "session_import",
     "pyramid_start", "pyramid_submit", "pyramid_result", "pyramid_policy_decide", "pyramid_policy_update",
-    "replay_loops", "replay_pyramids", "calibrate_pyramids", "junit_layer_result",
+    "replay_loops", "replay_pyramids", "calibrate_pyramids", "calibrate_loops", "junit_layer_result",
 }
 
 
@@ -186,6 +186,10 @@ def test_bad_arguments_are_tool_errors_naming_the_field() -> None:
             ("loop_start", {"preset": "fastest"}, "invalid_config", "preset"),
             ("pyramid_start", {"layers": [{"name": "a", "costMs": -1}]}, "invalid_config", "layers[0].costMs"),
             ("calibrate_pyramids", {"runs": "", "risk": 2, "delta": 0.1}, "invalid_config", "risk"),
+            ("calibrate_loops", {"runs": "", "risk": 2}, "invalid_config", "risk"),
+            ("calibrate_loops", {"runs": "", "valid_days": 0}, "invalid_config", "valid_days"),
+            ("loop_start", {"preset": "seed", "policy_artifact": {}}, "invalid_config", "preset"),
+            ("loop_start", {"policy_artifact": {"kind": "loop"}}, "invalid_artifact", "schemaVersion"),
             ("junit_layer_result", {"junit": ["/nonexistent/report.xml"]}, "input", None),
             # Argument problems the server finds itself, worded by the core.
             ("loop_decide", {}, "invalid_config", "session"),
@@ -253,3 +257,19 @@ def test_client_disconnecting_mid_call_ends_the_server_cleanly(tmp_path: Path) -
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -> None:
+    doc = json.loads((Path(__file__).resolve().parents[2] / "tests" / "vectors" / "replay" / "loop_calibration.json").read_text())
+    options = doc["cases"][0]["options"]
+    python = earlyexit.calibrate_loop_policy(doc["runs"], options)
+
+    async def body(session: ClientSession) -> Any:
+        artifact = await call(session, "calibrate_loops", {"runs": doc["runs"], **options})
+        for key in ("kind", "policy", "certificate", "corpusSha256", "body"):
+            assert artifact[key] == python.artifact[key], key
+        started = await call(session, "loop_start", {"policy_artifact": artifact})
+        assert started["config"]["noImprovementPatience"] == 3
+        return artifact
+
+    run_client(body)

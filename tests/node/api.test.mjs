@@ -14,7 +14,7 @@ const EXPORTS = [
   // pyramid replay and the risk-bounded policy
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids', 'OutcomeModel',
   // loop replay and loop presets (docs/replay.md)
-  'LOOP_PRESETS', 'loopPreset', 'replayLoops',
+  'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration',
   // the size limits (docs/limits.md)
   'LIMITS',
   // behaviour detectors and interventions (docs/behavior.md)

@@ -46,7 +46,7 @@ import EarlyStoppingDefault, {
   type PlateauMode,
   type PlateauDeltaSource,
 } from 'earlyexit';
-import { replayLoops, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
+import { replayLoops, calibrateLoopPolicy, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
 import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
@@ -239,6 +239,15 @@ function loopReplay(): number {
   const trigger: ReplayRunOutcome['trigger'] = replay.runs[0].trigger;
   const config: EarlyStoppingConfig = loopPreset('seed');
   void [custom, engine, trigger, config, LOOP_PRESETS, wasm.replayLoops];
+  // Calibration (docs/replay.md "Calibrated policies"): both call styles, the artifact live.
+  const passed: ReplayRun[] = [{ id: 'b', iterations: [{ quality_score: 100, confidence: 1, verification_status: 'passed' }] }];
+  const cal: LoopCalibration = calibrateLoopPolicy(passed, { risk: 0.1, delta: 0.1, steps: 20 });
+  const again2 = calibrateLoopPolicy(JSON.stringify(passed[0]), 0.1, 0.1, { validDays: 30 });
+  const live = EarlyStopping.fromCalibration(cal);
+  const fromText = EarlyStopping.fromCalibration(JSON.stringify(again2));
+  const status: 'certified' | 'not_certified' | 'too_few_runs' = cal.status;
+  const gap: number = cal.frontier[0].meanQualityGap + cal.artifact.certificate.hypotheses.length;
+  void [live, fromText, status, gap, cal.certified, cal.policy.config.noImprovementPatience];
   return replay.summary.mean_quality_gap;
 }
 

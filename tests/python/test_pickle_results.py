@@ -192,6 +192,7 @@ def behavior_results() -> List[Tuple[str, Any]]:
 
 ALL = loop_results() + analytics_results() + pyramid_results() + policy_results() + behavior_results()
 ALL.append(("loop_replay", ee.replay_loops([{"id": "a", "iterations": [{"quality_score": 40.0, "confidence": 0.4, "verification_status": "failed"}]}], "recommended")))
+ALL.append(("loop_calibration", ee.calibrate_loop_policy([{"id": "a", "iterations": [{"quality_score": 100.0, "confidence": 1.0, "verification_status": "passed"}]}])))
 ALL.append(("signal", ee.calculate_quality_signal(LAYER)))
 IDS = [f"{i}:{name}" for i, (name, _) in enumerate(ALL)]
 

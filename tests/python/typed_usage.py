@@ -230,6 +230,14 @@ def loop_replay() -> float:
     config = earlyexit.EarlyStoppingConfig.from_preset("seed")
     assert config.no_improvement_patience is None and engine.config.plateau_min_quality == 70
     assert again.summary["runs"] == 1 and "seed" in earlyexit.LOOP_PRESETS
+    passed: List[Dict[str, object]] = [
+        {"id": "b", "iterations": [{"quality_score": 100.0, "confidence": 1.0, "verification_status": "passed"}]}
+    ]
+    cal: earlyexit.LoopCalibration = earlyexit.calibrate_loop_policy(passed, 0.1, 0.1, {"steps": 20})
+    also = earlyexit.calibrate_loop_policy(passed, risk=0.1, delta=0.1, valid_days=30)
+    live = earlyexit.EarlyStopping.from_calibration(cal.to_json())
+    certified: bool = cal.certified
+    assert not certified and also.status == "too_few_runs" and live.config.no_improvement_patience is not None
     gap: float = replay.summary["mean_quality_gap"]
     return gap
 

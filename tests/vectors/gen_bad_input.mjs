@@ -129,9 +129,11 @@ const LOOP_CONFIG = [
   ['regressionTolerance', numberCases({ min: 0, max: 100, valid: 5 }), true],
   ['regressionPatience', numberCases({ min: 1, integer: true, valid: 2 }), true],
   ['strictIterations', booleanCases(), true],
+  ['floorPatience', numberCases({ min: 1, integer: true, valid: 4 }), true],
+  ['floorQuality', numberCases({ min: 0, max: 100, valid: 10 }), true],
 ];
 // A value that must accompany the key for the row to isolate that key's own check.
-const COMPANION = { regressionPatience: { regressionTolerance: 5 } };
+const COMPANION = { regressionPatience: { regressionTolerance: 5 }, floorQuality: { floorPatience: 4 } };
 const loopProof = (i) => [rec(i, 80, 0.5, 'failed', 0), stop(i), call('getConfig'), call('getIterationHistory')];
 
 function loopConfig() {
@@ -170,6 +172,8 @@ function loopConfig() {
     ['minIterations above the configured maxIterations', { minIterations: 8 }, { maxIterations: 5 }, 'minIterations'],
     ['regressionPatience without regressionTolerance', { regressionPatience: 3 }, null, 'regressionPatience'],
     ['regressionPatience on an engine without regressionTolerance', { regressionPatience: 3 }, { minIterations: 1 }, 'regressionPatience'],
+    ['floorQuality without floorPatience', { floorQuality: 10 }, null, 'floorQuality'],
+    ['floorQuality on an engine without floorPatience', { floorQuality: 10 }, { minIterations: 1 }, 'floorQuality'],
     ['plateauImprovementThreshold > 1 in relative mode', { plateauImprovementThreshold: 5 }, null, 'plateauImprovementThreshold'],
     ['plateauImprovementThreshold > 1 with plateauMode relative', { plateauMode: 'relative', plateauImprovementThreshold: 1.5 }, null, 'plateauImprovementThreshold'],
     ['plateauMode relative with an absolute threshold configured', { plateauMode: 'relative' }, { plateauMode: 'absolute', plateauImprovementThreshold: 5 }, 'plateauMode'],

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2441668567;
+export const CONTRACT = 1347410490;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -144,6 +144,17 @@ export const OP = Object.freeze({
   LOOP_REPLAY: 80,
   /** `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys). */
   LOOP_PRESET: 81,
+  /**
+   * `[runs (array or JSONL text), options {risk, delta, steps, candidates, validDays}, nowMs]`
+   * -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
+   * frontier, warnings). Candidates run on every core natively, on one thread in wasm.
+   */
+  LOOP_CALIBRATE: 82,
+  /**
+   * `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
+   * returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+   */
+  LOOP_FROM_CALIBRATION: 83,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -256,6 +267,8 @@ export const OP = Object.freeze({
  */
 export const REPLAY_OPS = Object.freeze({
   80: 'replayLoops',
+  82: 'calibrateLoopPolicy',
+  83: 'EarlyStopping.fromCalibration',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',
@@ -389,9 +402,9 @@ export const STATE = 256;
 /** The config's slots (the JS layer caches them per distinct config). */
 export const CONFIG = 256;
 /** How many slots the config takes. */
-export const CONFIG_SLOTS = 19;
+export const CONFIG_SLOTS = 21;
 /** The counters (`COUNTER_*` offsets from here). */
-export const COUNTERS = 275;
+export const COUNTERS = 277;
 /** Records folded. */
 export const COUNTER_RECORDED = 0;
 /** Best verified record: present, iteration, quality. */
@@ -411,11 +424,11 @@ export const COUNTER_SINCE_PEAK = 17;
 /** Slots of the counters. */
 export const COUNTER_SLOTS = 18;
 /** The usage sums' slots (what the JSON path sends as the engine's totals). */
-export const USAGE_SUMS = 282;
+export const USAGE_SUMS = 284;
 /** How many observations the window holds. */
-export const WINDOW_LEN = 293;
+export const WINDOW_LEN = 295;
 /** The window, oldest first, `OBSERVATION_SLOTS` each. */
-export const WINDOW = 294;
+export const WINDOW = 296;
 /** Slots per observation (iteration, quality, confidence, delta, status). */
 export const OBSERVATION_SLOTS = 5;
 
@@ -649,7 +662,7 @@ export const WIRE_TAG = '\u0000';
 
 // --- the core's names
 /** Every error code (`error.code`). */
-export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay', 'invalid_detection']);
+export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay', 'invalid_detection', 'invalid_artifact', 'invalid_receipt']);
 /** Verification statuses by code (`IN_STATUS`, a high-confidence stop's status slot). */
 export const STATUSES = Object.freeze(['passed', 'failed', 'skipped']);
 /** Triggers, `none` first. */
@@ -675,7 +688,7 @@ export const INTERVENTION_LEVEL_NAMES = Object.freeze(['log', 'warn', 'redirect'
 /** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
 export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */
-export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection' });
+export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection', INVALID_ARTIFACT: 'invalid_artifact', INVALID_RECEIPT: 'invalid_receipt' });
 /** The trigger of each decision code (`none` for the codes that do not stop). */
 export const CODE_TRIGGER = Object.freeze(['none', 'none', 'none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'none', 'none', 'no_improvement', 'none', 'none']);
 /** What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::host::Problem`). */

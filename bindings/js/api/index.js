@@ -45,7 +45,7 @@ import {
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
 import {
-  OutcomeModel, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops,
+  LoopCalibration, OutcomeModel, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops,
   replayPyramids, shadowPyramids,
 } from './replay.js';
 
@@ -88,6 +88,8 @@ export const api = {
   pyramidPolicyUpdate,
   OutcomeModel,
   replayLoops,
+  calibrateLoopPolicy,
+  LoopCalibration,
   loopPreset,
   LOOP_PRESETS,
   BehaviorDetector,

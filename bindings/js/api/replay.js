@@ -122,6 +122,58 @@ export function loopPreset(name, overrides = undefined) {
   return unwrap(native.exec(OP.LOOP_PRESET, args2(enc(name), encConfig(overrides))));
 }
 
+/**
+ * A loop calibration (docs/replay.md "Calibrated policies"): `artifact` is the portable
+ * calibration artifact (kind `loop`), `policy` the chosen policy (`replayLoops` and
+ * `EarlyStopping.fromCalibration` take it), `certified`, `status`, `message`, `frontier`
+ * (every candidate's figures), `warnings`. `JSON.stringify` writes the artifact.
+ */
+export class LoopCalibration {
+  constructor(artifact) {
+    this.artifact = artifact;
+    this.policy = artifact.policy;
+    this.certified = artifact.body.certified;
+    this.status = artifact.body.status;
+    this.message = artifact.body.message;
+    this.frontier = artifact.body.frontier;
+    this.warnings = artifact.body.warnings;
+  }
+
+  toJSON() {
+    return this.artifact;
+  }
+}
+
+/**
+ * Calibrates a loop policy on recorded runs: `calibrateLoopPolicy(runs, {risk, delta, ...})`
+ * or `calibrateLoopPolicy(runs, risk, delta, options)` (the call style of
+ * `calibratePyramidPolicy`). Defaults: risk 0.025, delta 0.1.
+ */
+export function calibrateLoopPolicy(runs, risk = undefined, delta = undefined, options = undefined) {
+  let all;
+  if (typeof risk === 'number' || typeof delta === 'number') {
+    const base = options === undefined || options === null ? {} : options;
+    all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, calibrateOptionsOf(risk, delta)) : base;
+    if (all.risk === undefined) delete all.risk;
+    if (all.delta === undefined) delete all.delta;
+  } else {
+    all = risk === undefined ? null : risk;
+  }
+  const artifact = unwrap(native.exec(OP.LOOP_CALIBRATE,
+    '[' + enc(runs, AS_RUNS) + ',' + encOpt(all) + ',' + enc(Date.now()) + ']'));
+  return new LoopCalibration(artifact);
+}
+
+Object.defineProperty(EarlyStopping, 'fromCalibration', {
+  value: function fromCalibration(artifact, iterationAnalytics = null) {
+    const doc = artifact instanceof LoopCalibration ? artifact.artifact : artifact;
+    const policy = unwrap(native.exec(OP.LOOP_FROM_CALIBRATION, args2(enc(doc), enc(Date.now()))));
+    return new EarlyStopping(policy.config, iterationAnalytics);
+  },
+  writable: true,
+  configurable: true,
+});
+
 Object.defineProperty(EarlyStopping, 'fromPreset', {
   value: function fromPreset(name, overrides = undefined, iterationAnalytics = null) {
     return new EarlyStopping(loopPreset(name, overrides), iterationAnalytics);

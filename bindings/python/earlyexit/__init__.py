@@ -37,6 +37,8 @@ from ._native import IterationSelection as IterationSelection
 # Loop replay and presets (docs/replay.md)
 from ._native import replay_loops as replay_loops
 from ._native import LoopReplay as LoopReplay
+from ._native import LoopCalibration as LoopCalibration
+from ._native import calibrate_loop_policy as calibrate_loop_policy
 from ._native import LOOP_PRESETS as LOOP_PRESETS
 
 # Behaviour detectors and graded interventions (docs/behavior.md)

@@ -18,6 +18,8 @@ ErrorCode = Literal[
     "invalid_step",
     "invalid_replay",
     "invalid_detection",
+    "invalid_artifact",
+    "invalid_receipt",
 ]
 
 

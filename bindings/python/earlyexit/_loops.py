@@ -53,6 +53,8 @@ class EarlyStoppingOptions(TypedDict, total=False):
     plateau_min_quality: float
     no_improvement_patience: int
     strict_iterations: bool
+    floor_patience: int
+    floor_quality: float
 
 
 class _IterationResultRequired(TypedDict):
@@ -115,3 +117,5 @@ class EarlyStoppingConfigDict(_EarlyStoppingConfigRequired, total=False):
     plateauMinQuality: float
     noImprovementPatience: int
     strictIterations: bool
+    floorPatience: int
+    floorQuality: float

@@ -109,6 +109,7 @@ __all__ = [
     "LIMITS",
     "LOOP_PRESETS",
     "LayerResult",
+    "LoopCalibration",
     "LoopReplay",
     "OutcomeModel",
     "PyramidAction",
@@ -123,6 +124,7 @@ __all__ = [
     "_conversion_visits",
     "_layer_runners",
     "_restore",
+    "_restore_loop_calibration",
     "_restore_loop_replay",
     "_restore_result",
     "_restore_signal",
@@ -135,6 +137,7 @@ __all__ = [
     "replay_pyramids",
     "shadow_pyramids",
     "replay_loops",
+    "calibrate_loop_policy",
 ]
 
 @type_check_only
@@ -243,6 +246,14 @@ class EarlyStoppingConfig:
     def strict_iterations(self) -> bool | None:
         """Opt-in resume safety: iteration numbers must increase, and re-recording the last
         iteration with the same result changes nothing (on in ``"recommended"``)."""
+
+    @property
+    def floor_patience(self) -> int | None:
+        """Opt-in: the no-improvement patience while the best is at or below ``floor_quality``."""
+
+    @property
+    def floor_quality(self) -> float | None:
+        """Opt-in: the floor of ``floor_patience`` (default 0)."""
 
     @staticmethod
     def from_preset(name: LoopPresetName, /, **overrides: Unpack[EarlyStoppingOptions]) -> EarlyStoppingConfig:
@@ -505,6 +516,17 @@ class EarlyStopping:
         **overrides: Unpack[EarlyStoppingOptions],
     ) -> EarlyStopping:
         """An engine with a named preset's config (``"seed"`` or ``"recommended"``), overrides merged."""
+
+    @staticmethod
+    def from_calibration(
+        artifact: LoopCalibration | Mapping[str, object] | str,
+        /,
+        *,
+        analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
+    ) -> EarlyStopping:
+        """An engine running a calibrated loop policy (a :class:`LoopCalibration`, its artifact
+        dict or JSON text); an expired artifact or one of another kind raises
+        ``EarlyExitError`` with code ``invalid_artifact``."""
 
     @staticmethod
     def from_json(
@@ -1574,6 +1596,60 @@ def replay_loops(
     """Replays a loop policy over recorded runs (run dicts or JSONL text) in one call.
     Bad input raises :class:`~earlyexit.EarlyExitError` / ``EarlyExitTypeError`` with code
     ``invalid_replay`` and the path (``runs[3].iterations[2].quality_score``)."""
+
+@final
+class LoopCalibration:
+    """What :func:`calibrate_loop_policy` returns: the calibration artifact and its parts."""
+
+    @property
+    def policy(self) -> dict[str, object]:
+        """The chosen policy ``{config, returns, analytics}`` (config keys snake_case); taken by
+        :func:`replay_loops` and :meth:`EarlyStopping.from_calibration`."""
+
+    @property
+    def certified(self) -> bool:
+        """Whether the chosen policy's premature-stop rate is certified."""
+
+    @property
+    def status(self) -> Literal["certified", "not_certified", "too_few_runs"]: ...
+    @property
+    def message(self) -> str:
+        """The conclusion in words (why nothing is certified, when nothing is)."""
+
+    @property
+    def frontier(self) -> list[dict[str, object]]:
+        """Every candidate of the path: policy, iterations used, quality gap, premature rate, p-value."""
+
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def artifact(self) -> dict[str, object]:
+        """The portable calibration artifact (kind ``loop``; camelCase keys, as every binding writes it)."""
+
+    def to_dict(self) -> dict[str, object]: ...
+    def to_json(self) -> str:
+        """The artifact as JSON text."""
+
+    def __reduce__(self) -> tuple[Callable[[str], LoopCalibration], tuple[str]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+def _restore_loop_calibration(text: str) -> LoopCalibration: ...
+
+def calibrate_loop_policy(
+    runs: Sequence[Mapping[str, object]] | str | bytes,
+    risk: float | Mapping[str, object] | None = None,
+    delta: float | None = None,
+    options: Mapping[str, object] | None = None,
+    *,
+    steps: int | None = None,
+    candidates: Sequence[LoopPresetName | LoopPolicyDict | Mapping[str, object]] | None = None,
+    valid_days: int | None = None,
+) -> LoopCalibration:
+    """Calibrates a loop policy on recorded runs of one task family (Learn-then-Test): the
+    cheapest policy on the family's path whose premature-stop rate is at most ``risk``
+    (default 0.025) with probability at least ``1 - delta`` (default 0.1)."""
 
 # ---------------------------------------------------------------------------------------
 # Behaviour detectors and graded interventions (docs/behavior.md): upstream's

@@ -32,6 +32,7 @@ use loops::analytics::{
 use loops::behavior::{
     PyBehaviorDetector, PyBehaviorThresholds, PyDetection, PyIntervention, PyInterventionSummary, PyInterventionSystem,
 };
+use loops::calibrate::PyLoopCalibration;
 use loops::config::PyEarlyStoppingConfig;
 use loops::decision::{PyStoppingDecision, PyStoppingSummary};
 use loops::engine::PyEarlyStopping;
@@ -60,6 +61,7 @@ classes! {
     PyAnalyticsSummary [result],
     PyIterationAnalytics [engine],
     PyLoopReplay [],
+    PyLoopCalibration [],
     PyBehaviorThresholds [mapping, result],
     PyDetection [mapping, result],
     PyIntervention [mapping, result],
@@ -93,6 +95,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(value::_conversion_visits, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::replay_loops, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::_restore_loop_replay, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::calibrate::calibrate_loop_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::calibrate::_restore_loop_calibration, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::replay::replay_pyramids, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::replay::shadow_pyramids, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::replay::calibrate_pyramid_policy, m)?)?;

@@ -47,6 +47,10 @@ const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", 
 
 const STRICT_ITERATIONS: FieldName = field_name!("strictIterations", "strict_iterations");
 
+const FLOOR_PATIENCE: FieldName = field_name!("floorPatience", "floor_patience");
+
+const FLOOR_QUALITY: FieldName = field_name!("floorQuality", "floor_quality");
+
 /// Every config key: upstream's seven in its order, then the opt-in options.
 pub const CONFIG_FIELDS: &[FieldName] = &[
     HIGH_CONFIDENCE_THRESHOLD,
@@ -68,6 +72,8 @@ pub const CONFIG_FIELDS: &[FieldName] = &[
     PLATEAU_MIN_QUALITY,
     NO_IMPROVEMENT_PATIENCE,
     STRICT_ITERATIONS,
+    FLOOR_PATIENCE,
+    FLOOR_QUALITY,
 ];
 
 named_enum! {
@@ -138,6 +144,13 @@ pub struct EarlyStoppingConfig {
     /// iteration with the same result is accepted without changing anything (see
     /// [`check_iteration_order`](crate::loops::check_iteration_order)); `None` and `Some(false)` keep upstream's behaviour.
     pub strict_iterations: Option<bool>,
+    /// Opt-in give-up rule for runs stuck low: while the best quality so far is at or below
+    /// `floor_quality`, the no-improvement rule counts to this patience instead of
+    /// `no_improvement_patience` (a run exploring at 0 may deserve more, or less, time);
+    /// integer >= 1.
+    pub floor_patience: Option<u64>,
+    /// The floor of `floor_patience` (needs it); 0..=100, default 0.
+    pub floor_quality: Option<f64>,
 }
 
 impl Default for EarlyStoppingConfig {
@@ -162,6 +175,8 @@ impl Default for EarlyStoppingConfig {
             regression_patience: None,
             plateau_min_quality: None,
             no_improvement_patience: None,
+            floor_patience: None,
+            floor_quality: None,
             strict_iterations: None,
         }
     }
@@ -274,6 +289,12 @@ impl EarlyStoppingConfig {
         if has(STRICT_ITERATIONS) {
             c.strict_iterations = Some(reader.boolean(STRICT_ITERATIONS)?);
         }
+        if has(FLOOR_PATIENCE) {
+            c.floor_patience = Some(reader.integer(FLOOR_PATIENCE, 1, MAX_SAFE_INTEGER)?);
+        }
+        if has(FLOOR_QUALITY) {
+            c.floor_quality = Some(reader.number(FLOOR_QUALITY, 0.0, 100.0)?);
+        }
         // Cross-field rules, reported on a key this call gave (the error must name what the
         // caller can fix here): the first key of the pair when it was given, else the second,
         // which no longer fits the value already configured.
@@ -330,6 +351,10 @@ impl EarlyStoppingConfig {
             let why = value::concat(&["needs ", REGRESSION_TOLERANCE.spelled(naming), " to be set"]);
             return inconsistent(REGRESSION_PATIENCE, &why);
         }
+        if c.floor_quality.is_some() && c.floor_patience.is_none() {
+            let why = value::concat(&["needs ", FLOOR_PATIENCE.spelled(naming), " to be set"]);
+            return inconsistent(FLOOR_QUALITY, &why);
+        }
         Ok(c)
     }
 
@@ -363,6 +388,8 @@ impl EarlyStoppingConfig {
         if let Some(strict) = self.strict_iterations {
             o.boolean(STRICT_ITERATIONS.spelled(naming), strict);
         }
+        o.some_number(FLOOR_PATIENCE.spelled(naming), count(self.floor_patience))
+            .some_number(FLOOR_QUALITY.spelled(naming), self.floor_quality);
         o.build()
     }
 

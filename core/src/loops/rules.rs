@@ -304,7 +304,8 @@ pub fn regression_details(config: &EarlyStoppingConfig, tally: &LoopTally) -> Op
 }
 
 /// Opt-in give-up rule: stop once the last `noImprovementPatience` records each failed to
-/// beat the best quality seen before them (a record equal to the best is no improvement).
+/// beat the best quality seen before them (a record equal to the best is no improvement);
+/// while the best is at or below `floorQuality` (default 0), `floorPatience` if set.
 pub fn check_no_improvement(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDecision> {
     no_improvement_details(config, tally).map(|details| stop_decision(config, details))
 }
@@ -312,8 +313,13 @@ pub fn check_no_improvement(config: &EarlyStoppingConfig, tally: &LoopTally) -> 
 /// The no-improvement rule: the stop's details, if it stops.
 #[inline]
 pub fn no_improvement_details(config: &EarlyStoppingConfig, tally: &LoopTally) -> Option<StoppingDetails> {
-    let patience = config.no_improvement_patience?;
     let (best_iteration, best_quality_score) = tally.peak?;
+    // A run whose best is still at or below the floor (exploring at 0) has its own patience.
+    let at_floor = best_quality_score <= config.floor_quality.unwrap_or(0.0);
+    let patience = match config.floor_patience {
+        Some(floor_patience) if at_floor => floor_patience,
+        _ => config.no_improvement_patience?,
+    };
     (tally.since_peak >= patience).then_some(StoppingDetails::NoImprovement {
         best_iteration,
         best_quality_score,

@@ -31,6 +31,10 @@ named_enum! {
         InvalidReplay = "invalid_replay",
         /// A detection handed to the intervention system.
         InvalidDetection = "invalid_detection",
+        /// A calibration artifact (its envelope or its kind's body) that cannot be read.
+        InvalidArtifact = "invalid_artifact",
+        /// A shadow-mode receipt, or a receipt log whose hash chain does not hold.
+        InvalidReceipt = "invalid_receipt",
     }
 }
 
@@ -159,7 +163,9 @@ mod tests {
                 | ErrorCode::InvalidSnapshot
                 | ErrorCode::InvalidStep
                 | ErrorCode::InvalidReplay
-                | ErrorCode::InvalidDetection => ErrorCode::ALL.iter().filter(|c| **c == code).count(),
+                | ErrorCode::InvalidDetection
+                | ErrorCode::InvalidArtifact
+                | ErrorCode::InvalidReceipt => ErrorCode::ALL.iter().filter(|c| **c == code).count(),
             };
             assert_eq!(listed, 1);
             assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));

@@ -9,11 +9,13 @@
 //! * `names`: [`Naming`] (camelCase or snake_case) and [`FieldName`];
 //! * `tree`: [`Value`] and the builders of result objects;
 //! * `json`, `parser`: JSON text in and out ([`Value::to_json`], [`Value::parse_json`]);
+//! * `canonical`: RFC 8785 canonical JSON ([`Value::canonical_json`]), what digests are taken over;
 //! * `reader`: reading objects and arguments with typed, field-naming errors;
 //! * [`limits`]: what one call, one document and one JSONL line may hold;
 //! * [`snapshot`]: the checks every engine's portable snapshot shares;
 //! * [`jsonl`]: replay input, one run per line, for both replays.
 
+mod canonical;
 mod error;
 mod json;
 pub mod jsonl;

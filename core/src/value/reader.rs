@@ -140,9 +140,13 @@ impl<'a> ObjectReader<'a> {
                 }
                 msg.push_str(" Valid options: ");
                 msg.push_str(&join(&names, ", "));
-                // Inside a snapshot every problem is the snapshot's: one code for the whole document.
-                let code = if self.code == ErrorCode::InvalidSnapshot {
-                    ErrorCode::InvalidSnapshot
+                // Inside a document (a snapshot, an artifact, a receipt) every problem is the
+                // document's: one code for the whole of it.
+                let code = if matches!(
+                    self.code,
+                    ErrorCode::InvalidSnapshot | ErrorCode::InvalidArtifact | ErrorCode::InvalidReceipt
+                ) {
+                    self.code
                 } else {
                     ErrorCode::UnknownOption
                 };

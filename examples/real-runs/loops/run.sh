@@ -4,7 +4,7 @@
 # converts them to the replay format (docs/replay.md) under target/replay/loops/ (outside the
 # tracked files: no data enters the project), then prints per dataset the `seed` preset, the
 # simple rule for k = 2..6 and the `recommended` preset on the `report` half, and the
-# frontier of the preset's knob. TUNE=1 also prints the `tune` half and the tuning grid;
+# frontier of the preset's knob, then the calibrated policies (calibrate_loops). TUNE=1 also prints the `tune` half and the tuning grid;
 # EXPLORE=1 then runs the policy search of explore_policies.py (docs/replay.md).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -22,6 +22,11 @@ if [ "${TUNE:-0}" = 1 ]; then
   REPLAY_GRID=1 "$BIN" --split tune "$OUT"/*.jsonl
 fi
 "$BIN" --split report "$OUT"/*.jsonl
+# Calibrated policies (docs/replay.md "Calibrated policies"): calibrated on the tune half,
+# replayed on the report half, then SPLITS (default 200) random halves.
+cargo build --release -q -p earlyexit --example calibrate_loops
+echo
+SPLITS="${SPLITS:-200}" target/release/examples/calibrate_loops "$OUT"/*.jsonl
 if [ "${EXPLORE:-0}" = 1 ]; then
   echo
   # The project venv (after scripts/test-python.sh) also cross-checks the model against the engine.

@@ -102,6 +102,8 @@ pub fn config_slots(c: &EarlyStoppingConfig) -> [f64; CONFIG_SLOTS] {
         of_opt(c.plateau_min_quality),
         of_opt_u64(c.no_improvement_patience),
         c.strict_iterations.map_or(f64::NAN, |strict| f64::from(u8::from(strict))),
+        of_opt_u64(c.floor_patience),
+        of_opt(c.floor_quality),
     ]
 }
 
@@ -135,6 +137,8 @@ fn config_of(s: &[f64]) -> EarlyStoppingConfig {
         plateau_min_quality: opt(c(16)),
         no_improvement_patience: opt_u64(c(17)),
         strict_iterations: opt(c(18)).map(|strict| strict != 0.0),
+        floor_patience: opt_u64(c(19)),
+        floor_quality: opt(c(20)),
     }
 }
 

@@ -146,7 +146,7 @@ contract_table! {
     /// The config's slots (the JS layer caches them per distinct config).
     CONFIG = STATE;
     /// How many slots the config takes.
-    CONFIG_SLOTS = 19;
+    CONFIG_SLOTS = 21;
     /// The counters (`COUNTER_*` offsets from here).
     COUNTERS = STATE + CONFIG_SLOTS;
     /// Records folded.

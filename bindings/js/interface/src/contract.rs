@@ -191,6 +191,13 @@ ops! {
     LOOP_REPLAY = 80 => "replayLoops";
     /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
     LOOP_PRESET = 81;
+    /// `[runs (array or JSONL text), options {risk, delta, steps, candidates, validDays}, nowMs]`
+    /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
+    /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
+    LOOP_CALIBRATE = 82 => "calibrateLoopPolicy";
+    /// `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
+    /// returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+    LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.

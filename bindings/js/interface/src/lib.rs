@@ -76,7 +76,7 @@ fn finish(answer: Answer) -> String {
 /// The ops whose first argument is a batch of runs: the limits on values then apply to each
 /// run, never to the whole batch (a replay of any size stays possible).
 fn batch_op(op: u32) -> bool {
-    op == op::LOOP_REPLAY || (op::PYRAMID_REPLAY..=op::PYRAMID_CALIBRATE).contains(&op)
+    op == op::LOOP_REPLAY || op == op::LOOP_CALIBRATE || (op::PYRAMID_REPLAY..=op::PYRAMID_CALIBRATE).contains(&op)
 }
 
 #[inline(never)] // three callers: one copy

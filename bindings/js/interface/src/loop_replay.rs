@@ -7,11 +7,12 @@ use earlyexit::loops::replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
-use crate::op::{LOOP_PRESET, LOOP_REPLAY};
+use crate::op::{LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_PRESET, LOOP_REPLAY};
 
 /// Whether `op` is one of this module's.
 pub fn handles(op: u32) -> bool {
-    op == LOOP_PRESET || (cfg!(feature = "replay") && op == LOOP_REPLAY)
+    op == LOOP_PRESET
+        || (cfg!(feature = "replay") && (op == LOOP_REPLAY || op == LOOP_CALIBRATE || op == LOOP_FROM_CALIBRATION))
 }
 
 /// The stateless entry of the wasm replay module: answers loop replay (`LOOP_REPLAY`),
@@ -27,7 +28,7 @@ pub fn exec_replay(op: u32, args: &str) -> String {
 fn exec_replay_inner(op: u32, text: &str) -> Answer {
     let args = super::args_of(op, text)?;
     match op {
-        LOOP_REPLAY => exec(op, &args),
+        LOOP_REPLAY | LOOP_CALIBRATE | LOOP_FROM_CALIBRATION => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
@@ -42,8 +43,32 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     if op == LOOP_REPLAY {
         return Ok(Some(replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?));
     }
+    #[cfg(feature = "replay")]
+    if op == LOOP_CALIBRATE {
+        let now = now_ms(arg(args, 2))?;
+        return Ok(Some(earlyexit_calibrate::calibrate_loops(arg(args, 0), arg(args, 1), Naming::Js, now)?));
+    }
+    #[cfg(feature = "replay")]
+    if op == LOOP_FROM_CALIBRATION {
+        let policy = replay::policy_from_artifact(arg(args, 0), now_ms(arg(args, 1))?)?;
+        return Ok(Some(policy.to_value(Naming::Js)));
+    }
     let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
     Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))
+}
+
+/// The host's clock as the JS layer sends it (`Date.now()`): a finite number of milliseconds.
+#[cfg(feature = "replay")]
+fn now_ms(value: &Value) -> Result<i64, earlyexit::Error> {
+    match value {
+        Value::Number(n) if n.is_finite() => Ok(*n as i64),
+        other => Err(earlyexit::host::type_error(
+            ErrorCode::InvalidConfig,
+            "nowMs",
+            "a finite number of milliseconds",
+            other,
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -40,6 +40,10 @@ value_class! {
         no_improvement_patience: Option<u64> = |c| c.no_improvement_patience;
         /// Opt-in resume safety: iteration numbers must increase; `None` when not set.
         strict_iterations: Option<bool> = |c| c.strict_iterations;
+        /// Opt-in: the no-improvement patience while the best is at or below `floor_quality`.
+        floor_patience: Option<u64> = |c| c.floor_patience;
+        /// Opt-in: the floor of `floor_patience` (default 0); `None` when not set.
+        floor_quality: Option<f64> = |c| c.floor_quality;
     }
     methods {
         #[new]

@@ -366,6 +366,20 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
+    /// An engine running a calibrated loop policy: a `LoopCalibration`, its artifact dict or
+    /// JSON text (kind `loop`, not expired; else `EarlyExitError` `invalid_artifact`).
+    #[staticmethod]
+    #[pyo3(signature = (artifact, /, *, analytics = None))]
+    fn from_calibration(
+        py: Python<'_>,
+        artifact: &Bound<'_, PyAny>,
+        analytics: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let policy = crate::loops::calibrate::calibrated_policy(py, artifact)?;
+        let engine = EarlyStopping::new(policy.config).or_raise(py)?;
+        Self::with_source(py, engine, analytics)
+    }
+
     /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
     /// snapshot and is given again.
     #[staticmethod]

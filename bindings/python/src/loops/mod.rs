@@ -1,9 +1,10 @@
 //! Engine 1, loop stopping: `EarlyStopping` (`engine`), its config, history records,
 //! decisions and summary, the built-in diminishing-returns source (`analytics`), the
-//! behaviour detectors and interventions (`behavior`) and the batch replay (`replay`).
+//! behaviour detectors and interventions (`behavior`) and the batch replay (`replay`) and its calibration (`calibrate`).
 
 pub mod analytics;
 pub mod behavior;
+pub mod calibrate;
 pub mod config;
 pub mod decision;
 pub mod engine;

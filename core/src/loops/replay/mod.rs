@@ -13,14 +13,26 @@
 //! The files, lowest first: `runs` ([`ReplayRun`]) < `lines` (the fast reader of plain JSONL
 //! lines) < `input` (an array of runs or JSONL text) < `policy` ([`LoopPolicy`], built from
 //! a [`LoopPreset`](crate::loops::LoopPreset)) < `play` ([`replay_loops`], [`LoopReplay`], and
-//! [`LoopReplayStream`] for a host that feeds runs one at a time).
+//! [`LoopReplayStream`] for a host that feeds runs one at a time). `kernel` is the hot path
+//! both the replay and the calibration run; `family` (the calibration's policy family and its
+//! path) < `calibrate` (Learn-then-Test over the path, [`calibrate_loop_policy`]).
 
+mod artifact;
+mod calibrate;
+mod family;
 mod input;
+mod kernel;
 mod lines;
 mod play;
 mod policy;
 mod runs;
 
+pub use artifact::{calibrate_value, corpus_value, policy_from_artifact};
+pub use calibrate::{
+    calibrate_loop_policy, min_tasks, CalibrationStatus, CandidateFigures, FrontierRow, LoopCalibration,
+    LoopCalibrationPlan, LoopCalibrationRequest, DEFAULT_VALID_DAYS,
+};
+pub use family::{family_path, family_policy, DEFAULT_PATH_STEPS, MAX_PATH_STEPS};
 pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
 pub use play::{
     replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,

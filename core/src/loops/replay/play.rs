@@ -1,11 +1,11 @@
 //! Replaying: each run through the engine's own stateless rules, one [`RunOutcome`] per run,
 //! and the [`ReplaySummary`] over them ([`LoopReplay`]).
 
-use crate::loops::analytics::{AnalyticsInput, IterationAnalytics};
 use crate::loops::replay::input::{runs_from_lines, runs_from_value};
+use crate::loops::replay::kernel::{self, Played};
 use crate::loops::replay::policy::LoopPolicy;
 use crate::loops::replay::runs::{ReplayIteration, ReplayRun};
-use crate::loops::{self, BestIteration, LoopTally, ReturnPolicy, Trigger, VerificationStatus};
+use crate::loops::{self, Trigger, VerificationStatus};
 use crate::value::Result;
 use crate::value::{self, Naming, ObjectBuilder, Value};
 
@@ -83,43 +83,15 @@ pub fn replay_run(run: &ReplayRun, policy: &LoopPolicy) -> Result<RunOutcome> {
     Ok(replay_checked(run, policy))
 }
 
-/// The replay proper, over a run and a policy already validated.
+/// The replay proper, over a run and a policy already validated: the stop from the hot
+/// path ([`kernel::play`]), worded and measured against the run.
 fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
-    let config = &policy.config;
-    let mut tally = LoopTally::default();
-    let mut best = BestIteration::default();
-    // Validated by the caller, so `new` cannot refuse it.
-    let mut analytics = policy.analytics.as_ref().and_then(|c| IterationAnalytics::new(c.clone()).ok());
-    let mut stop: Option<(usize, Trigger, String)> = None;
-    let mut returned_at_stop: Option<u64> = None;
-    for (i, item) in run.iterations.iter().enumerate() {
-        let o = &item.observation;
-        tally.observe(o, item.usage.as_ref(), config.regression_tolerance);
-        best.observe(o, config.min_quality_threshold);
-        if let Some(a) = analytics.as_mut() {
-            let mut input = AnalyticsInput::new(o.iteration, o.quality_score, o.verification_status);
-            input.usage = item.usage.unwrap_or_default();
-            a.record_checked(input);
-        }
-        let history = run.iterations.get(..=i).unwrap_or(&[]);
-        let source =
-            analytics.as_ref().map(|a| move || Ok::<_, std::convert::Infallible>(a.detect_diminishing_returns()));
-        let decision = match loops::decide_over(config, history, &tally, source) {
-            Ok(decision) => decision,
-            Err(never) => match never {},
-        };
-        if decision.stop {
-            stop = Some((i, decision.trigger, decision.reason));
-            returned_at_stop = best.get().map(|b| b.0);
-            break;
-        }
-    }
+    let Played { stop_index, stop, returned_iteration } = kernel::play(run, policy);
+    let stop = stop.map(|details| {
+        let reason = loops::stop_reason(&policy.config, &details);
+        (loops::stop_trigger(&details), reason)
+    });
     let n = run.iterations.len();
-    let stop_index = stop.as_ref().map_or(n.saturating_sub(1), |s| s.0);
-    let returned_iteration = match policy.returns {
-        ReturnPolicy::Last => stop_index as u64 + 1,
-        ReturnPolicy::Best => returned_at_stop.or_else(|| best.get().map(|b| b.0)).unwrap_or(stop_index as u64 + 1),
-    };
     let at = |iteration: u64| run.iterations.get((iteration as usize).saturating_sub(1));
     let returned = at(returned_iteration);
     let (mut best_index, mut best_quality) = (0usize, f64::NEG_INFINITY);
@@ -136,7 +108,7 @@ fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
     let false_pass = returned
         .is_some_and(|r| r.observation.verification_status == VerificationStatus::Passed && r.good == Some(false));
     let (stopped, trigger, reason) = match stop {
-        Some((_, trigger, reason)) => (true, trigger, Some(reason)),
+        Some((trigger, reason)) => (true, trigger, Some(reason)),
         None => (false, Trigger::None, None),
     };
     RunOutcome {

@@ -1,0 +1,33 @@
+//! The digest seam: SHA-256 given by the caller ([`Sha256`]) over the RFC 8785 canonical
+//! JSON the core writes.
+
+use crate::value::{concat, Error, ErrorCode, ErrorKind, Result, Value};
+
+/// A SHA-256 implementation, given by the caller (the core has none of its own).
+pub trait Sha256 {
+    /// The SHA-256 of `data` as 64 lowercase hex digits.
+    fn sha256_hex(&self, data: &[u8]) -> String;
+}
+
+/// The digest of a value: SHA-256 over its RFC 8785 canonical JSON, lowercase hex. A value
+/// with no canonical form (a non-finite number) is a range error (`code`) naming its path
+/// under `field`.
+pub fn digest(value: &Value, sha256: &dyn Sha256, code: ErrorCode, field: &str) -> Result<String> {
+    let text = value.canonical_json(code, field)?;
+    Ok(sha256.sha256_hex(text.as_bytes()))
+}
+
+/// Whether `s` is a SHA-256 digest as the project writes one: 64 lowercase hex digits.
+pub fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A range error for a field that must be a digest.
+pub(crate) fn not_a_digest(code: ErrorCode, path: &str, got: &str) -> Error {
+    Error::new(
+        code,
+        ErrorKind::Range,
+        path,
+        concat(&[path, " must be a SHA-256 digest (64 lowercase hex digits), got ", &Value::string(got).describe()]),
+    )
+}

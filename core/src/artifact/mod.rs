@@ -1,0 +1,16 @@
+//! What calibration hands to a deployment, and what a deployment can prove it did: the
+//! kind-generic calibration [`Artifact`] envelope (a pyramid policy's, a loop policy's) and
+//! the digest seam both it and the shadow-mode receipt log are checked with.
+//!
+//! The core has no hash function (it depends on nothing): a digest is SHA-256 over the RFC
+//! 8785 canonical JSON of a value ([`Value::canonical_json`](crate::Value::canonical_json)),
+//! and the SHA-256 comes from the caller through [`Sha256`]. The crate `earlyexit-digest`
+//! implements it for every binding and the command line, so all of them hash alike.
+
+mod digest;
+mod envelope;
+
+pub use digest::{digest, is_sha256_hex, Sha256};
+pub use envelope::{
+    Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
+};

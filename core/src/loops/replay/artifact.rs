@@ -1,0 +1,159 @@
+//! A loop calibration as a calibration [`Artifact`] (kind `"loop"`, the envelope both
+//! engines share): the chosen policy in the portable policy form the replay and
+//! `EarlyStopping` read (`{config, returns, analytics}`, config keys in JS spelling), the
+//! certificate (one hypothesis per tested point of the path: `parameter` = its
+//! aggressiveness, `trials` = tasks, `events` = tasks stopped prematurely), the corpus
+//! digest, and a `body` holding the status, the frontier and the warnings. The host gives
+//! the SHA-256 and the clock (the core has neither).
+
+use crate::artifact::{digest, Artifact, ArtifactKind, Certificate, Hypothesis, Sha256, SCHEMA_VERSION};
+use crate::loops::replay::calibrate::{CandidateFigures, LoopCalibration, LoopCalibrationPlan, LoopCalibrationRequest};
+use crate::loops::replay::input::runs_from_value;
+use crate::loops::replay::policy::LoopPolicy;
+use crate::loops::replay::runs::ReplayRun;
+use crate::time::iso_from_millis;
+use crate::value::{self, Error, ErrorCode, ErrorKind, Naming, ObjectBuilder, Result, Value};
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The calibration corpus as the value its digest is taken over: every run with the keys the
+/// replay reads (`quality_delta` as replayed), so the same runs hash alike whether they came
+/// as JSONL text or as objects.
+pub fn corpus_value(runs: &[ReplayRun]) -> Value {
+    let mut out = Vec::with_capacity(runs.len());
+    for run in runs {
+        let mut items = Vec::with_capacity(run.iterations.len());
+        for it in &run.iterations {
+            let o = &it.observation;
+            let mut b = ObjectBuilder::new();
+            b.number("quality_score", o.quality_score)
+                .number("confidence", o.confidence)
+                .string("verification_status", o.verification_status.as_str())
+                .number("quality_delta", o.quality_delta);
+            if let Some(usage) = &it.usage {
+                b.some_number("tokens_used", usage.tokens_used)
+                    .some_number("token_cost_usd", usage.token_cost_usd)
+                    .some_number("execution_time_ms", usage.execution_time_ms);
+            }
+            if let Some(good) = it.good {
+                b.boolean("good", good);
+            }
+            items.push(b.build());
+        }
+        let mut b = ObjectBuilder::new();
+        b.string("id", &run.id);
+        if let Some(dataset) = &run.dataset {
+            b.string("dataset", dataset);
+        }
+        if let Some(split) = &run.split {
+            b.string("split", split);
+        }
+        b.value("iterations", Value::Array(items));
+        out.push(b.build());
+    }
+    Value::Array(out)
+}
+
+impl LoopCalibration {
+    /// The artifact: made at `created_ms` (milliseconds since the epoch, from the host's
+    /// clock), trusted for `valid_days`, over the corpus whose digest is `corpus_sha256`.
+    pub fn artifact(&self, corpus_sha256: String, created_ms: i64, valid_days: u64) -> Artifact {
+        let hypotheses = self
+            .frontier
+            .iter()
+            .filter(|r| r.tested)
+            .map(|r| Hypothesis {
+                parameter: r.aggressiveness,
+                trials: self.tasks,
+                events: r.figures.premature_tasks,
+                p_value: r.p_value,
+                rejected: r.rejected,
+            })
+            .collect();
+        let valid_ms = i64::try_from(valid_days).unwrap_or(i64::MAX / DAY_MS).saturating_mul(DAY_MS);
+        Artifact {
+            kind: ArtifactKind::Loop,
+            schema_version: SCHEMA_VERSION,
+            policy: self.policy.to_value(Naming::Js),
+            risk: self.risk,
+            delta: self.delta,
+            certificate: Certificate {
+                method: "learn-then-test: fixed-sequence testing along a path fixed in advance, exact binomial tail \
+                         over tasks; risk = premature-stop rate"
+                    .to_string(),
+                hypotheses,
+                sample_sizes: vec![
+                    ("runs".to_string(), self.runs),
+                    ("effectiveSampleSize".to_string(), self.tasks),
+                    ("minimumToCertify".to_string(), self.min_tasks),
+                ],
+            },
+            corpus_sha256,
+            created_at: iso_from_millis(created_ms),
+            expires_at: iso_from_millis(created_ms.saturating_add(valid_ms.max(1))),
+            promotion: None,
+            body: self.to_value(),
+        }
+    }
+}
+
+/// The binding entry: calibrates on `runs` (an array of run objects or JSONL text) with
+/// `options` (`{risk?, delta?, steps?, candidates?, validDays?}`) and answers the artifact
+/// as a value. `evaluate` computes every candidate's figures (in path order): the plan's own
+/// `evaluate_all`, or a host's split over threads. `now_ms` is the host's clock.
+pub fn calibrate_value(
+    runs: &Value,
+    options: &Value,
+    naming: Naming,
+    sha256: &dyn Sha256,
+    now_ms: i64,
+    evaluate: &dyn Fn(&LoopCalibrationPlan) -> Vec<CandidateFigures>,
+) -> Result<Value> {
+    let request = LoopCalibrationRequest::from_options(options, naming)?;
+    let valid_days = request.valid_days;
+    let runs = runs_from_value(runs, naming)?;
+    let corpus = digest(&corpus_value(&runs), sha256, ErrorCode::InvalidReplay, "runs")?;
+    let plan = LoopCalibrationPlan::new(runs, request)?;
+    let figures = evaluate(&plan);
+    Ok(plan.finish(figures)?.artifact(corpus, now_ms, valid_days).to_value())
+}
+
+/// The policy of a loop artifact (a value or its JSON text), for `EarlyStopping` and the
+/// replay: the envelope is checked (`invalid_artifact` naming the field), the kind must be
+/// `"loop"`, and an artifact expired at `now_ms` is refused (recalibrate instead).
+pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy> {
+    let parsed;
+    let value = match artifact {
+        Value::String(text) => {
+            parsed = Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact")?;
+            &parsed
+        }
+        other => other,
+    };
+    let artifact = Artifact::from_value(value)?;
+    if artifact.kind != ArtifactKind::Loop {
+        return Err(Error::new(
+            ErrorCode::InvalidArtifact,
+            ErrorKind::Range,
+            "kind",
+            value::concat(&["kind must be 'loop' for a loop policy, got '", artifact.kind.as_str(), "'"]),
+        ));
+    }
+    if artifact.is_expired(now_ms) {
+        return Err(Error::new(
+            ErrorCode::InvalidArtifact,
+            ErrorKind::Range,
+            "expiresAt",
+            value::concat(&["the artifact expired at ", &artifact.expires_at, ": recalibrate on recent runs"]),
+        ));
+    }
+    LoopPolicy::from_value(&artifact.policy, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))
+}
+
+impl crate::loops::EarlyStopping {
+    /// An engine running the policy of a loop calibration artifact (a value or its JSON
+    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms`.
+    pub fn from_calibration(artifact: &Value, now_ms: i64) -> Result<Self> {
+        Self::new(policy_from_artifact(artifact, now_ms)?.config)
+    }
+}

@@ -1,0 +1,75 @@
+"""Loop calibration from Python: the hand-checked vectors (tests/vectors/replay/
+loop_calibration.json), both call styles, the artifact running live in
+EarlyStopping.from_calibration and replay_loops, pickling, and bad input."""
+
+import json
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+from earlyexit import EarlyExitError, EarlyStopping, LoopCalibration, calibrate_loop_policy, replay_loops
+
+DOC = json.loads((Path(__file__).resolve().parents[2] / "tests" / "vectors" / "replay" / "loop_calibration.json").read_text())
+
+
+@pytest.mark.parametrize("case", DOC["cases"], ids=[c["name"] for c in DOC["cases"]])
+def test_hand_checked_vectors(case):
+    got = calibrate_loop_policy(DOC["runs"], case["options"])
+    want = case["expect"]
+    assert isinstance(got, LoopCalibration)
+    assert got.certified is want["certified"]
+    assert got.status == want["status"]
+    assert got.policy["config"]["no_improvement_patience"] == want["policyPatience"]
+    artifact = got.artifact
+    assert artifact["kind"] == "loop"
+    assert artifact["certificate"]["sampleSizes"] == want["sampleSizes"]
+    hyps = artifact["certificate"]["hypotheses"]
+    assert [(h["trials"], h["events"], h["rejected"]) for h in hyps] == [
+        (h["trials"], h["events"], h["rejected"]) for h in want["hypotheses"]
+    ]
+    for h, w in zip(hyps, want["hypotheses"]):
+        assert h["pValue"] == pytest.approx(w["pValue"], abs=1e-12)
+    assert [r["prematureTasks"] for r in got.frontier] == want["frontierPrematureTasks"]
+    assert [r["tested"] for r in got.frontier] == want["frontierTested"]
+
+
+def test_call_styles_and_inputs_agree():
+    case = DOC["cases"][0]
+    opts = dict(case["options"])
+    a = calibrate_loop_policy(DOC["runs"], opts)
+    risk, delta = opts.pop("risk"), opts.pop("delta")
+    b = calibrate_loop_policy("\n".join(json.dumps(r) for r in DOC["runs"]), risk, delta, opts)
+    c = calibrate_loop_policy(DOC["runs"], risk=risk, delta=delta, candidates=opts["candidates"])
+    for other in (b, c):
+        assert other.artifact["certificate"] == a.artifact["certificate"]
+        assert other.artifact["corpusSha256"] == a.artifact["corpusSha256"]
+
+
+def test_the_policy_runs_live_and_pickles():
+    cal = calibrate_loop_policy(DOC["runs"], DOC["cases"][0]["options"])
+    for source in (cal, cal.artifact, cal.to_json()):
+        assert EarlyStopping.from_calibration(source).config.no_improvement_patience == 3
+    assert replay_loops(DOC["runs"], cal.policy).summary["premature_stops"] == 0
+    assert pickle.loads(pickle.dumps(cal)) == cal
+    expired = dict(cal.artifact, createdAt="2020-01-01T00:00:00.000Z", expiresAt="2020-02-01T00:00:00.000Z")
+    with pytest.raises(EarlyExitError) as e:
+        EarlyStopping.from_calibration(expired)
+    assert (e.value.code, e.value.field) == ("invalid_artifact", "expiresAt")
+
+
+def test_too_few_runs_say_so():
+    cal = calibrate_loop_policy(DOC["runs"][:50])
+    assert (cal.certified, cal.status) == (False, "too_few_runs")
+    assert "needs at least 91" in cal.message
+    assert "too_few_runs" in repr(cal)
+
+
+@pytest.mark.parametrize("case", DOC["errors"], ids=[c["name"] for c in DOC["errors"]])
+def test_bad_input(case):
+    with pytest.raises((EarlyExitError, TypeError)) as e:
+        calibrate_loop_policy(case.get("runs", DOC["runs"]), case["options"])
+    # Python's errors spell fields snake_case (the vectors hold the JS spelling).
+    field = re.sub(r"(?<=[a-z])([A-Z])", lambda m: "_" + m.group(1).lower(), case["throws"]["field"])
+    assert (e.value.code, e.value.field) == (case["throws"]["code"], field)
