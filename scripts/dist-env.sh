@@ -1,0 +1,106 @@
+# Sourced by the scripts/dist-*.sh build steps: the release tools and a Rust compiler for
+# one target. Not run on its own.
+#
+#   dist_tools           puts the release tools' venv (.venv-release, made by
+#                        scripts/release-tools.sh: maturin, ziglang, cargo-zigbuild,
+#                        auditwheel, twine) first on PATH; fails when it is missing.
+#   dist_target TARGET   chooses a compiler for TARGET (a Rust target triple) and sets:
+#                          DIST_TOOLCHAIN   "rustup" (the host, or a target rustup has
+#                                           installed) or "build-std" (Debian's rustc-web,
+#                                           which knows every target, with std built from
+#                                           Debian's rust-web-src, as for wasm32)
+#                          BUILD_STD        the cargo arguments that go with it (-Z build-std)
+#                          CARGO_TARGET_DIR target/dist/TARGET: one per target, shared by the
+#                                           packages built for it (std and the core build once)
+#                        and for a Linux target also DIST_ZIG=1 (link with zig, against
+#                        glibc 2.17 for -gnu: manylinux2014, and the musl zig ships for -musl).
+#                        Returns 1, saying why, when this machine cannot build TARGET: macOS
+#                        and Windows targets need their own SDKs (the release workflow builds
+#                        them on macOS and Windows runners).
+#   dist_can_build TARGET  the same test, silent.
+
+DIST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PATH="$HOME/.cargo/bin:$PATH"
+
+dist_fail() { echo "${DIST_STEP:-dist}: $*" >&2; exit 1; }
+
+dist_tools() {
+  local venv=$DIST_ROOT/.venv-release
+  if [ -x "$venv/bin/maturin" ]; then
+    export PATH="$venv/bin:$PATH"
+  elif [ -x "$venv/Scripts/maturin.exe" ]; then
+    export PATH="$venv/Scripts:$PATH"
+  elif ! command -v maturin >/dev/null; then
+    dist_fail "the release tools are missing: run scripts/release-tools.sh (makes .venv-release)"
+  fi
+}
+
+dist_host() { rustc -vV | sed -n 's/^host: //p'; }
+
+# dist_toolchain TARGET: prints rustup, build-std or nothing (cannot build it here).
+dist_toolchain() {
+  local target=$1 os
+  case "$target" in
+    *-linux-gnu | *-linux-musl) os=linux ;;
+    *-apple-darwin) os=darwin ;;
+    *-windows-msvc) os=windows ;;
+    *) return 0 ;;
+  esac
+  # A Linux machine cross-builds Linux targets only (zig links them); macOS and Windows
+  # targets are built on their own systems.
+  case "$(uname -s)" in
+    Linux) [ "$os" = linux ] || return 0 ;;
+    Darwin) [ "$os" = darwin ] || return 0 ;;
+    MINGW* | MSYS* | CYGWIN* | Windows_NT) [ "$os" = windows ] || return 0 ;;
+  esac
+  if [ "$target" = "$(dist_host)" ] ||
+    { command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx "$target"; }; then
+    echo rustup
+  elif [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] &&
+    /usr/bin/rustc --print target-list 2>/dev/null | grep -qx "$target" &&
+    [ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library" ]; then
+    echo build-std
+  fi
+}
+
+dist_can_build() { [ -n "$(dist_toolchain "$1")" ]; }
+
+dist_target() {
+  local target=$1
+  DIST_TOOLCHAIN=$(dist_toolchain "$target")
+  if [ -z "$DIST_TOOLCHAIN" ]; then
+    echo "${DIST_STEP:-dist}: this machine cannot build $target (the release workflow builds it on its own runner)" >&2
+    return 1
+  fi
+  export CARGO_TARGET_DIR=$DIST_ROOT/target/dist/$target
+  BUILD_STD=()
+  if [ "$DIST_TOOLCHAIN" = build-std ]; then
+    # Debian's compiler and cargo (1.96, from rustc-web and cargo-web) in place of rustup's;
+    # cargo and the build tools (maturin, cargo-zigbuild) find them on PATH.
+    local shim=$DIST_ROOT/target/dist/debian-rust-bin
+    mkdir -p "$shim"
+    ln -sf /usr/bin/cargo "$shim/cargo"
+    ln -sf /usr/bin/rustc "$shim/rustc"
+    ln -sf /usr/bin/rustdoc "$shim/rustdoc"
+    export PATH="$shim:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
+    BUILD_STD=(-Z build-std=std,panic_abort)
+  fi
+  DIST_ZIG=0
+  case "$target" in
+    *-linux-gnu | *-linux-musl) DIST_ZIG=1 ;;
+  esac
+  case "$target" in
+    # A native addon is a shared library, which a musl target links only without the static C runtime.
+    *-linux-musl)
+      local var
+      var="CARGO_TARGET_$(echo "$target" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
+      export "$var=-C target-feature=-crt-static"
+      ;;
+  esac
+  local how=$DIST_TOOLCHAIN
+  [ "$DIST_ZIG" = 0 ] || how="$how, linked by zig"
+  echo "${DIST_STEP:-dist}: $target with $how ($(${RUSTC:-rustc} --version))"
+}
+
+# dist_size FILE: its size in bytes.
+dist_size() { stat -c %s "$1" 2>/dev/null || stat -f %z "$1"; }
