@@ -25,6 +25,11 @@ version=$(python3 scripts/metadata.py list version)
 if [ "$mode" = publish ] && [ "$tag" != "v$version" ]; then
   dist_fail "the tag is $tag but the packages are at $version (Cargo.toml [workspace.package] version)"
 fi
+# CHANGELOG.md (Keep a Changelog) names the release: `## [X.Y.Z] - YYYY-MM-DD`.
+if ! grep -Eq "^## \[$version\] - [0-9]{4}-[0-9]{2}-[0-9]{2}\$" CHANGELOG.md; then
+  [ "$mode" = publish ] && dist_fail "CHANGELOG.md has no '## [$version] - YYYY-MM-DD' heading"
+  echo "publish: CHANGELOG.md has no '## [$version] - YYYY-MM-DD' heading yet (a release adds it; --tag refuses without)"
+fi
 dist_tools
 python3 scripts/metadata.py check >/dev/null || dist_fail "scripts/metadata.py check fails: the manifests disagree"
 
