@@ -98,7 +98,7 @@ for line in "${summary[@]}"; do echo "$line"; done
 echo
 echo "dist/ (built here):"
 find dist -type f | sort | while read -r file; do
-  printf '  %-84s %9s bytes\n' "$file" "$(dist_size "$file")"
+  printf '  %9s bytes  %s\n' "$(dist_size "$file")" "$file"
 done
 echo "built for: ${#built[@]} platform artifacts; configured only (built by the release workflow on its runners):"
 for item in "${configured[@]}"; do echo "  $item"; done

@@ -16,13 +16,12 @@ cd "$DIST_ROOT"
 target=${1:?usage: scripts/dist-npm-native.sh TARGET}
 suffix=$(python3 scripts/metadata.py list npm-suffix "$target")
 dist_tools
-dist_target "$target" || exit 1
+dist_target "$target" napi || exit 1
 
 t0=$SECONDS
 # Symbols stripped, as napi-rs's release builds do (the addon shrinks by about a tenth): a
 # flag of the addon's own compile (as maturin strips the wheel's module), not a profile
-# setting, which would change every crate's fingerprint and rebuild std and the core that
-# the wheel's build for the same target left in the same target dir.
+# setting, which would change every crate's fingerprint and rebuild them all.
 strip=(-- -C strip=symbols)
 if [ "$DIST_ZIG" = 1 ]; then
   zig_target=$target

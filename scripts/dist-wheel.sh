@@ -16,7 +16,7 @@ target=${1:?usage: scripts/dist-wheel.sh TARGET [PROJECT_DIR]}
 project=${2:-.}
 [ -f "$project/pyproject.toml" ] || dist_fail "$project/pyproject.toml does not exist"
 dist_tools
-dist_target "$target" || exit 1
+dist_target "$target" wheel || exit 1
 
 out=$DIST_ROOT/dist/pypi
 scratch=$(mktemp -d)

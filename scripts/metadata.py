@@ -19,10 +19,10 @@ and the Rust version. scripts/packages.toml lists the packages, one row each. Fr
   list WHAT           prints one item a line: wheel-targets, napi-targets, packages
                       (registry, name, manifest, quickstart; tab-separated), npm-suffix TARGET,
                       version, url.
-  quickstart SECTION LANG DIR
-                      writes the LANG code blocks of README.md's SECTION (between
-                      <!-- SECTION:start --> and <!-- SECTION:end -->) to DIR/quickstart-N.LANG,
-                      one file each, and prints their paths.
+  quickstart [FILE#]SECTION LANG DIR
+                      writes the LANG code blocks of FILE's (default README.md) SECTION
+                      (between <!-- SECTION:start --> and <!-- SECTION:end -->) to
+                      DIR/quickstart-N.LANG, one file each, and prints their paths.
 
 Python 3.11 or later (tomllib); no other dependency.
 """
@@ -182,6 +182,20 @@ def check(write):
     def differ(where, what, have, want):
         problems.append(f"{where}: {what} is {json.dumps(have)}, expected {json.dumps(want)}")
 
+    # Cargo.toml's homepage is the URL too, written from `repository`: maturin turns it into the
+    # wheels' Home-page, the field pip before 24 shows (newer pips read Project-URL Homepage).
+    workspace_text = open("Cargo.toml", encoding="utf-8").read()
+    homepage = load_toml("Cargo.toml")["workspace"]["package"].get("homepage")
+    if homepage != meta["repository"]:
+        if write:
+            workspace_text = re.sub(r'^homepage = "[^"\n]*"\n', "", workspace_text, flags=re.M)
+            workspace_text = re.sub(r'^(repository = "[^"\n]*"\n)', lambda m: m.group(1) + f'homepage = "{meta["repository"]}"\n',
+                                    workspace_text, count=1, flags=re.M)
+            with open("Cargo.toml", "w", encoding="utf-8") as f:
+                f.write(workspace_text)
+        else:
+            differ("Cargo.toml [workspace.package]", "homepage", homepage, meta["repository"])
+
     inherited = ("version", "edition", "license", "repository", "authors", "keywords", "rust-version")
     for row in rows:
         where = row["manifest"]
@@ -219,7 +233,7 @@ def check(write):
                     problems.append(f"{where}: no project.{key}")
             crate = os.path.join(os.path.dirname(where), pyproject.get("tool", {}).get("maturin", {}).get("manifest-path", "Cargo.toml"))
             crate_package = load_toml(crate).get("package", {})
-            for key in ("version", "authors", "keywords", "repository"):
+            for key in ("version", "authors", "keywords", "repository", "homepage"):
                 if crate_package.get(key) != {"workspace": True}:
                     differ(crate, key, crate_package.get(key), {"workspace": True})
             if project.get("urls") != python_urls(meta):
@@ -328,15 +342,17 @@ def npm_main(source, directory):
     print(os.path.join(directory, "package.json"))
 
 
-def quickstart(section, lang, directory):
-    with open("README.md", encoding="utf-8") as f:
+def quickstart(where, lang, directory):
+    path, _, section = where.rpartition("#")
+    path = path or "README.md"
+    with open(path, encoding="utf-8") as f:
         text = f.read()
     m = re.search(rf"<!-- {re.escape(section)}:start -->(.*?)<!-- {re.escape(section)}:end -->", text, re.S)
     if not m:
-        sys.exit(f"metadata: README.md has no {section} section")
+        sys.exit(f"metadata: {path} has no {section} section")
     blocks = re.findall(rf"^```{re.escape(lang)}\n(.*?)^```$", m.group(1), re.S | re.M)
     if not blocks:
-        sys.exit(f"metadata: README.md's {section} has no ```{lang} block")
+        sys.exit(f"metadata: {path}'s {section} has no ```{lang} block")
     os.makedirs(directory, exist_ok=True)
     for number, block in enumerate(blocks, start=1):
         path = os.path.join(directory, f"quickstart-{number}.{lang}")

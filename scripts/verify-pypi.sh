@@ -48,8 +48,8 @@ urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
 problems = [f"{key} is {meta[key]!r}" for key, want in
             (("Version", sys.argv[3]), ("License-Expression", "MIT OR Apache-2.0"), ("Author", "The earlyexit developers"))
             if meta[key] != want]
-if urls.get("Homepage") != sys.argv[2]:
-    problems.append(f"Project-URL Homepage is {urls.get('Homepage')!r}")
+if urls.get("Homepage") != sys.argv[2] or meta["Home-page"] != sys.argv[2]:
+    problems.append(f"Project-URL Homepage is {urls.get('Homepage')!r}, Home-page {meta['Home-page']!r} (pip before 24 shows only that)")
 if not meta["Summary"] or not meta["Keywords"] or not meta.get_all("Classifier"):
     problems.append("no summary, keywords or classifiers")
 assert not problems, "; ".join(problems)
