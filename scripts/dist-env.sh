@@ -28,6 +28,10 @@
 
 DIST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="$HOME/.cargo/bin:$PATH"
+# Windows runners have `python`, not `python3`.
+if ! command -v python3 >/dev/null 2>&1 && command -v python >/dev/null 2>&1; then
+  python3() { python "$@"; }
+fi
 
 dist_fail() { echo "${DIST_STEP:-dist}: $*" >&2; exit 1; }
 

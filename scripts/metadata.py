@@ -219,6 +219,18 @@ def check(write):
                 problems.append(f"{where}: publish = false, but scripts/packages.toml publishes it")
             if "docs" not in package.get("metadata", {}):
                 problems.append(f"{where}: no [package.metadata.docs.rs] (what docs.rs builds)")
+            # A crate that needs another of ours names its version (cargo packs the version,
+            # not the path): this release's, exactly.
+            ours = {r["name"] for r in rows if r["registry"] == "crates.io"}
+            workspace_deps = load_toml("Cargo.toml").get("workspace", {}).get("dependencies", {})
+            for dep, spec in load_toml(where).get("dependencies", {}).items():
+                if dep not in ours:
+                    continue
+                if isinstance(spec, dict) and spec.get("workspace"):
+                    spec = workspace_deps.get(dep, {})
+                have = spec.get("version") if isinstance(spec, dict) else spec
+                if have != "=" + meta["version"]:
+                    differ(where, f"the version of its dependency {dep}", have, "=" + meta["version"])
         elif row["registry"] == "pypi":
             pyproject = load_toml(where)
             project = pyproject.get("project", {})

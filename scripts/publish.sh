@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Publishes dist/ (what the build steps wrote) to PyPI, npm and crates.io:
 #   scripts/publish.sh --tag vX.Y.Z   the release workflow's last step: the tag must name the
-#                                     version every package carries; needs TWINE_PASSWORD (or
-#                                     trusted publishing), NODE_AUTH_TOKEN, CARGO_REGISTRY_TOKEN
+#                                     version every package carries; needs TWINE_PASSWORD,
+#                                     NODE_AUTH_TOKEN, CARGO_REGISTRY_TOKEN
 #   scripts/publish.sh --dry-run      everything short of uploading (`make artifacts` runs it):
 #                                     twine check, npm publish --dry-run of every tarball,
 #                                     cargo publish --dry-run of the crates

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Uses the packed crates of dist/crates/ (scripts/dist-crates.sh) as a user of crates.io
-# would: a fresh cargo project outside the repository depends on the unpacked `earlyexit`
-# crate and runs README.md's Rust quick start as its main; the crate's documentation builds
-# as docs.rs builds it (every feature, --cfg docsrs, warnings as errors). Crates that
-# depend on another of ours resolve it to the unpacked one ([patch.crates-io]), as
-# crates.io will once that one is published. Closing line: `verify-crates: N passed, M failed`.
+# would, one per crates.io row of scripts/packages.toml, each unpacked outside the repository:
+#   a library   a fresh cargo project depends on it and runs the row's quick start (its
+#               ```rust block) as its main; its documentation builds as docs.rs builds it
+#               (every feature, --cfg docsrs, warnings as errors)
+#   a binary    `cargo install --path` of the unpacked crate, then the row's quick start
+#               (its ```sh blocks) with the installed command first on PATH
+# A binary crate that depends on another of ours gets the unpacked one ([patch.crates-io]),
+# as crates.io will have it once that one is published. Closing line:
+# `verify-crates: N passed, M failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,32 +27,52 @@ check() {
 # Builds share one target dir beside the repository's, so a second run need not compile again.
 export CARGO_TARGET_DIR=$root/target/dist/crates
 
-unpack() { # NAME: the unpacked crate's folder
-  local crate=$root/dist/crates/$1-$version.crate
-  [ -f "$crate" ] || { echo "missing $crate (scripts/dist-crates.sh)" >&2; return 1; }
-  tar -xzf "$crate" -C "$scratch" && echo "$scratch/$1-$version"
-}
+mapfile -t rows < <(python3 scripts/metadata.py list packages | awk -F'\t' '$1 == "crates.io"')
+patches=()
+for row in "${rows[@]}"; do
+  IFS=$'\t' read -r _ name _ _ _ <<<"$row"
+  crate=$root/dist/crates/$name-$version.crate
+  [ -f "$crate" ] || { echo "missing $crate (scripts/dist-crates.sh)"; failed=$((failed + 1)); continue; }
+  tar -xzf "$crate" -C "$scratch"
+  patches+=(--config "patch.crates-io.$name.path=\"$scratch/$name-$version\"")
+done
 
-quickstart() {
-  local core project=$scratch/quickstart
-  core=$(unpack earlyexit) || return 1
+library() { # NAME QUICKSTART: the quick start's ```rust block as a dependent's main
+  local name=$1 quickstart=$2 project=$scratch/use-$1
   mkdir -p "$project/src"
-  printf '[package]\nname = "quickstart"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\nearlyexit = { path = "%s" }\n\n[workspace]\n' "$core" >"$project/Cargo.toml"
-  python3 scripts/metadata.py quickstart quickstart-rust rust "$scratch/qs" >/dev/null || return 1
-  cp "$scratch/qs/quickstart-1.rust" "$project/src/main.rs"
-  (cd "$project" && cargo run --quiet --offline) || return 1
-  echo "README.md's Rust quick start ran against the packed earlyexit $version"
+  printf '[package]\nname = "quickstart"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\n%s = { path = "%s" }\n\n[workspace]\n' \
+    "$name" "$scratch/$name-$version" >"$project/Cargo.toml"
+  python3 scripts/metadata.py quickstart "$quickstart" rust "$scratch/qs-$name" >/dev/null || return 1
+  cp "$scratch/qs-$name/quickstart-1.rust" "$project/src/main.rs"
+  (cd "$project" && cargo run --quiet) || return 1
+  echo "the quick start ($quickstart) ran against the packed $name $version"
 }
 
-docs() {
-  local core
-  core=$(unpack earlyexit) || return 1
-  (cd "$core" && RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --quiet --no-deps --all-features --offline) || return 1
-  echo "cargo doc --all-features of the packed crate: no warnings"
+docs() { # NAME
+  (cd "$scratch/$1-$version" && RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --quiet --no-deps --all-features) || return 1
+  echo "cargo doc --all-features of the packed $1: no warnings"
 }
 
-check "crate earlyexit: README quick start as a dependency" quickstart
-check "crate earlyexit: docs as docs.rs builds them" docs
+binary() { # NAME QUICKSTART: cargo install, then the quick start's ```sh blocks
+  local name=$1 quickstart=$2 block
+  cargo install --quiet --path "$scratch/$name-$version" --root "$scratch/bin-$name" "${patches[@]}" || return 1
+  python3 scripts/metadata.py quickstart "$quickstart" sh "$scratch/qs-$name" >/dev/null || return 1
+  for block in "$scratch/qs-$name"/*.sh; do
+    (cd "$scratch" && PATH="$scratch/bin-$name/bin:$PATH" bash -euo pipefail "$block") || return 1
+  done
+  echo "cargo install of the packed $name, then its quick start ($quickstart)"
+}
+
+for row in "${rows[@]}"; do
+  IFS=$'\t' read -r _ name _ quickstart _ <<<"$row"
+  [ -d "$scratch/$name-$version" ] || continue
+  if [ -f "$scratch/$name-$version/src/lib.rs" ]; then
+    check "crate $name: its quick start as a dependency" library "$name" "$quickstart"
+    check "crate $name: docs as docs.rs builds them" docs "$name"
+  else
+    check "crate $name: cargo install and its quick start" binary "$name" "$quickstart"
+  fi
+done
 echo
 echo "verify-crates: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

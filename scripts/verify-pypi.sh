@@ -20,6 +20,10 @@ stem=${dist//-/_}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/earlyexit-verify-pypi.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 python=${PYTHON:-python3}
+if ! command -v python3 >/dev/null 2>&1; then # Windows runners: `python` only
+  python=python
+  python3() { python "$@"; }
+fi
 passed=0
 failed=0
 check() {
