@@ -13,8 +13,9 @@
 #                          BUILD_STD        the cargo arguments that go with it (-Z build-std)
 #                          CARGO_TARGET_DIR target/dist/TARGET-KIND: one per target and build
 #                                           tool (KIND: wheel for maturin, napi for
-#                                           cargo-zigbuild). The two tools give the build
-#                                           scripts different zig wrappers, which cargo tracks:
+#                                           cargo-zigbuild). The two tools link through
+#                                           different zig wrappers, and the linker is part of
+#                                           every crate's fingerprint ("ConfigSettingsChanged"):
 #                                           in one shared folder each build after the other's
 #                                           compiled std and every crate again (measured: the
 #                                           aarch64 wheel 384 s after an addon build, 1 s after
