@@ -77,6 +77,72 @@ pub fn problem(problem: Problem, code: ErrorCode, path: &str, got: &Value) -> Er
     Error::new(code, kind, field, concat(&[field, text]))
 }
 
+/// A type error for an argument the core has no reader for (a layer result's `extra`, the
+/// `skipped` of `speculate`): `field must be expected, got ...`, as the core's readers word it.
+pub fn type_error(code: ErrorCode, field: &str, expected: &str, got: &Value) -> Error {
+    Error::new(code, ErrorKind::Type, field, concat(&[field, " must be ", expected, ", got ", &got.describe()]))
+}
+
+/// `engine` names no engine whose snapshot a binding can restore (Python's pickle support).
+pub fn unknown_engine(engine: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidSnapshot,
+        ErrorKind::Range,
+        "engine",
+        concat(&["snapshot is of unknown engine '", engine, "'"]),
+    )
+}
+
+/// `class` names no result class a binding can rebuild (Python's pickle support).
+pub fn unknown_result_class(class: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidSnapshot,
+        ErrorKind::Range,
+        "class",
+        concat(&["class must name a result class, got '", class, "'"]),
+    )
+}
+
+/// How a JS binding's native call can be malformed: only a JS layer and a native module
+/// built from different sources get here (the contract's fingerprint is checked on load).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The arguments were not a JSON array.
+    Arguments,
+    /// The native object holds another kind of engine than the op asks for.
+    Engine,
+    /// The op code is unknown.
+    Op(u32),
+}
+
+/// The error for a malformed native call (see [`Mismatch`]).
+pub fn mismatch(mismatch: Mismatch) -> Error {
+    match mismatch {
+        Mismatch::Arguments => Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "arguments",
+            "the JS layer must pass an array of arguments",
+        ),
+        Mismatch::Engine => Error::new(
+            ErrorCode::InvalidStep,
+            ErrorKind::Type,
+            "this",
+            "the native object does not hold this kind of engine",
+        ),
+        Mismatch::Op(op) => Error::new(
+            ErrorCode::InvalidStep,
+            ErrorKind::Range,
+            "op",
+            concat(&[
+                "unknown native op ",
+                &crate::num::uint_string(u64::from(op)),
+                " (the JS layer and the native module do not match)",
+            ]),
+        ),
+    }
+}
+
 const SIGNAL: FieldName = FieldName::same("signal");
 
 /// The options of JS `runWithEarlyExit(layers, options)`: absent, `null`, or an object whose
@@ -117,6 +183,20 @@ mod tests {
         assert!(e.message().contains("did you mean 'signal'"), "{}", e.message());
         let e = run_options(&Value::Number(3.0), Naming::Js).unwrap_err();
         assert_eq!(e.field(), "options");
+    }
+
+    #[test]
+    fn binding_side_errors_are_worded_here() {
+        let e = type_error(ErrorCode::InvalidConfig, "skipped", "a count", &Value::Bool(true));
+        assert_eq!(
+            (e.code(), e.field(), e.message()),
+            ("invalid_config", "skipped", "skipped must be a count, got true")
+        );
+        assert_eq!(unknown_engine("x").field(), "engine");
+        assert_eq!(unknown_result_class("X").message(), "class must name a result class, got 'X'");
+        assert_eq!(mismatch(Mismatch::Arguments).field(), "arguments");
+        assert_eq!(mismatch(Mismatch::Engine).code(), "invalid_step");
+        assert!(mismatch(Mismatch::Op(77)).message().starts_with("unknown native op 77 "));
     }
 
     #[test]

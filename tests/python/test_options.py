@@ -304,6 +304,24 @@ def test_cross_field_rules_name_the_field_that_no_longer_fits() -> None:
     assert es.to_json() == before
 
 
+def test_cross_field_messages_name_the_other_field_in_python_spelling() -> None:
+    cases = [
+        (lambda: EarlyStopping(min_iterations=4, max_iterations=3), "max_iterations (3)"),
+        (lambda: EarlyStopping(regression_patience=3), "needs regression_tolerance to be set"),
+        (lambda: EarlyStopping(plateau_improvement_threshold=5), "unless plateau_mode is 'absolute'"),
+        (lambda: EarlyStopping(min_iterations=3).configure(max_iterations=2), "below min_iterations (3)"),
+        (
+            lambda: EarlyStopping(plateau_mode="absolute", plateau_improvement_threshold=4).configure(plateau_mode="relative"),
+            "needs plateau_improvement_threshold between 0 and 1",
+        ),
+    ]
+    for make, words in cases:
+        with pytest.raises(EarlyExitError) as info:
+            make()
+        assert words in str(info.value), str(info.value)
+        assert not any(c.isupper() for c in str(info.value).split(" must ")[0]), str(info.value)
+
+
 def test_from_json_rejects_a_bad_option_with_its_snapshot_path() -> None:
     snap = json.loads(EarlyStopping(max_iterations=5).to_json())
     snap["config"]["minIterations"] = 6

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use earlyexit::{Error, ErrorCode, ErrorKind, Value};
+use earlyexit::{Error, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -59,10 +59,4 @@ impl<T> OrRaise<T> for Result<T, Error> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|e| raise(py, e))
     }
-}
-
-/// A type error for an argument the core has no reader for (a layer result's `extra`, a
-/// missing layer to verify, `skipped`): same shape and wording as the core's own type errors.
-pub fn binding_type_error(code: ErrorCode, field: &str, expected: &str, got: &Value) -> Error {
-    Error::new(code, ErrorKind::Type, field, [field, " must be ", expected, ", got ", &got.describe()].concat())
 }

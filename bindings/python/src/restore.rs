@@ -4,7 +4,6 @@
 //! errors); the readers are picked from the module's one list of classes (`classes!` in
 //! `lib.rs`).
 
-use earlyexit::{Error, ErrorCode, ErrorKind};
 use pyo3::prelude::*;
 
 use crate::error::raise;
@@ -21,15 +20,7 @@ pub fn _restore<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match crate::restore_engine(py, &engine, snapshot, analytics)? {
         Some(restored) => Ok(restored),
-        None => Err(raise(
-            py,
-            Error::new(
-                ErrorCode::InvalidSnapshot,
-                ErrorKind::Range,
-                "engine",
-                ["snapshot is of unknown engine '", &engine, "'"].concat(),
-            ),
-        )),
+        None => Err(raise(py, earlyexit::host::unknown_engine(&engine))),
     }
 }
 
@@ -39,14 +30,6 @@ pub fn _restore_result<'py>(py: Python<'py>, class: &str, value: &Bound<'py, PyA
     let value = to_value(value, NoneIs::Null)?;
     match crate::read_result(py, class, &value)? {
         Some(result) => Ok(result),
-        None => Err(raise(
-            py,
-            Error::new(
-                ErrorCode::InvalidSnapshot,
-                ErrorKind::Range,
-                "class",
-                ["class must name a result class, got '", class, "'"].concat(),
-            ),
-        )),
+        None => Err(raise(py, earlyexit::host::unknown_result_class(class))),
     }
 }

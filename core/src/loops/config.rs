@@ -284,28 +284,51 @@ impl EarlyStoppingConfig {
         if c.plateau_mode != Some(PlateauMode::Absolute) && c.plateau_improvement_threshold > 1.0 {
             let threshold = num::to_js_string(c.plateau_improvement_threshold);
             if has(PLATEAU_IMPROVEMENT_THRESHOLD) || !has(PLATEAU_MODE) {
-                let why = "must be a finite number between 0 and 1 (a fraction) unless plateauMode is 'absolute', got ";
-                return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &value::concat(&[why, &threshold]));
+                let why = value::concat(&[
+                    "must be a finite number between 0 and 1 (a fraction) unless ",
+                    PLATEAU_MODE.spelled(naming),
+                    " is 'absolute', got ",
+                    &threshold,
+                ]);
+                return inconsistent(PLATEAU_IMPROVEMENT_THRESHOLD, &why);
             }
-            let why = "'relative' needs plateauImprovementThreshold between 0 and 1 (a fraction), which is ";
-            return inconsistent(PLATEAU_MODE, &value::concat(&[why, &threshold]));
+            let why = value::concat(&[
+                "'relative' needs ",
+                PLATEAU_IMPROVEMENT_THRESHOLD.spelled(naming),
+                " between 0 and 1 (a fraction), which is ",
+                &threshold,
+            ]);
+            return inconsistent(PLATEAU_MODE, &why);
         }
         if let (Some(min), Some(max)) = (c.min_iterations, c.max_iterations) {
             if min > max {
                 if has(MIN_ITERATIONS) || !has(MAX_ITERATIONS) {
                     return inconsistent(
                         MIN_ITERATIONS,
-                        &value::concat(&["must not exceed maxIterations (", &num::uint_string(max), ")"]),
+                        &value::concat(&[
+                            "must not exceed ",
+                            MAX_ITERATIONS.spelled(naming),
+                            " (",
+                            &num::uint_string(max),
+                            ")",
+                        ]),
                     );
                 }
                 return inconsistent(
                     MAX_ITERATIONS,
-                    &value::concat(&["must not be below minIterations (", &num::uint_string(min), ")"]),
+                    &value::concat(&[
+                        "must not be below ",
+                        MIN_ITERATIONS.spelled(naming),
+                        " (",
+                        &num::uint_string(min),
+                        ")",
+                    ]),
                 );
             }
         }
         if c.regression_patience.is_some() && c.regression_tolerance.is_none() {
-            return inconsistent(REGRESSION_PATIENCE, "needs regressionTolerance to be set");
+            let why = value::concat(&["needs ", REGRESSION_TOLERANCE.spelled(naming), " to be set"]);
+            return inconsistent(REGRESSION_PATIENCE, &why);
         }
         Ok(c)
     }

@@ -72,8 +72,9 @@ struct Inner {
 }
 
 impl Error {
-    /// Builds an error; `message` should name the field and what was wrong with it.
-    pub fn new(code: ErrorCode, kind: ErrorKind, field: impl Into<String>, message: impl Into<String>) -> Self {
+    /// Builds an error; `message` should name the field and what was wrong with it. Crate-only:
+    /// every message is worded in the core (bindings call the constructors of `crate::host`).
+    pub(crate) fn new(code: ErrorCode, kind: ErrorKind, field: impl Into<String>, message: impl Into<String>) -> Self {
         Self::make(code, kind, field.into(), message.into())
     }
 

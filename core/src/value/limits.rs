@@ -116,9 +116,15 @@ pub fn check_layer_count(count: usize, code: ErrorCode, field: &str) -> Result<(
     if count <= MAX_LAYERS {
         return Ok(());
     }
+    Err(too_many_layers(code, field))
+}
+
+/// The error for a list of layers at `field` longer than [`MAX_LAYERS`] (for a binding that
+/// reads an iterator and stops at the limit, before it knows the length).
+pub fn too_many_layers(code: ErrorCode, field: &str) -> Error {
     let most = uint_string(MAX_LAYERS as u64);
     let message = concat(&[field, " holds more than ", &most, " layers (the limit)"]);
-    Err(Error::new(code, ErrorKind::Range, field, message))
+    Error::new(code, ErrorKind::Range, field, message)
 }
 
 #[cfg(test)]

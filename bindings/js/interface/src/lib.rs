@@ -26,7 +26,7 @@ pub mod wire;
 use earlyexit::loops::{self, DiminishingReturnsReport};
 use earlyexit::pyramid::{self, calculate_quality_signal, LayerResult, PyramidRun, QualitySignal, Speculation};
 use earlyexit::{
-    host, snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ErrorKind, ExitConfig,
+    host, snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ExitConfig,
     IterationAnalytics, Naming, Value,
 };
 
@@ -82,12 +82,7 @@ fn batch_op(op: u32) -> bool {
 fn args_of(op: u32, text: &str) -> Result<Vec<Value>, Failure> {
     match wire::decode(text, batch_op(op))? {
         Value::Array(items) => Ok(items),
-        _ => Err(Failure::Core(Error::new(
-            ErrorCode::InvalidConfig,
-            ErrorKind::Type,
-            "arguments",
-            "the JS layer must pass an array of arguments",
-        ))),
+        _ => Err(Failure::Core(host::mismatch(host::Mismatch::Arguments))),
     }
 }
 
@@ -109,12 +104,7 @@ fn snapshot_of(value: &Value) -> Result<std::borrow::Cow<'_, Value>, Error> {
 }
 
 fn not_ready() -> Failure {
-    Failure::Core(Error::new(
-        ErrorCode::InvalidStep,
-        ErrorKind::Type,
-        "this",
-        "the native object does not hold this kind of engine",
-    ))
+    Failure::Core(host::mismatch(host::Mismatch::Engine))
 }
 
 fn layer_path(i: usize) -> String {
@@ -283,16 +273,7 @@ fn config_answer(config: EarlyStoppingConfig) -> Value {
 }
 
 fn unknown_op(op: u32) -> Failure {
-    Failure::Core(Error::new(
-        ErrorCode::InvalidStep,
-        ErrorKind::Range,
-        "op",
-        wire::concat(&[
-            "unknown native op ",
-            &earlyexit::num::uint_string(u64::from(op)),
-            " (the JS layer and the native module do not match)",
-        ]),
-    ))
+    Failure::Core(host::mismatch(host::Mismatch::Op(op)))
 }
 
 impl Engine {

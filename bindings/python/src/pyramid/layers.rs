@@ -2,11 +2,7 @@
 //! mapping with `name` (and `run`, `cost_ms`), or an object with those attributes. Their
 //! specs go to the core; their runners are called here, never by the core.
 
-use earlyexit::{
-    limits::{check_layer_count, MAX_LAYERS},
-    pyramid::invalid_runner,
-    Error, ErrorCode, ErrorKind, Naming, Value,
-};
+use earlyexit::{limits::MAX_LAYERS, pyramid::invalid_runner, Error, ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 
@@ -61,10 +57,7 @@ pub fn layer_specs_value(layers: &Bound<'_, PyAny>) -> PyResult<Value> {
 
 /// The error for a list of layers (or speculations) an iterator kept giving past the limit.
 pub(crate) fn layers_over_limit(field: &str) -> Error {
-    let over = MAX_LAYERS + 1;
-    check_layer_count(over, ErrorCode::InvalidConfig, field)
-        .err()
-        .unwrap_or_else(|| Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, field, "too many layers"))
+    earlyexit::limits::too_many_layers(ErrorCode::InvalidConfig, field)
 }
 
 /// The runner of layer `index`: the second item of a `(name, runner)` tuple, a mapping's

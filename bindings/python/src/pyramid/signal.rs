@@ -7,7 +7,7 @@ use earlyexit::{
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
-use crate::error::{binding_type_error, raise, OrRaise};
+use crate::error::{raise, OrRaise};
 use crate::shims::{module_attr, reduce_by, repr_of, value_class, Json, Pickle, Repr};
 use crate::value::{keyword_entries, to_value, NoneIs};
 
@@ -71,7 +71,7 @@ value_class! {
                     Value::Object(more) => entries.extend(more),
                     Value::Null => {}
                     other => {
-                        let error = binding_type_error(ErrorCode::InvalidLayerResult, "extra", "a mapping", &other);
+                        let error = earlyexit::host::type_error(ErrorCode::InvalidLayerResult, "extra", "a mapping", &other);
                         return Err(raise(py, error));
                     }
                 }

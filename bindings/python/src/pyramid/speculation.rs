@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use pyo3::IntoPyObjectExt;
 
-use crate::error::{binding_type_error, raise, OrRaise};
+use crate::error::{raise, OrRaise};
 use crate::pyramid::exit::{exit_config_value, PyEarlyExitConfig};
 use crate::pyramid::layers::{layers_over_limit, runner_of};
 use crate::pyramid::signal::layer_result_of;
@@ -94,12 +94,8 @@ impl PySpeculativeExecutor {
         for (i, speculation) in parsed.iter_mut().take(count).enumerate() {
             let path = ["layers[", &i.to_string(), "]"].concat();
             let Some(layer) = layers.get(i) else {
-                let error = binding_type_error(
-                    ErrorCode::InvalidConfig,
-                    &path,
-                    "a layer",
-                    &Value::Other("nothing (missing)".into()),
-                );
+                let missing = earlyexit::host::Problem::MissingLayer;
+                let error = earlyexit::host::problem(missing, ErrorCode::InvalidConfig, &path, &Value::Null);
                 return Err(raise(py, error));
             };
             let runner = runner_of(py, layer, i)?;
@@ -131,7 +127,10 @@ pub(crate) fn skipped_count(py: Python<'_>, skipped: &Bound<'_, PyAny>) -> PyRes
             Err(_) => {
                 let got = to_value(skipped, NoneIs::Absent)?;
                 let expected = "a sequence of layers or a count";
-                return Err(raise(py, binding_type_error(ErrorCode::InvalidConfig, "skipped", expected, &got)));
+                return Err(raise(
+                    py,
+                    earlyexit::host::type_error(ErrorCode::InvalidConfig, "skipped", expected, &got),
+                ));
             }
         }
     };
