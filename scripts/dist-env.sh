@@ -10,7 +10,9 @@
 #                                           installed) or "build-std" (Debian's rustc-web,
 #                                           which knows every target, with std built from
 #                                           Debian's rust-web-src, as for wasm32)
-#                          BUILD_STD        the cargo arguments that go with it (-Z build-std)
+#                          BUILD_STD        the cargo arguments that go with it (-Z build-std;
+#                                           expand as ${BUILD_STD[@]+"${BUILD_STD[@]}"}: an
+#                                           empty array is "unbound" to macOS's bash 3.2)
 #                          CARGO_TARGET_DIR target/dist/TARGET-KIND: one per target and build
 #                                           tool (KIND: wheel for maturin, napi for
 #                                           cargo-zigbuild). The two tools link through

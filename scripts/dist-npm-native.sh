@@ -26,9 +26,9 @@ strip=(-- -C strip=symbols)
 if [ "$DIST_ZIG" = 1 ]; then
   zig_target=$target
   case "$target" in *-linux-gnu) zig_target=$target.2.17 ;; esac
-  cargo-zigbuild rustc -p earlyexit-node --lib --release --target "$zig_target" "${BUILD_STD[@]}" "${strip[@]}"
+  cargo-zigbuild rustc -p earlyexit-node --lib --release --target "$zig_target" ${BUILD_STD[@]+"${BUILD_STD[@]}"} "${strip[@]}"
 else
-  cargo rustc -p earlyexit-node --lib --release --target "$target" "${BUILD_STD[@]}" "${strip[@]}"
+  cargo rustc -p earlyexit-node --lib --release --target "$target" ${BUILD_STD[@]+"${BUILD_STD[@]}"} "${strip[@]}"
 fi
 built=$CARGO_TARGET_DIR/$target/release
 case "$target" in

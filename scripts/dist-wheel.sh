@@ -30,7 +30,7 @@ if [ "$DIST_ZIG" = 1 ]; then
     *-linux-musl) args+=(--zig --compatibility musllinux_1_2) ;;
   esac
 fi
-(cd "$project" && maturin "${args[@]}" "${BUILD_STD[@]}")
+(cd "$project" && maturin "${args[@]}" ${BUILD_STD[@]+"${BUILD_STD[@]}"})
 wheel=$(ls "$scratch"/*.whl)
 [ "$(echo "$wheel" | wc -l)" = 1 ] || dist_fail "maturin wrote more than one wheel"
 name=$(basename "$wheel")
