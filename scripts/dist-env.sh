@@ -37,6 +37,9 @@ if ! command -v python3 >/dev/null 2>&1 && command -v python >/dev/null 2>&1; th
 fi
 
 dist_fail() { echo "${DIST_STEP:-dist}: $*" >&2; exit 1; }
+# Tests on a command's output take it as a here-string, never through `| grep -q`: grep -q
+# exits at its first match, the writer may then die of SIGPIPE, and under pipefail that made
+# a present file look missing (seen: "earlyexit-linux-arm64-gnu-0.1.0.tgz lacks package.json").
 
 dist_tools() {
   local venv=$DIST_ROOT/.venv-release
@@ -68,10 +71,10 @@ dist_toolchain() {
     MINGW* | MSYS* | CYGWIN* | Windows_NT) [ "$os" = windows ] || return 0 ;;
   esac
   if [ "$target" = "$(dist_host)" ] ||
-    { command -v rustup >/dev/null && rustup target list --installed 2>/dev/null | grep -qx "$target"; }; then
+    { command -v rustup >/dev/null && grep -qx "$target" <<<"$(rustup target list --installed 2>/dev/null)"; }; then
     echo rustup
   elif [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] &&
-    /usr/bin/rustc --print target-list 2>/dev/null | grep -qx "$target" &&
+    grep -qx "$target" <<<"$(/usr/bin/rustc --print target-list 2>/dev/null)" &&
     [ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library" ]; then
     echo build-std
   fi

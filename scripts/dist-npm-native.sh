@@ -59,7 +59,7 @@ case "$target" in
     description="$description; glibc >= $newest"
     ;;
   *-linux-musl)
-    readelf -V --wide "$library" | grep -q 'GLIBC_' && dist_fail "$library references glibc symbol versions"
+    ! grep -q 'GLIBC_' <<<"$(readelf -V --wide "$library")" || dist_fail "$library references glibc symbol versions"
     description="$description; needs $(readelf -d "$library" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | paste -sd, -)"
     ;;
 esac
@@ -71,7 +71,8 @@ cp "$library" "$stage/earlyexit.$suffix.node"
 cp LICENSE THIRD_PARTY_NOTICES "$stage/"
 mkdir -p dist/npm
 tarball=$(cd "$stage" && npm pack --silent --pack-destination "$DIST_ROOT/dist/npm" | tail -n 1)
+listing=$(tar -tzf "dist/npm/$tarball")
 for member in package.json README.md LICENSE "earlyexit.$suffix.node"; do
-  tar -tzf "dist/npm/$tarball" | grep -qx "package/$member" || dist_fail "$tarball lacks $member"
+  grep -qx "package/$member" <<<"$listing" || dist_fail "$tarball lacks $member"
 done
 echo "dist-npm-native: $tarball $(dist_size "dist/npm/$tarball") bytes: $description ($((SECONDS - t0)) s)"

@@ -21,8 +21,8 @@ sdist=$(ls "$scratch"/*.tar.gz)
 name=$(basename "$sdist")
 # Only what the build needs: no tests, benchmarks data, node_modules or build outputs.
 listing=$(tar -tzf "$sdist")
-echo "$listing" | grep -E '/(node_modules|target|test-output|\.venv[^/]*)/' && dist_fail "$name holds build outputs or dependencies"
-echo "$listing" | grep -q '/PKG-INFO$' || dist_fail "$name has no PKG-INFO"
+! grep -E '/(node_modules|target|test-output|\.venv[^/]*)/' <<<"$listing" || dist_fail "$name holds build outputs or dependencies"
+grep -q '/PKG-INFO$' <<<"$listing" || dist_fail "$name has no PKG-INFO"
 twine check --strict "$sdist"
 mv "$sdist" "$out/"
 echo "dist-sdist: $name $(dist_size "$out/$name") bytes, $(echo "$listing" | grep -cv '/$') files"

