@@ -13,7 +13,7 @@
 #
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
-# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging
+# Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
 # (one suite each, after `make setup`), contract (rewrite the generated JS contract,
 # bindings/js/api/contract.generated.mjs, from its Rust tables), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
@@ -27,7 +27,7 @@ DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test artifacts metadata demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging
+.PHONY: test artifacts metadata demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
@@ -50,7 +50,7 @@ replay:
 setup:
 	bash scripts/setup.sh
 
-test-rust test-python test-node test-browser test-packaging:
+test-rust test-python test-node test-browser test-packaging test-cli:
 	bash scripts/$@.sh
 
 # Fuzz the core: each target FUZZ_SECONDS (default 600) in turn, then the JS layer's
@@ -67,6 +67,7 @@ vectors:
 	node tests/vectors/gen_bad_input.mjs $(REFERENCE)
 	node tests/vectors/replay/gen_loop_replay.mjs
 	node tests/vectors/gen_pyramid_policy.mjs
+	node tests/vectors/behavior/gen_behavior.mjs $(REFERENCE)
 
 # Commit-message habits of a branch before it is merged; not part of `make test`.
 check-commits:

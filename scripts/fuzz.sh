@@ -3,7 +3,7 @@
 # (default 600), growing fuzz/corpus/<target>/, then prints per target the executions,
 # the corpus size and the findings (crash-/timeout-/leak-/oom- files under
 # fuzz/artifacts/<target>/). Installs cargo-fuzz into ~/.cargo when it is missing. Then the
-# Python property tests (tests/python/test_properties.py) with the "fuzz" profile: random
+# Python property tests (tests/python/test_properties.py, test_pyramid_models.py) with the "fuzz" profile: random
 # seeds and EARLYEXIT_HYPOTHESIS_EXAMPLES examples per test (default 20,000), when the
 # Python module is built (.venv, as scripts/test-python.sh makes it). FUZZ_PYTHON=0 skips them.
 #
@@ -99,7 +99,7 @@ for target in "${targets[@]}"; do
   fi
 done
 
-# --- the JS binding layers: tests/node/properties.test.mjs (fast-check) with many more cases
+# --- the JS binding layers: tests/node/properties.test.mjs and pyramid_models.test.mjs (fast-check) with many more cases
 # than `make test` runs, a fresh seed each time, for the napi addon and the wasm build (both
 # built first: scripts/build-node.sh, scripts/build-wasm.sh). FUZZ_JS_RUNS cases per property
 # (default 20000); a failure prints its seed and counterexample (FC_SEED=<seed> reproduces).
@@ -112,7 +112,7 @@ if [ "${FUZZ_JS:-1}" != 0 ]; then
     mkdir -p "$(dirname "$js_log")"
     echo "=== js_properties ($impl): $js_runs cases per property, seed $js_seed (log: fuzz/logs/${js_log##*/})"
     t0=$SECONDS
-    (cd .. && EARLYEXIT_IMPL=$impl FC_RUNS=$js_runs FC_SEED=$js_seed node --test tests/node/properties.test.mjs) >"$js_log" 2>&1
+    (cd .. && EARLYEXIT_IMPL=$impl FC_RUNS=$js_runs FC_SEED=$js_seed node --test tests/node/properties.test.mjs tests/node/pyramid_models.test.mjs) >"$js_log" 2>&1
     status=$?
     line=$(printf '%-17s %5d s  %10s cases      seed %s  findings %s' "js_prop_$impl" "$((SECONDS - t0))" "$((js_runs * 3))" "$js_seed" \
       "$([ "$status" = 0 ] && echo 0 || echo "1 (see fuzz/logs/${js_log##*/})")")
@@ -143,7 +143,7 @@ if [ "${FUZZ_PYTHON:-1}" != 0 ]; then
     echo "=== python properties: $examples examples per test, random seeds (log: $logs/python_properties.log)"
     t0=$SECONDS
     EARLYEXIT_HYPOTHESIS_PROFILE=fuzz EARLYEXIT_HYPOTHESIS_EXAMPLES=$examples \
-      .venv/bin/python -m pytest tests/python/test_properties.py -q -p no:cacheprovider >"$logs/python_properties.log" 2>&1
+      .venv/bin/python -m pytest tests/python/test_properties.py tests/python/test_pyramid_models.py -q -p no:cacheprovider >"$logs/python_properties.log" 2>&1
     status=$?
     result=$(grep -E '^[0-9]+ (passed|failed)' "$logs/python_properties.log" | tail -n 1)
     [ "$status" -eq 0 ] || found_any=1

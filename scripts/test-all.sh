@@ -5,6 +5,7 @@
 #   node       scripts/test-node.sh       native addon and wasm-in-Node suites
 #   browser    scripts/test-browser.sh    wasm build in headless Chromium, dashboard
 #   packaging  scripts/test-packaging.sh  wheel and npm tarballs installed into scratch places
+#   cli        scripts/test-cli.sh        the earlyexit command and MCP server, end to end
 #
 # Each suite ends with one or more lines `NAME: N passed, M failed` (read from the last 30
 # lines of its output, the last line per NAME); this script collects them with each suite's exit code and ends with one summary line per suite and a total
@@ -15,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-SUITES=(rust python node browser packaging)
+SUITES=(rust python node browser packaging cli)
 mkdir -p test-output/logs
 
 total_passed=0

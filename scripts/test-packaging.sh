@@ -6,8 +6,11 @@
 #   npm      `npm pack` makes the tarballs of `earlyexit` (bindings/node, with this machine's
 #            napi addon: the tarball a clone makes) and `earlyexit-wasm` (bindings/wasm); each
 #            is installed offline into a fresh directory (earlyexit with earlyexit-wasm, its
-#            dependency; EARLYEXIT_NO_FALLBACK=1, so the addon must load), then loaded with require() and with import, each deciding one loop
-#            (and the subpath entries `<package>/early-stopping`, `/iteration-analytics` checked).
+#            dependency; EARLYEXIT_NO_FALLBACK=1, so the addon must load), then loaded with
+#            require() and with import, each deciding one loop (and the subpath entries
+#            `<package>/early-stopping`, `/iteration-analytics`, `/behavior-detector`,
+#            `/intervention-system` checked, the last two answering one detection and its
+#            intervention).
 #   crate    `cargo package --list` of the core (crate `earlyexit`).
 # Each artifact carries its package's own README (the wheel as its long description, the
 # tarballs and the crate as README.md), byte for byte the file in the repository.
@@ -166,22 +169,28 @@ install_and_use() {
     const r = lib.replayLoops([{ id: "a", iterations: [{ quality_score: 0.5, confidence: 0.5, verification_status: "failed" }] }], "recommended");
     if (r.runs.length !== 1 || r.runs[0].trigger !== "end_of_run") throw new Error("unexpected replay: " + JSON.stringify(r));
     // The subpath entries (aiwg-style default imports) are in the tarball and give the same classes.
-    if (SUBPATHS[0].default !== lib.EarlyStopping || SUBPATHS[1].default !== lib.IterationAnalytics)
+    const CLASSES = [lib.EarlyStopping, lib.IterationAnalytics, lib.BehaviorDetector, lib.InterventionSystem];
+    if (SUBPATHS.some((entry, i) => entry.default !== CLASSES[i]))
       throw new Error("the subpath entries do not give the same classes as the main entry");
+    // The behaviour drop-ins (in earlyexit-wasm, answered by the second module too).
+    const stuck = new SUBPATHS[2].default().detect([1, 2, 3].map(() => ({ analysis: { error: "E", completionPercentage: 0 } })));
+    const level = new SUBPATHS[3].default().intervene(stuck[0]).level;
+    if (stuck[0].type !== "stuck" || level !== SUBPATHS[3].INTERVENTION_LEVELS.REDIRECT)
+      throw new Error("unexpected behaviour answers: " + JSON.stringify(stuck) + " " + level);
     console.log(`${HOW}: stop=${d.stop}, trigger=${d.trigger}, reason=${JSON.stringify(d.reason)}`);'
   (cd "$dir" && EARLYEXIT_NO_FALLBACK=1 EXPECTED_REASON=$REASON node -e "
     const lib = require('$package');
     const where = require.resolve('$package');
     if (!where.startsWith('$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"require('$package') from \" + where;
-    const SUBPATHS = [require('$package/early-stopping'), require('$package/iteration-analytics')];
+    const SUBPATHS = ['early-stopping', 'iteration-analytics', 'behavior-detector', 'intervention-system'].map((s) => require('$package/' + s));
     $script") || return 1
   (cd "$dir" && EARLYEXIT_NO_FALLBACK=1 EXPECTED_REASON=$REASON node --input-type=module -e "
     const lib = await import('$package');
     const where = import.meta.resolve('$package');
     if (!where.startsWith('file://$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"import '$package' from \" + where;
-    const SUBPATHS = [await import('$package/early-stopping'), await import('$package/iteration-analytics')];
+    const SUBPATHS = await Promise.all(['early-stopping', 'iteration-analytics', 'behavior-detector', 'intervention-system'].map((s) => import('$package/' + s)));
     $script") || return 1
 }
 
@@ -202,9 +211,12 @@ print(next(p["readme"] or "" for p in json.load(sys.stdin)["packages"] if p["nam
   [ "$readme" = "README.md" ] || { echo "core/Cargo.toml: readme is ${readme:-unset}, expected README.md"; return 1; }
   list=$(cargo package --list -p earlyexit --allow-dirty --offline 2>/dev/null) || { echo "cargo package --list failed"; return 1; }
   grep -qx 'README.md' <<<"$list" || { echo "the crate package lacks README.md"; return 1; }
-  echo "crate earlyexit: $(wc -l <<<"$list") files, README.md = core/README.md"
+  # aiwg's MIT notice (core/THIRD_PARTY_NOTICES links to the repository's): the core holds
+  # every string the drop-ins reproduce.
+  grep -qx 'THIRD_PARTY_NOTICES' <<<"$list" || { echo "the crate package lacks THIRD_PARTY_NOTICES"; return 1; }
+  echo "crate earlyexit: $(wc -l <<<"$list") files, README.md = core/README.md, THIRD_PARTY_NOTICES"
 }
-check "crate: cargo package -p earlyexit packs core/README.md" crate_readme
+check "crate: cargo package -p earlyexit packs core/README.md and THIRD_PARTY_NOTICES" crate_readme
 
 echo
 if [ "${#failures[@]}" -gt 0 ]; then

@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'invalid_analytics'
   | 'invalid_snapshot'
   | 'invalid_step'
-  | 'invalid_replay';
+  | 'invalid_replay'
+  | 'invalid_detection';
 
 /** What every error this package throws for bad input carries besides its message. */
 export interface EarlyExitErrorFields {
@@ -622,7 +623,10 @@ export type ExitReason =
   | 'lambda_unstable'
   | 'boundaries_concentrated'
   | 'insufficient_confidence'
-  | 'confident_exit';
+  | 'confident_exit'
+  | 'layer_failed'
+  | 'risk_bounded'
+  | 'completed';
 
 export interface EarlyExitDecision {
   canExit: boolean;
@@ -678,6 +682,46 @@ export interface TestPyramidResult {
   verdict: Verdict;
   /** The failing layers that ran or were verified, in the order they ran. */
   failingLayers: FailingLayer[];
+  /**
+   * Why a `fail_fast` / `risk_bounded` run did what it did (docs/test-exit.md); absent from
+   * the ADR's results.
+   */
+  policy?: PolicyRunReport;
+}
+
+/** Which policy decides a live run: the ADR's exit decision (the default), or the policy's. */
+export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
+
+/**
+ * The policy options of a live run (`EarlyExitController`, `runWithEarlyExit`, `PyramidRun`):
+ * `null` or absent keys take the defaults (a run's own options replace the controller's key by key).
+ */
+export interface PolicyRunOptions {
+  /** `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`. */
+  policy?: RunPolicyName | null;
+  /** `'enforced'` (default). `'shadow'` is not available for live runs yet (an `invalid_config` error). */
+  mode?: 'enforced' | 'shadow' | null;
+  /** The outcome model the policy decides from (empty when absent). */
+  model?: ModelArgument;
+  /** A partial config over the policy's preset (`riskBudget`: the certified budget). */
+  policyConfig?: Partial<PyramidPolicyConfig> | null;
+}
+
+/** A policy run's `policy` report: the bound, the budget (`config.riskBudget`), the model's counts. */
+export interface PolicyRunReport {
+  policy: 'fail_fast' | 'risk_bounded';
+  mode: 'enforced' | 'shadow';
+  config: PyramidPolicyConfig;
+  /** The bound that allowed a `risk_bounded` stop; null for any other stop. */
+  risk: number | null;
+  /** One per layer run, in run order: the bound it was chosen under (null: skipping not considered). */
+  steps: { layer: number; risk: number | null }[];
+  /** The layers never run, in pyramid order. */
+  skipped: number[];
+  /** The model's counts for every layer, as the run started. */
+  counts: { layer: number; name: string; trials: number; failures: number; costMs: number | null }[];
+  /** What the run teaches the model: `pyramidPolicyUpdate(model, report.ran)`. */
+  ran: { name: string; failed: boolean; durationMs?: number }[];
 }
 
 /** A layer for the step API: what the core needs to know before running it. */
@@ -711,7 +755,7 @@ export interface AbortSignalLike {
 }
 
 /** The options of `runWithEarlyExit`: any other key is an `unknown_option` error. */
-export interface RunOptions {
+export interface RunOptions extends PolicyRunOptions {
   /**
    * Aborting rejects the run with the signal's reason; no further layer starts, and the
    * runner in progress gets the signal (`run({ signal })`). Anything but an AbortSignal,
@@ -727,6 +771,15 @@ export interface PyramidRunSnapshot {
   engine: 'PyramidRun';
   config: ExitConfig;
   totalLayers: number;
+  layers: LayerSpec[];
+  submitted: { layer: number; result: LayerResult }[];
+}
+
+/** A policy run's snapshot (`PyramidRun.toJSON()` with a `fail_fast` / `risk_bounded` policy). */
+export interface PyramidPolicyRunSnapshot {
+  version: 1;
+  engine: 'PyramidPolicyRun';
+  options: Required<Omit<PolicyRunOptions, 'policy'>> & { policy: 'fail_fast' | 'risk_bounded' };
   layers: LayerSpec[];
   submitted: { layer: number; result: LayerResult }[];
 }
@@ -765,7 +818,11 @@ export declare class SpeculativeExecutor implements Freeable {
 }
 
 export declare class EarlyExitController implements Freeable {
-  constructor(config: ExitOptions | null | undefined, totalLayers: number);
+  /**
+   * With `options.policy` `'fail_fast'` or `'risk_bounded'` the policy decides every run
+   * (docs/test-exit.md); in a browser, `await init({ replay: true })` first.
+   */
+  constructor(config: ExitOptions | null | undefined, totalLayers: number, options?: PolicyRunOptions | null);
   /**
    * Runs the layers in order until the exit decision lets the rest be skipped, then
    * verifies the first skipped ones. A runner that throws or rejects makes this reject
@@ -782,16 +839,26 @@ export declare class EarlyExitController implements Freeable {
 
 /** The core's step API, for callers that run the layers themselves (CI jobs, live dashboards). */
 export declare class PyramidRun implements Freeable {
-  constructor(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]);
-  static start(config: ExitOptions | null | undefined, totalLayers: number, layers: readonly LayerSpec[]): PyramidRun;
+  constructor(
+    config: ExitOptions | null | undefined,
+    totalLayers: number,
+    layers: readonly LayerSpec[],
+    options?: PolicyRunOptions | null,
+  );
+  static start(
+    config: ExitOptions | null | undefined,
+    totalLayers: number,
+    layers: readonly LayerSpec[],
+    options?: PolicyRunOptions | null,
+  ): PyramidRun;
   /** What to do next; advances nothing. */
   next(): StepAction;
   /** Feeds the pending action's result (an `invalid_step` error for any other layer). */
   submit(layer: number, result: LayerResult): void;
   /** The result once `next()` says done (an `invalid_step` error before). */
   result(): TestPyramidResult;
-  toJSON(): PyramidRunSnapshot;
-  static fromJSON(snapshot: PyramidRunSnapshot | string): PyramidRun;
+  toJSON(): PyramidRunSnapshot | PyramidPolicyRunSnapshot;
+  static fromJSON(snapshot: PyramidRunSnapshot | PyramidPolicyRunSnapshot | string): PyramidRun;
   free(): void;
   [Symbol.dispose](): void;
 }
@@ -851,11 +918,53 @@ export interface PyramidOutcomeModel {
   engine: 'PyramidOutcomeModel';
   layers: { name: string; trials: number; failures: number; costMs: number | null; costWeight: number }[];
 }
+/**
+ * The outcome model that merges (version 2): a window of per-build outcomes keyed by the
+ * caller's build id and sequence number (docs/test-exit.md, "Models that merge").
+ */
+export interface PyramidOutcomeModelV2 {
+  version: 2;
+  engine: 'PyramidOutcomeModel';
+  window: number;
+  /** The counts of the version 1 model it was converted from (with `note`). */
+  base?: PyramidOutcomeModel;
+  note?: string;
+  builds: { id: string; seq: number; layers: { name: string; failed: boolean; durationMs?: number }[] }[];
+}
+/** Any model argument: a document of either version, its JSON text, an OutcomeModel, or null (empty). */
+export type ModelArgument = PyramidOutcomeModel | PyramidOutcomeModelV2 | OutcomeModel | string | null;
+/** A build's key: the caller's id and a sequence number ordering builds by recency. */
+export interface BuildKey {
+  id: string;
+  seq: number;
+}
+/**
+ * The mergeable outcome model (immutable: `learn` and `merge` answer a new one). In a browser,
+ * `await init({ replay: true })` first.
+ */
+export declare class OutcomeModel {
+  /** A new empty model, or `model` read (a version 1 one converted, its counts the base). */
+  constructor(model?: ModelArgument, options?: { window?: number } | null);
+  /** The union of both models' builds: commutative, associative, idempotent. */
+  merge(other: ModelArgument): OutcomeModel;
+  /** Learns one build (`ran`: the layers that ran, in run order) under its key. */
+  learn(ran: readonly { name: string; failed: boolean; durationMs?: number }[], build: BuildKey): OutcomeModel;
+  /** The version 1 statistics the policy decides from. */
+  statistics(config?: Partial<PyramidPolicyConfig> | null): PyramidOutcomeModel;
+  /** The most builds kept. */
+  readonly window: number;
+  /** How many builds it holds. */
+  readonly size: number;
+  /** Why it has a base (converted from a version 1 model), or null. */
+  readonly note: string | null;
+  toJSON(): PyramidOutcomeModelV2;
+  static fromJSON(doc: PyramidOutcomeModelV2 | PyramidOutcomeModel | string): OutcomeModel;
+}
 export interface ReplayOptions {
   policy?: PyramidPolicyName;
   /** A partial config over the preset: an ExitConfig, or a PyramidPolicyConfig. */
   config?: ExitOptions | Partial<PyramidPolicyConfig> | null;
-  model?: PyramidOutcomeModel | string | null;
+  model?: ModelArgument;
   learn?: 'ran' | 'all' | 'none';
 }
 export interface RunReplay {
@@ -903,7 +1012,7 @@ export interface ReplayReport {
 export interface CalibrationOptions {
   policy?: 'fail_fast' | 'risk_bounded';
   config?: Partial<PyramidPolicyConfig> | null;
-  model?: PyramidOutcomeModel | string | null;
+  model?: ModelArgument;
   grid?: readonly number[];
   warmup?: number;
 }
@@ -937,17 +1046,25 @@ export declare function calibratePyramidPolicy(
 ): Calibration;
 /** The next step of a live run given the outcomes so far (in run order). */
 export declare function pyramidPolicyDecide(
-  model: PyramidOutcomeModel | string | null,
+  model: ModelArgument,
   layers: readonly { name: string; costMs?: number }[],
   outcomes: readonly { layer: number; failed: boolean }[],
   options?: PolicyOptions | null,
 ): PolicyDecision;
-/** Learns one finished run (`ran` in run order); returns the new model document. */
+/**
+ * Learns one finished run (`ran` in run order); returns the new model document: version 1
+ * without `build`, version 2 (a version 1 model converted) with `build`, its key.
+ */
 export declare function pyramidPolicyUpdate(
-  model: PyramidOutcomeModel | string | null,
+  model: PyramidOutcomeModel | null,
   ran: readonly { name: string; failed: boolean; durationMs?: number }[],
   options?: PolicyOptions | null,
 ): PyramidOutcomeModel;
+export declare function pyramidPolicyUpdate(
+  model: ModelArgument,
+  ran: readonly { name: string; failed: boolean; durationMs?: number }[],
+  options: PolicyOptions & { build: BuildKey },
+): PyramidOutcomeModelV2;
 
 /**
  * Where a wasm module comes from, as wasm-bindgen's init takes it: a URL or string, a
@@ -962,7 +1079,8 @@ export interface InitOptions {
   module?: WasmSource;
   /**
    * Also load the replay module (`replayLoops`, `replayPyramids`, `shadowPyramids`,
-   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`): `true` for
+   * `calibratePyramidPolicy`, `pyramidPolicyDecide`, `pyramidPolicyUpdate`, `BehaviorDetector`,
+   * `InterventionSystem`): `true` for
    * `earlyexit_replay_bg.wasm` next to the glue, or its source; `false`/absent: not loaded.
    */
   replay?: boolean | WasmSource;
@@ -1106,3 +1224,213 @@ export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?
  * one impossible type) stays for code that names it.
  */
 export type ReplaySummary = PyramidReplaySummary | LoopReplaySummary;
+
+// ---------------------------------------------------------------------------
+// Behaviour detectors and graded interventions (docs/behavior.md): drop-ins for aiwg's
+// behavior-detector.mjs and intervention-system.mjs. In earlyexit-wasm's web build they need
+// the replay module: `await init({ replay: true })` first.
+
+/** What a detector finds. */
+export type DetectionType = 'stuck' | 'oscillation' | 'deviation' | 'resource_burn' | 'regression';
+/** How serious a detection is, mildest first. */
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
+/** How hard an intervention steps in, mildest first. */
+export type InterventionLevel = 'log' | 'warn' | 'redirect' | 'pause' | 'abort';
+
+/**
+ * upstream's thresholds. A group given to the constructor or `updateThresholds` replaces the
+ * whole group: a field it leaves out is absent, which switches its rule off (an absent
+ * `noProgressIterations` makes the stuck window the whole history).
+ */
+export interface BehaviorThresholds {
+  /** Same error `sameErrorCount` times (integer >= 1, default 3) in the last `noProgressIterations` (integer >= 1, default 5). */
+  stuck: { sameErrorCount?: number; noProgressIterations?: number };
+  /** `undoRedoCycles` (integer >= 1, default 2) reverts of at least `fileChurnThreshold` of the files (0..1, default 0.8). */
+  oscillation: { undoRedoCycles?: number; fileChurnThreshold?: number };
+  /** Learnings sharing less than `objectiveSimilarity` (0..1, default 0.5) of the objective's words; `scopeCreepRatio` is read by no rule. */
+  deviation: { objectiveSimilarity?: number; scopeCreepRatio?: number };
+  /** Iterations used at `iterationMultiplier` times the estimate (finite >= 0, default 2); `costMultiplier` is read by no rule. */
+  resource: { costMultiplier?: number; iterationMultiplier?: number };
+  /** Coverage drops of `coverageDropPercent` points (0..100, default 10); `testPassToFail` is read by no rule (tests are always checked). */
+  regression: { testPassToFail?: boolean; coverageDropPercent?: number };
+}
+/** upstream's `THRESHOLDS`: a plain object, read when a detector is made. */
+export declare const THRESHOLDS: BehaviorThresholds;
+
+export interface BehaviorDetectorOptions {
+  thresholds?: Partial<BehaviorThresholds> | null;
+}
+
+/**
+ * One iteration of a loop's history, as upstream's loop records it: the detectors read these
+ * fields (absent or null: unknown) and ignore every other key.
+ */
+export interface BehaviorIteration {
+  /** The iteration's number (integer >= 0). */
+  number?: number | null;
+  analysis?: {
+    failureClass?: string | null;
+    error?: string | null;
+    blockers?: readonly string[] | null;
+    /** 0..100; the rules read it as a fraction (0.02 of progress per iteration, 0.5 done). Not null. */
+    completionPercentage?: number;
+    artifactsModified?: readonly string[] | null;
+    learnings?: string | null;
+    /** Not null. */
+    testsPassing?: boolean;
+    /** 0..100; 0 reads as unknown. */
+    coveragePercent?: number | null;
+    [key: string]: unknown;
+  } | null;
+  context?: {
+    objective?: string | null;
+    /** Integer >= 1; default 10. */
+    maxIterations?: number | null;
+    [key: string]: unknown;
+  } | null;
+  [key: string]: unknown;
+}
+
+export interface StuckEvidence {
+  repeatedError: string;
+  occurrences: number;
+  avgProgressRate: number;
+  recentBlockers: string[];
+}
+export interface OscillationEvidence {
+  undoRedoCycles: number;
+  recentFileChanges: string[][];
+}
+export interface DeviationEvidence {
+  originalObjective: string;
+  deviationExamples: { iteration: number; similarity: number; artifacts: string[] }[];
+  averageSimilarity: number;
+}
+export interface ResourceBurnEvidence {
+  estimatedIterations: number;
+  actualIterations: number;
+  iterationRatio: number;
+  completionPercent: number;
+  efficiency: number;
+}
+export interface RegressionEvidence {
+  regressions: ({ iteration: number; message: string } | { iteration: number; message: string; from: number; to: number })[];
+}
+
+interface DetectionOf<T extends DetectionType, S extends Severity, E> {
+  type: T;
+  severity: S;
+  message: string;
+  evidence: E;
+  recommendations: string[];
+}
+export type StuckDetection = DetectionOf<'stuck', 'high' | 'critical', StuckEvidence>;
+export type OscillationDetection = DetectionOf<'oscillation', 'high', OscillationEvidence>;
+export type DeviationDetection = DetectionOf<'deviation', 'medium', DeviationEvidence>;
+export type ResourceBurnDetection = DetectionOf<'resource_burn', 'high' | 'critical', ResourceBurnEvidence>;
+export type RegressionDetection = DetectionOf<'regression', 'high' | 'critical', RegressionEvidence>;
+/** What the detectors answer (upstream's `Detection`). */
+export type Detection = StuckDetection | OscillationDetection | DeviationDetection | ResourceBurnDetection | RegressionDetection;
+
+/** What an intervention takes: a detection, or one built by hand (evidence free-form). */
+export interface DetectionInput {
+  type: DetectionType;
+  severity: Severity;
+  message: string;
+  /** Read for a redirect: `repeatedError` (string or null) with `occurrences`, `originalObjective`. */
+  evidence?: object;
+  recommendations?: readonly string[];
+}
+
+export declare class BehaviorDetector {
+  constructor(options?: BehaviorDetectorOptions | null);
+  /** The thresholds (upstream's public field; checked when a method reads it). */
+  thresholds: BehaviorThresholds;
+  /** Every detector's detection, in upstream's order; none for an empty (or null) history. */
+  detect(history: readonly BehaviorIteration[] | null | undefined): Detection[];
+  detectStuck(history: readonly BehaviorIteration[]): StuckDetection | null;
+  detectOscillation(history: readonly BehaviorIteration[]): OscillationDetection | null;
+  detectDeviation(history: readonly BehaviorIteration[]): DeviationDetection | null;
+  detectResourceBurn(history: readonly BehaviorIteration[]): ResourceBurnDetection | null;
+  detectRegression(history: readonly BehaviorIteration[]): RegressionDetection | null;
+  updateThresholds(thresholds?: Partial<BehaviorThresholds> | null): void;
+  getThresholds(): BehaviorThresholds;
+}
+
+interface InterventionOf<L extends InterventionLevel, D> {
+  level: L;
+  reason: string;
+  /** The caller's own detection object. */
+  detection: D;
+  timestamp: string;
+}
+/** upstream's `Intervention`: the level's keys after the common ones. */
+export type Intervention<D extends DetectionInput = DetectionInput> =
+  | (InterventionOf<'log', D> & { action: string })
+  | (InterventionOf<'warn', D> & { warning: string })
+  | (InterventionOf<'redirect', D> & { strategyOverride: string })
+  | (InterventionOf<'pause', D> & { requiresApproval: true })
+  | (InterventionOf<'abort', D> & { requiresApproval: true; abortReason: string });
+/** What `resume()` logs. */
+export interface Resumption {
+  level: 'resume';
+  reason?: string;
+  timestamp: string;
+  previousPauseReason: string | null;
+}
+export type InterventionLogEntry = Intervention | Resumption;
+
+export interface InterventionSummary {
+  total: number;
+  byLevel: Partial<Record<InterventionLevel | 'resume', number>>;
+  byType: Partial<Record<DetectionType, number>>;
+  isPaused: boolean;
+  pauseReason: string | null;
+}
+
+export interface InterventionState {
+  interventionLog: InterventionLogEntry[];
+  isPaused: boolean;
+  pauseReason: string | null;
+}
+
+export interface InterventionSystemOptions {
+  onIntervention?: ((intervention: Intervention) => void) | null;
+  onPause?: ((intervention: Intervention) => void) | null;
+  onAbort?: ((intervention: Intervention) => void) | null;
+  /** The time of each intervention and resumption as RFC 3339 text; default: now. */
+  clock?: (() => string) | null;
+}
+
+export declare class InterventionSystem {
+  constructor(options?: InterventionSystemOptions | null);
+  onIntervention: (intervention: Intervention) => void;
+  onPause: (intervention: Intervention) => void;
+  onAbort: (intervention: Intervention) => void;
+  /** upstream's log (the last 100 interventions, and resumptions). */
+  interventionLog: InterventionLogEntry[];
+  isPaused: boolean;
+  pauseReason: string | null;
+  intervene<D extends DetectionInput>(detection: D): Intervention<D>;
+  determineLevel(detection: DetectionInput): InterventionLevel;
+  buildWarning(detection: DetectionInput): string;
+  buildStrategyOverride(detection: DetectionInput): string;
+  injectWarning(prompt: string, warning: string): string;
+  resume(approvalReason?: string): boolean;
+  getPauseStatus(): { isPaused: boolean; reason: string | null };
+  /** The last `limit` entries; everything for 0, null or none (as upstream). */
+  getLog(limit?: number | null): InterventionLogEntry[];
+  getSummary(): InterventionSummary;
+  clearLog(): void;
+  reset(): void;
+  exportState(): InterventionState;
+  importState(state: Partial<InterventionState>): void;
+}
+/** upstream's `INTERVENTION_LEVELS` (frozen). */
+export declare const INTERVENTION_LEVELS: Readonly<{
+  LOG: 'log';
+  WARN: 'warn';
+  REDIRECT: 'redirect';
+  PAUSE: 'pause';
+  ABORT: 'abort';
+}>;

@@ -9,7 +9,8 @@
 // Two wasm modules (README.md "Two modules"): the engines module (earlyexit_wasm_bg.wasm, every
 // class and function but replay; under the size budget, since every page loads it) and the
 // replay module (earlyexit_replay_bg.wasm: replayLoops, replayPyramids, shadowPyramids,
-// calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate). `init()` loads the
+// calibratePyramidPolicy, pyramidPolicyDecide, pyramidPolicyUpdate, OutcomeModel, pyramid runs
+// decided by a policy, BehaviorDetector, InterventionSystem). `init()` loads the
 // engines only; a page that never replays never downloads the replay module. The JS layer's
 // calls are synchronous, so a replay call cannot fetch the module itself: before
 // `init({ replay: true })` has resolved it throws an Error with code `replay_not_loaded`.

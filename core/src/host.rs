@@ -2,12 +2,13 @@
 //! worded here so every message and code still comes from the core: a value the binding
 //! cannot convert (a cycle, nesting or size beyond the limits), a count given where a list is
 //! accepted, the options of the JS `runWithEarlyExit`, and a layer list that changed while a
-//! run awaited a runner.
+//! run awaited a runner. The command line's MCP server is a host too: its tools' named
+//! arguments and the engines it keeps by id are worded here as well.
 //!
 //! The limits are the core's (`crate::limits`, `docs/limits.md`).
 
 use crate::limits::{MAX_DOCUMENT_BYTES, MAX_VALUE_DEPTH};
-use crate::value::{self, concat, FieldName, Naming, ObjectReader, Value};
+use crate::value::{self, concat, named_enum, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// What a binding found itself, for [`problem`] (the JS layer sends the number).
@@ -143,17 +144,107 @@ pub fn mismatch(mismatch: Mismatch) -> Error {
     }
 }
 
+// ---- A host whose calls take named arguments (the MCP server's tools): what it found
+// ---- wrong with them. Code `invalid_config` naming the argument, unless said otherwise.
+
+/// `tool` has no argument `key`: code `unknown_option`, listing the arguments it has.
+pub fn unknown_argument(tool: &str, key: &str, known: &[&str]) -> Error {
+    Error::new(
+        ErrorCode::UnknownOption,
+        ErrorKind::Type,
+        key,
+        concat(&[tool, " has no argument '", key, "'; its arguments: ", &value::join(known, ", ")]),
+    )
+}
+
+/// `key` is absent and `tool` requires it.
+pub fn missing_argument(tool: &str, key: &str) -> Error {
+    Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, key, concat(&[key, " is required by ", tool]))
+}
+
+/// `tool` takes exactly one of `first` and `second`, and got both or neither (field `first`).
+pub fn one_argument_of(tool: &str, first: &str, second: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Type,
+        first,
+        concat(&[tool, " takes ", first, " or ", second, ", exactly one of them"]),
+    )
+}
+
+/// `first` and `second` were both given, and only one of them may be (field `first`).
+pub fn exclusive_arguments(first: &str, second: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Type,
+        first,
+        concat(&["give ", first, " or ", second, ", not both"]),
+    )
+}
+
+/// `key` was given without `needed`, the argument it goes with.
+pub fn argument_needs(key: &str, needed: &str) -> Error {
+    Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, key, concat(&[key, " needs ", needed]))
+}
+
+/// `error`, about an argument a host takes under another spelling (`strict_iterations` for
+/// the config's `strictIterations`): its field `from` and the first mention of it in the
+/// message read `to`. Any other error is returned as it is.
+pub fn respelled(error: Error, from: &str, to: &str) -> Error {
+    if error.field() != from {
+        return error;
+    }
+    // std's `replacen`, not the crate's `replace_first`: a second caller of that helper kept
+    // it out of line in `PyramidRun::from_snapshot` (+52 B in the wasm engines module, which
+    // never calls this function).
+    let message = error.message().replacen(from, to, 1);
+    Error::new(error.error_code(), error.kind(), to, message)
+}
+
+named_enum! {
+    /// The kinds of engine a host keeps by id (the MCP server's loop and pyramid engines).
+    pub enum EngineKind {
+        /// An `EarlyStopping`.
+        Loop = "loop",
+        /// A `PyramidRun`.
+        Pyramid = "pyramid",
+    }
+}
+
+/// No engine is kept under `id` (code `invalid_step`, field `session`, the tools' argument).
+pub fn unknown_session(id: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidStep,
+        ErrorKind::Range,
+        "session",
+        concat(&["no session '", id, "' (start one with loop_start or pyramid_start, or session_import)"]),
+    )
+}
+
+/// The engine kept under `id` is not of the kind `wanted` (code `invalid_step`).
+pub fn wrong_session(id: &str, wanted: EngineKind) -> Error {
+    Error::new(
+        ErrorCode::InvalidStep,
+        ErrorKind::Range,
+        "session",
+        concat(&["session '", id, "' is not a ", wanted.as_str(), " session"]),
+    )
+}
+
 const SIGNAL: FieldName = FieldName::same("signal");
 
 /// The options of JS `runWithEarlyExit(layers, options)`: absent, `null`, or an object whose
-/// only key is `signal`, an `AbortSignal` (the binding passes one as the host type
-/// `"AbortSignal"`), `null` or absent.
+/// keys are `signal`, an `AbortSignal` (the binding passes one as the host type
+/// `"AbortSignal"`), `null` or absent, and the run's policy options
+/// ([`RUN_OPTION_FIELDS`](crate::pyramid::policy::RUN_OPTION_FIELDS), whose values the
+/// policy checks when the run starts).
 pub fn run_options(options: &Value, naming: Naming) -> Result<()> {
     if matches!(options, Value::Null) {
         return Ok(());
     }
     let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-    reader.reject_unknown(&[SIGNAL])?;
+    let [policy, mode, model, policy_config] = crate::pyramid::policy::RUN_OPTION_FIELDS;
+    reader.reject_unknown(&[SIGNAL, policy, mode, model, policy_config])?;
     match reader.get(SIGNAL) {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Other(kind)) if kind == "AbortSignal" => Ok(()),
@@ -197,6 +288,37 @@ mod tests {
         assert_eq!(mismatch(Mismatch::Arguments).field(), "arguments");
         assert_eq!(mismatch(Mismatch::Engine).code(), "invalid_step");
         assert!(mismatch(Mismatch::Op(77)).message().starts_with("unknown native op 77 "));
+    }
+
+    #[test]
+    fn tool_arguments_and_sessions_are_worded_here() {
+        let e = unknown_argument("loop_decide", "sesion", &["session"]);
+        assert_eq!(
+            (e.code(), e.field(), e.message()),
+            ("unknown_option", "sesion", "loop_decide has no argument 'sesion'; its arguments: session")
+        );
+        let e = missing_argument("loop_record", "session");
+        assert_eq!(
+            (e.code(), e.field(), e.message()),
+            ("invalid_config", "session", "session is required by loop_record")
+        );
+        let e = one_argument_of("replay_loops", "runs", "paths");
+        assert_eq!((e.field(), e.message()), ("runs", "replay_loops takes runs or paths, exactly one of them"));
+        assert_eq!(
+            exclusive_arguments("coverage", "coverage_xml").message(),
+            "give coverage or coverage_xml, not both"
+        );
+        assert_eq!(argument_needs("model_out", "paths").message(), "model_out needs paths");
+        let e = unknown_session("loop-9");
+        assert_eq!((e.code(), e.field()), ("invalid_step", "session"));
+        assert!(e.message().starts_with("no session 'loop-9' "), "{}", e.message());
+        assert_eq!(wrong_session("loop-1", EngineKind::Pyramid).message(), "session 'loop-1' is not a pyramid session");
+        // A config field under the tool's spelling: field and message respelled, nothing else.
+        let e = type_error(ErrorCode::InvalidConfig, "totalLayers", "an integer", &Value::Bool(true));
+        let e = respelled(e, "totalLayers", "total_layers");
+        assert_eq!((e.field(), e.message()), ("total_layers", "total_layers must be an integer, got true"));
+        let other = respelled(missing_argument("t", "layers"), "totalLayers", "total_layers");
+        assert_eq!(other.field(), "layers");
     }
 
     #[test]

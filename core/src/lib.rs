@@ -48,15 +48,15 @@ pub mod time;
 pub mod value;
 
 pub use loops::analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteria, Trajectory};
-pub use loops::replay::{replay_loops, LoopPolicy, LoopReplay, ReplayRun};
+pub use loops::replay::{replay_loops, LoopPolicy, LoopReplay, LoopReplayStream, ReplayRun};
 pub use loops::{
     Budget, DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, LoopPreset,
     Observation, Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus, LOOP_PRESETS,
 };
 pub use pyramid::{
     calculate_quality_signal, count_quality_partitions, Action, CoherenceEarlyExit, ExitConfig, ExitDecision,
-    ExitReason, FailingLayer, LayerResult, LayerSpec, Outcome, PyramidRun, QualitySignal, Speculation,
-    SpeculativeExecutor, TestPyramidResult, Verdict,
+    ExitPreset, ExitReason, FailingLayer, LayerResult, LayerSpec, Outcome, PyramidRun, QualitySignal, Speculation,
+    SpeculativeExecutor, TestPyramidResult, Verdict, EXIT_PRESETS,
 };
 pub use value::{limits, snapshot};
 pub use value::{Error, ErrorCode, ErrorKind, Naming, Result, Value};

@@ -9,7 +9,9 @@
 // kind} (kind: TypeError = "type", RangeError = "range", and the error must be
 // a real Error) or, for a scripted runner's error, {message} plus identity
 // (the very error the runner threw), `runnerCalls` and `analyticsCalls`.
-// After a rejected call the engine's snapshot (toJSON) must be unchanged.
+// After a rejected call the engine's snapshot (toJSON; a BehaviorDetector's thresholds, an
+// InterventionSystem's exported state) must be unchanged. An InterventionSystem's clock
+// answers each call's `now`, and its callbacks are counted (`callbacks` on the vector).
 // The codec and the comparison are tests/vectors/common.mjs (shared with the
 // generators and the Node suites).
 
@@ -90,9 +92,18 @@ function construct(api, engine, c, ctx) {
     case 'SpeculativeExecutor':
       return new api.SpeculativeExecutor(c.config);
     case 'EarlyExitController':
-      return new api.EarlyExitController(c.config, c.totalLayers);
+      return new api.EarlyExitController(c.config, c.totalLayers, c.options);
     case 'PyramidRun':
-      return api.PyramidRun.start(c.config, c.totalLayers, c.layers);
+      return api.PyramidRun.start(c.config, c.totalLayers, c.layers, c.options);
+    case 'BehaviorDetector':
+      return new api.BehaviorDetector(c.options);
+    case 'InterventionSystem':
+      return new api.InterventionSystem('options' in c ? c.options : {
+        onIntervention: () => ctx.callbacks.onIntervention++,
+        onPause: () => ctx.callbacks.onPause++,
+        onAbort: () => ctx.callbacks.onAbort++,
+        clock: () => ctx.now,
+      });
     case 'calculateQualitySignal':
       return {
         calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),
@@ -106,6 +117,8 @@ function construct(api, engine, c, ctx) {
 const SNAPSHOT_ENGINES = new Set(['EarlyStopping', 'IterationAnalytics', 'PyramidRun']);
 
 function snapshotOf(engine, inst) {
+  if (engine === 'BehaviorDetector') return show(inst.getThresholds());
+  if (engine === 'InterventionSystem') return show(inst.exportState());
   if (!SNAPSHOT_ENGINES.has(engine) || !inst || typeof inst.toJSON !== 'function') return undefined;
   try {
     return show(inst.toJSON());
@@ -139,7 +152,7 @@ function errorShape(err, ctx) {
  */
 export async function runVector(api, vector) {
   const errs = [];
-  const ctx = { analyticsCalls: 0, thrown: new Set() };
+  const ctx = { analyticsCalls: 0, thrown: new Set(), now: undefined, callbacks: { onIntervention: 0, onPause: 0, onAbort: 0 } };
   const made = [];
   const engine = vector.engine;
   let inst;
@@ -157,6 +170,7 @@ export async function runVector(api, vector) {
     for (const [i, call] of vector.calls.entries()) {
       const at = `call ${i} (${call.call})`;
       const args = (call.args ?? []).map(decode);
+      ctx.now = call.now;
       const before = 'throws' in call ? snapshotOf(engine, inst) : undefined;
       let counts = null;
       let value;
@@ -218,6 +232,7 @@ export async function runVector(api, vector) {
       }
     }
     if ('analyticsCalls' in vector && vector.analyticsCalls !== ctx.analyticsCalls) errs.push(`analyticsCalls ${vector.analyticsCalls} != ${ctx.analyticsCalls}`);
+    if ('callbacks' in vector) errs.push(...compare(vector.callbacks, ctx.callbacks, NO_EXTRAS, 'callbacks'));
     return errs;
   } catch (err) {
     return [...errs, `the runner failed: ${err?.stack ?? err}`];

@@ -44,6 +44,12 @@ async function main() {
     if (!Array.isArray(body.vectors)) throw new Error(`${name}: no "vectors" array`);
     files.push({ name, vectors: body.vectors });
   }
+  // The behaviour vectors live in a subfolder (the listing above shows only this folder's files).
+  for (const name of ['behavior/behavior.json']) {
+    const res = await fetch(new URL(name, VECTORS), { cache: 'no-store' });
+    if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
+    files.push({ name, vectors: (await res.json()).vectors });
+  }
   if (matrix) files.push({ name: 'bad_input.json', vectors: matrixVectors(matrix, files) });
   const tbody = $('#files tbody');
   const started = performance.now();

@@ -12,11 +12,13 @@ const EXPORTS = [
   'EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'SpeculativeExecutor', 'calculateQualitySignal', 'default', 'init',
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
-  'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids',
+  'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids', 'OutcomeModel',
   // loop replay and loop presets (docs/replay.md)
   'LOOP_PRESETS', 'loopPreset', 'replayLoops',
   // the size limits (docs/limits.md)
   'LIMITS',
+  // behaviour detectors and interventions (docs/behavior.md)
+  'BehaviorDetector', 'THRESHOLDS', 'InterventionSystem', 'INTERVENTION_LEVELS',
 ].sort();
 
 const valid = (extra = {}) => ({ quality_score: 75, confidence: 0.8, verification_status: 'passed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z', ...extra });

@@ -22,6 +22,7 @@ describe(`bad-input matrix (${IMPL})`, () => {
   test('every row: the typed error, the engine unchanged, later calls as if it never happened', async () => {
     const files = readdirSync(VECTOR_DIR)
       .filter((f) => f.endsWith('.json') && f !== 'bad_input.json')
+      .concat(['behavior/behavior.json']) // a subfolder: the behaviour vectors, which matrix rows name too
       .map((name) => ({ name, vectors: JSON.parse(readFileSync(path.join(VECTOR_DIR, name), 'utf8')).vectors }));
     const doc = JSON.parse(readFileSync(path.join(VECTOR_DIR, 'bad_input.json'), 'utf8'));
     const vectors = matrixVectors(doc, files);

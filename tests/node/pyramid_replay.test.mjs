@@ -54,7 +54,7 @@ test('model: update, serialize, decide', () => {
   assert.ok(d.risk <= 0.01);
   assert.deepEqual(ee.pyramidPolicyDecide(model, layers, [{ layer: 0, failed: false }], { policy: 'fail_fast' }),
     { action: 'run', layer: 1, risk: null });
-  assert.throws(() => ee.pyramidPolicyDecide({ ...model, version: 2 }, layers, []), (e) => e.code === 'invalid_snapshot'
+  assert.throws(() => ee.pyramidPolicyDecide({ ...model, version: 3 }, layers, []), (e) => e.code === 'invalid_snapshot'
     && e.field === 'model.version');
   assert.throws(() => ee.pyramidPolicyUpdate(model, [{ name: 'a', failed: false }, { name: 'a', failed: true }]),
     (e) => e.field === 'ran[1].name');

@@ -25,11 +25,14 @@ const blocks = jsBlocks(section + options);
 const nodeReadme = readFileSync(path.join(ROOT, 'bindings', 'node', 'README.md'), 'utf8');
 const wasmReadme = readFileSync(path.join(ROOT, 'bindings', 'wasm', 'README.md'), 'utf8');
 const forPackage = (code) => code.replaceAll("from 'earlyexit'", `from '${PACKAGE}'`);
+// Documentation pages whose ```js blocks run too (as the npm page's do).
+const DOC_PAGES = ['docs/test-exit.md'];
 // [where, code as run] for every block these tests run.
 const examples = [
   ...blocks.map((b, i) => [`README example ${i + 1}`, forPackage(b)]),
   ...jsBlocks(nodeReadme).map((b, i) => [`bindings/node/README.md example ${i + 1}`, forPackage(b)]),
   ...(IMPL === 'wasm' ? jsBlocks(wasmReadme).map((b, i) => [`bindings/wasm/README.md example ${i + 1}`, b]) : []),
+  ...DOC_PAGES.flatMap((page) => jsBlocks(readFileSync(path.join(ROOT, page), 'utf8')).map((b, i) => [`${page} example ${i + 1}`, forPackage(b)])),
 ];
 
 test(`README: the Node quick start has the migration line and a runnable example of each engine (${IMPL})`, () => {

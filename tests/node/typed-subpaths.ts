@@ -14,6 +14,17 @@ const sameAnalytics: typeof NamedAnalytics = IterationAnalytics;
 const wasmDecision: StoppingDecision = new WasmEarlyStopping(undefined, new WasmIterationAnalytics()).shouldStop();
 void [decision.stop, same, sameAnalytics, wasmDecision.trigger];
 
+// aiwg's behaviour modules: the class as the default, the constant by name.
+import BehaviorDetector, { THRESHOLDS } from 'earlyexit/behavior-detector';
+import InterventionSystem, { INTERVENTION_LEVELS, InterventionSystem as NamedSystem } from 'earlyexit/intervention-system';
+import WasmBehaviorDetector from 'earlyexit-wasm/behavior-detector';
+import type { Detection, Intervention, InterventionLevel } from 'earlyexit';
+
+const found: Detection[] = new BehaviorDetector({ thresholds: { stuck: { sameErrorCount: THRESHOLDS.stuck.sameErrorCount } } }).detect([]);
+const overseer: NamedSystem = new InterventionSystem({ onPause: (i: Intervention) => void i.reason });
+const level: InterventionLevel = INTERVENTION_LEVELS.WARN;
+void [found, overseer, level, new WasmBehaviorDetector().getThresholds().regression.coverageDropPercent];
+
 // The bundler recipe (bindings/wasm/README.md "Bundlers"): the module's URL to init(), and the
 // loading error's code when a bundler left the .wasm file out.
 import { init as initWasm, type EarlyExitLoadError, type LoadErrorCode } from 'earlyexit-wasm';

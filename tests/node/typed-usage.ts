@@ -8,6 +8,7 @@ import EarlyStoppingDefault, {
   SpeculativeExecutor,
   EarlyExitController,
   PyramidRun,
+  OutcomeModel,
   DEFAULT_EXIT_CONFIG,
   AGGRESSIVE_EXIT_CONFIG,
   CONSERVATIVE_EXIT_CONFIG,
@@ -19,6 +20,9 @@ import EarlyStoppingDefault, {
   type EarlyExitError,
   type ErrorCode,
   type TestPyramidResult,
+  type PolicyRunOptions,
+  type PolicyRunReport,
+  type PyramidOutcomeModelV2,
   type Verdict,
   type FailingLayer,
   type DuplicateRecord,
@@ -172,6 +176,20 @@ async function pyramid(): Promise<TestPyramidResult> {
   }
   const resumed = PyramidRun.fromJSON(steps.toJSON());
   void [reasonOf, verified[0]?.actual, saved, resumed.result().layersExecuted];
+  // A policy decides (docs/test-exit.md): the controller's options, a run's own, the report.
+  const options: PolicyRunOptions = { policy: 'risk_bounded', model: null, policyConfig: { riskBudget: 0.005 } };
+  const policed = new EarlyExitController(null, layers.length, options);
+  const decided = await policed.runWithEarlyExit(layers, { policy: 'fail_fast', signal: null });
+  const report: PolicyRunReport | undefined = decided.policy;
+  if (report !== undefined) void [report.risk, report.config.riskBudget, report.counts[0]?.trials, report.ran];
+  const byPolicy = PyramidRun.start(null, 2, [{ name: 'unit' }, { name: 'e2e' }], { policy: 'fail_fast' });
+  void PyramidRun.fromJSON(byPolicy.toJSON());
+  // Models that merge: learn under a build key, merge, pass wherever a model goes.
+  const mine = new OutcomeModel(null, { window: 500 }).learn([{ name: 'unit', failed: false, durationMs: 3 }], { id: 'pr-1#4', seq: 4 });
+  const fleet: OutcomeModel = mine.merge(new OutcomeModel()).merge(mine.toJSON());
+  const doc: PyramidOutcomeModelV2 = fleet.toJSON();
+  void [doc.builds.length, fleet.size, fleet.window, fleet.note, fleet.statistics({ forgetting: 1 }).layers];
+  await new EarlyExitController(null, 2, { policy: 'risk_bounded', model: fleet }).runWithEarlyExit(layers);
   return steps.result();
 }
 
@@ -263,3 +281,57 @@ void loopReplay();
 void pyramid();
 void browserShaped();
 void browserReplay('earlyexit_replay_bg.wasm');
+
+// Behaviour detectors and interventions (docs/behavior.md), as upstream's overseer uses them.
+import {
+  BehaviorDetector,
+  InterventionSystem,
+  THRESHOLDS,
+  INTERVENTION_LEVELS,
+  type BehaviorIteration,
+  type BehaviorThresholds,
+  type Detection,
+  type DetectionInput,
+  type DetectionType,
+  type Severity,
+  type Intervention,
+  type InterventionLevel,
+  type InterventionLogEntry,
+  type InterventionSummary,
+  type InterventionState,
+  type StuckDetection,
+} from 'earlyexit';
+
+function overseer(): [number, string] {
+  const history: BehaviorIteration[] = [
+    { number: 1, analysis: { error: 'E1', completionPercentage: 0.2, artifactsModified: ['a.ts'] }, context: { objective: 'fix the parser', maxIterations: 4 } },
+    { number: 2, analysis: { error: 'E1', completionPercentage: 0.2, testsPassing: true, coveragePercent: 80 }, output: 'ignored' },
+  ];
+  const thresholds: BehaviorThresholds = { ...THRESHOLDS, stuck: { sameErrorCount: 2 } };
+  const detector = new BehaviorDetector({ thresholds });
+  detector.updateThresholds({ regression: { coverageDropPercent: 5 } });
+  const stuck: StuckDetection | null = detector.detectStuck(history);
+  const found: Detection[] = detector.detect(history);
+  const system = new InterventionSystem({
+    onPause: (i: Intervention) => console.log(i.reason),
+    clock: () => '2026-01-01T00:00:00.000Z',
+  });
+  let text = '';
+  for (const detection of found) {
+    const intervention: Intervention<Detection> = system.intervene(detection);
+    if (intervention.level === 'warn') text = system.injectWarning('task', intervention.warning);
+    if (intervention.level === 'redirect') text = intervention.strategyOverride;
+    const type: DetectionType = intervention.detection.type;
+    void type;
+  }
+  const byHand: DetectionInput = { type: 'deviation', severity: 'low' satisfies Severity, message: 'drift' };
+  const level: InterventionLevel = system.determineLevel(byHand);
+  const log: InterventionLogEntry[] = system.getLog(0);
+  const summary: InterventionSummary = system.getSummary();
+  const state: InterventionState = system.exportState();
+  system.importState(state);
+  system.resume('approved');
+  void [stuck?.evidence.repeatedError, level === INTERVENTION_LEVELS.LOG, log.length];
+  return [summary.total, text];
+}
+void overseer();

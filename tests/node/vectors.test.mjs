@@ -98,9 +98,9 @@ function construct(engine, c) {
     case 'SpeculativeExecutor':
       return { instance: new ee.SpeculativeExecutor(c.config) };
     case 'EarlyExitController':
-      return { instance: new ee.EarlyExitController(c.config, c.totalLayers) };
+      return { instance: new ee.EarlyExitController(c.config, c.totalLayers, c.options) };
     case 'PyramidRun':
-      return { instance: ee.PyramidRun.start(c.config, c.totalLayers, c.layers) };
+      return { instance: ee.PyramidRun.start(c.config, c.totalLayers, c.layers, c.options) };
     default:
       throw new Error(`unknown engine ${engine}`);
   }

@@ -148,7 +148,49 @@ def pyramid_results() -> List[Tuple[str, Any]]:
     return out
 
 
-ALL = loop_results() + analytics_results() + pyramid_results()
+def policy_results() -> List[Tuple[str, Any]]:
+    """Runs decided by a policy (their results carry a policy report) and the model that merges."""
+    model = ee.OutcomeModel(window=20)
+    for seq in range(30):
+        model = model.learn([{"name": "unit", "failed": False, "duration_ms": 1.0}, {"name": "e2e", "failed": False}], build_id="main", seq=seq)
+    out: List[Tuple[str, Any]] = [("model", model)]
+    out.append(("model:converted", ee.OutcomeModel(ee.pyramid_policy_update(None, [{"name": "unit", "failed": True}]))))
+    for policy, knobs, fails in [
+        ("fail_fast", None, [False, True]),
+        ("fail_fast", None, [False, False]),
+        ("risk_bounded", {"risk_budget": 0.5, "forgetting": 1}, [False, False]),
+    ]:
+        controller = ee.EarlyExitController(None, 2, policy=policy, model=model, policy_config=knobs)
+        layers = [(n, lambda f=f: {"pass_rate": 0.5 if f else 1.0, "coverage": 1.0, "flaky_ratio": 0.0}) for n, f in zip(["unit", "e2e"], fails)]
+        result = controller.run(layers)
+        out.append((f"pyramid:policy:{policy}:{result.exit_reason}", result))
+    return out
+
+
+def behavior_results() -> List[Tuple[str, Any]]:
+    out: List[Tuple[str, Any]] = [("thresholds:default", ee.THRESHOLDS)]
+    detector = ee.BehaviorDetector(thresholds={"stuck": {"same_error_count": 2}, "regression": {}})
+    out.append(("thresholds:partial", detector.thresholds))
+    history = [
+        {"number": n, "analysis": {"error": "E", "completion_percentage": 0.1, "artifacts_modified": ["a"] if n % 2 else ["b"],
+                                   "learnings": "unrelated", "tests_passing": n % 2 == 1, "coverage_percent": 90 - 20 * n},
+         "context": {"objective": "fix the parser", "max_iterations": 2}}
+        for n in range(1, 5)
+    ]
+    found = ee.BehaviorDetector().detect(history)
+    out += [(f"detection:{d.type}", d) for d in found]
+    system = ee.InterventionSystem(clock=lambda: "2026-01-01T00:00:00.000Z")
+    for severity in ("low", "medium", "high", "critical"):
+        for d in found + [{"type": "stuck", "severity": severity, "message": "m", "evidence": {"repeated_error": "E", "occurrences": 3}}]:
+            detection = d if isinstance(d, dict) else {**d.to_dict(), "severity": severity}
+            out.append((f"intervention:{severity}", system.intervene(detection)))
+    system.resume()
+    out.append(("intervention:resume", system.log(1)[0]))
+    out.append(("summary:interventions", system.summary()))
+    return out
+
+
+ALL = loop_results() + analytics_results() + pyramid_results() + policy_results() + behavior_results()
 ALL.append(("loop_replay", ee.replay_loops([{"id": "a", "iterations": [{"quality_score": 40.0, "confidence": 0.4, "verification_status": "failed"}]}], "recommended")))
 ALL.append(("signal", ee.calculate_quality_signal(LAYER)))
 IDS = [f"{i}:{name}" for i, (name, _) in enumerate(ALL)]
@@ -159,7 +201,8 @@ def test_the_cases_cover_every_class_and_variant() -> None:
     classes = {type(o).__name__ for _, o in ALL}
     native = {n for n in dir(ee._native) if isinstance(getattr(ee._native, n), type)}
     engines_and_configs = {"EarlyStopping", "IterationAnalytics", "PyramidRun", "CoherenceEarlyExit", "SpeculativeExecutor",
-                           "EarlyStoppingConfig", "AnalyticsConfig", "EarlyExitConfig", "LayerResult"}
+                           "EarlyStoppingConfig", "AnalyticsConfig", "EarlyExitConfig", "LayerResult",
+                           "BehaviorDetector", "InterventionSystem"}
     assert native - engines_and_configs <= classes, native - engines_and_configs - classes
     triggers = {o.trigger for _, o in ALL if isinstance(o, ee.StoppingDecision)}
     assert triggers == {"none", "high_confidence", "quality_plateau", "diminishing_returns", "max_iterations",
@@ -167,11 +210,15 @@ def test_the_cases_cover_every_class_and_variant() -> None:
     assert {o.reason for _, o in ALL if isinstance(o, ee.ExitDecision)} == {
         "forced_continue", "lambda_too_low", "lambda_unstable", "boundaries_concentrated", "insufficient_confidence", "confident_exit"}
     results = [o for _, o in ALL if isinstance(o, ee.TestPyramidResult)]
-    assert {r.exit_reason for r in results} == {"forced_continue", "confident_exit"}, "a run's result has only these two"
+    assert {r.exit_reason for r in results} == {"forced_continue", "confident_exit", "layer_failed", "completed", "risk_bounded"}, (
+        "an ADR run's result has only the first two; a policy run's the other three"
+    )
     assert any(r.speculations and r.verified_layers for r in results) and any(r.speculations and not r.verified_layers for r in results)
     assert any(r.compute_saved_ms is None for r in results) and any(r.compute_saved_ms for r in results)
     assert any(r.mispredictions for r in results) and any(not r.layers for r in results)
     assert {o.action for _, o in ALL if isinstance(o, ee.PyramidAction)} == {"run", "verify", "done"}
+    assert {o.level for _, o in ALL if isinstance(o, ee.Intervention)} == {"log", "warn", "redirect", "pause", "abort", "resume"}
+    assert {o.type for _, o in ALL if isinstance(o, ee.Detection)} == {"stuck", "oscillation", "deviation", "resource_burn", "regression"}
     assert {r.verdict for r in results} == {"failed", "passed", "unverified"}
     assert any(s.actual is not None for _, s in ALL if isinstance(s, ee.Speculation))
     assert any(s.actual is None for _, s in ALL if isinstance(s, ee.Speculation))
@@ -294,6 +341,12 @@ BAD = [
     ("failing:too_low", put("name", KeyError), EarlyExitTypeError, "invalid_snapshot", "name"),
     ("action:done", put("layer", 1), EarlyExitTypeError, "invalid_snapshot", "layer"),
     ("action:run", put("layer", -1), EarlyExitError, "invalid_snapshot", "layer"),
+    ("detection:regression", put("severity", "severe"), EarlyExitError, "invalid_snapshot", "severity"),
+    ("detection:regression", put("recommendations", "none"), EarlyExitTypeError, "invalid_snapshot", "recommendations"),
+    ("intervention:medium", put("warning", KeyError), EarlyExitTypeError, "invalid_snapshot", "warning"),
+    ("intervention:resume", put("timestamp", "later"), EarlyExitError, "invalid_snapshot", "timestamp"),
+    ("summary:interventions", put("total", -1), EarlyExitError, "invalid_snapshot", "total"),
+    ("thresholds:partial", put("stuck.same_error_count", 0), EarlyExitError, "invalid_config", "thresholds.stuck.same_error_count"),
 ]
 
 

@@ -90,7 +90,7 @@ def test_model_update_decide_and_serialize():
     d = earlyexit.pyramid_policy_decide(model, layers, [{"layer": 0, "failed": True}])
     assert d == {"action": "stop", "reason": "layer_failed", "risk": None}
     with pytest.raises(EarlyExitError) as err:
-        earlyexit.pyramid_policy_decide(dict(model, version=2), layers, [])
+        earlyexit.pyramid_policy_decide(dict(model, version=3), layers, [])
     assert (err.value.code, err.value.field) == ("invalid_snapshot", "model.version")
     with pytest.raises(EarlyExitError) as err:
         earlyexit.pyramid_policy_update(model, [{"name": "a", "failed": False}, {"name": "a", "failed": True}])

@@ -1,7 +1,7 @@
 """The READMEs' Python examples run as written: every ```python block of README.md between
 the ``quickstart-python`` markers and between the ``options`` markers, and every ```python
-block of the PyPI page ``bindings/python/README.md`` (but one marked ``<!-- skip-test: why
--->`` on the line before), is executed, each in a fresh namespace, and type-checked with
+block of the PyPI page ``bindings/python/README.md`` and of ``docs/test-exit.md`` (but one
+marked ``<!-- skip-test: why -->`` on the line before), is executed, each in a fresh namespace, and type-checked with
 ``mypy --strict`` (each block a module of its own), so they are what a strict typed user can
 write."""
 
@@ -19,6 +19,8 @@ import pytest
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 README = os.path.join(ROOT, "README.md")
 PACKAGE_README = os.path.join(ROOT, "bindings", "python", "README.md")
+#: Documentation pages whose examples run too.
+DOC_PAGES = [os.path.join(ROOT, "docs", "test-exit.md")]
 
 
 def python_blocks() -> List[str]:
@@ -31,9 +33,9 @@ def python_blocks() -> List[str]:
     return re.findall(r"```python\n(.*?)```", section.group(1) + options.group(1), re.S)
 
 
-def package_blocks() -> List[str]:
-    """Every ```python block of the package's own README, but those marked skip-test."""
-    with open(PACKAGE_README, encoding="utf-8") as f:
+def package_blocks(path: str = PACKAGE_README) -> List[str]:
+    """Every ```python block of the package's own README (or of `path`), but those marked skip-test."""
+    with open(path, encoding="utf-8") as f:
         text = f.read()
     return [code for mark, code in re.findall(r"(<!-- skip-test:[^>]*-->\n)?```python\n(.*?)```", text, re.S) if not mark]
 
@@ -41,7 +43,11 @@ def package_blocks() -> List[str]:
 def all_blocks() -> List[Tuple[str, str]]:
     """(where, code) for every block these tests run."""
     blocks = [(f"README.md (python block {i + 1})", code) for i, code in enumerate(python_blocks())]
-    return blocks + [(f"bindings/python/README.md (python block {i + 1})", code) for i, code in enumerate(package_blocks())]
+    blocks += [(f"bindings/python/README.md (python block {i + 1})", code) for i, code in enumerate(package_blocks())]
+    for page in DOC_PAGES:
+        name = os.path.relpath(page, ROOT)
+        blocks += [(f"{name} (python block {i + 1})", code) for i, code in enumerate(package_blocks(page))]
+    return blocks
 
 
 def test_readme_has_an_example_of_each_engine() -> None:

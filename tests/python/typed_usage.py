@@ -254,8 +254,55 @@ def strict_users() -> int:
     return partitions
 
 
+def policies_and_models() -> Tuple[str, int]:
+    """A policy decides the runs; a model that merges learns them under their keys."""
+    mine = earlyexit.OutcomeModel(window=500)
+    controller = EarlyExitController(None, 2, policy="risk_bounded", mode="enforced", model=mine, policy_config={"risk_budget": 0.005})
+    result = controller.run([("unit", lambda: {"pass_rate": 1, "coverage": 1, "flaky_ratio": 0})], policy="fail_fast")
+    report: Optional[earlyexit.PolicyReportDict] = result.policy
+    assert report is not None
+    mine = mine.learn(report["ran"], build_id="pr-1#1", seq=1)
+    fleet: earlyexit.OutcomeModel = mine.merge(earlyexit.OutcomeModel()).merge(mine.to_dict())
+    run = PyramidRun.start(None, 1, [{"name": "unit"}], policy="fail_fast", model=fleet)
+    return result.exit_reason, len(fleet) + (run.next().layer or 0)
+
+
+def overseer() -> Tuple[int, str]:
+    """The behaviour detectors and interventions, as upstream's overseer uses them."""
+    history: earlyexit.History = [
+        {"number": 1, "analysis": {"error": "E1", "completion_percentage": 0.2}, "context": {"objective": "fix it", "max_iterations": 2}},
+        {"number": 2, "analysis": {"error": "E1", "completion_percentage": 0.2, "tests_passing": True}},
+        {"number": 3, "analysis": {"error": "E1", "completion_percentage": 0.2}, "output": "ignored"},
+    ]
+    thresholds: earlyexit.ThresholdsOptions = {"stuck": {"same_error_count": 3}}
+    detector = earlyexit.BehaviorDetector(thresholds=thresholds)
+    detector.update_thresholds({"regression": {"coverage_drop_percent": 5}})
+    stuck: Optional[earlyexit.Detection] = detector.detect_stuck(history)
+    found: List[earlyexit.Detection] = detector.detect(history)
+    kinds: List[earlyexit.DetectionType] = [d.type for d in found]
+    calls: List[str] = []
+    system = earlyexit.InterventionSystem(on_pause=lambda i: calls.append(i.level), clock=lambda: "2026-01-01T00:00:00.000Z")
+    text = ""
+    for detection in found:
+        intervention: earlyexit.Intervention = system.intervene(detection)
+        if intervention.strategy_override is not None:
+            text = intervention.strategy_override
+    level: earlyexit.InterventionLevel = system.determine_level({"type": "deviation", "severity": "low", "message": "m"})
+    summary: earlyexit.InterventionSummaryDict = system.summary().to_dict()
+    state: earlyexit.InterventionStateDict = system.export_state()
+    system.import_state(state)
+    status: earlyexit.PauseStatusDict = system.pause_status()
+    entry: earlyexit.InterventionDict = system.log(1)[0].to_dict()
+    assert stuck is not None and kinds[0] == "stuck" and level == earlyexit.INTERVENTION_LEVELS["LOG"]
+    assert entry["level"] in ("redirect", "warn", "pause", "abort") and status["reason"] is None
+    return summary["total"], text
+
+
 def main() -> None:
+    assert policies_and_models() == ("completed", 1)
     assert strict_users() == 1
+    total, text = overseer()
+    assert total == 2 and text.startswith("OVERRIDE: Change approach immediately.")
     assert loop_replay() == 0.0
     trigger, best = loop_stopping()
     reason, executed = test_pyramid()

@@ -478,9 +478,15 @@ class SpeculationEngine(Engine):
         raise AssertionError(f"SpeculativeExecutor has no call {name}")
 
 
+def policy_keywords(construct: Dict[str, Any]) -> Dict[str, Any]:
+    """A vector's policy options (``construct.options``) as Python's keywords."""
+    options = construct.get("options") or {}
+    return {("policy_config" if k == "policyConfig" else k): snake(v) if k == "policyConfig" else v for k, v in options.items()}
+
+
 class ControllerEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
-        self.c = ee.EarlyExitController(snake(construct.get("config")), construct.get("totalLayers"))
+        self.c = ee.EarlyExitController(snake(construct.get("config")), construct.get("totalLayers"), **policy_keywords(construct))
 
     def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
         assert name == "runWithEarlyExit", name
@@ -499,7 +505,7 @@ class PyramidEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
         layers = construct.get("layers")
         specs = [snake(spec) for spec in layers] if isinstance(layers, list) else layers
-        self.run = ee.PyramidRun.start(snake(construct.get("config")), construct.get("totalLayers"), specs)
+        self.run = ee.PyramidRun.start(snake(construct.get("config")), construct.get("totalLayers"), specs, **policy_keywords(construct))
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.run.to_json()
@@ -522,6 +528,86 @@ class PyramidEngine(Engine):
         self.run = ee.PyramidRun.from_json(snapshot)
 
 
+def snake_keys(value: Any) -> Any:
+    """Every key, nested, to snake_case (the behaviour drop-ins' histories, detections and
+    states, as a Python caller writes them); as given under ``_AS_GIVEN``."""
+    if _AS_GIVEN:
+        return value
+    if isinstance(value, list):
+        return [snake_keys(v) for v in value]
+    if isinstance(value, dict):
+        return {snake_name(k): snake_keys(v) for k, v in value.items()}
+    return value
+
+
+class BehaviorEngine(Engine):
+    """``BehaviorDetector``: ``construct`` is ``{options}`` (the JS constructor's argument)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        self.d = ee.BehaviorDetector(**snake_keys(construct.get("options") or {}))
+
+    def snapshot(self) -> str:  # type: ignore[override]
+        return json.dumps(self.d.thresholds.to_dict())
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        d = self.d
+        args = [snake_keys(a) for a in args]
+        if name == "detect":
+            return [x.to_dict() for x in d.detect(*args)], {}
+        if name in ("detectStuck", "detectOscillation", "detectDeviation", "detectResourceBurn", "detectRegression"):
+            found = getattr(d, snake_name(name))(*args)
+            return (None if found is None else found.to_dict()), {}
+        if name == "getThresholds":
+            return d.thresholds.to_dict(), {}
+        if name == "updateThresholds":
+            return d.update_thresholds(*args), {}
+        raise AssertionError(f"BehaviorDetector has no call {name}")
+
+
+class InterventionEngine(Engine):
+    """``InterventionSystem``: the clock answers each call's ``now``; the callbacks are counted
+    (``callbacks`` on the vector)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        self.now: Optional[str] = None
+        self.callbacks = {"onIntervention": 0, "onPause": 0, "onAbort": 0}
+        if "options" in construct:
+            self.s = ee.InterventionSystem(**snake_keys(construct["options"]))
+        else:
+            self.s = ee.InterventionSystem(
+                on_intervention=lambda i: self._count("onIntervention", i),
+                on_pause=lambda i: self._count("onPause", i),
+                on_abort=lambda i: self._count("onAbort", i),
+                clock=lambda: self.now,
+            )
+
+    def _count(self, name: str, intervention: Any) -> None:
+        assert isinstance(intervention, ee.Intervention)
+        self.callbacks[name] += 1
+
+    def snapshot(self) -> str:  # type: ignore[override]
+        return json.dumps(self.s.export_state())
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        s = self.s
+        self.now = call.get("now")
+        args = [snake_keys(a) for a in args]
+        if name == "intervene":
+            return s.intervene(*args).to_dict(), {}
+        if name == "getPauseStatus":
+            status = s.pause_status()
+            assert (status["is_paused"], status["reason"]) == (s.is_paused, s.pause_reason)
+            return {"isPaused": status["is_paused"], "reason": status["reason"]}, {}
+        if name == "getLog":
+            return [entry.to_dict() for entry in s.log(*args)], {}
+        if name == "getSummary":
+            return s.summary().to_dict(), {}
+        if name in ("determineLevel", "buildWarning", "buildStrategyOverride", "injectWarning", "resume", "exportState",
+                    "importState", "clearLog", "reset"):
+            return getattr(s, snake_name(name))(*args), {}
+        raise AssertionError(f"InterventionSystem has no call {name}")
+
+
 ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "EarlyStopping": LoopEngine,
     "IterationAnalytics": AnalyticsEngine,
@@ -530,6 +616,8 @@ ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "SpeculativeExecutor": SpeculationEngine,
     "EarlyExitController": ControllerEngine,
     "PyramidRun": PyramidEngine,
+    "BehaviorDetector": BehaviorEngine,
+    "InterventionSystem": InterventionEngine,
 }
 
 
@@ -668,4 +756,6 @@ def _run_vector(vector: Dict[str, Any]) -> List[str]:
         got = getattr(engine, "analytics_calls", 0)
         if got != vector["analyticsCalls"]:
             errs.append(f"analyticsCalls {got} != {vector['analyticsCalls']}")
+    if "callbacks" in vector:
+        errs.extend(compare(vector["callbacks"], getattr(engine, "callbacks", None), "callbacks"))
     return errs

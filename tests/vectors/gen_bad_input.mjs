@@ -640,6 +640,50 @@ function pyramidInputs() {
     { engine: 'PyramidRun', construct, calls: [call('next'), { ...call('result'), expect: T('invalid_step', 'result', 'range') }, ...after] });
 }
 
+// The policy options of a live run (`{policy, mode, model, policyConfig}`: the third argument of
+// `new EarlyExitController` / the fourth of `PyramidRun.start`, Python's keywords). Not the ADR's:
+// the model does not run them (hand rows). `null` is "not given" in every language, so no null rows.
+function policyOptions() {
+  const FF = { policy: 'fail_fast' };
+  const cases = [
+    ...enumCases(['adr', 'fail_fast', 'risk_bounded']).filter(([k]) => k !== 'null').map(([k, v, kind]) => ['policy', k, { policy: v }, kind]),
+    ...enumCases(['enforced', 'shadow']).filter(([k]) => k !== 'null').map(([k, v, kind]) => ['mode', k, { mode: v }, kind]),
+    ['mode', "'shadow' (not available for live runs yet)", { mode: 'shadow' }, 'range'],
+    ['model', 'with the ADR (it reads none)', { model: { version: 1, engine: 'PyramidOutcomeModel', layers: [] } }, 'range'],
+    ['policyConfig', 'with the ADR (it reads none)', { policyConfig: {} }, 'range'],
+    ...numberCases({ min: 0, max: 1, valid: 0.01 }).filter(([k]) => k !== 'null')
+      .map(([k, v, kind]) => ['policyConfig.riskBudget', k, { policy: 'risk_bounded', policyConfig: { riskBudget: v } }, kind]),
+    ...booleanCases().filter(([k]) => k !== 'null').map(([k, v, kind]) => ['policyConfig.reorder', k, { policy: 'risk_bounded', policyConfig: { reorder: v } }, kind]),
+    ...notAnObject(undefined).filter(([k]) => k !== 'null' && k !== 'string')
+      .map(([k, v, kind]) => ['policyConfig', k, { policy: 'risk_bounded', policyConfig: v }, kind]),
+  ];
+  const modelCases = [
+    ['model', 'number', { ...FF, model: 5 }, 'type', 'invalid_snapshot'],
+    ['model', 'array', { ...FF, model: [] }, 'type', 'invalid_snapshot'],
+    ['model', 'boolean', { ...FF, model: true }, 'type', 'invalid_snapshot'],
+    ['model', 'not JSON text', { ...FF, model: '{"version": 1,' }, 'range', 'invalid_snapshot'],
+    ['model.version', 'unknown version', { ...FF, model: { version: 9, engine: 'PyramidOutcomeModel', layers: [] } }, 'range', 'invalid_snapshot'],
+    ['model.layers[0].failures', 'above the trials', { ...FF, model: { version: 1, engine: 'PyramidOutcomeModel', layers: [{ name: 'unit', trials: 1, failures: 2, costMs: null, costWeight: 0 }] } }, 'range', 'invalid_snapshot'],
+    // Version 2 (the model that merges: docs/test-exit.md "Models that merge").
+    ['model.window', 'version 2, window 0', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 0, builds: [] } }, 'range', 'invalid_snapshot'],
+    ['model.builds[1]', 'version 2, builds out of key order', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 2, layers: [] }, { id: 'a', seq: 1, layers: [] }] } }, 'range', 'invalid_snapshot'],
+    ['model.builds', 'version 2, more builds than the window', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 1, builds: [{ id: 'a', seq: 1, layers: [] }, { id: 'a', seq: 2, layers: [] }] } }, 'range', 'invalid_snapshot'],
+    ['model.builds[0].seq', 'version 2, negative seq', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: -1, layers: [] }] } }, 'range', 'invalid_snapshot'],
+    ['model.builds[0].layers[0].failed', 'version 2, a layer without failed', { ...FF, model: { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 1, layers: [{ name: 'unit' }] }] } }, 'type', 'invalid_snapshot'],
+  ];
+  // A misspelt keyword is Python's own TypeError (the options are keywords there): JS and Rust only.
+  const all = [...cases.map((c) => [...c, 'invalid_config']), ...modelCases, ['polcy', 'misspelt key', { polcy: 'fail_fast' }, 'type', 'unknown_option', JS]];
+  for (const [field, kase, options, kind, code, only] of all) {
+    const value = field.includes('.') || field === 'polcy' || kase.startsWith('with the ADR') ? options : options[field];
+    for (const [via, spec] of [
+      ['new EarlyExitController', { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2, options } }],
+      ['PyramidRun.start', { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS, options } }],
+    ]) {
+      row('PolicyRunOptions', via, field, kase, value, code, kind, only, { ...spec, calls: [], expectThrows: { code, field, kind } }, false);
+    }
+  }
+}
+
 // One field under both spellings (Python only: a Python dict may use either spelling, the
 // JS one being what to_dict() returns, but not both; in JS a snake_case key is unknown or a
 // runner's own extra). The Python suite passes these objects as written (`keys: 'as given'`).
@@ -805,7 +849,7 @@ function encodeRaw(spec) {
 
 export async function badInputMatrix(ref) {
   rows.length = 0;
-  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); bothSpellings(); snapshots();
+  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));
@@ -839,7 +883,33 @@ export async function badInputMatrix(ref) {
     out.push(entry);
   }
   if (problems.length) throw new Error(`${problems.length} rows disagree with the model:\n  ${problems.join('\n  ')}`);
-  return out;
+  return out.concat(behaviorRows());
+}
+
+// The behaviour drop-ins' bad inputs: each error vector of behavior/behavior.json (written by
+// behavior/gen_behavior.mjs, one bad call each, its expectation from docs/behavior.md) is one
+// row, run through `sameAs`. The input type is named after what the bad call hands over.
+const BEHAVIOR_FILE = 'behavior/behavior.json';
+function behaviorRows() {
+  const { vectors } = JSON.parse(fs.readFileSync(path.join(here, BEHAVIOR_FILE), 'utf8'));
+  const rows = [];
+  for (const v of vectors) {
+    const bad = v.throws ? { call: 'new', throws: v.throws } : v.calls.find((c) => c.throws);
+    if (v.source !== 'hand' || !bad) continue;
+    const { code, field, kind } = bad.throws;
+    const via = bad.call === 'new' ? `new ${v.engine}` : bad.call;
+    const input = bad.call === 'new' ? `${v.engine}Options`
+      : field.startsWith('history') ? 'BehaviorHistory'
+        : bad.call === 'updateThresholds' ? 'BehaviorThresholds'
+          : field.startsWith('detection') ? 'Detection'
+            : bad.call === 'importState' ? 'InterventionState' : 'InterventionArguments';
+    const what = v.name.replace(/^error: /, '');
+    const row = { id: `${input} via ${via}: ${field} (${what})`, input, via, field, pyField: pyField(field), case: what, code, kind };
+    if (v.only) row.only = v.only;
+    row.sameAs = `${BEHAVIOR_FILE}#${v.name}`;
+    rows.push(row);
+  }
+  return rows;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -201,7 +201,123 @@ profiles.forEach((profile, i) => {
   }
 });
 
+// Live runs (EarlyExitController / PyramidRun with a policy): each run of a sequence through
+// the step API, the model learning what ran; what the result says about each.
+function live(runs, cfg) {
+  let model = { version: 1, engine: 'PyramidOutcomeModel', layers: [] };
+  const expected = [];
+  for (const run of runs) {
+    const layers = run.layers.map((l) => ({ name: l.name, costMs: l.durationMs }));
+    const outcomes = [];
+    const steps = [];
+    let stop;
+    for (;;) {
+      const d = decide(model, cfg, layers, outcomes);
+      if (d.action === 'stop') { stop = d; break; }
+      steps.push(d.risk);
+      outcomes.push({ layer: d.layer, failed: run.layers[d.layer].failed });
+    }
+    const executed = outcomes.map((o) => o.layer);
+    const skipped = layers.map((_, i) => i).filter((i) => !executed.includes(i));
+    const caught = outcomes.some((o) => o.failed);
+    let speculations = [];
+    if (stop.reason === 'risk_bounded') {
+      const level = 1 - (1 - cfg.confidence) / skipped.length;
+      speculations = skipped.map((i) => {
+        const st = stats(model, layers[i].name) || { trials: 0, failures: 0 };
+        return 1 - betaQuantile(cfg.priorFailures + st.failures, cfg.priorPasses + Math.max(0, st.trials - st.failures), level);
+      });
+    }
+    expected.push({
+      layersExecuted: executed,
+      exitReason: stop.reason,
+      exitLayer: executed.length ? executed[executed.length - 1] : -1,
+      exitedEarly: skipped.length > 0,
+      skippedLayers: skipped.length,
+      verdict: caught ? 'failed' : skipped.length ? 'unverified' : 'passed',
+      risk: stop.risk,
+      confidence: stop.risk === null ? 1 : 1 - stop.risk,
+      computeSavedMs: skipped.reduce((a, i) => a + layers[i].costMs, 0),
+      speculations,
+      steps,
+    });
+    model = update(model, cfg, executed.map((i) => run.layers[i]));
+  }
+  return { expected, model };
+}
+const liveCases = [];
+[
+  [[['lint', 2, 0.05], ['unit', 10, 0.1], ['e2e', 60, 0.02]], 'fail_fast', null],
+  [[['lint', 2, 0.05], ['unit', 10, 0.1], ['e2e', 60, 0.02]], 'risk_bounded', null],
+  [[['unit', 10, 0.01], ['integration', 50, 0.002], ['e2e', 300, 0.001]], 'risk_bounded', { forgetting: 1, riskBudget: 0.05 }],
+  [[['cheap', 3, 0.0], ['gpu', 900, 0.3], ['cpu', 400, 0.05]], 'risk_bounded', { forgetting: 1, riskBudget: 0.2 }],
+].forEach(([profile, policy, overrides], i) => {
+  const runs = randomRuns(160, profile);
+  const cfg = { ...PRESETS[policy], ...(overrides || {}) };
+  const { expected, model } = live(runs, cfg);
+  liveCases.push({ name: `live-${i}-${policy}${overrides ? '-tuned' : ''}`, policy, config: overrides, runs, expected, model });
+});
+
+// Models that merge (version 2): each runner learns its builds under their keys into a
+// model of the case's window; the models merge into one. Expected: the merged document and
+// its statistics (version 1's fold of the kept builds in key order, after a converted base).
+const keyLess = (a, b) => a.seq < b.seq || (a.seq === b.seq && a.id < b.id);
+const CONVERTED = 'converted from a version 1 model: its counts are the base of every statistic (the builds behind them are not known), so it merges only with models of the same base or of none';
+function learnBuild(model, build) {
+  const builds = model.builds.filter((b) => b.id !== build.id || b.seq !== build.seq);
+  if (builds.length !== model.builds.length) return model; // the vectors never conflict
+  builds.push(build);
+  builds.sort((a, b) => (keyLess(a, b) ? -1 : keyLess(b, a) ? 1 : 0));
+  return { ...model, builds: builds.slice(Math.max(0, builds.length - model.window)) };
+}
+function mergeModels(a, b) {
+  const window = Math.min(a.window, b.window);
+  let out = { ...a, window, base: a.base ?? b.base, builds: a.builds.slice(Math.max(0, a.builds.length - window)) };
+  for (const build of b.builds) out = learnBuild(out, build);
+  return out;
+}
+function docOf(model) {
+  const doc = { version: 2, engine: 'PyramidOutcomeModel', window: model.window };
+  if (model.base) { doc.base = model.base; doc.note = CONVERTED; }
+  doc.builds = model.builds.map((b) => ({ id: b.id, seq: b.seq, layers: b.layers }));
+  return doc;
+}
+function statsOf(model, cfg) {
+  let stats = model.base ?? { version: 1, engine: 'PyramidOutcomeModel', layers: [] };
+  for (const b of model.builds) stats = update(stats, cfg, b.layers);
+  return stats;
+}
+const modelCases = [];
+[[4, 3, 30, null], [1000, 2, 60, null], [10, 4, 40, 'v1'], [25, 1, 80, null]].forEach(([window, runners, count, start], i) => {
+  const names = ['lint', 'unit', 'e2e'];
+  const builds = [];
+  for (let k = 0; k < count; k++) {
+    const layers = [];
+    for (const name of names) {
+      if (rand() < 0.2) continue;
+      const layer = { name, failed: rand() < 0.15 };
+      if (rand() < 0.8) layer.durationMs = 1 + Math.floor(rand() * 400) / 4;
+      layers.push(layer);
+    }
+    builds.push({ id: ['pr-1#', 'pr-2#', 'main#'][Math.floor(rand() * 3)] + Math.floor(rand() * 5), seq: Math.floor(rand() * 50), layers });
+  }
+  const unique = builds.filter((b, j) => builds.findIndex((c) => c.id === b.id && c.seq === b.seq) === j);
+  const base = start === 'v1' ? update({ version: 1, engine: 'PyramidOutcomeModel', layers: [] }, PRESETS.risk_bounded, [{ name: 'unit', failed: true, durationMs: 9 }]) : undefined;
+  const parts = Array.from({ length: runners }, () => []);
+  for (const b of unique) {
+    parts[Math.floor(rand() * runners)].push(b);
+    if (rand() < 0.2) parts[Math.floor(rand() * runners)].push(b); // seen by two runners: counts once
+  }
+  const models = parts.map((part) => part.reduce((m, b) => learnBuild(m, b), { window, base, builds: [] }));
+  const merged = models.reduce((a, b) => mergeModels(a, b));
+  const cfg = { ...PRESETS.risk_bounded, forgetting: 0.99 };
+  modelCases.push({
+    name: `models-${i}`, window, start: base ?? null, runners: parts.map((part) => part.map(({ id, seq, layers }) => ({ id, seq, ran: layers }))),
+    config: { forgetting: 0.99 }, expected: { merged: docOf(merged), statistics: statsOf(merged, cfg) },
+  });
+});
+
 const out = path.join(here, 'policy');
 fs.mkdirSync(out, { recursive: true });
-fs.writeFileSync(path.join(out, 'pyramid_policy.json'), JSON.stringify({ decide: decideCases, replay: replayCases }) + '\n');
-console.log(`policy/pyramid_policy.json: ${decideCases.length} decide, ${replayCases.length} replay vectors`);
+fs.writeFileSync(path.join(out, 'pyramid_policy.json'), JSON.stringify({ decide: decideCases, replay: replayCases, live: liveCases, models: modelCases }) + '\n');
+console.log(`policy/pyramid_policy.json: ${decideCases.length} decide, ${replayCases.length} replay, ${liveCases.length} live, ${modelCases.length} models vectors`);

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1568152017;
+export const CONTRACT = 2441668567;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -154,6 +154,23 @@ export const OP = Object.freeze({
   PYRAMID_DECIDE: 223,
   /** `[model, ran, options]` -> model document. */
   PYRAMID_UPDATE: 224,
+  /**
+   * `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+   * (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
+   * action (`{action: "run", layer}` or `{action: "done"}`).
+   */
+  PYRAMID_RUN_START: 225,
+  /** `[state, layer, result]` -> `{state, next}` after the pending layer's result. */
+  PYRAMID_RUN_SUBMIT: 226,
+  /** `[state]` -> the finished run's TestPyramidResult (with its `policy` report). */
+  PYRAMID_RUN_RESULT: 227,
+  /** `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run). */
+  PYRAMID_RUN_RESTORE: 228,
+  /**
+   * `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
+   * model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
+   */
+  PYRAMID_RUN_OPTIONS: 229,
   /** `[snapshot, options, now]` -> the markdown report (`generateReport(options)`). */
   IA_TEXT_REPORT: 230,
   /** `[snapshot]` -> the quality chart (`generateQualityChart()`). */
@@ -176,6 +193,62 @@ export const OP = Object.freeze({
    * `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
    */
   IA_TEXT_RECORD_CHECK: 237,
+  /**
+   * `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
+   * converted, with its note; `null` a new empty one).
+   */
+  PYRAMID_MODEL_LOAD: 240,
+  /** `[model, other]` -> the merged version 2 document (a set union of their builds). */
+  PYRAMID_MODEL_MERGE: 241,
+  /** `[model, ran, build {id, seq}]` -> the version 2 document after learning the build. */
+  PYRAMID_MODEL_LEARN: 242,
+  /** `[model, config or null]` -> the version 1 statistics the policy decides from. */
+  PYRAMID_MODEL_STATS: 243,
+  /**
+   * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
+   * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
+   */
+  BD_NEW: 260,
+  /** `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`. */
+  BD_UPDATE: 261,
+  /**
+   * `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
+   * one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
+   * regression).
+   */
+  BD_DETECT: 262,
+  /**
+   * `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
+   * cross as the host type `"function"`).
+   */
+  IS_NEW: 263,
+  /**
+   * `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
+   * caller's object there).
+   */
+  IS_INTERVENE: 264,
+  /** `[detection]` -> `determineLevel(detection)`. */
+  IS_LEVEL: 265,
+  /** `[detection]` -> `buildWarning(detection)`. */
+  IS_WARNING: 266,
+  /** `[detection]` -> `buildStrategyOverride(detection)`. */
+  IS_STRATEGY: 267,
+  /** `[prompt, warning]` -> `injectWarning(prompt, warning)`. */
+  IS_INJECT: 268,
+  /**
+   * `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
+   * entry to log.
+   */
+  IS_RESUME: 269,
+  /** `[log length, limit]` -> the index of `getLog(limit)`'s first entry. */
+  IS_LOG_START: 270,
+  /** `[interventionLog, isPaused, pauseReason]` -> `getSummary()`. */
+  IS_SUMMARY: 271,
+  /**
+   * `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
+   * takes over.
+   */
+  IS_IMPORT: 272,
 });
 /**
  * The ops the wasm package's replay module answers (every other op is the engines module's),
@@ -188,6 +261,11 @@ export const REPLAY_OPS = Object.freeze({
   222: 'calibratePyramidPolicy',
   223: 'pyramidPolicyDecide',
   224: 'pyramidPolicyUpdate',
+  225: 'EarlyExitController / PyramidRun with a policy',
+  226: 'EarlyExitController / PyramidRun with a policy',
+  227: 'EarlyExitController / PyramidRun with a policy',
+  228: 'PyramidRun.fromJSON',
+  229: 'EarlyExitController with a policy',
   230: 'IterationAnalytics.generateReport',
   231: 'IterationAnalytics.generateQualityChart',
   232: 'IterationAnalytics.formatDuration',
@@ -196,6 +274,23 @@ export const REPLAY_OPS = Object.freeze({
   235: 'IterationAnalytics.saveAnalytics',
   236: 'IterationAnalytics.load',
   237: 'IterationAnalytics\'s field setters',
+  240: 'OutcomeModel',
+  241: 'OutcomeModel.prototype.merge',
+  242: 'OutcomeModel.prototype.learn',
+  243: 'OutcomeModel.prototype.statistics',
+  260: 'BehaviorDetector',
+  261: 'BehaviorDetector.updateThresholds',
+  262: 'BehaviorDetector.detect',
+  263: 'InterventionSystem',
+  264: 'InterventionSystem.intervene',
+  265: 'InterventionSystem.determineLevel',
+  266: 'InterventionSystem.buildWarning',
+  267: 'InterventionSystem.buildStrategyOverride',
+  268: 'InterventionSystem.injectWarning',
+  269: 'InterventionSystem.resume',
+  270: 'InterventionSystem.getLog',
+  271: 'InterventionSystem.getSummary',
+  272: 'InterventionSystem.importState',
 });
 
 // --- LOOP_SLOTS (The loop's slots: inputs, outputs (below `STATE`), then the engine's own state.)
@@ -554,7 +649,7 @@ export const WIRE_TAG = '\u0000';
 
 // --- the core's names
 /** Every error code (`error.code`). */
-export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay']);
+export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'invalid_result', 'invalid_iteration', 'invalid_layer_result', 'invalid_signal', 'invalid_analytics', 'invalid_snapshot', 'invalid_step', 'invalid_replay', 'invalid_detection']);
 /** Verification statuses by code (`IN_STATUS`, a high-confidence stop's status slot). */
 export const STATUSES = Object.freeze(['passed', 'failed', 'skipped']);
 /** Triggers, `none` first. */
@@ -562,7 +657,7 @@ export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plate
 /** Budgets by code (a budget's slot). */
 export const BUDGETS = Object.freeze(['tokens', 'cost_usd', 'wall_clock_ms']);
 /** Exit reasons by code (`P_EXIT_REASON`, `P_OUT_REASON`). */
-export const EXIT_REASONS = Object.freeze(['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit']);
+export const EXIT_REASONS = Object.freeze(['forced_continue', 'lambda_too_low', 'lambda_unstable', 'boundaries_concentrated', 'insufficient_confidence', 'confident_exit', 'layer_failed', 'risk_bounded', 'completed']);
 /** Layer outcomes by code (`P_PREDICTED`, `P_OUT_ACTUAL`). */
 export const OUTCOMES = Object.freeze(['pass', 'flaky', 'fail']);
 /** A pyramid run's verdicts by code (`P_OUT_VERDICT`). */
@@ -571,10 +666,16 @@ export const VERDICTS = Object.freeze(['failed', 'passed', 'unverified']);
 export const LOOP_PRESETS = Object.freeze(['seed', 'recommended']);
 /** The pyramid replay's policies. */
 export const PYRAMID_POLICIES = Object.freeze(['default', 'aggressive', 'conservative', 'fail_fast', 'risk_bounded']);
+/** What a behaviour detector finds (`detection.type`), in upstream's order of checks. */
+export const DETECTION_TYPES = Object.freeze(['stuck', 'oscillation', 'deviation', 'resource_burn', 'regression']);
+/** A detection's severities, mildest first. */
+export const SEVERITIES = Object.freeze(['low', 'medium', 'high', 'critical']);
+/** The intervention levels, mildest first. */
+export const INTERVENTION_LEVEL_NAMES = Object.freeze(['log', 'warn', 'redirect', 'pause', 'abort']);
 /** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
 export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */
-export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay' });
+export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection' });
 /** The trigger of each decision code (`none` for the codes that do not stop). */
 export const CODE_TRIGGER = Object.freeze(['none', 'none', 'none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'none', 'none', 'no_improvement', 'none', 'none']);
 /** What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::host::Problem`). */
@@ -603,6 +704,14 @@ export const FILE_KIND = Object.freeze({ SUMMARY: 'json', REPORT: 'report' });
 export const STEP_DONE = 'done';
 /** An EarlyStopping snapshot's `version` and `engine`. */
 export const SNAPSHOT = Object.freeze({ version: 1, engine: 'EarlyStopping' });
+
+// --- the behaviour detectors and interventions (earlyexit::loops::behavior)
+/** upstream's `THRESHOLDS` (the JS layer exports a plain copy, as upstream's is). */
+export const DEFAULT_THRESHOLDS = Object.freeze({ stuck: { sameErrorCount: 3, noProgressIterations: 5 }, oscillation: { undoRedoCycles: 2, fileChurnThreshold: 0.8 }, deviation: { objectiveSimilarity: 0.5, scopeCreepRatio: 1.5 }, resource: { costMultiplier: 2, iterationMultiplier: 2 }, regression: { testPassToFail: true, coverageDropPercent: 10 } });
+/** upstream's `INTERVENTION_LEVELS`: each level under its constant's name. */
+export const LEVELS_BY_NAME = Object.freeze({ LOG: 'log', WARN: 'warn', REDIRECT: 'redirect', PAUSE: 'pause', ABORT: 'abort' });
+/** How many interventions the log keeps. */
+export const LOG_LIMIT = 100;
 
 // --- the host's own errors (host_messages.rs says why they are worded there)
 /** The texts of the errors only the JS host meets; a template is a function of its values. */

@@ -14,8 +14,8 @@
 //   - runs the async test-pyramid loop over the core's step API (PyramidRun).
 //
 // The layer is written as fragments, one per concern (this directory): this entry (ready()
-// and the API object), codec.js, scratch.js, loop.js, analytics.js, pyramid.js, replay.js,
-// instance.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
+// and the API object), codec.js, scratch.js, loop.js, analytics.js, behavior.js, pyramid.js,
+// replay.js, instance.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
 // constant answers, generated from the Rust tables by `cargo run -p earlyexit-js --bin
 // gen-js-contract`). Each fragment is an ES module in form: `import { ... } from './x.js'`
 // lines, then its code, `export` on what the others use. bindings/js/build.mjs flattens them,
@@ -38,14 +38,15 @@ import { addDispose, encode, encodeCounted, isEarlyExitError, unwrap } from './c
 import { growScratch } from './scratch.js';
 import { EarlyStopping, cacheSizes } from './loop.js';
 import { IterationAnalytics } from './analytics.js';
+import { BehaviorDetector, INTERVENTION_LEVELS, InterventionSystem, THRESHOLDS } from './behavior.js';
 import {
   AGGRESSIVE_EXIT_CONFIG, CONSERVATIVE_EXIT_CONFIG, DEFAULT_EXIT_CONFIG, CoherenceEarlyExit, EarlyExitController,
   PyramidRun, SpeculativeExecutor, calculateQualitySignal, countQualityPartitions, setFastRuns,
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
 import {
-  calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids,
-  shadowPyramids,
+  OutcomeModel, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops,
+  replayPyramids, shadowPyramids,
 } from './replay.js';
 
 for (const cls of [EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
@@ -85,9 +86,14 @@ export const api = {
   calibratePyramidPolicy,
   pyramidPolicyDecide,
   pyramidPolicyUpdate,
+  OutcomeModel,
   replayLoops,
   loopPreset,
   LOOP_PRESETS,
+  BehaviorDetector,
+  THRESHOLDS,
+  InterventionSystem,
+  INTERVENTION_LEVELS,
 };
 
 // For the tests only (tests/node reaches it by loading the layer over the native module

@@ -10,9 +10,11 @@ import {
 } from './contract.generated.mjs';
 import {
   ABORT_SIGNAL, AS_DECISION, AS_LAYERS, AS_LAYER_RESULT, AS_OPTIONS, AS_SIGNAL, AS_SNAPSHOT, AS_SPECULATIONS, FREED,
-  RESTORE, args1, args2, asLayerResult, enc, encConfig, filled, freedError, hostError, release, scalar, unwrap,
+  RESTORE, args1, args2, asLayerResult, enc, encConfig, filled, freedError, hostError, newNative, release, scalar,
+  unwrap,
 } from './codec.js';
 import { scratchView } from './scratch.js';
+import { modelOf, withModel } from './replay.js';
 
 // ------------------------------------------------------------------------
 // Engine 2: ADR-033's test-pyramid early exit
@@ -192,15 +194,23 @@ function readResult(returned) {
 const isAbortSignal = (x) => x !== null && typeof x === 'object' && typeof x.aborted === 'boolean'
   && typeof x.addEventListener === 'function' && typeof x.removeEventListener === 'function';
 
-// The AbortSignal of runWithEarlyExit's options (undefined: none). The options are an
-// object whose only key is `signal`; anything else goes to the core for its typed error,
-// with the values read here (a signal crossing as the host type "AbortSignal").
-function runSignal(options) {
-  if (options === undefined || options === null) return undefined;
+// The keys of a run's policy options (`{policy, mode, model, policyConfig}`): read here,
+// checked by the core (op PYRAMID_RUN_START).
+const POLICY_KEYS = ['policy', 'mode', 'model', 'policyConfig'];
+const NO_RUN_OPTIONS = { signal: undefined, policy: undefined };
+
+// runWithEarlyExit's options, each read once: the AbortSignal (undefined: none) and the
+// policy options given (an object of the policy keys, undefined: none). The options are
+// an object whose keys are `signal` and the policy keys; anything else goes to the core
+// for its typed error, with the values read here (a signal crossing as the host type
+// "AbortSignal").
+function runOptions(options) {
+  if (options === undefined || options === null) return NO_RUN_OPTIONS;
   let read = options;
   if (typeof options === 'object' && !Array.isArray(options)) {
     read = {};
     let signal;
+    let policy;
     let others = 0;
     const keys = Object.keys(options);
     for (let i = 0; i < keys.length; i++) {
@@ -210,16 +220,55 @@ function runSignal(options) {
       if (key === 'signal') {
         signal = value;
         if (isAbortSignal(value)) value = ABORT_SIGNAL;
+      } else if (POLICY_KEYS.includes(key)) {
+        if (policy === undefined) policy = {};
+        policy[key] = key === 'model' ? modelOf(value) : value;
       } else {
         others++;
       }
       Object.defineProperty(read, key, { value, enumerable: true, writable: true, configurable: true });
     }
-    if (others === 0 && (signal === undefined || signal === null)) return undefined;
-    if (others === 0 && isAbortSignal(signal)) return signal;
+    if (others === 0 && (signal === undefined || signal === null)) return { signal: undefined, policy };
+    if (others === 0 && isAbortSignal(signal)) return { signal, policy };
   }
   unwrap(native.exec(OP.RUN_OPTIONS_CHECK, args1(enc(read, AS_OPTIONS, options))));
   throw new Error(MESSAGES.INTERNAL_OPTIONS_ACCEPTED);
+}
+
+// ------------------------------------------------------------------------
+// Runs decided by a policy (`fail_fast`, `risk_bounded`): stateless ops (the replay module
+// in the wasm package), the run's state being its snapshot, which this layer keeps and hands
+// back at each step (`bindings/js/interface/src/pyramid_replay_ops.rs`).
+
+// Starts a policy run: `{state, next}`, or null when the options leave the ADR deciding.
+function policyStart(config, totalLayers, specs, options, overrides) {
+  return unwrap(native.exec(OP.PYRAMID_RUN_START, '[' + config + ',' + totalLayers + ',' + enc(specs, AS_LAYERS) + ','
+    + options + ',' + (overrides === undefined ? 'null' : enc(overrides, AS_OPTIONS)) + ']'));
+}
+
+function policySubmit(step, layer, result, returned) {
+  const given = typeof layer === 'number' ? asLayerResult(layer) : AS_LAYER_RESULT;
+  return unwrap(native.exec(OP.PYRAMID_RUN_SUBMIT, '[' + enc(step.state, AS_SNAPSHOT) + ',' + enc(layer) + ','
+    + enc(result, given, returned) + ']'));
+}
+
+const policyResult = (step) => unwrap(native.exec(OP.PYRAMID_RUN_RESULT, args1(enc(step.state, AS_SNAPSHOT))));
+
+// runWithEarlyExit over a policy run; undefined when the options leave the ADR deciding.
+async function runPolicy(setup, options, overrides, layers, read, signal) {
+  const badRunner = read.badRunner;
+  const given = specsOf(layers, read, badRunner < 0 ? read.count : badRunner + 1);
+  let step = policyStart(setup.wire, setup.totalLayers, given, options, overrides);
+  if (step === null) return undefined;
+  if (badRunner >= 0) unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(read.reads[READ * badRunner + 3]))));
+  for (;;) {
+    if (step.next.action === STEP_DONE) return policyResult(step);
+    const index = step.next.layer;
+    const pending = runLayer(layers, read, index, signal);
+    const returned = signal ? await abortable(pending, signal) : await pending;
+    if (signal && signal.aborted) throw signal.reason;
+    step = policySubmit(step, index, readResult(returned), returned);
+  }
 }
 
 function abortable(pending, signal) {
@@ -440,12 +489,19 @@ export class EarlyExitController {
   #exitSlots;
   #speculator = null;
   #setup;
+  #policy = 'null'; // the policy options as given, in the wire format ('null': the ADR decides)
   #freed = false;
 
-  constructor(config = undefined, totalLayers = undefined) {
+  constructor(config = undefined, totalLayers = undefined, options = undefined) {
     // The validated, merged config: each run starts from it (the fast path's slots, or a
     // PyramidRun over JSON).
     const setup = exitSetup(config, totalLayers);
+    if (options !== undefined && options !== null) {
+      // `{policy, mode, model, policyConfig}`, read once and checked now; kept as given, so a
+      // run's own options replace its keys one by one.
+      const given = enc(withModel(options), AS_OPTIONS);
+      if (unwrap(native.exec(OP.PYRAMID_RUN_OPTIONS, args1(given))) !== null) this.#policy = given;
+    }
     this.#setup = setup;
     this.#config = setup.wire;
     this.#totalLayers = setup.totalLayers;
@@ -480,9 +536,13 @@ export class EarlyExitController {
    * signal's reason. The list is read once, when the run starts.
    */
   async runWithEarlyExit(layers, options = undefined) {
-    const signal = runSignal(options);
+    const { signal, policy } = runOptions(options);
     if (signal !== undefined && signal.aborted) throw signal.reason;
     const read = readLayers(layers);
+    if (this.#policy !== 'null' || policy !== undefined) {
+      const result = await runPolicy(this.#setup, this.#policy, policy, layers, read, signal);
+      if (result !== undefined) return result;
+    }
     if (read.fast && fastRuns) {
       const result = await runFast(this.#exitSlots, this.#totalLayerCount, layers, read, signal);
       if (result !== undefined) return result;
@@ -515,51 +575,94 @@ export class EarlyExitController {
   }
 }
 
-/** The core's step API: the host runs each layer and feeds its result back. */
+/**
+ * The core's step API: the host runs each layer and feeds its result back. With policy
+ * options (`{policy: 'fail_fast' | 'risk_bounded', mode, model, policyConfig}`) the policy
+ * decides; its state lives here as its snapshot (stateless ops, see runPolicy).
+ */
 export class PyramidRun {
   #native;
+  #step = null; // a policy run's `{state, next}`
 
-  constructor(config = undefined, totalLayers = undefined, layers = undefined) {
+  constructor(config = undefined, totalLayers = undefined, layers = undefined, options = undefined) {
     if (config === RESTORE) {
       this.#native = FREED;
       return;
     }
-    this.#native = filled(OP.PR_START, '[' + encConfig(config) + ',' + enc(totalLayers) + ',' + enc(layerSpecs(layers), AS_LAYERS) + ']');
+    const specs = layerSpecs(layers);
+    if (options !== undefined && options !== null) {
+      const step = policyStart(encConfig(config), enc(totalLayers), specs, enc(withModel(options), AS_OPTIONS), undefined);
+      if (step !== null) {
+        this.#native = FREED;
+        this.#step = step;
+        return;
+      }
+    }
+    this.#native = filled(OP.PR_START, '[' + encConfig(config) + ',' + enc(totalLayers) + ',' + enc(specs, AS_LAYERS) + ']');
   }
 
-  static start(config, totalLayers, layers) {
-    return new PyramidRun(config, totalLayers, layers);
+  static start(config, totalLayers, layers, options = undefined) {
+    return new PyramidRun(config, totalLayers, layers, options);
   }
 
   /** `{action: 'run' | 'verify', layer}` or `{action: 'done'}`; advances nothing. */
   next() {
+    if (this.#step !== null) return { ...this.#step.next };
     return unwrap(this.#native.call(OP.PR_NEXT, '[]'));
   }
 
   submit(layer, result) {
+    if (this.#step !== null) {
+      this.#step = policySubmit(this.#step, layer, result);
+      return;
+    }
     unwrap(this.#native.call(OP.PR_SUBMIT, args2(enc(layer), enc(result, typeof layer === 'number' ? asLayerResult(layer) : AS_LAYER_RESULT))));
   }
 
   result() {
+    if (this.#step !== null) return policyResult(this.#step);
     return unwrap(this.#native.call(OP.PR_RESULT, '[]'));
   }
 
   toJSON() {
+    // A fresh copy of the policy run's snapshot, read back by the core.
+    if (this.#step !== null) return unwrap(native.exec(OP.PYRAMID_RUN_RESTORE, args1(enc(this.#step.state, AS_SNAPSHOT)))).state;
     return unwrap(this.#native.call(OP.PR_TO_JSON, '[]'));
   }
 
   static fromJSON(snapshot) {
-    const engine = filled(OP.PR_FROM_JSON, args1(enc(snapshot, AS_SNAPSHOT)));
+    const given = enc(snapshot, AS_SNAPSHOT);
     const restored = new PyramidRun(RESTORE);
-    restored.#native = engine;
+    const engine = newNative();
+    // The engines' op answers nothing for an ADR run's snapshot, and the engine's name for a
+    // policy run's, which the policy op restores.
+    const answer = engine.call(OP.PR_FROM_JSON, args1(given));
+    if (answer === '') {
+      restored.#native = engine;
+      return restored;
+    }
+    release(engine);
+    unwrap(answer); // an error: thrown
+    restored.#step = unwrap(native.exec(OP.PYRAMID_RUN_RESTORE, args1(given)));
     return restored;
   }
 
   free() {
     release(this.#native);
     this.#native = FREED;
+    if (this.#step !== null) this.#step = FREED_STEP;
   }
 }
+
+// A freed policy run: any use throws as a freed native object does.
+const FREED_STEP = {
+  get state() {
+    throw freedError();
+  },
+  get next() {
+    throw freedError();
+  },
+};
 
 // Filled by ready() (at load in Node, by init() in the browser): the core's presets.
 export const DEFAULT_EXIT_CONFIG = {};

@@ -2,7 +2,7 @@
 // Stateless: one native call per batch (in the wasm package, the replay module's ops).
 
 import { OP, calibrateOptionsOf } from './contract.generated.mjs';
-import { AS_LAYERS, AS_OPTIONS, AS_RUNS, args2, enc, encConfig, encode, unwrap } from './codec.js';
+import { AS_LAYERS, AS_OPTIONS, AS_RUNS, RESTORE, args2, copyData, enc, encConfig, encode, unwrap } from './codec.js';
 import { EarlyStopping } from './loop.js';
 
 // ------------------------------------------------------------------------
@@ -10,27 +10,95 @@ import { EarlyStopping } from './loop.js';
 // bindings/js/interface/src/pyramid_replay_ops.rs). Begin.
 const encOpt = (value) => (value === undefined || value === null ? 'null' : encode(value, AS_OPTIONS));
 
+/**
+ * The outcome model that merges (document version 2: a window of per-build outcomes keyed by
+ * the caller's build id and sequence number; docs/test-exit.md "Models that merge"). Immutable:
+ * `learn` and `merge` answer a new model. Accepted wherever a `model` is, as documents are.
+ */
+export class OutcomeModel {
+  #doc;
+
+  constructor(model = undefined, options = undefined) {
+    if (model === RESTORE) return;
+    this.#doc = unwrap(native.exec(OP.PYRAMID_MODEL_LOAD, args2(encOpt(modelOf(model)), encOpt(options))));
+  }
+
+  static #of(doc) {
+    const model = new OutcomeModel(RESTORE);
+    model.#doc = doc;
+    return model;
+  }
+
+  /** The union of both models' builds (commutative, associative, idempotent). */
+  merge(other) {
+    return OutcomeModel.#of(unwrap(native.exec(OP.PYRAMID_MODEL_MERGE, args2(enc(this.#doc), encOpt(modelOf(other))))));
+  }
+
+  /** Learns one build: `ran` the layers that ran, in run order; `build` its key `{id, seq}`. */
+  learn(ran, build) {
+    return OutcomeModel.#of(unwrap(native.exec(OP.PYRAMID_MODEL_LEARN, '[' + enc(this.#doc) + ',' + enc(ran) + ',' + enc(build) + ']')));
+  }
+
+  /** The version 1 statistics the policy decides from (`config`: a partial policy config). */
+  statistics(config = undefined) {
+    return unwrap(native.exec(OP.PYRAMID_MODEL_STATS, args2(enc(this.#doc), encOpt(config))));
+  }
+
+  /** The most builds kept. */
+  get window() {
+    return this.#doc.window;
+  }
+
+  /** How many builds it holds. */
+  get size() {
+    return this.#doc.builds.length;
+  }
+
+  /** Why it has a base (converted from a version 1 model), or null. */
+  get note() {
+    return this.#doc.note ?? null;
+  }
+
+  /** The version 2 document (a copy). */
+  toJSON() {
+    return copyData(this.#doc);
+  }
+
+  static fromJSON(doc) {
+    return new OutcomeModel(doc);
+  }
+}
+
+// A model argument as the core reads it: an OutcomeModel's document, anything else as given.
+export const modelOf = (model) => (model instanceof OutcomeModel ? model.toJSON() : model);
+
+// Options whose `model` is an OutcomeModel, with its document instead (a shallow copy).
+export function withModel(options) {
+  if (options === null || typeof options !== 'object' || !(options.model instanceof OutcomeModel)) return options;
+  return { ...options, model: options.model.toJSON() };
+}
+
 export function replayPyramids(runs, options) {
-  return unwrap(native.exec(OP.PYRAMID_REPLAY, args2(enc(runs, AS_RUNS), encOpt(options))));
+  return unwrap(native.exec(OP.PYRAMID_REPLAY, args2(enc(runs, AS_RUNS), encOpt(withModel(options)))));
 }
 
 export function shadowPyramids(runs, options) {
-  return unwrap(native.exec(OP.PYRAMID_SHADOW, args2(enc(runs, AS_RUNS), encOpt(options))));
+  return unwrap(native.exec(OP.PYRAMID_SHADOW, args2(enc(runs, AS_RUNS), encOpt(withModel(options)))));
 }
 
 export function calibratePyramidPolicy(runs, risk, delta, options) {
-  const base = options === undefined || options === null ? {} : options;
+  const base = options === undefined || options === null ? {} : withModel(options);
   const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, calibrateOptionsOf(risk, delta)) : base;
   return unwrap(native.exec(OP.PYRAMID_CALIBRATE, args2(enc(runs, AS_RUNS), enc(all, AS_OPTIONS))));
 }
 
 export function pyramidPolicyDecide(model, layers, outcomes, options) {
   return unwrap(native.exec(OP.PYRAMID_DECIDE,
-    '[' + encOpt(model) + ',' + enc(layers, AS_LAYERS) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
+    '[' + encOpt(modelOf(model)) + ',' + enc(layers, AS_LAYERS) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
 }
 
 export function pyramidPolicyUpdate(model, ran, options) {
-  return unwrap(native.exec(OP.PYRAMID_UPDATE, '[' + encOpt(model) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
+  return unwrap(native.exec(OP.PYRAMID_UPDATE, '[' + encOpt(modelOf(model)) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
 }
 
 // ------------------------------------------------------------------------

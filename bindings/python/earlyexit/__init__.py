@@ -4,7 +4,9 @@ Two engines, exact to the JavaScript they replace, on one Rust core:
 
 * loop stopping: :class:`EarlyStopping` (high confidence with verification, a quality
   plateau, diminishing returns from :class:`IterationAnalytics` or any object with
-  ``detect_diminishing_returns()``);
+  ``detect_diminishing_returns()``), and :class:`BehaviorDetector` with
+  :class:`InterventionSystem` (stuck loops, oscillation, drift, resource burn and
+  regressions, each turned into a graded intervention);
 * test-pyramid early exit: :func:`calculate_quality_signal`,
   :class:`CoherenceEarlyExit`, :class:`SpeculativeExecutor`, :class:`EarlyExitController`
   and the step API :class:`PyramidRun`.
@@ -37,6 +39,16 @@ from ._native import replay_loops as replay_loops
 from ._native import LoopReplay as LoopReplay
 from ._native import LOOP_PRESETS as LOOP_PRESETS
 
+# Behaviour detectors and graded interventions (docs/behavior.md)
+from ._native import BehaviorDetector as BehaviorDetector
+from ._native import BehaviorThresholds as BehaviorThresholds
+from ._native import THRESHOLDS as THRESHOLDS
+from ._native import Detection as Detection
+from ._native import InterventionSystem as InterventionSystem
+from ._native import Intervention as Intervention
+from ._native import InterventionSummary as InterventionSummary
+from ._native import INTERVENTION_LEVELS as INTERVENTION_LEVELS
+
 # The test pyramid
 from ._native import LayerResult as LayerResult
 from ._native import QualitySignal as QualitySignal
@@ -64,6 +76,7 @@ from ._native import shadow_pyramids as shadow_pyramids
 from ._native import calibrate_pyramid_policy as calibrate_pyramid_policy
 from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update
+from ._native import OutcomeModel as OutcomeModel
 
 # The size limits (docs/limits.md)
 from ._native import LIMITS as LIMITS
@@ -116,6 +129,20 @@ from ._replay import LoopPolicyDict as LoopPolicyDict
 from ._replay import ReplayRunOutcomeDict as ReplayRunOutcomeDict
 from ._replay import ReplaySummaryDict as ReplaySummaryDict
 
+# Types for annotations: behaviour detectors and interventions
+from ._behavior import DetectionType as DetectionType
+from ._behavior import Severity as Severity
+from ._behavior import InterventionLevel as InterventionLevel
+from ._behavior import LogLevel as LogLevel
+from ._behavior import ThresholdsOptions as ThresholdsOptions
+from ._behavior import BehaviorIterationDict as BehaviorIterationDict
+from ._behavior import History as History
+from ._behavior import DetectionDict as DetectionDict
+from ._behavior import InterventionDict as InterventionDict
+from ._behavior import InterventionSummaryDict as InterventionSummaryDict
+from ._behavior import PauseStatusDict as PauseStatusDict
+from ._behavior import InterventionStateDict as InterventionStateDict
+
 # Types for annotations: the test pyramid
 from ._pyramid import ExitReason as ExitReason
 from ._pyramid import Outcome as Outcome
@@ -130,6 +157,12 @@ from ._pyramid import SpeculationDict as SpeculationDict
 from ._pyramid import FailingLayerDict as FailingLayerDict
 from ._pyramid import TestPyramidResultDict as TestPyramidResultDict
 from ._pyramid import PyramidActionDict as PyramidActionDict
+from ._pyramid import RunPolicy as RunPolicy
+from ._pyramid import RunMode as RunMode
+from ._pyramid import PolicyReportDict as PolicyReportDict
+from ._pyramid import PolicyStepDict as PolicyStepDict
+from ._pyramid import LayerCountsDict as LayerCountsDict
+from ._pyramid import RanLayerDict as RanLayerDict
 
 import typing as _typing
 

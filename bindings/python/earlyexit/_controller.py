@@ -16,10 +16,17 @@ from ._native import (
     CoherenceEarlyExit,
     EarlyExitConfig,
     LayerResult,
+    OutcomeModel,
     PyramidRun,
     TestPyramidResult,
     _layer_runners,
+    _run_options,
 )
+from ._pyramid import RunMode, RunPolicy
+
+#: An outcome model argument: an :class:`OutcomeModel`, a model document (a mapping), its
+#: JSON text, or ``None``.
+ModelArgument = Union[OutcomeModel, Mapping[str, object], str, None]
 
 #: What a runner may return: a :class:`LayerResult` or a mapping with its snake_case keys
 #: (``pass_rate``, ``coverage``, ``flaky_ratio``, ...; other keys are kept as they are).
@@ -59,23 +66,38 @@ Layer = Union[Tuple[str, AsyncRunner], Mapping[str, object], _LayerObject]
 
 
 class EarlyExitController:
-    """``EarlyExitController(config, total_layers)``: runs a test pyramid with early exit.
+    """``EarlyExitController(config, total_layers, *, policy, mode, model, policy_config)``:
+    runs a test pyramid with early exit.
 
     ``config`` is an :class:`EarlyExitConfig` (``EarlyExitConfig.AGGRESSIVE``, ...), a
     mapping of its snake_case options merged over ``EarlyExitConfig.DEFAULT``, or ``None``
-    for the default; ``total_layers`` (>= 1) bounds the adaptive exit layer. Both are
-    validated here. The controller keeps no state between runs: one instance can run any
-    number of pyramids, from several threads or tasks at once.
+    for the default; ``total_layers`` (>= 1) bounds the adaptive exit layer. ``policy``
+    chooses who decides: ``'adr'`` (the default: the exit decision with ``config``),
+    ``'fail_fast'`` or ``'risk_bounded'`` (the policy, with its outcome ``model`` and a
+    partial ``policy_config`` over its preset; docs/test-exit.md). ``mode`` is
+    ``'enforced'``; ``'shadow'`` is not available for live runs yet (an
+    :class:`EarlyExitError`). Everything is validated here. The controller keeps no state
+    between runs: one instance can run any number of pyramids, from several threads or
+    tasks at once.
     """
 
-    __slots__ = ("_exit",)
+    __slots__ = ("_exit", "_options")
 
     def __init__(
         self,
         config: Union[EarlyExitConfig, Mapping[str, object], None],
         total_layers: int,
+        *,
+        policy: RunPolicy = "adr",
+        mode: RunMode = "enforced",
+        model: ModelArgument = None,
+        policy_config: Union[Mapping[str, object], None] = None,
     ) -> None:
         self._exit = CoherenceEarlyExit(config, total_layers)
+        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config}
+        # Checked now; kept as given, so a run's own keywords replace them one by one (options
+        # that leave the ADR deciding are the defaults: nothing to keep).
+        self._options = given if _run_options(**given) is not None else {}
 
     @property
     def config(self) -> EarlyExitConfig:
@@ -87,17 +109,45 @@ class EarlyExitController:
         """The ``total_layers`` given at construction."""
         return self._exit.total_layers
 
-    def start(self, layers: Sequence[Layer]) -> PyramidRun:
-        """A :class:`PyramidRun` over ``layers`` with this controller's config (the step API,
-        for callers that run the layers themselves)."""
-        return PyramidRun.start(self._exit.config, self._exit.total_layers, layers)
+    @property
+    def policy(self) -> RunPolicy:
+        """Who decides the runs: ``'adr'``, ``'fail_fast'`` or ``'risk_bounded'``."""
+        return cast(RunPolicy, self._options.get("policy") or "adr")
 
-    def run(self, layers: Iterable[Layer]) -> TestPyramidResult:
-        """Runs the layers in order and exits early when the exit decision allows it (then
-        verifies up to ``verification_layers`` of the skipped ones). A runner's exception
-        propagates unchanged; a runner's invalid result raises ``EarlyExitError``."""
+    def start(
+        self,
+        layers: Sequence[Layer],
+        *,
+        policy: Union[RunPolicy, None] = None,
+        mode: Union[RunMode, None] = None,
+        model: ModelArgument = None,
+        policy_config: Union[Mapping[str, object], None] = None,
+    ) -> PyramidRun:
+        """A :class:`PyramidRun` over ``layers`` with this controller's config and policy (the
+        step API, for callers that run the layers themselves); a keyword given here replaces
+        the controller's."""
+        options = dict(self._options)
+        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config}
+        options.update((key, value) for key, value in given.items() if value is not None)
+        return PyramidRun.start(self._exit.config, self._exit.total_layers, layers, **options)
+
+    def run(
+        self,
+        layers: Iterable[Layer],
+        *,
+        policy: Union[RunPolicy, None] = None,
+        mode: Union[RunMode, None] = None,
+        model: ModelArgument = None,
+        policy_config: Union[Mapping[str, object], None] = None,
+    ) -> TestPyramidResult:
+        """Runs the layers as the policy decides: with the ADR's exit decision, in order until
+        it allows an exit (then verifies up to ``verification_layers`` of the skipped ones);
+        with ``'fail_fast'`` / ``'risk_bounded'``, in the policy's order until a layer fails or
+        the bound allows skipping the rest. The keywords replace the controller's for this run
+        (``model=`` the latest model, say). A runner's exception propagates unchanged; a
+        runner's invalid result raises ``EarlyExitError``."""
         listed = _as_list(layers)
-        pyramid = self.start(listed)
+        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config)
         runners = _layer_runners(listed)
         while True:
             step = pyramid.next()
@@ -107,12 +157,20 @@ class EarlyExitController:
             # The core validates whatever the runner returned (code invalid_layer_result).
             pyramid.submit(index, cast(LayerOutcome, runners[index]()))
 
-    async def run_async(self, layers: Iterable[Layer]) -> TestPyramidResult:
+    async def run_async(
+        self,
+        layers: Iterable[Layer],
+        *,
+        policy: Union[RunPolicy, None] = None,
+        mode: Union[RunMode, None] = None,
+        model: ModelArgument = None,
+        policy_config: Union[Mapping[str, object], None] = None,
+    ) -> TestPyramidResult:
         """:meth:`run` for ``async def`` runners (plain ones work too). Cancelling the task
         cancels the run cleanly: the awaited runner gets the cancellation, and no further
         runner is called."""
         listed = _as_list(layers)
-        pyramid = self.start(listed)
+        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config)
         runners = _layer_runners(listed)
         while True:
             step = pyramid.next()
@@ -125,7 +183,8 @@ class EarlyExitController:
             pyramid.submit(index, cast(LayerOutcome, outcome))
 
     def __repr__(self) -> str:
-        return f"EarlyExitController(config={self._exit.config!r}, total_layers={self._exit.total_layers!r})"
+        policy = f", policy={self.policy!r}" if self._options else ""
+        return f"EarlyExitController(config={self._exit.config!r}, total_layers={self._exit.total_layers!r}{policy})"
 
 
 def _as_list(layers: Iterable[Layer]) -> Sequence[Layer]:

@@ -17,6 +17,7 @@ ErrorCode = Literal[
     "invalid_snapshot",
     "invalid_step",
     "invalid_replay",
+    "invalid_detection",
 ]
 
 

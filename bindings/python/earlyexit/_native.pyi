@@ -57,13 +57,30 @@ from earlyexit._pyramid import (
     FailingLayerDict,
     LayerResultDict,
     Outcome,
+    PolicyReportDict,
     PyramidActionDict,
     QualitySignalDict,
+    RunMode,
+    RunPolicy,
     SpeculationDict,
     TestPyramidResultDict,
     Verdict,
 )
 from earlyexit._replay import LoopPolicyDict, LoopPresetName, ReplayRunOutcomeDict, ReplaySummaryDict
+from earlyexit._behavior import (
+    DetectionDict,
+    DetectionType,
+    History,
+    InterventionCallback,
+    InterventionDict,
+    InterventionLevel,
+    InterventionStateDict,
+    InterventionSummaryDict,
+    LogLevel,
+    PauseStatusDict,
+    Severity,
+    ThresholdsOptions,
+)
 
 __version__: str
 """The version of the compiled core."""
@@ -71,6 +88,14 @@ __all__ = [
     "AnalyticsConfig",
     "AnalyticsRecord",
     "AnalyticsSummary",
+    "BehaviorDetector",
+    "BehaviorThresholds",
+    "Detection",
+    "INTERVENTION_LEVELS",
+    "Intervention",
+    "InterventionSummary",
+    "InterventionSystem",
+    "THRESHOLDS",
     "CoherenceEarlyExit",
     "DiminishingReturnsReport",
     "EarlyExitConfig",
@@ -85,6 +110,7 @@ __all__ = [
     "LOOP_PRESETS",
     "LayerResult",
     "LoopReplay",
+    "OutcomeModel",
     "PyramidAction",
     "PyramidRun",
     "QualitySignal",
@@ -100,6 +126,7 @@ __all__ = [
     "_restore_loop_replay",
     "_restore_result",
     "_restore_signal",
+    "_run_options",
     "calculate_quality_signal",
     "count_quality_partitions",
     "calibrate_pyramid_policy",
@@ -1250,6 +1277,12 @@ class TestPyramidResult:
     def failing_layers(self) -> tuple[FailingLayer, ...]:
         """The failing layers that ran or were verified, in the order they ran."""
 
+    @property
+    def policy(self) -> PolicyReportDict | None:
+        """Why a ``fail_fast`` / ``risk_bounded`` run did what it did (the bound, the budget
+        in ``config["risk_budget"]``, the model's counts; docs/test-exit.md); ``None`` for the
+        ADR's runs."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (camelCase keys)."""
 
@@ -1313,9 +1346,17 @@ class PyramidRun:
         config: EarlyExitConfig | Mapping[str, object] | None,
         total_layers: int,
         layers: Iterable[object],
+        *,
+        policy: RunPolicy | None = None,
+        mode: RunMode | None = None,
+        model: OutcomeModel | Mapping[str, object] | str | None = None,
+        policy_config: Mapping[str, object] | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
-        optional ``cost_ms``, or an object with those attributes (runners are not called)."""
+        optional ``cost_ms``, or an object with those attributes (runners are not called).
+        ``policy`` ``'fail_fast'`` / ``'risk_bounded'`` lets the policy decide (its ``model``
+        and a partial ``policy_config``; docs/test-exit.md); ``None`` keywords: the defaults
+        (the ADR, enforced)."""
 
     def next(self) -> PyramidAction[Literal["run", "verify"], int] | PyramidAction[Literal["done"], None]:
         """What to do next (does not advance anything); ``step.action != "done"`` narrows
@@ -1356,6 +1397,16 @@ def _restore(
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""
 
+def _run_options(
+    *,
+    policy: RunPolicy | None = None,
+    mode: RunMode | None = None,
+    model: OutcomeModel | Mapping[str, object] | str | None = None,
+    policy_config: Mapping[str, object] | None = None,
+) -> dict[str, object] | None:
+    """Checks a live run's policy keywords: the options normalized, or ``None`` when they
+    leave the ADR deciding."""
+
 def _restore_result(class_name: str, value: Mapping[str, object], /) -> object:
     """Restores a pickled result (``StoppingDecision``, ``TestPyramidResult``, ...) from its
     snake_case dict; a tampered dict raises ``EarlyExitError`` naming the field."""
@@ -1369,7 +1420,7 @@ def replay_pyramids(
     *,
     policy: Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
     learn: Literal["ran", "all", "none"] | None = None,
 ) -> dict[str, object]:
     """Replays a pyramid policy over recorded runs (a list of run dicts or JSONL text):
@@ -1381,7 +1432,7 @@ def shadow_pyramids(
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
 ) -> dict[str, object]:
     """Shadow mode over fully recorded runs: what the policy would have run and missed;
     the model learns every full run."""
@@ -1393,7 +1444,7 @@ def calibrate_pyramid_policy(
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
-    model: str | Mapping[str, object] | None = None,
+    model: OutcomeModel | str | Mapping[str, object] | None = None,
     grid: Sequence[float] | None = None,
     warmup: float | None = None,
 ) -> dict[str, object]:
@@ -1401,7 +1452,7 @@ def calibrate_pyramid_policy(
     config, the tested steps and the trained model."""
 
 def pyramid_policy_decide(
-    model: str | Mapping[str, object] | None,
+    model: OutcomeModel | str | Mapping[str, object] | None,
     layers: Sequence[Mapping[str, object]],
     outcomes: Sequence[Mapping[str, object]],
     *,
@@ -1411,13 +1462,67 @@ def pyramid_policy_decide(
     """The next step: ``{action: "run", layer, risk}`` or ``{action: "stop", reason, risk}``."""
 
 def pyramid_policy_update(
-    model: str | Mapping[str, object] | None,
+    model: OutcomeModel | str | Mapping[str, object] | None,
     ran: Sequence[Mapping[str, object]],
     *,
     policy: Literal["fail_fast", "risk_bounded"] | None = None,
     config: Mapping[str, object] | None = None,
+    build: Mapping[str, object] | None = None,
 ) -> dict[str, object]:
-    """Learns one finished run (``ran`` in run order); returns the new model document."""
+    """Learns one finished run (``ran`` in run order); returns the new model document:
+    version 1, or version 2 with ``build={"id": ..., "seq": ...}`` (the build's key; a
+    version 1 model is converted first)."""
+
+@final
+class OutcomeModel:
+    """The outcome model that merges (document version 2): a window of per-build outcomes
+    keyed by the caller's build id and sequence number. Immutable: :meth:`learn` and
+    :meth:`merge` answer a new model. Accepted wherever ``model=`` is."""
+
+    def __new__(
+        cls, model: OutcomeModel | str | Mapping[str, object] | None = None, *, window: int | None = None
+    ) -> OutcomeModel:
+        """A new empty model, or ``model`` read (a version 1 one converted: its counts become
+        the base, with a note); ``window`` (1 to 100,000 builds) only for a new or converted one."""
+
+    @property
+    def window(self) -> int:
+        """The most builds it keeps (those of highest key)."""
+
+    @property
+    def note(self) -> str | None:
+        """Why it has a base (it was converted from a version 1 model), or ``None``."""
+
+    @property
+    def base(self) -> dict[str, object] | None:
+        """The version 1 counts it was converted from (``None`` when it has no base)."""
+
+    def merge(self, other: OutcomeModel | str | Mapping[str, object]) -> OutcomeModel:
+        """The union of both models' builds: commutative, associative and idempotent."""
+
+    def learn(self, ran: Sequence[Mapping[str, object]], *, build_id: str, seq: int) -> OutcomeModel:
+        """Learns one build (``ran``: the layers that ran, in run order) under its key."""
+
+    def statistics(self, config: Mapping[str, object] | None = None) -> dict[str, object]:
+        """The version 1 statistics the policy decides from."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The version 2 document (JS spelling, the same in every language)."""
+
+    def to_json(self) -> str:
+        """The document as JSON text."""
+
+    @staticmethod
+    def from_json(text: str | Mapping[str, object] | OutcomeModel) -> OutcomeModel:
+        """Reads ``to_json()`` text (or any model argument)."""
+
+    def __len__(self) -> int:
+        """How many builds it holds."""
+
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+    def __reduce__(self) -> tuple[type[OutcomeModel], tuple[dict[str, object]]]: ...
 # ---------------------------------------------------------------------------------------
 # Loop replay (docs/replay.md)
 # ---------------------------------------------------------------------------------------
@@ -1469,3 +1574,224 @@ def replay_loops(
     """Replays a loop policy over recorded runs (run dicts or JSONL text) in one call.
     Bad input raises :class:`~earlyexit.EarlyExitError` / ``EarlyExitTypeError`` with code
     ``invalid_replay`` and the path (``runs[3].iterations[2].quality_score``)."""
+
+# ---------------------------------------------------------------------------------------
+# Behaviour detectors and graded interventions (docs/behavior.md): upstream's
+# behavior-detector.mjs and intervention-system.mjs
+# ---------------------------------------------------------------------------------------
+
+@final
+class BehaviorThresholds:
+    """A detector's thresholds, upstream's five groups, each a dict of the fields it has (a
+    group given in part lacks the others, which switches their rule off)."""
+
+    @property
+    def stuck(self) -> dict[str, int]:
+        """``same_error_count`` (3), ``no_progress_iterations`` (5: the window; absent: the whole history)."""
+
+    @property
+    def oscillation(self) -> dict[str, float]:
+        """``undo_redo_cycles`` (2), ``file_churn_threshold`` (0.8)."""
+
+    @property
+    def deviation(self) -> dict[str, float]:
+        """``objective_similarity`` (0.5), ``scope_creep_ratio`` (1.5, read by no rule)."""
+
+    @property
+    def resource(self) -> dict[str, float]:
+        """``cost_multiplier`` (2, read by no rule), ``iteration_multiplier`` (2)."""
+
+    @property
+    def regression(self) -> dict[str, float | bool]:
+        """``test_pass_to_fail`` (True, read by no rule), ``coverage_drop_percent`` (10)."""
+
+    def to_dict(self) -> dict[str, dict[str, float | bool]]:
+        """upstream's ``getThresholds()`` (camelCase keys)."""
+
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+THRESHOLDS: BehaviorThresholds
+"""upstream's ``THRESHOLDS``."""
+
+INTERVENTION_LEVELS: dict[str, InterventionLevel]
+"""upstream's ``INTERVENTION_LEVELS``: ``{"LOG": "log", "WARN": "warn", ...}``."""
+
+@final
+class Detection:
+    """What a detector found; ``to_dict()`` is upstream's ``Detection``."""
+
+    @property
+    def type(self) -> DetectionType:
+        """``"stuck"``, ``"oscillation"``, ``"deviation"``, ``"resource_burn"`` or ``"regression"``."""
+
+    @property
+    def severity(self) -> Severity:
+        """``"low"`` (no detector reports it), ``"medium"``, ``"high"`` or ``"critical"``."""
+
+    @property
+    def message(self) -> str:
+        """upstream's sentence."""
+
+    @property
+    def evidence(self) -> dict[str, object] | None:
+        """The supporting data (snake_case keys here; ``to_dict()`` has upstream's)."""
+
+    @property
+    def recommendations(self) -> tuple[str, ...] | None:
+        """Suggested actions."""
+
+    def to_dict(self) -> DetectionDict:
+        """upstream's object."""
+
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class BehaviorDetector:
+    """upstream's ``BehaviorDetector``: five detectors over a loop's history (a list of
+    upstream's iteration dicts: ``number``, ``analysis``, ``context``; other keys ignored)."""
+
+    def __new__(
+        cls,
+        thresholds: ThresholdsOptions | Mapping[str, object] | BehaviorThresholds | None = None,
+        **options: object,
+    ) -> BehaviorDetector:
+        """Groups of ``thresholds`` replace upstream's whole groups."""
+
+    @property
+    def thresholds(self) -> BehaviorThresholds: ...
+    def update_thresholds(
+        self, thresholds: ThresholdsOptions | Mapping[str, object] | BehaviorThresholds | None = None
+    ) -> None:
+        """Groups given replace this detector's whole groups (nothing changes on an error)."""
+
+    def detect(self, history: History | None) -> list[Detection]:
+        """Every detector's detection, in upstream's order."""
+
+    def detect_stuck(self, history: History | None) -> Detection | None: ...
+    def detect_oscillation(self, history: History | None) -> Detection | None: ...
+    def detect_deviation(self, history: History | None) -> Detection | None: ...
+    def detect_resource_burn(self, history: History | None) -> Detection | None: ...
+    def detect_regression(self, history: History | None) -> Detection | None: ...
+    def __reduce__(self) -> tuple[type[BehaviorDetector], tuple[dict[str, object]]]: ...
+
+@final
+class Intervention:
+    """One log entry: an intervention at ``level`` (with its detection and the level's own
+    field) or a resumption (``level == "resume"``); ``to_dict()`` is upstream's object."""
+
+    @property
+    def level(self) -> LogLevel: ...
+    @property
+    def reason(self) -> str | None:
+        """The detection's message (a resumption's approval reason, if given)."""
+
+    @property
+    def detection(self) -> Detection | None:
+        """The detection intervened on (``None`` for a resumption)."""
+
+    @property
+    def timestamp(self) -> str:
+        """When (RFC 3339)."""
+
+    @property
+    def action(self) -> str | None:
+        """``log``: what was done."""
+
+    @property
+    def warning(self) -> str | None:
+        """``warn``: the warning to inject into the next prompt."""
+
+    @property
+    def strategy_override(self) -> str | None:
+        """``redirect``: the strategy to force."""
+
+    @property
+    def requires_approval(self) -> bool | None:
+        """``pause`` and ``abort``: ``True``."""
+
+    @property
+    def abort_reason(self) -> str | None:
+        """``abort``: why."""
+
+    @property
+    def previous_pause_reason(self) -> str | None:
+        """A resumption: the pause reason it ended."""
+
+    def to_dict(self) -> InterventionDict: ...
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class InterventionSummary:
+    """``InterventionSystem.summary()``."""
+
+    @property
+    def total(self) -> int: ...
+    @property
+    def by_level(self) -> dict[str, int]:
+        """Entries per level (``resume`` included), in the order levels first occur."""
+
+    @property
+    def by_type(self) -> dict[str, int]:
+        """Interventions per detection type, in the order types first occur."""
+
+    @property
+    def is_paused(self) -> bool: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+    def to_dict(self) -> InterventionSummaryDict: ...
+    def __reduce__(self) -> tuple[object, tuple[str, dict[str, object]]]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class InterventionSystem:
+    """upstream's ``InterventionSystem``: detections turned into graded interventions, the
+    log (the last 100 interventions), the pause, and callbacks called with each
+    :class:`Intervention` in upstream's order (``on_pause`` / ``on_abort``, then the log, then
+    ``on_intervention``)."""
+
+    def __new__(
+        cls,
+        *,
+        on_intervention: InterventionCallback | None = None,
+        on_pause: InterventionCallback | None = None,
+        on_abort: InterventionCallback | None = None,
+        clock: Callable[[], str] | None = None,
+        **options: object,
+    ) -> InterventionSystem:
+        """``clock`` answers the time as RFC 3339 text (default: now)."""
+
+    def intervene(self, detection: Detection | DetectionDict | Mapping[str, object]) -> Intervention: ...
+    def determine_level(self, detection: Detection | DetectionDict | Mapping[str, object]) -> InterventionLevel: ...
+    def build_warning(self, detection: Detection | DetectionDict | Mapping[str, object]) -> str: ...
+    def build_strategy_override(self, detection: Detection | DetectionDict | Mapping[str, object]) -> str: ...
+    def inject_warning(self, prompt: str, warning: str) -> str: ...
+    def resume(self, approval_reason: str | None = None) -> bool:
+        """Ends a pause, logging why; ``False`` when not paused."""
+
+    @property
+    def is_paused(self) -> bool: ...
+    @property
+    def pause_reason(self) -> str | None: ...
+    def pause_status(self) -> PauseStatusDict: ...
+    def log(self, limit: int | None = None) -> list[Intervention]:
+        """The last ``limit`` entries (everything for ``None`` or 0, as upstream)."""
+
+    def summary(self) -> InterventionSummary: ...
+    def clear_log(self) -> None: ...
+    def reset(self) -> None: ...
+    def export_state(self) -> InterventionStateDict:
+        """The JS ``exportState()`` JSON (camelCase keys)."""
+
+    def import_state(self, state: InterventionStateDict | Mapping[str, object]) -> None:
+        """Takes over the log, ``is_paused``, and a non-empty pause reason."""

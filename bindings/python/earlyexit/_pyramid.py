@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import List, Literal, Optional, TypedDict
+from typing import Dict, List, Literal, Optional, TypedDict
 
 
 #: Why ``CoherenceEarlyExit.should_exit()`` answered as it did.
@@ -15,6 +15,9 @@ ExitReason = Literal[
     "boundaries_concentrated",
     "insufficient_confidence",
     "confident_exit",
+    "layer_failed",
+    "risk_bounded",
+    "completed",
 ]
 #: A layer outcome, predicted or observed.
 Outcome = Literal["pass", "flaky", "fail"]
@@ -23,6 +26,10 @@ Outcome = Literal["pass", "flaky", "fail"]
 Verdict = Literal["failed", "passed", "unverified"]
 #: What ``PyramidRun.next()`` asks for.
 ActionKind = Literal["run", "verify", "done"]
+#: Who decides a live run: the ADR's exit decision (the default), or the policy's.
+RunPolicy = Literal["adr", "fail_fast", "risk_bounded"]
+#: Whether the policy's decisions are acted on (``'shadow'`` is not available for live runs yet).
+RunMode = Literal["enforced", "shadow"]
 
 
 class ExitOptions(TypedDict, total=False):
@@ -114,9 +121,7 @@ class FailingLayerDict(TypedDict):
     name: str
 
 
-class TestPyramidResultDict(TypedDict):
-    """``TestPyramidResult.to_dict()``: the pyramid result plus the honest-accounting fields."""
-
+class _TestPyramidResultRequired(TypedDict):
     layers: List[LayerResultDict]
     exitedEarly: bool
     exitLayer: int
@@ -132,6 +137,13 @@ class TestPyramidResultDict(TypedDict):
     failingLayers: List[FailingLayerDict]
 
 
+class TestPyramidResultDict(_TestPyramidResultRequired, total=False):
+    """``TestPyramidResult.to_dict()``: the pyramid result plus the honest-accounting fields,
+    and a ``fail_fast`` / ``risk_bounded`` run's ``policy`` report (camelCase keys here)."""
+
+    policy: Dict[str, object]
+
+
 class _PyramidActionRequired(TypedDict):
     action: ActionKind
 
@@ -140,3 +152,45 @@ class PyramidActionDict(_PyramidActionRequired, total=False):
     """``PyramidAction.to_dict()``: ``{action, layer}`` (no layer when done)."""
 
     layer: int
+
+
+class PolicyStepDict(TypedDict):
+    """One layer a policy run ran, and the bound it was chosen under (``None``: not considered)."""
+
+    layer: int
+    risk: Optional[float]
+
+
+class LayerCountsDict(TypedDict):
+    """What the outcome model knew of one layer when the run started."""
+
+    layer: int
+    name: str
+    trials: float
+    failures: float
+    cost_ms: Optional[float]
+
+
+class _RanLayerRequired(TypedDict):
+    name: str
+    failed: bool
+
+
+class RanLayerDict(_RanLayerRequired, total=False):
+    """A layer as ``pyramid_policy_update`` learns it."""
+
+    duration_ms: float
+
+
+class PolicyReportDict(TypedDict):
+    """``TestPyramidResult.policy`` of a ``fail_fast`` / ``risk_bounded`` run (docs/test-exit.md):
+    the bound, the budget (``config["risk_budget"]``) and the model's counts."""
+
+    policy: Literal["fail_fast", "risk_bounded"]
+    mode: RunMode
+    config: Dict[str, object]
+    risk: Optional[float]
+    steps: List[PolicyStepDict]
+    skipped: List[int]
+    counts: List[LayerCountsDict]
+    ran: List[RanLayerDict]

@@ -29,12 +29,16 @@ use loops::analytics::engine::PyIterationAnalytics;
 use loops::analytics::{
     PyAnalyticsConfig, PyAnalyticsRecord, PyAnalyticsSummary, PyDiminishingReturnsReport, PyIterationSelection,
 };
+use loops::behavior::{
+    PyBehaviorDetector, PyBehaviorThresholds, PyDetection, PyIntervention, PyInterventionSummary, PyInterventionSystem,
+};
 use loops::config::PyEarlyStoppingConfig;
 use loops::decision::{PyStoppingDecision, PyStoppingSummary};
 use loops::engine::PyEarlyStopping;
 use loops::records::PyIterationRecord;
 use loops::replay::PyLoopReplay;
 use pyramid::exit::{PyCoherenceEarlyExit, PyEarlyExitConfig, PyExitDecision};
+use pyramid::model::PyOutcomeModel;
 use pyramid::result::{PyFailingLayer, PyPyramidAction, PyTestPyramidResult};
 use pyramid::run::PyPyramidRun;
 use pyramid::signal::{PyLayerResult, PyQualitySignal};
@@ -56,6 +60,12 @@ classes! {
     PyAnalyticsSummary [result],
     PyIterationAnalytics [engine],
     PyLoopReplay [],
+    PyBehaviorThresholds [mapping, result],
+    PyDetection [mapping, result],
+    PyIntervention [mapping, result],
+    PyInterventionSummary [result],
+    PyBehaviorDetector [],
+    PyInterventionSystem [],
     PyLayerResult [mapping],
     PyQualitySignal [mapping],
     PyEarlyExitConfig [mapping],
@@ -67,6 +77,7 @@ classes! {
     PyFailingLayer [result],
     PyPyramidAction [result],
     PyPyramidRun [engine],
+    PyOutcomeModel [mapping],
 }
 
 /// The native module. The public API is re-exported by the `earlyexit` package.
@@ -87,7 +98,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pyramid::replay::calibrate_pyramid_policy, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_decide, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_update, m)?)?;
+    m.add_function(wrap_pyfunction!(pyramid::policy::_run_options, m)?)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
+    // The behaviour detectors' defaults and the intervention levels (the core's tables).
+    m.add("THRESHOLDS", PyBehaviorThresholds { inner: earlyexit::loops::behavior::Thresholds::DEFAULT })?;
+    let levels = PyDict::new(m.py());
+    for (name, level) in earlyexit::loops::behavior::INTERVENTION_LEVELS {
+        levels.set_item(name, level.as_str())?;
+    }
+    m.add("INTERVENTION_LEVELS", levels)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The size limits (docs/limits.md), from the core's one table.
     let limits = PyDict::new(m.py());

@@ -14,7 +14,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use earlyexit::{pyramid::PyramidRun, EarlyStopping, Error, IterationAnalytics, Naming, Value};
+use earlyexit::{pyramid::policy::LiveRun, EarlyStopping, Error, IterationAnalytics, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
 use pyo3::types::{PyDict, PyTuple};
@@ -326,7 +326,7 @@ macro_rules! snapshot_engine {
     };
 }
 
-snapshot_engine!(EarlyStopping, IterationAnalytics, PyramidRun);
+snapshot_engine!(EarlyStopping, IterationAnalytics, LiveRun);
 
 /// A class around a core engine with a portable snapshot. A pickle names the class
 /// (`_restore(class name, snapshot text, analytics source)`).

@@ -48,9 +48,11 @@
 //! summaries) < `state` (the compact state a decision reads) < `rules` (each rule on its
 //! own) < `verdict` (the order) < `engine` ([`EarlyStopping`]) < `snapshot` (its portable
 //! form). [`analytics`] (the built-in diminishing-returns source) and [`replay`] (policies
-//! replayed over recorded runs) stand on top. Every item is re-exported here.
+//! replayed over recorded runs) stand on top, and [`behavior`] (upstream's behaviour
+//! detectors and graded interventions) beside them. Every item is re-exported here.
 
 pub mod analytics;
+pub mod behavior;
 mod config;
 mod decision;
 mod details;

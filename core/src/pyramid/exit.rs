@@ -52,6 +52,32 @@ pub struct ExitConfig {
     pub min_confidence: f64,
 }
 
+named_enum! {
+    /// The ADR's named exit configs ([`ExitPreset::config`]).
+    pub enum ExitPreset {
+        /// `DEFAULT_EXIT_CONFIG` ([`ExitConfig::DEFAULT`]).
+        Default = "default",
+        /// `AGGRESSIVE_EXIT_CONFIG` ([`ExitConfig::AGGRESSIVE`]).
+        Aggressive = "aggressive",
+        /// `CONSERVATIVE_EXIT_CONFIG` ([`ExitConfig::CONSERVATIVE`]).
+        Conservative = "conservative",
+    }
+}
+
+impl ExitPreset {
+    /// The preset's config.
+    pub fn config(self) -> ExitConfig {
+        match self {
+            ExitPreset::Default => ExitConfig::DEFAULT,
+            ExitPreset::Aggressive => ExitConfig::AGGRESSIVE,
+            ExitPreset::Conservative => ExitConfig::CONSERVATIVE,
+        }
+    }
+}
+
+/// The names of the ADR's presets ([`ExitPreset::NAMES`]), as [`ExitConfig::preset`] reads them.
+pub const EXIT_PRESETS: [&str; ExitPreset::ALL.len()] = ExitPreset::NAMES;
+
 impl ExitConfig {
     /// `DEFAULT_EXIT_CONFIG`.
     pub const DEFAULT: ExitConfig = ExitConfig {
@@ -86,6 +112,31 @@ impl ExitConfig {
         adaptive_exit_layer: false,
         min_confidence: 0.90,
     };
+
+    /// The ADR preset named `name` (one of [`EXIT_PRESETS`]), or `None`.
+    pub fn preset(name: &str) -> Option<Self> {
+        ExitPreset::parse(name).map(ExitPreset::config)
+    }
+
+    /// The preset named `name` (`field` names the argument in errors: `invalid_config`,
+    /// listing the names, for any other).
+    pub fn preset_named(name: &str, field: &str) -> Result<Self> {
+        ExitConfig::preset(name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                field,
+                value::concat(&[
+                    field,
+                    " must be one of '",
+                    &value::join(&EXIT_PRESETS, "', '"),
+                    "', got '",
+                    name,
+                    "'",
+                ]),
+            )
+        })
+    }
 
     /// Merges a partial config object over `self` (`null` merges nothing).
     pub fn merged(&self, options: &Value, naming: Naming, path: &str, code: ErrorCode) -> Result<Self> {
@@ -168,7 +219,27 @@ named_enum! {
         InsufficientConfidence = "insufficient_confidence",
         /// Every condition met.
         ConfidentExit = "confident_exit",
+        /// A policy run (`fail_fast`, `risk_bounded`) stopped at a failing layer: the verdict
+        /// is known. Never a decision's reason.
+        LayerFailed = "layer_failed",
+        /// A `risk_bounded` run skipped the layers left: the bound on missing a failure in
+        /// them is within the budget. Never a decision's reason.
+        RiskBounded = "risk_bounded",
+        /// A policy run ran every layer, and none failed. Never a decision's reason.
+        Completed = "completed",
     }
+}
+
+impl ExitReason {
+    /// The reasons `shouldExit` gives (the ADR's six); the rest end policy runs only.
+    pub const DECISION_NAMES: [&'static str; 6] = [
+        ExitReason::NAMES[0],
+        ExitReason::NAMES[1],
+        ExitReason::NAMES[2],
+        ExitReason::NAMES[3],
+        ExitReason::NAMES[4],
+        ExitReason::NAMES[5],
+    ];
 }
 
 /// [`CoherenceEarlyExit::should_exit`]'s decision without the explanation sentence.
@@ -236,7 +307,7 @@ impl ExitDecision {
             can_exit: r.boolean(can_exit)?,
             confidence: r.number(confidence, 0.0, 1.0)?,
             exit_layer: snapshot::layer_number(&r, exit_layer)?,
-            reason: snapshot::pick(&r, reason, &ExitReason::NAMES, ExitReason::parse)?,
+            reason: snapshot::pick(&r, reason, &ExitReason::DECISION_NAMES, ExitReason::parse)?,
             enable_speculation: r.boolean(enable_speculation)?,
             explanation: r.string(explanation)?.to_string(),
         })
@@ -386,7 +457,8 @@ impl CoherenceEarlyExit {
                 &percent(c.min_confidence),
                 "%",
             ]),
-            ExitReason::ConfidentExit => {
+            // The policy runs' reasons are never a verdict's: `exit_verdict` gives the ADR's six.
+            ExitReason::ConfidentExit | ExitReason::LayerFailed | ExitReason::RiskBounded | ExitReason::Completed => {
                 value::concat(&["All conditions met with ", &percent(verdict.confidence), "% confidence"])
             }
         }
@@ -445,5 +517,19 @@ mod tests {
             assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), want);
             assert_eq!(ExitDecision::from_value(&value, naming).as_ref(), Ok(&decision));
         }
+    }
+
+    #[test]
+    fn presets_by_name() {
+        assert_eq!(EXIT_PRESETS, ["default", "aggressive", "conservative"]);
+        let configs = [ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE];
+        for (name, config) in EXIT_PRESETS.into_iter().zip(configs) {
+            assert_eq!(ExitConfig::preset(name), Some(config.clone()));
+            assert_eq!(ExitConfig::preset_named(name, "preset"), Ok(config));
+        }
+        assert_eq!(ExitConfig::preset("Default"), None);
+        let e = ExitConfig::preset_named("fast", "preset").unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_config", "preset"));
+        assert_eq!(e.message(), "preset must be one of 'default', 'aggressive', 'conservative', got 'fast'");
     }
 }

@@ -30,9 +30,10 @@
 //! `signal` ([`LayerResult`] to [`QualitySignal`]) < `exit` ([`ExitConfig`],
 //! [`CoherenceEarlyExit`]) < `speculation` (predict and verify skipped layers) < `result`
 //! ([`LayerSpec`], [`Action`], [`Verdict`], [`TestPyramidResult`]) < `run` ([`PyramidRun`]),
-//! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy and its
-//! outcome model) and [`replay`] (policies replayed over recorded runs, shadow mode,
-//! calibration) stand on top.
+//! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy, its
+//! outcome model, and its live runs: `PolicyRun`, `LiveRun`) and [`replay`] (policies
+//! replayed over recorded runs, shadow mode, calibration) stand on top. [`test_report`]
+//! (JUnit reports a host has parsed, folded into one [`LayerResult`]) stands on `signal` only.
 
 mod exit;
 pub mod policy;
@@ -41,8 +42,11 @@ mod result;
 mod run;
 mod signal;
 mod speculation;
+pub mod test_report;
 
-pub use exit::{CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS};
+pub use exit::{
+    CoherenceEarlyExit, ExitConfig, ExitDecision, ExitPreset, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS, EXIT_PRESETS,
+};
 pub use result::{layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict};
 pub use run::{invalid_runner, parse_layers, PyramidRun};
 pub use signal::{

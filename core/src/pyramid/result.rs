@@ -3,6 +3,7 @@
 //! each written and read back.
 
 use crate::pyramid::exit::ExitReason;
+use crate::pyramid::policy::PolicyReport;
 use crate::pyramid::signal::LayerResult;
 use crate::pyramid::speculation::Speculation;
 use crate::value::snapshot;
@@ -29,6 +30,7 @@ const MISPREDICTIONS: Key = Key::same("mispredictions");
 const COMPUTE_SAVED_MS: Key = key!("computeSavedMs", "compute_saved_ms");
 const VERDICT: Key = Key::same("verdict");
 const FAILING_LAYERS: Key = key!("failingLayers", "failing_layers");
+const POLICY: Key = Key::same("policy");
 
 /// The code of every error the result readers raise themselves.
 const CODE: ErrorCode = ErrorCode::InvalidSnapshot;
@@ -206,6 +208,9 @@ pub struct TestPyramidResult {
     pub verdict: Verdict,
     /// The failing layers that ran or were verified, in the order they ran.
     pub failing_layers: Vec<FailingLayer>,
+    /// Why a `fail_fast` / `risk_bounded` run did what it did (`None` for the ADR's runs,
+    /// whose result has no `policy` key).
+    pub policy: Option<PolicyReport>,
 }
 
 impl TestPyramidResult {
@@ -227,10 +232,14 @@ impl TestPyramidResult {
         FAILING_LAYERS,
     ];
 
+    /// The key a policy run's result adds after [`TestPyramidResult::KEYS`].
+    pub const POLICY_KEY: Key = POLICY;
+
     /// The result object; `naming` spells the keys of the layer results (the ADR's
-    /// top-level keys are camelCase in every language's JSON).
+    /// top-level keys are camelCase in every language's JSON). A policy run's result ends
+    /// with its `policy` report.
     pub fn to_value(&self, naming: Naming) -> Value {
-        ResultView {
+        let mut value = ResultView {
             layers: &self.layers,
             exited_early: self.exited_early,
             exit_layer: self.exit_layer,
@@ -245,7 +254,11 @@ impl TestPyramidResult {
             verdict: self.verdict,
             failing_layers: self.failing_layers.clone(),
         }
-        .to_value(naming)
+        .to_value(naming);
+        if let (Some(report), Value::Object(entries)) = (&self.policy, &mut value) {
+            entries.push((POLICY.js.into(), report.to_value(naming)));
+        }
+        value
     }
 
     /// Reads a result as [`TestPyramidResult::to_value`] writes it with `naming`: layer
@@ -253,7 +266,14 @@ impl TestPyramidResult {
     /// as `verify` reads them, `compute_saved_ms` `null` when unknown.
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
         const FIELDS: [FieldName; 13] = Key::fields(TestPyramidResult::KEYS);
-        let r = snapshot::result_object(value, "", "result", naming, &FIELDS)?;
+        // A policy run's result ends with its `policy` report.
+        let mut known = FIELDS.to_vec();
+        known.push(POLICY.field);
+        let r = snapshot::result_object(value, "", "result", naming, &known)?;
+        let policy = match r.get(POLICY.field) {
+            None => None,
+            Some(report) => Some(PolicyReport::from_value(report, naming, "policy")?),
+        };
         let [layers, exited_early, exit_layer, exit_reason, confidence, speculations, skipped, executed, verified, mispredictions, saved, verdict, failing] =
             FIELDS;
         let layers = snapshot::items(&r, layers, |item, path| LayerResult::read(item, naming, path, CODE))?;
@@ -282,6 +302,7 @@ impl TestPyramidResult {
             compute_saved_ms: snapshot::nullable_number(&r, saved, 0.0, f64::MAX)?,
             verdict,
             failing_layers,
+            policy,
         })
     }
 }

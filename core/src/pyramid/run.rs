@@ -108,6 +108,21 @@ impl PyramidRun {
         &self.layers
     }
 
+    /// The index of the one layer called `name` (a host that lets its caller name a layer:
+    /// code `invalid_step`, field `layer`, when no layer or several are called so).
+    pub fn layer_named(&self, name: &str) -> Result<usize> {
+        let mut found = self.layers.iter().enumerate().filter(|(_, l)| l.name == name).map(|(i, _)| i);
+        match (found.next(), found.next()) {
+            (Some(i), None) => Ok(i),
+            _ => Err(Error::new(
+                ErrorCode::InvalidStep,
+                ErrorKind::Range,
+                "layer",
+                value::concat(&["layer must name exactly one layer of the run, got '", name, "'"]),
+            )),
+        }
+    }
+
     /// The exit decider.
     pub fn exit(&self) -> &CoherenceEarlyExit {
         &self.exit
@@ -261,6 +276,7 @@ impl PyramidRun {
             compute_saved_ms: view.compute_saved_ms,
             verdict: view.verdict,
             failing_layers: view.failing_layers,
+            policy: None,
         })
     }
 
@@ -371,7 +387,7 @@ impl PyramidRun {
 /// `submit` names a bad result's fields as the live API sees them (`layers[2].passRate`);
 /// inside a snapshot that value sits at `submitted[k].result.passRate`, so the error must
 /// say so (the caller fixes the document, not a runner).
-fn at_result_path(err: Error) -> Error {
+pub(crate) fn at_result_path(err: Error) -> Error {
     let field = err.field();
     // Byte scans, not `split_once` / `replacen`: those pull std's substring searchers
     // (~1.5 KB) into the size-budgeted WebAssembly module for this one error path.
@@ -387,7 +403,7 @@ fn at_result_path(err: Error) -> Error {
 
 /// Translates the known keys of a snake_case result object to the JS spelling (snapshots
 /// are written in one spelling whatever language made them).
-fn to_js_keys(result: &Value, naming: Naming) -> Value {
+pub(crate) fn to_js_keys(result: &Value, naming: Naming) -> Value {
     match (naming, result) {
         (Naming::Snake, Value::Object(entries)) => {
             let mut o = ObjectBuilder::new();
@@ -445,3 +461,18 @@ const SNAPSHOT_FIELDS: [FieldName; 6] = [
     FieldName::same("layers"),
     FieldName::same("submitted"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_is_found_by_its_name() {
+        let specs = ["unit", "e2e"].map(|n| LayerSpec { name: n.into(), cost_ms: None }).to_vec();
+        let run = PyramidRun::start(ExitConfig::DEFAULT, 2, specs).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.layer_named("e2e"), Ok(1));
+        let e = run.layer_named("E2E").unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_step", "layer"));
+        assert_eq!(e.message(), "layer must name exactly one layer of the run, got 'E2E'");
+    }
+}

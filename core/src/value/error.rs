@@ -29,6 +29,8 @@ named_enum! {
         InvalidStep = "invalid_step",
         /// Malformed replay input.
         InvalidReplay = "invalid_replay",
+        /// A detection handed to the intervention system.
+        InvalidDetection = "invalid_detection",
     }
 }
 
@@ -156,7 +158,8 @@ mod tests {
                 | ErrorCode::InvalidAnalytics
                 | ErrorCode::InvalidSnapshot
                 | ErrorCode::InvalidStep
-                | ErrorCode::InvalidReplay => ErrorCode::ALL.iter().filter(|c| **c == code).count(),
+                | ErrorCode::InvalidReplay
+                | ErrorCode::InvalidDetection => ErrorCode::ALL.iter().filter(|c| **c == code).count(),
             };
             assert_eq!(listed, 1);
             assert_eq!(ErrorCode::from_name(code.as_str()), Some(code));

@@ -50,22 +50,96 @@ pub(crate) fn read_lines<T>(
     mut read: impl FnMut(&str, &str) -> Result<T>,
 ) -> Result<Vec<T>> {
     let mut runs = Vec::new();
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for (line_index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let path = index_path("runs", runs.len());
-        match read(line, &path) {
-            Ok(run) => runs.push(run),
-            Err(e) if !name_lines => return Err(as_replay_error(e)),
-            Err(e) => {
-                let line_number = uint_string(line_index as u64 + 1);
-                let message = concat(&[&path, " (line ", &line_number, "): ", e.message()]);
-                let field = if e.field().starts_with("runs[") { e.field().to_string() } else { path };
-                return Err(Error::new(CODE, e.kind(), field, message));
-            }
+    let mut lines = JsonlLines { name_lines, ..JsonlLines::new() };
+    // `split`, not `lines`: `line` removes the `\r` of a `\r\n` itself.
+    for line in text.split('\n') {
+        if let Some(run) = lines.line(line, &mut read)? {
+            runs.push(run);
         }
     }
     Ok(runs)
+}
+
+/// The JSONL reader of both replays, one line at a time, for hosts that stream a file (or
+/// several) instead of holding its text: memory is bounded by the longest line. Runs are
+/// counted across every text fed (`runs[i]` continues), lines within each text
+/// ([`JsonlLines::start_text`] restarts them at 1 and allows a byte-order mark again). A
+/// stream read this way gets exactly the runs and errors the whole text would.
+#[derive(Clone, Debug)]
+pub struct JsonlLines {
+    runs: usize,
+    line_index: u64,
+    name_lines: bool,
+}
+
+impl Default for JsonlLines {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JsonlLines {
+    /// A reader at the start of its first text.
+    pub fn new() -> Self {
+        JsonlLines { runs: 0, line_index: 0, name_lines: true }
+    }
+
+    /// Starts the next text (file): line numbers restart at 1; run indices go on.
+    pub fn start_text(&mut self) {
+        self.line_index = 0;
+    }
+
+    /// Runs read so far (non-blank lines).
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
+    /// The number (1-based) of the last line fed in the current text.
+    pub fn line_number(&self) -> u64 {
+        self.line_index
+    }
+
+    /// Feeds one line without its terminator (a `\r` before the `\n` is removed here too, as
+    /// `str::lines` does): `None` for a blank line, else what `read(line, path)` made of it.
+    pub fn line<T>(&mut self, line: &str, read: impl FnOnce(&str, &str) -> Result<T>) -> Result<Option<T>> {
+        self.line_index += 1;
+        let mut line = line.strip_suffix('\r').unwrap_or(line);
+        if self.line_index == 1 {
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
+        if line.trim().is_empty() {
+            return Ok(None);
+        }
+        let path = index_path("runs", self.runs);
+        match read(line, &path) {
+            Ok(run) => {
+                self.runs += 1;
+                Ok(Some(run))
+            }
+            Err(e) if !self.name_lines => Err(as_replay_error(e)),
+            Err(e) => Err(self.line_error(&path, e)),
+        }
+    }
+
+    /// [`JsonlLines::line`] for a line given as bytes: it must be UTF-8 (else `invalid_replay`,
+    /// naming the run, its line and the first bad byte within the line).
+    pub fn line_bytes<T>(&mut self, line: &[u8], read: impl FnOnce(&str, &str) -> Result<T>) -> Result<Option<T>> {
+        match std::str::from_utf8(line) {
+            Ok(text) => self.line(text, read),
+            Err(_) => {
+                self.line_index += 1;
+                let path = index_path("runs", self.runs);
+                let e =
+                    utf8_text(line, CODE, &path).err().unwrap_or_else(|| Error::new(CODE, ErrorKind::Range, &path, ""));
+                Err(self.line_error(&path, e))
+            }
+        }
+    }
+
+    fn line_error(&self, path: &str, e: Error) -> Error {
+        let line_number = uint_string(self.line_index);
+        let message = concat(&[path, " (line ", &line_number, "): ", e.message()]);
+        let field = if e.field().starts_with("runs[") { e.field().to_string() } else { path.to_string() };
+        Error::new(CODE, e.kind(), field, message)
+    }
 }

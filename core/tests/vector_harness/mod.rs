@@ -1,10 +1,14 @@
 //! Runs conformance vectors (format: `tests/vectors/README.md`) through the core; shared by
 //! `vectors.rs` (every `tests/vectors/*.json`) and `bad_input.rs` (the bad-input matrix).
+//! The behaviour engines' vectors run in `behavior` (`behavior.rs` runs all of them).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
 
+pub mod behavior;
+
 use earlyexit::loops::analytics::IterationAnalytics;
 use earlyexit::loops::{DiminishingReturnsReport, EarlyStopping};
+use earlyexit::pyramid::policy::{LiveRun, RunOptions};
 use earlyexit::pyramid::CoherenceEarlyExit;
 use earlyexit::pyramid::{self, Speculation};
 use earlyexit::pyramid::{calculate_quality_signal, count_quality_partitions, LayerResult};
@@ -115,7 +119,7 @@ enum Engine {
     Exit(CoherenceEarlyExit),
     Speculative(ExitConfig),
     Controller(Value, Value),
-    Steps(PyramidRun),
+    Steps(LiveRun),
     Stateless,
 }
 
@@ -451,7 +455,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "submit" => from(run.submit_value(&arg(&args, 0), &arg(&args, 1), Naming::Js).map(|_| Value::Null)),
             "result" => from(run.result().map(|r| r.to_value(Naming::Js))),
             "toJSON" => ok(run.to_snapshot()),
-            "fromJSON" => match restore(&arg(&args, 0), PyramidRun::from_snapshot) {
+            "fromJSON" => match restore(&arg(&args, 0), LiveRun::from_snapshot) {
                 Ok(restored) => {
                     *run = restored;
                     ok(Value::Null)
@@ -503,11 +507,17 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
         "SpeculativeExecutor" => Engine::Speculative(ExitConfig::from_value(&get("config"), Naming::Js)?),
         "EarlyExitController" => {
             CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?;
+            RunOptions::from_values(&get("options"), &Value::Null, Naming::Js)?;
             Engine::Controller(get("config"), get("totalLayers"))
         }
-        "PyramidRun" => {
-            Engine::Steps(PyramidRun::start_value(&get("config"), &get("totalLayers"), &get("layers"), Naming::Js)?)
-        }
+        "PyramidRun" => Engine::Steps(LiveRun::start_value(
+            &get("config"),
+            &get("totalLayers"),
+            &get("layers"),
+            &get("options"),
+            &Value::Null,
+            Naming::Js,
+        )?),
         other => panic!("unknown engine {other}"),
     })
 }
@@ -534,6 +544,9 @@ fn check_throws(expected: &Value, err: &Error) -> Result<(), String> {
 
 pub fn run_vector(v: &Value, coverage: &mut Coverage, seen: &mut Vec<String>) -> Result<(), String> {
     let engine_name = v.get("engine").and_then(Value::as_str).unwrap();
+    if behavior::handles(engine_name) {
+        return behavior::run(v);
+    }
     let c = v.get("construct").cloned().unwrap_or(Value::Object(vec![]));
     let mut engine = match construct(engine_name, &c) {
         Ok(e) => e,

@@ -537,6 +537,7 @@ mod tests {
             compute_saved_ms: None,
             verdict: earlyexit::pyramid::Verdict::Passed,
             failing_layers: vec![failing],
+            policy: None,
         };
         let value = result.to_value(earlyexit::Naming::Js);
         assert_keys(&PYRAMID_RESULT, &value, &value);

@@ -192,7 +192,7 @@ ops! {
     /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
     LOOP_PRESET = 81;
 
-    // --- pyramid replay and the risk-bounded policy (`pyramid_replay_ops`), 220..=229
+    // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.
     PYRAMID_REPLAY = 220 => "replayPyramids";
     /// `[runs, options]` -> shadow report.
@@ -203,6 +203,21 @@ ops! {
     PYRAMID_DECIDE = 223 => "pyramidPolicyDecide";
     /// `[model, ran, options]` -> model document.
     PYRAMID_UPDATE = 224 => "pyramidPolicyUpdate";
+    // --- live policy runs (`fail_fast`, `risk_bounded`): stateless, the run's state is its
+    // snapshot, which the JS layer keeps and hands back at each step.
+    /// `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+    /// (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
+    /// action (`{action: "run", layer}` or `{action: "done"}`).
+    PYRAMID_RUN_START = 225 => "EarlyExitController / PyramidRun with a policy";
+    /// `[state, layer, result]` -> `{state, next}` after the pending layer's result.
+    PYRAMID_RUN_SUBMIT = 226 => "EarlyExitController / PyramidRun with a policy";
+    /// `[state]` -> the finished run's TestPyramidResult (with its `policy` report).
+    PYRAMID_RUN_RESULT = 227 => "EarlyExitController / PyramidRun with a policy";
+    /// `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run).
+    PYRAMID_RUN_RESTORE = 228 => "PyramidRun.fromJSON";
+    /// `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
+    /// model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
+    PYRAMID_RUN_OPTIONS = 229 => "EarlyExitController with a policy";
 
     // --- IterationAnalytics's occasional ops, stateless over its snapshot
     // (`analytics_text_ops`), 230..=239
@@ -224,6 +239,54 @@ ops! {
     /// `[record, path]` -> nothing, or the error for a record written into upstream's
     /// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
     IA_TEXT_RECORD_CHECK = 237 => "IterationAnalytics's field setters";
+
+    // --- pyramid outcome models, version 2 (mergeable: `pyramid_replay_ops`), 240..=249
+    /// `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
+    /// converted, with its note; `null` a new empty one).
+    PYRAMID_MODEL_LOAD = 240 => "OutcomeModel";
+    /// `[model, other]` -> the merged version 2 document (a set union of their builds).
+    PYRAMID_MODEL_MERGE = 241 => "OutcomeModel.prototype.merge";
+    /// `[model, ran, build {id, seq}]` -> the version 2 document after learning the build.
+    PYRAMID_MODEL_LEARN = 242 => "OutcomeModel.prototype.learn";
+    /// `[model, config or null]` -> the version 1 statistics the policy decides from.
+    PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics";
+
+    // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
+    // and intervention-system.mjs; `behavior_ops`), 260..=272, stateless: the JS layer keeps
+    // the objects' public fields. "now" is the JS layer's clock or the `clock` option.
+    /// `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
+    /// (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
+    BD_NEW = 260 => "BehaviorDetector";
+    /// `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`.
+    BD_UPDATE = 261 => "BehaviorDetector.updateThresholds";
+    /// `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
+    /// one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
+    /// regression).
+    BD_DETECT = 262 => "BehaviorDetector.detect";
+    /// `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
+    /// cross as the host type `"function"`).
+    IS_NEW = 263 => "InterventionSystem";
+    /// `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
+    /// caller's object there).
+    IS_INTERVENE = 264 => "InterventionSystem.intervene";
+    /// `[detection]` -> `determineLevel(detection)`.
+    IS_LEVEL = 265 => "InterventionSystem.determineLevel";
+    /// `[detection]` -> `buildWarning(detection)`.
+    IS_WARNING = 266 => "InterventionSystem.buildWarning";
+    /// `[detection]` -> `buildStrategyOverride(detection)`.
+    IS_STRATEGY = 267 => "InterventionSystem.buildStrategyOverride";
+    /// `[prompt, warning]` -> `injectWarning(prompt, warning)`.
+    IS_INJECT = 268 => "InterventionSystem.injectWarning";
+    /// `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
+    /// entry to log.
+    IS_RESUME = 269 => "InterventionSystem.resume";
+    /// `[log length, limit]` -> the index of `getLog(limit)`'s first entry.
+    IS_LOG_START = 270 => "InterventionSystem.getLog";
+    /// `[interventionLog, isPaused, pauseReason]` -> `getSummary()`.
+    IS_SUMMARY = 271 => "InterventionSystem.getSummary";
+    /// `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
+    /// takes over.
+    IS_IMPORT = 272 => "InterventionSystem.importState";
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.

@@ -138,7 +138,7 @@ earlyexit_js_fast::contract_table! {
 }
 
 /// Exit reasons by code, for the JS layer's table.
-pub const EXIT_REASONS: [ExitReason; 6] = ExitReason::ALL;
+pub const EXIT_REASONS: [ExitReason; 9] = ExitReason::ALL;
 /// Outcomes by code, for the JS layer's table.
 pub const OUTCOMES: [Outcome; 3] = [Outcome::Pass, Outcome::Flaky, Outcome::Fail];
 /// Verdicts by code, for the JS layer's table.

@@ -14,6 +14,7 @@
 
 pub use earlyexit_js_fast::fast;
 pub mod analytics_text_ops;
+pub mod behavior_ops;
 pub mod contract;
 pub mod fast_pyramid;
 pub mod host_messages;
@@ -169,6 +170,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Err(Failure::Core(loops::invalid_analytics_source(Naming::Js, arg(&args, 0))))
         }
         op if analytics_text_ops::handles(op) => return Ok(analytics_text_ops::exec(op, &args)?),
+        op if behavior_ops::handles(op) => return Ok(behavior_ops::exec(op, &args)?),
         op::RUNNER_ERROR => {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
@@ -324,6 +326,11 @@ impl Engine {
             }
             op::PR_FROM_JSON => {
                 let snapshot = snapshot_of(arg(&args, 0))?;
+                // A policy run's snapshot is restored by `PYRAMID_RUN_RESTORE` (the replay
+                // module in the wasm package): say so, and leave the object empty.
+                if snapshot.get("engine").and_then(Value::as_str) == Some(pyramid::policy::POLICY_RUN_ENGINE) {
+                    return Ok(Some(Value::string(pyramid::policy::POLICY_RUN_ENGINE)));
+                }
                 self.slot = Slot::Run(Box::new(PyramidRun::from_snapshot(&snapshot)?));
                 Ok(None)
             }

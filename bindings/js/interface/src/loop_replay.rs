@@ -15,8 +15,8 @@ pub fn handles(op: u32) -> bool {
 }
 
 /// The stateless entry of the wasm replay module: answers loop replay (`LOOP_REPLAY`),
-/// pyramid replay and policy (`pyramid_replay_ops`) and IterationAnalytics's occasional ops
-/// (`analytics_text_ops`): the ops `contract::OPS` routes to the replay module, and nothing else (any other op is an unknown op), so
+/// pyramid replay and policy (`pyramid_replay_ops`), IterationAnalytics's occasional ops
+/// (`analytics_text_ops`) and the behaviour detectors and interventions (`behavior_ops`): the ops `contract::OPS` routes to the replay module, and nothing else (any other op is an unknown op), so
 /// the module links only the replay code paths and the engines they drive.
 #[cfg(feature = "replay")]
 pub fn exec_replay(op: u32, args: &str) -> String {
@@ -30,6 +30,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         LOOP_REPLAY => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
+        op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
         _ => Err(super::unknown_op(op)),
     }
 }
@@ -74,7 +75,7 @@ mod tests {
         let answer = exec_replay(crate::op::PYRAMID_REPLAY, pyramid);
         assert_eq!(answer, crate::exec(crate::op::PYRAMID_REPLAY, pyramid));
         assert!(!answer.starts_with('!'), "{answer}");
-        for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 225] {
+        for op in [crate::op::HELLO, crate::op::SIGNAL, LOOP_PRESET, 219, 300] {
             let answer = exec_replay(op, "[]");
             assert!(answer.starts_with(r#"!{"code":"invalid_step","kind":"range","field":"op""#), "{op}: {answer}");
         }

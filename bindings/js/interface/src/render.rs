@@ -18,8 +18,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use earlyexit::loops::behavior::{
+    DetectionType, InterventionLevel, Severity, Thresholds, INTERVENTION_LEVELS, LOG_LIMIT,
+};
 use earlyexit::loops::{Budget, EarlyStoppingConfig, StoppingSummary, Trigger};
-use earlyexit::{ErrorCode, Value};
+use earlyexit::{ErrorCode, Naming, Value};
 use earlyexit_js_fast::keys::{self, Key};
 use earlyexit_js_fast::slots::Table;
 
@@ -216,6 +219,19 @@ fn name_lists() -> Vec<Names> {
             earlyexit::pyramid::replay::POLICY_NAMES.to_vec(),
         ),
         list(
+            "DETECTION_TYPES",
+            Some("DetectionType"),
+            "What a behaviour detector finds (`detection.type`), in upstream's order of checks.",
+            DetectionType::NAMES.to_vec(),
+        ),
+        list("SEVERITIES", Some("Severity"), "A detection's severities, mildest first.", Severity::NAMES.to_vec()),
+        list(
+            "INTERVENTION_LEVEL_NAMES",
+            Some("InterventionLevel"),
+            "The intervention levels, mildest first.",
+            InterventionLevel::NAMES.to_vec(),
+        ),
+        list(
             "LOAD_ERROR_CODES",
             Some("LoadErrorCode"),
             "The wasm package's error codes about loading and trap recovery (host_messages.rs).",
@@ -377,6 +393,23 @@ pub fn module() -> String {
         "SNAPSHOT",
         &format!("Object.freeze({})", literal(&Value::Object(header))),
     );
+
+    let _ = writeln!(out, "\n// --- the behaviour detectors and interventions (earlyexit::loops::behavior)");
+    export_const(
+        &mut out,
+        "upstream's `THRESHOLDS` (the JS layer exports a plain copy, as upstream's is).",
+        "DEFAULT_THRESHOLDS",
+        &format!("Object.freeze({})", literal(&Thresholds::DEFAULT.to_value(Naming::Js))),
+    );
+    let levels: Vec<String> =
+        INTERVENTION_LEVELS.iter().map(|(name, level)| format!("{name}: {}", string(level.as_str()))).collect();
+    export_const(
+        &mut out,
+        "upstream's `INTERVENTION_LEVELS`: each level under its constant's name.",
+        "LEVELS_BY_NAME",
+        &format!("Object.freeze({{ {} }})", levels.join(", ")),
+    );
+    export_const(&mut out, "How many interventions the log keeps.", "LOG_LIMIT", &number(LOG_LIMIT as f64));
 
     messages(&mut out);
     builders(&mut out);
@@ -832,7 +865,7 @@ mod tests {
         assert_eq!(string("a'b\\\u{0}"), "'a\\'b\\\\\\u0000'");
         let text = "x\nexport type Verdict = 'a';\nexport type Outcome =\n  | 'b';\ny";
         let mut lists = text.to_string();
-        lists.push_str("\nexport type ErrorCode = 'c';\nexport type VerificationStatus = 'd';\nexport type Trigger = 'e';\nexport type ExitReason = 'f';\nexport type LoopPresetName = 'g';\nexport type PyramidPolicyName = 'h';\nexport type LoadErrorCode = 'i';");
+        lists.push_str("\nexport type ErrorCode = 'c';\nexport type VerificationStatus = 'd';\nexport type Trigger = 'e';\nexport type ExitReason = 'f';\nexport type LoopPresetName = 'g';\nexport type PyramidPolicyName = 'h';\nexport type LoadErrorCode = 'i';\nexport type DetectionType = 'j';\nexport type Severity = 'k';\nexport type InterventionLevel = 'l';");
         let rendered = types(&lists);
         assert!(rendered.starts_with("x\nexport type Verdict = 'failed' | 'passed' | 'unverified';\nexport type Outcome =\n  | 'pass'\n  | 'flaky'\n  | 'fail';\ny"), "{rendered}");
     }

@@ -1,8 +1,9 @@
 //! Engine 1, loop stopping: `EarlyStopping` (`engine`), its config, history records,
-//! decisions and summary, the built-in diminishing-returns source (`analytics`) and the
-//! batch replay (`replay`).
+//! decisions and summary, the built-in diminishing-returns source (`analytics`), the
+//! behaviour detectors and interventions (`behavior`) and the batch replay (`replay`).
 
 pub mod analytics;
+pub mod behavior;
 pub mod config;
 pub mod decision;
 pub mod engine;

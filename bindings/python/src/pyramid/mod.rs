@@ -6,6 +6,7 @@
 
 pub mod exit;
 pub mod layers;
+pub mod model;
 pub mod policy;
 pub mod replay;
 pub mod result;

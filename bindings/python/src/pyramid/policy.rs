@@ -2,6 +2,7 @@
 //! and `pyramid_policy_update` (learn a finished run). The model document keeps the JS
 //! spelling so it moves between languages unchanged.
 
+use earlyexit::pyramid::policy::{RunOptions, RunPolicy};
 use earlyexit::{pyramid::replay, ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -42,6 +43,43 @@ pub(crate) fn model_opt(py: Python<'_>, model: Option<&Bound<'_, PyAny>>) -> PyR
     Ok((!matches!(v, Value::Null)).then_some(v))
 }
 
+/// A live run's policy options from its keywords (`None`: not given), converted as given:
+/// the core reads and checks them (`RunOptions`).
+pub(crate) fn run_options_value(
+    py: Python<'_>,
+    policy: Option<&Bound<'_, PyAny>>,
+    mode: Option<&Bound<'_, PyAny>>,
+    model: Option<&Bound<'_, PyAny>>,
+    policy_config: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Value> {
+    Ok(options(vec![
+        ("policy", opt(policy)?),
+        ("mode", opt(mode)?),
+        ("model", model_opt(py, model)?),
+        ("policy_config", opt(policy_config)?),
+    ]))
+}
+
+/// Checks a live run's policy keywords (`EarlyExitController`'s, before any run): the
+/// options normalized (`{policy, mode, policy_config, model}`), or `None` when they leave
+/// the ADR deciding.
+#[pyfunction]
+#[pyo3(signature = (*, policy = None, mode = None, model = None, policy_config = None))]
+pub fn _run_options<'py>(
+    py: Python<'py>,
+    policy: Option<&Bound<'py, PyAny>>,
+    mode: Option<&Bound<'py, PyAny>>,
+    model: Option<&Bound<'py, PyAny>>,
+    policy_config: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let given = run_options_value(py, policy, mode, model, policy_config)?;
+    let options = RunOptions::from_values(&given, &Value::Null, Naming::Snake).or_raise(py)?;
+    if options.policy == RunPolicy::Adr {
+        return Ok(py.None().into_bound(py));
+    }
+    to_py(py, &options.to_value(Naming::Snake))
+}
+
 /// The policy's next step for one live run.
 #[pyfunction]
 #[pyo3(signature = (model, layers, outcomes, *, policy = None, config = None))]
@@ -61,17 +99,19 @@ pub fn pyramid_policy_decide<'py>(
     to_py(py, &out)
 }
 
-/// Learns one finished run; returns the new model document.
+/// Learns one finished run; returns the new model document (version 1, or version 2 with
+/// `build={"id", "seq"}`, the build's key).
 #[pyfunction]
-#[pyo3(signature = (model, ran, *, policy = None, config = None))]
+#[pyo3(signature = (model, ran, *, policy = None, config = None, build = None))]
 pub fn pyramid_policy_update<'py>(
     py: Python<'py>,
     model: &Bound<'py, PyAny>,
     ran: &Bound<'py, PyAny>,
     policy: Option<&Bound<'py, PyAny>>,
     config: Option<&Bound<'py, PyAny>>,
+    build: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?)]);
+    let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?), ("build", opt(build)?)]);
     let model = model_value(py, Some(model))?;
     let ran = to_value(ran, NoneIs::Absent)?;
     let out = replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;

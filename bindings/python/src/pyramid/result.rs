@@ -11,6 +11,7 @@ use pyo3::IntoPyObjectExt;
 use crate::pyramid::signal::PyLayerResult;
 use crate::pyramid::speculation::PySpeculation;
 use crate::shims::{repr_of, value_class, Repr, Tuple};
+use crate::value::to_py_or_none;
 
 value_class! {
     /// ADR-033's `TestPyramidResult` plus the honest-accounting fields.
@@ -43,6 +44,13 @@ value_class! {
         #[classattr]
         fn __test__() -> bool {
             false
+        }
+
+        /// Why a `fail_fast` / `risk_bounded` run did what it did (a dict, snake_case keys;
+        /// docs/test-exit.md); `None` for the ADR's runs.
+        #[getter]
+        fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            to_py_or_none(py, self.inner.policy.as_ref().map(|p| p.to_value(Naming::Snake)).as_ref())
         }
     }
 }

@@ -1,14 +1,17 @@
-//! `PyramidRun`: one pyramid run driven step by step (the core's sans-IO state machine).
+//! `PyramidRun`: one pyramid run driven step by step (the core's sans-IO state machine),
+//! decided by the ADR's exit decision or by the `fail_fast` / `risk_bounded` policy (the
+//! core's `LiveRun`).
 
 use std::sync::Mutex;
 
-use earlyexit::{pyramid::PyramidRun, Naming};
+use earlyexit::{pyramid::policy::LiveRun, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
 use crate::error::OrRaise;
 use crate::pyramid::exit::{exit_config_value, PyExitDecision};
 use crate::pyramid::layers::layer_specs_value;
+use crate::pyramid::policy::run_options_value;
 use crate::pyramid::result::{PyPyramidAction, PyTestPyramidResult};
 use crate::shims::{self, core_from_snapshot, lock, locked, repr_of, EngineClass};
 use crate::value::{to_value, NoneIs};
@@ -16,13 +19,13 @@ use crate::value::{to_value, NoneIs};
 /// One pyramid run driven step by step (the core's sans-IO state machine).
 #[pyclass(frozen, module = "earlyexit._native", name = "PyramidRun")]
 pub struct PyPyramidRun {
-    inner: Mutex<PyramidRun>,
+    inner: Mutex<LiveRun>,
 }
 
 impl EngineClass for PyPyramidRun {
-    type Core = PyramidRun;
+    type Core = LiveRun;
 
-    fn core(&self) -> &Mutex<PyramidRun> {
+    fn core(&self) -> &Mutex<LiveRun> {
         &self.inner
     }
 
@@ -33,19 +36,27 @@ impl EngineClass for PyPyramidRun {
 
 #[pymethods]
 impl PyPyramidRun {
-    /// `start(config, total_layers, layers)`: `layers` lists each layer as `(name, runner)`,
-    /// a mapping with `name` and optional `cost_ms`, or an object with those attributes.
+    /// `start(config, total_layers, layers, *, policy, mode, model, policy_config)`: `layers`
+    /// lists each layer as `(name, runner)`, a mapping with `name` and optional `cost_ms`, or
+    /// an object with those attributes; the keywords choose the policy (None: the default).
     #[staticmethod]
+    #[pyo3(signature = (config, total_layers, layers, *, policy = None, mode = None, model = None, policy_config = None))]
+    #[allow(clippy::too_many_arguments)]
     fn start(
         py: Python<'_>,
         config: Option<&Bound<'_, PyAny>>,
         total_layers: &Bound<'_, PyAny>,
         layers: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, PyAny>>,
+        mode: Option<&Bound<'_, PyAny>>,
+        model: Option<&Bound<'_, PyAny>>,
+        policy_config: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = exit_config_value(config)?;
         let total = to_value(total_layers, NoneIs::Absent)?;
+        let options = run_options_value(py, policy, mode, model, policy_config)?;
         let specs = layer_specs_value(layers)?;
-        let run = PyramidRun::start_value(&config, &total, &specs, Naming::Snake).or_raise(py)?;
+        let run = LiveRun::start_value(&config, &total, &specs, &options, &Value::Null, Naming::Snake).or_raise(py)?;
         Ok(PyPyramidRun { inner: Mutex::new(run) })
     }
 

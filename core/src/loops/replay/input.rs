@@ -43,14 +43,18 @@ pub fn runs_from_lines(text: &str, naming: Naming) -> Result<Vec<ReplayRun>> {
 }
 
 fn parse_lines(text: &str, naming: Naming, name_lines: bool) -> Result<Vec<ReplayRun>> {
-    crate::value::jsonl::read_lines(text, name_lines, |line, path| {
-        // Most lines are plain (what JSON.stringify or json.dumps write for valid runs): read
-        // them without building a value tree. Anything else, every invalid line included,
-        // goes through the general reader, which words the error.
-        if let Some(run) = lines::read_run(line) {
-            return Ok(run);
-        }
-        let value = Value::parse_json(line, CODE, path)?;
-        ReplayRun::from_value(&value, naming, path)
-    })
+    crate::value::jsonl::read_lines(text, name_lines, |line, path| read_run_line(line, naming, path))
+}
+
+/// Reads one JSONL line as the run at `path` (`runs[3]`), as [`parse_jsonl`] reads each of
+/// its lines: for hosts that stream a file through [`JsonlLines`](crate::value::jsonl::JsonlLines).
+pub fn read_run_line(line: &str, naming: Naming, path: &str) -> Result<ReplayRun> {
+    // Most lines are plain (what JSON.stringify or json.dumps write for valid runs): read
+    // them without building a value tree. Anything else, every invalid line included,
+    // goes through the general reader, which words the error.
+    if let Some(run) = lines::read_run(line) {
+        return Ok(run);
+    }
+    let value = Value::parse_json(line, CODE, path)?;
+    ReplayRun::from_value(&value, naming, path)
 }

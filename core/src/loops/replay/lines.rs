@@ -5,7 +5,7 @@
 //! and the general reader then takes the line, so results and errors never depend on which
 //! reader ran (`core/tests/loop_replay.rs` checks both on every vector and on mutations).
 
-use crate::loops::replay::runs::{ReplayIteration, ReplayRun};
+use crate::loops::replay::runs::{implied_quality_delta, ReplayIteration, ReplayRun};
 use crate::loops::{Observation, ResourceUsage, VerificationStatus};
 
 struct Scanner<'a> {
@@ -247,7 +247,7 @@ fn read_iteration(sc: &mut Scanner<'_>, iteration: u64, previous: Option<f64>) -
             iteration,
             quality_score,
             confidence: confidence?,
-            quality_delta: delta.unwrap_or_else(|| previous.map_or(0.0, |p| quality_score - p)),
+            quality_delta: delta.unwrap_or_else(|| implied_quality_delta(previous, quality_score)),
             verification_status: status?,
         },
         usage: has_usage.then_some(usage),

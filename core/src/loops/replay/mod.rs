@@ -12,7 +12,8 @@
 //!
 //! The files, lowest first: `runs` ([`ReplayRun`]) < `lines` (the fast reader of plain JSONL
 //! lines) < `input` (an array of runs or JSONL text) < `policy` ([`LoopPolicy`], built from
-//! a [`LoopPreset`](crate::loops::LoopPreset)) < `play` ([`replay_loops`], [`LoopReplay`]).
+//! a [`LoopPreset`](crate::loops::LoopPreset)) < `play` ([`replay_loops`], [`LoopReplay`], and
+//! [`LoopReplayStream`] for a host that feeds runs one at a time).
 
 mod input;
 mod lines;
@@ -20,7 +21,9 @@ mod play;
 mod policy;
 mod runs;
 
-pub use input::{parse_jsonl, runs_from_lines, runs_from_value};
-pub use play::{replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, ReplaySummary, RunOutcome};
+pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
+pub use play::{
+    replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,
+};
 pub use policy::LoopPolicy;
-pub use runs::{ReplayIteration, ReplayRun};
+pub use runs::{implied_quality_delta, ReplayIteration, ReplayRun};

@@ -190,30 +190,38 @@ pub struct ReplaySummary {
 impl ReplaySummary {
     /// Folds outcomes together.
     pub fn of(outcomes: &[RunOutcome], runs: &[ReplayRun]) -> Self {
-        let mut s = ReplaySummary {
-            triggers: Trigger::ALL.iter().skip(1).map(|t| (*t, 0)).collect(),
-            ..ReplaySummary::default()
-        };
+        let mut s = ReplaySummary::empty();
         for (outcome, run) in outcomes.iter().zip(runs) {
-            s.runs += 1;
-            s.iterations_available += outcome.iterations_available;
-            s.iterations_used += outcome.iterations_run;
-            s.returned_quality_sum += outcome.returned_quality;
-            s.best_quality_sum += outcome.best_quality;
-            s.premature_stops += u64::from(outcome.premature);
-            s.wasted_iterations += outcome.wasted_iterations;
-            s.returned_good += u64::from(outcome.returned_good);
-            s.reachable_good += u64::from(run.iterations.iter().any(ReplayIteration::is_good));
-            s.false_passes += u64::from(outcome.false_pass);
-            if outcome.stopped {
-                if let Some(slot) = s.triggers.iter_mut().find(|(t, _)| *t == outcome.trigger) {
-                    slot.1 += 1;
-                }
-            } else {
-                s.ended_without_stop += 1;
-            }
+            s.add(outcome, run);
         }
         s
+    }
+
+    /// The summary of no runs, ready for [`ReplaySummary::add`].
+    pub fn empty() -> Self {
+        ReplaySummary { triggers: Trigger::ALL.iter().skip(1).map(|t| (*t, 0)).collect(), ..ReplaySummary::default() }
+    }
+
+    /// Folds one more run in (sums in run order, so a stream folded run by run equals
+    /// [`ReplaySummary::of`] over all of them).
+    pub fn add(&mut self, outcome: &RunOutcome, run: &ReplayRun) {
+        self.runs += 1;
+        self.iterations_available += outcome.iterations_available;
+        self.iterations_used += outcome.iterations_run;
+        self.returned_quality_sum += outcome.returned_quality;
+        self.best_quality_sum += outcome.best_quality;
+        self.premature_stops += u64::from(outcome.premature);
+        self.wasted_iterations += outcome.wasted_iterations;
+        self.returned_good += u64::from(outcome.returned_good);
+        self.reachable_good += u64::from(run.iterations.iter().any(ReplayIteration::is_good));
+        self.false_passes += u64::from(outcome.false_pass);
+        if outcome.stopped {
+            if let Some(slot) = self.triggers.iter_mut().find(|(t, _)| *t == outcome.trigger) {
+                slot.1 += 1;
+            }
+        } else {
+            self.ended_without_stop += 1;
+        }
     }
 
     fn mean(&self, sum: f64) -> f64 {
@@ -293,6 +301,45 @@ impl LoopReplay {
             ("summary", self.summary.to_value()),
             ("runs", Value::Array(self.outcomes.iter().map(RunOutcome::to_value).collect())),
         ])
+    }
+}
+
+/// A replay fed one run at a time (a host streaming a JSONL file): memory is bounded by the
+/// largest run, and the outcomes and summary are exactly [`replay_loops`]' over the same runs.
+#[derive(Clone, Debug)]
+pub struct LoopReplayStream {
+    policy: LoopPolicy,
+    summary: ReplaySummary,
+}
+
+impl LoopReplayStream {
+    /// A stream replaying `policy` (validated).
+    pub fn new(policy: LoopPolicy) -> Result<Self> {
+        policy.validate()?;
+        Ok(LoopReplayStream { policy, summary: ReplaySummary::empty() })
+    }
+
+    /// [`LoopReplayStream::new`] from a host value (see [`LoopPolicy::from_value`]).
+    pub fn from_policy_value(policy: &Value, naming: Naming) -> Result<Self> {
+        Self::new(LoopPolicy::from_value(policy, naming)?)
+    }
+
+    /// Replays the next run (validated; `path` names it in errors, e.g. `runs[3]`).
+    pub fn replay(&mut self, run: &ReplayRun, path: &str) -> Result<RunOutcome> {
+        run.validate(path)?;
+        let outcome = replay_checked(run, &self.policy);
+        self.summary.add(&outcome, run);
+        Ok(outcome)
+    }
+
+    /// The policy replayed.
+    pub fn policy(&self) -> &LoopPolicy {
+        &self.policy
+    }
+
+    /// The summary over the runs replayed so far.
+    pub fn summary(&self) -> &ReplaySummary {
+        &self.summary
     }
 }
 

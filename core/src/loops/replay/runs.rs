@@ -164,6 +164,13 @@ impl ReplayRun {
     }
 }
 
+/// The `quality_delta` of a record that gives none: this score minus the previous
+/// iteration's (`previous`), 0 for the first. Replay reads runs so, and the command line
+/// records so when `--delta` is not given.
+pub fn implied_quality_delta(previous: Option<f64>, quality_score: f64) -> f64 {
+    previous.map_or(0.0, |p| quality_score - p)
+}
+
 fn read_iteration(
     value: &Value,
     naming: Naming,
@@ -180,7 +187,7 @@ fn read_iteration(
     // An absent delta is the score difference, as a loop that does not report one would compute.
     let quality_delta = match reader.opt_number(QUALITY_DELTA, f64::MIN, f64::MAX)? {
         Some(delta) => delta,
-        None => previous.map_or(0.0, |p| quality_score - p),
+        None => implied_quality_delta(previous, quality_score),
     };
     let usage = ResourceUsage {
         tokens_used: reader.opt_number(TOKENS_USED, 0.0, f64::MAX)?,

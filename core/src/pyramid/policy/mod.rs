@@ -18,13 +18,30 @@
 //! run by failure probability per expected cost, highest first, which is the order that
 //! minimises expected cost under fail-fast for independent layers.
 //!
+//! The policy runs live as [`PolicyRun`] (the same step API as the ADR's
+//! [`PyramidRun`](crate::PyramidRun); [`LiveRun`] is either, chosen by [`RunOptions`]): each
+//! step is the replay's, so a live run decides as the replay of its recorded outcomes does,
+//! and its result says why ([`PolicyReport`]). `docs/test-exit.md` says what the result's
+//! fields mean for a reordered or fail-fast run.
+//!
 //! [`calibrate`](crate::pyramid::replay::calibrate) picks the most aggressive risk budget on a grid whose miss rate (failing
 //! runs the policy declared green, over failing runs) is bounded by `risk` with probability
 //! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
 mod config;
+mod history;
+mod live;
 mod model;
+mod options;
+mod report;
 
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
+pub use history::{
+    build_arg, history_argument, history_value, learn_value, merge_value, model_argument, ran_arg, read_model,
+    stats_value, BuildHistory, BuildRecord, Model, CONVERTED_NOTE, DEFAULT_WINDOW, HISTORY_VERSION, MAX_WINDOW,
+};
+pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
+pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
+pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};

@@ -43,6 +43,16 @@ pub struct ObservedLayer {
     pub duration_ms: Option<f64>,
 }
 
+impl ObservedLayer {
+    /// `{name, failed, durationMs?}`: a layer as `pyramid_policy_update` learns it (keys
+    /// spelled by `naming`).
+    pub fn to_value(&self, naming: Naming) -> Value {
+        let mut o = crate::value::ObjectBuilder::new();
+        o.string("name", &self.name).boolean("failed", self.failed);
+        o.some_number(field_name!("durationMs", "duration_ms").spelled(naming), self.duration_ms).build()
+    }
+}
+
 /// A layer the policy may run, known before running it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlannedLayer {
@@ -137,6 +147,12 @@ impl OutcomeModel {
     pub fn update(&mut self, config: &PolicyConfig, ran: &[ObservedLayer]) -> Result<()> {
         config.validate()?;
         check_observation(ran)?;
+        self.learn_checked(config, ran)
+    }
+
+    /// `update` over a config and layers checked before (a build history folds its builds,
+    /// each checked when it was read); only the model's size is checked here.
+    pub(crate) fn learn_checked(&mut self, config: &PolicyConfig, ran: &[ObservedLayer]) -> Result<()> {
         // The model is a document like any other: at most MAX_LAYERS layers, however many
         // runs it learns from (a layer it has not seen adds one).
         let new_layers = ran.iter().filter(|l| self.layer(&l.name).is_none()).count();
@@ -237,6 +253,20 @@ impl OutcomeModel {
         Ok(self.decide_unchecked(config, layers, outcomes, &done, true))
     }
 
+    /// The step a replay and a live run take (one rule for both, so a live run decides
+    /// exactly as the replay of its recorded outcomes does): `decide` without validation
+    /// (both validated their input up front) and without the bound of a `run` step (a cheap
+    /// check settles most steps; [`OutcomeModel::skip_risk`] gives it to whoever reports it).
+    pub(crate) fn step(
+        &self,
+        config: &PolicyConfig,
+        layers: &[PlannedLayer],
+        outcomes: &[(usize, bool)],
+        done: &[bool],
+    ) -> PolicyDecision {
+        self.decide_unchecked(config, layers, outcomes, done, false)
+    }
+
     /// `decide` without validation, for replays whose input was validated once up front.
     pub(crate) fn decide_unchecked(
         &self,
@@ -333,7 +363,7 @@ impl OutcomeModel {
                 value::concat(&[
                     "model version ",
                     &crate::num::uint_string(version),
-                    " is not supported (this build reads version 1)",
+                    " is not supported (this build reads versions 1 and 2)",
                 ]),
             ));
         }
@@ -408,7 +438,7 @@ const COST_MS: FieldName = field_name!("costMs", "cost_ms");
 
 const COST_WEIGHT: FieldName = field_name!("costWeight", "cost_weight");
 
-fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
+pub(super) fn check_observation(ran: &[ObservedLayer]) -> Result<()> {
     let layers: Vec<(&str, Option<f64>)> = ran.iter().map(|l| (l.name.as_str(), l.duration_ms)).collect();
     check_layer_list("ran", ".durationMs", &layers)
 }
@@ -420,7 +450,7 @@ fn check_planned(layers: &[PlannedLayer]) -> Result<()> {
 
 /// A list of `(name, amount)` layers: names unique, amounts (durations or costs) finite
 /// and >= 0; errors name `list[i].name` or `list[i]<amount_key>`.
-fn check_layer_list(list: &str, amount_key: &str, layers: &[(&str, Option<f64>)]) -> Result<()> {
+pub(super) fn check_layer_list(list: &str, amount_key: &str, layers: &[(&str, Option<f64>)]) -> Result<()> {
     for (i, (name, amount)) in layers.iter().enumerate() {
         let (field, message) = if layers.iter().take(i).any(|(earlier, _)| earlier == name) {
             let field = value::concat(&[&value::index_path(list, i), ".name"]);

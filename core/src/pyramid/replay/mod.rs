@@ -13,6 +13,11 @@
 //! The ADR's presets replay through [`PyramidRun`](crate::PyramidRun) exactly as a live run would: each layer
 //! becomes a `LayerResult` with `passRate = passed / total` (or 0/1 from `failed` without
 //! counts), `coverage` (default 1) and `flakyRatio` (default 0).
+//!
+//! A host that streams a large file feeds runs one at a time: [`read_run_line`] reads each
+//! line (through [`JsonlLines`](crate::value::jsonl::JsonlLines)), a [`PyramidReplayStream`]
+//! replays it, and [`CalibrationRequest`] checks calibration's options before any run is read;
+//! the answers are exactly those of the whole-text entry points.
 
 mod calibrate;
 mod play;
@@ -20,8 +25,11 @@ mod runs;
 mod values;
 
 pub use calibrate::{calibrate, Calibration, CalibrationStep, DEFAULT_GRID};
-pub use play::{replay, shadow, summarize, Learn, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay};
-pub use runs::{parse_runs, parse_runs_jsonl, RecordedLayer, RecordedRun};
+pub use play::{
+    replay, shadow, summarize, Learn, PyramidReplayStream, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay,
+};
+pub use runs::{parse_runs, parse_runs_jsonl, read_run_line, RecordedLayer, RecordedRun};
 pub use values::{
-    calibrate_value, decide_value, replay_value, report_value, shadow_value, update_value, PolicyName, POLICY_NAMES,
+    calibrate_value, decide_value, replay_value, report_value, run_value, shadow_value, summary_value, update_value,
+    CalibrationRequest, PolicyName, POLICY_NAMES,
 };

@@ -160,7 +160,7 @@ fn replay_policy(
     let mut done = vec![false; plan.len()];
     let mut outcomes: Vec<(usize, bool)> = Vec::with_capacity(plan.len());
     loop {
-        match model.decide_unchecked(config, &plan, &outcomes, &done, false) {
+        match model.step(config, &plan, &outcomes, &done) {
             PolicyDecision::Run { layer, .. } => {
                 let failed = run.layers.get(layer).is_some_and(|l| l.failed);
                 match done.get_mut(layer) {
@@ -192,92 +192,173 @@ pub(super) fn observation(run: &RecordedRun, executed: &[usize], learn: Learn) -
 
 /// Replays `policy` over `runs`; the policy's model learns per `learn` after each run.
 pub fn replay(runs: &[RecordedRun], policy: &ReplayPolicy, learn: Learn) -> Result<ReplayReport> {
-    let mut model = match policy {
-        ReplayPolicy::Adr(config) => {
-            config.validate()?;
-            None
-        }
-        ReplayPolicy::Policy { config, model } => {
-            config.validate()?;
-            Some(model.clone())
-        }
-    };
+    let mut stream = PyramidReplayStream::new(policy.clone(), learn)?;
     let mut out = Vec::with_capacity(runs.len());
     for run in runs {
-        let cost_ms: f64 = run.layers.iter().fold(0.0, |acc, l| acc + l.duration_ms);
-        let (executed, exit_layer, reason, verified_layers, skipped_from, risk) = match (policy, model.as_mut()) {
-            (ReplayPolicy::Policy { config, .. }, Some(m)) => {
-                let (executed, reason, risk) = replay_policy(config, m, run);
-                if learn != Learn::None {
-                    m.update(config, &observation(run, &executed, learn))?;
-                }
-                let exit_layer = executed.last().copied().unwrap_or(0);
-                (executed, exit_layer, reason, 0, None, risk)
-            }
-            (ReplayPolicy::Adr(config), _) => {
-                let play = replay_adr(config, run)?;
-                (play.executed, play.exit_layer, play.reason, play.verified_layers, play.skipped_from, None)
-            }
-            (ReplayPolicy::Policy { .. }, None) => (Vec::new(), 0, "completed", 0, None, None),
-        };
-        let ran = |i: usize| executed.contains(&i);
-        let saved_actual_ms: f64 =
-            run.layers.iter().enumerate().filter(|(i, _)| !ran(*i)).fold(0.0, |acc, (_, l)| acc + l.duration_ms);
-        let saved_nominal_ms = match skipped_from {
-            Some(from) => run.layers.iter().skip(from).fold(0.0, |acc, l| acc + l.duration_ms),
-            None => saved_actual_ms,
-        };
-        let failed = run.failed();
-        let caught = executed.iter().any(|&i| run.layers.get(i).is_some_and(|l| l.failed));
-        out.push(RunReplay {
-            id: run.id.clone(),
-            layers: run.layers.len(),
-            executed,
-            exit_layer,
-            reason,
-            verified_layers,
-            failed,
-            caught,
-            missed: failed && !caught,
-            risk,
-            cost_ms,
-            saved_nominal_ms,
-            saved_actual_ms,
-        });
+        out.push(stream.replay(run)?);
     }
     let summary = summarize(&out);
-    Ok(ReplayReport { runs: out, summary, model })
+    Ok(ReplayReport { runs: out, summary, model: stream.model })
+}
+
+/// A replay fed one run at a time (a host streaming a JSONL file): memory is bounded by the
+/// largest run (and the model), and each run's replay, the summary and the final model are
+/// exactly [`replay`]'s over the same runs.
+#[derive(Clone, Debug)]
+pub struct PyramidReplayStream {
+    policy: ReplayPolicy,
+    learn: Learn,
+    model: Option<OutcomeModel>,
+    tally: ReplayTally,
+}
+
+impl PyramidReplayStream {
+    /// A stream replaying `policy` (its config validated), learning per `learn`.
+    pub fn new(policy: ReplayPolicy, learn: Learn) -> Result<Self> {
+        let model = match &policy {
+            ReplayPolicy::Adr(config) => {
+                config.validate()?;
+                None
+            }
+            ReplayPolicy::Policy { config, model } => {
+                config.validate()?;
+                Some(model.clone())
+            }
+        };
+        Ok(PyramidReplayStream { policy, learn, model, tally: ReplayTally::default() })
+    }
+
+    /// Replays the next run.
+    pub fn replay(&mut self, run: &RecordedRun) -> Result<RunReplay> {
+        let replayed = replay_one(&self.policy, self.model.as_mut(), self.learn, run)?;
+        self.tally.add(&replayed);
+        Ok(replayed)
+    }
+
+    /// The summary over the runs replayed so far.
+    pub fn summary(&self) -> ReplaySummary {
+        self.tally.summary()
+    }
+
+    /// The policy's model as it stands (None for the ADR).
+    pub fn model(&self) -> Option<&OutcomeModel> {
+        self.model.as_ref()
+    }
+}
+
+fn replay_one(
+    policy: &ReplayPolicy,
+    model: Option<&mut OutcomeModel>,
+    learn: Learn,
+    run: &RecordedRun,
+) -> Result<RunReplay> {
+    let cost_ms: f64 = run.layers.iter().fold(0.0, |acc, l| acc + l.duration_ms);
+    let (executed, exit_layer, reason, verified_layers, skipped_from, risk) = match (policy, model) {
+        (ReplayPolicy::Policy { config, .. }, Some(m)) => {
+            let (executed, reason, risk) = replay_policy(config, m, run);
+            if learn != Learn::None {
+                m.update(config, &observation(run, &executed, learn))?;
+            }
+            let exit_layer = executed.last().copied().unwrap_or(0);
+            (executed, exit_layer, reason, 0, None, risk)
+        }
+        (ReplayPolicy::Adr(config), _) => {
+            let play = replay_adr(config, run)?;
+            (play.executed, play.exit_layer, play.reason, play.verified_layers, play.skipped_from, None)
+        }
+        (ReplayPolicy::Policy { .. }, None) => (Vec::new(), 0, "completed", 0, None, None),
+    };
+    let ran = |i: usize| executed.contains(&i);
+    let saved_actual_ms: f64 =
+        run.layers.iter().enumerate().filter(|(i, _)| !ran(*i)).fold(0.0, |acc, (_, l)| acc + l.duration_ms);
+    let saved_nominal_ms = match skipped_from {
+        Some(from) => run.layers.iter().skip(from).fold(0.0, |acc, l| acc + l.duration_ms),
+        None => saved_actual_ms,
+    };
+    let failed = run.failed();
+    let caught = executed.iter().any(|&i| run.layers.get(i).is_some_and(|l| l.failed));
+    Ok(RunReplay {
+        id: run.id.clone(),
+        layers: run.layers.len(),
+        executed,
+        exit_layer,
+        reason,
+        verified_layers,
+        failed,
+        caught,
+        missed: failed && !caught,
+        risk,
+        cost_ms,
+        saved_nominal_ms,
+        saved_actual_ms,
+    })
+}
+
+/// The running sums behind a [`ReplaySummary`] (sums in run order).
+#[derive(Clone, Debug, Default)]
+struct ReplayTally {
+    runs: usize,
+    failing_runs: usize,
+    caught: usize,
+    declared_green: usize,
+    total_ms: f64,
+    saved_nominal_ms: f64,
+    saved_actual_ms: f64,
+    layers_total: usize,
+    layers_run: usize,
+    verified_layers: usize,
+    risk_bounded_stops: usize,
+}
+
+impl ReplayTally {
+    fn add(&mut self, r: &RunReplay) {
+        self.runs += 1;
+        self.failing_runs += usize::from(r.failed);
+        self.caught += usize::from(r.failed && r.caught);
+        self.declared_green += usize::from(!r.caught);
+        self.total_ms += r.cost_ms;
+        self.saved_nominal_ms += r.saved_nominal_ms;
+        self.saved_actual_ms += r.saved_actual_ms;
+        self.layers_total += r.layers;
+        self.layers_run += r.executed.len();
+        self.verified_layers += r.verified_layers;
+        self.risk_bounded_stops += usize::from(r.reason == "risk_bounded");
+    }
+
+    fn summary(&self) -> ReplaySummary {
+        let (failing_runs, caught, declared_green, total_ms) =
+            (self.failing_runs, self.caught, self.declared_green, self.total_ms);
+        let missed = failing_runs - caught;
+        let share = |x: f64| (total_ms > 0.0).then(|| x / total_ms);
+        ReplaySummary {
+            runs: self.runs,
+            failing_runs,
+            caught,
+            missed,
+            recall: (failing_runs > 0).then(|| caught as f64 / failing_runs as f64),
+            declared_green,
+            false_pass_rate: (declared_green > 0).then(|| missed as f64 / declared_green as f64),
+            false_pass_ci: wilson_interval(missed as u64, declared_green as u64),
+            total_ms,
+            saved_nominal_ms: self.saved_nominal_ms,
+            saved_actual_ms: self.saved_actual_ms,
+            saved_nominal: share(self.saved_nominal_ms),
+            saved_actual: share(self.saved_actual_ms),
+            layers_total: self.layers_total,
+            layers_run: self.layers_run,
+            verified_layers: self.verified_layers,
+            risk_bounded_stops: self.risk_bounded_stops,
+        }
+    }
 }
 
 /// Aggregates per-run replays.
 pub fn summarize(runs: &[RunReplay]) -> ReplaySummary {
-    let failing_runs = runs.iter().filter(|r| r.failed).count();
-    let caught = runs.iter().filter(|r| r.failed && r.caught).count();
-    let missed = failing_runs - caught;
-    let declared_green = runs.iter().filter(|r| !r.caught).count();
-    let total_ms = runs.iter().fold(0.0, |acc, r| acc + r.cost_ms);
-    let saved_nominal_ms = runs.iter().fold(0.0, |acc, r| acc + r.saved_nominal_ms);
-    let saved_actual_ms = runs.iter().fold(0.0, |acc, r| acc + r.saved_actual_ms);
-    let share = |x: f64| (total_ms > 0.0).then(|| x / total_ms);
-    ReplaySummary {
-        runs: runs.len(),
-        failing_runs,
-        caught,
-        missed,
-        recall: (failing_runs > 0).then(|| caught as f64 / failing_runs as f64),
-        declared_green,
-        false_pass_rate: (declared_green > 0).then(|| missed as f64 / declared_green as f64),
-        false_pass_ci: wilson_interval(missed as u64, declared_green as u64),
-        total_ms,
-        saved_nominal_ms,
-        saved_actual_ms,
-        saved_nominal: share(saved_nominal_ms),
-        saved_actual: share(saved_actual_ms),
-        layers_total: runs.iter().map(|r| r.layers).sum(),
-        layers_run: runs.iter().map(|r| r.executed.len()).sum(),
-        verified_layers: runs.iter().map(|r| r.verified_layers).sum(),
-        risk_bounded_stops: runs.iter().filter(|r| r.reason == "risk_bounded").count(),
+    let mut tally = ReplayTally::default();
+    for run in runs {
+        tally.add(run);
     }
+    tally.summary()
 }
 
 /// Shadow mode: every recorded layer ran; report what the policy would have run and missed,

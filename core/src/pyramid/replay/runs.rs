@@ -7,7 +7,7 @@ use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const CODE: ErrorCode = ErrorCode::InvalidReplay;
 
-pub(super) const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
+const DURATION_MS: FieldName = field_name!("durationMs", "duration_ms");
 
 const FLAKY_RATIO: FieldName = field_name!("flakyRatio", "flaky_ratio");
 
@@ -75,6 +75,18 @@ impl RecordedRun {
     /// Whether any layer failed (the run's ground truth).
     pub fn failed(&self) -> bool {
         self.layers.iter().any(|l| l.failed)
+    }
+
+    /// The run as calibration keeps it: each layer's name, duration and outcome, without
+    /// the id, test counts, flaky ratio and coverage, which only the ADR's presets read
+    /// (calibration replays the model-based policy only, so its answer is unchanged).
+    pub fn for_calibration(self) -> RecordedRun {
+        let layers = self
+            .layers
+            .into_iter()
+            .map(|l| RecordedLayer { total: None, passed: None, flaky_ratio: None, coverage: None, ..l })
+            .collect();
+        RecordedRun { id: None, layers }
     }
 
     /// Parses one run; errors name the path under `path` (e.g. `runs[3].layers[1].durationMs`).
@@ -165,8 +177,12 @@ pub fn parse_runs(runs: &Value, naming: Naming) -> Result<Vec<RecordedRun>> {
 /// ([`crate::value::jsonl`]: a byte-order mark ignored, each line within the document limits,
 /// a syntax error a range error).
 pub fn parse_runs_jsonl(text: &str, naming: Naming) -> Result<Vec<RecordedRun>> {
-    crate::value::jsonl::read_lines(text, true, |line, path| {
-        let value = Value::parse_json(line, CODE, path)?;
-        RecordedRun::from_value(&value, naming, path)
-    })
+    crate::value::jsonl::read_lines(text, true, |line, path| read_run_line(line, naming, path))
+}
+
+/// Reads one JSONL line as the run at `path` (`runs[3]`), as [`parse_runs_jsonl`] reads each
+/// of its lines: for hosts that stream a file through [`JsonlLines`](crate::value::jsonl::JsonlLines).
+pub fn read_run_line(line: &str, naming: Naming, path: &str) -> Result<RecordedRun> {
+    let value = Value::parse_json(line, CODE, path)?;
+    RecordedRun::from_value(&value, naming, path)
 }

@@ -1,10 +1,14 @@
 //! The replay's entry points on host values (what the bindings call): the options readers,
 //! the policy presets by name ([`PolicyName`]) and the report as a value.
 
-use crate::pyramid::policy::{ObservedLayer, OutcomeModel, PlannedLayer, PolicyConfig};
+use crate::pyramid::policy::{
+    build_arg, history_argument, model_argument, ran_arg, read_model, Model, OutcomeModel, PlannedLayer, PolicyConfig,
+};
 use crate::pyramid::replay::calibrate::{calibrate, DEFAULT_GRID};
-use crate::pyramid::replay::play::{replay, shadow, Learn, ReplayPolicy, ReplayReport};
-use crate::pyramid::replay::runs::{parse_runs, DURATION_MS};
+use crate::pyramid::replay::play::{
+    replay, shadow, Learn, PyramidReplayStream, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay,
+};
+use crate::pyramid::replay::runs::{parse_runs, RecordedRun};
 use crate::pyramid::ExitConfig;
 use crate::value::named_enum;
 use crate::value::{self, field_name, FieldName, Naming, ObjectReader, Value};
@@ -28,6 +32,8 @@ const DELTA: FieldName = FieldName::same("delta");
 const GRID: FieldName = FieldName::same("grid");
 
 const WARMUP: FieldName = FieldName::same("warmup");
+
+const BUILD: FieldName = FieldName::same("build");
 
 named_enum! {
     /// The policy presets a pyramid replay accepts: the ADR's three, then the policy's two.
@@ -57,11 +63,18 @@ fn options_reader<'a>(options: &'a Value, naming: Naming, known: &[FieldName]) -
     Ok(Some(reader))
 }
 
-fn model_arg(model: Option<&Value>) -> Result<OutcomeModel> {
-    match model {
-        None | Some(Value::Null) => Ok(OutcomeModel::new()),
-        Some(doc) => {
-            OutcomeModel::from_value(doc, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, "model"))
+/// The model argument: a document of either version (a version-2 one's statistics derived
+/// with `config`), its JSON text, or absent (empty).
+fn model_arg(model: Option<&Value>, config: &PolicyConfig) -> Result<OutcomeModel> {
+    model_argument(model.unwrap_or(&Value::Null), config)
+}
+
+impl ReplayPolicyKind {
+    /// The policy's config (the ADR reads none: `fail_fast`'s, to read a model it ignores).
+    fn policy_config(&self) -> &PolicyConfig {
+        match self {
+            ReplayPolicyKind::Adr(..) => &PolicyConfig::FAIL_FAST,
+            ReplayPolicyKind::Policy(_, config) => config,
         }
     }
 }
@@ -110,6 +123,15 @@ enum ReplayPolicyKind {
 /// `config` a partial config over that preset; `model` a model document for the policy
 /// presets; `learn` `ran` (default), `all` or `none`.
 pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
+    let (name, policy, learn) = replay_options(options, naming)?;
+    let runs = parse_runs(runs, naming)?;
+    let report = replay(&runs, &policy, learn)?;
+    Ok(report_value(&report, name.as_str(), naming))
+}
+
+/// Reads `{policy?, config?, model?, learn?}` as [`replay_value`] does: the policy's name,
+/// the policy and what its model learns.
+fn replay_options(options: &Value, naming: Naming) -> Result<(PolicyName, ReplayPolicy, Learn)> {
     let reader = options_reader(options, naming, &[POLICY, CONFIG, MODEL, LEARN])?;
     let kind = policy_arg(reader.as_ref(), naming, true)?;
     let learn = match reader.as_ref().and_then(|r| r.get(LEARN)) {
@@ -122,21 +144,28 @@ pub fn replay_value(runs: &Value, options: &Value, naming: Naming) -> Result<Val
             .and_then(Learn::parse)
             .unwrap_or(Learn::Ran),
     };
-    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
-    let runs = parse_runs(runs, naming)?;
+    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)), kind.policy_config())?;
     let (name, policy) = match kind {
         ReplayPolicyKind::Adr(name, config) => (name, ReplayPolicy::Adr(config)),
         ReplayPolicyKind::Policy(name, config) => (name, ReplayPolicy::Policy { config, model }),
     };
-    let report = replay(&runs, &policy, learn)?;
-    Ok(report_value(&report, name.as_str(), naming))
+    Ok((name, policy, learn))
+}
+
+impl PyramidReplayStream {
+    /// A stream from the options of [`replay_value`] (`{policy?, config?, model?, learn?}`),
+    /// checked as it checks them, with the policy's name for the report.
+    pub fn from_options(options: &Value, naming: Naming) -> Result<(Self, &'static str)> {
+        let (name, policy, learn) = replay_options(options, naming)?;
+        Ok((PyramidReplayStream::new(policy, learn)?, name.as_str()))
+    }
 }
 
 /// `shadowPyramids(runs, {policy?, config?, model?})`: shadow mode over fully recorded runs.
 pub fn shadow_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
     let reader = options_reader(options, naming, &[POLICY, CONFIG, MODEL])?;
     let kind = policy_arg(reader.as_ref(), naming, false)?;
-    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)))?;
+    let model = model_arg(reader.as_ref().and_then(|r| r.get(MODEL)), kind.policy_config())?;
     let runs = parse_runs(runs, naming)?;
     let ReplayPolicyKind::Policy(name, config) = kind else {
         return Err(Error::new(
@@ -152,22 +181,78 @@ pub fn shadow_value(runs: &Value, options: &Value, naming: Naming) -> Result<Val
 
 /// `calibratePyramidPolicy(runs, {risk, delta, config?, model?, grid?, warmup?})`.
 pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<Value> {
-    let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-    reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY])?;
-    let kind = policy_arg(Some(&reader), naming, false)?;
-    let ReplayPolicyKind::Policy(_, config) = kind else {
-        return Err(Error::new(
-            ErrorCode::InvalidConfig,
-            ErrorKind::Range,
-            "policy",
-            "calibration needs a policy preset",
-        ));
-    };
-    let risk = reader.number(RISK, 0.0, 1.0)?;
-    let delta = reader.number(DELTA, 0.0, 1.0)?;
-    let warmup = reader.opt_number(WARMUP, 0.0, 1.0)?.unwrap_or(0.5);
-    let grid: Vec<f64> = match reader.get(GRID) {
-        None | Some(Value::Null) => DEFAULT_GRID.to_vec(),
+    let request = CalibrationRequest::from_options(options, naming)?;
+    let runs = parse_runs(runs, naming)?;
+    request.run(&runs)
+}
+
+/// The options of [`calibrate_value`], read and checked before any run is (a host streaming
+/// a large file reports a bad option first, as the binding entry does).
+#[derive(Clone, Debug)]
+pub struct CalibrationRequest {
+    config: PolicyConfig,
+    model: OutcomeModel,
+    risk: f64,
+    delta: f64,
+    grid: Vec<f64>,
+    warmup: f64,
+    naming: Naming,
+}
+
+impl CalibrationRequest {
+    /// Reads `{risk, delta, policy?, config?, model?, grid?, warmup?}`.
+    pub fn from_options(options: &Value, naming: Naming) -> Result<Self> {
+        let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
+        reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY])?;
+        let kind = policy_arg(Some(&reader), naming, false)?;
+        let ReplayPolicyKind::Policy(_, config) = kind else {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                "policy",
+                "calibration needs a policy preset",
+            ));
+        };
+        let risk = reader.number(RISK, 0.0, 1.0)?;
+        let delta = reader.number(DELTA, 0.0, 1.0)?;
+        let warmup = reader.opt_number(WARMUP, 0.0, 1.0)?.unwrap_or(0.5);
+        let grid = grid_arg(reader.get(GRID))?;
+        let model = model_arg(reader.get(MODEL), &config)?;
+        Ok(CalibrationRequest { config, model, risk, delta, grid, warmup, naming })
+    }
+
+    /// Calibrates over `runs` and answers what [`calibrate_value`] answers.
+    pub fn run(&self, runs: &[RecordedRun]) -> Result<Value> {
+        let naming = self.naming;
+        let c = calibrate(runs, &self.config, &self.model, self.risk, self.delta, &self.grid, self.warmup)?;
+        let key = |js, snake| key(naming, js, snake);
+        let steps = c
+            .steps
+            .iter()
+            .map(|s| {
+                Value::Object(vec![
+                    (key("riskBudget", "risk_budget"), Value::Number(s.risk_budget)),
+                    (key("failingRuns", "failing_runs"), Value::Number(s.failing_runs as f64)),
+                    ("missed".into(), Value::Number(s.missed as f64)),
+                    (key("pValue", "p_value"), Value::Number(s.p_value)),
+                    ("certified".into(), Value::Bool(s.certified)),
+                ])
+            })
+            .collect();
+        Ok(Value::Object(vec![
+            (key("riskBudget", "risk_budget"), Value::Number(c.risk_budget)),
+            ("config".into(), c.config.to_value(naming)),
+            ("steps".into(), Value::Array(steps)),
+            ("model".into(), c.model.to_value(Naming::Js)),
+        ]))
+    }
+}
+
+/// The calibration's `grid` option: absent or null for [`DEFAULT_GRID`], else an array of
+/// numbers (checked by [`calibrate`]).
+fn grid_arg(grid: Option<&Value>) -> Result<Vec<f64>> {
+    match grid {
+        None | Some(Value::Null) => Ok(DEFAULT_GRID.to_vec()),
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
@@ -183,42 +268,14 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
                     ))
                 }
             })
-            .collect::<Result<_>>()?,
-        Some(other) => {
-            return Err(Error::new(
-                ErrorCode::InvalidConfig,
-                ErrorKind::Type,
-                "grid",
-                value::concat(&["grid must be an array of numbers, got ", &other.describe()]),
-            ))
-        }
-    };
-    let model = model_arg(reader.get(MODEL))?;
-    let runs = parse_runs(runs, naming)?;
-    let c = calibrate(&runs, &config, &model, risk, delta, &grid, warmup)?;
-    let key = |js: &'static str, snake: &'static str| match naming {
-        Naming::Js => js.to_string(),
-        Naming::Snake => snake.to_string(),
-    };
-    let steps = c
-        .steps
-        .iter()
-        .map(|s| {
-            Value::Object(vec![
-                (key("riskBudget", "risk_budget"), Value::Number(s.risk_budget)),
-                (key("failingRuns", "failing_runs"), Value::Number(s.failing_runs as f64)),
-                ("missed".into(), Value::Number(s.missed as f64)),
-                (key("pValue", "p_value"), Value::Number(s.p_value)),
-                ("certified".into(), Value::Bool(s.certified)),
-            ])
-        })
-        .collect();
-    Ok(Value::Object(vec![
-        (key("riskBudget", "risk_budget"), Value::Number(c.risk_budget)),
-        ("config".into(), c.config.to_value(naming)),
-        ("steps".into(), Value::Array(steps)),
-        ("model".into(), c.model.to_value(Naming::Js)),
-    ]))
+            .collect(),
+        Some(other) => Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Type,
+            "grid",
+            value::concat(&["grid must be an array of numbers, got ", &other.describe()]),
+        )),
+    }
 }
 
 fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
@@ -255,7 +312,7 @@ pub fn decide_value(model: &Value, layers: &Value, outcomes: &Value, options: &V
     let ReplayPolicyKind::Policy(_, config) = policy_arg(reader.as_ref(), naming, false)? else {
         return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "a policy preset is needed"));
     };
-    let model = model_arg(Some(model))?;
+    let model = model_arg(Some(model), &config)?;
     let layers = planned_arg(layers, naming)?;
     let Value::Array(items) = outcomes else {
         return Err(Error::new(
@@ -276,70 +333,88 @@ pub fn decide_value(model: &Value, layers: &Value, outcomes: &Value, options: &V
     Ok(model.decide(&config, &layers, &parsed)?.to_value())
 }
 
-/// `pyramidPolicyUpdate(model, ran, {policy?, config?})`: learns one run (`ran` =
-/// `[{name, failed, durationMs?}]` in run order) and returns the new model document.
+/// `pyramidPolicyUpdate(model, ran, {policy?, config?, build?})`: learns one run (`ran` =
+/// `[{name, failed, durationMs?}]` in run order) and returns the new model document. Without
+/// `build` a version-1 model learns it (a version-2 one is refused: it learns builds by their
+/// key); with `build: {id, seq}` the model learns it as that build, as a version-2 model (a
+/// version-1 one, or none, converted first: see
+/// [`BuildHistory`](crate::pyramid::policy::BuildHistory)).
 pub fn update_value(model: &Value, ran: &Value, options: &Value, naming: Naming) -> Result<Value> {
-    let reader = options_reader(options, naming, &[POLICY, CONFIG])?;
+    let reader = options_reader(options, naming, &[POLICY, CONFIG, BUILD])?;
     let ReplayPolicyKind::Policy(_, config) = policy_arg(reader.as_ref(), naming, false)? else {
         return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "policy", "a policy preset is needed"));
     };
-    let mut model = model_arg(Some(model))?;
-    let Value::Array(items) = ran else {
-        return Err(Error::new(
+    let build = match reader.as_ref().and_then(|r| r.get(BUILD)) {
+        None | Some(Value::Null) => None,
+        Some(given) => Some(build_arg(given, naming)?),
+    };
+    let observed = ran_arg(ran, naming)?;
+    match (build, read_model(model)?) {
+        (None, Model::Stats(mut stats)) => {
+            stats.update(&config, &observed)?;
+            Ok(stats.to_value(Naming::Js))
+        }
+        (None, Model::History(_)) => Err(Error::new(
             ErrorCode::InvalidConfig,
             ErrorKind::Type,
-            "ran",
-            value::concat(&["ran must be an array, got ", &ran.describe()]),
-        ));
-    };
-    crate::limits::check_layer_count(items.len(), ErrorCode::InvalidConfig, "ran")?;
-    let mut observed = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let path = value::index_path("ran", i);
-        let r = ObjectReader::new(item, &path, "layer", naming, ErrorCode::InvalidConfig)?;
-        r.reject_unknown(&[FieldName::same("name"), FieldName::same("failed"), DURATION_MS])?;
-        observed.push(ObservedLayer {
-            name: r.string(FieldName::same("name"))?.to_string(),
-            failed: r.boolean(FieldName::same("failed"))?,
-            duration_ms: r.opt_number(DURATION_MS, 0.0, f64::MAX)?,
-        });
+            "build",
+            "build is required with a version 2 model: it learns each build under its key {id, seq}",
+        )),
+        (Some((id, seq)), _) => {
+            let mut history = history_argument(model, None)?;
+            history.learn(&id, seq, &observed)?;
+            Ok(history.to_value())
+        }
     }
-    model.update(&config, &observed)?;
-    Ok(model.to_value(Naming::Js))
 }
 
 /// The report object.
 pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Value {
-    let key = |js: &'static str, snake: &'static str| match naming {
+    Value::Object(vec![
+        ("policy".into(), Value::string(policy)),
+        ("runs".into(), Value::Array(report.runs.iter().map(|r| run_value(r, naming)).collect())),
+        ("summary".into(), summary_value(&report.summary, naming)),
+        ("model".into(), report.model.as_ref().map_or(Value::Null, |m| m.to_value(Naming::Js))),
+    ])
+}
+
+fn key(naming: Naming, js: &'static str, snake: &'static str) -> String {
+    match naming {
         Naming::Js => js.to_string(),
         Naming::Snake => snake.to_string(),
-    };
-    let num = |n: usize| Value::Number(n as f64);
-    let runs = report
-        .runs
-        .iter()
-        .map(|r| {
-            Value::Object(vec![
-                ("id".into(), r.id.as_deref().map_or(Value::Null, Value::string)),
-                ("layers".into(), num(r.layers)),
-                (key("layersRun", "layers_run"), num(r.executed.len())),
-                ("executed".into(), Value::Array(r.executed.iter().map(|&i| num(i)).collect())),
-                (key("exitLayer", "exit_layer"), num(r.exit_layer)),
-                ("reason".into(), Value::string(r.reason)),
-                (key("verifiedLayers", "verified_layers"), num(r.verified_layers)),
-                ("failed".into(), Value::Bool(r.failed)),
-                ("caught".into(), Value::Bool(r.caught)),
-                ("missed".into(), Value::Bool(r.missed)),
-                ("risk".into(), Value::opt_number(r.risk)),
-                (key("costMs", "cost_ms"), Value::Number(r.cost_ms)),
-                (key("savedNominalMs", "saved_nominal_ms"), Value::Number(r.saved_nominal_ms)),
-                (key("savedActualMs", "saved_actual_ms"), Value::Number(r.saved_actual_ms)),
-            ])
-        })
-        .collect();
-    let s = &report.summary;
+    }
+}
+
+fn num(n: usize) -> Value {
+    Value::Number(n as f64)
+}
+
+/// One run's row of the report (an entry of its `runs`).
+pub fn run_value(r: &RunReplay, naming: Naming) -> Value {
+    let key = |js, snake| key(naming, js, snake);
+    Value::Object(vec![
+        ("id".into(), r.id.as_deref().map_or(Value::Null, Value::string)),
+        ("layers".into(), num(r.layers)),
+        (key("layersRun", "layers_run"), num(r.executed.len())),
+        ("executed".into(), Value::Array(r.executed.iter().map(|&i| num(i)).collect())),
+        (key("exitLayer", "exit_layer"), num(r.exit_layer)),
+        ("reason".into(), Value::string(r.reason)),
+        (key("verifiedLayers", "verified_layers"), num(r.verified_layers)),
+        ("failed".into(), Value::Bool(r.failed)),
+        ("caught".into(), Value::Bool(r.caught)),
+        ("missed".into(), Value::Bool(r.missed)),
+        ("risk".into(), Value::opt_number(r.risk)),
+        (key("costMs", "cost_ms"), Value::Number(r.cost_ms)),
+        (key("savedNominalMs", "saved_nominal_ms"), Value::Number(r.saved_nominal_ms)),
+        (key("savedActualMs", "saved_actual_ms"), Value::Number(r.saved_actual_ms)),
+    ])
+}
+
+/// The report's `summary`.
+pub fn summary_value(s: &ReplaySummary, naming: Naming) -> Value {
+    let key = |js, snake| key(naming, js, snake);
     let ci = s.false_pass_ci.map_or(Value::Null, |(lo, hi)| Value::Array(vec![Value::Number(lo), Value::Number(hi)]));
-    let summary = Value::Object(vec![
+    Value::Object(vec![
         ("runs".into(), num(s.runs)),
         (key("failingRuns", "failing_runs"), num(s.failing_runs)),
         ("caught".into(), num(s.caught)),
@@ -357,11 +432,24 @@ pub fn report_value(report: &ReplayReport, policy: &str, naming: Naming) -> Valu
         (key("layersRun", "layers_run"), num(s.layers_run)),
         (key("verifiedLayers", "verified_layers"), num(s.verified_layers)),
         (key("riskBoundedStops", "risk_bounded_stops"), num(s.risk_bounded_stops)),
-    ]);
-    Value::Object(vec![
-        ("policy".into(), Value::string(policy)),
-        ("runs".into(), Value::Array(runs)),
-        ("summary".into(), summary),
-        ("model".into(), report.model.as_ref().map_or(Value::Null, |m| m.to_value(Naming::Js))),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pyramid::EXIT_PRESETS;
+
+    #[test]
+    fn policy_names_are_the_exit_presets_then_the_policy_presets() {
+        let (adr, policies) = POLICY_NAMES.split_at(EXIT_PRESETS.len());
+        assert_eq!(adr, EXIT_PRESETS);
+        for name in adr {
+            assert_eq!(PolicyConfig::preset(name), None, "{name}");
+        }
+        for name in policies {
+            assert!(PolicyConfig::preset(name).is_some(), "{name}");
+            assert_eq!(ExitConfig::preset(name), None, "{name}");
+        }
+    }
 }

@@ -1,0 +1,180 @@
+//! The one place this crate names the core (`earlyexit`): every type and function the
+//! command uses, so a change of the core's module layout touches only this file. Root
+//! re-exports and the module items the command names first; the other module paths below
+//! are wrapped in functions.
+
+pub use earlyexit::host::{
+    argument_needs, exclusive_arguments, missing_argument, one_argument_of, respelled, type_error, unknown_argument,
+    unknown_session, wrong_session, EngineKind,
+};
+pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
+pub use earlyexit::pyramid::test_report::{AttemptStatus, ElementRole, TestReportTally};
+pub use earlyexit::value::jsonl::JsonlLines;
+pub use earlyexit::{
+    Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, LoopReplayStream, Naming,
+    PyramidRun, Value,
+};
+
+/// Every JSON document the command reads or writes is spelled as the JS API and the
+/// snapshots spell it (camelCase options, the decision's own snake_case keys).
+pub const NAMING: Naming = Naming::Js;
+
+/// A number as JavaScript prints it (`0.1`, `1e+21`), for human output.
+pub fn js_number(n: f64) -> String {
+    earlyexit::num::to_js_string(n)
+}
+
+/// Now, as the bindings stamp a record without a timestamp.
+pub fn now_iso() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    earlyexit::time::iso_from_millis(ms)
+}
+
+/// Parses a state file's text (code `invalid_snapshot`).
+pub fn parse_snapshot(text: &str) -> Result<Value, CoreError> {
+    earlyexit::snapshot::parse(text)
+}
+
+/// Parses a JSON document given to the command (a config, a policy, a model): `field` names
+/// it in errors, with code `code_name` (`invalid_config`, `invalid_snapshot`, ...).
+pub fn parse_json(text: &str, code_name: &str, field: &str) -> Result<Value, CoreError> {
+    let code = ErrorCode::from_name(code_name).unwrap_or(ErrorCode::InvalidConfig);
+    Value::parse_json(text, code, field)
+}
+
+/// Text given on the command line as a number: a JSON number becomes a number, anything
+/// else stays a string, so the core's type check names the field ("must be a number, got
+/// string 'abc'") as it does for any host value.
+pub fn number_arg(text: &str) -> Value {
+    match Value::parse_json(text.trim(), ErrorCode::InvalidConfig, "") {
+        Ok(Value::Number(n)) => Value::Number(n),
+        _ => Value::string(text),
+    }
+}
+
+/// The best iteration of a loop's history (`(iteration, quality)`), as decisions name it.
+pub fn best_iteration(engine: &EarlyStopping) -> Option<(u64, f64)> {
+    earlyexit::loops::BestIteration::over(engine.history(), engine.config().min_quality_threshold).get()
+}
+
+/// The history record of `iteration` as the snapshot holds it.
+pub fn record_value(engine: &EarlyStopping, iteration: u64) -> Option<Value> {
+    engine.history().iter().find(|r| r.observation.iteration == iteration).map(|r| r.to_value())
+}
+
+/// The `quality_delta` a record without one gets: its quality minus the quality of the
+/// latest recorded iteration before `iteration` (0 for the first), as replay reads runs.
+/// `None` when the quality is not a number (the core then names that field).
+pub fn implied_delta(engine: &EarlyStopping, iteration: &Value, quality: &Value) -> Option<Value> {
+    let quality = quality.as_f64()?;
+    let before = iteration.as_f64().unwrap_or(f64::INFINITY);
+    let previous = engine
+        .history()
+        .iter()
+        .rev()
+        .find(|r| (r.observation.iteration as f64) < before)
+        .map(|r| r.observation.quality_score);
+    Some(Value::Number(earlyexit::loops::replay::implied_quality_delta(previous, quality)))
+}
+
+/// The last recorded iteration number.
+pub fn last_iteration(engine: &EarlyStopping) -> Option<u64> {
+    engine.history().last().map(|r| r.observation.iteration)
+}
+
+/// `generateSummary()`'s value.
+pub fn summary_value(engine: &mut EarlyStopping) -> Value {
+    engine.generate_summary().to_value()
+}
+
+/// A pyramid action as the step API returns it (`{action, layer}`).
+pub fn action_value(action: Action) -> Value {
+    action.to_value()
+}
+
+/// Whether an observed layer result is failing (the verdict's rule, `passRate < 1`).
+pub fn layer_result_failed(result: &Value) -> Result<bool, CoreError> {
+    let parsed = earlyexit::LayerResult::from_value(result, NAMING, "result")?;
+    Ok(earlyexit::pyramid::layer_failed(&parsed))
+}
+
+/// Reads one loop replay line (see [`JsonlLines`]).
+pub fn read_loop_run(line: &str, path: &str) -> Result<earlyexit::loops::replay::ReplayRun, CoreError> {
+    earlyexit::loops::replay::read_run_line(line, NAMING, path)
+}
+
+/// Reads one pyramid replay line.
+pub fn read_pyramid_run(line: &str, path: &str) -> Result<RecordedRun, CoreError> {
+    earlyexit::pyramid::replay::read_run_line(line, NAMING, path)
+}
+
+/// A loop replay outcome as the library returns it.
+pub fn loop_outcome_value(outcome: &earlyexit::loops::replay::RunOutcome) -> Value {
+    outcome.to_value()
+}
+
+/// A loop replay summary as the library returns it.
+pub fn loop_summary_value(stream: &LoopReplayStream) -> Value {
+    stream.summary().to_value()
+}
+
+/// The loop replay's policy as the library returns it.
+pub fn loop_policy_value(stream: &LoopReplayStream) -> Value {
+    stream.policy().to_value(NAMING)
+}
+
+/// A pyramid replay row as the library returns it.
+pub fn pyramid_row_value(run: &earlyexit::pyramid::replay::RunReplay) -> Value {
+    earlyexit::pyramid::replay::run_value(run, NAMING)
+}
+
+/// A pyramid replay summary as the library returns it.
+pub fn pyramid_summary_value(stream: &PyramidReplayStream) -> Value {
+    earlyexit::pyramid::replay::summary_value(&stream.summary(), NAMING)
+}
+
+/// The pyramid replay's model document (null for the ADR's presets).
+pub fn pyramid_model_value(stream: &PyramidReplayStream) -> Value {
+    stream.model().map_or(Value::Null, |m| m.to_value(NAMING))
+}
+
+/// `pyramidPolicyDecide(model, layers, outcomes, options)`.
+pub fn policy_decide(model: &Value, layers: &Value, outcomes: &Value, options: &Value) -> Result<Value, CoreError> {
+    earlyexit::pyramid::replay::decide_value(model, layers, outcomes, options, NAMING)
+}
+
+/// `pyramidPolicyUpdate(model, ran, options)`.
+pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Value, CoreError> {
+    earlyexit::pyramid::replay::update_value(model, ran, options, NAMING)
+}
+
+/// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
+pub fn replay_loops_value(runs: &Value, policy: &Value) -> Result<Value, CoreError> {
+    earlyexit::loops::replay::replay_value(runs, policy, NAMING)
+}
+
+/// `replayPyramids(runs, options)` over runs given whole.
+pub fn replay_pyramids_value(runs: &Value, options: &Value) -> Result<Value, CoreError> {
+    earlyexit::pyramid::replay::replay_value(runs, options, NAMING)
+}
+
+/// `calibratePyramidPolicy(runs, options)` over runs given whole.
+pub fn calibrate_value(runs: &Value, options: &Value) -> Result<Value, CoreError> {
+    earlyexit::pyramid::replay::calibrate_value(runs, options, NAMING)
+}
+
+/// The JUnit model's pieces (see `earlyexit::pyramid::test_report`).
+pub mod test_report {
+    pub use earlyexit::pyramid::test_report::{
+        check_root, cobertura_coverage, element_role, no_reports, seconds_attribute, unnamed_case, unreadable_coverage,
+        unreadable_report, Unreadable,
+    };
+}
+
+/// An error's kind, `type` or `range`.
+pub fn error_kind(e: &CoreError) -> &'static str {
+    e.kind().as_str()
+}

@@ -1,0 +1,272 @@
+//! `earlyexit loop record|status|best|reset`: an `EarlyStopping` engine kept in a state file
+//! (its snapshot JSON, the same document `toJSON()` / `to_json()` write).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+use crate::core_api::{self, EarlyStopping, EarlyStoppingConfig, ErrorCode, Value, NAMING};
+use crate::output::{self, code, with_file, with_flag, Answer, Failure};
+use crate::state;
+
+#[derive(Subcommand, Debug)]
+pub enum LoopCommand {
+    /// Record one iteration, decide, save the state and print the decision (exit 0 go on, 10 stop).
+    Record(Box<RecordArgs>),
+    /// Print the loop's summary (generateSummary) without changing it (exit 0 go on, 10 stop).
+    Status(StateArg),
+    /// Print the best iteration so far and its record.
+    Best(StateArg),
+    /// Clear the history and the stopping state; the config stays.
+    Reset(StateArg),
+}
+
+#[derive(Args, Debug)]
+pub struct StateArg {
+    /// The state file (the engine's snapshot JSON).
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// The state file; created on first use from --preset / --config.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// Loop preset for a new state file: seed (the default) or recommended.
+    #[arg(long, value_name = "NAME")]
+    preset: Option<String>,
+    /// JSON file with a partial config (camelCase keys) merged over the preset, for a new state file.
+    #[arg(long, value_name = "FILE")]
+    config: Option<String>,
+    /// Accept iteration numbers that do not increase (turns strictIterations off in a new state file).
+    #[arg(long)]
+    no_strict_iterations: bool,
+    /// quality_score, 0..=100.
+    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+    quality: String,
+    /// confidence, 0..=1.
+    #[arg(long, value_name = "C", allow_hyphen_values = true)]
+    confidence: String,
+    /// verification_status: passed, failed or skipped.
+    #[arg(long, value_name = "STATUS")]
+    verification: String,
+    /// quality_delta (default: this quality minus the previous iteration's, 0 for the first).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    delta: Option<String>,
+    /// tokens_used by this iteration.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    tokens: Option<String>,
+    /// token_cost_usd of this iteration.
+    #[arg(long, value_name = "USD", allow_hyphen_values = true)]
+    cost: Option<String>,
+    /// execution_time_ms of this iteration.
+    #[arg(long, value_name = "MS", allow_hyphen_values = true)]
+    time_ms: Option<String>,
+    /// The iteration number (default: the last recorded one + 1).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    iteration: Option<String>,
+}
+
+pub fn run(command: LoopCommand, json: bool) -> Result<u8, Failure> {
+    let answer = match command {
+        LoopCommand::Record(args) => record(&args)?,
+        LoopCommand::Status(args) => status(&args.state)?,
+        LoopCommand::Best(args) => best(&args.state)?,
+        LoopCommand::Reset(args) => reset(&args.state)?,
+    };
+    output::print(&answer, json)?;
+    Ok(answer.code)
+}
+
+/// The result fields and the flag each comes from.
+const RESULT_FLAGS: [(&str, &str); 7] = [
+    ("quality_score", "--quality"),
+    ("confidence", "--confidence"),
+    ("verification_status", "--verification"),
+    ("quality_delta", "--delta"),
+    ("tokens_used", "--tokens"),
+    ("token_cost_usd", "--cost"),
+    ("execution_time_ms", "--time-ms"),
+];
+
+/// The flag that gave the field a core error names.
+fn flag_of(field: &str) -> Option<&'static str> {
+    if field == "iteration" {
+        return Some("--iteration");
+    }
+    RESULT_FLAGS.iter().find(|(f, _)| *f == field).map(|(_, flag)| *flag)
+}
+
+fn core_failure(error: core_api::CoreError) -> Failure {
+    match flag_of(error.field()) {
+        Some(flag) => with_flag(error, flag),
+        None => Failure::core(error),
+    }
+}
+
+/// The config a new state file starts with: the preset, strictIterations on (a command is
+/// what gets restarted: docs/loop-options.md, "Resume safety") unless turned off, then the
+/// config file merged over it.
+fn new_config(args: &RecordArgs) -> Result<EarlyStoppingConfig, Failure> {
+    let preset = args.preset.as_deref().unwrap_or("seed");
+    let base =
+        EarlyStoppingConfig::preset_value(&Value::string(preset), "preset").map_err(|e| with_flag(e, "--preset"))?;
+    let strict = Value::object(vec![("strictIterations", Value::Bool(!args.no_strict_iterations))]);
+    let base = base.merged(&strict, NAMING, "config", ErrorCode::InvalidConfig).map_err(Failure::core)?;
+    match &args.config {
+        None => Ok(base),
+        Some(path) => {
+            let text = state::read_input(path)?;
+            let value = core_api::parse_json(&text, "invalid_config", "config").map_err(|e| with_file(e, path))?;
+            base.merged(&value, NAMING, "config", ErrorCode::InvalidConfig).map_err(|e| with_file(e, path))
+        }
+    }
+}
+
+/// Loads the engine of an existing state file (a corrupt one is reported and left as it is).
+fn load(path: &Path, text: &str) -> Result<EarlyStopping, Failure> {
+    let file = path.display().to_string();
+    let snapshot = core_api::parse_snapshot(text).map_err(|e| with_file(e, &file))?;
+    EarlyStopping::from_snapshot(&snapshot).map_err(|e| with_file(e, &file))
+}
+
+fn load_existing(path: &Path) -> Result<EarlyStopping, Failure> {
+    match state::read(path)? {
+        Some(text) => load(path, &text),
+        None => Err(Failure::Input { path: path.display().to_string(), message: "no such state file".into() }),
+    }
+}
+
+fn record(args: &RecordArgs) -> Result<Answer, Failure> {
+    // Flags first: a bad flag changes nothing, not even the lock file.
+    let mut result = Vec::new();
+    let given = [
+        Some(&args.quality),
+        Some(&args.confidence),
+        None,
+        args.delta.as_ref(),
+        args.tokens.as_ref(),
+        args.cost.as_ref(),
+        args.time_ms.as_ref(),
+    ];
+    for ((field, _), text) in RESULT_FLAGS.iter().zip(given) {
+        if *field == "verification_status" {
+            result.push((*field, Value::string(args.verification.as_str())));
+        } else if let Some(text) = text {
+            result.push((*field, core_api::number_arg(text)));
+        }
+    }
+    let result = Value::object(result);
+    let config = new_config(args)?;
+
+    let locked = state::lock(&args.state)?;
+    let (mut engine, created) = match locked.read()? {
+        Some(text) => {
+            let engine = load(&args.state, &text)?;
+            if (args.preset.is_some() || args.config.is_some() || args.no_strict_iterations)
+                && *engine.config() != config
+            {
+                return Err(Failure::Usage(format!(
+                    "{} holds a loop with another config; --preset, --config and --no-strict-iterations \
+                     only set up a new state file (delete it, or use another one)",
+                    args.state.display()
+                )));
+            }
+            (engine, false)
+        }
+        None => (EarlyStopping::new(config).map_err(Failure::core)?, true),
+    };
+    let iteration = match &args.iteration {
+        Some(text) => core_api::number_arg(text),
+        None => Value::Number(core_api::last_iteration(&engine).map_or(1, |n| n + 1) as f64),
+    };
+    let result = match (&args.delta, &result) {
+        (None, Value::Object(entries)) => {
+            let quality = result.get("quality_score").cloned().unwrap_or(Value::Null);
+            let mut entries = entries.clone();
+            if let Some(delta) = core_api::implied_delta(&engine, &iteration, &quality) {
+                entries.insert(3, ("quality_delta".into(), delta));
+            }
+            Value::Object(entries)
+        }
+        _ => result,
+    };
+    let recorded = engine.record_value(&iteration, &result, NAMING, core_api::now_iso).map_err(core_failure)?;
+    let duplicate = recorded.is_duplicate();
+    let decision = engine.should_stop();
+    locked.write(&output::json(&engine.to_snapshot()))?;
+    let number = iteration.as_f64().unwrap_or(0.0);
+    let doc = Value::object(vec![
+        ("iteration", Value::Number(number)),
+        ("duplicate", Value::Bool(duplicate)),
+        ("created", Value::Bool(created)),
+        ("decision", decision.to_value()),
+    ]);
+    let mut human = format!(
+        "iteration {}{}: {} ({}, confidence {})\n  {}",
+        core_api::js_number(number),
+        if duplicate { " (already recorded, nothing changed)" } else { "" },
+        if decision.stop { "stop" } else { "go on" },
+        decision.trigger.as_str(),
+        core_api::js_number(decision.confidence),
+        decision.reason
+    );
+    if let Some((best, quality)) = core_api::best_iteration(&engine) {
+        human.push_str(&format!(
+            "\n  best so far: iteration {} (quality {})",
+            core_api::js_number(best as f64),
+            core_api::js_number(quality)
+        ));
+    }
+    Ok(Answer { json: output::json(&doc), human, code: if decision.stop { code::STOP } else { code::GO_ON } })
+}
+
+fn status(path: &Path) -> Result<Answer, Failure> {
+    let mut engine = load_existing(path)?;
+    let decision = engine.should_stop();
+    let stop = decision.stop;
+    let summary = core_api::summary_value(&mut engine);
+    let human = match engine.history().len() {
+        0 => "no iterations recorded yet".to_string(),
+        n => format!("{} iterations recorded; {}\n  {}", n, if stop { "stop" } else { "go on" }, decision.reason),
+    };
+    Ok(Answer { json: output::json(&summary), human, code: if stop { code::STOP } else { code::GO_ON } })
+}
+
+fn best(path: &Path) -> Result<Answer, Failure> {
+    let engine = load_existing(path)?;
+    let best = core_api::best_iteration(&engine);
+    let doc = Value::object(vec![
+        ("best_iteration", best.map_or(Value::Null, |b| Value::Number(b.0 as f64))),
+        ("best_quality_score", best.map_or(Value::Null, |b| Value::Number(b.1))),
+        ("record", best.and_then(|b| core_api::record_value(&engine, b.0)).unwrap_or(Value::Null)),
+    ]);
+    let human = match best {
+        Some((iteration, quality)) => {
+            format!(
+                "best: iteration {} (quality {})",
+                core_api::js_number(iteration as f64),
+                core_api::js_number(quality)
+            )
+        }
+        None => "no iterations recorded yet".to_string(),
+    };
+    Ok(Answer { json: output::json(&doc), human, code: code::GO_ON })
+}
+
+fn reset(path: &Path) -> Result<Answer, Failure> {
+    let locked = state::lock(path)?;
+    let Some(text) = locked.read()? else {
+        return Err(Failure::Input { path: path.display().to_string(), message: "no such state file".into() });
+    };
+    let mut engine = load(path, &text)?;
+    engine.reset();
+    let snapshot = engine.to_snapshot();
+    locked.write(&output::json(&snapshot))?;
+    Ok(Answer {
+        json: output::json(&Value::object(vec![("reset", Value::Bool(true))])),
+        human: format!("{}: history cleared, config kept", path.display()),
+        code: code::GO_ON,
+    })
+}

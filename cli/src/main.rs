@@ -1,0 +1,92 @@
+//! `earlyexit`: the engines from a shell loop, a CI job and an MCP client. Every rule,
+//! message and validation is the core's; this crate reads files and flags, converts them to
+//! the core's values, writes state files and prints (docs/cli.md).
+
+mod core_api;
+mod junit;
+mod loop_cmd;
+mod mcp;
+mod output;
+mod pyramid_cmd;
+mod replay_cmd;
+mod state;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use output::Failure;
+
+/// Decide when an agent loop should stop and which test layers still need to run.
+#[derive(Parser, Debug)]
+#[command(name = "earlyexit", version, about, long_about = None, disable_help_subcommand = true)]
+#[command(after_help = "Exit codes: 0 go on / run the printed layer; 10 stop / nothing more to run; \
+11 verify the printed layer; 2 bad input or usage; 1 internal error; \
+12 and 13 `pyramid result` verdicts failed and unverified. Full reference: docs/cli.md.")]
+pub struct Cli {
+    /// Print JSON on stdout (and errors as JSON on stderr) instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// An agent loop kept in a state file: record an iteration, ask whether to stop.
+    #[command(name = "loop", subcommand)]
+    Loop(loop_cmd::LoopCommand),
+    /// A test pyramid across CI jobs, kept in a state file: which layer next, submit, result.
+    #[command(subcommand)]
+    Pyramid(pyramid_cmd::PyramidCommand),
+    /// Replay a policy over recorded runs (JSONL files of any size, streamed).
+    #[command(subcommand)]
+    Replay(replay_cmd::ReplayCommand),
+    /// Calibrate the risk-bounded pyramid policy on recorded runs.
+    #[command(subcommand)]
+    Calibrate(replay_cmd::CalibrateCommand),
+    /// Serve the engines to an MCP client over standard input and output.
+    Mcp(McpArgs),
+}
+
+#[derive(Args, Debug)]
+struct McpArgs {}
+
+fn run(cli: Cli) -> Result<u8, Failure> {
+    let json = cli.json;
+    match cli.command {
+        Command::Loop(command) => loop_cmd::run(command, json),
+        Command::Pyramid(command) => pyramid_cmd::run(command, json),
+        Command::Replay(command) => replay_cmd::replay(command, json),
+        Command::Calibrate(command) => replay_cmd::calibrate(command, json),
+        Command::Mcp(_) => mcp::serve(),
+    }
+}
+
+fn main() -> ExitCode {
+    // `--json` is known before clap reads the rest, so a usage error can be JSON too.
+    let json = std::env::args_os().skip(1).any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            if json {
+                Failure::Usage(e.render().to_string().trim_end().to_string()).report(true);
+            } else {
+                let _ = e.print();
+            }
+            return ExitCode::from(output::code::BAD_INPUT);
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            failure.report(json);
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

@@ -1,0 +1,857 @@
+//! `earlyexit mcp`: a stdio MCP server (rmcp) whose tools drive the engines. Sessions live in
+//! the server's memory, keyed by an id, and export as the libraries' snapshot JSON. Every
+//! tool has an input and an output JSON schema and answers with structured content; bad
+//! input is a tool error naming the field (the core's code, field and message), never a
+//! crash. When the client goes away (standard input ends) work in progress stops and writes
+//! nothing; the server then exits 0.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{json, Map, Value as Json};
+use tokio::io::{AsyncRead, ReadBuf};
+
+use crate::core_api::{
+    self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, PyramidRun, Value, NAMING,
+};
+use crate::output::{code, Failure};
+use crate::{junit, replay_cmd, state};
+
+/// Standard input that raises a flag when it ends (the client closed the connection).
+struct WatchedStdin {
+    inner: tokio::io::Stdin,
+    closed: Arc<AtomicBool>,
+}
+
+impl AsyncRead for WatchedStdin {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        match &poll {
+            Poll::Ready(Ok(())) if buf.filled().len() == before => self.closed.store(true, Ordering::SeqCst),
+            Poll::Ready(Err(_)) => self.closed.store(true, Ordering::SeqCst),
+            _ => {}
+        }
+        poll
+    }
+}
+
+enum Session {
+    Loop(Box<EarlyStopping>),
+    Pyramid(Box<PyramidRun>),
+}
+
+#[derive(Clone)]
+struct Server {
+    sessions: Arc<Mutex<HashMap<String, Session>>>,
+    next_id: Arc<AtomicU64>,
+    closed: Arc<AtomicBool>,
+    tools: Arc<Vec<Tool>>,
+}
+
+/// Serves until the client disconnects; exit 0.
+pub fn serve() -> Result<u8, Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Internal(format!("starting the runtime: {e}")))?;
+    let closed = Arc::new(AtomicBool::new(false));
+    let server = Server {
+        sessions: Arc::new(Mutex::new(HashMap::new())),
+        next_id: Arc::new(AtomicU64::new(1)),
+        closed: closed.clone(),
+        tools: Arc::new(tools()),
+    };
+    let result = runtime.block_on(async move {
+        let stdin = WatchedStdin { inner: tokio::io::stdin(), closed: closed.clone() };
+        match server.serve((stdin, tokio::io::stdout())).await {
+            Ok(running) => running.waiting().await.map(|_| ()).map_err(|e| e.to_string()),
+            // The client left before the handshake completed: nothing to do.
+            Err(_) if closed.load(Ordering::SeqCst) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    });
+    // Work still running sees the flag and stops without writing.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    result.map(|()| code::GO_ON).map_err(Failure::Internal)
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("earlyexit", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Loop stopping for agent refinement loops (loop_* tools: start a session, record each \
+                 iteration, stop when the decision says stop) and test-pyramid early exit (pyramid_* tools), \
+                 plus replay and calibration over recorded runs. Documents are the earlyexit libraries' JSON.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if !self.tools.iter().any(|t| t.name == name) {
+            return Err(ErrorData::invalid_params(format!("unknown tool '{name}'"), None));
+        }
+        let args = request.arguments.unwrap_or_default();
+        let server = self.clone();
+        let outcome = tokio::task::spawn_blocking(move || server.call(&name, args)).await;
+        let result = match outcome {
+            Ok(Ok(value)) => {
+                let text = value.to_json();
+                let structured = to_json(&value);
+                let mut result = CallToolResult::structured(structured);
+                result.content = vec![ContentBlock::text(text)];
+                result
+            }
+            Ok(Err(failure)) => tool_error(&failure),
+            Err(e) => tool_error(&Failure::Internal(format!("the tool failed: {e}"))),
+        };
+        Ok(result.into())
+    }
+}
+
+/// A core value as serde's: the same numbers (exact f64; integral ones as integers, as the
+/// core prints them), keys in the core's order.
+fn to_json(value: &Value) -> Json {
+    match value {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Number(n) => {
+            if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+                Json::from(*n as i64)
+            } else {
+                serde_json::Number::from_f64(*n).map_or(Json::Null, Json::Number)
+            }
+        }
+        Value::String(s) => Json::String(s.clone()),
+        Value::Array(items) => Json::Array(items.iter().map(to_json).collect()),
+        Value::Object(entries) => Json::Object(entries.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+        Value::Other(_) => Json::Null,
+    }
+}
+
+fn tool_error(failure: &Failure) -> CallToolResult {
+    let doc = failure.to_json();
+    let mut result = CallToolResult::structured_error(doc.clone());
+    result.content = vec![ContentBlock::text(doc.to_string())];
+    result
+}
+
+/// A tool argument of the wrong type (`invalid_config`, the argument as field).
+fn type_error(field: &str, expected: &str, got: &Value) -> Failure {
+    Failure::core(core_api::type_error(ErrorCode::InvalidConfig, field, expected, got))
+}
+
+/// The tool's arguments as a core value (numbers read as the core reads JSON).
+fn to_core(args: &Map<String, Json>) -> Result<Value, Failure> {
+    let text = serde_json::to_string(args).map_err(|e| Failure::Internal(e.to_string()))?;
+    core_api::parse_json(&text, "invalid_config", "arguments").map_err(Failure::core)
+}
+
+struct Args<'a> {
+    tool: &'a str,
+    values: Vec<(String, Value)>,
+}
+
+impl<'a> Args<'a> {
+    /// The arguments, refusing keys the tool does not take (the message lists them).
+    fn new(tool: &'a str, args: &Map<String, Json>, known: &[&str]) -> Result<Self, Failure> {
+        for key in args.keys() {
+            if !known.contains(&key.as_str()) {
+                return Err(Failure::core(core_api::unknown_argument(tool, key, known)));
+            }
+        }
+        let values = match to_core(args)? {
+            Value::Object(entries) => entries,
+            _ => Vec::new(),
+        };
+        Ok(Args { tool, values })
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.values.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v).filter(|v| !matches!(v, Value::Null))
+    }
+
+    fn required(&self, key: &str) -> Result<&Value, Failure> {
+        self.get(key).ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, key)))
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, Failure> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(type_error(key, "a string", other)),
+        }
+    }
+
+    fn strings(&self, key: &str) -> Result<Vec<String>, Failure> {
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(type_error(&format!("{key}[{i}]"), "a string", other)),
+                })
+                .collect(),
+            Some(other) => Err(type_error(key, "an array of strings", other)),
+        }
+    }
+
+    fn session(&self) -> Result<String, Failure> {
+        self.string("session")?.ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, "session")))
+    }
+}
+
+impl Server {
+    fn cancelled(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    fn new_id(&self, kind: &str) -> String {
+        format!("{kind}-{}", self.next_id.fetch_add(1, Ordering::SeqCst))
+    }
+
+    fn with_session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T, Failure>) -> Result<T, Failure> {
+        let mut sessions = self.sessions.lock().map_err(|_| Failure::Internal("session table poisoned".into()))?;
+        match sessions.get_mut(id) {
+            Some(session) => f(session),
+            None => Err(Failure::core(core_api::unknown_session(id))),
+        }
+    }
+
+    fn insert(&self, id: &str, session: Session) -> Result<(), Failure> {
+        let mut sessions = self.sessions.lock().map_err(|_| Failure::Internal("session table poisoned".into()))?;
+        sessions.insert(id.to_string(), session);
+        Ok(())
+    }
+
+    fn call(&self, tool: &str, args: Map<String, Json>) -> Result<Value, Failure> {
+        match tool {
+            "loop_start" => self.loop_start(&Args::new(tool, &args, &["preset", "config", "strict_iterations"])?),
+            "loop_record" => self.loop_record(&Args::new(tool, &args, &LOOP_RECORD_ARGS)?),
+            "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
+            "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
+            "session_export" => self.session_export(&Args::new(tool, &args, &["session", "path"])?),
+            "session_import" => self.session_import(&Args::new(tool, &args, &["snapshot"])?),
+            "pyramid_start" => {
+                self.pyramid_start(&Args::new(tool, &args, &["preset", "config", "layers", "total_layers"])?)
+            }
+            "pyramid_submit" => self.pyramid_submit(&Args::new(
+                tool,
+                &args,
+                &["session", "layer", "result", "junit", "coverage_xml", "coverage"],
+            )?),
+            "pyramid_result" => self.pyramid_result(&Args::new(tool, &args, &["session"])?),
+            "pyramid_policy_decide" => {
+                policy_decide(&Args::new(tool, &args, &["policy", "config", "model", "layers", "outcomes"])?)
+            }
+            "pyramid_policy_update" => policy_update(&Args::new(tool, &args, &["policy", "config", "model", "ran"])?),
+            "replay_loops" => self.replay_loops(&Args::new(tool, &args, &["runs", "paths", "policy"])?),
+            "replay_pyramids" => self.replay_pyramids(&Args::new(
+                tool,
+                &args,
+                &["runs", "paths", "policy", "config", "model", "learn", "model_out"],
+            )?),
+            "calibrate_pyramids" => self.calibrate(&Args::new(
+                tool,
+                &args,
+                &["runs", "paths", "risk", "delta", "policy", "config", "model", "grid", "warmup", "model_out"],
+            )?),
+            "junit_layer_result" => junit_tool(&Args::new(tool, &args, &["junit", "coverage_xml", "coverage"])?),
+            _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
+        }
+    }
+
+    fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
+        let preset = args.get("preset").cloned().unwrap_or_else(|| Value::string("seed"));
+        let base = EarlyStoppingConfig::preset_value(&preset, "preset")?;
+        let strict = args.get("strict_iterations").cloned().unwrap_or(Value::Bool(true));
+        let base = base
+            .merged(&Value::object(vec![("strictIterations", strict)]), NAMING, "", ErrorCode::InvalidConfig)
+            .map_err(|e| rename_field(e, "strictIterations", "strict_iterations"))?;
+        let config = match args.get("config") {
+            Some(config) => base.merged(config, NAMING, "config", ErrorCode::InvalidConfig)?,
+            None => base,
+        };
+        let engine = EarlyStopping::new(config)?;
+        let config = engine.config().to_value(NAMING);
+        let id = self.new_id("loop");
+        self.insert(&id, Session::Loop(Box::new(engine)))?;
+        Ok(Value::object(vec![("session", Value::string(id)), ("config", config)]))
+    }
+
+    fn loop_record(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        let result: Vec<(&str, Value)> =
+            RESULT_KEYS.iter().filter_map(|k| args.get(k).map(|v| (*k, v.clone()))).collect();
+        let result = Value::object(result);
+        let iteration = args.get("iteration").cloned();
+        self.with_session(&id, |session| {
+            let Session::Loop(engine) = session else {
+                return Err(wrong_session(&id, EngineKind::Loop));
+            };
+            let iteration = iteration
+                .unwrap_or_else(|| Value::Number(core_api::last_iteration(engine).map_or(1, |n| n + 1) as f64));
+            let result = match (&result, result.get("quality_delta")) {
+                (Value::Object(entries), None) => {
+                    let quality = result.get("quality_score").cloned().unwrap_or(Value::Null);
+                    let mut entries = entries.clone();
+                    if let Some(delta) = core_api::implied_delta(engine, &iteration, &quality) {
+                        entries.push(("quality_delta".into(), delta));
+                    }
+                    Value::Object(entries)
+                }
+                _ => result.clone(),
+            };
+            // A refused record changes nothing (the core's rule), so the session stays as it was.
+            let recorded = engine.record_value(&iteration, &result, NAMING, core_api::now_iso)?;
+            let decision = engine.should_stop();
+            Ok(Value::object(vec![
+                ("iteration", iteration),
+                ("duplicate", Value::Bool(recorded.is_duplicate())),
+                ("decision", decision.to_value()),
+            ]))
+        })
+    }
+
+    fn loop_decide(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        self.with_session(&id, |session| match session {
+            Session::Loop(engine) => Ok(engine.should_stop().to_value()),
+            _ => Err(wrong_session(&id, EngineKind::Loop)),
+        })
+    }
+
+    fn loop_best(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        self.with_session(&id, |session| {
+            let Session::Loop(engine) = session else {
+                return Err(wrong_session(&id, EngineKind::Loop));
+            };
+            let best = core_api::best_iteration(engine);
+            Ok(Value::object(vec![
+                ("best_iteration", best.map_or(Value::Null, |b| Value::Number(b.0 as f64))),
+                ("best_quality_score", best.map_or(Value::Null, |b| Value::Number(b.1))),
+                ("record", best.and_then(|b| core_api::record_value(engine, b.0)).unwrap_or(Value::Null)),
+            ]))
+        })
+    }
+
+    fn session_export(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        let path = args.string("path")?;
+        let snapshot = self.with_session(&id, |session| {
+            Ok(match session {
+                Session::Loop(engine) => engine.to_snapshot(),
+                Session::Pyramid(run) => run.to_snapshot(),
+            })
+        })?;
+        if let Some(path) = &path {
+            if self.cancelled() {
+                return Err(Failure::Internal("cancelled".into()));
+            }
+            state::write_atomic(std::path::Path::new(path), &snapshot.to_json())?;
+        }
+        Ok(Value::object(vec![("session", Value::string(id)), ("snapshot", snapshot)]))
+    }
+
+    fn session_import(&self, args: &Args) -> Result<Value, Failure> {
+        let snapshot = match args.required("snapshot")? {
+            Value::String(text) => core_api::parse_snapshot(text)?,
+            other => other.clone(),
+        };
+        let engine = snapshot.get("engine").and_then(Value::as_str).unwrap_or("");
+        let (kind, session) = if engine == "PyramidRun" {
+            ("pyramid", Session::Pyramid(Box::new(PyramidRun::from_snapshot(&snapshot)?)))
+        } else {
+            ("loop", Session::Loop(Box::new(EarlyStopping::from_snapshot(&snapshot)?)))
+        };
+        let id = self.new_id(kind);
+        self.insert(&id, session)?;
+        Ok(Value::object(vec![("session", Value::string(id)), ("engine", Value::string(kind))]))
+    }
+
+    fn pyramid_start(&self, args: &Args) -> Result<Value, Failure> {
+        let preset = args.string("preset")?.unwrap_or_else(|| "default".into());
+        let config = ExitConfig::preset_named(&preset, "preset")?;
+        let config = match args.get("config") {
+            Some(partial) => config.merged(partial, NAMING, "config", ErrorCode::InvalidConfig)?,
+            None => config,
+        };
+        let layers = args.required("layers")?;
+        let total = match args.get("total_layers") {
+            Some(total) => total.clone(),
+            None => match layers {
+                Value::Array(items) => Value::Number(items.len() as f64),
+                _ => Value::Number(0.0),
+            },
+        };
+        let run = PyramidRun::start_value(&config.to_value(NAMING), &total, layers, NAMING)
+            .map_err(|e| rename_field(e, "totalLayers", "total_layers"))?;
+        let next = step_value(&run);
+        let id = self.new_id("pyramid");
+        self.insert(&id, Session::Pyramid(Box::new(run)))?;
+        Ok(Value::object(vec![("session", Value::string(id)), ("next", next)]))
+    }
+
+    fn pyramid_submit(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        let layer = args.required("layer")?.clone();
+        let junit_paths = args.strings("junit")?;
+        let result = match (args.get("result"), junit_paths.is_empty()) {
+            (Some(_), false) => {
+                return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit")));
+            }
+            (Some(result), true) => result.clone(),
+            (None, false) => junit_result(args, &junit_paths)?,
+            (None, true) => return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit"))),
+        };
+        self.with_session(&id, |session| {
+            let Session::Pyramid(run) = session else {
+                return Err(wrong_session(&id, EngineKind::Pyramid));
+            };
+            let layer = match &layer {
+                Value::String(name) => Value::Number(run.layer_named(name)? as f64),
+                other => other.clone(),
+            };
+            let decision = run.submit_value(&layer, &result, NAMING)?;
+            let index = layer.as_f64().unwrap_or(0.0) as usize;
+            Ok(Value::object(vec![
+                ("layer", Value::Number(index as f64)),
+                ("name", Value::string(run.layers().get(index).map_or("", |l| l.name.as_str()))),
+                ("result", result.clone()),
+                ("decision", decision.as_ref().map_or(Value::Null, |d| d.to_value(NAMING))),
+                ("next", step_value(run)),
+            ]))
+        })
+    }
+
+    fn pyramid_result(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        self.with_session(&id, |session| match session {
+            Session::Pyramid(run) => Ok(run.result_value(NAMING)?),
+            _ => Err(wrong_session(&id, EngineKind::Pyramid)),
+        })
+    }
+
+    fn replay_loops(&self, args: &Args) -> Result<Value, Failure> {
+        let policy = args.get("policy").cloned().unwrap_or(Value::Null);
+        match (args.get("runs"), args.strings("paths")?) {
+            (Some(runs), paths) if paths.is_empty() => Ok(core_api::replay_loops_value(runs, &policy)?),
+            (None, paths) if !paths.is_empty() => {
+                let doc = replay_cmd::loop_replay_document(
+                    &paths,
+                    &policy,
+                    true,
+                    replay_cmd::Rows::Memory(Vec::new()),
+                    &|| self.cancelled(),
+                )?;
+                Ok(doc.into_value())
+            }
+            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
+        }
+    }
+
+    fn replay_pyramids(&self, args: &Args) -> Result<Value, Failure> {
+        let options = options_of(args, &["policy", "config", "model", "learn"]);
+        let model_out = args.string("model_out")?;
+        match (args.get("runs"), args.strings("paths")?) {
+            (Some(runs), paths) if paths.is_empty() => {
+                if model_out.is_some() {
+                    return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
+                }
+                Ok(core_api::replay_pyramids_value(runs, &options)?)
+            }
+            (None, paths) if !paths.is_empty() => {
+                let doc = replay_cmd::pyramid_replay_document(
+                    &paths,
+                    &options,
+                    true,
+                    replay_cmd::Rows::Memory(Vec::new()),
+                    &|| self.cancelled(),
+                    model_out.as_deref(),
+                )
+                .map_err(strip_flag)?;
+                Ok(doc.into_value())
+            }
+            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
+        }
+    }
+
+    fn calibrate(&self, args: &Args) -> Result<Value, Failure> {
+        let options = options_of(args, &["policy", "config", "model", "risk", "delta", "grid", "warmup"]);
+        let model_out = args.string("model_out")?;
+        let paths = args.strings("paths")?;
+        if let Some(runs) = args.get("runs") {
+            if !paths.is_empty() {
+                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
+            }
+            if model_out.is_some() {
+                return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
+            }
+            return Ok(core_api::calibrate_value(runs, &options)?);
+        }
+        if paths.is_empty() {
+            return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
+        }
+        replay_cmd::calibrate_document(&paths, &options, true, &|| self.cancelled(), model_out.as_deref())
+            .map_err(strip_flag)
+    }
+}
+
+/// Flags mean nothing to an MCP client: keep the core's field.
+fn strip_flag(failure: Failure) -> Failure {
+    match failure {
+        Failure::Core { error, file, .. } => Failure::Core { error, flag: None, file },
+        other => other,
+    }
+}
+
+fn options_of(args: &Args, keys: &[&str]) -> Value {
+    Value::object(keys.iter().filter_map(|k| args.get(k).map(|v| (*k, v.clone()))).collect())
+}
+
+fn rename_field(e: core_api::CoreError, from: &str, to: &str) -> Failure {
+    Failure::core(core_api::respelled(e, from, to))
+}
+
+fn wrong_session(id: &str, wanted: EngineKind) -> Failure {
+    Failure::core(core_api::wrong_session(id, wanted))
+}
+
+fn step_value(run: &PyramidRun) -> Value {
+    let action = run.next();
+    let mut doc = core_api::action_value(action);
+    if let core_api::Action::Run(i) | core_api::Action::Verify(i) = action {
+        if let Value::Object(entries) = &mut doc {
+            entries.push(("name".into(), Value::string(run.layers().get(i).map_or("", |l| l.name.as_str()))));
+        }
+    }
+    doc
+}
+
+fn junit_result(args: &Args, paths: &[String]) -> Result<Value, Failure> {
+    let coverage = match args.get("coverage") {
+        None => None,
+        Some(Value::Number(n)) => Some(*n),
+        Some(other) => return Err(type_error("coverage", "a number", other)),
+    };
+    let coverage_xml = args.string("coverage_xml")?;
+    if coverage.is_some() && coverage_xml.is_some() {
+        return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
+    }
+    junit::layer_result(paths, coverage_xml.as_deref(), coverage)
+}
+
+fn junit_tool(args: &Args) -> Result<Value, Failure> {
+    let paths = args.strings("junit")?;
+    if paths.is_empty() {
+        return Err(Failure::core(core_api::test_report::no_reports()));
+    }
+    junit_result(args, &paths)
+}
+
+/// `pyramidPolicyDecide`; an outcome may give `junit` report paths instead of `failed`
+/// (failing = some test did not pass, the verdict's rule).
+fn policy_decide(args: &Args) -> Result<Value, Failure> {
+    let model = args.get("model").cloned().unwrap_or(Value::Null);
+    let layers = args.required("layers")?;
+    let outcomes = match args.get("outcomes") {
+        None => Value::Array(Vec::new()),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let junit = item.get("junit");
+                match (junit, item) {
+                    (Some(Value::Array(paths)), Value::Object(entries)) => {
+                        let paths: Vec<String> = paths.iter().filter_map(|p| p.as_str().map(str::to_string)).collect();
+                        let result = junit::layer_result(&paths, None, None)?;
+                        let failed = core_api::layer_result_failed(&result)?;
+                        let mut entries: Vec<(String, Value)> =
+                            entries.iter().filter(|(k, _)| k != "junit").cloned().collect();
+                        entries.push(("failed".into(), Value::Bool(failed)));
+                        out.push(Value::Object(entries));
+                    }
+                    (Some(other), _) => {
+                        return Err(type_error(&format!("outcomes[{i}].junit"), "an array of paths", other));
+                    }
+                    (None, _) => out.push(item.clone()),
+                }
+            }
+            Value::Array(out)
+        }
+        Some(other) => other.clone(),
+    };
+    let options = options_of(args, &["policy", "config"]);
+    Ok(core_api::policy_decide(&model, layers, &outcomes, &options)?)
+}
+
+fn policy_update(args: &Args) -> Result<Value, Failure> {
+    let model = args.get("model").cloned().unwrap_or(Value::Null);
+    let ran = args.required("ran")?;
+    let options = options_of(args, &["policy", "config"]);
+    Ok(core_api::policy_update(&model, ran, &options)?)
+}
+
+const RESULT_KEYS: [&str; 8] = [
+    "quality_score",
+    "confidence",
+    "verification_status",
+    "quality_delta",
+    "tokens_used",
+    "token_cost_usd",
+    "execution_time_ms",
+    "timestamp",
+];
+
+const LOOP_RECORD_ARGS: [&str; 10] = [
+    "session",
+    "iteration",
+    "quality_score",
+    "confidence",
+    "verification_status",
+    "quality_delta",
+    "tokens_used",
+    "token_cost_usd",
+    "execution_time_ms",
+    "timestamp",
+];
+
+fn object(value: Json) -> Arc<Map<String, Json>> {
+    match value {
+        Json::Object(map) => Arc::new(map),
+        _ => Arc::new(Map::new()),
+    }
+}
+
+fn tool(name: &'static str, description: &'static str, input: Json, output: Json) -> Tool {
+    let mut tool = Tool::new(name, description, object(input));
+    tool.output_schema = Some(object(output));
+    tool
+}
+
+fn any_object(description: &str) -> Json {
+    json!({"type": "object", "description": description})
+}
+
+/// Every tool with its input and output schemas (docs/cli.md, "MCP server").
+fn tools() -> Vec<Tool> {
+    let session =
+        json!({"type": "string", "description": "a session id from loop_start, pyramid_start or session_import"});
+    let number = |d: &str| json!({"type": "number", "description": d});
+    let decision = json!({
+        "type": "object",
+        "description": "the library's StoppingDecision",
+        "properties": {
+            "stop": {"type": "boolean"}, "reason": {"type": "string"}, "confidence": {"type": "number"},
+            "trigger": {"type": "string"}, "best_iteration": {"type": ["integer", "null"]},
+            "best_quality_score": {"type": ["number", "null"]}
+        },
+        "required": ["stop", "reason", "confidence", "trigger"]
+    });
+    let step = json!({
+        "type": "object",
+        "description": "the pending step: action run (run the layer), verify (run it to check a prediction) or done",
+        "properties": {"action": {"enum": ["run", "verify", "done"]}, "layer": {"type": "integer"}, "name": {"type": "string"}},
+        "required": ["action"]
+    });
+    let runs = json!({"description": "runs as JSONL text (one run per line) or an array of run objects",
+        "type": ["string", "array"]});
+    let paths = json!({"type": "array", "items": {"type": "string"}, "description": "JSONL files of runs, read in order as one stream"});
+    let paths_list = json!({"type": "array", "items": {"type": "string"}});
+    let policy_name = json!({"type": "string", "description": "default, aggressive, conservative (the ADR's presets), fail_fast or risk_bounded"});
+    let model = any_object("an outcome model document {version, engine: PyramidOutcomeModel, layers}");
+    let layer_result = json!({
+        "type": "object",
+        "description": "a layer result {passRate, coverage, flakyRatio, ...}",
+        "properties": {"passRate": {"type": "number"}, "coverage": {"type": "number"}, "flakyRatio": {"type": "number"}},
+        "required": ["passRate", "coverage", "flakyRatio"]
+    });
+    vec![
+        tool(
+            "loop_start",
+            "Start a loop-stopping session (an EarlyStopping engine) from a preset and a partial config; \
+             strict_iterations (default true) makes iteration numbers increase.",
+            json!({"type": "object", "properties": {
+                "preset": {"enum": ["seed", "recommended"], "description": "default seed"},
+                "config": any_object("a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
+                "strict_iterations": {"type": "boolean"}
+            }, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"session": {"type": "string"}, "config": any_object("the full config")},
+                "required": ["session", "config"]}),
+        ),
+        tool(
+            "loop_record",
+            "Record one iteration of a loop session and decide: stop is true when the loop should stop. \
+             The iteration defaults to the next one.",
+            json!({"type": "object", "properties": {
+                "session": session,
+                "iteration": {"type": "integer", "minimum": 1},
+                "quality_score": number("0..=100"),
+                "confidence": number("0..=1"),
+                "verification_status": {"enum": ["passed", "failed", "skipped"]},
+                "quality_delta": number("change since the previous iteration"),
+                "tokens_used": number("tokens this iteration used"),
+                "token_cost_usd": number("its cost"),
+                "execution_time_ms": number("its wall-clock time"),
+                "timestamp": {"type": "string", "description": "RFC 3339; default now"}
+            }, "required": ["session", "quality_score", "confidence", "verification_status"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {
+                "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision
+            }, "required": ["iteration", "duplicate", "decision"]}),
+        ),
+        tool(
+            "loop_decide",
+            "Decide whether a loop session should stop now (shouldStop).",
+            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
+            decision.clone(),
+        ),
+        tool(
+            "loop_best",
+            "The best iteration of a loop session so far, with its record.",
+            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {
+                "best_iteration": {"type": ["integer", "null"]}, "best_quality_score": {"type": ["number", "null"]},
+                "record": {"type": ["object", "null"]}
+            }, "required": ["best_iteration", "best_quality_score", "record"]}),
+        ),
+        tool(
+            "session_export",
+            "Export a session as the libraries' snapshot JSON (EarlyStopping.fromJSON / PyramidRun.fromJSON read it); \
+             with path, also write it to that file atomically.",
+            json!({"type": "object", "properties": {"session": session, "path": {"type": "string"}},
+                "required": ["session"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"session": {"type": "string"}, "snapshot": any_object("the snapshot")},
+                "required": ["session", "snapshot"]}),
+        ),
+        tool(
+            "session_import",
+            "Import a snapshot (object or JSON text) of an EarlyStopping or a PyramidRun as a new session.",
+            json!({"type": "object", "properties": {"snapshot": {"type": ["object", "string"]}},
+                "required": ["snapshot"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"session": {"type": "string"}, "engine": {"enum": ["loop", "pyramid"]}},
+                "required": ["session", "engine"]}),
+        ),
+        tool(
+            "pyramid_start",
+            "Start a test-pyramid session (a PyramidRun) with an ADR preset: answers the first step.",
+            json!({"type": "object", "properties": {
+                "preset": {"enum": ["default", "aggressive", "conservative"]},
+                "config": any_object("a partial exit config, camelCase keys"),
+                "layers": {"type": "array", "items": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "costMs": {"type": "number"}}, "required": ["name"]}},
+                "total_layers": {"type": "integer", "minimum": 1}
+            }, "required": ["layers"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"session": {"type": "string"}, "next": step},
+                "required": ["session", "next"]}),
+        ),
+        tool(
+            "pyramid_submit",
+            "Submit the pending layer's result (a result object, or JUnit report paths with optional coverage) \
+             and answer the next step.",
+            json!({"type": "object", "properties": {
+                "session": session,
+                "layer": {"type": ["integer", "string"], "description": "the pending layer's index or name"},
+                "result": layer_result,
+                "junit": paths_list,
+                "coverage_xml": {"type": "string", "description": "a Cobertura coverage file"},
+                "coverage": number("coverage with junit, 0..=1 (default 1)")
+            }, "required": ["session", "layer"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {
+                "layer": {"type": "integer"}, "name": {"type": "string"}, "result": any_object("the layer result"),
+                "decision": {"type": ["object", "null"]}, "next": step
+            }, "required": ["layer", "name", "result", "decision", "next"]}),
+        ),
+        tool(
+            "pyramid_result",
+            "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified).",
+            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {
+                "exitedEarly": {"type": "boolean"}, "exitReason": {"type": "string"},
+                "verdict": {"enum": ["passed", "failed", "unverified"]}, "failingLayers": {"type": "array"}
+            }, "required": ["exitedEarly", "exitReason", "verdict", "failingLayers"]}),
+        ),
+        tool(
+            "pyramid_policy_decide",
+            "Next step of the fail_fast or risk_bounded policy with an outcome model: outcomes so far are \
+             {layer, failed} or {layer, junit: [paths]}.",
+            json!({"type": "object", "properties": {
+                "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial policy config"),
+                "model": model.clone(),
+                "layers": {"type": "array", "items": {"type": "object"}},
+                "outcomes": {"type": "array", "items": {"type": "object"}}
+            }, "required": ["layers"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"action": {"enum": ["run", "stop"]}, "layer": {"type": "integer"},
+                "reason": {"type": "string"}}, "required": ["action"]}),
+        ),
+        tool(
+            "pyramid_policy_update",
+            "Teach an outcome model one run (ran = [{name, failed, durationMs?}] in run order); answers the new model.",
+            json!({"type": "object", "properties": {
+                "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial policy config"),
+                "model": model.clone(), "ran": {"type": "array", "items": {"type": "object"}}
+            }, "required": ["ran"], "additionalProperties": false}),
+            model.clone(),
+        ),
+        tool(
+            "replay_loops",
+            "Replay a loop policy (preset name or {preset, config, returns, analytics}) over recorded runs.",
+            json!({"type": "object", "properties": {"runs": runs.clone(), "paths": paths.clone(),
+                "policy": {"type": ["string", "object"]}}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"policy": {"type": "object"}, "summary": {"type": "object"},
+                "runs": {"type": "array"}}, "required": ["policy", "summary", "runs"]}),
+        ),
+        tool(
+            "replay_pyramids",
+            "Replay a pyramid policy over recorded runs; model_out (with paths) writes the final model.",
+            json!({"type": "object", "properties": {"runs": runs.clone(), "paths": paths.clone(), "policy": policy_name,
+                "config": any_object("partial config"), "model": model.clone(), "learn": {"enum": ["ran", "all", "none"]},
+                "model_out": {"type": "string"}}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"policy": {"type": "string"}, "runs": {"type": "array"},
+                "summary": {"type": "object"}, "model": {"type": ["object", "null"]}},
+                "required": ["policy", "runs", "summary", "model"]}),
+        ),
+        tool(
+            "calibrate_pyramids",
+            "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test); model_out \
+             (with paths) writes the calibrated model.",
+            json!({"type": "object", "properties": {"runs": runs, "paths": paths,
+                "risk": number("miss rate to certify, 0 < risk < 1"), "delta": number("0 < delta < 1"),
+                "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial config"),
+                "model": model, "grid": {"type": "array", "items": {"type": "number"}}, "warmup": number("0 <= warmup < 1"),
+                "model_out": {"type": "string"}}, "required": ["risk", "delta"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
+                "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]}),
+        ),
+        tool(
+            "junit_layer_result",
+            "Read JUnit/xUnit XML reports (and optionally Cobertura coverage) into a layer result.",
+            json!({"type": "object", "properties": {"junit": paths_list, "coverage_xml": {"type": "string"},
+                "coverage": number("0..=1")}, "required": ["junit"], "additionalProperties": false}),
+            layer_result,
+        ),
+    ]
+}

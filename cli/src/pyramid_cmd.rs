@@ -1,0 +1,337 @@
+//! `earlyexit pyramid start|next|submit|result`: the step API of a `PyramidRun` kept in a
+//! state file (its snapshot JSON), which a CI system passes between jobs as an artifact.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+use crate::core_api::{self, Action, ErrorCode, ExitConfig, PyramidRun, Value, NAMING};
+use crate::output::{self, code, with_file, with_flag, Answer, Failure};
+use crate::{junit, state};
+
+#[derive(Subcommand, Debug)]
+pub enum PyramidCommand {
+    /// Create the state file of a new run and print the first step (exit 0: run it).
+    Start(StartArgs),
+    /// Print the pending step: exit 0 run the printed layer, 11 verify it, 10 nothing more to run.
+    Next(StateArg),
+    /// Submit the pending layer's result and print the next step (exit codes as `next`).
+    Submit(SubmitArgs),
+    /// Print the run's result with its verdict (exit 0 passed, 12 failed, 13 unverified).
+    Result(ResultArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StateArg {
+    /// The state file (the run's snapshot JSON).
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct StartArgs {
+    /// The state file to create.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// The ADR preset: default, aggressive or conservative.
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    preset: String,
+    /// JSON file with a partial exit config (camelCase keys) merged over the preset.
+    #[arg(long, value_name = "FILE")]
+    config: Option<String>,
+    /// A layer, in run order: NAME or NAME=COST_MS (split at the last '='). Repeat per layer.
+    #[arg(long = "layer", value_name = "NAME[=COST_MS]", required = true)]
+    layers: Vec<String>,
+    /// totalLayers of the exit decision (default: the number of --layer).
+    #[arg(long, value_name = "N")]
+    total_layers: Option<String>,
+    /// Replace an existing state file.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SubmitArgs {
+    /// The state file.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// The layer whose result this is: its index (as `next` prints it) or its name.
+    #[arg(value_name = "LAYER")]
+    layer: String,
+    /// JUnit / xUnit XML reports of the layer (one or more; reruns across them count once).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["pass_rate", "flaky"])]
+    junit: Vec<String>,
+    /// Cobertura coverage XML (coverage.py's `coverage xml`): its line-rate is the coverage.
+    #[arg(long, value_name = "FILE", conflicts_with = "coverage")]
+    coverage_xml: Option<String>,
+    /// passRate, 0..=1 (without --junit).
+    #[arg(long, value_name = "P", allow_hyphen_values = true, required_unless_present = "junit")]
+    pass_rate: Option<String>,
+    /// coverage, 0..=1 (required without --junit and --coverage-xml; with --junit, default 1).
+    #[arg(long, value_name = "C", allow_hyphen_values = true)]
+    coverage: Option<String>,
+    /// flakyRatio, 0..=1 (without --junit).
+    #[arg(long, value_name = "F", allow_hyphen_values = true, required_unless_present = "junit")]
+    flaky: Option<String>,
+    /// durationMs of the layer (with --junit it comes from the reports).
+    #[arg(long, value_name = "MS", allow_hyphen_values = true, conflicts_with = "junit")]
+    duration_ms: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ResultArgs {
+    /// The state file.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// Exit 0, not 13, when the verdict is unverified (layers skipped, none failing).
+    #[arg(long)]
+    allow_unverified: bool,
+}
+
+pub fn run(command: PyramidCommand, json: bool) -> Result<u8, Failure> {
+    let answer = match command {
+        PyramidCommand::Start(args) => start(&args)?,
+        PyramidCommand::Next(args) => next(&args.state)?,
+        PyramidCommand::Submit(args) => submit(&args)?,
+        PyramidCommand::Result(args) => result(&args)?,
+    };
+    output::print(&answer, json)?;
+    Ok(answer.code)
+}
+
+fn load(path: &Path, text: &str) -> Result<PyramidRun, Failure> {
+    let file = path.display().to_string();
+    let snapshot = core_api::parse_snapshot(text).map_err(|e| with_file(e, &file))?;
+    PyramidRun::from_snapshot(&snapshot).map_err(|e| with_file(e, &file))
+}
+
+fn load_existing(path: &Path) -> Result<PyramidRun, Failure> {
+    match state::read(path)? {
+        Some(text) => load(path, &text),
+        None => Err(Failure::Input {
+            path: path.display().to_string(),
+            message: "no such state file (create it with `earlyexit pyramid start`)".into(),
+        }),
+    }
+}
+
+/// The pending step: `{action, layer, name}` and its exit code.
+fn step(run: &PyramidRun) -> (Value, String, u8) {
+    let action = run.next();
+    let mut doc = core_api::action_value(action);
+    let (human, exit) = match action {
+        Action::Run(i) | Action::Verify(i) => {
+            let name = run.layers().get(i).map_or("", |l| l.name.as_str()).to_string();
+            if let Value::Object(entries) = &mut doc {
+                entries.push(("name".into(), Value::string(name.as_str())));
+            }
+            let verb = if matches!(action, Action::Run(_)) { "run" } else { "verify" };
+            let exit = if matches!(action, Action::Run(_)) { code::GO_ON } else { code::VERIFY };
+            (format!("{verb} layer {i} ({name})"), exit)
+        }
+        Action::Done => ("done: nothing more to run (earlyexit pyramid result)".to_string(), code::STOP),
+    };
+    (doc, human, exit)
+}
+
+fn start(args: &StartArgs) -> Result<Answer, Failure> {
+    let preset = ExitConfig::preset_named(&args.preset, "preset").map_err(|e| with_flag(e, "--preset"))?;
+    let config = match &args.config {
+        None => preset,
+        Some(path) => {
+            let text = state::read_input(path)?;
+            let value = core_api::parse_json(&text, "invalid_config", "config").map_err(|e| with_file(e, path))?;
+            preset.merged(&value, NAMING, "config", ErrorCode::InvalidConfig).map_err(|e| with_file(e, path))?
+        }
+    };
+    let layers: Vec<Value> = args
+        .layers
+        .iter()
+        .map(|spec| {
+            let (name, cost) = match spec.rsplit_once('=') {
+                Some((name, cost)) => (name, Some(core_api::number_arg(cost))),
+                None => (spec.as_str(), None),
+            };
+            let mut entries = vec![("name", Value::string(name))];
+            if let Some(cost) = cost {
+                entries.push(("costMs", cost));
+            }
+            Value::object(entries)
+        })
+        .collect();
+    let total = match &args.total_layers {
+        Some(text) => core_api::number_arg(text),
+        None => Value::Number(layers.len() as f64),
+    };
+    let run =
+        PyramidRun::start_value(&config.to_value(NAMING), &total, &Value::Array(layers), NAMING).map_err(|e| {
+            let flag = if e.field().starts_with("layers") { "--layer" } else { "--total-layers" };
+            with_flag(e, flag)
+        })?;
+    let locked = state::lock(&args.state)?;
+    if locked.read()?.is_some() && !args.force {
+        return Err(Failure::Usage(format!(
+            "{} exists; pass --force to replace it with a new run",
+            args.state.display()
+        )));
+    }
+    locked.write(&output::json(&run.to_snapshot()))?;
+    let (doc, human, exit) = step(&run);
+    Ok(Answer { json: output::json(&doc), human, code: exit })
+}
+
+fn next(path: &Path) -> Result<Answer, Failure> {
+    let run = load_existing(path)?;
+    let (doc, human, exit) = step(&run);
+    Ok(Answer { json: output::json(&doc), human, code: exit })
+}
+
+/// The index of the layer `LAYER` names: digits are an index, anything else a name.
+fn layer_index(run: &PyramidRun, layer: &str) -> Result<Value, Failure> {
+    if !layer.is_empty() && layer.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(core_api::number_arg(layer));
+    }
+    let matches: Vec<usize> =
+        run.layers().iter().enumerate().filter(|(_, l)| l.name == layer).map(|(i, _)| i).collect();
+    match matches.as_slice() {
+        [i] => Ok(Value::Number(*i as f64)),
+        [] => Err(Failure::Usage(format!(
+            "no layer is named '{layer}' (layers: {})",
+            run.layers().iter().map(|l| l.name.as_str()).collect::<Vec<_>>().join(", ")
+        ))),
+        _ => Err(Failure::Usage(format!("several layers are named '{layer}': give its index"))),
+    }
+}
+
+fn submit(args: &SubmitArgs) -> Result<Answer, Failure> {
+    // The result first: reading reports takes the time, and a bad one changes nothing.
+    let result = if args.junit.is_empty() {
+        let mut entries = vec![
+            ("passRate", core_api::number_arg(args.pass_rate.as_deref().unwrap_or(""))),
+            ("coverage", coverage_value(args)?),
+            ("flakyRatio", core_api::number_arg(args.flaky.as_deref().unwrap_or(""))),
+        ];
+        if let Some(ms) = &args.duration_ms {
+            entries.push(("durationMs", core_api::number_arg(ms)));
+        }
+        Value::object(entries)
+    } else {
+        let coverage = match &args.coverage {
+            Some(text) => match core_api::number_arg(text) {
+                Value::Number(n) => Some(n),
+                other => {
+                    let error = core_api::type_error(ErrorCode::InvalidLayerResult, "coverage", "a number", &other);
+                    return Err(with_flag(error, "--coverage"));
+                }
+            },
+            None => None,
+        };
+        junit::layer_result(&args.junit, args.coverage_xml.as_deref(), coverage)?
+    };
+    let locked = state::lock(&args.state)?;
+    let Some(text) = locked.read()? else {
+        return Err(Failure::Input {
+            path: args.state.display().to_string(),
+            message: "no such state file (create it with `earlyexit pyramid start`)".into(),
+        });
+    };
+    let mut run = load(&args.state, &text)?;
+    let layer = layer_index(&run, &args.layer)?;
+    let index = layer.as_f64().unwrap_or(0.0) as usize;
+    let decision = run.submit_value(&layer, &result, NAMING).map_err(|e| {
+        let flag = flag_of_result_field(e.field(), !args.junit.is_empty());
+        match flag {
+            Some(flag) => with_flag(e, flag),
+            None => Failure::core(e),
+        }
+    })?;
+    locked.write(&output::json(&run.to_snapshot()))?;
+    let (next_doc, next_human, exit) = step(&run);
+    let name = run.layers().get(index).map_or("", |l| l.name.as_str()).to_string();
+    let doc = Value::object(vec![
+        ("layer", Value::Number(index as f64)),
+        ("name", Value::string(name.as_str())),
+        ("result", result.clone()),
+        ("decision", decision.as_ref().map_or(Value::Null, |d| d.to_value(NAMING))),
+        ("next", next_doc),
+    ]);
+    let mut human = format!(
+        "layer {index} ({name}): passRate {}, coverage {}, flakyRatio {}",
+        number_text(&result, "passRate"),
+        number_text(&result, "coverage"),
+        number_text(&result, "flakyRatio")
+    );
+    if let (Some(total), Some(passed)) = (result.get("total"), result.get("passed")) {
+        human.push_str(&format!(
+            " ({} of {} tests passed, {} flaky, {} skipped)",
+            js(passed),
+            js(total),
+            result.get("flaky").map_or_else(String::new, js),
+            result.get("skipped").map_or_else(String::new, js)
+        ));
+    }
+    if let Some(d) = &decision {
+        human.push_str(&format!("\n  exit decision: {}", if d.can_exit { "exit" } else { "continue" }));
+        human.push_str(&format!(" ({}, confidence {})", d.reason.as_str(), core_api::js_number(d.confidence)));
+    }
+    human.push_str(&format!("\n  next: {next_human}"));
+    Ok(Answer { json: output::json(&doc), human, code: exit })
+}
+
+fn js(v: &Value) -> String {
+    v.as_f64().map_or_else(|| v.to_json(), core_api::js_number)
+}
+
+fn number_text(result: &Value, key: &str) -> String {
+    result.get(key).map_or_else(String::new, js)
+}
+
+fn coverage_value(args: &SubmitArgs) -> Result<Value, Failure> {
+    match (&args.coverage, &args.coverage_xml) {
+        (Some(text), _) => Ok(core_api::number_arg(text)),
+        (None, Some(path)) => Ok(Value::Number(junit::read_cobertura(path)?)),
+        (None, None) => Err(Failure::Usage("--coverage or --coverage-xml is required without --junit".into())),
+    }
+}
+
+/// The flag behind a result field the core names (`layers[2].passRate`).
+fn flag_of_result_field(field: &str, from_junit: bool) -> Option<&'static str> {
+    if field == "layer" {
+        return None;
+    }
+    let last = field.rsplit('.').next().unwrap_or(field);
+    match (last, from_junit) {
+        (_, true) => Some("--junit"),
+        ("passRate", _) => Some("--pass-rate"),
+        ("coverage", _) => Some("--coverage"),
+        ("flakyRatio", _) => Some("--flaky"),
+        ("durationMs", _) => Some("--duration-ms"),
+        _ => None,
+    }
+}
+
+fn result(args: &ResultArgs) -> Result<Answer, Failure> {
+    let run = load_existing(&args.state)?;
+    let result = run.result().map_err(Failure::core)?;
+    let value = run.result_value(NAMING).map_err(Failure::core)?;
+    let verdict = result.verdict.as_str();
+    let exit = match verdict {
+        "failed" => code::VERDICT_FAILED,
+        "unverified" if !args.allow_unverified => code::VERDICT_UNVERIFIED,
+        _ => code::GO_ON,
+    };
+    let mut human = format!(
+        "verdict: {verdict}; {} ({}), layers run: {:?}",
+        result.exit_reason.as_str(),
+        if result.exited_early { "exited early" } else { "ran to the end" },
+        result.layers_executed
+    );
+    if !result.failing_layers.is_empty() {
+        let names: Vec<String> = result.failing_layers.iter().map(|f| format!("{} ({})", f.layer, f.name)).collect();
+        human.push_str(&format!("\n  failing: {}", names.join(", ")));
+    }
+    if let Some(saved) = result.compute_saved_ms {
+        human.push_str(&format!("\n  compute saved: {} ms", core_api::js_number(saved)));
+    }
+    Ok(Answer { json: output::json(&value), human, code: exit })
+}

@@ -1,0 +1,585 @@
+//! `earlyexit replay loops|pyramids` and `earlyexit calibrate pyramids`: the library's
+//! replay and calibration over JSONL files of any size. Replay streams: each line is read,
+//! replayed and written out before the next is read (memory bounded by the largest run);
+//! the per-run rows wait in an anonymous temporary file until the summary, which the
+//! document lists first, is known, so `--json` prints exactly the library's document.
+//! Calibration keeps each run's compact record (`RecordedRun::for_calibration`).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, IsTerminal, Read, Seek, Write};
+
+use clap::{Args, Subcommand};
+
+use crate::core_api::{self, CalibrationRequest, JsonlLines, LoopReplayStream, PyramidReplayStream, Value, NAMING};
+use crate::output::{code, with_file, with_flag, Failure};
+use crate::state;
+
+#[derive(Subcommand, Debug)]
+pub enum ReplayCommand {
+    /// Replay a loop policy over recorded loop runs (one run per line).
+    Loops(LoopReplayArgs),
+    /// Replay a pyramid policy over recorded pyramid runs (one run per line).
+    Pyramids(PyramidReplayArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CalibrateCommand {
+    /// Calibrate the risk budget of the pyramid policy (Learn-then-Test) on recorded runs.
+    Pyramids(CalibrateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LoopReplayArgs {
+    /// JSONL files of runs, replayed in order as one stream (`-` = standard input).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<String>,
+    /// The policy: a loop preset name (seed, the default, or recommended).
+    #[arg(long, value_name = "NAME", conflicts_with = "policy_file")]
+    policy: Option<String>,
+    /// The policy as a JSON file: {preset, config, returns, analytics}.
+    #[arg(long, value_name = "FILE")]
+    policy_file: Option<String>,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PyramidReplayArgs {
+    /// JSONL files of runs, replayed in order as one stream (`-` = standard input).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<String>,
+    /// default, aggressive, conservative (the ADR's), fail_fast or risk_bounded.
+    #[arg(long, value_name = "NAME")]
+    policy: Option<String>,
+    /// JSON file with a partial config merged over the policy's.
+    #[arg(long, value_name = "FILE")]
+    config: Option<String>,
+    /// JSON file with the outcome model to start from (fail_fast, risk_bounded).
+    #[arg(long, value_name = "FILE")]
+    model: Option<String>,
+    /// What the model learns after each run: ran (the default), all or none.
+    #[arg(long, value_name = "WHAT")]
+    learn: Option<String>,
+    /// Write the model after the replay to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    model_out: Option<String>,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// JSONL files of pyramid runs, in order (`-` = standard input).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<String>,
+    /// The miss rate among failing runs to certify (0 < risk < 1).
+    #[arg(long, value_name = "R", allow_hyphen_values = true)]
+    risk: String,
+    /// The probability that the certificate is wrong (0 < delta < 1).
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    delta: String,
+    /// risk_bounded (the default) or fail_fast.
+    #[arg(long, value_name = "NAME")]
+    policy: Option<String>,
+    /// JSON file with a partial config merged over the policy's.
+    #[arg(long, value_name = "FILE")]
+    config: Option<String>,
+    /// JSON file with the outcome model to start from.
+    #[arg(long, value_name = "FILE")]
+    model: Option<String>,
+    /// Risk budgets to test, ascending, comma-separated (default 0.001,...,0.2).
+    #[arg(long, value_name = "B,B,...", allow_hyphen_values = true)]
+    grid: Option<String>,
+    /// Share of the runs (first ones) that train the model before testing (default 0.5).
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    warmup: Option<String>,
+    /// Write the calibrated model to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    model_out: Option<String>,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Reads the JSON file behind a flag.
+fn json_file(path: &str, code_name: &str, field: &str) -> Result<Value, Failure> {
+    let text = state::read_input(path)?;
+    core_api::parse_json(&text, code_name, field).map_err(|e| with_file(e, path))
+}
+
+/// A progress bar over the bytes of the input files, on stderr when it is a terminal.
+fn progress(files: &[String], quiet: bool) -> indicatif::ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let total: u64 =
+        files.iter().filter(|f| *f != "-").filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {eta}")
+    {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Feeds every line of `files` (in order) to `each(line, path)` through one [`JsonlLines`],
+/// stopping at the first error, which names the file. `cancelled` is polled per line.
+pub fn for_each_run<T>(
+    files: &[String],
+    bar: &indicatif::ProgressBar,
+    cancelled: &dyn Fn() -> bool,
+    mut read: impl FnMut(&str, &str) -> Result<T, core_api::CoreError>,
+    mut each: impl FnMut(T) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let mut lines = JsonlLines::new();
+    let mut buf = Vec::new();
+    for file in files {
+        bar.set_message(file.clone());
+        let input: Box<dyn Read> = if file == "-" {
+            Box::new(std::io::stdin())
+        } else {
+            Box::new(File::open(file).map_err(|e| Failure::Input { path: file.clone(), message: e.to_string() })?)
+        };
+        let mut reader = BufReader::with_capacity(1 << 16, input);
+        lines.start_text();
+        loop {
+            if cancelled() {
+                return Err(Failure::Internal("cancelled".into()));
+            }
+            buf.clear();
+            let n = reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| Failure::Input { path: file.clone(), message: e.to_string() })?;
+            if n == 0 {
+                break;
+            }
+            bar.inc(n as u64);
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            if let Some(run) = lines.line_bytes(line, &mut read).map_err(|e| with_file(e, file))? {
+                each(run)?;
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// The per-run rows of a replay document: spilled to an anonymous temporary file as they
+/// come (the command line), or kept (the MCP server, which answers with the whole document).
+pub enum Rows {
+    /// Comma-separated JSON rows in a temporary file.
+    Spill { file: std::io::BufWriter<File>, count: u64 },
+    /// The rows themselves.
+    Memory(Vec<Value>),
+    /// Rows not wanted (a text summary).
+    Discard,
+}
+
+impl Rows {
+    /// Rows spilled to a temporary file.
+    pub fn spill() -> Result<Self, Failure> {
+        let file = tempfile::tempfile().map_err(|e| Failure::Internal(format!("creating a temporary file: {e}")))?;
+        Ok(Rows::Spill { file: std::io::BufWriter::new(file), count: 0 })
+    }
+
+    fn push(&mut self, row: Value) -> Result<(), Failure> {
+        match self {
+            Rows::Spill { file, count } => {
+                let io = |e: std::io::Error| Failure::Internal(format!("writing a temporary file: {e}"));
+                if *count > 0 {
+                    file.write_all(b",").map_err(io)?;
+                }
+                file.write_all(row.to_json().as_bytes()).map_err(io)?;
+                *count += 1;
+            }
+            Rows::Memory(rows) => rows.push(row),
+            Rows::Discard => {}
+        }
+        Ok(())
+    }
+
+    /// Copies the rows (comma-separated JSON) to `out`.
+    fn copy_to(self, out: &mut impl Write) -> Result<(), Failure> {
+        let io = |e: std::io::Error| Failure::Internal(format!("copying the rows: {e}"));
+        match self {
+            Rows::Spill { file, .. } => {
+                let mut file = file.into_inner().map_err(|e| io(e.into_error()))?;
+                file.rewind().map_err(io)?;
+                std::io::copy(&mut file, out).map_err(io)?;
+            }
+            Rows::Memory(rows) => {
+                for (i, row) in rows.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b",").map_err(io)?;
+                    }
+                    out.write_all(row.to_json().as_bytes()).map_err(io)?;
+                }
+            }
+            Rows::Discard => {}
+        }
+        Ok(())
+    }
+}
+
+/// A replay's answer: the library document's entries in its order; `None` marks where the
+/// rows go (`runs`).
+pub struct Document {
+    /// `(key, value)`, `None` for the rows.
+    pub parts: Vec<(&'static str, Option<Value>)>,
+    /// The rows.
+    pub rows: Rows,
+}
+
+impl Document {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.parts.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_ref())
+    }
+
+    /// The document as one value (rows kept in memory).
+    pub fn into_value(self) -> Value {
+        let rows = match self.rows {
+            Rows::Memory(rows) => rows,
+            _ => Vec::new(),
+        };
+        let mut rows = Some(rows);
+        Value::Object(
+            self.parts
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.unwrap_or_else(|| Value::Array(rows.take().unwrap_or_default()))))
+                .collect(),
+        )
+    }
+
+    /// Prints the document on stdout, exactly as the library's value prints. A reader that
+    /// stops early (`| head`) ends the output quietly.
+    fn write_stdout(self) -> Result<(), Failure> {
+        match self.write_stdout_inner() {
+            Err(Failure::Internal(message)) if message.contains("Broken pipe") => Ok(()),
+            other => other,
+        }
+    }
+
+    fn write_stdout_inner(self) -> Result<(), Failure> {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        let io = |e: std::io::Error| Failure::Internal(format!("writing stdout: {e}"));
+        let mut rows = Some(self.rows);
+        out.write_all(b"{").map_err(io)?;
+        for (i, (key, value)) in self.parts.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",").map_err(io)?;
+            }
+            out.write_all(Value::string(*key).to_json().as_bytes()).map_err(io)?;
+            out.write_all(b":").map_err(io)?;
+            match value {
+                Some(v) => out.write_all(v.to_json().as_bytes()).map_err(io)?,
+                None => {
+                    out.write_all(b"[").map_err(io)?;
+                    if let Some(rows) = rows.take() {
+                        rows.copy_to(&mut out)?;
+                    }
+                    out.write_all(b"]").map_err(io)?;
+                }
+            }
+        }
+        out.write_all(b"}\n").map_err(io)?;
+        out.flush().map_err(io)
+    }
+}
+
+fn percent(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |x| format!("{:.1}%", 100.0 * x))
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+pub fn replay(command: ReplayCommand, json: bool) -> Result<u8, Failure> {
+    match command {
+        ReplayCommand::Loops(args) => replay_loops(&args, json),
+        ReplayCommand::Pyramids(args) => replay_pyramids(&args, json).map(|()| code::GO_ON),
+    }
+}
+
+/// The library's loop replay document over `files`.
+pub fn loop_replay_document(
+    files: &[String],
+    policy: &Value,
+    quiet: bool,
+    mut rows: Rows,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Document, Failure> {
+    let mut stream = LoopReplayStream::from_policy_value(policy, NAMING).map_err(Failure::core)?;
+    let bar = progress(files, quiet);
+    for_each_run(
+        files,
+        &bar,
+        cancelled,
+        |line, path| Ok((core_api::read_loop_run(line, path)?, path.to_string())),
+        |(run, path)| {
+            let outcome = stream.replay(&run, &path).map_err(Failure::core)?;
+            rows.push(core_api::loop_outcome_value(&outcome))
+        },
+    )?;
+    Ok(Document {
+        parts: vec![
+            ("policy", Some(core_api::loop_policy_value(&stream))),
+            ("summary", Some(core_api::loop_summary_value(&stream))),
+            ("runs", None),
+        ],
+        rows,
+    })
+}
+
+fn replay_loops(args: &LoopReplayArgs, json: bool) -> Result<u8, Failure> {
+    let (policy, flag) = match (&args.policy, &args.policy_file) {
+        (Some(name), _) => (Value::string(name.as_str()), "--policy"),
+        (None, Some(path)) => (json_file(path, "invalid_replay", "policy")?, "--policy-file"),
+        (None, None) => (Value::Null, "--policy"),
+    };
+    // The policy is checked before any file is opened.
+    LoopReplayStream::from_policy_value(&policy, NAMING).map_err(|e| with_flag(e, flag))?;
+    let rows = if json { Rows::spill()? } else { Rows::Discard };
+    let doc = loop_replay_document(&args.files, &policy, args.quiet, rows, &|| false)?;
+    if json {
+        doc.write_stdout()?;
+    } else {
+        let s = doc.get("summary").cloned().unwrap_or(Value::Null);
+        let s = &s;
+        let mut text = format!(
+            "runs                   {}\n\
+             iterations used        {} of {} ({})\n\
+             mean returned quality  {:.2}\n\
+             mean best quality      {:.2}\n\
+             mean quality gap       {:.2}\n\
+             premature stops        {} ({})\n\
+             wasted iterations      {}\n\
+             returned good          {} (reachable {})\n\
+             false passes           {}\n\
+             ended without stop     {}\n\
+             triggers              ",
+            num(s, "runs"),
+            num(s, "iterations_used"),
+            num(s, "iterations_available"),
+            percent(s.get("share_of_available").and_then(Value::as_f64)),
+            num(s, "mean_returned_quality"),
+            num(s, "mean_best_quality"),
+            num(s, "mean_quality_gap"),
+            num(s, "premature_stops"),
+            percent(s.get("premature_rate").and_then(Value::as_f64)),
+            num(s, "wasted_iterations"),
+            num(s, "returned_good"),
+            num(s, "reachable_good"),
+            num(s, "false_passes"),
+            num(s, "ended_without_stop"),
+        );
+        if let Some(Value::Object(triggers)) = s.get("triggers") {
+            for (name, n) in triggers {
+                if n.as_f64().unwrap_or(0.0) > 0.0 {
+                    text.push_str(&format!(" {name} {}", js_num(n)));
+                }
+            }
+        }
+        println!("{text}");
+    }
+    Ok(code::GO_ON)
+}
+
+fn js_num(v: &Value) -> String {
+    v.as_f64().map_or_else(|| v.to_json(), core_api::js_number)
+}
+
+/// The options object of the library's `replayPyramids` from the flags.
+pub fn pyramid_options(
+    policy: &Option<String>,
+    config: &Option<String>,
+    model: &Option<String>,
+) -> Result<Vec<(&'static str, Value)>, Failure> {
+    let mut options = Vec::new();
+    if let Some(name) = policy {
+        options.push(("policy", Value::string(name.as_str())));
+    }
+    if let Some(path) = config {
+        options.push(("config", json_file(path, "invalid_config", "config")?));
+    }
+    if let Some(path) = model {
+        options.push(("model", json_file(path, "invalid_snapshot", "model")?));
+    }
+    Ok(options)
+}
+
+pub fn option_flag(e: core_api::CoreError) -> Failure {
+    let field = e.field().to_string();
+    let head = field.split(['.', '[']).next().unwrap_or("");
+    match head {
+        "policy" => with_flag(e, "--policy"),
+        "config" => with_flag(e, "--config"),
+        "model" => with_flag(e, "--model"),
+        "learn" => with_flag(e, "--learn"),
+        "risk" => with_flag(e, "--risk"),
+        "delta" => with_flag(e, "--delta"),
+        "grid" => with_flag(e, "--grid"),
+        "warmup" => with_flag(e, "--warmup"),
+        _ => Failure::core(e),
+    }
+}
+
+/// The library's pyramid replay document over `files`; `model_out` gets the final model
+/// (atomically, and only when the replay completed).
+pub fn pyramid_replay_document(
+    files: &[String],
+    options: &Value,
+    quiet: bool,
+    mut rows: Rows,
+    cancelled: &dyn Fn() -> bool,
+    model_out: Option<&str>,
+) -> Result<Document, Failure> {
+    let (mut stream, name) = PyramidReplayStream::from_options(options, NAMING).map_err(option_flag)?;
+    let bar = progress(files, quiet);
+    for_each_run(files, &bar, cancelled, core_api::read_pyramid_run, |run| {
+        let replayed = stream.replay(&run).map_err(Failure::core)?;
+        rows.push(core_api::pyramid_row_value(&replayed))
+    })?;
+    let model = core_api::pyramid_model_value(&stream);
+    if let Some(path) = model_out {
+        if cancelled() {
+            return Err(Failure::Internal("cancelled".into()));
+        }
+        state::write_atomic(std::path::Path::new(path), &model.to_json())?;
+    }
+    Ok(Document {
+        parts: vec![
+            ("policy", Some(Value::string(name))),
+            ("runs", None),
+            ("summary", Some(core_api::pyramid_summary_value(&stream))),
+            ("model", Some(model)),
+        ],
+        rows,
+    })
+}
+
+fn replay_pyramids(args: &PyramidReplayArgs, json: bool) -> Result<(), Failure> {
+    let mut options = pyramid_options(&args.policy, &args.config, &args.model)?;
+    if let Some(learn) = &args.learn {
+        options.push(("learn", Value::string(learn.as_str())));
+    }
+    let rows = if json { Rows::spill()? } else { Rows::Discard };
+    let doc = pyramid_replay_document(
+        &args.files,
+        &Value::object(options),
+        args.quiet,
+        rows,
+        &|| false,
+        args.model_out.as_deref(),
+    )?;
+    if json {
+        return doc.write_stdout();
+    }
+    let name = doc.get("policy").and_then(Value::as_str).unwrap_or("").to_string();
+    let s = doc.get("summary").cloned().unwrap_or(Value::Null);
+    let s = &s;
+    let ci = match s.get("falsePassCi") {
+        Some(Value::Array(b)) if b.len() == 2 => {
+            format!(" [{}, {}]", percent(b.first().and_then(Value::as_f64)), percent(b.get(1).and_then(Value::as_f64)))
+        }
+        _ => String::new(),
+    };
+    println!(
+        "policy                 {name}\n\
+         runs                   {}\n\
+         failing runs caught    {} of {} (recall {})\n\
+         missed                 {}\n\
+         false-pass rate        {}{ci}\n\
+         saved nominal          {}\n\
+         saved actual           {}\n\
+         layers run             {} of {} ({} verified)\n\
+         risk-bounded stops     {}",
+        num(s, "runs"),
+        num(s, "caught"),
+        num(s, "failingRuns"),
+        percent(s.get("recall").and_then(Value::as_f64)),
+        num(s, "missed"),
+        percent(s.get("falsePassRate").and_then(Value::as_f64)),
+        percent(s.get("savedNominal").and_then(Value::as_f64)),
+        percent(s.get("savedActual").and_then(Value::as_f64)),
+        num(s, "layersRun"),
+        num(s, "layersTotal"),
+        num(s, "verifiedLayers"),
+        num(s, "riskBoundedStops"),
+    );
+    Ok(())
+}
+
+pub fn calibrate(command: CalibrateCommand, json: bool) -> Result<u8, Failure> {
+    let CalibrateCommand::Pyramids(args) = command;
+    let options = calibrate_options(&args)?;
+    let doc = calibrate_document(&args.files, &options, args.quiet, &|| false, args.model_out.as_deref())?;
+    if json {
+        println!("{}", doc.to_json());
+    } else {
+        let mut text = format!(
+            "risk budget            {}\n\
+             steps (budget, failing runs, missed, p-value, certified):",
+            js_num(doc.get("riskBudget").unwrap_or(&Value::Null))
+        );
+        if let Some(Value::Array(steps)) = doc.get("steps") {
+            for s in steps {
+                text.push_str(&format!(
+                    "\n  {:<8} {:>6} {:>6}  {:<12.6} {}",
+                    js_num(s.get("riskBudget").unwrap_or(&Value::Null)),
+                    num(s, "failingRuns"),
+                    num(s, "missed"),
+                    num(s, "pValue"),
+                    s.get("certified").and_then(Value::as_bool).unwrap_or(false)
+                ));
+            }
+        }
+        println!("{text}");
+    }
+    Ok(code::GO_ON)
+}
+
+/// The options of the library's `calibratePyramidPolicy` from the flags.
+fn calibrate_options(args: &CalibrateArgs) -> Result<Value, Failure> {
+    let mut options = pyramid_options(&args.policy, &args.config, &args.model)?;
+    options.push(("risk", core_api::number_arg(&args.risk)));
+    options.push(("delta", core_api::number_arg(&args.delta)));
+    if let Some(grid) = &args.grid {
+        options.push(("grid", Value::Array(grid.split(',').map(core_api::number_arg).collect())));
+    }
+    if let Some(warmup) = &args.warmup {
+        options.push(("warmup", core_api::number_arg(warmup)));
+    }
+    Ok(Value::object(options))
+}
+
+/// Checks the options (before any run is read), reads every run's compact record,
+/// calibrates, and writes `model_out` (atomically, only when calibration completed).
+pub fn calibrate_document(
+    files: &[String],
+    options: &Value,
+    quiet: bool,
+    cancelled: &dyn Fn() -> bool,
+    model_out: Option<&str>,
+) -> Result<Value, Failure> {
+    let request = CalibrationRequest::from_options(options, NAMING).map_err(option_flag)?;
+    let bar = progress(files, quiet);
+    let mut runs = Vec::new();
+    for_each_run(files, &bar, cancelled, core_api::read_pyramid_run, |run| {
+        runs.push(run.for_calibration());
+        Ok(())
+    })?;
+    let doc = request.run(&runs).map_err(Failure::core)?;
+    if let Some(path) = model_out {
+        if cancelled() {
+            return Err(Failure::Internal("cancelled".into()));
+        }
+        let model = doc.get("model").cloned().unwrap_or(Value::Null);
+        state::write_atomic(std::path::Path::new(path), &model.to_json())?;
+    }
+    Ok(doc)
+}

@@ -1,0 +1,259 @@
+//! What the detectors read of a loop's history: one [`BehaviorIteration`] per entry, read
+//! from upstream's iteration objects (`{number, analysis: {...}, context: {...}}`) with typed
+//! errors naming the field (`history[3].analysis.completionPercentage`, code
+//! `invalid_result`).
+//!
+//! The history is the loop's own record of its iterations, which holds much more than the
+//! detectors read (upstream passes its whole iteration objects), so keys the detectors do
+//! not read are ignored, at every level. A field they read must have its type and range.
+//! Absent means unknown, as upstream reads it. JS `null` is absent too wherever upstream
+//! reads `null` as it reads `undefined` (its `x || fallback` and `?.`); it is refused for
+//! `completionPercentage` (upstream subtracts it: `null` would count as 0) and
+//! `testsPassing` (upstream tests it against `undefined`: `null` would count as failing).
+
+use crate::value::{
+    concat, field_name, index_path, join_path, Error, ErrorCode, ErrorKind, FieldName, Naming, ObjectReader, Result,
+    Value, MAX_SAFE_INTEGER,
+};
+
+/// What the detectors read of one iteration of the history. Every field is optional.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BehaviorIteration {
+    /// `number`: the iteration's number (integer >= 0; upstream's `number || index` uses the
+    /// entry's index when it is 0 or absent).
+    pub number: Option<u64>,
+    /// `analysis.failureClass`: the class of the iteration's failure.
+    pub failure_class: Option<String>,
+    /// `analysis.error`: the iteration's error (read when `failureClass` is absent or empty).
+    pub error: Option<String>,
+    /// `analysis.blockers`: what blocked the iteration.
+    pub blockers: Option<Vec<String>>,
+    /// `analysis.completionPercentage`: how complete the task is (finite, 0..=100; upstream's
+    /// rules compare it as a fraction: 0.02 of progress per iteration, 0.5 done).
+    pub completion_percentage: Option<f64>,
+    /// `analysis.artifactsModified`: the files the iteration changed, as given.
+    pub artifacts_modified: Option<Vec<String>>,
+    /// `analysis.learnings`: what the iteration learned (compared with the objective).
+    pub learnings: Option<String>,
+    /// `analysis.testsPassing`: whether the tests passed.
+    pub tests_passing: Option<bool>,
+    /// `analysis.coveragePercent`: test coverage in percent (finite, 0..=100; 0 reads as
+    /// unknown, as upstream's truthiness test reads it).
+    pub coverage_percent: Option<f64>,
+    /// `context.objective`: the task's objective (read from the first iteration).
+    pub objective: Option<String>,
+    /// `context.maxIterations`: the iteration budget (integer >= 1; read from the first
+    /// iteration; absent: 10, as upstream).
+    pub max_iterations: Option<u64>,
+}
+
+const NUMBER: FieldName = FieldName::same("number");
+const ANALYSIS: FieldName = FieldName::same("analysis");
+const CONTEXT: FieldName = FieldName::same("context");
+const FAILURE_CLASS: FieldName = field_name!("failureClass", "failure_class");
+const ERROR: FieldName = FieldName::same("error");
+const BLOCKERS: FieldName = FieldName::same("blockers");
+const COMPLETION_PERCENTAGE: FieldName = field_name!("completionPercentage", "completion_percentage");
+const ARTIFACTS_MODIFIED: FieldName = field_name!("artifactsModified", "artifacts_modified");
+const LEARNINGS: FieldName = FieldName::same("learnings");
+const TESTS_PASSING: FieldName = field_name!("testsPassing", "tests_passing");
+const COVERAGE_PERCENT: FieldName = field_name!("coveragePercent", "coverage_percent");
+const OBJECTIVE: FieldName = FieldName::same("objective");
+const MAX_ITERATIONS: FieldName = field_name!("maxIterations", "max_iterations");
+
+/// The fields the detectors read: of an entry, of its `analysis`, of its `context`.
+pub const ITERATION_FIELDS: [FieldName; 3] = [NUMBER, ANALYSIS, CONTEXT];
+/// The fields of `analysis` the detectors read.
+pub const ANALYSIS_FIELDS: [FieldName; 8] = [
+    FAILURE_CLASS,
+    ERROR,
+    BLOCKERS,
+    COMPLETION_PERCENTAGE,
+    ARTIFACTS_MODIFIED,
+    LEARNINGS,
+    TESTS_PASSING,
+    COVERAGE_PERCENT,
+];
+/// The fields of `context` the detectors read.
+pub const CONTEXT_FIELDS: [FieldName; 2] = [OBJECTIVE, MAX_ITERATIONS];
+
+const CODE: ErrorCode = ErrorCode::InvalidResult;
+
+/// Absent, `null` or `undefined`: what upstream reads as missing.
+fn missing(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => true,
+        Some(Value::Other(t)) => t == "undefined",
+        Some(_) => false,
+    }
+}
+
+/// `Some(reader)` over the object at `field`, `None` when it is missing.
+fn nested<'a>(
+    outer: &ObjectReader<'a>,
+    field: FieldName,
+    path: &'a str,
+    naming: Naming,
+) -> Result<Option<ObjectReader<'a>>> {
+    let value = outer.get(field);
+    if missing(value) {
+        return Ok(None);
+    }
+    ObjectReader::new(value.unwrap_or(&Value::Null), path, path, naming, CODE).map(Some)
+}
+
+fn opt_string(reader: &ObjectReader<'_>, field: FieldName) -> Result<Option<String>> {
+    if missing(reader.get(field)) {
+        return Ok(None);
+    }
+    reader.string(field).map(|s| Some(s.to_string()))
+}
+
+fn strings(reader: &ObjectReader<'_>, field: FieldName) -> Result<Option<Vec<String>>> {
+    let value = reader.get(field);
+    if missing(value) {
+        return Ok(None);
+    }
+    let path = reader.path_of(field);
+    let Some(Value::Array(items)) = value else {
+        let got = value.map_or_else(String::new, Value::describe);
+        let message = concat(&[&path, " must be an array of strings, got ", &got]);
+        return Err(Error::new(CODE, ErrorKind::Type, path, message));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Value::String(s) => out.push(s.clone()),
+            other => {
+                let at = index_path(&path, i);
+                let message = concat(&[&at, " must be a string, got ", &other.describe()]);
+                return Err(Error::new(CODE, ErrorKind::Type, at, message));
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A number field where JS `null` is refused (upstream would compute with it).
+fn opt_number_no_null(reader: &ObjectReader<'_>, field: FieldName, min: f64, max: f64) -> Result<Option<f64>> {
+    match reader.get(field) {
+        None => Ok(None),
+        Some(Value::Other(t)) if t == "undefined" => Ok(None),
+        Some(_) => reader.number(field, min, max).map(Some),
+    }
+}
+
+fn opt_number(reader: &ObjectReader<'_>, field: FieldName, min: f64, max: f64) -> Result<Option<f64>> {
+    if missing(reader.get(field)) {
+        return Ok(None);
+    }
+    reader.number(field, min, max).map(Some)
+}
+
+fn opt_integer(reader: &ObjectReader<'_>, field: FieldName, min: u64) -> Result<Option<u64>> {
+    if missing(reader.get(field)) {
+        return Ok(None);
+    }
+    reader.integer(field, min, MAX_SAFE_INTEGER).map(Some)
+}
+
+impl BehaviorIteration {
+    /// Reads one history entry at `path` (`history[3]`).
+    pub fn from_value(value: &Value, path: &str, naming: Naming) -> Result<BehaviorIteration> {
+        let entry = ObjectReader::new(value, path, path, naming, CODE)?;
+        entry.reject_both_spellings(&ITERATION_FIELDS)?;
+        let mut out = BehaviorIteration { number: opt_integer(&entry, NUMBER, 0)?, ..BehaviorIteration::default() };
+        let analysis_path = join_path(path, ANALYSIS.spelled(naming));
+        if let Some(analysis) = nested(&entry, ANALYSIS, &analysis_path, naming)? {
+            analysis.reject_both_spellings(&ANALYSIS_FIELDS)?;
+            out.failure_class = opt_string(&analysis, FAILURE_CLASS)?;
+            out.error = opt_string(&analysis, ERROR)?;
+            out.blockers = strings(&analysis, BLOCKERS)?;
+            out.completion_percentage = opt_number_no_null(&analysis, COMPLETION_PERCENTAGE, 0.0, 100.0)?;
+            out.artifacts_modified = strings(&analysis, ARTIFACTS_MODIFIED)?;
+            out.learnings = opt_string(&analysis, LEARNINGS)?;
+            out.tests_passing = match analysis.get(TESTS_PASSING) {
+                None => None,
+                Some(Value::Other(t)) if t == "undefined" => None,
+                Some(_) => Some(analysis.boolean(TESTS_PASSING)?),
+            };
+            out.coverage_percent = opt_number(&analysis, COVERAGE_PERCENT, 0.0, 100.0)?;
+        }
+        let context_path = join_path(path, CONTEXT.spelled(naming));
+        if let Some(context) = nested(&entry, CONTEXT, &context_path, naming)? {
+            context.reject_both_spellings(&CONTEXT_FIELDS)?;
+            out.objective = opt_string(&context, OBJECTIVE)?;
+            out.max_iterations = opt_integer(&context, MAX_ITERATIONS, 1)?;
+        }
+        Ok(out)
+    }
+
+    /// upstream's `analysis.failureClass || analysis.error || ''`.
+    pub fn error_message(&self) -> &str {
+        match (self.failure_class.as_deref(), self.error.as_deref()) {
+            (Some(class), _) if !class.is_empty() => class,
+            (_, Some(error)) => error,
+            _ => "",
+        }
+    }
+}
+
+/// Reads a whole history (an array of iterations) at `root` (`history`).
+pub fn read_history(value: &Value, root: &str, naming: Naming) -> Result<Vec<BehaviorIteration>> {
+    let Value::Array(items) = value else {
+        let message = concat(&[root, " must be an array of iterations, got ", &value.describe()]);
+        return Err(Error::new(CODE, ErrorKind::Type, root, message));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        out.push(BehaviorIteration::from_value(item, &index_path(root, i), naming)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, naming: Naming) -> Result<Vec<BehaviorIteration>> {
+        let value = Value::parse_json(text, ErrorCode::InvalidResult, "history").unwrap_or(Value::Null);
+        read_history(&value, "history", naming)
+    }
+
+    #[test]
+    fn reads_what_the_detectors_read_and_ignores_the_rest() {
+        let history = read(
+            r#"[{"number":3,"output":"x","analysis":{"failureClass":"","error":"E1","blockers":["b"],
+                "completionPercentage":0.5,"qualityScore":7,"testsPassing":true},"context":{"objective":"o","maxIterations":4}},
+               {"analysis":null,"context":null}]"#,
+            Naming::Js,
+        )
+        .unwrap_or_default();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[0].error_message(), "E1");
+        assert_eq!(history[0].max_iterations, Some(4));
+        assert_eq!(history[1], BehaviorIteration::default());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"[{"analysis":{"completionPercentage":null}}]"#, "history[0].analysis.completionPercentage", "type"),
+            (r#"[{},{"analysis":{"completionPercentage":101}}]"#, "history[1].analysis.completionPercentage", "range"),
+            (r#"[{"analysis":{"testsPassing":null}}]"#, "history[0].analysis.testsPassing", "type"),
+            (r#"[{"analysis":{"blockers":["a",3]}}]"#, "history[0].analysis.blockers[1]", "type"),
+            (r#"[{"context":{"maxIterations":0}}]"#, "history[0].context.maxIterations", "range"),
+            (r#"[{"number":1.5}]"#, "history[0].number", "range"),
+            (r#"[{"analysis":[]}]"#, "history[0].analysis", "type"),
+            (r#"[5]"#, "history[0]", "type"),
+            (r#"{}"#, "history", "type"),
+        ];
+        for (text, field, kind) in cases {
+            let error = read(text, Naming::Js).err();
+            assert_eq!(error.as_ref().map(|e| (e.field(), e.kind().as_str())), Some((field, kind)), "{text}");
+            assert_eq!(error.map(|e| e.code()), Some("invalid_result"));
+        }
+        let snake = read(r#"[{"analysis":{"completion_percentage":2e3}}]"#, Naming::Snake).err();
+        assert_eq!(snake.map(|e| e.field().to_string()).as_deref(), Some("history[0].analysis.completion_percentage"));
+    }
+}

@@ -1,0 +1,435 @@
+//! The policy, live: [`PolicyRun`] drives one pyramid run by the `fail_fast` or
+//! `risk_bounded` policy through the same step API as the ADR's [`PyramidRun`], and
+//! [`LiveRun`] is either, chosen by the run's [`RunOptions`].
+//!
+//! Each step is the replay's step ([`OutcomeModel::step`]): a live run decides exactly as a
+//! replay of its recorded outcomes with the same model does. What the result's ADR fields
+//! mean for a policy run (`exitLayer`, `skippedLayers`, `speculations`, `exitReason`, ...)
+//! is in `docs/test-exit.md`; [`PolicyReport`] says why.
+
+use crate::pyramid::policy::model::{ObservedLayer, PlannedLayer, PolicyDecision, StopReason};
+use crate::pyramid::policy::options::{RunOptions, RunPolicy};
+use crate::pyramid::policy::report::{LayerCounts, PolicyReport, PolicyStep};
+use crate::pyramid::run::{at_result_path, to_js_keys};
+use crate::pyramid::{
+    layer_failed, parse_layers, Action, CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, FailingLayer,
+    LayerResult, LayerSpec, Outcome, PyramidRun, Speculation, TestPyramidResult, Verdict,
+};
+use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
+
+/// The `engine` of a policy run's snapshot.
+pub const POLICY_RUN_ENGINE: &str = "PyramidPolicyRun";
+
+/// One pyramid run decided by the `fail_fast` or `risk_bounded` policy, driven step by step
+/// like a [`PyramidRun`]: [`PolicyRun::next`] says which layer to run (the model's order
+/// with `reorder`), [`PolicyRun::submit`] feeds its result, until [`Action::Done`] (a layer
+/// failed, the bound allowed skipping the rest, or every layer ran).
+///
+/// ```
+/// use earlyexit::pyramid::policy::{PolicyRun, RunOptions, RunPolicy, OutcomeModel};
+/// use earlyexit::{Action, LayerResult, LayerSpec, Verdict};
+///
+/// let layers = ["unit", "e2e"].map(|name| LayerSpec { name: name.into(), cost_ms: Some(10.0) });
+/// let mut run = PolicyRun::start(RunOptions::new(RunPolicy::FailFast, OutcomeModel::new()), layers.to_vec())?;
+/// while let Action::Run(layer) = run.next() {
+///     let pass_rate = if layer == 0 { 0.5 } else { 1.0 }; // unit fails
+///     run.submit(layer, LayerResult::new(pass_rate, 1.0, 0.0))?;
+/// }
+/// let result = run.result()?;
+/// assert_eq!((result.exit_reason.as_str(), result.skipped_layers), ("layer_failed", 1));
+/// assert_eq!(result.verdict, Verdict::Failed);
+/// # Ok::<(), earlyexit::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyRun {
+    options: RunOptions,
+    layers: Vec<LayerSpec>,
+    planned: Vec<PlannedLayer>,
+    /// The results of the layers run, in run order (copies of what the runners returned).
+    results: Vec<LayerResult>,
+    /// `(layer, failed)` per layer run, in run order.
+    outcomes: Vec<(usize, bool)>,
+    done: Vec<bool>,
+    submissions: Vec<(usize, Value)>,
+    decision: PolicyDecision,
+}
+
+impl PolicyRun {
+    /// Starts a run of `options.policy` (`fail_fast` or `risk_bounded`) over `layers`, whose
+    /// names must be distinct (they key the model).
+    pub fn start(options: RunOptions, layers: Vec<LayerSpec>) -> Result<Self> {
+        if options.policy == RunPolicy::Adr {
+            return Err(Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                "policy",
+                "policy 'adr' runs as a PyramidRun (LiveRun::start chooses)",
+            ));
+        }
+        crate::limits::check_layer_count(layers.len(), ErrorCode::InvalidConfig, "layers")?;
+        let planned: Vec<PlannedLayer> =
+            layers.iter().map(|l| PlannedLayer { name: l.name.clone(), cost_ms: l.cost_ms }).collect();
+        // `decide` validates the knobs and the layers (names distinct, costs >= 0); with no
+        // outcome yet its answer is the step's.
+        let decision = options.model.decide(&options.config, &planned, &[])?;
+        let done = vec![false; layers.len()];
+        Ok(PolicyRun {
+            options,
+            layers,
+            planned,
+            results: Vec::new(),
+            outcomes: Vec::new(),
+            done,
+            submissions: Vec::new(),
+            decision,
+        })
+    }
+
+    /// The run's options.
+    pub fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
+    /// The layers as given.
+    pub fn layers(&self) -> &[LayerSpec] {
+        &self.layers
+    }
+
+    /// What to do next (does not advance anything): run a layer, or done.
+    pub fn next(&self) -> Action {
+        match self.decision {
+            PolicyDecision::Run { layer, .. } => Action::Run(layer),
+            PolicyDecision::Stop { .. } => Action::Done,
+        }
+    }
+
+    /// Whether the run is finished.
+    pub fn is_done(&self) -> bool {
+        matches!(self.decision, PolicyDecision::Stop { .. })
+    }
+
+    /// Feeds the pending layer's result (host value; field paths are `layers[i].passRate`).
+    pub fn submit_value(&mut self, layer: &Value, result: &Value, naming: Naming) -> Result<()> {
+        let index = value::integer_argument(layer, "layer", ErrorCode::InvalidStep, 0, value::MAX_SAFE_INTEGER)?;
+        let index = usize::try_from(index).unwrap_or(usize::MAX);
+        self.check_pending(index)?;
+        let parsed = LayerResult::from_value(result, naming, &value::index_path("layers", index))?;
+        self.apply(index, parsed);
+        self.submissions.push((index, to_js_keys(result, naming)));
+        Ok(())
+    }
+
+    /// Feeds a result built in Rust.
+    pub fn submit(&mut self, layer: usize, result: LayerResult) -> Result<()> {
+        self.check_pending(layer)?;
+        let as_value = result.to_value(Naming::Js);
+        let parsed = LayerResult::from_value(&as_value, Naming::Js, &value::index_path("layers", layer))
+            .map_err(|e| e.nested(ErrorCode::InvalidLayerResult, ""))?;
+        self.apply(layer, parsed);
+        self.submissions.push((layer, as_value));
+        Ok(())
+    }
+
+    fn check_pending(&self, index: usize) -> Result<()> {
+        match self.decision {
+            PolicyDecision::Stop { .. } => {
+                Err(Error::new(ErrorCode::InvalidStep, ErrorKind::Range, "layer", "the run is done; nothing to submit"))
+            }
+            PolicyDecision::Run { layer, .. } if layer != index => Err(Error::new(
+                ErrorCode::InvalidStep,
+                ErrorKind::Range,
+                "layer",
+                value::concat(&[
+                    "the pending action is to run layer ",
+                    &crate::num::uint_string(layer as u64),
+                    ", not layer ",
+                    &crate::num::uint_string(index as u64),
+                ]),
+            )),
+            PolicyDecision::Run { .. } => Ok(()),
+        }
+    }
+
+    fn apply(&mut self, index: usize, result: LayerResult) {
+        self.outcomes.push((index, layer_failed(&result)));
+        if let Some(slot) = self.done.get_mut(index) {
+            *slot = true;
+        }
+        self.results.push(result);
+        let (config, model) = (&self.options.config, &self.options.model);
+        self.decision = model.step(config, &self.planned, &self.outcomes, &self.done);
+    }
+
+    /// The bound on P(some layer not run yet fails | what ran passed) after the first `ran`
+    /// outcomes, as the step computes it (`None` where the step does not consider skipping).
+    fn bound_after(&self, ran: usize) -> Option<f64> {
+        let config = &self.options.config;
+        if !config.skip_on_success || ran == 0 || config.risk_budget <= 0.0 {
+            return None;
+        }
+        let prefix = self.outcomes.get(..ran).unwrap_or(&[]);
+        let names: Vec<&str> = (0..self.layers.len())
+            .filter(|i| !prefix.iter().any(|&(layer, _)| layer == *i))
+            .filter_map(|i| self.layers.get(i).map(|l| l.name.as_str()))
+            .collect();
+        Some(self.options.model.skip_risk(config, &names))
+    }
+
+    /// The result: the ADR's fields as a policy run gives them (`docs/test-exit.md`), the
+    /// verdict, and the [`PolicyReport`] under `policy`; an `invalid_step` error before the
+    /// run is done.
+    pub fn result(&self) -> Result<TestPyramidResult> {
+        let PolicyDecision::Stop { reason, risk } = self.decision else {
+            return Err(Error::new(
+                ErrorCode::InvalidStep,
+                ErrorKind::Range,
+                "result",
+                "the run is not done yet: call next() and submit the pending layer",
+            ));
+        };
+        let (config, model) = (&self.options.config, &self.options.model);
+        let executed: Vec<usize> = self.outcomes.iter().map(|&(layer, _)| layer).collect();
+        let skipped: Vec<usize> = (0..self.layers.len()).filter(|i| !executed.contains(i)).collect();
+        let mut compute_saved_ms = Some(0.0);
+        for layer in skipped.iter().filter_map(|&i| self.layers.get(i)) {
+            compute_saved_ms = compute_saved_ms.zip(layer.cost_ms).map(|(sum, cost)| sum + cost);
+        }
+        // A risk-bounded stop predicts every skipped layer to pass, each with the confidence
+        // its own bound leaves at the stop's (Bonferroni) level.
+        let mut speculations = Vec::new();
+        if reason == StopReason::RiskBounded {
+            let level = 1.0 - (1.0 - config.confidence) / skipped.len().max(1) as f64;
+            for layer in skipped.iter().filter_map(|&i| self.layers.get(i)) {
+                let confidence = 1.0 - model.failure_bound(config, &layer.name, level);
+                speculations.push(Speculation { predicted: Outcome::Pass, confidence, actual: None });
+            }
+        }
+        let failing_layers: Vec<FailingLayer> = self
+            .outcomes
+            .iter()
+            .filter(|&&(_, failed)| failed)
+            .filter_map(|&(layer, _)| self.layers.get(layer).map(|l| FailingLayer { layer, name: l.name.clone() }))
+            .collect();
+        let steps = (0..executed.len())
+            .zip(&executed)
+            .map(|(k, &layer)| PolicyStep { layer, risk: self.bound_after(k) })
+            .collect();
+        let counts = (0..self.layers.len())
+            .zip(&self.layers)
+            .map(|(layer, spec)| {
+                let stats = model.layer(&spec.name);
+                LayerCounts {
+                    layer,
+                    name: spec.name.clone(),
+                    trials: stats.map_or(0.0, |s| s.trials),
+                    failures: stats.map_or(0.0, |s| s.failures),
+                    cost_ms: stats.and_then(|s| s.cost_ms),
+                }
+            })
+            .collect();
+        let ran = self
+            .outcomes
+            .iter()
+            .zip(&self.results)
+            .filter_map(|(&(layer, failed), result)| {
+                let name = self.layers.get(layer)?.name.clone();
+                Some(ObservedLayer { name, failed, duration_ms: result.duration_ms })
+            })
+            .collect();
+        let report = PolicyReport {
+            policy: self.options.policy,
+            mode: self.options.mode,
+            config: config.clone(),
+            risk,
+            steps,
+            skipped: skipped.clone(),
+            counts,
+            ran,
+        };
+        Ok(TestPyramidResult {
+            layers: self.results.clone(),
+            exited_early: !skipped.is_empty(),
+            exit_layer: executed.last().map_or(-1, |&l| l as i64),
+            exit_reason: match reason {
+                StopReason::LayerFailed => ExitReason::LayerFailed,
+                StopReason::RiskBounded => ExitReason::RiskBounded,
+                StopReason::Completed => ExitReason::Completed,
+            },
+            confidence: risk.map_or(1.0, |r| 1.0 - r),
+            speculations,
+            skipped_layers: skipped.len(),
+            layers_executed: executed.clone(),
+            verified_layers: 0,
+            mispredictions: 0,
+            compute_saved_ms,
+            verdict: Verdict::of(self.layers.len(), executed.len(), failing_layers.len()),
+            failing_layers,
+            policy: Some(report),
+        })
+    }
+
+    /// `{version, engine: "PyramidPolicyRun", options, layers, submitted: [{layer, result}]}`:
+    /// the run as its inputs (the model included), so restoring replays them through every check.
+    pub fn to_snapshot(&self) -> Value {
+        Value::object(vec![
+            ("version", Value::Number(crate::snapshot::VERSION as f64)),
+            ("engine", Value::string(POLICY_RUN_ENGINE)),
+            ("options", self.options.to_value(Naming::Js)),
+            ("layers", value::array_of(&self.layers, |l| l.to_value(Naming::Js))),
+            (
+                "submitted",
+                value::array_of(&self.submissions, |(i, r)| {
+                    ObjectBuilder::new().number("layer", *i as f64).value("result", r.clone()).build()
+                }),
+            ),
+        ])
+    }
+
+    /// Restores a snapshot by replaying its submissions (code `invalid_snapshot`).
+    pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
+        let reader = crate::snapshot::open(snapshot, POLICY_RUN_ENGINE, &SNAPSHOT_FIELDS)?;
+        let get = |k: &'static str| reader.get(FieldName::same(k)).unwrap_or(&Value::Null);
+        let nest = |e: Error| e.nested(ErrorCode::InvalidSnapshot, "options");
+        let options = RunOptions::from_values(get("options"), &Value::Null, Naming::Js).map_err(nest)?;
+        if options.policy == RunPolicy::Adr {
+            let message = "options.policy must be 'fail_fast' or 'risk_bounded' in a policy run's snapshot";
+            return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, "options.policy", message));
+        }
+        let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        let mut run = PolicyRun::start(options, layers).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        for (i, submission) in crate::snapshot::array(&reader, FieldName::same("submitted"))?.iter().enumerate() {
+            let path = value::index_path("submitted", i);
+            let entry = ObjectReader::new(submission, &path, "submission", Naming::Js, ErrorCode::InvalidSnapshot)?;
+            entry.reject_unknown(&[FieldName::same("layer"), FieldName::same("result")])?;
+            let layer = entry.get(FieldName::same("layer")).unwrap_or(&Value::Null);
+            let result = entry.get(FieldName::same("result")).unwrap_or(&Value::Null);
+            run.submit_value(layer, result, Naming::Js)
+                .map_err(|e| at_result_path(e).nested(ErrorCode::InvalidSnapshot, &path))?;
+        }
+        Ok(run)
+    }
+}
+
+const SNAPSHOT_FIELDS: [FieldName; 5] = [
+    FieldName::same("version"),
+    FieldName::same("engine"),
+    FieldName::same("options"),
+    FieldName::same("layers"),
+    FieldName::same("submitted"),
+];
+
+/// A live pyramid run decided by any policy: the ADR's [`PyramidRun`] (policy `adr`, the
+/// default) or a [`PolicyRun`], with one step API.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveRun {
+    /// The ADR's exit decision with the run's exit config.
+    Adr(PyramidRun),
+    /// The `fail_fast` or `risk_bounded` policy.
+    Policy(PolicyRun),
+}
+
+impl LiveRun {
+    /// A run of `layers` as `options` say: the ADR's (over `config`, `total_layers`) or the
+    /// policy's. The exit config and `total_layers` are validated either way.
+    pub fn start(config: ExitConfig, total_layers: u64, layers: Vec<LayerSpec>, options: RunOptions) -> Result<Self> {
+        if options.policy == RunPolicy::Adr {
+            return PyramidRun::start(config, total_layers, layers).map(LiveRun::Adr);
+        }
+        CoherenceEarlyExit::new(config, total_layers)?;
+        PolicyRun::start(options, layers).map(LiveRun::Policy)
+    }
+
+    /// `start` on host values: the exit config (partial, over the default), `totalLayers`,
+    /// the layer list, and the run options `{policy, mode, model, policyConfig}` (`options`,
+    /// a controller's, with `overrides`, the run's own, replacing key by key).
+    pub fn start_value(
+        config: &Value,
+        total_layers: &Value,
+        layers: &Value,
+        options: &Value,
+        overrides: &Value,
+        naming: Naming,
+    ) -> Result<Self> {
+        let exit = CoherenceEarlyExit::from_values(config, total_layers, naming)?;
+        let options = RunOptions::from_values(options, overrides, naming)?;
+        let specs = parse_layers(layers, naming)?;
+        if options.policy == RunPolicy::Adr {
+            return PyramidRun::start(exit.config().clone(), exit.total_layers(), specs).map(LiveRun::Adr);
+        }
+        PolicyRun::start(options, specs).map(LiveRun::Policy)
+    }
+
+    /// What to do next.
+    pub fn next(&self) -> Action {
+        match self {
+            LiveRun::Adr(run) => run.next(),
+            LiveRun::Policy(run) => run.next(),
+        }
+    }
+
+    /// Whether the run is finished.
+    pub fn is_done(&self) -> bool {
+        match self {
+            LiveRun::Adr(run) => run.is_done(),
+            LiveRun::Policy(run) => run.is_done(),
+        }
+    }
+
+    /// The layers as given.
+    pub fn layers(&self) -> &[LayerSpec] {
+        match self {
+            LiveRun::Adr(run) => run.layers(),
+            LiveRun::Policy(run) => run.layers(),
+        }
+    }
+
+    /// Feeds the pending layer's result (host value); the ADR's exit decision for a run
+    /// layer of an ADR run, `None` otherwise.
+    pub fn submit_value(&mut self, layer: &Value, result: &Value, naming: Naming) -> Result<Option<ExitDecision>> {
+        match self {
+            LiveRun::Adr(run) => run.submit_value(layer, result, naming),
+            LiveRun::Policy(run) => run.submit_value(layer, result, naming).map(|()| None),
+        }
+    }
+
+    /// Feeds a result built in Rust.
+    pub fn submit(&mut self, layer: usize, result: LayerResult) -> Result<Option<ExitDecision>> {
+        match self {
+            LiveRun::Adr(run) => run.submit(layer, result),
+            LiveRun::Policy(run) => run.submit(layer, result).map(|()| None),
+        }
+    }
+
+    /// The result (an `invalid_step` error before the run is done).
+    pub fn result(&self) -> Result<TestPyramidResult> {
+        match self {
+            LiveRun::Adr(run) => run.result(),
+            LiveRun::Policy(run) => run.result(),
+        }
+    }
+
+    /// The result as a value.
+    pub fn result_value(&self, naming: Naming) -> Result<Value> {
+        match self {
+            LiveRun::Adr(run) => run.result_value(naming),
+            LiveRun::Policy(run) => run.result().map(|r| r.to_value(naming)),
+        }
+    }
+
+    /// The run's snapshot (`PyramidRun` or `PyramidPolicyRun`).
+    pub fn to_snapshot(&self) -> Value {
+        match self {
+            LiveRun::Adr(run) => run.to_snapshot(),
+            LiveRun::Policy(run) => run.to_snapshot(),
+        }
+    }
+
+    /// Restores either kind of snapshot (by its `engine`).
+    pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
+        if snapshot.get("engine").and_then(Value::as_str) == Some(POLICY_RUN_ENGINE) {
+            return PolicyRun::from_snapshot(snapshot).map(LiveRun::Policy);
+        }
+        PyramidRun::from_snapshot(snapshot).map(LiveRun::Adr)
+    }
+}

@@ -1,0 +1,219 @@
+//! What a live pyramid run is told to do besides the ADR's exit config: which policy
+//! decides ([`RunPolicy`]), in which mode ([`RunMode`]), with which knobs and which outcome
+//! model ([`RunOptions`], read from `{policy, mode, model, policyConfig}`).
+
+use crate::pyramid::policy::config::PolicyConfig;
+use crate::pyramid::policy::history::model_argument;
+use crate::pyramid::policy::model::OutcomeModel;
+use crate::value::{self, field_name, named_enum, FieldName, Naming, ObjectReader, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
+
+named_enum! {
+    /// Which policy decides a live run.
+    pub enum RunPolicy {
+        /// The ADR's exit decision with the run's exit config (the default: unchanged).
+        Adr = "adr",
+        /// Run the layers in the given order; stop at the first failing layer; never skip on
+        /// success.
+        FailFast = "fail_fast",
+        /// Fail fast, run the layers in the order the outcome model gives, and skip the rest
+        /// on success only while the model bounds the risk within the budget.
+        RiskBounded = "risk_bounded",
+    }
+}
+
+named_enum! {
+    /// Whether the policy's decisions are acted on.
+    pub enum RunMode {
+        /// The policy decides which layers run (the default).
+        Enforced = "enforced",
+        /// Every layer runs and the policy's would-be exits are only recorded (not available
+        /// for live runs yet: [`RunOptions::from_values`] refuses it).
+        Shadow = "shadow",
+    }
+}
+
+pub(super) const POLICY: FieldName = FieldName::same("policy");
+pub(super) const MODE: FieldName = FieldName::same("mode");
+pub(super) const MODEL: FieldName = FieldName::same("model");
+pub(super) const POLICY_CONFIG: FieldName = field_name!("policyConfig", "policy_config");
+
+/// The option keys of a live run, as `{policy, mode, model, policyConfig}` spells them.
+pub const RUN_OPTION_FIELDS: [FieldName; 4] = [POLICY, MODE, MODEL, POLICY_CONFIG];
+
+/// A live run's policy, mode, knobs and model, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOptions {
+    /// Which policy decides.
+    pub policy: RunPolicy,
+    /// Whether its decisions are acted on.
+    pub mode: RunMode,
+    /// The policy's knobs: its preset with `policyConfig` merged over it (the `fail_fast`
+    /// preset for the ADR, which reads none).
+    pub config: PolicyConfig,
+    /// The outcome history the policy decides from (empty when none was given).
+    pub model: OutcomeModel,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            policy: RunPolicy::Adr,
+            mode: RunMode::Enforced,
+            config: PolicyConfig::FAIL_FAST,
+            model: OutcomeModel::new(),
+        }
+    }
+}
+
+impl RunOptions {
+    /// Options built in Rust: `policy` with its preset config, in enforced mode.
+    pub fn new(policy: RunPolicy, model: OutcomeModel) -> Self {
+        let config = PolicyConfig::preset(policy.as_str()).unwrap_or(PolicyConfig::FAIL_FAST);
+        RunOptions { policy, mode: RunMode::Enforced, config, model }
+    }
+
+    /// Reads `{policy?, mode?, model?, policyConfig?}` (`null` for the defaults: the ADR,
+    /// enforced); a key of `overrides` (a run's own options) replaces the same key of `base`
+    /// (its controller's), so a controller's model can be replaced run by run. Errors name
+    /// the key; `model` and `policyConfig` are refused with the ADR (it reads neither), and
+    /// shadow mode is refused (not available for live runs yet).
+    pub fn from_values(base: &Value, overrides: &Value, naming: Naming) -> Result<Self> {
+        let base = reader(base, naming)?;
+        let overrides = reader(overrides, naming)?;
+        let get = |field: FieldName| -> Option<(&ObjectReader, &Value)> {
+            [overrides.as_ref(), base.as_ref()].into_iter().flatten().find_map(|r| match r.get(field) {
+                None | Some(Value::Null) => None,
+                Some(v) => Some((r, v)),
+            })
+        };
+        let policy = match get(POLICY) {
+            None => RunPolicy::Adr,
+            Some((r, _)) => RunPolicy::parse(r.choice(POLICY, &RunPolicy::NAMES)?).unwrap_or(RunPolicy::Adr),
+        };
+        let mode = match get(MODE) {
+            None => RunMode::Enforced,
+            Some((r, _)) => RunMode::parse(r.choice(MODE, &RunMode::NAMES)?).unwrap_or(RunMode::Enforced),
+        };
+        if mode == RunMode::Shadow {
+            return Err(shadow_not_available());
+        }
+        let preset = PolicyConfig::preset(policy.as_str());
+        let (model, config) = (get(MODEL), get(POLICY_CONFIG));
+        let Some(preset) = preset else {
+            // The ADR: the exit config decides; a model or policy config would be ignored.
+            if let Some((r, _)) = model.or(config) {
+                let field = if model.is_some() { MODEL } else { POLICY_CONFIG };
+                return Err(not_read_by_adr(&r.path_of(field)));
+            }
+            return Ok(RunOptions::default());
+        };
+        let config = match config {
+            None => preset,
+            Some((r, partial)) => preset.merged(partial, naming, &r.path_of(POLICY_CONFIG))?,
+        };
+        let model = match model {
+            None => OutcomeModel::new(),
+            Some((_, doc)) => model_argument(doc, &config)?,
+        };
+        Ok(RunOptions { policy, mode, config, model })
+    }
+
+    /// The options object (`{policy, mode, policyConfig, model}`; keys spelled by `naming`,
+    /// the model document in the JS spelling as everywhere).
+    pub fn to_value(&self, naming: Naming) -> Value {
+        Value::Object(vec![
+            (POLICY.spelled(naming).into(), Value::string(self.policy.as_str())),
+            (MODE.spelled(naming).into(), Value::string(self.mode.as_str())),
+            (POLICY_CONFIG.spelled(naming).into(), self.config.to_value(naming)),
+            (MODEL.spelled(naming).into(), self.model.to_value(Naming::Js)),
+        ])
+    }
+}
+
+fn reader(options: &Value, naming: Naming) -> Result<Option<ObjectReader<'_>>> {
+    if matches!(options, Value::Null) {
+        return Ok(None);
+    }
+    let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
+    reader.reject_unknown(&RUN_OPTION_FIELDS)?;
+    Ok(Some(reader))
+}
+
+/// `mode: 'shadow'` on a live run.
+pub fn shadow_not_available() -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        "mode",
+        "mode 'shadow' is not available for live runs yet: use 'enforced' (the default), or replay \
+         full recorded runs in shadow mode (shadowPyramids / shadow_pyramids)",
+    )
+}
+
+fn not_read_by_adr(field: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        field,
+        value::concat(&[
+            field,
+            " is read only by the 'fail_fast' and 'risk_bounded' policies; with policy 'adr' the exit config decides",
+        ]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(entries: Vec<(&str, Value)>) -> Value {
+        Value::object(entries)
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let adr = RunOptions::from_values(&Value::Null, &Value::Null, Naming::Js).unwrap();
+        assert_eq!(adr, RunOptions::default());
+        let base = options(vec![("policy", Value::string("risk_bounded"))]);
+        let over = options(vec![("policyConfig", options(vec![("riskBudget", Value::Number(0.02))]))]);
+        let o = RunOptions::from_values(&base, &over, Naming::Js).unwrap();
+        assert_eq!(
+            (o.policy, o.mode, o.config.risk_budget, o.config.reorder),
+            (RunPolicy::RiskBounded, RunMode::Enforced, 0.02, true)
+        );
+        let back = RunOptions::from_values(&o.to_value(Naming::Snake), &Value::Null, Naming::Snake).unwrap();
+        assert_eq!(back, o);
+        // An override replaces its key only.
+        let ff =
+            RunOptions::from_values(&base, &options(vec![("policy", Value::string("fail_fast"))]), Naming::Js).unwrap();
+        assert_eq!(ff.config, PolicyConfig::FAIL_FAST);
+    }
+
+    #[test]
+    fn bad_options_name_their_key() {
+        let check = |o: Value, field: &str, code: &str| {
+            let e = RunOptions::from_values(&o, &Value::Null, Naming::Js).unwrap_err();
+            assert_eq!((e.code(), e.field()), (code, field), "{}", e.message());
+            e
+        };
+        check(options(vec![("policy", Value::string("fastest"))]), "policy", "invalid_config");
+        let e = check(options(vec![("mode", Value::string("shadow"))]), "mode", "invalid_config");
+        assert!(e.message().contains("not available"), "{}", e.message());
+        check(options(vec![("mode", Value::string("loud"))]), "mode", "invalid_config");
+        check(options(vec![("model", Value::Number(1.0))]), "model", "invalid_config");
+        check(
+            options(vec![("policy", Value::string("adr")), ("policyConfig", options(vec![]))]),
+            "policyConfig",
+            "invalid_config",
+        );
+        check(options(vec![("polcy", Value::Null)]), "polcy", "unknown_option");
+        let bad_model = options(vec![("policy", Value::string("fail_fast")), ("model", Value::Number(1.0))]);
+        check(bad_model, "model", "invalid_snapshot");
+        let bad_config = options(vec![
+            ("policy", Value::string("risk_bounded")),
+            ("policyConfig", options(vec![("riskBudget", Value::Number(2.0))])),
+        ]);
+        check(bad_config, "policyConfig.riskBudget", "invalid_config");
+    }
+}
