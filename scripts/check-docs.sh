@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # User docs speak of the product and point at files that exist. Over README.md,
-# CONTRIBUTING.md, docs/**/*.md and every README.md under core/, bindings*/ and examples/
+# CONTRIBUTING.md, docs/**/*.md and every README.md under core/, cli/, bindings/ and examples/
 # (tests/vectors/README.md is developer text and is not checked), it fails on:
 #   shared   a `../shared` path (a user's clone has no ../shared; name a variable instead)
-#   issue    "issue N" (user docs never cite the project's tracker), or "session"
+#   issue    "issue N" (user docs never cite the project's tracker), or "session" outside
+#            `code` spans and fenced blocks (in code it is the MCP server's argument name)
 #   path     a repository path that does not exist: markdown link targets (relative to the
 #            page), and words in `code` spans and fenced blocks that start with a top-level
 #            folder of the repository, today's or a former one (bindings-node/, js/, ...).
@@ -27,7 +28,7 @@ import glob, os, re, subprocess, sys
 
 README_MAX = 250
 PACKAGE_README_MAX = 120
-PACKAGE_READMES = ("bindings/python/README.md", "bindings/node/README.md", "bindings/wasm/README.md", "core/README.md")
+PACKAGE_READMES = ("bindings/python/README.md", "bindings/node/README.md", "bindings/wasm/README.md", "core/README.md", "cli/README.md")
 # Top-level folders a path in the docs may start with: today's and former layouts' (so a
 # path into a folder that moved is caught).
 ROOTS = ("bench", "bindings", "bindings-node", "bindings-python", "bindings-wasm", "cli", "core",
@@ -52,12 +53,13 @@ def exists(path):
 docs = ["README.md", "CONTRIBUTING.md"] + sorted(
     t for t in tracked
     if t.endswith(".md") and (t.startswith("docs/") or (os.path.basename(t) == "README.md"
-        and t.split("/")[0] in ("core", "bindings", "bindings-node", "bindings-python", "bindings-wasm", "examples")))
+        and t.split("/")[0] in ("core", "cli", "bindings", "examples")))
 )
 docs = [d for d in docs if d in files]
 
 SHARED = re.compile(r"\.\./shared\b[^\s`)\"',;]*")
-ISSUE = re.compile(r"\bissues?\s+#?\d+|\bsessions?\b", re.IGNORECASE)
+ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+SESSION = re.compile(r"\bsessions?\b", re.IGNORECASE)
 SEED = re.compile(r"\bthe\s+seeds?\b|\bseed's\b|\bseed\s+rules\b", re.IGNORECASE)
 ADR = re.compile(r"\bADR-033\b")
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -96,6 +98,9 @@ for doc in docs:
             found.append((doc, n, "shared", m.group(0)))
         for m in ISSUE.finditer(line):
             found.append((doc, n, "issue", m.group(0)))
+        if not fenced and not line.lstrip().startswith("```"):
+            for m in SESSION.finditer(SPAN.sub("", line)):
+                found.append((doc, n, "issue", m.group(0)))
         for m in SEED.finditer(line if fenced else SPAN.sub("", line)):
             found.append((doc, n, "seed", m.group(0)))
         for m in ADR.finditer(line):

@@ -68,6 +68,10 @@ def shared():
     return dict(ws, repository=url)
 
 
+def version_tuple(text):
+    return tuple(int(part) for part in text.split("."))
+
+
 def packages():
     table = load_toml("scripts/packages.toml")
     return table, table.get("package", [])
@@ -210,6 +214,9 @@ def check(write):
             if package.get("name") != row["name"]:
                 differ(where, "package.name", package.get("name"), row["name"])
             for key in inherited:
+                if key == "rust-version" and isinstance(package.get(key), str) and \
+                        version_tuple(package[key]) > version_tuple(meta["rust-version"]):
+                    continue  # a crate may need a newer Rust than the workspace's (the CLI's rmcp)
                 if package.get(key) != {"workspace": True}:
                     differ(where, key, package.get(key), {"workspace": True})
             for key in ("description", "readme", "categories"):
