@@ -2,7 +2,8 @@
 # `make artifacts`: every artifact this machine can build, built by the release workflow's
 # own scripts (.github/workflows/release.yml), each installed into a clean place and its
 # README quick start run, then a publish dry run. In order, one step at a time:
-#   tools      scripts/release-tools.sh --qemu (the release venv, qemu-user, Node for arm64)
+#   tools      scripts/release-tools.sh --qemu --cross-std (the release venv, qemu-user, Node
+#              for arm64, the std of the targets rustup lacks here: built once per compiler)
 #   metadata   scripts/metadata.py check: every manifest agrees with the one place
 #   per package row of scripts/packages.toml:
 #     pypi       scripts/dist-sdist.sh, then scripts/dist-wheel.sh for each wheel target
@@ -44,7 +45,7 @@ step() { # NAME COMMAND...: one step, its output in the log and on the terminal
   fi
 }
 
-step tools bash scripts/release-tools.sh --qemu
+step tools bash scripts/release-tools.sh --qemu --cross-std
 step metadata python3 scripts/metadata.py check
 
 built=()

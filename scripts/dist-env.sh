@@ -82,6 +82,14 @@ dist_toolchain() {
 
 dist_can_build() { [ -n "$(dist_toolchain "$1")" ]; }
 
+# dist_sysroot: where scripts/release-tools.sh --cross-std keeps the std of the targets Debian's
+# rustc-web builds: outside the clone (a tool, as rustup's targets are), one per compiler.
+dist_sysroot() {
+  local id
+  id=$(/usr/bin/rustc -vV | sed -n 's/^release: //p')-$(/usr/bin/rustc -vV | sed -n 's/^commit-hash: //p' | cut -c1-12)
+  echo "${EARLYEXIT_SYSROOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/earlyexit/rust-sysroot}/$id"
+}
+
 dist_target() {
   local target=$1 kind=${2:?dist_target TARGET KIND}
   DIST_TOOLCHAIN=$(dist_toolchain "$target")
@@ -100,7 +108,17 @@ dist_target() {
     ln -sf /usr/bin/rustc "$shim/rustc"
     ln -sf /usr/bin/rustdoc "$shim/rustdoc"
     export PATH="$shim:$PATH" RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1
-    BUILD_STD=(-Z build-std=std,panic_abort)
+    local sysroot
+    sysroot=$(dist_sysroot)
+    if [ -f "$sysroot/lib/rustlib/$target/lib/.complete" ]; then
+      # The target's std, built once by scripts/release-tools.sh --cross-std. RUSTFLAGS reach
+      # only the target's crates: with --target, build scripts and proc macros are host
+      # builds, compiled against the host's own std.
+      export RUSTFLAGS="--sysroot=$sysroot${RUSTFLAGS:+ $RUSTFLAGS}"
+    else
+      echo "${DIST_STEP:-dist}: no prebuilt std for $target (scripts/release-tools.sh --cross-std): building it in this build" >&2
+      BUILD_STD=(-Z build-std=std,panic_abort)
+    fi
   fi
   DIST_ZIG=0
   case "$target" in
@@ -108,10 +126,10 @@ dist_target() {
   esac
   case "$target" in
     # A native addon is a shared library, which a musl target links only without the static C runtime.
+    # (RUSTFLAGS, not CARGO_TARGET_<TRIPLE>_RUSTFLAGS: cargo reads only the first source of
+    # flags it finds, and the prebuilt std's --sysroot is in RUSTFLAGS.)
     *-linux-musl)
-      local var
-      var="CARGO_TARGET_$(echo "$target" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
-      export "$var=-C target-feature=-crt-static"
+      export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C target-feature=-crt-static"
       ;;
   esac
   local how=$DIST_TOOLCHAIN

