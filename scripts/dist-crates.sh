@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The crates: `cargo package -p NAME...` packs every crate of scripts/packages.toml's
-# crates.io rows together (the binding crates say publish = false), builds each from its
-# packed sources (a crate that needs another of them gets it from the packing, as
-# crates.io will have it), and writes dist/crates/<name>-<version>.crate. Any
+# crates.io rows together (the binding crates say publish = false) and writes
+# dist/crates/<name>-<version>.crate. It does not build them (--no-verify): the next step,
+# scripts/verify-crates.sh, builds each from its packed sources as a user does (a crate that
+# needs another of them gets it from the packing, as crates.io will have it), and a second
+# build of the command's ~150 crates here took minutes for nothing. Any
 # cargo warning (missing metadata, a file left out of the package) fails the step, and so
 # does a row of scripts/packages.toml without its .crate. Run by `make artifacts` and the
 # release workflow; scripts/verify-crates.sh uses the result.
@@ -18,7 +20,7 @@ mapfile -t crates < <(python3 scripts/metadata.py list packages | awk -F'\t' '$1
 selection=()
 for name in "${crates[@]}"; do selection+=(-p "$name"); done
 # --allow-dirty: a working tree with edits packs them (the release workflow's checkout is clean).
-cargo package "${selection[@]}" --allow-dirty 2>&1 | tee "$log"
+cargo package "${selection[@]}" --allow-dirty --no-verify 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 [ "$status" -eq 0 ] || dist_fail "cargo package failed"
 if grep -q '^warning' "$log"; then

@@ -133,6 +133,7 @@ dist_target() {
       ;;
   esac
   local how=$DIST_TOOLCHAIN
+  [ "$how" != build-std ] || [ "${#BUILD_STD[@]}" -gt 0 ] || how="Debian's rustc-web and the prebuilt std"
   [ "$DIST_ZIG" = 0 ] || how="$how, linked by zig"
   echo "${DIST_STEP:-dist}: $target with $how ($(${RUSTC:-rustc} --version))"
 }

@@ -72,12 +72,12 @@ if [ "$mode" = publish ]; then
   for name in "${crates[@]}"; do cargo publish -p "$name"; done
 else
   # A crate that depends on another of ours cannot be dry-run before that one is on
-  # crates.io; `cargo package --workspace` (scripts/dist-crates.sh) verified it instead.
+  # crates.io; scripts/verify-crates.sh built it from its packed sources instead.
   for name in "${crates[@]}"; do
     if output=$(cargo publish --dry-run --no-verify --allow-dirty -p "$name" 2>&1); then
       echo "publish: cargo publish --dry-run -p $name: ok"
     elif grep -q 'no matching package named `earlyexit' <<<"$output"; then
-      echo "publish: cargo publish --dry-run -p $name: needs its dependency on crates.io first (verified by scripts/dist-crates.sh)"
+      echo "publish: cargo publish --dry-run -p $name: needs its dependency on crates.io first (built from its packed sources by scripts/verify-crates.sh)"
     else
       echo "$output"
       dist_fail "cargo publish --dry-run -p $name failed"

@@ -4,8 +4,10 @@
 #   a library   a fresh cargo project depends on it and runs the row's quick start (its
 #               ```rust block) as its main; its documentation builds as docs.rs builds it
 #               (every feature, --cfg docsrs, warnings as errors)
-#   a binary    `cargo install --path` of the unpacked crate, then the row's quick start
-#               (its ```sh blocks) with the installed command first on PATH
+#   a binary    `cargo install --debug --locked --path` of the unpacked crate, then the row's quick
+#               start (its ```sh blocks) with the installed command first on PATH (a debug
+#               build: what this proves is that the packed sources build and run; the
+#               optimized build of the same sources is the wheels')
 # A binary crate that depends on another of ours gets the unpacked one ([patch.crates-io]),
 # as crates.io will have it once that one is published. Closing line:
 # `verify-crates: N passed, M failed`.
@@ -55,12 +57,12 @@ docs() { # NAME
 
 binary() { # NAME QUICKSTART: cargo install, then the quick start's ```sh blocks
   local name=$1 quickstart=$2 block
-  cargo install --quiet --path "$scratch/$name-$version" --root "$scratch/bin-$name" "${patches[@]}" || return 1
+  cargo install --quiet --debug --locked --path "$scratch/$name-$version" --root "$scratch/bin-$name" "${patches[@]}" || return 1
   python3 scripts/metadata.py quickstart "$quickstart" sh "$scratch/qs-$name" >/dev/null || return 1
   for block in "$scratch/qs-$name"/*.sh; do
     (cd "$scratch" && PATH="$scratch/bin-$name/bin:$PATH" bash -euo pipefail "$block") || return 1
   done
-  echo "cargo install of the packed $name, then its quick start ($quickstart)"
+  echo "cargo install --debug of the packed $name, then its quick start ($quickstart)"
 }
 
 for row in "${rows[@]}"; do
@@ -70,7 +72,7 @@ for row in "${rows[@]}"; do
     check "crate $name: its quick start as a dependency" library "$name" "$quickstart"
     check "crate $name: docs as docs.rs builds them" docs "$name"
   else
-    check "crate $name: cargo install and its quick start" binary "$name" "$quickstart"
+    check "crate $name: cargo install --debug and its quick start" binary "$name" "$quickstart"
   fi
 done
 echo

@@ -83,12 +83,23 @@ wheel() {
   use "$venv"
 }
 
+# A wheel of a binary (packages.toml native = "bin", the command) is built from its sdist in
+# the dev profile, in the target dir scripts/verify-crates.sh builds the packed crate in (also
+# dev, `cargo install --debug --locked`): same lock, profile and linker, so the command's ~100
+# dependencies compile once for both (each took 2 to 4 min at every build). What this proves
+# is that pip builds the sdist with only Rust and pip; the optimized build is the wheels'.
+native=$(python3 scripts/metadata.py list packages | awk -F'\t' -v name="$dist" '$1 == "pypi" && $2 == name { print $5 }')
 sdist() {
-  local sdist=$1 venv=$scratch/venv-sdist
+  local sdist=$1 venv=$scratch/venv-sdist target_dir=$root/target/dist/sdist
+  local -a build=()
   "$python" -m venv "$venv" || return 1
+  if [ "$native" = bin ]; then
+    target_dir=$root/target/dist/crates
+    build=(MATURIN_PEP517_ARGS="--profile dev")
+  fi
   # A target dir beside the repository's own builds, so that a second run need not compile again.
-  CARGO_TARGET_DIR=$root/target/dist/sdist "$(bindir "$venv")/python" -m pip install --quiet --disable-pip-version-check \
-    --no-binary "$dist" "$sdist" || return 1
+  env ${build[@]+"${build[@]}"} CARGO_TARGET_DIR="$target_dir" "$(bindir "$venv")/python" -m pip install --quiet \
+    --disable-pip-version-check --no-binary "$dist" "$sdist" || return 1
   use "$venv"
 }
 
