@@ -5,6 +5,12 @@
 #   make replay  loop and pyramid policies replayed over public recorded runs in DATA=<dir>
 #                (default ../shared/data, beside the repository)
 #
+#   make artifacts  every release artifact this machine can build (wheels, sdist, npm
+#                packages, crates), each installed into a clean place and its quick start run
+#                (scripts/artifacts.sh: the release workflow's own steps; after `make setup`)
+#   make metadata   rewrite the packages' shared metadata from Cargo.toml [workspace.package]
+#                (scripts/metadata.py; `make test` checks it)
+#
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
@@ -21,10 +27,16 @@ DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
+.PHONY: test artifacts metadata demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
+
+artifacts: setup
+	bash scripts/artifacts.sh
+
+metadata:
+	python3 scripts/metadata.py write
 
 demo:
 	cargo run --release -p earlyexit --example demo

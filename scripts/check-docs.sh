@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # User docs speak of the product and point at files that exist. Over README.md,
-# CONTRIBUTING.md, docs/**/*.md and every README.md under core/, bindings*/ and examples/
+# CONTRIBUTING.md, docs/**/*.md and every README.md under core/, cli/, bindings/ and examples/
 # (tests/vectors/README.md is developer text and is not checked), it fails on:
 #   shared   a `../shared` path (a user's clone has no ../shared; name a variable instead)
 #   issue    "issue N" (user docs never cite the project's tracker), or "session" outside
@@ -28,7 +28,7 @@ import glob, os, re, subprocess, sys
 
 README_MAX = 250
 PACKAGE_README_MAX = 120
-PACKAGE_READMES = ("bindings/python/README.md", "bindings/node/README.md", "bindings/wasm/README.md", "core/README.md")
+PACKAGE_READMES = ("bindings/python/README.md", "bindings/node/README.md", "bindings/wasm/README.md", "core/README.md", "cli/README.md")
 # Top-level folders a path in the docs may start with: today's and former layouts' (so a
 # path into a folder that moved is caught).
 ROOTS = ("bench", "bindings", "bindings-node", "bindings-python", "bindings-wasm", "cli", "core",
@@ -53,7 +53,7 @@ def exists(path):
 docs = ["README.md", "CONTRIBUTING.md"] + sorted(
     t for t in tracked
     if t.endswith(".md") and (t.startswith("docs/") or (os.path.basename(t) == "README.md"
-        and t.split("/")[0] in ("core", "bindings", "bindings-node", "bindings-python", "bindings-wasm", "examples")))
+        and t.split("/")[0] in ("core", "cli", "bindings", "examples")))
 )
 docs = [d for d in docs if d in files]
 

@@ -3,15 +3,19 @@
 # outside the repository, each then imported and asked for one real decision:
 #   python   `maturin build --release` makes one abi3 wheel; pip installs it (no index)
 #            into a fresh venv; `import earlyexit` decides one loop.
-#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings/node, the napi addon)
-#            and `earlyexit-wasm` (bindings/wasm); each is installed offline into a fresh
-#            directory, then loaded with require() and with import, each deciding one loop
-#            (and the subpath entries `<package>/early-stopping`, `/iteration-analytics`,
-#            `/behavior-detector`, `/intervention-system` checked, the last two answering one
-#            detection and its intervention).
+#   npm      `npm pack` makes the tarballs of `earlyexit` (bindings/node, with this machine's
+#            napi addon: the tarball a clone makes) and `earlyexit-wasm` (bindings/wasm); each
+#            is installed offline into a fresh directory (earlyexit with earlyexit-wasm, its
+#            dependency; EARLYEXIT_NO_FALLBACK=1, so the addon must load), then loaded with
+#            require() and with import, each deciding one loop (and the subpath entries
+#            `<package>/early-stopping`, `/iteration-analytics`, `/behavior-detector`,
+#            `/intervention-system` checked, the last two answering one detection and its
+#            intervention).
 #   crate    `cargo package --list` of the core (crate `earlyexit`).
 # Each artifact carries its package's own README (the wheel as its long description, the
 # tarballs and the crate as README.md), byte for byte the file in the repository.
+# The release artifacts (manylinux wheels, npm platform packages, crates) are `make
+# artifacts` (scripts/artifacts.sh).
 #
 # Uses the venv scripts/test-python.sh makes (.venv with maturin) and the package builds
 # scripts/test-node.sh makes (npm run build:node / build:wasm); builds a package itself
@@ -139,16 +143,20 @@ pack_package() {
   echo "tarball: $name ($(stat -c %s "$out/tarballs/$name") bytes), README.md = $dir/README.md"
 }
 
-# install_and_use PACKAGE TARBALL_GLOB: install the tarball offline into a fresh directory,
-# then require() it and import it, deciding one loop each way.
+# install_and_use PACKAGE TARBALL_GLOB [DEPENDENCY_GLOB...]: install the tarballs offline into
+# a fresh directory, then require() the package and import it, deciding one loop each way.
 install_and_use() {
-  local package=$1 glob=$2 tarball
-  tarball=$(ls "$out"/tarballs/$glob 2>/dev/null | head -n 1)
-  [ -n "$tarball" ] || { echo "no tarball $glob (npm pack failed above)"; return 1; }
+  local package=$1 glob tarballs=() tarball
+  shift
+  for glob in "$@"; do
+    tarball=$(ls "$out"/tarballs/$glob 2>/dev/null | head -n 1)
+    [ -n "$tarball" ] || { echo "no tarball $glob (npm pack failed above)"; return 1; }
+    tarballs+=("$tarball")
+  done
   local dir="$scratch/npm-$package"
   mkdir -p "$dir"
   (cd "$dir" && printf '{"name": "scratch-%s", "private": true}\n' "$package" >package.json &&
-    npm install --offline --no-audit --no-fund --silent "$tarball") || return 1
+    npm install --offline --no-audit --no-fund --silent "${tarballs[@]}") || return 1
   local script='
     const { EarlyStopping } = lib;
     const engine = new EarlyStopping();
@@ -170,14 +178,14 @@ install_and_use() {
     if (stuck[0].type !== "stuck" || level !== SUBPATHS[3].INTERVENTION_LEVELS.REDIRECT)
       throw new Error("unexpected behaviour answers: " + JSON.stringify(stuck) + " " + level);
     console.log(`${HOW}: stop=${d.stop}, trigger=${d.trigger}, reason=${JSON.stringify(d.reason)}`);'
-  (cd "$dir" && EXPECTED_REASON=$REASON node -e "
+  (cd "$dir" && EARLYEXIT_NO_FALLBACK=1 EXPECTED_REASON=$REASON node -e "
     const lib = require('$package');
     const where = require.resolve('$package');
     if (!where.startsWith('$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"require('$package') from \" + where;
     const SUBPATHS = ['early-stopping', 'iteration-analytics', 'behavior-detector', 'intervention-system'].map((s) => require('$package/' + s));
     $script") || return 1
-  (cd "$dir" && EXPECTED_REASON=$REASON node --input-type=module -e "
+  (cd "$dir" && EARLYEXIT_NO_FALLBACK=1 EXPECTED_REASON=$REASON node --input-type=module -e "
     const lib = await import('$package');
     const where = import.meta.resolve('$package');
     if (!where.startsWith('file://$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
@@ -187,8 +195,10 @@ install_and_use() {
 }
 
 check "npm: npm pack earlyexit (bindings/node)" pack_package bindings/node build:node '\.node'
-check "npm: the earlyexit tarball installs offline, require() and import decide" install_and_use earlyexit 'earlyexit-[0-9]*.tgz'
 check "npm: npm pack earlyexit-wasm (bindings/wasm)" pack_package bindings/wasm build:wasm '\.wasm'
+# earlyexit depends on earlyexit-wasm (its fallback where no addon fits): both tarballs install together.
+check "npm: the earlyexit tarball installs offline, require() and import decide" \
+  install_and_use earlyexit 'earlyexit-[0-9]*.tgz' 'earlyexit-wasm-[0-9]*.tgz'
 check "npm: the earlyexit-wasm tarball installs offline, require() and import decide" \
   install_and_use earlyexit-wasm 'earlyexit-wasm-[0-9]*.tgz'
 

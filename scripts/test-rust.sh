@@ -5,7 +5,8 @@
 # the rust blocks of README.md and core/README.md (run by rustdoc --test),
 # clippy with warnings as errors on every workspace crate but the Python binding (linted in
 # scripts/test-python.sh), rustfmt, the core's rustdoc (warnings as errors), the user docs
-# (scripts/check-docs.sh), the zero-runtime-dependency rule, the one-version rule and the
+# (scripts/check-docs.sh), the zero-runtime-dependency rule, the one-version rule, the
+# packages' metadata from its one place (scripts/metadata.py) and the
 # supply-chain policy (deny.toml: licenses, duplicate versions), that policy once more from
 # an empty CARGO_HOME (what a machine that never built the project has: it fetches every
 # locked package from the registry; EARLYEXIT_SKIP_COLD_CACHE=1 skips it where there is no
@@ -13,7 +14,7 @@
 #
 # Closing line: `rust: N passed, M failed`, where N and M sum cargo's `test result:` lines
 # and each of the checks after the tests (clippy, fmt, rustdoc, docs, core deps, versions,
-# supply chain, cold cache, fuzz log dir, demo) counts as one test. A cargo test run that
+# metadata, supply chain, cold cache, fuzz log dir, demo) counts as one test. A cargo test run that
 # fails before reporting (say, a compile error) counts as one failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -134,6 +135,9 @@ check rustdoc env RUSTDOCFLAGS="-D warnings" cargo doc -p earlyexit --no-deps --
 check docs scripts/check-docs.sh
 check core-deps scripts/check-core-deps.sh
 check versions scripts/check-versions.sh
+# The packages' shared metadata (version, URL, authors, keywords) as Cargo.toml states it,
+# and every platform in the release workflow's matrix.
+check metadata python3 scripts/metadata.py check
 check supply-chain scripts/check-supply-chain.sh
 supply_chain_cold_cache() { # the same check as on a machine that never built the project
   local home status

@@ -17,5 +17,8 @@ export const HAVE_REFERENCE = existsSync(path.join(REFERENCE_DIR, 'early-stoppin
   && existsSync(path.join(REFERENCE_DIR, 'early-exit-adr.mjs'));
 export const NO_REFERENCE = `skipped: ${REFERENCE_DIR} is absent (clone the repository beside shared/ to run it)`;
 
+// The native suite must run on the addon: without one, `earlyexit` would fall back to
+// earlyexit-wasm (bindings/node/index.cjs); EARLYEXIT_NO_FALLBACK=1 makes that an error.
+if (IMPL === 'native') process.env.EARLYEXIT_NO_FALLBACK ??= '1';
 const ee = await import(PACKAGE);
 export default ee;
