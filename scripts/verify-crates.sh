@@ -31,22 +31,29 @@ export CARGO_TARGET_DIR=$root/target/dist/crates
 
 mapfile -t rows < <(python3 scripts/metadata.py list packages | awk -F'\t' '$1 == "crates.io"')
 patches=()
+packed=() # in scripts/packages.toml's order: a crate after the crates of ours it needs
 for row in "${rows[@]}"; do
   IFS=$'\t' read -r _ name _ _ _ <<<"$row"
   crate=$root/dist/crates/$name-$version.crate
   [ -f "$crate" ] || { echo "missing $crate (scripts/dist-crates.sh)"; failed=$((failed + 1)); continue; }
   tar -xzf "$crate" -C "$scratch"
+  packed+=("$name")
   patches+=(--config "patch.crates-io.$name.path=\"$scratch/$name-$version\"")
 done
 
 library() { # NAME QUICKSTART: the quick start's ```rust block as a dependent's main
-  local name=$1 quickstart=$2 project=$scratch/use-$1
+  local name=$1 quickstart=$2 project=$scratch/use-$1 dep
   mkdir -p "$project/src"
-  printf '[package]\nname = "quickstart"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\n%s = { path = "%s" }\n\n[workspace]\n' \
-    "$name" "$scratch/$name-$version" >"$project/Cargo.toml"
+  # The crate, and the crates of ours it builds on (which its quick start may name too).
+  printf '[package]\nname = "quickstart"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\n' >"$project/Cargo.toml"
+  for dep in "${packed[@]}"; do
+    printf '%s = { path = "%s" }\n' "$dep" "$scratch/$dep-$version" >>"$project/Cargo.toml"
+    [ "$dep" = "$name" ] && break
+  done
+  printf '\n[workspace]\n' >>"$project/Cargo.toml"
   python3 scripts/metadata.py quickstart "$quickstart" rust "$scratch/qs-$name" >/dev/null || return 1
   cp "$scratch/qs-$name/quickstart-1.rust" "$project/src/main.rs"
-  (cd "$project" && cargo run --quiet) || return 1
+  (cd "$project" && cargo run --quiet "${patches[@]}") || return 1
   echo "the quick start ($quickstart) ran against the packed $name $version"
 }
 
