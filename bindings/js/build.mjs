@@ -117,6 +117,8 @@ const PUBLIC_NAMES = [
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
+  // shadow-mode receipts
+  'verifyReceipts', 'appendReceipts',
   // loop replay and presets
   'replayLoops', 'loopPreset', 'LOOP_PRESETS',
   // the size limits (docs/limits.md)

@@ -689,7 +689,57 @@ export interface TestPyramidResult {
    * the ADR's results.
    */
   policy?: PolicyRunReport;
+  /** A shadow-mode run's receipt (at most one: where the policy would have exited) and counts. */
+  shadow?: ShadowReport;
 }
+
+/** What a would-be exit turned out to be (`docs/test-exit.md` defines the rates). */
+export type ReceiptLabel = 'correct_skip' | 'false_pass' | 'needless_run';
+
+/** A shadow-mode receipt (camelCase in every language; hashed when appended to a log). */
+export interface ShadowReceipt {
+  kind: 'pyramid';
+  receiptVersion: 1;
+  runId: string | null;
+  /** The last layer run before the would-be exit. */
+  layer: number | null;
+  layerName: string | null;
+  layersRun: number;
+  policy: 'fail_fast' | 'risk_bounded';
+  config: PyramidPolicyConfig;
+  exitReason: 'risk_bounded' | 'layer_failed';
+  signal: { risk: number | null };
+  thresholds: { riskBudget: number; confidence: number };
+  skipped: { layer: number; name: string; predicted: 'pass' | 'fail'; confidence: number | null; actual: 'pass' | 'fail'; costMs: number | null }[];
+  firstMissedFailure: { layer: number; name: string } | null;
+  label: ReceiptLabel;
+  computeSavedMs: number | null;
+  /** Added by `appendReceipts`. */
+  prevHash?: string | null;
+  sha256?: string;
+}
+
+/** A shadow-mode result's `shadow` key. */
+export interface ShadowReport {
+  receipts: ShadowReceipt[];
+  labels: { correctSkip: number; falsePass: number; needlessRun: number };
+  computeSavedMs: number | null;
+}
+
+/** What `verifyReceipts` found: nothing from `brokenAt.line` on is trusted. */
+export interface ReceiptCheck {
+  valid: boolean;
+  receipts: number;
+  /** The last verified receipt's sha256 (compare it with one kept elsewhere to detect a cut tail). */
+  head: string | null;
+  brokenAt: { line: number; field: string; reason: string } | null;
+  labels: Partial<Record<ReceiptLabel, number>>;
+}
+
+/** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */
+export declare function verifyReceipts(text: string): ReceiptCheck;
+/** The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one). */
+export declare function appendReceipts(log: string | null, receipts: readonly ShadowReceipt[]): string;
 
 /** Which policy decides a live run: the ADR's exit decision (the default), or the policy's. */
 export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
@@ -701,12 +751,17 @@ export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
 export interface PolicyRunOptions {
   /** `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`. */
   policy?: RunPolicyName | null;
-  /** `'enforced'` (default). `'shadow'` is not available for live runs yet (an `invalid_config` error). */
+  /**
+   * `'enforced'` (default), or `'shadow'`: every layer runs, and where the policy would have
+   * exited is a receipt in the result's `shadow` (policies `fail_fast` and `risk_bounded` only).
+   */
   mode?: 'enforced' | 'shadow' | null;
   /** The outcome model the policy decides from (empty when absent). */
   model?: ModelArgument;
   /** A partial config over the policy's preset (`riskBudget`: the certified budget). */
   policyConfig?: Partial<PyramidPolicyConfig> | null;
+  /** The run's id (a CI build number), written into its shadow-mode receipt. */
+  runId?: string | null;
 }
 
 /** A policy run's `policy` report: the bound, the budget (`config.riskBudget`), the model's counts. */

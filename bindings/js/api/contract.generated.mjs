@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2441668567;
+export const CONTRACT = 636768111;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -205,6 +205,13 @@ export const OP = Object.freeze({
   /** `[model, config or null]` -> the version 1 statistics the policy decides from. */
   PYRAMID_MODEL_STATS: 243,
   /**
+   * `[jsonl text]` -> `{valid, receipts, head, brokenAt, labels}`: the receipt log's hash
+   * chain recomputed (a break is reported, not thrown).
+   */
+  RECEIPTS_VERIFY: 280,
+  /** `[log text, receipts]` -> the JSONL lines that append `receipts` to the log, chained. */
+  RECEIPTS_APPEND: 281,
+  /**
    * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
    * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
    */
@@ -278,6 +285,8 @@ export const REPLAY_OPS = Object.freeze({
   241: 'OutcomeModel.prototype.merge',
   242: 'OutcomeModel.prototype.learn',
   243: 'OutcomeModel.prototype.statistics',
+  280: 'verifyReceipts',
+  281: 'appendReceipts',
   260: 'BehaviorDetector',
   261: 'BehaviorDetector.updateThresholds',
   262: 'BehaviorDetector.detect',

@@ -45,8 +45,8 @@ import {
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
 import {
-  OutcomeModel, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops,
-  replayPyramids, shadowPyramids,
+  OutcomeModel, appendReceipts, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate,
+  replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
 } from './replay.js';
 
 for (const cls of [EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
@@ -87,6 +87,8 @@ export const api = {
   pyramidPolicyDecide,
   pyramidPolicyUpdate,
   OutcomeModel,
+  verifyReceipts,
+  appendReceipts,
   replayLoops,
   loopPreset,
   LOOP_PRESETS,

@@ -102,6 +102,27 @@ export function pyramidPolicyUpdate(model, ran, options) {
 }
 
 // ------------------------------------------------------------------------
+// Shadow-mode receipts (docs/test-exit.md "Shadow mode"). Ops RECEIPTS_*: artifact_ops in
+// bindings/js/interface/src/artifact_ops.rs, SHA-256 over RFC 8785 canonical JSON.
+
+/**
+ * Recomputes a receipt log's hash chain.
+ * @param {string} text the JSONL log
+ * @returns {{valid: boolean, receipts: number, head: string|null, brokenAt: object|null, labels: object}}
+ */
+export function verifyReceipts(text) {
+  return unwrap(native.exec(OP.RECEIPTS_VERIFY, '[' + enc(text) + ']'));
+}
+
+/**
+ * The JSONL lines that append `receipts` (a shadow-mode result's `shadow.receipts`) to the
+ * log `log` (its text; '' or null for a new log), each chained to the one before.
+ */
+export function appendReceipts(log, receipts) {
+  return unwrap(native.exec(OP.RECEIPTS_APPEND, args2(encOpt(log), enc(receipts))));
+}
+
+// ------------------------------------------------------------------------
 // Loop replay and loop presets (docs/replay.md). Ops LOOP_REPLAY and LOOP_PRESET:
 // `loop_replay` in bindings/js/interface/src/loop_replay.rs. One native call per batch of runs.
 

@@ -73,6 +73,8 @@ from ._controller import AsyncRunner as AsyncRunner
 # Pyramid replay and the risk-bounded policy
 from ._native import replay_pyramids as replay_pyramids
 from ._native import shadow_pyramids as shadow_pyramids
+from ._native import verify_receipts as verify_receipts
+from ._native import append_receipts as append_receipts
 from ._native import calibrate_pyramid_policy as calibrate_pyramid_policy
 from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update

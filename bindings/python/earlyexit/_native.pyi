@@ -134,6 +134,8 @@ __all__ = [
     "pyramid_policy_update",
     "replay_pyramids",
     "shadow_pyramids",
+    "verify_receipts",
+    "append_receipts",
     "replay_loops",
 ]
 
@@ -1283,6 +1285,11 @@ class TestPyramidResult:
         in ``config["risk_budget"]``, the model's counts; docs/test-exit.md); ``None`` for the
         ADR's runs."""
 
+    @property
+    def shadow(self) -> dict[str, object] | None:
+        """A shadow-mode run's ``{receipts, labels, computeSavedMs}`` (receipts keep their
+        camelCase keys, which their hashes are over); ``None`` in enforced mode."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (camelCase keys)."""
 
@@ -1351,6 +1358,7 @@ class PyramidRun:
         mode: RunMode | None = None,
         model: OutcomeModel | Mapping[str, object] | str | None = None,
         policy_config: Mapping[str, object] | None = None,
+        run_id: str | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
         optional ``cost_ms``, or an object with those attributes (runners are not called).
@@ -1403,6 +1411,7 @@ def _run_options(
     mode: RunMode | None = None,
     model: OutcomeModel | Mapping[str, object] | str | None = None,
     policy_config: Mapping[str, object] | None = None,
+    run_id: str | None = None,
 ) -> dict[str, object] | None:
     """Checks a live run's policy keywords: the options normalized, or ``None`` when they
     leave the ADR deciding."""
@@ -1436,6 +1445,17 @@ def shadow_pyramids(
 ) -> dict[str, object]:
     """Shadow mode over fully recorded runs: what the policy would have run and missed;
     the model learns every full run."""
+
+def verify_receipts(jsonl_text: str) -> dict[str, object]:
+    """Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON):
+    ``{valid, receipts, head, brokenAt, labels}``; nothing from ``brokenAt["line"]`` on is
+    trusted. Code ``invalid_receipt`` when the argument is not text."""
+
+def append_receipts(log: str | None, receipts: Sequence[Mapping[str, object]]) -> str:
+    """The JSONL lines that append ``receipts`` (a shadow-mode result's
+    ``shadow["receipts"]``) to the log ``log`` (its text; ``""`` or ``None`` for a new
+    one), each chained to the one before. A log that does not verify is refused
+    (``invalid_receipt``)."""
 
 def calibrate_pyramid_policy(
     runs: str | Sequence[Mapping[str, object]],

@@ -251,6 +251,13 @@ ops! {
     /// `[model, config or null]` -> the version 1 statistics the policy decides from.
     PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics";
 
+    // --- calibration artifacts and shadow-mode receipts (`artifact_ops`), 280..=289
+    /// `[jsonl text]` -> `{valid, receipts, head, brokenAt, labels}`: the receipt log's hash
+    /// chain recomputed (a break is reported, not thrown).
+    RECEIPTS_VERIFY = 280 => "verifyReceipts";
+    /// `[log text, receipts]` -> the JSONL lines that append `receipts` to the log, chained.
+    RECEIPTS_APPEND = 281 => "appendReceipts";
+
     // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
     // and intervention-system.mjs; `behavior_ops`), 260..=272, stateless: the JS layer keeps
     // the objects' public fields. "now" is the JS layer's clock or the `clock` option.

@@ -35,6 +35,7 @@ mod live;
 mod model;
 mod options;
 mod report;
+mod shadow;
 
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 pub use history::{
@@ -45,3 +46,4 @@ pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
+pub use shadow::{shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};

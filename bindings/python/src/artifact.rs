@@ -1,0 +1,51 @@
+//! Shadow-mode receipt logs: `verify_receipts` and `append_receipts`, hashed with
+//! `earlyexit-digest` (SHA-256 over RFC 8785 canonical JSON), as every binding hashes.
+
+use earlyexit::artifact;
+use earlyexit::host::type_error;
+use earlyexit::ErrorCode;
+use earlyexit_digest::Sha256Hasher;
+use pyo3::prelude::*;
+
+use crate::error::OrRaise;
+use crate::value::{to_py, to_value, NoneIs};
+
+fn text_arg(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<String> {
+    match value.extract::<String>() {
+        Ok(text) => Ok(text),
+        Err(_) => {
+            let got = to_value(value, NoneIs::Null)?;
+            Err(type_error(ErrorCode::InvalidReceipt, field, "a string (JSONL text)", &got)).or_raise(py)
+        }
+    }
+}
+
+/// Recomputes a JSONL receipt log's hash chain: `{valid, receipts, head, brokenAt, labels}`.
+#[pyfunction]
+pub fn verify_receipts<'py>(py: Python<'py>, jsonl_text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let text = text_arg(py, jsonl_text, "text")?;
+    let check = py.detach(|| artifact::verify_receipts(&text, &Sha256Hasher));
+    to_py(py, &check.to_value())
+}
+
+/// The JSONL lines that append `receipts` to the log `log` (its text; `""` or `None` for a
+/// new one), each chained to the one before.
+#[pyfunction]
+pub fn append_receipts<'py>(
+    py: Python<'py>,
+    log: Option<&Bound<'py, PyAny>>,
+    receipts: &Bound<'py, PyAny>,
+) -> PyResult<String> {
+    let log = match log {
+        None => String::new(),
+        Some(v) if v.is_none() => String::new(),
+        Some(v) => text_arg(py, v, "log")?,
+    };
+    let receipts = match to_value(receipts, NoneIs::Null)? {
+        earlyexit::Value::Array(items) => items,
+        other => {
+            return Err(type_error(ErrorCode::InvalidReceipt, "receipts", "a list of receipts", &other)).or_raise(py)
+        }
+    };
+    py.detach(|| artifact::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
+}
