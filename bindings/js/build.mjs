@@ -118,7 +118,7 @@ const PUBLIC_NAMES = [
   // pyramid replay and the risk-bounded policy
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
   // shadow-mode receipts
-  'verifyReceipts', 'appendReceipts',
+  'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
   // loop replay and presets
   'replayLoops', 'loopPreset', 'LOOP_PRESETS',
   // the size limits (docs/limits.md)

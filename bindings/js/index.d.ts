@@ -741,6 +741,62 @@ export declare function verifyReceipts(text: string): ReceiptCheck;
 /** The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one). */
 export declare function appendReceipts(log: string | null, receipts: readonly ShadowReceipt[]): string;
 
+/** A calibration artifact (`calibratePyramidPolicy`'s answer is one, with its figures). */
+export interface CalibrationArtifact {
+  kind: 'pyramid' | 'loop';
+  schemaVersion: number;
+  policy: { policy: 'fail_fast' | 'risk_bounded'; config: PyramidPolicyConfig };
+  risk: number;
+  delta: number;
+  certificate: {
+    method: string;
+    hypotheses: { parameter: number; trials: number; events: number; pValue: number; rejected: boolean }[];
+    sampleSizes: Record<string, number>;
+  };
+  corpusSha256: string;
+  createdAt: string;
+  expiresAt: string;
+  promotion: {
+    promotedAt: string; auditCorpusSha256: string; auditRuns: number; trials: number; events: number;
+    upperBound: number; method: string;
+  } | null;
+  body: Record<string, unknown>;
+}
+
+/** What `checkPyramidDrift` found. */
+export interface DriftReport {
+  status: 'fresh' | 'expired' | 'drifted';
+  fresh: boolean;
+  reasons: { kind: 'expired' | 'stage_set' | 'failure_rate'; stage: string | null; message: string }[];
+  runs: number;
+  expiresAt: string;
+  now: string;
+}
+
+/** What `promotePyramidPolicy` decided. */
+export interface PromotionResult {
+  promoted: boolean;
+  reason: string;
+  audit: {
+    runs: number; failingRuns: number; falsePasses: number; falsePassRate: number | null;
+    upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
+  };
+  artifact: CalibrationArtifact;
+}
+
+/** Whether an artifact still holds for recent runs (`now`: ms, a Date or RFC 3339; the clock when absent). */
+export declare function checkPyramidDrift(
+  artifact: CalibrationArtifact | string,
+  runs: readonly RecordedRun[] | string,
+  now?: number | Date | string | null,
+): DriftReport;
+/** Promotes an artifact on audit runs disjoint from calibration (exact Clopper-Pearson bound). */
+export declare function promotePyramidPolicy(
+  artifact: CalibrationArtifact | string,
+  auditRuns: readonly RecordedRun[] | string,
+  now?: number | Date | string | null,
+): PromotionResult;
+
 /** Which policy decides a live run: the ADR's exit decision (the default), or the policy's. */
 export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
 
@@ -749,8 +805,12 @@ export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
  * `null` or absent keys take the defaults (a run's own options replace the controller's key by key).
  */
 export interface PolicyRunOptions {
-  /** `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`. */
-  policy?: RunPolicyName | null;
+  /**
+   * `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`, or a
+   * calibration artifact (object or JSON text): its policy, config and model; enforced only
+   * once promoted, else the run is in shadow mode and `result.shadow.reason` says why.
+   */
+  policy?: RunPolicyName | CalibrationArtifact | string | null;
   /**
    * `'enforced'` (default), or `'shadow'`: every layer runs, and where the policy would have
    * exited is a receipt in the result's `shadow` (policies `fail_fast` and `risk_bounded` only).
@@ -1072,8 +1132,13 @@ export interface CalibrationOptions {
   model?: ModelArgument;
   grid?: readonly number[];
   warmup?: number;
+  /** The artifact's creation time (RFC 3339; default now). */
+  createdAt?: string | null;
+  /** Its expiry (RFC 3339; default 30 days after createdAt). */
+  expiresAt?: string | null;
 }
-export interface Calibration {
+/** The calibration's figures, and the artifact's keys (`JSON.stringify` it to keep it). */
+export interface Calibration extends CalibrationArtifact {
   riskBudget: number;
   config: PyramidPolicyConfig;
   steps: { riskBudget: number; failingRuns: number; missed: number; pValue: number; certified: boolean }[];

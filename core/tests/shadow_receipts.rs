@@ -45,7 +45,8 @@ fn green_history(n: usize) -> OutcomeModel {
 
 fn shadow_run(policy: RunPolicy, model: OutcomeModel, fails: [bool; 3]) -> earlyexit::TestPyramidResult {
     let config = PolicyConfig { reorder: false, ..PolicyConfig::preset(policy.as_str()).unwrap() };
-    let options = RunOptions { policy, mode: RunMode::Shadow, config, model, run_id: Some("build-7".into()) };
+    let options =
+        RunOptions { policy, mode: RunMode::Shadow, config, model, run_id: Some("build-7".into()), fallback: None };
     let specs = LAYERS.iter().map(|&(name, cost)| LayerSpec { name: name.into(), cost_ms: Some(cost) }).collect();
     let mut run = PolicyRun::start(options, specs).unwrap();
     let mut order = Vec::new();
@@ -119,6 +120,7 @@ fn a_shadow_run_snapshot_restores_its_receipt() {
         config,
         model: green_history(400),
         run_id: None,
+        fallback: Some("the artifact is not promoted".into()),
     };
     let specs: Vec<LayerSpec> = LAYERS.iter().map(|&(n, c)| LayerSpec { name: n.into(), cost_ms: Some(c) }).collect();
     let mut run = PolicyRun::start(options, specs).unwrap();

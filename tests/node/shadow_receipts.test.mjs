@@ -89,3 +89,36 @@ test('the digest is SHA-256 over RFC 8785 canonical JSON (a vector every binding
 // sha256 of {"kind":"pyramid","label":"correct_skip","numbers":[1.5,1e+21,0,0.1],"prevHash":null}, computed
 // independently (Python's hashlib over that canonical text).
 const RECEIPT_VECTOR_SHA256 = 'e8ee1c20a240167c9adafeea0a36fcc96c0b61b34164afb31e6f74650352980f';
+
+const lrtsLike = (n, unitEvery, offset) => Array.from({ length: n }, (_, j) => {
+  const i = j + offset;
+  return { layers: [
+    { name: 'unit', durationMs: 10, failed: i % unitEvery === 0 },
+    { name: 'integration', durationMs: 40, failed: false },
+    { name: 'e2e', durationMs: 90, failed: i % 97 === 3 },
+  ] };
+});
+
+test('calibration artifact, drift, promotion and the lifecycle of a live run', async () => {
+  const cal = ee.calibratePyramidPolicy(lrtsLike(600, 5, 0), 0.2, 0.1, { createdAt: '2026-01-01T00:00:00Z' });
+  assert.deepEqual([cal.kind, cal.schemaVersion, cal.expiresAt], ['pyramid', 1, '2026-01-31T00:00:00.000Z']);
+  assert.equal(cal.policy.config.riskBudget, cal.riskBudget);
+  assert.match(cal.corpusSha256, /^[0-9a-f]{64}$/);
+  const layers = NAMES.map((name, i) => ({ name, costMs: COSTS[i], run: () => result(false, 1) }));
+  const r = await new ee.EarlyExitController(undefined, 3, { policy: cal }).runWithEarlyExit(layers);
+  assert.match(r.shadow.reason, /not promoted/);
+  assert.equal(r.layersExecuted.length, 3);
+  assert.equal(ee.checkPyramidDrift(cal, lrtsLike(100, 5, 600), '2026-01-02T00:00:00Z').status, 'fresh');
+  assert.equal(ee.checkPyramidDrift(JSON.stringify(cal), lrtsLike(100, 5, 600), new Date('2026-03-01')).status, 'expired');
+  const drifted = ee.checkPyramidDrift(cal, lrtsLike(100, 2, 600), Date.parse('2026-01-02'));
+  assert.deepEqual([drifted.status, drifted.reasons[0].kind, drifted.reasons[0].stage], ['drifted', 'failure_rate', 'unit']);
+  const out = ee.promotePyramidPolicy(cal, lrtsLike(400, 5, 600), '2026-01-02T00:00:00Z');
+  assert.equal(out.promoted, true, out.reason);
+  assert.equal(out.artifact.promotion.method, 'clopper-pearson');
+  const enforced = await new ee.EarlyExitController(undefined, 3, { policy: out.artifact }).runWithEarlyExit(layers);
+  assert.equal(enforced.shadow, undefined);
+  assert.throws(() => ee.promotePyramidPolicy(cal, lrtsLike(600, 5, 0), '2026-01-02T00:00:00Z'), (e) => e.field === 'auditRuns');
+  assert.throws(() => ee.checkPyramidDrift({ ...cal, schemaVersion: 9 }, lrtsLike(1, 5, 0)),
+    (e) => e.code === 'invalid_artifact' && e.field === 'schemaVersion' && /reads version 1/.test(e.message));
+  assert.throws(() => ee.checkPyramidDrift(cal, lrtsLike(1, 5, 0), {}), (e) => e instanceof TypeError && e.field === 'now');
+});

@@ -113,3 +113,47 @@ def test_the_digest_is_sha256_over_canonical_json() -> None:
     assert doc["sha256"] == hashlib.sha256(canonical.encode()).hexdigest()
     # The same vector the Node and wasm suites pin.
     assert doc["sha256"] == "e8ee1c20a240167c9adafeea0a36fcc96c0b61b34164afb31e6f74650352980f"
+
+
+def lrts_like_runs(n: int, unit_every: int, offset: int) -> List[Dict[str, Any]]:
+    return [
+        {"layers": [
+            {"name": "unit", "duration_ms": 10, "failed": (i + offset) % unit_every == 0},
+            {"name": "integration", "duration_ms": 40, "failed": False},
+            {"name": "e2e", "duration_ms": 90, "failed": (i + offset) % 97 == 3},
+        ]}
+        for i in range(n)
+    ]
+
+
+def test_artifact_drift_promotion_and_the_lifecycle() -> None:
+    from earlyexit import CalibrationArtifact, calibrate_pyramid_policy, check_pyramid_drift, promote_pyramid_policy
+
+    cal = calibrate_pyramid_policy(lrts_like_runs(600, 5, 0), 0.2, 0.1, created_at="2026-01-01T00:00:00Z")
+    assert isinstance(cal, CalibrationArtifact)
+    assert cal["kind"] == "pyramid" and cal["schemaVersion"] == 1
+    assert cal["expiresAt"] == "2026-01-31T00:00:00.000Z"
+    assert cal["policy"]["config"]["riskBudget"] == cal["risk_budget"]
+    assert json.loads(cal.to_json())["corpusSha256"] == cal["corpusSha256"]
+    # Not promoted: an enforced run with it as the policy runs in shadow and says why.
+    layers = [{"name": n, "cost_ms": c, "run": lambda: result(False, 1)} for n, c in zip(NAMES, COSTS)]
+    r = EarlyExitController(None, 3, policy=cal).run(layers)
+    assert "not promoted" in r.shadow["reason"] and len(r.layers_executed) == 3
+    # Drift: fresh, expired, drifted.
+    assert check_pyramid_drift(cal, lrts_like_runs(100, 5, 600), now="2026-01-02T00:00:00Z")["status"] == "fresh"
+    assert check_pyramid_drift(cal.to_json(), lrts_like_runs(100, 5, 600), now="2026-03-01T00:00:00Z")["status"] == "expired"
+    assert check_pyramid_drift(cal, lrts_like_runs(100, 2, 600))["status"] in ("drifted", "expired")
+    # Promotion on a disjoint audit split records itself; the promoted artifact is enforced.
+    out = promote_pyramid_policy(cal, lrts_like_runs(400, 5, 600), now="2026-01-02T00:00:00Z")
+    assert out["promoted"] is True, out
+    assert out["artifact"]["promotion"]["method"] == "clopper-pearson"
+    enforced = EarlyExitController(None, 3, policy=out["artifact"]).run(layers)
+    assert enforced.shadow is None
+    with pytest.raises(EarlyExitError) as err:
+        promote_pyramid_policy(cal, lrts_like_runs(600, 5, 0), now="2026-01-02T00:00:00Z")
+    assert err.value.field == "auditRuns"
+    bad = dict(cal, schemaVersion=9)
+    with pytest.raises(EarlyExitError) as err:
+        check_pyramid_drift(bad, lrts_like_runs(1, 5, 0))
+    assert (err.value.code, err.value.field) == ("invalid_artifact", "schemaVersion")
+    assert "reads version 1" in str(err.value)

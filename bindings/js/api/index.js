@@ -46,7 +46,7 @@ import {
 import { guardInstance } from './instance.js';
 import {
   OutcomeModel, appendReceipts, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate,
-  replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
+  replayLoops, replayPyramids, shadowPyramids, verifyReceipts, checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
 
 for (const cls of [EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
@@ -89,6 +89,8 @@ export const api = {
   OutcomeModel,
   verifyReceipts,
   appendReceipts,
+  checkPyramidDrift,
+  promotePyramidPolicy,
   replayLoops,
   loopPreset,
   LOOP_PRESETS,

@@ -135,6 +135,8 @@ __all__ = [
     "replay_pyramids",
     "shadow_pyramids",
     "verify_receipts",
+    "check_pyramid_drift",
+    "promote_pyramid_policy",
     "append_receipts",
     "replay_loops",
 ]
@@ -1457,6 +1459,20 @@ def append_receipts(log: str | None, receipts: Sequence[Mapping[str, object]]) -
     one), each chained to the one before. A log that does not verify is refused
     (``invalid_receipt``)."""
 
+def check_pyramid_drift(
+    artifact: Mapping[str, object] | str, runs: str | Sequence[Mapping[str, object]], now: object = None
+) -> dict[str, object]:
+    """Whether a calibration artifact still holds for recent runs: ``{status: 'fresh' |
+    'expired' | 'drifted', fresh, reasons, ...}``; ``now`` (ms, RFC 3339 text or a
+    ``datetime``) defaults to the host clock."""
+
+def promote_pyramid_policy(
+    artifact: Mapping[str, object] | str, audit_runs: str | Sequence[Mapping[str, object]], now: object = None
+) -> dict[str, object]:
+    """Promotes an artifact on audit runs disjoint from its calibration corpus (exact
+    Clopper-Pearson bound of the false-pass rate at the artifact's delta):
+    ``{promoted, reason, audit, artifact}``."""
+
 def calibrate_pyramid_policy(
     runs: str | Sequence[Mapping[str, object]],
     risk: float,
@@ -1467,9 +1483,12 @@ def calibrate_pyramid_policy(
     model: OutcomeModel | str | Mapping[str, object] | None = None,
     grid: Sequence[float] | None = None,
     warmup: float | None = None,
+    created_at: str | None = None,
+    expires_at: str | None = None,
 ) -> dict[str, object]:
     """Learn-then-Test calibration: the most aggressive certified ``risk_budget``, the
-    config, the tested steps and the trained model."""
+    config, the tested steps and the trained model, then the artifact's keys (the package's
+    ``calibrate_pyramid_policy`` wraps it in a ``CalibrationArtifact`` with ``to_json()``)."""
 
 def pyramid_policy_decide(
     model: OutcomeModel | str | Mapping[str, object] | None,

@@ -49,3 +49,60 @@ pub fn append_receipts<'py>(
     };
     py.detach(|| artifact::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
 }
+
+/// A `now` argument as the core reads it (milliseconds or RFC 3339 text): `None` is the
+/// host clock, a `datetime` its timestamp, anything else as given (the core checks it).
+pub(crate) fn now_value(now: Option<&Bound<'_, PyAny>>) -> PyResult<earlyexit::Value> {
+    match now {
+        Some(v) if !v.is_none() => {
+            if v.hasattr("timestamp")? && !v.is_instance_of::<pyo3::types::PyString>() {
+                let seconds: f64 = v.call_method0("timestamp")?.extract()?;
+                return Ok(earlyexit::Value::Number((seconds * 1000.0).round()));
+            }
+            to_value(v, NoneIs::Null)
+        }
+        _ => {
+            let ms =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+            Ok(earlyexit::Value::Number(ms as f64))
+        }
+    }
+}
+
+/// Whether a calibration artifact still holds for recent runs.
+#[pyfunction]
+#[pyo3(signature = (artifact, runs, now = None))]
+pub fn check_pyramid_drift<'py>(
+    py: Python<'py>,
+    artifact: &Bound<'py, PyAny>,
+    runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let artifact = to_value(artifact, NoneIs::Null)?;
+    let runs = crate::value::runs_value(py, runs)?;
+    let now = now_value(now)?;
+    let out = py
+        .detach(|| earlyexit::pyramid::replay::drift_value(&artifact, &runs, &now, earlyexit::Naming::Snake))
+        .or_raise(py)?;
+    to_py(py, &out)
+}
+
+/// Promotes a calibration artifact on audit runs disjoint from its calibration corpus.
+#[pyfunction]
+#[pyo3(signature = (artifact, audit_runs, now = None))]
+pub fn promote_pyramid_policy<'py>(
+    py: Python<'py>,
+    artifact: &Bound<'py, PyAny>,
+    audit_runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let artifact = to_value(artifact, NoneIs::Null)?;
+    let runs = crate::value::runs_value(py, audit_runs)?;
+    let now = now_value(now)?;
+    let out = py
+        .detach(|| {
+            earlyexit::pyramid::replay::promote_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+        })
+        .or_raise(py)?;
+    to_py(py, &out)
+}

@@ -344,7 +344,8 @@ impl PolicyRun {
             verdict: Verdict::of(self.layers.len(), executed.len(), failing_layers.len()),
             failing_layers,
             policy: Some(report),
-            shadow: (self.options.mode == RunMode::Shadow).then(|| shadow_value(self.shadow_receipt().as_ref())),
+            shadow: (self.options.mode == RunMode::Shadow)
+                .then(|| shadow_value(self.shadow_receipt().as_ref(), self.options.fallback.as_deref())),
         })
     }
 

@@ -29,6 +29,7 @@
 //! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
+mod artifact;
 mod config;
 mod history;
 mod live;
@@ -37,6 +38,7 @@ mod options;
 mod report;
 mod shadow;
 
+pub use artifact::{read_pyramid_artifact, PyramidArtifact};
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 pub use history::{
     build_arg, history_argument, history_value, learn_value, merge_value, model_argument, ran_arg, read_model,

@@ -38,9 +38,13 @@ pub(super) const MODE: FieldName = FieldName::same("mode");
 pub(super) const MODEL: FieldName = FieldName::same("model");
 pub(super) const POLICY_CONFIG: FieldName = field_name!("policyConfig", "policy_config");
 pub(super) const RUN_ID: FieldName = field_name!("runId", "run_id");
+/// Why a run is in shadow mode although enforced was asked: written by [`RunOptions::to_value`]
+/// (normalized options, snapshots) so the reason survives them.
+pub(super) const SHADOW_REASON: FieldName = field_name!("shadowReason", "shadow_reason");
 
-/// The option keys of a live run, as `{policy, mode, model, policyConfig, runId}` spells them.
-pub const RUN_OPTION_FIELDS: [FieldName; 5] = [POLICY, MODE, MODEL, POLICY_CONFIG, RUN_ID];
+/// The option keys of a live run, as `{policy, mode, model, policyConfig, runId,
+/// shadowReason}` spells them.
+pub const RUN_OPTION_FIELDS: [FieldName; 6] = [POLICY, MODE, MODEL, POLICY_CONFIG, RUN_ID, SHADOW_REASON];
 
 /// A live run's policy, mode, knobs and model, validated.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +60,8 @@ pub struct RunOptions {
     pub model: OutcomeModel,
     /// The run's id, written into its shadow-mode receipt (a CI build number, a commit).
     pub run_id: Option<String>,
+    /// Why the run is in shadow mode although enforced was asked (an artifact not promoted).
+    pub fallback: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -66,6 +72,7 @@ impl Default for RunOptions {
             config: PolicyConfig::FAIL_FAST,
             model: OutcomeModel::new(),
             run_id: None,
+            fallback: None,
         }
     }
 }
@@ -74,7 +81,7 @@ impl RunOptions {
     /// Options built in Rust: `policy` with its preset config, in enforced mode.
     pub fn new(policy: RunPolicy, model: OutcomeModel) -> Self {
         let config = PolicyConfig::preset(policy.as_str()).unwrap_or(PolicyConfig::FAIL_FAST);
-        RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None }
+        RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None }
     }
 
     /// Reads `{policy?, mode?, model?, policyConfig?}` (`null` for the defaults: the ADR,
@@ -91,10 +98,6 @@ impl RunOptions {
                 Some(v) => Some((r, v)),
             })
         };
-        let policy = match get(POLICY) {
-            None => RunPolicy::Adr,
-            Some((r, _)) => RunPolicy::parse(r.choice(POLICY, &RunPolicy::NAMES)?).unwrap_or(RunPolicy::Adr),
-        };
         let mode = match get(MODE) {
             None => RunMode::Enforced,
             Some((r, _)) => RunMode::parse(r.choice(MODE, &RunMode::NAMES)?).unwrap_or(RunMode::Enforced),
@@ -102,6 +105,37 @@ impl RunOptions {
         let run_id = match get(RUN_ID) {
             None => None,
             Some((r, _)) => Some(r.string(RUN_ID)?.to_string()),
+        };
+        // A calibration artifact as the policy: its policy, config and model; enforced only
+        // once promoted (else shadow, and the result says why).
+        if let Some((_, doc @ (Value::Object(_) | Value::String(_)))) = get(POLICY) {
+            let is_name = matches!(doc, Value::String(s) if !s.trim_start().starts_with('{'));
+            if !is_name {
+                let artifact = crate::pyramid::policy::artifact::read_pyramid_artifact(doc)
+                    .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
+                if let Some((r, _)) = get(POLICY_CONFIG) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidConfig,
+                        ErrorKind::Range,
+                        r.path_of(POLICY_CONFIG),
+                        "policyConfig cannot be given with an artifact as the policy: the artifact's config is the calibrated one",
+                    ));
+                }
+                let policy = RunPolicy::parse(&artifact.policy).unwrap_or(RunPolicy::RiskBounded);
+                let model = match get(MODEL) {
+                    None => artifact.model,
+                    Some((_, doc)) => model_argument(doc, &artifact.config)?,
+                };
+                let fallback = (mode == RunMode::Enforced && artifact.artifact.promotion.is_none()).then(|| {
+                    "the artifact is not promoted (promote_pyramid_policy): running in shadow mode".to_string()
+                });
+                let mode = if fallback.is_some() { RunMode::Shadow } else { mode };
+                return Ok(RunOptions { policy, mode, config: artifact.config, model, run_id, fallback });
+            }
+        }
+        let policy = match get(POLICY) {
+            None => RunPolicy::Adr,
+            Some((r, _)) => RunPolicy::parse(r.choice(POLICY, &RunPolicy::NAMES)?).unwrap_or(RunPolicy::Adr),
         };
         let preset = PolicyConfig::preset(policy.as_str());
         let (model, config) = (get(MODEL), get(POLICY_CONFIG));
@@ -124,7 +158,11 @@ impl RunOptions {
             None => OutcomeModel::new(),
             Some((_, doc)) => model_argument(doc, &config)?,
         };
-        Ok(RunOptions { policy, mode, config, model, run_id })
+        let fallback = match get(SHADOW_REASON) {
+            Some((r, _)) if mode == RunMode::Shadow => Some(r.string(SHADOW_REASON)?.to_string()),
+            _ => None,
+        };
+        Ok(RunOptions { policy, mode, config, model, run_id, fallback })
     }
 
     /// The options object (`{policy, mode, policyConfig, model}`; keys spelled by `naming`,
@@ -136,6 +174,7 @@ impl RunOptions {
             (POLICY_CONFIG.spelled(naming).into(), self.config.to_value(naming)),
             (MODEL.spelled(naming).into(), self.model.to_value(Naming::Js)),
             (RUN_ID.spelled(naming).into(), self.run_id.as_deref().map_or(Value::Null, Value::string)),
+            (SHADOW_REASON.spelled(naming).into(), self.fallback.as_deref().map_or(Value::Null, Value::string)),
         ])
     }
 }

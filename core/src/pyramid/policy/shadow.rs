@@ -148,12 +148,14 @@ impl ShadowReceipt {
     }
 }
 
-/// The result's `shadow` key: the run's receipt (if the policy would have exited) and the
-/// counts by label.
-pub fn shadow_value(receipt: Option<&ShadowReceipt>) -> Value {
+/// The result's `shadow` key: why the run is in shadow mode (`"requested"`, or why an
+/// enforced run fell back to it), the run's receipt (if the policy would have exited) and
+/// the counts by label.
+pub fn shadow_value(receipt: Option<&ShadowReceipt>, fallback: Option<&str>) -> Value {
     let label = receipt.map(ShadowReceipt::label);
     let count = |l: ReceiptLabel| Value::Number(f64::from(u8::from(label == Some(l))));
     ObjectBuilder::new()
+        .string("reason", fallback.unwrap_or("requested"))
         .value("receipts", Value::Array(receipt.map(ShadowReceipt::to_value).into_iter().collect()))
         .value(
             "labels",
