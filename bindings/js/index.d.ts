@@ -721,6 +721,8 @@ export interface ShadowReceipt {
 
 /** A shadow-mode result's `shadow` key. */
 export interface ShadowReport {
+  /** `'requested'`, or why an enforced run is in shadow mode (an artifact not promoted). */
+  reason: string;
   receipts: ShadowReceipt[];
   labels: { correctSkip: number; falsePass: number; needlessRun: number };
   computeSavedMs: number | null;

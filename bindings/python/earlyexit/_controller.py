@@ -83,14 +83,14 @@ class EarlyExitController:
     tasks at once.
     """
 
-    __slots__ = ("_exit", "_options")
+    __slots__ = ("_exit", "_options", "_policy")
 
     def __init__(
         self,
         config: Union[EarlyExitConfig, Mapping[str, object], None],
         total_layers: int,
         *,
-        policy: RunPolicy = "adr",
+        policy: Union[RunPolicy, Mapping[str, object], str] = "adr",
         mode: RunMode = "enforced",
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
@@ -100,7 +100,10 @@ class EarlyExitController:
         given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config, "run_id": run_id}
         # Checked now; kept as given, so a run's own keywords replace them one by one (options
         # that leave the ADR deciding are the defaults: nothing to keep).
-        self._options = given if _run_options(**given) is not None else {}
+        normalized = _run_options(**given)
+        self._options = given if normalized is not None else {}
+        # The policy's name (an artifact given as the policy names its own).
+        self._policy = cast(RunPolicy, normalized["policy"]) if normalized is not None else "adr"
 
     @property
     def config(self) -> EarlyExitConfig:
@@ -115,13 +118,13 @@ class EarlyExitController:
     @property
     def policy(self) -> RunPolicy:
         """Who decides the runs: ``'adr'``, ``'fail_fast'`` or ``'risk_bounded'``."""
-        return cast(RunPolicy, self._options.get("policy") or "adr")
+        return self._policy
 
     def start(
         self,
         layers: Sequence[Layer],
         *,
-        policy: Union[RunPolicy, None] = None,
+        policy: Union[RunPolicy, Mapping[str, object], str, None] = None,
         mode: Union[RunMode, None] = None,
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
@@ -139,7 +142,7 @@ class EarlyExitController:
         self,
         layers: Iterable[Layer],
         *,
-        policy: Union[RunPolicy, None] = None,
+        policy: Union[RunPolicy, Mapping[str, object], str, None] = None,
         mode: Union[RunMode, None] = None,
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
@@ -166,7 +169,7 @@ class EarlyExitController:
         self,
         layers: Iterable[Layer],
         *,
-        policy: Union[RunPolicy, None] = None,
+        policy: Union[RunPolicy, Mapping[str, object], str, None] = None,
         mode: Union[RunMode, None] = None,
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,

@@ -21,7 +21,7 @@ Conventions shared by every class here:
 import os
 import pathlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final, overload, type_check_only
+from typing import Any, Callable, ClassVar, Generic, Literal, Protocol, Union, final, overload, type_check_only
 
 from typing_extensions import TypeVar, Unpack
 
@@ -1288,7 +1288,7 @@ class TestPyramidResult:
         ADR's runs."""
 
     @property
-    def shadow(self) -> dict[str, object] | None:
+    def shadow(self) -> dict[str, Any] | None:
         """A shadow-mode run's ``{receipts, labels, computeSavedMs}`` (receipts keep their
         camelCase keys, which their hashes are over); ``None`` in enforced mode."""
 
@@ -1356,7 +1356,7 @@ class PyramidRun:
         total_layers: int,
         layers: Iterable[object],
         *,
-        policy: RunPolicy | None = None,
+        policy: RunPolicy | Mapping[str, object] | str | None = None,
         mode: RunMode | None = None,
         model: OutcomeModel | Mapping[str, object] | str | None = None,
         policy_config: Mapping[str, object] | None = None,
@@ -1448,7 +1448,7 @@ def shadow_pyramids(
     """Shadow mode over fully recorded runs: what the policy would have run and missed;
     the model learns every full run."""
 
-def verify_receipts(jsonl_text: str) -> dict[str, object]:
+def verify_receipts(jsonl_text: str) -> dict[str, Any]:
     """Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON):
     ``{valid, receipts, head, brokenAt, labels}``; nothing from ``brokenAt["line"]`` on is
     trusted. Code ``invalid_receipt`` when the argument is not text."""
@@ -1461,14 +1461,14 @@ def append_receipts(log: str | None, receipts: Sequence[Mapping[str, object]]) -
 
 def check_pyramid_drift(
     artifact: Mapping[str, object] | str, runs: str | Sequence[Mapping[str, object]], now: object = None
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Whether a calibration artifact still holds for recent runs: ``{status: 'fresh' |
     'expired' | 'drifted', fresh, reasons, ...}``; ``now`` (ms, RFC 3339 text or a
     ``datetime``) defaults to the host clock."""
 
 def promote_pyramid_policy(
     artifact: Mapping[str, object] | str, audit_runs: str | Sequence[Mapping[str, object]], now: object = None
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Promotes an artifact on audit runs disjoint from its calibration corpus (exact
     Clopper-Pearson bound of the false-pass rate at the artifact's delta):
     ``{promoted, reason, audit, artifact}``."""
