@@ -769,7 +769,9 @@ export interface CalibrationArtifact {
 export interface DriftReport {
   status: 'fresh' | 'expired' | 'drifted';
   fresh: boolean;
-  reasons: { kind: 'expired' | 'stage_set' | 'failure_rate'; stage: string | null; message: string }[];
+  reasons: { kind: 'expired' | 'stage_set' | 'failure_rate' | 'false_pass'; stage: string | null; message: string }[];
+  /** The artifact to run with now: unchanged when fresh, else demoted (`promotion: null`). */
+  artifact: CalibrationArtifact;
   runs: number;
   expiresAt: string;
   now: string;

@@ -229,3 +229,32 @@ fn an_artifact_as_the_policy_runs_in_shadow_until_promoted() {
     let err = earlyexit::pyramid::policy::RunOptions::from_values(&bad, &Value::Null, Naming::Js).unwrap_err();
     assert_eq!(err.field(), "policyConfig");
 }
+
+#[test]
+fn a_promoted_policy_that_meets_a_false_pass_is_demoted_by_the_drift_check() {
+    let artifact = calibrated();
+    let answer =
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+            .unwrap();
+    let promoted = answer.get("artifact").unwrap().clone();
+    let now = Value::Number((JAN_1 + 2 * DAY) as f64);
+    // Recent runs where e2e fails after green unit and integration: the promoted policy skips it.
+    let recent = runs(200, 5, 4, 601);
+    let drift = drift_value(&promoted, &recent, &now, Naming::Js).unwrap();
+    assert_eq!(drift.get("status").and_then(Value::as_str), Some("drifted"), "{drift:?}");
+    let Some(Value::Array(reasons)) = drift.get("reasons") else { panic!() };
+    assert!(reasons.iter().any(|r| r.get("kind").and_then(Value::as_str) == Some("false_pass")), "{reasons:?}");
+    // The artifact to run with now is demoted: a live run with it is in shadow mode again.
+    let demoted = drift.get("artifact").unwrap();
+    assert_eq!(demoted.get("promotion"), Some(&Value::Null));
+    let r = live_result(demoted, vec![]);
+    assert!(r
+        .shadow
+        .and_then(|s| s.get("reason").and_then(Value::as_str).map(str::to_string))
+        .unwrap()
+        .contains("not promoted"));
+    // Fresh recent runs keep the promotion.
+    let fresh = drift_value(&promoted, &runs(100, 5, 0, 600), &now, Naming::Js).unwrap();
+    assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
+    assert_ne!(fresh.get("artifact").and_then(|a| a.get("promotion")), Some(&Value::Null));
+}

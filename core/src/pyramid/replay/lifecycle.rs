@@ -290,6 +290,23 @@ pub fn check_drift(artifact: &PyramidArtifact, runs: &[RecordedRun], now_ms: i64
             reasons.push(reason("failure_rate", Some(&name), &message));
         }
     }
+    // An enforced (promoted) policy that would have declared a failing recent run green has
+    // met a false pass: it goes back to shadow.
+    if a.promotion.is_some() {
+        let policy = ReplayPolicy::Policy { config: artifact.config.clone(), model: artifact.model.clone() };
+        if let Ok(report) = replay(runs, &policy, Learn::Ran) {
+            if let Some(run) = report.runs.iter().find(|r| r.missed) {
+                let which = run.id.as_deref().map_or_else(String::new, |id| concat(&[" (run ", id, ")"]));
+                let message = concat(&[
+                    "the promoted policy would have declared ",
+                    &uint_string(report.summary.missed as u64),
+                    " failing recent run(s) green",
+                    &which,
+                ]);
+                reasons.push(reason("false_pass", None, &message));
+            }
+        }
+    }
     let status = if expired {
         "expired"
     } else if reasons.is_empty() {
@@ -297,10 +314,17 @@ pub fn check_drift(artifact: &PyramidArtifact, runs: &[RecordedRun], now_ms: i64
     } else {
         "drifted"
     };
+    // What to run with now: unchanged when fresh, else demoted (not promoted: a live run
+    // with it falls back to shadow mode and says so).
+    let mut next = a.clone();
+    if status != "fresh" {
+        next.promotion = None;
+    }
     ObjectBuilder::new()
         .string("status", status)
         .value("fresh", Value::Bool(status == "fresh"))
         .value("reasons", Value::Array(reasons))
+        .value("artifact", next.to_value())
         .number("runs", runs.len() as f64)
         .string("expiresAt", &a.expires_at)
         .string("now", &iso_from_millis(now_ms))
