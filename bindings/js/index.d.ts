@@ -736,6 +736,24 @@ export interface ReceiptCheck {
   head: string | null;
   brokenAt: { line: number; field: string; reason: string } | null;
   labels: Partial<Record<ReceiptLabel, number>>;
+  /** False passes among green exits; needless runs among receipts (Wilson 95% intervals). */
+  rates: ReceiptRates;
+  /** The same per slice (the receipts' policy). */
+  slices: { slice: string; receipts: number; labels: Partial<Record<ReceiptLabel, number>>; rates: ReceiptRates }[];
+}
+
+/** A rate of `verifyReceipts`: `count` of `of`, null rate and interval without cases. */
+export interface ReceiptRate {
+  count: number;
+  of: number;
+  rate: number | null;
+  wilson: [number, number] | null;
+}
+
+/** The receipt rates (docs/test-exit.md defines their denominators). */
+export interface ReceiptRates {
+  falsePass: ReceiptRate;
+  needlessRun: ReceiptRate;
 }
 
 /** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */

@@ -150,6 +150,13 @@ fn an_appended_log_verifies_and_counts_labels() {
     assert!(check.valid(), "{:?}", check.broken);
     assert_eq!(check.receipts, 4);
     assert_eq!(check.labels, vec![("correct_skip".to_string(), 2), ("false_pass".to_string(), 2)]);
+    // False passes among green exits, with the Wilson interval; one slice (the policy).
+    let report = check.to_value();
+    let fp = report.get("rates").and_then(|r| r.get("falsePass")).unwrap();
+    assert_eq!((fp.get("count").and_then(Value::as_f64), fp.get("of").and_then(Value::as_f64)), (Some(2.0), Some(4.0)));
+    assert_eq!(fp.get("rate").and_then(Value::as_f64), Some(0.5));
+    let Some(Value::Array(slices)) = report.get("slices") else { panic!() };
+    assert_eq!(slices[0].get("slice").and_then(Value::as_str), Some("risk_bounded"));
     let last = log.lines().last().and_then(|l| Value::parse_json(l, earlyexit::ErrorCode::InvalidReceipt, "l").ok());
     assert_eq!(check.head.as_deref(), last.as_ref().and_then(|v| v.get("sha256")).and_then(Value::as_str));
     assert!(verify_receipts("", &TestHash).valid());

@@ -33,6 +33,44 @@ pub struct ReceiptCheck {
     pub broken: Option<ChainBreak>,
     /// Verified receipts by `label` (label, count), in first-seen order.
     pub labels: Vec<(String, usize)>,
+    /// Per slice (the receipts' `policy`), in first-seen order: (slice, labels as above).
+    pub slices: Vec<(String, Vec<(String, usize)>)>,
+}
+
+/// `{count, of, rate, wilson}`: `count` of `of`, the rate and its Wilson 95% interval (null
+/// without cases).
+fn rate_value(count: usize, of: usize) -> Value {
+    let wilson = crate::num::stats::wilson_interval(count as u64, of as u64)
+        .map_or(Value::Null, |(lo, hi)| Value::Array(vec![Value::Number(lo), Value::Number(hi)]));
+    ObjectBuilder::new()
+        .number("count", count as f64)
+        .number("of", of as f64)
+        .opt_number("rate", (of > 0).then(|| count as f64 / of as f64))
+        .value("wilson", wilson)
+        .build()
+}
+
+fn count_of(labels: &[(String, usize)], label: &str) -> usize {
+    labels.iter().find(|(l, _)| l == label).map_or(0, |(_, n)| *n)
+}
+
+/// The rates of a set of receipts (docs/test-exit.md defines them): false passes among green
+/// exits, needless runs among receipts.
+fn rates_value(labels: &[(String, usize)]) -> Value {
+    let (correct, false_pass, needless) =
+        (count_of(labels, "correct_skip"), count_of(labels, "false_pass"), count_of(labels, "needless_run"));
+    let total: usize = labels.iter().map(|(_, n)| n).sum();
+    ObjectBuilder::new()
+        .value("falsePass", rate_value(false_pass, correct + false_pass))
+        .value("needlessRun", rate_value(needless, total))
+        .build()
+}
+
+fn bump(labels: &mut Vec<(String, usize)>, label: &str) {
+    match labels.iter_mut().find(|(l, _)| l == label) {
+        Some((_, n)) => *n += 1,
+        None => labels.push((label.to_string(), 1)),
+    }
 }
 
 impl ReceiptCheck {
@@ -50,13 +88,29 @@ impl ReceiptCheck {
                 .string("reason", &b.reason)
                 .build()
         });
-        let labels = self.labels.iter().map(|(l, n)| (l.clone(), Value::Number(*n as f64))).collect();
+        let labels_of = |labels: &[(String, usize)]| {
+            Value::Object(labels.iter().map(|(l, n)| (l.clone(), Value::Number(*n as f64))).collect())
+        };
+        let slices = self
+            .slices
+            .iter()
+            .map(|(slice, labels)| {
+                ObjectBuilder::new()
+                    .string("slice", slice)
+                    .number("receipts", labels.iter().map(|(_, n)| *n).sum::<usize>() as f64)
+                    .value("labels", labels_of(labels))
+                    .value("rates", rates_value(labels))
+                    .build()
+            })
+            .collect();
         ObjectBuilder::new()
             .value("valid", Value::Bool(self.valid()))
             .number("receipts", self.receipts as f64)
             .value("head", self.head.as_deref().map_or(Value::Null, Value::string))
             .value("brokenAt", broken)
-            .value("labels", Value::Object(labels))
+            .value("labels", labels_of(&self.labels))
+            .value("rates", rates_value(&self.labels))
+            .value("slices", Value::Array(slices))
             .build()
     }
 }
@@ -68,7 +122,7 @@ fn line_text(line: usize) -> String {
 /// Recomputes the chain of a JSONL receipt log (blank lines are skipped; line numbers count
 /// them). Never trusts a line it could not verify: the report stops at the first break.
 pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
-    let mut check = ReceiptCheck { receipts: 0, head: None, broken: None, labels: Vec::new() };
+    let mut check = ReceiptCheck { receipts: 0, head: None, broken: None, labels: Vec::new(), slices: Vec::new() };
     for (i, raw) in text.split('\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
@@ -76,13 +130,15 @@ pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
             continue;
         }
         match verify_line(raw, line, check.head.as_deref(), sha256) {
-            Ok((hash, label)) => {
+            Ok((hash, label, slice)) => {
                 check.receipts += 1;
                 check.head = Some(hash);
                 if let Some(label) = label {
-                    match check.labels.iter_mut().find(|(l, _)| *l == label) {
-                        Some((_, n)) => *n += 1,
-                        None => check.labels.push((label, 1)),
+                    bump(&mut check.labels, &label);
+                    let slice = slice.unwrap_or_default();
+                    match check.slices.iter_mut().find(|(s, _)| *s == slice) {
+                        Some((_, labels)) => bump(labels, &label),
+                        None => check.slices.push((slice, vec![(label, 1)])),
                     }
                 }
             }
@@ -95,7 +151,8 @@ pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
     check
 }
 
-type LineResult = std::result::Result<(String, Option<String>), (&'static str, String)>;
+/// A verified line: its digest, label and slice (its `policy`).
+type LineResult = std::result::Result<(String, Option<String>, Option<String>), (&'static str, String)>;
 
 fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha256) -> LineResult {
     let at = line_text(line);
@@ -128,7 +185,8 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
         return Err(("sha256", concat(&[&at, ": sha256 does not match the receipt's content (edited)"])));
     }
     let label = value.get("label").and_then(Value::as_str).map(str::to_string);
-    Ok((claimed, label))
+    let slice = value.get("policy").and_then(Value::as_str).map(str::to_string);
+    Ok((claimed, label, slice))
 }
 
 /// The lines that append `receipts` (receipt documents without chain fields, such as a
