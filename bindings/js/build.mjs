@@ -118,6 +118,8 @@ const PUBLIC_NAMES = [
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
+  // shadow-mode receipts
+  'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
   // loop replay and presets
   'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration',
   // the size limits (docs/limits.md)

@@ -699,7 +699,135 @@ export interface TestPyramidResult {
    * the ADR's results.
    */
   policy?: PolicyRunReport;
+  /** A shadow-mode run's receipt (at most one: where the policy would have exited) and counts. */
+  shadow?: ShadowReport;
 }
+
+/** What a would-be exit turned out to be (`docs/test-exit.md` defines the rates). */
+export type ReceiptLabel = 'correct_skip' | 'false_pass' | 'needless_run';
+
+/** A shadow-mode receipt (camelCase in every language; hashed when appended to a log). */
+export interface ShadowReceipt {
+  kind: 'pyramid';
+  receiptVersion: 1;
+  runId: string | null;
+  /** The last layer run before the would-be exit. */
+  layer: number | null;
+  layerName: string | null;
+  layersRun: number;
+  policy: 'fail_fast' | 'risk_bounded';
+  config: PyramidPolicyConfig;
+  exitReason: 'risk_bounded' | 'layer_failed';
+  signal: { risk: number | null };
+  thresholds: { riskBudget: number; confidence: number };
+  skipped: { layer: number; name: string; predicted: 'pass' | 'fail'; confidence: number | null; actual: 'pass' | 'fail'; costMs: number | null }[];
+  firstMissedFailure: { layer: number; name: string } | null;
+  label: ReceiptLabel;
+  computeSavedMs: number | null;
+  /** Added by `appendReceipts`. */
+  prevHash?: string | null;
+  sha256?: string;
+}
+
+/** A shadow-mode result's `shadow` key. */
+export interface ShadowReport {
+  /** `'requested'`, or why an enforced run is in shadow mode (an artifact not promoted). */
+  reason: string;
+  receipts: ShadowReceipt[];
+  labels: { correctSkip: number; falsePass: number; needlessRun: number };
+  computeSavedMs: number | null;
+}
+
+/** What `verifyReceipts` found: nothing from `brokenAt.line` on is trusted. */
+export interface ReceiptCheck {
+  valid: boolean;
+  receipts: number;
+  /** The last verified receipt's sha256 (compare it with one kept elsewhere to detect a cut tail). */
+  head: string | null;
+  brokenAt: { line: number; field: string; reason: string } | null;
+  labels: Partial<Record<ReceiptLabel, number>>;
+  /** False passes among green exits; needless runs among receipts (Wilson 95% intervals). */
+  rates: ReceiptRates;
+  /** The same per slice (the receipts' policy). */
+  slices: { slice: string; receipts: number; labels: Partial<Record<ReceiptLabel, number>>; rates: ReceiptRates }[];
+}
+
+/** A rate of `verifyReceipts`: `count` of `of`, null rate and interval without cases. */
+export interface ReceiptRate {
+  count: number;
+  of: number;
+  rate: number | null;
+  wilson: [number, number] | null;
+}
+
+/** The receipt rates (docs/test-exit.md defines their denominators). */
+export interface ReceiptRates {
+  falsePass: ReceiptRate;
+  needlessRun: ReceiptRate;
+}
+
+/** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */
+export declare function verifyReceipts(text: string): ReceiptCheck;
+/** The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one). */
+export declare function appendReceipts(log: string | null, receipts: readonly ShadowReceipt[]): string;
+
+/** A calibration artifact (`calibratePyramidPolicy`'s answer is one, with its figures). */
+export interface CalibrationArtifact {
+  kind: 'pyramid' | 'loop';
+  schemaVersion: number;
+  policy: { policy: 'fail_fast' | 'risk_bounded'; config: PyramidPolicyConfig };
+  risk: number;
+  delta: number;
+  certificate: {
+    method: string;
+    hypotheses: { parameter: number; trials: number; events: number; pValue: number; rejected: boolean }[];
+    sampleSizes: Record<string, number>;
+  };
+  corpusSha256: string;
+  createdAt: string;
+  expiresAt: string;
+  promotion: {
+    promotedAt: string; auditCorpusSha256: string; auditRuns: number; trials: number; events: number;
+    upperBound: number; method: string;
+  } | null;
+  body: Record<string, unknown>;
+}
+
+/** What `checkPyramidDrift` found. */
+export interface DriftReport {
+  status: 'fresh' | 'expired' | 'drifted';
+  fresh: boolean;
+  reasons: { kind: 'expired' | 'stage_set' | 'failure_rate' | 'false_pass'; stage: string | null; message: string }[];
+  /** The artifact to run with now: unchanged when fresh, else demoted (`promotion: null`). */
+  artifact: CalibrationArtifact;
+  runs: number;
+  expiresAt: string;
+  now: string;
+}
+
+/** What `promotePyramidPolicy` decided. */
+export interface PromotionResult {
+  promoted: boolean;
+  reason: string;
+  audit: {
+    runs: number; failingRuns: number; falsePasses: number; falsePassRate: number | null;
+    upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
+  };
+  artifact: CalibrationArtifact;
+}
+
+/** Whether an artifact still holds for recent runs (`now`: ms, a Date or RFC 3339; the clock when absent). */
+export declare function checkPyramidDrift(
+  artifact: CalibrationArtifact | string,
+  runs: readonly RecordedRun[] | string,
+  now?: number | Date | string | null,
+): DriftReport;
+/** Promotes an artifact on audit runs disjoint from calibration (exact Clopper-Pearson bound). */
+export declare function promotePyramidPolicy(
+  artifact: CalibrationArtifact | string,
+  auditRuns: readonly RecordedRun[] | string,
+  now?: number | Date | string | null,
+): PromotionResult;
 
 /** Which policy decides a live run: the ADR's exit decision (the default), or the policy's. */
 export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
@@ -709,14 +837,23 @@ export type RunPolicyName = 'adr' | 'fail_fast' | 'risk_bounded';
  * `null` or absent keys take the defaults (a run's own options replace the controller's key by key).
  */
 export interface PolicyRunOptions {
-  /** `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`. */
-  policy?: RunPolicyName | null;
-  /** `'enforced'` (default). `'shadow'` is not available for live runs yet (an `invalid_config` error). */
+  /**
+   * `'adr'` (default: the exit config decides), `'fail_fast'` or `'risk_bounded'`, or a
+   * calibration artifact (object or JSON text): its policy, config and model; enforced only
+   * once promoted, else the run is in shadow mode and `result.shadow.reason` says why.
+   */
+  policy?: RunPolicyName | CalibrationArtifact | string | null;
+  /**
+   * `'enforced'` (default), or `'shadow'`: every layer runs, and where the policy would have
+   * exited is a receipt in the result's `shadow` (policies `fail_fast` and `risk_bounded` only).
+   */
   mode?: 'enforced' | 'shadow' | null;
   /** The outcome model the policy decides from (empty when absent). */
   model?: ModelArgument;
   /** A partial config over the policy's preset (`riskBudget`: the certified budget). */
   policyConfig?: Partial<PyramidPolicyConfig> | null;
+  /** The run's id (a CI build number), written into its shadow-mode receipt. */
+  runId?: string | null;
 }
 
 /** A policy run's `policy` report: the bound, the budget (`config.riskBudget`), the model's counts. */
@@ -1027,8 +1164,13 @@ export interface CalibrationOptions {
   model?: ModelArgument;
   grid?: readonly number[];
   warmup?: number;
+  /** The artifact's creation time (RFC 3339; default now). */
+  createdAt?: string | null;
+  /** Its expiry (RFC 3339; default 30 days after createdAt). */
+  expiresAt?: string | null;
 }
-export interface Calibration {
+/** The calibration's figures, and the artifact's keys (`JSON.stringify` it to keep it). */
+export interface Calibration extends CalibrationArtifact {
   riskBudget: number;
   config: PyramidPolicyConfig;
   steps: { riskBudget: number; failingRuns: number; missed: number; pValue: number; certified: boolean }[];

@@ -45,6 +45,9 @@ enum Command {
     /// Calibrate the risk-bounded pyramid policy on recorded runs.
     #[command(subcommand)]
     Calibrate(replay_cmd::CalibrateCommand),
+    /// Shadow-mode receipt logs: verify a log's hash chain.
+    #[command(subcommand)]
+    Receipts(pyramid_cmd::ReceiptsCommand),
     /// Serve the engines to an MCP client over standard input and output.
     Mcp(McpArgs),
 }
@@ -59,6 +62,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Pyramid(command) => pyramid_cmd::run(command, json),
         Command::Replay(command) => replay_cmd::replay(command, json),
         Command::Calibrate(command) => replay_cmd::calibrate(command, json),
+        Command::Receipts(command) => pyramid_cmd::receipts(command, json),
         Command::Mcp(_) => mcp::serve(),
     }
 }

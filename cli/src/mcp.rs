@@ -288,6 +288,9 @@ impl Server {
                 &["runs", "paths", "risk", "delta", "steps", "candidates", "valid_days", "out"],
             )?),
             "junit_layer_result" => junit_tool(&Args::new(tool, &args, &["junit", "coverage_xml", "coverage"])?),
+            "receipts_verify" => receipts_verify(&Args::new(tool, &args, &["text", "path"])?),
+            "pyramid_drift" => artifact_tool(tool, &Args::new(tool, &args, &["artifact", "runs", "now"])?),
+            "pyramid_promote" => artifact_tool(tool, &Args::new(tool, &args, &["artifact", "runs", "now"])?),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
         }
     }
@@ -657,6 +660,29 @@ fn policy_decide(args: &Args) -> Result<Value, Failure> {
     Ok(core_api::policy_decide(&model, layers, &outcomes, &options)?)
 }
 
+/// `verifyReceipts` of a receipt log given as `text` or by `path`.
+fn receipts_verify(args: &Args) -> Result<Value, Failure> {
+    let text = match (args.get("text"), args.get("path")) {
+        (Some(Value::String(text)), None) => text.clone(),
+        (None, Some(Value::String(path))) => crate::state::read_input(path)?,
+        _ => return Err(Failure::Usage("receipts_verify takes one of text (the JSONL log) or path (its file)".into())),
+    };
+    Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
+}
+
+/// `checkPyramidDrift` / `promotePyramidPolicy` (`now`: the host clock when absent).
+fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
+    let artifact = args.required("artifact")?;
+    let runs = args.required("runs")?;
+    let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
+    let answer = if tool == "pyramid_drift" {
+        earlyexit::pyramid::replay::drift_value(artifact, runs, &now, NAMING)?
+    } else {
+        earlyexit::pyramid::replay::promote_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
+    };
+    Ok(answer)
+}
+
 fn policy_update(args: &Args) -> Result<Value, Failure> {
     let model = args.get("model").cloned().unwrap_or(Value::Null);
     let ran = args.required("ran")?;
@@ -910,6 +936,34 @@ fn tools() -> Vec<Tool> {
             json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
                 "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
                 "required": ["kind", "policy", "certificate", "corpusSha256", "body"]}),
+        ),
+        tool(
+            "receipts_verify",
+            "Recompute a shadow-mode receipt log's hash chain (text, or path of the JSONL file): valid, where it breaks, \
+             receipts by label, false-pass and needless-run rates.",
+            json!({"type": "object", "properties": {"text": {"type": "string"}, "path": {"type": "string"}},
+                "additionalProperties": false}),
+            json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
+                "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]}),
+        ),
+        tool(
+            "pyramid_drift",
+            "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why.",
+            json!({"type": "object", "properties": {"artifact": {"type": ["object", "string"]},
+                "runs": {"type": ["array", "string"]}, "now": {"type": ["string", "number"]}},
+                "required": ["artifact", "runs"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+                "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]}),
+        ),
+        tool(
+            "pyramid_promote",
+            "Promote a calibration artifact from shadow to enforced on audit runs disjoint from calibration \
+             (exact Clopper-Pearson bound of the false-pass rate within the risk).",
+            json!({"type": "object", "properties": {"artifact": {"type": ["object", "string"]},
+                "runs": {"type": ["array", "string"]}, "now": {"type": ["string", "number"]}},
+                "required": ["artifact", "runs"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+                "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]}),
         ),
         tool(
             "junit_layer_result",

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
-use crate::core_api::{self, Action, ErrorCode, ExitConfig, PyramidRun, Value, NAMING};
+use crate::core_api::{self, Action, ErrorCode, ExitConfig, Value, NAMING};
 use crate::output::{self, code, with_file, with_flag, Answer, Failure};
 use crate::{junit, state};
+use earlyexit::pyramid::policy::LiveRun;
 
 #[derive(Subcommand, Debug)]
 pub enum PyramidCommand {
@@ -48,6 +49,20 @@ pub struct StartArgs {
     /// Replace an existing state file.
     #[arg(long)]
     force: bool,
+    /// Who decides: adr (the preset's exit decision), fail_fast, risk_bounded, or a
+    /// calibration artifact's JSON file (enforced only once promoted, else shadow).
+    #[arg(long, value_name = "adr|fail_fast|risk_bounded|ARTIFACT_FILE")]
+    policy: Option<String>,
+    /// The outcome model's JSON file (fail_fast, risk_bounded).
+    #[arg(long, value_name = "FILE")]
+    model: Option<String>,
+    /// enforced (default) or shadow: every layer runs; where the policy would have exited
+    /// is a receipt in the result.
+    #[arg(long, value_name = "enforced|shadow")]
+    mode: Option<String>,
+    /// The run's id in its shadow-mode receipt (a CI build number).
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -86,6 +101,43 @@ pub struct ResultArgs {
     /// Exit 0, not 13, when the verdict is unverified (layers skipped, none failing).
     #[arg(long)]
     allow_unverified: bool,
+    /// Append the result's shadow-mode receipts to this JSONL log (hash-chained; a log that
+    /// does not verify is refused).
+    #[arg(long, value_name = "FILE")]
+    receipts: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ReceiptsCommand {
+    /// Recompute a receipt log's hash chain: exit 0 when it verifies, 12 where it breaks.
+    Verify(VerifyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The JSONL receipt log.
+    #[arg(value_name = "FILE")]
+    file: String,
+}
+
+/// `earlyexit receipts verify FILE`.
+pub fn receipts(command: ReceiptsCommand, json: bool) -> Result<u8, Failure> {
+    let ReceiptsCommand::Verify(args) = command;
+    let text = state::read_input(&args.file)?;
+    let check = earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
+    let human = match &check.broken {
+        None => {
+            format!("valid: {} receipt(s), head {}", check.receipts, check.head.as_deref().unwrap_or("(empty log)"))
+        }
+        Some(b) => format!(
+            "broken at line {} ({}): {}; {} receipt(s) before it verify",
+            b.line, b.field, b.reason, check.receipts
+        ),
+    };
+    let exit = if check.valid() { code::GO_ON } else { code::VERDICT_FAILED };
+    let answer = Answer { json: output::json(&check.to_value()), human, code: exit };
+    output::print(&answer, json)?;
+    Ok(answer.code)
 }
 
 pub fn run(command: PyramidCommand, json: bool) -> Result<u8, Failure> {
@@ -99,13 +151,13 @@ pub fn run(command: PyramidCommand, json: bool) -> Result<u8, Failure> {
     Ok(answer.code)
 }
 
-fn load(path: &Path, text: &str) -> Result<PyramidRun, Failure> {
+fn load(path: &Path, text: &str) -> Result<LiveRun, Failure> {
     let file = path.display().to_string();
     let snapshot = core_api::parse_snapshot(text).map_err(|e| with_file(e, &file))?;
-    PyramidRun::from_snapshot(&snapshot).map_err(|e| with_file(e, &file))
+    LiveRun::from_snapshot(&snapshot).map_err(|e| with_file(e, &file))
 }
 
-fn load_existing(path: &Path) -> Result<PyramidRun, Failure> {
+fn load_existing(path: &Path) -> Result<LiveRun, Failure> {
     match state::read(path)? {
         Some(text) => load(path, &text),
         None => Err(Failure::Input {
@@ -116,7 +168,7 @@ fn load_existing(path: &Path) -> Result<PyramidRun, Failure> {
 }
 
 /// The pending step: `{action, layer, name}` and its exit code.
-fn step(run: &PyramidRun) -> (Value, String, u8) {
+fn step(run: &LiveRun) -> (Value, String, u8) {
     let action = run.next();
     let mut doc = core_api::action_value(action);
     let (human, exit) = match action {
@@ -163,9 +215,45 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         Some(text) => core_api::number_arg(text),
         None => Value::Number(layers.len() as f64),
     };
+    let mut options: Vec<(&str, Value)> = Vec::new();
+    if let Some(policy) = &args.policy {
+        let value = if ["adr", "fail_fast", "risk_bounded"].contains(&policy.as_str()) {
+            Value::string(policy.as_str())
+        } else {
+            let text = state::read_input(policy)?;
+            core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, policy))?
+        };
+        options.push(("policy", value));
+    }
+    if let Some(path) = &args.model {
+        let text = state::read_input(path)?;
+        options
+            .push(("model", core_api::parse_json(&text, "invalid_snapshot", "model").map_err(|e| with_file(e, path))?));
+    }
+    if let Some(mode) = &args.mode {
+        options.push(("mode", Value::string(mode.as_str())));
+    }
+    if let Some(id) = &args.run_id {
+        options.push(("runId", Value::string(id.as_str())));
+    }
+    let options = if options.is_empty() { Value::Null } else { Value::object(options) };
     let run =
-        PyramidRun::start_value(&config.to_value(NAMING), &total, &Value::Array(layers), NAMING).map_err(|e| {
-            let flag = if e.field().starts_with("layers") { "--layer" } else { "--total-layers" };
+        LiveRun::start_value(&config.to_value(NAMING), &total, &Value::Array(layers), &options, &Value::Null, NAMING)
+            .map_err(|e| {
+            let field = e.field().to_string();
+            let flag = if field.starts_with("layers") {
+                "--layer"
+            } else if field.starts_with("policy") || field == "kind" || field == "schemaVersion" {
+                "--policy"
+            } else if field.starts_with("model") {
+                "--model"
+            } else if field == "mode" {
+                "--mode"
+            } else if field.starts_with("runId") {
+                "--run-id"
+            } else {
+                "--total-layers"
+            };
             with_flag(e, flag)
         })?;
     let locked = state::lock(&args.state)?;
@@ -187,7 +275,7 @@ fn next(path: &Path) -> Result<Answer, Failure> {
 }
 
 /// The index of the layer `LAYER` names: digits are an index, anything else a name.
-fn layer_index(run: &PyramidRun, layer: &str) -> Result<Value, Failure> {
+fn layer_index(run: &LiveRun, layer: &str) -> Result<Value, Failure> {
     if !layer.is_empty() && layer.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(core_api::number_arg(layer));
     }
@@ -314,6 +402,19 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
     let run = load_existing(&args.state)?;
     let result = run.result().map_err(Failure::core)?;
     let value = run.result_value(NAMING).map_err(Failure::core)?;
+    let mut appended = None;
+    if let Some(log) = &args.receipts {
+        let receipts = match result.shadow.as_ref().and_then(|s| s.get("receipts")) {
+            Some(Value::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let locked = state::lock(log)?;
+        let text = locked.read()?.unwrap_or_default();
+        let lines = earlyexit::artifact::append_receipts(&text, &receipts, &earlyexit_digest::Sha256Hasher)
+            .map_err(|e| with_file(e, &log.display().to_string()))?;
+        locked.write(&(text + &lines))?;
+        appended = Some((receipts.len(), log.display().to_string()));
+    }
     let verdict = result.verdict.as_str();
     let exit = match verdict {
         "failed" => code::VERDICT_FAILED,
@@ -332,6 +433,13 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
     }
     if let Some(saved) = result.compute_saved_ms {
         human.push_str(&format!("\n  compute saved: {} ms", core_api::js_number(saved)));
+    }
+    if let Some(shadow) = &result.shadow {
+        let reason = shadow.get("reason").and_then(Value::as_str).unwrap_or("requested");
+        human.push_str(&format!("\n  shadow mode ({reason})"));
+    }
+    if let Some((n, log)) = appended {
+        human.push_str(&format!("\n  {n} receipt(s) appended to {log}"));
     }
     Ok(Answer { json: output::json(&value), human, code: exit })
 }

@@ -29,7 +29,7 @@ fn drive(run: &mut PolicyRun, fails: &[bool], costs: &[f64]) -> TestPyramidResul
 }
 
 fn options(policy: RunPolicy, config: PolicyConfig, model: OutcomeModel) -> RunOptions {
-    RunOptions { policy, mode: RunMode::Enforced, config, model }
+    RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None }
 }
 
 /// A model that has seen `n` green runs of `names` (in order), with forgetting off.

@@ -663,6 +663,35 @@ test('the replay view says when the replay module cannot be fetched, and the nex
 });
 // --- end of loop replay view ---
 
+test('the shadow-mode report checks a receipt log and shows its rates per slice', async () => {
+  const page = await dashboard();
+  await page.waitForSelector('#shadow-view[data-ready="true"]');
+  // A log chained here with Node's own SHA-256 over the canonical JSON (keys already sorted,
+  // no number to normalize): an independent check of the digest the page verifies.
+  const { createHash } = await import('node:crypto');
+  let prev = null;
+  const lines = ['correct_skip', 'false_pass', 'correct_skip', 'needless_run'].map((label) => {
+    const body = { kind: 'pyramid', label, policy: label === 'needless_run' ? 'fail_fast' : 'risk_bounded', prevHash: prev };
+    const sha256 = createHash('sha256').update(JSON.stringify(body)).digest('hex');
+    prev = sha256;
+    return JSON.stringify({ ...body, sha256 });
+  });
+  const shown = async (body) => {
+    const before = await page.getAttribute('#shadow-view', 'data-shown');
+    await page.setInputFiles('#shadow-file', { name: 'receipts.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(body) });
+    await page.waitForFunction((b) => (document.querySelector('#shadow-view').dataset.shown ?? null) !== b, before);
+  };
+  await shown(lines.join('\n') + '\n');
+  assert.match(await text(page, '#shadow-chain'), /^chain valid: 4 receipts, head [0-9a-f]{64}$/);
+  const rows = await page.$$eval('#shadow-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
+  assert.deepEqual(rows[0].slice(0, 5), ['all receipts', '4', '2', '1', '1']);
+  assert.match(rows[0][5], /^1\/3 = 33\.3% \[/);
+  assert.deepEqual(rows.map((r) => r[0]), ['all receipts', 'risk_bounded', 'fail_fast']);
+  // An edited line: where the chain breaks, nothing after it counted.
+  await shown([lines[0], lines[1].replace('false_pass', 'correct_skip'), lines[2]].join('\n'));
+  assert.match(await text(page, '#shadow-chain'), /BROKEN at line 2 \(sha256\)/);
+});
+
 test('screenshots of the dashboard', async () => {
   const page = await dashboard();
   await selectExample(page, 'pyramids.jsonl:default/regression-caught');

@@ -30,6 +30,7 @@ TOOLS = {
     "loop_start", "loop_record", "loop_decide", "loop_best", "session_export", "session_import",
     "pyramid_start", "pyramid_submit", "pyramid_result", "pyramid_policy_decide", "pyramid_policy_update",
     "replay_loops", "replay_pyramids", "calibrate_pyramids", "calibrate_loops", "junit_layer_result",
+    "receipts_verify", "pyramid_drift", "pyramid_promote",
 }
 
 
@@ -162,6 +163,34 @@ def test_pyramid_session_to_a_result_matches_the_python_binding() -> None:
         replayed = await call(session, "replay_pyramids", {"runs": runs, "policy": "risk_bounded"})
         # Python spells the report's keys in snake_case, the command in the JS spelling.
         assert snake(replayed) == snake(earlyexit.replay_pyramids(runs, policy="risk_bounded"))
+        return True
+
+    assert run_client(body)
+
+
+def test_receipts_drift_and_promotion_tools_match_the_python_binding() -> None:
+    def runs(n: int, offset: int) -> list:
+        return [{"id": f"b{i + offset}", "layers": [
+            {"name": "unit", "durationMs": 10, "failed": (i + offset) % 5 == 0},
+            {"name": "integration", "durationMs": 40, "failed": False},
+            {"name": "e2e", "durationMs": 90, "failed": (i + offset) % 97 == 3}]} for i in range(n)]
+
+    artifact = json.loads(earlyexit.calibrate_pyramid_policy(runs(600, 0), 0.2, 0.1, created_at="2026-01-01T00:00:00Z").to_json())
+    log = earlyexit.append_receipts("", [{"kind": "pyramid", "label": "correct_skip", "policy": "risk_bounded"}])
+    now = "2026-01-02T00:00:00Z"
+
+    async def body(session: ClientSession) -> Any:
+        verified = await call(session, "receipts_verify", {"text": log})
+        assert verified == json.loads(json.dumps(earlyexit.verify_receipts(log)))
+        assert verified["valid"] is True
+        drift = await call(session, "pyramid_drift", {"artifact": artifact, "runs": runs(100, 600), "now": now})
+        assert drift["status"] == "fresh"
+        assert drift == json.loads(json.dumps(earlyexit.check_pyramid_drift(artifact, runs(100, 600), now=now)))
+        promoted = await call(session, "pyramid_promote", {"artifact": artifact, "runs": runs(400, 600), "now": now})
+        assert promoted == json.loads(json.dumps(earlyexit.promote_pyramid_policy(artifact, runs(400, 600), now=now)))
+        assert promoted["promoted"] is True
+        bad = await error(session, "pyramid_drift", {"artifact": dict(artifact, schemaVersion=9), "runs": runs(1, 0)})
+        assert (bad["code"], bad["field"]) == ("invalid_artifact", "schemaVersion")
         return True
 
     assert run_client(body)

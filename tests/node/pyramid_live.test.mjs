@@ -130,7 +130,7 @@ test('bad options are typed errors naming the key; nothing runs', async () => {
   let ran = 0;
   const layers = [{ name: 'a', run: () => { ran++; return result(false, 1); } }];
   const refused = (options, check) => assert.throws(() => new ee.EarlyExitController(undefined, 1, options), check);
-  refused({ mode: 'shadow' }, (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'mode' && /not available/.test(e.message));
+  refused({ mode: 'shadow' }, (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'mode' && /needs policy/.test(e.message));
   refused({ policy: 'fastest' }, (e) => e instanceof RangeError && e.field === 'policy');
   refused({ model: {} }, (e) => e.code === 'invalid_config' && e.field === 'model');
   refused({ policy: 'fail_fast', model: { version: 9 } }, (e) => e.code === 'invalid_snapshot' && e.field.startsWith('model'));

@@ -119,7 +119,7 @@ def test_bad_policy_keywords_are_typed_errors() -> None:
         assert (err.value.code, err.value.field) == (code, field), err.value
         return err.value
 
-    assert "not available" in str(refused("mode", mode="shadow"))
+    assert "needs policy" in str(refused("mode", mode="shadow"))
     refused("policy", policy="fastest")
     refused("model", model={"version": 1, "engine": "PyramidOutcomeModel", "layers": []})
     refused("policy_config", policy_config={"risk_budget": 0.1})

@@ -109,7 +109,7 @@ ROWS: List[Row] = [
     ("replay_pyramids(config)", lambda c: ee.replay_pyramids([RUN_SNAKE], policy="risk_bounded", config=c), {"riskBudget": 0.01, "skipOnSuccess": False},
      {"risk_budget": 0.01, "skip_on_success": False}, {"skipOnSuccess": False, "skip_on_success": False}, "invalid_config", "config.skip_on_success"),
     ("shadow_pyramids(runs)", lambda runs: ee.shadow_pyramids(runs), [RUN_JS], [RUN_SNAKE], [RUN_BOTH], "invalid_replay", "runs[0].layers[0].duration_ms"),
-    ("calibrate_pyramid_policy(runs)", lambda runs: ee.calibrate_pyramid_policy(runs * 20, 0.05, 0.1), [RUN_JS], [RUN_SNAKE], [RUN_BOTH],
+    ("calibrate_pyramid_policy(runs)", lambda runs: ee.calibrate_pyramid_policy(runs * 20, 0.05, 0.1, created_at="2026-01-01T00:00:00Z"), [RUN_JS], [RUN_SNAKE], [RUN_BOTH],
      "invalid_replay", "runs[0].layers[0].duration_ms"),
     ("pyramid_policy_decide(layers)", lambda layers: ee.pyramid_policy_decide(MODEL, layers, []), SPECS_JS, SPECS_SNAKE, SPECS_BOTH, "invalid_config", "layers[1].cost_ms"),
     ("pyramid_policy_update(ran)", lambda ran: ee.pyramid_policy_update(MODEL, ran), [{"name": "unit", "failed": False, "durationMs": 3}],

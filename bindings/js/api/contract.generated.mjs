@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1347410490;
+export const CONTRACT = 150104293;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -159,7 +159,10 @@ export const OP = Object.freeze({
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
   PYRAMID_SHADOW: 221,
-  /** `[runs, options]` -> calibration. */
+  /**
+   * `[runs, options, now]` -> calibration, with the artifact's keys (`now`: the JS
+   * layer's clock, the creation time unless `options.createdAt`).
+   */
   PYRAMID_CALIBRATE: 222,
   /** `[model, layers, outcomes, options]` -> decision. */
   PYRAMID_DECIDE: 223,
@@ -215,6 +218,17 @@ export const OP = Object.freeze({
   PYRAMID_MODEL_LEARN: 242,
   /** `[model, config or null]` -> the version 1 statistics the policy decides from. */
   PYRAMID_MODEL_STATS: 243,
+  /**
+   * `[jsonl text]` -> `{valid, receipts, head, brokenAt, labels}`: the receipt log's hash
+   * chain recomputed (a break is reported, not thrown).
+   */
+  RECEIPTS_VERIFY: 280,
+  /** `[log text, receipts]` -> the JSONL lines that append `receipts` to the log, chained. */
+  RECEIPTS_APPEND: 281,
+  /** `[artifact, runs, now]` -> `{status, fresh, reasons, runs, expiresAt, now}`. */
+  ARTIFACT_DRIFT: 282,
+  /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`. */
+  ARTIFACT_PROMOTE: 283,
   /**
    * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
    * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
@@ -291,6 +305,10 @@ export const REPLAY_OPS = Object.freeze({
   241: 'OutcomeModel.prototype.merge',
   242: 'OutcomeModel.prototype.learn',
   243: 'OutcomeModel.prototype.statistics',
+  280: 'verifyReceipts',
+  281: 'appendReceipts',
+  282: 'checkPyramidDrift',
+  283: 'promotePyramidPolicy',
   260: 'BehaviorDetector',
   261: 'BehaviorDetector.updateThresholds',
   262: 'BehaviorDetector.detect',

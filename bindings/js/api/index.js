@@ -45,8 +45,9 @@ import {
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
 import {
-  LoopCalibration, OutcomeModel, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset, pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops,
-  replayPyramids, shadowPyramids,
+  LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset,
+  pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
+  checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
 
 for (const cls of [EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
@@ -87,6 +88,10 @@ export const api = {
   pyramidPolicyDecide,
   pyramidPolicyUpdate,
   OutcomeModel,
+  verifyReceipts,
+  appendReceipts,
+  checkPyramidDrift,
+  promotePyramidPolicy,
   replayLoops,
   calibrateLoopPolicy,
   LoopCalibration,

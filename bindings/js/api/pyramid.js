@@ -194,9 +194,9 @@ function readResult(returned) {
 const isAbortSignal = (x) => x !== null && typeof x === 'object' && typeof x.aborted === 'boolean'
   && typeof x.addEventListener === 'function' && typeof x.removeEventListener === 'function';
 
-// The keys of a run's policy options (`{policy, mode, model, policyConfig}`): read here,
+// The keys of a run's policy options (`{policy, mode, model, policyConfig, runId, shadowReason}`): read here,
 // checked by the core (op PYRAMID_RUN_START).
-const POLICY_KEYS = ['policy', 'mode', 'model', 'policyConfig'];
+const POLICY_KEYS = ['policy', 'mode', 'model', 'policyConfig', 'runId', 'shadowReason'];
 const NO_RUN_OPTIONS = { signal: undefined, policy: undefined };
 
 // runWithEarlyExit's options, each read once: the AbortSignal (undefined: none) and the

@@ -89,7 +89,8 @@ export function shadowPyramids(runs, options) {
 export function calibratePyramidPolicy(runs, risk, delta, options) {
   const base = options === undefined || options === null ? {} : withModel(options);
   const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, calibrateOptionsOf(risk, delta)) : base;
-  return unwrap(native.exec(OP.PYRAMID_CALIBRATE, args2(enc(runs, AS_RUNS), enc(all, AS_OPTIONS))));
+  return unwrap(native.exec(OP.PYRAMID_CALIBRATE,
+    '[' + enc(runs, AS_RUNS) + ',' + enc(all, AS_OPTIONS) + ',' + enc(Date.now()) + ']'));
 }
 
 export function pyramidPolicyDecide(model, layers, outcomes, options) {
@@ -99,6 +100,48 @@ export function pyramidPolicyDecide(model, layers, outcomes, options) {
 
 export function pyramidPolicyUpdate(model, ran, options) {
   return unwrap(native.exec(OP.PYRAMID_UPDATE, '[' + encOpt(modelOf(model)) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
+}
+
+// ------------------------------------------------------------------------
+// Shadow-mode receipts (docs/test-exit.md "Shadow mode"). Ops RECEIPTS_*: artifact_ops in
+// bindings/js/interface/src/artifact_ops.rs, SHA-256 over RFC 8785 canonical JSON.
+
+/**
+ * Recomputes a receipt log's hash chain.
+ * @param {string} text the JSONL log
+ * @returns {{valid: boolean, receipts: number, head: string|null, brokenAt: object|null, labels: object}}
+ */
+export function verifyReceipts(text) {
+  return unwrap(native.exec(OP.RECEIPTS_VERIFY, '[' + enc(text) + ']'));
+}
+
+/**
+ * The JSONL lines that append `receipts` (a shadow-mode result's `shadow.receipts`) to the
+ * log `log` (its text; '' or null for a new log), each chained to the one before.
+ */
+export function appendReceipts(log, receipts) {
+  return unwrap(native.exec(OP.RECEIPTS_APPEND, args2(encOpt(log), enc(receipts))));
+}
+
+// A `now` argument: the host clock when absent; a Date as its milliseconds.
+const nowOf = (now) => (now === undefined || now === null ? Date.now() : now instanceof Date ? now.getTime() : now);
+
+/**
+ * Whether a calibration artifact still holds for recent runs: `{status: 'fresh' | 'expired' |
+ * 'drifted', fresh, reasons, ...}` (`now`: ms, a Date or an RFC 3339 string; the clock when absent).
+ */
+export function checkPyramidDrift(artifact, runs, now) {
+  return unwrap(native.exec(OP.ARTIFACT_DRIFT,
+    '[' + enc(artifact, AS_OPTIONS) + ',' + enc(runs, AS_RUNS) + ',' + enc(nowOf(now)) + ']'));
+}
+
+/**
+ * Promotes a calibration artifact from shadow to enforced on audit runs disjoint from its
+ * calibration corpus: `{promoted, reason, audit, artifact}` (the artifact records the promotion).
+ */
+export function promotePyramidPolicy(artifact, auditRuns, now) {
+  return unwrap(native.exec(OP.ARTIFACT_PROMOTE,
+    '[' + enc(artifact, AS_OPTIONS) + ',' + enc(auditRuns, AS_RUNS) + ',' + enc(nowOf(now)) + ']'));
 }
 
 // ------------------------------------------------------------------------

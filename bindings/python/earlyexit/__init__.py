@@ -75,7 +75,12 @@ from ._controller import AsyncRunner as AsyncRunner
 # Pyramid replay and the risk-bounded policy
 from ._native import replay_pyramids as replay_pyramids
 from ._native import shadow_pyramids as shadow_pyramids
-from ._native import calibrate_pyramid_policy as calibrate_pyramid_policy
+from ._native import verify_receipts as verify_receipts
+from ._native import append_receipts as append_receipts
+from ._artifact import CalibrationArtifact as CalibrationArtifact
+from ._artifact import calibrate_pyramid_policy as calibrate_pyramid_policy
+from ._native import check_pyramid_drift as check_pyramid_drift
+from ._native import promote_pyramid_policy as promote_pyramid_policy
 from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update
 from ._native import OutcomeModel as OutcomeModel

@@ -75,29 +75,35 @@ class EarlyExitController:
     chooses who decides: ``'adr'`` (the default: the exit decision with ``config``),
     ``'fail_fast'`` or ``'risk_bounded'`` (the policy, with its outcome ``model`` and a
     partial ``policy_config`` over its preset; docs/test-exit.md). ``mode`` is
-    ``'enforced'``; ``'shadow'`` is not available for live runs yet (an
-    :class:`EarlyExitError`). Everything is validated here. The controller keeps no state
+    ``'enforced'`` or, with those policies, ``'shadow'``: every layer runs and the point
+    where the policy would have exited is a receipt in the result's ``shadow`` (``run_id``
+    names the run in it; :func:`append_receipts` keeps them in a hash-chained log).
+    Everything is validated here. The controller keeps no state
     between runs: one instance can run any number of pyramids, from several threads or
     tasks at once.
     """
 
-    __slots__ = ("_exit", "_options")
+    __slots__ = ("_exit", "_options", "_policy")
 
     def __init__(
         self,
         config: Union[EarlyExitConfig, Mapping[str, object], None],
         total_layers: int,
         *,
-        policy: RunPolicy = "adr",
+        policy: Union[RunPolicy, Mapping[str, object], str] = "adr",
         mode: RunMode = "enforced",
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
+        run_id: Union[str, None] = None,
     ) -> None:
         self._exit = CoherenceEarlyExit(config, total_layers)
-        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config}
+        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config, "run_id": run_id}
         # Checked now; kept as given, so a run's own keywords replace them one by one (options
         # that leave the ADR deciding are the defaults: nothing to keep).
-        self._options = given if _run_options(**given) is not None else {}
+        normalized = _run_options(**given)
+        self._options = given if normalized is not None else {}
+        # The policy's name (an artifact given as the policy names its own).
+        self._policy = cast(RunPolicy, normalized["policy"]) if normalized is not None else "adr"
 
     @property
     def config(self) -> EarlyExitConfig:
@@ -112,22 +118,23 @@ class EarlyExitController:
     @property
     def policy(self) -> RunPolicy:
         """Who decides the runs: ``'adr'``, ``'fail_fast'`` or ``'risk_bounded'``."""
-        return cast(RunPolicy, self._options.get("policy") or "adr")
+        return self._policy
 
     def start(
         self,
         layers: Sequence[Layer],
         *,
-        policy: Union[RunPolicy, None] = None,
+        policy: Union[RunPolicy, Mapping[str, object], str, None] = None,
         mode: Union[RunMode, None] = None,
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
+        run_id: Union[str, None] = None,
     ) -> PyramidRun:
         """A :class:`PyramidRun` over ``layers`` with this controller's config and policy (the
         step API, for callers that run the layers themselves); a keyword given here replaces
         the controller's."""
         options = dict(self._options)
-        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config}
+        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config, "run_id": run_id}
         options.update((key, value) for key, value in given.items() if value is not None)
         return PyramidRun.start(self._exit.config, self._exit.total_layers, layers, **options)
 
@@ -135,10 +142,11 @@ class EarlyExitController:
         self,
         layers: Iterable[Layer],
         *,
-        policy: Union[RunPolicy, None] = None,
+        policy: Union[RunPolicy, Mapping[str, object], str, None] = None,
         mode: Union[RunMode, None] = None,
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
+        run_id: Union[str, None] = None,
     ) -> TestPyramidResult:
         """Runs the layers as the policy decides: with the ADR's exit decision, in order until
         it allows an exit (then verifies up to ``verification_layers`` of the skipped ones);
@@ -147,7 +155,7 @@ class EarlyExitController:
         (``model=`` the latest model, say). A runner's exception propagates unchanged; a
         runner's invalid result raises ``EarlyExitError``."""
         listed = _as_list(layers)
-        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config)
+        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config, run_id=run_id)
         runners = _layer_runners(listed)
         while True:
             step = pyramid.next()
@@ -161,16 +169,17 @@ class EarlyExitController:
         self,
         layers: Iterable[Layer],
         *,
-        policy: Union[RunPolicy, None] = None,
+        policy: Union[RunPolicy, Mapping[str, object], str, None] = None,
         mode: Union[RunMode, None] = None,
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
+        run_id: Union[str, None] = None,
     ) -> TestPyramidResult:
         """:meth:`run` for ``async def`` runners (plain ones work too). Cancelling the task
         cancels the run cleanly: the awaited runner gets the cancellation, and no further
         runner is called."""
         listed = _as_list(layers)
-        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config)
+        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config, run_id=run_id)
         runners = _layer_runners(listed)
         while True:
             step = pyramid.next()

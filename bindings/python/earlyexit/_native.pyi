@@ -21,7 +21,7 @@ Conventions shared by every class here:
 import os
 import pathlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Callable, ClassVar, Generic, Literal, Protocol, Union, final, overload, type_check_only
+from typing import Any, Callable, ClassVar, Generic, Literal, Protocol, Union, final, overload, type_check_only
 
 from typing_extensions import TypeVar, Unpack
 
@@ -136,6 +136,10 @@ __all__ = [
     "pyramid_policy_update",
     "replay_pyramids",
     "shadow_pyramids",
+    "verify_receipts",
+    "check_pyramid_drift",
+    "promote_pyramid_policy",
+    "append_receipts",
     "replay_loops",
     "calibrate_loop_policy",
 ]
@@ -1305,6 +1309,11 @@ class TestPyramidResult:
         in ``config["risk_budget"]``, the model's counts; docs/test-exit.md); ``None`` for the
         ADR's runs."""
 
+    @property
+    def shadow(self) -> dict[str, Any] | None:
+        """A shadow-mode run's ``{receipts, labels, computeSavedMs}`` (receipts keep their
+        camelCase keys, which their hashes are over); ``None`` in enforced mode."""
+
     def to_dict(self) -> TestPyramidResultDict:
         """The result as the JS API returns it (camelCase keys)."""
 
@@ -1369,10 +1378,11 @@ class PyramidRun:
         total_layers: int,
         layers: Iterable[object],
         *,
-        policy: RunPolicy | None = None,
+        policy: RunPolicy | Mapping[str, object] | str | None = None,
         mode: RunMode | None = None,
         model: OutcomeModel | Mapping[str, object] | str | None = None,
         policy_config: Mapping[str, object] | None = None,
+        run_id: str | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
         optional ``cost_ms``, or an object with those attributes (runners are not called).
@@ -1425,6 +1435,7 @@ def _run_options(
     mode: RunMode | None = None,
     model: OutcomeModel | Mapping[str, object] | str | None = None,
     policy_config: Mapping[str, object] | None = None,
+    run_id: str | None = None,
 ) -> dict[str, object] | None:
     """Checks a live run's policy keywords: the options normalized, or ``None`` when they
     leave the ADR deciding."""
@@ -1459,6 +1470,31 @@ def shadow_pyramids(
     """Shadow mode over fully recorded runs: what the policy would have run and missed;
     the model learns every full run."""
 
+def verify_receipts(jsonl_text: str) -> dict[str, Any]:
+    """Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON):
+    ``{valid, receipts, head, brokenAt, labels}``; nothing from ``brokenAt["line"]`` on is
+    trusted. Code ``invalid_receipt`` when the argument is not text."""
+
+def append_receipts(log: str | None, receipts: Sequence[Mapping[str, object]]) -> str:
+    """The JSONL lines that append ``receipts`` (a shadow-mode result's
+    ``shadow["receipts"]``) to the log ``log`` (its text; ``""`` or ``None`` for a new
+    one), each chained to the one before. A log that does not verify is refused
+    (``invalid_receipt``)."""
+
+def check_pyramid_drift(
+    artifact: Mapping[str, object] | str, runs: str | Sequence[Mapping[str, object]], now: object = None
+) -> dict[str, Any]:
+    """Whether a calibration artifact still holds for recent runs: ``{status: 'fresh' |
+    'expired' | 'drifted', fresh, reasons, ...}``; ``now`` (ms, RFC 3339 text or a
+    ``datetime``) defaults to the host clock."""
+
+def promote_pyramid_policy(
+    artifact: Mapping[str, object] | str, audit_runs: str | Sequence[Mapping[str, object]], now: object = None
+) -> dict[str, Any]:
+    """Promotes an artifact on audit runs disjoint from its calibration corpus (exact
+    Clopper-Pearson bound of the false-pass rate at the artifact's delta):
+    ``{promoted, reason, audit, artifact}``."""
+
 def calibrate_pyramid_policy(
     runs: str | Sequence[Mapping[str, object]],
     risk: float,
@@ -1469,9 +1505,12 @@ def calibrate_pyramid_policy(
     model: OutcomeModel | str | Mapping[str, object] | None = None,
     grid: Sequence[float] | None = None,
     warmup: float | None = None,
+    created_at: str | None = None,
+    expires_at: str | None = None,
 ) -> dict[str, object]:
     """Learn-then-Test calibration: the most aggressive certified ``risk_budget``, the
-    config, the tested steps and the trained model."""
+    config, the tested steps and the trained model, then the artifact's keys (the package's
+    ``calibrate_pyramid_policy`` wraps it in a ``CalibrationArtifact`` with ``to_json()``)."""
 
 def pyramid_policy_decide(
     model: OutcomeModel | str | Mapping[str, object] | None,

@@ -28,7 +28,7 @@ Verdict = Literal["failed", "passed", "unverified"]
 ActionKind = Literal["run", "verify", "done"]
 #: Who decides a live run: the ADR's exit decision (the default), or the policy's.
 RunPolicy = Literal["adr", "fail_fast", "risk_bounded"]
-#: Whether the policy's decisions are acted on (``'shadow'`` is not available for live runs yet).
+#: Whether the policy's decisions are acted on (``'shadow'``: every layer runs; the would-be exit is a receipt).
 RunMode = Literal["enforced", "shadow"]
 
 

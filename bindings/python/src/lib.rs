@@ -12,6 +12,7 @@
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+mod artifact;
 mod error;
 mod loops;
 mod pyramid;
@@ -103,6 +104,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_decide, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::pyramid_policy_update, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::policy::_run_options, m)?)?;
+    m.add_function(wrap_pyfunction!(artifact::verify_receipts, m)?)?;
+    m.add_function(wrap_pyfunction!(artifact::append_receipts, m)?)?;
+    m.add_function(wrap_pyfunction!(artifact::check_pyramid_drift, m)?)?;
+    m.add_function(wrap_pyfunction!(artifact::promote_pyramid_policy, m)?)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
     // The behaviour detectors' defaults and the intervention levels (the core's tables).
     m.add("THRESHOLDS", PyBehaviorThresholds { inner: earlyexit::loops::behavior::Thresholds::DEFAULT })?;

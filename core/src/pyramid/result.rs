@@ -31,6 +31,7 @@ const COMPUTE_SAVED_MS: Key = key!("computeSavedMs", "compute_saved_ms");
 const VERDICT: Key = Key::same("verdict");
 const FAILING_LAYERS: Key = key!("failingLayers", "failing_layers");
 const POLICY: Key = Key::same("policy");
+const SHADOW: Key = Key::same("shadow");
 
 /// The code of every error the result readers raise themselves.
 const CODE: ErrorCode = ErrorCode::InvalidSnapshot;
@@ -211,6 +212,9 @@ pub struct TestPyramidResult {
     /// Why a `fail_fast` / `risk_bounded` run did what it did (`None` for the ADR's runs,
     /// whose result has no `policy` key).
     pub policy: Option<PolicyReport>,
+    /// A shadow-mode run's receipts and their counts by label (`None` in enforced mode,
+    /// whose result has no `shadow` key; see [`shadow_value`](crate::pyramid::policy::shadow_value)).
+    pub shadow: Option<Value>,
 }
 
 impl TestPyramidResult {
@@ -235,6 +239,9 @@ impl TestPyramidResult {
     /// The key a policy run's result adds after [`TestPyramidResult::KEYS`].
     pub const POLICY_KEY: Key = POLICY;
 
+    /// The key a shadow-mode run's result adds after its `policy` report.
+    pub const SHADOW_KEY: Key = SHADOW;
+
     /// The result object; `naming` spells the keys of the layer results (the ADR's
     /// top-level keys are camelCase in every language's JSON). A policy run's result ends
     /// with its `policy` report.
@@ -258,6 +265,9 @@ impl TestPyramidResult {
         if let (Some(report), Value::Object(entries)) = (&self.policy, &mut value) {
             entries.push((POLICY.js.into(), report.to_value(naming)));
         }
+        if let (Some(shadow), Value::Object(entries)) = (&self.shadow, &mut value) {
+            entries.push((SHADOW.js.into(), shadow.clone()));
+        }
         value
     }
 
@@ -269,10 +279,19 @@ impl TestPyramidResult {
         // A policy run's result ends with its `policy` report.
         let mut known = FIELDS.to_vec();
         known.push(POLICY.field);
+        known.push(SHADOW.field);
         let r = snapshot::result_object(value, "", "result", naming, &known)?;
         let policy = match r.get(POLICY.field) {
             None => None,
             Some(report) => Some(PolicyReport::from_value(report, naming, "policy")?),
+        };
+        let shadow = match r.get(SHADOW.field) {
+            None => None,
+            Some(v @ Value::Object(_)) => Some(v.clone()),
+            Some(other) => {
+                let message = value::concat(&["shadow must be an object, got ", &other.describe()]);
+                return Err(Error::new(CODE, ErrorKind::Type, "shadow", message));
+            }
         };
         let [layers, exited_early, exit_layer, exit_reason, confidence, speculations, skipped, executed, verified, mispredictions, saved, verdict, failing] =
             FIELDS;
@@ -303,6 +322,7 @@ impl TestPyramidResult {
             verdict,
             failing_layers,
             policy,
+            shadow,
         })
     }
 }

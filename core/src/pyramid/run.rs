@@ -277,6 +277,7 @@ impl PyramidRun {
             verdict: view.verdict,
             failing_layers: view.failing_layers,
             policy: None,
+            shadow: None,
         })
     }
 

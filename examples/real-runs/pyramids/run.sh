@@ -14,3 +14,6 @@ fi
 OUT=target/real-runs/pyramids
 python3 examples/real-runs/pyramids/convert_lrts.py "$DATA" "$OUT"
 nice cargo run --release -q -p earlyexit --example pyramid_replay -- "$OUT" "${RISK:-0.005}" "${DELTA:-0.1}"
+echo
+echo "Shadow mode and promotion (docs/replay-pyramids.md):"
+nice cargo run --release -q -p earlyexit-digest --example pyramid_lifecycle -- "$OUT" "${RISK:-0.005}" "${DELTA:-0.1}"

@@ -538,6 +538,7 @@ mod tests {
             verdict: earlyexit::pyramid::Verdict::Passed,
             failing_layers: vec![failing],
             policy: None,
+            shadow: None,
         };
         let value = result.to_value(earlyexit::Naming::Js);
         assert_keys(&PYRAMID_RESULT, &value, &value);

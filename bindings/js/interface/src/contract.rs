@@ -204,7 +204,8 @@ ops! {
     PYRAMID_REPLAY = 220 => "replayPyramids";
     /// `[runs, options]` -> shadow report.
     PYRAMID_SHADOW = 221 => "shadowPyramids";
-    /// `[runs, options]` -> calibration.
+    /// `[runs, options, now]` -> calibration, with the artifact's keys (`now`: the JS
+    /// layer's clock, the creation time unless `options.createdAt`).
     PYRAMID_CALIBRATE = 222 => "calibratePyramidPolicy";
     /// `[model, layers, outcomes, options]` -> decision.
     PYRAMID_DECIDE = 223 => "pyramidPolicyDecide";
@@ -257,6 +258,17 @@ ops! {
     PYRAMID_MODEL_LEARN = 242 => "OutcomeModel.prototype.learn";
     /// `[model, config or null]` -> the version 1 statistics the policy decides from.
     PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics";
+
+    // --- calibration artifacts and shadow-mode receipts (`artifact_ops`), 280..=289
+    /// `[jsonl text]` -> `{valid, receipts, head, brokenAt, labels}`: the receipt log's hash
+    /// chain recomputed (a break is reported, not thrown).
+    RECEIPTS_VERIFY = 280 => "verifyReceipts";
+    /// `[log text, receipts]` -> the JSONL lines that append `receipts` to the log, chained.
+    RECEIPTS_APPEND = 281 => "appendReceipts";
+    /// `[artifact, runs, now]` -> `{status, fresh, reasons, runs, expiresAt, now}`.
+    ARTIFACT_DRIFT = 282 => "checkPyramidDrift";
+    /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`.
+    ARTIFACT_PROMOTE = 283 => "promotePyramidPolicy";
 
     // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
     // and intervention-system.mjs; `behavior_ops`), 260..=272, stateless: the JS layer keeps

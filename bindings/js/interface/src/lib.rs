@@ -14,6 +14,7 @@
 
 pub use earlyexit_js_fast::fast;
 pub mod analytics_text_ops;
+pub mod artifact_ops;
 pub mod behavior_ops;
 pub mod contract;
 pub mod fast_pyramid;
@@ -175,6 +176,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
         }
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
+        op if artifact_ops::handles(op) => artifact_ops::exec(op, &args)?,
         op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
         op::ES_CONFIG_CHECK => {
             // The base (a config validated before, or null for the defaults), then the

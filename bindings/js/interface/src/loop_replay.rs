@@ -32,6 +32,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
+        op if super::artifact_ops::handles(op) => Ok(Some(super::artifact_ops::exec(op, &args)?)),
         _ => Err(super::unknown_op(op)),
     }
 }

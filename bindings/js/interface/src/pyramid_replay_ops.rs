@@ -46,7 +46,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     match op {
         PYRAMID_REPLAY => replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js),
         PYRAMID_SHADOW => replay::shadow_value(arg(args, 0), arg(args, 1), Naming::Js),
-        PYRAMID_CALIBRATE => replay::calibrate_value(arg(args, 0), arg(args, 1), Naming::Js),
+        PYRAMID_CALIBRATE => crate::artifact_ops::calibrate(args),
         PYRAMID_RUN_START => {
             match LiveRun::start_value(
                 arg(args, 0),

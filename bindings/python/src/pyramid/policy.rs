@@ -51,12 +51,14 @@ pub(crate) fn run_options_value(
     mode: Option<&Bound<'_, PyAny>>,
     model: Option<&Bound<'_, PyAny>>,
     policy_config: Option<&Bound<'_, PyAny>>,
+    run_id: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Value> {
     Ok(options(vec![
         ("policy", opt(policy)?),
         ("mode", opt(mode)?),
         ("model", model_opt(py, model)?),
         ("policy_config", opt(policy_config)?),
+        ("run_id", opt(run_id)?),
     ]))
 }
 
@@ -64,15 +66,16 @@ pub(crate) fn run_options_value(
 /// options normalized (`{policy, mode, policy_config, model}`), or `None` when they leave
 /// the ADR deciding.
 #[pyfunction]
-#[pyo3(signature = (*, policy = None, mode = None, model = None, policy_config = None))]
+#[pyo3(signature = (*, policy = None, mode = None, model = None, policy_config = None, run_id = None))]
 pub fn _run_options<'py>(
     py: Python<'py>,
     policy: Option<&Bound<'py, PyAny>>,
     mode: Option<&Bound<'py, PyAny>>,
     model: Option<&Bound<'py, PyAny>>,
     policy_config: Option<&Bound<'py, PyAny>>,
+    run_id: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let given = run_options_value(py, policy, mode, model, policy_config)?;
+    let given = run_options_value(py, policy, mode, model, policy_config, run_id)?;
     let options = RunOptions::from_values(&given, &Value::Null, Naming::Snake).or_raise(py)?;
     if options.policy == RunPolicy::Adr {
         return Ok(py.None().into_bound(py));

@@ -49,7 +49,7 @@ pub fn shadow_pyramids<'py>(
 
 /// Learn-then-Test calibration of the risk budget.
 #[pyfunction]
-#[pyo3(signature = (runs, risk, delta, *, policy = None, config = None, model = None, grid = None, warmup = None))]
+#[pyo3(signature = (runs, risk, delta, *, policy = None, config = None, model = None, grid = None, warmup = None, created_at = None, expires_at = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn calibrate_pyramid_policy<'py>(
     py: Python<'py>,
@@ -61,6 +61,8 @@ pub fn calibrate_pyramid_policy<'py>(
     model: Option<&Bound<'py, PyAny>>,
     grid: Option<&Bound<'py, PyAny>>,
     warmup: Option<&Bound<'py, PyAny>>,
+    created_at: Option<&Bound<'py, PyAny>>,
+    expires_at: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = options(vec![
         ("risk", Some(to_value(risk, NoneIs::Null)?)),
@@ -70,8 +72,13 @@ pub fn calibrate_pyramid_policy<'py>(
         ("model", model_opt(py, model)?),
         ("grid", opt(grid)?),
         ("warmup", opt(warmup)?),
+        ("created_at", opt(created_at)?),
+        ("expires_at", opt(expires_at)?),
     ]);
     let runs = runs_value(py, runs)?;
-    let out = py.detach(|| replay::calibrate_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
+    let now = crate::artifact::now_value(None)?;
+    let out = py
+        .detach(|| replay::calibrate_artifact_value(&runs, &opts, Naming::Snake, &earlyexit_digest::Sha256Hasher, &now))
+        .or_raise(py)?;
     to_py(py, &out)
 }

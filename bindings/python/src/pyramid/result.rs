@@ -52,6 +52,13 @@ value_class! {
         fn policy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
             to_py_or_none(py, self.inner.policy.as_ref().map(|p| p.to_value(Naming::Snake)).as_ref())
         }
+
+        /// A shadow-mode run's receipts and counts by label (a dict; receipts keep their
+        /// camelCase keys, which their hashes are over); `None` in enforced mode.
+        #[getter]
+        fn shadow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            to_py_or_none(py, self.inner.shadow.as_ref())
+        }
     }
 }
 

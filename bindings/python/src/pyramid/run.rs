@@ -40,7 +40,7 @@ impl PyPyramidRun {
     /// lists each layer as `(name, runner)`, a mapping with `name` and optional `cost_ms`, or
     /// an object with those attributes; the keywords choose the policy (None: the default).
     #[staticmethod]
-    #[pyo3(signature = (config, total_layers, layers, *, policy = None, mode = None, model = None, policy_config = None))]
+    #[pyo3(signature = (config, total_layers, layers, *, policy = None, mode = None, model = None, policy_config = None, run_id = None))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         py: Python<'_>,
@@ -51,10 +51,11 @@ impl PyPyramidRun {
         mode: Option<&Bound<'_, PyAny>>,
         model: Option<&Bound<'_, PyAny>>,
         policy_config: Option<&Bound<'_, PyAny>>,
+        run_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = exit_config_value(config)?;
         let total = to_value(total_layers, NoneIs::Absent)?;
-        let options = run_options_value(py, policy, mode, model, policy_config)?;
+        let options = run_options_value(py, policy, mode, model, policy_config, run_id)?;
         let specs = layer_specs_value(layers)?;
         let run = LiveRun::start_value(&config, &total, &specs, &options, &Value::Null, Naming::Snake).or_raise(py)?;
         Ok(PyPyramidRun { inner: Mutex::new(run) })

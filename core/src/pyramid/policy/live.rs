@@ -7,9 +7,11 @@
 //! mean for a policy run (`exitLayer`, `skippedLayers`, `speculations`, `exitReason`, ...)
 //! is in `docs/test-exit.md`; [`PolicyReport`] says why.
 
+use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::model::{ObservedLayer, PlannedLayer, PolicyDecision, StopReason};
-use crate::pyramid::policy::options::{RunOptions, RunPolicy};
+use crate::pyramid::policy::options::{RunMode, RunOptions, RunPolicy};
 use crate::pyramid::policy::report::{LayerCounts, PolicyReport, PolicyStep};
+use crate::pyramid::policy::shadow::{shadow_value, ShadowReceipt, SkippedLayer};
 use crate::pyramid::run::{at_result_path, to_js_keys};
 use crate::pyramid::{
     layer_failed, parse_layers, Action, CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, FailingLayer,
@@ -53,6 +55,18 @@ pub struct PolicyRun {
     done: Vec<bool>,
     submissions: Vec<(usize, Value)>,
     decision: PolicyDecision,
+    /// Shadow mode: the first point where the policy would have exited.
+    would_exit: Option<WouldExit>,
+}
+
+/// Where a shadow-mode run's policy would have exited: after `after` layers ran, for
+/// `reason`, skipping `remaining` (the layers not run yet then).
+#[derive(Clone, Debug, PartialEq)]
+struct WouldExit {
+    after: usize,
+    reason: StopReason,
+    risk: Option<f64>,
+    remaining: Vec<usize>,
 }
 
 impl PolicyRun {
@@ -83,6 +97,7 @@ impl PolicyRun {
             done,
             submissions: Vec::new(),
             decision,
+            would_exit: None,
         })
     }
 
@@ -159,6 +174,69 @@ impl PolicyRun {
         self.results.push(result);
         let (config, model) = (&self.options.config, &self.options.model);
         self.decision = model.step(config, &self.planned, &self.outcomes, &self.done);
+        if self.options.mode == RunMode::Shadow {
+            self.shadow_continue();
+        }
+    }
+
+    /// Shadow mode: where the policy stops with layers left, record the first such point
+    /// and run on (after a failure in pyramid order, else in the policy's own order).
+    fn shadow_continue(&mut self) {
+        let PolicyDecision::Stop { reason, risk } = self.decision else { return };
+        let remaining: Vec<usize> =
+            (0..self.done.len()).filter(|&i| !self.done.get(i).copied().unwrap_or(true)).collect();
+        let Some(&first) = remaining.first() else { return };
+        if self.would_exit.is_none() {
+            self.would_exit =
+                Some(WouldExit { after: self.outcomes.len(), reason, risk, remaining: remaining.clone() });
+        }
+        let layer = if reason == StopReason::LayerFailed {
+            first
+        } else {
+            let running_on = PolicyConfig { skip_on_success: false, ..self.options.config.clone() };
+            match self.options.model.step(&running_on, &self.planned, &self.outcomes, &self.done) {
+                PolicyDecision::Run { layer, .. } => layer,
+                PolicyDecision::Stop { .. } => first,
+            }
+        };
+        self.decision = PolicyDecision::Run { layer, risk: None };
+    }
+
+    /// Shadow mode: the receipt of the point where the policy would have exited (`None` in
+    /// enforced mode, or when it would not have exited before the end).
+    pub fn shadow_receipt(&self) -> Option<ShadowReceipt> {
+        let exit = self.would_exit.as_ref()?;
+        let (config, model) = (&self.options.config, &self.options.model);
+        let level = 1.0 - (1.0 - config.confidence) / exit.remaining.len().max(1) as f64;
+        let skipped = self
+            .outcomes
+            .iter()
+            .zip(&self.results)
+            .skip(exit.after)
+            .filter_map(|(&(layer, failed), result)| {
+                let spec = self.layers.get(layer)?;
+                let green = exit.reason == StopReason::RiskBounded;
+                Some(SkippedLayer {
+                    layer,
+                    name: spec.name.clone(),
+                    predicted: if green { "pass" } else { "fail" },
+                    confidence: green.then(|| 1.0 - model.failure_bound(config, &spec.name, level)),
+                    failed,
+                    cost_ms: result.duration_ms.or(spec.cost_ms),
+                })
+            })
+            .collect();
+        let last = exit.after.checked_sub(1).and_then(|k| self.outcomes.get(k)).map(|&(layer, _)| layer);
+        Some(ShadowReceipt {
+            run_id: self.options.run_id.clone(),
+            after: exit.after,
+            layer: last.and_then(|l| self.layers.get(l).map(|spec| (l, spec.name.clone()))),
+            policy: self.options.policy,
+            config: config.clone(),
+            reason: exit.reason,
+            risk: exit.risk,
+            skipped,
+        })
     }
 
     /// The bound on P(some layer not run yet fails | what ran passed) after the first `ran`
@@ -266,6 +344,8 @@ impl PolicyRun {
             verdict: Verdict::of(self.layers.len(), executed.len(), failing_layers.len()),
             failing_layers,
             policy: Some(report),
+            shadow: (self.options.mode == RunMode::Shadow)
+                .then(|| shadow_value(self.shadow_receipt().as_ref(), self.options.fallback.as_deref())),
         })
     }
 

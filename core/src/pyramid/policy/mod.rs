@@ -29,13 +29,16 @@
 //! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
+mod artifact;
 mod config;
 mod history;
 mod live;
 mod model;
 mod options;
 mod report;
+mod shadow;
 
+pub use artifact::{read_pyramid_artifact, PyramidArtifact};
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 pub use history::{
     build_arg, history_argument, history_value, learn_value, merge_value, model_argument, ran_arg, read_model,
@@ -45,3 +48,4 @@ pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
+pub use shadow::{shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};

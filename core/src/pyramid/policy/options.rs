@@ -27,8 +27,8 @@ named_enum! {
     pub enum RunMode {
         /// The policy decides which layers run (the default).
         Enforced = "enforced",
-        /// Every layer runs and the policy's would-be exits are only recorded (not available
-        /// for live runs yet: [`RunOptions::from_values`] refuses it).
+        /// Every layer runs and the point where the policy would have exited is recorded as
+        /// a receipt (the result's `shadow` key).
         Shadow = "shadow",
     }
 }
@@ -37,9 +37,14 @@ pub(super) const POLICY: FieldName = FieldName::same("policy");
 pub(super) const MODE: FieldName = FieldName::same("mode");
 pub(super) const MODEL: FieldName = FieldName::same("model");
 pub(super) const POLICY_CONFIG: FieldName = field_name!("policyConfig", "policy_config");
+pub(super) const RUN_ID: FieldName = field_name!("runId", "run_id");
+/// Why a run is in shadow mode although enforced was asked: written by [`RunOptions::to_value`]
+/// (normalized options, snapshots) so the reason survives them.
+pub(super) const SHADOW_REASON: FieldName = field_name!("shadowReason", "shadow_reason");
 
-/// The option keys of a live run, as `{policy, mode, model, policyConfig}` spells them.
-pub const RUN_OPTION_FIELDS: [FieldName; 4] = [POLICY, MODE, MODEL, POLICY_CONFIG];
+/// The option keys of a live run, as `{policy, mode, model, policyConfig, runId,
+/// shadowReason}` spells them.
+pub const RUN_OPTION_FIELDS: [FieldName; 6] = [POLICY, MODE, MODEL, POLICY_CONFIG, RUN_ID, SHADOW_REASON];
 
 /// A live run's policy, mode, knobs and model, validated.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +58,10 @@ pub struct RunOptions {
     pub config: PolicyConfig,
     /// The outcome history the policy decides from (empty when none was given).
     pub model: OutcomeModel,
+    /// The run's id, written into its shadow-mode receipt (a CI build number, a commit).
+    pub run_id: Option<String>,
+    /// Why the run is in shadow mode although enforced was asked (an artifact not promoted).
+    pub fallback: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -62,6 +71,8 @@ impl Default for RunOptions {
             mode: RunMode::Enforced,
             config: PolicyConfig::FAIL_FAST,
             model: OutcomeModel::new(),
+            run_id: None,
+            fallback: None,
         }
     }
 }
@@ -70,7 +81,7 @@ impl RunOptions {
     /// Options built in Rust: `policy` with its preset config, in enforced mode.
     pub fn new(policy: RunPolicy, model: OutcomeModel) -> Self {
         let config = PolicyConfig::preset(policy.as_str()).unwrap_or(PolicyConfig::FAIL_FAST);
-        RunOptions { policy, mode: RunMode::Enforced, config, model }
+        RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None }
     }
 
     /// Reads `{policy?, mode?, model?, policyConfig?}` (`null` for the defaults: the ADR,
@@ -87,17 +98,45 @@ impl RunOptions {
                 Some(v) => Some((r, v)),
             })
         };
-        let policy = match get(POLICY) {
-            None => RunPolicy::Adr,
-            Some((r, _)) => RunPolicy::parse(r.choice(POLICY, &RunPolicy::NAMES)?).unwrap_or(RunPolicy::Adr),
-        };
         let mode = match get(MODE) {
             None => RunMode::Enforced,
             Some((r, _)) => RunMode::parse(r.choice(MODE, &RunMode::NAMES)?).unwrap_or(RunMode::Enforced),
         };
-        if mode == RunMode::Shadow {
-            return Err(shadow_not_available());
+        let run_id = match get(RUN_ID) {
+            None => None,
+            Some((r, _)) => Some(r.string(RUN_ID)?.to_string()),
+        };
+        // A calibration artifact as the policy: its policy, config and model; enforced only
+        // once promoted (else shadow, and the result says why).
+        if let Some((_, doc @ (Value::Object(_) | Value::String(_)))) = get(POLICY) {
+            let is_name = matches!(doc, Value::String(s) if !s.trim_start().starts_with('{'));
+            if !is_name {
+                let artifact = crate::pyramid::policy::artifact::read_pyramid_artifact(doc)
+                    .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
+                if let Some((r, _)) = get(POLICY_CONFIG) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidConfig,
+                        ErrorKind::Range,
+                        r.path_of(POLICY_CONFIG),
+                        "policyConfig cannot be given with an artifact as the policy: the artifact's config is the calibrated one",
+                    ));
+                }
+                let policy = RunPolicy::parse(&artifact.policy).unwrap_or(RunPolicy::RiskBounded);
+                let model = match get(MODEL) {
+                    None => artifact.model,
+                    Some((_, doc)) => model_argument(doc, &artifact.config)?,
+                };
+                let fallback = (mode == RunMode::Enforced && artifact.artifact.promotion.is_none()).then(|| {
+                    "the artifact is not promoted (promote_pyramid_policy): running in shadow mode".to_string()
+                });
+                let mode = if fallback.is_some() { RunMode::Shadow } else { mode };
+                return Ok(RunOptions { policy, mode, config: artifact.config, model, run_id, fallback });
+            }
         }
+        let policy = match get(POLICY) {
+            None => RunPolicy::Adr,
+            Some((r, _)) => RunPolicy::parse(r.choice(POLICY, &RunPolicy::NAMES)?).unwrap_or(RunPolicy::Adr),
+        };
         let preset = PolicyConfig::preset(policy.as_str());
         let (model, config) = (get(MODEL), get(POLICY_CONFIG));
         let Some(preset) = preset else {
@@ -106,7 +145,10 @@ impl RunOptions {
                 let field = if model.is_some() { MODEL } else { POLICY_CONFIG };
                 return Err(not_read_by_adr(&r.path_of(field)));
             }
-            return Ok(RunOptions::default());
+            if mode == RunMode::Shadow {
+                return Err(shadow_not_available());
+            }
+            return Ok(RunOptions { run_id, ..RunOptions::default() });
         };
         let config = match config {
             None => preset,
@@ -116,7 +158,11 @@ impl RunOptions {
             None => OutcomeModel::new(),
             Some((_, doc)) => model_argument(doc, &config)?,
         };
-        Ok(RunOptions { policy, mode, config, model })
+        let fallback = match get(SHADOW_REASON) {
+            Some((r, _)) if mode == RunMode::Shadow => Some(r.string(SHADOW_REASON)?.to_string()),
+            _ => None,
+        };
+        Ok(RunOptions { policy, mode, config, model, run_id, fallback })
     }
 
     /// The options object (`{policy, mode, policyConfig, model}`; keys spelled by `naming`,
@@ -127,6 +173,8 @@ impl RunOptions {
             (MODE.spelled(naming).into(), Value::string(self.mode.as_str())),
             (POLICY_CONFIG.spelled(naming).into(), self.config.to_value(naming)),
             (MODEL.spelled(naming).into(), self.model.to_value(Naming::Js)),
+            (RUN_ID.spelled(naming).into(), self.run_id.as_deref().map_or(Value::Null, Value::string)),
+            (SHADOW_REASON.spelled(naming).into(), self.fallback.as_deref().map_or(Value::Null, Value::string)),
         ])
     }
 }
@@ -140,14 +188,15 @@ fn reader(options: &Value, naming: Naming) -> Result<Option<ObjectReader<'_>>> {
     Ok(Some(reader))
 }
 
-/// `mode: 'shadow'` on a live run.
+/// `mode: 'shadow'` with the ADR's policy (its exit decision has no shadow mode: a shadow run
+/// records where a `fail_fast` or `risk_bounded` policy would have exited).
 pub fn shadow_not_available() -> Error {
     Error::new(
         ErrorCode::InvalidConfig,
         ErrorKind::Range,
         "mode",
-        "mode 'shadow' is not available for live runs yet: use 'enforced' (the default), or replay \
-         full recorded runs in shadow mode (shadowPyramids / shadow_pyramids)",
+        "mode 'shadow' needs policy 'fail_fast' or 'risk_bounded' (the ADR's exit decision has no \
+         shadow mode); replay recorded runs to compare it (replayPyramids / replay_pyramids)",
     )
 }
 
@@ -199,7 +248,12 @@ mod tests {
         };
         check(options(vec![("policy", Value::string("fastest"))]), "policy", "invalid_config");
         let e = check(options(vec![("mode", Value::string("shadow"))]), "mode", "invalid_config");
-        assert!(e.message().contains("not available"), "{}", e.message());
+        assert!(e.message().contains("needs policy"), "{}", e.message());
+        check(
+            options(vec![("policy", Value::string("fail_fast")), ("runId", Value::Number(3.0))]),
+            "runId",
+            "invalid_config",
+        );
         check(options(vec![("mode", Value::string("loud"))]), "mode", "invalid_config");
         check(options(vec![("model", Value::Number(1.0))]), "model", "invalid_config");
         check(

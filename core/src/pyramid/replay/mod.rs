@@ -20,16 +20,22 @@
 //! the answers are exactly those of the whole-text entry points.
 
 mod calibrate;
+mod lifecycle;
 mod play;
 mod runs;
 mod values;
 
+pub use crate::pyramid::policy::{read_pyramid_artifact, PyramidArtifact};
 pub use calibrate::{calibrate, Calibration, CalibrationStep, DEFAULT_GRID};
+pub use lifecycle::{
+    calibration_artifact, check_drift, clopper_pearson_upper, corpus_sha256, drift_value, now_argument, promote,
+    promote_value, ArtifactRequest, DEFAULT_VALIDITY_MS,
+};
 pub use play::{
     replay, shadow, summarize, Learn, PyramidReplayStream, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay,
 };
 pub use runs::{parse_runs, parse_runs_jsonl, read_run_line, RecordedLayer, RecordedRun};
 pub use values::{
-    calibrate_value, decide_value, replay_value, report_value, run_value, shadow_value, summary_value, update_value,
-    CalibrationRequest, PolicyName, POLICY_NAMES,
+    calibrate_artifact_value, calibrate_value, decide_value, replay_value, report_value, run_value, shadow_value,
+    summary_value, update_value, CalibrationRequest, PolicyName, POLICY_NAMES,
 };

@@ -4,7 +4,8 @@
 use crate::pyramid::policy::{
     build_arg, history_argument, model_argument, ran_arg, read_model, Model, OutcomeModel, PlannedLayer, PolicyConfig,
 };
-use crate::pyramid::replay::calibrate::{calibrate, DEFAULT_GRID};
+use crate::pyramid::replay::calibrate::{calibrate, Calibration, DEFAULT_GRID};
+use crate::pyramid::replay::lifecycle::{artifact_times, calibration_artifact, ArtifactRequest};
 use crate::pyramid::replay::play::{
     replay, shadow, Learn, PyramidReplayStream, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay,
 };
@@ -32,6 +33,8 @@ const DELTA: FieldName = FieldName::same("delta");
 const GRID: FieldName = FieldName::same("grid");
 
 const WARMUP: FieldName = FieldName::same("warmup");
+const CREATED_AT: FieldName = field_name!("createdAt", "created_at");
+const EXPIRES_AT: FieldName = field_name!("expiresAt", "expires_at");
 
 const BUILD: FieldName = FieldName::same("build");
 
@@ -186,6 +189,23 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
     request.run(&runs)
 }
 
+/// `calibratePyramidPolicy(runs, {risk, delta, ..., createdAt?, expiresAt?})` with the
+/// artifact: [`calibrate_value`]'s answer followed by the artifact's keys (`now` as
+/// [`now_argument`](crate::pyramid::replay::now_argument) reads it: the creation time when
+/// `createdAt` is not given).
+pub fn calibrate_artifact_value(
+    runs: &Value,
+    options: &Value,
+    naming: Naming,
+    sha256: &dyn crate::artifact::Sha256,
+    now: &Value,
+) -> Result<Value> {
+    let request = CalibrationRequest::from_options(options, naming)?;
+    let now_ms = crate::pyramid::replay::lifecycle::now_argument(now)?;
+    let runs = parse_runs(runs, naming)?;
+    request.run_with_artifact(&runs, sha256, now_ms)
+}
+
 /// The options of [`calibrate_value`], read and checked before any run is (a host streaming
 /// a large file reports a bad option first, as the binding entry does).
 #[derive(Clone, Debug)]
@@ -197,15 +217,18 @@ pub struct CalibrationRequest {
     grid: Vec<f64>,
     warmup: f64,
     naming: Naming,
+    policy: &'static str,
+    created_at: Option<String>,
+    expires_at: Option<String>,
 }
 
 impl CalibrationRequest {
     /// Reads `{risk, delta, policy?, config?, model?, grid?, warmup?}`.
     pub fn from_options(options: &Value, naming: Naming) -> Result<Self> {
         let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-        reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY])?;
+        reader.reject_unknown(&[RISK, DELTA, CONFIG, MODEL, GRID, WARMUP, POLICY, CREATED_AT, EXPIRES_AT])?;
         let kind = policy_arg(Some(&reader), naming, false)?;
-        let ReplayPolicyKind::Policy(_, config) = kind else {
+        let ReplayPolicyKind::Policy(name, config) = kind else {
             return Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,
@@ -218,13 +241,47 @@ impl CalibrationRequest {
         let warmup = reader.opt_number(WARMUP, 0.0, 1.0)?.unwrap_or(0.5);
         let grid = grid_arg(reader.get(GRID))?;
         let model = model_arg(reader.get(MODEL), &config)?;
-        Ok(CalibrationRequest { config, model, risk, delta, grid, warmup, naming })
+        let created_at = reader.opt_string(CREATED_AT)?.map(str::to_string);
+        let expires_at = reader.opt_string(EXPIRES_AT)?.map(str::to_string);
+        let policy = name.as_str();
+        Ok(CalibrationRequest { config, model, risk, delta, grid, warmup, naming, policy, created_at, expires_at })
     }
 
     /// Calibrates over `runs` and answers what [`calibrate_value`] answers.
     pub fn run(&self, runs: &[RecordedRun]) -> Result<Value> {
-        let naming = self.naming;
         let c = calibrate(runs, &self.config, &self.model, self.risk, self.delta, &self.grid, self.warmup)?;
+        Ok(self.answer(&c))
+    }
+
+    /// [`run`](Self::run)'s answer followed by the calibration artifact's keys (the
+    /// envelope of [`crate::artifact::Artifact`]): `createdAt` as given, else `now_ms`;
+    /// `expiresAt` as given, else 30 days later; the corpus hashed with `sha256`.
+    pub fn run_with_artifact(
+        &self,
+        runs: &[RecordedRun],
+        sha256: &dyn crate::artifact::Sha256,
+        now_ms: i64,
+    ) -> Result<Value> {
+        let (created_at, expires_at) = artifact_times(self.created_at.as_deref(), self.expires_at.as_deref(), now_ms)?;
+        let c = calibrate(runs, &self.config, &self.model, self.risk, self.delta, &self.grid, self.warmup)?;
+        let request = ArtifactRequest {
+            policy: self.policy,
+            risk: self.risk,
+            delta: self.delta,
+            warmup: self.warmup,
+            created_at,
+            expires_at,
+        };
+        let artifact = calibration_artifact(&c, runs, &request, sha256)?;
+        let mut answer = self.answer(&c);
+        if let (Value::Object(entries), Value::Object(more)) = (&mut answer, artifact.to_value()) {
+            entries.extend(more);
+        }
+        Ok(answer)
+    }
+
+    fn answer(&self, c: &Calibration) -> Value {
+        let naming = self.naming;
         let key = |js, snake| key(naming, js, snake);
         let steps = c
             .steps
@@ -239,12 +296,12 @@ impl CalibrationRequest {
                 ])
             })
             .collect();
-        Ok(Value::Object(vec![
+        Value::Object(vec![
             (key("riskBudget", "risk_budget"), Value::Number(c.risk_budget)),
             ("config".into(), c.config.to_value(naming)),
             ("steps".into(), Value::Array(steps)),
             ("model".into(), c.model.to_value(Naming::Js)),
-        ]))
+        ])
     }
 }
 

@@ -1,0 +1,75 @@
+//! Calibration artifacts and shadow-mode receipts: stateless ops (`RECEIPTS_*`, 280..=289 in
+//! `contract::OPS`), hashed with `earlyexit-digest` (SHA-256 over RFC 8785 canonical JSON),
+//! the same crate every binding and the command line use. Only the replay module links them
+//! (feature `replay`): the wasm engines module stays without a hash function.
+
+use earlyexit::{Result, Value};
+
+use crate::op::{ARTIFACT_PROMOTE, RECEIPTS_VERIFY};
+
+/// Whether `op` is one of this file's (never without the `replay` feature).
+pub fn handles(op: u32) -> bool {
+    cfg!(feature = "replay") && (RECEIPTS_VERIFY..=ARTIFACT_PROMOTE).contains(&op)
+}
+
+fn arg(args: &[Value], i: usize) -> &Value {
+    args.get(i).unwrap_or(&Value::Null)
+}
+
+/// Answers one of this file's ops.
+#[cfg(feature = "replay")]
+pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
+    use earlyexit::artifact::{append_receipts, verify_receipts};
+    use earlyexit::host::type_error;
+    use earlyexit::ErrorCode;
+    use earlyexit_digest::Sha256Hasher;
+
+    use crate::op::RECEIPTS_APPEND;
+
+    let text = |i: usize, field: &str| -> Result<String> {
+        match arg(args, i) {
+            Value::String(s) => Ok(s.clone()),
+            Value::Null if i == 0 && op == RECEIPTS_APPEND => Ok(String::new()),
+            other => Err(type_error(ErrorCode::InvalidReceipt, field, "a string (JSONL text)", other)),
+        }
+    };
+    use earlyexit::pyramid::replay::{drift_value, promote_value};
+    use earlyexit::Naming;
+    match op {
+        RECEIPTS_VERIFY => Ok(verify_receipts(&text(0, "text")?, &Sha256Hasher).to_value()),
+        crate::op::ARTIFACT_DRIFT => drift_value(arg(args, 0), arg(args, 1), arg(args, 2), Naming::Js),
+        ARTIFACT_PROMOTE => promote_value(arg(args, 0), arg(args, 1), &Sha256Hasher, arg(args, 2), Naming::Js),
+        _ => {
+            let log = text(0, "log")?;
+            let receipts = match arg(args, 1) {
+                Value::Array(items) => items.as_slice(),
+                other => return Err(type_error(ErrorCode::InvalidReceipt, "receipts", "an array of receipts", other)),
+            };
+            append_receipts(&log, receipts, &Sha256Hasher).map(Value::String)
+        }
+    }
+}
+
+/// Without the replay module's feature no op is this file's ([`handles`] says so).
+#[cfg(not(feature = "replay"))]
+pub fn exec(_op: u32, args: &[Value]) -> Result<Value> {
+    Ok(arg(args, 0).clone())
+}
+
+/// `calibratePyramidPolicy` with its artifact (op `PYRAMID_CALIBRATE`: `[runs, options, now]`).
+#[cfg(feature = "replay")]
+pub fn calibrate(args: &[Value]) -> Result<Value> {
+    earlyexit::pyramid::replay::calibrate_artifact_value(
+        arg(args, 0),
+        arg(args, 1),
+        earlyexit::Naming::Js,
+        &earlyexit_digest::Sha256Hasher,
+        arg(args, 2),
+    )
+}
+
+/// Without the replay module's feature calibration is not this module's.
+#[cfg(not(feature = "replay"))]
+pub fn calibrate(args: &[Value]) -> Result<Value> {
+    Ok(arg(args, 0).clone())
+}

@@ -1,0 +1,108 @@
+//! Shadow-mode receipt logs: `verify_receipts` and `append_receipts`, hashed with
+//! `earlyexit-digest` (SHA-256 over RFC 8785 canonical JSON), as every binding hashes.
+
+use earlyexit::artifact;
+use earlyexit::host::type_error;
+use earlyexit::ErrorCode;
+use earlyexit_digest::Sha256Hasher;
+use pyo3::prelude::*;
+
+use crate::error::OrRaise;
+use crate::value::{to_py, to_value, NoneIs};
+
+fn text_arg(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<String> {
+    match value.extract::<String>() {
+        Ok(text) => Ok(text),
+        Err(_) => {
+            let got = to_value(value, NoneIs::Null)?;
+            Err(type_error(ErrorCode::InvalidReceipt, field, "a string (JSONL text)", &got)).or_raise(py)
+        }
+    }
+}
+
+/// Recomputes a JSONL receipt log's hash chain: `{valid, receipts, head, brokenAt, labels}`.
+#[pyfunction]
+pub fn verify_receipts<'py>(py: Python<'py>, jsonl_text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let text = text_arg(py, jsonl_text, "text")?;
+    let check = py.detach(|| artifact::verify_receipts(&text, &Sha256Hasher));
+    to_py(py, &check.to_value())
+}
+
+/// The JSONL lines that append `receipts` to the log `log` (its text; `""` or `None` for a
+/// new one), each chained to the one before.
+#[pyfunction]
+pub fn append_receipts<'py>(
+    py: Python<'py>,
+    log: Option<&Bound<'py, PyAny>>,
+    receipts: &Bound<'py, PyAny>,
+) -> PyResult<String> {
+    let log = match log {
+        None => String::new(),
+        Some(v) if v.is_none() => String::new(),
+        Some(v) => text_arg(py, v, "log")?,
+    };
+    let receipts = match to_value(receipts, NoneIs::Null)? {
+        earlyexit::Value::Array(items) => items,
+        other => {
+            return Err(type_error(ErrorCode::InvalidReceipt, "receipts", "a list of receipts", &other)).or_raise(py)
+        }
+    };
+    py.detach(|| artifact::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
+}
+
+/// A `now` argument as the core reads it (milliseconds or RFC 3339 text): `None` is the
+/// host clock, a `datetime` its timestamp, anything else as given (the core checks it).
+pub(crate) fn now_value(now: Option<&Bound<'_, PyAny>>) -> PyResult<earlyexit::Value> {
+    match now {
+        Some(v) if !v.is_none() => {
+            if v.hasattr("timestamp")? && !v.is_instance_of::<pyo3::types::PyString>() {
+                let seconds: f64 = v.call_method0("timestamp")?.extract()?;
+                return Ok(earlyexit::Value::Number((seconds * 1000.0).round()));
+            }
+            to_value(v, NoneIs::Null)
+        }
+        _ => {
+            let ms =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+            Ok(earlyexit::Value::Number(ms as f64))
+        }
+    }
+}
+
+/// Whether a calibration artifact still holds for recent runs.
+#[pyfunction]
+#[pyo3(signature = (artifact, runs, now = None))]
+pub fn check_pyramid_drift<'py>(
+    py: Python<'py>,
+    artifact: &Bound<'py, PyAny>,
+    runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let artifact = to_value(artifact, NoneIs::Null)?;
+    let runs = crate::value::runs_value(py, runs)?;
+    let now = now_value(now)?;
+    let out = py
+        .detach(|| earlyexit::pyramid::replay::drift_value(&artifact, &runs, &now, earlyexit::Naming::Snake))
+        .or_raise(py)?;
+    to_py(py, &out)
+}
+
+/// Promotes a calibration artifact on audit runs disjoint from its calibration corpus.
+#[pyfunction]
+#[pyo3(signature = (artifact, audit_runs, now = None))]
+pub fn promote_pyramid_policy<'py>(
+    py: Python<'py>,
+    artifact: &Bound<'py, PyAny>,
+    audit_runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let artifact = to_value(artifact, NoneIs::Null)?;
+    let runs = crate::value::runs_value(py, audit_runs)?;
+    let now = now_value(now)?;
+    let out = py
+        .detach(|| {
+            earlyexit::pyramid::replay::promote_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+        })
+        .or_raise(py)?;
+    to_py(py, &out)
+}

@@ -1,0 +1,468 @@
+//! A pyramid policy's lifecycle: the calibration artifact (the envelope of
+//! [`crate::artifact`] with the pyramid's policy and statistics), the drift check that says
+//! whether it still holds, and the promotion from shadow to enforced on an audit split.
+//!
+//! * The corpus digest is SHA-256 over the runs as calibration reads them, as canonical
+//!   JSONL: each run `{"layers":[{"durationMs":..,"failed":..,"name":..}]}` in RFC 8785
+//!   form, one a line, each line ending in `\n`.
+//! * A slice is a stage set (the sorted layer names of a run); per slice the artifact keeps
+//!   runs, failing runs and the failure rate's Wilson 95% interval, and per stage (layer
+//!   name) how often it failed when it ran, with its Wilson interval: the drift check compares
+//!   recent runs against those.
+//! * Promotion replays the audit runs with the artifact's policy, config and model (learning
+//!   what ran, as calibration's held-out replay does) and certifies the miss rate (failing
+//!   runs declared green / failing runs, the quantity calibration certified) by its exact
+//!   Clopper-Pearson upper bound at confidence 1 - delta: promoted when that bound is within
+//!   the risk.
+
+use crate::artifact::{Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, Sha256, SCHEMA_VERSION};
+use crate::num::stats::{beta_quantile, wilson_interval};
+use crate::num::uint_string;
+use crate::pyramid::policy::{read_pyramid_artifact, PyramidArtifact};
+use crate::pyramid::replay::calibrate::Calibration;
+use crate::pyramid::replay::play::{replay, Learn, ReplayPolicy};
+use crate::pyramid::replay::runs::RecordedRun;
+use crate::time::{iso_from_millis, millis_from_rfc3339};
+use crate::value::{concat, Error, ErrorCode, ErrorKind, Naming, ObjectBuilder, Result, Value};
+
+/// How long an artifact is valid when the caller gives no expiry: 30 days.
+pub const DEFAULT_VALIDITY_MS: i64 = 30 * 86_400_000;
+
+fn run_value(run: &RecordedRun) -> Value {
+    let layers = run
+        .layers
+        .iter()
+        .map(|l| {
+            ObjectBuilder::new()
+                .number("durationMs", l.duration_ms)
+                .value("failed", Value::Bool(l.failed))
+                .string("name", &l.name)
+                .build()
+        })
+        .collect();
+    Value::object(vec![("layers", Value::Array(layers))])
+}
+
+/// SHA-256 of the runs' canonical JSONL (see the module's documentation).
+pub fn corpus_sha256(runs: &[RecordedRun], sha256: &dyn Sha256) -> Result<String> {
+    let mut text = String::new();
+    for (i, run) in runs.iter().enumerate() {
+        text.push_str(&run_value(run).canonical_json(ErrorCode::InvalidReplay, &crate::value::index_path("runs", i))?);
+        text.push('\n');
+    }
+    Ok(sha256.sha256_hex(text.as_bytes()))
+}
+
+fn interval_value(k: u64, n: u64) -> Value {
+    match wilson_interval(k, n) {
+        Some((lo, hi)) => Value::Array(vec![Value::Number(lo), Value::Number(hi)]),
+        None => Value::Null,
+    }
+}
+
+fn stage_set(run: &RecordedRun) -> Vec<String> {
+    let mut names: Vec<String> = run.layers.iter().map(|l| l.name.clone()).collect();
+    names.sort();
+    names
+}
+
+/// Per stage: (name, runs it ran in, failures), in first-seen order.
+fn stage_counts(runs: &[RecordedRun]) -> Vec<(String, u64, u64)> {
+    let mut out: Vec<(String, u64, u64)> = Vec::new();
+    for run in runs {
+        for layer in &run.layers {
+            match out.iter_mut().find(|(name, _, _)| *name == layer.name) {
+                Some((_, n, k)) => {
+                    *n += 1;
+                    *k += u64::from(layer.failed);
+                }
+                None => out.push((layer.name.clone(), 1, u64::from(layer.failed))),
+            }
+        }
+    }
+    out
+}
+
+/// Per stage set: (sorted names, runs, failing runs), in first-seen order.
+fn slice_counts(runs: &[RecordedRun]) -> Vec<(Vec<String>, u64, u64)> {
+    let mut out: Vec<(Vec<String>, u64, u64)> = Vec::new();
+    for run in runs {
+        let set = stage_set(run);
+        match out.iter_mut().find(|(s, _, _)| *s == set) {
+            Some((_, n, k)) => {
+                *n += 1;
+                *k += u64::from(run.failed());
+            }
+            None => out.push((set, 1, u64::from(run.failed()))),
+        }
+    }
+    out
+}
+
+fn names_value(names: &[String]) -> Value {
+    Value::Array(names.iter().map(|n| Value::string(n.as_str())).collect())
+}
+
+/// What calibration hands over, besides the figures its answer had already.
+pub struct ArtifactRequest<'a> {
+    /// The policy preset's name (`fail_fast` or `risk_bounded`).
+    pub policy: &'a str,
+    /// The risk the certificate bounds.
+    pub risk: f64,
+    /// 1 - its confidence.
+    pub delta: f64,
+    /// The warm-up share (the first runs train the model, the rest are tested).
+    pub warmup: f64,
+    /// When (RFC 3339).
+    pub created_at: String,
+    /// Until when (RFC 3339, after `created_at`).
+    pub expires_at: String,
+}
+
+/// The calibration's artifact.
+pub fn calibration_artifact(
+    c: &Calibration,
+    runs: &[RecordedRun],
+    request: &ArtifactRequest<'_>,
+    sha256: &dyn Sha256,
+) -> Result<Artifact> {
+    let split = ((runs.len() as f64) * request.warmup).floor() as usize;
+    let held = runs.len().saturating_sub(split);
+    let hypotheses = c
+        .steps
+        .iter()
+        .map(|s| Hypothesis {
+            parameter: s.risk_budget,
+            trials: s.failing_runs as u64,
+            events: s.missed as u64,
+            p_value: s.p_value,
+            rejected: s.certified,
+        })
+        .collect();
+    let failing_held = c.steps.first().map_or(0, |s| s.failing_runs as u64);
+    let certificate = Certificate {
+        method: "learn-then-test: fixed-sequence tests of H0 missRate(riskBudget) > risk, exact binomial p-values"
+            .to_string(),
+        hypotheses,
+        sample_sizes: vec![
+            ("calibration".into(), runs.len() as u64),
+            ("warmup".into(), split as u64),
+            ("heldOut".into(), held as u64),
+            ("failingHeldOut".into(), failing_held),
+        ],
+    };
+    let slices = slice_counts(runs)
+        .into_iter()
+        .map(|(set, n, k)| {
+            ObjectBuilder::new()
+                .value("stages", names_value(&set))
+                .number("runs", n as f64)
+                .number("failingRuns", k as f64)
+                .value("failureInterval", interval_value(k, n))
+                .build()
+        })
+        .collect();
+    let stages = stage_counts(runs)
+        .into_iter()
+        .map(|(name, n, k)| {
+            ObjectBuilder::new()
+                .string("name", &name)
+                .number("runs", n as f64)
+                .number("failures", k as f64)
+                .value("failureInterval", interval_value(k, n))
+                .build()
+        })
+        .collect();
+    let body = ObjectBuilder::new()
+        .value("model", c.model.to_value(Naming::Js))
+        .value("slices", Value::Array(slices))
+        .value("stages", Value::Array(stages))
+        .build();
+    let policy =
+        Value::object(vec![("policy", Value::string(request.policy)), ("config", c.config.to_value(Naming::Js))]);
+    let artifact = Artifact {
+        kind: ArtifactKind::Pyramid,
+        schema_version: SCHEMA_VERSION,
+        policy,
+        risk: request.risk,
+        delta: request.delta,
+        certificate,
+        corpus_sha256: corpus_sha256(runs, sha256)?,
+        created_at: request.created_at.clone(),
+        expires_at: request.expires_at.clone(),
+        promotion: None,
+        body,
+    };
+    // Validated as any artifact read back is (the times, in particular).
+    Artifact::from_value(&artifact.to_value())
+}
+
+/// `createdAt` / `expiresAt` of a new artifact: as given, else `now` and `now` + 30 days.
+pub fn artifact_times(created_at: Option<&str>, expires_at: Option<&str>, now_ms: i64) -> Result<(String, String)> {
+    let check = |field: &str, text: &str| -> Result<i64> {
+        millis_from_rfc3339(text).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidConfig,
+                ErrorKind::Range,
+                field,
+                concat(&[field, " must be an RFC 3339 date-time, got ", &Value::string(text).describe()]),
+            )
+        })
+    };
+    let (created, created_ms) = match created_at {
+        Some(text) => (text.to_string(), check("createdAt", text)?),
+        None => (iso_from_millis(now_ms), now_ms),
+    };
+    let expires = match expires_at {
+        Some(text) => {
+            if check("expiresAt", text)? <= created_ms {
+                let message = concat(&["expiresAt must be after createdAt (", &created, "), got ", text]);
+                return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "expiresAt", message));
+            }
+            text.to_string()
+        }
+        None => iso_from_millis(created_ms.saturating_add(DEFAULT_VALIDITY_MS)),
+    };
+    Ok((created, expires))
+}
+
+/// What [`check_drift`] found: `fresh`, `expired` or `drifted`, and why.
+pub fn check_drift(artifact: &PyramidArtifact, runs: &[RecordedRun], now_ms: i64) -> Value {
+    let mut reasons: Vec<Value> = Vec::new();
+    let a = &artifact.artifact;
+    let expired = a.is_expired(now_ms);
+    if expired {
+        reasons.push(reason("expired", None, &concat(&["the artifact expired at ", &a.expires_at])));
+    }
+    let known_sets: Vec<Vec<String>> = match a.body.get("slices") {
+        Some(Value::Array(slices)) => slices
+            .iter()
+            .filter_map(|s| match s.get("stages") {
+                Some(Value::Array(names)) => {
+                    Some(names.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (set, n, _) in slice_counts(runs) {
+        if !known_sets.contains(&set) {
+            let message = concat(&[
+                "stage set [",
+                &crate::value::join(&set.iter().map(String::as_str).collect::<Vec<_>>(), ", "),
+                "] (",
+                &uint_string(n),
+                " recent runs) was not in the calibration corpus",
+            ]);
+            reasons.push(reason("stage_set", None, &message));
+        }
+    }
+    let stages = match a.body.get("stages") {
+        Some(Value::Array(stages)) => stages.as_slice(),
+        _ => &[],
+    };
+    for (name, n, k) in stage_counts(runs) {
+        let known = stages.iter().find(|s| s.get("name").and_then(Value::as_str) == Some(name.as_str()));
+        let interval = known.and_then(|s| match s.get("failureInterval") {
+            Some(Value::Array(pair)) => Some((pair.first()?.as_f64()?, pair.get(1)?.as_f64()?)),
+            _ => None,
+        });
+        let (Some((lo, hi)), Some((rlo, rhi))) = (interval, wilson_interval(k, n)) else { continue };
+        // Drifted when the two 95% intervals do not overlap: a rate that moved, not noise.
+        if rhi < lo || rlo > hi {
+            let rate = crate::num::to_js_string(k as f64 / n as f64);
+            let message = concat(&[
+                "stage '",
+                &name,
+                "' failed in ",
+                &uint_string(k),
+                " of ",
+                &uint_string(n),
+                " recent runs (",
+                &rate,
+                "), outside its calibration interval [",
+                &crate::num::to_js_string(lo),
+                ", ",
+                &crate::num::to_js_string(hi),
+                "]",
+            ]);
+            reasons.push(reason("failure_rate", Some(&name), &message));
+        }
+    }
+    // An enforced (promoted) policy that would have declared a failing recent run green has
+    // met a false pass: it goes back to shadow.
+    if a.promotion.is_some() {
+        let policy = ReplayPolicy::Policy { config: artifact.config.clone(), model: artifact.model.clone() };
+        if let Ok(report) = replay(runs, &policy, Learn::Ran) {
+            if let Some(run) = report.runs.iter().find(|r| r.missed) {
+                let which = run.id.as_deref().map_or_else(String::new, |id| concat(&[" (run ", id, ")"]));
+                let message = concat(&[
+                    "the promoted policy would have declared ",
+                    &uint_string(report.summary.missed as u64),
+                    " failing recent run(s) green",
+                    &which,
+                ]);
+                reasons.push(reason("false_pass", None, &message));
+            }
+        }
+    }
+    let status = if expired {
+        "expired"
+    } else if reasons.is_empty() {
+        "fresh"
+    } else {
+        "drifted"
+    };
+    // What to run with now: unchanged when fresh, else demoted (not promoted: a live run
+    // with it falls back to shadow mode and says so).
+    let mut next = a.clone();
+    if status != "fresh" {
+        next.promotion = None;
+    }
+    ObjectBuilder::new()
+        .string("status", status)
+        .value("fresh", Value::Bool(status == "fresh"))
+        .value("reasons", Value::Array(reasons))
+        .value("artifact", next.to_value())
+        .number("runs", runs.len() as f64)
+        .string("expiresAt", &a.expires_at)
+        .string("now", &iso_from_millis(now_ms))
+        .build()
+}
+
+fn reason(kind: &str, stage: Option<&str>, message: &str) -> Value {
+    ObjectBuilder::new()
+        .string("kind", kind)
+        .value("stage", stage.map_or(Value::Null, Value::string))
+        .string("message", message)
+        .build()
+}
+
+/// The exact (Clopper-Pearson) upper confidence bound of a rate, `events` of `trials`, at
+/// confidence 1 - `delta` (one-sided); 1 without trials.
+pub fn clopper_pearson_upper(events: u64, trials: u64, delta: f64) -> f64 {
+    if trials == 0 || events >= trials {
+        return 1.0;
+    }
+    beta_quantile(events as f64 + 1.0, (trials - events) as f64, 1.0 - delta)
+}
+
+/// Promotes `artifact` on `audit` runs (disjoint from the calibration corpus): the answer
+/// `{promoted, reason, audit: {...}, artifact}`; the artifact carries the promotion when
+/// promoted (and is returned unchanged otherwise).
+pub fn promote(artifact: &PyramidArtifact, audit: &[RecordedRun], sha256: &dyn Sha256, now_ms: i64) -> Result<Value> {
+    let a = &artifact.artifact;
+    let audit_sha = corpus_sha256(audit, sha256)?;
+    if audit_sha == a.corpus_sha256 {
+        return Err(Error::new(
+            ErrorCode::InvalidReplay,
+            ErrorKind::Range,
+            "auditRuns",
+            "auditRuns is the calibration corpus itself: promotion needs an audit split disjoint from calibration",
+        ));
+    }
+    let policy = ReplayPolicy::Policy { config: artifact.config.clone(), model: artifact.model.clone() };
+    let report = replay(audit, &policy, Learn::Ran)?;
+    let (trials, events) = (report.summary.failing_runs as u64, report.summary.missed as u64);
+    let upper = clopper_pearson_upper(events, trials, a.delta);
+    let expired = a.is_expired(now_ms);
+    let promoted = !expired && trials > 0 && upper <= a.risk;
+    let why = if expired {
+        concat(&["the artifact expired at ", &a.expires_at, ": calibrate again"])
+    } else if trials == 0 {
+        "no failing audit run: the false-pass rate cannot be bounded".to_string()
+    } else if promoted {
+        concat(&[
+            "the exact upper bound of the false-pass rate, ",
+            &crate::num::to_js_string(upper),
+            ", is within the risk ",
+            &crate::num::to_js_string(a.risk),
+        ])
+    } else {
+        concat(&[
+            "the exact upper bound of the false-pass rate, ",
+            &crate::num::to_js_string(upper),
+            ", exceeds the risk ",
+            &crate::num::to_js_string(a.risk),
+            ": stays in shadow",
+        ])
+    };
+    let mut out = a.clone();
+    let record = Promotion {
+        promoted_at: iso_from_millis(now_ms),
+        audit_corpus_sha256: audit_sha.clone(),
+        audit_runs: audit.len() as u64,
+        trials,
+        events,
+        upper_bound: upper,
+        method: "clopper-pearson".to_string(),
+    };
+    if promoted {
+        out.promotion = Some(record);
+    }
+    let audit_value = ObjectBuilder::new()
+        .number("runs", audit.len() as f64)
+        .number("failingRuns", trials as f64)
+        .number("falsePasses", events as f64)
+        .opt_number("falsePassRate", (trials > 0).then(|| events as f64 / trials as f64))
+        .number("upperBound", upper)
+        .value("wilson", interval_value(events, trials))
+        .number("risk", a.risk)
+        .number("delta", a.delta)
+        .string("corpusSha256", &audit_sha)
+        .build();
+    Ok(ObjectBuilder::new()
+        .value("promoted", Value::Bool(promoted))
+        .string("reason", &why)
+        .value("audit", audit_value)
+        .value("artifact", out.to_value())
+        .build())
+}
+
+/// A `now` argument: milliseconds since the Unix epoch (an integer) or an RFC 3339
+/// date-time; a binding passes its clock when the caller gives none.
+pub fn now_argument(now: &Value) -> Result<i64> {
+    let bad = |kind: ErrorKind| {
+        Error::new(
+            ErrorCode::InvalidConfig,
+            kind,
+            "now",
+            concat(&["now must be milliseconds since the Unix epoch or an RFC 3339 date-time, got ", &now.describe()]),
+        )
+    };
+    match now {
+        Value::Number(n) if n.is_finite() && n.fract() == 0.0 && n.abs() <= 8.64e15 => Ok(*n as i64),
+        Value::Number(_) => Err(bad(ErrorKind::Range)),
+        Value::String(s) => millis_from_rfc3339(s).ok_or_else(|| bad(ErrorKind::Range)),
+        _ => Err(bad(ErrorKind::Type)),
+    }
+}
+
+/// `checkPyramidDrift(artifact, runs, now)` (`now` as [`now_argument`] reads it).
+pub fn drift_value(artifact: &Value, runs: &Value, now: &Value, naming: Naming) -> Result<Value> {
+    let now_ms = now_argument(now)?;
+    let artifact = read_pyramid_artifact(artifact)?;
+    let runs = crate::pyramid::replay::runs::parse_runs(runs, naming)?;
+    Ok(check_drift(&artifact, &runs, now_ms))
+}
+
+/// `promotePyramidPolicy(artifact, auditRuns)` at `now_ms`.
+pub fn promote_value(
+    artifact: &Value,
+    runs: &Value,
+    sha256: &dyn Sha256,
+    now: &Value,
+    naming: Naming,
+) -> Result<Value> {
+    let now_ms = now_argument(now)?;
+    let artifact = read_pyramid_artifact(artifact)?;
+    let runs = crate::pyramid::replay::runs::parse_runs(runs, naming).map_err(|e| {
+        if e.field().starts_with("runs") {
+            e.nested(ErrorCode::InvalidReplay, "")
+        } else {
+            e
+        }
+    })?;
+    promote(&artifact, &runs, sha256, now_ms)
+}

@@ -1,0 +1,260 @@
+//! A pyramid policy's lifecycle: calibration's artifact, the drift check (fresh, expired,
+//! drifted and why) and promotion on an audit split (exact Clopper-Pearson bound).
+
+use earlyexit::artifact::{Artifact, Sha256};
+use earlyexit::pyramid::replay::{
+    clopper_pearson_upper, drift_value, parse_runs, promote_value, read_pyramid_artifact, CalibrationRequest,
+};
+use earlyexit::{Naming, Value};
+
+/// A stand-in SHA-256 (the core has none; earlyexit-digest's is tested against FIPS 180).
+struct TestHash;
+
+impl Sha256 for TestHash {
+    fn sha256_hex(&self, data: &[u8]) -> String {
+        let mut out = String::new();
+        for seed in 0u64..4 {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+            for b in data {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            out.push_str(&format!("{h:016x}"));
+        }
+        out
+    }
+}
+
+const JAN_1: i64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+const DAY: i64 = 86_400_000;
+
+/// `n` runs of unit/integration/e2e; unit fails every `unit_every`-th run, e2e every
+/// `e2e_every`-th (never when 0); `offset` shifts the pattern.
+fn runs(n: usize, unit_every: usize, e2e_every: usize, offset: usize) -> Value {
+    let items = (0..n)
+        .map(|i| {
+            let i = i + offset;
+            let layer = |name: &str, ms: f64, failed: bool| {
+                Value::object(vec![
+                    ("name", Value::string(name)),
+                    ("durationMs", Value::Number(ms)),
+                    ("failed", Value::Bool(failed)),
+                ])
+            };
+            Value::object(vec![(
+                "layers",
+                Value::Array(vec![
+                    layer("unit", 10.0, unit_every > 0 && i % unit_every == 0),
+                    layer("integration", 40.0, false),
+                    layer("e2e", 90.0, e2e_every > 0 && i % e2e_every == 3),
+                ]),
+            )])
+        })
+        .collect();
+    Value::Array(items)
+}
+
+fn calibrated() -> Value {
+    let options = Value::object(vec![
+        ("risk", Value::Number(0.2)),
+        ("delta", Value::Number(0.1)),
+        ("createdAt", Value::string("2026-01-01T00:00:00Z")),
+    ]);
+    let request = CalibrationRequest::from_options(&options, Naming::Js).unwrap();
+    let parsed = parse_runs(&runs(600, 5, 97, 0), Naming::Js).unwrap();
+    request.run_with_artifact(&parsed, &TestHash, JAN_1).unwrap()
+}
+
+#[test]
+fn calibration_answers_its_figures_and_a_valid_artifact() {
+    let answer = calibrated();
+    for key in
+        ["riskBudget", "config", "steps", "model", "kind", "schemaVersion", "certificate", "corpusSha256", "body"]
+    {
+        assert!(answer.get(key).is_some(), "{key}");
+    }
+    assert_eq!(answer.get("expiresAt").and_then(Value::as_str), Some("2026-01-31T00:00:00.000Z"));
+    let artifact = read_pyramid_artifact(&answer).unwrap();
+    assert_eq!(artifact.policy, "risk_bounded");
+    assert_eq!(artifact.config.risk_budget, answer.get("riskBudget").and_then(Value::as_f64).unwrap());
+    let steps = match answer.get("steps") {
+        Some(Value::Array(s)) => s.len(),
+        _ => 0,
+    };
+    assert_eq!(artifact.artifact.certificate.hypotheses.len(), steps);
+    // The envelope alone (what to_json keeps) reads back the same.
+    let text = artifact.artifact.to_json();
+    assert_eq!(Artifact::parse(&text).unwrap(), artifact.artifact);
+    // The same corpus hashes the same; another one does not.
+    let again = calibrated();
+    assert_eq!(again.get("corpusSha256"), answer.get("corpusSha256"));
+}
+
+#[test]
+fn drift_says_fresh_expired_or_drifted_and_why() {
+    let artifact = calibrated();
+    let status = |runs: &Value, now: i64| drift_value(&artifact, runs, &Value::Number(now as f64), Naming::Js).unwrap();
+    let fresh = status(&runs(100, 5, 97, 600), JAN_1 + DAY);
+    assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
+    let expired = status(&runs(100, 5, 97, 600), JAN_1 + 31 * DAY);
+    assert_eq!(expired.get("status").and_then(Value::as_str), Some("expired"));
+    // unit now fails in every other run: outside its interval.
+    let drifted = status(&runs(100, 2, 97, 600), JAN_1 + DAY);
+    assert_eq!(drifted.get("status").and_then(Value::as_str), Some("drifted"));
+    let Some(Value::Array(reasons)) = drifted.get("reasons") else { panic!() };
+    assert_eq!(reasons[0].get("kind").and_then(Value::as_str), Some("failure_rate"));
+    assert_eq!(reasons[0].get("stage").and_then(Value::as_str), Some("unit"));
+    // A new stage set.
+    let renamed = Value::Array(vec![Value::object(vec![(
+        "layers",
+        Value::Array(vec![Value::object(vec![
+            ("name", Value::string("lint")),
+            ("durationMs", Value::Number(1.0)),
+            ("failed", Value::Bool(false)),
+        ])]),
+    )])]);
+    let set = status(&renamed, JAN_1 + DAY);
+    let Some(Value::Array(reasons)) = set.get("reasons") else { panic!() };
+    assert_eq!(reasons[0].get("kind").and_then(Value::as_str), Some("stage_set"));
+}
+
+#[test]
+fn promotion_certifies_on_a_disjoint_audit_and_records_it() {
+    let artifact = calibrated();
+    let answer =
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+            .unwrap();
+    let audit = answer.get("audit").unwrap();
+    let (trials, events) = (
+        audit.get("failingRuns").and_then(Value::as_f64).unwrap() as u64,
+        audit.get("falsePasses").and_then(Value::as_f64).unwrap() as u64,
+    );
+    let upper = audit.get("upperBound").and_then(Value::as_f64).unwrap();
+    assert_eq!(upper, clopper_pearson_upper(events, trials, 0.1));
+    let promoted = answer.get("promoted").and_then(Value::as_bool).unwrap();
+    assert_eq!(promoted, upper <= 0.2, "{answer:?}");
+    assert!(promoted, "this audit split certifies: {answer:?}");
+    let recorded = Artifact::from_value(answer.get("artifact").unwrap()).unwrap();
+    assert_eq!(recorded.promotion.is_some(), promoted);
+    // The calibration corpus itself is not an audit split.
+    let err =
+        promote_value(&artifact, &runs(600, 5, 97, 0), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+            .unwrap_err();
+    assert_eq!(err.field(), "auditRuns");
+    // An expired artifact is not promoted.
+    let late =
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::string("2026-02-10T00:00:00Z"), Naming::Js)
+            .unwrap();
+    assert_eq!(late.get("promoted"), Some(&Value::Bool(false)));
+}
+
+#[test]
+fn clopper_pearson_matches_closed_forms() {
+    // k = 0: upper = 1 - delta^(1/n).
+    for n in [1u64, 10, 59, 300] {
+        let want = 1.0 - 0.05f64.powf(1.0 / n as f64);
+        assert!((clopper_pearson_upper(0, n, 0.05) - want).abs() < 1e-12, "{n}");
+    }
+    // k = n - 1: upper = (1 - delta)^(1/n).
+    let want = 0.9f64.powf(1.0 / 10.0);
+    assert!((clopper_pearson_upper(9, 10, 0.1) - want).abs() < 1e-12);
+    assert_eq!(clopper_pearson_upper(0, 0, 0.1), 1.0);
+}
+
+#[test]
+fn artifacts_that_are_not_pyramid_policies_are_refused_by_path() {
+    let mut artifact = calibrated();
+    if let Value::Object(entries) = &mut artifact {
+        for (k, v) in entries.iter_mut() {
+            if k == "kind" {
+                *v = Value::string("loop");
+            }
+        }
+    }
+    let err = read_pyramid_artifact(&artifact).err().unwrap();
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "kind"));
+    let err = read_pyramid_artifact(&Value::string("{")).err().unwrap();
+    assert_eq!(err.code(), "invalid_artifact");
+}
+
+fn live_result(policy: &Value, extra: Vec<(&str, Value)>) -> earlyexit::TestPyramidResult {
+    use earlyexit::pyramid::policy::LiveRun;
+    use earlyexit::{Action, LayerResult};
+    let mut options = vec![("policy", policy.clone())];
+    options.extend(extra);
+    let layers = Value::Array(
+        ["unit", "integration", "e2e"]
+            .iter()
+            .map(|n| Value::object(vec![("name", Value::string(*n)), ("costMs", Value::Number(10.0))]))
+            .collect(),
+    );
+    let mut run = LiveRun::start_value(
+        &Value::Null,
+        &Value::Number(3.0),
+        &layers,
+        &Value::object(options),
+        &Value::Null,
+        Naming::Js,
+    )
+    .unwrap();
+    while let Action::Run(layer) = run.next() {
+        run.submit(layer, LayerResult::new(1.0, 1.0, 0.0)).unwrap();
+    }
+    run.result().unwrap()
+}
+
+#[test]
+fn an_artifact_as_the_policy_runs_in_shadow_until_promoted() {
+    let artifact = calibrated();
+    let r = live_result(&artifact, vec![]);
+    let shadow = r.shadow.expect("not promoted: shadow");
+    let reason = shadow.get("reason").and_then(Value::as_str).unwrap();
+    assert!(reason.contains("not promoted"), "{reason}");
+    assert_eq!(r.layers_executed.len(), 3);
+    // Asked for shadow: the reason is the request.
+    let asked = live_result(&artifact, vec![("mode", Value::string("shadow"))]);
+    assert_eq!(asked.shadow.unwrap().get("reason").and_then(Value::as_str), Some("requested"));
+    // A promoted artifact is enforced: no shadow key.
+    let answer =
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+            .unwrap();
+    if answer.get("promoted") == Some(&Value::Bool(true)) {
+        let promoted = answer.get("artifact").unwrap();
+        assert!(live_result(promoted, vec![]).shadow.is_none());
+    }
+    // As JSON text too; and policyConfig cannot override the calibrated config.
+    let text = Value::string(read_pyramid_artifact(&artifact).unwrap().artifact.to_json());
+    assert!(live_result(&text, vec![]).shadow.is_some());
+    let bad = Value::object(vec![("policy", artifact.clone()), ("policyConfig", Value::object(vec![]))]);
+    let err = earlyexit::pyramid::policy::RunOptions::from_values(&bad, &Value::Null, Naming::Js).unwrap_err();
+    assert_eq!(err.field(), "policyConfig");
+}
+
+#[test]
+fn a_promoted_policy_that_meets_a_false_pass_is_demoted_by_the_drift_check() {
+    let artifact = calibrated();
+    let answer =
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+            .unwrap();
+    let promoted = answer.get("artifact").unwrap().clone();
+    let now = Value::Number((JAN_1 + 2 * DAY) as f64);
+    // Recent runs where e2e fails after green unit and integration: the promoted policy skips it.
+    let recent = runs(200, 5, 4, 601);
+    let drift = drift_value(&promoted, &recent, &now, Naming::Js).unwrap();
+    assert_eq!(drift.get("status").and_then(Value::as_str), Some("drifted"), "{drift:?}");
+    let Some(Value::Array(reasons)) = drift.get("reasons") else { panic!() };
+    assert!(reasons.iter().any(|r| r.get("kind").and_then(Value::as_str) == Some("false_pass")), "{reasons:?}");
+    // The artifact to run with now is demoted: a live run with it is in shadow mode again.
+    let demoted = drift.get("artifact").unwrap();
+    assert_eq!(demoted.get("promotion"), Some(&Value::Null));
+    let r = live_result(demoted, vec![]);
+    assert!(r
+        .shadow
+        .and_then(|s| s.get("reason").and_then(Value::as_str).map(str::to_string))
+        .unwrap()
+        .contains("not promoted"));
+    // Fresh recent runs keep the promotion.
+    let fresh = drift_value(&promoted, &runs(100, 5, 0, 600), &now, Naming::Js).unwrap();
+    assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
+    assert_ne!(fresh.get("artifact").and_then(|a| a.get("promotion")), Some(&Value::Null));
+}

@@ -1,0 +1,124 @@
+// Shadow mode, live, and its receipt log: every layer runs, the point where the policy would
+// have exited is a receipt, and appendReceipts / verifyReceipts keep and check the hash chain
+// (SHA-256 over RFC 8785 canonical JSON, the same digest in every binding).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import ee from './impl.mjs';
+
+const NAMES = ['unit', 'integration', 'e2e'];
+const COSTS = [10, 40, 90];
+const result = (failed, durationMs) => ({ passRate: failed ? 0.5 : 1, coverage: 1, flakyRatio: 0, durationMs });
+
+function greenModel(n) {
+  let model = null;
+  const ran = NAMES.map((name, i) => ({ name, failed: false, durationMs: COSTS[i] }));
+  for (let i = 0; i < n; i++) model = ee.pyramidPolicyUpdate(model, ran, { config: { forgetting: 1 } });
+  return model;
+}
+const MODEL = greenModel(400);
+
+async function shadowRun(fails, options = {}) {
+  let ran = 0;
+  const layers = NAMES.map((name, i) => ({ name, costMs: COSTS[i], run: () => { ran++; return result(fails[i], COSTS[i]); } }));
+  const controller = new ee.EarlyExitController(undefined, 3, {
+    policy: 'risk_bounded', mode: 'shadow', model: MODEL, policyConfig: { reorder: false }, ...options,
+  });
+  const r = await controller.runWithEarlyExit(layers);
+  assert.equal(ran, 3, 'shadow mode runs every layer');
+  return r;
+}
+
+test('a shadow run runs every layer and its receipt says what the exit would have done', async () => {
+  const r = await shadowRun([false, false, false], { runId: 'build-7' });
+  assert.deepEqual([r.exitedEarly, r.layersExecuted, r.verdict, r.policy.mode], [false, [0, 1, 2], 'passed', 'shadow']);
+  assert.equal(r.shadow.receipts.length, 1);
+  const receipt = r.shadow.receipts[0];
+  assert.deepEqual([receipt.label, receipt.exitReason, receipt.runId, receipt.firstMissedFailure], ['correct_skip', 'risk_bounded', 'build-7', null]);
+  assert.ok(receipt.signal.risk <= receipt.thresholds.riskBudget);
+  assert.equal(receipt.computeSavedMs, receipt.skipped.reduce((s, l) => s + l.costMs, 0));
+  assert.deepEqual(r.shadow.labels, { correctSkip: 1, falsePass: 0, needlessRun: 0 });
+
+  const missed = await shadowRun([false, false, true]);
+  assert.equal(missed.shadow.receipts[0].label, 'false_pass');
+  assert.deepEqual(missed.shadow.receipts[0].firstMissedFailure, { layer: 2, name: 'e2e' });
+  assert.equal(missed.verdict, 'failed');
+});
+
+test('PyramidRun.start takes mode shadow; the ADR refuses it', () => {
+  const run = ee.PyramidRun.start(undefined, 3, NAMES.map((name, i) => ({ name, costMs: COSTS[i] })),
+    { policy: 'fail_fast', mode: 'shadow' });
+  for (let step = run.next(); step.action === 'run'; step = run.next()) run.submit(step.layer, result(step.layer === 0, 1));
+  const r = run.result();
+  assert.deepEqual([r.layersExecuted.length, r.shadow.receipts[0].label], [3, 'needless_run']);
+  assert.throws(() => new ee.EarlyExitController(undefined, 1, { mode: 'shadow' }),
+    (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'mode' && /needs policy/.test(e.message));
+});
+
+test('appendReceipts chains a log that verifyReceipts checks, and finds tampering', async () => {
+  let log = '';
+  for (const fails of [[false, false, false], [false, false, true], [false, false, false]]) {
+    const r = await shadowRun(fails);
+    log += ee.appendReceipts(log, r.shadow.receipts);
+  }
+  const check = ee.verifyReceipts(log);
+  assert.deepEqual([check.valid, check.receipts, check.brokenAt], [true, 3, null]);
+  assert.deepEqual(check.labels, { correct_skip: 2, false_pass: 1 });
+  const lines = log.trimEnd().split('\n');
+  assert.equal(check.head, JSON.parse(lines[2]).sha256);
+  assert.match(check.head, /^[0-9a-f]{64}$/);
+  assert.equal(JSON.parse(lines[0]).prevHash, null);
+  assert.equal(JSON.parse(lines[1]).prevHash, JSON.parse(lines[0]).sha256);
+  const broken = (text) => ee.verifyReceipts(text).brokenAt;
+  assert.deepEqual(broken([lines[0], lines[2]].join('\n')).line, 2);
+  assert.equal(broken([lines[1], lines[0], lines[2]].join('\n')).field, 'prevHash');
+  const edited = lines[1].replace('"false_pass"', '"correct_skip"');
+  assert.deepEqual([broken([lines[0], edited, lines[2]].join('\n')).line, broken([lines[0], edited].join('\n')).field], [2, 'sha256']);
+  // Nothing is appended to a broken log; bad arguments are typed errors.
+  assert.throws(() => ee.appendReceipts(lines[1], []), (e) => e.code === 'invalid_receipt' && e.field === 'log.line 1');
+  assert.throws(() => ee.verifyReceipts(7), (e) => e instanceof TypeError && e.code === 'invalid_receipt' && e.field === 'text');
+  assert.throws(() => ee.appendReceipts('', [{ sha256: 'x' }]), (e) => e.field === 'receipts[0].sha256');
+});
+
+test('the digest is SHA-256 over RFC 8785 canonical JSON (a vector every binding checks)', () => {
+  // A fixed receipt: its line's sha256 is pinned here and in tests/python and core/tests.
+  const line = ee.appendReceipts('', [{ label: 'correct_skip', kind: 'pyramid', numbers: [1.50, 1e21, -0, 0.1] }]).trimEnd();
+  assert.equal(line, '{"label":"correct_skip","kind":"pyramid","numbers":[1.5,1e+21,0,0.1],"prevHash":null,"sha256":"' + JSON.parse(line).sha256 + '"}');
+  assert.equal(JSON.parse(line).sha256, RECEIPT_VECTOR_SHA256);
+});
+
+// sha256 of {"kind":"pyramid","label":"correct_skip","numbers":[1.5,1e+21,0,0.1],"prevHash":null}, computed
+// independently (Python's hashlib over that canonical text).
+const RECEIPT_VECTOR_SHA256 = 'e8ee1c20a240167c9adafeea0a36fcc96c0b61b34164afb31e6f74650352980f';
+
+const lrtsLike = (n, unitEvery, offset) => Array.from({ length: n }, (_, j) => {
+  const i = j + offset;
+  return { layers: [
+    { name: 'unit', durationMs: 10, failed: i % unitEvery === 0 },
+    { name: 'integration', durationMs: 40, failed: false },
+    { name: 'e2e', durationMs: 90, failed: i % 97 === 3 },
+  ] };
+});
+
+test('calibration artifact, drift, promotion and the lifecycle of a live run', async () => {
+  const cal = ee.calibratePyramidPolicy(lrtsLike(600, 5, 0), 0.2, 0.1, { createdAt: '2026-01-01T00:00:00Z' });
+  assert.deepEqual([cal.kind, cal.schemaVersion, cal.expiresAt], ['pyramid', 1, '2026-01-31T00:00:00.000Z']);
+  assert.equal(cal.policy.config.riskBudget, cal.riskBudget);
+  assert.match(cal.corpusSha256, /^[0-9a-f]{64}$/);
+  const layers = NAMES.map((name, i) => ({ name, costMs: COSTS[i], run: () => result(false, 1) }));
+  const r = await new ee.EarlyExitController(undefined, 3, { policy: cal }).runWithEarlyExit(layers);
+  assert.match(r.shadow.reason, /not promoted/);
+  assert.equal(r.layersExecuted.length, 3);
+  assert.equal(ee.checkPyramidDrift(cal, lrtsLike(100, 5, 600), '2026-01-02T00:00:00Z').status, 'fresh');
+  assert.equal(ee.checkPyramidDrift(JSON.stringify(cal), lrtsLike(100, 5, 600), new Date('2026-03-01')).status, 'expired');
+  const drifted = ee.checkPyramidDrift(cal, lrtsLike(100, 2, 600), Date.parse('2026-01-02'));
+  assert.deepEqual([drifted.status, drifted.reasons[0].kind, drifted.reasons[0].stage], ['drifted', 'failure_rate', 'unit']);
+  const out = ee.promotePyramidPolicy(cal, lrtsLike(400, 5, 600), '2026-01-02T00:00:00Z');
+  assert.equal(out.promoted, true, out.reason);
+  assert.equal(out.artifact.promotion.method, 'clopper-pearson');
+  const enforced = await new ee.EarlyExitController(undefined, 3, { policy: out.artifact }).runWithEarlyExit(layers);
+  assert.equal(enforced.shadow, undefined);
+  assert.throws(() => ee.promotePyramidPolicy(cal, lrtsLike(600, 5, 0), '2026-01-02T00:00:00Z'), (e) => e.field === 'auditRuns');
+  assert.throws(() => ee.checkPyramidDrift({ ...cal, schemaVersion: 9 }, lrtsLike(1, 5, 0)),
+    (e) => e.code === 'invalid_artifact' && e.field === 'schemaVersion' && /reads version 1/.test(e.message));
+  assert.throws(() => ee.checkPyramidDrift(cal, lrtsLike(1, 5, 0), {}), (e) => e instanceof TypeError && e.field === 'now');
+});

@@ -1,0 +1,159 @@
+"""Shadow mode, live, and its receipt log from Python: every layer runs, the point where the
+policy would have exited is a receipt, and append_receipts / verify_receipts keep and check
+the hash chain (SHA-256 over RFC 8785 canonical JSON, the digest every binding uses)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+from earlyexit import (
+    EarlyExitController,
+    EarlyExitError,
+    EarlyExitTypeError,
+    PyramidRun,
+    append_receipts,
+    pyramid_policy_update,
+    verify_receipts,
+)
+
+NAMES = ["unit", "integration", "e2e"]
+COSTS = [10.0, 40.0, 90.0]
+
+
+def result(failed: bool, duration_ms: float) -> Dict[str, Any]:
+    return {"pass_rate": 0.5 if failed else 1.0, "coverage": 1.0, "flaky_ratio": 0.0, "duration_ms": duration_ms}
+
+
+def green_model(n: int) -> Dict[str, Any]:
+    model: Any = None
+    ran = [{"name": name, "failed": False, "duration_ms": cost} for name, cost in zip(NAMES, COSTS)]
+    for _ in range(n):
+        model = pyramid_policy_update(model, ran, config={"forgetting": 1})
+    return model
+
+
+MODEL = green_model(400)
+
+
+def shadow_run(fails: List[bool], **kw: Any) -> Any:
+    calls: List[int] = []
+
+    def layer(i: int) -> Dict[str, Any]:
+        return {"name": NAMES[i], "cost_ms": COSTS[i], "run": lambda: calls.append(i) or result(fails[i], COSTS[i])}
+
+    controller = EarlyExitController(None, 3, policy="risk_bounded", mode="shadow", model=MODEL,
+                                     policy_config={"reorder": False})
+    r = controller.run([layer(i) for i in range(3)], **kw)
+    assert calls == [0, 1, 2], "shadow mode runs every layer"
+    return r
+
+
+def test_a_shadow_run_records_where_the_policy_would_have_exited() -> None:
+    r = shadow_run([False, False, False], run_id="build-7")
+    assert (r.exited_early, list(r.layers_executed), r.verdict) == (False, [0, 1, 2], "passed")
+    assert r.policy["mode"] == "shadow"
+    (receipt,) = r.shadow["receipts"]
+    assert (receipt["label"], receipt["exitReason"], receipt["runId"]) == ("correct_skip", "risk_bounded", "build-7")
+    assert receipt["signal"]["risk"] <= receipt["thresholds"]["riskBudget"]
+    assert receipt["computeSavedMs"] == sum(s["costMs"] for s in receipt["skipped"])
+    assert r.shadow["labels"] == {"correctSkip": 1, "falsePass": 0, "needlessRun": 0}
+    missed = shadow_run([False, False, True])
+    assert missed.shadow["receipts"][0]["label"] == "false_pass"
+    assert missed.shadow["receipts"][0]["firstMissedFailure"] == {"layer": 2, "name": "e2e"}
+    assert missed.verdict == "failed"
+    assert EarlyExitController(None, 3, policy="risk_bounded").run(
+        [{"name": n, "run": lambda: result(False, 1)} for n in NAMES]).shadow is None
+
+
+def test_pyramid_run_start_takes_shadow_and_the_adr_refuses_it() -> None:
+    run = PyramidRun.start(None, 3, [{"name": n, "cost_ms": c} for n, c in zip(NAMES, COSTS)],
+                           policy="fail_fast", mode="shadow")
+    while run.next().layer is not None:
+        layer = run.next().layer
+        run.submit(layer, result(layer == 0, 1.0))
+    r = run.result()
+    assert (len(r.layers_executed), r.shadow["receipts"][0]["label"]) == (3, "needless_run")
+    with pytest.raises(EarlyExitError) as err:
+        EarlyExitController(None, 1, mode="shadow")
+    assert (err.value.code, err.value.field) == ("invalid_config", "mode")
+    assert "needs policy" in str(err.value)
+
+
+def test_the_log_chains_verifies_and_reports_tampering() -> None:
+    log = ""
+    for fails in ([False] * 3, [False, False, True], [False] * 3):
+        log += append_receipts(log, shadow_run(fails).shadow["receipts"])
+    check = verify_receipts(log)
+    assert (check["valid"], check["receipts"], check["brokenAt"]) == (True, 3, None)
+    assert check["labels"] == {"correct_skip": 2, "false_pass": 1}
+    lines = log.rstrip("\n").split("\n")
+    assert check["head"] == json.loads(lines[2])["sha256"]
+    assert json.loads(lines[1])["prevHash"] == json.loads(lines[0])["sha256"]
+    assert verify_receipts("\n".join([lines[0], lines[2]]))["brokenAt"]["line"] == 2
+    assert verify_receipts("\n".join([lines[1], lines[0], lines[2]]))["brokenAt"]["field"] == "prevHash"
+    edited = lines[1].replace('"false_pass"', '"correct_skip"')
+    assert verify_receipts("\n".join([lines[0], edited]))["brokenAt"] == {
+        "line": 2, "field": "sha256", "reason": "line 2: sha256 does not match the receipt's content (edited)"}
+    with pytest.raises(EarlyExitError) as err:
+        append_receipts(lines[1], [])
+    assert (err.value.code, err.value.field) == ("invalid_receipt", "log.line 1")
+    with pytest.raises(EarlyExitTypeError) as terr:
+        verify_receipts(7)  # type: ignore[arg-type]
+    assert (terr.value.code, terr.value.field) == ("invalid_receipt", "text")
+
+
+def test_the_digest_is_sha256_over_canonical_json() -> None:
+    line = append_receipts(None, [{"label": "correct_skip", "kind": "pyramid", "numbers": [1.50, 1e21, -0.0, 0.1]}])
+    doc = json.loads(line)
+    canonical = '{"kind":"pyramid","label":"correct_skip","numbers":[1.5,1e+21,0,0.1],"prevHash":null}'
+    assert doc["sha256"] == hashlib.sha256(canonical.encode()).hexdigest()
+    # The same vector the Node and wasm suites pin.
+    assert doc["sha256"] == "e8ee1c20a240167c9adafeea0a36fcc96c0b61b34164afb31e6f74650352980f"
+
+
+def lrts_like_runs(n: int, unit_every: int, offset: int) -> List[Dict[str, Any]]:
+    return [
+        {"layers": [
+            {"name": "unit", "duration_ms": 10, "failed": (i + offset) % unit_every == 0},
+            {"name": "integration", "duration_ms": 40, "failed": False},
+            {"name": "e2e", "duration_ms": 90, "failed": (i + offset) % 97 == 3},
+        ]}
+        for i in range(n)
+    ]
+
+
+def test_artifact_drift_promotion_and_the_lifecycle() -> None:
+    from earlyexit import CalibrationArtifact, calibrate_pyramid_policy, check_pyramid_drift, promote_pyramid_policy
+
+    cal = calibrate_pyramid_policy(lrts_like_runs(600, 5, 0), 0.2, 0.1, created_at="2026-01-01T00:00:00Z")
+    assert isinstance(cal, CalibrationArtifact)
+    assert cal["kind"] == "pyramid" and cal["schemaVersion"] == 1
+    assert cal["expiresAt"] == "2026-01-31T00:00:00.000Z"
+    assert cal["policy"]["config"]["riskBudget"] == cal["risk_budget"]
+    assert json.loads(cal.to_json())["corpusSha256"] == cal["corpusSha256"]
+    # Not promoted: an enforced run with it as the policy runs in shadow and says why.
+    layers = [{"name": n, "cost_ms": c, "run": lambda: result(False, 1)} for n, c in zip(NAMES, COSTS)]
+    r = EarlyExitController(None, 3, policy=cal).run(layers)
+    assert "not promoted" in r.shadow["reason"] and len(r.layers_executed) == 3
+    # Drift: fresh, expired, drifted.
+    assert check_pyramid_drift(cal, lrts_like_runs(100, 5, 600), now="2026-01-02T00:00:00Z")["status"] == "fresh"
+    assert check_pyramid_drift(cal.to_json(), lrts_like_runs(100, 5, 600), now="2026-03-01T00:00:00Z")["status"] == "expired"
+    assert check_pyramid_drift(cal, lrts_like_runs(100, 2, 600))["status"] in ("drifted", "expired")
+    # Promotion on a disjoint audit split records itself; the promoted artifact is enforced.
+    out = promote_pyramid_policy(cal, lrts_like_runs(400, 5, 600), now="2026-01-02T00:00:00Z")
+    assert out["promoted"] is True, out
+    assert out["artifact"]["promotion"]["method"] == "clopper-pearson"
+    enforced = EarlyExitController(None, 3, policy=out["artifact"]).run(layers)
+    assert enforced.shadow is None
+    with pytest.raises(EarlyExitError) as err:
+        promote_pyramid_policy(cal, lrts_like_runs(600, 5, 0), now="2026-01-02T00:00:00Z")
+    assert err.value.field == "auditRuns"
+    bad = dict(cal, schemaVersion=9)
+    with pytest.raises(EarlyExitError) as err:
+        check_pyramid_drift(bad, lrts_like_runs(1, 5, 0))
+    assert (err.value.code, err.value.field) == ("invalid_artifact", "schemaVersion")
+    assert "reads version 1" in str(err.value)
