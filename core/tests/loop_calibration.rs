@@ -261,6 +261,10 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     assert_eq!((expired.code(), expired.field()), ("invalid_artifact", "expiresAt"));
     let pyramid = Value::string(value.to_json().replace(r#""kind":"loop""#, r#""kind":"pyramid""#).as_str());
     assert_eq!(policy_from_artifact(&pyramid, now).unwrap_err().field(), "kind");
+    // A pyramid calibration answer (the envelope and its figures, e.g. `riskBudget`): the kind.
+    let answer = value.to_json().replace(r#""kind":"loop""#, r#""riskBudget":0.01,"kind":"pyramid""#);
+    let err = policy_from_artifact(&Value::string(answer.as_str()), now).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "kind"), "{err}");
     let bad =
         Value::string(value.to_json().replace(r#""noImprovementPatience":3"#, r#""noImprovementPatience":0"#).as_str());
     assert_eq!(policy_from_artifact(&bad, now).unwrap_err().field(), "policy.config.noImprovementPatience");

@@ -157,3 +157,10 @@ def test_artifact_drift_promotion_and_the_lifecycle() -> None:
         check_pyramid_drift(bad, lrts_like_runs(1, 5, 0))
     assert (err.value.code, err.value.field) == ("invalid_artifact", "schemaVersion")
     assert "reads version 1" in str(err.value)
+    # One envelope, two kinds: each kind's reader names the kind of the other's artifact.
+    from earlyexit import EarlyStopping
+
+    for source in (cal, cal.to_json()):
+        with pytest.raises(EarlyExitError) as err:
+            EarlyStopping.from_calibration(source)
+        assert (err.value.code, err.value.field) == ("invalid_artifact", "kind")

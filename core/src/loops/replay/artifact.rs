@@ -130,14 +130,23 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy>
         }
         other => other,
     };
-    let artifact = Artifact::from_value(value)?;
-    if artifact.kind != ArtifactKind::Loop {
-        return Err(Error::new(
+    let wrong_kind = |kind: &str| {
+        Error::new(
             ErrorCode::InvalidArtifact,
             ErrorKind::Range,
             "kind",
-            value::concat(&["kind must be 'loop' for a loop policy, got '", artifact.kind.as_str(), "'"]),
-        ));
+            value::concat(&["kind must be 'loop' for a loop policy, got '", kind, "'"]),
+        )
+    };
+    // A pyramid calibration answer carries its figures beside the envelope's keys: name its
+    // kind before the envelope's check would name the first of those figures.
+    let pyramid = ArtifactKind::Pyramid.as_str();
+    if value.get("kind").and_then(Value::as_str) == Some(pyramid) {
+        return Err(wrong_kind(pyramid));
+    }
+    let artifact = Artifact::from_value(value)?;
+    if artifact.kind != ArtifactKind::Loop {
+        return Err(wrong_kind(artifact.kind.as_str()));
     }
     if artifact.is_expired(now_ms) {
         return Err(Error::new(
