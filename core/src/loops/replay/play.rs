@@ -92,8 +92,15 @@ fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
     let mut analytics = policy.analytics.as_ref().and_then(|c| IterationAnalytics::new(c.clone()).ok());
     let mut stop: Option<(usize, Trigger, String)> = None;
     let mut returned_at_stop: Option<u64> = None;
+    // A composed policy decides over its own state (O(its windows) per decision).
+    let mut composed = policy.when.as_ref().map(|when| {
+        (crate::loops::StopPolicy { when: when.clone(), returns: policy.returns }, crate::loops::PolicyState::new(when))
+    });
     for (i, item) in run.iterations.iter().enumerate() {
         let o = &item.observation;
+        if let Some((_, state)) = composed.as_mut() {
+            state.observe(*o, item.usage.as_ref(), config.min_quality_threshold);
+        }
         tally.observe(o, item.usage.as_ref(), config.regression_tolerance);
         best.observe(o, config.min_quality_threshold);
         if let Some(a) = analytics.as_mut() {
@@ -104,7 +111,11 @@ fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
         let history = run.iterations.get(..=i).unwrap_or(&[]);
         let source =
             analytics.as_ref().map(|a| move || Ok::<_, std::convert::Infallible>(a.detect_diminishing_returns()));
-        let decision = match loops::decide_over(config, history, &tally, source) {
+        let decided = match composed.as_ref() {
+            Some((stop_policy, state)) => stop_policy.decide(config, state, source),
+            None => loops::decide_over(config, history, &tally, source),
+        };
+        let decision = match decided {
             Ok(decision) => decision,
             Err(never) => match never {},
         };
