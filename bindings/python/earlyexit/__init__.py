@@ -38,6 +38,9 @@ from ._native import IterationSelection as IterationSelection
 from ._native import replay_loops as replay_loops
 from ._native import LoopReplay as LoopReplay
 from ._native import LOOP_PRESETS as LOOP_PRESETS
+# Composable stop policies: `earlyexit.policy` builds condition trees (`|`, `&`).
+from . import policy as policy
+from .policy import StopCondition as StopCondition
 
 # Behaviour detectors and graded interventions (docs/behavior.md)
 from ._native import BehaviorDetector as BehaviorDetector

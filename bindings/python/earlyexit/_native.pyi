@@ -339,6 +339,10 @@ class StoppingDecision:
     def budgets(self) -> list[BudgetStatusDict]:
         """Where each configured budget stands (``budget``, ``limit``, ``observed``,
         ``records_without_value``, ``exhausted``); empty when no budget is configured."""
+    @property
+    def fired(self) -> list[dict[str, object]] | None:
+        """Under a stop policy, the conditions that fired (``condition``, ``path``, ``reason``,
+        ``details``; empty when it goes on); ``None`` without a policy."""
 
     def to_dict(self) -> StoppingDecisionDict:
         """The decision as the JS API returns it."""
@@ -425,8 +429,13 @@ class EarlyStopping:
         /,
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
+        policy: Mapping[str, object] | str | None = None,
         **options: Unpack[EarlyStoppingOptions],
     ) -> EarlyStopping: ...
+    @property
+    def policy(self) -> dict[str, object] | None:
+        """The stop policy decisions are made under (``policy=``, see :mod:`earlyexit.policy`),
+        in its JSON form, or ``None``: the config decides."""
     def record(
         self,
         iteration: int,
