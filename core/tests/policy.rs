@@ -340,3 +340,57 @@ fn the_state_is_bounded_by_the_windows() {
     let none = None::<fn() -> Result<DiminishingReturnsReport, ()>>;
     assert!(decide_policy(&when, &state, none).is_ok());
 }
+
+/// The stateless step (what the JS layer calls) decides as the engine does, the state
+/// crossing as JSON, and asks for the source exactly when the engine asks it.
+#[test]
+fn the_stateless_step_decides_as_the_engine() {
+    use earlyexit::loops::policy::{engine_policy_value, policy_step_value};
+    let mut rng = Rng(7);
+    for config in configs() {
+        let policy = engine_policy_value(
+            &Value::parse_json(r#"{"preset": "seed"}"#, ErrorCode::InvalidConfig, "policy").unwrap(),
+            Naming::Js,
+        )
+        .unwrap();
+        let stop_policy = StopPolicy::from_config(&config);
+        let normalized = stop_policy.to_value();
+        assert!(policy.get("any").is_some());
+        let config_value = config.to_value(Naming::Js);
+        let mut engine = EarlyStopping::new(config.clone()).unwrap();
+        engine.set_policy(Some(stop_policy));
+        let mut state = Value::Null;
+        let mut previous = 50.0;
+        for iteration in 1..=12 {
+            let r = result(&mut rng, previous);
+            previous = r.quality_score;
+            engine.record(iteration, r, NOW).unwrap();
+            let record = engine.history()[iteration as usize - 1].to_value();
+            let Value::Object(mut entries) = record else { panic!() };
+            entries.retain(|(k, _)| k != "timestamp");
+            let records = Value::Array(vec![Value::Object(entries)]);
+            let detected = iteration % 4 == 0;
+            let report = DiminishingReturnsReport { detected, iteration: ReportedIteration::Null, reason: "x".into() };
+            let asked = Cell::new(false);
+            let expected = engine
+                .should_stop_with(Some(|| {
+                    asked.set(true);
+                    Ok::<_, ()>(report.clone())
+                }))
+                .unwrap();
+            let answer = policy_step_value(&normalized, &config_value, &state, &records, &Value::Null, true).unwrap();
+            state = answer.get("state").unwrap().clone();
+            let decision = if answer.get("need_source").is_some() {
+                assert!(asked.get());
+                let again =
+                    policy_step_value(&normalized, &config_value, &state, &Value::Null, &report.to_value(), true)
+                        .unwrap();
+                again.get("decision").unwrap().clone()
+            } else {
+                assert!(!asked.get());
+                answer.get("decision").unwrap().clone()
+            };
+            assert_eq!(decision, expected.to_value(), "{config:?} at {iteration}");
+        }
+    }
+}
