@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2441668567;
+export const CONTRACT = 3679461167;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -144,6 +144,17 @@ export const OP = Object.freeze({
   LOOP_REPLAY: 80,
   /** `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys). */
   LOOP_PRESET: 81,
+  /**
+   * `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
+   * fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+   */
+  LOOP_POLICY_CHECK: 82,
+  /**
+   * `[normalized policy, config, state or null, new records, report or null, source
+   * attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must
+   * be asked (then again with its report, the returned state and no records).
+   */
+  LOOP_POLICY_STEP: 83,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -256,6 +267,8 @@ export const OP = Object.freeze({
  */
 export const REPLAY_OPS = Object.freeze({
   80: 'replayLoops',
+  82: 'EarlyStopping with a policy',
+  83: 'EarlyStopping with a policy',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',

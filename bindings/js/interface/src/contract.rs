@@ -191,6 +191,13 @@ ops! {
     LOOP_REPLAY = 80 => "replayLoops";
     /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
     LOOP_PRESET = 81;
+    /// `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
+    /// fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+    LOOP_POLICY_CHECK = 82 => "EarlyStopping with a policy";
+    /// `[normalized policy, config, state or null, new records, report or null, source
+    /// attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must
+    /// be asked (then again with its report, the returned state and no records).
+    LOOP_POLICY_STEP = 83 => "EarlyStopping with a policy";
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.
