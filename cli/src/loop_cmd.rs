@@ -14,7 +14,7 @@ pub enum LoopCommand {
     /// Record one iteration, decide, save the state and print the decision (exit 0 go on, 10 stop).
     Record(Box<RecordArgs>),
     /// Print the loop's summary (generateSummary) without changing it (exit 0 go on, 10 stop).
-    Status(StateArg),
+    Status(StatusArgs),
     /// Print the best iteration so far and its record.
     Best(StateArg),
     /// Clear the history and the stopping state; the config stays.
@@ -29,7 +29,22 @@ pub struct StateArg {
 }
 
 #[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// The state file (the engine's snapshot JSON).
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// A stop policy (docs/loop-policies.md) to decide under: JSON text, or a file holding it
+    /// (`-` = standard input). Not stored in the state file: give it on every call.
+    #[arg(long, value_name = "FILE|JSON")]
+    policy: Option<String>,
+}
+
+#[derive(Args, Debug)]
 pub struct RecordArgs {
+    /// A stop policy (docs/loop-policies.md) to decide under: JSON text, or a file holding it
+    /// (`-` = standard input). Not stored in the state file: give it on every call.
+    #[arg(long, value_name = "FILE|JSON")]
+    policy: Option<String>,
     /// The state file; created on first use from --preset / --config.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
@@ -71,7 +86,7 @@ pub struct RecordArgs {
 pub fn run(command: LoopCommand, json: bool) -> Result<u8, Failure> {
     let answer = match command {
         LoopCommand::Record(args) => record(&args)?,
-        LoopCommand::Status(args) => status(&args.state)?,
+        LoopCommand::Status(args) => status(&args.state, args.policy.as_deref())?,
         LoopCommand::Best(args) => best(&args.state)?,
         LoopCommand::Reset(args) => reset(&args.state)?,
     };
@@ -124,6 +139,23 @@ fn new_config(args: &RecordArgs) -> Result<EarlyStoppingConfig, Failure> {
     }
 }
 
+/// The `--policy` argument: JSON text when it starts with `{` or `"`, else a file to read.
+fn policy_arg(given: Option<&str>) -> Result<Option<core_api::StopPolicy>, Failure> {
+    let Some(given) = given else { return Ok(None) };
+    let trimmed = given.trim_start();
+    let (text, source) = if trimmed.starts_with('{') || trimmed.starts_with('"') {
+        (given.to_string(), None)
+    } else {
+        (state::read_input(given)?, Some(given))
+    };
+    let in_source = |e: core_api::CoreError| match source {
+        Some(path) => with_file(e, path),
+        None => with_flag(e, "--policy"),
+    };
+    let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(in_source)?;
+    core_api::engine_policy(&value).map(Some).map_err(in_source)
+}
+
 /// Loads the engine of an existing state file (a corrupt one is reported and left as it is).
 fn load(path: &Path, text: &str) -> Result<EarlyStopping, Failure> {
     let file = path.display().to_string();
@@ -159,6 +191,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     }
     let result = Value::object(result);
     let config = new_config(args)?;
+    let policy = policy_arg(args.policy.as_deref())?;
 
     let locked = state::lock(&args.state)?;
     let (mut engine, created) = match locked.read()? {
@@ -177,6 +210,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
         }
         None => (EarlyStopping::new(config).map_err(Failure::core)?, true),
     };
+    engine.set_policy(policy);
     let iteration = match &args.iteration {
         Some(text) => core_api::number_arg(text),
         None => Value::Number(core_api::last_iteration(&engine).map_or(1, |n| n + 1) as f64),
@@ -222,8 +256,10 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     Ok(Answer { json: output::json(&doc), human, code: if decision.stop { code::STOP } else { code::GO_ON } })
 }
 
-fn status(path: &Path) -> Result<Answer, Failure> {
+fn status(path: &Path, policy: Option<&str>) -> Result<Answer, Failure> {
+    let policy = policy_arg(policy)?;
     let mut engine = load_existing(path)?;
+    engine.set_policy(policy);
     let decision = engine.should_stop();
     let stop = decision.stop;
     let summary = core_api::summary_value(&mut engine);

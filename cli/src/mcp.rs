@@ -250,7 +250,9 @@ impl Server {
 
     fn call(&self, tool: &str, args: Map<String, Json>) -> Result<Value, Failure> {
         match tool {
-            "loop_start" => self.loop_start(&Args::new(tool, &args, &["preset", "config", "strict_iterations"])?),
+            "loop_start" => {
+                self.loop_start(&Args::new(tool, &args, &["preset", "config", "strict_iterations", "policy"])?)
+            }
             "loop_record" => self.loop_record(&Args::new(tool, &args, &LOOP_RECORD_ARGS)?),
             "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
             "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
@@ -296,7 +298,10 @@ impl Server {
             Some(config) => base.merged(config, NAMING, "config", ErrorCode::InvalidConfig)?,
             None => base,
         };
-        let engine = EarlyStopping::new(config)?;
+        let mut engine = EarlyStopping::new(config)?;
+        if let Some(policy) = args.get("policy") {
+            engine.set_policy(Some(core_api::engine_policy(policy)?));
+        }
         let config = engine.config().to_value(NAMING);
         let id = self.new_id("loop");
         self.insert(&id, Session::Loop(Box::new(engine)))?;
@@ -694,11 +699,13 @@ fn tools() -> Vec<Tool> {
         tool(
             "loop_start",
             "Start a loop-stopping session (an EarlyStopping engine) from a preset and a partial config; \
-             strict_iterations (default true) makes iteration numbers increase.",
+             strict_iterations (default true) makes iteration numbers increase; policy (a composed stop \
+             policy, docs/loop-policies.md) makes the decisions, which then list the conditions that fired.",
             json!({"type": "object", "properties": {
                 "preset": {"enum": ["seed", "recommended"], "description": "default seed"},
                 "config": any_object("a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
-                "strict_iterations": {"type": "boolean"}
+                "strict_iterations": {"type": "boolean"},
+                "policy": any_object("a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns")
             }, "additionalProperties": false}),
             json!({"type": "object", "properties": {"session": {"type": "string"}, "config": any_object("the full config")},
                 "required": ["session", "config"]}),
