@@ -394,3 +394,23 @@ fn the_stateless_step_decides_as_the_engine() {
         }
     }
 }
+
+/// README.md's Rust quick start, as written there.
+#[test]
+fn the_readme_rust_example_runs() -> Result<(), earlyexit::Error> {
+    use earlyexit::{StopCondition as When, StopPolicy};
+    let mut stopper = EarlyStopping::new(EarlyStoppingConfig::default())?;
+    for (i, (score, delta)) in [(82.6, 0.0), (82.4, -0.2), (82.5, 0.1)].into_iter().enumerate() {
+        let result = IterationResult::new(score, 0.9, earlyexit::VerificationStatus::Passed, delta);
+        stopper.record(i as u64 + 1, result, || "2026-01-01T00:00:00.000Z".to_string())?;
+    }
+    assert_eq!(stopper.should_stop().trigger, Trigger::QualityPlateau); // the default checks
+    let when =
+        When::Any(vec![When::max_iterations(10), When::All(vec![When::quality_plateau(), When::no_improvement(3)])]);
+    stopper.set_policy(Some(StopPolicy { when, returns: earlyexit::ReturnPolicy::Best }));
+    assert!(!stopper.should_stop().stop);
+    assert_eq!(stopper.should_stop().best, Some((1, 82.6)));
+    stopper.record(4, IterationResult::new(82.5, 0.9, VerificationStatus::Passed, 0.0), NOW)?;
+    assert_eq!(stopper.should_stop().fired.map(|f| f.len()), Some(2));
+    Ok(())
+}
