@@ -585,6 +585,15 @@ test('the replay view loads a loop replay file and shows each run\'s decision', 
   [, , stop, trigger, returned, best, gap, flag] = await row('zeros-then-pass');
   assert.deepEqual([stop, trigger, returned, best, gap, flag], ['3 / 5', 'quality_plateau', '#3 (0)', '#5 (100)', '100', 'premature']);
   assert.ok(await page.$('#replay-table tr.premature[data-run="zeros-then-pass"]'));
+  // A composed policy (docs/loop-policies.md): the plateau and the missing new best fire together.
+  await replayed(() => page.selectOption('#replay-policy', 'composed'));
+  let reason;
+  [, , stop, trigger, returned, best, gap, flag, reason] = await row('good-plateau');
+  assert.deepEqual([stop, trigger, returned], ['4 / 7', 'quality_plateau', '#2 (80)']);
+  assert.match(reason, /^Quality plateau detected: .* AND No improvement: 2 consecutive iterations without a new best/);
+  [, , stop, trigger] = await row('zeros-then-pass');
+  assert.deepEqual([stop, trigger], ['5 / 5', 'high_confidence']);
+  await replayed(() => page.selectOption('#replay-policy', 'seed'));
   await page.locator('#replay-view').screenshot({ path: path.join(OUT_DIR, 'dashboard-replay.png') });
   // A malformed run: the engine's code and path, no stale table.
   await replayed(() => page.setInputFiles('#replay-file', { name: 'bad.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${body}\n{"id": "x", "iterations": [{"quality_score": 150, "confidence": 1, "verification_status": "failed"}]}`) }));
