@@ -96,3 +96,20 @@ def test_bad_policies_name_the_path(policy, field, error):
         EarlyStopping(policy=policy)
     assert raised.value.field == field
     assert raised.value.code == "invalid_config"
+
+
+def test_a_pickle_and_from_json_keep_the_policy():
+    import copy
+    import pickle
+
+    engine = EarlyStopping(policy=max_iterations(2) | no_improvement(5))
+    record_all(engine, [50, 60])
+    restored = pickle.loads(pickle.dumps(engine))
+    assert restored.policy == engine.policy
+    assert restored.should_stop().to_dict() == engine.should_stop().to_dict()
+    assert copy.deepcopy(engine).should_stop().fired == engine.should_stop().fired
+    decision = engine.should_stop()
+    assert pickle.loads(pickle.dumps(decision)) == decision
+    again = EarlyStopping.from_json(engine.to_json(), policy=engine.policy)
+    assert again.should_stop().trigger == "max_iterations"
+    assert EarlyStopping.from_json(engine.to_json()).policy is None

@@ -520,6 +520,7 @@ class EarlyStopping:
         snapshot: str | bytes | Mapping[str, object],
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
+        policy: Mapping[str, object] | str | None = None,
     ) -> EarlyStopping:
         """Restores a snapshot (text or parsed), validating everything (code
         ``invalid_snapshot``, ``field`` = the path inside the snapshot). The analytics source

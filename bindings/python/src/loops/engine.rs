@@ -152,6 +152,17 @@ fn fast_record_args(
     Some((iteration, result))
 }
 
+/// Unpickles an `EarlyStopping` that decided under a stop policy (its `__reduce__`).
+#[pyfunction]
+pub fn _restore_loop_policy(
+    py: Python<'_>,
+    snapshot: &Bound<'_, PyAny>,
+    analytics: Option<&Bound<'_, PyAny>>,
+    policy: &Bound<'_, PyAny>,
+) -> PyResult<PyEarlyStopping> {
+    PyEarlyStopping::from_json(py, snapshot, analytics.filter(|a| !a.is_none()), Some(policy))
+}
+
 /// A policy argument: a mapping (or a `StopCondition` of `earlyexit.policy`), or JSON text.
 pub(crate) fn policy_value(py: Python<'_>, policy: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(text) = policy.cast::<pyo3::types::PyString>() {
@@ -390,16 +401,37 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
-    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
-    /// snapshot and is given again.
+    /// Restores `to_json()` text (or its parsed dict); the analytics source and the stop
+    /// policy are not part of a snapshot and are given again.
     #[staticmethod]
-    #[pyo3(signature = (snapshot, *, analytics = None))]
-    fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        <Self as EngineClass>::restore(py, snapshot, analytics)
+    #[pyo3(signature = (snapshot, *, analytics = None, policy = None))]
+    fn from_json(
+        py: Python<'_>,
+        snapshot: &Bound<'_, PyAny>,
+        analytics: Option<&Bound<'_, PyAny>>,
+        policy: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let restored = <Self as EngineClass>::restore(py, snapshot, analytics)?;
+        if let Some(policy) = policy.filter(|p| !p.is_none()) {
+            let value = policy_value(py, policy)?;
+            let policy = LoopPolicy::engine_policy(&value, Naming::Snake).or_raise(py)?;
+            locked(&restored.engine, |es| es.set_policy(Some(policy)));
+        }
+        Ok(restored)
     }
 
+    /// A pickle: the snapshot and the source, and the stop policy when one is set (a pickle
+    /// restores an engine that decides as this one does).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::reduce_engine(py, self)
+        let policy = locked(&self.engine, |es| es.policy().map(|p| p.to_value().to_json()));
+        match policy {
+            None => shims::reduce_engine(py, self),
+            Some(policy) => {
+                let restore = shims::module_attr(py, "_restore_loop_policy")?;
+                let args = (shims::to_json(self), self.analytics_object(py), policy);
+                Ok((restore, args).into_pyobject(py)?.into_any())
+            }
+        }
     }
 
     fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {
