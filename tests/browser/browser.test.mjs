@@ -648,3 +648,19 @@ test('no uncaught error or console error in any page', async () => {
   assert.deepEqual(pageErrors, []);
   if (dash) assert.notEqual(await dash.getAttribute('#error', 'data-scope'), 'page', 'the dashboard caught an unexpected error');
 });
+
+// Last: a policy's decisions load the replay module, which the tests above check is not
+// fetched until the replay view needs it.
+test('a loop run with a composed stop policy shows which conditions fired at each iteration', async () => {
+  const page = await dashboard();
+  const it = (q) => ({ quality_score: q, confidence: 0.5, verification_status: 'failed', quality_delta: 0 });
+  const policy = { any: [{ condition: 'max_iterations', limit: 9 }, { all: ['quality_plateau', { condition: 'no_improvement', patience: 2 }] }] };
+  const run = { id: 'composed', policy, iterations: [it(70), it(80), it(80), it(80), it(80)] };
+  await afterEvaluation(page, () => loadFile(page, 'composed.jsonl', JSON.stringify(run)));
+  assert.ok(await page.isHidden('#error'), `error shown: ${await text(page, '#error')}`);
+  assert.equal(await text(page, '#stop-iteration'), '4');
+  assert.equal(await text(page, '#stop-trigger'), 'quality_plateau');
+  const reason = await text(page, '#loop-table tr[data-iteration="4"] td.reason');
+  assert.match(reason, / AND No improvement: .*\[fired: quality_plateau at any\[1\]\.all\[0\], no_improvement at any\[1\]\.all\[1\]\]$/);
+  assert.doesNotMatch(await text(page, '#loop-table tr[data-iteration="3"] td.reason'), /fired/);
+});
