@@ -123,6 +123,7 @@ __all__ = [
     "_conversion_visits",
     "_layer_runners",
     "_restore",
+    "_restore_loop_policy",
     "_restore_loop_replay",
     "_restore_result",
     "_restore_signal",
@@ -1403,6 +1404,11 @@ def _restore(
     engine: str, snapshot: str | Mapping[str, object], analytics: object = None
 ) -> EarlyStopping | IterationAnalytics | PyramidRun:
     """Restores a pickled engine from its snapshot."""
+
+def _restore_loop_policy(
+    snapshot: str | Mapping[str, object], analytics: object, policy: str | Mapping[str, object]
+) -> EarlyStopping:
+    """Restores a pickled ``EarlyStopping`` that decided under a stop policy."""
 
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""
