@@ -79,7 +79,7 @@ def test_floor_patience_is_a_condition_as_the_options_are():
     }
     options = {"no_improvement_patience": 1, "floor_patience": 3, "floor_quality": 40}
     plain = EarlyStopping(**options)
-    leaf = EarlyStopping(policy=floor_patience(3, floor=40, above_patience=1))
+    leaf = EarlyStopping(policy=stop_policy(floor_patience(3, floor=40, above_patience=1)))
     preset = EarlyStopping(options, policy={"preset": "seed", "config": {"noImprovementPatience": 1, "floorPatience": 3, "floorQuality": 40}})
     # At the floor (best 30 <= 40) three records without a new best; above it, one.
     for qualities in ([30, 20, 25], [50]):
