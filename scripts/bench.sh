@@ -81,6 +81,10 @@ rows = [
     ("loop_trajectory", "trajectory: new engine, <= 10 pairs, summary", None),
     ("loop_decision_at_history/10", "should_stop alone, history 10", None),
     ("loop_decision_at_history/1000000", "should_stop alone, history 1,000,000", None),
+    ("loop_policy_decision/seed_tree/10", "under a policy: the seed config's tree, history 10", None),
+    ("loop_policy_decision/seed_tree/1000000", "under a policy: the seed config's tree, history 1,000,000", None),
+    ("loop_policy_decision/composed/10", "under a policy: 8 composed conditions, history 10", None),
+    ("loop_policy_decision/composed/1000000", "under a policy: 8 composed conditions, history 1,000,000", None),
     ("pyramid_run", "pyramid: 4 layers, start to result", None),
     ("reference_reason_string", "for scale: one 47-byte String made and dropped", None),
 ]
@@ -101,6 +105,11 @@ for key, label, target in rows:
 a, b = medians.get("loop_decision_at_history/10"), medians.get("loop_decision_at_history/1000000")
 if a and b:
     print(f"  decision cost at history 1,000,000 / at 10: {b / a:.2f} (1.0 = O(window))")
+c, d = medians.get("loop_policy_decision/seed_tree/10"), medians.get("loop_policy_decision/composed/1000000")
+if a and c:
+    print(f"  composition: the seed config's tree / the config's fixed order: {c / a:.2f} per decision")
+if c and d:
+    print(f"  8 composed conditions at history 1,000,000 / the seed tree at 10: {d / c:.2f}")
 PY
   else
     cat "$build_log"

@@ -257,7 +257,68 @@ export interface StoppingDecisionBase {
   best_quality_score: number | null;
   /** Present once a budget option (`maxTotalTokens`, `maxTotalCostUsd`, `maxWallClockMs`) is set: tokens, cost, wall clock. */
   budgets?: BudgetStatus[];
+  /** Only under a stop policy: the conditions that fired (empty when it goes on). */
+  fired?: FiredCondition[];
 }
+
+/** One condition of a stop policy that fired in a decision. */
+export interface FiredCondition {
+  condition: StopConditionKind;
+  /** Where it sits in the policy's tree (`any[1]`, `all[0]`, `of[2]`, `then`). */
+  path: string;
+  reason: string;
+  details: StoppingDetails;
+}
+
+/** The kinds of leaf stop condition (the codes `fired` reports). */
+export type StopConditionKind =
+  | 'high_confidence'
+  | 'quality_plateau'
+  | 'diminishing_returns'
+  | 'max_total_tokens'
+  | 'max_total_cost_usd'
+  | 'max_wall_clock_ms'
+  | 'max_iterations'
+  | 'quality_regression'
+  | 'no_improvement'
+  | 'floor_patience';
+
+/** A stop condition in the policy's JSON form (snake_case keys in every language; docs/loop-policies.md). */
+export type StopCondition =
+  | StopConditionKind
+  | ({ condition: StopConditionKind } & Record<string, unknown>)
+  | { any: StopCondition[] }
+  | { all: StopCondition[] }
+  | { k_of: number; of: StopCondition[] }
+  | { not_before: number; then: StopCondition };
+
+/** A stop policy: a tree under one of its combinator keys, plus `returns` (and for a replay `preset`, `config`, `analytics`). */
+export type StopPolicy = LoopPolicy | (Exclude<LoopPolicy, string> & Exclude<StopCondition, string | { condition: StopConditionKind }>);
+
+/** Builders of stop conditions (plain objects in the JSON form; the core checks them where used). */
+export declare const policy: {
+  highConfidence(settings?: { threshold?: number; min_quality?: number; require_verification?: boolean }): StopCondition;
+  qualityPlateau(settings?: {
+    count?: number;
+    threshold?: number;
+    delta_source?: 'reported' | 'computed';
+    mode?: 'relative' | 'absolute';
+    min_quality?: number;
+  }): StopCondition;
+  diminishingReturns(): StopCondition;
+  maxTotalTokens(limit: number): StopCondition;
+  maxTotalCostUsd(limit: number): StopCondition;
+  maxWallClockMs(limit: number): StopCondition;
+  maxIterations(limit: number): StopCondition;
+  qualityRegression(tolerance: number, patience?: number): StopCondition;
+  noImprovement(patience: number): StopCondition;
+  floorPatience(patience: number, settings?: { floor?: number; above_patience?: number }): StopCondition;
+  anyOf(...conditions: StopCondition[]): { any: StopCondition[] };
+  allOf(...conditions: StopCondition[]): { all: StopCondition[] };
+  kOf(k: number, ...conditions: StopCondition[]): { k_of: number; of: StopCondition[] };
+  notBefore(iterations: number, condition: StopCondition): { not_before: number; then: StopCondition };
+  stopPolicy(when: StopCondition, extra?: Exclude<LoopPolicy, string>): StopPolicy;
+};
 
 /** A decision to go on (also the warm-up's, whose reason is `'Warm-up: iteration N of M'`). */
 export interface ContinueDecision extends StoppingDecisionBase {
@@ -348,7 +409,9 @@ export declare class EarlyStopping implements Freeable {
    * @param iterationAnalytics asked for diminishing returns only when high confidence and
    *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as `early-stopping.mjs` asks
    */
-  constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null);
+  constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null, policy?: StopPolicy | null);
+  /** The stop policy decisions are made under (normalized: `{returns, any | all | k_of | not_before}`), or null. */
+  readonly policy: StopPolicy | null;
   /**
    * Records one iteration. Returns nothing (`early-stopping.mjs`'s `undefined`), except for an accepted
    * re-record of the last iteration under `strictIterations`: `{ duplicate: true }`, nothing changed.
@@ -365,7 +428,7 @@ export declare class EarlyStopping implements Freeable {
   generateSummary(): StoppingSummary;
   toJSON(): EarlyStoppingSnapshot;
   /** Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. */
-  static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null, policy?: StopPolicy | null): EarlyStopping;
   /** An engine with a named preset's config (`'seed'` = `early-stopping.mjs`'s defaults, `'recommended'`), overrides merged. */
   static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   /**
@@ -1370,7 +1433,7 @@ export interface LoopReplay {
 }
 
 /** Replays a loop policy over recorded runs (objects, or JSONL text) in one native call. */
-export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?: LoopPolicy | null): LoopReplay;
+export declare function replayLoops(runs: readonly ReplayRun[] | string, policy?: StopPolicy | null): LoopReplay;
 
 /** `calibrateLoopPolicy`'s options (docs/replay.md "Calibrated policies"). */
 export interface LoopCalibrationOptions {

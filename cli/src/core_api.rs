@@ -12,7 +12,7 @@ pub use earlyexit::pyramid::test_report::{AttemptStatus, ElementRole, TestReport
 pub use earlyexit::value::jsonl::JsonlLines;
 pub use earlyexit::{
     Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, LoopReplayStream, Naming,
-    PyramidRun, Value,
+    PyramidRun, StopPolicy, Value,
 };
 
 /// Every JSON document the command reads or writes is spelled as the JS API and the
@@ -163,6 +163,11 @@ pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Valu
 }
 
 /// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
+/// A stop policy as `EarlyStopping` takes it (docs/loop-policies.md): `invalid_config`, fields under `policy`.
+pub fn engine_policy(value: &Value) -> Result<earlyexit::StopPolicy, CoreError> {
+    earlyexit::LoopPolicy::engine_policy(value, NAMING)
+}
+
 pub fn replay_loops_value(runs: &Value, policy: &Value) -> Result<Value, CoreError> {
     earlyexit::loops::replay::replay_value(runs, policy, NAMING)
 }

@@ -14,7 +14,7 @@ pub enum LoopCommand {
     /// Record one iteration, decide, save the state and print the decision (exit 0 go on, 10 stop).
     Record(Box<RecordArgs>),
     /// Print the loop's summary (generateSummary) without changing it (exit 0 go on, 10 stop).
-    Status(StateArg),
+    Status(StatusArgs),
     /// Print the best iteration so far and its record.
     Best(StateArg),
     /// Clear the history and the stopping state; the config stays.
@@ -29,17 +29,30 @@ pub struct StateArg {
 }
 
 #[derive(Args, Debug)]
+pub struct StatusArgs {
+    /// The state file (the engine's snapshot JSON).
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// A stop policy (docs/loop-policies.md) to decide under: JSON text, or a file holding it
+    /// (`-` = standard input). Not stored in the state file: give it on every call.
+    #[arg(long, value_name = "FILE|JSON")]
+    policy: Option<String>,
+}
+
+#[derive(Args, Debug)]
 pub struct RecordArgs {
+    /// A stop policy (docs/loop-policies.md) to decide under: JSON text, or a file holding it
+    /// (`-` = standard input); not stored in the state file: give it on every call. Or a loop
+    /// calibration artifact (`earlyexit calibrate loops --out FILE`, kind loop, not expired)
+    /// whose policy a new state file runs.
+    #[arg(long, value_name = "FILE|JSON|ARTIFACT")]
+    policy: Option<String>,
     /// The state file; created on first use from --preset / --config.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
     /// Loop preset for a new state file: seed (the default) or recommended.
-    #[arg(long, value_name = "NAME", conflicts_with = "policy")]
+    #[arg(long, value_name = "NAME")]
     preset: Option<String>,
-    /// A loop calibration artifact (`earlyexit calibrate loops --out FILE`) whose policy a new
-    /// state file runs (kind loop, not expired).
-    #[arg(long, value_name = "ARTIFACT")]
-    policy: Option<String>,
     /// JSON file with a partial config (camelCase keys) merged over the preset, for a new state file.
     #[arg(long, value_name = "FILE")]
     config: Option<String>,
@@ -75,7 +88,7 @@ pub struct RecordArgs {
 pub fn run(command: LoopCommand, json: bool) -> Result<u8, Failure> {
     let answer = match command {
         LoopCommand::Record(args) => record(&args)?,
-        LoopCommand::Status(args) => status(&args.state)?,
+        LoopCommand::Status(args) => status(&args.state, args.policy.as_deref())?,
         LoopCommand::Best(args) => best(&args.state)?,
         LoopCommand::Reset(args) => reset(&args.state)?,
     };
@@ -112,15 +125,17 @@ fn core_failure(error: core_api::CoreError) -> Failure {
 /// The config a new state file starts with: the preset, strictIterations on (a command is
 /// what gets restarted: docs/loop-options.md, "Resume safety") unless turned off, then the
 /// config file merged over it.
-fn new_config(args: &RecordArgs) -> Result<EarlyStoppingConfig, Failure> {
-    let base = match &args.policy {
-        Some(path) => {
-            let text = state::read_input(path)?;
-            let artifact =
-                core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, path))?;
-            core_api::calibrated_config(&artifact).map_err(|e| with_file(e, path))?
+fn new_config(args: &RecordArgs, given: &PolicyGiven) -> Result<EarlyStoppingConfig, Failure> {
+    let base = match given {
+        PolicyGiven::Artifact(artifact, source) => {
+            if args.preset.is_some() {
+                return Err(Failure::Usage(
+                    "--preset and a calibration artifact in --policy both set up the config: give one".into(),
+                ));
+            }
+            core_api::calibrated_config(artifact).map_err(|e| in_source(e, source.as_deref()))?
         }
-        None => {
+        _ => {
             let preset = args.preset.as_deref().unwrap_or("seed");
             EarlyStoppingConfig::preset_value(&Value::string(preset), "preset").map_err(|e| with_flag(e, "--preset"))?
         }
@@ -135,6 +150,49 @@ fn new_config(args: &RecordArgs) -> Result<EarlyStoppingConfig, Failure> {
             base.merged(&value, NAMING, "config", ErrorCode::InvalidConfig).map_err(|e| with_file(e, path))
         }
     }
+}
+
+/// What `--policy` gave: nothing, a composed stop policy, or a loop calibration artifact
+/// (an object with the artifact envelope's `kind`, a key no stop policy has) and the file
+/// it came from.
+enum PolicyGiven {
+    None,
+    Stop(core_api::StopPolicy),
+    Artifact(Value, Option<String>),
+}
+
+impl PolicyGiven {
+    fn stop_policy(self) -> Option<core_api::StopPolicy> {
+        match self {
+            PolicyGiven::Stop(policy) => Some(policy),
+            _ => None,
+        }
+    }
+}
+
+/// A core error about `--policy`'s document: named by its file, or by the flag for JSON text.
+fn in_source(e: core_api::CoreError, source: Option<&str>) -> Failure {
+    match source {
+        Some(path) => with_file(e, path),
+        None => with_flag(e, "--policy"),
+    }
+}
+
+/// The `--policy` argument: JSON text when it starts with `{` or `"`, else a file to read;
+/// an artifact only where `artifacts` (`loop record`, for a new state file).
+fn policy_arg(given: Option<&str>, artifacts: bool) -> Result<PolicyGiven, Failure> {
+    let Some(given) = given else { return Ok(PolicyGiven::None) };
+    let trimmed = given.trim_start();
+    let (text, source) = if trimmed.starts_with('{') || trimmed.starts_with('"') {
+        (given.to_string(), None)
+    } else {
+        (state::read_input(given)?, Some(given))
+    };
+    let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| in_source(e, source))?;
+    if artifacts && value.get("kind").is_some() {
+        return Ok(PolicyGiven::Artifact(value, source.map(str::to_string)));
+    }
+    core_api::engine_policy(&value).map(PolicyGiven::Stop).map_err(|e| in_source(e, source))
 }
 
 /// Loads the engine of an existing state file (a corrupt one is reported and left as it is).
@@ -171,18 +229,21 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
         }
     }
     let result = Value::object(result);
-    let config = new_config(args)?;
+    let given = policy_arg(args.policy.as_deref(), true)?;
+    let config = new_config(args, &given)?;
+    let sets_config = matches!(given, PolicyGiven::Artifact(..));
+    let policy = given.stop_policy();
 
     let locked = state::lock(&args.state)?;
     let (mut engine, created) = match locked.read()? {
         Some(text) => {
             let engine = load(&args.state, &text)?;
-            if (args.preset.is_some() || args.policy.is_some() || args.config.is_some() || args.no_strict_iterations)
+            if (args.preset.is_some() || sets_config || args.config.is_some() || args.no_strict_iterations)
                 && *engine.config() != config
             {
                 return Err(Failure::Usage(format!(
-                    "{} holds a loop with another config; --preset, --policy, --config and --no-strict-iterations \
-                     only set up a new state file (delete it, or use another one)",
+                    "{} holds a loop with another config; --preset, --policy ARTIFACT, --config and \
+                     --no-strict-iterations only set up a new state file (delete it, or use another one)",
                     args.state.display()
                 )));
             }
@@ -190,6 +251,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
         }
         None => (EarlyStopping::new(config).map_err(Failure::core)?, true),
     };
+    engine.set_policy(policy);
     let iteration = match &args.iteration {
         Some(text) => core_api::number_arg(text),
         None => Value::Number(core_api::last_iteration(&engine).map_or(1, |n| n + 1) as f64),
@@ -235,8 +297,10 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     Ok(Answer { json: output::json(&doc), human, code: if decision.stop { code::STOP } else { code::GO_ON } })
 }
 
-fn status(path: &Path) -> Result<Answer, Failure> {
+fn status(path: &Path, policy: Option<&str>) -> Result<Answer, Failure> {
+    let policy = policy_arg(policy, false)?.stop_policy();
     let mut engine = load_existing(path)?;
+    engine.set_policy(policy);
     let decision = engine.should_stop();
     let stop = decision.stop;
     let summary = core_api::summary_value(&mut engine);

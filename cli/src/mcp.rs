@@ -250,9 +250,11 @@ impl Server {
 
     fn call(&self, tool: &str, args: Map<String, Json>) -> Result<Value, Failure> {
         match tool {
-            "loop_start" => {
-                self.loop_start(&Args::new(tool, &args, &["preset", "policy_artifact", "config", "strict_iterations"])?)
-            }
+            "loop_start" => self.loop_start(&Args::new(
+                tool,
+                &args,
+                &["preset", "policy_artifact", "config", "strict_iterations", "policy"],
+            )?),
             "loop_record" => self.loop_record(&Args::new(tool, &args, &LOOP_RECORD_ARGS)?),
             "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
             "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
@@ -314,7 +316,10 @@ impl Server {
             Some(config) => base.merged(config, NAMING, "config", ErrorCode::InvalidConfig)?,
             None => base,
         };
-        let engine = EarlyStopping::new(config)?;
+        let mut engine = EarlyStopping::new(config)?;
+        if let Some(policy) = args.get("policy") {
+            engine.set_policy(Some(core_api::engine_policy(policy)?));
+        }
         let config = engine.config().to_value(NAMING);
         let id = self.new_id("loop");
         self.insert(&id, Session::Loop(Box::new(engine)))?;
@@ -769,12 +774,14 @@ fn tools() -> Vec<Tool> {
             "loop_start",
             "Start a loop-stopping session (an EarlyStopping engine) from a preset, or the policy of a \
              loop calibration artifact, and a partial config; strict_iterations (default true) makes \
-             iteration numbers increase.",
+             iteration numbers increase; policy (a composed stop policy, docs/loop-policies.md) makes \
+             the decisions, which then list the conditions that fired.",
             json!({"type": "object", "properties": {
                 "preset": {"enum": ["seed", "recommended"], "description": "default seed"},
                 "policy_artifact": {"type": ["object", "string"], "description": "a calibrate_loops artifact (instead of preset)"},
                 "config": any_object("a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
-                "strict_iterations": {"type": "boolean"}
+                "strict_iterations": {"type": "boolean"},
+                "policy": any_object("a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns")
             }, "additionalProperties": false}),
             json!({"type": "object", "properties": {"session": {"type": "string"}, "config": any_object("the full config")},
                 "required": ["session", "config"]}),

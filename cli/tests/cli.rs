@@ -559,3 +559,57 @@ fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
     ]);
     assert_eq!((code(&other), error_of(&other)), (2, ("invalid_artifact".to_string(), "kind".to_string())));
 }
+
+/// `--policy` (JSON text or a file) decides under a composed policy, as the library does,
+/// and lists what fired; a bad policy names its path and changes nothing.
+#[test]
+fn loop_record_takes_a_composed_policy() {
+    let dir = tmp();
+    let state = dir.path().join("loop.json");
+    let policy = r#"{"any": [{"condition": "max_iterations", "limit": 3}, {"all": ["quality_plateau", {"condition": "no_improvement", "patience": 2}]}]}"#;
+    let file = dir.path().join("policy.json");
+    std::fs::write(&file, policy).unwrap();
+    let mut engine =
+        EarlyStopping::new(EarlyStoppingConfig { strict_iterations: Some(true), ..EarlyStoppingConfig::default() })
+            .unwrap();
+    let value = Value::parse_json(policy, earlyexit::ErrorCode::InvalidConfig, "policy").unwrap();
+    engine.set_policy(Some(earlyexit::LoopPolicy::engine_policy(&value, Naming::Js).unwrap()));
+    for (i, q) in ["60", "61", "62"].iter().enumerate() {
+        let given = if i == 1 { s(&file).to_string() } else { policy.to_string() };
+        let out = record(&state, q, &["--policy", &given]);
+        let result = Value::object(vec![
+            ("quality_score", Value::Number(q.parse().unwrap())),
+            ("confidence", Value::Number(0.82)),
+            ("verification_status", Value::string("passed")),
+            ("quality_delta", Value::Number(if i == 0 { 0.0 } else { 1.0 })),
+        ]);
+        engine.record_value(&Value::Number(i as f64 + 1.0), &result, Naming::Js, String::new).unwrap();
+        let expected = engine.should_stop().to_value();
+        let got = parse(&stdout(&out));
+        assert_eq!(got.get("decision").unwrap().to_json(), expected.to_json(), "iteration {}", i + 1);
+    }
+    let status = run(&["--json", "loop", "status", "--state", s(&state), "--policy", policy]);
+    assert_eq!(code(&status), 10);
+    let fired = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&state),
+        "--quality",
+        "62",
+        "--confidence",
+        "0.5",
+        "--verification",
+        "failed",
+        "--policy",
+        policy,
+    ]);
+    let decision = parse(&stdout(&fired));
+    let fired = decision.get("decision").and_then(|d| d.get("fired")).unwrap().to_json();
+    assert!(fired.contains(r#""path":"any[0]""#), "{fired}");
+    let before = std::fs::read_to_string(&state).unwrap();
+    let bad = record(&state, "70", &["--policy", r#"{"any": [{"condition": "no_improvement", "patience": 0}]}"#]);
+    assert_eq!(error_of(&bad), ("invalid_config".to_string(), "policy.any[0].patience".to_string()));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
+}

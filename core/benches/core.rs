@@ -130,6 +130,52 @@ mod benches {
         group.finish();
     }
 
+    /// A decision under a stop policy: the seed config's own tree (what composition costs
+    /// over the config's fixed order) and a composed tree of 8 conditions, none of which fires
+    /// (every condition is evaluated), at histories of 10 and 1,000,000: O(the conditions'
+    /// windows), not O(history). (A condition that fires costs its reason string and path.)
+    fn policy_decision(c: &mut Criterion) {
+        let mut group = c.benchmark_group("loop/policy_decision");
+        let steps: Vec<_> = workload::trajectories(1024, 13).iter().flatten().copied().collect();
+        let composed = earlyexit::StopCondition::from_value(
+            &earlyexit::Value::parse_json(
+                r#"{"any": [{"condition": "max_total_tokens", "limit": 1e15}, {"condition": "max_iterations", "limit": 9007199254740991},
+                    {"not_before": 3, "then": {"any": ["high_confidence",
+                        {"all": [{"condition": "quality_plateau", "count": 5}, {"condition": "no_improvement", "patience": 4}]},
+                        {"k_of": 2, "of": [{"condition": "quality_regression", "tolerance": 100}, {"condition": "quality_plateau", "count": 3, "mode": "absolute", "threshold": 1}, "diminishing_returns"]}]}}]}"#,
+                earlyexit::ErrorCode::InvalidConfig,
+                "policy",
+            )
+            .unwrap_or(earlyexit::Value::Null),
+            "",
+            earlyexit::ErrorCode::InvalidConfig,
+        );
+        let Ok(composed) = composed else { panic!("valid policy rejected") };
+        let trees = [
+            ("seed_tree", earlyexit::StopCondition::from_config(&EarlyStoppingConfig::default())),
+            ("composed", composed),
+        ];
+        for (name, when) in trees {
+            for size in [10usize, 1_000_000] {
+                let mut es = engine();
+                es.set_policy(Some(earlyexit::StopPolicy {
+                    when: when.clone(),
+                    returns: earlyexit::ReturnPolicy::Last,
+                }));
+                for i in 0..size {
+                    let mut step = steps[i % steps.len()];
+                    step.confidence = 0.3;
+                    step.quality_delta = 50.0;
+                    if es.record(i as u64 + 1, step.result(), now).is_err() {
+                        panic!("valid record rejected");
+                    }
+                }
+                group.bench_with_input(BenchmarkId::new(name, size), &size, |b, _| on_cpu(b, || es.should_stop()));
+            }
+        }
+        group.finish();
+    }
+
     fn pyramid(c: &mut Criterion) {
         let pyramids = workload::pyramids(999, 17);
         let names = ["unit", "integration", "contract", "e2e"];
@@ -174,7 +220,7 @@ mod benches {
     criterion_group! {
         name = benches;
         config = config();
-        targets = record_and_decide, trajectory, decision_at_history, pyramid, reference
+        targets = record_and_decide, trajectory, decision_at_history, policy_decision, pyramid, reference
     }
 }
 

@@ -52,7 +52,8 @@ pub use loops::analytics::{AnalyticsConfig, IterationAnalytics, SelectionCriteri
 pub use loops::replay::{replay_loops, LoopPolicy, LoopReplay, LoopReplayStream, ReplayRun};
 pub use loops::{
     Budget, DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, LoopPreset,
-    Observation, Recorded, StoppingDecision, StoppingDetails, Trigger, VerificationStatus, LOOP_PRESETS,
+    Observation, Recorded, ReturnPolicy, StopCondition, StopPolicy, StoppingDecision, StoppingDetails, Trigger,
+    VerificationStatus, LOOP_PRESETS,
 };
 pub use pyramid::{
     calculate_quality_signal, count_quality_partitions, Action, CoherenceEarlyExit, ExitConfig, ExitDecision,

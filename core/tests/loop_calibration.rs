@@ -188,6 +188,9 @@ fn bad_requests_are_typed_errors_naming_the_field() {
         "candidates[0].config.floorQuality"
     );
     assert_eq!(options(r#"{"candidates": "seed"}"#).unwrap_err().field(), "candidates");
+    // A composed tree would be certified but not run by the engines built from the artifact.
+    let tree = options(r#"{"candidates": ["seed", {"preset": "seed", "any": ["high_confidence"]}]}"#).unwrap_err();
+    assert_eq!((tree.code(), tree.field(), tree.kind().as_str()), ("invalid_config", "candidates[1]", "range"));
     let ok = options(r#"{"risk": 0.1, "delta": 0.05, "candidates": ["seed", "recommended"]}"#).unwrap();
     assert_eq!((ok.risk, ok.delta, ok.path.len(), ok.family), (0.1, 0.05, 2, false));
 }
@@ -268,4 +271,15 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     let bad =
         Value::string(value.to_json().replace(r#""noImprovementPatience":3"#, r#""noImprovementPatience":0"#).as_str());
     assert_eq!(policy_from_artifact(&bad, now).unwrap_err().field(), "policy.config.noImprovementPatience");
+    // A tree in the policy: the engines would run the config only, so it is refused.
+    let mut tree = value.clone();
+    if let Value::Object(entries) = &mut tree {
+        for (key, policy) in entries.iter_mut() {
+            if let (true, Value::Object(fields)) = (key == "policy", policy) {
+                fields.push(("any".into(), Value::Array(vec![Value::string("high_confidence")])));
+            }
+        }
+    }
+    let tree = policy_from_artifact(&tree, now).unwrap_err();
+    assert_eq!((tree.code(), tree.field()), ("invalid_artifact", "policy"));
 }

@@ -493,6 +493,9 @@ async function evaluate() {
   try {
     if (run.kind === 'loop') {
       const cfg = loopConfig();
+      // Decisions under a stop policy are answered by the package's replay module.
+      if (run.policy !== null && run.policy !== undefined) await state.ee.init({ replay: true });
+      if (gen !== state.generation) return;
       const report = evaluateLoop(state.ee, run, cfg.config, cfg.analytics);
       if (gen !== state.generation) return;
       renderLoop(run, report);
@@ -551,6 +554,9 @@ function loopChartView(steps, stop, config, xRange = null) {
   };
 }
 
+// Under a stop policy, which conditions fired and where they sit in its tree.
+const firedText = (decision) => (decision.fired?.length ? ` [fired: ${decision.fired.map((f) => `${f.condition} at ${f.path}`).join(', ')}]` : '');
+
 function renderLoop(run, report) {
   const { steps, stop, last, config } = report;
   const n = steps.length;
@@ -589,7 +595,7 @@ function renderLoop(run, report) {
       el('td', {}, pill(String(r.verification_status), String(r.verification_status))),
       el('td', {}, decisionPill(s.decision, isStop)),
       el('td', { class: 'mono', text: s.decision.trigger }),
-      el('td', { class: 'reason', text: `${s.decision.reason}${s.afterStop ? ' (after the stop: would not have run)' : ''}` }),
+      el('td', { class: 'reason', text: `${s.decision.reason}${firedText(s.decision)}${s.afterStop ? ' (after the stop: would not have run)' : ''}` }),
     );
   });
   $('#loop-table tbody').replaceChildren(...rows);
@@ -880,7 +886,7 @@ function liveLoopStep(live, run) {
   const d = s.decision;
   const r = s.result;
   const stopped = d.stop;
-  liveLog(`Iteration ${s.iteration}: quality ${num(r.quality_score)}, confidence ${num(r.confidence)}, verification ${r.verification_status} → ${stopped ? `STOP (${d.trigger})` : 'continue'}: ${d.reason}`, stopped ? 'stop' : '');
+  liveLog(`Iteration ${s.iteration}: quality ${num(r.quality_score)}, confidence ${num(r.confidence)}, verification ${r.verification_status} → ${stopped ? `STOP (${d.trigger})` : 'continue'}: ${d.reason}${firedText(d)}`, stopped ? 'stop' : '');
   if (liveChart) liveChart.render(loopChartView(replay.steps, replay.stop, cfgOf(replay), liveRange(run)));
   if (stopped) {
     setLiveStatus(`Stopped at iteration ${s.iteration} of ${run.iterations.length}: ${d.trigger}. ${d.reason}.`, 'stopped');

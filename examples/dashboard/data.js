@@ -180,6 +180,8 @@ function runFromLine({ line, value: v }, index, fileName) {
       // `analytics`: {} or a config attaches the built-in IterationAnalytics
       // (diminishing returns); absent or null runs EarlyStopping alone.
       analytics: v.analytics === undefined ? null : v.analytics,
+      // `policy`: a composed stop policy (docs/loop-policies.md) the engine decides by.
+      policy: v.policy === undefined ? null : v.policy,
       iterations: v.iterations.map((result, i) => ({
         line,
         where: `line ${line}, iterations[${i}]`,

@@ -62,7 +62,8 @@ export class LoopReplay {
       // keeps the analytics instance ours to free.
       const analytics = this.analytics;
       const source = analytics ? { detectDiminishingReturns: () => analytics.detectDiminishingReturns() } : null;
-      this.es = new ee.EarlyStopping(config, source);
+      // A run's composed stop policy, if it has one (its decisions then list what fired).
+      this.es = new ee.EarlyStopping(config, source, run.policy ?? undefined);
     } catch (err) {
       free(this.analytics);
       throw new ConfigError('loop', err);

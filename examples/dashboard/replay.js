@@ -21,11 +21,27 @@ const simpleRule = (k) => ({
   analytics: false,
 });
 
+// A composed stop policy (docs/loop-policies.md): a confident verified pass, or a plateau of
+// good work that also brought no new best for 2 iterations, or 4 iterations without a new
+// best; the reason column then joins the reasons of the conditions that fired.
+const COMPOSED = {
+  returns: 'best',
+  any: [
+    { condition: 'high_confidence', threshold: 0.9 },
+    { all: [
+      { condition: 'quality_plateau', count: 3, delta_source: 'computed', mode: 'absolute', threshold: 1, min_quality: 70 },
+      { condition: 'no_improvement', patience: 2 },
+    ] },
+    { condition: 'no_improvement', patience: 4 },
+  ],
+};
+
 const POLICIES = {
   recommended: 'recommended',
   seed: 'seed',
   'simple-3': simpleRule(3),
   'simple-5': simpleRule(5),
+  composed: COMPOSED,
 };
 
 const state = { ee: null, text: null, name: '', replays: 0 };

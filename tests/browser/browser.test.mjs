@@ -585,6 +585,15 @@ test('the replay view loads a loop replay file and shows each run\'s decision', 
   [, , stop, trigger, returned, best, gap, flag] = await row('zeros-then-pass');
   assert.deepEqual([stop, trigger, returned, best, gap, flag], ['3 / 5', 'quality_plateau', '#3 (0)', '#5 (100)', '100', 'premature']);
   assert.ok(await page.$('#replay-table tr.premature[data-run="zeros-then-pass"]'));
+  // A composed policy (docs/loop-policies.md): the plateau and the missing new best fire together.
+  await replayed(() => page.selectOption('#replay-policy', 'composed'));
+  let reason;
+  [, , stop, trigger, returned, best, gap, flag, reason] = await row('good-plateau');
+  assert.deepEqual([stop, trigger, returned], ['4 / 7', 'quality_plateau', '#2 (80)']);
+  assert.match(reason, /^Quality plateau detected: .* AND No improvement: 2 consecutive iterations without a new best/);
+  [, , stop, trigger] = await row('zeros-then-pass');
+  assert.deepEqual([stop, trigger], ['5 / 5', 'high_confidence']);
+  await replayed(() => page.selectOption('#replay-policy', 'seed'));
   await page.locator('#replay-view').screenshot({ path: path.join(OUT_DIR, 'dashboard-replay.png') });
   // A malformed run: the engine's code and path, no stale table.
   await replayed(() => page.setInputFiles('#replay-file', { name: 'bad.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${body}\n{"id": "x", "iterations": [{"quality_score": 150, "confidence": 1, "verification_status": "failed"}]}`) }));
@@ -707,4 +716,20 @@ test('screenshots of the dashboard', async () => {
 test('no uncaught error or console error in any page', async () => {
   assert.deepEqual(pageErrors, []);
   if (dash) assert.notEqual(await dash.getAttribute('#error', 'data-scope'), 'page', 'the dashboard caught an unexpected error');
+});
+
+// Last: a policy's decisions load the replay module, which the tests above check is not
+// fetched until the replay view needs it.
+test('a loop run with a composed stop policy shows which conditions fired at each iteration', async () => {
+  const page = await dashboard();
+  const it = (q) => ({ quality_score: q, confidence: 0.5, verification_status: 'failed', quality_delta: 0 });
+  const policy = { any: [{ condition: 'max_iterations', limit: 9 }, { all: ['quality_plateau', { condition: 'no_improvement', patience: 2 }] }] };
+  const run = { id: 'composed', policy, iterations: [it(70), it(80), it(80), it(80), it(80)] };
+  await afterEvaluation(page, () => loadFile(page, 'composed.jsonl', JSON.stringify(run)));
+  assert.ok(await page.isHidden('#error'), `error shown: ${await text(page, '#error')}`);
+  assert.equal(await text(page, '#stop-iteration'), '4');
+  assert.equal(await text(page, '#stop-trigger'), 'quality_plateau');
+  const reason = await text(page, '#loop-table tr[data-iteration="4"] td.reason');
+  assert.match(reason, / AND No improvement: .*\[fired: quality_plateau at any\[1\]\.all\[0\], no_improvement at any\[1\]\.all\[1\]\]$/);
+  assert.doesNotMatch(await text(page, '#loop-table tr[data-iteration="3"] td.reason'), /fired/);
 });

@@ -128,6 +128,27 @@ def test_loop_session_to_a_stop_matches_the_python_binding() -> None:
     assert run_client(body) >= 3
 
 
+def test_a_loop_session_takes_a_composed_policy() -> None:
+    policy = {"any": [{"condition": "max_iterations", "limit": 2}, {"condition": "no_improvement", "patience": 1}]}
+    python = earlyexit.EarlyStopping(strict_iterations=True, policy=policy)
+
+    async def body(session: ClientSession) -> Any:
+        sid = (await call(session, "loop_start", {"policy": policy}))["session"]
+        for i, q in enumerate([60, 70], start=1):
+            got = await call(session, "loop_record", {
+                "session": sid, "quality_score": q, "confidence": 0.5, "verification_status": "failed",
+                "quality_delta": 0, "timestamp": "2026-01-01T00:00:00.000Z",
+            })
+            python.record(i, q, 0.5, "failed", 0, "2026-01-01T00:00:00.000Z")
+            assert got["decision"] == json.loads(json.dumps(python.should_stop().to_dict())), i
+        assert got["decision"]["fired"][0]["path"] == "any[0]"
+        bad = await error(session, "loop_start", {"policy": {"any": [{"condition": "no_improvement"}]}})
+        assert (bad["code"], bad["field"]) == ("invalid_config", "policy.any[0].patience")
+        return True
+
+    assert run_client(body)
+
+
 def test_pyramid_session_to_a_result_matches_the_python_binding() -> None:
     layers = [{"name": "unit", "costMs": 2000}, {"name": "integration", "costMs": 30000},
               {"name": "contract", "costMs": 45000}, {"name": "e2e", "costMs": 240000}]

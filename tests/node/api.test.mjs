@@ -16,6 +16,8 @@ const EXPORTS = [
   'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
   // loop replay and loop presets (docs/replay.md)
   'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration',
+  // composable stop policies (docs/loop-policies.md)
+  'policy',
   // the size limits (docs/limits.md)
   'LIMITS',
   // behaviour detectors and interventions (docs/behavior.md)

@@ -26,7 +26,7 @@ const nodeReadme = readFileSync(path.join(ROOT, 'bindings', 'node', 'README.md')
 const wasmReadme = readFileSync(path.join(ROOT, 'bindings', 'wasm', 'README.md'), 'utf8');
 const forPackage = (code) => code.replaceAll("from 'earlyexit'", `from '${PACKAGE}'`);
 // Documentation pages whose ```js blocks run too (as the npm page's do).
-const DOC_PAGES = ['docs/test-exit.md'];
+const DOC_PAGES = ['docs/test-exit.md', 'docs/loop-policies.md'];
 // [where, code as run] for every block these tests run.
 const examples = [
   ...blocks.map((b, i) => [`README example ${i + 1}`, forPackage(b)]),
@@ -39,7 +39,7 @@ test(`README: the Node quick start has the migration line and a runnable example
   assert.match(section, /- import \{ EarlyStopping \} from '\.\/early-stopping\.mjs';\n\+ import \{ EarlyStopping \} from 'earlyexit';/);
   assert.ok(blocks.some((b) => b.includes('new EarlyStopping')), 'an EarlyStopping example');
   assert.ok(blocks.some((b) => b.includes('runWithEarlyExit')), 'an EarlyExitController example');
-  assert.ok(blocks.some((b) => b.includes('maxTotalTokens')), 'the options section has a JS example');
+  assert.ok(blocks.some((b) => b.includes('p.maxTotalTokens') && b.includes('new EarlyStopping(null, null, when)')), 'the options section has a JS example');
 });
 
 test(`package READMEs: each has runnable examples (${IMPL})`, () => {

@@ -20,7 +20,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 README = os.path.join(ROOT, "README.md")
 PACKAGE_README = os.path.join(ROOT, "bindings", "python", "README.md")
 #: Documentation pages whose examples run too.
-DOC_PAGES = [os.path.join(ROOT, "docs", "test-exit.md")]
+DOC_PAGES = [os.path.join(ROOT, "docs", "test-exit.md"), os.path.join(ROOT, "docs", "loop-policies.md")]
 
 
 def python_blocks() -> List[str]:
@@ -54,7 +54,7 @@ def test_readme_has_an_example_of_each_engine() -> None:
     blocks = python_blocks()
     assert len(blocks) >= 2
     assert any("EarlyStopping(" in b for b in blocks) and any("EarlyExitController(" in b for b in blocks)
-    assert any("max_total_tokens=" in b for b in blocks), "the options section has a Python example"
+    assert any("policy=" in b and "max_total_tokens(" in b for b in blocks), "the options section has a Python example"
 
 
 def test_package_readme_has_an_example_of_each_engine() -> None:

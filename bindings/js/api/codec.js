@@ -29,6 +29,7 @@ export const AS_CONFIG = { code: ERROR_CODE.INVALID_CONFIG, root: '', name: 'con
 export const AS_OPTIONS = { code: ERROR_CODE.INVALID_CONFIG, root: '', name: 'options' };
 export const AS_SNAPSHOT = { code: ERROR_CODE.INVALID_SNAPSHOT, root: '', name: 'snapshot' };
 export const AS_RESULT = { code: ERROR_CODE.INVALID_RESULT, root: '', name: 'result' };
+export const AS_POLICY = { code: ERROR_CODE.INVALID_CONFIG, root: 'policy', name: 'policy' };
 export const AS_REPORT = { code: ERROR_CODE.INVALID_ANALYTICS, root: '', name: 'detectDiminishingReturns()' };
 export const AS_LAYER_RESULT = { code: ERROR_CODE.INVALID_LAYER_RESULT, root: '', name: 'layerResult' };
 export const AS_SIGNAL = { code: ERROR_CODE.INVALID_SIGNAL, root: '', name: 'signal' };

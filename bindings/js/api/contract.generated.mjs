@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 150104293;
+export const CONTRACT = 3312817723;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -155,6 +155,17 @@ export const OP = Object.freeze({
    * returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
    */
   LOOP_FROM_CALIBRATION: 83,
+  /**
+   * `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
+   * fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+   */
+  LOOP_POLICY_CHECK: 84,
+  /**
+   * `[normalized policy, config, state or null, new records, report or null, source
+   * attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must
+   * be asked (then again with its report, the returned state and no records).
+   */
+  LOOP_POLICY_STEP: 85,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -283,6 +294,8 @@ export const REPLAY_OPS = Object.freeze({
   80: 'replayLoops',
   82: 'calibrateLoopPolicy',
   83: 'EarlyStopping.fromCalibration',
+  84: 'EarlyStopping with a policy',
+  85: 'EarlyStopping with a policy',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',

@@ -15,7 +15,7 @@
 //
 // The layer is written as fragments, one per concern (this directory): this entry (ready()
 // and the API object), codec.js, scratch.js, loop.js, analytics.js, behavior.js, pyramid.js,
-// replay.js, instance.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
+// replay.js, instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
 // constant answers, generated from the Rust tables by `cargo run -p earlyexit-js --bin
 // gen-js-contract`). Each fragment is an ES module in form: `import { ... } from './x.js'`
 // lines, then its code, `export` on what the others use. bindings/js/build.mjs flattens them,
@@ -44,6 +44,7 @@ import {
   PyramidRun, SpeculativeExecutor, calculateQualitySignal, countQualityPartitions, setFastRuns,
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
+import { POLICY_BUILDERS } from './policy.js';
 import {
   LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset,
   pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
@@ -97,6 +98,7 @@ export const api = {
   LoopCalibration,
   loopPreset,
   LOOP_PRESETS,
+  policy: POLICY_BUILDERS,
   BehaviorDetector,
   THRESHOLDS,
   InterventionSystem,

@@ -13,7 +13,7 @@ import {
   decisionOf, detailsOf, recordOf, snapshotOf, summaryOf,
 } from './contract.generated.mjs';
 import {
-  AS_CONFIG, AS_OPTIONS, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, arrayIndex, copyData, enc, encConfig,
+  AS_CONFIG, AS_OPTIONS, AS_POLICY, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, arrayIndex, copyData, enc, encConfig,
   encEntry, entriesOf, freedError, sameEntries, scalar, unwrap,
 } from './codec.js';
 import { fast, growScratch, scratchView } from './scratch.js';
@@ -212,15 +212,33 @@ export class EarlyStopping {
   #configView = null;
   #configTarget = null; // what the config view shows (replaced by configure, as in the seed)
   #views = null; // WeakMap: this engine's record -> its view
+  // Opt-in stop policy (docs/loop-policies.md): its normalized JSON, and its state (JSON
+  // text, O(the policy's windows)) holding the first #policyFolded history entries.
+  #policy = null;
+  #policyState = 'null';
+  #policyFolded = 0;
 
   /**
    * @param {object} [config] partial config merged over the seed's defaults
    * @param {{detectDiminishingReturns(): object}} [iterationAnalytics]
+   * @param {object} [policy] a stop policy (its JSON form): decisions are made by its condition tree
    */
-  constructor(config = undefined, iterationAnalytics = null) {
+  constructor(config = undefined, iterationAnalytics = null, policy = undefined) {
     if (config === RESTORE) return;
     this.#config = configFor(config);
     this.#source = sourceOf(iterationAnalytics);
+    this.#setPolicy(policy);
+  }
+
+  #setPolicy(policy) {
+    if (policy === undefined || policy === null) return;
+    this.#policy = enc(unwrap(native.exec(OP.LOOP_POLICY_CHECK, args1(enc(policy, AS_POLICY)))));
+  }
+
+  /** The stop policy decisions are made under (normalized), or null. */
+  get policy() {
+    if (this.#config === null) throw freedError();
+    return this.#policy === null ? null : JSON.parse(this.#policy);
   }
 
   // Puts this engine's state into the scratch buffer (saving the previous engine's).
@@ -257,6 +275,8 @@ export class EarlyStopping {
   }
 
   #unload() {
+    this.#policyState = 'null'; // folded again from the history at the next decision
+    this.#policyFolded = 0;
     if (fast.owner === this) {
       fast.owner = null;
       fast.evict = null;
@@ -628,6 +648,7 @@ export class EarlyStopping {
 
   #decide() {
     if (this.#outside) this.#catchUp();
+    if (this.#policy !== null) return this.#decidePolicy();
     // The seed's shouldStop calls its check methods, which a subclass may override.
     const overridden = (this.checkHighConfidence === SEED_CHECKS.highConfidence ? 0 : CHECK_HIGH_CONFIDENCE) |
       (this.checkQualityPlateau === SEED_CHECKS.qualityPlateau ? 0 : CHECK_QUALITY_PLATEAU) |
@@ -652,6 +673,33 @@ export class EarlyStopping {
       decidedBy = null;
     }
     return this.#decision(code, report);
+  }
+
+  // A decision under the stop policy: the records not folded yet and the state cross once
+  // (O(the new records + the policy's windows)); the source is asked when the core says so.
+  #decidePolicy() {
+    const history = this.#history;
+    let records = '[';
+    for (let i = this.#policyFolded; i < history.length; i++) {
+      const { timestamp, ...record } = this.#outside ? this.#recordAt(i) : history[i];
+      records += (i > this.#policyFolded ? ',' : '') + enc(record);
+    }
+    const head = '[' + this.#policy + ',' + enc(this.#config.value) + ',';
+    const source = this.#source !== null;
+    let answer = unwrap(native.exec(OP.LOOP_POLICY_STEP, head + this.#policyState + ',' + records + '],null,' + source + ']'));
+    this.#policyState = enc(answer.state);
+    this.#policyFolded = history.length;
+    if (answer.need_source === true) {
+      const raw = this.#source.detectDiminishingReturns();
+      const report = enc(readReport(raw), AS_REPORT, raw);
+      answer = unwrap(native.exec(OP.LOOP_POLICY_STEP, head + this.#policyState + ',[],' + report + ',true]'));
+    }
+    const decision = answer.decision;
+    if (decision.stop) {
+      this.#reason = decision.reason;
+      this.#details = decision.details;
+    }
+    return decision;
   }
 
   // The seed's order with overridden check methods called in their places: the core hands
@@ -857,11 +905,12 @@ export class EarlyStopping {
   }
 
   /** Restores a snapshot (object or JSON text); the analytics source is not part of it. */
-  static fromJSON(snapshot, iterationAnalytics = null) {
+  static fromJSON(snapshot, iterationAnalytics = null, policy = undefined) {
     const checked = unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, args1(enc(snapshot, AS_SNAPSHOT))));
     const restored = new EarlyStopping(RESTORE);
     restored.#config = configFor(checked.config);
     restored.#source = sourceOf(iterationAnalytics);
+    restored.#setPolicy(policy);
     for (const record of checked.history) restored.#fold(record);
     restored.#history = checked.history;
     restored.#reason = checked.stoppingReason;

@@ -40,6 +40,9 @@ from ._native import LoopReplay as LoopReplay
 from ._native import LoopCalibration as LoopCalibration
 from ._native import calibrate_loop_policy as calibrate_loop_policy
 from ._native import LOOP_PRESETS as LOOP_PRESETS
+# Composable stop policies: `earlyexit.policy` builds condition trees (`|`, `&`).
+from . import policy as policy
+from .policy import StopCondition as StopCondition
 
 # Behaviour detectors and graded interventions (docs/behavior.md)
 from ._native import BehaviorDetector as BehaviorDetector

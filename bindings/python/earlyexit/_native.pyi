@@ -125,6 +125,7 @@ __all__ = [
     "_layer_runners",
     "_restore",
     "_restore_loop_calibration",
+    "_restore_loop_policy",
     "_restore_loop_replay",
     "_restore_result",
     "_restore_signal",
@@ -354,6 +355,10 @@ class StoppingDecision:
     def budgets(self) -> list[BudgetStatusDict]:
         """Where each configured budget stands (``budget``, ``limit``, ``observed``,
         ``records_without_value``, ``exhausted``); empty when no budget is configured."""
+    @property
+    def fired(self) -> list[dict[str, object]] | None:
+        """Under a stop policy, the conditions that fired (``condition``, ``path``, ``reason``,
+        ``details``; empty when it goes on); ``None`` without a policy."""
 
     def to_dict(self) -> StoppingDecisionDict:
         """The decision as the JS API returns it."""
@@ -440,8 +445,13 @@ class EarlyStopping:
         /,
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
+        policy: Mapping[str, object] | str | None = None,
         **options: Unpack[EarlyStoppingOptions],
     ) -> EarlyStopping: ...
+    @property
+    def policy(self) -> dict[str, object] | None:
+        """The stop policy decisions are made under (``policy=``, see :mod:`earlyexit.policy`),
+        in its JSON form, or ``None``: the config decides."""
     def record(
         self,
         iteration: int,
@@ -537,6 +547,7 @@ class EarlyStopping:
         snapshot: str | bytes | Mapping[str, object],
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
+        policy: Mapping[str, object] | str | None = None,
     ) -> EarlyStopping:
         """Restores a snapshot (text or parsed), validating everything (code
         ``invalid_snapshot``, ``field`` = the path inside the snapshot). The analytics source
@@ -1425,6 +1436,11 @@ def _restore(
     engine: str, snapshot: str | Mapping[str, object], analytics: object = None
 ) -> EarlyStopping | IterationAnalytics | PyramidRun:
     """Restores a pickled engine from its snapshot."""
+
+def _restore_loop_policy(
+    snapshot: str | Mapping[str, object], analytics: object, policy: str | Mapping[str, object]
+) -> EarlyStopping:
+    """Restores a pickled ``EarlyStopping`` that decided under a stop policy."""
 
 def _restore_signal(data: Mapping[str, object]) -> QualitySignal:
     """Restores a pickled :class:`QualitySignal`."""

@@ -93,6 +93,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pyramid::layers::_layer_runners, m)?)?;
     m.add_function(wrap_pyfunction!(restore::_restore, m)?)?;
     m.add_function(wrap_pyfunction!(restore::_restore_result, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::engine::_restore_loop_policy, m)?)?;
     m.add_function(wrap_pyfunction!(value::_conversion_visits, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::replay_loops, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::_restore_loop_replay, m)?)?;

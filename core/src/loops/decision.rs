@@ -4,6 +4,7 @@
 
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::StoppingDetails;
+use crate::loops::policy::ConditionKind;
 use crate::loops::vocabulary::{Budget, Trigger, VerificationStatus};
 use crate::value::snapshot;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -18,6 +19,9 @@ const DETAILS: &str = "details";
 const BEST_ITERATION: &str = "best_iteration";
 const BEST_QUALITY_SCORE: &str = "best_quality_score";
 const BUDGETS: &str = "budgets";
+const FIRED: &str = "fired";
+const CONDITION: &str = "condition";
+const PATH: &str = "path";
 const BUDGET: &str = "budget";
 const LIMIT: &str = "limit";
 const OBSERVED: &str = "observed";
@@ -55,6 +59,51 @@ pub struct StoppingDecision {
     pub best: Option<(u64, f64)>,
     /// The state of every configured budget (empty when none is configured).
     pub budgets: Vec<BudgetStatus>,
+    /// Under a stop policy only: the conditions that fired (empty when it goes on); `None`
+    /// without a policy, so a default decision keeps upstream's keys.
+    pub fired: Option<Vec<FiredCondition>>,
+}
+
+/// One condition of a stop policy that fired in a decision: its kind, where it sits in the
+/// policy's tree (`any[1]`, `all[0].of[2]`), its reason and its details.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FiredCondition {
+    /// The condition's kind (its code).
+    pub condition: ConditionKind,
+    /// Its path in the policy's tree.
+    pub path: String,
+    /// The reason it gives, worded as the engine words that trigger.
+    pub reason: String,
+    /// The stop's details, as the engine reports that trigger's.
+    pub details: StoppingDetails,
+}
+
+impl FiredCondition {
+    /// The keys of a fired condition's object, in the order [`FiredCondition::to_value`] writes them.
+    pub const KEYS: [&'static str; 4] = [CONDITION, PATH, REASON, DETAILS];
+
+    /// `{condition, path, reason, details}`.
+    pub fn to_value(&self) -> Value {
+        ObjectBuilder::new()
+            .string(CONDITION, self.condition.as_str())
+            .string(PATH, &self.path)
+            .string(REASON, &self.reason)
+            .value(DETAILS, self.details.to_value())
+            .build()
+    }
+
+    /// Reads a fired condition as [`FiredCondition::to_value`] writes it.
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        const FIELDS: [FieldName; 4] = FieldName::same_all(FiredCondition::KEYS);
+        let r = snapshot::result_object(value, path, "fired condition", Naming::Snake, &FIELDS)?;
+        let [condition, at, reason, details] = FIELDS;
+        Ok(FiredCondition {
+            condition: snapshot::pick(&r, condition, &ConditionKind::NAMES, ConditionKind::parse)?,
+            path: r.string(at)?.to_string(),
+            reason: r.string(reason)?.to_string(),
+            details: StoppingDetails::from_snapshot(r.get(details).unwrap_or(&Value::Null), &r.path_of(details))?,
+        })
+    }
 }
 
 impl StoppingDecision {
@@ -67,6 +116,7 @@ impl StoppingDecision {
             details: None,
             best: None,
             budgets: Vec::new(),
+            fired: None,
         }
     }
 
@@ -79,6 +129,7 @@ impl StoppingDecision {
             details: Some(details),
             best: None,
             budgets: Vec::new(),
+            fired: None,
         }
     }
 
@@ -86,6 +137,9 @@ impl StoppingDecision {
     /// them: `details` only on stops, `budgets` only once a budget is configured.
     pub const KEYS: [&'static str; 8] =
         [STOP, REASON, CONFIDENCE, TRIGGER, DETAILS, BEST_ITERATION, BEST_QUALITY_SCORE, BUDGETS];
+
+    /// The key of the conditions that fired, written last and only under a stop policy.
+    pub const FIRED_KEY: &'static str = FIRED;
 
     /// The decision object as the JS API returns it.
     pub fn to_value(&self) -> Value {
@@ -102,6 +156,9 @@ impl StoppingDecision {
         if !self.budgets.is_empty() {
             o.value(BUDGETS, value::array_of(&self.budgets, BudgetStatus::to_value));
         }
+        if let Some(fired) = &self.fired {
+            o.value(FIRED, value::array_of(fired, FiredCondition::to_value));
+        }
         o.build()
     }
 
@@ -109,9 +166,12 @@ impl StoppingDecision {
     /// stops, `best_iteration` and `best_quality_score` both `null` or both set, `budgets`
     /// absent when no budget is configured.
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        const FIELDS: [FieldName; 8] = FieldName::same_all(StoppingDecision::KEYS);
+        const FIELDS: [FieldName; 9] = {
+            let [a, b, c, d, e, f, g, h] = FieldName::same_all(StoppingDecision::KEYS);
+            [a, b, c, d, e, f, g, h, FieldName::same(FIRED)]
+        };
         let r = snapshot::result_object(value, path, "decision", Naming::Snake, &FIELDS)?;
-        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets] = FIELDS;
+        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets, fired] = FIELDS;
         let stop = r.boolean(stop)?;
         let reason = r.string(reason)?.to_string();
         let confidence = r.number(confidence, 0.0, 1.0)?;
@@ -141,7 +201,11 @@ impl StoppingDecision {
             None => Vec::new(),
             Some(_) => snapshot::items(&r, budgets, BudgetStatus::from_value)?,
         };
-        Ok(StoppingDecision { stop, reason, confidence, trigger, details: details_read, best, budgets })
+        let fired = match r.get(fired) {
+            None => None,
+            Some(_) => Some(snapshot::items(&r, fired, FiredCondition::from_value)?),
+        };
+        Ok(StoppingDecision { stop, reason, confidence, trigger, details: details_read, best, budgets, fired })
     }
 }
 
@@ -322,6 +386,7 @@ impl StoppingSummary {
             details: details_read,
             best: None,
             budgets: Vec::new(),
+            fired: None,
         };
         let last = FinalRecord {
             quality_score: r.number(quality, 0.0, 100.0)?,

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::decision::{FinalRecord, StoppingDecision, StoppingSummary};
 use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
+use crate::loops::policy::{PolicyState, StopPolicy};
 use crate::loops::records::{
     check_iteration_order, make_record, record_from_value, validate_iteration, IterationRecord, IterationResult,
     Observation, Recorded,
@@ -50,6 +51,8 @@ pub struct EarlyStopping {
     pub(super) window: VecDeque<Observation>,
     pub(super) stopping_reason: Option<String>,
     pub(super) stopping_details: Option<StoppingDetails>,
+    // Opt-in: a stop policy and its state, folded alongside (None: the config decides).
+    pub(super) policy: Option<Box<(StopPolicy, PolicyState)>>,
 }
 
 impl EarlyStopping {
@@ -71,6 +74,7 @@ impl EarlyStopping {
             window: VecDeque::new(),
             stopping_reason: None,
             stopping_details: None,
+            policy: None,
         }
     }
 
@@ -132,6 +136,27 @@ impl EarlyStopping {
 
     fn fold_in(&mut self, record: &IterationRecord) {
         fold(&self.config, &mut self.counters, &mut self.window, record.observation, record.usage.as_deref());
+        if let Some(policy) = self.policy.as_deref_mut() {
+            policy.1.observe(record.observation, record.usage.as_deref(), self.config.min_quality_threshold);
+        }
+    }
+
+    /// Decides under `policy` from now on (`None`: by the config, as upstream). The policy's
+    /// state is folded from the history so far; the config still sets everything else
+    /// (iteration order, the best iteration's bar, the budgets listed, `getConfig()`).
+    pub fn set_policy(&mut self, policy: Option<StopPolicy>) {
+        self.policy = policy.map(|p| {
+            let mut state = p.state();
+            for record in &self.history {
+                state.observe(record.observation, record.usage.as_deref(), self.config.min_quality_threshold);
+            }
+            Box::new((p, state))
+        });
+    }
+
+    /// The stop policy decisions are made under, if one is set.
+    pub fn policy(&self) -> Option<&StopPolicy> {
+        self.policy.as_deref().map(|p| &p.0)
     }
 
     /// `shouldStop()` without a diminishing-returns source.
@@ -151,8 +176,12 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let verdict = verdict(&self.config, &self.counters, &self.window, source)?;
-        let decision = decision(&self.config, &self.counters, verdict);
+        let decision = match self.policy.as_deref() {
+            Some((policy, state)) => policy.decide(&self.config, state, source)?,
+            None => {
+                decision(&self.config, &self.counters, verdict(&self.config, &self.counters, &self.window, source)?)
+            }
+        };
         if decision.stop {
             self.stopping_reason = Some(decision.reason.clone());
             self.stopping_details = decision.details.clone();
@@ -174,7 +203,8 @@ impl EarlyStopping {
         };
         // The summary lists neither the best iteration nor the budgets: keeping them here
         // would make two summaries that read the same compare unequal (and not read back).
-        let decision = StoppingDecision { best: None, budgets: Vec::new(), ..self.should_stop_with(source)? };
+        let decision =
+            StoppingDecision { best: None, budgets: Vec::new(), fired: None, ..self.should_stop_with(source)? };
         Ok(StoppingSummary::Full { total_iterations: self.history.len(), decision, last, config: self.config.clone() })
     }
 
@@ -212,6 +242,9 @@ impl EarlyStopping {
         self.config = config;
         self.counters = LoopCounters::default();
         self.window.clear();
+        if let Some(policy) = self.policy.as_deref_mut() {
+            policy.1 = policy.0.state();
+        }
         let history = std::mem::take(&mut self.history);
         for record in &history {
             self.fold_in(record);
@@ -235,6 +268,9 @@ impl EarlyStopping {
         self.history.clear();
         self.counters = LoopCounters::default();
         self.window.clear();
+        if let Some(policy) = self.policy.as_deref_mut() {
+            policy.1 = policy.0.state();
+        }
         self.stopping_reason = None;
         self.stopping_details = None;
     }

@@ -57,6 +57,7 @@ mod config;
 mod decision;
 mod details;
 mod engine;
+pub mod policy;
 mod presets;
 mod records;
 pub mod replay;
@@ -68,10 +69,11 @@ mod vocabulary;
 
 pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
 pub use decision::{
-    BudgetStatus, FinalRecord, StoppingDecision, StoppingSummary, REASON_CONTINUE, REASON_NO_ITERATIONS,
+    BudgetStatus, FinalRecord, FiredCondition, StoppingDecision, StoppingSummary, REASON_CONTINUE, REASON_NO_ITERATIONS,
 };
 pub use details::{DiminishingReturnsReport, PlateauStep, ReportedIteration, StoppingDetails};
 pub use engine::{invalid_analytics_source, trigger_from_str, EarlyStopping};
+pub use policy::{ConditionKind, PolicyState, StopCondition, StopPolicy};
 pub use presets::{LoopPreset, ReturnPolicy, LOOP_PRESETS};
 pub use records::{
     check_iteration_order, history_path, iteration_follows, record_from_value, record_of, validate_iteration,

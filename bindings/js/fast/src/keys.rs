@@ -462,6 +462,7 @@ mod tests {
             } else {
                 Vec::new()
             },
+            fired: None,
         }
     }
 

@@ -198,6 +198,13 @@ ops! {
     /// `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
     /// returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
     LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
+    /// `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
+    /// fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+    LOOP_POLICY_CHECK = 84 => "EarlyStopping with a policy";
+    /// `[normalized policy, config, state or null, new records, report or null, source
+    /// attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must
+    /// be asked (then again with its report, the returned state and no records).
+    LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy";
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.

@@ -7,12 +7,16 @@ use earlyexit::loops::replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
-use crate::op::{LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_PRESET, LOOP_REPLAY};
+use crate::op::{LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY};
 
 /// Whether `op` is one of this module's.
 pub fn handles(op: u32) -> bool {
     op == LOOP_PRESET
-        || (cfg!(feature = "replay") && (op == LOOP_REPLAY || op == LOOP_CALIBRATE || op == LOOP_FROM_CALIBRATION))
+        || (cfg!(feature = "replay")
+            && matches!(
+                op,
+                LOOP_REPLAY | LOOP_CALIBRATE | LOOP_FROM_CALIBRATION | LOOP_POLICY_CHECK | LOOP_POLICY_STEP
+            ))
 }
 
 /// The stateless entry of the wasm replay module: answers loop replay (`LOOP_REPLAY`),
@@ -28,7 +32,7 @@ pub fn exec_replay(op: u32, args: &str) -> String {
 fn exec_replay_inner(op: u32, text: &str) -> Answer {
     let args = super::args_of(op, text)?;
     match op {
-        LOOP_REPLAY | LOOP_CALIBRATE | LOOP_FROM_CALIBRATION => exec(op, &args),
+        LOOP_REPLAY | LOOP_CALIBRATE | LOOP_FROM_CALIBRATION | LOOP_POLICY_CHECK | LOOP_POLICY_STEP => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
@@ -53,6 +57,16 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     if op == LOOP_FROM_CALIBRATION {
         let policy = replay::policy_from_artifact(arg(args, 0), now_ms(arg(args, 1))?)?;
         return Ok(Some(policy.to_value(Naming::Js)));
+    }
+    #[cfg(feature = "replay")]
+    if op == LOOP_POLICY_CHECK {
+        return Ok(Some(earlyexit::loops::policy::engine_policy_value(arg(args, 0), Naming::Js)?));
+    }
+    #[cfg(feature = "replay")]
+    if op == LOOP_POLICY_STEP {
+        let source = arg(args, 5).as_bool() == Some(true);
+        let step = earlyexit::loops::policy::policy_step_value;
+        return Ok(Some(step(arg(args, 0), arg(args, 1), arg(args, 2), arg(args, 3), arg(args, 4), source)?));
     }
     let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
     Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))

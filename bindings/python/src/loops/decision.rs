@@ -29,6 +29,8 @@ value_class! {
         best_quality_score: Option<f64> = |d| d.best.map(|b| b.1);
         /// Where each configured budget stands (a new list of dicts; empty with no budget).
         budgets: Json = |d| Json(Some(d.to_value().get("budgets").cloned().unwrap_or(Value::Array(Vec::new()))));
+        /// Under a stop policy, the conditions that fired (a new list of dicts); `None` without one.
+        fired: Json = |d| Json(d.fired.as_ref().map(|f| Value::Array(f.iter().map(|c| c.to_value()).collect())));
     }
     methods {
         fn __bool__(&self) -> bool {

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 
 use earlyexit::{
-    loops::{invalid_analytics_source, StoppingSummary},
+    loops::{invalid_analytics_source, replay::LoopPolicy, StoppingSummary},
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Naming,
     StoppingDecision, Value, VerificationStatus,
 };
@@ -152,6 +152,26 @@ fn fast_record_args(
     Some((iteration, result))
 }
 
+/// Unpickles an `EarlyStopping` that decided under a stop policy (its `__reduce__`).
+#[pyfunction]
+pub fn _restore_loop_policy(
+    py: Python<'_>,
+    snapshot: &Bound<'_, PyAny>,
+    analytics: Option<&Bound<'_, PyAny>>,
+    policy: &Bound<'_, PyAny>,
+) -> PyResult<PyEarlyStopping> {
+    PyEarlyStopping::from_json(py, snapshot, analytics.filter(|a| !a.is_none()), Some(policy))
+}
+
+/// A policy argument: a mapping (or a `StopCondition` of `earlyexit.policy`), or JSON text.
+pub(crate) fn policy_value(py: Python<'_>, policy: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(text) = policy.cast::<pyo3::types::PyString>() {
+        let text = crate::value::string_of(text);
+        return Value::parse_json(&text, earlyexit::ErrorCode::InvalidConfig, "policy").map_err(|e| raise(py, e));
+    }
+    to_value(policy, NoneIs::Absent)
+}
+
 /// The report a decision may use.
 enum Report<'a> {
     /// No source attached.
@@ -185,21 +205,36 @@ fn decide_summary(es: &mut EarlyStopping, report: Report<'_>) -> Result<Stopping
 #[pymethods]
 impl PyEarlyStopping {
     #[new]
-    #[pyo3(signature = (config = None, /, *, analytics = None, **options))]
+    #[pyo3(signature = (config = None, /, *, analytics = None, policy = None, **options))]
     fn new(
         py: Python<'_>,
         config: Option<&Bound<'_, PyAny>>,
         analytics: Option<&Bound<'_, PyAny>>,
+        policy: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let engine = if config.is_none() && options.is_none_or(|o| o.is_empty()) {
+        let mut engine = if config.is_none() && options.is_none_or(|o| o.is_empty()) {
             // `EarlyStopping()`: the defaults need no merging (a third of a short loop's cost).
             EarlyStopping::new(EarlyStoppingConfig::default()).or_raise(py)?
         } else {
             let value = options_value(config, options)?;
             EarlyStopping::from_config_value(&value, Naming::Snake).or_raise(py)?
         };
+        if let Some(policy) = policy.filter(|p| !p.is_none()) {
+            let value = policy_value(py, policy)?;
+            engine.set_policy(Some(LoopPolicy::engine_policy(&value, Naming::Snake).or_raise(py)?));
+        }
         Self::with_source(py, engine, analytics)
+    }
+
+    /// The stop policy decisions are made under (its JSON form, a new dict), or `None`.
+    #[getter]
+    fn policy(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let value = locked(&self.engine, |es| es.policy().map(|p| p.to_value()));
+        match value {
+            Some(v) => Ok(crate::value::to_py(py, &v)?.unbind()),
+            None => Ok(py.None()),
+        }
     }
 
     /// Records one iteration (keyword or positional form of `record_result`); `True` for an
@@ -380,16 +415,37 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
-    /// Restores `to_json()` text (or its parsed dict); the analytics source is not part of a
-    /// snapshot and is given again.
+    /// Restores `to_json()` text (or its parsed dict); the analytics source and the stop
+    /// policy are not part of a snapshot and are given again.
     #[staticmethod]
-    #[pyo3(signature = (snapshot, *, analytics = None))]
-    fn from_json(py: Python<'_>, snapshot: &Bound<'_, PyAny>, analytics: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        <Self as EngineClass>::restore(py, snapshot, analytics)
+    #[pyo3(signature = (snapshot, *, analytics = None, policy = None))]
+    fn from_json(
+        py: Python<'_>,
+        snapshot: &Bound<'_, PyAny>,
+        analytics: Option<&Bound<'_, PyAny>>,
+        policy: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let restored = <Self as EngineClass>::restore(py, snapshot, analytics)?;
+        if let Some(policy) = policy.filter(|p| !p.is_none()) {
+            let value = policy_value(py, policy)?;
+            let policy = LoopPolicy::engine_policy(&value, Naming::Snake).or_raise(py)?;
+            locked(&restored.engine, |es| es.set_policy(Some(policy)));
+        }
+        Ok(restored)
     }
 
+    /// A pickle: the snapshot and the source, and the stop policy when one is set (a pickle
+    /// restores an engine that decides as this one does).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        shims::reduce_engine(py, self)
+        let policy = locked(&self.engine, |es| es.policy().map(|p| p.to_value().to_json()));
+        match policy {
+            None => shims::reduce_engine(py, self),
+            Some(policy) => {
+                let restore = shims::module_attr(py, "_restore_loop_policy")?;
+                let args = (shims::to_json(self), self.analytics_object(py), policy);
+                Ok((restore, args).into_pyobject(py)?.into_any())
+            }
+        }
     }
 
     fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {

@@ -156,7 +156,18 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy>
             value::concat(&["the artifact expired at ", &artifact.expires_at, ": recalibrate on recent runs"]),
         ));
     }
-    LoopPolicy::from_value(&artifact.policy, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))
+    let policy = LoopPolicy::from_value(&artifact.policy, Naming::Js)
+        .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
+    if policy.when.is_some() {
+        // Calibration certifies configs only (a tree is refused among its candidates).
+        return Err(Error::new(
+            ErrorCode::InvalidArtifact,
+            ErrorKind::Range,
+            "policy",
+            "policy is a composed stop policy; a loop artifact's policy is a config",
+        ));
+    }
+    Ok(policy)
 }
 
 impl crate::loops::EarlyStopping {

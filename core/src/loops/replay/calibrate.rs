@@ -103,8 +103,23 @@ impl LoopCalibrationRequest {
                 let mut path = Vec::with_capacity(items.len());
                 let last = items.len().saturating_sub(1).max(1) as f64;
                 for (i, item) in items.iter().enumerate() {
-                    let policy = LoopPolicy::from_value(item, naming)
-                        .map_err(|e| e.nested(ErrorCode::InvalidConfig, &value::index_path("candidates", i)))?;
+                    let at = value::index_path("candidates", i);
+                    let policy =
+                        LoopPolicy::from_value(item, naming).map_err(|e| e.nested(ErrorCode::InvalidConfig, &at))?;
+                    if policy.when.is_some() {
+                        // The engines built from an artifact run its policy's config; a tree
+                        // would be certified but not run.
+                        return Err(Error::new(
+                            ErrorCode::InvalidConfig,
+                            ErrorKind::Range,
+                            &at,
+                            value::concat(&[
+                                &at,
+                                " is a composed stop policy; a calibrated policy is a config (with returns \
+                                 and analytics), without any, all, k_of or not_before",
+                            ]),
+                        ));
+                    }
                     path.push((i as f64 / last, policy));
                 }
                 request.path = path;

@@ -51,6 +51,7 @@ pub fn family_policy(a: f64) -> LoopPolicy {
         },
         returns: ReturnPolicy::Best,
         analytics: None,
+        when: None,
     }
 }
 

@@ -86,9 +86,9 @@ pub fn replay_run(run: &ReplayRun, policy: &LoopPolicy) -> Result<RunOutcome> {
 /// The replay proper, over a run and a policy already validated: the stop from the hot
 /// path ([`kernel::play`]), worded and measured against the run.
 fn replay_checked(run: &ReplayRun, policy: &LoopPolicy) -> RunOutcome {
-    let Played { stop_index, stop, returned_iteration } = kernel::play(run, policy);
+    let Played { stop_index, stop, composed_reason, returned_iteration } = kernel::play(run, policy);
     let stop = stop.map(|details| {
-        let reason = loops::stop_reason(&policy.config, &details);
+        let reason = composed_reason.unwrap_or_else(|| loops::stop_reason(&policy.config, &details));
         (loops::stop_trigger(&details), reason)
     });
     let n = run.iterations.len();

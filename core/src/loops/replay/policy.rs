@@ -1,7 +1,10 @@
-//! What a loop replay replays: a [`LoopPolicy`] (an engine config, the output it returns and
-//! the built-in analytics, if attached), named by a preset or built from one.
+//! What a loop replay replays: a [`LoopPolicy`] (an engine config, the output it returns,
+//! the built-in analytics, if attached, and optionally a composed stop condition tree),
+//! named by a preset or built from one. This is the one JSON form of a loop policy: the
+//! engine (`EarlyStopping` with a policy), the replay and calibration all read it here.
 
 use crate::loops::analytics::AnalyticsConfig;
+use crate::loops::policy::{tree_entries, tree_of, StopCondition, StopPolicy};
 use crate::loops::replay::runs::CODE;
 use crate::loops::{EarlyStoppingConfig, LoopPreset, ReturnPolicy};
 use crate::value::jsonl::as_replay_error;
@@ -16,7 +19,19 @@ const RETURNS: FieldName = FieldName::same("returns");
 
 const ANALYTICS: FieldName = FieldName::same("analytics");
 
-const POLICY_FIELDS: [FieldName; 4] = [PRESET, CONFIG, RETURNS, ANALYTICS];
+const POLICY_FIELDS: [FieldName; 10] = [
+    PRESET,
+    CONFIG,
+    RETURNS,
+    ANALYTICS,
+    // The condition tree's keys (`TREE_KEYS`; a test checks the two lists agree).
+    FieldName::same("any"),
+    FieldName::same("all"),
+    FieldName::same("k_of"),
+    FieldName::same("of"),
+    FieldName::same("not_before"),
+    FieldName::same("then"),
+];
 
 /// A loop policy to replay: an engine config, which output it returns, and whether the
 /// built-in `IterationAnalytics` is attached as the diminishing-returns source.
@@ -28,6 +43,9 @@ pub struct LoopPolicy {
     pub returns: ReturnPolicy,
     /// The attached analytics' config, if any.
     pub analytics: Option<AnalyticsConfig>,
+    /// A composed stop condition tree (`None`: the config's checks decide, in their order).
+    /// The config still sets the best iteration's quality bar.
+    pub when: Option<StopCondition>,
 }
 
 impl LoopPolicy {
@@ -74,13 +92,41 @@ impl LoopPolicy {
             },
             returns: ReturnPolicy::Best,
             analytics: None,
+            when: None,
         }
+    }
+
+    /// The stop policy this policy decides by: its tree, or the tree its config stands for.
+    pub fn stop_policy(&self) -> StopPolicy {
+        StopPolicy {
+            when: self.when.clone().unwrap_or_else(|| StopCondition::from_config(&self.config)),
+            returns: self.returns,
+        }
+    }
+
+    /// Reads a policy given to the engine (`EarlyStopping` with a policy): as
+    /// [`LoopPolicy::from_value`], errors under `invalid_config` with fields from `policy`
+    /// (`policy.any[1].patience`). `analytics` is refused there: the engine asks the source
+    /// it was given.
+    pub fn engine_policy(value: &Value, naming: Naming) -> Result<StopPolicy> {
+        let nest = |e: Error| e.nested(crate::value::ErrorCode::InvalidConfig, "policy");
+        if value.get("analytics").is_some() {
+            return Err(nest(Error::new(
+                CODE,
+                ErrorKind::Range,
+                "analytics",
+                "analytics applies to replays; the engine asks the diminishing-returns source it was given",
+            )));
+        }
+        Ok(Self::from_value(value, naming).map_err(nest)?.stop_policy())
     }
 
     /// Parses a policy: `null` = the `seed` preset; a string = a preset name; an object
     /// `{preset?, config?, returns?, analytics?}` where `config` is merged over the preset's
     /// config, `returns` is `'last'` or `'best'` (default: the preset's), and `analytics` is
-    /// `false`/`true` or an analytics config object (default: the preset's).
+    /// `false`/`true` or an analytics config object (default: the preset's). A condition
+    /// tree under `any`, `all`, `k_of` (with `of`) or `not_before` (with `then`) makes the
+    /// stop decisions instead of the config's checks (see [`crate::loops::policy`]).
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
         Self::read(value, naming).map_err(as_replay_error)
     }
@@ -126,18 +172,24 @@ impl LoopPolicy {
                         ))
                     }
                 }
+                policy.when = tree_of(value, CODE)?;
                 Ok(policy)
             }
         }
     }
 
-    /// The policy as `{config, returns, analytics}` (config keys in `naming`).
+    /// The policy as `{config, returns, analytics}` (config keys in `naming`), then its
+    /// condition tree's keys when it has one; [`LoopPolicy::from_value`] reads it back equal.
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::object(vec![
+        let mut value = Value::object(vec![
             ("config", self.config.to_value(naming)),
             ("returns", Value::string(self.returns.as_str())),
             ("analytics", self.analytics.as_ref().map_or(Value::Bool(false), |a| a.rules_value(naming))),
-        ])
+        ]);
+        if let (Some(when), Value::Object(entries)) = (&self.when, &mut value) {
+            entries.extend(tree_entries(when));
+        }
+        value
     }
 }
 
@@ -149,6 +201,7 @@ impl From<LoopPreset> for LoopPolicy {
             config: preset.config(),
             returns: preset.returns(),
             analytics: preset.builtin_analytics().then(AnalyticsConfig::default),
+            when: None,
         }
     }
 }
@@ -165,4 +218,16 @@ fn named_policy(name: &Value, field: &str) -> Result<LoopPolicy> {
             value::concat(&[field, " must name a loop preset, got ", &name.describe()]),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loops::policy::TREE_KEYS;
+
+    #[test]
+    fn the_policy_fields_list_the_tree_keys() {
+        let tail: Vec<&str> = POLICY_FIELDS[4..].iter().map(|f| f.js()).collect();
+        assert_eq!(tail, TREE_KEYS);
+    }
 }

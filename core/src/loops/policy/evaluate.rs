@@ -1,0 +1,275 @@
+//! Deciding under a stop policy: [`PolicyState`] (what the conditions read, folded record by
+//! record) and [`decide_policy`] (the condition tree evaluated lazily over it).
+//!
+//! Cost: a fold is O(1) per distinct regression tolerance in the tree; a decision visits each
+//! condition at most once and each leaf reads O(its window) (a plateau its `count` records,
+//! every other leaf O(1)), so a decision is O(sum of the conditions' windows), never
+//! O(history).
+
+use std::collections::VecDeque;
+
+use crate::loops::config::EarlyStoppingConfig;
+use crate::loops::decision::{FiredCondition, StoppingDecision};
+use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
+use crate::loops::policy::condition::StopCondition;
+use crate::loops::records::{Observation, ResourceUsage};
+use crate::loops::rules::{
+    budget_details, diminishing_returns_details, high_confidence_details, max_iterations_details,
+    no_improvement_details, plateau_details, regression_details, stop_confidence, stop_reason, stop_trigger,
+};
+use crate::loops::state::{BestIteration, LoopTally, ObservationWindow, ObservationWindowMut};
+use crate::loops::verdict::{verdict_confidence, verdict_reason, Verdict};
+use crate::value;
+
+/// What a policy's conditions read, folded in record by record: the count, the best
+/// iteration, the usage sums and the peak ([`LoopTally`]), one regression streak per distinct
+/// tolerance in the tree, and the last `window` observations (the longest plateau's count).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyState {
+    /// Records folded in.
+    pub recorded: u64,
+    /// The best record so far (the decision's `best_iteration`).
+    pub best: BestIteration,
+    /// Usage sums, peak quality, records since the peak.
+    pub tally: LoopTally,
+    /// `(tolerance, streak)`: records in a row more than `tolerance` below the peak before them.
+    pub streaks: Vec<(f64, u64)>,
+    /// The last observations, oldest first.
+    pub window: VecDeque<Observation>,
+    capacity: usize,
+}
+
+impl PolicyState {
+    /// The empty state for `when`.
+    pub fn new(when: &StopCondition) -> Self {
+        let mut streaks = Vec::new();
+        let mut capacity = 1;
+        visit(when, &mut |c| match c {
+            StopCondition::QualityRegression { tolerance, .. } if !streaks.iter().any(|(t, _)| t == tolerance) => {
+                streaks.push((*tolerance, 0));
+            }
+            StopCondition::QualityPlateau { count, .. } => {
+                capacity = capacity.max(usize::try_from(*count).unwrap_or(usize::MAX));
+            }
+            _ => {}
+        });
+        PolicyState {
+            recorded: 0,
+            best: BestIteration::default(),
+            tally: LoopTally::default(),
+            streaks,
+            window: VecDeque::new(),
+            capacity,
+        }
+    }
+
+    /// How many observations the state keeps.
+    pub fn window_capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Folds one (validated) record in; `min_quality_threshold` is the bar of the best
+    /// iteration (the engine config's).
+    pub fn observe(&mut self, observation: Observation, usage: Option<&ResourceUsage>, min_quality_threshold: f64) {
+        let q = observation.quality_score;
+        let peak = self.tally.peak.map(|(_, p)| p);
+        for (tolerance, streak) in &mut self.streaks {
+            let regressed = peak.is_some_and(|peak| q < peak - *tolerance);
+            *streak = if regressed { *streak + 1 } else { 0 };
+        }
+        self.recorded += 1;
+        self.best.observe(&observation, min_quality_threshold);
+        self.tally.observe(&observation, usage, None);
+        self.window.push(observation, self.capacity);
+    }
+
+    fn streak(&self, tolerance: f64) -> u64 {
+        self.streaks.iter().find(|(t, _)| *t == tolerance).map_or(0, |(_, s)| *s)
+    }
+}
+
+fn visit(c: &StopCondition, f: &mut impl FnMut(&StopCondition)) {
+    f(c);
+    for child in c.children() {
+        visit(child, f);
+    }
+}
+
+/// What a decision under a policy concluded: the verdict (the first fired condition's
+/// details on a stop) and every condition that fired.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyVerdict {
+    /// As [`verdict`](crate::loops::verdict) answers.
+    pub verdict: Verdict,
+    /// The conditions that fired, in evaluation order (empty unless it stops).
+    pub fired: Vec<FiredCondition>,
+}
+
+/// A position in the tree, rendered only for a condition that fires.
+struct At<'a> {
+    parent: Option<&'a At<'a>>,
+    key: &'static str,
+    index: Option<usize>,
+}
+
+impl At<'_> {
+    fn render(&self) -> String {
+        let mut path = self.parent.map_or_else(String::new, At::render);
+        if !self.key.is_empty() {
+            path = value::join_path(&path, self.key);
+        }
+        match self.index {
+            Some(i) => value::index_path(&path, i),
+            None => path,
+        }
+    }
+}
+
+struct Eval<'s, F> {
+    state: &'s PolicyState,
+    source: Option<F>,
+    report: Option<DiminishingReturnsReport>,
+    gate: Option<(u64, u64)>,
+    fired: Vec<FiredCondition>,
+}
+
+impl<F, E> Eval<'_, F>
+where
+    F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
+{
+    fn eval(&mut self, c: &StopCondition, at: &At<'_>) -> std::result::Result<bool, E> {
+        match c {
+            StopCondition::Any(of) => {
+                for (i, child) in of.iter().enumerate() {
+                    if self.eval(child, &At { parent: Some(at), key: "any", index: Some(i) })? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            StopCondition::All(of) => {
+                let mark = self.fired.len();
+                for (i, child) in of.iter().enumerate() {
+                    if !self.eval(child, &At { parent: Some(at), key: "all", index: Some(i) })? {
+                        self.fired.truncate(mark);
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            StopCondition::KOf { k, of } => {
+                let mark = self.fired.len();
+                let mut count = 0u64;
+                for (i, child) in of.iter().enumerate() {
+                    if count + ((of.len() - i) as u64) < *k {
+                        break; // too few left to reach k: the rest is not evaluated
+                    }
+                    if self.eval(child, &At { parent: Some(at), key: "of", index: Some(i) })? {
+                        count += 1;
+                        if count >= *k {
+                            return Ok(true);
+                        }
+                    }
+                }
+                self.fired.truncate(mark);
+                Ok(false)
+            }
+            StopCondition::NotBefore { iterations, then } => {
+                if self.state.recorded < *iterations {
+                    self.gate.get_or_insert((self.state.recorded, *iterations));
+                    return Ok(false);
+                }
+                self.eval(then, &At { parent: Some(at), key: "then", index: None })
+            }
+            leaf => {
+                let config = leaf.leaf_config();
+                let Some(details) = self.leaf_details(leaf, &config)? else { return Ok(false) };
+                let Some(kind) = leaf.kind() else { return Ok(false) };
+                let reason = stop_reason(&config, &details);
+                self.fired.push(FiredCondition { condition: kind, path: at.render(), reason, details });
+                Ok(true)
+            }
+        }
+    }
+
+    fn leaf_details(
+        &mut self,
+        leaf: &StopCondition,
+        config: &EarlyStoppingConfig,
+    ) -> std::result::Result<Option<StoppingDetails>, E> {
+        let state = self.state;
+        Ok(match leaf {
+            StopCondition::HighConfidence { .. } => {
+                state.window.last().and_then(|last| high_confidence_details(config, &last))
+            }
+            StopCondition::QualityPlateau { .. } => plateau_details(config, &state.window),
+            StopCondition::DiminishingReturns => {
+                if self.report.is_none() {
+                    // Asked at most once per decision, and only when evaluation gets here.
+                    if let Some(source) = self.source.take() {
+                        self.report = Some(source()?);
+                    }
+                }
+                self.report.as_ref().and_then(diminishing_returns_details)
+            }
+            StopCondition::Budget { .. } => budget_details(&state.tally.budgets(config)),
+            StopCondition::MaxIterations { .. } => max_iterations_details(config, state.recorded),
+            StopCondition::QualityRegression { tolerance, .. } => {
+                let tally = LoopTally { regression_streak: state.streak(*tolerance), ..state.tally };
+                regression_details(config, &tally)
+            }
+            StopCondition::NoImprovement { .. } | StopCondition::FloorPatience { .. } => {
+                no_improvement_details(config, &state.tally)
+            }
+            _ => None,
+        })
+    }
+}
+
+/// Decides under `when` over `state`: nothing recorded goes on ('No iterations completed
+/// yet'); else the tree is evaluated lazily in order (`source` asked at most once, only when
+/// a `diminishing_returns` condition is reached); a stop names the first fired condition's
+/// trigger; without a stop, a `not_before` gate that held reads 'Warm-up: iteration N of M'.
+pub fn decide_policy<E, F>(
+    when: &StopCondition,
+    state: &PolicyState,
+    source: Option<F>,
+) -> std::result::Result<PolicyVerdict, E>
+where
+    F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
+{
+    if state.window.is_empty() {
+        return Ok(PolicyVerdict { verdict: Verdict::NoIterations, fired: Vec::new() });
+    }
+    let mut eval = Eval { state, source, report: None, gate: None, fired: Vec::new() };
+    eval.eval(when, &At { parent: None, key: "", index: None })?;
+    let verdict = match (eval.fired.first(), eval.gate) {
+        (Some(first), _) => Verdict::Stop(first.details.clone()),
+        (None, Some((recorded, min))) => Verdict::WarmUp { recorded, min },
+        (None, None) => Verdict::Continue,
+    };
+    Ok(PolicyVerdict { verdict, fired: eval.fired })
+}
+
+/// The decision object of a policy verdict: on a stop the first fired condition's trigger,
+/// confidence and details, and the fired conditions' reasons joined by ' AND '; the best
+/// iteration from `state`, the budgets of `config` (the engine's), and `fired`.
+pub fn policy_decision(config: &EarlyStoppingConfig, state: &PolicyState, verdict: PolicyVerdict) -> StoppingDecision {
+    let PolicyVerdict { verdict, fired } = verdict;
+    let confidence = verdict_confidence(&verdict);
+    let mut decision = match verdict {
+        Verdict::Stop(details) => {
+            let mut reasons: Vec<&str> = Vec::with_capacity(fired.len());
+            for f in &fired {
+                reasons.push(&f.reason);
+            }
+            let reason = value::join(&reasons, " AND ");
+            StoppingDecision::stop(reason, stop_confidence(&details), stop_trigger(&details), details)
+        }
+        other => StoppingDecision::go_on(&verdict_reason(config, &other), confidence),
+    };
+    decision.best = state.best.get();
+    decision.budgets = state.tally.budgets(config);
+    decision.fired = Some(fired);
+    decision
+}

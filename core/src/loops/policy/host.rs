@@ -1,0 +1,203 @@
+//! A stop policy for a binding that keeps the loop's state itself (the JS layer): the
+//! policy checked once ([`engine_policy_value`]), then each decision in one stateless call
+//! over `(policy, config, state, new records, report)` ([`policy_step_value`]), the state
+//! crossing as a small JSON value of O(the policy's windows), never the history.
+
+use crate::loops::config::EarlyStoppingConfig;
+use crate::loops::details::DiminishingReturnsReport;
+use crate::loops::policy::condition::StopCondition;
+use crate::loops::policy::evaluate::PolicyState;
+use crate::loops::policy::stop::{tree_of, StopPolicy};
+use crate::loops::presets::ReturnPolicy;
+use crate::loops::records::{IterationResult, Observation};
+use crate::loops::state::{BestIteration, LoopTally};
+use crate::loops::vocabulary::VerificationStatus;
+use crate::value::{self, Naming, ObjectBuilder, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
+
+const STATE: ErrorCode = ErrorCode::InvalidSnapshot;
+
+impl StopPolicy {
+    /// Reads the form [`StopPolicy::to_value`] writes: `{returns, any | all | k_of | not_before}`.
+    pub fn from_tree_value(value: &Value, code: ErrorCode) -> Result<Self> {
+        let returns = match value.get("returns").and_then(Value::as_str) {
+            Some(name) => ReturnPolicy::parse(name),
+            None => Some(ReturnPolicy::Last),
+        };
+        match (tree_of(value, code)?, returns) {
+            (Some(when), Some(returns)) => Ok(StopPolicy { when, returns }),
+            _ => Err(Error::new(code, ErrorKind::Type, "policy", "policy must be a checked stop policy")),
+        }
+    }
+}
+
+/// Checks a policy in the one JSON form (see `LoopPolicy::from_value`) as the engine takes it
+/// (`invalid_config`, fields under `policy`) and answers its normalized form
+/// (`{returns, any: [...]}`), which [`policy_step_value`] reads.
+pub fn engine_policy_value(policy: &Value, naming: Naming) -> Result<Value> {
+    Ok(crate::loops::replay::LoopPolicy::engine_policy(policy, naming)?.to_value())
+}
+
+/// One decision under a normalized `policy` (from [`engine_policy_value`]): `state` (`null`
+/// for a fresh one) takes in `records` (the history's records not folded yet, as the
+/// engine stores them), then the tree decides. `report`: `null` when the source was not
+/// asked, else what it answered; `source`: whether one is attached. Answers `{state,
+/// decision}`, or `{state, need_source: true}` when the decision reaches a
+/// `diminishing_returns` condition and the source must be asked (then call again with its
+/// answer and the returned state, no records).
+pub fn policy_step_value(
+    policy: &Value,
+    config: &Value,
+    state: &Value,
+    records: &Value,
+    report: &Value,
+    source: bool,
+) -> Result<Value> {
+    let policy = StopPolicy::from_tree_value(policy, ErrorCode::InvalidConfig)?;
+    let config = EarlyStoppingConfig::default().merged(config, Naming::Js, "config", ErrorCode::InvalidConfig)?;
+    let mut state = match state {
+        Value::Null => policy.state(),
+        state => PolicyState::from_value(state, &policy.when)?,
+    };
+    if let Value::Array(records) = records {
+        for (i, record) in records.iter().enumerate() {
+            let result = IterationResult::from_value(record, Naming::Snake)
+                .map_err(|e| e.nested(ErrorCode::InvalidResult, &value::index_path("records", i)))?;
+            let observation = Observation {
+                iteration: result.iteration_number.unwrap_or(state.recorded + 1),
+                quality_score: result.quality_score,
+                confidence: result.confidence,
+                quality_delta: result.quality_delta,
+                verification_status: result.verification_status,
+            };
+            state.observe(observation, Some(&result.usage), config.min_quality_threshold);
+        }
+    }
+    let given = match report {
+        Value::Null => None,
+        report => Some(DiminishingReturnsReport::from_value(report, Naming::Js)?),
+    };
+    struct NeedSource;
+    let decided = match given {
+        Some(report) => policy.decide(&config, &state, Some(move || Ok::<_, NeedSource>(report))),
+        None if source => policy.decide(&config, &state, Some(|| Err(NeedSource))),
+        None => {
+            policy.decide(&config, &state, None::<fn() -> std::result::Result<DiminishingReturnsReport, NeedSource>>)
+        }
+    };
+    let mut o = ObjectBuilder::new();
+    o.value("state", state.to_value());
+    match decided {
+        Ok(decision) => o.value("decision", decision.to_value()),
+        Err(NeedSource) => o.boolean("need_source", true),
+    };
+    Ok(o.build())
+}
+
+fn pair(p: Option<(u64, f64)>) -> Value {
+    p.map_or(Value::Null, |(i, q)| Value::Array(vec![Value::Number(i as f64), Value::Number(q)]))
+}
+
+fn numbers(values: &[f64]) -> Value {
+    Value::Array(values.iter().map(|v| Value::Number(*v)).collect())
+}
+
+impl PolicyState {
+    /// The state as a small JSON value (O(the policy's windows)).
+    pub fn to_value(&self) -> Value {
+        let mut window = Vec::with_capacity(self.window.len());
+        for o in &self.window {
+            window.push(numbers(&[
+                o.iteration as f64,
+                o.quality_score,
+                o.confidence,
+                o.quality_delta,
+                o.verification_status.index() as f64,
+            ]));
+        }
+        let mut streaks = Vec::with_capacity(self.streaks.len());
+        for (t, s) in &self.streaks {
+            streaks.push(numbers(&[*t, *s as f64]));
+        }
+        let t = &self.tally;
+        ObjectBuilder::new()
+            .number("recorded", self.recorded as f64)
+            .value("best", Value::Array(vec![pair(self.best.verified), pair(self.best.overall)]))
+            .value("sums", numbers(&t.sums))
+            .value("without", numbers(&t.without.map(|n| n as f64)))
+            .value("peak", pair(t.peak))
+            .number("since_peak", t.since_peak as f64)
+            .value("streaks", Value::Array(streaks))
+            .value("window", Value::Array(window))
+            .build()
+    }
+
+    /// Reads a state [`PolicyState::to_value`] wrote for the policy `when`
+    /// (`invalid_snapshot` naming the field on anything else).
+    pub fn from_value(value: &Value, when: &StopCondition) -> Result<Self> {
+        let bad = |field: &str| {
+            Error::new(STATE, ErrorKind::Range, field, value::concat(&["policy state: ", field, " is not as written"]))
+        };
+        let number = |v: Option<&Value>, field: &str| {
+            v.and_then(Value::as_f64).filter(|n| n.is_finite()).ok_or_else(|| bad(field))
+        };
+        let count = |v: Option<&Value>, field: &str| {
+            number(v, field).and_then(|n| value::check_integer(n, 0, value::MAX_SAFE_INTEGER).ok_or_else(|| bad(field)))
+        };
+        let list = |v: Option<&Value>, field: &str| match v {
+            Some(Value::Array(items)) => Ok(items.clone()),
+            _ => Err(bad(field)),
+        };
+        let pair_of = |v: Option<&Value>, field: &str| -> Result<Option<(u64, f64)>> {
+            match v {
+                Some(Value::Null) => Ok(None),
+                Some(Value::Array(p)) if p.len() == 2 => Ok(Some((count(p.first(), field)?, number(p.get(1), field)?))),
+                _ => Err(bad(field)),
+            }
+        };
+        let mut state = PolicyState::new(when);
+        state.recorded = count(value.get("recorded"), "recorded")?;
+        let best = list(value.get("best"), "best")?;
+        state.best = BestIteration { verified: pair_of(best.first(), "best")?, overall: pair_of(best.get(1), "best")? };
+        let sums = list(value.get("sums"), "sums")?;
+        let without = list(value.get("without"), "without")?;
+        let mut tally = LoopTally::default();
+        for i in 0..3 {
+            if let (Some(sum), Some(n)) = (tally.sums.get_mut(i), tally.without.get_mut(i)) {
+                *sum = number(sums.get(i), "sums")?;
+                *n = count(without.get(i), "without")?;
+            }
+        }
+        tally.peak = pair_of(value.get("peak"), "peak")?;
+        tally.since_peak = count(value.get("since_peak"), "since_peak")?;
+        state.tally = tally;
+        let streaks = list(value.get("streaks"), "streaks")?;
+        if streaks.len() != state.streaks.len() {
+            return Err(bad("streaks"));
+        }
+        for (slot, item) in state.streaks.iter_mut().zip(&streaks) {
+            let Value::Array(p) = item else { return Err(bad("streaks")) };
+            if number(p.first(), "streaks")? != slot.0 {
+                return Err(bad("streaks"));
+            }
+            slot.1 = count(p.get(1), "streaks")?;
+        }
+        let window = list(value.get("window"), "window")?;
+        if window.len() > state.window_capacity() {
+            return Err(bad("window"));
+        }
+        for item in &window {
+            let Value::Array(o) = item else { return Err(bad("window")) };
+            let status = count(o.get(4), "window")?;
+            let observation = Observation {
+                iteration: count(o.first(), "window")?,
+                quality_score: number(o.get(1), "window")?,
+                confidence: number(o.get(2), "window")?,
+                quality_delta: number(o.get(3), "window")?,
+                verification_status: *VerificationStatus::ALL.get(status as usize).ok_or_else(|| bad("window"))?,
+            };
+            state.window.push_back(observation);
+        }
+        Ok(state)
+    }
+}
