@@ -58,7 +58,8 @@ library() { # NAME QUICKSTART: the quick start's ```rust block as a dependent's 
 }
 
 docs() { # NAME
-  (cd "$scratch/$1-$version" && RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --quiet --no-deps --all-features) || return 1
+  # With the crates of ours it needs from the packing (patches), as for the quick start.
+  (cd "$scratch/$1-$version" && RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo doc --quiet --no-deps --all-features "${patches[@]}") || return 1
   echo "cargo doc --all-features of the packed $1: no warnings"
 }
 
