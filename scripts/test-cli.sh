@@ -16,32 +16,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$HOME/.cargo/bin:$PATH"
 
-passed=0
-failed=0
-failures=()
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/earlyexit-cli.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
-section() { printf '\n=== %s\n' "$*"; }
-check() { # name, command...: one pass or one failure
-  local name=$1
-  shift
-  section "$name"
-  local t0=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "--- $name: ok ($((SECONDS - t0)) s)"
-  else
-    failed=$((failed + 1))
-    failures+=("$name")
-    echo "--- $name: FAILED ($((SECONDS - t0)) s)"
-  fi
-}
 finish() {
-  echo
-  [ "${#failures[@]}" -eq 0 ] || echo "failed: ${failures[*]}"
-  echo "cli: $passed passed, $failed failed"
-  [ "$failed" -eq 0 ]
+  finish_checks cli
   exit $?
 }
 
@@ -50,12 +31,9 @@ section "cargo test -p earlyexit-cli --no-fail-fast"
 log="$scratch/cargo.log"
 cargo test -p earlyexit-cli --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+read -r p f < <(cargo_counts "$log")
 [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-passed=$((passed + p))
-failed=$((failed + f))
-[ "$f" -eq 0 ] || failures+=("cargo test ($f)")
+add_counts "cargo test" "$p" "$f"
 check clippy cargo clippy -p earlyexit-cli --all-targets -- -D warnings
 
 cargo build -p earlyexit-cli --quiet || { failures+=("cargo build"); failed=$((failed + 1)); finish; }
@@ -322,9 +300,7 @@ if [ "$have_python" = 1 ]; then
   f=$(grep -Eo '[0-9]+ (failed|error)' "$log" | awk '{s += $1} END {print s + 0}')
   p=${p:-0}
   [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  passed=$((passed + p))
-  failed=$((failed + f))
-  [ "$f" -eq 0 ] || failures+=("mcp ($f)")
+  add_counts mcp "$p" "$f"
 else
   check mcp false
 fi

@@ -34,24 +34,8 @@ mkdir -p "$out"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/earlyexit-packaging.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
-passed=0
-failed=0
-failures=()
-
-check() { # name, command...: one pass or one failure
-  local name=$1
-  shift
-  printf '\n=== %s\n' "$name"
-  local t0=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "--- $name: ok ($((SECONDS - t0)) s)"
-  else
-    failed=$((failed + 1))
-    failures+=("$name")
-    echo "--- $name: FAILED ($((SECONDS - t0)) s)"
-  fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 
 # One decision every binding must make identically: a verified, confident iteration stops
 # the loop with the seed's exact reason string.
@@ -218,9 +202,4 @@ print(next(p["readme"] or "" for p in json.load(sys.stdin)["packages"] if p["nam
 }
 check "crate: cargo package -p earlyexit packs core/README.md and THIRD_PARTY_NOTICES" crate_readme
 
-echo
-if [ "${#failures[@]}" -gt 0 ]; then
-  printf 'failed: %s\n' "${failures[@]}"
-fi
-echo "packaging: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish_checks packaging

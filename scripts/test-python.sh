@@ -28,22 +28,8 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 step() { printf '\n==> %s\n' "$*"; }
 
-checks_passed=0
-checks_failed=0
-check() { # name, command...
-  local name="$1"
-  shift
-  step "$name"
-  local t0
-  t0="$(now)"
-  if "$@"; then
-    checks_passed=$((checks_passed + 1))
-    echo "ok: $name ($(elapsed "$t0") s)"
-  else
-    checks_failed=$((checks_failed + 1))
-    echo "FAILED: $name ($(elapsed "$t0") s)"
-  fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 
 # --- 1. virtual environment ---------------------------------------------------------------
 step "virtual environment ($VENV)"
@@ -100,14 +86,12 @@ echo "pytest took $(elapsed "$t0") s"
 summary="$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)' "$log" | tail -n 1)"
 rm -f "$log"
 count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
-passed=$(($(count passed) + checks_passed))
-failed=$(($(count failed) + $(count error) + checks_failed))
-skipped=$(count skipped)
-if [ "$pytest_status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-  failed=1 # pytest failed without a failed test (collection error, no tests run, ...)
+pytest_failed=$(($(count failed) + $(count error)))
+if [ "$pytest_status" -ne 0 ] && [ "$pytest_failed" -eq 0 ]; then
+  pytest_failed=1 # pytest failed without a failed test (collection error, no tests run, ...)
 fi
+add_counts pytest "$(count passed)" "$pytest_failed"
 
 echo
-echo "python: $skipped skipped (vectors for other suites: JS null inputs, core-internal jsnum)"
-echo "python: $passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$pytest_status" -eq 0 ]
+echo "python: $(count skipped) skipped (vectors for other suites: JS null inputs, core-internal jsnum)"
+finish_checks python

@@ -20,27 +20,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
-passed=0
-failed=0
-failures=()
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 log=$(mktemp)
-
-section() { printf '\n=== %s\n' "$*"; }
-
-check() { # name, command...: one pass or one failure
-  local name=$1
-  shift
-  section "$name${2:+: $*}"
-  local t0=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1))
-    echo "--- $name: ok ($((SECONDS - t0)) s)"
-  else
-    failed=$((failed + 1))
-    failures+=("$name")
-    echo "--- $name: FAILED ($((SECONDS - t0)) s)"
-  fi
-}
 
 test_passed=0
 test_failed=0
@@ -50,8 +32,7 @@ cargo_tests() { # label, cargo test arguments...: adds the `test result:` lines 
   section "cargo test $*"
   cargo test "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
-  p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-  f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+  read -r p f < <(cargo_counts "$log")
   if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
     f=1 # it failed before any test could report (compile error, missing file)
   fi
@@ -113,8 +94,7 @@ for line in sys.stdin:
 section "README Rust blocks: rustdoc --test README.md core/README.md"
 readme_rust 2>&1 | tee "$log"
 readme_status=${PIPESTATUS[0]}
-readme_p=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
-readme_f=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+read -r readme_p readme_f < <(cargo_counts "$log")
 if [ "$readme_status" -ne 0 ] && [ "$readme_f" -eq 0 ]; then
   readme_f=1 # it failed before any block could report (no block, a build error)
 fi
@@ -172,11 +152,6 @@ demo_runs() { # the demo must run to the end; show its totals, or all of it when
 }
 check demo demo_runs
 
-echo
-if [ "${#failures[@]}" -gt 0 ]; then
-  echo "failed: ${failures[*]}"
-fi
 echo "cargo test $test_passed passed, $test_failed failed; checks $((passed - test_passed)) passed, $((failed - test_failed)) failed"
 grep -h "^bad-input matrix" "$matrix_log" || echo "bad-input matrix (rust): not run"
-echo "rust: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish_checks rust

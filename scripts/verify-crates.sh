@@ -18,14 +18,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 version=$(python3 scripts/metadata.py list version)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/earlyexit-verify-crates.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-passed=0
-failed=0
-check() {
-  local name=$1
-  shift
-  printf '\n=== %s\n' "$name"
-  if "$@"; then passed=$((passed + 1)); echo "--- $name: ok"; else failed=$((failed + 1)); echo "--- $name: FAILED"; fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 # Builds share one target dir beside the repository's, so a second run need not compile again.
 export CARGO_TARGET_DIR=$root/target/dist/crates
 
@@ -35,7 +29,7 @@ packed=() # in scripts/packages.toml's order: a crate after the crates of ours i
 for row in "${rows[@]}"; do
   IFS=$'\t' read -r _ name _ _ _ <<<"$row"
   crate=$root/dist/crates/$name-$version.crate
-  [ -f "$crate" ] || { echo "missing $crate (scripts/dist-crates.sh)"; failed=$((failed + 1)); continue; }
+  [ -f "$crate" ] || { echo "missing $crate (scripts/dist-crates.sh)"; add_counts "$crate" 0 1; continue; }
   tar -xzf "$crate" -C "$scratch"
   packed+=("$name")
   patches+=(--config "patch.crates-io.$name.path=\"$scratch/$name-$version\"")
@@ -84,5 +78,4 @@ for row in "${rows[@]}"; do
   fi
 done
 echo
-echo "verify-crates: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish_checks verify-crates

@@ -20,14 +20,8 @@ root=$PWD
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/earlyexit-verify-npm.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 version=$(python3 scripts/metadata.py list version)
-passed=0
-failed=0
-check() {
-  local name=$1
-  shift
-  printf '\n=== %s\n' "$name"
-  if "$@"; then passed=$((passed + 1)); echo "--- $name: ok"; else failed=$((failed + 1)); echo "--- $name: FAILED"; fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 
 tarball() { # NAME: dist/npm/NAME-<version>.tgz, or a failure
   local file=$root/dist/npm/$1-$version.tgz
@@ -127,5 +121,4 @@ if [ -f "dist/npm/earlyexit-linux-arm64-gnu-$version.tgz" ]; then
   fi
 fi
 echo
-echo "verify-npm: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish_checks verify-npm

@@ -24,14 +24,8 @@ if ! command -v python3 >/dev/null 2>&1; then # Windows runners: `python` only
   python=python
   python3() { python "$@"; }
 fi
-passed=0
-failed=0
-check() {
-  local name=$1
-  shift
-  printf '\n=== %s\n' "$name"
-  if "$@"; then passed=$((passed + 1)); echo "--- $name: ok"; else failed=$((failed + 1)); echo "--- $name: FAILED"; fi
-}
+# shellcheck source=lib/check.sh
+. scripts/lib/check.sh
 python3 scripts/metadata.py quickstart "$section" python "$scratch/quickstart" >/dev/null 2>&1 ||
   python3 scripts/metadata.py quickstart "$section" sh "$scratch/quickstart" >/dev/null ||
   { echo "README.md's $section has no python or sh block"; exit 1; }
@@ -126,7 +120,6 @@ for file in dist/pypi/"$stem"-*.tar.gz; do
   found=1
   check "sdist $(basename "$file"), built by pip" sdist "$root/$file"
 done
-[ "$found" = 1 ] || { echo "no $stem wheel or sdist in dist/pypi (scripts/dist-wheel.sh, dist-sdist.sh)"; failed=$((failed + 1)); }
+[ "$found" = 1 ] || { echo "no $stem wheel or sdist in dist/pypi (scripts/dist-wheel.sh, dist-sdist.sh)"; add_counts "$stem" 0 1; }
 echo
-echo "verify-pypi: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish_checks verify-pypi
