@@ -51,6 +51,7 @@ fn shadow_labels(config: &PolicyConfig, model: &OutcomeModel, runs: &[RecordedRu
             model: model.clone(),
             run_id: run.id.clone(),
             fallback: None,
+            label: run.label.clone(),
         };
         let specs =
             run.layers.iter().map(|l| LayerSpec { name: l.name.clone(), cost_ms: Some(l.duration_ms) }).collect();

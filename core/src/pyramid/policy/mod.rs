@@ -46,6 +46,8 @@ pub use history::{
 };
 pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
-pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
+pub use options::{
+    read_label, shadow_not_available, RunMode, RunOptions, RunPolicy, MAX_LABEL_CHARS, RUN_OPTION_FIELDS,
+};
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
 pub use shadow::{shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};
