@@ -313,6 +313,10 @@ fn labelled_runs_give_one_slice_per_label_beside_the_stage_sets() {
     assert_ne!(artifact.get("corpusSha256"), plain.get("corpusSha256"));
     assert_eq!(artifact.get("riskBudget"), plain.get("riskBudget"));
     assert_eq!(self::slices(&plain).len(), 1, "no label, no label slice");
+    // An artifact's label slices are read as runs' labels are.
+    let text = artifact.to_json().replacen("\"label\":\"release\"", "\"label\":\"\"", 1);
+    let err = read_pyramid_artifact(&Value::string(text)).err().unwrap();
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "body.slices[1].label"));
 }
 
 #[test]

@@ -277,7 +277,11 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
         // would break the log is refused, not written).
         for field in ["label", "policy", "runLabel"] {
             if let Err((field, reason)) = text_field(&receipt, field, &path) {
-                return Err(Error::new(CODE, ErrorKind::Range, concat(&[&path, ".", field]), reason));
+                let kind = match receipt.get(field) {
+                    Some(Value::String(_)) => ErrorKind::Range,
+                    _ => ErrorKind::Type,
+                };
+                return Err(Error::new(CODE, kind, concat(&[&path, ".", field]), reason));
             }
         }
         let Value::Object(mut body) = receipt else { continue };

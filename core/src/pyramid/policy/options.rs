@@ -4,6 +4,7 @@
 
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::history::model_argument;
+use crate::pyramid::policy::label::read_label;
 use crate::pyramid::policy::model::OutcomeModel;
 use crate::value::{self, field_name, named_enum, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -50,30 +51,6 @@ pub(super) const NOW: FieldName = FieldName::same("now");
 /// The option keys of a live run, as `{policy, mode, model, policyConfig, runId,
 /// shadowReason, label, now}` spells them.
 pub const RUN_OPTION_FIELDS: [FieldName; 8] = [POLICY, MODE, MODEL, POLICY_CONFIG, RUN_ID, SHADOW_REASON, LABEL, NOW];
-
-/// The longest user label, in characters.
-pub const MAX_LABEL_CHARS: usize = 128;
-
-/// Reads a user label (a slice of runs: a branch, a runner pool): a string of 1 to
-/// [`MAX_LABEL_CHARS`] characters, not blank, without control characters; errors name `path`.
-pub fn read_label(value: &Value, path: &str, code: ErrorCode) -> Result<String> {
-    let Value::String(text) = value else {
-        let message = value::concat(&[path, " must be a string (a label such as a branch), got ", &value.describe()]);
-        return Err(Error::new(code, ErrorKind::Type, path, message));
-    };
-    let chars = text.chars().count();
-    if chars == 0 || chars > MAX_LABEL_CHARS || text.trim().is_empty() || text.chars().any(char::is_control) {
-        let message = value::concat(&[
-            path,
-            " must be 1 to ",
-            &crate::num::uint_string(MAX_LABEL_CHARS as u64),
-            " characters, not blank, without control characters, got ",
-            &value.describe(),
-        ]);
-        return Err(Error::new(code, ErrorKind::Range, path, message));
-    }
-    Ok(text.clone())
-}
 
 /// A live run's policy, mode, knobs and model, validated.
 #[derive(Clone, Debug, PartialEq)]
