@@ -3,7 +3,9 @@
 // (SHA-256 over RFC 8785 canonical JSON, the same digest in every binding).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import ee from './impl.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ee, { ROOT } from './impl.mjs';
 
 const NAMES = ['unit', 'integration', 'e2e'];
 const COSTS = [10, 40, 90];
@@ -172,4 +174,24 @@ test('a run label goes into the receipt, verifyReceipts and drift slice by it', 
   assert.deepEqual([drift.status, drift.reasons[0].kind, drift.reasons[0].label], ['drifted', 'label', 'feature/x']);
   assert.throws(() => ee.calibratePyramidPolicy(labelled(lrtsLike(10, 5, 0), () => 'a\tb'), 0.2, 0.1),
     (e) => e instanceof RangeError && e.code === 'invalid_replay' && e.field === 'runs[0].label');
+});
+
+test('label-slice vectors: calibration slices, drift label reasons, verifyReceipts labelSlices', () => {
+  // tests/vectors/policy/pyramid_slices.json (tests/vectors/gen_pyramid_slices.mjs).
+  const doc = JSON.parse(readFileSync(path.join(ROOT, 'tests', 'vectors', 'policy', 'pyramid_slices.json'), 'utf8'));
+  const calibrate = (runs, o) => ee.calibratePyramidPolicy(runs, o.risk, o.delta, { createdAt: o.createdAt });
+  for (const v of doc.slices) {
+    assert.deepEqual(calibrate(v.runs, v.options).body.slices.filter((s) => 'label' in s), v.labelSlices, v.name);
+  }
+  const artifact = calibrate(doc.drift.calibration, doc.drift.options);
+  for (const v of doc.drift.cases) {
+    const reasons = ee.checkPyramidDrift(artifact, v.recent, doc.drift.now).reasons
+      .filter((r) => 'label' in r).map(({ kind, label, message }) => ({ kind, label, message }));
+    assert.deepEqual(reasons, v.labelReasons, v.name);
+  }
+  for (const v of doc.receipts) {
+    const check = ee.verifyReceipts(v.log);
+    assert.equal(check.valid, true, v.name);
+    assert.deepEqual(check.labelSlices, v.labelSlices, v.name);
+  }
 });

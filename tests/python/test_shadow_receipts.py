@@ -231,3 +231,30 @@ def test_a_run_label_goes_into_the_receipt_and_the_reports_slice_by_it() -> None
     with pytest.raises(EarlyExitError) as err:
         calibrate_pyramid_policy([dict(runs[0], label="a\tb")], 0.2, 0.1)
     assert (err.value.code, err.value.field) == ("invalid_replay", "runs[0].label")
+
+
+def test_label_slice_vectors() -> None:
+    """tests/vectors/policy/pyramid_slices.json (tests/vectors/gen_pyramid_slices.mjs):
+    calibration label slices, drift label reasons and verify_receipts' labelSlices."""
+    import pathlib
+
+    from earlyexit import calibrate_pyramid_policy, check_pyramid_drift
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = json.loads((root / "tests" / "vectors" / "policy" / "pyramid_slices.json").read_text())
+
+    def calibrate(runs: List[Dict[str, Any]], o: Dict[str, Any]) -> Any:
+        return calibrate_pyramid_policy(runs, o["risk"], o["delta"], created_at=o["createdAt"])
+
+    for v in doc["slices"]:
+        slices = [s for s in calibrate(v["runs"], v["options"])["body"]["slices"] if "label" in s]
+        assert slices == v["labelSlices"], v["name"]
+    artifact = calibrate(doc["drift"]["calibration"], doc["drift"]["options"])
+    for v in doc["drift"]["cases"]:
+        reasons = check_pyramid_drift(artifact, v["recent"], now=doc["drift"]["now"])["reasons"]
+        got = [{"kind": r["kind"], "label": r["label"], "message": r["message"]} for r in reasons if "label" in r]
+        assert got == v["labelReasons"], v["name"]
+    for v in doc["receipts"]:
+        check = verify_receipts(v["log"])
+        assert check["valid"], v["name"]
+        assert check["labelSlices"] == v["labelSlices"], v["name"]
