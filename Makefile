@@ -67,6 +67,7 @@ vectors:
 	node tests/vectors/gen_bad_input.mjs $(REFERENCE)
 	node tests/vectors/replay/gen_loop_replay.mjs
 	node tests/vectors/gen_pyramid_policy.mjs
+	node tests/vectors/gen_pyramid_slices.mjs
 	node tests/vectors/behavior/gen_behavior.mjs $(REFERENCE)
 
 # Commit-message habits of a branch before it is merged; not part of `make test`.

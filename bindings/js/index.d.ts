@@ -774,6 +774,8 @@ export interface ShadowReceipt {
   kind: 'pyramid';
   receiptVersion: 1;
   runId: string | null;
+  /** The run's user label (`PolicyRunOptions.label`), present only when the run has one. */
+  runLabel?: string;
   /** The last layer run before the would-be exit. */
   layer: number | null;
   layerName: string | null;
@@ -813,6 +815,8 @@ export interface ReceiptCheck {
   rates: ReceiptRates;
   /** The same per slice (the receipts' policy). */
   slices: { slice: string; receipts: number; labels: Partial<Record<ReceiptLabel, number>>; rates: ReceiptRates }[];
+  /** Per user label (the receipts' `runLabel`), in first-seen order; unlabelled receipts are in none. */
+  labelSlices: { runLabel: string; receipts: number; labels: Partial<Record<ReceiptLabel, number>>; rates: ReceiptRates }[];
 }
 
 /** A rate of `verifyReceipts`: `count` of `of`, null rate and interval without cases. */
@@ -917,6 +921,17 @@ export interface PolicyRunOptions {
   policyConfig?: Partial<PyramidPolicyConfig> | null;
   /** The run's id (a CI build number), written into its shadow-mode receipt. */
   runId?: string | null;
+  /**
+   * The run's user label (a branch, a runner pool: 1 to 128 characters, not blank, no control
+   * characters), written into its receipt as `runLabel`; reports slice by it.
+   */
+  label?: string | null;
+  /**
+   * With a calibration artifact as the policy: the time its expiry is checked at (ms since the
+   * epoch, a Date or RFC 3339 text; the clock when absent). An expired artifact in enforced mode
+   * runs in shadow mode and `result.shadow.reason` says when it expired.
+   */
+  now?: number | Date | string | null;
 }
 
 /** A policy run's `policy` report: the bound, the budget (`config.riskBudget`), the model's counts. */

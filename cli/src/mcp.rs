@@ -947,7 +947,8 @@ fn tools() -> Vec<Tool> {
         tool(
             "receipts_verify",
             "Recompute a shadow-mode receipt log's hash chain (text, or path of the JSONL file): valid, where it breaks, \
-             receipts by label, false-pass and needless-run rates.",
+             receipts by label, false-pass and needless-run rates with Wilson intervals, per policy (slices) and per \
+             run label (labelSlices).",
             json!({"type": "object", "properties": {"text": {"type": "string"}, "path": {"type": "string"}},
                 "additionalProperties": false}),
             json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
@@ -955,7 +956,8 @@ fn tools() -> Vec<Tool> {
         ),
         tool(
             "pyramid_drift",
-            "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why.",
+            "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why \
+             (per stage set, stage and run label: a run's optional label is a slice).",
             json!({"type": "object", "properties": {"artifact": {"type": ["object", "string"]},
                 "runs": {"type": ["array", "string"]}, "now": {"type": ["string", "number"]}},
                 "required": ["artifact", "runs"], "additionalProperties": false}),

@@ -63,6 +63,14 @@ pub struct StartArgs {
     /// The run's id in its shadow-mode receipt (a CI build number).
     #[arg(long, value_name = "ID")]
     run_id: Option<String>,
+    /// The run's label (a branch, a runner pool): in its receipt as runLabel, and the slice
+    /// `receipts verify` counts it in.
+    #[arg(long, value_name = "LABEL")]
+    label: Option<String>,
+    /// When an artifact policy's expiry is checked (ms since the epoch or RFC 3339;
+    /// default: now). An expired artifact runs in shadow mode and the result says so.
+    #[arg(long, value_name = "TIME")]
+    now: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -236,26 +244,48 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
     if let Some(id) = &args.run_id {
         options.push(("runId", Value::string(id.as_str())));
     }
+    if let Some(label) = &args.label {
+        options.push(("label", Value::string(label.as_str())));
+    }
+    if let Some(now) = &args.now {
+        let value = match now.parse::<f64>() {
+            Ok(ms) => Value::Number(ms),
+            Err(_) => Value::string(now.as_str()),
+        };
+        options.push(("now", value));
+    }
     let options = if options.is_empty() { Value::Null } else { Value::object(options) };
-    let run =
-        LiveRun::start_value(&config.to_value(NAMING), &total, &Value::Array(layers), &options, &Value::Null, NAMING)
-            .map_err(|e| {
-            let field = e.field().to_string();
-            let flag = if field.starts_with("layers") {
-                "--layer"
-            } else if field.starts_with("policy") || field == "kind" || field == "schemaVersion" {
-                "--policy"
-            } else if field.starts_with("model") {
-                "--model"
-            } else if field == "mode" {
-                "--mode"
-            } else if field.starts_with("runId") {
-                "--run-id"
-            } else {
-                "--total-layers"
-            };
-            with_flag(e, flag)
-        })?;
+    let clock = Some(earlyexit_calibrate::now_ms());
+    let run = LiveRun::start_value_at(
+        &config.to_value(NAMING),
+        &total,
+        &Value::Array(layers),
+        &options,
+        &Value::Null,
+        NAMING,
+        clock,
+    )
+    .map_err(|e| {
+        let field = e.field().to_string();
+        let flag = if field.starts_with("layers") {
+            "--layer"
+        } else if field.starts_with("policy") || field == "kind" || field == "schemaVersion" {
+            "--policy"
+        } else if field.starts_with("model") {
+            "--model"
+        } else if field == "mode" {
+            "--mode"
+        } else if field.starts_with("runId") {
+            "--run-id"
+        } else if field == "label" {
+            "--label"
+        } else if field == "now" {
+            "--now"
+        } else {
+            "--total-layers"
+        };
+        with_flag(e, flag)
+    })?;
     let locked = state::lock(&args.state)?;
     if locked.read()?.is_some() && !args.force {
         return Err(Failure::Usage(format!(

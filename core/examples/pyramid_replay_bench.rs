@@ -28,6 +28,7 @@ fn main() {
     let runs: Vec<RecordedRun> = (0..count)
         .map(|i| RecordedRun {
             id: None,
+            label: None,
             layers: profile
                 .iter()
                 .map(|&(name, ms, p)| RecordedLayer {

@@ -243,8 +243,9 @@ pub fn run_options(options: &Value, naming: Naming) -> Result<()> {
         return Ok(());
     }
     let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
-    let [policy, mode, model, policy_config, run_id, shadow_reason] = crate::pyramid::policy::RUN_OPTION_FIELDS;
-    reader.reject_unknown(&[SIGNAL, policy, mode, model, policy_config, run_id, shadow_reason])?;
+    let [policy, mode, model, policy_config, run_id, shadow_reason, label, now] =
+        crate::pyramid::policy::RUN_OPTION_FIELDS;
+    reader.reject_unknown(&[SIGNAL, policy, mode, model, policy_config, run_id, shadow_reason, label, now])?;
     match reader.get(SIGNAL) {
         None | Some(Value::Null) => Ok(()),
         Some(Value::Other(kind)) if kind == "AbortSignal" => Ok(()),

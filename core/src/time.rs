@@ -171,6 +171,26 @@ fn push_padded(out: &mut String, n: i64, width: usize) {
     }
 }
 
+/// A `now` argument: milliseconds since the Unix epoch (an integer) or an RFC 3339
+/// date-time; a binding passes its clock when the caller gives none.
+pub fn now_argument(now: &crate::value::Value) -> crate::value::Result<i64> {
+    use crate::value::{concat, Error, ErrorCode, ErrorKind, Value};
+    let bad = |kind: ErrorKind| {
+        Error::new(
+            ErrorCode::InvalidConfig,
+            kind,
+            "now",
+            concat(&["now must be milliseconds since the Unix epoch or an RFC 3339 date-time, got ", &now.describe()]),
+        )
+    };
+    match now {
+        Value::Number(n) if n.is_finite() && n.fract() == 0.0 && n.abs() <= 8.64e15 => Ok(*n as i64),
+        Value::Number(_) => Err(bad(ErrorKind::Range)),
+        Value::String(s) => millis_from_rfc3339(s).ok_or_else(|| bad(ErrorKind::Range)),
+        _ => Err(bad(ErrorKind::Type)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -258,3 +258,208 @@ fn a_promoted_policy_that_meets_a_false_pass_is_demoted_by_the_drift_check() {
     assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
     assert_ne!(fresh.get("artifact").and_then(|a| a.get("promotion")), Some(&Value::Null));
 }
+
+/// `runs(...)` with each run labelled by `label(i)` (`None`: no label).
+fn labelled(runs: Value, label: impl Fn(usize) -> Option<&'static str>) -> Value {
+    let Value::Array(items) = runs else { panic!() };
+    let items = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, run)| match (run, label(i)) {
+            (Value::Object(mut entries), Some(l)) => {
+                entries.push(("label".into(), Value::string(l)));
+                Value::Object(entries)
+            }
+            (run, _) => run,
+        })
+        .collect();
+    Value::Array(items)
+}
+
+fn calibrated_on(corpus: &Value) -> Value {
+    let options = Value::object(vec![
+        ("risk", Value::Number(0.2)),
+        ("delta", Value::Number(0.1)),
+        ("createdAt", Value::string("2026-01-01T00:00:00Z")),
+    ]);
+    let request = CalibrationRequest::from_options(&options, Naming::Js).unwrap();
+    request.run_with_artifact(&parse_runs(corpus, Naming::Js).unwrap(), &TestHash, JAN_1).unwrap()
+}
+
+fn slices(artifact: &Value) -> Vec<Value> {
+    match artifact.get("body").and_then(|b| b.get("slices")) {
+        Some(Value::Array(s)) => s.clone(),
+        _ => panic!("no slices"),
+    }
+}
+
+#[test]
+fn labelled_runs_give_one_slice_per_label_beside_the_stage_sets() {
+    let branch = |i: usize| Some(if i % 3 == 0 { "release" } else { "main" });
+    let artifact = calibrated_on(&labelled(runs(600, 5, 97, 0), branch));
+    let slices = slices(&artifact);
+    // One stage set, then main and release in first-seen order (run 0 is release).
+    assert_eq!(slices.len(), 3, "{slices:?}");
+    assert!(slices[0].get("stages").is_some());
+    assert_eq!(slices[1].get("label").and_then(Value::as_str), Some("release"));
+    assert_eq!(slices[2].get("label").and_then(Value::as_str), Some("main"));
+    assert_eq!(slices[1].get("runs").and_then(Value::as_f64), Some(200.0));
+    // In release (i % 3 == 0): unit fails in the 40 runs i % 15 == 0, e2e in runs 3, 294 and
+    // 585 (i % 97 == 3), 585 being one of the 40.
+    assert_eq!(slices[1].get("failingRuns").and_then(Value::as_f64), Some(42.0));
+    assert!(matches!(slices[1].get("failureInterval"), Some(Value::Array(_))));
+    // The labels are part of the calibration corpus (its digest); the decisions are not.
+    let plain = calibrated();
+    assert_ne!(artifact.get("corpusSha256"), plain.get("corpusSha256"));
+    assert_eq!(artifact.get("riskBudget"), plain.get("riskBudget"));
+    assert_eq!(self::slices(&plain).len(), 1, "no label, no label slice");
+    // An artifact's label slices are read as runs' labels are.
+    let text = artifact.to_json().replacen("\"label\":\"release\"", "\"label\":\"\"", 1);
+    let err = read_pyramid_artifact(&Value::string(text)).err().unwrap();
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "body.slices[1].label"));
+}
+
+#[test]
+fn drift_is_checked_per_label_slice() {
+    let branch = |i: usize| Some(if i % 2 == 0 { "main" } else { "release" });
+    let artifact = calibrated_on(&labelled(runs(600, 5, 97, 0), branch));
+    let now = Value::Number((JAN_1 + DAY) as f64);
+    let drift = |recent: &Value| drift_value(&artifact, recent, &now, Naming::Js).unwrap();
+    let fresh = drift(&labelled(runs(100, 5, 97, 600), branch));
+    assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
+    // A label calibration never saw.
+    let unseen = drift(&labelled(runs(100, 5, 97, 600), |_| Some("feature/x")));
+    assert_eq!(unseen.get("status").and_then(Value::as_str), Some("drifted"));
+    let Some(Value::Array(reasons)) = unseen.get("reasons") else { panic!() };
+    assert_eq!(reasons[0].get("kind").and_then(Value::as_str), Some("label"), "{reasons:?}");
+    assert_eq!(reasons[0].get("label").and_then(Value::as_str), Some("feature/x"));
+    // release's builds now fail every time (unit on every run), main's as before: release
+    // drifts by its failure rate; each stage set and the labels seen are known.
+    let recent = labelled(runs(60, 0, 0, 600), |_| Some("main"));
+    let Value::Array(mut all) = recent else { panic!() };
+    let Value::Array(failing) = labelled(runs(60, 1, 0, 600), |_| Some("release")) else { panic!() };
+    all.extend(failing);
+    let moved = drift(&Value::Array(all));
+    let Some(Value::Array(reasons)) = moved.get("reasons") else { panic!() };
+    let kinds: Vec<_> = reasons.iter().map(|r| r.get("kind").and_then(Value::as_str).unwrap()).collect();
+    let release = reasons.iter().find(|r| r.get("label").and_then(Value::as_str) == Some("release")).unwrap();
+    assert_eq!(release.get("kind").and_then(Value::as_str), Some("label_failure_rate"), "{kinds:?}");
+    let message = release.get("message").and_then(Value::as_str).unwrap();
+    assert!(message.starts_with("label 'release': failing runs 60 of 60 recent runs (1)"), "{message}");
+}
+
+#[test]
+fn labels_are_validated_where_runs_and_live_runs_take_them() {
+    for (label, kind) in [
+        (Value::Number(3.0), "type"),
+        (Value::string(""), "range"),
+        (Value::string("   "), "range"),
+        (Value::string("a\nb"), "range"),
+        (Value::string("x".repeat(129)), "range"),
+    ] {
+        let corpus = Value::Array(vec![Value::object(vec![
+            (
+                "layers",
+                Value::Array(vec![Value::object(vec![
+                    ("durationMs", Value::Number(1.0)),
+                    ("failed", Value::Bool(false)),
+                ])]),
+            ),
+            ("label", label.clone()),
+        ])]);
+        let err = parse_runs(&corpus, Naming::Js).unwrap_err();
+        assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_replay", "runs[0].label", kind));
+        let options = Value::object(vec![("policy", Value::string("fail_fast")), ("label", label)]);
+        let err = earlyexit::pyramid::policy::RunOptions::from_values(&options, &Value::Null, Naming::Js).unwrap_err();
+        assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "label", kind));
+    }
+    let longest = Value::string("é".repeat(128));
+    let options = Value::object(vec![("policy", Value::string("fail_fast")), ("label", longest)]);
+    assert!(earlyexit::pyramid::policy::RunOptions::from_values(&options, &Value::Null, Naming::Js).is_ok());
+}
+
+fn promoted() -> Value {
+    let answer = promote_value(
+        &calibrated(),
+        &runs(400, 5, 97, 600),
+        &TestHash,
+        &Value::Number((JAN_1 + DAY) as f64),
+        Naming::Js,
+    )
+    .unwrap();
+    assert_eq!(answer.get("promoted"), Some(&Value::Bool(true)));
+    answer.get("artifact").unwrap().clone()
+}
+
+fn live_at(policy: &Value, extra: Vec<(&str, Value)>, clock: Option<i64>) -> earlyexit::TestPyramidResult {
+    use earlyexit::pyramid::policy::LiveRun;
+    use earlyexit::{Action, LayerResult};
+    let mut options = vec![("policy", policy.clone())];
+    options.extend(extra);
+    let layers = Value::Array(
+        ["unit", "integration", "e2e"]
+            .iter()
+            .map(|n| Value::object(vec![("name", Value::string(*n)), ("costMs", Value::Number(10.0))]))
+            .collect(),
+    );
+    let mut run = LiveRun::start_value_at(
+        &Value::Null,
+        &Value::Number(3.0),
+        &layers,
+        &Value::object(options),
+        &Value::Null,
+        Naming::Js,
+        clock,
+    )
+    .unwrap();
+    while let Action::Run(layer) = run.next() {
+        run.submit(layer, LayerResult::new(1.0, 1.0, 0.0)).unwrap();
+    }
+    let back = LiveRun::from_snapshot(&run.to_snapshot()).unwrap();
+    assert_eq!(back.result().unwrap(), run.result().unwrap(), "the fallback survives the snapshot");
+    run.result().unwrap()
+}
+
+#[test]
+fn an_expired_enforced_artifact_runs_in_shadow_and_says_when_it_expired() {
+    let promoted = promoted();
+    let reason = |r: earlyexit::TestPyramidResult| {
+        r.shadow.and_then(|s| s.get("reason").and_then(Value::as_str).map(str::to_string))
+    };
+    // Before the expiry (2026-01-31T00:00:00.000Z): enforced, by `now` or by the host clock.
+    assert_eq!(reason(live_at(&promoted, vec![("now", Value::Number((JAN_1 + DAY) as f64))], None)), None);
+    assert_eq!(reason(live_at(&promoted, vec![], Some(JAN_1 + 29 * DAY))), None);
+    // At or after it: shadow, saying when it expired and the time it was checked at.
+    let at_now = reason(live_at(&promoted, vec![("now", Value::string("2026-02-02T00:00:00Z"))], None)).unwrap();
+    assert_eq!(
+        at_now,
+        "the artifact expired at 2026-01-31T00:00:00.000Z (now 2026-02-02T00:00:00.000Z): running in shadow mode (calibrate again)"
+    );
+    let by_clock = reason(live_at(&promoted, vec![], Some(JAN_1 + 30 * DAY))).unwrap();
+    assert!(by_clock.contains("expired at 2026-01-31T00:00:00.000Z (now 2026-01-31T00:00:00.000Z)"), "{by_clock}");
+    // `now` given wins over the clock.
+    assert_eq!(reason(live_at(&promoted, vec![("now", Value::Number(JAN_1 as f64))], Some(JAN_1 + 40 * DAY))), None);
+    // Asked for shadow: the reason is the request, expired or not.
+    let asked = live_at(&promoted, vec![("mode", Value::string("shadow"))], Some(JAN_1 + 40 * DAY));
+    assert_eq!(reason(asked).as_deref(), Some("requested"));
+    // An expired artifact that was never promoted says it expired (the reason to calibrate).
+    let plain = reason(live_at(&calibrated(), vec![], Some(JAN_1 + 40 * DAY))).unwrap();
+    assert!(plain.starts_with("the artifact expired at"), "{plain}");
+}
+
+#[test]
+fn now_is_checked_and_read_only_with_an_artifact() {
+    use earlyexit::pyramid::policy::RunOptions;
+    let check =
+        |options: Vec<(&str, Value)>| RunOptions::from_values(&Value::object(options), &Value::Null, Naming::Js);
+    let err = check(vec![("policy", Value::string("fail_fast")), ("now", Value::Number(1.0))]).unwrap_err();
+    assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", "range"));
+    let err = check(vec![("now", Value::Number(1.0))]).unwrap_err();
+    assert_eq!(err.field(), "now");
+    for (bad, kind) in
+        [(Value::string("tomorrow"), "range"), (Value::Number(1.5), "range"), (Value::Bool(true), "type")]
+    {
+        let err = check(vec![("policy", calibrated()), ("now", bad)]).unwrap_err();
+        assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", kind));
+    }
+}

@@ -29,7 +29,7 @@ fn drive(run: &mut PolicyRun, fails: &[bool], costs: &[f64]) -> TestPyramidResul
 }
 
 fn options(policy: RunPolicy, config: PolicyConfig, model: OutcomeModel) -> RunOptions {
-    RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None }
+    RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None, label: None }
 }
 
 /// A model that has seen `n` green runs of `names` (in order), with forgetting off.
@@ -165,6 +165,7 @@ fn recorded_runs(seed: u64, count: usize, profile: &[(&str, f64, f64)]) -> Vec<R
     (0..count)
         .map(|r| RecordedRun {
             id: Some(format!("run-{r}")),
+            label: None,
             layers: profile
                 .iter()
                 .map(|&(name, ms, p)| RecordedLayer {

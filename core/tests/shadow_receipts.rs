@@ -44,9 +44,25 @@ fn green_history(n: usize) -> OutcomeModel {
 }
 
 fn shadow_run(policy: RunPolicy, model: OutcomeModel, fails: [bool; 3]) -> earlyexit::TestPyramidResult {
+    labelled_run(policy, model, fails, None)
+}
+
+fn labelled_run(
+    policy: RunPolicy,
+    model: OutcomeModel,
+    fails: [bool; 3],
+    label: Option<&str>,
+) -> earlyexit::TestPyramidResult {
     let config = PolicyConfig { reorder: false, ..PolicyConfig::preset(policy.as_str()).unwrap() };
-    let options =
-        RunOptions { policy, mode: RunMode::Shadow, config, model, run_id: Some("build-7".into()), fallback: None };
+    let options = RunOptions {
+        policy,
+        mode: RunMode::Shadow,
+        config,
+        model,
+        run_id: Some("build-7".into()),
+        fallback: None,
+        label: label.map(str::to_string),
+    };
     let specs = LAYERS.iter().map(|&(name, cost)| LayerSpec { name: name.into(), cost_ms: Some(cost) }).collect();
     let mut run = PolicyRun::start(options, specs).unwrap();
     let mut order = Vec::new();
@@ -121,6 +137,7 @@ fn a_shadow_run_snapshot_restores_its_receipt() {
         model: green_history(400),
         run_id: None,
         fallback: Some("the artifact is not promoted".into()),
+        label: Some("release/2.1".into()),
     };
     let specs: Vec<LayerSpec> = LAYERS.iter().map(|&(n, c)| LayerSpec { name: n.into(), cost_ms: Some(c) }).collect();
     let mut run = PolicyRun::start(options, specs).unwrap();
@@ -129,6 +146,9 @@ fn a_shadow_run_snapshot_restores_its_receipt() {
     }
     let back = PolicyRun::from_snapshot(&run.to_snapshot()).unwrap();
     assert_eq!(back.result().unwrap(), run.result().unwrap());
+    // The run's user label survives the snapshot and is in its receipt.
+    let receipt = back.shadow_receipt().unwrap().to_value();
+    assert_eq!(receipt.get("runLabel").and_then(Value::as_str), Some("release/2.1"));
     let value = run.result().unwrap().to_value(Naming::Snake);
     assert_eq!(earlyexit::TestPyramidResult::from_value(&value, Naming::Snake).unwrap(), run.result().unwrap());
 }
@@ -192,4 +212,75 @@ fn receipts_with_chain_fields_or_of_the_wrong_type_are_refused() {
     let with_hash = Value::object(vec![("sha256", Value::string("x"))]);
     let err = append_receipts("", &[with_hash], &TestHash).unwrap_err();
     assert_eq!(err.field(), "receipts[0].sha256");
+}
+
+#[test]
+fn the_report_gives_rates_per_label_slice() {
+    let mut log = String::new();
+    // main: 3 green exits, one a false pass; release: 2 correct skips; one run unlabelled.
+    for (fails_e2e, label) in [
+        (false, Some("main")),
+        (true, Some("main")),
+        (false, Some("release")),
+        (false, Some("main")),
+        (false, Some("release")),
+        (true, None),
+    ] {
+        let result = labelled_run(RunPolicy::RiskBounded, green_history(400), [false, false, fails_e2e], label);
+        log.push_str(&append_receipts(&log, &receipts(&result), &TestHash).unwrap());
+    }
+    let check = verify_receipts(&log, &TestHash);
+    assert!(check.valid(), "{:?}", check.broken);
+    let report = check.to_value();
+    let Some(Value::Array(slices)) = report.get("labelSlices") else { panic!("{report:?}") };
+    assert_eq!(slices.len(), 2, "the unlabelled receipt is in no label slice");
+    let main = &slices[0];
+    assert_eq!(main.get("runLabel").and_then(Value::as_str), Some("main"));
+    assert_eq!(main.get("receipts").and_then(Value::as_f64), Some(3.0));
+    let fp = main.get("rates").and_then(|r| r.get("falsePass")).unwrap();
+    assert_eq!((fp.get("count").and_then(Value::as_f64), fp.get("of").and_then(Value::as_f64)), (Some(1.0), Some(3.0)));
+    let Some(Value::Array(wilson)) = fp.get("wilson") else { panic!() };
+    let (lo, hi) = (wilson[0].as_f64().unwrap(), wilson[1].as_f64().unwrap());
+    assert!(lo < 1.0 / 3.0 && 1.0 / 3.0 < hi, "{lo} {hi}");
+    let release = slices[1].get("rates").and_then(|r| r.get("falsePass")).unwrap();
+    assert_eq!(release.get("rate").and_then(Value::as_f64), Some(0.0));
+    // Without labels the key is there, empty.
+    assert_eq!(verify_receipts(&log_of(2), &TestHash).to_value().get("labelSlices"), Some(&Value::Array(vec![])));
+}
+
+#[test]
+fn a_receipt_whose_report_fields_have_the_wrong_type_is_reported_not_counted() {
+    let result = labelled_run(RunPolicy::RiskBounded, green_history(400), [false; 3], Some("main"));
+    let good = receipts(&result);
+    for (field, bad) in [
+        ("runLabel", Value::Number(5.0)),
+        ("runLabel", Value::string("")),
+        ("label", Value::string("maybe")),
+        ("label", Value::Bool(true)),
+        ("policy", Value::Array(vec![])),
+    ] {
+        let Value::Object(mut entries) = good[0].clone() else { panic!() };
+        for (k, v) in entries.iter_mut() {
+            if k == field {
+                *v = bad.clone();
+            }
+        }
+        let receipt = Value::Object(entries.clone());
+        // Appending it is refused, naming the field.
+        let err = append_receipts("", std::slice::from_ref(&receipt), &TestHash).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_receipt", format!("receipts[0].{field}").as_str()));
+        // A log line carrying it (correctly chained) breaks the report there.
+        entries.push(("prevHash".into(), Value::Null));
+        let hash = earlyexit::artifact::digest(
+            &Value::Object(entries.clone()),
+            &TestHash,
+            earlyexit::ErrorCode::InvalidReceipt,
+            "r",
+        )
+        .unwrap();
+        entries.push(("sha256".into(), Value::string(hash)));
+        let check = verify_receipts(&(Value::Object(entries).to_json() + "\n"), &TestHash);
+        let broken = check.broken.expect("reported");
+        assert_eq!((broken.line, broken.field.as_str(), check.receipts), (1, field, 0), "{}", broken.reason);
+    }
 }

@@ -1,13 +1,18 @@
-//! The lifecycle figures of docs/replay-pyramids.md ("Shadow mode and promotion on real
-//! runs") from the JSONL files of examples/real-runs/pyramids/convert_lrts.py.
+//! The per-project report of docs/lrts-report.md from the JSONL files of
+//! examples/real-runs/pyramids/convert_lrts.py: `make replay` (examples/real-runs/pyramids/run.sh)
+//! writes the page with this program's output.
 //!
 //! `cargo run --release -p earlyexit-digest --example pyramid_lifecycle -- DIR [RISK DELTA]`.
-//! Per dataset (and pooled): the risk-bounded policy calibrated on the tune runs (with its
-//! artifact); the report runs split in build order, the first half the audit split that
-//! decides the promotion, the second half run live in shadow mode (every layer runs, the
-//! model learns each full run) for the receipts by label; beside it the ADR's DEFAULT
-//! preset, fail-fast and the calibrated policy replayed on the same second half.
+//! Per dataset (and pooled), with the same settings for every dataset: the risk-bounded policy
+//! calibrated on the tune runs (with its artifact); the report runs split in build order, the
+//! first half the audit split that decides the promotion, the second half replayed by the
+//! ADR's DEFAULT preset, fail-fast and the calibrated policy, and run live in shadow mode by
+//! fail-fast and the calibrated policy (every layer runs; the model learns each full run),
+//! their receipts appended to one hash-chained log that `verify_receipts` counts by label and
+//! by run label (the dataset).
 
+use earlyexit::artifact::{append_receipts, verify_receipts, ReceiptCheck};
+use earlyexit::num::stats::wilson_interval;
 use earlyexit::pyramid::policy::ObservedLayer;
 use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy};
 use earlyexit::pyramid::replay::{calibrate, DEFAULT_GRID};
@@ -15,7 +20,7 @@ use earlyexit::pyramid::replay::{
     calibration_artifact, clopper_pearson_upper, parse_runs_jsonl, replay, summarize, ArtifactRequest, Learn,
     RecordedRun, ReplayPolicy, ReplaySummary, RunReplay,
 };
-use earlyexit::{Action, ExitConfig, LayerSpec, Naming};
+use earlyexit::{Action, ExitConfig, LayerSpec, Naming, Value};
 use earlyexit_digest::Sha256Hasher;
 
 fn load(path: &std::path::Path) -> Vec<RecordedRun> {
@@ -24,33 +29,68 @@ fn load(path: &std::path::Path) -> Vec<RecordedRun> {
 }
 
 fn pct(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| format!("{:.1}%", v * 100.0))
+    x.map_or("n/a".into(), |v| format!("{:.1}%", v * 100.0))
 }
 
-fn row(dataset: &str, policy: &str, s: &ReplaySummary, extra: &str) -> String {
-    let ci = s.false_pass_ci.map_or("-".into(), |(lo, hi)| format!("[{:.2}, {:.2}]%", lo * 100.0, hi * 100.0));
+/// `k/n = r% [lo, hi]%` with the Wilson 95% interval (`n/a` without cases).
+fn rate(k: usize, n: usize) -> String {
+    match wilson_interval(k as u64, n as u64) {
+        Some((lo, hi)) => {
+            format!("{k}/{n} = {:.2}% [{:.2}, {:.2}]%", k as f64 / n as f64 * 100.0, lo * 100.0, hi * 100.0)
+        }
+        None => format!("{k}/{n}: n/a"),
+    }
+}
+
+/// A report table row: the replay's figures, then the promotion and receipts columns.
+fn row(policy: &str, s: &ReplaySummary, promotion: &str, receipts: &str) -> String {
     format!(
-        "| {dataset} | {policy} | {} | {} | {} | {} | {:.2}% {ci} | {extra} |",
+        "| {policy} | {} | {} | {} | {} | {} | {} | {} | {promotion} | {receipts} |",
         s.runs,
+        s.failing_runs,
         pct(s.recall),
         pct(s.saved_nominal),
         pct(s.saved_actual),
-        s.false_pass_rate.unwrap_or(0.0) * 100.0,
+        rate(s.missed, s.failing_runs),
+        rate(s.missed, s.declared_green),
     )
 }
 
-/// Labels of the shadow receipts: (correct skip, false pass, needless run, runs without one).
-fn shadow_labels(config: &PolicyConfig, model: &OutcomeModel, runs: &[RecordedRun]) -> [usize; 4] {
+const HEADER: &str = "| policy | runs | failing | recall | compute saved, nominal | compute saved, actual | false-pass rate (missed / failing) [Wilson 95%] | per green declaration (missed / declared green) [Wilson 95%] | promotion on the audit split | shadow receipts by label |\n|---|---|---|---|---|---|---|---|---|---|";
+
+/// Receipt counts by label: `correct skip a, false pass b, needless run c; d runs without one`.
+fn labels_text(labels: &[(String, usize)], runs: usize) -> String {
+    let count = |l: &str| labels.iter().find(|(k, _)| k == l).map_or(0, |(_, n)| *n);
+    let with: usize = labels.iter().map(|(_, n)| n).sum();
+    format!(
+        "correct skip {}, false pass {}, needless run {}; {} runs without a would-be exit",
+        count("correct_skip"),
+        count("false_pass"),
+        count("needless_run"),
+        runs - with
+    )
+}
+
+/// Runs `runs` live in shadow mode with `policy` (the model learning each full run) and
+/// appends their receipts, labelled with `label`, to `log`.
+fn shadow_log(
+    policy: RunPolicy,
+    config: &PolicyConfig,
+    model: &OutcomeModel,
+    runs: &[RecordedRun],
+    label: &str,
+    log: &mut String,
+) {
     let mut model = model.clone();
-    let mut counts = [0usize; 4];
     for run in runs {
         let options = RunOptions {
-            policy: RunPolicy::RiskBounded,
+            policy,
             mode: RunMode::Shadow,
             config: config.clone(),
             model: model.clone(),
             run_id: run.id.clone(),
             fallback: None,
+            label: Some(label.to_string()),
         };
         let specs =
             run.layers.iter().map(|l| LayerSpec { name: l.name.clone(), cost_ms: Some(l.duration_ms) }).collect();
@@ -58,14 +98,9 @@ fn shadow_labels(config: &PolicyConfig, model: &OutcomeModel, runs: &[RecordedRu
         while let Action::Run(i) = live.next() {
             live.submit(i, run.layers[i].layer_result()).expect("a valid result");
         }
-        let label = live.shadow_receipt().map(|r| r.label().as_str());
-        let slot = match label {
-            Some("correct_skip") => 0,
-            Some("false_pass") => 1,
-            Some("needless_run") => 2,
-            _ => 3,
-        };
-        counts[slot] += 1;
+        let receipts: Vec<Value> = live.shadow_receipt().map(|r| r.to_value()).into_iter().collect();
+        let lines = append_receipts(log, &receipts, &Sha256Hasher).expect("appends");
+        log.push_str(&lines);
         let all: Vec<ObservedLayer> = run
             .layers
             .iter()
@@ -73,7 +108,26 @@ fn shadow_labels(config: &PolicyConfig, model: &OutcomeModel, runs: &[RecordedRu
             .collect();
         model.update(config, &all).expect("learns");
     }
-    counts
+}
+
+/// The verified log's labels of one run label (the dataset), or of every receipt.
+fn labels_of(check: &ReceiptCheck, run_label: Option<&str>) -> Vec<(String, usize)> {
+    match run_label {
+        None => check.labels.clone(),
+        Some(l) => check.run_labels.iter().find(|(k, _)| k == l).map_or_else(Vec::new, |(_, labels)| labels.clone()),
+    }
+}
+
+struct Dataset {
+    name: String,
+    tune: usize,
+    budget: f64,
+    audit: (u64, u64),
+    audit_runs: usize,
+    upper: f64,
+    promoted: bool,
+    later: usize,
+    summaries: [ReplaySummary; 3],
 }
 
 fn main() {
@@ -87,11 +141,10 @@ fn main() {
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".tune.jsonl")).map(String::from))
         .collect();
     names.sort();
-    println!("| dataset | policy | runs | recall | saved nominal | saved actual | false-pass rate [Wilson 95%] | promotion / receipts |");
-    println!("|---|---|---|---|---|---|---|---|");
     let mut pooled: Vec<Vec<RunReplay>> = vec![Vec::new(); 3];
-    let mut pooled_labels = [0usize; 4];
-    let (mut pooled_trials, mut pooled_events) = (0u64, 0u64);
+    let (mut pooled_trials, mut pooled_events, mut pooled_later) = (0u64, 0u64, 0usize);
+    let (mut ff_log, mut rb_log) = (String::new(), String::new());
+    let mut datasets = Vec::new();
     for name in &names {
         let base = std::path::Path::new(dir);
         let tune = load(&base.join(format!("{name}.tune.jsonl")));
@@ -114,49 +167,156 @@ fn main() {
         let (trials, events) = (audit_replay.summary.failing_runs as u64, audit_replay.summary.missed as u64);
         pooled_trials += trials;
         pooled_events += events;
+        pooled_later += later.len();
         let upper = clopper_pearson_upper(events, trials, delta);
         let promoted = trials > 0 && upper <= risk;
         // The model after the audit split, as a deployment would carry it on.
         let model = audit_replay.model.unwrap_or_else(|| c.model.clone());
-        let labels = shadow_labels(&c.config, &model, later);
-        for (slot, n) in pooled_labels.iter_mut().zip(labels) {
-            *slot += n;
-        }
+        shadow_log(RunPolicy::FailFast, &PolicyConfig::FAIL_FAST, &OutcomeModel::new(), later, name, &mut ff_log);
+        shadow_log(RunPolicy::RiskBounded, &c.config, &model, later, name, &mut rb_log);
         let policies = [
-            ("default preset", ReplayPolicy::Adr(ExitConfig::DEFAULT), String::new()),
-            ("fail-fast", ReplayPolicy::Policy { config: PolicyConfig::FAIL_FAST, model: OutcomeModel::new() }, String::new()),
-            (
-                "risk_bounded (calibrated)",
-                ReplayPolicy::Policy { config: c.config.clone(), model: model.clone() },
-                format!(
-                    "budget {}; audit {events}/{trials} missed, upper {:.3}: {}; receipts {} correct skip, {} false pass, {} needless run, {} no exit",
-                    c.risk_budget,
-                    upper,
-                    if promoted { "promoted" } else { "stays in shadow" },
-                    labels[0],
-                    labels[1],
-                    labels[2],
-                    labels[3]
-                ),
-            ),
+            ReplayPolicy::Adr(ExitConfig::DEFAULT),
+            ReplayPolicy::Policy { config: PolicyConfig::FAIL_FAST, model: OutcomeModel::new() },
+            ReplayPolicy::Policy { config: c.config.clone(), model: model.clone() },
         ];
-        for (i, (label, policy, extra)) in policies.iter().enumerate() {
-            let r = replay(later, policy, Learn::Ran).expect("replays");
-            println!("{}", row(name, label, &r.summary, extra));
-            pooled[i].extend(r.runs);
+        let summaries = policies.map(|policy| replay(later, &policy, Learn::Ran).expect("replays"));
+        let summaries = summaries.map(|r| {
+            let summary = r.summary.clone();
+            (summary, r.runs)
+        });
+        let mut out = Vec::new();
+        for ((summary, runs), pool) in summaries.into_iter().zip(pooled.iter_mut()) {
+            pool.extend(runs);
+            out.push(summary);
         }
+        let Ok(summaries) = <[ReplaySummary; 3]>::try_from(out) else { unreachable!("three policies") };
         eprintln!("{name}: corpus {} ({} tune runs)", artifact.corpus_sha256, tune.len());
+        datasets.push(Dataset {
+            name: name.clone(),
+            tune: tune.len(),
+            budget: c.risk_budget,
+            audit: (trials, events),
+            audit_runs: audit.len(),
+            upper,
+            promoted,
+            later: later.len(),
+            summaries,
+        });
     }
-    let upper = clopper_pearson_upper(pooled_events, pooled_trials, delta);
-    for (i, label) in ["default preset", "fail-fast", "risk_bounded (calibrated)"].iter().enumerate() {
-        let extra = if i == 2 {
-            format!(
-                "audit {pooled_events}/{pooled_trials} missed, upper {upper:.3}; receipts {} correct skip, {} false pass, {} needless run, {} no exit",
-                pooled_labels[0], pooled_labels[1], pooled_labels[2], pooled_labels[3]
+    let ff = verify_receipts(&ff_log, &Sha256Hasher);
+    let rb = verify_receipts(&rb_log, &Sha256Hasher);
+    assert!(ff.valid() && rb.valid(), "the receipt logs verify");
+
+    let na_promotion = "n/a (1)";
+    let na_receipts = "n/a (2)";
+    let decision = |events: u64, trials: u64, upper: f64, promoted: bool| {
+        format!(
+            "{}: {events}/{trials} failing audit runs missed, Clopper-Pearson upper bound {upper:.3} {} risk {risk}",
+            if promoted { "promoted" } else { "stays in shadow" },
+            if promoted { "<=" } else { ">" },
+        )
+    };
+    println!("# Test exit on the public LRTS builds: per-project report");
+    println!();
+    println!("<!-- Generated by `make replay` (examples/real-runs/pyramids/run.sh and");
+    println!("     digest/examples/pyramid_lifecycle.rs); do not edit by hand. -->");
+    println!();
+    println!("Regenerate with `make replay DATA=<dir>`, `<dir>` the folder that holds the public runs");
+    println!("(`<dir>/lrts`). The public LRTS CI builds (lrtsuser/LRTS, MIT) are converted");
+    println!("as [replay-pyramids.md](replay-pyramids.md#on-real-runs) says (a dataset is one project's");
+    println!("builds in build order, a layer one CI stage). Every dataset is run with the same settings,");
+    println!("tuned on none: `risk_bounded` is calibrated on the dataset's tune runs at risk {risk}, delta");
+    println!("{delta} (the budgets {:?}; the first half of the tune runs warms the model). The report", DEFAULT_GRID);
+    println!("runs split in build order: the earlier half is the **audit split** that decides the promotion");
+    println!("(exact Clopper-Pearson upper bound of missed / failing at confidence 1 - delta, within the");
+    println!("risk: docs/test-exit.md), and the later half is what every column reports on: replayed by");
+    println!("each policy, and run live in shadow mode (every layer runs; the model learns each full build)");
+    println!("for the receipts, appended to one hash-chained log per policy and counted by");
+    println!("`verify_receipts`. Rates and their denominators are those of");
+    println!("[test-exit.md](test-exit.md#rates-and-their-denominators); each with its Wilson 95% interval.");
+    println!();
+    println!("* (1) No promotion for a preset: promotion certifies a calibration artifact's risk budget");
+    println!("  on the audit split. The ADR's preset and plain fail-fast are not calibrated (fail-fast");
+    println!("  never skips on success, so it cannot declare a failing build green), so there is");
+    println!("  nothing to promote.");
+    println!("* (2) No receipts for the ADR's preset: its exit decision has no shadow mode (`mode:");
+    println!("  'shadow'` needs `fail_fast` or `risk_bounded`); its replay above says what it skips.");
+    for d in &datasets {
+        println!();
+        println!("## {}", d.name);
+        println!();
+        println!(
+            "{} tune runs; {} report runs: {} audit, {} reported. Calibrated budget: {}.",
+            d.tune,
+            d.audit_runs + d.later,
+            d.audit_runs,
+            d.later,
+            d.budget
+        );
+        println!();
+        println!("{HEADER}");
+        let (trials, events) = d.audit;
+        let ff_labels = labels_text(&labels_of(&ff, Some(&d.name)), d.later);
+        let rb_labels = labels_text(&labels_of(&rb, Some(&d.name)), d.later);
+        println!("{}", row("ADR default preset", &d.summaries[0], na_promotion, na_receipts));
+        println!("{}", row("fail-fast", &d.summaries[1], na_promotion, &ff_labels));
+        println!(
+            "{}",
+            row(
+                &format!("risk_bounded (budget {})", d.budget),
+                &d.summaries[2],
+                &decision(events, trials, d.upper, d.promoted),
+                &rb_labels
             )
-        } else {
-            String::new()
-        };
-        println!("{}", row("pooled", label, &summarize(&pooled[i]), &extra));
+        );
+    }
+    println!();
+    println!("## pooled");
+    println!();
+    println!(
+        "Every dataset's reported runs together ({pooled_later} runs); the promotion column pools the audit \
+         splits' counts (each dataset's own decision is above)."
+    );
+    println!();
+    println!("{HEADER}");
+    let upper = clopper_pearson_upper(pooled_events, pooled_trials, delta);
+    let promoted = pooled_trials > 0 && upper <= risk;
+    println!("{}", row("ADR default preset", &summarize(&pooled[0]), na_promotion, na_receipts));
+    println!(
+        "{}",
+        row("fail-fast", &summarize(&pooled[1]), na_promotion, &labels_text(&labels_of(&ff, None), pooled_later))
+    );
+    println!(
+        "{}",
+        row(
+            "risk_bounded (per dataset)",
+            &summarize(&pooled[2]),
+            &decision(pooled_events, pooled_trials, upper, promoted),
+            &labels_text(&labels_of(&rb, None), pooled_later)
+        )
+    );
+    println!();
+    println!("### Shadow receipts by run label");
+    println!();
+    println!("The pooled logs label each run with its dataset (`label`, the receipt's `runLabel`);");
+    println!("`verify_receipts` answers these per label slice (`labelSlices`):");
+    println!();
+    println!("| policy | run label | receipts | correct skip | false pass | needless run | false passes / green exits [Wilson 95%] | needless runs / receipts [Wilson 95%] |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (policy, check) in [("fail-fast", &ff), ("risk_bounded", &rb)] {
+        for d in &datasets {
+            // A dataset none of whose runs had a would-be exit has no receipt in the log.
+            let none = Vec::new();
+            let label = &d.name;
+            let labels = check.run_labels.iter().find(|(l, _)| l == label).map_or(&none, |(_, labels)| labels);
+            let count = |l: &str| labels.iter().find(|(k, _)| k == l).map_or(0, |(_, n)| *n);
+            let total: usize = labels.iter().map(|(_, n)| n).sum();
+            let (correct, false_pass, needless) = (count("correct_skip"), count("false_pass"), count("needless_run"));
+            println!(
+                "| {policy} | {label} | {total} | {correct} | {false_pass} | {needless} | {} | {} |",
+                rate(false_pass, correct + false_pass),
+                rate(needless, total)
+            );
+        }
     }
 }

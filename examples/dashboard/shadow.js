@@ -1,7 +1,7 @@
 // The shadow-mode report: loads a receipt log (JSONL, one receipt per line, as
 // `appendReceipts` / `earlyexit pyramid result --receipts` write it; docs/test-exit.md),
 // verifies its hash chain with `verifyReceipts`, and shows where it breaks, the receipts by
-// label and, per slice (the receipts' policy), the false-pass and needless-run rates with
+// label and, per slice (the receipts' policy, then their run label), the false-pass and needless-run rates with
 // their Wilson 95% intervals. Every figure comes from earlyexit; this file reads the file and
 // fills the table. Like the replay view it fetches the replay module on the first file.
 
@@ -37,6 +37,7 @@ async function show(file) {
     $('#shadow-chain').className = check.valid ? 'replay-summary' : 'error';
     const rows = [['all receipts', check.receipts, check.labels, check.rates]]
       .concat(check.slices.map((s) => [s.slice, s.receipts, s.labels, s.rates]))
+      .concat((check.labelSlices ?? []).map((s) => [`label ${s.runLabel}`, s.receipts, s.labels, s.rates]))
       .map(([slice, n, labels, rates]) => {
         const tr = document.createElement('tr');
         tr.append(

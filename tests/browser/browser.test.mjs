@@ -679,8 +679,9 @@ test('the shadow-mode report checks a receipt log and shows its rates per slice'
   // no number to normalize): an independent check of the digest the page verifies.
   const { createHash } = await import('node:crypto');
   let prev = null;
-  const lines = ['correct_skip', 'false_pass', 'correct_skip', 'needless_run'].map((label) => {
-    const body = { kind: 'pyramid', label, policy: label === 'needless_run' ? 'fail_fast' : 'risk_bounded', prevHash: prev };
+  const runLabels = ['main', 'main', undefined, 'release'];
+  const lines = ['correct_skip', 'false_pass', 'correct_skip', 'needless_run'].map((label, i) => {
+    const body = { kind: 'pyramid', label, policy: label === 'needless_run' ? 'fail_fast' : 'risk_bounded', prevHash: prev, runLabel: runLabels[i] };
     const sha256 = createHash('sha256').update(JSON.stringify(body)).digest('hex');
     prev = sha256;
     return JSON.stringify({ ...body, sha256 });
@@ -695,7 +696,9 @@ test('the shadow-mode report checks a receipt log and shows its rates per slice'
   const rows = await page.$$eval('#shadow-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent.trim())));
   assert.deepEqual(rows[0].slice(0, 5), ['all receipts', '4', '2', '1', '1']);
   assert.match(rows[0][5], /^1\/3 = 33\.3% \[/);
-  assert.deepEqual(rows.map((r) => r[0]), ['all receipts', 'risk_bounded', 'fail_fast']);
+  assert.deepEqual(rows.map((r) => r[0]), ['all receipts', 'risk_bounded', 'fail_fast', 'label main', 'label release']);
+  assert.deepEqual(rows[3].slice(1, 5), ['2', '1', '1', '0']);
+  assert.match(rows[3][5], /^1\/2 = 50\.0% \[/);
   // An edited line: where the chain breaks, nothing after it counted.
   await shown([lines[0], lines[1].replace('false_pass', 'correct_skip'), lines[2]].join('\n'));
   assert.match(await text(page, '#shadow-chain'), /BROKEN at line 2 \(sha256\)/);

@@ -104,6 +104,9 @@ function construct(api, engine, c, ctx) {
         onAbort: () => ctx.callbacks.onAbort++,
         clock: () => ctx.now,
       });
+    case 'receipts':
+      // The receipt log's functions (stateless).
+      return { appendReceipts: (...a) => api.appendReceipts(...a), verifyReceipts: (...a) => api.verifyReceipts(...a) };
     case 'calculateQualitySignal':
       return {
         calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),

@@ -3,7 +3,9 @@
 // (SHA-256 over RFC 8785 canonical JSON, the same digest in every binding).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import ee from './impl.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ee, { ROOT } from './impl.mjs';
 
 const NAMES = ['unit', 'integration', 'e2e'];
 const COSTS = [10, 40, 90];
@@ -105,7 +107,7 @@ test('calibration artifact, drift, promotion and the lifecycle of a live run', a
   assert.equal(cal.policy.config.riskBudget, cal.riskBudget);
   assert.match(cal.corpusSha256, /^[0-9a-f]{64}$/);
   const layers = NAMES.map((name, i) => ({ name, costMs: COSTS[i], run: () => result(false, 1) }));
-  const r = await new ee.EarlyExitController(undefined, 3, { policy: cal }).runWithEarlyExit(layers);
+  const r = await new ee.EarlyExitController(undefined, 3, { policy: cal, now: '2026-01-02T00:00:00Z' }).runWithEarlyExit(layers);
   assert.match(r.shadow.reason, /not promoted/);
   assert.equal(r.layersExecuted.length, 3);
   assert.equal(ee.checkPyramidDrift(cal, lrtsLike(100, 5, 600), '2026-01-02T00:00:00Z').status, 'fresh');
@@ -115,10 +117,81 @@ test('calibration artifact, drift, promotion and the lifecycle of a live run', a
   const out = ee.promotePyramidPolicy(cal, lrtsLike(400, 5, 600), '2026-01-02T00:00:00Z');
   assert.equal(out.promoted, true, out.reason);
   assert.equal(out.artifact.promotion.method, 'clopper-pearson');
-  const enforced = await new ee.EarlyExitController(undefined, 3, { policy: out.artifact }).runWithEarlyExit(layers);
+  // Enforced while fresh (`now` fixed: the artifact expires 2026-01-31).
+  const enforced = await new ee.EarlyExitController(undefined, 3, { policy: out.artifact, now: '2026-01-02T00:00:00Z' })
+    .runWithEarlyExit(layers);
   assert.equal(enforced.shadow, undefined);
   assert.throws(() => ee.promotePyramidPolicy(cal, lrtsLike(600, 5, 0), '2026-01-02T00:00:00Z'), (e) => e.field === 'auditRuns');
   assert.throws(() => ee.checkPyramidDrift({ ...cal, schemaVersion: 9 }, lrtsLike(1, 5, 0)),
     (e) => e.code === 'invalid_artifact' && e.field === 'schemaVersion' && /reads version 1/.test(e.message));
   assert.throws(() => ee.checkPyramidDrift(cal, lrtsLike(1, 5, 0), {}), (e) => e instanceof TypeError && e.field === 'now');
+});
+
+test('an expired enforced artifact runs in shadow mode, saying when it expired (now fixed, or the clock)', async () => {
+  const cal = ee.calibratePyramidPolicy(lrtsLike(600, 5, 0), 0.2, 0.1, { createdAt: '2026-01-01T00:00:00Z' });
+  const { artifact } = ee.promotePyramidPolicy(cal, lrtsLike(400, 5, 600), '2026-01-02T00:00:00Z');
+  const layers = NAMES.map((name, i) => ({ name, costMs: COSTS[i], run: () => result(false, 1) }));
+  const reason = async (options, runOptions) =>
+    (await new ee.EarlyExitController(undefined, 3, { policy: artifact, ...options }).runWithEarlyExit(layers, runOptions)).shadow?.reason;
+  assert.equal(await reason({ now: Date.parse('2026-01-30T00:00:00Z') }), undefined);
+  const expired = 'the artifact expired at 2026-01-31T00:00:00.000Z (now 2026-02-02T00:00:00.000Z): running in shadow mode (calibrate again)';
+  assert.equal(await reason({ now: new Date('2026-02-02T00:00:00Z') }), expired);
+  assert.equal(await reason({ now: '2026-01-30T00:00:00Z' }, { now: '2026-02-02T00:00:00Z' }), expired, "a run's own now replaces the controller's");
+  // Without `now` the host clock decides: the expiry is checked against it (the clock is past 2026-01-31).
+  if (Date.now() > Date.parse('2026-01-31T00:00:00Z')) assert.match(await reason({}), /^the artifact expired at 2026-01-31T00:00:00.000Z \(now /);
+  // The step API: kept in the snapshot.
+  const run = ee.PyramidRun.start(undefined, 3, NAMES.map((name, i) => ({ name, costMs: COSTS[i] })), { policy: artifact, now: '2026-02-02T00:00:00Z' });
+  for (let step = run.next(); step.action === 'run'; step = run.next()) run.submit(step.layer, result(false, 1));
+  const restored = ee.PyramidRun.fromJSON(run.toJSON());
+  assert.equal(restored.result().shadow.reason, expired);
+  // `now` is read with an artifact only; a bad one is a typed error naming it.
+  assert.throws(() => new ee.EarlyExitController(undefined, 3, { policy: 'fail_fast', now: 1 }),
+    (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'now');
+  assert.throws(() => ee.PyramidRun.start(undefined, 3, NAMES, { policy: artifact, now: true }),
+    (e) => e instanceof TypeError && e.code === 'invalid_config' && e.field === 'now');
+});
+
+test('a run label goes into the receipt, verifyReceipts and drift slice by it', async () => {
+  let log = '';
+  for (const [fails, label] of [[[false, false, false], 'main'], [[false, false, true], 'main'], [[false, false, false], 'release/2'], [[false, false, false], undefined]]) {
+    const r = await shadowRun(fails, { label });
+    assert.equal(r.shadow.receipts[0].runLabel, label);
+    log += ee.appendReceipts(log, r.shadow.receipts);
+  }
+  const check = ee.verifyReceipts(log);
+  assert.deepEqual(check.labelSlices.map((s) => [s.runLabel, s.receipts, s.rates.falsePass.count, s.rates.falsePass.of]),
+    [['main', 2, 1, 2], ['release/2', 1, 0, 1]]);
+  assert.equal(check.labelSlices[0].rates.falsePass.wilson.length, 2);
+  assert.throws(() => new ee.EarlyExitController(undefined, 3, { policy: 'fail_fast', label: '' }),
+    (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'label');
+  assert.throws(() => ee.PyramidRun.start(undefined, 3, NAMES, { policy: 'fail_fast', label: 7 }),
+    (e) => e instanceof TypeError && e.code === 'invalid_config' && e.field === 'label');
+  // Calibration keeps one slice per label; drift names a label it never saw.
+  const labelled = (runs, label) => runs.map((r, i) => ({ ...r, label: label(i) }));
+  const cal = ee.calibratePyramidPolicy(labelled(lrtsLike(600, 5, 0), (i) => (i % 2 ? 'main' : 'release')), 0.2, 0.1, { createdAt: '2026-01-01T00:00:00Z' });
+  assert.deepEqual(cal.body.slices.filter((s) => 'label' in s).map((s) => [s.label, s.runs]), [['release', 300], ['main', 300]]);
+  const drift = ee.checkPyramidDrift(cal, labelled(lrtsLike(50, 5, 600), () => 'feature/x'), '2026-01-02T00:00:00Z');
+  assert.deepEqual([drift.status, drift.reasons[0].kind, drift.reasons[0].label], ['drifted', 'label', 'feature/x']);
+  assert.throws(() => ee.calibratePyramidPolicy(labelled(lrtsLike(10, 5, 0), () => 'a\tb'), 0.2, 0.1),
+    (e) => e instanceof RangeError && e.code === 'invalid_replay' && e.field === 'runs[0].label');
+});
+
+test('label-slice vectors: calibration slices, drift label reasons, verifyReceipts labelSlices', () => {
+  // tests/vectors/policy/pyramid_slices.json (tests/vectors/gen_pyramid_slices.mjs).
+  const doc = JSON.parse(readFileSync(path.join(ROOT, 'tests', 'vectors', 'policy', 'pyramid_slices.json'), 'utf8'));
+  const calibrate = (runs, o) => ee.calibratePyramidPolicy(runs, o.risk, o.delta, { createdAt: o.createdAt });
+  for (const v of doc.slices) {
+    assert.deepEqual(calibrate(v.runs, v.options).body.slices.filter((s) => 'label' in s), v.labelSlices, v.name);
+  }
+  const artifact = calibrate(doc.drift.calibration, doc.drift.options);
+  for (const v of doc.drift.cases) {
+    const reasons = ee.checkPyramidDrift(artifact, v.recent, doc.drift.now).reasons
+      .filter((r) => 'label' in r).map(({ kind, label, message }) => ({ kind, label, message }));
+    assert.deepEqual(reasons, v.labelReasons, v.name);
+  }
+  for (const v of doc.receipts) {
+    const check = ee.verifyReceipts(v.log);
+    assert.equal(check.valid, true, v.name);
+    assert.deepEqual(check.labelSlices, v.labelSlices, v.name);
+  }
 });

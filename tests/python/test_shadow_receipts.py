@@ -137,7 +137,7 @@ def test_artifact_drift_promotion_and_the_lifecycle() -> None:
     assert json.loads(cal.to_json())["corpusSha256"] == cal["corpusSha256"]
     # Not promoted: an enforced run with it as the policy runs in shadow and says why.
     layers = [{"name": n, "cost_ms": c, "run": lambda: result(False, 1)} for n, c in zip(NAMES, COSTS)]
-    r = EarlyExitController(None, 3, policy=cal).run(layers)
+    r = EarlyExitController(None, 3, policy=cal, now="2026-01-02T00:00:00Z").run(layers)
     assert "not promoted" in r.shadow["reason"] and len(r.layers_executed) == 3
     # Drift: fresh, expired, drifted.
     assert check_pyramid_drift(cal, lrts_like_runs(100, 5, 600), now="2026-01-02T00:00:00Z")["status"] == "fresh"
@@ -147,7 +147,7 @@ def test_artifact_drift_promotion_and_the_lifecycle() -> None:
     out = promote_pyramid_policy(cal, lrts_like_runs(400, 5, 600), now="2026-01-02T00:00:00Z")
     assert out["promoted"] is True, out
     assert out["artifact"]["promotion"]["method"] == "clopper-pearson"
-    enforced = EarlyExitController(None, 3, policy=out["artifact"]).run(layers)
+    enforced = EarlyExitController(None, 3, policy=out["artifact"], now="2026-01-02T00:00:00Z").run(layers)
     assert enforced.shadow is None
     with pytest.raises(EarlyExitError) as err:
         promote_pyramid_policy(cal, lrts_like_runs(600, 5, 0), now="2026-01-02T00:00:00Z")
@@ -164,3 +164,97 @@ def test_artifact_drift_promotion_and_the_lifecycle() -> None:
         with pytest.raises(EarlyExitError) as err:
             EarlyStopping.from_calibration(source)
         assert (err.value.code, err.value.field) == ("invalid_artifact", "kind")
+
+
+def test_an_expired_enforced_artifact_runs_in_shadow_and_says_when() -> None:
+    from datetime import datetime, timezone
+
+    from earlyexit import calibrate_pyramid_policy, promote_pyramid_policy
+
+    cal = calibrate_pyramid_policy(lrts_like_runs(600, 5, 0), 0.2, 0.1, created_at="2026-01-01T00:00:00Z")
+    artifact = promote_pyramid_policy(cal, lrts_like_runs(400, 5, 600), now="2026-01-02T00:00:00Z")["artifact"]
+    layers = [{"name": n, "cost_ms": c, "run": lambda: result(False, 1)} for n, c in zip(NAMES, COSTS)]
+    fresh = EarlyExitController(None, 3, policy=artifact, now=1_769_731_200_000).run(layers)  # 2026-01-30
+    assert fresh.shadow is None
+    expired = (
+        "the artifact expired at 2026-01-31T00:00:00.000Z (now 2026-02-02T00:00:00.000Z):"
+        " running in shadow mode (calibrate again)"
+    )
+    controller = EarlyExitController(None, 3, policy=artifact, now="2026-01-30T00:00:00Z")
+    late = controller.run(layers, now=datetime(2026, 2, 2, tzinfo=timezone.utc))
+    assert late.shadow is not None and late.shadow["reason"] == expired
+    assert len(late.layers_executed) == 3
+    # Without `now`, the host clock (past the expiry here) decides.
+    if datetime.now(timezone.utc) > datetime(2026, 1, 31, tzinfo=timezone.utc):
+        clock = EarlyExitController(None, 3, policy=artifact).run(layers)
+        assert clock.shadow is not None and clock.shadow["reason"].startswith("the artifact expired at 2026-01-31")
+    # The step API keeps the reason in its snapshot.
+    run = PyramidRun.start(None, 3, [{"name": n, "cost_ms": c} for n, c in zip(NAMES, COSTS)], policy=artifact, now="2026-02-02T00:00:00Z")
+    step = run.next()
+    while step.layer is not None:
+        run.submit(step.layer, result(False, 1))
+        step = run.next()
+    restored = PyramidRun.from_json(run.to_json())
+    assert restored.result().shadow["reason"] == expired
+    with pytest.raises(EarlyExitError) as err:
+        EarlyExitController(None, 3, policy="fail_fast", now=1)
+    assert (err.value.code, err.value.field) == ("invalid_config", "now")
+    with pytest.raises(EarlyExitTypeError) as terr:
+        EarlyExitController(None, 3, policy=artifact, now=[1])
+    assert (terr.value.code, terr.value.field) == ("invalid_config", "now")
+
+
+def test_a_run_label_goes_into_the_receipt_and_the_reports_slice_by_it() -> None:
+    from earlyexit import calibrate_pyramid_policy, check_pyramid_drift
+
+    log = ""
+    for fails, label in [((False, False, False), "main"), ((False, False, True), "main"), ((False, False, False), "release/2"), ((False, False, False), None)]:
+        controller = EarlyExitController(None, 3, policy="risk_bounded", mode="shadow", model=MODEL, policy_config={"reorder": False})
+        layers = [{"name": n, "cost_ms": c, "run": (lambda f=f, c=c: result(f, c))} for n, c, f in zip(NAMES, COSTS, fails)]
+        r = controller.run(layers, label=label)
+        assert r.shadow is not None
+        assert r.shadow["receipts"][0].get("runLabel") == label
+        log += append_receipts(log, r.shadow["receipts"])
+    check = verify_receipts(log)
+    slices = [(s["runLabel"], s["receipts"], s["rates"]["falsePass"]["count"], s["rates"]["falsePass"]["of"]) for s in check["labelSlices"]]
+    assert slices == [("main", 2, 1, 2), ("release/2", 1, 0, 1)]
+    for bad, kind in [("", EarlyExitError), (7, EarlyExitTypeError)]:
+        with pytest.raises(kind) as err:
+            EarlyExitController(None, 3, policy="fail_fast", label=bad)
+        assert (err.value.code, err.value.field) == ("invalid_config", "label")
+    runs = [dict(run, label="main" if i % 2 else "release") for i, run in enumerate(lrts_like_runs(600, 5, 0))]
+    cal = calibrate_pyramid_policy(runs, 0.2, 0.1, created_at="2026-01-01T00:00:00Z")
+    assert [(s["label"], s["runs"]) for s in cal["body"]["slices"] if "label" in s] == [("release", 300), ("main", 300)]
+    recent = [dict(run, label="feature/x") for run in lrts_like_runs(50, 5, 600)]
+    drift = check_pyramid_drift(cal, recent, now="2026-01-02T00:00:00Z")
+    assert (drift["status"], drift["reasons"][0]["kind"], drift["reasons"][0]["label"]) == ("drifted", "label", "feature/x")
+    with pytest.raises(EarlyExitError) as err:
+        calibrate_pyramid_policy([dict(runs[0], label="a\tb")], 0.2, 0.1)
+    assert (err.value.code, err.value.field) == ("invalid_replay", "runs[0].label")
+
+
+def test_label_slice_vectors() -> None:
+    """tests/vectors/policy/pyramid_slices.json (tests/vectors/gen_pyramid_slices.mjs):
+    calibration label slices, drift label reasons and verify_receipts' labelSlices."""
+    import pathlib
+
+    from earlyexit import calibrate_pyramid_policy, check_pyramid_drift
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    doc = json.loads((root / "tests" / "vectors" / "policy" / "pyramid_slices.json").read_text())
+
+    def calibrate(runs: List[Dict[str, Any]], o: Dict[str, Any]) -> Any:
+        return calibrate_pyramid_policy(runs, o["risk"], o["delta"], created_at=o["createdAt"])
+
+    for v in doc["slices"]:
+        slices = [s for s in calibrate(v["runs"], v["options"])["body"]["slices"] if "label" in s]
+        assert slices == v["labelSlices"], v["name"]
+    artifact = calibrate(doc["drift"]["calibration"], doc["drift"]["options"])
+    for v in doc["drift"]["cases"]:
+        reasons = check_pyramid_drift(artifact, v["recent"], now=doc["drift"]["now"])["reasons"]
+        got = [{"kind": r["kind"], "label": r["label"], "message": r["message"]} for r in reasons if "label" in r]
+        assert got == v["labelReasons"], v["name"]
+    for v in doc["receipts"]:
+        check = verify_receipts(v["log"])
+        assert check["valid"], v["name"]
+        assert check["labelSlices"] == v["labelSlices"], v["name"]

@@ -448,6 +448,19 @@ class SignalEngine(Engine):
         return ee.calculate_quality_signal(layer(args[0])).to_dict(), {}
 
 
+class ReceiptsEngine(Engine):
+    """The receipt log's functions (stateless)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        pass
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        if name == "appendReceipts":
+            return ee.append_receipts(*args), {}
+        assert name == "verifyReceipts", name
+        return ee.verify_receipts(*args), {}
+
+
 class ExitEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
         self.e = ee.CoherenceEarlyExit(snake(construct.get("config")), construct.get("totalLayers"))
@@ -612,6 +625,7 @@ ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "EarlyStopping": LoopEngine,
     "IterationAnalytics": AnalyticsEngine,
     "calculateQualitySignal": SignalEngine,
+    "receipts": ReceiptsEngine,
     "CoherenceEarlyExit": ExitEngine,
     "SpeculativeExecutor": SpeculationEngine,
     "EarlyExitController": ControllerEngine,
@@ -650,8 +664,13 @@ def _check_throws(expected: Dict[str, Any], error: BaseException, call_name: str
     if not isinstance(error, ee.EarlyExitError):
         return [f"{where}: expected EarlyExitError {expected}, got {type(error).__name__}: {error}"]
     errs = []
-    # An unknown key is named as the caller wrote it; a snapshot path as the document spells it.
-    as_written = call_name == "fromJSON" or (_AS_GIVEN and expected["code"] == "unknown_option")
+    # An unknown key is named as the caller wrote it; a snapshot, artifact or receipt path as
+    # the document spells it (camelCase in every language).
+    as_written = (
+        call_name == "fromJSON"
+        or (_AS_GIVEN and expected["code"] == "unknown_option")
+        or expected["code"] in ("invalid_artifact", "invalid_receipt")
+    )
     want_field = expected["field"] if as_written else python_field(expected["field"])
     if error.code != expected["code"]:
         errs.append(f"{where}: code {error.code!r} != {expected['code']!r} ({error})")

@@ -15,7 +15,7 @@ const dir = process.argv[2];
 if (!dir) { console.error('usage: node tests/vectors/check_corpus.mjs <reference-dir>'); process.exit(2); }
 const ref = await loadReference(dir);
 
-const ENGINES = ['EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor', 'EarlyExitController', 'PyramidRun', 'jsnum'];
+const ENGINES = ['EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor', 'EarlyExitController', 'PyramidRun', 'jsnum', 'receipts'];
 const SOURCES = ['reference', 'hand'];
 const SUITES = ['js', 'python', 'rust'];
 const KINDS = ['type', 'range'];

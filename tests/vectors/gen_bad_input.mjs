@@ -16,6 +16,7 @@
 // loop's opt-in options, which the model does not implement) go through `finalize`, so the
 // model must agree with the rule-derived expectation or generation fails.
 import fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadReference } from './driver.mjs';
@@ -824,9 +825,115 @@ function snapshots() {
 // Build, cross-reference the existing error vectors, write.
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+// Inputs whose paths are a document's own (camelCase in every language).
+const KEEP_SPELLING = new Set(['Snapshot', 'CalibrationArtifact', 'ReceiptLog', 'Receipt']);
 const EXISTING = ['loop_errors', 'analytics', 'signal', 'exit_decision', 'speculation', 'pyramid_errors', 'pyramid_steps', 'snapshots'];
 
 // The bad call of a finished vector, as a key: engine + constructor or call + arguments + expected error.
+// Calibration artifacts given as a live run's policy (`{policy: artifact}`: read strictly on
+// load, code `invalid_artifact`, the path under `policy.`), a run's label, and receipt logs
+// (`appendReceipts(log, receipts)` verifies the log first and refuses a broken one, naming
+// the line; a receipt whose report fields have the wrong type is refused, naming the field).
+// Hand rows (the model runs no policy); the expectations follow docs/test-exit.md.
+const ARTIFACT = {
+  kind: 'pyramid', schemaVersion: 1, policy: { policy: 'fail_fast', config: {} }, risk: 0.05, delta: 0.1,
+  certificate: { method: 'learn-then-test', hypotheses: [{ parameter: 0.01, trials: 40, events: 0, pValue: 0.13, rejected: true }], sampleSizes: { calibration: 120 } },
+  corpusSha256: 'a'.repeat(64), createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-02-01T00:00:00.000Z',
+  promotion: null, body: { slices: [{ label: 'main', runs: 10, failingRuns: 1, failureInterval: [0.01, 0.4] }] },
+};
+function artifactsAndReceipts() {
+  const set = (doc, dotted, value) => {
+    const out = clone(doc);
+    const keys = dotted.split(/\.|\[(\d+)\]\.?/).filter((k) => k !== undefined && k !== '');
+    let at = out;
+    for (const k of keys.slice(0, -1)) at = at[k];
+    const last = keys[keys.length - 1];
+    if (value === MISSING) delete at[last]; else at[last] = value;
+    return out;
+  };
+  const cases = [
+    ['schemaVersion', 'unknown version', 2, 'range'], ['schemaVersion', 'version 0', 0, 'range'], ['schemaVersion', 'string', '1', 'type'],
+    ['schemaVersion', 'missing', MISSING, 'type'],
+    ['kind', "wrong kind ('loop')", 'loop', 'range'], ['kind', 'unknown kind', 'bogus', 'range'], ['kind', 'number', 1, 'type'],
+    ['certificate', 'missing', MISSING, 'type'], ['certificate', 'array', [], 'type'],
+    ['certificate.method', 'missing', MISSING, 'type'], ['certificate.hypotheses', 'missing', MISSING, 'type'],
+    ['certificate.sampleSizes', 'missing', MISSING, 'type'], ['certificate.hypotheses[0].pValue', 'missing', MISSING, 'type'],
+    ['certificate.hypotheses[0].events', 'above the trials', 41, 'range'], ['certificate.sampleSizes.calibration', 'negative', -1, 'range'],
+    ['corpusSha256', 'not a digest', 'abc', 'range'],
+    ['expiresAt', 'not a date', 'next month', 'range'], ['expiresAt', 'before createdAt', '2025-12-31T00:00:00Z', 'range'],
+    ['expiresAt', 'equal to createdAt', '2026-01-01T00:00:00Z', 'range'], ['expiresAt', 'missing', MISSING, 'type'], ['expiresAt', 'number', 1767225600000, 'type'],
+    ['body.slices[0].label', 'empty label', '', 'range'], ['body.slices[0].label', 'blank label', '  ', 'range'],
+    ['body.slices[0].label', 'label with a newline', 'a\nb', 'range'], ['body.slices[0].label', 'number label', 7, 'type'],
+    ['body.slices', 'slices not an array', {}, 'type'],
+    ['policy.policy', 'unknown policy', 'adr', 'range'],
+  ];
+  const vias = (options) => [
+    ['new EarlyExitController', { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2, options } }],
+    ['PyramidRun.start', { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS, options } }],
+  ];
+  for (const [path, kase, value, kind] of cases) {
+    const field = `policy.${path}`;
+    const options = { policy: set(ARTIFACT, path, value) };
+    for (const [via, spec] of vias(options)) {
+      row('CalibrationArtifact', via, field, kase, value, 'invalid_artifact', kind, undefined,
+        { ...spec, calls: [], expectThrows: { code: 'invalid_artifact', field, kind } }, false);
+    }
+  }
+  // A live run's label and now (docs/test-exit.md "Choosing").
+  const FF = { policy: 'fail_fast' };
+  const optionCases = [
+    ['label', 'empty', { ...FF, label: '' }, 'range'], ['label', 'blank', { ...FF, label: ' \t ' }, 'range'],
+    ['label', 'control character', { ...FF, label: 'main\u0007' }, 'range'], ['label', 'over 128 characters', { ...FF, label: 'x'.repeat(129) }, 'range'],
+    ['label', 'number', { ...FF, label: 3 }, 'type'], ['label', 'array', { ...FF, label: ['main'] }, 'type'],
+    ['now', 'with a policy that is not an artifact', { ...FF, now: 1767225600000 }, 'range'],
+    ['now', 'not a date', { policy: ARTIFACT, now: 'tomorrow' }, 'range'], ['now', 'non-integer', { policy: ARTIFACT, now: 1.5 }, 'range'],
+    ['now', 'boolean', { policy: ARTIFACT, now: true }, 'type'],
+  ];
+  for (const [field, kase, options, kind] of optionCases) {
+    for (const [via, spec] of vias(options)) {
+      row('PolicyRunOptions', via, field, kase, options[field], 'invalid_config', kind, undefined,
+        { ...spec, calls: [], expectThrows: { code: 'invalid_config', field, kind } }, false);
+    }
+  }
+  // Receipt logs: a valid two-line chain (SHA-256 over the canonical JSON: keys sorted, no
+  // number to normalize), then one fault per row.
+  const sha = (text) => createHash('sha256').update(text).digest('hex');
+  const canonical = (o) => JSON.stringify(Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]])));
+  const line = (body, prev) => {
+    const withPrev = { ...body, prevHash: prev };
+    return { ...withPrev, sha256: sha(canonical(withPrev)) };
+  };
+  const first = line({ kind: 'pyramid', label: 'correct_skip', policy: 'risk_bounded', runLabel: 'main' }, null);
+  const second = line({ kind: 'pyramid', label: 'false_pass', policy: 'risk_bounded' }, first.sha256);
+  const jsonl = (...lines) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+  const logCases = [
+    ['log.line 1', 'tampered hash (a label edited)', jsonl({ ...first, label: 'false_pass' }, second)],
+    ['log.line 1', 'sha256 not a digest', jsonl({ ...first, sha256: 'x' })],
+    ['log.line 1', 'broken chain (the first line deleted)', jsonl(second)],
+    ['log.line 1', 'broken chain (lines reordered)', jsonl(second, first)],
+    ['log.line 2', 'broken chain (prevHash of another line)', jsonl(first, { ...second, prevHash: 'b'.repeat(64) })],
+    ['log.line 2', 'not JSON', jsonl(first, '{"kind":')],
+    ['log.line 1', 'runLabel of the wrong type (hash recomputed)', jsonl(line({ kind: 'pyramid', label: 'correct_skip', policy: 'risk_bounded', runLabel: 5 }, null))],
+    ['log.line 1', 'label not a receipt label (hash recomputed)', jsonl(line({ kind: 'pyramid', label: 'maybe', policy: 'risk_bounded' }, null))],
+  ];
+  for (const [field, kase, log] of logCases) {
+    row('ReceiptLog', 'appendReceipts', field, kase, log, 'invalid_receipt', 'range', undefined,
+      { engine: 'receipts', construct: {}, calls: [{ ...call('appendReceipts', log, []), expect: T('invalid_receipt', field, 'range') }] }, false);
+  }
+  const receiptCases = [
+    ['receipts[0].label', 'label of the wrong type', [{ kind: 'pyramid', label: 5 }], 'type'],
+    ['receipts[0].label', 'label not a receipt label', [{ kind: 'pyramid', label: 'maybe' }], 'range'],
+    ['receipts[0].runLabel', 'runLabel empty', [{ kind: 'pyramid', label: 'correct_skip', runLabel: '' }], 'range'],
+    ['receipts[0].policy', 'policy not a string', [{ kind: 'pyramid', label: 'correct_skip', policy: [] }], 'type'],
+    ['receipts[0].sha256', 'a chain field given', [{ kind: 'pyramid', sha256: 'a'.repeat(64) }], 'range'],
+    ['receipts[1]', 'not an object', [{ kind: 'pyramid' }, 5], 'type'],
+  ];
+  for (const [field, kase, receipts, kind] of receiptCases) {
+    row('Receipt', 'appendReceipts', field, kase, receipts, 'invalid_receipt', kind, undefined,
+      { engine: 'receipts', construct: {}, calls: [{ ...call('appendReceipts', '', receipts), expect: T('invalid_receipt', field, kind) }] }, false);
+  }
+}
+
 function badCallKey(v) {
   if (v.throws) return JSON.stringify([v.engine, 'new', v.construct, v.throws]);
   const c = v.calls.find((x) => x.throws && x.throws.code);
@@ -854,6 +961,7 @@ function encodeRaw(spec) {
 export async function badInputMatrix(ref) {
   rows.length = 0;
   loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots();
+  artifactsAndReceipts();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));
@@ -877,7 +985,7 @@ export async function badInputMatrix(ref) {
       continue;
     }
     const same = existing.get(badCallKey(vector));
-    const entry = { id: spec.name, input: table.input, via: table.via, field: table.field, pyField: table.input === 'Snapshot' ? table.field : pyField(table.field), case: table.case };
+    const entry = { id: spec.name, input: table.input, via: table.via, field: table.field, pyField: KEEP_SPELLING.has(table.input) ? table.field : pyField(table.field), case: table.case };
     if ('value' in table) entry.value = encode(decode(table.value));
     Object.assign(entry, { code: table.code, kind: table.kind });
     // A row that reuses a vector applies where both the row and that vector do.

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 3312817723;
+export const CONTRACT = 3389775785;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -180,7 +180,8 @@ export const OP = Object.freeze({
   /** `[model, ran, options]` -> model document. */
   PYRAMID_UPDATE: 224,
   /**
-   * `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+   * `[config, totalLayers, layers, options, run options, clock]` (`clock`: `Date.now()`, the
+   * time an artifact policy's expiry is checked at without `now`) -> `null` when the ADR decides
    * (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
    * action (`{action: "run", layer}` or `{action: "done"}`).
    */

@@ -194,9 +194,9 @@ function readResult(returned) {
 const isAbortSignal = (x) => x !== null && typeof x === 'object' && typeof x.aborted === 'boolean'
   && typeof x.addEventListener === 'function' && typeof x.removeEventListener === 'function';
 
-// The keys of a run's policy options (`{policy, mode, model, policyConfig, runId, shadowReason}`): read here,
-// checked by the core (op PYRAMID_RUN_START).
-const POLICY_KEYS = ['policy', 'mode', 'model', 'policyConfig', 'runId', 'shadowReason'];
+// The keys of a run's policy options (`{policy, mode, model, policyConfig, runId, shadowReason,
+// label, now}`): read here, checked by the core (op PYRAMID_RUN_START).
+const POLICY_KEYS = ['policy', 'mode', 'model', 'policyConfig', 'runId', 'shadowReason', 'label', 'now'];
 const NO_RUN_OPTIONS = { signal: undefined, policy: undefined };
 
 // runWithEarlyExit's options, each read once: the AbortSignal (undefined: none) and the
@@ -222,7 +222,7 @@ function runOptions(options) {
         if (isAbortSignal(value)) value = ABORT_SIGNAL;
       } else if (POLICY_KEYS.includes(key)) {
         if (policy === undefined) policy = {};
-        policy[key] = key === 'model' ? modelOf(value) : value;
+        policy[key] = key === 'model' ? modelOf(value) : key === 'now' && value instanceof Date ? value.getTime() : value;
       } else {
         others++;
       }
@@ -240,10 +240,11 @@ function runOptions(options) {
 // in the wasm package), the run's state being its snapshot, which this layer keeps and hands
 // back at each step (`bindings/js/interface/src/pyramid_replay_ops.rs`).
 
-// Starts a policy run: `{state, next}`, or null when the options leave the ADR deciding.
+// Starts a policy run: `{state, next}`, or null when the options leave the ADR deciding. The
+// clock goes along: an artifact policy's expiry is checked at it when the options give no `now`.
 function policyStart(config, totalLayers, specs, options, overrides) {
   return unwrap(native.exec(OP.PYRAMID_RUN_START, '[' + config + ',' + totalLayers + ',' + enc(specs, AS_LAYERS) + ','
-    + options + ',' + (overrides === undefined ? 'null' : enc(overrides, AS_OPTIONS)) + ']'));
+    + options + ',' + (overrides === undefined ? 'null' : enc(overrides, AS_OPTIONS)) + ',' + enc(Date.now()) + ']'));
 }
 
 function policySubmit(step, layer, result, returned) {

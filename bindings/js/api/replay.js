@@ -72,10 +72,17 @@ export class OutcomeModel {
 // A model argument as the core reads it: an OutcomeModel's document, anything else as given.
 export const modelOf = (model) => (model instanceof OutcomeModel ? model.toJSON() : model);
 
-// Options whose `model` is an OutcomeModel, with its document instead (a shallow copy).
+// Options whose `model` is an OutcomeModel (or `now` a Date), with its document (its
+// milliseconds) instead: a shallow copy.
 export function withModel(options) {
-  if (options === null || typeof options !== 'object' || !(options.model instanceof OutcomeModel)) return options;
-  return { ...options, model: options.model.toJSON() };
+  if (options === null || typeof options !== 'object') return options;
+  const model = options.model instanceof OutcomeModel;
+  const date = options.now instanceof Date; // a live run's `now`: as its milliseconds
+  if (!model && !date) return options;
+  const out = { ...options };
+  if (model) out.model = options.model.toJSON();
+  if (date) out.now = options.now.getTime();
+  return out;
 }
 
 export function replayPyramids(runs, options) {

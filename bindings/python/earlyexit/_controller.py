@@ -10,6 +10,7 @@ the task that awaits ``run_async`` stops the run before any further runner is ca
 from __future__ import annotations
 
 import inspect
+from datetime import datetime
 from typing import Awaitable, Callable, Iterable, Mapping, Protocol, Sequence, Tuple, TypedDict, Union, cast
 
 from ._native import (
@@ -77,7 +78,11 @@ class EarlyExitController:
     partial ``policy_config`` over its preset; docs/test-exit.md). ``mode`` is
     ``'enforced'`` or, with those policies, ``'shadow'``: every layer runs and the point
     where the policy would have exited is a receipt in the result's ``shadow`` (``run_id``
-    names the run in it; :func:`append_receipts` keeps them in a hash-chained log).
+    names the run in it, ``label`` its slice, such as a branch: reports count receipts per
+    label; :func:`append_receipts` keeps them in a hash-chained log). With a calibration
+    artifact as the ``policy``, ``now`` (ms since the epoch, a ``datetime`` or RFC 3339 text;
+    the clock when ``None``) is when its expiry is checked: an expired artifact in enforced
+    mode runs in shadow mode and ``result.shadow["reason"]`` says when it expired.
     Everything is validated here. The controller keeps no state
     between runs: one instance can run any number of pyramids, from several threads or
     tasks at once.
@@ -95,9 +100,19 @@ class EarlyExitController:
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
         run_id: Union[str, None] = None,
+        label: Union[str, None] = None,
+        now: Union[int, str, datetime, None] = None,
     ) -> None:
         self._exit = CoherenceEarlyExit(config, total_layers)
-        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config, "run_id": run_id}
+        given = {
+            "policy": policy,
+            "mode": mode,
+            "model": model,
+            "policy_config": policy_config,
+            "run_id": run_id,
+            "label": label,
+            "now": now,
+        }
         # Checked now; kept as given, so a run's own keywords replace them one by one (options
         # that leave the ADR deciding are the defaults: nothing to keep).
         normalized = _run_options(**given)
@@ -129,12 +144,22 @@ class EarlyExitController:
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
         run_id: Union[str, None] = None,
+        label: Union[str, None] = None,
+        now: Union[int, str, datetime, None] = None,
     ) -> PyramidRun:
         """A :class:`PyramidRun` over ``layers`` with this controller's config and policy (the
         step API, for callers that run the layers themselves); a keyword given here replaces
         the controller's."""
         options = dict(self._options)
-        given = {"policy": policy, "mode": mode, "model": model, "policy_config": policy_config, "run_id": run_id}
+        given = {
+            "policy": policy,
+            "mode": mode,
+            "model": model,
+            "policy_config": policy_config,
+            "run_id": run_id,
+            "label": label,
+            "now": now,
+        }
         options.update((key, value) for key, value in given.items() if value is not None)
         return PyramidRun.start(self._exit.config, self._exit.total_layers, layers, **options)
 
@@ -147,6 +172,8 @@ class EarlyExitController:
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
         run_id: Union[str, None] = None,
+        label: Union[str, None] = None,
+        now: Union[int, str, datetime, None] = None,
     ) -> TestPyramidResult:
         """Runs the layers as the policy decides: with the ADR's exit decision, in order until
         it allows an exit (then verifies up to ``verification_layers`` of the skipped ones);
@@ -155,7 +182,16 @@ class EarlyExitController:
         (``model=`` the latest model, say). A runner's exception propagates unchanged; a
         runner's invalid result raises ``EarlyExitError``."""
         listed = _as_list(layers)
-        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config, run_id=run_id)
+        pyramid = self.start(
+            listed,
+            policy=policy,
+            mode=mode,
+            model=model,
+            policy_config=policy_config,
+            run_id=run_id,
+            label=label,
+            now=now,
+        )
         runners = _layer_runners(listed)
         while True:
             step = pyramid.next()
@@ -174,12 +210,23 @@ class EarlyExitController:
         model: ModelArgument = None,
         policy_config: Union[Mapping[str, object], None] = None,
         run_id: Union[str, None] = None,
+        label: Union[str, None] = None,
+        now: Union[int, str, datetime, None] = None,
     ) -> TestPyramidResult:
         """:meth:`run` for ``async def`` runners (plain ones work too). Cancelling the task
         cancels the run cleanly: the awaited runner gets the cancellation, and no further
         runner is called."""
         listed = _as_list(layers)
-        pyramid = self.start(listed, policy=policy, mode=mode, model=model, policy_config=policy_config, run_id=run_id)
+        pyramid = self.start(
+            listed,
+            policy=policy,
+            mode=mode,
+            model=model,
+            policy_config=policy_config,
+            run_id=run_id,
+            label=label,
+            now=now,
+        )
         runners = _layer_runners(listed)
         while True:
             step = pyramid.next()

@@ -19,6 +19,7 @@ Conventions shared by every class here:
 """
 
 import os
+import datetime as _datetime
 import pathlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Callable, ClassVar, Generic, Literal, Protocol, Union, final, overload, type_check_only
@@ -1394,12 +1395,15 @@ class PyramidRun:
         model: OutcomeModel | Mapping[str, object] | str | None = None,
         policy_config: Mapping[str, object] | None = None,
         run_id: str | None = None,
+        label: str | None = None,
+        now: int | str | _datetime.datetime | None = None,
     ) -> PyramidRun:
         """``layers`` lists each layer as ``(name, runner)``, a mapping with ``name`` and
         optional ``cost_ms``, or an object with those attributes (runners are not called).
         ``policy`` ``'fail_fast'`` / ``'risk_bounded'`` lets the policy decide (its ``model``
         and a partial ``policy_config``; docs/test-exit.md); ``None`` keywords: the defaults
-        (the ADR, enforced)."""
+        (the ADR, enforced). ``label`` slices the run (its receipt's ``runLabel``); ``now``
+        is when an artifact policy's expiry is checked (the clock when ``None``)."""
 
     def next(self) -> PyramidAction[Literal["run", "verify"], int] | PyramidAction[Literal["done"], None]:
         """What to do next (does not advance anything); ``step.action != "done"`` narrows
@@ -1452,6 +1456,8 @@ def _run_options(
     model: OutcomeModel | Mapping[str, object] | str | None = None,
     policy_config: Mapping[str, object] | None = None,
     run_id: str | None = None,
+    label: str | None = None,
+    now: int | str | _datetime.datetime | None = None,
 ) -> dict[str, object] | None:
     """Checks a live run's policy keywords: the options normalized, or ``None`` when they
     leave the ADR deciding."""

@@ -35,6 +35,9 @@ pub struct ReceiptCheck {
     pub labels: Vec<(String, usize)>,
     /// Per slice (the receipts' `policy`), in first-seen order: (slice, labels as above).
     pub slices: Vec<(String, Vec<(String, usize)>)>,
+    /// Per user label (the receipts' `runLabel`: a branch, a runner pool), in first-seen
+    /// order: (label, labels as above). Receipts without one are in none.
+    pub run_labels: Vec<(String, Vec<(String, usize)>)>,
 }
 
 /// `{count, of, rate, wilson}`: `count` of `of`, the rate and its Wilson 95% interval (null
@@ -91,18 +94,20 @@ impl ReceiptCheck {
         let labels_of = |labels: &[(String, usize)]| {
             Value::Object(labels.iter().map(|(l, n)| (l.clone(), Value::Number(*n as f64))).collect())
         };
-        let slices = self
-            .slices
-            .iter()
-            .map(|(slice, labels)| {
-                ObjectBuilder::new()
-                    .string("slice", slice)
-                    .number("receipts", labels.iter().map(|(_, n)| *n).sum::<usize>() as f64)
-                    .value("labels", labels_of(labels))
-                    .value("rates", rates_value(labels))
-                    .build()
-            })
-            .collect();
+        let slices_of = |slices: &[(String, Vec<(String, usize)>)], key: &str| {
+            let items = slices
+                .iter()
+                .map(|(slice, labels)| {
+                    ObjectBuilder::new()
+                        .string(key, slice)
+                        .number("receipts", labels.iter().map(|(_, n)| *n).sum::<usize>() as f64)
+                        .value("labels", labels_of(labels))
+                        .value("rates", rates_value(labels))
+                        .build()
+                })
+                .collect();
+            Value::Array(items)
+        };
         ObjectBuilder::new()
             .value("valid", Value::Bool(self.valid()))
             .number("receipts", self.receipts as f64)
@@ -110,7 +115,8 @@ impl ReceiptCheck {
             .value("brokenAt", broken)
             .value("labels", labels_of(&self.labels))
             .value("rates", rates_value(&self.labels))
-            .value("slices", Value::Array(slices))
+            .value("slices", slices_of(&self.slices, "slice"))
+            .value("labelSlices", slices_of(&self.run_labels, "runLabel"))
             .build()
     }
 }
@@ -122,7 +128,14 @@ fn line_text(line: usize) -> String {
 /// Recomputes the chain of a JSONL receipt log (blank lines are skipped; line numbers count
 /// them). Never trusts a line it could not verify: the report stops at the first break.
 pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
-    let mut check = ReceiptCheck { receipts: 0, head: None, broken: None, labels: Vec::new(), slices: Vec::new() };
+    let mut check = ReceiptCheck {
+        receipts: 0,
+        head: None,
+        broken: None,
+        labels: Vec::new(),
+        slices: Vec::new(),
+        run_labels: Vec::new(),
+    };
     for (i, raw) in text.split('\n').enumerate() {
         let line = i + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
@@ -130,15 +143,14 @@ pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
             continue;
         }
         match verify_line(raw, line, check.head.as_deref(), sha256) {
-            Ok((hash, label, slice)) => {
+            Ok(verified) => {
                 check.receipts += 1;
-                check.head = Some(hash);
-                if let Some(label) = label {
+                check.head = Some(verified.hash);
+                if let Some(label) = verified.label {
                     bump(&mut check.labels, &label);
-                    let slice = slice.unwrap_or_default();
-                    match check.slices.iter_mut().find(|(s, _)| *s == slice) {
-                        Some((_, labels)) => bump(labels, &label),
-                        None => check.slices.push((slice, vec![(label, 1)])),
+                    bump_slice(&mut check.slices, verified.policy.unwrap_or_default(), &label);
+                    if let Some(run_label) = verified.run_label {
+                        bump_slice(&mut check.run_labels, run_label, &label);
                     }
                 }
             }
@@ -151,8 +163,52 @@ pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
     check
 }
 
-/// A verified line: its digest, label and slice (its `policy`).
-type LineResult = std::result::Result<(String, Option<String>, Option<String>), (&'static str, String)>;
+fn bump_slice(slices: &mut Vec<(String, Vec<(String, usize)>)>, slice: String, label: &str) {
+    match slices.iter_mut().find(|(s, _)| *s == slice) {
+        Some((_, labels)) => bump(labels, label),
+        None => slices.push((slice, vec![(label.to_string(), 1)])),
+    }
+}
+
+/// A verified line: its digest, outcome label, slice (its `policy`) and user label.
+struct VerifiedLine {
+    hash: String,
+    label: Option<String>,
+    policy: Option<String>,
+    run_label: Option<String>,
+}
+
+type LineResult = std::result::Result<VerifiedLine, (&'static str, String)>;
+
+/// A field the report reads, when present: a string (`label` one of the receipt labels,
+/// `runLabel` a user label as runs take it); a line whose field has another type or value is
+/// reported (never counted under a made-up slice).
+fn text_field(
+    value: &Value,
+    field: &'static str,
+    at: &str,
+) -> std::result::Result<Option<String>, (&'static str, String)> {
+    match value.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            let known = crate::pyramid::policy::ReceiptLabel::parse(s).is_some();
+            if field == "label" && !known {
+                let message = concat(&[
+                    at,
+                    ": label must be 'correct_skip', 'false_pass' or 'needless_run', got ",
+                    &Value::string(s.as_str()).describe(),
+                ]);
+                return Err((field, message));
+            }
+            if field == "runLabel" {
+                crate::pyramid::policy::read_label(&Value::string(s.as_str()), field, CODE)
+                    .map_err(|e| (field, concat(&[at, ": ", e.message()])))?;
+            }
+            Ok(Some(s.clone()))
+        }
+        Some(other) => Err((field, concat(&[at, ": ", field, " must be a string, got ", &other.describe()]))),
+    }
+}
 
 fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha256) -> LineResult {
     let at = line_text(line);
@@ -184,9 +240,10 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
     if computed != claimed {
         return Err(("sha256", concat(&[&at, ": sha256 does not match the receipt's content (edited)"])));
     }
-    let label = value.get("label").and_then(Value::as_str).map(str::to_string);
-    let slice = value.get("policy").and_then(Value::as_str).map(str::to_string);
-    Ok((claimed, label, slice))
+    let label = text_field(&value, "label", &at)?;
+    let policy = text_field(&value, "policy", &at)?;
+    let run_label = text_field(&value, "runLabel", &at)?;
+    Ok(VerifiedLine { hash: claimed, label, policy, run_label })
 }
 
 /// The lines that append `receipts` (receipt documents without chain fields, such as a
@@ -215,6 +272,19 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
         let mut body = entries.clone();
         body.push(("prevHash".into(), previous.as_deref().map_or(Value::Null, Value::string)));
         let hash = digest(&Value::Object(body.clone()), sha256, CODE, &path)?;
+        let receipt = Value::Object(body);
+        // The fields a report reads are checked as verification checks them (a receipt that
+        // would break the log is refused, not written).
+        for field in ["label", "policy", "runLabel"] {
+            if let Err((field, reason)) = text_field(&receipt, field, &path) {
+                let kind = match receipt.get(field) {
+                    Some(Value::String(_)) => ErrorKind::Range,
+                    _ => ErrorKind::Type,
+                };
+                return Err(Error::new(CODE, kind, concat(&[&path, ".", field]), reason));
+            }
+        }
+        let Value::Object(mut body) = receipt else { continue };
         body.push(("sha256".into(), Value::string(hash.as_str())));
         out.push_str(&Value::Object(body).to_json());
         out.push('\n');

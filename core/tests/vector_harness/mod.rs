@@ -121,6 +121,19 @@ enum Engine {
     Controller(Value, Value),
     Steps(LiveRun),
     Stateless,
+    /// The receipt log's functions (stateless), hashing with RustCrypto's SHA-256 as the
+    /// bindings do (earlyexit-digest), so logs chained elsewhere verify here.
+    Receipts,
+}
+
+/// SHA-256 for the receipt-log vectors.
+struct RealSha256;
+
+impl earlyexit::artifact::Sha256 for RealSha256 {
+    fn sha256_hex(&self, data: &[u8]) -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 impl Engine {
@@ -383,6 +396,22 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "toString" => ok(Value::string(num::to_js_string(arg(&args, 0).as_f64().unwrap()))),
             other => panic!("unknown stateless call {other}"),
         },
+        Engine::Receipts => match name {
+            "appendReceipts" => {
+                let log = match arg(&args, 0) {
+                    Value::String(s) => s,
+                    Value::Null => String::new(),
+                    other => panic!("appendReceipts log {other:?}"),
+                };
+                let Value::Array(receipts) = arg(&args, 1) else { panic!("appendReceipts receipts") };
+                from(earlyexit::artifact::append_receipts(&log, &receipts, &RealSha256).map(Value::String))
+            }
+            "verifyReceipts" => {
+                let text = arg(&args, 0);
+                ok(earlyexit::artifact::verify_receipts(text.as_str().unwrap_or(""), &RealSha256).to_value())
+            }
+            other => panic!("unknown receipts call {other}"),
+        },
         Engine::Exit(exit) => match name {
             "shouldExit" => {
                 from(exit.should_exit_value(&arg(&args, 0), &arg(&args, 1), Naming::Js).map(|d| d.to_value(Naming::Js)))
@@ -501,6 +530,7 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
             true,
         )?),
         "calculateQualitySignal" | "jsnum" => Engine::Stateless,
+        "receipts" => Engine::Receipts,
         "CoherenceEarlyExit" => {
             Engine::Exit(CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?)
         }

@@ -220,7 +220,8 @@ ops! {
     PYRAMID_UPDATE = 224 => "pyramidPolicyUpdate";
     // --- live policy runs (`fail_fast`, `risk_bounded`): stateless, the run's state is its
     // snapshot, which the JS layer keeps and hands back at each step.
-    /// `[config, totalLayers, layers, options, run options]` -> `null` when the ADR decides
+    /// `[config, totalLayers, layers, options, run options, clock]` (`clock`: `Date.now()`, the
+    /// time an artifact policy's expiry is checked at without `now`) -> `null` when the ADR decides
     /// (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
     /// action (`{action: "run", layer}` or `{action: "done"}`).
     PYRAMID_RUN_START = 225 => "EarlyExitController / PyramidRun with a policy";

@@ -48,13 +48,19 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
         PYRAMID_SHADOW => replay::shadow_value(arg(args, 0), arg(args, 1), Naming::Js),
         PYRAMID_CALIBRATE => crate::artifact_ops::calibrate(args),
         PYRAMID_RUN_START => {
-            match LiveRun::start_value(
+            // The host's clock (`Date.now()`), for an artifact policy's expiry.
+            let clock = match arg(args, 5) {
+                Value::Null => None,
+                now => Some(earlyexit::pyramid::replay::now_argument(now)?),
+            };
+            match LiveRun::start_value_at(
                 arg(args, 0),
                 arg(args, 1),
                 arg(args, 2),
                 arg(args, 3),
                 arg(args, 4),
                 Naming::Js,
+                clock,
             )? {
                 LiveRun::Adr(_) => Ok(Value::Null),
                 LiveRun::Policy(run) => Ok(step_answer(&run)),

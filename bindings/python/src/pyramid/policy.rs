@@ -45,6 +45,7 @@ pub(crate) fn model_opt(py: Python<'_>, model: Option<&Bound<'_, PyAny>>) -> PyR
 
 /// A live run's policy options from its keywords (`None`: not given), converted as given:
 /// the core reads and checks them (`RunOptions`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_options_value(
     py: Python<'_>,
     policy: Option<&Bound<'_, PyAny>>,
@@ -52,21 +53,37 @@ pub(crate) fn run_options_value(
     model: Option<&Bound<'_, PyAny>>,
     policy_config: Option<&Bound<'_, PyAny>>,
     run_id: Option<&Bound<'_, PyAny>>,
+    label: Option<&Bound<'_, PyAny>>,
+    now: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Value> {
+    // `now`: a datetime as its milliseconds, anything else as given (None: absent, the clock).
+    let now = match now {
+        Some(v) if !v.is_none() => Some(crate::artifact::now_value(Some(v))?),
+        _ => None,
+    };
     Ok(options(vec![
         ("policy", opt(policy)?),
         ("mode", opt(mode)?),
         ("model", model_opt(py, model)?),
         ("policy_config", opt(policy_config)?),
         ("run_id", opt(run_id)?),
+        ("label", opt(label)?),
+        ("now", now),
     ]))
+}
+
+/// The host clock (milliseconds since the Unix epoch), the time a live run's artifact policy
+/// expires against when `now` is not given.
+pub(crate) fn clock_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 /// Checks a live run's policy keywords (`EarlyExitController`'s, before any run): the
 /// options normalized (`{policy, mode, policy_config, model}`), or `None` when they leave
 /// the ADR deciding.
 #[pyfunction]
-#[pyo3(signature = (*, policy = None, mode = None, model = None, policy_config = None, run_id = None))]
+#[pyo3(signature = (*, policy = None, mode = None, model = None, policy_config = None, run_id = None, label = None, now = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn _run_options<'py>(
     py: Python<'py>,
     policy: Option<&Bound<'py, PyAny>>,
@@ -74,8 +91,10 @@ pub fn _run_options<'py>(
     model: Option<&Bound<'py, PyAny>>,
     policy_config: Option<&Bound<'py, PyAny>>,
     run_id: Option<&Bound<'py, PyAny>>,
+    label: Option<&Bound<'py, PyAny>>,
+    now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let given = run_options_value(py, policy, mode, model, policy_config, run_id)?;
+    let given = run_options_value(py, policy, mode, model, policy_config, run_id, label, now)?;
     let options = RunOptions::from_values(&given, &Value::Null, Naming::Snake).or_raise(py)?;
     if options.policy == RunPolicy::Adr {
         return Ok(py.None().into_bound(py));

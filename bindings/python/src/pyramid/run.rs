@@ -40,7 +40,7 @@ impl PyPyramidRun {
     /// lists each layer as `(name, runner)`, a mapping with `name` and optional `cost_ms`, or
     /// an object with those attributes; the keywords choose the policy (None: the default).
     #[staticmethod]
-    #[pyo3(signature = (config, total_layers, layers, *, policy = None, mode = None, model = None, policy_config = None, run_id = None))]
+    #[pyo3(signature = (config, total_layers, layers, *, policy = None, mode = None, model = None, policy_config = None, run_id = None, label = None, now = None))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         py: Python<'_>,
@@ -52,12 +52,16 @@ impl PyPyramidRun {
         model: Option<&Bound<'_, PyAny>>,
         policy_config: Option<&Bound<'_, PyAny>>,
         run_id: Option<&Bound<'_, PyAny>>,
+        label: Option<&Bound<'_, PyAny>>,
+        now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let config = exit_config_value(config)?;
         let total = to_value(total_layers, NoneIs::Absent)?;
-        let options = run_options_value(py, policy, mode, model, policy_config, run_id)?;
+        let options = run_options_value(py, policy, mode, model, policy_config, run_id, label, now)?;
         let specs = layer_specs_value(layers)?;
-        let run = LiveRun::start_value(&config, &total, &specs, &options, &Value::Null, Naming::Snake).or_raise(py)?;
+        let clock = Some(crate::pyramid::policy::clock_ms());
+        let run = LiveRun::start_value_at(&config, &total, &specs, &options, &Value::Null, Naming::Snake, clock)
+            .or_raise(py)?;
         Ok(PyPyramidRun { inner: Mutex::new(run) })
     }
 

@@ -5,6 +5,7 @@
 use crate::artifact::{Artifact, ArtifactKind};
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::history::model_argument;
+use crate::pyramid::policy::label::read_label;
 use crate::pyramid::policy::model::OutcomeModel;
 use crate::value::{concat, Error, ErrorCode, ErrorKind, Naming, Result, Value};
 
@@ -57,6 +58,19 @@ pub fn read_pyramid_artifact(value: &Value) -> Result<PyramidArtifact> {
     let config = preset
         .merged(artifact.policy.get("config").unwrap_or(&Value::Null), Naming::Js, "policy.config")
         .map_err(|e| e.nested(ErrorCode::InvalidArtifact, ""))?;
+    // The label slices' labels, read as runs' labels are (the drift check matches by them).
+    if let Some(slices) = artifact.body.get("slices") {
+        let Value::Array(items) = slices else {
+            let message = concat(&["body.slices must be an array, got ", &slices.describe()]);
+            return Err(Error::new(ErrorCode::InvalidArtifact, ErrorKind::Type, "body.slices", message));
+        };
+        for (i, slice) in items.iter().enumerate() {
+            if let Some(label) = slice.get("label") {
+                let path = concat(&[&crate::value::index_path("body.slices", i), ".label"]);
+                read_label(label, &path, ErrorCode::InvalidArtifact)?;
+            }
+        }
+    }
     let model = match artifact.body.get("model") {
         None | Some(Value::Null) => OutcomeModel::new(),
         Some(doc) => model_argument(doc, &config).map_err(|e| e.nested(ErrorCode::InvalidArtifact, "body.model"))?,

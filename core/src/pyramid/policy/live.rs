@@ -229,6 +229,7 @@ impl PolicyRun {
         let last = exit.after.checked_sub(1).and_then(|k| self.outcomes.get(k)).map(|&(layer, _)| layer);
         Some(ShadowReceipt {
             run_id: self.options.run_id.clone(),
+            run_label: self.options.label.clone(),
             after: exit.after,
             layer: last.and_then(|l| self.layers.get(l).map(|spec| (l, spec.name.clone()))),
             policy: self.options.policy,
@@ -431,8 +432,23 @@ impl LiveRun {
         overrides: &Value,
         naming: Naming,
     ) -> Result<Self> {
+        Self::start_value_at(config, total_layers, layers, options, overrides, naming, None)
+    }
+
+    /// [`LiveRun::start_value`] with the host's clock (milliseconds since the Unix epoch): the
+    /// time an artifact policy's expiry is checked at when the options give no `now`
+    /// ([`RunOptions::from_values_at`]).
+    pub fn start_value_at(
+        config: &Value,
+        total_layers: &Value,
+        layers: &Value,
+        options: &Value,
+        overrides: &Value,
+        naming: Naming,
+        clock_ms: Option<i64>,
+    ) -> Result<Self> {
         let exit = CoherenceEarlyExit::from_values(config, total_layers, naming)?;
-        let options = RunOptions::from_values(options, overrides, naming)?;
+        let options = RunOptions::from_values_at(options, overrides, naming, clock_ms)?;
         let specs = parse_layers(layers, naming)?;
         if options.policy == RunPolicy::Adr {
             return PyramidRun::start(exit.config().clone(), exit.total_layers(), specs).map(LiveRun::Adr);

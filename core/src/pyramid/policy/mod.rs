@@ -32,6 +32,7 @@
 mod artifact;
 mod config;
 mod history;
+mod label;
 mod live;
 mod model;
 mod options;
@@ -44,6 +45,7 @@ pub use history::{
     build_arg, history_argument, history_value, learn_value, merge_value, model_argument, ran_arg, read_model,
     stats_value, BuildHistory, BuildRecord, Model, CONVERTED_NOTE, DEFAULT_WINDOW, HISTORY_VERSION, MAX_WINDOW,
 };
+pub use label::{read_label, MAX_LABEL_CHARS};
 pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};

@@ -4,6 +4,7 @@
 
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::history::model_argument;
+use crate::pyramid::policy::label::read_label;
 use crate::pyramid::policy::model::OutcomeModel;
 use crate::value::{self, field_name, named_enum, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -41,10 +42,15 @@ pub(super) const RUN_ID: FieldName = field_name!("runId", "run_id");
 /// Why a run is in shadow mode although enforced was asked: written by [`RunOptions::to_value`]
 /// (normalized options, snapshots) so the reason survives them.
 pub(super) const SHADOW_REASON: FieldName = field_name!("shadowReason", "shadow_reason");
+/// The run's user label (a branch, a runner pool): its receipts carry it, reports slice by it.
+pub(super) const LABEL: FieldName = FieldName::same("label");
+/// The time the run starts (milliseconds since the Unix epoch or RFC 3339), against which an
+/// artifact policy's expiry is checked; a binding passes its clock when it is omitted.
+pub(super) const NOW: FieldName = FieldName::same("now");
 
 /// The option keys of a live run, as `{policy, mode, model, policyConfig, runId,
-/// shadowReason}` spells them.
-pub const RUN_OPTION_FIELDS: [FieldName; 6] = [POLICY, MODE, MODEL, POLICY_CONFIG, RUN_ID, SHADOW_REASON];
+/// shadowReason, label, now}` spells them.
+pub const RUN_OPTION_FIELDS: [FieldName; 8] = [POLICY, MODE, MODEL, POLICY_CONFIG, RUN_ID, SHADOW_REASON, LABEL, NOW];
 
 /// A live run's policy, mode, knobs and model, validated.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +66,11 @@ pub struct RunOptions {
     pub model: OutcomeModel,
     /// The run's id, written into its shadow-mode receipt (a CI build number, a commit).
     pub run_id: Option<String>,
-    /// Why the run is in shadow mode although enforced was asked (an artifact not promoted).
+    /// Why the run is in shadow mode although enforced was asked (an artifact not promoted,
+    /// or expired).
     pub fallback: Option<String>,
+    /// The run's user label, written into its shadow-mode receipt.
+    pub label: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -73,6 +82,7 @@ impl Default for RunOptions {
             model: OutcomeModel::new(),
             run_id: None,
             fallback: None,
+            label: None,
         }
     }
 }
@@ -81,15 +91,23 @@ impl RunOptions {
     /// Options built in Rust: `policy` with its preset config, in enforced mode.
     pub fn new(policy: RunPolicy, model: OutcomeModel) -> Self {
         let config = PolicyConfig::preset(policy.as_str()).unwrap_or(PolicyConfig::FAIL_FAST);
-        RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None }
+        RunOptions { policy, mode: RunMode::Enforced, config, model, run_id: None, fallback: None, label: None }
     }
 
     /// Reads `{policy?, mode?, model?, policyConfig?}` (`null` for the defaults: the ADR,
     /// enforced); a key of `overrides` (a run's own options) replaces the same key of `base`
     /// (its controller's), so a controller's model can be replaced run by run. Errors name
     /// the key; `model` and `policyConfig` are refused with the ADR (it reads neither), and
-    /// shadow mode is refused (not available for live runs yet).
+    /// shadow mode is refused with the ADR. Without a clock an artifact's expiry is checked
+    /// only when the options give `now` ([`RunOptions::from_values_at`] takes the host's).
     pub fn from_values(base: &Value, overrides: &Value, naming: Naming) -> Result<Self> {
+        Self::from_values_at(base, overrides, naming, None)
+    }
+
+    /// [`RunOptions::from_values`] with the host's clock (`clock_ms`, milliseconds since the
+    /// Unix epoch), the time an artifact policy's expiry is checked at when the options give
+    /// no `now`. An enforced artifact that has expired runs in shadow mode, saying so.
+    pub fn from_values_at(base: &Value, overrides: &Value, naming: Naming, clock_ms: Option<i64>) -> Result<Self> {
         let base = reader(base, naming)?;
         let overrides = reader(overrides, naming)?;
         let get = |field: FieldName| -> Option<(&ObjectReader, &Value)> {
@@ -105,6 +123,14 @@ impl RunOptions {
         let run_id = match get(RUN_ID) {
             None => None,
             Some((r, _)) => Some(r.string(RUN_ID)?.to_string()),
+        };
+        let label = match get(LABEL) {
+            None => None,
+            Some((r, v)) => Some(read_label(v, &r.path_of(LABEL), ErrorCode::InvalidConfig)?),
+        };
+        let now = match get(NOW) {
+            None => None,
+            Some((r, v)) => Some((r.path_of(NOW), crate::time::now_argument(v)?)),
         };
         // A calibration artifact as the policy: its policy, config and model; enforced only
         // once promoted (else shadow, and the result says why).
@@ -126,12 +152,28 @@ impl RunOptions {
                     None => artifact.model,
                     Some((_, doc)) => model_argument(doc, &artifact.config)?,
                 };
-                let fallback = (mode == RunMode::Enforced && artifact.artifact.promotion.is_none()).then(|| {
-                    "the artifact is not promoted (promote_pyramid_policy): running in shadow mode".to_string()
-                });
+                let now_ms = now.map(|(_, ms)| ms).or(clock_ms);
+                let expired = now_ms.filter(|ms| artifact.artifact.is_expired(*ms));
+                let fallback = match (mode, expired) {
+                    (RunMode::Shadow, _) => None,
+                    (RunMode::Enforced, Some(ms)) => Some(value::concat(&[
+                        "the artifact expired at ",
+                        &artifact.artifact.expires_at,
+                        " (now ",
+                        &crate::time::iso_from_millis(ms),
+                        "): running in shadow mode (calibrate again)",
+                    ])),
+                    (RunMode::Enforced, None) => artifact.artifact.promotion.is_none().then(|| {
+                        "the artifact is not promoted (promote_pyramid_policy): running in shadow mode".to_string()
+                    }),
+                };
                 let mode = if fallback.is_some() { RunMode::Shadow } else { mode };
-                return Ok(RunOptions { policy, mode, config: artifact.config, model, run_id, fallback });
+                return Ok(RunOptions { policy, mode, config: artifact.config, model, run_id, fallback, label });
             }
+        }
+        if let Some((field, _)) = now {
+            let message = "now is read only with a calibration artifact as the policy (its expiry is checked at it)";
+            return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, field, message));
         }
         let policy = match get(POLICY) {
             None => RunPolicy::Adr,
@@ -148,7 +190,7 @@ impl RunOptions {
             if mode == RunMode::Shadow {
                 return Err(shadow_not_available());
             }
-            return Ok(RunOptions { run_id, ..RunOptions::default() });
+            return Ok(RunOptions { run_id, label, ..RunOptions::default() });
         };
         let config = match config {
             None => preset,
@@ -162,20 +204,25 @@ impl RunOptions {
             Some((r, _)) if mode == RunMode::Shadow => Some(r.string(SHADOW_REASON)?.to_string()),
             _ => None,
         };
-        Ok(RunOptions { policy, mode, config, model, run_id, fallback })
+        Ok(RunOptions { policy, mode, config, model, run_id, fallback, label })
     }
 
-    /// The options object (`{policy, mode, policyConfig, model}`; keys spelled by `naming`,
-    /// the model document in the JS spelling as everywhere).
+    /// The options object (`{policy, mode, policyConfig, model, runId, shadowReason}`, and
+    /// `label` when given; keys spelled by `naming`, the model document in the JS spelling as
+    /// everywhere). `now` is not kept: the fallback it decided is (`shadowReason`).
     pub fn to_value(&self, naming: Naming) -> Value {
-        Value::Object(vec![
+        let mut entries = vec![
             (POLICY.spelled(naming).into(), Value::string(self.policy.as_str())),
             (MODE.spelled(naming).into(), Value::string(self.mode.as_str())),
             (POLICY_CONFIG.spelled(naming).into(), self.config.to_value(naming)),
             (MODEL.spelled(naming).into(), self.model.to_value(Naming::Js)),
             (RUN_ID.spelled(naming).into(), self.run_id.as_deref().map_or(Value::Null, Value::string)),
             (SHADOW_REASON.spelled(naming).into(), self.fallback.as_deref().map_or(Value::Null, Value::string)),
-        ])
+        ];
+        if let Some(label) = &self.label {
+            entries.push((LABEL.spelled(naming).into(), Value::string(label.as_str())));
+        }
+        Value::Object(entries)
     }
 }
 

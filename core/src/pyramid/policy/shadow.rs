@@ -59,6 +59,9 @@ pub struct SkippedLayer {
 pub struct ShadowReceipt {
     /// The run's id, when the caller gave one.
     pub run_id: Option<String>,
+    /// The run's user label (a branch, a runner pool), when the caller gave one: written as
+    /// `runLabel` (`label` is the receipt's own outcome label).
+    pub run_label: Option<String>,
     /// How many layers had run at the exit.
     pub after: usize,
     /// The last layer run before the exit (index, name).
@@ -103,7 +106,8 @@ impl ShadowReceipt {
 
     /// The receipt document (camelCase in every language: it is hashed, and a receipt
     /// written by one binding verifies in another), without its chain fields (`prevHash`,
-    /// `sha256`), which [`append_receipts`](crate::artifact::append_receipts) adds.
+    /// `sha256`), which [`append_receipts`](crate::artifact::append_receipts) adds. `runLabel`
+    /// is written only when the run has a label (so an unlabelled receipt hashes as before).
     pub fn to_value(&self) -> Value {
         let skipped = self.skipped.iter().map(|s| {
             ObjectBuilder::new()
@@ -122,10 +126,15 @@ impl ShadowReceipt {
             Some((i, name)) => (Value::Number(*i as f64), Value::string(name.as_str())),
             None => (Value::Null, Value::Null),
         };
-        ObjectBuilder::new()
+        let mut builder = ObjectBuilder::new();
+        builder
             .string("kind", "pyramid")
             .number("receiptVersion", RECEIPT_VERSION as f64)
-            .value("runId", self.run_id.as_deref().map_or(Value::Null, Value::string))
+            .value("runId", self.run_id.as_deref().map_or(Value::Null, Value::string));
+        if let Some(label) = &self.run_label {
+            builder.string("runLabel", label);
+        }
+        builder
             .value("layer", layer)
             .value("layerName", layer_name)
             .number("layersRun", self.after as f64)

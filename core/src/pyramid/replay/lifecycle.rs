@@ -3,12 +3,15 @@
 //! whether it still holds, and the promotion from shadow to enforced on an audit split.
 //!
 //! * The corpus digest is SHA-256 over the runs as calibration reads them, as canonical
-//!   JSONL: each run `{"layers":[{"durationMs":..,"failed":..,"name":..}]}` in RFC 8785
-//!   form, one a line, each line ending in `\n`.
-//! * A slice is a stage set (the sorted layer names of a run); per slice the artifact keeps
-//!   runs, failing runs and the failure rate's Wilson 95% interval, and per stage (layer
-//!   name) how often it failed when it ran, with its Wilson interval: the drift check compares
-//!   recent runs against those.
+//!   JSONL: each run `{"layers":[{"durationMs":..,"failed":..,"name":..}]}` (with its
+//!   `"label"` when it has one) in RFC 8785 form, one a line, each line ending in `\n`.
+//! * A slice is a stage set (the sorted layer names of a run) or a user label (a run's
+//!   `label`: a branch, a runner pool); per slice the artifact keeps runs, failing runs and
+//!   the failure rate's Wilson 95% interval (`{stages, ...}` for stage sets, then `{label,
+//!   ...}` for labels, in first-seen order), and per stage (layer name) how often it failed
+//!   when it ran, with its Wilson interval: the drift check compares recent runs against
+//!   those (a stage set or label unseen in calibration, a stage's or label's failure rate
+//!   whose interval does not overlap its calibration interval).
 //! * Promotion replays the audit runs with the artifact's policy, config and model (learning
 //!   what ran, as calibration's held-out replay does) and certifies the miss rate (failing
 //!   runs declared green / failing runs, the quantity calibration certified) by its exact
@@ -40,7 +43,12 @@ fn run_value(run: &RecordedRun) -> Value {
                 .build()
         })
         .collect();
-    Value::object(vec![("layers", Value::Array(layers))])
+    let mut entries = vec![("layers", Value::Array(layers))];
+    // Only a labelled run has the key: an unlabelled corpus hashes as it always did.
+    if let Some(label) = &run.label {
+        entries.push(("label", Value::string(label.as_str())));
+    }
+    Value::object(entries)
 }
 
 /// SHA-256 of the runs' canonical JSONL (see the module's documentation).
@@ -94,6 +102,22 @@ fn slice_counts(runs: &[RecordedRun]) -> Vec<(Vec<String>, u64, u64)> {
                 *k += u64::from(run.failed());
             }
             None => out.push((set, 1, u64::from(run.failed()))),
+        }
+    }
+    out
+}
+
+/// Per label: (label, runs, failing runs), in first-seen order (unlabelled runs are in none).
+fn label_counts(runs: &[RecordedRun]) -> Vec<(String, u64, u64)> {
+    let mut out: Vec<(String, u64, u64)> = Vec::new();
+    for run in runs {
+        let Some(label) = &run.label else { continue };
+        match out.iter_mut().find(|(l, _, _)| l == label) {
+            Some((_, n, k)) => {
+                *n += 1;
+                *k += u64::from(run.failed());
+            }
+            None => out.push((label.clone(), 1, u64::from(run.failed()))),
         }
     }
     out
@@ -161,6 +185,14 @@ pub fn calibration_artifact(
                 .value("failureInterval", interval_value(k, n))
                 .build()
         })
+        .chain(label_counts(runs).into_iter().map(|(label, n, k)| {
+            ObjectBuilder::new()
+                .string("label", &label)
+                .number("runs", n as f64)
+                .number("failingRuns", k as f64)
+                .value("failureInterval", interval_value(k, n))
+                .build()
+        }))
         .collect();
     let stages = stage_counts(runs)
         .into_iter()
@@ -258,35 +290,31 @@ pub fn check_drift(artifact: &PyramidArtifact, runs: &[RecordedRun], now_ms: i64
             reasons.push(reason("stage_set", None, &message));
         }
     }
+    let slices = match a.body.get("slices") {
+        Some(Value::Array(slices)) => slices.as_slice(),
+        _ => &[],
+    };
+    for (label, n, k) in label_counts(runs) {
+        let known = slices.iter().find(|s| s.get("label").and_then(Value::as_str) == Some(label.as_str()));
+        let Some(known) = known else {
+            let message =
+                concat(&["label '", &label, "' (", &uint_string(n), " recent runs) was not in the calibration corpus"]);
+            reasons.push(label_reason("label", &label, &message));
+            continue;
+        };
+        if let Some(message) = outside_interval(known, k, n) {
+            let message = concat(&["label '", &label, "': failing runs ", &message]);
+            reasons.push(label_reason("label_failure_rate", &label, &message));
+        }
+    }
     let stages = match a.body.get("stages") {
         Some(Value::Array(stages)) => stages.as_slice(),
         _ => &[],
     };
     for (name, n, k) in stage_counts(runs) {
         let known = stages.iter().find(|s| s.get("name").and_then(Value::as_str) == Some(name.as_str()));
-        let interval = known.and_then(|s| match s.get("failureInterval") {
-            Some(Value::Array(pair)) => Some((pair.first()?.as_f64()?, pair.get(1)?.as_f64()?)),
-            _ => None,
-        });
-        let (Some((lo, hi)), Some((rlo, rhi))) = (interval, wilson_interval(k, n)) else { continue };
-        // Drifted when the two 95% intervals do not overlap: a rate that moved, not noise.
-        if rhi < lo || rlo > hi {
-            let rate = crate::num::to_js_string(k as f64 / n as f64);
-            let message = concat(&[
-                "stage '",
-                &name,
-                "' failed in ",
-                &uint_string(k),
-                " of ",
-                &uint_string(n),
-                " recent runs (",
-                &rate,
-                "), outside its calibration interval [",
-                &crate::num::to_js_string(lo),
-                ", ",
-                &crate::num::to_js_string(hi),
-                "]",
-            ]);
+        if let Some(message) = known.and_then(|known| outside_interval(known, k, n)) {
+            let message = concat(&["stage '", &name, "' failed in ", &message]);
             reasons.push(reason("failure_rate", Some(&name), &message));
         }
     }
@@ -329,6 +357,42 @@ pub fn check_drift(artifact: &PyramidArtifact, runs: &[RecordedRun], now_ms: i64
         .string("expiresAt", &a.expires_at)
         .string("now", &iso_from_millis(now_ms))
         .build()
+}
+
+/// A drift reason about a label slice: `{kind, stage: null, label, message}`.
+fn label_reason(kind: &str, label: &str, message: &str) -> Value {
+    ObjectBuilder::new()
+        .string("kind", kind)
+        .value("stage", Value::Null)
+        .string("label", label)
+        .string("message", message)
+        .build()
+}
+
+/// `k of n recent runs (rate), outside its calibration interval [lo, hi]` when the recent
+/// rate's Wilson interval does not overlap the slice's `failureInterval` (a rate that moved,
+/// not noise); `None` otherwise or without an interval.
+fn outside_interval(known: &Value, k: u64, n: u64) -> Option<String> {
+    let (lo, hi) = match known.get("failureInterval") {
+        Some(Value::Array(pair)) => (pair.first()?.as_f64()?, pair.get(1)?.as_f64()?),
+        _ => return None,
+    };
+    let (rlo, rhi) = wilson_interval(k, n)?;
+    if rhi >= lo && rlo <= hi {
+        return None;
+    }
+    Some(concat(&[
+        &uint_string(k),
+        " of ",
+        &uint_string(n),
+        " recent runs (",
+        &crate::num::to_js_string(k as f64 / n as f64),
+        "), outside its calibration interval [",
+        &crate::num::to_js_string(lo),
+        ", ",
+        &crate::num::to_js_string(hi),
+        "]",
+    ]))
 }
 
 fn reason(kind: &str, stage: Option<&str>, message: &str) -> Value {
@@ -420,24 +484,7 @@ pub fn promote(artifact: &PyramidArtifact, audit: &[RecordedRun], sha256: &dyn S
         .build())
 }
 
-/// A `now` argument: milliseconds since the Unix epoch (an integer) or an RFC 3339
-/// date-time; a binding passes its clock when the caller gives none.
-pub fn now_argument(now: &Value) -> Result<i64> {
-    let bad = |kind: ErrorKind| {
-        Error::new(
-            ErrorCode::InvalidConfig,
-            kind,
-            "now",
-            concat(&["now must be milliseconds since the Unix epoch or an RFC 3339 date-time, got ", &now.describe()]),
-        )
-    };
-    match now {
-        Value::Number(n) if n.is_finite() && n.fract() == 0.0 && n.abs() <= 8.64e15 => Ok(*n as i64),
-        Value::Number(_) => Err(bad(ErrorKind::Range)),
-        Value::String(s) => millis_from_rfc3339(s).ok_or_else(|| bad(ErrorKind::Range)),
-        _ => Err(bad(ErrorKind::Type)),
-    }
-}
+pub use crate::time::now_argument;
 
 /// `checkPyramidDrift(artifact, runs, now)` (`now` as [`now_argument`] reads it).
 pub fn drift_value(artifact: &Value, runs: &Value, now: &Value, naming: Naming) -> Result<Value> {

@@ -21,7 +21,8 @@ const LAYER_FIELDS: [FieldName; 7] = [
     FieldName::same("coverage"),
 ];
 
-const RUN_FIELDS: [FieldName; 3] = [FieldName::same("id"), FieldName::same("timestamp"), FieldName::same("layers")];
+const RUN_FIELDS: [FieldName; 4] =
+    [FieldName::same("id"), FieldName::same("timestamp"), FieldName::same("layers"), FieldName::same("label")];
 
 /// One layer of a recorded run.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +68,8 @@ impl RecordedLayer {
 pub struct RecordedRun {
     /// Caller's id, if any.
     pub id: Option<String>,
+    /// The caller's label (a branch, a runner pool: a slice of the runs), if any.
+    pub label: Option<String>,
     /// Layers in the recorded (given) order; at least one.
     pub layers: Vec<RecordedLayer>,
 }
@@ -77,16 +80,16 @@ impl RecordedRun {
         self.layers.iter().any(|l| l.failed)
     }
 
-    /// The run as calibration keeps it: each layer's name, duration and outcome, without
-    /// the id, test counts, flaky ratio and coverage, which only the ADR's presets read
-    /// (calibration replays the model-based policy only, so its answer is unchanged).
+    /// The run as calibration keeps it: each layer's name, duration and outcome and the run's
+    /// label, without the id, test counts, flaky ratio and coverage, which only the ADR's
+    /// presets read (calibration replays the model-based policy only, so its answer is unchanged).
     pub fn for_calibration(self) -> RecordedRun {
         let layers = self
             .layers
             .into_iter()
             .map(|l| RecordedLayer { total: None, passed: None, flaky_ratio: None, coverage: None, ..l })
             .collect();
-        RecordedRun { id: None, layers }
+        RecordedRun { id: None, label: self.label, layers }
     }
 
     /// Parses one run; errors name the path under `path` (e.g. `runs[3].layers[1].durationMs`).
@@ -97,6 +100,10 @@ impl RecordedRun {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) if n.is_finite() => Some(crate::num::to_js_string(*n)),
             Some(_) => Some(reader.string(FieldName::same("id"))?.to_string()),
+        };
+        let label = match reader.get(FieldName::same("label")) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(crate::pyramid::policy::read_label(v, &reader.path_of(FieldName::same("label")), CODE)?),
         };
         if reader.get(FieldName::same("timestamp")).is_some() {
             reader.number(FieldName::same("timestamp"), f64::MIN, f64::MAX)?;
@@ -120,7 +127,7 @@ impl RecordedRun {
             }
             layers.push(layer);
         }
-        Ok(RecordedRun { id, layers })
+        Ok(RecordedRun { id, label, layers })
     }
 }
 
