@@ -180,7 +180,8 @@ fn artifacts_that_are_not_pyramid_policies_are_refused_by_path() {
 fn live_result(policy: &Value, extra: Vec<(&str, Value)>) -> earlyexit::TestPyramidResult {
     use earlyexit::pyramid::policy::LiveRun;
     use earlyexit::{Action, LayerResult};
-    let mut options = vec![("policy", policy.clone())];
+    // A day into the artifacts' validity: an enforced artifact needs the time.
+    let mut options = vec![("policy", policy.clone()), ("now", Value::Number((JAN_1 + DAY) as f64))];
     options.extend(extra);
     let layers = Value::Array(
         ["unit", "integration", "e2e"]
@@ -461,5 +462,10 @@ fn now_is_checked_and_read_only_with_an_artifact() {
     {
         let err = check(vec![("policy", calibrated()), ("now", bad)]).unwrap_err();
         assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", kind));
-    }
+    }    // No clock and no `now`: an enforced artifact is refused rather than enforced unchecked;
+    // shadow mode needs no time.
+    let err = check(vec![("policy", calibrated())]).unwrap_err();
+    assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", "type"));
+    assert!(err.message().contains("expiry"), "{}", err.message());
+    assert!(check(vec![("policy", calibrated()), ("mode", Value::string("shadow"))]).is_ok());
 }

@@ -501,7 +501,7 @@ export class EarlyExitController {
       // `{policy, mode, model, policyConfig}`, read once and checked now; kept as given, so a
       // run's own options replace its keys one by one.
       const given = enc(withModel(options), AS_OPTIONS);
-      if (unwrap(native.exec(OP.PYRAMID_RUN_OPTIONS, args1(given))) !== null) this.#policy = given;
+      if (unwrap(native.exec(OP.PYRAMID_RUN_OPTIONS, args2(given, enc(Date.now())))) !== null) this.#policy = given;
     }
     this.#setup = setup;
     this.#config = setup.wire;

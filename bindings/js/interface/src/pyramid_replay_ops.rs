@@ -80,7 +80,12 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
             Ok(step_answer(&PolicyRun::from_snapshot(&snapshot)?))
         }
         PYRAMID_RUN_OPTIONS => {
-            let options = RunOptions::from_values(arg(args, 0), &Value::Null, Naming::Js)?;
+            // The host's clock, as for a run's start: an enforced artifact's expiry.
+            let clock = match arg(args, 1) {
+                Value::Null => None,
+                now => Some(earlyexit::pyramid::replay::now_argument(now)?),
+            };
+            let options = RunOptions::from_values_at(arg(args, 0), &Value::Null, Naming::Js, clock)?;
             Ok(if options.policy == RunPolicy::Adr { Value::Null } else { options.to_value(Naming::Js) })
         }
         PYRAMID_MODEL_LOAD => Ok(policy::history_value(arg(args, 0), arg(args, 1), Naming::Js)?.to_value()),

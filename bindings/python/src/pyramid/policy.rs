@@ -95,7 +95,8 @@ pub fn _run_options<'py>(
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let given = run_options_value(py, policy, mode, model, policy_config, run_id, label, now)?;
-    let options = RunOptions::from_values(&given, &Value::Null, Naming::Snake).or_raise(py)?;
+    let clock = Some(crate::pyramid::policy::clock_ms());
+    let options = RunOptions::from_values_at(&given, &Value::Null, Naming::Snake, clock).or_raise(py)?;
     if options.policy == RunPolicy::Adr {
         return Ok(py.None().into_bound(py));
     }

@@ -98,8 +98,9 @@ impl RunOptions {
     /// enforced); a key of `overrides` (a run's own options) replaces the same key of `base`
     /// (its controller's), so a controller's model can be replaced run by run. Errors name
     /// the key; `model` and `policyConfig` are refused with the ADR (it reads neither), and
-    /// shadow mode is refused with the ADR. Without a clock an artifact's expiry is checked
-    /// only when the options give `now` ([`RunOptions::from_values_at`] takes the host's).
+    /// shadow mode is refused with the ADR. The core has no clock: an enforced artifact policy
+    /// needs `now` in the options (its expiry is checked at it), or the host's clock through
+    /// [`RunOptions::from_values_at`].
     pub fn from_values(base: &Value, overrides: &Value, naming: Naming) -> Result<Self> {
         Self::from_values_at(base, overrides, naming, None)
     }
@@ -153,6 +154,13 @@ impl RunOptions {
                     Some((_, doc)) => model_argument(doc, &artifact.config)?,
                 };
                 let now_ms = now.map(|(_, ms)| ms).or(clock_ms);
+                if mode == RunMode::Enforced && now_ms.is_none() {
+                    // No clock here and none given: enforcing without checking the expiry
+                    // would trust a possibly stale artifact silently.
+                    let message = "now is required with an enforced artifact policy when no clock is given \
+                                   (milliseconds or RFC 3339): its expiry is checked at it";
+                    return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, "now", message));
+                }
                 let expired = now_ms.filter(|ms| artifact.artifact.is_expired(*ms));
                 let fallback = match (mode, expired) {
                     (RunMode::Shadow, _) => None,
