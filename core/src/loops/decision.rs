@@ -113,14 +113,26 @@ impl ConditionIntervention {
         o.build()
     }
 
-    /// Reads one as [`ConditionIntervention::to_value`] writes it (the level's keys are
-    /// made again from the detection, and must match).
+    /// Reads one as [`ConditionIntervention::to_value`] writes it (the level's keys as
+    /// written: the texts are not made again here, which would link the intervention texts
+    /// into the size-budgeted WebAssembly engines module).
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
         const FIELDS: [FieldName; 6] = FieldName::same_all(ConditionIntervention::KEYS);
         let r = ObjectReader::new(value, path, "intervention", Naming::Snake, ErrorCode::InvalidSnapshot)?;
-        let [condition, at, level, stop, _reason, detection] = FIELDS;
+        let [condition, at, level, stop, reason, detection] = FIELDS;
         let condition = snapshot::pick(&r, condition, &ConditionKind::NAMES, ConditionKind::parse)?;
         let level = snapshot::pick(&r, level, &InterventionLevel::NAMES, InterventionLevel::parse)?;
+        let text = |key: &'static str| r.string(FieldName::same(key)).map(str::to_string);
+        let approval = || r.boolean(FieldName::same("requires_approval"));
+        let effect = match level {
+            InterventionLevel::Log => Effect::Log { action: text("action")? },
+            InterventionLevel::Warn => Effect::Warn { warning: text("warning")? },
+            InterventionLevel::Redirect => Effect::Redirect { strategy_override: text("strategy_override")? },
+            InterventionLevel::Pause => Effect::Pause { requires_approval: approval()? },
+            InterventionLevel::Abort => {
+                Effect::Abort { requires_approval: approval()?, abort_reason: text("abort_reason")? }
+            }
+        };
         let detection_at = r.path_of(detection);
         let detection = Detection::from_value(
             r.get(detection).unwrap_or(&Value::Null),
@@ -128,7 +140,6 @@ impl ConditionIntervention {
             Naming::Snake,
             ErrorCode::InvalidSnapshot,
         )?;
-        let effect = Effect::of(&detection, &detection_at)?;
         let read = ConditionIntervention {
             condition,
             path: r.string(at)?.to_string(),
@@ -136,8 +147,8 @@ impl ConditionIntervention {
             detection,
             effect,
         };
-        if read.level() != level || read.to_value() != *value {
-            return Err(snapshot::inconsistent(&r, FieldName::same(LEVEL), "must be the detection's intervention"));
+        if read.to_value() != *value {
+            return Err(snapshot::inconsistent(&r, reason, "must be the detection's message, keys as written"));
         }
         Ok(read)
     }
