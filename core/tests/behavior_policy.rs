@@ -264,3 +264,27 @@ fn detector_conditions_read_back_and_name_bad_settings() {
         assert_eq!(error.as_ref().map(|e| e.field()), Some(field), "{text}");
     }
 }
+
+/// Replay runs may carry the behaviour fields: a replayed stuck run pauses where the engine
+/// does, the summary counts the new trigger, and a bad field names its path.
+#[test]
+fn replays_read_the_behaviour_fields() {
+    use earlyexit::loops::replay::{replay_loops, runs_from_value, LoopPolicy};
+    let item = r#"{"quality_score": 50, "confidence": 0.5, "verification_status": "failed", "error": "E1", "completion_percentage": 10}"#;
+    let text = format!(r#"[{{"id": "a", "iterations": [{}]}}]"#, [item; 7].join(","));
+    let runs =
+        runs_from_value(&Value::parse_json(&text, ErrorCode::InvalidReplay, "runs").unwrap(), Naming::Snake).unwrap();
+    let policy = r#"{"any": [{"condition": "stuck", "no_progress_iterations": 5}]}"#;
+    let policy =
+        LoopPolicy::from_value(&Value::parse_json(policy, ErrorCode::InvalidReplay, "policy").unwrap(), Naming::Snake)
+            .unwrap();
+    let replay = replay_loops(&runs, &policy).unwrap();
+    let outcome = &replay.outcomes[0];
+    assert_eq!((outcome.stopped, outcome.trigger, outcome.iterations_run), (true, Trigger::BehaviorPause, 5));
+    let summary = replay.summary.to_value().to_json();
+    assert!(summary.contains(r#""behavior_pause":1"#), "{summary}");
+    let bad = r#"[{"id": "a", "iterations": [{"quality_score": 50, "confidence": 0.5, "verification_status": "failed", "blockers": [1]}]}]"#;
+    let error =
+        runs_from_value(&Value::parse_json(bad, ErrorCode::InvalidReplay, "runs").unwrap(), Naming::Snake).err();
+    assert_eq!(error.map(|e| e.field().to_string()).as_deref(), Some("runs[0].iterations[0].blockers[0]"));
+}
