@@ -1485,7 +1485,9 @@ export interface LoopReplaySummary {
   reachable_good: number;
   false_passes: number;
   ended_without_stop: number;
-  triggers: Record<Exclude<Trigger, 'none'>, number>;
+  /** Stops per trigger; `behavior_pause` and `behavior_abort` only once one stopped a run. */
+  triggers: Record<Exclude<Trigger, 'none' | 'behavior_pause' | 'behavior_abort'>, number> &
+    Partial<Record<'behavior_pause' | 'behavior_abort', number>>;
 }
 
 export interface LoopReplay {
