@@ -288,3 +288,18 @@ fn replays_read_the_behaviour_fields() {
         runs_from_value(&Value::parse_json(bad, ErrorCode::InvalidReplay, "runs").unwrap(), Naming::Snake).err();
     assert_eq!(error.map(|e| e.field().to_string()).as_deref(), Some("runs[0].iterations[0].blockers[0]"));
 }
+
+/// Under `strictIterations` a re-record must repeat the behaviour fields too: the same ones
+/// are an accepted duplicate, another value (or a field left out) is refused, naming it.
+#[test]
+fn a_strict_re_record_compares_the_behaviour_fields() {
+    let config = Value::parse_json(r#"{"strictIterations": true}"#, ErrorCode::InvalidConfig, "config").unwrap();
+    let mut e = EarlyStopping::from_config_value(&config, Naming::Js).unwrap();
+    record(&mut e, 1, r#","error":"E1","blockers":["b"]"#).unwrap();
+    record(&mut e, 1, r#","error":"E1","blockers":["b"]"#).unwrap();
+    for (extra, named) in [(r#","error":"E2","blockers":["b"]"#, "error"), (r#","error":"E1""#, "blockers")] {
+        let error = record(&mut e, 1, extra).err().map(|e| e.message().to_string()).unwrap_or_default();
+        assert!(error.ends_with(&format!("with a different {named}")), "{error}");
+    }
+    assert_eq!(e.history().len(), 1);
+}

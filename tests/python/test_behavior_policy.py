@@ -2,6 +2,8 @@
 a stuck loop is paused, an oscillating loop is redirected without stopping, bad behaviour
 fields are refused with the field named and nothing recorded."""
 
+import pickle
+
 import pytest
 
 from earlyexit import EarlyExitError, EarlyExitTypeError, EarlyStopping
@@ -35,6 +37,8 @@ def test_a_stuck_loop_is_paused():
     assert decision.reason == "Loop stuck: Same error repeated 5 times with minimal progress"
     assert decision.details["level"] == "pause" and decision.details["detection"]["type"] == "stuck"
     assert decision.to_dict()["interventions"] == decision.interventions
+    # A decision with a detector's stop and its interventions reads back as written.
+    assert pickle.loads(pickle.dumps(decision)).to_dict() == decision.to_dict()
     assert engine.history[-1].to_dict()["error"] == "E1"
 
 

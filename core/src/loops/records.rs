@@ -352,8 +352,8 @@ fn first_difference(last: &IterationRecord, result: &IterationResult) -> Option<
         "token_cost_usd"
     } else if had.execution_time_ms != given.execution_time_ms {
         "execution_time_ms"
-    } else if last.behavior.as_deref().map(without_number) != result.behavior.as_deref().map(without_number) {
-        "behaviour fields"
+    } else if let Some(field) = behavior_difference(last.behavior.as_deref(), result.behavior.as_deref()) {
+        field
     } else if result.timestamp.as_deref().is_some_and(|t| t != &*last.timestamp) {
         // A timestamp is compared only when this call gives one (see `check_iteration_order`).
         "timestamp"
@@ -362,9 +362,10 @@ fn first_difference(last: &IterationRecord, result: &IterationResult) -> Option<
     })
 }
 
-/// The analysis fields of a behaviour record (its iteration number aside).
-fn without_number(b: &BehaviorIteration) -> BehaviorIteration {
-    BehaviorIteration { number: None, ..b.clone() }
+/// The first behaviour field given in one call and not the other, or given with another value.
+fn behavior_difference(had: Option<&BehaviorIteration>, given: Option<&BehaviorIteration>) -> Option<&'static str> {
+    let none = BehaviorIteration::default();
+    had.unwrap_or(&none).first_difference(given.unwrap_or(&none))
 }
 
 /// The decision-relevant part of a record: what the stateless rules read.

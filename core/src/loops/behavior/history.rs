@@ -212,6 +212,31 @@ impl BehaviorIteration {
         Ok((!out.is_unknown()).then_some(out))
     }
 
+    /// The snake_case name of the first analysis field (in [`ANALYSIS_FIELDS`]' order) in
+    /// which `self` and `other` differ (numbers compared as numbers).
+    pub fn first_difference(&self, other: &BehaviorIteration) -> Option<&'static str> {
+        let field = if self.failure_class != other.failure_class {
+            FAILURE_CLASS
+        } else if self.error != other.error {
+            ERROR
+        } else if self.blockers != other.blockers {
+            BLOCKERS
+        } else if self.completion_percentage != other.completion_percentage {
+            COMPLETION_PERCENTAGE
+        } else if self.artifacts_modified != other.artifacts_modified {
+            ARTIFACTS_MODIFIED
+        } else if self.learnings != other.learnings {
+            LEARNINGS
+        } else if self.tests_passing != other.tests_passing {
+            TESTS_PASSING
+        } else if self.coverage_percent != other.coverage_percent {
+            COVERAGE_PERCENT
+        } else {
+            return None;
+        };
+        Some(field.snake())
+    }
+
     /// Whether no analysis field is known (the iteration number and context aside).
     pub fn is_unknown(&self) -> bool {
         self.failure_class.is_none()
