@@ -85,6 +85,8 @@ rows = [
     ("loop_policy_decision/seed_tree/1000000", "under a policy: the seed config's tree, history 1,000,000", None),
     ("loop_policy_decision/composed/10", "under a policy: 8 composed conditions, history 10", None),
     ("loop_policy_decision/composed/1000000", "under a policy: 8 composed conditions, history 1,000,000", None),
+    ("loop_behavior_policy_decision/detectors/10", "under a policy: 5 detector conditions + 1, history 10", None),
+    ("loop_behavior_policy_decision/detectors/1000000", "under a policy: 5 detector conditions + 1, history 1,000,000", None),
     ("pyramid_run", "pyramid: 4 layers, start to result", None),
     ("reference_reason_string", "for scale: one 47-byte String made and dropped", None),
 ]
@@ -110,6 +112,9 @@ if a and c:
     print(f"  composition: the seed config's tree / the config's fixed order: {c / a:.2f} per decision")
 if c and d:
     print(f"  8 composed conditions at history 1,000,000 / the seed tree at 10: {d / c:.2f}")
+e, f = medians.get("loop_behavior_policy_decision/detectors/10"), medians.get("loop_behavior_policy_decision/detectors/1000000")
+if e and f:
+    print(f"  5 detector conditions at history 1,000,000 / at 10: {f / e:.2f} (1.0 = O(the windows))")
 PY
   else
     cat "$build_log"

@@ -58,7 +58,9 @@ export type Trigger =
   | 'max_iterations'
   | 'budget_exhausted'
   | 'quality_regression'
-  | 'no_improvement';
+  | 'no_improvement'
+  | 'behavior_pause'
+  | 'behavior_abort';
 
 /** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the default) or this score minus the previous one. */
 export type PlateauDeltaSource = 'reported' | 'computed';
@@ -123,8 +125,8 @@ export interface DuplicateRecord {
 /** A partial config: merged over the defaults (constructor) or the current config (`configure`). Unknown keys throw. */
 export type EarlyStoppingOptions = Partial<EarlyStoppingConfig>;
 
-/** What an agent reports after one iteration. */
-export interface IterationResult {
+/** What an agent reports after one iteration (with optional behaviour fields). */
+export interface IterationResult extends BehaviorFields {
   /** 0..100. */
   quality_score: number;
   /** 0..1. */
@@ -144,8 +146,23 @@ export interface IterationResult {
   iteration_number?: number;
 }
 
-/** One entry of `getIterationHistory()`. */
-export interface IterationRecord {
+/** What behaviour detector conditions read of an iteration (docs/loop-policies.md); each
+ * optional, absent = unknown; snake_case like every result key. */
+export interface BehaviorFields {
+  error?: string | null;
+  failure_class?: string | null;
+  blockers?: string[] | null;
+  /** 0..100. */
+  completion_percentage?: number;
+  artifacts_modified?: string[] | null;
+  learnings?: string | null;
+  tests_passing?: boolean;
+  /** 0..100 (0 reads as unknown, as upstream). */
+  coverage_percent?: number | null;
+}
+
+/** One entry of `getIterationHistory()` (the behaviour fields given, after the others). */
+export interface IterationRecord extends BehaviorFields {
   iteration_number: number;
   quality_score: number;
   confidence: number;
@@ -217,7 +234,14 @@ export type StoppingDetails =
   | DiminishingReturnsDetails
   | MaxIterationsDetails
   | BudgetExhaustedDetails
-  | QualityRegressionDetails;
+  | QualityRegressionDetails
+  | BehaviorDetails;
+
+/** A detector condition's stop (`behavior_pause`, `behavior_abort`): the level and the detection (snake_case keys). */
+export interface BehaviorDetails {
+  level: InterventionLevel;
+  detection: Record<string, unknown>;
+}
 
 /** Each stopping trigger and the `details` its decision carries. */
 export interface StoppingDetailsByTrigger {
@@ -227,6 +251,8 @@ export interface StoppingDetailsByTrigger {
   max_iterations: MaxIterationsDetails;
   budget_exhausted: BudgetExhaustedDetails;
   quality_regression: QualityRegressionDetails;
+  behavior_pause: BehaviorDetails;
+  behavior_abort: BehaviorDetails;
 }
 
 /** A trigger that stops the loop (every `Trigger` but `'none'`). */
@@ -259,6 +285,32 @@ export interface StoppingDecisionBase {
   budgets?: BudgetStatus[];
   /** Only under a stop policy: the conditions that fired (empty when it goes on). */
   fired?: FiredCondition[];
+  /** Only under a stop policy whose detector conditions detected something: each detection
+   * with its intervention, stopping or not. */
+  interventions?: ConditionIntervention[];
+}
+
+/** A detector condition's detection in a decision and the intervention it calls for. */
+export interface ConditionIntervention {
+  condition: StopConditionKind;
+  path: string;
+  level: InterventionLevel;
+  /** Whether the level reached the condition's `stop_at` (the condition fired). */
+  stop: boolean;
+  /** The detection's message. */
+  reason: string;
+  /** The detection, snake_case keys. */
+  detection: Record<string, unknown>;
+  /** `log`. */
+  action?: string;
+  /** `warn`: the text to put before the next prompt. */
+  warning?: string;
+  /** `redirect`. */
+  strategy_override?: string;
+  /** `pause`, `abort`. */
+  requires_approval?: boolean;
+  /** `abort`. */
+  abort_reason?: string;
 }
 
 /** One condition of a stop policy that fired in a decision. */
@@ -281,7 +333,12 @@ export type StopConditionKind =
   | 'max_iterations'
   | 'quality_regression'
   | 'no_improvement'
-  | 'floor_patience';
+  | 'floor_patience'
+  | 'stuck'
+  | 'oscillation'
+  | 'deviation'
+  | 'resource_burn'
+  | 'test_regression';
 
 /** A stop condition in the policy's JSON form (snake_case keys in every language; docs/loop-policies.md). */
 export type StopCondition =
@@ -313,6 +370,11 @@ export declare const policy: {
   qualityRegression(tolerance: number, patience?: number): StopCondition;
   noImprovement(patience: number): StopCondition;
   floorPatience(patience: number, settings?: { floor?: number; above_patience?: number }): StopCondition;
+  stuck(noProgressIterations: number, settings?: { same_error_count?: number; stop_at?: InterventionLevel }): StopCondition;
+  oscillation(settings?: { undo_redo_cycles?: number; file_churn_threshold?: number; stop_at?: InterventionLevel }): StopCondition;
+  deviation(settings?: { objective?: string; objective_similarity?: number; scope_creep_ratio?: number; stop_at?: InterventionLevel }): StopCondition;
+  resourceBurn(settings?: { max_iterations?: number; iteration_multiplier?: number; cost_multiplier?: number; stop_at?: InterventionLevel }): StopCondition;
+  testRegression(settings?: { coverage_drop_percent?: number; test_pass_to_fail?: boolean; stop_at?: InterventionLevel }): StopCondition;
   anyOf(...conditions: StopCondition[]): { any: StopCondition[] };
   allOf(...conditions: StopCondition[]): { all: StopCondition[] };
   kOf(k: number, ...conditions: StopCondition[]): { k_of: number; of: StopCondition[] };
@@ -1438,7 +1500,9 @@ export interface LoopReplaySummary {
   reachable_good: number;
   false_passes: number;
   ended_without_stop: number;
-  triggers: Record<Exclude<Trigger, 'none'>, number>;
+  /** Stops per trigger; `behavior_pause` and `behavior_abort` only once one stopped a run. */
+  triggers: Record<Exclude<Trigger, 'none' | 'behavior_pause' | 'behavior_abort'>, number> &
+    Partial<Record<'behavior_pause' | 'behavior_abort', number>>;
 }
 
 export interface LoopReplay {

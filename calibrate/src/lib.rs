@@ -88,6 +88,7 @@ mod tests {
                             },
                             usage: None,
                             good: None,
+                            behavior: None,
                         }
                     })
                     .collect();

@@ -83,6 +83,69 @@ pub struct RecordArgs {
     /// The iteration number (default: the last recorded one + 1).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     iteration: Option<String>,
+    /// failure_class of this iteration (behaviour detectors; read before --error).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    failure_class: Option<String>,
+    /// error of this iteration (behaviour detectors: the stuck detector counts repeats).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    error: Option<String>,
+    /// A blocker of this iteration (blockers; repeat for several).
+    #[arg(long = "blocker", value_name = "TEXT", allow_hyphen_values = true)]
+    blockers: Vec<String>,
+    /// completion_percentage, 0..=100.
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    completion: Option<String>,
+    /// A file this iteration changed (artifacts_modified; repeat for several).
+    #[arg(long = "file", value_name = "PATH", allow_hyphen_values = true)]
+    files: Vec<String>,
+    /// learnings of this iteration (compared with a deviation condition's objective).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    learnings: Option<String>,
+    /// tests_passing: true or false.
+    #[arg(long, value_name = "BOOL")]
+    tests_passing: Option<String>,
+    /// coverage_percent, 0..=100.
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    coverage: Option<String>,
+}
+
+/// The flag of each behaviour field, in the order of the core's table
+/// (`BehaviorIteration::result_fields`).
+const BEHAVIOR_FLAGS: [&str; 8] = [
+    "--failure-class",
+    "--error",
+    "--blocker",
+    "--completion",
+    "--file",
+    "--learnings",
+    "--tests-passing",
+    "--coverage",
+];
+
+/// The behaviour fields the flags give, keyed by the core's names.
+fn behavior_entries(args: &RecordArgs) -> Vec<(&'static str, Value)> {
+    let text = |t: &Option<String>| t.as_ref().map(|t| Value::string(t.as_str()));
+    let list =
+        |l: &[String]| (!l.is_empty()).then(|| Value::Array(l.iter().map(|t| Value::string(t.as_str())).collect()));
+    let boolean = |t: &Option<String>| {
+        t.as_ref().map(|t| match t.as_str() {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            other => Value::string(other), // the core refuses it, naming tests_passing
+        })
+    };
+    let values = [
+        text(&args.failure_class),
+        text(&args.error),
+        list(&args.blockers),
+        args.completion.as_ref().map(|t| core_api::number_arg(t)),
+        list(&args.files),
+        text(&args.learnings),
+        boolean(&args.tests_passing),
+        args.coverage.as_ref().map(|t| core_api::number_arg(t)),
+    ];
+    let fields = earlyexit::loops::behavior::BehaviorIteration::result_fields();
+    fields.iter().zip(values).filter_map(|(f, v)| v.map(|v| (f.snake(), v))).collect()
 }
 
 pub fn run(command: LoopCommand, json: bool) -> Result<u8, Failure> {
@@ -112,7 +175,13 @@ fn flag_of(field: &str) -> Option<&'static str> {
     if field == "iteration" {
         return Some("--iteration");
     }
-    RESULT_FLAGS.iter().find(|(f, _)| *f == field).map(|(_, flag)| *flag)
+    if let Some((_, flag)) = RESULT_FLAGS.iter().find(|(f, _)| *f == field) {
+        return Some(flag);
+    }
+    // A behaviour field, or an item of a list one (`artifacts_modified[1]`).
+    let name = field.split('[').next().unwrap_or(field);
+    let fields = earlyexit::loops::behavior::BehaviorIteration::result_fields();
+    fields.iter().zip(BEHAVIOR_FLAGS).find(|(f, _)| f.snake() == name).map(|(_, flag)| flag)
 }
 
 fn core_failure(error: core_api::CoreError) -> Failure {
@@ -228,6 +297,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
             result.push((*field, core_api::number_arg(text)));
         }
     }
+    result.extend(behavior_entries(args));
     let result = Value::object(result);
     let given = policy_arg(args.policy.as_deref(), true)?;
     let config = new_config(args, &given)?;
@@ -287,6 +357,15 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
         core_api::js_number(decision.confidence),
         decision.reason
     );
+    for intervention in &decision.interventions {
+        human.push_str(&format!(
+            "\n  {} ({}{}): {}",
+            intervention.level().as_str(),
+            intervention.condition.as_str(),
+            if intervention.stop { ", stops" } else { "" },
+            intervention.detection.message
+        ));
+    }
     if let Some((best, quality)) = core_api::best_iteration(&engine) {
         human.push_str(&format!(
             "\n  best so far: iteration {} (quality {})",

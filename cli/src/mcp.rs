@@ -255,7 +255,7 @@ impl Server {
                 &args,
                 &["preset", "policy_artifact", "config", "strict_iterations", "policy"],
             )?),
-            "loop_record" => self.loop_record(&Args::new(tool, &args, &LOOP_RECORD_ARGS)?),
+            "loop_record" => self.loop_record(&Args::new(tool, &args, &loop_record_args())?),
             "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
             "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
             "session_export" => self.session_export(&Args::new(tool, &args, &["session", "path"])?),
@@ -329,7 +329,7 @@ impl Server {
     fn loop_record(&self, args: &Args) -> Result<Value, Failure> {
         let id = args.session()?;
         let result: Vec<(&str, Value)> =
-            RESULT_KEYS.iter().filter_map(|k| args.get(k).map(|v| (*k, v.clone()))).collect();
+            result_keys().into_iter().filter_map(|k| args.get(k).map(|v| (k, v.clone()))).collect();
         let result = Value::object(result);
         let iteration = args.get("iteration").cloned();
         self.with_session(&id, |session| {
@@ -695,29 +695,22 @@ fn policy_update(args: &Args) -> Result<Value, Failure> {
     Ok(core_api::policy_update(&model, ran, &options)?)
 }
 
-const RESULT_KEYS: [&str; 8] = [
-    "quality_score",
-    "confidence",
-    "verification_status",
-    "quality_delta",
-    "tokens_used",
-    "token_cost_usd",
-    "execution_time_ms",
-    "timestamp",
-];
+/// The keys of an iteration result `loop_record` takes: the core's result fields (but
+/// `iteration_number`, which `iteration` gives) and the behaviour fields detector conditions
+/// read, from the core's tables.
+fn result_keys() -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> =
+        earlyexit::loops::RESULT_FIELDS.iter().map(|f| f.snake()).filter(|k| *k != "iteration_number").collect();
+    keys.extend(earlyexit::loops::behavior::BehaviorIteration::result_fields().iter().map(|f| f.snake()));
+    keys
+}
 
-const LOOP_RECORD_ARGS: [&str; 10] = [
-    "session",
-    "iteration",
-    "quality_score",
-    "confidence",
-    "verification_status",
-    "quality_delta",
-    "tokens_used",
-    "token_cost_usd",
-    "execution_time_ms",
-    "timestamp",
-];
+/// `loop_record`'s arguments: the session, the iteration and the result's keys.
+fn loop_record_args() -> Vec<&'static str> {
+    let mut keys = vec!["session", "iteration"];
+    keys.extend(result_keys());
+    keys
+}
 
 fn object(value: Json) -> Arc<Map<String, Json>> {
     match value {
@@ -800,7 +793,15 @@ fn tools() -> Vec<Tool> {
                 "tokens_used": number("tokens this iteration used"),
                 "token_cost_usd": number("its cost"),
                 "execution_time_ms": number("its wall-clock time"),
-                "timestamp": {"type": "string", "description": "RFC 3339; default now"}
+                "timestamp": {"type": "string", "description": "RFC 3339; default now"},
+                "error": {"type": "string", "description": "the iteration's error (behaviour detectors; absent = unknown)"},
+                "failure_class": {"type": "string", "description": "its class of failure (read before error)"},
+                "blockers": {"type": "array", "items": {"type": "string"}, "description": "what blocked it"},
+                "completion_percentage": number("0..=100, how complete the task is"),
+                "artifacts_modified": {"type": "array", "items": {"type": "string"}, "description": "the files it changed"},
+                "learnings": {"type": "string", "description": "what it learned (compared with a deviation condition's objective)"},
+                "tests_passing": {"type": "boolean", "description": "whether the tests passed"},
+                "coverage_percent": number("0..=100, test coverage")
             }, "required": ["session", "quality_score", "confidence", "verification_status"], "additionalProperties": false}),
             json!({"type": "object", "properties": {
                 "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision
@@ -982,4 +983,23 @@ fn tools() -> Vec<Tool> {
             layer_result,
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `loop_record`'s schema lists exactly the arguments it takes (the core's result fields).
+    #[test]
+    fn loop_record_schema_lists_the_core_result_fields() {
+        let tool = tools().into_iter().find(|t| t.name == "loop_record");
+        let properties = tool.and_then(|t| t.input_schema.get("properties").cloned());
+        let mut listed: Vec<String> =
+            properties.and_then(|p| p.as_object().map(|o| o.keys().cloned().collect())).unwrap_or_default();
+        let mut args: Vec<String> = loop_record_args().iter().map(|s| s.to_string()).collect();
+        listed.sort();
+        args.sort();
+        assert_eq!(listed, args);
+        assert!(args.contains(&"tests_passing".to_string()));
+    }
 }

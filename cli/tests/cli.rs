@@ -613,3 +613,44 @@ fn loop_record_takes_a_composed_policy() {
     assert_eq!(error_of(&bad), ("invalid_config".to_string(), "policy.any[0].patience".to_string()));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
 }
+
+/// The behaviour flags give the fields detector conditions read: a stuck loop is redirected
+/// (reported, exit 0), then paused (exit 10); the fields are kept in the state file; a bad
+/// value names the field and its flag and changes nothing.
+#[test]
+fn loop_record_behaviour_flags_feed_detector_conditions() {
+    let dir = tmp();
+    let state = dir.path().join("loop.json");
+    let policy = r#"{"any": [{"condition": "stuck", "no_progress_iterations": 5}]}"#;
+    let stuck = ["--policy", policy, "--error", "E1", "--completion", "10", "--file", "a.rs", "--file", "b.rs"];
+    for i in 1..=4 {
+        let out = record(&state, "50", &stuck);
+        assert_eq!(code(&out), 0, "{i}");
+        let decision = parse(&stdout(&out));
+        let interventions = decision.get("decision").and_then(|d| d.get("interventions")).map(Value::to_json);
+        if i >= 3 {
+            assert!(interventions.unwrap_or_default().contains(r#""level":"redirect""#), "{i}");
+        } else {
+            assert_eq!(interventions, None, "{i}");
+        }
+    }
+    let out = record(&state, "50", &stuck);
+    assert_eq!(code(&out), 10);
+    let decision = parse(&stdout(&out));
+    assert_eq!(decision.get("decision").and_then(|d| d.get("trigger")).and_then(Value::as_str), Some("behavior_pause"));
+    let saved = std::fs::read_to_string(&state).unwrap();
+    assert!(
+        saved.contains(r#""error":"E1","completion_percentage":10,"artifacts_modified":["a.rs","b.rs"]"#),
+        "{saved}"
+    );
+    for (flag, value, field) in [
+        ("--tests-passing", "maybe", "tests_passing"),
+        ("--coverage", "101", "coverage_percent"),
+        ("--completion", "-1", "completion_percentage"),
+    ] {
+        let bad = record(&state, "50", &["--policy", policy, flag, value]);
+        assert_eq!(error_of(&bad), ("invalid_result".to_string(), field.to_string()), "{flag}");
+        assert!(String::from_utf8_lossy(&bad.stderr).contains(flag), "{flag}");
+        assert_eq!(std::fs::read_to_string(&state).unwrap(), saved);
+    }
+}

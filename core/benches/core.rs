@@ -176,6 +176,65 @@ mod benches {
         group.finish();
     }
 
+    /// A decision under a stop policy with behaviour detector conditions (all five, none of
+    /// which fires, beside `max_iterations`) over records that carry behaviour fields, at
+    /// histories of 10 and 1,000,000: O(the conditions' windows), not O(history). The
+    /// policy's state is folded directly (the engine's history of a million records with
+    /// their fields would only cost memory here).
+    fn behavior_policy_decision(c: &mut Criterion) {
+        use earlyexit::loops::behavior::BehaviorIteration;
+        use earlyexit::loops::Observation;
+        let mut group = c.benchmark_group("loop/behavior_policy_decision");
+        let when = earlyexit::StopCondition::from_value(
+            &earlyexit::Value::parse_json(
+                r#"{"any": [{"condition": "stuck", "no_progress_iterations": 5}, "oscillation",
+                    {"condition": "deviation", "objective": "make the parser fast"},
+                    {"condition": "resource_burn", "max_iterations": 9007199254740991}, "test_regression",
+                    {"condition": "max_iterations", "limit": 9007199254740991}]}"#,
+                earlyexit::ErrorCode::InvalidConfig,
+                "policy",
+            )
+            .unwrap_or(earlyexit::Value::Null),
+            "",
+            earlyexit::ErrorCode::InvalidConfig,
+        );
+        let Ok(when) = when else { panic!("valid policy rejected") };
+        let policy = earlyexit::StopPolicy { when, returns: earlyexit::ReturnPolicy::Last };
+        let config = EarlyStoppingConfig::default();
+        for size in [10u64, 1_000_000] {
+            let mut state = policy.state();
+            for i in 1..=size {
+                // Distinct errors, new files, learnings on the objective, tests passing:
+                // every detector reads its window and none detects.
+                let behavior = BehaviorIteration {
+                    error: Some(format!("E{}", i % 7)),
+                    completion_percentage: Some((i % 100) as f64),
+                    artifacts_modified: Some(vec![format!("src/f{i}.rs")]),
+                    learnings: Some("made the parser fast".to_string()),
+                    tests_passing: Some(true),
+                    coverage_percent: Some(80.0),
+                    ..BehaviorIteration::default()
+                };
+                let observation = Observation {
+                    iteration: i,
+                    quality_score: 50.0,
+                    confidence: 0.3,
+                    quality_delta: 50.0,
+                    verification_status: earlyexit::VerificationStatus::Failed,
+                };
+                policy.observe(&mut state, observation, None, Some(&behavior), config.min_quality_threshold);
+            }
+            let none = None::<fn() -> Result<earlyexit::DiminishingReturnsReport, ()>>;
+            if policy.decide(&config, &state, none).map(|d| d.stop) != Ok(false) {
+                panic!("a detector fired in the benchmark's workload");
+            }
+            group.bench_with_input(BenchmarkId::new("detectors", size), &size, |b, _| {
+                on_cpu(b, || policy.decide(&config, &state, None::<fn() -> Result<_, ()>>))
+            });
+        }
+        group.finish();
+    }
+
     fn pyramid(c: &mut Criterion) {
         let pyramids = workload::pyramids(999, 17);
         let names = ["unit", "integration", "contract", "e2e"];
@@ -220,7 +279,7 @@ mod benches {
     criterion_group! {
         name = benches;
         config = config();
-        targets = record_and_decide, trajectory, decision_at_history, policy_decision, pyramid, reference
+        targets = record_and_decide, trajectory, decision_at_history, policy_decision, behavior_policy_decision, pyramid, reference
     }
 }
 

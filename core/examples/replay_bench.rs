@@ -49,6 +49,7 @@ fn synthetic_runs(runs: usize, length: usize) -> Vec<ReplayRun> {
                         },
                         usage: None,
                         good: None,
+                        behavior: None,
                     }
                 })
                 .collect();

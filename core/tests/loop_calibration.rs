@@ -30,6 +30,7 @@ fn run(id: &str, dataset: Option<&str>, qualities: &[f64]) -> ReplayRun {
                 },
                 usage: None,
                 good: Some(passed),
+                behavior: None,
             }
         })
         .collect();

@@ -364,7 +364,7 @@ fn the_state_is_bounded_by_the_windows() {
     for i in 1..=10_000u64 {
         let q = (i % 97) as f64;
         engine.record(i, IterationResult::new(q, 0.5, VerificationStatus::Failed, 1.0), NOW).unwrap();
-        state.observe(engine.history()[i as usize - 1].observation, None, 70.0);
+        state.observe(engine.history()[i as usize - 1].observation, None, None, 70.0);
     }
     assert_eq!((state.window.len(), state.window_capacity(), state.streaks.len()), (7, 7, 1));
     let none = None::<fn() -> Result<DiminishingReturnsReport, ()>>;

@@ -149,6 +149,28 @@ def test_a_loop_session_takes_a_composed_policy() -> None:
     assert run_client(body)
 
 
+def test_loop_record_takes_the_behaviour_fields_detector_conditions_read() -> None:
+    policy = {"any": [{"condition": "stuck", "no_progress_iterations": 5}]}
+    python = earlyexit.EarlyStopping(strict_iterations=True, policy=policy)
+    fields = {"error": "E1", "completion_percentage": 10, "artifacts_modified": ["a.py"]}
+
+    async def body(session: ClientSession) -> Any:
+        sid = (await call(session, "loop_start", {"policy": policy}))["session"]
+        for i in range(1, 6):
+            result = {"quality_score": 50, "confidence": 0.5, "verification_status": "failed", "quality_delta": 0,
+                      "timestamp": "2026-01-01T00:00:00.000Z", **fields}
+            got = await call(session, "loop_record", {"session": sid, **result})
+            python.record_result(i, result)
+            assert got["decision"] == json.loads(json.dumps(python.should_stop().to_dict())), i
+        assert got["decision"]["trigger"] == "behavior_pause"
+        bad = await error(session, "loop_record", {"session": sid, "quality_score": 50, "confidence": 0.5,
+                                                   "verification_status": "failed", "tests_passing": "yes"})
+        assert (bad["code"], bad["field"]) == ("invalid_result", "tests_passing")
+        return True
+
+    assert run_client(body)
+
+
 def test_pyramid_session_to_a_result_matches_the_python_binding() -> None:
     layers = [{"name": "unit", "costMs": 2000}, {"name": "integration", "costMs": 30000},
               {"name": "contract", "costMs": 45000}, {"name": "e2e", "costMs": 240000}]

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 3389775785;
+export const CONTRACT = 2379347565;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -698,7 +698,7 @@ export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'i
 /** Verification statuses by code (`IN_STATUS`, a high-confidence stop's status slot). */
 export const STATUSES = Object.freeze(['passed', 'failed', 'skipped']);
 /** Triggers, `none` first. */
-export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'no_improvement']);
+export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'no_improvement', 'behavior_pause', 'behavior_abort']);
 /** Budgets by code (a budget's slot). */
 export const BUDGETS = Object.freeze(['tokens', 'cost_usd', 'wall_clock_ms']);
 /** Exit reasons by code (`P_EXIT_REASON`, `P_OUT_REASON`). */
@@ -717,6 +717,8 @@ export const DETECTION_TYPES = Object.freeze(['stuck', 'oscillation', 'deviation
 export const SEVERITIES = Object.freeze(['low', 'medium', 'high', 'critical']);
 /** The intervention levels, mildest first. */
 export const INTERVENTION_LEVEL_NAMES = Object.freeze(['log', 'warn', 'redirect', 'pause', 'abort']);
+/** The kinds of leaf stop condition (the codes a decision's `fired` and `interventions` report). */
+export const CONDITION_KINDS = Object.freeze(['high_confidence', 'quality_plateau', 'diminishing_returns', 'max_total_tokens', 'max_total_cost_usd', 'max_wall_clock_ms', 'max_iterations', 'quality_regression', 'no_improvement', 'floor_patience', 'stuck', 'oscillation', 'deviation', 'resource_burn', 'test_regression']);
 /** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
 export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */

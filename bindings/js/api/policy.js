@@ -19,6 +19,18 @@ export const POLICY_BUILDERS = Object.freeze({
   noImprovement: (patience) => leaf('no_improvement', { patience }),
   /** `{floor, above_patience}` (defaults 0, none). */
   floorPatience: (patience, settings = undefined) => leaf('floor_patience', Object.assign({ patience }, settings ?? {})),
+  /** Behaviour detectors (each with `stop_at`, the lowest intervention level that stops,
+   * default 'pause'). `{same_error_count}` (default 3); the window is required. */
+  stuck: (noProgressIterations, settings = undefined) =>
+    leaf('stuck', Object.assign({ no_progress_iterations: noProgressIterations }, settings ?? {})),
+  /** `{undo_redo_cycles, file_churn_threshold, stop_at}` (defaults 2, 0.8, 'pause'). */
+  oscillation: (settings = undefined) => leaf('oscillation', settings),
+  /** `{objective, objective_similarity, scope_creep_ratio, stop_at}` (defaults '', 0.5, 1.5, 'pause'). */
+  deviation: (settings = undefined) => leaf('deviation', settings),
+  /** `{max_iterations, iteration_multiplier, cost_multiplier, stop_at}` (defaults 10, 2, 2, 'pause'). */
+  resourceBurn: (settings = undefined) => leaf('resource_burn', settings),
+  /** `{coverage_drop_percent, test_pass_to_fail, stop_at}` (defaults 10, true, 'pause'). */
+  testRegression: (settings = undefined) => leaf('test_regression', settings),
   anyOf: (...conditions) => ({ any: conditions }),
   allOf: (...conditions) => ({ all: conditions }),
   kOf: (k, ...conditions) => ({ k_of: k, of: conditions }),

@@ -5,7 +5,7 @@ and their union :data:`StoppingDetails`), ``StoppingDecision.to_dict()`` with it
 
 from __future__ import annotations
 
-from typing import List, Optional, TypedDict, Union, final
+from typing import Dict, List, Optional, TypedDict, Union, final
 
 from ._loops import Budget, EarlyStoppingConfigDict, Trigger, VerificationStatus
 
@@ -130,6 +130,8 @@ class StoppingDecisionDict(_StoppingDecisionRequired, total=False):
 
     details: StoppingDetails
     budgets: List[BudgetStatusDict]
+    fired: List[Dict[str, object]]
+    interventions: List[Dict[str, object]]
 
 
 class _StoppingSummaryRequired(TypedDict):

@@ -6,7 +6,7 @@ returns, camelCase where ``early-stopping.mjs`` uses it). What a decision answer
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import List, Literal, Optional, TypedDict
 
 
 #: Which criterion stopped the loop (``"none"`` when it goes on).
@@ -72,6 +72,15 @@ class IterationResultDict(_IterationResultRequired, total=False):
     token_cost_usd: float
     execution_time_ms: float
     iteration_number: int
+    # What behaviour detector conditions read (docs/loop-policies.md); absent = unknown.
+    error: Optional[str]
+    failure_class: Optional[str]
+    blockers: Optional[List[str]]
+    completion_percentage: float
+    artifacts_modified: Optional[List[str]]
+    learnings: Optional[str]
+    tests_passing: bool
+    coverage_percent: Optional[float]
 
 
 class _IterationRecordRequired(TypedDict):
@@ -89,6 +98,14 @@ class IterationRecordDict(_IterationRecordRequired, total=False):
     tokens_used: float
     token_cost_usd: float
     execution_time_ms: float
+    error: str
+    failure_class: str
+    blockers: List[str]
+    completion_percentage: float
+    artifacts_modified: List[str]
+    learnings: str
+    tests_passing: bool
+    coverage_percent: float
 
 
 class _EarlyStoppingConfigRequired(TypedDict):

@@ -360,6 +360,12 @@ class StoppingDecision:
     def fired(self) -> list[dict[str, object]] | None:
         """Under a stop policy, the conditions that fired (``condition``, ``path``, ``reason``,
         ``details``; empty when it goes on); ``None`` without a policy."""
+    @property
+    def interventions(self) -> list[dict[str, object]]:
+        """Under a policy with behaviour detector conditions, each detection evaluation
+        reached, with its intervention (``condition``, ``path``, ``level``, ``stop``,
+        ``reason``, ``detection`` and the level's ``action`` / ``warning`` /
+        ``strategy_override`` / ``requires_approval`` / ``abort_reason``); empty otherwise."""
 
     def to_dict(self) -> StoppingDecisionDict:
         """The decision as the JS API returns it."""

@@ -29,6 +29,11 @@ __all__ = [
     "quality_regression",
     "no_improvement",
     "floor_patience",
+    "stuck",
+    "oscillation",
+    "deviation",
+    "resource_burn",
+    "test_regression",
     "any_of",
     "all_of",
     "k_of",
@@ -136,6 +141,88 @@ def floor_patience(patience: int, floor: Optional[float] = None, above_patience:
     """``patience`` records in a row brought no new best quality while the best is at or
     below ``floor`` (0); above it ``above_patience`` records (never when not given)."""
     return _leaf("floor_patience", patience=patience, floor=floor, above_patience=above_patience)
+
+
+InterventionLevel = Literal["log", "warn", "redirect", "pause", "abort"]
+
+
+def stuck(
+    no_progress_iterations: int,
+    same_error_count: Optional[int] = None,
+    stop_at: Optional[InterventionLevel] = None,
+) -> StopCondition:
+    """The stuck-loop detector over the last ``no_progress_iterations`` records (required: a
+    bounded window): the same ``error`` (or ``failure_class``) ``same_error_count`` (3)
+    times with flat ``completion_percentage``. Stops from level ``stop_at`` ("pause") on;
+    below it the decision reports the intervention without stopping."""
+    return _leaf(
+        "stuck", no_progress_iterations=no_progress_iterations, same_error_count=same_error_count, stop_at=stop_at
+    )
+
+
+def oscillation(
+    undo_redo_cycles: Optional[int] = None,
+    file_churn_threshold: Optional[float] = None,
+    stop_at: Optional[InterventionLevel] = None,
+) -> StopCondition:
+    """The oscillation detector over the last six records' ``artifacts_modified``
+    (``undo_redo_cycles`` 2, ``file_churn_threshold`` 0.8)."""
+    return _leaf(
+        "oscillation", undo_redo_cycles=undo_redo_cycles, file_churn_threshold=file_churn_threshold, stop_at=stop_at
+    )
+
+
+def deviation(
+    objective: Optional[str] = None,
+    objective_similarity: Optional[float] = None,
+    scope_creep_ratio: Optional[float] = None,
+    stop_at: Optional[InterventionLevel] = None,
+) -> StopCondition:
+    """The deviation detector: the last three records' ``learnings`` against ``objective``
+    (``objective_similarity`` 0.5)."""
+    return _leaf(
+        "deviation",
+        objective=objective,
+        objective_similarity=objective_similarity,
+        scope_creep_ratio=scope_creep_ratio,
+        stop_at=stop_at,
+    )
+
+
+def resource_burn(
+    max_iterations: Optional[int] = None,
+    iteration_multiplier: Optional[float] = None,
+    cost_multiplier: Optional[float] = None,
+    stop_at: Optional[InterventionLevel] = None,
+) -> StopCondition:
+    """The resource-burn detector: records against the expected ``max_iterations`` (10),
+    reported from ``iteration_multiplier`` (2.0) times it."""
+    return _leaf(
+        "resource_burn",
+        max_iterations=max_iterations,
+        iteration_multiplier=iteration_multiplier,
+        cost_multiplier=cost_multiplier,
+        stop_at=stop_at,
+    )
+
+
+def test_regression(
+    coverage_drop_percent: Optional[float] = None,
+    test_pass_to_fail: Optional[bool] = None,
+    stop_at: Optional[InterventionLevel] = None,
+) -> StopCondition:
+    """The regression detector over the last five records: ``tests_passing`` going from
+    true to false, ``coverage_percent`` dropping by ``coverage_drop_percent`` (10) points."""
+    return _leaf(
+        "test_regression",
+        coverage_drop_percent=coverage_drop_percent,
+        test_pass_to_fail=test_pass_to_fail,
+        stop_at=stop_at,
+    )
+
+
+# Not a test for pytest to collect.
+test_regression.__test__ = False  # type: ignore[attr-defined]
 
 
 def any_of(*conditions: StopCondition) -> StopCondition:

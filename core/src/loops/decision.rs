@@ -2,6 +2,7 @@
 //! [`BudgetStatus`]) and the summary of a loop ([`StoppingSummary`]), each written and read
 //! back.
 
+use crate::loops::behavior::{Detection, Effect, InterventionLevel};
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::StoppingDetails;
 use crate::loops::policy::ConditionKind;
@@ -20,6 +21,9 @@ const BEST_ITERATION: &str = "best_iteration";
 const BEST_QUALITY_SCORE: &str = "best_quality_score";
 const BUDGETS: &str = "budgets";
 const FIRED: &str = "fired";
+const INTERVENTIONS: &str = "interventions";
+const LEVEL: &str = "level";
+const DETECTION: &str = "detection";
 const CONDITION: &str = "condition";
 const PATH: &str = "path";
 const BUDGET: &str = "budget";
@@ -62,6 +66,92 @@ pub struct StoppingDecision {
     /// Under a stop policy only: the conditions that fired (empty when it goes on); `None`
     /// without a policy, so a default decision keeps upstream's keys.
     pub fired: Option<Vec<FiredCondition>>,
+    /// Under a stop policy with detector conditions only: each detection evaluation reached,
+    /// with its intervention (written only when there is one, so other decisions keep their keys).
+    pub interventions: Vec<ConditionIntervention>,
+}
+
+/// A detection of a detector condition in a decision, with the intervention it calls for:
+/// the level ([`determine_level`](crate::loops::behavior::determine_level)) and what the
+/// host does at that level (the warning text, the strategy override, the approval, the
+/// abort reason), and whether the condition stopped the loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionIntervention {
+    /// The condition's kind.
+    pub condition: ConditionKind,
+    /// Its path in the policy's tree.
+    pub path: String,
+    /// Whether its level reached the condition's `stop_at` (the condition fired).
+    pub stop: bool,
+    /// The detection.
+    pub detection: Detection,
+    /// The intervention's level and keys.
+    pub effect: Effect,
+}
+
+impl ConditionIntervention {
+    /// The keys of its object, in the order [`ConditionIntervention::to_value`] writes them,
+    /// before the level's own keys (`action`, `warning`, `strategy_override`,
+    /// `requires_approval`, `abort_reason`, as an intervention writes them).
+    pub const KEYS: [&'static str; 6] = [CONDITION, PATH, LEVEL, STOP, REASON, DETECTION];
+
+    /// The intervention's level.
+    pub fn level(&self) -> InterventionLevel {
+        self.effect.level()
+    }
+
+    /// `{condition, path, level, stop, reason, detection, <the level's keys>}` (snake_case).
+    pub fn to_value(&self) -> Value {
+        let mut o = ObjectBuilder::new();
+        o.string(CONDITION, self.condition.as_str())
+            .string(PATH, &self.path)
+            .string(LEVEL, self.level().as_str())
+            .boolean(STOP, self.stop)
+            .string(REASON, &self.detection.message)
+            .value(DETECTION, self.detection.to_value(Naming::Snake));
+        self.effect.push_keys(&mut o, Naming::Snake);
+        o.build()
+    }
+
+    /// Reads one as [`ConditionIntervention::to_value`] writes it (the level's keys as
+    /// written: the texts are not made again here, which would link the intervention texts
+    /// into the size-budgeted WebAssembly engines module).
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        const FIELDS: [FieldName; 6] = FieldName::same_all(ConditionIntervention::KEYS);
+        let r = ObjectReader::new(value, path, "intervention", Naming::Snake, ErrorCode::InvalidSnapshot)?;
+        let [condition, at, level, stop, reason, detection] = FIELDS;
+        let condition = snapshot::pick(&r, condition, &ConditionKind::NAMES, ConditionKind::parse)?;
+        let level = snapshot::pick(&r, level, &InterventionLevel::NAMES, InterventionLevel::parse)?;
+        let text = |key: &'static str| r.string(FieldName::same(key)).map(str::to_string);
+        let approval = || r.boolean(FieldName::same("requires_approval"));
+        let effect = match level {
+            InterventionLevel::Log => Effect::Log { action: text("action")? },
+            InterventionLevel::Warn => Effect::Warn { warning: text("warning")? },
+            InterventionLevel::Redirect => Effect::Redirect { strategy_override: text("strategy_override")? },
+            InterventionLevel::Pause => Effect::Pause { requires_approval: approval()? },
+            InterventionLevel::Abort => {
+                Effect::Abort { requires_approval: approval()?, abort_reason: text("abort_reason")? }
+            }
+        };
+        let detection_at = r.path_of(detection);
+        let detection = Detection::from_value(
+            r.get(detection).unwrap_or(&Value::Null),
+            &detection_at,
+            Naming::Snake,
+            ErrorCode::InvalidSnapshot,
+        )?;
+        let read = ConditionIntervention {
+            condition,
+            path: r.string(at)?.to_string(),
+            stop: r.boolean(stop)?,
+            detection,
+            effect,
+        };
+        if read.to_value() != *value {
+            return Err(snapshot::inconsistent(&r, reason, "must be the detection's message, keys as written"));
+        }
+        Ok(read)
+    }
 }
 
 /// One condition of a stop policy that fired in a decision: its kind, where it sits in the
@@ -117,6 +207,7 @@ impl StoppingDecision {
             best: None,
             budgets: Vec::new(),
             fired: None,
+            interventions: Vec::new(),
         }
     }
 
@@ -130,6 +221,7 @@ impl StoppingDecision {
             best: None,
             budgets: Vec::new(),
             fired: None,
+            interventions: Vec::new(),
         }
     }
 
@@ -140,6 +232,10 @@ impl StoppingDecision {
 
     /// The key of the conditions that fired, written last and only under a stop policy.
     pub const FIRED_KEY: &'static str = FIRED;
+
+    /// The key of the detector conditions' interventions, after `fired`, written only when
+    /// a detector condition detected something.
+    pub const INTERVENTIONS_KEY: &'static str = INTERVENTIONS;
 
     /// The decision object as the JS API returns it.
     pub fn to_value(&self) -> Value {
@@ -159,6 +255,9 @@ impl StoppingDecision {
         if let Some(fired) = &self.fired {
             o.value(FIRED, value::array_of(fired, FiredCondition::to_value));
         }
+        if !self.interventions.is_empty() {
+            o.value(INTERVENTIONS, value::array_of(&self.interventions, ConditionIntervention::to_value));
+        }
         o.build()
     }
 
@@ -166,12 +265,13 @@ impl StoppingDecision {
     /// stops, `best_iteration` and `best_quality_score` both `null` or both set, `budgets`
     /// absent when no budget is configured.
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        const FIELDS: [FieldName; 9] = {
+        const FIELDS: [FieldName; 10] = {
             let [a, b, c, d, e, f, g, h] = FieldName::same_all(StoppingDecision::KEYS);
-            [a, b, c, d, e, f, g, h, FieldName::same(FIRED)]
+            [a, b, c, d, e, f, g, h, FieldName::same(FIRED), FieldName::same(INTERVENTIONS)]
         };
         let r = snapshot::result_object(value, path, "decision", Naming::Snake, &FIELDS)?;
-        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets, fired] = FIELDS;
+        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets, fired, interventions] =
+            FIELDS;
         let stop = r.boolean(stop)?;
         let reason = r.string(reason)?.to_string();
         let confidence = r.number(confidence, 0.0, 1.0)?;
@@ -205,7 +305,21 @@ impl StoppingDecision {
             None => None,
             Some(_) => Some(snapshot::items(&r, fired, FiredCondition::from_value)?),
         };
-        Ok(StoppingDecision { stop, reason, confidence, trigger, details: details_read, best, budgets, fired })
+        let interventions = match r.get(interventions) {
+            None => Vec::new(),
+            Some(_) => snapshot::items(&r, interventions, ConditionIntervention::from_value)?,
+        };
+        Ok(StoppingDecision {
+            stop,
+            reason,
+            confidence,
+            trigger,
+            details: details_read,
+            best,
+            budgets,
+            fired,
+            interventions,
+        })
     }
 }
 
@@ -387,6 +501,7 @@ impl StoppingSummary {
             best: None,
             budgets: Vec::new(),
             fired: None,
+            interventions: Vec::new(),
         };
         let last = FinalRecord {
             quality_score: r.number(quality, 0.0, 100.0)?,

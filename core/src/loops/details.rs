@@ -2,6 +2,7 @@
 //! back, and what an outside diminishing-returns source reports
 //! ([`DiminishingReturnsReport`]).
 
+use crate::loops::behavior::{Detection, InterventionLevel};
 use crate::loops::vocabulary::{Budget, Trigger, VerificationStatus};
 use crate::value::snapshot;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -33,6 +34,8 @@ const IMPROVEMENT: &str = "improvement";
 const DELTA: &str = "delta";
 const DETECTED: &str = "detected";
 const REASON: &str = "reason";
+const LEVEL: &str = "level";
+const DETECTION: &str = "detection";
 
 /// One step of a detected plateau, as upstream's `details.improvements` lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,6 +148,14 @@ pub enum StoppingDetails {
         /// `noImprovementPatience`.
         patience: u64,
     },
+    /// `{level, detection}`: a behaviour detector condition stopped the loop (its detection,
+    /// snake_case keys, and the intervention level it got).
+    Behavior {
+        /// The detection's level (`abort` names `behavior_abort`, any other `behavior_pause`).
+        level: InterventionLevel,
+        /// The detection.
+        detection: Box<Detection>,
+    },
 }
 
 impl StoppingDetails {
@@ -167,6 +178,9 @@ impl StoppingDetails {
     pub const NO_IMPROVEMENT_KEYS: [&'static str; 4] =
         [BEST_ITERATION, BEST_QUALITY_SCORE, ITERATIONS_WITHOUT_IMPROVEMENT, PATIENCE];
 
+    /// The keys of [`StoppingDetails::Behavior`]'s object.
+    pub const BEHAVIOR_KEYS: [&'static str; 2] = [LEVEL, DETECTION];
+
     /// The keys of the details of a stop by `trigger` (its variant's `*_KEYS`; none for
     /// [`Trigger::None`], which has no details).
     pub fn keys(trigger: Trigger) -> &'static [&'static str] {
@@ -179,6 +193,7 @@ impl StoppingDetails {
             Trigger::BudgetExhausted => &Self::BUDGET_EXHAUSTED_KEYS,
             Trigger::QualityRegression => &Self::QUALITY_REGRESSION_KEYS,
             Trigger::NoImprovement => &Self::NO_IMPROVEMENT_KEYS,
+            Trigger::BehaviorPause | Trigger::BehaviorAbort => &Self::BEHAVIOR_KEYS,
         }
     }
 
@@ -237,6 +252,9 @@ impl StoppingDetails {
                     .number(ITERATIONS_WITHOUT_IMPROVEMENT, *iterations_without_improvement as f64)
                     .number(PATIENCE, *patience as f64);
             }
+            StoppingDetails::Behavior { level, detection } => {
+                o.string(LEVEL, level.as_str()).value(DETECTION, detection.to_value(Naming::Snake));
+            }
         }
         o.build()
     }
@@ -253,6 +271,16 @@ impl StoppingDetails {
         };
         let reader = ObjectReader::new(value, path, "stoppingDetails", Naming::Snake, ErrorCode::InvalidSnapshot)?;
         let has = |field: &'static str| reader.get(FieldName::same(field)).is_some();
+        if has(DETECTION) {
+            const FIELDS: [FieldName; 2] = FieldName::same_all(StoppingDetails::BEHAVIOR_KEYS);
+            let [level, detection] = FIELDS;
+            reader.reject_unknown(&FIELDS)?;
+            let level = snapshot::pick(&reader, level, &InterventionLevel::NAMES, InterventionLevel::parse)?;
+            let at = reader.path_of(detection);
+            let detection = reader.get(detection).unwrap_or(&Value::Null);
+            let detection = Detection::from_value(detection, &at, Naming::Snake, ErrorCode::InvalidSnapshot)?;
+            return Ok(StoppingDetails::Behavior { level, detection: Box::new(detection) });
+        }
         if has(MAX_ITERATIONS) {
             const FIELDS: [FieldName; 2] = FieldName::same_all(StoppingDetails::MAX_ITERATIONS_KEYS);
             let [iterations, max_iterations] = FIELDS;
@@ -411,6 +439,13 @@ mod tests {
         }
     }
 
+    fn behavior(level: crate::loops::behavior::InterventionLevel) -> StoppingDetails {
+        use crate::loops::behavior::{detect_resource_burn, BehaviorIteration, Thresholds};
+        let history = vec![BehaviorIteration::default(); 30];
+        let detection = detect_resource_burn(&history, &Thresholds::DEFAULT).map(Box::new);
+        StoppingDetails::Behavior { level, detection: detection.unwrap_or_else(|| unreachable!()) }
+    }
+
     /// Every variant writes its trigger's keys, in order (optional keys given), and reads back.
     #[test]
     fn each_variant_writes_its_keys_in_order() {
@@ -468,6 +503,8 @@ mod tests {
                     patience: 5,
                 },
             ),
+            (Trigger::BehaviorPause, behavior(crate::loops::behavior::InterventionLevel::Pause)),
+            (Trigger::BehaviorAbort, behavior(crate::loops::behavior::InterventionLevel::Abort)),
         ];
         assert_eq!(all.len() + 1, Trigger::ALL.len()); // every trigger but `none`
         assert!(StoppingDetails::keys(Trigger::None).is_empty());

@@ -137,7 +137,12 @@ impl EarlyStopping {
     fn fold_in(&mut self, record: &IterationRecord) {
         fold(&self.config, &mut self.counters, &mut self.window, record.observation, record.usage.as_deref());
         if let Some(policy) = self.policy.as_deref_mut() {
-            policy.1.observe(record.observation, record.usage.as_deref(), self.config.min_quality_threshold);
+            policy.1.observe(
+                record.observation,
+                record.usage.as_deref(),
+                record.behavior.as_deref(),
+                self.config.min_quality_threshold,
+            );
         }
     }
 
@@ -148,7 +153,12 @@ impl EarlyStopping {
         self.policy = policy.map(|p| {
             let mut state = p.state();
             for record in &self.history {
-                state.observe(record.observation, record.usage.as_deref(), self.config.min_quality_threshold);
+                state.observe(
+                    record.observation,
+                    record.usage.as_deref(),
+                    record.behavior.as_deref(),
+                    self.config.min_quality_threshold,
+                );
             }
             Box::new((p, state))
         });

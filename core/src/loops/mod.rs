@@ -69,7 +69,8 @@ mod vocabulary;
 
 pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
 pub use decision::{
-    BudgetStatus, FinalRecord, FiredCondition, StoppingDecision, StoppingSummary, REASON_CONTINUE, REASON_NO_ITERATIONS,
+    BudgetStatus, ConditionIntervention, FinalRecord, FiredCondition, StoppingDecision, StoppingSummary,
+    REASON_CONTINUE, REASON_NO_ITERATIONS,
 };
 pub use details::{DiminishingReturnsReport, PlateauStep, ReportedIteration, StoppingDetails};
 pub use engine::{invalid_analytics_source, trigger_from_str, EarlyStopping};

@@ -2,6 +2,7 @@
 //! optional [`ResourceUsage`]), the checks on iteration numbers (`strictIterations`), and the
 //! history entry stored for it ([`IterationRecord`], written and read back).
 
+use crate::loops::behavior::BehaviorIteration;
 use crate::loops::vocabulary::VerificationStatus;
 use crate::num;
 use crate::time;
@@ -80,6 +81,11 @@ pub struct IterationResult {
     pub usage: ResourceUsage,
     /// If given, must equal the iteration argument.
     pub iteration_number: Option<u64>,
+    /// Optional: what behaviour detectors read of the iteration (`error`, `failure_class`,
+    /// `blockers`, `completion_percentage`, `artifacts_modified`, `learnings`,
+    /// `tests_passing`, `coverage_percent`; see [`BehaviorIteration::from_result`]). `None`
+    /// when the result gives none of them; its `number` and context are unused here.
+    pub behavior: Option<Box<BehaviorIteration>>,
 }
 
 impl IterationResult {
@@ -98,6 +104,7 @@ impl IterationResult {
             timestamp: None,
             usage: ResourceUsage::default(),
             iteration_number: None,
+            behavior: None,
         }
     }
 
@@ -116,7 +123,14 @@ impl IterationResult {
 
     fn read(value: &Value, naming: Naming, path: &str, code: ErrorCode) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "result", naming, code)?;
-        reader.reject_unknown(&RESULT_FIELDS)?;
+        // Behaviour fields are read only when a key is not one of the usual ones, so the
+        // usual result costs what it did.
+        let plain = reader.reject_unknown(&RESULT_FIELDS).is_ok();
+        if !plain {
+            let mut known: Vec<FieldName> = RESULT_FIELDS.to_vec();
+            known.extend(BehaviorIteration::result_fields());
+            reader.reject_unknown(&known)?;
+        }
         let quality_score = reader.number(FieldName::same(QUALITY_SCORE), 0.0, 100.0)?;
         let confidence = reader.number(FieldName::same(CONFIDENCE), 0.0, 1.0)?;
         let status = reader.choice(FieldName::same(VERIFICATION_STATUS), &VerificationStatus::NAMES)?;
@@ -134,6 +148,7 @@ impl IterationResult {
         };
         let usage = ResourceUsage::read(&reader)?;
         let iteration_number = reader.opt_integer(FieldName::same(ITERATION_NUMBER), 1, MAX_SAFE_INTEGER)?;
+        let behavior = if plain { None } else { BehaviorIteration::from_result(value, path, code)?.map(Box::new) };
         Ok(IterationResult {
             quality_score,
             confidence,
@@ -142,6 +157,7 @@ impl IterationResult {
             timestamp,
             usage,
             iteration_number,
+            behavior,
         })
     }
 
@@ -192,6 +208,12 @@ impl IterationResult {
             if n != iteration {
                 return iteration_mismatch(n, iteration);
             }
+        }
+        if let Some(behavior) = &self.behavior {
+            // One set of rules: the fields as a result's value, read back by the reader.
+            let mut o = ObjectBuilder::new();
+            behavior.push_result_fields(&mut o);
+            BehaviorIteration::from_result(&o.build(), "", ErrorCode::InvalidResult)?;
         }
         Ok(())
     }
@@ -330,12 +352,20 @@ fn first_difference(last: &IterationRecord, result: &IterationResult) -> Option<
         "token_cost_usd"
     } else if had.execution_time_ms != given.execution_time_ms {
         "execution_time_ms"
+    } else if let Some(field) = behavior_difference(last.behavior.as_deref(), result.behavior.as_deref()) {
+        field
     } else if result.timestamp.as_deref().is_some_and(|t| t != &*last.timestamp) {
         // A timestamp is compared only when this call gives one (see `check_iteration_order`).
         "timestamp"
     } else {
         return None;
     })
+}
+
+/// The first behaviour field given in one call and not the other, or given with another value.
+fn behavior_difference(had: Option<&BehaviorIteration>, given: Option<&BehaviorIteration>) -> Option<&'static str> {
+    let none = BehaviorIteration::default();
+    had.unwrap_or(&none).first_difference(given.unwrap_or(&none))
 }
 
 /// The decision-relevant part of a record: what the stateless rules read.
@@ -359,8 +389,9 @@ impl AsRef<Observation> for Observation {
     }
 }
 
-/// One entry of the history: upstream's six fields plus the optional usage the caller gave.
-/// Kept to 64 bytes (plus the timestamp's heap bytes): usage is boxed because it is rare.
+/// One entry of the history: upstream's six fields plus the optional usage and behaviour
+/// fields the caller gave. Kept to 72 bytes (plus the timestamp's heap bytes): usage and
+/// behaviour are boxed because they are rare.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IterationRecord {
     /// Decision-relevant fields.
@@ -369,6 +400,8 @@ pub struct IterationRecord {
     pub timestamp: Box<str>,
     /// Optional resource figures.
     pub usage: Option<Box<ResourceUsage>>,
+    /// Optional behaviour fields (what detector conditions read), `number` unset.
+    pub behavior: Option<Box<BehaviorIteration>>,
 }
 
 impl AsRef<Observation> for IterationRecord {
@@ -379,7 +412,8 @@ impl AsRef<Observation> for IterationRecord {
 
 impl IterationRecord {
     /// The keys of a record's object, in the order [`IterationRecord::to_value`] writes them
-    /// (the three usage keys only when the caller gave them).
+    /// (the three usage keys only when the caller gave them; the behaviour fields, when
+    /// given, follow them in [`BehaviorIteration::result_fields`]' order).
     pub const KEYS: [&'static str; 9] = [
         ITERATION_NUMBER,
         QUALITY_SCORE,
@@ -405,6 +439,9 @@ impl IterationRecord {
             .string(TIMESTAMP, &self.timestamp);
         if let Some(usage) = &self.usage {
             usage.push_values(&mut entries);
+        }
+        if let Some(behavior) = &self.behavior {
+            behavior.push_result_fields(&mut entries);
         }
         entries.build()
     }
@@ -433,7 +470,6 @@ impl IterationRecord {
     /// (empty when absent); code `invalid_result`, fields under `path` (`iterationHistory[3]`).
     pub fn from_history_value(value: &Value, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "record", Naming::Js, ErrorCode::InvalidResult)?;
-        reader.reject_unknown(&RESULT_FIELDS)?;
         let iteration = reader.integer(FieldName::same(ITERATION_NUMBER), 1, MAX_SAFE_INTEGER)?;
         let result = IterationResult::read(value, Naming::Js, path, ErrorCode::InvalidResult)?;
         Ok(make_record(iteration, result, String::new()))
@@ -451,6 +487,7 @@ pub(crate) fn make_record(iteration: u64, result: IterationResult, fallback_time
         },
         timestamp: result.timestamp.unwrap_or(fallback_timestamp).into_boxed_str(),
         usage: (!result.usage.is_empty()).then(|| Box::new(result.usage)),
+        behavior: result.behavior,
     }
 }
 

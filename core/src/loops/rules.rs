@@ -179,6 +179,8 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
             reason.push(')');
             reason
         }
+        // The detection's own message, as an intervention's `reason`.
+        StoppingDetails::Behavior { detection, .. } => detection.message.clone(),
     }
 }
 
@@ -197,6 +199,10 @@ pub fn stop_trigger(details: &StoppingDetails) -> Trigger {
         StoppingDetails::BudgetExhausted { .. } => Trigger::BudgetExhausted,
         StoppingDetails::QualityRegression { .. } => Trigger::QualityRegression,
         StoppingDetails::NoImprovement { .. } => Trigger::NoImprovement,
+        StoppingDetails::Behavior { level: crate::loops::behavior::InterventionLevel::Abort, .. } => {
+            Trigger::BehaviorAbort
+        }
+        StoppingDetails::Behavior { .. } => Trigger::BehaviorPause,
     }
 }
 
@@ -210,6 +216,8 @@ pub fn stop_confidence(details: &StoppingDetails) -> f64 {
         StoppingDetails::DiminishingReturns { .. } => 0.80,
         StoppingDetails::MaxIterations { .. } | StoppingDetails::BudgetExhausted { .. } => 1.0,
         StoppingDetails::QualityRegression { .. } | StoppingDetails::NoImprovement { .. } => 0.8,
+        // A rule the host set fired on what was observed, as a hard limit does.
+        StoppingDetails::Behavior { .. } => 1.0,
     }
 }
 

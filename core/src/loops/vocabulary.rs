@@ -36,6 +36,11 @@ named_enum! {
         QualityRegression = "quality_regression",
         /// Opt-in give-up rule: `noImprovementPatience` records in a row without a new best.
         NoImprovement = "no_improvement",
+        /// A behaviour detector condition's detection at a level that stops, below `abort`
+        /// (the host halts for a human, as an intervention's pause).
+        BehaviorPause = "behavior_pause",
+        /// A behaviour detector condition's detection at level `abort`.
+        BehaviorAbort = "behavior_abort",
     }
 }
 

@@ -463,6 +463,7 @@ mod tests {
                 Vec::new()
             },
             fired: None,
+            interventions: Vec::new(),
         }
     }
 
@@ -487,6 +488,7 @@ mod tests {
             observation,
             timestamp: "2026-01-01T00:00:00Z".into(),
             usage: usage.map(Box::new),
+            behavior: None,
         };
         assert_keys(&RECORD, &record(Some(usage)).to_value(), &record(None).to_value());
 

@@ -232,6 +232,12 @@ fn name_lists() -> Vec<Names> {
             InterventionLevel::NAMES.to_vec(),
         ),
         list(
+            "CONDITION_KINDS",
+            Some("StopConditionKind"),
+            "The kinds of leaf stop condition (the codes a decision's `fired` and `interventions` report).",
+            earlyexit::loops::ConditionKind::NAMES.to_vec(),
+        ),
+        list(
             "LOAD_ERROR_CODES",
             Some("LoadErrorCode"),
             "The wasm package's error codes about loading and trap recovery (host_messages.rs).",
@@ -865,7 +871,7 @@ mod tests {
         assert_eq!(string("a'b\\\u{0}"), "'a\\'b\\\\\\u0000'");
         let text = "x\nexport type Verdict = 'a';\nexport type Outcome =\n  | 'b';\ny";
         let mut lists = text.to_string();
-        lists.push_str("\nexport type ErrorCode = 'c';\nexport type VerificationStatus = 'd';\nexport type Trigger = 'e';\nexport type ExitReason = 'f';\nexport type LoopPresetName = 'g';\nexport type PyramidPolicyName = 'h';\nexport type LoadErrorCode = 'i';\nexport type DetectionType = 'j';\nexport type Severity = 'k';\nexport type InterventionLevel = 'l';");
+        lists.push_str("\nexport type ErrorCode = 'c';\nexport type VerificationStatus = 'd';\nexport type Trigger = 'e';\nexport type ExitReason = 'f';\nexport type LoopPresetName = 'g';\nexport type PyramidPolicyName = 'h';\nexport type LoadErrorCode = 'i';\nexport type DetectionType = 'j';\nexport type Severity = 'k';\nexport type InterventionLevel = 'l';\nexport type StopConditionKind = 'm';");
         let rendered = types(&lists);
         assert!(rendered.starts_with("x\nexport type Verdict = 'failed' | 'passed' | 'unverified';\nexport type Outcome =\n  | 'pass'\n  | 'flaky'\n  | 'fail';\ny"), "{rendered}");
     }

@@ -31,6 +31,9 @@ value_class! {
         budgets: Json = |d| Json(Some(d.to_value().get("budgets").cloned().unwrap_or(Value::Array(Vec::new()))));
         /// Under a stop policy, the conditions that fired (a new list of dicts); `None` without one.
         fired: Json = |d| Json(d.fired.as_ref().map(|f| Value::Array(f.iter().map(|c| c.to_value()).collect())));
+        /// Under a stop policy with detector conditions, each detection with its intervention
+        /// (a new list of dicts; empty when none was detected).
+        interventions: Json = |d| Json(Some(Value::Array(d.interventions.iter().map(|c| c.to_value()).collect())));
     }
     methods {
         fn __bool__(&self) -> bool {

@@ -33,12 +33,30 @@ impl Detector {
 
     /// Runs this detector over `history`.
     pub fn run(self, history: &[BehaviorIteration], thresholds: &Thresholds) -> Option<Detection> {
+        self.run_view(&HistoryView::whole(history), thresholds)
+    }
+
+    /// Runs this detector over a view of a history ([`HistoryView`]: its `recent` entries
+    /// must hold at least [`Detector::window`] of them, or the whole history).
+    pub fn run_view(self, view: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection> {
         match self {
-            Detector::Stuck => detect_stuck(history, thresholds),
-            Detector::Oscillation => detect_oscillation(history, thresholds),
-            Detector::Deviation => detect_deviation(history, thresholds),
-            Detector::ResourceBurn => detect_resource_burn(history, thresholds),
-            Detector::Regression => detect_regression(history, thresholds),
+            Detector::Stuck => stuck(view, thresholds),
+            Detector::Oscillation => oscillation(view, thresholds),
+            Detector::Deviation => deviation(view, thresholds),
+            Detector::ResourceBurn => resource_burn(view, thresholds),
+            Detector::Regression => regression(view, thresholds),
+        }
+    }
+
+    /// How many of the last entries this detector reads (besides the first entry and the
+    /// count): `None` for a stuck detector without `noProgressIterations` (the whole history).
+    pub fn window(self, thresholds: &Thresholds) -> Option<u64> {
+        match self {
+            Detector::Stuck => thresholds.stuck.no_progress_iterations,
+            Detector::Oscillation => Some(6),
+            Detector::Deviation => Some(3),
+            Detector::ResourceBurn => Some(1),
+            Detector::Regression => Some(5),
         }
     }
 }
@@ -60,6 +78,32 @@ pub fn detect(history: &[BehaviorIteration], thresholds: &Thresholds) -> Vec<Det
 /// `history.slice(-n)`: the last `n` (all when there are fewer).
 fn last(history: &[BehaviorIteration], n: usize) -> &[BehaviorIteration] {
     history.get(history.len().saturating_sub(n)..).unwrap_or(history)
+}
+
+/// What a detector reads of a history: its first entry, its length and its last entries.
+/// A whole history is one ([`HistoryView::whole`]); a stop condition keeps only the first
+/// entry, the count and a ring of the last `window` entries ([`Detector::window`]), so a
+/// detection over it costs O(window), never O(history).
+#[derive(Clone, Copy, Debug)]
+pub struct HistoryView<'a> {
+    /// The history's first entry (`None`: an empty history).
+    pub first: Option<&'a BehaviorIteration>,
+    /// The last entries, oldest first: all of them, or at least the detector's window.
+    pub recent: &'a [BehaviorIteration],
+    /// How many entries the history holds.
+    pub len: usize,
+}
+
+impl<'a> HistoryView<'a> {
+    /// A whole history.
+    pub fn whole(history: &'a [BehaviorIteration]) -> Self {
+        HistoryView { first: history.first(), recent: history, len: history.len() }
+    }
+
+    /// `history.slice(-n)` (needs `n` <= `recent.len()` unless `recent` is the whole history).
+    fn last(&self, n: usize) -> &'a [BehaviorIteration] {
+        last(self.recent, n)
+    }
 }
 
 /// `x || 0`: NaN and -0 become 0.
@@ -147,16 +191,20 @@ fn error_counts(recent: &[BehaviorIteration]) -> Vec<(&str, u64)> {
 
 /// upstream's `detectStuck`.
 pub fn detect_stuck(history: &[BehaviorIteration], thresholds: &Thresholds) -> Option<Detection> {
+    stuck(&HistoryView::whole(history), thresholds)
+}
+
+fn stuck(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection> {
     let same_error_count = thresholds.stuck.same_error_count;
     // `history.length < undefined` is false: go on.
     if let Some(count) = same_error_count {
-        if (history.len() as u64) < count {
+        if (history.len as u64) < count {
             return None;
         }
     }
     let recent = match thresholds.stuck.no_progress_iterations {
-        Some(n) => last(history, usize::try_from(n).unwrap_or(usize::MAX)),
-        None => history, // `slice(-undefined)`: the whole history
+        Some(n) => history.last(usize::try_from(n).unwrap_or(usize::MAX)),
+        None => history.recent, // `slice(-undefined)`: the whole history
     };
     let mut max_count = 0;
     let mut repeated_error = None;
@@ -225,10 +273,14 @@ fn file_set(iteration: &BehaviorIteration) -> Vec<&str> {
 
 /// upstream's `detectOscillation`.
 pub fn detect_oscillation(history: &[BehaviorIteration], thresholds: &Thresholds) -> Option<Detection> {
-    if history.len() < 4 {
+    oscillation(&HistoryView::whole(history), thresholds)
+}
+
+fn oscillation(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection> {
+    if history.len < 4 {
         return None;
     }
-    let recent = last(history, 6);
+    let recent = history.last(6);
     let sets: Vec<Vec<&str>> = recent.iter().map(file_set).collect();
     let mut cycles = 0u64;
     for step in sets.windows(3) {
@@ -297,12 +349,16 @@ fn word_set(lower: &str) -> Vec<&str> {
 
 /// upstream's `detectDeviation`.
 pub fn detect_deviation(history: &[BehaviorIteration], thresholds: &Thresholds) -> Option<Detection> {
-    let first = history.first()?;
-    if history.len() < 2 {
+    deviation(&HistoryView::whole(history), thresholds)
+}
+
+fn deviation(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection> {
+    let first = history.first?;
+    if history.len < 2 {
         return None;
     }
-    let recent = last(history, 3);
-    let offset = history.len() - recent.len();
+    let recent = history.last(3);
+    let offset = history.len - recent.len();
     let objective = first.objective.as_deref().unwrap_or_default();
     let objective_lower = objective.to_lowercase();
     let original_words = word_set(&objective_lower);
@@ -351,9 +407,13 @@ pub fn detect_deviation(history: &[BehaviorIteration], thresholds: &Thresholds) 
 
 /// upstream's `detectResourceBurn`.
 pub fn detect_resource_burn(history: &[BehaviorIteration], thresholds: &Thresholds) -> Option<Detection> {
-    let (first, current) = (history.first()?, history.last()?);
+    resource_burn(&HistoryView::whole(history), thresholds)
+}
+
+fn resource_burn(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection> {
+    let (first, current) = (history.first?, history.recent.last()?);
     let estimated = first.max_iterations.unwrap_or(10) as f64;
-    let actual = history.len() as f64;
+    let actual = history.len as f64;
     let ratio = actual / estimated;
     if !thresholds.resource.iteration_multiplier.is_some_and(|m| ratio >= m) {
         return None;
@@ -394,10 +454,14 @@ pub fn detect_resource_burn(history: &[BehaviorIteration], thresholds: &Threshol
 
 /// upstream's `detectRegression`.
 pub fn detect_regression(history: &[BehaviorIteration], thresholds: &Thresholds) -> Option<Detection> {
-    if history.len() < 2 {
+    regression(&HistoryView::whole(history), thresholds)
+}
+
+fn regression(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection> {
+    if history.len < 2 {
         return None;
     }
-    let recent = last(history, 5);
+    let recent = history.last(5);
     let mut regressions = Vec::new();
     for (i, pair) in recent.windows(2).enumerate() {
         let [previous, current] = pair else { continue };

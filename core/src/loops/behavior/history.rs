@@ -12,8 +12,8 @@
 //! `testsPassing` (upstream tests it against `undefined`: `null` would count as failing).
 
 use crate::value::{
-    concat, field_name, index_path, join_path, Error, ErrorCode, ErrorKind, FieldName, Naming, ObjectReader, Result,
-    Value, MAX_SAFE_INTEGER,
+    concat, field_name, index_path, join_path, Error, ErrorCode, ErrorKind, FieldName, Naming, ObjectBuilder,
+    ObjectReader, Result, Value, MAX_SAFE_INTEGER,
 };
 
 /// What the detectors read of one iteration of the history. Every field is optional.
@@ -109,7 +109,7 @@ fn opt_string(reader: &ObjectReader<'_>, field: FieldName) -> Result<Option<Stri
     reader.string(field).map(|s| Some(s.to_string()))
 }
 
-fn strings(reader: &ObjectReader<'_>, field: FieldName) -> Result<Option<Vec<String>>> {
+fn strings(reader: &ObjectReader<'_>, field: FieldName, code: ErrorCode) -> Result<Option<Vec<String>>> {
     let value = reader.get(field);
     if missing(value) {
         return Ok(None);
@@ -118,7 +118,7 @@ fn strings(reader: &ObjectReader<'_>, field: FieldName) -> Result<Option<Vec<Str
     let Some(Value::Array(items)) = value else {
         let got = value.map_or_else(String::new, Value::describe);
         let message = concat(&[&path, " must be an array of strings, got ", &got]);
-        return Err(Error::new(CODE, ErrorKind::Type, path, message));
+        return Err(Error::new(code, ErrorKind::Type, path, message));
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -127,7 +127,7 @@ fn strings(reader: &ObjectReader<'_>, field: FieldName) -> Result<Option<Vec<Str
             other => {
                 let at = index_path(&path, i);
                 let message = concat(&[&at, " must be a string, got ", &other.describe()]);
-                return Err(Error::new(CODE, ErrorKind::Type, at, message));
+                return Err(Error::new(code, ErrorKind::Type, at, message));
             }
         }
     }
@@ -166,18 +166,7 @@ impl BehaviorIteration {
         let analysis_path = join_path(path, ANALYSIS.spelled(naming));
         if let Some(analysis) = nested(&entry, ANALYSIS, &analysis_path, naming)? {
             analysis.reject_both_spellings(&ANALYSIS_FIELDS)?;
-            out.failure_class = opt_string(&analysis, FAILURE_CLASS)?;
-            out.error = opt_string(&analysis, ERROR)?;
-            out.blockers = strings(&analysis, BLOCKERS)?;
-            out.completion_percentage = opt_number_no_null(&analysis, COMPLETION_PERCENTAGE, 0.0, 100.0)?;
-            out.artifacts_modified = strings(&analysis, ARTIFACTS_MODIFIED)?;
-            out.learnings = opt_string(&analysis, LEARNINGS)?;
-            out.tests_passing = match analysis.get(TESTS_PASSING) {
-                None => None,
-                Some(Value::Other(t)) if t == "undefined" => None,
-                Some(_) => Some(analysis.boolean(TESTS_PASSING)?),
-            };
-            out.coverage_percent = opt_number(&analysis, COVERAGE_PERCENT, 0.0, 100.0)?;
+            out.read_analysis(&analysis, CODE)?;
         }
         let context_path = join_path(path, CONTEXT.spelled(naming));
         if let Some(context) = nested(&entry, CONTEXT, &context_path, naming)? {
@@ -186,6 +175,104 @@ impl BehaviorIteration {
             out.max_iterations = opt_integer(&context, MAX_ITERATIONS, 1)?;
         }
         Ok(out)
+    }
+
+    /// Reads the fields of [`ANALYSIS_FIELDS`] from `analysis` (errors with `code`).
+    fn read_analysis(&mut self, analysis: &ObjectReader<'_>, code: ErrorCode) -> Result<()> {
+        self.failure_class = opt_string(analysis, FAILURE_CLASS)?;
+        self.error = opt_string(analysis, ERROR)?;
+        self.blockers = strings(analysis, BLOCKERS, code)?;
+        self.completion_percentage = opt_number_no_null(analysis, COMPLETION_PERCENTAGE, 0.0, 100.0)?;
+        self.artifacts_modified = strings(analysis, ARTIFACTS_MODIFIED, code)?;
+        self.learnings = opt_string(analysis, LEARNINGS)?;
+        self.tests_passing = match analysis.get(TESTS_PASSING) {
+            None => None,
+            Some(Value::Other(t)) if t == "undefined" => None,
+            Some(_) => Some(analysis.boolean(TESTS_PASSING)?),
+        };
+        self.coverage_percent = opt_number(analysis, COVERAGE_PERCENT, 0.0, 100.0)?;
+        Ok(())
+    }
+
+    /// The fields of [`ANALYSIS_FIELDS`] an iteration result of the loop engine may hold,
+    /// flat beside its other keys and spelled snake_case in every language, as its other
+    /// keys are (`failure_class`, `tests_passing`, ...).
+    pub fn result_fields() -> [FieldName; 8] {
+        ANALYSIS_FIELDS.map(|f| FieldName::same(f.snake()))
+    }
+
+    /// Reads the analysis fields an iteration result holds flat ([`BehaviorIteration::result_fields`];
+    /// the caller refuses other keys), with the rules of a history's `analysis`: absent (or
+    /// `null`, except for `completion_percentage` and `tests_passing`) is unknown. `None` when
+    /// the result holds none of them. Errors name `path.field` with `code`.
+    pub fn from_result(value: &Value, path: &str, code: ErrorCode) -> Result<Option<BehaviorIteration>> {
+        let reader = ObjectReader::new(value, path, "result", Naming::Snake, code)?;
+        let mut out = BehaviorIteration::default();
+        out.read_analysis(&reader, code)?;
+        Ok((!out.is_unknown()).then_some(out))
+    }
+
+    /// The snake_case name of the first analysis field (in [`ANALYSIS_FIELDS`]' order) in
+    /// which `self` and `other` differ (numbers compared as numbers).
+    pub fn first_difference(&self, other: &BehaviorIteration) -> Option<&'static str> {
+        let field = if self.failure_class != other.failure_class {
+            FAILURE_CLASS
+        } else if self.error != other.error {
+            ERROR
+        } else if self.blockers != other.blockers {
+            BLOCKERS
+        } else if self.completion_percentage != other.completion_percentage {
+            COMPLETION_PERCENTAGE
+        } else if self.artifacts_modified != other.artifacts_modified {
+            ARTIFACTS_MODIFIED
+        } else if self.learnings != other.learnings {
+            LEARNINGS
+        } else if self.tests_passing != other.tests_passing {
+            TESTS_PASSING
+        } else if self.coverage_percent != other.coverage_percent {
+            COVERAGE_PERCENT
+        } else {
+            return None;
+        };
+        Some(field.snake())
+    }
+
+    /// Whether no analysis field is known (the iteration number and context aside).
+    pub fn is_unknown(&self) -> bool {
+        self.failure_class.is_none()
+            && self.error.is_none()
+            && self.blockers.is_none()
+            && self.completion_percentage.is_none()
+            && self.artifacts_modified.is_none()
+            && self.learnings.is_none()
+            && self.tests_passing.is_none()
+            && self.coverage_percent.is_none()
+    }
+
+    /// Writes the known analysis fields flat, snake_case, in [`ANALYSIS_FIELDS`]' order (the
+    /// form [`BehaviorIteration::from_result`] reads).
+    pub(crate) fn push_result_fields(&self, out: &mut ObjectBuilder) {
+        let list = |items: &[String]| Value::Array(items.iter().map(|s| Value::String(s.clone())).collect());
+        if let Some(v) = &self.failure_class {
+            out.string(FAILURE_CLASS.snake(), v);
+        }
+        if let Some(v) = &self.error {
+            out.string(ERROR.snake(), v);
+        }
+        if let Some(v) = &self.blockers {
+            out.value(BLOCKERS.snake(), list(v));
+        }
+        out.some_number(COMPLETION_PERCENTAGE.snake(), self.completion_percentage);
+        if let Some(v) = &self.artifacts_modified {
+            out.value(ARTIFACTS_MODIFIED.snake(), list(v));
+        }
+        if let Some(v) = &self.learnings {
+            out.string(LEARNINGS.snake(), v);
+        }
+        if let Some(v) = self.tests_passing {
+            out.boolean(TESTS_PASSING.snake(), v);
+        }
+        out.some_number(COVERAGE_PERCENT.snake(), self.coverage_percent);
     }
 
     /// upstream's `analysis.failureClass || analysis.error || ''`.

@@ -153,6 +153,22 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// upstream's `intervene(detection)`'s level and keys for `detection` (errors as
+    /// [`build_strategy_override`]'s, named under `root`).
+    pub fn of(detection: &Detection, root: &str) -> Result<Effect> {
+        Ok(match determine_level(detection) {
+            InterventionLevel::Log => Effect::Log { action: LOGGED_ACTION.to_string() },
+            InterventionLevel::Warn => Effect::Warn { warning: build_warning(detection) },
+            InterventionLevel::Redirect => {
+                Effect::Redirect { strategy_override: build_strategy_override(detection, root)? }
+            }
+            InterventionLevel::Pause => Effect::Pause { requires_approval: true },
+            InterventionLevel::Abort => {
+                Effect::Abort { requires_approval: true, abort_reason: detection.message.clone() }
+            }
+        })
+    }
+
     /// The level this effect belongs to.
     pub fn level(&self) -> InterventionLevel {
         match self {
@@ -214,17 +230,7 @@ impl Intervention {
     /// (`invalid_detection`, named under `root`).
     pub fn new(detection: Detection, timestamp: &str, root: &str) -> Result<Intervention> {
         check_timestamp(timestamp, "timestamp")?;
-        let effect = match determine_level(&detection) {
-            InterventionLevel::Log => Effect::Log { action: LOGGED_ACTION.to_string() },
-            InterventionLevel::Warn => Effect::Warn { warning: build_warning(&detection) },
-            InterventionLevel::Redirect => {
-                Effect::Redirect { strategy_override: build_strategy_override(&detection, root)? }
-            }
-            InterventionLevel::Pause => Effect::Pause { requires_approval: true },
-            InterventionLevel::Abort => {
-                Effect::Abort { requires_approval: true, abort_reason: detection.message.clone() }
-            }
-        };
+        let effect = Effect::of(&detection, root)?;
         Ok(Intervention { reason: detection.message.clone(), detection, timestamp: timestamp.to_string(), effect })
     }
 

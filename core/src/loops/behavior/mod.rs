@@ -59,6 +59,7 @@ mod thresholds;
 
 pub use detect::{
     detect, detect_deviation, detect_oscillation, detect_regression, detect_resource_burn, detect_stuck, Detector,
+    HistoryView,
 };
 pub use detection::{Detection, DetectionType, Severity, DETECTION_FIELDS, EVIDENCE_KEYS};
 pub use history::{read_history, BehaviorIteration, ANALYSIS_FIELDS, CONTEXT_FIELDS, ITERATION_FIELDS};
@@ -70,6 +71,7 @@ pub use log::{
     export_state, log_start, pause_state, summarize, InterventionLog, InterventionSummary, LogEntry, Resume,
     StateImport, LOG_LIMIT, RESUME_LEVEL,
 };
+pub(crate) use thresholds::group_fields;
 pub use thresholds::{
     DeviationThresholds, OscillationThresholds, RegressionThresholds, ResourceThresholds, StuckThresholds, Thresholds,
     THRESHOLD_GROUPS,

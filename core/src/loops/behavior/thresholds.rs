@@ -97,6 +97,11 @@ const ITERATION_MULTIPLIER: FieldName = field_name!("iterationMultiplier", "iter
 const TEST_PASS_TO_FAIL: FieldName = field_name!("testPassToFail", "test_pass_to_fail");
 const COVERAGE_DROP_PERCENT: FieldName = field_name!("coverageDropPercent", "coverage_drop_percent");
 
+/// Group `i`'s two fields (in [`THRESHOLD_GROUPS`]' order).
+pub(crate) fn group_fields(i: usize) -> [FieldName; 2] {
+    GROUP_FIELDS.get(i).copied().unwrap_or(GROUP_FIELDS[0])
+}
+
 /// The fields of each group, in [`THRESHOLD_GROUPS`]' order (each group's in upstream's).
 const GROUP_FIELDS: [[FieldName; 2]; 5] = [
     [SAME_ERROR_COUNT, NO_PROGRESS_ITERATIONS],
@@ -137,43 +142,118 @@ impl Thresholds {
             }
             let path = reader.path_of(*group);
             let fields = ObjectReader::new(value, &path, &path, naming, ErrorCode::InvalidConfig)?;
-            let [first, second] = GROUP_FIELDS.get(i).copied().unwrap_or(GROUP_FIELDS[0]);
-            fields.reject_unknown(&[first, second])?;
-            let count = |f| fields.opt_integer(f, 1, MAX_SAFE_INTEGER);
-            let fraction = |f| fields.opt_number(f, 0.0, 1.0);
-            let ratio = |f| fields.opt_number(f, 0.0, f64::MAX);
-            match i {
-                0 => {
-                    out.stuck =
-                        StuckThresholds { same_error_count: count(first)?, no_progress_iterations: count(second)? }
-                }
-                1 => {
-                    out.oscillation = OscillationThresholds {
-                        undo_redo_cycles: count(first)?,
-                        file_churn_threshold: fraction(second)?,
-                    }
-                }
-                2 => {
-                    out.deviation = DeviationThresholds {
-                        objective_similarity: fraction(first)?,
-                        scope_creep_ratio: ratio(second)?,
-                    }
-                }
-                3 => {
-                    out.resource =
-                        ResourceThresholds { cost_multiplier: ratio(first)?, iteration_multiplier: ratio(second)? }
-                }
-                _ => {
-                    let test_pass_to_fail = match fields.get(first) {
-                        None => None,
-                        Some(_) => Some(fields.boolean(first)?),
-                    };
-                    let coverage_drop_percent = fields.opt_number(second, 0.0, 100.0)?;
-                    out.regression = RegressionThresholds { test_pass_to_fail, coverage_drop_percent };
-                }
+            fields.reject_unknown(&group_fields(i))?;
+            out.read_group(i, &fields)?;
+        }
+        Ok(out)
+    }
+
+    /// Group `i`'s fields (in [`THRESHOLD_GROUPS`]' order) from `fields`, in place of this
+    /// group's own; a field absent there is absent here.
+    pub(crate) fn read_group(&mut self, i: usize, fields: &ObjectReader<'_>) -> Result<()> {
+        let out = self;
+        let [first, second] = group_fields(i);
+        let count = |f| fields.opt_integer(f, 1, MAX_SAFE_INTEGER);
+        let fraction = |f| fields.opt_number(f, 0.0, 1.0);
+        let ratio = |f| fields.opt_number(f, 0.0, f64::MAX);
+        match i {
+            0 => {
+                out.stuck = StuckThresholds { same_error_count: count(first)?, no_progress_iterations: count(second)? }
+            }
+            1 => {
+                out.oscillation =
+                    OscillationThresholds { undo_redo_cycles: count(first)?, file_churn_threshold: fraction(second)? }
+            }
+            2 => {
+                out.deviation =
+                    DeviationThresholds { objective_similarity: fraction(first)?, scope_creep_ratio: ratio(second)? }
+            }
+            3 => {
+                out.resource =
+                    ResourceThresholds { cost_multiplier: ratio(first)?, iteration_multiplier: ratio(second)? }
+            }
+            _ => {
+                let test_pass_to_fail = match fields.get(first) {
+                    None => None,
+                    Some(_) => Some(fields.boolean(first)?),
+                };
+                let coverage_drop_percent = fields.opt_number(second, 0.0, 100.0)?;
+                out.regression = RegressionThresholds { test_pass_to_fail, coverage_drop_percent };
+            }
+        }
+        Ok(())
+    }
+
+    /// Group `i` for a stop condition: the fields `fields` gives, each other field at
+    /// upstream's default (unlike [`Thresholds::merged`], which replaces whole groups).
+    pub(crate) fn condition_group(i: usize, fields: &ObjectReader<'_>) -> Result<Thresholds> {
+        let mut out = Thresholds::DEFAULT;
+        out.read_group(i, fields)?;
+        let d = Thresholds::DEFAULT;
+        let t = &mut out;
+        match i {
+            0 => {
+                t.stuck.same_error_count = t.stuck.same_error_count.or(d.stuck.same_error_count);
+                t.stuck.no_progress_iterations = t.stuck.no_progress_iterations.or(d.stuck.no_progress_iterations);
+            }
+            1 => {
+                t.oscillation.undo_redo_cycles = t.oscillation.undo_redo_cycles.or(d.oscillation.undo_redo_cycles);
+                t.oscillation.file_churn_threshold =
+                    t.oscillation.file_churn_threshold.or(d.oscillation.file_churn_threshold);
+            }
+            2 => {
+                t.deviation.objective_similarity =
+                    t.deviation.objective_similarity.or(d.deviation.objective_similarity);
+                t.deviation.scope_creep_ratio = t.deviation.scope_creep_ratio.or(d.deviation.scope_creep_ratio);
+            }
+            3 => {
+                t.resource.cost_multiplier = t.resource.cost_multiplier.or(d.resource.cost_multiplier);
+                t.resource.iteration_multiplier = t.resource.iteration_multiplier.or(d.resource.iteration_multiplier);
+            }
+            _ => {
+                t.regression.test_pass_to_fail = t.regression.test_pass_to_fail.or(d.regression.test_pass_to_fail);
+                t.regression.coverage_drop_percent =
+                    t.regression.coverage_drop_percent.or(d.regression.coverage_drop_percent);
             }
         }
         Ok(out)
+    }
+
+    /// Group `i`'s fields that are present, as `(snake_case key, value)`.
+    pub(crate) fn group_entries(&self, i: usize, naming: Naming) -> Vec<(&'static str, Value)> {
+        let mut out = Vec::new();
+        let values = self.group_values();
+        if let Some(values) = values.get(i) {
+            for (field, value) in group_fields(i).iter().zip(values) {
+                if let Some(value) = value {
+                    out.push((field.spelled(naming), value.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    fn group_values(&self) -> [[Option<Value>; 2]; 5] {
+        let count = |n: Option<u64>| n.map(|n| n as f64);
+        [
+            [
+                count(self.stuck.same_error_count).map(Value::Number),
+                count(self.stuck.no_progress_iterations).map(Value::Number),
+            ],
+            [
+                count(self.oscillation.undo_redo_cycles).map(Value::Number),
+                self.oscillation.file_churn_threshold.map(Value::Number),
+            ],
+            [
+                self.deviation.objective_similarity.map(Value::Number),
+                self.deviation.scope_creep_ratio.map(Value::Number),
+            ],
+            [self.resource.cost_multiplier.map(Value::Number), self.resource.iteration_multiplier.map(Value::Number)],
+            [
+                self.regression.test_pass_to_fail.map(Value::Bool),
+                self.regression.coverage_drop_percent.map(Value::Number),
+            ],
+        ]
     }
 
     /// Thresholds read whole from `value` (every group required: a detector's `thresholds`
@@ -192,26 +272,7 @@ impl Thresholds {
 
     /// `getThresholds()`: each group with the fields it has, keys spelled for `naming`.
     pub fn to_value(&self, naming: Naming) -> Value {
-        let count = |n: Option<u64>| n.map(|n| n as f64);
-        let groups: [[Option<Value>; 2]; 5] = [
-            [
-                count(self.stuck.same_error_count).map(Value::Number),
-                count(self.stuck.no_progress_iterations).map(Value::Number),
-            ],
-            [
-                count(self.oscillation.undo_redo_cycles).map(Value::Number),
-                self.oscillation.file_churn_threshold.map(Value::Number),
-            ],
-            [
-                self.deviation.objective_similarity.map(Value::Number),
-                self.deviation.scope_creep_ratio.map(Value::Number),
-            ],
-            [self.resource.cost_multiplier.map(Value::Number), self.resource.iteration_multiplier.map(Value::Number)],
-            [
-                self.regression.test_pass_to_fail.map(Value::Bool),
-                self.regression.coverage_drop_percent.map(Value::Number),
-            ],
-        ];
+        let groups = self.group_values();
         let mut out = ObjectBuilder::new();
         for ((name, fields), values) in THRESHOLD_GROUPS.iter().zip(GROUP_FIELDS).zip(groups) {
             let mut group = ObjectBuilder::new();

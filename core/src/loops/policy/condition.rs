@@ -3,6 +3,7 @@
 //! (read with typed errors naming the path, written back so that it reads back equal), and
 //! the tree a config stands for ([`StopCondition::from_config`]).
 
+use crate::loops::behavior::{group_fields, Detector, InterventionLevel, Thresholds, CONTEXT_FIELDS};
 use crate::loops::config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, DEFAULT_REGRESSION_PATIENCE};
 use crate::loops::vocabulary::{Budget, Trigger};
 use crate::value::{self, named_enum, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -32,6 +33,17 @@ named_enum! {
         /// No new best for `patience` records while the best is at or below `floor`
         /// (`above_patience` above it): the config's `floorPatience` rule.
         FloorPatience = "floor_patience",
+        /// The stuck-loop detector (`BehaviorDetector.detectStuck`) over its window.
+        Stuck = "stuck",
+        /// The oscillation detector over the last six records.
+        Oscillation = "oscillation",
+        /// The deviation detector (the objective against the last three records' learnings).
+        Deviation = "deviation",
+        /// The resource-burn detector (records against the expected `max_iterations`).
+        ResourceBurn = "resource_burn",
+        /// The detector of test and coverage regressions over the last five records
+        /// (upstream's `detectRegression`; distinct from `quality_regression`).
+        TestRegression = "test_regression",
     }
 }
 
@@ -48,7 +60,25 @@ impl ConditionKind {
             ConditionKind::MaxIterations => Trigger::MaxIterations,
             ConditionKind::QualityRegression => Trigger::QualityRegression,
             ConditionKind::NoImprovement | ConditionKind::FloorPatience => Trigger::NoImprovement,
+            // An abort-level detection names `behavior_abort` (see `StoppingDetails::Behavior`).
+            ConditionKind::Stuck
+            | ConditionKind::Oscillation
+            | ConditionKind::Deviation
+            | ConditionKind::ResourceBurn
+            | ConditionKind::TestRegression => Trigger::BehaviorPause,
         }
+    }
+
+    /// The behaviour detector a detector condition runs (`None` for the other kinds).
+    pub fn detector(self) -> Option<Detector> {
+        Some(match self {
+            ConditionKind::Stuck => Detector::Stuck,
+            ConditionKind::Oscillation => Detector::Oscillation,
+            ConditionKind::Deviation => Detector::Deviation,
+            ConditionKind::ResourceBurn => Detector::ResourceBurn,
+            ConditionKind::TestRegression => Detector::Regression,
+            _ => return None,
+        })
     }
 
     fn budget(self) -> Option<Budget> {
@@ -58,6 +88,30 @@ impl ConditionKind {
             ConditionKind::MaxWallClockMs => Some(Budget::WallClockMs),
             _ => None,
         }
+    }
+}
+
+/// A behaviour detector as a stop condition: the detector, its thresholds (only its own
+/// group is read), the loop's context it reads, and the lowest intervention level at which
+/// it stops the loop (below it, a detection is reported without stopping).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BehaviorCondition {
+    /// Which detector.
+    pub detector: Detector,
+    /// Its thresholds group (the others stay upstream's and are not read).
+    pub thresholds: Thresholds,
+    /// The lowest level that stops (default `pause`).
+    pub stop_at: InterventionLevel,
+    /// Deviation: the loop's objective (upstream's `context.objective`; absent: empty).
+    pub objective: Option<String>,
+    /// Resource burn: the expected iterations (upstream's `context.maxIterations`; absent: 10).
+    pub max_iterations: Option<u64>,
+}
+
+impl BehaviorCondition {
+    /// How many of the last records the condition reads (besides the first and the count).
+    pub fn window(&self) -> u64 {
+        self.detector.window(&self.thresholds).unwrap_or(1)
     }
 }
 
@@ -127,6 +181,10 @@ pub enum StopCondition {
         /// >= 1 (default: none, no stop above the floor).
         above_patience: Option<u64>,
     },
+    /// A behaviour detector (`stuck`, `oscillation`, `deviation`, `resource_burn`,
+    /// `test_regression`): fires when its detection's intervention level is at least
+    /// `stop_at`; a milder detection is reported in the decision's `interventions`.
+    Behavior(Box<BehaviorCondition>),
     /// Fires when one child fires (the first that fires ends the evaluation).
     Any(Vec<StopCondition>),
     /// Fires when every child fires (the first that does not ends the evaluation).
@@ -168,6 +226,7 @@ const TOLERANCE: &str = "tolerance";
 const PATIENCE: &str = "patience";
 const FLOOR: &str = "floor";
 const ABOVE_PATIENCE: &str = "above_patience";
+const STOP_AT: &str = "stop_at";
 
 /// The keys that open a combinator, in the order the JSON form's documentation lists them.
 pub const COMBINATOR_KEYS: [&str; 4] = [ANY, ALL, K_OF, NOT_BEFORE];
@@ -212,6 +271,13 @@ impl StopCondition {
             StopCondition::QualityRegression { .. } => ConditionKind::QualityRegression,
             StopCondition::NoImprovement { .. } => ConditionKind::NoImprovement,
             StopCondition::FloorPatience { .. } => ConditionKind::FloorPatience,
+            StopCondition::Behavior(b) => match b.detector {
+                Detector::Stuck => ConditionKind::Stuck,
+                Detector::Oscillation => ConditionKind::Oscillation,
+                Detector::Deviation => ConditionKind::Deviation,
+                Detector::ResourceBurn => ConditionKind::ResourceBurn,
+                Detector::Regression => ConditionKind::TestRegression,
+            },
             _ => return None,
         })
     }
@@ -409,6 +475,16 @@ impl StopCondition {
                         .number(PATIENCE, *patience as f64)
                         .number(FLOOR, *floor)
                         .some_number(ABOVE_PATIENCE, above_patience.map(|p| p as f64)),
+                    StopCondition::Behavior(b) => {
+                        for (key, value) in b.thresholds.group_entries(b.detector as usize, Naming::Snake) {
+                            o.value(key, value);
+                        }
+                        if let Some(objective) = &b.objective {
+                            o.string(CONTEXT_FIELDS[0].snake(), objective);
+                        }
+                        o.some_number(CONTEXT_FIELDS[1].snake(), b.max_iterations.map(|n| n as f64))
+                            .string(STOP_AT, b.stop_at.as_str())
+                    }
                     _ => &mut o,
                 }
             }
@@ -455,25 +531,38 @@ fn leaf(kind: ConditionKind, reader: Option<&ObjectReader<'_>>, path: &str, code
     const fn f(name: &'static str) -> FieldName {
         FieldName::same(name)
     }
-    let known: &[FieldName] = match kind {
-        ConditionKind::HighConfidence => &[f(CONDITION), f(THRESHOLD), f(MIN_QUALITY), f(REQUIRE_VERIFICATION)],
+    let mut known: Vec<FieldName> = match kind {
+        ConditionKind::HighConfidence => vec![f(CONDITION), f(THRESHOLD), f(MIN_QUALITY), f(REQUIRE_VERIFICATION)],
         ConditionKind::QualityPlateau => {
-            &[f(CONDITION), f(COUNT), f(THRESHOLD), f(DELTA_SOURCE), f(MODE), f(MIN_QUALITY)]
+            vec![f(CONDITION), f(COUNT), f(THRESHOLD), f(DELTA_SOURCE), f(MODE), f(MIN_QUALITY)]
         }
-        ConditionKind::DiminishingReturns => &[f(CONDITION)],
+        ConditionKind::DiminishingReturns => vec![f(CONDITION)],
         ConditionKind::MaxTotalTokens
         | ConditionKind::MaxTotalCostUsd
         | ConditionKind::MaxWallClockMs
-        | ConditionKind::MaxIterations => &[f(CONDITION), f(LIMIT)],
-        ConditionKind::QualityRegression => &[f(CONDITION), f(TOLERANCE), f(PATIENCE)],
-        ConditionKind::NoImprovement => &[f(CONDITION), f(PATIENCE)],
-        ConditionKind::FloorPatience => &[f(CONDITION), f(PATIENCE), f(FLOOR), f(ABOVE_PATIENCE)],
+        | ConditionKind::MaxIterations => vec![f(CONDITION), f(LIMIT)],
+        ConditionKind::QualityRegression => vec![f(CONDITION), f(TOLERANCE), f(PATIENCE)],
+        ConditionKind::NoImprovement => vec![f(CONDITION), f(PATIENCE)],
+        ConditionKind::FloorPatience => vec![f(CONDITION), f(PATIENCE), f(FLOOR), f(ABOVE_PATIENCE)],
+        ConditionKind::Stuck
+        | ConditionKind::Oscillation
+        | ConditionKind::Deviation
+        | ConditionKind::ResourceBurn
+        | ConditionKind::TestRegression => vec![f(CONDITION), f(STOP_AT)],
     };
+    if let Some(detector) = kind.detector() {
+        known.extend(group_fields(detector as usize));
+        match detector {
+            Detector::Deviation => known.push(CONTEXT_FIELDS[0]),
+            Detector::ResourceBurn => known.push(CONTEXT_FIELDS[1]),
+            _ => {}
+        }
+    }
     let empty = Value::Object(Vec::new());
     let bare;
     let r = match reader {
         Some(r) => {
-            r.reject_unknown(known)?;
+            r.reject_unknown(&known)?;
             r
         }
         None => {
@@ -489,6 +578,9 @@ fn leaf(kind: ConditionKind, reader: Option<&ObjectReader<'_>>, path: &str, code
             Ok(default)
         }
     };
+    if let Some(detector) = kind.detector() {
+        return behavior_leaf(detector, r);
+    }
     Ok(match kind {
         ConditionKind::HighConfidence => StopCondition::HighConfidence {
             threshold: number_or(THRESHOLD, 0.0, 1.0, 0.95)?,
@@ -539,5 +631,40 @@ fn leaf(kind: ConditionKind, reader: Option<&ObjectReader<'_>>, path: &str, code
                 None
             },
         },
+        _ => StopCondition::DiminishingReturns, // detector conditions are read above
     })
+}
+
+/// A detector condition's settings: its thresholds group (each field at upstream's default
+/// when absent; a stuck condition must give its window, `no_progress_iterations`), the
+/// context it reads (`objective`, `max_iterations`) and `stop_at`.
+fn behavior_leaf(detector: Detector, r: &ObjectReader<'_>) -> Result<StopCondition> {
+    let group = detector as usize;
+    if detector == Detector::Stuck {
+        // A bounded window: the drop-in's absent window (the whole history) is refused here.
+        r.integer(group_fields(group)[1], 1, MAX_SAFE_INTEGER)?;
+    }
+    let thresholds = Thresholds::condition_group(group, r)?;
+    let stop_at = match r.get(FieldName::same(STOP_AT)) {
+        None => InterventionLevel::Pause,
+        Some(_) => {
+            let name = r.choice(FieldName::same(STOP_AT), &InterventionLevel::NAMES)?;
+            InterventionLevel::parse(name).unwrap_or(InterventionLevel::Pause)
+        }
+    };
+    let objective = match (detector, r.get(CONTEXT_FIELDS[0])) {
+        (Detector::Deviation, Some(_)) => Some(r.string(CONTEXT_FIELDS[0])?.to_string()),
+        _ => None,
+    };
+    let max_iterations = match detector {
+        Detector::ResourceBurn => r.opt_integer(CONTEXT_FIELDS[1], 1, MAX_SAFE_INTEGER)?,
+        _ => None,
+    };
+    Ok(StopCondition::Behavior(Box::new(BehaviorCondition {
+        detector,
+        thresholds,
+        stop_at,
+        objective,
+        max_iterations,
+    })))
 }

@@ -8,10 +8,12 @@
 
 use std::collections::VecDeque;
 
+use crate::loops::behavior::{determine_level, BehaviorIteration, Detection, Effect, HistoryView, LOGGED_ACTION};
+
 use crate::loops::config::EarlyStoppingConfig;
-use crate::loops::decision::{FiredCondition, StoppingDecision};
+use crate::loops::decision::{ConditionIntervention, FiredCondition, StoppingDecision};
 use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
-use crate::loops::policy::condition::StopCondition;
+use crate::loops::policy::condition::{BehaviorCondition, StopCondition};
 use crate::loops::records::{Observation, ResourceUsage};
 use crate::loops::rules::{
     budget_details, diminishing_returns_details, high_confidence_details, max_iterations_details,
@@ -37,6 +39,13 @@ pub struct PolicyState {
     /// The last observations, oldest first.
     pub window: VecDeque<Observation>,
     capacity: usize,
+    /// Detector conditions only: the first record's behaviour fields.
+    pub behavior_first: Option<BehaviorIteration>,
+    /// Detector conditions only: the last records' behaviour fields, oldest first (between
+    /// `behavior_capacity` and twice that many once that many are recorded: trimmed in
+    /// batches, O(1) amortized per record).
+    pub behavior: Vec<BehaviorIteration>,
+    behavior_capacity: usize,
 }
 
 impl PolicyState {
@@ -44,7 +53,11 @@ impl PolicyState {
     pub fn new(when: &StopCondition) -> Self {
         let mut streaks = Vec::new();
         let mut capacity = 1;
+        let mut behavior_capacity = 0;
         visit(when, &mut |c| match c {
+            StopCondition::Behavior(b) => {
+                behavior_capacity = behavior_capacity.max(usize::try_from(b.window()).unwrap_or(usize::MAX));
+            }
             StopCondition::QualityRegression { tolerance, .. } if !streaks.iter().any(|(t, _)| t == tolerance) => {
                 streaks.push((*tolerance, 0));
             }
@@ -60,7 +73,49 @@ impl PolicyState {
             streaks,
             window: VecDeque::new(),
             capacity,
+            behavior_first: None,
+            behavior: Vec::new(),
+            behavior_capacity,
         }
+    }
+
+    /// How many of the last records' behaviour fields the state keeps (the longest detector
+    /// condition's window; 0 without one).
+    pub fn behavior_capacity(&self) -> usize {
+        self.behavior_capacity
+    }
+
+    /// Folds one record's behaviour fields in (no-op without a detector condition).
+    fn observe_behavior(&mut self, iteration: u64, behavior: Option<&BehaviorIteration>) {
+        let capacity = self.behavior_capacity;
+        if capacity == 0 {
+            return;
+        }
+        let mut entry = behavior.cloned().unwrap_or_default();
+        entry.number = Some(iteration);
+        if self.behavior_first.is_none() {
+            self.behavior_first = Some(entry.clone());
+        }
+        self.behavior.push(entry);
+        if self.behavior.len() >= capacity.saturating_mul(2) {
+            let excess = self.behavior.len() - capacity;
+            self.behavior.drain(..excess);
+        }
+    }
+
+    /// The detector's view: the first record (with the condition's context), the count and
+    /// the last `behavior_capacity` records. O(the condition's window).
+    pub fn detect(&self, condition: &BehaviorCondition) -> Option<Detection> {
+        let mut first = self.behavior_first.clone()?;
+        first.objective = condition.objective.clone();
+        first.max_iterations = condition.max_iterations;
+        let from = self.behavior.len().saturating_sub(self.behavior_capacity);
+        let view = HistoryView {
+            first: Some(&first),
+            recent: self.behavior.get(from..).unwrap_or_default(),
+            len: usize::try_from(self.recorded).unwrap_or(usize::MAX),
+        };
+        condition.detector.run_view(&view, &condition.thresholds)
     }
 
     /// How many observations the state keeps.
@@ -70,7 +125,13 @@ impl PolicyState {
 
     /// Folds one (validated) record in; `min_quality_threshold` is the bar of the best
     /// iteration (the engine config's).
-    pub fn observe(&mut self, observation: Observation, usage: Option<&ResourceUsage>, min_quality_threshold: f64) {
+    pub fn observe(
+        &mut self,
+        observation: Observation,
+        usage: Option<&ResourceUsage>,
+        behavior: Option<&BehaviorIteration>,
+        min_quality_threshold: f64,
+    ) {
         let q = observation.quality_score;
         let peak = self.tally.peak.map(|(_, p)| p);
         for (tolerance, streak) in &mut self.streaks {
@@ -81,6 +142,7 @@ impl PolicyState {
         self.best.observe(&observation, min_quality_threshold);
         self.tally.observe(&observation, usage, None);
         self.window.push(observation, self.capacity);
+        self.observe_behavior(observation.iteration, behavior);
     }
 
     fn streak(&self, tolerance: f64) -> u64 {
@@ -103,6 +165,9 @@ pub struct PolicyVerdict {
     pub verdict: Verdict,
     /// The conditions that fired, in evaluation order (empty unless it stops).
     pub fired: Vec<FiredCondition>,
+    /// The detections of the detector conditions evaluation reached, in its order, each
+    /// with its intervention (whether it stopped or not).
+    pub interventions: Vec<ConditionIntervention>,
 }
 
 /// A position in the tree, rendered only for a condition that fires.
@@ -131,6 +196,7 @@ struct Eval<'s, F> {
     report: Option<DiminishingReturnsReport>,
     gate: Option<(u64, u64)>,
     fired: Vec<FiredCondition>,
+    interventions: Vec<ConditionIntervention>,
 }
 
 impl<F, E> Eval<'_, F>
@@ -181,6 +247,7 @@ where
                 }
                 self.eval(then, &At { parent: Some(at), key: "then", index: None })
             }
+            StopCondition::Behavior(b) => Ok(self.behavior(b, c, at)),
             leaf => {
                 let config = leaf.leaf_config();
                 let Some(details) = self.leaf_details(leaf, &config)? else { return Ok(false) };
@@ -190,6 +257,30 @@ where
                 Ok(true)
             }
         }
+    }
+
+    /// A detector condition: its detection (if any) is reported with its intervention; it
+    /// fires when the intervention's level is at least the condition's `stop_at`.
+    fn behavior(&mut self, b: &BehaviorCondition, c: &StopCondition, at: &At<'_>) -> bool {
+        let (Some(detection), Some(condition)) = (self.state.detect(b), c.kind()) else { return false };
+        let level = determine_level(&detection);
+        let stop = level.index() >= b.stop_at.index();
+        // The detectors always write the evidence a strategy override reads, so this holds.
+        let effect = Effect::of(&detection, "detection").unwrap_or(Effect::Log { action: LOGGED_ACTION.to_string() });
+        let path = at.render();
+        self.interventions.push(ConditionIntervention {
+            condition,
+            path: path.clone(),
+            stop,
+            detection: detection.clone(),
+            effect,
+        });
+        if stop {
+            let reason = detection.message.clone();
+            let details = StoppingDetails::Behavior { level, detection: Box::new(detection) };
+            self.fired.push(FiredCondition { condition, path, reason, details });
+        }
+        stop
     }
 
     fn leaf_details(
@@ -239,23 +330,23 @@ where
     F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
 {
     if state.window.is_empty() {
-        return Ok(PolicyVerdict { verdict: Verdict::NoIterations, fired: Vec::new() });
+        return Ok(PolicyVerdict { verdict: Verdict::NoIterations, fired: Vec::new(), interventions: Vec::new() });
     }
-    let mut eval = Eval { state, source, report: None, gate: None, fired: Vec::new() };
+    let mut eval = Eval { state, source, report: None, gate: None, fired: Vec::new(), interventions: Vec::new() };
     eval.eval(when, &At { parent: None, key: "", index: None })?;
     let verdict = match (eval.fired.first(), eval.gate) {
         (Some(first), _) => Verdict::Stop(first.details.clone()),
         (None, Some((recorded, min))) => Verdict::WarmUp { recorded, min },
         (None, None) => Verdict::Continue,
     };
-    Ok(PolicyVerdict { verdict, fired: eval.fired })
+    Ok(PolicyVerdict { verdict, fired: eval.fired, interventions: eval.interventions })
 }
 
 /// The decision object of a policy verdict: on a stop the first fired condition's trigger,
 /// confidence and details, and the fired conditions' reasons joined by ' AND '; the best
 /// iteration from `state`, the budgets of `config` (the engine's), and `fired`.
 pub fn policy_decision(config: &EarlyStoppingConfig, state: &PolicyState, verdict: PolicyVerdict) -> StoppingDecision {
-    let PolicyVerdict { verdict, fired } = verdict;
+    let PolicyVerdict { verdict, fired, interventions } = verdict;
     let confidence = verdict_confidence(&verdict);
     let mut decision = match verdict {
         Verdict::Stop(details) => {
@@ -271,5 +362,6 @@ pub fn policy_decision(config: &EarlyStoppingConfig, state: &PolicyState, verdic
     decision.best = state.best.get();
     decision.budgets = state.tally.budgets(config);
     decision.fired = Some(fired);
+    decision.interventions = interventions;
     decision
 }

@@ -3,6 +3,7 @@
 //! over `(policy, config, state, new records, report)` ([`policy_step_value`]), the state
 //! crossing as a small JSON value of O(the policy's windows), never the history.
 
+use crate::loops::behavior::BehaviorIteration;
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::DiminishingReturnsReport;
 use crate::loops::policy::condition::StopCondition;
@@ -70,7 +71,7 @@ pub fn policy_step_value(
                 quality_delta: result.quality_delta,
                 verification_status: result.verification_status,
             };
-            state.observe(observation, Some(&result.usage), config.min_quality_threshold);
+            state.observe(observation, Some(&result.usage), result.behavior.as_deref(), config.min_quality_threshold);
         }
     }
     let given = match report {
@@ -120,16 +121,28 @@ impl PolicyState {
             streaks.push(numbers(&[*t, *s as f64]));
         }
         let t = &self.tally;
-        ObjectBuilder::new()
-            .number("recorded", self.recorded as f64)
+        let mut o = ObjectBuilder::new();
+        o.number("recorded", self.recorded as f64)
             .value("best", Value::Array(vec![pair(self.best.verified), pair(self.best.overall)]))
             .value("sums", numbers(&t.sums))
             .value("without", numbers(&t.without.map(|n| n as f64)))
             .value("peak", pair(t.peak))
             .number("since_peak", t.since_peak as f64)
             .value("streaks", Value::Array(streaks))
-            .value("window", Value::Array(window))
-            .build()
+            .value("window", Value::Array(window));
+        if self.behavior_capacity() > 0 {
+            // Only with detector conditions: the first record's and the window's behaviour fields.
+            let entry = |b: &BehaviorIteration| {
+                let mut e = ObjectBuilder::new();
+                e.some_number("number", b.number.map(|n| n as f64));
+                b.push_result_fields(&mut e);
+                e.build()
+            };
+            let recent = self.behavior.iter().map(entry).collect();
+            o.value("behavior_first", self.behavior_first.as_ref().map_or(Value::Null, entry))
+                .value("behavior", Value::Array(recent));
+        }
+        o.build()
     }
 
     /// Reads a state [`PolicyState::to_value`] wrote for the policy `when`
@@ -197,6 +210,25 @@ impl PolicyState {
                 verification_status: *VerificationStatus::ALL.get(status as usize).ok_or_else(|| bad("window"))?,
             };
             state.window.push_back(observation);
+        }
+        if state.behavior_capacity() > 0 {
+            let entry = |v: &Value, field: &str| -> Result<BehaviorIteration> {
+                let mut b = BehaviorIteration::from_result(v, field, STATE)?.unwrap_or_default();
+                b.number = Some(count(v.get("number"), field)?);
+                Ok(b)
+            };
+            state.behavior_first = match value.get("behavior_first") {
+                Some(Value::Null) => None,
+                Some(v) => Some(entry(v, "behavior_first")?),
+                None => return Err(bad("behavior_first")),
+            };
+            let recent = list(value.get("behavior"), "behavior")?;
+            if recent.len() > 2 * state.behavior_capacity() {
+                return Err(bad("behavior"));
+            }
+            for item in &recent {
+                state.behavior.push(entry(item, "behavior")?);
+            }
         }
         Ok(state)
     }

@@ -1,6 +1,7 @@
 //! [`StopPolicy`]: a condition tree and the output to return, and the tree's keys in a
 //! policy object.
 
+use crate::loops::behavior::BehaviorIteration;
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::decision::StoppingDecision;
 use crate::loops::details::DiminishingReturnsReport;
@@ -49,9 +50,10 @@ impl StopPolicy {
         state: &mut PolicyState,
         observation: Observation,
         usage: Option<&ResourceUsage>,
+        behavior: Option<&BehaviorIteration>,
         min_quality_threshold: f64,
     ) {
-        state.observe(observation, usage, min_quality_threshold);
+        state.observe(observation, usage, behavior, min_quality_threshold);
     }
 
     /// The decision over `(policy, state)`: [`decide_policy`] then [`policy_decision`]

@@ -87,7 +87,7 @@ fn play_composed(run: &ReplayRun, policy: &LoopPolicy, when: &StopCondition) -> 
     let items = &run.iterations;
     for (i, item) in items.iter().enumerate() {
         let o = &item.observation;
-        state.observe(*o, item.usage.as_ref(), config.min_quality_threshold);
+        state.observe(*o, item.usage.as_ref(), item.behavior.as_deref(), config.min_quality_threshold);
         if let Some(a) = analytics.as_mut() {
             let mut input = AnalyticsInput::new(o.iteration, o.quality_score, o.verification_status);
             input.usage = item.usage.unwrap_or_default();
@@ -95,7 +95,7 @@ fn play_composed(run: &ReplayRun, policy: &LoopPolicy, when: &StopCondition) -> 
         }
         let source = analytics.as_ref().map(|a| move || Ok::<_, Infallible>(a.detect_diminishing_returns()));
         match decide_policy(when, &state, source) {
-            Ok(PolicyVerdict { verdict: Verdict::Stop(details), fired }) => {
+            Ok(PolicyVerdict { verdict: Verdict::Stop(details), fired, .. }) => {
                 let reasons: Vec<&str> = fired.iter().map(|f| f.reason.as_str()).collect();
                 stop = Some((i, details, crate::value::join(&reasons, " AND ")));
                 break;

@@ -252,6 +252,7 @@ fn read_iteration(sc: &mut Scanner<'_>, iteration: u64, previous: Option<f64>) -
         },
         usage: has_usage.then_some(usage),
         good,
+        behavior: None,
     })
 }
 

@@ -232,6 +232,11 @@ impl ReplaySummary {
     pub fn to_value(&self) -> Value {
         let mut triggers = ObjectBuilder::new();
         for (t, n) in &self.triggers {
+            // Detector conditions' triggers only once one stopped a run, so a replay without
+            // them keeps its summary's keys.
+            if *n == 0 && matches!(t, Trigger::BehaviorPause | Trigger::BehaviorAbort) {
+                continue;
+            }
             triggers.number(t.as_str(), *n as f64);
         }
         let mut b = ObjectBuilder::new();

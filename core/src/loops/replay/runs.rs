@@ -1,6 +1,7 @@
 //! The runs a loop replay reads: [`ReplayRun`]s of [`ReplayIteration`]s, from an array of
 //! run objects or from JSONL text (one run per line, the format `docs/replay.md` documents).
 
+use crate::loops::behavior::BehaviorIteration;
 use crate::loops::{Observation, ResourceUsage, VerificationStatus};
 use crate::value::jsonl::as_replay_error;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value};
@@ -55,6 +56,9 @@ pub struct ReplayIteration {
     /// Whether the output really was good (e.g. hidden tests passed); `None` = unknown, in
     /// which case a passed verification counts as good.
     pub good: Option<bool>,
+    /// Optional behaviour fields (read by detector conditions; see
+    /// [`BehaviorIteration::from_result`]).
+    pub behavior: Option<Box<BehaviorIteration>>,
 }
 
 impl ReplayIteration {
@@ -179,7 +183,13 @@ fn read_iteration(
     previous: Option<f64>,
 ) -> Result<ReplayIteration> {
     let reader = ObjectReader::new(value, path, "iteration", naming, CODE)?;
-    reader.reject_unknown(&ITERATION_FIELDS)?;
+    // The behaviour fields only when a key is not one of the usual ones (as a record's).
+    let plain = reader.reject_unknown(&ITERATION_FIELDS).is_ok();
+    if !plain {
+        let mut known = ITERATION_FIELDS.to_vec();
+        known.extend(BehaviorIteration::result_fields());
+        reader.reject_unknown(&known)?;
+    }
     let quality_score = reader.number(QUALITY_SCORE, 0.0, 100.0)?;
     let confidence = reader.number(CONFIDENCE, 0.0, 1.0)?;
     let status = reader.choice(VERIFICATION_STATUS, &VerificationStatus::NAMES)?;
@@ -199,9 +209,11 @@ fn read_iteration(
         Some(_) => Some(reader.boolean(GOOD)?),
     };
     let has_usage = usage.tokens_used.is_some() || usage.token_cost_usd.is_some() || usage.execution_time_ms.is_some();
+    let behavior = if plain { None } else { BehaviorIteration::from_result(value, path, CODE)?.map(Box::new) };
     Ok(ReplayIteration {
         observation: Observation { iteration, quality_score, confidence, quality_delta, verification_status },
         usage: has_usage.then_some(usage),
         good,
+        behavior,
     })
 }
