@@ -537,6 +537,42 @@ fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
     assert_eq!(code(&rec), 0, "{}", String::from_utf8_lossy(&rec.stderr));
     let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
     assert_eq!(snapshot.get("config").and_then(|c| c.get("noImprovementPatience")), Some(&Value::Number(3.0)));
+    // The state file keeps the artifact's digest: the same artifact again is fine, another
+    // one (here: the same with a later expiry) is a usage error that changes nothing.
+    let digest = earlyexit::artifact::digest(
+        &artifact,
+        &earlyexit_digest::Sha256Hasher,
+        earlyexit::ErrorCode::InvalidArtifact,
+        "",
+    )
+    .unwrap();
+    assert_eq!(snapshot.get("policyArtifact"), Some(&Value::string(digest.as_str())));
+    let again = |artifact: &Path| {
+        run(&[
+            "--json",
+            "loop",
+            "record",
+            "--state",
+            s(&state),
+            "--policy",
+            s(artifact),
+            "--quality",
+            "1",
+            "--confidence",
+            "0",
+            "--verification",
+            "failed",
+        ])
+    };
+    assert_eq!(code(&again(&out)), 0);
+    let other_artifact = dir.path().join("other.json");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let expires = artifact.get("expiresAt").and_then(Value::as_str).unwrap().to_string();
+    std::fs::write(&other_artifact, text.replace(&expires, "2999-01-01T00:00:00.000Z")).unwrap();
+    let before = std::fs::read_to_string(&state).unwrap();
+    let refused = again(&other_artifact);
+    assert_eq!(code(&refused), 2, "{}", String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
     // Bad input: the flag, and an artifact of the other kind.
     let bad = run(&["--json", "calibrate", "loops", s(&file), "--risk", "1"]);
     assert_eq!((code(&bad), error_of(&bad)), (2, ("invalid_config".to_string(), "risk".to_string())));
@@ -612,4 +648,34 @@ fn loop_record_takes_a_composed_policy() {
     let bad = record(&state, "70", &["--policy", r#"{"any": [{"condition": "no_improvement", "patience": 0}]}"#]);
     assert_eq!(error_of(&bad), ("invalid_config".to_string(), "policy.any[0].patience".to_string()));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
+}
+
+/// The state file keeps the policy of the first `--policy`: later calls without it decide
+/// under it, the same one again is fine, and another one is refused and changes nothing.
+#[test]
+fn the_state_file_keeps_the_policy() {
+    let dir = tmp();
+    let state = dir.path().join("loop.json");
+    let policy = r#"{"returns": "best", "any": [{"condition": "max_iterations", "limit": 3}]}"#;
+    assert_eq!(code(&record(&state, "60", &["--policy", policy])), 0);
+    let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
+    assert_eq!(
+        snapshot.get("policy").unwrap().to_json(),
+        r#"{"returns":"best","any":[{"condition":"max_iterations","limit":3}]}"#
+    );
+    assert_eq!(code(&record(&state, "61", &[])), 0);
+    assert_eq!(code(&record(&state, "62", &["--policy", policy])), 10);
+    let status = run(&["--json", "loop", "status", "--state", s(&state)]);
+    assert_eq!(code(&status), 10, "{}", stdout(&status));
+    assert!(stdout(&status).contains("max_iterations"), "{}", stdout(&status));
+    let before = std::fs::read_to_string(&state).unwrap();
+    let other = r#"{"any": [{"condition": "max_iterations", "limit": 9}]}"#;
+    let refused = record(&state, "63", &["--policy", other]);
+    assert_eq!((code(&refused), error_of(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
+    let refused = run(&["--json", "loop", "status", "--state", s(&state), "--policy", other]);
+    assert_eq!((code(&refused), error_of(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
+    // The library reads the state file back with its policy.
+    let engine = EarlyStopping::from_snapshot(&snapshot).unwrap();
+    assert_eq!(engine.policy().map(|p| p.to_value().to_json()), Some(snapshot.get("policy").unwrap().to_json()));
 }

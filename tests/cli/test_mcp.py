@@ -142,6 +142,14 @@ def test_a_loop_session_takes_a_composed_policy() -> None:
             python.record(i, q, 0.5, "failed", 0, "2026-01-01T00:00:00.000Z")
             assert got["decision"] == json.loads(json.dumps(python.should_stop().to_dict())), i
         assert got["decision"]["fired"][0]["path"] == "any[0]"
+        # The export holds the policy (as to_json does); the import decides under it.
+        exported = (await call(session, "session_export", {"session": sid}))["snapshot"]
+        assert exported["policy"] == python.policy
+        imported = (await call(session, "session_import", {"snapshot": exported}))["session"]
+        again = await call(session, "loop_decide", {"session": imported})
+        assert again["fired"][0]["path"] == "any[0]"
+        bad = await error(session, "session_import", {"snapshot": {**exported, "policy": {"any": [{"condition": "max_iterations", "limit": 0}]}}})
+        assert (bad["code"], bad["field"]) == ("invalid_snapshot", "policy.any[0].limit")
         bad = await error(session, "loop_start", {"policy": {"any": [{"condition": "no_improvement"}]}})
         assert (bad["code"], bad["field"]) == ("invalid_config", "policy.any[0].patience")
         return True
@@ -320,6 +328,8 @@ def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -
             assert artifact[key] == python.artifact[key], key
         started = await call(session, "loop_start", {"policy_artifact": artifact})
         assert started["config"]["noImprovementPatience"] == 3
+        exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
+        assert re.fullmatch("[0-9a-f]{64}", exported["policyArtifact"])
         return artifact
 
     run_client(body)

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 3312817723;
+export const CONTRACT = 4175689702;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -156,8 +156,10 @@ export const OP = Object.freeze({
    */
   LOOP_FROM_CALIBRATION: 83,
   /**
-   * `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
-   * fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+   * `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
+   * (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
+   * not_before}`; with a snapshot's `policy` (`fromJSON`; `invalid_snapshot`), the one the
+   * restored engine decides under (a given one must agree), `null` for none.
    */
   LOOP_POLICY_CHECK: 84,
   /**

@@ -550,8 +550,10 @@ class EarlyStopping:
         policy: Mapping[str, object] | str | None = None,
     ) -> EarlyStopping:
         """Restores a snapshot (text or parsed), validating everything (code
-        ``invalid_snapshot``, ``field`` = the path inside the snapshot). The analytics source
-        is not part of a snapshot; give it again."""
+        ``invalid_snapshot``, ``field`` = the path inside the snapshot, ``policy.any[1].patience``
+        for its stop policy). The analytics source is not part of a snapshot; give it again.
+        The stop policy is the snapshot's when it holds one (a ``policy`` given too must be the
+        same, else ``EarlyExitError`` ``invalid_config`` on ``policy``), else ``policy``."""
 
     def __len__(self) -> int: ...
     def __copy__(self) -> EarlyStopping: ...

@@ -60,7 +60,10 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {
-        return Ok(Some(earlyexit::loops::policy::engine_policy_value(arg(args, 0), Naming::Js)?));
+        return Ok(Some(match arg(args, 1) {
+            Value::Null => earlyexit::loops::policy::engine_policy_value(arg(args, 0), Naming::Js)?,
+            restored => earlyexit::loops::policy::restored_policy_value(arg(args, 0), restored, Naming::Js)?,
+        }));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_STEP {

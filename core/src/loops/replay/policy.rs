@@ -109,7 +109,13 @@ impl LoopPolicy {
     /// (`policy.any[1].patience`). `analytics` is refused there: the engine asks the source
     /// it was given.
     pub fn engine_policy(value: &Value, naming: Naming) -> Result<StopPolicy> {
-        let nest = |e: Error| e.nested(crate::value::ErrorCode::InvalidConfig, "policy");
+        Self::engine_policy_as(value, naming, crate::value::ErrorCode::InvalidConfig)
+    }
+
+    /// [`LoopPolicy::engine_policy`] with errors under `code` (`invalid_snapshot` for the
+    /// policy a snapshot holds).
+    pub fn engine_policy_as(value: &Value, naming: Naming, code: crate::value::ErrorCode) -> Result<StopPolicy> {
+        let nest = |e: Error| e.nested(code, "policy");
         if value.get("analytics").is_some() {
             return Err(nest(Error::new(
                 CODE,
