@@ -82,7 +82,7 @@ function scriptedLayers(ctx, specs, counts) {
 function construct(api, engine, c, ctx) {
   switch (engine) {
     case 'EarlyStopping':
-      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics));
+      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics), c.policy);
     case 'IterationAnalytics':
       // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
       if ('loopId' in c) return new api.IterationAnalytics(c.loopId, c.taskDescription, c.config);

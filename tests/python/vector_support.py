@@ -339,7 +339,7 @@ class LoopEngine(Engine):
             analytics = self.source
         elif isinstance(analytics, dict) and "value" in analytics:
             analytics = analytics["value"]
-        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics)
+        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics, policy=construct.get("policy"))
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.es.to_json()

@@ -489,7 +489,11 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
                 }
                 other => return Err(earlyexit::loops::invalid_analytics_source(Naming::Js, &other)),
             };
-            Engine::Loop(EarlyStopping::from_config_value(&get("config"), Naming::Js)?, script)
+            let mut engine = EarlyStopping::from_config_value(&get("config"), Naming::Js)?;
+            if let Some(policy) = c.get("policy").filter(|p| !matches!(p, Value::Null)) {
+                engine.set_policy(Some(earlyexit::LoopPolicy::engine_policy(policy, Naming::Js)?));
+            }
+            Engine::Loop(engine, script)
         }
         // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
         "IterationAnalytics" => Engine::Analytics(IterationAnalytics::construct(

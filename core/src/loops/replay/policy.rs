@@ -115,7 +115,11 @@ impl LoopPolicy {
     /// [`LoopPolicy::engine_policy`] with errors under `code` (`invalid_snapshot` for the
     /// policy a snapshot holds).
     pub fn engine_policy_as(value: &Value, naming: Naming, code: crate::value::ErrorCode) -> Result<StopPolicy> {
-        let nest = |e: Error| e.nested(code, "policy");
+        // An error on the whole value already names `policy`; one inside it gets the prefix.
+        let nest = |e: Error| {
+            let prefix = if e.field() == "policy" { "" } else { "policy" };
+            e.nested(code, prefix)
+        };
         if value.get("analytics").is_some() {
             return Err(nest(Error::new(
                 CODE,
