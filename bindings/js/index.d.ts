@@ -441,7 +441,8 @@ export declare class EarlyStopping implements Freeable {
   static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   /**
    * An engine running a calibrated loop policy: a `LoopCalibration`, its artifact, or the
-   * artifact's JSON text. Refuses an expired artifact or one of another kind (`invalid_artifact`).
+   * artifact's JSON text; a chosen composed policy becomes the engine's `policy`. Refuses an
+   * expired artifact or one of another kind (`invalid_artifact`).
    * In the wasm package's web build, after `init({ replay: true })`.
    */
   static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;

@@ -679,3 +679,82 @@ fn the_state_file_keeps_the_policy() {
     let engine = EarlyStopping::from_snapshot(&snapshot).unwrap();
     assert_eq!(engine.policy().map(|p| p.to_value().to_json()), Some(snapshot.get("policy").unwrap().to_json()));
 }
+
+/// `calibrate loops --candidates` takes composed policies; `loop record --policy ARTIFACT`
+/// then decides under the chosen tree, and the state file keeps it.
+#[test]
+fn calibrate_loops_takes_composed_candidates_and_loop_record_runs_the_tree() {
+    let doc = parse(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/replay/loop_calibration.json"),
+        )
+        .unwrap(),
+    );
+    let Some(Value::Array(runs)) = doc.get("runs") else { panic!("runs") };
+    let dir = tmp();
+    let (file, candidates, out) = (dir.path().join("runs.jsonl"), dir.path().join("c.json"), dir.path().join("a.json"));
+    std::fs::write(&file, runs.iter().map(Value::to_json).collect::<Vec<_>>().join("\n")).unwrap();
+    let trees: Vec<String> = [4, 3, 2]
+        .iter()
+        .map(|k| {
+            format!(
+                r#"{{"returns": "best", "config": {{"minQualityThreshold": 0}}, "any": [{{"condition": "high_confidence", "threshold": 0, "min_quality": 0}}, {{"condition": "no_improvement", "patience": {k}}}]}}"#
+            )
+        })
+        .collect();
+    std::fs::write(&candidates, format!("[{}]", trees.join(","))).unwrap();
+    let cli = run(&[
+        "calibrate",
+        "loops",
+        s(&file),
+        "--risk",
+        "0.05",
+        "--delta",
+        "0.1",
+        "--candidates",
+        s(&candidates),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(code(&cli), 0, "{}", String::from_utf8_lossy(&cli.stderr));
+    let artifact = parse(&std::fs::read_to_string(&out).unwrap());
+    let chosen = artifact.get("policy").and_then(|p| p.get("any")).unwrap().to_json();
+    assert!(chosen.contains(r#""patience":3"#), "{chosen}");
+    let state = dir.path().join("loop.json");
+    for q in ["10", "10", "10"] {
+        let rec = run(&[
+            "--json",
+            "loop",
+            "record",
+            "--state",
+            s(&state),
+            "--policy",
+            s(&out),
+            "--quality",
+            q,
+            "--confidence",
+            "0.1",
+            "--verification",
+            "failed",
+        ]);
+        assert!(code(&rec) == 0 || code(&rec) == 10, "{}", String::from_utf8_lossy(&rec.stderr));
+    }
+    let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
+    assert_eq!(snapshot.get("policy").and_then(|p| p.get("any")).map(Value::to_json), Some(chosen));
+    // Without --policy, the kept tree decides: four records without a new best stop it.
+    let rec = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&state),
+        "--quality",
+        "10",
+        "--confidence",
+        "0.1",
+        "--verification",
+        "failed",
+    ]);
+    assert_eq!(code(&rec), 10, "{}", stdout(&rec));
+    assert!(stdout(&rec).contains(r#""path":"any[1]""#), "{}", stdout(&rec));
+}

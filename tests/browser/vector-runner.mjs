@@ -104,6 +104,9 @@ function construct(api, engine, c, ctx) {
         onAbort: () => ctx.callbacks.onAbort++,
         clock: () => ctx.now,
       });
+    case 'calibrateLoopPolicy':
+      // Only its errors are vectors (the bad-input matrix): the answer is not compared.
+      return { calibrateLoopPolicy: (...a) => { api.calibrateLoopPolicy(...a); } };
     case 'calculateQualitySignal':
       return {
         calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),

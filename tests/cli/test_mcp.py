@@ -330,6 +330,16 @@ def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -
         assert started["config"]["noImprovementPatience"] == 3
         exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
         assert re.fullmatch("[0-9a-f]{64}", exported["policyArtifact"])
+        assert "policy" not in exported  # a chosen config: the engine has no stop policy
+        # Composed candidates: the artifact holds the chosen tree, and the session runs it.
+        trees = [dict(p, any=[{"condition": "high_confidence", "threshold": 0, "min_quality": 0},
+                              {"condition": "no_improvement", "patience": p["config"]["noImprovementPatience"]}])
+                 for p in options["candidates"]]
+        composed = await call(session, "calibrate_loops", {"runs": doc["runs"], **dict(options, candidates=trees)})
+        assert composed["certificate"] == artifact["certificate"]
+        started = await call(session, "loop_start", {"policy_artifact": composed})
+        exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
+        assert exported["policy"]["any"] == composed["policy"]["any"]
         return artifact
 
     run_client(body)

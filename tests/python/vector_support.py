@@ -448,6 +448,18 @@ class SignalEngine(Engine):
         return ee.calculate_quality_signal(layer(args[0])).to_dict(), {}
 
 
+class CalibrationEngine(Engine):
+    """``calibrateLoopPolicy(runs, options)``: only its errors are vectors (the bad-input matrix)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        pass
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        assert name == "calibrateLoopPolicy", name
+        ee.calibrate_loop_policy(*args)
+        return None, {}
+
+
 class ExitEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
         self.e = ee.CoherenceEarlyExit(snake(construct.get("config")), construct.get("totalLayers"))
@@ -612,6 +624,7 @@ ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "EarlyStopping": LoopEngine,
     "IterationAnalytics": AnalyticsEngine,
     "calculateQualitySignal": SignalEngine,
+    "calibrateLoopPolicy": CalibrationEngine,
     "CoherenceEarlyExit": ExitEngine,
     "SpeculativeExecutor": SpeculationEngine,
     "EarlyExitController": ControllerEngine,

@@ -871,6 +871,23 @@ function stopPolicies() {
   }
 }
 
+// Composed candidates of a loop calibration (`calibrateLoopPolicy(runs, {candidates})`): the
+// same bad trees as the second candidate, after a good one, named under `candidates[1]`.
+const CALIBRATION_RUNS = [{ id: 'a', iterations: [
+  { quality_score: 0, confidence: 0, verification_status: 'failed' },
+  { quality_score: 100, confidence: 1, verification_status: 'passed' },
+] }];
+function calibrationCandidates() {
+  const good = { returns: 'best', any: [HC, { condition: 'no_improvement', patience: 3 }] };
+  for (const [kase, field, policy, kind] of BAD_POLICIES) {
+    if (kase === 'analytics (replay only)') continue; // a replay policy may attach the analytics
+    const at = field === 'policy' ? 'candidates[1]' : field.replace(/^policy\./, 'candidates[1].');
+    const options = { risk: 0.05, delta: 0.1, candidates: [good, policy] };
+    row('LoopCalibrationOptions', 'calibrateLoopPolicy', at, kase, policy, 'invalid_config', kind, undefined,
+      { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T('invalid_config', at, kind) }] }, false);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build, cross-reference the existing error vectors, write.
 
@@ -904,7 +921,7 @@ function encodeRaw(spec) {
 
 export async function badInputMatrix(ref) {
   rows.length = 0;
-  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots(); stopPolicies();
+  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots(); stopPolicies(); calibrationCandidates();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

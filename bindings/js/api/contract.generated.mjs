@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 4175689702;
+export const CONTRACT = 3635682938;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -151,8 +151,9 @@ export const OP = Object.freeze({
    */
   LOOP_CALIBRATE: 82,
   /**
-   * `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
-   * returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+   * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
+   * (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
+   * is a condition tree, else null); expired or non-loop artifacts are refused.
    */
   LOOP_FROM_CALIBRATION: 83,
   /**

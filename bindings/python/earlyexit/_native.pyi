@@ -539,8 +539,9 @@ class EarlyStopping:
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
     ) -> EarlyStopping:
         """An engine running a calibrated loop policy (a :class:`LoopCalibration`, its artifact
-        dict or JSON text); an expired artifact or one of another kind raises
-        ``EarlyExitError`` with code ``invalid_artifact``."""
+        dict or JSON text): its config, and its condition tree as the engine's ``policy`` when
+        the chosen candidate was a composed policy; an expired artifact or one of another kind
+        raises ``EarlyExitError`` with code ``invalid_artifact``."""
 
     @staticmethod
     def from_json(

@@ -195,8 +195,9 @@ ops! {
     /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
     /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
     LOOP_CALIBRATE = 82 => "calibrateLoopPolicy";
-    /// `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
-    /// returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
+    /// (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
+    /// is a condition tree, else null); expired or non-loop artifacts are refused.
     LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
     /// `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
     /// (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |

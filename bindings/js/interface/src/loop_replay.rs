@@ -55,8 +55,7 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     }
     #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
-        let policy = replay::policy_from_artifact(arg(args, 0), now_ms(arg(args, 1))?)?;
-        return Ok(Some(policy.to_value(Naming::Js)));
+        return Ok(Some(replay::engine_from_artifact_value(arg(args, 0), now_ms(arg(args, 1))?)?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {

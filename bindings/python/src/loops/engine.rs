@@ -411,8 +411,9 @@ impl PyEarlyStopping {
         artifact: &Bound<'_, PyAny>,
         analytics: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let policy = crate::loops::calibrate::calibrated_policy(py, artifact)?;
-        let engine = EarlyStopping::new(policy.config).or_raise(py)?;
+        let (config, policy) = crate::loops::calibrate::calibrated_policy(py, artifact)?.engine_parts();
+        let mut engine = EarlyStopping::new(config).or_raise(py)?;
+        engine.set_policy(policy);
         Self::with_source(py, engine, analytics)
     }
 
