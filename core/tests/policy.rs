@@ -484,6 +484,15 @@ fn snapshots_carry_the_policy() {
     }
     let err = EarlyStopping::from_snapshot(&Value::Object(entries.clone())).unwrap_err();
     assert_eq!((err.code(), err.field()), ("invalid_snapshot", "policy.any[0].patience"));
+    // `null` is no policy (and no digest), as a missing key is.
+    let mut nulls = plain.clone();
+    if let Value::Object(entries) = &mut nulls {
+        entries.push(("policy".into(), Value::Null));
+        entries.push(("policyArtifact".into(), Value::Null));
+    }
+    let restored = EarlyStopping::from_snapshot(&nulls).unwrap();
+    assert!(restored.policy().is_none() && restored.policy_artifact().is_none());
+    assert_eq!(EarlyStopping::normalize_snapshot(&nulls).unwrap(), plain);
     // The artifact's digest is kept, and must be one.
     engine.set_policy_artifact(Some("ab".repeat(32))).unwrap();
     let kept = EarlyStopping::from_snapshot(&engine.to_snapshot()).unwrap();

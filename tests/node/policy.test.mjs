@@ -153,3 +153,10 @@ test('a snapshot carries the policy, and a contradicting one is refused', () => 
   const digest = 'a'.repeat(64);
   assert.equal(EarlyStopping.fromJSON({ ...snapshot, policyArtifact: digest }).toJSON().policyArtifact, digest);
 });
+
+test('a snapshot whose policy keys are null has no policy', () => {
+  const plain = new EarlyStopping().toJSON();
+  const restored = EarlyStopping.fromJSON({ ...plain, policy: null, policyArtifact: null });
+  assert.equal(restored.policy, null);
+  assert.deepStrictEqual(restored.toJSON(), plain);
+});

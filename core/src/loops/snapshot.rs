@@ -21,14 +21,7 @@ impl EarlyStopping {
     /// The portable snapshot: `{version, engine, config, history, stoppingReason,
     /// stoppingDetails}`, plus `policy` and `policyArtifact` when set.
     pub fn to_snapshot(&self) -> Value {
-        let mut snapshot = snapshot_value(
-            &self.config,
-            &self.history,
-            self.stopping_reason.as_deref(),
-            self.stopping_details.as_ref(),
-        );
-        add_policy(&mut snapshot, self.policy().map(StopPolicy::to_value), self.policy_artifact.as_deref());
-        snapshot
+        self.normalized(self.policy().map(StopPolicy::to_value))
     }
 
     /// What `EarlyStopping::new(config)?.to_snapshot()` gives for a valid `config`, without
@@ -73,6 +66,7 @@ impl EarlyStopping {
         Ok(engine.normalized(policy))
     }
 
+    /// The snapshot with `policy` as its policy key (if any).
     fn normalized(&self, policy: Option<Value>) -> Value {
         let mut snapshot = snapshot_value(
             &self.config,
@@ -122,8 +116,9 @@ impl EarlyStopping {
                 "stoppingReason must be set when stoppingDetails is",
             ));
         }
+        // `null` is "none" for both optional keys, as for stoppingReason.
         engine.policy_artifact = match reader.get(POLICY_ARTIFACT) {
-            None => None,
+            None | Some(Value::Null) => None,
             Some(_) => {
                 let digest = reader.string(POLICY_ARTIFACT)?;
                 if !crate::artifact::is_sha256_hex(digest) {
@@ -137,7 +132,7 @@ impl EarlyStopping {
                 Some(digest.to_string())
             }
         };
-        Ok((engine, reader.get(POLICY)))
+        Ok((engine, reader.get(POLICY).filter(|p| !matches!(p, Value::Null))))
     }
 }
 
