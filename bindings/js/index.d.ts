@@ -442,6 +442,10 @@ export interface EarlyStoppingSnapshot {
   history: IterationRecord[];
   stoppingReason: string | null;
   stoppingDetails: StoppingDetails | null;
+  /** The stop policy (normalized), only when the engine decides under one. */
+  policy?: StopPolicy;
+  /** The SHA-256 digest of the calibration artifact the loop runs, when one was recorded (the CLI's state file). */
+  policyArtifact?: string;
 }
 
 /**
@@ -489,13 +493,18 @@ export declare class EarlyStopping implements Freeable {
   reset(): void;
   generateSummary(): StoppingSummary;
   toJSON(): EarlyStoppingSnapshot;
-  /** Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. */
+  /**
+   * Restores a snapshot (the object or its JSON text); the source is not part of a snapshot. The
+   * snapshot's stop policy, if it holds one, is restored (a `policy` given too must be the same:
+   * `invalid_config` on `policy` otherwise); else `policy` is used.
+   */
   static fromJSON(snapshot: EarlyStoppingSnapshot | string, iterationAnalytics?: DiminishingReturnsSource | null, policy?: StopPolicy | null): EarlyStopping;
   /** An engine with a named preset's config (`'seed'` = `early-stopping.mjs`'s defaults, `'recommended'`), overrides merged. */
   static fromPreset(name: LoopPresetName, overrides?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   /**
    * An engine running a calibrated loop policy: a `LoopCalibration`, its artifact, or the
-   * artifact's JSON text. Refuses an expired artifact or one of another kind (`invalid_artifact`).
+   * artifact's JSON text; a chosen composed policy becomes the engine's `policy`. Refuses an
+   * expired artifact or one of another kind (`invalid_artifact`).
    * In the wasm package's web build, after `init({ replay: true })`.
    */
   static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;

@@ -110,4 +110,31 @@ fn main() {
     let calibration = plan.finish(evaluate_all_cores(&plan));
     println!("  whole calibration (every core, with the test): {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
     std::hint::black_box(&calibration);
+    // The same 500 candidates written as their condition trees (composed candidates): what
+    // the tree costs against the config's compiled order, on one core's CPU time.
+    let mut trees = LoopCalibrationRequest::new(0.025, 0.1);
+    trees.path = (0..500)
+        .map(|j| {
+            let mut policy = earlyexit::loops::replay::family_policy(j as f64 / 499.0);
+            policy.when = Some(earlyexit::loops::StopCondition::from_config(&policy.config));
+            (j as f64 / 499.0, policy)
+        })
+        .collect();
+    let Ok(tree_plan) = LoopCalibrationPlan::new(synthetic_runs(15_000, 10), trees) else {
+        eprintln!("calibration refused the synthetic runs");
+        std::process::exit(1)
+    };
+    let tree_cpu = (0..3)
+        .map(|_| {
+            let t0 = cpu_time::now();
+            std::hint::black_box(evaluate_on(&tree_plan, 1));
+            cpu_time::now() - t0
+        })
+        .min()
+        .unwrap_or_default();
+    println!(
+        "  as trees, one core: {:.0} ms CPU ({:.1} M decisions/s per core)",
+        tree_cpu.as_secs_f64() * 1e3,
+        decisions as f64 / tree_cpu.as_secs_f64() / 1e6
+    );
 }

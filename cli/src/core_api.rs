@@ -39,9 +39,23 @@ pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError
     earlyexit_calibrate::calibrate_loops(runs, options, NAMING, earlyexit_calibrate::now_ms())
 }
 
-/// The engine config of a loop calibration artifact (kind `loop`, not expired).
-pub fn calibrated_config(artifact: &Value) -> Result<EarlyStoppingConfig, CoreError> {
-    earlyexit::loops::replay::policy_from_artifact(artifact, earlyexit_calibrate::now_ms()).map(|p| p.config)
+/// What a loop calibration artifact (kind `loop`, not expired; a value or its JSON text)
+/// sets up: the engine config, its composed stop policy if it has one, and the artifact's
+/// SHA-256 digest (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.
+pub fn calibrated(artifact: &Value) -> Result<(EarlyStoppingConfig, Option<StopPolicy>, String), CoreError> {
+    let policy = earlyexit::loops::replay::policy_from_artifact(artifact, earlyexit_calibrate::now_ms())?;
+    let parsed;
+    let value = match artifact {
+        Value::String(text) => {
+            parsed = Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact")?;
+            &parsed
+        }
+        other => other,
+    };
+    let digest =
+        earlyexit::artifact::digest(value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
+    let stop = policy.when.is_some().then(|| policy.stop_policy());
+    Ok((policy.config, stop, digest))
 }
 
 /// Parses a state file's text (code `invalid_snapshot`).

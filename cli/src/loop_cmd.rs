@@ -34,7 +34,8 @@ pub struct StatusArgs {
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
     /// A stop policy (docs/loop-policies.md) to decide under: JSON text, or a file holding it
-    /// (`-` = standard input). Not stored in the state file: give it on every call.
+    /// (`-` = standard input). Only for a state file without one: a state file keeps the
+    /// policy it was started with, and another one is an error.
     #[arg(long, value_name = "FILE|JSON")]
     policy: Option<String>,
 }
@@ -42,9 +43,10 @@ pub struct StatusArgs {
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     /// A stop policy (docs/loop-policies.md) to decide under: JSON text, or a file holding it
-    /// (`-` = standard input); not stored in the state file: give it on every call. Or a loop
-    /// calibration artifact (`earlyexit calibrate loops --out FILE`, kind loop, not expired)
-    /// whose policy a new state file runs.
+    /// (`-` = standard input); the state file keeps it, so later calls need not give it again
+    /// (another policy is an error). Or a loop calibration artifact (`earlyexit calibrate
+    /// loops --out FILE`, kind loop, not expired) whose policy a new state file runs (the state
+    /// file keeps its digest).
     #[arg(long, value_name = "FILE|JSON|ARTIFACT")]
     policy: Option<String>,
     /// The state file; created on first use from --preset / --config.
@@ -202,7 +204,7 @@ fn new_config(args: &RecordArgs, given: &PolicyGiven) -> Result<EarlyStoppingCon
                     "--preset and a calibration artifact in --policy both set up the config: give one".into(),
                 ));
             }
-            core_api::calibrated_config(artifact).map_err(|e| in_source(e, source.as_deref()))?
+            core_api::calibrated(artifact).map_err(|e| in_source(e, source.as_deref()))?.0
         }
         _ => {
             let preset = args.preset.as_deref().unwrap_or("seed");
@@ -301,27 +303,46 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let result = Value::object(result);
     let given = policy_arg(args.policy.as_deref(), true)?;
     let config = new_config(args, &given)?;
-    let sets_config = matches!(given, PolicyGiven::Artifact(..));
-    let policy = given.stop_policy();
+    let (policy, artifact) = match given {
+        PolicyGiven::Artifact(value, source) => {
+            let (_, policy, digest) = core_api::calibrated(&value).map_err(|e| in_source(e, source.as_deref()))?;
+            (policy, Some(digest))
+        }
+        given => (given.stop_policy(), None),
+    };
 
     let locked = state::lock(&args.state)?;
     let (mut engine, created) = match locked.read()? {
         Some(text) => {
-            let engine = load(&args.state, &text)?;
-            if (args.preset.is_some() || sets_config || args.config.is_some() || args.no_strict_iterations)
-                && *engine.config() != config
-            {
+            let mut engine = load(&args.state, &text)?;
+            let other_config = (args.preset.is_some() || args.config.is_some() || args.no_strict_iterations)
+                && *engine.config() != config;
+            // The same artifact again is fine; a state file from before digests were kept
+            // takes the digest of an artifact whose config it holds.
+            let other_artifact = match (&artifact, engine.policy_artifact()) {
+                (Some(given), Some(kept)) => given != kept,
+                (Some(_), None) => engine.policy().is_some() || *engine.config() != config,
+                (None, _) => false,
+            };
+            if other_config || other_artifact {
                 return Err(Failure::Usage(format!(
-                    "{} holds a loop with another config; --preset, --policy ARTIFACT, --config and \
-                     --no-strict-iterations only set up a new state file (delete it, or use another one)",
+                    "{} holds a loop with another config or policy; --preset, --policy ARTIFACT, --config \
+                     and --no-strict-iterations only set up a new state file (delete it, or use another one)",
                     args.state.display()
                 )));
             }
+            engine.adopt_policy(policy).map_err(|e| with_flag(e, "--policy"))?;
             (engine, false)
         }
-        None => (EarlyStopping::new(config).map_err(Failure::core)?, true),
+        None => {
+            let mut engine = EarlyStopping::new(config).map_err(Failure::core)?;
+            engine.set_policy(policy);
+            (engine, true)
+        }
     };
-    engine.set_policy(policy);
+    if artifact.is_some() {
+        engine.set_policy_artifact(artifact).map_err(Failure::core)?;
+    }
     let iteration = match &args.iteration {
         Some(text) => core_api::number_arg(text),
         None => Value::Number(core_api::last_iteration(&engine).map_or(1, |n| n + 1) as f64),
@@ -379,7 +400,8 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
 fn status(path: &Path, policy: Option<&str>) -> Result<Answer, Failure> {
     let policy = policy_arg(policy, false)?.stop_policy();
     let mut engine = load_existing(path)?;
-    engine.set_policy(policy);
+    // Decides under the state file's policy; one given must be the same (or the file has none).
+    engine.adopt_policy(policy).map_err(|e| with_flag(e, "--policy"))?;
     let decision = engine.should_stop();
     let stop = decision.stop;
     let summary = core_api::summary_value(&mut engine);

@@ -298,11 +298,16 @@ impl Server {
     }
 
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
+        let mut calibrated = None;
         let base = match (args.get("policy_artifact"), args.get("preset")) {
             (Some(_), Some(_)) => {
                 return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
             }
-            (Some(artifact), None) => core_api::calibrated_config(artifact)?,
+            (Some(artifact), None) => {
+                let (config, policy, digest) = core_api::calibrated(artifact)?;
+                calibrated = Some((policy, digest));
+                config
+            }
             (None, preset) => {
                 let preset = preset.cloned().unwrap_or_else(|| Value::string("seed"));
                 EarlyStoppingConfig::preset_value(&preset, "preset")?
@@ -317,8 +322,12 @@ impl Server {
             None => base,
         };
         let mut engine = EarlyStopping::new(config)?;
+        if let Some((policy, digest)) = calibrated {
+            engine.set_policy(policy);
+            engine.set_policy_artifact(Some(digest))?;
+        }
         if let Some(policy) = args.get("policy") {
-            engine.set_policy(Some(core_api::engine_policy(policy)?));
+            engine.adopt_policy(Some(core_api::engine_policy(policy)?))?;
         }
         let config = engine.config().to_value(NAMING);
         let id = self.new_id("loop");

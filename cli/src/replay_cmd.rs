@@ -45,7 +45,8 @@ pub struct CalibrateLoopsArgs {
     /// Points of the family's path (default 100).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     steps: Option<String>,
-    /// A JSON file with a path of your own: an array of loop policies, most conservative first.
+    /// A JSON file with a path of your own: an array of loop policies (configs or composed
+    /// stop policies), most conservative first.
     #[arg(long, value_name = "FILE")]
     candidates: Option<String>,
     /// Days the artifact is trusted (default 90).

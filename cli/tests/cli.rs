@@ -537,6 +537,42 @@ fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
     assert_eq!(code(&rec), 0, "{}", String::from_utf8_lossy(&rec.stderr));
     let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
     assert_eq!(snapshot.get("config").and_then(|c| c.get("noImprovementPatience")), Some(&Value::Number(3.0)));
+    // The state file keeps the artifact's digest: the same artifact again is fine, another
+    // one (here: the same with a later expiry) is a usage error that changes nothing.
+    let digest = earlyexit::artifact::digest(
+        &artifact,
+        &earlyexit_digest::Sha256Hasher,
+        earlyexit::ErrorCode::InvalidArtifact,
+        "",
+    )
+    .unwrap();
+    assert_eq!(snapshot.get("policyArtifact"), Some(&Value::string(digest.as_str())));
+    let again = |artifact: &Path| {
+        run(&[
+            "--json",
+            "loop",
+            "record",
+            "--state",
+            s(&state),
+            "--policy",
+            s(artifact),
+            "--quality",
+            "1",
+            "--confidence",
+            "0",
+            "--verification",
+            "failed",
+        ])
+    };
+    assert_eq!(code(&again(&out)), 0);
+    let other_artifact = dir.path().join("other.json");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let expires = artifact.get("expiresAt").and_then(Value::as_str).unwrap().to_string();
+    std::fs::write(&other_artifact, text.replace(&expires, "2999-01-01T00:00:00.000Z")).unwrap();
+    let before = std::fs::read_to_string(&state).unwrap();
+    let refused = again(&other_artifact);
+    assert_eq!(code(&refused), 2, "{}", String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
     // Bad input: the flag, and an artifact of the other kind.
     let bad = run(&["--json", "calibrate", "loops", s(&file), "--risk", "1"]);
     assert_eq!((code(&bad), error_of(&bad)), (2, ("invalid_config".to_string(), "risk".to_string())));
@@ -653,4 +689,113 @@ fn loop_record_behaviour_flags_feed_detector_conditions() {
         assert!(String::from_utf8_lossy(&bad.stderr).contains(flag), "{flag}");
         assert_eq!(std::fs::read_to_string(&state).unwrap(), saved);
     }
+}
+
+/// The state file keeps the policy of the first `--policy`: later calls without it decide
+/// under it, the same one again is fine, and another one is refused and changes nothing.
+#[test]
+fn the_state_file_keeps_the_policy() {
+    let dir = tmp();
+    let state = dir.path().join("loop.json");
+    let policy = r#"{"returns": "best", "any": [{"condition": "max_iterations", "limit": 3}]}"#;
+    assert_eq!(code(&record(&state, "60", &["--policy", policy])), 0);
+    let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
+    assert_eq!(
+        snapshot.get("policy").unwrap().to_json(),
+        r#"{"returns":"best","any":[{"condition":"max_iterations","limit":3}]}"#
+    );
+    assert_eq!(code(&record(&state, "61", &[])), 0);
+    assert_eq!(code(&record(&state, "62", &["--policy", policy])), 10);
+    let status = run(&["--json", "loop", "status", "--state", s(&state)]);
+    assert_eq!(code(&status), 10, "{}", stdout(&status));
+    assert!(stdout(&status).contains("max_iterations"), "{}", stdout(&status));
+    let before = std::fs::read_to_string(&state).unwrap();
+    let other = r#"{"any": [{"condition": "max_iterations", "limit": 9}]}"#;
+    let refused = record(&state, "63", &["--policy", other]);
+    assert_eq!((code(&refused), error_of(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
+    let refused = run(&["--json", "loop", "status", "--state", s(&state), "--policy", other]);
+    assert_eq!((code(&refused), error_of(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
+    // The library reads the state file back with its policy.
+    let engine = EarlyStopping::from_snapshot(&snapshot).unwrap();
+    assert_eq!(engine.policy().map(|p| p.to_value().to_json()), Some(snapshot.get("policy").unwrap().to_json()));
+}
+
+/// `calibrate loops --candidates` takes composed policies; `loop record --policy ARTIFACT`
+/// then decides under the chosen tree, and the state file keeps it.
+#[test]
+fn calibrate_loops_takes_composed_candidates_and_loop_record_runs_the_tree() {
+    let doc = parse(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/replay/loop_calibration.json"),
+        )
+        .unwrap(),
+    );
+    let Some(Value::Array(runs)) = doc.get("runs") else { panic!("runs") };
+    let dir = tmp();
+    let (file, candidates, out) = (dir.path().join("runs.jsonl"), dir.path().join("c.json"), dir.path().join("a.json"));
+    std::fs::write(&file, runs.iter().map(Value::to_json).collect::<Vec<_>>().join("\n")).unwrap();
+    let trees: Vec<String> = [4, 3, 2]
+        .iter()
+        .map(|k| {
+            format!(
+                r#"{{"returns": "best", "config": {{"minQualityThreshold": 0}}, "any": [{{"condition": "high_confidence", "threshold": 0, "min_quality": 0}}, {{"condition": "no_improvement", "patience": {k}}}]}}"#
+            )
+        })
+        .collect();
+    std::fs::write(&candidates, format!("[{}]", trees.join(","))).unwrap();
+    let cli = run(&[
+        "calibrate",
+        "loops",
+        s(&file),
+        "--risk",
+        "0.05",
+        "--delta",
+        "0.1",
+        "--candidates",
+        s(&candidates),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(code(&cli), 0, "{}", String::from_utf8_lossy(&cli.stderr));
+    let artifact = parse(&std::fs::read_to_string(&out).unwrap());
+    let chosen = artifact.get("policy").and_then(|p| p.get("any")).unwrap().to_json();
+    assert!(chosen.contains(r#""patience":3"#), "{chosen}");
+    let state = dir.path().join("loop.json");
+    for q in ["10", "10", "10"] {
+        let rec = run(&[
+            "--json",
+            "loop",
+            "record",
+            "--state",
+            s(&state),
+            "--policy",
+            s(&out),
+            "--quality",
+            q,
+            "--confidence",
+            "0.1",
+            "--verification",
+            "failed",
+        ]);
+        assert!(code(&rec) == 0 || code(&rec) == 10, "{}", String::from_utf8_lossy(&rec.stderr));
+    }
+    let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
+    assert_eq!(snapshot.get("policy").and_then(|p| p.get("any")).map(Value::to_json), Some(chosen));
+    // Without --policy, the kept tree decides: four records without a new best stop it.
+    let rec = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&state),
+        "--quality",
+        "10",
+        "--confidence",
+        "0.1",
+        "--verification",
+        "failed",
+    ]);
+    assert_eq!(code(&rec), 10, "{}", stdout(&rec));
+    assert!(stdout(&rec).contains(r#""path":"any[1]""#), "{}", stdout(&rec));
 }

@@ -189,9 +189,16 @@ fn bad_requests_are_typed_errors_naming_the_field() {
         "candidates[0].config.floorQuality"
     );
     assert_eq!(options(r#"{"candidates": "seed"}"#).unwrap_err().field(), "candidates");
-    // A composed tree would be certified but not run by the engines built from the artifact.
-    let tree = options(r#"{"candidates": ["seed", {"preset": "seed", "any": ["high_confidence"]}]}"#).unwrap_err();
-    assert_eq!((tree.code(), tree.field(), tree.kind().as_str()), ("invalid_config", "candidates[1]", "range"));
+    // A composed tree is a candidate (the engines built from the artifact run it); a bad one
+    // names its path.
+    let tree = options(r#"{"candidates": ["seed", {"preset": "seed", "any": ["high_confidence"]}]}"#).unwrap();
+    assert!(tree.path[1].1.when.is_some());
+    let bad = options(r#"{"candidates": ["seed", {"any": [{"condition": "no_improvement", "patience": 0}]}]}"#);
+    let bad = bad.unwrap_err();
+    assert_eq!(
+        (bad.code(), bad.field(), bad.kind().as_str()),
+        ("invalid_config", "candidates[1].any[0].patience", "range")
+    );
     let ok = options(r#"{"risk": 0.1, "delta": 0.05, "candidates": ["seed", "recommended"]}"#).unwrap();
     assert_eq!((ok.risk, ok.delta, ok.path.len(), ok.family), (0.1, 0.05, 2, false));
 }
@@ -272,15 +279,63 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     let bad =
         Value::string(value.to_json().replace(r#""noImprovementPatience":3"#, r#""noImprovementPatience":0"#).as_str());
     assert_eq!(policy_from_artifact(&bad, now).unwrap_err().field(), "policy.config.noImprovementPatience");
-    // A tree in the policy: the engines would run the config only, so it is refused.
-    let mut tree = value.clone();
-    if let Value::Object(entries) = &mut tree {
-        for (key, policy) in entries.iter_mut() {
-            if let (true, Value::Object(fields)) = (key == "policy", policy) {
-                fields.push(("any".into(), Value::Array(vec![Value::string("high_confidence")])));
-            }
-        }
+}
+
+/// Composed candidates: the family's configs written as their condition trees calibrate to
+/// the very same certificate and frontier (one mechanism), and the artifact holds the chosen
+/// tree, which `from_calibration` runs as the engine's stop policy.
+#[test]
+fn composed_candidates_calibrate_as_their_configs_and_the_engine_runs_the_tree() {
+    use earlyexit::loops::replay::{calibrate_value, policy_from_artifact};
+    use earlyexit::loops::StopCondition;
+    let runs = hand_corpus();
+    let array = Value::Array(
+        runs.iter()
+            .map(|r| earlyexit::loops::replay::corpus_value(std::slice::from_ref(r)))
+            .map(|v| match v {
+                Value::Array(mut a) => a.remove(0),
+                other => other,
+            })
+            .collect(),
+    );
+    let path = |tree: bool| {
+        let candidates = (2..=4)
+            .rev()
+            .map(|k| {
+                let mut policy = LoopPolicy::simple_rule(k);
+                if tree {
+                    policy.when = Some(StopCondition::from_config(&policy.config));
+                }
+                policy.to_value(Naming::Js)
+            })
+            .collect();
+        Value::object(vec![
+            ("risk", Value::Number(0.05)),
+            ("delta", Value::Number(0.1)),
+            ("candidates", Value::Array(candidates)),
+        ])
+    };
+    let now = 1_767_225_600_000;
+    let sequential = |plan: &LoopCalibrationPlan| plan.evaluate_all();
+    let configs = calibrate_value(&array, &path(false), Naming::Js, &FakeSha, now, &sequential).unwrap();
+    let trees = calibrate_value(&array, &path(true), Naming::Js, &FakeSha, now, &sequential).unwrap();
+    assert_eq!(trees.get("certificate"), configs.get("certificate"));
+    let frontier = |v: &Value| v.get("body").and_then(|b| b.get("frontier")).unwrap().to_json();
+    assert!(frontier(&trees).contains(r#""any":["#), "{}", frontier(&trees));
+    let chosen = policy_from_artifact(&trees, now).unwrap();
+    assert_eq!(chosen.config, LoopPolicy::simple_rule(3).config);
+    let tree = chosen.when.clone().unwrap();
+    assert_eq!(tree, StopCondition::from_config(&chosen.config));
+    assert!(trees.get("policy").and_then(|p| p.get("any")).is_some());
+    let mut engine = earlyexit::EarlyStopping::from_calibration(&trees, now).unwrap();
+    assert_eq!(engine.policy().map(|p| &p.when), Some(&tree));
+    let config_only = earlyexit::EarlyStopping::from_calibration(&configs, now).unwrap();
+    assert!(config_only.policy().is_none());
+    // The engine decides under the tree: its decisions list what fired.
+    for i in 1..=4 {
+        let r = earlyexit::IterationResult::new(10.0, 0.1, VerificationStatus::Failed, 0.0);
+        engine.record(i, r, || "2026-01-01T00:00:00.000Z".into()).unwrap();
     }
-    let tree = policy_from_artifact(&tree, now).unwrap_err();
-    assert_eq!((tree.code(), tree.field()), ("invalid_artifact", "policy"));
+    let decision = engine.should_stop();
+    assert!(decision.stop && decision.fired.is_some(), "{decision:?}");
 }

@@ -444,3 +444,61 @@ fn the_readme_rust_example_runs() -> Result<(), earlyexit::Error> {
     assert_eq!(stopper.should_stop().fired.map(|f| f.len()), Some(2));
     Ok(())
 }
+
+/// A snapshot carries the policy (a new key only then), restores it, names a bad one's
+/// path, and a given policy that contradicts the snapshot's is refused.
+#[test]
+fn snapshots_carry_the_policy() {
+    let json = r#"{"returns": "best", "any": [{"condition": "max_iterations", "limit": 3}, "high_confidence"]}"#;
+    let mut engine = engine_with(json, &[50.0, 60.0]);
+    let snapshot = engine.to_snapshot();
+    let expected = engine.policy().map(StopPolicy::to_value);
+    assert_eq!(snapshot.get("policy"), expected.as_ref());
+    let mut restored = EarlyStopping::from_snapshot(&snapshot).unwrap();
+    assert_eq!(restored.policy(), engine.policy());
+    assert_eq!(restored.should_stop(), engine.should_stop());
+    // Normalizing passes the policy on as given (the JS layer reads it with the policy ops).
+    assert_eq!(EarlyStopping::normalize_snapshot(&snapshot).unwrap(), snapshot);
+    // No policy, no key: a default snapshot is the document it always was.
+    let plain = EarlyStopping::new(EarlyStoppingConfig::default()).unwrap().to_snapshot();
+    assert!(plain.get("policy").is_none() && plain.get("policyArtifact").is_none());
+    // The same policy given again is kept; another is refused and changes nothing.
+    let same = policy(json).stop_policy();
+    restored.adopt_policy(Some(same)).unwrap();
+    let other = policy(r#"{"any": [{"condition": "max_iterations", "limit": 4}]}"#).stop_policy();
+    let err = restored.adopt_policy(Some(other)).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_config", "policy"));
+    assert_eq!(restored.policy(), engine.policy());
+    let mut fresh = EarlyStopping::from_snapshot(&plain).unwrap();
+    fresh.adopt_policy(Some(policy(json).stop_policy())).unwrap();
+    assert_eq!(fresh.policy(), engine.policy());
+    // A bad policy in a snapshot: invalid_snapshot at its path.
+    let Value::Object(mut entries) = snapshot.clone() else { panic!("object") };
+    if let Some(entry) = entries.iter_mut().find(|(k, _)| k == "policy") {
+        entry.1 = Value::parse_json(
+            r#"{"any": [{"condition": "no_improvement", "patience": 0}]}"#,
+            ErrorCode::InvalidConfig,
+            "",
+        )
+        .unwrap();
+    }
+    let err = EarlyStopping::from_snapshot(&Value::Object(entries.clone())).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_snapshot", "policy.any[0].patience"));
+    // `null` is no policy (and no digest), as a missing key is.
+    let mut nulls = plain.clone();
+    if let Value::Object(entries) = &mut nulls {
+        entries.push(("policy".into(), Value::Null));
+        entries.push(("policyArtifact".into(), Value::Null));
+    }
+    let restored = EarlyStopping::from_snapshot(&nulls).unwrap();
+    assert!(restored.policy().is_none() && restored.policy_artifact().is_none());
+    assert_eq!(EarlyStopping::normalize_snapshot(&nulls).unwrap(), plain);
+    // The artifact's digest is kept, and must be one.
+    engine.set_policy_artifact(Some("ab".repeat(32))).unwrap();
+    let kept = EarlyStopping::from_snapshot(&engine.to_snapshot()).unwrap();
+    assert_eq!(kept.policy_artifact(), Some("ab".repeat(32).as_str()));
+    entries.push(("policyArtifact".to_string(), Value::string("AB")));
+    let err = EarlyStopping::from_snapshot(&Value::Object(entries)).unwrap_err();
+    assert_eq!(err.code(), "invalid_snapshot");
+    assert!(engine.set_policy_artifact(Some("xyz".into())).is_err());
+}

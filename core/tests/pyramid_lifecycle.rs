@@ -462,8 +462,8 @@ fn now_is_checked_and_read_only_with_an_artifact() {
     {
         let err = check(vec![("policy", calibrated()), ("now", bad)]).unwrap_err();
         assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", kind));
-    }    // No clock and no `now`: an enforced artifact is refused rather than enforced unchecked;
-    // shadow mode needs no time.
+    } // No clock and no `now`: an enforced artifact is refused rather than enforced unchecked;
+      // shadow mode needs no time.
     let err = check(vec![("policy", calibrated())]).unwrap_err();
     assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", "type"));
     assert!(err.message().contains("expiry"), "{}", err.message());

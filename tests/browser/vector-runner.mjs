@@ -82,7 +82,7 @@ function scriptedLayers(ctx, specs, counts) {
 function construct(api, engine, c, ctx) {
   switch (engine) {
     case 'EarlyStopping':
-      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics));
+      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics), c.policy);
     case 'IterationAnalytics':
       // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
       if ('loopId' in c) return new api.IterationAnalytics(c.loopId, c.taskDescription, c.config);
@@ -107,6 +107,9 @@ function construct(api, engine, c, ctx) {
     case 'receipts':
       // The receipt log's functions (stateless).
       return { appendReceipts: (...a) => api.appendReceipts(...a), verifyReceipts: (...a) => api.verifyReceipts(...a) };
+    case 'calibrateLoopPolicy':
+      // Only its errors are vectors (the bad-input matrix): the answer is not compared.
+      return { calibrateLoopPolicy: (...a) => { api.calibrateLoopPolicy(...a); } };
     case 'calculateQualitySignal':
       return {
         calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),

@@ -142,6 +142,14 @@ def test_a_loop_session_takes_a_composed_policy() -> None:
             python.record(i, q, 0.5, "failed", 0, "2026-01-01T00:00:00.000Z")
             assert got["decision"] == json.loads(json.dumps(python.should_stop().to_dict())), i
         assert got["decision"]["fired"][0]["path"] == "any[0]"
+        # The export holds the policy (as to_json does); the import decides under it.
+        exported = (await call(session, "session_export", {"session": sid}))["snapshot"]
+        assert exported["policy"] == python.policy
+        imported = (await call(session, "session_import", {"snapshot": exported}))["session"]
+        again = await call(session, "loop_decide", {"session": imported})
+        assert again["fired"][0]["path"] == "any[0]"
+        bad = await error(session, "session_import", {"snapshot": {**exported, "policy": {"any": [{"condition": "max_iterations", "limit": 0}]}}})
+        assert (bad["code"], bad["field"]) == ("invalid_snapshot", "policy.any[0].limit")
         bad = await error(session, "loop_start", {"policy": {"any": [{"condition": "no_improvement"}]}})
         assert (bad["code"], bad["field"]) == ("invalid_config", "policy.any[0].patience")
         return True
@@ -342,6 +350,18 @@ def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -
             assert artifact[key] == python.artifact[key], key
         started = await call(session, "loop_start", {"policy_artifact": artifact})
         assert started["config"]["noImprovementPatience"] == 3
+        exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
+        assert re.fullmatch("[0-9a-f]{64}", exported["policyArtifact"])
+        assert "policy" not in exported  # a chosen config: the engine has no stop policy
+        # Composed candidates: the artifact holds the chosen tree, and the session runs it.
+        trees = [dict(p, any=[{"condition": "high_confidence", "threshold": 0, "min_quality": 0},
+                              {"condition": "no_improvement", "patience": p["config"]["noImprovementPatience"]}])
+                 for p in options["candidates"]]
+        composed = await call(session, "calibrate_loops", {"runs": doc["runs"], **dict(options, candidates=trees)})
+        assert composed["certificate"] == artifact["certificate"]
+        started = await call(session, "loop_start", {"policy_artifact": composed})
+        exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
+        assert exported["policy"]["any"] == composed["policy"]["any"]
         return artifact
 
     run_client(body)

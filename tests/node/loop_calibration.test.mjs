@@ -75,3 +75,29 @@ test('bad input: typed errors naming the field', () => {
     }, v.name);
   }
 });
+
+test('composed candidates: the trees of the configs certify alike, and the engine runs the chosen tree', () => {
+  const c = doc.cases[0];
+  // Each config candidate written as a tree: the simple rule's two checks.
+  const trees = c.options.candidates.map((p) => ({
+    ...p,
+    any: [{ condition: 'high_confidence', threshold: 0, min_quality: 0, require_verification: true }, { condition: 'no_improvement', patience: p.config.noImprovementPatience }],
+  }));
+  const configs = ee.calibrateLoopPolicy(doc.runs, c.options);
+  const composed = ee.calibrateLoopPolicy(doc.runs, { ...c.options, candidates: trees });
+  assert.deepEqual(composed.artifact.certificate, configs.artifact.certificate);
+  assert.deepEqual(composed.policy.any, trees[1].any);
+  const engine = ee.EarlyStopping.fromCalibration(composed);
+  assert.deepEqual(engine.policy.any, trees[1].any);
+  assert.equal(ee.EarlyStopping.fromCalibration(configs).policy, null);
+  for (let i = 1; i <= 4; i++) engine.recordIterationResult(i, { quality_score: 10, confidence: 0.1, verification_status: 'failed', quality_delta: 0 });
+  const decision = engine.shouldStop();
+  assert.equal(decision.stop, true);
+  assert.deepEqual(decision.fired.map((f) => f.path), ['any[1]']);
+  // The snapshot keeps the tree.
+  assert.deepEqual(ee.EarlyStopping.fromJSON(engine.toJSON()).policy, engine.policy);
+  // A bad tree among the candidates names its path.
+  const bad = [trees[0], { any: [{ condition: 'no_improvement', patience: 0 }] }];
+  assert.throws(() => ee.calibrateLoopPolicy(doc.runs, { candidates: bad }),
+    (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'candidates[1].any[0].patience');
+});

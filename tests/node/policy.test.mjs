@@ -121,3 +121,42 @@ test('bad policies throw typed errors naming the path', () => {
     assert.throws(() => new EarlyStopping(null, null, policy), (e) => e instanceof type && e.field === field && e.code === 'invalid_config', JSON.stringify(policy));
   }
 });
+
+test('a snapshot carries the policy, and a contradicting one is refused', () => {
+  const policy = p.stopPolicy(p.anyOf(p.maxIterations(3), p.noImprovement(5)), { returns: 'best' });
+  const engine = new EarlyStopping(null, null, policy);
+  for (let i = 1; i <= 2; i++) engine.recordIterationResult(i, { quality_score: 50 + i, confidence: 0.5, verification_status: 'failed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z' });
+  const snapshot = engine.toJSON();
+  assert.deepStrictEqual(snapshot.policy, engine.policy);
+  assert.deepStrictEqual(Object.keys(snapshot).slice(-2), ['stoppingDetails', 'policy']);
+  // Restored from the object or its text, the policy decides without being given again.
+  for (const given of [snapshot, JSON.stringify(snapshot)]) {
+    const restored = EarlyStopping.fromJSON(given);
+    assert.deepStrictEqual(restored.policy, engine.policy);
+    restored.recordIterationResult(3, { quality_score: 40, confidence: 0.5, verification_status: 'failed', quality_delta: -13 });
+    const decision = restored.shouldStop();
+    assert.equal(decision.trigger, 'max_iterations');
+    assert.deepStrictEqual(decision.fired.map((f) => f.path), ['any[0]']);
+  }
+  // The same policy given again is accepted; another one is an error and no engine.
+  assert.deepStrictEqual(EarlyStopping.fromJSON(snapshot, null, policy).policy, engine.policy);
+  assert.throws(() => EarlyStopping.fromJSON(snapshot, null, p.stopPolicy(p.maxIterations(4))),
+    (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'policy');
+  // A snapshot without one takes the given policy; a default snapshot has no policy key.
+  const plain = new EarlyStopping();
+  assert.equal('policy' in plain.toJSON(), false);
+  assert.deepStrictEqual(EarlyStopping.fromJSON(plain.toJSON(), null, policy).policy, engine.policy);
+  // A bad policy in a snapshot names its path under invalid_snapshot.
+  const bad = { ...snapshot, policy: { any: [p.highConfidence(), { condition: 'no_improvement', patience: 0 }] } };
+  assert.throws(() => EarlyStopping.fromJSON(bad), (e) => e instanceof RangeError && e.code === 'invalid_snapshot' && e.field === 'policy.any[1].patience');
+  assert.throws(() => EarlyStopping.fromJSON({ ...snapshot, policyArtifact: 'abc' }), (e) => e.code === 'invalid_snapshot' && e.field === 'policyArtifact');
+  const digest = 'a'.repeat(64);
+  assert.equal(EarlyStopping.fromJSON({ ...snapshot, policyArtifact: digest }).toJSON().policyArtifact, digest);
+});
+
+test('a snapshot whose policy keys are null has no policy', () => {
+  const plain = new EarlyStopping().toJSON();
+  const restored = EarlyStopping.fromJSON({ ...plain, policy: null, policyArtifact: null });
+  assert.equal(restored.policy, null);
+  assert.deepStrictEqual(restored.toJSON(), plain);
+});

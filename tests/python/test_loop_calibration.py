@@ -73,3 +73,27 @@ def test_bad_input(case):
     # Python's errors spell fields snake_case (the vectors hold the JS spelling).
     field = re.sub(r"(?<=[a-z])([A-Z])", lambda m: "_" + m.group(1).lower(), case["throws"]["field"])
     assert (e.value.code, e.value.field) == (case["throws"]["code"], field)
+
+
+def test_composed_candidates_certify_as_their_configs_and_the_engine_runs_the_tree():
+    options = DOC["cases"][0]["options"]
+    trees = [
+        dict(p, any=[{"condition": "high_confidence", "threshold": 0, "min_quality": 0, "require_verification": True},
+                     {"condition": "no_improvement", "patience": p["config"]["noImprovementPatience"]}])
+        for p in options["candidates"]
+    ]
+    configs = calibrate_loop_policy(DOC["runs"], options)
+    composed = calibrate_loop_policy(DOC["runs"], dict(options, candidates=trees))
+    assert composed.artifact["certificate"] == configs.artifact["certificate"]
+    assert composed.artifact["policy"]["any"] == trees[1]["any"]
+    engine = EarlyStopping.from_calibration(composed)
+    assert engine.policy["any"] == trees[1]["any"]
+    assert EarlyStopping.from_calibration(configs).policy is None
+    for i in range(1, 5):
+        engine.record(i, 10, 0.1, "failed", 0)
+    decision = engine.should_stop()
+    assert decision.stop and [f["path"] for f in decision.fired] == ["any[1]"]
+    assert EarlyStopping.from_json(engine.to_json()).policy == engine.policy
+    with pytest.raises(EarlyExitError) as e:
+        calibrate_loop_policy(DOC["runs"], {"candidates": [trees[0], {"any": [{"condition": "no_improvement", "patience": 0}]}]})
+    assert (e.value.code, e.value.field) == ("invalid_config", "candidates[1].any[0].patience")

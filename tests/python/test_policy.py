@@ -139,4 +139,30 @@ def test_a_pickle_and_from_json_keep_the_policy():
     assert pickle.loads(pickle.dumps(decision)) == decision
     again = EarlyStopping.from_json(engine.to_json(), policy=engine.policy)
     assert again.should_stop().trigger == "max_iterations"
-    assert EarlyStopping.from_json(engine.to_json()).policy is None
+    assert EarlyStopping.from_json(engine.to_json()).policy == engine.policy
+
+
+def test_a_snapshot_carries_the_policy_and_refuses_another():
+    policy = stop_policy(max_iterations(3) | no_improvement(5), returns="best")
+    engine = EarlyStopping(policy=policy)
+    record_all(engine, [50, 60])
+    snapshot = json.loads(engine.to_json())
+    assert snapshot["policy"] == engine.policy
+    assert list(snapshot)[-2:] == ["stoppingDetails", "policy"]
+    restored = EarlyStopping.from_json(engine.to_json())
+    assert restored.policy == engine.policy
+    assert EarlyStopping.from_json(snapshot, policy=policy).policy == engine.policy
+    with pytest.raises(EarlyExitError) as raised:
+        EarlyStopping.from_json(snapshot, policy=stop_policy(max_iterations(4)))
+    assert (raised.value.code, raised.value.field) == ("invalid_config", "policy")
+    # A default snapshot has no policy key, and takes a given policy.
+    plain = EarlyStopping()
+    assert "policy" not in json.loads(plain.to_json())
+    assert EarlyStopping.from_json(plain.to_json(), policy=policy).policy == engine.policy
+    bad = dict(snapshot, policy={"any": [high_confidence(), {"condition": "no_improvement", "patience": 0}]})
+    with pytest.raises(EarlyExitError) as raised:
+        EarlyStopping.from_json(bad)
+    assert (raised.value.code, raised.value.field) == ("invalid_snapshot", "policy.any[1].patience")
+    with pytest.raises(EarlyExitError) as raised:
+        EarlyStopping.from_json(dict(snapshot, policyArtifact="abc"))
+    assert (raised.value.code, raised.value.field) == ("invalid_snapshot", "policyArtifact")

@@ -339,7 +339,7 @@ class LoopEngine(Engine):
             analytics = self.source
         elif isinstance(analytics, dict) and "value" in analytics:
             analytics = analytics["value"]
-        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics)
+        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics, policy=construct.get("policy"))
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.es.to_json()
@@ -459,6 +459,18 @@ class ReceiptsEngine(Engine):
             return ee.append_receipts(*args), {}
         assert name == "verifyReceipts", name
         return ee.verify_receipts(*args), {}
+
+
+class CalibrationEngine(Engine):
+    """``calibrateLoopPolicy(runs, options)``: only its errors are vectors (the bad-input matrix)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        pass
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        assert name == "calibrateLoopPolicy", name
+        ee.calibrate_loop_policy(*args)
+        return None, {}
 
 
 class ExitEngine(Engine):
@@ -626,6 +638,7 @@ ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "IterationAnalytics": AnalyticsEngine,
     "calculateQualitySignal": SignalEngine,
     "receipts": ReceiptsEngine,
+    "calibrateLoopPolicy": CalibrationEngine,
     "CoherenceEarlyExit": ExitEngine,
     "SpeculativeExecutor": SpeculationEngine,
     "EarlyExitController": ControllerEngine,

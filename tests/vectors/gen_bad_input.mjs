@@ -821,6 +821,74 @@ function snapshots() {
   }
 }
 
+// Stop policies (docs/loop-policies.md): a bad policy given to the engine, and a bad policy
+// (or artifact digest) in a snapshot. The model does not run policies (hand rows). Fields are
+// the path inside the policy under `policy`, spelt alike in every language (the tree's keys
+// are snake_case everywhere). `null` is "no policy" in every language, so no null rows.
+const HC = { condition: 'high_confidence' };
+const BAD_POLICIES = [
+  ['unknown key', 'policy.anny', { any: [HC], anny: 1 }, 'type'],
+  ['unknown key in a condition', 'policy.any[0].limt', { any: [{ condition: 'max_iterations', limit: 3, limt: 1 }] }, 'type'],
+  ['string for an integer, nested', 'policy.any[1].patience', { any: [HC, { condition: 'no_improvement', patience: '3' }] }, 'type'],
+  ['boolean for an integer, two levels down', 'policy.all[0].any[0].limit', { all: [{ any: [{ condition: 'max_iterations', limit: true }] }] }, 'type'],
+  ['patience 0', 'policy.any[1].patience', { any: [HC, { condition: 'no_improvement', patience: 0 }] }, 'range'],
+  ['missing setting', 'policy.any[0].limit', { any: [{ condition: 'max_iterations' }] }, 'type'],
+  ['k_of above the children', 'policy.k_of', { k_of: 3, of: [HC, { condition: 'max_iterations', limit: 3 }] }, 'range'],
+  ['k_of 0', 'policy.k_of', { k_of: 0, of: [HC] }, 'range'],
+  ['k_of non-integer', 'policy.k_of', { k_of: 1.5, of: [HC] }, 'range'],
+  ['k_of as a string', 'policy.k_of', { k_of: '1', of: [HC] }, 'type'],
+  ['not_before below 0', 'policy.not_before', { not_before: -1, then: HC }, 'range'],
+  ['not_before non-integer', 'policy.not_before', { not_before: 1.5, then: HC }, 'range'],
+  ['not_before without then', 'policy.then', { not_before: 2 }, 'type'],
+  ['unknown condition', 'policy.any[0].condition', { any: [{ condition: 'bogus' }] }, 'range'],
+  ['unknown condition name', 'policy.any[0]', { any: ['bogus'] }, 'range'],
+  ['condition without a kind', 'policy.any[0]', { any: [{ limit: 3 }] }, 'type'],
+  ['unknown returns', 'policy.returns', { returns: 'worst', any: [HC] }, 'range'],
+  ['returns a number', 'policy.returns', { returns: 5, any: [HC] }, 'type'],
+  ['any not an array', 'policy.any', { any: 5 }, 'type'],
+  ['analytics (replay only)', 'policy.analytics', { any: [HC], analytics: true }, 'range'],
+  ['number', 'policy', 5, 'type'],
+  ['array', 'policy', [], 'type'],
+];
+function stopPolicies() {
+  for (const [kase, field, policy, kind] of BAD_POLICIES) {
+    row('StopPolicy', 'new EarlyStopping', field, kase, policy, 'invalid_config', kind, undefined,
+      { engine: 'EarlyStopping', construct: { config: null, analytics: null, policy }, calls: [], expectThrows: { code: 'invalid_config', field, kind } }, false);
+  }
+  // In a snapshot: the same paths under invalid_snapshot (what `toJSON()` of an engine under a
+  // policy writes, with one value broken), and the artifact digest the command's state file keeps.
+  const { vector, snapshot } = snapshotBase('EarlyStopping');
+  const setup = vector.calls.slice(0, vector.calls.findIndex((c) => c.call === 'toJSON' && c.returns === snapshot) + 1).map(({ saveAs, ...c }) => c);
+  const inSnapshot = [
+    ...BAD_POLICIES.filter(([kase]) => kase !== 'analytics (replay only)').map(([kase, field, policy, kind]) => [kase, field, { policy }, kind]),
+    ['not a digest', 'policyArtifact', { policyArtifact: 'abc' }, 'range'],
+    ['upper-case digest', 'policyArtifact', { policyArtifact: 'AB'.repeat(32) }, 'range'],
+    ['number', 'policyArtifact', { policyArtifact: 5 }, 'type'],
+  ];
+  for (const [kase, field, extra, kind] of inSnapshot) {
+    const snap = { ...clone(snapshot), ...clone(extra) };
+    row('Snapshot', 'EarlyStopping.fromJSON', field, kase, Object.values(extra)[0], 'invalid_snapshot', kind, undefined,
+      { engine: 'EarlyStopping', construct: vector.construct, calls: [...setup, { ...call('fromJSON', snap), expect: T('invalid_snapshot', field, kind) }, call('toJSON')] }, false);
+  }
+}
+
+// Composed candidates of a loop calibration (`calibrateLoopPolicy(runs, {candidates})`): the
+// same bad trees as the second candidate, after a good one, named under `candidates[1]`.
+const CALIBRATION_RUNS = [{ id: 'a', iterations: [
+  { quality_score: 0, confidence: 0, verification_status: 'failed' },
+  { quality_score: 100, confidence: 1, verification_status: 'passed' },
+] }];
+function calibrationCandidates() {
+  const good = { returns: 'best', any: [HC, { condition: 'no_improvement', patience: 3 }] };
+  for (const [kase, field, policy, kind] of BAD_POLICIES) {
+    if (kase === 'analytics (replay only)') continue; // a replay policy may attach the analytics
+    const at = field === 'policy' ? 'candidates[1]' : field.replace(/^policy\./, 'candidates[1].');
+    const options = { risk: 0.05, delta: 0.1, candidates: [good, policy] };
+    row('LoopCalibrationOptions', 'calibrateLoopPolicy', at, kase, policy, 'invalid_config', kind, undefined,
+      { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T('invalid_config', at, kind) }] }, false);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build, cross-reference the existing error vectors, write.
 
@@ -960,7 +1028,7 @@ function encodeRaw(spec) {
 
 export async function badInputMatrix(ref) {
   rows.length = 0;
-  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots();
+  loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots(); stopPolicies(); calibrationCandidates();
   artifactsAndReceipts();
   const existing = new Map();
   for (const file of EXISTING) {

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2379347565;
+export const CONTRACT = 2067539968;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -151,13 +151,16 @@ export const OP = Object.freeze({
    */
   LOOP_CALIBRATE: 82,
   /**
-   * `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
-   * returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+   * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
+   * (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
+   * is a condition tree, else null); expired or non-loop artifacts are refused.
    */
   LOOP_FROM_CALIBRATION: 83,
   /**
-   * `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
-   * fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+   * `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
+   * (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
+   * not_before}`; with a snapshot's `policy` (`fromJSON`; `invalid_snapshot`), the one the
+   * restored engine decides under (a given one must agree), `null` for none.
    */
   LOOP_POLICY_CHECK: 84,
   /**

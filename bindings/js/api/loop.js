@@ -13,7 +13,7 @@ import {
   decisionOf, detailsOf, recordOf, snapshotOf, summaryOf,
 } from './contract.generated.mjs';
 import {
-  AS_CONFIG, AS_OPTIONS, AS_POLICY, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, arrayIndex, copyData, enc, encConfig,
+  AS_CONFIG, AS_OPTIONS, AS_POLICY, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, args2, arrayIndex, copyData, enc, encConfig,
   encEntry, entriesOf, freedError, sameEntries, scalar, unwrap,
 } from './codec.js';
 import { fast, growScratch, scratchView } from './scratch.js';
@@ -217,6 +217,7 @@ export class EarlyStopping {
   #policy = null;
   #policyState = 'null';
   #policyFolded = 0;
+  #policyArtifact = null; // the calibration artifact's digest a snapshot named, kept in toJSON
 
   /**
    * @param {object} [config] partial config merged over the seed's defaults
@@ -230,9 +231,16 @@ export class EarlyStopping {
     this.#setPolicy(policy);
   }
 
-  #setPolicy(policy) {
-    if (policy === undefined || policy === null) return;
-    this.#policy = enc(unwrap(native.exec(OP.LOOP_POLICY_CHECK, args1(enc(policy, AS_POLICY)))));
+  // `restored`: a snapshot's policy key (fromJSON); the core decides which one holds.
+  #setPolicy(policy, restored = undefined) {
+    const given = policy === undefined || policy === null ? 'null' : enc(policy, AS_POLICY);
+    if (restored === undefined || restored === null) {
+      if (given === 'null') return;
+      this.#policy = enc(unwrap(native.exec(OP.LOOP_POLICY_CHECK, args1(given))));
+      return;
+    }
+    const chosen = unwrap(native.exec(OP.LOOP_POLICY_CHECK, args2(given, enc(restored))));
+    this.#policy = chosen === null ? null : enc(chosen);
   }
 
   /** The stop policy decisions are made under (normalized), or null. */
@@ -901,16 +909,25 @@ export class EarlyStopping {
   toJSON() {
     const history = this.getIterationHistory();
     const details = this.#details === null || this.#details === undefined ? null : copyData(this.#details);
-    return snapshotOf({ ...this.#config.value }, history, this.#reason, details);
+    const snapshot = snapshotOf({ ...this.#config.value }, history, this.#reason, details);
+    // Only when set, so a snapshot without them stays the seed's document.
+    if (this.#policy !== null) snapshot.policy = JSON.parse(this.#policy);
+    if (this.#policyArtifact !== null) snapshot.policyArtifact = this.#policyArtifact;
+    return snapshot;
   }
 
-  /** Restores a snapshot (object or JSON text); the analytics source is not part of it. */
+  /**
+   * Restores a snapshot (object or JSON text); the analytics source is not part of it. The
+   * stop policy is: the snapshot's, if it holds one (a `policy` given too must be the same),
+   * else `policy`.
+   */
   static fromJSON(snapshot, iterationAnalytics = null, policy = undefined) {
     const checked = unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, args1(enc(snapshot, AS_SNAPSHOT))));
     const restored = new EarlyStopping(RESTORE);
     restored.#config = configFor(checked.config);
     restored.#source = sourceOf(iterationAnalytics);
-    restored.#setPolicy(policy);
+    restored.#setPolicy(policy, checked.policy);
+    restored.#policyArtifact = checked.policyArtifact ?? null;
     for (const record of checked.history) restored.#fold(record);
     restored.#history = checked.history;
     restored.#reason = checked.stoppingReason;

@@ -217,8 +217,8 @@ export function calibrateLoopPolicy(runs, risk = undefined, delta = undefined, o
 Object.defineProperty(EarlyStopping, 'fromCalibration', {
   value: function fromCalibration(artifact, iterationAnalytics = null) {
     const doc = artifact instanceof LoopCalibration ? artifact.artifact : artifact;
-    const policy = unwrap(native.exec(OP.LOOP_FROM_CALIBRATION, args2(enc(doc), enc(Date.now()))));
-    return new EarlyStopping(policy.config, iterationAnalytics);
+    const engine = unwrap(native.exec(OP.LOOP_FROM_CALIBRATION, args2(enc(doc), enc(Date.now()))));
+    return new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
   },
   writable: true,
   configurable: true,

@@ -546,8 +546,9 @@ class EarlyStopping:
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
     ) -> EarlyStopping:
         """An engine running a calibrated loop policy (a :class:`LoopCalibration`, its artifact
-        dict or JSON text); an expired artifact or one of another kind raises
-        ``EarlyExitError`` with code ``invalid_artifact``."""
+        dict or JSON text): its config, and its condition tree as the engine's ``policy`` when
+        the chosen candidate was a composed policy; an expired artifact or one of another kind
+        raises ``EarlyExitError`` with code ``invalid_artifact``."""
 
     @staticmethod
     def from_json(
@@ -557,8 +558,10 @@ class EarlyStopping:
         policy: Mapping[str, object] | str | None = None,
     ) -> EarlyStopping:
         """Restores a snapshot (text or parsed), validating everything (code
-        ``invalid_snapshot``, ``field`` = the path inside the snapshot). The analytics source
-        is not part of a snapshot; give it again."""
+        ``invalid_snapshot``, ``field`` = the path inside the snapshot, ``policy.any[1].patience``
+        for its stop policy). The analytics source is not part of a snapshot; give it again.
+        The stop policy is the snapshot's when it holds one (a ``policy`` given too must be the
+        same, else ``EarlyExitError`` ``invalid_config`` on ``policy``), else ``policy``."""
 
     def __len__(self) -> int: ...
     def __copy__(self) -> EarlyStopping: ...

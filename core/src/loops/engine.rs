@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::decision::{FinalRecord, StoppingDecision, StoppingSummary};
 use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
-use crate::loops::policy::{PolicyState, StopPolicy};
+use crate::loops::policy::{restored_policy, PolicyState, StopPolicy};
 use crate::loops::records::{
     check_iteration_order, make_record, record_from_value, validate_iteration, IterationRecord, IterationResult,
     Observation, Recorded,
@@ -53,6 +53,9 @@ pub struct EarlyStopping {
     pub(super) stopping_details: Option<StoppingDetails>,
     // Opt-in: a stop policy and its state, folded alongside (None: the config decides).
     pub(super) policy: Option<Box<(StopPolicy, PolicyState)>>,
+    // The SHA-256 digest of the calibration artifact the config and policy came from, if
+    // the host recorded one (the CLI's state file); kept in the snapshot.
+    pub(super) policy_artifact: Option<String>,
 }
 
 impl EarlyStopping {
@@ -75,6 +78,7 @@ impl EarlyStopping {
             stopping_reason: None,
             stopping_details: None,
             policy: None,
+            policy_artifact: None,
         }
     }
 
@@ -167,6 +171,41 @@ impl EarlyStopping {
     /// The stop policy decisions are made under, if one is set.
     pub fn policy(&self) -> Option<&StopPolicy> {
         self.policy.as_deref().map(|p| &p.0)
+    }
+
+    /// Takes `given` as the loop's policy unless the loop already has one (restored from
+    /// its snapshot): then `given` must be the same policy, else an `invalid_config` error
+    /// on `policy` and nothing changes (a loop never switches policy silently).
+    pub fn adopt_policy(&mut self, given: Option<StopPolicy>) -> Result<()> {
+        let current = self.policy().cloned();
+        if let Some(policy) = restored_policy(current, given)? {
+            if self.policy.is_none() {
+                self.set_policy(Some(policy));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the SHA-256 digest (64 lowercase hex digits) of the calibration artifact the
+    /// loop's config and policy came from; the snapshot keeps it as `policyArtifact`.
+    pub fn set_policy_artifact(&mut self, sha256: Option<String>) -> Result<()> {
+        if let Some(digest) = &sha256 {
+            if !crate::artifact::is_sha256_hex(digest) {
+                return Err(Error::new(
+                    ErrorCode::InvalidConfig,
+                    ErrorKind::Range,
+                    "policyArtifact",
+                    "policyArtifact must be a SHA-256 digest (64 lowercase hex digits)",
+                ));
+            }
+        }
+        self.policy_artifact = sha256;
+        Ok(())
+    }
+
+    /// The digest of the calibration artifact the loop runs, if one was recorded.
+    pub fn policy_artifact(&self) -> Option<&str> {
+        self.policy_artifact.as_deref()
     }
 
     /// `shouldStop()` without a diminishing-returns source.

@@ -1,10 +1,15 @@
 //! The owning engine's portable snapshot: `{version, engine, config, history,
-//! stoppingReason, stoppingDetails}`, written, read back and normalized.
+//! stoppingReason, stoppingDetails}`, then `policy` (the stop policy, in its normalized
+//! JSON form) and `policyArtifact` (the digest of the calibration artifact it came from)
+//! only when the engine has them, so a default snapshot is unchanged. Written, read back and
+//! normalized.
 
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::StoppingDetails;
 use crate::loops::engine::EarlyStopping;
+use crate::loops::policy::StopPolicy;
 use crate::loops::records::IterationRecord;
+use crate::loops::replay::LoopPolicy;
 use crate::loops::state::{fold, LoopTally};
 use crate::value::{self, FieldName, Naming, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -13,9 +18,10 @@ use crate::value::{Error, ErrorCode, ErrorKind, Result};
 pub const SNAPSHOT_VERSION: u64 = 1;
 
 impl EarlyStopping {
-    /// The portable snapshot: `{version, engine, config, history, stoppingReason, stoppingDetails}`.
+    /// The portable snapshot: `{version, engine, config, history, stoppingReason,
+    /// stoppingDetails}`, plus `policy` and `policyArtifact` when set.
     pub fn to_snapshot(&self) -> Value {
-        snapshot_value(&self.config, &self.history, self.stopping_reason.as_deref(), self.stopping_details.as_ref())
+        self.normalized(self.policy().map(StopPolicy::to_value))
     }
 
     /// What `EarlyStopping::new(config)?.to_snapshot()` gives for a valid `config`, without
@@ -24,9 +30,13 @@ impl EarlyStopping {
         snapshot_value(config, &[], None, None)
     }
 
-    /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path).
+    /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path;
+    /// the policy's as `policy.any[1].patience`).
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let mut engine = Self::read_snapshot(snapshot)?;
+        let (mut engine, policy) = Self::read_snapshot(snapshot)?;
+        if let Some(policy) = policy {
+            engine.set_policy(Some(LoopPolicy::engine_policy_as(policy, Naming::Js, ErrorCode::InvalidSnapshot)?));
+        }
         let EarlyStopping { config, history, counters, window, .. } = &mut engine;
         for record in history.iter() {
             fold(config, counters, window, record.observation, record.usage.as_deref());
@@ -38,9 +48,11 @@ impl EarlyStopping {
     /// [`to_snapshot`](Self::to_snapshot) give (validated, normalized), without folding the
     /// history into a decision state: for bindings that keep the loop's state themselves
     /// (the JS layer's `EarlyStopping.fromJSON`), so the size-budgeted WebAssembly module
-    /// needs none of the owning engine's state code.
+    /// needs none of the owning engine's state code. The `policy` key is passed on as
+    /// given: that binding reads it with [`restored_policy_value`](crate::loops::policy::restored_policy_value)
+    /// (the policy reader lives in the replay module, not in the engines module).
     pub fn normalize_snapshot(snapshot: &Value) -> Result<Value> {
-        Self::read_snapshot(snapshot).map(|engine| engine.to_snapshot())
+        Self::read_snapshot(snapshot).map(|(engine, policy)| engine.normalized(policy.cloned()))
     }
 
     /// [`normalize_snapshot`](Self::normalize_snapshot) of a snapshot given whole: the
@@ -48,14 +60,28 @@ impl EarlyStopping {
     /// trees (each up to 16 times the snapshot's text) is alive at a time, which keeps a
     /// snapshot at the size limits within a WebAssembly instance's memory.
     pub fn normalize_snapshot_owned(snapshot: Value) -> Result<Value> {
-        let engine = Self::read_snapshot(&snapshot)?;
+        let (engine, policy) = Self::read_snapshot(&snapshot)?;
+        let policy = policy.cloned();
         drop(snapshot);
-        Ok(engine.to_snapshot())
+        Ok(engine.normalized(policy))
+    }
+
+    /// The snapshot with `policy` as its policy key (if any).
+    fn normalized(&self, policy: Option<Value>) -> Value {
+        let mut snapshot = snapshot_value(
+            &self.config,
+            &self.history,
+            self.stopping_reason.as_deref(),
+            self.stopping_details.as_ref(),
+        );
+        add_policy(&mut snapshot, policy, self.policy_artifact.as_deref());
+        snapshot
     }
 
     /// Reads and validates a snapshot into an engine whose counters and window are still
-    /// empty (the callers above fold the history in, or only write it back out).
-    fn read_snapshot(snapshot: &Value) -> Result<Self> {
+    /// empty (the callers above fold the history in, or only write it back out), and the
+    /// snapshot's policy as given (not read yet).
+    fn read_snapshot(snapshot: &Value) -> Result<(Self, Option<&Value>)> {
         let reader = crate::snapshot::open(snapshot, "EarlyStopping", &SNAPSHOT_FIELDS)?;
         let config_value = reader.get(FieldName::same("config")).unwrap_or(&Value::Null);
         let config = EarlyStoppingConfig::default()
@@ -90,7 +116,35 @@ impl EarlyStopping {
                 "stoppingReason must be set when stoppingDetails is",
             ));
         }
-        Ok(engine)
+        // `null` is "none" for both optional keys, as for stoppingReason.
+        engine.policy_artifact = match reader.get(POLICY_ARTIFACT) {
+            None | Some(Value::Null) => None,
+            Some(_) => {
+                let digest = reader.string(POLICY_ARTIFACT)?;
+                if !crate::artifact::is_sha256_hex(digest) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidSnapshot,
+                        ErrorKind::Range,
+                        "policyArtifact",
+                        "policyArtifact must be a SHA-256 digest (64 lowercase hex digits)",
+                    ));
+                }
+                Some(digest.to_string())
+            }
+        };
+        Ok((engine, reader.get(POLICY).filter(|p| !matches!(p, Value::Null))))
+    }
+}
+
+/// Adds the optional keys: `policy` (its JSON form), then `policyArtifact`.
+fn add_policy(snapshot: &mut Value, policy: Option<Value>, artifact: Option<&str>) {
+    if let Value::Object(entries) = snapshot {
+        if let Some(policy) = policy {
+            entries.push((POLICY.js().to_string(), policy));
+        }
+        if let Some(digest) = artifact {
+            entries.push((POLICY_ARTIFACT.js().to_string(), Value::string(digest)));
+        }
     }
 }
 
@@ -111,12 +165,18 @@ fn snapshot_value(
     ])
 }
 
-/// The keys of this engine's snapshot.
-const SNAPSHOT_FIELDS: [FieldName; 6] = [
+const POLICY: FieldName = FieldName::same("policy");
+
+const POLICY_ARTIFACT: FieldName = FieldName::same("policyArtifact");
+
+/// The keys of this engine's snapshot (the last two only when set).
+const SNAPSHOT_FIELDS: [FieldName; 8] = [
     FieldName::same("version"),
     FieldName::same("engine"),
     FieldName::same("config"),
     FieldName::same("history"),
     FieldName::same("stoppingReason"),
     FieldName::same("stoppingDetails"),
+    POLICY,
+    POLICY_ARTIFACT,
 ];

@@ -149,11 +149,7 @@ impl LoopTally {
             }
         }
         let q = observation.quality_score;
-        let regressed = match (regression_tolerance, self.peak) {
-            (Some(tolerance), Some((_, peak))) => q < peak - tolerance,
-            _ => false,
-        };
-        self.regression_streak = if regressed { self.regression_streak + 1 } else { 0 };
+        self.regression_streak = regression_streak(self.regression_streak, q, self.peak, regression_tolerance);
         if self.peak.is_none_or(|(_, peak)| q > peak) {
             self.peak = Some((observation.iteration, q));
             self.since_peak = 0;
@@ -309,4 +305,16 @@ pub fn check_history(records: &Value, path: impl Fn(usize) -> String, sums: [f64
         tally.observe(&record.observation, record.usage.as_deref(), None);
     }
     Ok(())
+}
+
+/// The regression rule's streak after a record of quality `q`: one more when `q` is more
+/// than `tolerance` points below the peak so far (`peak`, before this record), else 0 (also
+/// without a tolerance). The config's tally and a policy's per-tolerance streaks both step
+/// by this one rule.
+#[inline(always)]
+pub(crate) fn regression_streak(streak: u64, q: f64, peak: Option<(u64, f64)>, tolerance: Option<f64>) -> u64 {
+    match (tolerance, peak) {
+        (Some(tolerance), Some((_, peak))) if q < peak - tolerance => streak + 1,
+        _ => 0,
+    }
 }

@@ -113,6 +113,16 @@ impl Script {
     }
 }
 
+/// A digest stand-in for `calibrateLoopPolicy` (the core has no SHA-256; the matrix compares
+/// only errors, raised before anything is hashed).
+struct NoSha;
+
+impl earlyexit::artifact::Sha256 for NoSha {
+    fn sha256_hex(&self, _data: &[u8]) -> String {
+        "0".repeat(64)
+    }
+}
+
 enum Engine {
     Loop(EarlyStopping, Option<Script>),
     Analytics(IterationAnalytics),
@@ -381,6 +391,19 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             other => panic!("unknown IterationAnalytics call {other}"),
         },
         Engine::Stateless => match name {
+            // Only its errors are vectors (the bad-input matrix): the answer is not compared.
+            "calibrateLoopPolicy" => {
+                let sequential = |plan: &earlyexit::loops::replay::LoopCalibrationPlan| plan.evaluate_all();
+                let answer = earlyexit::loops::replay::calibrate_value(
+                    &arg(&args, 0),
+                    &arg(&args, 1),
+                    Naming::Js,
+                    &NoSha,
+                    0,
+                    &sequential,
+                );
+                from(answer.map(|_| Value::Null))
+            }
             "calculateQualitySignal" => from(
                 LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
                     .map(|r| calculate_quality_signal(&r).to_value(Naming::Js)),
@@ -518,7 +541,11 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
                 }
                 other => return Err(earlyexit::loops::invalid_analytics_source(Naming::Js, &other)),
             };
-            Engine::Loop(EarlyStopping::from_config_value(&get("config"), Naming::Js)?, script)
+            let mut engine = EarlyStopping::from_config_value(&get("config"), Naming::Js)?;
+            if let Some(policy) = c.get("policy").filter(|p| !matches!(p, Value::Null)) {
+                engine.set_policy(Some(earlyexit::LoopPolicy::engine_policy(policy, Naming::Js)?));
+            }
+            Engine::Loop(engine, script)
         }
         // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
         "IterationAnalytics" => Engine::Analytics(IterationAnalytics::construct(
@@ -529,7 +556,7 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
             Naming::Js,
             true,
         )?),
-        "calculateQualitySignal" | "jsnum" => Engine::Stateless,
+        "calculateQualitySignal" | "jsnum" | "calibrateLoopPolicy" => Engine::Stateless,
         "receipts" => Engine::Receipts,
         "CoherenceEarlyExit" => {
             Engine::Exit(CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?)

@@ -195,11 +195,14 @@ ops! {
     /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
     /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
     LOOP_CALIBRATE = 82 => "calibrateLoopPolicy";
-    /// `[artifact (object or JSON text), nowMs]` -> the artifact's loop policy `{config,
-    /// returns, analytics}` (config keys camelCase); expired or non-loop artifacts are refused.
+    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
+    /// (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
+    /// is a condition tree, else null); expired or non-loop artifacts are refused.
     LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
-    /// `[policy]` -> the stop policy checked as `EarlyStopping` takes it (`invalid_config`,
-    /// fields under `policy`), normalized: `{returns, any | all | k_of | not_before}`.
+    /// `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
+    /// (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
+    /// not_before}`; with a snapshot's `policy` (`fromJSON`; `invalid_snapshot`), the one the
+    /// restored engine decides under (a given one must agree), `null` for none.
     LOOP_POLICY_CHECK = 84 => "EarlyStopping with a policy";
     /// `[normalized policy, config, state or null, new records, report or null, source
     /// attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must

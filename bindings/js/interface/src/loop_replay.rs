@@ -55,12 +55,14 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     }
     #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
-        let policy = replay::policy_from_artifact(arg(args, 0), now_ms(arg(args, 1))?)?;
-        return Ok(Some(policy.to_value(Naming::Js)));
+        return Ok(Some(replay::engine_from_artifact_value(arg(args, 0), now_ms(arg(args, 1))?)?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {
-        return Ok(Some(earlyexit::loops::policy::engine_policy_value(arg(args, 0), Naming::Js)?));
+        return Ok(Some(match arg(args, 1) {
+            Value::Null => earlyexit::loops::policy::engine_policy_value(arg(args, 0), Naming::Js)?,
+            restored => earlyexit::loops::policy::restored_policy_value(arg(args, 0), restored, Naming::Js)?,
+        }));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_STEP {

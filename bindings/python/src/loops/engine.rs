@@ -152,7 +152,8 @@ fn fast_record_args(
     Some((iteration, result))
 }
 
-/// Unpickles an `EarlyStopping` that decided under a stop policy (its `__reduce__`).
+/// Unpickles an `EarlyStopping` that decided under a stop policy, as pickles made before
+/// snapshots held the policy name it (the snapshot then has none, so `policy` is taken).
 #[pyfunction]
 pub fn _restore_loop_policy(
     py: Python<'_>,
@@ -410,13 +411,15 @@ impl PyEarlyStopping {
         artifact: &Bound<'_, PyAny>,
         analytics: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let policy = crate::loops::calibrate::calibrated_policy(py, artifact)?;
-        let engine = EarlyStopping::new(policy.config).or_raise(py)?;
+        let (config, policy) = crate::loops::calibrate::calibrated_policy(py, artifact)?.engine_parts();
+        let mut engine = EarlyStopping::new(config).or_raise(py)?;
+        engine.set_policy(policy);
         Self::with_source(py, engine, analytics)
     }
 
-    /// Restores `to_json()` text (or its parsed dict); the analytics source and the stop
-    /// policy are not part of a snapshot and are given again.
+    /// Restores `to_json()` text (or its parsed dict); the analytics source is given again.
+    /// The stop policy is the snapshot's when it holds one (a `policy` given too must be the
+    /// same), else `policy`.
     #[staticmethod]
     #[pyo3(signature = (snapshot, *, analytics = None, policy = None))]
     fn from_json(
@@ -425,27 +428,18 @@ impl PyEarlyStopping {
         analytics: Option<&Bound<'_, PyAny>>,
         policy: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
+        let given = match policy.filter(|p| !p.is_none()) {
+            Some(policy) => Some(LoopPolicy::engine_policy(&policy_value(py, policy)?, Naming::Snake).or_raise(py)?),
+            None => None,
+        };
         let restored = <Self as EngineClass>::restore(py, snapshot, analytics)?;
-        if let Some(policy) = policy.filter(|p| !p.is_none()) {
-            let value = policy_value(py, policy)?;
-            let policy = LoopPolicy::engine_policy(&value, Naming::Snake).or_raise(py)?;
-            locked(&restored.engine, |es| es.set_policy(Some(policy)));
-        }
+        locked(&restored.engine, |es| es.adopt_policy(given)).or_raise(py)?;
         Ok(restored)
     }
 
-    /// A pickle: the snapshot and the source, and the stop policy when one is set (a pickle
-    /// restores an engine that decides as this one does).
+    /// A pickle: the snapshot (which holds the stop policy when one is set) and the source.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let policy = locked(&self.engine, |es| es.policy().map(|p| p.to_value().to_json()));
-        match policy {
-            None => shims::reduce_engine(py, self),
-            Some(policy) => {
-                let restore = shims::module_attr(py, "_restore_loop_policy")?;
-                let args = (shims::to_json(self), self.analytics_object(py), policy);
-                Ok((restore, args).into_pyobject(py)?.into_any())
-            }
-        }
+        shims::reduce_engine(py, self)
     }
 
     fn __copy__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, Self>> {

@@ -19,7 +19,7 @@ use crate::loops::rules::{
     budget_details, diminishing_returns_details, high_confidence_details, max_iterations_details,
     no_improvement_details, plateau_details, regression_details, stop_confidence, stop_reason, stop_trigger,
 };
-use crate::loops::state::{BestIteration, LoopTally, ObservationWindow, ObservationWindowMut};
+use crate::loops::state::{regression_streak, BestIteration, LoopTally, ObservationWindow, ObservationWindowMut};
 use crate::loops::verdict::{verdict_confidence, verdict_reason, Verdict};
 use crate::value;
 
@@ -132,11 +132,9 @@ impl PolicyState {
         behavior: Option<&BehaviorIteration>,
         min_quality_threshold: f64,
     ) {
-        let q = observation.quality_score;
-        let peak = self.tally.peak.map(|(_, p)| p);
+        let (q, peak) = (observation.quality_score, self.tally.peak);
         for (tolerance, streak) in &mut self.streaks {
-            let regressed = peak.is_some_and(|peak| q < peak - *tolerance);
-            *streak = if regressed { *streak + 1 } else { 0 };
+            *streak = regression_streak(*streak, q, peak, Some(*tolerance));
         }
         self.recorded += 1;
         self.best.observe(&observation, min_quality_threshold);

@@ -39,6 +39,24 @@ pub fn engine_policy_value(policy: &Value, naming: Naming) -> Result<Value> {
     Ok(crate::loops::replay::LoopPolicy::engine_policy(policy, naming)?.to_value())
 }
 
+/// [`engine_policy_value`] for an engine restored from a snapshot: `restored` is the
+/// snapshot's `policy` key as [`EarlyStopping::normalize_snapshot`](crate::EarlyStopping::normalize_snapshot)
+/// passed it on (`null`: none; errors `invalid_snapshot` under `policy`), `given` the
+/// policy given with the snapshot (`null`: none). Answers the normalized policy the engine
+/// decides under, or `null`, by [`restored_policy`](crate::loops::policy::restored_policy).
+pub fn restored_policy_value(given: &Value, restored: &Value, naming: Naming) -> Result<Value> {
+    use crate::loops::replay::LoopPolicy;
+    let restored = match restored {
+        Value::Null => None,
+        policy => Some(LoopPolicy::engine_policy_as(policy, Naming::Js, ErrorCode::InvalidSnapshot)?),
+    };
+    let given = match given {
+        Value::Null => None,
+        policy => Some(LoopPolicy::engine_policy(policy, naming)?),
+    };
+    Ok(crate::loops::policy::restored_policy(restored, given)?.map_or(Value::Null, |p| p.to_value()))
+}
+
 /// One decision under a normalized `policy` (from [`engine_policy_value`]): `state` (`null`
 /// for a fresh one) takes in `records` (the history's records not folded yet, as the
 /// engine stores them), then the tree decides. `report`: `null` when the source was not

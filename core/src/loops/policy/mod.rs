@@ -30,5 +30,5 @@ mod stop;
 
 pub use condition::{BehaviorCondition, ConditionKind, StopCondition, COMBINATOR_KEYS, MAX_DEPTH};
 pub use evaluate::{decide_policy, policy_decision, PolicyState, PolicyVerdict};
-pub use host::{engine_policy_value, policy_step_value};
-pub use stop::{tree_entries, tree_of, StopPolicy, TREE_KEYS};
+pub use host::{engine_policy_value, policy_step_value, restored_policy_value};
+pub use stop::{restored_policy, tree_entries, tree_of, StopPolicy, TREE_KEYS};

@@ -9,7 +9,7 @@ use crate::loops::policy::condition::StopCondition;
 use crate::loops::policy::evaluate::{decide_policy, policy_decision, PolicyState};
 use crate::loops::presets::{LoopPreset, ReturnPolicy};
 use crate::loops::records::{Observation, ResourceUsage};
-use crate::value::{ErrorCode, Result, Value};
+use crate::value::{Error, ErrorCode, ErrorKind, Result, Value};
 
 /// A stop policy: when to stop (a condition tree) and which output to return.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,5 +95,23 @@ pub fn tree_entries(when: &StopCondition) -> Vec<(String, Value)> {
     match root.to_value() {
         Value::Object(entries) => entries,
         _ => Vec::new(),
+    }
+}
+
+/// The policy a restored loop decides under: the one its snapshot holds (`restored`), else
+/// the one given with it. Giving one that differs from the snapshot's is an error
+/// (`invalid_config` on `policy`): the snapshot's policy wins only when they agree, so a
+/// loop never switches policy without a word.
+pub fn restored_policy(restored: Option<StopPolicy>, given: Option<StopPolicy>) -> Result<Option<StopPolicy>> {
+    match (restored, given) {
+        (Some(restored), Some(given)) if restored != given => Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Range,
+            "policy",
+            "policy differs from the stop policy the loop decides under (its snapshot's): give none to keep \
+             that one, or the same",
+        )),
+        (Some(restored), _) => Ok(Some(restored)),
+        (None, given) => Ok(given),
     }
 }

@@ -1,6 +1,7 @@
 //! A loop calibration as a calibration [`Artifact`] (kind `"loop"`, the envelope both
 //! engines share): the chosen policy in the portable policy form the replay and
-//! `EarlyStopping` read (`{config, returns, analytics}`, config keys in JS spelling), the
+//! `EarlyStopping` read (`{config, returns, analytics}`, config keys in JS spelling, plus
+//! its condition tree's keys when the candidate was a composed policy), the
 //! certificate (one hypothesis per tested point of the path: `parameter` = its
 //! aggressiveness, `trials` = tasks, `events` = tasks stopped prematurely), the corpus
 //! digest, and a `body` holding the status, the frontier and the warnings. The host gives
@@ -158,22 +159,37 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy>
     }
     let policy = LoopPolicy::from_value(&artifact.policy, Naming::Js)
         .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
-    if policy.when.is_some() {
-        // Calibration certifies configs only (a tree is refused among its candidates).
-        return Err(Error::new(
-            ErrorCode::InvalidArtifact,
-            ErrorKind::Range,
-            "policy",
-            "policy is a composed stop policy; a loop artifact's policy is a config",
-        ));
-    }
     Ok(policy)
+}
+
+impl LoopPolicy {
+    /// What an engine running this calibrated policy is built from: its config, and its
+    /// composed stop policy when it has a condition tree (a config-only policy decides by
+    /// the config, as an engine without a policy does).
+    pub fn engine_parts(&self) -> (crate::loops::EarlyStoppingConfig, Option<crate::loops::StopPolicy>) {
+        (self.config.clone(), self.when.is_some().then(|| self.stop_policy()))
+    }
+}
+
+/// The binding entry of `EarlyStopping.fromCalibration`: `{config, policy}` for an artifact
+/// (see [`policy_from_artifact`]): the engine config, and the normalized stop policy when
+/// the calibrated policy is a condition tree (else `null`).
+pub fn engine_from_artifact_value(artifact: &Value, now_ms: i64) -> Result<Value> {
+    let (config, policy) = policy_from_artifact(artifact, now_ms)?.engine_parts();
+    Ok(Value::object(vec![
+        ("config", config.to_value(Naming::Js)),
+        ("policy", policy.map_or(Value::Null, |p| p.to_value())),
+    ]))
 }
 
 impl crate::loops::EarlyStopping {
     /// An engine running the policy of a loop calibration artifact (a value or its JSON
-    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms`.
+    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms`: its
+    /// config, and its condition tree as the engine's stop policy when it has one.
     pub fn from_calibration(artifact: &Value, now_ms: i64) -> Result<Self> {
-        Self::new(policy_from_artifact(artifact, now_ms)?.config)
+        let (config, policy) = policy_from_artifact(artifact, now_ms)?.engine_parts();
+        let mut engine = Self::new(config)?;
+        engine.set_policy(policy);
+        Ok(engine)
     }
 }

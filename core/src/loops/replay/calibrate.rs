@@ -1,7 +1,10 @@
 //! Learn-then-Test calibration of a loop policy on recorded runs of one task family: the
 //! most aggressive policy on a path fixed in advance (the [`family`](super::family)'s, or
 //! one the caller gives) whose premature-stop rate is at most `risk` with probability at
-//! least `1 - delta`.
+//! least `1 - delta`. Every candidate is a stop policy ([`LoopPolicy::stop_policy`]): a
+//! config stands for its tree ([`StopCondition::from_config`](crate::loops::StopCondition::from_config)),
+//! replayed by the engine's fixed order (the tree's compiled form, the faster path for the
+//! family), and a composed candidate is its own tree, replayed by it.
 //!
 //! **Risk.** A run is stopped prematurely when no iteration up to the stop was good and a
 //! later one was (the replay's `premature`); good = the recorded ground truth `good`, else a
@@ -104,22 +107,8 @@ impl LoopCalibrationRequest {
                 let last = items.len().saturating_sub(1).max(1) as f64;
                 for (i, item) in items.iter().enumerate() {
                     let at = value::index_path("candidates", i);
-                    let policy =
-                        LoopPolicy::from_value(item, naming).map_err(|e| e.nested(ErrorCode::InvalidConfig, &at))?;
-                    if policy.when.is_some() {
-                        // The engines built from an artifact run its policy's config; a tree
-                        // would be certified but not run.
-                        return Err(Error::new(
-                            ErrorCode::InvalidConfig,
-                            ErrorKind::Range,
-                            &at,
-                            value::concat(&[
-                                &at,
-                                " is a composed stop policy; a calibrated policy is a config (with returns \
-                                 and analytics), without any, all, k_of or not_before",
-                            ]),
-                        ));
-                    }
+                    let policy = LoopPolicy::from_value(item, naming)
+                        .map_err(|e| crate::loops::replay::policy::nested_at(e, ErrorCode::InvalidConfig, &at))?;
                     path.push((i as f64 / last, policy));
                 }
                 request.path = path;

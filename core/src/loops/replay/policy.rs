@@ -109,7 +109,13 @@ impl LoopPolicy {
     /// (`policy.any[1].patience`). `analytics` is refused there: the engine asks the source
     /// it was given.
     pub fn engine_policy(value: &Value, naming: Naming) -> Result<StopPolicy> {
-        let nest = |e: Error| e.nested(crate::value::ErrorCode::InvalidConfig, "policy");
+        Self::engine_policy_as(value, naming, crate::value::ErrorCode::InvalidConfig)
+    }
+
+    /// [`LoopPolicy::engine_policy`] with errors under `code` (`invalid_snapshot` for the
+    /// policy a snapshot holds).
+    pub fn engine_policy_as(value: &Value, naming: Naming, code: crate::value::ErrorCode) -> Result<StopPolicy> {
+        let nest = |e: Error| nested_at(e, code, "policy");
         if value.get("analytics").is_some() {
             return Err(nest(Error::new(
                 CODE,
@@ -203,6 +209,17 @@ impl From<LoopPreset> for LoopPolicy {
             analytics: preset.builtin_analytics().then(AnalyticsConfig::default),
             when: None,
         }
+    }
+}
+
+/// A policy reader's error moved under `at` with `code`: an error on the whole value (field
+/// `policy`, the reader's own name for it) is `at` itself, one inside it `at.<path>`.
+pub(crate) fn nested_at(e: Error, code: crate::value::ErrorCode, at: &str) -> Error {
+    if e.field() == "policy" {
+        let message = if at == "policy" { e.message().to_string() } else { value::concat(&[at, ": ", e.message()]) };
+        Error::new(code, e.kind(), at, message)
+    } else {
+        e.nested(code, at)
     }
 }
 
