@@ -44,16 +44,9 @@ pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError
 /// SHA-256 digest (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.
 pub fn calibrated(artifact: &Value) -> Result<(EarlyStoppingConfig, Option<StopPolicy>, String), CoreError> {
     let policy = earlyexit::loops::replay::policy_from_artifact(artifact, earlyexit_calibrate::now_ms())?;
-    let parsed;
-    let value = match artifact {
-        Value::String(text) => {
-            parsed = Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact")?;
-            &parsed
-        }
-        other => other,
-    };
+    let value = earlyexit::artifact::document(artifact)?;
     let digest =
-        earlyexit::artifact::digest(value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
+        earlyexit::artifact::digest(&value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
     let stop = policy.when.is_some().then(|| policy.stop_policy());
     Ok((policy.config, stop, digest))
 }

@@ -22,6 +22,26 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
+/// `pyramid submit` of one layer's figures (flaky 0, coverage 1); the exit code is 0 or 10.
+fn submit(state: &Path, layer: &str, pass_rate: &str) {
+    let args = [
+        "--json",
+        "pyramid",
+        "submit",
+        "--state",
+        s(state),
+        layer,
+        "--pass-rate",
+        pass_rate,
+        "--flaky",
+        "0",
+        "--coverage",
+        "1",
+    ];
+    let out = run(&args);
+    assert!(matches!(code(&out), 0 | 10), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A fail_fast run in shadow mode whose first layer fails; its result appended to `log`.
 fn shadow_run(dir: &Path, id: &str, log: &Path) -> Value {
     let state = dir.join(format!("{id}.json"));
@@ -44,21 +64,7 @@ fn shadow_run(dir: &Path, id: &str, log: &Path) -> Value {
     ]);
     assert_eq!(code(&start), 0, "{}", String::from_utf8_lossy(&start.stderr));
     for (layer, rate) in [("unit", "0.5"), ("e2e", "1")] {
-        let out = run(&[
-            "--json",
-            "pyramid",
-            "submit",
-            "--state",
-            s(&state),
-            layer,
-            "--pass-rate",
-            rate,
-            "--flaky",
-            "0",
-            "--coverage",
-            "1",
-        ]);
-        assert!(matches!(code(&out), 0 | 10), "{}", String::from_utf8_lossy(&out.stderr));
+        submit(&state, layer, rate);
     }
     let result = run(&["--json", "pyramid", "result", "--state", s(&state), "--receipts", s(log)]);
     assert_eq!(code(&result), 12, "the build is red: {}", String::from_utf8_lossy(&result.stderr));
@@ -130,21 +136,7 @@ fn a_label_goes_into_the_receipt_and_verify_reports_rates_by_it() {
     for label in ["main", "release/2", "main"] {
         assert_eq!(code(&start(label)), 0);
         for (layer, rate) in [("unit", "0.5"), ("e2e", "1")] {
-            let args = [
-                "--json",
-                "pyramid",
-                "submit",
-                "--state",
-                s(&state),
-                layer,
-                "--pass-rate",
-                rate,
-                "--flaky",
-                "0",
-                "--coverage",
-                "1",
-            ];
-            assert!(matches!(code(&run(&args)), 0 | 10));
+            submit(&state, layer, rate);
         }
         let result = run(&["--json", "pyramid", "result", "--state", s(&state), "--receipts", s(&log)]);
         assert_eq!(code(&result), 12);
@@ -242,21 +234,7 @@ fn an_expired_artifact_runs_in_shadow_at_now_or_the_clock() {
         while let Some(Value::String(name)) =
             json(&run(&["--json", "pyramid", "next", "--state", s(&state)])).get("name").cloned()
         {
-            let args = [
-                "--json",
-                "pyramid",
-                "submit",
-                "--state",
-                s(&state),
-                &name,
-                "--pass-rate",
-                "1",
-                "--flaky",
-                "0",
-                "--coverage",
-                "1",
-            ];
-            assert!(matches!(code(&run(&args)), 0 | 10));
+            submit(&state, &name, "1");
         }
         let result = json(&run(&["--json", "pyramid", "result", "--state", s(&state)]));
         result.get("shadow").and_then(|s| s.get("reason")).and_then(Value::as_str).map(str::to_string)

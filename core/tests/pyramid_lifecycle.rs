@@ -177,31 +177,12 @@ fn artifacts_that_are_not_pyramid_policies_are_refused_by_path() {
     assert_eq!(err.code(), "invalid_artifact");
 }
 
+/// A live run of `policy` a day into the artifacts' validity (an enforced artifact needs the
+/// time), by `now` in its options: [`live_at`] without a host clock.
 fn live_result(policy: &Value, extra: Vec<(&str, Value)>) -> earlyexit::TestPyramidResult {
-    use earlyexit::pyramid::policy::LiveRun;
-    use earlyexit::{Action, LayerResult};
-    // A day into the artifacts' validity: an enforced artifact needs the time.
-    let mut options = vec![("policy", policy.clone()), ("now", Value::Number((JAN_1 + DAY) as f64))];
+    let mut options = vec![("now", Value::Number((JAN_1 + DAY) as f64))];
     options.extend(extra);
-    let layers = Value::Array(
-        ["unit", "integration", "e2e"]
-            .iter()
-            .map(|n| Value::object(vec![("name", Value::string(*n)), ("costMs", Value::Number(10.0))]))
-            .collect(),
-    );
-    let mut run = LiveRun::start_value(
-        &Value::Null,
-        &Value::Number(3.0),
-        &layers,
-        &Value::object(options),
-        &Value::Null,
-        Naming::Js,
-    )
-    .unwrap();
-    while let Action::Run(layer) = run.next() {
-        run.submit(layer, LayerResult::new(1.0, 1.0, 0.0)).unwrap();
-    }
-    run.result().unwrap()
+    live_at(policy, options, None)
 }
 
 #[test]

@@ -370,3 +370,15 @@ impl Artifact {
         millis_from_rfc3339(&self.expires_at).is_none_or(|expires| now_ms >= expires)
     }
 }
+
+/// An artifact as callers hand it over: a document value, or its JSON text (parsed within
+/// the document limits; `invalid_artifact` at `artifact` when it is not JSON). Every reader
+/// of an artifact takes either form through this.
+pub fn document(artifact: &Value) -> Result<std::borrow::Cow<'_, Value>> {
+    match artifact {
+        Value::String(text) => {
+            Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact").map(std::borrow::Cow::Owned)
+        }
+        other => Ok(std::borrow::Cow::Borrowed(other)),
+    }
+}

@@ -13,6 +13,7 @@ mod receipts;
 
 pub use digest::{digest, is_sha256_hex, Sha256};
 pub use envelope::{
-    Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
+    document, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS, SCHEMA_VERSION,
+    SCHEMA_VERSIONS_READ,
 };
 pub use receipts::{append_receipts, verify_receipts, ChainBreak, ReceiptCheck};

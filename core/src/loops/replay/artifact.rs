@@ -123,14 +123,8 @@ pub fn calibrate_value(
 /// replay: the envelope is checked (`invalid_artifact` naming the field), the kind must be
 /// `"loop"`, and an artifact expired at `now_ms` is refused (recalibrate instead).
 pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy> {
-    let parsed;
-    let value = match artifact {
-        Value::String(text) => {
-            parsed = Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact")?;
-            &parsed
-        }
-        other => other,
-    };
+    let document = crate::artifact::document(artifact)?;
+    let value = document.as_ref();
     let wrong_kind = |kind: &str| {
         Error::new(
             ErrorCode::InvalidArtifact,

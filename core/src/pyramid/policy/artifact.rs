@@ -38,9 +38,7 @@ pub fn read_pyramid_artifact(value: &Value) -> Result<PyramidArtifact> {
                 .collect();
             Value::Object(kept)
         }
-        Value::String(text) => {
-            return read_pyramid_artifact(&Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact")?)
-        }
+        Value::String(_) => return read_pyramid_artifact(&*crate::artifact::document(value)?),
         other => other.clone(),
     };
     let artifact = Artifact::from_value(&envelope)?;
