@@ -827,8 +827,9 @@ function snapshots() {
 // are snake_case everywhere). `null` is "no policy" in every language, so no null rows.
 const HC = { condition: 'high_confidence' };
 const BAD_POLICIES = [
-  ['unknown key', 'policy.anny', { any: [HC], anny: 1 }, 'type'],
-  ['unknown key in a condition', 'policy.any[0].limt', { any: [{ condition: 'max_iterations', limit: 3, limt: 1 }] }, 'type'],
+  // An unknown key is `unknown_option` (as in a config), `invalid_snapshot` in a snapshot.
+  ['unknown key', 'policy.anny', { any: [HC], anny: 1 }, 'type', 'unknown_option'],
+  ['unknown key in a condition', 'policy.any[0].limt', { any: [{ condition: 'max_iterations', limit: 3, limt: 1 }] }, 'type', 'unknown_option'],
   ['string for an integer, nested', 'policy.any[1].patience', { any: [HC, { condition: 'no_improvement', patience: '3' }] }, 'type'],
   ['boolean for an integer, two levels down', 'policy.all[0].any[0].limit', { all: [{ any: [{ condition: 'max_iterations', limit: true }] }] }, 'type'],
   ['patience 0', 'policy.any[1].patience', { any: [HC, { condition: 'no_improvement', patience: 0 }] }, 'range'],
@@ -851,9 +852,9 @@ const BAD_POLICIES = [
   ['array', 'policy', [], 'type'],
 ];
 function stopPolicies() {
-  for (const [kase, field, policy, kind] of BAD_POLICIES) {
-    row('StopPolicy', 'new EarlyStopping', field, kase, policy, 'invalid_config', kind, undefined,
-      { engine: 'EarlyStopping', construct: { config: null, analytics: null, policy }, calls: [], expectThrows: { code: 'invalid_config', field, kind } }, false);
+  for (const [kase, field, policy, kind, code = 'invalid_config'] of BAD_POLICIES) {
+    row('StopPolicy', 'new EarlyStopping', field, kase, policy, code, kind, undefined,
+      { engine: 'EarlyStopping', construct: { config: null, analytics: null, policy }, calls: [], expectThrows: { code, field, kind } }, false);
   }
   // In a snapshot: the same paths under invalid_snapshot (what `toJSON()` of an engine under a
   // policy writes, with one value broken), and the artifact digest the command's state file keeps.
@@ -880,12 +881,12 @@ const CALIBRATION_RUNS = [{ id: 'a', iterations: [
 ] }];
 function calibrationCandidates() {
   const good = { returns: 'best', any: [HC, { condition: 'no_improvement', patience: 3 }] };
-  for (const [kase, field, policy, kind] of BAD_POLICIES) {
+  for (const [kase, field, policy, kind, code = 'invalid_config'] of BAD_POLICIES) {
     if (kase === 'analytics (replay only)') continue; // a replay policy may attach the analytics
     const at = field === 'policy' ? 'candidates[1]' : field.replace(/^policy\./, 'candidates[1].');
     const options = { risk: 0.05, delta: 0.1, candidates: [good, policy] };
-    row('LoopCalibrationOptions', 'calibrateLoopPolicy', at, kase, policy, 'invalid_config', kind, undefined,
-      { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T('invalid_config', at, kind) }] }, false);
+    row('LoopCalibrationOptions', 'calibrateLoopPolicy', at, kase, policy, code, kind, undefined,
+      { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T(code, at, kind) }] }, false);
   }
 }
 

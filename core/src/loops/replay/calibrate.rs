@@ -107,7 +107,7 @@ impl LoopCalibrationRequest {
                 let last = items.len().saturating_sub(1).max(1) as f64;
                 for (i, item) in items.iter().enumerate() {
                     let at = value::index_path("candidates", i);
-                    let policy = LoopPolicy::from_value(item, naming)
+                    let policy = LoopPolicy::from_option(item, naming)
                         .map_err(|e| crate::loops::replay::policy::nested_at(e, ErrorCode::InvalidConfig, &at))?;
                     path.push((i as f64 / last, policy));
                 }

@@ -9,7 +9,7 @@ use crate::loops::replay::runs::CODE;
 use crate::loops::{EarlyStoppingConfig, LoopPreset, ReturnPolicy};
 use crate::value::jsonl::as_replay_error;
 use crate::value::{self, FieldName, Naming, ObjectReader, Value};
-use crate::value::{Error, ErrorKind, Result};
+use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const PRESET: FieldName = FieldName::same("preset");
 
@@ -109,12 +109,12 @@ impl LoopPolicy {
     /// (`policy.any[1].patience`). `analytics` is refused there: the engine asks the source
     /// it was given.
     pub fn engine_policy(value: &Value, naming: Naming) -> Result<StopPolicy> {
-        Self::engine_policy_as(value, naming, crate::value::ErrorCode::InvalidConfig)
+        Self::engine_policy_as(value, naming, ErrorCode::InvalidConfig)
     }
 
     /// [`LoopPolicy::engine_policy`] with errors under `code` (`invalid_snapshot` for the
     /// policy a snapshot holds).
-    pub fn engine_policy_as(value: &Value, naming: Naming, code: crate::value::ErrorCode) -> Result<StopPolicy> {
+    pub fn engine_policy_as(value: &Value, naming: Naming, code: ErrorCode) -> Result<StopPolicy> {
         let nest = |e: Error| nested_at(e, code, "policy");
         if value.get("analytics").is_some() {
             return Err(nest(Error::new(
@@ -124,7 +124,15 @@ impl LoopPolicy {
                 "analytics applies to replays; the engine asks the diminishing-returns source it was given",
             )));
         }
-        Ok(Self::from_value(value, naming).map_err(nest)?.stop_policy())
+        Ok(Self::from_option(value, naming).map_err(nest)?.stop_policy())
+    }
+
+    /// [`LoopPolicy::from_value`] for a policy given as an option (to the engine, or as a
+    /// calibration candidate) rather than in a replay file: its errors keep their own codes,
+    /// so an unknown key is `unknown_option` as in every options object, and the caller
+    /// nests the rest under its code ([`nested_at`]).
+    pub(crate) fn from_option(value: &Value, naming: Naming) -> Result<Self> {
+        Self::read(value, naming)
     }
 
     /// Parses a policy: `null` = the `seed` preset; a string = a preset name; an object
@@ -214,7 +222,13 @@ impl From<LoopPreset> for LoopPolicy {
 
 /// A policy reader's error moved under `at` with `code`: an error on the whole value (field
 /// `policy`, the reader's own name for it) is `at` itself, one inside it `at.<path>`.
-pub(crate) fn nested_at(e: Error, code: crate::value::ErrorCode, at: &str) -> Error {
+pub(crate) fn nested_at(e: Error, code: ErrorCode, at: &str) -> Error {
+    // An unknown key in a policy given as an option is `unknown_option`, as in a config;
+    // in a snapshot or a replay file the document's own code says what was bad.
+    let code = match (e.error_code(), code) {
+        (ErrorCode::UnknownOption, ErrorCode::InvalidConfig) => ErrorCode::UnknownOption,
+        _ => code,
+    };
     if e.field() == "policy" {
         let message = if at == "policy" { e.message().to_string() } else { value::concat(&[at, ": ", e.message()]) };
         Error::new(code, e.kind(), at, message)
