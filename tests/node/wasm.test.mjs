@@ -193,8 +193,18 @@ describe('wasm instance', { skip }, () => {
     assert.equal(await scenario(web), await scenario(ee));
     await assert.rejects(web.init({ replay: true, replays: true }), (e) => e instanceof TypeError && e.code === 'unknown_option' && e.field === 'replays');
     // A later call retries; then replay ops go to the replay module, the rest to the engines module.
+    assert.throws(() => new web.EarlyStopping(null, null, { preset: 'seed' }), notLoaded('EarlyStopping with a policy'));
     await web.init({ replay: readFileSync(REPLAY_WASM) });
     assert.deepEqual(web.replayLoops(runs, 'recommended'), ee.replayLoops(runs, 'recommended'));
+    // A stop policy's object is the replay module's: the same decisions as in Node.
+    const underPolicy = (api) => {
+      const loop = new api.EarlyStopping(null, null, { preset: 'recommended' });
+      return [60, 70, 71, 71.5, 71.6, 71.6, 71.7].map((q, i) => {
+        loop.recordIterationResult(i + 1, { quality_score: q, confidence: 0.6, verification_status: 'failed', quality_delta: 1, timestamp: times.startTime });
+        return loop.shouldStop();
+      });
+    };
+    assert.deepEqual(underPolicy(web), underPolicy(ee));
     const nodeAnalytics = new ee.IterationAnalytics('loop', 'task', { ...times, persist: false });
     nodeAnalytics.recordIteration({ iteration_number: 1, quality_score: 80, verification_status: 'passed', timestamp: times.startTime });
     const generatedAt = '2026-01-02T00:00:00.000Z';
