@@ -82,6 +82,22 @@ function configFor(config) {
   return entry;
 }
 
+// A stop policy checked and normalized by the core (its wire text), cached per given policy's
+// text as configs are: engines made in a loop under one policy check it once.
+const policies = new Map();
+const CACHE_POLICY_TEXT = 16_384; // a larger policy is checked per engine
+function checkedPolicy(given) {
+  let text = policies.get(given);
+  if (text === undefined) {
+    const answer = native.exec(OP.LOOP_POLICY_CHECK, args1(given));
+    text = answer.charCodeAt(0) === 123 ? answer : enc(unwrap(answer)); // '{': plain JSON as it is
+    if (given.length + text.length > CACHE_POLICY_TEXT) return text;
+    if (policies.size >= CACHE_ENTRIES) policies.clear();
+    policies.set(given, text);
+  }
+  return text;
+}
+
 // Reason strings are cached per value (per config, and module-wide for an outside source's
 // reasons), so a repeated decision costs no native call. Bounded in entries and in length:
 // a source's reason can be any size, and the caches outlive the engines that filled them.
@@ -275,7 +291,7 @@ export class EarlyStopping {
     const given = policy === undefined || policy === null ? 'null' : enc(policy, AS_POLICY);
     if (restored === undefined || restored === null) {
       if (given === 'null') return;
-      this.#policy = enc(unwrap(native.exec(OP.LOOP_POLICY_CHECK, args1(given))));
+      this.#policy = checkedPolicy(given);
       return;
     }
     const chosen = unwrap(native.exec(OP.LOOP_POLICY_CHECK, args2(given, enc(restored))));
@@ -1147,7 +1163,7 @@ const SEED_CHECKS = {
 };
 
 
-// For the tests: how many entries and characters the config and reason caches hold.
+// For the tests: how many entries and characters the config, policy and reason caches hold.
 export function cacheSizes() {
   const maps = [drReasons];
   for (const entry of configs.values()) maps.push(entry.highConfidence, entry.maxIterations);
@@ -1158,5 +1174,7 @@ export function cacheSizes() {
     for (const [key, text] of map) chars += text.length + (typeof key === 'string' ? key.length : 0);
   }
   for (const entry of configs.values()) chars += entry.key.length + (entry.plateau === null ? 0 : entry.plateau.length);
+  entries += policies.size;
+  for (const [given, text] of policies) chars += given.length + text.length;
   return { entries, chars };
 }
