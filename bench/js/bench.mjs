@@ -11,6 +11,9 @@
 //            (the seed formats `new Date().toISOString()` per record, which is slow on some
 //            machines; ours reads Date.now() and formats on first read of the history).
 //            The timestamps are made by toISOString(), as a caller's are (flat strings).
+//   loop-policy  loop-ts with our engines deciding under the stop policy `{preset: 'seed'}`
+//            (the seed's checks as a condition tree: the same decisions, plus `fired`); the
+//            seed side is the seed's engine, which has no policies.
 //   pyramid  EarlyExitController.runWithEarlyExit over 4 layers with synchronous runners
 //            (exits, speculation, verification and full runs all occur); 100,000 runs of
 //            one controller.
@@ -108,7 +111,7 @@ class Source {
   }
 }
 
-function loopWorkload(EarlyStopping, count, timestamps = false) {
+function loopWorkload(EarlyStopping, count, timestamps = false, policy = undefined) {
   const base = Date.UTC(2026, 0, 1);
   const kinds = timestamps
     ? trajectories().map((kind, k) => kind.map((r, i) => ({ ...r, timestamp: new Date(base + k * 60_000 + i * 1_000).toISOString() })))
@@ -117,7 +120,7 @@ function loopWorkload(EarlyStopping, count, timestamps = false) {
     let stops = 0;
     for (let t = 0; t < count; t++) {
       const kind = kinds[t & 7];
-      const es = (t & 1) === 0 ? new EarlyStopping() : new EarlyStopping(undefined, new Source());
+      const es = (t & 1) === 0 ? new EarlyStopping(undefined, null, policy) : new EarlyStopping(undefined, new Source(), policy);
       for (let i = 0; i < 10; i++) {
         es.recordIterationResult(i + 1, kind[i]);
         if (es.shouldStop(i + 1).stop) stops++;
@@ -251,9 +254,11 @@ async function main() {
       names.push(`${impl}@${path.basename(options.against)}`);
     }
     const wanted = (workload) => options.only === null || options.only.includes(workload);
-    const loops = (timestamps) => [seedLoop, ...builds].map((m) => loopWorkload(m.EarlyStopping, count, timestamps));
+    const loops = (timestamps, policy) =>
+      [seedLoop, ...builds].map((m) => loopWorkload(m.EarlyStopping, count, timestamps, m === seedLoop ? undefined : policy));
     if (wanted('loop')) report('loop', names, count, await compare(loops(false), count, rounds));
     if (wanted('loop-ts')) report('loop-ts', names, count, await compare(loops(true), count, rounds));
+    if (wanted('loop-policy')) report('loop-policy', names, count, await compare(loops(true, { preset: 'seed' }), count, rounds));
     const pyramids = (workload) => [seedPyramid, ...builds].map((m) => workload(m.EarlyExitController, m.DEFAULT_EXIT_CONFIG, count));
     if (wanted('pyramid')) report('pyramid', names, count, await compare(pyramids(pyramidWorkload), count, rounds));
     if (wanted('pyramid-new')) report('pyramid-new', names, count, await compare(pyramids(pyramidNewWorkload), count, rounds));

@@ -13,13 +13,17 @@ const { REPLAY_OPS } = require('./contract.cjs');
 const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
 
 let replay = null;
+const loadReplay = () => replay ?? (replay = require('./pkg/nodejs/earlyexit_replay.js'));
 // Everything the engines module exports (the JSON interface and the loop's numeric fast
-// path), with `exec` routing replay ops to the replay module.
+// path), with `exec` routing replay ops to the replay module, and the replay module's
+// `PolicyEngine` (an EarlyStopping's stop policy).
 const native = Object.assign({}, engines, {
   exec(op, args) {
     if (!isReplayOp(op)) return engines.exec(op, args);
-    if (replay === null) replay = require('./pkg/nodejs/earlyexit_replay.js');
-    return replay.exec(op, args);
+    return loadReplay().exec(op, args);
+  },
+  PolicyEngine: function PolicyEngine() {
+    return new (loadReplay().PolicyEngine)();
   },
   // After a trap (the JS layer's guard, bindings/js/api/instance.js): a fresh instance of the module that answers
   // `op` (both glues are built with wasm-bindgen's reset function); true for the engines.

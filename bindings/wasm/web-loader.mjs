@@ -38,7 +38,7 @@ import createApi from './api.mjs';
 // codes of the loading errors: the generated contract's (bindings/js/build.mjs copies it here;
 // the messages are worded in bindings/js/interface/src/host_messages.rs: no core has loaded
 // when they are thrown).
-import { HOST_CODES, MESSAGES, REPLAY_OPS } from './contract.mjs';
+import { HOST_CODES, MESSAGES, OP, REPLAY_OPS } from './contract.mjs';
 
 const isReplayOp = (op) => REPLAY_OPS[op] !== undefined;
 const notReady = () => new Error(MESSAGES.NOT_INITIALIZED);
@@ -76,6 +76,7 @@ let engines = null; // the engines' load, shared by every init() call; null befo
 let replay = null; // the replay module's load, likewise
 let replayExec = null; // the replay module's exec once it is loaded
 let replayReset = null; // and its reset (a fresh instance after a trap)
+let replayPolicyEngine = null; // and its class PolicyEngine (an EarlyStopping's stop policy)
 let replayFailure = null; // why the last replay load failed (for the not-loaded message)
 
 function replayNotLoaded(op) {
@@ -104,6 +105,10 @@ function loadEngines(source) {
       };
       // After a trap (the JS layer's guard, bindings/js/api/instance.js): a fresh instance of the module that
       // answers `op`, from the module already compiled; true for the engines.
+      native.PolicyEngine = function PolicyEngine() {
+        if (replayPolicyEngine === null) throw replayNotLoaded(OP.LOOP_POLICY_OPEN);
+        return new replayPolicyEngine();
+      };
       native.resetInstance = (op) => {
         if (op !== undefined && isReplayOp(op)) {
           if (replayReset !== null) replayReset();
@@ -134,6 +139,7 @@ function loadReplay(source) {
         (glue) => {
           replayExec = glue.exec;
           replayReset = glue.__wbg_reset_state;
+          replayPolicyEngine = glue.PolicyEngine;
           replayFailure = null;
         },
         (cause) => {

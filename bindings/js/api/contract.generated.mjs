@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2067539968;
+export const CONTRACT = 1164110414;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -164,11 +164,14 @@ export const OP = Object.freeze({
    */
   LOOP_POLICY_CHECK: 84,
   /**
-   * `[normalized policy, config, state or null, new records, report or null, source
-   * attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must
-   * be asked (then again with its report, the returned state and no records).
+   * On a `PolicyEngine` (the native object holding the policy, the config and the state
+   * for the engine's lifetime): `[new records, report or null, source attached]` ->
+   * the decision, or `{need_source: true}` when the source must be asked (then again with
+   * its report and no records). A bad record or report changes nothing.
    */
   LOOP_POLICY_STEP: 85,
+  /** Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded). */
+  LOOP_POLICY_OPEN: 86,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -300,6 +303,7 @@ export const REPLAY_OPS = Object.freeze({
   83: 'EarlyStopping.fromCalibration',
   84: 'EarlyStopping with a policy',
   85: 'EarlyStopping with a policy',
+  86: 'EarlyStopping with a policy',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',

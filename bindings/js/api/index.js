@@ -36,7 +36,7 @@
 import { CONTRACT, LIMITS, LOOP_PRESETS, MESSAGES, OP } from './contract.generated.mjs';
 import { addDispose, encode, encodeCounted, isEarlyExitError, unwrap } from './codec.js';
 import { growScratch } from './scratch.js';
-import { EarlyStopping, cacheSizes } from './loop.js';
+import { EarlyStopping, cacheSizes, policyCounts } from './loop.js';
 import { IterationAnalytics } from './analytics.js';
 import { BehaviorDetector, INTERVENTION_LEVELS, InterventionSystem, THRESHOLDS } from './behavior.js';
 import {
@@ -108,5 +108,5 @@ export const api = {
 // For the tests only (tests/node reaches it by loading the layer over the native module
 // again, as test runners may): the encoder with its visit count, the caches' sizes, and a
 // switch that sends every run to the JSON path.
-export const testing = { encode: encodeCounted, caches: cacheSizes, setFastRuns };
+export const testing = { encode: encodeCounted, caches: cacheSizes, policy: policyCounts, setFastRuns };
 

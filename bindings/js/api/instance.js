@@ -1,6 +1,6 @@
 // Recovery from a trapped WebAssembly instance (the wasm package only).
 
-import { HOST_CODES, MESSAGES } from './contract.generated.mjs';
+import { HOST_CODES, MESSAGES, OP } from './contract.generated.mjs';
 import { fast, growScratch } from './scratch.js';
 import { forgetDecision } from './loop.js';
 
@@ -11,11 +11,13 @@ import { forgetDecision } from './loop.js';
 // call that trapped throws `instance_trapped`, later calls go to the fresh instance, and
 // the native objects made on the old one (IterationAnalytics, CoherenceEarlyExit,
 // SpeculativeExecutor, PyramidRun and a controller's earlyExit) throw `instance_reset`.
-// EarlyStopping and runs keep their state in JS and carry on. Not about a value the caller
+// EarlyStopping and runs keep their state in JS and carry on (an EarlyStopping's stop
+// policy object, on the replay module's instance, is made again from its history). Not about a value the caller
 // passed, and no core is left to word them (the instance that would is gone, and a message
 // must not need a new one): plain Errors with `.code` and `.field`, their texts and codes
 // the contract's (`MESSAGES`, `HOST_CODES`: bindings/js/interface/src/host_messages.rs).
 let generation = 0; // of the engines instance
+let replayGeneration = 0; // of the replay instance (its PolicyEngine objects)
 
 function instanceError(code, message, cause) {
   const error = cause === undefined ? new Error(message) : new Error(message, { cause });
@@ -44,12 +46,14 @@ export function guardInstance() {
       forgetDecision();
       fast.scratch = new Float64Array(0);
       growScratch(fast.size / 2);
+    } else {
+      replayGeneration += 1; // the replay module's objects went with its instance
     }
     return instanceError(HOST_CODES.INSTANCE_TRAPPED, MESSAGES.INSTANCE_TRAPPED(error.message), error);
   }
   const raw = {};
   for (const name of ['exec', 'fastFold', 'fastDecide', 'fastReason', 'fastDiminishingReason', 'scratchReserve', 'wasmMemory',
-    'pyramidStart', 'pyramidSubmit', 'pyramidSummary', 'NativeEngine']) raw[name] = native[name];
+    'pyramidStart', 'pyramidSubmit', 'pyramidSummary', 'NativeEngine', 'PolicyEngine']) raw[name] = native[name];
   // One wrapper per arity, so the hot zero-argument calls stay plain calls.
   const guard0 = (f) => function guarded() {
     try {
@@ -102,5 +106,33 @@ export function guardInstance() {
       if (this.generation === generation) this.inner.free(); // the old instance's memory went with it
     }
   };
+  // The replay module's object (an EarlyStopping's stop policy), on that module's instance.
+  if (typeof raw.PolicyEngine === 'function') {
+    native.PolicyEngine = class PolicyEngine {
+      constructor() {
+        this.generation = replayGeneration;
+        try {
+          this.inner = new raw.PolicyEngine();
+        } catch (error) {
+          throw recover(error, OP.LOOP_POLICY_OPEN);
+        }
+      }
+
+      call(op, args) {
+        if (this.generation !== replayGeneration) {
+          throw instanceError(HOST_CODES.INSTANCE_RESET, MESSAGES.INSTANCE_RESET);
+        }
+        try {
+          return this.inner.call(op, args);
+        } catch (error) {
+          throw recover(error, op);
+        }
+      }
+
+      free() {
+        if (this.generation === replayGeneration) this.inner.free();
+      }
+    };
+  }
 }
 

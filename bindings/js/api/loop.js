@@ -2,19 +2,19 @@
 
 import {
   BUDGETS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_DELEGATE,
-  CODE_INVALID_REPORT, CODE_NEED_SOURCE, CODE_TRIGGER, COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU,
+  CODE_INVALID_REPORT, CODE_NEED_SOURCE, HOST_CODES, CODE_TRIGGER, COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU,
   DELEGATE_NONE, DELEGATE_RESUME, DIMINISHING_RETURNS_ANSWER, ERROR_CODE, FLAG_ACCEPTED, FLAG_COST,
   FLAG_ITERATION_NUMBER, FLAG_TIME, FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IMPROVEMENT_SLOTS,
   IN_CONFIDENCE, IN_COST, IN_DELEGATE, IN_DELTA, IN_DETECTED, IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY,
   IN_REPORT_ITERATION, IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP, IN_TIMESTAMP_LEN,
   IN_TOKENS, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OP, OUT_CODE, OUT_CONFIDENCE, OUT_DELEGATE_CHECK,
   OUT_DELEGATE_RESUME, PLATEAU_ANSWER, REASON_CONTINUE, REASON_NO_ITERATIONS, RECORD_FIELDS, REPORT_ITERATION_NUMBER,
-  REPORT_KEYS, SOURCE_ATTACHED, SOURCE_NONE, SOURCE_REPORT, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, answerOf,
+  REPORT_KEYS, SOURCE_ATTACHED, SOURCE_NONE, SOURCE_REPORT, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, WIRE_TAG, answerOf,
   decisionOf, detailsOf, recordOf, snapshotOf, summaryOf,
 } from './contract.generated.mjs';
 import {
   AS_CONFIG, AS_OPTIONS, AS_POLICY, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, args2, arrayIndex, copyData, enc, encConfig,
-  encEntry, entriesOf, freedError, sameEntries, scalar, unwrap,
+  encEntry, entriesOf, freedError, release, sameEntries, scalar, unwrap,
 } from './codec.js';
 import { fast, growScratch, scratchView } from './scratch.js';
 
@@ -80,6 +80,22 @@ function configFor(config) {
     configs.set(key, entry);
   }
   return entry;
+}
+
+// A stop policy checked and normalized by the core (its wire text), cached per given policy's
+// text as configs are: engines made in a loop under one policy check it once.
+const policies = new Map();
+const CACHE_POLICY_TEXT = 16_384; // a larger policy is checked per engine
+function checkedPolicy(given) {
+  let text = policies.get(given);
+  if (text === undefined) {
+    const answer = native.exec(OP.LOOP_POLICY_CHECK, args1(given));
+    text = answer.charCodeAt(0) === 123 ? answer : enc(unwrap(answer)); // '{': plain JSON as it is
+    if (given.length + text.length > CACHE_POLICY_TEXT) return text;
+    if (policies.size >= CACHE_ENTRIES) policies.clear();
+    policies.set(given, text);
+  }
+  return text;
 }
 
 // Reason strings are cached per value (per config, and module-wide for an outside source's
@@ -193,6 +209,42 @@ function sameValues(object, values) {
   for (let i = 0; i < fields.length; i++) if (!Object.is(object[fields[i]], values[i])) return false;
   return true;
 }
+// A stored record as a stop policy's object folds it: the wire text of its fields but the
+// timestamp (no policy condition reads it). Plain fields written directly; anything else
+// (behaviour fields' lists and objects) through the encoder.
+function policyRecord(record) {
+  let text = '{';
+  for (const key in record) {
+    const value = record[key];
+    if (key === 'timestamp' || value === undefined) continue;
+    const type = typeof value;
+    if ((type !== 'number' && type !== 'string' && type !== 'boolean') || key.charCodeAt(0) === WIRE_TAG_CODE) {
+      const { timestamp, ...fields } = record;
+      return enc(fields);
+    }
+    text += (text.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + scalar(value);
+  }
+  return text + '}';
+}
+const WIRE_TAG_CODE = WIRE_TAG.charCodeAt(0);
+
+// What crossed to stop policies' objects (for the tests: the work per decision is counted
+// here, not timed): objects opened (a policy parsed and a state made), steps, the records
+// they folded, and the characters of their arguments.
+const policyTraffic = { opens: 0, steps: 0, records: 0, chars: 0 };
+export function policyCounts() {
+  return { ...policyTraffic };
+}
+function stepPolicy(engine, args, records) {
+  policyTraffic.steps++;
+  policyTraffic.records += records;
+  policyTraffic.chars += args.length + 2;
+  return engine.call(OP.LOOP_POLICY_STEP, '[' + args + ']');
+}
+function newPolicyEngine() {
+  return new native.PolicyEngine();
+}
+
 export class EarlyStopping {
   #config = null;
   #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
@@ -212,10 +264,13 @@ export class EarlyStopping {
   #configView = null;
   #configTarget = null; // what the config view shows (replaced by configure, as in the seed)
   #views = null; // WeakMap: this engine's record -> its view
-  // Opt-in stop policy (docs/loop-policies.md): its normalized JSON, and its state (JSON
-  // text, O(the policy's windows)) holding the first #policyFolded history entries.
+  // Opt-in stop policy (docs/loop-policies.md): its normalized JSON, and the native object
+  // holding it parsed, the config it was opened with and its state, which holds the first
+  // #policyFolded history entries (opened again when the config changed or the history was
+  // rewritten: #policyConfig is then null).
   #policy = null;
-  #policyState = 'null';
+  #policyEngine = null;
+  #policyConfig = null;
   #policyFolded = 0;
   #policyArtifact = null; // the calibration artifact's digest a snapshot named, kept in toJSON
 
@@ -236,7 +291,7 @@ export class EarlyStopping {
     const given = policy === undefined || policy === null ? 'null' : enc(policy, AS_POLICY);
     if (restored === undefined || restored === null) {
       if (given === 'null') return;
-      this.#policy = enc(unwrap(native.exec(OP.LOOP_POLICY_CHECK, args1(given))));
+      this.#policy = checkedPolicy(given);
       return;
     }
     const chosen = unwrap(native.exec(OP.LOOP_POLICY_CHECK, args2(given, enc(restored))));
@@ -283,7 +338,7 @@ export class EarlyStopping {
   }
 
   #unload() {
-    this.#policyState = 'null'; // folded again from the history at the next decision
+    this.#policyConfig = null; // opened again and folded from the history at the next decision
     this.#policyFolded = 0;
     if (fast.owner === this) {
       fast.owner = null;
@@ -683,31 +738,52 @@ export class EarlyStopping {
     return this.#decision(code, report);
   }
 
-  // A decision under the stop policy: the records not folded yet and the state cross once
-  // (O(the new records + the policy's windows)); the source is asked when the core says so.
+  // A decision under the stop policy: the native object holds the policy, the config and the
+  // state, so only the records not folded yet cross (O(the new records)); the source is
+  // asked when the core says so.
   #decidePolicy() {
+    if (this.#config === null) throw freedError();
+    const engine = this.#policyConfig === this.#config ? this.#policyEngine : this.#openPolicy();
     const history = this.#history;
     let records = '[';
     for (let i = this.#policyFolded; i < history.length; i++) {
-      const { timestamp, ...record } = this.#outside ? this.#recordAt(i) : history[i];
-      records += (i > this.#policyFolded ? ',' : '') + enc(record);
+      records += (i > this.#policyFolded ? ',' : '') + policyRecord(this.#outside ? this.#recordAt(i) : history[i]);
     }
-    const head = '[' + this.#policy + ',' + enc(this.#config.value) + ',';
     const source = this.#source !== null;
-    let answer = unwrap(native.exec(OP.LOOP_POLICY_STEP, head + this.#policyState + ',' + records + '],null,' + source + ']'));
-    this.#policyState = enc(answer.state);
+    let answer;
+    try {
+      answer = unwrap(stepPolicy(engine, records + '],null,' + source, history.length - this.#policyFolded));
+    } catch (error) {
+      if (error.code !== HOST_CODES.INSTANCE_RESET) throw error;
+      // Its wasm instance trapped since: made again from the history (kept here).
+      this.#policyEngine = null;
+      this.#policyConfig = null;
+      return this.#decidePolicy();
+    }
     this.#policyFolded = history.length;
     if (answer.need_source === true) {
       const raw = this.#source.detectDiminishingReturns();
       const report = enc(readReport(raw), AS_REPORT, raw);
-      answer = unwrap(native.exec(OP.LOOP_POLICY_STEP, head + this.#policyState + ',[],' + report + ',true]'));
+      answer = unwrap(stepPolicy(engine, '[],' + report + ',true', 0));
     }
-    const decision = answer.decision;
-    if (decision.stop) {
-      this.#reason = decision.reason;
-      this.#details = decision.details;
+    if (answer.stop) {
+      this.#reason = answer.reason;
+      this.#details = answer.details;
     }
-    return decision;
+    return answer;
+  }
+
+  // The native policy object, filled (again) with the policy and the current config: a
+  // fresh state, nothing folded.
+  #openPolicy() {
+    let engine = this.#policyEngine;
+    if (engine === null) engine = this.#policyEngine = newPolicyEngine();
+    this.#policyConfig = null;
+    unwrap(engine.call(OP.LOOP_POLICY_OPEN, '[' + this.#policy + ',' + enc(this.#config.value) + ']'));
+    policyTraffic.opens++;
+    this.#policyConfig = this.#config;
+    this.#policyFolded = 0;
+    return engine;
   }
 
   // The seed's order with overridden check methods called in their places: the core hands
@@ -935,9 +1011,11 @@ export class EarlyStopping {
     return restored;
   }
 
-  /** Nothing native to release any more; the object cannot be used afterwards. */
+  /** Releases the stop policy's native object, if any; the object cannot be used afterwards. */
   free() {
     this.#unload();
+    if (this.#policyEngine !== null) release(this.#policyEngine);
+    this.#policyEngine = null;
     this.#config = null;
     this.#history = [];
     this.#given = null;
@@ -1085,7 +1163,7 @@ const SEED_CHECKS = {
 };
 
 
-// For the tests: how many entries and characters the config and reason caches hold.
+// For the tests: how many entries and characters the config, policy and reason caches hold.
 export function cacheSizes() {
   const maps = [drReasons];
   for (const entry of configs.values()) maps.push(entry.highConfidence, entry.maxIterations);
@@ -1096,5 +1174,7 @@ export function cacheSizes() {
     for (const [key, text] of map) chars += text.length + (typeof key === 'string' ? key.length : 0);
   }
   for (const entry of configs.values()) chars += entry.key.length + (entry.plateau === null ? 0 : entry.plateau.length);
+  entries += policies.size;
+  for (const [given, text] of policies) chars += given.length + text.length;
   return { entries, chars };
 }

@@ -29,6 +29,29 @@ impl NativeEngine {
     }
 }
 
+/// The native object behind an `EarlyStopping` under a stop policy: the parsed policy, the
+/// merged config and the state, for the engine's lifetime.
+#[napi]
+pub struct PolicyEngine {
+    inner: earlyexit_js::loop_replay::PolicyEngine,
+}
+
+#[napi]
+impl PolicyEngine {
+    /// An empty object; the first op fills it.
+    #[napi(constructor, catch_unwind)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        PolicyEngine { inner: earlyexit_js::loop_replay::PolicyEngine::new() }
+    }
+
+    /// Runs op `op` with the arguments in the wire format; answers in the wire format.
+    #[napi(catch_unwind)]
+    pub fn call(&mut self, op: u32, args: String) -> String {
+        self.inner.call(op, &args)
+    }
+}
+
 /// Runs a stateless op.
 #[napi(catch_unwind)]
 pub fn exec(op: u32, args: String) -> String {

@@ -8,8 +8,8 @@
 //!
 //! Built twice (scripts/build-wasm.sh): by default the engines module (everything but
 //! replay, within the package's size budget); with the feature `replay-module` the replay
-//! module, which exports only `exec` for the replay ops (80 and 220..224). The package's
-//! entry files route those ops to it; see README.md.
+//! module, which exports `exec` for the replay ops and the class `PolicyEngine` (an
+//! `EarlyStopping`'s stop policy). The package's entry files route those to it; see README.md.
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -61,11 +61,36 @@ mod engines {
     }
 }
 
-/// Runs a replay op (the replay module's only export).
+/// Runs a replay op (the replay module's one function).
 #[cfg(feature = "replay-module")]
 #[wasm_bindgen]
 pub fn exec(op: u32, args: &str) -> String {
     earlyexit_js::loop_replay::exec_replay(op, args)
+}
+
+/// The native object behind an `EarlyStopping` under a stop policy (the replay module's one
+/// class, as the policy code is here): the parsed policy, the merged config and the state.
+/// Freed by the JS layer, else by wasm-bindgen's FinalizationRegistry.
+#[cfg(feature = "replay-module")]
+#[wasm_bindgen]
+pub struct PolicyEngine {
+    inner: earlyexit_js::loop_replay::PolicyEngine,
+}
+
+#[cfg(feature = "replay-module")]
+#[wasm_bindgen]
+impl PolicyEngine {
+    /// An empty object; the first op fills it.
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> PolicyEngine {
+        PolicyEngine { inner: earlyexit_js::loop_replay::PolicyEngine::new() }
+    }
+
+    /// Runs op `op` with the arguments in the wire format; answers in the wire format.
+    pub fn call(&mut self, op: u32, args: &str) -> String {
+        self.inner.call(op, args)
+    }
 }
 
 // --- the numeric fast path of EarlyStopping (bindings/js/fast/src/fast.rs) ------------------

@@ -204,10 +204,13 @@ ops! {
     /// not_before}`; with a snapshot's `policy` (`fromJSON`; `invalid_snapshot`), the one the
     /// restored engine decides under (a given one must agree), `null` for none.
     LOOP_POLICY_CHECK = 84 => "EarlyStopping with a policy";
-    /// `[normalized policy, config, state or null, new records, report or null, source
-    /// attached]` -> `{state, decision}`, or `{state, need_source: true}` when the source must
-    /// be asked (then again with its report, the returned state and no records).
+    /// On a `PolicyEngine` (the native object holding the policy, the config and the state
+    /// for the engine's lifetime): `[new records, report or null, source attached]` ->
+    /// the decision, or `{need_source: true}` when the source must be asked (then again with
+    /// its report and no records). A bad record or report changes nothing.
     LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy";
+    /// Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
+    LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy";
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.

@@ -7,7 +7,10 @@ use earlyexit::loops::replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
-use crate::op::{LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY};
+use crate::op::{
+    LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN, LOOP_POLICY_STEP, LOOP_PRESET,
+    LOOP_REPLAY,
+};
 
 /// Whether `op` is one of this module's.
 pub fn handles(op: u32) -> bool {
@@ -15,7 +18,12 @@ pub fn handles(op: u32) -> bool {
         || (cfg!(feature = "replay")
             && matches!(
                 op,
-                LOOP_REPLAY | LOOP_CALIBRATE | LOOP_FROM_CALIBRATION | LOOP_POLICY_CHECK | LOOP_POLICY_STEP
+                LOOP_REPLAY
+                    | LOOP_CALIBRATE
+                    | LOOP_FROM_CALIBRATION
+                    | LOOP_POLICY_CHECK
+                    | LOOP_POLICY_STEP
+                    | LOOP_POLICY_OPEN
             ))
 }
 
@@ -32,7 +40,12 @@ pub fn exec_replay(op: u32, args: &str) -> String {
 fn exec_replay_inner(op: u32, text: &str) -> Answer {
     let args = super::args_of(op, text)?;
     match op {
-        LOOP_REPLAY | LOOP_CALIBRATE | LOOP_FROM_CALIBRATION | LOOP_POLICY_CHECK | LOOP_POLICY_STEP => exec(op, &args),
+        LOOP_REPLAY
+        | LOOP_CALIBRATE
+        | LOOP_FROM_CALIBRATION
+        | LOOP_POLICY_CHECK
+        | LOOP_POLICY_STEP
+        | LOOP_POLICY_OPEN => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
@@ -65,13 +78,51 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
         }));
     }
     #[cfg(feature = "replay")]
-    if op == LOOP_POLICY_STEP {
-        let source = arg(args, 5).as_bool() == Some(true);
-        let step = earlyexit::loops::policy::policy_step_value;
-        return Ok(Some(step(arg(args, 0), arg(args, 1), arg(args, 2), arg(args, 3), arg(args, 4), source)?));
+    if op == LOOP_POLICY_STEP || op == LOOP_POLICY_OPEN {
+        return Err(super::not_ready()); // ops of a `PolicyEngine`, not stateless
     }
     let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
     Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))
+}
+
+/// The native object behind an `EarlyStopping` under a stop policy (a class of its own, in
+/// the replay module in wasm, where the policy code is): holds the core's
+/// [`PolicyDecider`](earlyexit::loops::policy::PolicyDecider), filled by `LOOP_POLICY_OPEN`,
+/// deciding by `LOOP_POLICY_STEP` over the new records only.
+#[cfg(feature = "replay")]
+#[derive(Default)]
+pub struct PolicyEngine {
+    decider: Option<earlyexit::loops::policy::PolicyDecider>,
+}
+
+#[cfg(feature = "replay")]
+impl PolicyEngine {
+    /// An empty object; `LOOP_POLICY_OPEN` fills it.
+    pub fn new() -> Self {
+        PolicyEngine::default()
+    }
+
+    /// Answers an op on this object. A failed op leaves the object as it was.
+    pub fn call(&mut self, op: u32, args: &str) -> String {
+        super::finish(self.call_inner(op, args))
+    }
+
+    fn call_inner(&mut self, op: u32, text: &str) -> Answer {
+        let args = super::args_of(op, text)?;
+        match op {
+            LOOP_POLICY_OPEN => {
+                let decider = earlyexit::loops::policy::PolicyDecider::from_values(arg(&args, 0), arg(&args, 1))?;
+                self.decider = Some(decider);
+                Ok(None)
+            }
+            LOOP_POLICY_STEP => {
+                let decider = self.decider.as_mut().ok_or_else(super::not_ready)?;
+                let source = arg(&args, 2).as_bool() == Some(true);
+                Ok(Some(decider.step_value(arg(&args, 0), arg(&args, 1), source)?))
+            }
+            op => Err(super::unknown_op(op)),
+        }
+    }
 }
 
 /// The host's clock as the JS layer sends it (`Date.now()`): a finite number of milliseconds.
@@ -104,6 +155,29 @@ mod tests {
         assert!(preset.contains(r#""noImprovementPatience":3"#), "{preset}");
         let unknown = crate::exec(LOOP_PRESET, r#"["fast",null]"#);
         assert!(unknown.starts_with(r#"!{"code":"invalid_config","kind":"range","field":"name""#), "{unknown}");
+    }
+
+    /// A `PolicyEngine` holds the policy, the config and the state: each step takes only the
+    /// new records; a bad record changes nothing; the stateless ops say it needs the object.
+    #[test]
+    #[cfg(feature = "replay")]
+    fn a_policy_engine_keeps_its_state_between_steps() {
+        let policy = crate::exec(LOOP_POLICY_CHECK, r#"[{"any":[{"condition":"max_iterations","limit":3}]},null]"#);
+        let mut engine = PolicyEngine::new();
+        let unopened = engine.call(LOOP_POLICY_STEP, "[[],null,false]");
+        assert!(unopened.starts_with(r#"!{"code":"invalid_step","kind":"type","field":"this""#), "{unopened}");
+        assert_eq!(engine.call(LOOP_POLICY_OPEN, &format!("[{policy},null]")), "");
+        let record = r#"{"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":1}"#;
+        let first = engine.call(LOOP_POLICY_STEP, &format!("[[{record},{record}],null,false]"));
+        assert!(first.contains(r#""stop":false"#), "{first}");
+        let bad = engine.call(LOOP_POLICY_STEP, &format!(r#"[[{record},{{"quality_score":"x"}}],null,false]"#));
+        assert!(bad.starts_with(r#"!{"code":"invalid_result""#) && bad.contains("records[1]"), "{bad}");
+        // The bad batch folded nothing: the third record is the one that reaches the limit.
+        let third = engine.call(LOOP_POLICY_STEP, &format!("[[{record}],null,false]"));
+        assert!(third.contains(r#""stop":true"#) && third.contains(r#""trigger":"max_iterations""#), "{third}");
+        for op in [LOOP_POLICY_OPEN, LOOP_POLICY_STEP] {
+            assert!(crate::exec(op, "[]").contains(r#""field":"this""#));
+        }
     }
 
     /// The wasm replay module's entry answers the replay ops exactly as `exec` does, and

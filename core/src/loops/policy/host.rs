@@ -1,7 +1,8 @@
-//! A stop policy for a binding that keeps the loop's state itself (the JS layer): the
-//! policy checked once ([`engine_policy_value`]), then each decision in one stateless call
-//! over `(policy, config, state, new records, report)` ([`policy_step_value`]), the state
-//! crossing as a small JSON value of O(the policy's windows), never the history.
+//! A stop policy for a binding that keeps the loop's history itself (the JS layer): the
+//! policy checked once ([`engine_policy_value`]), then a native [`PolicyDecider`] holding
+//! the parsed policy, the merged config and the state for the engine's lifetime, each
+//! decision sending only the new records. [`policy_step_value`] is the same decision in one
+//! stateless call, the state crossing as a small JSON value of O(the policy's windows).
 
 use crate::loops::behavior::BehaviorIteration;
 use crate::loops::config::EarlyStoppingConfig;
@@ -57,13 +58,84 @@ pub fn restored_policy_value(given: &Value, restored: &Value, naming: Naming) ->
     Ok(crate::loops::policy::restored_policy(restored, given)?.map_or(Value::Null, |p| p.to_value()))
 }
 
-/// One decision under a normalized `policy` (from [`engine_policy_value`]): `state` (`null`
-/// for a fresh one) takes in `records` (the history's records not folded yet, as the
-/// engine stores them), then the tree decides. `report`: `null` when the source was not
-/// asked, else what it answered; `source`: whether one is attached. Answers `{state,
-/// decision}`, or `{state, need_source: true}` when the decision reaches a
-/// `diminishing_returns` condition and the source must be asked (then call again with its
-/// answer and the returned state, no records).
+/// A stop policy's decisions for a binding that keeps the history itself (the JS layer's
+/// `EarlyStopping`): the normalized policy and the merged config are read once, and the
+/// state lives here for the engine's lifetime, so a decision costs the new records' fold
+/// and the tree's evaluation, O(the conditions' windows), never a parse of the policy.
+#[derive(Clone, Debug)]
+pub struct PolicyDecider {
+    policy: StopPolicy,
+    config: EarlyStoppingConfig,
+    state: PolicyState,
+}
+
+impl PolicyDecider {
+    /// A fresh decider over a normalized `policy` (from [`engine_policy_value`]) and a
+    /// `config` merged over the defaults (`invalid_config` naming the field).
+    pub fn from_values(policy: &Value, config: &Value) -> Result<Self> {
+        let policy = StopPolicy::from_tree_value(policy, ErrorCode::InvalidConfig)?;
+        let config = EarlyStoppingConfig::default().merged(config, Naming::Js, "config", ErrorCode::InvalidConfig)?;
+        let state = policy.state();
+        Ok(PolicyDecider { policy, config, state })
+    }
+
+    /// How many records the state holds.
+    pub fn recorded(&self) -> u64 {
+        self.state.recorded
+    }
+
+    /// One decision: `records` (the history's records not folded yet, as the engine stores
+    /// them) are checked, all of them, then folded in, then the tree decides. `report`:
+    /// `null` when the source was not asked, else what it answered; `source`: whether one
+    /// is attached. Answers the decision, or `{need_source: true}` when the decision reaches
+    /// a `diminishing_returns` condition and the source must be asked (then call again with
+    /// its answer and no records). A bad record or report changes nothing.
+    pub fn step_value(&mut self, records: &Value, report: &Value, source: bool) -> Result<Value> {
+        let mut results = Vec::new();
+        if let Value::Array(records) = records {
+            results.reserve(records.len());
+            for (i, record) in records.iter().enumerate() {
+                let result = IterationResult::from_value(record, Naming::Snake)
+                    .map_err(|e| e.nested(ErrorCode::InvalidResult, &value::index_path("records", i)))?;
+                results.push(result);
+            }
+        }
+        let given = match report {
+            Value::Null => None,
+            report => Some(DiminishingReturnsReport::from_value(report, Naming::Js)?),
+        };
+        let min_quality = self.config.min_quality_threshold;
+        for result in results {
+            let observation = Observation {
+                iteration: result.iteration_number.unwrap_or(self.state.recorded + 1),
+                quality_score: result.quality_score,
+                confidence: result.confidence,
+                quality_delta: result.quality_delta,
+                verification_status: result.verification_status,
+            };
+            self.state.observe(observation, Some(&result.usage), result.behavior.as_deref(), min_quality);
+        }
+        struct NeedSource;
+        let (policy, config, state) = (&self.policy, &self.config, &self.state);
+        let decided = match given {
+            Some(report) => policy.decide(config, state, Some(move || Ok::<_, NeedSource>(report))),
+            None if source => policy.decide(config, state, Some(|| Err(NeedSource))),
+            None => {
+                policy.decide(config, state, None::<fn() -> std::result::Result<DiminishingReturnsReport, NeedSource>>)
+            }
+        };
+        Ok(match decided {
+            Ok(decision) => decision.to_value(),
+            Err(NeedSource) => Value::object(vec![("need_source", Value::Bool(true))]),
+        })
+    }
+}
+
+/// One decision under a normalized `policy` (from [`engine_policy_value`]), stateless: `state`
+/// (`null` for a fresh one) takes in `records`, then the tree decides, as
+/// [`PolicyDecider::step_value`] does. Answers `{state, decision}`, or `{state, need_source:
+/// true}` (then call again with the source's answer and the returned state, no records).
+/// A binding that can hold a native object uses [`PolicyDecider`] instead (no parse per decision).
 pub fn policy_step_value(
     policy: &Value,
     config: &Value,
@@ -72,43 +144,16 @@ pub fn policy_step_value(
     report: &Value,
     source: bool,
 ) -> Result<Value> {
-    let policy = StopPolicy::from_tree_value(policy, ErrorCode::InvalidConfig)?;
-    let config = EarlyStoppingConfig::default().merged(config, Naming::Js, "config", ErrorCode::InvalidConfig)?;
-    let mut state = match state {
-        Value::Null => policy.state(),
-        state => PolicyState::from_value(state, &policy.when)?,
-    };
-    if let Value::Array(records) = records {
-        for (i, record) in records.iter().enumerate() {
-            let result = IterationResult::from_value(record, Naming::Snake)
-                .map_err(|e| e.nested(ErrorCode::InvalidResult, &value::index_path("records", i)))?;
-            let observation = Observation {
-                iteration: result.iteration_number.unwrap_or(state.recorded + 1),
-                quality_score: result.quality_score,
-                confidence: result.confidence,
-                quality_delta: result.quality_delta,
-                verification_status: result.verification_status,
-            };
-            state.observe(observation, Some(&result.usage), result.behavior.as_deref(), config.min_quality_threshold);
-        }
+    let mut decider = PolicyDecider::from_values(policy, config)?;
+    if !matches!(state, Value::Null) {
+        decider.state = PolicyState::from_value(state, &decider.policy.when)?;
     }
-    let given = match report {
-        Value::Null => None,
-        report => Some(DiminishingReturnsReport::from_value(report, Naming::Js)?),
-    };
-    struct NeedSource;
-    let decided = match given {
-        Some(report) => policy.decide(&config, &state, Some(move || Ok::<_, NeedSource>(report))),
-        None if source => policy.decide(&config, &state, Some(|| Err(NeedSource))),
-        None => {
-            policy.decide(&config, &state, None::<fn() -> std::result::Result<DiminishingReturnsReport, NeedSource>>)
-        }
-    };
+    let answer = decider.step_value(records, report, source)?;
     let mut o = ObjectBuilder::new();
-    o.value("state", state.to_value());
-    match decided {
-        Ok(decision) => o.value("decision", decision.to_value()),
-        Err(NeedSource) => o.boolean("need_source", true),
+    o.value("state", decider.state.to_value());
+    match answer.get("need_source") {
+        Some(need) => o.value("need_source", need.clone()),
+        None => o.value("decision", answer),
     };
     Ok(o.build())
 }

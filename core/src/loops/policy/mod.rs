@@ -20,8 +20,8 @@
 //! default output stays upstream's. The JSON form is documented in `docs/loop-policies.md`.
 //!
 //! Files: `condition` (the tree and its JSON form) < `stop` ([`StopPolicy`]) < `evaluate` ([`PolicyState`],
-//! [`decide_policy`], [`policy_decision`]) < `host` (one stateless call per decision, for a
-//! binding that keeps the state itself).
+//! [`decide_policy`], [`policy_decision`]) < `host` (a decider holding the state, for a
+//! binding that keeps the history itself).
 
 mod condition;
 mod evaluate;
@@ -30,5 +30,5 @@ mod stop;
 
 pub use condition::{BehaviorCondition, ConditionKind, StopCondition, COMBINATOR_KEYS, MAX_DEPTH};
 pub use evaluate::{decide_policy, policy_decision, PolicyState, PolicyVerdict};
-pub use host::{engine_policy_value, policy_step_value, restored_policy_value};
+pub use host::{engine_policy_value, policy_step_value, restored_policy_value, PolicyDecider};
 pub use stop::{restored_policy, tree_entries, tree_of, StopPolicy, TREE_KEYS};
