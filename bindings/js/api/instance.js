@@ -81,18 +81,20 @@ export function guardInstance() {
   }
   native.fastDiminishingReason = guard1(raw.fastDiminishingReason);
   native.scratchReserve = guard1(raw.scratchReserve);
-  native.NativeEngine = class NativeEngine {
+  // A native object on an instance that a trap may replace (`generationOf()` moves on): its
+  // calls are refused once that instance is gone, and freeing it then frees nothing.
+  const guardedClass = (Raw, generationOf, openOp) => class {
     constructor() {
-      this.generation = generation;
+      this.generation = generationOf();
       try {
-        this.inner = new raw.NativeEngine();
+        this.inner = new Raw();
       } catch (error) {
-        throw recover(error);
+        throw recover(error, openOp);
       }
     }
 
     call(op, args) {
-      if (this.generation !== generation) {
+      if (this.generation !== generationOf()) {
         throw instanceError(HOST_CODES.INSTANCE_RESET, MESSAGES.INSTANCE_RESET);
       }
       try {
@@ -103,36 +105,13 @@ export function guardInstance() {
     }
 
     free() {
-      if (this.generation === generation) this.inner.free(); // the old instance's memory went with it
+      if (this.generation === generationOf()) this.inner.free(); // the old instance's memory went with it
     }
   };
+  native.NativeEngine = guardedClass(raw.NativeEngine, () => generation, undefined);
   // The replay module's object (an EarlyStopping's stop policy), on that module's instance.
   if (typeof raw.PolicyEngine === 'function') {
-    native.PolicyEngine = class PolicyEngine {
-      constructor() {
-        this.generation = replayGeneration;
-        try {
-          this.inner = new raw.PolicyEngine();
-        } catch (error) {
-          throw recover(error, OP.LOOP_POLICY_OPEN);
-        }
-      }
-
-      call(op, args) {
-        if (this.generation !== replayGeneration) {
-          throw instanceError(HOST_CODES.INSTANCE_RESET, MESSAGES.INSTANCE_RESET);
-        }
-        try {
-          return this.inner.call(op, args);
-        } catch (error) {
-          throw recover(error, op);
-        }
-      }
-
-      free() {
-        if (this.generation === replayGeneration) this.inner.free();
-      }
-    };
+    native.PolicyEngine = guardedClass(raw.PolicyEngine, () => replayGeneration, OP.LOOP_POLICY_OPEN);
   }
 }
 
