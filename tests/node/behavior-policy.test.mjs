@@ -76,6 +76,34 @@ test('bad behaviour fields are refused with the field named, nothing recorded', 
   assert.throws(() => new EarlyStopping(null, null, { any: ['stuck'] }), (e) => e.field === 'policy.any[0].no_progress_iterations');
 });
 
+test('records put into the history from outside keep their behaviour fields, checked', () => {
+  const stuck = () => p.stopPolicy(p.anyOf(p.stuck(5), p.maxIterations(50)));
+  const recorded = new EarlyStopping(null, null, stuck());
+  const pushed = new EarlyStopping(null, null, stuck());
+  const given = [];
+  for (let i = 1; i <= 5; i++) {
+    const result = { ...BASE, error: 'E1', completion_percentage: 10, blockers: ['ci'] };
+    recorded.recordIterationResult(i, result);
+    const entry = { iteration_number: i, ...result };
+    given.push(entry);
+    pushed.iterationHistory.push(entry);
+  }
+  // The same history and the same pause, whichever way the records came in.
+  assert.deepStrictEqual(pushed.getIterationHistory(), recorded.getIterationHistory());
+  assert.equal(pushed.getIterationHistory()[0].error, 'E1');
+  const decision = pushed.shouldStop();
+  assert.equal(decision.trigger, 'behavior_pause');
+  assert.deepStrictEqual(decision, recorded.shouldStop());
+  // The caller's object is theirs: a list changed afterwards is not the history's.
+  given[0].blockers.push('later');
+  assert.deepStrictEqual(pushed.getIterationHistory()[0].blockers, ['ci']);
+  // A bad value written into a pushed record afterwards is refused at the next use, by name.
+  given[1].error = 42;
+  assert.throws(() => pushed.shouldStop(), { code: 'invalid_result', field: 'iterationHistory[1].error' });
+  given[1].error = 'E1';
+  assert.equal(pushed.shouldStop().trigger, 'behavior_pause');
+});
+
 test('each detector condition detects what the reference detects over the whole history', { skip: haveReference ? false : NO_REFERENCE }, async () => {
   const [bd, is] = await Promise.all(referenceFiles.map((f) => import(pathToFileURL(f).href)));
   const r = rng(2026);

@@ -738,6 +738,8 @@ export const PROBLEM = Object.freeze({ CYCLE: 0, DEPTH: 1, SIZE: 2, LAYERS_CHANG
 export const LIMITS = Object.freeze({ valueDepth: 200, documentDepth: 256, values: 16777216, objectKeys: 1048576, stringBytes: 16777216, documentBytes: 268435456, layers: 10000 });
 /** The keys a loop result (and a history record) may have. */
 export const RECORD_FIELDS = Object.freeze(['quality_score', 'confidence', 'verification_status', 'quality_delta', 'timestamp', 'tokens_used', 'token_cost_usd', 'execution_time_ms', 'iteration_number']);
+/** The behaviour fields a loop result (and a history record) may have beside those, in the order a record keeps them. */
+export const BEHAVIOR_RECORD_FIELDS = Object.freeze(['failure_class', 'error', 'blockers', 'completion_percentage', 'artifacts_modified', 'learnings', 'tests_passing', 'coverage_percent']);
 /** The keys of a layer result the core reads (the pyramid's fast path takes those it has slots for). */
 export const LAYER_RESULT_FIELDS = Object.freeze(['passRate', 'coverage', 'flakyRatio', 'previousLambda', 'name', 'durationMs', 'total', 'passed', 'failed', 'flaky']);
 /** The keys the core reads of a diminishing-returns source's report (keys.rs `REPORT`). */

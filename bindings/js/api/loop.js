@@ -1,7 +1,7 @@
 // EarlyStopping, the seed's loop engine, on the numeric fast path.
 
 import {
-  BUDGETS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_DELEGATE,
+  BEHAVIOR_RECORD_FIELDS, BUDGETS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_DELEGATE,
   CODE_INVALID_REPORT, CODE_NEED_SOURCE, HOST_CODES, CODE_TRIGGER, COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU,
   DELEGATE_NONE, DELEGATE_RESUME, DIMINISHING_RETURNS_ANSWER, ERROR_CODE, FLAG_ACCEPTED, FLAG_COST,
   FLAG_ITERATION_NUMBER, FLAG_TIME, FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IMPROVEMENT_SLOTS,
@@ -184,7 +184,8 @@ const HISTORY_OF = new WeakMap();
 
 // What a record the caller gave held when the core checked it (every field a record may
 // have): a later change to the object is seen by comparing.
-const recordValues = (object) => RECORD_FIELDS.map((field) => object[field]);
+const CHECKED_FIELDS = [...RECORD_FIELDS, ...BEHAVIOR_RECORD_FIELDS];
+const recordValues = (object) => CHECKED_FIELDS.map((field) => object[field]);
 // A record the caller gave, read once (own keys), so that what the core checks, what the
 // state folds and what is compared later are the same values; non-records as they are.
 function readRecord(entry) {
@@ -201,11 +202,19 @@ function readRecord(entry) {
 function storedRecord(plain, timestamp) {
   const flags = (plain.tokens_used === undefined ? 0 : FLAG_TOKENS) | (plain.token_cost_usd === undefined ? 0 : FLAG_COST) |
     (plain.execution_time_ms === undefined ? 0 : FLAG_TIME);
-  return recordOf(plain.iteration_number, plain.quality_score, plain.confidence, plain.verification_status, plain.quality_delta,
-    plain.timestamp === undefined ? timestamp : plain.timestamp, flags, plain.tokens_used, plain.token_cost_usd, plain.execution_time_ms);
+  const record = recordOf(plain.iteration_number, plain.quality_score, plain.confidence, plain.verification_status,
+    plain.quality_delta, plain.timestamp === undefined ? timestamp : plain.timestamp, flags, plain.tokens_used,
+    plain.token_cost_usd, plain.execution_time_ms);
+  // The behaviour fields the core checked, kept after the others as a recorded result keeps
+  // them (null is unknown: not kept); lists copied, as the caller's object stays theirs.
+  for (const field of BEHAVIOR_RECORD_FIELDS) {
+    const value = plain[field];
+    if (value !== undefined && value !== null) record[field] = Array.isArray(value) ? value.slice() : value;
+  }
+  return record;
 }
 function sameValues(object, values) {
-  const fields = RECORD_FIELDS;
+  const fields = CHECKED_FIELDS;
   for (let i = 0; i < fields.length; i++) if (!Object.is(object[fields[i]], values[i])) return false;
   return true;
 }

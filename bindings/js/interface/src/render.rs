@@ -342,6 +342,12 @@ pub fn module() -> String {
     );
     frozen_list(
         &mut out,
+        "The behaviour fields a loop result (and a history record) may have beside those, in the order a record keeps them.",
+        "BEHAVIOR_RECORD_FIELDS",
+        &field_names(&earlyexit::loops::behavior::BehaviorIteration::result_fields()),
+    );
+    frozen_list(
+        &mut out,
         "The keys of a layer result the core reads (the pyramid's fast path takes those it has slots for).",
         "LAYER_RESULT_FIELDS",
         &field_names(&earlyexit::pyramid::LAYER_RESULT_FIELDS),
