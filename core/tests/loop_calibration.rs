@@ -11,6 +11,9 @@ use earlyexit::loops::replay::{
 use earlyexit::loops::Observation;
 use earlyexit::{ErrorCode, Naming, Value, VerificationStatus};
 
+mod test_sha256;
+use test_sha256::TestSha256;
+
 fn run(id: &str, dataset: Option<&str>, qualities: &[f64]) -> ReplayRun {
     let mut previous = None;
     let iterations = qualities
@@ -203,17 +206,6 @@ fn bad_requests_are_typed_errors_naming_the_field() {
     assert_eq!((ok.risk, ok.delta, ok.path.len(), ok.family), (0.1, 0.05, 2, false));
 }
 
-/// A stand-in SHA-256 for the core's tests (the real one is `earlyexit-digest`'s): the
-/// length and a checksum of the bytes, as 64 hex digits, so equal texts digest alike.
-struct FakeSha;
-
-impl earlyexit::artifact::Sha256 for FakeSha {
-    fn sha256_hex(&self, data: &[u8]) -> String {
-        let sum = data.iter().fold(0u64, |a, b| a.wrapping_mul(31).wrapping_add(u64::from(*b)));
-        format!("{:032x}{:032x}", data.len(), sum)
-    }
-}
-
 #[test]
 fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     use earlyexit::artifact::{Artifact, ArtifactKind};
@@ -242,7 +234,7 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     .unwrap();
     let now = 1_767_225_600_000; // 2026-01-01T00:00:00.000Z
     let sequential = |plan: &LoopCalibrationPlan| plan.evaluate_all();
-    let value = calibrate_value(&array, &options, Naming::Js, &FakeSha, now, &sequential).unwrap();
+    let value = calibrate_value(&array, &options, Naming::Js, &TestSha256, now, &sequential).unwrap();
     let artifact = Artifact::from_value(&value).unwrap();
     assert_eq!(artifact.kind, ArtifactKind::Loop);
     assert_eq!(
@@ -259,7 +251,7 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
         _ => unreachable!(),
     };
     let again =
-        calibrate_value(&Value::string(text.as_str()), &options, Naming::Js, &FakeSha, now, &sequential).unwrap();
+        calibrate_value(&Value::string(text.as_str()), &options, Naming::Js, &TestSha256, now, &sequential).unwrap();
     assert_eq!(again.get("corpusSha256"), value.get("corpusSha256"));
     // Loads back as the chosen policy (k = 3), from the value or its text.
     let policy = policy_from_artifact(&value, now).unwrap();
@@ -317,8 +309,8 @@ fn composed_candidates_calibrate_as_their_configs_and_the_engine_runs_the_tree()
     };
     let now = 1_767_225_600_000;
     let sequential = |plan: &LoopCalibrationPlan| plan.evaluate_all();
-    let configs = calibrate_value(&array, &path(false), Naming::Js, &FakeSha, now, &sequential).unwrap();
-    let trees = calibrate_value(&array, &path(true), Naming::Js, &FakeSha, now, &sequential).unwrap();
+    let configs = calibrate_value(&array, &path(false), Naming::Js, &TestSha256, now, &sequential).unwrap();
+    let trees = calibrate_value(&array, &path(true), Naming::Js, &TestSha256, now, &sequential).unwrap();
     assert_eq!(trees.get("certificate"), configs.get("certificate"));
     let frontier = |v: &Value| v.get("body").and_then(|b| b.get("frontier")).unwrap().to_json();
     assert!(frontier(&trees).contains(r#""any":["#), "{}", frontier(&trees));

@@ -1,29 +1,14 @@
 //! A pyramid policy's lifecycle: calibration's artifact, the drift check (fresh, expired,
 //! drifted and why) and promotion on an audit split (exact Clopper-Pearson bound).
 
-use earlyexit::artifact::{Artifact, Sha256};
+use earlyexit::artifact::Artifact;
 use earlyexit::pyramid::replay::{
     clopper_pearson_upper, drift_value, parse_runs, promote_value, read_pyramid_artifact, CalibrationRequest,
 };
 use earlyexit::{Naming, Value};
 
-/// A stand-in SHA-256 (the core has none; earlyexit-digest's is tested against FIPS 180).
-struct TestHash;
-
-impl Sha256 for TestHash {
-    fn sha256_hex(&self, data: &[u8]) -> String {
-        let mut out = String::new();
-        for seed in 0u64..4 {
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-            for b in data {
-                h ^= u64::from(*b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
-            out.push_str(&format!("{h:016x}"));
-        }
-        out
-    }
-}
+mod test_sha256;
+use test_sha256::TestSha256;
 
 const JAN_1: i64 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
 const DAY: i64 = 86_400_000;
@@ -62,7 +47,7 @@ fn calibrated() -> Value {
     ]);
     let request = CalibrationRequest::from_options(&options, Naming::Js).unwrap();
     let parsed = parse_runs(&runs(600, 5, 97, 0), Naming::Js).unwrap();
-    request.run_with_artifact(&parsed, &TestHash, JAN_1).unwrap()
+    request.run_with_artifact(&parsed, &TestSha256, JAN_1).unwrap()
 }
 
 #[test]
@@ -122,7 +107,7 @@ fn drift_says_fresh_expired_or_drifted_and_why() {
 fn promotion_certifies_on_a_disjoint_audit_and_records_it() {
     let artifact = calibrated();
     let answer =
-        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestSha256, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
             .unwrap();
     let audit = answer.get("audit").unwrap();
     let (trials, events) = (
@@ -138,13 +123,18 @@ fn promotion_certifies_on_a_disjoint_audit_and_records_it() {
     assert_eq!(recorded.promotion.is_some(), promoted);
     // The calibration corpus itself is not an audit split.
     let err =
-        promote_value(&artifact, &runs(600, 5, 97, 0), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+        promote_value(&artifact, &runs(600, 5, 97, 0), &TestSha256, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
             .unwrap_err();
     assert_eq!(err.field(), "auditRuns");
     // An expired artifact is not promoted.
-    let late =
-        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::string("2026-02-10T00:00:00Z"), Naming::Js)
-            .unwrap();
+    let late = promote_value(
+        &artifact,
+        &runs(400, 5, 97, 600),
+        &TestSha256,
+        &Value::string("2026-02-10T00:00:00Z"),
+        Naming::Js,
+    )
+    .unwrap();
     assert_eq!(late.get("promoted"), Some(&Value::Bool(false)));
 }
 
@@ -198,7 +188,7 @@ fn an_artifact_as_the_policy_runs_in_shadow_until_promoted() {
     assert_eq!(asked.shadow.unwrap().get("reason").and_then(Value::as_str), Some("requested"));
     // A promoted artifact is enforced: no shadow key.
     let answer =
-        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestSha256, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
             .unwrap();
     if answer.get("promoted") == Some(&Value::Bool(true)) {
         let promoted = answer.get("artifact").unwrap();
@@ -216,7 +206,7 @@ fn an_artifact_as_the_policy_runs_in_shadow_until_promoted() {
 fn a_promoted_policy_that_meets_a_false_pass_is_demoted_by_the_drift_check() {
     let artifact = calibrated();
     let answer =
-        promote_value(&artifact, &runs(400, 5, 97, 600), &TestHash, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
+        promote_value(&artifact, &runs(400, 5, 97, 600), &TestSha256, &Value::Number((JAN_1 + DAY) as f64), Naming::Js)
             .unwrap();
     let promoted = answer.get("artifact").unwrap().clone();
     let now = Value::Number((JAN_1 + 2 * DAY) as f64);
@@ -265,7 +255,7 @@ fn calibrated_on(corpus: &Value) -> Value {
         ("createdAt", Value::string("2026-01-01T00:00:00Z")),
     ]);
     let request = CalibrationRequest::from_options(&options, Naming::Js).unwrap();
-    request.run_with_artifact(&parse_runs(corpus, Naming::Js).unwrap(), &TestHash, JAN_1).unwrap()
+    request.run_with_artifact(&parse_runs(corpus, Naming::Js).unwrap(), &TestSha256, JAN_1).unwrap()
 }
 
 fn slices(artifact: &Value) -> Vec<Value> {
@@ -364,7 +354,7 @@ fn promoted() -> Value {
     let answer = promote_value(
         &calibrated(),
         &runs(400, 5, 97, 600),
-        &TestHash,
+        &TestSha256,
         &Value::Number((JAN_1 + DAY) as f64),
         Naming::Js,
     )

@@ -2,22 +2,11 @@
 //! slices of a calibration artifact and the drift check's label reasons, as derived there from
 //! docs/test-exit.md. (The receipt-log part needs SHA-256: earlyexit-digest's tests run it.)
 
-use earlyexit::artifact::Sha256;
 use earlyexit::pyramid::replay::{drift_value, parse_runs, CalibrationRequest};
 use earlyexit::{ErrorCode, Naming, Value};
 
-/// A stand-in digest: these vectors compare no corpus digest.
-struct TestHash;
-
-impl Sha256 for TestHash {
-    fn sha256_hex(&self, data: &[u8]) -> String {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in data {
-            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        format!("{h:016x}").repeat(4)
-    }
-}
+mod test_sha256;
+use test_sha256::TestSha256;
 
 fn vectors() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/policy/pyramid_slices.json");
@@ -34,7 +23,7 @@ fn items<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 
 fn calibrate(runs: &Value, options: &Value) -> Value {
     let request = CalibrationRequest::from_options(options, Naming::Js).unwrap();
-    request.run_with_artifact(&parse_runs(runs, Naming::Js).unwrap(), &TestHash, 0).unwrap()
+    request.run_with_artifact(&parse_runs(runs, Naming::Js).unwrap(), &TestSha256, 0).unwrap()
 }
 
 /// The entries of `list` that have key `key`.

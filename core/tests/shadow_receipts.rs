@@ -2,31 +2,14 @@
 //! receipt with its label, and the receipt log's hash chain finds a deleted, reordered or
 //! edited line.
 
-use earlyexit::artifact::{append_receipts, verify_receipts, Sha256};
+use earlyexit::artifact::{append_receipts, verify_receipts};
 use earlyexit::pyramid::policy::{
     ObservedLayer, OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy,
 };
 use earlyexit::{Action, LayerResult, LayerSpec, Naming, Value, Verdict};
 
-/// A stand-in SHA-256 for the core's own tests (the core has none; earlyexit-digest's is
-/// tested against FIPS 180 there): FNV-1a, spread to 64 hex digits. Deterministic, and any
-/// change of the input changes it, which is all the chain logic needs.
-struct TestHash;
-
-impl Sha256 for TestHash {
-    fn sha256_hex(&self, data: &[u8]) -> String {
-        let mut out = String::new();
-        for seed in 0u64..4 {
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-            for b in data {
-                h ^= u64::from(*b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
-            out.push_str(&format!("{h:016x}"));
-        }
-        out
-    }
-}
+mod test_sha256;
+use test_sha256::TestSha256;
 
 const LAYERS: [(&str, f64); 3] = [("unit", 10.0), ("integration", 40.0), ("e2e", 90.0)];
 
@@ -158,7 +141,7 @@ fn log_of(n: usize) -> String {
     for i in 0..n {
         let fails = [false, false, i % 2 == 1];
         let result = shadow_run(RunPolicy::RiskBounded, green_history(400), fails);
-        log.push_str(&append_receipts(&log, &receipts(&result), &TestHash).unwrap());
+        log.push_str(&append_receipts(&log, &receipts(&result), &TestSha256).unwrap());
     }
     log
 }
@@ -166,7 +149,7 @@ fn log_of(n: usize) -> String {
 #[test]
 fn an_appended_log_verifies_and_counts_labels() {
     let log = log_of(4);
-    let check = verify_receipts(&log, &TestHash);
+    let check = verify_receipts(&log, &TestSha256);
     assert!(check.valid(), "{:?}", check.broken);
     assert_eq!(check.receipts, 4);
     assert_eq!(check.labels, vec![("correct_skip".to_string(), 2), ("false_pass".to_string(), 2)]);
@@ -179,7 +162,7 @@ fn an_appended_log_verifies_and_counts_labels() {
     assert_eq!(slices[0].get("slice").and_then(Value::as_str), Some("risk_bounded"));
     let last = log.lines().last().and_then(|l| Value::parse_json(l, earlyexit::ErrorCode::InvalidReceipt, "l").ok());
     assert_eq!(check.head.as_deref(), last.as_ref().and_then(|v| v.get("sha256")).and_then(Value::as_str));
-    assert!(verify_receipts("", &TestHash).valid());
+    assert!(verify_receipts("", &TestSha256).valid());
 }
 
 #[test]
@@ -187,7 +170,7 @@ fn a_deleted_reordered_or_edited_line_breaks_the_chain_there() {
     let log = log_of(4);
     let lines: Vec<&str> = log.lines().collect();
     let join = |ls: &[&str]| ls.join("\n") + "\n";
-    let broken_at = |text: &str| verify_receipts(text, &TestHash).broken.map(|b| (b.line, b.field));
+    let broken_at = |text: &str| verify_receipts(text, &TestSha256).broken.map(|b| (b.line, b.field));
     // Deleted: line 2 is gone, so the new line 2 points at a receipt that is not there.
     assert_eq!(broken_at(&join(&[lines[0], lines[2], lines[3]])), Some((2, "prevHash".to_string())));
     // Deleted first line.
@@ -201,16 +184,16 @@ fn a_deleted_reordered_or_edited_line_breaks_the_chain_there() {
     // Not JSON.
     assert_eq!(broken_at(&join(&[lines[0], "{oops", lines[2]])).map(|b| b.0), Some(2));
     // Nothing is appended to a broken log.
-    let err = append_receipts(&join(&[lines[1]]), &[], &TestHash).unwrap_err();
+    let err = append_receipts(&join(&[lines[1]]), &[], &TestSha256).unwrap_err();
     assert_eq!((err.code(), err.field()), ("invalid_receipt", "log.line 1"));
 }
 
 #[test]
 fn receipts_with_chain_fields_or_of_the_wrong_type_are_refused() {
-    let err = append_receipts("", &[Value::Number(1.0)], &TestHash).unwrap_err();
+    let err = append_receipts("", &[Value::Number(1.0)], &TestSha256).unwrap_err();
     assert_eq!((err.code(), err.field()), ("invalid_receipt", "receipts[0]"));
     let with_hash = Value::object(vec![("sha256", Value::string("x"))]);
-    let err = append_receipts("", &[with_hash], &TestHash).unwrap_err();
+    let err = append_receipts("", &[with_hash], &TestSha256).unwrap_err();
     assert_eq!(err.field(), "receipts[0].sha256");
 }
 
@@ -227,9 +210,9 @@ fn the_report_gives_rates_per_label_slice() {
         (true, None),
     ] {
         let result = labelled_run(RunPolicy::RiskBounded, green_history(400), [false, false, fails_e2e], label);
-        log.push_str(&append_receipts(&log, &receipts(&result), &TestHash).unwrap());
+        log.push_str(&append_receipts(&log, &receipts(&result), &TestSha256).unwrap());
     }
-    let check = verify_receipts(&log, &TestHash);
+    let check = verify_receipts(&log, &TestSha256);
     assert!(check.valid(), "{:?}", check.broken);
     let report = check.to_value();
     let Some(Value::Array(slices)) = report.get("labelSlices") else { panic!("{report:?}") };
@@ -245,7 +228,7 @@ fn the_report_gives_rates_per_label_slice() {
     let release = slices[1].get("rates").and_then(|r| r.get("falsePass")).unwrap();
     assert_eq!(release.get("rate").and_then(Value::as_f64), Some(0.0));
     // Without labels the key is there, empty.
-    assert_eq!(verify_receipts(&log_of(2), &TestHash).to_value().get("labelSlices"), Some(&Value::Array(vec![])));
+    assert_eq!(verify_receipts(&log_of(2), &TestSha256).to_value().get("labelSlices"), Some(&Value::Array(vec![])));
 }
 
 #[test]
@@ -267,19 +250,19 @@ fn a_receipt_whose_report_fields_have_the_wrong_type_is_reported_not_counted() {
         }
         let receipt = Value::Object(entries.clone());
         // Appending it is refused, naming the field.
-        let err = append_receipts("", std::slice::from_ref(&receipt), &TestHash).unwrap_err();
+        let err = append_receipts("", std::slice::from_ref(&receipt), &TestSha256).unwrap_err();
         assert_eq!((err.code(), err.field()), ("invalid_receipt", format!("receipts[0].{field}").as_str()));
         // A log line carrying it (correctly chained) breaks the report there.
         entries.push(("prevHash".into(), Value::Null));
         let hash = earlyexit::artifact::digest(
             &Value::Object(entries.clone()),
-            &TestHash,
+            &TestSha256,
             earlyexit::ErrorCode::InvalidReceipt,
             "r",
         )
         .unwrap();
         entries.push(("sha256".into(), Value::string(hash)));
-        let check = verify_receipts(&(Value::Object(entries).to_json() + "\n"), &TestHash);
+        let check = verify_receipts(&(Value::Object(entries).to_json() + "\n"), &TestSha256);
         let broken = check.broken.expect("reported");
         assert_eq!((broken.line, broken.field.as_str(), check.receipts), (1, field, 0), "{}", broken.reason);
     }

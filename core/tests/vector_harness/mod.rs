@@ -113,15 +113,11 @@ impl Script {
     }
 }
 
-/// A digest stand-in for `calibrateLoopPolicy` (the core has no SHA-256; the matrix compares
-/// only errors, raised before anything is hashed).
-struct NoSha;
-
-impl earlyexit::artifact::Sha256 for NoSha {
-    fn sha256_hex(&self, _data: &[u8]) -> String {
-        "0".repeat(64)
-    }
-}
+/// The tests' SHA-256 (RustCrypto's, as the bindings' earlyexit-digest), for the receipt-log
+/// vectors and `calibrateLoopPolicy`.
+#[path = "../test_sha256/mod.rs"]
+mod test_sha256;
+use test_sha256::TestSha256;
 
 enum Engine {
     Loop(EarlyStopping, Option<Script>),
@@ -134,16 +130,6 @@ enum Engine {
     /// The receipt log's functions (stateless), hashing with RustCrypto's SHA-256 as the
     /// bindings do (earlyexit-digest), so logs chained elsewhere verify here.
     Receipts,
-}
-
-/// SHA-256 for the receipt-log vectors.
-struct RealSha256;
-
-impl earlyexit::artifact::Sha256 for RealSha256 {
-    fn sha256_hex(&self, data: &[u8]) -> String {
-        use sha2::Digest;
-        sha2::Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
-    }
 }
 
 impl Engine {
@@ -398,7 +384,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     &arg(&args, 0),
                     &arg(&args, 1),
                     Naming::Js,
-                    &NoSha,
+                    &TestSha256,
                     0,
                     &sequential,
                 );
@@ -427,11 +413,11 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     other => panic!("appendReceipts log {other:?}"),
                 };
                 let Value::Array(receipts) = arg(&args, 1) else { panic!("appendReceipts receipts") };
-                from(earlyexit::artifact::append_receipts(&log, &receipts, &RealSha256).map(Value::String))
+                from(earlyexit::artifact::append_receipts(&log, &receipts, &TestSha256).map(Value::String))
             }
             "verifyReceipts" => {
                 let text = arg(&args, 0);
-                ok(earlyexit::artifact::verify_receipts(text.as_str().unwrap_or(""), &RealSha256).to_value())
+                ok(earlyexit::artifact::verify_receipts(text.as_str().unwrap_or(""), &TestSha256).to_value())
             }
             other => panic!("unknown receipts call {other}"),
         },
