@@ -909,11 +909,10 @@ export declare function verifyReceipts(text: string): ReceiptCheck;
 /** The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one). */
 export declare function appendReceipts(log: string | null, receipts: readonly ShadowReceipt[]): string;
 
-/** A calibration artifact (`calibratePyramidPolicy`'s answer is one, with its figures). */
-export interface CalibrationArtifact {
+/** The envelope every calibration artifact shares, pyramid and loop alike. */
+export interface ArtifactEnvelope {
   kind: 'pyramid' | 'loop';
   schemaVersion: number;
-  policy: { policy: 'fail_fast' | 'risk_bounded'; config: PyramidPolicyConfig };
   risk: number;
   delta: number;
   certificate: {
@@ -924,6 +923,11 @@ export interface CalibrationArtifact {
   corpusSha256: string;
   createdAt: string;
   expiresAt: string;
+}
+
+/** A calibration artifact (`calibratePyramidPolicy`'s answer is one, with its figures). */
+export interface CalibrationArtifact extends ArtifactEnvelope {
+  policy: { policy: 'fail_fast' | 'risk_bounded'; config: PyramidPolicyConfig };
   promotion: {
     promotedAt: string; auditCorpusSha256: string; auditRuns: number; trials: number; events: number;
     upperBound: number; method: string;
@@ -1556,20 +1560,11 @@ export interface LoopFrontierRow {
 }
 
 /** The calibration artifact of a loop policy (the envelope both engines share, kind `loop`). */
-export interface LoopCalibrationArtifact {
+export interface LoopCalibrationArtifact extends ArtifactEnvelope {
   kind: 'loop';
-  schemaVersion: number;
-  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: AnalyticsRules | false };
-  risk: number;
-  delta: number;
-  certificate: {
-    method: string;
-    hypotheses: { parameter: number; trials: number; events: number; pValue: number; rejected: boolean }[];
-    sampleSizes: Record<string, number>;
-  };
-  corpusSha256: string;
-  createdAt: string;
-  expiresAt: string;
+  /** The chosen policy; with a composed candidate chosen, also its tree (`any`, `all`, ...). */
+  policy: { config: EarlyStoppingConfig; returns: 'last' | 'best'; analytics: AnalyticsRules | false }
+    & Partial<Exclude<StopCondition, string | { condition: StopConditionKind }>>;
   promotion: object | null;
   body: {
     certified: boolean;

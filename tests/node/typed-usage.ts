@@ -47,7 +47,7 @@ import EarlyStoppingDefault, {
   type PlateauDeltaSource,
 } from 'earlyexit';
 import { replayLoops, calibrateLoopPolicy, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
-import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary } from 'earlyexit';
+import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary, StopCondition } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
 
@@ -248,6 +248,10 @@ function loopReplay(): number {
   const status: 'certified' | 'not_certified' | 'too_few_runs' = cal.status;
   const gap: number = cal.frontier[0].meanQualityGap + cal.artifact.certificate.hypotheses.length;
   void [live, fromText, status, gap, cal.certified, cal.policy.config.noImprovementPatience];
+  // A chosen composed candidate: the artifact's policy carries its tree beside the config.
+  const tree: StopCondition[] | undefined = 'any' in cal.artifact.policy ? cal.artifact.policy.any : undefined;
+  const expires: string = cal.artifact.expiresAt;
+  void [tree, expires];
   return replay.summary.mean_quality_gap;
 }
 
