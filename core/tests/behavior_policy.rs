@@ -11,22 +11,8 @@ use earlyexit::{EarlyStopping, ErrorCode, Naming, Trigger, Value, VerificationSt
 
 const NOW: fn() -> String = || "2026-01-01T00:00:00.000Z".to_string();
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick(&mut self, items: &[&str]) -> String {
-        items[self.below(items.len() as u64) as usize].to_string()
-    }
-}
+mod test_rng;
+use test_rng::Rng;
 
 /// Random behaviour fields, each often absent, from small sets so detections happen.
 fn behavior(rng: &mut Rng) -> BehaviorIteration {

@@ -56,20 +56,8 @@ fn allocations() -> u64 {
     ALLOCATIONS.with(Cell::get)
 }
 
-/// Deterministic varied inputs (xorshift), so every run records the same sequence.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+mod test_rng;
+use test_rng::Rng;
 
 /// A realistic iteration result: quality wandering around 60, never confident enough to stop
 /// by default, with a timestamp, and usage on every fourth iteration.

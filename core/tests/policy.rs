@@ -14,20 +14,8 @@ use earlyexit::{
 
 const NOW: fn() -> String = || "2026-01-01T00:00:00.000Z".to_string();
 
-/// A small deterministic generator (xorshift), so the sequences are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+mod test_rng;
+use test_rng::Rng;
 
 fn configs() -> Vec<EarlyStoppingConfig> {
     let base = EarlyStoppingConfig::default();
