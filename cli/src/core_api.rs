@@ -50,6 +50,37 @@ pub fn calibrated(artifact: &Value) -> Result<(EarlyStoppingConfig, Option<StopP
     Ok((policy.config, stop, digest))
 }
 
+/// Bytes of one JSON document (a state file, one JSONL line): the core's limit.
+pub const MAX_DOCUMENT_BYTES: usize = earlyexit::limits::MAX_DOCUMENT_BYTES;
+
+/// The error for a state file over [`MAX_DOCUMENT_BYTES`] (`invalid_snapshot`, field
+/// `snapshot`), worded as the core words a document over the limit.
+pub fn snapshot_too_large() -> CoreError {
+    earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidSnapshot, "snapshot", &Value::Null)
+}
+
+/// A state file's bytes as text: UTF-8, else `invalid_snapshot` on `snapshot` naming the
+/// first byte that is not.
+pub fn snapshot_text(bytes: Vec<u8>) -> Result<String, CoreError> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => Err(earlyexit::value::utf8_text(e.as_bytes(), ErrorCode::InvalidSnapshot, "snapshot")
+            .err()
+            .unwrap_or_else(snapshot_too_large)),
+    }
+}
+
+/// Refuses a state of `bytes` bytes that no reader could read back.
+pub fn check_snapshot_size(bytes: usize) -> Result<(), CoreError> {
+    if bytes > MAX_DOCUMENT_BYTES {
+        return Err(snapshot_too_large());
+    }
+    Ok(())
+}
+
+/// The `engine` name of a loop's state file.
+pub const LOOP_ENGINE: &str = earlyexit::loops::SNAPSHOT_ENGINE;
+
 /// Parses a state file's text (code `invalid_snapshot`).
 pub fn parse_snapshot(text: &str) -> Result<Value, CoreError> {
     earlyexit::snapshot::parse(text)
@@ -59,17 +90,15 @@ pub fn parse_snapshot(text: &str) -> Result<Value, CoreError> {
 /// it in errors, with code `code_name` (`invalid_config`, `invalid_snapshot`, ...).
 pub fn parse_json(text: &str, code_name: &str, field: &str) -> Result<Value, CoreError> {
     let code = ErrorCode::from_name(code_name).unwrap_or(ErrorCode::InvalidConfig);
-    Value::parse_json(text, code, field)
+    Value::parse_json_as(text, code, field, earlyexit::value::JsonReading::USER_DOCUMENT)
 }
 
 /// Text given on the command line as a number: a JSON number becomes a number, anything
 /// else stays a string, so the core's type check names the field ("must be a number, got
-/// string 'abc'") as it does for any host value.
+/// string 'abc'") as it does for any host value; an integer beyond 2^53 that a number
+/// cannot hold exactly is quoted as written (`earlyexit::host::number_text`).
 pub fn number_arg(text: &str) -> Value {
-    match Value::parse_json(text.trim(), ErrorCode::InvalidConfig, "") {
-        Ok(Value::Number(n)) => Value::Number(n),
-        _ => Value::string(text),
-    }
+    earlyexit::host::number_text(text)
 }
 
 /// The best iteration of a loop's history (`(iteration, quality)`), as decisions name it.
@@ -110,6 +139,12 @@ pub fn summary_value(engine: &mut EarlyStopping) -> Value {
 /// A pyramid action as the step API returns it (`{action, layer}`).
 pub fn action_value(action: Action) -> Value {
     action.to_value()
+}
+
+/// Refuses layers a command cannot address by name: two of one name (the policy runs'
+/// rule, `layers[i].name`).
+pub fn check_layer_names(layers: &[earlyexit::pyramid::LayerSpec]) -> Result<(), CoreError> {
+    earlyexit::pyramid::policy::check_layer_specs(layers)
 }
 
 /// Whether an observed layer result is failing (the verdict's rule, `passRate < 1`).

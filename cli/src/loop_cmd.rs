@@ -361,7 +361,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let recorded = engine.record_value(&iteration, &result, NAMING, core_api::now_iso).map_err(core_failure)?;
     let duplicate = recorded.is_duplicate();
     let decision = engine.should_stop();
-    locked.write(&output::json(&engine.to_snapshot()))?;
+    locked.write_state(&output::json(&engine.to_snapshot()))?;
     let number = iteration.as_f64().unwrap_or(0.0);
     let doc = Value::object(vec![
         ("iteration", Value::Number(number)),
@@ -433,18 +433,51 @@ fn best(path: &Path) -> Result<Answer, Failure> {
     Ok(Answer { json: output::json(&doc), human, code: code::GO_ON })
 }
 
+/// Clears the history under the lock. A state file that cannot be read back (over the
+/// document limit, not UTF-8, not JSON, or a loop's snapshot whose content is corrupt) is
+/// moved aside to `FILE.unreadable`, so a reset always gets the loop going again; any other
+/// JSON document (another engine's state, a file that is no state) is refused unchanged.
 fn reset(path: &Path) -> Result<Answer, Failure> {
-    let locked = state::lock(path)?;
-    let Some(text) = locked.read()? else {
-        return Err(Failure::Input { path: path.display().to_string(), message: "no such state file".into() });
+    let file = path.display().to_string();
+    let locked = state::lock_existing(path, "no such state file")?;
+    let loaded = match locked.read() {
+        Ok(Some(text)) => match core_api::parse_snapshot(&text) {
+            Ok(snapshot) => {
+                if snapshot.get("engine").and_then(Value::as_str) != Some(core_api::LOOP_ENGINE) {
+                    // Not a loop's state: refused with the core's own error.
+                    EarlyStopping::from_snapshot(&snapshot).map_err(|e| with_file(e, &file))?;
+                }
+                EarlyStopping::from_snapshot(&snapshot).map_err(|e| with_file(e, &file))
+            }
+            Err(e) => Err(with_file(e, &file)),
+        },
+        Ok(None) => return Err(Failure::Input { path: file, message: "no such state file".into() }),
+        // Over the size limit or not UTF-8 (the core's refusal): unreadable. Anything else
+        // (a permission denied) is no reason to move the file.
+        Err(failure) if state::core_error(&failure).is_some() => Err(failure),
+        Err(failure) => return Err(failure),
     };
-    let mut engine = load(path, &text)?;
-    engine.reset();
-    let snapshot = engine.to_snapshot();
-    locked.write(&output::json(&snapshot))?;
+    let failure = match loaded {
+        Ok(mut engine) => {
+            engine.reset();
+            locked.write_state(&output::json(&engine.to_snapshot()))?;
+            return Ok(Answer {
+                json: output::json(&Value::object(vec![("reset", Value::Bool(true))])),
+                human: format!("{file}: history cleared, config kept"),
+                code: code::GO_ON,
+            });
+        }
+        Err(failure) => failure,
+    };
+    let moved = state::move_aside(&locked)?.display().to_string();
+    let reason = failure.to_text();
     Ok(Answer {
-        json: output::json(&Value::object(vec![("reset", Value::Bool(true))])),
-        human: format!("{}: history cleared, config kept", path.display()),
+        json: output::json(&Value::object(vec![
+            ("reset", Value::Bool(true)),
+            ("movedTo", Value::string(moved.as_str())),
+            ("reason", Value::string(reason.as_str())),
+        ])),
+        human: format!("{file}: unreadable ({reason}); moved to {moved}; the next `loop record` starts a new loop"),
         code: code::GO_ON,
     })
 }

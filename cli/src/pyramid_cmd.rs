@@ -44,7 +44,7 @@ pub struct StartArgs {
     #[arg(long = "layer", value_name = "NAME[=COST_MS]", required = true)]
     layers: Vec<String>,
     /// totalLayers of the exit decision (default: the number of --layer).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     total_layers: Option<String>,
     /// Replace an existing state file.
     #[arg(long)]
@@ -69,7 +69,7 @@ pub struct StartArgs {
     label: Option<String>,
     /// When an artifact policy's expiry is checked (ms since the epoch or RFC 3339;
     /// default: now). An expired artifact runs in shadow mode and the result says so.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     now: Option<String>,
 }
 
@@ -159,6 +159,9 @@ pub fn run(command: PyramidCommand, json: bool) -> Result<u8, Failure> {
     Ok(answer.code)
 }
 
+/// What a command that needs the run's state file says when there is none.
+const MISSING: &str = "no such state file (create it with `earlyexit pyramid start`)";
+
 fn load(path: &Path, text: &str) -> Result<LiveRun, Failure> {
     let file = path.display().to_string();
     let snapshot = core_api::parse_snapshot(text).map_err(|e| with_file(e, &file))?;
@@ -168,10 +171,7 @@ fn load(path: &Path, text: &str) -> Result<LiveRun, Failure> {
 fn load_existing(path: &Path) -> Result<LiveRun, Failure> {
     match state::read(path)? {
         Some(text) => load(path, &text),
-        None => Err(Failure::Input {
-            path: path.display().to_string(),
-            message: "no such state file (create it with `earlyexit pyramid start`)".into(),
-        }),
+        None => Err(Failure::Input { path: path.display().to_string(), message: MISSING.into() }),
     }
 }
 
@@ -248,11 +248,7 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         options.push(("label", Value::string(label.as_str())));
     }
     if let Some(now) = &args.now {
-        let value = match now.parse::<f64>() {
-            Ok(ms) => Value::Number(ms),
-            Err(_) => Value::string(now.as_str()),
-        };
-        options.push(("now", value));
+        options.push(("now", core_api::number_arg(now)));
     }
     let options = if options.is_empty() { Value::Null } else { Value::object(options) };
     let clock = Some(earlyexit_calibrate::now_ms());
@@ -286,6 +282,8 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         };
         with_flag(e, flag)
     })?;
+    // `submit` takes a layer by name: a name given twice could not be told apart.
+    core_api::check_layer_names(run.layers()).map_err(|e| with_flag(e, "--layer"))?;
     let locked = state::lock(&args.state)?;
     if locked.read()?.is_some() && !args.force {
         return Err(Failure::Usage(format!(
@@ -293,7 +291,7 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
             args.state.display()
         )));
     }
-    locked.write(&output::json(&run.to_snapshot()))?;
+    locked.write_state(&output::json(&run.to_snapshot()))?;
     let (doc, human, exit) = step(&run);
     Ok(Answer { json: output::json(&doc), human, code: exit })
 }
@@ -346,12 +344,9 @@ fn submit(args: &SubmitArgs) -> Result<Answer, Failure> {
         };
         junit::layer_result(&args.junit, args.coverage_xml.as_deref(), coverage)?
     };
-    let locked = state::lock(&args.state)?;
+    let locked = state::lock_existing(&args.state, MISSING)?;
     let Some(text) = locked.read()? else {
-        return Err(Failure::Input {
-            path: args.state.display().to_string(),
-            message: "no such state file (create it with `earlyexit pyramid start`)".into(),
-        });
+        return Err(Failure::Input { path: args.state.display().to_string(), message: MISSING.into() });
     };
     let mut run = load(&args.state, &text)?;
     let layer = layer_index(&run, &args.layer)?;
@@ -363,7 +358,7 @@ fn submit(args: &SubmitArgs) -> Result<Answer, Failure> {
             None => Failure::core(e),
         }
     })?;
-    locked.write(&output::json(&run.to_snapshot()))?;
+    locked.write_state(&output::json(&run.to_snapshot()))?;
     let (next_doc, next_human, exit) = step(&run);
     let name = run.layers().get(index).map_or("", |l| l.name.as_str()).to_string();
     let doc = Value::object(vec![

@@ -179,11 +179,17 @@ pub fn for_each_run<T>(
                 return Err(Failure::Internal("cancelled".into()));
             }
             buf.clear();
-            let n = reader
+            // A line is read no further than the core's limit allows (plus its terminator): a
+            // longer one is refused without being held whole.
+            let n = (&mut reader)
+                .take(JsonlLines::READ_LIMIT as u64)
                 .read_until(b'\n', &mut buf)
                 .map_err(|e| Failure::Input { path: file.clone(), message: e.to_string() })?;
             if n == 0 {
                 break;
+            }
+            if n == JsonlLines::READ_LIMIT && buf.last() != Some(&b'\n') {
+                return Err(with_file(lines.line_too_long(), file));
             }
             bar.inc(n as u64);
             let line = buf.strip_suffix(b"\n").unwrap_or(&buf);

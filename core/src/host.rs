@@ -84,6 +84,37 @@ pub fn type_error(code: ErrorCode, field: &str, expected: &str, got: &Value) -> 
     Error::new(code, ErrorKind::Type, field, concat(&[field, " must be ", expected, ", got ", &got.describe()]))
 }
 
+/// Text a person typed where a number is taken (a command-line flag), as a host passes it
+/// on: a JSON number is that number (to the nearest f64, as any JSON); an integer written
+/// out that no f64 holds exactly (beyond 2^53, such as 9007199254740993) stays as written,
+/// so the error that refuses it quotes the caller instead of a neighbouring number (every
+/// integer the engines take is at most 2^53 - 1, and a measurement this large is no
+/// measurement); any other text is a string, which the field's own check refuses by name.
+pub fn number_text(text: &str) -> Value {
+    let trimmed = text.trim();
+    match Value::parse_json(trimmed, ErrorCode::InvalidConfig, "") {
+        Ok(Value::Number(n)) if !exact_integer_text(trimmed, n) => {
+            Value::Other(concat(&[trimmed, " (an integer beyond 2^53, which a number cannot hold exactly)"]))
+        }
+        Ok(Value::Number(n)) => Value::Number(n),
+        _ => Value::string(text),
+    }
+}
+
+/// Whether JSON number text `text` read as `n` is not an integer literal beyond 2^53, or
+/// is one that `n` holds exactly.
+fn exact_integer_text(text: &str, n: f64) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || n.abs() <= value::MAX_SAFE_INTEGER as f64 {
+        return true;
+    }
+    // Up to 38 digits fit u128, which holds every f64 integer below 2^127 exactly.
+    match digits.parse::<u128>() {
+        Ok(written) if n.abs() < 2f64.powi(127) => n.abs() as u128 == written,
+        _ => false,
+    }
+}
+
 /// `engine` names no engine whose snapshot a binding can restore (Python's pickle support).
 pub fn unknown_engine(engine: &str) -> Error {
     Error::new(

@@ -17,6 +17,9 @@ use crate::value::{Error, ErrorCode, ErrorKind, Result};
 /// Snapshot format version written by [`EarlyStopping::to_snapshot`].
 pub const SNAPSHOT_VERSION: u64 = 1;
 
+/// The `engine` name of this engine's snapshot.
+pub const SNAPSHOT_ENGINE: &str = "EarlyStopping";
+
 impl EarlyStopping {
     /// The portable snapshot: `{version, engine, config, history, stoppingReason,
     /// stoppingDetails}`, plus `policy` and `policyArtifact` when set.
@@ -82,7 +85,7 @@ impl EarlyStopping {
     /// empty (the callers above fold the history in, or only write it back out), and the
     /// snapshot's policy as given (not read yet).
     fn read_snapshot(snapshot: &Value) -> Result<(Self, Option<&Value>)> {
-        let reader = crate::snapshot::open(snapshot, "EarlyStopping", &SNAPSHOT_FIELDS)?;
+        let reader = crate::snapshot::open(snapshot, SNAPSHOT_ENGINE, &SNAPSHOT_FIELDS)?;
         let config_value = reader.get(FieldName::same("config")).unwrap_or(&Value::Null);
         let config = EarlyStoppingConfig::default()
             .merged_at(config_value, Naming::Js, "config", "config", ErrorCode::InvalidSnapshot)
@@ -93,9 +96,24 @@ impl EarlyStopping {
         // The usage sums so far, as the engine's tally would hold them: a record that would
         // make one overflow is refused (`record_value` refuses it too).
         let mut tally = LoopTally::default();
+        let strict = engine.config.strict();
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
+            // Under strictIterations the engine never records an iteration that does not
+            // increase, so a history that holds one was not written by it.
+            let last = engine.history.last().map(|r| r.observation.iteration);
+            if !crate::loops::records::iteration_follows(strict, last, record.observation.iteration) {
+                let field = value::concat(&[&path, ".", crate::loops::records::ITERATION_NUMBER]);
+                let message = value::concat(&[
+                    &field,
+                    " must be greater than the record before it (",
+                    &crate::num::uint_string(last.unwrap_or(0)),
+                    ") under strictIterations, got ",
+                    &crate::num::uint_string(record.observation.iteration),
+                ]);
+                return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field, message));
+            }
             tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
             tally.observe(&record.observation, record.usage.as_deref(), None);
             engine.history.push(record);
@@ -157,7 +175,7 @@ fn snapshot_value(
 ) -> Value {
     Value::object(vec![
         ("version", Value::Number(SNAPSHOT_VERSION as f64)),
-        ("engine", Value::string("EarlyStopping")),
+        ("engine", Value::string(SNAPSHOT_ENGINE)),
         ("config", config.to_value(Naming::Js)),
         ("history", value::array_of(history, IterationRecord::to_value)),
         ("stoppingReason", stopping_reason.map_or(Value::Null, Value::string)),

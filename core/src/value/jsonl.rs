@@ -136,6 +136,23 @@ impl JsonlLines {
         }
     }
 
+    /// Feeds a line the host stopped reading once it was longer than any line could be
+    /// ([`MAX_DOCUMENT_BYTES`](crate::limits::MAX_DOCUMENT_BYTES) plus a line's terminator
+    /// and a byte-order mark): the error [`JsonlLines::line`] gives a line over the document
+    /// limit, without the host holding the whole line.
+    pub fn line_too_long(&mut self) -> Error {
+        self.line_index += 1;
+        let path = index_path("runs", self.runs);
+        let message = crate::value::over_limit("a document of more than ", crate::limits::MAX_DOCUMENT_BYTES, " bytes");
+        let e = Error::new(CODE, ErrorKind::Range, &path, message);
+        self.line_error(&path, e)
+    }
+
+    /// Bytes a host reads of one line (terminator included) before it can tell the line
+    /// is over the document limit whatever follows: the limit, a byte-order mark (3 bytes),
+    /// `\r\n` (2), and one byte over.
+    pub const READ_LIMIT: usize = crate::limits::MAX_DOCUMENT_BYTES + 6;
+
     fn line_error(&self, path: &str, e: Error) -> Error {
         let line_number = uint_string(self.line_index);
         let message = concat(&[path, " (line ", &line_number, "): ", e.message()]);

@@ -14,12 +14,24 @@ pub struct JsonReading {
     values_scope: usize,
     /// Strings are limited from this nesting depth on (0: every string).
     strings_from: usize,
+    /// A `\u` escape of a lone UTF-16 surrogate is refused (else it reads as U+FFFD, as a
+    /// JS string holding one reaches the core).
+    whole_characters: bool,
 }
 
 impl JsonReading {
     /// One JSON document (a snapshot, a model, one JSONL line): every limit, on the whole text.
-    pub const DOCUMENT: JsonReading =
-        JsonReading { max_bytes: limits::MAX_DOCUMENT_BYTES, values_scope: 0, strings_from: 0 };
+    pub const DOCUMENT: JsonReading = JsonReading {
+        max_bytes: limits::MAX_DOCUMENT_BYTES,
+        values_scope: 0,
+        strings_from: 0,
+        whole_characters: false,
+    };
+
+    /// A document a user wrote as a file or a command-line argument (the command's
+    /// policies, configs, models): [`JsonReading::DOCUMENT`], and a lone surrogate escape
+    /// (`"\ud800"`) is an error rather than a character silently replaced by U+FFFD.
+    pub const USER_DOCUMENT: JsonReading = JsonReading { whole_characters: true, ..JsonReading::DOCUMENT };
 
     /// The arguments of one call, as a JSON array (the JS layer's wire format): no limit on
     /// the text (an argument may be a whole JSONL stream), values counted per argument, or
@@ -27,7 +39,12 @@ impl JsonReading {
     /// and strings limited inside arguments only (an argument that is text is a document or
     /// a stream of lines, read as such).
     pub const fn arguments(per_item: bool) -> JsonReading {
-        JsonReading { max_bytes: usize::MAX, values_scope: if per_item { 2 } else { 1 }, strings_from: 2 }
+        JsonReading {
+            max_bytes: usize::MAX,
+            values_scope: if per_item { 2 } else { 1 },
+            strings_from: 2,
+            whole_characters: false,
+        }
     }
 }
 
@@ -349,8 +366,15 @@ impl<'a> JsonParser<'a> {
                                     self.pos = save;
                                 }
                             }
-                            // A lone surrogate cannot live in a Rust string: replace it.
-                            out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+                            // A lone surrogate cannot live in a Rust string: replace it, or
+                            // refuse it where the text is the user's own.
+                            match char::from_u32(code) {
+                                Some(c) => out.push(c),
+                                None if self.reading.whole_characters => {
+                                    return Err(self.fail("a lone UTF-16 surrogate escape (not a character)"))
+                                }
+                                None => out.push('\u{FFFD}'),
+                            }
                         }
                         _ => return Err(self.fail("bad escape")),
                     }

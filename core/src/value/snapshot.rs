@@ -16,6 +16,11 @@ pub const VERSION: u64 = 1;
 /// list per engine, not a list built per call: less code in the WebAssembly module).
 pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[FieldName]) -> Result<ObjectReader<'a>> {
     let reader = ObjectReader::new(snapshot, "", "snapshot", Naming::Js, ErrorCode::InvalidSnapshot)?;
+    // Another engine's snapshot is named as such before its keys are checked: its own keys
+    // (a pyramid run's `totalLayers`) are not this engine's options.
+    if let Some(Value::String(name)) = reader.get(FieldName::same("engine")) {
+        check_engine(name, engine)?;
+    }
     reader.reject_unknown(fields).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
     let version = reader.integer(FieldName::same("version"), 0, MAX_SAFE_INTEGER)?;
     if version != VERSION {
@@ -26,16 +31,20 @@ pub(crate) fn open<'a>(snapshot: &'a Value, engine: &str, fields: &[FieldName]) 
             concat(&["snapshot version ", &uint_string(version), " is not supported (this build reads version 1)"]),
         ));
     }
-    let name = reader.string(FieldName::same("engine"))?;
-    if name != engine {
-        return Err(Error::new(
-            ErrorCode::InvalidSnapshot,
-            ErrorKind::Range,
-            "engine",
-            concat(&["snapshot is of engine '", name, "', expected '", engine, "'"]),
-        ));
-    }
+    check_engine(reader.string(FieldName::same("engine"))?, engine)?;
     Ok(reader)
+}
+
+fn check_engine(name: &str, engine: &str) -> Result<()> {
+    if name == engine {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::InvalidSnapshot,
+        ErrorKind::Range,
+        "engine",
+        concat(&["snapshot is of engine '", name, "', expected '", engine, "'"]),
+    ))
 }
 
 /// A required array field of a snapshot (or of a value read back like one: the result
@@ -52,8 +61,10 @@ pub(crate) fn array<'a>(reader: &ObjectReader<'a>, field: FieldName) -> Result<&
     }
 }
 
-/// Parses snapshot JSON text (code `invalid_snapshot`, field `snapshot`).
+/// Parses snapshot JSON text (code `invalid_snapshot`, field `snapshot`). A byte-order mark
+/// before the text is not part of it, as for JSONL replay input.
 pub fn parse(text: &str) -> Result<Value> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot")
 }
 

@@ -8,7 +8,7 @@
 //! is in `docs/test-exit.md`; [`PolicyReport`] says why.
 
 use crate::pyramid::policy::config::PolicyConfig;
-use crate::pyramid::policy::model::{ObservedLayer, PlannedLayer, PolicyDecision, StopReason};
+use crate::pyramid::policy::model::{check_layer_list, ObservedLayer, PlannedLayer, PolicyDecision, StopReason};
 use crate::pyramid::policy::options::{RunMode, RunOptions, RunPolicy};
 use crate::pyramid::policy::report::{LayerCounts, PolicyReport, PolicyStep};
 use crate::pyramid::policy::shadow::{shadow_value, ShadowReceipt, SkippedLayer};
@@ -528,4 +528,12 @@ impl LiveRun {
         }
         PyramidRun::from_snapshot(snapshot).map(LiveRun::Adr)
     }
+}
+
+/// The rule a policy run applies to its layers, for a host that addresses layers by name
+/// whatever the policy (the command line's `pyramid submit NAME`): names unique, costs
+/// finite and >= 0; errors name `layers[i].name` or `layers[i].costMs` (`invalid_config`).
+pub fn check_layer_specs(layers: &[LayerSpec]) -> Result<()> {
+    let layers: Vec<(&str, Option<f64>)> = layers.iter().map(|l| (l.name.as_str(), l.cost_ms)).collect();
+    check_layer_list("layers", ".costMs", &layers)
 }

@@ -46,7 +46,7 @@ pub use history::{
     stats_value, BuildHistory, BuildRecord, Model, CONVERTED_NOTE, DEFAULT_WINDOW, HISTORY_VERSION, MAX_WINDOW,
 };
 pub use label::{read_label, MAX_LABEL_CHARS};
-pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
+pub use live::{check_layer_specs, LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
