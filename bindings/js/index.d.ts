@@ -877,7 +877,10 @@ export interface ShadowReport {
 /** What `verifyReceipts` found: nothing from `brokenAt.line` on is trusted. */
 export interface ReceiptCheck {
   valid: boolean;
+  /** Receipts counted: each run once. */
   receipts: number;
+  /** Lines that repeat an earlier receipt of the same run, body and all (a retried step): verified, not counted. */
+  repeated: number;
   /** The last verified receipt's sha256 (compare it with one kept elsewhere to detect a cut tail). */
   head: string | null;
   brokenAt: { line: number; field: string; reason: string } | null;
@@ -906,7 +909,11 @@ export interface ReceiptRates {
 
 /** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */
 export declare function verifyReceipts(text: string): ReceiptCheck;
-/** The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one). */
+/**
+ * The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one);
+ * '' when there is nothing to append. A receipt whose run (`kind`, `policy`, `runId`) is already
+ * in the log is left out when equal and refused (`receipts[i].runId`) when it differs.
+ */
 export declare function appendReceipts(log: string | null, receipts: readonly ShadowReceipt[]): string;
 
 /** The envelope every calibration artifact shares, pyramid and loop alike. */

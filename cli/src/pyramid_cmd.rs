@@ -135,7 +135,15 @@ pub fn receipts(command: ReceiptsCommand, json: bool) -> Result<u8, Failure> {
     let check = earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
     let human = match &check.broken {
         None => {
-            format!("valid: {} receipt(s), head {}", check.receipts, check.head.as_deref().unwrap_or("(empty log)"))
+            let repeated = match check.repeated {
+                0 => String::new(),
+                n => format!(" ({n} repeated line(s) not counted)"),
+            };
+            format!(
+                "valid: {} receipt(s){repeated}, head {}",
+                check.receipts,
+                check.head.as_deref().unwrap_or("(empty log)")
+            )
         }
         Some(b) => format!(
             "broken at line {} ({}): {}; {} receipt(s) before it verify",
@@ -437,8 +445,14 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
         let text = locked.read()?.unwrap_or_default();
         let lines = earlyexit::artifact::append_receipts(&text, &receipts, &earlyexit_digest::Sha256Hasher)
             .map_err(|e| with_file(e, &log.display().to_string()))?;
-        locked.write(&(text + &lines))?;
-        appended = Some((receipts.len(), log.display().to_string()));
+        // The core leaves out a receipt already in the log (a retried step): nothing to
+        // append, nothing written. The write ends the text with its own newline.
+        let count = lines.lines().filter(|l| !l.is_empty()).count();
+        if count > 0 {
+            let whole = text + &lines;
+            locked.write(whole.strip_suffix('\n').unwrap_or(&whole))?;
+        }
+        appended = Some((count, log.display().to_string()));
     }
     let verdict = result.verdict.as_str();
     let exit = match verdict {

@@ -475,10 +475,16 @@ pub fn pyramid_replay_document(
 ) -> Result<Document, Failure> {
     let (mut stream, name) = PyramidReplayStream::from_options(options, NAMING).map_err(option_flag)?;
     let bar = progress(files, quiet);
-    for_each_run(files, &bar, cancelled, core_api::read_pyramid_run, |run| {
-        let replayed = stream.replay(&run).map_err(Failure::core)?;
-        rows.push(core_api::pyramid_row_value(&replayed))
-    })?;
+    for_each_run(
+        files,
+        &bar,
+        cancelled,
+        |line, path| Ok((core_api::read_pyramid_run(line, path)?, path.to_string())),
+        |(run, path)| {
+            let replayed = stream.replay_at(&run, &path).map_err(Failure::core)?;
+            rows.push(core_api::pyramid_row_value(&replayed))
+        },
+    )?;
     let model = core_api::pyramid_model_value(&stream);
     if let Some(path) = model_out {
         if cancelled() {

@@ -27,7 +27,7 @@ fn green_history(n: usize) -> OutcomeModel {
 }
 
 fn shadow_run(policy: RunPolicy, model: OutcomeModel, fails: [bool; 3]) -> earlyexit::TestPyramidResult {
-    labelled_run(policy, model, fails, None)
+    labelled_run(policy, model, fails, None, "build-7")
 }
 
 fn labelled_run(
@@ -35,6 +35,7 @@ fn labelled_run(
     model: OutcomeModel,
     fails: [bool; 3],
     label: Option<&str>,
+    run_id: &str,
 ) -> earlyexit::TestPyramidResult {
     let config = PolicyConfig { reorder: false, ..PolicyConfig::preset(policy.as_str()).unwrap() };
     let options = RunOptions {
@@ -42,7 +43,7 @@ fn labelled_run(
         mode: RunMode::Shadow,
         config,
         model,
-        run_id: Some("build-7".into()),
+        run_id: Some(run_id.into()),
         fallback: None,
         label: label.map(str::to_string),
     };
@@ -140,7 +141,8 @@ fn log_of(n: usize) -> String {
     let mut log = String::new();
     for i in 0..n {
         let fails = [false, false, i % 2 == 1];
-        let result = shadow_run(RunPolicy::RiskBounded, green_history(400), fails);
+        // Each run its own id: a log holds one receipt per run.
+        let result = labelled_run(RunPolicy::RiskBounded, green_history(400), fails, None, &format!("build-{i}"));
         log.push_str(&append_receipts(&log, &receipts(&result), &TestSha256).unwrap());
     }
     log
@@ -201,15 +203,20 @@ fn receipts_with_chain_fields_or_of_the_wrong_type_are_refused() {
 fn the_report_gives_rates_per_label_slice() {
     let mut log = String::new();
     // main: 3 green exits, one a false pass; release: 2 correct skips; one run unlabelled.
-    for (fails_e2e, label) in [
+    for (i, (fails_e2e, label)) in [
         (false, Some("main")),
         (true, Some("main")),
         (false, Some("release")),
         (false, Some("main")),
         (false, Some("release")),
         (true, None),
-    ] {
-        let result = labelled_run(RunPolicy::RiskBounded, green_history(400), [false, false, fails_e2e], label);
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let run_id = format!("build-{i}");
+        let result =
+            labelled_run(RunPolicy::RiskBounded, green_history(400), [false, false, fails_e2e], label, &run_id);
         log.push_str(&append_receipts(&log, &receipts(&result), &TestSha256).unwrap());
     }
     let check = verify_receipts(&log, &TestSha256);
@@ -233,7 +240,7 @@ fn the_report_gives_rates_per_label_slice() {
 
 #[test]
 fn a_receipt_whose_report_fields_have_the_wrong_type_is_reported_not_counted() {
-    let result = labelled_run(RunPolicy::RiskBounded, green_history(400), [false; 3], Some("main"));
+    let result = labelled_run(RunPolicy::RiskBounded, green_history(400), [false; 3], Some("main"), "build-7");
     let good = receipts(&result);
     for (field, bad) in [
         ("runLabel", Value::Number(5.0)),

@@ -82,15 +82,24 @@ test('appendReceipts chains a log that verifyReceipts checks, and finds tamperin
 });
 
 test('the digest is SHA-256 over RFC 8785 canonical JSON (a vector every binding checks)', () => {
-  // A fixed receipt: its line's sha256 is pinned here and in tests/python and core/tests.
-  const line = ee.appendReceipts('', [{ label: 'correct_skip', kind: 'pyramid', numbers: [1.50, 1e21, -0, 0.1] }]).trimEnd();
-  assert.equal(line, '{"label":"correct_skip","kind":"pyramid","numbers":[1.5,1e+21,0,0.1],"prevHash":null,"sha256":"' + JSON.parse(line).sha256 + '"}');
+  // A fixed receipt: its line's sha256 is pinned here and in tests/python.
+  const line = ee.appendReceipts('', [DIGEST_RECEIPT]).trimEnd();
+  assert.deepEqual(JSON.parse(line), { ...DIGEST_RECEIPT, signal: { risk: 0 }, prevHash: null, sha256: RECEIPT_VECTOR_SHA256 });
   assert.equal(JSON.parse(line).sha256, RECEIPT_VECTOR_SHA256);
 });
 
-// sha256 of {"kind":"pyramid","label":"correct_skip","numbers":[1.5,1e+21,0,0.1],"prevHash":null}, computed
-// independently (Python's hashlib over that canonical text).
-const RECEIPT_VECTOR_SHA256 = 'e8ee1c20a240167c9adafeea0a36fcc96c0b61b34164afb31e6f74650352980f';
+// A receipt as the core writes it, with numbers whose canonical forms differ from their
+// source text (1.50, 1e21, -0, 0.1).
+const DIGEST_RECEIPT = {
+  kind: 'pyramid', receiptVersion: 1, runId: 'vector', layer: 0, layerName: 'unit', layersRun: 1, policy: 'risk_bounded',
+  config: { riskBudget: 0.1, confidence: 0.95, priorFailures: 1.50, priorPasses: 0.5, reorder: true, skipOnSuccess: true, forgetting: 1 },
+  exitReason: 'risk_bounded', signal: { risk: -0 }, thresholds: { riskBudget: 0.1, confidence: 0.95 },
+  skipped: [{ layer: 1, name: 'e2e', predicted: 'pass', confidence: 0.9, actual: 'pass', costMs: 1e21 }],
+  firstMissedFailure: null, label: 'correct_skip', computeSavedMs: 1e21,
+};
+// sha256 of its canonical text with "prevHash":null, computed independently (Python's hashlib
+// over the text tests/python/test_shadow_receipts.py spells out).
+const RECEIPT_VECTOR_SHA256 = '11caa2080cbed4000c5988c11e62325c8c2f7288b5ad8b52529b89a38f5a3178';
 
 const lrtsLike = (n, unitEvery, offset) => Array.from({ length: n }, (_, j) => {
   const i = j + offset;

@@ -107,12 +107,29 @@ def test_the_log_chains_verifies_and_reports_tampering() -> None:
 
 
 def test_the_digest_is_sha256_over_canonical_json() -> None:
-    line = append_receipts(None, [{"label": "correct_skip", "kind": "pyramid", "numbers": [1.50, 1e21, -0.0, 0.1]}])
-    doc = json.loads(line)
-    canonical = '{"kind":"pyramid","label":"correct_skip","numbers":[1.5,1e+21,0,0.1],"prevHash":null}'
+    # A receipt as the core writes it, with numbers whose canonical forms differ from their
+    # source text (1.50, 1e21, -0.0, 0.1).
+    receipt: Dict[str, Any] = {
+        "kind": "pyramid", "receiptVersion": 1, "runId": "vector", "layer": 0, "layerName": "unit",
+        "layersRun": 1, "policy": "risk_bounded",
+        "config": {"riskBudget": 0.1, "confidence": 0.95, "priorFailures": 1.50, "priorPasses": 0.5,
+                   "reorder": True, "skipOnSuccess": True, "forgetting": 1},
+        "exitReason": "risk_bounded", "signal": {"risk": -0.0}, "thresholds": {"riskBudget": 0.1, "confidence": 0.95},
+        "skipped": [{"layer": 1, "name": "e2e", "predicted": "pass", "confidence": 0.9, "actual": "pass", "costMs": 1e21}],
+        "firstMissedFailure": None, "label": "correct_skip", "computeSavedMs": 1e21,
+    }
+    doc = json.loads(append_receipts(None, [receipt]))
+    canonical = (
+        '{"computeSavedMs":1e+21,"config":{"confidence":0.95,"forgetting":1,"priorFailures":1.5,"priorPasses":0.5,'
+        '"reorder":true,"riskBudget":0.1,"skipOnSuccess":true},"exitReason":"risk_bounded","firstMissedFailure":null,'
+        '"kind":"pyramid","label":"correct_skip","layer":0,"layerName":"unit","layersRun":1,"policy":"risk_bounded",'
+        '"prevHash":null,"receiptVersion":1,"runId":"vector","signal":{"risk":0},"skipped":[{"actual":"pass",'
+        '"confidence":0.9,"costMs":1e+21,"layer":1,"name":"e2e","predicted":"pass"}],'
+        '"thresholds":{"confidence":0.95,"riskBudget":0.1}}'
+    )
     assert doc["sha256"] == hashlib.sha256(canonical.encode()).hexdigest()
     # The same vector the Node and wasm suites pin.
-    assert doc["sha256"] == "e8ee1c20a240167c9adafeea0a36fcc96c0b61b34164afb31e6f74650352980f"
+    assert doc["sha256"] == "11caa2080cbed4000c5988c11e62325c8c2f7288b5ad8b52529b89a38f5a3178"
 
 
 def lrts_like_runs(n: int, unit_every: int, offset: int) -> List[Dict[str, Any]]:

@@ -16,12 +16,12 @@
 // loop's opt-in options, which the model does not implement) go through `finalize`, so the
 // model must agree with the rule-derived expectation or generation fails.
 import fs from 'node:fs';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadReference } from './driver.mjs';
 import { encode, decode } from './common.mjs';
 import { finalize, rec, res, stop, call, ts } from './gen_util.mjs';
+import { chained, receipt } from './receipt_doc.mjs';
 
 const N = (s) => ({ $num: s });
 const JS = ['js', 'rust'];
@@ -978,17 +978,29 @@ function artifactsAndReceipts() {
         { ...spec, calls: [], expectThrows: { code: 'invalid_config', field, kind } }, false);
     }
   }
-  // Receipt logs: a valid two-line chain (SHA-256 over the canonical JSON: keys sorted, no
-  // number to normalize), then one fault per row.
-  const sha = (text) => createHash('sha256').update(text).digest('hex');
-  const canonical = (o) => JSON.stringify(Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]])));
-  const line = (body, prev) => {
-    const withPrev = { ...body, prevHash: prev };
-    return { ...withPrev, sha256: sha(canonical(withPrev)) };
-  };
-  const first = line({ kind: 'pyramid', label: 'correct_skip', policy: 'risk_bounded', runLabel: 'main' }, null);
-  const second = line({ kind: 'pyramid', label: 'false_pass', policy: 'risk_bounded' }, first.sha256);
+  // Receipt logs: a valid two-line chain of receipts as the core writes them (receipt_doc.mjs),
+  // then one fault per row; a receipt's label must follow from its own outcomes, its indices
+  // and numbers be in range, its keys unique, and a run (kind, policy, runId) have one receipt.
+  const first = chained(receipt('correct_skip', { runLabel: 'main', runId: 'build-1' }), null);
+  const second = chained(receipt('false_pass', { runId: 'build-2' }), first.sha256);
   const jsonl = (...lines) => lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+  const edited = (edit) => { const body = receipt('correct_skip', { runId: 'build-1' }); edit(body); return body; };
+  const lying = edited((r) => { r.skipped[0].actual = 'fail'; r.firstMissedFailure = { layer: 1, name: 'e2e' }; });
+  const farLayer = edited((r) => { r.skipped[0].layer = 50; });
+  const hugeSaving = edited((r) => { r.computeSavedMs = 1e308; });
+  const negativeRisk = edited((r) => { r.signal.risk = -0.1; });
+  const hiddenMiss = edited((r) => { r.skipped[0].actual = 'fail'; r.label = 'false_pass'; });
+  const overflow = edited((r) => {
+    r.skipped = [{ ...r.skipped[0], costMs: 1e308 }, { ...r.skipped[0], layer: 2, name: 'smoke', costMs: 1e308 }];
+    r.computeSavedMs = null;
+  });
+  // A line that states `label` twice: the hash covers JSON.parse's reading (the last one).
+  const repeatedKey = (() => {
+    const line = chained(receipt('false_pass'), null);
+    return JSON.stringify(line).replace('"label":"false_pass"', '"label":"correct_skip","label":"false_pass"');
+  })();
+  const rechained = (body) => chained(body, null);
+  const otherBody = chained(receipt('needless_run', { runId: 'build-1' }), first.sha256);
   const logCases = [
     ['log.line 1', 'tampered hash (a label edited)', jsonl({ ...first, label: 'false_pass' }, second)],
     ['log.line 1', 'sha256 not a digest', jsonl({ ...first, sha256: 'x' })],
@@ -996,20 +1008,38 @@ function artifactsAndReceipts() {
     ['log.line 1', 'broken chain (lines reordered)', jsonl(second, first)],
     ['log.line 2', 'broken chain (prevHash of another line)', jsonl(first, { ...second, prevHash: 'b'.repeat(64) })],
     ['log.line 2', 'not JSON', jsonl(first, '{"kind":')],
-    ['log.line 1', 'runLabel of the wrong type (hash recomputed)', jsonl(line({ kind: 'pyramid', label: 'correct_skip', policy: 'risk_bounded', runLabel: 5 }, null))],
-    ['log.line 1', 'label not a receipt label (hash recomputed)', jsonl(line({ kind: 'pyramid', label: 'maybe', policy: 'risk_bounded' }, null))],
+    ['log.line 1', 'runLabel of the wrong type (hash recomputed)', jsonl(rechained({ ...receipt('correct_skip'), runLabel: 5 }))],
+    ['log.line 1', 'label not a receipt label (hash recomputed)', jsonl(rechained({ ...receipt('correct_skip'), label: 'maybe' }))],
+    ['log.line 1', 'correct_skip while a skipped layer failed (hash recomputed)', jsonl(rechained(lying))],
+    ['log.line 1', 'a skipped layer outside the receipt (hash recomputed)', jsonl(rechained(farLayer))],
+    ['log.line 1', 'computeSavedMs not the skipped costs (hash recomputed)', jsonl(rechained(hugeSaving))],
+    ['log.line 1', 'negative risk (hash recomputed)', jsonl(rechained(negativeRisk))],
+    ['log.line 1', 'a key stated twice (hash over the last)', jsonl(repeatedKey)],
+    ['log.line 2', 'a run with a second, different receipt', jsonl(first, otherBody)],
   ];
   for (const [field, kase, log] of logCases) {
     row('ReceiptLog', 'appendReceipts', field, kase, log, 'invalid_receipt', 'range', undefined,
       { engine: 'receipts', construct: {}, calls: [{ ...call('appendReceipts', log, []), expect: T('invalid_receipt', field, 'range') }] }, false);
   }
+  const valid = receipt('correct_skip');
   const receiptCases = [
-    ['receipts[0].label', 'label of the wrong type', [{ kind: 'pyramid', label: 5 }], 'type'],
-    ['receipts[0].label', 'label not a receipt label', [{ kind: 'pyramid', label: 'maybe' }], 'range'],
-    ['receipts[0].runLabel', 'runLabel empty', [{ kind: 'pyramid', label: 'correct_skip', runLabel: '' }], 'range'],
-    ['receipts[0].policy', 'policy not a string', [{ kind: 'pyramid', label: 'correct_skip', policy: [] }], 'type'],
-    ['receipts[0].sha256', 'a chain field given', [{ kind: 'pyramid', sha256: 'a'.repeat(64) }], 'range'],
-    ['receipts[1]', 'not an object', [{ kind: 'pyramid' }, 5], 'type'],
+    ['receipts[0].label', 'label of the wrong type', [{ ...valid, label: 5 }], 'type'],
+    ['receipts[0].label', 'label not a receipt label', [{ ...valid, label: 'maybe' }], 'range'],
+    ['receipts[0].runLabel', 'runLabel empty', [{ ...valid, runLabel: '' }], 'range'],
+    ['receipts[0].policy', 'policy not a string', [{ ...valid, policy: [] }], 'type'],
+    ['receipts[0].sha256', 'a chain field given', [{ ...valid, sha256: 'a'.repeat(64) }], 'range'],
+    ['receipts[1]', 'not an object', [valid, 5], 'type'],
+    ['receipts[0].label', 'correct_skip while a skipped layer failed', [lying], 'range'],
+    ['receipts[0].firstMissedFailure', 'null while a skipped layer failed', [hiddenMiss], 'range'],
+    ['receipts[0].skipped[0].layer', 'outside the receipt (50 of 2 layers)', [farLayer], 'range'],
+    ['receipts[0].layer', 'outside the receipt (50 of 2 layers)', [{ ...valid, layer: 50 }], 'range'],
+    ['receipts[0].computeSavedMs', '1e308, not the skipped costs', [hugeSaving], 'range'],
+    ['receipts[0].signal.risk', 'negative', [negativeRisk], 'range'],
+    ['receipts[0].skipped[1].costMs', 'costs whose sum overflows', [overflow], 'range'],
+    ['receipts[0].skipped', 'missing', [{ ...valid, skipped: undefined }], 'type'],
+    ['receipts[0].bogus', 'an unknown key', [{ ...valid, bogus: 1 }], 'type'],
+    ['receipts[0].kind', 'not a pyramid receipt', [{ ...valid, kind: 'loop' }], 'range'],
+    ['receipts[1].runId', 'one run twice, with different bodies', [receipt('correct_skip', { runId: 'b7' }), receipt('needless_run', { runId: 'b7' })], 'range'],
   ];
   for (const [field, kase, receipts, kind] of receiptCases) {
     row('Receipt', 'appendReceipts', field, kase, receipts, 'invalid_receipt', kind, undefined,

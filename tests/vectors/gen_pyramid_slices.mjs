@@ -13,7 +13,7 @@
 //   (false passes / green exits, needless runs / receipts) with their Wilson intervals.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { chainLog, receipt } from './receipt_doc.mjs';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -91,19 +91,9 @@ const drift = [
   ['unlabelled recent runs: no label reason', runs(50, () => undefined, () => 'unit', 300)],
 ].map(([name, recent]) => ({ name, recent, labelReasons: labelReasons(base, recent) }));
 
-// Receipt logs: canonical JSON = keys sorted (every value here is a string, null or a small
-// integer, which print alike in RFC 8785 and JSON.stringify).
-const sha = (text) => createHash('sha256').update(text).digest('hex');
-const canonical = (o) => JSON.stringify(Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]])));
+// Receipt logs: receipts as the core writes them, chained (receipt_doc.mjs).
 function log(entries) {
-  let prev = null;
-  return entries.map(([label, runLabel]) => {
-    const body = { kind: 'pyramid', label, policy: 'risk_bounded', prevHash: prev, receiptVersion: 1 };
-    if (runLabel !== undefined) body.runLabel = runLabel;
-    const line = { ...body, sha256: sha(canonical(body)) };
-    prev = line.sha256;
-    return JSON.stringify(line);
-  }).join('\n') + '\n';
+  return chainLog(entries.map(([label, runLabel]) => receipt(label, { runLabel })));
 }
 const rateOf = (count, of) => ({ count, of, rate: of > 0 ? count / of : null, wilson: wilson(count, of) });
 function receiptSlices(entries) {

@@ -1503,14 +1503,18 @@ def shadow_pyramids(
 
 def verify_receipts(jsonl_text: str) -> dict[str, Any]:
     """Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON):
-    ``{valid, receipts, head, brokenAt, labels}``; nothing from ``brokenAt["line"]`` on is
-    trusted. Code ``invalid_receipt`` when the argument is not text."""
+    ``{valid, receipts, repeated, head, brokenAt, labels, rates, slices, labelSlices}``
+    (``receipts`` counts each run once; ``repeated``, the lines that repeat an earlier
+    receipt); nothing from ``brokenAt["line"]`` on is trusted. Code ``invalid_receipt`` when
+    the argument is not text."""
 
 def append_receipts(log: str | None, receipts: Sequence[Mapping[str, object]]) -> str:
     """The JSONL lines that append ``receipts`` (a shadow-mode result's
     ``shadow["receipts"]``) to the log ``log`` (its text; ``""`` or ``None`` for a new
-    one), each chained to the one before. A log that does not verify is refused
-    (``invalid_receipt``)."""
+    one), each chained to the one before; ``""`` when there is nothing to append. A log
+    that does not verify is refused (``invalid_receipt``); a receipt whose run (``kind``,
+    ``policy``, ``runId``) is already in the log is left out when equal and refused
+    (``receipts[i].runId``) when it differs."""
 
 def check_pyramid_drift(
     artifact: Mapping[str, object] | str, runs: str | Sequence[Mapping[str, object]], now: object = None

@@ -16,7 +16,6 @@ use crate::loops::records::{
     IterationRecord, Observation, ResourceUsage, EXECUTION_TIME_MS, HISTORY_FIELD, TOKENS_USED, TOKEN_COST_USD,
 };
 use crate::loops::vocabulary::VerificationStatus;
-use crate::num;
 use crate::value::{self, check_integer, check_range, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
@@ -171,22 +170,7 @@ impl LoopTally {
         ];
         for ((field, value), sum) in fields.into_iter().zip(self.sums) {
             if let Some(v) = value {
-                if !(sum + v).is_finite() {
-                    let name = value::join_path(path, field);
-                    return Err(Error::new(
-                        code,
-                        ErrorKind::Range,
-                        name.clone(),
-                        value::concat(&[
-                            &name,
-                            " would make the running total overflow: ",
-                            &num::to_js_string(sum),
-                            " + ",
-                            &num::to_js_string(v),
-                            " is not a finite number",
-                        ]),
-                    ));
-                }
+                value::add_to_total(sum, v, &value::join_path(path, field), code)?;
             }
         }
         Ok(())

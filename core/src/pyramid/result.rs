@@ -59,6 +59,24 @@ impl LayerSpec {
         Ok(LayerSpec { name, cost_ms })
     }
 
+    /// Checks that `layers`' costs sum to a finite number: every saving a run reports is a sum
+    /// of some of them, and the rule of every running total holds (a cost that would make
+    /// the sum overflow is refused: `invalid_config`, naming `layers[i].costMs`).
+    pub(crate) fn check_cost_total(layers: &[LayerSpec], naming: Naming) -> Result<()> {
+        let mut total = 0.0;
+        for (i, layer) in layers.iter().enumerate() {
+            if let Some(cost) = layer.cost_ms {
+                if !(total + cost).is_finite() {
+                    let field =
+                        crate::value::concat(&[&crate::value::index_path("layers", i), ".", spelled!(COST_MS, naming)]);
+                    crate::value::add_to_total(total, cost, &field, ErrorCode::InvalidConfig)?;
+                }
+                total += cost;
+            }
+        }
+        Ok(())
+    }
+
     /// `{name, costMs?}` with `naming`'s keys.
     pub(crate) fn to_value(&self, naming: Naming) -> Value {
         ObjectBuilder::new().string(NAME.js, &self.name).some_number(spelled!(COST_MS, naming), self.cost_ms).build()

@@ -74,6 +74,7 @@ impl PyramidRun {
                 }
             }
         }
+        LayerSpec::check_cost_total(&layers, Naming::Snake)?;
         Ok(Self::with(exit, layers))
     }
 
@@ -450,6 +451,7 @@ pub fn parse_layers(layers: &Value, naming: Naming) -> Result<Vec<LayerSpec>> {
     for (i, item) in items.iter().enumerate() {
         specs.push(LayerSpec::from_value(item, naming, &value::index_path("layers", i))?);
     }
+    LayerSpec::check_cost_total(&specs, naming)?;
     Ok(specs)
 }
 

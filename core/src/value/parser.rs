@@ -17,6 +17,9 @@ pub struct JsonReading {
     /// A `\u` escape of a lone UTF-16 surrogate is refused (else it reads as U+FFFD, as a
     /// JS string holding one reaches the core).
     whole_characters: bool,
+    /// Whether an object that repeats a key is refused (else `JSON.parse`'s rule: the last
+    /// value wins).
+    unique_keys: bool,
 }
 
 impl JsonReading {
@@ -26,6 +29,7 @@ impl JsonReading {
         values_scope: 0,
         strings_from: 0,
         whole_characters: false,
+        unique_keys: false,
     };
 
     /// A document a user wrote as a file or a command-line argument (the command's
@@ -44,7 +48,16 @@ impl JsonReading {
             values_scope: if per_item { 2 } else { 1 },
             strings_from: 2,
             whole_characters: false,
+            unique_keys: false,
         }
+    }
+
+    /// The same reading, but an object that repeats a key is refused, naming the key (a
+    /// hashed document such as a receipt line, where the last-wins reading would let a hash
+    /// cover a key the text also states otherwise). Off by default: `JSON.parse` keeps the
+    /// last value.
+    pub const fn refusing_repeated_keys(self) -> JsonReading {
+        JsonReading { unique_keys: true, ..self }
     }
 }
 
@@ -109,6 +122,23 @@ pub(crate) fn dedupe_last_wins(entries: &mut Vec<(String, Value)>, work: &mut u6
         }
     }
     entries.truncate(kept);
+}
+
+/// The first key (in sorted order for large objects) that an object repeats, if any.
+fn repeated_key<'e>(entries: &'e [(String, Value)], work: &mut u64) -> Option<&'e str> {
+    if entries.len() <= PAIRWISE_KEYS {
+        if !repeats_pairwise(entries, work) {
+            return None;
+        }
+        return entries.iter().enumerate().find_map(|(i, (key, _))| {
+            entries.iter().take(i).any(|(earlier, _)| earlier == key).then_some(key.as_str())
+        });
+    }
+    let order = sorted_by_key(entries, work);
+    order.windows(2).find_map(|pair| match pair {
+        [a, b] if key_at(entries, *a) == key_at(entries, *b) => Some(key_at(entries, *a)),
+        _ => None,
+    })
 }
 
 #[inline(never)]
@@ -299,6 +329,11 @@ impl<'a> JsonParser<'a> {
         }
         self.depth -= 1;
         Ok(if is_object {
+            if self.reading.unique_keys {
+                if let Some(key) = repeated_key(&entries, &mut self.key_work) {
+                    return Err(self.fail(&concat(&["the key '", key, "' repeated in an object"])));
+                }
+            }
             // JSON.parse keeps the last of repeated keys, at the first one's position.
             dedupe_last_wins(&mut entries, &mut self.key_work);
             Value::Object(entries)

@@ -285,6 +285,30 @@ pub(crate) fn check_range(n: f64, min: f64, max: f64) -> Option<f64> {
     (n.is_finite() && n >= min && n <= max).then_some(n)
 }
 
+/// `sum + value`, or a range error (`code`, `field`) when the running total would no longer
+/// be finite: each value is finite, but a sum of huge ones can overflow to Infinity, which
+/// no JSON document carries and no total honestly reports. The one rule for every running
+/// total of costs, tokens and durations (loop usage, pyramid costs and savings).
+pub(crate) fn add_to_total(sum: f64, value: f64, field: &str, code: ErrorCode) -> Result<f64> {
+    let total = sum + value;
+    if total.is_finite() {
+        return Ok(total);
+    }
+    Err(Error::new(
+        code,
+        ErrorKind::Range,
+        field,
+        concat(&[
+            field,
+            " would make the running total overflow: ",
+            &num::to_js_string(sum),
+            " + ",
+            &num::to_js_string(value),
+            " is not a finite number",
+        ]),
+    ))
+}
+
 /// Largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 

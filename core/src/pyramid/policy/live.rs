@@ -82,6 +82,7 @@ impl PolicyRun {
             ));
         }
         crate::limits::check_layer_count(layers.len(), ErrorCode::InvalidConfig, "layers")?;
+        LayerSpec::check_cost_total(&layers, Naming::Snake)?;
         let planned: Vec<PlannedLayer> =
             layers.iter().map(|l| PlannedLayer { name: l.name.clone(), cost_ms: l.cost_ms }).collect();
         // `decide` validates the knobs and the layers (names distinct, costs >= 0); with no
@@ -130,6 +131,7 @@ impl PolicyRun {
         let index = usize::try_from(index).unwrap_or(usize::MAX);
         self.check_pending(index)?;
         let parsed = LayerResult::from_value(result, naming, &value::index_path("layers", index))?;
+        self.check_costs(index, &parsed, naming)?;
         self.apply(index, parsed);
         self.submissions.push((index, to_js_keys(result, naming)));
         Ok(())
@@ -141,9 +143,35 @@ impl PolicyRun {
         let as_value = result.to_value(Naming::Js);
         let parsed = LayerResult::from_value(&as_value, Naming::Js, &value::index_path("layers", layer))
             .map_err(|e| e.nested(ErrorCode::InvalidLayerResult, ""))?;
+        self.check_costs(layer, &parsed, Naming::Snake)?;
         self.apply(layer, parsed);
         self.submissions.push((layer, as_value));
         Ok(())
+    }
+
+    /// What a layer cost, as the receipt counts it: its result's `durationMs` once it ran,
+    /// else its `costMs`. Their sum must stay finite (the receipt's `computeSavedMs` sums
+    /// some of them): a duration that would make it overflow is refused, naming
+    /// `layers[i].durationMs`, and nothing changes.
+    fn check_costs(&self, index: usize, result: &LayerResult, naming: Naming) -> Result<()> {
+        let Some(duration) = result.duration_ms else { return Ok(()) };
+        let mut costs: Vec<f64> = self.layers.iter().map(|l| l.cost_ms.unwrap_or(0.0)).collect();
+        for (&(layer, _), ran) in self.outcomes.iter().zip(&self.results) {
+            if let (Some(slot), Some(d)) = (costs.get_mut(layer), ran.duration_ms) {
+                *slot = d;
+            }
+        }
+        if let Some(slot) = costs.get_mut(index) {
+            *slot = 0.0;
+        }
+        // The others' sum is finite: every earlier check summed them with this layer's cost.
+        let others: f64 = costs.iter().sum();
+        if (others + duration).is_finite() {
+            return Ok(());
+        }
+        let spelling = if naming == Naming::Js { "durationMs" } else { "duration_ms" };
+        let field = value::concat(&[&value::index_path("layers", index), ".", spelling]);
+        value::add_to_total(others, duration, &field, ErrorCode::InvalidLayerResult).map(|_| ())
     }
 
     fn check_pending(&self, index: usize) -> Result<()> {

@@ -158,6 +158,7 @@ impl OutcomeModel {
         let new_layers = ran.iter().filter(|l| self.layer(&l.name).is_none()).count();
         crate::limits::check_layer_count(self.layers.len() + new_layers, CODE, "model.layers")?;
         let keep = config.forgetting;
+        self.check_cost_totals(keep, ran)?;
         let mut all_passed = true;
         for layer in ran {
             let Some(stats) = self.layer_mut(&layer.name) else { continue };
@@ -172,6 +173,21 @@ impl OutcomeModel {
                 stats.cost_ms = Some((mean * weight + d) / stats.cost_weight);
             }
             all_passed &= !layer.failed;
+        }
+        Ok(())
+    }
+
+    /// A layer's cost is the mean of its durations, kept as a running (forgetting-weighted)
+    /// total over its weight: a duration that would make that total overflow is refused,
+    /// naming `ran[i].durationMs`, before anything changes (the rule of every running total).
+    fn check_cost_totals(&self, keep: f64, ran: &[ObservedLayer]) -> Result<()> {
+        for (i, layer) in ran.iter().enumerate() {
+            let Some(d) = layer.duration_ms else { continue };
+            let total = self.layer(&layer.name).map_or(0.0, |s| s.cost_ms.unwrap_or(0.0) * (s.cost_weight * keep));
+            if !(total + d).is_finite() {
+                let field = crate::value::concat(&[&crate::value::index_path("ran", i), ".durationMs"]);
+                crate::value::add_to_total(total, d, &field, CODE)?;
+            }
         }
         Ok(())
     }

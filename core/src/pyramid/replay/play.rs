@@ -7,7 +7,7 @@ use crate::pyramid::policy::{ObservedLayer, OutcomeModel, PlannedLayer, PolicyCo
 use crate::pyramid::replay::runs::{RecordedLayer, RecordedRun};
 use crate::pyramid::{Action, ExitConfig, LayerSpec, PyramidRun};
 use crate::value::named_enum;
-use crate::value::Result;
+use crate::value::{ErrorCode, Result};
 
 /// What is replayed.
 #[derive(Clone, Debug, PartialEq)]
@@ -194,8 +194,8 @@ pub(super) fn observation(run: &RecordedRun, executed: &[usize], learn: Learn) -
 pub fn replay(runs: &[RecordedRun], policy: &ReplayPolicy, learn: Learn) -> Result<ReplayReport> {
     let mut stream = PyramidReplayStream::new(policy.clone(), learn)?;
     let mut out = Vec::with_capacity(runs.len());
-    for run in runs {
-        out.push(stream.replay(run)?);
+    for (i, run) in runs.iter().enumerate() {
+        out.push(stream.replay_at(run, &crate::value::index_path("runs", i))?);
     }
     let summary = summarize(&out);
     Ok(ReplayReport { runs: out, summary, model: stream.model })
@@ -230,6 +230,18 @@ impl PyramidReplayStream {
 
     /// Replays the next run.
     pub fn replay(&mut self, run: &RecordedRun) -> Result<RunReplay> {
+        self.replay_at(run, "run")
+    }
+
+    /// Replays the next run, read at `path` (`runs[3]`, `FILE:line 4`): a run whose cost
+    /// would make the replay's total overflow is refused (`invalid_replay`, naming
+    /// `path.layers`) before anything changes; the summary's savings are parts of that total.
+    pub fn replay_at(&mut self, run: &RecordedRun, path: &str) -> Result<RunReplay> {
+        let cost: f64 = run.layers.iter().fold(0.0, |acc, l| acc + l.duration_ms);
+        if !(self.tally.total_ms + cost).is_finite() {
+            let field = crate::value::join_path(path, "layers");
+            crate::value::add_to_total(self.tally.total_ms, cost, &field, ErrorCode::InvalidReplay)?;
+        }
         let replayed = replay_one(&self.policy, self.model.as_mut(), self.learn, run)?;
         self.tally.add(&replayed);
         Ok(replayed)

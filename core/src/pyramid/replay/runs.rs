@@ -127,6 +127,16 @@ impl RecordedRun {
             }
             layers.push(layer);
         }
+        // The run's cost and every saving are sums of its durations: the rule of every
+        // running total (a duration that would make it overflow is refused).
+        let mut total = 0.0;
+        for (j, layer) in layers.iter().enumerate() {
+            if !(total + layer.duration_ms).is_finite() {
+                let field = value::concat(&[&value::index_path(&layers_path, j), ".", DURATION_MS.spelled(naming)]);
+                value::add_to_total(total, layer.duration_ms, &field, CODE)?;
+            }
+            total += layer.duration_ms;
+        }
         Ok(RecordedRun { id, label, layers })
     }
 }
