@@ -124,6 +124,24 @@ describe(`runWithEarlyExit (${IMPL})`, () => {
     assert.deepEqual(calls, [1, 1, 0]);
   });
 
+  test('a runner that answers the abort with a result: the run still rejects, no further layer starts', async () => {
+    const controller = new AbortController();
+    const calls = [0, 0, 0];
+    const swallowing = (i) => ({
+      name: NAMES[i],
+      // Stops its work on abort but resolves with a result instead of rejecting.
+      run: ({ signal }) => (calls[i] += 1, new Promise((resolve) => {
+        if (i === 1) {
+          signal.addEventListener('abort', () => resolve(SHAKY), { once: true });
+          setTimeout(() => controller.abort(new Error('cancelled')), 1);
+        } else resolve(SHAKY);
+      })),
+    });
+    const run = new ee.EarlyExitController(null, 3).runWithEarlyExit([0, 1, 2].map(swallowing), { signal: controller.signal });
+    await assert.rejects(run, /cancelled/);
+    assert.deepEqual(calls, [1, 1, 0]);
+  });
+
   test('a signal that never fires changes nothing', async () => {
     const { list } = layers([PASS, PASS, PASS], 'async');
     const plain = await new ee.EarlyExitController(null, 3).runWithEarlyExit(layers([PASS, PASS, PASS]).list);
