@@ -307,3 +307,27 @@ describe(`PyramidRun, the step API (${IMPL})`, () => {
     assert.deepEqual(a.next(), { action: 'run', layer: 1 });
   });
 });
+
+// Layer objects: a key that nearly spells `name`, `costMs` or `run` (another binding's
+// spelling, or within edit distance 2, letter case aside) is refused with a did-you-mean,
+// where it would be ignored and `computeSavedMs` come back null; other keys are the caller's.
+describe(`layer keys (${IMPL})`, () => {
+  const run = () => PASS;
+  for (const [key, suggestion] of [['cost_ms', 'costMs'], ['costMS', 'costMs'], ['cost', 'costMs'], ['nmae', 'name'], ['runs', 'run']]) {
+    test(`${key}: unknown_option, did you mean '${suggestion}'`, async () => {
+      const list = [{ name: 'unit', run, costMs: 1 }, { name: 'e2e', run, [key]: 9 }];
+      const check = (e) => e instanceof TypeError && e.code === 'unknown_option' && e.field === `layers[1].${key}`
+        && e.message.includes(`did you mean '${suggestion}'`);
+      await assert.rejects(new ee.EarlyExitController(null, 2).runWithEarlyExit(list), check);
+      await assert.rejects(new ee.EarlyExitController(null, 2).runWithEarlyExit(list, { policy: 'fail_fast' }), check);
+      assert.throws(() => ee.PyramidRun.start(null, 2, list), check);
+    });
+  }
+
+  test('other keys are the caller\'s own, and the costs count', async () => {
+    const list = [{ name: 'unit', run, costMs: 1, timeout: 30, owner: 'ci' }, { name: 'e2e', run, costMs: 9, tags: ['slow'] }];
+    const result = await new ee.EarlyExitController(ee.AGGRESSIVE_EXIT_CONFIG, 2).runWithEarlyExit(list);
+    assert.notEqual(result.computeSavedMs, null);
+    assert.equal(ee.PyramidRun.start(null, 2, list).next().action, 'run');
+  });
+});
