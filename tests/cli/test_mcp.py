@@ -265,6 +265,9 @@ def test_bad_arguments_are_tool_errors_naming_the_field() -> None:
             ("loop_start", {"config": {"plateauConsecutivCount": 3}}, "unknown_option", "plateauConsecutivCount"),
             ("loop_start", {"preset": "fastest"}, "invalid_config", "preset"),
             ("pyramid_start", {"layers": [{"name": "a", "costMs": -1}]}, "invalid_config", "layers[0].costMs"),
+            # A near-miss of a layer key would be ignored (no cost: no savings): refused.
+            ("pyramid_start", {"layers": [{"name": "a", "cost_ms": 5}]}, "unknown_option", "layers[0].cost_ms"),
+            ("pyramid_start", {"layers": [{"name": "a", "timeout": 5}]}, "unknown_option", "layers[0].timeout"),
             ("calibrate_pyramids", {"runs": "", "risk": 2, "delta": 0.1}, "invalid_config", "risk"),
             ("calibrate_loops", {"runs": "", "risk": 2}, "invalid_config", "risk"),
             ("calibrate_loops", {"runs": "", "valid_days": 0}, "invalid_config", "valid_days"),

@@ -124,6 +124,24 @@ describe(`runWithEarlyExit (${IMPL})`, () => {
     assert.deepEqual(calls, [1, 1, 0]);
   });
 
+  test('a runner that answers the abort with a result: the run still rejects, no further layer starts', async () => {
+    const controller = new AbortController();
+    const calls = [0, 0, 0];
+    const swallowing = (i) => ({
+      name: NAMES[i],
+      // Stops its work on abort but resolves with a result instead of rejecting.
+      run: ({ signal }) => (calls[i] += 1, new Promise((resolve) => {
+        if (i === 1) {
+          signal.addEventListener('abort', () => resolve(SHAKY), { once: true });
+          setTimeout(() => controller.abort(new Error('cancelled')), 1);
+        } else resolve(SHAKY);
+      })),
+    });
+    const run = new ee.EarlyExitController(null, 3).runWithEarlyExit([0, 1, 2].map(swallowing), { signal: controller.signal });
+    await assert.rejects(run, /cancelled/);
+    assert.deepEqual(calls, [1, 1, 0]);
+  });
+
   test('a signal that never fires changes nothing', async () => {
     const { list } = layers([PASS, PASS, PASS], 'async');
     const plain = await new ee.EarlyExitController(null, 3).runWithEarlyExit(layers([PASS, PASS, PASS]).list);
@@ -287,5 +305,29 @@ describe(`PyramidRun, the step API (${IMPL})`, () => {
     a.submit(0, SHAKY);
     assert.deepEqual(b.next(), { action: 'run', layer: 0 });
     assert.deepEqual(a.next(), { action: 'run', layer: 1 });
+  });
+});
+
+// Layer objects: a key that nearly spells `name`, `costMs` or `run` (another binding's
+// spelling, or within edit distance 2, letter case aside) is refused with a did-you-mean,
+// where it would be ignored and `computeSavedMs` come back null; other keys are the caller's.
+describe(`layer keys (${IMPL})`, () => {
+  const run = () => PASS;
+  for (const [key, suggestion] of [['cost_ms', 'costMs'], ['costMS', 'costMs'], ['cost', 'costMs'], ['nmae', 'name'], ['runs', 'run']]) {
+    test(`${key}: unknown_option, did you mean '${suggestion}'`, async () => {
+      const list = [{ name: 'unit', run, costMs: 1 }, { name: 'e2e', run, [key]: 9 }];
+      const check = (e) => e instanceof TypeError && e.code === 'unknown_option' && e.field === `layers[1].${key}`
+        && e.message.includes(`did you mean '${suggestion}'`);
+      await assert.rejects(new ee.EarlyExitController(null, 2).runWithEarlyExit(list), check);
+      await assert.rejects(new ee.EarlyExitController(null, 2).runWithEarlyExit(list, { policy: 'fail_fast' }), check);
+      assert.throws(() => ee.PyramidRun.start(null, 2, list), check);
+    });
+  }
+
+  test('other keys are the caller\'s own, and the costs count', async () => {
+    const list = [{ name: 'unit', run, costMs: 1, timeout: 30, owner: 'ci' }, { name: 'e2e', run, costMs: 9, tags: ['slow'] }];
+    const result = await new ee.EarlyExitController(ee.AGGRESSIVE_EXIT_CONFIG, 2).runWithEarlyExit(list);
+    assert.notEqual(result.computeSavedMs, null);
+    assert.equal(ee.PyramidRun.start(null, 2, list).next().action, 'run');
   });
 });

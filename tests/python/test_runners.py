@@ -216,3 +216,76 @@ def test_step_api_driven_by_hand_matches_run() -> None:
         [{"name": n, "cost_ms": c, "run": (lambda r=r: r)} for n, c, r in zip("abc", (1, 2, 3), results)]
     )
     assert run.result() == expected
+
+
+def _cancel_a_swallowing_runner(fallback: bool, monkeypatch: pytest.MonkeyPatch) -> List[str]:
+    """Cancels ``run_async`` while its second layer's runner awaits; that runner catches the
+    ``CancelledError`` and returns a result. Answers the layers that started."""
+    from earlyexit import _controller
+
+    if fallback:  # the Python 3.9 / 3.10 path, on any version
+        monkeypatch.setattr(_controller, "_HAS_CANCELLING", False)
+    started: List[str] = []
+
+    async def main() -> None:
+        gate = asyncio.Event()
+
+        async def swallowing() -> Dict[str, Any]:
+            started.append("integration")
+            gate.set()
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                pass  # swallowed: the runner returns as if it had finished
+            return dict(SHAKY)
+
+        async def later() -> Dict[str, Any]:
+            started.append("e2e")
+            return GREEN
+
+        layers = [("unit", lambda: dict(SHAKY)), ("integration", swallowing), ("e2e", later)]
+        task = asyncio.ensure_future(EarlyExitController(EarlyExitConfig.CONSERVATIVE, 3).run_async(layers))
+        await gate.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    return started
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Task.cancelling() is Python 3.11+")
+def test_cancelled_run_async_starts_nothing_after_a_runner_that_swallows_the_cancellation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _cancel_a_swallowing_runner(False, monkeypatch) == ["integration"]
+
+
+def test_cancelled_run_async_starts_nothing_more_without_task_cancelling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path for Python 3.9 / 3.10, which keep no count of cancellations."""
+    assert _cancel_a_swallowing_runner(True, monkeypatch) == ["integration"]
+
+
+def test_run_async_in_a_task_that_handled_an_earlier_cancellation_runs_on() -> None:
+    """A cancellation requested of the task before the run began, and handled there, does not
+    stop the run (only one requested while a runner is awaited does)."""
+
+    async def green() -> Dict[str, Any]:
+        await asyncio.sleep(0)
+        return GREEN
+
+    async def main() -> Any:
+        async def handled_then_run() -> Any:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                pass  # handled by the caller's own code
+            layers = [("a", green), ("b", green), ("c", green)]
+            return await EarlyExitController(EarlyExitConfig.CONSERVATIVE, 3).run_async(layers)
+
+        task = asyncio.ensure_future(handled_then_run())
+        await asyncio.sleep(0)
+        task.cancel()
+        return await task
+
+    assert asyncio.run(main()).layers_executed == (0, 1, 2)

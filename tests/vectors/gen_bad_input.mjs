@@ -622,6 +622,15 @@ function pyramidInputs() {
     row('LayerSpec', 'PyramidRun.start', f, kase, value, 'invalid_config', kind, only,
       { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: specs }, calls: [], expectThrows: { code: 'invalid_config', field: f, kind } });
   }
+  // A key that nearly spells a layer key (another binding's spelling, or within edit distance
+  // 2, letter case aside) would be ignored: unknown_option, with a did-you-mean. Python reads
+  // `cost_ms` (and its vectors respell `costMS` to it): those rows are JS's and Rust's.
+  for (const [key, only] of [['cost_ms', ['js', 'rust']], ['costMS', ['js', 'rust']], ['cost', undefined], ['nmae', undefined]]) {
+    const f = `layers[1].${key}`;
+    const specs = [{ name: 'unit', costMs: 10 }, { name: 'e2e', [key]: 100 }];
+    row('LayerSpec', 'PyramidRun.start', f, 'a near-miss key', 100, 'unknown_option', 'type', only,
+      { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: specs }, calls: [], expectThrows: { code: 'unknown_option', field: f, kind: 'type' } }, false);
+  }
   for (const [kase, value, kind, only] of notAnObject(undefined)) {
     row('LayerSpec', 'PyramidRun.start', 'layers[0]', kase, value, 'invalid_config', kind, only,
       { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [value, { name: 'e2e' }] }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers[0]', kind } });
@@ -1127,7 +1136,7 @@ function behaviorRows() {
       : field.startsWith('history') ? 'BehaviorHistory'
         : bad.call === 'updateThresholds' ? 'BehaviorThresholds'
           : field.startsWith('detection') ? 'Detection'
-            : bad.call === 'importState' ? 'InterventionState' : 'InterventionArguments';
+            : bad.call === 'importState' || field.startsWith('interventionLog') ? 'InterventionState' : 'InterventionArguments';
     const what = v.name.replace(/^error: /, '');
     const row = { id: `${input} via ${via}: ${field} (${what})`, input, via, field, pyField: pyField(field), case: what, code, kind };
     if (v.only) row.only = v.only;

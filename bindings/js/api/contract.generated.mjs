@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1164110414;
+export const CONTRACT = 1404023392;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -28,6 +28,12 @@ export const OP = Object.freeze({
   ANALYTICS_SOURCE_ERROR: 3,
   /** `[index, got]` -> the error for a layer whose `run` is not a function. */
   RUNNER_ERROR: 4,
+  /**
+   * `[layer index, key]` -> nothing, or the error for a key of a layer object beside
+   * `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
+   * `pyramid::check_layer_key`; the layer's other keys are the caller's own).
+   */
+  LAYER_KEY_CHECK: 5,
   /**
    * `[base config or null, config or options, "config" | "options"]` -> `[merged
    * config, config slots]` (validated; the constructor and `configure`).

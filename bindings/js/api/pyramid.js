@@ -118,13 +118,29 @@ export class SpeculativeExecutor {
   }
 }
 
+// A layer object's own keys beside `name`, `costMs` and `run` are the caller's, except one
+// that nearly spells one of those (`cost_ms`, `cost`, `costMS`: it would be ignored), which
+// the core refuses (op LAYER_KEY_CHECK, its rule). Each key is asked once: the answer
+// depends on the key alone (the keys found fine are kept, up to a bound).
+const LAYER_KEYS_FINE = new Set();
+function checkLayerKeys(layer, index) {
+  for (const key in layer) {
+    if (key === 'name' || key === 'costMs' || key === 'run' || LAYER_KEYS_FINE.has(key)) continue;
+    if (!Object.prototype.hasOwnProperty.call(layer, key)) continue;
+    unwrap(native.exec(OP.LAYER_KEY_CHECK, args2(index, enc(key))));
+    if (LAYER_KEYS_FINE.size < 256) LAYER_KEYS_FINE.add(key);
+  }
+}
+
 // What the core reads of a layer: its name and expected cost (runners stay in JS).
 function layerSpecs(layers) {
   if (!Array.isArray(layers)) return layers;
-  return layers.map((layer) =>
+  return layers.map((layer, i) => {
     // An array is not a layer object: pass it on whole, so the core names `layers[i]`.
-    layer !== null && typeof layer === 'object' && !Array.isArray(layer) ? layerSpecOf(layer.name, layer.costMs) : layer,
-  );
+    if (layer === null || typeof layer !== 'object' || Array.isArray(layer)) return layer;
+    checkLayerKeys(layer, i);
+    return layerSpecOf(layer.name, layer.costMs);
+  });
 }
 
 // A run's layers, each read once when the run starts: per layer, the layer object (to
@@ -149,6 +165,7 @@ function readLayers(layers) {
       fast = false;
       continue;
     }
+    checkLayerKeys(layer, i);
     const name = (reads[at + 1] = layer.name);
     const cost = (reads[at + 2] = layer.costMs);
     const run = (reads[at + 3] = layer.run);

@@ -9,7 +9,9 @@ the task that awaits ``run_async`` stops the run before any further runner is ca
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import sys
 from datetime import datetime
 from typing import Awaitable, Callable, Iterable, Mapping, Protocol, Sequence, Tuple, TypedDict, Union, cast
 
@@ -215,7 +217,8 @@ class EarlyExitController:
     ) -> TestPyramidResult:
         """:meth:`run` for ``async def`` runners (plain ones work too). Cancelling the task
         cancels the run cleanly: the awaited runner gets the cancellation, and no further
-        runner is called."""
+        runner is called, even when that runner catches the ``CancelledError`` and returns
+        (the run then raises ``CancelledError`` once the runner is done)."""
         listed = _as_list(layers)
         pyramid = self.start(
             listed,
@@ -228,6 +231,9 @@ class EarlyExitController:
             now=now,
         )
         runners = _layer_runners(listed)
+        task = asyncio.current_task()
+        # Cancellations requested before this run began (a caller's own, already handled).
+        baseline = task.cancelling() if _HAS_CANCELLING and task is not None else 0
         while True:
             step = pyramid.next()
             index = step.layer
@@ -235,12 +241,42 @@ class EarlyExitController:
                 return pyramid.result()
             outcome = runners[index]()
             if inspect.isawaitable(outcome):
-                outcome = await outcome
+                outcome = await _awaited(outcome, task, baseline)
             pyramid.submit(index, cast(LayerOutcome, outcome))
 
     def __repr__(self) -> str:
         policy = f", policy={self.policy!r}" if self._options else ""
         return f"EarlyExitController(config={self._exit.config!r}, total_layers={self._exit.total_layers!r}{policy})"
+
+
+#: ``Task.cancelling()`` (Python 3.11+) counts the cancellations requested of a task, so a
+#: runner that catches its ``CancelledError`` and returns cannot hide one.
+_HAS_CANCELLING = sys.version_info >= (3, 11)
+
+
+async def _awaited(outcome: Awaitable[object], task: "Union[asyncio.Task[object], None]", baseline: int) -> object:
+    """Awaits a runner's awaitable; raises ``CancelledError`` when the task running the
+    pyramid was cancelled meanwhile, even if the runner caught the cancellation and returned
+    (then no further runner starts)."""
+    if task is None:
+        return await outcome
+    if _HAS_CANCELLING:
+        returned = await outcome
+        if task.cancelling() > baseline:
+            raise asyncio.CancelledError()
+        return returned
+    # Python 3.9 / 3.10 keep no count: the runner runs as its own task, and this one waits
+    # on a future of its own, which a cancellation of this task always reaches.
+    inner = asyncio.ensure_future(outcome)
+    try:
+        await asyncio.wait((inner,))
+    except asyncio.CancelledError:
+        inner.cancel()
+        await asyncio.wait((inner,))
+        if not inner.cancelled() and inner.exception() is not None:
+            inner.exception()  # retrieved: the cancellation is what the caller sees
+        raise
+    return inner.result()
 
 
 def _as_list(layers: Iterable[Layer]) -> Sequence[Layer]:

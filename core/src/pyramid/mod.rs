@@ -47,7 +47,9 @@ pub mod test_report;
 pub use exit::{
     CoherenceEarlyExit, ExitConfig, ExitDecision, ExitPreset, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS, EXIT_PRESETS,
 };
-pub use result::{layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict};
+pub use result::{
+    check_layer_key, layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict, LAYER_KEYS,
+};
 pub use run::{invalid_runner, parse_layers, PyramidRun};
 pub use signal::{
     calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal, TestCounts, LAYER_RESULT_FIELDS,

@@ -45,14 +45,44 @@ pub struct LayerSpec {
     pub cost_ms: Option<f64>,
 }
 
+/// The keys a layer object carries: `name`, `costMs` (`cost_ms`) and the host's runner, `run`.
+pub const LAYER_KEYS: [FieldName; 3] = [NAME.field, COST_MS.field, FieldName::same("run")];
+
+/// Checks one key of a layer object at `path` (`layers[2]`) that the caller found beside the
+/// ones it reads. A near-miss of one of [`LAYER_KEYS`] (another binding's spelling, such as
+/// `cost_ms` in JS, or a key within edit distance 2 of a spelling, letter case aside: `cost`,
+/// `costMS`) is `unknown_option` naming `path.key`, with a did-you-mean: it would be ignored,
+/// and the savings of a layer that never runs are then unknown. Any other key is refused
+/// when `strict` (Python's mappings, the command: the layer is data) and kept otherwise (the
+/// JS drop-in, whose layers are the caller's own objects, and a Python layer object's other
+/// attributes). `aliases`: the key is a mapping's, which with snake_case names is read under
+/// the JS spelling too (`costMs`); an object's attributes are read under `naming`'s only.
+pub fn check_layer_key(key: &str, naming: Naming, path: &str, strict: bool, aliases: bool) -> Result<()> {
+    let spelled = |f: &FieldName| f.spelled(naming) == key || (aliases && naming == Naming::Snake && f.js() == key);
+    if LAYER_KEYS.iter().any(spelled) {
+        return Ok(());
+    }
+    match value::near_miss(key, &LAYER_KEYS, naming, aliases) {
+        Some(name) => Err(value::unknown_key(ErrorCode::UnknownOption, path, key, &LAYER_KEYS, naming, Some(name))),
+        None if strict => Err(value::unknown_key(ErrorCode::UnknownOption, path, key, &LAYER_KEYS, naming, None)),
+        None => Ok(()),
+    }
+}
+
 impl LayerSpec {
     /// The keys of a layer's object, in the order a run's snapshot writes them
     /// (`costMs` only when known).
     pub const KEYS: [Key; 2] = [NAME, COST_MS];
 
-    /// Parses `{name, costMs?}` (a `run` key is allowed and ignored: the host owns runners).
+    /// Parses `{name, costMs?}` (a `run` key is allowed and ignored: the host owns runners;
+    /// any other key is refused, a near-miss with a did-you-mean: see [`check_layer_key`]).
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
+        if let Value::Object(entries) = value {
+            for (key, _) in entries {
+                check_layer_key(key, naming, path, true, true)?;
+            }
+        }
         reader.reject_both_spellings(&[COST_MS.field])?;
         let name = reader.string(NAME.field)?.to_string();
         let cost_ms = reader.opt_number(COST_MS.field, 0.0, f64::MAX)?;
@@ -390,6 +420,44 @@ impl ResultView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn layer_keys_near_a_known_one_are_refused_with_a_suggestion() {
+        let cases = [
+            ("cost_ms", Naming::Js, true, Some("costMs")),
+            ("costMS", Naming::Js, true, Some("costMs")),
+            ("cost", Naming::Js, true, Some("costMs")),
+            ("Name", Naming::Js, false, Some("name")),
+            ("runs", Naming::Js, false, Some("run")),
+            ("timeout", Naming::Js, false, None),
+            ("cost", Naming::Snake, true, Some("cost_ms")),
+            ("costMs", Naming::Snake, false, Some("cost_ms")),
+        ];
+        for (key, naming, aliases, suggestion) in cases {
+            let error = check_layer_key(key, naming, "layers[1]", false, aliases).err();
+            let got = error.as_ref().map(|e| (e.code().to_string(), e.field().to_string()));
+            match suggestion {
+                Some(name) => {
+                    assert_eq!(got, Some(("unknown_option".to_string(), ["layers[1].", key].concat())), "{key}");
+                    let message = error.map(|e| e.message().to_string()).unwrap_or_default();
+                    assert!(message.contains(&["did you mean '", name, "'"].concat()), "{message}");
+                }
+                None => assert_eq!(got, None, "{key}"),
+            }
+        }
+        // A mapping with snake_case names reads the JS spelling; the known keys pass.
+        for key in ["name", "costMs", "cost_ms", "run"] {
+            assert!(check_layer_key(key, Naming::Snake, "layers[0]", true, true).is_ok(), "{key}");
+        }
+        // Strict: any other key is refused too, without a suggestion.
+        let error = check_layer_key("timeout", Naming::Js, "layers[0]", true, false).err();
+        assert_eq!(error.as_ref().map(Error::field), Some("layers[0].timeout"));
+        assert!(!error.map(|e| e.message().to_string()).unwrap_or_default().contains("did you mean"));
+        // LayerSpec reads a layer strictly.
+        let spec = Value::object(vec![("name", Value::string("unit")), ("cost_ms", Value::Number(5.0))]);
+        let error = LayerSpec::from_value(&spec, Naming::Js, "layers[0]").err();
+        assert_eq!(error.map(|e| e.field().to_string()).as_deref(), Some("layers[0].cost_ms"));
+    }
     use crate::pyramid::{ExitConfig, PyramidRun};
 
     fn keys(value: &Value) -> Vec<String> {

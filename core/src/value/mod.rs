@@ -38,8 +38,8 @@ pub(crate) use parser::over_limit;
 pub use parser::JsonReading;
 pub use reader::MAX_SAFE_INTEGER;
 pub(crate) use reader::{
-    add_to_total, check_integer, check_range, index_path, integer_argument, integer_text, join_path, nonempty_array,
-    range_text, ObjectReader,
+    add_to_total, check_integer, check_range, index_path, integer_argument, integer_text, join_path, near_miss,
+    nonempty_array, range_text, unknown_key, ObjectReader,
 };
 pub use text::concat;
 pub(crate) use text::{join, replace_first};

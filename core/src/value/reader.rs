@@ -76,6 +76,71 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row.last().copied().unwrap_or(0)
 }
 
+/// The error for `key`, which is none of `known` (spelled for `naming`), at `path.key`:
+/// "unknown option 'key'; did you mean 'closest'? Valid options: ...". The suggestion is
+/// `suggest` when given, else the closest known name when it is within half the longer
+/// name's length (letter case aside).
+pub(crate) fn unknown_key(
+    code: ErrorCode,
+    path: &str,
+    key: &str,
+    known: &[FieldName],
+    naming: Naming,
+    suggest: Option<&str>,
+) -> Error {
+    // Plain loops, not `map(..).collect()` and `min_by_key`: fewer iterator
+    // instantiations in the wasm module. The first closest name wins, as with min_by_key.
+    let mut names: Vec<&str> = Vec::with_capacity(known.len());
+    let mut closest = "";
+    let mut closest_distance = usize::MAX;
+    for f in known {
+        let name = f.spelled(naming);
+        let distance = edit_distance(key, name);
+        if distance < closest_distance {
+            closest = name;
+            closest_distance = distance;
+        }
+        names.push(name);
+    }
+    let mut msg = concat(&["unknown option '", key, "'"]);
+    let suggestion = match suggest {
+        Some(name) => Some(name),
+        None => (closest_distance <= closest.len().max(key.len()) / 2).then_some(closest),
+    };
+    if let Some(name) = suggestion {
+        msg.push_str("; did you mean '");
+        msg.push_str(name);
+        msg.push_str("'?");
+    }
+    msg.push_str(" Valid options: ");
+    msg.push_str(&join(&names, ", "));
+    Error::new(code, ErrorKind::Type, join_path(path, key), msg)
+}
+
+/// The known name that `key` nearly spells, if any: a spelling of one of `known` (either
+/// naming's, `other` included: another binding's spelling) that is not one `naming` reads,
+/// but that `key` equals or is within edit distance 2 of, letter case aside; answered in
+/// `naming`'s spelling. `aliases`: with snake_case names, the JS spelling is read too (as
+/// [`ObjectReader`] reads mappings), so it is no near-miss.
+pub(crate) fn near_miss<'k>(key: &str, known: &'k [FieldName], naming: Naming, aliases: bool) -> Option<&'k str> {
+    let reads = |f: &FieldName| f.spelled(naming) == key || (aliases && naming == Naming::Snake && f.js() == key);
+    if known.iter().any(reads) {
+        return None;
+    }
+    let mut best: Option<&'k str> = None;
+    let mut best_distance = 3;
+    for f in known {
+        for spelling in [f.js(), f.snake()] {
+            let distance = edit_distance(key, spelling);
+            if distance < best_distance {
+                best = Some(f.spelled(naming));
+                best_distance = distance;
+            }
+        }
+    }
+    best
+}
+
 /// Reads one object argument: rejects unknown keys with a suggestion, and reads known
 /// fields with typed, field-naming errors.
 pub(crate) struct ObjectReader<'a> {
@@ -118,28 +183,6 @@ impl<'a> ObjectReader<'a> {
     pub fn reject_unknown(&self, known: &[FieldName]) -> Result<()> {
         for (key, _) in self.entries {
             if !known.iter().any(|f| self.spells(f, key)) {
-                // Plain loops, not `map(..).collect()` and `min_by_key`: fewer iterator
-                // instantiations in the wasm module. The first closest name wins, as with min_by_key.
-                let mut names: Vec<&str> = Vec::with_capacity(known.len());
-                let mut closest = "";
-                let mut closest_distance = usize::MAX;
-                for f in known {
-                    let name = f.spelled(self.naming);
-                    let distance = edit_distance(key, name);
-                    if distance < closest_distance {
-                        closest = name;
-                        closest_distance = distance;
-                    }
-                    names.push(name);
-                }
-                let mut msg = concat(&["unknown option '", key, "'"]);
-                if edit_distance(key, closest) <= closest.len().max(key.len()) / 2 {
-                    msg.push_str("; did you mean '");
-                    msg.push_str(closest);
-                    msg.push_str("'?");
-                }
-                msg.push_str(" Valid options: ");
-                msg.push_str(&join(&names, ", "));
                 // Inside a document (a snapshot, an artifact, a receipt) every problem is the
                 // document's: one code for the whole of it.
                 let code = if matches!(
@@ -150,7 +193,7 @@ impl<'a> ObjectReader<'a> {
                 } else {
                     ErrorCode::UnknownOption
                 };
-                return Err(Error::new(code, ErrorKind::Type, join_path(self.path, key), msg));
+                return Err(unknown_key(code, self.path, key, known, self.naming, None));
             }
         }
         self.reject_both_spellings(known)

@@ -76,6 +76,10 @@ ops! {
     ANALYTICS_SOURCE_ERROR = 3;
     /// `[index, got]` -> the error for a layer whose `run` is not a function.
     RUNNER_ERROR = 4;
+    /// `[layer index, key]` -> nothing, or the error for a key of a layer object beside
+    /// `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
+    /// `pyramid::check_layer_key`; the layer's other keys are the caller's own).
+    LAYER_KEY_CHECK = 5;
     // 5 was ISO_TIMESTAMP (the JS layer formats its clock's time itself), 6 LOOP_CONSTANTS
     // (names by code, constant answers, limits: constants of the generated module now).
     /// `[base config or null, config or options, "config" | "options"]` -> `[merged

@@ -236,6 +236,12 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             let path = arg(&args, 2).as_str().unwrap_or("");
             return Err(Failure::Core(host::problem(problem, code, path, arg(&args, 3))));
         }
+        op::LAYER_KEY_CHECK => {
+            let path = ["layers[", &earlyexit::num::uint_string(index_of(arg(&args, 0)) as u64), "]"].concat();
+            let key = arg(&args, 1).as_str().unwrap_or_default();
+            pyramid::check_layer_key(key, Naming::Js, &path, false, false)?;
+            return Ok(None);
+        }
         op::RUN_OPTIONS_CHECK => {
             host::run_options(arg(&args, 0), Naming::Js)?;
             return Ok(None);

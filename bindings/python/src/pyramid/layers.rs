@@ -2,7 +2,8 @@
 //! mapping with `name` (and `run`, `cost_ms`), or an object with those attributes. Their
 //! specs go to the core; their runners are called here, never by the core.
 
-use earlyexit::{limits::MAX_LAYERS, pyramid::invalid_runner, Error, ErrorCode, Naming, Value};
+use earlyexit::pyramid::{check_layer_key, invalid_runner};
+use earlyexit::{limits::MAX_LAYERS, Error, ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 
@@ -50,9 +51,42 @@ pub fn layer_specs_value(layers: &Bound<'_, PyAny>) -> PyResult<Value> {
         if items.len() > MAX_LAYERS {
             break;
         }
-        items.push(layer_spec_value(&layer?)?);
+        let layer = layer?;
+        let spec = layer_spec_value(&layer)?;
+        if is_layer_object(&layer) {
+            check_attributes(layer.py(), &layer, items.len())?;
+        }
+        items.push(spec);
     }
     Ok(Value::Array(items))
+}
+
+/// Whether `layer` is read as an object (by attribute), not as a tuple, mapping or list.
+fn is_layer_object(layer: &Bound<'_, PyAny>) -> bool {
+    !(layer.is_instance_of::<PyTuple>()
+        || layer.is_instance_of::<PyDict>()
+        || layer.cast::<PyMapping>().is_ok()
+        || layer.is_instance_of::<PyList>()
+        || layer.is_instance_of::<PyString>()
+        || layer.is_none())
+}
+
+/// A layer object's own public attributes (its `__dict__`'s keys, those not starting with
+/// `_`), each checked by the core as a key beside `name`, `cost_ms` and `run`: a near-miss of
+/// one (`cost`, `costMs`, which would be ignored) is refused; any other is the object's own.
+fn check_attributes(py: Python<'_>, layer: &Bound<'_, PyAny>, index: usize) -> PyResult<()> {
+    let Ok(attributes) = layer.getattr("__dict__") else { return Ok(()) };
+    let Ok(attributes) = attributes.cast_into::<PyDict>() else { return Ok(()) };
+    let path = ["layers[", &earlyexit::num::uint_string(index as u64), "]"].concat();
+    for key in attributes.keys() {
+        let Ok(key) = key.cast_into::<PyString>() else { continue };
+        let key = key.to_cow()?;
+        if key.starts_with('_') {
+            continue;
+        }
+        check_layer_key(&key, Naming::Snake, &path, false, false).map_err(|e| raise(py, e))?;
+    }
+    Ok(())
 }
 
 /// The error for a list of layers (or speculations) an iterator kept giving past the limit.
