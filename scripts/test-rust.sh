@@ -47,7 +47,7 @@ trap 'rm -f "$log" "$matrix_log"' EXIT
 # The core (prints the vectors' coverage table), then the JS layer's crates (the string ops
 # and the numeric fast path), whose unit tests no other suite runs.
 cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
-cargo_tests "cargo test js crates, digest and calibrate" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate --no-fail-fast
+cargo_tests "cargo test js crates, digest, calibrate and mcp-wire" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-mcp-wire --no-fail-fast
 
 # The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
 # compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust
