@@ -585,3 +585,8 @@ impl Handshake {
 pub fn unreadable(message: &Message, detail: &str) -> Reading {
     refuse(message.id.clone(), message.kind != Kind::Request, code::INVALID_REQUEST, wire::unreadable(detail))
 }
+
+/// The README's quick start, run by `cargo test` as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeQuickStart;
