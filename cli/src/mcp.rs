@@ -56,6 +56,7 @@ pub fn serve() -> Result<u8, Failure> {
         tools: Arc::new(tools()),
     };
     let stdio = transport::stdio(closed.clone()).map_err(|e| Failure::Internal(format!("starting the reader: {e}")))?;
+    let writer = stdio.writer();
     let result = runtime.block_on(async move {
         match server.serve(stdio).await {
             Ok(running) => running.waiting().await.map(|_| ()).map_err(|e| e.to_string()),
@@ -66,6 +67,8 @@ pub fn serve() -> Result<u8, Failure> {
     });
     // Work still running sees the flag and stops without writing.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    // The answers to the last lines the client sent before it closed standard input.
+    writer.flush(std::time::Duration::from_secs(5));
     result.map(|()| code::GO_ON).map_err(Failure::Internal)
 }
 

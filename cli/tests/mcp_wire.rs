@@ -363,3 +363,20 @@ fn a_deeply_nested_junit_report_does_not_crash_the_server() {
     assert!(decide["result"]["structuredContent"]["stop"].is_boolean(), "{decide}");
     server.finish();
 }
+
+/// A client that writes lines and closes standard input at once still gets every answer: the
+/// server writes them all before it exits. Before: most were lost (the process exited while
+/// they waited to be written).
+#[test]
+fn the_answers_to_the_last_lines_are_written_before_the_server_exits() {
+    let mut server = Server::start(None);
+    let lines = 2000;
+    let text = "this is not JSON\n".repeat(lines);
+    server.stdin.as_mut().expect("stdin").write_all(text.as_bytes()).expect("write");
+    drop(server.stdin.take());
+    let expected = error(-32700, Json::Null, "invalid JSON: unexpected token at byte 0", "message", "range");
+    for _ in 0..lines {
+        assert_eq!(server.answer(), expected);
+    }
+    server.finish();
+}

@@ -45,14 +45,32 @@ pub fn log(line: &str) {
     let _ = writeln!(io::stderr().lock(), "earlyexit mcp: {line}");
 }
 
+/// What the writer thread does next.
+enum Out {
+    /// Write a line.
+    Line(Vec<u8>),
+    /// Say when every line before has been written.
+    Flushed(std_mpsc::Sender<()>),
+}
+
 /// Standard output, a line at a time, from any thread.
 #[derive(Clone)]
-struct Writer(std_mpsc::Sender<Vec<u8>>);
+pub struct Writer(std_mpsc::Sender<Out>);
 
 impl Writer {
     fn line(&self, mut bytes: Vec<u8>) -> bool {
         bytes.push(b'\n');
-        self.0.send(bytes).is_ok()
+        self.0.send(Out::Line(bytes)).is_ok()
+    }
+
+    /// Waits (at most `patience`) until every line sent so far is written: the server calls
+    /// it before it exits, so the answers to the last lines a client sent before it closed
+    /// standard input are not lost.
+    pub fn flush(&self, patience: std::time::Duration) {
+        let (done, wait) = std_mpsc::channel();
+        if self.0.send(Out::Flushed(done)).is_ok() {
+            let _ = wait.recv_timeout(patience);
+        }
     }
 }
 
@@ -67,12 +85,17 @@ pub struct Stdio {
 
 /// Starts the reader and writer threads; `closed` is raised when standard input ends.
 pub fn stdio(closed: Arc<AtomicBool>) -> io::Result<Stdio> {
-    let (out_tx, out_rx) = std_mpsc::channel::<Vec<u8>>();
+    let (out_tx, out_rx) = std_mpsc::channel::<Out>();
     std::thread::Builder::new().name("mcp-writer".into()).spawn(move || {
         let mut stdout = io::stdout().lock();
-        for line in out_rx {
-            if stdout.write_all(&line).and_then(|()| stdout.flush()).is_err() {
-                break;
+        let mut open = true;
+        for out in out_rx {
+            match out {
+                Out::Line(line) if open => open = stdout.write_all(&line).and_then(|()| stdout.flush()).is_ok(),
+                Out::Line(_) => {} // the client is gone: nothing to write to
+                Out::Flushed(done) => {
+                    let _ = done.send(());
+                }
             }
         }
     })?;
@@ -86,6 +109,13 @@ pub fn stdio(closed: Arc<AtomicBool>) -> io::Result<Stdio> {
         closed.store(true, Ordering::SeqCst);
     })?;
     Ok(Stdio { incoming: in_rx, out, asked })
+}
+
+impl Stdio {
+    /// The writer, to flush before the server exits.
+    pub fn writer(&self) -> Writer {
+        self.out.clone()
+    }
 }
 
 /// Reads `source` until it ends: each line answered, logged or handed on, in order.
