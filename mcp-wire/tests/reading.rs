@@ -162,3 +162,18 @@ fn before_initialize_only_initialize_and_ping_pass() {
     assert!(handshake.initialized());
     assert_eq!(handshake.admit(&message(r#"{"jsonrpc":"2.0","id":5,"result":{}}"#)), Admission::Pass);
 }
+
+/// docs/limits.md states the message limit and the id window as the core has them.
+#[test]
+fn the_docs_state_the_message_limits() {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/limits.md")).expect("the page");
+    let grouped = |n: usize| {
+        let digits = n.to_string();
+        digits.as_bytes().rchunks(3).rev().map(|c| std::str::from_utf8(c).unwrap_or("")).collect::<Vec<_>>().join(",")
+    };
+    for (name, value) in [("message bytes", MAX_MESSAGE_BYTES), ("id window", ID_WINDOW_BYTES)] {
+        let row =
+            page.lines().find(|l| l.starts_with(&format!("| {name} |"))).unwrap_or_else(|| panic!("no row {name}"));
+        assert!(row.contains(&grouped(value)), "{row}");
+    }
+}
