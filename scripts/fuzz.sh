@@ -29,7 +29,7 @@ if [ "${1:-}" = --where ]; then # print each target's log file and stop (tests/f
   shift
 fi
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format json_read junit_read)
+[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format json_read junit_read mcp_wire)
 # Absolute from here on: the runs below happen in fuzz/ (a relative FUZZ_LOG_DIR is taken
 # from the repository root, an absolute one as it is).
 mkdir -p "${FUZZ_LOG_DIR:-fuzz/logs}"
@@ -43,7 +43,7 @@ logs=$(cd "${FUZZ_LOG_DIR:-fuzz/logs}" && pwd)
 max_len() {
   case "$1" in
     json_read) echo 1048576 ;;
-    snapshot_restore | junit_read) echo 65536 ;;
+    snapshot_restore | junit_read | mcp_wire) echo 65536 ;;
     *) echo 4096 ;;
   esac
 }

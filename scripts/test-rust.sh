@@ -48,7 +48,7 @@ trap 'rm -f "$log" "$matrix_log"' EXIT
 # and the numeric fast path), whose unit tests no other suite runs, and the host libraries
 # (the JUnit reader's tests replay the fuzz target junit_read's corpus).
 cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
-cargo_tests "cargo test js crates, digest, calibrate and junit" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit --no-fail-fast
+cargo_tests "cargo test js crates, digest, calibrate, junit and mcp-wire" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit -p earlyexit-mcp-wire --no-fail-fast
 
 # The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
 # compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust

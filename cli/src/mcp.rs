@@ -3,13 +3,15 @@
 //! tool has an input and an output JSON schema and answers with structured content; bad
 //! input is a tool error naming the field (the core's code, field and message), never a
 //! crash. When the client goes away (standard input ends) work in progress stops and writes
-//! nothing; the server then exits 0.
+//! nothing; the server then exits 0. Standard input is read by the wire reader
+//! (`transport`), tools run on their own threads (`tool_thread`).
+
+mod tool_thread;
+mod transport;
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation, ListToolsResult,
@@ -18,32 +20,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value as Json};
-use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::core_api::{
     self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, PyramidRun, Value, NAMING,
 };
 use crate::output::{code, Failure};
 use crate::{junit, replay_cmd, state};
-
-/// Standard input that raises a flag when it ends (the client closed the connection).
-struct WatchedStdin {
-    inner: tokio::io::Stdin,
-    closed: Arc<AtomicBool>,
-}
-
-impl AsyncRead for WatchedStdin {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        match &poll {
-            Poll::Ready(Ok(())) if buf.filled().len() == before => self.closed.store(true, Ordering::SeqCst),
-            Poll::Ready(Err(_)) => self.closed.store(true, Ordering::SeqCst),
-            _ => {}
-        }
-        poll
-    }
-}
 
 enum Session {
     Loop(Box<EarlyStopping>),
@@ -62,6 +44,8 @@ struct Server {
 pub fn serve() -> Result<u8, Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .thread_stack_size(tool_thread::TOOL_STACK_BYTES)
+        .max_blocking_threads(tool_thread::MAX_TOOL_THREADS)
         .build()
         .map_err(|e| Failure::Internal(format!("starting the runtime: {e}")))?;
     let closed = Arc::new(AtomicBool::new(false));
@@ -71,9 +55,10 @@ pub fn serve() -> Result<u8, Failure> {
         closed: closed.clone(),
         tools: Arc::new(tools()),
     };
+    let stdio = transport::stdio(closed.clone()).map_err(|e| Failure::Internal(format!("starting the reader: {e}")))?;
+    let writer = stdio.writer();
     let result = runtime.block_on(async move {
-        let stdin = WatchedStdin { inner: tokio::io::stdin(), closed: closed.clone() };
-        match server.serve((stdin, tokio::io::stdout())).await {
+        match server.serve(stdio).await {
             Ok(running) => running.waiting().await.map(|_| ()).map_err(|e| e.to_string()),
             // The client left before the handshake completed: nothing to do.
             Err(_) if closed.load(Ordering::SeqCst) => Ok(()),
@@ -82,6 +67,8 @@ pub fn serve() -> Result<u8, Failure> {
     });
     // Work still running sees the flag and stops without writing.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    // The answers to the last lines the client sent before it closed standard input.
+    writer.flush(std::time::Duration::from_secs(5));
     result.map(|()| code::GO_ON).map_err(Failure::Internal)
 }
 
@@ -107,15 +94,24 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         if !self.tools.iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(format!("unknown tool '{name}'"), None));
         }
-        let args = request.arguments.unwrap_or_default();
+        // The arguments as the wire reader read them (the core's JSON reader); serde's when
+        // the request came another way.
+        let args = match context.extensions.get::<transport::ToolArguments>().and_then(transport::ToolArguments::take) {
+            Some(args) => args,
+            None => match to_core(&request.arguments.unwrap_or_default()) {
+                Ok(args) => args,
+                Err(failure) => return Ok(tool_error(&failure).into()),
+            },
+        };
         let server = self.clone();
-        let outcome = tokio::task::spawn_blocking(move || server.call(&name, args)).await;
+        let outcome =
+            tokio::task::spawn_blocking(move || tool_thread::contained(&name, || server.call(&name, args))).await;
         let result = match outcome {
             Ok(Ok(value)) => {
                 let text = value.to_json();
@@ -171,21 +167,22 @@ fn to_core(args: &Map<String, Json>) -> Result<Value, Failure> {
 
 struct Args<'a> {
     tool: &'a str,
-    values: Vec<(String, Value)>,
+    values: &'a [(String, Value)],
 }
 
 impl<'a> Args<'a> {
-    /// The arguments, refusing keys the tool does not take (the message lists them).
-    fn new(tool: &'a str, args: &Map<String, Json>, known: &[&str]) -> Result<Self, Failure> {
-        for key in args.keys() {
+    /// The arguments (an object: the wire reader refuses others), refusing keys the tool
+    /// does not take (the message lists them).
+    fn new(tool: &'a str, args: &'a Value, known: &[&str]) -> Result<Self, Failure> {
+        let values = match args {
+            Value::Object(entries) => entries.as_slice(),
+            _ => &[],
+        };
+        for (key, _) in values {
             if !known.contains(&key.as_str()) {
                 return Err(Failure::core(core_api::unknown_argument(tool, key, known)));
             }
         }
-        let values = match to_core(args)? {
-            Value::Object(entries) => entries,
-            _ => Vec::new(),
-        };
         Ok(Args { tool, values })
     }
 
@@ -235,7 +232,9 @@ impl Server {
     }
 
     fn with_session<T>(&self, id: &str, f: impl FnOnce(&mut Session) -> Result<T, Failure>) -> Result<T, Failure> {
-        let mut sessions = self.sessions.lock().map_err(|_| Failure::Internal("session table poisoned".into()))?;
+        // A tool that panicked (a bug, answered as a tool error) while it held the table
+        // leaves it poisoned: the other sessions go on.
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         match sessions.get_mut(id) {
             Some(session) => f(session),
             None => Err(Failure::core(core_api::unknown_session(id))),
@@ -243,12 +242,22 @@ impl Server {
     }
 
     fn insert(&self, id: &str, session: Session) -> Result<(), Failure> {
-        let mut sessions = self.sessions.lock().map_err(|_| Failure::Internal("session table poisoned".into()))?;
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         sessions.insert(id.to_string(), session);
         Ok(())
     }
 
-    fn call(&self, tool: &str, args: Map<String, Json>) -> Result<Value, Failure> {
+    /// `session_close`: forgets a session (its memory is freed).
+    fn session_close(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        match sessions.remove(&id) {
+            Some(_) => Ok(Value::object(vec![("session", Value::string(id)), ("closed", Value::Bool(true))])),
+            None => Err(Failure::core(core_api::unknown_session(&id))),
+        }
+    }
+
+    fn call(&self, tool: &str, args: Value) -> Result<Value, Failure> {
         match tool {
             "loop_start" => self.loop_start(&Args::new(
                 tool,
@@ -260,6 +269,7 @@ impl Server {
             "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
             "session_export" => self.session_export(&Args::new(tool, &args, &["session", "path"])?),
             "session_import" => self.session_import(&Args::new(tool, &args, &["snapshot"])?),
+            "session_close" => self.session_close(&Args::new(tool, &args, &["session"])?),
             "pyramid_start" => {
                 self.pyramid_start(&Args::new(tool, &args, &["preset", "config", "layers", "total_layers"])?)
             }
@@ -847,6 +857,13 @@ fn tools() -> Vec<Tool> {
                 "required": ["snapshot"], "additionalProperties": false}),
             json!({"type": "object", "properties": {"session": {"type": "string"}, "engine": {"enum": ["loop", "pyramid"]}},
                 "required": ["session", "engine"]}),
+        ),
+        tool(
+            "session_close",
+            "End a session: the server forgets it and frees its memory (export it first to keep it).",
+            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
+            json!({"type": "object", "properties": {"session": {"type": "string"}, "closed": {"const": true}},
+                "required": ["session", "closed"]}),
         ),
         tool(
             "pyramid_start",

@@ -7,6 +7,8 @@
 //!
 //! The limits are the core's (`crate::limits`, `docs/limits.md`).
 
+pub mod wire;
+
 use crate::limits::{MAX_DOCUMENT_BYTES, MAX_VALUE_DEPTH};
 use crate::value::{self, concat, named_enum, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};

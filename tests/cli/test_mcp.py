@@ -30,7 +30,7 @@ TOOLS = {
     "loop_start", "loop_record", "loop_decide", "loop_best", "session_export", "session_import",
     "pyramid_start", "pyramid_submit", "pyramid_result", "pyramid_policy_decide", "pyramid_policy_update",
     "replay_loops", "replay_pyramids", "calibrate_pyramids", "calibrate_loops", "junit_layer_result",
-    "receipts_verify", "pyramid_drift", "pyramid_promote",
+    "receipts_verify", "pyramid_drift", "pyramid_promote", "session_close",
 }
 
 
@@ -302,6 +302,34 @@ def test_bad_arguments_are_tool_errors_naming_the_field() -> None:
         return got
 
     run_client(body)
+
+
+def test_an_18_mb_snapshot_imports_and_session_close_ends_the_session() -> None:
+    """A 120,000-record loop snapshot (about 18 MB of JSON text, under the 256 MiB document
+    limit) is imported (before: no answer, the MCP library dropped lines over 16 MiB), and
+    `session_close` ends a session (before: sessions lived until the server exited)."""
+
+    async def body(session: ClientSession) -> Any:
+        sid = (await call(session, "loop_start", {"config": {"maxIterations": 1_000_000}}))["session"]
+        await call(session, "loop_record", {"session": sid, "quality_score": 50, "confidence": 0.5,
+                                            "verification_status": "failed", "timestamp": "2026-01-01T00:00:00.000Z"})
+        snapshot = (await call(session, "session_export", {"session": sid}))["snapshot"]
+        record = snapshot["history"][0]
+        snapshot["history"] = [dict(record, iteration_number=i) for i in range(1, 120_001)]
+        text = json.dumps(snapshot)
+        assert len(text) > 16 * 2**20, len(text)
+        imported = await call(session, "session_import", {"snapshot": text})
+        assert imported["engine"] == "loop"
+        best = await call(session, "loop_best", {"session": imported["session"]})
+        assert best["best_iteration"] is not None
+        closed = await call(session, "session_close", {"session": imported["session"]})
+        assert closed == {"session": imported["session"], "closed": True}
+        gone = await error(session, "loop_decide", {"session": imported["session"]})
+        assert (gone["code"], gone["field"]) == ("invalid_step", "session")
+        # The other session is untouched.
+        return await call(session, "loop_decide", {"session": sid})
+
+    assert run_client(body)["stop"] is False
 
 
 def test_client_disconnecting_mid_call_ends_the_server_cleanly(tmp_path: Path) -> None:

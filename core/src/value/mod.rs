@@ -34,8 +34,8 @@ pub use json::utf8_text;
 pub(crate) use names::{field_name, key, named_enum, spelled};
 pub use names::{same_field, FieldName, Key, Naming};
 pub(crate) use parser::dedupe_last_wins;
-pub(crate) use parser::over_limit;
 pub use parser::JsonReading;
+pub(crate) use parser::{over_limit, OVER_THE_LIMITS};
 pub use reader::MAX_SAFE_INTEGER;
 pub(crate) use reader::{
     add_to_total, check_integer, check_range, index_path, integer_argument, integer_text, join_path, near_miss,

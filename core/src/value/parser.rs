@@ -59,12 +59,23 @@ impl JsonReading {
     pub const fn refusing_repeated_keys(self) -> JsonReading {
         JsonReading { unique_keys: true, ..self }
     }
+
+    /// One protocol message of at most `max_bytes` around call arguments whose values start at
+    /// nesting depth `arguments_depth` (an MCP `tools/call` line: 3, inside the message, its
+    /// `params` and its `arguments`): each argument within the document limits on its own, as
+    /// [`JsonReading::arguments`] reads them, so a document at its limits fits in one message.
+    pub const fn message(max_bytes: usize, arguments_depth: usize) -> JsonReading {
+        JsonReading { max_bytes, values_scope: arguments_depth, strings_from: arguments_depth + 1 }
+    }
 }
+
+/// How every limit's message starts.
+pub(crate) const OVER_THE_LIMITS: &str = "over the limits: ";
 
 /// "over the limits: `before` `limit` `after`", the start of every limit's message.
 #[inline(never)]
 pub(crate) fn over_limit(before: &str, limit: usize, after: &str) -> String {
-    concat(&["over the limits: ", before, &num::uint_string(limit as u64), after])
+    concat(&[OVER_THE_LIMITS, before, &num::uint_string(limit as u64), after])
 }
 
 /// Objects up to this many keys (a config with every option set has 19) are checked for
