@@ -255,7 +255,7 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         options.push(("now", value));
     }
     let options = if options.is_empty() { Value::Null } else { Value::object(options) };
-    let clock = Some(earlyexit_calibrate::now_ms());
+    let host = earlyexit::artifact::HostServices::new(earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher);
     let run = LiveRun::start_value_at(
         &config.to_value(NAMING),
         &total,
@@ -263,7 +263,7 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         &options,
         &Value::Null,
         NAMING,
-        clock,
+        host,
     )
     .map_err(|e| {
         let field = e.field().to_string();
