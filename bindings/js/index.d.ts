@@ -938,6 +938,8 @@ export interface CalibrationArtifact extends ArtifactEnvelope {
   promotion: {
     promotedAt: string; auditCorpusSha256: string; auditRuns: number; trials: number; events: number;
     upperBound: number; method: string;
+    /** SHA-256 of the artifact it promotes, with `promotion` null (schema version 2). */
+    artifactSha256: string;
   } | null;
   body: Record<string, unknown>;
 }

@@ -42,7 +42,11 @@ pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError
 /// sets up: the engine config, its composed stop policy if it has one, and the artifact's
 /// SHA-256 digest (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.
 pub fn calibrated(artifact: &Value) -> Result<(EarlyStoppingConfig, Option<StopPolicy>, String), CoreError> {
-    let policy = earlyexit::loops::replay::policy_from_artifact(artifact, earlyexit_calibrate::now_ms())?;
+    let policy = earlyexit::loops::replay::policy_from_artifact(
+        artifact,
+        earlyexit_calibrate::now_ms(),
+        &earlyexit_digest::Sha256Hasher,
+    )?;
     let value = earlyexit::artifact::document(artifact)?;
     let digest =
         earlyexit::artifact::digest(&value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;

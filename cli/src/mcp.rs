@@ -700,7 +700,7 @@ fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
     let runs = args.required("runs")?;
     let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
     let answer = if tool == "pyramid_drift" {
-        earlyexit::pyramid::replay::drift_value(artifact, runs, &now, NAMING)?
+        earlyexit::pyramid::replay::drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
     } else {
         earlyexit::pyramid::replay::promote_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
     };

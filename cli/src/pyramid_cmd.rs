@@ -259,7 +259,7 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         options.push(("now", core_api::number_arg(now)));
     }
     let options = if options.is_empty() { Value::Null } else { Value::object(options) };
-    let clock = Some(earlyexit_calibrate::now_ms());
+    let host = earlyexit::artifact::HostServices::new(earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher);
     let run = LiveRun::start_value_at(
         &config.to_value(NAMING),
         &total,
@@ -267,7 +267,7 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         &options,
         &Value::Null,
         NAMING,
-        clock,
+        host,
     )
     .map_err(|e| {
         let field = e.field().to_string();

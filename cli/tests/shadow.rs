@@ -105,7 +105,7 @@ fn bad_policy_flags_are_named() {
     let out = run(&["--json", "pyramid", "start", "--state", s(&state), "--layer", "a", "--policy", s(&artifact)]);
     assert_eq!(code(&out), 2);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("invalid_artifact") && err.contains("reads version 1"), "{err}");
+    assert!(err.contains("invalid_artifact") && err.contains("reads versions 1 and 2"), "{err}");
 }
 
 #[test]

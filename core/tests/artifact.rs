@@ -1,13 +1,16 @@
 //! The calibration artifact envelope: read back what it writes, refuse what it cannot read
 //! with `invalid_artifact` naming the field, and name the schema versions it reads.
 
-use earlyexit::artifact::{Artifact, ArtifactKind, SCHEMA_VERSIONS_READ};
+use earlyexit::artifact::{clopper_pearson_upper, Artifact, ArtifactKind, SCHEMA_VERSION, SCHEMA_VERSIONS_READ};
+
+mod test_sha256;
+use test_sha256::TestSha256;
 
 const DIGEST: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 fn sample() -> String {
     format!(
-        r#"{{"kind":"pyramid","schemaVersion":1,"policy":{{"policy":"risk_bounded","config":{{"riskBudget":0.01}}}},
+        r#"{{"kind":"pyramid","schemaVersion":2,"policy":{{"policy":"risk_bounded","config":{{"riskBudget":0.01}}}},
         "risk":0.05,"delta":0.1,"certificate":{{"method":"learn-then-test","hypotheses":[
         {{"parameter":0.001,"trials":40,"events":0,"pValue":0.128,"rejected":false}}],
         "sampleSizes":{{"calibration":120,"warmup":24}}}},"corpusSha256":"{DIGEST}",
@@ -42,12 +45,12 @@ fn a_loop_artifact_is_the_same_envelope() {
 
 #[test]
 fn an_unknown_schema_version_names_the_versions_read() {
-    assert_eq!(SCHEMA_VERSIONS_READ, [1]);
+    assert_eq!((SCHEMA_VERSION, SCHEMA_VERSIONS_READ), (2, [1, 2]));
     // Checked before the rest, so a future document's new keys do not hide the reason.
-    let text = sample().replace(r#""schemaVersion":1"#, r#""schemaVersion":2,"newKey":true"#);
+    let text = sample().replace(r#""schemaVersion":2"#, r#""schemaVersion":3,"newKey":true"#);
     let (code, field, message) = error_of(&text);
     assert_eq!((code.as_str(), field.as_str()), ("invalid_artifact", "schemaVersion"));
-    assert_eq!(message, "artifact schema version 2 is not supported (this build reads version 1)");
+    assert_eq!(message, "artifact schema version 3 is not supported (this build reads versions 1 and 2)");
 }
 
 #[test]
@@ -77,14 +80,81 @@ fn bad_fields_are_refused_by_path() {
     assert_eq!(error_of("{").1, "artifact");
 }
 
-#[test]
-fn a_promotion_is_kept() {
+const AUDIT: &str = "a3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// The sample with a promotion (12 failing audit runs, none missed: the
+/// exact bound at delta 0.1 is 0.1746, within the risk once the risk is 0.2), its
+/// `artifactSha256` computed over the artifact with `promotion` null.
+fn promoted(edit: impl Fn(String) -> String) -> String {
+    let unpromoted = edit(sample().replace(r#""risk":0.05"#, r#""risk":0.2"#));
+    let artifact = Artifact::parse(&unpromoted).expect("valid");
+    let digest = artifact.unpromoted_sha256(&TestSha256).unwrap();
+    let upper = clopper_pearson_upper(0, 12, 0.1);
     let promotion = format!(
-        r#""promotion":{{"promotedAt":"2026-01-02T00:00:00Z","auditCorpusSha256":"{DIGEST}","auditRuns":50,
-        "trials":12,"events":0,"upperBound":0.22,"method":"clopper-pearson"}}"#
+        r#""promotion":{{"promotedAt":"2026-01-02T00:00:00Z","auditCorpusSha256":"{AUDIT}","auditRuns":50,
+        "trials":12,"events":0,"upperBound":{upper},"method":"clopper-pearson","artifactSha256":"{digest}"}}"#
     );
-    let text = sample().replace(r#""promotion":null"#, &promotion);
+    unpromoted.replace(r#""promotion":null"#, &promotion)
+}
+
+#[test]
+fn a_promotion_is_kept_and_checked_against_its_artifact() {
+    let text = promoted(|t| t);
     let artifact = Artifact::parse(&text).expect("valid");
     assert_eq!(artifact.promotion.as_ref().map(|p| (p.audit_runs, p.trials)), Some((50, 12)));
-    assert_eq!(Artifact::from_value(&artifact.to_value()).ok(), Some(artifact));
+    assert_eq!(Artifact::from_value(&artifact.to_value()).ok(), Some(artifact.clone()));
+    assert!(artifact.check_promotion(&TestSha256).is_ok());
+    // Another artifact's promotion pasted in (here: the same one, the corpus since changed).
+    let other = Artifact::parse(&promoted(|t| t.replace(DIGEST, &"b".repeat(64)))).unwrap();
+    let pasted = Artifact { promotion: other.promotion.clone(), ..artifact.clone() };
+    let err = pasted.check_promotion(&TestSha256).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "promotion.artifactSha256"), "{}", err.message());
+    // The artifact edited after its promotion.
+    let edited = Artifact { risk: 0.3, ..artifact };
+    assert_eq!(edited.check_promotion(&TestSha256).unwrap_err().field(), "promotion.artifactSha256");
+}
+
+#[test]
+fn a_promotion_is_refused_when_its_figures_contradict_the_envelope() {
+    let upper = clopper_pearson_upper(0, 12, 0.1).to_string();
+    let cases: Vec<(String, String, &str)> = vec![
+        // The bound above the risk (the bound of 12 of 12 missed is 1).
+        (r#""trials":12,"events":0"#.into(), r#""trials":12,"events":12"#.into(), "promotion.upperBound"),
+        (format!(r#""upperBound":{upper}"#), r#""upperBound":0.99"#.into(), "promotion.upperBound"),
+        (format!(r#""upperBound":{upper}"#), r#""upperBound":0.01"#.into(), "promotion.upperBound"),
+        (r#""trials":12,"events":0"#.into(), r#""trials":0,"events":0"#.into(), "promotion.trials"),
+        (r#""method":"clopper-pearson""#.into(), r#""method":"wilson""#.into(), "promotion.method"),
+        (
+            r#""promotedAt":"2026-01-02T00:00:00Z""#.into(),
+            r#""promotedAt":"2026-03-01T00:00:00Z""#.into(),
+            "promotion.promotedAt",
+        ),
+        (
+            format!(r#""auditCorpusSha256":"{AUDIT}""#),
+            format!(r#""auditCorpusSha256":"{DIGEST}""#),
+            "promotion.auditCorpusSha256",
+        ),
+        (r#","artifactSha256":""#.into(), r#","artifactSha25":""#.into(), "promotion.artifactSha25"),
+    ];
+    for (from, to, field) in cases {
+        let text = promoted(|t| t).replace(&from, &to);
+        assert_ne!(text, promoted(|t| t), "{from}");
+        let (code, got, message) = error_of(&text);
+        assert_eq!((code.as_str(), got.as_str()), ("invalid_artifact", field), "{to}: {message}");
+    }
+    let text = promoted(|t| t);
+    let key = r#","artifactSha256":""#;
+    let start = text.find(key).unwrap();
+    let missing = format!("{}{}", &text[..start], &text[start + key.len() + 65..]);
+    assert_eq!(error_of(&missing).1, "promotion.artifactSha256", "{missing}");
+}
+
+#[test]
+fn a_version_1_artifact_reads_as_unpromoted() {
+    // Written before promotions carried the artifact's digest: its promotion is not trusted.
+    let text = promoted(|t| t).replace(r#""schemaVersion":2"#, r#""schemaVersion":1"#);
+    let artifact = Artifact::parse(&text).expect("valid");
+    assert_eq!(artifact.schema_version, 1);
+    assert_eq!(artifact.promotion, None);
+    assert!(artifact.to_json().contains(r#""schemaVersion":2"#));
 }

@@ -254,23 +254,26 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
         calibrate_value(&Value::string(text.as_str()), &options, Naming::Js, &TestSha256, now, &sequential).unwrap();
     assert_eq!(again.get("corpusSha256"), value.get("corpusSha256"));
     // Loads back as the chosen policy (k = 3), from the value or its text.
-    let policy = policy_from_artifact(&value, now).unwrap();
+    let policy = policy_from_artifact(&value, now, &TestSha256).unwrap();
     assert_eq!(policy, LoopPolicy::simple_rule(3));
-    assert_eq!(policy_from_artifact(&Value::string(value.to_json().as_str()), now).unwrap(), policy);
-    let engine = earlyexit::EarlyStopping::from_calibration(&value, now).unwrap();
+    assert_eq!(policy_from_artifact(&Value::string(value.to_json().as_str()), now, &TestSha256).unwrap(), policy);
+    let engine = earlyexit::EarlyStopping::from_calibration(&value, now, &TestSha256).unwrap();
     assert_eq!(engine.config().no_improvement_patience, Some(3));
     // Expired, or of the other kind: refused, naming the field.
-    let expired = policy_from_artifact(&value, now + 30 * 86_400_000).unwrap_err();
+    let expired = policy_from_artifact(&value, now + 30 * 86_400_000, &TestSha256).unwrap_err();
     assert_eq!((expired.code(), expired.field()), ("invalid_artifact", "expiresAt"));
     let pyramid = Value::string(value.to_json().replace(r#""kind":"loop""#, r#""kind":"pyramid""#).as_str());
-    assert_eq!(policy_from_artifact(&pyramid, now).unwrap_err().field(), "kind");
+    assert_eq!(policy_from_artifact(&pyramid, now, &TestSha256).unwrap_err().field(), "kind");
     // A pyramid calibration answer (the envelope and its figures, e.g. `riskBudget`): the kind.
     let answer = value.to_json().replace(r#""kind":"loop""#, r#""riskBudget":0.01,"kind":"pyramid""#);
-    let err = policy_from_artifact(&Value::string(answer.as_str()), now).unwrap_err();
+    let err = policy_from_artifact(&Value::string(answer.as_str()), now, &TestSha256).unwrap_err();
     assert_eq!((err.code(), err.field()), ("invalid_artifact", "kind"), "{err}");
     let bad =
         Value::string(value.to_json().replace(r#""noImprovementPatience":3"#, r#""noImprovementPatience":0"#).as_str());
-    assert_eq!(policy_from_artifact(&bad, now).unwrap_err().field(), "policy.config.noImprovementPatience");
+    assert_eq!(
+        policy_from_artifact(&bad, now, &TestSha256).unwrap_err().field(),
+        "policy.config.noImprovementPatience"
+    );
 }
 
 /// Composed candidates: the family's configs written as their condition trees calibrate to
@@ -314,14 +317,14 @@ fn composed_candidates_calibrate_as_their_configs_and_the_engine_runs_the_tree()
     assert_eq!(trees.get("certificate"), configs.get("certificate"));
     let frontier = |v: &Value| v.get("body").and_then(|b| b.get("frontier")).unwrap().to_json();
     assert!(frontier(&trees).contains(r#""any":["#), "{}", frontier(&trees));
-    let chosen = policy_from_artifact(&trees, now).unwrap();
+    let chosen = policy_from_artifact(&trees, now, &TestSha256).unwrap();
     assert_eq!(chosen.config, LoopPolicy::simple_rule(3).config);
     let tree = chosen.when.clone().unwrap();
     assert_eq!(tree, StopCondition::from_config(&chosen.config));
     assert!(trees.get("policy").and_then(|p| p.get("any")).is_some());
-    let mut engine = earlyexit::EarlyStopping::from_calibration(&trees, now).unwrap();
+    let mut engine = earlyexit::EarlyStopping::from_calibration(&trees, now, &TestSha256).unwrap();
     assert_eq!(engine.policy().map(|p| &p.when), Some(&tree));
-    let config_only = earlyexit::EarlyStopping::from_calibration(&configs, now).unwrap();
+    let config_only = earlyexit::EarlyStopping::from_calibration(&configs, now, &TestSha256).unwrap();
     assert!(config_only.policy().is_none());
     // The engine decides under the tree: its decisions list what fired.
     for i in 1..=4 {
@@ -330,4 +333,92 @@ fn composed_candidates_calibrate_as_their_configs_and_the_engine_runs_the_tree()
     }
     let decision = engine.should_stop();
     assert!(decision.stop && decision.fired.is_some(), "{decision:?}");
+}
+
+/// `doc` with the value at `path` (object keys) replaced by `new` (added when missing).
+fn with(doc: &Value, path: &[&str], new: Value) -> Value {
+    let mut out = doc.clone();
+    let mut at = &mut out;
+    for (i, key) in path.iter().enumerate() {
+        let Value::Object(entries) = at else { panic!("{key} is not in an object") };
+        if i + 1 == path.len() {
+            match entries.iter_mut().find(|(k, _)| k == key) {
+                Some((_, v)) => *v = new,
+                None => entries.push(((*key).to_string(), new)),
+            }
+            return out;
+        }
+        at = &mut entries.iter_mut().find(|(k, _)| k == key).unwrap().1;
+    }
+    out
+}
+
+/// The hand corpus's first `n` runs calibrated on the simple rule k = 4, 3, 2 (risk 0.05,
+/// delta 0.1) at 2026-01-01, as the artifact value.
+fn hand_artifact(n: usize) -> Value {
+    let runs = &hand_corpus()[..n];
+    let array = earlyexit::loops::replay::corpus_value(runs);
+    let candidates = Value::Array((2..=4).rev().map(|k| LoopPolicy::simple_rule(k).to_value(Naming::Js)).collect());
+    let options =
+        Value::object(vec![("risk", Value::Number(0.05)), ("delta", Value::Number(0.1)), ("candidates", candidates)]);
+    let sequential = |plan: &LoopCalibrationPlan| plan.evaluate_all();
+    earlyexit::loops::replay::calibrate_value(&array, &options, Naming::Js, &TestSha256, 1_767_225_600_000, &sequential)
+        .unwrap()
+}
+
+#[test]
+fn a_loop_artifacts_copies_and_flags_must_agree_with_its_policy_and_certificate() {
+    use earlyexit::loops::replay::policy_from_artifact;
+    let now = 1_767_225_600_000;
+    let check = |artifact: &Value| policy_from_artifact(artifact, now, &TestSha256);
+    let certified = hand_artifact(100);
+    assert_eq!(certified.get("body").and_then(|b| b.get("status")).and_then(Value::as_str), Some("certified"));
+    assert!(check(&certified).is_ok());
+    // The envelope's policy no longer the body's (and the chosen frontier row's): refused,
+    // naming the envelope's field, the one that would run.
+    let Some(Value::Object(config)) = certified.get("policy").and_then(|p| p.get("config")) else { panic!() };
+    let (key, _) = config.iter().find(|(k, _)| k == "maxIterations" || k == "noImprovementPatience").unwrap();
+    let tampered = with(&certified, &["policy", "config", key.as_str()], Value::Number(1000.0));
+    let err = check(&tampered).unwrap_err();
+    let field = format!("policy.config.{key}");
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", field.as_str()), "{}", err.message());
+    assert!(err.message().contains("body.policy"), "{}", err.message());
+    let err = earlyexit::EarlyStopping::from_calibration(&tampered, now, &TestSha256).unwrap_err();
+    assert_eq!(err.field(), field);
+    // The body's copies of the risk and delta, and its certified flag and status.
+    for (path, new, field) in [
+        (vec!["body", "risk"], Value::Number(0.5), "body.risk"),
+        (vec!["body", "delta"], Value::Number(0.5), "body.delta"),
+        (vec!["body", "certified"], Value::Bool(false), "body.certified"),
+        (vec!["body", "status"], Value::string("too_few_runs"), "body.status"),
+        (vec!["body", "certificate", "certified"], Value::Bool(false), "body.certificate.certified"),
+    ] {
+        let err = check(&with(&certified, &path, new)).unwrap_err();
+        assert_eq!((err.code(), err.field()), ("invalid_artifact", field), "{}", err.message());
+    }
+    // `certified: true` on an artifact with too few runs.
+    let few = hand_artifact(10);
+    assert_eq!(few.get("body").and_then(|b| b.get("status")).and_then(Value::as_str), Some("too_few_runs"));
+    assert!(check(&few).is_ok());
+    let claimed =
+        with(&with(&few, &["body", "certified"], Value::Bool(true)), &["body", "status"], Value::string("certified"));
+    let err = check(&claimed).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "body.certified"), "{}", err.message());
+    // A promotion (of another artifact) pasted into a loop artifact.
+    let upper = earlyexit::artifact::clopper_pearson_upper(0, 50, 0.1);
+    let promotion = Value::object(vec![
+        ("promotedAt", Value::string("2026-01-02T00:00:00Z")),
+        ("auditCorpusSha256", Value::string("b".repeat(64))),
+        ("auditRuns", Value::Number(50.0)),
+        ("trials", Value::Number(50.0)),
+        ("events", Value::Number(0.0)),
+        ("upperBound", Value::Number(upper)),
+        ("method", Value::string("clopper-pearson")),
+        ("artifactSha256", Value::string("c".repeat(64))),
+    ]);
+    let pasted = with(&certified, &["promotion"], promotion.clone());
+    assert_eq!(check(&pasted).unwrap_err().field(), "promotion.artifactSha256");
+    let own = earlyexit::artifact::Artifact::from_value(&certified).unwrap().unpromoted_sha256(&TestSha256).unwrap();
+    let promoted = with(&pasted, &["promotion", "artifactSha256"], Value::string(own));
+    assert!(check(&promoted).is_ok());
 }

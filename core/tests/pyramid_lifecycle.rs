@@ -59,7 +59,7 @@ fn calibration_answers_its_figures_and_a_valid_artifact() {
         assert!(answer.get(key).is_some(), "{key}");
     }
     assert_eq!(answer.get("expiresAt").and_then(Value::as_str), Some("2026-01-31T00:00:00.000Z"));
-    let artifact = read_pyramid_artifact(&answer).unwrap();
+    let artifact = read_pyramid_artifact(&answer, &TestSha256).unwrap();
     assert_eq!(artifact.policy, "risk_bounded");
     assert_eq!(artifact.config.risk_budget, answer.get("riskBudget").and_then(Value::as_f64).unwrap());
     let steps = match answer.get("steps") {
@@ -78,7 +78,9 @@ fn calibration_answers_its_figures_and_a_valid_artifact() {
 #[test]
 fn drift_says_fresh_expired_or_drifted_and_why() {
     let artifact = calibrated();
-    let status = |runs: &Value, now: i64| drift_value(&artifact, runs, &Value::Number(now as f64), Naming::Js).unwrap();
+    let status = |runs: &Value, now: i64| {
+        drift_value(&artifact, runs, &TestSha256, &Value::Number(now as f64), Naming::Js).unwrap()
+    };
     let fresh = status(&runs(100, 5, 97, 600), JAN_1 + DAY);
     assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
     let expired = status(&runs(100, 5, 97, 600), JAN_1 + 31 * DAY);
@@ -161,9 +163,9 @@ fn artifacts_that_are_not_pyramid_policies_are_refused_by_path() {
             }
         }
     }
-    let err = read_pyramid_artifact(&artifact).err().unwrap();
+    let err = read_pyramid_artifact(&artifact, &TestSha256).err().unwrap();
     assert_eq!((err.code(), err.field()), ("invalid_artifact", "kind"));
-    let err = read_pyramid_artifact(&Value::string("{")).err().unwrap();
+    let err = read_pyramid_artifact(&Value::string("{"), &TestSha256).err().unwrap();
     assert_eq!(err.code(), "invalid_artifact");
 }
 
@@ -195,7 +197,7 @@ fn an_artifact_as_the_policy_runs_in_shadow_until_promoted() {
         assert!(live_result(promoted, vec![]).shadow.is_none());
     }
     // As JSON text too; and policyConfig cannot override the calibrated config.
-    let text = Value::string(read_pyramid_artifact(&artifact).unwrap().artifact.to_json());
+    let text = Value::string(read_pyramid_artifact(&artifact, &TestSha256).unwrap().artifact.to_json());
     assert!(live_result(&text, vec![]).shadow.is_some());
     let bad = Value::object(vec![("policy", artifact.clone()), ("policyConfig", Value::object(vec![]))]);
     let err = earlyexit::pyramid::policy::RunOptions::from_values(&bad, &Value::Null, Naming::Js).unwrap_err();
@@ -212,7 +214,7 @@ fn a_promoted_policy_that_meets_a_false_pass_is_demoted_by_the_drift_check() {
     let now = Value::Number((JAN_1 + 2 * DAY) as f64);
     // Recent runs where e2e fails after green unit and integration: the promoted policy skips it.
     let recent = runs(200, 5, 4, 601);
-    let drift = drift_value(&promoted, &recent, &now, Naming::Js).unwrap();
+    let drift = drift_value(&promoted, &recent, &TestSha256, &now, Naming::Js).unwrap();
     assert_eq!(drift.get("status").and_then(Value::as_str), Some("drifted"), "{drift:?}");
     let Some(Value::Array(reasons)) = drift.get("reasons") else { panic!() };
     assert!(reasons.iter().any(|r| r.get("kind").and_then(Value::as_str) == Some("false_pass")), "{reasons:?}");
@@ -226,7 +228,7 @@ fn a_promoted_policy_that_meets_a_false_pass_is_demoted_by_the_drift_check() {
         .unwrap()
         .contains("not promoted"));
     // Fresh recent runs keep the promotion.
-    let fresh = drift_value(&promoted, &runs(100, 5, 0, 600), &now, Naming::Js).unwrap();
+    let fresh = drift_value(&promoted, &runs(100, 5, 0, 600), &TestSha256, &now, Naming::Js).unwrap();
     assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
     assert_ne!(fresh.get("artifact").and_then(|a| a.get("promotion")), Some(&Value::Null));
 }
@@ -287,7 +289,7 @@ fn labelled_runs_give_one_slice_per_label_beside_the_stage_sets() {
     assert_eq!(self::slices(&plain).len(), 1, "no label, no label slice");
     // An artifact's label slices are read as runs' labels are.
     let text = artifact.to_json().replacen("\"label\":\"release\"", "\"label\":\"\"", 1);
-    let err = read_pyramid_artifact(&Value::string(text)).err().unwrap();
+    let err = read_pyramid_artifact(&Value::string(text), &TestSha256).err().unwrap();
     assert_eq!((err.code(), err.field()), ("invalid_artifact", "body.slices[1].label"));
 }
 
@@ -296,7 +298,7 @@ fn drift_is_checked_per_label_slice() {
     let branch = |i: usize| Some(if i % 2 == 0 { "main" } else { "release" });
     let artifact = calibrated_on(&labelled(runs(600, 5, 97, 0), branch));
     let now = Value::Number((JAN_1 + DAY) as f64);
-    let drift = |recent: &Value| drift_value(&artifact, recent, &now, Naming::Js).unwrap();
+    let drift = |recent: &Value| drift_value(&artifact, recent, &TestSha256, &now, Naming::Js).unwrap();
     let fresh = drift(&labelled(runs(100, 5, 97, 600), branch));
     assert_eq!(fresh.get("status").and_then(Value::as_str), Some("fresh"), "{fresh:?}");
     // A label calibration never saw.
@@ -381,7 +383,7 @@ fn live_at(policy: &Value, extra: Vec<(&str, Value)>, clock: Option<i64>) -> ear
         &Value::object(options),
         &Value::Null,
         Naming::Js,
-        clock,
+        earlyexit::artifact::HostServices { clock_ms: clock, sha256: Some(&TestSha256) },
     )
     .unwrap();
     while let Action::Run(layer) = run.next() {
@@ -439,4 +441,102 @@ fn now_is_checked_and_read_only_with_an_artifact() {
     assert_eq!((err.code(), err.field(), err.kind().as_str()), ("invalid_config", "now", "type"));
     assert!(err.message().contains("expiry"), "{}", err.message());
     assert!(check(vec![("policy", calibrated()), ("mode", Value::string("shadow"))]).is_ok());
+}
+
+/// `doc` with the value at `path` (object keys) replaced by `new` (added when missing).
+fn with(doc: &Value, path: &[&str], new: Value) -> Value {
+    let mut out = doc.clone();
+    let mut at = &mut out;
+    for (i, key) in path.iter().enumerate() {
+        let Value::Object(entries) = at else { panic!("{key} is not in an object") };
+        if i + 1 == path.len() {
+            match entries.iter_mut().find(|(k, _)| k == key) {
+                Some((_, v)) => *v = new,
+                None => entries.push(((*key).to_string(), new)),
+            }
+            return out;
+        }
+        at = &mut entries.iter_mut().find(|(k, _)| k == key).unwrap().1;
+    }
+    out
+}
+
+/// The run options' error for `policy` (a live run a day in, with the host's SHA-256).
+fn refused(policy: &Value) -> earlyexit::Error {
+    let options = Value::object(vec![("policy", policy.clone()), ("now", Value::Number((JAN_1 + DAY) as f64))]);
+    let host = earlyexit::artifact::HostServices { clock_ms: None, sha256: Some(&TestSha256) };
+    earlyexit::pyramid::policy::RunOptions::from_values_at(&options, &Value::Null, Naming::Js, host).unwrap_err()
+}
+
+#[test]
+fn a_promotion_is_the_artifacts_own_and_its_figures_hold() {
+    let promoted = promoted();
+    let promotion = promoted.get("promotion").unwrap().clone();
+    assert!(promotion.get("artifactSha256").and_then(Value::as_str).is_some_and(|d| d.len() == 64));
+    assert_eq!(promoted.get("schemaVersion").and_then(Value::as_f64), Some(2.0));
+    // Another artifact (calibrated on other runs), unpromoted, with this promotion pasted in.
+    let other = calibrated_on(&labelled(runs(600, 5, 97, 0), |_| Some("main")));
+    let pasted = with(&other, &["promotion"], promotion.clone());
+    let err = refused(&pasted);
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "policy.promotion.artifactSha256"), "{}", err.message());
+    let err = read_pyramid_artifact(&pasted, &TestSha256).err().unwrap();
+    assert_eq!(err.field(), "promotion.artifactSha256");
+    let now = Value::Number((JAN_1 + 2 * DAY) as f64);
+    let err = drift_value(&pasted, &runs(10, 5, 97, 600), &TestSha256, &now, Naming::Js).unwrap_err();
+    assert_eq!(err.field(), "promotion.artifactSha256");
+    // The promoted artifact edited afterwards (its risk raised): the digest no longer matches.
+    let edited = with(&promoted, &["risk"], Value::Number(0.3));
+    assert_eq!(refused(&edited).field(), "policy.promotion.artifactSha256");
+    // A promotion whose upper bound exceeds the risk (0.2).
+    let high = with(&promoted, &["promotion", "upperBound"], Value::Number(0.99));
+    let err = refused(&high);
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "policy.promotion.upperBound"), "{}", err.message());
+    // Without the host's SHA-256 a promotion cannot be checked: refused, not trusted.
+    let options = Value::object(vec![("policy", promoted.clone()), ("now", Value::Number((JAN_1 + DAY) as f64))]);
+    let err = earlyexit::pyramid::policy::RunOptions::from_values(&options, &Value::Null, Naming::Js).unwrap_err();
+    assert_eq!(err.field(), "policy.promotion", "{}", err.message());
+    // Promoting again records the digest of the artifact without its earlier promotion.
+    let again = promote_value(&promoted, &runs(400, 5, 97, 600), &TestSha256, &now, Naming::Js).unwrap();
+    assert_eq!(
+        again.get("artifact").and_then(|a| a.get("promotion")).and_then(|p| p.get("artifactSha256")),
+        promotion.get("artifactSha256")
+    );
+}
+
+#[test]
+fn the_copies_of_a_policy_in_an_artifact_must_agree_with_its_certificate() {
+    let answer = calibrated();
+    let budget = answer.get("riskBudget").and_then(Value::as_f64).unwrap();
+    assert!(budget > 0.0 && budget < 0.99, "{budget}");
+    // The envelope's budget raised above the certified one (0.99 against the certificate's).
+    let raised = with(&answer, &["policy", "config", "riskBudget"], Value::Number(0.99));
+    let err = refused(&raised);
+    assert_eq!((err.code(), err.field()), ("invalid_artifact", "policy.policy.config.riskBudget"), "{}", err.message());
+    let envelope = read_pyramid_artifact(&answer, &TestSha256).unwrap().artifact.to_value();
+    let err =
+        read_pyramid_artifact(&with(&envelope, &["policy", "config", "riskBudget"], Value::Number(0.99)), &TestSha256)
+            .err()
+            .unwrap();
+    assert_eq!(err.field(), "policy.config.riskBudget");
+    // A more conservative budget is covered by the certificate.
+    assert!(read_pyramid_artifact(
+        &with(&envelope, &["policy", "config", "riskBudget"], Value::Number(0.0)),
+        &TestSha256
+    )
+    .is_ok());
+    // The answer's copies beside the envelope.
+    for (path, new, field) in [
+        (vec!["riskBudget"], Value::Number(0.99), "riskBudget"),
+        (vec!["config", "reorder"], Value::Bool(false), "config.reorder"),
+        (vec!["steps"], Value::Array(vec![]), "steps"),
+    ] {
+        let err = read_pyramid_artifact(&with(&answer, &path, new), &TestSha256).err().unwrap();
+        assert_eq!((err.code(), err.field()), ("invalid_artifact", field), "{}", err.message());
+    }
+    let Some(Value::Array(steps)) = answer.get("steps") else { panic!() };
+    let flipped = with(&steps[0], &["certified"], Value::Bool(!steps[0].get("certified").unwrap().as_bool().unwrap()));
+    let mut all = steps.clone();
+    all[0] = flipped;
+    let err = read_pyramid_artifact(&with(&answer, &["steps"], Value::Array(all)), &TestSha256).err().unwrap();
+    assert_eq!(err.field(), "steps[0].certified", "{}", err.message());
 }

@@ -270,3 +270,40 @@ fn update_learns_version_2_with_a_build_key_and_version_1_without() {
         assert_eq!(update_value(&Value::Null, &ran, &parse(bad), Naming::Js).unwrap_err().field(), field, "{bad}");
     }
 }
+
+fn layers_named(prefix: &str, count: usize) -> Vec<ObservedLayer> {
+    (0..count).map(|i| ObservedLayer { name: format!("{prefix}{i}"), failed: false, duration_ms: None }).collect()
+}
+
+#[test]
+fn learn_and_merge_refuse_to_cross_the_layer_limit_and_change_nothing() {
+    use earlyexit::limits::MAX_LAYERS;
+    let mut full = BuildHistory::default();
+    full.learn("a", 1, &layers_named("l", MAX_LAYERS)).unwrap();
+    // The same names again: still MAX_LAYERS distinct layers.
+    full.learn("b", 2, &layers_named("l", 3)).unwrap();
+    let before = full.clone();
+    let err = full.learn("c", 3, &layers_named("new", 1)).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_config", "ran"), "{}", err.message());
+    assert!(err.message().contains("10000"), "{}", err.message());
+    assert_eq!(full, before, "a refused learn changes nothing");
+
+    let mut other = BuildHistory::default();
+    other.learn("d", 4, &layers_named("other", 1)).unwrap();
+    let err = full.merge(&other).unwrap_err();
+    assert_eq!((err.code(), err.field()), ("invalid_snapshot", "other"), "{}", err.message());
+    assert_eq!(full, before);
+    let err = other.merge(&full).unwrap_err();
+    assert_eq!(err.field(), "other");
+
+    // A document already past the limit (written before the check) is refused when read,
+    // once, under `model` (not `model.model.layers`).
+    let mut poisoned = before.clone();
+    poisoned.builds.push(BuildRecord { id: "c".into(), seq: 3, layers: layers_named("new", 1) });
+    let err = BuildHistory::from_value(&poisoned.to_value()).unwrap_err();
+    assert_eq!(err.field(), "builds", "{}", err.message());
+    let err = model_argument(&poisoned.to_value(), &PolicyConfig::RISK_BOUNDED).unwrap_err();
+    assert_eq!(err.field(), "model.builds", "{}", err.message());
+    let err = poisoned.stats(&PolicyConfig::RISK_BOUNDED).unwrap_err();
+    assert_eq!(err.field(), "layers", "{}", err.message());
+}

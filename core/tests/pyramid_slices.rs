@@ -47,7 +47,9 @@ fn drift_reports_label_reasons() {
     let drift = doc.get("drift").unwrap();
     let artifact = calibrate(drift.get("calibration").unwrap(), drift.get("options").unwrap());
     for v in items(drift, "cases") {
-        let answer = drift_value(&artifact, v.get("recent").unwrap(), drift.get("now").unwrap(), Naming::Js).unwrap();
+        let answer =
+            drift_value(&artifact, v.get("recent").unwrap(), &TestSha256, drift.get("now").unwrap(), Naming::Js)
+                .unwrap();
         let reasons: Vec<Value> = items(&answer, "reasons")
             .iter()
             .filter(|r| r.get("label").is_some())

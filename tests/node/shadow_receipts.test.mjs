@@ -112,7 +112,7 @@ const lrtsLike = (n, unitEvery, offset) => Array.from({ length: n }, (_, j) => {
 
 test('calibration artifact, drift, promotion and the lifecycle of a live run', async () => {
   const cal = ee.calibratePyramidPolicy(lrtsLike(600, 5, 0), 0.2, 0.1, { createdAt: '2026-01-01T00:00:00Z' });
-  assert.deepEqual([cal.kind, cal.schemaVersion, cal.expiresAt], ['pyramid', 1, '2026-01-31T00:00:00.000Z']);
+  assert.deepEqual([cal.kind, cal.schemaVersion, cal.expiresAt], ['pyramid', 2, '2026-01-31T00:00:00.000Z']);
   assert.equal(cal.policy.config.riskBudget, cal.riskBudget);
   assert.match(cal.corpusSha256, /^[0-9a-f]{64}$/);
   const layers = NAMES.map((name, i) => ({ name, costMs: COSTS[i], run: () => result(false, 1) }));
@@ -132,7 +132,7 @@ test('calibration artifact, drift, promotion and the lifecycle of a live run', a
   assert.equal(enforced.shadow, undefined);
   assert.throws(() => ee.promotePyramidPolicy(cal, lrtsLike(600, 5, 0), '2026-01-02T00:00:00Z'), (e) => e.field === 'auditRuns');
   assert.throws(() => ee.checkPyramidDrift({ ...cal, schemaVersion: 9 }, lrtsLike(1, 5, 0)),
-    (e) => e.code === 'invalid_artifact' && e.field === 'schemaVersion' && /reads version 1/.test(e.message));
+    (e) => e.code === 'invalid_artifact' && e.field === 'schemaVersion' && /reads versions 1 and 2/.test(e.message));
   assert.throws(() => ee.checkPyramidDrift(cal, lrtsLike(1, 5, 0), {}), (e) => e instanceof TypeError && e.field === 'now');
 });
 

@@ -148,7 +148,7 @@ def test_artifact_drift_promotion_and_the_lifecycle() -> None:
 
     cal = calibrate_pyramid_policy(lrts_like_runs(600, 5, 0), 0.2, 0.1, created_at="2026-01-01T00:00:00Z")
     assert isinstance(cal, CalibrationArtifact)
-    assert cal["kind"] == "pyramid" and cal["schemaVersion"] == 1
+    assert cal["kind"] == "pyramid" and cal["schemaVersion"] == 2
     assert cal["expiresAt"] == "2026-01-31T00:00:00.000Z"
     assert cal["policy"]["config"]["riskBudget"] == cal["risk_budget"]
     assert json.loads(cal.to_json())["corpusSha256"] == cal["corpusSha256"]
@@ -173,7 +173,7 @@ def test_artifact_drift_promotion_and_the_lifecycle() -> None:
     with pytest.raises(EarlyExitError) as err:
         check_pyramid_drift(bad, lrts_like_runs(1, 5, 0))
     assert (err.value.code, err.value.field) == ("invalid_artifact", "schemaVersion")
-    assert "reads version 1" in str(err.value)
+    assert "reads versions 1 and 2" in str(err.value)
     # One envelope, two kinds: each kind's reader names the kind of the other's artifact.
     from earlyexit import EarlyStopping
 

@@ -944,7 +944,7 @@ function artifactsAndReceipts() {
     return out;
   };
   const cases = [
-    ['schemaVersion', 'unknown version', 2, 'range'], ['schemaVersion', 'version 0', 0, 'range'], ['schemaVersion', 'string', '1', 'type'],
+    ['schemaVersion', 'unknown version', 3, 'range'], ['schemaVersion', 'version 0', 0, 'range'], ['schemaVersion', 'string', '1', 'type'],
     ['schemaVersion', 'missing', MISSING, 'type'],
     ['kind', "wrong kind ('loop')", 'loop', 'range'], ['kind', 'unknown kind', 'bogus', 'range'], ['kind', 'number', 1, 'type'],
     ['certificate', 'missing', MISSING, 'type'], ['certificate', 'array', [], 'type'],
@@ -958,11 +958,41 @@ function artifactsAndReceipts() {
     ['body.slices[0].label', 'label with a newline', 'a\nb', 'range'], ['body.slices[0].label', 'number label', 7, 'type'],
     ['body.slices', 'slices not an array', {}, 'type'],
     ['policy.policy', 'unknown policy', 'adr', 'range'],
+    ['policy.config.riskBudget', 'above the certified budget', 0.99, 'range'],
   ];
   const vias = (options) => [
     ['new EarlyExitController', { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2, options } }],
     ['PyramidRun.start', { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS, options } }],
   ];
+  // A promoted artifact (schema version 2): its promotion carries the digest of the artifact
+  // with `promotion` null (SHA-256 over its RFC 8785 canonical JSON, as the reader writes it),
+  // and its figures must hold against the envelope (the exact bound of 0 of 50 at delta 0.1,
+  // 1 - 0.1^(1/50), is within the risk 0.05).
+  const sortedDeep = (v) => (Array.isArray(v) ? v.map(sortedDeep)
+    : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep(v[k])])) : v);
+  const unpromoted = { ...ARTIFACT, schemaVersion: 2 };
+  const digest = createHash('sha256').update(JSON.stringify(sortedDeep(unpromoted))).digest('hex');
+  const PROMOTED = { ...unpromoted, promotion: {
+    promotedAt: '2026-01-02T00:00:00.000Z', auditCorpusSha256: 'b'.repeat(64), auditRuns: 80, trials: 50, events: 0,
+    upperBound: 1 - Math.pow(0.1, 1 / 50), method: 'clopper-pearson', artifactSha256: digest,
+  } };
+  const promotedCases = [
+    ['promotion.artifactSha256', "another artifact's digest", 'c'.repeat(64), 'range'],
+    ['promotion.artifactSha256', 'missing', MISSING, 'type'],
+    ['promotion.upperBound', 'above the risk', 0.99, 'range'],
+    ['promotion.upperBound', 'not the exact bound of its counts', 0.01, 'range'],
+    ['promotion.trials', 'no failing audit run', 0, 'range'],
+    ['promotion.method', 'another method', 'wilson', 'range'],
+    ['promotion.auditCorpusSha256', 'the calibration corpus', 'a'.repeat(64), 'range'],
+  ];
+  for (const [path, kase, value, kind] of promotedCases) {
+    const field = `policy.${path}`;
+    const options = { policy: set(PROMOTED, path, value), now: '2026-01-03T00:00:00Z' };
+    for (const [via, spec] of vias(options)) {
+      row('CalibrationArtifact', via, field, kase, value, 'invalid_artifact', kind, undefined,
+        { ...spec, calls: [], expectThrows: { code: 'invalid_artifact', field, kind } }, false);
+    }
+  }
   for (const [path, kase, value, kind] of cases) {
     const field = `policy.${path}`;
     const options = { policy: set(ARTIFACT, path, value) };

@@ -82,7 +82,9 @@ pub fn check_pyramid_drift<'py>(
     let runs = crate::value::runs_value(py, runs)?;
     let now = now_value(now)?;
     let out = py
-        .detach(|| earlyexit::pyramid::replay::drift_value(&artifact, &runs, &now, earlyexit::Naming::Snake))
+        .detach(|| {
+            earlyexit::pyramid::replay::drift_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+        })
         .or_raise(py)?;
     to_py(py, &out)
 }

@@ -31,3 +31,22 @@ pub(crate) fn not_a_digest(code: ErrorCode, path: &str, got: &str) -> Error {
         concat(&[path, " must be a SHA-256 digest (64 lowercase hex digits), got ", &Value::string(got).describe()]),
     )
 }
+
+/// What a host lends the core where it reads an artifact policy: its clock (an enforced
+/// artifact's expiry is checked at it) and its SHA-256 (a promotion is checked with it). The
+/// core has neither; a host without one passes `None`, and an artifact that needs it is
+/// refused, saying which.
+#[derive(Clone, Copy, Default)]
+pub struct HostServices<'a> {
+    /// The host's clock, milliseconds since the Unix epoch.
+    pub clock_ms: Option<i64>,
+    /// The host's SHA-256.
+    pub sha256: Option<&'a dyn Sha256>,
+}
+
+impl<'a> HostServices<'a> {
+    /// A host with both a clock reading and a SHA-256.
+    pub fn new(clock_ms: i64, sha256: &'a dyn Sha256) -> Self {
+        HostServices { clock_ms: Some(clock_ms), sha256: Some(sha256) }
+    }
+}

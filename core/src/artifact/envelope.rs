@@ -10,8 +10,15 @@
 //!  "corpusSha256":"<64 hex>","createdAt":"2026-01-01T00:00:00.000Z",
 //!  "expiresAt":"2026-02-01T00:00:00.000Z","promotion":null,"body":{...}}
 //! ```
+//!
+//! A promotion (schema version 2) carries `artifactSha256`, the digest of the artifact with
+//! `promotion` set to null: a promotion pasted from another artifact, or an artifact edited
+//! after it was promoted, no longer matches ([`Artifact::check_promotion`], given the host's
+//! SHA-256). Its figures are checked against the envelope on read: at least one failing audit
+//! run, an upper bound that is the exact bound of its counts at `delta` and within `risk`.
+//! A version 1 artifact (written before promotions carried the digest) reads as unpromoted.
 
-use crate::artifact::digest::{is_sha256_hex, not_a_digest};
+use crate::artifact::digest::{digest, is_sha256_hex, not_a_digest, Sha256};
 use crate::num;
 use crate::time::millis_from_rfc3339;
 use crate::value::{
@@ -19,11 +26,23 @@ use crate::value::{
     MAX_SAFE_INTEGER,
 };
 
-/// The schema version this build writes.
-pub const SCHEMA_VERSION: u64 = 1;
+/// The schema version this build writes (2: a promotion carries `artifactSha256`).
+pub const SCHEMA_VERSION: u64 = 2;
 
-/// Every schema version this build reads.
-pub const SCHEMA_VERSIONS_READ: [u64; 1] = [1];
+/// Every schema version this build reads (a version 1 artifact reads as unpromoted).
+pub const SCHEMA_VERSIONS_READ: [u64; 2] = [1, 2];
+
+/// The schema version whose promotions carry `artifactSha256`: an older artifact's
+/// promotion is not read (it reads as unpromoted).
+const FIRST_DIGESTED_PROMOTION: u64 = 2;
+
+/// How far a promotion's `upperBound` may be from the exact bound recomputed from its
+/// counts (the same computation gives the same bits; this only absorbs a bound written by
+/// another implementation's last digit).
+const UPPER_BOUND_TOLERANCE: f64 = 1e-9;
+
+/// The method a promotion's bound is computed by.
+pub const PROMOTION_METHOD: &str = "clopper-pearson";
 
 named_enum! {
     /// Which engine's policy an artifact calibrates.
@@ -52,8 +71,16 @@ pub const ARTIFACT_FIELDS: [FieldName; 11] = FieldName::same_all([
 
 const CERTIFICATE_FIELDS: [FieldName; 3] = FieldName::same_all(["method", "hypotheses", "sampleSizes"]);
 const HYPOTHESIS_FIELDS: [FieldName; 5] = FieldName::same_all(["parameter", "trials", "events", "pValue", "rejected"]);
-const PROMOTION_FIELDS: [FieldName; 7] =
-    FieldName::same_all(["promotedAt", "auditCorpusSha256", "auditRuns", "trials", "events", "upperBound", "method"]);
+const PROMOTION_FIELDS: [FieldName; 8] = FieldName::same_all([
+    "promotedAt",
+    "auditCorpusSha256",
+    "auditRuns",
+    "trials",
+    "events",
+    "upperBound",
+    "method",
+    "artifactSha256",
+]);
 
 /// One tested hypothesis of a certificate: at `parameter` (a risk budget, a threshold), of
 /// `trials` relevant cases `events` went wrong; H0 "the error rate exceeds the risk" has
@@ -100,6 +127,9 @@ pub struct Promotion {
     pub upper_bound: f64,
     /// How the bound was computed (`"clopper-pearson"`).
     pub method: String,
+    /// The digest of the artifact it promotes, with `promotion` set to null
+    /// ([`Artifact::unpromoted_sha256`]).
+    pub artifact_sha256: String,
 }
 
 /// A calibration artifact: the envelope, with the kind's `policy` and `body` as values.
@@ -226,26 +256,97 @@ fn certificate(value: &Value, path: &str) -> Result<Certificate> {
     Ok(Certificate { method, hypotheses, sample_sizes })
 }
 
-fn promotion(value: &Value, path: &str) -> Result<Promotion> {
-    let r = reader(value, path, &PROMOTION_FIELDS)?;
-    let [promoted_at, audit_digest, audit_runs, trials, events, upper_bound, method] = PROMOTION_FIELDS;
-    let (promoted_at, _) = timestamp(&r, promoted_at)?;
-    let audit_corpus_sha256 = digest_field(&r, audit_digest)?;
-    let audit_runs = r.integer(audit_runs, 0, MAX_SAFE_INTEGER)?;
-    let trials = r.integer(trials, 0, audit_runs)?;
-    let events = r.integer(events, 0, trials)?;
-    let upper_bound = r.number(upper_bound, 0.0, 1.0)?;
-    let method = r.string(method)?.to_string();
-    Ok(Promotion { promoted_at, audit_corpus_sha256, audit_runs, trials, events, upper_bound, method })
+/// The exact (Clopper-Pearson) upper confidence bound of a rate, `events` of `trials`, at
+/// confidence 1 - `delta` (one-sided); 1 without trials.
+pub fn clopper_pearson_upper(events: u64, trials: u64, delta: f64) -> f64 {
+    if trials == 0 || events >= trials {
+        return 1.0;
+    }
+    crate::num::stats::beta_quantile(events as f64 + 1.0, (trials - events) as f64, 1.0 - delta)
 }
 
+/// Reads a promotion and checks it against the envelope it is in (`risk`, `delta`, the
+/// times and the calibration corpus): what promotion wrote, and nothing it would not have.
+fn promotion(value: &Value, path: &str, envelope: &Envelope<'_>) -> Result<Promotion> {
+    let r = reader(value, path, &PROMOTION_FIELDS)?;
+    let [promoted_at_field, audit_digest, audit_runs, trials_field, events, upper_field, method_field, artifact_digest] =
+        PROMOTION_FIELDS;
+    let (promoted_at, promoted_ms) = timestamp(&r, promoted_at_field)?;
+    // An expired artifact is never promoted (hosts' clocks may differ, so a promotion
+    // stamped before createdAt is not refused).
+    if promoted_ms >= envelope.expires_ms {
+        let path = r.path_of(promoted_at_field);
+        let message = concat(&[&path, " must be before expiresAt (", envelope.expires_at, "), got ", &promoted_at]);
+        return Err(artifact_error(ErrorKind::Range, &path.clone(), message));
+    }
+    let audit_corpus_sha256 = digest_field(&r, audit_digest)?;
+    if audit_corpus_sha256 == envelope.corpus_sha256 {
+        let path = r.path_of(audit_digest);
+        let message = concat(&[&path, " is the calibration corpus's digest: a promotion audits a disjoint split"]);
+        return Err(artifact_error(ErrorKind::Range, &path.clone(), message));
+    }
+    let audit_runs = r.integer(audit_runs, 0, MAX_SAFE_INTEGER)?;
+    let trials = r.integer(trials_field, 0, audit_runs)?;
+    if trials == 0 {
+        let path = r.path_of(trials_field);
+        let message = concat(&[&path, " must be at least 1 (no failing audit run bounds no rate)"]);
+        return Err(artifact_error(ErrorKind::Range, &path.clone(), message));
+    }
+    let events = r.integer(events, 0, trials)?;
+    let upper_bound = r.number(upper_field, 0.0, 1.0)?;
+    let exact = clopper_pearson_upper(events, trials, envelope.delta);
+    let upper_path = r.path_of(upper_field);
+    if (upper_bound - exact).abs() > UPPER_BOUND_TOLERANCE {
+        let message = concat(&[
+            &upper_path,
+            " must be the exact upper bound of its events of trials at delta (",
+            &num::to_js_string(exact),
+            "), got ",
+            &num::to_js_string(upper_bound),
+        ]);
+        return Err(artifact_error(ErrorKind::Range, &upper_path.clone(), message));
+    }
+    if upper_bound > envelope.risk {
+        let message = concat(&[
+            &upper_path,
+            " must be at most the risk (",
+            &num::to_js_string(envelope.risk),
+            ") for a promotion, got ",
+            &num::to_js_string(upper_bound),
+        ]);
+        return Err(artifact_error(ErrorKind::Range, &upper_path.clone(), message));
+    }
+    let method = r.string(method_field)?.to_string();
+    if method != PROMOTION_METHOD {
+        return Err(r.range_error(method_field, "'clopper-pearson'", &Value::string(method.as_str())));
+    }
+    let artifact_sha256 = digest_field(&r, artifact_digest)?;
+    Ok(Promotion { promoted_at, audit_corpus_sha256, audit_runs, trials, events, upper_bound, method, artifact_sha256 })
+}
+
+/// The envelope fields a promotion is checked against.
+struct Envelope<'a> {
+    risk: f64,
+    delta: f64,
+    corpus_sha256: &'a str,
+    expires_at: &'a str,
+    expires_ms: i64,
+}
+
+/// `version 1` or `versions 1 and 2` (or `versions 1, 2 and 3`): the versions this build reads.
 fn versions_read() -> String {
     let mut names = Vec::with_capacity(SCHEMA_VERSIONS_READ.len());
     for v in SCHEMA_VERSIONS_READ {
         names.push(num::uint_string(v));
     }
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    join(&refs, ", ")
+    match names.split_last() {
+        Some((last, [])) => concat(&["version ", last]),
+        Some((last, rest)) => {
+            let refs: Vec<&str> = rest.iter().map(String::as_str).collect();
+            concat(&["versions ", &join(&refs, ", "), " and ", last])
+        }
+        None => String::new(),
+    }
 }
 
 impl Artifact {
@@ -264,7 +365,7 @@ impl Artifact {
             let message = concat(&[
                 "artifact schema version ",
                 &num::uint_string(schema_version),
-                " is not supported (this build reads version ",
+                " is not supported (this build reads ",
                 &versions_read(),
                 ")",
             ]);
@@ -282,9 +383,12 @@ impl Artifact {
             let message = concat(&["expiresAt must be after createdAt (", &created_at, "), got ", &expires_at]);
             return Err(artifact_error(ErrorKind::Range, "expiresAt", message));
         }
+        let envelope = Envelope { risk, delta, corpus_sha256: &corpus_sha256, expires_at: &expires_at, expires_ms };
         let promotion = match r.get(promotion_field) {
             None | Some(Value::Null) => None,
-            Some(v) => Some(promotion(v, "promotion")?),
+            // Written before promotions carried the artifact's digest: not trusted, not read.
+            Some(_) if schema_version < FIRST_DIGESTED_PROMOTION => None,
+            Some(v) => Some(promotion(v, "promotion", &envelope)?),
         };
         let body = object_field(&r, body)?.clone();
         Ok(Artifact {
@@ -335,6 +439,7 @@ impl Artifact {
                 ("events", Value::Number(p.events as f64)),
                 ("upperBound", Value::Number(p.upper_bound)),
                 ("method", Value::string(p.method.as_str())),
+                ("artifactSha256", Value::string(p.artifact_sha256.as_str())),
             ])
         });
         Value::object(vec![
@@ -359,6 +464,34 @@ impl Artifact {
         ])
     }
 
+    /// The digest a promotion of this artifact records: SHA-256 (the host's `sha256`) over
+    /// the canonical JSON of the artifact as written ([`Artifact::to_value`]) with
+    /// `promotion` set to null.
+    pub fn unpromoted_sha256(&self, sha256: &dyn Sha256) -> Result<String> {
+        let unpromoted = Artifact { promotion: None, ..self.clone() };
+        digest(&unpromoted.to_value(), sha256, ErrorCode::InvalidArtifact, "artifact")
+    }
+
+    /// Checks that the promotion, if any, is this artifact's: its `artifactSha256` is
+    /// [`Artifact::unpromoted_sha256`] (code `invalid_artifact` at
+    /// `promotion.artifactSha256` otherwise: a promotion pasted from another artifact, or an
+    /// artifact edited after it was promoted).
+    pub fn check_promotion(&self, sha256: &dyn Sha256) -> Result<()> {
+        let Some(promotion) = &self.promotion else { return Ok(()) };
+        let expected = self.unpromoted_sha256(sha256)?;
+        if promotion.artifact_sha256 == expected {
+            return Ok(());
+        }
+        let message = concat(&[
+            "promotion.artifactSha256 is not this artifact's digest (",
+            &expected,
+            "), got ",
+            &promotion.artifact_sha256,
+            ": the promotion is another artifact's, or the artifact changed after it was promoted",
+        ]);
+        Err(artifact_error(ErrorKind::Range, "promotion.artifactSha256", message))
+    }
+
     /// The artifact as JSON text.
     pub fn to_json(&self) -> String {
         self.to_value().to_json()
@@ -381,4 +514,44 @@ pub fn document(artifact: &Value) -> Result<std::borrow::Cow<'_, Value>> {
         }
         other => Ok(std::borrow::Cow::Borrowed(other)),
     }
+}
+
+/// The path of the first place where two copies of one value differ (`None` when they
+/// agree): objects compare key by key whatever their order, arrays item by item, numbers
+/// by value. `path` is `a`'s.
+pub(crate) fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (key, item) in x {
+                let at = concat(&[path, ".", key]);
+                match b.get(key) {
+                    Some(other) => {
+                        if let Some(found) = first_difference(item, other, &at) {
+                            return Some(found);
+                        }
+                    }
+                    None => return Some(at),
+                }
+            }
+            y.iter().find(|(key, _)| a.get(key).is_none()).map(|(key, _)| concat(&[path, ".", key]))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (item, other)) in x.iter().zip(y).enumerate() {
+                if let Some(found) = first_difference(item, other, &index_path(path, i)) {
+                    return Some(found);
+                }
+            }
+            (x.len() != y.len()).then(|| index_path(path, x.len().min(y.len())))
+        }
+        _ => (a != b).then(|| path.to_string()),
+    }
+}
+
+/// The error for a copy of a value that disagrees with the one it copies, at `path`.
+pub(crate) fn disagreeing_copy(path: &str, copied: &str) -> Error {
+    artifact_error(
+        ErrorKind::Range,
+        path,
+        concat(&[path, " must equal ", copied, " (copies of one value in an artifact must agree)"]),
+    )
 }

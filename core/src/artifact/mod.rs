@@ -11,9 +11,10 @@ mod digest;
 mod envelope;
 mod receipts;
 
-pub use digest::{digest, is_sha256_hex, Sha256};
+pub use digest::{digest, is_sha256_hex, HostServices, Sha256};
 pub use envelope::{
-    document, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS, SCHEMA_VERSION,
-    SCHEMA_VERSIONS_READ,
+    clopper_pearson_upper, document, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS,
+    PROMOTION_METHOD, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
 };
+pub(crate) use envelope::{disagreeing_copy, first_difference};
 pub use receipts::{append_receipts, verify_receipts, ChainBreak, ReceiptCheck};

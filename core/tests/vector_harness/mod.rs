@@ -550,19 +550,26 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
         "SpeculativeExecutor" => Engine::Speculative(ExitConfig::from_value(&get("config"), Naming::Js)?),
         "EarlyExitController" => {
             CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?;
-            RunOptions::from_values(&get("options"), &Value::Null, Naming::Js)?;
+            RunOptions::from_values_at(&get("options"), &Value::Null, Naming::Js, host())?;
             Engine::Controller(get("config"), get("totalLayers"))
         }
-        "PyramidRun" => Engine::Steps(LiveRun::start_value(
+        "PyramidRun" => Engine::Steps(LiveRun::start_value_at(
             &get("config"),
             &get("totalLayers"),
             &get("layers"),
             &get("options"),
             &Value::Null,
             Naming::Js,
+            host(),
         )?),
         other => panic!("unknown engine {other}"),
     })
+}
+
+/// What a binding lends the core for an artifact policy: its SHA-256 (the vectors give `now`
+/// where an artifact's expiry matters, as a host without a clock would).
+fn host() -> earlyexit::artifact::HostServices<'static> {
+    earlyexit::artifact::HostServices { clock_ms: None, sha256: Some(&TestSha256) }
 }
 
 fn check_throws(expected: &Value, err: &Error) -> Result<(), String> {

@@ -37,7 +37,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     use earlyexit::Naming;
     match op {
         RECEIPTS_VERIFY => Ok(verify_receipts(&text(0, "text")?, &Sha256Hasher).to_value()),
-        crate::op::ARTIFACT_DRIFT => drift_value(arg(args, 0), arg(args, 1), arg(args, 2), Naming::Js),
+        crate::op::ARTIFACT_DRIFT => drift_value(arg(args, 0), arg(args, 1), &Sha256Hasher, arg(args, 2), Naming::Js),
         ARTIFACT_PROMOTE => promote_value(arg(args, 0), arg(args, 1), &Sha256Hasher, arg(args, 2), Naming::Js),
         _ => {
             let log = text(0, "log")?;

@@ -68,7 +68,11 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     }
     #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
-        return Ok(Some(replay::engine_from_artifact_value(arg(args, 0), now_ms(arg(args, 1))?)?));
+        return Ok(Some(replay::engine_from_artifact_value(
+            arg(args, 0),
+            now_ms(arg(args, 1))?,
+            &earlyexit_digest::Sha256Hasher,
+        )?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {

@@ -31,6 +31,20 @@ fn arg(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Null)
 }
 
+/// The host's clock (`Date.now()`, when given) and SHA-256: an artifact policy's expiry and
+/// promotion are checked with them.
+#[cfg(feature = "replay")]
+fn host(clock_ms: Option<i64>) -> earlyexit::artifact::HostServices<'static> {
+    earlyexit::artifact::HostServices { clock_ms, sha256: Some(&earlyexit_digest::Sha256Hasher) }
+}
+
+/// Without the `replay` feature these ops are never answered (`handles` is false), and no
+/// SHA-256 is linked: a promoted artifact would be refused, not trusted.
+#[cfg(not(feature = "replay"))]
+fn host(clock_ms: Option<i64>) -> earlyexit::artifact::HostServices<'static> {
+    earlyexit::artifact::HostServices { clock_ms, sha256: None }
+}
+
 /// A model given as JSON text is parsed (code `invalid_snapshot`, field `model`).
 fn model_of(value: &Value) -> Result<std::borrow::Cow<'_, Value>> {
     match value {
@@ -60,7 +74,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
                 arg(args, 3),
                 arg(args, 4),
                 Naming::Js,
-                clock,
+                host(clock),
             )? {
                 LiveRun::Adr(_) => Ok(Value::Null),
                 LiveRun::Policy(run) => Ok(step_answer(&run)),
@@ -85,7 +99,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
                 Value::Null => None,
                 now => Some(earlyexit::pyramid::replay::now_argument(now)?),
             };
-            let options = RunOptions::from_values_at(arg(args, 0), &Value::Null, Naming::Js, clock)?;
+            let options = RunOptions::from_values_at(arg(args, 0), &Value::Null, Naming::Js, host(clock))?;
             Ok(if options.policy == RunPolicy::Adr { Value::Null } else { options.to_value(Naming::Js) })
         }
         PYRAMID_MODEL_LOAD => Ok(policy::history_value(arg(args, 0), arg(args, 1), Naming::Js)?.to_value()),

@@ -158,7 +158,7 @@ pub(crate) fn calibrated_policy(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> 
         Ok(calibration) => calibration.get().artifact.clone(),
         Err(_) => to_value(artifact, NoneIs::Null)?,
     };
-    replay::policy_from_artifact(&value, earlyexit_calibrate::now_ms()).or_raise(py)
+    replay::policy_from_artifact(&value, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher).or_raise(py)
 }
 
 /// Restores a pickled `LoopCalibration` from its artifact's JSON text.

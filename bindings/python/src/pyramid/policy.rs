@@ -78,6 +78,12 @@ pub(crate) fn clock_ms() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
+/// The host's clock and SHA-256, which a live run's artifact policy is checked with (its
+/// expiry, its promotion).
+pub(crate) fn host_services() -> earlyexit::artifact::HostServices<'static> {
+    earlyexit::artifact::HostServices::new(clock_ms(), &earlyexit_digest::Sha256Hasher)
+}
+
 /// Checks a live run's policy keywords (`EarlyExitController`'s, before any run): the
 /// options normalized (`{policy, mode, policy_config, model}`), or `None` when they leave
 /// the ADR deciding.
@@ -95,8 +101,8 @@ pub fn _run_options<'py>(
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let given = run_options_value(py, policy, mode, model, policy_config, run_id, label, now)?;
-    let clock = Some(crate::pyramid::policy::clock_ms());
-    let options = RunOptions::from_values_at(&given, &Value::Null, Naming::Snake, clock).or_raise(py)?;
+    let host = crate::pyramid::policy::host_services();
+    let options = RunOptions::from_values_at(&given, &Value::Null, Naming::Snake, host).or_raise(py)?;
     if options.policy == RunPolicy::Adr {
         return Ok(py.None().into_bound(py));
     }

@@ -59,8 +59,8 @@ impl PyPyramidRun {
         let total = to_value(total_layers, NoneIs::Absent)?;
         let options = run_options_value(py, policy, mode, model, policy_config, run_id, label, now)?;
         let specs = layer_specs_value(layers)?;
-        let clock = Some(crate::pyramid::policy::clock_ms());
-        let run = LiveRun::start_value_at(&config, &total, &specs, &options, &Value::Null, Naming::Snake, clock)
+        let host = crate::pyramid::policy::host_services();
+        let run = LiveRun::start_value_at(&config, &total, &specs, &options, &Value::Null, Naming::Snake, host)
             .or_raise(py)?;
         Ok(PyPyramidRun { inner: Mutex::new(run) })
     }

@@ -7,7 +7,9 @@
 //! digest, and a `body` holding the status, the frontier and the warnings. The host gives
 //! the SHA-256 and the clock (the core has neither).
 
-use crate::artifact::{digest, Artifact, ArtifactKind, Certificate, Hypothesis, Sha256, SCHEMA_VERSION};
+use crate::artifact::{
+    digest, disagreeing_copy, first_difference, Artifact, ArtifactKind, Certificate, Hypothesis, Sha256, SCHEMA_VERSION,
+};
 use crate::loops::replay::calibrate::{CandidateFigures, LoopCalibration, LoopCalibrationPlan, LoopCalibrationRequest};
 use crate::loops::replay::input::runs_from_value;
 use crate::loops::replay::policy::LoopPolicy;
@@ -121,8 +123,11 @@ pub fn calibrate_value(
 
 /// The policy of a loop artifact (a value or its JSON text), for `EarlyStopping` and the
 /// replay: the envelope is checked (`invalid_artifact` naming the field), the kind must be
-/// `"loop"`, and an artifact expired at `now_ms` is refused (recalibrate instead).
-pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy> {
+/// `"loop"`, an artifact expired at `now_ms` is refused (recalibrate instead), a promotion
+/// must be the artifact's own (checked with the host's `sha256`), and the body's copies
+/// (`policy`, `risk`, `delta`, `certified`, `status`, the certificate's and the chosen
+/// frontier row's) must agree with the envelope and the certificate.
+pub fn policy_from_artifact(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<LoopPolicy> {
     let document = crate::artifact::document(artifact)?;
     let value = document.as_ref();
     let wrong_kind = |kind: &str| {
@@ -143,6 +148,8 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy>
     if artifact.kind != ArtifactKind::Loop {
         return Err(wrong_kind(artifact.kind.as_str()));
     }
+    artifact.check_promotion(sha256)?;
+    check_body(&artifact)?;
     if artifact.is_expired(now_ms) {
         return Err(Error::new(
             ErrorCode::InvalidArtifact,
@@ -154,6 +161,86 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64) -> Result<LoopPolicy>
     let policy = LoopPolicy::from_value(&artifact.policy, Naming::Js)
         .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
     Ok(policy)
+}
+
+/// The body a loop calibration writes holds copies of the envelope (`policy`, `risk`,
+/// `delta`), flags that follow from the certificate (`certified`: some hypothesis rejected;
+/// `status`: `certified` exactly then, `too_few_runs` only below the minimum sample) and the
+/// chosen frontier row's policy: each present copy must agree.
+fn check_body(artifact: &Artifact) -> Result<()> {
+    let body = &artifact.body;
+    if let Some(copy) = body.get("policy") {
+        // Named at the envelope's policy, the one that runs.
+        if let Some(path) = first_difference(&artifact.policy, copy, "policy") {
+            let copied = value::concat(&["body.", &path]);
+            return Err(disagreeing_copy(&path, &copied));
+        }
+    }
+    for (key, expected) in [("risk", artifact.risk), ("delta", artifact.delta)] {
+        if let Some(copy) = body.get(key) {
+            if copy.as_f64() != Some(expected) {
+                return Err(disagreeing_copy(&value::concat(&["body.", key]), key));
+            }
+        }
+    }
+    let certified = artifact.certificate.hypotheses.iter().any(|h| h.rejected);
+    let inner = body.get("certificate");
+    for (path, flag) in [
+        ("body.certified", body.get("certified")),
+        ("body.certificate.certified", inner.and_then(|c| c.get("certified"))),
+    ] {
+        if let Some(flag) = flag {
+            if flag.as_bool() != Some(certified) {
+                let expected = if certified { "true" } else { "false" };
+                let message = value::concat(&[
+                    path,
+                    " must be ",
+                    expected,
+                    ": it follows from the certificate (certified when a hypothesis of certificate.hypotheses is rejected), got ",
+                    &flag.describe(),
+                ]);
+                return Err(Error::new(ErrorCode::InvalidArtifact, ErrorKind::Range, path, message));
+            }
+        }
+    }
+    let sizes = &artifact.certificate.sample_sizes;
+    let size = |name: &str| sizes.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let too_few = match (size("effectiveSampleSize"), size("minimumToCertify")) {
+        (Some(n), Some(min)) => Some(n < min),
+        _ => None,
+    };
+    for (path, status) in
+        [("body.status", body.get("status")), ("body.certificate.status", inner.and_then(|c| c.get("status")))]
+    {
+        let Some(status) = status else { continue };
+        let ok = match status.as_str() {
+            Some("certified") => certified,
+            Some("not_certified") => !certified && too_few != Some(true),
+            Some("too_few_runs") => !certified && too_few != Some(false),
+            _ => false,
+        };
+        if !ok {
+            let message = value::concat(&[
+                path,
+                " must follow from the certificate (certified when a hypothesis is rejected, too_few_runs when \
+                 effectiveSampleSize is below minimumToCertify, not_certified otherwise), got ",
+                &status.describe(),
+            ]);
+            return Err(Error::new(ErrorCode::InvalidArtifact, ErrorKind::Range, path, message));
+        }
+    }
+    let chosen = inner.and_then(|c| c.get("chosenIndex")).and_then(Value::as_f64);
+    if let (Some(chosen), Some(Value::Array(rows))) = (chosen, body.get("frontier")) {
+        let position = rows.iter().position(|r| r.get("index").and_then(Value::as_f64) == Some(chosen));
+        if let Some((i, copy)) = position.and_then(|i| rows.get(i)?.get("policy").map(|p| (i, p))) {
+            let at = value::concat(&[&value::index_path("body.frontier", i), ".policy"]);
+            if let Some(path) = first_difference(&artifact.policy, copy, "policy") {
+                let copied = value::concat(&[&at, path.get("policy".len()..).unwrap_or("")]);
+                return Err(disagreeing_copy(&path, &copied));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl LoopPolicy {
@@ -168,8 +255,8 @@ impl LoopPolicy {
 /// The binding entry of `EarlyStopping.fromCalibration`: `{config, policy}` for an artifact
 /// (see [`policy_from_artifact`]): the engine config, and the normalized stop policy when
 /// the calibrated policy is a condition tree (else `null`).
-pub fn engine_from_artifact_value(artifact: &Value, now_ms: i64) -> Result<Value> {
-    let (config, policy) = policy_from_artifact(artifact, now_ms)?.engine_parts();
+pub fn engine_from_artifact_value(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<Value> {
+    let (config, policy) = policy_from_artifact(artifact, now_ms, sha256)?.engine_parts();
     Ok(Value::object(vec![
         ("config", config.to_value(Naming::Js)),
         ("policy", policy.map_or(Value::Null, |p| p.to_value())),
@@ -178,10 +265,11 @@ pub fn engine_from_artifact_value(artifact: &Value, now_ms: i64) -> Result<Value
 
 impl crate::loops::EarlyStopping {
     /// An engine running the policy of a loop calibration artifact (a value or its JSON
-    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms`: its
-    /// config, and its condition tree as the engine's stop policy when it has one.
-    pub fn from_calibration(artifact: &Value, now_ms: i64) -> Result<Self> {
-        let (config, policy) = policy_from_artifact(artifact, now_ms)?.engine_parts();
+    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms` and
+    /// SHA-256 `sha256`: its config, and its condition tree as the engine's stop policy when
+    /// it has one.
+    pub fn from_calibration(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<Self> {
+        let (config, policy) = policy_from_artifact(artifact, now_ms, sha256)?.engine_parts();
         let mut engine = Self::new(config)?;
         engine.set_policy(policy);
         Ok(engine)

@@ -105,6 +105,7 @@ impl BuildHistory {
     /// key order, as version 1 learns them (`config.forgetting`).
     pub fn stats(&self, config: &PolicyConfig) -> Result<OutcomeModel> {
         config.validate()?;
+        check_distinct_layers(&self.base, &self.builds, CODE, "layers", "the model holds")?;
         let mut model = self.base.clone();
         for build in &self.builds {
             model.learn_checked(config, &build.layers)?;
@@ -120,6 +121,15 @@ impl BuildHistory {
         check_record(ran, "ran")?;
         let record = BuildRecord { id: id.to_string(), seq, layers: ran.to_vec() };
         let merged = union(&self.builds, std::slice::from_ref(&record), self.window, "ran")?;
+        // The statistics hold one entry per layer name: learning must not take the model past
+        // the layer limit (every later use would refuse it).
+        check_distinct_layers(
+            &self.base,
+            &merged,
+            ErrorCode::InvalidConfig,
+            "ran",
+            "learning it would give the model",
+        )?;
         self.builds = merged;
         Ok(())
     }
@@ -148,6 +158,7 @@ impl BuildHistory {
         };
         let window = self.window.min(other.window);
         let builds = union(&self.builds, &other.builds, window, "builds")?;
+        check_distinct_layers(&base, &builds, CODE, "other", "merging it would give the model")?;
         Ok(BuildHistory { window, base, builds })
     }
 
@@ -221,6 +232,7 @@ impl BuildHistory {
             ]);
             return Err(Error::new(CODE, ErrorKind::Range, "builds", message));
         }
+        check_distinct_layers(&base, &builds, CODE, "builds", "the model holds")?;
         Ok(BuildHistory { window, base, builds })
     }
 }
@@ -258,6 +270,39 @@ fn union(a: &[BuildRecord], b: &[BuildRecord], window: usize, what: &str) -> Res
     let drop = out.len().saturating_sub(window);
     out.drain(..drop);
     Ok(out)
+}
+
+/// Refuses a model whose statistics (the base's layers and every kept build's, one entry per
+/// distinct name) would hold more than the layer limit: `field` names the argument, `what`
+/// says how (`learning it would give the model`).
+fn check_distinct_layers(
+    base: &OutcomeModel,
+    builds: &[BuildRecord],
+    code: ErrorCode,
+    field: &str,
+    what: &str,
+) -> Result<()> {
+    // A sorted, deduplicated list (no set type: each would add its generic code to the
+    // WebAssembly module).
+    let mut names: Vec<&str> = base.layers.iter().map(|l| l.name.as_str()).collect();
+    for build in builds {
+        names.extend(build.layers.iter().map(|l| l.name.as_str()));
+    }
+    names.sort_unstable();
+    names.dedup();
+    if names.len() > crate::limits::MAX_LAYERS {
+        let most = crate::num::uint_string(crate::limits::MAX_LAYERS as u64);
+        let message = value::concat(&[
+            field,
+            ": ",
+            what,
+            " more than ",
+            &most,
+            " distinct layers (the limit; the statistics hold one entry per layer)",
+        ]);
+        return Err(Error::new(code, ErrorKind::Range, field, message));
+    }
+    Ok(())
 }
 
 fn conflict(what: &str, build: &BuildRecord) -> Error {

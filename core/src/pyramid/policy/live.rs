@@ -7,6 +7,7 @@
 //! mean for a policy run (`exitLayer`, `skippedLayers`, `speculations`, `exitReason`, ...)
 //! is in `docs/test-exit.md`; [`PolicyReport`] says why.
 
+use crate::artifact::HostServices;
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::model::{check_layer_list, ObservedLayer, PlannedLayer, PolicyDecision, StopReason};
 use crate::pyramid::policy::options::{RunMode, RunOptions, RunPolicy};
@@ -460,12 +461,12 @@ impl LiveRun {
         overrides: &Value,
         naming: Naming,
     ) -> Result<Self> {
-        Self::start_value_at(config, total_layers, layers, options, overrides, naming, None)
+        Self::start_value_at(config, total_layers, layers, options, overrides, naming, HostServices::default())
     }
 
-    /// [`LiveRun::start_value`] with the host's clock (milliseconds since the Unix epoch): the
-    /// time an artifact policy's expiry is checked at when the options give no `now`
-    /// ([`RunOptions::from_values_at`]).
+    /// [`LiveRun::start_value`] with the host's clock (milliseconds since the Unix epoch: the
+    /// time an artifact policy's expiry is checked at when the options give no `now`) and
+    /// SHA-256 (which checks an artifact's promotion) ([`RunOptions::from_values_at`]).
     pub fn start_value_at(
         config: &Value,
         total_layers: &Value,
@@ -473,10 +474,10 @@ impl LiveRun {
         options: &Value,
         overrides: &Value,
         naming: Naming,
-        clock_ms: Option<i64>,
+        host: HostServices<'_>,
     ) -> Result<Self> {
         let exit = CoherenceEarlyExit::from_values(config, total_layers, naming)?;
-        let options = RunOptions::from_values_at(options, overrides, naming, clock_ms)?;
+        let options = RunOptions::from_values_at(options, overrides, naming, host)?;
         let specs = parse_layers(layers, naming)?;
         if options.policy == RunPolicy::Adr {
             return PyramidRun::start(exit.config().clone(), exit.total_layers(), specs).map(LiveRun::Adr);

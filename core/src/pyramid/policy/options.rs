@@ -2,6 +2,7 @@
 //! decides ([`RunPolicy`]), in which mode ([`RunMode`]), with which knobs and which outcome
 //! model ([`RunOptions`], read from `{policy, mode, model, policyConfig}`).
 
+use crate::artifact::HostServices;
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::history::model_argument;
 use crate::pyramid::policy::label::read_label;
@@ -102,13 +103,16 @@ impl RunOptions {
     /// needs `now` in the options (its expiry is checked at it), or the host's clock through
     /// [`RunOptions::from_values_at`].
     pub fn from_values(base: &Value, overrides: &Value, naming: Naming) -> Result<Self> {
-        Self::from_values_at(base, overrides, naming, None)
+        Self::from_values_at(base, overrides, naming, HostServices::default())
     }
 
-    /// [`RunOptions::from_values`] with the host's clock (`clock_ms`, milliseconds since the
-    /// Unix epoch), the time an artifact policy's expiry is checked at when the options give
-    /// no `now`. An enforced artifact that has expired runs in shadow mode, saying so.
-    pub fn from_values_at(base: &Value, overrides: &Value, naming: Naming, clock_ms: Option<i64>) -> Result<Self> {
+    /// [`RunOptions::from_values`] with the host's clock (`host.clock_ms`, milliseconds since
+    /// the Unix epoch), the time an artifact policy's expiry is checked at when the options
+    /// give no `now`, and its SHA-256 (`host.sha256`), which checks that a promotion is the
+    /// artifact's own (without one, a promoted artifact is refused). An enforced artifact
+    /// that has expired runs in shadow mode, saying so.
+    pub fn from_values_at(base: &Value, overrides: &Value, naming: Naming, host: HostServices<'_>) -> Result<Self> {
+        let clock_ms = host.clock_ms;
         let base = reader(base, naming)?;
         let overrides = reader(overrides, naming)?;
         let get = |field: FieldName| -> Option<(&ObjectReader, &Value)> {
@@ -138,7 +142,17 @@ impl RunOptions {
         if let Some((_, doc @ (Value::Object(_) | Value::String(_)))) = get(POLICY) {
             let is_name = matches!(doc, Value::String(s) if !s.trim_start().starts_with('{'));
             if !is_name {
-                let artifact = crate::pyramid::policy::artifact::read_pyramid_artifact(doc)
+                let artifact = crate::pyramid::policy::artifact::read_unchecked(doc)
+                    .and_then(|artifact| match (host.sha256, &artifact.artifact.promotion) {
+                        (Some(sha256), _) => artifact.artifact.check_promotion(sha256).map(|()| artifact),
+                        (None, None) => Ok(artifact),
+                        (None, Some(_)) => Err(Error::new(
+                            ErrorCode::InvalidArtifact,
+                            ErrorKind::Range,
+                            "promotion",
+                            "promotion cannot be checked without the host's SHA-256 (RunOptions::from_values_at)",
+                        )),
+                    })
                     .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
                 if let Some((r, _)) = get(POLICY_CONFIG) {
                     return Err(Error::new(

@@ -18,8 +18,10 @@
 //!   Clopper-Pearson upper bound at confidence 1 - delta: promoted when that bound is within
 //!   the risk.
 
-use crate::artifact::{Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, Sha256, SCHEMA_VERSION};
-use crate::num::stats::{beta_quantile, wilson_interval};
+use crate::artifact::{
+    Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, Sha256, PROMOTION_METHOD, SCHEMA_VERSION,
+};
+use crate::num::stats::wilson_interval;
 use crate::num::uint_string;
 use crate::pyramid::policy::{read_pyramid_artifact, PyramidArtifact};
 use crate::pyramid::replay::calibrate::Calibration;
@@ -403,14 +405,7 @@ fn reason(kind: &str, stage: Option<&str>, message: &str) -> Value {
         .build()
 }
 
-/// The exact (Clopper-Pearson) upper confidence bound of a rate, `events` of `trials`, at
-/// confidence 1 - `delta` (one-sided); 1 without trials.
-pub fn clopper_pearson_upper(events: u64, trials: u64, delta: f64) -> f64 {
-    if trials == 0 || events >= trials {
-        return 1.0;
-    }
-    beta_quantile(events as f64 + 1.0, (trials - events) as f64, 1.0 - delta)
-}
+pub use crate::artifact::clopper_pearson_upper;
 
 /// Promotes `artifact` on `audit` runs (disjoint from the calibration corpus): the answer
 /// `{promoted, reason, audit: {...}, artifact}`; the artifact carries the promotion when
@@ -460,7 +455,10 @@ pub fn promote(artifact: &PyramidArtifact, audit: &[RecordedRun], sha256: &dyn S
         trials,
         events,
         upper_bound: upper,
-        method: "clopper-pearson".to_string(),
+        method: PROMOTION_METHOD.to_string(),
+        // The digest of the artifact it promotes (as written, promotion null): a reader
+        // refuses the promotion on any other artifact.
+        artifact_sha256: a.unpromoted_sha256(sha256)?,
     };
     if promoted {
         out.promotion = Some(record);
@@ -486,10 +484,11 @@ pub fn promote(artifact: &PyramidArtifact, audit: &[RecordedRun], sha256: &dyn S
 
 pub use crate::time::now_argument;
 
-/// `checkPyramidDrift(artifact, runs, now)` (`now` as [`now_argument`] reads it).
-pub fn drift_value(artifact: &Value, runs: &Value, now: &Value, naming: Naming) -> Result<Value> {
+/// `checkPyramidDrift(artifact, runs, now)` (`now` as [`now_argument`] reads it; a promotion
+/// checked with the host's `sha256`).
+pub fn drift_value(artifact: &Value, runs: &Value, sha256: &dyn Sha256, now: &Value, naming: Naming) -> Result<Value> {
     let now_ms = now_argument(now)?;
-    let artifact = read_pyramid_artifact(artifact)?;
+    let artifact = read_pyramid_artifact(artifact, sha256)?;
     let runs = crate::pyramid::replay::runs::parse_runs(runs, naming)?;
     Ok(check_drift(&artifact, &runs, now_ms))
 }
@@ -503,7 +502,7 @@ pub fn promote_value(
     naming: Naming,
 ) -> Result<Value> {
     let now_ms = now_argument(now)?;
-    let artifact = read_pyramid_artifact(artifact)?;
+    let artifact = read_pyramid_artifact(artifact, sha256)?;
     let runs = crate::pyramid::replay::runs::parse_runs(runs, naming).map_err(|e| {
         if e.field().starts_with("runs") {
             e.nested(ErrorCode::InvalidReplay, "")
