@@ -65,7 +65,14 @@ impl JsonReading {
     /// `params` and its `arguments`): each argument within the document limits on its own, as
     /// [`JsonReading::arguments`] reads them, so a document at its limits fits in one message.
     pub const fn message(max_bytes: usize, arguments_depth: usize) -> JsonReading {
-        JsonReading { max_bytes, values_scope: arguments_depth, strings_from: arguments_depth + 1 }
+        JsonReading {
+            max_bytes,
+            values_scope: arguments_depth,
+            strings_from: arguments_depth + 1,
+            // A lone surrogate escape is an error, not U+FFFD: the message is the client's text.
+            whole_characters: true,
+            unique_keys: false,
+        }
     }
 }
 
