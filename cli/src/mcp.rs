@@ -2,8 +2,10 @@
 //! the server's memory, keyed by an id, and export as the libraries' snapshot JSON. Every
 //! tool has an input and an output JSON schema and answers with structured content; bad
 //! input is a tool error naming the field (the core's code, field and message), never a
-//! crash. When the client goes away (standard input ends) work in progress stops and writes
-//! nothing; the server then exits 0.
+//! crash. When the client cancels a call or goes away (standard input ends) work in progress
+//! stops and writes nothing; a server whose client left exits 0. Paths in tool arguments are
+//! confined to the server's roots (`mcp_roots`); replays over files stream as the command's
+//! do (`replay_cmd`), and their per-run rows are sent once, in the structured content.
 
 use std::collections::HashMap;
 use std::pin::Pin;
