@@ -141,12 +141,14 @@ pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
     #[cfg(windows)]
     let decoded = {
         let text = decoded.into_owned();
-        match text.get(1..3) {
-            Some(drive) if drive.ends_with(':') => text[1..].to_string(),
-            _ => text,
+        let drive = text.get(1..3).is_some_and(|d| d.ends_with(':'));
+        if drive {
+            text.get(1..).unwrap_or_default().to_string()
+        } else {
+            text
         }
     };
-    Some(PathBuf::from(decoded.as_ref() as &str))
+    Some(PathBuf::from(&*decoded))
 }
 
 /// `path` with `.` and `..` taken out without touching the file system (for a path that
