@@ -4,8 +4,8 @@
 //! are wrapped in functions.
 
 pub use earlyexit::host::{
-    argument_needs, exclusive_arguments, missing_argument, one_argument_of, respelled, type_error, unknown_argument,
-    unknown_session, wrong_session, EngineKind,
+    argument_needs, exclusive_arguments, missing_argument, one_argument_of, path_is_symlink, path_outside_roots,
+    path_without_root, respelled, type_error, unknown_argument, unknown_session, wrong_session, EngineKind,
 };
 pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
 pub use earlyexit::value::jsonl::JsonlLines;

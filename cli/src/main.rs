@@ -6,6 +6,7 @@ mod core_api;
 mod junit;
 mod loop_cmd;
 mod mcp;
+mod mcp_roots;
 mod output;
 mod pyramid_cmd;
 mod replay_cmd;
@@ -53,7 +54,12 @@ enum Command {
 }
 
 #[derive(Args, Debug)]
-struct McpArgs {}
+struct McpArgs {
+    /// A directory the tools may read and write files in (repeatable); without it, the
+    /// client's roots, else the working directory unless it is / or the home directory.
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<String>,
+}
 
 fn run(cli: Cli) -> Result<u8, Failure> {
     let json = cli.json;
@@ -63,7 +69,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Replay(command) => replay_cmd::replay(command, json),
         Command::Calibrate(command) => replay_cmd::calibrate(command, json),
         Command::Receipts(command) => pyramid_cmd::receipts(command, json),
-        Command::Mcp(_) => mcp::serve(),
+        Command::Mcp(args) => mcp::serve(&args.roots),
     }
 }
 

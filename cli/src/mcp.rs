@@ -2,9 +2,12 @@
 //! the server's memory, keyed by an id, and export as the libraries' snapshot JSON. Every
 //! tool has an input and an output JSON schema and answers with structured content; bad
 //! input is a tool error naming the field (the core's code, field and message), never a
-//! crash. When the client goes away (standard input ends) work in progress stops and writes
-//! nothing; the server then exits 0. Standard input is read by the wire reader
-//! (`transport`), tools run on their own threads (`tool_thread`).
+//! crash. When the client cancels a call or goes away (standard input ends) work in progress
+//! stops and writes nothing; a server whose client left exits 0. Standard input is read by the
+//! wire reader (`transport`), tools run on their own threads (`tool_thread`). Paths in tool
+//! arguments are confined to the server's roots (`mcp_roots`); replays over files stream as
+//! the command's do (`replay_cmd`), and their per-run rows are sent once, in the structured
+//! content.
 
 mod tool_thread;
 mod transport;
@@ -17,15 +20,16 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, PyramidRun, Value, NAMING,
 };
+use crate::mcp_roots::{RootSet, Roots, PATH_ARGUMENTS};
 use crate::output::{code, Failure};
-use crate::{junit, replay_cmd, state};
+use crate::{junit, replay_cmd};
 
 enum Session {
     Loop(Box<EarlyStopping>),
@@ -38,10 +42,25 @@ struct Server {
     next_id: Arc<AtomicU64>,
     closed: Arc<AtomicBool>,
     tools: Arc<Vec<Tool>>,
+    roots: Arc<Roots>,
 }
 
-/// Serves until the client disconnects; exit 0.
-pub fn serve() -> Result<u8, Failure> {
+/// What one tool call runs with: the roots its paths are confined to, and whether it should
+/// stop (the client cancelled the request, or went away).
+struct Call {
+    roots: Arc<RootSet>,
+    stop: Box<dyn Fn() -> bool + Send>,
+}
+
+impl Call {
+    fn stopped(&self) -> bool {
+        (self.stop)()
+    }
+}
+
+/// Serves until the client disconnects; exit 0. `roots`: the `--root` directories.
+pub fn serve(roots: &[String]) -> Result<u8, Failure> {
+    let roots = Arc::new(Roots::new(roots)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .thread_stack_size(tool_thread::TOOL_STACK_BYTES)
@@ -54,6 +73,7 @@ pub fn serve() -> Result<u8, Failure> {
         next_id: Arc::new(AtomicU64::new(1)),
         closed: closed.clone(),
         tools: Arc::new(tools()),
+        roots,
     };
     let stdio = transport::stdio(closed.clone()).map_err(|e| Failure::Internal(format!("starting the reader: {e}")))?;
     let writer = stdio.writer();
@@ -109,21 +129,113 @@ impl ServerHandler for Server {
                 Err(failure) => return Ok(tool_error(&failure).into()),
             },
         };
+        // The client is asked for its roots only by a call that names a file.
+        let names_a_file = matches!(&args, Value::Object(entries)
+            if entries.iter().any(|(k, _)| PATH_ARGUMENTS.contains(&k.as_str())));
+        let roots = if names_a_file {
+            match self.roots.for_call(&context.peer).await {
+                Ok(roots) => roots,
+                Err(failure) => return Ok(tool_error(&failure).into()),
+            }
+        } else {
+            Arc::new(RootSet::default())
+        };
+        let (closed, cancelled) = (self.closed.clone(), context.ct.clone());
+        let stop = Box::new(move || closed.load(Ordering::SeqCst) || cancelled.is_cancelled());
         let server = self.clone();
-        let outcome =
-            tokio::task::spawn_blocking(move || tool_thread::contained(&name, || server.call(&name, args))).await;
+        let tool = name.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let call = Call { roots, stop };
+            let answer = tool_thread::contained(&tool, || server.call(&tool, args, &call).and_then(answer_parts));
+            (answer, call.stopped())
+        })
+        .await;
         let result = match outcome {
-            Ok(Ok(value)) => {
-                let text = value.to_json();
-                let structured = to_json(&value);
+            Ok((Ok((structured, text)), _)) => {
                 let mut result = CallToolResult::structured(structured);
                 result.content = vec![ContentBlock::text(text)];
                 result
             }
-            Ok(Err(failure)) => tool_error(&failure),
+            Ok((Err(failure), stopped)) => {
+                if stopped {
+                    eprintln!(
+                        "earlyexit mcp: {name} stopped (the request was cancelled or the client left); nothing written"
+                    );
+                }
+                tool_error(&failure)
+            }
             Err(e) => tool_error(&Failure::Internal(format!("the tool failed: {e}"))),
         };
         Ok(result.into())
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.roots.client_roots_changed();
+    }
+}
+
+/// What a tool answers: a value, or a replay document whose per-run rows wait in a
+/// temporary file (or were not kept: `summary_only`).
+enum Answer {
+    Whole(Value),
+    /// A replay document given whole (runs given inline): the text leaves out `runs`.
+    Listing(Value),
+    Replay(replay_cmd::Document),
+}
+
+impl From<Value> for Answer {
+    fn from(value: Value) -> Self {
+        Answer::Whole(value)
+    }
+}
+
+/// The structured content and the text of an answer. A value's text is its JSON in the
+/// libraries' exact bytes, as the specification recommends for clients that read only text.
+/// A replay document's text is the document without its per-run rows (`runs`), which only
+/// the structured content carries: the rows can be tens of megabytes, and sending them twice
+/// doubled the answer.
+fn answer_parts(answer: Answer) -> Result<(Json, String), Failure> {
+    match answer {
+        Answer::Whole(value) => Ok((to_json(&value), value.to_json())),
+        Answer::Listing(value) => {
+            let text = match &value {
+                Value::Object(entries) => {
+                    Value::Object(entries.iter().filter(|(k, _)| k != "runs").cloned().collect()).to_json()
+                }
+                other => other.to_json(),
+            };
+            Ok((to_json(&value), text))
+        }
+        Answer::Replay(doc) => {
+            let summary: Vec<(String, Value)> =
+                doc.parts.iter().filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.clone()))).collect();
+            let text = Value::Object(summary).to_json();
+            let with_rows = !matches!(doc.rows, replay_cmd::Rows::Discard);
+            let mut structured = Map::new();
+            let mut rows = Some(doc.rows);
+            for (key, value) in doc.parts {
+                match value {
+                    Some(value) => {
+                        structured.insert(key.to_string(), to_json(&value));
+                    }
+                    None if with_rows => {
+                        let reader = rows.take().map(replay_cmd::Rows::into_array_reader).transpose()?;
+                        if let Some(mut reader) = reader {
+                            // Read whole, then parsed (serde_json parses a slice about twice as
+                            // fast as a reader); the text is freed before the answer is sent.
+                            let mut text = Vec::new();
+                            std::io::Read::read_to_end(&mut reader, &mut text)
+                                .map_err(|e| Failure::Internal(format!("reading the rows back: {e}")))?;
+                            let parsed: Json = serde_json::from_slice(&text)
+                                .map_err(|e| Failure::Internal(format!("reading the rows back: {e}")))?;
+                            structured.insert(key.to_string(), parsed);
+                        }
+                    }
+                    None => {}
+                }
+            }
+            Ok((Json::Object(structured), text))
+        }
     }
 }
 
@@ -223,10 +335,6 @@ impl<'a> Args<'a> {
 }
 
 impl Server {
-    fn cancelled(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
-    }
-
     fn new_id(&self, kind: &str) -> String {
         format!("{kind}-{}", self.next_id.fetch_add(1, Ordering::SeqCst))
     }
@@ -257,8 +365,8 @@ impl Server {
         }
     }
 
-    fn call(&self, tool: &str, args: Value) -> Result<Value, Failure> {
-        match tool {
+    fn call(&self, tool: &str, args: Value, call: &Call) -> Result<Answer, Failure> {
+        let value = match tool {
             "loop_start" => self.loop_start(&Args::new(
                 tool,
                 &args,
@@ -267,44 +375,57 @@ impl Server {
             "loop_record" => self.loop_record(&Args::new(tool, &args, &loop_record_args())?),
             "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
             "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
-            "session_export" => self.session_export(&Args::new(tool, &args, &["session", "path"])?),
+            "session_export" => self.session_export(&Args::new(tool, &args, &["session", "path"])?, call),
             "session_import" => self.session_import(&Args::new(tool, &args, &["snapshot"])?),
             "session_close" => self.session_close(&Args::new(tool, &args, &["session"])?),
             "pyramid_start" => {
                 self.pyramid_start(&Args::new(tool, &args, &["preset", "config", "layers", "total_layers"])?)
             }
-            "pyramid_submit" => self.pyramid_submit(&Args::new(
-                tool,
-                &args,
-                &["session", "layer", "result", "junit", "coverage_xml", "coverage"],
-            )?),
+            "pyramid_submit" => self.pyramid_submit(
+                &Args::new(tool, &args, &["session", "layer", "result", "junit", "coverage_xml", "coverage"])?,
+                call,
+            ),
             "pyramid_result" => self.pyramid_result(&Args::new(tool, &args, &["session"])?),
             "pyramid_policy_decide" => {
-                policy_decide(&Args::new(tool, &args, &["policy", "config", "model", "layers", "outcomes"])?)
+                policy_decide(&Args::new(tool, &args, &["policy", "config", "model", "layers", "outcomes"])?, call)
             }
             "pyramid_policy_update" => policy_update(&Args::new(tool, &args, &["policy", "config", "model", "ran"])?),
-            "replay_loops" => self.replay_loops(&Args::new(tool, &args, &["runs", "paths", "policy"])?),
-            "replay_pyramids" => self.replay_pyramids(&Args::new(
-                tool,
-                &args,
-                &["runs", "paths", "policy", "config", "model", "learn", "model_out"],
-            )?),
-            "calibrate_pyramids" => self.calibrate(&Args::new(
-                tool,
-                &args,
-                &["runs", "paths", "risk", "delta", "policy", "config", "model", "grid", "warmup", "model_out"],
-            )?),
-            "calibrate_loops" => self.calibrate_loops(&Args::new(
-                tool,
-                &args,
-                &["runs", "paths", "risk", "delta", "steps", "candidates", "valid_days", "out"],
-            )?),
-            "junit_layer_result" => junit_tool(&Args::new(tool, &args, &["junit", "coverage_xml", "coverage"])?),
-            "receipts_verify" => receipts_verify(&Args::new(tool, &args, &["text", "path"])?),
+            "replay_loops" => {
+                return self.replay_loops(&Args::new(tool, &args, &["runs", "paths", "policy", "summary_only"])?, call)
+            }
+            "replay_pyramids" => {
+                return self.replay_pyramids(
+                    &Args::new(
+                        tool,
+                        &args,
+                        &["runs", "paths", "policy", "config", "model", "learn", "model_out", "summary_only"],
+                    )?,
+                    call,
+                )
+            }
+            "calibrate_pyramids" => self.calibrate(
+                &Args::new(
+                    tool,
+                    &args,
+                    &["runs", "paths", "risk", "delta", "policy", "config", "model", "grid", "warmup", "model_out"],
+                )?,
+                call,
+            ),
+            "calibrate_loops" => self.calibrate_loops(
+                &Args::new(
+                    tool,
+                    &args,
+                    &["runs", "paths", "risk", "delta", "steps", "candidates", "valid_days", "out"],
+                )?,
+                call,
+            ),
+            "junit_layer_result" => junit_tool(&Args::new(tool, &args, &["junit", "coverage_xml", "coverage"])?, call),
+            "receipts_verify" => receipts_verify(&Args::new(tool, &args, &["text", "path"])?, call),
             "pyramid_drift" => artifact_tool(tool, &Args::new(tool, &args, &["artifact", "runs", "now"])?),
             "pyramid_promote" => artifact_tool(tool, &Args::new(tool, &args, &["artifact", "runs", "now"])?),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
-        }
+        };
+        value.map(Answer::from)
     }
 
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
@@ -402,20 +523,20 @@ impl Server {
         })
     }
 
-    fn session_export(&self, args: &Args) -> Result<Value, Failure> {
+    fn session_export(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let id = args.session()?;
-        let path = args.string("path")?;
+        let target = args.string("path")?.map(|path| call.roots.write("path", &path)).transpose()?;
         let snapshot = self.with_session(&id, |session| {
             Ok(match session {
                 Session::Loop(engine) => engine.to_snapshot(),
                 Session::Pyramid(run) => run.to_snapshot(),
             })
         })?;
-        if let Some(path) = &path {
-            if self.cancelled() {
+        if let Some(target) = &target {
+            if call.stopped() {
                 return Err(Failure::Internal("cancelled".into()));
             }
-            state::write_atomic(std::path::Path::new(path), &snapshot.to_json())?;
+            target.write(&snapshot.to_json())?;
         }
         Ok(Value::object(vec![("session", Value::string(id)), ("snapshot", snapshot)]))
     }
@@ -459,7 +580,7 @@ impl Server {
         Ok(Value::object(vec![("session", Value::string(id)), ("next", next)]))
     }
 
-    fn pyramid_submit(&self, args: &Args) -> Result<Value, Failure> {
+    fn pyramid_submit(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let id = args.session()?;
         let layer = args.required("layer")?.clone();
         let junit_paths = args.strings("junit")?;
@@ -468,7 +589,7 @@ impl Server {
                 return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit")));
             }
             (Some(result), true) => result.clone(),
-            (None, false) => junit_result(args, &junit_paths)?,
+            (None, false) => junit_result(args, &junit_paths, call)?,
             (None, true) => return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit"))),
         };
         self.with_session(&id, |session| {
@@ -499,53 +620,86 @@ impl Server {
         })
     }
 
-    fn replay_loops(&self, args: &Args) -> Result<Value, Failure> {
+    /// `summary_only`: answer without the per-run rows (the rows of a replay over `paths`
+    /// are then never kept, so memory is bounded by the largest run).
+    fn summary_only(args: &Args) -> Result<bool, Failure> {
+        match args.get("summary_only") {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(type_error("summary_only", "a boolean", other)),
+        }
+    }
+
+    /// The rows of a replay over `paths`: spilled to a temporary file as they come, or not kept.
+    fn rows(summary_only: bool) -> Result<replay_cmd::Rows, Failure> {
+        if summary_only {
+            Ok(replay_cmd::Rows::Discard)
+        } else {
+            replay_cmd::Rows::spill()
+        }
+    }
+
+    /// A document of runs given whole, without its rows when `summary_only`.
+    fn without_rows(value: Value, summary_only: bool) -> Answer {
+        match value {
+            Value::Object(entries) if summary_only => {
+                Answer::Whole(Value::Object(entries.into_iter().filter(|(k, _)| k != "runs").collect()))
+            }
+            value => Answer::Listing(value),
+        }
+    }
+
+    fn replay_loops(&self, args: &Args, call: &Call) -> Result<Answer, Failure> {
         let policy = args.get("policy").cloned().unwrap_or(Value::Null);
+        let summary_only = Self::summary_only(args)?;
         match (args.get("runs"), args.strings("paths")?) {
-            (Some(runs), paths) if paths.is_empty() => Ok(core_api::replay_loops_value(runs, &policy)?),
+            (Some(runs), paths) if paths.is_empty() => {
+                Ok(Self::without_rows(core_api::replay_loops_value(runs, &policy)?, summary_only))
+            }
             (None, paths) if !paths.is_empty() => {
-                let doc = replay_cmd::loop_replay_document(
-                    &paths,
-                    &policy,
-                    true,
-                    replay_cmd::Rows::Memory(Vec::new()),
-                    &|| self.cancelled(),
-                )?;
-                Ok(doc.into_value())
+                let paths = call.roots.read_all("paths", &paths)?;
+                let rows = Self::rows(summary_only)?;
+                let doc = replay_cmd::loop_replay_document(&paths, &policy, true, rows, &|| call.stopped())?;
+                Ok(Answer::Replay(doc))
             }
             _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
         }
     }
 
-    fn replay_pyramids(&self, args: &Args) -> Result<Value, Failure> {
+    fn replay_pyramids(&self, args: &Args, call: &Call) -> Result<Answer, Failure> {
         let options = options_of(args, &["policy", "config", "model", "learn"]);
         let model_out = args.string("model_out")?;
+        let summary_only = Self::summary_only(args)?;
         match (args.get("runs"), args.strings("paths")?) {
             (Some(runs), paths) if paths.is_empty() => {
                 if model_out.is_some() {
                     return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
                 }
-                Ok(core_api::replay_pyramids_value(runs, &options)?)
+                Ok(Self::without_rows(core_api::replay_pyramids_value(runs, &options)?, summary_only))
             }
             (None, paths) if !paths.is_empty() => {
+                let paths = call.roots.read_all("paths", &paths)?;
+                let target = model_out.map(|path| call.roots.write("model_out", &path)).transpose()?;
+                let write = |text: &str| target.as_ref().map_or(Ok(()), |t| t.write(text));
                 let doc = replay_cmd::pyramid_replay_document(
                     &paths,
                     &options,
                     true,
-                    replay_cmd::Rows::Memory(Vec::new()),
-                    &|| self.cancelled(),
-                    model_out.as_deref(),
+                    Self::rows(summary_only)?,
+                    &|| call.stopped(),
+                    target.as_ref().map(|_| &write as &dyn Fn(&str) -> Result<(), Failure>),
                 )
                 .map_err(strip_flag)?;
-                Ok(doc.into_value())
+                Ok(Answer::Replay(doc))
             }
             _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
         }
     }
 
     /// Calibrates a loop policy on `runs` (JSONL text or an array) or the runs of `paths`;
-    /// `out` writes the artifact (atomically). Answers the artifact.
-    fn calibrate_loops(&self, args: &Args) -> Result<Value, Failure> {
+    /// `out` writes the artifact (atomically), unless the call was cancelled or the client
+    /// left meanwhile. Answers the artifact.
+    fn calibrate_loops(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let mut options = options_of(args, &["risk", "delta", "steps", "candidates"]);
         if let (Value::Object(entries), Some(days)) = (&mut options, args.get("valid_days")) {
             entries.push(("validDays".to_string(), days.clone()));
@@ -555,13 +709,22 @@ impl Server {
             Some(_) if !paths.is_empty() => {
                 return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
             }
-            Some(runs) => runs.clone(),
+            Some(runs) => Some(runs.clone()),
             None if paths.is_empty() => {
                 return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
             }
+            None => None,
+        };
+        let paths = call.roots.read_all("paths", &paths)?;
+        let target = args.string("out")?.map(|out| call.roots.write("out", &out)).transpose()?;
+        let runs = match runs {
+            Some(runs) => runs,
             None => {
                 let mut text = String::new();
                 for path in &paths {
+                    if call.stopped() {
+                        return Err(Failure::Internal("cancelled".into()));
+                    }
                     text.push_str(&crate::state::read_input(path)?);
                     text.push('\n');
                 }
@@ -570,13 +733,17 @@ impl Server {
         };
         let artifact = core_api::calibrate_loops(&runs, &options)
             .map_err(|e| Failure::core(core_api::respelled(e, "validDays", "valid_days")))?;
-        if let Some(out) = args.string("out")? {
-            crate::state::write_atomic(std::path::Path::new(&out), &artifact.to_json())?;
+        if let Some(target) = &target {
+            // Nothing is written for a request the client cancelled or a client that left.
+            if call.stopped() {
+                return Err(Failure::Internal("cancelled".into()));
+            }
+            target.write(&artifact.to_json())?;
         }
         Ok(artifact)
     }
 
-    fn calibrate(&self, args: &Args) -> Result<Value, Failure> {
+    fn calibrate(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let options = options_of(args, &["policy", "config", "model", "risk", "delta", "grid", "warmup"]);
         let model_out = args.string("model_out")?;
         let paths = args.strings("paths")?;
@@ -592,8 +759,17 @@ impl Server {
         if paths.is_empty() {
             return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
         }
-        replay_cmd::calibrate_document(&paths, &options, true, &|| self.cancelled(), model_out.as_deref())
-            .map_err(strip_flag)
+        let paths = call.roots.read_all("paths", &paths)?;
+        let target = model_out.map(|path| call.roots.write("model_out", &path)).transpose()?;
+        let write = |text: &str| target.as_ref().map_or(Ok(()), |t| t.write(text));
+        replay_cmd::calibrate_document(
+            &paths,
+            &options,
+            true,
+            &|| call.stopped(),
+            target.as_ref().map(|_| &write as &dyn Fn(&str) -> Result<(), Failure>),
+        )
+        .map_err(strip_flag)
     }
 }
 
@@ -628,7 +804,9 @@ fn step_value(run: &PyramidRun) -> Value {
     doc
 }
 
-fn junit_result(args: &Args, paths: &[String]) -> Result<Value, Failure> {
+/// A layer result from JUnit reports `paths` (resolved inside the roots here, after the
+/// arguments are checked).
+fn junit_result(args: &Args, paths: &[String], call: &Call) -> Result<Value, Failure> {
     let coverage = match args.get("coverage") {
         None => None,
         Some(Value::Number(n)) => Some(*n),
@@ -638,20 +816,22 @@ fn junit_result(args: &Args, paths: &[String]) -> Result<Value, Failure> {
     if coverage.is_some() && coverage_xml.is_some() {
         return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
     }
-    junit::layer_result(paths, coverage_xml.as_deref(), coverage)
+    let paths = call.roots.read_all("junit", paths)?;
+    let coverage_xml = coverage_xml.map(|path| call.roots.read("coverage_xml", &path)).transpose()?;
+    junit::layer_result(&paths, coverage_xml.as_deref(), coverage)
 }
 
-fn junit_tool(args: &Args) -> Result<Value, Failure> {
+fn junit_tool(args: &Args, call: &Call) -> Result<Value, Failure> {
     let paths = args.strings("junit")?;
     if paths.is_empty() {
         return Err(Failure::core(core_api::test_report::no_reports()));
     }
-    junit_result(args, &paths)
+    junit_result(args, &paths, call)
 }
 
 /// `pyramidPolicyDecide`; an outcome may give `junit` report paths instead of `failed`
 /// (failing = some test did not pass, the verdict's rule).
-fn policy_decide(args: &Args) -> Result<Value, Failure> {
+fn policy_decide(args: &Args, call: &Call) -> Result<Value, Failure> {
     let model = args.get("model").cloned().unwrap_or(Value::Null);
     let layers = args.required("layers")?;
     let outcomes = match args.get("outcomes") {
@@ -662,7 +842,15 @@ fn policy_decide(args: &Args) -> Result<Value, Failure> {
                 let junit = item.get("junit");
                 match (junit, item) {
                     (Some(Value::Array(paths)), Value::Object(entries)) => {
-                        let paths: Vec<String> = paths.iter().filter_map(|p| p.as_str().map(str::to_string)).collect();
+                        let field = format!("outcomes[{i}].junit");
+                        let paths = paths
+                            .iter()
+                            .enumerate()
+                            .map(|(j, p)| match p {
+                                Value::String(p) => call.roots.read(&format!("{field}[{j}]"), p),
+                                other => Err(type_error(&format!("{field}[{j}]"), "a string", other)),
+                            })
+                            .collect::<Result<Vec<String>, Failure>>()?;
                         let result = junit::layer_result(&paths, None, None)?;
                         let failed = core_api::layer_result_failed(&result)?;
                         let mut entries: Vec<(String, Value)> =
@@ -685,10 +873,10 @@ fn policy_decide(args: &Args) -> Result<Value, Failure> {
 }
 
 /// `verifyReceipts` of a receipt log given as `text` or by `path`.
-fn receipts_verify(args: &Args) -> Result<Value, Failure> {
+fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure> {
     let text = match (args.get("text"), args.get("path")) {
         (Some(Value::String(text)), None) => text.clone(),
-        (None, Some(Value::String(path))) => crate::state::read_input(path)?,
+        (None, Some(Value::String(path))) => crate::state::read_input(&call.roots.read("path", path)?)?,
         _ => return Err(Failure::Usage("receipts_verify takes one of text (the JSONL log) or path (its file)".into())),
     };
     Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
@@ -771,8 +959,16 @@ fn tools() -> Vec<Tool> {
     });
     let runs = json!({"description": "runs as JSONL text (one run per line) or an array of run objects",
         "type": ["string", "array"]});
-    let paths = json!({"type": "array", "items": {"type": "string"}, "description": "JSONL files of runs, read in order as one stream"});
-    let paths_list = json!({"type": "array", "items": {"type": "string"}});
+    let paths = json!({"type": "array", "items": {"type": "string"}, "description": "JSONL files of runs, read in order as \
+        one stream (inside the server's roots; a relative path is taken from the first root)"});
+    let paths_list = json!({"type": "array", "items": {"type": "string"},
+        "description": "report files (inside the server's roots; a relative path is taken from the first root)"});
+    let file = |d: &str| {
+        json!({"type": "string", "description": format!("{d} (inside the server's roots; a relative \
+        path is taken from the first root)")})
+    };
+    let summary_only =
+        json!({"type": "boolean", "description": "answer without the per-run rows (runs); default false"});
     let policy_name = json!({"type": "string", "description": "default, aggressive, conservative (the ADR's presets), fail_fast or risk_bounded"});
     let model = any_object("an outcome model document {version, engine: PyramidOutcomeModel, layers}");
     let layer_result = json!({
@@ -844,8 +1040,8 @@ fn tools() -> Vec<Tool> {
         tool(
             "session_export",
             "Export a session as the libraries' snapshot JSON (EarlyStopping.fromJSON / PyramidRun.fromJSON read it); \
-             with path, also write it to that file atomically.",
-            json!({"type": "object", "properties": {"session": session, "path": {"type": "string"}},
+             with path, also write it to that file atomically (never through or over a symbolic link).",
+            json!({"type": "object", "properties": {"session": session, "path": file("the file to write")},
                 "required": ["session"], "additionalProperties": false}),
             json!({"type": "object", "properties": {"session": {"type": "string"}, "snapshot": any_object("the snapshot")},
                 "required": ["session", "snapshot"]}),
@@ -887,7 +1083,7 @@ fn tools() -> Vec<Tool> {
                 "layer": {"type": ["integer", "string"], "description": "the pending layer's index or name"},
                 "result": layer_result,
                 "junit": paths_list,
-                "coverage_xml": {"type": "string", "description": "a Cobertura coverage file"},
+                "coverage_xml": file("a Cobertura coverage file"),
                 "coverage": number("coverage with junit, 0..=1 (default 1)")
             }, "required": ["session", "layer"], "additionalProperties": false}),
             json!({"type": "object", "properties": {
@@ -928,31 +1124,42 @@ fn tools() -> Vec<Tool> {
         ),
         tool(
             "replay_loops",
-            "Replay a loop policy (preset name or {preset, config, returns, analytics}) over recorded runs.",
+            "Replay a loop policy (preset name or {preset, config, returns, analytics}) over recorded runs \
+             (paths are streamed). Size: the answer holds one row per run (about 350 bytes each) in its \
+             structured content only (its text is the answer without them); summary_only: true answers \
+             {policy, summary} alone, about 1 KB however many runs.",
             json!({"type": "object", "properties": {"runs": runs.clone(), "paths": paths.clone(),
-                "policy": {"type": ["string", "object"]}}, "additionalProperties": false}),
+                "policy": {"type": ["string", "object"]}, "summary_only": summary_only.clone()},
+                "additionalProperties": false}),
             json!({"type": "object", "properties": {"policy": {"type": "object"}, "summary": {"type": "object"},
-                "runs": {"type": "array"}}, "required": ["policy", "summary", "runs"]}),
+                "runs": {"type": "array", "description": "one row per run; absent with summary_only"}},
+                "required": ["policy", "summary"]}),
         ),
         tool(
             "replay_pyramids",
-            "Replay a pyramid policy over recorded runs; model_out (with paths) writes the final model.",
+            "Replay a pyramid policy over recorded runs (paths are streamed); model_out (with paths) writes \
+             the final model. Size: the answer holds one row per run (about 220 bytes, plus its id and 3 per \
+             layer run) in its structured content only (its text is the answer without them); summary_only: true answers \
+             {policy, summary, model} alone, about 1.3 KB plus the model's layers however many runs.",
             json!({"type": "object", "properties": {"runs": runs.clone(), "paths": paths.clone(), "policy": policy_name,
                 "config": any_object("partial config"), "model": model.clone(), "learn": {"enum": ["ran", "all", "none"]},
-                "model_out": {"type": "string"}}, "additionalProperties": false}),
-            json!({"type": "object", "properties": {"policy": {"type": "string"}, "runs": {"type": "array"},
+                "model_out": file("the file the final model is written to"), "summary_only": summary_only},
+                "additionalProperties": false}),
+            json!({"type": "object", "properties": {"policy": {"type": "string"},
+                "runs": {"type": "array", "description": "one row per run; absent with summary_only"},
                 "summary": {"type": "object"}, "model": {"type": ["object", "null"]}},
-                "required": ["policy", "runs", "summary", "model"]}),
+                "required": ["policy", "summary", "model"]}),
         ),
         tool(
             "calibrate_pyramids",
             "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test); model_out \
              (with paths) writes the calibrated model.",
-            json!({"type": "object", "properties": {"runs": runs, "paths": paths,
+            json!({"type": "object", "properties": {"runs": runs, "paths": paths.clone(),
                 "risk": number("miss rate to certify, 0 < risk < 1"), "delta": number("0 < delta < 1"),
                 "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial config"),
                 "model": model, "grid": {"type": "array", "items": {"type": "number"}}, "warmup": number("0 <= warmup < 1"),
-                "model_out": {"type": "string"}}, "required": ["risk", "delta"], "additionalProperties": false}),
+                "model_out": file("the file the calibrated model is written to")}, "required": ["risk", "delta"],
+                "additionalProperties": false}),
             json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
                 "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]}),
         ),
@@ -960,12 +1167,14 @@ fn tools() -> Vec<Tool> {
             "calibrate_loops",
             "Calibrate a loop policy on recorded loop runs (Learn-then-Test along the family's path): the \
              cheapest policy whose premature-stop rate is at most risk with probability 1 - delta; answers \
-             the calibration artifact (out writes it; loop_start's policy_artifact runs it).",
-            json!({"type": "object", "properties": {"runs": {"type": ["string", "array"]}, "paths": {"type": "array", "items": {"type": "string"}},
+             the calibration artifact (out writes it, unless the request is cancelled first; loop_start's \
+             policy_artifact runs it).",
+            json!({"type": "object", "properties": {"runs": {"type": ["string", "array"]}, "paths": paths.clone(),
                 "risk": number("premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
                 "delta": number("0 < delta < 1 (default 0.1)"), "steps": number("points of the family's path"),
                 "candidates": {"type": "array", "items": {"type": ["string", "object"]}},
-                "valid_days": number("days the artifact is trusted (default 90)"), "out": {"type": "string"}},
+                "valid_days": number("days the artifact is trusted (default 90)"),
+                "out": file("the file the artifact is written to")},
                 "additionalProperties": false}),
             json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
                 "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
@@ -976,7 +1185,7 @@ fn tools() -> Vec<Tool> {
             "Recompute a shadow-mode receipt log's hash chain (text, or path of the JSONL file): valid, where it breaks, \
              receipts by label, false-pass and needless-run rates with Wilson intervals, per policy (slices) and per \
              run label (labelSlices).",
-            json!({"type": "object", "properties": {"text": {"type": "string"}, "path": {"type": "string"}},
+            json!({"type": "object", "properties": {"text": {"type": "string"}, "path": file("the receipt log")},
                 "additionalProperties": false}),
             json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
                 "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]}),
@@ -1004,7 +1213,7 @@ fn tools() -> Vec<Tool> {
         tool(
             "junit_layer_result",
             "Read JUnit/xUnit XML reports (and optionally Cobertura coverage) into a layer result.",
-            json!({"type": "object", "properties": {"junit": paths_list, "coverage_xml": {"type": "string"},
+            json!({"type": "object", "properties": {"junit": paths_list, "coverage_xml": file("a Cobertura coverage file"),
                 "coverage": number("0..=1")}, "required": ["junit"], "additionalProperties": false}),
             layer_result,
         ),

@@ -203,13 +203,11 @@ pub fn for_each_run<T>(
 }
 
 /// The per-run rows of a replay document: spilled to an anonymous temporary file as they
-/// come (the command line), or kept (the MCP server, which answers with the whole document).
+/// come (the command line and the MCP server), or not kept.
 pub enum Rows {
     /// Comma-separated JSON rows in a temporary file.
     Spill { file: std::io::BufWriter<File>, count: u64 },
-    /// The rows themselves.
-    Memory(Vec<Value>),
-    /// Rows not wanted (a text summary).
+    /// Rows not wanted (a text summary, MCP's `summary_only`).
     Discard,
 }
 
@@ -230,10 +228,24 @@ impl Rows {
                 file.write_all(row.to_json().as_bytes()).map_err(io)?;
                 *count += 1;
             }
-            Rows::Memory(rows) => rows.push(row),
             Rows::Discard => {}
         }
         Ok(())
+    }
+
+    /// The rows as one JSON array, read back from where they wait (the MCP server parses it
+    /// into its answer without holding the text).
+    pub fn into_array_reader(self) -> Result<Box<dyn Read + Send>, Failure> {
+        let io = |e: std::io::Error| Failure::Internal(format!("reading the rows back: {e}"));
+        let body: Box<dyn Read + Send> = match self {
+            Rows::Spill { file, .. } => {
+                let mut file = file.into_inner().map_err(|e| io(e.into_error()))?;
+                file.rewind().map_err(io)?;
+                Box::new(file)
+            }
+            Rows::Discard => Box::new(std::io::empty()),
+        };
+        Ok(Box::new(std::io::Cursor::new(b"[").chain(body).chain(std::io::Cursor::new(b"]"))))
     }
 
     /// Copies the rows (comma-separated JSON) to `out`.
@@ -245,18 +257,19 @@ impl Rows {
                 file.rewind().map_err(io)?;
                 std::io::copy(&mut file, out).map_err(io)?;
             }
-            Rows::Memory(rows) => {
-                for (i, row) in rows.iter().enumerate() {
-                    if i > 0 {
-                        out.write_all(b",").map_err(io)?;
-                    }
-                    out.write_all(row.to_json().as_bytes()).map_err(io)?;
-                }
-            }
             Rows::Discard => {}
         }
         Ok(())
     }
+}
+
+/// Where a replay or calibration writes its model (`--model-out`, MCP's `model_out`): a
+/// function given the document's text, called only when the work completed.
+pub type WriteOut<'a> = Option<&'a dyn Fn(&str) -> Result<(), Failure>>;
+
+/// `--model-out FILE` as a [`WriteOut`] (written atomically).
+fn model_file(path: &str) -> impl Fn(&str) -> Result<(), Failure> + '_ {
+    move |text: &str| state::write_atomic(std::path::Path::new(path), text)
 }
 
 /// A replay's answer: the library document's entries in its order; `None` marks where the
@@ -271,21 +284,6 @@ pub struct Document {
 impl Document {
     fn get(&self, key: &str) -> Option<&Value> {
         self.parts.iter().find(|(k, _)| *k == key).and_then(|(_, v)| v.as_ref())
-    }
-
-    /// The document as one value (rows kept in memory).
-    pub fn into_value(self) -> Value {
-        let rows = match self.rows {
-            Rows::Memory(rows) => rows,
-            _ => Vec::new(),
-        };
-        let mut rows = Some(rows);
-        Value::Object(
-            self.parts
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.unwrap_or_else(|| Value::Array(rows.take().unwrap_or_default()))))
-                .collect(),
-        )
     }
 
     /// Prints the document on stdout, exactly as the library's value prints. A reader that
@@ -471,7 +469,7 @@ pub fn pyramid_replay_document(
     quiet: bool,
     mut rows: Rows,
     cancelled: &dyn Fn() -> bool,
-    model_out: Option<&str>,
+    model_out: WriteOut,
 ) -> Result<Document, Failure> {
     let (mut stream, name) = PyramidReplayStream::from_options(options, NAMING).map_err(option_flag)?;
     let bar = progress(files, quiet);
@@ -486,11 +484,11 @@ pub fn pyramid_replay_document(
         },
     )?;
     let model = core_api::pyramid_model_value(&stream);
-    if let Some(path) = model_out {
+    if let Some(write) = model_out {
         if cancelled() {
             return Err(Failure::Internal("cancelled".into()));
         }
-        state::write_atomic(std::path::Path::new(path), &model.to_json())?;
+        write(&model.to_json())?;
     }
     Ok(Document {
         parts: vec![
@@ -509,13 +507,14 @@ fn replay_pyramids(args: &PyramidReplayArgs, json: bool) -> Result<(), Failure> 
         options.push(("learn", Value::string(learn.as_str())));
     }
     let rows = if json { Rows::spill()? } else { Rows::Discard };
+    let model_out = args.model_out.as_deref().map(model_file);
     let doc = pyramid_replay_document(
         &args.files,
         &Value::object(options),
         args.quiet,
         rows,
         &|| false,
-        args.model_out.as_deref(),
+        model_out.as_ref().map(|w| w as &dyn Fn(&str) -> Result<(), Failure>),
     )?;
     if json {
         return doc.write_stdout();
@@ -561,7 +560,14 @@ pub fn calibrate(command: CalibrateCommand, json: bool) -> Result<u8, Failure> {
         CalibrateCommand::Loops(args) => return calibrate_loops(&args, json),
     };
     let options = calibrate_options(&args)?;
-    let doc = calibrate_document(&args.files, &options, args.quiet, &|| false, args.model_out.as_deref())?;
+    let model_out = args.model_out.as_deref().map(model_file);
+    let doc = calibrate_document(
+        &args.files,
+        &options,
+        args.quiet,
+        &|| false,
+        model_out.as_ref().map(|w| w as &dyn Fn(&str) -> Result<(), Failure>),
+    )?;
     if json {
         println!("{}", doc.to_json());
     } else {
@@ -608,7 +614,7 @@ pub fn calibrate_document(
     options: &Value,
     quiet: bool,
     cancelled: &dyn Fn() -> bool,
-    model_out: Option<&str>,
+    model_out: WriteOut,
 ) -> Result<Value, Failure> {
     let request = CalibrationRequest::from_options(options, NAMING).map_err(option_flag)?;
     let bar = progress(files, quiet);
@@ -618,12 +624,11 @@ pub fn calibrate_document(
         Ok(())
     })?;
     let doc = request.run(&runs).map_err(Failure::core)?;
-    if let Some(path) = model_out {
+    if let Some(write) = model_out {
         if cancelled() {
             return Err(Failure::Internal("cancelled".into()));
         }
-        let model = doc.get("model").cloned().unwrap_or(Value::Null);
-        state::write_atomic(std::path::Path::new(path), &model.to_json())?;
+        write(&doc.get("model").cloned().unwrap_or(Value::Null).to_json())?;
     }
     Ok(doc)
 }

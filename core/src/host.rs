@@ -264,6 +264,58 @@ pub fn wrong_session(id: &str, wanted: EngineKind) -> Error {
     )
 }
 
+// ---- A host that reads and writes files named by its callers (the MCP server's path
+// ---- arguments) confines them to root directories: what it refuses. Code `invalid_config`,
+// ---- field the argument (`junit[0]`, `outcomes[1].junit[0]`, `model_out`).
+
+/// The server has no root directory, so it refuses every path: it was started in `/` or the
+/// home directory, without `--root`, and the client offers no roots.
+pub fn path_without_root(field: &str, path: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        field,
+        concat(&[
+            field,
+            " is a path ('",
+            path,
+            "') and the server has no root directory to confine paths to (it was started in / or the \
+             home directory, and the client offers no roots): start it with --root DIR",
+        ]),
+    )
+}
+
+/// `path` (argument `field`) resolves (symbolic links followed) to `resolved`, which is in
+/// none of the server's `roots`.
+pub fn path_outside_roots(field: &str, path: &str, resolved: &str, roots: &[&str]) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        field,
+        concat(&[
+            field,
+            " ('",
+            path,
+            "') resolves to '",
+            resolved,
+            "', outside the server's roots (",
+            &value::join(roots, ", "),
+            "): give a path inside them, or start the server with --root DIR",
+        ]),
+    )
+}
+
+/// The file `path` (argument `field`) is to be written and is a symbolic link: a write never
+/// goes through one nor replaces one.
+pub fn path_is_symlink(field: &str, path: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        field,
+        concat(&[field, " ('", path, "') is a symbolic link: the server never writes through or replaces one"]),
+    )
+}
+
 const SIGNAL: FieldName = FieldName::same("signal");
 
 /// The options of JS `runWithEarlyExit(layers, options)`: absent, `null`, or an object whose
@@ -353,6 +405,24 @@ mod tests {
         assert_eq!((e.field(), e.message()), ("total_layers", "total_layers must be an integer, got true"));
         let other = respelled(missing_argument("t", "layers"), "totalLayers", "total_layers");
         assert_eq!(other.field(), "layers");
+    }
+
+    #[test]
+    fn confined_paths_are_worded_here() {
+        let e = path_without_root("junit[0]", "r.xml");
+        assert_eq!((e.code(), e.field(), e.kind()), ("invalid_config", "junit[0]", ErrorKind::Range));
+        assert!(e.message().starts_with("junit[0] is a path ('r.xml') "), "{}", e.message());
+        assert!(e.message().ends_with("start it with --root DIR"), "{}", e.message());
+        let e = path_outside_roots("out", "../a.json", "/home/a.json", &["/work", "/data"]);
+        assert_eq!((e.code(), e.field()), ("invalid_config", "out"));
+        assert_eq!(
+            e.message(),
+            "out ('../a.json') resolves to '/home/a.json', outside the server's roots (/work, /data): give a path \
+             inside them, or start the server with --root DIR"
+        );
+        let e = path_is_symlink("model_out", "m.json");
+        assert_eq!((e.code(), e.field()), ("invalid_config", "model_out"));
+        assert!(e.message().contains("symbolic link"), "{}", e.message());
     }
 
     #[test]

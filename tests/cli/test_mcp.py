@@ -1,7 +1,9 @@
 """`earlyexit mcp` driven by the official Python MCP SDK (`mcp`) over stdio: initialize, the
 tools and their schemas, a loop session to a stop and a pyramid to a result compared with the
-Python binding's decisions, bad arguments as tool errors naming the field, and a client that
-disconnects mid-call (the server exits 0 and writes nothing).
+Python binding's decisions, bad arguments as tool errors naming the field, a client that
+disconnects or cancels mid-call (the server writes nothing), paths confined to the roots
+(`--root`, the client's `roots/list`, none when started in `/` or the home directory), and
+replay answers (rows in the structured content only, `summary_only`).
 
 Run by scripts/test-cli.sh with EARLYEXIT_BIN set to the built binary."""
 
@@ -9,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+import mcp.types as mcp_types
 
 import earlyexit
 
@@ -43,15 +48,26 @@ def snake(value: Any) -> Any:
     return value
 
 
-def run_client(body: Any) -> Any:
+def run_client(body: Any, args: tuple[str, ...] = (), cwd: Path | str | None = None,
+               env: dict[str, str] | None = None, roots: list[Path] | None = None) -> Any:
+    """Runs `body(session)` against `earlyexit mcp ARGS` started in `cwd`; with `roots`, the
+    client declares the roots capability and lists them."""
+    async def list_roots(context: Any) -> Any:
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri=r.resolve().as_uri()) for r in roots or []])
+
     async def main() -> Any:
-        params = StdioServerParameters(command=BIN, args=["mcp"])
+        params = StdioServerParameters(command=BIN, args=["mcp", *args], cwd=cwd, env=env)
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, list_roots_callback=list_roots if roots is not None else None) as session:
                 await session.initialize()
                 return await body(session)
 
     return anyio.run(main)
+
+
+# The replay tools' text is their document without the per-run rows (`runs`), which only the
+# structured content carries.
+LISTINGS = {"replay_loops", "replay_pyramids"}
 
 
 async def call(session: ClientSession, tool: str, args: dict[str, Any]) -> Any:
@@ -59,8 +75,11 @@ async def call(session: ClientSession, tool: str, args: dict[str, Any]) -> Any:
     assert not result.is_error, (tool, result.content)
     # The text is the libraries' exact JSON; the structured content is the same value.
     text = result.content[0].text  # type: ignore[union-attr]
-    assert json.loads(text) == result.structured_content
-    return result.structured_content
+    structured = result.structured_content
+    assert structured is not None
+    expected = {k: v for k, v in structured.items() if k != "runs"} if tool in LISTINGS else structured
+    assert json.loads(text) == expected
+    return structured
 
 
 async def error(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -273,7 +292,8 @@ def test_bad_arguments_are_tool_errors_naming_the_field() -> None:
             ("calibrate_loops", {"runs": "", "valid_days": 0}, "invalid_config", "valid_days"),
             ("loop_start", {"preset": "seed", "policy_artifact": {}}, "invalid_config", "preset"),
             ("loop_start", {"policy_artifact": {"kind": "loop"}}, "invalid_artifact", "schemaVersion"),
-            ("junit_layer_result", {"junit": ["/nonexistent/report.xml"]}, "input", None),
+            # A report that does not exist inside the root (the working directory here).
+            ("junit_layer_result", {"junit": ["no-such-folder/report.xml"]}, "input", None),
             # Argument problems the server finds itself, worded by the core.
             ("loop_decide", {}, "invalid_config", "session"),
             ("pyramid_result", {"session": sid}, "invalid_step", "session"),
@@ -340,7 +360,8 @@ def test_client_disconnecting_mid_call_ends_the_server_cleanly(tmp_path: Path) -
             layers = [{"name": f"l{j}", "durationMs": 100 * (j + 1), "failed": (i * 7 + j * 3) % 11 == 0} for j in range(6)]
             f.write(json.dumps({"id": f"r{i}", "layers": layers}) + "\n")
     model_out = tmp_path / "model.json"
-    server = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen([BIN, "mcp", "--root", str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
     assert server.stdin is not None and server.stdout is not None
 
     def send(message: dict[str, Any]) -> None:
@@ -396,3 +417,284 @@ def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -
         return artifact
 
     run_client(body)
+
+
+# ---- Files and roots -------------------------------------------------------------------------
+
+JUNIT = '<testsuite name="s"><testcase classname="c" name="a"/><testcase classname="c" name="b"/></testsuite>'
+COBERTURA = '<coverage line-rate="0.5"></coverage>'
+
+
+def pyramid_runs(n: int) -> str:
+    return "".join(json.dumps({"id": f"r{i}", "layers": [
+        {"name": f"l{j}", "durationMs": 100 * (j + 1), "failed": (i * 7 + j * 3) % 11 == 0} for j in range(4)]}) + "\n"
+        for i in range(n))
+
+
+def loop_runs(n: int, length: int = 8) -> str:
+    return "".join(json.dumps({"id": f"loop{i}", "iterations": [
+        {"quality_score": min(100, 40 + 7 * k + (i % 5)), "confidence": min(1, 0.3 + 0.08 * k),
+         "verification_status": "passed" if k > 4 else "failed", "good": k > 3} for k in range(length)]}) + "\n"
+        for i in range(n))
+
+
+def project(d: Path) -> dict[str, Path]:
+    """Every kind of input file a path tool reads, in `d`."""
+    d.mkdir(parents=True, exist_ok=True)
+    files = {"report": d / "report.xml", "coverage": d / "coverage.xml", "runs": d / "runs.jsonl",
+             "loops": d / "loops.jsonl", "receipts": d / "receipts.jsonl"}
+    files["report"].write_text(JUNIT)
+    files["coverage"].write_text(COBERTURA)
+    files["runs"].write_text(pyramid_runs(30))
+    files["loops"].write_text(loop_runs(30))
+    files["receipts"].write_text(earlyexit.append_receipts("", [{"kind": "pyramid", "label": "correct_skip",
+                                                                 "policy": "risk_bounded"}]))
+    return files
+
+
+async def sessions(session: ClientSession) -> tuple[str, str]:
+    sid = (await call(session, "loop_start", {}))["session"]
+    pid = (await call(session, "pyramid_start", {"layers": [{"name": "unit"}]}))["session"]
+    return sid, pid
+
+
+def every_path_call(f: dict[str, Path], out: Path, sid: str, pid: str) -> list[tuple[str, dict[str, Any], str]]:
+    """One call per tool and path argument: (tool, arguments, the field refused first)."""
+    report, runs, loops = str(f["report"]), str(f["runs"]), str(f["loops"])
+    return [
+        ("junit_layer_result", {"junit": [report]}, "junit[0]"),
+        ("junit_layer_result", {"junit": ["report.xml"]}, "junit[0]"),
+        ("pyramid_submit", {"session": pid, "layer": "unit", "junit": [report], "coverage_xml": str(f["coverage"])}, "junit[0]"),
+        ("pyramid_policy_decide", {"layers": [{"name": "unit"}], "outcomes": [{"layer": 0, "junit": [report]}]},
+         "outcomes[0].junit[0]"),
+        ("receipts_verify", {"path": str(f["receipts"])}, "path"),
+        ("replay_loops", {"paths": [loops]}, "paths[0]"),
+        ("replay_pyramids", {"paths": [runs], "model_out": str(out / "model.json")}, "paths[0]"),
+        ("calibrate_pyramids", {"paths": [runs], "risk": 0.1, "delta": 0.1, "model_out": str(out / "model.json")}, "paths[0]"),
+        ("calibrate_loops", {"paths": [loops], "out": str(out / "artifact.json")}, "paths[0]"),
+        ("calibrate_loops", {"runs": f["loops"].read_text(), "out": str(out / "artifact.json")}, "out"),
+        ("session_export", {"session": sid, "path": str(out / "snapshot.json")}, "path"),
+    ]
+
+
+@pytest.mark.parametrize("where", ["/", "home"])
+def test_a_server_started_in_root_or_home_refuses_every_path(tmp_path: Path, where: str) -> None:
+    files = project(tmp_path / "project")
+    out = tmp_path / "project"
+    home = tmp_path / "home"
+    home.mkdir()
+    cwd = "/" if where == "/" else home
+    # The SDK passes HOME through; `home` is the server's home directory here.
+    env = {"HOME": str(home)}
+
+    async def body(session: ClientSession) -> Any:
+        sid, pid = await sessions(session)
+        for tool, args, field in every_path_call(files, out, sid, pid):
+            e = await error(session, tool, args)
+            assert (e["code"], e.get("field")) == ("invalid_config", field), (tool, args, e)
+            assert "--root" in e["message"], e
+        return True
+
+    assert run_client(body, cwd=cwd, env=env)
+    assert not (out / "model.json").exists() and not (out / "artifact.json").exists()
+    assert not (out / "snapshot.json").exists()
+
+
+def test_root_confines_every_path_and_writes_never_touch_a_link(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    files = project(root)
+    project(outside)
+    secret = outside / "secret.json"
+    secret.write_text("keep")
+    inner = root / "inner.json"
+    inner.write_text("inner")
+    (root / "link-report.xml").symlink_to(outside / "report.xml")
+    (root / "away").symlink_to(outside, target_is_directory=True)
+    (root / "alias.json").symlink_to(secret)
+    (root / "inner-alias.json").symlink_to(inner)
+    outside_before = sorted(p.name for p in outside.iterdir())
+    inline_loops = files["loops"].read_text()
+
+    async def body(session: ClientSession) -> Any:
+        sid, pid = await sessions(session)
+        refused = [
+            ("junit_layer_result", {"junit": ["../outside/report.xml"]}, "junit[0]"),
+            ("junit_layer_result", {"junit": [str(outside / "report.xml")]}, "junit[0]"),
+            ("junit_layer_result", {"junit": ["link-report.xml"]}, "junit[0]"),
+            ("junit_layer_result", {"junit": ["away/report.xml"]}, "junit[0]"),
+            ("junit_layer_result", {"junit": ["report.xml"], "coverage_xml": "../outside/coverage.xml"}, "coverage_xml"),
+            ("pyramid_submit", {"session": pid, "layer": "unit", "junit": ["report.xml", "../outside/report.xml"]},
+             "junit[1]"),
+            ("pyramid_policy_decide", {"layers": [{"name": "unit"}], "outcomes": [
+                {"layer": 0, "junit": ["report.xml", "sub/../../outside/report.xml"]}]}, "outcomes[0].junit[1]"),
+            ("receipts_verify", {"path": "../outside/receipts.jsonl"}, "path"),
+            ("replay_loops", {"paths": ["loops.jsonl", str(outside / "loops.jsonl")]}, "paths[1]"),
+            ("replay_pyramids", {"paths": ["runs.jsonl", "../outside/runs.jsonl"]}, "paths[1]"),
+            ("replay_pyramids", {"paths": ["runs.jsonl"], "model_out": "away/model.json"}, "model_out"),
+            ("replay_pyramids", {"paths": ["runs.jsonl"], "model_out": "alias.json"}, "model_out"),
+            ("replay_pyramids", {"paths": ["runs.jsonl"], "model_out": "inner-alias.json"}, "model_out"),
+            ("calibrate_pyramids", {"paths": ["runs.jsonl"], "risk": 0.1, "delta": 0.1,
+                                    "model_out": "../outside/model.json"}, "model_out"),
+            ("calibrate_loops", {"runs": inline_loops, "out": str(outside / "artifact.json")}, "out"),
+            ("calibrate_loops", {"runs": inline_loops, "out": "alias.json"}, "out"),
+            ("calibrate_loops", {"paths": ["../outside/loops.jsonl"]}, "paths[0]"),
+            ("session_export", {"session": sid, "path": "../outside/snapshot.json"}, "path"),
+            ("session_export", {"session": sid, "path": "away/snapshot.json"}, "path"),
+            ("session_export", {"session": sid, "path": "alias.json"}, "path"),
+            ("session_export", {"session": sid, "path": "inner-alias.json"}, "path"),
+        ]
+        for tool, args, field in refused:
+            e = await error(session, tool, args)
+            assert (e["code"], e.get("field")) == ("invalid_config", field), (tool, args, e)
+        # Inside the root, relative paths (from the root) and absolute ones work.
+        layer = await call(session, "junit_layer_result", {"junit": ["report.xml"], "coverage_xml": "coverage.xml"})
+        assert (layer["total"], layer["coverage"]) == (2, 0.5)
+        await call(session, "replay_pyramids", {"paths": [str(files["runs"])], "model_out": "model.json"})
+        await call(session, "session_export", {"session": sid, "path": "snapshot.json"})
+        await call(session, "calibrate_loops", {"paths": ["loops.jsonl"], "out": "artifact.json"})
+        return True
+
+    # Started elsewhere (the outside directory): --root, not the working directory, confines.
+    assert run_client(body, args=("--root", str(root)), cwd=outside)
+    assert secret.read_text() == "keep" and inner.read_text() == "inner"
+    for link in ("alias.json", "inner-alias.json", "link-report.xml", "away"):
+        assert (root / link).is_symlink(), link
+    assert sorted(p.name for p in outside.iterdir()) == outside_before
+    for written in ("model.json", "snapshot.json", "artifact.json"):
+        assert (root / written).is_file() and not (root / written).is_symlink(), written
+    assert not list(root.glob(".earlyexit-*")), "no temporary file left"
+
+
+def test_a_client_that_offers_roots_confines_paths_to_them(tmp_path: Path) -> None:
+    root, other = tmp_path / "root", tmp_path / "other"
+    project(root)
+    project(other)
+    asked = []
+
+    async def body(session: ClientSession) -> Any:
+        layer = await call(session, "junit_layer_result", {"junit": [str(root / "report.xml")]})
+        assert layer["total"] == 2
+        relative = await call(session, "junit_layer_result", {"junit": ["report.xml"]})
+        assert relative == layer
+        # `other` is inside the working directory, but the client's roots decide.
+        e = await error(session, "junit_layer_result", {"junit": [str(other / "report.xml")]})
+        assert (e["code"], e["field"]) == ("invalid_config", "junit[0]")
+        assert str(root.resolve()) in e["message"], e
+        asked.append(True)
+        return True
+
+    assert run_client(body, cwd=tmp_path, roots=[root])
+    assert asked
+
+
+# ---- Cancellation and disconnect: calibrate_loops writes nothing ---------------------------------
+
+def raw_server(args: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([BIN, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def send(server: subprocess.Popen[bytes], *messages: dict[str, Any]) -> None:
+    assert server.stdin is not None
+    server.stdin.write(b"".join((json.dumps(m) + "\n").encode() for m in messages))
+    server.stdin.flush()
+
+
+def initialize(server: subprocess.Popen[bytes]) -> None:
+    assert server.stdout is not None
+    send(server, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
+    assert json.loads(server.stdout.readline())["id"] == 1
+    send(server, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def slow_loop_calibration(d: Path) -> dict[str, Any]:
+    """calibrate_loops arguments whose calibration takes a while (many runs, a long path)."""
+    runs = d / "loops.jsonl"
+    runs.write_text(loop_runs(4000, 30))
+    return {"paths": [str(runs)], "steps": 400, "risk": 0.2, "out": str(d / "artifact.json")}
+
+
+def test_a_cancelled_calibrate_loops_writes_nothing_and_the_server_goes_on(tmp_path: Path) -> None:
+    args = slow_loop_calibration(tmp_path)
+    server = raw_server(["--root", str(tmp_path)])
+    assert server.stdout is not None and server.stderr is not None
+    try:
+        initialize(server)
+        send(server,
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "calibrate_loops", "arguments": args}},
+             {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "test"}})
+        # The server says when the cancelled call stopped (without the check it would write
+        # the artifact when the calibration ends, and say nothing: the wait runs out).
+        lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=lambda: lines.put(server.stderr.readline()), daemon=True).start()  # type: ignore[union-attr]
+        try:
+            line = lines.get(timeout=120).decode()
+        except queue.Empty:
+            line = "(nothing on stderr)"
+        assert "calibrate_loops stopped" in line, (line, (tmp_path / "artifact.json").exists())
+        assert not (tmp_path / "artifact.json").exists(), "nothing written"
+        assert not list(tmp_path.glob(".earlyexit-*")), "no temporary file left"
+        # The cancelled call gets no answer; the next request does.
+        send(server, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        assert json.loads(server.stdout.readline())["id"] == 3
+        assert server.stdin is not None
+        server.stdin.close()
+        assert server.wait(timeout=60) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def test_a_client_leaving_mid_calibrate_loops_leaves_no_file(tmp_path: Path) -> None:
+    args = slow_loop_calibration(tmp_path)
+    server = raw_server(["--root", str(tmp_path)])
+    try:
+        initialize(server)
+        send(server, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "calibrate_loops", "arguments": args}})
+        assert server.stdin is not None
+        server.stdin.close()  # the client disconnects mid-call
+        assert server.wait(timeout=120) == 0
+        assert not (tmp_path / "artifact.json").exists(), "nothing written"
+        assert not list(tmp_path.glob(".earlyexit-*")), "no temporary file left"
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+# ---- Replay answers ------------------------------------------------------------------------------
+
+def test_replay_rows_are_in_the_structured_content_once_and_summary_only_leaves_them_out(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(pyramid_runs(200))
+    loops = tmp_path / "loops.jsonl"
+    loops.write_text(loop_runs(50))
+    command = {
+        "replay_pyramids": json.loads(subprocess.run([BIN, "--json", "replay", "pyramids", str(runs), "--policy",
+                                                      "risk_bounded"], capture_output=True, check=True).stdout),
+        "replay_loops": json.loads(subprocess.run([BIN, "--json", "replay", "loops", str(loops)],
+                                                  capture_output=True, check=True).stdout),
+    }
+    calls = {"replay_pyramids": {"paths": ["runs.jsonl"], "policy": "risk_bounded"}, "replay_loops": {"paths": ["loops.jsonl"]}}
+
+    async def body(session: ClientSession) -> Any:
+        for tool, args in calls.items():
+            whole = await session.call_tool(tool, args)
+            assert not whole.is_error, whole.content
+            text = json.loads(whole.content[0].text)  # type: ignore[union-attr]
+            # The rows once, in the structured content: the command's document, exactly.
+            assert whole.structured_content == command[tool], tool
+            assert text == {k: v for k, v in command[tool].items() if k != "runs"}, tool
+            summary = await session.call_tool(tool, {**args, "summary_only": True})
+            assert not summary.is_error, summary.content
+            assert "runs" not in summary.structured_content  # type: ignore[operator]
+            assert json.loads(summary.content[0].text) == summary.structured_content  # type: ignore[union-attr]
+            assert summary.structured_content == text
+            e = await error(session, tool, {**args, "summary_only": "yes"})
+            assert (e["code"], e["field"]) == ("invalid_config", "summary_only")
+        # Runs given inline: the same shape.
+        inline = await call(session, "replay_pyramids", {"runs": runs.read_text(), "policy": "risk_bounded",
+                                                         "summary_only": True})
+        assert inline == {k: v for k, v in command["replay_pyramids"].items() if k != "runs"}
+        return True
+
+    assert run_client(body, args=("--root", str(tmp_path)))

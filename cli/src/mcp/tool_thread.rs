@@ -4,7 +4,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::core_api::Value;
 use crate::output::Failure;
 
 /// Each tool thread's stack: 64 MiB. The deepest work a tool does on valid input walks a
@@ -20,7 +19,7 @@ pub const MAX_TOOL_THREADS: usize = 8;
 
 /// Runs a tool's body; a panic becomes an `internal` failure naming the tool. The release
 /// builds unwind (no `panic = "abort"` in the command's profiles), so this catches.
-pub fn contained(tool: &str, body: impl FnOnce() -> Result<Value, Failure>) -> Result<Value, Failure> {
+pub fn contained<T>(tool: &str, body: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(outcome) => outcome,
         Err(panic) => {
@@ -48,6 +47,16 @@ mod tests {
             next_id: Arc::new(AtomicU64::new(1)),
             closed: Arc::new(AtomicBool::new(false)),
             tools: Arc::new(tools()),
+            roots: Arc::new(Roots::new(&[]).unwrap_or_else(|e| panic!("roots: {e:?}"))),
+        }
+    }
+
+    /// One call with no roots and no cancellation; the answer's value.
+    fn call(server: &Server, tool: &str, args: Value) -> Result<Value, Failure> {
+        let call = Call { roots: Arc::new(RootSet::default()), stop: Box::new(|| false) };
+        match server.call(tool, args, &call)? {
+            Answer::Whole(value) | Answer::Listing(value) => Ok(value),
+            Answer::Replay(_) => panic!("{tool}: a replay answer"),
         }
     }
 
@@ -60,23 +69,23 @@ mod tests {
     #[test]
     fn a_panic_in_a_tool_is_a_typed_error_and_the_other_sessions_go_on() {
         let server = server();
-        let started = server.call("loop_start", args("{}"));
+        let started = call(&server, "loop_start", args("{}"));
         let first = match started.as_ref().map(|v| v.get("session")) {
             Ok(Some(Value::String(id))) => id.clone(),
             other => panic!("loop_start: {other:?}"),
         };
-        let second = server.call("loop_start", args("{}"));
+        let second = call(&server, "loop_start", args("{}"));
         assert!(second.is_ok());
-        let outcome = contained("loop_record", || server.with_session(&first, |_| panic!("boom")));
+        let outcome: Result<(), Failure> = contained("loop_record", || server.with_session(&first, |_| panic!("boom")));
         match outcome {
             Err(Failure::Internal(message)) => {
                 assert!(message.contains("the tool loop_record failed: boom"), "{message}")
             }
             other => panic!("{other:?}"),
         }
-        let decided = server.call("loop_decide", args(r#"{"session":"loop-2"}"#));
+        let decided = call(&server, "loop_decide", args(r#"{"session":"loop-2"}"#));
         assert!(decided.is_ok(), "{decided:?}");
-        let again = server.call("loop_decide", args(&format!(r#"{{"session":"{first}"}}"#)));
+        let again = call(&server, "loop_decide", args(&format!(r#"{{"session":"{first}"}}"#)));
         assert!(again.is_ok(), "{again:?}");
     }
 }
