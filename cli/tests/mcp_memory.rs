@@ -10,13 +10,15 @@ use std::process::{Command, Stdio};
 use earlyexit::{ErrorCode, Value};
 
 /// Address space for the summary. The server's threads and allocator arenas reserve about
-/// 150 MiB of it before any work (a limit of 128 MiB does not start a call); the runs need
-/// only the largest line, where holding them would need hundreds of MiB.
-const SUMMARY_LIMIT: u64 = 192 << 20;
+/// 150 MiB of it before any work (a limit of 128 MiB does not start a call), and a tool's
+/// thread reserves its 64 MiB stack; the runs need only the largest line, where holding them
+/// would need hundreds of MiB.
+const SUMMARY_LIMIT: u64 = 256 << 20;
 /// Address space for the whole answer (its rows kept in a temporary file, parsed once into
 /// the answer, sent once): about 230 MiB resident in a debug build; the server that held
-/// every run as a value and sent the rows twice (386 MiB resident) fails under it.
-const WHOLE_LIMIT: u64 = 448 << 20;
+/// every run as a value and sent the rows twice (386 MiB resident, with its arenas' and
+/// threads' reservations on top) fails under it. The tool thread's 64 MiB stack is in it.
+const WHOLE_LIMIT: u64 = 512 << 20;
 
 fn write_runs(path: &Path, bytes: usize) -> u64 {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("create the runs file"));
