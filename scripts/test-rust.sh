@@ -45,9 +45,10 @@ cargo_tests() { # label, cargo test arguments...: adds the `test result:` lines 
 matrix_log=$(mktemp)
 trap 'rm -f "$log" "$matrix_log"' EXIT
 # The core (prints the vectors' coverage table), then the JS layer's crates (the string ops
-# and the numeric fast path), whose unit tests no other suite runs.
+# and the numeric fast path), whose unit tests no other suite runs, and the host libraries
+# (the JUnit reader's tests replay the fuzz target junit_read's corpus).
 cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
-cargo_tests "cargo test js crates, digest and calibrate" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate --no-fail-fast
+cargo_tests "cargo test js crates, digest, calibrate and junit" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit --no-fail-fast
 
 # The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
 # compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust

@@ -8,7 +8,6 @@ pub use earlyexit::host::{
     unknown_session, wrong_session, EngineKind,
 };
 pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
-pub use earlyexit::pyramid::test_report::{AttemptStatus, ElementRole, TestReportTally};
 pub use earlyexit::value::jsonl::JsonlLines;
 pub use earlyexit::{
     Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, LoopReplayStream, Naming,
@@ -191,10 +190,7 @@ pub fn calibrate_value(runs: &Value, options: &Value) -> Result<Value, CoreError
 
 /// The JUnit model's pieces (see `earlyexit::pyramid::test_report`).
 pub mod test_report {
-    pub use earlyexit::pyramid::test_report::{
-        check_root, cobertura_coverage, element_role, no_reports, seconds_attribute, unnamed_case, unreadable_coverage,
-        unreadable_report, Unreadable,
-    };
+    pub use earlyexit::pyramid::test_report::no_reports;
 }
 
 /// An error's kind, `type` or `range`.

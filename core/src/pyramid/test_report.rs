@@ -25,9 +25,11 @@
 //! A set of reports with no executed test is refused (`invalid_layer_result`): a pass rate
 //! of nothing is not a result. The same words are in `docs/cli.md`.
 
+use std::collections::BTreeMap;
+
 use crate::num::uint_string;
 use crate::pyramid::signal::{LayerResult, TestCounts};
-use crate::value::{self, named_enum, Naming, Value};
+use crate::value::{self, limits, named_enum, Naming, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 const CODE: ErrorCode = ErrorCode::InvalidLayerResult;
@@ -129,10 +131,20 @@ impl AttemptStatus {
 /// One `<testcase>` element as read.
 #[derive(Clone, Debug)]
 struct Case {
-    /// The test's identity: its suites, classname and name joined by U+0000.
-    test: String,
+    /// The path of its enclosing suites: an index into [`TestReportTally`]'s interned paths,
+    /// equal for two cases exactly when their suites' names are.
+    suites: usize,
+    classname: String,
+    name: String,
     status: AttemptStatus,
     failed_reruns: u64,
+}
+
+impl Case {
+    /// The test's identity: its suites, classname and name.
+    fn test(&self) -> (usize, &str, &str) {
+        (self.suites, &self.classname, &self.name)
+    }
 }
 
 /// One test's attempts, folded in the order read.
@@ -148,9 +160,13 @@ struct Attempts {
 
 impl Attempts {
     fn add(&mut self, case: &Case) {
-        // The reruns inside an element came before its own outcome.
+        // The reruns inside an element came before its own outcome: failed attempts that ran,
+        // the last of them the test's last attempt when the element itself was skipped.
         self.ran = self.ran.saturating_add(case.failed_reruns);
-        self.any_failed |= case.failed_reruns > 0;
+        if case.failed_reruns > 0 {
+            self.any_failed = true;
+            self.last_passed = Some(false);
+        }
         match case.status {
             AttemptStatus::Passed | AttemptStatus::Failed => {
                 let passed = case.status == AttemptStatus::Passed;
@@ -159,9 +175,6 @@ impl Attempts {
                 self.last_passed = Some(passed);
             }
             AttemptStatus::Skipped => {}
-        }
-        if self.last_passed.is_none() && case.failed_reruns > 0 {
-            self.last_passed = Some(false);
         }
     }
 
@@ -178,11 +191,21 @@ impl Attempts {
 }
 
 /// The tests of one or more reports: every `<testcase>` element in the order read, grouped
-/// into tests when counted (a sort, O(n log n)). Not a hash map: its code, though the wasm
-/// engines module never calls this, changed how the allocator is inlined there (+50 B).
+/// into tests when counted (a sort, O(n log n)).
+///
+/// The suites enclosing a case are interned: each distinct path of suite names (a parent
+/// path and one more name) is stored once and a case holds its path's index, so memory is
+/// linear in the reports' size however long the names and however many cases share them
+/// (a copy of every enclosing name per case was quadratic: a 4 MiB suite name over 50,000
+/// cases needed about 200 GB). Test identity stays exact: two paths share an index exactly
+/// when their names are equal, name by name.
 #[derive(Clone, Debug, Default)]
 pub struct TestReportTally {
     cases: Vec<Case>,
+    /// Path index of (parent path index, suite name); index 0 is the path of no suite.
+    paths: BTreeMap<(usize, String), usize>,
+    /// The suites open now (entered and not left), as path indices, innermost last.
+    open: Vec<usize>,
     duration_s: f64,
 }
 
@@ -211,26 +234,32 @@ impl TestReportTally {
         Self::default()
     }
 
-    /// One `<testcase>` element: `suites` are the names of its enclosing `<testsuite>`
-    /// elements (outermost first), `failed_reruns` the flaky/rerun elements inside it.
-    pub fn add_case(
-        &mut self,
-        suites: &[&str],
-        classname: &str,
-        name: &str,
-        status: AttemptStatus,
-        failed_reruns: u64,
-    ) {
-        // Names joined with a separator no XML name or attribute can hold (U+0000).
-        let mut id = String::new();
-        for suite in suites {
-            id.push_str(suite);
-            id.push('\u{0}');
-        }
-        id.push_str(classname);
-        id.push('\u{0}');
-        id.push_str(name);
-        self.cases.push(Case { test: id, status, failed_reruns });
+    /// Enters a `<testsuite>` element named `name` (`""` when it has none): the cases added
+    /// until the matching [`leave_suite`](Self::leave_suite) are inside it. Costs one lookup
+    /// of `name` (O(|name| log n)), however many cases follow.
+    pub fn enter_suite(&mut self, name: &str) {
+        let parent = self.open.last().copied().unwrap_or(0);
+        let next = self.paths.len() + 1;
+        let path = *self.paths.entry((parent, name.to_string())).or_insert(next);
+        self.open.push(path);
+    }
+
+    /// Leaves the innermost suite entered; `false` (and nothing changes) when no suite is open.
+    pub fn leave_suite(&mut self) -> bool {
+        self.open.pop().is_some()
+    }
+
+    /// One `<testcase>` element inside the suites open now (see
+    /// [`enter_suite`](Self::enter_suite)), `failed_reruns` the flaky/rerun elements inside it.
+    pub fn add_case(&mut self, classname: &str, name: &str, status: AttemptStatus, failed_reruns: u64) {
+        let suites = self.open.last().copied().unwrap_or(0);
+        self.cases.push(Case {
+            suites,
+            classname: classname.to_string(),
+            name: name.to_string(),
+            status,
+            failed_reruns,
+        });
     }
 
     /// One report's duration: its root's `time` when it has one, else the sum of its test
@@ -251,10 +280,10 @@ impl TestReportTally {
             duration_ms: self.duration_s * 1000.0,
         };
         // By test, then in the order read (the index), so each test folds its attempts in order.
-        let mut order: Vec<(&str, usize, &Case)> =
-            self.cases.iter().enumerate().map(|(i, case)| (case.test.as_str(), i, case)).collect();
-        order.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
-        let mut current: Option<(&str, Attempts)> = None;
+        let mut order: Vec<((usize, &str, &str), usize, &Case)> =
+            self.cases.iter().enumerate().map(|(i, case)| (case.test(), i, case)).collect();
+        order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut current: Option<((usize, &str, &str), Attempts)> = None;
         for (test, _, case) in order {
             match &mut current {
                 Some((name, attempts)) if *name == test => attempts.add(case),
@@ -310,6 +339,18 @@ impl TestReportTally {
     }
 }
 
+/// The most bytes one JUnit report or Cobertura file may hold: 268,435,456 (256 MiB), the
+/// document limit ([`limits::MAX_DOCUMENT_BYTES`]). A host that reads a file stops after one
+/// byte more and refuses it ([`Unreadable::TooLarge`]).
+pub const MAX_REPORT_BYTES: usize = limits::MAX_DOCUMENT_BYTES;
+
+/// The most XML nodes (elements, text runs, comments, processing instructions) one report or
+/// Cobertura file may hold: 16,777,216, the values of one document ([`limits::MAX_VALUES`]).
+/// With entity declarations refused ([`Unreadable::DeclaresEntity`]) a document's nodes and
+/// text are bounded by its size; this bounds the parsed tree (tens of bytes a node) within
+/// what one process, or one WebAssembly instance, can hold.
+pub const MAX_REPORT_NODES: usize = limits::MAX_VALUES;
+
 /// Why a host could not read a report (or a coverage file) as XML; `detail` passed with it is
 /// its reader's own words (the bad byte, the line and column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,13 +359,32 @@ pub enum Unreadable {
     NotUtf8,
     /// The text is not well-formed XML.
     NotXml,
+    /// The document declares an entity (`<!ENTITY` in its DOCTYPE, `detail`: where). Refused:
+    /// an entity's references expand its text again and again, so reading such a document
+    /// could cost far more than its size (a 20 KB report expanding to 5 GB). A DOCTYPE that
+    /// declares none reads (coverage.py writes `<!DOCTYPE coverage SYSTEM "...">`).
+    DeclaresEntity,
+    /// More than [`MAX_REPORT_BYTES`] bytes (`detail` unused).
+    TooLarge,
+    /// More than [`MAX_REPORT_NODES`] XML nodes (`detail` unused).
+    TooManyNodes,
 }
 
 impl Unreadable {
-    fn words(self) -> &'static str {
+    fn describe(self, detail: &str) -> String {
+        let most = |n: usize| uint_string(n as u64);
         match self {
-            Unreadable::NotUtf8 => "not UTF-8 text: ",
-            Unreadable::NotXml => "not well-formed XML: ",
+            Unreadable::NotUtf8 => value::concat(&["not UTF-8 text: ", detail]),
+            Unreadable::NotXml => value::concat(&["not well-formed XML: ", detail]),
+            Unreadable::DeclaresEntity => value::concat(&[
+                "declares an entity (",
+                detail,
+                "): entity declarations are not read, their expansion is not bounded by the file's size",
+            ]),
+            Unreadable::TooLarge => value::concat(&["over the limits: more than ", &most(MAX_REPORT_BYTES), " bytes"]),
+            Unreadable::TooManyNodes => {
+                value::concat(&["over the limits: more than ", &most(MAX_REPORT_NODES), " XML nodes"])
+            }
         }
     }
 }
@@ -332,7 +392,7 @@ impl Unreadable {
 /// The `index`-th report given (`file`) could not be read: code `invalid_layer_result`,
 /// field `junit[i]`.
 pub fn unreadable_report(index: usize, file: &str, why: Unreadable, detail: &str) -> Error {
-    malformed_report(index, file, &value::concat(&[why.words(), detail]))
+    malformed_report(index, file, &why.describe(detail))
 }
 
 /// A `<testcase>` without a `name` attribute, at `line` of the `index`-th report.
@@ -378,19 +438,46 @@ pub fn check_root(index: usize, file: &str, root: &str) -> Result<()> {
 }
 
 /// A `time` attribute in seconds (`"0.25"`): a finite number >= 0, else an error naming the
-/// report and the attribute. `None` when absent. JUnit writers print plain decimals; a
-/// thousands separator (`"1,234.5"`, which some write) is read without it.
+/// report and the attribute. `None` when absent. JUnit writers print plain decimals; some
+/// (Ant's formatter, in an English locale) group the digits before the decimal point by
+/// thousands with commas (`"1,234.5"`), which reads without them. A comma anywhere else
+/// (`"1,2,3"`, or a decimal comma, `"0,5"`) is refused: which number it means is not known.
 pub fn seconds_attribute(index: usize, file: &str, text: Option<&str>) -> Result<Option<f64>> {
     let Some(text) = text else { return Ok(None) };
-    let cleaned: String = text.trim().chars().filter(|c| *c != ',').collect();
-    match number_text(&cleaned) {
+    match without_thousands_separators(text.trim()).as_deref().and_then(number_text) {
         Some(n) if n >= 0.0 => Ok(Some(n)),
         _ => Err(malformed_report(
             index,
             file,
-            &value::concat(&["time must be a finite number of seconds >= 0, got '", text, "'"]),
+            &value::concat(&[
+                "time must be a finite number of seconds >= 0 (commas only between groups of three digits, as in 1,234.5), got '",
+                text,
+                "'",
+            ]),
         )),
     }
+}
+
+/// `text` without the commas of a thousands grouping (`"12,345,678.5"`), or `None` when a
+/// comma is anywhere else.
+fn without_thousands_separators(text: &str) -> Option<String> {
+    if !text.contains(',') {
+        return Some(text.to_string());
+    }
+    let (integer, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if fraction.contains(',') {
+        return None;
+    }
+    let digits = |group: &str| group.bytes().all(|b| b.is_ascii_digit());
+    let mut groups = integer.split(',');
+    let first = groups.next()?;
+    if first.is_empty() || first.len() > 3 || !digits(first) {
+        return None;
+    }
+    if groups.any(|group| group.len() != 3 || !digits(group)) {
+        return None;
+    }
+    Some(text.replace(',', ""))
 }
 
 /// Cobertura's coverage (`<coverage line-rate="0.85">`, as coverage.py writes it): the root
@@ -425,7 +512,7 @@ pub fn unreadable_coverage(file: &str, why: Unreadable, detail: &str) -> Error {
         CODE,
         ErrorKind::Range,
         "coverage_xml",
-        value::concat(&["coverage_xml (", file, "): ", why.words(), detail]),
+        value::concat(&["coverage_xml (", file, "): ", &why.describe(detail)]),
     )
 }
 
@@ -441,15 +528,53 @@ fn number_text(text: &str) -> Option<f64> {
 mod tests {
     use super::*;
 
+    /// One case inside `suites` (outermost first).
+    fn case(t: &mut TestReportTally, suites: &[&str], classname: &str, name: &str, status: AttemptStatus, reruns: u64) {
+        for suite in suites {
+            t.enter_suite(suite);
+        }
+        t.add_case(classname, name, status, reruns);
+        for _ in suites {
+            assert!(t.leave_suite());
+        }
+    }
+
+    #[test]
+    fn a_test_is_its_suites_classname_and_name() {
+        let mut t = TestReportTally::new();
+        // The same path entered twice (a rerun report, or two sibling suites of one name) is
+        // one test; the same names nested otherwise, or a name moved into the classname, not.
+        case(&mut t, &["a", "b"], "c", "x", AttemptStatus::Failed, 0);
+        case(&mut t, &["a", "b"], "c", "x", AttemptStatus::Passed, 0);
+        case(&mut t, &["b", "a"], "c", "x", AttemptStatus::Passed, 0);
+        case(&mut t, &["a"], "b", "x", AttemptStatus::Passed, 0);
+        case(&mut t, &["a", "b", ""], "c", "x", AttemptStatus::Passed, 0);
+        case(&mut t, &[], "c", "x", AttemptStatus::Passed, 0);
+        let c = t.counts();
+        assert_eq!((c.total, c.passed, c.flaky, c.cases), (5, 5, 1, 6));
+        // Cases nested in a suite and its sibling, entered in one walk.
+        let mut t = TestReportTally::new();
+        t.enter_suite("s");
+        t.add_case("c", "x", AttemptStatus::Failed, 0);
+        t.enter_suite("inner");
+        t.add_case("c", "x", AttemptStatus::Passed, 0);
+        assert!(t.leave_suite());
+        t.add_case("c", "x", AttemptStatus::Passed, 0);
+        assert!(t.leave_suite());
+        assert!(!t.leave_suite(), "nothing open: nothing to leave");
+        let c = t.counts();
+        assert_eq!((c.total, c.passed, c.flaky), (2, 2, 1));
+    }
+
     #[test]
     fn reruns_count_once_as_flaky() {
         let mut t = TestReportTally::new();
-        t.add_case(&["s"], "c", "a", AttemptStatus::Failed, 0);
-        t.add_case(&["s"], "c", "a", AttemptStatus::Passed, 0);
-        t.add_case(&["s"], "c", "b", AttemptStatus::Passed, 2);
-        t.add_case(&["s"], "c", "d", AttemptStatus::Failed, 1);
-        t.add_case(&["s"], "c", "e", AttemptStatus::Skipped, 0);
-        t.add_case(&["t"], "c", "a", AttemptStatus::Passed, 0);
+        case(&mut t, &["s"], "c", "a", AttemptStatus::Failed, 0);
+        case(&mut t, &["s"], "c", "a", AttemptStatus::Passed, 0);
+        case(&mut t, &["s"], "c", "b", AttemptStatus::Passed, 2);
+        case(&mut t, &["s"], "c", "d", AttemptStatus::Failed, 1);
+        case(&mut t, &["s"], "c", "e", AttemptStatus::Skipped, 0);
+        case(&mut t, &["t"], "c", "a", AttemptStatus::Passed, 0);
         let c = t.counts();
         assert_eq!((c.total, c.passed, c.failed, c.flaky, c.skipped, c.cases), (4, 3, 1, 2, 1, 6));
         let v = t.layer_result(None).unwrap();
@@ -462,26 +587,37 @@ mod tests {
         // pytest-rerunfailures: the retried attempts are bare elements, the last one says.
         let mut t = TestReportTally::new();
         for status in [AttemptStatus::Passed, AttemptStatus::Passed, AttemptStatus::Failed] {
-            t.add_case(&["pytest"], "m", "always_fails", status, 0);
+            case(&mut t, &["pytest"], "m", "always_fails", status, 0);
         }
-        t.add_case(&["pytest"], "m", "flaky", AttemptStatus::Passed, 0);
-        t.add_case(&["pytest"], "m", "flaky", AttemptStatus::Passed, 0);
-        t.add_case(&["pytest"], "m", "passes", AttemptStatus::Passed, 0);
+        case(&mut t, &["pytest"], "m", "flaky", AttemptStatus::Passed, 0);
+        case(&mut t, &["pytest"], "m", "flaky", AttemptStatus::Passed, 0);
+        case(&mut t, &["pytest"], "m", "passes", AttemptStatus::Passed, 0);
         let c = t.counts();
         assert_eq!((c.total, c.passed, c.failed, c.flaky), (3, 2, 1, 1));
         // A rerun report given after the first one: failed, then passed = flaky.
         let mut t = TestReportTally::new();
-        t.add_case(&["s"], "c", "x", AttemptStatus::Failed, 0);
-        t.add_case(&["s"], "c", "x", AttemptStatus::Passed, 0);
+        case(&mut t, &["s"], "c", "x", AttemptStatus::Failed, 0);
+        case(&mut t, &["s"], "c", "x", AttemptStatus::Passed, 0);
         assert_eq!((t.counts().passed, t.counts().flaky), (1, 1));
+    }
+
+    #[test]
+    fn reruns_inside_a_skipped_case_are_its_last_attempts() {
+        // Passed, then an element whose reruns failed and whose own attempt was skipped: the
+        // last attempt that ran failed, so the test failed (it was counted passed and flaky).
+        let mut t = TestReportTally::new();
+        case(&mut t, &["s"], "c", "a", AttemptStatus::Passed, 0);
+        case(&mut t, &["s"], "c", "a", AttemptStatus::Skipped, 1);
+        let c = t.counts();
+        assert_eq!((c.total, c.passed, c.failed, c.flaky), (1, 0, 1, 0));
     }
 
     #[test]
     fn the_layer_result_is_a_layer_result_with_the_skipped_count() {
         let mut t = TestReportTally::new();
-        t.add_case(&["s"], "c", "a", AttemptStatus::Passed, 1);
-        t.add_case(&["s"], "c", "b", AttemptStatus::Failed, 0);
-        t.add_case(&["s"], "c", "d", AttemptStatus::Skipped, 0);
+        case(&mut t, &["s"], "c", "a", AttemptStatus::Passed, 1);
+        case(&mut t, &["s"], "c", "b", AttemptStatus::Failed, 0);
+        case(&mut t, &["s"], "c", "d", AttemptStatus::Skipped, 0);
         t.add_report_time(None, 1.5);
         let v = t.layer_result(Some(0.5)).unwrap();
         assert_eq!(
@@ -520,12 +656,24 @@ mod tests {
             "junit[0] (u.xml): a <testcase> without a name attribute (line 7)"
         );
         assert_eq!((no_reports().code(), no_reports().field()), ("invalid_config", "junit"));
+        assert_eq!(
+            unreadable_report(0, "b.xml", Unreadable::DeclaresEntity, "line 2, column 1").message(),
+            "junit[0] (b.xml): declares an entity (line 2, column 1): entity declarations are not read, their expansion is not bounded by the file's size"
+        );
+        assert_eq!(
+            unreadable_report(0, "h.xml", Unreadable::TooLarge, "").message(),
+            "junit[0] (h.xml): over the limits: more than 268435456 bytes"
+        );
+        assert_eq!(
+            unreadable_coverage("c.xml", Unreadable::TooManyNodes, "").message(),
+            "coverage_xml (c.xml): over the limits: more than 16777216 XML nodes"
+        );
     }
 
     #[test]
     fn nothing_executed_is_refused() {
         let mut t = TestReportTally::new();
-        t.add_case(&[], "c", "a", AttemptStatus::Skipped, 0);
+        case(&mut t, &[], "c", "a", AttemptStatus::Skipped, 0);
         let e = t.layer_result(Some(0.5)).unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_layer_result", "junit"));
     }
@@ -533,6 +681,14 @@ mod tests {
     #[test]
     fn attributes() {
         assert_eq!(seconds_attribute(0, "f", Some("1,234.5")).unwrap(), Some(1234.5));
+        assert_eq!(seconds_attribute(0, "f", Some(" 12,345,678 ")).unwrap(), Some(12345678.0));
+        assert_eq!(seconds_attribute(0, "f", Some("0.25")).unwrap(), Some(0.25));
+        // A comma that is not a thousands separator: which number it means is not known.
+        for text in ["1,2,3", "0,5", ",123", "1234,567", "1,23", "1,234.5,6", "1,,234", "1,234,", "-1,234"] {
+            let e = seconds_attribute(3, "f.xml", Some(text)).unwrap_err();
+            assert_eq!((e.code(), e.field()), ("invalid_layer_result", "junit[3]"), "{text}");
+            assert!(e.message().contains(&format!("got '{text}'")), "{}", e.message());
+        }
         assert!(seconds_attribute(0, "f", Some("-1")).is_err());
         assert!(seconds_attribute(0, "f", Some("NaN")).is_err());
         assert_eq!(cobertura_coverage("f", "coverage", Some("0.85")).unwrap(), 0.85);
