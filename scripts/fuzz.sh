@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the core (cargo-fuzz, nightly toolchain): each target in turn for FUZZ_SECONDS
+# Fuzzes the core and the JUnit / Cobertura reader (cargo-fuzz, nightly toolchain): each target in turn for FUZZ_SECONDS
 # (default 600), growing fuzz/corpus/<target>/, then prints per target the executions,
 # the corpus size and the findings (crash-/timeout-/leak-/oom- files under
 # fuzz/artifacts/<target>/). Installs cargo-fuzz into ~/.cargo when it is missing. Then the
@@ -7,7 +7,7 @@
 # seeds and EARLYEXIT_HYPOTHESIS_EXAMPLES examples per test (default 20,000), when the
 # Python module is built (.venv, as scripts/test-python.sh makes it). FUZZ_PYTHON=0 skips them.
 #
-#   make fuzz                                  all five targets, 10 minutes each, then Python
+#   make fuzz                                  all six targets, 10 minutes each, then Python
 #   FUZZ_SECONDS=60 bash scripts/fuzz.sh       shorter
 #   bash scripts/fuzz.sh loop_ops jsnum_format only these (and the Python properties)
 #   FUZZ_MINIMIZE=1 bash scripts/fuzz.sh       afterwards shrink each corpus (cargo fuzz cmin, edges)
@@ -29,7 +29,7 @@ if [ "${1:-}" = --where ]; then # print each target's log file and stop (tests/f
   shift
 fi
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format json_read)
+[ "${#targets[@]}" -gt 0 ] || targets=(loop_ops pyramid_run snapshot_restore jsnum_format json_read junit_read)
 # Absolute from here on: the runs below happen in fuzz/ (a relative FUZZ_LOG_DIR is taken
 # from the repository root, an absolute one as it is).
 mkdir -p "${FUZZ_LOG_DIR:-fuzz/logs}"
@@ -37,11 +37,13 @@ logs=$(cd "${FUZZ_LOG_DIR:-fuzz/logs}" && pwd)
 
 # The largest input per target: call sequences are capped by their harness (a longer input
 # adds nothing), snapshots and text get room, and json_read takes 1 MiB (objects of
-# thousands of keys, JSONL of hundreds of lines: where quadratic costs would show).
+# thousands of keys, JSONL of hundreds of lines: where quadratic costs would show);
+# junit_read 64 KiB (XML with suites nested a thousand deep; its hostile shapes are built
+# larger by the harness itself).
 max_len() {
   case "$1" in
     json_read) echo 1048576 ;;
-    snapshot_restore) echo 65536 ;;
+    snapshot_restore | junit_read) echo 65536 ;;
     *) echo 4096 ;;
   esac
 }
