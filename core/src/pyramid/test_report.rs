@@ -324,6 +324,16 @@ impl TestReportTally {
                 ]),
             ));
         }
+        // Times each finite can sum (or turn, in ms) to Infinity: refused here, naming the
+        // reports, rather than by the result's own check on a field the caller never gave.
+        if !c.duration_ms.is_finite() {
+            return Err(Error::new(
+                CODE,
+                ErrorKind::Range,
+                "junit",
+                "junit: the reports' times add up to more milliseconds than a number holds",
+            ));
+        }
         let total = c.total as f64;
         let mut result = LayerResult::new(c.passed as f64 / total, coverage.unwrap_or(1.0), c.flaky as f64 / total);
         result.duration_ms = Some(c.duration_ms);
@@ -668,6 +678,21 @@ mod tests {
             unreadable_coverage("c.xml", Unreadable::TooManyNodes, "").message(),
             "coverage_xml (c.xml): over the limits: more than 16777216 XML nodes"
         );
+    }
+
+    #[test]
+    fn times_too_large_for_a_duration_are_refused() {
+        // Each time is finite; in ms (or summed) they were Infinity, refused on `duration_ms`.
+        for times in [&[1e306][..], &[f64::MAX, f64::MAX]] {
+            let mut t = TestReportTally::new();
+            case(&mut t, &["s"], "c", "a", AttemptStatus::Passed, 0);
+            for time in times {
+                t.add_report_time(Some(*time), 0.0);
+            }
+            let e = t.layer_result(None).unwrap_err();
+            assert_eq!((e.code(), e.field()), ("invalid_layer_result", "junit"), "{e}");
+            assert_eq!(e.message(), "junit: the reports' times add up to more milliseconds than a number holds");
+        }
     }
 
     #[test]
