@@ -831,16 +831,6 @@ function snapshots() {
     const other = snapshotBase(engine === 'PyramidRun' ? 'EarlyStopping' : 'PyramidRun').snapshot;
     row('Snapshot', `${engine}.fromJSON`, 'engine', 'another engine\'s whole snapshot', other.engine, 'invalid_snapshot', 'range', undefined,
       { engine, construct: vector.construct, calls: [...setup, { ...call('fromJSON', clone(other)), expect: T('invalid_snapshot', 'engine', 'range') }, ...probe] }, false);
-    if (engine === 'EarlyStopping') {
-      // Under strictIterations the engine never records an iteration twice: a history that
-      // repeats one is refused on restore.
-      const snap = clone(snapshot);
-      snap.config.strictIterations = true;
-      snap.history = [snap.history[0], clone(snap.history[0])];
-      const at = 'history[1].iteration_number';
-      row('Snapshot', `${engine}.fromJSON`, at, 'repeated under strictIterations', snap.history[1].iteration_number, 'invalid_snapshot', 'range', undefined,
-        { engine, construct: vector.construct, calls: [...setup, { ...call('fromJSON', snap), expect: T('invalid_snapshot', at, 'range') }, ...probe] }, false);
-    }
   }
 }
 

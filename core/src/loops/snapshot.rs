@@ -96,24 +96,9 @@ impl EarlyStopping {
         // The usage sums so far, as the engine's tally would hold them: a record that would
         // make one overflow is refused (`record_value` refuses it too).
         let mut tally = LoopTally::default();
-        let strict = engine.config.strict();
         for (i, record) in records.iter().enumerate() {
             let path = value::index_path("history", i);
             let record = IterationRecord::from_snapshot(record, &path)?;
-            // Under strictIterations the engine never records an iteration that does not
-            // increase, so a history that holds one was not written by it.
-            let last = engine.history.last().map(|r| r.observation.iteration);
-            if !crate::loops::records::iteration_follows(strict, last, record.observation.iteration) {
-                let field = value::concat(&[&path, ".", crate::loops::records::ITERATION_NUMBER]);
-                let message = value::concat(&[
-                    &field,
-                    " must be greater than the record before it (",
-                    &crate::num::uint_string(last.unwrap_or(0)),
-                    ") under strictIterations, got ",
-                    &crate::num::uint_string(record.observation.iteration),
-                ]);
-                return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, field, message));
-            }
             tally.check_usage(record.usage.as_deref(), &path, ErrorCode::InvalidSnapshot)?;
             tally.observe(&record.observation, record.usage.as_deref(), None);
             engine.history.push(record);
