@@ -7,22 +7,26 @@ use crate::value::text::concat;
 use crate::value::tree::Value;
 
 /// How [`Value::parse_json_as`](crate::Value::parse_json_as) reads a text: which limits of [`crate::limits`] apply where.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct JsonReading {
     max_bytes: usize,
     /// Values are counted per value that starts at this nesting depth (0: the whole text).
     values_scope: usize,
     /// Strings are limited from this nesting depth on (0: every string).
     strings_from: usize,
-    /// Whether an object that repeats a key is refused (else `JSON.parse`'s rule: the last
-    /// value wins).
-    unique_keys: bool,
+    /// When set, finds a key an object repeats, and such an object is refused (else
+    /// `JSON.parse`'s rule: the last value wins). A function, so the search is linked only
+    /// into what asks for it (not the size-budgeted WebAssembly engines module).
+    repeated_key: Option<RepeatedKey>,
 }
+
+/// Finds a key an object repeats (the work counted as [`dedupe_last_wins`] counts it).
+type RepeatedKey = for<'e> fn(&'e [(String, Value)], &mut u64) -> Option<&'e str>;
 
 impl JsonReading {
     /// One JSON document (a snapshot, a model, one JSONL line): every limit, on the whole text.
     pub const DOCUMENT: JsonReading =
-        JsonReading { max_bytes: limits::MAX_DOCUMENT_BYTES, values_scope: 0, strings_from: 0, unique_keys: false };
+        JsonReading { max_bytes: limits::MAX_DOCUMENT_BYTES, values_scope: 0, strings_from: 0, repeated_key: None };
 
     /// The arguments of one call, as a JSON array (the JS layer's wire format): no limit on
     /// the text (an argument may be a whole JSONL stream), values counted per argument, or
@@ -34,7 +38,7 @@ impl JsonReading {
             max_bytes: usize::MAX,
             values_scope: if per_item { 2 } else { 1 },
             strings_from: 2,
-            unique_keys: false,
+            repeated_key: None,
         }
     }
 
@@ -43,7 +47,7 @@ impl JsonReading {
     /// cover a key the text also states otherwise). Off by default: `JSON.parse` keeps the
     /// last value.
     pub const fn refusing_repeated_keys(self) -> JsonReading {
-        JsonReading { unique_keys: true, ..self }
+        JsonReading { repeated_key: Some(repeated_key), ..self }
     }
 }
 
@@ -315,8 +319,8 @@ impl<'a> JsonParser<'a> {
         }
         self.depth -= 1;
         Ok(if is_object {
-            if self.reading.unique_keys {
-                if let Some(key) = repeated_key(&entries, &mut self.key_work) {
+            if let Some(find) = self.reading.repeated_key {
+                if let Some(key) = find(&entries, &mut self.key_work) {
                     return Err(self.fail(&concat(&["the key '", key, "' repeated in an object"])));
                 }
             }
