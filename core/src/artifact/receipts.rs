@@ -144,10 +144,27 @@ pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
     read_log(text, sha256).0
 }
 
-/// The runs a log holds, by (`policy`, `runId`): the line of the first receipt and the digest
-/// of its body (the receipt without `prevHash` and `sha256`). Receipts without a `runId`
-/// name no run and are not in it.
-type SeenRuns = BTreeMap<(String, String), (usize, String)>;
+/// The runs a log holds, by (`policy`, `runId`): the first receipt's line, `sha256` and
+/// `prevHash`. Another receipt has the same body exactly when, chained after that same
+/// `prevHash`, it has that `sha256`: one digest, taken only when a run repeats. Receipts
+/// without a `runId` name no run and are not in it.
+type SeenRuns = BTreeMap<(String, String), FirstReceipt>;
+
+/// Where a run's first receipt is in a log (see [`SeenRuns`]).
+struct FirstReceipt {
+    line: usize,
+    sha256: String,
+    prev: Option<String>,
+}
+
+impl FirstReceipt {
+    /// Whether `body` (a receipt without chain fields) is the first receipt's body.
+    fn same_body(&self, body: &[(String, Value)], sha256: &dyn Sha256, path: &str) -> Result<bool> {
+        let mut entries = body.to_vec();
+        entries.push(("prevHash".into(), self.prev.as_deref().map_or(Value::Null, Value::string)));
+        Ok(digest(&Value::Object(entries), sha256, CODE, path)? == self.sha256)
+    }
+}
 
 fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) {
     let mut check = ReceiptCheck {
@@ -173,18 +190,20 @@ fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) 
                 let facts = verified.facts;
                 if let Some(key) = facts.run_key() {
                     match seen.get(&key) {
-                        Some((_, body)) if *body == verified.body_hash => {
-                            check.head = Some(verified.hash);
-                            check.repeated += 1;
-                            continue;
-                        }
-                        Some((first, _)) => {
-                            let reason = concat(&[&line_text(line), ": ", &conflict_text(&facts, "", *first)]);
+                        Some(first) => {
+                            let at = line_text(line);
+                            if first.same_body(&verified.body, sha256, &at).unwrap_or(false) {
+                                check.head = Some(verified.hash);
+                                check.repeated += 1;
+                                continue;
+                            }
+                            let reason = concat(&[&at, ": ", &conflict_text(&facts, "", first.line)]);
                             check.broken = Some(ChainBreak { line, field: "runId".to_string(), reason });
                             break;
                         }
                         None => {
-                            seen.insert(key, (line, verified.body_hash));
+                            let first = FirstReceipt { line, sha256: verified.hash.clone(), prev: check.head.clone() };
+                            seen.insert(key, first);
                         }
                     }
                 }
@@ -232,7 +251,7 @@ fn bump_slice(slices: &mut Vec<(String, Vec<(String, usize)>)>, slice: String, l
 /// the report reads of it.
 struct VerifiedLine {
     hash: String,
-    body_hash: String,
+    body: Vec<(String, Value)>,
     facts: ReceiptFacts,
 }
 
@@ -276,8 +295,8 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
     }
     let body = Value::Object(entries.iter().filter(|(k, _)| k != "sha256" && k != "prevHash").cloned().collect());
     let facts = read_receipt(&body, "").map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
-    let body_hash = digest(&body, sha256, CODE, &at).map_err(|e| (String::new(), e.message().to_string()))?;
-    Ok(VerifiedLine { hash: claimed, body_hash, facts })
+    let Value::Object(body) = body else { return Err((String::new(), concat(&[&at, " is not a JSON object"]))) };
+    Ok(VerifiedLine { hash: claimed, body, facts })
 }
 
 /// The lines that append `receipts` (receipt documents without chain fields, such as a
@@ -314,22 +333,20 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
             return Err(Error::new(CODE, ErrorKind::Range, field, message));
         }
         let facts = read_receipt(receipt, &path)?;
-        let body_hash = digest(receipt, sha256, CODE, &path)?;
-        if let Some(key) = facts.run_key() {
-            match seen.get(&key) {
-                Some((_, body)) if *body == body_hash => continue,
-                Some((first, _)) => {
-                    let field = concat(&[&path, ".runId"]);
-                    return Err(Error::new(CODE, ErrorKind::Range, field, conflict_text(&facts, &path, *first)));
-                }
-                None => {
-                    seen.insert(key, (line + 1, body_hash));
-                }
+        let key = facts.run_key();
+        if let Some(first) = key.as_ref().and_then(|k| seen.get(k)) {
+            if first.same_body(entries, sha256, &path)? {
+                continue;
             }
+            let field = concat(&[&path, ".runId"]);
+            return Err(Error::new(CODE, ErrorKind::Range, field, conflict_text(&facts, &path, first.line)));
         }
         let mut body = entries.clone();
         body.push(("prevHash".into(), previous.as_deref().map_or(Value::Null, Value::string)));
         let hash = digest(&Value::Object(body.clone()), sha256, CODE, &path)?;
+        if let Some(key) = key {
+            seen.insert(key, FirstReceipt { line: line + 1, sha256: hash.clone(), prev: previous.clone() });
+        }
         body.push(("sha256".into(), Value::string(hash.as_str())));
         if out.is_empty() && unterminated {
             out.push('\n');
