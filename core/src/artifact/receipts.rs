@@ -158,9 +158,10 @@ struct FirstReceipt {
 }
 
 impl FirstReceipt {
-    /// Whether `body` (a receipt without chain fields) is the first receipt's body.
-    fn same_body(&self, body: &[(String, Value)], sha256: &dyn Sha256, path: &str) -> Result<bool> {
-        let mut entries = body.to_vec();
+    /// Whether `receipt` (its chain fields are left out) has the first receipt's body.
+    fn same_body(&self, receipt: &[(String, Value)], sha256: &dyn Sha256, path: &str) -> Result<bool> {
+        let mut entries: Vec<(String, Value)> =
+            receipt.iter().filter(|(k, _)| k != "sha256" && k != "prevHash").cloned().collect();
         entries.push(("prevHash".into(), self.prev.as_deref().map_or(Value::Null, Value::string)));
         Ok(digest(&Value::Object(entries), sha256, CODE, path)? == self.sha256)
     }
@@ -192,7 +193,7 @@ fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) 
                     match seen.get(&key) {
                         Some(first) => {
                             let at = line_text(line);
-                            if first.same_body(&verified.body, sha256, &at).unwrap_or(false) {
+                            if first.same_body(&verified.line, sha256, &at).unwrap_or(false) {
                                 check.head = Some(verified.hash);
                                 check.repeated += 1;
                                 continue;
@@ -251,7 +252,7 @@ fn bump_slice(slices: &mut Vec<(String, Vec<(String, usize)>)>, slice: String, l
 /// the report reads of it.
 struct VerifiedLine {
     hash: String,
-    body: Vec<(String, Value)>,
+    line: Vec<(String, Value)>,
     facts: ReceiptFacts,
 }
 
@@ -293,10 +294,10 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
     if computed != claimed {
         return Err(("sha256".to_string(), concat(&[&at, ": sha256 does not match the receipt's content (edited)"])));
     }
-    let body = Value::Object(entries.iter().filter(|(k, _)| k != "sha256" && k != "prevHash").cloned().collect());
-    let facts = read_receipt(&body, "").map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
-    let Value::Object(body) = body else { return Err((String::new(), concat(&[&at, " is not a JSON object"]))) };
-    Ok(VerifiedLine { hash: claimed, body, facts })
+    let facts = read_receipt(&value, "", &LINE_FIELDS)
+        .map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
+    let Value::Object(line) = value else { return Err((String::new(), concat(&[&at, " is not a JSON object"]))) };
+    Ok(VerifiedLine { hash: claimed, line, facts })
 }
 
 /// The lines that append `receipts` (receipt documents without chain fields, such as a
@@ -332,7 +333,7 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
             let message = concat(&[&field, " is a chain field: give receipts as a result holds them"]);
             return Err(Error::new(CODE, ErrorKind::Range, field, message));
         }
-        let facts = read_receipt(receipt, &path)?;
+        let facts = read_receipt(receipt, &path, &RECEIPT_FIELDS)?;
         let key = facts.run_key();
         if let Some(first) = key.as_ref().and_then(|k| seen.get(k)) {
             if first.same_body(entries, sha256, &path)? {
@@ -419,6 +420,20 @@ const RECEIPT_FIELDS: [FieldName; 16] = [
     SAVED,
 ];
 
+/// The keys of a log line: a receipt's and its chain fields. (Indexing in a constant: an
+/// index out of range fails the build, never a run.)
+#[allow(clippy::indexing_slicing)]
+const LINE_FIELDS: [FieldName; 18] = {
+    let mut fields = [FieldName::same("prevHash"); 18];
+    let mut i = 0;
+    while i < RECEIPT_FIELDS.len() {
+        fields[i] = RECEIPT_FIELDS[i];
+        i += 1;
+    }
+    fields[17] = FieldName::same("sha256");
+    fields
+};
+
 /// A nullable field: `None` for `null`; a missing key is a type error.
 fn nullable<'v>(reader: &ObjectReader<'v>, field: FieldName) -> Result<Option<&'v Value>> {
     match reader.get(field) {
@@ -444,9 +459,9 @@ fn as_receipt_error(e: Error) -> Error {
 /// skipped ones), numbers in range, and what follows from its outcomes (`predicted`,
 /// `confidence`, `firstMissedFailure`, `label`, `computeSavedMs`) equal to what they make
 /// it. Errors name the field under `path`.
-fn read_receipt(value: &Value, path: &str) -> Result<ReceiptFacts> {
+fn read_receipt(value: &Value, path: &str, fields: &[FieldName]) -> Result<ReceiptFacts> {
     let r = ObjectReader::new(value, path, "receipt", Naming::Js, CODE)?;
-    r.reject_unknown(&RECEIPT_FIELDS)?;
+    r.reject_unknown(fields)?;
     r.choice(KIND, &["pyramid"])?;
     r.integer(VERSION, RECEIPT_VERSION, RECEIPT_VERSION)?;
     let run_id = match nullable(&r, RUN_ID)? {
