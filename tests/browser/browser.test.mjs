@@ -675,17 +675,13 @@ test('the replay view says when the replay module cannot be fetched, and the nex
 test('the shadow-mode report checks a receipt log and shows its rates per slice', async () => {
   const page = await dashboard();
   await page.waitForSelector('#shadow-view[data-ready="true"]');
-  // A log chained here with Node's own SHA-256 over the canonical JSON (keys already sorted,
-  // no number to normalize): an independent check of the digest the page verifies.
-  const { createHash } = await import('node:crypto');
-  let prev = null;
+  // Receipts as the core writes them, chained here with Node's own SHA-256 over the canonical
+  // JSON (tests/vectors/receipt_doc.mjs): an independent check of the digest the page verifies.
+  const { chainLog, receipt } = await import('../vectors/receipt_doc.mjs');
   const runLabels = ['main', 'main', undefined, 'release'];
-  const lines = ['correct_skip', 'false_pass', 'correct_skip', 'needless_run'].map((label, i) => {
-    const body = { kind: 'pyramid', label, policy: label === 'needless_run' ? 'fail_fast' : 'risk_bounded', prevHash: prev, runLabel: runLabels[i] };
-    const sha256 = createHash('sha256').update(JSON.stringify(body)).digest('hex');
-    prev = sha256;
-    return JSON.stringify({ ...body, sha256 });
-  });
+  const bodies = ['correct_skip', 'false_pass', 'correct_skip', 'needless_run'].map((label, i) => (
+    { ...receipt(label, { runLabel: runLabels[i] }), policy: label === 'needless_run' ? 'fail_fast' : 'risk_bounded' }));
+  const lines = chainLog(bodies).trimEnd().split('\n');
   const shown = async (body) => {
     const before = await page.getAttribute('#shadow-view', 'data-shown');
     await page.setInputFiles('#shadow-file', { name: 'receipts.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(body) });

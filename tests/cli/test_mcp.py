@@ -246,7 +246,13 @@ def test_receipts_drift_and_promotion_tools_match_the_python_binding() -> None:
             {"name": "e2e", "durationMs": 90, "failed": (i + offset) % 97 == 3}]} for i in range(n)]
 
     artifact = json.loads(earlyexit.calibrate_pyramid_policy(runs(600, 0), 0.2, 0.1, created_at="2026-01-01T00:00:00Z").to_json())
-    log = earlyexit.append_receipts("", [{"kind": "pyramid", "label": "correct_skip", "policy": "risk_bounded"}])
+    # A receipt as the core writes it: a fail_fast shadow run whose first layer fails.
+    shadow = earlyexit.PyramidRun.start(None, 2, [{"name": "unit", "cost_ms": 10}, {"name": "e2e", "cost_ms": 90}],
+                                        policy="fail_fast", mode="shadow")
+    while shadow.next().layer is not None:
+        layer = shadow.next().layer
+        shadow.submit(layer, {"pass_rate": 0.5 if layer == 0 else 1.0, "coverage": 1.0, "flaky_ratio": 0.0})
+    log = earlyexit.append_receipts("", shadow.result().shadow["receipts"])
     now = "2026-01-02T00:00:00Z"
 
     async def body(session: ClientSession) -> Any:

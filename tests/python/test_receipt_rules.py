@@ -120,7 +120,8 @@ def test_pyramid_cost_sums_never_overflow() -> None:
     with pytest.raises(EarlyExitError) as err:
         replay_pyramids([run(1e308), run(1e308)])
     assert (err.value.code, err.value.field) == ("invalid_replay", "runs[1].layers")
-    assert replay_pyramids([run(1e308)])["summary"]["total_ms"] == 1e308
+    summary: Any = replay_pyramids([run(1e308)])["summary"]
+    assert summary["total_ms"] == 1e308
     ran = [{"name": "e2e", "failed": False, "duration_ms": 1e308}]
     model = pyramid_policy_update(None, ran, config={"forgetting": 1})
     with pytest.raises(EarlyExitError) as err:

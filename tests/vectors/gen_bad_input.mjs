@@ -639,6 +639,20 @@ function pyramidInputs() {
     row('LayerSpec', 'PyramidRun.start', 'layers', kase, value, 'invalid_config', kind, only,
       { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: value }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers', kind } });
   }
+  // Costs whose sum would overflow (docs/limits.md, "Running totals"): the one that crosses it
+  // (the project's rule: the reference sums to Infinity).
+  const huge = [{ name: 'unit', costMs: 1e308 }, { name: 'e2e', costMs: 1e308 }];
+  const overflow = 'sum with the costs before it overflows';
+  row('LayerSpec', 'runWithEarlyExit', 'layers[1].costMs', overflow, 1e308, 'invalid_config', 'range', undefined,
+    { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
+      calls: [{ call: 'runWithEarlyExit', args: [], layers: huge.map((s) => ({ ...s, results: [GOOD_LAYER] })), expect: T('invalid_config', 'layers[1].costMs', 'range'), runnerCalls: [0, 0] }, goodRun()] }, false);
+  row('LayerSpec', 'PyramidRun.start', 'layers[1].costMs', overflow, 1e308, 'invalid_config', 'range', undefined,
+    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: huge }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers[1].costMs', kind: 'range' } }, false);
+  const policyRun = { config: null, totalLayers: 2, layers: [{ name: 'unit', costMs: 1 }, { name: 'e2e', costMs: 1e308 }], options: { policy: 'fail_fast', mode: 'shadow' } };
+  const hugeDuration = { ...GOOD_LAYER, durationMs: 1e308 };
+  row('LayerResult', 'PyramidRun.submit', 'layers[0].durationMs', 'with the other layers\' costs, overflows', 1e308, 'invalid_layer_result', 'range', undefined,
+    { engine: 'PyramidRun', construct: policyRun,
+      calls: [{ ...call('next'), returns: { action: 'run', layer: 0 } }, { ...call('submit', 0, hugeDuration), expect: T('invalid_layer_result', 'layers[0].durationMs', 'range') }, { ...call('next'), returns: { action: 'run', layer: 0 } }] }, false);
   const construct = { config: null, totalLayers: 2, layers: SPECS };
   const after = [call('next'), call('submit', 0, GOOD_LAYER), call('next'), call('toJSON')];
   const submitLayer = [['not the pending layer', 1, 'range'], ['negative', -1, 'range'], ['non-integer', 0.5, 'range'], ['NaN', N('NaN'), 'range'],

@@ -144,10 +144,28 @@ pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
     read_log(text, sha256).0
 }
 
-/// The runs a log holds, by (`policy`, `runId`): the line of the first receipt and the digest
-/// of its body (the receipt without `prevHash` and `sha256`). Receipts without a `runId`
-/// name no run and are not in it.
-type SeenRuns = BTreeMap<(String, String), (usize, String)>;
+/// The runs a log holds, by (`policy`, `runId`): the first receipt's line, `sha256` and
+/// `prevHash`. Another receipt has the same body exactly when, chained after that same
+/// `prevHash`, it has that `sha256`: one digest, taken only when a run repeats. Receipts
+/// without a `runId` name no run and are not in it.
+type SeenRuns = BTreeMap<(String, String), FirstReceipt>;
+
+/// Where a run's first receipt is in a log (see [`SeenRuns`]).
+struct FirstReceipt {
+    line: usize,
+    sha256: String,
+    prev: Option<String>,
+}
+
+impl FirstReceipt {
+    /// Whether `receipt` (its chain fields are left out) has the first receipt's body.
+    fn same_body(&self, receipt: &[(String, Value)], sha256: &dyn Sha256, path: &str) -> Result<bool> {
+        let mut entries: Vec<(String, Value)> =
+            receipt.iter().filter(|(k, _)| k != "sha256" && k != "prevHash").cloned().collect();
+        entries.push(("prevHash".into(), self.prev.as_deref().map_or(Value::Null, Value::string)));
+        Ok(digest(&Value::Object(entries), sha256, CODE, path)? == self.sha256)
+    }
+}
 
 fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) {
     let mut check = ReceiptCheck {
@@ -173,18 +191,20 @@ fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) 
                 let facts = verified.facts;
                 if let Some(key) = facts.run_key() {
                     match seen.get(&key) {
-                        Some((_, body)) if *body == verified.body_hash => {
-                            check.head = Some(verified.hash);
-                            check.repeated += 1;
-                            continue;
-                        }
-                        Some((first, _)) => {
-                            let reason = concat(&[&line_text(line), ": ", &conflict_text(&facts, "", *first)]);
+                        Some(first) => {
+                            let at = line_text(line);
+                            if first.same_body(&verified.line, sha256, &at).unwrap_or(false) {
+                                check.head = Some(verified.hash);
+                                check.repeated += 1;
+                                continue;
+                            }
+                            let reason = concat(&[&at, ": ", &conflict_text(&facts, "", first.line)]);
                             check.broken = Some(ChainBreak { line, field: "runId".to_string(), reason });
                             break;
                         }
                         None => {
-                            seen.insert(key, (line, verified.body_hash));
+                            let first = FirstReceipt { line, sha256: verified.hash.clone(), prev: check.head.clone() };
+                            seen.insert(key, first);
                         }
                     }
                 }
@@ -232,7 +252,7 @@ fn bump_slice(slices: &mut Vec<(String, Vec<(String, usize)>)>, slice: String, l
 /// the report reads of it.
 struct VerifiedLine {
     hash: String,
-    body_hash: String,
+    line: Vec<(String, Value)>,
     facts: ReceiptFacts,
 }
 
@@ -274,10 +294,10 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
     if computed != claimed {
         return Err(("sha256".to_string(), concat(&[&at, ": sha256 does not match the receipt's content (edited)"])));
     }
-    let body = Value::Object(entries.iter().filter(|(k, _)| k != "sha256" && k != "prevHash").cloned().collect());
-    let facts = read_receipt(&body, "").map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
-    let body_hash = digest(&body, sha256, CODE, &at).map_err(|e| (String::new(), e.message().to_string()))?;
-    Ok(VerifiedLine { hash: claimed, body_hash, facts })
+    let facts = read_receipt(&value, "", &LINE_FIELDS)
+        .map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
+    let Value::Object(line) = value else { return Err((String::new(), concat(&[&at, " is not a JSON object"]))) };
+    Ok(VerifiedLine { hash: claimed, line, facts })
 }
 
 /// The lines that append `receipts` (receipt documents without chain fields, such as a
@@ -313,23 +333,21 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
             let message = concat(&[&field, " is a chain field: give receipts as a result holds them"]);
             return Err(Error::new(CODE, ErrorKind::Range, field, message));
         }
-        let facts = read_receipt(receipt, &path)?;
-        let body_hash = digest(receipt, sha256, CODE, &path)?;
-        if let Some(key) = facts.run_key() {
-            match seen.get(&key) {
-                Some((_, body)) if *body == body_hash => continue,
-                Some((first, _)) => {
-                    let field = concat(&[&path, ".runId"]);
-                    return Err(Error::new(CODE, ErrorKind::Range, field, conflict_text(&facts, &path, *first)));
-                }
-                None => {
-                    seen.insert(key, (line + 1, body_hash));
-                }
+        let facts = read_receipt(receipt, &path, &RECEIPT_FIELDS)?;
+        let key = facts.run_key();
+        if let Some(first) = key.as_ref().and_then(|k| seen.get(k)) {
+            if first.same_body(entries, sha256, &path)? {
+                continue;
             }
+            let field = concat(&[&path, ".runId"]);
+            return Err(Error::new(CODE, ErrorKind::Range, field, conflict_text(&facts, &path, first.line)));
         }
         let mut body = entries.clone();
         body.push(("prevHash".into(), previous.as_deref().map_or(Value::Null, Value::string)));
         let hash = digest(&Value::Object(body.clone()), sha256, CODE, &path)?;
+        if let Some(key) = key {
+            seen.insert(key, FirstReceipt { line: line + 1, sha256: hash.clone(), prev: previous.clone() });
+        }
         body.push(("sha256".into(), Value::string(hash.as_str())));
         if out.is_empty() && unterminated {
             out.push('\n');
@@ -402,6 +420,20 @@ const RECEIPT_FIELDS: [FieldName; 16] = [
     SAVED,
 ];
 
+/// The keys of a log line: a receipt's and its chain fields. (Indexing in a constant: an
+/// index out of range fails the build, never a run.)
+#[allow(clippy::indexing_slicing)]
+const LINE_FIELDS: [FieldName; 18] = {
+    let mut fields = [FieldName::same("prevHash"); 18];
+    let mut i = 0;
+    while i < RECEIPT_FIELDS.len() {
+        fields[i] = RECEIPT_FIELDS[i];
+        i += 1;
+    }
+    fields[17] = FieldName::same("sha256");
+    fields
+};
+
 /// A nullable field: `None` for `null`; a missing key is a type error.
 fn nullable<'v>(reader: &ObjectReader<'v>, field: FieldName) -> Result<Option<&'v Value>> {
     match reader.get(field) {
@@ -427,9 +459,9 @@ fn as_receipt_error(e: Error) -> Error {
 /// skipped ones), numbers in range, and what follows from its outcomes (`predicted`,
 /// `confidence`, `firstMissedFailure`, `label`, `computeSavedMs`) equal to what they make
 /// it. Errors name the field under `path`.
-fn read_receipt(value: &Value, path: &str) -> Result<ReceiptFacts> {
+fn read_receipt(value: &Value, path: &str, fields: &[FieldName]) -> Result<ReceiptFacts> {
     let r = ObjectReader::new(value, path, "receipt", Naming::Js, CODE)?;
-    r.reject_unknown(&RECEIPT_FIELDS)?;
+    r.reject_unknown(fields)?;
     r.choice(KIND, &["pyramid"])?;
     r.integer(VERSION, RECEIPT_VERSION, RECEIPT_VERSION)?;
     let run_id = match nullable(&r, RUN_ID)? {

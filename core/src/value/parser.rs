@@ -7,7 +7,7 @@ use crate::value::text::concat;
 use crate::value::tree::Value;
 
 /// How [`Value::parse_json_as`](crate::Value::parse_json_as) reads a text: which limits of [`crate::limits`] apply where.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct JsonReading {
     max_bytes: usize,
     /// Values are counted per value that starts at this nesting depth (0: the whole text).
@@ -17,10 +17,14 @@ pub struct JsonReading {
     /// A `\u` escape of a lone UTF-16 surrogate is refused (else it reads as U+FFFD, as a
     /// JS string holding one reaches the core).
     whole_characters: bool,
-    /// Whether an object that repeats a key is refused (else `JSON.parse`'s rule: the last
-    /// value wins).
-    unique_keys: bool,
+    /// When set, finds a key an object repeats, and such an object is refused (else
+    /// `JSON.parse`'s rule: the last value wins). A function, so the search is linked only
+    /// into what asks for it (not the size-budgeted WebAssembly engines module).
+    repeated_key: Option<RepeatedKey>,
 }
+
+/// Finds a key an object repeats (the work counted as [`dedupe_last_wins`] counts it).
+type RepeatedKey = for<'e> fn(&'e [(String, Value)], &mut u64) -> Option<&'e str>;
 
 impl JsonReading {
     /// One JSON document (a snapshot, a model, one JSONL line): every limit, on the whole text.
@@ -29,7 +33,7 @@ impl JsonReading {
         values_scope: 0,
         strings_from: 0,
         whole_characters: false,
-        unique_keys: false,
+        repeated_key: None,
     };
 
     /// A document a user wrote as a file or a command-line argument (the command's
@@ -48,7 +52,7 @@ impl JsonReading {
             values_scope: if per_item { 2 } else { 1 },
             strings_from: 2,
             whole_characters: false,
-            unique_keys: false,
+            repeated_key: None,
         }
     }
 
@@ -57,7 +61,7 @@ impl JsonReading {
     /// cover a key the text also states otherwise). Off by default: `JSON.parse` keeps the
     /// last value.
     pub const fn refusing_repeated_keys(self) -> JsonReading {
-        JsonReading { unique_keys: true, ..self }
+        JsonReading { repeated_key: Some(repeated_key), ..self }
     }
 
     /// One protocol message of at most `max_bytes` around call arguments whose values start at
@@ -71,7 +75,7 @@ impl JsonReading {
             strings_from: arguments_depth + 1,
             // A lone surrogate escape is an error, not U+FFFD: the message is the client's text.
             whole_characters: true,
-            unique_keys: false,
+            repeated_key: None,
         }
     }
 }
@@ -347,8 +351,8 @@ impl<'a> JsonParser<'a> {
         }
         self.depth -= 1;
         Ok(if is_object {
-            if self.reading.unique_keys {
-                if let Some(key) = repeated_key(&entries, &mut self.key_work) {
+            if let Some(find) = self.reading.repeated_key {
+                if let Some(key) = find(&entries, &mut self.key_work) {
                     return Err(self.fail(&concat(&["the key '", key, "' repeated in an object"])));
                 }
             }

@@ -189,16 +189,21 @@ fn code_of<T: PartialEq>(table: &[T], item: &T) -> f64 {
 }
 
 /// Starts a run over the config, `totalLayers`, layer count and costs in the slots.
-/// Answers 0, or 1 when a cost is not a finite number >= 0 (the JSON path words the error).
+/// Answers 0, or 1 when a cost is not a finite number >= 0 or the costs' sum is not finite
+/// (the JSON path words the error: the core's running-total rule).
 pub fn start(s: &mut [f64]) -> f64 {
     let count = at(s, LAYER_COUNT) as usize;
     if count > MAX_LAYERS {
         return START_REFUSED;
     }
+    let mut total = 0.0;
     for i in 0..count {
         let cost = at(s, COSTS + COST_SLOTS * i + COST_MS);
-        if at(s, COSTS + COST_SLOTS * i + COST_GIVEN) != 0.0 && !(cost.is_finite() && cost >= 0.0) {
-            return START_REFUSED;
+        if at(s, COSTS + COST_SLOTS * i + COST_GIVEN) != 0.0 {
+            total += cost;
+            if !(cost.is_finite() && cost >= 0.0 && total.is_finite()) {
+                return START_REFUSED;
+            }
         }
     }
     for (slot, value) in [
