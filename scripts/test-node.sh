@@ -9,8 +9,11 @@
 #   node --test     tests/node/ with EARLYEXIT_IMPL=native, then EARLYEXIT_IMPL=wasm
 #   vitest          tests/vitest/ over both built packages, loaded three ways (linked: the
 #                   workspace symlinks, which vite inlines; inline: server.deps.inline; external)
-# Ends with `node: N passed, M failed` (native suite + tsc), `wasm: N passed, M failed` and
-# `vitest: N passed, M failed` (the three loading modes together).
+#   aiwg            upstream's own test files for the four replaced modules, both packages
+#                   (tests/aiwg/run.mjs; skipped with a message without ../shared/reference)
+# Ends with `node: N passed, M failed` (native suite + tsc), `wasm: N passed, M failed`,
+# `vitest: N passed, M failed` (the three loading modes together) and, with the reference
+# folder, `aiwg: N passed, M failed` (or `aiwg: skipped: ...`, which counts nothing).
 # Logs (TAP) in test-output/node/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -91,10 +94,24 @@ else
   vitest_failed=1
 fi
 
+# Upstream's own test files for the four modules the packages replace, read from the
+# reference folder (../shared/reference/aiwg-tests, or EARLYEXIT_REFERENCE_DIR) and run against
+# both packages with only their import lines rewritten (tests/aiwg/run.mjs); skipped with a
+# message when that folder is absent.
+aiwg_line=""
+if [ "$native_built" = 1 ] && [ "$wasm_built" = 1 ]; then
+  step "upstream's test files (tests/aiwg/run.mjs, both packages)"
+  node tests/aiwg/run.mjs native wasm 2>&1 | tee "$out/aiwg.log" || status=1
+  aiwg_line=$(grep -E '^aiwg: ' "$out/aiwg.log" | tail -n 1)
+  [ -n "$aiwg_line" ] || aiwg_line="aiwg: 0 passed, 1 failed"
+fi
+
 if [ "$tsc_failed" = 1 ]; then native_failed=$((native_failed + 1)); else native_passed=$((native_passed + 1)); fi
 echo
 echo "node: $native_passed passed, $native_failed failed"
 echo "wasm: $wasm_passed passed, $wasm_failed failed"
 echo "vitest: $vitest_passed passed, $vitest_failed failed"
+if [ -n "$aiwg_line" ]; then echo "$aiwg_line"; fi
 [ "$native_failed" = 0 ] && [ "$wasm_failed" = 0 ] && [ "$vitest_failed" = 0 ] || status=1
+case "$aiwg_line" in "" | "aiwg: skipped"* | *", 0 failed") ;; *) status=1 ;; esac
 exit "$status"

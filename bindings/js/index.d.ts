@@ -1709,14 +1709,19 @@ export type RegressionDetection = DetectionOf<'regression', 'high' | 'critical',
 /** What the detectors answer (upstream's `Detection`). */
 export type Detection = StuckDetection | OscillationDetection | DeviationDetection | ResourceBurnDetection | RegressionDetection;
 
-/** What an intervention takes: a detection, or one built by hand (evidence free-form). */
+/**
+ * What an intervention takes: a detection, or one built by hand, read as upstream reads it
+ * (docs/behavior.md): any text as the type (one upstream does not know takes its default
+ * branch) or the severity (none, or one it does not know: logged); a message wherever
+ * nothing quotes it may be left out (a warning quotes it); other keys are kept.
+ */
 export interface DetectionInput {
-  type: DetectionType;
-  severity: Severity;
-  message: string;
+  type: DetectionType | (string & {});
+  severity?: Severity | (string & {}) | null;
+  message?: string;
   /** Read for a redirect: `repeatedError` (string or null) with `occurrences`, `originalObjective`. */
-  evidence?: object;
-  recommendations?: readonly string[];
+  evidence?: object | null;
+  recommendations?: readonly string[] | null;
 }
 
 export declare class BehaviorDetector {
@@ -1736,7 +1741,8 @@ export declare class BehaviorDetector {
 
 interface InterventionOf<L extends InterventionLevel, D> {
   level: L;
-  reason: string;
+  /** The detection's message (undefined when it has none, as upstream's). */
+  reason?: string;
   /** The caller's own detection object. */
   detection: D;
   timestamp: string;
@@ -1747,7 +1753,7 @@ export type Intervention<D extends DetectionInput = DetectionInput> =
   | (InterventionOf<'warn', D> & { warning: string })
   | (InterventionOf<'redirect', D> & { strategyOverride: string })
   | (InterventionOf<'pause', D> & { requiresApproval: true })
-  | (InterventionOf<'abort', D> & { requiresApproval: true; abortReason: string });
+  | (InterventionOf<'abort', D> & { requiresApproval: true; abortReason?: string });
 /** What `resume()` logs. */
 export interface Resumption {
   level: 'resume';

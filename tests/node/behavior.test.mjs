@@ -146,9 +146,13 @@ describe(`behaviour detectors and interventions (${IMPL})`, () => {
     assert.equal(other.interventionLog, state.interventionLog, 'importState takes the array itself, as upstream');
     system.isPaused = false;
     assert.equal(system.resume('no'), false, 'the field written from outside counts');
+    // The log is the caller's array: the summary reads each entry's level and its
+    // detection's type, as upstream's, and refuses only an entry it cannot count.
     system.interventionLog.push({ level: 'shout' });
-    assert.deepEqual(thrown(() => system.getSummary()), { code: 'invalid_snapshot', field: 'interventionLog[1].level', kind: 'range' });
-    assert.equal(system.getLog(0).length, 2, 'getLog(0): everything, as upstream');
+    assert.deepEqual(system.getSummary().byLevel, { pause: 1, shout: 1 });
+    system.interventionLog.push({ level: 5 });
+    assert.deepEqual(thrown(() => system.getSummary()), { code: 'invalid_snapshot', field: 'interventionLog[2].level', kind: 'type' });
+    assert.equal(system.getLog(0).length, 3, 'getLog(0): everything, as upstream');
   });
 
   test('bad input: typed errors naming the field, nothing changed', () => {

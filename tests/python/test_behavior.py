@@ -133,3 +133,47 @@ def test_bad_input_is_typed() -> None:
     with pytest.raises(EarlyExitTypeError) as info:
         ee.InterventionSystem().resume(5)
     assert info.value.field == "approval_reason"
+
+
+def test_detections_as_upstreams_tests_give_them() -> None:
+    """Any text as the type or severity (upstream's default branch), no severity, no message
+    where nothing quotes it; keys upstream never reads are kept."""
+    system = ee.InterventionSystem(clock=lambda: "2026-01-01T00:00:00.000Z")
+    assert system.determine_level({"severity": "low", "type": "any"}) == "log"
+    assert system.determine_level({"severity": "medium", "type": "any"}) == "warn"
+    assert system.determine_level({"severity": "critical", "type": "resource_burn"}) == "abort"
+    assert system.determine_level({"type": "stuck"}) == "log"
+    assert system.determine_level({"type": "stuck", "severity": "warning"}) == "log"
+    logged = system.intervene({"type": "test", "severity": "low", "message": "Test", "owner": "ci"})
+    assert (logged.level, logged.reason, logged.detection.type) == ("log", "Test", "test")
+    assert logged.detection.to_dict() == {"type": "test", "severity": "low", "message": "Test", "owner": "ci"}
+    paused = system.intervene({"type": "critical_issue", "severity": "critical", "message": "Critical issue detected"})
+    assert paused.level == "pause" and system.is_paused and system.pause_reason == "Critical issue detected"
+    aborted = system.intervene({"type": "resource_burn", "severity": "critical"})
+    assert (aborted.level, aborted.reason, aborted.abort_reason) == ("abort", None, None)
+    assert "reason" not in aborted.to_dict() and "abortReason" not in aborted.to_dict()
+    assert "OVERRIDE: Reassess" in system.build_strategy_override({"type": "test"})
+    assert "Stop alternating" in system.build_strategy_override({"type": "oscillation", "evidence": {}})
+    assert system.summary().by_type == {"test": 1, "critical_issue": 1, "resource_burn": 1}
+    # The log, with such entries, moves between languages and back.
+    state = json.loads(json.dumps(system.export_state()))
+    again = ee.InterventionSystem()
+    again.import_state(state)
+    assert again.export_state() == state
+
+
+def test_detections_refused_where_upstream_breaks() -> None:
+    system = ee.InterventionSystem()
+    with pytest.raises(EarlyExitTypeError) as info:
+        system.build_warning({"type": "stuck"})
+    assert (info.value.code, info.value.field) == ("invalid_detection", "detection.message")
+    with pytest.raises(EarlyExitTypeError) as info:
+        system.intervene({"type": "deviation", "severity": "medium"})  # warned: the warning quotes it
+    assert (info.value.code, info.value.field) == ("invalid_detection", "detection.message")
+    with pytest.raises(EarlyExitTypeError) as info:
+        system.determine_level({"severity": "low"})
+    assert (info.value.code, info.value.field) == ("invalid_detection", "detection.type")
+    with pytest.raises(EarlyExitTypeError) as info:
+        system.determine_level({"type": "stuck", "severity": 3})
+    assert (info.value.code, info.value.field) == ("invalid_detection", "detection.severity")
+    assert system.summary().total == 0

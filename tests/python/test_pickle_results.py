@@ -342,7 +342,8 @@ BAD = [
     ("failing:too_low", put("name", KeyError), EarlyExitTypeError, "invalid_snapshot", "name"),
     ("action:done", put("layer", 1), EarlyExitTypeError, "invalid_snapshot", "layer"),
     ("action:run", put("layer", -1), EarlyExitError, "invalid_snapshot", "layer"),
-    ("detection:regression", put("severity", "severe"), EarlyExitError, "invalid_snapshot", "severity"),
+    # Any text is a severity (upstream's default branch logs it); not text is refused.
+    ("detection:regression", put("severity", 3), EarlyExitTypeError, "invalid_snapshot", "severity"),
     ("detection:regression", put("recommendations", "none"), EarlyExitTypeError, "invalid_snapshot", "recommendations"),
     ("intervention:medium", put("warning", KeyError), EarlyExitTypeError, "invalid_snapshot", "warning"),
     ("intervention:resume", put("timestamp", "later"), EarlyExitError, "invalid_snapshot", "timestamp"),

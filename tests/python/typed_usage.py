@@ -287,7 +287,7 @@ def overseer() -> Tuple[int, str]:
     detector.update_thresholds({"regression": {"coverage_drop_percent": 5}})
     stuck: Optional[earlyexit.Detection] = detector.detect_stuck(history)
     found: List[earlyexit.Detection] = detector.detect(history)
-    kinds: List[earlyexit.DetectionType] = [d.type for d in found]
+    kinds: List[str] = [d.type for d in found]
     calls: List[str] = []
     system = earlyexit.InterventionSystem(on_pause=lambda i: calls.append(i.level), clock=lambda: "2026-01-01T00:00:00.000Z")
     text = ""

@@ -1092,7 +1092,7 @@ function behaviorRows() {
       : field.startsWith('history') ? 'BehaviorHistory'
         : bad.call === 'updateThresholds' ? 'BehaviorThresholds'
           : field.startsWith('detection') ? 'Detection'
-            : bad.call === 'importState' ? 'InterventionState' : 'InterventionArguments';
+            : bad.call === 'importState' || field.startsWith('interventionLog') ? 'InterventionState' : 'InterventionArguments';
     const what = v.name.replace(/^error: /, '');
     const row = { id: `${input} via ${via}: ${field} (${what})`, input, via, field, pyField: pyField(field), case: what, code, kind };
     if (v.only) row.only = v.only;

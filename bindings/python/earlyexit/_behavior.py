@@ -88,10 +88,12 @@ History = Sequence[Union[BehaviorIterationDict, Mapping[str, object]]]
 
 
 class DetectionDict(TypedDict, total=False):
-    """``Detection.to_dict()``: upstream's ``Detection`` (``evidence`` keys camelCase)."""
+    """``Detection.to_dict()``: upstream's ``Detection`` (``evidence`` keys camelCase). A
+    detector's has a :data:`DetectionType` and a :data:`Severity`; one given by hand may carry
+    any text there, may leave out all but ``type``, and keeps its other keys."""
 
-    type: DetectionType
-    severity: Severity
+    type: str
+    severity: str
     message: str
     evidence: Dict[str, object]
     recommendations: List[str]

@@ -1770,16 +1770,18 @@ class Detection:
     """What a detector found; ``to_dict()`` is upstream's ``Detection``."""
 
     @property
-    def type(self) -> DetectionType:
-        """``"stuck"``, ``"oscillation"``, ``"deviation"``, ``"resource_burn"`` or ``"regression"``."""
+    def type(self) -> str:
+        """A detector's: ``"stuck"``, ``"oscillation"``, ``"deviation"``, ``"resource_burn"`` or
+        ``"regression"`` (a :data:`DetectionType`); one given by hand may carry any text."""
 
     @property
-    def severity(self) -> Severity:
-        """``"low"`` (no detector reports it), ``"medium"``, ``"high"`` or ``"critical"``."""
+    def severity(self) -> str | None:
+        """A detector's: ``"medium"``, ``"high"`` or ``"critical"`` (a :data:`Severity`; ``"low"``
+        only by hand); one given by hand may carry any text or none (then it is logged)."""
 
     @property
-    def message(self) -> str:
-        """upstream's sentence."""
+    def message(self) -> str | None:
+        """upstream's sentence (every detector writes one; by hand it may be left out)."""
 
     @property
     def evidence(self) -> dict[str, object] | None:

@@ -107,7 +107,7 @@ impl ConditionIntervention {
             .string(PATH, &self.path)
             .string(LEVEL, self.level().as_str())
             .boolean(STOP, self.stop)
-            .string(REASON, &self.detection.message)
+            .string(REASON, self.detection.message.as_deref().unwrap_or_default())
             .value(DETECTION, self.detection.to_value(Naming::Snake));
         self.effect.push_keys(&mut o, Naming::Snake);
         o.build()
@@ -130,7 +130,7 @@ impl ConditionIntervention {
             InterventionLevel::Redirect => Effect::Redirect { strategy_override: text("strategy_override")? },
             InterventionLevel::Pause => Effect::Pause { requires_approval: approval()? },
             InterventionLevel::Abort => {
-                Effect::Abort { requires_approval: approval()?, abort_reason: text("abort_reason")? }
+                Effect::Abort { requires_approval: approval()?, abort_reason: Some(text("abort_reason")?) }
             }
         };
         let detection_at = r.path_of(detection);

@@ -180,7 +180,8 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
             reason
         }
         // The detection's own message, as an intervention's `reason`.
-        StoppingDetails::Behavior { detection, .. } => detection.message.clone(),
+        // (every detector writes one).
+        StoppingDetails::Behavior { detection, .. } => detection.message.clone().unwrap_or_default(),
     }
 }
 

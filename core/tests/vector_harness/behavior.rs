@@ -42,7 +42,7 @@ impl Host {
                 match intervention.level() {
                     InterventionLevel::Pause => {
                         self.paused = true;
-                        self.reason = Some(intervention.reason.clone());
+                        self.reason = intervention.reason.clone();
                         *self.callbacks.entry("onPause").or_default() += 1.0;
                     }
                     InterventionLevel::Abort => *self.callbacks.entry("onAbort").or_default() += 1.0,
@@ -54,7 +54,7 @@ impl Host {
                 value
             }
             "determineLevel" => Value::string(determine_level(&detection(&arg(0))?).as_str()),
-            "buildWarning" => Value::string(build_warning(&detection(&arg(0))?)),
+            "buildWarning" => Value::string(build_warning(&detection(&arg(0))?, "detection")?),
             "buildStrategyOverride" => Value::string(build_strategy_override(&detection(&arg(0))?, "detection")?),
             "injectWarning" => {
                 let prompt = text_argument(&arg(0), "prompt", false)?.unwrap_or_default();

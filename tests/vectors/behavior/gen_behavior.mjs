@@ -316,28 +316,29 @@ for (const name of protoNames) {
 }
 
 const detection = { type: 'stuck', severity: 'high', message: 'm', evidence: { repeatedError: 'E', occurrences: 3 }, recommendations: ['r'] };
+// Refused where upstream breaks on them (docs/behavior.md); the fourth item is what
+// determineLevel answers when only the intervention's texts break.
 const badDetections = [
   ['not an object', 'stuck', err('invalid_detection', 'detection', 'type')],
   ['type missing', { severity: 'high', message: 'm' }, err('invalid_detection', 'detection.type', 'type')],
-  ['unknown type', { ...detection, type: 'stalled' }, err('invalid_detection', 'detection.type', 'range')],
-  ['unknown severity', { ...detection, severity: 'warning' }, err('invalid_detection', 'detection.severity', 'range')],
+  ['type not a string', { ...detection, type: 5 }, err('invalid_detection', 'detection.type', 'type')],
+  ['severity not a string', { ...detection, severity: 3 }, err('invalid_detection', 'detection.severity', 'type')],
   ['message not a string', { ...detection, message: 5 }, err('invalid_detection', 'detection.message', 'type')],
-  ['unknown key', { ...detection, level: 'warn' }, err('unknown_option', 'detection.level', 'type')],
   ['evidence not an object', { ...detection, evidence: [] }, err('invalid_detection', 'detection.evidence', 'type')],
   ['repeatedError a number', { ...detection, evidence: { repeatedError: 404, occurrences: 3 } }, err('invalid_detection', 'detection.evidence.repeatedError', 'type')],
   ['occurrences negative', { ...detection, evidence: { repeatedError: 'E', occurrences: -1 } }, err('invalid_detection', 'detection.evidence.occurrences', 'range')],
   ['originalObjective not a string', { ...detection, type: 'deviation', evidence: { originalObjective: 1 } }, err('invalid_detection', 'detection.evidence.originalObjective', 'type')],
   ['recommendations not an array', { ...detection, recommendations: 'r' }, err('invalid_detection', 'detection.recommendations', 'type')],
   ['a recommendation not a string', { ...detection, recommendations: ['r', 1] }, err('invalid_detection', 'detection.recommendations[1]', 'type')],
-  ['redirected without evidence', { type: 'stuck', severity: 'high', message: 'm' }, err('invalid_detection', 'detection.evidence', 'type')],
-  ['named error without occurrences', { ...detection, evidence: { repeatedError: 'E' } }, err('invalid_detection', 'detection.evidence.occurrences', 'type')],
+  ['redirected without evidence', { type: 'stuck', severity: 'high', message: 'm' }, err('invalid_detection', 'detection.evidence', 'type'), 'redirect'],
+  ['named error without occurrences', { ...detection, evidence: { repeatedError: 'E' } }, err('invalid_detection', 'detection.evidence.occurrences', 'type'), 'redirect'],
+  ['warned without a message', { type: 'deviation', severity: 'medium' }, err('invalid_detection', 'detection.message', 'type'), 'warn'],
 ];
-for (const [what, d, throws] of badDetections) {
-  const lenient = what.startsWith('redirected') || what.startsWith('named error');
+for (const [what, d, throws, level] of badDetections) {
   hand({ name: `error: intervene, detection ${what}`, engine: 'InterventionSystem', construct: {}, calls: [
     { call: 'intervene', args: [d], now: nextNow(), throws },
-    // determineLevel reads the detection as intervene does (no strategy needed for it).
-    lenient ? { call: 'determineLevel', args: [d], returns: 'redirect' } : { call: 'determineLevel', args: [d], throws },
+    // determineLevel reads only the type and the severity.
+    level ? { call: 'determineLevel', args: [d], returns: level } : { call: 'determineLevel', args: [d], throws },
     { call: 'getSummary', args: [], returns: { total: 0, byLevel: {}, byType: {}, isPaused: false, pauseReason: null } },
   ] });
 }
@@ -359,13 +360,67 @@ const badCalls = [
   ['importState, no detection', 'importState', [{ interventionLog: [{ level: 'log', reason: 'r', timestamp: '2026-01-01T00:00:00.000Z', action: 'a' }] }], err('invalid_snapshot', 'interventionLog[0].detection', 'type')],
   ['importState, a warning without its text', 'importState', [{ interventionLog: [{ level: 'warn', reason: 'r', detection: { ...detection, severity: 'medium' }, timestamp: '2026-01-01T00:00:00.000Z' }] }], err('invalid_snapshot', 'interventionLog[0].warning', 'type')],
 ];
+// The log's entries: the JS drop-in keeps the caller's array, as upstream does, and reads
+// only what its summary reads; Rust and Python hold typed entries and read each whole.
+const typedLog = ['importState, an unknown level', 'importState, a bad timestamp', 'importState, no detection',
+  'importState, a warning without its text'];
 for (const [what, call, args, throws] of badCalls) {
   const now = call === 'resume' ? { now: nextNow() } : {};
   const steps = [['intervene', { ...detection, severity: 'low' }], { call, args, ...now, throws }, ['getSummary'], ['exportState']];
-  vectors.push({ ...interventionVector(`error: ${what}`, steps), source: 'hand' });
+  const only = typedLog.includes(what) ? { only: ['rust', 'python'] } : {};
+  vectors.push({ ...interventionVector(`error: ${what}`, steps), source: 'hand', ...only });
+}
+// ... which upstream's tests fill by hand: the summary reads each entry's level and its
+// detection's type; an entry it cannot count is refused there.
+vectors.push({ ...interventionVector('a log filled by hand (the JS drop-in keeps it as given)', [
+  ['importState', { interventionLog: [{ level: 'warn' }], isPaused: true, pauseReason: 'Imported' }], ['exportState'], ['getLog'],
+  ['importState', { interventionLog: [{ level: 'log', detection: { type: 'stuck' } }, { level: 'warn', detection: { type: 'oscillation' } }, { level: 'warn', detection: null }] }],
+  ['getSummary'], ['getLog', 2],
+]), only: ['js'] });
+const looseLog = [
+  ['an entry not an object', [5], err('invalid_snapshot', 'interventionLog[0]', 'type')],
+  ['an entry without a level', [{ detection: { type: 'stuck' } }], err('invalid_snapshot', 'interventionLog[0].level', 'type')],
+  ['a detection without a type', [{ level: 'log', detection: { severity: 'low' } }], err('invalid_snapshot', 'interventionLog[0].detection.type', 'type')],
+  ['a detection not an object', [{ level: 'log', detection: 'stuck' }], err('invalid_snapshot', 'interventionLog[0].detection', 'type')],
+];
+for (const [what, log, throws] of looseLog) {
+  hand({ name: `error: getSummary, ${what}`, engine: 'InterventionSystem', construct: {}, only: ['js'], calls: [
+    { call: 'importState', args: [{ interventionLog: log }] },
+    { call: 'getSummary', args: [], throws },
+    { call: 'getLog', args: [], returns: log },
+  ] });
 }
 hand({ name: 'error: options', engine: 'InterventionSystem', construct: { options: { onPause: 'later' } }, throws: err('invalid_config', 'onPause', 'type'), calls: [] });
 hand({ name: 'error: unknown option', engine: 'InterventionSystem', construct: { options: { onResume: 1 } }, throws: err('unknown_option', 'onResume', 'type'), calls: [] });
+
+// Detections as upstream's own tests hand them over: any text as the type or the severity
+// (upstream takes its default branch), no severity (logged), no message where nothing quotes
+// it (the intervention has no reason), keys upstream never reads (kept, in the caller's
+// order after upstream's). The pause without a message comes last: upstream's pause reason
+// is then undefined, which a host keeping typed state reports as null.
+const loose = [
+  { type: 'info', severity: 'low', message: 'Minor observation' },
+  { type: 'test', severity: 'low', message: 'Test', owner: 'ci', seen: [1, 2] },
+  { type: 'any', severity: 'medium', message: 'Objective drift detected', recommendations: ['Realign with objective'] },
+  { type: 'any', severity: 'high', message: 'high, not stuck' },
+  { type: 'stuck', severity: 'warning', message: 'a severity upstream does not know' },
+  { type: 'stuck', message: 'no severity' },
+  { type: 'resource_burn', severity: 'critical' },
+  { type: 'oscillation', severity: 'high', evidence: {} },
+];
+// (Last, so the times of the vectors before it stay as they were.)
+vectors.push(interventionVector('detections as upstream\'s tests give them', [
+  ...loose.flatMap((d) => [['intervene', d], ['determineLevel', d]]),
+  ['determineLevel', { type: 'any' }],
+  ['buildWarning', { type: 'stuck', message: 'Loop stuck', recommendations: ['Change approach'] }],
+  ['buildWarning', { type: 'info', message: 'm' }],
+  ['buildStrategyOverride', { type: 'stuck', evidence: { repeatedError: 'NullPointerException', occurrences: 5 } }],
+  ['buildStrategyOverride', { type: 'oscillation', evidence: {} }],
+  ['buildStrategyOverride', { type: 'deviation', evidence: { originalObjective: 'Fix authentication bug' } }],
+  ['buildStrategyOverride', { type: 'test' }],
+  ['getSummary'], ['getLog', 4],
+  ['intervene', { type: 'critical_issue', severity: 'critical' }],
+]));
 
 // ---------------------------------------------------------------------------
 // Coverage, printed and required

@@ -13,8 +13,8 @@
 
 use earlyexit::loops::behavior::{
     self, build_strategy_override, build_warning, check_intervention_options, check_timestamp, determine_level,
-    inject_warning, log_start, pause_state, text_argument, BehaviorDetector, Detection, Detector, Intervention,
-    InterventionLog, Resume, StateImport, Thresholds,
+    import_keeping_log, inject_warning, log_start, pause_state, summarize_value, text_argument, BehaviorDetector,
+    Detection, Detector, Intervention, InterventionLog, Resume, Thresholds,
 };
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
@@ -79,7 +79,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             Intervention::new(detection, now, "detection")?.to_value(JS, false)
         }
         IS_LEVEL => Value::string(determine_level(&detection(arg(args, 0))?).as_str()),
-        IS_WARNING => Value::String(build_warning(&detection(arg(args, 0))?)),
+        IS_WARNING => Value::String(build_warning(&detection(arg(args, 0))?, "detection")?),
         IS_STRATEGY => Value::String(build_strategy_override(&detection(arg(args, 0))?, "detection")?),
         IS_INJECT => {
             let prompt = text_argument(arg(args, 0), "prompt", false)?.unwrap_or_default();
@@ -102,19 +102,19 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             Value::Number(log_start(len, arg(args, 1))? as f64)
         }
         IS_SUMMARY => {
+            // The log is the caller's own array (as upstream's): only what the summary reads.
             let (paused, reason) = pause_state(arg(args, 1), arg(args, 2), JS)?;
-            let log = InterventionLog::from_value(arg(args, 0), "interventionLog", JS)?;
-            log.summary(paused, reason.as_deref()).to_value(JS)
+            summarize_value(arg(args, 0), "interventionLog", paused, reason.as_deref())?.to_value(JS)
         }
         _ => {
             debug_assert_eq!(op, IS_IMPORT);
             // `[takeLog, isPaused or null, pauseReason or null]`: what the JS layer takes over
             // (the log as the caller's own array, as upstream takes it).
-            let state = StateImport::from_value(arg(args, 0), JS)?;
+            let (take_log, is_paused, pause_reason) = import_keeping_log(arg(args, 0), JS)?;
             Value::Array(vec![
-                Value::Bool(state.log.is_some()),
-                state.is_paused.map_or(Value::Null, Value::Bool),
-                state.pause_reason.map_or(Value::Null, Value::String),
+                Value::Bool(take_log),
+                is_paused.map_or(Value::Null, Value::Bool),
+                pause_reason.map_or(Value::Null, Value::String),
             ])
         }
     };

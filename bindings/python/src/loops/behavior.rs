@@ -47,16 +47,18 @@ fn group(thresholds: &Thresholds, name: &str) -> Json {
 
 value_class! {
     /// What a detector found: `type`, `severity`, `message`, `evidence` (a dict of the
-    /// detector's supporting data) and `recommendations`; `to_dict()` is upstream's object.
+    /// detector's supporting data) and `recommendations`; `to_dict()` is upstream's object
+    /// (with the other keys of a detection given as a mapping, as given). A detection given
+    /// by hand may carry any text as its type or severity, and leave out all but its type.
     "Detection" => PyDetection(Detection) {
         value: named,
         pickle: result(|v| Detection::from_value(v, "", Naming::Snake, ErrorCode::InvalidSnapshot)),
         repr: snake,
     }
     getters {
-        r#type: &'static str = |d| d.kind.as_str();
-        severity: &'static str = |d| d.severity.as_str();
-        message: &str = |d| &d.message;
+        r#type: &str = |d| &d.kind;
+        severity: Option<&str> = |d| d.severity.as_deref();
+        message: Option<&str> = |d| d.message.as_deref();
         evidence: Json = |d| Json(d.evidence_value(SNAKE));
         recommendations: Option<Tuple<&str>> = |d| d.recommendations.as_ref().map(|r| Tuple::of(r.iter().map(String::as_str)));
     }
@@ -75,7 +77,7 @@ value_class! {
     getters {
         level: &'static str = |e| e.level_name();
         reason: Option<&str> = |e| match e {
-            LogEntry::Intervention(i) => Some(i.reason.as_str()),
+            LogEntry::Intervention(i) => i.reason.as_deref(),
             LogEntry::Resume(r) => r.reason.as_deref(),
         };
         detection: Option<PyDetection> = |e| e.detection().map(|d| PyDetection { inner: d.clone() });
@@ -101,7 +103,7 @@ value_class! {
             _ => None,
         };
         abort_reason: Option<&str> = |e| match effect(e) {
-            Some(earlyexit::loops::behavior::Effect::Abort { abort_reason, .. }) => Some(abort_reason.as_str()),
+            Some(earlyexit::loops::behavior::Effect::Abort { abort_reason, .. }) => abort_reason.as_deref(),
             _ => None,
         };
         previous_pause_reason: Option<&str> = |e| match e {
@@ -354,7 +356,7 @@ impl PyInterventionSystem {
             InterventionLevel::Pause => {
                 locked(&self.host, |h| {
                     h.paused = true;
-                    h.reason = Some(intervention.reason.clone());
+                    h.reason = intervention.reason.clone();
                 });
                 Self::callback(py, &self.on_pause, &object)?;
             }
@@ -373,7 +375,7 @@ impl PyInterventionSystem {
 
     /// The warning a `warn` intervention injects.
     fn build_warning(&self, py: Python<'_>, detection: &Bound<'_, PyAny>) -> PyResult<String> {
-        Ok(build_warning(&detection_of(py, detection)?))
+        build_warning(&detection_of(py, detection)?, "detection").or_raise(py)
     }
 
     /// The strategy a `redirect` intervention forces.

@@ -249,13 +249,13 @@ fn stuck(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection
         .number("avgProgressRate", avg_progress)
         .value("recentBlockers", strings(&blockers));
     Some(Detection {
-        kind: DetectionType::Stuck,
-        severity: if max_count >= 5 { Severity::Critical } else { Severity::High },
-        message: concat(&[
+        kind: DetectionType::Stuck.as_str().to_string(),
+        severity: Some(Severity::as_str(if max_count >= 5 { Severity::Critical } else { Severity::High }).to_string()),
+        message: Some(concat(&[
             "Loop stuck: Same error repeated ",
             &num::uint_string(max_count),
             " times with minimal progress",
-        ]),
+        ])),
         evidence: Some(evidence.build()),
         recommendations: recommendations(&[
             "Change approach or strategy",
@@ -263,6 +263,7 @@ fn stuck(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detection
             "Request human intervention",
             "Review and address root cause of repeated error",
         ]),
+        others: Vec::new(),
     })
 }
 
@@ -303,13 +304,13 @@ fn oscillation(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Det
     let mut evidence = ObjectBuilder::new();
     evidence.number("undoRedoCycles", cycles as f64).value("recentFileChanges", Value::Array(changes));
     Some(Detection {
-        kind: DetectionType::Oscillation,
-        severity: Severity::High,
-        message: concat(&[
+        kind: DetectionType::Oscillation.as_str().to_string(),
+        severity: Some(Severity::as_str(Severity::High).to_string()),
+        message: Some(concat(&[
             "Oscillation detected: ",
             &num::uint_string(cycles),
             " undo/redo cycles in recent iterations",
-        ]),
+        ])),
         evidence: Some(evidence.build()),
         recommendations: recommendations(&[
             "Commit to one approach instead of alternating",
@@ -317,6 +318,7 @@ fn oscillation(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Det
             "Pause and assess which approach is better",
             "Request human decision on direction",
         ]),
+        others: Vec::new(),
     })
 }
 
@@ -392,9 +394,9 @@ fn deviation(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detec
         .value("deviationExamples", Value::Array(examples))
         .number("averageSimilarity", average);
     Some(Detection {
-        kind: DetectionType::Deviation,
-        severity: Severity::Medium,
-        message: "Objective deviation: Recent work may have drifted from original objective".to_string(),
+        kind: DetectionType::Deviation.as_str().to_string(),
+        severity: Some(Severity::as_str(Severity::Medium).to_string()),
+        message: Some("Objective deviation: Recent work may have drifted from original objective".to_string()),
         evidence: Some(evidence.build()),
         recommendations: recommendations(&[
             "Review original objective and criteria",
@@ -402,6 +404,7 @@ fn deviation(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Detec
             "Confirm scope with human if uncertain",
             "Document any necessary scope changes",
         ]),
+        others: Vec::new(),
     })
 }
 
@@ -427,9 +430,9 @@ fn resource_burn(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<D
         .number("completionPercent", progress)
         .number("efficiency", progress / actual);
     Some(Detection {
-        kind: DetectionType::ResourceBurn,
-        severity: if ratio >= 2.5 { Severity::Critical } else { Severity::High },
-        message: concat(&[
+        kind: DetectionType::ResourceBurn.as_str().to_string(),
+        severity: Some(Severity::as_str(if ratio >= 2.5 { Severity::Critical } else { Severity::High }).to_string()),
+        message: Some(concat(&[
             "Resource burn: Used ",
             &num::to_js_string(actual),
             "/",
@@ -437,7 +440,7 @@ fn resource_burn(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<D
             " iterations (",
             &num::to_fixed(ratio * 100.0, 0),
             "% of budget)",
-        ]),
+        ])),
         evidence: Some(evidence.build()),
         recommendations: recommendations(&[
             if progress < 0.5 {
@@ -449,6 +452,7 @@ fn resource_burn(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<D
             "Break remaining work into smaller tasks",
             "Request human decision on continuation",
         ]),
+        others: Vec::new(),
     })
 }
 
@@ -495,13 +499,13 @@ fn regression(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Dete
     let mut evidence = ObjectBuilder::new();
     evidence.value("regressions", Value::Array(regressions));
     Some(Detection {
-        kind: DetectionType::Regression,
-        severity: if count >= 2 { Severity::Critical } else { Severity::High },
-        message: concat(&[
+        kind: DetectionType::Regression.as_str().to_string(),
+        severity: Some(Severity::as_str(if count >= 2 { Severity::Critical } else { Severity::High }).to_string()),
+        message: Some(concat(&[
             "Regression detected: ",
             &num::uint_string(count),
             " quality regressions in recent iterations",
-        ]),
+        ])),
         evidence: Some(evidence.build()),
         recommendations: recommendations(&[
             "Stop making changes that break tests",
@@ -509,6 +513,7 @@ fn regression(history: &HistoryView<'_>, thresholds: &Thresholds) -> Option<Dete
             "Review anti-laziness rules (@.claude/rules/anti-laziness.md)",
             "Restore previous working state if needed",
         ]),
+        others: Vec::new(),
     })
 }
 

@@ -2,6 +2,15 @@
 //! `type`, `severity`, `message`, `evidence`, `recommendations`), and the reading of one
 //! handed to the intervention system (code `invalid_detection`).
 //!
+//! A detection handed in is read as upstream's intervention system reads it, and refused only
+//! where upstream would break on it: `determineLevel` reads `severity` and `type` and takes
+//! its default branch for any other text (a type it does not know, no severity: log), so any
+//! text is a type or a severity; `message` may be left out (the intervention then has no
+//! `reason`) except where a warning quotes it; keys upstream never reads are kept as they
+//! are. What is refused: a type that is not text or is missing (upstream's summary would count
+//! it under `"undefined"`), a severity or message that is not text, and the fields
+//! upstream's texts read with a shape that breaks them (see [`Detection::from_value`]).
+//!
 //! `evidence` is upstream's supporting data, free-form: each detector writes its own keys
 //! (listed in `docs/behavior.md`), and a detection built by hand may carry any. It is kept
 //! with upstream's (camelCase) keys; with snake_case names its top-level keys that upstream
@@ -46,17 +55,22 @@ named_enum! {
 /// One detection: upstream's `Detection`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Detection {
-    /// `type`.
-    pub kind: DetectionType,
-    /// `severity`.
-    pub severity: Severity,
-    /// `message`: a sentence for humans.
-    pub message: String,
+    /// `type`: one of [`DetectionType`]'s names for every detector's detection; a detection
+    /// built by hand may carry any text (upstream's texts then take their default branch).
+    pub kind: String,
+    /// `severity`: one of [`Severity`]'s names for every detector's detection; a detection
+    /// built by hand may carry any text or none (then it is logged, as upstream's default).
+    pub severity: Option<String>,
+    /// `message`: a sentence for humans; every detector writes it, a detection built by hand
+    /// may leave it out (its intervention then has no `reason`).
+    pub message: Option<String>,
     /// `evidence`: the supporting data, upstream's keys (see the module docs); every
     /// detector writes it, a detection built by hand may leave it out.
     pub evidence: Option<Value>,
     /// `recommendations`: suggested actions; every detector writes them.
     pub recommendations: Option<Vec<String>>,
+    /// The keys upstream never reads, as given (JSON values), in the caller's order.
+    pub others: Vec<(String, Value)>,
 }
 
 /// The evidence keys the detectors write whose spellings differ (the others, `occurrences`,
@@ -139,32 +153,58 @@ pub(crate) fn string_list(value: &Value, path: &str, code: ErrorCode) -> Result<
 }
 
 impl Detection {
+    /// The type, when it is one of upstream's five.
+    pub fn detection_type(&self) -> Option<DetectionType> {
+        DetectionType::parse(&self.kind)
+    }
+
+    /// The severity, when it is one of upstream's four.
+    pub fn severity_level(&self) -> Option<Severity> {
+        self.severity.as_deref().and_then(Severity::parse)
+    }
+
     /// Reads a detection at `root` (`detection`; inside a log, `interventionLog[2].detection`)
-    /// with `code`: `type` and `severity` must be upstream's (a typo would silently log),
-    /// `message` a string; `evidence`, if given, an object whose `repeatedError` (a string or
-    /// null), `occurrences` (a finite number >= 0) and `originalObjective` (a string), which
-    /// the interventions read, have their types; `recommendations`, if given, strings.
+    /// with `code`, as upstream's intervention system reads it (see the module docs): `type`
+    /// text (any: one upstream does not know takes its default branch); `severity` text or
+    /// absent (or null: upstream's default, log); `message` text or absent; `evidence`, if
+    /// given and not null, an object whose `repeatedError` (a string or null), `occurrences`
+    /// (a finite number >= 0) and `originalObjective` (a string), which the interventions
+    /// read, have their types; `recommendations`, if given and not null, strings; any other
+    /// key is kept as it is (a JSON value).
     pub fn from_value(value: &Value, root: &str, naming: Naming, code: ErrorCode) -> Result<Detection> {
         let reader = ObjectReader::new(value, root, root, naming, code)?;
-        reader.reject_unknown(&DETECTION_FIELDS)?;
-        let kind = reader.choice(TYPE, &DetectionType::NAMES)?;
-        let severity = reader.choice(SEVERITY, &Severity::NAMES)?;
-        let message = reader.string(MESSAGE)?.to_string();
+        let Value::Object(entries) = value else { return Err(type_error(code, root, "an object", Some(value))) };
+        let text = |field: FieldName, required: bool| -> Result<Option<String>> {
+            match reader.get(field) {
+                None if !required => Ok(None),
+                Some(Value::Null) if !required && field != MESSAGE => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                other => Err(type_error(code, &reader.path_of(field), "a string", other)),
+            }
+        };
+        let kind = text(TYPE, true)?.unwrap_or_default();
+        let severity = text(SEVERITY, false)?;
+        let message = text(MESSAGE, false)?;
         let evidence = match reader.get(EVIDENCE) {
-            None => None,
+            None | Some(Value::Null) => None,
             Some(value) => Some(Detection::read_evidence(value, &reader.path_of(EVIDENCE), naming, code)?),
         };
         let recommendations = match reader.get(RECOMMENDATIONS) {
-            None => None,
+            None | Some(Value::Null) => None,
             Some(value) => Some(string_list(value, &reader.path_of(RECOMMENDATIONS), code)?),
         };
-        Ok(Detection {
-            kind: DetectionType::parse(kind).unwrap_or(DetectionType::Stuck),
-            severity: Severity::parse(severity).unwrap_or(Severity::Low),
-            message,
-            evidence,
-            recommendations,
-        })
+        let mut others = Vec::new();
+        for (k, v) in entries {
+            // A null evidence or recommendations is none, kept as given (upstream hands back
+            // the caller's object).
+            let null_kept =
+                matches!(v, Value::Null) && (reader.spells(&EVIDENCE, k) || reader.spells(&RECOMMENDATIONS, k));
+            if null_kept || !DETECTION_FIELDS.iter().any(|f| reader.spells(f, k)) {
+                check_plain(v, &concat(&[root, ".", k]), code)?;
+                others.push((k.clone(), v.clone()));
+            }
+        }
+        Ok(Detection { kind, severity, message, evidence, recommendations, others })
     }
 
     fn read_evidence(value: &Value, path: &str, naming: Naming, code: ErrorCode) -> Result<Value> {
@@ -213,12 +253,16 @@ impl Detection {
     }
 
     /// The detection as upstream's object: `{type, severity, message, evidence,
-    /// recommendations}` (the last two when present).
+    /// recommendations}` (each but the type when present), then the other keys as given.
     pub fn to_value(&self, naming: Naming) -> Value {
         let mut out = ObjectBuilder::new();
-        out.string("type", self.kind.as_str())
-            .string("severity", self.severity.as_str())
-            .string("message", &self.message);
+        out.string("type", &self.kind);
+        if let Some(severity) = &self.severity {
+            out.string("severity", severity);
+        }
+        if let Some(message) = &self.message {
+            out.string("message", message);
+        }
         if let Some(evidence) = self.evidence_value(naming) {
             out.value("evidence", evidence);
         }
@@ -228,6 +272,9 @@ impl Detection {
                 items.push(Value::String(r.clone()));
             }
             out.value("recommendations", Value::Array(items));
+        }
+        for (k, v) in &self.others {
+            out.value(k, v.clone());
         }
         out.build()
     }
@@ -253,12 +300,29 @@ mod tests {
     }
 
     #[test]
+    fn reads_what_upstream_reads_and_keeps_the_rest() {
+        // upstream's own tests: any text as the type or severity, no severity, no message.
+        let loose =
+            read(r#"{"type":"info","owner":"ci","seen":[1,{"a":null}]}"#, Naming::Js).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((loose.kind.as_str(), loose.severity.as_deref(), loose.message.as_deref()), ("info", None, None));
+        assert_eq!((loose.detection_type(), loose.severity_level()), (None, None));
+        assert_eq!(loose.to_value(Naming::Js).to_json(), r#"{"type":"info","owner":"ci","seen":[1,{"a":null}]}"#);
+        let any = read(r#"{"severity":"warning","type":"any","evidence":null,"recommendations":null}"#, Naming::Snake)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (any.severity.as_deref(), any.evidence.is_none(), any.recommendations.is_none()),
+            (Some("warning"), true, true)
+        );
+    }
+
+    #[test]
     fn errors_name_the_field() {
         let cases = [
-            (r#"{"type":"stuk","severity":"high","message":"m"}"#, "detection.type", "range"),
-            (r#"{"type":"stuck","severity":"warning","message":"m"}"#, "detection.severity", "range"),
-            (r#"{"type":"stuck","severity":"high"}"#, "detection.message", "type"),
-            (r#"{"type":"stuck","severity":"high","message":"m","evidence":null}"#, "detection.evidence", "type"),
+            (r#"{"severity":"high","message":"m"}"#, "detection.type", "type"),
+            (r#"{"type":5,"severity":"high","message":"m"}"#, "detection.type", "type"),
+            (r#"{"type":"stuck","severity":3,"message":"m"}"#, "detection.severity", "type"),
+            (r#"{"type":"stuck","severity":"high","message":null}"#, "detection.message", "type"),
+            (r#"{"type":"stuck","severity":"high","message":"m","evidence":[]}"#, "detection.evidence", "type"),
             (
                 r#"{"type":"stuck","severity":"high","message":"m","evidence":{"repeatedError":4}}"#,
                 "detection.evidence.repeatedError",
@@ -274,7 +338,6 @@ mod tests {
                 "detection.recommendations[0]",
                 "type",
             ),
-            (r#"{"type":"stuck","severity":"high","message":"m","extra":1}"#, "detection.extra", "type"),
         ];
         for (text, field, kind) in cases {
             let error = read(text, Naming::Js).err();

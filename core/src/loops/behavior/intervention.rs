@@ -34,37 +34,58 @@ pub const INTERVENTION_LEVELS: [(&str, InterventionLevel); 5] = [
 ];
 
 /// upstream's `determineLevel`: critical pauses (aborts a resource burn or a regression),
-/// high redirects a stuck or oscillating loop and warns otherwise, medium warns, low logs.
+/// high redirects a stuck or oscillating loop and warns otherwise, medium warns, low logs;
+/// so does any other severity or none (upstream's default branch), and a type upstream does
+/// not know takes the "otherwise" of its severity.
 pub fn determine_level(detection: &Detection) -> InterventionLevel {
-    match (detection.severity, detection.kind) {
-        (Severity::Critical, DetectionType::ResourceBurn | DetectionType::Regression) => InterventionLevel::Abort,
-        (Severity::Critical, _) => InterventionLevel::Pause,
-        (Severity::High, DetectionType::Stuck | DetectionType::Oscillation) => InterventionLevel::Redirect,
-        (Severity::High | Severity::Medium, _) => InterventionLevel::Warn,
-        (Severity::Low, _) => InterventionLevel::Log,
+    let kind = detection.detection_type();
+    match detection.severity_level() {
+        Some(Severity::Critical) => match kind {
+            Some(DetectionType::ResourceBurn | DetectionType::Regression) => InterventionLevel::Abort,
+            _ => InterventionLevel::Pause,
+        },
+        Some(Severity::High) => match kind {
+            Some(DetectionType::Stuck | DetectionType::Oscillation) => InterventionLevel::Redirect,
+            _ => InterventionLevel::Warn,
+        },
+        Some(Severity::Medium) => InterventionLevel::Warn,
+        Some(Severity::Low) | None => InterventionLevel::Log,
     }
 }
 
 /// `intervention.action` of a logged detection.
 pub const LOGGED_ACTION: &str = "Logged detection for monitoring";
 
-/// upstream's `buildWarning`: the message, the numbered recommendations, the type's guidance.
-pub fn build_warning(detection: &Detection) -> String {
-    let mut warning = concat(&["⚠️ OVERSEER WARNING: ", &detection.message, "\n\n"]);
+/// upstream's `buildWarning`: the message, the numbered recommendations, the type's guidance
+/// (none for a type upstream does not know). The warning quotes the message, so a detection
+/// without one is refused (upstream would write "undefined" into it): `invalid_detection`,
+/// field `root.message`.
+pub fn build_warning(detection: &Detection, root: &str) -> Result<String> {
+    let Some(message) = detection.message.as_deref() else {
+        let path = concat(&[root, ".message"]);
+        let text = concat(&[&path, " must be a string (the warning quotes it), got nothing (missing)"]);
+        return Err(Error::new(ErrorCode::InvalidDetection, ErrorKind::Type, path, text));
+    };
+    let mut warning = concat(&["⚠️ OVERSEER WARNING: ", message, "\n\n"]);
     if let Some(recommendations) = detection.recommendations.as_deref().filter(|r| !r.is_empty()) {
         warning.push_str("Recommended actions:\n");
         for (i, recommendation) in recommendations.iter().enumerate() {
             warning.push_str(&concat(&[&crate::num::uint_string(i as u64 + 1), ". ", recommendation, "\n"]));
         }
     }
-    warning.push_str(match detection.kind {
-        DetectionType::Stuck => "\nYou are making the same error repeatedly. Stop and try a different approach.",
-        DetectionType::Oscillation => "\nYou are undoing and redoing changes. Pick one direction and commit to it.",
-        DetectionType::Deviation => "\nYour recent work may have drifted from the original objective. Refocus.",
-        DetectionType::ResourceBurn => "\nYou are approaching your iteration budget. Focus on critical remaining work.",
-        DetectionType::Regression => "\nTests or coverage are regressing. Fix the code, not the tests.",
+    warning.push_str(match detection.detection_type() {
+        Some(DetectionType::Stuck) => "\nYou are making the same error repeatedly. Stop and try a different approach.",
+        Some(DetectionType::Oscillation) => {
+            "\nYou are undoing and redoing changes. Pick one direction and commit to it."
+        }
+        Some(DetectionType::Deviation) => "\nYour recent work may have drifted from the original objective. Refocus.",
+        Some(DetectionType::ResourceBurn) => {
+            "\nYou are approaching your iteration budget. Focus on critical remaining work."
+        }
+        Some(DetectionType::Regression) => "\nTests or coverage are regressing. Fix the code, not the tests.",
+        None => "",
     });
-    warning
+    Ok(warning)
 }
 
 /// A detection whose strategy override needs evidence it does not have: upstream reads
@@ -75,14 +96,15 @@ fn missing_evidence(root: &str, field: &str, expected: &str) -> Error {
     Error::new(ErrorCode::InvalidDetection, ErrorKind::Type, path, message)
 }
 
-/// upstream's `buildStrategyOverride`. A stuck or deviation detection needs its `evidence`
+/// upstream's `buildStrategyOverride` (the default override for a type upstream does not
+/// know). A stuck or deviation detection needs its `evidence`
 /// (upstream reads it and throws without it), and a stuck one that names its
 /// `repeatedError` needs `occurrences` (upstream would print "undefined times"); errors
 /// name `root.evidence...` (code `invalid_detection`).
 pub fn build_strategy_override(detection: &Detection, root: &str) -> Result<String> {
     let evidence = || detection.evidence.as_ref().ok_or_else(|| missing_evidence(root, "", "an object"));
-    let text = match detection.kind {
-        DetectionType::Stuck => {
+    let text = match detection.detection_type() {
+        Some(DetectionType::Stuck) => {
             let evidence = evidence()?;
             let mut strategy = "OVERRIDE: Change approach immediately. The current method is not working. ".to_string();
             if let Some(error) = evidence.get("repeatedError").and_then(Value::as_str).filter(|e| !e.is_empty()) {
@@ -95,10 +117,10 @@ pub fn build_strategy_override(detection: &Detection, root: &str) -> Result<Stri
             strategy.push_str("Try a completely different solution strategy.");
             strategy
         }
-        DetectionType::Oscillation => "OVERRIDE: Stop alternating between approaches. \
+        Some(DetectionType::Oscillation) => "OVERRIDE: Stop alternating between approaches. \
              Analyze which approach is better and commit to it. No more back-and-forth changes."
             .to_string(),
-        DetectionType::Deviation => {
+        Some(DetectionType::Deviation) => {
             let evidence = evidence()?;
             let mut strategy = "OVERRIDE: Return to original objective. ".to_string();
             if let Some(objective) = evidence.get("originalObjective").and_then(Value::as_str).filter(|o| !o.is_empty())
@@ -108,7 +130,7 @@ pub fn build_strategy_override(detection: &Detection, root: &str) -> Result<Stri
             strategy.push_str("All work must align with this goal.");
             strategy
         }
-        DetectionType::ResourceBurn | DetectionType::Regression => {
+        Some(DetectionType::ResourceBurn | DetectionType::Regression) | None => {
             "OVERRIDE: Reassess current approach and adjust strategy.".to_string()
         }
     };
@@ -143,12 +165,12 @@ pub enum Effect {
         /// `requiresApproval`.
         requires_approval: bool,
     },
-    /// `requiresApproval: true`, `abortReason` (the detection's message).
+    /// `requiresApproval: true`, `abortReason` (the detection's message; absent without one).
     Abort {
         /// `requiresApproval`.
         requires_approval: bool,
         /// `abortReason`.
-        abort_reason: String,
+        abort_reason: Option<String>,
     },
 }
 
@@ -158,7 +180,7 @@ impl Effect {
     pub fn of(detection: &Detection, root: &str) -> Result<Effect> {
         Ok(match determine_level(detection) {
             InterventionLevel::Log => Effect::Log { action: LOGGED_ACTION.to_string() },
-            InterventionLevel::Warn => Effect::Warn { warning: build_warning(detection) },
+            InterventionLevel::Warn => Effect::Warn { warning: build_warning(detection, root)? },
             InterventionLevel::Redirect => {
                 Effect::Redirect { strategy_override: build_strategy_override(detection, root)? }
             }
@@ -191,9 +213,13 @@ impl Effect {
                 out.string(if snake { "strategy_override" } else { "strategyOverride" }, strategy_override)
             }
             Effect::Pause { requires_approval } => out.boolean(approval, *requires_approval),
-            Effect::Abort { requires_approval, abort_reason } => out
-                .boolean(approval, *requires_approval)
-                .string(if snake { "abort_reason" } else { "abortReason" }, abort_reason),
+            Effect::Abort { requires_approval, abort_reason } => {
+                out.boolean(approval, *requires_approval);
+                if let Some(reason) = abort_reason {
+                    out.string(if snake { "abort_reason" } else { "abortReason" }, reason);
+                }
+                out
+            }
         };
     }
 }
@@ -202,8 +228,8 @@ impl Effect {
 /// and the keys of its level.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Intervention {
-    /// `reason`: the detection's message.
-    pub reason: String,
+    /// `reason`: the detection's message (absent without one, as upstream's `undefined`).
+    pub reason: Option<String>,
     /// `detection`: the detection intervened on.
     pub detection: Detection,
     /// `timestamp`: when (RFC 3339, the host's clock or a time given).
@@ -227,7 +253,8 @@ impl Intervention {
     /// pause, calls its callbacks and keeps the log): the level, the reason, the time
     /// (`timestamp`, RFC 3339) and the level's keys. Errors: a bad timestamp
     /// (`invalid_config`), a stuck detection redirected without its evidence
-    /// (`invalid_detection`, named under `root`).
+    /// (`invalid_detection`, named under `root`), a warning for a detection without a message
+    /// (the same).
     pub fn new(detection: Detection, timestamp: &str, root: &str) -> Result<Intervention> {
         check_timestamp(timestamp, "timestamp")?;
         let effect = Effect::of(&detection, root)?;
@@ -244,7 +271,10 @@ impl Intervention {
     /// own object there).
     pub fn to_value(&self, naming: Naming, with_detection: bool) -> Value {
         let mut out = ObjectBuilder::new();
-        out.string("level", self.level().as_str()).string("reason", &self.reason);
+        out.string("level", self.level().as_str());
+        if let Some(reason) = &self.reason {
+            out.string("reason", reason);
+        }
         if with_detection {
             out.value("detection", self.detection.to_value(naming));
         }
@@ -260,14 +290,15 @@ mod tests {
 
     fn detection(kind: DetectionType, severity: Severity) -> Detection {
         Detection {
-            kind,
-            severity,
-            message: "m".to_string(),
+            kind: kind.as_str().to_string(),
+            severity: Some(severity.as_str().to_string()),
+            message: Some("m".to_string()),
             evidence: Some(Value::object(vec![
                 ("repeatedError", Value::string("E")),
                 ("occurrences", Value::Number(3.0)),
             ])),
             recommendations: Some(vec!["a".to_string(), "b".to_string()]),
+            others: Vec::new(),
         }
     }
 
@@ -287,22 +318,37 @@ mod tests {
                 assert_eq!(determine_level(&detection(kind, severity)), level, "{kind:?} {severity:?}");
             }
         }
+        // Upstream's default branches: a type it does not know, a severity it does not know
+        // or none.
+        let other = |kind: &str, severity: Option<&str>| Detection {
+            kind: kind.to_string(),
+            severity: severity.map(str::to_string),
+            ..detection(Stuck, Severity::Low)
+        };
+        assert_eq!(determine_level(&other("any", Some("critical"))), Pause);
+        assert_eq!(determine_level(&other("test", Some("high"))), Warn);
+        assert_eq!(determine_level(&other("info", Some("medium"))), Warn);
+        assert_eq!(determine_level(&other("stuck", Some("severe"))), Log);
+        assert_eq!(determine_level(&other("stuck", None)), Log);
     }
 
     #[test]
     fn texts_are_upstreams() {
         let stuck = detection(DetectionType::Stuck, Severity::High);
         assert_eq!(
-            build_warning(&stuck),
-            "⚠️ OVERSEER WARNING: m\n\nRecommended actions:\n1. a\n2. b\n\nYou are making the same error repeatedly. Stop and try a different approach."
+            build_warning(&stuck, "detection").ok().as_deref(),
+            Some("⚠️ OVERSEER WARNING: m\n\nRecommended actions:\n1. a\n2. b\n\nYou are making the same error repeatedly. Stop and try a different approach.")
         );
         assert_eq!(
             build_strategy_override(&stuck, "detection").ok().as_deref(),
             Some("OVERRIDE: Change approach immediately. The current method is not working. You have hit \"E\" 3 times. Try a completely different solution strategy.")
         );
-        let bare = Detection { evidence: None, ..stuck };
+        let bare = Detection { evidence: None, ..stuck.clone() };
         let error = build_strategy_override(&bare, "detection").err();
         assert_eq!(error.map(|e| e.field().to_string()).as_deref(), Some("detection.evidence"));
+        let silent = Detection { message: None, ..stuck };
+        let error = build_warning(&silent, "detection").err();
+        assert_eq!(error.map(|e| e.field().to_string()).as_deref(), Some("detection.message"));
         assert!(inject_warning("task", "w").starts_with("w\n\n========"));
     }
 }

@@ -13,7 +13,7 @@ use crate::value::{
     Result, Value, MAX_SAFE_INTEGER,
 };
 
-use super::detection::{Detection, DetectionType};
+use super::detection::Detection;
 use super::intervention::{check_timestamp, Effect, Intervention, InterventionLevel};
 
 /// How many interventions upstream's log keeps.
@@ -133,7 +133,8 @@ impl LogEntry {
         let mut known = vec![LEVEL, REASON, DETECTION, TIMESTAMP];
         known.extend_from_slice(own);
         reader.reject_unknown(&known)?;
-        let reason = reader.string(REASON)?.to_string();
+        // Absent when the detection has no message (upstream's `reason: undefined`).
+        let reason = reader.opt_string(REASON)?.map(str::to_string);
         let detection_value = reader.get(DETECTION).unwrap_or(&Value::Null);
         let detection_path = reader.path_of(DETECTION);
         let detection = match detection_value {
@@ -153,7 +154,7 @@ impl LogEntry {
             InterventionLevel::Pause => Effect::Pause { requires_approval: reader.boolean(REQUIRES_APPROVAL)? },
             InterventionLevel::Abort => Effect::Abort {
                 requires_approval: reader.boolean(REQUIRES_APPROVAL)?,
-                abort_reason: text(ABORT_REASON)?,
+                abort_reason: reader.opt_string(ABORT_REASON)?.map(str::to_string),
             },
         };
         Ok(LogEntry::Intervention(Intervention { reason, detection, timestamp, effect }))
@@ -334,7 +335,7 @@ pub fn summarize(entries: &[LogEntry], is_paused: bool, pause_reason: Option<&st
     for entry in entries {
         count(&mut by_level, entry.level_name());
         if let Some(detection) = entry.detection() {
-            count(&mut by_type, DetectionType::as_str(detection.kind));
+            count(&mut by_type, &detection.kind);
         }
     }
     InterventionSummary {
@@ -346,8 +347,62 @@ pub fn summarize(entries: &[LogEntry], is_paused: bool, pause_reason: Option<&st
     }
 }
 
+/// `getSummary()` over a log as a host holds it, entries as the caller left them (the JS
+/// drop-in keeps upstream's plain array, which callers may fill themselves): reads only what
+/// upstream's summary reads, each entry's `level` (text) and, when the entry has a
+/// `detection` (absent or null: none), its `type` (text); anything else in an entry is not
+/// read. Refused (`invalid_snapshot`): a log that is not an array, an entry that is not an
+/// object, a level or type that is missing or not text, a detection that is not an object
+/// (upstream would break on the first two and count the others under `"undefined"`).
+pub fn summarize_value(
+    log: &Value,
+    path: &str,
+    is_paused: bool,
+    pause_reason: Option<&str>,
+) -> Result<InterventionSummary> {
+    let Value::Array(items) = log else {
+        let message = concat(&[path, " must be an array of log entries, got ", &log.describe()]);
+        return Err(Error::new(CODE, ErrorKind::Type, path, message));
+    };
+    let text_at = |value: Option<&Value>, at: String| match value {
+        Some(Value::String(s)) => Ok(s.clone()),
+        other => {
+            let got = other.map_or_else(|| "nothing (missing)".to_string(), Value::describe);
+            let message = concat(&[&at, " must be a string, got ", &got]);
+            Err(Error::new(CODE, ErrorKind::Type, at, message))
+        }
+    };
+    let (mut by_level, mut by_type) = (Vec::new(), Vec::new());
+    for (i, item) in items.iter().enumerate() {
+        let at = index_path(path, i);
+        let Value::Object(_) = item else {
+            let message = concat(&[&at, " must be an object, got ", &item.describe()]);
+            return Err(Error::new(CODE, ErrorKind::Type, at, message));
+        };
+        count(&mut by_level, &text_at(item.get("level"), concat(&[&at, ".level"]))?);
+        match item.get("detection") {
+            None | Some(Value::Null) => {}
+            Some(detection @ Value::Object(_)) => {
+                count(&mut by_type, &text_at(detection.get("type"), concat(&[&at, ".detection.type"]))?);
+            }
+            Some(other) => {
+                let field = concat(&[&at, ".detection"]);
+                let message = concat(&[&field, " must be an object or null, got ", &other.describe()]);
+                return Err(Error::new(CODE, ErrorKind::Type, field, message));
+            }
+        }
+    }
+    Ok(InterventionSummary {
+        total: items.len() as u64,
+        by_level,
+        by_type,
+        is_paused,
+        pause_reason: pause_reason.map(str::to_string),
+    })
+}
+
 /// The host's pause state as its public fields hold it (`isPaused`, a boolean;
-/// `pauseReason`, a string or null), checked (`invalid_snapshot`).
+/// `pauseReason`, a string, null or undefined), checked (`invalid_snapshot`).
 pub fn pause_state(is_paused: &Value, pause_reason: &Value, naming: Naming) -> Result<(bool, Option<String>)> {
     let paused = match is_paused {
         Value::Bool(b) => *b,
@@ -358,7 +413,9 @@ pub fn pause_state(is_paused: &Value, pause_reason: &Value, naming: Naming) -> R
         }
     };
     let reason = match pause_reason {
+        // undefined: a pause for a detection without a message (upstream's `pauseReason`).
         Value::Null => None,
+        Value::Other(t) if t == "undefined" => None,
         Value::String(s) => Some(s.clone()),
         other => {
             let field = PAUSE_REASON.spelled(naming);
@@ -404,6 +461,29 @@ impl StateImport {
     }
 }
 
+/// What `importState(state)` takes over for a host that keeps the log as the caller's own
+/// array (the JS drop-in, as upstream): `(take the log, isPaused, pauseReason)`, read as
+/// [`StateImport::from_value`] reads them except the log's entries, which upstream does not
+/// read when it imports (the log must be an array: upstream's next intervention pushes onto it).
+pub fn import_keeping_log(state: &Value, naming: Naming) -> Result<(bool, Option<bool>, Option<String>)> {
+    let reader = ObjectReader::new(state, "", "state", naming, CODE)?;
+    let take_log = match reader.get(INTERVENTION_LOG) {
+        None => false,
+        Some(Value::Array(_)) => true,
+        Some(other) => {
+            let path = reader.path_of(INTERVENTION_LOG);
+            let message = concat(&[&path, " must be an array of log entries, got ", &other.describe()]);
+            return Err(Error::new(CODE, ErrorKind::Type, path, message));
+        }
+    };
+    let mut flags = state.clone();
+    if let Value::Object(entries) = &mut flags {
+        entries.retain(|(k, _)| !reader.spells(&INTERVENTION_LOG, k));
+    }
+    let read = StateImport::from_value(&flags, naming)?;
+    Ok((take_log, read.is_paused, read.pause_reason))
+}
+
 /// `exportState()`: `{interventionLog, isPaused, pauseReason}`, keys spelled for `naming`.
 pub fn export_state(log: &InterventionLog, is_paused: bool, pause_reason: Option<&str>, naming: Naming) -> Value {
     let mut out = ObjectBuilder::new();
@@ -416,15 +496,16 @@ pub fn export_state(log: &InterventionLog, is_paused: bool, pause_reason: Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loops::behavior::detection::Severity;
+    use crate::loops::behavior::detection::{DetectionType, Severity};
 
     fn intervention(severity: Severity) -> Intervention {
         let detection = Detection {
-            kind: DetectionType::Regression,
-            severity,
-            message: "m".to_string(),
+            kind: DetectionType::Regression.as_str().to_string(),
+            severity: Some(severity.as_str().to_string()),
+            message: Some("m".to_string()),
             evidence: None,
             recommendations: None,
+            others: Vec::new(),
         };
         Intervention::new(detection, "2026-01-01T00:00:00.000Z", "detection").unwrap_or_else(|e| panic!("{e}"))
     }

@@ -68,8 +68,8 @@ pub use intervention::{
     InterventionLevel, INTERVENTION_LEVELS, LOGGED_ACTION,
 };
 pub use log::{
-    export_state, log_start, pause_state, summarize, InterventionLog, InterventionSummary, LogEntry, Resume,
-    StateImport, LOG_LIMIT, RESUME_LEVEL,
+    export_state, import_keeping_log, log_start, pause_state, summarize, summarize_value, InterventionLog,
+    InterventionSummary, LogEntry, Resume, StateImport, LOG_LIMIT, RESUME_LEVEL,
 };
 pub(crate) use thresholds::group_fields;
 pub use thresholds::{

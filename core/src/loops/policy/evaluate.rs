@@ -274,7 +274,8 @@ where
             effect,
         });
         if stop {
-            let reason = detection.message.clone();
+            // Every detector writes a message.
+            let reason = detection.message.clone().unwrap_or_default();
             let details = StoppingDetails::Behavior { level, detection: Box::new(detection) };
             self.fired.push(FiredCondition { condition, path, reason, details });
         }
