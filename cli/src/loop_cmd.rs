@@ -384,7 +384,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
             intervention.level().as_str(),
             intervention.condition.as_str(),
             if intervention.stop { ", stops" } else { "" },
-            intervention.detection.message.as_deref().unwrap_or("")
+            intervention.detection.message.as_deref().unwrap_or_default()
         ));
     }
     if let Some((best, quality)) = core_api::best_iteration(&engine) {
