@@ -21,6 +21,8 @@ pub enum Lang {
     Python,
     /// An `export interface Name` in a `.d.ts` file.
     TypeScript,
+    /// The `@property` getters of a `class Name` in a stub (`_native.pyi`).
+    PythonProperties,
 }
 
 /// One hand-written shape and the core's keys for it.
@@ -78,6 +80,13 @@ pub fn shapes() -> Vec<Shape> {
         shape(loops, Python, "EarlyStoppingOptions", snake(CONFIG_FIELDS), Some(snake(CONFIG_FIELDS))),
         shape(loops, Python, "EarlyStoppingConfigDict", camel(CONFIG_FIELDS), None),
         shape(dts, TypeScript, "EarlyStoppingConfig", camel(CONFIG_FIELDS), None),
+        shape(
+            "bindings/python/earlyexit/_native.pyi",
+            Lang::PythonProperties,
+            "EarlyStoppingConfig",
+            snake(CONFIG_FIELDS),
+            Some(Vec::new()),
+        ),
         shape(loops, Python, "IterationResultDict", [snake(&RESULT_FIELDS), behavior.clone()].concat(), None),
         shape(loops, Python, "IterationRecordDict", record.clone(), Some(record_optional.clone())),
         shape(dts, TypeScript, "IterationRecord", record, Some(record_optional)),
@@ -119,7 +128,28 @@ pub fn declared(text: &str, lang: Lang, name: &str) -> Option<Vec<(String, bool)
     match lang {
         Lang::Python => python_keys(text, name, false),
         Lang::TypeScript => typescript_keys(text, name),
+        Lang::PythonProperties => python_properties(text, name),
     }
+}
+
+/// The getters of `class NAME` (`@property` then `def key(self)`), none of them optional.
+fn python_properties(text: &str, name: &str) -> Option<Vec<(String, bool)>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("class {name}:")) || l.starts_with(&format!("class {name}(")))?;
+    let mut keys = Vec::new();
+    let body = lines[at + 1..].iter().take_while(|l| l.is_empty() || l.starts_with(' '));
+    let mut getter = false;
+    for line in body {
+        if line.trim() == "@property" {
+            getter = true;
+        } else if let Some(rest) = line.trim().strip_prefix("def ").filter(|_| getter) {
+            keys.push((rest.split('(').next().unwrap_or(rest).to_string(), false));
+            getter = false;
+        }
+    }
+    Some(keys)
 }
 
 /// `class NAME(BASES):` and its `key: type` lines; keys of bases in the same text first
@@ -259,5 +289,7 @@ mod tests {
             Some(vec![("p".to_string(), false), ("q".to_string(), true), ("nested".to_string(), false)])
         );
         assert_eq!(declared(ts, Lang::TypeScript, "R"), None);
+        let stub = "class C:\n    def __init__(self) -> None: ...\n    @property\n    def a(self) -> int:\n        \"\"\"Doc.\"\"\"\n    def to_dict(self) -> dict: ...\n\nclass D:\n    @property\n    def z(self) -> int: ...\n";
+        assert_eq!(declared(stub, Lang::PythonProperties, "C"), Some(vec![("a".to_string(), false)]));
     }
 }
