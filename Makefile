@@ -14,8 +14,9 @@
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
-# (one suite each, after `make setup`), contract (rewrite the generated JS contract,
-# bindings/js/api/contract.generated.mjs, from its Rust tables), vectors (regenerate the conformance vectors from the
+# (one suite each, after `make setup`), generate (rewrite every generated file: the JS contract
+# bindings/js/api/contract.generated.mjs, the unions of bindings/js/index.d.ts, the Python
+# bindings/python/earlyexit/types.py, from the core's tables; `contract` is an alias), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
 # check-commits (commit subjects <= 72 characters with a body, in BASE..HEAD; BASE=main),
 # compare-builds (BASE, default main, and HEAD side by side: wasm sizes, then JS, Rust and
@@ -27,7 +28,7 @@ DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test artifacts metadata demo bench replay fuzz setup vectors contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
+.PHONY: test artifacts metadata demo bench replay fuzz setup vectors generate contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
@@ -59,8 +60,10 @@ test-rust test-python test-node test-browser test-packaging test-cli:
 fuzz:
 	bash scripts/fuzz.sh
 
-contract:
-	cargo run -q -p earlyexit-js --bin gen-js-contract
+# Every generated file, from the core's and the JS contract's tables (the generator room dev/;
+# `make test-rust` runs `generate --check`). `contract` is its former name.
+generate contract:
+	cargo run -q -p earlyexit-dev -- generate
 
 vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Rust suite: the core's tests (unit, property, the Node-checked number formatting,
 # every conformance vector with its coverage table, the bundled demo data, the layout guard
-# core/tests/layout.rs), the JS layer crates' unit tests (earlyexit-js, earlyexit-js-fast),
+# core/tests/layout.rs), the JS layer crates' unit tests (earlyexit-js, earlyexit-js-fast), the
+# generator room's (earlyexit-dev: its test runs `generate --check`, built in the same cargo
+# invocation and target dir, which fails with the diff to apply when a generated file is stale),
 # the rust blocks of README.md and core/README.md (run by rustdoc --test),
 # clippy with warnings as errors on every workspace crate but the Python binding (linted in
 # scripts/test-python.sh), rustfmt, the core's rustdoc (warnings as errors), the user docs
@@ -45,10 +47,11 @@ cargo_tests() { # label, cargo test arguments...: adds the `test result:` lines 
 matrix_log=$(mktemp)
 trap 'rm -f "$log" "$matrix_log"' EXIT
 # The core (prints the vectors' coverage table), then the JS layer's crates (the string ops
-# and the numeric fast path), whose unit tests no other suite runs, and the host libraries
-# (the JUnit reader's tests replay the fuzz target junit_read's corpus).
+# and the numeric fast path), the generator room (`generate --check`), whose tests no other
+# suite runs, and the host libraries (the JUnit reader's tests replay the fuzz target
+# junit_read's corpus).
 cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
-cargo_tests "cargo test js crates, digest, calibrate, junit and mcp-wire" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit -p earlyexit-mcp-wire --no-fail-fast
+cargo_tests "cargo test js crates, generator, digest, calibrate, junit and mcp-wire" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-dev -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit -p earlyexit-mcp-wire --no-fail-fast
 
 # The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
 # compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust

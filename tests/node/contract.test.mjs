@@ -1,7 +1,7 @@
 // The JS contract has one source: op codes, slots, codes, names, the result builders and the
 // host's messages come from the generated module (bindings/js/api/contract.generated.mjs,
-// rendered from the Rust tables; the Rust test render::tests::generated_files_are_current
-// keeps it current). This suite fails when the JS layer or the packages' glue spells one of
+// rendered from the Rust tables by `make generate`; `make test-rust` runs `generate --check`,
+// which keeps it current). This suite fails when the JS layer or the packages' glue spells one of
 // them again: an op code, a slot, an offset in the slots or a code as a number literal, a
 // table of its own, an error message worded in place, a key switch over other keys than the
 // core's. Each rule is also run on a snippet that breaks it, so a rule that can no longer

@@ -16,8 +16,8 @@
 // The layer is written as fragments, one per concern (this directory): this entry (ready()
 // and the API object), codec.js, scratch.js, loop.js, analytics.js, behavior.js, pyramid.js,
 // replay.js, instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
-// constant answers, generated from the Rust tables by `cargo run -p earlyexit-js --bin
-// gen-js-contract`). Each fragment is an ES module in form: `import { ... } from './x.js'`
+// constant answers, generated from the Rust tables by `make generate`, the generator
+// room dev/). Each fragment is an ES module in form: `import { ... } from './x.js'`
 // lines, then its code, `export` on what the others use. bindings/js/build.mjs flattens them,
 // dependencies first, into the one function scope of the packages' api.cjs / api.mjs:
 //

@@ -5,15 +5,11 @@ keyword options and the shape of each ``to_dict()`` (upstream's keys, in its ord
 from __future__ import annotations
 
 import os
-from typing import List, Literal, Optional, TypedDict, Union
+from typing import List, Optional, TypedDict, Union
 
 from ._loops import VerificationStatus
-
-
-#: ``IterationAnalytics.trajectory()``.
-Trajectory = Literal["insufficient_data", "improving", "declining", "stable", "fluctuating"]
-#: How ``IterationAnalytics.select_best_iteration()`` chooses.
-SelectionCriteria = Literal["highest_quality_verified", "highest_quality", "most_recent_above_threshold"]
+from .types import Trajectory as Trajectory
+from .types import SelectionCriteria as SelectionCriteria
 
 
 class AnalyticsOptions(TypedDict, total=False):

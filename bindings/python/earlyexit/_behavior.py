@@ -5,16 +5,12 @@ and the shape of each ``to_dict()`` (upstream's keys, in its order).
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypedDict, Union
 
-#: What a detector finds (``Detection.type``).
-DetectionType = Literal["stuck", "oscillation", "deviation", "resource_burn", "regression"]
-#: How serious a detection is, mildest first.
-Severity = Literal["low", "medium", "high", "critical"]
-#: How hard an intervention steps in, mildest first.
-InterventionLevel = Literal["log", "warn", "redirect", "pause", "abort"]
-#: A log entry's level: an intervention's, or ``"resume"``.
-LogLevel = Literal["log", "warn", "redirect", "pause", "abort", "resume"]
+from .types import DetectionType as DetectionType
+from .types import Severity as Severity
+from .types import InterventionLevel as InterventionLevel
+from .types import LogLevel as LogLevel
 
 
 class StuckThresholdsDict(TypedDict, total=False):

@@ -3,24 +3,9 @@ they carry."""
 
 from __future__ import annotations
 
-from typing import Literal, Tuple
+from typing import Tuple
 
-#: ``EarlyExitError.code``.
-ErrorCode = Literal[
-    "invalid_config",
-    "unknown_option",
-    "invalid_result",
-    "invalid_iteration",
-    "invalid_layer_result",
-    "invalid_signal",
-    "invalid_analytics",
-    "invalid_snapshot",
-    "invalid_step",
-    "invalid_replay",
-    "invalid_detection",
-    "invalid_artifact",
-    "invalid_receipt",
-]
+from .types import ErrorCode as ErrorCode
 
 
 class EarlyExitError(ValueError):

@@ -6,28 +6,13 @@ returns, camelCase where ``early-stopping.mjs`` uses it). What a decision answer
 
 from __future__ import annotations
 
-from typing import List, Literal, Optional, TypedDict
+from typing import List, Optional, TypedDict
 
-
-#: Which criterion stopped the loop (``"none"`` when it goes on).
-Trigger = Literal[
-    "none",
-    "high_confidence",
-    "quality_plateau",
-    "diminishing_returns",
-    "max_iterations",
-    "budget_exhausted",
-    "quality_regression",
-    "no_improvement",
-]
-#: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.
-Budget = Literal["tokens", "cost_usd", "wall_clock_ms"]
-#: Opt-in ``plateau_delta_source``: the caller's ``quality_delta`` (the default) or the score difference.
-PlateauDeltaSource = Literal["reported", "computed"]
-#: Opt-in ``plateau_mode``: threshold as a fraction of the previous score (the default) or in points.
-PlateauMode = Literal["relative", "absolute"]
-#: An iteration's verification outcome.
-VerificationStatus = Literal["passed", "failed", "skipped"]
+from .types import Trigger as Trigger
+from .types import Budget as Budget
+from .types import PlateauDeltaSource as PlateauDeltaSource
+from .types import PlateauMode as PlateauMode
+from .types import VerificationStatus as VerificationStatus
 
 
 class EarlyStoppingOptions(TypedDict, total=False):

@@ -68,6 +68,7 @@ from earlyexit._pyramid import (
     Verdict,
 )
 from earlyexit._replay import LoopPolicyDict, LoopPresetName, ReplayRunOutcomeDict, ReplaySummaryDict
+from earlyexit.types import LearnMode, PyramidPolicyName, ReturnPolicy
 from earlyexit._behavior import (
     DetectionDict,
     DetectionType,
@@ -1482,10 +1483,10 @@ def _restore_result(class_name: str, value: Mapping[str, object], /) -> object:
 def replay_pyramids(
     runs: str | Sequence[Mapping[str, object]],
     *,
-    policy: Literal["default", "aggressive", "conservative", "fail_fast", "risk_bounded"] | None = None,
+    policy: PyramidPolicyName | None = None,
     config: Mapping[str, object] | None = None,
     model: OutcomeModel | str | Mapping[str, object] | None = None,
-    learn: Literal["ran", "all", "none"] | None = None,
+    learn: LearnMode | None = None,
 ) -> dict[str, object]:
     """Replays a pyramid policy over recorded runs (a list of run dicts or JSONL text):
     ``{policy, runs, summary, model}``. Code ``invalid_replay`` naming the path
@@ -1664,7 +1665,7 @@ def replay_loops(
     *,
     preset: LoopPresetName | None = None,
     config: EarlyStoppingOptions | Mapping[str, object] | EarlyStoppingConfig | None = None,
-    returns: Literal["last", "best"] | None = None,
+    returns: ReturnPolicy | None = None,
     analytics: bool | Mapping[str, object] | None = None,
 ) -> LoopReplay:
     """Replays a loop policy over recorded runs (run dicts or JSONL text) in one call.

@@ -6,30 +6,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Literal, Optional, TypedDict
 
-
-#: Why ``CoherenceEarlyExit.should_exit()`` answered as it did.
-ExitReason = Literal[
-    "forced_continue",
-    "lambda_too_low",
-    "lambda_unstable",
-    "boundaries_concentrated",
-    "insufficient_confidence",
-    "confident_exit",
-    "layer_failed",
-    "risk_bounded",
-    "completed",
-]
-#: A layer outcome, predicted or observed.
-Outcome = Literal["pass", "flaky", "fail"]
-#: A pyramid run's verdict: a layer that ran or was verified failed; every layer ran or was
-#: verified and passed; or no failure seen but some layers were skipped unverified.
-Verdict = Literal["failed", "passed", "unverified"]
-#: What ``PyramidRun.next()`` asks for.
-ActionKind = Literal["run", "verify", "done"]
-#: Who decides a live run: the ADR's exit decision (the default), or the policy's.
-RunPolicy = Literal["adr", "fail_fast", "risk_bounded"]
-#: Whether the policy's decisions are acted on (``'shadow'``: every layer runs; the would-be exit is a receipt).
-RunMode = Literal["enforced", "shadow"]
+from .types import ExitReason as ExitReason
+from .types import Outcome as Outcome
+from .types import Verdict as Verdict
+from .types import ActionKind as ActionKind
+from .types import RunPolicy as RunPolicy
+from .types import RunMode as RunMode
 
 
 class ExitOptions(TypedDict, total=False):

@@ -4,14 +4,12 @@ and what ``LoopReplay`` holds.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict, Union
+from typing import TypedDict, Union
 
 from ._analytics import AnalyticsOptions
 from ._loops import EarlyStoppingOptions
-
-
-#: The named loop presets; ``"seed"`` (``early-stopping.mjs``'s defaults) is the default everywhere.
-LoopPresetName = Literal["seed", "recommended"]
+from .types import LoopPresetName as LoopPresetName
+from .types import ReturnPolicy
 
 
 class LoopPolicyDict(TypedDict, total=False):
@@ -19,7 +17,7 @@ class LoopPolicyDict(TypedDict, total=False):
 
     preset: LoopPresetName
     config: EarlyStoppingOptions
-    returns: Literal["last", "best"]
+    returns: ReturnPolicy
     analytics: Union[bool, AnalyticsOptions]
 
 

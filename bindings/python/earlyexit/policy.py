@@ -15,7 +15,10 @@ the settings given are written; the others take their defaults in the core.
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Optional
+
+from .types import InterventionLevel as InterventionLevel
+from .types import PlateauDeltaSource, PlateauMode, ReturnPolicy
 
 __all__ = [
     "StopCondition",
@@ -91,8 +94,8 @@ def high_confidence(
 def quality_plateau(
     count: Optional[int] = None,
     threshold: Optional[float] = None,
-    delta_source: Optional[Literal["reported", "computed"]] = None,
-    mode: Optional[Literal["relative", "absolute"]] = None,
+    delta_source: Optional[PlateauDeltaSource] = None,
+    mode: Optional[PlateauMode] = None,
     min_quality: Optional[float] = None,
 ) -> StopCondition:
     """Every step over the last ``count`` (3) records moved by less than ``threshold``
@@ -141,9 +144,6 @@ def floor_patience(patience: int, floor: Optional[float] = None, above_patience:
     """``patience`` records in a row brought no new best quality while the best is at or
     below ``floor`` (0); above it ``above_patience`` records (never when not given)."""
     return _leaf("floor_patience", patience=patience, floor=floor, above_patience=above_patience)
-
-
-InterventionLevel = Literal["log", "warn", "redirect", "pause", "abort"]
 
 
 def stuck(
@@ -248,7 +248,7 @@ def not_before(iterations: int, condition: StopCondition) -> StopCondition:
 def stop_policy(
     when: StopCondition,
     *,
-    returns: Optional[Literal["last", "best"]] = None,
+    returns: Optional[ReturnPolicy] = None,
     preset: Optional[str] = None,
     config: Optional[dict] = None,  # type: ignore[type-arg]
     analytics: object = None,

@@ -230,6 +230,9 @@ impl StoppingDecision {
     pub const KEYS: [&'static str; 8] =
         [STOP, REASON, CONFIDENCE, TRIGGER, DETAILS, BEST_ITERATION, BEST_QUALITY_SCORE, BUDGETS];
 
+    /// The keys of [`StoppingDecision::KEYS`] that some decisions leave out (absent, never null).
+    pub const OPTIONAL_KEYS: [&'static str; 2] = [DETAILS, BUDGETS];
+
     /// The key of the conditions that fired, written last and only under a stop policy.
     pub const FIRED_KEY: &'static str = FIRED;
 
@@ -422,6 +425,9 @@ impl StoppingSummary {
         CONFIG,
         DETAILS,
     ];
+
+    /// The keys of [`StoppingSummary::KEYS`] that some summaries leave out.
+    pub const OPTIONAL_KEYS: [&'static str; 1] = [DETAILS];
 
     /// The keys of the empty summary, in its order.
     pub const EMPTY_KEYS: [&'static str; 3] = [TOTAL_ITERATIONS, STOPPED_EARLY, REASON];

@@ -396,6 +396,9 @@ impl DiminishingReturnsReport {
     /// writes them (`iteration` absent when the source gave none).
     pub const KEYS: [&'static str; 3] = [DETECTED, ITERATION, REASON];
 
+    /// The keys of [`DiminishingReturnsReport::KEYS`] a report may leave out.
+    pub const OPTIONAL_KEYS: [&'static str; 1] = [ITERATION];
+
     /// Validates what an outside source returned (code `invalid_analytics`).
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
         let reader = ObjectReader::new(value, "", "detectDiminishingReturns()", naming, ErrorCode::InvalidAnalytics)?;

@@ -426,6 +426,9 @@ impl IterationRecord {
         EXECUTION_TIME_MS,
     ];
 
+    /// The keys of [`IterationRecord::KEYS`] written only when the caller gave them.
+    pub const OPTIONAL_KEYS: [&'static str; 3] = [TOKENS_USED, TOKEN_COST_USD, EXECUTION_TIME_MS];
+
     /// The record as upstream's `getIterationHistory()` returns it.
     pub fn to_value(&self) -> Value {
         let o = &self.observation;

@@ -74,6 +74,9 @@ impl LayerSpec {
     /// (`costMs` only when known).
     pub const KEYS: [Key; 2] = [NAME, COST_MS];
 
+    /// The keys of [`LayerSpec::KEYS`] a layer may leave out.
+    pub const OPTIONAL_KEYS: [Key; 1] = [COST_MS];
+
     /// Parses `{name, costMs?}` (a `run` key is allowed and ignored: the host owns runners;
     /// any other key is refused, a near-miss with a did-you-mean: see [`check_layer_key`]).
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {

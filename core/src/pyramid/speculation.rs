@@ -51,6 +51,9 @@ impl Speculation {
     /// them (`actual` and `correct` once verified).
     pub const KEYS: [&'static str; 5] = [PREDICTED, CONFIDENCE, VERIFIED, ACTUAL, CORRECT];
 
+    /// The keys of [`Speculation::KEYS`] written only once verified.
+    pub const OPTIONAL_KEYS: [&'static str; 2] = [ACTUAL, CORRECT];
+
     /// `{predicted, confidence, verified}` plus `actual, correct` once verified (the ADR's
     /// spread keeps `verified` in third place).
     pub fn to_value(&self) -> Value {

@@ -1,15 +1,19 @@
 //! The keys, in order, of the results the JS layer assembles on its fast paths (a decision
 //! and its details, a history record, the summary, the snapshot, a pyramid run's result),
 //! so that the generated builders (`bindings/js/api/contract.generated.mjs`) write exactly
-//! the objects the core's writers write. The tests below hold each list against the core's
-//! writer (`to_value`): a key the core adds, drops or moves fails them, and the generator
-//! then refuses to render a builder that has no value for a key.
-//!
-//! TODO(core KEYS): these lists belong next to the core's writers (`KEYS` tables and
-//! `StoppingDetails::numbers()`, with the writers using the same consts). Once the core has
-//! them, replace each list here by the core's and drop the tests that compare the two.
+//! the objects the core's writers write. Each list is the core's own (the `KEYS` and
+//! `OPTIONAL_KEYS` tables next to its writers); what this crate adds is how a stop's detail
+//! crosses the slots ([`Kind`]). The tests below still hold each list against the writer's
+//! output (`to_value`), and the generator refuses to render a builder that has no value for
+//! a key.
 
-use earlyexit::loops::{StoppingDetails, Trigger};
+use earlyexit::loops::analytics::IterationSelection;
+use earlyexit::loops::{
+    BudgetStatus, DiminishingReturnsReport, IterationRecord, PlateauStep, StoppingDecision, StoppingDetails,
+    StoppingSummary, Trigger,
+};
+use earlyexit::pyramid::{FailingLayer, Speculation, TestPyramidResult};
+use earlyexit::LayerSpec;
 
 use crate::slots::{
     CODE_BUDGET, CODE_DIMINISHING, CODE_HIGH_CONFIDENCE, CODE_MAX_ITERATIONS, CODE_NO_IMPROVEMENT, CODE_PLATEAU,
@@ -29,108 +33,110 @@ const fn key(name: &'static str) -> Key {
     Key { name, optional: false }
 }
 
-const fn optional(name: &'static str) -> Key {
-    Key { name, optional: true }
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A writer's keys (`names`, in its order), those in `optional` marked optional.
+const fn keys<const N: usize>(names: [&'static str; N], optional: &[&'static str]) -> [Key; N] {
+    let mut out = [key(""); N];
+    let mut i = 0;
+    while i < N {
+        let mut j = 0;
+        while j < optional.len() {
+            if same(names[i], optional[j]) {
+                out[i].optional = true;
+            }
+            j += 1;
+        }
+        out[i].name = names[i];
+        i += 1;
+    }
+    out
+}
+
+/// The camelCase spellings of the core's two-spelling keys.
+const fn js<const N: usize>(keys: [earlyexit::value::Key; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = keys[i].js;
+        i += 1;
+    }
+    out
+}
+
+/// A stop's detail keys (`names`, in the writer's order) with how each crosses.
+const fn details<const N: usize>(names: [&'static str; N], kinds: [Kind; N]) -> [DetailKey; N] {
+    let mut out = [DetailKey { name: "", kind: Kind::Number }; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = DetailKey { name: names[i], kind: kinds[i] };
+        i += 1;
+    }
+    out
 }
 
 /// `StoppingDecision::to_value`: the seed's keys, then the extras.
-pub const DECISION: [Key; 8] = [
-    key("stop"),
-    key("reason"),
-    key("confidence"),
-    key("trigger"),
-    optional("details"),
-    key("best_iteration"),
-    key("best_quality_score"),
-    optional("budgets"),
-];
+pub const DECISION: [Key; 8] = keys(StoppingDecision::KEYS, &StoppingDecision::OPTIONAL_KEYS);
 
 /// What a check method answers (`checkHighConfidence()` and the others): the decision
 /// without the extras.
-pub const CHECK_ANSWER: [Key; 5] = [key("stop"), key("reason"), key("confidence"), key("trigger"), optional("details")];
+pub const CHECK_ANSWER: [Key; 5] = [DECISION[0], DECISION[1], DECISION[2], DECISION[3], DECISION[4]];
 
 /// One entry of a decision's `budgets`: key `i` is in slot `i` of its `BUDGET_STATUS_SLOTS`.
-pub const BUDGET_STATUS: [DetailKey; 5] = [
-    detail("budget", Kind::Budget),
-    detail("limit", Kind::Number),
-    detail("observed", Kind::Number),
-    detail("records_without_value", Kind::Number),
-    detail("exhausted", Kind::Bool),
-];
+pub const BUDGET_STATUS: [DetailKey; 5] =
+    details(BudgetStatus::KEYS, [Kind::Budget, Kind::Number, Kind::Number, Kind::Number, Kind::Bool]);
 
 /// One step of a plateau's `improvements`: key `i` is in slot `i` of its `IMPROVEMENT_SLOTS`.
-pub const PLATEAU_STEP: [DetailKey; 3] =
-    [detail("iteration", Kind::Number), detail("improvement", Kind::Number), detail("delta", Kind::Number)];
+pub const PLATEAU_STEP: [DetailKey; 3] = details(PlateauStep::KEYS, [Kind::Number; 3]);
 
 /// `IterationAnalytics::select_best_iteration_value`: `selectBestIteration()`'s answer (the
 /// JS layer puts its own record object in `selected`).
-pub const SELECTION: [Key; 2] = [key("selected"), key("reason")];
+pub const SELECTION: [Key; 2] = keys(IterationSelection::KEYS, &[]);
 
 /// `IterationRecord::to_value`: a history record (the usage fields when given).
-pub const RECORD: [Key; 9] = [
-    key("iteration_number"),
-    key("quality_score"),
-    key("confidence"),
-    key("verification_status"),
-    key("quality_delta"),
-    key("timestamp"),
-    optional("tokens_used"),
-    optional("token_cost_usd"),
-    optional("execution_time_ms"),
-];
+pub const RECORD: [Key; 9] = keys(IterationRecord::KEYS, &IterationRecord::OPTIONAL_KEYS);
 
 /// `StoppingSummary::to_value` over a non-empty history.
-pub const SUMMARY: [Key; 10] = [
-    key("total_iterations"),
-    key("stopped_early"),
-    key("stopping_trigger"),
-    key("stopping_reason"),
-    key("stopping_confidence"),
-    key("final_quality"),
-    key("final_confidence"),
-    key("final_verification"),
-    key("config"),
-    optional("details"),
-];
+pub const SUMMARY: [Key; 10] = keys(StoppingSummary::KEYS, &StoppingSummary::OPTIONAL_KEYS);
 
-/// `EarlyStopping::to_snapshot`.
+/// `EarlyStopping::to_snapshot` (the keys a snapshot without a stop policy has; the core's
+/// snapshot writer names them in place: the test below holds the two together).
 pub const SNAPSHOT: [Key; 6] =
-    [key("version"), key("engine"), key("config"), key("history"), key("stoppingReason"), key("stoppingDetails")];
+    keys(["version", "engine", "config", "history", "stoppingReason", "stoppingDetails"], &[]);
 
 /// `TestPyramidResult::to_value` (camelCase, as every language's JSON has it).
-pub const PYRAMID_RESULT: [Key; 13] = [
-    key("layers"),
-    key("exitedEarly"),
-    key("exitLayer"),
-    key("exitReason"),
-    key("confidence"),
-    key("speculations"),
-    key("skippedLayers"),
-    key("layersExecuted"),
-    key("verifiedLayers"),
-    key("mispredictions"),
-    key("computeSavedMs"),
-    key("verdict"),
-    key("failingLayers"),
-];
+pub const PYRAMID_RESULT: [Key; 13] = keys(js(TestPyramidResult::KEYS), &[]);
 
 /// `Speculation::to_value`: `actual` and `correct` once verified.
-pub const SPECULATION: [Key; 5] =
-    [key("predicted"), key("confidence"), key("verified"), optional("actual"), optional("correct")];
+pub const SPECULATION: [Key; 5] = keys(Speculation::KEYS, &Speculation::OPTIONAL_KEYS);
 
 /// `FailingLayer::to_value`.
-pub const FAILING_LAYER: [Key; 2] = [key("layer"), key("name")];
+pub const FAILING_LAYER: [Key; 2] = keys(js(FailingLayer::KEYS), &[]);
 
 /// What the core reads of a pyramid's layer (`LayerSpec::from_value`: `{name, costMs?}`;
 /// the runner stays in JS).
-pub const LAYER_SPEC: [Key; 2] = [key("name"), optional("costMs")];
+pub const LAYER_SPEC: [Key; 2] = keys(js(LayerSpec::KEYS), &js(LayerSpec::OPTIONAL_KEYS));
 
 /// A diminishing-returns source's report (`DiminishingReturnsReport::to_value`): the keys the
 /// core reads of what `detectDiminishingReturns()` answers.
-pub const REPORT: [Key; 3] = [key("detected"), optional("iteration"), key("reason")];
+pub const REPORT: [Key; 3] = keys(DiminishingReturnsReport::KEYS, &DiminishingReturnsReport::OPTIONAL_KEYS);
 
 /// `calibratePyramidPolicy(runs, risk, delta, options)`: the positional arguments as the
-/// options keys the core reads (`pyramid_replay::calibrate_value`).
+/// options keys the core reads (`pyramid_replay::calibrate_value`; the test below holds them
+/// against the reader).
 pub const CALIBRATE_ARGUMENTS: [Key; 2] = [key("risk"), key("delta")];
 
 /// How one key of a stop's details crosses the detail slots.
@@ -162,10 +168,6 @@ pub struct DetailKey {
     pub kind: Kind,
 }
 
-const fn detail(name: &'static str, kind: Kind) -> DetailKey {
-    DetailKey { name, kind }
-}
-
 /// The details of one kind of stop: its trigger, its code and its keys (`StoppingDetails::to_value`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StopDetails {
@@ -182,61 +184,40 @@ pub const DETAILS: [StopDetails; 7] = [
     StopDetails {
         trigger: Trigger::HighConfidence,
         code: CODE_HIGH_CONFIDENCE,
-        keys: &[
-            detail("confidence", Kind::Number),
-            detail("quality_score", Kind::Number),
-            detail("verification_status", Kind::Status),
-        ],
+        keys: &details(StoppingDetails::HIGH_CONFIDENCE_KEYS, [Kind::Number, Kind::Number, Kind::Status]),
     },
     StopDetails {
         trigger: Trigger::QualityPlateau,
         code: CODE_PLATEAU,
-        keys: &[
-            detail("consecutive_count", Kind::Number),
-            detail("improvements", Kind::Steps),
-            detail("average_quality", Kind::Number),
-            detail("threshold", Kind::Number),
-        ],
+        keys: &details(StoppingDetails::QUALITY_PLATEAU_KEYS, [Kind::Number, Kind::Steps, Kind::Number, Kind::Number]),
     },
     StopDetails {
         trigger: Trigger::DiminishingReturns,
         code: CODE_DIMINISHING,
-        keys: &[detail("detected_at_iteration", Kind::ReportIteration), detail("analytics_reason", Kind::ReportReason)],
+        keys: &details(StoppingDetails::DIMINISHING_RETURNS_KEYS, [Kind::ReportIteration, Kind::ReportReason]),
     },
     StopDetails {
         trigger: Trigger::MaxIterations,
         code: CODE_MAX_ITERATIONS,
-        keys: &[detail("iterations", Kind::Number), detail("max_iterations", Kind::Number)],
+        keys: &details(StoppingDetails::MAX_ITERATIONS_KEYS, [Kind::Number; 2]),
     },
     StopDetails {
         trigger: Trigger::BudgetExhausted,
         code: CODE_BUDGET,
-        keys: &[
-            detail("budget", Kind::Budget),
-            detail("limit", Kind::Number),
-            detail("observed", Kind::Number),
-            detail("records_without_value", Kind::Number),
-        ],
+        keys: &details(
+            StoppingDetails::BUDGET_EXHAUSTED_KEYS,
+            [Kind::Budget, Kind::Number, Kind::Number, Kind::Number],
+        ),
     },
     StopDetails {
         trigger: Trigger::QualityRegression,
         code: CODE_REGRESSION,
-        keys: &[
-            detail("best_iteration", Kind::Number),
-            detail("best_quality_score", Kind::Number),
-            detail("tolerance", Kind::Number),
-            detail("patience", Kind::Number),
-        ],
+        keys: &details(StoppingDetails::QUALITY_REGRESSION_KEYS, [Kind::Number; 4]),
     },
     StopDetails {
         trigger: Trigger::NoImprovement,
         code: CODE_NO_IMPROVEMENT,
-        keys: &[
-            detail("best_iteration", Kind::Number),
-            detail("best_quality_score", Kind::Number),
-            detail("iterations_without_improvement", Kind::Number),
-            detail("patience", Kind::Number),
-        ],
+        keys: &details(StoppingDetails::NO_IMPROVEMENT_KEYS, [Kind::Number; 4]),
     },
 ];
 

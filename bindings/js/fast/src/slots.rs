@@ -2,7 +2,7 @@
 //! JS layer and [`crate::fast`] exchange through the scratch buffer, each written once here.
 //!
 //! [`contract_table!`](crate::contract_table) declares the constants the Rust code uses and,
-//! from the same lines, a [`Table`] of them. `earlyexit-js`'s generator (`gen-js-contract`)
+//! from the same lines, a [`Table`] of them. The generator room (`dev/`, `make generate`)
 //! renders the tables into `bindings/js/api/contract.generated.mjs`, which the JS layer
 //! imports, and its fingerprint covers them: a slot that moves changes the fingerprint the
 //! native module answers on load, so a JS layer built against other slots refuses to run.

@@ -3,11 +3,10 @@
 //! paths' slot and code tables ([`earlyexit_js_fast::slots`], `crate::fast_pyramid`), and
 //! their [`FINGERPRINT`].
 //!
-//! `cargo run -p earlyexit-js --bin gen-js-contract` renders these tables (and the core's
-//! name lists, limits and key lists) into `bindings/js/api/contract.generated.mjs`, the one
-//! module the JS layer and the wasm package's glue import; the test
-//! `render::tests::generated_files_are_current` fails when that file differs from what the
-//! tables give. `HELLO` answers the fingerprint, and the JS layer refuses to run over a
+//! The generator room (`dev/`, `make generate`) renders these tables (and the core's name
+//! lists, limits and key lists) into `bindings/js/api/contract.generated.mjs`, the one
+//! module the JS layer and the wasm package's glue import; `generate --check` (run by
+//! `make test-rust`) fails when that file differs from what the tables give. `HELLO` answers the fingerprint, and the JS layer refuses to run over a
 //! native module whose fingerprint is not the one it was generated with: a moved slot, a
 //! renumbered op or an op whose documented arguments changed (the docs below are part of the
 //! contract and of the fingerprint) needs no number bumped by hand.

@@ -21,8 +21,6 @@ pub mod fast_pyramid;
 pub mod host_messages;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod render;
 pub mod wire;
 
 use earlyexit::loops::{self, DiminishingReturnsReport};

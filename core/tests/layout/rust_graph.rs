@@ -1,26 +1,10 @@
-//! Guards the shape of `core/src`: the module graph has no cycle, and no source file is
-//! longer than [`MAX_LINES`].
-//!
-//! The graph has one node per source file (`lib.rs` is `crate`, `a/mod.rs` is `a`,
-//! `a/b.rs` is `a::b`) and an edge for each path into another file's module, found in
-//! `use` trees (`crate::`, `super::`, `self::`, or a child module's name) and in inline
-//! `crate::x::`/`super::x::` paths. Comments, string literals, macro `$crate::` paths and
-//! test code (`#[cfg(test)]` items) do not count. A path leads to the file that defines
-//! the item: `pub use` re-exports (named or glob) are followed, so `crate::Error` is an
-//! edge to `error`, while a `pub use` itself is an edge from the re-exporting file.
-//!
-//! `layout_debt.txt` (next to this file) listed the violations known when the guard was
-//! written: `cycle A -> B` for each edge inside a cycle, `long PATH` for each long file.
-//! Anything not listed failed, and so did a listed entry that no longer held, so the list
-//! only shrank; the renovation emptied it and deleted it. Without the file nothing is
-//! allowed: any cycle or long file fails.
+//! The module graph of a Rust crate, from its source text: one node per source file
+//! (`lib.rs` is `crate`, `a/mod.rs` is `a`, `a/b.rs` is `a::b`) and an edge for each path
+//! into another file's module (see the layout guard's docs in `main.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// The longest a source file may be, in lines (tests included).
-const MAX_LINES: usize = 800;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
@@ -527,7 +511,7 @@ fn module_of(relative: &Path) -> Vec<String> {
     parts
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
@@ -543,10 +527,16 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// One edge of the graph with the place that makes it.
-type Edges = BTreeMap<(String, String), String>;
+pub(crate) type Edges = BTreeMap<(String, String), String>;
 
-/// Builds the module graph of a set of files given as (path under `src/`, source).
-fn graph(files: &[(PathBuf, String)]) -> Edges {
+/// Builds the module graph of a set of files given as (path under `core/src/`, source).
+pub(crate) fn graph(files: &[(PathBuf, String)]) -> Edges {
+    graph_in(files, "core/src/")
+}
+
+/// The same for the crate whose `src/` is `src` (a path from the repository's root, ending
+/// with `/`), which the places of the edges name.
+pub(crate) fn graph_in(files: &[(PathBuf, String)], src: &str) -> Edges {
     let krate = Crate::new(files);
     let mut edges = Edges::new();
     for (path, _) in files {
@@ -556,7 +546,7 @@ fn graph(files: &[(PathBuf, String)]) -> Edges {
             if to != from {
                 edges
                     .entry((module_name(&from), module_name(&to)))
-                    .or_insert_with(|| format!("core/src/{}:{}", path.display(), found.line));
+                    .or_insert_with(|| format!("{src}{}:{}", path.display(), found.line));
             }
         }
     }
@@ -564,7 +554,7 @@ fn graph(files: &[(PathBuf, String)]) -> Edges {
 }
 
 /// The strongly connected components of more than one module (Tarjan).
-fn cycles(edges: &Edges) -> Vec<BTreeSet<String>> {
+pub(crate) fn cycles(edges: &Edges) -> Vec<BTreeSet<String>> {
     struct Tarjan<'a> {
         next: BTreeMap<&'a str, Vec<&'a str>>,
         index: BTreeMap<&'a str, usize>,
@@ -624,202 +614,4 @@ fn cycles(edges: &Edges) -> Vec<BTreeSet<String>> {
         }
     }
     t.found
-}
-
-/// Today's violations, from `layout_debt.txt`: (cycle edges "A -> B", long files).
-fn debt(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut cycle = BTreeSet::new();
-    let mut long = BTreeSet::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if let Some(edge) = line.strip_prefix("cycle ") {
-            cycle.insert(edge.split_whitespace().collect::<Vec<_>>().join(" "));
-        } else if let Some(path) = line.strip_prefix("long ") {
-            long.insert(path.trim().to_string());
-        } else {
-            panic!("layout_debt.txt:{}: expected `cycle A -> B` or `long PATH`, got {line:?}", n + 1);
-        }
-    }
-    (cycle, long)
-}
-
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn sources() -> Vec<(PathBuf, String)> {
-    let src = src_dir();
-    let mut paths = Vec::new();
-    rust_files(&src, &mut paths);
-    paths
-        .into_iter()
-        .map(|path| {
-            let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-            (path.strip_prefix(&src).expect("under src/").to_path_buf(), text)
-        })
-        .collect()
-}
-
-fn debt_file() -> (BTreeSet<String>, BTreeSet<String>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/layout_debt.txt");
-    match fs::read_to_string(&path) {
-        Ok(text) => debt(&text),
-        Err(_) => (BTreeSet::new(), BTreeSet::new()), // no debt left: the list is deleted
-    }
-}
-
-#[test]
-fn the_module_graph_has_no_cycle() {
-    let edges = graph(&sources());
-    let (allowed, _) = debt_file();
-    let mut in_cycles = BTreeSet::new();
-    let mut report = Vec::new();
-    for component in cycles(&edges) {
-        let inside: Vec<_> =
-            edges.iter().filter(|((from, to), _)| component.contains(from) && component.contains(to)).collect();
-        let new: Vec<String> = inside
-            .iter()
-            .filter(|((from, to), _)| !allowed.contains(&format!("{from} -> {to}")))
-            .map(|((from, to), place)| format!("    {from} -> {to}    ({place})"))
-            .collect();
-        for ((from, to), _) in &inside {
-            in_cycles.insert(format!("{from} -> {to}"));
-        }
-        if !new.is_empty() {
-            let names: Vec<&str> = component.iter().map(String::as_str).collect();
-            report.push(format!("  cycle among {}; edges not in the debt list:\n{}", names.join(", "), new.join("\n")));
-        }
-    }
-    let stale: Vec<&String> = allowed.difference(&in_cycles).collect();
-    assert!(
-        report.is_empty(),
-        "the core's module graph has a cycle (an edge is a `use crate::`/`crate::x::` path, test code excluded):\n{}",
-        report.join("\n")
-    );
-    assert!(
-        stale.is_empty(),
-        "core/tests/layout_debt.txt lists edges that no longer close a cycle; delete these lines: {stale:?}"
-    );
-}
-
-#[test]
-fn no_source_file_is_longer_than_the_limit() {
-    let (_, allowed) = debt_file();
-    let mut long = BTreeSet::new();
-    let mut report = Vec::new();
-    for (path, text) in sources() {
-        let name = format!("core/src/{}", path.display());
-        let lines = text.lines().count();
-        if lines > MAX_LINES {
-            if !allowed.contains(&name) {
-                report.push(format!("  {name}: {lines} lines"));
-            }
-            long.insert(name);
-        }
-    }
-    let stale: Vec<&String> = allowed.difference(&long).collect();
-    assert!(report.is_empty(), "source files over {MAX_LINES} lines (split them by concern):\n{}", report.join("\n"));
-    assert!(
-        stale.is_empty(),
-        "core/tests/layout_debt.txt lists files that are no longer over {MAX_LINES} lines (or gone); delete these lines: {stale:?}"
-    );
-}
-
-// --- the guard's own checks: each would pass vacuously if the parser missed paths ----------
-
-fn files(list: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
-    list.iter().map(|(p, s)| (PathBuf::from(p), s.to_string())).collect()
-}
-
-fn edge_names(edges: &Edges) -> Vec<String> {
-    edges.keys().map(|(a, b)| format!("{a} -> {b}")).collect()
-}
-
-#[test]
-fn use_trees_inline_paths_and_relative_paths_make_edges() {
-    let edges = graph(&files(&[
-        ("lib.rs", "pub mod a; pub mod b; pub mod c; pub use a::A;"),
-        ("a.rs", "use crate::{b::{self, B as Bee}, c::*};\nfn f() { crate::d::e::g(); }"),
-        ("b.rs", "pub struct B; mod inner { use super::B; fn f() { super::super::c::h() } }"),
-        ("c.rs", "fn h() {}"),
-        ("d/mod.rs", "pub mod e; use e::G;"),
-        ("d/e.rs", "pub fn g() { self::x(); super::super::a::f() }"),
-    ]));
-    assert_eq!(edge_names(&edges), ["a -> b", "a -> c", "a -> d::e", "b -> c", "crate -> a", "d -> d::e", "d::e -> a"]);
-    assert_eq!(edges[&("a".to_string(), "d::e".to_string())], "core/src/a.rs:2");
-}
-
-#[test]
-fn re_exports_lead_to_the_defining_file() {
-    let edges = graph(&files(&[
-        ("lib.rs", "pub mod error; pub mod loops; pub use error::{Error as Failure};"),
-        ("error.rs", "pub struct Error;"),
-        ("loops/mod.rs", "mod config; mod rules; pub use config::*; pub use rules::decide; pub const SHARED: u8 = 1;"),
-        ("loops/config.rs", "use crate::Failure; pub struct Config;"),
-        ("loops/rules.rs", "use crate::loops::Config; use super::SHARED; pub fn decide() {}"),
-    ]));
-    assert_eq!(
-        edge_names(&edges),
-        [
-            "crate -> error",
-            "loops -> loops::config",
-            "loops -> loops::rules",
-            "loops::config -> error",
-            // An item defined in `loops/mod.rs` itself: a cycle with the re-export above.
-            "loops::rules -> loops",
-            "loops::rules -> loops::config",
-        ]
-    );
-}
-
-#[test]
-fn comments_strings_macros_and_test_code_make_no_edge() {
-    let edges = graph(&files(&[
-        ("lib.rs", "pub mod a; pub mod b;"),
-        (
-            "a.rs",
-            r####"
-            // use crate::b::X;
-            /* crate::b::x() /* nested */ crate::b::y() */
-            const S: &str = "crate::b::X";
-            const R: &str = r#"use crate::b::X;"#;
-            const C: char = '"';
-            fn f<'a>(x: &'a str) -> &'a str { x }
-            macro_rules! m { () => { $crate::b::X } }
-            #[cfg(test)]
-            use crate::b::Y;
-            #[cfg(test)]
-            #[allow(unused)]
-            mod tests { use crate::b::X; }
-            pub(crate) fn g() {}
-            "####,
-        ),
-        ("b.rs", "pub struct X;"),
-    ]));
-    assert_eq!(edge_names(&edges), Vec::<String>::new());
-}
-
-#[test]
-fn cycles_are_found_with_their_members() {
-    let edges = graph(&files(&[
-        ("lib.rs", ""),
-        ("a.rs", "use crate::b::X;"),
-        ("b.rs", "fn f() { crate::c::g() }"),
-        ("c.rs", "use crate::a::Y;"),
-        ("d.rs", "use crate::a::Y;"),
-    ]));
-    let found = cycles(&edges);
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0].iter().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c"]);
-}
-
-#[test]
-fn the_debt_list_reads_both_kinds_and_refuses_others() {
-    let (cycle, long) = debt("# note\ncycle a  ->  b\n\nlong core/src/x.rs\n");
-    assert_eq!(cycle.into_iter().collect::<Vec<_>>(), ["a -> b"]);
-    assert_eq!(long.into_iter().collect::<Vec<_>>(), ["core/src/x.rs"]);
-    assert!(std::panic::catch_unwind(|| debt("cycles a -> b")).is_err());
 }
