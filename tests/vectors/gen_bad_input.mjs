@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadReference } from './driver.mjs';
 import { encode, decode } from './common.mjs';
 import { finalize, rec, res, stop, call, ts } from './gen_util.mjs';
-import { chained, receipt } from './receipt_doc.mjs';
+import { chained, receipt, sha } from './receipt_doc.mjs';
 
 const N = (s) => ({ $num: s });
 const JS = ['js', 'rust'];
@@ -975,7 +975,7 @@ function artifactsAndReceipts() {
   const sortedDeep = (v) => (Array.isArray(v) ? v.map(sortedDeep)
     : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep(v[k])])) : v);
   const unpromoted = { ...ARTIFACT, schemaVersion: 2 };
-  const digest = createHash('sha256').update(JSON.stringify(sortedDeep(unpromoted))).digest('hex');
+  const digest = sha(JSON.stringify(sortedDeep(unpromoted)));
   const PROMOTED = { ...unpromoted, promotion: {
     promotedAt: '2026-01-02T00:00:00.000Z', auditCorpusSha256: 'b'.repeat(64), auditRuns: 80, trials: 50, events: 0,
     upperBound: 1 - Math.pow(0.1, 1 / 50), method: 'clopper-pearson', artifactSha256: digest,
