@@ -102,16 +102,26 @@ fn each_malformed_line_gets_one_typed_answer() {
 }
 
 #[test]
-fn numbers_beyond_f64_and_lone_surrogates_in_arguments_reach_the_tool() {
-    let line =
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":1e400,"s":"\ud800"}}}"#;
+fn numbers_beyond_f64_in_arguments_reach_the_tool() {
+    let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":1e400}}}"#;
     let Reading::Message(mut message) = read_message(line.as_bytes()) else { panic!() };
     assert_eq!((message.kind, message.id.as_deref()), (Kind::Request, Some("1")));
     let arguments = message.take_arguments().expect("arguments");
     assert_eq!(arguments.get("q").and_then(|q| q.as_f64()), Some(f64::INFINITY));
-    assert_eq!(arguments.get("s").and_then(|s| s.as_str()), Some("\u{FFFD}"));
     // Taken out of the message.
     assert_eq!(message.take_arguments(), None);
+}
+
+/// A lone surrogate escape is not a character: the message is refused with its id, as the
+/// command refuses one in a file it reads, never turned into U+FFFD (which a policy string
+/// would then carry into an exported session).
+#[test]
+fn a_lone_surrogate_is_refused_with_the_id() {
+    let line =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"s":"\ud800"}}}"#;
+    let Reading::Refused(r) = read_message(line.as_bytes()) else { panic!() };
+    assert_eq!((r.id.as_deref(), r.code), (Some("1"), code::PARSE_ERROR));
+    assert!(r.error.message().contains("lone UTF-16 surrogate"), "{}", r.error.message());
 }
 
 #[test]
