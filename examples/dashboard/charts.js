@@ -241,15 +241,15 @@ export class PyramidChart extends Chart {
       scales: { x: { time: false, range: (u, min, max) => [min - 0.5, max + 0.5] }, y: { range: [0, 100] } },
       axes: [
         axis({ label: 'layer', splits: () => names.map((_, i) => i), values: (u, vals) => vals.map((v) => names[v] ?? '') }),
-        axis({ label: 'λ (lambda)', size: 50 }),
+        axis({ label: 'lambda (0–100)', size: 50 }),
       ],
       series: [
         { label: 'layer', value: (u, v) => (v == null ? '–' : `${v}: ${names[v] ?? ''}`) },
-        bar('λ run', COLORS.run),
-        bar('λ verified', COLORS.verified),
-        bar('λ mispredicted', COLORS.failed),
-        bar('λ not run (recorded)', COLORS.notRun),
-        { label: 'minLambdaForExit', stroke: COLORS.threshold, width: 2, dash: [6, 4], points: { show: false }, value: (u, v) => (v == null ? '–' : String(v)) },
+        bar('ran', COLORS.run),
+        bar('ran to check: correct', COLORS.verified),
+        bar('ran to check: wrong', COLORS.failed),
+        bar('not run (recorded)', COLORS.notRun),
+        { label: 'min lambda to exit', stroke: COLORS.threshold, width: 2, dash: [6, 4], points: { show: false }, value: (u, v) => (v == null ? '–' : String(v)) },
       ],
       plugins: [
         stopMarkerPlugin(
