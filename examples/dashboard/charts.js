@@ -63,7 +63,13 @@ function stopMarkerPlugin(at, label) {
           ctx.font = `${600} ${12 * ratio}px system-ui, sans-serif`;
           const text = label();
           const w = ctx.measureText(text).width;
-          const tx = px + 6 * ratio + w > bbox.left + bbox.width ? px - 6 * ratio - w : px + 6 * ratio;
+          const right = bbox.left + bbox.width;
+          // Right of the line if it fits, else left of it; never outside the plot (on a
+          // narrow screen neither side may hold it: then it stays inside and crosses the line).
+          const side = px + 6 * ratio + w > right ? px - 6 * ratio - w : px + 6 * ratio;
+          const tx = Math.max(bbox.left + 2 * ratio, Math.min(side, right - w - 2 * ratio));
+          ctx.textAlign = 'left'; // uPlot leaves the axes' alignment set
+          ctx.textBaseline = 'alphabetic';
           ctx.fillText(text, tx, bbox.top + 14 * ratio);
           ctx.restore();
         },
