@@ -657,7 +657,7 @@ function renderPyramid(run, { result, rows }, cfg) {
   const exp = run.expect;
   if (exp && 'exitedEarly' in exp) {
     const same = exp.exitedEarly === result.exitedEarly && exp.exitLayer === result.exitLayer && exp.exitReason === result.exitReason && (exp.mispredictions === undefined || exp.mispredictions === result.mispredictions);
-    $('#pyramid-expect').textContent = `The file expects ${exp.exitedEarly ? `an exit after layer ${exp.exitLayer} (${exp.exitReason})` : 'no early exit'}${exp.mispredictions !== undefined ? `, ${exp.mispredictions} wrong prediction${exp.mispredictions === 1 ? '' : 's'}` : ''}: ${same ? 'matches ✓' : 'differs with this config'}.`;
+    $('#pyramid-expect').textContent = `The file expects ${exp.exitedEarly ? `an exit after ${rows[exp.exitLayer]?.name ?? 'layer'} (layer ${exp.exitLayer}): ${exp.exitReason}` : 'no early exit'}${exp.mispredictions !== undefined ? `, ${exp.mispredictions} wrong prediction${exp.mispredictions === 1 ? '' : 's'}` : ''}: ${same ? 'matches ✓' : 'differs with this config'}.`;
   } else {
     $('#pyramid-expect').textContent = '';
   }
