@@ -64,7 +64,6 @@ for (const width of WIDTHS) {
       await select(page, example);
       assert.ok(await page.isHidden('#error'), `${view}: an error is shown: ${await page.textContent('#error')}`);
       // The charts follow their card's width (a resize observer): let them settle.
-      await page.waitForTimeout(0);
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const layout = await measureLayout(page);
       widths[`${width}/${view}`] = layout.scrollWidth;
