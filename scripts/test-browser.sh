@@ -3,7 +3,8 @@
 # (tests/browser/browser.test.mjs, node:test + playwright-core, never a
 # downloaded browser): every conformance vector, the dashboard with the bundled
 # examples, a config change that moves the stop point, malformed files, the
-# live step view; screenshots in test-output/.
+# live step view; the dashboard's layout at 390 and 1280 px (tests/browser/layout.test.mjs:
+# nothing scrolls sideways); screenshots in test-output/.
 #
 # Needs node_modules (npm install; scripts/setup.sh) and /usr/bin/chromium
 # (apt-get install chromium; scripts/setup.sh). Builds the wasm package with
@@ -45,6 +46,6 @@ failed=${failed:-0}
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=1 # it failed before a test could report (a crash, a missing module)
 fi
-[ -f test-output/dashboard.png ] && echo "test-browser: screenshots in test-output/dashboard.png and test-output/dashboard-pyramid.png"
+[ -f test-output/dashboard.png ] && echo "test-browser: screenshots in test-output/dashboard.png, dashboard-pyramid.png and dashboard-{390,1280}-*.png"
 echo "browser: $passed passed, $failed failed"
 [ "$status" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -10,7 +10,8 @@
 #            require() and with import, each deciding one loop (and the subpath entries
 #            `<package>/early-stopping`, `/iteration-analytics`, `/behavior-detector`,
 #            `/intervention-system` checked, the last two answering one detection and its
-#            intervention).
+#            intervention). earlyexit-wasm's dashboard/ is then served from the scratch install
+#            and opened in headless Chromium (tests/browser/installed-dashboard.mjs).
 #   crate    `cargo package --list` of the core (crate `earlyexit`).
 # Each artifact carries its package's own README (the wheel as its long description, the
 # tarballs and the crate as README.md), byte for byte the file in the repository.
@@ -185,6 +186,32 @@ check "npm: the earlyexit tarball installs offline, require() and import decide"
   install_and_use earlyexit 'earlyexit-[0-9]*.tgz' 'earlyexit-wasm-[0-9]*.tgz'
 check "npm: the earlyexit-wasm tarball installs offline, require() and import decide" \
   install_and_use earlyexit-wasm 'earlyexit-wasm-[0-9]*.tgz'
+
+# The dashboard the earlyexit-wasm tarball ships (dashboard/, with uPlot in dashboard/vendor/ and
+# uPlot's MIT notice in THIRD_PARTY_NOTICES): the installed package served on 127.0.0.1 and
+# opened in headless Chromium (tests/browser/installed-dashboard.mjs), every request inside the
+# package, the bundled examples rendered at 390 and 1280 px with nothing overflowing.
+# Screenshots: test-output/packaging/dashboard-installed-{390,1280}.png.
+installed_dashboard() {
+  local tarball dir=$scratch/npm-earlyexit-wasm
+  tarball=$(ls "$out"/tarballs/earlyexit-wasm-[0-9]*.tgz 2>/dev/null | head -n 1)
+  [ -n "$tarball" ] || { echo "no earlyexit-wasm tarball (npm pack failed above)"; return 1; }
+  local list
+  list=$(tar -tzf "$tarball") || return 1
+  for member in dashboard/index.html dashboard/app.js dashboard/vendor/uPlot.esm.js dashboard/vendor/uPlot.min.css \
+      dashboard/data/loops.jsonl dashboard/data/pyramids.jsonl; do
+    grep -qx "package/$member" <<<"$list" || { echo "$(basename "$tarball") lacks $member"; return 1; }
+  done
+  tar -xOzf "$tarball" package/THIRD_PARTY_NOTICES | grep -q '^uPlot (dashboard/vendor/)' ||
+    { echo "$(basename "$tarball"): THIRD_PARTY_NOTICES lacks uPlot's notice"; return 1; }
+  if tar -xOzf "$tarball" package/dashboard/index.html | grep -q '\.\./\.\./'; then
+    echo "the shipped dashboard/index.html points outside the package (../../)"; return 1
+  fi
+  [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "Chromium not found at ${CHROMIUM:-/usr/bin/chromium} (scripts/setup.sh installs it)"; return 1; }
+  [ -d "$dir/node_modules/earlyexit-wasm" ] || { echo "the earlyexit-wasm tarball is not installed in $dir (the check above failed)"; return 1; }
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node tests/browser/installed-dashboard.mjs "$dir" "$out/dashboard-installed"
+}
+check "npm: the installed earlyexit-wasm tarball's dashboard/ renders in Chromium (390 and 1280 px)" installed_dashboard
 
 # --- crates.io: the core ---------------------------------------------------------------
 crate_readme() { # the crate's manifest names core/README.md and `cargo package` packs it

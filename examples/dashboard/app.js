@@ -8,7 +8,9 @@ import { evaluateLoop, evaluatePyramid, evaluateSignal, LoopReplay, LivePyramid,
 import { LoopChart, PyramidChart } from './charts.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
-const DATA_DIR = new URL('../data/', import.meta.url);
+// The bundled examples: index.html names their folder (examples/data/ in the repository,
+// dashboard/data/ in the earlyexit-wasm package), relative to the page's folder.
+const DATA_DIR = new URL(document.querySelector('meta[name="earlyexit-data"]')?.content ?? '../data/', import.meta.url);
 const FALLBACK_FILES = ['loops.jsonl', 'pyramids.jsonl'];
 
 // ---------------------------------------------------------------------------
@@ -138,9 +140,9 @@ const ANALYTICS_FIELDS = [
 const PYRAMID_FIELDS = [
   { name: 'preset', label: 'Preset', type: 'select', options: ['default', 'aggressive', 'conservative'], local: true },
   { name: 'exitLayer', label: 'Exit layer', hint: 'earliest layer to exit after', step: 1 },
-  { name: 'minLambdaForExit', label: 'Min λ to exit', hint: '0–100', step: 1 },
-  { name: 'minLambdaStability', label: 'Min λ stability', hint: '0–1', step: 0.01 },
-  { name: 'maxBoundaryConcentration', label: 'Max boundary concentration', hint: '0–1', step: 0.05 },
+  { name: 'minLambdaForExit', label: 'Min lambda to exit', hint: 'quality signal, 0–100', step: 1 },
+  { name: 'minLambdaStability', label: 'Min lambda stability', hint: 'how little lambda may move, 0–1', step: 0.01 },
+  { name: 'maxBoundaryConcentration', label: 'Max mean shortfall', hint: 'of the weak measures (boundary concentration), 0–1', step: 0.05 },
   { name: 'minConfidence', label: 'Min confidence', hint: '0–1', step: 0.01 },
   { name: 'speculativeTests', label: 'Speculative tests', hint: '0 = no speculation', step: 1 },
   { name: 'verificationLayers', label: 'Verification layers', hint: 'skipped layers run to check', step: 1 },
@@ -614,7 +616,9 @@ function renderLoop(run, report) {
 // ---------------------------------------------------------------------------
 // (2) Pyramid view.
 
-const STATUS_TEXT = { run: 'ran', exit: 'ran · exit here', verified: 'verified ✓', mispredicted: 'misprediction ✗', skipped: 'skipped' };
+// One word per question: how a layer ran (ran / ran to check / not run), its own outcome
+// (passed / failed: any failing test), and a prediction's (correct / wrong).
+const STATUS_TEXT = { run: 'ran', exit: 'ran, exit here', verified: 'ran to check', mispredicted: 'ran to check', skipped: 'not run' };
 
 // The verdict first: whether the build is red, green or not known (docs/pyramid-verdict.md).
 const VERDICT_NOTE = {
@@ -631,15 +635,15 @@ function renderVerdict(result) {
   $('#verdict').textContent = result.verdict;
   const failing = result.failingLayers ?? [];
   $('#failing-layers').textContent = failing.length > 0
-    ? `failing: ${failing.map((f) => `${f.layer} (${f.name})`).join(', ')}`
+    ? `failed layers: ${failing.map((f) => `${f.name} (layer ${f.layer})`).join(', ')}`
     : VERDICT_NOTE[result.verdict] ?? '';
 }
 
 function renderPyramid(run, { result, rows }, cfg) {
   renderVerdict(result);
-  $('#exit-decision').textContent = result.exitedEarly ? `exit after ${result.exitLayer}` : 'ran every layer';
   const exitName = rows[result.exitLayer]?.name;
-  $('#exit-layer').textContent = result.exitedEarly ? `layer ${result.exitLayer}${exitName ? ` (${exitName})` : ''} of ${rows.length}` : `${result.layers.length} of ${rows.length} layers run`;
+  $('#exit-decision').textContent = result.exitedEarly ? `exit after ${exitName ? `${exitName} (layer ${result.exitLayer})` : `layer ${result.exitLayer}`}` : 'ran every layer';
+  $('#exit-layer').textContent = result.exitedEarly ? `${result.exitLayer + 1} of ${rows.length} layers before the exit` : `${result.layers.length} of ${rows.length} layers run`;
   $('#exit-reason').textContent = result.exitReason;
   $('#exit-confidence').textContent = `confidence ${num(result.confidence)}`;
   $('#skipped-layers').textContent = String(result.skippedLayers);
@@ -653,7 +657,7 @@ function renderPyramid(run, { result, rows }, cfg) {
   const exp = run.expect;
   if (exp && 'exitedEarly' in exp) {
     const same = exp.exitedEarly === result.exitedEarly && exp.exitLayer === result.exitLayer && exp.exitReason === result.exitReason && (exp.mispredictions === undefined || exp.mispredictions === result.mispredictions);
-    $('#pyramid-expect').textContent = `The file expects ${exp.exitedEarly ? `an exit after layer ${exp.exitLayer} (${exp.exitReason})` : 'no early exit'}${exp.mispredictions !== undefined ? `, ${exp.mispredictions} misprediction${exp.mispredictions === 1 ? '' : 's'}` : ''}: ${same ? 'matches ✓' : 'differs with this config'}.`;
+    $('#pyramid-expect').textContent = `The file expects ${exp.exitedEarly ? `an exit after ${rows[exp.exitLayer]?.name ?? 'layer'} (layer ${exp.exitLayer}): ${exp.exitReason}` : 'no early exit'}${exp.mispredictions !== undefined ? `, ${exp.mispredictions} wrong prediction${exp.mispredictions === 1 ? '' : 's'}` : ''}: ${same ? 'matches ✓' : 'differs with this config'}.`;
   } else {
     $('#pyramid-expect').textContent = '';
   }
@@ -664,7 +668,7 @@ function renderPyramid(run, { result, rows }, cfg) {
     const sig = row.signal;
     const spec = row.speculation;
     const prediction = spec
-      ? el('span', {}, `${spec.predicted} (${num(spec.confidence)})`, spec.verified ? el('span', {}, ' → ', pill(String(spec.actual), spec.correct ? 'correct' : 'mispredicted')) : ' · not checked')
+      ? el('span', {}, `${spec.predicted} (${num(spec.confidence)})`, spec.verified ? el('span', {}, ' ', pill(spec.correct ? 'correct' : 'wrong', spec.correct ? 'correct' : 'mispredicted')) : ' · not checked')
       : '–';
     const decision = row.decision
       ? el('span', {}, pill(row.decision.reason, row.decision.canExit ? 'exit' : 'continue'), el('div', { class: 'reason', text: row.decision.explanation }))
@@ -675,14 +679,15 @@ function renderPyramid(run, { result, rows }, cfg) {
       { class: row.status === 'skipped' ? 'not-run' : row.status === 'exit' ? 'is-stop' : '', 'data-layer': String(row.index), 'data-status': row.status, 'data-failing': String(failing.has(row.index)) },
       el('td', { class: 'num', text: String(row.index) }),
       el('td', { text: row.name }),
-      el('td', {}, pill(STATUS_TEXT[row.status], row.status), failing.has(row.index) ? [' ', pill('failing ✗', 'failing')] : null),
+      el('td', {}, pill(STATUS_TEXT[row.status], row.status === 'verified' || row.status === 'mispredicted' ? 'checked' : row.status)),
+      el('td', { class: 'outcome' }, row.status === 'skipped' ? '–' : failing.has(row.index) ? pill('failed', 'failed') : pill('passed', 'passed')),
       el('td', { class: 'num', text: pct(o.passRate) }),
       el('td', { class: 'num', text: pct(o.coverage) }),
       el('td', { class: 'num', text: pct(o.flakyRatio) }),
       el('td', { class: 'num', text: sig ? num(sig.lambda, 1) : row.recordedSignal ? `(${num(row.recordedSignal.lambda, 1)})` : '–' }),
       el('td', { class: 'num', text: sig && row.decision ? num(sig.lambdaPrev, 1) : '–' }),
-      el('td', {}, decision),
-      el('td', { class: 'nowrap' }, prediction),
+      el('td', { class: 'decision' }, decision),
+      el('td', { class: 'prediction' }, prediction),
       el('td', { class: 'num', text: ms(row.costMs) }),
     );
   });
@@ -728,9 +733,10 @@ function renderSignal(run, { decision }) {
       el('td', { text: '–' }),
       el('td', { text: '–' }),
       el('td', { text: '–' }),
+      el('td', { text: '–' }),
       el('td', { class: 'num', text: num(s.lambda, 1) }),
       el('td', { class: 'num', text: num(s.lambdaPrev, 1) }),
-      el('td', {}, pill(decision.reason, decision.canExit ? 'exit' : 'continue'), el('div', { class: 'reason', text: `${decision.explanation} (boundary concentration ${num(s.boundaryConcentration)})` })),
+      el('td', { class: 'decision' }, pill(decision.reason, decision.canExit ? 'exit' : 'continue'), el('div', { class: 'reason', text: `${decision.explanation} (mean shortfall ${num(s.boundaryConcentration)})` })),
       el('td', { text: '–' }),
       el('td', { text: '–' }),
     ),
@@ -912,13 +918,13 @@ function renderPipeline(final = null, log = []) {
     const e = done.get(i);
     if (e) {
       cls = e.action.action === 'verify' ? 'verified' : 'run';
-      detail = `${e.action.action === 'verify' ? 'verified' : 'ran'} · λ ${e.signal ? num(e.signal.lambda, 1) : '–'}`;
+      detail = `${e.action.action === 'verify' ? 'ran to check' : 'ran'} · lambda ${e.signal ? num(e.signal.lambda, 1) : '–'}`;
     }
     if (final) {
       if (final.exitedEarly && i === final.exitLayer) { cls = 'exit'; detail += ` · exit: ${final.exitReason}`; }
       const spec2 = final.exitedEarly ? final.speculations[i - final.exitLayer - 1] : null;
       if (spec2) {
-        if (spec2.verified) { cls = spec2.correct ? 'verified' : 'mispredicted'; detail = `predicted ${spec2.predicted}, was ${spec2.actual}`; }
+        if (spec2.verified) { cls = spec2.correct ? 'verified' : 'mispredicted'; detail = `predicted ${spec2.predicted}, was ${spec2.actual}: ${spec2.correct ? 'correct' : 'wrong'}`; }
         else { cls = 'skipped'; detail = `skipped · predicted ${spec2.predicted}`; }
       } else if (final.exitedEarly && i > final.exitLayer) {
         cls = 'skipped';
@@ -936,8 +942,8 @@ function livePyramidStep(live, run) {
   const out = engine.step();
   if (out.action.action === 'done') {
     const f = out.final;
-    liveLog(`done → result(): verdict ${f.verdict}${f.failingLayers?.length ? ` (failing: ${f.failingLayers.map((l) => l.name).join(', ')})` : ''}; ${f.exitedEarly ? `exited after layer ${f.exitLayer} (${f.exitReason})` : 'no early exit'}; layers executed [${(f.layersExecuted ?? []).join(', ')}], verified ${f.verifiedLayers ?? '–'}, mispredictions ${f.mispredictions ?? '–'}, compute saved ${ms(f.computeSavedMs)}`, f.verdict === 'failed' || f.mispredictions ? 'stop' : '');
-    setLiveStatus(`Done: verdict ${f.verdict}; ${f.exitedEarly ? `exited after layer ${f.exitLayer} (${f.exitReason}), skipping ${f.skippedLayers}` : 'ran every layer'}${f.verifiedLayers ? `; verified ${f.verifiedLayers}, ${f.mispredictions} misprediction${f.mispredictions === 1 ? '' : 's'}` : ''}.`, 'done');
+    liveLog(`done → result(): verdict ${f.verdict}${f.failingLayers?.length ? ` (failed: ${f.failingLayers.map((l) => l.name).join(', ')})` : ''}; ${f.exitedEarly ? `exited after ${run.layers[f.exitLayer]?.name ?? 'layer'} (layer ${f.exitLayer}): ${f.exitReason}` : 'no early exit'}; layers executed [${(f.layersExecuted ?? []).join(', ')}], verified ${f.verifiedLayers ?? '–'}, mispredictions ${f.mispredictions ?? '–'}, compute saved ${ms(f.computeSavedMs)}`, f.verdict === 'failed' || f.mispredictions ? 'stop' : '');
+    setLiveStatus(`Done: verdict ${f.verdict}; ${f.exitedEarly ? `exited after ${run.layers[f.exitLayer]?.name ?? 'layer'} (layer ${f.exitLayer}): ${f.exitReason}, skipping ${f.skippedLayers}` : 'ran every layer'}${f.verifiedLayers ? `; ran ${f.verifiedLayers} to check, ${f.mispredictions} prediction${f.mispredictions === 1 ? '' : 's'} wrong` : ''}.`, 'done');
     renderPipeline(f, engine.log);
     finishLive();
     return false;

@@ -63,7 +63,13 @@ function stopMarkerPlugin(at, label) {
           ctx.font = `${600} ${12 * ratio}px system-ui, sans-serif`;
           const text = label();
           const w = ctx.measureText(text).width;
-          const tx = px + 6 * ratio + w > bbox.left + bbox.width ? px - 6 * ratio - w : px + 6 * ratio;
+          const right = bbox.left + bbox.width;
+          // Right of the line if it fits, else left of it; never outside the plot (on a
+          // narrow screen neither side may hold it: then it stays inside and crosses the line).
+          const side = px + 6 * ratio + w > right ? px - 6 * ratio - w : px + 6 * ratio;
+          const tx = Math.max(bbox.left + 2 * ratio, Math.min(side, right - w - 2 * ratio));
+          ctx.textAlign = 'left'; // uPlot leaves the axes' alignment set
+          ctx.textBaseline = 'alphabetic';
           ctx.fillText(text, tx, bbox.top + 14 * ratio);
           ctx.restore();
         },
@@ -241,15 +247,15 @@ export class PyramidChart extends Chart {
       scales: { x: { time: false, range: (u, min, max) => [min - 0.5, max + 0.5] }, y: { range: [0, 100] } },
       axes: [
         axis({ label: 'layer', splits: () => names.map((_, i) => i), values: (u, vals) => vals.map((v) => names[v] ?? '') }),
-        axis({ label: 'λ (lambda)', size: 50 }),
+        axis({ label: 'lambda (0–100)', size: 50 }),
       ],
       series: [
         { label: 'layer', value: (u, v) => (v == null ? '–' : `${v}: ${names[v] ?? ''}`) },
-        bar('λ run', COLORS.run),
-        bar('λ verified', COLORS.verified),
-        bar('λ mispredicted', COLORS.failed),
-        bar('λ not run (recorded)', COLORS.notRun),
-        { label: 'minLambdaForExit', stroke: COLORS.threshold, width: 2, dash: [6, 4], points: { show: false }, value: (u, v) => (v == null ? '–' : String(v)) },
+        bar('ran', COLORS.run),
+        bar('ran to check: correct', COLORS.verified),
+        bar('ran to check: wrong', COLORS.failed),
+        bar('not run (recorded)', COLORS.notRun),
+        { label: 'min lambda to exit', stroke: COLORS.threshold, width: 2, dash: [6, 4], points: { show: false }, value: (u, v) => (v == null ? '–' : String(v)) },
       ],
       plugins: [
         stopMarkerPlugin(

@@ -355,7 +355,8 @@ test('dashboard shows the exit decision each bundled pyramid expects', async () 
     assert.ok(await page.isHidden('#error'), `${run.id}: error shown: ${await text(page, '#error')}`);
     const want = run.expect;
     assert.equal(await text(page, '#exit-reason'), want.exitReason, `${run.id}: exit reason`);
-    assert.equal(await text(page, '#exit-decision'), want.exitedEarly ? `exit after ${want.exitLayer}` : 'ran every layer', `${run.id}: exit decision`);
+    const exitName = run.layers?.[want.exitLayer]?.name;
+    assert.equal(await text(page, '#exit-decision'), want.exitedEarly ? `exit after ${exitName} (layer ${want.exitLayer})` : 'ran every layer', `${run.id}: exit decision`);
     if ('verifiedLayers' in want) assert.equal(await text(page, '#verified-layers'), String(want.verifiedLayers), `${run.id}: verified layers`);
     if ('mispredictions' in want) assert.equal(await text(page, '#mispredictions'), String(want.mispredictions), `${run.id}: mispredictions`);
     const statuses = await page.$$eval('#pyramid-table tbody tr', (trs) => trs.map((tr) => tr.dataset.status));
@@ -374,13 +375,13 @@ test('dashboard shows the exit decision each bundled pyramid expects', async () 
     assert.ok(await page.isVisible('#verdict-card'), `${run.id}: the verdict is shown`);
     assert.equal(await text(page, '#verdict'), verdict, `${run.id}: verdict`);
     assert.equal(await page.getAttribute('#verdict-card', 'data-verdict'), verdict, `${run.id}: the card is coloured by the verdict`);
-    const names = failing.map((i) => `${i} (${run.layers[i].name})`).join(', ');
-    if (failing.length > 0) assert.equal(await text(page, '#failing-layers'), `failing: ${names}`, `${run.id}: failing layers`);
+    const names = failing.map((i) => `${run.layers[i].name} (layer ${i})`).join(', ');
+    if (failing.length > 0) assert.equal(await text(page, '#failing-layers'), `failed layers: ${names}`, `${run.id}: failed layers`);
     const marked = await page.$$eval('#pyramid-table tbody tr', (trs) => trs.map((tr, i) => (tr.dataset.failing === 'true' ? i : null)).filter((i) => i !== null));
     assert.deepEqual(marked, failing, `${run.id}: the failing rows are marked`);
     verdicts.add(verdict);
     if (Array.isArray(want.decisions)) {
-      const reasons = await page.$$eval('#pyramid-table tbody tr td:nth-child(9) .pill', (ps) => ps.map((p) => p.textContent.trim()));
+      const reasons = await page.$$eval('#pyramid-table tbody tr td.decision .pill', (ps) => ps.map((p) => p.textContent.trim()));
       assert.deepEqual(reasons, want.decisions, `${run.id}: the decision at each executed layer`);
     }
     assert.ok(await page.$('#pyramid-chart canvas'), `${run.id}: the lambda chart is missing`);
@@ -443,7 +444,7 @@ test('changing the exit config moves the pyramid exit', async () => {
   await afterEvaluation(page, () => page.fill('#pyramid-config input[name="minLambdaForExit"]', '99'));
   assert.equal(await text(page, '#exit-decision'), 'ran every layer', 'a strict lambda never exits');
   await afterEvaluation(page, () => page.click('#pyramid-reset'));
-  assert.equal(await text(page, '#exit-decision'), 'exit after 0');
+  assert.equal(await text(page, '#exit-decision'), 'exit after unit (layer 0)');
 });
 
 async function loadFile(page, name, body) {
@@ -546,7 +547,7 @@ test('the live view drives a pyramid through the PyramidRun step API', async () 
   assert.match(await text(page, '#live-status'), /Next action: run layer 0 \(unit\)/);
   await page.click('#live-play');
   await page.waitForFunction(() => /^Done:/.test(document.querySelector('#live-status').textContent), null, { timeout: 20_000 });
-  assert.match(await text(page, '#live-status'), /^Done: verdict failed; exited after layer 0 \(confident_exit\).*verified 2, 1 misprediction/);
+  assert.match(await text(page, '#live-status'), /^Done: verdict failed; exited after unit \(layer 0\): confident_exit.*ran 2 to check, 1 prediction wrong/);
   const boxes = await page.$$eval('#live-pipeline .layer-box', (bs) => bs.map((b) => b.className.replace('layer-box', '').trim()));
   assert.deepEqual(boxes, ['exit', 'mispredicted', 'verified', 'skipped']);
   assert.ok(await page.isHidden('#error'));
