@@ -440,7 +440,7 @@ class EarlyExitPlugin:
                 skipped = ", ".join(s["name"] for s in first["skipped"])
                 tr.write_line(
                     f"shadow: the policy would have exited after {first['layerName']!r} ({first['exitReason']}), "
-                    f"skipping {skipped}; labels {shadow['labels']}; would have saved {shadow['computeSavedMs']} ms"
+                    f"skipping {skipped}; labels {shadow['labels']}; would have saved {_ms(shadow['computeSavedMs'])}"
                 )
             else:
                 tr.write_line("shadow: the policy would not have skipped any layer")
@@ -452,6 +452,10 @@ class EarlyExitPlugin:
         decide = [s[4] for s in self.steps]
         if decide:
             tr.write_line(f"decision overhead: {1000 * max(decide):.3f} ms at most per layer")
+
+
+def _ms(value: Optional[float]) -> str:
+    return "an unknown time (a layer has no cost)" if value is None else f"{value:.1f} ms"
 
 
 class _Locked:
