@@ -211,3 +211,34 @@ def test_model_learns_under_the_lock(pytester: pytest.Pytester) -> None:
     learned = earlyexit.OutcomeModel.from_json(model.read_text())
     assert len(learned) == 2
     assert json.loads(model.read_text())["version"] == 2
+
+
+def test_one_job_per_layer_through_the_state_file(pytester: pytest.Pytester) -> None:
+    project(pytester, unit=GREEN_UNIT, e2e=BROKEN_E2E)
+    state = pytester.path / "state.json"
+    args = ("--earlyexit", "--earlyexit-state", str(state), "--earlyexit-mode", "enforced",
+            "--earlyexit-policy", "adr", "--earlyexit-preset", "aggressive")
+    first = run(pytester, *args)  # job 1: the unit layer only
+    first.assert_outcomes(passed=2, skipped=1, deselected=2)
+    assert "next: verify layer 'integration'" in first.stdout.str()
+    assert first.ret == 0
+    snapshot = json.loads(state.read_text())
+    assert [layer["name"] for layer in snapshot["layers"]] == ["unit", "integration", "e2e"]
+    second = run(pytester, *args)  # job 2: verification of integration; the run is then done
+    second.assert_outcomes(passed=1, deselected=4)
+    out = second.stdout.str()
+    assert "integration: verified 1 test(s)" in out
+    assert "e2e: skipped (1 test(s)): confident_exit after layer 'unit'" in out
+    assert second.ret == 13  # unverified, as `earlyexit pyramid result` exits
+    third = run(pytester, *args)  # a job after the end: the verdict again, no test run
+    assert third.ret == 13 and "verdict: unverified" in third.stdout.str()
+    assert earlyexit.PyramidRun.from_json(state.read_text()).result().verdict == "unverified"
+
+
+def test_state_file_of_other_layers_is_refused(pytester: pytest.Pytester) -> None:
+    project(pytester)
+    state = pytester.path / "state.json"
+    state.write_text(earlyexit.PyramidRun.start(None, 1, [{"name": "smoke"}]).to_json())
+    result = run(pytester, "--earlyexit", "--earlyexit-state", str(state))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--earlyexit-state" in result.stderr.str() and "'smoke'" in result.stderr.str()

@@ -44,6 +44,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the outcome model the policy decides from (read; a missing file is an empty model)")
     group.addoption("--earlyexit-learn", action="store_true", default=False,
                     help="learn this session's outcomes into --earlyexit-model (under a lock)")
+    group.addoption("--earlyexit-state", default=None, metavar="FILE",
+                    help="one CI job per layer: run the pending layer of the run in FILE (the earlyexit command's "
+                         "state file; started from the layers when missing) and record its result there")
     group.addoption("--earlyexit-allow-unverified", action="store_true", default=False,
                     help="exit 0 instead of 13 when layers were skipped without running")
     parser.addini("earlyexit", "enable the earlyexit plugin", type="bool", default=False)
@@ -207,6 +210,10 @@ class EarlyExitPlugin:
                 self.model = earlyexit.OutcomeModel.from_json(text)
             except (earlyexit.EarlyExitError, earlyexit.EarlyExitTypeError, ValueError) as error:
                 raise pytest.UsageError(f"--earlyexit-model: {self.model_path}: {error}") from None
+        self.state = opt("earlyexit_state")
+        self.state_text: Optional[str] = None
+        self.pending: Optional[Tuple[str, int]] = None
+        self.state_layers: List[Layer] = []
         self.receipts = opt("earlyexit_receipts")
         self.allow_unverified = opt("earlyexit_allow_unverified")
         # Everything the engine validates (policy, artifact, budget, preset) is checked now,
@@ -265,9 +272,54 @@ class EarlyExitPlugin:
             first = Layer("unlayered", None, None, None)
             first.items = unlayered
             layers.insert(0, first)
+        if self.state is not None:
+            self._collect_for_state(config, layers, items)
+            return
         self.selected = [layer for layer in layers if layer.items]
         self.not_selected = [layer for layer in layers if not layer.items]
         items[:] = [item for layer in self.selected for item in layer.items]
+
+    def _collect_for_state(self, config: pytest.Config, layers: List[Layer], items: List[pytest.Item]) -> None:
+        """One CI job per layer: keep only the pending layer's tests."""
+        path = Path(self.state)
+        with _Locked(path):
+            if path.exists():
+                self.state_text = _read_text("--earlyexit-state", self.state)
+            else:
+                self.state_text = self._start([layer.spec() for layer in layers]).to_json()
+                _write_atomically(path, self.state_text)
+        try:
+            run = earlyexit.PyramidRun.from_json(self.state_text)
+            names = [layer["name"] for layer in json.loads(self.state_text)["layers"]]
+        except (earlyexit.EarlyExitError, earlyexit.EarlyExitTypeError, ValueError, KeyError, TypeError) as error:
+            raise pytest.UsageError(f"--earlyexit-state: {self.state}: {error}") from None
+        configured = [layer.name for layer in layers]
+        if names != configured:
+            raise pytest.UsageError(
+                f"--earlyexit-state: {self.state} runs the layers {names}, not the configured {configured}"
+            )
+        self.run = run
+        self.state_layers = layers
+        step = run.next()
+        keep: List[pytest.Item] = []
+        if step.action != "done":
+            layer = layers[step.layer]
+            if not layer.items:
+                raise pytest.UsageError(
+                    f"--earlyexit-state: the pending layer {layer.name!r} has no selected test"
+                )
+            self.pending = (step.action, step.layer)
+            self.selected = [layer]
+            keep = layer.items
+        else:
+            self.result = self.run.result()
+            self.selected = layers
+        self.state_layers = layers
+        kept = set(keep)
+        dropped = [item for item in items if item not in kept]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
     # --- running --------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
@@ -275,6 +327,10 @@ class EarlyExitPlugin:
         if session.testsfailed and not session.config.option.continue_on_collection_errors:
             raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
         if session.config.option.collectonly or not self.selected:
+            return True
+        if self.state is not None:
+            if self.pending is not None:
+                self._run_pending(session)
             return True
         self.run = self._start([layer.spec() for layer in self.selected])
         while True:
@@ -299,6 +355,23 @@ class EarlyExitPlugin:
                         item.add_marker(pytest.mark.skip(reason=SKIP_PREFIX + reason))
                     self._run_items(session, layer.items)
         return True
+
+    def _run_pending(self, session: pytest.Session) -> None:
+        action, index = self.pending  # type: ignore[misc]
+        layer = self.selected[0]
+        self._run_items(session, layer.items)
+        result = self._layer_result(layer)
+        path = Path(self.state)
+        with _Locked(path):
+            if _read_text("--earlyexit-state", self.state) != self.state_text:
+                raise pytest.UsageError(f"--earlyexit-state: {self.state} changed while layer {layer.name!r} ran")
+            started = time.perf_counter()
+            decision = self.run.submit(index, result)
+            self.steps.append((action, layer, result, decision, time.perf_counter() - started))
+            _write_atomically(path, self.run.to_json())
+        if self.run.is_done:
+            self.result = self.run.result()
+            self.selected = self.state_layers
 
     def _skip_reason(self) -> str:
         result = self.result
@@ -371,6 +444,8 @@ class EarlyExitPlugin:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.result is None:
+            if self.state is not None:
+                return  # one layer of a run in a state file: pytest's own status for its tests
             if not self.selected and not session.config.option.collectonly and exitstatus == 0:
                 session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
             return
@@ -406,9 +481,17 @@ class EarlyExitPlugin:
             current = earlyexit.OutcomeModel.from_json(path.read_text(encoding="utf-8")) if path.exists() \
                 else earlyexit.OutcomeModel()
             learned = current.learn(policy["ran"], build_id=f"pytest-{seq}-{os.getpid()}", seq=seq)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(learned.to_json(), encoding="utf-8")
-            os.replace(tmp, path)
+            _write_atomically(path, learned.to_json())
+
+    @staticmethod
+    def _step_line(action: str, layer: Layer, lr: Dict[str, Any], decision: Any) -> str:
+        what = "ran" if action == "run" else "verified"
+        line = f"{layer.name}: {what} {lr['total']} test(s), {lr['passed']} passed, {lr['failed']} failed"
+        if lr["flaky"]:
+            line += f", {lr['flaky']} flaky"
+        if decision is not None:
+            line += f"; decision: {'exit' if decision.can_exit else 'continue'} ({decision.explanation})"
+        return line
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tr = terminalreporter
@@ -416,18 +499,20 @@ class EarlyExitPlugin:
         for layer in self.not_selected:
             tr.write_line(f"{layer.name}: not selected (no test of it was selected): no result")
         if self.result is None:
+            if self.state is not None and self.run is not None:
+                for action, layer, lr, decision, _ in self.steps:
+                    tr.write_line(self._step_line(action, layer, lr, decision))
+                step = self.run.next()
+                if step.action != "done":
+                    tr.write_line(f"next: {step.action} layer {self.state_layers[step.layer].name!r} "
+                                  f"(the next job with --earlyexit-state {self.state})")
+                return
             if self.selected:
                 tr.write_line("the run stopped before the pyramid was done: no verdict")
             return
         result = self.result
         for action, layer, lr, decision, _ in self.steps:
-            what = "ran" if action == "run" else "verified"
-            line = f"{layer.name}: {what} {lr['total']} test(s), {lr['passed']} passed, {lr['failed']} failed"
-            if lr["flaky"]:
-                line += f", {lr['flaky']} flaky"
-            if decision is not None:
-                line += f"; decision: {'exit' if decision.can_exit else 'continue'} ({decision.explanation})"
-            tr.write_line(line)
+            tr.write_line(self._step_line(action, layer, lr, decision))
         ran = set(result.layers_executed)
         for index, layer in enumerate(self.selected):
             if index not in ran:
@@ -452,6 +537,12 @@ class EarlyExitPlugin:
         decide = [s[4] for s in self.steps]
         if decide:
             tr.write_line(f"decision overhead: {1000 * max(decide):.3f} ms at most per layer")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _ms(value: Optional[float]) -> str:
