@@ -495,7 +495,10 @@ class EarlyExitPlugin:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tr = terminalreporter
-        tr.section(f"earlyexit ({self.mode}, policy {self.policy_name})")
+        if self.state is not None:  # the run's options are those it was started with
+            tr.section(f"earlyexit (the run in {self.state})")
+        else:
+            tr.section(f"earlyexit ({self.mode}, policy {self.policy_name})")
         for layer in self.not_selected:
             tr.write_line(f"{layer.name}: not selected (no test of it was selected): no result")
         if self.result is None:
