@@ -8,7 +8,7 @@
 #   4. mypy --strict tests/python/typed_usage.py   (the API types check in a strict user file)
 #   5. pytest tests/python                         (vectors, API, errors, pickling, threads, runners, README)
 #   6. the pytest plugin (integrations/pytest-earlyexit), installed editable with the pinned
-#      pytest-rerunfailures and pytest-xdist it is tested with: pytester on example projects
+#      pytest-rerunfailures, pytest-xdist and pytest-cov it is tested with: pytester on example projects
 # Needs only python3 (with venv and pip) and a Rust toolchain; reaches PyPI and crates.io
 # the first time. Exits non-zero when anything fails; the last line is
 # "python: N passed, M failed" (pytest's tests plus clippy and the two type checks), after
@@ -101,11 +101,14 @@ step "pytest-earlyexit (integrations/pytest-earlyexit)"
 t0="$(now)"
 RERUNFAILURES=16.7
 XDIST=3.8.0
+COV=7.0.0
 plugin=()
 "$PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('pytest-rerunfailures') != '$RERUNFAILURES')" 2>/dev/null ||
   plugin+=("pytest-rerunfailures==$RERUNFAILURES")
 "$PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('pytest-xdist') != '$XDIST')" 2>/dev/null ||
   plugin+=("pytest-xdist==$XDIST")
+"$PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('pytest-cov') != '$COV')" 2>/dev/null ||
+  plugin+=("pytest-cov==$COV")
 "$PY" -c "import pytest_earlyexit" 2>/dev/null || plugin+=(-e integrations/pytest-earlyexit)
 pe_passed=0
 pe_failed=0

@@ -242,3 +242,17 @@ def test_state_file_of_other_layers_is_refused(pytester: pytest.Pytester) -> Non
     result = run(pytester, "--earlyexit", "--earlyexit-state", str(state))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--earlyexit-state" in result.stderr.str() and "'smoke'" in result.stderr.str()
+
+
+def test_coverage_from_pytest_cov_is_cumulative(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("pytest_cov")
+    imports = "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parents[2] / 'src'))\nimport mod\n"
+    project(pytester, unit=imports + "def test_a():\n    assert mod.f(1) == 1\n",
+            integration=imports + "def test_b():\n    assert mod.f(0) == 2\n")
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "mod.py").write_text("def f(x):\n    if x:\n        return 1\n    return 2\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--earlyexit", "--cov=src")
+    out = result.stdout.str()
+    assert "unit: ran 1 test(s), 1 passed, 0 failed, coverage 75%" in out
+    assert "integration: ran 1 test(s), 1 passed, 0 failed, coverage 100%" in out
+    assert result.ret == 0

@@ -214,6 +214,7 @@ class EarlyExitPlugin:
         self.state_text: Optional[str] = None
         self.pending: Optional[Tuple[str, int]] = None
         self.state_layers: List[Layer] = []
+        self.coverage_measured = False
         self.receipts = opt("earlyexit_receipts")
         self.allow_unverified = opt("earlyexit_allow_unverified")
         # Everything the engine validates (policy, artifact, budget, preset) is checked now,
@@ -436,9 +437,11 @@ class EarlyExitPlugin:
         import io
 
         try:
-            return max(0.0, min(1.0, cov.report(file=io.StringIO()) / 100.0))
+            rate = max(0.0, min(1.0, cov.report(file=io.StringIO()) / 100.0))
         except Exception:  # coverage.py's NoDataError and friends: nothing measured yet
             return 1.0
+        self.coverage_measured = True
+        return rate
 
     # --- the end --------------------------------------------------------------------------
     @pytest.hookimpl(trylast=True)
@@ -483,12 +486,13 @@ class EarlyExitPlugin:
             learned = current.learn(policy["ran"], build_id=f"pytest-{seq}-{os.getpid()}", seq=seq)
             _write_atomically(path, learned.to_json())
 
-    @staticmethod
-    def _step_line(action: str, layer: Layer, lr: Dict[str, Any], decision: Any) -> str:
+    def _step_line(self, action: str, layer: Layer, lr: Dict[str, Any], decision: Any) -> str:
         what = "ran" if action == "run" else "verified"
         line = f"{layer.name}: {what} {lr['total']} test(s), {lr['passed']} passed, {lr['failed']} failed"
         if lr["flaky"]:
             line += f", {lr['flaky']} flaky"
+        if self.coverage_measured:
+            line += f", coverage {lr['coverage']:.0%}"
         if decision is not None:
             line += f"; decision: {'exit' if decision.can_exit else 'continue'} ({decision.explanation})"
         return line
