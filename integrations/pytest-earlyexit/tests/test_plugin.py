@@ -256,3 +256,31 @@ def test_coverage_from_pytest_cov_is_cumulative(pytester: pytest.Pytester) -> No
     assert "unit: ran 1 test(s), 1 passed, 0 failed, coverage 75%" in out
     assert "integration: ran 1 test(s), 1 passed, 0 failed, coverage 100%" in out
     assert result.ret == 0
+
+
+def test_enabled_from_the_ini_and_stopped_by_x(pytester: pytest.Pytester) -> None:
+    project(pytester, unit="def test_red():\n    assert False\n\ndef test_green():\n    pass\n",
+            ini=INI + "earlyexit = true\n")
+    result = run(pytester, "-x")
+    out = result.stdout.str()
+    assert "earlyexit (shadow, policy risk_bounded)" in out
+    assert "the run stopped before the pyramid was done: no verdict" in out
+    result.assert_outcomes(failed=1)
+    assert result.ret == 1
+
+
+def test_xfail_is_not_counted_as_executed(pytester: pytest.Pytester) -> None:
+    unit = """
+    import pytest
+
+    @pytest.mark.xfail
+    def test_known_bug():
+        assert False
+
+    def test_ok():
+        pass
+    """
+    project(pytester, unit=unit)
+    result = run(pytester, "--earlyexit")
+    assert "unit: ran 1 test(s), 1 passed, 0 failed" in result.stdout.str()
+    assert result.ret == 0
