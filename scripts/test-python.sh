@@ -7,9 +7,12 @@
 #      python -m mypy.stubtest earlyexit._native   (the hand-written stub matches the module)
 #   4. mypy --strict tests/python/typed_usage.py   (the API types check in a strict user file)
 #   5. pytest tests/python                         (vectors, API, errors, pickling, threads, runners, README)
+#   6. the pytest plugin (integrations/pytest-earlyexit), installed editable with the pinned
+#      pytest-rerunfailures, pytest-xdist and pytest-cov it is tested with: pytester on example projects
 # Needs only python3 (with venv and pip) and a Rust toolchain; reaches PyPI and crates.io
 # the first time. Exits non-zero when anything fails; the last line is
-# "python: N passed, M failed" (pytest's tests plus clippy and the two type checks).
+# "python: N passed, M failed" (pytest's tests plus clippy and the two type checks), after
+# "pytest-earlyexit: N passed, M failed" (the plugin's tests).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -91,7 +94,41 @@ if [ "$pytest_status" -ne 0 ] && [ "$pytest_failed" -eq 0 ]; then
   pytest_failed=1 # pytest failed without a failed test (collection error, no tests run, ...)
 fi
 add_counts pytest "$(count passed)" "$pytest_failed"
+python_skipped=$(count skipped)
+
+# --- 6. the pytest plugin ------------------------------------------------------------------
+step "pytest-earlyexit (integrations/pytest-earlyexit)"
+t0="$(now)"
+RERUNFAILURES=16.7
+XDIST=3.8.0
+COV=7.0.0
+plugin=()
+"$PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('pytest-rerunfailures') != '$RERUNFAILURES')" 2>/dev/null ||
+  plugin+=("pytest-rerunfailures==$RERUNFAILURES")
+"$PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('pytest-xdist') != '$XDIST')" 2>/dev/null ||
+  plugin+=("pytest-xdist==$XDIST")
+"$PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('pytest-cov') != '$COV')" 2>/dev/null ||
+  plugin+=("pytest-cov==$COV")
+"$PY" -c "import pytest_earlyexit" 2>/dev/null || plugin+=(-e integrations/pytest-earlyexit)
+pe_passed=0
+pe_failed=0
+if [ "${#plugin[@]}" -gt 0 ] && ! "$PY" -m pip install --disable-pip-version-check -q "${plugin[@]}"; then
+  echo "pip install failed: ${plugin[*]}" >&2
+  pe_failed=1
+else
+  plog="$(mktemp)"
+  "$PY" -m pytest integrations/pytest-earlyexit/tests -q -rfE -p no:cacheprovider 2>&1 | tee "$plog"
+  plugin_status=${PIPESTATUS[0]}
+  summary="$(grep -E '^(=+ )?[0-9]+ (passed|failed|error)' "$plog" | tail -n 1)"
+  rm -f "$plog"
+  pe_passed=$(count passed)
+  pe_failed=$(($(count failed) + $(count error)))
+  if [ "$plugin_status" -ne 0 ] && [ "$pe_failed" -eq 0 ]; then pe_failed=1; fi
+fi
+echo "pytest-earlyexit took $(elapsed "$t0") s"
+[ "$pe_failed" -eq 0 ] || failures+=("pytest-earlyexit ($pe_failed)")
+echo "pytest-earlyexit: $pe_passed passed, $pe_failed failed"
 
 echo
-echo "python: $(count skipped) skipped (vectors for other suites: JS null inputs, core-internal jsnum)"
-finish_checks python
+echo "python: $python_skipped skipped (vectors for other suites: JS null inputs, core-internal jsnum)"
+finish_checks python && [ "$pe_failed" -eq 0 ]

@@ -1,0 +1,1 @@
+"""pytest-earlyexit: the test pyramid's early exit inside pytest (see the README)."""
