@@ -9,7 +9,11 @@
 //! the command's do (`replay_cmd`), and their per-run rows are sent once, in the structured
 //! content.
 
+mod arguments;
+mod call;
+mod stateless;
 mod tool_thread;
+mod tools_table;
 mod transport;
 
 use std::collections::HashMap;
@@ -22,14 +26,17 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
-use serde_json::{json, Map, Value as Json};
+use serde_json::{Map, Value as Json};
 
 use crate::core_api::{
     self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, PyramidRun, Value, NAMING,
 };
 use crate::mcp_roots::{RootSet, Roots, PATH_ARGUMENTS};
 use crate::output::{code, Failure};
-use crate::{junit, replay_cmd};
+use crate::replay_cmd;
+use arguments::{options_of, type_error, Args};
+use call::Call;
+use stateless::{artifact_tool, junit_result, junit_tool, policy_decide, policy_update, receipts_verify};
 
 enum Session {
     Loop(Box<EarlyStopping>),
@@ -43,19 +50,6 @@ struct Server {
     closed: Arc<AtomicBool>,
     tools: Arc<Vec<Tool>>,
     roots: Arc<Roots>,
-}
-
-/// What one tool call runs with: the roots its paths are confined to, and whether it should
-/// stop (the client cancelled the request, or went away).
-struct Call {
-    roots: Arc<RootSet>,
-    stop: Box<dyn Fn() -> bool + Send>,
-}
-
-impl Call {
-    fn stopped(&self) -> bool {
-        (self.stop)()
-    }
 }
 
 /// Serves until the client disconnects; exit 0. `roots`: the `--root` directories.
@@ -266,72 +260,10 @@ fn tool_error(failure: &Failure) -> CallToolResult {
     result
 }
 
-/// A tool argument of the wrong type (`invalid_config`, the argument as field).
-fn type_error(field: &str, expected: &str, got: &Value) -> Failure {
-    Failure::core(core_api::type_error(ErrorCode::InvalidConfig, field, expected, got))
-}
-
 /// The tool's arguments as a core value (numbers read as the core reads JSON).
 fn to_core(args: &Map<String, Json>) -> Result<Value, Failure> {
     let text = serde_json::to_string(args).map_err(|e| Failure::Internal(e.to_string()))?;
     core_api::parse_json(&text, "invalid_config", "arguments").map_err(Failure::core)
-}
-
-struct Args<'a> {
-    tool: &'a str,
-    values: &'a [(String, Value)],
-}
-
-impl<'a> Args<'a> {
-    /// The arguments (an object: the wire reader refuses others), refusing keys the tool
-    /// does not take (the message lists them).
-    fn new(tool: &'a str, args: &'a Value, known: &[&str]) -> Result<Self, Failure> {
-        let values = match args {
-            Value::Object(entries) => entries.as_slice(),
-            _ => &[],
-        };
-        for (key, _) in values {
-            if !known.contains(&key.as_str()) {
-                return Err(Failure::core(core_api::unknown_argument(tool, key, known)));
-            }
-        }
-        Ok(Args { tool, values })
-    }
-
-    fn get(&self, key: &str) -> Option<&Value> {
-        self.values.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v).filter(|v| !matches!(v, Value::Null))
-    }
-
-    fn required(&self, key: &str) -> Result<&Value, Failure> {
-        self.get(key).ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, key)))
-    }
-
-    fn string(&self, key: &str) -> Result<Option<String>, Failure> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(type_error(key, "a string", other)),
-        }
-    }
-
-    fn strings(&self, key: &str) -> Result<Vec<String>, Failure> {
-        match self.get(key) {
-            None => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| match v {
-                    Value::String(s) => Ok(s.clone()),
-                    other => Err(type_error(&format!("{key}[{i}]"), "a string", other)),
-                })
-                .collect(),
-            Some(other) => Err(type_error(key, "an array of strings", other)),
-        }
-    }
-
-    fn session(&self) -> Result<String, Failure> {
-        self.string("session")?.ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, "session")))
-    }
 }
 
 impl Server {
@@ -366,63 +298,31 @@ impl Server {
     }
 
     fn call(&self, tool: &str, args: Value, call: &Call) -> Result<Answer, Failure> {
+        let Some(row) = tools_table::row(tool) else {
+            return Err(Failure::Usage(format!("unknown tool '{tool}'")));
+        };
+        let known = row.known();
+        let args = &Args::new(tool, &args, &known)?;
         let value = match tool {
-            "loop_start" => self.loop_start(&Args::new(
-                tool,
-                &args,
-                &["preset", "policy_artifact", "config", "strict_iterations", "policy"],
-            )?),
-            "loop_record" => self.loop_record(&Args::new(tool, &args, &loop_record_args())?),
-            "loop_decide" => self.loop_decide(&Args::new(tool, &args, &["session"])?),
-            "loop_best" => self.loop_best(&Args::new(tool, &args, &["session"])?),
-            "session_export" => self.session_export(&Args::new(tool, &args, &["session", "path"])?, call),
-            "session_import" => self.session_import(&Args::new(tool, &args, &["snapshot"])?),
-            "session_close" => self.session_close(&Args::new(tool, &args, &["session"])?),
-            "pyramid_start" => {
-                self.pyramid_start(&Args::new(tool, &args, &["preset", "config", "layers", "total_layers"])?)
-            }
-            "pyramid_submit" => self.pyramid_submit(
-                &Args::new(tool, &args, &["session", "layer", "result", "junit", "coverage_xml", "coverage"])?,
-                call,
-            ),
-            "pyramid_result" => self.pyramid_result(&Args::new(tool, &args, &["session"])?),
-            "pyramid_policy_decide" => {
-                policy_decide(&Args::new(tool, &args, &["policy", "config", "model", "layers", "outcomes"])?, call)
-            }
-            "pyramid_policy_update" => policy_update(&Args::new(tool, &args, &["policy", "config", "model", "ran"])?),
-            "replay_loops" => {
-                return self.replay_loops(&Args::new(tool, &args, &["runs", "paths", "policy", "summary_only"])?, call)
-            }
-            "replay_pyramids" => {
-                return self.replay_pyramids(
-                    &Args::new(
-                        tool,
-                        &args,
-                        &["runs", "paths", "policy", "config", "model", "learn", "model_out", "summary_only"],
-                    )?,
-                    call,
-                )
-            }
-            "calibrate_pyramids" => self.calibrate(
-                &Args::new(
-                    tool,
-                    &args,
-                    &["runs", "paths", "risk", "delta", "policy", "config", "model", "grid", "warmup", "model_out"],
-                )?,
-                call,
-            ),
-            "calibrate_loops" => self.calibrate_loops(
-                &Args::new(
-                    tool,
-                    &args,
-                    &["runs", "paths", "risk", "delta", "steps", "candidates", "valid_days", "out"],
-                )?,
-                call,
-            ),
-            "junit_layer_result" => junit_tool(&Args::new(tool, &args, &["junit", "coverage_xml", "coverage"])?, call),
-            "receipts_verify" => receipts_verify(&Args::new(tool, &args, &["text", "path"])?, call),
-            "pyramid_drift" => artifact_tool(tool, &Args::new(tool, &args, &["artifact", "runs", "now"])?),
-            "pyramid_promote" => artifact_tool(tool, &Args::new(tool, &args, &["artifact", "runs", "now"])?),
+            "loop_start" => self.loop_start(args),
+            "loop_record" => self.loop_record(args),
+            "loop_decide" => self.loop_decide(args),
+            "loop_best" => self.loop_best(args),
+            "session_export" => self.session_export(args, call),
+            "session_import" => self.session_import(args),
+            "session_close" => self.session_close(args),
+            "pyramid_start" => self.pyramid_start(args),
+            "pyramid_submit" => self.pyramid_submit(args, call),
+            "pyramid_result" => self.pyramid_result(args),
+            "pyramid_policy_decide" => policy_decide(args, call),
+            "pyramid_policy_update" => policy_update(args),
+            "replay_loops" => return self.replay_loops(args, call),
+            "replay_pyramids" => return self.replay_pyramids(args, call),
+            "calibrate_pyramids" => self.calibrate(args, call),
+            "calibrate_loops" => self.calibrate_loops(args, call),
+            "junit_layer_result" => junit_tool(args, call),
+            "receipts_verify" => receipts_verify(args, call),
+            "pyramid_drift" | "pyramid_promote" => artifact_tool(tool, args),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
         };
         value.map(Answer::from)
@@ -781,10 +681,6 @@ fn strip_flag(failure: Failure) -> Failure {
     }
 }
 
-fn options_of(args: &Args, keys: &[&str]) -> Value {
-    Value::object(keys.iter().filter_map(|k| args.get(k).map(|v| (*k, v.clone()))).collect())
-}
-
 fn rename_field(e: core_api::CoreError, from: &str, to: &str) -> Failure {
     Failure::core(core_api::respelled(e, from, to))
 }
@@ -804,104 +700,6 @@ fn step_value(run: &PyramidRun) -> Value {
     doc
 }
 
-/// A layer result from JUnit reports `paths` (resolved inside the roots here, after the
-/// arguments are checked).
-fn junit_result(args: &Args, paths: &[String], call: &Call) -> Result<Value, Failure> {
-    let coverage = match args.get("coverage") {
-        None => None,
-        Some(Value::Number(n)) => Some(*n),
-        Some(other) => return Err(type_error("coverage", "a number", other)),
-    };
-    let coverage_xml = args.string("coverage_xml")?;
-    if coverage.is_some() && coverage_xml.is_some() {
-        return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
-    }
-    let paths = call.roots.read_all("junit", paths)?;
-    let coverage_xml = coverage_xml.map(|path| call.roots.read("coverage_xml", &path)).transpose()?;
-    junit::layer_result(&paths, coverage_xml.as_deref(), coverage)
-}
-
-fn junit_tool(args: &Args, call: &Call) -> Result<Value, Failure> {
-    let paths = args.strings("junit")?;
-    if paths.is_empty() {
-        return Err(Failure::core(core_api::test_report::no_reports()));
-    }
-    junit_result(args, &paths, call)
-}
-
-/// `pyramidPolicyDecide`; an outcome may give `junit` report paths instead of `failed`
-/// (failing = some test did not pass, the verdict's rule).
-fn policy_decide(args: &Args, call: &Call) -> Result<Value, Failure> {
-    let model = args.get("model").cloned().unwrap_or(Value::Null);
-    let layers = args.required("layers")?;
-    let outcomes = match args.get("outcomes") {
-        None => Value::Array(Vec::new()),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                let junit = item.get("junit");
-                match (junit, item) {
-                    (Some(Value::Array(paths)), Value::Object(entries)) => {
-                        let field = format!("outcomes[{i}].junit");
-                        let paths = paths
-                            .iter()
-                            .enumerate()
-                            .map(|(j, p)| match p {
-                                Value::String(p) => call.roots.read(&format!("{field}[{j}]"), p),
-                                other => Err(type_error(&format!("{field}[{j}]"), "a string", other)),
-                            })
-                            .collect::<Result<Vec<String>, Failure>>()?;
-                        let result = junit::layer_result(&paths, None, None)?;
-                        let failed = core_api::layer_result_failed(&result)?;
-                        let mut entries: Vec<(String, Value)> =
-                            entries.iter().filter(|(k, _)| k != "junit").cloned().collect();
-                        entries.push(("failed".into(), Value::Bool(failed)));
-                        out.push(Value::Object(entries));
-                    }
-                    (Some(other), _) => {
-                        return Err(type_error(&format!("outcomes[{i}].junit"), "an array of paths", other));
-                    }
-                    (None, _) => out.push(item.clone()),
-                }
-            }
-            Value::Array(out)
-        }
-        Some(other) => other.clone(),
-    };
-    let options = options_of(args, &["policy", "config"]);
-    Ok(core_api::policy_decide(&model, layers, &outcomes, &options)?)
-}
-
-/// `verifyReceipts` of a receipt log given as `text` or by `path`.
-fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure> {
-    let text = match (args.get("text"), args.get("path")) {
-        (Some(Value::String(text)), None) => text.clone(),
-        (None, Some(Value::String(path))) => crate::state::read_input(&call.roots.read("path", path)?)?,
-        _ => return Err(Failure::Usage("receipts_verify takes one of text (the JSONL log) or path (its file)".into())),
-    };
-    Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
-}
-
-/// `checkPyramidDrift` / `promotePyramidPolicy` (`now`: the host clock when absent).
-fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
-    let artifact = args.required("artifact")?;
-    let runs = args.required("runs")?;
-    let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
-    let answer = if tool == "pyramid_drift" {
-        earlyexit::pyramid::replay::drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
-    } else {
-        earlyexit::pyramid::replay::promote_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
-    };
-    Ok(answer)
-}
-
-fn policy_update(args: &Args) -> Result<Value, Failure> {
-    let model = args.get("model").cloned().unwrap_or(Value::Null);
-    let ran = args.required("ran")?;
-    let options = options_of(args, &["policy", "config"]);
-    Ok(core_api::policy_update(&model, ran, &options)?)
-}
-
 /// The keys of an iteration result `loop_record` takes: the core's result fields (but
 /// `iteration_number`, which `iteration` gives) and the behaviour fields detector conditions
 /// read, from the core's tables.
@@ -912,329 +710,24 @@ fn result_keys() -> Vec<&'static str> {
     keys
 }
 
-/// `loop_record`'s arguments: the session, the iteration and the result's keys.
-fn loop_record_args() -> Vec<&'static str> {
-    let mut keys = vec!["session", "iteration"];
-    keys.extend(result_keys());
-    keys
-}
-
-fn object(value: Json) -> Arc<Map<String, Json>> {
-    match value {
-        Json::Object(map) => Arc::new(map),
-        _ => Arc::new(Map::new()),
-    }
-}
-
-fn tool(name: &'static str, description: &'static str, input: Json, output: Json) -> Tool {
-    let mut tool = Tool::new(name, description, object(input));
-    tool.output_schema = Some(object(output));
-    tool
-}
-
-fn any_object(description: &str) -> Json {
-    json!({"type": "object", "description": description})
-}
-
-/// Every tool with its input and output schemas (docs/cli.md, "MCP server").
+/// Every tool with its input and output schemas (docs/cli.md, "MCP server"), from the table.
 fn tools() -> Vec<Tool> {
-    let session =
-        json!({"type": "string", "description": "a session id from loop_start, pyramid_start or session_import"});
-    let number = |d: &str| json!({"type": "number", "description": d});
-    let decision = json!({
-        "type": "object",
-        "description": "the library's StoppingDecision",
-        "properties": {
-            "stop": {"type": "boolean"}, "reason": {"type": "string"}, "confidence": {"type": "number"},
-            "trigger": {"type": "string"}, "best_iteration": {"type": ["integer", "null"]},
-            "best_quality_score": {"type": ["number", "null"]}
-        },
-        "required": ["stop", "reason", "confidence", "trigger"]
-    });
-    let step = json!({
-        "type": "object",
-        "description": "the pending step: action run (run the layer), verify (run it to check a prediction) or done",
-        "properties": {"action": {"enum": ["run", "verify", "done"]}, "layer": {"type": "integer"}, "name": {"type": "string"}},
-        "required": ["action"]
-    });
-    let runs = json!({"description": "runs as JSONL text (one run per line) or an array of run objects",
-        "type": ["string", "array"]});
-    let paths = json!({"type": "array", "items": {"type": "string"}, "description": "JSONL files of runs, read in order as \
-        one stream (inside the server's roots; a relative path is taken from the first root)"});
-    let paths_list = json!({"type": "array", "items": {"type": "string"},
-        "description": "report files (inside the server's roots; a relative path is taken from the first root)"});
-    let file = |d: &str| {
-        json!({"type": "string", "description": format!("{d} (inside the server's roots; a relative \
-        path is taken from the first root)")})
-    };
-    let summary_only =
-        json!({"type": "boolean", "description": "answer without the per-run rows (runs); default false"});
-    let policy_name = json!({"type": "string", "description": "default, aggressive, conservative (the ADR's presets), fail_fast or risk_bounded"});
-    let model = any_object("an outcome model document {version, engine: PyramidOutcomeModel, layers}");
-    let layer_result = json!({
-        "type": "object",
-        "description": "a layer result {passRate, coverage, flakyRatio, ...}",
-        "properties": {"passRate": {"type": "number"}, "coverage": {"type": "number"}, "flakyRatio": {"type": "number"}},
-        "required": ["passRate", "coverage", "flakyRatio"]
-    });
-    vec![
-        tool(
-            "loop_start",
-            "Start a loop-stopping session (an EarlyStopping engine) from a preset, or the policy of a \
-             loop calibration artifact, and a partial config; strict_iterations (default true) makes \
-             iteration numbers increase; policy (a composed stop policy, docs/loop-policies.md) makes \
-             the decisions, which then list the conditions that fired.",
-            json!({"type": "object", "properties": {
-                "preset": {"enum": ["seed", "recommended"], "description": "default seed"},
-                "policy_artifact": {"type": ["object", "string"], "description": "a calibrate_loops artifact (instead of preset)"},
-                "config": any_object("a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
-                "strict_iterations": {"type": "boolean"},
-                "policy": any_object("a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns")
-            }, "additionalProperties": false}),
-            json!({"type": "object", "properties": {"session": {"type": "string"}, "config": any_object("the full config")},
-                "required": ["session", "config"]}),
-        ),
-        tool(
-            "loop_record",
-            "Record one iteration of a loop session and decide: stop is true when the loop should stop. \
-             The iteration defaults to the next one.",
-            json!({"type": "object", "properties": {
-                "session": session,
-                "iteration": {"type": "integer", "minimum": 1},
-                "quality_score": number("0..=100"),
-                "confidence": number("0..=1"),
-                "verification_status": {"enum": ["passed", "failed", "skipped"]},
-                "quality_delta": number("change since the previous iteration"),
-                "tokens_used": number("tokens this iteration used"),
-                "token_cost_usd": number("its cost"),
-                "execution_time_ms": number("its wall-clock time"),
-                "timestamp": {"type": "string", "description": "RFC 3339; default now"},
-                "error": {"type": "string", "description": "the iteration's error (behaviour detectors; absent = unknown)"},
-                "failure_class": {"type": "string", "description": "its class of failure (read before error)"},
-                "blockers": {"type": "array", "items": {"type": "string"}, "description": "what blocked it"},
-                "completion_percentage": number("0..=100, how complete the task is"),
-                "artifacts_modified": {"type": "array", "items": {"type": "string"}, "description": "the files it changed"},
-                "learnings": {"type": "string", "description": "what it learned (compared with a deviation condition's objective)"},
-                "tests_passing": {"type": "boolean", "description": "whether the tests passed"},
-                "coverage_percent": number("0..=100, test coverage")
-            }, "required": ["session", "quality_score", "confidence", "verification_status"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {
-                "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision
-            }, "required": ["iteration", "duplicate", "decision"]}),
-        ),
-        tool(
-            "loop_decide",
-            "Decide whether a loop session should stop now (shouldStop).",
-            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
-            decision.clone(),
-        ),
-        tool(
-            "loop_best",
-            "The best iteration of a loop session so far, with its record.",
-            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {
-                "best_iteration": {"type": ["integer", "null"]}, "best_quality_score": {"type": ["number", "null"]},
-                "record": {"type": ["object", "null"]}
-            }, "required": ["best_iteration", "best_quality_score", "record"]}),
-        ),
-        tool(
-            "session_export",
-            "Export a session as the libraries' snapshot JSON (EarlyStopping.fromJSON / PyramidRun.fromJSON read it); \
-             with path, also write it to that file atomically (never through or over a symbolic link).",
-            json!({"type": "object", "properties": {"session": session, "path": file("the file to write")},
-                "required": ["session"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"session": {"type": "string"}, "snapshot": any_object("the snapshot")},
-                "required": ["session", "snapshot"]}),
-        ),
-        tool(
-            "session_import",
-            "Import a snapshot (object or JSON text) of an EarlyStopping or a PyramidRun as a new session.",
-            json!({"type": "object", "properties": {"snapshot": {"type": ["object", "string"]}},
-                "required": ["snapshot"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"session": {"type": "string"}, "engine": {"enum": ["loop", "pyramid"]}},
-                "required": ["session", "engine"]}),
-        ),
-        tool(
-            "session_close",
-            "End a session: the server forgets it and frees its memory (export it first to keep it).",
-            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"session": {"type": "string"}, "closed": {"const": true}},
-                "required": ["session", "closed"]}),
-        ),
-        tool(
-            "pyramid_start",
-            "Start a test-pyramid session (a PyramidRun) with an ADR preset: answers the first step.",
-            json!({"type": "object", "properties": {
-                "preset": {"enum": ["default", "aggressive", "conservative"]},
-                "config": any_object("a partial exit config, camelCase keys"),
-                "layers": {"type": "array", "items": {"type": "object", "properties": {
-                    "name": {"type": "string"}, "costMs": {"type": "number"}}, "required": ["name"]}},
-                "total_layers": {"type": "integer", "minimum": 1}
-            }, "required": ["layers"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"session": {"type": "string"}, "next": step},
-                "required": ["session", "next"]}),
-        ),
-        tool(
-            "pyramid_submit",
-            "Submit the pending layer's result (a result object, or JUnit report paths with optional coverage) \
-             and answer the next step.",
-            json!({"type": "object", "properties": {
-                "session": session,
-                "layer": {"type": ["integer", "string"], "description": "the pending layer's index or name"},
-                "result": layer_result,
-                "junit": paths_list,
-                "coverage_xml": file("a Cobertura coverage file"),
-                "coverage": number("coverage with junit, 0..=1 (default 1)")
-            }, "required": ["session", "layer"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {
-                "layer": {"type": "integer"}, "name": {"type": "string"}, "result": any_object("the layer result"),
-                "decision": {"type": ["object", "null"]}, "next": step
-            }, "required": ["layer", "name", "result", "decision", "next"]}),
-        ),
-        tool(
-            "pyramid_result",
-            "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified).",
-            json!({"type": "object", "properties": {"session": session}, "required": ["session"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {
-                "exitedEarly": {"type": "boolean"}, "exitReason": {"type": "string"},
-                "verdict": {"enum": ["passed", "failed", "unverified"]}, "failingLayers": {"type": "array"}
-            }, "required": ["exitedEarly", "exitReason", "verdict", "failingLayers"]}),
-        ),
-        tool(
-            "pyramid_policy_decide",
-            "Next step of the fail_fast or risk_bounded policy with an outcome model: outcomes so far are \
-             {layer, failed} or {layer, junit: [paths]}.",
-            json!({"type": "object", "properties": {
-                "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial policy config"),
-                "model": model.clone(),
-                "layers": {"type": "array", "items": {"type": "object"}},
-                "outcomes": {"type": "array", "items": {"type": "object"}}
-            }, "required": ["layers"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"action": {"enum": ["run", "stop"]}, "layer": {"type": "integer"},
-                "reason": {"type": "string"}}, "required": ["action"]}),
-        ),
-        tool(
-            "pyramid_policy_update",
-            "Teach an outcome model one run (ran = [{name, failed, durationMs?}] in run order); answers the new model.",
-            json!({"type": "object", "properties": {
-                "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial policy config"),
-                "model": model.clone(), "ran": {"type": "array", "items": {"type": "object"}}
-            }, "required": ["ran"], "additionalProperties": false}),
-            model.clone(),
-        ),
-        tool(
-            "replay_loops",
-            "Replay a loop policy (preset name or {preset, config, returns, analytics}) over recorded runs \
-             (paths are streamed). Size: the answer holds one row per run (about 350 bytes each) in its \
-             structured content only (its text is the answer without them); summary_only: true answers \
-             {policy, summary} alone, about 1 KB however many runs.",
-            json!({"type": "object", "properties": {"runs": runs.clone(), "paths": paths.clone(),
-                "policy": {"type": ["string", "object"]}, "summary_only": summary_only.clone()},
-                "additionalProperties": false}),
-            json!({"type": "object", "properties": {"policy": {"type": "object"}, "summary": {"type": "object"},
-                "runs": {"type": "array", "description": "one row per run; absent with summary_only"}},
-                "required": ["policy", "summary"]}),
-        ),
-        tool(
-            "replay_pyramids",
-            "Replay a pyramid policy over recorded runs (paths are streamed); model_out (with paths) writes \
-             the final model. Size: the answer holds one row per run (about 220 bytes, plus its id and 3 per \
-             layer run) in its structured content only (its text is the answer without them); summary_only: true answers \
-             {policy, summary, model} alone, about 1.3 KB plus the model's layers however many runs.",
-            json!({"type": "object", "properties": {"runs": runs.clone(), "paths": paths.clone(), "policy": policy_name,
-                "config": any_object("partial config"), "model": model.clone(), "learn": {"enum": ["ran", "all", "none"]},
-                "model_out": file("the file the final model is written to"), "summary_only": summary_only},
-                "additionalProperties": false}),
-            json!({"type": "object", "properties": {"policy": {"type": "string"},
-                "runs": {"type": "array", "description": "one row per run; absent with summary_only"},
-                "summary": {"type": "object"}, "model": {"type": ["object", "null"]}},
-                "required": ["policy", "summary", "model"]}),
-        ),
-        tool(
-            "calibrate_pyramids",
-            "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test); model_out \
-             (with paths) writes the calibrated model.",
-            json!({"type": "object", "properties": {"runs": runs, "paths": paths.clone(),
-                "risk": number("miss rate to certify, 0 < risk < 1"), "delta": number("0 < delta < 1"),
-                "policy": {"enum": ["fail_fast", "risk_bounded"]}, "config": any_object("partial config"),
-                "model": model, "grid": {"type": "array", "items": {"type": "number"}}, "warmup": number("0 <= warmup < 1"),
-                "model_out": file("the file the calibrated model is written to")}, "required": ["risk", "delta"],
-                "additionalProperties": false}),
-            json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
-                "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]}),
-        ),
-        tool(
-            "calibrate_loops",
-            "Calibrate a loop policy on recorded loop runs (Learn-then-Test along the family's path): the \
-             cheapest policy whose premature-stop rate is at most risk with probability 1 - delta; answers \
-             the calibration artifact (out writes it, unless the request is cancelled first; loop_start's \
-             policy_artifact runs it).",
-            json!({"type": "object", "properties": {"runs": {"type": ["string", "array"]}, "paths": paths.clone(),
-                "risk": number("premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
-                "delta": number("0 < delta < 1 (default 0.1)"), "steps": number("points of the family's path"),
-                "candidates": {"type": "array", "items": {"type": ["string", "object"]}},
-                "valid_days": number("days the artifact is trusted (default 90)"),
-                "out": file("the file the artifact is written to")},
-                "additionalProperties": false}),
-            json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
-                "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
-                "required": ["kind", "policy", "certificate", "corpusSha256", "body"]}),
-        ),
-        tool(
-            "receipts_verify",
-            "Recompute a shadow-mode receipt log's hash chain (text, or path of the JSONL file): valid, where it breaks, \
-             receipts by label, false-pass and needless-run rates with Wilson intervals, per policy (slices) and per \
-             run label (labelSlices).",
-            json!({"type": "object", "properties": {"text": {"type": "string"}, "path": file("the receipt log")},
-                "additionalProperties": false}),
-            json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
-                "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]}),
-        ),
-        tool(
-            "pyramid_drift",
-            "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why \
-             (per stage set, stage and run label: a run's optional label is a slice).",
-            json!({"type": "object", "properties": {"artifact": {"type": ["object", "string"]},
-                "runs": {"type": ["array", "string"]}, "now": {"type": ["string", "number"]}},
-                "required": ["artifact", "runs"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]}),
-        ),
-        tool(
-            "pyramid_promote",
-            "Promote a calibration artifact from shadow to enforced on audit runs disjoint from calibration \
-             (exact Clopper-Pearson bound of the false-pass rate within the risk).",
-            json!({"type": "object", "properties": {"artifact": {"type": ["object", "string"]},
-                "runs": {"type": ["array", "string"]}, "now": {"type": ["string", "number"]}},
-                "required": ["artifact", "runs"], "additionalProperties": false}),
-            json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]}),
-        ),
-        tool(
-            "junit_layer_result",
-            "Read JUnit/xUnit XML reports (and optionally Cobertura coverage) into a layer result.",
-            json!({"type": "object", "properties": {"junit": paths_list, "coverage_xml": file("a Cobertura coverage file"),
-                "coverage": number("0..=1")}, "required": ["junit"], "additionalProperties": false}),
-            layer_result,
-        ),
-    ]
+    tools_table::rows().iter().map(tools_table::ToolRow::tool).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// `loop_record`'s schema lists exactly the arguments it takes (the core's result fields).
+    /// `loop_record` takes exactly the session, the iteration and the core's result fields.
     #[test]
-    fn loop_record_schema_lists_the_core_result_fields() {
-        let tool = tools().into_iter().find(|t| t.name == "loop_record");
-        let properties = tool.and_then(|t| t.input_schema.get("properties").cloned());
-        let mut listed: Vec<String> =
-            properties.and_then(|p| p.as_object().map(|o| o.keys().cloned().collect())).unwrap_or_default();
-        let mut args: Vec<String> = loop_record_args().iter().map(|s| s.to_string()).collect();
-        listed.sort();
-        args.sort();
+    fn loop_record_takes_the_core_result_fields() {
+        let mut listed = tools_table::row("loop_record").map(|r| r.known()).unwrap_or_default();
+        let mut args = vec!["session", "iteration"];
+        args.extend(result_keys());
+        listed.sort_unstable();
+        args.sort_unstable();
         assert_eq!(listed, args);
-        assert!(args.contains(&"tests_passing".to_string()));
+        assert!(args.contains(&"tests_passing"));
     }
 }

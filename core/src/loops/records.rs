@@ -50,10 +50,11 @@ impl ResourceUsage {
     }
 
     pub(crate) fn read(reader: &ObjectReader<'_>) -> Result<Self> {
+        const RESOURCE: (f64, f64) = IterationResult::RESOURCE_RANGE;
         Ok(ResourceUsage {
-            tokens_used: reader.opt_number(FieldName::same(TOKENS_USED), 0.0, f64::MAX)?,
-            token_cost_usd: reader.opt_number(FieldName::same(TOKEN_COST_USD), 0.0, f64::MAX)?,
-            execution_time_ms: reader.opt_number(FieldName::same(EXECUTION_TIME_MS), 0.0, f64::MAX)?,
+            tokens_used: reader.opt_number(FieldName::same(TOKENS_USED), RESOURCE.0, RESOURCE.1)?,
+            token_cost_usd: reader.opt_number(FieldName::same(TOKEN_COST_USD), RESOURCE.0, RESOURCE.1)?,
+            execution_time_ms: reader.opt_number(FieldName::same(EXECUTION_TIME_MS), RESOURCE.0, RESOURCE.1)?,
         })
     }
 
@@ -89,6 +90,17 @@ pub struct IterationResult {
 }
 
 impl IterationResult {
+    /// The closed range of `quality_score`, `(min, max)`: the one the reader checks, which
+    /// hosts also describe (the MCP server's schemas).
+    pub const QUALITY_SCORE_RANGE: (f64, f64) = (0.0, 100.0);
+    /// The closed range of `confidence`, `(min, max)`.
+    pub const CONFIDENCE_RANGE: (f64, f64) = (0.0, 1.0);
+    /// The closed range of the resource figures (`tokens_used`, `token_cost_usd`,
+    /// `execution_time_ms`), `(min, max)`.
+    pub const RESOURCE_RANGE: (f64, f64) = (0.0, f64::MAX);
+    /// The range of an iteration number, `(min, max)`.
+    pub const ITERATION_RANGE: (u64, u64) = (1, MAX_SAFE_INTEGER);
+
     /// A result without timestamp or usage.
     pub fn new(
         quality_score: f64,
@@ -131,8 +143,10 @@ impl IterationResult {
             known.extend(BehaviorIteration::result_fields());
             reader.reject_unknown(&known)?;
         }
-        let quality_score = reader.number(FieldName::same(QUALITY_SCORE), 0.0, 100.0)?;
-        let confidence = reader.number(FieldName::same(CONFIDENCE), 0.0, 1.0)?;
+        let (quality_min, quality_max) = Self::QUALITY_SCORE_RANGE;
+        let (confidence_min, confidence_max) = Self::CONFIDENCE_RANGE;
+        let quality_score = reader.number(FieldName::same(QUALITY_SCORE), quality_min, quality_max)?;
+        let confidence = reader.number(FieldName::same(CONFIDENCE), confidence_min, confidence_max)?;
         let status = reader.choice(FieldName::same(VERIFICATION_STATUS), &VerificationStatus::NAMES)?;
         let verification_status = VerificationStatus::parse(status).unwrap_or(VerificationStatus::Skipped);
         let quality_delta = reader.number(FieldName::same(QUALITY_DELTA), f64::MIN, f64::MAX)?;
@@ -147,7 +161,8 @@ impl IterationResult {
             }
         };
         let usage = ResourceUsage::read(&reader)?;
-        let iteration_number = reader.opt_integer(FieldName::same(ITERATION_NUMBER), 1, MAX_SAFE_INTEGER)?;
+        let (first, last) = Self::ITERATION_RANGE;
+        let iteration_number = reader.opt_integer(FieldName::same(ITERATION_NUMBER), first, last)?;
         let behavior = if plain { None } else { BehaviorIteration::from_result(value, path, code)?.map(Box::new) };
         Ok(IterationResult {
             quality_score,
@@ -171,11 +186,13 @@ impl IterationResult {
                 value::concat(&[name, " must be ", &requirement, ", got ", &num::to_js_string(got)]),
             ))
         };
-        if value::check_range(self.quality_score, 0.0, 100.0).is_none() {
-            return range(QUALITY_SCORE, value::range_text(0.0, 100.0), self.quality_score);
+        let (quality_min, quality_max) = Self::QUALITY_SCORE_RANGE;
+        if value::check_range(self.quality_score, quality_min, quality_max).is_none() {
+            return range(QUALITY_SCORE, value::range_text(quality_min, quality_max), self.quality_score);
         }
-        if value::check_range(self.confidence, 0.0, 1.0).is_none() {
-            return range(CONFIDENCE, value::range_text(0.0, 1.0), self.confidence);
+        let (confidence_min, confidence_max) = Self::CONFIDENCE_RANGE;
+        if value::check_range(self.confidence, confidence_min, confidence_max).is_none() {
+            return range(CONFIDENCE, value::range_text(confidence_min, confidence_max), self.confidence);
         }
         if !self.quality_delta.is_finite() {
             return range(QUALITY_DELTA, "a finite number".into(), self.quality_delta);

@@ -323,14 +323,19 @@ pub struct CoherenceEarlyExit {
 
 /// Validates a `totalLayers` argument (integer >= 1).
 pub(crate) fn total_layers_argument(value: &Value, field: &str, code: ErrorCode) -> Result<u64> {
-    value::integer_argument(value, field, code, 1, MAX_SAFE_INTEGER)
+    let (min, max) = CoherenceEarlyExit::TOTAL_LAYERS_RANGE;
+    value::integer_argument(value, field, code, min, max)
 }
 
 impl CoherenceEarlyExit {
+    /// The range of `totalLayers`, `(min, max)`: the one the decider checks, which hosts also
+    /// describe (the MCP server's schemas).
+    pub const TOTAL_LAYERS_RANGE: (u64, u64) = (1, MAX_SAFE_INTEGER);
+
     /// An exit decider; `total_layers` >= 1 only bounds the adaptive exit layer.
     pub fn new(config: ExitConfig, total_layers: u64) -> Result<Self> {
         config.validate()?;
-        if !(1..=MAX_SAFE_INTEGER).contains(&total_layers) {
+        if !(Self::TOTAL_LAYERS_RANGE.0..=Self::TOTAL_LAYERS_RANGE.1).contains(&total_layers) {
             return Err(Error::new(
                 ErrorCode::InvalidConfig,
                 ErrorKind::Range,

@@ -64,6 +64,10 @@ pub struct LayerResult {
 }
 
 impl LayerResult {
+    /// The closed range of `passRate`, `coverage` and `flakyRatio`, `(min, max)`: the one the
+    /// reader checks, which hosts also describe (the MCP server's schemas).
+    pub const FRACTION_RANGE: (f64, f64) = (0.0, 1.0);
+
     /// A result with just the three rates.
     pub fn new(pass_rate: f64, coverage: f64, flaky_ratio: f64) -> Self {
         LayerResult {
@@ -90,9 +94,10 @@ impl LayerResult {
         // refused (one of them would be kept as an extra, and a snapshot, written in camelCase,
         // would hold the field twice).
         reader.reject_both_spellings(&LAYER_RESULT_FIELDS)?;
-        let pass_rate = reader.number(PASS_RATE, 0.0, 1.0)?;
-        let coverage = reader.number(COVERAGE, 0.0, 1.0)?;
-        let flaky_ratio = reader.number(FLAKY_RATIO, 0.0, 1.0)?;
+        let (low, high) = Self::FRACTION_RANGE;
+        let pass_rate = reader.number(PASS_RATE, low, high)?;
+        let coverage = reader.number(COVERAGE, low, high)?;
+        let flaky_ratio = reader.number(FLAKY_RATIO, low, high)?;
         let previous_lambda = reader.opt_number(PREVIOUS_LAMBDA, 0.0, 100.0)?;
         let name = reader.opt_string(NAME)?.map(str::to_string);
         let duration_ms = reader.opt_number(DURATION_MS, 0.0, f64::MAX)?;

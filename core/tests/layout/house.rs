@@ -14,7 +14,7 @@ pub(crate) const COVERED: [&str; 4] = ["core", "bindings", "cli", "dev"];
 /// Hand-written files allowed over the limit, each with the reason and the step that ends
 /// it. A listed file that is no longer over the limit (or gone) fails the guard: delete its
 /// line then.
-pub(crate) const LONG_FILES: [(&str, &str); 5] = [
+pub(crate) const LONG_FILES: [(&str, &str); 4] = [
     ("bindings/js/api/loop.js", "EarlyStopping's JS facade; typed JS calls split it into its collaborators"),
     (
         "bindings/js/index.d.ts",
@@ -24,7 +24,6 @@ pub(crate) const LONG_FILES: [(&str, &str); 5] = [
         "bindings/python/earlyexit/_native.pyi",
         "the compiled module's stub, held against the module by mypy.stubtest; split with the kit/face step",
     ),
-    ("cli/src/mcp.rs", "the MCP server, being rewritten with one table row per operation"),
     ("cli/tests/cli.rs", "the command's end-to-end tests; other work touches it, split after it lands"),
 ];
 

@@ -158,6 +158,10 @@ fn opt_integer(reader: &ObjectReader<'_>, field: FieldName, min: u64) -> Result<
 }
 
 impl BehaviorIteration {
+    /// The closed range of `completion_percentage` and `coverage_percent`, `(min, max)`: the
+    /// one the reader checks, which hosts also describe (the MCP server's schemas).
+    pub const PERCENT_RANGE: (f64, f64) = (0.0, 100.0);
+
     /// Reads one history entry at `path` (`history[3]`).
     pub fn from_value(value: &Value, path: &str, naming: Naming) -> Result<BehaviorIteration> {
         let entry = ObjectReader::new(value, path, path, naming, CODE)?;
@@ -182,7 +186,8 @@ impl BehaviorIteration {
         self.failure_class = opt_string(analysis, FAILURE_CLASS)?;
         self.error = opt_string(analysis, ERROR)?;
         self.blockers = strings(analysis, BLOCKERS, code)?;
-        self.completion_percentage = opt_number_no_null(analysis, COMPLETION_PERCENTAGE, 0.0, 100.0)?;
+        self.completion_percentage =
+            opt_number_no_null(analysis, COMPLETION_PERCENTAGE, Self::PERCENT_RANGE.0, Self::PERCENT_RANGE.1)?;
         self.artifacts_modified = strings(analysis, ARTIFACTS_MODIFIED, code)?;
         self.learnings = opt_string(analysis, LEARNINGS)?;
         self.tests_passing = match analysis.get(TESTS_PASSING) {
@@ -190,7 +195,7 @@ impl BehaviorIteration {
             Some(Value::Other(t)) if t == "undefined" => None,
             Some(_) => Some(analysis.boolean(TESTS_PASSING)?),
         };
-        self.coverage_percent = opt_number(analysis, COVERAGE_PERCENT, 0.0, 100.0)?;
+        self.coverage_percent = opt_number(analysis, COVERAGE_PERCENT, Self::PERCENT_RANGE.0, Self::PERCENT_RANGE.1)?;
         Ok(())
     }
 

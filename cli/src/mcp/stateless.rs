@@ -1,0 +1,107 @@
+//! The tools that hold no session: JUnit reports to a layer result, the outcome-model policy's
+//! decide and update, the receipt log's check, and the calibration artifact's drift and
+//! promotion.
+
+use super::arguments::{options_of, type_error, Args};
+use super::call::Call;
+use crate::core_api::{self, Value, NAMING};
+use crate::junit;
+use crate::output::Failure;
+
+/// A layer result from JUnit reports `paths` (resolved inside the roots here, after the
+/// arguments are checked).
+pub(super) fn junit_result(args: &Args, paths: &[String], call: &Call) -> Result<Value, Failure> {
+    let coverage = match args.get("coverage") {
+        None => None,
+        Some(Value::Number(n)) => Some(*n),
+        Some(other) => return Err(type_error("coverage", "a number", other)),
+    };
+    let coverage_xml = args.string("coverage_xml")?;
+    if coverage.is_some() && coverage_xml.is_some() {
+        return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
+    }
+    let paths = call.roots.read_all("junit", paths)?;
+    let coverage_xml = coverage_xml.map(|path| call.roots.read("coverage_xml", &path)).transpose()?;
+    junit::layer_result(&paths, coverage_xml.as_deref(), coverage)
+}
+
+pub(super) fn junit_tool(args: &Args, call: &Call) -> Result<Value, Failure> {
+    let paths = args.strings("junit")?;
+    if paths.is_empty() {
+        return Err(Failure::core(core_api::test_report::no_reports()));
+    }
+    junit_result(args, &paths, call)
+}
+
+/// `pyramidPolicyDecide`; an outcome may give `junit` report paths instead of `failed`
+/// (failing = some test did not pass, the verdict's rule).
+pub(super) fn policy_decide(args: &Args, call: &Call) -> Result<Value, Failure> {
+    let model = args.get("model").cloned().unwrap_or(Value::Null);
+    let layers = args.required("layers")?;
+    let outcomes = match args.get("outcomes") {
+        None => Value::Array(Vec::new()),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let junit = item.get("junit");
+                match (junit, item) {
+                    (Some(Value::Array(paths)), Value::Object(entries)) => {
+                        let field = format!("outcomes[{i}].junit");
+                        let paths = paths
+                            .iter()
+                            .enumerate()
+                            .map(|(j, p)| match p {
+                                Value::String(p) => call.roots.read(&format!("{field}[{j}]"), p),
+                                other => Err(type_error(&format!("{field}[{j}]"), "a string", other)),
+                            })
+                            .collect::<Result<Vec<String>, Failure>>()?;
+                        let result = junit::layer_result(&paths, None, None)?;
+                        let failed = core_api::layer_result_failed(&result)?;
+                        let mut entries: Vec<(String, Value)> =
+                            entries.iter().filter(|(k, _)| k != "junit").cloned().collect();
+                        entries.push(("failed".into(), Value::Bool(failed)));
+                        out.push(Value::Object(entries));
+                    }
+                    (Some(other), _) => {
+                        return Err(type_error(&format!("outcomes[{i}].junit"), "an array of paths", other));
+                    }
+                    (None, _) => out.push(item.clone()),
+                }
+            }
+            Value::Array(out)
+        }
+        Some(other) => other.clone(),
+    };
+    let options = options_of(args, &["policy", "config"]);
+    Ok(core_api::policy_decide(&model, layers, &outcomes, &options)?)
+}
+
+/// `verifyReceipts` of a receipt log given as `text` or by `path`.
+pub(super) fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure> {
+    let text = match (args.get("text"), args.get("path")) {
+        (Some(Value::String(text)), None) => text.clone(),
+        (None, Some(Value::String(path))) => crate::state::read_input(&call.roots.read("path", path)?)?,
+        _ => return Err(Failure::Usage("receipts_verify takes one of text (the JSONL log) or path (its file)".into())),
+    };
+    Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
+}
+
+/// `checkPyramidDrift` / `promotePyramidPolicy` (`now`: the host clock when absent).
+pub(super) fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
+    let artifact = args.required("artifact")?;
+    let runs = args.required("runs")?;
+    let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
+    let answer = if tool == "pyramid_drift" {
+        earlyexit::pyramid::replay::drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
+    } else {
+        earlyexit::pyramid::replay::promote_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
+    };
+    Ok(answer)
+}
+
+pub(super) fn policy_update(args: &Args) -> Result<Value, Failure> {
+    let model = args.get("model").cloned().unwrap_or(Value::Null);
+    let ran = args.required("ran")?;
+    let options = options_of(args, &["policy", "config"]);
+    Ok(core_api::policy_update(&model, ran, &options)?)
+}

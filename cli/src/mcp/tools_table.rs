@@ -1,0 +1,642 @@
+//! Every MCP tool, declared once: one row per tool with its name, title, description, effect
+//! (read-only or what it writes) and each argument (name, JSON type, description, whether it is
+//! required, and the core's name list or bounds it is checked against). From the rows come the
+//! input schemas `tools/list` answers, the tool annotations, and the argument names each tool
+//! accepts (`Args::new` refuses the others). Enums and bounds are read from the core's tables,
+//! never retyped. Tool arguments are snake_case; the documents inside them (configs, layers,
+//! results, snapshots, artifacts) are the libraries' camelCase JSON.
+
+use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::{json, Map, Value as Json};
+
+use crate::core_api::{
+    Action, BehaviorIteration, CoherenceEarlyExit, EngineKind, ExitPreset, IterationResult, LayerResult, Learn,
+    LoopPreset, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+};
+
+/// What a tool does to the world outside its answer.
+#[derive(Clone, Copy)]
+pub(super) enum Effect {
+    /// Reads only: no session changes, no file written.
+    ReadOnly,
+    /// Creates or changes a session, or writes a file when asked; `destructive`: it may
+    /// remove or overwrite something (a session, a file); `idempotent`: calling it twice with
+    /// the same arguments does no more than once.
+    Writes { destructive: bool, idempotent: bool },
+}
+
+/// The JSON type of an argument, with the core's bounds or names where it has them.
+pub(super) enum Kind {
+    /// A session id (`loop_start`, `pyramid_start` or `session_import` answers one).
+    Session,
+    String,
+    Boolean,
+    /// An integer, `(min, max)` from the core.
+    Integer((u64, u64)),
+    /// A number, `(min, max)` from the core (`f64::MAX` is no bound).
+    Number(Option<(f64, f64)>),
+    /// One of the core's names.
+    Names(&'static [&'static str]),
+    /// A document (an object).
+    Object,
+    /// An array of strings.
+    Strings,
+    /// A file inside the server's roots (a relative path is taken from the first root).
+    File,
+    /// Files inside the server's roots.
+    Files,
+    /// Any of these JSON types.
+    Types(&'static [&'static str]),
+    /// An array of objects.
+    Objects,
+    /// A schema of its own (a layer result, the layers of a pyramid).
+    Schema(fn() -> Json),
+}
+
+/// One argument of a tool.
+pub(super) struct Arg {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub description: &'static str,
+    pub required: bool,
+}
+
+/// One MCP tool.
+pub(super) struct ToolRow {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub effect: Effect,
+    pub args: Vec<Arg>,
+    pub output: fn() -> Json,
+}
+
+impl ToolRow {
+    /// The argument names the tool accepts, in the table's order (an unknown argument's error
+    /// lists them so).
+    pub fn known(&self) -> Vec<&'static str> {
+        self.args.iter().map(|a| a.name).collect()
+    }
+
+    /// The tool as `tools/list` answers it.
+    pub fn tool(&self) -> Tool {
+        let mut properties = Map::new();
+        for arg in &self.args {
+            properties.insert(arg.name.to_string(), arg.schema());
+        }
+        let required: Vec<&str> = self.args.iter().filter(|a| a.required).map(|a| a.name).collect();
+        let mut input = json!({"type": "object", "properties": properties, "additionalProperties": false});
+        if !required.is_empty() {
+            input["required"] = json!(required);
+        }
+        let mut tool = Tool::new(self.name, self.description, object(input));
+        tool.title = Some(self.title.to_string());
+        tool.output_schema = Some(object((self.output)()));
+        let mut annotations = ToolAnnotations::with_title(self.title);
+        annotations = match self.effect {
+            Effect::ReadOnly => annotations.read_only(true),
+            Effect::Writes { destructive, idempotent } => {
+                annotations.read_only(false).destructive(destructive).idempotent(idempotent)
+            }
+        };
+        tool.annotations = Some(annotations.open_world(false));
+        tool
+    }
+}
+
+impl Arg {
+    fn schema(&self) -> Json {
+        let mut schema = match &self.kind {
+            Kind::Session => json!({"type": "string"}),
+            Kind::String => json!({"type": "string"}),
+            Kind::Boolean => json!({"type": "boolean"}),
+            Kind::Integer((min, max)) => json!({"type": "integer", "minimum": min, "maximum": max}),
+            Kind::Number(bounds) => {
+                let mut schema = json!({"type": "number"});
+                if let Some((min, max)) = bounds {
+                    schema["minimum"] = json!(min);
+                    if *max < f64::MAX {
+                        schema["maximum"] = json!(max);
+                    }
+                }
+                schema
+            }
+            Kind::Names(names) => json!({"type": "string", "enum": names}),
+            Kind::Object => json!({"type": "object"}),
+            Kind::Strings => json!({"type": "array", "items": {"type": "string"}}),
+            Kind::File => json!({"type": "string"}),
+            Kind::Files => json!({"type": "array", "items": {"type": "string"}}),
+            Kind::Types(types) => json!({"type": types}),
+            Kind::Objects => json!({"type": "array", "items": {"type": "object"}}),
+            Kind::Schema(schema) => schema(),
+        };
+        let description = match self.kind {
+            Kind::Session => {
+                format!("{} (a session id from loop_start, pyramid_start or session_import)", self.description)
+            }
+            Kind::File | Kind::Files => {
+                format!(
+                    "{} (inside the server's roots; a relative path is taken from the first root)",
+                    self.description
+                )
+            }
+            _ => self.description.to_string(),
+        };
+        schema["description"] = Json::String(description);
+        schema
+    }
+}
+
+fn object(value: Json) -> std::sync::Arc<Map<String, Json>> {
+    match value {
+        Json::Object(map) => std::sync::Arc::new(map),
+        _ => std::sync::Arc::new(Map::new()),
+    }
+}
+
+const fn arg(name: &'static str, kind: Kind, description: &'static str) -> Arg {
+    Arg { name, kind, description, required: false }
+}
+
+const fn required(name: &'static str, kind: Kind, description: &'static str) -> Arg {
+    Arg { name, kind, description, required: true }
+}
+
+fn session() -> Arg {
+    required("session", Kind::Session, "the session")
+}
+
+fn runs() -> Arg {
+    arg("runs", Kind::Types(&["string", "array"]), "runs as JSONL text (one run per line) or an array of run objects")
+}
+
+fn paths() -> Arg {
+    arg("paths", Kind::Files, "JSONL files of runs, read in order as one stream")
+}
+
+fn summary_only() -> Arg {
+    arg("summary_only", Kind::Boolean, "answer without the per-run rows (runs); default false")
+}
+
+fn model() -> Arg {
+    arg("model", Kind::Object, "an outcome model document {version, engine: PyramidOutcomeModel, layers}")
+}
+
+/// The policies of an outcome model (`fail_fast`, `risk_bounded`): the core's policy names
+/// after the ADR's presets.
+fn model_policies() -> &'static [&'static str] {
+    let all: &'static [&'static str] = &POLICY_NAMES;
+    all.get(EXIT_PRESETS.len()..).unwrap_or(all)
+}
+
+fn model_policy() -> Arg {
+    arg("policy", Kind::Names(model_policies()), "the outcome-model policy (default risk_bounded)")
+}
+
+fn layer_result() -> Json {
+    let (low, high) = LayerResult::FRACTION_RANGE;
+    let fraction = |d: &str| json!({"type": "number", "minimum": low, "maximum": high, "description": d});
+    json!({
+        "type": "object",
+        "properties": {"passRate": fraction("the share of tests that passed"), "coverage": fraction("the coverage"),
+            "flakyRatio": fraction("the share of flaky tests")},
+        "required": ["passRate", "coverage", "flakyRatio"]
+    })
+}
+
+fn layer_result_out() -> Json {
+    let mut schema = layer_result();
+    schema["description"] = json!("a layer result {passRate, coverage, flakyRatio, ...}");
+    schema
+}
+
+fn pyramid_layers() -> Json {
+    json!({"type": "array", "items": {"type": "object", "properties": {
+        "name": {"type": "string", "description": "the layer's name"},
+        "costMs": {"type": "number", "description": "what running it costs, in milliseconds"}},
+        "required": ["name"]}})
+}
+
+fn decision() -> Json {
+    json!({
+        "type": "object",
+        "description": "the library's StoppingDecision",
+        "properties": {
+            "stop": {"type": "boolean"}, "reason": {"type": "string"}, "confidence": {"type": "number"},
+            "trigger": {"type": "string"}, "best_iteration": {"type": ["integer", "null"]},
+            "best_quality_score": {"type": ["number", "null"]}
+        },
+        "required": ["stop", "reason", "confidence", "trigger"]
+    })
+}
+
+fn step() -> Json {
+    json!({
+        "type": "object",
+        "description": "the pending step: action run (run the layer), verify (run it to check a prediction) or done",
+        "properties": {"action": {"enum": Action::NAMES}, "layer": {"type": "integer"}, "name": {"type": "string"}},
+        "required": ["action"]
+    })
+}
+
+fn model_out() -> Json {
+    json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
+}
+
+fn artifact_args() -> Vec<Arg> {
+    vec![
+        required("artifact", Kind::Types(&["object", "string"]), "a calibration artifact (object or JSON text)"),
+        required("runs", Kind::Types(&["array", "string"]), "the recent runs (an array, or JSONL text)"),
+        arg(
+            "now",
+            Kind::Types(&["string", "number"]),
+            "the time to judge at (RFC 3339 or epoch milliseconds); default now",
+        ),
+    ]
+}
+
+/// Every tool, in the order `tools/list` answers them (docs/cli.md, "MCP server").
+pub(super) fn rows() -> Vec<ToolRow> {
+    let quality = IterationResult::QUALITY_SCORE_RANGE;
+    let resource = Some(IterationResult::RESOURCE_RANGE);
+    let percent = Some(BehaviorIteration::PERCENT_RANGE);
+    let read_only = Effect::ReadOnly;
+    let creates = Effect::Writes { destructive: false, idempotent: false };
+    vec![
+        ToolRow {
+            name: "loop_start",
+            title: "Start a loop session",
+            description: "Start a loop-stopping session (an EarlyStopping engine) from a preset, or the policy of a \
+                loop calibration artifact, and a partial config; strict_iterations (default true) makes \
+                iteration numbers increase; policy (a composed stop policy, docs/loop-policies.md) makes \
+                the decisions, which then list the conditions that fired.",
+            effect: creates,
+            args: vec![
+                arg("preset", Kind::Names(&LoopPreset::NAMES), "the config preset; default seed"),
+                arg("policy_artifact", Kind::Types(&["object", "string"]), "a calibrate_loops artifact (instead of preset)"),
+                arg("config", Kind::Object, "a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
+                arg("strict_iterations", Kind::Boolean, "iteration numbers must increase; default true"),
+                arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"session": {"type": "string"},
+                    "config": {"type": "object", "description": "the full config"}}, "required": ["session", "config"]})
+            },
+        },
+        ToolRow {
+            name: "loop_record",
+            title: "Record a loop iteration",
+            description: "Record one iteration of a loop session and decide: stop is true when the loop should stop. \
+                The iteration defaults to the next one.",
+            effect: creates,
+            args: vec![
+                session(),
+                arg("iteration", Kind::Integer(IterationResult::ITERATION_RANGE), "the iteration number; default the next one"),
+                required("quality_score", Kind::Number(Some(quality)), "the iteration's quality"),
+                required("confidence", Kind::Number(Some(IterationResult::CONFIDENCE_RANGE)), "how sure the quality is"),
+                required("verification_status", Kind::Names(&VerificationStatus::NAMES), "how its output was verified"),
+                arg("quality_delta", Kind::Number(None), "change since the previous iteration; default the quality minus the previous one's"),
+                arg("timestamp", Kind::String, "RFC 3339; default now"),
+                arg("tokens_used", Kind::Number(resource), "tokens this iteration used"),
+                arg("token_cost_usd", Kind::Number(resource), "its cost in US dollars"),
+                arg("execution_time_ms", Kind::Number(resource), "its wall-clock time in milliseconds"),
+                arg("failure_class", Kind::String, "its class of failure (read before error)"),
+                arg("error", Kind::String, "the iteration's error (behaviour detectors; absent = unknown)"),
+                arg("blockers", Kind::Strings, "what blocked it"),
+                arg("completion_percentage", Kind::Number(percent), "how complete the task is"),
+                arg("artifacts_modified", Kind::Strings, "the files it changed"),
+                arg("learnings", Kind::String, "what it learned (compared with a deviation condition's objective)"),
+                arg("tests_passing", Kind::Boolean, "whether the tests passed"),
+                arg("coverage_percent", Kind::Number(percent), "test coverage"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {
+                    "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision()
+                }, "required": ["iteration", "duplicate", "decision"]})
+            },
+        },
+        ToolRow {
+            name: "loop_decide",
+            title: "Decide whether a loop stops",
+            description: "Decide whether a loop session should stop now (shouldStop).",
+            effect: read_only,
+            args: vec![session()],
+            output: decision,
+        },
+        ToolRow {
+            name: "loop_best",
+            title: "Best iteration of a loop",
+            description: "The best iteration of a loop session so far, with its record.",
+            effect: read_only,
+            args: vec![session()],
+            output: || {
+                json!({"type": "object", "properties": {
+                    "best_iteration": {"type": ["integer", "null"]}, "best_quality_score": {"type": ["number", "null"]},
+                    "record": {"type": ["object", "null"]}
+                }, "required": ["best_iteration", "best_quality_score", "record"]})
+            },
+        },
+        ToolRow {
+            name: "session_export",
+            title: "Export a session",
+            description: "Export a session as the libraries' snapshot JSON (EarlyStopping.fromJSON / PyramidRun.fromJSON read it); \
+                with path, also write it to that file atomically (never through or over a symbolic link).",
+            effect: Effect::Writes { destructive: true, idempotent: true },
+            args: vec![session(), arg("path", Kind::File, "the file to write (replaced if it exists)")],
+            output: || {
+                json!({"type": "object", "properties": {"session": {"type": "string"},
+                    "snapshot": {"type": "object", "description": "the snapshot"}}, "required": ["session", "snapshot"]})
+            },
+        },
+        ToolRow {
+            name: "session_import",
+            title: "Import a session",
+            description: "Import a snapshot (object or JSON text) of an EarlyStopping or a PyramidRun as a new session.",
+            effect: creates,
+            args: vec![required("snapshot", Kind::Types(&["object", "string"]), "the snapshot (object or JSON text)")],
+            output: || {
+                json!({"type": "object", "properties": {"session": {"type": "string"}, "engine": {"enum": EngineKind::NAMES}},
+                    "required": ["session", "engine"]})
+            },
+        },
+        ToolRow {
+            name: "session_close",
+            title: "Close a session",
+            description: "End a session: the server forgets it and frees its memory (export it first to keep it).",
+            effect: Effect::Writes { destructive: true, idempotent: false },
+            args: vec![session()],
+            output: || {
+                json!({"type": "object", "properties": {"session": {"type": "string"}, "closed": {"const": true}},
+                    "required": ["session", "closed"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_start",
+            title: "Start a pyramid session",
+            description: "Start a test-pyramid session (a PyramidRun) with an ADR preset: answers the first step.",
+            effect: creates,
+            args: vec![
+                arg("preset", Kind::Names(&ExitPreset::NAMES), "the ADR's exit preset; default default"),
+                arg("config", Kind::Object, "a partial exit config, camelCase keys"),
+                required("layers", Kind::Schema(pyramid_layers), "the layers in run order"),
+                arg("total_layers", Kind::Integer(CoherenceEarlyExit::TOTAL_LAYERS_RANGE), "how many layers; default the length of layers"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"session": {"type": "string"}, "next": step()},
+                    "required": ["session", "next"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_submit",
+            title: "Submit a layer result",
+            description: "Submit the pending layer's result (a result object, or JUnit report paths with optional coverage) \
+                and answer the next step.",
+            effect: creates,
+            args: vec![
+                session(),
+                required("layer", Kind::Types(&["integer", "string"]), "the pending layer's index or name"),
+                arg("result", Kind::Schema(layer_result), "the layer result {passRate, coverage, flakyRatio, ...} (or junit)"),
+                arg("junit", Kind::Files, "JUnit/xUnit report files (or result)"),
+                arg("coverage_xml", Kind::File, "a Cobertura coverage file"),
+                arg("coverage", Kind::Number(Some(LayerResult::FRACTION_RANGE)), "coverage with junit (default 1)"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {
+                    "layer": {"type": "integer"}, "name": {"type": "string"},
+                    "result": {"type": "object", "description": "the layer result"},
+                    "decision": {"type": ["object", "null"]}, "next": step()
+                }, "required": ["layer", "name", "result", "decision", "next"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_result",
+            title: "Result of a pyramid",
+            description: "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified).",
+            effect: read_only,
+            args: vec![session()],
+            output: || {
+                json!({"type": "object", "properties": {
+                    "exitedEarly": {"type": "boolean"}, "exitReason": {"type": "string"},
+                    "verdict": {"enum": Verdict::NAMES}, "failingLayers": {"type": "array"}
+                }, "required": ["exitedEarly", "exitReason", "verdict", "failingLayers"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_policy_decide",
+            title: "Next step of a pyramid policy",
+            description: "Next step of the fail_fast or risk_bounded policy with an outcome model: outcomes so far are \
+                {layer, failed} or {layer, junit: [paths]}.",
+            effect: read_only,
+            args: vec![
+                model_policy(),
+                arg("config", Kind::Object, "a partial policy config, camelCase keys"),
+                model(),
+                required("layers", Kind::Objects, "the layers {name, costMs?} in run order"),
+                arg("outcomes", Kind::Objects, "the outcomes so far: {layer, failed} or {layer, junit: [paths]}"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"action": {"enum": ["run", "stop"]}, "layer": {"type": "integer"},
+                    "reason": {"type": "string"}}, "required": ["action"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_policy_update",
+            title: "Teach an outcome model",
+            description: "Teach an outcome model one run (ran = [{name, failed, durationMs?}] in run order); answers the new model.",
+            effect: read_only,
+            args: vec![
+                model_policy(),
+                arg("config", Kind::Object, "a partial policy config, camelCase keys"),
+                model(),
+                required("ran", Kind::Objects, "the layers the run ran, in run order: {name, failed, durationMs?}"),
+            ],
+            output: model_out,
+        },
+        ToolRow {
+            name: "replay_loops",
+            title: "Replay a loop policy",
+            description: "Replay a loop policy (preset name or {preset, config, returns, analytics}) over recorded runs \
+                (paths are streamed). Size: the answer holds one row per run (about 350 bytes each) in its \
+                structured content only (its text is the answer without them); summary_only: true answers \
+                {policy, summary} alone, about 1 KB however many runs.",
+            effect: read_only,
+            args: vec![
+                runs(),
+                paths(),
+                arg("policy", Kind::Types(&["string", "object"]), "a preset name or {preset, config, returns, analytics}; default seed"),
+                summary_only(),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"policy": {"type": "object"}, "summary": {"type": "object"},
+                    "runs": {"type": "array", "description": "one row per run; absent with summary_only"}},
+                    "required": ["policy", "summary"]})
+            },
+        },
+        ToolRow {
+            name: "replay_pyramids",
+            title: "Replay a pyramid policy",
+            description: "Replay a pyramid policy over recorded runs (paths are streamed); model_out (with paths) writes \
+                the final model. Size: the answer holds one row per run (about 220 bytes, plus its id and 3 per \
+                layer run) in its structured content only (its text is the answer without them); summary_only: true answers \
+                {policy, summary, model} alone, about 1.3 KB plus the model's layers however many runs.",
+            effect: Effect::Writes { destructive: true, idempotent: true },
+            args: vec![
+                runs(),
+                paths(),
+                arg("policy", Kind::Names(&POLICY_NAMES), "the ADR's presets or the outcome-model policies; default default"),
+                arg("config", Kind::Object, "a partial config of the policy, camelCase keys"),
+                model(),
+                arg("learn", Kind::Names(&Learn::NAMES), "which outcomes teach the model"),
+                arg("model_out", Kind::File, "the file the final model is written to"),
+                summary_only(),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"policy": {"type": "string"},
+                    "runs": {"type": "array", "description": "one row per run; absent with summary_only"},
+                    "summary": {"type": "object"}, "model": {"type": ["object", "null"]}},
+                    "required": ["policy", "summary", "model"]})
+            },
+        },
+        ToolRow {
+            name: "calibrate_pyramids",
+            title: "Calibrate a pyramid policy",
+            description: "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test); model_out \
+                (with paths) writes the calibrated model.",
+            effect: Effect::Writes { destructive: true, idempotent: true },
+            args: vec![
+                runs(),
+                paths(),
+                required("risk", Kind::Number(None), "the miss rate to certify, 0 < risk < 1"),
+                required("delta", Kind::Number(None), "the chance the certificate is wrong, 0 < delta < 1"),
+                model_policy(),
+                arg("config", Kind::Object, "a partial policy config, camelCase keys"),
+                model(),
+                arg("grid", Kind::Schema(|| json!({"type": "array", "items": {"type": "number"}})), "the risk budgets to try"),
+                arg("warmup", Kind::Number(None), "the share of runs that only teach the model, 0 <= warmup < 1"),
+                arg("model_out", Kind::File, "the file the calibrated model is written to"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
+                    "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]})
+            },
+        },
+        ToolRow {
+            name: "calibrate_loops",
+            title: "Calibrate a loop policy",
+            description: "Calibrate a loop policy on recorded loop runs (Learn-then-Test along the family's path): the \
+                cheapest policy whose premature-stop rate is at most risk with probability 1 - delta; answers \
+                the calibration artifact (out writes it, unless the request is cancelled first; loop_start's \
+                policy_artifact runs it).",
+            effect: Effect::Writes { destructive: true, idempotent: false },
+            args: vec![
+                runs(),
+                paths(),
+                arg("risk", Kind::Number(None), "the premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
+                arg("delta", Kind::Number(None), "the chance the certificate is wrong, 0 < delta < 1 (default 0.1)"),
+                arg("steps", Kind::Number(None), "points of the family's path"),
+                arg("candidates", Kind::Schema(|| json!({"type": "array", "items": {"type": ["string", "object"]}})), "the policies to try (preset names or policy objects)"),
+                arg("valid_days", Kind::Number(None), "days the artifact is trusted (default 90)"),
+                arg("out", Kind::File, "the file the artifact is written to"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
+                    "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
+                    "required": ["kind", "policy", "certificate", "corpusSha256", "body"]})
+            },
+        },
+        ToolRow {
+            name: "receipts_verify",
+            title: "Verify a receipt log",
+            description: "Recompute a shadow-mode receipt log's hash chain (text, or path of the JSONL file): valid, where it breaks, \
+                receipts by label, false-pass and needless-run rates with Wilson intervals, per policy (slices) and per \
+                run label (labelSlices).",
+            effect: read_only,
+            args: vec![
+                arg("text", Kind::String, "the receipt log as JSONL text (or path)"),
+                arg("path", Kind::File, "the receipt log (or text)"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
+                    "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_drift",
+            title: "Check a calibration for drift",
+            description: "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why \
+                (per stage set, stage and run label: a run's optional label is a slice).",
+            effect: read_only,
+            args: artifact_args(),
+            output: || {
+                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
+            },
+        },
+        ToolRow {
+            name: "pyramid_promote",
+            title: "Promote a calibration",
+            description: "Promote a calibration artifact from shadow to enforced on audit runs disjoint from calibration \
+                (exact Clopper-Pearson bound of the false-pass rate within the risk).",
+            effect: read_only,
+            args: artifact_args(),
+            output: || {
+                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
+            },
+        },
+        ToolRow {
+            name: "junit_layer_result",
+            title: "Read JUnit reports",
+            description: "Read JUnit/xUnit XML reports (and optionally Cobertura coverage) into a layer result.",
+            effect: read_only,
+            args: vec![
+                required("junit", Kind::Files, "JUnit/xUnit report files"),
+                arg("coverage_xml", Kind::File, "a Cobertura coverage file"),
+                arg("coverage", Kind::Number(Some(LayerResult::FRACTION_RANGE)), "the coverage to report (default 1)"),
+            ],
+            output: layer_result_out,
+        },
+    ]
+}
+
+/// The row of `tool`, if it is one.
+pub(super) fn row(tool: &str) -> Option<ToolRow> {
+    rows().into_iter().find(|r| r.name == tool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every property of every input schema is described, and every tool has a title and
+    /// annotations.
+    #[test]
+    fn every_property_is_described() {
+        let mut described = 0usize;
+        for row in rows() {
+            let tool = row.tool();
+            assert!(tool.title.is_some() && tool.annotations.is_some(), "{}", row.name);
+            let properties = tool.input_schema.get("properties").and_then(Json::as_object).cloned().unwrap_or_default();
+            assert_eq!(properties.len(), row.args.len(), "{}", row.name);
+            for (name, schema) in properties {
+                let text = schema.get("description").and_then(Json::as_str).unwrap_or("");
+                assert!(!text.is_empty(), "{}.{name} has no description", row.name);
+                described += 1;
+            }
+        }
+        assert!(described > 0);
+    }
+
+    /// `loop_record`'s bounds are the core's (read from its tables, not retyped).
+    #[test]
+    fn loop_record_bounds_are_the_core_s() {
+        let tool = row("loop_record").map(|r| r.tool());
+        let properties = tool.and_then(|t| t.input_schema.get("properties").cloned()).unwrap_or_default();
+        assert_eq!(properties["quality_score"]["maximum"], json!(100.0));
+        assert_eq!(properties["confidence"]["maximum"], json!(1.0));
+        assert_eq!(properties["coverage_percent"]["maximum"], json!(100.0));
+        assert_eq!(properties["tokens_used"]["minimum"], json!(0.0));
+        assert_eq!(properties["tokens_used"].get("maximum"), None);
+        assert_eq!(properties["verification_status"]["enum"], json!(["passed", "failed", "skipped"]));
+    }
+}
