@@ -57,7 +57,6 @@ pub fn serve(roots: &[String]) -> Result<u8, Failure> {
     let roots = Arc::new(Roots::new(roots)?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .thread_stack_size(tool_thread::TOOL_STACK_BYTES)
         .max_blocking_threads(tool_thread::MAX_TOOL_THREADS)
         .build()
         .map_err(|e| Failure::Internal(format!("starting the runtime: {e}")))?;
@@ -135,30 +134,43 @@ impl ServerHandler for Server {
             Arc::new(RootSet::default())
         };
         let (closed, cancelled) = (self.closed.clone(), context.ct.clone());
+        let stopped = {
+            let (closed, cancelled) = (closed.clone(), cancelled.clone());
+            move || closed.load(Ordering::SeqCst) || cancelled.is_cancelled()
+        };
         let stop = Box::new(move || closed.load(Ordering::SeqCst) || cancelled.is_cancelled());
         let server = self.clone();
         let tool = name.clone();
-        let outcome = tokio::task::spawn_blocking(move || {
+        // A thread of its own (a typed tool error when none can be made), at most
+        // MAX_TOOL_THREADS at once; a panic in it is a typed tool error.
+        let outcome = tool_thread::run(&name, tool_thread::TOOL_STACK_BYTES, move || {
             let call = Call { roots, stop };
-            let answer = tool_thread::contained(&tool, || server.call(&tool, args, &call).and_then(answer_parts));
-            (answer, call.stopped())
+            server.call(&tool, args, &call).and_then(answer_parts)
         })
         .await;
         let result = match outcome {
-            Ok((Ok((structured, text)), _)) => {
+            Ok(parts) => {
+                let mut structured = parts.structured;
+                if let (Some(rows), Json::Object(entries)) = (parts.rows, &mut structured) {
+                    // The rows stay in their file: the transport writes the answer around it.
+                    // (Held only for an answer rmcp will send: a cancelled call's is dropped.)
+                    if context.ct.is_cancelled() {
+                        return Err(ErrorData::internal_error("cancelled", None));
+                    }
+                    entries.insert("runs".into(), Json::String(transport::hold_rows(rows)));
+                }
                 let mut result = CallToolResult::structured(structured);
-                result.content = vec![ContentBlock::text(text)];
+                result.content = vec![ContentBlock::text(parts.text)];
                 result
             }
-            Ok((Err(failure), stopped)) => {
-                if stopped {
+            Err(failure) => {
+                if stopped() {
                     eprintln!(
                         "earlyexit mcp: {name} stopped (the request was cancelled or the client left); nothing written"
                     );
                 }
                 tool_error(&failure)
             }
-            Err(e) => tool_error(&Failure::Internal(format!("the tool failed: {e}"))),
         };
         Ok(result.into())
     }
@@ -183,14 +195,23 @@ impl From<Value> for Answer {
     }
 }
 
-/// The structured content and the text of an answer. A value's text is its JSON in the
-/// libraries' exact bytes, as the specification recommends for clients that read only text.
-/// A replay document's text is the document without its per-run rows (`runs`), which only
-/// the structured content carries: the rows can be tens of megabytes, and sending them twice
-/// doubled the answer.
-fn answer_parts(answer: Answer) -> Result<(Json, String), Failure> {
+/// An answer as the server sends it: the structured content, the text, and the file of
+/// per-run rows (comma-separated JSON) that goes under the structured content's `runs`.
+struct Parts {
+    structured: Json,
+    text: String,
+    rows: Option<std::fs::File>,
+}
+
+/// The parts of an answer. A value's text is its JSON in the libraries' exact bytes, as the
+/// specification recommends for clients that read only text. A replay document's text is
+/// the document without its per-run rows (`runs`), which only the structured content
+/// carries: the rows can be tens of megabytes, and sending them twice doubled the answer.
+/// A replay over files keeps its rows in their temporary file: they are never read into
+/// memory, the transport copies them into the answer as it writes it.
+fn answer_parts(answer: Answer) -> Result<Parts, Failure> {
     match answer {
-        Answer::Whole(value) => Ok((to_json(&value), value.to_json())),
+        Answer::Whole(value) => Ok(Parts { structured: to_json(&value), text: value.to_json(), rows: None }),
         Answer::Listing(value) => {
             let text = match &value {
                 Value::Object(entries) => {
@@ -198,37 +219,15 @@ fn answer_parts(answer: Answer) -> Result<(Json, String), Failure> {
                 }
                 other => other.to_json(),
             };
-            Ok((to_json(&value), text))
+            Ok(Parts { structured: to_json(&value), text, rows: None })
         }
         Answer::Replay(doc) => {
+            let structured: Map<String, Json> =
+                doc.parts.iter().filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), to_json(v)))).collect();
             let summary: Vec<(String, Value)> =
-                doc.parts.iter().filter_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.clone()))).collect();
+                doc.parts.into_iter().filter_map(|(k, v)| v.map(|v| (k.to_string(), v))).collect();
             let text = Value::Object(summary).to_json();
-            let with_rows = !matches!(doc.rows, replay_cmd::Rows::Discard);
-            let mut structured = Map::new();
-            let mut rows = Some(doc.rows);
-            for (key, value) in doc.parts {
-                match value {
-                    Some(value) => {
-                        structured.insert(key.to_string(), to_json(&value));
-                    }
-                    None if with_rows => {
-                        let reader = rows.take().map(replay_cmd::Rows::into_array_reader).transpose()?;
-                        if let Some(mut reader) = reader {
-                            // Read whole, then parsed (serde_json parses a slice about twice as
-                            // fast as a reader); the text is freed before the answer is sent.
-                            let mut text = Vec::new();
-                            std::io::Read::read_to_end(&mut reader, &mut text)
-                                .map_err(|e| Failure::Internal(format!("reading the rows back: {e}")))?;
-                            let parsed: Json = serde_json::from_slice(&text)
-                                .map_err(|e| Failure::Internal(format!("reading the rows back: {e}")))?;
-                            structured.insert(key.to_string(), parsed);
-                        }
-                    }
-                    None => {}
-                }
-            }
-            Ok((Json::Object(structured), text))
+            Ok(Parts { structured: Json::Object(structured), text, rows: doc.rows.into_file()? })
         }
     }
 }

@@ -233,19 +233,18 @@ impl Rows {
         Ok(())
     }
 
-    /// The rows as one JSON array, read back from where they wait (the MCP server parses it
-    /// into its answer without holding the text).
-    pub fn into_array_reader(self) -> Result<Box<dyn Read + Send>, Failure> {
+    /// The file of rows (comma-separated JSON), read from its start; `None` when the rows
+    /// were not kept. The MCP server writes its answer around it without reading it whole.
+    pub fn into_file(self) -> Result<Option<File>, Failure> {
         let io = |e: std::io::Error| Failure::Internal(format!("reading the rows back: {e}"));
-        let body: Box<dyn Read + Send> = match self {
+        match self {
             Rows::Spill { file, .. } => {
                 let mut file = file.into_inner().map_err(|e| io(e.into_error()))?;
                 file.rewind().map_err(io)?;
-                Box::new(file)
+                Ok(Some(file))
             }
-            Rows::Discard => Box::new(std::io::empty()),
-        };
-        Ok(Box::new(std::io::Cursor::new(b"[").chain(body).chain(std::io::Cursor::new(b"]"))))
+            Rows::Discard => Ok(None),
+        }
     }
 
     /// Copies the rows (comma-separated JSON) to `out`.

@@ -1,7 +1,7 @@
 //! `earlyexit mcp`'s replay over `paths` streams as the command does: under `prlimit --as`, a
 //! 25 MB file of pyramid runs replays with `summary_only` within a limit far below the file's
-//! size in memory, and the whole answer (one row per run, sent once) within a limit the
-//! server that held every run twice exceeded (docs/cli.md, "Big inputs").
+//! size in memory, and the whole answer (one row per run, sent once, copied from the file the
+//! rows wait in) within the same limit (docs/cli.md, "Big inputs").
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -14,11 +14,12 @@ use earlyexit::{ErrorCode, Value};
 /// thread reserves its 64 MiB stack; the runs need only the largest line, where holding them
 /// would need hundreds of MiB.
 const SUMMARY_LIMIT: u64 = 256 << 20;
-/// Address space for the whole answer (its rows kept in a temporary file, parsed once into
-/// the answer, sent once): about 230 MiB resident in a debug build; the server that held
-/// every run as a value and sent the rows twice (386 MiB resident, with its arenas' and
-/// threads' reservations on top) fails under it. The tool thread's 64 MiB stack is in it.
-const WHOLE_LIMIT: u64 = 512 << 20;
+/// Address space for the whole answer: the same as the summary's. The rows wait in a
+/// temporary file and are copied into the answer as it is written, so the server needs no
+/// more for them (about 12 MB resident; it answered under 128 MiB of address space, the tool
+/// thread's 64 MiB stack included). The server that parsed the rows into its answer (about
+/// 238 MB resident) fails under it.
+const WHOLE_LIMIT: u64 = SUMMARY_LIMIT;
 
 fn write_runs(path: &Path, bytes: usize) -> u64 {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("create the runs file"));

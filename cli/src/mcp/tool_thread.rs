@@ -1,8 +1,11 @@
-//! Where a tool runs: on a blocking thread of the server's runtime, with a stack sized for
-//! the documented limits, and with a panic (a bug) turned into a typed tool error, so the
-//! server, and every other session in it, goes on.
+//! Where a tool runs: on a thread of its own, with a stack sized for the documented limits,
+//! at most [`MAX_TOOL_THREADS`] at once; a thread that cannot be made (no address space for
+//! its stack) and a panic (a bug) are typed tool errors, so the server, and every other
+//! session in it, goes on.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use tokio::sync::{oneshot, Semaphore};
 
 use crate::output::Failure;
 
@@ -16,6 +19,38 @@ pub const TOOL_STACK_BYTES: usize = 64 << 20;
 /// Tools running at once (more wait): their stacks are address space the process holds
 /// while they run (8 × 64 MiB).
 pub const MAX_TOOL_THREADS: usize = 8;
+
+/// The tool threads' places: a call waits for one.
+static TOOL_THREADS: Semaphore = Semaphore::const_new(MAX_TOOL_THREADS);
+
+/// Runs `body` on a new thread with `stack` bytes of stack (once fewer than
+/// [`MAX_TOOL_THREADS`] tools run), [`contained`]; its outcome. A thread that cannot be made
+/// is an `internal` failure naming the tool: the call is answered and the server goes on. A
+/// call whose answer is no longer awaited (cancelled) leaves its thread to finish (its work
+/// polls the call's stop) and hold its place until then.
+pub async fn run<T: Send + 'static>(
+    tool: &str,
+    stack: usize,
+    body: impl FnOnce() -> Result<T, Failure> + Send + 'static,
+) -> Result<T, Failure> {
+    let place =
+        TOOL_THREADS.acquire().await.map_err(|e| Failure::Internal(format!("the tool {tool} could not start: {e}")))?;
+    let (answer, answered) = oneshot::channel();
+    let name = tool.to_string();
+    let spawned = std::thread::Builder::new().name(format!("tool {tool}")).stack_size(stack).spawn(move || {
+        let _place = place;
+        let _ = answer.send(contained(&name, body));
+    });
+    if let Err(e) = spawned {
+        super::transport::log(&format!("the tool {tool} could not start: no thread with a {stack}-byte stack: {e}"));
+        return Err(Failure::Internal(format!(
+            "the tool {tool} could not start: the server could not make a thread with a {} MiB stack for it ({e}); \
+             nothing was done, the server and its sessions go on (try again, or give the server more memory)",
+            stack >> 20
+        )));
+    }
+    answered.await.unwrap_or_else(|_| Err(Failure::Internal(format!("the tool {tool} ended without an answer"))))
+}
 
 /// Runs a tool's body; a panic becomes an `internal` failure naming the tool. The release
 /// builds unwind (no `panic = "abort"` in the command's profiles), so this catches.
@@ -87,5 +122,25 @@ mod tests {
         assert!(decided.is_ok(), "{decided:?}");
         let again = call(&server, "loop_decide", args(&format!(r#"{{"session":"{first}"}}"#)));
         assert!(again.is_ok(), "{again:?}");
+    }
+
+    /// A tool thread that cannot be made (a stack bigger than the address space) is a typed
+    /// tool error, and the next call runs (before: `spawn_blocking` panicked on the server's
+    /// thread with "OS can't spawn worker thread", which ended the server).
+    #[test]
+    fn a_tool_thread_that_cannot_be_made_is_a_typed_error_and_the_next_call_runs() {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap_or_else(|e| panic!("{e}"));
+        let failed = runtime.block_on(run("loop_start", 1 << 50, || Ok(1)));
+        match failed {
+            Err(Failure::Internal(message)) => {
+                assert!(message.contains("the tool loop_start could not start"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let ran = runtime.block_on(run("loop_start", TOOL_STACK_BYTES, || Ok(2)));
+        assert!(matches!(ran, Ok(2)), "{ran:?}");
+        // A panic on the tool's thread is contained there.
+        let panicked: Result<(), Failure> = runtime.block_on(run("loop_best", TOOL_STACK_BYTES, || panic!("boom")));
+        assert!(matches!(panicked, Err(Failure::Internal(_))), "{panicked:?}");
     }
 }

@@ -6,16 +6,21 @@
 //!
 //! A reader thread reads standard input and a writer thread writes standard output, so a
 //! line of hundreds of megabytes is read and parsed off the runtime, and the reader's
-//! answers and the library's messages are written whole, one line each.
+//! answers and the library's messages are written whole, one line each. A replay's per-run
+//! rows wait in a temporary file until their answer is written: the answer goes out as its
+//! envelope, then the rows copied from the file a piece at a time, then the rest, so it never
+//! exists whole in memory ([`hold_rows`]).
 
 use std::collections::HashSet;
+use std::fs::File;
 use std::future::Future;
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc as std_mpsc, Arc, Mutex, PoisonError};
 
 use earlyexit_mcp_wire::{self as wire, Admission, Handshake, Kind, Line, LineReader, Message, Reading};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, ServerResult};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Map, Value as Json};
@@ -49,6 +54,9 @@ pub fn log(line: &str) {
 enum Out {
     /// Write a line.
     Line(Vec<u8>),
+    /// Write a line whose middle is a JSON array of the rows in `rows` (comma-separated JSON
+    /// rows): `head`, `[`, the file's bytes, `]`, `tail`.
+    Spliced { head: Vec<u8>, rows: File, tail: Vec<u8> },
     /// Say when every line before has been written.
     Flushed(std_mpsc::Sender<()>),
 }
@@ -92,7 +100,10 @@ pub fn stdio(closed: Arc<AtomicBool>) -> io::Result<Stdio> {
         for out in out_rx {
             match out {
                 Out::Line(line) if open => open = stdout.write_all(&line).and_then(|()| stdout.flush()).is_ok(),
-                Out::Line(_) => {} // the client is gone: nothing to write to
+                Out::Spliced { head, mut rows, tail } if open => {
+                    open = write_spliced(&mut stdout, &head, &mut rows, &tail).is_ok();
+                }
+                Out::Line(_) | Out::Spliced { .. } => {} // the client is gone: nothing to write to
                 Out::Flushed(done) => {
                     let _ = done.send(());
                 }
@@ -109,6 +120,68 @@ pub fn stdio(closed: Arc<AtomicBool>) -> io::Result<Stdio> {
         closed.store(true, Ordering::SeqCst);
     })?;
     Ok(Stdio { incoming: in_rx, out, asked })
+}
+
+/// Writes a spliced line (see [`Out::Spliced`]); the rows go through a 64 KiB buffer.
+fn write_spliced(out: &mut impl Write, head: &[u8], rows: &mut File, tail: &[u8]) -> io::Result<()> {
+    out.write_all(head)?;
+    out.write_all(b"[")?;
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        match rows.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => out.write_all(buffer.get(..n).unwrap_or_default())?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // The line is cut short: the client sees JSON it cannot read, and the log says why.
+                log(&format!("reading a replay's rows back failed: {e}"));
+                return Err(e);
+            }
+        }
+    }
+    out.write_all(b"]")?;
+    out.write_all(tail)?;
+    out.flush()
+}
+
+/// Rows waiting for their answer, by the token that marks their place in it.
+static HELD_ROWS: Mutex<Vec<(String, File)>> = Mutex::new(Vec::new());
+
+/// Holds a replay's rows (a file of comma-separated JSON rows, read from its start) until
+/// the answer that carries them is written; the token to put where the rows go, as a JSON
+/// string, in the answer's structured content under `runs`. The token is random (std's
+/// per-process random hash keys), so no argument or run can spell it.
+pub fn hold_rows(rows: File) -> String {
+    let mut hash = std::collections::hash_map::RandomState::new().build_hasher();
+    hash.write_u64(std::process::id().into());
+    let mut held = HELD_ROWS.lock().unwrap_or_else(PoisonError::into_inner);
+    hash.write_usize(held.len());
+    let token = format!("earlyexit-rows-{:016x}", hash.finish());
+    held.push((token.clone(), rows));
+    token
+}
+
+/// The rows an outgoing message carries (a tool's answer whose `runs` is a held token).
+fn held_rows(item: &TxJsonRpcMessage<RoleServer>) -> Option<(String, File)> {
+    let JsonRpcMessage::Response(response) = item else { return None };
+    let ServerResult::CallToolResult(result) = &response.result else { return None };
+    let token = result.structured_content.as_ref()?.get("runs")?.as_str()?;
+    let mut held = HELD_ROWS.lock().unwrap_or_else(PoisonError::into_inner);
+    let at = held.iter().position(|(t, _)| t == token)?;
+    Some(held.swap_remove(at))
+}
+
+/// `bytes` split around the one place `token` (as a JSON string) stands; `None` unless it
+/// stands exactly once.
+fn split_at_token(mut bytes: Vec<u8>, token: &str) -> Option<(Vec<u8>, Vec<u8>)> {
+    let needle = serde_json::to_vec(token).ok()?;
+    let mut places = bytes.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle.as_slice()).map(|(i, _)| i);
+    let at = places.next()?;
+    if places.next().is_some() {
+        return None;
+    }
+    let tail = bytes.split_off(at).split_off(needle.len());
+    Some((bytes, tail))
 }
 
 impl Stdio {
@@ -238,11 +311,26 @@ impl Transport<RoleServer> for Stdio {
                 self.asked.lock().unwrap_or_else(PoisonError::into_inner).insert(id);
             }
         }
+        let held = held_rows(&item);
         let sent = match serde_json::to_vec(&item) {
-            Ok(bytes) => match self.out.line(bytes) {
-                true => Ok(()),
-                false => Err(io::Error::new(io::ErrorKind::BrokenPipe, "standard output is closed")),
-            },
+            Ok(bytes) => match held {
+                None => self.out.line(bytes),
+                Some((token, rows)) => match split_at_token(bytes, &token) {
+                    Some((head, mut tail)) => {
+                        tail.push(b'\n');
+                        self.out.0.send(Out::Spliced { head, rows, tail }).is_ok()
+                    }
+                    None => {
+                        log("a replay's answer could not be written: its rows' place was not found");
+                        let JsonRpcMessage::Response(response) = item else { return std::future::ready(Ok(())) };
+                        let error = ErrorData::internal_error("the replay's rows could not be written", None);
+                        let message: TxJsonRpcMessage<RoleServer> = JsonRpcMessage::error(error, Some(response.id));
+                        serde_json::to_vec(&message).is_ok_and(|bytes| self.out.line(bytes))
+                    }
+                },
+            }
+            .then_some(())
+            .ok_or_else(|| io::Error::new(io::ErrorKind::BrokenPipe, "standard output is closed")),
             Err(e) => Err(io::Error::other(e)),
         };
         std::future::ready(sent)
