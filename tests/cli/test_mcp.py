@@ -453,8 +453,9 @@ def project(d: Path) -> dict[str, Path]:
     files["coverage"].write_text(COBERTURA)
     files["runs"].write_text(pyramid_runs(30))
     files["loops"].write_text(loop_runs(30))
-    files["receipts"].write_text(earlyexit.append_receipts("", [{"kind": "pyramid", "label": "correct_skip",
-                                                                 "policy": "risk_bounded"}]))
+    # A valid receipt log as the core writes one (the shared receipt vectors).
+    slices = Path(__file__).resolve().parents[2] / "tests" / "vectors" / "policy" / "pyramid_slices.json"
+    files["receipts"].write_text(json.loads(slices.read_text())["receipts"][0]["log"])
     return files
 
 
