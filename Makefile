@@ -69,6 +69,7 @@ vectors:
 	node tests/vectors/generate.mjs $(REFERENCE)
 	node tests/vectors/gen_bad_input.mjs $(REFERENCE)
 	node tests/vectors/replay/gen_loop_replay.mjs
+	node tests/vectors/gen_progress.mjs
 	node tests/vectors/gen_pyramid_policy.mjs
 	node tests/vectors/gen_pyramid_slices.mjs
 	node tests/vectors/behavior/gen_behavior.mjs $(REFERENCE)

@@ -60,7 +60,10 @@ export type Trigger =
   | 'quality_regression'
   | 'no_improvement'
   | 'behavior_pause'
-  | 'behavior_abort';
+  | 'behavior_abort'
+  | 'completed'
+  | 'unchanged'
+  | 'revisit';
 
 /** Opt-in `plateauDeltaSource`: the caller's `quality_delta` (the default) or this score minus the previous one. */
 export type PlateauDeltaSource = 'reported' | 'computed';
@@ -159,6 +162,10 @@ export interface BehaviorFields {
   tests_passing?: boolean;
   /** 0..100 (0 reads as unknown, as upstream). */
   coverage_percent?: number | null;
+  /** At most 256 characters: what the `unchanged` and `revisit` conditions compare. */
+  fingerprint?: string | null;
+  /** The loop's own completion signal (the `completed` condition). */
+  completed?: boolean | null;
 }
 
 /** One entry of `getIterationHistory()` (the behaviour fields given, after the others). */
@@ -338,7 +345,10 @@ export type StopConditionKind =
   | 'oscillation'
   | 'deviation'
   | 'resource_burn'
-  | 'test_regression';
+  | 'test_regression'
+  | 'completed'
+  | 'unchanged'
+  | 'revisit';
 
 /** A stop condition in the policy's JSON form (snake_case keys in every language; docs/loop-policies.md). */
 export type StopCondition =

@@ -71,7 +71,6 @@ BAD: List[Tuple[Any, ...]] = [
     (1, 50.0, 0.5, None, 0.0),
     (1, 50.0, 0.5, "passed", math.nan),
     (1, 50.0, 0.5, "passed", -math.inf),
-    (1, 50.0, 0.5, "passed", None),
 ]
 
 

@@ -900,6 +900,38 @@ function stopPolicies() {
   }
 }
 
+// The progress signals (docs/loop-policies.md "Progress signals"): a record's `fingerprint`
+// (a string of at most 256 characters) and `completed` (a boolean), and the settings of the
+// conditions that read them. Hand rows (the model does not run policies); the JS suites
+// join once the JS layer takes the new fields.
+const PROGRESS_ONLY = ['rust', 'python'];
+function progressSignals() {
+  const base = { config: null, analytics: null };
+  const good = res(80, 0.5, 'failed', 0, { timestamp: ts(2) });
+  for (const [field, kase, value, kind] of [
+    ['fingerprint', 'over 256 characters', 'x'.repeat(257), 'range'],
+    ['fingerprint', 'number', 5, 'type'], ['fingerprint', 'boolean', true, 'type'],
+    ['fingerprint', 'array', ['a'], 'type'], ['fingerprint', 'object', {}, 'type'],
+    ['completed', 'string', 'yes', 'type'], ['completed', 'number', 1, 'type'],
+  ]) {
+    row('IterationResult', 'recordIterationResult', field, kase, value, 'invalid_result', kind, PROGRESS_ONLY,
+      { engine: 'EarlyStopping', construct: base,
+        calls: [rec(1, 60, 0.5, 'failed', 0), { call: 'recordIterationResult', args: [2, { ...good, [field]: value }], expect: T('invalid_result', field, kind) }, ...loopProof(2)] }, false);
+  }
+  for (const [kase, field, policy, kind] of [
+    ['unchanged k 0', 'policy.any[0].k', { any: [{ condition: 'unchanged', k: 0 }] }, 'range'],
+    ['unchanged k non-integer', 'policy.any[0].k', { any: [{ condition: 'unchanged', k: 1.5 }] }, 'range'],
+    ['unchanged without k', 'policy.any[0].k', { any: [{ condition: 'unchanged' }] }, 'type'],
+    ['unchanged k as a string', 'policy.any[0].k', { any: [{ condition: 'unchanged', k: '3' }] }, 'type'],
+    ['revisit window 1', 'policy.any[0].window', { any: [{ condition: 'revisit', window: 1 }] }, 'range'],
+    ['revisit window non-integer', 'policy.any[0].window', { any: [{ condition: 'revisit', window: 2.5 }] }, 'range'],
+    ['revisit without window', 'policy.any[0].window', { any: ['revisit'] }, 'type'],
+  ]) {
+    row('StopPolicy', 'new EarlyStopping', field, kase, policy, 'invalid_config', kind, PROGRESS_ONLY,
+      { engine: 'EarlyStopping', construct: { config: null, analytics: null, policy }, calls: [], expectThrows: { code: 'invalid_config', field, kind } }, false);
+  }
+}
+
 // Composed candidates of a loop calibration (`calibrateLoopPolicy(runs, {candidates})`): the
 // same bad trees as the second candidate, after a good one, named under `candidates[1]`.
 const CALIBRATION_RUNS = [{ id: 'a', iterations: [
@@ -1118,6 +1150,7 @@ export async function badInputMatrix(ref) {
   rows.length = 0;
   loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots(); stopPolicies(); calibrationCandidates();
   artifactsAndReceipts();
+  progressSignals();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

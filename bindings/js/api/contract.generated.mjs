@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1404023392;
+export const CONTRACT = 1949299209;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -711,7 +711,7 @@ export const ERROR_CODES = Object.freeze(['invalid_config', 'unknown_option', 'i
 /** Verification statuses by code (`IN_STATUS`, a high-confidence stop's status slot). */
 export const STATUSES = Object.freeze(['passed', 'failed', 'skipped']);
 /** Triggers, `none` first. */
-export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'no_improvement', 'behavior_pause', 'behavior_abort']);
+export const TRIGGERS = Object.freeze(['none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'no_improvement', 'behavior_pause', 'behavior_abort', 'completed', 'unchanged', 'revisit']);
 /** Budgets by code (a budget's slot). */
 export const BUDGETS = Object.freeze(['tokens', 'cost_usd', 'wall_clock_ms']);
 /** Exit reasons by code (`P_EXIT_REASON`, `P_OUT_REASON`). */
@@ -731,7 +731,7 @@ export const SEVERITIES = Object.freeze(['low', 'medium', 'high', 'critical']);
 /** The intervention levels, mildest first. */
 export const INTERVENTION_LEVEL_NAMES = Object.freeze(['log', 'warn', 'redirect', 'pause', 'abort']);
 /** The kinds of leaf stop condition (the codes a decision's `fired` and `interventions` report). */
-export const CONDITION_KINDS = Object.freeze(['high_confidence', 'quality_plateau', 'diminishing_returns', 'max_total_tokens', 'max_total_cost_usd', 'max_wall_clock_ms', 'max_iterations', 'quality_regression', 'no_improvement', 'floor_patience', 'stuck', 'oscillation', 'deviation', 'resource_burn', 'test_regression']);
+export const CONDITION_KINDS = Object.freeze(['high_confidence', 'quality_plateau', 'diminishing_returns', 'max_total_tokens', 'max_total_cost_usd', 'max_wall_clock_ms', 'max_iterations', 'quality_regression', 'no_improvement', 'floor_patience', 'stuck', 'oscillation', 'deviation', 'resource_burn', 'test_regression', 'completed', 'unchanged', 'revisit']);
 /** The wasm package's error codes about loading and trap recovery (host_messages.rs). */
 export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_not_loaded', 'replay_load_failed', 'instance_trapped', 'instance_reset']);
 /** Error codes by name. */
@@ -745,7 +745,7 @@ export const LIMITS = Object.freeze({ valueDepth: 200, documentDepth: 256, value
 /** The keys a loop result (and a history record) may have. */
 export const RECORD_FIELDS = Object.freeze(['quality_score', 'confidence', 'verification_status', 'quality_delta', 'timestamp', 'tokens_used', 'token_cost_usd', 'execution_time_ms', 'iteration_number']);
 /** The behaviour fields a loop result (and a history record) may have beside those, in the order a record keeps them. */
-export const BEHAVIOR_RECORD_FIELDS = Object.freeze(['failure_class', 'error', 'blockers', 'completion_percentage', 'artifacts_modified', 'learnings', 'tests_passing', 'coverage_percent']);
+export const BEHAVIOR_RECORD_FIELDS = Object.freeze(['failure_class', 'error', 'blockers', 'completion_percentage', 'artifacts_modified', 'learnings', 'tests_passing', 'coverage_percent', 'fingerprint', 'completed']);
 /** The keys of a layer result the core reads (the pyramid's fast path takes those it has slots for). */
 export const LAYER_RESULT_FIELDS = Object.freeze(['passRate', 'coverage', 'flakyRatio', 'previousLambda', 'name', 'durationMs', 'total', 'passed', 'failed', 'flaky']);
 /** The keys the core reads of a diminishing-returns source's report (keys.rs `REPORT`). */

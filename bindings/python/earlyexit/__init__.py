@@ -19,6 +19,10 @@ round-trip through ``to_json()`` / ``from_json()`` (the snapshot is the same JSO
 language). Results pickle and copy too, so multiprocessing pools can return them.
 """
 
+# The refine loop (docs/loop-helper.md)
+from ._loop import Loop as Loop
+from ._loop import LoopOutput as LoopOutput
+
 # Loop stopping
 from ._native import EarlyStopping as EarlyStopping
 from ._native import EarlyStoppingConfig as EarlyStoppingConfig

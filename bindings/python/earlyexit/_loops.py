@@ -66,6 +66,9 @@ class IterationResultDict(_IterationResultRequired, total=False):
     learnings: Optional[str]
     tests_passing: bool
     coverage_percent: Optional[float]
+    # Progress signals: what `unchanged`/`revisit` compare, and the completion signal.
+    fingerprint: Optional[str]
+    completed: Optional[bool]
 
 
 class _IterationRecordRequired(TypedDict):
@@ -91,6 +94,8 @@ class IterationRecordDict(_IterationRecordRequired, total=False):
     learnings: str
     tests_passing: bool
     coverage_percent: float
+    fingerprint: str
+    completed: bool
 
 
 class _EarlyStoppingConfigRequired(TypedDict):

@@ -144,6 +144,8 @@ __all__ = [
     "promote_pyramid_policy",
     "append_receipts",
     "replay_loops",
+    "output_fingerprint",
+    "_Loop",
     "calibrate_loop_policy",
 ]
 
@@ -466,15 +468,16 @@ class EarlyStopping:
         quality_score: float,
         confidence: float,
         verification_status: VerificationStatus,
-        quality_delta: float,
+        quality_delta: float | None = None,
         timestamp: str | None = None,
         tokens_used: float | None = None,
         token_cost_usd: float | None = None,
         execution_time_ms: float | None = None,
     ) -> bool:
         """Records one iteration (the fast, positional form of :meth:`record_result`). A
-        missing timestamp is filled with the current time as ``new Date().toISOString()``
-        prints it. Returns ``True`` when the call re-recorded the last iteration with the
+        missing ``quality_delta`` is this score minus the previous record's (0 for the
+        first). A missing timestamp is filled with the current time as
+        ``new Date().toISOString()`` prints it. Returns ``True`` when the call re-recorded the last iteration with the
         same result under ``strict_iterations`` (accepted, nothing changed), else ``False``."""
 
     def record_result(self, iteration: int, result: Mapping[str, object] = ...) -> bool:
@@ -1657,6 +1660,38 @@ class LoopReplay:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 def _restore_loop_replay(text: str) -> LoopReplay: ...
+
+def output_fingerprint(output: object) -> str | None:
+    """SHA-256 (hex) of an output: ``str`` as UTF-8, ``bytes`` as they are, a JSON value as
+    its RFC 8785 canonical JSON; ``None`` for anything else."""
+
+@final
+class _Loop:
+    """The core's refine loop over Python outputs (the package's ``Loop`` wraps it)."""
+
+    def __new__(cls, policy: object, options: dict[str, object]) -> _Loop: ...
+    @staticmethod
+    def from_artifact(artifact: object, options: dict[str, object]) -> _Loop: ...
+    def step(self, output: object, args: dict[str, object]) -> tuple[StoppingDecision, str | None]: ...
+    @property
+    def scale(self) -> float: ...
+    @property
+    def best(self) -> tuple[int, Any, float] | None: ...
+    @property
+    def last(self) -> tuple[int, Any, float] | None: ...
+    @property
+    def completed(self) -> tuple[int, Any, float] | None: ...
+    @property
+    def output(self) -> tuple[int, Any, float] | None: ...
+    @property
+    def decision(self) -> StoppingDecision | None: ...
+    @property
+    def history(self) -> tuple[IterationRecord, ...]: ...
+    def run(self, id: str) -> dict[str, Any]: ...
+    def finish(self, good: bool | None, id: str) -> dict[str, Any]: ...
+    def to_json(self, outputs: bool) -> str: ...
+    @staticmethod
+    def from_json(text: str, outputs: dict[str, Any] | None = None) -> _Loop: ...
 
 def replay_loops(
     runs: Sequence[Mapping[str, object]] | str | bytes,

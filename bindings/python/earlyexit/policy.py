@@ -37,6 +37,9 @@ __all__ = [
     "deviation",
     "resource_burn",
     "test_regression",
+    "completed",
+    "unchanged",
+    "revisit",
     "any_of",
     "all_of",
     "k_of",
@@ -103,6 +106,22 @@ def quality_plateau(
     return _leaf(
         "quality_plateau", count=count, threshold=threshold, delta_source=delta_source, mode=mode, min_quality=min_quality
     )
+
+
+def completed() -> StopCondition:
+    """The last record reports the loop's completion (``completed: True``)."""
+    return _leaf("completed")
+
+
+def unchanged(k: int) -> StopCondition:
+    """Records t-k..t all carry the same ``fingerprint`` (``k`` >= 1)."""
+    return _leaf("unchanged", k=k)
+
+
+def revisit(window: int) -> StopCondition:
+    """Record t's ``fingerprint`` equals that of a record among t-window..t-2, a run of
+    equal fingerprints aside (``window`` >= 2)."""
+    return _leaf("revisit", window=window)
 
 
 def diminishing_returns() -> StopCondition:

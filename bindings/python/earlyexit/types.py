@@ -62,6 +62,9 @@ Trigger = Literal[
     "no_improvement",
     "behavior_pause",
     "behavior_abort",
+    "completed",
+    "unchanged",
+    "revisit",
 ]
 
 #: Which opt-in budget a ``budget_exhausted`` stop or a ``budgets`` entry names.

@@ -38,6 +38,7 @@ use loops::config::PyEarlyStoppingConfig;
 use loops::decision::{PyStoppingDecision, PyStoppingSummary};
 use loops::engine::PyEarlyStopping;
 use loops::records::PyIterationRecord;
+use loops::refine::PyLoop;
 use loops::replay::PyLoopReplay;
 use pyramid::exit::{PyCoherenceEarlyExit, PyEarlyExitConfig, PyExitDecision};
 use pyramid::model::PyOutcomeModel;
@@ -55,6 +56,7 @@ classes! {
     PyStoppingDecision [mapping, result],
     PyStoppingSummary [result],
     PyEarlyStopping [engine],
+    PyLoop [],
     PyAnalyticsConfig [mapping],
     PyAnalyticsRecord [mapping, result],
     PyDiminishingReturnsReport [mapping, result],
@@ -96,6 +98,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loops::engine::_restore_loop_policy, m)?)?;
     m.add_function(wrap_pyfunction!(value::_conversion_visits, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::replay_loops, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::refine::output_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::_restore_loop_replay, m)?)?;
     m.add_function(wrap_pyfunction!(loops::calibrate::calibrate_loop_policy, m)?)?;
     m.add_function(wrap_pyfunction!(loops::calibrate::_restore_loop_calibration, m)?)?;

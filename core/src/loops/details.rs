@@ -36,6 +36,12 @@ const DETECTED: &str = "detected";
 const REASON: &str = "reason";
 const LEVEL: &str = "level";
 const DETECTION: &str = "detection";
+const COMPLETED_ITERATION: &str = "completed_iteration";
+const FINGERPRINT: &str = "fingerprint";
+const SINCE_ITERATION: &str = "since_iteration";
+const K: &str = "k";
+const FIRST_SEEN_ITERATION: &str = "first_seen_iteration";
+const WINDOW: &str = "window";
 
 /// One step of a detected plateau, as upstream's `details.improvements` lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +162,31 @@ pub enum StoppingDetails {
         /// The detection.
         detection: Box<Detection>,
     },
+    /// `{completed_iteration}`: the last record reported the loop's completion.
+    Completed {
+        /// The record's iteration.
+        completed_iteration: u64,
+    },
+    /// `{fingerprint, since_iteration, k}`: records `since_iteration`..now (k + 1 of them)
+    /// carry one fingerprint.
+    Unchanged {
+        /// The fingerprint.
+        fingerprint: String,
+        /// The first record of the run of equal fingerprints the condition looked at.
+        since_iteration: u64,
+        /// The condition's `k`.
+        k: u64,
+    },
+    /// `{fingerprint, first_seen_iteration, window}`: the last record's fingerprint is that
+    /// of the earlier record `first_seen_iteration` (the latest such within the window).
+    Revisit {
+        /// The fingerprint.
+        fingerprint: String,
+        /// The earlier record carrying it.
+        first_seen_iteration: u64,
+        /// The condition's `window`.
+        window: u64,
+    },
 }
 
 impl StoppingDetails {
@@ -180,6 +211,12 @@ impl StoppingDetails {
 
     /// The keys of [`StoppingDetails::Behavior`]'s object.
     pub const BEHAVIOR_KEYS: [&'static str; 2] = [LEVEL, DETECTION];
+    /// The keys of [`StoppingDetails::Completed`]'s object.
+    pub const COMPLETED_KEYS: [&'static str; 1] = [COMPLETED_ITERATION];
+    /// The keys of [`StoppingDetails::Unchanged`]'s object.
+    pub const UNCHANGED_KEYS: [&'static str; 3] = [FINGERPRINT, SINCE_ITERATION, K];
+    /// The keys of [`StoppingDetails::Revisit`]'s object.
+    pub const REVISIT_KEYS: [&'static str; 3] = [FINGERPRINT, FIRST_SEEN_ITERATION, WINDOW];
 
     /// The keys of the details of a stop by `trigger` (its variant's `*_KEYS`; none for
     /// [`Trigger::None`], which has no details).
@@ -194,6 +231,9 @@ impl StoppingDetails {
             Trigger::QualityRegression => &Self::QUALITY_REGRESSION_KEYS,
             Trigger::NoImprovement => &Self::NO_IMPROVEMENT_KEYS,
             Trigger::BehaviorPause | Trigger::BehaviorAbort => &Self::BEHAVIOR_KEYS,
+            Trigger::Completed => &Self::COMPLETED_KEYS,
+            Trigger::Unchanged => &Self::UNCHANGED_KEYS,
+            Trigger::Revisit => &Self::REVISIT_KEYS,
         }
     }
 
@@ -255,6 +295,19 @@ impl StoppingDetails {
             StoppingDetails::Behavior { level, detection } => {
                 o.string(LEVEL, level.as_str()).value(DETECTION, detection.to_value(Naming::Snake));
             }
+            StoppingDetails::Completed { completed_iteration } => {
+                o.number(COMPLETED_ITERATION, *completed_iteration as f64);
+            }
+            StoppingDetails::Unchanged { fingerprint, since_iteration, k } => {
+                o.string(FINGERPRINT, fingerprint)
+                    .number(SINCE_ITERATION, *since_iteration as f64)
+                    .number(K, *k as f64);
+            }
+            StoppingDetails::Revisit { fingerprint, first_seen_iteration, window } => {
+                o.string(FINGERPRINT, fingerprint)
+                    .number(FIRST_SEEN_ITERATION, *first_seen_iteration as f64)
+                    .number(WINDOW, *window as f64);
+            }
         }
         o.build()
     }
@@ -280,6 +333,34 @@ impl StoppingDetails {
             let detection = reader.get(detection).unwrap_or(&Value::Null);
             let detection = Detection::from_value(detection, &at, Naming::Snake, ErrorCode::InvalidSnapshot)?;
             return Ok(StoppingDetails::Behavior { level, detection: Box::new(detection) });
+        }
+        if has(COMPLETED_ITERATION) {
+            const FIELDS: [FieldName; 1] = FieldName::same_all(StoppingDetails::COMPLETED_KEYS);
+            reader.reject_unknown(&FIELDS)?;
+            let [completed_iteration] = FIELDS;
+            return Ok(StoppingDetails::Completed {
+                completed_iteration: reader.integer(completed_iteration, 1, MAX_SAFE_INTEGER)?,
+            });
+        }
+        if has(SINCE_ITERATION) {
+            const FIELDS: [FieldName; 3] = FieldName::same_all(StoppingDetails::UNCHANGED_KEYS);
+            reader.reject_unknown(&FIELDS)?;
+            let [fingerprint, since_iteration, k] = FIELDS;
+            return Ok(StoppingDetails::Unchanged {
+                fingerprint: reader.string(fingerprint)?.to_string(),
+                since_iteration: reader.integer(since_iteration, 1, MAX_SAFE_INTEGER)?,
+                k: reader.integer(k, 1, MAX_SAFE_INTEGER)?,
+            });
+        }
+        if has(FIRST_SEEN_ITERATION) {
+            const FIELDS: [FieldName; 3] = FieldName::same_all(StoppingDetails::REVISIT_KEYS);
+            reader.reject_unknown(&FIELDS)?;
+            let [fingerprint, first_seen_iteration, window] = FIELDS;
+            return Ok(StoppingDetails::Revisit {
+                fingerprint: reader.string(fingerprint)?.to_string(),
+                first_seen_iteration: reader.integer(first_seen_iteration, 1, MAX_SAFE_INTEGER)?,
+                window: reader.integer(window, 2, MAX_SAFE_INTEGER)?,
+            });
         }
         if has(MAX_ITERATIONS) {
             const FIELDS: [FieldName; 2] = FieldName::same_all(StoppingDetails::MAX_ITERATIONS_KEYS);
@@ -508,6 +589,12 @@ mod tests {
             ),
             (Trigger::BehaviorPause, behavior(crate::loops::behavior::InterventionLevel::Pause)),
             (Trigger::BehaviorAbort, behavior(crate::loops::behavior::InterventionLevel::Abort)),
+            (Trigger::Completed, StoppingDetails::Completed { completed_iteration: 3 }),
+            (Trigger::Unchanged, StoppingDetails::Unchanged { fingerprint: "f".into(), since_iteration: 2, k: 3 }),
+            (
+                Trigger::Revisit,
+                StoppingDetails::Revisit { fingerprint: "f".into(), first_seen_iteration: 2, window: 4 },
+            ),
         ];
         assert_eq!(all.len() + 1, Trigger::ALL.len()); // every trigger but `none`
         assert!(StoppingDetails::keys(Trigger::None).is_empty());

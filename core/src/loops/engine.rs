@@ -312,6 +312,19 @@ impl EarlyStopping {
         &self.history
     }
 
+    /// The `quality_delta` a record of `iteration` with `quality_score` implies when the
+    /// caller gives none: the score minus that of the latest recorded iteration before
+    /// `iteration` (`None`: after every recorded one), 0 when there is none
+    /// ([`implied_quality_delta`](crate::loops::replay::implied_quality_delta), which replay
+    /// uses). One rule for every surface that records without a delta. O(history) at worst,
+    /// O(1) when `iteration` follows the last record.
+    pub fn implied_quality_delta(&self, iteration: Option<u64>, quality_score: f64) -> f64 {
+        let before = iteration.unwrap_or(u64::MAX);
+        let previous =
+            self.history.iter().rev().find(|r| r.observation.iteration < before).map(|r| r.observation.quality_score);
+        crate::loops::replay::implied_quality_delta(previous, quality_score)
+    }
+
     /// Upstream's `reset()`: clears history and stopping state, keeps the config.
     pub fn reset(&mut self) {
         self.history.clear();

@@ -60,6 +60,7 @@ mod engine;
 pub mod policy;
 mod presets;
 mod records;
+mod refine;
 pub mod replay;
 mod rules;
 mod snapshot;
@@ -80,6 +81,7 @@ pub use records::{
     check_iteration_order, history_path, iteration_follows, record_from_value, record_of, validate_iteration,
     IterationRecord, IterationResult, Observation, Recorded, ResourceUsage, HISTORY_FIELD, RESULT_FIELDS,
 };
+pub use refine::{loop_policy, Kept, Loop, LoopOptions, StepInput, LOOP_SCALES, SCALE_NOTICE};
 pub use rules::{
     budget_details, check_budgets, check_high_confidence, check_max_iterations, check_no_improvement, check_plateau,
     check_regression, diminishing_returns_answer, diminishing_returns_decision, diminishing_returns_details,

@@ -182,6 +182,24 @@ pub fn stop_reason(config: &EarlyStoppingConfig, details: &StoppingDetails) -> S
         // The detection's own message, as an intervention's `reason`.
         // (every detector writes one).
         StoppingDetails::Behavior { detection, .. } => detection.message.clone().unwrap_or_default(),
+        StoppingDetails::Completed { completed_iteration } => crate::value::concat(&[
+            "Completed: iteration ",
+            &crate::num::uint_string(*completed_iteration),
+            " reported the task done",
+        ]),
+        StoppingDetails::Unchanged { since_iteration, k, .. } => crate::value::concat(&[
+            "Unchanged: the same fingerprint since iteration ",
+            &crate::num::uint_string(*since_iteration),
+            " (more than ",
+            &crate::num::uint_string(*k),
+            " iterations in a row)",
+        ]),
+        StoppingDetails::Revisit { first_seen_iteration, window, .. } => crate::value::concat(&[
+            "Revisit: the fingerprint of iteration ",
+            &crate::num::uint_string(*first_seen_iteration),
+            " came back within a window of ",
+            &crate::num::uint_string(*window),
+        ]),
     }
 }
 
@@ -204,6 +222,9 @@ pub fn stop_trigger(details: &StoppingDetails) -> Trigger {
             Trigger::BehaviorAbort
         }
         StoppingDetails::Behavior { .. } => Trigger::BehaviorPause,
+        StoppingDetails::Completed { .. } => Trigger::Completed,
+        StoppingDetails::Unchanged { .. } => Trigger::Unchanged,
+        StoppingDetails::Revisit { .. } => Trigger::Revisit,
     }
 }
 
@@ -219,6 +240,8 @@ pub fn stop_confidence(details: &StoppingDetails) -> f64 {
         StoppingDetails::QualityRegression { .. } | StoppingDetails::NoImprovement { .. } => 0.8,
         // A rule the host set fired on what was observed, as a hard limit does.
         StoppingDetails::Behavior { .. } => 1.0,
+        // What the loop reported, or what its fingerprints show: observed, not estimated.
+        StoppingDetails::Completed { .. } | StoppingDetails::Unchanged { .. } | StoppingDetails::Revisit { .. } => 1.0,
     }
 }
 

@@ -41,6 +41,13 @@ named_enum! {
         BehaviorPause = "behavior_pause",
         /// A behaviour detector condition's detection at level `abort`.
         BehaviorAbort = "behavior_abort",
+        /// The loop reported its own completion (`completed: true`; the `completed`
+        /// condition, unrelated to the pyramid's `completed` exit reason).
+        Completed = "completed",
+        /// The `unchanged` condition: the last records carry one fingerprint.
+        Unchanged = "unchanged",
+        /// The `revisit` condition: a fingerprint seen a few records before came back.
+        Revisit = "revisit",
     }
 }
 

@@ -241,7 +241,7 @@ impl PyEarlyStopping {
     /// Records one iteration (keyword or positional form of `record_result`); `True` for an
     /// accepted re-record of the last iteration (`strict_iterations`), else `False`.
     #[pyo3(signature = (
-        iteration, quality_score, confidence, verification_status, quality_delta,
+        iteration, quality_score, confidence, verification_status, quality_delta = None,
         timestamp = None, tokens_used = None, token_cost_usd = None, execution_time_ms = None
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -252,12 +252,25 @@ impl PyEarlyStopping {
         quality_score: &Bound<'_, PyAny>,
         confidence: &Bound<'_, PyAny>,
         verification_status: &Bound<'_, PyAny>,
-        quality_delta: &Bound<'_, PyAny>,
+        quality_delta: Option<&Bound<'_, PyAny>>,
         timestamp: Option<&Bound<'_, PyAny>>,
         tokens_used: Option<&Bound<'_, PyAny>>,
         token_cost_usd: Option<&Bound<'_, PyAny>>,
         execution_time_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
+        // Absent: the core's implied delta (this score minus the previous record's); a
+        // quality that is not a number fails below, naming itself, before the delta is read.
+        let implied;
+        let quality_delta = match quality_delta.filter(|d| !d.is_none()) {
+            Some(d) => d,
+            None => {
+                let q = quality_score.extract::<f64>().unwrap_or(0.0);
+                let before = iteration.extract::<u64>().ok();
+                let delta = locked(&self.engine, |es| es.implied_quality_delta(before, q));
+                implied = pyo3::types::PyFloat::new(py, delta).into_any();
+                &implied
+            }
+        };
         // A timestamp given as a `str` stays on the fast path (the core validates it there);
         // anything else given goes through the general path.
         let stamp = match timestamp {

@@ -9,6 +9,7 @@ pub mod config;
 pub mod decision;
 pub mod engine;
 pub mod records;
+pub mod refine;
 pub mod replay;
 
 use earlyexit::time::iso_from_millis;

@@ -45,7 +45,17 @@ pub struct BehaviorIteration {
     /// `context.maxIterations`: the iteration budget (integer >= 1; read from the first
     /// iteration; absent: 10, as upstream).
     pub max_iterations: Option<u64>,
+    /// `fingerprint` (a result's field, not an `analysis` one): a hash of what the iteration
+    /// produced, at most [`MAX_FINGERPRINT_CHARS`] characters; what the `unchanged` and
+    /// `revisit` conditions compare.
+    pub fingerprint: Option<String>,
+    /// `completed` (a result's field): the loop's own completion signal, which the
+    /// `completed` condition reads.
+    pub completed: Option<bool>,
 }
+
+/// The longest `fingerprint` a record takes, in characters (Unicode scalar values).
+pub const MAX_FINGERPRINT_CHARS: usize = 256;
 
 const NUMBER: FieldName = FieldName::same("number");
 const ANALYSIS: FieldName = FieldName::same("analysis");
@@ -60,6 +70,12 @@ const TESTS_PASSING: FieldName = field_name!("testsPassing", "tests_passing");
 const COVERAGE_PERCENT: FieldName = field_name!("coveragePercent", "coverage_percent");
 const OBJECTIVE: FieldName = FieldName::same("objective");
 const MAX_ITERATIONS: FieldName = field_name!("maxIterations", "max_iterations");
+const FINGERPRINT: FieldName = FieldName::same("fingerprint");
+const COMPLETED: FieldName = FieldName::same("completed");
+
+/// The progress fields a result may hold beside the analysis ones (never in a history's
+/// `analysis`): `fingerprint` and `completed`.
+pub const PROGRESS_FIELDS: [FieldName; 2] = [FINGERPRINT, COMPLETED];
 
 /// The fields the detectors read: of an entry, of its `analysis`, of its `context`.
 pub const ITERATION_FIELDS: [FieldName; 3] = [NUMBER, ANALYSIS, CONTEXT];
@@ -202,8 +218,9 @@ impl BehaviorIteration {
     /// The fields of [`ANALYSIS_FIELDS`] an iteration result of the loop engine may hold,
     /// flat beside its other keys and spelled snake_case in every language, as its other
     /// keys are (`failure_class`, `tests_passing`, ...).
-    pub fn result_fields() -> [FieldName; 8] {
-        ANALYSIS_FIELDS.map(|f| FieldName::same(f.snake()))
+    pub fn result_fields() -> [FieldName; 10] {
+        let a = ANALYSIS_FIELDS.map(|f| FieldName::same(f.snake()));
+        [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], FINGERPRINT, COMPLETED]
     }
 
     /// Reads the analysis fields an iteration result holds flat ([`BehaviorIteration::result_fields`];
@@ -214,7 +231,33 @@ impl BehaviorIteration {
         let reader = ObjectReader::new(value, path, "result", Naming::Snake, code)?;
         let mut out = BehaviorIteration::default();
         out.read_analysis(&reader, code)?;
+        out.read_progress(&reader, code)?;
         Ok((!out.is_unknown()).then_some(out))
+    }
+
+    /// Reads `fingerprint` (a string of at most [`MAX_FINGERPRINT_CHARS`] characters) and
+    /// `completed` (a boolean); `null` is absent.
+    fn read_progress(&mut self, reader: &ObjectReader<'_>, code: ErrorCode) -> Result<()> {
+        if let Some(text) = opt_string(reader, FINGERPRINT)? {
+            if text.chars().count() > MAX_FINGERPRINT_CHARS {
+                let path = reader.path_of(FINGERPRINT);
+                let message = concat(&[
+                    &path,
+                    " must be a string of at most ",
+                    &crate::num::uint_string(MAX_FINGERPRINT_CHARS as u64),
+                    " characters, got ",
+                    &crate::num::uint_string(text.chars().count() as u64),
+                ]);
+                return Err(Error::new(code, ErrorKind::Range, path, message));
+            }
+            self.fingerprint = Some(text);
+        }
+        self.completed = match reader.get(COMPLETED) {
+            None | Some(Value::Null) => None,
+            Some(Value::Other(t)) if t == "undefined" => None,
+            Some(_) => Some(reader.boolean(COMPLETED)?),
+        };
+        Ok(())
     }
 
     /// The snake_case name of the first analysis field (in [`ANALYSIS_FIELDS`]' order) in
@@ -236,6 +279,10 @@ impl BehaviorIteration {
             TESTS_PASSING
         } else if self.coverage_percent != other.coverage_percent {
             COVERAGE_PERCENT
+        } else if self.fingerprint != other.fingerprint {
+            FINGERPRINT
+        } else if self.completed != other.completed {
+            COMPLETED
         } else {
             return None;
         };
@@ -252,6 +299,8 @@ impl BehaviorIteration {
             && self.learnings.is_none()
             && self.tests_passing.is_none()
             && self.coverage_percent.is_none()
+            && self.fingerprint.is_none()
+            && self.completed.is_none()
     }
 
     /// Writes the known analysis fields flat, snake_case, in [`ANALYSIS_FIELDS`]' order (the
@@ -278,6 +327,12 @@ impl BehaviorIteration {
             out.boolean(TESTS_PASSING.snake(), v);
         }
         out.some_number(COVERAGE_PERCENT.snake(), self.coverage_percent);
+        if let Some(v) = &self.fingerprint {
+            out.string(FINGERPRINT.snake(), v);
+        }
+        if let Some(v) = self.completed {
+            out.boolean(COMPLETED.snake(), v);
+        }
     }
 
     /// upstream's `analysis.failureClass || analysis.error || ''`.

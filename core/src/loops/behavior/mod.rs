@@ -62,7 +62,10 @@ pub use detect::{
     HistoryView,
 };
 pub use detection::{Detection, DetectionType, Severity, DETECTION_FIELDS, EVIDENCE_KEYS};
-pub use history::{read_history, BehaviorIteration, ANALYSIS_FIELDS, CONTEXT_FIELDS, ITERATION_FIELDS};
+pub use history::{
+    read_history, BehaviorIteration, ANALYSIS_FIELDS, CONTEXT_FIELDS, ITERATION_FIELDS, MAX_FINGERPRINT_CHARS,
+    PROGRESS_FIELDS,
+};
 pub use intervention::{
     build_strategy_override, build_warning, check_timestamp, determine_level, inject_warning, Effect, Intervention,
     InterventionLevel, INTERVENTION_LEVELS, LOGGED_ACTION,

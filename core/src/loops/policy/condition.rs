@@ -44,6 +44,13 @@ named_enum! {
         /// The detector of test and coverage regressions over the last five records
         /// (upstream's `detectRegression`; distinct from `quality_regression`).
         TestRegression = "test_regression",
+        /// The last record reports the loop's completion (`completed: true`).
+        Completed = "completed",
+        /// The last `k + 1` records carry the same `fingerprint`.
+        Unchanged = "unchanged",
+        /// The last record's `fingerprint` equals that of one of the `window - 1` records
+        /// before the one just before it.
+        Revisit = "revisit",
     }
 }
 
@@ -66,6 +73,9 @@ impl ConditionKind {
             | ConditionKind::Deviation
             | ConditionKind::ResourceBurn
             | ConditionKind::TestRegression => Trigger::BehaviorPause,
+            ConditionKind::Completed => Trigger::Completed,
+            ConditionKind::Unchanged => Trigger::Unchanged,
+            ConditionKind::Revisit => Trigger::Revisit,
         }
     }
 
@@ -197,6 +207,18 @@ pub enum StopCondition {
         /// The children.
         of: Vec<StopCondition>,
     },
+    /// The last record reports `completed: true`.
+    Completed,
+    /// Records t-k..t all carry the same fingerprint (a record without one equals nothing).
+    Unchanged {
+        /// >= 1.
+        k: u64,
+    },
+    /// Record t's fingerprint equals that of a record among t-window..t-2.
+    Revisit {
+        /// >= 2.
+        window: u64,
+    },
     /// A gate: before `iterations` records, `then` is not evaluated and does not fire (the
     /// decision reads 'Warm-up: iteration N of M' when nothing else fires).
     NotBefore {
@@ -227,6 +249,8 @@ const PATIENCE: &str = "patience";
 const FLOOR: &str = "floor";
 const ABOVE_PATIENCE: &str = "above_patience";
 const STOP_AT: &str = "stop_at";
+const K: &str = "k";
+const WINDOW: &str = "window";
 
 /// The keys that open a combinator, in the order the JSON form's documentation lists them.
 pub const COMBINATOR_KEYS: [&str; 4] = [ANY, ALL, K_OF, NOT_BEFORE];
@@ -258,6 +282,22 @@ impl StopCondition {
         StopCondition::MaxIterations { limit }
     }
 
+    /// The loop's own completion signal (`completed: true` on the last record).
+    pub fn completed() -> Self {
+        StopCondition::Completed
+    }
+
+    /// The last `k + 1` records carry one fingerprint (`k` >= 1; checked when read from JSON).
+    pub fn unchanged(k: u64) -> Self {
+        StopCondition::Unchanged { k }
+    }
+
+    /// The last record's fingerprint was seen among the `window` records before it, the
+    /// one just before aside (`window` >= 2; checked when read from JSON).
+    pub fn revisit(window: u64) -> Self {
+        StopCondition::Revisit { window }
+    }
+
     /// The leaf's kind (`None` for a combinator).
     pub fn kind(&self) -> Option<ConditionKind> {
         Some(match self {
@@ -271,6 +311,9 @@ impl StopCondition {
             StopCondition::QualityRegression { .. } => ConditionKind::QualityRegression,
             StopCondition::NoImprovement { .. } => ConditionKind::NoImprovement,
             StopCondition::FloorPatience { .. } => ConditionKind::FloorPatience,
+            StopCondition::Completed => ConditionKind::Completed,
+            StopCondition::Unchanged { .. } => ConditionKind::Unchanged,
+            StopCondition::Revisit { .. } => ConditionKind::Revisit,
             StopCondition::Behavior(b) => match b.detector {
                 Detector::Stuck => ConditionKind::Stuck,
                 Detector::Oscillation => ConditionKind::Oscillation,
@@ -475,6 +518,8 @@ impl StopCondition {
                         .number(PATIENCE, *patience as f64)
                         .number(FLOOR, *floor)
                         .some_number(ABOVE_PATIENCE, above_patience.map(|p| p as f64)),
+                    StopCondition::Unchanged { k } => o.number(K, *k as f64),
+                    StopCondition::Revisit { window } => o.number(WINDOW, *window as f64),
                     StopCondition::Behavior(b) => {
                         for (key, value) in b.thresholds.group_entries(b.detector as usize, Naming::Snake) {
                             o.value(key, value);
@@ -536,7 +581,9 @@ fn leaf(kind: ConditionKind, reader: Option<&ObjectReader<'_>>, path: &str, code
         ConditionKind::QualityPlateau => {
             vec![f(CONDITION), f(COUNT), f(THRESHOLD), f(DELTA_SOURCE), f(MODE), f(MIN_QUALITY)]
         }
-        ConditionKind::DiminishingReturns => vec![f(CONDITION)],
+        ConditionKind::DiminishingReturns | ConditionKind::Completed => vec![f(CONDITION)],
+        ConditionKind::Unchanged => vec![f(CONDITION), f(K)],
+        ConditionKind::Revisit => vec![f(CONDITION), f(WINDOW)],
         ConditionKind::MaxTotalTokens
         | ConditionKind::MaxTotalCostUsd
         | ConditionKind::MaxWallClockMs
@@ -631,6 +678,9 @@ fn leaf(kind: ConditionKind, reader: Option<&ObjectReader<'_>>, path: &str, code
                 None
             },
         },
+        ConditionKind::Completed => StopCondition::Completed,
+        ConditionKind::Unchanged => StopCondition::Unchanged { k: r.integer(f(K), 1, MAX_SAFE_INTEGER)? },
+        ConditionKind::Revisit => StopCondition::Revisit { window: r.integer(f(WINDOW), 2, MAX_SAFE_INTEGER)? },
         _ => StopCondition::DiminishingReturns, // detector conditions are read above
     })
 }

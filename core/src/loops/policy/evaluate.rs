@@ -46,6 +46,86 @@ pub struct PolicyState {
     /// batches, O(1) amortized per record).
     pub behavior: Vec<BehaviorIteration>,
     behavior_capacity: usize,
+    /// Progress conditions only (`completed`, `unchanged`, `revisit`): what they read.
+    pub progress: Option<ProgressState>,
+}
+
+/// What the progress conditions read, folded record by record: the last record's
+/// `completed`, the run of equal fingerprints ending at the last record, and the last
+/// records' fingerprints (the longest `revisit` window plus one; O(that window) memory).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProgressState {
+    /// Whether the last record reported `completed: true`.
+    pub completed: bool,
+    /// How many records in a row, ending at the last, carry the last record's fingerprint
+    /// (0 when it has none).
+    pub run: u64,
+    /// The iteration of the first record of that run.
+    pub run_start: u64,
+    /// `(iteration, fingerprint)` of the last records, oldest first (at most `capacity`).
+    pub recent: VecDeque<(u64, Option<Box<str>>)>,
+    capacity: usize,
+}
+
+impl ProgressState {
+    /// The empty state keeping `capacity` (>= 1) fingerprints.
+    pub fn new(capacity: usize) -> Self {
+        ProgressState { capacity: capacity.max(1), ..ProgressState::default() }
+    }
+
+    /// How many fingerprints it keeps.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Folds one record in: O(1) amortized.
+    pub fn observe(&mut self, iteration: u64, behavior: Option<&BehaviorIteration>) {
+        let fingerprint = behavior.and_then(|b| b.fingerprint.as_deref());
+        self.completed = behavior.and_then(|b| b.completed) == Some(true);
+        let last = self.recent.back().and_then(|(_, f)| f.as_deref());
+        match (fingerprint, last) {
+            (Some(now), Some(before)) if now == before && self.run > 0 => self.run += 1,
+            (Some(_), _) => {
+                self.run = 1;
+                self.run_start = iteration;
+            }
+            (None, _) => {
+                self.run = 0;
+                self.run_start = 0;
+            }
+        }
+        while self.recent.len() >= self.capacity {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((iteration, fingerprint.map(Box::from)));
+    }
+
+    /// The last record's fingerprint, if it has one.
+    pub fn last_fingerprint(&self) -> Option<&str> {
+        self.recent.back().and_then(|(_, f)| f.as_deref())
+    }
+
+    /// `revisit(window)`: the latest record among t-window..t-2 carrying the last record's
+    /// fingerprint (its iteration), the records of the run of that fingerprint ending at t
+    /// aside. O(window).
+    pub fn revisited(&self, window: u64) -> Option<u64> {
+        let now = self.last_fingerprint()?;
+        let len = self.recent.len();
+        let window = usize::try_from(window).unwrap_or(usize::MAX);
+        let oldest = len.saturating_sub(1).saturating_sub(window);
+        // Exclusive: t-1 is never a revisit, nor any record of the run of equal fingerprints
+        // ending at t (A, A, A is `unchanged`); a revisit comes back after something else.
+        let run = usize::try_from(self.run).unwrap_or(usize::MAX);
+        let newest = len.checked_sub(2)?.min(len.saturating_sub(run));
+        if oldest >= newest {
+            return None;
+        }
+        self.recent
+            .range(oldest..newest)
+            .rev()
+            .find(|(_, f)| f.as_deref() == Some(now))
+            .map(|(iteration, _)| *iteration)
+    }
 }
 
 impl PolicyState {
@@ -54,7 +134,15 @@ impl PolicyState {
         let mut streaks = Vec::new();
         let mut capacity = 1;
         let mut behavior_capacity = 0;
+        let mut progress: Option<usize> = None;
         visit(when, &mut |c| match c {
+            StopCondition::Completed | StopCondition::Unchanged { .. } => {
+                progress = Some(progress.unwrap_or(1));
+            }
+            StopCondition::Revisit { window } => {
+                let keep = usize::try_from(*window).unwrap_or(usize::MAX).saturating_add(1);
+                progress = Some(progress.unwrap_or(1).max(keep));
+            }
             StopCondition::Behavior(b) => {
                 behavior_capacity = behavior_capacity.max(usize::try_from(b.window()).unwrap_or(usize::MAX));
             }
@@ -76,6 +164,7 @@ impl PolicyState {
             behavior_first: None,
             behavior: Vec::new(),
             behavior_capacity,
+            progress: progress.map(ProgressState::new),
         }
     }
 
@@ -141,6 +230,9 @@ impl PolicyState {
         self.tally.observe(&observation, usage, None);
         self.window.push(observation, self.capacity);
         self.observe_behavior(observation.iteration, behavior);
+        if let Some(progress) = &mut self.progress {
+            progress.observe(observation.iteration, behavior);
+        }
     }
 
     fn streak(&self, tolerance: f64) -> u64 {
@@ -311,6 +403,25 @@ where
             StopCondition::NoImprovement { .. } | StopCondition::FloorPatience { .. } => {
                 no_improvement_details(config, &state.tally)
             }
+            StopCondition::Completed => state.progress.as_ref().filter(|p| p.completed).and_then(|_| {
+                state.window.last().map(|last| StoppingDetails::Completed { completed_iteration: last.iteration })
+            }),
+            StopCondition::Unchanged { k } => state.progress.as_ref().and_then(|p| {
+                let fingerprint = p.last_fingerprint()?;
+                (p.run > *k).then(|| StoppingDetails::Unchanged {
+                    fingerprint: fingerprint.to_string(),
+                    since_iteration: p.run_start,
+                    k: *k,
+                })
+            }),
+            StopCondition::Revisit { window } => state.progress.as_ref().and_then(|p| {
+                let first_seen_iteration = p.revisited(*window)?;
+                Some(StoppingDetails::Revisit {
+                    fingerprint: p.last_fingerprint()?.to_string(),
+                    first_seen_iteration,
+                    window: *window,
+                })
+            }),
             _ => None,
         })
     }

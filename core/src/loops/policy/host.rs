@@ -4,7 +4,7 @@
 //! decision sending only the new records. [`policy_step_value`] is the same decision in one
 //! stateless call, the state crossing as a small JSON value of O(the policy's windows).
 
-use crate::loops::behavior::BehaviorIteration;
+use crate::loops::behavior::{BehaviorIteration, MAX_FINGERPRINT_CHARS};
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::DiminishingReturnsReport;
 use crate::loops::policy::condition::StopCondition;
@@ -205,6 +205,19 @@ impl PolicyState {
             o.value("behavior_first", self.behavior_first.as_ref().map_or(Value::Null, entry))
                 .value("behavior", Value::Array(recent));
         }
+        if let Some(p) = &self.progress {
+            // Only with progress conditions: the run of equal fingerprints and the last ones.
+            let recent = p
+                .recent
+                .iter()
+                .map(|(n, f)| {
+                    let fingerprint = f.as_deref().map_or(Value::Null, Value::string);
+                    Value::Array(vec![Value::Number(*n as f64), fingerprint])
+                })
+                .collect();
+            o.value("progress", numbers(&[p.run as f64, p.run_start as f64, f64::from(u8::from(p.completed))]))
+                .value("fingerprints", Value::Array(recent));
+        }
         o.build()
     }
 
@@ -291,6 +304,29 @@ impl PolicyState {
             }
             for item in &recent {
                 state.behavior.push(entry(item, "behavior")?);
+            }
+        }
+        if let Some(progress) = &mut state.progress {
+            let numbers = list(value.get("progress"), "progress")?;
+            progress.run = count(numbers.first(), "progress")?;
+            progress.run_start = count(numbers.get(1), "progress")?;
+            progress.completed = match count(numbers.get(2), "progress")? {
+                0 => false,
+                1 => true,
+                _ => return Err(bad("progress")),
+            };
+            let recent = list(value.get("fingerprints"), "fingerprints")?;
+            if recent.len() > progress.capacity() {
+                return Err(bad("fingerprints"));
+            }
+            for item in &recent {
+                let Value::Array(p) = item else { return Err(bad("fingerprints")) };
+                let fingerprint = match p.get(1) {
+                    Some(Value::Null) => None,
+                    Some(Value::String(f)) if f.chars().count() <= MAX_FINGERPRINT_CHARS => Some(Box::from(f.as_str())),
+                    _ => return Err(bad("fingerprints")),
+                };
+                progress.recent.push_back((count(p.first(), "fingerprints")?, fingerprint));
             }
         }
         Ok(state)

@@ -29,6 +29,6 @@ mod host;
 mod stop;
 
 pub use condition::{BehaviorCondition, ConditionKind, StopCondition, COMBINATOR_KEYS, MAX_DEPTH};
-pub use evaluate::{decide_policy, policy_decision, PolicyState, PolicyVerdict};
+pub use evaluate::{decide_policy, policy_decision, PolicyState, PolicyVerdict, ProgressState};
 pub use host::{engine_policy_value, policy_step_value, restored_policy_value, PolicyDecider};
 pub use stop::{restored_policy, tree_entries, tree_of, StopPolicy, TREE_KEYS};

@@ -232,9 +232,17 @@ impl ReplaySummary {
     pub fn to_value(&self) -> Value {
         let mut triggers = ObjectBuilder::new();
         for (t, n) in &self.triggers {
-            // Detector conditions' triggers only once one stopped a run, so a replay without
-            // them keeps its summary's keys.
-            if *n == 0 && matches!(t, Trigger::BehaviorPause | Trigger::BehaviorAbort) {
+            // Detector and progress conditions' triggers only once one stopped a run, so a
+            // replay without them keeps its summary's keys.
+            let opt_in = matches!(
+                t,
+                Trigger::BehaviorPause
+                    | Trigger::BehaviorAbort
+                    | Trigger::Completed
+                    | Trigger::Unchanged
+                    | Trigger::Revisit
+            );
+            if *n == 0 && opt_in {
                 continue;
             }
             triggers.number(t.as_str(), *n as f64);

@@ -112,6 +112,15 @@ impl LoopPolicy {
         Self::engine_policy_as(value, naming, ErrorCode::InvalidConfig)
     }
 
+    /// A policy given to a `Loop`: as [`LoopPolicy::engine_policy`] reads it (errors under
+    /// `invalid_config` naming `policy...`), the whole policy kept (its config sets the best
+    /// iteration's bar and the budgets; an `analytics` key is refused, as by the engine).
+    pub fn engine_loop_policy(value: &Value, naming: Naming) -> Result<Self> {
+        Self::engine_policy(value, naming)?;
+        let nest = |e: Error| nested_at(e, ErrorCode::InvalidConfig, "policy");
+        Self::from_option(value, naming).map_err(nest)
+    }
+
     /// [`LoopPolicy::engine_policy`] with errors under `code` (`invalid_snapshot` for the
     /// policy a snapshot holds).
     pub fn engine_policy_as(value: &Value, naming: Naming, code: ErrorCode) -> Result<StopPolicy> {

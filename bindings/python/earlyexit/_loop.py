@@ -1,0 +1,179 @@
+"""``Loop``: the refine loop an agent is written with (docs/loop-helper.md).
+
+A thin layer over the core's loop (``_native._Loop``): it counts iterations, maps scores on
+``scale`` to the engine's 0..100, computes ``quality_delta``, stops on ``done=True`` before
+its policy, and keeps only the best, the last and the completed output. This module adds
+what is Python's own: the automatic fingerprint's hook (``fingerprint_of``), the scale
+warning (``warnings``), a random run id and pickling.
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
+
+from . import _native
+from ._native import IterationRecord, StoppingDecision
+
+__all__ = ["Loop", "LoopOutput"]
+
+
+class LoopOutput(NamedTuple):
+    """An output the loop kept: its iteration, the output, its quality on the loop's scale."""
+
+    iteration: int
+    output: Any
+    quality: float
+
+
+def _kept(raw: Optional[Tuple[int, Any, float]]) -> Optional[LoopOutput]:
+    return None if raw is None else LoopOutput(*raw)
+
+
+class Loop:
+    """Records each iteration's output and score and decides when to stop.
+
+    ``Loop(preset="recommended", scale=1, max_iterations=20, task="t-17")``; ``policy=``
+    takes any policy the engines take (a preset name, a condition tree, a policy dict),
+    ``artifact=`` a calibrated loop policy. ``fingerprint_of(output)`` replaces the
+    automatic fingerprint (SHA-256 of a ``str``, ``bytes`` or JSON value; none otherwise).
+    """
+
+    __slots__ = ("_native", "_fingerprint_of", "_run_id")
+
+    def __init__(
+        self,
+        preset: Optional[str] = None,
+        *,
+        scale: float = 100,
+        max_iterations: Optional[int] = None,
+        task: Optional[str] = None,
+        dataset: Optional[str] = None,
+        run_label: Optional[str] = None,
+        policy: Any = None,
+        artifact: Any = None,
+        fingerprint_of: Optional[Callable[[Any], Optional[str]]] = None,
+    ) -> None:
+        options: Dict[str, object] = {"scale": scale, "max_iterations": max_iterations, "task": task, "dataset": dataset, "run_label": run_label}
+        if artifact is not None:
+            self._native = _native._Loop.from_artifact(artifact, options)
+        else:
+            self._native = _native._Loop(policy if policy is not None else preset, options)
+        self._fingerprint_of = fingerprint_of
+        self._run_id: Optional[str] = None
+
+    def step(
+        self,
+        output: Any,
+        quality: float,
+        *,
+        confidence: Optional[float] = None,
+        verified: Union[bool, str, None] = None,
+        done: bool = False,
+        good: Optional[bool] = None,
+        tokens: Optional[float] = None,
+        cost_usd: Optional[float] = None,
+        time_ms: Optional[float] = None,
+        error: Optional[str] = None,
+        files: Optional[List[str]] = None,
+        fingerprint: Optional[str] = None,
+    ) -> StoppingDecision:
+        """Records one iteration (numbered for you) and returns the engine's decision."""
+        if fingerprint is None:
+            fingerprint = self._fingerprint_of(output) if self._fingerprint_of is not None else _native.output_fingerprint(output)
+        args: Dict[str, object] = {
+            "quality": quality, "confidence": confidence, "verified": verified, "done": done, "good": good,
+            "tokens": tokens, "cost_usd": cost_usd, "time_ms": time_ms, "error": error, "files": files,
+            "fingerprint": fingerprint,
+        }
+        decision, notice = self._native.step(output, args)
+        if notice is not None:
+            warnings.warn(notice, UserWarning, stacklevel=2)
+        return decision
+
+    @property
+    def best(self) -> Optional[LoopOutput]:
+        """The best output so far (the engine's ``best_iteration``), quality on the loop's scale."""
+        return _kept(self._native.best)
+
+    @property
+    def last(self) -> Optional[LoopOutput]:
+        """The last output."""
+        return _kept(self._native.last)
+
+    @property
+    def output(self) -> Any:
+        """What to hand back: the completed output on a ``completed`` stop, else the policy's
+        ``returns`` (the best for ``recommended``); ``None`` before the first step."""
+        kept = self._native.output
+        return None if kept is None else kept[1]
+
+    @property
+    def decision(self) -> Optional[StoppingDecision]:
+        """The last decision (``None`` before the first step)."""
+        return self._native.decision
+
+    @property
+    def history(self) -> Tuple[IterationRecord, ...]:
+        """The recorded iterations."""
+        return self._native.history
+
+    def _id(self) -> str:
+        if self._run_id is None:
+            self._run_id = str(uuid.uuid4())
+        return self._run_id
+
+    def run(self) -> Dict[str, Any]:
+        """The run in the replay and calibration JSONL form: ``{"id", "dataset", "iterations"}``
+        (``id`` is ``task``, else a random UUID, the same for this loop)."""
+        run: Dict[str, Any] = self._native.run(self._id())
+        return run
+
+    def finish(self, good: Optional[bool] = None) -> Dict[str, Any]:
+        """Closes the run; ``good`` (when given) is set on the iteration ``output`` came from."""
+        run: Dict[str, Any] = self._native.finish(good, self._id())
+        return run
+
+    def to_json(self, outputs: bool = True) -> str:
+        """The engine's snapshot plus the kept outputs (JSON values; else ``invalid_snapshot``
+        naming ``best.output``, unless ``outputs=False``)."""
+        text: str = self._native.to_json(outputs)
+        return text
+
+    @classmethod
+    def from_json(cls, text: str, *, fingerprint_of: Optional[Callable[[Any], Optional[str]]] = None) -> "Loop":
+        """A loop from :meth:`to_json`'s text."""
+        return cls._restore(text, None, fingerprint_of, None)
+
+    @classmethod
+    def _restore(
+        cls,
+        text: str,
+        outputs: Optional[Dict[str, Any]],
+        fingerprint_of: Optional[Callable[[Any], Optional[str]]],
+        run_id: Optional[str],
+    ) -> "Loop":
+        loop = cls.__new__(cls)
+        loop._native = _native._Loop.from_json(text, outputs)
+        loop._fingerprint_of = fingerprint_of
+        loop._run_id = run_id
+        return loop
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        outputs: Dict[str, Any] = {}
+        for key in ("best", "last", "completed"):
+            kept = getattr(self._native, key)
+            if kept is not None:
+                outputs[key] = kept[1]
+        return (_restore_loop, (self._native.to_json(False), outputs, self._fingerprint_of, self._id()))
+
+    def __repr__(self) -> str:
+        best = self.best
+        return f"Loop(iterations={len(self.history)}, best={None if best is None else (best.iteration, best.quality)})"
+
+
+def _restore_loop(
+    text: str, outputs: Dict[str, Any], fingerprint_of: Optional[Callable[[Any], Optional[str]]], run_id: Optional[str]
+) -> Loop:
+    return Loop._restore(text, outputs, fingerprint_of, run_id)

@@ -1,0 +1,191 @@
+//! `_Loop`: the core's refine loop (`earlyexit::loops::Loop`) over Python outputs, which the
+//! package's `Loop` wraps; and the automatic fingerprint of an output.
+
+use std::sync::{Arc, Mutex};
+
+/// An output the loop keeps: shared, so the core's loop can hold it as best and last at once.
+type Output = Arc<Py<PyAny>>;
+
+use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
+use earlyexit::{ErrorCode, IterationRecord, Naming, Value};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+
+use crate::error::{raise, OrRaise};
+use crate::loops::decision::PyStoppingDecision;
+use crate::loops::engine::policy_value;
+use crate::loops::now_iso;
+use crate::loops::records::PyIterationRecord;
+use crate::shims::{lock, locked};
+use crate::value::{to_py, to_value, NoneIs};
+
+/// Whether `value` is plain JSON (no host object inside).
+fn is_json(value: &Value) -> bool {
+    match value {
+        Value::Other(_) => false,
+        Value::Number(n) => n.is_finite(),
+        Value::Array(items) => items.iter().all(is_json),
+        Value::Object(entries) => entries.iter().all(|(_, v)| is_json(v)),
+        _ => true,
+    }
+}
+
+/// The SHA-256 (hex) of an output: `str` as UTF-8, `bytes` as they are, a JSON value (dict,
+/// list, str, number, bool, None) as its RFC 8785 canonical JSON; `None` for anything else.
+#[pyfunction]
+pub fn output_fingerprint(output: &Bound<'_, PyAny>) -> Option<String> {
+    if let Ok(text) = output.cast::<PyString>() {
+        return Some(earlyexit_digest::sha256_hex(crate::value::string_of(text).as_bytes()));
+    }
+    if let Ok(bytes) = output.cast::<PyBytes>() {
+        return Some(earlyexit_digest::sha256_hex(bytes.as_bytes()));
+    }
+    let value = to_value(output, NoneIs::Null).ok()?;
+    if !is_json(&value) {
+        return None;
+    }
+    earlyexit_digest::value_sha256(&value, ErrorCode::InvalidResult, "output").ok()
+}
+
+/// The core's refine loop over Python outputs.
+#[pyclass(frozen, module = "earlyexit._native", name = "_Loop")]
+pub struct PyLoop {
+    inner: Mutex<Loop<Output>>,
+}
+
+fn kept<'py>(py: Python<'py>, k: Option<&Kept<Output>>) -> PyResult<Py<PyAny>> {
+    match k {
+        None => Ok(py.None()),
+        Some(k) => Ok(PyTuple::new(
+            py,
+            [
+                k.iteration.into_pyobject(py)?.into_any(),
+                k.output.bind(py).clone(),
+                k.quality.into_pyobject(py)?.into_any(),
+            ],
+        )?
+        .into_any()
+        .unbind()),
+    }
+}
+
+#[pymethods]
+impl PyLoop {
+    #[new]
+    #[pyo3(signature = (policy, options))]
+    fn new(py: Python<'_>, policy: Option<&Bound<'_, PyAny>>, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+        // A string is a preset name (`"recommended"`), or a policy's JSON text.
+        let policy = match policy.filter(|p| !p.is_none()) {
+            Some(p) => match p.cast::<PyString>() {
+                Ok(text) if !crate::value::string_of(text).trim_start().starts_with('{') => {
+                    Value::string(crate::value::string_of(text).as_str())
+                }
+                _ => policy_value(py, p)?,
+            },
+            None => Value::Null,
+        };
+        let policy = loop_policy(&policy, Naming::Snake).or_raise(py)?;
+        let options = LoopOptions::from_value(&to_value(options.as_any(), NoneIs::Absent)?).or_raise(py)?;
+        Ok(PyLoop { inner: Mutex::new(Loop::new(&policy, options).or_raise(py)?) })
+    }
+
+    /// A loop running a calibrated loop policy (a `LoopCalibration`, its artifact dict or JSON text).
+    #[staticmethod]
+    #[pyo3(signature = (artifact, options))]
+    fn from_artifact(py: Python<'_>, artifact: &Bound<'_, PyAny>, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+        let policy = crate::loops::calibrate::calibrated_policy(py, artifact)?;
+        let options = LoopOptions::from_value(&to_value(options.as_any(), NoneIs::Absent)?).or_raise(py)?;
+        Ok(PyLoop { inner: Mutex::new(Loop::new(&policy, options).or_raise(py)?) })
+    }
+
+    /// Records one iteration (`args`: the step's keyword arguments) and decides; returns the
+    /// decision and the scale notice, if the loop gives it now.
+    fn step(
+        &self,
+        py: Python<'_>,
+        output: Py<PyAny>,
+        args: &Bound<'_, PyDict>,
+    ) -> PyResult<(PyStoppingDecision, Option<&'static str>)> {
+        let (quality, input) = StepInput::from_value(&to_value(args.as_any(), NoneIs::Absent)?).or_raise(py)?;
+        let answer = locked(&self.inner, |l| {
+            l.step(Arc::new(output), quality, input, now_iso).cloned().map(|d| (d, l.scale_notice()))
+        });
+        let (inner, notice) = answer.or_raise(py)?;
+        Ok((PyStoppingDecision { inner }, notice))
+    }
+
+    #[getter]
+    fn scale(&self) -> f64 {
+        lock(&self.inner).options().scale
+    }
+
+    #[getter]
+    fn best(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        kept(py, lock(&self.inner).best())
+    }
+
+    #[getter]
+    fn last(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        kept(py, lock(&self.inner).last())
+    }
+
+    #[getter]
+    fn completed(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        kept(py, lock(&self.inner).completed())
+    }
+
+    #[getter]
+    fn output(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        kept(py, lock(&self.inner).output())
+    }
+
+    #[getter]
+    fn decision(&self) -> Option<PyStoppingDecision> {
+        lock(&self.inner).decision().cloned().map(|inner| PyStoppingDecision { inner })
+    }
+
+    #[getter]
+    fn history<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let records: Vec<IterationRecord> = lock(&self.inner).history().to_vec();
+        PyTuple::new(py, records.into_iter().map(|inner| PyIterationRecord { inner }))
+    }
+
+    /// The run in the replay form (`id` when the loop has no task).
+    fn run<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Bound<'py, PyAny>> {
+        let run = lock(&self.inner).run(id);
+        to_py(py, &run)
+    }
+
+    /// Closes the run (`good` on the output's iteration) and returns it.
+    #[pyo3(signature = (good, id))]
+    fn finish<'py>(&self, py: Python<'py>, good: Option<bool>, id: &str) -> PyResult<Bound<'py, PyAny>> {
+        let run = locked(&self.inner, |l| l.finish(good, id));
+        to_py(py, &run)
+    }
+
+    /// The loop as JSON text (outputs as JSON values when `outputs`).
+    fn to_json(&self, py: Python<'_>, outputs: bool) -> PyResult<String> {
+        let l = lock(&self.inner);
+        let convert = |o: &Output| to_value(o.bind(py), NoneIs::Null).ok().filter(is_json);
+        let value = l.to_value(outputs, convert).or_raise(py)?;
+        Ok(value.to_json())
+    }
+
+    /// A loop from `to_json`'s text; `outputs` (a dict by key: `best`, `last`, `completed`)
+    /// gives the outputs when the text leaves them out.
+    #[staticmethod]
+    #[pyo3(signature = (text, outputs = None))]
+    fn from_json(py: Python<'_>, text: &str, outputs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let value = Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot").or_raise(py)?;
+        let read = Loop::from_value(&value, |key, v| {
+            if let Some(given) = outputs.and_then(|o| o.get_item(key).ok().flatten()) {
+                return Ok(Arc::new(given.unbind()));
+            }
+            Ok(Arc::new(match v {
+                Some(v) => to_py(py, v).map(Bound::unbind).unwrap_or_else(|_| py.None()),
+                None => py.None(),
+            }))
+        });
+        Ok(PyLoop { inner: Mutex::new(read.map_err(|e| raise(py, e))?) })
+    }
+}
