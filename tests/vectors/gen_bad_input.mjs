@@ -745,9 +745,10 @@ function bothSpellings() {
     { engine: 'calculateQualitySignal', construct: {}, calls: [{ ...call('calculateQualitySignal', lr), expect: T('invalid_layer_result', 'passRate', 'type') }] });
   add('LayerResult', 'runWithEarlyExit', 'layers[0].passRate', lr, 'invalid_layer_result',
     { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
-      calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', costMs: 10, results: [lr] }, { name: 'e2e', costMs: 100, results: [] }], expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
+      calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', cost_ms: 10, results: [lr] }, { name: 'e2e', cost_ms: 100, results: [] }], expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
+  // (Layer specs as Python spells them: a Python layer reads `cost_ms` only.)
   add('LayerResult', 'PyramidRun.submit', 'layers[0].passRate', lr, 'invalid_layer_result',
-    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS },
+    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS.map(({ costMs, ...s }) => (costMs === undefined ? s : { ...s, cost_ms: costMs })) },
       calls: [{ ...call('next'), returns: { action: 'run', layer: 0 } }, { ...call('submit', 0, lr), expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
   const exitCfg = both('exitLayer', 'exit_layer', 1);
   for (const [via, spec] of exitCtors(exitCfg)) {
