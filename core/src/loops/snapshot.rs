@@ -149,13 +149,12 @@ impl EarlyStopping {
 /// (and only then: a history that increases throughout has no such key), so it restores,
 /// while a snapshot whose history repeats or goes back after that point does not.
 pub fn strict_iterations_from(history: &[IterationRecord]) -> usize {
-    (1..history.len())
-        .rev()
-        .find(|&i| match (history.get(i - 1), history.get(i)) {
-            (Some(before), Some(record)) => record.observation.iteration <= before.observation.iteration,
-            _ => false,
-        })
-        .map_or(0, |i| i + 1)
+    history.windows(2).rposition(repeats).map_or(0, |i| i + 2)
+}
+
+/// Whether the second of two records does not follow the first under `strictIterations`.
+fn repeats(pair: &[IterationRecord]) -> bool {
+    matches!(pair, [before, record] if record.observation.iteration <= before.observation.iteration)
 }
 
 /// Reads `strictIterationsFrom` (absent or `null`: `0`; otherwise an integer between 0 and
@@ -183,20 +182,11 @@ fn check_strict_history(reader: &crate::value::ObjectReader<'_>, engine: &EarlyS
     if !engine.config.strict() {
         return Ok(());
     }
-    for i in from.max(1)..history.len() {
-        let (Some(before), Some(record)) = (history.get(i - 1), history.get(i)) else { continue };
-        let (before, got) = (before.observation.iteration, record.observation.iteration);
-        if got <= before {
-            let path = value::concat(&[&value::index_path("history", i), ".iteration_number"]);
-            let message = value::concat(&[
-                &path,
-                " must be greater than the iteration before it (",
-                &crate::num::uint_string(before),
-                ") under config.strictIterations, got ",
-                &crate::num::uint_string(got),
-            ]);
-            return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, &path, message));
-        }
+    let start = from.saturating_sub(1);
+    if let Some(i) = history.get(start..).and_then(|h| h.windows(2).position(repeats)) {
+        let path = value::concat(&[&value::index_path("history", start + i + 1), ".iteration_number"]);
+        let message = value::concat(&[&path, " must be greater than the one before it (strictIterations)"]);
+        return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, &path, message));
     }
     Ok(())
 }
