@@ -314,7 +314,7 @@ mod tests {
         // The restored loop keeps the engine's rule: 5 again with another result is refused.
         let mut restored = restored.unwrap_or_else(|_| engine(true, &[]));
         let again = IterationResult::new(61.0, 0.5, VerificationStatus::Failed, 1.0);
-        assert!(restored.record(5, again, || String::new()).is_err());
+        assert!(restored.record(5, again, String::new).is_err());
         // Checking from an earlier index finds the repeat; from the end, nothing to check.
         let earlier = with_key(&snapshot, STRICT_ITERATIONS_FROM, Some(Value::Number(3.0)));
         assert_eq!(refused(&earlier).map(|e| e.1).as_deref(), Some("history[3].iteration_number"));
