@@ -452,6 +452,13 @@ export interface EarlyStoppingSnapshot {
   history: IterationRecord[];
   stoppingReason: string | null;
   stoppingDetails: StoppingDetails | null;
+  /**
+   * Where `strictIterations` checking begins in `history`, only when the option was turned on
+   * after records whose iteration numbers do not increase: from this index on each iteration
+   * number is greater than the one before it (checked on restore; without the key, the whole
+   * history is checked).
+   */
+  strictIterationsFrom?: number;
   /** The stop policy (normalized), only when the engine decides under one. */
   policy?: StopPolicy;
   /** The SHA-256 digest of the calibration artifact the loop runs, when one was recorded (the CLI's state file). */

@@ -469,3 +469,72 @@ fn an_integer_beyond_2_53_is_quoted_as_written() {
     let out = record(&state, &["--iteration", "9007199254740992"]);
     assert!(error_of(&out).2.contains("got 9007199254740992"), "{}", error_of(&out).2);
 }
+
+/// The snapshot of a loop that recorded `iterations` without `strictIterations`, then turned
+/// it on and recorded `after` (if any).
+fn loop_state(iterations: &[u64], after: Option<u64>) -> Value {
+    let mut engine = EarlyStopping::new(EarlyStoppingConfig::default()).expect("an engine");
+    let result = earlyexit::IterationResult::new(50.0, 0.5, earlyexit::VerificationStatus::Failed, 0.0);
+    let clock = || "2026-01-01T00:00:00.000Z".to_string();
+    for &i in iterations {
+        engine.record(i, result.clone(), clock).expect("a record");
+    }
+    let on = Value::object(vec![("strictIterations", Value::Bool(true))]);
+    engine.configure_value(&on, Naming::Js).expect("strict");
+    if let Some(i) = after {
+        engine.record(i, result, clock).expect("a record");
+    }
+    engine.to_snapshot()
+}
+
+#[test]
+fn a_strict_state_whose_history_repeats_is_refused_and_a_loop_made_strict_later_goes_on() {
+    let dir = tmp();
+    // Hand-edited: strict on over a history that repeats iteration 2, with no key saying so.
+    let state = dir.path().join("edited.json");
+    let text = loop_state(&[1, 2, 2], None).to_json();
+    let text = text.replace(",\"strictIterationsFrom\":3", "");
+    std::fs::write(&state, &text).unwrap();
+    let out = run(&["--json", "loop", "status", "--state", s(&state)]);
+    assert_eq!(code(&out), 2, "{}", String::from_utf8_lossy(&out.stdout));
+    let (code_name, field, _) = error_of(&out);
+    assert_eq!((code_name.as_str(), field.as_str()), ("invalid_snapshot", "history[2].iteration_number"));
+    let out = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&state),
+        "--quality",
+        "50",
+        "--confidence",
+        "0.5",
+        "--verification",
+        "failed",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(error_of(&out).1, "history[2].iteration_number");
+    assert_eq!(std::fs::read_to_string(&state).unwrap(), text);
+    // Written by a loop made strict after its records repeated: it reads, records and keeps the key.
+    let later = dir.path().join("later.json");
+    let snapshot = loop_state(&[5, 9, 2], Some(3));
+    assert_eq!(snapshot.get("strictIterationsFrom"), Some(&Value::Number(3.0)));
+    std::fs::write(&later, snapshot.to_json()).unwrap();
+    let out = run(&[
+        "--json",
+        "loop",
+        "record",
+        "--state",
+        s(&later),
+        "--quality",
+        "51",
+        "--confidence",
+        "0.5",
+        "--verification",
+        "failed",
+    ]);
+    assert!(recorded(&out), "{}", String::from_utf8_lossy(&out.stderr));
+    let saved = parse(&std::fs::read_to_string(&later).unwrap());
+    assert_eq!(saved.get("strictIterationsFrom"), Some(&Value::Number(3.0)));
+    assert_eq!(history_len(&later), 5);
+}

@@ -21,7 +21,11 @@ fn a_pyramid_run_whose_costs_sum_past_f64_is_refused_at_start() {
     let err = PyramidRun::start_value(&Value::Null, &Value::Number(4.0), &layers, Naming::Js).unwrap_err();
     assert_eq!((err.code(), err.field()), ("invalid_config", "layers[1].costMs"), "{}", err.message());
     assert!(err.message().contains("running total"), "{}", err.message());
-    let err = PyramidRun::start_value(&Value::Null, &Value::Number(4.0), &layers, Naming::Snake).unwrap_err();
+    // Python's layers are read under `cost_ms` only (`costMs` there is a near miss).
+    let snake = parse(
+        r#"[{"name":"a","cost_ms":1e308},{"name":"b","cost_ms":1e308},{"name":"c","cost_ms":1e308},{"name":"d","cost_ms":1e308}]"#,
+    );
+    let err = PyramidRun::start_value(&Value::Null, &Value::Number(4.0), &snake, Naming::Snake).unwrap_err();
     assert_eq!(err.field(), "layers[1].cost_ms");
     let specs: Vec<LayerSpec> =
         ["a", "b"].iter().map(|n| LayerSpec { name: (*n).into(), cost_ms: Some(f64::MAX) }).collect();

@@ -271,8 +271,8 @@ const SHAPES: [Shape; 11] = [
     },
     Shape {
         name: "snapshotOf",
-        doc: "An EarlyStopping snapshot (`toJSON()`).",
-        params: "config, history, reason, details",
+        doc: "An EarlyStopping snapshot (`toJSON()`); `strictFrom`: where strict checking began (0: no key).",
+        params: "config, history, reason, details, strictFrom",
         prelude: &[],
         keys: &keys::SNAPSHOT,
         value: |k| match k {
@@ -280,9 +280,10 @@ const SHAPES: [Shape; 11] = [
             "engine" => Some("SNAPSHOT.engine"),
             "stoppingReason" => Some("reason"),
             "stoppingDetails" => Some("details"),
+            "strictIterationsFrom" => Some("strictFrom"),
             _ => same(k),
         },
-        present: |_| None,
+        present: |k| (k == "strictIterationsFrom").then_some("strictFrom > 0"),
     },
     Shape {
         name: "selectionOf",

@@ -314,6 +314,33 @@ describe(`strictIterations: resume safety (${IMPL})`, () => {
     const restored = EarlyStopping.fromJSON(es.toJSON());
     assert.throws(() => restored.recordIterationResult(3, flat(51)), invalid);
     assert.deepEqual(restored.recordIterationResult(3, flat(50)), { duplicate: true });
+    // Its snapshot says where strict checking began (the history's length then), and only then.
+    assert.equal(es.toJSON().strictIterationsFrom, 3);
+    assert.deepEqual(restored.toJSON(), es.toJSON());
+    assert.equal(JSON.stringify(EarlyStopping.fromJSON(JSON.stringify(es.toJSON())).toJSON()), JSON.stringify(es.toJSON()));
+    const always = engine(STRICT);
+    for (const i of [1, 2]) always.recordIterationResult(i, flat(50));
+    assert.equal('strictIterationsFrom' in always.toJSON(), false);
+  });
+
+  test('a snapshot whose history repeats or goes back under it is refused on restore', () => {
+    const loose = engine(undefined);
+    for (const i of [1, 2, 2]) loose.recordIterationResult(i, flat(50));
+    const snapshot = loose.toJSON();
+    const refused = (s, field, kind = RangeError) => assert.throws(() => EarlyStopping.fromJSON(s),
+      (e) => e instanceof kind && e.code === 'invalid_snapshot' && e.field === field);
+    refused({ ...snapshot, config: { ...snapshot.config, strictIterations: true } }, 'history[2].iteration_number');
+    refused(JSON.stringify({ ...snapshot, config: { ...snapshot.config, strictIterations: true } }), 'history[2].iteration_number');
+    // The key: an integer within the history's length, only with the option on, and checked from there.
+    const strict = { ...snapshot, config: { ...snapshot.config, strictIterations: true } };
+    assert.equal(EarlyStopping.fromJSON({ ...strict, strictIterationsFrom: 3 }).toJSON().strictIterationsFrom, 3);
+    refused({ ...strict, strictIterationsFrom: 2 }, 'history[2].iteration_number');
+    refused({ ...strict, strictIterationsFrom: 4 }, 'strictIterationsFrom');
+    refused({ ...strict, strictIterationsFrom: 1.5 }, 'strictIterationsFrom');
+    refused({ ...strict, strictIterationsFrom: '3' }, 'strictIterationsFrom', TypeError);
+    refused({ ...snapshot, strictIterationsFrom: 3 }, 'strictIterationsFrom');
+    // Without the option the same history restores, as before.
+    assert.deepEqual(EarlyStopping.fromJSON(snapshot).toJSON(), snapshot);
   });
 
   test('the JSON path (an unusual argument) judges re-records as the fast path does', () => {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import pickle
 from typing import Any, Dict, List
 
@@ -142,3 +143,41 @@ def test_the_recommended_preset_turns_it_on_and_an_override_off() -> None:
     with pytest.raises(EarlyExitTypeError) as raised:
         ee.EarlyStopping(strict_iterations=1)
     assert (raised.value.code, raised.value.field) == ("invalid_config", "strict_iterations")
+
+
+def test_a_strict_snapshot_whose_history_repeats_is_refused_on_restore() -> None:
+    loose = ee.EarlyStopping()
+    for i in (1, 2, 2):
+        loose.record(i, 50.0, 0.5, "failed", 0.0, timestamp=TS)
+    snapshot = json.loads(loose.to_json())
+    strict = {**snapshot, "config": {**snapshot["config"], "strictIterations": True}}
+    for edited, field in [
+        (strict, "history[2].iteration_number"),
+        ({**strict, "strictIterationsFrom": 2}, "history[2].iteration_number"),
+        ({**strict, "strictIterationsFrom": 4}, "strictIterationsFrom"),
+        ({**strict, "strictIterationsFrom": -1}, "strictIterationsFrom"),
+        ({**strict, "strictIterationsFrom": "3"}, "strictIterationsFrom"),
+        ({**snapshot, "strictIterationsFrom": 3}, "strictIterationsFrom"),
+    ]:
+        for given in (edited, json.dumps(edited)):
+            with pytest.raises(EarlyExitError) as raised:
+                ee.EarlyStopping.from_json(given)
+            assert (raised.value.code, raised.value.field) == ("invalid_snapshot", field), edited
+    assert json.loads(ee.EarlyStopping.from_json(snapshot).to_json()) == snapshot
+
+
+@pytest.mark.parametrize("how", ["json", "pickle"])
+def test_a_loop_made_strict_after_repeated_records_round_trips(how: str) -> None:
+    es = ee.EarlyStopping()
+    for i in (5, 9, 2):
+        es.record(i, 50.0, 0.5, "failed", 0.0, timestamp=TS)
+    es.configure({"strict_iterations": True})
+    es.record(3, 50.0, 0.5, "failed", 0.0, timestamp=TS)
+    assert json.loads(es.to_json())["strictIterationsFrom"] == 3
+    restored = ee.EarlyStopping.from_json(es.to_json()) if how == "json" else pickle.loads(pickle.dumps(es))
+    assert restored.to_json() == es.to_json()
+    with pytest.raises(EarlyExitError):
+        restored.record(3, 51.0, 0.5, "failed", 0.0, timestamp=TS)
+    always = ee.EarlyStopping(strict_iterations=True)
+    always.record(1, 50.0, 0.5, "failed", 0.0, timestamp=TS)
+    assert "strictIterationsFrom" not in json.loads(always.to_json())

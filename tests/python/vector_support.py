@@ -44,7 +44,7 @@ JS (vector)                             Python
 ``verify(specs, layers)``               ``verify(specs, scripted layers)`` (each ``.to_dict()``)
 ``new EarlyExitController(c, n)``       ``EarlyExitController(snake(c), n)``
 ``runWithEarlyExit(layers)``            ``run(scripted layers).to_dict()``
-``PyramidRun.start(c, n, layers)``      ``PyramidRun.start(snake(c), n, [snake(l) ...])``
+``PyramidRun.start(c, n, layers)``      ``PyramidRun.start(snake(c), n, [layer_spec(l) ...])``
 ``next()`` / ``submit(i, r)``           ``next().to_dict()`` / ``submit(i, layer(r))``
 ``result()``                            ``result().to_dict()``
 ======================================  ===========================================================
@@ -120,6 +120,22 @@ def snake(value: Any) -> Any:
     if isinstance(value, dict):
         return {snake_name(k): v for k, v in value.items()}
     return value
+
+
+#: A vector's own ``"keys": "as given"``: even a layer spec keeps its keys as written.
+_LAYERS_AS_GIVEN = False
+
+
+def layer_spec(value: Any) -> Any:
+    """A layer spec (``{"name", "costMs"?}``) in the Python spelling. Python reads a layer's
+    ``cost_ms`` only (``costMs`` there is a near miss, the one exception to its
+    either-spelling rule), so the JS-spelled run respells it too; a vector whose keys are
+    ``"as given"`` (the near-miss rows) keeps it as written."""
+    if _LAYERS_AS_GIVEN:
+        return value
+    if _AS_GIVEN and isinstance(value, dict):
+        return {("cost_ms" if k == "costMs" else k): v for k, v in value.items()}
+    return snake(value)
 
 
 def layer(value: Any) -> Any:
@@ -304,7 +320,7 @@ def scripted_layers(specs: List[Dict[str, Any]], counts: List[int]) -> List[Any]
                 raise RunnerError(element["$throw"])
             return layer(element)
 
-        entry = {k: v for k, v in snake({k: v for k, v in spec.items() if k != "results"}).items()}
+        entry = {k: v for k, v in layer_spec({k: v for k, v in spec.items() if k != "results"}).items()}
         entry["run"] = run
         out.append(entry)
     return out
@@ -529,7 +545,7 @@ class ControllerEngine(Engine):
 class PyramidEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
         layers = construct.get("layers")
-        specs = [snake(spec) for spec in layers] if isinstance(layers, list) else layers
+        specs = [layer_spec(spec) for spec in layers] if isinstance(layers, list) else layers
         self.run = ee.PyramidRun.start(snake(construct.get("config")), construct.get("totalLayers"), specs, **policy_keywords(construct))
 
     def snapshot(self) -> str:  # type: ignore[override]
@@ -722,12 +738,14 @@ def _resolve(arg: Any, saved: Dict[str, Any]) -> Any:
 def run_vector(vector: Dict[str, Any], as_given: bool = False) -> List[str]:
     """Runs one vector; returns the list of mismatches (empty when it passes). With
     ``as_given`` (or a vector's ``"keys": "as given"``) its objects keep their JS spelling."""
-    global _AS_GIVEN
-    _AS_GIVEN = as_given or vector.get("keys") == "as given"
+    global _AS_GIVEN, _LAYERS_AS_GIVEN
+    _LAYERS_AS_GIVEN = vector.get("keys") == "as given"
+    _AS_GIVEN = as_given or _LAYERS_AS_GIVEN
     try:
         return _run_vector(vector)
     finally:
         _AS_GIVEN = False
+        _LAYERS_AS_GIVEN = False
 
 
 def _run_vector(vector: Dict[str, Any]) -> List[str]:

@@ -631,6 +631,17 @@ function pyramidInputs() {
     row('LayerSpec', 'PyramidRun.start', f, 'a near-miss key', 100, 'unknown_option', 'type', only,
       { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: specs }, calls: [], expectThrows: { code: 'unknown_option', field: f, kind: 'type' } }, false);
   }
+  // In Python a layer mapping reads `cost_ms` only (the exception to its either-spelling
+  // rule): the JS spellings are near misses there, passed as written (`keys: 'as given'`).
+  for (const key of ['costMs', 'costMS']) {
+    const f = `layers[1].${key}`;
+    const specs = [{ name: 'unit', cost_ms: 10 }, { name: 'e2e', [key]: 100 }];
+    row('LayerSpec', 'PyramidRun.start', f, 'a near-miss key (Python)', 100, 'unknown_option', 'type', PYTHON,
+      { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: specs }, calls: [], expectThrows: { code: 'unknown_option', field: f, kind: 'type' }, keys: 'as given' }, false);
+    row('LayerSpec', 'runWithEarlyExit', f, 'a near-miss key (Python)', 100, 'unknown_option', 'type', PYTHON,
+      { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 }, keys: 'as given',
+        calls: [{ call: 'runWithEarlyExit', args: [], layers: specs.map((s) => ({ ...s, results: [GOOD_LAYER] })), expect: T('unknown_option', f, 'type'), runnerCalls: [0, 0] }] }, false);
+  }
   for (const [kase, value, kind, only] of notAnObject(undefined)) {
     row('LayerSpec', 'PyramidRun.start', 'layers[0]', kase, value, 'invalid_config', kind, only,
       { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [value, { name: 'e2e' }] }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers[0]', kind } });
@@ -734,9 +745,10 @@ function bothSpellings() {
     { engine: 'calculateQualitySignal', construct: {}, calls: [{ ...call('calculateQualitySignal', lr), expect: T('invalid_layer_result', 'passRate', 'type') }] });
   add('LayerResult', 'runWithEarlyExit', 'layers[0].passRate', lr, 'invalid_layer_result',
     { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
-      calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', costMs: 10, results: [lr] }, { name: 'e2e', costMs: 100, results: [] }], expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
+      calls: [{ call: 'runWithEarlyExit', args: [], layers: [{ name: 'unit', cost_ms: 10, results: [lr] }, { name: 'e2e', cost_ms: 100, results: [] }], expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
+  // (Layer specs as Python spells them: a Python layer reads `cost_ms` only.)
   add('LayerResult', 'PyramidRun.submit', 'layers[0].passRate', lr, 'invalid_layer_result',
-    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS },
+    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: SPECS.map(({ costMs, ...s }) => (costMs === undefined ? s : { ...s, cost_ms: costMs })) },
       calls: [{ ...call('next'), returns: { action: 'run', layer: 0 } }, { ...call('submit', 0, lr), expect: T('invalid_layer_result', 'layers[0].passRate', 'type') }] });
   const exitCfg = both('exitLayer', 'exit_layer', 1);
   for (const [via, spec] of exitCtors(exitCfg)) {
@@ -745,12 +757,8 @@ function bothSpellings() {
   const signal = { ...SIGNAL, lambda_prev: SIGNAL.lambdaPrev };
   add('QualitySignal', 'shouldExit', 'lambdaPrev', signal, 'invalid_signal',
     { engine: 'CoherenceEarlyExit', construct: { config: null, totalLayers: 4 }, calls: [{ ...call('shouldExit', signal, 1), expect: T('invalid_signal', 'lambdaPrev', 'type') }] });
-  const spec = { name: 'e2e', ...both('costMs', 'cost_ms', 100) };
-  add('LayerSpec', 'PyramidRun.start', 'layers[1].costMs', spec, 'invalid_config',
-    { engine: 'PyramidRun', construct: { config: null, totalLayers: 2, layers: [SPECS[0], spec] }, calls: [], expectThrows: { code: 'invalid_config', field: 'layers[1].costMs', kind: 'type' } });
-  add('LayerSpec', 'runWithEarlyExit', 'layers[1].costMs', spec, 'invalid_config',
-    { engine: 'EarlyExitController', construct: { config: null, totalLayers: 2 },
-      calls: [{ call: 'runWithEarlyExit', args: [], layers: [SPECS[0], spec].map((s) => ({ ...s, results: [GOOD_LAYER] })), expect: T('invalid_config', 'layers[1].costMs', 'type'), runnerCalls: [0, 0] }, goodRun()] });
+  // (A layer's `costMs` beside `cost_ms` is no longer a both-spellings case: a Python layer
+  // mapping reads `cost_ms` only, and `costMs` is a near miss: see pyramidInputs.)
 }
 
 // Malformed snapshots: patches of a valid snapshot of each engine (taken from snapshots.json).
@@ -846,6 +854,38 @@ function snapshots() {
     row('Snapshot', `${engine}.fromJSON`, 'engine', 'another engine\'s whole snapshot', other.engine, 'invalid_snapshot', 'range', undefined,
       { engine, construct: vector.construct, calls: [...setup, { ...call('fromJSON', clone(other)), expect: T('invalid_snapshot', 'engine', 'range') }, ...probe] }, false);
   }
+  strictSnapshots();
+}
+
+// `strictIterations` on restore (docs/loop-options.md): the history follows the engine's rule
+// (each iteration greater than the one before it) from `strictIterationsFrom` on, or
+// throughout without that key; the key is an integer within the history's length, only with
+// the option on. The reference has no such option (hand rows).
+function strictSnapshots() {
+  const { vector, snapshot } = snapshotBase('EarlyStopping');
+  const setup = vector.calls.slice(0, vector.calls.findIndex((c) => c.call === 'toJSON' && c.returns === snapshot) + 1).map(({ saveAs, ...c }) => c);
+  const strict = clone(snapshot);
+  strict.config.strictIterations = true;
+  const n = strict.history.length;
+  const last = `history[${n - 1}].iteration_number`;
+  const add = (field, kase, value, kind, snap) =>
+    row('Snapshot', 'EarlyStopping.fromJSON', field, kase, value, 'invalid_snapshot', kind, undefined,
+      { engine: 'EarlyStopping', construct: vector.construct, calls: [...setup, { ...call('fromJSON', snap), expect: T('invalid_snapshot', field, kind) }, call('toJSON')] }, false);
+  const patched = (iteration, from) => {
+    const snap = clone(strict);
+    if (iteration !== undefined) snap.history[n - 1].iteration_number = iteration;
+    if (from !== undefined) snap.strictIterationsFrom = from;
+    return snap;
+  };
+  const before = strict.history[n - 2].iteration_number;
+  add(last, 'repeats the one before it under strictIterations', before, 'range', patched(before));
+  add(last, 'goes back under strictIterations', 1, 'range', patched(1));
+  add(last, 'repeats after strictIterationsFrom', before, 'range', patched(before, n - 1));
+  for (const [kase, value, kind] of [['string', String(n), 'type'], ['boolean', true, 'type'], ['object', {}, 'type'], ['non-integer', 1.5, 'range'],
+    ['negative', -1, 'range'], ['past the history', n + 1, 'range'], ['NaN', N('NaN'), 'range'], ['Infinity', N('Infinity'), 'range']]) {
+    add('strictIterationsFrom', kase, value, kind, patched(undefined, value));
+  }
+  add('strictIterationsFrom', 'without strictIterations', n, 'range', { ...clone(snapshot), strictIterationsFrom: n });
 }
 
 // Stop policies (docs/loop-policies.md): a bad policy given to the engine, and a bad policy

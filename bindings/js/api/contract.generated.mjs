@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1949299209;
+export const CONTRACT = 3319525362;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -912,9 +912,11 @@ export function summaryOf(total, decision, last, config) {
     ? { total_iterations: total, stopped_early: decision.stop, stopping_trigger: decision.trigger, stopping_reason: decision.reason, stopping_confidence: decision.confidence, final_quality: last.quality_score, final_confidence: last.confidence, final_verification: last.verification_status, config, details: decision.details }
     : { total_iterations: total, stopped_early: decision.stop, stopping_trigger: decision.trigger, stopping_reason: decision.reason, stopping_confidence: decision.confidence, final_quality: last.quality_score, final_confidence: last.confidence, final_verification: last.verification_status, config };
 }
-/** An EarlyStopping snapshot (`toJSON()`). */
-export function snapshotOf(config, history, reason, details) {
-  return { version: SNAPSHOT.version, engine: SNAPSHOT.engine, config, history, stoppingReason: reason, stoppingDetails: details };
+/** An EarlyStopping snapshot (`toJSON()`); `strictFrom`: where strict checking began (0: no key). */
+export function snapshotOf(config, history, reason, details, strictFrom) {
+  return strictFrom > 0
+    ? { version: SNAPSHOT.version, engine: SNAPSHOT.engine, config, history, stoppingReason: reason, stoppingDetails: details, strictIterationsFrom: strictFrom }
+    : { version: SNAPSHOT.version, engine: SNAPSHOT.engine, config, history, stoppingReason: reason, stoppingDetails: details };
 }
 /** `selectBestIteration()`'s answer, with the record object the JS layer holds. */
 export function selectionOf(selected, reason) {

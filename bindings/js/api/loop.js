@@ -254,6 +254,18 @@ function newPolicyEngine() {
   return new native.PolicyEngine();
 }
 
+// Where strict checking began in a snapshot's history (the core's `strict_iterations_from`,
+// the rule a strict engine applies to each new record): the smallest index from which on
+// each iteration number is greater than the one before it, 0 when the whole history is.
+// A loop that turned `strictIterations` on after records that do not increase writes it as
+// `strictIterationsFrom`, so its snapshot restores; no other snapshot has the key.
+function strictIterationsFrom(history) {
+  for (let i = history.length - 1; i >= 1; i--) {
+    if (!(history[i].iteration_number > history[i - 1].iteration_number)) return i + 1;
+  }
+  return 0;
+}
+
 export class EarlyStopping {
   #config = null;
   #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
@@ -994,7 +1006,9 @@ export class EarlyStopping {
   toJSON() {
     const history = this.getIterationHistory();
     const details = this.#details === null || this.#details === undefined ? null : copyData(this.#details);
-    const snapshot = snapshotOf({ ...this.#config.value }, history, this.#reason, details);
+    const config = { ...this.#config.value };
+    const from = config.strictIterations === true ? strictIterationsFrom(history) : 0;
+    const snapshot = snapshotOf(config, history, this.#reason, details, from);
     // Only when set, so a snapshot without them stays the seed's document.
     if (this.#policy !== null) snapshot.policy = JSON.parse(this.#policy);
     if (this.#policyArtifact !== null) snapshot.policyArtifact = this.#policyArtifact;

@@ -90,7 +90,7 @@ pub use rules::{
     stop_reason, stop_trigger, warm_up, warm_up_min, warm_up_reason, REASON_HIGH_CONFIDENCE_NOT_MET,
     REASON_NO_ANALYTICS, REASON_NO_DIMINISHING_RETURNS, REASON_STILL_IMPROVING,
 };
-pub use snapshot::{SNAPSHOT_ENGINE, SNAPSHOT_VERSION};
+pub use snapshot::{strict_iterations_from, SNAPSHOT_ENGINE, SNAPSHOT_VERSION, STRICT_ITERATIONS_FROM};
 pub use state::{
     check_history, fold, record_is_valid, report_iteration_is_valid, window_capacity, BestIteration, LoopCounters,
     LoopTally, ObservationWindow, ObservationWindowMut,

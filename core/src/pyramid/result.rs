@@ -55,14 +55,15 @@ pub const LAYER_KEYS: [FieldName; 3] = [NAME.field, COST_MS.field, FieldName::sa
 /// and the savings of a layer that never runs are then unknown. Any other key is refused
 /// when `strict` (Python's mappings, the command: the layer is data) and kept otherwise (the
 /// JS drop-in, whose layers are the caller's own objects, and a Python layer object's other
-/// attributes). `aliases`: the key is a mapping's, which with snake_case names is read under
-/// the JS spelling too (`costMs`); an object's attributes are read under `naming`'s only.
-pub fn check_layer_key(key: &str, naming: Naming, path: &str, strict: bool, aliases: bool) -> Result<()> {
-    let spelled = |f: &FieldName| f.spelled(naming) == key || (aliases && naming == Naming::Snake && f.js() == key);
-    if LAYER_KEYS.iter().any(spelled) {
+/// attributes). A layer's keys are read under `naming`'s spelling only, a snake_case mapping's
+/// too: unlike the other inputs of the Python API, a layer mapping's `costMs` is the near miss
+/// `cost_ms` of its own spelling (a layer is the caller's record of its suite, where a
+/// misspelt cost silently loses the savings), not an alias.
+pub fn check_layer_key(key: &str, naming: Naming, path: &str, strict: bool) -> Result<()> {
+    if LAYER_KEYS.iter().any(|f| f.spelled(naming) == key) {
         return Ok(());
     }
-    match value::near_miss(key, &LAYER_KEYS, naming, aliases) {
+    match value::near_miss(key, &LAYER_KEYS, naming, false) {
         Some(name) => Err(value::unknown_key(ErrorCode::UnknownOption, path, key, &LAYER_KEYS, naming, Some(name))),
         None if strict => Err(value::unknown_key(ErrorCode::UnknownOption, path, key, &LAYER_KEYS, naming, None)),
         None => Ok(()),
@@ -83,10 +84,9 @@ impl LayerSpec {
         let reader = ObjectReader::new(value, path, "layer", naming, ErrorCode::InvalidConfig)?;
         if let Value::Object(entries) = value {
             for (key, _) in entries {
-                check_layer_key(key, naming, path, true, true)?;
+                check_layer_key(key, naming, path, true)?;
             }
         }
-        reader.reject_both_spellings(&[COST_MS.field])?;
         let name = reader.string(NAME.field)?.to_string();
         let cost_ms = reader.opt_number(COST_MS.field, 0.0, f64::MAX)?;
         Ok(LayerSpec { name, cost_ms })
@@ -435,9 +435,12 @@ mod tests {
             ("timeout", Naming::Js, false, None),
             ("cost", Naming::Snake, true, Some("cost_ms")),
             ("costMs", Naming::Snake, false, Some("cost_ms")),
+            // A snake_case mapping's layer keys too: `costMs` is a near miss, not an alias.
+            ("costMs", Naming::Snake, true, Some("cost_ms")),
+            ("costMS", Naming::Snake, true, Some("cost_ms")),
         ];
-        for (key, naming, aliases, suggestion) in cases {
-            let error = check_layer_key(key, naming, "layers[1]", false, aliases).err();
+        for (key, naming, _mapping, suggestion) in cases {
+            let error = check_layer_key(key, naming, "layers[1]", false).err();
             let got = error.as_ref().map(|e| (e.code().to_string(), e.field().to_string()));
             match suggestion {
                 Some(name) => {
@@ -448,12 +451,19 @@ mod tests {
                 None => assert_eq!(got, None, "{key}"),
             }
         }
-        // A mapping with snake_case names reads the JS spelling; the known keys pass.
-        for key in ["name", "costMs", "cost_ms", "run"] {
-            assert!(check_layer_key(key, Naming::Snake, "layers[0]", true, true).is_ok(), "{key}");
+        // The known keys pass.
+        for key in ["name", "cost_ms", "run"] {
+            assert!(check_layer_key(key, Naming::Snake, "layers[0]", true).is_ok(), "{key}");
         }
+        // A snake_case layer mapping refuses the JS spelling `costMs` (the one exception to
+        // Python's either-spelling rule), as LayerSpec reads it.
+        let spec = Value::object(vec![("name", Value::string("unit")), ("costMs", Value::Number(5.0))]);
+        let error = LayerSpec::from_value(&spec, Naming::Snake, "layers[0]").err();
+        assert_eq!(error.as_ref().map(|e| e.code().to_string()).as_deref(), Some("unknown_option"));
+        assert_eq!(error.as_ref().map(|e| e.field().to_string()).as_deref(), Some("layers[0].costMs"));
+        assert!(error.map(|e| e.message().to_string()).unwrap_or_default().contains("did you mean 'cost_ms'"));
         // Strict: any other key is refused too, without a suggestion.
-        let error = check_layer_key("timeout", Naming::Js, "layers[0]", true, false).err();
+        let error = check_layer_key("timeout", Naming::Js, "layers[0]", true).err();
         assert_eq!(error.as_ref().map(Error::field), Some("layers[0].timeout"));
         assert!(!error.map(|e| e.message().to_string()).unwrap_or_default().contains("did you mean"));
         // LayerSpec reads a layer strictly.

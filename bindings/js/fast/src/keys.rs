@@ -8,6 +8,7 @@
 //! a key.
 
 use earlyexit::loops::analytics::IterationSelection;
+use earlyexit::loops::STRICT_ITERATIONS_FROM;
 use earlyexit::loops::{
     BudgetStatus, DiminishingReturnsReport, IterationRecord, PlateauStep, StoppingDecision, StoppingDetails,
     StoppingSummary, Trigger,
@@ -112,10 +113,14 @@ pub const RECORD: [Key; 9] = keys(IterationRecord::KEYS, &IterationRecord::OPTIO
 /// `StoppingSummary::to_value` over a non-empty history.
 pub const SUMMARY: [Key; 10] = keys(StoppingSummary::KEYS, &StoppingSummary::OPTIONAL_KEYS);
 
-/// `EarlyStopping::to_snapshot` (the keys a snapshot without a stop policy has; the core's
-/// snapshot writer names them in place: the test below holds the two together).
-pub const SNAPSHOT: [Key; 6] =
-    keys(["version", "engine", "config", "history", "stoppingReason", "stoppingDetails"], &[]);
+/// `EarlyStopping::to_snapshot` (the keys a snapshot without a stop policy has, with
+/// `strictIterationsFrom` only where strict checking began after records that do not
+/// increase; the core's snapshot writer names them in place: the test below holds the two
+/// together).
+pub const SNAPSHOT: [Key; 7] = keys(
+    ["version", "engine", "config", "history", "stoppingReason", "stoppingDetails", STRICT_ITERATIONS_FROM],
+    &[STRICT_ITERATIONS_FROM],
+);
 
 /// `TestPyramidResult::to_value` (camelCase, as every language's JSON has it).
 pub const PYRAMID_RESULT: [Key; 13] = keys(js(TestPyramidResult::KEYS), &[]);
@@ -484,7 +489,17 @@ mod tests {
         assert_keys(&SUMMARY, &summary(Some(stop)).to_value(), &summary(None).to_value());
 
         let snapshot = earlyexit::EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default());
-        assert_keys(&SNAPSHOT, &snapshot, &snapshot);
+        // A loop made strict after a repeated record: its snapshot says where checking began.
+        let mut later = earlyexit::EarlyStopping::new(EarlyStoppingConfig::default()).expect("an engine");
+        let result = earlyexit::IterationResult::new(50.0, 0.5, VerificationStatus::Failed, 1.0);
+        for i in [1, 1, 2] {
+            if i == 2 {
+                let on = Value::object(vec![("strictIterations", Value::Bool(true))]);
+                later.configure_value(&on, earlyexit::Naming::Js).expect("strict");
+            }
+            later.record(i, result.clone(), String::new).expect("a record");
+        }
+        assert_keys(&SNAPSHOT, &later.to_snapshot(), &snapshot);
 
         use earlyexit::loops::DiminishingReturnsReport;
         let report = |iteration| DiminishingReturnsReport { detected: true, iteration, reason: "flat".into() };

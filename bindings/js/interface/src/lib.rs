@@ -237,7 +237,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         op::LAYER_KEY_CHECK => {
             let path = ["layers[", &earlyexit::num::uint_string(index_of(arg(&args, 0)) as u64), "]"].concat();
             let key = arg(&args, 1).as_str().unwrap_or_default();
-            pyramid::check_layer_key(key, Naming::Js, &path, false, false)?;
+            pyramid::check_layer_key(key, Naming::Js, &path, false)?;
             return Ok(None);
         }
         op::RUN_OPTIONS_CHECK => {

@@ -84,7 +84,7 @@ fn check_attributes(py: Python<'_>, layer: &Bound<'_, PyAny>, index: usize) -> P
         if key.starts_with('_') {
             continue;
         }
-        check_layer_key(&key, Naming::Snake, &path, false, false).map_err(|e| raise(py, e))?;
+        check_layer_key(&key, Naming::Snake, &path, false).map_err(|e| raise(py, e))?;
     }
     Ok(())
 }

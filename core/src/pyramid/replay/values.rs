@@ -352,6 +352,12 @@ fn planned_arg(layers: &Value, naming: Naming) -> Result<Vec<PlannedLayer>> {
         .map(|(i, item)| {
             let path = value::index_path("layers", i);
             let r = ObjectReader::new(item, &path, "layer", naming, ErrorCode::InvalidConfig)?;
+            // A layer's near misses first (`costMs` in a snake_case layer is one, not an alias).
+            if let Value::Object(entries) = item {
+                for (key, _) in entries {
+                    crate::pyramid::check_layer_key(key, naming, &path, false)?;
+                }
+            }
             r.reject_unknown(&[FieldName::same("name"), cost])?;
             Ok(PlannedLayer {
                 name: r.string(FieldName::same("name"))?.to_string(),
