@@ -16,15 +16,20 @@
 //                             with --esm <pkg>/web.mjs, the browser entry over
 //                             web-loader.mjs: ES modules need their names spelled out, so
 //                             they are written from this one list.
-// Usage: node bindings/js/build.mjs <package dir> [--esm]
+// Usage: node bindings/js/build.mjs <package dir> [--esm] [--api-dir DIR]
+//   --api-dir DIR   the fragments from DIR instead of bindings/js/api (the tests plant a free
+//                   name in a copy); nothing is written when a check fails
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const [target, ...flags] = process.argv.slice(2);
+const apiDirAt = flags.indexOf('--api-dir');
+const apiDir = apiDirAt < 0 ? path.join(here, 'api') : path.resolve(flags[apiDirAt + 1] ?? '');
 if (!target) {
   console.error('usage: node bindings/js/build.mjs <package dir> [--esm]');
   process.exit(2);
@@ -39,7 +44,8 @@ function fail(message) {
 // function scope, dependencies first. Each fragment's `import { a, b } from './x.js';` lines
 // are dropped and its `export` keywords removed; what is checked: every imported name is
 // exported by its fragment, no fragment assigns to a name it imports, no name is exported
-// twice, every fragment is reached from the entry, and the result parses (node --check).
+// twice, every fragment is reached from the entry, no fragment uses a name it neither declares
+// nor imports (freeNames below), and the result parses (node --check).
 const API_DIR = 'api';
 const ENTRY = 'index.js';
 const CONTRACT_FILE = 'contract.generated.mjs';
@@ -49,7 +55,7 @@ const fragments = new Map(); // file -> { imports: [{ names, from }], exports: S
 
 function readFragment(file) {
   if (fragments.has(file)) return fragments.get(file);
-  const text = readFileSync(path.join(here, API_DIR, file), 'utf8');
+  const text = readFileSync(path.join(apiDir, file), 'utf8');
   const imports = [...text.matchAll(IMPORT)].map((m) => ({ from: m[2], names: m[1].split(',').map((n) => n.trim()).filter(Boolean) }));
   const exports = new Set([...text.matchAll(DECLARATION)].map((m) => m[1]));
   const body = text.replace(IMPORT, '').replace(DECLARATION, '');
@@ -90,12 +96,45 @@ for (const fragment of ordered) {
     exportedBy.set(name, fragment.file);
   }
 }
-for (const file of readdirSync(path.join(here, API_DIR))) {
+for (const file of readdirSync(apiDir)) {
   if (/\.m?js$/.test(file) && !fragments.has(file)) fail(`${API_DIR}/${file} is not imported by any fragment`);
 }
 for (const name of ['api', 'ready', 'testing']) {
   if (!readFragment(ENTRY).exports.has(name)) fail(`${API_DIR}/${ENTRY} must export ${name}`);
 }
+
+// Free names: each fragment is parsed and its names bound by TypeScript (a devDependency; its
+// checker over the fragments as JS modules, ECMAScript's globals only), which reports every
+// name that nothing in the fragment declares or imports. Flattened, such a name would resolve
+// to another fragment's top-level name (or fail at run time): each fragment says what it uses.
+// Free in every fragment: createApi's parameters (`native`, and `host` as it makes it), and
+// the host globals outside ECMAScript that Node and browsers both have.
+const BUILD_SCOPE = new Set(['native', 'host']);
+const HOST_GLOBALS = new Set(['WebAssembly']);
+// "Cannot find name 'x'" and its variants (with a suggestion, or naming a types package), and
+// "No value exists in scope for the shorthand property 'x'".
+const NOT_FOUND = new Set([2304, 2552, 2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593, 18004]);
+function freeNames(files) {
+  const roots = files.map((file) => path.join(apiDir, file));
+  const program = ts.createProgram(roots, {
+    allowJs: true, checkJs: true, noEmit: true, noResolve: true, types: [], lib: ['lib.es2023.d.ts'],
+    module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022,
+  });
+  const found = [];
+  for (const [i, root] of roots.entries()) {
+    const source = program.getSourceFile(root);
+    for (const d of program.getSemanticDiagnostics(source)) {
+      if (!NOT_FOUND.has(d.code) || d.start === undefined) continue;
+      const name = source.text.slice(d.start, d.start + d.length);
+      if (BUILD_SCOPE.has(name) || HOST_GLOBALS.has(name)) continue;
+      found.push(`${API_DIR}/${files[i]}:${source.getLineAndCharacterOfPosition(d.start).line + 1}: ${name}`);
+    }
+  }
+  return found;
+}
+const free = freeNames(ordered.map((f) => f.file));
+if (free.length > 0) fail(`names used but neither declared nor imported (import them from the fragment that exports them):\n  ${free.join('\n  ')}`);
+
 const indent = (text) => text.replace(/^(?=.)/gm, '  ');
 const SIGNATURE = 'function createApi(native, hostFiles) {';
 const flat =
@@ -108,7 +147,7 @@ const parsed = spawnSync(process.execPath, ['--check', path.join(scratchDir, 'ap
 rmSync(scratchDir, { recursive: true, force: true });
 if (parsed.status !== 0) fail(`the flattened layer does not parse:\n${parsed.stderr}`);
 const contract = readFragment(CONTRACT_FILE);
-const contractText = readFileSync(path.join(here, API_DIR, CONTRACT_FILE), 'utf8');
+const contractText = readFileSync(path.join(apiDir, CONTRACT_FILE), 'utf8');
 
 // The names both packages export (besides `init` and the default export, EarlyStopping).
 // tests/node/api.test.mjs checks the packages' export lists against its own copy.

@@ -8,7 +8,9 @@
 // fail fails here. Source files only (no build needed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from './impl.mjs';
 import * as contract from '../../bindings/js/api/contract.generated.mjs';
@@ -171,6 +173,49 @@ test('each fragment imports what it uses from the others and the contract, and o
   assert.deepEqual(problems, []);
   // The check itself: a use without its import is found.
   assert.deepEqual(unimported('x.js', 'const a = OP.HELLO;', new Map([[GENERATED, new Set(['OP'])]])), [`OP (from ${GENERATED})`]);
+});
+
+// bindings/js/build.mjs over a copy of the fragments with `plant(dir)` applied, into an empty
+// package folder: its exit status, its error output, and whether it wrote anything.
+function buildPlanted(plant) {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'earlyexit-free-'));
+  try {
+    const api = path.join(scratch, 'api');
+    cpSync(path.join(JS, 'api'), api, { recursive: true });
+    plant(api);
+    const pkg = path.join(scratch, 'pkg');
+    cpSync(path.join(ROOT, 'bindings', 'wasm', 'package.json'), path.join(pkg, 'package.json'));
+    const run = spawnSync(process.execPath, [path.join(JS, 'build.mjs'), pkg, '--esm', '--api-dir', api], { encoding: 'utf8' });
+    return { status: run.status, stderr: run.stderr, wrote: existsSync(path.join(pkg, 'api.cjs')) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// The flattened layer has one scope, so a name a fragment neither declares nor imports would
+// resolve to another fragment's (as 14 contract names once did in loop.js, used as `case`
+// labels where the scan above does not look): the build parses each fragment and fails naming
+// the fragment and the name. The same for both packages: run once.
+test('the build fails on a free name, naming the fragment and the name', { skip: process.env.EARLYEXIT_IMPL === 'wasm' && 'the build is the same for both packages' }, () => {
+  const edit = (dir, file, from, to) => {
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    assert.ok(text.includes(from), `${file} has ${from}`);
+    writeFileSync(path.join(dir, file), text.replace(from, to));
+  };
+  // A name nothing declares.
+  const planted = buildPlanted((dir) => edit(dir, 'loop.js', '  shouldStop(iteration) {\n', '  shouldStop(iteration) {\n    PLANTED_FREE_NAME;\n'));
+  assert.equal(planted.status, 1, planted.stderr);
+  assert.match(planted.stderr, /api\/loop\.js:\d+: PLANTED_FREE_NAME\n/);
+  assert.equal(planted.wrote, false);
+  // A contract name used as a `case` label without its import.
+  const unimportedLabel = buildPlanted((dir) => edit(dir, 'loop-slots.js', ' CODE_BUDGET,', ''));
+  assert.equal(unimportedLabel.status, 1, unimportedLabel.stderr);
+  assert.match(unimportedLabel.stderr, /api\/loop-slots\.js:\d+: CODE_BUDGET\n/);
+  assert.equal(unimportedLabel.wrote, false);
+  // The fragments as they are build.
+  const clean = buildPlanted(() => {});
+  assert.equal(clean.status, 0, clean.stderr);
+  assert.equal(clean.wrote, true);
 });
 
 // The `case 'key':` labels of each `switch (key)` over an object's keys (the fast paths read a

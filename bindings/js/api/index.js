@@ -14,7 +14,8 @@
 //   - runs the async test-pyramid loop over the core's step API (PyramidRun).
 //
 // The layer is written as fragments, one per concern (this directory): this entry (ready()
-// and the API object), codec.js, scratch.js, loop.js, analytics.js, behavior.js, pyramid.js,
+// and the API object), codec.js, scratch.js, loop.js (with its collaborators loop-slots.js,
+// loop-records.js, loop-live.js and loop-policy.js), analytics.js, behavior.js, pyramid.js,
 // replay.js, instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
 // constant answers, generated from the Rust tables by `make generate`, the generator
 // room dev/). Each fragment is an ES module in form: `import { ... } from './x.js'`
@@ -30,13 +31,15 @@
 // where there are files (Node: `node:fs`, `node:path`, `Buffer.byteLength`; absent in
 // browsers, only IterationAnalytics's saves and load use it). A fragment never assigns to a
 // name it imports (state that others change is behind a function: forgetDecision,
-// setFastRuns); the build checks that, that every import is exported, and that the result
-// parses.
+// setFastRuns); the build checks that, that every import is exported, that no fragment uses a
+// name it neither declares nor imports (but `native`, `host` and the host's `WebAssembly`),
+// and that the result parses.
 
 import { CONTRACT, LIMITS, LOOP_PRESETS, MESSAGES, OP } from './contract.generated.mjs';
 import { addDispose, encode, encodeCounted, isEarlyExitError, unwrap } from './codec.js';
 import { growScratch } from './scratch.js';
-import { EarlyStopping, cacheSizes, policyCounts } from './loop.js';
+import { EarlyStopping } from './loop.js';
+import { cacheSizes, policyCounts } from './loop-policy.js';
 import { IterationAnalytics } from './analytics.js';
 import { BehaviorDetector, INTERVENTION_LEVELS, InterventionSystem, THRESHOLDS } from './behavior.js';
 import {

@@ -1,22 +1,27 @@
 // EarlyStopping, the seed's loop engine, on the numeric fast path.
 
 import {
-  BEHAVIOR_RECORD_FIELDS, BUDGETS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_DELEGATE,
-  CODE_INVALID_REPORT, CODE_NEED_SOURCE, HOST_CODES, CODE_TRIGGER, COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU,
-  DELEGATE_NONE, DELEGATE_RESUME, DIMINISHING_RETURNS_ANSWER, ERROR_CODE, FLAG_ACCEPTED, FLAG_COST,
-  FLAG_ITERATION_NUMBER, FLAG_TIME, FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IMPROVEMENT_SLOTS,
-  IN_CONFIDENCE, IN_COST, IN_DELEGATE, IN_DELTA, IN_DETECTED, IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY,
-  IN_REPORT_ITERATION, IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP, IN_TIMESTAMP_LEN,
-  IN_TOKENS, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OP, OUT_CODE, OUT_CONFIDENCE, OUT_DELEGATE_CHECK,
-  OUT_DELEGATE_RESUME, PLATEAU_ANSWER, REASON_CONTINUE, REASON_NO_ITERATIONS, RECORD_FIELDS, REPORT_ITERATION_NUMBER,
-  REPORT_KEYS, SOURCE_ATTACHED, SOURCE_NONE, SOURCE_REPORT, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, WIRE_TAG, answerOf,
-  decisionOf, detailsOf, recordOf, snapshotOf, summaryOf,
+  BUDGETS, CHECK_DIMINISHING_RETURNS, CHECK_HIGH_CONFIDENCE, CHECK_QUALITY_PLATEAU, CODE_DELEGATE, CODE_NEED_SOURCE,
+  COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU, DELEGATE_NONE, DELEGATE_RESUME,
+  DIMINISHING_RETURNS_ANSWER, EMPTY_SUMMARY, FLAG_ACCEPTED, FLAG_COST, FLAG_ITERATION_NUMBER, FLAG_TIME,
+  FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IN_CONFIDENCE, IN_COST, IN_DELEGATE, IN_DELTA,
+  IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP_LEN, IN_TOKENS,
+  MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OP, OUT_CODE, OUT_DELEGATE_CHECK, OUT_DELEGATE_RESUME,
+  PLATEAU_ANSWER, SOURCE_ATTACHED, SOURCE_NONE, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, recordOf, snapshotOf,
+  summaryOf,
 } from './contract.generated.mjs';
 import {
-  AS_CONFIG, AS_OPTIONS, AS_POLICY, AS_REPORT, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, args2, arrayIndex, copyData, enc, encConfig,
-  encEntry, entriesOf, freedError, release, sameEntries, scalar, unwrap,
+  AS_OPTIONS, AS_POLICY, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, args2, copyData, enc, encConfig, encEntry, entriesOf,
+  freedError, sameEntries, scalar, unwrap,
 } from './codec.js';
 import { fast, growScratch, scratchView } from './scratch.js';
+import { configFor, decideWithReport, slotDecision, slotsFor, sourceOf, timestampBytes } from './loop-slots.js';
+import {
+  AS_ITERATION, NO_KEYS, copyRecord, inheritsNothing, readBack, readRecord, readReport, recordValues, sameValues,
+  storedRecord, strictIterationsFrom,
+} from './loop-records.js';
+import { HISTORY_OF, RECORD_OF, configView, historyView, recordView } from './loop-live.js';
+import { PolicyPath, checkedPolicy } from './loop-policy.js';
 
 // ------------------------------------------------------------------------
 // Engine 1: the seed's EarlyStopping, on the numeric fast path
@@ -40,232 +45,6 @@ export function forgetDecision() {
   decidedBy = null;
 }
 
-// The outside diminishing-returns source: absent, or any object with the method.
-const AS_SOURCE = { code: ERROR_CODE.INVALID_CONFIG, root: 'iterationAnalytics', name: 'iterationAnalytics' };
-function sourceOf(analytics) {
-  if (analytics === null || analytics === undefined) return null;
-  if ((typeof analytics === 'object' || typeof analytics === 'function') && typeof analytics.detectDiminishingReturns === 'function') {
-    return analytics;
-  }
-  return unwrap(native.exec(OP.ANALYTICS_SOURCE_ERROR, args1(enc(analytics, AS_SOURCE))));
-}
-
-// The timestamp's bytes in scratch buffer `s` (slots IN_TIMESTAMP on), viewed again
-// whenever the scratch view is another (grown, or wasm memory grown).
-function timestampBytes(s) {
-  if (fast.timestampFor === s) return fast.timestampBytes;
-  fast.timestampFor = s;
-  return (fast.timestampBytes = new Uint8Array(s.buffer, s.byteOffset + s.BYTES_PER_ELEMENT * IN_TIMESTAMP, MAX_FAST_TIMESTAMP));
-}
-
-// Slots needed to fold one more observation into a window of `len` (state, then the
-// plateau's improvements after it).
-const slotsFor = (len) => WINDOW + (OBSERVATION_SLOTS + IMPROVEMENT_SLOTS) * (len + 2);
-
-// A validated config: its object (as getConfig() returns it), its slots, and reason
-// strings cached per value. Shared by every engine with the same config.
-const configs = new Map();
-const CACHE_ENTRIES = 64; // per cache (configs, and each config's reason caches)
-const CACHE_TEXT = 256; // longer reasons are not cached
-function configEntry(key, answer) {
-  const [value, slots] = answer;
-  return { key, value, slots: Float64Array.from(slots), highConfidence: new Map(), maxIterations: new Map(), plateau: null };
-}
-function configFor(config) {
-  const key = config === undefined || config === null ? 'null' : enc(config, AS_CONFIG);
-  let entry = configs.get(key);
-  if (entry === undefined) {
-    entry = configEntry(key, unwrap(native.exec(OP.ES_CONFIG_CHECK, '[null,' + key + ',"config"]')));
-    if (configs.size >= CACHE_ENTRIES) configs.clear();
-    configs.set(key, entry);
-  }
-  return entry;
-}
-
-// A stop policy checked and normalized by the core (its wire text), cached per given policy's
-// text as configs are: engines made in a loop under one policy check it once.
-const policies = new Map();
-const CACHE_POLICY_TEXT = 16_384; // a larger policy is checked per engine
-function checkedPolicy(given) {
-  let text = policies.get(given);
-  if (text === undefined) {
-    const answer = native.exec(OP.LOOP_POLICY_CHECK, args1(given));
-    text = answer.charCodeAt(0) === 123 ? answer : enc(unwrap(answer)); // '{': plain JSON as it is
-    if (given.length + text.length > CACHE_POLICY_TEXT) return text;
-    if (policies.size >= CACHE_ENTRIES) policies.clear();
-    policies.set(given, text);
-  }
-  return text;
-}
-
-// Reason strings are cached per value (per config, and module-wide for an outside source's
-// reasons), so a repeated decision costs no native call. Bounded in entries and in length:
-// a source's reason can be any size, and the caches outlive the engines that filled them.
-const drReasons = new Map();
-function cached(map, key, make) {
-  let text = map.get(key);
-  if (text === undefined) {
-    text = make();
-    if (text.length > CACHE_TEXT) return text;
-    if (map.size >= CACHE_ENTRIES) map.clear();
-    map.set(key, text);
-  }
-  return text;
-}
-const fetchReason = () => native.fastReason();
-
-// The fields of a loop result the fast path reads, in the order readBack() takes them.
-// (The core's RECORD_FIELDS: the variables recordIterationResult reads are in its order.)
-const RESULT_FIELDS = RECORD_FIELDS;
-const AS_ITERATION = { code: ERROR_CODE.INVALID_ITERATION, root: '', name: 'iteration' };
-
-// A result object as the values already read from it (`known` by RESULT_FIELDS, `others`
-// by key), in its key order: what the JSON path encodes instead of reading it again.
-function readBack(keys, others, known) {
-  const given = {};
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const at = RESULT_FIELDS.indexOf(key);
-    const value = at >= 0 ? known[at] : others === null ? undefined : others.get(key);
-    if (value !== undefined) Object.defineProperty(given, key, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return given;
-}
-
-// A source's report as the values read from it, each once: `{detected, iteration, reason}`
-// (the only keys the core reads; `iteration` only when given). Anything but an object is
-// passed on as it is, for the core's error.
-function readReport(report) {
-  if (typeof report !== 'object' || report === null || Array.isArray(report)) return report;
-  const read = {};
-  const keys = Object.keys(report);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    if (REPORT_KEYS.includes(key)) {
-      const value = report[key];
-      if (value !== undefined) read[key] = value;
-    }
-  }
-  return read;
-}
-
-// Whether for-in over `object` sees exactly its own enumerable keys (what Object.keys,
-// the wire encoder and so the core see): its prototype is Object.prototype with nothing
-// enumerable on it, or null. Anything else takes the general path.
-const NO_KEYS = Object.freeze({}); // for-in over nothing
-function inheritsNothing(object) {
-  const proto = Object.getPrototypeOf(object);
-  if (proto === null) return true;
-  if (proto !== Object.prototype) return false;
-  for (const key in proto) return false; // (the loop runs only if something is enumerable)
-  return true;
-}
-
-// A history record as the seed stores it: a timestamp the clock gave is formatted on
-// first read (kept as the time in ms until then).
-function copyRecord(record) {
-  if (typeof record.timestamp === 'number') record.timestamp = new Date(record.timestamp).toISOString();
-  return { ...record };
-}
-
-// The seed's public fields are plain data its users write to (`stopper.config.x = v`,
-// `stopper.iterationHistory.push(r)`), and the seed honours the writes. Here the history
-// and the config are handed out as live views (Proxies) whose writes the engine sees:
-// a config write and a write to a recorded record are checked by the core at the write
-// (a typed error, nothing written); records put into the history from outside are checked
-// by the core when the engine next uses its history (a typed error naming
-// `iterationHistory[i]`). The state is then folded again lazily, so the normal loop
-// (recordIterationResult + shouldStop) keeps its fast path: one flag test per call.
-
-// Record views (any engine's) -> { engine, record }.
-const RECORD_OF = new WeakMap();
-// History views -> the array they show.
-const HISTORY_OF = new WeakMap();
-
-// What a record the caller gave held when the core checked it (every field a record may
-// have): a later change to the object is seen by comparing.
-const CHECKED_FIELDS = [...RECORD_FIELDS, ...BEHAVIOR_RECORD_FIELDS];
-const recordValues = (object) => CHECKED_FIELDS.map((field) => object[field]);
-// A record the caller gave, read once (own keys), so that what the core checks, what the
-// state folds and what is compared later are the same values; non-records as they are.
-function readRecord(entry) {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
-  const plain = {};
-  for (const key of Object.keys(entry)) {
-    const value = entry[key];
-    if (key === '__proto__') Object.defineProperty(plain, key, { value, enumerable: true, writable: true, configurable: true });
-    else plain[key] = value;
-  }
-  return plain;
-}
-// A checked record (readRecord's) in the shape recordIterationResult stores.
-function storedRecord(plain, timestamp) {
-  const flags = (plain.tokens_used === undefined ? 0 : FLAG_TOKENS) | (plain.token_cost_usd === undefined ? 0 : FLAG_COST) |
-    (plain.execution_time_ms === undefined ? 0 : FLAG_TIME);
-  const record = recordOf(plain.iteration_number, plain.quality_score, plain.confidence, plain.verification_status,
-    plain.quality_delta, plain.timestamp === undefined ? timestamp : plain.timestamp, flags, plain.tokens_used,
-    plain.token_cost_usd, plain.execution_time_ms);
-  // The behaviour fields the core checked, kept after the others as a recorded result keeps
-  // them (null is unknown: not kept); lists copied, as the caller's object stays theirs.
-  for (const field of BEHAVIOR_RECORD_FIELDS) {
-    const value = plain[field];
-    if (value !== undefined && value !== null) record[field] = Array.isArray(value) ? value.slice() : value;
-  }
-  return record;
-}
-function sameValues(object, values) {
-  const fields = CHECKED_FIELDS;
-  for (let i = 0; i < fields.length; i++) if (!Object.is(object[fields[i]], values[i])) return false;
-  return true;
-}
-// A stored record as a stop policy's object folds it: the wire text of its fields but the
-// timestamp (no policy condition reads it). Plain fields written directly; anything else
-// (behaviour fields' lists and objects) through the encoder.
-function policyRecord(record) {
-  let text = '{';
-  for (const key in record) {
-    const value = record[key];
-    if (key === 'timestamp' || value === undefined) continue;
-    const type = typeof value;
-    if ((type !== 'number' && type !== 'string' && type !== 'boolean') || key.charCodeAt(0) === WIRE_TAG_CODE) {
-      const { timestamp, ...fields } = record;
-      return enc(fields);
-    }
-    text += (text.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + scalar(value);
-  }
-  return text + '}';
-}
-const WIRE_TAG_CODE = WIRE_TAG.charCodeAt(0);
-
-// What crossed to stop policies' objects (for the tests: the work per decision is counted
-// here, not timed): objects opened (a policy parsed and a state made), steps, the records
-// they folded, and the characters of their arguments.
-const policyTraffic = { opens: 0, steps: 0, records: 0, chars: 0 };
-export function policyCounts() {
-  return { ...policyTraffic };
-}
-function stepPolicy(engine, args, records) {
-  policyTraffic.steps++;
-  policyTraffic.records += records;
-  policyTraffic.chars += args.length + 2;
-  return engine.call(OP.LOOP_POLICY_STEP, '[' + args + ']');
-}
-function newPolicyEngine() {
-  return new native.PolicyEngine();
-}
-
-// Where strict checking began in a snapshot's history (the core's `strict_iterations_from`,
-// the rule a strict engine applies to each new record): the smallest index from which on
-// each iteration number is greater than the one before it, 0 when the whole history is.
-// A loop that turned `strictIterations` on after records that do not increase writes it as
-// `strictIterationsFrom`, so its snapshot restores; no other snapshot has the key.
-function strictIterationsFrom(history) {
-  for (let i = history.length - 1; i >= 1; i--) {
-    if (!(history[i].iteration_number > history[i - 1].iteration_number)) return i + 1;
-  }
-  return 0;
-}
-
 export class EarlyStopping {
   #config = null;
   #state = null; // this engine's slots from COUNTERS on while another engine is active; null = fresh
@@ -285,14 +64,7 @@ export class EarlyStopping {
   #configView = null;
   #configTarget = null; // what the config view shows (replaced by configure, as in the seed)
   #views = null; // WeakMap: this engine's record -> its view
-  // Opt-in stop policy (docs/loop-policies.md): its normalized JSON, and the native object
-  // holding it parsed, the config it was opened with and its state, which holds the first
-  // #policyFolded history entries (opened again when the config changed or the history was
-  // rewritten: #policyConfig is then null).
-  #policy = null;
-  #policyEngine = null;
-  #policyConfig = null;
-  #policyFolded = 0;
+  #policy = null; // the opt-in stop policy (docs/loop-policies.md): its PolicyPath (loop-policy.js)
   #policyArtifact = null; // the calibration artifact's digest a snapshot named, kept in toJSON
 
   /**
@@ -312,17 +84,17 @@ export class EarlyStopping {
     const given = policy === undefined || policy === null ? 'null' : enc(policy, AS_POLICY);
     if (restored === undefined || restored === null) {
       if (given === 'null') return;
-      this.#policy = checkedPolicy(given);
+      this.#policy = new PolicyPath(checkedPolicy(given));
       return;
     }
     const chosen = unwrap(native.exec(OP.LOOP_POLICY_CHECK, args2(given, enc(restored))));
-    this.#policy = chosen === null ? null : enc(chosen);
+    this.#policy = chosen === null ? null : new PolicyPath(enc(chosen));
   }
 
   /** The stop policy decisions are made under (normalized), or null. */
   get policy() {
     if (this.#config === null) throw freedError();
-    return this.#policy === null ? null : JSON.parse(this.#policy);
+    return this.#policy === null ? null : JSON.parse(this.#policy.text);
   }
 
   // Puts this engine's state into the scratch buffer (saving the previous engine's).
@@ -359,8 +131,7 @@ export class EarlyStopping {
   }
 
   #unload() {
-    this.#policyConfig = null; // opened again and folded from the history at the next decision
-    this.#policyFolded = 0;
+    if (this.#policy !== null) this.#policy.forget(); // opened again and folded from the history at the next decision
     if (fast.owner === this) {
       fast.owner = null;
       fast.evict = null;
@@ -596,29 +367,8 @@ export class EarlyStopping {
     const views = (this.#views ??= new WeakMap());
     let view = views.get(record);
     if (view === undefined) {
-      if (typeof record.timestamp === 'number') record.timestamp = new Date(record.timestamp).toISOString();
-      const engine = this;
-      const write = (key, value, present) => {
-        if (typeof key === 'symbol') return present ? Reflect.set(record, key, value) : Reflect.deleteProperty(record, key);
-        const at = engine.#history.indexOf(engine.#adopted === null ? record : view);
-        if (at >= 0) {
-          const candidate = { ...record };
-          if (present) candidate[key] = value;
-          else delete candidate[key];
-          unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(candidate) + '],' + at + ',null]'));
-          engine.#changed(true);
-        }
-        if (present) record[key] = value;
-        else delete record[key];
-        return true;
-      };
-      view = new Proxy(record, {
-        set: (target, key, value) => write(key, value, true),
-        deleteProperty: (target, key) => write(key, undefined, false),
-        defineProperty: (target, key, descriptor) => write(key, 'value' in descriptor ? descriptor.value : descriptor.get ?? descriptor.set, true),
-      });
+      view = recordView(record, this, (own, viewed) => this.#history.indexOf(this.#adopted === null ? own : viewed), (whole) => this.#changed(whole));
       views.set(record, view);
-      RECORD_OF.set(view, { engine: this, record });
     }
     return view;
   }
@@ -638,38 +388,13 @@ export class EarlyStopping {
     if (this.#adopted !== null) return target; // the caller's own array, as in the seed
     let view = this.#historyView;
     if (view !== null && HISTORY_OF.get(view) === target) return view;
-    const engine = this;
-    const live = () => engine.#history === target; // after reset() it is the caller's alone
-    const shown = (value) => (value !== null && typeof value === 'object' && live() ? engine.#shown(value) : value);
-    const written = (key, value) => {
-      if (!live()) return value;
-      const index = arrayIndex(key);
-      const folded = engine.#outside ? engine.#folded : target.length; // entries the state holds
-      if (key === 'length') engine.#changed(!(value >= folded)); // shorter: not an append
-      else if (index >= 0) engine.#changed(index < folded);
-      else return value;
-      // This engine's own record (through its view) goes back in as itself.
-      const viewed = RECORD_OF.get(value);
-      if (viewed !== undefined && viewed.engine === engine) return viewed.record;
-      if (value !== null && typeof value === 'object') (engine.#given ??= new WeakSet()).add(value);
-      return value;
-    };
-    view = new Proxy(target, {
-      get: (t, key) => shown(t[key]),
-      getOwnPropertyDescriptor: (t, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(t, key);
-        if (descriptor !== undefined && 'value' in descriptor) descriptor.value = shown(descriptor.value);
-        return descriptor;
-      },
-      set: (t, key, value) => Reflect.set(t, key, written(key, value)),
-      defineProperty: (t, key, descriptor) =>
-        Reflect.defineProperty(t, key, 'value' in descriptor ? { ...descriptor, value: written(key, descriptor.value) } : (written(key, undefined), descriptor)),
-      deleteProperty: (t, key) => {
-        if (live() && arrayIndex(key) >= 0) engine.#changed(true);
-        return Reflect.deleteProperty(t, key);
-      },
+    view = historyView(target, this, {
+      live: () => this.#history === target,
+      shown: (entry) => this.#shown(entry),
+      folded: () => (this.#outside ? this.#folded : target.length),
+      changed: (whole) => this.#changed(whole),
+      give: (object) => (this.#given ??= new WeakSet()).add(object),
     });
-    HISTORY_OF.set(view, target);
     this.#historyView = view;
     return view;
   }
@@ -684,19 +409,8 @@ export class EarlyStopping {
   #configProxy() {
     if (this.#configView !== null) return this.#configView;
     const target = { ...this.#config.value };
-    const engine = this;
-    const write = (key, value, apply) => {
-      if (engine.#configTarget !== target || typeof key === 'symbol') return apply();
-      engine.#writeConfig(key, value);
-      return true;
-    };
     this.#configTarget = target;
-    this.#configView = new Proxy(target, {
-      set: (t, key, value) => write(key, value, () => Reflect.set(t, key, value)),
-      deleteProperty: (t, key) => write(key, undefined, () => Reflect.deleteProperty(t, key)),
-      defineProperty: (t, key, descriptor) =>
-        write(key, 'value' in descriptor ? descriptor.value : descriptor.get ?? descriptor.set, () => Reflect.defineProperty(t, key, descriptor)),
-    });
+    this.#configView = configView(target, () => this.#configTarget === target, (key, value) => this.#writeConfig(key, value));
     return this.#configView;
   }
 
@@ -759,52 +473,15 @@ export class EarlyStopping {
     return this.#decision(code, report);
   }
 
-  // A decision under the stop policy: the native object holds the policy, the config and the
-  // state, so only the records not folded yet cross (O(the new records)); the source is
-  // asked when the core says so.
+  // A decision under the stop policy (the policy path, loop-policy.js).
   #decidePolicy() {
     if (this.#config === null) throw freedError();
-    const engine = this.#policyConfig === this.#config ? this.#policyEngine : this.#openPolicy();
-    const history = this.#history;
-    let records = '[';
-    for (let i = this.#policyFolded; i < history.length; i++) {
-      records += (i > this.#policyFolded ? ',' : '') + policyRecord(this.#outside ? this.#recordAt(i) : history[i]);
-    }
-    const source = this.#source !== null;
-    let answer;
-    try {
-      answer = unwrap(stepPolicy(engine, records + '],null,' + source, history.length - this.#policyFolded));
-    } catch (error) {
-      if (error.code !== HOST_CODES.INSTANCE_RESET) throw error;
-      // Its wasm instance trapped since: made again from the history (kept here).
-      this.#policyEngine = null;
-      this.#policyConfig = null;
-      return this.#decidePolicy();
-    }
-    this.#policyFolded = history.length;
-    if (answer.need_source === true) {
-      const raw = this.#source.detectDiminishingReturns();
-      const report = enc(readReport(raw), AS_REPORT, raw);
-      answer = unwrap(stepPolicy(engine, '[],' + report + ',true', 0));
-    }
+    const answer = this.#policy.decide(this.#config, this.#history, this.#outside ? (i) => this.#recordAt(i) : null, this.#source);
     if (answer.stop) {
       this.#reason = answer.reason;
       this.#details = answer.details;
     }
     return answer;
-  }
-
-  // The native policy object, filled (again) with the policy and the current config: a
-  // fresh state, nothing folded.
-  #openPolicy() {
-    let engine = this.#policyEngine;
-    if (engine === null) engine = this.#policyEngine = newPolicyEngine();
-    this.#policyConfig = null;
-    unwrap(engine.call(OP.LOOP_POLICY_OPEN, '[' + this.#policy + ',' + enc(this.#config.value) + ']'));
-    policyTraffic.opens++;
-    this.#policyConfig = this.#config;
-    this.#policyFolded = 0;
-    return engine;
   }
 
   // The seed's order with overridden check methods called in their places: the core hands
@@ -854,85 +531,18 @@ export class EarlyStopping {
   // The decision object for the code the core answered (its numbers in the output slots);
   // `answer`: a check method's answer (no extras, and the stopping reason is not set).
   #decision(code, report, answer = false) {
-    const s = scratchView();
-    const confidence = s[OUT_CONFIDENCE];
-    const config = this.#config;
-    let stop = true;
-    let reason;
-    let details; // the stop's, from the detail slots (detailsOf, generated from the core's keys)
-    switch (code) {
-      case CODE_NO_ITERATIONS:
-        stop = false;
-        reason = REASON_NO_ITERATIONS;
-        break;
-      case CODE_CONTINUE:
-        stop = false;
-        reason = REASON_CONTINUE;
-        break;
-      case CODE_WARM_UP:
-      case CODE_GO_ON:
-        stop = false;
-        reason = fetchReason();
-        break;
-      case CODE_HIGH_CONFIDENCE:
-        details = detailsOf(code, s, report);
-        reason = cached(config.highConfidence, details.confidence, fetchReason);
-        break;
-      case CODE_PLATEAU:
-        details = detailsOf(code, s, report);
-        reason = config.plateau === null ? (config.plateau = fetchReason()) : config.plateau;
-        break;
-      case CODE_DIMINISHING:
-        // The source's own values, as the seed copies them (validated by the core).
-        details = detailsOf(code, s, report);
-        reason = cached(drReasons, report.reason, () => native.fastDiminishingReason(report.reason));
-        break;
-      case CODE_MAX_ITERATIONS:
-        details = detailsOf(code, s, report);
-        reason = cached(config.maxIterations, details.iterations, fetchReason);
-        break;
-      case CODE_BUDGET:
-      case CODE_REGRESSION:
-      case CODE_NO_IMPROVEMENT:
-        details = detailsOf(code, s, report);
-        reason = fetchReason();
-        break;
-      default:
-        throw new Error(MESSAGES.INTERNAL_DECISION_CODE(code));
-    }
-    const trigger = CODE_TRIGGER[code];
-    if (answer) return answerOf(stop, reason, confidence, trigger, details);
-    const decision = decisionOf(stop, reason, confidence, trigger, details, s);
-    if (stop) {
-      this.#reason = reason;
-      this.#details = details;
+    const decision = slotDecision(code, report, answer, this.#config);
+    if (!answer && decision.stop) {
+      this.#reason = decision.reason;
+      this.#details = decision.details;
     }
     return decision;
   }
 
-  // Decides again with the source's report (validated by the core; anything the fast
-  // path does not take goes to the JSON path for the typed error); `delegate`: IN_DELEGATE.
-  // `report` is what readReport() made of the source's `answer`.
+  // Decides again with the source's report (loop-slots.js); `delegate`: IN_DELEGATE.
   #decideWith(report, delegate, answer) {
-    let fastPath = typeof report === 'object' && report !== null && !Array.isArray(report);
-    const { detected, reason, iteration: given } = fastPath ? report : {};
-    const kind = given === undefined ? REPORT_ITERATION_ABSENT : given === null ? REPORT_ITERATION_NULL : REPORT_ITERATION_NUMBER;
-    fastPath = fastPath && typeof detected === 'boolean' && typeof reason === 'string' && (kind !== REPORT_ITERATION_NUMBER || typeof given === 'number');
-    if (fastPath) {
-      // The source may have used another engine meanwhile.
-      const s = this.#load();
-      s[IN_SOURCE] = SOURCE_REPORT;
-      s[IN_DETECTED] = detected ? 1 : 0;
-      s[IN_REPORT_ITERATION_KIND] = kind;
-      s[IN_REPORT_ITERATION] = kind === REPORT_ITERATION_NUMBER ? given : 0;
-      s[IN_DELEGATE] = delegate;
-      decidedBy = null;
-      const code = native.fastDecide();
-      scratchView()[IN_DELEGATE] = DELEGATE_NONE;
-      if (code !== CODE_INVALID_REPORT) return code;
-    }
-    unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report, AS_REPORT, answer))));
-    throw new Error(MESSAGES.INTERNAL_REPORT_ACCEPTED);
+    decidedBy = null;
+    return decideWithReport(report, delegate, answer, () => this.#load());
   }
 
   getStoppingReason() {
@@ -1010,7 +620,7 @@ export class EarlyStopping {
     const from = config.strictIterations === true ? strictIterationsFrom(history) : 0;
     const snapshot = snapshotOf(config, history, this.#reason, details, from);
     // Only when set, so a snapshot without them stays the seed's document.
-    if (this.#policy !== null) snapshot.policy = JSON.parse(this.#policy);
+    if (this.#policy !== null) snapshot.policy = JSON.parse(this.#policy.text);
     if (this.#policyArtifact !== null) snapshot.policyArtifact = this.#policyArtifact;
     return snapshot;
   }
@@ -1037,8 +647,7 @@ export class EarlyStopping {
   /** Releases the stop policy's native object, if any; the object cannot be used afterwards. */
   free() {
     this.#unload();
-    if (this.#policyEngine !== null) release(this.#policyEngine);
-    this.#policyEngine = null;
+    if (this.#policy !== null) this.#policy.free();
     this.#config = null;
     this.#history = [];
     this.#given = null;
@@ -1184,20 +793,3 @@ const SEED_CHECKS = {
   qualityPlateau: EarlyStopping.prototype.checkQualityPlateau,
   diminishingReturns: EarlyStopping.prototype.checkDiminishingReturns,
 };
-
-
-// For the tests: how many entries and characters the config, policy and reason caches hold.
-export function cacheSizes() {
-  const maps = [drReasons];
-  for (const entry of configs.values()) maps.push(entry.highConfidence, entry.maxIterations);
-  let entries = configs.size;
-  let chars = 0;
-  for (const map of maps) {
-    entries += map.size;
-    for (const [key, text] of map) chars += text.length + (typeof key === 'string' ? key.length : 0);
-  }
-  for (const entry of configs.values()) chars += entry.key.length + (entry.plateau === null ? 0 : entry.plateau.length);
-  entries += policies.size;
-  for (const [given, text] of policies) chars += given.length + text.length;
-  return { entries, chars };
-}
