@@ -51,6 +51,9 @@ fn replay_under(limit: u64, dir: &Path, runs: &Path, summary_only: bool) -> Valu
         .arg("--")
         .arg(env!("CARGO_BIN_EXE_earlyexit"))
         .args(["mcp", "--root", dir.to_str().expect("UTF-8 path")])
+        // One malloc arena: under an address-space limit glibc otherwise keeps trying (and
+        // failing) to map a 64 MiB arena per thread, which made this replay 100x slower.
+        .env("MALLOC_ARENA_MAX", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

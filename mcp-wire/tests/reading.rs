@@ -117,8 +117,7 @@ fn numbers_beyond_f64_in_arguments_reach_the_tool() {
 /// would then carry into an exported session).
 #[test]
 fn a_lone_surrogate_is_refused_with_the_id() {
-    let line =
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"s":"\ud800"}}}"#;
+    let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"s":"\ud800"}}}"#;
     let Reading::Refused(r) = read_message(line.as_bytes()) else { panic!() };
     assert_eq!((r.id.as_deref(), r.code), (Some("1"), code::PARSE_ERROR));
     assert!(r.error.message().contains("lone UTF-16 surrogate"), "{}", r.error.message());
