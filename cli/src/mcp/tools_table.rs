@@ -308,6 +308,12 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("learnings", Kind::String, "what it learned (compared with a deviation condition's objective)"),
                 arg("tests_passing", Kind::Boolean, "whether the tests passed"),
                 arg("coverage_percent", Kind::Number(percent), "test coverage"),
+                arg(
+                    "fingerprint",
+                    Kind::String,
+                    "a hash of what the iteration produced, at most 256 characters (the unchanged and revisit conditions read it)",
+                ),
+                arg("completed", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise)"),
             ],
             output: || {
                 json!({"type": "object", "properties": {
