@@ -1522,6 +1522,9 @@ export interface ReplayRunOutcome {
 }
 
 /** `replayLoops`: the aggregates over the replayed runs. */
+/** Triggers a replay summary lists only once one of them stopped a run. */
+export type OnceFiredTrigger = 'behavior_pause' | 'behavior_abort' | 'completed' | 'unchanged' | 'revisit';
+
 export interface LoopReplaySummary {
   runs: number;
   iterations_available: number;
@@ -1539,9 +1542,8 @@ export interface LoopReplaySummary {
   reachable_good: number;
   false_passes: number;
   ended_without_stop: number;
-  /** Stops per trigger; `behavior_pause` and `behavior_abort` only once one stopped a run. */
-  triggers: Record<Exclude<Trigger, 'none' | 'behavior_pause' | 'behavior_abort'>, number> &
-    Partial<Record<'behavior_pause' | 'behavior_abort', number>>;
+  /** Stops per trigger; the behaviour and progress triggers only once one stopped a run. */
+  triggers: Record<Exclude<Trigger, 'none' | OnceFiredTrigger>, number> & Partial<Record<OnceFiredTrigger, number>>;
 }
 
 export interface LoopReplay {
