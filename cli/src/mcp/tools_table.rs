@@ -313,7 +313,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
                     Kind::String,
                     "a hash of what the iteration produced, at most 256 characters (the unchanged and revisit conditions read it)",
                 ),
-                arg("completed", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise)"),
+                arg("done", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise): records completed: true"),
+                arg("completed", Kind::Boolean, "the same as done (the record's field name); give one of them"),
             ],
             output: || {
                 json!({"type": "object", "properties": {
