@@ -42,6 +42,18 @@ pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError
     earlyexit_calibrate::calibrate_loops(runs, options, NAMING, earlyexit_calibrate::now_ms())
 }
 
+/// The tasks a loop calibration needs to certify (`{risk?, delta?}`, defaults 0.025 and
+/// 0.1): `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+pub fn calibration_plan(options: &Value) -> Result<Value, CoreError> {
+    earlyexit::loops::replay::calibration_plan_value(options, NAMING)
+}
+
+/// The one-line notice for a loop calibration artifact that certifies nothing (`None` for
+/// a certified one): what the command prints on stderr when it loads one.
+pub fn uncertified_notice(artifact: &Value) -> Option<String> {
+    earlyexit::loops::replay::uncertified_notice(artifact)
+}
+
 /// What a loop calibration artifact (kind `loop`, not expired; a value or its JSON text)
 /// sets up: the engine config, its composed stop policy if it has one, and the artifact's
 /// SHA-256 digest (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.

@@ -316,12 +316,12 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     core_api::check_behavior_fields(&result).map_err(core_failure)?;
     let given = policy_arg(args.policy.as_deref(), true)?;
     let config = new_config(args, &given)?;
-    let (policy, artifact) = match given {
+    let (policy, artifact, notice) = match given {
         PolicyGiven::Artifact(value, source) => {
             let (_, policy, digest) = core_api::calibrated(&value).map_err(|e| in_source(e, source.as_deref()))?;
-            (policy, Some(digest))
+            (policy, Some(digest), core_api::uncertified_notice(&value))
         }
-        given => (given.stop_policy(), None),
+        given => (given.stop_policy(), None, None),
     };
 
     let locked = state::lock(&args.state)?;
@@ -375,6 +375,10 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let duplicate = recorded.is_duplicate();
     let decision = engine.should_stop();
     locked.write_state(&output::json(&engine.to_snapshot()))?;
+    // Once per loop: when its state file is set up from an uncertified artifact.
+    if let (true, Some(notice)) = (created, &notice) {
+        eprintln!("{notice}");
+    }
     let number = iteration.as_f64().unwrap_or(0.0);
     let doc = Value::object(vec![
         ("iteration", Value::Number(number)),

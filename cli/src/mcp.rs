@@ -319,6 +319,9 @@ impl Server {
             "replay_pyramids" => return self.replay_pyramids(args, call),
             "calibrate_pyramids" => self.calibrate(args, call),
             "calibrate_loops" => self.calibrate_loops(args, call),
+            "calibration_plan" => {
+                core_api::calibration_plan(&options_of(args, &["risk", "delta"])).map_err(Failure::core)
+            }
             "junit_layer_result" => junit_tool(args, call),
             "receipts_verify" => receipts_verify(args, call),
             "pyramid_drift" | "pyramid_promote" => artifact_tool(tool, args),
@@ -329,6 +332,7 @@ impl Server {
 
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
         let mut calibrated = None;
+        let mut warning = None;
         let base = match (args.get("policy_artifact"), args.get("preset")) {
             (Some(_), Some(_)) => {
                 return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
@@ -336,6 +340,7 @@ impl Server {
             (Some(artifact), None) => {
                 let (config, policy, digest) = core_api::calibrated(artifact)?;
                 calibrated = Some((policy, digest));
+                warning = core_api::uncertified_notice(artifact);
                 config
             }
             (None, preset) => {
@@ -362,7 +367,12 @@ impl Server {
         let config = engine.config().to_value(NAMING);
         let id = self.new_id("loop");
         self.insert(&id, Session::Loop(Box::new(engine)))?;
-        Ok(Value::object(vec![("session", Value::string(id)), ("config", config)]))
+        let mut answer = vec![("session", Value::string(id)), ("config", config)];
+        // An uncertified artifact runs, and the answer says so (the command prints it on stderr).
+        if let Some(warning) = warning {
+            answer.push(("warning", Value::string(warning)));
+        }
+        Ok(Value::object(answer))
     }
 
     fn loop_record(&self, args: &Args) -> Result<Value, Failure> {
