@@ -108,7 +108,7 @@ def test_calibration_plan_is_the_cores_and_refuses_bad_risks():
     assert [(r["premature_stops"], r["tasks"]) for r in plan["tasks_needed"]] == [(0, 91), (1, 155), (2, 212), (3, 266)]
     # The artifact's own minimum is the plan's first row.
     cal = calibrate_loop_policy(DOC["runs"][:50])
-    assert dict(cal.artifact["certificate"]["sampleSizes"])["minimumToCertify"] == 91
+    assert cal.artifact["certificate"]["sampleSizes"]["minimumToCertify"] == 91
     for kwargs, field in (({"risk": 0}, "risk"), ({"risk": 1}, "risk"), ({"delta": 1.5}, "delta"),
                           ({"risk": float("nan")}, "risk"), ({"risk": 1e-17}, "risk"), ({"risk": "x"}, "risk")):
         with pytest.raises(EarlyExitError) as e:
