@@ -153,6 +153,9 @@ def test_from_calibration_takes_a_path(tmp_path):
 
     for source in (path, Custom()):
         assert EarlyStopping.from_calibration(source).config.no_improvement_patience == 3
+    from earlyexit import Loop
+
+    Loop(artifact=path).step("draft", 50)
     # A str is JSON text, as before: a path given as a str is refused as such.
     with pytest.raises(EarlyExitError) as e:
         EarlyStopping.from_calibration(str(path))
