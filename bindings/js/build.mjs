@@ -110,7 +110,7 @@ for (const name of ['api', 'ready', 'testing']) {
 // Free in every fragment: createApi's parameters (`native`, and `host` as it makes it), and
 // the host globals outside ECMAScript that Node and browsers both have.
 const BUILD_SCOPE = new Set(['native', 'host']);
-const HOST_GLOBALS = new Set(['WebAssembly']);
+const HOST_GLOBALS = new Set(['WebAssembly', 'URL', 'TextDecoder', 'console']);
 // "Cannot find name 'x'" and its variants (with a suggestion, or naming a types package), and
 // "No value exists in scope for the shorthand property 'x'".
 const NOT_FOUND = new Set([2304, 2552, 2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593, 18004]);
@@ -160,7 +160,7 @@ const PUBLIC_NAMES = [
   // shadow-mode receipts
   'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
   // loop replay and presets
-  'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration',
+  'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',
   // composable stop policies (docs/loop-policies.md)
   'policy',
   // the size limits (docs/limits.md)

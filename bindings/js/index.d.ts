@@ -524,7 +524,13 @@ export declare class EarlyStopping implements Freeable {
    * expired artifact or one of another kind (`invalid_artifact`).
    * In the wasm package's web build, after `init({ replay: true })`.
    */
-  static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  /**
+   * An engine running a calibrated loop policy: a `LoopCalibration`, its artifact, the
+   * artifact's JSON text (a string is always text), or a `file:` `URL` naming a file of that
+   * text (Node: `new URL('./artifact.json', import.meta.url)`, `pathToFileURL(path)`). An
+   * artifact that certifies nothing runs, and a one-line notice is printed once per process.
+   */
+  static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string | URL, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
   [Symbol.dispose](): void;
   /**
@@ -1620,6 +1626,18 @@ export declare class LoopCalibration {
 }
 
 /** Calibrates a loop policy (Learn-then-Test) on recorded runs of one task family. */
+/** `calibrationPlan`'s answer: the tasks a loop calibration needs to certify `risk` at `delta`. */
+export interface CalibrationPlan {
+  risk: number;
+  delta: number;
+  /** The fewest tasks that certify with no premature stop (an artifact's `minimumToCertify`). */
+  minimumToCertify: number;
+  /** With 0, 1, 2 and 3 premature stops. */
+  tasksNeeded: { prematureStops: number; tasks: number | null }[];
+}
+/** How many tasks a loop calibration needs (defaults: risk 0.025, delta 0.1; 91 tasks with no premature stop). */
+export declare function calibrationPlan(risk?: number, delta?: number): CalibrationPlan;
+export declare function calibrationPlan(options: { risk?: number; delta?: number }): CalibrationPlan;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
 

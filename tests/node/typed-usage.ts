@@ -46,7 +46,7 @@ import EarlyStoppingDefault, {
   type PlateauMode,
   type PlateauDeltaSource,
 } from 'earlyexit';
-import { replayLoops, calibrateLoopPolicy, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
+import { replayLoops, calibrateLoopPolicy, calibrationPlan, CalibrationPlan, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
 import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary, StopCondition } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
@@ -252,6 +252,11 @@ function loopReplay(): number {
   const tree: StopCondition[] | undefined = 'any' in cal.artifact.policy ? cal.artifact.policy.any : undefined;
   const expires: string = cal.artifact.expiresAt;
   void [tree, expires];
+  // The tasks a certificate needs, and an artifact named by a file: URL.
+  const plan: CalibrationPlan = calibrationPlan(0.025, 0.1);
+  const needed: number | null = calibrationPlan({ risk: 0.05 }).tasksNeeded[0].tasks;
+  const fromFile = (url: URL): EarlyStopping => EarlyStopping.fromCalibration(url);
+  void [plan.minimumToCertify, needed, fromFile];
   return replay.summary.mean_quality_gap;
 }
 

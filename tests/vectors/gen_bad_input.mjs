@@ -989,6 +989,14 @@ function calibrationCandidates() {
   }
 }
 
+// A risk no count of tasks up to 2^53 certifies (1 - risk rounds to 1): refused naming `risk`
+// (docs/limits.md), never a count without end.
+function calibrationRisk() {
+  const options = { risk: 1e-17, delta: 0.1 };
+  row('LoopCalibrationOptions', 'calibrateLoopPolicy', 'risk', 'too small to certify', 1e-17, 'invalid_config', 'range', undefined,
+    { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T('invalid_config', 'risk', 'range') }] }, false);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build, cross-reference the existing error vectors, write.
 
@@ -1191,6 +1199,7 @@ export async function badInputMatrix(ref) {
   loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots(); stopPolicies(); calibrationCandidates();
   artifactsAndReceipts();
   progressSignals();
+  calibrationRisk();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 3319525362;
+export const CONTRACT = 375339758;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -157,9 +157,10 @@ export const OP = Object.freeze({
    */
   LOOP_CALIBRATE: 82,
   /**
-   * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
-   * (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
-   * is a condition tree, else null); expired or non-loop artifacts are refused.
+   * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
+   * notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
+   * policy is a condition tree, else null; `notice` the line to print once when the artifact
+   * certifies nothing, else null); expired or non-loop artifacts are refused.
    */
   LOOP_FROM_CALIBRATION: 83,
   /**
@@ -178,6 +179,11 @@ export const OP = Object.freeze({
   LOOP_POLICY_STEP: 85,
   /** Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded). */
   LOOP_POLICY_OPEN: 86,
+  /**
+   * `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
+   * `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+   */
+  LOOP_CALIBRATION_PLAN: 89,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -310,6 +316,7 @@ export const REPLAY_OPS = Object.freeze({
   84: 'EarlyStopping with a policy',
   85: 'EarlyStopping with a policy',
   86: 'EarlyStopping with a policy',
+  89: 'calibrationPlan',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',

@@ -49,7 +49,7 @@ import {
 import { guardInstance } from './instance.js';
 import { POLICY_BUILDERS } from './policy.js';
 import {
-  LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset,
+  LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, calibrationPlan, loopPreset,
   pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
   checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
@@ -98,6 +98,7 @@ export const api = {
   promotePyramidPolicy,
   replayLoops,
   calibrateLoopPolicy,
+  calibrationPlan,
   LoopCalibration,
   loopPreset,
   LOOP_PRESETS,

@@ -198,9 +198,10 @@ ops! {
     /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
     /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
     LOOP_CALIBRATE = 82 => "calibrateLoopPolicy";
-    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
-    /// (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
-    /// is a condition tree, else null); expired or non-loop artifacts are refused.
+    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
+    /// notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
+    /// policy is a condition tree, else null; `notice` the line to print once when the artifact
+    /// certifies nothing, else null); expired or non-loop artifacts are refused.
     LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
     /// `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
     /// (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
@@ -214,6 +215,9 @@ ops! {
     LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy";
     /// Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
     LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy";
+    /// `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
+    /// `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+    LOOP_CALIBRATION_PLAN = 89 => "calibrationPlan";
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.

@@ -8,8 +8,8 @@ use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::{arg, Answer};
 use crate::op::{
-    LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN, LOOP_POLICY_STEP, LOOP_PRESET,
-    LOOP_REPLAY,
+    LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN,
+    LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY,
 };
 
 /// Whether `op` is one of this module's.
@@ -20,6 +20,7 @@ pub fn handles(op: u32) -> bool {
                 op,
                 LOOP_REPLAY
                     | LOOP_CALIBRATE
+                    | LOOP_CALIBRATION_PLAN
                     | LOOP_FROM_CALIBRATION
                     | LOOP_POLICY_CHECK
                     | LOOP_POLICY_STEP
@@ -42,6 +43,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
     match op {
         LOOP_REPLAY
         | LOOP_CALIBRATE
+        | LOOP_CALIBRATION_PLAN
         | LOOP_FROM_CALIBRATION
         | LOOP_POLICY_CHECK
         | LOOP_POLICY_STEP
@@ -67,12 +69,18 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
         return Ok(Some(earlyexit_calibrate::calibrate_loops(arg(args, 0), arg(args, 1), Naming::Js, now)?));
     }
     #[cfg(feature = "replay")]
+    if op == LOOP_CALIBRATION_PLAN {
+        return Ok(Some(replay::calibration_plan_value(arg(args, 0), Naming::Js)?));
+    }
+    #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
-        return Ok(Some(replay::engine_from_artifact_value(
-            arg(args, 0),
-            now_ms(arg(args, 1))?,
-            &earlyexit_digest::Sha256Hasher,
-        )?));
+        let mut engine =
+            replay::engine_from_artifact_value(arg(args, 0), now_ms(arg(args, 1))?, &earlyexit_digest::Sha256Hasher)?;
+        let notice = replay::uncertified_notice(arg(args, 0)).map_or(Value::Null, Value::string);
+        if let Value::Object(entries) = &mut engine {
+            entries.push(("notice".into(), notice));
+        }
+        return Ok(Some(engine));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {
