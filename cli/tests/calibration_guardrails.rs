@@ -3,32 +3,19 @@
 //! `loop record --policy ARTIFACT` says once on stderr that an artifact certifies nothing;
 //! `calibrate loops --plan` prints the core's plan.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-use earlyexit::{ErrorCode, Naming, Value};
+use earlyexit::{Naming, Value};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit")).args(args).output().expect("the binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-fn parse(text: &[u8]) -> Value {
-    Value::parse_json(String::from_utf8_lossy(text).trim(), ErrorCode::InvalidConfig, "output").expect("JSON")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).to_string()
-}
+use support::{parse_bytes, run, s, stderr};
 
 /// The hand-checked calibration corpus (tests/vectors/replay/loop_calibration.json): its runs
 /// as a JSONL file, and case `case`'s candidates as a JSON file; its risk and delta.
 fn corpus(dir: &Path, case: usize, runs: usize) -> (String, String, String, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/replay/loop_calibration.json");
-    let doc = parse(&std::fs::read(path).expect("the vector file"));
+    let doc = parse_bytes(&std::fs::read(path).expect("the vector file"));
     let Some(Value::Array(all)) = doc.get("runs") else { panic!("runs") };
     let lines: Vec<String> = all.iter().take(runs).map(Value::to_json).collect();
     let runs_file = dir.join(format!("runs-{runs}.jsonl"));
@@ -51,13 +38,13 @@ fn an_uncertified_calibration_exits_14_and_keeps_the_artifact() {
     let out = run(&[&args[..], &["--out", s(&out_file)]].concat());
     assert_eq!(out.status.code(), Some(14), "{}", stderr(&out));
     assert!(stderr(&out).contains("not certified (too_few_runs)"), "{}", stderr(&out));
-    let artifact = parse(&std::fs::read(&out_file).expect("the artifact is written all the same"));
+    let artifact = parse_bytes(&std::fs::read(&out_file).expect("the artifact is written all the same"));
     assert_eq!(artifact.get("body").and_then(|b| b.get("certified")), Some(&Value::Bool(false)));
 
     // Printed on stdout without --out, still exit 14; --allow-uncertified exits 0.
     let printed = run(&args);
     assert_eq!(printed.status.code(), Some(14));
-    assert_eq!(parse(&printed.stdout).get("kind").and_then(Value::as_str), Some("loop"));
+    assert_eq!(parse_bytes(&printed.stdout).get("kind").and_then(Value::as_str), Some("loop"));
     let allowed = run(&[&args[..], &["--allow-uncertified", "--out", s(&dir.path().join("again.json"))]].concat());
     assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
     assert_eq!(stderr(&allowed), "");
@@ -117,7 +104,7 @@ fn an_uncertified_calibration_exits_14_and_keeps_the_artifact() {
 fn the_plan_is_the_cores_and_reads_no_runs() {
     let out = run(&["--json", "calibrate", "loops", "--plan"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let plan = parse(&out.stdout);
+    let plan = parse_bytes(&out.stdout);
     assert_eq!(plan, earlyexit::loops::replay::calibration_plan_value(&Value::Null, Naming::Js).expect("plan"));
     assert_eq!(plan.get("minimumToCertify").and_then(Value::as_f64), Some(91.0));
 
@@ -129,7 +116,7 @@ fn the_plan_is_the_cores_and_reads_no_runs() {
     for (flag, value) in [("--risk", "0"), ("--risk", "1e-17"), ("--delta", "1.5"), ("--risk", "abc")] {
         let out = run(&["--json", "calibrate", "loops", "--plan", flag, value]);
         assert_eq!(out.status.code(), Some(2), "{flag} {value}");
-        let error = parse(&out.stderr);
+        let error = parse_bytes(&out.stderr);
         let error = error.get("error").expect("error");
         assert_eq!(error.get("code").and_then(Value::as_str), Some("invalid_config"));
         assert_eq!(error.get("field").and_then(Value::as_str), Some(&flag[2..]));

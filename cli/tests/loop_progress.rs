@@ -2,22 +2,14 @@
 //! a bad fingerprint refused before anything is written, and the quality delta a record
 //! without `--delta` gets: the core's one rule.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use earlyexit::{EarlyStopping, ErrorCode, Value};
+use earlyexit::{EarlyStopping, Value};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit")).args(args).output().expect("the binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-fn json(text: &[u8]) -> Value {
-    Value::parse_json(String::from_utf8_lossy(text).trim(), ErrorCode::InvalidConfig, "output").expect("JSON")
-}
+use support::{parse_bytes, run, s};
 
 fn record(state: &Path, q: &str, extra: &[&str]) -> Output {
     let mut args = vec!["--json", "loop", "record", "--state", s(state), "--quality", q, "--confidence", "0.5"];
@@ -27,7 +19,7 @@ fn record(state: &Path, q: &str, extra: &[&str]) -> Output {
 }
 
 fn trigger(out: &Output) -> String {
-    let doc = json(&out.stdout);
+    let doc = parse_bytes(&out.stdout);
     doc.get("decision").and_then(|d| d.get("trigger")).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
@@ -72,7 +64,7 @@ fn a_fingerprint_over_256_characters_is_refused_and_changes_nothing() {
     let fresh = dir.path().join("fresh.json");
     let out = record(&fresh, "50", &["--fingerprint", &long]);
     assert_eq!(out.status.code(), Some(2));
-    let error = json(&out.stderr);
+    let error = parse_bytes(&out.stderr);
     let error = error.get("error").expect("error");
     assert_eq!(error.get("code").and_then(Value::as_str), Some("invalid_result"));
     assert_eq!(error.get("field").and_then(Value::as_str), Some("fingerprint"));
@@ -111,7 +103,7 @@ fn the_implied_delta_is_the_cores() {
             ("quality_delta", Value::Number(expected)),
         ]);
         library.record_value(&Value::Number(it as f64), &result, earlyexit::Naming::Js, String::new).expect("record");
-        let snapshot = json(&std::fs::read(&state).expect("state"));
+        let snapshot = parse_bytes(&std::fs::read(&state).expect("state"));
         let Some(Value::Array(history)) = snapshot.get("history") else { panic!("history") };
         let last = history.last().expect("a record");
         assert_eq!(last.get("quality_delta").and_then(Value::as_f64), Some(expected), "iteration {iteration}");

@@ -44,6 +44,11 @@ pub fn parse(text: &str) -> Value {
     Value::parse_json(text.trim(), ErrorCode::InvalidConfig, "text").expect("JSON")
 }
 
+/// A JSON document from raw bytes (a file, stdout or stderr), read as UTF-8.
+pub fn parse_bytes(bytes: &[u8]) -> Value {
+    parse(&String::from_utf8_lossy(bytes))
+}
+
 /// The JSON document on stdout.
 pub fn json(out: &Output) -> Value {
     parse(&String::from_utf8_lossy(&out.stdout))
