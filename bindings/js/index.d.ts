@@ -385,6 +385,12 @@ export declare const policy: {
   deviation(settings?: { objective?: string; objective_similarity?: number; scope_creep_ratio?: number; stop_at?: InterventionLevel }): StopCondition;
   resourceBurn(settings?: { max_iterations?: number; iteration_multiplier?: number; cost_multiplier?: number; stop_at?: InterventionLevel }): StopCondition;
   testRegression(settings?: { coverage_drop_percent?: number; test_pass_to_fail?: boolean; stop_at?: InterventionLevel }): StopCondition;
+  /** The last record reports the loop's completion (`completed: true`). */
+  completed(): StopCondition;
+  /** Records t-k..t all carry the same `fingerprint` (`k` >= 1). */
+  unchanged(k: number): StopCondition;
+  /** Record t's `fingerprint` equals that of a record among t-window..t-2 (`window` >= 2). */
+  revisit(window: number): StopCondition;
   anyOf(...conditions: StopCondition[]): { any: StopCondition[] };
   allOf(...conditions: StopCondition[]): { all: StopCondition[] };
   kOf(k: number, ...conditions: StopCondition[]): { k_of: number; of: StopCondition[] };
