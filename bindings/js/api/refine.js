@@ -93,7 +93,11 @@ export class Loop {
   #engine = null; // the native object (null after free())
   #outputs = new Map(); // handle -> output, for the handles the core keeps
   #fingerprintOf = null;
-  #state = null; // [decision, best, last, completed, output]: kept outputs as [iteration, quality, handle]
+  // The core's state: the last decision, and the kept outputs as [iteration, quality, handle] (or null).
+  #decision = null;
+  #best = null;
+  #last = null;
+  #output = null;
   #runId = null;
 
   constructor(options = undefined) {
@@ -113,7 +117,7 @@ export class Loop {
       if (artifact instanceof LoopCalibration) artifact = artifact.artifact;
     }
     const engine = new native.PolicyEngine();
-    const answer = engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + (rest === undefined ? 'null' : enc(rest, AS_OPTIONS)) + ','
+    const answer = engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + (rest === undefined ? '{}' : enc(rest, AS_OPTIONS)) + ','
       + enc(artifact, AS_SNAPSHOT) + ',' + Date.now() + ']');
     try {
       unwrap(answer);
@@ -123,7 +127,6 @@ export class Loop {
     }
     this.#engine = engine;
     this.#fingerprintOf = rest === undefined ? null : (rest.fingerprintOf ?? null);
-    this.#state = [null, null, null, null, null];
   }
 
   #native() {
@@ -147,51 +150,55 @@ export class Loop {
         source = fingerprintInput(output);
       }
     }
-    const answer = unwrap(engine.call(OP.REFINE_STEP, '[' + enc(step, AS_STEP) + ',' + Date.now() + ',' + source + ']'));
-    const handle = answer[0];
+    const [handle, notice, ...state] = unwrap(engine.call(OP.REFINE_STEP, '[' + enc(step, AS_STEP) + ',' + Date.now() + ',' + source + ']'));
     this.#outputs.set(handle, output);
-    this.#mirror(answer.slice(2));
-    if (answer[1] !== null) showNotice(answer[1]);
-    return answer[2];
+    this.#mirror(state);
+    if (notice !== null) showNotice(notice);
+    return this.#decision;
   }
 
   // Takes the core's state and drops the outputs it no longer keeps.
-  #mirror(state) {
-    this.#state = state;
+  #mirror([decision, best, last, completed, output]) {
+    this.#decision = decision;
+    this.#best = best;
+    this.#last = last;
+    this.#output = output;
     const outputs = this.#outputs;
     if (outputs.size <= 3) return;
     const kept = new Set();
-    for (let i = 1; i < 5; i++) if (state[i] !== null) kept.add(state[i][2]);
+    for (const k of [best, last, completed, output]) if (k !== null) kept.add(handleOf(k));
     for (const handle of outputs.keys()) if (!kept.has(handle)) outputs.delete(handle);
   }
 
   #kept(k) {
-    return k === null ? null : { iteration: k[0], output: this.#outputs.get(k[2]), quality: k[1] };
+    if (k === null) return null;
+    const [iteration, quality, handle] = k;
+    return { iteration, output: this.#outputs.get(handle), quality };
   }
 
   /** The best output so far (the engine's best-iteration rule), quality on the loop's scale; null before the first step. */
   get best() {
     this.#native();
-    return this.#kept(this.#state[1]);
+    return this.#kept(this.#best);
   }
 
   /** The last output, or null. */
   get last() {
     this.#native();
-    return this.#kept(this.#state[2]);
+    return this.#kept(this.#last);
   }
 
   /** What to hand back: the completed output on a `completed` stop, else the policy's `returns` (the best for `recommended`); null before the first step. */
   get output() {
     this.#native();
-    const k = this.#state[4];
-    return k === null ? null : this.#outputs.get(k[2]);
+    const k = this.#output;
+    return k === null ? null : this.#outputs.get(handleOf(k));
   }
 
   /** The last decision, or null before the first step. */
   get decision() {
     this.#native();
-    const d = this.#state[0];
+    const d = this.#decision;
     return d === null ? null : JSON.parse(JSON.stringify(d));
   }
 
@@ -259,8 +266,9 @@ export class Loop {
     const loop = new Loop(Loop);
     loop.#engine = engine;
     loop.#fingerprintOf = fingerprintOf;
-    loop.#state = answer[0];
-    for (const [handle, output] of answer[1]) loop.#outputs.set(handle, output);
+    const [state, outputs] = answer;
+    loop.#mirror(state);
+    for (const [handle, output] of outputs) loop.#outputs.set(handle, output);
     return loop;
   }
 
@@ -271,6 +279,9 @@ export class Loop {
     this.#outputs.clear();
   }
 }
+
+// The handle of a kept output `[iteration, quality, handle]`.
+const handleOf = ([, , handle]) => handle;
 
 // An output's wire text, or null when it cannot be one (a cycle, over the limits).
 function safeEnc(output) {
