@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 261877733;
+export const CONTRACT = 1514488133;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -307,7 +307,7 @@ export const OP = Object.freeze({
   /**
    * `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
    * fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
-   * hex), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
+   * the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
    */
   REFINE_STEP: 291,
   /** `[]` -> the recorded iterations (history records). */

@@ -51,9 +51,10 @@ function fingerprintInput(output) {
     return FINGERPRINT_VALUE + ',' + JSON.stringify(text);
   }
   if (output instanceof Uint8Array) {
-    let hex = '"';
-    for (let i = 0; i < output.length; i++) hex += HEX[output[i]];
-    return FINGERPRINT_BYTES + ',' + hex + '"';
+    // The bytes as the code points 0..=255 of a string (the core takes each back as a byte).
+    let text = '';
+    for (let i = 0; i < output.length; i += 8192) text += String.fromCharCode.apply(null, output.subarray(i, i + 8192));
+    return FINGERPRINT_BYTES + ',' + JSON.stringify(text);
   }
   if (typeof output === 'function' || typeof output === 'symbol' || typeof output === 'bigint' || output === undefined) {
     return FINGERPRINT_NONE + ',null';

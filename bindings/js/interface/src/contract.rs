@@ -334,7 +334,7 @@ ops! {
     REFINE_OPEN = 290 => "Loop";
     /// `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
     /// fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
-    /// hex), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
+    /// the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
     REFINE_STEP = 291 => "Loop.prototype.step";
     /// `[]` -> the recorded iterations (history records).
     REFINE_HISTORY = 292 => "Loop.prototype.history";

@@ -6,8 +6,9 @@
 //! The outputs stay in JS: the core's loop keeps a handle per output (a number this object
 //! gives each step or restored output), and every answer says which handles are still kept
 //! (best, last, completed), so the JS layer holds at most three outputs. The automatic
-//! fingerprint is hashed here (`earlyexit-digest`): a string's UTF-8, bytes (sent as hex), or
-//! a JSON value's RFC 8785 canonical JSON, exactly as the Python package hashes them.
+//! fingerprint is hashed here (`earlyexit-digest`): a string's UTF-8, bytes (sent as the code
+//! points 0..=255 of a string), or a JSON value's RFC 8785 canonical JSON, exactly as the
+//! Python package hashes them.
 
 use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
 use earlyexit::{ErrorCode, Naming, Value};
@@ -45,7 +46,7 @@ fn is_json(value: &Value) -> bool {
 
 /// The automatic fingerprint of an output as the JS layer sends it: `kind` 1 a JSON value
 /// (a string's UTF-8; any other value's canonical JSON, or none when it is not plain JSON),
-/// 2 bytes as lowercase hex; anything else none.
+/// 2 bytes as the code points 0..=255 of a string; anything else none.
 fn fingerprint_of(kind: &Value, data: &Value) -> Option<String> {
     match (kind.as_f64(), data) {
         (Some(1.0), Value::String(text)) => Some(earlyexit_digest::sha256_hex(text.as_bytes())),
@@ -55,15 +56,10 @@ fn fingerprint_of(kind: &Value, data: &Value) -> Option<String> {
             }
             earlyexit_digest::value_sha256(value, ErrorCode::InvalidResult, "output").ok()
         }
-        (Some(2.0), Value::String(hex)) => {
-            let digits = hex.as_bytes();
-            let mut bytes = Vec::with_capacity(digits.len() / 2);
-            for pair in digits.chunks(2) {
-                let nibble = |b: u8| (b as char).to_digit(16);
-                match pair {
-                    [hi, lo] => bytes.push((nibble(*hi)? * 16 + nibble(*lo)?) as u8),
-                    _ => return None,
-                }
+        (Some(2.0), Value::String(text)) => {
+            let mut bytes = Vec::with_capacity(text.len());
+            for c in text.chars() {
+                bytes.push(u8::try_from(u32::from(c)).ok()?);
             }
             Some(earlyexit_digest::sha256_hex(&bytes))
         }
@@ -261,9 +257,9 @@ mod tests {
     fn fingerprints_hash_text_bytes_and_json_values() {
         let text = Value::string("héllo");
         assert_eq!(fingerprint_of(&Value::Number(1.0), &text), Some(earlyexit_digest::sha256_hex("héllo".as_bytes())));
-        let hex = Value::string("00ff10");
-        assert_eq!(fingerprint_of(&Value::Number(2.0), &hex), Some(earlyexit_digest::sha256_hex(&[0, 255, 16])));
-        assert_eq!(fingerprint_of(&Value::Number(2.0), &Value::string("0g")), None);
+        let bytes = Value::string("\u{0}\u{ff}\u{10}");
+        assert_eq!(fingerprint_of(&Value::Number(2.0), &bytes), Some(earlyexit_digest::sha256_hex(&[0, 255, 16])));
+        assert_eq!(fingerprint_of(&Value::Number(2.0), &Value::string("\u{100}")), None);
         let json =
             Value::parse_json(r#"{"b":1,"a":[true,null]}"#, ErrorCode::InvalidResult, "x").unwrap_or(Value::Null);
         let canonical = earlyexit_digest::sha256_hex(br#"{"a":[true,null],"b":1}"#);
