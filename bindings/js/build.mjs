@@ -152,7 +152,7 @@ const contractText = readFileSync(path.join(apiDir, CONTRACT_FILE), 'utf8');
 // The names both packages export (besides `init` and the default export, EarlyStopping).
 // tests/node/api.test.mjs checks the packages' export lists against its own copy.
 const PUBLIC_NAMES = [
-  'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
+  'Loop', 'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
   'EarlyExitController', 'PyramidRun', 'DEFAULT_EXIT_CONFIG', 'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG',
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy

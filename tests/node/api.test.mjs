@@ -18,6 +18,8 @@ const EXPORTS = [
   'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',
   // composable stop policies (docs/loop-policies.md)
   'policy',
+  // the refine-loop helper (docs/loop-helper.md)
+  'Loop',
   // the size limits (docs/limits.md)
   'LIMITS',
   // behaviour detectors and interventions (docs/behavior.md)

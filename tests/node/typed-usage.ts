@@ -2,6 +2,10 @@
 // every public name of both packages, used the way the README shows, as an ES module.
 import EarlyStoppingDefault, {
   EarlyStopping,
+  Loop,
+  type LoopOutput,
+  type LoopRun,
+  type LoopDocument,
   IterationAnalytics,
   calculateQualitySignal,
   CoherenceEarlyExit,
@@ -353,3 +357,26 @@ function overseer(): [number, string] {
   return [summary.total, text];
 }
 void overseer();
+
+// Loop, the refine-loop helper: typed options, steps, kept outputs, runs and snapshots.
+import { policy as stopPolicies } from 'earlyexit';
+function refine(): string | null {
+  const loop = new Loop<{ text: string }>({
+    preset: 'recommended', scale: 1, maxIterations: 20, task: 't-17', dataset: 'demo', runLabel: 'r1',
+    fingerprintOf: (o) => o.text,
+  });
+  const decision: StoppingDecision = loop.step({ text: 'v1' }, { quality: 0.8, tokens: 1200, verified: true, done: false, files: ['a.py'] });
+  if (decision.stop && decision.trigger === 'completed') void decision.details.completed_iteration;
+  const best: LoopOutput<{ text: string }> | null = loop.best;
+  const run: LoopRun = loop.finish(true);
+  const doc: LoopDocument = loop.toJSON({ outputs: false });
+  const back = Loop.fromJSON<{ text: string }>(JSON.stringify(doc));
+  const p = stopPolicies;
+  const when = p.stopPolicy(p.anyOf(p.completed(), p.unchanged(3), p.revisit(4)));
+  const other = new Loop<string>({ policy: when });
+  other.step('draft', { quality: 70, fingerprint: 'abc', costUsd: 0.01, timeMs: 5 });
+  other.free();
+  void [run.id, back.history.length, loop.run().iterations.length, loop.decision?.stop, loop.last?.quality];
+  return best === null ? null : best.output.text;
+}
+void refine();

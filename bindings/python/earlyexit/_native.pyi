@@ -1676,7 +1676,22 @@ class _Loop:
     def __new__(cls, policy: object, options: dict[str, object]) -> _Loop: ...
     @staticmethod
     def from_artifact(artifact: object, options: dict[str, object]) -> _Loop: ...
-    def step(self, output: object, args: dict[str, object]) -> tuple[StoppingDecision, str | None]: ...
+    def step(
+        self,
+        output: object,
+        quality: object,
+        confidence: object,
+        verified: object,
+        done: object,
+        good: object,
+        tokens: object,
+        cost_usd: object,
+        time_ms: object,
+        error: object,
+        files: object,
+        fingerprint: object,
+        /,
+    ) -> tuple[StoppingDecision, str | None]: ...
     @property
     def scale(self) -> float: ...
     @property

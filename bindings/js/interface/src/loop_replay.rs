@@ -52,6 +52,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
         op if super::artifact_ops::handles(op) => Ok(Some(super::artifact_ops::exec(op, &args)?)),
+        op if super::refine_ops::handles(op) => Err(super::not_ready()), // ops of a `PolicyEngine`
         _ => Err(super::unknown_op(op)),
     }
 }
@@ -105,6 +106,8 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
 #[derive(Default)]
 pub struct PolicyEngine {
     decider: Option<earlyexit::loops::policy::PolicyDecider>,
+    /// When the object is a `Loop` (the `REFINE_*` ops: `refine_ops`).
+    refine: Option<super::refine_ops::RefineLoop>,
 }
 
 #[cfg(feature = "replay")]
@@ -132,6 +135,7 @@ impl PolicyEngine {
                 let source = arg(&args, 2).as_bool() == Some(true);
                 Ok(Some(decider.step_value(arg(&args, 0), arg(&args, 1), source)?))
             }
+            op if super::refine_ops::handles(op) => super::refine_ops::call(&mut self.refine, op, &args),
             op => Err(super::unknown_op(op)),
         }
     }
