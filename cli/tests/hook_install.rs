@@ -117,3 +117,19 @@ fn install_refuses_bad_options_before_writing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--usd-per-mtok"));
     assert!(!settings.exists());
 }
+
+/// Every long flag `hook claude-code --help` lists is documented in docs/cli.md.
+#[test]
+fn every_flag_of_the_hook_is_in_the_docs() {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md")).expect("docs");
+    assert!(docs.contains("`earlyexit hook claude-code`"));
+    let out = bin().args(["hook", "claude-code", "--help"]).output().expect("runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    let missing: Vec<String> = help
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']')
+        .filter_map(|w| w.strip_prefix("--"))
+        .map(|f| f.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>())
+        .filter(|f| !f.is_empty() && f != "help" && !docs.contains(&format!("--{f}")))
+        .collect();
+    assert!(missing.is_empty(), "in --help but not in docs/cli.md: {missing:?}");
+}
