@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 use serde::Deserialize;
 use serde_json::Value as Json;
@@ -101,10 +101,15 @@ pub struct Turn {
 /// a session's transcript, side-chain lines are a subagent's and skipped.
 pub fn read_since(path: &str, offset: u64, project: &str, sidechain: bool) -> Result<Turn, String> {
     let mut file = File::open(path).map_err(|e| format!("cannot open the transcript {path}: {e}"))?;
-    let len = file.metadata().map_err(|e| format!("cannot read the transcript {path}: {e}"))?.len();
+    let meta = file.metadata().map_err(|e| format!("cannot read the transcript {path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("the transcript {path} is not a regular file"));
+    }
+    let len = meta.len();
     let start = if offset > len { 0 } else { offset };
     file.seek(SeekFrom::Start(start)).map_err(|e| format!("cannot read the transcript {path}: {e}"))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    // What the file held when the event began: a transcript still growing is read to there.
+    let mut reader = BufReader::with_capacity(1 << 16, file.take(len - start));
     let mut state = Reading { turn: Turn { end: start, ..Turn::default() }, ..Reading::default() };
     let mut line = Vec::new();
     loop {

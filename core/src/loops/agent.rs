@@ -147,12 +147,12 @@ pub fn cap_message(blocks_in_a_row: u64, cap: u64, iteration: u64) -> String {
 }
 
 /// The quality and verification a check gives: exit 0 passes, anything else fails; the
-/// quality is 100 x the report's pass rate when there is one, else 100 for a pass and 0 for
-/// a failure.
+/// quality is 100 x the report's pass rate (0..=1) when there is one, else 100 for a pass
+/// and 0 for a failure.
 pub fn check_quality(passed: bool, pass_rate: Option<f64>) -> (f64, VerificationStatus) {
     let status = if passed { VerificationStatus::Passed } else { VerificationStatus::Failed };
     let quality = match pass_rate {
-        Some(rate) if rate.is_finite() => (rate * 100.0).clamp(0.0, 100.0),
+        Some(rate) => rate * 100.0,
         _ if passed => 100.0,
         _ => 0.0,
     };
