@@ -305,3 +305,47 @@ fn bad_options_fail_open() {
     let out = s.hook("{}", &["--no-such-flag"], &[]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Outside a git worktree the fingerprint is the last message: the same message four stops
+/// in a row is `unchanged`.
+#[test]
+fn outside_git_the_same_message_stops_as_unchanged() {
+    let mut s = Session::new(false);
+    s.prompt("Summarise the logs.");
+    let mut stopped = None;
+    for event in 1..=10 {
+        s.turn(None, "I cannot find the logs.", [1, 1, 0, 0]);
+        let answer = s.stop(event > 1, &[]);
+        if !answer.blocks() {
+            stopped = Some((event, answer));
+            break;
+        }
+        if event == 3 {
+            assert!(answer.reason().contains("the same last message for 2 turns"), "{answer:?}");
+        }
+    }
+    let (event, answer) = stopped.expect("stops");
+    assert_eq!(event, 4);
+    assert!(answer.system_message().contains("(unchanged)"), "{answer:?}");
+}
+
+#[test]
+fn a_policy_of_ones_own_decides_and_status_finds_the_newest_state() {
+    let mut s = Session::new(false);
+    s.prompt("Go.");
+    let policy = r#"{"any": [{"condition": "max_iterations", "limit": 2}]}"#;
+    let args = ["--policy", policy, "--fingerprint", "none"];
+    s.turn(None, "one", [1, 1, 0, 0]);
+    assert!(s.stop(false, &args).blocks());
+    s.turn(None, "two", [1, 1, 0, 0]);
+    let answer = s.stop(true, &args);
+    assert!(answer.system_message().contains("after 2 iterations (max_iterations)"), "{answer:?}");
+    let out = hook_common::bin()
+        .args(["hook", "claude-code", "--status", "--dir"])
+        .arg(s.state_dir())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with(&format!("session {}: loop 1, 2 iterations; last answer: stop", s.id)), "{text}");
+    assert!(text.contains("decision: stop (max_iterations)"), "{text}");
+}
