@@ -243,6 +243,8 @@ fn a_new_prompt_after_a_stop_starts_a_new_loop() {
     s.prompt("First task.");
     s.turn(None, "<promise>OK</promise>", [1, 1, 0, 0]);
     assert!(!s.stop(false, &["--promise", "OK", "--fingerprint", "none"]).blocks());
+    s.turn(None, "Anything else?", [1, 1, 0, 0]);
+    s.prompt("Not that one.");
     s.prompt("Second task.");
     s.turn(None, "working on it", [1, 1, 0, 0]);
     let answer = s.stop(false, &["--promise", "OK", "--fingerprint", "none"]);

@@ -339,7 +339,10 @@ fn iteration(args: &ClaudeCodeArgs, payload: &payload::Payload) -> Result<String
         session.blocks_in_a_row = 0; // Claude Code resets its count when a continuation ran a tool
     }
     if session.task.is_none() {
-        session.task = turn.first_prompt.as_deref().map(|t| agent_hook::task_excerpt(t).to_string());
+        // The conversation's first loop: its first prompt. A later loop: the prompt that
+        // started it, the last one the user typed since the previous stop.
+        let prompt = if session.loops == 0 { &turn.first_prompt } else { &turn.last_prompt };
+        session.task = prompt.as_deref().map(|t| agent_hook::task_excerpt(t).to_string());
     }
     let message = payload.last_assistant_message.as_deref().or(turn.last_assistant_text.as_deref());
     if let Some(message) = message {

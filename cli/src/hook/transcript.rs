@@ -90,6 +90,8 @@ pub struct Turn {
     pub last_assistant_text: Option<String>,
     /// The first prompt the user typed in this part (not a tool result, not a meta line).
     pub first_prompt: Option<String>,
+    /// The last one.
+    pub last_prompt: Option<String>,
     /// Lines skipped: not JSON, or of a kind the reader does not know.
     pub unknown_lines: u64,
     /// Lines over [`MAX_LINE_BYTES`], skipped.
@@ -284,9 +286,13 @@ impl Reading {
     fn prompt(&mut self, text: &str) {
         // Slash commands and their output are written as user lines in tags; not a prompt.
         let trimmed = text.trim_start();
-        if self.turn.first_prompt.is_none() && !trimmed.is_empty() && !trimmed.starts_with('<') {
+        if trimmed.is_empty() || trimmed.starts_with('<') {
+            return;
+        }
+        if self.turn.first_prompt.is_none() {
             self.turn.first_prompt = Some(text.to_string());
         }
+        self.turn.last_prompt = Some(text.to_string());
     }
 }
 
