@@ -306,3 +306,45 @@ fn result_text(content: Option<&Json>) -> String {
         _ => "tool error".to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random bytes, broken JSON and real lines, read from random offsets: never a panic, and
+    /// the offset returned is the start or just after a newline, within the file.
+    #[test]
+    fn any_bytes_from_any_offset_read_to_a_line_boundary() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("t.jsonl");
+        let pieces: [&[u8]; 8] = [
+            b"{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"content\":[{\"type\":\"tool_use\",\"name\":\"Edit\",\"input\":{\"file_path\":7}}],\"usage\":{\"input_tokens\":-1}}}\n",
+            b"{\"type\":\"user\",\"message\":{\"content\":[{\"type\":\"tool_result\",\"is_error\":true,\"content\":[{\"text\":1}]}]}}\n",
+            b"{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n",
+            b"\xff\xfe\x00garbage\n",
+            b"[[[[[[[[[[",
+            b"\n\n",
+            b"{\"type\":\"assistant\",\"message\":{\"content\":\"\xc3\"}}\n",
+            b"{\"type\":\"summary\"}",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200 {
+            let mut bytes = Vec::new();
+            for _ in 0..(next() % 12) {
+                bytes.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+            }
+            std::fs::write(&path, &bytes).expect("write");
+            let offset = next() % (bytes.len() as u64 + 3);
+            let turn = read_since(path.to_str().expect("utf8"), offset, "/p", false).expect("reads");
+            let start = if offset > bytes.len() as u64 { 0 } else { offset };
+            assert!(turn.end >= start && turn.end <= bytes.len() as u64);
+            assert!(turn.end == start || bytes[(turn.end - 1) as usize] == b'\n');
+        }
+    }
+}
