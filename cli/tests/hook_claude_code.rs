@@ -351,3 +351,14 @@ fn a_policy_of_ones_own_decides_and_status_finds_the_newest_state() {
     assert!(text.starts_with(&format!("session {}: loop 1, 2 iterations; last answer: stop", s.id)), "{text}");
     assert!(text.contains("decision: stop (max_iterations)"), "{text}");
 }
+
+/// The promise is read in the event's whole message, however long its last line.
+#[test]
+fn a_long_promise_is_read_whole() {
+    let mut s = Session::new(false);
+    s.prompt("Go.");
+    let promise = "x".repeat(5000);
+    s.turn(None, &format!("Finished.\n<promise>{promise}</promise>"), [1, 1, 0, 0]);
+    let answer = s.stop(false, &["--promise", &promise, "--fingerprint", "none"]);
+    assert!(answer.system_message().contains("(completed)"), "{answer:?}");
+}

@@ -401,8 +401,10 @@ fn iteration(args: &ClaudeCodeArgs, payload: &payload::Payload) -> Result<String
             (quality, Some(status), seen, output)
         }
     };
-    let done = match (&args.promise, &session.message_last_line) {
-        (Some(promise), Some(line)) => agent_hook::promise_met(line, promise),
+    // This event's message whole; without one, the last line kept from an earlier event.
+    let done = match (&args.promise, message, &session.message_last_line) {
+        (Some(promise), Some(text), _) => agent_hook::promise_met(text, promise),
+        (Some(promise), None, Some(line)) => agent_hook::promise_met(line, promise),
         _ => false,
     };
 
