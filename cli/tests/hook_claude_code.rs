@@ -179,8 +179,9 @@ fn the_default_cap_lets_seven_blocks_through_at_most() {
 fn a_check_sets_quality_and_the_stop_names_the_best_iteration() {
     let mut s = Session::new(true);
     s.prompt("Fix it.");
-    // The check passes while a.txt says "good".
-    let args = ["--check", "grep -q good a.txt", "--max-iterations", "3"];
+    // The check passes while a.txt says "good"; the promise is never given, so a passing
+    // check alone does not complete the loop.
+    let args = ["--check", "grep -q good a.txt", "--max-iterations", "3", "--promise", "DONE"];
     for (event, content) in ["bad 1\n", "good\n", "bad 2\n"].into_iter().enumerate() {
         std::fs::write(s.dir().join("a.txt"), content).expect("write");
         s.turn(
@@ -361,4 +362,25 @@ fn a_long_promise_is_read_whole() {
     s.turn(None, &format!("Finished.\n<promise>{promise}</promise>"), [1, 1, 0, 0]);
     let answer = s.stop(false, &["--promise", &promise, "--fingerprint", "none"]);
     assert!(answer.system_message().contains("(completed)"), "{answer:?}");
+}
+
+/// Without a promise a passing check completes the loop; with one, the promise counts only
+/// when the check passes too.
+#[test]
+fn a_passing_check_completes_and_a_promise_needs_it() {
+    let mut s = Session::new(false);
+    s.prompt("Go.");
+    s.turn(None, "Done.\n<promise>DONE</promise>", [1, 1, 0, 0]);
+    let failing = s.stop(false, &["--check", "exit 3", "--promise", "DONE", "--fingerprint", "none"]);
+    assert!(failing.blocks(), "a promise over a failing check: {failing:?}");
+    assert!(failing.reason().contains("the check still fails (exit code 3)"), "{failing:?}");
+    s.turn(None, "Fixed.\n<promise>DONE</promise>", [1, 1, 0, 0]);
+    let passing = s.stop(true, &["--check", "true", "--promise", "DONE", "--fingerprint", "none"]);
+    assert!(passing.system_message().contains("after 2 iterations (completed)"), "{passing:?}");
+
+    let mut t = Session::new(false);
+    t.prompt("Go.");
+    t.turn(None, "Fixed.", [1, 1, 0, 0]);
+    let answer = t.stop(false, &["--check", "true", "--fingerprint", "none"]);
+    assert!(answer.system_message().contains("after 1 iteration (completed)"), "{answer:?}");
 }

@@ -370,8 +370,8 @@ fn iteration(args: &ClaudeCodeArgs, payload: &payload::Payload) -> Result<String
         FingerprintKind::None => (None, None, false),
     };
 
-    let (quality, verification, check_seen, check_output) = match &args.check {
-        None => (0.0, None, agent_hook::CheckSeen::None, None),
+    let (quality, verification, check_seen, check_output, check_passed) = match &args.check {
+        None => (0.0, None, agent_hook::CheckSeen::None, None, None),
         Some(command) => {
             let ran = check::run(command, &project, options.check_timeout)?;
             let report = match &args.junit {
@@ -398,15 +398,17 @@ fn iteration(args: &ClaudeCodeArgs, payload: &payload::Payload) -> Result<String
             };
             session.quality_known = true;
             let output = (!ran.passed && !ran.tail.trim().is_empty()).then_some(ran.tail);
-            (quality, Some(status), seen, output)
+            (quality, Some(status), seen, output, Some(ran.passed))
         }
     };
     // This event's message whole; without one, the last line kept from an earlier event.
-    let done = match (&args.promise, message, &session.message_last_line) {
-        (Some(promise), Some(text), _) => agent_hook::promise_met(text, promise),
-        (Some(promise), None, Some(line)) => agent_hook::promise_met(line, promise),
-        _ => false,
+    let promise_met = match (&args.promise, message, &session.message_last_line) {
+        (Some(promise), Some(text), _) => Some(agent_hook::promise_met(text, promise)),
+        (Some(promise), None, Some(line)) => Some(agent_hook::promise_met(line, promise)),
+        (Some(_), None, None) => Some(false),
+        (None, _, _) => None,
     };
+    let done = agent_hook::completes(promise_met, check_passed);
 
     let mut run = match session.run.take() {
         Some(run) => run,

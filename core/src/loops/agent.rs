@@ -111,6 +111,19 @@ pub fn promise_met(message: &str, promise: &str) -> bool {
     last == Some(promise_tag(promise).as_str())
 }
 
+/// Whether an event completes the loop (its `completed` signal). `promise_met`: `None`
+/// without a promise, else whether the event's message gave it ([`promise_met`]);
+/// `check_passed`: `None` without a check. With a promise, the promise decides, and a check
+/// must pass too (a promise over failing tests is no completion); without one, a passing
+/// check completes the loop; with neither, nothing does (the progress conditions end it).
+pub fn completes(promise_met: Option<bool>, check_passed: Option<bool>) -> bool {
+    match (promise_met, check_passed) {
+        (Some(met), check) => met && check != Some(false),
+        (None, Some(passed)) => passed,
+        (None, None) => false,
+    }
+}
+
 /// The block cap from its environment variable's value: unset is [`DEFAULT_BLOCK_CAP`];
 /// else an integer >= 1 (`invalid_config` naming [`BLOCK_CAP_VARIABLE`]).
 pub fn block_cap(text: Option<&str>) -> Result<u64> {
@@ -399,6 +412,17 @@ mod tests {
         assert!(!promise_met("I will print <promise>DONE</promise> when done.", "DONE"));
         assert!(!promise_met("<promise>DONE</promise>\nnot yet", "DONE"));
         assert!(!promise_met("", "DONE"));
+    }
+
+    #[test]
+    fn a_promise_needs_a_passing_check_and_a_check_alone_completes() {
+        assert!(completes(Some(true), None));
+        assert!(completes(Some(true), Some(true)));
+        assert!(!completes(Some(true), Some(false)));
+        assert!(!completes(Some(false), Some(true)));
+        assert!(completes(None, Some(true)));
+        assert!(!completes(None, Some(false)));
+        assert!(!completes(None, None));
     }
 
     #[test]
