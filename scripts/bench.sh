@@ -19,7 +19,9 @@
 #   4. wasm size, raw and gzipped, against the budget;
 #   5. peak RSS of a 1,000,000-iteration loop in Rust, Python, Node native and wasm in Node,
 #      each in its own process, beside the same process with no iteration;
-#   6. the JS figures: bench/js/bench.mjs --impl both, when present.
+#   6. the JS figures: bench/js/bench.mjs --impl both, when present;
+#   7. `earlyexit hook claude-code`: one Stop event at 20 KB and 20 MB of transcript
+#      (--fingerprint none, no check), and the git fingerprint on 10,000 files.
 # A section that cannot run says why; the exit status is non-zero if any section failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,7 +32,7 @@ QUICK=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    -h | --help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $arg (use --quick)" >&2; exit 2 ;;
   esac
 done
@@ -226,6 +228,15 @@ if [ -f bench/js/bench.mjs ]; then
   fi
 else
   echo "  not present: bench/js/bench.mjs does not exist in this checkout, so no JS speed figures"
+fi
+
+# --- 7. the Claude Code hook -------------------------------------------------------------------------------------
+section "7. earlyexit hook claude-code: one Stop event, wall time (bench/hook/hook_bench.py)"
+if quietly cargo build --release -p earlyexit-cli; then
+  nice python3 bench/hook/hook_bench.py target/release/earlyexit --rounds "$ROUNDS" "${QUICK_FLAG[@]}" \
+    | sed 's/^/  /' || note_failure "hook bench"
+else
+  note_failure "hook bench build"
 fi
 
 echo

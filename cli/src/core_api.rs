@@ -13,6 +13,10 @@ pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, Re
 pub use earlyexit::pyramid::replay::{Learn, POLICY_NAMES};
 pub use earlyexit::pyramid::{CoherenceEarlyExit, EXIT_PRESETS};
 pub use earlyexit::value::jsonl::JsonlLines;
+// The Claude Code hook (`hook claude-code`): the agent rules and words, the refine loop.
+pub use earlyexit::loops::agent as agent_hook;
+pub use earlyexit::loops::replay::LoopPolicy;
+pub use earlyexit::loops::{Loop, LoopOptions, ResourceUsage, StepInput};
 pub use earlyexit::{
     Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, ExitPreset, LayerResult,
     LoopReplayStream, Naming, PyramidRun, StopPolicy, Value, Verdict,
@@ -68,6 +72,25 @@ pub fn calibrated(artifact: &Value) -> Result<(EarlyStoppingConfig, Option<StopP
         earlyexit::artifact::digest(&value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
     let stop = policy.when.is_some().then(|| policy.stop_policy());
     Ok((policy.config, stop, digest))
+}
+
+/// A loop's policy from `--preset` (a name) or `--policy` (a policy object): `invalid_config`
+/// naming `policy`.
+pub fn loop_policy(value: &Value) -> Result<LoopPolicy, CoreError> {
+    earlyexit::loops::loop_policy(value, NAMING)
+}
+
+/// A loop calibration artifact's policy and the artifact's SHA-256 digest.
+pub fn calibrated_loop_policy(artifact: &Value) -> Result<(LoopPolicy, String), CoreError> {
+    let policy = earlyexit::loops::replay::policy_from_artifact(
+        artifact,
+        earlyexit_calibrate::now_ms(),
+        &earlyexit_digest::Sha256Hasher,
+    )?;
+    let value = earlyexit::artifact::document(artifact)?;
+    let digest =
+        earlyexit::artifact::digest(&value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
+    Ok((policy, digest))
 }
 
 /// Bytes of one JSON document (a state file, one JSONL line): the core's limit.

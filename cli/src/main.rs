@@ -3,6 +3,7 @@
 //! the core's values, writes state files and prints (docs/cli.md).
 
 mod core_api;
+mod hook;
 mod junit;
 mod loop_cmd;
 mod mcp;
@@ -52,6 +53,9 @@ enum Command {
     Receipts(pyramid_cmd::ReceiptsCommand),
     /// Serve the engines to an MCP client over standard input and output.
     Mcp(McpArgs),
+    /// Coding agents' hooks: `hook claude-code` stops Claude Code's loops when they stop making progress.
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
 }
 
 #[derive(Args, Debug)]
@@ -71,6 +75,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Calibrate(command) => replay_cmd::calibrate(command, json),
         Command::Receipts(command) => pyramid_cmd::receipts(command, json),
         Command::Mcp(args) => mcp::serve(&args.roots),
+        Command::Hook(command) => hook::run(command, json),
     }
 }
 
@@ -89,6 +94,10 @@ fn main() -> ExitCode {
                 Failure::Usage(e.render().to_string().trim_end().to_string()).report(true);
             } else {
                 let _ = e.print();
+            }
+            // A hook's exit 2 would block Claude Code's stop: a hook's usage error is exit 1.
+            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+                return ExitCode::from(output::code::INTERNAL);
             }
             return ExitCode::from(output::code::BAD_INPUT);
         }

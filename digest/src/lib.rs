@@ -22,8 +22,32 @@ impl Sha256 for Sha256Hasher {
 
 /// SHA-256 of `data`, 64 lowercase hex digits.
 pub fn sha256_hex(data: &[u8]) -> String {
+    hex(&sha2::Sha256::digest(data))
+}
+
+/// SHA-256 fed in pieces, for data too large to hold at once (a diff, a tree of files).
+#[derive(Clone, Default)]
+pub struct Sha256Stream(sha2::Sha256);
+
+impl Sha256Stream {
+    /// An empty hash.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds `data`.
+    pub fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+
+    /// The digest of everything fed, 64 lowercase hex digits.
+    pub fn finish_hex(self) -> String {
+        hex(&self.0.finalize())
+    }
+}
+
+fn hex(hash: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hash = sha2::Sha256::digest(data);
     let mut out = String::with_capacity(64);
     for byte in hash.iter() {
         out.push(char::from(HEX.get(usize::from(byte >> 4)).copied().unwrap_or(b'0')));
@@ -46,6 +70,10 @@ mod tests {
     fn sha256_matches_the_fips_180_examples() {
         assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
         assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        let mut stream = Sha256Stream::new();
+        stream.update(b"a");
+        stream.update(b"bc");
+        assert_eq!(stream.finish_hex(), sha256_hex(b"abc"));
     }
 
     #[test]

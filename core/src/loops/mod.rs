@@ -51,6 +51,7 @@
 //! replayed over recorded runs) stand on top, and [`behavior`] (upstream's behaviour
 //! detectors and graded interventions) beside them. Every item is re-exported here.
 
+pub mod agent;
 pub mod analytics;
 pub mod behavior;
 mod config;
