@@ -28,6 +28,12 @@ __all__ = ["StopGuard"]
 _CACHE_LIMIT = 64
 
 
+def decision_iteration(loop: Loop) -> int:
+    """The number of the iteration just recorded (cheaper than counting the history)."""
+    last = loop.last
+    return 0 if last is None else last.iteration
+
+
 class StopGuard:
     """Stops a LangGraph refine loop by the engine's decision.
 
@@ -107,7 +113,7 @@ class StopGuard:
             "stop": decision.stop,
             "trigger": decision.trigger,
             "reason": decision.reason,
-            "iteration": len(loop.history),
+            "iteration": decision_iteration(loop),
         }
         return update, decision
 
