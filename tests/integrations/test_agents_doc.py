@@ -25,7 +25,8 @@ def blocks() -> List[str]:
 
 def test_each_framework_has_an_example() -> None:
     text = "\n".join(blocks())
-    for adapter in ("integrations.langgraph import", "integrations.dspy import", "integrations.openai_agents import"):
+    for adapter in ("langgraph", "dspy", "openai_agents", "smolagents"):
+        adapter = f"integrations.{adapter} import"
         assert adapter in text
 
 
