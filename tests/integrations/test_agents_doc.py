@@ -25,7 +25,7 @@ def blocks() -> List[str]:
 
 def test_each_framework_has_an_example() -> None:
     text = "\n".join(blocks())
-    for adapter in ("langgraph", "dspy", "openai_agents", "smolagents"):
+    for adapter in ("langgraph", "dspy", "openai_agents", "smolagents", "inspect_ai"):
         adapter = f"integrations.{adapter} import"
         assert adapter in text
 

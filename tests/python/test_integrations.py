@@ -164,6 +164,7 @@ def test_agent_guard_refuses_an_unknown_behaviour(fake_agents: Any) -> None:
         ("openai_agents", "agents", "the OpenAI Agents SDK", "openai-agents"),
         ("dspy", "dspy", "DSPy", "dspy"),
         ("smolagents", "smolagents", "smolagents", "smolagents"),
+        ("inspect_ai", "inspect_ai", "Inspect", "inspect-ai"),
     ],
 )
 def test_a_missing_framework_is_named(monkeypatch: pytest.MonkeyPatch, adapter: str, module: str, framework: str, install: str) -> None:

@@ -5,7 +5,8 @@ framework is a dependency of the package.
 * ``earlyexit.integrations.langgraph``: ``StopGuard`` (a graph node and its conditional edge);
 * ``earlyexit.integrations.dspy``: ``Refine``, a drop-in for ``dspy.Refine``;
 * ``earlyexit.integrations.openai_agents``: ``AgentGuard`` (run hooks and a ``tool_use_behavior``);
-* ``earlyexit.integrations.smolagents``: ``StepGuard`` (a step callback and ``agent.interrupt()``).
+* ``earlyexit.integrations.smolagents``: ``StepGuard`` (a step callback and ``agent.interrupt()``);
+* ``earlyexit.integrations.inspect_ai``: ``refine`` (a solver's generate-and-revise loop).
 """
 
 from __future__ import annotations
