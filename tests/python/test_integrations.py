@@ -175,3 +175,131 @@ def test_a_missing_framework_is_named(monkeypatch: pytest.MonkeyPatch, adapter: 
     message = str(error.value)
     assert f"earlyexit.integrations.{adapter} needs {framework}" in message and f"pip install {install}" in message
     assert error.value.name == module
+
+
+# --- DSPy (fake) ---------------------------------------------------------------------------------
+
+
+class FakePrediction(dict):  # type: ignore[type-arg]
+    """What a DSPy module returns: fields by attribute, ``items()`` and ``dict()``."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self[name]
+
+
+class FakeLM:
+    def __init__(self, copies: List[Dict[str, Any]]) -> None:
+        self.kwargs: Dict[str, Any] = {}
+        self.copies = copies
+
+    def copy(self, **kwargs: Any) -> "FakeLM":
+        self.copies.append(kwargs)
+        return self
+
+
+@pytest.fixture
+def fake_dspy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Just what Refine touches of DSPy: Module, settings, context, the feedback step."""
+    import contextlib
+
+    dspy = types.ModuleType("dspy")
+    settings = types.SimpleNamespace(lm=None, adapter=None, trace=[])
+
+    @contextlib.contextmanager
+    def context(**values: Any) -> Iterator[None]:
+        old = {k: getattr(settings, k) for k in values}
+        for k, v in values.items():
+            setattr(settings, k, v)
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                setattr(settings, k, v)
+
+    class Module:
+        def __init__(self) -> None:
+            pass
+
+        def __call__(self, **kwargs: Any) -> Any:
+            return self.forward(**kwargs)
+
+    advice_calls: List[Dict[str, Any]] = []
+
+    class Predict:
+        def __init__(self, signature: Any) -> None:
+            pass
+
+        def __call__(self, **kwargs: Any) -> Any:
+            advice_calls.append(kwargs)
+            return types.SimpleNamespace(advice={"self": "be precise"})
+
+    dspy.Module = Module  # type: ignore[attr-defined]
+    dspy.settings = settings  # type: ignore[attr-defined]
+    dspy.context = context  # type: ignore[attr-defined]
+    dspy.Predict = Predict  # type: ignore[attr-defined]
+    dspy.ChatAdapter = lambda: "chat adapter"  # type: ignore[attr-defined]
+    dspy.InputField = lambda desc="": desc  # type: ignore[attr-defined]
+    refine = types.ModuleType("dspy.predict.refine")
+    refine.OfferFeedback = "OfferFeedback"  # type: ignore[attr-defined]
+    refine.inspect_modules = lambda program: "modules"  # type: ignore[attr-defined]
+    refine.recursive_mask = lambda value: value  # type: ignore[attr-defined]
+    orjson = types.ModuleType("orjson")
+    orjson.OPT_INDENT_2 = 0  # type: ignore[attr-defined]
+    orjson.dumps = lambda value, option=0: json.dumps(value).encode()  # type: ignore[attr-defined]
+    for name, module in [("dspy", dspy), ("dspy.predict", types.ModuleType("dspy.predict")), ("dspy.predict.refine", refine), ("orjson", orjson)]:
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delitem(sys.modules, "earlyexit.integrations.dspy", raising=False)
+    adapter = importlib.import_module("earlyexit.integrations.dspy")
+    adapter.advice_calls = advice_calls
+    yield adapter
+    sys.modules.pop("earlyexit.integrations.dspy", None)
+
+
+class FakeProgram:
+    """A module answering a script; each attempt is a deep copy sharing the script."""
+
+    def __init__(self, answers: List[str], lm: FakeLM) -> None:
+        self.answers = answers
+        self.lm = lm
+
+    def get_lm(self) -> FakeLM:
+        return self.lm
+
+    def deepcopy(self) -> "FakeProgram":
+        return self
+
+    def set_lm(self, lm: Any) -> None:
+        self.lm = lm
+
+    def named_predictors(self) -> List[Any]:
+        return []
+
+    def __call__(self, **kwargs: Any) -> FakePrediction:
+        return FakePrediction(answer=self.answers.pop(0))
+
+
+def test_refine_stops_by_the_decision_with_dspys_rollouts(fake_dspy: Any) -> None:
+    loop = bare(SCORES)
+    copies: List[Dict[str, Any]] = []
+    rewards = {f"v{i + 1}": s for i, s in enumerate(SCORES)}
+    refine = fake_dspy.Refine(FakeProgram(list(rewards), FakeLM(copies)), N=12, reward_fn=lambda args, p: rewards[p.answer])
+    prediction = refine(question="q")
+    assert prediction.answer == loop.output == "v4"
+    assert refine.last_decision.trigger == loop.decision.trigger  # type: ignore[union-attr]
+    assert copies == [{"rollout_id": i, "temperature": 1.0} for i in range(len(loop.history))]
+    assert len(fake_dspy.advice_calls) == len(loop.history) - 1  # feedback between attempts only
+    assert json.loads(fake_dspy.advice_calls[0]["reward_value"]) == 0.40
+
+
+def test_refine_stops_at_the_threshold_as_dspy_does(fake_dspy: Any) -> None:
+    rewards = {"a": 0.2, "b": 0.9, "c": 0.95}
+    refine = fake_dspy.Refine(FakeProgram(list(rewards), FakeLM([])), N=3, reward_fn=lambda args, p: rewards[p.answer], threshold=0.8)
+    assert refine(question="q").answer == "b"
+    assert refine.last_decision.trigger == "completed" and len(refine.last_loop.history) == 2
+
+
+def test_refine_refuses_a_bad_n_or_policy(fake_dspy: Any) -> None:
+    with pytest.raises(ValueError, match="positive integer"):
+        fake_dspy.Refine(FakeProgram([], FakeLM([])), N=0, reward_fn=lambda args, p: 1.0)
+    with pytest.raises(EarlyExitError):
+        fake_dspy.Refine(FakeProgram([], FakeLM([])), N=3, reward_fn=lambda args, p: 1.0, preset="no-such-preset")

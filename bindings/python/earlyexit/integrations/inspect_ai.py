@@ -35,7 +35,7 @@ def _completion_fingerprint(output: Any) -> Optional[str]:
     return output_fingerprint(getattr(output, "completion", None))
 
 
-@_solver.solver(name="earlyexit_refine")
+@_solver.solver(name="earlyexit_refine")  # type: ignore[misc, untyped-decorator, unused-ignore]
 def refine(
     quality: Callable[[Any], Any],
     *,
