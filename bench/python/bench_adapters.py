@@ -9,7 +9,8 @@ Each row is the time one iteration takes through the adapter's own code, beside 
   * DSPy `Refine`'s step: `Loop.step` of a `dspy.Prediction` with its fingerprint (the rest of
     an attempt, the module call and DSPy's feedback step, is `dspy.Refine`'s own work);
   * OpenAI Agents `AgentGuard`: the run hook `on_llm_end` and `tool_use_behavior` of one turn,
-    the coroutines driven without an event loop.
+    the coroutines driven without an event loop;
+  * smolagents `StepGuard`: the step callback on an `ActionStep` (tokens, duration, output).
 A trajectory is 12 iterations of a fresh loop (stopping where the decision stops, as a loop
 does). Times are the thread's CPU time, medians over alternating rounds with their median
 absolute deviation. Plain text; nothing asserts a time.
@@ -154,6 +155,29 @@ def bare_stop() -> int:
     return len(SCORES)
 
 
+def smolagents_step(trajectories: int) -> int:
+    from smolagents.memory import ActionStep
+    from smolagents.monitoring import Timing, TokenUsage
+
+    from earlyexit.integrations.smolagents import StepGuard
+
+    scores = dict(zip(DRAFTS, SCORES))
+    steps_ = [
+        ActionStep(step_number=i + 1, timing=Timing(start_time=0.0, end_time=0.25), action_output=d, token_usage=TokenUsage(input_tokens=900, output_tokens=300))
+        for i, d in enumerate(DRAFTS)
+    ]
+    agent = types.SimpleNamespace(interrupt=lambda: None)
+    steps = 0
+    for _ in range(trajectories):
+        guard = StepGuard(quality=lambda step: scores[step.action_output])
+        for step in steps_:
+            steps += 1
+            guard(step, agent)
+            if guard.interrupted:
+                break
+    return steps
+
+
 def per_step(function: Callable[[int], int], trajectories: int) -> float:
     t0 = clock()
     steps = function(trajectories)
@@ -167,7 +191,7 @@ def main() -> None:
     args = parser.parse_args()
     trajectories = 200 if args.quick else 2000
     rounds = 3 if args.quick else args.rounds
-    adapters: List[Tuple[str, Callable[[int], int]]] = [("LangGraph StopGuard.node", langgraph), ("DSPy Refine step", dspy_step), ("OpenAI Agents AgentGuard turn", openai_agents)]
+    adapters: List[Tuple[str, Callable[[int], int]]] = [("LangGraph StopGuard.node", langgraph), ("DSPy Refine step", dspy_step), ("OpenAI Agents AgentGuard turn", openai_agents), ("smolagents StepGuard callback", smolagents_step)]
     for _, function in adapters:  # imports and warm-up outside the rounds
         function(5)
     bare(5)
