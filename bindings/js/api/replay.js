@@ -214,10 +214,49 @@ export function calibrateLoopPolicy(runs, risk = undefined, delta = undefined, o
   return new LoopCalibration(artifact);
 }
 
+/**
+ * How many tasks a loop calibration needs to certify `risk` (default 0.025) at `delta`
+ * (default 0.1), with 0 to 3 premature stops: `{risk, delta, minimumToCertify, tasksNeeded:
+ * [{prematureStops, tasks}]}` (91 tasks with none at the defaults). `calibrationPlan(risk,
+ * delta)` or `calibrationPlan({risk, delta})`.
+ */
+export function calibrationPlan(risk = undefined, delta = undefined) {
+  let options = risk;
+  if (risk === undefined || typeof risk !== 'object' || delta !== undefined) {
+    options = calibrateOptionsOf(risk, delta);
+    if (options.risk === undefined) delete options.risk;
+    if (options.delta === undefined) delete options.delta;
+  }
+  return unwrap(native.exec(OP.LOOP_CALIBRATION_PLAN, '[' + encOpt(options) + ']'));
+}
+
+// An uncertified artifact's notice is printed once per process (console.warn, as the
+// package's other notices).
+let uncertifiedNoticeShown = false;
+
+/**
+ * The artifact a `URL` names: a `file:` URL is read (Node; `new URL('./a.json',
+ * import.meta.url)` or `url.pathToFileURL(path)`), as UTF-8 text. A string stays JSON text.
+ */
+function artifactOf(artifact) {
+  if (artifact instanceof LoopCalibration) return artifact.artifact;
+  if (typeof URL === 'function' && artifact instanceof URL) {
+    // No file system (a browser) or another protocol: the URL's text reaches the core, which
+    // refuses it as an artifact (invalid_artifact naming artifact).
+    if (artifact.protocol !== 'file:' || host === null) return String(artifact);
+    return new TextDecoder('utf-8', { fatal: true }).decode(host.fs.readFileSync(artifact));
+  }
+  return artifact;
+}
+
 Object.defineProperty(EarlyStopping, 'fromCalibration', {
   value: function fromCalibration(artifact, iterationAnalytics = null) {
-    const doc = artifact instanceof LoopCalibration ? artifact.artifact : artifact;
+    const doc = artifactOf(artifact);
     const engine = unwrap(native.exec(OP.LOOP_FROM_CALIBRATION, args2(enc(doc), enc(Date.now()))));
+    if (engine.notice !== null && engine.notice !== undefined && !uncertifiedNoticeShown) {
+      uncertifiedNoticeShown = true;
+      console.warn(engine.notice);
+    }
     return new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
   },
   writable: true,

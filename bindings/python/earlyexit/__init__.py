@@ -43,6 +43,7 @@ from ._native import replay_loops as replay_loops
 from ._native import LoopReplay as LoopReplay
 from ._native import LoopCalibration as LoopCalibration
 from ._native import calibrate_loop_policy as calibrate_loop_policy
+from ._native import calibration_plan as calibration_plan
 from ._native import LOOP_PRESETS as LOOP_PRESETS
 # Composable stop policies: `earlyexit.policy` builds condition trees (`|`, `&`).
 from . import policy as policy
@@ -98,6 +99,7 @@ from ._native import LIMITS as LIMITS
 # Errors
 from ._errors import EarlyExitError as EarlyExitError
 from ._errors import EarlyExitTypeError as EarlyExitTypeError
+from ._errors import UncertifiedCalibrationWarning as UncertifiedCalibrationWarning
 from ._errors import ErrorCode as ErrorCode
 
 # Types for annotations (typing constructs, no runtime behaviour): loop stopping and its

@@ -198,9 +198,10 @@ ops! {
     /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
     /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
     LOOP_CALIBRATE = 82 => "calibrateLoopPolicy";
-    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
-    /// (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
-    /// is a condition tree, else null); expired or non-loop artifacts are refused.
+    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
+    /// notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
+    /// policy is a condition tree, else null; `notice` the line to print once when the artifact
+    /// certifies nothing, else null); expired or non-loop artifacts are refused.
     LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
     /// `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
     /// (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
@@ -214,6 +215,9 @@ ops! {
     LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy";
     /// Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
     LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy";
+    /// `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
+    /// `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+    LOOP_CALIBRATION_PLAN = 89 => "calibrationPlan";
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.
@@ -323,6 +327,30 @@ ops! {
     /// `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
     /// takes over.
     IS_IMPORT = 272 => "InterventionSystem.importState";
+
+    // --- Loop, the refine-loop helper (`refine_ops`), 290..=299: ops of a `PolicyEngine`
+    // object holding the core's `Loop` over output handles (the outputs stay in JS). A kept
+    // output is `[iteration, quality on the loop's scale, handle]`; `state` is `[decision or
+    // null, best, last, completed, output]`, each a kept output or null.
+    /// `[policy or preset name or null, options {scale, maxIterations, task, dataset,
+    /// runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
+    /// fresh loop; `fingerprintOf` is only checked to be a function).
+    REFINE_OPEN = 290 => "Loop";
+    /// `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
+    /// fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
+    /// the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
+    REFINE_STEP = 291 => "Loop.prototype.step";
+    /// `[]` -> the recorded iterations (history records).
+    REFINE_HISTORY = 292 => "Loop.prototype.history";
+    /// `[id]` -> the run `{id, dataset?, iterations}` (`id` when the loop has no task).
+    REFINE_RUN = 293 => "Loop.prototype.run";
+    /// `[good or null, id]` -> the finished run (`good`, a boolean, set on the output's iteration).
+    REFINE_FINISH = 294 => "Loop.prototype.finish";
+    /// `[outputs (a boolean), [[handle, output], ...]]` -> the loop's document (`invalid_snapshot`
+    /// naming `best.output` for an output that is not a JSON value when `outputs`).
+    REFINE_TO_JSON = 295 => "Loop.prototype.toJSON";
+    /// `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object.
+    REFINE_FROM_JSON = 296 => "Loop.fromJSON";
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.
