@@ -9,7 +9,8 @@
 #   3. pytest tests/integrations: each adapter with its framework, the examples of
 #      docs/agents.md run as written; offline for real: LITELLM_LOCAL_MODEL_COST_MAP=True,
 #      the Agents SDK's tracing off, HF_HUB_OFFLINE=1, no *_API_KEY, and a socket guard
-#      (tests/integrations/conftest.py) failing any test that connects beyond loopback
+#      (tests/integrations/network_guard.py, installed by its conftest.py) failing any test
+#      that connects beyond loopback
 #   4. the pytest plugin's suite (integrations/pytest-earlyexit) under pytest 8.4 on Python 3.9
 #      in .venv-integrations-pytest84: the first python3.9 found on PATH, in pyenv's versions or
 #      through `uv python find 3.9`; without one, on python3, and the run says so
