@@ -11,6 +11,11 @@
 #   make metadata   rewrite the packages' shared metadata from Cargo.toml [workspace.package]
 #                (scripts/metadata.py; `make test` checks it)
 #
+#   make test-integrations  the adapters (earlyexit.integrations) against the real agent frameworks
+#                at the pins of tests/integrations/requirements.txt, offline, in a cached
+#                .venv-integrations, and the pytest plugin under pytest 8.4 on Python 3.9
+#                (scripts/test-integrations.sh; after `make setup`; .ci/run runs it after `make test`)
+#
 #   make bench   every benchmark figure (scripts/bench.sh; after `make setup`, long; QUICK=1 for a smoke run)
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
@@ -28,10 +33,13 @@ DATA ?= ../shared/data
 # rustup installs cargo here; a fresh shell may not have it on PATH yet.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: test artifacts metadata demo bench replay fuzz setup vectors generate contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
+.PHONY: test test-integrations artifacts metadata demo bench replay fuzz setup vectors generate contract check-commits compare-builds test-rust test-python test-node test-browser test-packaging test-cli
 
 test: setup
 	bash scripts/test-all.sh
+
+test-integrations: setup
+	bash scripts/test-integrations.sh
 
 artifacts: setup
 	bash scripts/artifacts.sh

@@ -12,6 +12,9 @@
 #                x64 and arm64 glibc, x64 musl), then scripts/dist-npm.sh
 #     crates.io  scripts/dist-crates.sh (all crates at once)
 #   verify     scripts/verify-pypi.sh (per PyPI row), verify-npm.sh, verify-crates.sh
+#   pytest-earlyexit  scripts/dist-pytest-plugin.sh: the pytest plugin's wheel and sdist (pure
+#              Python, not a packages.toml row), the wheel installed into a fresh venv with the
+#              earlyexit-engines wheel built above and docs/pytest.md's quick start run
 #   publish    scripts/publish.sh --dry-run
 # Targets this machine cannot build (macOS, Windows) are listed as configured: the workflow
 # builds them on their own runners. Ends with every artifact in dist/ and its size, and the
@@ -90,6 +93,7 @@ for row in "${rows[@]}"; do
   IFS=$'\t' read -r registry name _ quickstart _ <<<"$row"
   [ "$registry" = pypi ] && step "verify: $name" bash scripts/verify-pypi.sh "$name" "$quickstart"
 done
+step "pytest-earlyexit: build, install, quick start" bash scripts/dist-pytest-plugin.sh
 step "verify: npm" bash scripts/verify-npm.sh
 step "verify: crates" bash scripts/verify-crates.sh
 step "publish --dry-run" bash scripts/publish.sh --dry-run

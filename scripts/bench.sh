@@ -171,6 +171,17 @@ else
   note_failure "Python build (.venv, maturin develop --release)"
 fi
 
+# The adapters' overhead (earlyexit.integrations) needs the frameworks: only where
+# `make test-integrations` has made .venv-integrations (it installed this checkout's wheel).
+if [ -x "$ROOT/.venv-integrations/bin/python" ]; then
+  section "3b. agent-framework adapters per iteration vs a bare Loop.step (bench/python/bench_adapters.py, .venv-integrations)"
+  LITELLM_LOCAL_MODEL_COST_MAP=True OPENAI_AGENTS_DISABLE_TRACING=1 HF_HUB_OFFLINE=1 \
+    "$ROOT/.venv-integrations/bin/python" bench/python/bench_adapters.py "${QUICK_FLAG[@]}" --rounds "$ROUNDS" 2>/dev/null | sed 's/^/  /' ||
+    note_failure "adapters bench"
+else
+  echo "  (3b. the adapters' bench needs .venv-integrations: run make test-integrations first)"
+fi
+
 # --- 4. Node and wasm builds, wasm size ------------------------------------------------------------
 section "4. Node addon and wasm package (scripts/build-node.sh, scripts/build-wasm.sh); wasm size"
 node_ready=0

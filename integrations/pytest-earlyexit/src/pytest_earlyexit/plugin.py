@@ -436,6 +436,12 @@ class EarlyExitPlugin:
             return 1.0
         import io
 
+        # coverage.py before 7.11 (7.10.7 is the last for Python 3.9) caches one file's
+        # analysis across reports (an lru_cache on Coverage._analyze): with one measured file,
+        # every layer would report the first layer's rate. Clearing it costs one re-analysis.
+        clear = getattr(getattr(type(cov), "_analyze", None), "cache_clear", None)
+        if clear is not None:
+            clear()
         try:
             rate = max(0.0, min(1.0, cov.report(file=io.StringIO()) / 100.0))
         except Exception:  # coverage.py's NoDataError and friends: nothing measured yet

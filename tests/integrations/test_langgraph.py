@@ -1,0 +1,115 @@
+"""earlyexit.integrations.langgraph.StopGuard in a real LangGraph refine graph, with the
+in-memory and the SQLite checkpointers, and resumed from a checkpoint."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Dict, List, TypedDict
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+
+from earlyexit import Loop
+from earlyexit.integrations.langgraph import StopGuard
+
+DRAFTS = [f"v{i}" for i in range(1, 13)]
+SCORES = [0.40, 0.72, 0.85, 0.90, 0.86, 0.88, 0.87, 0.89, 0.88, 0.88, 0.88, 0.88]
+
+
+class State(TypedDict, total=False):
+    attempt: int
+    draft: str
+    score: float
+    earlyexit: Dict[str, Any]
+
+
+def draft(state: State) -> State:
+    attempt = state.get("attempt", 0)
+    return {"attempt": attempt + 1, "draft": DRAFTS[attempt], "score": SCORES[attempt]}
+
+
+def build(guard: StopGuard, checkpointer: Any = None, interrupt: bool = False) -> Any:
+    graph = StateGraph(State)
+    graph.add_node("draft", draft)
+    graph.add_node("guard", guard.node)
+    graph.add_edge(START, "draft")
+    graph.add_edge("draft", "guard")
+    graph.add_conditional_edges("guard", guard.route("draft", END), ["draft", END])
+    return graph.compile(checkpointer=checkpointer, interrupt_before=["guard"] if interrupt else None)
+
+
+def bare_loop() -> List[Any]:
+    """What a bare Loop decides over the same scores."""
+    loop = Loop(scale=1)
+    for text, score in zip(DRAFTS, SCORES):
+        decision = loop.step(text, score)
+        if decision.stop:
+            return [len(loop.history), decision.trigger, decision.reason, loop.output]
+    raise AssertionError("the bare loop never stopped")
+
+
+def guard() -> StopGuard:
+    return StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"], scale=1)
+
+
+def outcome(state: Dict[str, Any]) -> List[Any]:
+    kept = state["earlyexit"]
+    return [kept["iteration"], kept["trigger"], kept["reason"], kept["output"]]
+
+
+def test_the_graph_stops_where_a_bare_loop_stops_and_keeps_the_best() -> None:
+    expected = bare_loop()
+    final = build(guard()).invoke({}, {"recursion_limit": 100})
+    assert outcome(final) == expected
+    assert final["earlyexit"]["stop"] is True
+    assert final["attempt"] == expected[0] < len(DRAFTS)
+    assert final["earlyexit"]["output"] == "v4"  # the best (0.90), not the last draft
+
+
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_a_checkpointed_graph_decides_the_same(saver: str, tmp_path: Any) -> None:
+    expected = bare_loop()
+    config = {"configurable": {"thread_id": "t-1"}, "recursion_limit": 100}
+    if saver == "memory":
+        final = build(guard(), InMemorySaver()).invoke({}, config)
+    else:
+        with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as checkpointer:
+            final = build(guard(), checkpointer).invoke({}, config)
+    assert outcome(final) == expected
+
+
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_resumed_from_a_checkpoint_it_decides_as_one_that_ran_through(saver: str, tmp_path: Any) -> None:
+    """Each iteration stops before the guard; every resume is a new graph and a new guard
+    (as after a restart), reading the state from the checkpointer alone."""
+    expected = bare_loop()
+    config = {"configurable": {"thread_id": "t-2"}, "recursion_limit": 100}
+    path = str(tmp_path / "checkpoints.sqlite")
+    memory = InMemorySaver()
+
+    def resume(first: bool) -> Dict[str, Any]:
+        if saver == "memory":
+            return build(guard(), memory, interrupt=True).invoke({} if first else None, config)  # type: ignore[no-any-return]
+        connection = sqlite3.connect(path, check_same_thread=False)
+        try:
+            return build(guard(), SqliteSaver(connection), interrupt=True).invoke({} if first else None, config)  # type: ignore[no-any-return]
+        finally:
+            connection.close()
+
+    state = resume(True)
+    resumes = 0
+    while "earlyexit" not in state or not state["earlyexit"]["stop"]:
+        state = resume(False)
+        resumes += 1
+        assert resumes <= len(DRAFTS)
+    assert outcome(state) == expected
+    assert resumes == expected[0]
+
+
+def test_the_state_holds_the_loop_for_calibration() -> None:
+    g = guard()
+    final = build(g).invoke({}, {"recursion_limit": 100})
+    loop = g.loop(final)
+    assert loop is not None and [r.quality_score for r in loop.history] == [s * 100 for s in SCORES[: final["attempt"]]]

@@ -1,0 +1,305 @@
+"""The agent-framework adapters (earlyexit.integrations) without their frameworks: the LangGraph
+guard needs none, the Agents SDK guard runs on a fake ``agents`` module, and each adapter that
+imports a framework says which one is missing. tests/integrations runs them with the real
+frameworks (`make test-integrations`)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import importlib
+import json
+import sys
+import types
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from earlyexit import EarlyExitError, Loop
+from earlyexit.integrations.langgraph import StopGuard
+
+SCORES = [0.40, 0.72, 0.85, 0.90, 0.86, 0.88, 0.87, 0.89, 0.88, 0.88, 0.88, 0.88]
+
+
+def bare(scores: List[float]) -> Loop:
+    loop = Loop(scale=1)
+    for i, score in enumerate(scores):
+        if loop.step(f"v{i + 1}", score).stop:
+            break
+    return loop
+
+
+# --- LangGraph --------------------------------------------------------------------------------
+
+
+def drive(guard: StopGuard, checkpoint: bool) -> Dict[str, Any]:
+    """A refine graph by hand: draft, guard, route; with ``checkpoint`` the state goes through
+    JSON between two steps, as a checkpointer stores it, and a new guard reads it."""
+    state: Dict[str, Any] = {}
+    for i, score in enumerate(SCORES):
+        state.update(draft=f"v{i + 1}", score=score)
+        state.update(guard.node(state))
+        if guard.route("draft", "__end__")(state) == "__end__":
+            return state
+        if checkpoint:
+            state = json.loads(json.dumps(state))
+            guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    raise AssertionError("never stopped")
+
+
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_stop_guard_decides_as_a_bare_loop(checkpoint: bool) -> None:
+    loop = bare(SCORES)
+    state = drive(StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"]), checkpoint)
+    kept = state["earlyexit"]
+    assert kept["stop"] is True and kept["output"] == loop.output == "v4"
+    assert kept["iteration"] == len(loop.history) and kept["trigger"] == loop.decision.trigger  # type: ignore[union-attr]
+    assert kept["reason"] == loop.decision.reason  # type: ignore[union-attr]
+    assert json.loads(kept["loop"])  # the snapshot is JSON text a checkpointer stores as is
+
+
+def test_stop_guard_route_before_its_node_names_the_key() -> None:
+    guard = StopGuard(quality=lambda s: 1.0, output=lambda s: "x", key="guard")
+    with pytest.raises(KeyError, match="state\\['guard'\\]"):
+        guard.route("draft", "__end__")({})
+
+
+def test_stop_guard_bad_policy_or_score_is_the_engines_error() -> None:
+    with pytest.raises(EarlyExitError):
+        StopGuard(quality=lambda s: 1.0, output=lambda s: "x", preset="no-such-preset")
+    guard = StopGuard(quality=lambda s: 7.0, output=lambda s: "x")  # 7 is off the scale 1
+    with pytest.raises(EarlyExitError) as error:
+        guard.node({})
+    assert error.value.field == "quality"
+
+
+def test_stop_guard_details_and_fingerprint_reach_the_loop() -> None:
+    guard = StopGuard(quality=lambda s: 0.5, output=lambda s: "x", fingerprint=lambda s: "fp-1", details=lambda s: {"tokens": 42})
+    loop = guard.loop(guard.node({}))
+    assert loop is not None and loop.history[0].tokens_used == 42
+    assert loop.run()["iterations"][0]["fingerprint"] == "fp-1"
+
+
+def test_stop_guard_output_must_be_a_json_value() -> None:
+    guard = StopGuard(quality=lambda s: 0.5, output=lambda s: object())
+    with pytest.raises(EarlyExitError) as error:
+        guard.node({})
+    assert error.value.field == "best.output"
+
+
+# --- OpenAI Agents SDK (fake) ------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class FinalOutput:
+    is_final_output: bool
+    final_output: Any = None
+
+
+class FakeHooks:
+    async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+        pass
+
+    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: object) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_agents(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    agents = types.ModuleType("agents")
+    agents.RunHooks = FakeHooks  # type: ignore[attr-defined]
+    agents.ToolsToFinalOutputResult = FinalOutput  # type: ignore[attr-defined]
+    agents.default_tool_error_function = lambda ctx, error: "tool failed"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agents", agents)
+    monkeypatch.delitem(sys.modules, "earlyexit.integrations.openai_agents", raising=False)
+    yield importlib.import_module("earlyexit.integrations.openai_agents")
+    sys.modules.pop("earlyexit.integrations.openai_agents", None)
+
+
+def turn(output: str) -> Any:
+    return types.SimpleNamespace(output=output, tool=types.SimpleNamespace(name="submit"))
+
+
+def test_agent_guard_ends_the_run_with_the_best_output(fake_agents: Any) -> None:
+    loop = bare(SCORES)
+    scores = {f"v{i + 1}": s for i, s in enumerate(SCORES)}
+    guard = fake_agents.AgentGuard(quality=lambda output: scores[output])
+    usage = types.SimpleNamespace(usage=types.SimpleNamespace(input_tokens=100, output_tokens=20))
+
+    async def run() -> Any:
+        for name in scores:
+            await guard.hooks.on_llm_end(None, None, usage)
+            answer = await guard.tool_use_behavior(None, [turn(name)])
+            if answer.is_final_output:
+                return answer
+        raise AssertionError("never stopped")
+
+    answer = asyncio.run(run())
+    assert answer.final_output == loop.output == guard.output == "v4"
+    assert guard.decision.trigger == loop.decision.trigger and len(guard.loop.history) == len(loop.history)  # type: ignore[union-attr]
+    assert [r.tokens_used for r in guard.loop.history] == [120] * len(loop.history)
+
+
+def test_agent_guard_records_tool_errors_and_keeps_the_agents_behaviour(fake_agents: Any) -> None:
+    guard = fake_agents.AgentGuard(quality=lambda output: 0.5, behavior={"stop_at_tool_names": ["finish"]})
+    asyncio.run(guard.hooks.on_tool_end(None, None, types.SimpleNamespace(name="submit"), "tool failed"))
+    answer = asyncio.run(guard.tool_use_behavior(None, [turn("tool failed")]))
+    assert answer.is_final_output is False
+    assert guard.loop.history[0].to_dict()["error"] == "submit: tool failed"
+    finish = types.SimpleNamespace(output="done", tool=types.SimpleNamespace(name="finish"))
+    assert asyncio.run(guard.tool_use_behavior(None, [finish])).final_output == "done"
+
+
+def test_agent_guard_refuses_an_unknown_behaviour(fake_agents: Any) -> None:
+    with pytest.raises(TypeError, match="tool_use_behavior"):
+        fake_agents.AgentGuard(quality=lambda output: 0.5, behavior="stop_later")
+
+
+# --- missing frameworks -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "adapter, module, framework, install",
+    [
+        ("openai_agents", "agents", "the OpenAI Agents SDK", "openai-agents"),
+        ("dspy", "dspy", "DSPy", "dspy"),
+        ("smolagents", "smolagents", "smolagents", "smolagents"),
+        ("inspect_ai", "inspect_ai", "Inspect", "inspect-ai"),
+    ],
+)
+def test_a_missing_framework_is_named(monkeypatch: pytest.MonkeyPatch, adapter: str, module: str, framework: str, install: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed
+    monkeypatch.delitem(sys.modules, f"earlyexit.integrations.{adapter}", raising=False)
+    with pytest.raises(ImportError) as error:
+        importlib.import_module(f"earlyexit.integrations.{adapter}")
+    message = str(error.value)
+    assert f"earlyexit.integrations.{adapter} needs {framework}" in message and f"pip install {install}" in message
+    assert error.value.name == module
+
+
+# --- DSPy (fake) ---------------------------------------------------------------------------------
+
+
+class FakePrediction(dict):  # type: ignore[type-arg]
+    """What a DSPy module returns: fields by attribute, ``items()`` and ``dict()``."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self[name]
+
+
+class FakeLM:
+    def __init__(self, copies: List[Dict[str, Any]]) -> None:
+        self.kwargs: Dict[str, Any] = {}
+        self.copies = copies
+
+    def copy(self, **kwargs: Any) -> "FakeLM":
+        self.copies.append(kwargs)
+        return self
+
+
+@pytest.fixture
+def fake_dspy(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Just what Refine touches of DSPy: Module, settings, context, the feedback step."""
+    import contextlib
+
+    dspy = types.ModuleType("dspy")
+    settings = types.SimpleNamespace(lm=None, adapter=None, trace=[])
+
+    @contextlib.contextmanager
+    def context(**values: Any) -> Iterator[None]:
+        old = {k: getattr(settings, k) for k in values}
+        for k, v in values.items():
+            setattr(settings, k, v)
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                setattr(settings, k, v)
+
+    class Module:
+        def __init__(self) -> None:
+            pass
+
+        def __call__(self, **kwargs: Any) -> Any:
+            return self.forward(**kwargs)
+
+    advice_calls: List[Dict[str, Any]] = []
+
+    class Predict:
+        def __init__(self, signature: Any) -> None:
+            pass
+
+        def __call__(self, **kwargs: Any) -> Any:
+            advice_calls.append(kwargs)
+            return types.SimpleNamespace(advice={"self": "be precise"})
+
+    dspy.Module = Module  # type: ignore[attr-defined]
+    dspy.settings = settings  # type: ignore[attr-defined]
+    dspy.context = context  # type: ignore[attr-defined]
+    dspy.Predict = Predict  # type: ignore[attr-defined]
+    dspy.ChatAdapter = lambda: "chat adapter"  # type: ignore[attr-defined]
+    dspy.InputField = lambda desc="": desc  # type: ignore[attr-defined]
+    refine = types.ModuleType("dspy.predict.refine")
+    refine.OfferFeedback = "OfferFeedback"  # type: ignore[attr-defined]
+    refine.inspect_modules = lambda program: "modules"  # type: ignore[attr-defined]
+    refine.recursive_mask = lambda value: value  # type: ignore[attr-defined]
+    orjson = types.ModuleType("orjson")
+    orjson.OPT_INDENT_2 = 0  # type: ignore[attr-defined]
+    orjson.dumps = lambda value, option=0: json.dumps(value).encode()  # type: ignore[attr-defined]
+    for name, module in [("dspy", dspy), ("dspy.predict", types.ModuleType("dspy.predict")), ("dspy.predict.refine", refine), ("orjson", orjson)]:
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delitem(sys.modules, "earlyexit.integrations.dspy", raising=False)
+    adapter = importlib.import_module("earlyexit.integrations.dspy")
+    adapter.advice_calls = advice_calls
+    yield adapter
+    sys.modules.pop("earlyexit.integrations.dspy", None)
+
+
+class FakeProgram:
+    """A module answering a script; each attempt is a deep copy sharing the script."""
+
+    def __init__(self, answers: List[str], lm: FakeLM) -> None:
+        self.answers = answers
+        self.lm = lm
+
+    def get_lm(self) -> FakeLM:
+        return self.lm
+
+    def deepcopy(self) -> "FakeProgram":
+        return self
+
+    def set_lm(self, lm: Any) -> None:
+        self.lm = lm
+
+    def named_predictors(self) -> List[Any]:
+        return []
+
+    def __call__(self, **kwargs: Any) -> FakePrediction:
+        return FakePrediction(answer=self.answers.pop(0))
+
+
+def test_refine_stops_by_the_decision_with_dspys_rollouts(fake_dspy: Any) -> None:
+    loop = bare(SCORES)
+    copies: List[Dict[str, Any]] = []
+    rewards = {f"v{i + 1}": s for i, s in enumerate(SCORES)}
+    refine = fake_dspy.Refine(FakeProgram(list(rewards), FakeLM(copies)), N=12, reward_fn=lambda args, p: rewards[p.answer])
+    prediction = refine(question="q")
+    assert prediction.answer == loop.output == "v4"
+    assert refine.last_decision.trigger == loop.decision.trigger  # type: ignore[union-attr]
+    assert copies == [{"rollout_id": i, "temperature": 1.0} for i in range(len(loop.history))]
+    assert len(fake_dspy.advice_calls) == len(loop.history) - 1  # feedback between attempts only
+    assert json.loads(fake_dspy.advice_calls[0]["reward_value"]) == 0.40
+
+
+def test_refine_stops_at_the_threshold_as_dspy_does(fake_dspy: Any) -> None:
+    rewards = {"a": 0.2, "b": 0.9, "c": 0.95}
+    refine = fake_dspy.Refine(FakeProgram(list(rewards), FakeLM([])), N=3, reward_fn=lambda args, p: rewards[p.answer], threshold=0.8)
+    assert refine(question="q").answer == "b"
+    assert refine.last_decision.trigger == "completed" and len(refine.last_loop.history) == 2
+
+
+def test_refine_refuses_a_bad_n_or_policy(fake_dspy: Any) -> None:
+    with pytest.raises(ValueError, match="positive integer"):
+        fake_dspy.Refine(FakeProgram([], FakeLM([])), N=0, reward_fn=lambda args, p: 1.0)
+    with pytest.raises(EarlyExitError):
+        fake_dspy.Refine(FakeProgram([], FakeLM([])), N=3, reward_fn=lambda args, p: 1.0, preset="no-such-preset")
