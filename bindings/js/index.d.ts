@@ -809,6 +809,10 @@ export interface Speculation {
   /** Present once verification ran the layer. */
   actual?: Outcome;
   correct?: boolean;
+  /** In a run's result: the index of the skipped layer the prediction is about (absent from `speculate()`'s). */
+  layer?: number;
+  /** In a run's result: that layer's name. */
+  name?: string;
 }
 
 /**
@@ -845,6 +849,14 @@ export interface TestPyramidResult {
   verdict: Verdict;
   /** The failing layers that ran or were verified, in the order they ran. */
   failingLayers: FailingLayer[];
+  /** Indices run before the exit decision (every layer run when there was no exit): the first part of `layersExecuted`. */
+  layersBeforeExit: number[];
+  /** Indices of skipped layers that verification ran, in order: the rest of `layersExecuted`. */
+  layersVerified: number[];
+  /** Indices of the layers never run, ascending (what `computeSavedMs` sums). */
+  layersNotRun: number[];
+  /** Present when the run exited early but verification ran every skipped layer, so it saved nothing. */
+  note?: string;
   /**
    * Why a `fail_fast` / `risk_bounded` run did what it did (docs/test-exit.md); absent from
    * the ADR's results.

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 3319525362;
+export const CONTRACT = 2952802633;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -661,6 +661,8 @@ export const P_OUT_CORRECT = 156;
 export const P_OUT_FAILED = 157;
 /** The run's verdict (its index in `VERDICTS`). */
 export const P_OUT_VERDICT = 158;
+/** Summary: whether the result carries the note `NOTE_NOTHING_SAVED` (0/1). */
+export const P_OUT_NOTE = 159;
 /** Each layer's `costMs`, `COST_SLOTS` per layer (`COST_GIVEN`, `COST_MS`). */
 export const P_COSTS = 160;
 /** Slots per layer cost. */
@@ -764,6 +766,8 @@ export const EMPTY_SUMMARY = Object.freeze({ total_iterations: 0, stopped_early:
 export const FILE_KIND = Object.freeze({ SUMMARY: 'json', REPORT: 'report' });
 /** `PyramidRun.next()`'s `action` when the run is done. */
 export const STEP_DONE = 'done';
+/** A pyramid result's `note` when an early exit saved nothing. */
+export const NOTE_NOTHING_SAVED = 'nothing saved: the run exited early, but verification then ran every skipped layer, so every layer ran; an exit saves compute only when more layers follow it than verificationLayers';
 /** An EarlyStopping snapshot's `version` and `engine`. */
 export const SNAPSHOT = Object.freeze({ version: 1, engine: 'EarlyStopping' });
 
@@ -922,11 +926,11 @@ export function snapshotOf(config, history, reason, details, strictFrom) {
 export function selectionOf(selected, reason) {
   return { selected, reason };
 }
-/** One speculation (`Speculation`): `actual` and `correct` once verified. */
-export function speculationOf(predicted, confidence, verified, actual, correct) {
+/** One speculation of a run (`Speculation`): `actual` and `correct` once verified, then its layer. */
+export function speculationOf(predicted, confidence, verified, actual, correct, layer, name) {
   return verified
-    ? { predicted, confidence, verified, actual, correct }
-    : { predicted, confidence, verified };
+    ? { predicted, confidence, verified, actual, correct, layer, name }
+    : { predicted, confidence, verified, layer, name };
 }
 /** A failing layer (`FailingLayer`). */
 export function failingLayerOf(layer, name) {
@@ -941,7 +945,9 @@ export function calibrateOptionsOf(risk, delta) {
   return { risk, delta };
 }
 /** A pyramid run's result (`TestPyramidResult`) from the summary slots of `s` and the run's own lists. */
-export function pyramidResultOf(s, layers, speculations, executed, failing) {
+export function pyramidResultOf(s, layers, speculations, executed, failing, beforeExit, verified, notRun) {
   const saved = s[P_OUT_SAVED];
-  return { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing };
+  return s[P_OUT_NOTE] !== 0
+    ? { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing, layersBeforeExit: beforeExit, layersVerified: verified, layersNotRun: notRun, note: NOTE_NOTHING_SAVED }
+    : { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing, layersBeforeExit: beforeExit, layersVerified: verified, layersNotRun: notRun };
 }

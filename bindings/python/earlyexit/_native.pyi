@@ -1235,6 +1235,14 @@ class Speculation:
     def correct(self) -> bool | None:
         """``predicted == actual``, once verified."""
 
+    @property
+    def layer(self) -> int | None:
+        """In a run's result: the index of the skipped layer the prediction is about."""
+
+    @property
+    def name(self) -> str | None:
+        """In a run's result: that layer's name."""
+
     def to_dict(self) -> SpeculationDict:
         """The speculation as the JS API returns it."""
 
@@ -1327,6 +1335,23 @@ class TestPyramidResult:
     @property
     def failing_layers(self) -> tuple[FailingLayer, ...]:
         """The failing layers that ran or were verified, in the order they ran."""
+
+    @property
+    def layers_before_exit(self) -> tuple[int, ...]:
+        """Indices run before the exit decision (every layer run when there was no exit)."""
+
+    @property
+    def layers_verified(self) -> tuple[int, ...]:
+        """Indices of skipped layers that verification ran, in order."""
+
+    @property
+    def layers_not_run(self) -> tuple[int, ...]:
+        """Indices of the layers never run, ascending (what ``compute_saved_ms`` sums)."""
+
+    @property
+    def note(self) -> str | None:
+        """Why an early exit saved nothing (verification ran every skipped layer); ``None``
+        otherwise."""
 
     @property
     def policy(self) -> PolicyReportDict | None:
