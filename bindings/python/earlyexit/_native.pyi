@@ -134,6 +134,7 @@ __all__ = [
     "_run_options",
     "calculate_quality_signal",
     "count_quality_partitions",
+    "read_junit",
     "calibrate_pyramid_policy",
     "pyramid_policy_decide",
     "pyramid_policy_update",
@@ -1084,6 +1085,14 @@ class QualitySignal:
 def calculate_quality_signal(layer_result: LayerResult | Mapping[str, object]) -> QualitySignal:
     """``calculateQualitySignal``, bit-identical to the JS reference. Code
     ``invalid_layer_result`` for a bad result."""
+
+def read_junit(
+    source: str | bytes | os.PathLike[str], coverage_xml: str | bytes | os.PathLike[str] | None = None
+) -> LayerResult:
+    """A JUnit / xUnit XML report read into a ``LayerResult`` with the command's rules and
+    limits (``str``: XML text; ``bytes``: UTF-8; ``os.PathLike``: a file); ``coverage_xml``
+    is a Cobertura file giving ``coverage`` (else 1). Code ``invalid_layer_result`` naming
+    ``source`` or ``coverage_xml`` for a report the reader refuses."""
 
 def count_quality_partitions(layer_result: LayerResult | Mapping[str, object]) -> int:
     """``countQualityPartitions`` (0..3: pass rate < 0.9, coverage < 0.7, flaky
