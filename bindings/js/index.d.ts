@@ -936,6 +936,25 @@ export interface ReceiptRates {
   needlessRun: ReceiptRate;
 }
 
+/** What `readJunit` answers: a layer result with the report's counts. */
+export interface JunitLayerResult extends LayerResult {
+  durationMs: number;
+  total: number;
+  passed: number;
+  failed: number;
+  flaky: number;
+  /** Skipped tests: left out of `total`. */
+  skipped: number;
+}
+
+/**
+ * A JUnit / xUnit report's XML text read into a layer result by the command's reader (its
+ * rules, limits and errors: `invalid_layer_result` naming `text` or `coverageXml`);
+ * `coverageXml` is a Cobertura file's text (its line-rate is `coverage`, else 1). In
+ * `earlyexit-wasm` it runs in the replay module.
+ */
+export declare function readJunit(text: string, options?: { coverageXml?: string }): JunitLayerResult;
+
 /** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */
 export declare function verifyReceipts(text: string): ReceiptCheck;
 /**

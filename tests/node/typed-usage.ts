@@ -348,3 +348,9 @@ function overseer(): [number, string] {
   return [summary.total, text];
 }
 void overseer();
+
+// readJunit: a report's text into a layer result with its counts.
+import { readJunit } from 'earlyexit';
+import type { JunitLayerResult } from 'earlyexit';
+const fromReport: JunitLayerResult = readJunit('<testsuite name="s"><testcase name="a"/></testsuite>', {});
+void [fromReport.passRate, fromReport.skipped];

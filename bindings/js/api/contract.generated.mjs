@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2952802633;
+export const CONTRACT = 2113993203;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -254,6 +254,12 @@ export const OP = Object.freeze({
   /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`. */
   ARTIFACT_PROMOTE: 283,
   /**
+   * `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
+   * layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
+   * flaky, skipped}`, by the command's reader.
+   */
+  JUNIT_READ: 290,
+  /**
    * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
    * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
    */
@@ -336,6 +342,7 @@ export const REPLAY_OPS = Object.freeze({
   281: 'appendReceipts',
   282: 'checkPyramidDrift',
   283: 'promotePyramidPolicy',
+  290: 'readJunit',
   260: 'BehaviorDetector',
   261: 'BehaviorDetector.updateThresholds',
   262: 'BehaviorDetector.detect',

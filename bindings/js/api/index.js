@@ -50,7 +50,7 @@ import { guardInstance } from './instance.js';
 import { POLICY_BUILDERS } from './policy.js';
 import {
   LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset,
-  pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
+  pyramidPolicyDecide, pyramidPolicyUpdate, readJunit, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
   checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
 
@@ -94,6 +94,7 @@ export const api = {
   OutcomeModel,
   verifyReceipts,
   appendReceipts,
+  readJunit,
   checkPyramidDrift,
   promotePyramidPolicy,
   replayLoops,

@@ -50,6 +50,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
         op if super::artifact_ops::handles(op) => Ok(Some(super::artifact_ops::exec(op, &args)?)),
+        op if super::junit_ops::handles(op) => Ok(Some(super::junit_ops::exec(op, &args)?)),
         _ => Err(super::unknown_op(op)),
     }
 }
