@@ -153,6 +153,14 @@ else
   note_failure "loop replay/calibration build"
 fi
 
+# --- 2d. JUnit reader throughput ------------------------------------------------------------------
+section "2d. JUnit reader (example read_bench: a 200 MB report, and a quarter of it)"
+if quietly cargo build --release -p earlyexit-junit --example read_bench; then
+  nice target/release/examples/read_bench "${QUICK_FLAG[@]}" | sed 's/^/  /' || note_failure "JUnit reader"
+else
+  note_failure "JUnit reader build"
+fi
+
 # --- 3. Python -----------------------------------------------------------------------------------
 section "3. Python (bench/python/bench.py, module built with maturin develop --release)"
 VENV="$ROOT/.venv"

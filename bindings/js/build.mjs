@@ -159,6 +159,8 @@ const PUBLIC_NAMES = [
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
   // shadow-mode receipts
   'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
+  // JUnit / Cobertura reports (the command's reader)
+  'readJunit',
   // loop replay and presets
   'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',
   // composable stop policies (docs/loop-policies.md)

@@ -846,6 +846,10 @@ export interface Speculation {
   /** Present once verification ran the layer. */
   actual?: Outcome;
   correct?: boolean;
+  /** In a run's result: the index of the skipped layer the prediction is about (absent from `speculate()`'s). */
+  layer?: number;
+  /** In a run's result: that layer's name. */
+  name?: string;
 }
 
 /**
@@ -882,6 +886,14 @@ export interface TestPyramidResult {
   verdict: Verdict;
   /** The failing layers that ran or were verified, in the order they ran. */
   failingLayers: FailingLayer[];
+  /** Indices run before the exit decision (every layer run when there was no exit): the first part of `layersExecuted`. */
+  layersBeforeExit: number[];
+  /** Indices of skipped layers that verification ran, in order: the rest of `layersExecuted`. */
+  layersVerified: number[];
+  /** Indices of the layers never run, ascending (what `computeSavedMs` sums). */
+  layersNotRun: number[];
+  /** Present when the run exited early but verification ran every skipped layer, so it saved nothing. */
+  note?: string;
   /**
    * Why a `fail_fast` / `risk_bounded` run did what it did (docs/test-exit.md); absent from
    * the ADR's results.
@@ -960,6 +972,25 @@ export interface ReceiptRates {
   falsePass: ReceiptRate;
   needlessRun: ReceiptRate;
 }
+
+/** What `readJunit` answers: a layer result with the report's counts. */
+export interface JunitLayerResult extends LayerResult {
+  durationMs: number;
+  total: number;
+  passed: number;
+  failed: number;
+  flaky: number;
+  /** Skipped tests: left out of `total`. */
+  skipped: number;
+}
+
+/**
+ * A JUnit / xUnit report's XML text read into a layer result by the command's reader (its
+ * rules, limits and errors: `invalid_layer_result` naming `text` or `coverageXml`);
+ * `coverageXml` is a Cobertura file's text (its line-rate is `coverage`, else 1). In
+ * `earlyexit-wasm` it runs in the replay module.
+ */
+export declare function readJunit(text: string, options?: { coverageXml?: string }): JunitLayerResult;
 
 /** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */
 export declare function verifyReceipts(text: string): ReceiptCheck;

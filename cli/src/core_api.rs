@@ -5,13 +5,15 @@
 
 pub use earlyexit::host::{
     argument_needs, exclusive_arguments, missing_argument, one_argument_of, path_is_symlink, path_outside_roots,
-    path_without_root, respelled, type_error, unknown_argument, unknown_session, wrong_session, EngineKind,
+    path_without_root, policy_key_in_exit_config, respelled, type_error, unknown_argument, unknown_session,
+    wrong_session, EngineKind,
 };
 pub use earlyexit::loops::behavior::BehaviorIteration;
 pub use earlyexit::loops::{IterationResult, LoopPreset, VerificationStatus};
+pub use earlyexit::pyramid::policy::no_receipt_reason;
 pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
 pub use earlyexit::pyramid::replay::{Learn, POLICY_NAMES};
-pub use earlyexit::pyramid::{CoherenceEarlyExit, EXIT_PRESETS};
+pub use earlyexit::pyramid::{CoherenceEarlyExit, TestPyramidResult, EXIT_PRESETS};
 pub use earlyexit::value::jsonl::JsonlLines;
 // The Claude Code hook (`hook claude-code`): the agent rules and words, the refine loop.
 pub use earlyexit::loops::agent as agent_hook;

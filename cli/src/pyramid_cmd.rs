@@ -53,6 +53,14 @@ pub struct StartArgs {
     /// calibration artifact's JSON file (enforced only once promoted, else shadow).
     #[arg(long, value_name = "adr|fail_fast|risk_bounded|ARTIFACT_FILE")]
     policy: Option<String>,
+    /// The policy's risk budget (risk_bounded): its config's riskBudget, 0..=1. Over
+    /// --policy-config's riskBudget when both are given.
+    #[arg(long, value_name = "B", allow_hyphen_values = true)]
+    risk_budget: Option<String>,
+    /// JSON file with the policy's config (camelCase keys: riskBudget, confidence,
+    /// priorFailures, priorPasses, reorder, skipOnSuccess, forgetting).
+    #[arg(long, value_name = "FILE")]
+    policy_config: Option<String>,
     /// The outcome model's JSON file (fail_fast, risk_bounded).
     #[arg(long, value_name = "FILE")]
     model: Option<String>,
@@ -209,6 +217,15 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         Some(path) => {
             let text = state::read_input(path)?;
             let value = core_api::parse_json(&text, "invalid_config", "config").map_err(|e| with_file(e, path))?;
+            // A policy key here would be refused as unknown: name the flag that sets it.
+            if let Value::Object(entries) = &value {
+                for (key, _) in entries {
+                    let instead = if key == "riskBudget" { "--risk-budget" } else { "--policy-config" };
+                    if let Some(e) = core_api::policy_key_in_exit_config("config", key, instead) {
+                        return Err(with_file(e, path));
+                    }
+                }
+            }
             preset.merged(&value, NAMING, "config", ErrorCode::InvalidConfig).map_err(|e| with_file(e, path))?
         }
     };
@@ -246,6 +263,9 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         options
             .push(("model", core_api::parse_json(&text, "invalid_snapshot", "model").map_err(|e| with_file(e, path))?));
     }
+    if let Some(config) = policy_config(args)? {
+        options.push(("policyConfig", config));
+    }
     if let Some(mode) = &args.mode {
         options.push(("mode", Value::string(mode.as_str())));
     }
@@ -273,6 +293,10 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         let field = e.field().to_string();
         let flag = if field.starts_with("layers") {
             "--layer"
+        } else if field == "policyConfig.riskBudget" && args.risk_budget.is_some() {
+            "--risk-budget"
+        } else if field.starts_with("policyConfig") {
+            "--policy-config"
         } else if field.starts_with("policy") || field == "kind" || field == "schemaVersion" {
             "--policy"
         } else if field.starts_with("model") {
@@ -302,6 +326,31 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
     locked.write_state(&output::json(&run.to_snapshot()))?;
     let (doc, human, exit) = step(&run);
     Ok(Answer { json: output::json(&doc), human, code: exit })
+}
+
+/// The policy's config: `--policy-config`'s document, its `riskBudget` set by `--risk-budget`
+/// (the core checks both, as it checks a library's `policyConfig`).
+fn policy_config(args: &StartArgs) -> Result<Option<Value>, Failure> {
+    let mut config = match &args.policy_config {
+        None => None,
+        Some(path) => {
+            let text = state::read_input(path)?;
+            Some(core_api::parse_json(&text, "invalid_config", "policyConfig").map_err(|e| with_file(e, path))?)
+        }
+    };
+    if let Some(budget) = &args.risk_budget {
+        let budget = core_api::number_arg(budget);
+        match &mut config {
+            None => config = Some(Value::object(vec![("riskBudget", budget)])),
+            Some(Value::Object(entries)) => {
+                entries.retain(|(k, _)| k != "riskBudget");
+                entries.push(("riskBudget".to_string(), budget));
+            }
+            // Not an object: the core's error names --policy-config.
+            Some(_) => {}
+        }
+    }
+    Ok(config)
 }
 
 fn next(path: &Path) -> Result<Answer, Failure> {
@@ -431,6 +480,33 @@ fn flag_of_result_field(field: &str, from_junit: bool) -> Option<&'static str> {
     }
 }
 
+/// One line per layer: a layer's own outcome is `passed` or `failed`; a prediction about a
+/// skipped layer is `correct` or `wrong` once verification ran it.
+fn layer_lines(run: &LiveRun, result: &core_api::TestPyramidResult) -> String {
+    let name = |i: usize| run.layers().get(i).map_or("", |l| l.name.as_str());
+    let outcome = |i: usize| if result.failing_layers.iter().any(|f| f.layer == i) { "failed" } else { "passed" };
+    let prediction = |i: usize| result.speculations.iter().find(|s| s.layer == Some(i));
+    let mut out = String::new();
+    for &i in &result.layers_before_exit {
+        out.push_str(&format!("\n  layer {i} {}: {}", name(i), outcome(i)));
+    }
+    for &i in &result.layers_verified {
+        out.push_str(&format!("\n  layer {i} {}: {} (verified", name(i), outcome(i)));
+        if let Some(s) = prediction(i) {
+            let right = if s.correct() == Some(true) { "correct" } else { "wrong" };
+            out.push_str(&format!("; prediction {}: {right}", s.predicted.as_str()));
+        }
+        out.push(')');
+    }
+    for &i in &result.layers_not_run {
+        out.push_str(&format!("\n  layer {i} {}: not run", name(i)));
+        if let Some(s) = prediction(i) {
+            out.push_str(&format!(" (predicted {}, not checked)", s.predicted.as_str()));
+        }
+    }
+    out
+}
+
 fn result(args: &ResultArgs) -> Result<Answer, Failure> {
     let run = load_existing(&args.state)?;
     let result = run.result().map_err(Failure::core)?;
@@ -452,7 +528,8 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
             let whole = text + &lines;
             locked.write(whole.strip_suffix('\n').unwrap_or(&whole))?;
         }
-        appended = Some((count, log.display().to_string()));
+        let why = core_api::no_receipt_reason(result.shadow.as_ref(), receipts.len(), count);
+        appended = Some((count, log.display().to_string(), why));
     }
     let verdict = result.verdict.as_str();
     let exit = match verdict {
@@ -470,15 +547,22 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
         let names: Vec<String> = result.failing_layers.iter().map(|f| format!("{} ({})", f.layer, f.name)).collect();
         human.push_str(&format!("\n  failing: {}", names.join(", ")));
     }
+    human.push_str(&layer_lines(&run, &result));
     if let Some(saved) = result.compute_saved_ms {
         human.push_str(&format!("\n  compute saved: {} ms", core_api::js_number(saved)));
+    }
+    if let Some(note) = result.note {
+        human.push_str(&format!("\n  note: {note}"));
     }
     if let Some(shadow) = &result.shadow {
         let reason = shadow.get("reason").and_then(Value::as_str).unwrap_or("requested");
         human.push_str(&format!("\n  shadow mode ({reason})"));
     }
-    if let Some((n, log)) = appended {
+    if let Some((n, log, why)) = appended {
         human.push_str(&format!("\n  {n} receipt(s) appended to {log}"));
+        if let Some(why) = why {
+            human.push_str(&format!(" ({why})"));
+        }
     }
     Ok(Answer { json: output::json(&value), human, code: exit })
 }

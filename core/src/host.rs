@@ -190,6 +190,23 @@ pub fn unknown_argument(tool: &str, key: &str, known: &[&str]) -> Error {
     )
 }
 
+/// A key of the policy's config found in an exit config document (the command's
+/// `--config`, which reads only the ADR's exit config): `unknown_option` naming
+/// `path.key`, with a did-you-mean naming `instead` (where the key goes, e.g. the command's
+/// `--risk-budget`). `None` when `key` is not a policy config key, or is an exit config key too.
+pub fn policy_key_in_exit_config(path: &str, key: &str, instead: &str) -> Option<Error> {
+    use crate::pyramid::policy::POLICY_CONFIG_FIELDS;
+    let in_policy = POLICY_CONFIG_FIELDS.iter().any(|f| f.js() == key);
+    let in_exit = crate::pyramid::EXIT_CONFIG_FIELDS.iter().any(|f| f.js() == key);
+    if !in_policy || in_exit {
+        return None;
+    }
+    let field = if path.is_empty() { key.to_string() } else { concat(&[path, ".", key]) };
+    let message =
+        concat(&[&field, " is not an exit config key: it belongs to the policy's config; did you mean ", instead, "?"]);
+    Some(Error::new(ErrorCode::UnknownOption, ErrorKind::Type, field, message))
+}
+
 /// `key` is absent and `tool` requires it.
 pub fn missing_argument(tool: &str, key: &str) -> Error {
     Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, key, concat(&[key, " is required by ", tool]))

@@ -100,7 +100,7 @@ fn the_verdict_survives_a_snapshot_of_a_run_in_progress_and_the_result_readers()
     let js = result.to_value(Naming::Js).to_json();
     assert!(
         js.ends_with(
-            r#""verdict":"failed","failingLayers":[{"layer":1,"name":"integration"},{"layer":2,"name":"contract"}]}"#
+            r#""verdict":"failed","failingLayers":[{"layer":1,"name":"integration"},{"layer":2,"name":"contract"}],"layersBeforeExit":[0,1,2,3],"layersVerified":[],"layersNotRun":[]}"#
         ),
         "{js}"
     );

@@ -296,12 +296,17 @@ const SHAPES: [Shape; 11] = [
     },
     Shape {
         name: "speculationOf",
-        doc: "One speculation (`Speculation`): `actual` and `correct` once verified.",
-        params: "predicted, confidence, verified, actual, correct",
+        doc: "One speculation of a run (`Speculation`): `actual` and `correct` once verified, then its layer.",
+        params: "predicted, confidence, verified, actual, correct, layer, name",
         prelude: &[],
         keys: &keys::SPECULATION,
         value: same,
-        present: |k| matches!(k, "actual" | "correct").then_some("verified"),
+        // A run's predictions always name their layer.
+        present: |k| match k {
+            "actual" | "correct" => Some("verified"),
+            "layer" | "name" => Some("true"),
+            _ => None,
+        },
     },
     Shape {
         name: "failingLayerOf",
@@ -338,7 +343,7 @@ const SHAPES: [Shape; 11] = [
     Shape {
         name: "pyramidResultOf",
         doc: "A pyramid run's result (`TestPyramidResult`) from the summary slots of `s` and the run's own lists.",
-        params: "s, layers, speculations, executed, failing",
+        params: "s, layers, speculations, executed, failing, beforeExit, verified, notRun",
         prelude: &["const saved = s[P_OUT_SAVED];"],
         keys: &keys::PYRAMID_RESULT,
         value: |k| match k {
@@ -353,8 +358,12 @@ const SHAPES: [Shape; 11] = [
             "computeSavedMs" => Some("saved === saved ? saved : null"),
             "verdict" => Some("VERDICTS[s[P_OUT_VERDICT]]"),
             "failingLayers" => Some("failing"),
+            "layersBeforeExit" => Some("beforeExit"),
+            "layersVerified" => Some("verified"),
+            "layersNotRun" => Some("notRun"),
+            "note" => Some("NOTE_NOTHING_SAVED"),
             _ => same(k),
         },
-        present: |_| None,
+        present: |k| (k == "note").then_some("s[P_OUT_NOTE] !== 0"),
     },
 ];

@@ -267,6 +267,12 @@ pub fn module() -> String {
     );
     let done = earlyexit::Action::Done.to_value().get("action").cloned().expect("an action");
     export_const(&mut out, "`PyramidRun.next()`'s `action` when the run is done.", "STEP_DONE", &literal(&done));
+    export_const(
+        &mut out,
+        "A pyramid result's `note` when an early exit saved nothing.",
+        "NOTE_NOTHING_SAVED",
+        &string(earlyexit::pyramid::NOTE_NOTHING_SAVED),
+    );
     let fresh = earlyexit::EarlyStopping::fresh_snapshot(&EarlyStoppingConfig::default());
     let header: Vec<(String, Value)> = ["version", "engine"]
         .iter()

@@ -14,6 +14,7 @@ const EXPORTS = [
   // pyramid replay and the risk-bounded policy
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids', 'OutcomeModel',
   'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
+  'readJunit',
   // loop replay and loop presets (docs/replay.md)
   'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',
   // composable stop policies (docs/loop-policies.md)

@@ -163,7 +163,28 @@ describe(`runWithEarlyExit (${IMPL})`, () => {
     assert.deepEqual({ ...result }, {
       layers: [], exitedEarly: false, exitLayer: -1, exitReason: 'forced_continue', confidence: 1, speculations: [], skippedLayers: 0,
       layersExecuted: [], verifiedLayers: 0, mispredictions: 0, computeSavedMs: 0, verdict: 'passed', failingLayers: [],
+      layersBeforeExit: [], layersVerified: [], layersNotRun: [],
     });
+  });
+
+  // Results that explain themselves (docs/test-exit.md): the layers split three ways, each
+  // prediction names its layer, and an exit that saved nothing says so.
+  test('three layers under the default preset: exit, verify both, and a note that nothing was saved', async () => {
+    const { list } = layers([PASS, PASS, PASS], 'sync', [5, 50, 500]);
+    const r = await new ee.EarlyExitController(null, 3).runWithEarlyExit(list);
+    assert.deepEqual([r.exitedEarly, r.skippedLayers, r.computeSavedMs], [true, 2, 0]);
+    assert.deepEqual([r.layersBeforeExit, r.layersVerified, r.layersNotRun], [[0], [1, 2], []]);
+    assert.match(r.note, /^nothing saved: /);
+    assert.deepEqual(r.speculations.map((s) => [s.layer, s.name]), [[1, 'integration'], [2, 'contract']]);
+    assert.deepEqual(Object.keys(r).slice(13), ['layersBeforeExit', 'layersVerified', 'layersNotRun', 'note']);
+    // Five layers: two never run, no note; the JSON path answers the same as the fast path.
+    const five = layers([PASS, PASS, PASS, PASS, PASS], 'sync', [1, 2, 3, 4, 5]);
+    const r5 = await new ee.EarlyExitController(null, 5).runWithEarlyExit(five.list);
+    assert.deepEqual([r5.layersBeforeExit, r5.layersVerified, r5.layersNotRun, 'note' in r5], [[0], [1, 2], [3, 4], false]);
+    assert.deepEqual(r5.speculations.map((s) => s.layer), [1, 2, 3, 4]);
+    const run = ee.PyramidRun.start(null, 5, five.list.map(({ name, costMs }) => ({ name, costMs })));
+    for (let a = run.next(); a.action !== 'done'; a = run.next()) run.submit(a.layer, PASS);
+    assert.deepEqual(run.result(), r5);
   });
 });
 
@@ -268,7 +289,7 @@ describe(`SpeculativeExecutor (${IMPL})`, () => {
 });
 
 describe(`PyramidRun, the step API (${IMPL})`, () => {
-  const specs = [{ name: 'unit', costMs: 5 }, { name: 'integration', costMs: 50 }, { name: 'e2e', costMs: 500 }];
+  const specs = [{ name: 'unit', costMs: 5 }, { name: 'integration', costMs: 50 }, { name: 'contract', costMs: 500 }];
 
   test('next() / submit() / result() drive a run the way runWithEarlyExit does', async () => {
     const run = ee.PyramidRun.start(null, 3, specs);

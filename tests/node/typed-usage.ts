@@ -380,3 +380,9 @@ function refine(): string | null {
   return best === null ? null : best.output.text;
 }
 void refine();
+
+// readJunit: a report's text into a layer result with its counts.
+import { readJunit } from 'earlyexit';
+import type { JunitLayerResult } from 'earlyexit';
+const fromReport: JunitLayerResult = readJunit('<testsuite name="s"><testcase name="a"/></testsuite>', {});
+void [fromReport.passRate, fromReport.skipped];

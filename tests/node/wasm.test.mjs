@@ -20,8 +20,8 @@ const RAW_BUDGET = 120 * 1024;
 const GZIP_BUDGET = 45 * 1024;
 // The engines module's sizes on record (gzip: Node zlib level 9; docs/internals/wasm-size.md
 // "Size" says what grew and why).
-const RAW_ON_RECORD = 157_876;
-const GZIP_ON_RECORD = 65_693;
+const RAW_ON_RECORD = 159_726;
+const GZIP_ON_RECORD = 66_382;
 
 // A fixed scenario over every engine; its answers must not change after any abuse.
 async function scenario(api) {

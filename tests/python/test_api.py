@@ -488,8 +488,19 @@ def test_pyramid_run_step_api() -> None:
         "computeSavedMs",
         "verdict",
         "failingLayers",
+        "layersBeforeExit",
+        "layersVerified",
+        "layersNotRun",
+        "note",
     ]
     assert (r.verdict, d["failingLayers"]) == ("failed", [{"layer": 2, "name": "e2e"}])
+    # Results that explain themselves: the layers split three ways, each prediction names its
+    # layer, and this exit saved nothing (verification ran both skipped layers).
+    assert (r.layers_before_exit, r.layers_verified, r.layers_not_run) == ((0,), (1, 2), ())
+    assert r.note is not None and r.note.startswith("nothing saved: ") and d["note"] == r.note
+    assert [(s.layer, s.name) for s in r.speculations] == [(1, "integration"), (2, "e2e")]
+    assert d["speculations"][0]["layer"] == 1 and d["speculations"][0]["name"] == "integration"
+    assert ee.SpeculativeExecutor().speculate({"confidence": 0.9}, 1)[0].layer is None
     assert json.loads(json.dumps(d)) == d
     assert ee.TestPyramidResult.__test__ is False
 

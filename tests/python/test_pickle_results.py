@@ -335,6 +335,13 @@ BAD = [
     ("speculation:unverified", put("predicted", "maybe"), EarlyExitError, "invalid_signal", "predicted"),
     ("pyramid:empty", put("layers_executed", [0.5]), EarlyExitError, "invalid_snapshot", "layers_executed[0]"),
     ("pyramid:empty", put("compute_saved_ms", KeyError), EarlyExitTypeError, "invalid_snapshot", "compute_saved_ms"),
+    # Results that explain themselves: the layer lists and the note are read back and checked.
+    ("pyramid:empty", put("layers_before_exit", [0.5]), EarlyExitError, "invalid_snapshot", "layers_before_exit[0]"),
+    ("pyramid:empty", put("layers_verified", [0]), EarlyExitError, "invalid_snapshot", "layers_before_exit"),
+    ("pyramid:empty", put("layers_not_run", KeyError), EarlyExitTypeError, "invalid_snapshot", "layers_not_run"),
+    ("pyramid:empty", put("note", "made up"), EarlyExitError, "invalid_snapshot", "note"),
+    ("speculation:unverified", put("layer", 1), EarlyExitTypeError, "invalid_signal", "name"),
+    ("speculation:unverified", put("layer", -1), EarlyExitError, "invalid_signal", "layer"),
     ("pyramid:empty", put("verdict", "green"), EarlyExitError, "invalid_snapshot", "verdict"),
     ("pyramid:empty", put("verdict", KeyError), EarlyExitTypeError, "invalid_snapshot", "verdict"),
     ("pyramid:empty", put("failing_layers", [{"layer": 0, "name": "unit"}]), EarlyExitError, "invalid_snapshot", "failing_layers"),

@@ -51,6 +51,7 @@ from earlyexit import (
     Verdict,
     calculate_quality_signal,
     count_quality_partitions,
+    read_junit,
 )
 
 
@@ -177,6 +178,8 @@ def test_pyramid() -> Tuple[ExitReason, List[int]]:
     result = LayerResult(0.99, 0.9, 0.01, name="unit", extra={"suite": "api"})
     signal: QualitySignal = calculate_quality_signal(result)
     signal_from_dict = calculate_quality_signal({"pass_rate": 1.0, "coverage": 0.9, "flaky_ratio": 0.0})
+    from_report: LayerResult = read_junit('<testsuite name="s"><testcase name="a"/></testsuite>', coverage_xml=None)
+    del from_report
     config = EarlyExitConfig(EarlyExitConfig.AGGRESSIVE, verification_layers=2)
     decision: ExitDecision = CoherenceEarlyExit(config, 4).should_exit(signal, 1)
     speculations: Tuple[Speculation, ...] = SpeculativeExecutor(config).speculate(decision, 2)

@@ -733,16 +733,37 @@ function accounting(result, order, specs, observed) {
     if (cost === undefined) { saved = null; break; }
     saved += cost;
   }
+  // Results that explain themselves (docs/test-exit.md): each prediction names its layer
+  // (the layers after the exit, in order); the layers run before the exit are the first
+  // `layers.length` runner calls, the verified ones the rest; a note when an exit saved nothing.
+  const before = order.slice(0, result.layers.length);
+  const verifiedOrder = order.slice(result.layers.length);
+  const notRun = specs.map((_, i) => i).filter((i) => !ran.has(i));
+  const explained = {
+    layersBeforeExit: before,
+    layersVerified: verifiedOrder,
+    layersNotRun: notRun,
+  };
+  if (result.exitedEarly && result.skippedLayers > 0 && notRun.length === 0) explained.note = NOTE_NOTHING_SAVED;
   return {
     ...result,
+    speculations: result.speculations.map((s, k) => {
+      const layer = result.exitLayer + 1 + k;
+      return { ...s, layer, name: specs[layer].name };
+    }),
     layersExecuted: [...order],
     verifiedLayers: result.speculations.filter((s) => s.verified === true).length,
     mispredictions: result.speculations.filter((s) => s.verified === true && s.correct !== true).length,
     computeSavedMs: saved,
     ...verdictOf(order, observed, specs),
+    ...explained,
   };
 }
-const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs', 'verdict', 'failingLayers']);
+// The note of a result whose exit saved nothing (the core's `NOTE_NOTHING_SAVED`).
+const NOTE_NOTHING_SAVED = 'nothing saved: the run exited early, but verification then ran every skipped layer, '
+  + 'so every layer ran; an exit saves compute only when more layers follow it than verificationLayers';
+const PYRAMID_EXTRAS = new Set(['layersExecuted', 'verifiedLayers', 'mispredictions', 'computeSavedMs', 'verdict', 'failingLayers',
+  'layersBeforeExit', 'layersVerified', 'layersNotRun', 'note']);
 
 // Scripted runners: each call returns a fresh copy of the next element;
 // {"$throw": msg} throws; a result that is not a valid LayerResult is the

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 47086665;
+export const CONTRACT = 1655803796;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -260,6 +260,12 @@ export const OP = Object.freeze({
   /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`. */
   ARTIFACT_PROMOTE: 283,
   /**
+   * `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
+   * layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
+   * flaky, skipped}`, by the command's reader.
+   */
+  JUNIT_READ: 300,
+  /**
    * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
    * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
    */
@@ -368,6 +374,7 @@ export const REPLAY_OPS = Object.freeze({
   281: 'appendReceipts',
   282: 'checkPyramidDrift',
   283: 'promotePyramidPolicy',
+  300: 'readJunit',
   260: 'BehaviorDetector',
   261: 'BehaviorDetector.updateThresholds',
   262: 'BehaviorDetector.detect',
@@ -700,6 +707,8 @@ export const P_OUT_CORRECT = 156;
 export const P_OUT_FAILED = 157;
 /** The run's verdict (its index in `VERDICTS`). */
 export const P_OUT_VERDICT = 158;
+/** Summary: whether the result carries the note `NOTE_NOTHING_SAVED` (0/1). */
+export const P_OUT_NOTE = 159;
 /** Each layer's `costMs`, `COST_SLOTS` per layer (`COST_GIVEN`, `COST_MS`). */
 export const P_COSTS = 160;
 /** Slots per layer cost. */
@@ -803,6 +812,8 @@ export const EMPTY_SUMMARY = Object.freeze({ total_iterations: 0, stopped_early:
 export const FILE_KIND = Object.freeze({ SUMMARY: 'json', REPORT: 'report' });
 /** `PyramidRun.next()`'s `action` when the run is done. */
 export const STEP_DONE = 'done';
+/** A pyramid result's `note` when an early exit saved nothing. */
+export const NOTE_NOTHING_SAVED = 'nothing saved: the run exited early, but verification then ran every skipped layer, so every layer ran; an exit saves compute only when more layers follow it than verificationLayers';
 /** An EarlyStopping snapshot's `version` and `engine`. */
 export const SNAPSHOT = Object.freeze({ version: 1, engine: 'EarlyStopping' });
 
@@ -961,11 +972,11 @@ export function snapshotOf(config, history, reason, details, strictFrom) {
 export function selectionOf(selected, reason) {
   return { selected, reason };
 }
-/** One speculation (`Speculation`): `actual` and `correct` once verified. */
-export function speculationOf(predicted, confidence, verified, actual, correct) {
+/** One speculation of a run (`Speculation`): `actual` and `correct` once verified, then its layer. */
+export function speculationOf(predicted, confidence, verified, actual, correct, layer, name) {
   return verified
-    ? { predicted, confidence, verified, actual, correct }
-    : { predicted, confidence, verified };
+    ? { predicted, confidence, verified, actual, correct, layer, name }
+    : { predicted, confidence, verified, layer, name };
 }
 /** A failing layer (`FailingLayer`). */
 export function failingLayerOf(layer, name) {
@@ -980,7 +991,9 @@ export function calibrateOptionsOf(risk, delta) {
   return { risk, delta };
 }
 /** A pyramid run's result (`TestPyramidResult`) from the summary slots of `s` and the run's own lists. */
-export function pyramidResultOf(s, layers, speculations, executed, failing) {
+export function pyramidResultOf(s, layers, speculations, executed, failing, beforeExit, verified, notRun) {
   const saved = s[P_OUT_SAVED];
-  return { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing };
+  return s[P_OUT_NOTE] !== 0
+    ? { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing, layersBeforeExit: beforeExit, layersVerified: verified, layersNotRun: notRun, note: NOTE_NOTHING_SAVED }
+    : { layers, exitedEarly: s[P_OUT_EXITED] !== 0, exitLayer: s[P_OUT_EXIT_LAYER], exitReason: EXIT_REASONS[s[P_OUT_REASON]], confidence: s[P_OUT_CONFIDENCE], speculations, skippedLayers: s[P_OUT_SKIPPED], layersExecuted: executed, verifiedLayers: s[P_OUT_VERIFIED], mispredictions: s[P_OUT_MISPREDICTIONS], computeSavedMs: saved === saved ? saved : null, verdict: VERDICTS[s[P_OUT_VERDICT]], failingLayers: failing, layersBeforeExit: beforeExit, layersVerified: verified, layersNotRun: notRun };
 }

@@ -51,7 +51,7 @@ import { Loop } from './refine.js';
 import { POLICY_BUILDERS } from './policy.js';
 import {
   LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, calibrationPlan, loopPreset,
-  pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
+  pyramidPolicyDecide, pyramidPolicyUpdate, readJunit, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
   checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
 
@@ -96,6 +96,7 @@ export const api = {
   OutcomeModel,
   verifyReceipts,
   appendReceipts,
+  readJunit,
   checkPyramidDrift,
   promotePyramidPolicy,
   replayLoops,

@@ -387,6 +387,8 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
   let index = s[P_OUT_LAYER];
   const results = [];
   const executed = [];
+  const beforeExit = []; // the layers run before the exit, then the verified ones
+  const verified = [];
   const actuals = []; // each verified layer's outcome
   const corrects = []; // and whether it was the predicted one
   const failing = []; // the failing layers run or verified, in run order
@@ -418,10 +420,12 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
     executed.push(index);
     if (s[P_OUT_FAILED] !== 0) failing.push(failingLayerOf(index, layers[index].name));
     if (action === P_ACTION_RUN) {
+      beforeExit.push(index);
       const stamped = s[P_OUT_STAMPED];
       if (stamped === stamped) result.previousLambda = stamped; // not NaN: stamped
       results.push(result);
     } else {
+      verified.push(index);
       actuals.push(OUTCOMES[s[P_OUT_ACTUAL]]);
       corrects.push(s[P_OUT_CORRECT] !== 0);
     }
@@ -437,12 +441,18 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
   const predicted = OUTCOMES[state[P_PREDICTED - P_BASE]];
   const confidence = state[P_PREDICTED_CONFIDENCE - P_BASE];
   const speculations = new Array(speculationCount);
+  // The fast path runs layers in order: the predictions are about the layers after the
+  // ones run before the exit, and the layers never run are those after the executed ones.
   for (let i = 0; i < speculationCount; i++) {
+    const layer = beforeExit.length + i;
+    const name = read.reads[READ * layer + 1];
     speculations[i] = i < actuals.length
-      ? speculationOf(predicted, confidence, true, actuals[i], corrects[i])
-      : speculationOf(predicted, confidence, false);
+      ? speculationOf(predicted, confidence, true, actuals[i], corrects[i], layer, name)
+      : speculationOf(predicted, confidence, false, undefined, undefined, layer, name);
   }
-  return pyramidResultOf(s, results, speculations, executed, failing);
+  const notRun = [];
+  for (let i = executed.length; i < count; i++) notRun.push(i);
+  return pyramidResultOf(s, results, speculations, executed, failing, beforeExit, verified, notRun);
 }
 
 // The validated setup of an EarlyExitController (the merged config, as an object and in

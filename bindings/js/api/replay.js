@@ -123,6 +123,16 @@ export function verifyReceipts(text) {
 }
 
 /**
+ * A JUnit / xUnit report's XML text read into a layer result by the command's reader (its
+ * rules, limits and errors): `{passRate, coverage, flakyRatio, durationMs, total, passed,
+ * failed, flaky, skipped}`; `options.coverageXml` is a Cobertura file's text (its line-rate
+ * is `coverage`, else 1). In the wasm package it runs in the replay module.
+ */
+export function readJunit(text, options = undefined) {
+  return unwrap(native.exec(OP.JUNIT_READ, args2(enc(text), encOpt(options))));
+}
+
+/**
  * The JSONL lines that append `receipts` (a shadow-mode result's `shadow.receipts`) to the
  * log `log` (its text; '' or null for a new log), each chained to the one before.
  */

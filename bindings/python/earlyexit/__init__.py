@@ -63,6 +63,7 @@ from ._native import INTERVENTION_LEVELS as INTERVENTION_LEVELS
 from ._native import LayerResult as LayerResult
 from ._native import QualitySignal as QualitySignal
 from ._native import calculate_quality_signal as calculate_quality_signal
+from ._native import read_junit as read_junit
 from ._native import count_quality_partitions as count_quality_partitions
 from ._native import EarlyExitConfig as EarlyExitConfig
 from ._native import ExitDecision as ExitDecision

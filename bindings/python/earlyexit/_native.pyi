@@ -134,6 +134,7 @@ __all__ = [
     "_run_options",
     "calculate_quality_signal",
     "count_quality_partitions",
+    "read_junit",
     "calibrate_pyramid_policy",
     "pyramid_policy_decide",
     "pyramid_policy_update",
@@ -1089,6 +1090,14 @@ def calculate_quality_signal(layer_result: LayerResult | Mapping[str, object]) -
     """``calculateQualitySignal``, bit-identical to the JS reference. Code
     ``invalid_layer_result`` for a bad result."""
 
+def read_junit(
+    source: str | bytes | os.PathLike[str], coverage_xml: str | bytes | os.PathLike[str] | None = None
+) -> LayerResult:
+    """A JUnit / xUnit XML report read into a ``LayerResult`` with the command's rules and
+    limits (``str``: XML text; ``bytes``: UTF-8; ``os.PathLike``: a file); ``coverage_xml``
+    is a Cobertura file giving ``coverage`` (else 1). Code ``invalid_layer_result`` naming
+    ``source`` or ``coverage_xml`` for a report the reader refuses."""
+
 def count_quality_partitions(layer_result: LayerResult | Mapping[str, object]) -> int:
     """``countQualityPartitions`` (0..3: pass rate < 0.9, coverage < 0.7, flaky
     ratio > 0.05; the signal's ``partition_count``). Code ``invalid_layer_result`` for a bad
@@ -1239,6 +1248,14 @@ class Speculation:
     def correct(self) -> bool | None:
         """``predicted == actual``, once verified."""
 
+    @property
+    def layer(self) -> int | None:
+        """In a run's result: the index of the skipped layer the prediction is about."""
+
+    @property
+    def name(self) -> str | None:
+        """In a run's result: that layer's name."""
+
     def to_dict(self) -> SpeculationDict:
         """The speculation as the JS API returns it."""
 
@@ -1331,6 +1348,23 @@ class TestPyramidResult:
     @property
     def failing_layers(self) -> tuple[FailingLayer, ...]:
         """The failing layers that ran or were verified, in the order they ran."""
+
+    @property
+    def layers_before_exit(self) -> tuple[int, ...]:
+        """Indices run before the exit decision (every layer run when there was no exit)."""
+
+    @property
+    def layers_verified(self) -> tuple[int, ...]:
+        """Indices of skipped layers that verification ran, in order."""
+
+    @property
+    def layers_not_run(self) -> tuple[int, ...]:
+        """Indices of the layers never run, ascending (what ``compute_saved_ms`` sums)."""
+
+    @property
+    def note(self) -> str | None:
+        """Why an early exit saved nothing (verification ran every skipped layer); ``None``
+        otherwise."""
 
     @property
     def policy(self) -> PolicyReportDict | None:

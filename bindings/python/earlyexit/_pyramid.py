@@ -90,10 +90,13 @@ class _SpeculationRequired(TypedDict):
 
 
 class SpeculationDict(_SpeculationRequired, total=False):
-    """``Speculation.to_dict()`` (``actual`` and ``correct`` once verified)."""
+    """``Speculation.to_dict()`` (``actual`` and ``correct`` once verified; ``layer`` and
+    ``name`` in a run's result)."""
 
     actual: Outcome
     correct: bool
+    layer: int
+    name: str
 
 
 class FailingLayerDict(TypedDict):
@@ -117,12 +120,17 @@ class _TestPyramidResultRequired(TypedDict):
     computeSavedMs: Optional[float]
     verdict: Verdict
     failingLayers: List[FailingLayerDict]
+    layersBeforeExit: List[int]
+    layersVerified: List[int]
+    layersNotRun: List[int]
 
 
 class TestPyramidResultDict(_TestPyramidResultRequired, total=False):
     """``TestPyramidResult.to_dict()``: the pyramid result plus the honest-accounting fields,
-    and a ``fail_fast`` / ``risk_bounded`` run's ``policy`` report (camelCase keys here)."""
+    the ``note`` of an exit that saved nothing, and a ``fail_fast`` / ``risk_bounded`` run's
+    ``policy`` report (camelCase keys here)."""
 
+    note: str
     policy: Dict[str, object]
 
 

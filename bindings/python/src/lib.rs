@@ -91,6 +91,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     add_classes(m)?;
     m.add_function(wrap_pyfunction!(pyramid::signal::calculate_quality_signal_py, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::signal::count_quality_partitions_py, m)?)?;
+    m.add_function(wrap_pyfunction!(pyramid::junit::read_junit, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::signal::_restore_signal, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::layers::_layer_runners, m)?)?;
     m.add_function(wrap_pyfunction!(restore::_restore, m)?)?;

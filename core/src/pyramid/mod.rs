@@ -49,6 +49,7 @@ pub use exit::{
 };
 pub use result::{
     check_layer_key, layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict, LAYER_KEYS,
+    NOTE_NOTHING_SAVED,
 };
 pub use run::{invalid_runner, parse_layers, PyramidRun};
 pub use signal::{

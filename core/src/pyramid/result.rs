@@ -30,6 +30,10 @@ const MISPREDICTIONS: Key = Key::same("mispredictions");
 const COMPUTE_SAVED_MS: Key = key!("computeSavedMs", "compute_saved_ms");
 const VERDICT: Key = Key::same("verdict");
 const FAILING_LAYERS: Key = key!("failingLayers", "failing_layers");
+const LAYERS_BEFORE_EXIT: Key = key!("layersBeforeExit", "layers_before_exit");
+const LAYERS_VERIFIED: Key = key!("layersVerified", "layers_verified");
+const LAYERS_NOT_RUN: Key = key!("layersNotRun", "layers_not_run");
+const NOTE: Key = Key::same("note");
 const POLICY: Key = Key::same("policy");
 const SHADOW: Key = Key::same("shadow");
 
@@ -260,6 +264,16 @@ pub struct TestPyramidResult {
     pub verdict: Verdict,
     /// The failing layers that ran or were verified, in the order they ran.
     pub failing_layers: Vec<FailingLayer>,
+    /// Indices run before the exit decision (every layer run when there was no exit), in
+    /// run order: the first part of `layers_executed`.
+    pub layers_before_exit: Vec<usize>,
+    /// Indices of skipped layers that verification ran, in order: the rest of
+    /// `layers_executed`.
+    pub layers_verified: Vec<usize>,
+    /// Indices of the layers never run, ascending (what `compute_saved_ms` sums).
+    pub layers_not_run: Vec<usize>,
+    /// Why an early exit saved nothing ([`NOTE_NOTHING_SAVED`]), absent otherwise.
+    pub note: Option<&'static str>,
     /// Why a `fail_fast` / `risk_bounded` run did what it did (`None` for the ADR's runs,
     /// whose result has no `policy` key).
     pub policy: Option<PolicyReport>,
@@ -271,7 +285,7 @@ pub struct TestPyramidResult {
 impl TestPyramidResult {
     /// The keys of the result object, in the order [`TestPyramidResult::to_value`] writes
     /// them (the ADR's `TestPyramidResult`, then the honest-accounting fields).
-    pub const KEYS: [Key; 13] = [
+    pub const KEYS: [Key; 17] = [
         LAYERS,
         EXITED_EARLY,
         EXIT_LAYER,
@@ -285,7 +299,14 @@ impl TestPyramidResult {
         COMPUTE_SAVED_MS,
         VERDICT,
         FAILING_LAYERS,
+        LAYERS_BEFORE_EXIT,
+        LAYERS_VERIFIED,
+        LAYERS_NOT_RUN,
+        NOTE,
     ];
+
+    /// The keys of [`TestPyramidResult::KEYS`] a result may leave out.
+    pub const OPTIONAL_KEYS: [Key; 1] = [NOTE];
 
     /// The key a policy run's result adds after [`TestPyramidResult::KEYS`].
     pub const POLICY_KEY: Key = POLICY;
@@ -311,6 +332,10 @@ impl TestPyramidResult {
             compute_saved_ms: self.compute_saved_ms,
             verdict: self.verdict,
             failing_layers: self.failing_layers.clone(),
+            layers_before_exit: &self.layers_before_exit,
+            layers_verified: &self.layers_verified,
+            layers_not_run: self.layers_not_run.clone(),
+            note: self.note,
         }
         .to_value(naming);
         if let (Some(report), Value::Object(entries)) = (&self.policy, &mut value) {
@@ -326,7 +351,7 @@ impl TestPyramidResult {
     /// results read as a runner's results do (keeping every key in its order), speculations
     /// as `verify` reads them, `compute_saved_ms` `null` when unknown.
     pub fn from_value(value: &Value, naming: Naming) -> Result<Self> {
-        const FIELDS: [FieldName; 13] = Key::fields(TestPyramidResult::KEYS);
+        const FIELDS: [FieldName; 17] = Key::fields(TestPyramidResult::KEYS);
         // A policy run's result ends with its `policy` report.
         let mut known = FIELDS.to_vec();
         known.push(POLICY.field);
@@ -344,14 +369,32 @@ impl TestPyramidResult {
                 return Err(Error::new(CODE, ErrorKind::Type, "shadow", message));
             }
         };
-        let [layers, exited_early, exit_layer, exit_reason, confidence, speculations, skipped, executed, verified, mispredictions, saved, verdict, failing] =
+        let [layers, exited_early, exit_layer, exit_reason, confidence, speculations, skipped, executed, verified, mispredictions, saved, verdict, failing, before_exit, layers_verified, not_run, note] =
             FIELDS;
         let layers = snapshot::items(&r, layers, |item, path| LayerResult::read(item, naming, path, CODE))?;
         let speculations = snapshot::items(&r, speculations, |item, path| Speculation::from_value(item, naming, path))?;
-        let layers_executed = snapshot::items(&r, executed, |item, path| {
+        let index = |item: &Value, path: &str| {
             let n = value::integer_argument(item, path, CODE, 0, MAX_SAFE_INTEGER)?;
             usize::try_from(n).map_err(|_| Error::new(CODE, ErrorKind::Range, path, "layer index too large"))
-        })?;
+        };
+        let layers_executed = snapshot::items(&r, executed, index)?;
+        let layers_before_exit = snapshot::items(&r, before_exit, index)?;
+        let layers_verified = snapshot::items(&r, layers_verified, index)?;
+        let layers_not_run = snapshot::items(&r, not_run, index)?;
+        if layers_before_exit.len() + layers_verified.len() != layers_executed.len()
+            || layers_before_exit.iter().chain(&layers_verified).ne(layers_executed.iter())
+        {
+            let why = "must be layersExecuted's first part (its rest is layersVerified)";
+            return Err(snapshot::inconsistent(&r, before_exit, why));
+        }
+        let note = match r.get(note) {
+            None => None,
+            Some(Value::String(s)) if s == NOTE_NOTHING_SAVED => Some(NOTE_NOTHING_SAVED),
+            Some(_) => {
+                let message = value::concat(&["note must be the note a run writes: '", NOTE_NOTHING_SAVED, "'"]);
+                return Err(Error::new(CODE, ErrorKind::Range, note.spelled(naming), message));
+            }
+        };
         let verdict = snapshot::pick(&r, verdict, &Verdict::NAMES, Verdict::parse)?;
         let failing_layers = snapshot::items(&r, failing, FailingLayer::from_value)?;
         if (verdict == Verdict::Failed) == failing_layers.is_empty() {
@@ -372,10 +415,25 @@ impl TestPyramidResult {
             compute_saved_ms: snapshot::nullable_number(&r, saved, 0.0, f64::MAX)?,
             verdict,
             failing_layers,
+            layers_before_exit,
+            layers_verified,
+            layers_not_run,
+            note,
             policy,
             shadow,
         })
     }
+}
+
+/// A result's `note` when the run exited early but verification then ran every skipped
+/// layer: the exit saved nothing on these layers (`computeSavedMs` is 0 beside
+/// `exitedEarly: true`). Absent otherwise.
+pub const NOTE_NOTHING_SAVED: &str = "nothing saved: the run exited early, but verification then ran every \
+     skipped layer, so every layer ran; an exit saves compute only when more layers follow it than \
+     verificationLayers";
+
+fn indices(list: &[usize]) -> Value {
+    value::array_of(list, |&i| Value::Number(i as f64))
 }
 
 /// A [`TestPyramidResult`] borrowing the run's lists: [`PyramidRun::result`] copies it out,
@@ -395,6 +453,10 @@ pub(super) struct ResultView<'a> {
     pub(super) compute_saved_ms: Option<f64>,
     pub(super) verdict: Verdict,
     pub(super) failing_layers: Vec<FailingLayer>,
+    pub(super) layers_before_exit: &'a [usize],
+    pub(super) layers_verified: &'a [usize],
+    pub(super) layers_not_run: Vec<usize>,
+    pub(super) note: Option<&'static str>,
 }
 
 impl ResultView<'_> {
@@ -416,6 +478,10 @@ impl ResultView<'_> {
             .opt_number(spelled!(COMPUTE_SAVED_MS, naming), self.compute_saved_ms)
             .string(VERDICT.js, self.verdict.as_str())
             .value(spelled!(FAILING_LAYERS, naming), value::array_of(&self.failing_layers, FailingLayer::to_value))
+            .value(spelled!(LAYERS_BEFORE_EXIT, naming), indices(self.layers_before_exit))
+            .value(spelled!(LAYERS_VERIFIED, naming), indices(self.layers_verified))
+            .value(spelled!(LAYERS_NOT_RUN, naming), indices(&self.layers_not_run))
+            .some_string(NOTE.js, self.note)
             .build()
     }
 }
@@ -500,7 +566,12 @@ mod tests {
         assert_eq!(result.failing_layers.len(), 1);
         for naming in [Naming::Js, Naming::Snake] {
             let value = result.to_value(naming);
-            assert_eq!(keys(&value), spelled(&TestPyramidResult::KEYS, naming));
+            // Every key but the note (this run exited after no layer).
+            let written: Vec<String> = spelled(&TestPyramidResult::KEYS, naming)
+                .into_iter()
+                .filter(|k| !TestPyramidResult::OPTIONAL_KEYS.iter().any(|o| o.spelled(naming) == k))
+                .collect();
+            assert_eq!(keys(&value), written);
             assert_eq!(TestPyramidResult::from_value(&value, naming).as_ref(), Ok(&result));
             assert_eq!(keys(&layers[0].to_value(naming)), spelled(&LayerSpec::KEYS, naming));
         }

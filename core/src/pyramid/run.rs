@@ -2,9 +2,11 @@
 //! next, runs it, and submits the outcome; the run snapshots and restores at any step.
 
 use crate::pyramid::exit::{total_layers_argument, CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason};
-use crate::pyramid::result::{layer_failed, Action, FailingLayer, LayerSpec, ResultView, TestPyramidResult, Verdict};
+use crate::pyramid::result::{
+    layer_failed, Action, FailingLayer, LayerSpec, ResultView, TestPyramidResult, Verdict, NOTE_NOTHING_SAVED,
+};
 use crate::pyramid::signal::{calculate_quality_signal, LayerResult, LAYER_RESULT_FIELDS};
-use crate::pyramid::speculation::{classify_outcome, predictions, verification_count, Speculation};
+use crate::pyramid::speculation::{classify_outcome, predict_layer_outcome, verification_count, Speculation};
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
@@ -218,7 +220,13 @@ impl PyramidRun {
                 self.phase = if decision.can_exit {
                     let speculations = if decision.enable_speculation && remaining > 0 {
                         // `remaining` < the layer count, which `start` bounded.
-                        predictions(decision.confidence, remaining)
+                        // One prediction per skipped layer, each naming its layer.
+                        let prediction = predict_layer_outcome(decision.confidence);
+                        let mut speculations = Vec::with_capacity(remaining);
+                        for (layer, spec) in self.layers.iter().enumerate().skip(next + 1) {
+                            speculations.push(prediction.clone().about(layer, &spec.name));
+                        }
+                        speculations
                     } else {
                         Vec::new()
                     };
@@ -277,6 +285,10 @@ impl PyramidRun {
             compute_saved_ms: view.compute_saved_ms,
             verdict: view.verdict,
             failing_layers: view.failing_layers,
+            layers_before_exit: view.layers_before_exit.to_vec(),
+            layers_verified: view.layers_verified.to_vec(),
+            layers_not_run: view.layers_not_run,
+            note: view.note,
             policy: None,
             shadow: None,
         })
@@ -299,11 +311,13 @@ impl PyramidRun {
         // `executed` is short (one entry per layer run): a lookup per layer, not a `vec![false; n]`
         // of flags (its specialized fill code is ~0.3 KB of WebAssembly).
         let mut compute_saved_ms = Some(0.0);
+        let mut layers_not_run = Vec::new();
         for (i, layer) in self.layers.iter().enumerate() {
             // `any`, not `contains`: slice::contains instantiates its own specialized search (~0.2 KB of wasm).
             #[allow(clippy::manual_contains)]
             let was_run = self.executed.iter().any(|&ran| ran == i);
             if !was_run {
+                layers_not_run.push(i);
                 compute_saved_ms = match (compute_saved_ms, layer.cost_ms) {
                     (Some(sum), Some(cost)) => Some(sum + cost),
                     _ => None,
@@ -324,6 +338,10 @@ impl PyramidRun {
             failing_layers.push(FailingLayer { layer, name });
         }
         let verdict = Verdict::of(self.layers.len(), self.executed.len(), failing_layers.len());
+        // The layers run before the exit come first in `executed`, one result each; the
+        // verified ones follow.
+        let (layers_before_exit, layers_verified) = self.executed.split_at(self.results.len().min(self.executed.len()));
+        let note = (exited_early && skipped_layers > 0 && layers_not_run.is_empty()).then_some(NOTE_NOTHING_SAVED);
         Ok(ResultView {
             layers: &self.results,
             exited_early,
@@ -338,6 +356,10 @@ impl PyramidRun {
             compute_saved_ms,
             verdict,
             failing_layers,
+            layers_before_exit,
+            layers_verified,
+            layers_not_run,
+            note,
         })
     }
 

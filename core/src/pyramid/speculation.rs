@@ -12,6 +12,8 @@ const CONFIDENCE: &str = "confidence";
 const VERIFIED: &str = "verified";
 const ACTUAL: &str = "actual";
 const CORRECT: &str = "correct";
+const LAYER: &str = "layer";
+const NAME: &str = "name";
 
 named_enum! {
     /// A layer's outcome, predicted or observed.
@@ -34,6 +36,11 @@ pub struct Speculation {
     pub confidence: f64,
     /// The observed outcome, when verification ran this layer.
     pub actual: Option<Outcome>,
+    /// The index of the skipped layer the prediction is about (a run's result names it;
+    /// the ADR's standalone `speculate` knows only a count, so its predictions leave it out).
+    pub layer: Option<usize>,
+    /// That layer's name (present exactly when `layer` is).
+    pub name: Option<String>,
 }
 
 impl Speculation {
@@ -48,11 +55,19 @@ impl Speculation {
     }
 
     /// The keys of a speculation's object, in the order [`Speculation::to_value`] writes
-    /// them (`actual` and `correct` once verified).
-    pub const KEYS: [&'static str; 5] = [PREDICTED, CONFIDENCE, VERIFIED, ACTUAL, CORRECT];
+    /// them (`actual` and `correct` once verified; `layer` and `name` in a run's result,
+    /// after the ADR's keys).
+    pub const KEYS: [&'static str; 7] = [PREDICTED, CONFIDENCE, VERIFIED, ACTUAL, CORRECT, LAYER, NAME];
 
-    /// The keys of [`Speculation::KEYS`] written only once verified.
-    pub const OPTIONAL_KEYS: [&'static str; 2] = [ACTUAL, CORRECT];
+    /// The keys of [`Speculation::KEYS`] written only once verified, or only in a run's result.
+    pub const OPTIONAL_KEYS: [&'static str; 4] = [ACTUAL, CORRECT, LAYER, NAME];
+
+    /// This prediction, about layer `layer` named `name`.
+    pub fn about(mut self, layer: usize, name: &str) -> Self {
+        self.layer = Some(layer);
+        self.name = Some(name.to_string());
+        self
+    }
 
     /// `{predicted, confidence, verified}` plus `actual, correct` once verified (the ADR's
     /// spread keeps `verified` in third place).
@@ -64,6 +79,9 @@ impl Speculation {
         if let (Some(actual), Some(correct)) = (self.actual, self.correct()) {
             o.string(ACTUAL, actual.as_str()).boolean(CORRECT, correct);
         }
+        if let (Some(layer), Some(name)) = (self.layer, &self.name) {
+            o.number(LAYER, layer as f64).string(NAME, name);
+        }
         o.build()
     }
 }
@@ -72,11 +90,23 @@ impl Speculation {
 pub fn predict_layer_outcome(decision_confidence: f64) -> Speculation {
     const PASS_THRESHOLD: f64 = 0.85;
     if decision_confidence >= PASS_THRESHOLD {
-        Speculation { predicted: Outcome::Pass, confidence: decision_confidence, actual: None }
+        Speculation { predicted: Outcome::Pass, confidence: decision_confidence, actual: None, layer: None, name: None }
     } else if decision_confidence >= 0.7 {
-        Speculation { predicted: Outcome::Flaky, confidence: decision_confidence, actual: None }
+        Speculation {
+            predicted: Outcome::Flaky,
+            confidence: decision_confidence,
+            actual: None,
+            layer: None,
+            name: None,
+        }
     } else {
-        Speculation { predicted: Outcome::Fail, confidence: 1.0 - decision_confidence, actual: None }
+        Speculation {
+            predicted: Outcome::Fail,
+            confidence: 1.0 - decision_confidence,
+            actual: None,
+            layer: None,
+            name: None,
+        }
     }
 }
 
@@ -162,9 +192,9 @@ impl Speculation {
     /// under `path`, e.g. `speculations[0].predicted`).
     pub fn from_value(value: &Value, naming: Naming, path: &str) -> Result<Self> {
         let reader = ObjectReader::new(value, path, "speculation", naming, ErrorCode::InvalidSignal)?;
-        const FIELDS: [FieldName; 5] = FieldName::same_all(Speculation::KEYS);
+        const FIELDS: [FieldName; 7] = FieldName::same_all(Speculation::KEYS);
         reader.reject_unknown(&FIELDS)?;
-        let [predicted, confidence, verified, actual, correct] = FIELDS;
+        let [predicted, confidence, verified, actual, correct, layer, name] = FIELDS;
         // `choice` accepted one of the names, so `parse` reads it.
         let parse = |s: &str| Outcome::parse(s).unwrap_or(Outcome::Fail);
         let predicted = parse(reader.choice(predicted, &Outcome::NAMES)?);
@@ -174,7 +204,16 @@ impl Speculation {
         if verified {
             reader.boolean(correct)?;
         }
-        Ok(Speculation { predicted, confidence, actual })
+        // `layer` and `name` go together: a run's result writes both or neither.
+        let (layer, name) = match (reader.get(layer), reader.get(name)) {
+            (None, None) => (None, None),
+            _ => {
+                let index = reader.integer(layer, 0, crate::value::MAX_SAFE_INTEGER)?;
+                let index = usize::try_from(index).unwrap_or(usize::MAX);
+                (Some(index), Some(reader.string(name)?.to_string()))
+            }
+        };
+        Ok(Speculation { predicted, confidence, actual, layer, name })
     }
 }
 
@@ -184,7 +223,14 @@ mod tests {
 
     #[test]
     fn a_verified_speculation_writes_its_keys_in_order_and_reads_back() {
-        let speculation = Speculation { predicted: Outcome::Pass, confidence: 0.9, actual: Some(Outcome::Fail) };
+        let speculation = Speculation {
+            predicted: Outcome::Pass,
+            confidence: 0.9,
+            actual: Some(Outcome::Fail),
+            layer: None,
+            name: None,
+        }
+        .about(2, "e2e");
         let value = speculation.to_value();
         let Value::Object(entries) = &value else { unreachable!() };
         assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), Speculation::KEYS);

@@ -156,6 +156,14 @@ impl ObjectBuilder {
         self.value(key, Value::String(s.to_string()))
     }
 
+    /// The entry only when `s` is `Some`.
+    pub(crate) fn some_string(&mut self, key: &str, s: Option<&str>) -> &mut Self {
+        if let Some(s) = s {
+            self.string(key, s);
+        }
+        self
+    }
+
     pub(crate) fn build(&mut self) -> Value {
         Value::Object(std::mem::take(&mut self.entries))
     }

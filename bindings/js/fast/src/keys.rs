@@ -123,10 +123,10 @@ pub const SNAPSHOT: [Key; 7] = keys(
 );
 
 /// `TestPyramidResult::to_value` (camelCase, as every language's JSON has it).
-pub const PYRAMID_RESULT: [Key; 13] = keys(js(TestPyramidResult::KEYS), &[]);
+pub const PYRAMID_RESULT: [Key; 17] = keys(js(TestPyramidResult::KEYS), &js(TestPyramidResult::OPTIONAL_KEYS));
 
 /// `Speculation::to_value`: `actual` and `correct` once verified.
-pub const SPECULATION: [Key; 5] = keys(Speculation::KEYS, &Speculation::OPTIONAL_KEYS);
+pub const SPECULATION: [Key; 7] = keys(Speculation::KEYS, &Speculation::OPTIONAL_KEYS);
 
 /// `FailingLayer::to_value`.
 pub const FAILING_LAYER: [Key; 2] = keys(js(FailingLayer::KEYS), &[]);
@@ -517,8 +517,9 @@ mod tests {
     #[test]
     fn pyramid_results_have_the_listed_keys() {
         use earlyexit::pyramid::{Outcome, Speculation};
-        let predicted = Speculation { predicted: Outcome::Pass, confidence: 0.9, actual: None };
-        let verified = Speculation { actual: Some(Outcome::Fail), ..predicted.clone() };
+        let predicted =
+            Speculation { predicted: Outcome::Pass, confidence: 0.9, actual: None, layer: None, name: None };
+        let verified = Speculation { actual: Some(Outcome::Fail), ..predicted.clone() }.about(1, "e2e");
         assert_keys(&SPECULATION, &verified.to_value(), &predicted.to_value());
         let failing = earlyexit::pyramid::FailingLayer { layer: 1, name: "e2e".into() };
         assert_keys(&FAILING_LAYER, &failing.to_value(), &failing.to_value());
@@ -528,7 +529,7 @@ mod tests {
             exit_layer: -1,
             exit_reason: earlyexit::ExitReason::ForcedContinue,
             confidence: 1.0,
-            speculations: vec![predicted],
+            speculations: vec![predicted.about(1, "e2e")],
             skipped_layers: 0,
             layers_executed: Vec::new(),
             verified_layers: 0,
@@ -536,11 +537,17 @@ mod tests {
             compute_saved_ms: None,
             verdict: earlyexit::pyramid::Verdict::Passed,
             failing_layers: vec![failing],
+            layers_before_exit: Vec::new(),
+            layers_verified: Vec::new(),
+            layers_not_run: Vec::new(),
+            note: Some(earlyexit::pyramid::NOTE_NOTHING_SAVED),
             policy: None,
             shadow: None,
         };
         let value = result.to_value(earlyexit::Naming::Js);
-        assert_keys(&PYRAMID_RESULT, &value, &value);
+        let bare =
+            earlyexit::pyramid::TestPyramidResult { note: None, ..result.clone() }.to_value(earlyexit::Naming::Js);
+        assert_keys(&PYRAMID_RESULT, &value, &bare);
         // calibratePyramidPolicy's arguments: the core reads the listed keys (a bad value is
         // named by its key).
         let runs = Value::Array(Vec::new());

@@ -291,6 +291,12 @@ ops! {
     /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`.
     ARTIFACT_PROMOTE = 283 => "promotePyramidPolicy";
 
+    // --- JUnit / xUnit reports and Cobertura coverage (`junit_ops`, earlyexit-junit), 300
+    /// `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
+    /// layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
+    /// flaky, skipped}`, by the command's reader.
+    JUNIT_READ = 300 => "readJunit";
+
     // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
     // and intervention-system.mjs; `behavior_ops`), 260..=272, stateless: the JS layer keeps
     // the objects' public fields. "now" is the JS layer's clock or the `clock` option.

@@ -100,6 +100,8 @@ earlyexit_js_fast::contract_table! {
     OUT_FAILED = BASE + 45;
     /// The run's verdict (its index in `VERDICTS`).
     OUT_VERDICT = BASE + 46;
+    /// Summary: whether the result carries the note `NOTE_NOTHING_SAVED` (0/1).
+    OUT_NOTE = BASE + 47;
     /// Each layer's `costMs`, `COST_SLOTS` per layer (`COST_GIVEN`, `COST_MS`).
     COSTS = BASE + 48;
     /// Slots per layer cost.
@@ -338,5 +340,7 @@ pub fn summary(s: &mut [f64]) -> f64 {
     put(s, OUT_VERIFIED, at(s, VERIFY_DONE));
     put(s, OUT_MISPREDICTIONS, at(s, MISPREDICTIONS));
     put(s, OUT_SAVED, saved.unwrap_or(f64::NAN));
+    // The core's rule (`PyramidRun::result`): an exit that skipped layers, all run to verify them.
+    put(s, OUT_NOTE, f64::from(u8::from(exited && skipped > 0.0 && first_skipped >= count)));
     0.0
 }

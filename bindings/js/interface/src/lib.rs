@@ -19,6 +19,7 @@ pub mod behavior_ops;
 pub mod contract;
 pub mod fast_pyramid;
 pub mod host_messages;
+pub mod junit_ops;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
 #[cfg(feature = "replay")]
@@ -177,6 +178,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
         op if artifact_ops::handles(op) => artifact_ops::exec(op, &args)?,
+        op if junit_ops::handles(op) => junit_ops::exec(op, &args)?,
         op if loop_replay::handles(op) => return loop_replay::exec(op, &args),
         op::ES_CONFIG_CHECK => {
             // The base (a config validated before, or null for the defaults), then the

@@ -53,6 +53,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
         op if super::artifact_ops::handles(op) => Ok(Some(super::artifact_ops::exec(op, &args)?)),
         op if super::refine_ops::handles(op) => Err(super::not_ready()), // ops of a `PolicyEngine`
+        op if super::junit_ops::handles(op) => Ok(Some(super::junit_ops::exec(op, &args)?)),
         _ => Err(super::unknown_op(op)),
     }
 }

@@ -5,6 +5,7 @@
 //! (`policy`).
 
 pub mod exit;
+pub mod junit;
 pub mod layers;
 pub mod model;
 pub mod policy;

@@ -38,6 +38,14 @@ value_class! {
         /// The failing layers that ran or were verified, in the order they ran.
         failing_layers: Tuple<PyFailingLayer> =
             |r| Tuple::of(r.failing_layers.iter().cloned().map(|inner| PyFailingLayer { inner }));
+        /// Indices run before the exit decision (every layer run when there was no exit).
+        layers_before_exit: Tuple<usize> = |r| Tuple::of(r.layers_before_exit.iter().copied());
+        /// Indices of skipped layers that verification ran, in order.
+        layers_verified: Tuple<usize> = |r| Tuple::of(r.layers_verified.iter().copied());
+        /// Indices of the layers never run, ascending (what `compute_saved_ms` sums).
+        layers_not_run: Tuple<usize> = |r| Tuple::of(r.layers_not_run.iter().copied());
+        /// Why an early exit saved nothing (verification ran every skipped layer); `None` otherwise.
+        note: Option<&'static str> = |r| r.note;
     }
     methods {
         /// Not a test class (pytest collects classes named `Test*`).
@@ -77,6 +85,7 @@ impl Repr for PyTestPyramidResult {
                 ("confidence", r.confidence.into_bound_py_any(py)?),
                 ("skipped_layers", r.skipped_layers.into_bound_py_any(py)?),
                 ("layers_executed", self.layers_executed().into_bound_py_any(py)?),
+                ("layers_not_run", self.layers_not_run().into_bound_py_any(py)?),
                 ("verified_layers", r.verified_layers.into_bound_py_any(py)?),
                 ("mispredictions", r.mispredictions.into_bound_py_any(py)?),
                 ("compute_saved_ms", r.compute_saved_ms.into_bound_py_any(py)?),

@@ -29,6 +29,10 @@ value_class! {
         verified: bool = |s| s.verified();
         actual: Option<&'static str> = |s| s.actual.map(Outcome::as_str);
         correct: Option<bool> = |s| s.correct();
+        /// In a run's result: the index of the skipped layer the prediction is about.
+        layer: Option<usize> = |s| s.layer;
+        /// In a run's result: that layer's name.
+        name: Option<&str> = |s| s.name.as_deref();
     }
 }
 

@@ -308,9 +308,11 @@ impl PolicyRun {
         let mut speculations = Vec::new();
         if reason == StopReason::RiskBounded {
             let level = 1.0 - (1.0 - config.confidence) / skipped.len().max(1) as f64;
-            for layer in skipped.iter().filter_map(|&i| self.layers.get(i)) {
+            for (index, layer) in skipped.iter().filter_map(|&i| self.layers.get(i).map(|l| (i, l))) {
                 let confidence = 1.0 - model.failure_bound(config, &layer.name, level);
-                speculations.push(Speculation { predicted: Outcome::Pass, confidence, actual: None });
+                let prediction =
+                    Speculation { predicted: Outcome::Pass, confidence, actual: None, layer: None, name: None };
+                speculations.push(prediction.about(index, &layer.name));
             }
         }
         let failing_layers: Vec<FailingLayer> = self
@@ -373,6 +375,11 @@ impl PolicyRun {
             compute_saved_ms,
             verdict: Verdict::of(self.layers.len(), executed.len(), failing_layers.len()),
             failing_layers,
+            // A policy never verifies: every layer it ran ran before its stop.
+            layers_before_exit: executed.clone(),
+            layers_verified: Vec::new(),
+            layers_not_run: skipped.clone(),
+            note: None,
             policy: Some(report),
             shadow: (self.options.mode == RunMode::Shadow)
                 .then(|| shadow_value(self.shadow_receipt().as_ref(), self.options.fallback.as_deref())),

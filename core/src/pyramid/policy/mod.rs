@@ -50,4 +50,4 @@ pub use live::{check_layer_specs, LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
-pub use shadow::{shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};
+pub use shadow::{no_receipt_reason, shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};

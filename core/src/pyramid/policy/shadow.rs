@@ -177,3 +177,22 @@ pub fn shadow_value(receipt: Option<&ShadowReceipt>, fallback: Option<&str>) -> 
         .opt_number("computeSavedMs", receipt.and_then(ShadowReceipt::compute_saved_ms))
         .build()
 }
+
+/// Why appending a run's receipts to a log added none, or `None` when some were added:
+/// `shadow` is the result's `shadow` value (`None` in enforced mode), `receipts` how many
+/// receipts it holds and `appended` how many the log took (a receipt already in the log,
+/// from a retried step, is left out).
+pub fn no_receipt_reason(shadow: Option<&Value>, receipts: usize, appended: usize) -> Option<&'static str> {
+    if appended > 0 {
+        None
+    } else if shadow.is_none() {
+        Some("no receipt: the run is not in shadow mode (mode 'shadow' records where the policy would have exited)")
+    } else if receipts == 0 {
+        Some(
+            "no receipt: the policy would not have exited anywhere in this run (it would have run every \
+             layer itself), so there was no exit to record",
+        )
+    } else {
+        Some("no receipt appended: this run's receipt is already in the log (a retried step)")
+    }
+}
