@@ -37,5 +37,6 @@ pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
 pub use play::{
     replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,
 };
+pub(crate) use policy::nested_at;
 pub use policy::LoopPolicy;
 pub use runs::{implied_quality_delta, ReplayIteration, ReplayRun};
