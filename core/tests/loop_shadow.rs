@@ -170,3 +170,24 @@ fn a_snapshot_keeps_the_shadow() {
     let back = Loop::<String>::from_value(&value, |_, _| Ok(String::new())).unwrap();
     assert_eq!(back.receipt("run-a"), Some(receipt));
 }
+
+#[test]
+fn an_engine_carries_a_shadow_through_its_snapshot_and_reset() {
+    let config = earlyexit::EarlyStoppingConfig { max_iterations: Some(5), ..Default::default() };
+    let mut engine = earlyexit::EarlyStopping::new(config).unwrap();
+    engine.set_shadow(Some(at_two())).unwrap();
+    for i in 1..=3u64 {
+        let result = earlyexit::IterationResult::new(40.0 + i as f64, 0.5, VerificationStatus::Failed, 1.0);
+        engine.record(i, result, || "2026-01-01T00:00:00.000Z".into()).unwrap();
+    }
+    let d = engine.should_stop();
+    assert!(!d.stop);
+    assert_eq!(d.would_stop.as_ref().map(|w| w.iteration), Some(2));
+    let back = earlyexit::EarlyStopping::from_snapshot(&engine.to_snapshot()).unwrap();
+    assert_eq!(back.shadow().and_then(|s| s.would_stop()).map(|w| w.iteration), Some(2));
+    engine.reset();
+    assert_eq!(engine.should_stop().would_stop, None);
+    let mut uncapped = earlyexit::EarlyStopping::new(Default::default()).unwrap();
+    let e = uncapped.set_shadow(Some(at_two())).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "shadow"));
+}

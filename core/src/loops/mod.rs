@@ -53,6 +53,7 @@
 
 pub mod analytics;
 pub mod behavior;
+mod candidate;
 mod config;
 mod decision;
 mod details;

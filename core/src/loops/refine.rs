@@ -17,7 +17,7 @@ use crate::loops::policy::{StopCondition, StopPolicy};
 use crate::loops::presets::ReturnPolicy;
 use crate::loops::records::{IterationRecord, IterationResult, ResourceUsage};
 use crate::loops::replay::LoopPolicy;
-use crate::loops::shadow::{check_shadow_cap, LoopShadow, RunNames, ShadowCandidate};
+use crate::loops::shadow::{LoopShadow, RunNames, ShadowCandidate};
 use crate::loops::vocabulary::{Trigger, VerificationStatus};
 use crate::num;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -107,7 +107,6 @@ pub struct Loop<T> {
     last: Option<Kept<T>>,
     completed: Option<Kept<T>>,
     decision: Option<StoppingDecision>,
-    shadow: Option<LoopShadow>,
 }
 
 const SCALE: &str = "scale";
@@ -180,7 +179,6 @@ impl<T: Clone> Loop<T> {
             last: None,
             completed: None,
             decision: None,
-            shadow: None,
         })
     }
 
@@ -190,23 +188,20 @@ impl<T: Clone> Loop<T> {
     /// policy (with `max_iterations`) must hold a hard cap (`invalid_config` naming `shadow`).
     pub fn with_shadow(policy: &LoopPolicy, options: LoopOptions, candidate: ShadowCandidate) -> Result<Self> {
         let mut looped = Self::new(policy, options)?;
-        if let Some(p) = looped.engine.policy() {
-            check_shadow_cap(&p.when)?;
-        }
-        looped.shadow = Some(LoopShadow::new(candidate));
+        looped.engine.set_shadow(Some(candidate))?;
         Ok(looped)
     }
 
     /// The shadow candidate's state, in shadow mode.
     pub fn shadow(&self) -> Option<&LoopShadow> {
-        self.shadow.as_ref()
+        self.engine.shadow()
     }
 
     /// The receipt of the run so far (shadow mode only; `None` otherwise), called `run_id`:
     /// where the candidate would have stopped and how that turned out (see
     /// [`crate::loops::shadow`]). Call it after [`Loop::finish`] so that `good` counts.
     pub fn receipt(&self, run_id: &str) -> Option<Value> {
-        let shadow = self.shadow.as_ref()?;
+        let shadow = self.engine.shadow()?;
         let names = RunNames {
             run_id: Some(run_id),
             task: self.options.task.as_deref(),
@@ -270,13 +265,7 @@ impl<T: Clone> Loop<T> {
         if let Some(good) = input.good {
             self.goods.push((iteration, good));
         }
-        let mut decision = self.engine.should_stop();
-        if let Some(shadow) = self.shadow.as_mut() {
-            if let Some(record) = self.engine.history().last() {
-                shadow.observe(record);
-            }
-            decision.would_stop = shadow.would_stop().cloned();
-        }
+        let decision = self.engine.should_stop();
         let kept = Kept { iteration, quality, output };
         if decision.best.is_some_and(|(i, _)| i == iteration) {
             self.best = Some(kept.clone());
@@ -419,9 +408,7 @@ impl<T: Clone> Loop<T> {
         if let Some(d) = &self.decision {
             o.value("decision", d.to_value());
         }
-        if let Some(shadow) = &self.shadow {
-            o.value("shadow", shadow.candidate().to_value());
-        }
+
         for (key, kept) in [("best", &self.best), ("last", &self.last), ("completed", &self.completed)] {
             let Some(kept) = kept else { continue };
             let mut k = ObjectBuilder::new();
@@ -445,7 +432,7 @@ impl<T: Clone> Loop<T> {
     /// value (`None` when the snapshot left outputs out).
     pub fn from_value(value: &Value, output: impl Fn(&str, Option<&Value>) -> Result<T>) -> Result<Self> {
         const CODE: ErrorCode = ErrorCode::InvalidSnapshot;
-        const FIELDS: [FieldName; 12] = FieldName::same_all([
+        const FIELDS: [FieldName; 11] = FieldName::same_all([
             "engine",
             SCALE,
             MAX_ITERATIONS,
@@ -457,12 +444,10 @@ impl<T: Clone> Loop<T> {
             "best",
             "last",
             "completed",
-            "shadow",
         ]);
         let r = ObjectReader::new(value, "", "loop", Naming::Snake, CODE)?;
         r.reject_unknown(&FIELDS)?;
-        let [engine, scale, max_iterations, task, dataset, run_label, goods, decision, best, last, completed, shadow] =
-            FIELDS;
+        let [engine, scale, max_iterations, task, dataset, run_label, goods, decision, best, last, completed] = FIELDS;
         let engine = EarlyStopping::from_snapshot(r.get(engine).unwrap_or(&Value::Null))
             .map_err(|e| e.nested(CODE, "engine"))?;
         let scale = r.number(scale, 0.0, 100.0)?;
@@ -511,19 +496,7 @@ impl<T: Clone> Loop<T> {
             let quality = k.number(FieldName::same(QUALITY), 0.0, scale)?;
             Ok(Some(Kept { iteration, quality, output: output(key, k.get(FieldName::same("output")))? }))
         };
-        // The candidate's state is replayed from the history (it decides as it did live).
-        let shadow = match r.get(shadow) {
-            None => None,
-            Some(v) => {
-                let mut s = LoopShadow::new(ShadowCandidate::from_snapshot(v, "shadow")?);
-                for record in engine.history() {
-                    s.observe(record);
-                }
-                Some(s)
-            }
-        };
         Ok(Loop {
-            shadow,
             returns,
             goods: good_list,
             best: kept(best, "best")?,

@@ -16,22 +16,16 @@
 //!   verification (left out of every rate).
 
 use crate::artifact::{missing, nullable, ReceiptFacts, ReceiptKind, ReceiptRate, Sha256, CHAIN_FIELDS};
-use crate::loops::analytics::{AnalyticsInput, IterationAnalytics};
+pub use crate::loops::candidate::{check_shadow_cap, holds_cap, LoopShadow, ShadowCandidate, SHADOW};
 use crate::loops::decision::WouldStop;
-use crate::loops::policy::{decide_policy, policy_decision, PolicyState, StopCondition};
-use crate::loops::presets::ReturnPolicy;
 use crate::loops::records::IterationRecord;
 use crate::loops::replay::{nested_at, policy_from_artifact, LoopPolicy};
 use crate::loops::vocabulary::{Trigger, VerificationStatus};
-use crate::loops::Verdict;
 use crate::value::MAX_SAFE_INTEGER;
 use crate::value::{self, Error, ErrorCode, ErrorKind, FieldName, Naming, ObjectBuilder, ObjectReader, Result, Value};
 
 /// The schema version of a loop receipt.
 pub const LOOP_RECEIPT_VERSION: u64 = 1;
-
-/// The argument every shadow error names.
-pub const SHADOW: &str = "shadow";
 
 value::named_enum! {
     /// What a loop's would-be stop turned out to be.
@@ -45,19 +39,6 @@ value::named_enum! {
         /// The candidate fired and the run says nothing of what was good.
         Unknown = "unknown",
     }
-}
-
-/// The candidate a shadow runs: its policy, the name its receipts are counted under
-/// (`policy`: the preset's name, `calibrated` for an artifact's, `custom` otherwise) and the
-/// digest of the artifact it came from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ShadowCandidate {
-    /// The policy.
-    pub policy: LoopPolicy,
-    /// The name receipts count it under.
-    pub name: String,
-    /// SHA-256 of the calibration artifact it came from.
-    pub artifact_sha256: Option<String>,
 }
 
 impl ShadowCandidate {
@@ -97,126 +78,13 @@ impl ShadowCandidate {
         };
         Ok(ShadowCandidate { policy, name, artifact_sha256: None })
     }
-
-    /// `{name, policy, artifactSha256}` (the policy in the JS spelling), as snapshots keep it.
-    pub fn to_value(&self) -> Value {
-        ObjectBuilder::new()
-            .string("name", &self.name)
-            .value("policy", self.policy.to_value(Naming::Js))
-            .value("artifactSha256", self.artifact_sha256.as_deref().map_or(Value::Null, Value::string))
-            .build()
-    }
-
-    /// Reads [`ShadowCandidate::to_value`]'s value back (`invalid_snapshot` under `path`).
-    pub fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
-        const FIELDS: [FieldName; 3] = FieldName::same_all(["name", "policy", "artifactSha256"]);
-        let r = ObjectReader::new(value, path, "shadow", Naming::Js, ErrorCode::InvalidSnapshot)?;
-        r.reject_unknown(&FIELDS)?;
-        let [name, policy, artifact] = FIELDS;
-        let name = r.string(name)?.to_string();
-        let policy_path = r.path_of(policy);
-        let policy = LoopPolicy::from_value(r.get(policy).unwrap_or(&Value::Null), Naming::Js)
-            .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, &policy_path))?;
-        let artifact_sha256 = match r.get(artifact) {
-            None | Some(Value::Null) => None,
-            Some(_) => Some(r.string(artifact)?.to_string()),
-        };
-        Ok(ShadowCandidate { policy, name, artifact_sha256 })
-    }
 }
 
 fn nest(e: Error, code: ErrorCode) -> Error {
     e.nested(code, SHADOW)
 }
 
-/// Whether `when` stops for certain once enough is spent: a `max_iterations` or budget
-/// condition reachable through `any` (or a gate, or a `k_of` needing one).
-pub fn holds_cap(when: &StopCondition) -> bool {
-    match when {
-        StopCondition::MaxIterations { .. } | StopCondition::Budget { .. } => true,
-        StopCondition::Any(children) => children.iter().any(holds_cap),
-        StopCondition::KOf { k: 1, of } => of.iter().any(holds_cap),
-        StopCondition::NotBefore { then, .. } => holds_cap(then),
-        _ => false,
-    }
-}
-
-/// Refuses a shadow beside an enforced policy (`when`) without a hard cap: the candidate
-/// never stops the loop, so the enforced policy alone must end it (`invalid_config` naming
-/// `shadow`).
-pub fn check_shadow_cap(when: &StopCondition) -> Result<()> {
-    if holds_cap(when) {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Range,
-        SHADOW,
-        "shadow needs an enforced policy with a hard cap (max_iterations, maxIterations or a budget such as \
-         maxTotalTokens): the candidate never stops the loop, so the enforced policy must",
-    ))
-}
-
-/// A candidate deciding beside the enforced policy, one record at a time, until it fires.
-#[derive(Clone, Debug)]
-pub struct LoopShadow {
-    candidate: ShadowCandidate,
-    when: StopCondition,
-    state: PolicyState,
-    analytics: Option<IterationAnalytics>,
-    would_stop: Option<WouldStop>,
-}
-
 impl LoopShadow {
-    /// A shadow of `candidate`, nothing observed yet.
-    pub fn new(candidate: ShadowCandidate) -> Self {
-        let when = candidate.policy.stop_policy().when;
-        let state = PolicyState::new(&when);
-        let analytics = candidate.policy.analytics.as_ref().and_then(|c| IterationAnalytics::new(c.clone()).ok());
-        LoopShadow { candidate, when, state, analytics, would_stop: None }
-    }
-
-    /// The candidate.
-    pub fn candidate(&self) -> &ShadowCandidate {
-        &self.candidate
-    }
-
-    /// Where the candidate first fired (`None` while it has not).
-    pub fn would_stop(&self) -> Option<&WouldStop> {
-        self.would_stop.as_ref()
-    }
-
-    /// Folds one (validated) record in and lets the candidate decide; nothing once it fired.
-    pub fn observe(&mut self, record: &IterationRecord) {
-        if self.would_stop.is_some() {
-            return;
-        }
-        let config = &self.candidate.policy.config;
-        let o = record.observation;
-        self.state.observe(o, record.usage.as_deref(), record.behavior.as_deref(), config.min_quality_threshold);
-        if let Some(a) = self.analytics.as_mut() {
-            let mut input = AnalyticsInput::new(o.iteration, o.quality_score, o.verification_status);
-            input.usage = record.usage.as_deref().copied().unwrap_or_default();
-            a.record_checked(input);
-        }
-        let analytics = self.analytics.as_ref();
-        let source = analytics.map(|a| move || Ok::<_, std::convert::Infallible>(a.detect_diminishing_returns()));
-        let verdict = match decide_policy(&self.when, &self.state, source) {
-            Ok(v) => v,
-            Err(never) => match never {},
-        };
-        if !matches!(verdict.verdict, Verdict::Stop(_)) {
-            return;
-        }
-        let decision = policy_decision(config, &self.state, verdict);
-        let returned = match self.candidate.policy.returns {
-            ReturnPolicy::Best => self.state.best.get().unwrap_or((o.iteration, o.quality_score)),
-            ReturnPolicy::Last => (o.iteration, o.quality_score),
-        };
-        self.would_stop =
-            Some(WouldStop { iteration: o.iteration, trigger: decision.trigger, reason: decision.reason, returned });
-    }
-
     /// The receipt of the run that recorded `history`, with the ground truths `goods`
     /// ((iteration, good), in order), called `run_id`, of `task` and `dataset`.
     pub fn receipt(&self, history: &[IterationRecord], goods: &[(u64, bool)], run: &RunNames<'_>) -> LoopReceipt {
@@ -244,9 +112,9 @@ impl LoopShadow {
             task: run.task.map(str::to_string),
             dataset: run.dataset.map(str::to_string),
             run_label: run.run_label.map(str::to_string),
-            candidate: self.candidate.clone(),
+            candidate: self.candidate().clone(),
             iterations: history.last().map_or(0, |r| r.observation.iteration),
-            would_stop: self.would_stop.clone(),
+            would_stop: self.would_stop().cloned(),
             final_best,
             first_good,
             ground_truth,

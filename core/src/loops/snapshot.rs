@@ -4,6 +4,7 @@
 //! only when the engine has them, so a default snapshot is unchanged. Written, read back and
 //! normalized.
 
+use crate::loops::candidate::{LoopShadow, ShadowCandidate};
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::StoppingDetails;
 use crate::loops::engine::EarlyStopping;
@@ -44,6 +45,10 @@ impl EarlyStopping {
         for record in history.iter() {
             fold(config, counters, window, record.observation, record.usage.as_deref());
         }
+        if let Some(shadow) = engine.shadow.take() {
+            let candidate = shadow.candidate().clone();
+            engine.set_shadow(Some(candidate)).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        }
         Ok(engine)
     }
 
@@ -78,6 +83,9 @@ impl EarlyStopping {
             self.stopping_details.as_ref(),
         );
         add_policy(&mut snapshot, policy, self.policy_artifact.as_deref());
+        if let (Some(shadow), Value::Object(entries)) = (&self.shadow, &mut snapshot) {
+            entries.push((SHADOW_KEY.js().to_string(), shadow.candidate().to_value()));
+        }
         snapshot
     }
 
@@ -136,6 +144,12 @@ impl EarlyStopping {
                 Some(digest.to_string())
             }
         };
+        // The shadow candidate; its state is replayed from the history when the engine is
+        // built (`set_shadow`), and its enforced policy's cap checked then.
+        if let Some(candidate) = reader.get(SHADOW_KEY).filter(|c| !matches!(c, Value::Null)) {
+            let candidate = ShadowCandidate::from_snapshot(candidate, SHADOW_KEY.js())?;
+            engine.shadow = Some(Box::new(LoopShadow::new(candidate)));
+        }
         Ok((engine, reader.get(POLICY).filter(|p| !matches!(p, Value::Null))))
     }
 }
@@ -231,6 +245,9 @@ const POLICY: FieldName = FieldName::same("policy");
 
 const POLICY_ARTIFACT: FieldName = FieldName::same("policyArtifact");
 
+/// The shadow candidate (`{name, policy, artifactSha256}`), in shadow mode only.
+const SHADOW_KEY: FieldName = FieldName::same("shadow");
+
 /// Where `strictIterations` checking begins in the history (see [`strict_iterations_from`]).
 const STRICT_FROM: FieldName = FieldName::same(STRICT_ITERATIONS_FROM);
 
@@ -239,7 +256,7 @@ const STRICT_FROM: FieldName = FieldName::same(STRICT_ITERATIONS_FROM);
 pub const STRICT_ITERATIONS_FROM: &str = "strictIterationsFrom";
 
 /// The keys of this engine's snapshot (the last three only when set).
-const SNAPSHOT_FIELDS: [FieldName; 9] = [
+const SNAPSHOT_FIELDS: [FieldName; 10] = [
     FieldName::same("version"),
     FieldName::same("engine"),
     FieldName::same("config"),
@@ -249,6 +266,7 @@ const SNAPSHOT_FIELDS: [FieldName; 9] = [
     STRICT_FROM,
     POLICY,
     POLICY_ARTIFACT,
+    SHADOW_KEY,
 ];
 
 #[cfg(test)]
