@@ -22,6 +22,7 @@ language). Results pickle and copy too, so multiprocessing pools can return them
 # The refine loop (docs/loop-helper.md)
 from ._loop import Loop as Loop
 from ._loop import LoopOutput as LoopOutput
+from ._loop import FinishedRun as FinishedRun
 
 # Loop stopping
 from ._native import EarlyStopping as EarlyStopping

@@ -369,6 +369,10 @@ class StoppingDecision:
         reached, with its intervention (``condition``, ``path``, ``level``, ``stop``,
         ``reason``, ``detection`` and the level's ``action`` / ``warning`` /
         ``strategy_override`` / ``requires_approval`` / ``abort_reason``); empty otherwise."""
+    @property
+    def would_stop(self) -> dict[str, object] | None:
+        """In shadow mode, where the candidate first fired (``iteration``, ``trigger``,
+        ``reason``, ``returned_iteration``, ``returned_quality``); ``None`` until it has."""
 
     def to_dict(self) -> StoppingDecisionDict:
         """The decision as the JS API returns it."""
@@ -456,6 +460,7 @@ class EarlyStopping:
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
         policy: Mapping[str, object] | str | None = None,
+        shadow: object = None,
         **options: Unpack[EarlyStoppingOptions],
     ) -> EarlyStopping: ...
     @property
@@ -1669,9 +1674,10 @@ def output_fingerprint(output: object) -> str | None:
 class _Loop:
     """The core's refine loop over Python outputs (the package's ``Loop`` wraps it)."""
 
-    def __new__(cls, policy: object, options: dict[str, object]) -> _Loop: ...
+    def __new__(cls, policy: object, options: dict[str, object], shadow: object = None) -> _Loop: ...
     @staticmethod
-    def from_artifact(artifact: object, options: dict[str, object]) -> _Loop: ...
+    def from_artifact(artifact: object, options: dict[str, object], shadow: object = None) -> _Loop: ...
+    def receipt(self, id: str) -> dict[str, Any] | None: ...
     def step(self, output: object, args: dict[str, object]) -> tuple[StoppingDecision, str | None]: ...
     @property
     def scale(self) -> float: ...

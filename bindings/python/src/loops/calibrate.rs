@@ -16,7 +16,7 @@ use crate::value::{runs_value, to_py, to_value, NoneIs};
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "LoopCalibration")]
 #[derive(PartialEq)]
 pub struct PyLoopCalibration {
-    artifact: Value,
+    pub(crate) artifact: Value,
 }
 
 impl PyLoopCalibration {
