@@ -213,6 +213,34 @@ pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Valu
 
 /// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
 /// A stop policy as `EarlyStopping` takes it (docs/loop-policies.md): `invalid_config`, fields under `policy`.
+/// A shadow candidate (`--shadow`, MCP `shadow`): a preset name, a policy or a loop artifact,
+/// checked against this machine's clock.
+pub fn shadow_candidate(value: &Value) -> Result<earlyexit::loops::shadow::ShadowCandidate, CoreError> {
+    earlyexit::loops::shadow::ShadowCandidate::from_value(
+        value,
+        NAMING,
+        earlyexit_calibrate::now_ms(),
+        &earlyexit_digest::Sha256Hasher,
+    )
+}
+
+/// The shadow receipt of an engine's run (`None` without a shadow): `good` set on the
+/// iteration the engine's policy returns (the best, or the last).
+pub fn loop_receipt(
+    engine: &EarlyStopping,
+    good: Option<bool>,
+    names: &earlyexit::loops::shadow::RunNames<'_>,
+) -> Option<Value> {
+    let shadow = engine.shadow()?;
+    let returns = engine.policy().map_or(earlyexit::loops::ReturnPolicy::Last, |p| p.returns);
+    let output = match returns {
+        earlyexit::loops::ReturnPolicy::Best => best_iteration(engine).map(|(i, _)| i),
+        earlyexit::loops::ReturnPolicy::Last => last_iteration(engine),
+    };
+    let goods: Vec<(u64, bool)> = output.zip(good).into_iter().collect();
+    Some(shadow.receipt(engine.history(), &goods, names).to_value())
+}
+
 pub fn engine_policy(value: &Value) -> Result<earlyexit::StopPolicy, CoreError> {
     earlyexit::LoopPolicy::engine_policy(value, NAMING)
 }

@@ -5,6 +5,7 @@
 mod core_api;
 mod junit;
 mod loop_cmd;
+mod loop_finish;
 mod mcp;
 mod mcp_roots;
 mod output;

@@ -277,6 +277,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("config", Kind::Object, "a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
                 arg("strict_iterations", Kind::Boolean, "iteration numbers must increase; default true"),
                 arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
+                arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
             ],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
@@ -341,6 +342,23 @@ pub(super) fn rows() -> Vec<ToolRow> {
                     "record": {"type": ["object", "null"]}
                 }, "required": ["best_iteration", "best_quality_score", "record"]})
             },
+        },
+        ToolRow {
+            name: "loop_finish",
+            title: "Receipt of a shadow loop",
+            description: "End a loop session started with shadow: its receipt (where the candidate would have \
+                stopped, what it would have returned against the run's best, the iterations saved, and the label \
+                correct_stop, premature_stop, no_stop or unknown), for receipts_verify's log.",
+            effect: read_only,
+            args: vec![
+                session(),
+                arg("good", Kind::Boolean, "whether the output the loop hands back was good (omit when unknown)"),
+                arg("run_id", Kind::String, "the run's id (default the session id)"),
+                arg("task", Kind::String, "the task the run worked on"),
+                arg("dataset", Kind::String, "the task's dataset"),
+                arg("label", Kind::String, "the run's label (a branch, a pool)"),
+            ],
+            output: || json!({"type": "object", "properties": {"receipt": {"type": "object"}}, "required": ["receipt"]}),
         },
         ToolRow {
             name: "session_export",
