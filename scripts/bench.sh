@@ -151,6 +151,13 @@ else
   note_failure "loop replay/calibration build"
 fi
 
+section "2d. loop shadow mode and receipts (example loop_shadow_bench)"
+if quietly cargo build --release -p earlyexit-digest --example loop_shadow_bench; then
+  nice target/release/examples/loop_shadow_bench "${QUICK_FLAG[@]}" | sed 's/^/  /' || note_failure "loop shadow"
+else
+  note_failure "loop shadow build"
+fi
+
 # --- 3. Python -----------------------------------------------------------------------------------
 section "3. Python (bench/python/bench.py, module built with maturin develop --release)"
 VENV="$ROOT/.venv"
