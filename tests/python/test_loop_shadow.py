@@ -108,3 +108,25 @@ def test_early_stopping_takes_a_shadow() -> None:
     with pytest.raises(EarlyExitError) as e:
         ee.EarlyStopping(shadow=AT_TWO)
     assert (e.value.code, e.value.field) == ("invalid_config", "shadow")
+
+
+def corpus(start: int, n: int, dataset: str = "d") -> list[dict[str, object]]:
+    good = {"quality_score": 95, "confidence": 0.95, "verification_status": "passed", "good": True}
+    return [{"id": f"t{i}", "dataset": dataset, "iterations": [good, good]} for i in range(start, start + n)]
+
+
+def test_promotion_and_drift_of_a_loop_artifact() -> None:
+    calibration = ee.calibrate_loop_policy(corpus(0, 150), 0.1, 0.1)
+    promotion = ee.promote_loop_policy(calibration, corpus(150, 100))
+    assert promotion["promoted"], promotion["reason"]
+    promoted = promotion["artifact"]
+    assert promoted["promotion"]["method"] == "clopper-pearson" and promoted["promotion"]["trials"] == 100
+    assert ee.check_loop_drift(promoted, corpus(300, 10))["status"] == "fresh"
+    drift = ee.check_loop_drift(promoted, corpus(300, 10, "other"))
+    assert drift["status"] == "drifted" and drift["artifact"]["promotion"] is None
+    with pytest.raises(EarlyExitError) as e:
+        ee.promote_loop_policy(calibration, corpus(140, 20))
+    assert (e.value.code, e.value.field) == ("invalid_replay", "auditRuns")
+    with pytest.raises(EarlyExitError) as e:
+        ee.check_loop_drift({"kind": "pyramid"}, corpus(0, 1))
+    assert (e.value.code, e.value.field) == ("invalid_artifact", "kind")

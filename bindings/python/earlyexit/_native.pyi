@@ -142,6 +142,8 @@ __all__ = [
     "verify_receipts",
     "check_pyramid_drift",
     "promote_pyramid_policy",
+    "check_loop_drift",
+    "promote_loop_policy",
     "append_receipts",
     "replay_loops",
     "output_fingerprint",
@@ -1537,6 +1539,18 @@ def promote_pyramid_policy(
 ) -> dict[str, Any]:
     """Promotes an artifact on audit runs disjoint from its calibration corpus (exact
     Clopper-Pearson bound of the false-pass rate at the artifact's delta):
+    ``{promoted, reason, audit, artifact}``."""
+
+def check_loop_drift(artifact: object, runs: str | Sequence[Mapping[str, object]], now: object = None) -> dict[str, Any]:
+    """Whether a loop calibration artifact (a ``LoopCalibration``, its artifact dict or JSON
+    text) still holds for recent runs: ``{status: 'fresh' | 'expired' | 'drifted', fresh,
+    reasons, artifact, ...}``; ``artifact`` is demoted unless fresh."""
+
+def promote_loop_policy(
+    artifact: object, audit_runs: str | Sequence[Mapping[str, object]], now: object = None
+) -> dict[str, Any]:
+    """Promotes a loop artifact on audit runs that share no task with its calibration (exact
+    Clopper-Pearson bound of the premature-stop rate at the artifact's delta):
     ``{promoted, reason, audit, artifact}``."""
 
 def calibrate_pyramid_policy(

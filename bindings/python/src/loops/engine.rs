@@ -227,7 +227,7 @@ impl PyEarlyStopping {
             engine.set_policy(Some(LoopPolicy::engine_policy(&value, Naming::Snake).or_raise(py)?));
         }
         if let Some(shadow) = shadow.filter(|s| !s.is_none()) {
-            let candidate = crate::loops::refine::shadow_candidate(py, shadow)?;
+            let candidate = crate::loops::calibrate::shadow_candidate(py, shadow)?;
             engine.set_shadow(Some(candidate)).or_raise(py)?;
         }
         Self::with_source(py, engine, analytics)

@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex};
 /// An output the loop keeps: shared, so the core's loop can hold it as best and last at once.
 type Output = Arc<Py<PyAny>>;
 
-use earlyexit::loops::shadow::ShadowCandidate;
 use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
 use earlyexit::LoopPolicy;
 use earlyexit::{ErrorCode, IterationRecord, Naming, Value};
@@ -49,23 +48,6 @@ pub fn output_fingerprint(output: &Bound<'_, PyAny>) -> Option<String> {
     earlyexit_digest::value_sha256(&value, ErrorCode::InvalidResult, "output").ok()
 }
 
-/// A shadow candidate as Python hands it over: a preset name, a policy (a dict or its JSON
-/// text), a `LoopCalibration` or a loop artifact.
-pub(crate) fn shadow_candidate(py: Python<'_>, shadow: &Bound<'_, PyAny>) -> PyResult<ShadowCandidate> {
-    let value = match shadow.cast::<crate::loops::calibrate::PyLoopCalibration>() {
-        Ok(calibration) => calibration.get().artifact.clone(),
-        Err(_) => match shadow.cast::<PyString>() {
-            Ok(text) => Value::string(crate::value::string_of(text).as_str()),
-            Err(_) if shadow.cast::<PyDict>().is_ok_and(|d| d.contains("kind").unwrap_or(false)) => {
-                to_value(shadow, NoneIs::Null)?
-            }
-            Err(_) => policy_value(py, shadow)?,
-        },
-    };
-    ShadowCandidate::from_value(&value, Naming::Snake, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher)
-        .or_raise(py)
-}
-
 fn build(
     py: Python<'_>,
     policy: &LoopPolicy,
@@ -74,7 +56,7 @@ fn build(
 ) -> PyResult<PyLoop> {
     let looped = match shadow.filter(|s| !s.is_none()) {
         None => Loop::new(policy, options),
-        Some(s) => Loop::with_shadow(policy, options, shadow_candidate(py, s)?),
+        Some(s) => Loop::with_shadow(policy, options, crate::loops::calibrate::shadow_candidate(py, s)?),
     };
     Ok(PyLoop { inner: Mutex::new(looped.or_raise(py)?) })
 }

@@ -22,6 +22,7 @@ mod calibrate;
 mod family;
 mod input;
 mod kernel;
+mod lifecycle;
 mod lines;
 mod play;
 mod policy;
@@ -34,9 +35,10 @@ pub use calibrate::{
 };
 pub use family::{family_path, family_policy, DEFAULT_PATH_STEPS, MAX_PATH_STEPS};
 pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
+pub use lifecycle::{loop_drift_value, promote_loop_value};
 pub use play::{
     replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,
 };
 pub(crate) use policy::nested_at;
 pub use policy::LoopPolicy;
-pub use runs::{implied_quality_delta, ReplayIteration, ReplayRun};
+pub use runs::{implied_quality_delta, task_keys, tasks_value, ReplayIteration, ReplayRun, TaskKey, TASKS_KEY};
