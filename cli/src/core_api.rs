@@ -241,6 +241,26 @@ pub fn loop_receipt(
     Some(shadow.receipt(engine.history(), &goods, names).to_value())
 }
 
+/// The iteration an engine's loop hands back: its policy's best, or the last.
+pub fn output_iteration(engine: &EarlyStopping) -> Option<u64> {
+    match engine.policy().map_or(earlyexit::loops::ReturnPolicy::Last, |p| p.returns) {
+        earlyexit::loops::ReturnPolicy::Best => best_iteration(engine).map(|(i, _)| i),
+        earlyexit::loops::ReturnPolicy::Last => last_iteration(engine),
+    }
+}
+
+/// `promote loops`: the core's promotion at this machine's clock.
+pub fn promote_loops(artifact: &Value, runs: &Value) -> Result<Value, CoreError> {
+    let now = Value::Number(earlyexit_calibrate::now_ms() as f64);
+    earlyexit::loops::replay::promote_loop_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
+}
+
+/// `drift loops`: the core's drift check at this machine's clock.
+pub fn drift_loops(artifact: &Value, runs: &Value) -> Result<Value, CoreError> {
+    let now = Value::Number(earlyexit_calibrate::now_ms() as f64);
+    earlyexit::loops::replay::loop_drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
+}
+
 pub fn engine_policy(value: &Value) -> Result<earlyexit::StopPolicy, CoreError> {
     earlyexit::LoopPolicy::engine_policy(value, NAMING)
 }

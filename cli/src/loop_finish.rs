@@ -34,6 +34,32 @@ pub struct FinishArgs {
     /// A receipt log (JSONL, hash-chained) to append the receipt to; created when missing.
     #[arg(long, value_name = "FILE")]
     receipts: Option<PathBuf>,
+    /// A JSONL file of runs (the replay and calibration form) to append the run to.
+    #[arg(long, value_name = "FILE")]
+    runs: Option<PathBuf>,
+}
+
+/// The run in the replay and calibration form: `{id, dataset?, iterations}`, each record as
+/// recorded without its number and timestamp, `good` on the returned iteration when given.
+fn run_line(engine: &EarlyStopping, id: &str, dataset: Option<&str>, good: Option<(u64, bool)>) -> Value {
+    let iterations = engine
+        .history()
+        .iter()
+        .filter_map(|record| {
+            let Value::Object(mut entries) = record.to_value() else { return None };
+            entries.retain(|(k, _)| k != "iteration_number" && k != "timestamp");
+            if let Some((_, g)) = good.filter(|(i, _)| *i == record.observation.iteration) {
+                entries.push(("good".to_string(), Value::Bool(g)));
+            }
+            Some(Value::Object(entries))
+        })
+        .collect();
+    let mut entries = vec![("id".to_string(), Value::string(id))];
+    if let Some(dataset) = dataset {
+        entries.push(("dataset".to_string(), Value::string(dataset)));
+    }
+    entries.push(("iterations".to_string(), Value::Array(iterations)));
+    Value::Object(entries)
 }
 
 /// The `--shadow` argument: JSON text when it starts with `{` or `"`, else a file to read.
@@ -109,6 +135,18 @@ pub fn finish(args: &FinishArgs) -> Result<Answer, Failure> {
             let whole = text + &lines;
             locked.write(whole.strip_suffix('\n').unwrap_or(&whole))?;
         }
+    }
+    if let Some(path) = &args.runs {
+        let output = core_api::output_iteration(&engine);
+        let line =
+            run_line(&engine, args.task.as_deref().unwrap_or(&run_id), args.dataset.as_deref(), output.zip(good));
+        let locked = state::lock(path)?;
+        let mut text = locked.read()?.unwrap_or_default();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&line.to_json());
+        locked.write(&text)?;
     }
     let label = receipt.get("label").and_then(Value::as_str).unwrap_or_default().to_string();
     let stopped = receipt.get("stoppedAt").and_then(Value::as_f64);

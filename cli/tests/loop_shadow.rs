@@ -93,3 +93,35 @@ fn a_shadow_without_a_cap_or_of_the_wrong_kind_is_refused_and_writes_nothing() {
     let out = run(&["loop", "finish", "--state", s(&state), "--good", "maybe"]);
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn promote_and_drift_loops_refuse_the_other_kind_and_an_overlapping_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |i: usize| {
+        format!(
+            r#"{{"id":"t{i}","iterations":[{{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}}]}}"#
+        )
+    };
+    let (cal, audit, overlap) =
+        (dir.path().join("cal.jsonl"), dir.path().join("audit.jsonl"), dir.path().join("o.jsonl"));
+    std::fs::write(&cal, (0..60).map(line).collect::<Vec<_>>().join("\n")).unwrap();
+    std::fs::write(&audit, (60..120).map(line).collect::<Vec<_>>().join("\n")).unwrap();
+    std::fs::write(&overlap, (50..70).map(line).collect::<Vec<_>>().join("\n")).unwrap();
+    let artifact = dir.path().join("artifact.json");
+    let out = run(&["calibrate", "loops", s(&cal), "--risk", "0.1", "--delta", "0.1", "--out", s(&artifact)]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let promoted = dir.path().join("promoted.json");
+    let out = run(&["--json", "promote", "loops", "--artifact", s(&artifact), "--out", s(&promoted), s(&audit)]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(json(&out).get("promoted"), Some(&Value::Bool(true)));
+    let out = run(&["--json", "drift", "loops", "--artifact", s(&promoted), s(&audit)]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
+    let out = run(&["--json", "promote", "loops", "--artifact", s(&artifact), s(&overlap)]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("auditRuns"));
+    let pyramid = dir.path().join("pyramid.json");
+    std::fs::write(&pyramid, r#"{"kind":"pyramid","schemaVersion":2}"#).unwrap();
+    let out = run(&["--json", "drift", "loops", "--artifact", s(&pyramid), s(&audit)]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kind"));
+}
