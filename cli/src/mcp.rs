@@ -322,7 +322,7 @@ impl Server {
             "calibrate_loops" => self.calibrate_loops(args, call),
             "junit_layer_result" => junit_tool(args, call),
             "receipts_verify" => receipts_verify(args, call),
-            "pyramid_drift" | "pyramid_promote" => artifact_tool(tool, args),
+            "pyramid_drift" | "pyramid_promote" | "loop_drift" | "loop_promote" => artifact_tool(tool, args),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
         };
         value.map(Answer::from)

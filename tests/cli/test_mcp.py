@@ -35,7 +35,7 @@ TOOLS = {
     "loop_start", "loop_record", "loop_decide", "loop_best", "session_export", "session_import",
     "pyramid_start", "pyramid_submit", "pyramid_result", "pyramid_policy_decide", "pyramid_policy_update",
     "replay_loops", "replay_pyramids", "calibrate_pyramids", "calibrate_loops", "junit_layer_result",
-    "receipts_verify", "pyramid_drift", "pyramid_promote", "session_close",
+    "receipts_verify", "pyramid_drift", "pyramid_promote", "session_close", "loop_finish", "loop_drift", "loop_promote",
 }
 
 

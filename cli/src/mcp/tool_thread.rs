@@ -120,6 +120,14 @@ mod tests {
         let finished = call(&server, "loop_finish", args(&format!(r#"{{"session":"{id}","task":"t"}}"#)));
         let receipt = finished.ok().and_then(|v| v.get("receipt").cloned()).unwrap_or(Value::Null);
         assert_eq!(receipt.get("label").and_then(Value::as_str), Some("correct_stop"), "{receipt:?}");
+        // loop_drift and loop_promote refuse another kind's artifact by kind.
+        for tool in ["loop_drift", "loop_promote"] {
+            let refused = call(&server, tool, args(r#"{"artifact":{"kind":"pyramid"},"runs":[]}"#));
+            assert!(
+                matches!(&refused, Err(Failure::Core { error, .. }) if error.field() == "kind"),
+                "{tool}: {refused:?}"
+            );
+        }
     }
 
     /// A tool that panics while it holds the session table: a typed tool error, and the other

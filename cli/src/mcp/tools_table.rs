@@ -609,6 +609,31 @@ pub(super) fn rows() -> Vec<ToolRow> {
             },
         },
         ToolRow {
+            name: "loop_drift",
+            title: "Check a loop calibration for drift",
+            description: "Whether a loop calibration artifact still holds for recent loop runs: fresh, expired or \
+                drifted (a dataset unseen in calibration, a premature-stop rate outside the calibration interval, \
+                a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
+            effect: read_only,
+            args: artifact_args(),
+            output: || {
+                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
+            },
+        },
+        ToolRow {
+            name: "loop_promote",
+            title: "Promote a loop calibration",
+            description: "Promote a loop calibration artifact on audit runs that share no task with its calibration \
+                (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
+            effect: read_only,
+            args: artifact_args(),
+            output: || {
+                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
+            },
+        },
+        ToolRow {
             name: "junit_layer_result",
             title: "Read JUnit reports",
             description: "Read JUnit/xUnit XML reports (and optionally Cobertura coverage) into a layer result.",
