@@ -161,6 +161,14 @@ else
   note_failure "JUnit reader build"
 fi
 
+# --- 2e. loop shadow mode and receipts ----------------------------------------------------------
+section "2e. loop shadow mode and receipts (example loop_shadow_bench)"
+if quietly cargo build --release -p earlyexit-digest --example loop_shadow_bench; then
+  nice target/release/examples/loop_shadow_bench "${QUICK_FLAG[@]}" | sed 's/^/  /' || note_failure "loop shadow"
+else
+  note_failure "loop shadow build"
+fi
+
 # --- 3. Python -----------------------------------------------------------------------------------
 section "3. Python (bench/python/bench.py, module built with maturin develop --release)"
 VENV="$ROOT/.venv"

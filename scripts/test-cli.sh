@@ -100,6 +100,18 @@ shell_loop_example() {
 }
 check shell-loop-example shell_loop_example
 
+# The loop lifecycle from the command line (examples/lifecycle/loop-lifecycle.sh): 300 tasks
+# in shadow, calibration, promotion on an audit slice, the promoted policy enforced.
+lifecycle_example() {
+  local dir="$scratch/lifecycle" out
+  out=$(PATH="$(dirname "$BIN"):$PATH" bash examples/lifecycle/loop-lifecycle.sh "$dir") || { printf '%s\n' "$out"; return 1; }
+  printf '%s\n' "$out"
+  grep -q '^valid: 300 receipt' <<<"$out" || return 1
+  grep -q '^promoted: ' <<<"$out" || return 1
+  grep -q '^valid: 370 receipt' <<<"$out"
+}
+check loop-lifecycle-example lifecycle_example
+
 parallel_records() {
   local state="$scratch/parallel.json" i n=24
   for i in $(seq 1 "$n"); do

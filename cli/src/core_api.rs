@@ -250,6 +250,54 @@ pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Valu
 
 /// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
 /// A stop policy as `EarlyStopping` takes it (docs/loop-policies.md): `invalid_config`, fields under `policy`.
+/// A shadow candidate (`--shadow`, MCP `shadow`): a preset name, a policy or a loop artifact,
+/// checked against this machine's clock.
+pub fn shadow_candidate(value: &Value) -> Result<earlyexit::loops::shadow::ShadowCandidate, CoreError> {
+    earlyexit::loops::shadow::ShadowCandidate::from_value(
+        value,
+        NAMING,
+        earlyexit_calibrate::now_ms(),
+        &earlyexit_digest::Sha256Hasher,
+    )
+}
+
+/// The shadow receipt of an engine's run (`None` without a shadow): `good` set on the
+/// iteration the engine's policy returns (the best, or the last).
+pub fn loop_receipt(
+    engine: &EarlyStopping,
+    good: Option<bool>,
+    names: &earlyexit::loops::shadow::RunNames<'_>,
+) -> Option<Value> {
+    let shadow = engine.shadow()?;
+    let returns = engine.policy().map_or(earlyexit::loops::ReturnPolicy::Last, |p| p.returns);
+    let output = match returns {
+        earlyexit::loops::ReturnPolicy::Best => best_iteration(engine).map(|(i, _)| i),
+        earlyexit::loops::ReturnPolicy::Last => last_iteration(engine),
+    };
+    let goods: Vec<(u64, bool)> = output.zip(good).into_iter().collect();
+    Some(shadow.receipt(engine.history(), &goods, names).to_value())
+}
+
+/// The iteration an engine's loop hands back: its policy's best, or the last.
+pub fn output_iteration(engine: &EarlyStopping) -> Option<u64> {
+    match engine.policy().map_or(earlyexit::loops::ReturnPolicy::Last, |p| p.returns) {
+        earlyexit::loops::ReturnPolicy::Best => best_iteration(engine).map(|(i, _)| i),
+        earlyexit::loops::ReturnPolicy::Last => last_iteration(engine),
+    }
+}
+
+/// `promote loops`: the core's promotion at this machine's clock.
+pub fn promote_loops(artifact: &Value, runs: &Value) -> Result<Value, CoreError> {
+    let now = Value::Number(earlyexit_calibrate::now_ms() as f64);
+    earlyexit::loops::replay::promote_loop_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
+}
+
+/// `drift loops`: the core's drift check at this machine's clock.
+pub fn drift_loops(artifact: &Value, runs: &Value) -> Result<Value, CoreError> {
+    let now = Value::Number(earlyexit_calibrate::now_ms() as f64);
+    earlyexit::loops::replay::loop_drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
+}
+
 pub fn engine_policy(value: &Value) -> Result<earlyexit::StopPolicy, CoreError> {
     earlyexit::LoopPolicy::engine_policy(value, NAMING)
 }

@@ -19,6 +19,9 @@ pub enum LoopCommand {
     Best(StateArg),
     /// Clear the history and the stopping state; the config stays.
     Reset(StateArg),
+    /// End a shadow-mode run: print its receipt (where the shadow candidate would have
+    /// stopped, and its label) and append it to a receipt log.
+    Finish(crate::loop_finish::FinishArgs),
 }
 
 #[derive(Args, Debug)]
@@ -52,6 +55,12 @@ pub struct RecordArgs {
     /// The state file; created on first use from --preset / --config.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
+    /// A candidate policy to run in shadow beside the loop's (it decides, never stops the
+    /// loop; the decision's would_stop says where it would have): JSON text (a policy, a
+    /// preset name in quotes) or a file holding a policy or a loop calibration artifact.
+    /// For a new state file (kept in it); the loop's policy must hold a hard cap.
+    #[arg(long, value_name = "FILE|JSON")]
+    shadow: Option<String>,
     /// Loop preset for a new state file: seed (the default) or recommended.
     #[arg(long, value_name = "NAME")]
     preset: Option<String>,
@@ -168,6 +177,7 @@ pub fn run(command: LoopCommand, json: bool) -> Result<u8, Failure> {
         LoopCommand::Status(args) => status(&args.state, args.policy.as_deref())?,
         LoopCommand::Best(args) => best(&args.state)?,
         LoopCommand::Reset(args) => reset(&args.state)?,
+        LoopCommand::Finish(args) => crate::loop_finish::finish(&args)?,
     };
     output::print(&answer, json)?;
     Ok(answer.code)
@@ -315,6 +325,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let result = Value::object(result);
     core_api::check_behavior_fields(&result).map_err(core_failure)?;
     let given = policy_arg(args.policy.as_deref(), true)?;
+    let shadow = crate::loop_finish::shadow_arg(args.shadow.as_deref())?;
     let config = new_config(args, &given)?;
     let (policy, artifact, notice) = match given {
         PolicyGiven::Artifact(value, source) => {
@@ -345,11 +356,13 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
                 )));
             }
             engine.adopt_policy(policy).map_err(|e| with_flag(e, "--policy"))?;
+            crate::loop_finish::adopt_shadow(&args.state, &engine, shadow)?;
             (engine, false)
         }
         None => {
             let mut engine = EarlyStopping::new(config).map_err(Failure::core)?;
             engine.set_policy(policy);
+            engine.set_shadow(shadow).map_err(|e| with_flag(e, "--shadow"))?;
             (engine, true)
         }
     };
@@ -402,6 +415,14 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
             intervention.condition.as_str(),
             if intervention.stop { ", stops" } else { "" },
             intervention.detection.message.as_deref().unwrap_or_default()
+        ));
+    }
+    if let Some(w) = &decision.would_stop {
+        human.push_str(&format!(
+            "\n  shadow would stop at iteration {} ({}): {}",
+            core_api::js_number(w.iteration as f64),
+            w.trigger.as_str(),
+            w.reason
         ));
     }
     if let Some((best, quality)) = core_api::best_iteration(&engine) {

@@ -5,7 +5,9 @@
 mod core_api;
 mod hook;
 mod junit;
+mod lifecycle_cmd;
 mod loop_cmd;
+mod loop_finish;
 mod mcp;
 mod mcp_roots;
 mod output;
@@ -48,6 +50,12 @@ enum Command {
     /// Calibrate the risk-bounded pyramid policy on recorded runs.
     #[command(subcommand)]
     Calibrate(replay_cmd::CalibrateCommand),
+    /// Promote a calibration artifact on an audit split (exit 0 promoted, 10 not).
+    #[command(subcommand)]
+    Promote(lifecycle_cmd::PromoteCommand),
+    /// Check a calibration artifact against recent runs (exit 0 fresh, 10 expired or drifted).
+    #[command(subcommand)]
+    Drift(lifecycle_cmd::DriftCommand),
     /// Shadow-mode receipt logs: verify a log's hash chain.
     #[command(subcommand)]
     Receipts(pyramid_cmd::ReceiptsCommand),
@@ -74,6 +82,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Replay(command) => replay_cmd::replay(command, json),
         Command::Calibrate(command) => replay_cmd::calibrate(command, json),
         Command::Receipts(command) => pyramid_cmd::receipts(command, json),
+        Command::Promote(command) => lifecycle_cmd::promote(command, json),
+        Command::Drift(command) => lifecycle_cmd::drift(command, json),
         Command::Mcp(args) => mcp::serve(&args.roots),
         Command::Hook(command) => hook::run(command, json),
     }

@@ -307,6 +307,7 @@ impl Server {
             "loop_record" => self.loop_record(args),
             "loop_decide" => self.loop_decide(args),
             "loop_best" => self.loop_best(args),
+            "loop_finish" => self.loop_finish(args),
             "session_export" => self.session_export(args, call),
             "session_import" => self.session_import(args),
             "session_close" => self.session_close(args),
@@ -324,7 +325,7 @@ impl Server {
             }
             "junit_layer_result" => junit_tool(args, call),
             "receipts_verify" => receipts_verify(args, call),
-            "pyramid_drift" | "pyramid_promote" => artifact_tool(tool, args),
+            "pyramid_drift" | "pyramid_promote" | "loop_drift" | "loop_promote" => artifact_tool(tool, args),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
         };
         value.map(Answer::from)
@@ -363,6 +364,9 @@ impl Server {
         }
         if let Some(policy) = args.get("policy") {
             engine.adopt_policy(Some(core_api::engine_policy(policy)?))?;
+        }
+        if let Some(shadow) = args.get("shadow") {
+            engine.set_shadow(Some(core_api::shadow_candidate(shadow)?))?;
         }
         let config = engine.config().to_value(NAMING);
         let id = self.new_id("loop");
@@ -442,6 +446,30 @@ impl Server {
                 ("best_quality_score", best.map_or(Value::Null, |b| Value::Number(b.1))),
                 ("record", best.and_then(|b| core_api::record_value(engine, b.0)).unwrap_or(Value::Null)),
             ]))
+        })
+    }
+
+    fn loop_finish(&self, args: &Args) -> Result<Value, Failure> {
+        let id = args.session()?;
+        let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+        let good = args.get("good").and_then(Value::as_bool);
+        let (run_id, task, dataset, label) = (text("run_id"), text("task"), text("dataset"), text("label"));
+        self.with_session(&id, |session| {
+            let Session::Loop(engine) = session else {
+                return Err(wrong_session(&id, EngineKind::Loop));
+            };
+            let names = earlyexit::loops::shadow::RunNames {
+                run_id: Some(run_id.as_deref().unwrap_or(&id)),
+                task: task.as_deref(),
+                dataset: dataset.as_deref(),
+                run_label: label.as_deref(),
+            };
+            let Some(receipt) = core_api::loop_receipt(engine, good, &names) else {
+                return Err(Failure::Usage(format!(
+                    "session {id} has no shadow: start it with shadow to get a receipt"
+                )));
+            };
+            Ok(Value::object(vec![("receipt", receipt)]))
         })
     }
 

@@ -396,9 +396,10 @@ fn replay_errors_name_the_file_run_and_line_and_print_nothing() {
 #[test]
 fn every_flag_in_help_is_in_the_docs() {
     let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md")).unwrap();
-    let commands: [&[&str]; 14] = [
+    let commands: [&[&str]; 15] = [
         &[],
         &["loop", "record"],
+        &["loop", "finish"],
         &["loop", "status"],
         &["loop", "best"],
         &["loop", "reset"],

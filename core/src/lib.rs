@@ -45,6 +45,7 @@ pub mod host;
 pub mod loops;
 pub mod num;
 pub mod pyramid;
+pub mod receipt_log;
 pub mod time;
 pub mod value;
 

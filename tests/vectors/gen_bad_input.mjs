@@ -1185,13 +1185,34 @@ function artifactsAndReceipts() {
     ['log.line 1', 'negative risk (hash recomputed)', jsonl(rechained(negativeRisk))],
     ['log.line 1', 'a key stated twice (hash over the last)', jsonl(repeatedKey)],
     ['log.line 2', 'a run with a second, different receipt', jsonl(first, otherBody)],
+    ['log.line 1', 'a loop receipt whose label lies (hash recomputed)', jsonl(chained({
+      kind: 'loop', receiptVersion: 1, runId: 'run-1', task: 't-1', dataset: null, policy: 'custom',
+      candidate: { any: [{ condition: 'max_iterations', limit: 2 }] }, artifactSha256: null, iterations: 3,
+      stoppedAt: 2, trigger: 'max_iterations', reason: 'r', returnedIteration: 2, returnedQuality: 50,
+      finalBestIteration: 3, finalBestQuality: 60, iterationsSaved: 1, firstGood: 3, groundTruth: true,
+      label: 'correct_stop',
+    }, null))],
   ];
   for (const [field, kase, log] of logCases) {
     row('ReceiptLog', 'appendReceipts', field, kase, log, 'invalid_receipt', 'range', undefined,
       { engine: 'receipts', construct: {}, calls: [{ ...call('appendReceipts', log, []), expect: T('invalid_receipt', field, 'range') }] }, false);
   }
   const valid = receipt('correct_skip');
+  // A loop receipt as the core writes it (docs/lifecycle.md): the candidate would have stopped
+  // at iteration 2 of 3, before the first good iteration (3).
+  const loopValid = {
+    kind: 'loop', receiptVersion: 1, runId: 'run-1', task: 't-1', dataset: null, policy: 'custom',
+    candidate: { any: [{ condition: 'max_iterations', limit: 2 }] }, artifactSha256: null, iterations: 3,
+    stoppedAt: 2, trigger: 'max_iterations', reason: 'Maximum iterations reached (2/2)', returnedIteration: 2,
+    returnedQuality: 50, finalBestIteration: 3, finalBestQuality: 60, iterationsSaved: 1, firstGood: 3,
+    groundTruth: true, label: 'premature_stop',
+  };
   const receiptCases = [
+    ['receipts[0].label', 'loop: correct_stop while it stopped before the first good iteration', [{ ...loopValid, label: 'correct_stop' }], 'range'],
+    ['receipts[0].iterationsSaved', 'loop: not iterations - stoppedAt', [{ ...loopValid, iterationsSaved: 2 }], 'range'],
+    ['receipts[0].stoppedAt', 'loop: beyond the run', [{ ...loopValid, stoppedAt: 9 }], 'range'],
+    ['receipts[0].trigger', 'loop: a trigger without a stop', [{ ...loopValid, stoppedAt: null, returnedIteration: null, returnedQuality: null, reason: null, iterationsSaved: 0, label: 'no_stop' }], 'range'],
+    ['receipts[0].kind', 'a loop receipt relabelled pyramid', [{ ...loopValid, kind: 'pyramid' }], 'range'],
     ['receipts[0].label', 'label of the wrong type', [{ ...valid, label: 5 }], 'type'],
     ['receipts[0].label', 'label not a receipt label', [{ ...valid, label: 'maybe' }], 'range'],
     ['receipts[0].runLabel', 'runLabel empty', [{ ...valid, runLabel: '' }], 'range'],

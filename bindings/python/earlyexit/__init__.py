@@ -22,6 +22,7 @@ language). Results pickle and copy too, so multiprocessing pools can return them
 # The refine loop (docs/loop-helper.md)
 from ._loop import Loop as Loop
 from ._loop import LoopOutput as LoopOutput
+from ._loop import FinishedRun as FinishedRun
 
 # Loop stopping
 from ._native import EarlyStopping as EarlyStopping
@@ -90,6 +91,8 @@ from ._artifact import CalibrationArtifact as CalibrationArtifact
 from ._artifact import calibrate_pyramid_policy as calibrate_pyramid_policy
 from ._native import check_pyramid_drift as check_pyramid_drift
 from ._native import promote_pyramid_policy as promote_pyramid_policy
+from ._native import check_loop_drift as check_loop_drift
+from ._native import promote_loop_policy as promote_loop_policy
 from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update
 from ._native import OutcomeModel as OutcomeModel

@@ -132,6 +132,7 @@ class StoppingDecisionDict(_StoppingDecisionRequired, total=False):
     budgets: List[BudgetStatusDict]
     fired: List[Dict[str, object]]
     interventions: List[Dict[str, object]]
+    would_stop: Dict[str, object]
 
 
 class _StoppingSummaryRequired(TypedDict):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 from . import _native
 from ._native import IterationRecord, StoppingDecision
 
-__all__ = ["Loop", "LoopOutput"]
+__all__ = ["FinishedRun", "Loop", "LoopOutput"]
 
 
 class LoopOutput(NamedTuple):
@@ -25,6 +25,20 @@ class LoopOutput(NamedTuple):
     iteration: int
     output: Any
     quality: float
+
+
+class FinishedRun(Dict[str, Any]):
+    """What :meth:`Loop.finish` returns: the run in the replay and calibration JSONL form (this
+    dict, also as ``.run``) and, in shadow mode, the run's receipt (``.receipt``: where the
+    candidate would have stopped and its label; ``None`` without a shadow)."""
+
+    run: Dict[str, Any]
+    receipt: Optional[Dict[str, Any]]
+
+    def __init__(self, run: Dict[str, Any], receipt: Optional[Dict[str, Any]]) -> None:
+        super().__init__(run)
+        self.run = run
+        self.receipt = receipt
 
 
 def _kept(raw: Optional[Tuple[int, Any, float]]) -> Optional[LoopOutput]:
@@ -38,6 +52,10 @@ class Loop:
     takes any policy the engines take (a preset name, a condition tree, a policy dict),
     ``artifact=`` a calibrated loop policy. ``fingerprint_of(output)`` replaces the
     automatic fingerprint (SHA-256 of a ``str``, ``bytes`` or JSON value; none otherwise).
+    ``shadow=`` runs a candidate (a preset name, a policy, a ``LoopCalibration`` or a loop
+    artifact) beside the policy without letting it stop the loop: each decision carries its
+    ``would_stop`` and :meth:`finish` returns the run's receipt. The enforced policy must
+    then hold a hard cap (``max_iterations=`` or a budget).
     """
 
     __slots__ = ("_native", "_fingerprint_of", "_run_id")
@@ -54,12 +72,13 @@ class Loop:
         policy: Any = None,
         artifact: Any = None,
         fingerprint_of: Optional[Callable[[Any], Optional[str]]] = None,
+        shadow: Any = None,
     ) -> None:
         options: Dict[str, object] = {"scale": scale, "max_iterations": max_iterations, "task": task, "dataset": dataset, "run_label": run_label}
         if artifact is not None:
-            self._native = _native._Loop.from_artifact(artifact, options)
+            self._native = _native._Loop.from_artifact(artifact, options, shadow)
         else:
-            self._native = _native._Loop(policy if policy is not None else preset, options)
+            self._native = _native._Loop(policy if policy is not None else preset, options, shadow)
         self._fingerprint_of = fingerprint_of
         self._run_id: Optional[str] = None
 
@@ -127,10 +146,17 @@ class Loop:
         run: Dict[str, Any] = self._native.run(self._id())
         return run
 
-    def finish(self, good: Optional[bool] = None) -> Dict[str, Any]:
-        """Closes the run; ``good`` (when given) is set on the iteration ``output`` came from."""
+    def finish(self, good: Optional[bool] = None) -> FinishedRun:
+        """Closes the run; ``good`` (when given) is set on the iteration ``output`` came from.
+        Returns the run (a dict, also ``.run``) and, in shadow mode, its receipt (``.receipt``)."""
         run: Dict[str, Any] = self._native.finish(good, self._id())
-        return run
+        receipt: Optional[Dict[str, Any]] = self._native.receipt(self._id())
+        return FinishedRun(run, receipt)
+
+    def receipt(self) -> Optional[Dict[str, Any]]:
+        """The run's shadow receipt so far (``None`` without a shadow)."""
+        receipt: Optional[Dict[str, Any]] = self._native.receipt(self._id())
+        return receipt
 
     def to_json(self, outputs: bool = True) -> str:
         """The engine's snapshot plus the kept outputs (JSON values; else ``invalid_snapshot``

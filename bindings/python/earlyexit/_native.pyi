@@ -143,6 +143,8 @@ __all__ = [
     "verify_receipts",
     "check_pyramid_drift",
     "promote_pyramid_policy",
+    "check_loop_drift",
+    "promote_loop_policy",
     "append_receipts",
     "replay_loops",
     "output_fingerprint",
@@ -371,6 +373,10 @@ class StoppingDecision:
         reached, with its intervention (``condition``, ``path``, ``level``, ``stop``,
         ``reason``, ``detection`` and the level's ``action`` / ``warning`` /
         ``strategy_override`` / ``requires_approval`` / ``abort_reason``); empty otherwise."""
+    @property
+    def would_stop(self) -> dict[str, object] | None:
+        """In shadow mode, where the candidate first fired (``iteration``, ``trigger``,
+        ``reason``, ``returned_iteration``, ``returned_quality``); ``None`` until it has."""
 
     def to_dict(self) -> StoppingDecisionDict:
         """The decision as the JS API returns it."""
@@ -458,6 +464,7 @@ class EarlyStopping:
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
         policy: Mapping[str, object] | str | None = None,
+        shadow: object = None,
         **options: Unpack[EarlyStoppingOptions],
     ) -> EarlyStopping: ...
     @property
@@ -1572,6 +1579,18 @@ def promote_pyramid_policy(
     Clopper-Pearson bound of the false-pass rate at the artifact's delta):
     ``{promoted, reason, audit, artifact}``."""
 
+def check_loop_drift(artifact: object, runs: str | Sequence[Mapping[str, object]], now: object = None) -> dict[str, Any]:
+    """Whether a loop calibration artifact (a ``LoopCalibration``, its artifact dict or JSON
+    text) still holds for recent runs: ``{status: 'fresh' | 'expired' | 'drifted', fresh,
+    reasons, artifact, ...}``; ``artifact`` is demoted unless fresh."""
+
+def promote_loop_policy(
+    artifact: object, audit_runs: str | Sequence[Mapping[str, object]], now: object = None
+) -> dict[str, Any]:
+    """Promotes a loop artifact on audit runs that share no task with its calibration (exact
+    Clopper-Pearson bound of the premature-stop rate at the artifact's delta):
+    ``{promoted, reason, audit, artifact}``."""
+
 def calibrate_pyramid_policy(
     runs: str | Sequence[Mapping[str, object]],
     risk: float,
@@ -1707,9 +1726,10 @@ def output_fingerprint(output: object) -> str | None:
 class _Loop:
     """The core's refine loop over Python outputs (the package's ``Loop`` wraps it)."""
 
-    def __new__(cls, policy: object, options: dict[str, object]) -> _Loop: ...
+    def __new__(cls, policy: object, options: dict[str, object], shadow: object = None) -> _Loop: ...
     @staticmethod
-    def from_artifact(artifact: object, options: dict[str, object]) -> _Loop: ...
+    def from_artifact(artifact: object, options: dict[str, object], shadow: object = None) -> _Loop: ...
+    def receipt(self, id: str) -> dict[str, Any] | None: ...
     def step(
         self,
         output: object,

@@ -108,3 +108,57 @@ pub fn promote_pyramid_policy<'py>(
         .or_raise(py)?;
     to_py(py, &out)
 }
+
+/// Whether a loop calibration artifact still holds for recent runs.
+#[pyfunction]
+#[pyo3(signature = (artifact, runs, now = None))]
+pub fn check_loop_drift<'py>(
+    py: Python<'py>,
+    artifact: &Bound<'py, PyAny>,
+    runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let artifact = loop_artifact(artifact)?;
+    let runs = crate::value::runs_value(py, runs)?;
+    let now = now_value(now)?;
+    let out = py
+        .detach(|| {
+            earlyexit::loops::replay::loop_drift_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+        })
+        .or_raise(py)?;
+    to_py(py, &out)
+}
+
+/// Promotes a loop calibration artifact on audit runs that share no task with its calibration.
+#[pyfunction]
+#[pyo3(signature = (artifact, audit_runs, now = None))]
+pub fn promote_loop_policy<'py>(
+    py: Python<'py>,
+    artifact: &Bound<'py, PyAny>,
+    audit_runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let artifact = loop_artifact(artifact)?;
+    let runs = crate::value::runs_value(py, audit_runs)?;
+    let now = now_value(now)?;
+    let out = py
+        .detach(|| {
+            earlyexit::loops::replay::promote_loop_value(
+                &artifact,
+                &runs,
+                &Sha256Hasher,
+                &now,
+                earlyexit::Naming::Snake,
+            )
+        })
+        .or_raise(py)?;
+    to_py(py, &out)
+}
+
+/// A loop artifact as Python hands it over: a `LoopCalibration`, its artifact dict or JSON text.
+fn loop_artifact(artifact: &Bound<'_, PyAny>) -> PyResult<earlyexit::Value> {
+    match artifact.cast::<crate::loops::calibrate::PyLoopCalibration>() {
+        Ok(calibration) => Ok(calibration.get().artifact.clone()),
+        Err(_) => to_value(artifact, NoneIs::Null),
+    }
+}

@@ -114,6 +114,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(artifact::append_receipts, m)?)?;
     m.add_function(wrap_pyfunction!(artifact::check_pyramid_drift, m)?)?;
     m.add_function(wrap_pyfunction!(artifact::promote_pyramid_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(artifact::check_loop_drift, m)?)?;
+    m.add_function(wrap_pyfunction!(artifact::promote_loop_policy, m)?)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
     // The behaviour detectors' defaults and the intervention levels (the core's tables).
     m.add("THRESHOLDS", PyBehaviorThresholds { inner: earlyexit::loops::behavior::Thresholds::DEFAULT })?;

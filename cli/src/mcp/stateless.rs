@@ -91,10 +91,12 @@ pub(super) fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
     let artifact = args.required("artifact")?;
     let runs = args.required("runs")?;
     let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
-    let answer = if tool == "pyramid_drift" {
-        earlyexit::pyramid::replay::drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
-    } else {
-        earlyexit::pyramid::replay::promote_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)?
+    let hasher = &earlyexit_digest::Sha256Hasher;
+    let answer = match tool {
+        "pyramid_drift" => earlyexit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING)?,
+        "loop_drift" => earlyexit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING)?,
+        "loop_promote" => earlyexit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING)?,
+        _ => earlyexit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING)?,
     };
     Ok(answer)
 }

@@ -99,6 +99,37 @@ mod tests {
         core_api::parse_json(text, "invalid_config", "arguments").unwrap_or(Value::Null)
     }
 
+    /// `loop_start` with `shadow`: decisions carry would_stop, `loop_finish` answers the
+    /// receipt; without a cap in the loop's own config the shadow is refused.
+    #[test]
+    fn a_shadow_loop_session_gives_its_receipt() {
+        let server = server();
+        let shadow = r#""shadow":{"any":[{"condition":"max_iterations","limit":1}]}"#;
+        let refused = call(&server, "loop_start", args(&format!("{{{shadow}}}")));
+        assert!(matches!(&refused, Err(Failure::Core { error, .. }) if error.field() == "shadow"), "{refused:?}");
+        let started = call(&server, "loop_start", args(&format!(r#"{{"config":{{"maxIterations":3}},{shadow}}}"#)));
+        let id = match started.as_ref().map(|v| v.get("session")) {
+            Ok(Some(Value::String(id))) => id.clone(),
+            other => panic!("loop_start: {other:?}"),
+        };
+        let record =
+            format!(r#"{{"session":"{id}","quality_score":50,"confidence":0.5,"verification_status":"passed"}}"#);
+        let decided = call(&server, "loop_record", args(&record)).unwrap_or(Value::Null);
+        let would = decided.get("decision").and_then(|d| d.get("would_stop")).or_else(|| decided.get("would_stop"));
+        assert!(would.is_some(), "{decided:?}");
+        let finished = call(&server, "loop_finish", args(&format!(r#"{{"session":"{id}","task":"t"}}"#)));
+        let receipt = finished.ok().and_then(|v| v.get("receipt").cloned()).unwrap_or(Value::Null);
+        assert_eq!(receipt.get("label").and_then(Value::as_str), Some("correct_stop"), "{receipt:?}");
+        // loop_drift and loop_promote refuse another kind's artifact by kind.
+        for tool in ["loop_drift", "loop_promote"] {
+            let refused = call(&server, tool, args(r#"{"artifact":{"kind":"pyramid"},"runs":[]}"#));
+            assert!(
+                matches!(&refused, Err(Failure::Core { error, .. }) if error.field() == "kind"),
+                "{tool}: {refused:?}"
+            );
+        }
+    }
+
     /// A tool that panics while it holds the session table: a typed tool error, and the other
     /// sessions still answer (before: the table stayed poisoned and every later call failed).
     #[test]

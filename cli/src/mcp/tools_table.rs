@@ -277,6 +277,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("config", Kind::Object, "a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
                 arg("strict_iterations", Kind::Boolean, "iteration numbers must increase; default true"),
                 arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
+                arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
             ],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
@@ -344,6 +345,23 @@ pub(super) fn rows() -> Vec<ToolRow> {
                     "record": {"type": ["object", "null"]}
                 }, "required": ["best_iteration", "best_quality_score", "record"]})
             },
+        },
+        ToolRow {
+            name: "loop_finish",
+            title: "Receipt of a shadow loop",
+            description: "End a loop session started with shadow: its receipt (where the candidate would have \
+                stopped, what it would have returned against the run's best, the iterations saved, and the label \
+                correct_stop, premature_stop, no_stop or unknown), for receipts_verify's log.",
+            effect: read_only,
+            args: vec![
+                session(),
+                arg("good", Kind::Boolean, "whether the output the loop hands back was good (omit when unknown)"),
+                arg("run_id", Kind::String, "the run's id (default the session id)"),
+                arg("task", Kind::String, "the task the run worked on"),
+                arg("dataset", Kind::String, "the task's dataset"),
+                arg("label", Kind::String, "the run's label (a branch, a pool)"),
+            ],
+            output: || json!({"type": "object", "properties": {"receipt": {"type": "object"}}, "required": ["receipt"]}),
         },
         ToolRow {
             name: "session_export",
@@ -604,6 +622,31 @@ pub(super) fn rows() -> Vec<ToolRow> {
             title: "Promote a calibration",
             description: "Promote a calibration artifact from shadow to enforced on audit runs disjoint from calibration \
                 (exact Clopper-Pearson bound of the false-pass rate within the risk).",
+            effect: read_only,
+            args: artifact_args(),
+            output: || {
+                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
+            },
+        },
+        ToolRow {
+            name: "loop_drift",
+            title: "Check a loop calibration for drift",
+            description: "Whether a loop calibration artifact still holds for recent loop runs: fresh, expired or \
+                drifted (a dataset unseen in calibration, a premature-stop rate outside the calibration interval, \
+                a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
+            effect: read_only,
+            args: artifact_args(),
+            output: || {
+                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
+            },
+        },
+        ToolRow {
+            name: "loop_promote",
+            title: "Promote a loop calibration",
+            description: "Promote a loop calibration artifact on audit runs that share no task with its calibration \
+                (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
             effect: read_only,
             args: artifact_args(),
             output: || {

@@ -11,10 +11,15 @@ mod digest;
 mod envelope;
 mod receipts;
 
+pub use crate::receipt_log::{append_receipts, verify_receipts, RECEIPT_KINDS};
 pub use digest::{digest, is_sha256_hex, HostServices, Sha256};
 pub use envelope::{
     clopper_pearson_upper, document, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS,
     PROMOTION_METHOD, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
 };
 pub(crate) use envelope::{disagreeing_copy, first_difference};
-pub use receipts::{append_receipts, verify_receipts, ChainBreak, ReceiptCheck};
+pub use receipts::{
+    append_receipts_of, verify_receipts_of, ChainBreak, ReceiptCheck, ReceiptFacts, ReceiptKind, ReceiptRate,
+    CHAIN_FIELDS,
+};
+pub(crate) use receipts::{missing, nullable};

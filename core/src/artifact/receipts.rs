@@ -4,17 +4,78 @@
 //! edited line breaks the chain at that line; [`verify_receipts`] recomputes it and says
 //! where. (Cutting lines off the end leaves a shorter valid chain: keep the last `sha256`
 //! somewhere else, such as a CI artifact, and compare it with the report's `head`.)
+//!
+//! One implementation for every kind of receipt: the chain, the one-receipt-per-run rule and
+//! the counts are the same; what a receipt of a kind holds, its labels and the rates built on
+//! them are the kind's own, given as a [`ReceiptKind`] by the engine that writes them (the
+//! pyramid's and the loop's), so this file depends on neither engine.
 
 use crate::artifact::digest::{digest, is_sha256_hex, Sha256};
 use crate::num::uint_string;
-use crate::pyramid::policy::RECEIPT_VERSION;
-use crate::pyramid::policy::{read_label, PolicyConfig, ReceiptLabel, RunPolicy, StopReason, POLICY_CONFIG_FIELDS};
-use crate::value::limits::MAX_LAYERS;
-use crate::value::{add_to_total, index_path, nonempty_array, ObjectReader};
-use crate::value::{concat, Error, ErrorCode, ErrorKind, FieldName, JsonReading, Naming, ObjectBuilder, Result, Value};
+use crate::value::{concat, Error, ErrorCode, ErrorKind, FieldName, JsonReading, Naming, ObjectBuilder, ObjectReader};
+use crate::value::{Result, Value};
 use std::collections::BTreeMap;
 
 const CODE: ErrorCode = ErrorCode::InvalidReceipt;
+
+/// A rate a report gives over a kind's receipts: `count` of the receipts labelled `label`
+/// among those labelled one of `of` (every receipt counted in that set of labels when `of`
+/// is empty).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReceiptRate {
+    /// The key of the rate in a report's `rates`.
+    pub key: &'static str,
+    /// The label counted.
+    pub label: &'static str,
+    /// The labels of the denominator (empty: every receipt of the set).
+    pub of: &'static [&'static str],
+}
+
+/// What the log's rules read of a receipt: the run it is about and the labels a report
+/// counts. A kind's reader ([`ReceiptKind::read`]) answers it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReceiptFacts {
+    /// The receipt's `policy` (the slice a report counts it in).
+    pub policy: String,
+    /// The run's id, when the receipt names one.
+    pub run_id: Option<String>,
+    /// The receipt's label (one of its kind's).
+    pub label: &'static str,
+    /// The run's user label, when it has one.
+    pub run_label: Option<String>,
+}
+
+impl std::fmt::Debug for ReceiptKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kind)
+    }
+}
+
+impl PartialEq for ReceiptKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+/// One kind of receipt: its `kind`, its labels, the rates built on them and the reader that
+/// checks a receipt of the kind (without chain fields; with them when `chain`, which the
+/// reader then accepts as keys too) and answers its facts, errors naming the field under `path`.
+#[derive(Clone, Copy)]
+pub struct ReceiptKind {
+    /// The receipts' `kind`.
+    pub kind: &'static str,
+    /// Every label of the kind.
+    pub labels: &'static [&'static str],
+    /// The rates a report gives over the kind's labels.
+    pub rates: &'static [ReceiptRate],
+    /// The keys of a receipt of the kind (without the chain fields).
+    pub fields: &'static [FieldName],
+    /// Reads and checks one receipt of the kind.
+    pub read: fn(value: &Value, path: &str, chain: bool) -> Result<ReceiptFacts>,
+}
+
+/// The chain fields a log line carries besides its receipt's own.
+pub const CHAIN_FIELDS: [FieldName; 2] = FieldName::same_all(["prevHash", "sha256"]);
 
 /// Where a receipt log's chain breaks.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,7 +88,7 @@ pub struct ChainBreak {
     pub reason: String,
 }
 
-/// What [`verify_receipts`] found.
+/// What [`verify_receipts_of`] found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReceiptCheck {
     /// Receipts counted (up to the break): each run once.
@@ -41,6 +102,9 @@ pub struct ReceiptCheck {
     pub broken: Option<ChainBreak>,
     /// Verified receipts by `label` (label, count), in first-seen order.
     pub labels: Vec<(String, usize)>,
+    /// The kinds of receipt the log was read with (a report's rates are those of the kinds
+    /// present, else the first kind's).
+    pub kinds: &'static [ReceiptKind],
     /// Per slice (the receipts' `policy`), in first-seen order: (slice, labels as above).
     pub slices: Vec<(String, Vec<(String, usize)>)>,
     /// Per user label (the receipts' `runLabel`: a branch, a runner pool), in first-seen
@@ -65,16 +129,22 @@ fn count_of(labels: &[(String, usize)], label: &str) -> usize {
     labels.iter().find(|(l, _)| l == label).map_or(0, |(_, n)| *n)
 }
 
-/// The rates of a set of receipts (docs/test-exit.md defines them): false passes among green
-/// exits, needless runs among receipts.
-fn rates_value(labels: &[(String, usize)]) -> Value {
-    let (correct, false_pass, needless) =
-        (count_of(labels, "correct_skip"), count_of(labels, "false_pass"), count_of(labels, "needless_run"));
+/// The rates of a set of receipts: each kind's rates (docs/test-exit.md and docs/lifecycle.md
+/// define them) for every kind with a label in the set, in the kinds' order; the first
+/// kind's for a set without receipts.
+fn rates_value(labels: &[(String, usize)], kinds: &[ReceiptKind]) -> Value {
     let total: usize = labels.iter().map(|(_, n)| n).sum();
-    ObjectBuilder::new()
-        .value("falsePass", rate_value(false_pass, correct + false_pass))
-        .value("needlessRun", rate_value(needless, total))
-        .build()
+    let mut out = ObjectBuilder::new();
+    let present: Vec<&ReceiptKind> =
+        kinds.iter().filter(|k| labels.iter().any(|(l, _)| k.labels.contains(&l.as_str()))).collect();
+    let shown = if present.is_empty() { kinds.first().into_iter().collect() } else { present };
+    for kind in shown {
+        for rate in kind.rates {
+            let of = if rate.of.is_empty() { total } else { rate.of.iter().map(|l| count_of(labels, l)).sum() };
+            out.value(rate.key, rate_value(count_of(labels, rate.label), of));
+        }
+    }
+    out.build()
 }
 
 fn bump(labels: &mut Vec<(String, usize)>, label: &str) {
@@ -111,7 +181,7 @@ impl ReceiptCheck {
                         .string(key, slice)
                         .number("receipts", labels.iter().map(|(_, n)| *n).sum::<usize>() as f64)
                         .value("labels", labels_of(labels))
-                        .value("rates", rates_value(labels))
+                        .value("rates", rates_value(labels, self.kinds))
                         .build()
                 })
                 .collect();
@@ -124,7 +194,7 @@ impl ReceiptCheck {
             .value("head", self.head.as_deref().map_or(Value::Null, Value::string))
             .value("brokenAt", broken)
             .value("labels", labels_of(&self.labels))
-            .value("rates", rates_value(&self.labels))
+            .value("rates", rates_value(&self.labels, self.kinds))
             .value("slices", slices_of(&self.slices, "slice"))
             .value("labelSlices", slices_of(&self.run_labels, "runLabel"))
             .build()
@@ -136,19 +206,20 @@ fn line_text(line: usize) -> String {
 }
 
 /// Recomputes the chain of a JSONL receipt log (blank lines are skipped; line numbers count
-/// them) and reads every receipt as [`append_receipts`] checks it. Never trusts a line it
+/// them) and reads every receipt as [`append_receipts_of`] checks it, by its kind's reader
+/// among `kinds`. Never trusts a line it
 /// could not verify: the report stops at the first break. A receipt that repeats an earlier
 /// one (same `kind`, `policy` and `runId`, same body) verifies but is counted once
 /// (`repeated`); one that states another body for the same run breaks the chain (`runId`).
-pub fn verify_receipts(text: &str, sha256: &dyn Sha256) -> ReceiptCheck {
-    read_log(text, sha256).0
+pub fn verify_receipts_of(text: &str, sha256: &dyn Sha256, kinds: &'static [ReceiptKind]) -> ReceiptCheck {
+    read_log(text, sha256, kinds).0
 }
 
-/// The runs a log holds, by (`policy`, `runId`): the first receipt's line, `sha256` and
+/// The runs a log holds, by (`kind`, `policy`, `runId`): the first receipt's line, `sha256` and
 /// `prevHash`. Another receipt has the same body exactly when, chained after that same
 /// `prevHash`, it has that `sha256`: one digest, taken only when a run repeats. Receipts
 /// without a `runId` name no run and are not in it.
-type SeenRuns = BTreeMap<(String, String), FirstReceipt>;
+type SeenRuns = BTreeMap<(&'static str, String, String), FirstReceipt>;
 
 /// Where a run's first receipt is in a log (see [`SeenRuns`]).
 struct FirstReceipt {
@@ -167,13 +238,14 @@ impl FirstReceipt {
     }
 }
 
-fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) {
+fn read_log(text: &str, sha256: &dyn Sha256, kinds: &'static [ReceiptKind]) -> (ReceiptCheck, SeenRuns, usize) {
     let mut check = ReceiptCheck {
         receipts: 0,
         repeated: 0,
         head: None,
         broken: None,
         labels: Vec::new(),
+        kinds,
         slices: Vec::new(),
         run_labels: Vec::new(),
     };
@@ -186,10 +258,10 @@ fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) 
         if raw.trim().is_empty() {
             continue;
         }
-        match verify_line(raw, line, check.head.as_deref(), sha256) {
+        match verify_line(raw, line, check.head.as_deref(), sha256, kinds) {
             Ok(verified) => {
                 let facts = verified.facts;
-                if let Some(key) = facts.run_key() {
+                if let Some(key) = run_key(verified.kind, &facts) {
                     match seen.get(&key) {
                         Some(first) => {
                             let at = line_text(line);
@@ -210,7 +282,7 @@ fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) 
                 }
                 check.head = Some(verified.hash);
                 check.receipts += 1;
-                let label = facts.label.as_str();
+                let label = facts.label;
                 bump(&mut check.labels, label);
                 bump_slice(&mut check.slices, facts.policy, label);
                 if let Some(run_label) = facts.run_label {
@@ -224,6 +296,11 @@ fn read_log(text: &str, sha256: &dyn Sha256) -> (ReceiptCheck, SeenRuns, usize) 
         }
     }
     (check, seen, lines)
+}
+
+/// The run a receipt is about: `None` without a `runId`.
+fn run_key(kind: &'static str, facts: &ReceiptFacts) -> Option<(&'static str, String, String)> {
+    facts.run_id.as_ref().map(|id| (kind, facts.policy.clone(), id.clone()))
 }
 
 /// "runId 'x' of policy 'p' is already in the log (line n) with another receipt ...".
@@ -251,6 +328,7 @@ fn bump_slice(slices: &mut Vec<(String, Vec<(String, usize)>)>, slice: String, l
 /// A verified line: its digest, the digest of its body (without the chain fields) and what
 /// the report reads of it.
 struct VerifiedLine {
+    kind: &'static str,
     hash: String,
     line: Vec<(String, Value)>,
     facts: ReceiptFacts,
@@ -258,7 +336,13 @@ struct VerifiedLine {
 
 type LineResult = std::result::Result<VerifiedLine, (String, String)>;
 
-fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha256) -> LineResult {
+fn verify_line(
+    raw: &str,
+    line: usize,
+    previous: Option<&str>,
+    sha256: &dyn Sha256,
+    kinds: &'static [ReceiptKind],
+) -> LineResult {
     let at = line_text(line);
     let reading = JsonReading::DOCUMENT.refusing_repeated_keys();
     let value = Value::parse_json_as(raw, CODE, &at, reading)
@@ -294,10 +378,45 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
     if computed != claimed {
         return Err(("sha256".to_string(), concat(&[&at, ": sha256 does not match the receipt's content (edited)"])));
     }
-    let facts = read_receipt(&value, "", &LINE_FIELDS)
-        .map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
+    let (kind, facts) =
+        read_any(&value, "", true, kinds).map_err(|e| (e.field().to_string(), concat(&[&at, ": ", e.message()])))?;
     let Value::Object(line) = value else { return Err((String::new(), concat(&[&at, " is not a JSON object"]))) };
-    Ok(VerifiedLine { hash: claimed, line, facts })
+    Ok(VerifiedLine { kind, hash: claimed, line, facts })
+}
+
+/// Reads a receipt by its kind's reader (`kind` must name one of `kinds`).
+fn read_any(
+    value: &Value,
+    path: &str,
+    chain: bool,
+    kinds: &'static [ReceiptKind],
+) -> Result<(&'static str, ReceiptFacts)> {
+    let r = ObjectReader::new(value, path, "receipt", Naming::Js, CODE)?;
+    let names: Vec<&str> = kinds.iter().map(|k| k.kind).collect();
+    let name = r.choice(FieldName::same("kind"), &names)?;
+    let kind = kinds.iter().find(|k| k.kind == name).ok_or_else(|| {
+        Error::new(CODE, ErrorKind::Range, r.path_of(FieldName::same("kind")), concat(&["unknown kind ", name]))
+    })?;
+    // A receipt of another kind relabelled: refused by its kind, before its keys are.
+    if let Value::Object(entries) = value {
+        let own = |key: &str| kind.fields.iter().chain(&CHAIN_FIELDS).any(|f| f.js() == key);
+        for (key, _) in entries.iter().filter(|(key, _)| !own(key)) {
+            if let Some(other) = kinds.iter().find(|k| k.fields.iter().any(|f| f.js() == key)) {
+                let message = concat(&[
+                    &r.path_of(FieldName::same("kind")),
+                    " is '",
+                    kind.kind,
+                    "', but the receipt has '",
+                    key,
+                    "', a key of a ",
+                    other.kind,
+                    " receipt: a receipt is read as the kind it is",
+                ]);
+                return Err(Error::new(CODE, ErrorKind::Range, r.path_of(FieldName::same("kind")), message));
+            }
+        }
+    }
+    Ok((kind.kind, (kind.read)(value, path, chain)?))
 }
 
 /// The lines that append `receipts` (receipt documents without chain fields, such as a
@@ -308,9 +427,15 @@ fn verify_line(raw: &str, line: usize, previous: Option<&str>, sha256: &dyn Sha2
 /// line): nothing is appended to it. Each receipt is read as the core writes it (the rules
 /// are in docs/test-exit.md, "Receipts"); a receipt whose `kind`, `policy` and `runId` are
 /// already in the log (or earlier in `receipts`) is left out when its body is equal (a
-/// retried step), and refused (field `receipts[i].runId`) when it differs.
-pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Result<String> {
-    let (check, mut seen, mut line) = read_log(log, sha256);
+/// retried step), and refused (field `receipts[i].runId`) when it differs. `kinds` are the
+/// kinds of receipt the log may hold, each read by its own reader.
+pub fn append_receipts_of(
+    log: &str,
+    receipts: &[Value],
+    sha256: &dyn Sha256,
+    kinds: &'static [ReceiptKind],
+) -> Result<String> {
+    let (check, mut seen, mut line) = read_log(log, sha256, kinds);
     if let Some(b) = check.broken {
         let message = concat(&["the receipt log does not verify, nothing appended: ", &b.reason]);
         return Err(Error::new(CODE, ErrorKind::Range, concat(&["log.", &line_text(b.line)]), message));
@@ -333,8 +458,8 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
             let message = concat(&[&field, " is a chain field: give receipts as a result holds them"]);
             return Err(Error::new(CODE, ErrorKind::Range, field, message));
         }
-        let facts = read_receipt(receipt, &path, &RECEIPT_FIELDS)?;
-        let key = facts.run_key();
+        let (kind, facts) = read_any(receipt, &path, false, kinds)?;
+        let key = run_key(kind, &facts);
         if let Some(first) = key.as_ref().and_then(|k| seen.get(k)) {
             if first.same_body(entries, sha256, &path)? {
                 continue;
@@ -360,82 +485,9 @@ pub fn append_receipts(log: &str, receipts: &[Value], sha256: &dyn Sha256) -> Re
     Ok(out)
 }
 
-/// What the log's rules read of a receipt: the run it is about and the labels a report
-/// counts.
-struct ReceiptFacts {
-    policy: String,
-    run_id: Option<String>,
-    label: ReceiptLabel,
-    run_label: Option<String>,
-}
-
-impl ReceiptFacts {
-    /// The run a receipt is about (its `kind` is always `pyramid`): `None` without a `runId`.
-    fn run_key(&self) -> Option<(String, String)> {
-        self.run_id.as_ref().map(|id| (self.policy.clone(), id.clone()))
-    }
-}
-
-const KIND: FieldName = FieldName::same("kind");
-const VERSION: FieldName = FieldName::same("receiptVersion");
-const RUN_ID: FieldName = FieldName::same("runId");
-const RUN_LABEL: FieldName = FieldName::same("runLabel");
-const LAYER: FieldName = FieldName::same("layer");
-const LAYER_NAME: FieldName = FieldName::same("layerName");
-const LAYERS_RUN: FieldName = FieldName::same("layersRun");
-const POLICY: FieldName = FieldName::same("policy");
-const CONFIG: FieldName = FieldName::same("config");
-const EXIT_REASON: FieldName = FieldName::same("exitReason");
-const SIGNAL: FieldName = FieldName::same("signal");
-const THRESHOLDS: FieldName = FieldName::same("thresholds");
-const SKIPPED: FieldName = FieldName::same("skipped");
-const FIRST_MISSED: FieldName = FieldName::same("firstMissedFailure");
-const LABEL: FieldName = FieldName::same("label");
-const SAVED: FieldName = FieldName::same("computeSavedMs");
-const RISK: FieldName = FieldName::same("risk");
-const RISK_BUDGET: FieldName = FieldName::same("riskBudget");
-const CONFIDENCE: FieldName = FieldName::same("confidence");
-const NAME: FieldName = FieldName::same("name");
-const PREDICTED: FieldName = FieldName::same("predicted");
-const ACTUAL: FieldName = FieldName::same("actual");
-const COST_MS: FieldName = FieldName::same("costMs");
-
-/// The keys of a receipt, as [`ShadowReceipt::to_value`] writes them.
-const RECEIPT_FIELDS: [FieldName; 16] = [
-    KIND,
-    VERSION,
-    RUN_ID,
-    RUN_LABEL,
-    LAYER,
-    LAYER_NAME,
-    LAYERS_RUN,
-    POLICY,
-    CONFIG,
-    EXIT_REASON,
-    SIGNAL,
-    THRESHOLDS,
-    SKIPPED,
-    FIRST_MISSED,
-    LABEL,
-    SAVED,
-];
-
-/// The keys of a log line: a receipt's and its chain fields. (Indexing in a constant: an
-/// index out of range fails the build, never a run.)
-#[allow(clippy::indexing_slicing)]
-const LINE_FIELDS: [FieldName; 18] = {
-    let mut fields = [FieldName::same("prevHash"); 18];
-    let mut i = 0;
-    while i < RECEIPT_FIELDS.len() {
-        fields[i] = RECEIPT_FIELDS[i];
-        i += 1;
-    }
-    fields[17] = FieldName::same("sha256");
-    fields
-};
-
-/// A nullable field: `None` for `null`; a missing key is a type error.
-fn nullable<'v>(reader: &ObjectReader<'v>, field: FieldName) -> Result<Option<&'v Value>> {
+/// A nullable field of a receipt: `None` for `null`; a missing key is a type error (every
+/// receipt field is written, null when it has no value).
+pub(crate) fn nullable<'v>(reader: &ObjectReader<'v>, field: FieldName) -> Result<Option<&'v Value>> {
     match reader.get(field) {
         Some(Value::Null) => Ok(None),
         Some(v) => Ok(Some(v)),
@@ -443,196 +495,9 @@ fn nullable<'v>(reader: &ObjectReader<'v>, field: FieldName) -> Result<Option<&'
     }
 }
 
-fn missing(reader: &ObjectReader<'_>, field: FieldName) -> Error {
+/// The error for a receipt field that is missing.
+pub(crate) fn missing(reader: &ObjectReader<'_>, field: FieldName) -> Error {
     let path = reader.path_of(field);
     let message = concat(&[&path, " is missing (every receipt field is written, null when it has no value)"]);
     Error::new(CODE, ErrorKind::Type, path, message)
-}
-
-/// Another code's error (a policy config's) as the receipt's own.
-fn as_receipt_error(e: Error) -> Error {
-    Error::new(CODE, e.kind(), e.field().to_string(), e.message().to_string())
-}
-
-/// Reads a receipt (without chain fields) as [`ShadowReceipt::to_value`] writes it: every key
-/// present with its type, indices within the receipt's own layers (`layersRun` plus the
-/// skipped ones), numbers in range, and what follows from its outcomes (`predicted`,
-/// `confidence`, `firstMissedFailure`, `label`, `computeSavedMs`) equal to what they make
-/// it. Errors name the field under `path`.
-fn read_receipt(value: &Value, path: &str, fields: &[FieldName]) -> Result<ReceiptFacts> {
-    let r = ObjectReader::new(value, path, "receipt", Naming::Js, CODE)?;
-    r.reject_unknown(fields)?;
-    r.choice(KIND, &["pyramid"])?;
-    r.integer(VERSION, RECEIPT_VERSION, RECEIPT_VERSION)?;
-    let run_id = match nullable(&r, RUN_ID)? {
-        None => None,
-        Some(_) => Some(r.string(RUN_ID)?.to_string()),
-    };
-    let run_label = match r.get(RUN_LABEL) {
-        None => None,
-        Some(v) => Some(read_label(v, &r.path_of(RUN_LABEL), CODE)?),
-    };
-    let policy = r.choice(POLICY, &[RunPolicy::FailFast.as_str(), RunPolicy::RiskBounded.as_str()])?.to_string();
-    let config_path = r.path_of(CONFIG);
-    let config_value = r.get(CONFIG).ok_or_else(|| missing(&r, CONFIG))?;
-    let config_reader = ObjectReader::new(config_value, &config_path, "config", Naming::Js, CODE)?;
-    for field in POLICY_CONFIG_FIELDS {
-        if config_reader.get(field).is_none() {
-            return Err(missing(&config_reader, field));
-        }
-    }
-    let config = PolicyConfig::FAIL_FAST.merged(config_value, Naming::Js, &config_path).map_err(as_receipt_error)?;
-    let thresholds_path = r.path_of(THRESHOLDS);
-    let thresholds_value = r.get(THRESHOLDS).ok_or_else(|| missing(&r, THRESHOLDS))?;
-    let thresholds = ObjectReader::new(thresholds_value, &thresholds_path, "thresholds", Naming::Js, CODE)?;
-    thresholds.reject_unknown(&[RISK_BUDGET, CONFIDENCE])?;
-    for (field, expected) in [(RISK_BUDGET, config.risk_budget), (CONFIDENCE, config.confidence)] {
-        let got = thresholds.number(field, 0.0, 1.0)?;
-        if got != expected {
-            let requirement = concat(&[&crate::num::to_js_string(expected), " (the config's)"]);
-            return Err(thresholds.range_error(field, &requirement, &Value::Number(got)));
-        }
-    }
-    let reason = r.choice(EXIT_REASON, &[StopReason::RiskBounded.as_str(), StopReason::LayerFailed.as_str()])?;
-    let green = reason == StopReason::RiskBounded.as_str();
-    let signal_path = r.path_of(SIGNAL);
-    let signal_value = r.get(SIGNAL).ok_or_else(|| missing(&r, SIGNAL))?;
-    let signal = ObjectReader::new(signal_value, &signal_path, "signal", Naming::Js, CODE)?;
-    signal.reject_unknown(&[RISK])?;
-    if nullable(&signal, RISK)?.is_some() {
-        signal.number(RISK, 0.0, 1.0)?;
-    }
-    let layers_run = r.integer(LAYERS_RUN, 0, MAX_LAYERS as u64)?;
-    let skipped_path = r.path_of(SKIPPED);
-    let skipped = nonempty_array(r.get(SKIPPED), &skipped_path, CODE, "an array of skipped layers", "skipped layer")?;
-    let total = usize::try_from(layers_run).unwrap_or(usize::MAX).saturating_add(skipped.len());
-    if total > MAX_LAYERS {
-        let message = concat(&[
-            &skipped_path,
-            " and layersRun make a receipt of more than ",
-            &uint_string(MAX_LAYERS as u64),
-            " layers",
-        ]);
-        return Err(Error::new(CODE, ErrorKind::Range, skipped_path, message));
-    }
-    let last_index = total.saturating_sub(1) as u64;
-    let (layer, layer_name) = match nullable(&r, LAYER)? {
-        None => {
-            if layers_run > 0 {
-                return Err(r.range_error(LAYER, "the index of the last layer run (layersRun is not 0)", &Value::Null));
-            }
-            if nullable(&r, LAYER_NAME)?.is_some() {
-                return Err(r.range_error(
-                    LAYER_NAME,
-                    "null (layer is null)",
-                    r.get(LAYER_NAME).unwrap_or(&Value::Null),
-                ));
-            }
-            (None, None)
-        }
-        Some(got) => {
-            if layers_run == 0 {
-                return Err(r.range_error(LAYER, "null (layersRun is 0)", got));
-            }
-            (Some(r.integer(LAYER, 0, last_index)?), Some(r.string(LAYER_NAME)?))
-        }
-    };
-    let mut indices: Vec<u64> = layer.into_iter().collect();
-    let mut names: Vec<String> = layer_name.into_iter().map(str::to_string).collect();
-    let mut first_missed: Option<(u64, String)> = None;
-    let mut saved = Some(0.0);
-    for (i, item) in skipped.iter().enumerate() {
-        let item_path = index_path(&skipped_path, i);
-        let s = ObjectReader::new(item, &item_path, "skipped layer", Naming::Js, CODE)?;
-        s.reject_unknown(&[LAYER, NAME, PREDICTED, CONFIDENCE, ACTUAL, COST_MS])?;
-        let index = s.integer(LAYER, 0, last_index)?;
-        if indices.contains(&index) {
-            return Err(s.range_error(
-                LAYER,
-                "a layer of the receipt named once (each layer runs once)",
-                &Value::Number(index as f64),
-            ));
-        }
-        indices.push(index);
-        let name = s.string(NAME)?.to_string();
-        if names.contains(&name) {
-            let requirement = "a name of the receipt given once (layer names are distinct)";
-            return Err(s.range_error(NAME, requirement, &Value::string(name.as_str())));
-        }
-        let predicted = s.choice(PREDICTED, &["pass", "fail"])?;
-        let expected = if green { "pass" } else { "fail" };
-        if predicted != expected {
-            let requirement = concat(&["'", expected, "' (what a ", reason, " exit predicts)"]);
-            return Err(s.range_error(PREDICTED, &requirement, &Value::string(predicted)));
-        }
-        match (green, nullable(&s, CONFIDENCE)?) {
-            (true, Some(_)) => {
-                s.number(CONFIDENCE, 0.0, 1.0)?;
-            }
-            (true, None) => {
-                return Err(s.range_error(CONFIDENCE, "a number between 0 and 1 (a green exit's)", &Value::Null));
-            }
-            (false, Some(got)) => return Err(s.range_error(CONFIDENCE, "null (a red exit has no confidence)", got)),
-            (false, None) => {}
-        }
-        let failed = s.choice(ACTUAL, &["pass", "fail"])? == "fail";
-        if green && failed && first_missed.is_none() {
-            first_missed = Some((index, name.clone()));
-        }
-        names.push(name);
-        let cost = match nullable(&s, COST_MS)? {
-            None => None,
-            Some(_) => Some(s.number(COST_MS, 0.0, f64::MAX)?),
-        };
-        saved = match (saved, cost) {
-            (Some(sum), Some(cost)) => Some(add_to_total(sum, cost, &s.path_of(COST_MS), CODE)?),
-            _ => None,
-        };
-    }
-    let missed_path = r.path_of(FIRST_MISSED);
-    let stated_missed = match nullable(&r, FIRST_MISSED)? {
-        None => None,
-        Some(v) => {
-            let m = ObjectReader::new(v, &missed_path, "firstMissedFailure", Naming::Js, CODE)?;
-            m.reject_unknown(&[LAYER, NAME])?;
-            Some((m.integer(LAYER, 0, last_index)?, m.string(NAME)?.to_string()))
-        }
-    };
-    if stated_missed != first_missed {
-        let requirement = match first_missed {
-            None => "null (no skipped layer of a green exit failed)".to_string(),
-            Some((index, ref name)) => concat(&[
-                "{layer: ",
-                &uint_string(index),
-                ", name: ",
-                &Value::string(name).describe(),
-                "} (the first skipped layer that failed)",
-            ]),
-        };
-        return Err(r.range_error(FIRST_MISSED, &requirement, r.get(FIRST_MISSED).unwrap_or(&Value::Null)));
-    }
-    let label = match (green, first_missed) {
-        (false, _) => ReceiptLabel::NeedlessRun,
-        (true, Some(_)) => ReceiptLabel::FalsePass,
-        (true, None) => ReceiptLabel::CorrectSkip,
-    };
-    let labels =
-        [ReceiptLabel::CorrectSkip.as_str(), ReceiptLabel::FalsePass.as_str(), ReceiptLabel::NeedlessRun.as_str()];
-    let stated = r.choice(LABEL, &labels)?;
-    if stated != label.as_str() {
-        let requirement = concat(&["'", label.as_str(), "' (what its exitReason and skipped layers make it)"]);
-        return Err(r.range_error(LABEL, &requirement, &Value::string(stated)));
-    }
-    let stated_saved = match nullable(&r, SAVED)? {
-        None => None,
-        Some(_) => Some(r.number(SAVED, 0.0, f64::MAX)?),
-    };
-    if stated_saved != saved {
-        let requirement = match saved {
-            None => "null (a skipped layer has no cost)".to_string(),
-            Some(sum) => concat(&[&crate::num::to_js_string(sum), " (the skipped layers' summed costMs)"]),
-        };
-        return Err(r.range_error(SAVED, &requirement, r.get(SAVED).unwrap_or(&Value::Null)));
-    }
-    Ok(ReceiptFacts { policy, run_id, label, run_label })
 }

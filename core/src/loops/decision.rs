@@ -22,6 +22,10 @@ const BEST_QUALITY_SCORE: &str = "best_quality_score";
 const BUDGETS: &str = "budgets";
 const FIRED: &str = "fired";
 const INTERVENTIONS: &str = "interventions";
+const WOULD_STOP: &str = "would_stop";
+const ITERATION: &str = "iteration";
+const RETURNED_ITERATION: &str = "returned_iteration";
+const RETURNED_QUALITY: &str = "returned_quality";
 const LEVEL: &str = "level";
 const DETECTION: &str = "detection";
 const CONDITION: &str = "condition";
@@ -69,6 +73,53 @@ pub struct StoppingDecision {
     /// Under a stop policy with detector conditions only: each detection evaluation reached,
     /// with its intervention (written only when there is one, so other decisions keep their keys).
     pub interventions: Vec<ConditionIntervention>,
+    /// In shadow mode only: where the candidate policy first fired (written only once it
+    /// has, so other decisions keep their keys).
+    pub would_stop: Option<WouldStop>,
+}
+
+/// Where a shadow candidate would have stopped the loop: the iteration it first fired at,
+/// its trigger and reason, and what it would have returned (iteration, quality 0..=100).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WouldStop {
+    /// The iteration it fired at.
+    pub iteration: u64,
+    /// Its trigger.
+    pub trigger: Trigger,
+    /// Its reason, as the engine words it.
+    pub reason: String,
+    /// The iteration it would have returned and its quality (0..=100).
+    pub returned: (u64, f64),
+}
+
+impl WouldStop {
+    /// The keys of its object, in the order [`WouldStop::to_value`] writes them.
+    pub const KEYS: [&'static str; 5] = [ITERATION, TRIGGER, REASON, RETURNED_ITERATION, RETURNED_QUALITY];
+
+    /// `{iteration, trigger, reason, returned_iteration, returned_quality}`.
+    pub fn to_value(&self) -> Value {
+        ObjectBuilder::new()
+            .number(ITERATION, self.iteration as f64)
+            .string(TRIGGER, self.trigger.as_str())
+            .string(REASON, &self.reason)
+            .number(RETURNED_ITERATION, self.returned.0 as f64)
+            .number(RETURNED_QUALITY, self.returned.1)
+            .build()
+    }
+
+    /// Reads one as [`WouldStop::to_value`] writes it.
+    pub fn from_value(value: &Value, path: &str) -> Result<Self> {
+        const FIELDS: [FieldName; 5] = FieldName::same_all(WouldStop::KEYS);
+        let r = ObjectReader::new(value, path, "would_stop", Naming::Snake, ErrorCode::InvalidSnapshot)?;
+        r.reject_unknown(&FIELDS)?;
+        let [iteration, trigger, reason, returned_iteration, returned_quality] = FIELDS;
+        Ok(WouldStop {
+            iteration: r.integer(iteration, 1, MAX_SAFE_INTEGER)?,
+            trigger: snapshot::pick(&r, trigger, &Trigger::NAMES, Trigger::parse)?,
+            reason: r.string(reason)?.to_string(),
+            returned: (r.integer(returned_iteration, 1, MAX_SAFE_INTEGER)?, r.number(returned_quality, 0.0, 100.0)?),
+        })
+    }
 }
 
 /// A detection of a detector condition in a decision, with the intervention it calls for:
@@ -208,6 +259,7 @@ impl StoppingDecision {
             budgets: Vec::new(),
             fired: None,
             interventions: Vec::new(),
+            would_stop: None,
         }
     }
 
@@ -222,6 +274,7 @@ impl StoppingDecision {
             budgets: Vec::new(),
             fired: None,
             interventions: Vec::new(),
+            would_stop: None,
         }
     }
 
@@ -239,6 +292,9 @@ impl StoppingDecision {
     /// The key of the detector conditions' interventions, after `fired`, written only when
     /// a detector condition detected something.
     pub const INTERVENTIONS_KEY: &'static str = INTERVENTIONS;
+
+    /// The key of a shadow candidate's would-be stop, written last and only once it fired.
+    pub const WOULD_STOP_KEY: &'static str = WOULD_STOP;
 
     /// The decision object as the JS API returns it.
     pub fn to_value(&self) -> Value {
@@ -261,6 +317,9 @@ impl StoppingDecision {
         if !self.interventions.is_empty() {
             o.value(INTERVENTIONS, value::array_of(&self.interventions, ConditionIntervention::to_value));
         }
+        if let Some(would_stop) = &self.would_stop {
+            o.value(WOULD_STOP, would_stop.to_value());
+        }
         o.build()
     }
 
@@ -268,12 +327,13 @@ impl StoppingDecision {
     /// stops, `best_iteration` and `best_quality_score` both `null` or both set, `budgets`
     /// absent when no budget is configured.
     pub fn from_value(value: &Value, path: &str) -> Result<Self> {
-        const FIELDS: [FieldName; 10] = {
+        const FIELDS: [FieldName; 11] = {
             let [a, b, c, d, e, f, g, h] = FieldName::same_all(StoppingDecision::KEYS);
-            [a, b, c, d, e, f, g, h, FieldName::same(FIRED), FieldName::same(INTERVENTIONS)]
+            let extra = [FieldName::same(FIRED), FieldName::same(INTERVENTIONS), FieldName::same(WOULD_STOP)];
+            [a, b, c, d, e, f, g, h, extra[0], extra[1], extra[2]]
         };
         let r = snapshot::result_object(value, path, "decision", Naming::Snake, &FIELDS)?;
-        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets, fired, interventions] =
+        let [stop, reason, confidence, trigger, details, best_iteration, best_quality_score, budgets, fired, interventions, would_stop] =
             FIELDS;
         let stop = r.boolean(stop)?;
         let reason = r.string(reason)?.to_string();
@@ -312,6 +372,10 @@ impl StoppingDecision {
             None => Vec::new(),
             Some(_) => snapshot::items(&r, interventions, ConditionIntervention::from_value)?,
         };
+        let would_stop = match r.get(would_stop) {
+            None => None,
+            Some(w) => Some(WouldStop::from_value(w, &r.path_of(would_stop))?),
+        };
         Ok(StoppingDecision {
             stop,
             reason,
@@ -322,6 +386,7 @@ impl StoppingDecision {
             budgets,
             fired,
             interventions,
+            would_stop,
         })
     }
 }
@@ -508,6 +573,7 @@ impl StoppingSummary {
             budgets: Vec::new(),
             fired: None,
             interventions: Vec::new(),
+            would_stop: None,
         };
         let last = FinalRecord {
             quality_score: r.number(quality, 0.0, 100.0)?,

@@ -4,10 +4,11 @@
 
 use std::collections::VecDeque;
 
+use crate::loops::candidate::{check_shadow_cap, LoopShadow, ShadowCandidate};
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::decision::{FinalRecord, StoppingDecision, StoppingSummary};
 use crate::loops::details::{DiminishingReturnsReport, StoppingDetails};
-use crate::loops::policy::{restored_policy, PolicyState, StopPolicy};
+use crate::loops::policy::{restored_policy, PolicyState, StopCondition, StopPolicy};
 use crate::loops::records::{
     check_iteration_order, make_record, record_from_value, validate_iteration, IterationRecord, IterationResult,
     Observation, Recorded,
@@ -56,6 +57,9 @@ pub struct EarlyStopping {
     // The SHA-256 digest of the calibration artifact the config and policy came from, if
     // the host recorded one (the CLI's state file); kept in the snapshot.
     pub(super) policy_artifact: Option<String>,
+    // Opt-in shadow mode: a candidate policy deciding beside this one without stopping it
+    // (loops/candidate.rs); kept in the snapshot.
+    pub(super) shadow: Option<Box<LoopShadow>>,
 }
 
 impl EarlyStopping {
@@ -79,6 +83,7 @@ impl EarlyStopping {
             stopping_details: None,
             policy: None,
             policy_artifact: None,
+            shadow: None,
         }
     }
 
@@ -203,6 +208,31 @@ impl EarlyStopping {
         Ok(())
     }
 
+    /// Runs `candidate` in shadow beside the engine's policy (`None` ends shadow mode): it
+    /// decides at every decision, over the same history, but never stops the loop; each
+    /// decision carries `would_stop` once it has fired. The engine's own policy (its tree,
+    /// or its config's checks) must hold a hard cap, else `invalid_config` naming `shadow`
+    /// ([`check_shadow_cap`]).
+    pub fn set_shadow(&mut self, candidate: Option<ShadowCandidate>) -> Result<()> {
+        let Some(candidate) = candidate else {
+            self.shadow = None;
+            return Ok(());
+        };
+        match self.policy.as_deref() {
+            Some((policy, _)) => check_shadow_cap(&policy.when)?,
+            None => check_shadow_cap(&StopCondition::from_config(&self.config))?,
+        }
+        let mut shadow = LoopShadow::new(candidate);
+        shadow.sync(&self.history);
+        self.shadow = Some(Box::new(shadow));
+        Ok(())
+    }
+
+    /// The shadow candidate's state, in shadow mode.
+    pub fn shadow(&self) -> Option<&LoopShadow> {
+        self.shadow.as_deref()
+    }
+
     /// The digest of the calibration artifact the loop runs, if one was recorded.
     pub fn policy_artifact(&self) -> Option<&str> {
         self.policy_artifact.as_deref()
@@ -225,12 +255,16 @@ impl EarlyStopping {
     where
         F: FnOnce() -> std::result::Result<DiminishingReturnsReport, E>,
     {
-        let decision = match self.policy.as_deref() {
+        let mut decision = match self.policy.as_deref() {
             Some((policy, state)) => policy.decide(&self.config, state, source)?,
             None => {
                 decision(&self.config, &self.counters, verdict(&self.config, &self.counters, &self.window, source)?)
             }
         };
+        if let Some(shadow) = self.shadow.as_deref_mut() {
+            shadow.sync(&self.history);
+            decision.would_stop = shadow.would_stop().cloned();
+        }
         if decision.stop {
             self.stopping_reason = Some(decision.reason.clone());
             self.stopping_details = decision.details.clone();
@@ -252,8 +286,13 @@ impl EarlyStopping {
         };
         // The summary lists neither the best iteration nor the budgets: keeping them here
         // would make two summaries that read the same compare unequal (and not read back).
-        let decision =
-            StoppingDecision { best: None, budgets: Vec::new(), fired: None, ..self.should_stop_with(source)? };
+        let decision = StoppingDecision {
+            best: None,
+            budgets: Vec::new(),
+            fired: None,
+            would_stop: None,
+            ..self.should_stop_with(source)?
+        };
         Ok(StoppingSummary::Full { total_iterations: self.history.len(), decision, last, config: self.config.clone() })
     }
 
@@ -347,6 +386,9 @@ impl EarlyStopping {
         }
         self.stopping_reason = None;
         self.stopping_details = None;
+        if let Some(shadow) = self.shadow.as_deref_mut() {
+            shadow.sync(&[]);
+        }
     }
 }
 

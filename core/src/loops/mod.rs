@@ -54,6 +54,7 @@
 pub mod agent;
 pub mod analytics;
 pub mod behavior;
+mod candidate;
 mod config;
 mod decision;
 mod details;
@@ -64,6 +65,7 @@ mod records;
 mod refine;
 pub mod replay;
 mod rules;
+pub mod shadow;
 mod snapshot;
 mod state;
 mod verdict;
@@ -71,7 +73,7 @@ mod vocabulary;
 
 pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
 pub use decision::{
-    BudgetStatus, ConditionIntervention, FinalRecord, FiredCondition, StoppingDecision, StoppingSummary,
+    BudgetStatus, ConditionIntervention, FinalRecord, FiredCondition, StoppingDecision, StoppingSummary, WouldStop,
     REASON_CONTINUE, REASON_NO_ITERATIONS,
 };
 pub use details::{DiminishingReturnsReport, PlateauStep, ReportedIteration, StoppingDetails};

@@ -17,6 +17,7 @@ use crate::loops::policy::{StopCondition, StopPolicy};
 use crate::loops::presets::ReturnPolicy;
 use crate::loops::records::{IterationRecord, IterationResult, ResourceUsage};
 use crate::loops::replay::LoopPolicy;
+use crate::loops::shadow::{LoopShadow, RunNames, ShadowCandidate};
 use crate::loops::vocabulary::{Trigger, VerificationStatus};
 use crate::num;
 use crate::value::{self, field_name, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
@@ -192,6 +193,35 @@ impl<T: Clone> Loop<T> {
             completed: None,
             decision: None,
         })
+    }
+
+    /// A loop deciding by `policy` with `candidate` in shadow beside it: the candidate decides
+    /// at every step (the decision's `would_stop`), never stops the loop, and the run's
+    /// receipt ([`Loop::receipt`]) says how its stop would have turned out. The enforced
+    /// policy (with `max_iterations`) must hold a hard cap (`invalid_config` naming `shadow`).
+    pub fn with_shadow(policy: &LoopPolicy, options: LoopOptions, candidate: ShadowCandidate) -> Result<Self> {
+        let mut looped = Self::new(policy, options)?;
+        looped.engine.set_shadow(Some(candidate))?;
+        Ok(looped)
+    }
+
+    /// The shadow candidate's state, in shadow mode.
+    pub fn shadow(&self) -> Option<&LoopShadow> {
+        self.engine.shadow()
+    }
+
+    /// The receipt of the run so far (shadow mode only; `None` otherwise), called `run_id`:
+    /// where the candidate would have stopped and how that turned out (see
+    /// [`crate::loops::shadow`]). Call it after [`Loop::finish`] so that `good` counts.
+    pub fn receipt(&self, run_id: &str) -> Option<Value> {
+        let shadow = self.engine.shadow()?;
+        let names = RunNames {
+            run_id: Some(run_id),
+            task: self.options.task.as_deref(),
+            dataset: self.options.dataset.as_deref(),
+            run_label: self.options.run_label.as_deref(),
+        };
+        Some(shadow.receipt(self.engine.history(), &self.goods, &names).to_value())
     }
 
     /// Records the SHA-256 of the calibration artifact the policy came from (the engine
@@ -410,6 +440,7 @@ impl<T: Clone> Loop<T> {
         if let Some(d) = &self.decision {
             o.value("decision", d.to_value());
         }
+
         for (key, kept) in [("best", &self.best), ("last", &self.last), ("completed", &self.completed)] {
             let Some(kept) = kept else { continue };
             let mut k = ObjectBuilder::new();

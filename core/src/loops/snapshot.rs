@@ -4,6 +4,7 @@
 //! only when the engine has them, so a default snapshot is unchanged. Written, read back and
 //! normalized.
 
+use crate::loops::candidate::ShadowCandidate;
 use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::StoppingDetails;
 use crate::loops::engine::EarlyStopping;
@@ -24,7 +25,8 @@ impl EarlyStopping {
     /// The portable snapshot: `{version, engine, config, history, stoppingReason,
     /// stoppingDetails}`, plus `policy` and `policyArtifact` when set.
     pub fn to_snapshot(&self) -> Value {
-        self.normalized(self.policy().map(StopPolicy::to_value))
+        let shadow = self.shadow.as_ref().map(|s| s.candidate().to_value());
+        self.normalized(self.policy().map(StopPolicy::to_value), shadow)
     }
 
     /// What `EarlyStopping::new(config)?.to_snapshot()` gives for a valid `config`, without
@@ -36,13 +38,20 @@ impl EarlyStopping {
     /// Restores a snapshot, validating everything (code `invalid_snapshot`, field = path;
     /// the policy's as `policy.any[1].patience`).
     pub fn from_snapshot(snapshot: &Value) -> Result<Self> {
-        let (mut engine, policy) = Self::read_snapshot(snapshot)?;
+        let (mut engine, policy, shadow) = Self::read_snapshot(snapshot)?;
         if let Some(policy) = policy {
             engine.set_policy(Some(LoopPolicy::engine_policy_as(policy, Naming::Js, ErrorCode::InvalidSnapshot)?));
         }
         let EarlyStopping { config, history, counters, window, .. } = &mut engine;
         for record in history.iter() {
             fold(config, counters, window, record.observation, record.usage.as_deref());
+        }
+        // The shadow candidate is read here, not in `read_snapshot`: the normalizing path
+        // (the JS layer's `fromJSON`) passes it on as given, so the size-budgeted WebAssembly
+        // engines module needs no policy reader for it.
+        if let Some(candidate) = shadow {
+            let candidate = ShadowCandidate::from_snapshot(candidate, SHADOW_KEY.js())?;
+            engine.set_shadow(Some(candidate)).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         }
         Ok(engine)
     }
@@ -55,7 +64,8 @@ impl EarlyStopping {
     /// given: that binding reads it with [`restored_policy_value`](crate::loops::policy::restored_policy_value)
     /// (the policy reader lives in the replay module, not in the engines module).
     pub fn normalize_snapshot(snapshot: &Value) -> Result<Value> {
-        Self::read_snapshot(snapshot).map(|(engine, policy)| engine.normalized(policy.cloned()))
+        Self::read_snapshot(snapshot)
+            .map(|(engine, policy, shadow)| engine.normalized(policy.cloned(), shadow.cloned()))
     }
 
     /// [`normalize_snapshot`](Self::normalize_snapshot) of a snapshot given whole: the
@@ -63,14 +73,14 @@ impl EarlyStopping {
     /// trees (each up to 16 times the snapshot's text) is alive at a time, which keeps a
     /// snapshot at the size limits within a WebAssembly instance's memory.
     pub fn normalize_snapshot_owned(snapshot: Value) -> Result<Value> {
-        let (engine, policy) = Self::read_snapshot(&snapshot)?;
-        let policy = policy.cloned();
+        let (engine, policy, shadow) = Self::read_snapshot(&snapshot)?;
+        let (policy, shadow) = (policy.cloned(), shadow.cloned());
         drop(snapshot);
-        Ok(engine.normalized(policy))
+        Ok(engine.normalized(policy, shadow))
     }
 
     /// The snapshot with `policy` as its policy key (if any).
-    fn normalized(&self, policy: Option<Value>) -> Value {
+    fn normalized(&self, policy: Option<Value>, shadow: Option<Value>) -> Value {
         let mut snapshot = snapshot_value(
             &self.config,
             &self.history,
@@ -78,13 +88,16 @@ impl EarlyStopping {
             self.stopping_details.as_ref(),
         );
         add_policy(&mut snapshot, policy, self.policy_artifact.as_deref());
+        if let (Some(shadow), Value::Object(entries)) = (shadow, &mut snapshot) {
+            entries.push((SHADOW_KEY.js().to_string(), shadow));
+        }
         snapshot
     }
 
     /// Reads and validates a snapshot into an engine whose counters and window are still
     /// empty (the callers above fold the history in, or only write it back out), and the
     /// snapshot's policy as given (not read yet).
-    fn read_snapshot(snapshot: &Value) -> Result<(Self, Option<&Value>)> {
+    fn read_snapshot(snapshot: &Value) -> Result<(Self, Option<&Value>, Option<&Value>)> {
         let reader = crate::snapshot::open(snapshot, SNAPSHOT_ENGINE, &SNAPSHOT_FIELDS)?;
         let config_value = reader.get(FieldName::same("config")).unwrap_or(&Value::Null);
         let config = EarlyStoppingConfig::default()
@@ -136,7 +149,10 @@ impl EarlyStopping {
                 Some(digest.to_string())
             }
         };
-        Ok((engine, reader.get(POLICY).filter(|p| !matches!(p, Value::Null))))
+        // The shadow candidate, as given: read (and its state replayed from the history) when
+        // the engine is built, in `from_snapshot`.
+        let shadow = reader.get(SHADOW_KEY).filter(|c| !matches!(c, Value::Null));
+        Ok((engine, reader.get(POLICY).filter(|p| !matches!(p, Value::Null)), shadow))
     }
 }
 
@@ -231,6 +247,9 @@ const POLICY: FieldName = FieldName::same("policy");
 
 const POLICY_ARTIFACT: FieldName = FieldName::same("policyArtifact");
 
+/// The shadow candidate (`{name, policy, artifactSha256}`), in shadow mode only.
+const SHADOW_KEY: FieldName = FieldName::same("shadow");
+
 /// Where `strictIterations` checking begins in the history (see [`strict_iterations_from`]).
 const STRICT_FROM: FieldName = FieldName::same(STRICT_ITERATIONS_FROM);
 
@@ -239,7 +258,7 @@ const STRICT_FROM: FieldName = FieldName::same(STRICT_ITERATIONS_FROM);
 pub const STRICT_ITERATIONS_FROM: &str = "strictIterationsFrom";
 
 /// The keys of this engine's snapshot (the last three only when set).
-const SNAPSHOT_FIELDS: [FieldName; 9] = [
+const SNAPSHOT_FIELDS: [FieldName; 10] = [
     FieldName::same("version"),
     FieldName::same("engine"),
     FieldName::same("config"),
@@ -249,6 +268,7 @@ const SNAPSHOT_FIELDS: [FieldName; 9] = [
     STRICT_FROM,
     POLICY,
     POLICY_ARTIFACT,
+    SHADOW_KEY,
 ];
 
 #[cfg(test)]

@@ -450,6 +450,7 @@ mod tests {
             },
             fired: None,
             interventions: Vec::new(),
+            would_stop: None,
         }
     }
 

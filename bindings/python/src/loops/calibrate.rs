@@ -16,7 +16,7 @@ use crate::value::{runs_value, to_py, to_value, NoneIs};
 #[pyclass(frozen, eq, module = "earlyexit._native", name = "LoopCalibration")]
 #[derive(PartialEq)]
 pub struct PyLoopCalibration {
-    artifact: Value,
+    pub(crate) artifact: Value,
 }
 
 impl PyLoopCalibration {
@@ -224,4 +224,29 @@ pub fn calibration_plan<'py>(
 pub fn _restore_loop_calibration(py: Python<'_>, text: &str) -> PyResult<PyLoopCalibration> {
     let artifact = Value::parse_json(text, ErrorCode::InvalidArtifact, "artifact").or_raise(py)?;
     Ok(PyLoopCalibration { artifact })
+}
+
+/// A shadow candidate as Python hands it over: a preset name, a policy (a dict or its JSON
+/// text), a `LoopCalibration` or a loop artifact.
+pub(crate) fn shadow_candidate(
+    py: Python<'_>,
+    shadow: &Bound<'_, PyAny>,
+) -> PyResult<earlyexit::loops::shadow::ShadowCandidate> {
+    let value = match shadow.cast::<PyLoopCalibration>() {
+        Ok(calibration) => calibration.get().artifact.clone(),
+        Err(_) => match shadow.cast::<pyo3::types::PyString>() {
+            Ok(text) => Value::string(crate::value::string_of(text).as_str()),
+            Err(_) if shadow.cast::<pyo3::types::PyDict>().is_ok_and(|d| d.contains("kind").unwrap_or(false)) => {
+                to_value(shadow, NoneIs::Null)?
+            }
+            Err(_) => to_value(shadow, NoneIs::Absent)?,
+        },
+    };
+    earlyexit::loops::shadow::ShadowCandidate::from_value(
+        &value,
+        Naming::Snake,
+        earlyexit_calibrate::now_ms(),
+        &earlyexit_digest::Sha256Hasher,
+    )
+    .or_raise(py)
 }

@@ -34,6 +34,9 @@ value_class! {
         /// Under a stop policy with detector conditions, each detection with its intervention
         /// (a new list of dicts; empty when none was detected).
         interventions: Json = |d| Json(Some(Value::Array(d.interventions.iter().map(|c| c.to_value()).collect())));
+        /// In shadow mode, where the candidate first fired (`iteration`, `trigger`, `reason`,
+        /// `returned_iteration`, `returned_quality`); `None` until it has, and without a shadow.
+        would_stop: Json = |d| Json(d.would_stop.as_ref().map(|w| w.to_value()));
     }
     methods {
         fn __bool__(&self) -> bool {

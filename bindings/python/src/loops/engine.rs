@@ -206,12 +206,13 @@ fn decide_summary(es: &mut EarlyStopping, report: Report<'_>) -> Result<Stopping
 #[pymethods]
 impl PyEarlyStopping {
     #[new]
-    #[pyo3(signature = (config = None, /, *, analytics = None, policy = None, **options))]
+    #[pyo3(signature = (config = None, /, *, analytics = None, policy = None, shadow = None, **options))]
     fn new(
         py: Python<'_>,
         config: Option<&Bound<'_, PyAny>>,
         analytics: Option<&Bound<'_, PyAny>>,
         policy: Option<&Bound<'_, PyAny>>,
+        shadow: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let mut engine = if config.is_none() && options.is_none_or(|o| o.is_empty()) {
@@ -224,6 +225,10 @@ impl PyEarlyStopping {
         if let Some(policy) = policy.filter(|p| !p.is_none()) {
             let value = policy_value(py, policy)?;
             engine.set_policy(Some(LoopPolicy::engine_policy(&value, Naming::Snake).or_raise(py)?));
+        }
+        if let Some(shadow) = shadow.filter(|s| !s.is_none()) {
+            let candidate = crate::loops::calibrate::shadow_candidate(py, shadow)?;
+            engine.set_shadow(Some(candidate)).or_raise(py)?;
         }
         Self::with_source(py, engine, analytics)
     }

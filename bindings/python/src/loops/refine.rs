@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 type Output = Arc<Py<PyAny>>;
 
 use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
+use earlyexit::LoopPolicy;
 use earlyexit::{ErrorCode, IterationRecord, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
@@ -98,6 +99,19 @@ const STEP_ARGUMENTS: [&str; 11] = [
     "fingerprint",
 ];
 
+fn build(
+    py: Python<'_>,
+    policy: &LoopPolicy,
+    options: LoopOptions,
+    shadow: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyLoop> {
+    let looped = match shadow.filter(|s| !s.is_none()) {
+        None => Loop::new(policy, options),
+        Some(s) => Loop::with_shadow(policy, options, crate::loops::calibrate::shadow_candidate(py, s)?),
+    };
+    Ok(PyLoop { inner: Mutex::new(looped.or_raise(py)?) })
+}
+
 /// The core's refine loop over Python outputs.
 #[pyclass(frozen, module = "earlyexit._native", name = "_Loop")]
 pub struct PyLoop {
@@ -123,8 +137,13 @@ fn kept<'py>(py: Python<'py>, k: Option<&Kept<Output>>) -> PyResult<Py<PyAny>> {
 #[pymethods]
 impl PyLoop {
     #[new]
-    #[pyo3(signature = (policy, options))]
-    fn new(py: Python<'_>, policy: Option<&Bound<'_, PyAny>>, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+    #[pyo3(signature = (policy, options, shadow = None))]
+    fn new(
+        py: Python<'_>,
+        policy: Option<&Bound<'_, PyAny>>,
+        options: &Bound<'_, PyDict>,
+        shadow: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         // A string is a preset name (`"recommended"`), or a policy's JSON text.
         let policy = match policy.filter(|p| !p.is_none()) {
             Some(p) => match p.cast::<PyString>() {
@@ -137,16 +156,27 @@ impl PyLoop {
         };
         let policy = loop_policy(&policy, Naming::Snake).or_raise(py)?;
         let options = LoopOptions::from_value(&to_value(options.as_any(), NoneIs::Absent)?).or_raise(py)?;
-        Ok(PyLoop { inner: Mutex::new(Loop::new(&policy, options).or_raise(py)?) })
+        build(py, &policy, options, shadow)
     }
 
     /// A loop running a calibrated loop policy (a `LoopCalibration`, its artifact dict or JSON text).
     #[staticmethod]
-    #[pyo3(signature = (artifact, options))]
-    fn from_artifact(py: Python<'_>, artifact: &Bound<'_, PyAny>, options: &Bound<'_, PyDict>) -> PyResult<Self> {
+    #[pyo3(signature = (artifact, options, shadow = None))]
+    fn from_artifact(
+        py: Python<'_>,
+        artifact: &Bound<'_, PyAny>,
+        options: &Bound<'_, PyDict>,
+        shadow: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let policy = crate::loops::calibrate::calibrated_policy(py, artifact)?;
         let options = LoopOptions::from_value(&to_value(options.as_any(), NoneIs::Absent)?).or_raise(py)?;
-        Ok(PyLoop { inner: Mutex::new(Loop::new(&policy, options).or_raise(py)?) })
+        build(py, &policy, options, shadow)
+    }
+
+    /// The run's shadow receipt (`None` without a shadow), called `id`.
+    fn receipt<'py>(&self, py: Python<'py>, id: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let receipt = lock(&self.inner).receipt(id);
+        receipt.map(|r| to_py(py, &r)).transpose()
     }
 
     /// Records one iteration and decides; returns the decision and the scale notice, if the

@@ -116,9 +116,15 @@ pub fn calibrate_value(
     let valid_days = request.valid_days;
     let runs = runs_from_value(runs, naming)?;
     let corpus = digest(&corpus_value(&runs), sha256, ErrorCode::InvalidReplay, "runs")?;
+    // The calibration tasks, so a promotion can show its audit split shares none.
+    let tasks = crate::loops::replay::runs::tasks_value(&runs);
     let plan = LoopCalibrationPlan::new(runs, request)?;
     let figures = evaluate(&plan);
-    Ok(plan.finish(figures)?.artifact(corpus, now_ms, valid_days).to_value())
+    let mut artifact = plan.finish(figures)?.artifact(corpus, now_ms, valid_days);
+    if let Value::Object(entries) = &mut artifact.body {
+        entries.push((crate::loops::replay::runs::TASKS_KEY.to_string(), tasks));
+    }
+    Ok(artifact.to_value())
 }
 
 /// The policy of a loop artifact (a value or its JSON text), for `EarlyStopping` and the
@@ -167,7 +173,7 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) 
 /// `delta`), flags that follow from the certificate (`certified`: some hypothesis rejected;
 /// `status`: `certified` exactly then, `too_few_runs` only below the minimum sample) and the
 /// chosen frontier row's policy: each present copy must agree.
-fn check_body(artifact: &Artifact) -> Result<()> {
+pub(crate) fn check_body(artifact: &Artifact) -> Result<()> {
     let body = &artifact.body;
     if let Some(copy) = body.get("policy") {
         // Named at the envelope's policy, the one that runs.

@@ -22,6 +22,7 @@ mod calibrate;
 mod family;
 mod input;
 mod kernel;
+mod lifecycle;
 mod lines;
 mod plan;
 mod play;
@@ -39,8 +40,10 @@ pub use plan::{
     calibration_plan, calibration_plan_value, check_risk_delta, tasks_to_certify, uncertified_notice, CalibrationPlan,
     MAX_TASKS_TO_CERTIFY, PLAN_PREMATURE_STOPS,
 };
+pub use lifecycle::{loop_drift_value, promote_loop_value};
 pub use play::{
     replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,
 };
+pub(crate) use policy::nested_at;
 pub use policy::LoopPolicy;
-pub use runs::{implied_quality_delta, ReplayIteration, ReplayRun};
+pub use runs::{implied_quality_delta, task_keys, tasks_value, ReplayIteration, ReplayRun, TaskKey, TASKS_KEY};

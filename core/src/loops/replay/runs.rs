@@ -217,3 +217,28 @@ fn read_iteration(
         behavior,
     })
 }
+
+/// The key of a loop artifact's body that lists its calibration tasks.
+pub const TASKS_KEY: &str = "tasks";
+
+/// A task: a run's `dataset` and `id`.
+pub type TaskKey = (Option<String>, String);
+
+/// The tasks of `runs` (a task is a run's `dataset` and `id`), sorted, each once.
+pub fn task_keys(runs: &[ReplayRun]) -> Vec<TaskKey> {
+    let mut keys: Vec<TaskKey> = runs.iter().map(|r| (r.dataset.clone(), r.id.clone())).collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// `body.tasks` as calibration writes it: `[[dataset or null, id], ...]`.
+pub fn tasks_value(runs: &[ReplayRun]) -> Value {
+    let items = task_keys(runs)
+        .into_iter()
+        .map(|(dataset, id)| {
+            Value::Array(vec![dataset.as_deref().map_or(Value::Null, Value::string), Value::string(id.as_str())])
+        })
+        .collect();
+    Value::Array(items)
+}

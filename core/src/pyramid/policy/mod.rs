@@ -36,6 +36,7 @@ mod label;
 mod live;
 mod model;
 mod options;
+mod receipt;
 mod report;
 mod shadow;
 
@@ -49,5 +50,6 @@ pub use label::{read_label, MAX_LABEL_CHARS};
 pub use live::{check_layer_specs, LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
+pub use receipt::PYRAMID_RECEIPTS;
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
 pub use shadow::{no_receipt_reason, shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};
