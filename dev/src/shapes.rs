@@ -60,17 +60,13 @@ pub fn shapes() -> Vec<Shape> {
     let behavior = camel(&BehaviorIteration::result_fields());
     let record = [IterationRecord::KEYS.to_vec(), behavior.clone()].concat();
     let record_optional = [IterationRecord::OPTIONAL_KEYS.to_vec(), behavior.clone()].concat();
-    let decision =
-        [StoppingDecision::KEYS.to_vec(), vec![StoppingDecision::FIRED_KEY, StoppingDecision::INTERVENTIONS_KEY]]
-            .concat();
+    let written_last =
+        vec![StoppingDecision::FIRED_KEY, StoppingDecision::INTERVENTIONS_KEY, StoppingDecision::WOULD_STOP_KEY];
+    let decision = [StoppingDecision::KEYS.to_vec(), written_last.clone()].concat();
     // A summary over no record has its own keys (`reason` among them).
     let mut summary = StoppingSummary::KEYS.to_vec();
     summary.extend(StoppingSummary::EMPTY_KEYS.iter().filter(|k| !StoppingSummary::KEYS.contains(k)));
-    let decision_optional = [
-        StoppingDecision::OPTIONAL_KEYS.to_vec(),
-        vec![StoppingDecision::FIRED_KEY, StoppingDecision::INTERVENTIONS_KEY],
-    ]
-    .concat();
+    let decision_optional = [StoppingDecision::OPTIONAL_KEYS.to_vec(), written_last].concat();
     let loops = "bindings/python/earlyexit/_loops.py";
     let decisions = "bindings/python/earlyexit/_decision.py";
     let pyramid = "bindings/python/earlyexit/_pyramid.py";
