@@ -5,6 +5,7 @@
 //! | file | from |
 //! |---|---|
 //! | `bindings/js/api/contract.generated.mjs` | the JS contract's ops, slot tables and key lists; the core's names, limits and constant answers ([`js_contract`], [`js_builders`]) |
+//! | `bindings/js/api/calls.generated.mjs` | the declared ops of the JS contract: one typed function per op ([`js_calls`]) |
 //! | `bindings/js/index.d.ts`, its `export type X = '...'` unions | the core's name lists ([`js_contract::types`]; the rest of the file is hand-written) |
 //! | `bindings/python/earlyexit/types.py` | the core's name lists ([`python_types`]) |
 //!
@@ -15,6 +16,7 @@
 
 pub mod diff;
 pub mod js_builders;
+pub mod js_calls;
 pub mod js_contract;
 mod js_text;
 pub mod python_types;
@@ -34,6 +36,7 @@ pub fn files(root: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
     let types = js_contract::types(&std::fs::read_to_string(&types_path)?);
     Ok(vec![
         (root.join("bindings/js/api/contract.generated.mjs"), js_contract::module()),
+        (root.join(js_calls::PATH), js_calls::module()),
         (types_path, types),
         (root.join(python_types::PATH), python_types::render()),
     ])
