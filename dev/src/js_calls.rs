@@ -95,28 +95,27 @@ fn function(out: &mut String, name: &str, doc: &str, call: &Call, codec: &mut BT
         (_, "error") => "Answers the error the answer holds",
         _ => "Answers the value (an error answer is thrown)",
     };
-    let mut doc = format!("{}\n", doc.trim_end());
-    if call.via == "call" {
-        doc.push_str("@param engine the native object\n");
-    }
-    for arg in call.args {
-        let what = match arg.kind {
-            "Value" => "a value, encoded here",
-            "Config" => "a value, encoded here (`undefined`: none)",
-            "Opt" => "a value, encoded here (`undefined` or `null`: none)",
-            "Text" => "wire text the caller encoded",
-            "Num" => "a number",
-            "Bool" => "a boolean",
-            _ => "a string",
-        };
-        let _ = writeln!(doc, "@param {} {what}", camel(arg.name));
-    }
     let handler = if call.args.is_empty() {
         format!("`op::{name}` (no arguments)")
     } else {
         format!("`op::{name}`, which reads them as `args::{name}`")
     };
-    let _ = write!(doc, "{answers}. Handler: {handler} (bindings/js/interface).");
+    let mut doc = format!("{}\n{answers}.\nHandler: {handler} (bindings/js/interface).\n", doc.trim_end());
+    if call.via == "call" {
+        doc.push_str("@param {object} engine the native object\n");
+    }
+    for arg in call.args {
+        let (ty, what) = match arg.kind {
+            "Value" => ("*", "a value, encoded here"),
+            "Config" => ("*", "a value, encoded here (`undefined`: none)"),
+            "Opt" => ("*", "a value, encoded here (`undefined` or `null`: none)"),
+            "Text" => ("string|number", "wire text the caller encoded (a number is its own text)"),
+            "Num" => ("number", "a number"),
+            "Bool" => ("boolean", "a boolean"),
+            _ => ("string", "a string"),
+        };
+        let _ = writeln!(doc, "@param {{{ty}}} {} {what}", camel(arg.name));
+    }
     comment(out, "", &doc);
     let _ = writeln!(out, "export function {name}({}) {{\n  return {body};\n}}", params.join(", "));
 }

@@ -12,7 +12,8 @@ import { OP } from './contract.generated.mjs';
 
 /**
  * `[]` -> `{contract}`: `FINGERPRINT`, which the JS layer checks on load.
- * Answers the value (an error answer is thrown). Handler: `op::HELLO` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::HELLO` (no arguments) (bindings/js/interface).
  */
 export function HELLO() {
   return unwrap(native.exec(OP.HELLO, '[]'));
@@ -20,8 +21,9 @@ export function HELLO() {
 
 /**
  * `[layerResult]` -> quality signal.
- * @param layerResult a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::SIGNAL`, which reads them as `args::SIGNAL` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SIGNAL`, which reads them as `args::SIGNAL` (bindings/js/interface).
+ * @param {*} layerResult a value, encoded here
  */
 export function SIGNAL(layerResult) {
   return unwrap(native.exec(OP.SIGNAL, '[' + enc(layerResult, AS_LAYER_RESULT) + ']'));
@@ -29,7 +31,8 @@ export function SIGNAL(layerResult) {
 
 /**
  * `[]` -> `[DEFAULT, AGGRESSIVE, CONSERVATIVE]` exit configs.
- * Answers the value (an error answer is thrown). Handler: `op::PRESETS` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PRESETS` (no arguments) (bindings/js/interface).
  */
 export function PRESETS() {
   return unwrap(native.exec(OP.PRESETS, '[]'));
@@ -37,8 +40,9 @@ export function PRESETS() {
 
 /**
  * `[got]` -> the error for an `iterationAnalytics` argument without the method.
- * @param got a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::ANALYTICS_SOURCE_ERROR`, which reads them as `args::ANALYTICS_SOURCE_ERROR` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ANALYTICS_SOURCE_ERROR`, which reads them as `args::ANALYTICS_SOURCE_ERROR` (bindings/js/interface).
+ * @param {*} got a value, encoded here
  */
 export function ANALYTICS_SOURCE_ERROR(got) {
   return unwrap(native.exec(OP.ANALYTICS_SOURCE_ERROR, '[' + enc(got, AS_SOURCE) + ']'));
@@ -46,9 +50,10 @@ export function ANALYTICS_SOURCE_ERROR(got) {
 
 /**
  * `[index, got]` -> the error for a layer whose `run` is not a function.
- * @param index a number
- * @param got a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::RUNNER_ERROR`, which reads them as `args::RUNNER_ERROR` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::RUNNER_ERROR`, which reads them as `args::RUNNER_ERROR` (bindings/js/interface).
+ * @param {number} index a number
+ * @param {*} got a value, encoded here
  */
 export function RUNNER_ERROR(index, got) {
   return unwrap(native.exec(OP.RUNNER_ERROR, '[' + index + ',' + enc(got) + ']'));
@@ -58,9 +63,10 @@ export function RUNNER_ERROR(index, got) {
  * `[layer index, key]` -> nothing, or the error for a key of a layer object beside
  * `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
  * `pyramid::check_layer_key`; the layer's other keys are the caller's own).
- * @param layerIndex a number
- * @param key a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::LAYER_KEY_CHECK`, which reads them as `args::LAYER_KEY_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LAYER_KEY_CHECK`, which reads them as `args::LAYER_KEY_CHECK` (bindings/js/interface).
+ * @param {number} layerIndex a number
+ * @param {*} key a value, encoded here
  */
 export function LAYER_KEY_CHECK(layerIndex, key) {
   return unwrap(native.exec(OP.LAYER_KEY_CHECK, '[' + layerIndex + ',' + enc(key) + ']'));
@@ -69,10 +75,11 @@ export function LAYER_KEY_CHECK(layerIndex, key) {
 /**
  * `[base config or null, config or options, "config" | "options"]` -> `[merged
  * config, config slots]` (validated; the constructor and `configure`).
- * @param base wire text the caller encoded
- * @param config wire text the caller encoded
- * @param root a string
- * Answers the value (an error answer is thrown). Handler: `op::ES_CONFIG_CHECK`, which reads them as `args::ES_CONFIG_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ES_CONFIG_CHECK`, which reads them as `args::ES_CONFIG_CHECK` (bindings/js/interface).
+ * @param {string|number} base wire text the caller encoded (a number is its own text)
+ * @param {string|number} config wire text the caller encoded (a number is its own text)
+ * @param {string} root a string
  */
 export function ES_CONFIG_CHECK(base, config, root) {
   return unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + base + ',' + config + ',' + JSON.stringify(root) + ']'));
@@ -82,12 +89,13 @@ export function ES_CONFIG_CHECK(base, config, root) {
  * `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
  * (validated; `timestamp` empty when the result has none), `{duplicate: true}` (what the
  * call returns) for an accepted re-record of the last record (`strictIterations`), or the error.
- * @param iteration a value, encoded here
- * @param result wire text the caller encoded
- * @param usageTotals wire text the caller encoded
- * @param strictIterations a boolean
- * @param lastRecord wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::ES_RECORD_CHECK`, which reads them as `args::ES_RECORD_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ES_RECORD_CHECK`, which reads them as `args::ES_RECORD_CHECK` (bindings/js/interface).
+ * @param {*} iteration a value, encoded here
+ * @param {string|number} result wire text the caller encoded (a number is its own text)
+ * @param {string|number} usageTotals wire text the caller encoded (a number is its own text)
+ * @param {boolean} strictIterations a boolean
+ * @param {string|number} lastRecord wire text the caller encoded (a number is its own text)
  */
 export function ES_RECORD_CHECK(iteration, result, usageTotals, strictIterations, lastRecord) {
   return unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration, AS_ITERATION) + ',' + result + ',' + usageTotals + ',' + strictIterations + ',' + lastRecord + ']'));
@@ -98,10 +106,11 @@ export function ES_RECORD_CHECK(iteration, result, usageTotals, strictIterations
  * `iterationHistory` from outside (fields named `iterationHistory[i].field`; with
  * `"iteration"` for the index, one record named `iteration`: the argument of the seed's
  * `checkHighConfidence`).
- * @param records wire text the caller encoded
- * @param firstIndex a value, encoded here
- * @param usageTotals wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::ES_HISTORY_CHECK`, which reads them as `args::ES_HISTORY_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ES_HISTORY_CHECK`, which reads them as `args::ES_HISTORY_CHECK` (bindings/js/interface).
+ * @param {string|number} records wire text the caller encoded (a number is its own text)
+ * @param {*} firstIndex a value, encoded here
+ * @param {string|number} usageTotals wire text the caller encoded (a number is its own text)
  */
 export function ES_HISTORY_CHECK(records, firstIndex, usageTotals) {
   return unwrap(native.exec(OP.ES_HISTORY_CHECK, '[' + records + ',' + enc(firstIndex) + ',' + usageTotals + ']'));
@@ -110,8 +119,9 @@ export function ES_HISTORY_CHECK(records, firstIndex, usageTotals) {
 /**
  * `[options]` -> nothing, or the error for `runWithEarlyExit`'s options (the signal
  * crosses as the host type `"AbortSignal"` when it is one).
- * @param options wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::RUN_OPTIONS_CHECK`, which reads them as `args::RUN_OPTIONS_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::RUN_OPTIONS_CHECK`, which reads them as `args::RUN_OPTIONS_CHECK` (bindings/js/interface).
+ * @param {string|number} options wire text the caller encoded (a number is its own text)
  */
 export function RUN_OPTIONS_CHECK(options) {
   return unwrap(native.exec(OP.RUN_OPTIONS_CHECK, '[' + options + ']'));
@@ -119,8 +129,9 @@ export function RUN_OPTIONS_CHECK(options) {
 
 /**
  * `[report]` -> the error for a diminishing-returns report the fast check refused.
- * @param report wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::ES_REPORT_CHECK`, which reads them as `args::ES_REPORT_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ES_REPORT_CHECK`, which reads them as `args::ES_REPORT_CHECK` (bindings/js/interface).
+ * @param {string|number} report wire text the caller encoded (a number is its own text)
  */
 export function ES_REPORT_CHECK(report) {
   return unwrap(native.exec(OP.ES_REPORT_CHECK, '[' + report + ']'));
@@ -128,8 +139,9 @@ export function ES_REPORT_CHECK(report) {
 
 /**
  * `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
- * @param snapshot a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::ES_SNAPSHOT_CHECK`, which reads them as `args::ES_SNAPSHOT_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ES_SNAPSHOT_CHECK`, which reads them as `args::ES_SNAPSHOT_CHECK` (bindings/js/interface).
+ * @param {*} snapshot a value, encoded here
  */
 export function ES_SNAPSHOT_CHECK(snapshot) {
   return unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, '[' + enc(snapshot, AS_SNAPSHOT) + ']'));
@@ -137,9 +149,10 @@ export function ES_SNAPSHOT_CHECK(snapshot) {
 
 /**
  * `[layer index, result]` -> the error for a layer result the fast path refused.
- * @param layerIndex a number
- * @param result wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::PR_RESULT_CHECK`, which reads them as `args::PR_RESULT_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PR_RESULT_CHECK`, which reads them as `args::PR_RESULT_CHECK` (bindings/js/interface).
+ * @param {number} layerIndex a number
+ * @param {string|number} result wire text the caller encoded (a number is its own text)
  */
 export function PR_RESULT_CHECK(layerIndex, result) {
   return unwrap(native.exec(OP.PR_RESULT_CHECK, '[' + layerIndex + ',' + result + ']'));
@@ -149,9 +162,10 @@ export function PR_RESULT_CHECK(layerIndex, result) {
  * `[config, totalLayers]` -> `[merged config, totalLayers, the exit config's slots for
  * the pyramid's fast path]`, validated as `CE_NEW` validates them (the
  * `EarlyExitController` constructor, which needs no native object).
- * @param config a value, encoded here
- * @param totalLayers a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::EXIT_CONTROLLER_CHECK`, which reads them as `args::EXIT_CONTROLLER_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::EXIT_CONTROLLER_CHECK`, which reads them as `args::EXIT_CONTROLLER_CHECK` (bindings/js/interface).
+ * @param {*} config a value, encoded here
+ * @param {*} totalLayers a value, encoded here
  */
 export function EXIT_CONTROLLER_CHECK(config, totalLayers) {
   return unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, '[' + enc(config) + ',' + enc(totalLayers) + ']'));
@@ -160,14 +174,15 @@ export function EXIT_CONTROLLER_CHECK(config, totalLayers) {
 /**
  * `[upstream form?, loopId, taskDescription, config, now, files?]` -> whether the object
  * saves after every record.
- * @param engine the native object
- * @param upstream a boolean
- * @param loopId a value, encoded here
- * @param taskDescription a value, encoded here
- * @param config a value, encoded here (`undefined`: none)
- * @param now wire text the caller encoded
- * @param files a boolean
- * Answers the answer's text, which the caller reads. Handler: `op::IA_NEW`, which reads them as `args::IA_NEW` (bindings/js/interface).
+ * Answers the answer's text, which the caller reads.
+ * Handler: `op::IA_NEW`, which reads them as `args::IA_NEW` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {boolean} upstream a boolean
+ * @param {*} loopId a value, encoded here
+ * @param {*} taskDescription a value, encoded here
+ * @param {*} config a value, encoded here (`undefined`: none)
+ * @param {string|number} now wire text the caller encoded (a number is its own text)
+ * @param {boolean} files a boolean
  */
 export function IA_NEW(engine, upstream, loopId, taskDescription, config, now, files) {
   return engine.call(OP.IA_NEW, '[' + upstream + ',' + enc(loopId) + ',' + enc(taskDescription) + ',' + encConfig(config) + ',' + now + ',' + files + ']');
@@ -175,10 +190,11 @@ export function IA_NEW(engine, upstream, loopId, taskDescription, config, now, f
 
 /**
  * `[record, now]` -> stored record.
- * @param engine the native object
- * @param record a value, encoded here
- * @param now wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::IA_RECORD`, which reads them as `args::IA_RECORD` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_RECORD`, which reads them as `args::IA_RECORD` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} record a value, encoded here
+ * @param {string|number} now wire text the caller encoded (a number is its own text)
  */
 export function IA_RECORD(engine, record, now) {
   return unwrap(engine.call(OP.IA_RECORD, '[' + enc(record, AS_RESULT) + ',' + now + ']'));
@@ -186,8 +202,9 @@ export function IA_RECORD(engine, record, now) {
 
 /**
  * `[]` -> `{detected, iteration, reason}`.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::IA_DETECT` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_DETECT` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_DETECT(engine) {
   return unwrap(engine.call(OP.IA_DETECT, '[]'));
@@ -195,8 +212,9 @@ export function IA_DETECT(engine) {
 
 /**
  * `[]` -> trajectory string.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::IA_TRAJECTORY` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TRAJECTORY` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_TRAJECTORY(engine) {
   return unwrap(engine.call(OP.IA_TRAJECTORY, '[]'));
@@ -204,9 +222,10 @@ export function IA_TRAJECTORY(engine) {
 
 /**
  * `[verifiedOnly]` -> the chosen record's index, or null.
- * @param engine the native object
- * @param verifiedOnly a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IA_OPTIMAL`, which reads them as `args::IA_OPTIMAL` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_OPTIMAL`, which reads them as `args::IA_OPTIMAL` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} verifiedOnly a value, encoded here
  */
 export function IA_OPTIMAL(engine, verifiedOnly) {
   return unwrap(engine.call(OP.IA_OPTIMAL, '[' + enc(verifiedOnly) + ']'));
@@ -214,8 +233,9 @@ export function IA_OPTIMAL(engine, verifiedOnly) {
 
 /**
  * `[]` -> `[index or null, reason]`.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::IA_SELECT` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_SELECT` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_SELECT(engine) {
   return unwrap(engine.call(OP.IA_SELECT, '[]'));
@@ -223,8 +243,9 @@ export function IA_SELECT(engine) {
 
 /**
  * `[]` -> config.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::IA_CONFIG` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_CONFIG` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_CONFIG(engine) {
   return unwrap(engine.call(OP.IA_CONFIG, '[]'));
@@ -232,8 +253,9 @@ export function IA_CONFIG(engine) {
 
 /**
  * `[]` -> records.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::IA_RECORDS` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_RECORDS` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_RECORDS(engine) {
   return unwrap(engine.call(OP.IA_RECORDS, '[]'));
@@ -241,8 +263,9 @@ export function IA_RECORDS(engine) {
 
 /**
  * `[]`.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::IA_RESET` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_RESET` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_RESET(engine) {
   return unwrap(engine.call(OP.IA_RESET, '[]'));
@@ -250,8 +273,9 @@ export function IA_RESET(engine) {
 
 /**
  * `[]` -> snapshot.
- * @param engine the native object
- * Answers the answer's text, which the caller reads. Handler: `op::IA_TO_JSON` (no arguments) (bindings/js/interface).
+ * Answers the answer's text, which the caller reads.
+ * Handler: `op::IA_TO_JSON` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function IA_TO_JSON(engine) {
   return engine.call(OP.IA_TO_JSON, '[]');
@@ -259,8 +283,9 @@ export function IA_TO_JSON(engine) {
 
 /**
  * `[snapshot]`.
- * @param snapshot wire text the caller encoded
- * Answers the filled native object (freed again when the core refuses). Handler: `op::IA_FROM_JSON`, which reads them as `args::IA_FROM_JSON` (bindings/js/interface).
+ * Answers the filled native object (freed again when the core refuses).
+ * Handler: `op::IA_FROM_JSON`, which reads them as `args::IA_FROM_JSON` (bindings/js/interface).
+ * @param {string|number} snapshot wire text the caller encoded (a number is its own text)
  */
 export function IA_FROM_JSON(snapshot) {
   return filled(OP.IA_FROM_JSON, '[' + snapshot + ']');
@@ -268,9 +293,10 @@ export function IA_FROM_JSON(snapshot) {
 
 /**
  * `[now]` -> `endTime`, set to now unless it was set (what a summary does first).
- * @param engine the native object
- * @param now wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::IA_SETTLE`, which reads them as `args::IA_SETTLE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_SETTLE`, which reads them as `args::IA_SETTLE` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} now wire text the caller encoded (a number is its own text)
  */
 export function IA_SETTLE(engine, now) {
   return unwrap(engine.call(OP.IA_SETTLE, '[' + now + ']'));
@@ -279,10 +305,11 @@ export function IA_SETTLE(engine, now) {
 /**
  * `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
  * summary in pieces (sets `endTime` unless set).
- * @param engine the native object
- * @param now wire text the caller encoded
- * @param from a number
- * Answers the value (an error answer is thrown). Handler: `op::IA_SAVE`, which reads them as `args::IA_SAVE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_SAVE`, which reads them as `args::IA_SAVE` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} now wire text the caller encoded (a number is its own text)
+ * @param {string|number} from wire text the caller encoded (a number is its own text)
  */
 export function IA_SAVE(engine, now, from) {
   return unwrap(engine.call(OP.IA_SAVE, '[' + now + ',' + from + ']'));
@@ -290,9 +317,10 @@ export function IA_SAVE(engine, now, from) {
 
 /**
  * `[config, totalLayers]`.
- * @param config a value, encoded here (`undefined`: none)
- * @param totalLayers a value, encoded here
- * Answers the filled native object (freed again when the core refuses). Handler: `op::CE_NEW`, which reads them as `args::CE_NEW` (bindings/js/interface).
+ * Answers the filled native object (freed again when the core refuses).
+ * Handler: `op::CE_NEW`, which reads them as `args::CE_NEW` (bindings/js/interface).
+ * @param {*} config a value, encoded here (`undefined`: none)
+ * @param {*} totalLayers a value, encoded here
  */
 export function CE_NEW(config, totalLayers) {
   return filled(OP.CE_NEW, '[' + encConfig(config) + ',' + enc(totalLayers) + ']');
@@ -300,10 +328,11 @@ export function CE_NEW(config, totalLayers) {
 
 /**
  * `[signal, layer]` -> decision.
- * @param engine the native object
- * @param signal a value, encoded here
- * @param layer a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::CE_SHOULD_EXIT`, which reads them as `args::CE_SHOULD_EXIT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::CE_SHOULD_EXIT`, which reads them as `args::CE_SHOULD_EXIT` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} signal a value, encoded here
+ * @param {*} layer a value, encoded here
  */
 export function CE_SHOULD_EXIT(engine, signal, layer) {
   return unwrap(engine.call(OP.CE_SHOULD_EXIT, '[' + enc(signal, AS_SIGNAL) + ',' + enc(layer) + ']'));
@@ -311,9 +340,10 @@ export function CE_SHOULD_EXIT(engine, signal, layer) {
 
 /**
  * `[signal]` -> adaptive exit layer.
- * @param engine the native object
- * @param signal a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::CE_ADAPTIVE`, which reads them as `args::CE_ADAPTIVE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::CE_ADAPTIVE`, which reads them as `args::CE_ADAPTIVE` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} signal a value, encoded here
  */
 export function CE_ADAPTIVE(engine, signal) {
   return unwrap(engine.call(OP.CE_ADAPTIVE, '[' + enc(signal, AS_SIGNAL) + ']'));
@@ -321,8 +351,9 @@ export function CE_ADAPTIVE(engine, signal) {
 
 /**
  * `[]` -> `[config, totalLayers]` (the merged config).
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::CE_CONFIG` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::CE_CONFIG` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function CE_CONFIG(engine) {
   return unwrap(engine.call(OP.CE_CONFIG, '[]'));
@@ -330,8 +361,9 @@ export function CE_CONFIG(engine) {
 
 /**
  * `[config]`.
- * @param config a value, encoded here (`undefined`: none)
- * Answers the filled native object (freed again when the core refuses). Handler: `op::SX_NEW`, which reads them as `args::SX_NEW` (bindings/js/interface).
+ * Answers the filled native object (freed again when the core refuses).
+ * Handler: `op::SX_NEW`, which reads them as `args::SX_NEW` (bindings/js/interface).
+ * @param {*} config a value, encoded here (`undefined`: none)
  */
 export function SX_NEW(config) {
   return filled(OP.SX_NEW, '[' + encConfig(config) + ']');
@@ -340,10 +372,11 @@ export function SX_NEW(config) {
 /**
  * `[decision, skippedCount]` -> speculations (the count validated: an integer from 0 to
  * `limits::MAX_LAYERS`).
- * @param engine the native object
- * @param decision a value, encoded here
- * @param skippedCount wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::SX_SPECULATE`, which reads them as `args::SX_SPECULATE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SX_SPECULATE`, which reads them as `args::SX_SPECULATE` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} decision a value, encoded here
+ * @param {string|number} skippedCount wire text the caller encoded (a number is its own text)
  */
 export function SX_SPECULATE(engine, decision, skippedCount) {
   return unwrap(engine.call(OP.SX_SPECULATE, '[' + enc(decision, AS_DECISION) + ',' + skippedCount + ']'));
@@ -351,9 +384,10 @@ export function SX_SPECULATE(engine, decision, skippedCount) {
 
 /**
  * `[decision]` -> one speculation.
- * @param engine the native object
- * @param decision a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::SX_PREDICT`, which reads them as `args::SX_PREDICT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SX_PREDICT`, which reads them as `args::SX_PREDICT` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} decision a value, encoded here
  */
 export function SX_PREDICT(engine, decision) {
   return unwrap(engine.call(OP.SX_PREDICT, '[' + enc(decision, AS_DECISION) + ']'));
@@ -361,9 +395,10 @@ export function SX_PREDICT(engine, decision) {
 
 /**
  * `[speculations]` -> how many layers `verify` runs (validates the speculations).
- * @param engine the native object
- * @param speculations wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::SX_VERIFY_COUNT`, which reads them as `args::SX_VERIFY_COUNT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SX_VERIFY_COUNT`, which reads them as `args::SX_VERIFY_COUNT` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} speculations wire text the caller encoded (a number is its own text)
  */
 export function SX_VERIFY_COUNT(engine, speculations) {
   return unwrap(engine.call(OP.SX_VERIFY_COUNT, '[' + speculations + ']'));
@@ -371,10 +406,11 @@ export function SX_VERIFY_COUNT(engine, speculations) {
 
 /**
  * `[index, layerResult]` -> the observed outcome (validates the result).
- * @param engine the native object
- * @param index a number
- * @param layerResult wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::SX_CLASSIFY`, which reads them as `args::SX_CLASSIFY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SX_CLASSIFY`, which reads them as `args::SX_CLASSIFY` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {number} index a number
+ * @param {string|number} layerResult wire text the caller encoded (a number is its own text)
  */
 export function SX_CLASSIFY(engine, index, layerResult) {
   return unwrap(engine.call(OP.SX_CLASSIFY, '[' + index + ',' + layerResult + ']'));
@@ -382,10 +418,11 @@ export function SX_CLASSIFY(engine, index, layerResult) {
 
 /**
  * `[speculations, outcomes]` -> verified speculations.
- * @param engine the native object
- * @param speculations wire text the caller encoded
- * @param outcomes a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::SX_VERIFIED`, which reads them as `args::SX_VERIFIED` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SX_VERIFIED`, which reads them as `args::SX_VERIFIED` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} speculations wire text the caller encoded (a number is its own text)
+ * @param {*} outcomes a value, encoded here
  */
 export function SX_VERIFIED(engine, speculations, outcomes) {
   return unwrap(engine.call(OP.SX_VERIFIED, '[' + speculations + ',' + enc(outcomes) + ']'));
@@ -393,8 +430,9 @@ export function SX_VERIFIED(engine, speculations, outcomes) {
 
 /**
  * `[]` -> the merged config.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::SX_CONFIG` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::SX_CONFIG` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function SX_CONFIG(engine) {
   return unwrap(engine.call(OP.SX_CONFIG, '[]'));
@@ -402,10 +440,11 @@ export function SX_CONFIG(engine) {
 
 /**
  * `[config, totalLayers, layers]`.
- * @param config wire text the caller encoded
- * @param totalLayers wire text the caller encoded
- * @param layers a value, encoded here
- * Answers the filled native object (freed again when the core refuses). Handler: `op::PR_START`, which reads them as `args::PR_START` (bindings/js/interface).
+ * Answers the filled native object (freed again when the core refuses).
+ * Handler: `op::PR_START`, which reads them as `args::PR_START` (bindings/js/interface).
+ * @param {string|number} config wire text the caller encoded (a number is its own text)
+ * @param {string|number} totalLayers wire text the caller encoded (a number is its own text)
+ * @param {*} layers a value, encoded here
  */
 export function PR_START(config, totalLayers, layers) {
   return filled(OP.PR_START, '[' + config + ',' + totalLayers + ',' + enc(layers, AS_LAYERS) + ']');
@@ -413,8 +452,9 @@ export function PR_START(config, totalLayers, layers) {
 
 /**
  * `[]` -> `{action, layer?}`.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::PR_NEXT` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PR_NEXT` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function PR_NEXT(engine) {
   return unwrap(engine.call(OP.PR_NEXT, '[]'));
@@ -422,10 +462,11 @@ export function PR_NEXT(engine) {
 
 /**
  * `[layer, result]`.
- * @param engine the native object
- * @param layer wire text the caller encoded
- * @param result wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::PR_SUBMIT`, which reads them as `args::PR_SUBMIT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PR_SUBMIT`, which reads them as `args::PR_SUBMIT` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} layer wire text the caller encoded (a number is its own text)
+ * @param {string|number} result wire text the caller encoded (a number is its own text)
  */
 export function PR_SUBMIT(engine, layer, result) {
   return unwrap(engine.call(OP.PR_SUBMIT, '[' + layer + ',' + result + ']'));
@@ -433,8 +474,9 @@ export function PR_SUBMIT(engine, layer, result) {
 
 /**
  * `[]` -> TestPyramidResult.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::PR_RESULT` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PR_RESULT` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function PR_RESULT(engine) {
   return unwrap(engine.call(OP.PR_RESULT, '[]'));
@@ -442,8 +484,9 @@ export function PR_RESULT(engine) {
 
 /**
  * `[]` -> snapshot.
- * @param engine the native object
- * Answers the value (an error answer is thrown). Handler: `op::PR_TO_JSON` (no arguments) (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PR_TO_JSON` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
  */
 export function PR_TO_JSON(engine) {
   return unwrap(engine.call(OP.PR_TO_JSON, '[]'));
@@ -451,9 +494,10 @@ export function PR_TO_JSON(engine) {
 
 /**
  * `[snapshot]`.
- * @param engine the native object
- * @param snapshot wire text the caller encoded
- * Answers the answer's text, which the caller reads. Handler: `op::PR_FROM_JSON`, which reads them as `args::PR_FROM_JSON` (bindings/js/interface).
+ * Answers the answer's text, which the caller reads.
+ * Handler: `op::PR_FROM_JSON`, which reads them as `args::PR_FROM_JSON` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} snapshot wire text the caller encoded (a number is its own text)
  */
 export function PR_FROM_JSON(engine, snapshot) {
   return engine.call(OP.PR_FROM_JSON, '[' + snapshot + ']');
@@ -462,9 +506,10 @@ export function PR_FROM_JSON(engine, snapshot) {
 /**
  * `[runs (array or JSONL text), policy]` -> `{policy, summary, runs}` (an array's runs
  * are read run by run: the limits on values apply to each run).
- * @param runs a value, encoded here
- * @param policy a value, encoded here (`undefined`: none)
- * Answers the value (an error answer is thrown). Handler: `op::LOOP_REPLAY`, which reads them as `args::LOOP_REPLAY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_REPLAY`, which reads them as `args::LOOP_REPLAY` (bindings/js/interface).
+ * @param {*} runs a value, encoded here
+ * @param {*} policy a value, encoded here (`undefined`: none)
  */
 export function LOOP_REPLAY(runs, policy) {
   return unwrap(native.exec(OP.LOOP_REPLAY, '[' + enc(runs, AS_RUNS) + ',' + encConfig(policy) + ']'));
@@ -472,9 +517,10 @@ export function LOOP_REPLAY(runs, policy) {
 
 /**
  * `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
- * @param name a value, encoded here
- * @param overrides a value, encoded here (`undefined`: none)
- * Answers the value (an error answer is thrown). Handler: `op::LOOP_PRESET`, which reads them as `args::LOOP_PRESET` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_PRESET`, which reads them as `args::LOOP_PRESET` (bindings/js/interface).
+ * @param {*} name a value, encoded here
+ * @param {*} overrides a value, encoded here (`undefined`: none)
  */
 export function LOOP_PRESET(name, overrides) {
   return unwrap(native.exec(OP.LOOP_PRESET, '[' + enc(name) + ',' + encConfig(overrides) + ']'));
@@ -484,10 +530,11 @@ export function LOOP_PRESET(name, overrides) {
  * `[runs (array or JSONL text), options {risk, delta, steps, candidates, validDays}, nowMs]`
  * -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
  * frontier, warnings). Candidates run on every core natively, on one thread in wasm.
- * @param runs a value, encoded here
- * @param options a value, encoded here (`undefined` or `null`: none)
- * @param nowMs a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::LOOP_CALIBRATE`, which reads them as `args::LOOP_CALIBRATE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_CALIBRATE`, which reads them as `args::LOOP_CALIBRATE` (bindings/js/interface).
+ * @param {*} runs a value, encoded here
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
+ * @param {*} nowMs a value, encoded here
  */
 export function LOOP_CALIBRATE(runs, options, nowMs) {
   return unwrap(native.exec(OP.LOOP_CALIBRATE, '[' + enc(runs, AS_RUNS) + ',' + encOpt(options) + ',' + enc(nowMs) + ']'));
@@ -497,9 +544,10 @@ export function LOOP_CALIBRATE(runs, options, nowMs) {
  * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
  * (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
  * is a condition tree, else null); expired or non-loop artifacts are refused.
- * @param artifact a value, encoded here
- * @param nowMs a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::LOOP_FROM_CALIBRATION`, which reads them as `args::LOOP_FROM_CALIBRATION` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_FROM_CALIBRATION`, which reads them as `args::LOOP_FROM_CALIBRATION` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} nowMs a value, encoded here
  */
 export function LOOP_FROM_CALIBRATION(artifact, nowMs) {
   return unwrap(native.exec(OP.LOOP_FROM_CALIBRATION, '[' + enc(artifact) + ',' + enc(nowMs) + ']'));
@@ -510,9 +558,10 @@ export function LOOP_FROM_CALIBRATION(artifact, nowMs) {
  * (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
  * not_before}`; with a snapshot's `policy` (`fromJSON`; `invalid_snapshot`), the one the
  * restored engine decides under (a given one must agree), `null` for none.
- * @param policy wire text the caller encoded
- * @param snapshotPolicy a value, encoded here
- * Answers the answer's text, which the caller reads. Handler: `op::LOOP_POLICY_CHECK`, which reads them as `args::LOOP_POLICY_CHECK` (bindings/js/interface).
+ * Answers the answer's text, which the caller reads.
+ * Handler: `op::LOOP_POLICY_CHECK`, which reads them as `args::LOOP_POLICY_CHECK` (bindings/js/interface).
+ * @param {string|number} policy wire text the caller encoded (a number is its own text)
+ * @param {*} snapshotPolicy a value, encoded here
  */
 export function LOOP_POLICY_CHECK(policy, snapshotPolicy) {
   return native.exec(OP.LOOP_POLICY_CHECK, '[' + policy + ',' + enc(snapshotPolicy) + ']');
@@ -523,11 +572,12 @@ export function LOOP_POLICY_CHECK(policy, snapshotPolicy) {
  * for the engine's lifetime): `[new records, report or null, source attached]` ->
  * the decision, or `{need_source: true}` when the source must be asked (then again with
  * its report and no records). A bad record or report changes nothing.
- * @param engine the native object
- * @param records wire text the caller encoded
- * @param report wire text the caller encoded
- * @param sourceAttached a boolean
- * Answers the answer's text, which the caller reads. Handler: `op::LOOP_POLICY_STEP`, which reads them as `args::LOOP_POLICY_STEP` (bindings/js/interface).
+ * Answers the answer's text, which the caller reads.
+ * Handler: `op::LOOP_POLICY_STEP`, which reads them as `args::LOOP_POLICY_STEP` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} records wire text the caller encoded (a number is its own text)
+ * @param {string|number} report wire text the caller encoded (a number is its own text)
+ * @param {boolean} sourceAttached a boolean
  */
 export function LOOP_POLICY_STEP(engine, records, report, sourceAttached) {
   return engine.call(OP.LOOP_POLICY_STEP, '[' + records + ',' + report + ',' + sourceAttached + ']');
@@ -535,10 +585,11 @@ export function LOOP_POLICY_STEP(engine, records, report, sourceAttached) {
 
 /**
  * Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
- * @param engine the native object
- * @param policy wire text the caller encoded
- * @param config a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::LOOP_POLICY_OPEN`, which reads them as `args::LOOP_POLICY_OPEN` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_POLICY_OPEN`, which reads them as `args::LOOP_POLICY_OPEN` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} policy wire text the caller encoded (a number is its own text)
+ * @param {*} config a value, encoded here
  */
 export function LOOP_POLICY_OPEN(engine, policy, config) {
   return unwrap(engine.call(OP.LOOP_POLICY_OPEN, '[' + policy + ',' + enc(config) + ']'));
@@ -546,9 +597,10 @@ export function LOOP_POLICY_OPEN(engine, policy, config) {
 
 /**
  * `[runs, options]` -> replay report.
- * @param runs a value, encoded here
- * @param options a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_REPLAY`, which reads them as `args::PYRAMID_REPLAY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_REPLAY`, which reads them as `args::PYRAMID_REPLAY` (bindings/js/interface).
+ * @param {*} runs a value, encoded here
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_REPLAY(runs, options) {
   return unwrap(native.exec(OP.PYRAMID_REPLAY, '[' + enc(runs, AS_RUNS) + ',' + encOpt(options) + ']'));
@@ -556,9 +608,10 @@ export function PYRAMID_REPLAY(runs, options) {
 
 /**
  * `[runs, options]` -> shadow report.
- * @param runs a value, encoded here
- * @param options a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_SHADOW`, which reads them as `args::PYRAMID_SHADOW` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_SHADOW`, which reads them as `args::PYRAMID_SHADOW` (bindings/js/interface).
+ * @param {*} runs a value, encoded here
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_SHADOW(runs, options) {
   return unwrap(native.exec(OP.PYRAMID_SHADOW, '[' + enc(runs, AS_RUNS) + ',' + encOpt(options) + ']'));
@@ -567,10 +620,11 @@ export function PYRAMID_SHADOW(runs, options) {
 /**
  * `[runs, options, now]` -> calibration, with the artifact's keys (`now`: the JS
  * layer's clock, the creation time unless `options.createdAt`).
- * @param runs a value, encoded here
- * @param options a value, encoded here
- * @param now a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_CALIBRATE`, which reads them as `args::PYRAMID_CALIBRATE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_CALIBRATE`, which reads them as `args::PYRAMID_CALIBRATE` (bindings/js/interface).
+ * @param {*} runs a value, encoded here
+ * @param {*} options a value, encoded here
+ * @param {*} now a value, encoded here
  */
 export function PYRAMID_CALIBRATE(runs, options, now) {
   return unwrap(native.exec(OP.PYRAMID_CALIBRATE, '[' + enc(runs, AS_RUNS) + ',' + enc(options, AS_OPTIONS) + ',' + enc(now) + ']'));
@@ -578,11 +632,12 @@ export function PYRAMID_CALIBRATE(runs, options, now) {
 
 /**
  * `[model, layers, outcomes, options]` -> decision.
- * @param model a value, encoded here (`undefined` or `null`: none)
- * @param layers a value, encoded here
- * @param outcomes a value, encoded here
- * @param options a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_DECIDE`, which reads them as `args::PYRAMID_DECIDE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_DECIDE`, which reads them as `args::PYRAMID_DECIDE` (bindings/js/interface).
+ * @param {*} model a value, encoded here (`undefined` or `null`: none)
+ * @param {*} layers a value, encoded here
+ * @param {*} outcomes a value, encoded here
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_DECIDE(model, layers, outcomes, options) {
   return unwrap(native.exec(OP.PYRAMID_DECIDE, '[' + encOpt(model) + ',' + enc(layers, AS_LAYERS) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
@@ -590,10 +645,11 @@ export function PYRAMID_DECIDE(model, layers, outcomes, options) {
 
 /**
  * `[model, ran, options]` -> model document.
- * @param model a value, encoded here (`undefined` or `null`: none)
- * @param ran a value, encoded here
- * @param options a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_UPDATE`, which reads them as `args::PYRAMID_UPDATE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_UPDATE`, which reads them as `args::PYRAMID_UPDATE` (bindings/js/interface).
+ * @param {*} model a value, encoded here (`undefined` or `null`: none)
+ * @param {*} ran a value, encoded here
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_UPDATE(model, ran, options) {
   return unwrap(native.exec(OP.PYRAMID_UPDATE, '[' + encOpt(model) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
@@ -604,13 +660,14 @@ export function PYRAMID_UPDATE(model, ran, options) {
  * time an artifact policy's expiry is checked at without `now`) -> `null` when the ADR decides
  * (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
  * action (`{action: "run", layer}` or `{action: "done"}`).
- * @param config wire text the caller encoded
- * @param totalLayers wire text the caller encoded
- * @param layers a value, encoded here
- * @param options wire text the caller encoded
- * @param runOptions a value, encoded here (`undefined` or `null`: none)
- * @param clock a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_RUN_START`, which reads them as `args::PYRAMID_RUN_START` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_RUN_START`, which reads them as `args::PYRAMID_RUN_START` (bindings/js/interface).
+ * @param {string|number} config wire text the caller encoded (a number is its own text)
+ * @param {string|number} totalLayers wire text the caller encoded (a number is its own text)
+ * @param {*} layers a value, encoded here
+ * @param {string|number} options wire text the caller encoded (a number is its own text)
+ * @param {*} runOptions a value, encoded here (`undefined` or `null`: none)
+ * @param {*} clock a value, encoded here
  */
 export function PYRAMID_RUN_START(config, totalLayers, layers, options, runOptions, clock) {
   return unwrap(native.exec(OP.PYRAMID_RUN_START, '[' + config + ',' + totalLayers + ',' + enc(layers, AS_LAYERS) + ',' + options + ',' + encOpt(runOptions) + ',' + enc(clock) + ']'));
@@ -618,10 +675,11 @@ export function PYRAMID_RUN_START(config, totalLayers, layers, options, runOptio
 
 /**
  * `[state, layer, result]` -> `{state, next}` after the pending layer's result.
- * @param state a value, encoded here
- * @param layer a value, encoded here
- * @param result wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_RUN_SUBMIT`, which reads them as `args::PYRAMID_RUN_SUBMIT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_RUN_SUBMIT`, which reads them as `args::PYRAMID_RUN_SUBMIT` (bindings/js/interface).
+ * @param {*} state a value, encoded here
+ * @param {*} layer a value, encoded here
+ * @param {string|number} result wire text the caller encoded (a number is its own text)
  */
 export function PYRAMID_RUN_SUBMIT(state, layer, result) {
   return unwrap(native.exec(OP.PYRAMID_RUN_SUBMIT, '[' + enc(state, AS_SNAPSHOT) + ',' + enc(layer) + ',' + result + ']'));
@@ -629,8 +687,9 @@ export function PYRAMID_RUN_SUBMIT(state, layer, result) {
 
 /**
  * `[state]` -> the finished run's TestPyramidResult (with its `policy` report).
- * @param state a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_RUN_RESULT`, which reads them as `args::PYRAMID_RUN_RESULT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_RUN_RESULT`, which reads them as `args::PYRAMID_RUN_RESULT` (bindings/js/interface).
+ * @param {*} state a value, encoded here
  */
 export function PYRAMID_RUN_RESULT(state) {
   return unwrap(native.exec(OP.PYRAMID_RUN_RESULT, '[' + enc(state, AS_SNAPSHOT) + ']'));
@@ -638,8 +697,9 @@ export function PYRAMID_RUN_RESULT(state) {
 
 /**
  * `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run).
- * @param snapshot wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_RUN_RESTORE`, which reads them as `args::PYRAMID_RUN_RESTORE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_RUN_RESTORE`, which reads them as `args::PYRAMID_RUN_RESTORE` (bindings/js/interface).
+ * @param {string|number} snapshot wire text the caller encoded (a number is its own text)
  */
 export function PYRAMID_RUN_RESTORE(snapshot) {
   return unwrap(native.exec(OP.PYRAMID_RUN_RESTORE, '[' + snapshot + ']'));
@@ -648,9 +708,10 @@ export function PYRAMID_RUN_RESTORE(snapshot) {
 /**
  * `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
  * model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
- * @param options wire text the caller encoded
- * @param clock a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_RUN_OPTIONS`, which reads them as `args::PYRAMID_RUN_OPTIONS` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_RUN_OPTIONS`, which reads them as `args::PYRAMID_RUN_OPTIONS` (bindings/js/interface).
+ * @param {string|number} options wire text the caller encoded (a number is its own text)
+ * @param {*} clock a value, encoded here
  */
 export function PYRAMID_RUN_OPTIONS(options, clock) {
   return unwrap(native.exec(OP.PYRAMID_RUN_OPTIONS, '[' + options + ',' + enc(clock) + ']'));
@@ -658,10 +719,11 @@ export function PYRAMID_RUN_OPTIONS(options, clock) {
 
 /**
  * `[snapshot, options, now]` -> the markdown report (`generateReport(options)`).
- * @param snapshot wire text the caller encoded
- * @param options a value, encoded here (`undefined`: none)
- * @param now wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_REPORT`, which reads them as `args::IA_TEXT_REPORT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_REPORT`, which reads them as `args::IA_TEXT_REPORT` (bindings/js/interface).
+ * @param {string|number} snapshot wire text the caller encoded (a number is its own text)
+ * @param {*} options a value, encoded here (`undefined`: none)
+ * @param {string|number} now wire text the caller encoded (a number is its own text)
  */
 export function IA_TEXT_REPORT(snapshot, options, now) {
   return unwrap(native.exec(OP.IA_TEXT_REPORT, '[' + snapshot + ',' + encConfig(options) + ',' + now + ']'));
@@ -669,8 +731,9 @@ export function IA_TEXT_REPORT(snapshot, options, now) {
 
 /**
  * `[snapshot]` -> the quality chart (`generateQualityChart()`).
- * @param snapshot wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_CHART`, which reads them as `args::IA_TEXT_CHART` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_CHART`, which reads them as `args::IA_TEXT_CHART` (bindings/js/interface).
+ * @param {string|number} snapshot wire text the caller encoded (a number is its own text)
  */
 export function IA_TEXT_CHART(snapshot) {
   return unwrap(native.exec(OP.IA_TEXT_CHART, '[' + snapshot + ']'));
@@ -678,8 +741,9 @@ export function IA_TEXT_CHART(snapshot) {
 
 /**
  * `[ms]` -> `formatDuration(ms)`.
- * @param ms a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_DURATION`, which reads them as `args::IA_TEXT_DURATION` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_DURATION`, which reads them as `args::IA_TEXT_DURATION` (bindings/js/interface).
+ * @param {*} ms a value, encoded here
  */
 export function IA_TEXT_DURATION(ms) {
   return unwrap(native.exec(OP.IA_TEXT_DURATION, '[' + enc(ms) + ']'));
@@ -688,11 +752,12 @@ export function IA_TEXT_DURATION(ms) {
 /**
  * `[summary, config, storage folder or null, files?]` -> `[snapshot, persist]` (upstream's
  * load: `IterationAnalytics.load` / `fromSummary`).
- * @param summary a value, encoded here
- * @param config a value, encoded here (`undefined`: none)
- * @param folder a value, encoded here
- * @param files a boolean
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_FROM_SUMMARY`, which reads them as `args::IA_TEXT_FROM_SUMMARY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_FROM_SUMMARY`, which reads them as `args::IA_TEXT_FROM_SUMMARY` (bindings/js/interface).
+ * @param {*} summary a value, encoded here
+ * @param {*} config a value, encoded here (`undefined`: none)
+ * @param {*} folder a value, encoded here
+ * @param {boolean} files a boolean
  */
 export function IA_TEXT_FROM_SUMMARY(summary, config, folder, files) {
   return unwrap(native.exec(OP.IA_TEXT_FROM_SUMMARY, '[' + enc(summary) + ',' + encConfig(config) + ',' + enc(folder) + ',' + files + ']'));
@@ -700,10 +765,11 @@ export function IA_TEXT_FROM_SUMMARY(summary, config, folder, files) {
 
 /**
  * `[snapshot, field, value]` -> the snapshot with one of upstream's public fields assigned.
- * @param snapshot wire text the caller encoded
- * @param field a string
- * @param value wire text the caller encoded
- * Answers the answer's text, which the caller reads. Handler: `op::IA_TEXT_ASSIGN`, which reads them as `args::IA_TEXT_ASSIGN` (bindings/js/interface).
+ * Answers the answer's text, which the caller reads.
+ * Handler: `op::IA_TEXT_ASSIGN`, which reads them as `args::IA_TEXT_ASSIGN` (bindings/js/interface).
+ * @param {string|number} snapshot wire text the caller encoded (a number is its own text)
+ * @param {string} field a string
+ * @param {string|number} value wire text the caller encoded (a number is its own text)
  */
 export function IA_TEXT_ASSIGN(snapshot, field, value) {
   return native.exec(OP.IA_TEXT_ASSIGN, '[' + snapshot + ',' + JSON.stringify(field) + ',' + value + ']');
@@ -711,11 +777,12 @@ export function IA_TEXT_ASSIGN(snapshot, field, value) {
 
 /**
  * `[loopId or null, storagePath, filename, "json" | "report"]` -> `{path}` or `{dir, name}`.
- * @param loopId a value, encoded here
- * @param storagePath a value, encoded here
- * @param filename a value, encoded here
- * @param kind wire text the caller encoded
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_FILE`, which reads them as `args::IA_TEXT_FILE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_FILE`, which reads them as `args::IA_TEXT_FILE` (bindings/js/interface).
+ * @param {*} loopId a value, encoded here
+ * @param {*} storagePath a value, encoded here
+ * @param {*} filename a value, encoded here
+ * @param {string|number} kind wire text the caller encoded (a number is its own text)
  */
 export function IA_TEXT_FILE(loopId, storagePath, filename, kind) {
   return unwrap(native.exec(OP.IA_TEXT_FILE, '[' + enc(loopId) + ',' + enc(storagePath) + ',' + enc(filename) + ',' + kind + ']'));
@@ -723,8 +790,9 @@ export function IA_TEXT_FILE(loopId, storagePath, filename, kind) {
 
 /**
  * `[filepath]` -> nothing, or the error for a `load(filepath)` argument.
- * @param filepath a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_PATH_CHECK`, which reads them as `args::IA_TEXT_PATH_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_PATH_CHECK`, which reads them as `args::IA_TEXT_PATH_CHECK` (bindings/js/interface).
+ * @param {*} filepath a value, encoded here
  */
 export function IA_TEXT_PATH_CHECK(filepath) {
   return unwrap(native.exec(OP.IA_TEXT_PATH_CHECK, '[' + enc(filepath) + ']'));
@@ -733,9 +801,10 @@ export function IA_TEXT_PATH_CHECK(filepath) {
 /**
  * `[record, path]` -> nothing, or the error for a record written into upstream's
  * `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
- * @param record a value, encoded here
- * @param path a string
- * Answers the value (an error answer is thrown). Handler: `op::IA_TEXT_RECORD_CHECK`, which reads them as `args::IA_TEXT_RECORD_CHECK` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IA_TEXT_RECORD_CHECK`, which reads them as `args::IA_TEXT_RECORD_CHECK` (bindings/js/interface).
+ * @param {*} record a value, encoded here
+ * @param {string} path a string
  */
 export function IA_TEXT_RECORD_CHECK(record, path) {
   return unwrap(native.exec(OP.IA_TEXT_RECORD_CHECK, '[' + enc(record) + ',' + JSON.stringify(path) + ']'));
@@ -744,9 +813,10 @@ export function IA_TEXT_RECORD_CHECK(record, path) {
 /**
  * `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
  * converted, with its note; `null` a new empty one).
- * @param model a value, encoded here (`undefined` or `null`: none)
- * @param options a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_MODEL_LOAD`, which reads them as `args::PYRAMID_MODEL_LOAD` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_MODEL_LOAD`, which reads them as `args::PYRAMID_MODEL_LOAD` (bindings/js/interface).
+ * @param {*} model a value, encoded here (`undefined` or `null`: none)
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_MODEL_LOAD(model, options) {
   return unwrap(native.exec(OP.PYRAMID_MODEL_LOAD, '[' + encOpt(model) + ',' + encOpt(options) + ']'));
@@ -754,9 +824,10 @@ export function PYRAMID_MODEL_LOAD(model, options) {
 
 /**
  * `[model, other]` -> the merged version 2 document (a set union of their builds).
- * @param model a value, encoded here
- * @param other a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_MODEL_MERGE`, which reads them as `args::PYRAMID_MODEL_MERGE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_MODEL_MERGE`, which reads them as `args::PYRAMID_MODEL_MERGE` (bindings/js/interface).
+ * @param {*} model a value, encoded here
+ * @param {*} other a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_MODEL_MERGE(model, other) {
   return unwrap(native.exec(OP.PYRAMID_MODEL_MERGE, '[' + enc(model) + ',' + encOpt(other) + ']'));
@@ -764,10 +835,11 @@ export function PYRAMID_MODEL_MERGE(model, other) {
 
 /**
  * `[model, ran, build {id, seq}]` -> the version 2 document after learning the build.
- * @param model a value, encoded here
- * @param ran a value, encoded here
- * @param build a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_MODEL_LEARN`, which reads them as `args::PYRAMID_MODEL_LEARN` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_MODEL_LEARN`, which reads them as `args::PYRAMID_MODEL_LEARN` (bindings/js/interface).
+ * @param {*} model a value, encoded here
+ * @param {*} ran a value, encoded here
+ * @param {*} build a value, encoded here
  */
 export function PYRAMID_MODEL_LEARN(model, ran, build) {
   return unwrap(native.exec(OP.PYRAMID_MODEL_LEARN, '[' + enc(model) + ',' + enc(ran) + ',' + enc(build) + ']'));
@@ -775,9 +847,10 @@ export function PYRAMID_MODEL_LEARN(model, ran, build) {
 
 /**
  * `[model, config or null]` -> the version 1 statistics the policy decides from.
- * @param model a value, encoded here
- * @param config a value, encoded here (`undefined` or `null`: none)
- * Answers the value (an error answer is thrown). Handler: `op::PYRAMID_MODEL_STATS`, which reads them as `args::PYRAMID_MODEL_STATS` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::PYRAMID_MODEL_STATS`, which reads them as `args::PYRAMID_MODEL_STATS` (bindings/js/interface).
+ * @param {*} model a value, encoded here
+ * @param {*} config a value, encoded here (`undefined` or `null`: none)
  */
 export function PYRAMID_MODEL_STATS(model, config) {
   return unwrap(native.exec(OP.PYRAMID_MODEL_STATS, '[' + enc(model) + ',' + encOpt(config) + ']'));
@@ -786,8 +859,9 @@ export function PYRAMID_MODEL_STATS(model, config) {
 /**
  * `[jsonl text]` -> `{valid, receipts, head, brokenAt, labels}`: the receipt log's hash
  * chain recomputed (a break is reported, not thrown).
- * @param text a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::RECEIPTS_VERIFY`, which reads them as `args::RECEIPTS_VERIFY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::RECEIPTS_VERIFY`, which reads them as `args::RECEIPTS_VERIFY` (bindings/js/interface).
+ * @param {*} text a value, encoded here
  */
 export function RECEIPTS_VERIFY(text) {
   return unwrap(native.exec(OP.RECEIPTS_VERIFY, '[' + enc(text) + ']'));
@@ -795,9 +869,10 @@ export function RECEIPTS_VERIFY(text) {
 
 /**
  * `[log text, receipts]` -> the JSONL lines that append `receipts` to the log, chained.
- * @param log a value, encoded here (`undefined` or `null`: none)
- * @param receipts a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::RECEIPTS_APPEND`, which reads them as `args::RECEIPTS_APPEND` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::RECEIPTS_APPEND`, which reads them as `args::RECEIPTS_APPEND` (bindings/js/interface).
+ * @param {*} log a value, encoded here (`undefined` or `null`: none)
+ * @param {*} receipts a value, encoded here
  */
 export function RECEIPTS_APPEND(log, receipts) {
   return unwrap(native.exec(OP.RECEIPTS_APPEND, '[' + encOpt(log) + ',' + enc(receipts) + ']'));
@@ -805,10 +880,11 @@ export function RECEIPTS_APPEND(log, receipts) {
 
 /**
  * `[artifact, runs, now]` -> `{status, fresh, reasons, runs, expiresAt, now}`.
- * @param artifact a value, encoded here
- * @param runs a value, encoded here
- * @param now a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::ARTIFACT_DRIFT`, which reads them as `args::ARTIFACT_DRIFT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ARTIFACT_DRIFT`, which reads them as `args::ARTIFACT_DRIFT` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} runs a value, encoded here
+ * @param {*} now a value, encoded here
  */
 export function ARTIFACT_DRIFT(artifact, runs, now) {
   return unwrap(native.exec(OP.ARTIFACT_DRIFT, '[' + enc(artifact, AS_OPTIONS) + ',' + enc(runs, AS_RUNS) + ',' + enc(now) + ']'));
@@ -816,10 +892,11 @@ export function ARTIFACT_DRIFT(artifact, runs, now) {
 
 /**
  * `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`.
- * @param artifact a value, encoded here
- * @param auditRuns a value, encoded here
- * @param now a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::ARTIFACT_PROMOTE`, which reads them as `args::ARTIFACT_PROMOTE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::ARTIFACT_PROMOTE`, which reads them as `args::ARTIFACT_PROMOTE` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} auditRuns a value, encoded here
+ * @param {*} now a value, encoded here
  */
 export function ARTIFACT_PROMOTE(artifact, auditRuns, now) {
   return unwrap(native.exec(OP.ARTIFACT_PROMOTE, '[' + enc(artifact, AS_OPTIONS) + ',' + enc(auditRuns, AS_RUNS) + ',' + enc(now) + ']'));
@@ -828,9 +905,10 @@ export function ARTIFACT_PROMOTE(artifact, auditRuns, now) {
 /**
  * `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
  * (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
- * @param thresholds wire text the caller encoded
- * @param options a value, encoded here (`undefined`: none)
- * Answers the value (an error answer is thrown). Handler: `op::BD_NEW`, which reads them as `args::BD_NEW` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::BD_NEW`, which reads them as `args::BD_NEW` (bindings/js/interface).
+ * @param {string|number} thresholds wire text the caller encoded (a number is its own text)
+ * @param {*} options a value, encoded here (`undefined`: none)
  */
 export function BD_NEW(thresholds, options) {
   return unwrap(native.exec(OP.BD_NEW, '[' + thresholds + ',' + encConfig(options, AS_OPTIONS) + ']'));
@@ -838,9 +916,10 @@ export function BD_NEW(thresholds, options) {
 
 /**
  * `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`.
- * @param thresholds a value, encoded here
- * @param partial a value, encoded here (`undefined`: none)
- * Answers the value (an error answer is thrown). Handler: `op::BD_UPDATE`, which reads them as `args::BD_UPDATE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::BD_UPDATE`, which reads them as `args::BD_UPDATE` (bindings/js/interface).
+ * @param {*} thresholds a value, encoded here
+ * @param {*} partial a value, encoded here (`undefined`: none)
  */
 export function BD_UPDATE(thresholds, partial) {
   return unwrap(native.exec(OP.BD_UPDATE, '[' + enc(thresholds, AS_THRESHOLDS) + ',' + encConfig(partial, AS_THRESHOLDS) + ']'));
@@ -850,10 +929,11 @@ export function BD_UPDATE(thresholds, partial) {
  * `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
  * one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
  * regression).
- * @param thresholds a value, encoded here
- * @param history a value, encoded here
- * @param detector a number
- * Answers the value (an error answer is thrown). Handler: `op::BD_DETECT`, which reads them as `args::BD_DETECT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::BD_DETECT`, which reads them as `args::BD_DETECT` (bindings/js/interface).
+ * @param {*} thresholds a value, encoded here
+ * @param {*} history a value, encoded here
+ * @param {number} detector a number
  */
 export function BD_DETECT(thresholds, history, detector) {
   return unwrap(native.exec(OP.BD_DETECT, '[' + enc(thresholds, AS_THRESHOLDS) + ',' + enc(history, AS_HISTORY) + ',' + detector + ']'));
@@ -862,8 +942,9 @@ export function BD_DETECT(thresholds, history, detector) {
 /**
  * `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
  * cross as the host type `"function"`).
- * @param options a value, encoded here (`undefined`: none)
- * Answers the value (an error answer is thrown). Handler: `op::IS_NEW`, which reads them as `args::IS_NEW` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_NEW`, which reads them as `args::IS_NEW` (bindings/js/interface).
+ * @param {*} options a value, encoded here (`undefined`: none)
  */
 export function IS_NEW(options) {
   return unwrap(native.exec(OP.IS_NEW, '[' + encConfig(options, AS_OPTIONS) + ']'));
@@ -872,9 +953,10 @@ export function IS_NEW(options) {
 /**
  * `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
  * caller's object there).
- * @param detection a value, encoded here
- * @param now a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_INTERVENE`, which reads them as `args::IS_INTERVENE` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_INTERVENE`, which reads them as `args::IS_INTERVENE` (bindings/js/interface).
+ * @param {*} detection a value, encoded here
+ * @param {*} now a value, encoded here
  */
 export function IS_INTERVENE(detection, now) {
   return unwrap(native.exec(OP.IS_INTERVENE, '[' + enc(detection, AS_DETECTION) + ',' + enc(now) + ']'));
@@ -882,8 +964,9 @@ export function IS_INTERVENE(detection, now) {
 
 /**
  * `[detection]` -> `determineLevel(detection)`.
- * @param detection a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_LEVEL`, which reads them as `args::IS_LEVEL` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_LEVEL`, which reads them as `args::IS_LEVEL` (bindings/js/interface).
+ * @param {*} detection a value, encoded here
  */
 export function IS_LEVEL(detection) {
   return unwrap(native.exec(OP.IS_LEVEL, '[' + enc(detection, AS_DETECTION) + ']'));
@@ -891,8 +974,9 @@ export function IS_LEVEL(detection) {
 
 /**
  * `[detection]` -> `buildWarning(detection)`.
- * @param detection a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_WARNING`, which reads them as `args::IS_WARNING` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_WARNING`, which reads them as `args::IS_WARNING` (bindings/js/interface).
+ * @param {*} detection a value, encoded here
  */
 export function IS_WARNING(detection) {
   return unwrap(native.exec(OP.IS_WARNING, '[' + enc(detection, AS_DETECTION) + ']'));
@@ -900,8 +984,9 @@ export function IS_WARNING(detection) {
 
 /**
  * `[detection]` -> `buildStrategyOverride(detection)`.
- * @param detection a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_STRATEGY`, which reads them as `args::IS_STRATEGY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_STRATEGY`, which reads them as `args::IS_STRATEGY` (bindings/js/interface).
+ * @param {*} detection a value, encoded here
  */
 export function IS_STRATEGY(detection) {
   return unwrap(native.exec(OP.IS_STRATEGY, '[' + enc(detection, AS_DETECTION) + ']'));
@@ -909,9 +994,10 @@ export function IS_STRATEGY(detection) {
 
 /**
  * `[prompt, warning]` -> `injectWarning(prompt, warning)`.
- * @param prompt a value, encoded here
- * @param warning a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_INJECT`, which reads them as `args::IS_INJECT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_INJECT`, which reads them as `args::IS_INJECT` (bindings/js/interface).
+ * @param {*} prompt a value, encoded here
+ * @param {*} warning a value, encoded here
  */
 export function IS_INJECT(prompt, warning) {
   return unwrap(native.exec(OP.IS_INJECT, '[' + enc(prompt) + ',' + enc(warning) + ']'));
@@ -920,11 +1006,12 @@ export function IS_INJECT(prompt, warning) {
 /**
  * `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
  * entry to log.
- * @param approvalReason a value, encoded here
- * @param now a value, encoded here
- * @param isPaused a value, encoded here
- * @param pauseReason a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_RESUME`, which reads them as `args::IS_RESUME` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_RESUME`, which reads them as `args::IS_RESUME` (bindings/js/interface).
+ * @param {*} approvalReason a value, encoded here
+ * @param {*} now a value, encoded here
+ * @param {*} isPaused a value, encoded here
+ * @param {*} pauseReason a value, encoded here
  */
 export function IS_RESUME(approvalReason, now, isPaused, pauseReason) {
   return unwrap(native.exec(OP.IS_RESUME, '[' + enc(approvalReason) + ',' + enc(now) + ',' + enc(isPaused) + ',' + enc(pauseReason) + ']'));
@@ -932,9 +1019,10 @@ export function IS_RESUME(approvalReason, now, isPaused, pauseReason) {
 
 /**
  * `[log length, limit]` -> the index of `getLog(limit)`'s first entry.
- * @param logLength a number
- * @param limit a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_LOG_START`, which reads them as `args::IS_LOG_START` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_LOG_START`, which reads them as `args::IS_LOG_START` (bindings/js/interface).
+ * @param {number} logLength a number
+ * @param {*} limit a value, encoded here
  */
 export function IS_LOG_START(logLength, limit) {
   return unwrap(native.exec(OP.IS_LOG_START, '[' + logLength + ',' + enc(limit) + ']'));
@@ -942,10 +1030,11 @@ export function IS_LOG_START(logLength, limit) {
 
 /**
  * `[interventionLog, isPaused, pauseReason]` -> `getSummary()`.
- * @param interventionLog a value, encoded here
- * @param isPaused a value, encoded here
- * @param pauseReason a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_SUMMARY`, which reads them as `args::IS_SUMMARY` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_SUMMARY`, which reads them as `args::IS_SUMMARY` (bindings/js/interface).
+ * @param {*} interventionLog a value, encoded here
+ * @param {*} isPaused a value, encoded here
+ * @param {*} pauseReason a value, encoded here
  */
 export function IS_SUMMARY(interventionLog, isPaused, pauseReason) {
   return unwrap(native.exec(OP.IS_SUMMARY, '[' + enc(interventionLog, AS_LOG) + ',' + enc(isPaused) + ',' + enc(pauseReason) + ']'));
@@ -954,8 +1043,9 @@ export function IS_SUMMARY(interventionLog, isPaused, pauseReason) {
 /**
  * `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
  * takes over.
- * @param state a value, encoded here
- * Answers the value (an error answer is thrown). Handler: `op::IS_IMPORT`, which reads them as `args::IS_IMPORT` (bindings/js/interface).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::IS_IMPORT`, which reads them as `args::IS_IMPORT` (bindings/js/interface).
+ * @param {*} state a value, encoded here
  */
 export function IS_IMPORT(state) {
   return unwrap(native.exec(OP.IS_IMPORT, '[' + enc(state, AS_STATE) + ']'));

@@ -222,7 +222,7 @@ ops! {
     IA_SETTLE = 42 call(now: Text) -> unwrap;
     /// `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
     /// summary in pieces (sets `endTime` unless set).
-    IA_SAVE = 44 call(now: Text, from: Num) -> unwrap;
+    IA_SAVE = 44 call(now: Text, from: Text) -> unwrap;
 
     // --- CoherenceEarlyExit
     /// `[config, totalLayers]`.
