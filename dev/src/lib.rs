@@ -7,7 +7,8 @@
 //! | `bindings/js/api/contract.generated.mjs` | the JS contract's ops, slot tables and key lists; the core's names, limits and constant answers ([`js_contract`], [`js_builders`]) |
 //! | `bindings/js/api/calls.generated.mjs` | the declared ops of the JS contract: one typed function per op ([`js_calls`]) |
 //! | `bindings/js/index.d.ts`, its `export type X = '...'` unions | the core's name lists ([`js_contract::types`]; the rest of the file is hand-written) |
-//! | `bindings/python/earlyexit/types.py` | the core's name lists ([`python_types`]) |
+//! | `bindings/python/earlyexit/_literals.py` | the core's name lists ([`python_types`]) |
+//! | `bindings/python/earlyexit/types.py` | those literals and the package's TypedDicts and aliases, imported back ([`python_types`]) |
 //!
 //! The shapes it does not write yet (TypedDicts, interfaces) are held against the core's
 //! key tables ([`shapes`]): both commands fail on a difference and print the keys to paste.
@@ -38,7 +39,8 @@ pub fn files(root: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
         (root.join("bindings/js/api/contract.generated.mjs"), js_contract::module()),
         (root.join(js_calls::PATH), js_calls::module()),
         (types_path, types),
-        (root.join(python_types::PATH), python_types::render()),
+        (root.join(python_types::LITERALS_PATH), python_types::render()),
+        (root.join(python_types::PATH), python_types::render_types()),
     ])
 }
 
