@@ -19,6 +19,12 @@
 //            one controller.
 //   pyramid-new  the same with a new EarlyExitController(DEFAULT_EXIT_CONFIG, 4) per run,
 //            as a CI job that builds its controller each time does.
+//   loop-step  Loop.step(output, {quality, fingerprint}) against the bare pair it wraps
+//            (recordIterationResult + shouldStop, with quality_delta computed by the caller),
+//            plain and under the `recommended` stop policy (the decisions Loop makes), per
+//            step over runs of 1,000 steps; then the automatic fingerprint's cost per KB of
+//            output (a string, a Uint8Array and a plain JSON object of about 1 KB and 16 KB,
+//            Loop.step without `fingerprint` minus with it). Ours only: the seed has no Loop.
 // Each is timed (process CPU time, see cpuNow) for the seed (../shared/reference/early-stopping.mjs and
 // early-exit-adr.mjs, loaded at run time, never shipped) and for our package, alternating
 // the sides over several rounds (the machine is shared and noisy). Printed per side:
@@ -172,6 +178,66 @@ function pyramidNewWorkload(EarlyExitController, config, count) {
 // ---------------------------------------------------------------------------------------
 // Timing
 
+// Loop.step against the bare pair, per step (runs of 1,000 steps, a fresh object per run).
+const STEPS = 1000;
+const stepQuality = (i) => 40 + ((i * 37) % 50) + (i % 7) / 10;
+function barePairWorkload(EarlyStopping, runs, policy) {
+  return () => {
+    for (let r = 0; r < runs; r++) {
+      const es = new EarlyStopping(null, null, policy);
+      let last = 0;
+      for (let i = 1; i <= STEPS; i++) {
+        const q = stepQuality(i);
+        es.recordIterationResult(i, { quality_score: q, confidence: 0.5, verification_status: 'skipped', quality_delta: i === 1 ? 0 : q - last });
+        es.shouldStop(i);
+        last = q;
+      }
+      es.free();
+    }
+  };
+}
+function loopStepWorkload(Loop, runs, output, fingerprint) {
+  return () => {
+    for (let r = 0; r < runs; r++) {
+      const loop = new Loop({ preset: 'recommended' });
+      for (let i = 1; i <= STEPS; i++) {
+        loop.step(output, fingerprint ? { quality: stepQuality(i), fingerprint: 'f' + (i % 3) } : { quality: stepQuality(i) });
+      }
+      loop.free();
+    }
+  };
+}
+async function loopStepReport(impl, mod, runs, rounds) {
+  const steps = runs * STEPS;
+  const sides = [
+    ['bare pair (EarlyStopping, no policy)', barePairWorkload(mod.EarlyStopping, runs, undefined)],
+    ['bare pair (EarlyStopping, recommended policy)', barePairWorkload(mod.EarlyStopping, runs, 'recommended')],
+    ['Loop.step with fingerprint', loopStepWorkload(mod.Loop, runs, 'draft', true)],
+  ];
+  const { times } = await compare(sides.map(([, f]) => f), steps, rounds);
+  const ns = (t) => `${median(t).toFixed(0)} ns`;
+  sides.forEach(([name], i) => console.log(`loop-step ${impl} ${name}: median ${ns(times[i])} per step (spread ${Math.min(...times[i]).toFixed(0)}..${Math.max(...times[i]).toFixed(0)} ns)`));
+  const ratio = (a, b) => median(times[a].map((t, r) => t / times[b][r])).toFixed(2);
+  console.log(`loop-step ${impl} ratio Loop.step / bare pair: ${ratio(2, 0)}x (no policy), ${ratio(2, 1)}x (recommended policy)`);
+  // The automatic fingerprint per KB: the same output without and with `fingerprint`.
+  const kb = (n) => 'x'.repeat(n * 1024);
+  const object = (n) => {
+    const o = {};
+    for (let i = 0; i < n * 32; i++) o['key' + i] = 'value-' + 'v'.repeat(12) + i; // about 32 B per entry
+    return o;
+  };
+  for (const [what, make] of [['string', kb], ['Uint8Array', (n) => new Uint8Array(n * 1024).map((_, i) => i & 255)], ['JSON object', object]]) {
+    for (const n of [1, 16]) {
+      const output = make(n);
+      const bytes = typeof output === 'string' ? output.length : output instanceof Uint8Array ? output.length : JSON.stringify(output).length;
+      const fewer = Math.max(1, Math.floor(runs / (n * 4)));
+      const { times: t } = await compare([loopStepWorkload(mod.Loop, fewer, output, true), loopStepWorkload(mod.Loop, fewer, output, false)], fewer * STEPS, rounds);
+      const extra = median(t[1].map((x, r) => x - t[0][r]));
+      console.log(`loop-step ${impl} automatic fingerprint, ${what} of ${bytes} B: +${extra.toFixed(0)} ns per step, ${(extra / (bytes / 1024)).toFixed(0)} ns per KB`);
+    }
+  }
+}
+
 const median = (xs) => {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -262,6 +328,7 @@ async function main() {
     const pyramids = (workload) => [seedPyramid, ...builds].map((m) => workload(m.EarlyExitController, m.DEFAULT_EXIT_CONFIG, count));
     if (wanted('pyramid')) report('pyramid', names, count, await compare(pyramids(pyramidWorkload), count, rounds));
     if (wanted('pyramid-new')) report('pyramid-new', names, count, await compare(pyramids(pyramidNewWorkload), count, rounds));
+    if (wanted('loop-step')) await loopStepReport(impl, builds[0], Math.max(1, count / 5000), rounds);
   }
 }
 

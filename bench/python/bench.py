@@ -9,7 +9,11 @@ Prints, as medians over alternating rounds with their spread (median absolute de
     the ratio pure-Python / native measured in the same round; then the same with a
     timestamp given in every record (so neither side reads the clock);
   * a test pyramid of 4 layers with a new `EarlyExitController(EarlyExitConfig.DEFAULT, 4)`
-    per run, and the construction alone (no pure-Python baseline for the pyramid).
+    per run, and the construction alone (no pure-Python baseline for the pyramid);
+  * `Loop.step(output, quality, fingerprint=...)` against the bare pair it wraps (`record` +
+    `should_stop`, the caller computing `quality_delta`), plain and under the `recommended`
+    stop policy (the decisions `Loop` makes), per step over runs of 1,000 steps (target:
+    under 2x); then the automatic fingerprint's cost per KB (a str, bytes and a dict).
 Times are the thread's CPU time (time.thread_time_ns). Plain text; nothing asserts a time.
 """
 
@@ -152,6 +156,63 @@ def time_construction(count):
     return (clock() - start) / count
 
 
+LOOP_STEPS = 1000
+
+
+def step_quality(i):
+    return 40 + (i * 37) % 50 + (i % 7) / 10
+
+
+def time_bare_pair(runs, policy):
+    """ns per record + should_stop pair, the caller computing quality_delta."""
+    start = clock()
+    for _ in range(runs):
+        engine = earlyexit.EarlyStopping(policy=policy) if policy is not None else earlyexit.EarlyStopping()
+        record, should_stop = engine.record, engine.should_stop
+        last = 0.0
+        for i in range(1, LOOP_STEPS + 1):
+            q = step_quality(i)
+            record(i, q, 0.5, "skipped", 0.0 if i == 1 else q - last)
+            should_stop()
+            last = q
+    return (clock() - start) / (runs * LOOP_STEPS)
+
+
+def time_loop_step(runs, output, fingerprint):
+    """ns per Loop.step (with `fingerprint` given, or the automatic one)."""
+    start = clock()
+    for _ in range(runs):
+        step = earlyexit.Loop(preset="recommended").step
+        for i in range(1, LOOP_STEPS + 1):
+            if fingerprint:
+                step(output, step_quality(i), fingerprint="f%d" % (i % 3))
+            else:
+                step(output, step_quality(i))
+    return (clock() - start) / (runs * LOOP_STEPS)
+
+
+def loop_step_figures(rounds, runs):
+    time_loop_step(1, "draft", True)  # warm up
+    bare, loop = alternate(rounds, lambda: time_bare_pair(runs, None), lambda: time_loop_step(runs, "draft", True))
+    policed, _ = alternate(rounds, lambda: time_bare_pair(runs, {"preset": "recommended"}), lambda: 0)
+    (b, b_mad), (pl, pl_mad), (lo, lo_mad) = spread(bare), spread(policed), spread(loop)
+    print(f"python: bare pair, no policy:               {b:8.0f} ns median (± {b_mad:.0f} MAD)")
+    print(f"python: bare pair, recommended policy:      {pl:8.0f} ns median (± {pl_mad:.0f} MAD)")
+    print(f"python: Loop.step with fingerprint=:        {lo:8.0f} ns median (± {lo_mad:.0f} MAD)")
+    print(f"python: Loop.step / bare pair:              {lo / b:8.2f} x no policy, {lo / pl:.2f} x recommended policy (target < 2x)")
+    kb_str = lambda n: "x" * (n * 1024)  # noqa: E731
+    kb_bytes = lambda n: bytes(i & 255 for i in range(n * 1024))  # noqa: E731
+    kb_dict = lambda n: {f"key{i}": "value-" + "v" * 12 + str(i) for i in range(n * 32)}  # noqa: E731
+    for what, make in (("str", kb_str), ("bytes", kb_bytes), ("dict", kb_dict)):
+        for n in (1, 16):
+            output = make(n)
+            size = len(output) if not isinstance(output, dict) else len(__import__("json").dumps(output, separators=(",", ":")))
+            fewer = max(1, runs // (n * 4))
+            given, auto = alternate(rounds, lambda: time_loop_step(fewer, output, True), lambda: time_loop_step(fewer, output, False))
+            extra = statistics.median(a - g for a, g in zip(auto, given))
+            print(f"python: automatic fingerprint, {what} of {size} B: +{extra:.0f} ns per step, {extra / (size / 1024):.0f} ns per KB")
+
+
 def spread(values):
     m = statistics.median(values)
     return m, statistics.median(abs(v - m) for v in values)
@@ -219,6 +280,8 @@ def main():
     (p, p_mad), (b, b_mad) = spread(runs), spread(builds)
     print(f"python: pyramid, new controller per run:    {p:8.2f} µs median (± {p_mad:.2f} MAD)")
     print(f"python: of which the construction:          {b:8.0f} ns median (± {b_mad:.0f} MAD)")
+
+    loop_step_figures(rounds, 2 if args.quick else 10)
 
 
 if __name__ == "__main__":

@@ -110,7 +110,7 @@ for (const name of ['api', 'ready', 'testing']) {
 // Free in every fragment: createApi's parameters (`native`, and `host` as it makes it), and
 // the host globals outside ECMAScript that Node and browsers both have.
 const BUILD_SCOPE = new Set(['native', 'host']);
-const HOST_GLOBALS = new Set(['WebAssembly']);
+const HOST_GLOBALS = new Set(['WebAssembly', 'URL', 'TextDecoder', 'console']);
 // "Cannot find name 'x'" and its variants (with a suggestion, or naming a types package), and
 // "No value exists in scope for the shorthand property 'x'".
 const NOT_FOUND = new Set([2304, 2552, 2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593, 18004]);
@@ -152,7 +152,7 @@ const contractText = readFileSync(path.join(apiDir, CONTRACT_FILE), 'utf8');
 // The names both packages export (besides `init` and the default export, EarlyStopping).
 // tests/node/api.test.mjs checks the packages' export lists against its own copy.
 const PUBLIC_NAMES = [
-  'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
+  'Loop', 'EarlyStopping', 'IterationAnalytics', 'calculateQualitySignal', 'CoherenceEarlyExit', 'SpeculativeExecutor',
   'EarlyExitController', 'PyramidRun', 'DEFAULT_EXIT_CONFIG', 'AGGRESSIVE_EXIT_CONFIG', 'CONSERVATIVE_EXIT_CONFIG',
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
@@ -160,7 +160,7 @@ const PUBLIC_NAMES = [
   // shadow-mode receipts
   'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
   // loop replay and presets
-  'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration',
+  'replayLoops', 'loopPreset', 'LOOP_PRESETS', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',
   // composable stop policies (docs/loop-policies.md)
   'policy',
   // the size limits (docs/limits.md)

@@ -212,6 +212,25 @@ export interface MaxIterationsDetails {
   max_iterations: number;
 }
 
+/** The loop's own completion signal (a record with `completed: true`; `Loop.step`'s `done`). */
+export interface CompletedDetails {
+  completed_iteration: number;
+}
+
+/** The last k + 1 records carry the same fingerprint: the run's first record. */
+export interface UnchangedDetails {
+  fingerprint: string;
+  since_iteration: number;
+  k: number;
+}
+
+/** The last record's fingerprint was seen within the window: the latest earlier record carrying it. */
+export interface RevisitDetails {
+  fingerprint: string;
+  first_seen_iteration: number;
+  window: number;
+}
+
 export interface BudgetExhaustedDetails {
   budget: 'tokens' | 'cost_usd' | 'wall_clock_ms';
   limit: number;
@@ -242,7 +261,10 @@ export type StoppingDetails =
   | MaxIterationsDetails
   | BudgetExhaustedDetails
   | QualityRegressionDetails
-  | BehaviorDetails;
+  | BehaviorDetails
+  | CompletedDetails
+  | UnchangedDetails
+  | RevisitDetails;
 
 /** A detector condition's stop (`behavior_pause`, `behavior_abort`): the level and the detection (snake_case keys). */
 export interface BehaviorDetails {
@@ -260,6 +282,9 @@ export interface StoppingDetailsByTrigger {
   quality_regression: QualityRegressionDetails;
   behavior_pause: BehaviorDetails;
   behavior_abort: BehaviorDetails;
+  completed: CompletedDetails;
+  unchanged: UnchangedDetails;
+  revisit: RevisitDetails;
 }
 
 /** A trigger that stops the loop (every `Trigger` but `'none'`). */
@@ -385,6 +410,12 @@ export declare const policy: {
   deviation(settings?: { objective?: string; objective_similarity?: number; scope_creep_ratio?: number; stop_at?: InterventionLevel }): StopCondition;
   resourceBurn(settings?: { max_iterations?: number; iteration_multiplier?: number; cost_multiplier?: number; stop_at?: InterventionLevel }): StopCondition;
   testRegression(settings?: { coverage_drop_percent?: number; test_pass_to_fail?: boolean; stop_at?: InterventionLevel }): StopCondition;
+  /** The last record reports the loop's completion (`completed: true`). */
+  completed(): StopCondition;
+  /** Records t-k..t all carry the same `fingerprint` (`k` >= 1). */
+  unchanged(k: number): StopCondition;
+  /** Record t's `fingerprint` equals that of a record among t-window..t-2 (`window` >= 2). */
+  revisit(window: number): StopCondition;
   anyOf(...conditions: StopCondition[]): { any: StopCondition[] };
   allOf(...conditions: StopCondition[]): { all: StopCondition[] };
   kOf(k: number, ...conditions: StopCondition[]): { k_of: number; of: StopCondition[] };
@@ -524,7 +555,13 @@ export declare class EarlyStopping implements Freeable {
    * expired artifact or one of another kind (`invalid_artifact`).
    * In the wasm package's web build, after `init({ replay: true })`.
    */
-  static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
+  /**
+   * An engine running a calibrated loop policy: a `LoopCalibration`, its artifact, the
+   * artifact's JSON text (a string is always text), or a `file:` `URL` naming a file of that
+   * text (Node: `new URL('./artifact.json', import.meta.url)`, `pathToFileURL(path)`). An
+   * artifact that certifies nothing runs, and a one-line notice is printed once per process.
+   */
+  static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string | URL, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
   [Symbol.dispose](): void;
   /**
@@ -1619,7 +1656,120 @@ export declare class LoopCalibration {
   toJSON(): LoopCalibrationArtifact;
 }
 
+// ---------------------------------------------------------------------------
+// Loop: the refine loop an agent is written with (docs/loop-helper.md).
+
+/** `new Loop(options)`: the policy (a preset, a stop policy, a calibration) and the loop's settings. */
+export interface LoopOptions<T = unknown> {
+  /** A preset name (default `recommended`); `policy` wins when both are given. */
+  preset?: LoopPresetName | null;
+  /** Any policy the engines take: a preset name, a stop policy, a `LoopPolicy`, or a `LoopCalibration`. */
+  policy?: LoopPolicy | StopPolicy | LoopCalibration | null;
+  /** A calibration artifact (or the `LoopCalibration`) the loop runs with. */
+  artifact?: LoopCalibration | LoopCalibrationArtifact | null;
+  /** The scale of `quality`: 100 (the engines', default) or 1. */
+  scale?: 1 | 100;
+  /** A cap on the iterations (>= 1), checked after the policy and after `done`. */
+  maxIterations?: number | null;
+  /** The task's id: the run's `id` (repeated runs of one task pass the same). */
+  task?: string | null;
+  /** The run's `dataset`. */
+  dataset?: string | null;
+  /** The caller's label for this run (kept in the snapshot). */
+  runLabel?: string | null;
+  /** Replaces the automatic fingerprint (SHA-256 of a string, bytes or plain JSON value); null/undefined: none. */
+  fingerprintOf?: ((output: T) => string | null | undefined) | null;
+}
+
+/** One step's arguments: `quality` on the loop's scale, the rest optional. */
+export interface LoopStepArgs {
+  quality: number;
+  /** 0..1; absent records 0, so `high_confidence` cannot fire without one. */
+  confidence?: number | null;
+  /** true: passed, false: failed, absent: skipped; or a status. */
+  verified?: boolean | VerificationStatus | null;
+  /** The loop's own completion signal: stops with trigger `completed` whatever the policy. */
+  done?: boolean | null;
+  /** The iteration's ground truth, when known (a run's per-iteration `good`). */
+  good?: boolean | null;
+  tokens?: number | null;
+  costUsd?: number | null;
+  timeMs?: number | null;
+  error?: string | null;
+  /** Recorded as `artifacts_modified`. */
+  files?: readonly string[] | null;
+  /** At most 256 characters; given, it replaces the automatic fingerprint. */
+  fingerprint?: string | null;
+}
+
+/** An output the loop kept, its quality on the loop's scale. */
+export interface LoopOutput<T = unknown> {
+  iteration: number;
+  output: T;
+  quality: number;
+}
+
+/** `loop.run()` / `finish()`: the run in the replay and calibration JSONL form. */
+export interface LoopRun {
+  id: string;
+  dataset?: string;
+  iterations: Array<Omit<IterationRecord, 'iteration_number' | 'timestamp'> & { good?: boolean }>;
+}
+
+/** `loop.toJSON()`: the engine's snapshot, the settings and the kept outputs. */
+export interface LoopDocument {
+  engine: EarlyStoppingSnapshot;
+  scale: 1 | 100;
+  max_iterations?: number;
+  task?: string;
+  dataset?: string;
+  run_label?: string;
+  goods: Array<[number, boolean]>;
+  decision?: StoppingDecision;
+  best?: { iteration: number; quality: number; output?: unknown };
+  last?: { iteration: number; quality: number; output?: unknown };
+  completed?: { iteration: number; quality: number; output?: unknown };
+}
+
+/** The refine loop: counts iterations, maps scores, keeps the best, last and completed outputs, stops on `done`. */
+export declare class Loop<T = unknown> implements Freeable {
+  constructor(options?: LoopOptions<T>);
+  /** Records one iteration (numbered for you) and returns the engine's decision. */
+  step(output: T, args: LoopStepArgs): StoppingDecision;
+  /** The best output so far (the engine's best-iteration rule); null before the first step. */
+  readonly best: LoopOutput<T> | null;
+  /** The last output; null before the first step. */
+  readonly last: LoopOutput<T> | null;
+  /** What to hand back: the completed output on a `completed` stop, else the policy's `returns`. */
+  readonly output: T | null;
+  /** The last decision; null before the first step. */
+  readonly decision: StoppingDecision | null;
+  /** The recorded iterations (copies). */
+  readonly history: IterationRecord[];
+  /** The run (`id`: `task`, else a random UUID, the same for this loop). */
+  run(): LoopRun;
+  /** Closes the run; `good` (when given) is set on the iteration `output` came from. */
+  finish(good?: boolean | null): LoopRun;
+  /** The document `Loop.fromJSON` reads; `{ outputs: false }` leaves the outputs out. */
+  toJSON(options?: { outputs?: boolean } | string): LoopDocument;
+  static fromJSON<T = unknown>(snapshot: LoopDocument | string, options?: { fingerprintOf?: ((output: T) => string | null | undefined) | null }): Loop<T>;
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
 /** Calibrates a loop policy (Learn-then-Test) on recorded runs of one task family. */
+/** `calibrationPlan`'s answer: the tasks a loop calibration needs to certify `risk` at `delta`. */
+export interface CalibrationPlan {
+  risk: number;
+  delta: number;
+  /** The fewest tasks that certify with no premature stop (an artifact's `minimumToCertify`). */
+  minimumToCertify: number;
+  /** With 0, 1, 2 and 3 premature stops. */
+  tasksNeeded: { prematureStops: number; tasks: number | null }[];
+}
+/** How many tasks a loop calibration needs (defaults: risk 0.025, delta 0.1; 91 tasks with no premature stop). */
+export declare function calibrationPlan(risk?: number, delta?: number): CalibrationPlan;
+export declare function calibrationPlan(options: { risk?: number; delta?: number }): CalibrationPlan;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
 

@@ -42,6 +42,18 @@ pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError
     earlyexit_calibrate::calibrate_loops(runs, options, NAMING, earlyexit_calibrate::now_ms())
 }
 
+/// The tasks a loop calibration needs to certify (`{risk?, delta?}`, defaults 0.025 and
+/// 0.1): `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+pub fn calibration_plan(options: &Value) -> Result<Value, CoreError> {
+    earlyexit::loops::replay::calibration_plan_value(options, NAMING)
+}
+
+/// The one-line notice for a loop calibration artifact that certifies nothing (`None` for
+/// a certified one): what the command prints on stderr when it loads one.
+pub fn uncertified_notice(artifact: &Value) -> Option<String> {
+    earlyexit::loops::replay::uncertified_notice(artifact)
+}
+
 /// What a loop calibration artifact (kind `loop`, not expired; a value or its JSON text)
 /// sets up: the engine config, its composed stop policy if it has one, and the artifact's
 /// SHA-256 digest (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.
@@ -119,19 +131,19 @@ pub fn record_value(engine: &EarlyStopping, iteration: u64) -> Option<Value> {
     engine.history().iter().find(|r| r.observation.iteration == iteration).map(|r| r.to_value())
 }
 
-/// The `quality_delta` a record without one gets: its quality minus the quality of the
-/// latest recorded iteration before `iteration` (0 for the first), as replay reads runs.
-/// `None` when the quality is not a number (the core then names that field).
+/// The `quality_delta` a record without one gets: the core's one rule
+/// (`EarlyStopping::implied_quality_delta_of`: its quality minus the quality of the latest
+/// recorded iteration before `iteration`, 0 for the first). `None` when the quality is not
+/// a number (the core then names that field).
 pub fn implied_delta(engine: &EarlyStopping, iteration: &Value, quality: &Value) -> Option<Value> {
-    let quality = quality.as_f64()?;
-    let before = iteration.as_f64().unwrap_or(f64::INFINITY);
-    let previous = engine
-        .history()
-        .iter()
-        .rev()
-        .find(|r| (r.observation.iteration as f64) < before)
-        .map(|r| r.observation.quality_score);
-    Some(Value::Number(earlyexit::loops::replay::implied_quality_delta(previous, quality)))
+    engine.implied_quality_delta_of(iteration.as_f64(), quality.as_f64()).map(Value::Number)
+}
+
+/// Checks the behaviour and progress fields of an iteration result (`fingerprint` of at
+/// most 256 characters, `completed` a boolean, ...) before anything is locked or written:
+/// the core's reader, its error naming the field.
+pub fn check_behavior_fields(result: &Value) -> Result<(), CoreError> {
+    BehaviorIteration::from_result(result, "", ErrorCode::InvalidResult).map(|_| ())
 }
 
 /// The last recorded iteration number.

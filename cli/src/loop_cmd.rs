@@ -109,11 +109,19 @@ pub struct RecordArgs {
     /// coverage_percent, 0..=100.
     #[arg(long, value_name = "P", allow_hyphen_values = true)]
     coverage: Option<String>,
+    /// fingerprint of this iteration: a hash of what it produced (at most 256 characters),
+    /// which the unchanged and revisit conditions compare.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    fingerprint: Option<String>,
+    /// The loop's own completion signal (tests green): records completed: true, which the
+    /// completed condition stops on.
+    #[arg(long)]
+    done: bool,
 }
 
 /// The flag of each behaviour field, in the order of the core's table
 /// (`BehaviorIteration::result_fields`).
-const BEHAVIOR_FLAGS: [&str; 8] = [
+const BEHAVIOR_FLAGS: [&str; 10] = [
     "--failure-class",
     "--error",
     "--blocker",
@@ -122,6 +130,8 @@ const BEHAVIOR_FLAGS: [&str; 8] = [
     "--learnings",
     "--tests-passing",
     "--coverage",
+    "--fingerprint",
+    "--done",
 ];
 
 /// The behaviour fields the flags give, keyed by the core's names.
@@ -145,6 +155,8 @@ fn behavior_entries(args: &RecordArgs) -> Vec<(&'static str, Value)> {
         text(&args.learnings),
         boolean(&args.tests_passing),
         args.coverage.as_ref().map(|t| core_api::number_arg(t)),
+        text(&args.fingerprint),
+        args.done.then_some(Value::Bool(true)),
     ];
     let fields = earlyexit::loops::behavior::BehaviorIteration::result_fields();
     fields.iter().zip(values).filter_map(|(f, v)| v.map(|v| (f.snake(), v))).collect()
@@ -301,14 +313,15 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     }
     result.extend(behavior_entries(args));
     let result = Value::object(result);
+    core_api::check_behavior_fields(&result).map_err(core_failure)?;
     let given = policy_arg(args.policy.as_deref(), true)?;
     let config = new_config(args, &given)?;
-    let (policy, artifact) = match given {
+    let (policy, artifact, notice) = match given {
         PolicyGiven::Artifact(value, source) => {
             let (_, policy, digest) = core_api::calibrated(&value).map_err(|e| in_source(e, source.as_deref()))?;
-            (policy, Some(digest))
+            (policy, Some(digest), core_api::uncertified_notice(&value))
         }
-        given => (given.stop_policy(), None),
+        given => (given.stop_policy(), None, None),
     };
 
     let locked = state::lock(&args.state)?;
@@ -349,9 +362,9 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     };
     let result = match (&args.delta, &result) {
         (None, Value::Object(entries)) => {
-            let quality = result.get("quality_score").cloned().unwrap_or(Value::Null);
+            let quality = result.get("quality_score").unwrap_or(&Value::Null);
             let mut entries = entries.clone();
-            if let Some(delta) = core_api::implied_delta(&engine, &iteration, &quality) {
+            if let Some(delta) = core_api::implied_delta(&engine, &iteration, quality) {
                 entries.insert(3, ("quality_delta".into(), delta));
             }
             Value::Object(entries)
@@ -362,6 +375,10 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let duplicate = recorded.is_duplicate();
     let decision = engine.should_stop();
     locked.write_state(&output::json(&engine.to_snapshot()))?;
+    // Once per loop: when its state file is set up from an uncertified artifact.
+    if let (true, Some(notice)) = (created, &notice) {
+        eprintln!("{notice}");
+    }
     let number = iteration.as_f64().unwrap_or(0.0);
     let doc = Value::object(vec![
         ("iteration", Value::Number(number)),

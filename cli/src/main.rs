@@ -23,7 +23,8 @@ use output::Failure;
 #[command(name = "earlyexit", version, about, long_about = None, disable_help_subcommand = true)]
 #[command(after_help = "Exit codes: 0 go on / run the printed layer; 10 stop / nothing more to run; \
 11 verify the printed layer; 2 bad input or usage; 1 internal error; \
-12 and 13 `pyramid result` verdicts failed and unverified. Full reference: docs/cli.md.")]
+12 and 13 `pyramid result` verdicts failed and unverified; 14 `calibrate loops` could not certify. \
+Full reference: docs/cli.md.")]
 pub struct Cli {
     /// Print JSON on stdout (and errors as JSON on stderr) instead of text.
     #[arg(long, global = true)]

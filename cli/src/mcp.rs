@@ -319,6 +319,9 @@ impl Server {
             "replay_pyramids" => return self.replay_pyramids(args, call),
             "calibrate_pyramids" => self.calibrate(args, call),
             "calibrate_loops" => self.calibrate_loops(args, call),
+            "calibration_plan" => {
+                core_api::calibration_plan(&options_of(args, &["risk", "delta"])).map_err(Failure::core)
+            }
             "junit_layer_result" => junit_tool(args, call),
             "receipts_verify" => receipts_verify(args, call),
             "pyramid_drift" | "pyramid_promote" => artifact_tool(tool, args),
@@ -329,6 +332,7 @@ impl Server {
 
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
         let mut calibrated = None;
+        let mut warning = None;
         let base = match (args.get("policy_artifact"), args.get("preset")) {
             (Some(_), Some(_)) => {
                 return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
@@ -336,6 +340,7 @@ impl Server {
             (Some(artifact), None) => {
                 let (config, policy, digest) = core_api::calibrated(artifact)?;
                 calibrated = Some((policy, digest));
+                warning = core_api::uncertified_notice(artifact);
                 config
             }
             (None, preset) => {
@@ -362,13 +367,31 @@ impl Server {
         let config = engine.config().to_value(NAMING);
         let id = self.new_id("loop");
         self.insert(&id, Session::Loop(Box::new(engine)))?;
-        Ok(Value::object(vec![("session", Value::string(id)), ("config", config)]))
+        let mut answer = vec![("session", Value::string(id)), ("config", config)];
+        // An uncertified artifact runs, and the answer says so (the command prints it on stderr).
+        if let Some(warning) = warning {
+            answer.push(("warning", Value::string(warning)));
+        }
+        Ok(Value::object(answer))
     }
 
     fn loop_record(&self, args: &Args) -> Result<Value, Failure> {
         let id = args.session()?;
-        let result: Vec<(&str, Value)> =
+        let mut result: Vec<(&str, Value)> =
             result_keys().into_iter().filter_map(|k| args.get(k).map(|v| (k, v.clone()))).collect();
+        // `done` is the contract's name of the completion signal, `completed` (the record's
+        // field) its alias: one of them.
+        let done = args.get(DONE);
+        if done.is_some() && args.get(COMPLETED).is_some() {
+            return Err(Failure::core(core_api::exclusive_arguments(DONE, COMPLETED)));
+        }
+        if let Some(done) = done {
+            result.push((COMPLETED, done.clone()));
+        }
+        let respell = |e: core_api::CoreError| match done {
+            Some(_) => rename_field(e, COMPLETED, DONE),
+            None => Failure::core(e),
+        };
         let result = Value::object(result);
         let iteration = args.get("iteration").cloned();
         self.with_session(&id, |session| {
@@ -379,9 +402,9 @@ impl Server {
                 .unwrap_or_else(|| Value::Number(core_api::last_iteration(engine).map_or(1, |n| n + 1) as f64));
             let result = match (&result, result.get("quality_delta")) {
                 (Value::Object(entries), None) => {
-                    let quality = result.get("quality_score").cloned().unwrap_or(Value::Null);
+                    let quality = result.get("quality_score").unwrap_or(&Value::Null);
                     let mut entries = entries.clone();
-                    if let Some(delta) = core_api::implied_delta(engine, &iteration, &quality) {
+                    if let Some(delta) = core_api::implied_delta(engine, &iteration, quality) {
                         entries.push(("quality_delta".into(), delta));
                     }
                     Value::Object(entries)
@@ -389,7 +412,7 @@ impl Server {
                 _ => result.clone(),
             };
             // A refused record changes nothing (the core's rule), so the session stays as it was.
-            let recorded = engine.record_value(&iteration, &result, NAMING, core_api::now_iso)?;
+            let recorded = engine.record_value(&iteration, &result, NAMING, core_api::now_iso).map_err(respell)?;
             let decision = engine.should_stop();
             Ok(Value::object(vec![
                 ("iteration", iteration),
@@ -702,6 +725,11 @@ fn step_value(run: &PyramidRun) -> Value {
 /// The keys of an iteration result `loop_record` takes: the core's result fields (but
 /// `iteration_number`, which `iteration` gives) and the behaviour fields detector conditions
 /// read, from the core's tables.
+/// `loop_record`'s completion signal: `done` (the name every surface uses), or the record's
+/// own field `completed`.
+const DONE: &str = "done";
+const COMPLETED: &str = "completed";
+
 fn result_keys() -> Vec<&'static str> {
     let mut keys: Vec<&'static str> =
         earlyexit::loops::RESULT_FIELDS.iter().map(|f| f.snake()).filter(|k| *k != "iteration_number").collect();
@@ -722,7 +750,7 @@ mod tests {
     #[test]
     fn loop_record_takes_the_core_result_fields() {
         let mut listed = tools_table::row("loop_record").map(|r| r.known()).unwrap_or_default();
-        let mut args = vec!["session", "iteration"];
+        let mut args = vec!["session", "iteration", DONE];
         args.extend(result_keys());
         listed.sort_unstable();
         args.sort_unstable();

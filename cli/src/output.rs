@@ -6,7 +6,8 @@ use std::io::Write;
 use crate::core_api::{error_kind, CoreError, Value};
 
 /// Exit codes (docs/cli.md, "Exit codes"). 0, 10, 11, 2 and 1 are the contract every
-/// subcommand keeps; 12 and 13 are `pyramid result`'s verdicts.
+/// subcommand keeps; 12 and 13 are `pyramid result`'s verdicts, 14 `calibrate loops`'s
+/// uncertified artifact.
 pub mod code {
     /// Go on (record the next iteration) / run the printed layer / success.
     pub const GO_ON: u8 = 0;
@@ -22,6 +23,9 @@ pub mod code {
     pub const VERDICT_FAILED: u8 = 12;
     /// `pyramid result`: the verdict is `unverified` (without `--allow-unverified`).
     pub const VERDICT_UNVERIFIED: u8 = 13;
+    /// `calibrate loops`: the artifact certifies nothing (written or printed all the same),
+    /// unless `--allow-uncertified`.
+    pub const UNCERTIFIED: u8 = 14;
 }
 
 /// Why a command failed.

@@ -34,8 +34,16 @@ pub enum CalibrateCommand {
 #[derive(Args, Debug)]
 pub struct CalibrateLoopsArgs {
     /// JSONL files of loop runs, in order (`-` = standard input).
-    #[arg(value_name = "FILE", required = true)]
+    #[arg(value_name = "FILE", required_unless_present = "plan")]
     files: Vec<String>,
+    /// Print how many tasks a certificate at --risk and --delta needs (with 0 to 3 premature
+    /// stops) and read no runs.
+    #[arg(long, conflicts_with_all = ["files", "steps", "candidates", "valid_days", "out", "allow_uncertified"])]
+    plan: bool,
+    /// Exit 0 even when the calibration cannot certify (the artifact is written either way;
+    /// without it such a calibration exits 14).
+    #[arg(long)]
+    allow_uncertified: bool,
     /// The premature-stop rate to certify (0 < risk < 1; default 0.025).
     #[arg(long, value_name = "R", allow_hyphen_values = true)]
     risk: Option<String>,
@@ -636,6 +644,9 @@ pub fn calibrate_document(
 /// run once per candidate), calibrated on every core; the artifact is written to `--out`
 /// (atomically) or printed.
 fn calibrate_loops(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure> {
+    if args.plan {
+        return calibration_plan(args, json);
+    }
     let mut options = Vec::new();
     for (key, flag, text) in [
         ("risk", "--risk", &args.risk),
@@ -686,7 +697,57 @@ fn calibrate_loops(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure>
         }
         println!("artifact written to {}", args.out.as_deref().unwrap_or(""));
     }
-    // Written either way: an uncertified artifact carries the most conservative policy and
-    // says why (`body.message`, `body.certified`); the exit code does not tell them apart.
+    // Written (or printed) either way, so no work is lost: an uncertified artifact carries
+    // the most conservative policy and says why (`body.message`, `body.certified`). The exit
+    // code tells them apart, so a pipeline does not run an uncertified policy by accident.
+    let certified = body.and_then(|b| b.get("certified")).and_then(Value::as_bool) == Some(true);
+    if certified || args.allow_uncertified {
+        return Ok(code::GO_ON);
+    }
+    let status = body.and_then(|b| b.get("status")).and_then(Value::as_str).unwrap_or("not_certified");
+    let written = match &args.out {
+        Some(out) => format!("written to {out}"),
+        None => "printed".to_string(),
+    };
+    eprintln!(
+        "earlyexit: calibration not certified ({status}); the artifact was {written} all the same; \
+         --allow-uncertified exits 0 on it, `earlyexit calibrate loops --plan` says how many tasks certify"
+    );
+    Ok(code::UNCERTIFIED)
+}
+
+/// `earlyexit calibrate loops --plan`: the tasks a certificate needs at `--risk` and
+/// `--delta` (the core's plan), no runs read.
+fn calibration_plan(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure> {
+    let mut options = Vec::new();
+    for (key, text) in [("risk", &args.risk), ("delta", &args.delta)] {
+        if let Some(text) = text {
+            options.push((key, core_api::number_arg(text)));
+        }
+    }
+    let plan = core_api::calibration_plan(&Value::object(options)).map_err(|e| match e.field() {
+        "risk" => with_flag(e, "--risk"),
+        "delta" => with_flag(e, "--delta"),
+        _ => Failure::core(e),
+    })?;
+    if json {
+        println!("{}", plan.to_json());
+        return Ok(code::GO_ON);
+    }
+    let mut text = format!(
+        "tasks needed to certify risk {} at delta {}\n  premature stops   tasks",
+        js_num(plan.get("risk").unwrap_or(&Value::Null)),
+        js_num(plan.get("delta").unwrap_or(&Value::Null))
+    );
+    if let Some(Value::Array(rows)) = plan.get("tasksNeeded") {
+        for row in rows {
+            text.push_str(&format!(
+                "\n  {:>15}   {}",
+                js_num(row.get("prematureStops").unwrap_or(&Value::Null)),
+                js_num(row.get("tasks").unwrap_or(&Value::Null))
+            ));
+        }
+    }
+    println!("{text}");
     Ok(code::GO_ON)
 }

@@ -3,27 +3,15 @@
 //! one artifact must agree; otherwise `invalid_artifact` naming the field, exit 2, and no state
 //! file is written.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use earlyexit::pyramid::replay::{parse_runs, promote_value, CalibrationRequest};
 use earlyexit::{Naming, Value};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit")).args(args).output().expect("the binary runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-fn error_of(out: &Output) -> (i32, String, String) {
-    let text = String::from_utf8_lossy(&out.stderr);
-    let doc = Value::parse_json(text.trim(), earlyexit::ErrorCode::InvalidConfig, "stderr").expect("JSON on stderr");
-    let e = doc.get("error").expect("an error object");
-    let field = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    (out.status.code().unwrap_or(-1), field("code"), field("field"))
-}
+use support::{code_field, run, s};
 
 /// `doc` with the value at `path` (object keys) replaced by `new`.
 fn with(doc: &Value, path: &[&str], new: Value) -> Value {
@@ -107,14 +95,14 @@ fn pyramid_start_refuses_a_promotion_that_is_not_the_artifacts_own_or_does_not_h
     // Another artifact's promotion pasted into an unpromoted one.
     let pasted = with(&calibrated(4), &["promotion"], promoted.get("promotion").unwrap().clone());
     let (out, written) = start(dir.path(), &pasted);
-    let (code, kind, field) = error_of(&out);
+    let (code, (kind, field)) = (support::code(&out), code_field(&out));
     assert_eq!((code, kind.as_str()), (2, "invalid_artifact"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(field.ends_with("promotion.artifactSha256"), "{field}");
     assert!(!written, "nothing written");
     // An upper bound above the risk.
     let high = with(&promoted, &["promotion", "upperBound"], Value::Number(0.99));
     let (out, written) = start(dir.path(), &high);
-    let (code, kind, field) = error_of(&out);
+    let (code, (kind, field)) = (support::code(&out), code_field(&out));
     assert_eq!((code, kind.as_str()), (2, "invalid_artifact"));
     assert!(field.ends_with("promotion.upperBound"), "{field}");
     assert!(!written);
@@ -122,7 +110,7 @@ fn pyramid_start_refuses_a_promotion_that_is_not_the_artifacts_own_or_does_not_h
     let unpromoted = with(&promoted, &["promotion"], Value::Null);
     let raised = with(&unpromoted, &["policy", "config", "riskBudget"], Value::Number(0.99));
     let (out, _) = start(dir.path(), &raised);
-    let (code, _, field) = error_of(&out);
+    let (code, (_, field)) = (support::code(&out), code_field(&out));
     assert_eq!(code, 2);
     assert!(field.ends_with("policy.config.riskBudget"), "{field}");
 }
@@ -170,7 +158,7 @@ fn loop_record_refuses_an_artifact_whose_policy_copies_disagree() {
         ])
     };
     let out = record(&tampered);
-    let (code, kind, field) = error_of(&out);
+    let (code, (kind, field)) = (support::code(&out), code_field(&out));
     assert_eq!((code, kind.as_str()), (2, "invalid_artifact"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(field.ends_with("policy.config.maxIterations"), "{field}");
     assert!(!state.exists(), "no state file written");

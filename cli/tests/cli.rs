@@ -1,56 +1,14 @@
 //! The `earlyexit` binary end to end: exit codes, state files, JSON byte-identical to the
 //! library's, JUnit reading, concurrency, and the docs naming every flag `--help` lists.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use earlyexit::{EarlyStopping, EarlyStoppingConfig, Naming, PyramidRun, Value};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
-}
-
-fn stderr_json(out: &Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stderr);
-    Value::parse_json(text.trim(), earlyexit::ErrorCode::InvalidConfig, "stderr").expect("JSON on stderr")
-}
-
-fn error_of(out: &Output) -> (String, String) {
-    let e = stderr_json(out);
-    let e = e.get("error").expect("an error object");
-    (
-        e.get("code").and_then(Value::as_str).unwrap_or("").to_string(),
-        e.get("field").and_then(Value::as_str).unwrap_or("").to_string(),
-    )
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn parse(text: &str) -> Value {
-    Value::parse_json(text, earlyexit::ErrorCode::InvalidConfig, "stdout").expect("JSON")
-}
+use support::{bin, code, code_field, data, parse, run, s, stderr_json, stdout, tmp};
 
 fn record(state: &Path, q: &str, extra: &[&str]) -> Output {
     let mut args = vec!["--json", "loop", "record", "--state", s(state), "--quality", q, "--confidence", "0.82"];
@@ -108,7 +66,7 @@ fn strict_iterations_by_default_and_off_on_request() {
     for (q, it) in [("50", "1"), ("71", "2")] {
         let out = record(&state, q, &["--iteration", it]);
         assert_eq!(code(&out), 2);
-        assert_eq!(error_of(&out), ("invalid_iteration".into(), "iteration".into()));
+        assert_eq!(code_field(&out), ("invalid_iteration".into(), "iteration".into()));
         assert_eq!(std::fs::read_to_string(&state).unwrap(), after, "a refused record leaves the state as it was");
     }
     // Turned off for a new state file, a repeated number is a new record.
@@ -138,13 +96,13 @@ fn bad_flags_name_the_core_field_and_change_nothing() {
         args.extend_from_slice(flags);
         let out = run(&args);
         assert_eq!(code(&out), 2, "{flags:?}");
-        assert_eq!(error_of(&out), (code_name.to_string(), field.to_string()), "{flags:?}");
+        assert_eq!(code_field(&out), (code_name.to_string(), field.to_string()), "{flags:?}");
         assert!(!state.exists(), "no state file for a refused first record");
     }
     // Usage errors (clap) exit 2 too, as JSON with --json.
     let out = run(&["--json", "loop", "record", "--state", s(&state)]);
     assert_eq!(code(&out), 2);
-    assert_eq!(error_of(&out).0, "usage");
+    assert_eq!(code_field(&out).0, "usage");
 }
 
 #[test]
@@ -157,7 +115,7 @@ fn corrupt_or_truncated_state_is_reported_and_left_untouched() {
         std::fs::write(&state, broken).unwrap();
         let out = record(&state, "70", &[]);
         assert_eq!(code(&out), 2, "{broken:?}");
-        assert_eq!(error_of(&out).0, "invalid_snapshot");
+        assert_eq!(code_field(&out).0, "invalid_snapshot");
         assert_eq!(std::fs::read_to_string(&state).unwrap(), broken, "never overwritten");
     }
 }
@@ -267,7 +225,7 @@ fn pyramid_steps_and_result_match_the_library() {
     // Out of turn: invalid_step, state unchanged.
     let before = std::fs::read_to_string(&state).unwrap();
     let out = pyramid(&state, &["submit", "3", "--pass-rate", "1", "--coverage", "1", "--flaky", "0"]);
-    assert_eq!((code(&out), error_of(&out).0), (2, "invalid_step".to_string()));
+    assert_eq!((code(&out), code_field(&out).0), (2, "invalid_step".to_string()));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
 }
 
@@ -325,14 +283,14 @@ fn junit_reports_become_layer_results() {
     ] {
         let out = pyramid(&state, &["submit", "e2e", "--junit", &data(file)]);
         assert_eq!(code(&out), 2, "{file}");
-        assert_eq!(error_of(&out), ("invalid_layer_result".to_string(), field.to_string()), "{file}");
+        assert_eq!(code_field(&out), ("invalid_layer_result".to_string(), field.to_string()), "{file}");
         assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
     }
     let out = pyramid(
         &state,
         &["submit", "e2e", "--junit", &data("surefire-flaky.xml"), "--coverage-xml", &data("surefire-flaky.xml")],
     );
-    assert_eq!(error_of(&out), ("invalid_layer_result".to_string(), "coverage_xml".to_string()));
+    assert_eq!(code_field(&out), ("invalid_layer_result".to_string(), "coverage_xml".to_string()));
 }
 
 fn write_lines(path: &Path, lines: &[String]) {
@@ -431,7 +389,7 @@ fn replay_errors_name_the_file_run_and_line_and_print_nothing() {
     assert_eq!(e.get("file").and_then(Value::as_str), Some(s(&b)));
     assert!(e.get("message").and_then(Value::as_str).unwrap().starts_with("runs[3] (line 2): "));
     let out = run(&["--json", "calibrate", "pyramids", s(&a), "--risk", "2", "--delta", "0.1"]);
-    assert_eq!(error_of(&out), ("invalid_config".to_string(), "risk".to_string()));
+    assert_eq!(code_field(&out), ("invalid_config".to_string(), "risk".to_string()));
 }
 
 /// Every long flag `--help` lists, for every subcommand, is documented in docs/cli.md.
@@ -575,7 +533,7 @@ fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
     assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
     // Bad input: the flag, and an artifact of the other kind.
     let bad = run(&["--json", "calibrate", "loops", s(&file), "--risk", "1"]);
-    assert_eq!((code(&bad), error_of(&bad)), (2, ("invalid_config".to_string(), "risk".to_string())));
+    assert_eq!((code(&bad), code_field(&bad)), (2, ("invalid_config".to_string(), "risk".to_string())));
     std::fs::write(&out, std::fs::read_to_string(&out).unwrap().replace("\"kind\":\"loop\"", "\"kind\":\"pyramid\""))
         .unwrap();
     let other = run(&[
@@ -593,7 +551,7 @@ fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
         "--verification",
         "failed",
     ]);
-    assert_eq!((code(&other), error_of(&other)), (2, ("invalid_artifact".to_string(), "kind".to_string())));
+    assert_eq!((code(&other), code_field(&other)), (2, ("invalid_artifact".to_string(), "kind".to_string())));
 }
 
 /// `--policy` (JSON text or a file) decides under a composed policy, as the library does,
@@ -646,7 +604,7 @@ fn loop_record_takes_a_composed_policy() {
     assert!(fired.contains(r#""path":"any[0]""#), "{fired}");
     let before = std::fs::read_to_string(&state).unwrap();
     let bad = record(&state, "70", &["--policy", r#"{"any": [{"condition": "no_improvement", "patience": 0}]}"#]);
-    assert_eq!(error_of(&bad), ("invalid_config".to_string(), "policy.any[0].patience".to_string()));
+    assert_eq!(code_field(&bad), ("invalid_config".to_string(), "policy.any[0].patience".to_string()));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
 }
 
@@ -685,7 +643,7 @@ fn loop_record_behaviour_flags_feed_detector_conditions() {
         ("--completion", "-1", "completion_percentage"),
     ] {
         let bad = record(&state, "50", &["--policy", policy, flag, value]);
-        assert_eq!(error_of(&bad), ("invalid_result".to_string(), field.to_string()), "{flag}");
+        assert_eq!(code_field(&bad), ("invalid_result".to_string(), field.to_string()), "{flag}");
         assert!(String::from_utf8_lossy(&bad.stderr).contains(flag), "{flag}");
         assert_eq!(std::fs::read_to_string(&state).unwrap(), saved);
     }
@@ -712,9 +670,9 @@ fn the_state_file_keeps_the_policy() {
     let before = std::fs::read_to_string(&state).unwrap();
     let other = r#"{"any": [{"condition": "max_iterations", "limit": 9}]}"#;
     let refused = record(&state, "63", &["--policy", other]);
-    assert_eq!((code(&refused), error_of(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
+    assert_eq!((code(&refused), code_field(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
     let refused = run(&["--json", "loop", "status", "--state", s(&state), "--policy", other]);
-    assert_eq!((code(&refused), error_of(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
+    assert_eq!((code(&refused), code_field(&refused)), (2, ("invalid_config".to_string(), "policy".to_string())));
     assert_eq!(std::fs::read_to_string(&state).unwrap(), before);
     // The library reads the state file back with its policy.
     let engine = EarlyStopping::from_snapshot(&snapshot).unwrap();

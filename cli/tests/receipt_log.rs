@@ -3,70 +3,14 @@
 //! `receipts verify` refuses a receipt that contradicts itself; and pyramid replay totals
 //! never overflow to a `null` in the JSON.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use earlyexit::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit")).args(args).output().expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn json(out: &Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    Value::parse_json(text.trim(), earlyexit::ErrorCode::InvalidConfig, "stdout").expect("JSON")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-/// A finished fail_fast shadow run called `id` over two layers, `unit_rate` the first one's
-/// pass rate (below 1 fails it: the policy would have exited, a receipt).
-fn finished_run(dir: &Path, id: &str, unit_rate: &str) -> std::path::PathBuf {
-    let state = dir.join(format!("{id}.json"));
-    let start = run(&[
-        "--json",
-        "pyramid",
-        "start",
-        "--state",
-        s(&state),
-        "--layer",
-        "unit=10",
-        "--layer",
-        "e2e=90",
-        "--policy",
-        "fail_fast",
-        "--mode",
-        "shadow",
-        "--run-id",
-        id,
-    ]);
-    assert_eq!(code(&start), 0, "{}", String::from_utf8_lossy(&start.stderr));
-    for (layer, rate) in [("unit", unit_rate), ("e2e", "1")] {
-        let args = [
-            "--json",
-            "pyramid",
-            "submit",
-            "--state",
-            s(&state),
-            layer,
-            "--pass-rate",
-            rate,
-            "--flaky",
-            "0",
-            "--coverage",
-            "1",
-        ];
-        let out = run(&args);
-        assert!(matches!(code(&out), 0 | 10), "{}", String::from_utf8_lossy(&out.stderr));
-    }
-    state
-}
+use support::{code, finished_shadow_run, json, run, s};
 
 fn result(state: &Path, log: &Path) -> Output {
     run(&["--json", "pyramid", "result", "--state", s(state), "--receipts", s(log)])
@@ -76,14 +20,14 @@ fn result(state: &Path, log: &Path) -> Output {
 fn a_retried_result_step_appends_the_receipt_once() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let log = dir.path().join("receipts.jsonl");
-    let state = finished_run(dir.path(), "build-41", "0.5");
+    let state = finished_shadow_run(dir.path(), "build-41", "0.5");
     for _ in 0..3 {
         assert_eq!(code(&result(&state, &log)), 12, "the build is red");
     }
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(text.lines().count(), 1, "{text:?}");
     assert!(text.ends_with('\n') && !text.contains("\n\n"), "{text:?}");
-    let other = finished_run(dir.path(), "build-42", "0.5");
+    let other = finished_shadow_run(dir.path(), "build-42", "0.5");
     assert_eq!(code(&result(&other, &log)), 12);
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(text.lines().count(), 2, "{text:?}");
@@ -100,12 +44,12 @@ fn a_run_without_a_receipt_writes_nothing() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let log = dir.path().join("receipts.jsonl");
     // Every layer passes: fail_fast never exits early, so there is no receipt.
-    let state = finished_run(dir.path(), "green", "1");
+    let state = finished_shadow_run(dir.path(), "green", "1");
     let out = result(&state, &log);
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!log.exists(), "no log is created for nothing");
     // An existing log is left byte for byte.
-    let red = finished_run(dir.path(), "red", "0.5");
+    let red = finished_shadow_run(dir.path(), "red", "0.5");
     assert_eq!(code(&result(&red, &log)), 12);
     let before = std::fs::read(&log).unwrap();
     assert_eq!(code(&result(&state, &log)), 0);
@@ -116,7 +60,7 @@ fn a_run_without_a_receipt_writes_nothing() {
 fn verify_breaks_at_a_receipt_that_contradicts_itself() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let log = dir.path().join("receipts.jsonl");
-    let state = finished_run(dir.path(), "build-41", "0.5");
+    let state = finished_shadow_run(dir.path(), "build-41", "0.5");
     assert_eq!(code(&result(&state, &log)), 12);
     // The line states its label twice; the hash covers the last (the real) one.
     let text = std::fs::read_to_string(&log).unwrap();
@@ -130,7 +74,7 @@ fn verify_breaks_at_a_receipt_that_contradicts_itself() {
         json(&verify).get("brokenAt").and_then(|b| b.get("reason")).and_then(Value::as_str).map(str::to_string);
     assert!(reason.as_deref().is_some_and(|r| r.contains("'label' repeated")), "{reason:?}");
     // Nothing is appended to it.
-    let other = finished_run(dir.path(), "build-42", "0.5");
+    let other = finished_shadow_run(dir.path(), "build-42", "0.5");
     let out = result(&other, &log);
     assert_eq!(code(&out), 2, "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), forged);

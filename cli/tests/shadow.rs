@@ -1,71 +1,16 @@
 //! `earlyexit pyramid` in shadow mode with a receipt log, and `earlyexit receipts verify`.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use earlyexit::Value;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit")).args(args).output().expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn json(out: &Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stdout);
-    Value::parse_json(text.trim(), earlyexit::ErrorCode::InvalidConfig, "stdout").expect("JSON")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-/// `pyramid submit` of one layer's figures (flaky 0, coverage 1); the exit code is 0 or 10.
-fn submit(state: &Path, layer: &str, pass_rate: &str) {
-    let args = [
-        "--json",
-        "pyramid",
-        "submit",
-        "--state",
-        s(state),
-        layer,
-        "--pass-rate",
-        pass_rate,
-        "--flaky",
-        "0",
-        "--coverage",
-        "1",
-    ];
-    let out = run(&args);
-    assert!(matches!(code(&out), 0 | 10), "{}", String::from_utf8_lossy(&out.stderr));
-}
+use support::{code, finished_shadow_run, json, run, s, submit_layer};
 
 /// A fail_fast run in shadow mode whose first layer fails; its result appended to `log`.
 fn shadow_run(dir: &Path, id: &str, log: &Path) -> Value {
-    let state = dir.join(format!("{id}.json"));
-    let start = run(&[
-        "--json",
-        "pyramid",
-        "start",
-        "--state",
-        s(&state),
-        "--layer",
-        "unit=10",
-        "--layer",
-        "e2e=90",
-        "--policy",
-        "fail_fast",
-        "--mode",
-        "shadow",
-        "--run-id",
-        id,
-    ]);
-    assert_eq!(code(&start), 0, "{}", String::from_utf8_lossy(&start.stderr));
-    for (layer, rate) in [("unit", "0.5"), ("e2e", "1")] {
-        submit(&state, layer, rate);
-    }
+    let state = finished_shadow_run(dir, id, "0.5");
     let result = run(&["--json", "pyramid", "result", "--state", s(&state), "--receipts", s(log)]);
     assert_eq!(code(&result), 12, "the build is red: {}", String::from_utf8_lossy(&result.stderr));
     json(&result)
@@ -136,7 +81,7 @@ fn a_label_goes_into_the_receipt_and_verify_reports_rates_by_it() {
     for label in ["main", "release/2", "main"] {
         assert_eq!(code(&start(label)), 0);
         for (layer, rate) in [("unit", "0.5"), ("e2e", "1")] {
-            submit(&state, layer, rate);
+            submit_layer(&state, layer, rate);
         }
         let result = run(&["--json", "pyramid", "result", "--state", s(&state), "--receipts", s(&log)]);
         assert_eq!(code(&result), 12);
@@ -234,7 +179,7 @@ fn an_expired_artifact_runs_in_shadow_at_now_or_the_clock() {
         while let Some(Value::String(name)) =
             json(&run(&["--json", "pyramid", "next", "--state", s(&state)])).get("name").cloned()
         {
-            submit(&state, &name, "1");
+            submit_layer(&state, &name, "1");
         }
         let result = json(&run(&["--json", "pyramid", "result", "--state", s(&state)]));
         result.get("shadow").and_then(|s| s.get("reason")).and_then(Value::as_str).map(str::to_string)

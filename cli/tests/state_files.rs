@@ -2,48 +2,15 @@
 //! allows, a state at the document limit, symbolic links, `kill -9` during a write, file
 //! modes, another engine's state, a byte-order mark, and flags that take negative numbers.
 
+mod support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use earlyexit::{EarlyStopping, EarlyStoppingConfig, Naming, Value};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_earlyexit"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("the binary runs")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-/// A `loop record` that recorded: exit 0 (go on) or 10 (stop).
-fn recorded(out: &Output) -> bool {
-    [0, 10].contains(&code(out))
-}
-
-fn parse(text: &str) -> Value {
-    Value::parse_json(text.trim(), earlyexit::ErrorCode::InvalidConfig, "text").expect("JSON")
-}
-
-/// `(code, field, message)` of the JSON error on stderr.
-fn error_of(out: &Output) -> (String, String, String) {
-    let e = parse(&String::from_utf8_lossy(&out.stderr));
-    let e = e.get("error").expect("an error object");
-    let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    (text("code"), text("field"), text("message"))
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
+use support::{bin, code, error_of, parse, recorded, run, s, tmp};
 
 fn record(state: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["--json", "loop", "record", "--state", s(state), "--quality", "50", "--confidence", "0.5"];

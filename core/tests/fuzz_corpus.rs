@@ -6,59 +6,26 @@
 #[path = "../../fuzz/harness/mod.rs"]
 mod harness;
 
-use std::fs;
-use std::path::{Path, PathBuf};
+#[path = "../../fuzz/harness/replay.rs"]
+mod replay;
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = match fs::read_dir(dir) {
-        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect(),
-        Err(_) => Vec::new(),
-    };
-    out.sort();
-    out
-}
+use replay::pseudo_random;
 
-fn replay(kind: &str) -> usize {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz").join(kind);
-    let mut total = 0;
-    for (name, run) in harness::TARGETS {
-        let mut inputs = files(&root.join(name));
-        // A fuzzer running on the same corpus meanwhile may delete files it has reduced.
-        inputs.retain(|path| path.exists());
-        for path in &inputs {
-            let Ok(data) = fs::read(path) else { continue };
-            let outcome = std::panic::catch_unwind(|| run(&data));
-            assert!(outcome.is_ok(), "{name}: {} broke an invariant (see the panic above)", path.display());
-        }
-        println!("fuzz {kind}: {name}: replayed {} files", inputs.len());
-        total += inputs.len();
-    }
+fn replay_all(kind: &str) -> usize {
+    let total = harness::TARGETS.iter().map(|(name, run)| replay::replay(kind, name, *run)).sum();
     println!("fuzz {kind}: replayed {total} files in all");
     total
 }
 
 #[test]
 fn corpora_replay_cleanly() {
-    let total = replay("corpus");
+    let total = replay_all("corpus");
     assert!(total >= harness::TARGETS.len(), "the committed corpora are missing ({total} files)");
 }
 
 #[test]
 fn past_findings_stay_fixed() {
-    replay("regressions");
-}
-
-/// A small deterministic byte stream (xorshift), so the depth check needs no corpus.
-fn pseudo_random(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect()
+    replay_all("regressions");
 }
 
 /// The generators reach deep states from random bytes (not just the first error): engines

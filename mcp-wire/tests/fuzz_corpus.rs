@@ -5,23 +5,11 @@
 #[path = "../../fuzz/harness/mcp_wire.rs"]
 mod mcp_wire;
 
-use std::fs;
-use std::path::Path;
+#[path = "../../fuzz/harness/replay.rs"]
+mod replay;
 
 fn replay(kind: &str) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz").join(kind).join("mcp_wire");
-    let mut inputs: Vec<_> = match fs::read_dir(&dir) {
-        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect(),
-        Err(_) => Vec::new(),
-    };
-    inputs.sort();
-    for path in &inputs {
-        let Ok(data) = fs::read(path) else { continue };
-        let outcome = std::panic::catch_unwind(|| mcp_wire::run(&data));
-        assert!(outcome.is_ok(), "{} broke an invariant (see the panic above)", path.display());
-    }
-    println!("fuzz {kind}: mcp_wire: replayed {} files", inputs.len());
-    inputs.len()
+    replay::replay(kind, "mcp_wire", mcp_wire::run)
 }
 
 #[test]

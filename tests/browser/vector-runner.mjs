@@ -110,6 +110,8 @@ function construct(api, engine, c, ctx) {
     case 'calibrateLoopPolicy':
       // Only its errors are vectors (the bad-input matrix): the answer is not compared.
       return { calibrateLoopPolicy: (...a) => { api.calibrateLoopPolicy(...a); } };
+    case 'Loop':
+      return new api.Loop(c.options);
     case 'calculateQualitySignal':
       return {
         calculateQualitySignal: (...a) => api.calculateQualitySignal(...a),
@@ -120,7 +122,7 @@ function construct(api, engine, c, ctx) {
   }
 }
 
-const SNAPSHOT_ENGINES = new Set(['EarlyStopping', 'IterationAnalytics', 'PyramidRun']);
+const SNAPSHOT_ENGINES = new Set(['EarlyStopping', 'IterationAnalytics', 'PyramidRun', 'Loop']);
 
 function snapshotOf(engine, inst) {
   if (engine === 'BehaviorDetector') return show(inst.getThresholds());

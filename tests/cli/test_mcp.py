@@ -35,7 +35,7 @@ TOOLS = {
     "loop_start", "loop_record", "loop_decide", "loop_best", "session_export", "session_import",
     "pyramid_start", "pyramid_submit", "pyramid_result", "pyramid_policy_decide", "pyramid_policy_update",
     "replay_loops", "replay_pyramids", "calibrate_pyramids", "calibrate_loops", "junit_layer_result",
-    "receipts_verify", "pyramid_drift", "pyramid_promote", "session_close",
+    "receipts_verify", "pyramid_drift", "pyramid_promote", "session_close", "calibration_plan",
 }
 
 
@@ -193,6 +193,81 @@ def test_loop_record_takes_the_behaviour_fields_detector_conditions_read() -> No
         bad = await error(session, "loop_record", {"session": sid, "quality_score": 50, "confidence": 0.5,
                                                    "verification_status": "failed", "tests_passing": "yes"})
         assert (bad["code"], bad["field"]) == ("invalid_result", "tests_passing")
+        return True
+
+    assert run_client(body)
+
+
+def test_loop_record_takes_fingerprint_and_done_and_refuses_a_bad_fingerprint() -> None:
+    policy = {"any": ["completed", {"condition": "unchanged", "k": 2}]}
+
+    async def body(session: ClientSession) -> Any:
+        sid = (await call(session, "loop_start", {"policy": policy}))["session"]
+        base = {"session": sid, "confidence": 0.5, "verification_status": "failed"}
+        for q in (50, 55):
+            got = await call(session, "loop_record", {**base, "quality_score": q, "fingerprint": "A"})
+            assert got["decision"]["stop"] is False
+        got = await call(session, "loop_record", {**base, "quality_score": 60, "fingerprint": "A"})
+        assert got["decision"]["trigger"] == "unchanged"
+        # A bad fingerprint or done: a tool error naming it; the session is as it was.
+        before = (await call(session, "session_export", {"session": sid}))["snapshot"]
+        for value, kind in ((5, "type"), (["A"], "type"), ("x" * 257, "range")):
+            bad = await error(session, "loop_record", {**base, "quality_score": 60, "fingerprint": value})
+            assert (bad["code"], bad["field"], bad["kind"]) == ("invalid_result", "fingerprint", kind), value
+        bad = await error(session, "loop_record", {**base, "quality_score": 60, "done": "yes"})
+        assert (bad["code"], bad["field"]) == ("invalid_result", "done")
+        bad = await error(session, "loop_record", {**base, "quality_score": 60, "done": True, "completed": True})
+        assert (bad["code"], bad["field"]) == ("invalid_config", "done")
+        assert (await call(session, "session_export", {"session": sid}))["snapshot"] == before
+
+        # done stops by the completed condition; completed is its alias.
+        for key in ("done", "completed"):
+            sid2 = (await call(session, "loop_start", {"policy": policy}))["session"]
+            got = await call(session, "loop_record", {**base, "session": sid2, "quality_score": 40, key: True})
+            assert got["decision"]["trigger"] == "completed", key
+            snapshot = (await call(session, "session_export", {"session": sid2}))["snapshot"]
+            assert snapshot["history"][0]["completed"] is True
+        return True
+
+    assert run_client(body)
+
+
+def test_loop_record_without_a_delta_gets_the_cores_delta() -> None:
+    # Out of order (strict iterations off): the delta follows the latest record before the
+    # iteration, as the Python binding's record() without a delta computes it.
+    steps = [(1, 50), (2, 72.5), (5, 61), (3, 80)]
+    python = earlyexit.EarlyStopping(strict_iterations=False)
+
+    async def body(session: ClientSession) -> Any:
+        sid = (await call(session, "loop_start", {"strict_iterations": False}))["session"]
+        for i, q in steps:
+            await call(session, "loop_record", {"session": sid, "iteration": i, "quality_score": q,
+                                                "confidence": 0.5, "verification_status": "failed"})
+            python.record(i, q, 0.5, "failed")
+        return (await call(session, "session_export", {"session": sid}))["snapshot"]["history"]
+
+    history = run_client(body)
+    assert [r["quality_delta"] for r in history] == [r.quality_delta for r in python.history] == [0, 22.5, -11.5, 7.5]
+
+
+def test_calibration_plan_and_an_uncertified_artifact_in_loop_start() -> None:
+    runs = json.loads((Path(__file__).resolve().parents[1] / "vectors" / "replay" / "loop_calibration.json").read_text())["runs"]
+
+    async def body(session: ClientSession) -> Any:
+        plan = await call(session, "calibration_plan", {})
+        assert plan["minimumToCertify"] == 91
+        python = earlyexit.calibration_plan(0.05, 0.05)
+        other = await call(session, "calibration_plan", {"risk": 0.05, "delta": 0.05})
+        assert [r["tasks"] for r in other["tasksNeeded"]] == [r["tasks"] for r in python["tasks_needed"]]
+        for args, field in (({"risk": 0}, "risk"), ({"delta": 1}, "delta"), ({"risk": "x"}, "risk")):
+            bad = await error(session, "calibration_plan", args)
+            assert (bad["code"], bad["field"]) == ("invalid_config", field), args
+        artifact = await call(session, "calibrate_loops", {"runs": runs[:40]})
+        assert artifact["body"]["certified"] is False
+        started = await call(session, "loop_start", {"policy_artifact": artifact})
+        assert "uncertified" in started["warning"] and "too_few_runs" in started["warning"]
+        quiet = await call(session, "loop_start", {"preset": "recommended"})
+        assert "warning" not in quiet
         return True
 
     assert run_client(body)

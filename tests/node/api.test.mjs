@@ -15,9 +15,11 @@ const EXPORTS = [
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids', 'OutcomeModel',
   'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
   // loop replay and loop presets (docs/replay.md)
-  'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration',
+  'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',
   // composable stop policies (docs/loop-policies.md)
   'policy',
+  // the refine-loop helper (docs/loop-helper.md)
+  'Loop',
   // the size limits (docs/limits.md)
   'LIMITS',
   // behaviour detectors and interventions (docs/behavior.md)

@@ -2,6 +2,10 @@
 // every public name of both packages, used the way the README shows, as an ES module.
 import EarlyStoppingDefault, {
   EarlyStopping,
+  Loop,
+  type LoopOutput,
+  type LoopRun,
+  type LoopDocument,
   IterationAnalytics,
   calculateQualitySignal,
   CoherenceEarlyExit,
@@ -46,7 +50,7 @@ import EarlyStoppingDefault, {
   type PlateauMode,
   type PlateauDeltaSource,
 } from 'earlyexit';
-import { replayLoops, calibrateLoopPolicy, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
+import { replayLoops, calibrateLoopPolicy, calibrationPlan, CalibrationPlan, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
 import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary, StopCondition } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
@@ -252,6 +256,11 @@ function loopReplay(): number {
   const tree: StopCondition[] | undefined = 'any' in cal.artifact.policy ? cal.artifact.policy.any : undefined;
   const expires: string = cal.artifact.expiresAt;
   void [tree, expires];
+  // The tasks a certificate needs, and an artifact named by a file: URL.
+  const plan: CalibrationPlan = calibrationPlan(0.025, 0.1);
+  const needed: number | null = calibrationPlan({ risk: 0.05 }).tasksNeeded[0].tasks;
+  const fromFile = (url: URL): EarlyStopping => EarlyStopping.fromCalibration(url);
+  void [plan.minimumToCertify, needed, fromFile];
   return replay.summary.mean_quality_gap;
 }
 
@@ -348,3 +357,26 @@ function overseer(): [number, string] {
   return [summary.total, text];
 }
 void overseer();
+
+// Loop, the refine-loop helper: typed options, steps, kept outputs, runs and snapshots.
+import { policy as stopPolicies } from 'earlyexit';
+function refine(): string | null {
+  const loop = new Loop<{ text: string }>({
+    preset: 'recommended', scale: 1, maxIterations: 20, task: 't-17', dataset: 'demo', runLabel: 'r1',
+    fingerprintOf: (o) => o.text,
+  });
+  const decision: StoppingDecision = loop.step({ text: 'v1' }, { quality: 0.8, tokens: 1200, verified: true, done: false, files: ['a.py'] });
+  if (decision.stop && decision.trigger === 'completed') void decision.details.completed_iteration;
+  const best: LoopOutput<{ text: string }> | null = loop.best;
+  const run: LoopRun = loop.finish(true);
+  const doc: LoopDocument = loop.toJSON({ outputs: false });
+  const back = Loop.fromJSON<{ text: string }>(JSON.stringify(doc));
+  const p = stopPolicies;
+  const when = p.stopPolicy(p.anyOf(p.completed(), p.unchanged(3), p.revisit(4)));
+  const other = new Loop<string>({ policy: when });
+  other.step('draft', { quality: 70, fingerprint: 'abc', costUsd: 0.01, timeMs: 5 });
+  other.free();
+  void [run.id, back.history.length, loop.run().iterations.length, loop.decision?.stop, loop.last?.quality];
+  return best === null ? null : best.output.text;
+}
+void refine();

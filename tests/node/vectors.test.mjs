@@ -84,7 +84,7 @@ function construct(engine, c) {
           ? scriptedSource(c.analytics.script)
           : c.analytics;
       }
-      const instance = new ee.EarlyStopping(c.config, source);
+      const instance = new ee.EarlyStopping(c.config, source, c.policy ?? undefined);
       return { instance, source };
     }
     case 'IterationAnalytics':

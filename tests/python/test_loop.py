@@ -134,6 +134,21 @@ def test_record_computes_the_delta_when_absent() -> None:
     assert [r.quality_delta for r in es.history] == [0, 15]
 
 
+def test_record_without_a_delta_follows_the_latest_earlier_iteration() -> None:
+    # The core's rule (the command and MCP follow it too): out of order, the delta is taken
+    # from the latest record before the iteration, not the last one recorded.
+    es = ee.EarlyStopping(strict_iterations=False)
+    for i, q in [(1, 50), (2, 72.5), (5, 61), (3, 80)]:
+        es.record(i, q, 0.5, "failed")
+    assert [r.quality_delta for r in es.history] == [0, 22.5, -11.5, 7.5]
+    # An explicit delta wins; a bad quality is named, not the delta.
+    es.record(6, 10, 0.5, "failed", quality_delta=3)
+    assert es.history[-1].quality_delta == 3
+    with pytest.raises(ee.EarlyExitError) as e:
+        es.record(7, "high", 0.5, "failed")
+    assert e.value.field == "quality_score"
+
+
 def test_json_and_pickle_round_trips() -> None:
     loop = Loop(scale=1, max_iterations=5)
     loop.step({"draft": 1}, 0.4)

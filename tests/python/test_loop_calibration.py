@@ -97,3 +97,73 @@ def test_composed_candidates_certify_as_their_configs_and_the_engine_runs_the_tr
     with pytest.raises(EarlyExitError) as e:
         calibrate_loop_policy(DOC["runs"], {"candidates": [trees[0], {"any": [{"condition": "no_improvement", "patience": 0}]}]})
     assert (e.value.code, e.value.field) == ("invalid_config", "candidates[1].any[0].patience")
+
+
+def test_calibration_plan_is_the_cores_and_refuses_bad_risks():
+    from earlyexit import calibration_plan
+
+    plan = calibration_plan()
+    assert plan == calibration_plan(0.025, 0.1) == calibration_plan(risk=0.025, delta=0.1)
+    assert plan["minimum_to_certify"] == 91
+    assert [(r["premature_stops"], r["tasks"]) for r in plan["tasks_needed"]] == [(0, 91), (1, 155), (2, 212), (3, 266)]
+    # The artifact's own minimum is the plan's first row.
+    cal = calibrate_loop_policy(DOC["runs"][:50])
+    assert cal.artifact["certificate"]["sampleSizes"]["minimumToCertify"] == 91
+    for kwargs, field in (({"risk": 0}, "risk"), ({"risk": 1}, "risk"), ({"delta": 1.5}, "delta"),
+                          ({"risk": float("nan")}, "risk"), ({"risk": 1e-17}, "risk"), ({"risk": "x"}, "risk")):
+        with pytest.raises(EarlyExitError) as e:
+            calibration_plan(**kwargs)
+        assert (e.value.code, e.value.field) == ("invalid_config", field), kwargs
+
+
+def test_an_uncertified_artifact_loads_with_a_warning():
+    import warnings
+
+    from earlyexit import Loop, UncertifiedCalibrationWarning
+
+    uncertified = calibrate_loop_policy(DOC["runs"][:50])
+    certified = calibrate_loop_policy(DOC["runs"], DOC["cases"][0]["options"])
+    assert not uncertified.certified and certified.certified
+    for source in (uncertified, uncertified.artifact, uncertified.to_json()):
+        with pytest.warns(UncertifiedCalibrationWarning, match="uncertified loop calibration .too_few_runs"):
+            EarlyStopping.from_calibration(source)
+    with pytest.warns(UncertifiedCalibrationWarning):
+        Loop(artifact=uncertified)
+    assert issubclass(UncertifiedCalibrationWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        EarlyStopping.from_calibration(certified)
+        Loop(artifact=certified)
+        # Made an error by the caller's filter: the load raises it.
+        warnings.simplefilter("error", UncertifiedCalibrationWarning)
+        with pytest.raises(UncertifiedCalibrationWarning):
+            EarlyStopping.from_calibration(uncertified)
+
+
+def test_from_calibration_takes_a_path(tmp_path):
+    import os
+
+    cal = calibrate_loop_policy(DOC["runs"], DOC["cases"][0]["options"])
+    path = tmp_path / "artifact.json"
+    path.write_text(cal.to_json())
+
+    class Custom(os.PathLike):
+        def __fspath__(self) -> str:
+            return str(path)
+
+    for source in (path, Custom()):
+        assert EarlyStopping.from_calibration(source).config.no_improvement_patience == 3
+    from earlyexit import Loop
+
+    Loop(artifact=path).step("draft", 50)
+    # A str is JSON text, as before: a path given as a str is refused as such.
+    with pytest.raises(EarlyExitError) as e:
+        EarlyStopping.from_calibration(str(path))
+    assert e.value.code == "invalid_artifact"
+    with pytest.raises(FileNotFoundError):
+        EarlyStopping.from_calibration(tmp_path / "missing.json")
+    bad = tmp_path / "latin1.json"
+    bad.write_bytes(b'{"kind": "\xe9"}')
+    with pytest.raises(EarlyExitError) as e:
+        EarlyStopping.from_calibration(bad)
+    assert (e.value.code, e.value.field) == ("invalid_artifact", "artifact")

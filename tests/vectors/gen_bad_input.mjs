@@ -942,9 +942,8 @@ function stopPolicies() {
 
 // The progress signals (docs/loop-policies.md "Progress signals"): a record's `fingerprint`
 // (a string of at most 256 characters) and `completed` (a boolean), and the settings of the
-// conditions that read them. Hand rows (the model does not run policies); the JS suites
-// join once the JS layer takes the new fields.
-const PROGRESS_ONLY = ['rust', 'python'];
+// conditions that read them. Hand rows (the model does not run policies), for every binding.
+const PROGRESS_ONLY = ['rust', 'python', 'js'];
 function progressSignals() {
   const base = { config: null, analytics: null };
   const good = res(80, 0.5, 'failed', 0, { timestamp: ts(2) });
@@ -972,6 +971,53 @@ function progressSignals() {
   }
 }
 
+// Loop, the refine-loop helper (docs/loop-helper.md): its options and each step's arguments,
+// JS spellings. Hand rows for the JS suites (the model does not run the helper); each bad call
+// follows a good step, and the suites' snapshot comparison proves the loop unchanged.
+const LOOP_HELPER_ONLY = ['js'];
+const LOOP_FIRST_DECISION = {
+  stop: false, reason: 'Continuing iteration - no stopping criteria met', confidence: 0.7, trigger: 'none',
+  best_iteration: 1, best_quality_score: 50, fired: [],
+};
+function loopHelper() {
+  const options = (field, value) => (value === MISSING ? {} : { [field]: value });
+  const optionCases = [
+    ['scale', 'not 1 or 100', 10, 'range'], ['scale', 'zero', 0, 'range'], ['scale', 'NaN', N('NaN'), 'range'],
+    ['scale', 'number as a string', '1', 'type'], ['scale', 'boolean', true, 'type'],
+    ['maxIterations', 'zero', 0, 'range'], ['maxIterations', 'non-integer', 2.5, 'range'], ['maxIterations', 'string', '3', 'type'],
+    ['task', 'number', 17, 'type'], ['task', 'object', {}, 'type'],
+    ['dataset', 'number', 1, 'type'], ['dataset', 'array', ['d'], 'type'],
+    ['runLabel', 'boolean', false, 'type'],
+    ['fingerprintOf', 'string', 'sha256', 'type'], ['fingerprintOf', 'number', 1, 'type'],
+  ];
+  for (const [field, kase, value, kind] of optionCases) {
+    row('LoopOptions', 'new Loop', field, kase, value, 'invalid_config', kind, LOOP_HELPER_ONLY,
+      { engine: 'Loop', construct: { options: options(field, value) }, calls: [], expectThrows: { code: 'invalid_config', field, kind } }, false);
+  }
+  row('LoopOptions', 'new Loop', 'maxIteration', 'unknown key', 3, 'unknown_option', 'type', LOOP_HELPER_ONLY,
+    { engine: 'Loop', construct: { options: { maxIteration: 3 } }, calls: [], expectThrows: { code: 'unknown_option', field: 'maxIteration', kind: 'type' } }, false);
+  const stepCases = [
+    ['quality', 'above the scale', 100.5, 'range'], ['quality', 'below 0', -1, 'range'], ['quality', 'NaN', N('NaN'), 'range'],
+    ['quality', 'string', '50', 'type'], ['quality', 'missing', MISSING, 'type'],
+    ['fingerprint', 'over 256 characters', 'x'.repeat(257), 'range'], ['fingerprint', 'number', 5, 'type'], ['fingerprint', 'object', {}, 'type'],
+    ['confidence', 'above 1', 1.5, 'range'], ['verified', 'unknown status', 'green', 'range'], ['done', 'string', 'yes', 'type'],
+    ['good', 'number', 1, 'type'], ['tokens', 'negative', -1, 'range'], ['costUsd', 'Infinity', N('Infinity'), 'range'],
+    ['timeMs', 'string', '5', 'type'], ['error', 'number', 3, 'type'], ['files', 'string', 'a.py', 'type'],
+  ];
+  for (const [field, kase, value, kind] of stepCases) {
+    const args = value === MISSING ? {} : { quality: 60, [field]: value };
+    row('LoopStep', 'Loop.step', field, kase, value, 'invalid_result', kind, LOOP_HELPER_ONLY,
+      { engine: 'Loop', construct: { options: {} },
+        calls: [{ ...call('step', 'first', { quality: 50 }), returns: LOOP_FIRST_DECISION }, { call: 'step', args: ['second', args], expect: T('invalid_result', field, kind) }] }, false);
+  }
+  row('LoopStep', 'Loop.step', 'cost_usd', 'snake_case spelling', 1, 'unknown_option', 'type', LOOP_HELPER_ONLY,
+    { engine: 'Loop', construct: { options: {} },
+      calls: [{ ...call('step', 'first', { quality: 50 }), returns: LOOP_FIRST_DECISION }, { call: 'step', args: ['second', { quality: 60, cost_usd: 1 }], expect: T('unknown_option', 'cost_usd', 'type') }] }, false);
+  row('LoopFinish', 'Loop.finish', 'good', 'string', 'yes', 'invalid_result', 'type', LOOP_HELPER_ONLY,
+    { engine: 'Loop', construct: { options: {} },
+      calls: [{ ...call('step', 'first', { quality: 50 }), returns: LOOP_FIRST_DECISION }, { call: 'finish', args: ['yes'], expect: T('invalid_result', 'good', 'type') }] }, false);
+}
+
 // Composed candidates of a loop calibration (`calibrateLoopPolicy(runs, {candidates})`): the
 // same bad trees as the second candidate, after a good one, named under `candidates[1]`.
 const CALIBRATION_RUNS = [{ id: 'a', iterations: [
@@ -987,6 +1033,14 @@ function calibrationCandidates() {
     row('LoopCalibrationOptions', 'calibrateLoopPolicy', at, kase, policy, code, kind, undefined,
       { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T(code, at, kind) }] }, false);
   }
+}
+
+// A risk no count of tasks up to 2^53 certifies (1 - risk rounds to 1): refused naming `risk`
+// (docs/limits.md), never a count without end.
+function calibrationRisk() {
+  const options = { risk: 1e-17, delta: 0.1 };
+  row('LoopCalibrationOptions', 'calibrateLoopPolicy', 'risk', 'too small to certify', 1e-17, 'invalid_config', 'range', undefined,
+    { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T('invalid_config', 'risk', 'range') }] }, false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1191,6 +1245,8 @@ export async function badInputMatrix(ref) {
   loopConfig(); loopResults(); loopChecks(); analytics(); layerResults(); exitConfigs(); signals(); pyramidInputs(); policyOptions(); bothSpellings(); snapshots(); stopPolicies(); calibrationCandidates();
   artifactsAndReceipts();
   progressSignals();
+  calibrationRisk();
+  loopHelper();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

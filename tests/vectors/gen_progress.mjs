@@ -5,7 +5,7 @@
 //
 // Hand vectors: every expected value comes from the small model below, written from
 // docs/loop-policies.md ("Progress signals"), not from the core's output. Deterministic.
-// `only` leaves the JS suites out until the JS layer takes the new fields.
+// `only` names the suites that run them (every binding's: Rust, Python, and JS in Node and browsers).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CONTINUE = 'Continuing iteration - no stopping criteria met';
-const ONLY = ['rust', 'python'];
+const ONLY = ['rust', 'python', 'js'];
 
 const ts = (i) => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`;
 

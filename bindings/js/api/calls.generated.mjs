@@ -7,7 +7,7 @@
 // arguments by name (`args::NAME` in the interface crate). An op without the declaration is
 // still called by hand (`native.exec(OP.NAME, '[' + ... + ']')`).
 
-import { AS_DECISION, AS_DETECTION, AS_HISTORY, AS_ITERATION, AS_LAYERS, AS_LAYER_RESULT, AS_LOG, AS_OPTIONS, AS_RESULT, AS_RUNS, AS_SIGNAL, AS_SNAPSHOT, AS_SOURCE, AS_STATE, AS_THRESHOLDS, enc, encConfig, encOpt, filled, unwrap } from './codec.js';
+import { AS_DECISION, AS_DETECTION, AS_HISTORY, AS_ITERATION, AS_LAYERS, AS_LAYER_RESULT, AS_LOG, AS_OPTIONS, AS_POLICY, AS_RESULT, AS_RUNS, AS_SIGNAL, AS_SNAPSHOT, AS_SOURCE, AS_STATE, AS_STEP, AS_THRESHOLDS, enc, encConfig, encOpt, filled, unwrap } from './codec.js';
 import { OP } from './contract.generated.mjs';
 
 /**
@@ -541,9 +541,10 @@ export function LOOP_CALIBRATE(runs, options, nowMs) {
 }
 
 /**
- * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
- * (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
- * is a condition tree, else null); expired or non-loop artifacts are refused.
+ * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
+ * notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
+ * policy is a condition tree, else null; `notice` the line to print once when the artifact
+ * certifies nothing, else null); expired or non-loop artifacts are refused.
  * Answers the value (an error answer is thrown).
  * Handler: `op::LOOP_FROM_CALIBRATION`, which reads them as `args::LOOP_FROM_CALIBRATION` (bindings/js/interface).
  * @param {*} artifact a value, encoded here
@@ -593,6 +594,17 @@ export function LOOP_POLICY_STEP(engine, records, report, sourceAttached) {
  */
 export function LOOP_POLICY_OPEN(engine, policy, config) {
   return unwrap(engine.call(OP.LOOP_POLICY_OPEN, '[' + policy + ',' + enc(config) + ']'));
+}
+
+/**
+ * `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
+ * `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_CALIBRATION_PLAN`, which reads them as `args::LOOP_CALIBRATION_PLAN` (bindings/js/interface).
+ * @param {*} options a value, encoded here (`undefined` or `null`: none)
+ */
+export function LOOP_CALIBRATION_PLAN(options) {
+  return unwrap(native.exec(OP.LOOP_CALIBRATION_PLAN, '[' + encOpt(options) + ']'));
 }
 
 /**
@@ -1049,4 +1061,77 @@ export function IS_SUMMARY(interventionLog, isPaused, pauseReason) {
  */
 export function IS_IMPORT(state) {
   return unwrap(native.exec(OP.IS_IMPORT, '[' + enc(state, AS_STATE) + ']'));
+}
+
+/**
+ * `[policy or preset name or null, options {scale, maxIterations, task, dataset,
+ * runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
+ * fresh loop; `fingerprintOf` is only checked to be a function).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_OPEN`, which reads them as `args::REFINE_OPEN` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} policy a value, encoded here
+ * @param {*} options a value, encoded here
+ * @param {*} artifact a value, encoded here
+ * @param {number} nowMs a number
+ */
+export function REFINE_OPEN(engine, policy, options, artifact, nowMs) {
+  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ']'));
+}
+
+/**
+ * `[]` -> the recorded iterations (history records).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_HISTORY` (no arguments) (bindings/js/interface).
+ * @param {object} engine the native object
+ */
+export function REFINE_HISTORY(engine) {
+  return unwrap(engine.call(OP.REFINE_HISTORY, '[]'));
+}
+
+/**
+ * `[id]` -> the run `{id, dataset?, iterations}` (`id` when the loop has no task).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_RUN`, which reads them as `args::REFINE_RUN` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string} id a string
+ */
+export function REFINE_RUN(engine, id) {
+  return unwrap(engine.call(OP.REFINE_RUN, '[' + JSON.stringify(id) + ']'));
+}
+
+/**
+ * `[good or null, id]` -> the finished run (`good`, a boolean, set on the output's iteration).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_FINISH`, which reads them as `args::REFINE_FINISH` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} good a value, encoded here
+ * @param {string} id a string
+ */
+export function REFINE_FINISH(engine, good, id) {
+  return unwrap(engine.call(OP.REFINE_FINISH, '[' + enc(good, AS_STEP) + ',' + JSON.stringify(id) + ']'));
+}
+
+/**
+ * `[outputs (a boolean), [[handle, output], ...]]` -> the loop's document (`invalid_snapshot`
+ * naming `best.output` for an output that is not a JSON value when `outputs`).
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_TO_JSON`, which reads them as `args::REFINE_TO_JSON` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} outputs a value, encoded here
+ * @param {string|number} kept wire text the caller encoded (a number is its own text)
+ */
+export function REFINE_TO_JSON(engine, outputs, kept) {
+  return unwrap(engine.call(OP.REFINE_TO_JSON, '[' + enc(outputs, AS_SNAPSHOT) + ',' + kept + ']'));
+}
+
+/**
+ * `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_FROM_JSON`, which reads them as `args::REFINE_FROM_JSON` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} snapshot a value, encoded here
+ */
+export function REFINE_FROM_JSON(engine, snapshot) {
+  return unwrap(engine.call(OP.REFINE_FROM_JSON, '[' + enc(snapshot, AS_SNAPSHOT) + ']'));
 }

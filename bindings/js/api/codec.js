@@ -39,6 +39,8 @@ export const AS_SPECULATIONS = { code: ERROR_CODE.INVALID_SIGNAL, root: 'specula
 // Runs (replay): the size limit applies to each run, or each line of JSONL text, which the
 // core reads one at a time, never to the whole batch, so large replays stay possible.
 export const AS_RUNS = { code: ERROR_CODE.INVALID_REPLAY, root: 'runs', name: 'runs', lines: true };
+// A Loop's step arguments (`Loop.step(output, args)`, `finish(good)`): a result's.
+export const AS_STEP = AS_RESULT;
 export const AS_ITERATION = { code: ERROR_CODE.INVALID_ITERATION, root: '', name: 'iteration' };
 // The outside diminishing-returns source: absent, or any object with the method.
 export const AS_SOURCE = { code: ERROR_CODE.INVALID_CONFIG, root: 'iterationAnalytics', name: 'iterationAnalytics' };

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 3414781527;
+export const CONTRACT = 301112925;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -157,9 +157,10 @@ export const OP = Object.freeze({
    */
   LOOP_CALIBRATE: 82,
   /**
-   * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
-   * (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
-   * is a condition tree, else null); expired or non-loop artifacts are refused.
+   * `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
+   * notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
+   * policy is a condition tree, else null; `notice` the line to print once when the artifact
+   * certifies nothing, else null); expired or non-loop artifacts are refused.
    */
   LOOP_FROM_CALIBRATION: 83,
   /**
@@ -178,6 +179,11 @@ export const OP = Object.freeze({
   LOOP_POLICY_STEP: 85,
   /** Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded). */
   LOOP_POLICY_OPEN: 86,
+  /**
+   * `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
+   * `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+   */
+  LOOP_CALIBRATION_PLAN: 89,
   /** `[runs, options]` -> replay report. */
   PYRAMID_REPLAY: 220,
   /** `[runs, options]` -> shadow report. */
@@ -298,6 +304,31 @@ export const OP = Object.freeze({
    * takes over.
    */
   IS_IMPORT: 272,
+  /**
+   * `[policy or preset name or null, options {scale, maxIterations, task, dataset,
+   * runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
+   * fresh loop; `fingerprintOf` is only checked to be a function).
+   */
+  REFINE_OPEN: 290,
+  /**
+   * `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
+   * fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
+   * the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
+   */
+  REFINE_STEP: 291,
+  /** `[]` -> the recorded iterations (history records). */
+  REFINE_HISTORY: 292,
+  /** `[id]` -> the run `{id, dataset?, iterations}` (`id` when the loop has no task). */
+  REFINE_RUN: 293,
+  /** `[good or null, id]` -> the finished run (`good`, a boolean, set on the output's iteration). */
+  REFINE_FINISH: 294,
+  /**
+   * `[outputs (a boolean), [[handle, output], ...]]` -> the loop's document (`invalid_snapshot`
+   * naming `best.output` for an output that is not a JSON value when `outputs`).
+   */
+  REFINE_TO_JSON: 295,
+  /** `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object. */
+  REFINE_FROM_JSON: 296,
 });
 /**
  * The ops the wasm package's replay module answers (every other op is the engines module's),
@@ -310,6 +341,7 @@ export const REPLAY_OPS = Object.freeze({
   84: 'EarlyStopping with a policy',
   85: 'EarlyStopping with a policy',
   86: 'EarlyStopping with a policy',
+  89: 'calibrationPlan',
   220: 'replayPyramids',
   221: 'shadowPyramids',
   222: 'calibratePyramidPolicy',
@@ -349,6 +381,13 @@ export const REPLAY_OPS = Object.freeze({
   270: 'InterventionSystem.getLog',
   271: 'InterventionSystem.getSummary',
   272: 'InterventionSystem.importState',
+  290: 'Loop',
+  291: 'Loop.prototype.step',
+  292: 'Loop.prototype.history',
+  293: 'Loop.prototype.run',
+  294: 'Loop.prototype.finish',
+  295: 'Loop.prototype.toJSON',
+  296: 'Loop.fromJSON',
 });
 
 // --- LOOP_SLOTS (The loop's slots: inputs, outputs (below `STATE`), then the engine's own state.)

@@ -16,7 +16,7 @@
 // The layer is written as fragments, one per concern (this directory): this entry (ready()
 // and the API object), codec.js, scratch.js, loop.js (with its collaborators loop-slots.js,
 // loop-records.js, loop-live.js and loop-policy.js), analytics.js, behavior.js, pyramid.js,
-// replay.js, instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
+// replay.js, refine.js (Loop), instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
 // constant answers, generated from the Rust tables by `make generate`, the generator
 // room dev/). Each fragment is an ES module in form: `import { ... } from './x.js'`
 // lines, then its code, `export` on what the others use. bindings/js/build.mjs flattens them,
@@ -47,15 +47,16 @@ import {
   PyramidRun, SpeculativeExecutor, calculateQualitySignal, countQualityPartitions, setFastRuns,
 } from './pyramid.js';
 import { guardInstance } from './instance.js';
+import { Loop } from './refine.js';
 import { POLICY_BUILDERS } from './policy.js';
 import {
-  LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, loopPreset,
+  LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, calibrationPlan, loopPreset,
   pyramidPolicyDecide, pyramidPolicyUpdate, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
   checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
 import { HELLO, PRESETS } from './calls.generated.mjs';
 
-for (const cls of [EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
+for (const cls of [Loop, EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
   addDispose(cls);
 }
 
@@ -74,6 +75,7 @@ export function ready() {
 }
 
 export const api = {
+  Loop,
   EarlyStopping,
   IterationAnalytics,
   calculateQualitySignal,
@@ -99,6 +101,7 @@ export const api = {
   promotePyramidPolicy,
   replayLoops,
   calibrateLoopPolicy,
+  calibrationPlan,
   LoopCalibration,
   loopPreset,
   LOOP_PRESETS,

@@ -31,6 +31,14 @@ export const POLICY_BUILDERS = Object.freeze({
   resourceBurn: (settings = undefined) => leaf('resource_burn', settings),
   /** `{coverage_drop_percent, test_pass_to_fail, stop_at}` (defaults 10, true, 'pause'). */
   testRegression: (settings = undefined) => leaf('test_regression', settings),
+  /** Progress signals (docs/loop-policies.md "Progress signals"): the last record reports the
+   * loop's completion (`completed: true`). */
+  completed: () => leaf('completed'),
+  /** Records t-k..t all carry the same `fingerprint` (`k` >= 1). */
+  unchanged: (k) => leaf('unchanged', { k }),
+  /** Record t's `fingerprint` equals that of a record among t-window..t-2, a run of equal
+   * fingerprints aside (`window` >= 2). */
+  revisit: (window) => leaf('revisit', { window }),
   anyOf: (...conditions) => ({ any: conditions }),
   allOf: (...conditions) => ({ all: conditions }),
   kOf: (k, ...conditions) => ({ k_of: k, of: conditions }),

@@ -5,8 +5,8 @@ import { calibrateOptionsOf } from './contract.generated.mjs';
 import { RESTORE, copyData } from './codec.js';
 import { EarlyStopping } from './loop.js';
 import {
-  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_PRESET, LOOP_REPLAY,
-  PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
+  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
+  LOOP_REPLAY, PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
   PYRAMID_MODEL_STATS, PYRAMID_REPLAY, PYRAMID_SHADOW, PYRAMID_UPDATE, RECEIPTS_APPEND, RECEIPTS_VERIFY,
 } from './calls.generated.mjs';
 
@@ -213,10 +213,49 @@ export function calibrateLoopPolicy(runs, risk = undefined, delta = undefined, o
   return new LoopCalibration(artifact);
 }
 
+/**
+ * How many tasks a loop calibration needs to certify `risk` (default 0.025) at `delta`
+ * (default 0.1), with 0 to 3 premature stops: `{risk, delta, minimumToCertify, tasksNeeded:
+ * [{prematureStops, tasks}]}` (91 tasks with none at the defaults). `calibrationPlan(risk,
+ * delta)` or `calibrationPlan({risk, delta})`.
+ */
+export function calibrationPlan(risk = undefined, delta = undefined) {
+  let options = risk;
+  if (risk === undefined || typeof risk !== 'object' || delta !== undefined) {
+    options = calibrateOptionsOf(risk, delta);
+    if (options.risk === undefined) delete options.risk;
+    if (options.delta === undefined) delete options.delta;
+  }
+  return LOOP_CALIBRATION_PLAN(options);
+}
+
+// An uncertified artifact's notice is printed once per process (console.warn, as the
+// package's other notices).
+let uncertifiedNoticeShown = false;
+
+/**
+ * The artifact a `URL` names: a `file:` URL is read (Node; `new URL('./a.json',
+ * import.meta.url)` or `url.pathToFileURL(path)`), as UTF-8 text. A string stays JSON text.
+ */
+function artifactOf(artifact) {
+  if (artifact instanceof LoopCalibration) return artifact.artifact;
+  if (typeof URL === 'function' && artifact instanceof URL) {
+    // No file system (a browser) or another protocol: the URL's text reaches the core, which
+    // refuses it as an artifact (invalid_artifact naming artifact).
+    if (artifact.protocol !== 'file:' || host === null) return String(artifact);
+    return new TextDecoder('utf-8', { fatal: true }).decode(host.fs.readFileSync(artifact));
+  }
+  return artifact;
+}
+
 Object.defineProperty(EarlyStopping, 'fromCalibration', {
   value: function fromCalibration(artifact, iterationAnalytics = null) {
-    const doc = artifact instanceof LoopCalibration ? artifact.artifact : artifact;
+    const doc = artifactOf(artifact);
     const engine = LOOP_FROM_CALIBRATION(doc, Date.now());
+    if (engine.notice !== null && engine.notice !== undefined && !uncertifiedNoticeShown) {
+      uncertifiedNoticeShown = true;
+      console.warn(engine.notice);
+    }
     return new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
   },
   writable: true,

@@ -43,6 +43,7 @@ from ._native import replay_loops as replay_loops
 from ._native import LoopReplay as LoopReplay
 from ._native import LoopCalibration as LoopCalibration
 from ._native import calibrate_loop_policy as calibrate_loop_policy
+from ._native import calibration_plan as calibration_plan
 from ._native import LOOP_PRESETS as LOOP_PRESETS
 # Composable stop policies: `earlyexit.policy` builds condition trees (`|`, `&`).
 from . import policy as policy
@@ -98,6 +99,7 @@ from ._native import LIMITS as LIMITS
 # Errors
 from ._errors import EarlyExitError as EarlyExitError
 from ._errors import EarlyExitTypeError as EarlyExitTypeError
+from ._errors import UncertifiedCalibrationWarning as UncertifiedCalibrationWarning
 from ._errors import ErrorCode as ErrorCode
 
 # Types for annotations (typing constructs, no runtime behaviour): loop stopping and its
@@ -194,7 +196,8 @@ if not _typing.TYPE_CHECKING:
         "Loop", "LoopOutput", "EarlyStopping", "EarlyStoppingConfig", "StoppingDecision",
         "StoppingSummary", "IterationRecord", "IterationAnalytics", "AnalyticsConfig",
         "AnalyticsRecord", "AnalyticsSummary", "DiminishingReturnsReport", "IterationSelection",
-        "replay_loops", "LoopReplay", "LoopCalibration", "calibrate_loop_policy", "LOOP_PRESETS",
+        "replay_loops", "LoopReplay", "LoopCalibration", "calibrate_loop_policy", "calibration_plan",
+        "LOOP_PRESETS",
         "policy", "types", "StopCondition", "BehaviorDetector", "BehaviorThresholds", "THRESHOLDS",
         "Detection", "InterventionSystem", "Intervention", "InterventionSummary",
         "INTERVENTION_LEVELS", "LayerResult", "QualitySignal", "calculate_quality_signal",
@@ -203,5 +206,5 @@ if not _typing.TYPE_CHECKING:
         "FailingLayer", "EarlyExitController", "replay_pyramids", "shadow_pyramids", "verify_receipts",
         "append_receipts", "CalibrationArtifact", "calibrate_pyramid_policy", "check_pyramid_drift",
         "promote_pyramid_policy", "pyramid_policy_decide", "pyramid_policy_update", "OutcomeModel",
-        "LIMITS", "EarlyExitError", "EarlyExitTypeError",
+        "LIMITS", "EarlyExitError", "EarlyExitTypeError", "UncertifiedCalibrationWarning",
     ]

@@ -41,3 +41,14 @@ class EarlyExitTypeError(EarlyExitError, TypeError):
     Both a :class:`EarlyExitError` (so one ``except`` clause catches every rejected input)
     and a :class:`TypeError`.
     """
+
+
+class UncertifiedCalibrationWarning(UserWarning):
+    """Warned (``warnings``) when an engine or a :class:`Loop` loads a loop calibration
+    artifact that certifies nothing (too few tasks, or even the most conservative policy
+    stopped too many prematurely): the engine runs the path's most conservative policy, and
+    its premature-stop rate is not bounded by the artifact's risk.
+
+    Python's default filter shows it once per place that loads such an artifact; make it an
+    error with ``warnings.simplefilter("error", UncertifiedCalibrationWarning)``.
+    """

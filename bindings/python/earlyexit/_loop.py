@@ -82,12 +82,9 @@ class Loop:
         """Records one iteration (numbered for you) and returns the engine's decision."""
         if fingerprint is None:
             fingerprint = self._fingerprint_of(output) if self._fingerprint_of is not None else _native.output_fingerprint(output)
-        args: Dict[str, object] = {
-            "quality": quality, "confidence": confidence, "verified": verified, "done": done, "good": good,
-            "tokens": tokens, "cost_usd": cost_usd, "time_ms": time_ms, "error": error, "files": files,
-            "fingerprint": fingerprint,
-        }
-        decision, notice = self._native.step(output, args)
+        decision, notice = self._native.step(
+            output, quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint
+        )
         if notice is not None:
             warnings.warn(notice, UserWarning, stacklevel=2)
         return decision

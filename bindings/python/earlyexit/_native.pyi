@@ -147,6 +147,7 @@ __all__ = [
     "output_fingerprint",
     "_Loop",
     "calibrate_loop_policy",
+    "calibration_plan",
 ]
 
 @type_check_only
@@ -544,15 +545,18 @@ class EarlyStopping:
 
     @staticmethod
     def from_calibration(
-        artifact: LoopCalibration | Mapping[str, object] | str,
+        artifact: LoopCalibration | Mapping[str, object] | str | os.PathLike[str] | os.PathLike[bytes],
         /,
         *,
         analytics: IterationAnalytics | _DiminishingReturnsSource | None = None,
     ) -> EarlyStopping:
         """An engine running a calibrated loop policy (a :class:`LoopCalibration`, its artifact
-        dict or JSON text): its config, and its condition tree as the engine's ``policy`` when
-        the chosen candidate was a composed policy; an expired artifact or one of another kind
-        raises ``EarlyExitError`` with code ``invalid_artifact``."""
+        dict or JSON text, or the path of a file holding that text as an ``os.PathLike`` such
+        as ``pathlib.Path``; a ``str`` is always JSON text): its config, and its condition tree
+        as the engine's ``policy`` when the chosen candidate was a composed policy; an expired
+        artifact or one of another kind raises ``EarlyExitError`` with code
+        ``invalid_artifact``; an uncertified one runs and warns
+        :class:`UncertifiedCalibrationWarning`."""
 
     @staticmethod
     def from_json(
@@ -1672,7 +1676,22 @@ class _Loop:
     def __new__(cls, policy: object, options: dict[str, object]) -> _Loop: ...
     @staticmethod
     def from_artifact(artifact: object, options: dict[str, object]) -> _Loop: ...
-    def step(self, output: object, args: dict[str, object]) -> tuple[StoppingDecision, str | None]: ...
+    def step(
+        self,
+        output: object,
+        quality: object,
+        confidence: object,
+        verified: object,
+        done: object,
+        good: object,
+        tokens: object,
+        cost_usd: object,
+        time_ms: object,
+        error: object,
+        files: object,
+        fingerprint: object,
+        /,
+    ) -> tuple[StoppingDecision, str | None]: ...
     @property
     def scale(self) -> float: ...
     @property
@@ -1746,6 +1765,15 @@ class LoopCalibration:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 def _restore_loop_calibration(text: str) -> LoopCalibration: ...
+
+def calibration_plan(risk: float | None = None, delta: float | None = None) -> dict[str, Any]:
+    """How many tasks a loop calibration needs to certify ``risk`` (default 0.025) at
+    ``delta`` (default 0.1), before any run is recorded: ``{"risk", "delta",
+    "minimum_to_certify", "tasks_needed": [{"premature_stops", "tasks"}, ...]}`` for 0 to 3
+    premature stops (91, 155, 212 and 266 tasks at the defaults;
+    ``minimum_to_certify`` is an artifact's ``minimumToCertify``). A risk or delta outside
+    0 < x < 1, or a risk no count up to 2**53 certifies, raises ``EarlyExitError``
+    (``invalid_config``) naming it."""
 
 def calibrate_loop_policy(
     runs: Sequence[Mapping[str, object]] | str | bytes,

@@ -101,6 +101,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loops::refine::output_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(loops::replay::_restore_loop_replay, m)?)?;
     m.add_function(wrap_pyfunction!(loops::calibrate::calibrate_loop_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::calibrate::calibration_plan, m)?)?;
     m.add_function(wrap_pyfunction!(loops::calibrate::_restore_loop_calibration, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::replay::replay_pyramids, m)?)?;
     m.add_function(wrap_pyfunction!(pyramid::replay::shadow_pyramids, m)?)?;

@@ -280,7 +280,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
             ],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
-                    "config": {"type": "object", "description": "the full config"}}, "required": ["session", "config"]})
+                    "config": {"type": "object", "description": "the full config"},
+                    "warning": {"type": "string", "description": "present when policy_artifact certifies nothing"}},
+                    "required": ["session", "config"]})
             },
         },
         ToolRow {
@@ -313,7 +315,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
                     Kind::String,
                     "a hash of what the iteration produced, at most 256 characters (the unchanged and revisit conditions read it)",
                 ),
-                arg("completed", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise)"),
+                arg("done", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise): records completed: true"),
+                arg("completed", Kind::Boolean, "the same as done (the record's field name); give one of them"),
             ],
             output: || {
                 json!({"type": "object", "properties": {
@@ -564,6 +567,24 @@ pub(super) fn rows() -> Vec<ToolRow> {
             output: || {
                 json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
                     "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]})
+            },
+        },
+        ToolRow {
+            name: "calibration_plan",
+            title: "Plan a loop calibration",
+            description: "How many tasks a loop calibration needs to certify a premature-stop rate at most risk with \
+                probability 1 - delta, with 0, 1, 2 and 3 premature stops (minimumToCertify is the first: 91 at \
+                risk 0.025 and delta 0.1). Reads no runs.",
+            effect: read_only,
+            args: vec![
+                arg("risk", Kind::Number(None), "the premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
+                arg("delta", Kind::Number(None), "the chance the certificate is wrong, 0 < delta < 1 (default 0.1)"),
+            ],
+            output: || {
+                json!({"type": "object", "properties": {"risk": {"type": "number"}, "delta": {"type": "number"},
+                    "minimumToCertify": {"type": "integer"}, "tasksNeeded": {"type": "array", "items": {"type": "object",
+                    "properties": {"prematureStops": {"type": "integer"}, "tasks": {"type": ["integer", "null"]}}}}},
+                    "required": ["risk", "delta", "minimumToCertify", "tasksNeeded"]})
             },
         },
         ToolRow {

@@ -325,6 +325,18 @@ impl EarlyStopping {
         crate::loops::replay::implied_quality_delta(previous, quality_score)
     }
 
+    /// [`implied_quality_delta`](Self::implied_quality_delta) for an iteration number and a
+    /// score as a host got them (each a number or not): the one rule the command, the MCP
+    /// server and the bindings' `record` without a delta follow. `None` when the score is
+    /// not a number (recording then fails naming it); an iteration that is not a whole
+    /// number >= 0 (or none: the next one) is looked up after every record (recording then
+    /// fails naming it, unless it is the next one).
+    pub fn implied_quality_delta_of(&self, iteration: Option<f64>, quality_score: Option<f64>) -> Option<f64> {
+        let quality_score = quality_score?;
+        let before = iteration.filter(|n| *n >= 0.0 && n.fract() == 0.0 && *n < u64::MAX as f64).map(|n| n as u64);
+        Some(self.implied_quality_delta(before, quality_score))
+    }
+
     /// Upstream's `reset()`: clears history and stopping state, keeps the config.
     pub fn reset(&mut self) {
         self.history.clear();

@@ -19,7 +19,7 @@ use crate::loops::records::{IterationRecord, IterationResult, ResourceUsage};
 use crate::loops::replay::LoopPolicy;
 use crate::loops::vocabulary::{Trigger, VerificationStatus};
 use crate::num;
-use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
+use crate::value::{self, field_name, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// The scales a loop's scores may be given on: the engine's 0..=100, or 0..=1.
@@ -118,12 +118,25 @@ fn config_error(field: &str, kind: ErrorKind, message: String) -> Error {
 
 /// The names a step's arguments have (`tokens`, not `tokens_used`): errors from the record
 /// are renamed so they name what the caller passed.
-fn step_field(field: &str) -> &str {
+fn step_field(field: &str, naming: Naming) -> &str {
+    let js = matches!(naming, Naming::Js);
     match field {
         "quality_score" => QUALITY,
         "tokens_used" => "tokens",
-        "token_cost_usd" => "cost_usd",
-        "execution_time_ms" => "time_ms",
+        "token_cost_usd" => {
+            if js {
+                "costUsd"
+            } else {
+                "cost_usd"
+            }
+        }
+        "execution_time_ms" => {
+            if js {
+                "timeMs"
+            } else {
+                "time_ms"
+            }
+        }
         "artifacts_modified" => "files",
         "verification_status" => "verified",
         "completed" => "done",
@@ -131,13 +144,13 @@ fn step_field(field: &str) -> &str {
     }
 }
 
-fn renamed(e: Error) -> Error {
+fn renamed(e: Error, naming: Naming) -> Error {
     let field = e.field();
     let (head, tail) = match field.find('[') {
         Some(i) => field.split_at(i),
         None => (field, ""),
     };
-    let name = step_field(head);
+    let name = step_field(head, naming);
     if name == head {
         return e;
     }
@@ -211,6 +224,19 @@ impl<T: Clone> Loop<T> {
         input: StepInput,
         now: impl FnOnce() -> String,
     ) -> Result<&StoppingDecision> {
+        self.step_named(output, quality, input, now, Naming::Snake)
+    }
+
+    /// [`Loop::step`] with errors naming the step's arguments in `naming`'s spelling (JS:
+    /// `costUsd`, `timeMs`).
+    pub fn step_named(
+        &mut self,
+        output: T,
+        quality: f64,
+        input: StepInput,
+        now: impl FnOnce() -> String,
+        naming: Naming,
+    ) -> Result<&StoppingDecision> {
         let mapped = self.engine_quality(quality)?;
         let iteration = self.engine.history().last().map_or(1, |r| r.observation.iteration.saturating_add(1));
         let delta = self.engine.implied_quality_delta(Some(iteration), mapped);
@@ -231,7 +257,7 @@ impl<T: Clone> Loop<T> {
         if !behavior.is_unknown() {
             result.behavior = Some(Box::new(behavior));
         }
-        self.engine.record(iteration, result, now).map_err(renamed)?;
+        self.engine.record(iteration, result, now).map_err(|e| renamed(e, naming))?;
         if let Some(good) = input.good {
             self.goods.push((iteration, good));
         }
@@ -362,6 +388,12 @@ impl<T: Clone> Loop<T> {
     /// output that is not a JSON value: an `invalid_snapshot` error naming `best.output`,
     /// `last.output` or `completed.output`; `outputs` false leaves them out).
     pub fn to_value(&self, outputs: bool, output: impl Fn(&T) -> Option<Value>) -> Result<Value> {
+        self.to_value_named(outputs, output, Naming::Snake)
+    }
+
+    /// [`Loop::to_value`], its error naming the way to leave outputs out in `naming`'s API
+    /// (`toJSON({ outputs: false })` in JS).
+    pub fn to_value_named(&self, outputs: bool, output: impl Fn(&T) -> Option<Value>, naming: Naming) -> Result<Value> {
         let mut o = ObjectBuilder::new();
         o.value("engine", self.engine.to_snapshot()).number(SCALE, self.options.scale);
         o.some_number(MAX_ITERATIONS, self.options.max_iterations.map(|n| n as f64));
@@ -385,8 +417,11 @@ impl<T: Clone> Loop<T> {
             if outputs {
                 let Some(v) = output(&kept.output) else {
                     let field = value::concat(&[key, ".output"]);
-                    let message =
-                        value::concat(&[&field, " is not a JSON value (to_json(outputs=False) leaves outputs out)"]);
+                    let hint = match naming {
+                        Naming::Js => " is not a JSON value (toJSON({ outputs: false }) leaves outputs out)",
+                        Naming::Snake => " is not a JSON value (to_json(outputs=False) leaves outputs out)",
+                    };
+                    let message = value::concat(&[&field, hint]);
                     return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Type, field, message));
                 };
                 k.value("output", v);
@@ -478,19 +513,19 @@ impl<T: Clone> Loop<T> {
     }
 }
 
-const STEP_FIELDS: [FieldName; 11] = FieldName::same_all([
-    QUALITY,
-    "confidence",
-    "verified",
-    "done",
-    "good",
-    "tokens",
-    "cost_usd",
-    "time_ms",
-    "error",
-    "files",
-    "fingerprint",
-]);
+const STEP_FIELDS: [FieldName; 11] = [
+    FieldName::same(QUALITY),
+    FieldName::same("confidence"),
+    FieldName::same("verified"),
+    FieldName::same("done"),
+    FieldName::same("good"),
+    FieldName::same("tokens"),
+    field_name!("costUsd", "cost_usd"),
+    field_name!("timeMs", "time_ms"),
+    FieldName::same("error"),
+    FieldName::same("files"),
+    FieldName::same("fingerprint"),
+];
 
 impl StepInput {
     /// Reads a step's arguments as a binding hands them over (`{quality, confidence,
@@ -499,8 +534,14 @@ impl StepInput {
     /// or a status name. Errors name the argument (`invalid_result`). Returns the quality
     /// (on the caller's scale, checked by [`Loop::step`]) and the rest.
     pub fn from_value(value: &Value) -> Result<(f64, StepInput)> {
+        StepInput::from_value_named(value, Naming::Snake)
+    }
+
+    /// [`StepInput::from_value`] with the arguments spelled in `naming` (JS: `costUsd`,
+    /// `timeMs`), errors naming them so.
+    pub fn from_value_named(value: &Value, naming: Naming) -> Result<(f64, StepInput)> {
         const CODE: ErrorCode = ErrorCode::InvalidResult;
-        let r = ObjectReader::new(value, "", "step", Naming::Snake, CODE)?;
+        let r = ObjectReader::new(value, "", "step", naming, CODE)?;
         r.reject_unknown(&STEP_FIELDS)?;
         let [quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint] =
             STEP_FIELDS;
@@ -557,18 +598,41 @@ impl StepInput {
     }
 }
 
-const OPTION_FIELDS: [FieldName; 5] = FieldName::same_all([SCALE, MAX_ITERATIONS, "task", "dataset", "run_label"]);
+const OPTION_FIELDS: [FieldName; 6] = [
+    FieldName::same(SCALE),
+    field_name!("maxIterations", "max_iterations"),
+    FieldName::same("task"),
+    FieldName::same("dataset"),
+    field_name!("runLabel", "run_label"),
+    field_name!("fingerprintOf", "fingerprint_of"),
+];
 
 impl LoopOptions {
     /// Reads a loop's options as a binding hands them over (`{scale, max_iterations, task,
-    /// dataset, run_label}`, `null` = the default): `scale` 100 or 1, `max_iterations` an
+    /// dataset, run_label, fingerprint_of}`, `null` = the default; `fingerprint_of` is only
+    /// checked to be a function, as the host sends one): `scale` 100 or 1, `max_iterations` an
     /// integer >= 1, the others strings; `invalid_config` naming the option.
     pub fn from_value(value: &Value) -> Result<Self> {
+        LoopOptions::from_value_named(value, Naming::Snake)
+    }
+
+    /// [`LoopOptions::from_value`] with the options spelled in `naming` (JS: `maxIterations`,
+    /// `runLabel`), errors naming them so.
+    pub fn from_value_named(value: &Value, naming: Naming) -> Result<Self> {
         const CODE: ErrorCode = ErrorCode::InvalidConfig;
-        let r = ObjectReader::new(value, "", "options", Naming::Snake, CODE)?;
+        let r = ObjectReader::new(value, "", "options", naming, CODE)?;
         r.reject_unknown(&OPTION_FIELDS)?;
-        let [scale, max_iterations, task, dataset, run_label] = OPTION_FIELDS;
+        let [scale, max_iterations, task, dataset, run_label, fingerprint_of] = OPTION_FIELDS;
         let given = |f: FieldName| r.get(f).filter(|v| !matches!(v, Value::Null)).is_some();
+        // The binding keeps the function; here only its kind is checked (a host's function
+        // crosses as the host type `function`).
+        if let Some(v) = r.get(fingerprint_of).filter(|v| !matches!(v, Value::Null)) {
+            if !matches!(v, Value::Other(kind) if kind == "function") {
+                let path = r.path_of(fingerprint_of);
+                let message = value::concat(&[&path, " must be a function, got ", &v.describe()]);
+                return Err(config_error(&path, ErrorKind::Type, message));
+            }
+        }
         let text = |f: FieldName| -> Result<Option<String>> {
             if given(f) {
                 Ok(Some(r.string(f)?.to_string()))

@@ -275,9 +275,10 @@ ops! {
     /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
     /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
     LOOP_CALIBRATE = 82 => "calibrateLoopPolicy" exec(runs: Value AS_RUNS, options: Opt, now_ms: Value) -> unwrap;
-    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy}`
-    /// (config keys camelCase; `policy` the normalized stop policy when the calibrated policy
-    /// is a condition tree, else null); expired or non-loop artifacts are refused.
+    /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
+    /// notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
+    /// policy is a condition tree, else null; `notice` the line to print once when the artifact
+    /// certifies nothing, else null); expired or non-loop artifacts are refused.
     LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration" exec(artifact: Value, now_ms: Value) -> unwrap;
     /// `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
     /// (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
@@ -291,6 +292,9 @@ ops! {
     LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy" call(records: Text, report: Text, source_attached: Bool) -> raw;
     /// Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
     LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy" call(policy: Text, config: Value) -> unwrap;
+    /// `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
+    /// `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
+    LOOP_CALIBRATION_PLAN = 89 => "calibrationPlan" exec(options: Opt) -> unwrap;
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.
@@ -400,6 +404,30 @@ ops! {
     /// `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
     /// takes over.
     IS_IMPORT = 272 => "InterventionSystem.importState" exec(state: Value AS_STATE) -> unwrap;
+
+    // --- Loop, the refine-loop helper (`refine_ops`), 290..=299: ops of a `PolicyEngine`
+    // object holding the core's `Loop` over output handles (the outputs stay in JS). A kept
+    // output is `[iteration, quality on the loop's scale, handle]`; `state` is `[decision or
+    // null, best, last, completed, output]`, each a kept output or null.
+    /// `[policy or preset name or null, options {scale, maxIterations, task, dataset,
+    /// runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
+    /// fresh loop; `fingerprintOf` is only checked to be a function).
+    REFINE_OPEN = 290 => "Loop" call(policy: Value AS_POLICY, options: Value AS_OPTIONS, artifact: Value AS_SNAPSHOT, now_ms: Num) -> unwrap;
+    /// `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
+    /// fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
+    /// the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
+    REFINE_STEP = 291 => "Loop.prototype.step";
+    /// `[]` -> the recorded iterations (history records).
+    REFINE_HISTORY = 292 => "Loop.prototype.history" call() -> unwrap;
+    /// `[id]` -> the run `{id, dataset?, iterations}` (`id` when the loop has no task).
+    REFINE_RUN = 293 => "Loop.prototype.run" call(id: Str) -> unwrap;
+    /// `[good or null, id]` -> the finished run (`good`, a boolean, set on the output's iteration).
+    REFINE_FINISH = 294 => "Loop.prototype.finish" call(good: Value AS_STEP, id: Str) -> unwrap;
+    /// `[outputs (a boolean), [[handle, output], ...]]` -> the loop's document (`invalid_snapshot`
+    /// naming `best.output` for an output that is not a JSON value when `outputs`).
+    REFINE_TO_JSON = 295 => "Loop.prototype.toJSON" call(outputs: Value AS_SNAPSHOT, kept: Text) -> unwrap;
+    /// `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object.
+    REFINE_FROM_JSON = 296 => "Loop.fromJSON" call(snapshot: Value AS_SNAPSHOT) -> unwrap;
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.

@@ -21,6 +21,8 @@ pub mod fast_pyramid;
 pub mod host_messages;
 pub mod loop_replay;
 pub mod pyramid_replay_ops;
+#[cfg(feature = "replay")]
+pub mod refine_ops;
 pub mod wire;
 
 use earlyexit::loops::{self, DiminishingReturnsReport};

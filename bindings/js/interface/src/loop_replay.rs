@@ -9,8 +9,8 @@ use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 use super::Answer;
 use crate::args;
 use crate::op::{
-    LOOP_CALIBRATE, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN, LOOP_POLICY_STEP, LOOP_PRESET,
-    LOOP_REPLAY,
+    LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN,
+    LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY,
 };
 
 /// Whether `op` is one of this module's.
@@ -21,6 +21,7 @@ pub fn handles(op: u32) -> bool {
                 op,
                 LOOP_REPLAY
                     | LOOP_CALIBRATE
+                    | LOOP_CALIBRATION_PLAN
                     | LOOP_FROM_CALIBRATION
                     | LOOP_POLICY_CHECK
                     | LOOP_POLICY_STEP
@@ -43,6 +44,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
     match op {
         LOOP_REPLAY
         | LOOP_CALIBRATE
+        | LOOP_CALIBRATION_PLAN
         | LOOP_FROM_CALIBRATION
         | LOOP_POLICY_CHECK
         | LOOP_POLICY_STEP
@@ -51,6 +53,7 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
         op if super::artifact_ops::handles(op) => Ok(Some(super::artifact_ops::exec(op, &args)?)),
+        op if super::refine_ops::handles(op) => Err(super::not_ready()), // ops of a `PolicyEngine`
         _ => Err(super::unknown_op(op)),
     }
 }
@@ -70,13 +73,19 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
         return Ok(Some(earlyexit_calibrate::calibrate_loops(a.runs, a.options, Naming::Js, now)?));
     }
     #[cfg(feature = "replay")]
+    if op == LOOP_CALIBRATION_PLAN {
+        return Ok(Some(replay::calibration_plan_value(args::LOOP_CALIBRATION_PLAN::read(args).options, Naming::Js)?));
+    }
+    #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
         let a = args::LOOP_FROM_CALIBRATION::read(args);
-        return Ok(Some(replay::engine_from_artifact_value(
-            a.artifact,
-            now_ms(a.now_ms)?,
-            &earlyexit_digest::Sha256Hasher,
-        )?));
+        let mut engine =
+            replay::engine_from_artifact_value(a.artifact, now_ms(a.now_ms)?, &earlyexit_digest::Sha256Hasher)?;
+        let notice = replay::uncertified_notice(a.artifact).map_or(Value::Null, Value::string);
+        if let Value::Object(entries) = &mut engine {
+            entries.push(("notice".into(), notice));
+        }
+        return Ok(Some(engine));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {
@@ -103,6 +112,8 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
 #[derive(Default)]
 pub struct PolicyEngine {
     decider: Option<earlyexit::loops::policy::PolicyDecider>,
+    /// When the object is a `Loop` (the `REFINE_*` ops: `refine_ops`).
+    refine: Option<super::refine_ops::RefineLoop>,
 }
 
 #[cfg(feature = "replay")]
@@ -132,6 +143,7 @@ impl PolicyEngine {
                 let source = a.source_attached.as_bool() == Some(true);
                 Ok(Some(decider.step_value(a.records, a.report, source)?))
             }
+            op if super::refine_ops::handles(op) => super::refine_ops::call(&mut self.refine, op, &args),
             op => Err(super::unknown_op(op)),
         }
     }

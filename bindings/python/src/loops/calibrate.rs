@@ -151,14 +151,72 @@ pub fn calibrate_loop_policy(
     Ok(PyLoopCalibration { artifact })
 }
 
-/// The loop policy of a calibration (a `LoopCalibration`, its artifact dict or JSON text),
-/// checked: kind `loop`, not expired.
+/// The loop policy of a calibration (a `LoopCalibration`, its artifact dict or JSON text, or
+/// an `os.PathLike` naming a file of that text), checked: kind `loop`, not expired. An
+/// artifact that certifies nothing loads, with an `UncertifiedCalibrationWarning` (the
+/// core's notice; Python's filters decide how often it shows).
 pub(crate) fn calibrated_policy(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> PyResult<LoopPolicy> {
     let value = match artifact.cast::<PyLoopCalibration>() {
         Ok(calibration) => calibration.get().artifact.clone(),
-        Err(_) => to_value(artifact, NoneIs::Null)?,
+        Err(_) => match artifact_file(py, artifact)? {
+            Some(text) => Value::string(text),
+            None => to_value(artifact, NoneIs::Null)?,
+        },
     };
-    replay::policy_from_artifact(&value, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher).or_raise(py)
+    let policy = replay::policy_from_artifact(&value, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher)
+        .or_raise(py)?;
+    if let Some(notice) = replay::uncertified_notice(&value) {
+        let category = py.import("earlyexit._errors")?.getattr("UncertifiedCalibrationWarning")?;
+        let message = std::ffi::CString::new(notice).unwrap_or_default();
+        PyErr::warn(py, &category, &message, 1)?;
+    }
+    Ok(policy)
+}
+
+/// The text of the file an `os.PathLike` artifact names (`None` for anything else: a `str`
+/// stays JSON text). Read with Python's `open`, so a missing file is its `OSError`; a file
+/// over the document limit or not UTF-8 is `invalid_artifact` naming `artifact`.
+fn artifact_file(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let is_text =
+        artifact.is_instance_of::<pyo3::types::PyString>() || artifact.is_instance_of::<pyo3::types::PyBytes>();
+    if is_text || !artifact.hasattr("__fspath__")? {
+        return Ok(None);
+    }
+    let limit = earlyexit::limits::MAX_DOCUMENT_BYTES;
+    let file = py.import("builtins")?.call_method1("open", (artifact, "rb"))?;
+    let read = file.call_method1("read", (limit + 1,));
+    file.call_method0("close")?;
+    let bytes: Vec<u8> = read?.extract()?;
+    if bytes.len() > limit {
+        let e = earlyexit::host::problem(
+            earlyexit::host::Problem::Size,
+            ErrorCode::InvalidArtifact,
+            "artifact",
+            &Value::Null,
+        );
+        return Err(crate::error::raise(py, e));
+    }
+    let text = earlyexit::value::utf8_text(&bytes, ErrorCode::InvalidArtifact, "artifact").or_raise(py)?;
+    Ok(Some(text.to_string()))
+}
+
+/// How many tasks a loop calibration needs to certify `risk` at `delta` (the core's plan):
+/// `{risk, delta, minimum_to_certify, tasks_needed: [{premature_stops, tasks}]}`.
+#[pyfunction]
+#[pyo3(signature = (risk = None, delta = None))]
+pub fn calibration_plan<'py>(
+    py: Python<'py>,
+    risk: Option<&Bound<'py, PyAny>>,
+    delta: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut options = Vec::new();
+    for (key, given) in [("risk", risk), ("delta", delta)] {
+        if let Some(given) = given.filter(|g| !g.is_none()) {
+            options.push((key, to_value(given, NoneIs::Absent)?));
+        }
+    }
+    let plan = replay::calibration_plan_value(&Value::object(options), Naming::Snake).or_raise(py)?;
+    to_py(py, &plan)
 }
 
 /// Restores a pickled `LoopCalibration` from its artifact's JSON text.

@@ -264,9 +264,10 @@ impl PyEarlyStopping {
         let quality_delta = match quality_delta.filter(|d| !d.is_none()) {
             Some(d) => d,
             None => {
-                let q = quality_score.extract::<f64>().unwrap_or(0.0);
-                let before = iteration.extract::<u64>().ok();
-                let delta = locked(&self.engine, |es| es.implied_quality_delta(before, q));
+                // The core's one rule for every surface (the command and MCP call it too).
+                let q = quality_score.extract::<f64>().ok();
+                let before = iteration.extract::<f64>().ok();
+                let delta = locked(&self.engine, |es| es.implied_quality_delta_of(before, q)).unwrap_or(0.0);
                 implied = pyo3::types::PyFloat::new(py, delta).into_any();
                 &implied
             }

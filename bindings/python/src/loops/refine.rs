@@ -9,7 +9,7 @@ type Output = Arc<Py<PyAny>>;
 use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
 use earlyexit::{ErrorCode, IterationRecord, Naming, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use crate::error::{raise, OrRaise};
 use crate::loops::decision::PyStoppingDecision;
@@ -46,6 +46,57 @@ pub fn output_fingerprint(output: &Bound<'_, PyAny>) -> Option<String> {
     }
     earlyexit_digest::value_sha256(&value, ErrorCode::InvalidResult, "output").ok()
 }
+
+/// A number as the fast path takes it: an exact `float` or `int` (never a `bool`).
+fn plain_number(value: &Bound<'_, PyAny>) -> Option<f64> {
+    if value.is_exact_instance_of::<PyFloat>() || value.is_exact_instance_of::<PyInt>() {
+        value.extract::<f64>().ok()
+    } else {
+        None
+    }
+}
+
+/// The step's arguments read without a value tree, when they are of the plain kinds:
+/// `quality` (and `confidence`, when given) a number, `done` a `bool`, `fingerprint` a `str`.
+fn fast_step(
+    quality: &Bound<'_, PyAny>,
+    confidence: &Bound<'_, PyAny>,
+    done: &Bound<'_, PyAny>,
+    fingerprint: &Bound<'_, PyAny>,
+) -> Option<(f64, StepInput)> {
+    let quality = plain_number(quality)?;
+    let confidence = if confidence.is_none() { None } else { Some(plain_number(confidence)?) };
+    let done = if done.is_none() {
+        false
+    } else if done.is_exact_instance_of::<PyBool>() {
+        done.is_truthy().ok()?
+    } else {
+        return None;
+    };
+    let fingerprint = if fingerprint.is_none() {
+        None
+    } else if fingerprint.is_exact_instance_of::<PyString>() {
+        Some(fingerprint.cast::<PyString>().ok()?.to_cow().ok()?.into_owned())
+    } else {
+        return None;
+    };
+    Some((quality, StepInput { confidence, done, fingerprint, ..StepInput::default() }))
+}
+
+/// The names of `step`'s arguments after the output, in order (the core's step fields).
+const STEP_ARGUMENTS: [&str; 11] = [
+    "quality",
+    "confidence",
+    "verified",
+    "done",
+    "good",
+    "tokens",
+    "cost_usd",
+    "time_ms",
+    "error",
+    "files",
+    "fingerprint",
+];
 
 /// The core's refine loop over Python outputs.
 #[pyclass(frozen, module = "earlyexit._native", name = "_Loop")]
@@ -98,15 +149,50 @@ impl PyLoop {
         Ok(PyLoop { inner: Mutex::new(Loop::new(&policy, options).or_raise(py)?) })
     }
 
-    /// Records one iteration (`args`: the step's keyword arguments) and decides; returns the
-    /// decision and the scale notice, if the loop gives it now.
+    /// Records one iteration and decides; returns the decision and the scale notice, if the
+    /// loop gives it now. The step's arguments come positionally (`None`: not given), so no
+    /// dict is made per step.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (output, quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint, /))]
     fn step(
         &self,
         py: Python<'_>,
         output: Py<PyAny>,
-        args: &Bound<'_, PyDict>,
+        quality: &Bound<'_, PyAny>,
+        confidence: &Bound<'_, PyAny>,
+        verified: &Bound<'_, PyAny>,
+        done: &Bound<'_, PyAny>,
+        good: &Bound<'_, PyAny>,
+        tokens: &Bound<'_, PyAny>,
+        cost_usd: &Bound<'_, PyAny>,
+        time_ms: &Bound<'_, PyAny>,
+        error: &Bound<'_, PyAny>,
+        files: &Bound<'_, PyAny>,
+        fingerprint: &Bound<'_, PyAny>,
     ) -> PyResult<(PyStoppingDecision, Option<&'static str>)> {
-        let (quality, input) = StepInput::from_value(&to_value(args.as_any(), NoneIs::Absent)?).or_raise(py)?;
+        // The common step (a number, maybe a confidence, `done` and a str fingerprint) goes to
+        // the core without a value tree; whatever the core refuses there changed nothing and
+        // goes through the general path below, which words the error as for any input.
+        let rest_absent = [verified, good, tokens, cost_usd, time_ms, error, files].iter().all(|v| v.is_none());
+        if rest_absent {
+            if let Some((quality, input)) = fast_step(quality, confidence, done, fingerprint) {
+                let output = Arc::new(output.clone_ref(py));
+                let answer = locked(&self.inner, |l| {
+                    l.step(output, quality, input, now_iso).cloned().map(|d| (d, l.scale_notice()))
+                });
+                if let Ok((inner, notice)) = answer {
+                    return Ok((PyStoppingDecision { inner }, notice));
+                }
+            }
+        }
+        let given = [quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint];
+        let mut entries = Vec::with_capacity(given.len());
+        for (name, value) in STEP_ARGUMENTS.iter().zip(given) {
+            if !value.is_none() {
+                entries.push(((*name).to_string(), to_value(value, NoneIs::Absent)?));
+            }
+        }
+        let (quality, input) = StepInput::from_value(&Value::Object(entries)).or_raise(py)?;
         let answer = locked(&self.inner, |l| {
             l.step(Arc::new(output), quality, input, now_iso).cloned().map(|d| (d, l.scale_notice()))
         });

@@ -128,13 +128,7 @@ impl LoopCalibrationRequest {
 
     /// Checks risk, delta and the path (`invalid_config` naming the field).
     pub fn validate(&self) -> Result<()> {
-        let open = |x: f64| x.is_finite() && x > 0.0 && x < 1.0;
-        if !open(self.risk) {
-            return Err(range("risk", "risk must be a finite number > 0 and < 1"));
-        }
-        if !open(self.delta) {
-            return Err(range("delta", "delta must be a finite number > 0 and < 1"));
-        }
+        super::plan::check_risk_delta(self.risk, self.delta)?;
         if self.path.is_empty() {
             return Err(range("candidates", "candidates must hold at least one loop policy (an empty family)"));
         }
@@ -152,15 +146,9 @@ fn range(field: &str, message: &str) -> Error {
 /// The fewest tasks that can certify `risk` at `delta` (zero failures among n certify only
 /// when `(1 - risk)^n <= delta`): 91 at risk 0.025 and delta 0.1.
 pub fn min_tasks(risk: f64, delta: f64) -> u64 {
-    let mut n = (delta.ln() / (1.0 - risk).ln()).ceil().max(1.0) as u64;
-    // Guard the rounding of the logarithms with the exact test the certificate uses.
-    while n > 1 && binomial_cdf(0, n - 1, risk) <= delta {
-        n -= 1;
-    }
-    while binomial_cdf(0, n, risk) > delta {
-        n += 1;
-    }
-    n
+    // The same test as the certificate's (plan.rs); a risk too small to reach within 2^53
+    // tasks is refused by `validate` before a calibration asks.
+    super::plan::tasks_to_certify(0, risk, delta).unwrap_or(u64::MAX)
 }
 
 /// One candidate's figures on the calibration runs.
