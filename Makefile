@@ -20,7 +20,8 @@
 #
 # Other targets: setup, test-rust, test-python, test-node, test-browser, test-packaging, test-cli
 # (one suite each, after `make setup`), generate (rewrite every generated file: the JS contract
-# bindings/js/api/contract.generated.mjs, the unions of bindings/js/index.d.ts, the Python
+# bindings/js/api/contract.generated.mjs and its typed calls calls.generated.mjs, the unions of
+# bindings/js/index.d.ts, the Python
 # bindings/python/earlyexit/types.py, from the core's tables; `contract` is an alias), vectors (regenerate the conformance vectors from the
 # reference implementations in ../shared/reference, or REFERENCE=<dir>), fuzz (scripts/fuzz.sh),
 # check-commits (commit subjects <= 72 characters with a body, in BASE..HEAD; BASE=main),

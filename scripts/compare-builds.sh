@@ -149,15 +149,16 @@ section "builds (each tree by its own scripts, target dirs inside the tree)"
 node_ok=() # sides whose Node addon built
 for side in base head; do
   tree=$WORK/$side
-  run "$side-wasm" env CARGO_TARGET_DIR_WASM="$tree/target/wasm" bash "$tree/scripts/build-wasm.sh" || exit 2
-  [ "$SIZE_ONLY" = 1 ] && continue
-  # build-node.sh needs node_modules (@napi-rs/cli): this checkout's when the lock file is
-  # the same, else `npm ci` in the tree.
+  # Both builds need node_modules (bindings/js/build.mjs reads the fragments with typescript;
+  # build-node.sh runs @napi-rs/cli): this checkout's when the lock file is the same, else
+  # `npm ci` in the tree.
   if [ -d "$ORIG/node_modules" ] && cmp -s "$tree/package-lock.json" "$ORIG/package-lock.json"; then
     ln -s "$ORIG/node_modules" "$tree/node_modules"
   else
     run "$side-npm-ci" bash -c "cd '$tree' && npm ci --prefer-offline --no-audit --no-fund" || exit 2
   fi
+  run "$side-wasm" env CARGO_TARGET_DIR_WASM="$tree/target/wasm" bash "$tree/scripts/build-wasm.sh" || exit 2
+  [ "$SIZE_ONLY" = 1 ] && continue
   run "$side-node" env CARGO_TARGET_DIR="$tree/target" bash "$tree/scripts/build-node.sh" || exit 2
   node_ok+=("$side")
 done

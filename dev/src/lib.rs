@@ -5,8 +5,10 @@
 //! | file | from |
 //! |---|---|
 //! | `bindings/js/api/contract.generated.mjs` | the JS contract's ops, slot tables and key lists; the core's names, limits and constant answers ([`js_contract`], [`js_builders`]) |
+//! | `bindings/js/api/calls.generated.mjs` | the declared ops of the JS contract: one typed function per op ([`js_calls`]) |
 //! | `bindings/js/index.d.ts`, its `export type X = '...'` unions | the core's name lists ([`js_contract::types`]; the rest of the file is hand-written) |
-//! | `bindings/python/earlyexit/types.py` | the core's name lists ([`python_types`]) |
+//! | `bindings/python/earlyexit/_literals.py` | the core's name lists ([`python_types`]) |
+//! | `bindings/python/earlyexit/types.py` | those literals and the package's TypedDicts and aliases, imported back ([`python_types`]) |
 //!
 //! The shapes it does not write yet (TypedDicts, interfaces) are held against the core's
 //! key tables ([`shapes`]): both commands fail on a difference and print the keys to paste.
@@ -15,6 +17,7 @@
 
 pub mod diff;
 pub mod js_builders;
+pub mod js_calls;
 pub mod js_contract;
 mod js_text;
 pub mod python_types;
@@ -34,8 +37,10 @@ pub fn files(root: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
     let types = js_contract::types(&std::fs::read_to_string(&types_path)?);
     Ok(vec![
         (root.join("bindings/js/api/contract.generated.mjs"), js_contract::module()),
+        (root.join(js_calls::PATH), js_calls::module()),
         (types_path, types),
-        (root.join(python_types::PATH), python_types::render()),
+        (root.join(python_types::LITERALS_PATH), python_types::render()),
+        (root.join(python_types::PATH), python_types::render_types()),
     ])
 }
 

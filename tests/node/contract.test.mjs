@@ -38,12 +38,20 @@ function code(text) {
 }
 
 const NUMBER = String.raw`-?\d+(?:\.\d+)?`;
+// The ops declared with their arguments (`ops!` in contract.rs): each has its function in
+// api/calls.generated.mjs, which encodes the arguments and reads the answer, and is called
+// through it, never by hand.
+const DECLARED = [...readFileSync(path.join(JS, 'api', 'calls.generated.mjs'), 'utf8').matchAll(/^export function ([A-Z_0-9]+)\(/gm)].map((m) => m[1]);
 // Each rule: what it finds (a regexp over comment-free code), and why that is wrong.
 const RULES = [
   {
     name: 'an op given as anything but OP.NAME (or a forwarded `op`)',
     find: /\b(?:exec|call|filled)\(\s*(?!OP\.[A-Z_]+\b|op\b|layer\b|this\b)([^,)\s]+)/g,
     // `run.call(layer)` is a runner's Function.prototype.call; the first argument names it.
+  },
+  {
+    name: 'a declared op called by hand (call its function: api/calls.generated.mjs)',
+    find: new RegExp(String.raw`\b(?:exec|call|filled)\(\s*OP\.(${DECLARED.join('|')})\b`, 'g'),
   },
   {
     name: 'a host problem given as anything but PROBLEM.NAME',
@@ -96,6 +104,8 @@ test('every rule finds what it is meant to find', () => {
     "native.exec(7, '[]');",
     "engine.call(ES_CHECK, args);",
     "filled(41, args1(snapshot));",
+    "native.exec(OP.SIGNAL, '[' + enc(result) + ']');",
+    "engine.call(OP.PR_NEXT, '[]');",
     "hostError(2, ERROR_CODE.INVALID_CONFIG, 'x');",
     'const OUT_CODE = 16;',
     'const OP = { HELLO: 0 };',
@@ -110,7 +120,8 @@ test('every rule finds what it is meant to find', () => {
   ];
   for (const snippet of bad) assert.ok(findings(snippet).length > 0, `no rule finds: ${snippet}`);
   const good = [
-    "native.exec(OP.HELLO, '[]');",
+    "native.exec(OP.HOST_ERROR, '[]');",
+    'SIGNAL(layerResult);',
     'return raw.exec(op, args);',
     'run.call(layer, { signal });',
     'flags |= FLAG_TIMESTAMP;',

@@ -55,3 +55,12 @@ def test_the_literals_are_the_compiled_module_s_names():
 def test_a_default_config_has_the_required_keys_of_its_typed_dict():
     written = earlyexit.EarlyStoppingConfig().to_dict()
     assert set(written) == set(_loops.EarlyStoppingConfigDict.__required_keys__)
+
+
+def test_every_typing_name_of_the_top_level_is_in_earlyexit_types():
+    # The names `__all__` leaves out are the typing names; each is importable from
+    # earlyexit.types too, the same object.
+    unlisted = {name for name in dir(earlyexit) if not name.startswith("_")} - set(earlyexit.__all__)
+    assert len(unlisted) > 60
+    for name in unlisted:
+        assert getattr(types, name) is getattr(earlyexit, name), name

@@ -1,12 +1,17 @@
 // IterationAnalytics, aiwg's iteration-analytics.mjs as a drop-in.
 
 import {
-  ANALYTICS_RECORD_FIELDS, ANSWER_ERROR, ANSWER_TAGGED, FILE_KIND, HOST_CODES, MESSAGES, OP, selectionOf,
+  ANALYTICS_RECORD_FIELDS, ANSWER_ERROR, ANSWER_TAGGED, FILE_KIND, HOST_CODES, MESSAGES, selectionOf,
 } from './contract.generated.mjs';
 import {
-  AS_RESULT, AS_SNAPSHOT, FREED, RESTORE, args1, args2, arrayIndex, copyData, enc, encConfig, encEntry, entriesOf,
-  filled, freedError, makeError, newNative, release, sameEntries, unwrap,
+  AS_SNAPSHOT, FREED, RESTORE, arrayIndex, copyData, enc, encEntry, entriesOf, freedError, makeError, newNative,
+  release, sameEntries, unwrap,
 } from './codec.js';
+import {
+  IA_CONFIG, IA_DETECT, IA_FROM_JSON, IA_NEW, IA_OPTIMAL, IA_RECORD, IA_RECORDS, IA_RESET, IA_SAVE, IA_SELECT,
+  IA_SETTLE, IA_TEXT_ASSIGN, IA_TEXT_CHART, IA_TEXT_DURATION, IA_TEXT_FILE, IA_TEXT_FROM_SUMMARY, IA_TEXT_PATH_CHECK,
+  IA_TEXT_RECORD_CHECK, IA_TEXT_REPORT, IA_TO_JSON, IA_TRAJECTORY,
+} from './calls.generated.mjs';
 
 // ------------------------------------------------------------------------
 // The built-in diminishing-returns source: a drop-in for aiwg's iteration-analytics.mjs
@@ -54,7 +59,7 @@ const NO_RECORDS = '9007199254740991';
 // A snapshot with one of upstream's fields assigned (IA_TEXT_ASSIGN: the core checks the
 // value; a bad one throws its typed error), as JSON text for IA_FROM_JSON.
 function assigned(snapshot, field, valueText) {
-  const answer = native.exec(OP.IA_TEXT_ASSIGN, '[' + snapshot + ',' + JSON.stringify(field) + ',' + valueText + ']');
+  const answer = IA_TEXT_ASSIGN(snapshot, field, valueText);
   if (answer.charCodeAt(0) === ANSWER_ERROR) throw makeError(answer);
   return answer.charCodeAt(0) === ANSWER_TAGGED ? JSON.stringify(unwrap(answer)) : answer;
 }
@@ -116,11 +121,16 @@ export class IterationAnalytics {
       return;
     }
     const upstream = typeof loopIdOrConfig === 'string' || arguments.length >= 2;
-    const args = upstream
-      ? '[true,' + enc(loopIdOrConfig) + ',' + enc(taskDescription) + ',' + encConfig(config)
-      : '[false,null,null,' + encConfig(loopIdOrConfig);
     const engine = newNative();
-    const answer = engine.call(OP.IA_NEW, args + ',' + clockNow() + ',' + (host !== null) + ']');
+    let answer;
+    try { // the arguments are encoded after the object is made: one the encoder refuses frees it
+      answer = upstream
+        ? IA_NEW(engine, true, loopIdOrConfig, taskDescription, config, clockNow(), host !== null)
+        : IA_NEW(engine, false, null, null, loopIdOrConfig, clockNow(), host !== null);
+    } catch (error) {
+      release(engine);
+      throw error;
+    }
     if (answer.charCodeAt(0) === ANSWER_ERROR) {
       release(engine);
       throw makeError(answer);
@@ -147,7 +157,7 @@ export class IterationAnalytics {
 
   // Replaces the native state with a snapshot the core checked (an assignment, a catch-up).
   #replaceNative(snapshot) {
-    const engine = filled(OP.IA_FROM_JSON, args1(snapshot));
+    const engine = IA_FROM_JSON(snapshot);
     release(this.#native);
     this.#native = engine;
     this.#readFields();
@@ -162,7 +172,7 @@ export class IterationAnalytics {
   /** Records one iteration's metrics; saves the summary when this object persists. */
   recordIteration(metrics) {
     if (this.#outside) this.#catchUp();
-    const record = unwrap(this.#native.call(OP.IA_RECORD, args2(enc(metrics, AS_RESULT), clockNow())));
+    const record = IA_RECORD(this.#native, metrics, clockNow());
     const view = new Proxy(record, (this.#recordedHandler ??= this.#recordHandler(true)));
     this.#records.push(view);
     if (this.#adopted !== null) this.#adopted.push(view);
@@ -172,24 +182,24 @@ export class IterationAnalytics {
 
   detectDiminishingReturns() {
     if (this.#outside) this.#catchUp();
-    return unwrap(this.#native.call(OP.IA_DETECT, '[]'));
+    return IA_DETECT(this.#native);
   }
 
   getTrajectory() {
     if (this.#outside) this.#catchUp();
-    return unwrap(this.#native.call(OP.IA_TRAJECTORY, '[]'));
+    return IA_TRAJECTORY(this.#native);
   }
 
   /** The best record (upstream's stored object, as `iterations` shows it), or null. */
   getOptimalIteration(verifiedOnly = true) {
     if (this.#outside) this.#catchUp();
-    const index = unwrap(this.#native.call(OP.IA_OPTIMAL, args1(enc(verifiedOnly))));
+    const index = IA_OPTIMAL(this.#native, verifiedOnly);
     return index === null ? null : this.#records[index];
   }
 
   selectBestIteration() {
     if (this.#outside) this.#catchUp();
-    const [index, reason] = unwrap(this.#native.call(OP.IA_SELECT, '[]'));
+    const [index, reason] = IA_SELECT(this.#native);
     return selectionOf(index === null ? null : this.#records[index], reason);
   }
 
@@ -199,7 +209,7 @@ export class IterationAnalytics {
    */
   generateSummary() {
     if (this.#outside) this.#catchUp();
-    const [head, , tail] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), NO_RECORDS)));
+    const [head, , tail] = IA_SAVE(this.#native, clockNow(), NO_RECORDS);
     this.#fields.endTime = head.end_time;
     head.iterations = this.#iterationsProxy();
     return Object.assign(head, tail); // upstream's keys in upstream's order
@@ -207,12 +217,12 @@ export class IterationAnalytics {
 
   // The snapshot, for the stateless ops (it holds everything the chart and report read).
   #snapshot() {
-    return this.#native.call(OP.IA_TO_JSON, '[]');
+    return IA_TO_JSON(this.#native);
   }
 
   generateQualityChart() {
     if (this.#outside) this.#catchUp();
-    return unwrap(native.exec(OP.IA_TEXT_CHART, args1(this.#snapshot())));
+    return IA_TEXT_CHART(this.#snapshot());
   }
 
   /** The markdown report; `options.generatedAt` fixes its last line's time (default: now). */
@@ -220,14 +230,13 @@ export class IterationAnalytics {
     if (this.#outside) this.#catchUp();
     const now = clockNow();
     // The summary's end time first, as upstream's report sets it.
-    this.#fields.endTime = unwrap(this.#native.call(OP.IA_SETTLE, args1(now)));
-    return unwrap(native.exec(OP.IA_TEXT_REPORT, '[' + this.#snapshot() + ',' + encConfig(options) + ',' + now + ']'));
+    this.#fields.endTime = IA_SETTLE(this.#native, now);
+    return IA_TEXT_REPORT(this.#snapshot(), options, now);
   }
 
   #target(filename, kind) {
     const fields = this.#fields;
-    const target = unwrap(native.exec(OP.IA_TEXT_FILE,
-      '[' + enc(fields.loopId) + ',' + enc(fields.storagePath) + ',' + enc(filename) + ',' + kind + ']'));
+    const target = IA_TEXT_FILE(fields.loopId, fields.storagePath, filename, kind);
     if (target.path !== undefined) return target.path;
     // upstream's default file: its folder exists once the constructor ran (upstream creates
     // it there; an object that does not save by itself creates it on its first save).
@@ -240,7 +249,7 @@ export class IterationAnalytics {
     if (this.#outside) this.#catchUp();
     if (host === null) {
       if (filename !== null && filename !== undefined) throw noFileSystem('saveAnalytics(filename)');
-      const [head, , tail, total] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), NO_RECORDS)));
+      const [head, , tail, total] = IA_SAVE(this.#native, clockNow(), NO_RECORDS);
       this.#fields.endTime = head.end_time;
       return summaryHead(head) + this.#records.map((entry) => summaryRecord(dataOf(entry))).join(',') + summaryClose(total) + summaryTail(tail);
     }
@@ -258,7 +267,7 @@ export class IterationAnalytics {
   #saveSummary(path) {
     const { fs } = host;
     const last = this.#file !== null && this.#file.path === path ? this.#file : null;
-    const [head, , tail, total] = unwrap(this.#native.call(OP.IA_SAVE, args2(clockNow(), NO_RECORDS)));
+    const [head, , tail, total] = IA_SAVE(this.#native, clockNow(), NO_RECORDS);
     this.#fields.endTime = head.end_time;
     const records = this.#records;
     const headText = summaryHead(head);
@@ -318,7 +327,7 @@ export class IterationAnalytics {
   /** upstream's load: an analytics object from a saved summary file (Node). */
   static load(filepath, config = undefined) {
     if (host === null) throw noFileSystem('load');
-    unwrap(native.exec(OP.IA_TEXT_PATH_CHECK, args1(enc(filepath))));
+    IA_TEXT_PATH_CHECK(filepath);
     if (!host.fs.existsSync(filepath)) {
       const error = new Error(MESSAGES.ANALYTICS_FILE_NOT_FOUND(filepath)); // upstream's text, before reading
       error.code = HOST_CODES.ANALYTICS_FILE_NOT_FOUND;
@@ -334,10 +343,9 @@ export class IterationAnalytics {
   }
 
   static #restore(summary, config, folder) {
-    const [snapshot, persist] = unwrap(native.exec(OP.IA_TEXT_FROM_SUMMARY,
-      '[' + enc(summary) + ',' + encConfig(config) + ',' + enc(folder) + ',' + (host !== null) + ']'));
+    const [snapshot, persist] = IA_TEXT_FROM_SUMMARY(summary, config, folder, host !== null);
     const restored = new IterationAnalytics(RESTORE);
-    restored.#native = filled(OP.IA_FROM_JSON, args1(JSON.stringify(snapshot)));
+    restored.#native = IA_FROM_JSON(JSON.stringify(snapshot));
     // The summary's records as it lists them (upstream's load assigns them: their keys keep
     // their order in later saves); the core checked the same values.
     const records = typeof summary === 'string' ? JSON.parse(summary).iterations : copyData(summary.iterations);
@@ -349,23 +357,23 @@ export class IterationAnalytics {
 
   /** upstream's `formatDuration(ms)`: `1h 2m 3s`, `2m 3s` or `3s`. */
   static formatDuration(ms) {
-    return unwrap(native.exec(OP.IA_TEXT_DURATION, args1(enc(ms))));
+    return IA_TEXT_DURATION(ms);
   }
 
   getConfig() {
     if (this.#configGiven !== null) this.#catchUp(false);
-    return unwrap(this.#native.call(OP.IA_CONFIG, '[]'));
+    return IA_CONFIG(this.#native);
   }
 
   /** Every record, as plain copies (upstream's key order). */
   getRecords() {
     if (this.#outside) this.#catchUp();
-    return unwrap(this.#native.call(OP.IA_RECORDS, '[]'));
+    return IA_RECORDS(this.#native);
   }
 
   /** Clears the records (a new `iterations` array: the old one is the caller's alone). */
   reset() {
-    unwrap(this.#native.call(OP.IA_RESET, '[]'));
+    IA_RESET(this.#native);
     this.#file = null; // the file's records are no longer this object's: the next save writes it whole
     this.#records = [];
     this.#adopted = null;
@@ -376,15 +384,15 @@ export class IterationAnalytics {
 
   toJSON() {
     if (this.#outside) this.#catchUp();
-    return unwrap(this.#native.call(OP.IA_TO_JSON, '[]'));
+    return unwrap(IA_TO_JSON(this.#native));
   }
 
   /** Restores a snapshot (object or JSON text); a restored object never saves by itself. */
   static fromJSON(snapshot) {
-    const engine = filled(OP.IA_FROM_JSON, args1(enc(snapshot, AS_SNAPSHOT)));
+    const engine = IA_FROM_JSON(enc(snapshot, AS_SNAPSHOT));
     const restored = new IterationAnalytics(RESTORE);
     restored.#native = engine;
-    restored.#records = restored.#viewsOf(unwrap(engine.call(OP.IA_RECORDS, '[]')));
+    restored.#records = restored.#viewsOf(IA_RECORDS(engine));
     restored.#adopt(false);
     return restored;
   }
@@ -531,7 +539,7 @@ export class IterationAnalytics {
         const candidate = { ...record };
         if (present) candidate[key] = value;
         else delete candidate[key];
-        unwrap(native.exec(OP.IA_TEXT_RECORD_CHECK, '[' + enc(candidate) + ',"iterations[' + at + ']"]'));
+        IA_TEXT_RECORD_CHECK(candidate, 'iterations[' + at + ']');
         this.#changed();
       }
       if (recorded) this.#normalize(record);
@@ -602,7 +610,7 @@ export class IterationAnalytics {
   // upstream's `config`, live: its writes are checked by the core at the write.
   #configProxy() {
     if (this.#configView !== null) return this.#configView;
-    const target = unwrap(this.#native.call(OP.IA_CONFIG, '[]'));
+    const target = IA_CONFIG(this.#native);
     const owner = this;
     const write = (key, value, present, apply) => {
       if (owner.#configTarget !== target || typeof key === 'symbol') return apply();
@@ -624,7 +632,7 @@ export class IterationAnalytics {
   // `undefined` or a deleted key is refused (upstream would read undefined).
   #writeConfig(key, value, present) {
     const given = this.#configGiven;
-    const base = given !== null ? given.object : unwrap(this.#native.call(OP.IA_CONFIG, '[]'));
+    const base = given !== null ? given.object : IA_CONFIG(this.#native);
     this.#replaceNative(assigned(this.#snapshot(), 'config', encWith(base, key, value, present)));
     if (given !== null) {
       if (present) given.object[key] = value;
@@ -639,7 +647,7 @@ export class IterationAnalytics {
     const target = this.#configTarget;
     if (target === null) return;
     for (const key of Object.keys(target)) delete target[key];
-    Object.assign(target, unwrap(this.#native.call(OP.IA_CONFIG, '[]')));
+    Object.assign(target, IA_CONFIG(this.#native));
   }
 
   // A scalar field assignment: the core checks the value and answers the changed snapshot,

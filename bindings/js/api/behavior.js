@@ -11,17 +11,13 @@
 // In the wasm package these ops are the replay module's: loaded on first use in Node, by
 // `init({ replay: true })` in a browser.
 
-import { DEFAULT_THRESHOLDS, ERROR_CODE, LEVELS_BY_NAME, LOG_LIMIT, OP } from './contract.generated.mjs';
-import { AS_OPTIONS, args1, args2, copyData, enc, encConfig, unwrap } from './codec.js';
+import { DEFAULT_THRESHOLDS, LEVELS_BY_NAME, LOG_LIMIT } from './contract.generated.mjs';
+import { AS_THRESHOLDS, copyData, enc } from './codec.js';
+import {
+  BD_DETECT, BD_NEW, BD_UPDATE, IS_IMPORT, IS_INJECT, IS_INTERVENE, IS_LEVEL, IS_LOG_START, IS_NEW, IS_RESUME,
+  IS_STRATEGY, IS_SUMMARY, IS_WARNING,
+} from './calls.generated.mjs';
 
-// What an argument is, for the encoder's errors (a cycle, too deep, too large).
-const AS_HISTORY = { code: ERROR_CODE.INVALID_RESULT, root: 'history', name: 'history' };
-const AS_THRESHOLDS = { code: ERROR_CODE.INVALID_CONFIG, root: 'thresholds', name: 'thresholds' };
-const AS_DETECTION = { code: ERROR_CODE.INVALID_DETECTION, root: 'detection', name: 'detection' };
-const AS_LOG = { code: ERROR_CODE.INVALID_SNAPSHOT, root: 'interventionLog', name: 'interventionLog' };
-const AS_STATE = { code: ERROR_CODE.INVALID_SNAPSHOT, root: '', name: 'state' };
-
-const exec = (op, args) => unwrap(native.exec(op, args));
 const noop = () => {};
 const isoNow = () => new Date().toISOString();
 
@@ -41,12 +37,12 @@ function merged(base, partial) {
 export class BehaviorDetector {
   /** `new BehaviorDetector({thresholds})`: groups given replace `THRESHOLDS`' whole groups. */
   constructor(options = {}) {
-    exec(OP.BD_NEW, args2(enc(THRESHOLDS, { ...AS_THRESHOLDS, root: 'THRESHOLDS', name: 'THRESHOLDS' }), encConfig(options, AS_OPTIONS)));
+    BD_NEW(enc(THRESHOLDS, { ...AS_THRESHOLDS, root: 'THRESHOLDS', name: 'THRESHOLDS' }), options);
     this.thresholds = merged(THRESHOLDS, options === null || options === undefined ? undefined : options.thresholds);
   }
 
   #detect(history, detector) {
-    return exec(OP.BD_DETECT, '[' + enc(this.thresholds, AS_THRESHOLDS) + ',' + enc(history, AS_HISTORY) + ',' + detector + ']');
+    return BD_DETECT(this.thresholds, history, detector);
   }
 
   /** Every detector's detection, in upstream's order (none for an empty history). */
@@ -76,7 +72,7 @@ export class BehaviorDetector {
 
   /** Groups given replace this detector's whole groups (nothing changes on an error). */
   updateThresholds(thresholds) {
-    exec(OP.BD_UPDATE, args2(enc(this.thresholds, AS_THRESHOLDS), encConfig(thresholds, AS_THRESHOLDS)));
+    BD_UPDATE(this.thresholds, thresholds);
     this.thresholds = merged(this.thresholds, thresholds);
   }
 
@@ -96,7 +92,7 @@ export class InterventionSystem {
    * `clock`: a function answering the time as RFC 3339 text (default: now).
    */
   constructor(options = {}) {
-    exec(OP.IS_NEW, args1(encConfig(options, AS_OPTIONS)));
+    IS_NEW(options);
     const given = options ?? {};
     this.onIntervention = given.onIntervention || noop;
     this.onPause = given.onPause || noop;
@@ -109,7 +105,7 @@ export class InterventionSystem {
 
   /** Turns a detection into an intervention at its level; logs it and calls the callbacks. */
   intervene(detection) {
-    const answer = exec(OP.IS_INTERVENE, args2(enc(detection, AS_DETECTION), enc(this.#clock())));
+    const answer = IS_INTERVENE(detection, this.#clock());
     // upstream's object, holding the caller's own detection.
     const intervention = { level: answer.level, reason: answer.reason, detection, timestamp: answer.timestamp };
     for (const key of Object.keys(answer)) if (!(key in intervention)) intervention[key] = answer[key];
@@ -127,26 +123,25 @@ export class InterventionSystem {
   }
 
   determineLevel(detection) {
-    return exec(OP.IS_LEVEL, args1(enc(detection, AS_DETECTION)));
+    return IS_LEVEL(detection);
   }
 
   buildWarning(detection) {
-    return exec(OP.IS_WARNING, args1(enc(detection, AS_DETECTION)));
+    return IS_WARNING(detection);
   }
 
   buildStrategyOverride(detection) {
-    return exec(OP.IS_STRATEGY, args1(enc(detection, AS_DETECTION)));
+    return IS_STRATEGY(detection);
   }
 
   injectWarning(prompt, warning) {
-    return exec(OP.IS_INJECT, args2(enc(prompt), enc(warning)));
+    return IS_INJECT(prompt, warning);
   }
 
   /** Ends a pause (logging why); false when not paused. */
   resume(approvalReason) {
     const now = this.isPaused ? this.#clock() : undefined;
-    const answer = exec(OP.IS_RESUME,
-      '[' + enc(approvalReason) + ',' + enc(now) + ',' + enc(this.isPaused) + ',' + enc(this.pauseReason) + ']');
+    const answer = IS_RESUME(approvalReason, now, this.isPaused, this.pauseReason);
     if (answer === false) return false;
     this.interventionLog.push(answer);
     this.isPaused = false;
@@ -160,12 +155,11 @@ export class InterventionSystem {
 
   /** The last `limit` entries (everything for 0, null or none, as upstream). */
   getLog(limit = null) {
-    return this.interventionLog.slice(exec(OP.IS_LOG_START, args2(this.interventionLog.length, enc(limit))));
+    return this.interventionLog.slice(IS_LOG_START(this.interventionLog.length, limit));
   }
 
   getSummary() {
-    return exec(OP.IS_SUMMARY,
-      '[' + enc(this.interventionLog, AS_LOG) + ',' + enc(this.isPaused) + ',' + enc(this.pauseReason) + ']');
+    return IS_SUMMARY(this.interventionLog, this.isPaused, this.pauseReason);
   }
 
   clearLog() {
@@ -184,7 +178,7 @@ export class InterventionSystem {
 
   /** Takes over what `state` gives, as upstream does (the log array itself). */
   importState(state) {
-    const [takeLog, isPaused, pauseReason] = exec(OP.IS_IMPORT, args1(enc(state, AS_STATE)));
+    const [takeLog, isPaused, pauseReason] = IS_IMPORT(state);
     if (takeLog) this.interventionLog = state.interventionLog;
     if (isPaused !== null) this.isPaused = isPaused;
     if (pauseReason !== null) this.pauseReason = pauseReason;

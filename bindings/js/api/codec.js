@@ -39,6 +39,17 @@ export const AS_SPECULATIONS = { code: ERROR_CODE.INVALID_SIGNAL, root: 'specula
 // Runs (replay): the size limit applies to each run, or each line of JSONL text, which the
 // core reads one at a time, never to the whole batch, so large replays stay possible.
 export const AS_RUNS = { code: ERROR_CODE.INVALID_REPLAY, root: 'runs', name: 'runs', lines: true };
+// A Loop's step arguments (`Loop.step(output, args)`, `finish(good)`): a result's.
+export const AS_STEP = AS_RESULT;
+export const AS_ITERATION = { code: ERROR_CODE.INVALID_ITERATION, root: '', name: 'iteration' };
+// The outside diminishing-returns source: absent, or any object with the method.
+export const AS_SOURCE = { code: ERROR_CODE.INVALID_CONFIG, root: 'iterationAnalytics', name: 'iterationAnalytics' };
+// The behaviour detector's and intervention system's arguments.
+export const AS_HISTORY = { code: ERROR_CODE.INVALID_RESULT, root: 'history', name: 'history' };
+export const AS_THRESHOLDS = { code: ERROR_CODE.INVALID_CONFIG, root: 'thresholds', name: 'thresholds' };
+export const AS_DETECTION = { code: ERROR_CODE.INVALID_DETECTION, root: 'detection', name: 'detection' };
+export const AS_LOG = { code: ERROR_CODE.INVALID_SNAPSHOT, root: 'interventionLog', name: 'interventionLog' };
+export const AS_STATE = { code: ERROR_CODE.INVALID_SNAPSHOT, root: '', name: 'state' };
 export const asLayerResult = (index) => {
   const root = 'layers[' + index + ']';
   return { code: ERROR_CODE.INVALID_LAYER_RESULT, root, name: root };
@@ -178,7 +189,8 @@ function pathOf(walk) {
 }
 
 // The core's error for what this layer found itself (`PROBLEM`, by number), in an
-// argument whose errors have `code`, at `path`; `got` is an encoded value.
+// argument whose errors have `code`, at `path`; `got` is an encoded value. The one op called
+// by hand (declared `codec` in contract.rs): the generated calls import this encoder.
 export function hostError(problem, code, path, got = 'null') {
   return makeError(native.exec(OP.HOST_ERROR, '[' + problem + ',' + JSON.stringify(code) + ',' + JSON.stringify(path) + ',' + got + ']'));
 }
@@ -186,6 +198,8 @@ export function hostError(problem, code, path, got = 'null') {
 export const enc = (value, where, copied) => encode(value, where, copied);
 // A config or options argument: `undefined` means "none", as the seed's default parameters do.
 export const encConfig = (value, where = AS_CONFIG) => (value === undefined ? 'null' : encode(value, where));
+// An optional argument: `undefined` and `null` both mean "none".
+export const encOpt = (value, where = AS_OPTIONS) => (value === undefined || value === null ? 'null' : encode(value, where));
 
 const SPECIAL = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
 
@@ -233,8 +247,8 @@ export function unwrap(answer) {
   return JSON.parse(answer);
 }
 
-export const args1 = (a) => '[' + a + ']';
-export const args2 = (a, b) => '[' + a + ',' + b + ']';
+// A one-item list of an encoded value (a records argument of one record).
+export const listOf = (text) => '[' + text + ']';
 
 // ------------------------------------------------------------------------
 // Native objects

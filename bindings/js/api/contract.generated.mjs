@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1655803796;
+export const CONTRACT = 506765247;
 
 // --- ops (contract.rs `ops!`)
 /**

@@ -35,8 +35,8 @@
 // name it neither declares nor imports (but `native`, `host` and the host's `WebAssembly`),
 // and that the result parses.
 
-import { CONTRACT, LIMITS, LOOP_PRESETS, MESSAGES, OP } from './contract.generated.mjs';
-import { addDispose, encode, encodeCounted, isEarlyExitError, unwrap } from './codec.js';
+import { CONTRACT, LIMITS, LOOP_PRESETS, MESSAGES } from './contract.generated.mjs';
+import { addDispose, encode, encodeCounted, isEarlyExitError } from './codec.js';
 import { growScratch } from './scratch.js';
 import { EarlyStopping } from './loop.js';
 import { cacheSizes, policyCounts } from './loop-policy.js';
@@ -54,6 +54,7 @@ import {
   pyramidPolicyDecide, pyramidPolicyUpdate, readJunit, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
   checkPyramidDrift, promotePyramidPolicy,
 } from './replay.js';
+import { HELLO, PRESETS } from './calls.generated.mjs';
 
 for (const cls of [Loop, EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
   addDispose(cls);
@@ -62,12 +63,12 @@ for (const cls of [Loop, EarlyStopping, IterationAnalytics, CoherenceEarlyExit, 
 export function ready() {
   if (typeof native.resetInstance === 'function') guardInstance();
   // The native module must have been built from the tables this layer was generated from.
-  const hello = unwrap(native.exec(OP.HELLO, '[]'));
+  const hello = HELLO();
   if (hello.contract !== CONTRACT) {
     throw new Error(MESSAGES.CONTRACT_MISMATCH(hello.contract, CONTRACT));
   }
   growScratch(0);
-  const [defaults, aggressive, conservative] = unwrap(native.exec(OP.PRESETS, '[]'));
+  const [defaults, aggressive, conservative] = PRESETS();
   Object.assign(DEFAULT_EXIT_CONFIG, defaults);
   Object.assign(AGGRESSIVE_EXIT_CONFIG, aggressive);
   Object.assign(CONSERVATIVE_EXIT_CONFIG, conservative);

@@ -1,8 +1,8 @@
 // The live public fields of EarlyStopping (loop.js): the seed's `iterationHistory`, `config`
 // and the history's records handed out as views (Proxies) whose writes the engine sees.
 
-import { OP } from './contract.generated.mjs';
-import { arrayIndex, enc, unwrap } from './codec.js';
+import { arrayIndex, enc, listOf } from './codec.js';
+import { ES_HISTORY_CHECK } from './calls.generated.mjs';
 
 // The seed's public fields are plain data its users write to (`stopper.config.x = v`,
 // `stopper.iterationHistory.push(r)`), and the seed honours the writes. Here the history
@@ -31,7 +31,7 @@ export function recordView(record, engine, indexOf, changed) {
       const candidate = { ...record };
       if (present) candidate[key] = value;
       else delete candidate[key];
-      unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(candidate) + '],' + at + ',null]'));
+      ES_HISTORY_CHECK(listOf(enc(candidate)), at, 'null');
       changed(true);
     }
     if (present) record[key] = value;

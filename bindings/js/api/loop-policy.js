@@ -2,10 +2,11 @@
 // object that holds it parsed with the config and its state (PolicyPath); what crosses to it
 // is counted for the tests.
 
-import { HOST_CODES, OP } from './contract.generated.mjs';
-import { AS_REPORT, args1, enc, release, unwrap } from './codec.js';
+import { HOST_CODES } from './contract.generated.mjs';
+import { AS_REPORT, enc, release, unwrap } from './codec.js';
 import { CACHE_ENTRIES, configs, drReasons } from './loop-slots.js';
 import { policyRecord, readReport } from './loop-records.js';
+import { LOOP_POLICY_CHECK, LOOP_POLICY_OPEN, LOOP_POLICY_STEP } from './calls.generated.mjs';
 
 // A stop policy checked and normalized by the core (its wire text), cached per given policy's
 // text as configs are: engines made in a loop under one policy check it once.
@@ -14,7 +15,7 @@ const CACHE_POLICY_TEXT = 16_384; // a larger policy is checked per engine
 export function checkedPolicy(given) {
   let text = policies.get(given);
   if (text === undefined) {
-    const answer = native.exec(OP.LOOP_POLICY_CHECK, args1(given));
+    const answer = LOOP_POLICY_CHECK(given, null);
     text = answer.charCodeAt(0) === 123 ? answer : enc(unwrap(answer)); // '{': plain JSON as it is
     if (given.length + text.length > CACHE_POLICY_TEXT) return text;
     if (policies.size >= CACHE_ENTRIES) policies.clear();
@@ -30,11 +31,11 @@ const policyTraffic = { opens: 0, steps: 0, records: 0, chars: 0 };
 export function policyCounts() {
   return { ...policyTraffic };
 }
-function stepPolicy(engine, args, records) {
+function stepPolicy(engine, records, report, sourceAttached, count) {
   policyTraffic.steps++;
-  policyTraffic.records += records;
-  policyTraffic.chars += args.length + 2;
-  return engine.call(OP.LOOP_POLICY_STEP, '[' + args + ']');
+  policyTraffic.records += count;
+  policyTraffic.chars += records.length + report.length + String(sourceAttached).length + 4; // ',' twice, '[' and ']'
+  return LOOP_POLICY_STEP(engine, records, report, sourceAttached);
 }
 function newPolicyEngine() {
   return new native.PolicyEngine();
@@ -64,7 +65,7 @@ export class PolicyPath {
     }
     let answer;
     try {
-      answer = unwrap(stepPolicy(engine, records + '],null,' + (source !== null), history.length - from));
+      answer = unwrap(stepPolicy(engine, records + ']', 'null', source !== null, history.length - from));
     } catch (error) {
       if (error.code !== HOST_CODES.INSTANCE_RESET) throw error;
       // Its wasm instance trapped since: made again from the history (kept by the engine).
@@ -76,7 +77,7 @@ export class PolicyPath {
     if (answer.need_source === true) {
       const raw = source.detectDiminishingReturns();
       const report = enc(readReport(raw), AS_REPORT, raw);
-      answer = unwrap(stepPolicy(engine, '[],' + report + ',true', 0));
+      answer = unwrap(stepPolicy(engine, '[]', report, true, 0));
     }
     return answer;
   }
@@ -87,7 +88,7 @@ export class PolicyPath {
     let engine = this.engine;
     if (engine === null) engine = this.engine = newPolicyEngine();
     this.config = null;
-    unwrap(engine.call(OP.LOOP_POLICY_OPEN, '[' + this.text + ',' + enc(config.value) + ']'));
+    LOOP_POLICY_OPEN(engine, this.text, config.value);
     policyTraffic.opens++;
     this.config = config;
     this.folded = 0;

@@ -1,13 +1,14 @@
 // The records of EarlyStopping (loop.js): a result or a source's report as the values read
 // from it, a history record as the seed stores it, and as a stop policy folds it.
 
-import { BEHAVIOR_RECORD_FIELDS, ERROR_CODE, FLAG_COST, FLAG_TIME, FLAG_TOKENS, RECORD_FIELDS, REPORT_KEYS, WIRE_TAG, recordOf } from './contract.generated.mjs';
+import {
+  BEHAVIOR_RECORD_FIELDS, FLAG_COST, FLAG_TIME, FLAG_TOKENS, RECORD_FIELDS, REPORT_KEYS, WIRE_TAG, recordOf,
+} from './contract.generated.mjs';
 import { enc, scalar } from './codec.js';
 
 // The fields of a loop result the fast path reads, in the order readBack() takes them.
 // (The core's RECORD_FIELDS: the variables recordIterationResult reads are in its order.)
 export const RESULT_FIELDS = RECORD_FIELDS;
-export const AS_ITERATION = { code: ERROR_CODE.INVALID_ITERATION, root: '', name: 'iteration' };
 
 // A result object as the values already read from it (`known` by RESULT_FIELDS, `others`
 // by key), in its key order: what the JSON path encodes instead of reading it again.

@@ -5,22 +5,22 @@
 import {
   CODE_BUDGET, CODE_CONTINUE, CODE_DIMINISHING, CODE_GO_ON, CODE_HIGH_CONFIDENCE, CODE_INVALID_REPORT,
   CODE_MAX_ITERATIONS, CODE_NO_IMPROVEMENT, CODE_NO_ITERATIONS, CODE_PLATEAU, CODE_REGRESSION, CODE_TRIGGER,
-  CODE_WARM_UP, DELEGATE_NONE, ERROR_CODE, IMPROVEMENT_SLOTS, IN_DELEGATE, IN_DETECTED, IN_REPORT_ITERATION,
-  IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_TIMESTAMP, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OP,
-  OUT_CONFIDENCE, REASON_CONTINUE, REASON_NO_ITERATIONS, REPORT_ITERATION_ABSENT, REPORT_ITERATION_NULL,
-  REPORT_ITERATION_NUMBER, SOURCE_REPORT, WINDOW, answerOf, decisionOf, detailsOf,
+  CODE_WARM_UP, DELEGATE_NONE, IMPROVEMENT_SLOTS, IN_DELEGATE, IN_DETECTED, IN_REPORT_ITERATION,
+  IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_TIMESTAMP, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OUT_CONFIDENCE,
+  REASON_CONTINUE, REASON_NO_ITERATIONS, REPORT_ITERATION_ABSENT, REPORT_ITERATION_NULL, REPORT_ITERATION_NUMBER,
+  SOURCE_REPORT, WINDOW, answerOf, decisionOf, detailsOf,
 } from './contract.generated.mjs';
-import { AS_CONFIG, AS_REPORT, args1, enc, unwrap } from './codec.js';
+import { AS_CONFIG, AS_REPORT, enc } from './codec.js';
 import { fast, scratchView } from './scratch.js';
+import { ANALYTICS_SOURCE_ERROR, ES_CONFIG_CHECK, ES_REPORT_CHECK } from './calls.generated.mjs';
 
 // The outside diminishing-returns source: absent, or any object with the method.
-const AS_SOURCE = { code: ERROR_CODE.INVALID_CONFIG, root: 'iterationAnalytics', name: 'iterationAnalytics' };
 export function sourceOf(analytics) {
   if (analytics === null || analytics === undefined) return null;
   if ((typeof analytics === 'object' || typeof analytics === 'function') && typeof analytics.detectDiminishingReturns === 'function') {
     return analytics;
   }
-  return unwrap(native.exec(OP.ANALYTICS_SOURCE_ERROR, args1(enc(analytics, AS_SOURCE))));
+  return ANALYTICS_SOURCE_ERROR(analytics);
 }
 
 // The timestamp's bytes in scratch buffer `s` (slots IN_TIMESTAMP on), viewed again
@@ -48,7 +48,7 @@ export function configFor(config) {
   const key = config === undefined || config === null ? 'null' : enc(config, AS_CONFIG);
   let entry = configs.get(key);
   if (entry === undefined) {
-    entry = configEntry(key, unwrap(native.exec(OP.ES_CONFIG_CHECK, '[null,' + key + ',"config"]')));
+    entry = configEntry(key, ES_CONFIG_CHECK('null', key, 'config'));
     if (configs.size >= CACHE_ENTRIES) configs.clear();
     configs.set(key, entry);
   }
@@ -144,6 +144,6 @@ export function decideWithReport(report, delegate, answer, load) {
     scratchView()[IN_DELEGATE] = DELEGATE_NONE;
     if (code !== CODE_INVALID_REPORT) return code;
   }
-  unwrap(native.exec(OP.ES_REPORT_CHECK, args1(enc(report, AS_REPORT, answer))));
+  ES_REPORT_CHECK(enc(report, AS_REPORT, answer));
   throw new Error(MESSAGES.INTERNAL_REPORT_ACCEPTED);
 }

@@ -5,23 +5,26 @@ import {
   COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU, DELEGATE_NONE, DELEGATE_RESUME,
   DIMINISHING_RETURNS_ANSWER, EMPTY_SUMMARY, FLAG_ACCEPTED, FLAG_COST, FLAG_ITERATION_NUMBER, FLAG_TIME,
   FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IN_CONFIDENCE, IN_COST, IN_DELEGATE, IN_DELTA,
-  IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP_LEN, IN_TOKENS,
-  MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OP, OUT_CODE, OUT_DELEGATE_CHECK, OUT_DELEGATE_RESUME,
-  PLATEAU_ANSWER, SOURCE_ATTACHED, SOURCE_NONE, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, recordOf, snapshotOf,
-  summaryOf,
+  IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP_LEN,
+  IN_TOKENS, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OUT_CODE, OUT_DELEGATE_CHECK, OUT_DELEGATE_RESUME,
+  PLATEAU_ANSWER, SOURCE_ATTACHED, SOURCE_NONE, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, recordOf,
+  snapshotOf, summaryOf,
 } from './contract.generated.mjs';
 import {
-  AS_OPTIONS, AS_POLICY, AS_RESULT, AS_SNAPSHOT, RESTORE, args1, args2, copyData, enc, encConfig, encEntry, entriesOf,
-  freedError, sameEntries, scalar, unwrap,
+  AS_OPTIONS, AS_POLICY, AS_RESULT, RESTORE, copyData, enc, encConfig, encEntry, entriesOf, freedError, sameEntries,
+  listOf, scalar, unwrap,
 } from './codec.js';
 import { fast, growScratch, scratchView } from './scratch.js';
 import { configFor, decideWithReport, slotDecision, slotsFor, sourceOf, timestampBytes } from './loop-slots.js';
 import {
-  AS_ITERATION, NO_KEYS, copyRecord, inheritsNothing, readBack, readRecord, readReport, recordValues, sameValues,
-  storedRecord, strictIterationsFrom,
+  NO_KEYS, copyRecord, inheritsNothing, readBack, readRecord, readReport, recordValues, sameValues, storedRecord,
+  strictIterationsFrom,
 } from './loop-records.js';
 import { HISTORY_OF, RECORD_OF, configView, historyView, recordView } from './loop-live.js';
 import { PolicyPath, checkedPolicy } from './loop-policy.js';
+import {
+  ES_CONFIG_CHECK, ES_HISTORY_CHECK, ES_RECORD_CHECK, ES_SNAPSHOT_CHECK, LOOP_POLICY_CHECK,
+} from './calls.generated.mjs';
 
 // ------------------------------------------------------------------------
 // Engine 1: the seed's EarlyStopping, on the numeric fast path
@@ -87,7 +90,7 @@ export class EarlyStopping {
       this.#policy = new PolicyPath(checkedPolicy(given));
       return;
     }
-    const chosen = unwrap(native.exec(OP.LOOP_POLICY_CHECK, args2(given, enc(restored))));
+    const chosen = unwrap(LOOP_POLICY_CHECK(given, restored));
     this.#policy = chosen === null ? null : new PolicyPath(enc(chosen));
   }
 
@@ -234,7 +237,7 @@ export class EarlyStopping {
     const strict = this.#config.value.strictIterations === true;
     const history = this.#history;
     const last = strict && history.length > 0 ? enc(copyRecord(history[history.length - 1])) : 'null';
-    const record = unwrap(native.exec(OP.ES_RECORD_CHECK, '[' + enc(iteration, AS_ITERATION) + ',' + encoded + ',' + totals + ',' + strict + ',' + last + ']'));
+    const record = ES_RECORD_CHECK(iteration, encoded, totals, strict, last);
     if (record.duplicate === true) return record; // an accepted re-record, as the core answers it: nothing changes
     if (record.timestamp === '') record.timestamp = Date.now(); // none given: the clock's, as above
     this.#fold(record);
@@ -344,13 +347,13 @@ export class EarlyStopping {
     let record = this.#ownRecord(entry);
     if (record === null) {
       const plain = readRecord(entry);
-      unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(plain) + '],' + i + ',' + this.#totals() + ']'));
+      ES_HISTORY_CHECK(listOf(enc(plain)), i, this.#totals());
       // No timestamp given: the clock's when first seen (in copies; the object is the caller's).
       record = storedRecord(plain, this.#foreign?.get(entry)?.record.timestamp ?? Date.now());
       (this.#foreign ??= new Map()).set(entry, { values: recordValues(plain), record });
     }
     if (!this.#tryFold(record)) {
-      unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(copyRecord(record)) + '],' + i + ',' + this.#totals() + ']'));
+      ES_HISTORY_CHECK(listOf(enc(copyRecord(record))), i, this.#totals());
       throw new Error(MESSAGES.INTERNAL_RECORD_REFUSED);
     }
   }
@@ -418,7 +421,7 @@ export class EarlyStopping {
   // (undefined or a deleted key is refused: the seed would read undefined).
   #writeConfig(key, value) {
     if (this.#config === null) throw freedError();
-    const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + enc(this.#config.value) + ',' + encEntry(key, value) + ',"config"]'));
+    const answer = ES_CONFIG_CHECK(enc(this.#config.value), encEntry(key, value), 'config');
     this.#config = configFor(answer[0]);
     const given = this.#configGiven;
     if (given !== null) {
@@ -560,7 +563,7 @@ export class EarlyStopping {
     if (config === null) throw freedError();
     if (this.#outside) this.#catchUp(); // a bad record from outside throws before any change
     const key = enc(this.#config.value);
-    const answer = unwrap(native.exec(OP.ES_CONFIG_CHECK, '[' + key + ',' + encConfig(options, AS_OPTIONS) + ',"options"]'));
+    const answer = ES_CONFIG_CHECK(key, encConfig(options, AS_OPTIONS), 'options');
     this.#config = configFor(answer[0]);
     // A new config object, as the seed's configure makes: an object assigned to `config`
     // before, and the old view of it, are the caller's alone from now on.
@@ -631,7 +634,7 @@ export class EarlyStopping {
    * else `policy`.
    */
   static fromJSON(snapshot, iterationAnalytics = null, policy = undefined) {
-    const checked = unwrap(native.exec(OP.ES_SNAPSHOT_CHECK, args1(enc(snapshot, AS_SNAPSHOT))));
+    const checked = ES_SNAPSHOT_CHECK(snapshot);
     const restored = new EarlyStopping(RESTORE);
     restored.#config = configFor(checked.config);
     restored.#source = sourceOf(iterationAnalytics);
@@ -671,7 +674,7 @@ export class EarlyStopping {
     if (viewed !== undefined && viewed.engine === this) record = viewed.record;
     else {
       record = readRecord(iteration);
-      unwrap(native.exec(OP.ES_HISTORY_CHECK, '[[' + enc(record) + '],"iteration",null]'));
+      ES_HISTORY_CHECK(listOf(enc(record)), 'iteration', 'null');
     }
     const s = this.#load();
     s[IN_QUALITY] = record.quality_score;
@@ -745,7 +748,7 @@ export class EarlyStopping {
     if (this.#config === null) throw freedError();
     const array = HISTORY_OF.get(value) ?? value;
     if (array === this.#history) return;
-    if (!Array.isArray(array)) unwrap(native.exec(OP.ES_HISTORY_CHECK, '[' + enc(value) + ',0,null]'));
+    if (!Array.isArray(array)) ES_HISTORY_CHECK(enc(value), 0, 'null');
     this.#history = array === value ? value : [...value]; // another engine's view: its entries
     this.#adopted = [];
     this.#given = null;

@@ -2,25 +2,30 @@
 // EarlyExitController (its numeric fast path and its JSON path over PyramidRun) and PyramidRun.
 
 import {
-  ERROR_CODE, LIMITS, MESSAGES, OP, OUTCOMES, PROBLEM, P_ACTION_DONE, P_ACTION_REFUSED, P_ACTION_RUN, P_BASE, P_COSTS,
+  ERROR_CODE, LIMITS, MESSAGES, OUTCOMES, PROBLEM, P_ACTION_DONE, P_ACTION_REFUSED, P_ACTION_RUN, P_BASE, P_COSTS,
   P_COST_GIVEN, P_COST_MS, P_COST_SLOTS, P_IN_COVERAGE, P_IN_FLAKY_RATIO, P_IN_LAYER, P_IN_PASS_RATE,
   P_IN_PREVIOUS_LAMBDA, P_LAYER_COUNT, P_MAX_LAYERS, P_OUT_ACTION, P_OUT_ACTUAL, P_OUT_CORRECT, P_OUT_FAILED,
   P_OUT_LAYER, P_OUT_STAMPED, P_PREDICTED, P_PREDICTED_CONFIDENCE, P_SPECULATIONS, P_START_OK, P_STATE_LEN,
   P_TOTAL_LAYERS, STEP_DONE, failingLayerOf, layerSpecOf, pyramidResultOf, speculationOf,
 } from './contract.generated.mjs';
 import {
-  ABORT_SIGNAL, AS_DECISION, AS_LAYERS, AS_LAYER_RESULT, AS_OPTIONS, AS_SIGNAL, AS_SNAPSHOT, AS_SPECULATIONS, FREED,
-  RESTORE, args1, args2, asLayerResult, enc, encConfig, filled, freedError, hostError, newNative, release, scalar,
-  unwrap,
+  ABORT_SIGNAL, AS_LAYER_RESULT, AS_OPTIONS, AS_SNAPSHOT, AS_SPECULATIONS, FREED, RESTORE, asLayerResult, enc,
+  encConfig, freedError, hostError, newNative, release, scalar, unwrap,
 } from './codec.js';
 import { scratchView } from './scratch.js';
 import { modelOf, withModel } from './replay.js';
+import {
+  CE_ADAPTIVE, CE_CONFIG, CE_NEW, CE_SHOULD_EXIT, EXIT_CONTROLLER_CHECK, LAYER_KEY_CHECK, PR_FROM_JSON, PR_NEXT,
+  PR_RESULT, PR_RESULT_CHECK, PR_START, PR_SUBMIT, PR_TO_JSON, PYRAMID_RUN_OPTIONS, PYRAMID_RUN_RESTORE,
+  PYRAMID_RUN_RESULT, PYRAMID_RUN_START, PYRAMID_RUN_SUBMIT, RUNNER_ERROR, RUN_OPTIONS_CHECK, SIGNAL, SX_CLASSIFY,
+  SX_CONFIG, SX_NEW, SX_PREDICT, SX_SPECULATE, SX_VERIFIED, SX_VERIFY_COUNT,
+} from './calls.generated.mjs';
 
 // ------------------------------------------------------------------------
 // Engine 2: ADR-033's test-pyramid early exit
 
 export function calculateQualitySignal(layerResult) {
-  return unwrap(native.exec(OP.SIGNAL, args1(enc(layerResult, AS_LAYER_RESULT))));
+  return SIGNAL(layerResult);
 }
 
 // ADR-033's `countQualityPartitions(r)`: the core computes it into every signal
@@ -34,24 +39,24 @@ export class CoherenceEarlyExit {
 
   constructor(config = undefined, totalLayers = undefined) {
     // RESTORE: a freed one (what a freed controller's `earlyExit` answers).
-    this.#native = config === RESTORE ? FREED : filled(OP.CE_NEW, args2(encConfig(config), enc(totalLayers)));
+    this.#native = config === RESTORE ? FREED : CE_NEW(config, totalLayers);
   }
 
   shouldExit(signal, layer) {
-    return unwrap(this.#native.call(OP.CE_SHOULD_EXIT, args2(enc(signal, AS_SIGNAL), enc(layer))));
+    return CE_SHOULD_EXIT(this.#native, signal, layer);
   }
 
   calculateAdaptiveExitLayer(signal) {
-    return unwrap(this.#native.call(OP.CE_ADAPTIVE, args1(enc(signal, AS_SIGNAL))));
+    return CE_ADAPTIVE(this.#native, signal);
   }
 
   /** The config, merged over DEFAULT_EXIT_CONFIG. */
   get config() {
-    return unwrap(this.#native.call(OP.CE_CONFIG, '[]'))[0];
+    return CE_CONFIG(this.#native)[0];
   }
 
   get totalLayers() {
-    return unwrap(this.#native.call(OP.CE_CONFIG, '[]'))[1];
+    return CE_CONFIG(this.#native)[1];
   }
 
   free() {
@@ -78,22 +83,22 @@ export class SpeculativeExecutor {
   #native;
 
   constructor(config = undefined) {
-    this.#native = filled(OP.SX_NEW, args1(encConfig(config)));
+    this.#native = SX_NEW(config);
   }
 
   async speculate(exitDecision, skippedLayers) {
-    return unwrap(this.#native.call(OP.SX_SPECULATE, args2(enc(exitDecision, AS_DECISION), countOf(skippedLayers))));
+    return SX_SPECULATE(this.#native, exitDecision, countOf(skippedLayers));
   }
 
   async predictLayerOutcome(layer, decision) {
-    return unwrap(this.#native.call(OP.SX_PREDICT, args1(enc(decision, AS_DECISION))));
+    return SX_PREDICT(this.#native, decision);
   }
 
   /** Runs the first `verificationLayers` skipped layers, in order, and records what they did. */
   async verify(speculations, skippedLayers) {
     const engine = this.#native;
     const given = enc(speculations, AS_SPECULATIONS);
-    const count = unwrap(engine.call(OP.SX_VERIFY_COUNT, args1(given)));
+    const count = SX_VERIFY_COUNT(engine, given);
     if (count > 0 && !Array.isArray(skippedLayers)) throw hostError(PROBLEM.NOT_LAYERS, ERROR_CODE.INVALID_CONFIG, 'layers', enc(skippedLayers));
     const outcomes = [];
     for (let i = 0; i < count; i++) {
@@ -101,15 +106,15 @@ export class SpeculativeExecutor {
       if (i >= skippedLayers.length) throw hostError(PROBLEM.MISSING_LAYER, ERROR_CODE.INVALID_CONFIG, 'layers[' + i + ']');
       const layer = skippedLayers[i];
       const run = layer !== null && (typeof layer === 'object' || typeof layer === 'function') ? layer.run : undefined;
-      if (typeof run !== 'function') unwrap(native.exec(OP.RUNNER_ERROR, args2(i, enc(run))));
+      if (typeof run !== 'function') RUNNER_ERROR(i, run);
       const result = await run.call(layer);
-      outcomes.push(unwrap(engine.call(OP.SX_CLASSIFY, args2(i, enc(result, asLayerResult(i))))));
+      outcomes.push(SX_CLASSIFY(engine, i, enc(result, asLayerResult(i))));
     }
-    return unwrap(engine.call(OP.SX_VERIFIED, args2(given, enc(outcomes))));
+    return SX_VERIFIED(engine, given, outcomes);
   }
 
   get config() {
-    return unwrap(this.#native.call(OP.SX_CONFIG, '[]'));
+    return SX_CONFIG(this.#native);
   }
 
   free() {
@@ -127,7 +132,7 @@ function checkLayerKeys(layer, index) {
   for (const key in layer) {
     if (key === 'name' || key === 'costMs' || key === 'run' || LAYER_KEYS_FINE.has(key)) continue;
     if (!Object.prototype.hasOwnProperty.call(layer, key)) continue;
-    unwrap(native.exec(OP.LAYER_KEY_CHECK, args2(index, enc(key))));
+    LAYER_KEY_CHECK(index, key);
     if (LAYER_KEYS_FINE.size < 256) LAYER_KEYS_FINE.add(key);
   }
 }
@@ -248,7 +253,7 @@ function runOptions(options) {
     if (others === 0 && (signal === undefined || signal === null)) return { signal: undefined, policy };
     if (others === 0 && isAbortSignal(signal)) return { signal, policy };
   }
-  unwrap(native.exec(OP.RUN_OPTIONS_CHECK, args1(enc(read, AS_OPTIONS, options))));
+  RUN_OPTIONS_CHECK(enc(read, AS_OPTIONS, options));
   throw new Error(MESSAGES.INTERNAL_OPTIONS_ACCEPTED);
 }
 
@@ -260,17 +265,15 @@ function runOptions(options) {
 // Starts a policy run: `{state, next}`, or null when the options leave the ADR deciding. The
 // clock goes along: an artifact policy's expiry is checked at it when the options give no `now`.
 function policyStart(config, totalLayers, specs, options, overrides) {
-  return unwrap(native.exec(OP.PYRAMID_RUN_START, '[' + config + ',' + totalLayers + ',' + enc(specs, AS_LAYERS) + ','
-    + options + ',' + (overrides === undefined ? 'null' : enc(overrides, AS_OPTIONS)) + ',' + enc(Date.now()) + ']'));
+  return PYRAMID_RUN_START(config, totalLayers, specs, options, overrides, Date.now());
 }
 
 function policySubmit(step, layer, result, returned) {
   const given = typeof layer === 'number' ? asLayerResult(layer) : AS_LAYER_RESULT;
-  return unwrap(native.exec(OP.PYRAMID_RUN_SUBMIT, '[' + enc(step.state, AS_SNAPSHOT) + ',' + enc(layer) + ','
-    + enc(result, given, returned) + ']'));
+  return PYRAMID_RUN_SUBMIT(step.state, layer, enc(result, given, returned));
 }
 
-const policyResult = (step) => unwrap(native.exec(OP.PYRAMID_RUN_RESULT, args1(enc(step.state, AS_SNAPSHOT))));
+const policyResult = (step) => PYRAMID_RUN_RESULT(step.state);
 
 // runWithEarlyExit over a policy run; undefined when the options leave the ADR deciding.
 async function runPolicy(setup, options, overrides, layers, read, signal) {
@@ -278,7 +281,7 @@ async function runPolicy(setup, options, overrides, layers, read, signal) {
   const given = specsOf(layers, read, badRunner < 0 ? read.count : badRunner + 1);
   let step = policyStart(setup.wire, setup.totalLayers, given, options, overrides);
   if (step === null) return undefined;
-  if (badRunner >= 0) unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(read.reads[READ * badRunner + 3]))));
+  if (badRunner >= 0) RUNNER_ERROR(badRunner, read.reads[READ * badRunner + 3]);
   for (;;) {
     if (step.next.action === STEP_DONE) return policyResult(step);
     const index = step.next.layer;
@@ -399,7 +402,7 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
     // Read once, before the slots are viewed: a getter may use the API, even grow wasm memory.
     const result = readResult(returned);
     const kind = layerResultKind(result);
-    if (kind === null) unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
+    if (kind === null) PR_RESULT_CHECK(index, enc(result, asLayerResult(index), returned));
     let next = P_ACTION_REFUSED;
     s = scratchView();
     if (kind !== false) {
@@ -412,7 +415,7 @@ async function runFast(exitSlots, totalLayers, layers, read, signal) {
       next = native.pyramidSubmit();
     }
     if (next === P_ACTION_REFUSED) {
-      unwrap(native.exec(OP.PR_RESULT_CHECK, args2(index, enc(result, asLayerResult(index), returned))));
+      PR_RESULT_CHECK(index, enc(result, asLayerResult(index), returned));
       throw new Error(MESSAGES.INTERNAL_LAYER_RESULT_ACCEPTED);
     }
     s = scratchView();
@@ -478,12 +481,12 @@ function exitSetup(config, totalLayers) {
   if (config === undefined || config === null) {
     const known = defaultExitSetup;
     if (known !== null && Object.is(known.totalLayers, totalLayers)) return known.setup;
-    const setup = exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2('null', enc(totalLayers)))));
+    const setup = exitSetupOf(EXIT_CONTROLLER_CHECK(null, totalLayers));
     if (typeof totalLayers === 'number') defaultExitSetup = { totalLayers, setup };
     return setup;
   }
   if (typeof config !== 'object' || Array.isArray(config)) {
-    return exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2(enc(config), enc(totalLayers)))));
+    return exitSetupOf(EXIT_CONTROLLER_CHECK(config, totalLayers));
   }
   // Each value is read once per construction (a getter answers what the core validates).
   const keys = Object.keys(config);
@@ -504,7 +507,7 @@ function exitSetup(config, totalLayers) {
     read[keys[i]] = value;
     if ((typeof value === 'object' && value !== null) || typeof value === 'function') primitive = false;
   }
-  const setup = exitSetupOf(unwrap(native.exec(OP.EXIT_CONTROLLER_CHECK, args2(enc(read), enc(totalLayers)))));
+  const setup = exitSetupOf(EXIT_CONTROLLER_CHECK(read, totalLayers));
   if (primitive && typeof totalLayers === 'number') exitSetups.set(config, { keys, values, totalLayers, setup });
   return setup;
 }
@@ -528,7 +531,7 @@ export class EarlyExitController {
       // `{policy, mode, model, policyConfig}`, read once and checked now; kept as given, so a
       // run's own options replace its keys one by one.
       const given = enc(withModel(options), AS_OPTIONS);
-      if (unwrap(native.exec(OP.PYRAMID_RUN_OPTIONS, args2(given, enc(Date.now())))) !== null) this.#policy = given;
+      if (PYRAMID_RUN_OPTIONS(given, Date.now()) !== null) this.#policy = given;
     }
     this.#setup = setup;
     this.#config = setup.wire;
@@ -577,19 +580,19 @@ export class EarlyExitController {
     }
     const badRunner = read.badRunner;
     const given = specsOf(layers, read, badRunner < 0 ? read.count : badRunner + 1);
-    const engine = filled(OP.PR_START, '[' + this.#config + ',' + this.#totalLayers + ',' + enc(given, AS_LAYERS) + ']');
+    const engine = PR_START(this.#config, this.#totalLayers, given);
     try {
       if (badRunner >= 0) {
-        unwrap(native.exec(OP.RUNNER_ERROR, args2(badRunner, enc(read.reads[READ * badRunner + 3]))));
+        RUNNER_ERROR(badRunner, read.reads[READ * badRunner + 3]);
       }
       for (;;) {
-        const next = unwrap(engine.call(OP.PR_NEXT, '[]'));
-        if (next.action === STEP_DONE) return unwrap(engine.call(OP.PR_RESULT, '[]'));
+        const next = PR_NEXT(engine);
+        if (next.action === STEP_DONE) return PR_RESULT(engine);
         const index = next.layer;
         const pending = runLayer(layers, read, index, signal);
         const returned = signal ? await abortable(pending, signal) : await pending;
         if (signal && signal.aborted) throw signal.reason;
-        unwrap(engine.call(OP.PR_SUBMIT, args2(index, enc(readResult(returned), asLayerResult(index), returned))));
+        PR_SUBMIT(engine, index, enc(readResult(returned), asLayerResult(index), returned));
       }
     } finally {
       release(engine);
@@ -626,7 +629,7 @@ export class PyramidRun {
         return;
       }
     }
-    this.#native = filled(OP.PR_START, '[' + encConfig(config) + ',' + enc(totalLayers) + ',' + enc(specs, AS_LAYERS) + ']');
+    this.#native = PR_START(encConfig(config), enc(totalLayers), specs);
   }
 
   static start(config, totalLayers, layers, options = undefined) {
@@ -636,7 +639,7 @@ export class PyramidRun {
   /** `{action: 'run' | 'verify', layer}` or `{action: 'done'}`; advances nothing. */
   next() {
     if (this.#step !== null) return { ...this.#step.next };
-    return unwrap(this.#native.call(OP.PR_NEXT, '[]'));
+    return PR_NEXT(this.#native);
   }
 
   submit(layer, result) {
@@ -644,18 +647,18 @@ export class PyramidRun {
       this.#step = policySubmit(this.#step, layer, result);
       return;
     }
-    unwrap(this.#native.call(OP.PR_SUBMIT, args2(enc(layer), enc(result, typeof layer === 'number' ? asLayerResult(layer) : AS_LAYER_RESULT))));
+    PR_SUBMIT(this.#native, enc(layer), enc(result, typeof layer === 'number' ? asLayerResult(layer) : AS_LAYER_RESULT));
   }
 
   result() {
     if (this.#step !== null) return policyResult(this.#step);
-    return unwrap(this.#native.call(OP.PR_RESULT, '[]'));
+    return PR_RESULT(this.#native);
   }
 
   toJSON() {
     // A fresh copy of the policy run's snapshot, read back by the core.
-    if (this.#step !== null) return unwrap(native.exec(OP.PYRAMID_RUN_RESTORE, args1(enc(this.#step.state, AS_SNAPSHOT)))).state;
-    return unwrap(this.#native.call(OP.PR_TO_JSON, '[]'));
+    if (this.#step !== null) return PYRAMID_RUN_RESTORE(enc(this.#step.state, AS_SNAPSHOT)).state;
+    return PR_TO_JSON(this.#native);
   }
 
   static fromJSON(snapshot) {
@@ -664,14 +667,14 @@ export class PyramidRun {
     const engine = newNative();
     // The engines' op answers nothing for an ADR run's snapshot, and the engine's name for a
     // policy run's, which the policy op restores.
-    const answer = engine.call(OP.PR_FROM_JSON, args1(given));
+    const answer = PR_FROM_JSON(engine, given);
     if (answer === '') {
       restored.#native = engine;
       return restored;
     }
     release(engine);
     unwrap(answer); // an error: thrown
-    restored.#step = unwrap(native.exec(OP.PYRAMID_RUN_RESTORE, args1(given)));
+    restored.#step = PYRAMID_RUN_RESTORE(given);
     return restored;
   }
 

@@ -11,10 +11,12 @@
 // core's SHA-256), `fingerprintOf`, the scale notice printed once, and a random run id.
 
 import { LIMITS, OP } from './contract.generated.mjs';
-import { AS_OPTIONS, AS_POLICY, AS_RESULT, AS_SNAPSHOT, enc, freedError, release, unwrap } from './codec.js';
+import { AS_RESULT, AS_STEP, enc, freedError, release, unwrap } from './codec.js';
 import { LoopCalibration } from './replay.js';
+import {
+  REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RUN, REFINE_TO_JSON,
+} from './calls.generated.mjs';
 
-const AS_STEP = AS_RESULT;
 const AS_OUTPUT = { code: AS_RESULT.code, root: 'output', name: 'output' };
 // The keys of Loop's options that are not the core loop's options.
 const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact'];
@@ -118,10 +120,8 @@ export class Loop {
       if (artifact instanceof LoopCalibration) artifact = artifact.artifact;
     }
     const engine = new native.PolicyEngine();
-    const answer = engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + (rest === undefined ? '{}' : enc(rest, AS_OPTIONS)) + ','
-      + enc(artifact, AS_SNAPSHOT) + ',' + Date.now() + ']');
     try {
-      unwrap(answer);
+      REFINE_OPEN(engine, policy, rest === undefined ? {} : rest, artifact, Date.now());
     } catch (error) {
       release(engine);
       throw error;
@@ -205,7 +205,7 @@ export class Loop {
 
   /** The recorded iterations (history records, copies). */
   get history() {
-    return unwrap(this.#native().call(OP.REFINE_HISTORY, '[]'));
+    return REFINE_HISTORY(this.#native());
   }
 
   #id() {
@@ -215,12 +215,12 @@ export class Loop {
 
   /** The run in the replay and calibration JSONL form: `{ id, dataset?, iterations }` (`id`: `task`, else a random UUID, the same for this loop). */
   run() {
-    return unwrap(this.#native().call(OP.REFINE_RUN, '[' + JSON.stringify(this.#id()) + ']'));
+    return REFINE_RUN(this.#native(), this.#id());
   }
 
   /** Closes the run; `good` (when given) is set on the iteration `output` came from. Returns the run. */
   finish(good = undefined) {
-    return unwrap(this.#native().call(OP.REFINE_FINISH, '[' + enc(good === undefined ? null : good, AS_STEP) + ',' + JSON.stringify(this.#id()) + ']'));
+    return REFINE_FINISH(this.#native(), good === undefined ? null : good, this.#id());
   }
 
   /** The engine's snapshot plus the kept outputs (`{ outputs: false }` leaves them out). */
@@ -241,7 +241,7 @@ export class Loop {
         if (text !== null) given += (given.length > 1 ? ',' : '') + '[' + handle + ',' + text + ']';
       }
     }
-    return unwrap(engine.call(OP.REFINE_TO_JSON, '[' + enc(outputs, AS_SNAPSHOT) + ',' + given + ']]'));
+    return REFINE_TO_JSON(engine, outputs, given + ']');
   }
 
   /** A loop from `toJSON()`'s document (object or JSON text); `{ fingerprintOf }` as the constructor's. */
@@ -251,7 +251,7 @@ export class Loop {
       // The constructor's check (the core's error naming `fingerprintOf`).
       const probe = new native.PolicyEngine();
       try {
-        unwrap(probe.call(OP.REFINE_OPEN, '[null,' + enc({ fingerprintOf }, AS_OPTIONS) + ',null,0]'));
+        REFINE_OPEN(probe, null, { fingerprintOf }, null, 0);
       } finally {
         release(probe);
       }
@@ -259,7 +259,7 @@ export class Loop {
     const engine = new native.PolicyEngine();
     let answer;
     try {
-      answer = unwrap(engine.call(OP.REFINE_FROM_JSON, '[' + enc(snapshot, AS_SNAPSHOT) + ']'));
+      answer = REFINE_FROM_JSON(engine, snapshot);
     } catch (error) {
       release(engine);
       throw error;

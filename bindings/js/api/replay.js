@@ -1,14 +1,18 @@
 // Replay and presets: pyramid replay and the risk-bounded policy, loop replay, loop presets.
 // Stateless: one native call per batch (in the wasm package, the replay module's ops).
 
-import { OP, calibrateOptionsOf } from './contract.generated.mjs';
-import { AS_LAYERS, AS_OPTIONS, AS_RUNS, RESTORE, args2, copyData, enc, encConfig, encode, unwrap } from './codec.js';
+import { calibrateOptionsOf } from './contract.generated.mjs';
+import { RESTORE, copyData } from './codec.js';
 import { EarlyStopping } from './loop.js';
+import {
+  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, JUNIT_READ, LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
+  LOOP_REPLAY, PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
+  PYRAMID_MODEL_STATS, PYRAMID_REPLAY, PYRAMID_SHADOW, PYRAMID_UPDATE, RECEIPTS_APPEND, RECEIPTS_VERIFY,
+} from './calls.generated.mjs';
 
 // ------------------------------------------------------------------------
 // Pyramid replay and the risk-bounded policy (batch, stateless: ops PYRAMID_*,
 // bindings/js/interface/src/pyramid_replay_ops.rs). Begin.
-const encOpt = (value) => (value === undefined || value === null ? 'null' : encode(value, AS_OPTIONS));
 
 /**
  * The outcome model that merges (document version 2: a window of per-build outcomes keyed by
@@ -20,7 +24,7 @@ export class OutcomeModel {
 
   constructor(model = undefined, options = undefined) {
     if (model === RESTORE) return;
-    this.#doc = unwrap(native.exec(OP.PYRAMID_MODEL_LOAD, args2(encOpt(modelOf(model)), encOpt(options))));
+    this.#doc = PYRAMID_MODEL_LOAD(modelOf(model), options);
   }
 
   static #of(doc) {
@@ -31,17 +35,17 @@ export class OutcomeModel {
 
   /** The union of both models' builds (commutative, associative, idempotent). */
   merge(other) {
-    return OutcomeModel.#of(unwrap(native.exec(OP.PYRAMID_MODEL_MERGE, args2(enc(this.#doc), encOpt(modelOf(other))))));
+    return OutcomeModel.#of(PYRAMID_MODEL_MERGE(this.#doc, modelOf(other)));
   }
 
   /** Learns one build: `ran` the layers that ran, in run order; `build` its key `{id, seq}`. */
   learn(ran, build) {
-    return OutcomeModel.#of(unwrap(native.exec(OP.PYRAMID_MODEL_LEARN, '[' + enc(this.#doc) + ',' + enc(ran) + ',' + enc(build) + ']')));
+    return OutcomeModel.#of(PYRAMID_MODEL_LEARN(this.#doc, ran, build));
   }
 
   /** The version 1 statistics the policy decides from (`config`: a partial policy config). */
   statistics(config = undefined) {
-    return unwrap(native.exec(OP.PYRAMID_MODEL_STATS, args2(enc(this.#doc), encOpt(config))));
+    return PYRAMID_MODEL_STATS(this.#doc, config);
   }
 
   /** The most builds kept. */
@@ -86,27 +90,25 @@ export function withModel(options) {
 }
 
 export function replayPyramids(runs, options) {
-  return unwrap(native.exec(OP.PYRAMID_REPLAY, args2(enc(runs, AS_RUNS), encOpt(withModel(options)))));
+  return PYRAMID_REPLAY(runs, withModel(options));
 }
 
 export function shadowPyramids(runs, options) {
-  return unwrap(native.exec(OP.PYRAMID_SHADOW, args2(enc(runs, AS_RUNS), encOpt(withModel(options)))));
+  return PYRAMID_SHADOW(runs, withModel(options));
 }
 
 export function calibratePyramidPolicy(runs, risk, delta, options) {
   const base = options === undefined || options === null ? {} : withModel(options);
   const all = typeof base === 'object' && !Array.isArray(base) ? Object.assign({}, base, calibrateOptionsOf(risk, delta)) : base;
-  return unwrap(native.exec(OP.PYRAMID_CALIBRATE,
-    '[' + enc(runs, AS_RUNS) + ',' + enc(all, AS_OPTIONS) + ',' + enc(Date.now()) + ']'));
+  return PYRAMID_CALIBRATE(runs, all, Date.now());
 }
 
 export function pyramidPolicyDecide(model, layers, outcomes, options) {
-  return unwrap(native.exec(OP.PYRAMID_DECIDE,
-    '[' + encOpt(modelOf(model)) + ',' + enc(layers, AS_LAYERS) + ',' + enc(outcomes) + ',' + encOpt(options) + ']'));
+  return PYRAMID_DECIDE(modelOf(model), layers, outcomes, options);
 }
 
 export function pyramidPolicyUpdate(model, ran, options) {
-  return unwrap(native.exec(OP.PYRAMID_UPDATE, '[' + encOpt(modelOf(model)) + ',' + enc(ran) + ',' + encOpt(options) + ']'));
+  return PYRAMID_UPDATE(modelOf(model), ran, options);
 }
 
 // ------------------------------------------------------------------------
@@ -119,7 +121,7 @@ export function pyramidPolicyUpdate(model, ran, options) {
  * @returns {{valid: boolean, receipts: number, head: string|null, brokenAt: object|null, labels: object}}
  */
 export function verifyReceipts(text) {
-  return unwrap(native.exec(OP.RECEIPTS_VERIFY, '[' + enc(text) + ']'));
+  return RECEIPTS_VERIFY(text);
 }
 
 /**
@@ -129,7 +131,7 @@ export function verifyReceipts(text) {
  * is `coverage`, else 1). In the wasm package it runs in the replay module.
  */
 export function readJunit(text, options = undefined) {
-  return unwrap(native.exec(OP.JUNIT_READ, args2(enc(text), encOpt(options))));
+  return JUNIT_READ(text, options);
 }
 
 /**
@@ -137,7 +139,7 @@ export function readJunit(text, options = undefined) {
  * log `log` (its text; '' or null for a new log), each chained to the one before.
  */
 export function appendReceipts(log, receipts) {
-  return unwrap(native.exec(OP.RECEIPTS_APPEND, args2(encOpt(log), enc(receipts))));
+  return RECEIPTS_APPEND(log, receipts);
 }
 
 // A `now` argument: the host clock when absent; a Date as its milliseconds.
@@ -148,8 +150,7 @@ const nowOf = (now) => (now === undefined || now === null ? Date.now() : now ins
  * 'drifted', fresh, reasons, ...}` (`now`: ms, a Date or an RFC 3339 string; the clock when absent).
  */
 export function checkPyramidDrift(artifact, runs, now) {
-  return unwrap(native.exec(OP.ARTIFACT_DRIFT,
-    '[' + enc(artifact, AS_OPTIONS) + ',' + enc(runs, AS_RUNS) + ',' + enc(nowOf(now)) + ']'));
+  return ARTIFACT_DRIFT(artifact, runs, nowOf(now));
 }
 
 /**
@@ -157,8 +158,7 @@ export function checkPyramidDrift(artifact, runs, now) {
  * calibration corpus: `{promoted, reason, audit, artifact}` (the artifact records the promotion).
  */
 export function promotePyramidPolicy(artifact, auditRuns, now) {
-  return unwrap(native.exec(OP.ARTIFACT_PROMOTE,
-    '[' + enc(artifact, AS_OPTIONS) + ',' + enc(auditRuns, AS_RUNS) + ',' + enc(nowOf(now)) + ']'));
+  return ARTIFACT_PROMOTE(artifact, auditRuns, nowOf(now));
 }
 
 // ------------------------------------------------------------------------
@@ -174,12 +174,12 @@ export function replayLoops(runs, policy = undefined) {
   // One encoder for every argument of every call: the same runs get the same verdict
   // whatever else the batch holds (the core reads an array of runs run by run; the size
   // limit applies to each run).
-  return unwrap(native.exec(OP.LOOP_REPLAY, args2(enc(runs, AS_RUNS), encConfig(policy))));
+  return LOOP_REPLAY(runs, policy);
 }
 
 /** A named preset's config (`'seed'`, the default, or `'recommended'`), with overrides merged. */
 export function loopPreset(name, overrides = undefined) {
-  return unwrap(native.exec(OP.LOOP_PRESET, args2(enc(name), encConfig(overrides))));
+  return LOOP_PRESET(name, overrides);
 }
 
 /**
@@ -219,8 +219,7 @@ export function calibrateLoopPolicy(runs, risk = undefined, delta = undefined, o
   } else {
     all = risk === undefined ? null : risk;
   }
-  const artifact = unwrap(native.exec(OP.LOOP_CALIBRATE,
-    '[' + enc(runs, AS_RUNS) + ',' + encOpt(all) + ',' + enc(Date.now()) + ']'));
+  const artifact = LOOP_CALIBRATE(runs, all, Date.now());
   return new LoopCalibration(artifact);
 }
 
@@ -237,7 +236,7 @@ export function calibrationPlan(risk = undefined, delta = undefined) {
     if (options.risk === undefined) delete options.risk;
     if (options.delta === undefined) delete options.delta;
   }
-  return unwrap(native.exec(OP.LOOP_CALIBRATION_PLAN, '[' + encOpt(options) + ']'));
+  return LOOP_CALIBRATION_PLAN(options);
 }
 
 // An uncertified artifact's notice is printed once per process (console.warn, as the
@@ -262,7 +261,7 @@ function artifactOf(artifact) {
 Object.defineProperty(EarlyStopping, 'fromCalibration', {
   value: function fromCalibration(artifact, iterationAnalytics = null) {
     const doc = artifactOf(artifact);
-    const engine = unwrap(native.exec(OP.LOOP_FROM_CALIBRATION, args2(enc(doc), enc(Date.now()))));
+    const engine = LOOP_FROM_CALIBRATION(doc, Date.now());
     if (engine.notice !== null && engine.notice !== undefined && !uncertifiedNoticeShown) {
       uncertifiedNoticeShown = true;
       console.warn(engine.notice);

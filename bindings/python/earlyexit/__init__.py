@@ -184,11 +184,31 @@ from ._pyramid import PolicyStepDict as PolicyStepDict
 from ._pyramid import LayerCountsDict as LayerCountsDict
 from ._pyramid import RanLayerDict as RanLayerDict
 
+from . import types as types
+
 import typing as _typing
 
 __version__ = "0.1.0"
 
 if not _typing.TYPE_CHECKING:
-    # Every public name, each imported once above. (Type checkers skip this: they read the
-    # `X as X` imports as the exports, where a computed list would read as empty.)
-    __all__ = [name for name in dir() if not name.startswith("_")]
+    # What a star import gives: the names that run (classes, functions, constants, the `policy`
+    # and `types` modules). The typing names above (Literal aliases, TypedDicts, runner and
+    # layer aliases) stay importable from here, as they always were, without being listed; the
+    # string-literal ones are also in `earlyexit.types`. (Type checkers skip this: with a
+    # visible `__all__` they would hide every name it leaves out, typing names included.)
+    __all__ = [
+        "Loop", "LoopOutput", "EarlyStopping", "EarlyStoppingConfig", "StoppingDecision",
+        "StoppingSummary", "IterationRecord", "IterationAnalytics", "AnalyticsConfig",
+        "AnalyticsRecord", "AnalyticsSummary", "DiminishingReturnsReport", "IterationSelection",
+        "replay_loops", "LoopReplay", "LoopCalibration", "calibrate_loop_policy", "calibration_plan",
+        "LOOP_PRESETS",
+        "policy", "types", "StopCondition", "BehaviorDetector", "BehaviorThresholds", "THRESHOLDS",
+        "Detection", "InterventionSystem", "Intervention", "InterventionSummary",
+        "INTERVENTION_LEVELS", "LayerResult", "QualitySignal", "calculate_quality_signal",
+        "count_quality_partitions", "EarlyExitConfig", "ExitDecision", "CoherenceEarlyExit",
+        "Speculation", "SpeculativeExecutor", "PyramidRun", "PyramidAction", "TestPyramidResult",
+        "FailingLayer", "EarlyExitController", "replay_pyramids", "shadow_pyramids", "verify_receipts",
+        "append_receipts", "CalibrationArtifact", "calibrate_pyramid_policy", "check_pyramid_drift",
+        "promote_pyramid_policy", "pyramid_policy_decide", "pyramid_policy_update", "OutcomeModel",
+        "LIMITS", "EarlyExitError", "EarlyExitTypeError", "UncertifiedCalibrationWarning",
+    ]

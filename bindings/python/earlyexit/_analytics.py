@@ -8,8 +8,8 @@ import os
 from typing import List, Optional, TypedDict, Union
 
 from ._loops import VerificationStatus
-from .types import Trajectory as Trajectory
-from .types import SelectionCriteria as SelectionCriteria
+from ._literals import Trajectory as Trajectory
+from ._literals import SelectionCriteria as SelectionCriteria
 
 
 class AnalyticsOptions(TypedDict, total=False):

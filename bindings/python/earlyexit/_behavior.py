@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, TypedDict, Union
 
-from .types import DetectionType as DetectionType
-from .types import Severity as Severity
-from .types import InterventionLevel as InterventionLevel
-from .types import LogLevel as LogLevel
+from ._literals import DetectionType as DetectionType
+from ._literals import Severity as Severity
+from ._literals import InterventionLevel as InterventionLevel
+from ._literals import LogLevel as LogLevel
 
 
 class StuckThresholdsDict(TypedDict, total=False):

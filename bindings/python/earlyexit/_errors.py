@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from .types import ErrorCode as ErrorCode
+from ._literals import ErrorCode as ErrorCode
 
 
 class EarlyExitError(ValueError):

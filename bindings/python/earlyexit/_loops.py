@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import List, Optional, TypedDict
 
-from .types import Trigger as Trigger
-from .types import Budget as Budget
-from .types import PlateauDeltaSource as PlateauDeltaSource
-from .types import PlateauMode as PlateauMode
-from .types import VerificationStatus as VerificationStatus
+from ._literals import Trigger as Trigger
+from ._literals import Budget as Budget
+from ._literals import PlateauDeltaSource as PlateauDeltaSource
+from ._literals import PlateauMode as PlateauMode
+from ._literals import VerificationStatus as VerificationStatus
 
 
 class EarlyStoppingOptions(TypedDict, total=False):

@@ -68,7 +68,7 @@ from earlyexit._pyramid import (
     Verdict,
 )
 from earlyexit._replay import LoopPolicyDict, LoopPresetName, ReplayRunOutcomeDict, ReplaySummaryDict
-from earlyexit.types import LearnMode, PyramidPolicyName, ReturnPolicy
+from earlyexit._literals import LearnMode, PyramidPolicyName, ReturnPolicy
 from earlyexit._behavior import (
     DetectionDict,
     DetectionType,

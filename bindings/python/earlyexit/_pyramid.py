@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Literal, Optional, TypedDict
 
-from .types import ExitReason as ExitReason
-from .types import Outcome as Outcome
-from .types import Verdict as Verdict
-from .types import ActionKind as ActionKind
-from .types import RunPolicy as RunPolicy
-from .types import RunMode as RunMode
+from ._literals import ExitReason as ExitReason
+from ._literals import Outcome as Outcome
+from ._literals import Verdict as Verdict
+from ._literals import ActionKind as ActionKind
+from ._literals import RunPolicy as RunPolicy
+from ._literals import RunMode as RunMode
 
 
 class ExitOptions(TypedDict, total=False):

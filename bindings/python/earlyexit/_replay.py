@@ -8,8 +8,8 @@ from typing import TypedDict, Union
 
 from ._analytics import AnalyticsOptions
 from ._loops import EarlyStoppingOptions
-from .types import LoopPresetName as LoopPresetName
-from .types import ReturnPolicy
+from ._literals import LoopPresetName as LoopPresetName
+from ._literals import ReturnPolicy
 
 
 class LoopPolicyDict(TypedDict, total=False):

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .types import InterventionLevel as InterventionLevel
-from .types import PlateauDeltaSource, PlateauMode, ReturnPolicy
+from ._literals import InterventionLevel as InterventionLevel
+from ._literals import PlateauDeltaSource, PlateauMode, ReturnPolicy
 
 __all__ = [
     "StopCondition",

@@ -13,6 +13,7 @@
 use earlyexit::loops::analytics::{self, FileTarget, SavedFile};
 use earlyexit::{IterationAnalytics, Naming, Result, Value};
 
+use crate::args;
 use crate::op::{
     IA_TEXT_ASSIGN as ASSIGN, IA_TEXT_CHART as CHART, IA_TEXT_DURATION as DURATION, IA_TEXT_FILE as FILE,
     IA_TEXT_FROM_SUMMARY as FROM_SUMMARY, IA_TEXT_PATH_CHECK as PATH_CHECK, IA_TEXT_RECORD_CHECK as RECORD_CHECK,
@@ -28,41 +29,43 @@ pub fn handles(op: u32) -> bool {
     cfg!(feature = "replay") && (REPORT..=RECORD_CHECK).contains(&op)
 }
 
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&Value::Null)
-}
-
 fn restored(snapshot: &Value) -> Result<IterationAnalytics> {
     IterationAnalytics::from_snapshot(snapshot)
 }
 
 /// Answers one of this file's ops (`None`: nothing to answer).
 pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
-    let now = |i: usize| arg(args, i).as_str().unwrap_or_default();
     let value = match op {
-        REPORT => Value::String(restored(arg(args, 0))?.report_value(arg(args, 1), Naming::Js, now(2))?),
-        CHART => Value::String(restored(arg(args, 0))?.quality_chart()),
-        DURATION => Value::String(IterationAnalytics::format_duration(arg(args, 0))?),
+        REPORT => {
+            let a = args::IA_TEXT_REPORT::read(args);
+            let now = a.now.as_str().unwrap_or_default();
+            Value::String(restored(a.snapshot)?.report_value(a.options, Naming::Js, now)?)
+        }
+        CHART => Value::String(restored(args::IA_TEXT_CHART::read(args).snapshot)?.quality_chart()),
+        DURATION => Value::String(IterationAnalytics::format_duration(args::IA_TEXT_DURATION::read(args).ms)?),
         FROM_SUMMARY => {
+            let a = args::IA_TEXT_FROM_SUMMARY::read(args);
             let loaded = IterationAnalytics::from_summary(
-                arg(args, 0),
-                arg(args, 1),
+                a.summary,
+                a.config,
                 Naming::Js,
-                arg(args, 2).as_str(),
-                arg(args, 3).as_bool() == Some(true),
+                a.folder.as_str(),
+                a.files.as_bool() == Some(true),
             )?;
             Value::Array(vec![loaded.to_snapshot(), Value::Bool(loaded.persists())])
         }
         ASSIGN => {
-            let mut a = restored(arg(args, 0))?;
-            a.assign(arg(args, 1).as_str().unwrap_or_default(), arg(args, 2), Naming::Js)?;
+            let given = args::IA_TEXT_ASSIGN::read(args);
+            let mut a = restored(given.snapshot)?;
+            a.assign(given.field.as_str().unwrap_or_default(), given.value, Naming::Js)?;
             a.to_snapshot()
         }
         FILE => {
-            let report = FILE_KINDS.iter().any(|(name, kind)| *name == "REPORT" && arg(args, 3).as_str() == Some(kind));
+            let a = args::IA_TEXT_FILE::read(args);
+            let report = FILE_KINDS.iter().any(|(name, kind)| *name == "REPORT" && a.kind.as_str() == Some(kind));
             let file = if report { SavedFile::Report } else { SavedFile::Summary };
-            let storage_path = arg(args, 1).as_str().unwrap_or_default();
-            match analytics::file_target(arg(args, 0).as_str(), storage_path, arg(args, 2), file, Naming::Js)? {
+            let storage_path = a.storage_path.as_str().unwrap_or_default();
+            match analytics::file_target(a.loop_id.as_str(), storage_path, a.filename, file, Naming::Js)? {
                 FileTarget::Given(path) => Value::object(vec![("path", Value::String(path))]),
                 FileTarget::Default { dir, name } => {
                     Value::object(vec![("dir", Value::String(dir)), ("name", Value::String(name))])
@@ -70,12 +73,13 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             }
         }
         RECORD_CHECK => {
-            analytics::check_written_record(arg(args, 0), arg(args, 1).as_str().unwrap_or_default(), Naming::Js)?;
+            let a = args::IA_TEXT_RECORD_CHECK::read(args);
+            analytics::check_written_record(a.record, a.path.as_str().unwrap_or_default(), Naming::Js)?;
             return Ok(None);
         }
         _ => {
             debug_assert_eq!(op, PATH_CHECK);
-            analytics::path_argument(arg(args, 0), "filepath")?;
+            analytics::path_argument(args::IA_TEXT_PATH_CHECK::read(args).filepath, "filepath")?;
             return Ok(None);
         }
     };

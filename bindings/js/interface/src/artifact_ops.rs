@@ -12,10 +12,6 @@ pub fn handles(op: u32) -> bool {
     cfg!(feature = "replay") && (RECEIPTS_VERIFY..=ARTIFACT_PROMOTE).contains(&op)
 }
 
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&Value::Null)
-}
-
 /// Answers one of this file's ops.
 #[cfg(feature = "replay")]
 pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
@@ -24,24 +20,35 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     use earlyexit::ErrorCode;
     use earlyexit_digest::Sha256Hasher;
 
+    use crate::args;
     use crate::op::RECEIPTS_APPEND;
 
-    let text = |i: usize, field: &str| -> Result<String> {
-        match arg(args, i) {
+    // The receipt log's JSONL text (`null` for a new log when appending).
+    let text = |given: &Value, field: &str| -> Result<String> {
+        match given {
             Value::String(s) => Ok(s.clone()),
-            Value::Null if i == 0 && op == RECEIPTS_APPEND => Ok(String::new()),
+            Value::Null if op == RECEIPTS_APPEND => Ok(String::new()),
             other => Err(type_error(ErrorCode::InvalidReceipt, field, "a string (JSONL text)", other)),
         }
     };
     use earlyexit::pyramid::replay::{drift_value, promote_value};
     use earlyexit::Naming;
     match op {
-        RECEIPTS_VERIFY => Ok(verify_receipts(&text(0, "text")?, &Sha256Hasher).to_value()),
-        crate::op::ARTIFACT_DRIFT => drift_value(arg(args, 0), arg(args, 1), &Sha256Hasher, arg(args, 2), Naming::Js),
-        ARTIFACT_PROMOTE => promote_value(arg(args, 0), arg(args, 1), &Sha256Hasher, arg(args, 2), Naming::Js),
+        RECEIPTS_VERIFY => {
+            Ok(verify_receipts(&text(args::RECEIPTS_VERIFY::read(args).text, "text")?, &Sha256Hasher).to_value())
+        }
+        crate::op::ARTIFACT_DRIFT => {
+            let a = args::ARTIFACT_DRIFT::read(args);
+            drift_value(a.artifact, a.runs, &Sha256Hasher, a.now, Naming::Js)
+        }
+        ARTIFACT_PROMOTE => {
+            let a = args::ARTIFACT_PROMOTE::read(args);
+            promote_value(a.artifact, a.audit_runs, &Sha256Hasher, a.now, Naming::Js)
+        }
         _ => {
-            let log = text(0, "log")?;
-            let receipts = match arg(args, 1) {
+            let a = args::RECEIPTS_APPEND::read(args);
+            let log = text(a.log, "log")?;
+            let receipts = match a.receipts {
                 Value::Array(items) => items.as_slice(),
                 other => return Err(type_error(ErrorCode::InvalidReceipt, "receipts", "an array of receipts", other)),
             };
@@ -53,23 +60,24 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
 /// Without the replay module's feature no op is this file's ([`handles`] says so).
 #[cfg(not(feature = "replay"))]
 pub fn exec(_op: u32, args: &[Value]) -> Result<Value> {
-    Ok(arg(args, 0).clone())
+    Ok(crate::wire::arg(args, 0).clone())
 }
 
 /// `calibratePyramidPolicy` with its artifact (op `PYRAMID_CALIBRATE`: `[runs, options, now]`).
 #[cfg(feature = "replay")]
 pub fn calibrate(args: &[Value]) -> Result<Value> {
+    let a = crate::args::PYRAMID_CALIBRATE::read(args);
     earlyexit::pyramid::replay::calibrate_artifact_value(
-        arg(args, 0),
-        arg(args, 1),
+        a.runs,
+        a.options,
         earlyexit::Naming::Js,
         &earlyexit_digest::Sha256Hasher,
-        arg(args, 2),
+        a.now,
     )
 }
 
 /// Without the replay module's feature calibration is not this module's.
 #[cfg(not(feature = "replay"))]
 pub fn calibrate(args: &[Value]) -> Result<Value> {
-    Ok(arg(args, 0).clone())
+    Ok(crate::wire::arg(args, 0).clone())
 }

@@ -18,6 +18,7 @@ use earlyexit::loops::behavior::{
 };
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
+use crate::args;
 use crate::op::{
     BD_DETECT, BD_NEW, BD_UPDATE, IS_IMPORT, IS_INJECT, IS_INTERVENE, IS_LEVEL, IS_LOG_START, IS_NEW, IS_RESUME,
     IS_STRATEGY, IS_SUMMARY, IS_WARNING,
@@ -29,10 +30,6 @@ const JS: Naming = Naming::Js;
 /// module leaves these ops to the replay module, so none of their code is linked into it).
 pub fn handles(op: u32) -> bool {
     cfg!(feature = "replay") && (BD_NEW..=IS_IMPORT).contains(&op)
-}
-
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&Value::Null)
 }
 
 fn detection(value: &Value) -> Result<Detection> {
@@ -58,59 +55,72 @@ fn detector(value: &Value) -> Option<Detector> {
 pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
     let value = match op {
         BD_NEW => {
-            let base = Thresholds::from_value(arg(args, 0), "THRESHOLDS", JS)?;
-            BehaviorDetector::from_options(base, arg(args, 1), JS)?;
+            let a = args::BD_NEW::read(args);
+            let base = Thresholds::from_value(a.thresholds, "THRESHOLDS", JS)?;
+            BehaviorDetector::from_options(base, a.options, JS)?;
             return Ok(None);
         }
         BD_UPDATE => {
-            let mut detector = BehaviorDetector::new(Thresholds::from_value(arg(args, 0), "thresholds", JS)?);
-            detector.update_thresholds(arg(args, 1), JS)?;
+            let a = args::BD_UPDATE::read(args);
+            let mut detector = BehaviorDetector::new(Thresholds::from_value(a.thresholds, "thresholds", JS)?);
+            detector.update_thresholds(a.partial, JS)?;
             return Ok(None);
         }
-        BD_DETECT => behavior::detect_value(arg(args, 0), arg(args, 1), detector(arg(args, 2)), JS)?,
+        BD_DETECT => {
+            let a = args::BD_DETECT::read(args);
+            behavior::detect_value(a.thresholds, a.history, detector(a.detector), JS)?
+        }
         IS_NEW => {
-            check_intervention_options(arg(args, 0), JS)?;
+            check_intervention_options(args::IS_NEW::read(args).options, JS)?;
             return Ok(None);
         }
         IS_INTERVENE => {
-            let detection = detection(arg(args, 0))?;
-            let now = now(arg(args, 1))?;
+            let a = args::IS_INTERVENE::read(args);
+            let detection = detection(a.detection)?;
+            let now = now(a.now)?;
             // Without `detection`: the JS layer puts the caller's own object there, as upstream does.
             Intervention::new(detection, now, "detection")?.to_value(JS, false)
         }
-        IS_LEVEL => Value::string(determine_level(&detection(arg(args, 0))?).as_str()),
-        IS_WARNING => Value::String(build_warning(&detection(arg(args, 0))?, "detection")?),
-        IS_STRATEGY => Value::String(build_strategy_override(&detection(arg(args, 0))?, "detection")?),
+        IS_LEVEL => Value::string(determine_level(&detection(args::IS_LEVEL::read(args).detection)?).as_str()),
+        IS_WARNING => Value::String(build_warning(&detection(args::IS_WARNING::read(args).detection)?, "detection")?),
+        IS_STRATEGY => {
+            let given = detection(args::IS_STRATEGY::read(args).detection)?;
+            Value::String(build_strategy_override(&given, "detection")?)
+        }
         IS_INJECT => {
-            let prompt = text_argument(arg(args, 0), "prompt", false)?.unwrap_or_default();
-            let warning = text_argument(arg(args, 1), "warning", false)?.unwrap_or_default();
+            let a = args::IS_INJECT::read(args);
+            let prompt = text_argument(a.prompt, "prompt", false)?.unwrap_or_default();
+            let warning = text_argument(a.warning, "warning", false)?.unwrap_or_default();
             Value::String(inject_warning(&prompt, &warning))
         }
         IS_RESUME => {
             // `[approvalReason, now, isPaused, pauseReason]` -> false (not paused), or the entry.
-            let reason = text_argument(arg(args, 0), "approvalReason", true)?;
-            let (paused, pause_reason) = pause_state(arg(args, 2), arg(args, 3), JS)?;
+            let a = args::IS_RESUME::read(args);
+            let reason = text_argument(a.approval_reason, "approvalReason", true)?;
+            let (paused, pause_reason) = pause_state(a.is_paused, a.pause_reason, JS)?;
             if !paused {
                 return Ok(Some(Value::Bool(false)));
             }
             let mut log = InterventionLog::new();
-            log.record_resume(Resume::new(reason, now(arg(args, 1))?, pause_reason)?);
+            log.record_resume(Resume::new(reason, now(a.now)?, pause_reason)?);
             log.entries().first().map_or(Value::Null, |entry| entry.to_value(JS))
         }
         IS_LOG_START => {
-            let len = arg(args, 0).as_f64().unwrap_or(0.0) as usize;
-            Value::Number(log_start(len, arg(args, 1))? as f64)
+            let a = args::IS_LOG_START::read(args);
+            let len = a.log_length.as_f64().unwrap_or(0.0) as usize;
+            Value::Number(log_start(len, a.limit)? as f64)
         }
         IS_SUMMARY => {
             // The log is the caller's own array (as upstream's): only what the summary reads.
-            let (paused, reason) = pause_state(arg(args, 1), arg(args, 2), JS)?;
-            summarize_value(arg(args, 0), "interventionLog", paused, reason.as_deref())?.to_value(JS)
+            let a = args::IS_SUMMARY::read(args);
+            let (paused, reason) = pause_state(a.is_paused, a.pause_reason, JS)?;
+            summarize_value(a.intervention_log, "interventionLog", paused, reason.as_deref())?.to_value(JS)
         }
         _ => {
             debug_assert_eq!(op, IS_IMPORT);
             // `[takeLog, isPaused or null, pauseReason or null]`: what the JS layer takes over
             // (the log as the caller's own array, as upstream takes it).
-            let (take_log, is_paused, pause_reason) = import_keeping_log(arg(args, 0), JS)?;
+            let (take_log, is_paused, pause_reason) = import_keeping_log(args::IS_IMPORT::read(args).state, JS)?;
             Value::Array(vec![
                 Value::Bool(take_log),
                 is_paused.map_or(Value::Null, Value::Bool),

@@ -24,7 +24,8 @@ pub enum Module {
 }
 
 /// One op: its name and code, which module answers it, the public function behind a
-/// replay op, and its documentation (arguments and answer).
+/// replay op, its documentation (arguments and answer) and, for a declared op, its named,
+/// typed arguments and how the JS layer calls it ([`Call`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Op {
     /// The constant's name (`OP.<name>` in JS).
@@ -38,16 +39,67 @@ pub struct Op {
     pub public: &'static str,
     /// Its arguments and answer.
     pub doc: &'static str,
+    /// How the JS layer calls it, for a declared op (the generator writes its JS function
+    /// into `bindings/js/api/calls.generated.mjs`, and [`args`] holds its argument struct);
+    /// `None` for an op still called by hand (`native.exec(OP.X, '[' + ... + ']')`).
+    pub call: Option<Call>,
+}
+
+/// How a declared op is called from JS: where it goes, its arguments in order, what the
+/// caller gets back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// `exec` (stateless: `native.exec`), `call` (on a native object the function takes
+    /// first: `engine.call`), `fill` (a fresh native object filled by the op: the function
+    /// answers the object, freed again when the core refuses: `filled` in `codec.js`), or
+    /// `codec` (called by the encoder in `codec.js` itself, which the generated functions
+    /// import: no function is generated, the arguments are declared for the handler).
+    pub via: &'static str,
+    /// The arguments, in the order the handler reads them.
+    pub args: &'static [Arg],
+    /// `unwrap` (the answer's value, or its error thrown), `raw` (the answer's text, which
+    /// the caller reads itself), or `error` (the error the answer holds, for the caller to
+    /// throw).
+    pub answer: &'static str,
+}
+
+/// One declared argument: its name (snake_case here and in the argument struct, camelCase
+/// as the JS function's parameter), its kind and, for a value, how the JS layer's encoder
+/// names it in its errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arg {
+    /// The name, snake_case.
+    pub name: &'static str,
+    /// The kind: `Value` (any JS value, encoded by the JS function with [`where_`](Arg::where_)),
+    /// `Config` (a value where `undefined` is none: `null`), `Text` (wire text the caller
+    /// encoded: a cached or copied value), `Num`, `Bool` (written as they are) or `Str` (a
+    /// JS string).
+    pub kind: &'static str,
+    /// For `Value` and `Config`: the encoder's description of the argument (an `AS_*` of
+    /// `bindings/js/api/codec.js`); empty for its default.
+    pub where_: &'static str,
 }
 
 /// `/// doc` `NAME = code;` (an engines op) or `NAME = code => "publicName";` (a replay op)
-/// becomes `pub const NAME: u32 = code;` in `op` and a row of [`OPS`].
+/// becomes `pub const NAME: u32 = code;` in `op` and a row of [`OPS`]. A declared op adds
+/// `via(arg: Kind [AS_WHERE], ...) -> answer` before the `;`: its JS function is generated
+/// and `args::NAME` reads its arguments by name. An op without it is still called by hand.
 macro_rules! ops {
-    ($( $(#[doc = $doc:literal])* $name:ident = $code:literal $(=> $public:literal)?; )*) => {
+    ($( $(#[doc = $doc:literal])* $name:ident = $code:literal $(=> $public:literal)?
+        $( $via:ident ( $( $arg:ident : $kind:ident $($where_:ident)? ),* ) -> $answer:ident )?; )*) => {
         /// Op codes of [`NativeEngine::call`](crate::Engine::call) and [`exec`](crate::exec)
         /// (the contract's table: `crate::contract`).
         pub mod op {
             $( $(#[doc = $doc])* pub const $name: u32 = $code; )*
+        }
+
+        /// Each declared op's arguments by name: `args::NAME::read(&args)` in its handler
+        /// (the JS side: its function in `bindings/js/api/calls.generated.mjs`). The fields
+        /// are the values as they crossed; the core's readers check them (typed errors naming
+        /// the field), so reading them adds no code per op: each is [`arg`](crate::wire::arg).
+        #[allow(non_camel_case_types)]
+        pub mod args {
+            $( $( ops!(@struct $name $via ($($arg)*)); )? )*
         }
 
         /// Every op, in code order.
@@ -57,60 +109,85 @@ macro_rules! ops {
             module: ops!(@module $($public)?),
             public: concat!($($public)?),
             doc: concat!($($doc, "\n"),*),
+            call: ops!(@call $( $via ( $( $arg : $kind $($where_)? ),* ) -> $answer )?),
         }),*];
     };
     (@module) => { Module::Engines };
     (@module $public:literal) => { Module::Replay };
+    (@call) => { None };
+    (@call $via:ident ( $( $arg:ident : $kind:ident $($where_:ident)? ),* ) -> $answer:ident) => {
+        Some(Call {
+            via: stringify!($via),
+            args: &[$(Arg { name: stringify!($arg), kind: stringify!($kind), where_: concat!($(stringify!($where_))?) }),*],
+            answer: stringify!($answer),
+        })
+    };
+    (@struct $name:ident $via:ident ()) => {};
+    (@struct $name:ident $via:ident ($($arg:ident)+)) => {
+        #[doc = concat!("`", stringify!($name), "`'s arguments, by name.")]
+        pub struct $name<'a> {
+            $( #[doc = concat!("`", stringify!($arg), "`.")] pub $arg: &'a earlyexit::Value, )+
+        }
+        impl<'a> $name<'a> {
+            /// Reads the arguments (an absent one is `null`).
+            #[inline(always)]
+            #[allow(unused_assignments)]
+            pub fn read(args: &'a [earlyexit::Value]) -> Self {
+                let mut at = 0;
+                $name { $( $arg: { let value = crate::wire::arg(args, at); at += 1; value }, )+ }
+            }
+        }
+    };
 }
 
 ops! {
     // --- exec (stateless)
     /// `[]` -> `{contract}`: [`FINGERPRINT`](crate::contract::FINGERPRINT), which the JS layer checks on load.
-    HELLO = 0;
+    HELLO = 0 exec() -> unwrap;
     /// `[layerResult]` -> quality signal.
-    SIGNAL = 1;
+    SIGNAL = 1 exec(layer_result: Value AS_LAYER_RESULT) -> unwrap;
     /// `[]` -> `[DEFAULT, AGGRESSIVE, CONSERVATIVE]` exit configs.
-    PRESETS = 2;
+    PRESETS = 2 exec() -> unwrap;
     /// `[got]` -> the error for an `iterationAnalytics` argument without the method.
-    ANALYTICS_SOURCE_ERROR = 3;
+    ANALYTICS_SOURCE_ERROR = 3 exec(got: Value AS_SOURCE) -> unwrap;
     /// `[index, got]` -> the error for a layer whose `run` is not a function.
-    RUNNER_ERROR = 4;
+    RUNNER_ERROR = 4 exec(index: Num, got: Value) -> unwrap;
     /// `[layer index, key]` -> nothing, or the error for a key of a layer object beside
     /// `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
     /// `pyramid::check_layer_key`; the layer's other keys are the caller's own).
-    LAYER_KEY_CHECK = 5;
+    LAYER_KEY_CHECK = 5 exec(layer_index: Num, key: Value) -> unwrap;
     // 5 was ISO_TIMESTAMP (the JS layer formats its clock's time itself), 6 LOOP_CONSTANTS
     // (names by code, constant answers, limits: constants of the generated module now).
     /// `[base config or null, config or options, "config" | "options"]` -> `[merged
     /// config, config slots]` (validated; the constructor and `configure`).
-    ES_CONFIG_CHECK = 7;
+    ES_CONFIG_CHECK = 7 exec(base: Text, config: Text, root: Str) -> unwrap;
     /// `[iteration, result, usage totals?, strictIterations?, last record?]` -> the history record
     /// (validated; `timestamp` empty when the result has none), `{duplicate: true}` (what the
     /// call returns) for an accepted re-record of the last record (`strictIterations`), or the error.
-    ES_RECORD_CHECK = 9;
+    ES_RECORD_CHECK = 9 exec(iteration: Value AS_ITERATION, result: Text, usage_totals: Text, strict_iterations: Bool, last_record: Text) -> unwrap;
     // 10 is free (a draft of the seed's check methods; the fast path answers them).
     /// `[records, first index, usage totals]` -> nothing, or the error for records written to
     /// `iterationHistory` from outside (fields named `iterationHistory[i].field`; with
     /// `"iteration"` for the index, one record named `iteration`: the argument of the seed's
     /// `checkHighConfidence`).
-    ES_HISTORY_CHECK = 11;
+    ES_HISTORY_CHECK = 11 exec(records: Text, first_index: Value, usage_totals: Text) -> unwrap;
     /// `[problem, code, path, got]` -> the error for what the JS layer found itself
     /// (`earlyexit::host::Problem` by number: `PROBLEM`; `code` is the argument's error code).
-    HOST_ERROR = 20;
+    HOST_ERROR = 20 codec(problem: Num, code: Str, path: Str, got: Text) -> error;
     /// `[options]` -> nothing, or the error for `runWithEarlyExit`'s options (the signal
     /// crosses as the host type `"AbortSignal"` when it is one).
-    RUN_OPTIONS_CHECK = 21;
+    RUN_OPTIONS_CHECK = 21 exec(options: Text) -> unwrap;
     /// `[report]` -> the error for a diminishing-returns report the fast check refused.
-    ES_REPORT_CHECK = 24;
+    ES_REPORT_CHECK = 24 exec(report: Text) -> unwrap;
     /// `[snapshot object or JSON text]` -> the snapshot, validated and normalized.
-    ES_SNAPSHOT_CHECK = 25;
+    ES_SNAPSHOT_CHECK = 25 exec(snapshot: Value AS_SNAPSHOT) -> unwrap;
     /// `[layer index, result]` -> the error for a layer result the fast path refused.
-    PR_RESULT_CHECK = 26;
+    PR_RESULT_CHECK = 26 exec(layer_index: Num, result: Text) -> unwrap;
     // 27 was EXIT_CONFIG_SLOTS: EXIT_CONTROLLER_CHECK answers the slots too.
     /// `[config, totalLayers]` -> `[merged config, totalLayers, the exit config's slots for
     /// the pyramid's fast path]`, validated as `CE_NEW` validates them (the
     /// `EarlyExitController` constructor, which needs no native object).
-    EXIT_CONTROLLER_CHECK = 28;
+    EXIT_CONTROLLER_CHECK = 28 exec(config: Value, total_layers: Value) -> unwrap;
 
     // --- EarlyStopping: 10..=23 were its native-object ops. The JS layer keeps each
     // engine's state itself and uses the fast path plus the stateless `ES_*_CHECK` ops.
@@ -119,220 +196,220 @@ ops! {
     // JS layer's clock (`new Date().toISOString()`): the core has none.
     /// `[upstream form?, loopId, taskDescription, config, now, files?]` -> whether the object
     /// saves after every record.
-    IA_NEW = 30;
+    IA_NEW = 30 call(upstream: Bool, loop_id: Value, task_description: Value, config: Config, now: Text, files: Bool) -> raw;
     /// `[record, now]` -> stored record.
-    IA_RECORD = 31;
+    IA_RECORD = 31 call(record: Value AS_RESULT, now: Text) -> unwrap;
     /// `[]` -> `{detected, iteration, reason}`.
-    IA_DETECT = 32;
+    IA_DETECT = 32 call() -> unwrap;
     /// `[]` -> trajectory string.
-    IA_TRAJECTORY = 33;
+    IA_TRAJECTORY = 33 call() -> unwrap;
     /// `[verifiedOnly]` -> the chosen record's index, or null.
-    IA_OPTIMAL = 34;
+    IA_OPTIMAL = 34 call(verified_only: Value) -> unwrap;
     /// `[]` -> `[index or null, reason]`.
-    IA_SELECT = 35;
+    IA_SELECT = 35 call() -> unwrap;
     // 36 was IA_SUMMARY: the JS layer builds the summary from IA_SAVE's pieces.
     /// `[]` -> config.
-    IA_CONFIG = 37;
+    IA_CONFIG = 37 call() -> unwrap;
     /// `[]` -> records.
-    IA_RECORDS = 38;
+    IA_RECORDS = 38 call() -> unwrap;
     /// `[]`.
-    IA_RESET = 39;
+    IA_RESET = 39 call() -> unwrap;
     /// `[]` -> snapshot.
-    IA_TO_JSON = 40;
+    IA_TO_JSON = 40 call() -> raw;
     /// `[snapshot]`.
-    IA_FROM_JSON = 41;
+    IA_FROM_JSON = 41 fill(snapshot: Text) -> engine;
     /// `[now]` -> `endTime`, set to now unless it was set (what a summary does first).
-    IA_SETTLE = 42;
+    IA_SETTLE = 42 call(now: Text) -> unwrap;
     /// `[now, from]` -> `[head, records from index from, tail, record count]`: the saved
     /// summary in pieces (sets `endTime` unless set).
-    IA_SAVE = 44;
+    IA_SAVE = 44 call(now: Text, from: Text) -> unwrap;
 
     // --- CoherenceEarlyExit
     /// `[config, totalLayers]`.
-    CE_NEW = 50;
+    CE_NEW = 50 fill(config: Config, total_layers: Value) -> engine;
     /// `[signal, layer]` -> decision.
-    CE_SHOULD_EXIT = 51;
+    CE_SHOULD_EXIT = 51 call(signal: Value AS_SIGNAL, layer: Value) -> unwrap;
     /// `[signal]` -> adaptive exit layer.
-    CE_ADAPTIVE = 52;
+    CE_ADAPTIVE = 52 call(signal: Value AS_SIGNAL) -> unwrap;
     /// `[]` -> `[config, totalLayers]` (the merged config).
-    CE_CONFIG = 53;
+    CE_CONFIG = 53 call() -> unwrap;
 
     // --- SpeculativeExecutor
     /// `[config]`.
-    SX_NEW = 60;
+    SX_NEW = 60 fill(config: Config) -> engine;
     /// `[decision, skippedCount]` -> speculations (the count validated: an integer from 0 to
     /// `limits::MAX_LAYERS`).
-    SX_SPECULATE = 61;
+    SX_SPECULATE = 61 call(decision: Value AS_DECISION, skipped_count: Text) -> unwrap;
     /// `[decision]` -> one speculation.
-    SX_PREDICT = 62;
+    SX_PREDICT = 62 call(decision: Value AS_DECISION) -> unwrap;
     /// `[speculations]` -> how many layers `verify` runs (validates the speculations).
-    SX_VERIFY_COUNT = 63;
+    SX_VERIFY_COUNT = 63 call(speculations: Text) -> unwrap;
     /// `[index, layerResult]` -> the observed outcome (validates the result).
-    SX_CLASSIFY = 64;
+    SX_CLASSIFY = 64 call(index: Num, layer_result: Text) -> unwrap;
     /// `[speculations, outcomes]` -> verified speculations.
-    SX_VERIFIED = 65;
+    SX_VERIFIED = 65 call(speculations: Text, outcomes: Value) -> unwrap;
     /// `[]` -> the merged config.
-    SX_CONFIG = 66;
+    SX_CONFIG = 66 call() -> unwrap;
 
     // --- PyramidRun (step API)
     /// `[config, totalLayers, layers]`.
-    PR_START = 70;
+    PR_START = 70 fill(config: Text, total_layers: Text, layers: Value AS_LAYERS) -> engine;
     /// `[]` -> `{action, layer?}`.
-    PR_NEXT = 71;
+    PR_NEXT = 71 call() -> unwrap;
     /// `[layer, result]`.
-    PR_SUBMIT = 72;
+    PR_SUBMIT = 72 call(layer: Text, result: Text) -> unwrap;
     /// `[]` -> TestPyramidResult.
-    PR_RESULT = 73;
+    PR_RESULT = 73 call() -> unwrap;
     /// `[]` -> snapshot.
-    PR_TO_JSON = 74;
+    PR_TO_JSON = 74 call() -> unwrap;
     /// `[snapshot]`.
-    PR_FROM_JSON = 75;
+    PR_FROM_JSON = 75 call(snapshot: Text) -> raw;
 
     // --- loop replay and presets (`loop_replay`): one call per batch of runs
     /// `[runs (array or JSONL text), policy]` -> `{policy, summary, runs}` (an array's runs
     /// are read run by run: the limits on values apply to each run).
-    LOOP_REPLAY = 80 => "replayLoops";
+    LOOP_REPLAY = 80 => "replayLoops" exec(runs: Value AS_RUNS, policy: Config) -> unwrap;
     /// `[name, overrides]` -> the preset's config merged with the overrides (camelCase keys).
-    LOOP_PRESET = 81;
+    LOOP_PRESET = 81 exec(name: Value, overrides: Config) -> unwrap;
     /// `[runs (array or JSONL text), options {risk, delta, steps, candidates, validDays}, nowMs]`
     /// -> the calibration artifact (kind `loop`; its `body` holds certified, status, message,
     /// frontier, warnings). Candidates run on every core natively, on one thread in wasm.
-    LOOP_CALIBRATE = 82 => "calibrateLoopPolicy";
+    LOOP_CALIBRATE = 82 => "calibrateLoopPolicy" exec(runs: Value AS_RUNS, options: Opt, now_ms: Value) -> unwrap;
     /// `[artifact (object or JSON text), nowMs]` -> what the engine runs: `{config, policy,
     /// notice}` (config keys camelCase; `policy` the normalized stop policy when the calibrated
     /// policy is a condition tree, else null; `notice` the line to print once when the artifact
     /// certifies nothing, else null); expired or non-loop artifacts are refused.
-    LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration";
+    LOOP_FROM_CALIBRATION = 83 => "EarlyStopping.fromCalibration" exec(artifact: Value, now_ms: Value) -> unwrap;
     /// `[policy, snapshot's policy]` -> the stop policy checked as `EarlyStopping` takes it
     /// (`invalid_config`, fields under `policy`), normalized: `{returns, any | all | k_of |
     /// not_before}`; with a snapshot's `policy` (`fromJSON`; `invalid_snapshot`), the one the
     /// restored engine decides under (a given one must agree), `null` for none.
-    LOOP_POLICY_CHECK = 84 => "EarlyStopping with a policy";
+    LOOP_POLICY_CHECK = 84 => "EarlyStopping with a policy" exec(policy: Text, snapshot_policy: Value) -> raw;
     /// On a `PolicyEngine` (the native object holding the policy, the config and the state
     /// for the engine's lifetime): `[new records, report or null, source attached]` ->
     /// the decision, or `{need_source: true}` when the source must be asked (then again with
     /// its report and no records). A bad record or report changes nothing.
-    LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy";
+    LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy" call(records: Text, report: Text, source_attached: Bool) -> raw;
     /// Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
-    LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy";
+    LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy" call(policy: Text, config: Value) -> unwrap;
     /// `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
     /// `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
-    LOOP_CALIBRATION_PLAN = 89 => "calibrationPlan";
+    LOOP_CALIBRATION_PLAN = 89 => "calibrationPlan" exec(options: Opt) -> unwrap;
 
     // --- pyramid replay and the risk-bounded policy, batch and live (`pyramid_replay_ops`), 220..=229
     /// `[runs, options]` -> replay report.
-    PYRAMID_REPLAY = 220 => "replayPyramids";
+    PYRAMID_REPLAY = 220 => "replayPyramids" exec(runs: Value AS_RUNS, options: Opt) -> unwrap;
     /// `[runs, options]` -> shadow report.
-    PYRAMID_SHADOW = 221 => "shadowPyramids";
+    PYRAMID_SHADOW = 221 => "shadowPyramids" exec(runs: Value AS_RUNS, options: Opt) -> unwrap;
     /// `[runs, options, now]` -> calibration, with the artifact's keys (`now`: the JS
     /// layer's clock, the creation time unless `options.createdAt`).
-    PYRAMID_CALIBRATE = 222 => "calibratePyramidPolicy";
+    PYRAMID_CALIBRATE = 222 => "calibratePyramidPolicy" exec(runs: Value AS_RUNS, options: Value AS_OPTIONS, now: Value) -> unwrap;
     /// `[model, layers, outcomes, options]` -> decision.
-    PYRAMID_DECIDE = 223 => "pyramidPolicyDecide";
+    PYRAMID_DECIDE = 223 => "pyramidPolicyDecide" exec(model: Opt, layers: Value AS_LAYERS, outcomes: Value, options: Opt) -> unwrap;
     /// `[model, ran, options]` -> model document.
-    PYRAMID_UPDATE = 224 => "pyramidPolicyUpdate";
+    PYRAMID_UPDATE = 224 => "pyramidPolicyUpdate" exec(model: Opt, ran: Value, options: Opt) -> unwrap;
     // --- live policy runs (`fail_fast`, `risk_bounded`): stateless, the run's state is its
     // snapshot, which the JS layer keeps and hands back at each step.
     /// `[config, totalLayers, layers, options, run options, clock]` (`clock`: `Date.now()`, the
     /// time an artifact policy's expiry is checked at without `now`) -> `null` when the ADR decides
     /// (no policy asked for), else `{state, next}`: the policy run's snapshot and its first
     /// action (`{action: "run", layer}` or `{action: "done"}`).
-    PYRAMID_RUN_START = 225 => "EarlyExitController / PyramidRun with a policy";
+    PYRAMID_RUN_START = 225 => "EarlyExitController / PyramidRun with a policy" exec(config: Text, total_layers: Text, layers: Value AS_LAYERS, options: Text, run_options: Opt, clock: Value) -> unwrap;
     /// `[state, layer, result]` -> `{state, next}` after the pending layer's result.
-    PYRAMID_RUN_SUBMIT = 226 => "EarlyExitController / PyramidRun with a policy";
+    PYRAMID_RUN_SUBMIT = 226 => "EarlyExitController / PyramidRun with a policy" exec(state: Value AS_SNAPSHOT, layer: Value, result: Text) -> unwrap;
     /// `[state]` -> the finished run's TestPyramidResult (with its `policy` report).
-    PYRAMID_RUN_RESULT = 227 => "EarlyExitController / PyramidRun with a policy";
+    PYRAMID_RUN_RESULT = 227 => "EarlyExitController / PyramidRun with a policy" exec(state: Value AS_SNAPSHOT) -> unwrap;
     /// `[snapshot object or JSON text]` -> `{state, next}` (`PyramidRun.fromJSON` of a policy run).
-    PYRAMID_RUN_RESTORE = 228 => "PyramidRun.fromJSON";
+    PYRAMID_RUN_RESTORE = 228 => "PyramidRun.fromJSON" exec(snapshot: Text) -> unwrap;
     /// `[options]` -> the options, validated and normalized (`{policy, mode, policyConfig,
     /// model}`), or `null` when they leave the ADR deciding (the `EarlyExitController` constructor).
-    PYRAMID_RUN_OPTIONS = 229 => "EarlyExitController with a policy";
+    PYRAMID_RUN_OPTIONS = 229 => "EarlyExitController with a policy" exec(options: Text, clock: Value) -> unwrap;
 
     // --- IterationAnalytics's occasional ops, stateless over its snapshot
     // (`analytics_text_ops`), 230..=239
     /// `[snapshot, options, now]` -> the markdown report (`generateReport(options)`).
-    IA_TEXT_REPORT = 230 => "IterationAnalytics.generateReport";
+    IA_TEXT_REPORT = 230 => "IterationAnalytics.generateReport" exec(snapshot: Text, options: Config, now: Text) -> unwrap;
     /// `[snapshot]` -> the quality chart (`generateQualityChart()`).
-    IA_TEXT_CHART = 231 => "IterationAnalytics.generateQualityChart";
+    IA_TEXT_CHART = 231 => "IterationAnalytics.generateQualityChart" exec(snapshot: Text) -> unwrap;
     /// `[ms]` -> `formatDuration(ms)`.
-    IA_TEXT_DURATION = 232 => "IterationAnalytics.formatDuration";
+    IA_TEXT_DURATION = 232 => "IterationAnalytics.formatDuration" exec(ms: Value) -> unwrap;
     /// `[summary, config, storage folder or null, files?]` -> `[snapshot, persist]` (upstream's
     /// load: `IterationAnalytics.load` / `fromSummary`).
-    IA_TEXT_FROM_SUMMARY = 233 => "IterationAnalytics.fromSummary";
+    IA_TEXT_FROM_SUMMARY = 233 => "IterationAnalytics.fromSummary" exec(summary: Value, config: Config, folder: Value, files: Bool) -> unwrap;
     /// `[snapshot, field, value]` -> the snapshot with one of upstream's public fields assigned.
-    IA_TEXT_ASSIGN = 234 => "IterationAnalytics's field setters";
+    IA_TEXT_ASSIGN = 234 => "IterationAnalytics's field setters" exec(snapshot: Text, field: Str, value: Text) -> raw;
     /// `[loopId or null, storagePath, filename, "json" | "report"]` -> `{path}` or `{dir, name}`.
-    IA_TEXT_FILE = 235 => "IterationAnalytics.saveAnalytics";
+    IA_TEXT_FILE = 235 => "IterationAnalytics.saveAnalytics" exec(loop_id: Value, storage_path: Value, filename: Value, kind: Text) -> unwrap;
     /// `[filepath]` -> nothing, or the error for a `load(filepath)` argument.
-    IA_TEXT_PATH_CHECK = 236 => "IterationAnalytics.load";
+    IA_TEXT_PATH_CHECK = 236 => "IterationAnalytics.load" exec(filepath: Value) -> unwrap;
     /// `[record, path]` -> nothing, or the error for a record written into upstream's
     /// `iterations` at `path` (`iterations[3]`): a field of one of the object's records changed.
-    IA_TEXT_RECORD_CHECK = 237 => "IterationAnalytics's field setters";
+    IA_TEXT_RECORD_CHECK = 237 => "IterationAnalytics's field setters" exec(record: Value, path: Str) -> unwrap;
 
     // --- pyramid outcome models, version 2 (mergeable: `pyramid_replay_ops`), 240..=249
     /// `[model or null, {window} or null]` -> the version 2 model document (a version 1 one
     /// converted, with its note; `null` a new empty one).
-    PYRAMID_MODEL_LOAD = 240 => "OutcomeModel";
+    PYRAMID_MODEL_LOAD = 240 => "OutcomeModel" exec(model: Opt, options: Opt) -> unwrap;
     /// `[model, other]` -> the merged version 2 document (a set union of their builds).
-    PYRAMID_MODEL_MERGE = 241 => "OutcomeModel.prototype.merge";
+    PYRAMID_MODEL_MERGE = 241 => "OutcomeModel.prototype.merge" exec(model: Value, other: Opt) -> unwrap;
     /// `[model, ran, build {id, seq}]` -> the version 2 document after learning the build.
-    PYRAMID_MODEL_LEARN = 242 => "OutcomeModel.prototype.learn";
+    PYRAMID_MODEL_LEARN = 242 => "OutcomeModel.prototype.learn" exec(model: Value, ran: Value, build: Value) -> unwrap;
     /// `[model, config or null]` -> the version 1 statistics the policy decides from.
-    PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics";
+    PYRAMID_MODEL_STATS = 243 => "OutcomeModel.prototype.statistics" exec(model: Value, config: Opt) -> unwrap;
 
     // --- calibration artifacts and shadow-mode receipts (`artifact_ops`), 280..=289
     /// `[jsonl text]` -> `{valid, receipts, head, brokenAt, labels}`: the receipt log's hash
     /// chain recomputed (a break is reported, not thrown).
-    RECEIPTS_VERIFY = 280 => "verifyReceipts";
+    RECEIPTS_VERIFY = 280 => "verifyReceipts" exec(text: Value) -> unwrap;
     /// `[log text, receipts]` -> the JSONL lines that append `receipts` to the log, chained.
-    RECEIPTS_APPEND = 281 => "appendReceipts";
+    RECEIPTS_APPEND = 281 => "appendReceipts" exec(log: Opt, receipts: Value) -> unwrap;
     /// `[artifact, runs, now]` -> `{status, fresh, reasons, runs, expiresAt, now}`.
-    ARTIFACT_DRIFT = 282 => "checkPyramidDrift";
+    ARTIFACT_DRIFT = 282 => "checkPyramidDrift" exec(artifact: Value AS_OPTIONS, runs: Value AS_RUNS, now: Value) -> unwrap;
     /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`.
-    ARTIFACT_PROMOTE = 283 => "promotePyramidPolicy";
+    ARTIFACT_PROMOTE = 283 => "promotePyramidPolicy" exec(artifact: Value AS_OPTIONS, audit_runs: Value AS_RUNS, now: Value) -> unwrap;
 
     // --- JUnit / xUnit reports and Cobertura coverage (`junit_ops`, earlyexit-junit), 300
     /// `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
     /// layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
     /// flaky, skipped}`, by the command's reader.
-    JUNIT_READ = 300 => "readJunit";
+    JUNIT_READ = 300 => "readJunit" exec(text: Value, options: Opt) -> unwrap;
 
     // --- BehaviorDetector and InterventionSystem (drop-ins for aiwg's behavior-detector.mjs
     // and intervention-system.mjs; `behavior_ops`), 260..=272, stateless: the JS layer keeps
     // the objects' public fields. "now" is the JS layer's clock or the `clock` option.
     /// `[THRESHOLDS, options]` -> nothing, or the error for `new BehaviorDetector(options)`
     /// (the JS layer then builds `{ ...THRESHOLDS, ...options.thresholds }` itself).
-    BD_NEW = 260 => "BehaviorDetector";
+    BD_NEW = 260 => "BehaviorDetector" exec(thresholds: Text, options: Config AS_OPTIONS) -> unwrap;
     /// `[thresholds, partial]` -> nothing, or the error for `updateThresholds(partial)`.
-    BD_UPDATE = 261 => "BehaviorDetector.updateThresholds";
+    BD_UPDATE = 261 => "BehaviorDetector.updateThresholds" exec(thresholds: Value AS_THRESHOLDS, partial: Config AS_THRESHOLDS) -> unwrap;
     /// `[thresholds, history, detector]` -> `detect` (detector 0: an array of detections) or
     /// one detector's detection or null (1..=5: stuck, oscillation, deviation, resource burn,
     /// regression).
-    BD_DETECT = 262 => "BehaviorDetector.detect";
+    BD_DETECT = 262 => "BehaviorDetector.detect" exec(thresholds: Value AS_THRESHOLDS, history: Value AS_HISTORY, detector: Num) -> unwrap;
     /// `[options]` -> nothing, or the error for `new InterventionSystem(options)` (functions
     /// cross as the host type `"function"`).
-    IS_NEW = 263 => "InterventionSystem";
+    IS_NEW = 263 => "InterventionSystem" exec(options: Config AS_OPTIONS) -> unwrap;
     /// `[detection, now]` -> the intervention without its `detection` (the JS layer puts the
     /// caller's object there).
-    IS_INTERVENE = 264 => "InterventionSystem.intervene";
+    IS_INTERVENE = 264 => "InterventionSystem.intervene" exec(detection: Value AS_DETECTION, now: Value) -> unwrap;
     /// `[detection]` -> `determineLevel(detection)`.
-    IS_LEVEL = 265 => "InterventionSystem.determineLevel";
+    IS_LEVEL = 265 => "InterventionSystem.determineLevel" exec(detection: Value AS_DETECTION) -> unwrap;
     /// `[detection]` -> `buildWarning(detection)`.
-    IS_WARNING = 266 => "InterventionSystem.buildWarning";
+    IS_WARNING = 266 => "InterventionSystem.buildWarning" exec(detection: Value AS_DETECTION) -> unwrap;
     /// `[detection]` -> `buildStrategyOverride(detection)`.
-    IS_STRATEGY = 267 => "InterventionSystem.buildStrategyOverride";
+    IS_STRATEGY = 267 => "InterventionSystem.buildStrategyOverride" exec(detection: Value AS_DETECTION) -> unwrap;
     /// `[prompt, warning]` -> `injectWarning(prompt, warning)`.
-    IS_INJECT = 268 => "InterventionSystem.injectWarning";
+    IS_INJECT = 268 => "InterventionSystem.injectWarning" exec(prompt: Value, warning: Value) -> unwrap;
     /// `[approvalReason, now, isPaused, pauseReason]` -> false (not paused) or the resumption
     /// entry to log.
-    IS_RESUME = 269 => "InterventionSystem.resume";
+    IS_RESUME = 269 => "InterventionSystem.resume" exec(approval_reason: Value, now: Value, is_paused: Value, pause_reason: Value) -> unwrap;
     /// `[log length, limit]` -> the index of `getLog(limit)`'s first entry.
-    IS_LOG_START = 270 => "InterventionSystem.getLog";
+    IS_LOG_START = 270 => "InterventionSystem.getLog" exec(log_length: Num, limit: Value) -> unwrap;
     /// `[interventionLog, isPaused, pauseReason]` -> `getSummary()`.
-    IS_SUMMARY = 271 => "InterventionSystem.getSummary";
+    IS_SUMMARY = 271 => "InterventionSystem.getSummary" exec(intervention_log: Value AS_LOG, is_paused: Value, pause_reason: Value) -> unwrap;
     /// `[state]` -> `[takeLog, isPaused or null, pauseReason or null]`: what `importState`
     /// takes over.
-    IS_IMPORT = 272 => "InterventionSystem.importState";
+    IS_IMPORT = 272 => "InterventionSystem.importState" exec(state: Value AS_STATE) -> unwrap;
 
     // --- Loop, the refine-loop helper (`refine_ops`), 290..=299: ops of a `PolicyEngine`
     // object holding the core's `Loop` over output handles (the outputs stay in JS). A kept
@@ -341,22 +418,22 @@ ops! {
     /// `[policy or preset name or null, options {scale, maxIterations, task, dataset,
     /// runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
     /// fresh loop; `fingerprintOf` is only checked to be a function).
-    REFINE_OPEN = 290 => "Loop";
+    REFINE_OPEN = 290 => "Loop" call(policy: Value AS_POLICY, options: Value AS_OPTIONS, artifact: Value AS_SNAPSHOT, now_ms: Num) -> unwrap;
     /// `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
     /// fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
     /// the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
     REFINE_STEP = 291 => "Loop.prototype.step";
     /// `[]` -> the recorded iterations (history records).
-    REFINE_HISTORY = 292 => "Loop.prototype.history";
+    REFINE_HISTORY = 292 => "Loop.prototype.history" call() -> unwrap;
     /// `[id]` -> the run `{id, dataset?, iterations}` (`id` when the loop has no task).
-    REFINE_RUN = 293 => "Loop.prototype.run";
+    REFINE_RUN = 293 => "Loop.prototype.run" call(id: Str) -> unwrap;
     /// `[good or null, id]` -> the finished run (`good`, a boolean, set on the output's iteration).
-    REFINE_FINISH = 294 => "Loop.prototype.finish";
+    REFINE_FINISH = 294 => "Loop.prototype.finish" call(good: Value AS_STEP, id: Str) -> unwrap;
     /// `[outputs (a boolean), [[handle, output], ...]]` -> the loop's document (`invalid_snapshot`
     /// naming `best.output` for an output that is not a JSON value when `outputs`).
-    REFINE_TO_JSON = 295 => "Loop.prototype.toJSON";
+    REFINE_TO_JSON = 295 => "Loop.prototype.toJSON" call(outputs: Value AS_SNAPSHOT, kept: Text) -> unwrap;
     /// `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object.
-    REFINE_FROM_JSON = 296 => "Loop.fromJSON";
+    REFINE_FROM_JSON = 296 => "Loop.fromJSON" call(snapshot: Value AS_SNAPSHOT) -> unwrap;
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.
@@ -404,6 +481,18 @@ const fn hash_ops(mut hash: u32, ops: &[Op]) -> u32 {
         hash = hash_number(hash, op.code as f64);
         hash = hash_bytes(hash, op.public.as_bytes());
         hash = hash_bytes(hash, op.doc.as_bytes());
+        if let Some(call) = op.call {
+            hash = hash_bytes(hash_bytes(hash, call.via.as_bytes()), call.answer.as_bytes());
+            let mut a = 0;
+            while a < call.args.len() {
+                let arg = &call.args[a];
+                hash = hash_bytes(
+                    hash_bytes(hash_bytes(hash, arg.name.as_bytes()), arg.kind.as_bytes()),
+                    arg.where_.as_bytes(),
+                );
+                a += 1;
+            }
+        }
         i += 1;
     }
     hash

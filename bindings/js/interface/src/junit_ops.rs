@@ -18,17 +18,16 @@ pub fn exec(_op: u32, args: &[Value]) -> Result<Value> {
     use earlyexit::host::{respelled, type_error, unknown_argument};
     use earlyexit::ErrorCode;
 
+    let args = crate::args::JUNIT_READ::read(args);
     let expected = "a string (the report's XML text)";
-    let text = match args.first() {
-        Some(Value::String(s)) => s.as_str(),
-        other => {
-            return Err(type_error(ErrorCode::InvalidLayerResult, "text", expected, other.unwrap_or(&Value::Null)))
-        }
+    let text = match args.text {
+        Value::String(s) => s.as_str(),
+        other => return Err(type_error(ErrorCode::InvalidLayerResult, "text", expected, other)),
     };
     let mut coverage_xml = None;
-    match args.get(1) {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(entries)) => {
+    match args.options {
+        Value::Null => {}
+        Value::Object(entries) => {
             for (key, value) in entries {
                 if key != "coverageXml" {
                     return Err(unknown_argument("readJunit's options", key, &["coverageXml"]));
@@ -43,9 +42,7 @@ pub fn exec(_op: u32, args: &[Value]) -> Result<Value> {
                 }
             }
         }
-        Some(other) => {
-            return Err(type_error(ErrorCode::InvalidConfig, "options", "an object ({ coverageXml })", other))
-        }
+        other => return Err(type_error(ErrorCode::InvalidConfig, "options", "an object ({ coverageXml })", other)),
     }
     let coverage = match coverage_xml {
         None => None,

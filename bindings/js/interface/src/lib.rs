@@ -33,7 +33,7 @@ use earlyexit::{
     IterationAnalytics, Naming, Value,
 };
 
-pub use contract::op;
+pub use contract::{args, op};
 
 /// What one native object holds. A JS wrapper owns exactly one.
 #[derive(Default)]
@@ -87,11 +87,6 @@ fn args_of(op: u32, text: &str) -> Result<Vec<Value>, Failure> {
         Value::Array(items) => Ok(items),
         _ => Err(Failure::Core(host::mismatch(host::Mismatch::Arguments))),
     }
-}
-
-/// Argument `i` (absent arguments are `null`).
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&Value::Null)
 }
 
 fn report_of(value: &Value) -> Result<DiminishingReturnsReport, Failure> {
@@ -162,19 +157,23 @@ fn exec_inner(op: u32, text: &str) -> Answer {
     let value = match op {
         op::HELLO => Value::object(vec![("contract", Value::Number(f64::from(contract::FINGERPRINT)))]),
         op::SIGNAL => {
-            let result = LayerResult::from_value(arg(&args, 0), Naming::Js, "")?;
+            let result = LayerResult::from_value(args::SIGNAL::read(&args).layer_result, Naming::Js, "")?;
             calculate_quality_signal(&result).to_value(Naming::Js)
         }
         op::PRESETS => {
             array(&[ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE], |c| c.to_value(Naming::Js))
         }
         op::ANALYTICS_SOURCE_ERROR => {
-            return Err(Failure::Core(loops::invalid_analytics_source(Naming::Js, arg(&args, 0))))
+            return Err(Failure::Core(loops::invalid_analytics_source(
+                Naming::Js,
+                args::ANALYTICS_SOURCE_ERROR::read(&args).got,
+            )))
         }
         op if analytics_text_ops::handles(op) => return Ok(analytics_text_ops::exec(op, &args)?),
         op if behavior_ops::handles(op) => return Ok(behavior_ops::exec(op, &args)?),
         op::RUNNER_ERROR => {
-            return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(arg(&args, 0)), arg(&args, 1))))
+            let a = args::RUNNER_ERROR::read(&args);
+            return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(a.index), a.got)));
         }
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
         op if artifact_ops::handles(op) => artifact_ops::exec(op, &args)?,
@@ -183,18 +182,19 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         op::ES_CONFIG_CHECK => {
             // The base (a config validated before, or null for the defaults), then the
             // partial config or options over it; errors name the argument's root.
-            let root = if arg(&args, 2).as_str() == Some("options") { "options" } else { "config" };
-            let base =
-                EarlyStoppingConfig::default().merged(arg(&args, 0), Naming::Js, "config", ErrorCode::InvalidConfig)?;
-            config_answer(base.merged(arg(&args, 1), Naming::Js, root, ErrorCode::InvalidConfig)?)
+            let a = args::ES_CONFIG_CHECK::read(&args);
+            let root = if a.root.as_str() == Some("options") { "options" } else { "config" };
+            let base = EarlyStoppingConfig::default().merged(a.base, Naming::Js, "config", ErrorCode::InvalidConfig)?;
+            config_answer(base.merged(a.config, Naming::Js, root, ErrorCode::InvalidConfig)?)
         }
         op::ES_RECORD_CHECK => {
-            let (iteration, result) = loops::record_from_value(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            let a = args::ES_RECORD_CHECK::read(&args);
+            let (iteration, result) = loops::record_from_value(a.iteration, a.result, Naming::Js)?;
             // The engine's `strictIterations` and last record (validated when it was recorded),
             // judged first as the owning engine judges them: an accepted re-record answers
             // what the call returns and adds nothing.
-            let strict = arg(&args, 3).as_bool() == Some(true);
-            let last = match arg(&args, 4) {
+            let strict = a.strict_iterations.as_bool() == Some(true);
+            let last = match a.last_record {
                 Value::Null => None,
                 record => Some(earlyexit::IterationRecord::from_value(record, "last")?),
             };
@@ -204,7 +204,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             }
             // The engine's usage totals, when given: a record that would make one overflow is
             // refused, as the owning engine refuses it (its snapshot could not be restored).
-            if let Value::Array(sums) = arg(&args, 2) {
+            if let Value::Array(sums) = a.usage_totals {
                 let mut tally = loops::LoopTally::default();
                 for (slot, sum) in tally.sums.iter_mut().zip(sums) {
                     *slot = sum.as_f64().unwrap_or(0.0);
@@ -216,41 +216,46 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             loops::record_of(iteration, result, String::new).to_value()
         }
         op::ES_REPORT_CHECK => {
-            report_of(arg(&args, 0))?;
+            report_of(args::ES_REPORT_CHECK::read(&args).report)?;
             return Ok(None);
         }
         op::ES_HISTORY_CHECK => return history_check(&args),
         op::PR_RESULT_CHECK => {
-            LayerResult::from_value(arg(&args, 1), Naming::Js, &layer_path(index_of(arg(&args, 0))))?;
+            let a = args::PR_RESULT_CHECK::read(&args);
+            LayerResult::from_value(a.result, Naming::Js, &layer_path(index_of(a.layer_index)))?;
             return Ok(None);
         }
         op::EXIT_CONTROLLER_CHECK => {
-            let exit = CoherenceEarlyExit::from_values(arg(&args, 0), arg(&args, 1), Naming::Js)?;
+            let a = args::EXIT_CONTROLLER_CHECK::read(&args);
+            let exit = CoherenceEarlyExit::from_values(a.config, a.total_layers, Naming::Js)?;
             Value::Array(vec![
                 exit.config().to_value(Naming::Js),
                 Value::Number(exit.total_layers() as f64),
                 numbers(&fast_pyramid::config_slots(exit.config())),
             ])
         }
-        op::HOST_ERROR if index_of(arg(&args, 0)) < host::Problem::ALL.len() => {
-            let problem = host::Problem::ALL.get(index_of(arg(&args, 0))).copied().unwrap_or(host::Problem::Cycle);
-            let code = arg(&args, 1).as_str().and_then(ErrorCode::from_name).unwrap_or(ErrorCode::InvalidConfig);
-            let path = arg(&args, 2).as_str().unwrap_or("");
-            return Err(Failure::Core(host::problem(problem, code, path, arg(&args, 3))));
+        op::HOST_ERROR if index_of(args::HOST_ERROR::read(&args).problem) < host::Problem::ALL.len() => {
+            let a = args::HOST_ERROR::read(&args);
+            let problem = host::Problem::ALL.get(index_of(a.problem)).copied().unwrap_or(host::Problem::Cycle);
+            let code = a.code.as_str().and_then(ErrorCode::from_name).unwrap_or(ErrorCode::InvalidConfig);
+            let path = a.path.as_str().unwrap_or("");
+            return Err(Failure::Core(host::problem(problem, code, path, a.got)));
         }
         op::LAYER_KEY_CHECK => {
-            let path = ["layers[", &earlyexit::num::uint_string(index_of(arg(&args, 0)) as u64), "]"].concat();
-            let key = arg(&args, 1).as_str().unwrap_or_default();
+            let a = args::LAYER_KEY_CHECK::read(&args);
+            let path = ["layers[", &earlyexit::num::uint_string(index_of(a.layer_index) as u64), "]"].concat();
+            let key = a.key.as_str().unwrap_or_default();
             pyramid::check_layer_key(key, Naming::Js, &path, false)?;
             return Ok(None);
         }
         op::RUN_OPTIONS_CHECK => {
-            host::run_options(arg(&args, 0), Naming::Js)?;
+            host::run_options(args::RUN_OPTIONS_CHECK::read(&args).options, Naming::Js)?;
             return Ok(None);
         }
         op::ES_SNAPSHOT_CHECK => {
             // Owned, so the text, then the tree read from it, are freed as soon as they are
-            // read (a snapshot at the size limits must fit a WebAssembly instance).
+            // read (a snapshot at the size limits must fit a WebAssembly instance): `snapshot`,
+            // the one argument, taken out of the list rather than read (`args::ES_SNAPSHOT_CHECK`).
             let mut args = args;
             let snapshot = match args.get_mut(0).map(|a| std::mem::replace(a, Value::Null)) {
                 Some(Value::String(text)) => snapshot::parse(&text)?,
@@ -265,16 +270,17 @@ fn exec_inner(op: u32, text: &str) -> Answer {
 
 /// `ES_HISTORY_CHECK`: records written to `iterationHistory` from outside.
 fn history_check(args: &[Value]) -> Answer {
+    let a = args::ES_HISTORY_CHECK::read(args);
     let mut sums = [0.0; 3];
-    if let Value::Array(given) = arg(args, 2) {
+    if let Value::Array(given) = a.usage_totals {
         for (slot, sum) in sums.iter_mut().zip(given) {
             *slot = sum.as_f64().unwrap_or(0.0);
         }
     }
-    let first = index_of(arg(args, 1));
-    let root = arg(args, 1).as_str();
+    let first = index_of(a.first_index);
+    let root = a.first_index.as_str();
     let path = |i: usize| root.map_or_else(|| loops::history_path(first + i), str::to_string);
-    loops::check_history(arg(args, 0), path, sums)?;
+    loops::check_history(a.records, path, sums)?;
     Ok(None)
 }
 
@@ -303,39 +309,42 @@ impl Engine {
         let args = args_of(op, text)?;
         match op {
             op::IA_NEW => {
-                let upstream = arg(&args, 0).as_bool() == Some(true);
+                let a = args::IA_NEW::read(&args);
+                let upstream = a.upstream.as_bool() == Some(true);
                 let analytics = IterationAnalytics::construct(
-                    upstream.then(|| arg(&args, 1)),
-                    arg(&args, 2),
-                    arg(&args, 3),
-                    arg(&args, 4).as_str().unwrap_or_default(),
+                    upstream.then_some(a.loop_id),
+                    a.task_description,
+                    a.config,
+                    a.now.as_str().unwrap_or_default(),
                     Naming::Js,
-                    arg(&args, 5).as_bool() == Some(true),
+                    a.files.as_bool() == Some(true),
                 )?;
                 let persist = analytics.persists();
                 self.slot = Slot::Analytics(Box::new(analytics));
                 Ok(Some(Value::Bool(persist)))
             }
             op::IA_FROM_JSON => {
-                let snapshot = snapshot_of(arg(&args, 0))?;
+                let snapshot = snapshot_of(args::IA_FROM_JSON::read(&args).snapshot)?;
                 self.slot = Slot::Analytics(Box::new(IterationAnalytics::from_snapshot(&snapshot)?));
                 Ok(None)
             }
             op::CE_NEW => {
-                self.slot = Slot::Exit(CoherenceEarlyExit::from_values(arg(&args, 0), arg(&args, 1), Naming::Js)?);
+                let a = args::CE_NEW::read(&args);
+                self.slot = Slot::Exit(CoherenceEarlyExit::from_values(a.config, a.total_layers, Naming::Js)?);
                 Ok(None)
             }
             op::SX_NEW => {
-                self.slot = Slot::Executor(ExitConfig::from_value(arg(&args, 0), Naming::Js)?);
+                self.slot = Slot::Executor(ExitConfig::from_value(args::SX_NEW::read(&args).config, Naming::Js)?);
                 Ok(None)
             }
             op::PR_START => {
-                let run = PyramidRun::start_value(arg(&args, 0), arg(&args, 1), arg(&args, 2), Naming::Js)?;
+                let a = args::PR_START::read(&args);
+                let run = PyramidRun::start_value(a.config, a.total_layers, a.layers, Naming::Js)?;
                 self.slot = Slot::Run(Box::new(run));
                 Ok(None)
             }
             op::PR_FROM_JSON => {
-                let snapshot = snapshot_of(arg(&args, 0))?;
+                let snapshot = snapshot_of(args::PR_FROM_JSON::read(&args).snapshot)?;
                 // A policy run's snapshot is restored by `PYRAMID_RUN_RESTORE` (the replay
                 // module in the wasm package): say so, and leave the object empty.
                 if snapshot.get("engine").and_then(Value::as_str) == Some(pyramid::policy::POLICY_RUN_ENGINE) {
@@ -356,17 +365,18 @@ impl Engine {
 }
 
 fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
-    let now = || arg(args, 0).as_str().unwrap_or_default();
     let value = match op {
         op::IA_RECORD => {
-            a.record_value(arg(args, 0), Naming::Js, arg(args, 1).as_str().unwrap_or_default())?.to_value()
+            let given = args::IA_RECORD::read(args);
+            a.record_value(given.record, Naming::Js, given.now.as_str().unwrap_or_default())?.to_value()
         }
         op::IA_DETECT => a.detect_diminishing_returns().to_value(),
         op::IA_TRAJECTORY => Value::string(a.trajectory().as_str()),
         // The chosen record's index (or null): the JS layer answers its own record object,
         // which upstream's `iterations` holds, so a write to it is a write to the history.
         op::IA_OPTIMAL => {
-            let verified_only = earlyexit::loops::analytics::verified_only_argument(arg(args, 0), Naming::Js)?;
+            let given = args::IA_OPTIMAL::read(args).verified_only;
+            let verified_only = earlyexit::loops::analytics::verified_only_argument(given, Naming::Js)?;
             index_value(a.optimal_iteration(verified_only))
         }
         op::IA_SELECT => {
@@ -374,12 +384,13 @@ fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
             Value::Array(vec![index_value(selection.selected), Value::String(selection.reason)])
         }
         op::IA_SETTLE => {
-            a.settle_end_time(now())?;
+            a.settle_end_time(args::IA_SETTLE::read(args).now.as_str().unwrap_or_default())?;
             Value::string(a.end_time().unwrap_or_default())
         }
         op::IA_SAVE => {
-            a.settle_end_time(now())?;
-            let from = arg(args, 1).as_f64().unwrap_or(0.0) as usize;
+            let given = args::IA_SAVE::read(args);
+            a.settle_end_time(given.now.as_str().unwrap_or_default())?;
+            let from = given.from.as_f64().unwrap_or(0.0) as usize;
             Value::Array(vec![
                 a.summary_head(),
                 a.records_value(from),
@@ -406,9 +417,12 @@ fn index_value(index: Option<usize>) -> Value {
 
 fn exit_op(exit: &CoherenceEarlyExit, op: u32, args: &[Value]) -> Answer {
     let value = match op {
-        op::CE_SHOULD_EXIT => exit.should_exit_value(arg(args, 0), arg(args, 1), Naming::Js)?.to_value(Naming::Js),
+        op::CE_SHOULD_EXIT => {
+            let a = args::CE_SHOULD_EXIT::read(args);
+            exit.should_exit_value(a.signal, a.layer, Naming::Js)?.to_value(Naming::Js)
+        }
         op::CE_ADAPTIVE => {
-            let signal = QualitySignal::from_value(arg(args, 0), Naming::Js)?;
+            let signal = QualitySignal::from_value(args::CE_ADAPTIVE::read(args).signal, Naming::Js)?;
             Value::Number(exit.adaptive_exit_layer(&signal) as f64)
         }
         op::CE_CONFIG => {
@@ -422,26 +436,29 @@ fn exit_op(exit: &CoherenceEarlyExit, op: u32, args: &[Value]) -> Answer {
 fn executor_op(config: &ExitConfig, op: u32, args: &[Value]) -> Answer {
     let value = match op {
         op::SX_SPECULATE => {
-            let confidence = pyramid::decision_confidence(arg(args, 0), Naming::Js)?;
-            let count = pyramid::skipped_count(arg(args, 1), Naming::Js)?;
+            let a = args::SX_SPECULATE::read(args);
+            let confidence = pyramid::decision_confidence(a.decision, Naming::Js)?;
+            let count = pyramid::skipped_count(a.skipped_count, Naming::Js)?;
             array(&pyramid::speculate(confidence, count)?, Speculation::to_value)
         }
         op::SX_PREDICT => {
-            let confidence = pyramid::decision_confidence(arg(args, 0), Naming::Js)?;
+            let confidence = pyramid::decision_confidence(args::SX_PREDICT::read(args).decision, Naming::Js)?;
             pyramid::predict_layer_outcome(confidence).to_value()
         }
         op::SX_VERIFY_COUNT => {
-            let speculations = speculations_of(arg(args, 0))?;
+            let speculations = speculations_of(args::SX_VERIFY_COUNT::read(args).speculations)?;
             Value::Number(pyramid::verification_count(speculations.len(), config.verification_layers) as f64)
         }
         op::SX_CLASSIFY => {
-            let index = index_of(arg(args, 0));
-            let result = LayerResult::from_value(arg(args, 1), Naming::Js, &layer_path(index))?;
+            let a = args::SX_CLASSIFY::read(args);
+            let index = index_of(a.index);
+            let result = LayerResult::from_value(a.layer_result, Naming::Js, &layer_path(index))?;
             Value::string(pyramid::classify_outcome(&result).as_str())
         }
         op::SX_VERIFIED => {
-            let mut speculations = speculations_of(arg(args, 0))?;
-            if let Value::Array(outcomes) = arg(args, 1) {
+            let a = args::SX_VERIFIED::read(args);
+            let mut speculations = speculations_of(a.speculations)?;
+            if let Value::Array(outcomes) = a.outcomes {
                 for (speculation, outcome) in speculations.iter_mut().zip(outcomes) {
                     speculation.actual = Some(outcome_of(outcome.as_str().unwrap_or("fail")));
                 }
@@ -458,7 +475,8 @@ fn run_op(run: &mut PyramidRun, op: u32, args: &[Value]) -> Answer {
     let value = match op {
         op::PR_NEXT => run.next().to_value(),
         op::PR_SUBMIT => {
-            run.submit_value(arg(args, 0), arg(args, 1), Naming::Js)?;
+            let a = args::PR_SUBMIT::read(args);
+            run.submit_value(a.layer, a.result, Naming::Js)?;
             return Ok(None);
         }
         op::PR_RESULT => run.result_value(Naming::Js)?,

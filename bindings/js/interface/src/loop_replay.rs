@@ -6,7 +6,8 @@
 use earlyexit::loops::replay;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
-use super::{arg, Answer};
+use super::Answer;
+use crate::args;
 use crate::op::{
     LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN,
     LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY,
@@ -63,22 +64,25 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
 pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     #[cfg(feature = "replay")]
     if op == LOOP_REPLAY {
-        return Ok(Some(replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js)?));
+        let a = args::LOOP_REPLAY::read(args);
+        return Ok(Some(replay::replay_value(a.runs, a.policy, Naming::Js)?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_CALIBRATE {
-        let now = now_ms(arg(args, 2))?;
-        return Ok(Some(earlyexit_calibrate::calibrate_loops(arg(args, 0), arg(args, 1), Naming::Js, now)?));
+        let a = args::LOOP_CALIBRATE::read(args);
+        let now = now_ms(a.now_ms)?;
+        return Ok(Some(earlyexit_calibrate::calibrate_loops(a.runs, a.options, Naming::Js, now)?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_CALIBRATION_PLAN {
-        return Ok(Some(replay::calibration_plan_value(arg(args, 0), Naming::Js)?));
+        return Ok(Some(replay::calibration_plan_value(args::LOOP_CALIBRATION_PLAN::read(args).options, Naming::Js)?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
+        let a = args::LOOP_FROM_CALIBRATION::read(args);
         let mut engine =
-            replay::engine_from_artifact_value(arg(args, 0), now_ms(arg(args, 1))?, &earlyexit_digest::Sha256Hasher)?;
-        let notice = replay::uncertified_notice(arg(args, 0)).map_or(Value::Null, Value::string);
+            replay::engine_from_artifact_value(a.artifact, now_ms(a.now_ms)?, &earlyexit_digest::Sha256Hasher)?;
+        let notice = replay::uncertified_notice(a.artifact).map_or(Value::Null, Value::string);
         if let Value::Object(entries) = &mut engine {
             entries.push(("notice".into(), notice));
         }
@@ -86,17 +90,19 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_CHECK {
-        return Ok(Some(match arg(args, 1) {
-            Value::Null => earlyexit::loops::policy::engine_policy_value(arg(args, 0), Naming::Js)?,
-            restored => earlyexit::loops::policy::restored_policy_value(arg(args, 0), restored, Naming::Js)?,
+        let a = args::LOOP_POLICY_CHECK::read(args);
+        return Ok(Some(match a.snapshot_policy {
+            Value::Null => earlyexit::loops::policy::engine_policy_value(a.policy, Naming::Js)?,
+            restored => earlyexit::loops::policy::restored_policy_value(a.policy, restored, Naming::Js)?,
         }));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_POLICY_STEP || op == LOOP_POLICY_OPEN {
         return Err(super::not_ready()); // ops of a `PolicyEngine`, not stateless
     }
-    let preset = EarlyStoppingConfig::preset_value(arg(args, 0), "name")?;
-    Ok(Some(preset.merged(arg(args, 1), Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))
+    let a = args::LOOP_PRESET::read(args);
+    let preset = EarlyStoppingConfig::preset_value(a.name, "name")?;
+    Ok(Some(preset.merged(a.overrides, Naming::Js, "overrides", ErrorCode::InvalidConfig)?.to_value(Naming::Js)))
 }
 
 /// The native object behind an `EarlyStopping` under a stop policy (a class of its own, in
@@ -127,14 +133,16 @@ impl PolicyEngine {
         let args = super::args_of(op, text)?;
         match op {
             LOOP_POLICY_OPEN => {
-                let decider = earlyexit::loops::policy::PolicyDecider::from_values(arg(&args, 0), arg(&args, 1))?;
+                let a = args::LOOP_POLICY_OPEN::read(&args);
+                let decider = earlyexit::loops::policy::PolicyDecider::from_values(a.policy, a.config)?;
                 self.decider = Some(decider);
                 Ok(None)
             }
             LOOP_POLICY_STEP => {
                 let decider = self.decider.as_mut().ok_or_else(super::not_ready)?;
-                let source = arg(&args, 2).as_bool() == Some(true);
-                Ok(Some(decider.step_value(arg(&args, 0), arg(&args, 1), source)?))
+                let a = args::LOOP_POLICY_STEP::read(&args);
+                let source = a.source_attached.as_bool() == Some(true);
+                Ok(Some(decider.step_value(a.records, a.report, source)?))
             }
             op if super::refine_ops::handles(op) => super::refine_ops::call(&mut self.refine, op, &args),
             op => Err(super::unknown_op(op)),

@@ -8,6 +8,7 @@ use earlyexit::pyramid::policy::{self, LiveRun, PolicyRun, RunOptions, RunPolicy
 use earlyexit::pyramid::replay;
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
+use crate::args;
 use crate::op::{
     PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
     PYRAMID_MODEL_STATS, PYRAMID_REPLAY, PYRAMID_RUN_OPTIONS, PYRAMID_RUN_RESTORE, PYRAMID_RUN_RESULT,
@@ -25,10 +26,6 @@ pub fn handles(op: u32) -> bool {
 /// `{state, next}`: a policy run's snapshot and what to do next.
 fn step_answer(run: &PolicyRun) -> Value {
     Value::object(vec![("state", run.to_snapshot()), ("next", run.next().to_value())])
-}
-
-fn arg(args: &[Value], i: usize) -> &Value {
-    args.get(i).unwrap_or(&Value::Null)
 }
 
 /// The host's clock (`Date.now()`, when given) and SHA-256: an artifact policy's expiry and
@@ -58,21 +55,28 @@ fn model_of(value: &Value) -> Result<std::borrow::Cow<'_, Value>> {
 /// Answers one of this file's ops.
 pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     match op {
-        PYRAMID_REPLAY => replay::replay_value(arg(args, 0), arg(args, 1), Naming::Js),
-        PYRAMID_SHADOW => replay::shadow_value(arg(args, 0), arg(args, 1), Naming::Js),
+        PYRAMID_REPLAY => {
+            let a = args::PYRAMID_REPLAY::read(args);
+            replay::replay_value(a.runs, a.options, Naming::Js)
+        }
+        PYRAMID_SHADOW => {
+            let a = args::PYRAMID_SHADOW::read(args);
+            replay::shadow_value(a.runs, a.options, Naming::Js)
+        }
         PYRAMID_CALIBRATE => crate::artifact_ops::calibrate(args),
         PYRAMID_RUN_START => {
             // The host's clock (`Date.now()`), for an artifact policy's expiry.
-            let clock = match arg(args, 5) {
+            let a = args::PYRAMID_RUN_START::read(args);
+            let clock = match a.clock {
                 Value::Null => None,
                 now => Some(earlyexit::pyramid::replay::now_argument(now)?),
             };
             match LiveRun::start_value_at(
-                arg(args, 0),
-                arg(args, 1),
-                arg(args, 2),
-                arg(args, 3),
-                arg(args, 4),
+                a.config,
+                a.total_layers,
+                a.layers,
+                a.options,
+                a.run_options,
                 Naming::Js,
                 host(clock),
             )? {
@@ -81,13 +85,16 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
             }
         }
         PYRAMID_RUN_SUBMIT => {
-            let mut run = PolicyRun::from_snapshot(arg(args, 0))?;
-            run.submit_value(arg(args, 1), arg(args, 2), Naming::Js)?;
+            let a = args::PYRAMID_RUN_SUBMIT::read(args);
+            let mut run = PolicyRun::from_snapshot(a.state)?;
+            run.submit_value(a.layer, a.result, Naming::Js)?;
             Ok(step_answer(&run))
         }
-        PYRAMID_RUN_RESULT => Ok(PolicyRun::from_snapshot(arg(args, 0))?.result()?.to_value(Naming::Js)),
+        PYRAMID_RUN_RESULT => {
+            Ok(PolicyRun::from_snapshot(args::PYRAMID_RUN_RESULT::read(args).state)?.result()?.to_value(Naming::Js))
+        }
         PYRAMID_RUN_RESTORE => {
-            let snapshot = match arg(args, 0) {
+            let snapshot = match args::PYRAMID_RUN_RESTORE::read(args).snapshot {
                 Value::String(text) => earlyexit::snapshot::parse(text)?,
                 other => other.clone(),
             };
@@ -95,25 +102,40 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
         }
         PYRAMID_RUN_OPTIONS => {
             // The host's clock, as for a run's start: an enforced artifact's expiry.
-            let clock = match arg(args, 1) {
+            let a = args::PYRAMID_RUN_OPTIONS::read(args);
+            let clock = match a.clock {
                 Value::Null => None,
                 now => Some(earlyexit::pyramid::replay::now_argument(now)?),
             };
-            let options = RunOptions::from_values_at(arg(args, 0), &Value::Null, Naming::Js, host(clock))?;
+            let options = RunOptions::from_values_at(a.options, &Value::Null, Naming::Js, host(clock))?;
             Ok(if options.policy == RunPolicy::Adr { Value::Null } else { options.to_value(Naming::Js) })
         }
-        PYRAMID_MODEL_LOAD => Ok(policy::history_value(arg(args, 0), arg(args, 1), Naming::Js)?.to_value()),
-        PYRAMID_MODEL_MERGE => policy::merge_value(arg(args, 0), arg(args, 1)),
-        PYRAMID_MODEL_LEARN => policy::learn_value(arg(args, 0), arg(args, 1), arg(args, 2), Naming::Js),
-        PYRAMID_MODEL_STATS => policy::stats_value(arg(args, 0), arg(args, 1), Naming::Js),
+        PYRAMID_MODEL_LOAD => {
+            let a = args::PYRAMID_MODEL_LOAD::read(args);
+            Ok(policy::history_value(a.model, a.options, Naming::Js)?.to_value())
+        }
+        PYRAMID_MODEL_MERGE => {
+            let a = args::PYRAMID_MODEL_MERGE::read(args);
+            policy::merge_value(a.model, a.other)
+        }
+        PYRAMID_MODEL_LEARN => {
+            let a = args::PYRAMID_MODEL_LEARN::read(args);
+            policy::learn_value(a.model, a.ran, a.build, Naming::Js)
+        }
+        PYRAMID_MODEL_STATS => {
+            let a = args::PYRAMID_MODEL_STATS::read(args);
+            policy::stats_value(a.model, a.config, Naming::Js)
+        }
         PYRAMID_DECIDE => {
-            let model = model_of(arg(args, 0))?;
-            replay::decide_value(&model, arg(args, 1), arg(args, 2), arg(args, 3), Naming::Js)
+            let a = args::PYRAMID_DECIDE::read(args);
+            let model = model_of(a.model)?;
+            replay::decide_value(&model, a.layers, a.outcomes, a.options, Naming::Js)
         }
         _ => {
             debug_assert_eq!(op, PYRAMID_UPDATE);
-            let model = model_of(arg(args, 0))?;
-            replay::update_value(&model, arg(args, 1), arg(args, 2), Naming::Js)
+            let a = args::PYRAMID_UPDATE::read(args);
+            let model = model_of(a.model)?;
+            replay::update_value(&model, a.ran, a.options, Naming::Js)
         }
     }
 }

@@ -13,10 +13,11 @@
 use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
 use earlyexit::{ErrorCode, Naming, Value};
 
-use super::{arg, Answer, Failure};
+use super::{Answer, Failure};
 use crate::op::{
     REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RUN, REFINE_STEP, REFINE_TO_JSON,
 };
+use crate::wire::arg;
 
 /// Whether `op` is one of this module's (answered by a `PolicyEngine` object only).
 pub(crate) fn handles(op: u32) -> bool {
@@ -95,11 +96,12 @@ impl RefineLoop {
 
     /// `[policy or preset name or null, options, artifact or null, nowMs]`.
     fn open(args: &[Value]) -> Result<Self, Failure> {
-        let options = LoopOptions::from_value_named(arg(args, 1), Naming::Js)?;
-        let policy = match arg(args, 2) {
-            Value::Null => loop_policy(arg(args, 0), Naming::Js)?,
+        let a = crate::args::REFINE_OPEN::read(args);
+        let options = LoopOptions::from_value_named(a.options, Naming::Js)?;
+        let policy = match a.artifact {
+            Value::Null => loop_policy(a.policy, Naming::Js)?,
             artifact => {
-                let now = match arg(args, 3) {
+                let now = match a.now_ms {
                     Value::Number(n) if n.is_finite() => *n as i64,
                     _ => 0,
                 };
@@ -133,14 +135,15 @@ impl RefineLoop {
     /// `[outputs, [[handle, output], ...]]` -> the loop's JSON value (`invalid_snapshot`
     /// naming `best.output` for an output that is not a JSON value).
     fn to_json(&self, args: &[Value]) -> Answer {
-        let outputs = match arg(args, 0) {
+        let a = crate::args::REFINE_TO_JSON::read(args);
+        let outputs = match a.outputs {
             Value::Bool(b) => *b,
             other => {
                 let code = ErrorCode::InvalidSnapshot;
                 return Err(earlyexit::host::type_error(code, "outputs", "a boolean", other).into());
             }
         };
-        let given = match arg(args, 1) {
+        let given = match a.kept {
             Value::Array(items) => items.as_slice(),
             _ => &[],
         };
@@ -158,7 +161,7 @@ impl RefineLoop {
     /// `[loop value or its JSON text]` -> `[state, [[handle, output or null], ...]]`.
     fn from_json(args: &[Value]) -> Result<(Self, Value), Failure> {
         let parsed;
-        let value = match arg(args, 0) {
+        let value = match crate::args::REFINE_FROM_JSON::read(args).snapshot {
             Value::String(text) => {
                 parsed = Value::parse_json(text, ErrorCode::InvalidSnapshot, "snapshot")?;
                 &parsed
@@ -204,9 +207,10 @@ pub(crate) fn call(slot: &mut Option<RefineLoop>, op: u32, args: &[Value]) -> An
                     }
                     Ok(Some(Value::Array(records)))
                 }
-                REFINE_RUN => Ok(Some(l.inner.run(arg(args, 0).as_str().unwrap_or("")))),
+                REFINE_RUN => Ok(Some(l.inner.run(crate::args::REFINE_RUN::read(args).id.as_str().unwrap_or("")))),
                 REFINE_FINISH => {
-                    let good = match arg(args, 0) {
+                    let a = crate::args::REFINE_FINISH::read(args);
+                    let good = match a.good {
                         Value::Null => None,
                         Value::Bool(b) => Some(*b),
                         other => {
@@ -214,7 +218,7 @@ pub(crate) fn call(slot: &mut Option<RefineLoop>, op: u32, args: &[Value]) -> An
                             return Err(earlyexit::host::type_error(code, "good", "a boolean", other).into());
                         }
                     };
-                    Ok(Some(l.inner.finish(good, arg(args, 1).as_str().unwrap_or(""))))
+                    Ok(Some(l.inner.finish(good, a.id.as_str().unwrap_or(""))))
                 }
                 REFINE_TO_JSON => l.to_json(args),
                 op => Err(super::unknown_op(op)),

@@ -75,6 +75,12 @@ fn untag(value: Value) -> Value {
     }
 }
 
+/// Argument `i` of a call's arguments (absent arguments are `null`): the one reader behind
+/// every op's argument struct (`contract::args`), so reading by name adds no code per op.
+pub fn arg(args: &[Value], i: usize) -> &Value {
+    args.get(i).unwrap_or(&Value::Null)
+}
+
 /// What a call answers: the JS layer reads the first character.
 /// `""` = `undefined`; `!{...}` = an error; `?` = the decision needs the outside
 /// diminishing-returns source; `~<json>` = JSON holding tags; otherwise plain JSON.

@@ -36,11 +36,11 @@ pub use calibrate::{
 };
 pub use family::{family_path, family_policy, DEFAULT_PATH_STEPS, MAX_PATH_STEPS};
 pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
+pub use lifecycle::{loop_drift_value, promote_loop_value};
 pub use plan::{
     calibration_plan, calibration_plan_value, check_risk_delta, tasks_to_certify, uncertified_notice, CalibrationPlan,
     MAX_TASKS_TO_CERTIFY, PLAN_PREMATURE_STOPS,
 };
-pub use lifecycle::{loop_drift_value, promote_loop_value};
 pub use play::{
     replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,
 };
