@@ -1,7 +1,8 @@
 // `<package>/ai-sdk` (docs/agents.md, "Vercel AI SDK"): `earlyexitStop` as the `stopWhen` of a
 // real `generateText` of the pinned `ai` 6.x (a devDependency of the workspace), with the SDK's
 // own scripted model (`MockLanguageModelV3` from `ai/test`) and a real tool: offline, no
-// server. The docs' JavaScript example runs here too, and passes `tsc --strict`.
+// server, and any connection beyond loopback throws (tests/node/offline.mjs, in the docs
+// example's process too). The docs' JavaScript example runs here, and passes `tsc --strict`.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,9 @@ import { pathToFileURL } from 'node:url';
 import { generateText, jsonSchema, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import ee, { IMPL, PACKAGE, ROOT } from './impl.mjs';
+import { refused } from './offline.mjs';
+
+const OFFLINE = path.join(ROOT, 'tests', 'node', 'offline.mjs');
 
 const require = createRequire(import.meta.url);
 const { earlyexitStop } = await import(`${PACKAGE}/ai-sdk`);
@@ -217,6 +221,12 @@ describe(`earlyexit/ai-sdk (${IMPL})`, () => {
   });
 });
 
+test('offline: no test here connected beyond loopback (tests/node/offline.mjs)', async () => {
+  const net = await import('node:net');
+  assert.throws(() => net.connect(443, '192.0.2.1'), /offline test: a connection to 192.0.2.1/, 'the guard is on');
+  assert.deepEqual(refused.splice(0), ['192.0.2.1']);
+});
+
 // The JavaScript examples of docs/agents.md's frameworks section, as written (for wasm, the
 // package name swapped), each run as a module of its own with the workspace's packages.
 const page = readFileSync(path.join(ROOT, 'docs', 'agents.md'), 'utf8');
@@ -227,7 +237,7 @@ const examples = [...section[1].matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[
 test(`docs/agents.md: the Vercel AI SDK example runs (${IMPL})`, () => {
   assert.ok(examples.some((code) => code.includes(`from '${PACKAGE}/ai-sdk'`)), 'an example of earlyexit/ai-sdk');
   for (const [i, code] of examples.entries()) {
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
+    const out = spawnSync(process.execPath, ['--import', pathToFileURL(OFFLINE).href, '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(out.status, 0, `docs/agents.md js example ${i + 1} failed:\n${out.stderr}`);
   }
 });
