@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generateText, jsonSchema, tool } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { generateText, jsonSchema, streamText, tool } from 'ai';
+import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import ee, { IMPL, PACKAGE, ROOT } from './impl.mjs';
 import { refused } from './offline.mjs';
 
@@ -85,6 +85,27 @@ describe(`earlyexit/ai-sdk (${IMPL})`, () => {
     assert.ok(history.every((r) => r.tokens_used === 1200), 'the step usage\'s total tokens');
     assert.ok(history.every((r) => typeof r.fingerprint === 'string' && r.fingerprint.length === 64), 'the text\'s fingerprint');
     assert.notEqual(history[0].fingerprint, history[1].fingerprint);
+  });
+
+  test('streamText stops by the decision as generateText does', async () => {
+    const drafts = Object.keys(SCORES);
+    const streamed = (draft, i) => ({
+      stream: convertArrayToReadableStream([
+        { type: 'stream-start', warnings: [] },
+        { type: 'text-start', id: `t-${i}` },
+        { type: 'text-delta', id: `t-${i}`, delta: draft },
+        { type: 'text-end', id: `t-${i}` },
+        { type: 'tool-call', toolCallId: `c-${i}`, toolName: 'submit', input: JSON.stringify({ draft }) },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage },
+      ]),
+    });
+    const stop = earlyexitStop({ quality: (step) => SCORES[step.text] });
+    const result = streamText({ model: new MockLanguageModelV3({ doStream: drafts.map(streamed) }), tools: { submit: submitTool() }, prompt: 'Write.', stopWhen: stop });
+    assert.equal((await result.steps).length, 9);
+    assert.equal(await result.text, 'v9');
+    assert.equal(stop.loop.decision?.trigger, 'no_improvement');
+    assert.equal(stop.loop.output, 'v4');
+    assert.ok(stop.loop.history.every((r) => r.tokens_used === 1200));
   });
 
   test('generateText stops at maxSteps when the decision goes on', async () => {
