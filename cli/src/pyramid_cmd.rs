@@ -121,6 +121,14 @@ pub struct ResultArgs {
     /// does not verify is refused).
     #[arg(long, value_name = "FILE")]
     receipts: Option<PathBuf>,
+    /// Append the receipts to the receipt log --log of this store (sqlite:PATH) instead of a
+    /// file: one transaction, chained and idempotent by run id as in a file.
+    #[arg(long, value_name = "URL", conflicts_with = "receipts", requires = "log")]
+    store: Option<String>,
+    /// The name of the store's receipt log to append to (the store: --store, else
+    /// EARLYEXIT_STORE, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "NAME", conflicts_with = "receipts")]
+    log: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -132,14 +140,25 @@ pub enum ReceiptsCommand {
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// The JSONL receipt log.
-    #[arg(value_name = "FILE")]
-    file: String,
+    #[arg(value_name = "FILE", required_unless_present = "log", conflicts_with = "log")]
+    file: Option<String>,
+    /// Verify the log kept in this store (sqlite:PATH) instead of a file; needs --log.
+    #[arg(long, value_name = "URL", requires = "log")]
+    store: Option<String>,
+    /// The name of the store's receipt log to verify (the store: --store, else
+    /// EARLYEXIT_STORE, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "NAME")]
+    log: Option<String>,
 }
 
-/// `earlyexit receipts verify FILE`.
+/// `earlyexit receipts verify FILE` / `--store URL --log NAME`.
 pub fn receipts(command: ReceiptsCommand, json: bool) -> Result<u8, Failure> {
     let ReceiptsCommand::Verify(args) = command;
-    let text = state::read_input(&args.file)?;
+    let text = match (&args.file, &args.log) {
+        (Some(file), _) => state::read_input(file)?,
+        (None, Some(log)) => crate::store_open::open_existing(&args.store)?.receipt_log(log)?,
+        (None, None) => String::new(),
+    };
     let check = earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
     let human = match &check.broken {
         None => {
@@ -530,6 +549,17 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
         }
         let why = core_api::no_receipt_reason(result.shadow.as_ref(), receipts.len(), count);
         appended = Some((count, log.display().to_string(), why));
+    }
+    if let Some(log) = &args.log {
+        let receipts = match result.shadow.as_ref().and_then(|s| s.get("receipts")) {
+            Some(Value::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        let mut store = crate::store_open::open(&args.store)?;
+        let count = store.append_receipts(log, &receipts).map_err(Failure::core)?;
+        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        let why = core_api::no_receipt_reason(result.shadow.as_ref(), receipts.len(), count);
+        appended = Some((count, format!("{} (log {log})", store.url()), why));
     }
     let verdict = result.verdict.as_str();
     let exit = match verdict {
