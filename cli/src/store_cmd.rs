@@ -20,6 +20,9 @@ pub enum RunsCommand {
     Export(ExportArgs),
     /// Add the runs of JSONL files (the replay form) in one transaction: all or none.
     Import(ImportArgs),
+    /// Print a pyramid outcome model the store holds (`pyramid result --merge-model` merges
+    /// into it), or write it to a file `pyramid start --model` reads.
+    Model(ModelArgs),
     /// Check the whole store: SQLite's integrity check, then every run, receipt chain,
     /// artifact and model read back (exit 0 when it passes).
     Check(StoreArg),
@@ -31,6 +34,18 @@ pub struct StoreArg {
     /// sqlite:.earlyexit/store.db).
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    #[command(flatten)]
+    store: StoreArg,
+    /// The model's name in the store.
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// Write it to this file (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -78,6 +93,7 @@ pub fn run(command: RunsCommand, json: bool) -> Result<u8, Failure> {
         RunsCommand::Export(args) => export(&args),
         RunsCommand::Import(args) => import(&args, json),
         RunsCommand::Check(args) => check(&args, json),
+        RunsCommand::Model(args) => model(&args),
     }
 }
 
@@ -217,4 +233,30 @@ fn check(args: &StoreArg, json: bool) -> Result<u8, Failure> {
     };
     crate::output::print(&answer, json)?;
     Ok(code::GO_ON)
+}
+
+fn model(args: &ModelArgs) -> Result<u8, Failure> {
+    let store = open_existing(&args.store.store)?;
+    let Some(model) = store.model(&args.name)? else {
+        return Err(Failure::core(store_rules::not_in_store("model", &args.name)));
+    };
+    let text = model.to_json();
+    match &args.out {
+        Some(path) => write_atomically(std::path::Path::new(path), &text)?,
+        None => println!("{text}"),
+    }
+    Ok(code::GO_ON)
+}
+
+fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let internal = |e: std::io::Error| Failure::Internal(format!("writing {}: {e}", path.display()));
+    let mut file = tempfile::NamedTempFile::new_in(&dir).map_err(internal)?;
+    writeln!(file, "{text}").map_err(internal)?;
+    file.as_file().sync_all().map_err(internal)?;
+    file.persist(path).map_err(|e| internal(e.error))?;
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! The run store from the command: `runs import|list|export|check --store URL` (and
 //! `EARLYEXIT_STORE`), `calibrate loops --store` reading what a file would give it,
-//! `pyramid result --store --log` and `receipts verify --store --log`, and every bad store
+//! `pyramid result --store --log` and `receipts verify --store --log`, twenty `pyramid result
+//! --merge-model` steps at once merging one model (`runs model`), and every bad store
 //! URL or file a typed error naming `store`, nothing created or changed.
 
 mod support;
@@ -177,4 +178,49 @@ fn bad_stores_are_typed_errors_naming_store() {
     }
     assert!(!dir.path().join("absent.db").exists(), "a store only read is never created");
     assert_eq!(std::fs::read_to_string(&not_db).unwrap(), "not a database", "left as it was");
+}
+
+#[test]
+fn twenty_result_steps_merge_one_model_in_the_store() {
+    let dir = tmp();
+    let store = url(dir.path(), "fleet.db");
+    let states: Vec<_> = (0..20)
+        .map(|i| finished_shadow_run(dir.path(), &format!("build-{i}"), if i % 3 == 0 { "0.5" } else { "1" }))
+        .collect();
+    let step = |i: usize| {
+        let seq = (100 + i).to_string();
+        bin()
+            .args(["--json", "pyramid", "result", "--state", s(&states[i]), "--store", &store])
+            .args(["--merge-model", "ci", "--build-id", &format!("build-{i}"), "--build-seq", &seq])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn")
+    };
+    // All twenty at once: each merge is a transaction, none lost.
+    let children: Vec<_> = (0..20).map(step).collect();
+    for mut child in children {
+        assert!(matches!(child.wait().unwrap().code(), Some(0 | 12)));
+    }
+    // A retried step merges a build already there: nothing changes.
+    assert!(matches!(step(7).wait().unwrap().code(), Some(0 | 12)));
+    let out = run(&["runs", "model", "ci", "--store", &store]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let model = parse(&stdout(&out));
+    let Some(Value::Array(builds)) = model.get("builds") else { panic!("{}", model.to_json()) };
+    let mut ids: Vec<&str> = builds.iter().filter_map(|b| b.get("id").and_then(Value::as_str)).collect();
+    ids.sort_unstable();
+    let mut want: Vec<String> = (0..20).map(|i| format!("build-{i}")).collect();
+    want.sort_unstable();
+    assert_eq!(ids, want.iter().map(String::as_str).collect::<Vec<_>>());
+    // The file pyramid start --model reads.
+    let file = dir.path().join("model.json");
+    assert_eq!(code(&run(&["runs", "model", "ci", "--store", &store, "--out", s(&file)])), 0);
+    assert_eq!(parse(&std::fs::read_to_string(&file).unwrap()), model);
+    let absent = run(&["--json", "runs", "model", "nightly", "--store", &store]);
+    assert_eq!(error_of(&absent).1, "name", "{}", stderr(&absent));
+    // --merge-model without its build, or --store with nothing to write: usage errors.
+    let bare = run(&["pyramid", "result", "--state", s(&states[0]), "--merge-model", "ci"]);
+    assert_eq!(code(&bare), 2);
+    let nothing = run(&["pyramid", "result", "--state", s(&states[0]), "--store", &store]);
+    assert_eq!(code(&nothing), 2, "{}", stderr(&nothing));
 }

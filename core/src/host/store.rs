@@ -149,7 +149,31 @@ pub fn run_id_taken(run_id: &str) -> Error {
         ErrorCode::InvalidReplay,
         ErrorKind::Range,
         "runId",
-        concat(&["runId '", run_id, "' is already in the store with a different run (a run id names one run)"]),
+        concat(&[
+            "runId '",
+            run_id,
+            "' is already in the store with a different run or run label (a run id names one run)",
+        ]),
+    )
+}
+
+/// A pyramid run without an exit policy has nothing to learn into an outcome model.
+pub fn nothing_to_learn() -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        "model",
+        concat(&["the run has no exit policy (pyramid start --policy): there is nothing to learn into a model"]),
+    )
+}
+
+/// The store holds no entry `name` of this kind (`what`: "model", "artifact").
+pub fn not_in_store(what: &str, name: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        "name",
+        concat(&["the store holds no ", what, " named '", name, "'"]),
     )
 }
 
