@@ -352,3 +352,30 @@ fn a_run_row_another_program_edited_fails_the_check() {
     let e = s.check().unwrap_err();
     assert!(e.message().contains("corrupted") && e.message().contains("run '"), "{}", e.message());
 }
+
+#[test]
+fn a_truncated_store_and_a_bare_header_are_refused_naming_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = url(dir.path(), "t.db");
+    {
+        let mut s = Store::open(&u).unwrap();
+        for i in 0..200 {
+            s.add_run(&run(&format!("t{i}"), &[10.0, 20.0, 30.0]), &RunMeta::default()).unwrap();
+        }
+        let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    }
+    let path = dir.path().join("t.db");
+    let bytes = std::fs::read(&path).unwrap();
+    // Cut the file in half (a copy interrupted half way).
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let e = Store::open(&u).and_then(|s| s.check()).expect_err("a truncated store is refused");
+    assert_eq!(e.field(), "store", "{}", e.message());
+    assert_eq!(std::fs::read(&path).unwrap().len(), bytes.len() / 2, "left as it was");
+    // SQLite's header and nothing else.
+    let header = dir.path().join("h.db");
+    std::fs::write(&header, b"SQLite format 3\0").unwrap();
+    let Err(e) = Store::open(&url(dir.path(), "h.db")) else { panic!("a bare header is not a store") };
+    assert_eq!(e.field(), "store", "{}", e.message());
+    assert_eq!(std::fs::read(&header).unwrap(), b"SQLite format 3\0");
+}
