@@ -30,7 +30,7 @@ impl Value {
     }
 }
 
-fn write_json(value: &Value, out: &mut String) {
+pub(crate) fn write_json(value: &Value, out: &mut String) {
     match value {
         Value::Null | Value::Other(_) => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -72,7 +72,7 @@ fn write_json(value: &Value, out: &mut String) {
     }
 }
 
-fn write_json_string(s: &str, out: &mut String) {
+pub(crate) fn write_json_string(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
@@ -80,6 +80,12 @@ fn write_json_string(s: &str, out: &mut String) {
     // (`"`, `\\`, below U+0020) is one ASCII byte, never part of a longer UTF-8 sequence, so
     // each split falls between characters.
     let bytes = s.as_bytes();
+    // Most strings (keys, digests, timestamps) need no escape at all: one scan, one copy.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape = match b {
