@@ -220,6 +220,9 @@ pub fn push_js_string(out: &mut String, value: f64) {
         push_integer(out, magnitude as u64);
         return;
     }
+    // Not in WebAssembly: the engines module's size is budgeted (docs/internals/wasm-size.md),
+    // and this path is a speed-up only.
+    #[cfg(not(target_arch = "wasm32"))]
     if let Some((digits, len, n)) = short_decimal(magnitude) {
         push_number_string(out, digits.get(..len).unwrap_or_default(), n);
         return;
@@ -229,6 +232,7 @@ pub fn push_js_string(out: &mut String, value: f64) {
 }
 
 /// Powers of ten that are exact doubles (`10^0..=10^22`).
+#[cfg(not(target_arch = "wasm32"))]
 const EXACT_POWERS: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
     1e21, 1e22,
@@ -245,6 +249,7 @@ const EXACT_POWERS: [f64; 23] = [
 /// the three next to it. The first `f` with one is the fewest fraction digits, hence (the
 /// value not being an integer) the fewest significant digits; when two round-trip there,
 /// `shortest` picks the nearer. Exact ties are never reached: the integer path took them.
+#[cfg(not(target_arch = "wasm32"))]
 fn short_decimal(abs: f64) -> Option<([u8; 20], usize, i64)> {
     const LIMIT: f64 = (1u64 << 50) as f64;
     for (f, power) in EXACT_POWERS.iter().enumerate().skip(1) {

@@ -97,8 +97,11 @@ const CODE: ErrorCode = ErrorCode::InvalidResult;
 
 /// A fingerprint's one rule: at most [`MAX_FINGERPRINT_CHARS`] characters (`path` names the
 /// field in the error).
+#[inline(always)]
 fn check_fingerprint(text: &str, path: impl FnOnce() -> String, code: ErrorCode) -> Result<()> {
-    // Each character is at least one byte: a short text needs no count.
+    // Each character is at least one byte: a short text needs no count (not in WebAssembly,
+    // whose engines module's size is budgeted).
+    #[cfg(not(target_arch = "wasm32"))]
     if text.len() <= MAX_FINGERPRINT_CHARS {
         return Ok(());
     }
@@ -277,6 +280,7 @@ impl BehaviorIteration {
     /// booleans take any value, so only the fingerprint's length and the percentages' ranges
     /// can fail; the percentages go through the reader itself (they are rare on the hot
     /// path), the rest is checked here without building a value.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn check_result_fields(&self, code: ErrorCode) -> Result<()> {
         if self.completion_percentage.is_some() || self.coverage_percent.is_some() {
             let mut o = ObjectBuilder::new();
