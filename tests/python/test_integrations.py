@@ -58,6 +58,21 @@ def test_stop_guard_decides_as_a_bare_loop(checkpoint: bool) -> None:
     assert json.loads(kept["loop"])  # the snapshot is JSON text a checkpointer stores as is
 
 
+def test_stop_guard_reads_a_state_read_back_or_forked_as_it_was() -> None:
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    state: Dict[str, Any] = {}
+    for i, score in enumerate(SCORES[:2]):
+        state.update(draft=f"v{i + 1}", score=score)
+        state.update(guard.node(state))
+        state = json.loads(json.dumps(state))  # equal text, another object: parsed, same loop
+    assert state["earlyexit"]["iteration"] == 2
+    # One state stepped twice (a fork, or time travel): both steps start from that state.
+    fork = dict(state, draft="v3", score=SCORES[2])
+    first, second = guard.node(fork)["earlyexit"], guard.node(fork)["earlyexit"]
+    assert first["iteration"] == second["iteration"] == 3
+    assert json.loads(first["loop"])["engine"]["history"][:2] == json.loads(second["loop"])["engine"]["history"][:2]
+
+
 def test_stop_guard_route_before_its_node_names_the_key() -> None:
     guard = StopGuard(quality=lambda s: 1.0, output=lambda s: "x", key="guard")
     with pytest.raises(KeyError, match="state\\['guard'\\]"):

@@ -110,6 +110,49 @@ def test_a_scale_that_looks_wrong_warns_once() -> None:
         for q in [0.2, 0.4, 0.5, 0.6]:
             loop.step("x", q)
     assert len(caught) == 1 and "scale" in str(caught[0].message)
+    # A UserWarning attributed to the line that called step, as warnings.warn(stacklevel=2).
+    assert caught[0].category is UserWarning and caught[0].filename == __file__
+
+
+class _Float(float):
+    pass
+
+
+class _Str(str):
+    pass
+
+
+def test_every_kind_of_argument_records_the_same() -> None:
+    # Exact floats, bools and strs take the native fast path; subclasses take the general one.
+    plain, other = Loop(scale=1), Loop(scale=1)
+    for i, q in enumerate([0.4, 0.7, 0.72, 0.71]):
+        kwargs = dict(confidence=0.5, verified=i % 2 == 0, good=i == 1, tokens=1200, cost_usd=0.01, time_ms=250.5, error="e" if i == 2 else None, fingerprint="f%d" % (i % 2), done=i == 3)
+        a = plain.step("out", q, **kwargs)  # type: ignore[arg-type]
+        b = other.step(
+            "out",
+            _Float(q),
+            confidence=_Float(0.5),
+            verified="passed" if i % 2 == 0 else "failed",
+            good=i == 1,
+            tokens=_Float(1200),
+            cost_usd=_Float(0.01),
+            time_ms=_Float(250.5),
+            error=_Str("e") if i == 2 else None,
+            fingerprint=_Str("f%d" % (i % 2)),
+            done=i == 3,
+        )
+        assert (a.stop, a.trigger, a.reason) == (b.stop, b.trigger, b.reason)
+    assert plain.run()["iterations"] == other.run()["iterations"]
+
+
+def test_a_bad_usage_number_names_its_argument_and_changes_nothing() -> None:
+    loop = Loop(scale=1)
+    loop.step("a", 0.5, tokens=10)
+    for name in ("tokens", "cost_usd", "time_ms"):
+        with pytest.raises(ee.EarlyExitError) as caught:
+            loop.step("b", 0.6, **{name: -1.0})  # type: ignore[arg-type]
+        assert name in str(caught.value)
+    assert len(loop.history) == 1
 
 
 def test_run_and_finish_give_the_replay_form() -> None:

@@ -3,14 +3,13 @@
 A thin layer over the core's loop (``_native._Loop``): it counts iterations, maps scores on
 ``scale`` to the engine's 0..100, computes ``quality_delta``, stops on ``done=True`` before
 its policy, and keeps only the best, the last and the completed output. This module adds
-what is Python's own: the automatic fingerprint's hook (``fingerprint_of``), the scale
-warning (``warnings``), a random run id and pickling.
+what is Python's own: the automatic fingerprint's hook (``fingerprint_of``), a random run id
+and pickling; the native step gives the scale warning (a ``UserWarning``).
 """
 
 from __future__ import annotations
 
 import uuid
-import warnings
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from . import _native
@@ -101,12 +100,9 @@ class Loop:
         """Records one iteration (numbered for you) and returns the engine's decision."""
         if fingerprint is None:
             fingerprint = self._fingerprint_of(output) if self._fingerprint_of is not None else _native.output_fingerprint(output)
-        decision, notice = self._native.step(
-            output, quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint
-        )
-        if notice is not None:
-            warnings.warn(notice, UserWarning, stacklevel=2)
-        return decision
+        # The native step warns (UserWarning, attributed to this method's caller) with the
+        # scale notice when the loop gives it.
+        return self._native.step(output, quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint)
 
     @property
     def best(self) -> Optional[LoopOutput]:

@@ -220,8 +220,80 @@ pub fn push_js_string(out: &mut String, value: f64) {
         push_integer(out, magnitude as u64);
         return;
     }
+    // Not in WebAssembly: the engines module's size is budgeted (docs/internals/wasm-size.md),
+    // and this path is a speed-up only.
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some((digits, len, n)) = short_decimal(magnitude) {
+        push_number_string(out, digits.get(..len).unwrap_or_default(), n);
+        return;
+    }
     let (s, n) = shortest(magnitude);
     push_number_string(out, &s, n);
+}
+
+/// Powers of ten that are exact doubles (`10^0..=10^22`).
+#[cfg(not(target_arch = "wasm32"))]
+const EXACT_POWERS: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
+
+/// [`shortest`] for a value with few decimals (qualities like 89.6 or 0.85), without the exact
+/// search: `(digits, how many, n)` as `shortest` answers, or `None` to leave it to `shortest`.
+///
+/// For `f` = 1, 2, ... fraction digits, the candidates are the integers `r` next to
+/// `abs × 10^f`; `r / 10^f` is then computed with both operands exact doubles (`r` below
+/// 2^50, `10^f` for `f <= 22`), so the division is IEEE's correctly rounded quotient, and it
+/// equals `abs` exactly when the decimal `r × 10^-f` reads back as `abs`. The product is
+/// within 1/8 of the exact `abs × 10^f` below 2^50, so every round-tripping `r` is one of
+/// the three next to it. The first `f` with one is the fewest fraction digits, hence (the
+/// value not being an integer) the fewest significant digits; when two round-trip there,
+/// `shortest` picks the nearer. Exact ties are never reached: the integer path took them.
+#[cfg(not(target_arch = "wasm32"))]
+fn short_decimal(abs: f64) -> Option<([u8; 20], usize, i64)> {
+    const LIMIT: f64 = (1u64 << 50) as f64;
+    for (f, power) in EXACT_POWERS.iter().enumerate().skip(1) {
+        let scaled = abs * power;
+        if scaled >= LIMIT {
+            return None;
+        }
+        // Round half up: `scaled` is not an integer's half here in any case that matters,
+        // since both neighbours are tried.
+        let nearest = (scaled + 0.5) as u64;
+        let mut found = None;
+        for r in [nearest.wrapping_sub(1), nearest, nearest + 1] {
+            if r == u64::MAX || (r as f64) / power != abs {
+                continue;
+            }
+            if found.is_some() {
+                return None;
+            }
+            found = Some(r);
+        }
+        let Some(r) = found else { continue };
+        // The digits of r (without trailing zeros: a shorter f would have found it).
+        let mut buf = [0u8; 20];
+        let mut start = buf.len();
+        let mut v = r;
+        while v > 0 {
+            start -= 1;
+            if let Some(slot) = buf.get_mut(start) {
+                *slot = b'0' + (v % 10) as u8;
+            }
+            v /= 10;
+        }
+        let len = buf.len() - start;
+        let mut digits = [0u8; 20];
+        digits.get_mut(..len)?.copy_from_slice(buf.get(start..)?);
+        let mut used = len;
+        while used > 0 && digits.get(used - 1) == Some(&b'0') {
+            used -= 1;
+        }
+        // 0.s × 10^n = r × 10^-f, with s the len digits of r.
+        let n = i64::try_from(len).ok()? - i64::try_from(f).ok()?;
+        return Some((digits, used, n));
+    }
+    None
 }
 
 /// Appends the decimal digits of `n`.
@@ -433,6 +505,17 @@ mod tests {
     }
 
     #[test]
+    fn short_decimals_take_the_fast_path() {
+        for (x, text) in [(89.6, "89.6"), (0.85, "0.85"), (72.35, "72.35"), (1.5e-7, "1.5e-7"), (0.1, "0.1")] {
+            assert!(short_decimal(x).is_some(), "{x}");
+            assert_eq!(to_js_string(x), text);
+            assert_eq!(to_js_string(-x), format!("-{text}"));
+        }
+        // 17 significant digits: the exact search.
+        assert_eq!(to_js_string(0.1 + 0.2), "0.30000000000000004");
+    }
+
+    #[test]
     fn to_js_string_basics() {
         assert_eq!(to_js_string(0.0), "0");
         assert_eq!(to_js_string(-0.0), "0");
@@ -487,6 +570,25 @@ mod tests {
             } else {
                 let back: f64 = s.parse().unwrap();
                 prop_assert_eq!(back.to_bits(), bits, "{} -> {}", bits, s);
+            }
+        }
+
+        #[test]
+        fn short_decimals_match_the_exact_search(bits in any::<u64>()) {
+            let x = f64::from_bits(bits).abs();
+            if x.is_finite() && x > 0.0 {
+                if let Some((digits, len, n)) = short_decimal(x) {
+                    prop_assert_eq!((digits[..len].to_vec(), n), shortest(x), "{}", x);
+                }
+            }
+        }
+
+        #[test]
+        fn short_decimals_of_few_digits_match(r in 1u64..100_000_000_000, f in 1usize..=12) {
+            let x = r as f64 / EXACT_POWERS[f];
+            if x.fract() != 0.0 {
+                let fast = short_decimal(x).map(|(digits, len, n)| (digits[..len].to_vec(), n));
+                prop_assert_eq!(fast.clone().unwrap_or_else(|| shortest(x)), shortest(x), "{} {:?}", x, fast);
             }
         }
 

@@ -8,6 +8,7 @@
 //! step with the first, and nothing outside the standard library.
 
 use crate::value::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::value::json::{write_json, write_json_string};
 use crate::value::reader::{index_path, join_path};
 use crate::value::text::concat;
 use crate::value::tree::Value;
@@ -41,38 +42,57 @@ fn write(value: &Value, path: &str, code: ErrorCode, out: &mut String) -> Result
                 if i > 0 {
                     out.push(',');
                 }
-                write(item, &index_path(path, i), code, out)?;
+                if always_written(item) {
+                    write_json(item, out);
+                } else {
+                    write(item, &index_path(path, i), code, out)?;
+                }
             }
             out.push(']');
             Ok(())
         }
         Value::Object(entries) => {
-            let mut order: Vec<(Vec<u16>, usize)> =
-                entries.iter().enumerate().map(|(i, (key, _))| (key.encode_utf16().collect(), i)).collect();
+            // Indices in key order (UTF-16 code units, compared without collecting them).
             // Stable: of a repeated key, the last entry ends its run.
-            order.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut order: Vec<usize> = (0..entries.len()).collect();
+            let key = |i: usize| entries.get(i).map_or("", |(k, _)| k.as_str());
+            order.sort_by(|&a, &b| key(a).encode_utf16().cmp(key(b).encode_utf16()));
             out.push('{');
             let mut first = true;
-            for (n, (units, i)) in order.iter().enumerate() {
-                if order.get(n + 1).is_some_and(|next| next.0 == *units) {
+            for (n, &i) in order.iter().enumerate() {
+                if order.get(n + 1).is_some_and(|&next| key(next) == key(i)) {
                     continue;
                 }
-                let Some((key, item)) = entries.get(*i) else { continue };
+                let Some((name, item)) = entries.get(i) else { continue };
                 if !first {
                     out.push(',');
                 }
                 first = false;
-                out.push_str(&Value::String(key.clone()).to_json());
+                write_json_string(name, out);
                 out.push(':');
-                write(item, &join_path(path, key), code, out)?;
+                if always_written(item) {
+                    write_json(item, out);
+                } else {
+                    write(item, &join_path(path, name), code, out)?;
+                }
             }
             out.push('}');
             Ok(())
         }
         scalar => {
-            out.push_str(&scalar.to_json());
+            write_json(scalar, out);
             Ok(())
         }
+    }
+}
+
+/// A value that cannot fail (no path needed for its error): a string, a boolean, `null` or
+/// a finite number.
+fn always_written(value: &Value) -> bool {
+    match value {
+        Value::String(_) | Value::Bool(_) | Value::Null => true,
+        Value::Number(n) => n.is_finite(),
+        _ => false,
     }
 }
 

@@ -30,7 +30,7 @@ impl Value {
     }
 }
 
-fn write_json(value: &Value, out: &mut String) {
+pub(crate) fn write_json(value: &Value, out: &mut String) {
     match value {
         Value::Null | Value::Other(_) => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -72,27 +72,45 @@ fn write_json(value: &Value, out: &mut String) {
     }
 }
 
-fn write_json_string(s: &str, out: &mut String) {
+pub(crate) fn write_json_string(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let code = c as usize;
-                out.push_str("\\u00");
-                out.push(char::from(HEX.get(code >> 4).copied().unwrap_or(b'0')));
-                out.push(char::from(HEX.get(code & 15).copied().unwrap_or(b'0')));
-            }
-            c => out.push(c),
+    // Runs of characters that need no escape are copied whole: every character that does
+    // (`"`, `\\`, below U+0020) is one ASCII byte, never part of a longer UTF-8 sequence, so
+    // each split falls between characters.
+    let bytes = s.as_bytes();
+    // Most strings (keys, digests, timestamps) need no escape at all: one scan, one copy.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(start..i).unwrap_or_default());
+        start = i + 1;
+        if escape.is_empty() {
+            let code = usize::from(b);
+            out.push_str("\\u00");
+            out.push(char::from(HEX.get(code >> 4).copied().unwrap_or(b'0')));
+            out.push(char::from(HEX.get(code & 15).copied().unwrap_or(b'0')));
+        } else {
+            out.push_str(escape);
         }
     }
+    out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
 }
 
@@ -109,6 +127,46 @@ pub fn utf8_text<'a>(bytes: &'a [u8], code: ErrorCode, field: &str) -> Result<&'
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One character at a time: what `write_json_string` must equal.
+    fn escaped_by_chars(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn strings_escape_as_one_character_at_a_time() {
+        let mut every: String = (0u8..0x80).map(char::from).collect();
+        every.push_str("é€😀\"\\x\u{7f}\u{1f}end");
+        for s in ["", "plain", "\"", "a\nb", "\u{0}", &every, "😀\t😀"] {
+            let mut out = String::new();
+            write_json_string(s, &mut out);
+            assert_eq!(out, escaped_by_chars(s));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_string_escapes_as_one_character_at_a_time(s in "\\PC*|[\\x00-\\x7f]*") {
+            let mut out = String::new();
+            write_json_string(&s, &mut out);
+            proptest::prop_assert_eq!(out, escaped_by_chars(&s));
+        }
+    }
 
     #[test]
     fn json_round_trip_keeps_order_and_numbers() {

@@ -16,22 +16,25 @@ name of the next node, which is all a ``StateGraph`` asks for.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from .._loop import Loop
 from .._native import StoppingDecision
 
 __all__ = ["StopGuard"]
 
-#: Loops kept between two calls of the node, by the snapshot text they were saved as; a node
-#: call that finds its state's text here skips parsing it. Bounded: cleared past this size.
+#: Loops kept between two calls of the node, by the snapshot text they were saved as (keyed
+#: by the text object's id, the entry holding the text so the id stays its own); a node call
+#: whose state holds that very text skips parsing it, without hashing 3 KB of text twice per
+#: iteration. A text that reads the same but is another object (a state read back from a
+#: checkpoint) is parsed. Bounded: cleared past this size.
 _CACHE_LIMIT = 64
 
 
 def decision_iteration(loop: Loop) -> int:
     """The number of the iteration just recorded (cheaper than counting the history)."""
-    last = loop.last
-    return 0 if last is None else last.iteration
+    last = loop._native.last
+    return 0 if last is None else last[0]
 
 
 class StopGuard:
@@ -80,7 +83,7 @@ class StopGuard:
         # first iteration of a graph.
         Loop(**self._loop_options)
         self.key = key
-        self._cache: Dict[str, Loop] = {}
+        self._cache: Dict[int, Tuple[str, Loop]] = {}
         self._lock = threading.Lock()
 
     def _loop_of(self, state: Any) -> Loop:
@@ -89,8 +92,8 @@ class StopGuard:
             return Loop(**self._loop_options)
         text = kept["loop"]
         with self._lock:
-            loop = self._cache.pop(text, None)
-        return loop if loop is not None else Loop.from_json(text)
+            entry = self._cache.pop(id(text), None)
+        return entry[1] if entry is not None and entry[0] is text else Loop.from_json(text)
 
     def record(self, state: Any) -> StoppingDecision:
         """Records the iteration ``state`` holds and returns the decision, without the state
@@ -106,7 +109,7 @@ class StopGuard:
         with self._lock:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            self._cache[text] = loop
+            self._cache[id(text)] = (text, loop)
         update = {
             "loop": text,
             "output": loop.output,

@@ -99,6 +99,9 @@ class AgentGuard:
         self._tokens = 0.0
         self._errors: List[str] = []
         self.hooks = _Hooks(self)
+        # The answer that lets the run go on, made once: the SDK only reads an answer that is
+        # not final (it rewrites `final_output` of a final one, which is made per stop).
+        self._go_on = agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
 
     def _add_tokens(self, tokens: float) -> None:
         with self._lock:
@@ -134,12 +137,12 @@ class AgentGuard:
         """The agent's ``tool_use_behavior``: records the turn, ends the run with the best output
         when the decision stops, else answers as ``behavior`` does."""
         if not results:
-            return agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
+            return self._go_on
         if self.record(results).stop:
             return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=self.loop.output)
         behavior = self._behavior
         if behavior == "run_llm_again":
-            return agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
+            return self._go_on
         if behavior == "stop_on_first_tool":
             return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=results[0].output)
         if isinstance(behavior, dict):
@@ -148,6 +151,6 @@ class AgentGuard:
                 tool = result.tool
                 if tool.name in names or getattr(tool, "qualified_name", None) in names:
                     return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
-            return agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
+            return self._go_on
         answer = behavior(context, results)
         return await answer if inspect.isawaitable(answer) else answer

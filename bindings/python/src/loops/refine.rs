@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex};
 type Output = Arc<Py<PyAny>>;
 
 use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
+use earlyexit::loops::{ResourceUsage, VerificationStatus};
 use earlyexit::LoopPolicy;
-use earlyexit::{ErrorCode, IterationRecord, Naming, Value};
+use earlyexit::{ErrorCode, IterationRecord, Naming, StoppingDecision, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
@@ -57,31 +58,88 @@ fn plain_number(value: &Bound<'_, PyAny>) -> Option<f64> {
     }
 }
 
-/// The step's arguments read without a value tree, when they are of the plain kinds:
-/// `quality` (and `confidence`, when given) a number, `done` a `bool`, `fingerprint` a `str`.
+/// An optional argument of the fast path: `None` for `None` (not given), `Some(Some(x))` when
+/// `read` takes it, `Some(None)` (leave it to the general path) otherwise.
+fn optional<'py, T>(
+    value: &Bound<'py, PyAny>,
+    read: impl FnOnce(&Bound<'py, PyAny>) -> Option<T>,
+) -> Option<Option<T>> {
+    if value.is_none() {
+        Some(None)
+    } else {
+        read(value).map(Some)
+    }
+}
+
+/// An exact `bool`.
+fn plain_bool(value: &Bound<'_, PyAny>) -> Option<bool> {
+    value.is_exact_instance_of::<PyBool>().then(|| value.is_truthy().ok()).flatten()
+}
+
+/// An exact `str`.
+fn plain_string(value: &Bound<'_, PyAny>) -> Option<String> {
+    if value.is_exact_instance_of::<PyString>() {
+        Some(value.cast::<PyString>().ok()?.to_cow().ok()?.into_owned())
+    } else {
+        None
+    }
+}
+
+/// The step's arguments read without a value tree, when they are of the plain kinds: numbers
+/// (`quality`, `confidence`, `tokens`, `cost_usd`, `time_ms`) exact `float` or `int`, `done`,
+/// `good` and `verified` exact `bool`s, `error` and `fingerprint` exact `str`s, `files`
+/// absent. Anything else (`None` from here) goes through the general path; so does what the
+/// core then refuses, which it refuses before changing anything.
+#[allow(clippy::too_many_arguments)]
 fn fast_step(
     quality: &Bound<'_, PyAny>,
     confidence: &Bound<'_, PyAny>,
+    verified: &Bound<'_, PyAny>,
     done: &Bound<'_, PyAny>,
+    good: &Bound<'_, PyAny>,
+    tokens: &Bound<'_, PyAny>,
+    cost_usd: &Bound<'_, PyAny>,
+    time_ms: &Bound<'_, PyAny>,
+    error: &Bound<'_, PyAny>,
+    files: &Bound<'_, PyAny>,
     fingerprint: &Bound<'_, PyAny>,
 ) -> Option<(f64, StepInput)> {
+    if !files.is_none() {
+        return None;
+    }
     let quality = plain_number(quality)?;
-    let confidence = if confidence.is_none() { None } else { Some(plain_number(confidence)?) };
-    let done = if done.is_none() {
-        false
-    } else if done.is_exact_instance_of::<PyBool>() {
-        done.is_truthy().ok()?
-    } else {
-        return None;
+    let verification = optional(verified, plain_bool)?.map(|passed| {
+        if passed {
+            VerificationStatus::Passed
+        } else {
+            VerificationStatus::Failed
+        }
+    });
+    let input = StepInput {
+        confidence: optional(confidence, plain_number)?,
+        verification,
+        done: optional(done, plain_bool)?.unwrap_or(false),
+        good: optional(good, plain_bool)?,
+        usage: ResourceUsage {
+            tokens_used: optional(tokens, plain_number)?,
+            token_cost_usd: optional(cost_usd, plain_number)?,
+            execution_time_ms: optional(time_ms, plain_number)?,
+        },
+        error: optional(error, plain_string)?,
+        files: None,
+        fingerprint: optional(fingerprint, plain_string)?,
     };
-    let fingerprint = if fingerprint.is_none() {
-        None
-    } else if fingerprint.is_exact_instance_of::<PyString>() {
-        Some(fingerprint.cast::<PyString>().ok()?.to_cow().ok()?.into_owned())
-    } else {
-        return None;
-    };
-    Some((quality, StepInput { confidence, done, fingerprint, ..StepInput::default() }))
+    Some((quality, input))
+}
+
+/// A step's answer: the decision, after the scale notice's warning when there is one (level 2:
+/// the frame that called the package's `Loop.step`, which calls this).
+fn decided(py: Python<'_>, inner: StoppingDecision, notice: Option<&'static str>) -> PyResult<PyStoppingDecision> {
+    if let Some(notice) = notice {
+        let message = std::ffi::CString::new(notice).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyUserWarning>(), &message, 2)?;
+    }
+    Ok(PyStoppingDecision { inner })
 }
 
 /// The names of `step`'s arguments after the output, in order (the core's step fields).
@@ -179,7 +237,8 @@ impl PyLoop {
         receipt.map(|r| to_py(py, &r)).transpose()
     }
 
-    /// Records one iteration and decides; returns the decision and the scale notice, if the
+    /// Records one iteration and decides; returns the decision, after warning (`UserWarning`,
+    /// attributed to the caller of the package's `Loop.step`) with the scale notice when the
     /// loop gives it now. The step's arguments come positionally (`None`: not given), so no
     /// dict is made per step.
     #[allow(clippy::too_many_arguments)]
@@ -199,20 +258,19 @@ impl PyLoop {
         error: &Bound<'_, PyAny>,
         files: &Bound<'_, PyAny>,
         fingerprint: &Bound<'_, PyAny>,
-    ) -> PyResult<(PyStoppingDecision, Option<&'static str>)> {
+    ) -> PyResult<PyStoppingDecision> {
         // The common step (a number, maybe a confidence, `done` and a str fingerprint) goes to
         // the core without a value tree; whatever the core refuses there changed nothing and
         // goes through the general path below, which words the error as for any input.
-        let rest_absent = [verified, good, tokens, cost_usd, time_ms, error, files].iter().all(|v| v.is_none());
-        if rest_absent {
-            if let Some((quality, input)) = fast_step(quality, confidence, done, fingerprint) {
-                let output = Arc::new(output.clone_ref(py));
-                let answer = locked(&self.inner, |l| {
-                    l.step(output, quality, input, now_iso).cloned().map(|d| (d, l.scale_notice()))
-                });
-                if let Ok((inner, notice)) = answer {
-                    return Ok((PyStoppingDecision { inner }, notice));
-                }
+        let fast =
+            fast_step(quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint);
+        if let Some((quality, input)) = fast {
+            let output = Arc::new(output.clone_ref(py));
+            let answer = locked(&self.inner, |l| {
+                l.step(output, quality, input, now_iso).cloned().map(|d| (d, l.scale_notice()))
+            });
+            if let Ok((inner, notice)) = answer {
+                return decided(py, inner, notice);
             }
         }
         let given = [quality, confidence, verified, done, good, tokens, cost_usd, time_ms, error, files, fingerprint];
@@ -227,7 +285,7 @@ impl PyLoop {
             l.step(Arc::new(output), quality, input, now_iso).cloned().map(|d| (d, l.scale_notice()))
         });
         let (inner, notice) = answer.or_raise(py)?;
-        Ok((PyStoppingDecision { inner }, notice))
+        decided(py, inner, notice)
     }
 
     #[getter]

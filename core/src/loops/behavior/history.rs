@@ -95,6 +95,31 @@ pub const CONTEXT_FIELDS: [FieldName; 2] = [OBJECTIVE, MAX_ITERATIONS];
 
 const CODE: ErrorCode = ErrorCode::InvalidResult;
 
+/// A fingerprint's one rule: at most [`MAX_FINGERPRINT_CHARS`] characters (`path` names the
+/// field in the error).
+#[inline(always)]
+fn check_fingerprint(text: &str, path: impl FnOnce() -> String, code: ErrorCode) -> Result<()> {
+    // Each character is at least one byte: a short text needs no count (not in WebAssembly,
+    // whose engines module's size is budgeted).
+    #[cfg(not(target_arch = "wasm32"))]
+    if text.len() <= MAX_FINGERPRINT_CHARS {
+        return Ok(());
+    }
+    let count = text.chars().count();
+    if count <= MAX_FINGERPRINT_CHARS {
+        return Ok(());
+    }
+    let path = path();
+    let message = concat(&[
+        &path,
+        " must be a string of at most ",
+        &crate::num::uint_string(MAX_FINGERPRINT_CHARS as u64),
+        " characters, got ",
+        &crate::num::uint_string(count as u64),
+    ]);
+    Err(Error::new(code, ErrorKind::Range, path, message))
+}
+
 /// Absent, `null` or `undefined`: what upstream reads as missing.
 fn missing(value: Option<&Value>) -> bool {
     match value {
@@ -239,17 +264,7 @@ impl BehaviorIteration {
     /// `completed` (a boolean); `null` is absent.
     fn read_progress(&mut self, reader: &ObjectReader<'_>, code: ErrorCode) -> Result<()> {
         if let Some(text) = opt_string(reader, FINGERPRINT)? {
-            if text.chars().count() > MAX_FINGERPRINT_CHARS {
-                let path = reader.path_of(FINGERPRINT);
-                let message = concat(&[
-                    &path,
-                    " must be a string of at most ",
-                    &crate::num::uint_string(MAX_FINGERPRINT_CHARS as u64),
-                    " characters, got ",
-                    &crate::num::uint_string(text.chars().count() as u64),
-                ]);
-                return Err(Error::new(code, ErrorKind::Range, path, message));
-            }
+            check_fingerprint(&text, || reader.path_of(FINGERPRINT), code)?;
             self.fingerprint = Some(text);
         }
         self.completed = match reader.get(COMPLETED) {
@@ -258,6 +273,24 @@ impl BehaviorIteration {
             Some(_) => Some(reader.boolean(COMPLETED)?),
         };
         Ok(())
+    }
+
+    /// Checks the fields as [`BehaviorIteration::from_result`] reads them from a result
+    /// (errors name the field as it does, with `code`). Strings, lists of strings and
+    /// booleans take any value, so only the fingerprint's length and the percentages' ranges
+    /// can fail; the percentages go through the reader itself (they are rare on the hot
+    /// path), the rest is checked here without building a value.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn check_result_fields(&self, code: ErrorCode) -> Result<()> {
+        if self.completion_percentage.is_some() || self.coverage_percent.is_some() {
+            let mut o = ObjectBuilder::new();
+            self.push_result_fields(&mut o);
+            return BehaviorIteration::from_result(&o.build(), "", code).map(|_| ());
+        }
+        match &self.fingerprint {
+            Some(text) => check_fingerprint(text, || FINGERPRINT.snake().to_string(), code),
+            None => Ok(()),
+        }
     }
 
     /// The snake_case name of the first analysis field (in [`ANALYSIS_FIELDS`]' order) in
