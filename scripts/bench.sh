@@ -16,7 +16,8 @@
 #      15,000 runs: loop decisions per second per core, and on every core); the run store
 #      (10,000 runs added one SQLite transaction each; 100,000 streamed into calibration);
 #   3. Python: one record + should_stop pair beside an empty method call; the trajectory
-#      workload vs a pure-Python port of the seed;
+#      workload vs a pure-Python port of the seed; the adapters (3b); the pytest plugin's
+#      cost per test item and per layer decision (3c);
 #   4. wasm size, raw and gzipped, against the budget;
 #   5. peak RSS of a 1,000,000-iteration loop in Rust, Python, Node native and wasm in Node,
 #      each in its own process, beside the same process with no iteration;
@@ -33,7 +34,7 @@ QUICK=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $arg (use --quick)" >&2; exit 2 ;;
   esac
 done
@@ -193,6 +194,16 @@ if [ "$python_ready" = 1 ]; then
   "$VENV/bin/python" bench/python/bench.py "${QUICK_FLAG[@]}" --rounds "$ROUNDS" | sed 's/^/  /' || note_failure "Python bench"
 else
   note_failure "Python build (.venv, maturin develop --release)"
+fi
+
+# The pytest plugin, installed editable into .venv as scripts/test-python.sh does.
+section "3c. pytest-earlyexit: cost per test item and per layer decision (bench/pytest/bench_plugin.py)"
+if [ "$python_ready" = 1 ] && { "$VENV/bin/python" -c "import pytest_earlyexit" 2>/dev/null ||
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q -e integrations/pytest-earlyexit; }; then
+  nice "$VENV/bin/python" bench/pytest/bench_plugin.py "${QUICK_FLAG[@]}" --rounds "$ROUNDS" | sed 's/^/  /' ||
+    note_failure "pytest plugin bench"
+else
+  note_failure "pytest plugin bench (the plugin did not install into .venv)"
 fi
 
 # The adapters' overhead (earlyexit.integrations) needs the frameworks: only where
