@@ -560,6 +560,9 @@ export declare class EarlyStopping implements Freeable {
    * artifact's JSON text (a string is always text), or a `file:` `URL` naming a file of that
    * text (Node: `new URL('./artifact.json', import.meta.url)`, `pathToFileURL(path)`). An
    * artifact that certifies nothing runs, and a one-line notice is printed once per process.
+   * Only a promoted artifact that has not expired runs its calibrated policy; one not promoted
+   * (or demoted by a drift check) or expired runs its calibration's most conservative policy,
+   * and a one-line notice saying why is printed once per process.
    */
   static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string | URL, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;

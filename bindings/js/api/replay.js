@@ -240,8 +240,10 @@ export function calibrationPlan(risk = undefined, delta = undefined) {
 }
 
 // An uncertified artifact's notice is printed once per process (console.warn, as the
-// package's other notices).
+// package's other notices), and so is the reason an artifact not promoted, or expired, is
+// enforced by its calibration's most conservative policy.
 let uncertifiedNoticeShown = false;
+let shadowReasonShown = false;
 
 /**
  * The artifact a `URL` names: a `file:` URL is read (Node; `new URL('./a.json',
@@ -265,6 +267,11 @@ Object.defineProperty(EarlyStopping, 'fromCalibration', {
     if (engine.notice !== null && engine.notice !== undefined && !uncertifiedNoticeShown) {
       uncertifiedNoticeShown = true;
       console.warn(engine.notice);
+    }
+    // Not promoted or expired: the core answers the most conservative policy, and why.
+    if (engine.shadowReason !== null && engine.shadowReason !== undefined && !shadowReasonShown) {
+      shadowReasonShown = true;
+      console.warn(`earlyexit: ${engine.shadowReason}`);
     }
     return new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
   },
