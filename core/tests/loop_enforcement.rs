@@ -70,6 +70,10 @@ fn an_unpromoted_artifact_enforces_its_conservative_policy_and_shadows_the_calib
     assert_ne!(calibrated, conservative(&a), "the calibration chose a policy past its first row");
     let enforced = enforced_from_artifact(&a, NOW + 1, &TestSha256).unwrap();
     assert_eq!(enforced.policy, conservative(&a));
+    // The conservative policy comes with its cap (the built-in family's first row: 40).
+    assert_eq!(enforced.policy.config.max_iterations, Some(40));
+    let when = earlyexit::StopCondition::from_config(&enforced.policy.config);
+    assert!(earlyexit::loops::shadow::holds_cap(&when));
     let shadow = enforced.shadow.clone().unwrap();
     assert_eq!((shadow.name.as_str(), &shadow.policy), ("calibrated", &calibrated));
     assert_eq!(shadow.artifact_sha256.as_deref(), Some(enforced.sha256.as_str()));
