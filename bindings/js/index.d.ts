@@ -1807,6 +1807,52 @@ export declare function calibrationPlan(options: { risk?: number; delta?: number
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
 
+/** What `promoteLoopPolicy` decided (docs/lifecycle.md). */
+export interface LoopPromotionResult {
+  promoted: boolean;
+  reason: string;
+  /** The audit split: tasks are the trials, tasks stopped prematurely the events. */
+  audit: {
+    runs: number; tasks: number; prematureTasks: number; prematureRate: number | null;
+    upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
+  };
+  /** The artifact, recording the promotion when promoted. */
+  artifact: LoopCalibrationArtifact;
+}
+
+/** What `checkLoopDrift` found (docs/lifecycle.md). */
+export interface LoopDriftReport {
+  status: 'fresh' | 'expired' | 'drifted';
+  fresh: boolean;
+  reasons: { kind: 'expired' | 'dataset' | 'premature_rate' | 'premature_stop'; message: string }[];
+  /** The artifact to run with now: unchanged when fresh, else demoted (`promotion: null`). */
+  artifact: LoopCalibrationArtifact;
+  runs: number;
+  tasks: number;
+  prematureTasks: number;
+  expiresAt: string;
+  now: string;
+}
+
+/**
+ * Promotes a loop calibration artifact on audit runs that share no task with its calibration
+ * (exact Clopper-Pearson bound of the premature-stop rate within its risk at its delta). Until
+ * then an engine given the artifact enforces the calibration's most conservative policy.
+ * `now`: ms, a Date or RFC 3339; the clock when absent. In the wasm package's web build,
+ * after `init({ replay: true })`.
+ */
+export declare function promoteLoopPolicy(
+  artifact: LoopCalibration | LoopCalibrationArtifact | string | URL,
+  auditRuns: readonly ReplayRun[] | string,
+  now?: number | Date | string | null,
+): LoopPromotionResult;
+/** Whether a loop artifact still holds for recent runs; its `artifact` is demoted unless fresh. */
+export declare function checkLoopDrift(
+  artifact: LoopCalibration | LoopCalibrationArtifact | string | URL,
+  runs: readonly ReplayRun[] | string,
+  now?: number | Date | string | null,
+): LoopDriftReport;
+
 /**
  * @deprecated The two replays' summaries differ: `PyramidReplaySummary` (`replayPyramids`,
  * `shadowPyramids`) and `LoopReplaySummary` (`replayLoops`). This name (once both merged into

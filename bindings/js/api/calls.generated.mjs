@@ -915,6 +915,30 @@ export function ARTIFACT_PROMOTE(artifact, auditRuns, now) {
 }
 
 /**
+ * `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}` for a loop artifact.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_PROMOTE`, which reads them as `args::LOOP_PROMOTE` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} auditRuns a value, encoded here
+ * @param {*} now a value, encoded here
+ */
+export function LOOP_PROMOTE(artifact, auditRuns, now) {
+  return unwrap(native.exec(OP.LOOP_PROMOTE, '[' + enc(artifact, AS_OPTIONS) + ',' + enc(auditRuns, AS_RUNS) + ',' + enc(now) + ']'));
+}
+
+/**
+ * `[artifact, runs, now]` -> `{status, fresh, reasons, artifact, ...}` for a loop artifact.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_DRIFT`, which reads them as `args::LOOP_DRIFT` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} runs a value, encoded here
+ * @param {*} now a value, encoded here
+ */
+export function LOOP_DRIFT(artifact, runs, now) {
+  return unwrap(native.exec(OP.LOOP_DRIFT, '[' + enc(artifact, AS_OPTIONS) + ',' + enc(runs, AS_RUNS) + ',' + enc(now) + ']'));
+}
+
+/**
  * `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
  * layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
  * flaky, skipped}`, by the command's reader.

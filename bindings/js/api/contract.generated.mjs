@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 506765247;
+export const CONTRACT = 1364686364;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -259,6 +259,10 @@ export const OP = Object.freeze({
   ARTIFACT_DRIFT: 282,
   /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`. */
   ARTIFACT_PROMOTE: 283,
+  /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}` for a loop artifact. */
+  LOOP_PROMOTE: 284,
+  /** `[artifact, runs, now]` -> `{status, fresh, reasons, artifact, ...}` for a loop artifact. */
+  LOOP_DRIFT: 285,
   /**
    * `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
    * layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
@@ -374,6 +378,8 @@ export const REPLAY_OPS = Object.freeze({
   281: 'appendReceipts',
   282: 'checkPyramidDrift',
   283: 'promotePyramidPolicy',
+  284: 'promoteLoopPolicy',
+  285: 'checkLoopDrift',
   300: 'readJunit',
   260: 'BehaviorDetector',
   261: 'BehaviorDetector.updateThresholds',

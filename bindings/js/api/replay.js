@@ -5,7 +5,7 @@ import { calibrateOptionsOf } from './contract.generated.mjs';
 import { RESTORE, copyData } from './codec.js';
 import { EarlyStopping } from './loop.js';
 import {
-  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, JUNIT_READ, LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
+  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, JUNIT_READ, LOOP_CALIBRATE, LOOP_DRIFT, LOOP_PROMOTE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
   LOOP_REPLAY, PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
   PYRAMID_MODEL_STATS, PYRAMID_REPLAY, PYRAMID_SHADOW, PYRAMID_UPDATE, RECEIPTS_APPEND, RECEIPTS_VERIFY,
 } from './calls.generated.mjs';
@@ -258,6 +258,24 @@ function artifactOf(artifact) {
     return new TextDecoder('utf-8', { fatal: true }).decode(host.fs.readFileSync(artifact));
   }
   return artifact;
+}
+
+/**
+ * Promotes a loop calibration artifact (a `LoopCalibration`, its artifact, its JSON text or a
+ * `file:` `URL`) on audit runs that share no task with its calibration: `{promoted, reason,
+ * audit, artifact}` (the artifact records the promotion; `now`: ms, a Date or an RFC 3339
+ * string; the clock when absent).
+ */
+export function promoteLoopPolicy(artifact, auditRuns, now) {
+  return LOOP_PROMOTE(artifactOf(artifact), auditRuns, nowOf(now));
+}
+
+/**
+ * Whether a loop calibration artifact still holds for recent runs: `{status: 'fresh' |
+ * 'expired' | 'drifted', fresh, reasons, artifact, ...}`; `artifact` is demoted unless fresh.
+ */
+export function checkLoopDrift(artifact, runs, now) {
+  return LOOP_DRIFT(artifactOf(artifact), runs, nowOf(now));
 }
 
 Object.defineProperty(EarlyStopping, 'fromCalibration', {

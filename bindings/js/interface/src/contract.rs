@@ -367,6 +367,10 @@ ops! {
     ARTIFACT_DRIFT = 282 => "checkPyramidDrift" exec(artifact: Value AS_OPTIONS, runs: Value AS_RUNS, now: Value) -> unwrap;
     /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`.
     ARTIFACT_PROMOTE = 283 => "promotePyramidPolicy" exec(artifact: Value AS_OPTIONS, audit_runs: Value AS_RUNS, now: Value) -> unwrap;
+    /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}` for a loop artifact.
+    LOOP_PROMOTE = 284 => "promoteLoopPolicy" exec(artifact: Value AS_OPTIONS, audit_runs: Value AS_RUNS, now: Value) -> unwrap;
+    /// `[artifact, runs, now]` -> `{status, fresh, reasons, artifact, ...}` for a loop artifact.
+    LOOP_DRIFT = 285 => "checkLoopDrift" exec(artifact: Value AS_OPTIONS, runs: Value AS_RUNS, now: Value) -> unwrap;
 
     // --- JUnit / xUnit reports and Cobertura coverage (`junit_ops`, earlyexit-junit), 300
     /// `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
