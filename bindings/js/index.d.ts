@@ -1699,8 +1699,18 @@ export interface LoopOptions<T = unknown> {
   preset?: LoopPresetName | null;
   /** Any policy the engines take: a preset name, a stop policy, a `LoopPolicy`, or a `LoopCalibration`. */
   policy?: LoopPolicy | StopPolicy | LoopCalibration | null;
-  /** A calibration artifact (or the `LoopCalibration`) the loop runs with. */
+  /**
+   * A calibration artifact (or the `LoopCalibration`) the loop runs with: its calibrated policy
+   * once promoted and current, else its calibration's most conservative policy with the
+   * calibrated one in shadow (`shadowReason`; `shadow` is then refused).
+   */
   artifact?: LoopCalibration | LoopCalibrationArtifact | null;
+  /**
+   * A candidate run beside the policy without stopping the loop (a preset name, a policy, a
+   * `LoopCalibration` or a loop artifact): decisions carry `would_stop`, `finish()` the receipt.
+   * The loop's policy or `maxIterations` must hold a hard cap (`invalid_config` naming `shadow`).
+   */
+  shadow?: LoopPresetName | LoopPolicy | StopPolicy | LoopCalibration | LoopCalibrationArtifact | null;
   /** The scale of `quality`: 100 (the engines', default) or 1. */
   scale?: 1 | 100;
   /** A cap on the iterations (>= 1), checked after the policy and after `done`. */
@@ -1782,8 +1792,15 @@ export declare class Loop<T = unknown> implements Freeable {
   readonly history: IterationRecord[];
   /** The run (`id`: `task`, else a random UUID, the same for this loop). */
   run(): LoopRun;
-  /** Closes the run; `good` (when given) is set on the iteration `output` came from. */
-  finish(good?: boolean | null): LoopRun;
+  /**
+   * Closes the run; `good` (when given) is set on the iteration `output` came from. The run also
+   * carries (not enumerable) `run` and `receipt` (null without a shadow).
+   */
+  finish(good?: boolean | null): LoopRun & { readonly run: LoopRun; readonly receipt: Record<string, unknown> | null };
+  /** The run's shadow receipt so far (null without a shadow). */
+  receipt(): Record<string, unknown> | null;
+  /** Why the shadow runs in shadow when the loop put it there itself (an artifact not promoted or expired). */
+  readonly shadowReason: string | null;
   /** The document `Loop.fromJSON` reads; `{ outputs: false }` leaves the outputs out. */
   toJSON(options?: { outputs?: boolean } | string): LoopDocument;
   static fromJSON<T = unknown>(snapshot: LoopDocument | string, options?: { fingerprintOf?: ((output: T) => string | null | undefined) | null }): Loop<T>;

@@ -1102,8 +1102,10 @@ export function IS_IMPORT(state) {
 
 /**
  * `[policy or preset name or null, options {scale, maxIterations, task, dataset,
- * runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
- * fresh loop; `fingerprintOf` is only checked to be a function).
+ * runLabel, fingerprintOf}, artifact or null, nowMs, shadow candidate or null]` -> the
+ * shadow reason or null (an artifact not promoted or expired runs its calibration's most
+ * conservative policy, the calibrated one in shadow); fills the object (a fresh loop;
+ * `fingerprintOf` is only checked to be a function).
  * Answers the value (an error answer is thrown).
  * Handler: `op::REFINE_OPEN`, which reads them as `args::REFINE_OPEN` (bindings/js/interface).
  * @param {object} engine the native object
@@ -1111,9 +1113,10 @@ export function IS_IMPORT(state) {
  * @param {*} options a value, encoded here
  * @param {*} artifact a value, encoded here
  * @param {number} nowMs a number
+ * @param {*} shadow a value, encoded here
  */
-export function REFINE_OPEN(engine, policy, options, artifact, nowMs) {
-  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ']'));
+export function REFINE_OPEN(engine, policy, options, artifact, nowMs, shadow) {
+  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ',' + enc(shadow, AS_SNAPSHOT) + ']'));
 }
 
 /**
@@ -1171,4 +1174,15 @@ export function REFINE_TO_JSON(engine, outputs, kept) {
  */
 export function REFINE_FROM_JSON(engine, snapshot) {
   return unwrap(engine.call(OP.REFINE_FROM_JSON, '[' + enc(snapshot, AS_SNAPSHOT) + ']'));
+}
+
+/**
+ * `[id]` -> the run's shadow receipt so far (`null` without a shadow), called `id`.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_RECEIPT`, which reads them as `args::REFINE_RECEIPT` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string} id a string
+ */
+export function REFINE_RECEIPT(engine, id) {
+  return unwrap(engine.call(OP.REFINE_RECEIPT, '[' + JSON.stringify(id) + ']'));
 }
