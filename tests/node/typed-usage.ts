@@ -382,6 +382,12 @@ function refine(): string | null {
   const other = new Loop<string>({ policy: when });
   other.step('draft', { quality: 70, fingerprint: 'abc', costUsd: 0.01, timeMs: 5 });
   other.free();
+  // Shadow mode: a candidate beside the policy; finish() carries the receipt.
+  const shadowed = new Loop<string>({ preset: 'recommended', maxIterations: 5, shadow: 'seed' });
+  shadowed.step('draft', { quality: 70 });
+  const { run: shadowRun, receipt } = shadowed.finish(true);
+  const reason: string | null = shadowed.shadowReason;
+  void [shadowRun.id, receipt?.label, reason, shadowed.receipt()];
   void [run.id, back.history.length, loop.run().iterations.length, loop.decision?.stop, loop.last?.quality];
   return best === null ? null : best.output.text;
 }
