@@ -3,7 +3,9 @@
 // and an artifact not promoted runs its conservative policy with the calibrated one in shadow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import ee from './impl.mjs';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ee, { ROOT } from './impl.mjs';
 
 const { Loop } = ee;
 const AT_TWO = { any: [{ condition: 'max_iterations', limit: 2 }] };
@@ -59,3 +61,18 @@ test('an unpromoted artifact: its conservative policy acts, the calibrated one i
   assert.equal(enforced.shadowReason, null);
   assert.equal(enforced.step('draft', { quality: 95, confidence: 0.99, verified: true }).stop, true);
 });
+
+// tests/vectors/lifecycle/loop_receipts.json: the vectors the Rust and Python suites read too.
+const RECEIPTS = JSON.parse(readFileSync(path.join(ROOT, 'tests', 'vectors', 'lifecycle', 'loop_receipts.json'), 'utf8'));
+for (const c of RECEIPTS.cases) {
+  test(`receipt label vector: ${c.name}`, () => {
+    const loop = new Loop({ preset: 'recommended', maxIterations: c.maxIterations, task: 't-1', shadow: c.shadow });
+    c.steps.forEach((s, i) => {
+      const args = s.verified === undefined ? { quality: s.quality } : { quality: s.quality, verified: s.verified };
+      assert.equal(loop.step(`out ${i}`, args).stop, false);
+    });
+    const { receipt } = c.good === null ? loop.finish() : loop.finish(c.good);
+    assert.equal(receipt.label, c.label);
+    assert.equal(receipt.stoppedAt, c.wouldStop);
+  });
+}

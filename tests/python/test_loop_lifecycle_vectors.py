@@ -50,3 +50,18 @@ def test_drift(calibration: ee.LoopCalibration, case: Dict[str, Any]) -> None:
     assert report["status"] == case["status"]
     assert [r["kind"] for r in report["reasons"]] == case["reasons"]
     assert (report["artifact"]["promotion"] is None) is case["demoted"]
+
+
+RECEIPTS = json.loads((Path(__file__).resolve().parents[1] / "vectors" / "lifecycle" / "loop_receipts.json").read_text())
+
+
+@pytest.mark.parametrize("case", RECEIPTS["cases"], ids=[c["name"] for c in RECEIPTS["cases"]])
+def test_receipt_labels(case: Dict[str, Any]) -> None:
+    loop = ee.Loop("recommended", max_iterations=case["maxIterations"], task="t-1", shadow=case["shadow"])
+    for i, step in enumerate(case["steps"]):
+        kwargs: Dict[str, Any] = {} if "verified" not in step else {"verified": step["verified"]}
+        assert loop.step(f"out {i}", step["quality"], **kwargs).stop is False
+    finished = loop.finish() if case["good"] is None else loop.finish(good=case["good"])
+    assert finished.receipt is not None
+    assert finished.receipt["label"] == case["label"]
+    assert finished.receipt["stoppedAt"] == case["wouldStop"]
