@@ -76,3 +76,14 @@ for (const c of RECEIPTS.cases) {
     assert.equal(receipt.stoppedAt, c.wouldStop);
   });
 }
+
+test('hostile shadows: deep, huge, of the wrong type; each a typed error naming shadow', () => {
+  let deep = { condition: 'max_iterations', limit: 2 };
+  for (let i = 0; i < 5000; i++) deep = { any: [deep] };
+  for (const shadow of [deep, 'x'.repeat(5_000_000), [1, 2], 5, true]) {
+    assert.throws(
+      () => new Loop({ preset: 'recommended', maxIterations: 3, shadow }),
+      (e) => ee.isEarlyExitError(e) && e.code === 'invalid_config' && e.field.startsWith('shadow') && e.message.length < 4096,
+    );
+  }
+});

@@ -102,3 +102,14 @@ def test_loop_with_an_unpromoted_artifact(calibration: ee.LoopCalibration, promo
     loop = ee.Loop(artifact=promoted, max_iterations=4, shadow="recommended")
     assert loop.shadow_reason is None
     assert loop.step("draft", 95, confidence=0.99, verified=True).stop is True
+
+
+def test_hostile_shadows_are_typed_errors_naming_shadow() -> None:
+    deep: Dict[str, Any] = {"condition": "max_iterations", "limit": 2}
+    for _ in range(5000):
+        deep = {"any": [deep]}
+    for shadow in (deep, "x" * 5_000_000, [1, 2], 5):
+        with pytest.raises(ee.EarlyExitError) as error:
+            ee.Loop("recommended", max_iterations=3, shadow=shadow)
+        assert (error.value.code, error.value.field) == ("invalid_config", "shadow")
+        assert len(str(error.value)) < 4096

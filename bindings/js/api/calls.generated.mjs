@@ -7,7 +7,7 @@
 // arguments by name (`args::NAME` in the interface crate). An op without the declaration is
 // still called by hand (`native.exec(OP.NAME, '[' + ... + ']')`).
 
-import { AS_DECISION, AS_DETECTION, AS_HISTORY, AS_ITERATION, AS_LAYERS, AS_LAYER_RESULT, AS_LOG, AS_OPTIONS, AS_POLICY, AS_RESULT, AS_RUNS, AS_SIGNAL, AS_SNAPSHOT, AS_SOURCE, AS_STATE, AS_STEP, AS_THRESHOLDS, enc, encConfig, encOpt, filled, unwrap } from './codec.js';
+import { AS_DECISION, AS_DETECTION, AS_HISTORY, AS_ITERATION, AS_LAYERS, AS_LAYER_RESULT, AS_LOG, AS_OPTIONS, AS_POLICY, AS_RESULT, AS_RUNS, AS_SHADOW, AS_SIGNAL, AS_SNAPSHOT, AS_SOURCE, AS_STATE, AS_STEP, AS_THRESHOLDS, enc, encConfig, encOpt, filled, unwrap } from './codec.js';
 import { OP } from './contract.generated.mjs';
 
 /**
@@ -1116,7 +1116,7 @@ export function IS_IMPORT(state) {
  * @param {*} shadow a value, encoded here
  */
 export function REFINE_OPEN(engine, policy, options, artifact, nowMs, shadow) {
-  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ',' + enc(shadow, AS_SNAPSHOT) + ']'));
+  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ',' + enc(shadow, AS_SHADOW) + ']'));
 }
 
 /**

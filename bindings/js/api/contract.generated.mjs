@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 1523845234;
+export const CONTRACT = 2664052190;
 
 // --- ops (contract.rs `ops!`)
 /**

@@ -424,7 +424,7 @@ ops! {
     /// shadow reason or null (an artifact not promoted or expired runs its calibration's most
     /// conservative policy, the calibrated one in shadow); fills the object (a fresh loop;
     /// `fingerprintOf` is only checked to be a function).
-    REFINE_OPEN = 290 => "Loop" call(policy: Value AS_POLICY, options: Value AS_OPTIONS, artifact: Value AS_SNAPSHOT, now_ms: Num, shadow: Value AS_SNAPSHOT) -> unwrap;
+    REFINE_OPEN = 290 => "Loop" call(policy: Value AS_POLICY, options: Value AS_OPTIONS, artifact: Value AS_SNAPSHOT, now_ms: Num, shadow: Value AS_SHADOW) -> unwrap;
     /// `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
     /// fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
     /// the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
