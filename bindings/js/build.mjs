@@ -158,7 +158,7 @@ const PUBLIC_NAMES = [
   // pyramid replay and the risk-bounded policy
   'replayPyramids', 'shadowPyramids', 'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'OutcomeModel',
   // shadow-mode receipts
-  'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
+  'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy', 'checkLoopDrift', 'promoteLoopPolicy',
   // JUnit / Cobertura reports (the command's reader)
   'readJunit',
   // loop replay and presets

@@ -560,6 +560,9 @@ export declare class EarlyStopping implements Freeable {
    * artifact's JSON text (a string is always text), or a `file:` `URL` naming a file of that
    * text (Node: `new URL('./artifact.json', import.meta.url)`, `pathToFileURL(path)`). An
    * artifact that certifies nothing runs, and a one-line notice is printed once per process.
+   * Only a promoted artifact that has not expired runs its calibrated policy; one not promoted
+   * (or demoted by a drift check) or expired runs its calibration's most conservative policy,
+   * and a one-line notice saying why is printed once per process.
    */
   static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string | URL, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;
@@ -1696,8 +1699,18 @@ export interface LoopOptions<T = unknown> {
   preset?: LoopPresetName | null;
   /** Any policy the engines take: a preset name, a stop policy, a `LoopPolicy`, or a `LoopCalibration`. */
   policy?: LoopPolicy | StopPolicy | LoopCalibration | null;
-  /** A calibration artifact (or the `LoopCalibration`) the loop runs with. */
+  /**
+   * A calibration artifact (or the `LoopCalibration`) the loop runs with: its calibrated policy
+   * once promoted and current, else its calibration's most conservative policy with the
+   * calibrated one in shadow (`shadowReason`; `shadow` is then refused).
+   */
   artifact?: LoopCalibration | LoopCalibrationArtifact | null;
+  /**
+   * A candidate run beside the policy without stopping the loop (a preset name, a policy, a
+   * `LoopCalibration` or a loop artifact): decisions carry `would_stop`, `finish()` the receipt.
+   * The loop's policy or `maxIterations` must hold a hard cap (`invalid_config` naming `shadow`).
+   */
+  shadow?: LoopPresetName | LoopPolicy | StopPolicy | LoopCalibration | LoopCalibrationArtifact | null;
   /** The scale of `quality`: 100 (the engines', default) or 1. */
   scale?: 1 | 100;
   /** A cap on the iterations (>= 1), checked after the policy and after `done`. */
@@ -1779,8 +1792,15 @@ export declare class Loop<T = unknown> implements Freeable {
   readonly history: IterationRecord[];
   /** The run (`id`: `task`, else a random UUID, the same for this loop). */
   run(): LoopRun;
-  /** Closes the run; `good` (when given) is set on the iteration `output` came from. */
-  finish(good?: boolean | null): LoopRun;
+  /**
+   * Closes the run; `good` (when given) is set on the iteration `output` came from. The run also
+   * carries (not enumerable) `run` and `receipt` (null without a shadow).
+   */
+  finish(good?: boolean | null): LoopRun & { readonly run: LoopRun; readonly receipt: Record<string, unknown> | null };
+  /** The run's shadow receipt so far (null without a shadow). */
+  receipt(): Record<string, unknown> | null;
+  /** Why the shadow runs in shadow when the loop put it there itself (an artifact not promoted or expired). */
+  readonly shadowReason: string | null;
   /** The document `Loop.fromJSON` reads; `{ outputs: false }` leaves the outputs out. */
   toJSON(options?: { outputs?: boolean } | string): LoopDocument;
   static fromJSON<T = unknown>(snapshot: LoopDocument | string, options?: { fingerprintOf?: ((output: T) => string | null | undefined) | null }): Loop<T>;
@@ -1803,6 +1823,52 @@ export declare function calibrationPlan(risk?: number, delta?: number): Calibrat
 export declare function calibrationPlan(options: { risk?: number; delta?: number }): CalibrationPlan;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
+
+/** What `promoteLoopPolicy` decided (docs/lifecycle.md). */
+export interface LoopPromotionResult {
+  promoted: boolean;
+  reason: string;
+  /** The audit split: tasks are the trials, tasks stopped prematurely the events. */
+  audit: {
+    runs: number; tasks: number; prematureTasks: number; prematureRate: number | null;
+    upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
+  };
+  /** The artifact, recording the promotion when promoted. */
+  artifact: LoopCalibrationArtifact;
+}
+
+/** What `checkLoopDrift` found (docs/lifecycle.md). */
+export interface LoopDriftReport {
+  status: 'fresh' | 'expired' | 'drifted';
+  fresh: boolean;
+  reasons: { kind: 'expired' | 'dataset' | 'premature_rate' | 'premature_stop'; message: string }[];
+  /** The artifact to run with now: unchanged when fresh, else demoted (`promotion: null`). */
+  artifact: LoopCalibrationArtifact;
+  runs: number;
+  tasks: number;
+  prematureTasks: number;
+  expiresAt: string;
+  now: string;
+}
+
+/**
+ * Promotes a loop calibration artifact on audit runs that share no task with its calibration
+ * (exact Clopper-Pearson bound of the premature-stop rate within its risk at its delta). Until
+ * then an engine given the artifact enforces the calibration's most conservative policy.
+ * `now`: ms, a Date or RFC 3339; the clock when absent. In the wasm package's web build,
+ * after `init({ replay: true })`.
+ */
+export declare function promoteLoopPolicy(
+  artifact: LoopCalibration | LoopCalibrationArtifact | string | URL,
+  auditRuns: readonly ReplayRun[] | string,
+  now?: number | Date | string | null,
+): LoopPromotionResult;
+/** Whether a loop artifact still holds for recent runs; its `artifact` is demoted unless fresh. */
+export declare function checkLoopDrift(
+  artifact: LoopCalibration | LoopCalibrationArtifact | string | URL,
+  runs: readonly ReplayRun[] | string,
+  now?: number | Date | string | null,
+): LoopDriftReport;
 
 /**
  * @deprecated The two replays' summaries differ: `PyramidReplaySummary` (`replayPyramids`,

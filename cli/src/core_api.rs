@@ -60,20 +60,32 @@ pub fn uncertified_notice(artifact: &Value) -> Option<String> {
     earlyexit::loops::replay::uncertified_notice(artifact)
 }
 
-/// What a loop calibration artifact (kind `loop`, not expired; a value or its JSON text)
-/// sets up: the engine config, its composed stop policy if it has one, and the artifact's
-/// SHA-256 digest (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.
-pub fn calibrated(artifact: &Value) -> Result<(EarlyStoppingConfig, Option<StopPolicy>, String), CoreError> {
-    let policy = earlyexit::loops::replay::policy_from_artifact(
+/// What an enforced loop sets up from a loop calibration artifact (kind `loop`; a value or
+/// its JSON text): the engine config and its composed stop policy if it has one (the
+/// calibrated policy's when the artifact is promoted and current, else the calibration's most
+/// conservative), the artifact's SHA-256 digest (RFC 8785 canonical JSON), which a loop
+/// records as `policyArtifact`, and the calibrated policy in shadow when it is not enforced
+/// (its `reason` says why).
+pub fn calibrated(artifact: &Value) -> Result<Calibrated, CoreError> {
+    let enforced = earlyexit::loops::replay::enforced_from_artifact(
         artifact,
         earlyexit_calibrate::now_ms(),
         &earlyexit_digest::Sha256Hasher,
     )?;
-    let value = earlyexit::artifact::document(artifact)?;
-    let digest =
-        earlyexit::artifact::digest(&value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
-    let stop = policy.when.is_some().then(|| policy.stop_policy());
-    Ok((policy.config, stop, digest))
+    let stop = enforced.policy.when.is_some().then(|| enforced.policy.stop_policy());
+    Ok(Calibrated { config: enforced.policy.config, policy: stop, digest: enforced.sha256, shadow: enforced.shadow })
+}
+
+/// What [`calibrated`] answers.
+pub struct Calibrated {
+    /// The enforced config.
+    pub config: EarlyStoppingConfig,
+    /// The enforced composed stop policy, if any.
+    pub policy: Option<StopPolicy>,
+    /// The artifact's digest.
+    pub digest: String,
+    /// The calibrated policy in shadow, when the artifact is not promoted or has expired.
+    pub shadow: Option<earlyexit::loops::shadow::ShadowCandidate>,
 }
 
 /// A loop's policy from `--preset` (a name) or `--policy` (a policy object): `invalid_config`
@@ -250,6 +262,12 @@ pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Valu
 
 /// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
 /// A stop policy as `EarlyStopping` takes it (docs/loop-policies.md): `invalid_config`, fields under `policy`.
+/// The error for a shadow given beside an artifact whose calibrated policy already runs in
+/// shadow (`invalid_config` naming `shadow`).
+pub fn shadow_taken() -> CoreError {
+    earlyexit::loops::shadow::shadow_taken()
+}
+
 /// A shadow candidate (`--shadow`, MCP `shadow`): a preset name, a policy or a loop artifact,
 /// checked against this machine's clock.
 pub fn shadow_candidate(value: &Value) -> Result<earlyexit::loops::shadow::ShadowCandidate, CoreError> {

@@ -226,7 +226,7 @@ fn new_config(args: &RecordArgs, given: &PolicyGiven) -> Result<EarlyStoppingCon
                     "--preset and a calibration artifact in --policy both set up the config: give one".into(),
                 ));
             }
-            core_api::calibrated(artifact).map_err(|e| in_source(e, source.as_deref()))?.0
+            core_api::calibrated(artifact).map_err(|e| in_source(e, source.as_deref()))?.config
         }
         _ => {
             let preset = args.preset.as_deref().unwrap_or("seed");
@@ -327,13 +327,17 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     let given = policy_arg(args.policy.as_deref(), true)?;
     let shadow = crate::loop_finish::shadow_arg(args.shadow.as_deref())?;
     let config = new_config(args, &given)?;
-    let (policy, artifact, notice) = match given {
+    let (policy, artifact, notice, auto_shadow) = match given {
         PolicyGiven::Artifact(value, source) => {
-            let (_, policy, digest) = core_api::calibrated(&value).map_err(|e| in_source(e, source.as_deref()))?;
-            (policy, Some(digest), core_api::uncertified_notice(&value))
+            let calibrated = core_api::calibrated(&value).map_err(|e| in_source(e, source.as_deref()))?;
+            (calibrated.policy, Some(calibrated.digest), core_api::uncertified_notice(&value), calibrated.shadow)
         }
-        given => (given.stop_policy(), None, None),
+        given => (given.stop_policy(), None, None, None),
     };
+    // An artifact not trusted to act runs its calibrated policy in shadow itself.
+    if auto_shadow.is_some() && shadow.is_some() {
+        return Err(with_flag(core_api::shadow_taken(), "--shadow"));
+    }
 
     let locked = state::lock(&args.state)?;
     let (mut engine, created) = match locked.read()? {
@@ -362,7 +366,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
         None => {
             let mut engine = EarlyStopping::new(config).map_err(Failure::core)?;
             engine.set_policy(policy);
-            engine.set_shadow(shadow).map_err(|e| with_flag(e, "--shadow"))?;
+            engine.set_shadow(shadow.or(auto_shadow)).map_err(|e| with_flag(e, "--shadow"))?;
             (engine, true)
         }
     };
@@ -391,6 +395,10 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     // Once per loop: when its state file is set up from an uncertified artifact.
     if let (true, Some(notice)) = (created, &notice) {
         eprintln!("{notice}");
+    }
+    // Once per loop too: why the artifact's calibrated policy runs in shadow.
+    if let (true, Some(reason)) = (created, engine.shadow_reason()) {
+        eprintln!("{reason}");
     }
     let number = iteration.as_f64().unwrap_or(0.0);
     let doc = Value::object(vec![

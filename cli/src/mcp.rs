@@ -339,10 +339,10 @@ impl Server {
                 return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
             }
             (Some(artifact), None) => {
-                let (config, policy, digest) = core_api::calibrated(artifact)?;
-                calibrated = Some((policy, digest));
+                let c = core_api::calibrated(artifact)?;
+                calibrated = Some((c.policy, c.digest, c.shadow));
                 warning = core_api::uncertified_notice(artifact);
-                config
+                c.config
             }
             (None, preset) => {
                 let preset = preset.cloned().unwrap_or_else(|| Value::string("seed"));
@@ -358,23 +358,32 @@ impl Server {
             None => base,
         };
         let mut engine = EarlyStopping::new(config)?;
-        if let Some((policy, digest)) = calibrated {
+        let mut auto_shadow = None;
+        if let Some((policy, digest, shadow)) = calibrated {
             engine.set_policy(policy);
             engine.set_policy_artifact(Some(digest))?;
+            auto_shadow = shadow;
         }
         if let Some(policy) = args.get("policy") {
             engine.adopt_policy(Some(core_api::engine_policy(policy)?))?;
         }
-        if let Some(shadow) = args.get("shadow") {
-            engine.set_shadow(Some(core_api::shadow_candidate(shadow)?))?;
+        match (args.get("shadow"), auto_shadow) {
+            (Some(_), Some(_)) => return Err(Failure::core(core_api::shadow_taken())),
+            (Some(shadow), None) => engine.set_shadow(Some(core_api::shadow_candidate(shadow)?))?,
+            (None, auto) => engine.set_shadow(auto)?,
         }
         let config = engine.config().to_value(NAMING);
+        let engine_reason = engine.shadow_reason().map(str::to_string);
         let id = self.new_id("loop");
         self.insert(&id, Session::Loop(Box::new(engine)))?;
         let mut answer = vec![("session", Value::string(id)), ("config", config)];
         // An uncertified artifact runs, and the answer says so (the command prints it on stderr).
         if let Some(warning) = warning {
             answer.push(("warning", Value::string(warning)));
+        }
+        // An artifact not promoted or expired: its calibrated policy runs in shadow, and why.
+        if let Some(reason) = engine_reason {
+            answer.push(("shadow_reason", Value::string(reason)));
         }
         Ok(Value::object(answer))
     }

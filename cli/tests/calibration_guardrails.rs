@@ -77,12 +77,18 @@ fn an_uncertified_calibration_exits_14_and_keeps_the_artifact() {
         a.extend_from_slice(extra);
         run(&a)
     };
+    // Not promoted either: the reason its calibrated policy runs in shadow follows, once.
+    let reason = earlyexit::loops::replay::enforced_from_artifact(&artifact, now_ms(), &earlyexit_digest::Sha256Hasher)
+        .expect("enforced")
+        .shadow_reason()
+        .expect("a reason")
+        .to_string();
+    assert!(reason.contains("not promoted"), "{reason}");
     let first = record(&["--policy", s(&out_file)]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    assert_eq!(stderr(&first), format!("{notice}\n"));
+    assert_eq!(stderr(&first), format!("{notice}\n{reason}\n"));
     let second = record(&["--policy", s(&out_file)]);
     assert_eq!((second.status.code(), stderr(&second)), (Some(0), String::new()));
-    // A certified artifact loads without a word.
     let quiet = run(&[
         "loop",
         "record",
@@ -97,7 +103,9 @@ fn an_uncertified_calibration_exits_14_and_keeps_the_artifact() {
         "--verification",
         "failed",
     ]);
-    assert_eq!((quiet.status.code(), stderr(&quiet)), (Some(0), String::new()));
+    // A certified artifact loads without the notice; unpromoted, it still says why its
+    // calibrated policy runs in shadow.
+    assert_eq!((quiet.status.code(), stderr(&quiet)), (Some(0), format!("{reason}\n")));
 }
 
 #[test]
@@ -124,4 +132,10 @@ fn the_plan_is_the_cores_and_reads_no_runs() {
     }
     // --plan reads no runs: a file with it is a usage error.
     assert_eq!(run(&["calibrate", "loops", "--plan", "runs.jsonl"]).status.code(), Some(2));
+}
+
+/// This machine's clock, as the command reads it.
+fn now_ms() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("a clock after 1970");
+    i64::try_from(since.as_millis()).expect("a clock before 2^63 ms")
 }

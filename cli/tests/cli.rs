@@ -501,7 +501,17 @@ fn calibrate_loops_writes_the_artifact_and_loop_record_runs_it() {
     ]);
     assert_eq!(code(&rec), 0, "{}", String::from_utf8_lossy(&rec.stderr));
     let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
-    assert_eq!(snapshot.get("config").and_then(|c| c.get("noImprovementPatience")), Some(&Value::Number(3.0)));
+    // Not promoted: the loop enforces the calibration's most conservative candidate (patience
+    // 4), runs the calibrated one (patience 3) in shadow and keeps why in the state file.
+    assert_eq!(snapshot.get("config").and_then(|c| c.get("noImprovementPatience")), Some(&Value::Number(4.0)));
+    let shadow = snapshot.get("shadow").unwrap();
+    assert_eq!(shadow.get("name").and_then(Value::as_str), Some("calibrated"));
+    let shadow_patience =
+        shadow.get("policy").and_then(|p| p.get("config")).and_then(|c| c.get("noImprovementPatience"));
+    assert_eq!(shadow_patience, Some(&Value::Number(3.0)));
+    let reason = shadow.get("reason").and_then(Value::as_str).unwrap();
+    assert!(reason.contains("not promoted"), "{reason}");
+    assert!(String::from_utf8_lossy(&rec.stderr).contains(reason), "{}", String::from_utf8_lossy(&rec.stderr));
     // The state file keeps the artifact's digest: the same artifact again is fine, another
     // one (here: the same with a later expiry) is a usage error that changes nothing.
     let digest = earlyexit::artifact::digest(
@@ -745,22 +755,34 @@ fn calibrate_loops_takes_composed_candidates_and_loop_record_runs_the_tree() {
         ]);
         assert!(code(&rec) == 0 || code(&rec) == 10, "{}", String::from_utf8_lossy(&rec.stderr));
     }
+    // Not promoted: the state keeps the most conservative tree (patience 4) as the policy and
+    // the chosen one in shadow.
     let snapshot = parse(&std::fs::read_to_string(&state).unwrap());
-    assert_eq!(snapshot.get("policy").and_then(|p| p.get("any")).map(Value::to_json), Some(chosen));
-    // Without --policy, the kept tree decides: four records without a new best stop it.
-    let rec = run(&[
-        "--json",
-        "loop",
-        "record",
-        "--state",
-        s(&state),
-        "--quality",
-        "10",
-        "--confidence",
-        "0.1",
-        "--verification",
-        "failed",
-    ]);
-    assert_eq!(code(&rec), 10, "{}", stdout(&rec));
-    assert!(stdout(&rec).contains(r#""path":"any[1]""#), "{}", stdout(&rec));
+    let kept = snapshot.get("policy").and_then(|p| p.get("any")).map(Value::to_json).unwrap();
+    assert!(kept.contains(r#""patience":4"#), "{kept}");
+    let shadowed = snapshot.get("shadow").and_then(|s| s.get("policy")).and_then(|p| p.get("any")).map(Value::to_json);
+    assert_eq!(shadowed, Some(chosen));
+    // Without --policy, the kept trees decide: at the fourth record the shadow would stop
+    // (patience 3) while the loop goes on; at the fifth the enforced tree stops it.
+    let rec = || {
+        run(&[
+            "--json",
+            "loop",
+            "record",
+            "--state",
+            s(&state),
+            "--quality",
+            "10",
+            "--confidence",
+            "0.1",
+            "--verification",
+            "failed",
+        ])
+    };
+    let fourth = rec();
+    assert_eq!(code(&fourth), 0, "{}", stdout(&fourth));
+    assert!(stdout(&fourth).contains(r#""would_stop""#), "{}", stdout(&fourth));
+    let fifth = rec();
+    assert_eq!(code(&fifth), 10, "{}", stdout(&fifth));
+    assert!(stdout(&fifth).contains(r#""path":"any[1]""#), "{}", stdout(&fifth));
 }

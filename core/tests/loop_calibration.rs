@@ -257,8 +257,12 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     let policy = policy_from_artifact(&value, now, &TestSha256).unwrap();
     assert_eq!(policy, LoopPolicy::simple_rule(3));
     assert_eq!(policy_from_artifact(&Value::string(value.to_json().as_str()), now, &TestSha256).unwrap(), policy);
+    // An engine enforces it only once promoted: unpromoted, it enforces the calibration's most
+    // conservative policy (k = 4) and runs the calibrated one (k = 3) in shadow.
     let engine = earlyexit::EarlyStopping::from_calibration(&value, now, &TestSha256).unwrap();
-    assert_eq!(engine.config().no_improvement_patience, Some(3));
+    assert_eq!(engine.config().no_improvement_patience, Some(4));
+    assert_eq!(engine.shadow().map(|s| &s.candidate().policy), Some(&policy));
+    assert!(engine.shadow_reason().is_some_and(|r| r.contains("not promoted")));
     // Expired, or of the other kind: refused, naming the field.
     let expired = policy_from_artifact(&value, now + 30 * 86_400_000, &TestSha256).unwrap_err();
     assert_eq!((expired.code(), expired.field()), ("invalid_artifact", "expiresAt"));
@@ -322,12 +326,19 @@ fn composed_candidates_calibrate_as_their_configs_and_the_engine_runs_the_tree()
     let tree = chosen.when.clone().unwrap();
     assert_eq!(tree, StopCondition::from_config(&chosen.config));
     assert!(trees.get("policy").and_then(|p| p.get("any")).is_some());
+    // Unpromoted, the engine enforces the most conservative tree (k = 4), the chosen one in shadow.
     let mut engine = earlyexit::EarlyStopping::from_calibration(&trees, now, &TestSha256).unwrap();
-    assert_eq!(engine.policy().map(|p| &p.when), Some(&tree));
+    let conservative = {
+        let mut policy = LoopPolicy::simple_rule(4);
+        policy.when = Some(StopCondition::from_config(&policy.config));
+        policy
+    };
+    assert_eq!(engine.policy().map(|p| &p.when), conservative.when.as_ref());
+    assert_eq!(engine.shadow().and_then(|s| s.candidate().policy.when.as_ref()), Some(&tree));
     let config_only = earlyexit::EarlyStopping::from_calibration(&configs, now, &TestSha256).unwrap();
     assert!(config_only.policy().is_none());
-    // The engine decides under the tree: its decisions list what fired.
-    for i in 1..=4 {
+    // The engine decides under the tree: its decisions list what fired (k = 4: at the fifth).
+    for i in 1..=5 {
         let r = earlyexit::IterationResult::new(10.0, 0.1, VerificationStatus::Failed, 0.0);
         engine.record(i, r, || "2026-01-01T00:00:00.000Z".into()).unwrap();
     }

@@ -482,11 +482,18 @@ def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -
         artifact = await call(session, "calibrate_loops", {"runs": doc["runs"], **options})
         for key in ("kind", "policy", "certificate", "corpusSha256", "body"):
             assert artifact[key] == python.artifact[key], key
+        # Not promoted: the session enforces the most conservative candidate (patience 4) and
+        # runs the calibrated one (patience 3) in shadow, saying why.
         started = await call(session, "loop_start", {"policy_artifact": artifact})
-        assert started["config"]["noImprovementPatience"] == 3
+        assert started["config"]["noImprovementPatience"] == 4
+        assert "not promoted" in started["shadow_reason"]
         exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
         assert re.fullmatch("[0-9a-f]{64}", exported["policyArtifact"])
         assert "policy" not in exported  # a chosen config: the engine has no stop policy
+        assert exported["shadow"]["policy"]["config"]["noImprovementPatience"] == 3
+        assert exported["shadow"]["reason"] == started["shadow_reason"]
+        taken = await error(session, "loop_start", {"policy_artifact": artifact, "shadow": "recommended"})
+        assert (taken["code"], taken["field"]) == ("invalid_config", "shadow")
         # Composed candidates: the artifact holds the chosen tree, and the session runs it.
         trees = [dict(p, any=[{"condition": "high_confidence", "threshold": 0, "min_quality": 0},
                               {"condition": "no_improvement", "patience": p["config"]["noImprovementPatience"]}])
@@ -495,7 +502,8 @@ def test_calibrate_loops_answers_the_binding_artifact_and_loop_start_runs_it() -
         assert composed["certificate"] == artifact["certificate"]
         started = await call(session, "loop_start", {"policy_artifact": composed})
         exported = (await call(session, "session_export", {"session": started["session"]}))["snapshot"]
-        assert exported["policy"]["any"] == composed["policy"]["any"]
+        assert exported["shadow"]["policy"]["any"] == composed["policy"]["any"]
+        assert '"patience": 4' in json.dumps(exported["policy"]["any"])
         return artifact
 
     run_client(body)

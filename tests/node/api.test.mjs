@@ -13,7 +13,7 @@ const EXPORTS = [
   'countQualityPartitions', 'isEarlyExitError',
   // pyramid replay and the risk-bounded policy
   'calibratePyramidPolicy', 'pyramidPolicyDecide', 'pyramidPolicyUpdate', 'replayPyramids', 'shadowPyramids', 'OutcomeModel',
-  'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy',
+  'verifyReceipts', 'appendReceipts', 'checkPyramidDrift', 'promotePyramidPolicy', 'checkLoopDrift', 'promoteLoopPolicy',
   'readJunit',
   // loop replay and loop presets (docs/replay.md)
   'LOOP_PRESETS', 'loopPreset', 'replayLoops', 'calibrateLoopPolicy', 'LoopCalibration', 'calibrationPlan',

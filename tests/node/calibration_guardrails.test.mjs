@@ -34,7 +34,8 @@ test('fromCalibration takes a file: URL; a string stays JSON text', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'earlyexit-'));
   const file = path.join(dir, 'artifact.json');
   writeFileSync(file, JSON.stringify(cal));
-  assert.equal(ee.EarlyStopping.fromCalibration(pathToFileURL(file)).getConfig().noImprovementPatience, 3);
+  // Not promoted: the calibration's most conservative candidate (patience 4) is enforced.
+  assert.equal(ee.EarlyStopping.fromCalibration(pathToFileURL(file)).getConfig().noImprovementPatience, 4);
   assert.throws(() => ee.EarlyStopping.fromCalibration(file), (e) => e.code === 'invalid_artifact');
   assert.throws(() => ee.EarlyStopping.fromCalibration(pathToFileURL(path.join(dir, 'missing.json'))), (e) => e.code === 'ENOENT');
   assert.throws(() => ee.EarlyStopping.fromCalibration(new URL('https://example.invalid/a.json')), (e) => e.code === 'invalid_artifact');
@@ -55,9 +56,12 @@ test('an uncertified artifact loads with one notice per process', () => {
   const twice = run([path.join(dir, 'u.json'), path.join(dir, 'u.json'), path.join(dir, 'c.json')]);
   assert.equal(twice.status, 0, twice.stderr);
   const lines = twice.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, twice.stderr);
+  // The notice, then (once too) why the artifact, not promoted, runs its most conservative policy.
+  assert.equal(lines.length, 2, twice.stderr);
   assert.match(lines[0], /^earlyexit: loading an uncertified loop calibration \(too_few_runs; 50 tasks, 91 needed/);
+  assert.match(lines[1], /^earlyexit: the artifact is not promoted: its calibration's most conservative policy is enforced/);
   const quiet = run([path.join(dir, 'c.json')]);
   assert.equal(quiet.status, 0, quiet.stderr);
-  assert.equal(quiet.stderr, '');
+  assert.equal(quiet.stderr.trim().split('\n').length, 1, quiet.stderr);
+  assert.match(quiet.stderr, /^earlyexit: the artifact is not promoted/);
 });

@@ -46,13 +46,15 @@ test('both call styles, JSONL text and objects give the same certificate and dig
 test('the artifact runs live: fromCalibration and replayLoops take its policy', () => {
   const cal = ee.calibrateLoopPolicy(doc.runs, doc.cases[0].options);
   for (const source of [cal, cal.artifact, JSON.stringify(cal)]) {
+    // Not promoted: the calibration's most conservative candidate (patience 4) is enforced.
     const engine = ee.EarlyStopping.fromCalibration(source);
-    assert.equal(engine.getConfig().noImprovementPatience, 3);
+    assert.equal(engine.getConfig().noImprovementPatience, 4);
   }
   const replay = ee.replayLoops(doc.runs, cal.policy);
   assert.equal(replay.summary.premature_stops, 0);
   const expired = { ...cal.artifact, createdAt: '2020-01-01T00:00:00.000Z', expiresAt: '2020-02-01T00:00:00.000Z' };
-  assert.throws(() => ee.EarlyStopping.fromCalibration(expired), (e) => e.code === 'invalid_artifact' && e.field === 'expiresAt');
+  // Expired: enforced conservatively too.
+  assert.equal(ee.EarlyStopping.fromCalibration(expired).getConfig().noImprovementPatience, 4);
   assert.throws(() => ee.EarlyStopping.fromCalibration({ ...cal.artifact, kind: 'pyramid' }), (e) => e.code === 'invalid_artifact' && e.field === 'kind');
 });
 
@@ -87,10 +89,11 @@ test('composed candidates: the trees of the configs certify alike, and the engin
   const composed = ee.calibrateLoopPolicy(doc.runs, { ...c.options, candidates: trees });
   assert.deepEqual(composed.artifact.certificate, configs.artifact.certificate);
   assert.deepEqual(composed.policy.any, trees[1].any);
+  // Not promoted: the most conservative tree (patience 4) decides.
   const engine = ee.EarlyStopping.fromCalibration(composed);
-  assert.deepEqual(engine.policy.any, trees[1].any);
+  assert.deepEqual(engine.policy.any, trees[0].any);
   assert.equal(ee.EarlyStopping.fromCalibration(configs).policy, null);
-  for (let i = 1; i <= 4; i++) engine.recordIterationResult(i, { quality_score: 10, confidence: 0.1, verification_status: 'failed', quality_delta: 0 });
+  for (let i = 1; i <= 5; i++) engine.recordIterationResult(i, { quality_score: 10, confidence: 0.1, verification_status: 'failed', quality_delta: 0 });
   const decision = engine.shouldStop();
   assert.equal(decision.stop, true);
   assert.deepEqual(decision.fired.map((f) => f.path), ['any[1]']);

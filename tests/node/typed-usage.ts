@@ -50,7 +50,7 @@ import EarlyStoppingDefault, {
   type PlateauMode,
   type PlateauDeltaSource,
 } from 'earlyexit';
-import { replayLoops, calibrateLoopPolicy, calibrationPlan, CalibrationPlan, LoopCalibration, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
+import { replayLoops, calibrateLoopPolicy, calibrationPlan, CalibrationPlan, LoopCalibration, promoteLoopPolicy, checkLoopDrift, type LoopPromotionResult, type LoopDriftReport, loopPreset, LOOP_PRESETS, isEarlyExitError, countQualityPartitions, replayPyramids } from 'earlyexit';
 import type { LoopReplay, ReplayRun, ReplayRunOutcome, LoopReplaySummary, PyramidReplaySummary, ReplaySummary, RecordedRun, AnalyticsRecord, AnalyticsSummary, StopCondition } from 'earlyexit';
 import type { EarlyExitLoadError, InitOptions, LoadErrorCode } from 'earlyexit-wasm';
 import * as wasm from 'earlyexit-wasm';
@@ -261,6 +261,12 @@ function loopReplay(): number {
   const needed: number | null = calibrationPlan({ risk: 0.05 }).tasksNeeded[0].tasks;
   const fromFile = (url: URL): EarlyStopping => EarlyStopping.fromCalibration(url);
   void [plan.minimumToCertify, needed, fromFile];
+  // Promotion and drift (docs/lifecycle.md): an artifact, its text or a file: URL.
+  const promotion: LoopPromotionResult = promoteLoopPolicy(cal, passed, new Date());
+  const drift: LoopDriftReport = checkLoopDrift(promotion.artifact, JSON.stringify(passed[0]), '2026-01-01T00:00:00Z');
+  const upper: number = promotion.audit.upperBound;
+  const kind: 'expired' | 'dataset' | 'premature_rate' | 'premature_stop' | undefined = drift.reasons[0]?.kind;
+  void [drift.status, kind, upper, (url: URL) => checkLoopDrift(url, passed)];
   return replay.summary.mean_quality_gap;
 }
 
@@ -376,6 +382,12 @@ function refine(): string | null {
   const other = new Loop<string>({ policy: when });
   other.step('draft', { quality: 70, fingerprint: 'abc', costUsd: 0.01, timeMs: 5 });
   other.free();
+  // Shadow mode: a candidate beside the policy; finish() carries the receipt.
+  const shadowed = new Loop<string>({ preset: 'recommended', maxIterations: 5, shadow: 'seed' });
+  shadowed.step('draft', { quality: 70 });
+  const { run: shadowRun, receipt } = shadowed.finish(true);
+  const reason: string | null = shadowed.shadowReason;
+  void [shadowRun.id, receipt?.label, reason, shadowed.receipt()];
   void [run.id, back.history.length, loop.run().iterations.length, loop.decision?.stop, loop.last?.quality];
   return best === null ? null : best.output.text;
 }

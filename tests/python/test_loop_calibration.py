@@ -49,14 +49,19 @@ def test_call_styles_and_inputs_agree():
 
 def test_the_policy_runs_live_and_pickles():
     cal = calibrate_loop_policy(DOC["runs"], DOC["cases"][0]["options"])
+    # Not promoted: the engine enforces the most conservative candidate (patience 4) and runs
+    # the calibrated one (patience 3) in shadow.
     for source in (cal, cal.artifact, cal.to_json()):
-        assert EarlyStopping.from_calibration(source).config.no_improvement_patience == 3
+        engine = EarlyStopping.from_calibration(source)
+        assert engine.config.no_improvement_patience == 4
+        assert json.loads(engine.to_json())["shadow"]["policy"]["config"]["noImprovementPatience"] == 3
     assert replay_loops(DOC["runs"], cal.policy).summary["premature_stops"] == 0
     assert pickle.loads(pickle.dumps(cal)) == cal
+    # Expired: enforced conservatively too, saying so.
     expired = dict(cal.artifact, createdAt="2020-01-01T00:00:00.000Z", expiresAt="2020-02-01T00:00:00.000Z")
-    with pytest.raises(EarlyExitError) as e:
-        EarlyStopping.from_calibration(expired)
-    assert (e.value.code, e.value.field) == ("invalid_artifact", "expiresAt")
+    engine = EarlyStopping.from_calibration(expired)
+    assert engine.config.no_improvement_patience == 4
+    assert engine.shadow_reason is not None and "expired at 2020-02-01" in engine.shadow_reason
 
 
 def test_too_few_runs_say_so():
@@ -87,9 +92,11 @@ def test_composed_candidates_certify_as_their_configs_and_the_engine_runs_the_tr
     assert composed.artifact["certificate"] == configs.artifact["certificate"]
     assert composed.artifact["policy"]["any"] == trees[1]["any"]
     engine = EarlyStopping.from_calibration(composed)
-    assert engine.policy["any"] == trees[1]["any"]
+    # Not promoted: the most conservative tree decides, the chosen one in shadow.
+    assert engine.policy["any"] == trees[0]["any"]
+    assert json.loads(engine.to_json())["shadow"]["policy"]["any"] == trees[1]["any"]
     assert EarlyStopping.from_calibration(configs).policy is None
-    for i in range(1, 5):
+    for i in range(1, 6):  # patience 4: the fifth record stops it
         engine.record(i, 10, 0.1, "failed", 0)
     decision = engine.should_stop()
     assert decision.stop and [f["path"] for f in decision.fired] == ["any[1]"]
@@ -152,7 +159,7 @@ def test_from_calibration_takes_a_path(tmp_path):
             return str(path)
 
     for source in (path, Custom()):
-        assert EarlyStopping.from_calibration(source).config.no_improvement_patience == 3
+        assert EarlyStopping.from_calibration(source).config.no_improvement_patience == 4  # not promoted
     from earlyexit import Loop
 
     Loop(artifact=path).step("draft", 50)

@@ -7,7 +7,7 @@
 // arguments by name (`args::NAME` in the interface crate). An op without the declaration is
 // still called by hand (`native.exec(OP.NAME, '[' + ... + ']')`).
 
-import { AS_DECISION, AS_DETECTION, AS_HISTORY, AS_ITERATION, AS_LAYERS, AS_LAYER_RESULT, AS_LOG, AS_OPTIONS, AS_POLICY, AS_RESULT, AS_RUNS, AS_SIGNAL, AS_SNAPSHOT, AS_SOURCE, AS_STATE, AS_STEP, AS_THRESHOLDS, enc, encConfig, encOpt, filled, unwrap } from './codec.js';
+import { AS_DECISION, AS_DETECTION, AS_HISTORY, AS_ITERATION, AS_LAYERS, AS_LAYER_RESULT, AS_LOG, AS_OPTIONS, AS_POLICY, AS_RESULT, AS_RUNS, AS_SHADOW, AS_SIGNAL, AS_SNAPSHOT, AS_SOURCE, AS_STATE, AS_STEP, AS_THRESHOLDS, enc, encConfig, encOpt, filled, unwrap } from './codec.js';
 import { OP } from './contract.generated.mjs';
 
 /**
@@ -915,6 +915,30 @@ export function ARTIFACT_PROMOTE(artifact, auditRuns, now) {
 }
 
 /**
+ * `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}` for a loop artifact.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_PROMOTE`, which reads them as `args::LOOP_PROMOTE` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} auditRuns a value, encoded here
+ * @param {*} now a value, encoded here
+ */
+export function LOOP_PROMOTE(artifact, auditRuns, now) {
+  return unwrap(native.exec(OP.LOOP_PROMOTE, '[' + enc(artifact, AS_OPTIONS) + ',' + enc(auditRuns, AS_RUNS) + ',' + enc(now) + ']'));
+}
+
+/**
+ * `[artifact, runs, now]` -> `{status, fresh, reasons, artifact, ...}` for a loop artifact.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_DRIFT`, which reads them as `args::LOOP_DRIFT` (bindings/js/interface).
+ * @param {*} artifact a value, encoded here
+ * @param {*} runs a value, encoded here
+ * @param {*} now a value, encoded here
+ */
+export function LOOP_DRIFT(artifact, runs, now) {
+  return unwrap(native.exec(OP.LOOP_DRIFT, '[' + enc(artifact, AS_OPTIONS) + ',' + enc(runs, AS_RUNS) + ',' + enc(now) + ']'));
+}
+
+/**
  * `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
  * layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
  * flaky, skipped}`, by the command's reader.
@@ -1078,8 +1102,10 @@ export function IS_IMPORT(state) {
 
 /**
  * `[policy or preset name or null, options {scale, maxIterations, task, dataset,
- * runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
- * fresh loop; `fingerprintOf` is only checked to be a function).
+ * runLabel, fingerprintOf}, artifact or null, nowMs, shadow candidate or null]` -> the
+ * shadow reason or null (an artifact not promoted or expired runs its calibration's most
+ * conservative policy, the calibrated one in shadow); fills the object (a fresh loop;
+ * `fingerprintOf` is only checked to be a function).
  * Answers the value (an error answer is thrown).
  * Handler: `op::REFINE_OPEN`, which reads them as `args::REFINE_OPEN` (bindings/js/interface).
  * @param {object} engine the native object
@@ -1087,9 +1113,10 @@ export function IS_IMPORT(state) {
  * @param {*} options a value, encoded here
  * @param {*} artifact a value, encoded here
  * @param {number} nowMs a number
+ * @param {*} shadow a value, encoded here
  */
-export function REFINE_OPEN(engine, policy, options, artifact, nowMs) {
-  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ']'));
+export function REFINE_OPEN(engine, policy, options, artifact, nowMs, shadow) {
+  return unwrap(engine.call(OP.REFINE_OPEN, '[' + enc(policy, AS_POLICY) + ',' + enc(options, AS_OPTIONS) + ',' + enc(artifact, AS_SNAPSHOT) + ',' + nowMs + ',' + enc(shadow, AS_SHADOW) + ']'));
 }
 
 /**
@@ -1147,4 +1174,15 @@ export function REFINE_TO_JSON(engine, outputs, kept) {
  */
 export function REFINE_FROM_JSON(engine, snapshot) {
   return unwrap(engine.call(OP.REFINE_FROM_JSON, '[' + enc(snapshot, AS_SNAPSHOT) + ']'));
+}
+
+/**
+ * `[id]` -> the run's shadow receipt so far (`null` without a shadow), called `id`.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::REFINE_RECEIPT`, which reads them as `args::REFINE_RECEIPT` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string} id a string
+ */
+export function REFINE_RECEIPT(engine, id) {
+  return unwrap(engine.call(OP.REFINE_RECEIPT, '[' + JSON.stringify(id) + ']'));
 }

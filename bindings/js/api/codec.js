@@ -30,6 +30,7 @@ export const AS_OPTIONS = { code: ERROR_CODE.INVALID_CONFIG, root: '', name: 'op
 export const AS_SNAPSHOT = { code: ERROR_CODE.INVALID_SNAPSHOT, root: '', name: 'snapshot' };
 export const AS_RESULT = { code: ERROR_CODE.INVALID_RESULT, root: '', name: 'result' };
 export const AS_POLICY = { code: ERROR_CODE.INVALID_CONFIG, root: 'policy', name: 'policy' };
+export const AS_SHADOW = { code: ERROR_CODE.INVALID_CONFIG, root: 'shadow', name: 'shadow' };
 export const AS_REPORT = { code: ERROR_CODE.INVALID_ANALYTICS, root: '', name: 'detectDiminishingReturns()' };
 export const AS_LAYER_RESULT = { code: ERROR_CODE.INVALID_LAYER_RESULT, root: '', name: 'layerResult' };
 export const AS_SIGNAL = { code: ERROR_CODE.INVALID_SIGNAL, root: '', name: 'signal' };

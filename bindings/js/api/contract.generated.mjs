@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 506765247;
+export const CONTRACT = 2664052190;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -259,6 +259,10 @@ export const OP = Object.freeze({
   ARTIFACT_DRIFT: 282,
   /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`. */
   ARTIFACT_PROMOTE: 283,
+  /** `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}` for a loop artifact. */
+  LOOP_PROMOTE: 284,
+  /** `[artifact, runs, now]` -> `{status, fresh, reasons, artifact, ...}` for a loop artifact. */
+  LOOP_DRIFT: 285,
   /**
    * `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
    * layer result `{passRate, coverage, flakyRatio, durationMs, total, passed, failed,
@@ -312,8 +316,10 @@ export const OP = Object.freeze({
   IS_IMPORT: 272,
   /**
    * `[policy or preset name or null, options {scale, maxIterations, task, dataset,
-   * runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
-   * fresh loop; `fingerprintOf` is only checked to be a function).
+   * runLabel, fingerprintOf}, artifact or null, nowMs, shadow candidate or null]` -> the
+   * shadow reason or null (an artifact not promoted or expired runs its calibration's most
+   * conservative policy, the calibrated one in shadow); fills the object (a fresh loop;
+   * `fingerprintOf` is only checked to be a function).
    */
   REFINE_OPEN: 290,
   /**
@@ -335,6 +341,8 @@ export const OP = Object.freeze({
   REFINE_TO_JSON: 295,
   /** `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object. */
   REFINE_FROM_JSON: 296,
+  /** `[id]` -> the run's shadow receipt so far (`null` without a shadow), called `id`. */
+  REFINE_RECEIPT: 297,
 });
 /**
  * The ops the wasm package's replay module answers (every other op is the engines module's),
@@ -374,6 +382,8 @@ export const REPLAY_OPS = Object.freeze({
   281: 'appendReceipts',
   282: 'checkPyramidDrift',
   283: 'promotePyramidPolicy',
+  284: 'promoteLoopPolicy',
+  285: 'checkLoopDrift',
   300: 'readJunit',
   260: 'BehaviorDetector',
   261: 'BehaviorDetector.updateThresholds',
@@ -395,6 +405,7 @@ export const REPLAY_OPS = Object.freeze({
   294: 'Loop.prototype.finish',
   295: 'Loop.prototype.toJSON',
   296: 'Loop.fromJSON',
+  297: 'Loop.prototype.receipt',
 });
 
 // --- LOOP_SLOTS (The loop's slots: inputs, outputs (below `STATE`), then the engine's own state.)

@@ -52,7 +52,7 @@ import { POLICY_BUILDERS } from './policy.js';
 import {
   LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, calibrationPlan, loopPreset,
   pyramidPolicyDecide, pyramidPolicyUpdate, readJunit, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
-  checkPyramidDrift, promotePyramidPolicy,
+  checkPyramidDrift, promotePyramidPolicy, checkLoopDrift, promoteLoopPolicy,
 } from './replay.js';
 import { HELLO, PRESETS } from './calls.generated.mjs';
 
@@ -100,6 +100,8 @@ export const api = {
   readJunit,
   checkPyramidDrift,
   promotePyramidPolicy,
+  checkLoopDrift,
+  promoteLoopPolicy,
   replayLoops,
   calibrateLoopPolicy,
   calibrationPlan,

@@ -14,12 +14,12 @@ import { LIMITS, OP } from './contract.generated.mjs';
 import { AS_RESULT, AS_STEP, enc, freedError, release, unwrap } from './codec.js';
 import { LoopCalibration } from './replay.js';
 import {
-  REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RUN, REFINE_TO_JSON,
+  REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RECEIPT, REFINE_RUN, REFINE_TO_JSON,
 } from './calls.generated.mjs';
 
 const AS_OUTPUT = { code: AS_RESULT.code, root: 'output', name: 'output' };
 // The keys of Loop's options that are not the core loop's options.
-const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact'];
+const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact', 'shadow'];
 let scaleNoticeShown = false; // the scale notice is printed once per process
 
 // The automatic fingerprint's kinds (REFINE_STEP's third argument).
@@ -89,8 +89,12 @@ function showNotice(notice) {
 }
 
 /**
- * The refine loop: `new Loop({ preset, policy, artifact, scale, maxIterations, task, dataset,
- * runLabel, fingerprintOf })`, then `loop.step(output, { quality, ... })` per iteration.
+ * The refine loop: `new Loop({ preset, policy, artifact, shadow, scale, maxIterations, task,
+ * dataset, runLabel, fingerprintOf })`, then `loop.step(output, { quality, ... })` per
+ * iteration. `shadow` runs a candidate (a preset name, a policy, a `LoopCalibration` or a loop
+ * artifact) beside the policy without letting it stop the loop: decisions carry `would_stop`,
+ * and `finish()` gives the run's receipt. An `artifact` not promoted or expired runs its
+ * calibration's most conservative policy with the calibrated one in shadow (`shadowReason`).
  */
 export class Loop {
   #engine = null; // the native object (null after free())
@@ -102,11 +106,13 @@ export class Loop {
   #last = null;
   #output = null;
   #runId = null;
+  #shadowReason = null;
 
   constructor(options = undefined) {
     if (options === Loop) return; // fromJSON
     let policy = null;
     let artifact = null;
+    let shadow = null;
     let rest = options;
     if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
       rest = {};
@@ -118,10 +124,12 @@ export class Loop {
         policy = null;
       }
       if (artifact instanceof LoopCalibration) artifact = artifact.artifact;
+      shadow = options.shadow ?? null;
+      if (shadow instanceof LoopCalibration) shadow = shadow.artifact;
     }
     const engine = new native.PolicyEngine();
     try {
-      REFINE_OPEN(engine, policy, rest === undefined ? {} : rest, artifact, Date.now());
+      this.#shadowReason = REFINE_OPEN(engine, policy, rest === undefined ? {} : rest, artifact, Date.now(), shadow) ?? null;
     } catch (error) {
       release(engine);
       throw error;
@@ -218,9 +226,30 @@ export class Loop {
     return REFINE_RUN(this.#native(), this.#id());
   }
 
-  /** Closes the run; `good` (when given) is set on the iteration `output` came from. Returns the run. */
+  /**
+   * Closes the run; `good` (when given) is set on the iteration `output` came from. Returns the
+   * run, which also carries (not enumerable, so JSON and spreads see the run alone) `run` and
+   * `receipt`: `const { run, receipt } = loop.finish(true)` (`receipt` null without a shadow).
+   */
   finish(good = undefined) {
-    return REFINE_FINISH(this.#native(), good === undefined ? null : good, this.#id());
+    const run = REFINE_FINISH(this.#native(), good === undefined ? null : good, this.#id());
+    const receipt = REFINE_RECEIPT(this.#native(), this.#id());
+    Object.defineProperty(run, 'run', { value: run, configurable: true, writable: true });
+    Object.defineProperty(run, 'receipt', { value: receipt, configurable: true, writable: true });
+    return run;
+  }
+
+  /** The run's shadow receipt so far (null without a shadow); call it after `finish()` so that `good` counts. */
+  receipt() {
+    return REFINE_RECEIPT(this.#native(), this.#id());
+  }
+
+  /**
+   * Why the shadow candidate runs in shadow rather than enforced, when the loop put it there
+   * itself (an `artifact` not promoted, or demoted, or expired); null otherwise.
+   */
+  get shadowReason() {
+    return this.#shadowReason;
   }
 
   /** The engine's snapshot plus the kept outputs (`{ outputs: false }` leaves them out). */
@@ -251,7 +280,7 @@ export class Loop {
       // The constructor's check (the core's error naming `fingerprintOf`).
       const probe = new native.PolicyEngine();
       try {
-        REFINE_OPEN(probe, null, { fingerprintOf }, null, 0);
+        REFINE_OPEN(probe, null, { fingerprintOf }, null, 0, null);
       } finally {
         release(probe);
       }

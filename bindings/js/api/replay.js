@@ -5,7 +5,7 @@ import { calibrateOptionsOf } from './contract.generated.mjs';
 import { RESTORE, copyData } from './codec.js';
 import { EarlyStopping } from './loop.js';
 import {
-  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, JUNIT_READ, LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
+  ARTIFACT_DRIFT, ARTIFACT_PROMOTE, JUNIT_READ, LOOP_CALIBRATE, LOOP_DRIFT, LOOP_PROMOTE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
   LOOP_REPLAY, PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
   PYRAMID_MODEL_STATS, PYRAMID_REPLAY, PYRAMID_SHADOW, PYRAMID_UPDATE, RECEIPTS_APPEND, RECEIPTS_VERIFY,
 } from './calls.generated.mjs';
@@ -240,8 +240,10 @@ export function calibrationPlan(risk = undefined, delta = undefined) {
 }
 
 // An uncertified artifact's notice is printed once per process (console.warn, as the
-// package's other notices).
+// package's other notices), and so is the reason an artifact not promoted, or expired, is
+// enforced by its calibration's most conservative policy.
 let uncertifiedNoticeShown = false;
+let shadowReasonShown = false;
 
 /**
  * The artifact a `URL` names: a `file:` URL is read (Node; `new URL('./a.json',
@@ -258,6 +260,24 @@ function artifactOf(artifact) {
   return artifact;
 }
 
+/**
+ * Promotes a loop calibration artifact (a `LoopCalibration`, its artifact, its JSON text or a
+ * `file:` `URL`) on audit runs that share no task with its calibration: `{promoted, reason,
+ * audit, artifact}` (the artifact records the promotion; `now`: ms, a Date or an RFC 3339
+ * string; the clock when absent).
+ */
+export function promoteLoopPolicy(artifact, auditRuns, now) {
+  return LOOP_PROMOTE(artifactOf(artifact), auditRuns, nowOf(now));
+}
+
+/**
+ * Whether a loop calibration artifact still holds for recent runs: `{status: 'fresh' |
+ * 'expired' | 'drifted', fresh, reasons, artifact, ...}`; `artifact` is demoted unless fresh.
+ */
+export function checkLoopDrift(artifact, runs, now) {
+  return LOOP_DRIFT(artifactOf(artifact), runs, nowOf(now));
+}
+
 Object.defineProperty(EarlyStopping, 'fromCalibration', {
   value: function fromCalibration(artifact, iterationAnalytics = null) {
     const doc = artifactOf(artifact);
@@ -265,6 +285,11 @@ Object.defineProperty(EarlyStopping, 'fromCalibration', {
     if (engine.notice !== null && engine.notice !== undefined && !uncertifiedNoticeShown) {
       uncertifiedNoticeShown = true;
       console.warn(engine.notice);
+    }
+    // Not promoted or expired: the core answers the most conservative policy, and why.
+    if (engine.shadowReason !== null && engine.shadowReason !== undefined && !shadowReasonShown) {
+      shadowReasonShown = true;
+      console.warn(`earlyexit: ${engine.shadowReason}`);
     }
     return new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
   },

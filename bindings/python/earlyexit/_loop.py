@@ -49,7 +49,9 @@ class Loop:
 
     ``Loop(preset="recommended", scale=1, max_iterations=20, task="t-17")``; ``policy=``
     takes any policy the engines take (a preset name, a condition tree, a policy dict),
-    ``artifact=`` a calibrated loop policy. ``fingerprint_of(output)`` replaces the
+    ``artifact=`` a loop calibration artifact: its calibrated policy when it is promoted and
+    current, else its most conservative policy with the calibrated one in shadow
+    (:attr:`shadow_reason`; ``shadow=`` is then refused). ``fingerprint_of(output)`` replaces the
     automatic fingerprint (SHA-256 of a ``str``, ``bytes`` or JSON value; none otherwise).
     ``shadow=`` runs a candidate (a preset name, a policy, a ``LoopCalibration`` or a loop
     artifact) beside the policy without letting it stop the loop: each decision carries its
@@ -148,6 +150,15 @@ class Loop:
         run: Dict[str, Any] = self._native.finish(good, self._id())
         receipt: Optional[Dict[str, Any]] = self._native.receipt(self._id())
         return FinishedRun(run, receipt)
+
+    @property
+    def shadow_reason(self) -> Optional[str]:
+        """Why the shadow candidate runs in shadow rather than enforced, when the loop put it
+        there itself: an ``artifact=`` not promoted (or demoted by a drift check) or expired
+        enforces its calibration's most conservative policy and runs the calibrated one in
+        shadow. ``None`` otherwise."""
+        reason: Optional[str] = self._native.shadow_reason
+        return reason
 
     def receipt(self) -> Optional[Dict[str, Any]]:
         """The run's shadow receipt so far (``None`` without a shadow)."""

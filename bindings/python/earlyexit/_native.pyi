@@ -515,6 +515,13 @@ class EarlyStopping:
         """The details of the last stop, as a new dict."""
 
     @property
+    def shadow_reason(self) -> str | None:
+        """Why the shadow candidate runs in shadow rather than enforced, when the engine put it
+        there itself: :meth:`from_calibration` of an artifact not promoted or expired enforces
+        its calibration's most conservative policy and shadows the calibrated one. ``None``
+        otherwise; kept by :meth:`to_json`."""
+
+    @property
     def history(self) -> tuple[IterationRecord, ...]:
         """Every recorded iteration, oldest first."""
 
@@ -561,10 +568,12 @@ class EarlyStopping:
         """An engine running a calibrated loop policy (a :class:`LoopCalibration`, its artifact
         dict or JSON text, or the path of a file holding that text as an ``os.PathLike`` such
         as ``pathlib.Path``; a ``str`` is always JSON text): its config, and its condition tree
-        as the engine's ``policy`` when the chosen candidate was a composed policy; an expired
-        artifact or one of another kind raises ``EarlyExitError`` with code
-        ``invalid_artifact``; an uncertified one runs and warns
-        :class:`UncertifiedCalibrationWarning`."""
+        as the engine's ``policy`` when the chosen candidate was a composed policy. Only a
+        promoted artifact that has not expired enforces its calibrated policy; one not promoted
+        (or demoted by a drift check) or expired enforces its calibration's most conservative
+        policy and runs the calibrated one in shadow (:attr:`shadow_reason` says why). One of
+        another kind raises ``EarlyExitError`` with code ``invalid_artifact``; an uncertified
+        one runs and warns :class:`UncertifiedCalibrationWarning`."""
 
     @staticmethod
     def from_json(
@@ -1730,6 +1739,8 @@ class _Loop:
     @staticmethod
     def from_artifact(artifact: object, options: dict[str, object], shadow: object = None) -> _Loop: ...
     def receipt(self, id: str) -> dict[str, Any] | None: ...
+    @property
+    def shadow_reason(self) -> str | None: ...
     def step(
         self,
         output: object,

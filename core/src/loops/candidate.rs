@@ -14,6 +14,9 @@ use crate::value::{Error, ErrorCode, ErrorKind, FieldName, Naming, ObjectBuilder
 /// The argument every shadow error names.
 pub const SHADOW: &str = "shadow";
 
+/// The name receipts count a calibration artifact's policy under.
+pub const CALIBRATED: &str = "calibrated";
+
 /// The candidate a shadow runs: its policy, the name its receipts are counted under
 /// (`policy`: the preset's name, `calibrated` for an artifact's, `custom` otherwise) and the
 /// digest of the artifact it came from.
@@ -25,24 +28,31 @@ pub struct ShadowCandidate {
     pub name: String,
     /// SHA-256 of the calibration artifact it came from.
     pub artifact_sha256: Option<String>,
+    /// Why this candidate runs in shadow rather than enforced, when an engine put it there
+    /// itself (an unpromoted or expired calibration artifact: [`enforced_from_artifact`](crate::loops::replay::enforced_from_artifact)).
+    pub reason: Option<String>,
 }
 
 impl ShadowCandidate {
-    /// `{name, policy, artifactSha256}` (the policy in the JS spelling), as snapshots keep it.
+    /// `{name, policy, artifactSha256}` (the policy in the JS spelling), then `reason` when
+    /// the engine put the candidate in shadow itself, as snapshots keep it.
     pub fn to_value(&self) -> Value {
-        ObjectBuilder::new()
-            .string("name", &self.name)
+        let mut b = ObjectBuilder::new();
+        b.string("name", &self.name)
             .value("policy", self.policy.to_value(Naming::Js))
-            .value("artifactSha256", self.artifact_sha256.as_deref().map_or(Value::Null, Value::string))
-            .build()
+            .value("artifactSha256", self.artifact_sha256.as_deref().map_or(Value::Null, Value::string));
+        if let Some(reason) = &self.reason {
+            b.string("reason", reason);
+        }
+        b.build()
     }
 
     /// Reads [`ShadowCandidate::to_value`]'s value back (`invalid_snapshot` under `path`).
     pub fn from_snapshot(value: &Value, path: &str) -> Result<Self> {
-        const FIELDS: [FieldName; 3] = FieldName::same_all(["name", "policy", "artifactSha256"]);
+        const FIELDS: [FieldName; 4] = FieldName::same_all(["name", "policy", "artifactSha256", "reason"]);
         let r = ObjectReader::new(value, path, "shadow", Naming::Js, ErrorCode::InvalidSnapshot)?;
         r.reject_unknown(&FIELDS)?;
-        let [name, policy, artifact] = FIELDS;
+        let [name, policy, artifact, reason] = FIELDS;
         let name = r.string(name)?.to_string();
         let policy_path = r.path_of(policy);
         let policy = LoopPolicy::from_value(r.get(policy).unwrap_or(&Value::Null), Naming::Js)
@@ -51,7 +61,11 @@ impl ShadowCandidate {
             None | Some(Value::Null) => None,
             Some(_) => Some(r.string(artifact)?.to_string()),
         };
-        Ok(ShadowCandidate { policy, name, artifact_sha256 })
+        let reason = match r.get(reason) {
+            None => None,
+            Some(_) => Some(r.string(reason)?.to_string()),
+        };
+        Ok(ShadowCandidate { policy, name, artifact_sha256, reason })
     }
 }
 
@@ -81,6 +95,18 @@ pub fn check_shadow_cap(when: &StopCondition) -> Result<()> {
         "shadow needs an enforced policy with a hard cap (max_iterations, maxIterations or a budget such as \
          maxTotalTokens): the candidate never stops the loop, so the enforced policy must",
     ))
+}
+
+/// The error for a shadow candidate given beside a calibration artifact whose calibrated
+/// policy already runs in shadow (not promoted, or expired): `invalid_config` naming `shadow`.
+pub fn shadow_taken() -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        SHADOW,
+        "shadow cannot be given with a calibration artifact that is not promoted or has expired: its calibrated \
+         policy already runs in shadow beside its most conservative one",
+    )
 }
 
 /// A candidate deciding beside the enforced policy, one record at a time, until it fires.

@@ -212,15 +212,20 @@ impl EarlyStopping {
     /// decides at every decision, over the same history, but never stops the loop; each
     /// decision carries `would_stop` once it has fired. The engine's own policy (its tree,
     /// or its config's checks) must hold a hard cap, else `invalid_config` naming `shadow`
-    /// ([`check_shadow_cap`]).
+    /// ([`check_shadow_cap`]). A candidate with a `reason` is one the engine put in shadow
+    /// itself (the calibrated policy of an artifact not trusted to act, beside the
+    /// calibration's most conservative policy, which ends the loop as it would alone): no cap
+    /// is asked then.
     pub fn set_shadow(&mut self, candidate: Option<ShadowCandidate>) -> Result<()> {
         let Some(candidate) = candidate else {
             self.shadow = None;
             return Ok(());
         };
-        match self.policy.as_deref() {
-            Some((policy, _)) => check_shadow_cap(&policy.when)?,
-            None => check_shadow_cap(&StopCondition::from_config(&self.config))?,
+        if candidate.reason.is_none() {
+            match self.policy.as_deref() {
+                Some((policy, _)) => check_shadow_cap(&policy.when)?,
+                None => check_shadow_cap(&StopCondition::from_config(&self.config))?,
+            }
         }
         let mut shadow = LoopShadow::new(candidate);
         shadow.sync(&self.history);
@@ -231,6 +236,13 @@ impl EarlyStopping {
     /// The shadow candidate's state, in shadow mode.
     pub fn shadow(&self) -> Option<&LoopShadow> {
         self.shadow.as_deref()
+    }
+
+    /// Why the shadow candidate runs in shadow rather than enforced, when the engine put it
+    /// there itself (an unpromoted or expired calibration artifact:
+    /// [`enforced_from_artifact`](crate::loops::replay::enforced_from_artifact)); kept in snapshots.
+    pub fn shadow_reason(&self) -> Option<&str> {
+        self.shadow.as_deref().and_then(|s| s.candidate().reason.as_deref())
     }
 
     /// The digest of the calibration artifact the loop runs, if one was recorded.

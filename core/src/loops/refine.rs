@@ -210,6 +210,33 @@ impl<T: Clone> Loop<T> {
         self.engine.shadow()
     }
 
+    /// A loop enforcing a loop calibration artifact as [`enforced_from_artifact`] reads it:
+    /// its calibrated policy, or its calibration's most conservative with the calibrated one
+    /// in shadow ([`Loop::shadow_reason`] says why). `shadow`, a candidate the caller gives,
+    /// is refused beside an artifact whose calibrated policy already runs in shadow
+    /// (`invalid_config` naming `shadow`).
+    ///
+    /// [`enforced_from_artifact`]: crate::loops::replay::enforced_from_artifact
+    pub fn from_enforced(
+        enforced: crate::loops::replay::EnforcedArtifact,
+        options: LoopOptions,
+        shadow: Option<ShadowCandidate>,
+    ) -> Result<Self> {
+        let candidate = match (enforced.shadow, shadow) {
+            (Some(_), Some(_)) => return Err(crate::loops::shadow::shadow_taken()),
+            (auto, given) => auto.or(given),
+        };
+        let mut looped = Self::new(&enforced.policy, options)?;
+        looped.engine.set_shadow(candidate)?;
+        Ok(looped)
+    }
+
+    /// Why the shadow candidate runs in shadow rather than enforced, when the loop put it
+    /// there itself (see [`Loop::from_enforced`]).
+    pub fn shadow_reason(&self) -> Option<&str> {
+        self.engine.shadow_reason()
+    }
+
     /// The receipt of the run so far (shadow mode only; `None` otherwise), called `run_id`:
     /// where the candidate would have stopped and how that turned out (see
     /// [`crate::loops::shadow`]). Call it after [`Loop::finish`] so that `good` counts.

@@ -16,7 +16,9 @@
 //!   verification (left out of every rate).
 
 use crate::artifact::{missing, nullable, ReceiptFacts, ReceiptKind, ReceiptRate, Sha256, CHAIN_FIELDS};
-pub use crate::loops::candidate::{check_shadow_cap, holds_cap, LoopShadow, ShadowCandidate, SHADOW};
+pub use crate::loops::candidate::{
+    check_shadow_cap, holds_cap, shadow_taken, LoopShadow, ShadowCandidate, CALIBRATED, SHADOW,
+};
 use crate::loops::decision::WouldStop;
 use crate::loops::records::IterationRecord;
 use crate::loops::replay::{nested_at, policy_from_artifact, LoopPolicy};
@@ -61,7 +63,12 @@ impl ShadowCandidate {
             let policy =
                 policy_from_artifact(value, now_ms, sha256).map_err(|e| nest(e, ErrorCode::InvalidArtifact))?;
             let digest = crate::artifact::digest(value, sha256, ErrorCode::InvalidArtifact, SHADOW)?;
-            return Ok(ShadowCandidate { policy, name: "calibrated".to_string(), artifact_sha256: Some(digest) });
+            return Ok(ShadowCandidate {
+                policy,
+                name: CALIBRATED.to_string(),
+                artifact_sha256: Some(digest),
+                reason: None,
+            });
         }
         if matches!(value, Value::Null) {
             let message = "shadow must be a preset name, a policy or a loop calibration artifact, got null";
@@ -76,7 +83,7 @@ impl ShadowCandidate {
             }
             _ => "custom".to_string(),
         };
-        Ok(ShadowCandidate { policy, name, artifact_sha256: None })
+        Ok(ShadowCandidate { policy, name, artifact_sha256: None, reason: None })
     }
 }
 

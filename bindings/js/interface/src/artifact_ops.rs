@@ -1,15 +1,16 @@
-//! Calibration artifacts and shadow-mode receipts: stateless ops (`RECEIPTS_*`, 280..=289 in
+//! Calibration artifacts and shadow-mode receipts: stateless ops (`RECEIPTS_*`, `ARTIFACT_*`,
+//! `LOOP_PROMOTE`, `LOOP_DRIFT`: 280..=289 in
 //! `contract::OPS`), hashed with `earlyexit-digest` (SHA-256 over RFC 8785 canonical JSON),
 //! the same crate every binding and the command line use. Only the replay module links them
 //! (feature `replay`): the wasm engines module stays without a hash function.
 
 use earlyexit::{Result, Value};
 
-use crate::op::{ARTIFACT_PROMOTE, RECEIPTS_VERIFY};
+use crate::op::{LOOP_DRIFT, RECEIPTS_VERIFY};
 
 /// Whether `op` is one of this file's (never without the `replay` feature).
 pub fn handles(op: u32) -> bool {
-    cfg!(feature = "replay") && (RECEIPTS_VERIFY..=ARTIFACT_PROMOTE).contains(&op)
+    cfg!(feature = "replay") && (RECEIPTS_VERIFY..=LOOP_DRIFT).contains(&op)
 }
 
 /// Answers one of this file's ops.
@@ -21,7 +22,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     use earlyexit_digest::Sha256Hasher;
 
     use crate::args;
-    use crate::op::RECEIPTS_APPEND;
+    use crate::op::{ARTIFACT_PROMOTE, LOOP_PROMOTE, RECEIPTS_APPEND};
 
     // The receipt log's JSONL text (`null` for a new log when appending).
     let text = |given: &Value, field: &str| -> Result<String> {
@@ -44,6 +45,14 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
         ARTIFACT_PROMOTE => {
             let a = args::ARTIFACT_PROMOTE::read(args);
             promote_value(a.artifact, a.audit_runs, &Sha256Hasher, a.now, Naming::Js)
+        }
+        LOOP_PROMOTE => {
+            let a = args::LOOP_PROMOTE::read(args);
+            earlyexit::loops::replay::promote_loop_value(a.artifact, a.audit_runs, &Sha256Hasher, a.now, Naming::Js)
+        }
+        LOOP_DRIFT => {
+            let a = args::LOOP_DRIFT::read(args);
+            earlyexit::loops::replay::loop_drift_value(a.artifact, a.runs, &Sha256Hasher, a.now, Naming::Js)
         }
         _ => {
             let a = args::RECEIPTS_APPEND::read(args);

@@ -367,6 +367,10 @@ ops! {
     ARTIFACT_DRIFT = 282 => "checkPyramidDrift" exec(artifact: Value AS_OPTIONS, runs: Value AS_RUNS, now: Value) -> unwrap;
     /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}`.
     ARTIFACT_PROMOTE = 283 => "promotePyramidPolicy" exec(artifact: Value AS_OPTIONS, audit_runs: Value AS_RUNS, now: Value) -> unwrap;
+    /// `[artifact, auditRuns, now]` -> `{promoted, reason, audit, artifact}` for a loop artifact.
+    LOOP_PROMOTE = 284 => "promoteLoopPolicy" exec(artifact: Value AS_OPTIONS, audit_runs: Value AS_RUNS, now: Value) -> unwrap;
+    /// `[artifact, runs, now]` -> `{status, fresh, reasons, artifact, ...}` for a loop artifact.
+    LOOP_DRIFT = 285 => "checkLoopDrift" exec(artifact: Value AS_OPTIONS, runs: Value AS_RUNS, now: Value) -> unwrap;
 
     // --- JUnit / xUnit reports and Cobertura coverage (`junit_ops`, earlyexit-junit), 300
     /// `[text, options or null]` (`options`: `{coverageXml}`, a Cobertura file's text) -> the
@@ -416,9 +420,11 @@ ops! {
     // output is `[iteration, quality on the loop's scale, handle]`; `state` is `[decision or
     // null, best, last, completed, output]`, each a kept output or null.
     /// `[policy or preset name or null, options {scale, maxIterations, task, dataset,
-    /// runLabel, fingerprintOf}, artifact or null, nowMs]` -> nothing; fills the object (a
-    /// fresh loop; `fingerprintOf` is only checked to be a function).
-    REFINE_OPEN = 290 => "Loop" call(policy: Value AS_POLICY, options: Value AS_OPTIONS, artifact: Value AS_SNAPSHOT, now_ms: Num) -> unwrap;
+    /// runLabel, fingerprintOf}, artifact or null, nowMs, shadow candidate or null]` -> the
+    /// shadow reason or null (an artifact not promoted or expired runs its calibration's most
+    /// conservative policy, the calibrated one in shadow); fills the object (a fresh loop;
+    /// `fingerprintOf` is only checked to be a function).
+    REFINE_OPEN = 290 => "Loop" call(policy: Value AS_POLICY, options: Value AS_OPTIONS, artifact: Value AS_SNAPSHOT, now_ms: Num, shadow: Value AS_SHADOW) -> unwrap;
     /// `[step {quality, confidence, verified, done, good, tokens, costUsd, timeMs, error, files,
     /// fingerprint}, nowMs, fingerprint kind (0 none, 1 the output as a JSON value, 2 bytes as
     /// the code points 0..=255 of a string), output]` -> `[handle, scale notice or null, ...state]`. A bad step changes nothing.
@@ -434,6 +440,8 @@ ops! {
     REFINE_TO_JSON = 295 => "Loop.prototype.toJSON" call(outputs: Value AS_SNAPSHOT, kept: Text) -> unwrap;
     /// `[document or its JSON text]` -> `[state, [[handle, output or null], ...]]`; fills the object.
     REFINE_FROM_JSON = 296 => "Loop.fromJSON" call(snapshot: Value AS_SNAPSHOT) -> unwrap;
+    /// `[id]` -> the run's shadow receipt so far (`null` without a shadow), called `id`.
+    REFINE_RECEIPT = 297 => "Loop.prototype.receipt" call(id: Str) -> unwrap;
 }
 
 /// Every slot and code table: the loop's fast path, then the pyramid's.

@@ -15,7 +15,8 @@ use earlyexit::{ErrorCode, Naming, Value};
 
 use super::{Answer, Failure};
 use crate::op::{
-    REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RUN, REFINE_STEP, REFINE_TO_JSON,
+    REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RECEIPT, REFINE_RUN, REFINE_STEP,
+    REFINE_TO_JSON,
 };
 use crate::wire::arg;
 
@@ -23,7 +24,14 @@ use crate::wire::arg;
 pub(crate) fn handles(op: u32) -> bool {
     matches!(
         op,
-        REFINE_OPEN | REFINE_STEP | REFINE_HISTORY | REFINE_RUN | REFINE_FINISH | REFINE_TO_JSON | REFINE_FROM_JSON
+        REFINE_OPEN
+            | REFINE_STEP
+            | REFINE_HISTORY
+            | REFINE_RUN
+            | REFINE_FINISH
+            | REFINE_TO_JSON
+            | REFINE_FROM_JSON
+            | REFINE_RECEIPT
     )
 }
 
@@ -95,20 +103,35 @@ impl RefineLoop {
     }
 
     /// `[policy or preset name or null, options, artifact or null, nowMs]`.
-    fn open(args: &[Value]) -> Result<Self, Failure> {
+    /// The loop, and the reason its shadow runs in shadow when the loop put it there itself
+    /// (an artifact not promoted or expired: [`Loop::from_enforced`]).
+    fn open(args: &[Value]) -> Result<(Self, Option<String>), Failure> {
         let a = crate::args::REFINE_OPEN::read(args);
         let options = LoopOptions::from_value_named(a.options, Naming::Js)?;
-        let policy = match a.artifact {
-            Value::Null => loop_policy(a.policy, Naming::Js)?,
+        let now = match a.now_ms {
+            Value::Number(n) if n.is_finite() => *n as i64,
+            _ => 0,
+        };
+        let sha256 = &earlyexit_digest::Sha256Hasher;
+        let shadow = match a.shadow {
+            Value::Null => None,
+            given => Some(earlyexit::loops::shadow::ShadowCandidate::from_value(given, Naming::Js, now, sha256)?),
+        };
+        let inner = match a.artifact {
+            Value::Null => {
+                let policy = loop_policy(a.policy, Naming::Js)?;
+                match shadow {
+                    None => Loop::new(&policy, options)?,
+                    Some(candidate) => Loop::with_shadow(&policy, options, candidate)?,
+                }
+            }
             artifact => {
-                let now = match a.now_ms {
-                    Value::Number(n) if n.is_finite() => *n as i64,
-                    _ => 0,
-                };
-                earlyexit::loops::replay::policy_from_artifact(artifact, now, &earlyexit_digest::Sha256Hasher)?
+                let enforced = earlyexit::loops::replay::enforced_from_artifact(artifact, now, sha256)?;
+                Loop::from_enforced(enforced, options, shadow)?
             }
         };
-        Ok(RefineLoop { inner: Loop::new(&policy, options)?, next_handle: 1 })
+        let reason = inner.shadow_reason().map(str::to_string);
+        Ok((RefineLoop { inner, next_handle: 1 }, reason))
     }
 
     /// `[step arguments, nowMs, fingerprint kind, output data]` -> `[handle, notice or null,
@@ -187,8 +210,9 @@ impl RefineLoop {
 pub(crate) fn call(slot: &mut Option<RefineLoop>, op: u32, args: &[Value]) -> Answer {
     match op {
         REFINE_OPEN => {
-            *slot = Some(RefineLoop::open(args)?);
-            Ok(None)
+            let (opened, reason) = RefineLoop::open(args)?;
+            *slot = Some(opened);
+            Ok(Some(reason.map_or(Value::Null, |r| Value::string(r.as_str()))))
         }
         REFINE_FROM_JSON => {
             let (restored, answer) = RefineLoop::from_json(args)?;
@@ -221,6 +245,10 @@ pub(crate) fn call(slot: &mut Option<RefineLoop>, op: u32, args: &[Value]) -> An
                     Ok(Some(l.inner.finish(good, a.id.as_str().unwrap_or(""))))
                 }
                 REFINE_TO_JSON => l.to_json(args),
+                REFINE_RECEIPT => {
+                    let id = crate::args::REFINE_RECEIPT::read(args).id.as_str().unwrap_or("");
+                    Ok(Some(l.inner.receipt(id).unwrap_or(Value::Null)))
+                }
                 op => Err(super::unknown_op(op)),
             }
         }
@@ -241,7 +269,7 @@ mod tests {
     #[test]
     fn a_loop_steps_keeps_handles_and_refuses_bad_input() {
         let mut e = PolicyEngine::new();
-        assert_eq!(call(&mut e, REFINE_OPEN, r#"[null,{"scale":1,"maxIterations":2},null,0]"#), "");
+        assert_eq!(call(&mut e, REFINE_OPEN, r#"[null,{"scale":1,"maxIterations":2},null,0]"#), "null");
         let first = call(&mut e, REFINE_STEP, r#"[{"quality":0.5,"fingerprint":"a"},0,0,null]"#);
         assert!(first.starts_with("[1,null,{") && first.contains(r#"[1,0.5,1]"#), "{first}");
         let bad = call(&mut e, REFINE_STEP, r#"[{"quality":2},0,0,null]"#);

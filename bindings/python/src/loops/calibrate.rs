@@ -151,11 +151,14 @@ pub fn calibrate_loop_policy(
     Ok(PyLoopCalibration { artifact })
 }
 
-/// The loop policy of a calibration (a `LoopCalibration`, its artifact dict or JSON text, or
-/// an `os.PathLike` naming a file of that text), checked: kind `loop`, not expired. An
-/// artifact that certifies nothing loads, with an `UncertifiedCalibrationWarning` (the
-/// core's notice; Python's filters decide how often it shows).
-pub(crate) fn calibrated_policy(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> PyResult<LoopPolicy> {
+/// What an enforced engine runs for a calibration (a `LoopCalibration`, its artifact dict or
+/// JSON text, or an `os.PathLike` naming a file of that text), checked: kind `loop`. A
+/// promoted, current artifact enforces its calibrated policy; one not promoted or expired its
+/// calibration's most conservative, with the calibrated policy in shadow (the core's
+/// [`replay::enforced_from_artifact`]). An artifact that certifies nothing loads, with an
+/// `UncertifiedCalibrationWarning` (the core's notice; Python's filters decide how often it
+/// shows).
+pub(crate) fn calibrated_enforced(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> PyResult<replay::EnforcedArtifact> {
     let value = match artifact.cast::<PyLoopCalibration>() {
         Ok(calibration) => calibration.get().artifact.clone(),
         Err(_) => match artifact_file(py, artifact)? {
@@ -163,14 +166,15 @@ pub(crate) fn calibrated_policy(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> 
             None => to_value(artifact, NoneIs::Null)?,
         },
     };
-    let policy = replay::policy_from_artifact(&value, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher)
-        .or_raise(py)?;
+    let enforced =
+        replay::enforced_from_artifact(&value, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher)
+            .or_raise(py)?;
     if let Some(notice) = replay::uncertified_notice(&value) {
         let category = py.import("earlyexit._errors")?.getattr("UncertifiedCalibrationWarning")?;
         let message = std::ffi::CString::new(notice).unwrap_or_default();
         PyErr::warn(py, &category, &message, 1)?;
     }
-    Ok(policy)
+    Ok(enforced)
 }
 
 /// The text of the file an `os.PathLike` artifact names (`None` for anything else: a `str`

@@ -357,6 +357,13 @@ impl PyEarlyStopping {
         lock(&self.engine).stopping_reason().map(str::to_string)
     }
 
+    /// Why the shadow candidate runs in shadow rather than enforced, when the engine put it
+    /// there itself (a calibration artifact not promoted or expired); `None` otherwise.
+    #[getter]
+    fn shadow_reason(&self) -> Option<String> {
+        lock(&self.engine).shadow_reason().map(str::to_string)
+    }
+
     /// The details of the last stopping decision, as a new dict.
     #[getter]
     fn stopping_details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -421,8 +428,10 @@ impl PyEarlyStopping {
         Self::with_source(py, engine, analytics)
     }
 
-    /// An engine running a calibrated loop policy: a `LoopCalibration`, its artifact dict or
-    /// JSON text (kind `loop`, not expired; else `EarlyExitError` `invalid_artifact`).
+    /// An engine enforcing a loop calibration: a `LoopCalibration`, its artifact dict or JSON
+    /// text (kind `loop`; else `EarlyExitError` `invalid_artifact`). A promoted, current
+    /// artifact enforces its calibrated policy; one not promoted or expired its calibration's
+    /// most conservative, with the calibrated policy in shadow (`shadow_reason` says why).
     #[staticmethod]
     #[pyo3(signature = (artifact, /, *, analytics = None))]
     fn from_calibration(
@@ -430,9 +439,11 @@ impl PyEarlyStopping {
         artifact: &Bound<'_, PyAny>,
         analytics: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let (config, policy) = crate::loops::calibrate::calibrated_policy(py, artifact)?.engine_parts();
+        let enforced = crate::loops::calibrate::calibrated_enforced(py, artifact)?;
+        let (config, policy) = enforced.policy.engine_parts();
         let mut engine = EarlyStopping::new(config).or_raise(py)?;
         engine.set_policy(policy);
+        engine.set_shadow(enforced.shadow).or_raise(py)?;
         Self::with_source(py, engine, analytics)
     }
 

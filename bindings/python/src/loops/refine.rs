@@ -217,7 +217,9 @@ impl PyLoop {
         build(py, &policy, options, shadow)
     }
 
-    /// A loop running a calibrated loop policy (a `LoopCalibration`, its artifact dict or JSON text).
+    /// A loop enforcing a loop calibration (a `LoopCalibration`, its artifact dict or JSON
+    /// text): its calibrated policy when promoted and current, else its most conservative with
+    /// the calibrated one in shadow (`shadow_reason`).
     #[staticmethod]
     #[pyo3(signature = (artifact, options, shadow = None))]
     fn from_artifact(
@@ -226,9 +228,21 @@ impl PyLoop {
         options: &Bound<'_, PyDict>,
         shadow: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let policy = crate::loops::calibrate::calibrated_policy(py, artifact)?;
+        let enforced = crate::loops::calibrate::calibrated_enforced(py, artifact)?;
         let options = LoopOptions::from_value(&to_value(options.as_any(), NoneIs::Absent)?).or_raise(py)?;
-        build(py, &policy, options, shadow)
+        let given = match shadow.filter(|s| !s.is_none()) {
+            Some(s) => Some(crate::loops::calibrate::shadow_candidate(py, s)?),
+            None => None,
+        };
+        let looped = Loop::from_enforced(enforced, options, given).or_raise(py)?;
+        Ok(PyLoop { inner: Mutex::new(looped) })
+    }
+
+    /// Why the shadow candidate runs in shadow rather than enforced, when the loop put it
+    /// there itself (an artifact not promoted or expired); `None` otherwise.
+    #[getter]
+    fn shadow_reason(&self) -> Option<String> {
+        lock(&self.inner).shadow_reason().map(str::to_string)
     }
 
     /// The run's shadow receipt (`None` without a shadow), called `id`.

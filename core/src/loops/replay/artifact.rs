@@ -134,6 +134,21 @@ pub fn calibrate_value(
 /// (`policy`, `risk`, `delta`, `certified`, `status`, the certificate's and the chosen
 /// frontier row's) must agree with the envelope and the certificate.
 pub fn policy_from_artifact(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<LoopPolicy> {
+    let (artifact, policy) = read_checked(artifact, sha256)?;
+    if artifact.is_expired(now_ms) {
+        return Err(Error::new(
+            ErrorCode::InvalidArtifact,
+            ErrorKind::Range,
+            "expiresAt",
+            value::concat(&["the artifact expired at ", &artifact.expires_at, ": recalibrate on recent runs"]),
+        ));
+    }
+    Ok(policy)
+}
+
+/// A loop artifact read and checked as [`policy_from_artifact`] reads it, whatever its
+/// expiry: the envelope and the calibrated policy.
+fn read_checked(artifact: &Value, sha256: &dyn Sha256) -> Result<(Artifact, LoopPolicy)> {
     let document = crate::artifact::document(artifact)?;
     let value = document.as_ref();
     let wrong_kind = |kind: &str| {
@@ -156,17 +171,88 @@ pub fn policy_from_artifact(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) 
     }
     artifact.check_promotion(sha256)?;
     check_body(&artifact)?;
-    if artifact.is_expired(now_ms) {
-        return Err(Error::new(
-            ErrorCode::InvalidArtifact,
-            ErrorKind::Range,
-            "expiresAt",
-            value::concat(&["the artifact expired at ", &artifact.expires_at, ": recalibrate on recent runs"]),
-        ));
-    }
     let policy = LoopPolicy::from_value(&artifact.policy, Naming::Js)
         .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"))?;
-    Ok(policy)
+    Ok((artifact, policy))
+}
+
+/// What an engine that enforces a loop calibration artifact runs ([`enforced_from_artifact`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnforcedArtifact {
+    /// The policy the engine enforces: the calibrated one for a promoted, current artifact,
+    /// else the calibration's most conservative.
+    pub policy: LoopPolicy,
+    /// The calibrated policy in shadow beside it (with its `reason`), unless it is enforced.
+    pub shadow: Option<crate::loops::shadow::ShadowCandidate>,
+    /// The artifact's SHA-256 (RFC 8785 canonical JSON), which a loop records as `policyArtifact`.
+    pub sha256: String,
+}
+
+impl EnforcedArtifact {
+    /// Why the calibrated policy runs in shadow rather than enforced (`None` when enforced).
+    pub fn shadow_reason(&self) -> Option<&str> {
+        self.shadow.as_ref().and_then(|s| s.reason.as_deref())
+    }
+}
+
+/// What an enforced engine runs for a loop calibration artifact (a value or its JSON text;
+/// checked as [`policy_from_artifact`] checks it, an expired one included). A promoted artifact
+/// that has not expired at `now_ms` enforces its calibrated policy. One that is not promoted
+/// (never, or demoted by a drift check) or has expired is not trusted to act: the engine
+/// enforces the calibration's most conservative policy (the first row of `body.frontier`, what
+/// an uncertified artifact already carries) with its cap, and runs the calibrated policy in
+/// shadow beside it (named `calibrated`, with the artifact's digest and the reason), so its
+/// receipts keep collecting the evidence a promotion needs.
+pub fn enforced_from_artifact(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<EnforcedArtifact> {
+    let (a, calibrated) = read_checked(artifact, sha256)?;
+    let document = crate::artifact::document(artifact)?;
+    let digest = digest(document.as_ref(), sha256, ErrorCode::InvalidArtifact, "artifact")?;
+    let why = if a.is_expired(now_ms) {
+        value::concat(&[
+            "the artifact expired at ",
+            &a.expires_at,
+            ": its calibration's most conservative policy is enforced and the calibrated policy runs in shadow; \
+             calibrate again on recent runs",
+        ])
+    } else if a.promotion.is_none() {
+        "the artifact is not promoted: its calibration's most conservative policy is enforced and the calibrated \
+         policy runs in shadow; promote it on an audit split disjoint from calibration to enforce it"
+            .to_string()
+    } else {
+        return Ok(EnforcedArtifact { policy: calibrated, shadow: None, sha256: digest });
+    };
+    let conservative = conservative_policy(&a)?;
+    let candidate = crate::loops::shadow::ShadowCandidate {
+        policy: calibrated,
+        name: crate::loops::shadow::CALIBRATED.to_string(),
+        artifact_sha256: Some(digest.clone()),
+        reason: Some(why),
+    };
+    Ok(EnforcedArtifact { policy: conservative, shadow: Some(candidate), sha256: digest })
+}
+
+/// The calibration's most conservative policy: the `policy` of `body.frontier`'s row of index
+/// 0; without a frontier, the envelope's policy when it certifies nothing (calibration then
+/// chose the most conservative).
+fn conservative_policy(a: &Artifact) -> Result<LoopPolicy> {
+    if let Some(Value::Array(rows)) = a.body.get("frontier") {
+        let first = rows.iter().position(|r| r.get("index").and_then(Value::as_f64) == Some(0.0));
+        if let Some((i, policy)) = first.and_then(|i| rows.get(i)?.get("policy").map(|p| (i, p))) {
+            let at = value::concat(&[&value::index_path("body.frontier", i), ".policy"]);
+            return LoopPolicy::from_value(policy, Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidArtifact, &at));
+        }
+    }
+    if !a.certificate.hypotheses.iter().any(|h| h.rejected) {
+        return LoopPolicy::from_value(&a.policy, Naming::Js)
+            .map_err(|e| e.nested(ErrorCode::InvalidArtifact, "policy"));
+    }
+    Err(Error::new(
+        ErrorCode::InvalidArtifact,
+        ErrorKind::Range,
+        "body.frontier",
+        "body.frontier must hold the calibration's most conservative policy (the row of index 0): an artifact that \
+         is not promoted, or has expired, enforces it; calibrate again",
+    ))
 }
 
 /// The body a loop calibration writes holds copies of the envelope (`policy`, `risk`,
@@ -258,26 +344,37 @@ impl LoopPolicy {
     }
 }
 
-/// The binding entry of `EarlyStopping.fromCalibration`: `{config, policy}` for an artifact
-/// (see [`policy_from_artifact`]): the engine config, and the normalized stop policy when
-/// the calibrated policy is a condition tree (else `null`).
+/// The binding entry of `EarlyStopping.fromCalibration`: `{config, policy, shadow,
+/// shadowReason}` for an artifact (see [`enforced_from_artifact`]): the engine config, the
+/// normalized stop policy when the enforced policy is a condition tree (else `null`), and the
+/// calibrated policy in shadow (as a snapshot keeps it) with the reason, or `null`s when the
+/// calibrated policy is enforced.
 pub fn engine_from_artifact_value(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<Value> {
-    let (config, policy) = policy_from_artifact(artifact, now_ms, sha256)?.engine_parts();
+    let enforced = enforced_from_artifact(artifact, now_ms, sha256)?;
+    let reason = enforced.shadow_reason().map_or(Value::Null, Value::string);
+    let shadow = enforced.shadow.as_ref().map_or(Value::Null, |s| s.to_value());
+    let (config, policy) = enforced.policy.engine_parts();
     Ok(Value::object(vec![
         ("config", config.to_value(Naming::Js)),
         ("policy", policy.map_or(Value::Null, |p| p.to_value())),
+        ("shadow", shadow),
+        ("shadowReason", reason),
     ]))
 }
 
 impl crate::loops::EarlyStopping {
-    /// An engine running the policy of a loop calibration artifact (a value or its JSON
-    /// text; see [`policy_from_artifact`]), checked against the host's clock `now_ms` and
-    /// SHA-256 `sha256`: its config, and its condition tree as the engine's stop policy when
-    /// it has one.
+    /// An engine enforcing a loop calibration artifact (a value or its JSON text; see
+    /// [`enforced_from_artifact`]), checked against the host's clock `now_ms` and SHA-256
+    /// `sha256`: the config, and the condition tree as the engine's stop policy when it has
+    /// one, of the calibrated policy (promoted and current) or of the calibration's most
+    /// conservative (with the calibrated one in shadow, [`shadow_reason`](Self::shadow_reason)
+    /// saying why).
     pub fn from_calibration(artifact: &Value, now_ms: i64, sha256: &dyn Sha256) -> Result<Self> {
-        let (config, policy) = policy_from_artifact(artifact, now_ms, sha256)?.engine_parts();
+        let enforced = enforced_from_artifact(artifact, now_ms, sha256)?;
+        let (config, policy) = enforced.policy.engine_parts();
         let mut engine = Self::new(config)?;
         engine.set_policy(policy);
+        engine.set_shadow(enforced.shadow)?;
         Ok(engine)
     }
 }

@@ -29,7 +29,10 @@ mod play;
 mod policy;
 mod runs;
 
-pub use artifact::{calibrate_value, corpus_value, engine_from_artifact_value, policy_from_artifact};
+pub use artifact::{
+    calibrate_value, corpus_value, enforced_from_artifact, engine_from_artifact_value, policy_from_artifact,
+    EnforcedArtifact,
+};
 pub use calibrate::{
     calibrate_loop_policy, min_tasks, CalibrationStatus, CandidateFigures, FrontierRow, LoopCalibration,
     LoopCalibrationPlan, LoopCalibrationRequest, DEFAULT_VALID_DAYS,
