@@ -17,7 +17,8 @@ pub use earlyexit::pyramid::{CoherenceEarlyExit, TestPyramidResult, EXIT_PRESETS
 pub use earlyexit::value::jsonl::JsonlLines;
 // The Claude Code hook (`hook claude-code`): the agent rules and words, the refine loop.
 pub use earlyexit::loops::agent as agent_hook;
-pub use earlyexit::loops::replay::LoopPolicy;
+pub use earlyexit::loops::replay::{EnforcedArtifact, LoopPolicy};
+pub use earlyexit::loops::shadow::ShadowCandidate;
 pub use earlyexit::loops::{Loop, LoopOptions, ResourceUsage, StepInput};
 pub use earlyexit::{
     Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, ExitPreset, LayerResult,
@@ -94,17 +95,14 @@ pub fn loop_policy(value: &Value) -> Result<LoopPolicy, CoreError> {
     earlyexit::loops::loop_policy(value, NAMING)
 }
 
-/// A loop calibration artifact's policy and the artifact's SHA-256 digest.
-pub fn calibrated_loop_policy(artifact: &Value) -> Result<(LoopPolicy, String), CoreError> {
-    let policy = earlyexit::loops::replay::policy_from_artifact(
+/// What a loop enforces for a loop calibration artifact (its policy, the calibrated one in
+/// shadow when the artifact is not trusted to act, its SHA-256), by the core's one rule.
+pub fn enforced_loop(artifact: &Value) -> Result<EnforcedArtifact, CoreError> {
+    earlyexit::loops::replay::enforced_from_artifact(
         artifact,
         earlyexit_calibrate::now_ms(),
         &earlyexit_digest::Sha256Hasher,
-    )?;
-    let value = earlyexit::artifact::document(artifact)?;
-    let digest =
-        earlyexit::artifact::digest(&value, &earlyexit_digest::Sha256Hasher, ErrorCode::InvalidArtifact, "artifact")?;
-    Ok((policy, digest))
+    )
 }
 
 /// Bytes of one JSON document (a state file, one JSONL line): the core's limit.

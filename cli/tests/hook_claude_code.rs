@@ -384,3 +384,40 @@ fn a_passing_check_completes_and_a_promise_needs_it() {
     let answer = t.stop(false, &["--check", "true", "--fingerprint", "none"]);
     assert!(answer.system_message().contains("after 1 iteration (completed)"), "{answer:?}");
 }
+
+/// A loop calibration artifact as `--policy` follows the core's rule, as `loop record` does:
+/// not promoted, it enforces the calibration's most conservative policy, runs the calibrated
+/// one in shadow, and says why on stderr once per loop (not on every event).
+#[test]
+fn an_unpromoted_artifact_enforces_its_conservative_policy_and_says_so_once() {
+    let mut s = Session::new(false);
+    let corpus = s.dir().join("runs.jsonl");
+    let good = r#"{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}"#;
+    let runs: String = (0..150).map(|i| format!(r#"{{"id":"t{i}","iterations":[{good},{good}]}}"#) + "\n").collect();
+    std::fs::write(&corpus, runs).expect("write");
+    let artifact = s.dir().join("artifact.json");
+    let out = hook_common::bin()
+        .args(["calibrate", "loops", "--risk", "0.1", "--delta", "0.1", "--out"])
+        .arg(&artifact)
+        .arg(&corpus)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    s.prompt("Fix it.");
+    let args = ["--policy", artifact.to_str().expect("UTF-8"), "--check", "false", "--fingerprint", "none"];
+    let mut notices = Vec::new();
+    for event in 0..2 {
+        s.turn(None, &format!("attempt {event}"), [1, 1, 0, 0]);
+        let out = s.hook(&s.stop_payload(event > 0, None).to_string(), &args, &[]);
+        let answer = Answer::of(out.clone());
+        assert!(!answer.failed_open(), "{answer:?}");
+        notices.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    assert!(notices[0].contains("not promoted"), "{}", notices[0]);
+    assert!(!notices[1].contains("not promoted"), "said again: {}", notices[1]);
+    // The calibrated policy would have stopped at the second event; the enforced one goes on.
+    let status = s.status();
+    assert_eq!(status["answered"], "block", "{status}");
+    assert_eq!(status["decision"]["would_stop"]["iteration"], 2, "{status}");
+}

@@ -112,8 +112,12 @@ pub const MAX_PROMPT_BYTES: usize = 1 << 20;
 
 /// The options, checked.
 pub struct Options {
+    /// The policy the loop enforces.
     pub policy: LoopPolicy,
-    pub artifact: Option<String>,
+    /// With a loop calibration artifact as `--policy`: its digest, the calibrated policy in
+    /// shadow when the artifact is not trusted to act (unpromoted, expired or drifted), and
+    /// what a new loop says once on stderr.
+    pub artifact: Option<FromArtifact>,
     pub max_iterations: u64,
     pub prices: Option<[f64; 4]>,
     pub check_timeout: Duration,
@@ -171,7 +175,7 @@ pub fn options(args: &ClaudeCodeArgs) -> Result<Options, String> {
     if args.junit.is_some() && args.check.is_none() {
         return Err("--junit names the report --check writes: give --check too".into());
     }
-    let (policy, artifact) = match (&args.policy, &args.preset) {
+    let (policy, artifact): (LoopPolicy, Option<FromArtifact>) = match (&args.policy, &args.preset) {
         (Some(_), Some(_)) => return Err("--policy and --preset both set the policy: give one".into()),
         (None, None) => (agent_hook::agent_policy(max_tokens, max_cost).map_err(|e| e.message().to_string())?, None),
         (policy, preset) => {
@@ -197,7 +201,18 @@ pub fn options(args: &ClaudeCodeArgs) -> Result<Options, String> {
     Ok(Options { policy, artifact, max_iterations, prices, check_timeout })
 }
 
-fn policy_arg(given: &str) -> Result<(LoopPolicy, Option<String>), String> {
+/// What a loop calibration artifact given as `--policy` sets up, beside the policy it enforces.
+pub struct FromArtifact {
+    /// The artifact's SHA-256, which the loop records as `policyArtifact`.
+    pub digest: String,
+    /// The calibrated policy in shadow, when the artifact is not trusted to act.
+    pub shadow: Option<core_api::ShadowCandidate>,
+    /// Said once per loop on stderr: why the calibrated policy is not enforced, and that the
+    /// calibration certified nothing.
+    pub notices: Vec<String>,
+}
+
+fn policy_arg(given: &str) -> Result<(LoopPolicy, Option<FromArtifact>), String> {
     let trimmed = given.trim_start();
     let text = if trimmed.starts_with('{') || trimmed.starts_with('"') {
         given.to_string()
@@ -206,8 +221,11 @@ fn policy_arg(given: &str) -> Result<(LoopPolicy, Option<String>), String> {
     };
     let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| e.message().to_string())?;
     if value.get("kind").is_some() {
-        let (policy, digest) = core_api::calibrated_loop_policy(&value).map_err(|e| e.message().to_string())?;
-        return Ok((policy, Some(digest)));
+        let enforced = core_api::enforced_loop(&value).map_err(|e| e.message().to_string())?;
+        let notices =
+            enforced.shadow_reason().map(str::to_string).into_iter().chain(core_api::uncertified_notice(&value));
+        let artifact = FromArtifact { notices: notices.collect(), digest: enforced.sha256, shadow: enforced.shadow };
+        return Ok((enforced.policy, Some(artifact)));
     }
     core_api::loop_policy(&value).map(|p| (p, None)).map_err(|e| e.message().to_string())
 }
@@ -419,9 +437,25 @@ fn iteration(args: &ClaudeCodeArgs, payload: &payload::Payload) -> Result<String
                 task: Some(format!("claude-code:{}", payload.session_id)),
                 ..LoopOptions::default()
             };
-            let mut run = Loop::new(&options.policy, loop_options).map_err(|e| e.message().to_string())?;
-            run.set_policy_artifact(options.artifact.clone()).map_err(|e| e.message().to_string())?;
-            run
+            let run = match &options.artifact {
+                None => Loop::new(&options.policy, loop_options),
+                Some(artifact) => {
+                    // Once per loop, as `loop record --policy` says it once per state file.
+                    for notice in &artifact.notices {
+                        eprintln!("earlyexit: {notice}");
+                    }
+                    let enforced = core_api::EnforcedArtifact {
+                        policy: options.policy.clone(),
+                        shadow: artifact.shadow.clone(),
+                        sha256: artifact.digest.clone(),
+                    };
+                    Loop::from_enforced(enforced, loop_options, None).and_then(|mut run| {
+                        run.set_policy_artifact(Some(artifact.digest.clone()))?;
+                        Ok(run)
+                    })
+                }
+            };
+            run.map_err(|e| e.message().to_string())?
         }
     };
     let cost_usd = options.prices.as_ref().map(|p| cost(&turn.tokens, p));
