@@ -66,7 +66,9 @@ def test_a_star_import_gives_the_runtime_names_and_the_typing_names_stay_importa
     exec("from earlyexit import *", namespace)
     assert set(namespace) - {"__builtins__"} == set(earlyexit.__all__)
     assert len(earlyexit.__all__) == len(set(earlyexit.__all__)) <= 70
-    public = {name for name in dir(earlyexit) if not name.startswith("_")}
+    # earlyexit.integrations is imported on demand (its adapters import their frameworks), so
+    # it is an attribute only once some test has imported it: neither listed nor typing.
+    public = {name for name in dir(earlyexit) if not name.startswith("_")} - {"integrations"}
     assert set(earlyexit.__all__) <= public
     for name in earlyexit.__all__:
         assert not typing_only(getattr(earlyexit, name)), name
