@@ -687,7 +687,6 @@ function policyOptions() {
   const cases = [
     ...enumCases(['adr', 'fail_fast', 'risk_bounded']).filter(([k]) => k !== 'null').map(([k, v, kind]) => ['policy', k, { policy: v }, kind]),
     ...enumCases(['enforced', 'shadow']).filter(([k]) => k !== 'null').map(([k, v, kind]) => ['mode', k, { mode: v }, kind]),
-    ['mode', "'shadow' (not available for live runs yet)", { mode: 'shadow' }, 'range'],
     ['model', 'with the ADR (it reads none)', { model: { version: 1, engine: 'PyramidOutcomeModel', layers: [] } }, 'range'],
     ['policyConfig', 'with the ADR (it reads none)', { policyConfig: {} }, 'range'],
     ...numberCases({ min: 0, max: 1, valid: 0.01 }).filter(([k]) => k !== 'null')
