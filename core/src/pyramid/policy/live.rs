@@ -695,6 +695,12 @@ impl LiveRun {
         }
     }
 
+    /// The index of the one layer called `name` (code `invalid_step`, field `layer`, when no
+    /// layer or several are called so).
+    pub fn layer_named(&self, name: &str) -> Result<usize> {
+        crate::pyramid::run::layer_named(self.layers(), name)
+    }
+
     /// Feeds the pending layer's result (host value); the ADR's exit decision for a run
     /// layer of an ADR run, `None` otherwise.
     pub fn submit_value(&mut self, layer: &Value, result: &Value, naming: Naming) -> Result<Option<ExitDecision>> {
