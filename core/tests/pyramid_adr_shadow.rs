@@ -182,6 +182,21 @@ fn the_run_snapshots_and_restores_mid_way() {
     .unwrap();
     assert_eq!(back, run);
     assert_eq!(drive(&mut back, &rates), drive(&mut run, &rates));
+    // A snapshot without its exit config or totalLayers, or whose ADR is enforced, or a
+    // policy's that keeps them, is refused naming the key (nothing silently defaults).
+    let refused = |snapshot: Value, field: &str| {
+        let e = LiveRun::from_snapshot(&snapshot).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_snapshot", field), "{}", e.message());
+    };
+    let without = |key: &str| match &snapshot {
+        Value::Object(entries) => Value::Object(entries.iter().filter(|(k, _)| k != key).cloned().collect()),
+        _ => unreachable!(),
+    };
+    refused(without("config"), "config");
+    refused(without("totalLayers"), "totalLayers");
+    refused(with(&snapshot, &["options", "mode"], Value::string("enforced")), "options.mode");
+    refused(with(&snapshot, &["options", "policy"], Value::string("fail_fast")), "config");
+    refused(with(&snapshot, &["totalLayers"], Value::Number(0.0)), "totalLayers");
 }
 
 #[test]

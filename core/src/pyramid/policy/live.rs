@@ -567,9 +567,14 @@ impl PolicyRun {
             return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, "options.mode", message));
         }
         for key in ["config", "totalLayers"] {
-            if !adr && reader.get(FieldName::same(key)).is_some() {
+            let given = reader.get(FieldName::same(key)).is_some();
+            if !adr && given {
                 let message = value::concat(&[key, " is kept only by the ADR's shadow run (options.policy 'adr')"]);
                 return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, key, message));
+            }
+            if adr && !given {
+                let message = value::concat(&[key, " is required in the ADR's shadow run's snapshot"]);
+                return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Type, key, message));
             }
         }
         let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
