@@ -13,7 +13,8 @@
 #   2. core memory: bytes retained per recorded iteration; decision time at history 10 vs
 #      1,000,000 measured side by side; JSON reading of objects of 10,000 to 200,000 keys;
 #      loop replay of 1,000,000 iterations and the calibration grid (500 candidates x
-#      15,000 runs: loop decisions per second per core, and on every core);
+#      15,000 runs: loop decisions per second per core, and on every core); the run store
+#      (10,000 runs added one SQLite transaction each; 100,000 streamed into calibration);
 #   3. Python: one record + should_stop pair beside an empty method call; the trajectory
 #      workload vs a pure-Python port of the seed;
 #   4. wasm size, raw and gzipped, against the budget;
@@ -32,7 +33,7 @@ QUICK=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    -h | --help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $arg (use --quick)" >&2; exit 2 ;;
   esac
 done
@@ -167,6 +168,13 @@ if quietly cargo build --release -p earlyexit-digest --example loop_shadow_bench
   nice target/release/examples/loop_shadow_bench "${QUICK_FLAG[@]}" | sed 's/^/  /' || note_failure "loop shadow"
 else
   note_failure "loop shadow build"
+fi
+
+section "2f. run store: 10,000 runs added one transaction each, 100,000 streamed into calibration (example store_bench)"
+if quietly cargo build --release -p earlyexit-store --example store_bench; then
+  nice target/release/examples/store_bench "${QUICK_FLAG[@]}" | sed 's/^/  /' || note_failure "run store"
+else
+  note_failure "run store build"
 fi
 
 # --- 3. Python -----------------------------------------------------------------------------------

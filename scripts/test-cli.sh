@@ -115,6 +115,20 @@ lifecycle_example() {
 }
 check loop-lifecycle-example lifecycle_example
 
+# One machine's run store (examples/store/one-machine.sh, docs/store.md): imported twice,
+# added once; exported, checked, calibrated on; a retried receipt kept once.
+store_example() {
+  local dir="$scratch/store" out
+  out=$(PATH="$(dirname "$BIN"):$PATH" bash examples/store/one-machine.sh "$dir") || { printf '%s\n' "$out"; return 1; }
+  printf '%s\n' "$out"
+  grep -q '^120 run(s) added (0 already' <<<"$out" || return 1
+  grep -q '^0 run(s) added (120 already' <<<"$out" || return 1
+  grep -q '^valid: schema [0-9]*, 120 run(s)' <<<"$out" || return 1
+  grep -q '^calibrated: "kind":"loop"' <<<"$out" || return 1
+  grep -q '^valid: 1 receipt(s)' <<<"$out"
+}
+check store-example store_example
+
 parallel_records() {
   local state="$scratch/parallel.json" i n=24
   for i in $(seq 1 "$n"); do

@@ -41,7 +41,7 @@ wasm_built=1
 bash scripts/build-wasm.sh || { wasm_built=0; status=1; }
 echo "test-node: wasm build took $((SECONDS - t0))s"
 
-step "tsc --noEmit --strict (tests/node/typed-usage.ts, typed-usage-cjs.cts)"
+step "tsc --noEmit --strict (tests/node/tsconfig.json: typed-usage.ts and the other typed-* files)"
 tsc_failed=0
 node_modules/.bin/tsc --noEmit --strict -p tests/node/tsconfig.json || { tsc_failed=1; status=1; }
 [ "$tsc_failed" = 0 ] && echo "tsc: ok"

@@ -10,7 +10,8 @@
 #            require() and with import, each deciding one loop (and the subpath entries
 #            `<package>/early-stopping`, `/iteration-analytics`, `/behavior-detector`,
 #            `/intervention-system` checked, the last two answering one detection and its
-#            intervention). earlyexit-wasm's dashboard/ is then served from the scratch install
+#            intervention; `/ai-sdk`'s stop condition deciding two steps, without `ai`
+#            installed). earlyexit-wasm's dashboard/ is then served from the scratch install
 #            and opened in headless Chromium (tests/browser/installed-dashboard.mjs).
 #   crate    `cargo package --list` of the core (crate `earlyexit`).
 # Each artifact carries its package's own README (the wheel as its long description, the
@@ -162,6 +163,12 @@ install_and_use() {
     const level = new SUBPATHS[3].default().intervene(stuck[0]).level;
     if (stuck[0].type !== "stuck" || level !== SUBPATHS[3].INTERVENTION_LEVELS.REDIRECT)
       throw new Error("unexpected behaviour answers: " + JSON.stringify(stuck) + " " + level);
+    // The AI SDK adapter (`ai` is not installed here: the subpath needs nothing of it).
+    const stop = AISDK.earlyexitStop({ quality: (step) => step.score, maxSteps: 2 });
+    const steps = [{ text: "a", score: 0.4, usage: { totalTokens: 10 }, content: [] }];
+    if (stop({ steps }) !== false || stop({ steps: [...steps, { text: "b", score: 0.9, content: [] }] }) !== true ||
+        stop.loop.output !== "b" || stop.loop.decision.trigger !== "max_iterations" || !(stop.loop instanceof lib.Loop))
+      throw new Error("unexpected ai-sdk answers: " + JSON.stringify(stop.loop.decision));
     console.log(`${HOW}: stop=${d.stop}, trigger=${d.trigger}, reason=${JSON.stringify(d.reason)}`);'
   (cd "$dir" && EARLYEXIT_NO_FALLBACK=1 EXPECTED_REASON=$REASON node -e "
     const lib = require('$package');
@@ -169,6 +176,7 @@ install_and_use() {
     if (!where.startsWith('$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"require('$package') from \" + where;
     const SUBPATHS = ['early-stopping', 'iteration-analytics', 'behavior-detector', 'intervention-system'].map((s) => require('$package/' + s));
+    const AISDK = require('$package/ai-sdk');
     $script") || return 1
   (cd "$dir" && EARLYEXIT_NO_FALLBACK=1 EXPECTED_REASON=$REASON node --input-type=module -e "
     const lib = await import('$package');
@@ -176,6 +184,7 @@ install_and_use() {
     if (!where.startsWith('file://$dir/node_modules/')) throw new Error('resolved outside the scratch install: ' + where);
     const HOW = \"import '$package' from \" + where;
     const SUBPATHS = await Promise.all(['early-stopping', 'iteration-analytics', 'behavior-detector', 'intervention-system'].map((s) => import('$package/' + s)));
+    const AISDK = await import('$package/ai-sdk');
     $script") || return 1
 }
 

@@ -51,7 +51,7 @@ trap 'rm -f "$log" "$matrix_log"' EXIT
 # suite runs, and the host libraries (the JUnit reader's tests replay the fuzz target
 # junit_read's corpus).
 cargo_tests "cargo test core" -p earlyexit --no-fail-fast -- --nocapture
-cargo_tests "cargo test js crates, generator, digest, calibrate, junit and mcp-wire" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-dev -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit -p earlyexit-mcp-wire --no-fail-fast
+cargo_tests "cargo test js crates, generator, digest, calibrate, junit, mcp-wire and store" -p earlyexit-js -p earlyexit-js-fast -p earlyexit-dev -p earlyexit-digest -p earlyexit-calibrate -p earlyexit-junit -p earlyexit-mcp-wire -p earlyexit-store --no-fail-fast
 
 # The ```rust blocks of README.md (its Rust quick start) and core/README.md (the crate's page),
 # compiled and run by rustdoc against the core as cargo builds it, so the READMEs' Rust

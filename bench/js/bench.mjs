@@ -25,6 +25,12 @@
 //            step over runs of 1,000 steps; then the automatic fingerprint's cost per KB of
 //            output (a string, a Uint8Array and a plain JSON object of about 1 KB and 16 KB,
 //            Loop.step without `fingerprint` minus with it). Ours only: the seed has no Loop.
+//   ai-sdk   the AI SDK adapter (`<package>/ai-sdk`): its stop condition called as the SDK calls
+//            it, with the steps so far after each step (each an SDK-shaped step: text, usage,
+//            content with a tool call and its result), against a bare
+//            Loop.step(text, {quality, tokens}) per step (what the condition records for it),
+//            both under `recommended` with a cap of 20 steps and stopping where the decision
+//            says stop, per step over 1,000 runs (100 with --quick). Ours only.
 // Each is timed (process CPU time, see cpuNow) for the seed (../shared/reference/early-stopping.mjs and
 // early-exit-adr.mjs, loaded at run time, never shipped) and for our package, alternating
 // the sides over several rounds (the machine is shared and noisy). Printed per side:
@@ -238,6 +244,61 @@ async function loopStepReport(impl, mod, runs, rounds) {
   }
 }
 
+// The AI SDK adapter's condition against a bare Loop.step, per step: runs of up to
+// AI_SDK_STEPS steps (the condition's default maxSteps), each side stopping where the
+// decision says stop, as generateText does.
+const AI_SDK_STEPS = 20;
+function aiSdkSteps() {
+  const usage = { inputTokens: 900, outputTokens: 300, totalTokens: 1200 };
+  return Array.from({ length: AI_SDK_STEPS }, (_, i) => {
+    const text = `Draft ${i % 5} of the release note: ` + 'the loop stops on a plateau of good work. '.repeat(4);
+    const call = { type: 'tool-call', toolCallId: `c-${i}`, toolName: 'submit', input: { draft: text } };
+    const result = { type: 'tool-result', toolCallId: `c-${i}`, toolName: 'submit', input: call.input, output: 'ok' };
+    return { text, usage, content: [{ type: 'text', text }, call, result], quality: stepQuality(i + 1) / 100 };
+  });
+}
+function bareLoopWorkload(Loop, runs, steps) {
+  return () => {
+    for (let r = 0; r < runs; r++) {
+      const loop = new Loop({ preset: 'recommended', scale: 1, maxIterations: AI_SDK_STEPS });
+      for (let i = 0; i < AI_SDK_STEPS; i++) {
+        const step = steps[i];
+        if (loop.step(step.text, { quality: step.quality, tokens: step.usage.totalTokens }).stop) break;
+      }
+      loop.free();
+    }
+  };
+}
+function aiSdkWorkload(earlyexitStop, runs, steps) {
+  return () => {
+    for (let r = 0; r < runs; r++) {
+      const condition = earlyexitStop({ preset: 'recommended', quality: (step) => step.quality, maxSteps: AI_SDK_STEPS });
+      const sofar = [];
+      for (let i = 0; i < AI_SDK_STEPS; i++) {
+        sofar.push(steps[i]);
+        if (condition({ steps: sofar })) break;
+      }
+      condition.loop.free();
+    }
+  };
+}
+async function aiSdkReport(impl, mod, adapter, runs, rounds) {
+  const steps = aiSdkSteps();
+  // Both sides take the same number of steps (checked once, outside the timing).
+  const probe = adapter.earlyexitStop({ preset: 'recommended', quality: (step) => step.quality, maxSteps: AI_SDK_STEPS });
+  for (let i = 1; i <= AI_SDK_STEPS && !probe({ steps: steps.slice(0, i) }); i++);
+  const perRun = probe.loop.history.length;
+  probe.loop.free();
+  const sides = [
+    ['bare Loop.step(text, { quality, tokens })', bareLoopWorkload(mod.Loop, runs, steps)],
+    ['earlyexitStop condition', aiSdkWorkload(adapter.earlyexitStop, runs, steps)],
+  ];
+  const { times } = await compare(sides.map(([, f]) => f), runs * perRun, rounds);
+  sides.forEach(([name], i) => console.log(`ai-sdk ${impl} ${name}: median ${median(times[i]).toFixed(0)} ns per step (spread ${Math.min(...times[i]).toFixed(0)}..${Math.max(...times[i]).toFixed(0)} ns, ${rounds} rounds of ${runs} runs of ${perRun} steps)`));
+  const ratio = median(times[1].map((t, r) => t / times[0][r]));
+  console.log(`ai-sdk ${impl} ratio condition / bare Loop.step: ${ratio.toFixed(2)}x (${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%; median of the per-round ratios)`);
+}
+
 const median = (xs) => {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -329,6 +390,7 @@ async function main() {
     if (wanted('pyramid')) report('pyramid', names, count, await compare(pyramids(pyramidWorkload), count, rounds));
     if (wanted('pyramid-new')) report('pyramid-new', names, count, await compare(pyramids(pyramidNewWorkload), count, rounds));
     if (wanted('loop-step')) await loopStepReport(impl, builds[0], Math.max(1, count / 5000), rounds);
+    if (wanted('ai-sdk')) await aiSdkReport(impl, builds[0], require(path.join(ROOT, path.dirname(entry), 'ai-sdk.cjs')), Math.max(1, count / 100), rounds);
   }
 }
 

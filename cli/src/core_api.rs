@@ -325,3 +325,13 @@ pub mod test_report {
 pub fn error_kind(e: &CoreError) -> &'static str {
     e.kind().as_str()
 }
+
+// The run store (`runs`, `calibrate loops --store`, `receipts verify --store`): its rules and
+// words, and the replay reader an import checks each line with.
+pub use earlyexit::host::store as store_rules;
+pub use earlyexit::ReplayRun;
+
+/// A time in milliseconds since the epoch as RFC 3339 (`2026-01-31T00:00:00.000Z`).
+pub fn iso_from_millis(ms: i64) -> String {
+    earlyexit::time::iso_from_millis(ms)
+}

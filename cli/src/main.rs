@@ -14,6 +14,8 @@ mod output;
 mod pyramid_cmd;
 mod replay_cmd;
 mod state;
+mod store_cmd;
+mod store_open;
 
 use std::process::ExitCode;
 
@@ -59,6 +61,9 @@ enum Command {
     /// Shadow-mode receipt logs: verify a log's hash chain.
     #[command(subcommand)]
     Receipts(pyramid_cmd::ReceiptsCommand),
+    /// The run store (sqlite:PATH): list, export, import and check recorded runs.
+    #[command(subcommand)]
+    Runs(store_cmd::RunsCommand),
     /// Serve the engines to an MCP client over standard input and output.
     Mcp(McpArgs),
     /// Coding agents' hooks: `hook claude-code` stops Claude Code's loops when they stop making progress.
@@ -84,6 +89,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Receipts(command) => pyramid_cmd::receipts(command, json),
         Command::Promote(command) => lifecycle_cmd::promote(command, json),
         Command::Drift(command) => lifecycle_cmd::drift(command, json),
+        Command::Runs(command) => store_cmd::run(command, json),
         Command::Mcp(args) => mcp::serve(&args.roots),
         Command::Hook(command) => hook::run(command, json),
     }

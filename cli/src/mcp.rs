@@ -666,15 +666,17 @@ impl Server {
             entries.push(("validDays".to_string(), days.clone()));
         }
         let paths = args.strings("paths")?;
-        let runs = match args.get("runs") {
-            Some(_) if !paths.is_empty() => {
+        let from_store = stateless::store_runs(args, call, !paths.is_empty())?;
+        let runs = match (args.get("runs"), from_store) {
+            (_, Some(text)) => Some(text),
+            (Some(_), None) if !paths.is_empty() => {
                 return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
             }
-            Some(runs) => Some(runs.clone()),
-            None if paths.is_empty() => {
+            (Some(runs), None) => Some(runs.clone()),
+            (None, None) if paths.is_empty() => {
                 return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
             }
-            None => None,
+            (None, None) => None,
         };
         let paths = call.roots.read_all("paths", &paths)?;
         let target = args.string("out")?.map(|out| call.roots.write("out", &out)).transpose()?;

@@ -23,7 +23,8 @@ use crate::output::Failure;
 
 /// The tool arguments that name files (read or written), anywhere in a tool's arguments:
 /// a call with none of them never asks the client for its roots.
-pub const PATH_ARGUMENTS: [&str; 7] = ["junit", "coverage_xml", "paths", "path", "outcomes", "out", "model_out"];
+pub const PATH_ARGUMENTS: [&str; 8] =
+    ["junit", "coverage_xml", "paths", "path", "outcomes", "out", "model_out", "store"];
 
 /// How long the server waits for the client's answer to `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(30);

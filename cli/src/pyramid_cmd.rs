@@ -121,6 +121,24 @@ pub struct ResultArgs {
     /// does not verify is refused).
     #[arg(long, value_name = "FILE")]
     receipts: Option<PathBuf>,
+    /// Append the receipts to the receipt log --log of this store (sqlite:PATH) instead of a
+    /// file: one transaction, chained and idempotent by run id as in a file.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+    /// The name of the store's receipt log to append to (the store: --store, else
+    /// EARLYEXIT_STORE, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "NAME", conflicts_with = "receipts")]
+    log: Option<String>,
+    /// Learn the run (its policy's `ran`) into the store's pyramid outcome model NAME: read,
+    /// set-union merge and write in one transaction; needs --build-id and --build-seq.
+    #[arg(long, value_name = "NAME", requires_all = ["build_id", "build_seq"])]
+    merge_model: Option<String>,
+    /// With --merge-model: the build's id (a CI run, `<pr>#<build>`).
+    #[arg(long, value_name = "ID", requires = "merge_model")]
+    build_id: Option<String>,
+    /// With --merge-model: the build's sequence number (a CI run number, its start time).
+    #[arg(long, value_name = "N", requires = "merge_model")]
+    build_seq: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -132,14 +150,25 @@ pub enum ReceiptsCommand {
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// The JSONL receipt log.
-    #[arg(value_name = "FILE")]
-    file: String,
+    #[arg(value_name = "FILE", required_unless_present = "log", conflicts_with = "log")]
+    file: Option<String>,
+    /// Verify the log kept in this store (sqlite:PATH) instead of a file; needs --log.
+    #[arg(long, value_name = "URL", requires = "log")]
+    store: Option<String>,
+    /// The name of the store's receipt log to verify (the store: --store, else
+    /// EARLYEXIT_STORE, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "NAME")]
+    log: Option<String>,
 }
 
-/// `earlyexit receipts verify FILE`.
+/// `earlyexit receipts verify FILE` / `--store URL --log NAME`.
 pub fn receipts(command: ReceiptsCommand, json: bool) -> Result<u8, Failure> {
     let ReceiptsCommand::Verify(args) = command;
-    let text = state::read_input(&args.file)?;
+    let text = match (&args.file, &args.log) {
+        (Some(file), _) => state::read_input(file)?,
+        (None, Some(log)) => crate::store_open::open_existing(&args.store)?.receipt_log(log)?,
+        (None, None) => String::new(),
+    };
     let check = earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
     let human = match &check.broken {
         None => {
@@ -529,7 +558,21 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
             locked.write(whole.strip_suffix('\n').unwrap_or(&whole))?;
         }
         let why = core_api::no_receipt_reason(result.shadow.as_ref(), receipts.len(), count);
-        appended = Some((count, log.display().to_string(), why));
+        appended = Some((count, log.display().to_string(), why.map(str::to_string)));
+    }
+    let stored = crate::store_open::pyramid_result(
+        &crate::store_open::ResultToStore {
+            store: &args.store,
+            log: args.log.as_deref(),
+            model: args.merge_model.as_deref(),
+            build_id: args.build_id.as_deref(),
+            build_seq: args.build_seq,
+        },
+        result.shadow.as_ref(),
+        &value,
+    )?;
+    if let Some(receipts) = stored.receipts {
+        appended = Some(receipts);
     }
     let verdict = result.verdict.as_str();
     let exit = match verdict {
@@ -563,6 +606,9 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
         if let Some(why) = why {
             human.push_str(&format!(" ({why})"));
         }
+    }
+    if let Some(builds) = stored.model_builds {
+        human.push_str(&format!("\n  model {}: {builds} build(s)", args.merge_model.as_deref().unwrap_or("")));
     }
     Ok(Answer { json: output::json(&value), human, code: exit })
 }

@@ -34,8 +34,17 @@ pub enum CalibrateCommand {
 #[derive(Args, Debug)]
 pub struct CalibrateLoopsArgs {
     /// JSONL files of loop runs, in order (`-` = standard input).
-    #[arg(value_name = "FILE", required_unless_present = "plan")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["plan", "store"])]
     files: Vec<String>,
+    /// Calibrate on the runs of this store (sqlite:PATH) instead of files.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["files", "plan"])]
+    store: Option<String>,
+    /// With --store: only the runs recorded with this label.
+    #[arg(long, value_name = "LABEL", requires = "store")]
+    run_label: Option<String>,
+    /// With --store: only the runs recorded at or after this time (RFC 3339).
+    #[arg(long, value_name = "TIME", requires = "store")]
+    since: Option<String>,
     /// Print how many tasks a certificate at --risk and --delta needs (with 0 to 3 premature
     /// stops) and read no runs.
     #[arg(long, conflicts_with_all = ["files", "steps", "candidates", "valid_days", "out", "allow_uncertified"])]
@@ -665,6 +674,11 @@ fn calibrate_loops(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure>
     }
     let options_value = Value::object(entries);
     let mut text = String::new();
+    if args.store.is_some() {
+        let store = crate::store_open::open_existing(&args.store)?;
+        let filter = crate::store_open::filter(&args.run_label, &None, &args.since, None)?;
+        text = crate::store_open::runs_text(&store, &filter)?;
+    }
     for file in &args.files {
         let part = state::read_input(file)?;
         text.push_str(&part);

@@ -7,6 +7,7 @@
 //!
 //! The limits are the core's (`crate::limits`, `docs/limits.md`).
 
+pub mod store;
 pub mod wire;
 
 use crate::limits::{MAX_DOCUMENT_BYTES, MAX_VALUE_DEPTH};

@@ -201,7 +201,7 @@ if not _typing.TYPE_CHECKING:
         "StoppingSummary", "IterationRecord", "IterationAnalytics", "AnalyticsConfig",
         "AnalyticsRecord", "AnalyticsSummary", "DiminishingReturnsReport", "IterationSelection",
         "replay_loops", "LoopReplay", "LoopCalibration", "calibrate_loop_policy", "calibration_plan",
-        "LOOP_PRESETS",
+        "LOOP_PRESETS", "FinishedRun", "promote_loop_policy", "check_loop_drift",
         "policy", "types", "StopCondition", "BehaviorDetector", "BehaviorThresholds", "THRESHOLDS",
         "Detection", "InterventionSystem", "Intervention", "InterventionSummary",
         "INTERVENTION_LEVELS", "LayerResult", "QualitySignal", "calculate_quality_signal",
@@ -210,5 +210,6 @@ if not _typing.TYPE_CHECKING:
         "FailingLayer", "EarlyExitController", "replay_pyramids", "shadow_pyramids", "verify_receipts",
         "append_receipts", "CalibrationArtifact", "calibrate_pyramid_policy", "check_pyramid_drift",
         "promote_pyramid_policy", "pyramid_policy_decide", "pyramid_policy_update", "OutcomeModel",
+        "read_junit",
         "LIMITS", "EarlyExitError", "EarlyExitTypeError", "UncertifiedCalibrationWarning",
     ]

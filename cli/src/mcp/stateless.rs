@@ -78,10 +78,19 @@ pub(super) fn policy_decide(args: &Args, call: &Call) -> Result<Value, Failure> 
 
 /// `verifyReceipts` of a receipt log given as `text` or by `path`.
 pub(super) fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure> {
-    let text = match (args.get("text"), args.get("path")) {
-        (Some(Value::String(text)), None) => text.clone(),
-        (None, Some(Value::String(path))) => crate::state::read_input(&call.roots.read("path", path)?)?,
-        _ => return Err(Failure::Usage("receipts_verify takes one of text (the JSONL log) or path (its file)".into())),
+    let log = args.string("log")?;
+    let text = match (args.get("text"), args.get("path"), log) {
+        (Some(Value::String(text)), None, None) => text.clone(),
+        (None, Some(Value::String(path)), None) => crate::state::read_input(&call.roots.read("path", path)?)?,
+        (None, None, Some(log)) => match store_of(args, call)? {
+            Some(store) => store.receipt_log(&log).map_err(Failure::core)?,
+            None => return Err(Failure::Usage("receipts_verify: log names a log of the store argument".into())),
+        },
+        _ => {
+            return Err(Failure::Usage(
+                "receipts_verify takes one of text (the JSONL log), path (its file) or store with log".into(),
+            ))
+        }
     };
     Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
 }
@@ -106,4 +115,45 @@ pub(super) fn policy_update(args: &Args) -> Result<Value, Failure> {
     let ran = args.required("ran")?;
     let options = options_of(args, &["policy", "config"]);
     Ok(core_api::policy_update(&model, ran, &options)?)
+}
+
+/// The store argument's store, opened: a `sqlite:` URL whose file exists inside the server's
+/// roots (symbolic links followed); any other URL is the core's store error.
+pub(super) fn store_of(args: &Args, call: &Call) -> Result<Option<earlyexit_store::Store>, Failure> {
+    let Some(url) = args.string("store")? else { return Ok(None) };
+    let core_api::store_rules::StoreUrl::Sqlite(path) =
+        core_api::store_rules::parse_store_url(&url).map_err(Failure::core)?;
+    let resolved = match call.roots.read("store", &path) {
+        Ok(resolved) => resolved,
+        // Inside the roots but not there: the store's own error (never created here).
+        Err(Failure::Input { message, .. }) => {
+            return Err(Failure::core(core_api::store_rules::store_error(
+                core_api::store_rules::StoreProblem::Missing,
+                &url,
+                &message,
+            )))
+        }
+        Err(other) => return Err(other),
+    };
+    earlyexit_store::Store::open_existing(&format!("sqlite:{resolved}")).map(Some).map_err(Failure::core)
+}
+
+/// `calibrate_loops`'s runs from its store argument (those of `run_label` and `since`), as
+/// JSONL text; `None` without a store. A store with runs or paths too is refused.
+pub(super) fn store_runs(args: &Args, call: &Call, has_paths: bool) -> Result<Option<Value>, Failure> {
+    let (run_label, since) = (args.string("run_label")?, args.string("since")?);
+    let Some(store) = store_of(args, call)? else {
+        if run_label.is_some() || since.is_some() {
+            return Err(Failure::Usage(format!("{}: run_label and since select the runs of store", args.tool)));
+        }
+        return Ok(None);
+    };
+    if args.get("runs").is_some() {
+        return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "store")));
+    }
+    if has_paths {
+        return Err(Failure::core(core_api::one_argument_of(args.tool, "paths", "store")));
+    }
+    let filter = crate::store_open::filter(&run_label, &None, &since, None)?;
+    Ok(Some(Value::string(crate::store_open::runs_text(&store, &filter)?.as_str())))
 }

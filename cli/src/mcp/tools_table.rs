@@ -170,6 +170,14 @@ fn runs() -> Arg {
     arg("runs", Kind::Types(&["string", "array"]), "runs as JSONL text (one run per line) or an array of run objects")
 }
 
+fn store() -> Arg {
+    arg(
+        "store",
+        Kind::String,
+        "a run store, sqlite:PATH, its file inside the server's roots (instead of runs, paths or text)",
+    )
+}
+
 fn paths() -> Arg {
     arg("paths", Kind::Files, "JSONL files of runs, read in order as one stream")
 }
@@ -567,6 +575,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("candidates", Kind::Schema(|| json!({"type": "array", "items": {"type": ["string", "object"]}})), "the policies to try (preset names or policy objects)"),
                 arg("valid_days", Kind::Number(None), "days the artifact is trusted (default 90)"),
                 arg("out", Kind::File, "the file the artifact is written to"),
+                store(),
+                arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
+                arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
             ],
             output: || {
                 json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
@@ -584,6 +595,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
             args: vec![
                 arg("text", Kind::String, "the receipt log as JSONL text (or path)"),
                 arg("path", Kind::File, "the receipt log (or text)"),
+                store(),
+                arg("log", Kind::String, "with store: the name of the store's receipt log"),
             ],
             output: || {
                 json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},

@@ -1,0 +1,145 @@
+//! The run store from the MCP server: `calibrate_loops` and `receipts_verify` take a `store`
+//! argument (`sqlite:PATH`) whose file must exist inside the server's roots (symbolic links
+//! followed); every other store is a tool error naming `store`, and nothing is created.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{json, Value as Json};
+
+use support::{code, finished_shadow_run, run, s, stderr, tmp};
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(root: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_earlyexit"))
+            .args(["mcp", "--root", s(root)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut server = Server { child, stdin, stdout };
+        server.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        server.answer();
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: &Json) {
+        writeln!(self.stdin, "{message}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn answer(&mut self) -> Json {
+        let mut line = String::new();
+        assert!(self.stdout.read_line(&mut line).expect("read") > 0, "the server left");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    /// The tool's structured answer: `Ok` for a result, `Err` for a tool error's `error`.
+    fn call(&mut self, id: u64, tool: &str, arguments: Json) -> Result<Json, Json> {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}));
+        let answer = self.answer();
+        assert_eq!(answer["id"], id, "{answer}");
+        let result = &answer["result"];
+        if result["isError"] == true {
+            Err(result["structuredContent"]["error"].clone())
+        } else {
+            Ok(result["structuredContent"].clone())
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The first `n` runs of the hand-checked calibration corpus as a JSONL file.
+fn corpus(dir: &Path, n: usize) -> std::path::PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/replay/loop_calibration.json");
+    let doc: Json = serde_json::from_slice(&std::fs::read(path).expect("the vectors")).expect("JSON");
+    let lines: Vec<String> = doc["runs"].as_array().expect("runs").iter().take(n).map(Json::to_string).collect();
+    let file = dir.join("runs.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    file
+}
+
+#[test]
+fn calibrate_and_verify_from_a_store_inside_the_roots() {
+    let root = tmp();
+    let runs = corpus(root.path(), 100);
+    let store = format!("sqlite:{}", root.path().join("runs.db").display());
+    let out = run(&["runs", "import", "--store", &store, "--run-label", "main", s(&runs)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let state = finished_shadow_run(root.path(), "build-1", "0.5");
+    let out = run(&["pyramid", "result", "--state", s(&state), "--store", &store, "--log", "ci"]);
+    assert_eq!(code(&out), 12, "{}", stderr(&out));
+
+    let mut server = Server::start(root.path());
+    let from_store =
+        server.call(1, "calibrate_loops", json!({"store": store, "run_label": "main"})).expect("calibrated");
+    let from_paths = server.call(2, "calibrate_loops", json!({"paths": [s(&runs)]})).expect("calibrated");
+    assert_eq!(from_store["corpusSha256"], from_paths["corpusSha256"]);
+    assert_eq!(from_store["policy"], from_paths["policy"]);
+    // A relative path is taken from the root, as every path argument is.
+    let relative = server.call(3, "calibrate_loops", json!({"store": "sqlite:runs.db"})).expect("calibrated");
+    assert_eq!(relative["corpusSha256"], from_paths["corpusSha256"]);
+    let verified = server.call(4, "receipts_verify", json!({"store": store, "log": "ci"})).expect("verified");
+    assert_eq!((verified["valid"].clone(), verified["receipts"].clone()), (json!(true), json!(1)));
+    // Both sources at once: refused.
+    let both = server.call(5, "calibrate_loops", json!({"store": store, "paths": [s(&runs)]}));
+    assert!(both.is_err());
+}
+
+#[test]
+fn stores_outside_the_roots_or_not_stores_are_refused_naming_store() {
+    let root = tmp();
+    let outside = tmp();
+    let elsewhere = format!("sqlite:{}", outside.path().join("other.db").display());
+    let runs = corpus(outside.path(), 5);
+    assert_eq!(code(&run(&["runs", "import", "--store", &elsewhere, s(&runs)])), 0);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.path().join("other.db"), root.path().join("link.db")).expect("a link");
+    std::fs::write(root.path().join("notes.db"), "not a database").expect("write");
+
+    let mut server = Server::start(root.path());
+    let cases = [
+        (elsewhere.clone(), "outside"),
+        (format!("sqlite:{}", root.path().join("link.db").display()), "outside"),
+        ("sqlite:../escape.db".to_string(), "outside"),
+        (format!("sqlite:{}", root.path().join("absent.db").display()), "no store at this path"),
+        (format!("sqlite:{}", root.path().join("notes.db").display()), "not a SQLite database"),
+        (format!("sqlite:{}", root.path().display()), "directory"),
+        ("postgresql://ci@db/earlyexit".to_string(), "not supported in this build"),
+        ("https://example.com/x.db".to_string(), "unknown scheme"),
+    ];
+    for (i, (store, words)) in cases.iter().enumerate() {
+        for (tool, extra) in [("calibrate_loops", json!({})), ("receipts_verify", json!({"log": "ci"}))] {
+            let mut args = extra.clone();
+            args["store"] = json!(store);
+            let error = server.call(10 + i as u64, tool, args).expect_err(store);
+            let message = error["message"].as_str().unwrap_or("");
+            assert_eq!(error["field"], "store", "{tool} {store}: {error}");
+            let words_found = message.contains(words) || (*words == "outside" && message.contains("root"));
+            assert!(words_found, "{tool} {store}: {message}");
+        }
+    }
+    assert!(!root.path().join("absent.db").exists(), "never created");
+    assert_eq!(std::fs::read_to_string(root.path().join("notes.db")).unwrap(), "not a database");
+}

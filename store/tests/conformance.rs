@@ -1,0 +1,381 @@
+//! The store's contract on SQLite: runs (idempotent by id, filters, streaming), receipt
+//! chains through the core, artifacts, models merged as a set union, the schema's versions,
+//! the URL and file checks, and hostile input refused before anything is written.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod support;
+
+use earlyexit::{ErrorCode, Value};
+use earlyexit_store::{Added, RunFilter, RunMeta, Store, SCHEMA_VERSION};
+use support::{learned_from, model_of, receipt, run, url};
+
+fn store(dir: &tempfile::TempDir) -> Store {
+    Store::open(&url(dir.path(), "store.db")).unwrap()
+}
+
+fn all_runs(s: &Store, filter: &RunFilter) -> Vec<earlyexit_store::StoredRun> {
+    let mut out = Vec::new();
+    s.runs(filter, |r| {
+        out.push(r);
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+#[test]
+fn a_run_added_twice_is_one_run_and_another_run_under_its_id_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    let a = run("task-1", &[40.0, 95.0]);
+    assert_eq!(s.add_run(&a, &RunMeta::default()).unwrap(), Added::Added);
+    assert_eq!(s.add_run(&a, &RunMeta::default()).unwrap(), Added::AlreadyThere);
+    let meta = RunMeta { run_id: Some("r-1".into()), ..Default::default() };
+    assert_eq!(s.add_run(&a, &meta).unwrap(), Added::Added);
+    let e = s.add_run(&run("task-1", &[50.0]), &meta).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_replay", "runId"));
+    assert_eq!(s.run_count().unwrap(), 2);
+    let runs = all_runs(&s, &RunFilter::default());
+    assert_eq!(runs[1].run_id, "r-1");
+    // The body is the replay form: it reads back as a run.
+    let back = Value::parse_json(&runs[0].body, ErrorCode::InvalidReplay, "run").unwrap();
+    assert_eq!(back, a);
+}
+
+#[test]
+fn runs_stream_by_label_dataset_time_and_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    for i in 0..10 {
+        let meta = RunMeta {
+            run_label: Some(if i % 2 == 0 { "main" } else { "pr" }.into()),
+            recorded_ms: Some(1_000 * i),
+            ..Default::default()
+        };
+        s.add_run(&run(&format!("t{i}"), &[10.0 * i as f64]), &meta).unwrap();
+    }
+    let main = RunFilter { run_label: Some("main".into()), ..Default::default() };
+    assert_eq!(all_runs(&s, &main).len(), 5);
+    let since = RunFilter { since_ms: Some(7_000), ..Default::default() };
+    assert_eq!(all_runs(&s, &since).iter().map(|r| r.recorded_ms).collect::<Vec<_>>(), [7_000, 8_000, 9_000]);
+    let limit = RunFilter { limit: Some(3), dataset: Some("d".into()), ..Default::default() };
+    assert_eq!(all_runs(&s, &limit).len(), 3);
+    let none = RunFilter { dataset: Some("other".into()), ..Default::default() };
+    assert!(all_runs(&s, &none).is_empty());
+    assert_eq!(earlyexit_store::since_ms("1970-01-01T00:00:07Z").unwrap(), 7_000);
+    let e = earlyexit_store::since_ms("yesterday").unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "since"));
+}
+
+#[test]
+fn bad_runs_are_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    let bad = Value::parse_json(
+        r#"{"id": "x", "iterations": [{"quality_score": 101, "confidence": 0.5, "verification_status": "passed"}]}"#,
+        ErrorCode::InvalidReplay,
+        "run",
+    )
+    .unwrap();
+    let e = s.add_run(&bad, &RunMeta::default()).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_replay", "run.iterations[0].quality_score"));
+    let e = s.add_run(&Value::String("{not json".into()), &RunMeta::default()).unwrap_err();
+    assert_eq!(e.code(), "invalid_replay");
+    let e = s.add_run(&run("a", &[1.0]), &RunMeta { run_id: Some(String::new()), ..Default::default() }).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "runId"));
+    let long = "x".repeat(257);
+    let e = s.add_run(&run("a", &[1.0]), &RunMeta { run_label: Some(long), ..Default::default() }).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "runLabel"));
+    // A batch with one bad run writes none of them.
+    let batch = vec![
+        Ok((run("ok-1", &[1.0]), RunMeta::default())),
+        Ok((run("ok-2", &[2.0]), RunMeta::default())),
+        Ok((bad, RunMeta::default())),
+    ];
+    assert!(s.add_runs(batch).is_err());
+    assert_eq!(s.run_count().unwrap(), 0);
+}
+
+#[test]
+fn hostile_runs_deep_huge_and_repeated_are_typed_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let e = s.add_run(&Value::String(deep), &RunMeta::default()).unwrap_err();
+    assert_eq!(e.code(), "invalid_replay");
+    // A run over the document limit (256 MiB) is refused by the reader; one of 100,000
+    // iterations (about 8 MB) is a run like any other.
+    let big: Vec<f64> = (0..100_000).map(|i| (i % 100) as f64).collect();
+    assert_eq!(s.add_run(&run("big", &big), &RunMeta::default()).unwrap(), Added::Added);
+    let mut n = 0;
+    for _ in 0..3 {
+        if s.add_run(&run("same", &[1.0]), &RunMeta::default()).unwrap() == Added::Added {
+            n += 1;
+        }
+    }
+    assert_eq!(n, 1);
+    assert_eq!(s.check().unwrap().runs, 2);
+}
+
+#[test]
+fn receipts_chain_per_log_idempotent_by_run_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    let a = receipt("run-a");
+    assert_eq!(s.append_receipts("main", std::slice::from_ref(&a)).unwrap(), 1);
+    assert_eq!(
+        s.append_receipts("main", std::slice::from_ref(&a)).unwrap(),
+        0,
+        "the same receipt again appends nothing"
+    );
+    assert_eq!(s.append_receipts("main", &[receipt("run-b"), receipt("run-c")]).unwrap(), 2);
+    assert_eq!(s.append_receipts("nightly", std::slice::from_ref(&a)).unwrap(), 1, "each log is its own chain");
+    let check = s.verify_receipts("main").unwrap();
+    assert!(check.valid(), "{:?}", check.broken);
+    assert_eq!(check.receipts, 3);
+    // The stored log is the file the command writes: the same lines.
+    let file = earlyexit::receipt_log::append_receipts(
+        "",
+        &[a, receipt("run-b"), receipt("run-c")],
+        &earlyexit_digest::Sha256Hasher,
+    )
+    .unwrap();
+    assert_eq!(s.receipt_log("main").unwrap(), file);
+    // Another receipt of run-a (a different run label) is refused; nothing appended.
+    let mut other = receipt("run-a");
+    if let Value::Object(entries) = &mut other {
+        entries.push(("runLabel".into(), Value::string("pr")));
+    }
+    let e = s.append_receipts("main", &[receipt("run-d"), other]).unwrap_err();
+    assert_eq!(e.code(), "invalid_receipt");
+    assert_eq!(s.verify_receipts("main").unwrap().receipts, 3);
+    assert_eq!(s.receipt_logs().unwrap(), [("main".to_string(), 3), ("nightly".to_string(), 1)]);
+    let e = s.append_receipts("", &[receipt("x")]).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "log"));
+}
+
+#[test]
+fn models_merge_as_a_set_union() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    let builds: Vec<(String, u64, bool)> = (0..6).map(|i| (format!("b{i}"), i, i % 3 == 0)).collect();
+    for (id, seq, failed) in builds.iter().rev() {
+        s.merge_model("ci", &model_of(id, *seq, *failed)).unwrap();
+    }
+    // Merging a build already there again changes nothing.
+    s.merge_model("ci", &model_of("b2", 2, false)).unwrap();
+    assert_eq!(s.model("ci").unwrap(), Some(learned_from(&builds)));
+    // The same build with another outcome is refused, and the model is unchanged.
+    let e = s.merge_model("ci", &model_of("b2", 2, true)).unwrap_err();
+    assert_eq!(e.code(), "invalid_snapshot");
+    assert_eq!(s.model("ci").unwrap(), Some(learned_from(&builds)));
+    let e = s.merge_model("ci", &Value::string("not a model")).unwrap_err();
+    assert_eq!(e.code(), "invalid_snapshot");
+    assert_eq!(s.model("absent").unwrap(), None);
+}
+
+#[test]
+fn artifacts_are_read_before_they_are_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    let mut runs = String::new();
+    for i in 0..5 {
+        runs.push_str(&run(&format!("t{i}"), &[40.0, 95.0]).to_json());
+        runs.push('\n');
+    }
+    let options = Value::parse_json(r#"{"risk": 0.2, "delta": 0.2}"#, ErrorCode::InvalidConfig, "options").unwrap();
+    let artifact = earlyexit_calibrate_like(&Value::String(runs), &options);
+    let stored = s.put_artifact("agent", &artifact).unwrap();
+    assert_eq!(stored.kind, "loop");
+    assert!(!stored.promoted);
+    let back = s.artifact("agent").unwrap().unwrap();
+    assert_eq!(back, stored);
+    assert_eq!(back.sha256, earlyexit_digest::value_sha256(&artifact, ErrorCode::InvalidArtifact, "artifact").unwrap());
+    let e = s.put_artifact("agent", &Value::string("{}")).unwrap_err();
+    assert_eq!(e.code(), "invalid_artifact");
+    assert_eq!(s.artifact("agent").unwrap().unwrap(), stored, "the refused one replaced nothing");
+    assert_eq!(s.artifact("none").unwrap(), None);
+    assert_eq!(s.check().unwrap().artifacts, 1);
+}
+
+/// A loop calibration artifact, made by the core as the command makes one (single-threaded).
+fn earlyexit_calibrate_like(runs: &Value, options: &Value) -> Value {
+    earlyexit_calibrate::calibrate_loops(runs, options, earlyexit::Naming::Js, earlyexit_calibrate::now_ms()).unwrap()
+}
+
+#[test]
+fn the_file_is_private_and_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(&dir);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.path().join("store.db")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    drop(s);
+    assert!(dir.path().join("store.db").exists());
+}
+
+#[test]
+fn the_default_store_folder_ignores_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default path is relative to the working directory: run in a child process there.
+    if std::env::var_os("STORE_DEFAULT_CHILD").is_some() {
+        Store::open("sqlite:.earlyexit/store.db").unwrap();
+        return;
+    }
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "the_default_store_folder_ignores_itself", "--quiet"])
+        .env("STORE_DEFAULT_CHILD", "1")
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(dir.path().join(".earlyexit/.gitignore")).unwrap(), "*\n");
+    assert!(dir.path().join(".earlyexit/store.db").is_file());
+}
+
+#[test]
+fn bad_urls_and_files_name_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_db = dir.path().join("notes.txt");
+    std::fs::write(&not_db, "hello, this is not a database at all").unwrap();
+    let cases = [
+        ("mysql://h/db".to_string(), "invalid_config", "unknown scheme"),
+        ("postgresql://u@h/db".to_string(), "invalid_config", "not supported in this build"),
+        (format!("sqlite:{}", dir.path().display()), "invalid_config", "directory"),
+        (format!("sqlite:{}/missing/s.db", dir.path().display()), "invalid_config", "folder"),
+        (format!("sqlite:{}", not_db.display()), "invalid_snapshot", "not a SQLite database"),
+    ];
+    for (u, code, words) in cases {
+        let e = Store::open(&u).err().unwrap_or_else(|| panic!("{u} opened"));
+        assert_eq!((e.code(), e.field()), (code, "store"), "{u}: {}", e.message());
+        assert!(e.message().contains(words), "{u}: {}", e.message());
+    }
+    assert_eq!(std::fs::read_to_string(&not_db).unwrap(), "hello, this is not a database at all", "left as it was");
+    // A store only read is never created empty.
+    let missing = dir.path().join("absent.db");
+    let e = Store::open_existing(&format!("sqlite:{}", missing.display())).err().unwrap();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "store"));
+    assert!(e.message().contains("no store at this path"), "{}", e.message());
+    assert!(!missing.exists());
+    // Hostile URLs: a NUL, a host, an empty path, a huge path.
+    let huge = format!("sqlite:{}/{}", dir.path().display(), "x".repeat(100_000));
+    for u in ["sqlite:a\0b", "sqlite://host/x.db", "sqlite:", "SQLITE:x.db", " sqlite:x.db", huge.as_str()] {
+        let e = Store::open(u).err().unwrap_or_else(|| panic!("{u} opened"));
+        assert_eq!(e.field(), "store", "{u}: {}", e.message());
+    }
+}
+
+#[test]
+fn another_programs_database_is_not_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
+    drop(conn);
+    let e = Store::open(&format!("sqlite:{}", path.display())).err().unwrap();
+    assert_eq!((e.code(), e.field()), ("invalid_snapshot", "store"));
+    assert!(e.message().contains("not an earlyexit store"), "{}", e.message());
+}
+
+#[test]
+fn an_older_store_is_upgraded_in_place_and_a_newer_one_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = url(dir.path(), "old.db");
+    {
+        let old = Store::open_at_version(&u, 1).unwrap();
+        assert_eq!(old.schema_version().unwrap(), 1);
+        // A version-1 store has no dataset column: write a run as version 1 did.
+        let conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
+        conn.execute(
+            "INSERT INTO runs (run_id, run_label, recorded_ms, body) VALUES ('r', 'main', 5, ?1)",
+            [run("t", &[50.0]).to_json()],
+        )
+        .unwrap();
+    }
+    let s = Store::open(&u).unwrap();
+    assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+    let by_dataset = RunFilter { dataset: Some("d".into()), ..Default::default() };
+    assert_eq!(all_runs(&s, &by_dataset).len(), 1, "the upgrade filled the dataset column");
+    assert_eq!(s.check().unwrap().runs, 1);
+    drop(s);
+    let conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
+    conn.execute("UPDATE earlyexit_store SET version = ?1", [SCHEMA_VERSION + 1]).unwrap();
+    drop(conn);
+    let e = Store::open(&u).err().unwrap();
+    assert_eq!((e.code(), e.field()), ("invalid_snapshot", "store"));
+    assert!(e.message().contains("newer release"), "{}", e.message());
+}
+
+#[test]
+fn a_corrupted_store_is_refused_and_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = url(dir.path(), "c.db");
+    {
+        let mut s = Store::open(&u).unwrap();
+        for i in 0..200 {
+            s.add_run(&run(&format!("t{i}"), &[10.0, 20.0, 30.0]), &RunMeta::default()).unwrap();
+        }
+        // Checkpoint the WAL into the file, so the damage below hits the runs' pages.
+        let conn = rusqlite::Connection::open(dir.path().join("c.db")).unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    }
+    let path = dir.path().join("c.db");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let len = bytes.len();
+    // Overwrite the middle pages (not the header) with garbage.
+    for b in &mut bytes[len / 3..len / 3 + 8192] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let result = Store::open(&u).and_then(|s| s.check());
+    let e = result.expect_err("a damaged store is refused");
+    assert_eq!((e.code(), e.field()), ("invalid_snapshot", "store"), "{}", e.message());
+    assert!(e.message().contains("corrupted"), "{}", e.message());
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "never repaired");
+}
+
+#[test]
+fn a_run_row_another_program_edited_fails_the_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = url(dir.path(), "e.db");
+    let mut s = Store::open(&u).unwrap();
+    s.add_run(&run("t", &[10.0]), &RunMeta::default()).unwrap();
+    s.append_receipts("main", &[receipt("a"), receipt("b")]).unwrap();
+    assert_eq!(s.check().unwrap().receipts, 2);
+    let conn = rusqlite::Connection::open(dir.path().join("e.db")).unwrap();
+    // Reordered lines: the chain breaks where the order changed.
+    conn.execute("UPDATE receipts SET line = line + 10 WHERE line = 1", []).unwrap();
+    let e = s.check().unwrap_err();
+    assert!(e.message().contains("receipt log 'main'"), "{}", e.message());
+    conn.execute("DELETE FROM receipts", []).unwrap();
+    conn.execute("UPDATE runs SET body = '{\"id\": 1}'", []).unwrap();
+    let e = s.check().unwrap_err();
+    assert!(e.message().contains("corrupted") && e.message().contains("run '"), "{}", e.message());
+}
+
+#[test]
+fn a_truncated_store_and_a_bare_header_are_refused_naming_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = url(dir.path(), "t.db");
+    {
+        let mut s = Store::open(&u).unwrap();
+        for i in 0..200 {
+            s.add_run(&run(&format!("t{i}"), &[10.0, 20.0, 30.0]), &RunMeta::default()).unwrap();
+        }
+        let conn = rusqlite::Connection::open(dir.path().join("t.db")).unwrap();
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    }
+    let path = dir.path().join("t.db");
+    let bytes = std::fs::read(&path).unwrap();
+    // Cut the file in half (a copy interrupted half way).
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let e = Store::open(&u).and_then(|s| s.check()).expect_err("a truncated store is refused");
+    assert_eq!(e.field(), "store", "{}", e.message());
+    assert_eq!(std::fs::read(&path).unwrap().len(), bytes.len() / 2, "left as it was");
+    // SQLite's header and nothing else.
+    let header = dir.path().join("h.db");
+    std::fs::write(&header, b"SQLite format 3\0").unwrap();
+    let Err(e) = Store::open(&url(dir.path(), "h.db")) else { panic!("a bare header is not a store") };
+    assert_eq!(e.field(), "store", "{}", e.message());
+    assert_eq!(std::fs::read(&header).unwrap(), b"SQLite format 3\0");
+}
