@@ -934,11 +934,48 @@ export interface ShadowReceipt {
   sha256?: string;
 }
 
+/**
+ * The receipt of the ADR's exit decision in shadow mode (policy `'adr'`, mode `'shadow'`):
+ * the layer after which it would have exited, the signal and decision there, its predictions
+ * and the verification it would have run, and what the skipped layers really did.
+ */
+export interface AdrShadowReceipt {
+  kind: 'pyramid';
+  receiptVersion: 1;
+  runId: string | null;
+  /** The run's user label (`PolicyRunOptions.label`), present only when the run has one. */
+  runLabel?: string;
+  /** The layer after which the exit decision would have exited. */
+  layer: number;
+  layerName: string;
+  layersRun: number;
+  policy: 'adr';
+  config: ExitConfig;
+  totalLayers: number;
+  exitReason: ExitReason;
+  signal: QualitySignal;
+  decision: EarlyExitDecision;
+  /** The layers run up to the exit that failed. */
+  failingLayers: { layer: number; name: string }[];
+  /** One prediction per skipped layer when the decision enables speculation. */
+  speculations: { layer: number; name: string; predicted: Outcome; confidence: number }[];
+  /** The skipped layers its verification would have run, graded. */
+  verification: { layer: number; name: string; outcome: Outcome; correct: boolean }[];
+  skipped: { layer: number; name: string; verified: boolean; actual: 'pass' | 'fail'; costMs: number | null }[];
+  firstMissedFailure: { layer: number; name: string } | null;
+  label: ReceiptLabel;
+  /** The summed cost of the skipped layers verification would not have run. */
+  computeSavedMs: number | null;
+  /** Added by `appendReceipts`. */
+  prevHash?: string | null;
+  sha256?: string;
+}
+
 /** A shadow-mode result's `shadow` key. */
 export interface ShadowReport {
   /** `'requested'`, or why an enforced run is in shadow mode (an artifact not promoted). */
   reason: string;
-  receipts: ShadowReceipt[];
+  receipts: (ShadowReceipt | AdrShadowReceipt)[];
   labels: { correctSkip: number; falsePass: number; needlessRun: number };
   computeSavedMs: number | null;
 }
@@ -1002,7 +1039,7 @@ export declare function verifyReceipts(text: string): ReceiptCheck;
  * '' when there is nothing to append. A receipt whose run (`kind`, `policy`, `runId`) is already
  * in the log is left out when equal and refused (`receipts[i].runId`) when it differs.
  */
-export declare function appendReceipts(log: string | null, receipts: readonly ShadowReceipt[]): string;
+export declare function appendReceipts(log: string | null, receipts: readonly (ShadowReceipt | AdrShadowReceipt)[]): string;
 
 /** The envelope every calibration artifact shares, pyramid and loop alike. */
 export interface ArtifactEnvelope {
@@ -1084,7 +1121,8 @@ export interface PolicyRunOptions {
   policy?: RunPolicyName | CalibrationArtifact | string | null;
   /**
    * `'enforced'` (default), or `'shadow'`: every layer runs, and where the policy would have
-   * exited is a receipt in the result's `shadow` (policies `fail_fast` and `risk_bounded` only).
+   * exited is a receipt in the result's `shadow` (with the ADR's policy, where its exit
+   * decision would have exited: `AdrShadowReceipt`).
    */
   mode?: 'enforced' | 'shadow' | null;
   /** The outcome model the policy decides from (empty when absent). */

@@ -10,7 +10,7 @@ pub use earlyexit::host::{
 };
 pub use earlyexit::loops::behavior::BehaviorIteration;
 pub use earlyexit::loops::{IterationResult, LoopPreset, VerificationStatus};
-pub use earlyexit::pyramid::policy::no_receipt_reason;
+pub use earlyexit::pyramid::policy::{no_receipt_reason, LiveRun, RunMode};
 pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
 pub use earlyexit::pyramid::replay::{Learn, POLICY_NAMES};
 pub use earlyexit::pyramid::{CoherenceEarlyExit, TestPyramidResult, EXIT_PRESETS};
@@ -22,7 +22,7 @@ pub use earlyexit::loops::shadow::ShadowCandidate;
 pub use earlyexit::loops::{Loop, LoopOptions, ResourceUsage, StepInput};
 pub use earlyexit::{
     Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, ExitPreset, LayerResult,
-    LoopReplayStream, Naming, PyramidRun, StopPolicy, Value, Verdict,
+    LoopReplayStream, Naming, StopPolicy, Value, Verdict,
 };
 
 /// Every JSON document the command reads or writes is spelled as the JS API and the

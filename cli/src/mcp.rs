@@ -29,7 +29,7 @@ use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value as Json};
 
 use crate::core_api::{
-    self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, PyramidRun, Value, NAMING,
+    self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, LiveRun, Value, NAMING,
 };
 use crate::mcp_roots::{RootSet, Roots, PATH_ARGUMENTS};
 use crate::output::{code, Failure};
@@ -40,7 +40,7 @@ use stateless::{artifact_tool, junit_result, junit_tool, policy_decide, policy_u
 
 enum Session {
     Loop(Box<EarlyStopping>),
-    Pyramid(Box<PyramidRun>),
+    Pyramid(Box<LiveRun>),
 }
 
 #[derive(Clone)]
@@ -506,8 +506,8 @@ impl Server {
             other => other.clone(),
         };
         let engine = snapshot.get("engine").and_then(Value::as_str).unwrap_or("");
-        let (kind, session) = if engine == "PyramidRun" {
-            ("pyramid", Session::Pyramid(Box::new(PyramidRun::from_snapshot(&snapshot)?)))
+        let (kind, session) = if engine == "PyramidRun" || engine == "PyramidPolicyRun" {
+            ("pyramid", Session::Pyramid(Box::new(LiveRun::from_snapshot(&snapshot)?)))
         } else {
             ("loop", Session::Loop(Box::new(EarlyStopping::from_snapshot(&snapshot)?)))
         };
@@ -531,8 +531,19 @@ impl Server {
                 _ => Value::Number(0.0),
             },
         };
-        let run = PyramidRun::start_value(&config.to_value(NAMING), &total, layers, NAMING)
-            .map_err(|e| rename_field(e, "totalLayers", "total_layers"))?;
+        // mode 'shadow': the ADR's exit decision never exits; its would-be exit is a receipt.
+        let mut options = Vec::new();
+        for (arg, key) in [("mode", "mode"), ("run_id", "runId"), ("label", "label")] {
+            if let Some(value) = args.get(arg) {
+                options.push((key, value.clone()));
+            }
+        }
+        let options = if options.is_empty() { Value::Null } else { Value::object(options) };
+        let run = LiveRun::start_value(&config.to_value(NAMING), &total, layers, &options, &Value::Null, NAMING)
+            .map_err(|e| match e.field() {
+                "runId" => rename_field(e, "runId", "run_id"),
+                _ => rename_field(e, "totalLayers", "total_layers"),
+            })?;
         let next = step_value(&run);
         let id = self.new_id("pyramid");
         self.insert(&id, Session::Pyramid(Box::new(run)))?;
@@ -750,7 +761,7 @@ fn wrong_session(id: &str, wanted: EngineKind) -> Failure {
     Failure::core(core_api::wrong_session(id, wanted))
 }
 
-fn step_value(run: &PyramidRun) -> Value {
+fn step_value(run: &LiveRun) -> Value {
     let action = run.next();
     let mut doc = core_api::action_value(action);
     if let core_api::Action::Run(i) | core_api::Action::Verify(i) = action {

@@ -382,3 +382,53 @@ fn the_answers_to_the_last_lines_are_written_before_the_server_exits() {
     }
     server.finish();
 }
+
+/// `pyramid_start` with `mode: shadow` (the ADR's exit decision, the default): every layer
+/// runs, the result's `shadow` holds the receipt of its would-be exit, the session exports
+/// and imports mid-way, and a bad mode or run id is named by its argument.
+#[test]
+fn the_adr_runs_in_shadow_mode_from_mcp() {
+    let mut server = Server::start(None);
+    server.initialize();
+    let layers = json!([{"name": "unit", "costMs": 10}, {"name": "integration", "costMs": 20},
+        {"name": "e2e", "costMs": 30}, {"name": "smoke", "costMs": 40}]);
+    let start =
+        server.call(1, "pyramid_start", json!({"layers": layers, "mode": "shadow", "run_id": "m1", "label": "main"}));
+    let mut session = start["result"]["structuredContent"]["session"].as_str().expect("session").to_string();
+    let mut id = 2;
+    for (i, name) in ["unit", "integration", "e2e", "smoke"].iter().enumerate() {
+        if i == 2 {
+            // Export and import mid-way: the shadow run goes on in the new session.
+            let export = server.call(id, "session_export", json!({"session": session}));
+            let snapshot = export["result"]["structuredContent"]["snapshot"].clone();
+            assert_eq!(snapshot["engine"], "PyramidPolicyRun", "{snapshot}");
+            let imported = server.call(id + 1, "session_import", json!({"snapshot": snapshot}));
+            session = imported["result"]["structuredContent"]["session"].as_str().expect("session").to_string();
+            id += 2;
+        }
+        let rate = if *name == "smoke" { 0.5 } else { 1.0 };
+        let got = server.call(
+            id,
+            "pyramid_submit",
+            json!({"session": session, "layer": name,
+            "result": {"passRate": rate, "coverage": 1, "flakyRatio": 0}}),
+        );
+        assert!(got["result"]["isError"] != true, "{got}");
+        id += 1;
+    }
+    let result = server.call(id, "pyramid_result", json!({"session": session}));
+    let result = &result["result"]["structuredContent"];
+    assert_eq!(result["layersExecuted"], json!([0, 1, 2, 3]), "{result}");
+    let receipt = &result["shadow"]["receipts"][0];
+    assert_eq!(
+        (&receipt["policy"], &receipt["layer"], &receipt["label"], &receipt["runId"], &receipt["runLabel"]),
+        (&json!("adr"), &json!(0), &json!("false_pass"), &json!("m1"), &json!("main")),
+        "{receipt}"
+    );
+    assert_eq!(receipt["firstMissedFailure"], json!({"layer": 3, "name": "smoke"}));
+    let bad = server.call(id + 1, "pyramid_start", json!({"layers": layers, "mode": "shade"}));
+    assert_eq!(tool_error(&bad)["field"], "mode", "{bad}");
+    let bad = server.call(id + 2, "pyramid_start", json!({"layers": layers, "mode": "shadow", "run_id": 7}));
+    assert_eq!(tool_error(&bad)["field"], "run_id", "{bad}");
+    server.finish();
+}

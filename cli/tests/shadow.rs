@@ -41,10 +41,10 @@ fn shadow_runs_append_a_chained_log_that_verifies() {
 fn bad_policy_flags_are_named() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let state = dir.path().join("s.json");
-    let out = run(&["--json", "pyramid", "start", "--state", s(&state), "--layer", "a", "--mode", "shadow"]);
+    let out = run(&["--json", "pyramid", "start", "--state", s(&state), "--layer", "a", "--mode", "shade"]);
     assert_eq!(code(&out), 2);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--mode") && err.contains("needs policy"), "{err}");
+    assert!(err.contains("--mode") && err.contains("shadow"), "{err}");
     let artifact = dir.path().join("artifact.json");
     std::fs::write(&artifact, r#"{"kind":"pyramid","schemaVersion":7}"#).unwrap();
     let out = run(&["--json", "pyramid", "start", "--state", s(&state), "--layer", "a", "--policy", s(&artifact)]);
@@ -193,4 +193,43 @@ fn an_expired_artifact_runs_in_shadow_at_now_or_the_clock() {
     if earlyexit_calibrate::now_ms() > JAN_1 + 30 * 86_400_000 {
         assert!(reason(None).is_some_and(|r| r.starts_with("the artifact expired at 2026-01-31")));
     }
+}
+
+/// The ADR's exit decision (the default policy) in shadow mode over `unit`, `integration`,
+/// `e2e`, `smoke`, the last with pass rate `smoke`: every layer runs, and the receipt of
+/// its would-be exit after unit goes into `log`.
+fn adr_shadow_run(dir: &Path, id: &str, smoke: &str, log: &Path) -> Value {
+    let state = dir.join(format!("{id}.json"));
+    let mut args = vec!["--json", "pyramid", "start", "--state", s(&state), "--mode", "shadow", "--run-id", id];
+    for layer in ["unit=10", "integration=20", "e2e=30", "smoke=40"] {
+        args.extend(["--layer", layer]);
+    }
+    let start = run(&args);
+    assert_eq!(code(&start), 0, "{}", String::from_utf8_lossy(&start.stderr));
+    for (layer, rate) in [("unit", "1"), ("integration", "1"), ("e2e", "1"), ("smoke", smoke)] {
+        submit_layer(&state, layer, rate);
+    }
+    let result = run(&["--json", "pyramid", "result", "--state", s(&state), "--receipts", s(log)]);
+    let expected = if smoke == "1" { 0 } else { 12 };
+    assert_eq!(code(&result), expected, "{}", String::from_utf8_lossy(&result.stderr));
+    json(&result)
+}
+
+#[test]
+fn the_adr_runs_in_shadow_mode_from_the_command() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = dir.path().join("receipts.jsonl");
+    let green = adr_shadow_run(dir.path(), "g1", "1", &log);
+    assert_eq!(green.get("layersExecuted").map(Value::to_json).as_deref(), Some("[0,1,2,3]"), "every layer ran");
+    let receipt = green.get("shadow").and_then(|s| s.get("receipts")).map(Value::to_json).unwrap_or_default();
+    for part in [r#""policy":"adr""#, r#""label":"correct_skip""#, r#""layer":0"#, r#""computeSavedMs":40"#] {
+        assert!(receipt.contains(part), "{part} in {receipt}");
+    }
+    let red = adr_shadow_run(dir.path(), "r1", "0.5", &log);
+    let receipt = red.get("shadow").and_then(|s| s.get("receipts")).map(Value::to_json).unwrap_or_default();
+    assert!(receipt.contains(r#""label":"false_pass""#), "{receipt}");
+    let check = json(&run(&["--json", "receipts", "verify", s(&log)]));
+    assert_eq!(check.get("receipts").and_then(Value::as_f64), Some(2.0));
+    let slices = check.get("slices").map(Value::to_json).unwrap_or_default();
+    assert!(slices.contains(r#""slice":"adr""#), "{slices}");
 }

@@ -273,7 +273,9 @@ fn bad_input_is_refused_and_changes_nothing() {
         LiveRun::start_value(&Value::Null, &Value::Number(2.0), &layers, &parse(options), &Value::Null, Naming::Js)
     };
     let field = |options: &str| start(options).map(|_| ()).unwrap_err();
-    assert_eq!(field(r#"{"mode":"shadow"}"#).field(), "mode");
+    assert_eq!(field(r#"{"mode":"shade"}"#).field(), "mode");
+    // The ADR runs in shadow mode too: a policy run (every layer runs).
+    assert!(matches!(start(r#"{"mode":"shadow"}"#).unwrap(), LiveRun::Policy(_)));
     assert_eq!(field(r#"{"policy":"fast"}"#).field(), "policy");
     assert_eq!(field(r#"{"model":{"version":1,"engine":"PyramidOutcomeModel","layers":[]}}"#).field(), "model");
     assert!(matches!(start("{}").unwrap(), LiveRun::Adr(_)));

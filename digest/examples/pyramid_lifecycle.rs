@@ -7,14 +7,14 @@
 //! calibrated on the tune runs (with its artifact); the report runs split in build order, the
 //! first half the audit split that decides the promotion, the second half replayed by the
 //! ADR's DEFAULT preset, fail-fast and the calibrated policy, and run live in shadow mode by
-//! fail-fast and the calibrated policy (every layer runs; the model learns each full run),
+//! each of them (every layer runs; the policy's model learns each full run),
 //! their receipts appended to one hash-chained log that `verify_receipts` counts by label and
 //! by run label (the dataset).
 
 use earlyexit::artifact::{append_receipts, verify_receipts, ReceiptCheck};
 use earlyexit::num::stats::wilson_interval;
 use earlyexit::pyramid::policy::ObservedLayer;
-use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy};
+use earlyexit::pyramid::policy::{LiveRun, OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy};
 use earlyexit::pyramid::replay::{calibrate, DEFAULT_GRID};
 use earlyexit::pyramid::replay::{
     calibration_artifact, clopper_pearson_upper, parse_runs_jsonl, replay, summarize, ArtifactRequest, Learn,
@@ -110,6 +110,30 @@ fn shadow_log(
     }
 }
 
+/// Runs `runs` live with the ADR's exit decision (the DEFAULT preset) in shadow mode and
+/// appends their receipts, labelled with `label`, to `log`.
+fn adr_shadow_log(runs: &[RecordedRun], label: &str, log: &mut String) {
+    for run in runs {
+        let options = RunOptions {
+            mode: RunMode::Shadow,
+            run_id: run.id.clone(),
+            label: Some(label.to_string()),
+            ..RunOptions::default()
+        };
+        let specs: Vec<LayerSpec> =
+            run.layers.iter().map(|l| LayerSpec { name: l.name.clone(), cost_ms: Some(l.duration_ms) }).collect();
+        let total = specs.len() as u64;
+        let mut live = LiveRun::start(ExitConfig::DEFAULT, total, specs, options).expect("a valid run");
+        while let Action::Run(i) = live.next() {
+            live.submit(i, run.layers[i].layer_result()).expect("a valid result");
+        }
+        let LiveRun::Policy(live) = live else { unreachable!("the ADR's shadow run is a policy run") };
+        let receipts: Vec<Value> = live.receipt_value().into_iter().collect();
+        let lines = append_receipts(log, &receipts, &Sha256Hasher).expect("appends");
+        log.push_str(&lines);
+    }
+}
+
 /// The verified log's labels of one run label (the dataset), or of every receipt.
 fn labels_of(check: &ReceiptCheck, run_label: Option<&str>) -> Vec<(String, usize)> {
     match run_label {
@@ -143,7 +167,7 @@ fn main() {
     names.sort();
     let mut pooled: Vec<Vec<RunReplay>> = vec![Vec::new(); 3];
     let (mut pooled_trials, mut pooled_events, mut pooled_later) = (0u64, 0u64, 0usize);
-    let (mut ff_log, mut rb_log) = (String::new(), String::new());
+    let (mut adr_log, mut ff_log, mut rb_log) = (String::new(), String::new(), String::new());
     let mut datasets = Vec::new();
     for name in &names {
         let base = std::path::Path::new(dir);
@@ -172,6 +196,7 @@ fn main() {
         let promoted = trials > 0 && upper <= risk;
         // The model after the audit split, as a deployment would carry it on.
         let model = audit_replay.model.unwrap_or_else(|| c.model.clone());
+        adr_shadow_log(later, name, &mut adr_log);
         shadow_log(RunPolicy::FailFast, &PolicyConfig::FAIL_FAST, &OutcomeModel::new(), later, name, &mut ff_log);
         shadow_log(RunPolicy::RiskBounded, &c.config, &model, later, name, &mut rb_log);
         let policies = [
@@ -203,12 +228,12 @@ fn main() {
             summaries,
         });
     }
+    let adr = verify_receipts(&adr_log, &Sha256Hasher);
     let ff = verify_receipts(&ff_log, &Sha256Hasher);
     let rb = verify_receipts(&rb_log, &Sha256Hasher);
-    assert!(ff.valid() && rb.valid(), "the receipt logs verify");
+    assert!(adr.valid() && ff.valid() && rb.valid(), "the receipt logs verify");
 
     let na_promotion = "n/a (1)";
-    let na_receipts = "n/a (2)";
     let decision = |events: u64, trials: u64, upper: f64, promoted: bool| {
         format!(
             "{}: {events}/{trials} failing audit runs missed, Clopper-Pearson upper bound {upper:.3} {} risk {risk}",
@@ -239,8 +264,11 @@ fn main() {
     println!("  on the audit split. The ADR's preset and plain fail-fast are not calibrated (fail-fast");
     println!("  never skips on success, so it cannot declare a failing build green), so there is");
     println!("  nothing to promote.");
-    println!("* (2) No receipts for the ADR's preset: its exit decision has no shadow mode (`mode:");
-    println!("  'shadow'` needs `fail_fast` or `risk_bounded`); its replay above says what it skips.");
+    println!("* The ADR's receipts are those of its exit decision in shadow mode: a receipt where the");
+    println!("  decision would have exited with layers left; `correct_skip` when every skipped layer passed,");
+    println!("  `false_pass` when a layer its verification would not have run failed while everything it");
+    println!("  would have run passed, `needless_run` when a layer it would have run (before the exit, or in");
+    println!("  verification) failed, so the rest could not change the verdict (docs/test-exit.md).");
     for d in &datasets {
         println!();
         println!("## {}", d.name);
@@ -256,9 +284,10 @@ fn main() {
         println!();
         println!("{HEADER}");
         let (trials, events) = d.audit;
+        let adr_labels = labels_text(&labels_of(&adr, Some(&d.name)), d.later);
         let ff_labels = labels_text(&labels_of(&ff, Some(&d.name)), d.later);
         let rb_labels = labels_text(&labels_of(&rb, Some(&d.name)), d.later);
-        println!("{}", row("ADR default preset", &d.summaries[0], na_promotion, na_receipts));
+        println!("{}", row("ADR default preset", &d.summaries[0], na_promotion, &adr_labels));
         println!("{}", row("fail-fast", &d.summaries[1], na_promotion, &ff_labels));
         println!(
             "{}",
@@ -281,7 +310,15 @@ fn main() {
     println!("{HEADER}");
     let upper = clopper_pearson_upper(pooled_events, pooled_trials, delta);
     let promoted = pooled_trials > 0 && upper <= risk;
-    println!("{}", row("ADR default preset", &summarize(&pooled[0]), na_promotion, na_receipts));
+    println!(
+        "{}",
+        row(
+            "ADR default preset",
+            &summarize(&pooled[0]),
+            na_promotion,
+            &labels_text(&labels_of(&adr, None), pooled_later)
+        )
+    );
     println!(
         "{}",
         row("fail-fast", &summarize(&pooled[1]), na_promotion, &labels_text(&labels_of(&ff, None), pooled_later))
@@ -303,7 +340,7 @@ fn main() {
     println!();
     println!("| policy | run label | receipts | correct skip | false pass | needless run | false passes / green exits [Wilson 95%] | needless runs / receipts [Wilson 95%] |");
     println!("|---|---|---|---|---|---|---|---|");
-    for (policy, check) in [("fail-fast", &ff), ("risk_bounded", &rb)] {
+    for (policy, check) in [("ADR default preset", &adr), ("fail-fast", &ff), ("risk_bounded", &rb)] {
         for d in &datasets {
             // A dataset none of whose runs had a would-be exit has no receipt in the log.
             let none = Vec::new();

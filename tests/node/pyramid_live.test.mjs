@@ -130,7 +130,8 @@ test('bad options are typed errors naming the key; nothing runs', async () => {
   let ran = 0;
   const layers = [{ name: 'a', run: () => { ran++; return result(false, 1); } }];
   const refused = (options, check) => assert.throws(() => new ee.EarlyExitController(undefined, 1, options), check);
-  refused({ mode: 'shadow' }, (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'mode' && /needs policy/.test(e.message));
+  refused({ mode: 'shade' }, (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'mode');
+  refused({ mode: 'shadow', policyConfig: { riskBudget: 0.1 } }, (e) => e.code === 'invalid_config' && e.field === 'policyConfig');
   refused({ policy: 'fastest' }, (e) => e instanceof RangeError && e.field === 'policy');
   refused({ model: {} }, (e) => e.code === 'invalid_config' && e.field === 'model');
   refused({ policy: 'fail_fast', model: { version: 9 } }, (e) => e.code === 'invalid_snapshot' && e.field.startsWith('model'));
@@ -138,12 +139,16 @@ test('bad options are typed errors naming the key; nothing runs', async () => {
   refused({ polcy: 'fail_fast' }, (e) => e.code === 'unknown_option' && e.field === 'polcy' && /policy/.test(e.message));
   refused(7, (e) => e instanceof TypeError && e.field === 'options');
   const controller = new ee.EarlyExitController(undefined, 1);
-  await assert.rejects(controller.runWithEarlyExit(layers, { mode: 'shadow' }), (e) => e.field === 'mode');
+  await assert.rejects(controller.runWithEarlyExit(layers, { mode: 'shade' }), (e) => e.field === 'mode');
   await assert.rejects(controller.runWithEarlyExit(layers, { polcy: 'x' }), (e) => e.code === 'unknown_option' && /did you mean 'policy'/.test(e.message));
   await assert.rejects(controller.runWithEarlyExit([{ name: 'a', run: layers[0].run }, { name: 'a', run: layers[0].run }], { policy: 'risk_bounded' }),
     (e) => e.code === 'invalid_config' && e.field === 'layers[1].name');
-  assert.throws(() => ee.PyramidRun.start(undefined, 1, [{ name: 'a' }], { mode: 'shadow' }), (e) => e.field === 'mode');
+  assert.throws(() => ee.PyramidRun.start(undefined, 1, [{ name: 'a' }], { mode: 'shade' }), (e) => e.field === 'mode');
   assert.equal(ran, 0);
+  // The ADR's shadow run takes what its enforced run takes (names need not be distinct).
+  const twice = [{ name: 'a', run: layers[0].run }, { name: 'a', run: layers[0].run }];
+  assert.deepEqual((await new ee.EarlyExitController(undefined, 2).runWithEarlyExit(twice, { mode: 'shadow' })).layersExecuted, [0, 1]);
+  assert.equal(ran, 2);
 });
 
 // Numbers within a relative 1e-9 (the independent model's special functions are other algorithms).

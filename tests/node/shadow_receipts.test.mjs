@@ -46,14 +46,61 @@ test('a shadow run runs every layer and its receipt says what the exit would hav
   assert.equal(missed.verdict, 'failed');
 });
 
-test('PyramidRun.start takes mode shadow; the ADR refuses it', () => {
+test('PyramidRun.start takes mode shadow', () => {
   const run = ee.PyramidRun.start(undefined, 3, NAMES.map((name, i) => ({ name, costMs: COSTS[i] })),
     { policy: 'fail_fast', mode: 'shadow' });
   for (let step = run.next(); step.action === 'run'; step = run.next()) run.submit(step.layer, result(step.layer === 0, 1));
   const r = run.result();
   assert.deepEqual([r.layersExecuted.length, r.shadow.receipts[0].label], [3, 'needless_run']);
-  assert.throws(() => new ee.EarlyExitController(undefined, 1, { mode: 'shadow' }),
-    (e) => e instanceof RangeError && e.code === 'invalid_config' && e.field === 'mode' && /needs policy/.test(e.message));
+});
+
+// The ADR's exit decision (the default policy) in shadow mode over five layers.
+const ADR_NAMES = ['unit', 'integration', 'e2e', 'perf', 'smoke'];
+async function adrShadow(rates, options = {}) {
+  const calls = [];
+  const layers = ADR_NAMES.map((name, i) => ({
+    name, costMs: 10 * (i + 1), run: () => { calls.push(i); return { passRate: rates[i], coverage: 0.95, flakyRatio: 0 }; },
+  }));
+  const r = await new ee.EarlyExitController(undefined, 5, { mode: 'shadow' }).runWithEarlyExit(layers, options);
+  assert.deepEqual(calls, [0, 1, 2, 3, 4], 'shadow mode runs every layer');
+  return r;
+}
+
+test("the ADR's exit decision runs in shadow mode and labels its would-be exit", async () => {
+  const r = await adrShadow([1, 1, 1, 1, 1], { runId: 'b1', label: 'main' });
+  assert.deepEqual([r.exitedEarly, r.exitReason, r.verdict], [false, 'forced_continue', 'passed']);
+  const receipt = r.shadow.receipts[0];
+  assert.deepEqual([receipt.policy, receipt.layer, receipt.label, receipt.runLabel, receipt.exitReason],
+    ['adr', 0, 'correct_skip', 'main', 'confident_exit']);
+  assert.equal(receipt.decision.canExit, true);
+  assert.deepEqual(receipt.speculations.map((s) => [s.layer, s.name]), [[1, 'integration'], [2, 'e2e'], [3, 'perf'], [4, 'smoke']]);
+  assert.deepEqual(receipt.verification.map((v) => [v.layer, v.outcome, v.correct]), [[1, 'pass', true], [2, 'pass', true]]);
+  assert.equal(receipt.computeSavedMs, 90); // perf and smoke: verification runs integration and e2e
+  assert.deepEqual(r.shadow.labels, { correctSkip: 1, falsePass: 0, needlessRun: 0 });
+  const missed = await adrShadow([1, 1, 1, 1, 0.5], { runId: 'b2' });
+  assert.deepEqual([missed.shadow.receipts[0].label, missed.shadow.receipts[0].firstMissedFailure], ['false_pass', { layer: 4, name: 'smoke' }]);
+  const red = await adrShadow([1, 0.5, 1, 1, 1], { runId: 'b3' });
+  assert.equal(red.shadow.receipts[0].label, 'needless_run');
+  let log = '';
+  for (const run of [r, missed, red]) log += ee.appendReceipts(log, run.shadow.receipts);
+  const check = ee.verifyReceipts(log);
+  assert.deepEqual([check.valid, check.receipts, check.labels], [true, 3, { correct_skip: 1, false_pass: 1, needless_run: 1 }]);
+  // A receipt that contradicts itself is refused, naming the field.
+  const edited = { ...receipt, computeSavedMs: 1 };
+  assert.throws(() => ee.appendReceipts('', [edited]), (e) => e.code === 'invalid_receipt' && e.field === 'receipts[0].computeSavedMs');
+});
+
+test("the ADR's shadow run steps, snapshots and writes no receipt without a would-be exit", () => {
+  const run = ee.PyramidRun.start(undefined, 2, [{ name: 'unit' }, { name: 'e2e' }], { mode: 'shadow' });
+  const first = run.next();
+  run.submit(first.layer, { passRate: 1, coverage: 0.5, flakyRatio: 0 });
+  const back = ee.PyramidRun.fromJSON(run.toJSON());
+  for (const r of [run, back]) {
+    for (let step = r.next(); step.action === 'run'; step = r.next()) r.submit(step.layer, { passRate: 1, coverage: 0.5, flakyRatio: 0 });
+  }
+  const r = run.result();
+  assert.deepEqual([r.layersExecuted, r.shadow.receipts, r.shadow.reason], [[0, 1], [], 'requested']);
+  assert.deepEqual(back.result(), r);
 });
 
 test('appendReceipts chains a log that verifyReceipts checks, and finds tampering', async () => {

@@ -194,6 +194,12 @@ async function pyramid(): Promise<TestPyramidResult> {
   const doc: PyramidOutcomeModelV2 = fleet.toJSON();
   void [doc.builds.length, fleet.size, fleet.window, fleet.note, fleet.statistics({ forgetting: 1 }).layers];
   await new EarlyExitController(null, 2, { policy: 'risk_bounded', model: fleet }).runWithEarlyExit(layers);
+  // The ADR's exit decision in shadow mode: its receipt narrows on `policy`.
+  const adrShadow = await new EarlyExitController(null, 2, { mode: 'shadow' }).runWithEarlyExit(layers, { runId: 'b1' });
+  for (const receipt of adrShadow.shadow?.receipts ?? []) {
+    if (receipt.policy === 'adr') void [receipt.decision.confidence, receipt.speculations[0]?.layer, receipt.verification.length];
+    else void receipt.thresholds.riskBudget;
+  }
   return steps.result();
 }
 

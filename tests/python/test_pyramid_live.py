@@ -119,7 +119,7 @@ def test_bad_policy_keywords_are_typed_errors() -> None:
         assert (err.value.code, err.value.field) == (code, field), err.value
         return err.value
 
-    assert "needs policy" in str(refused("mode", mode="shadow"))
+    assert EarlyExitController(None, 1, mode="shadow").policy == "adr"  # the ADR runs in shadow mode too
     refused("policy", policy="fastest")
     refused("model", model={"version": 1, "engine": "PyramidOutcomeModel", "layers": []})
     refused("policy_config", policy_config={"risk_budget": 0.1})
@@ -135,8 +135,11 @@ def test_bad_policy_keywords_are_typed_errors() -> None:
         EarlyExitController(None, 2, policy="risk_bounded").run(layers)
     assert err.value.field == "layers[1].name"
     with pytest.raises(EarlyExitError):
-        EarlyExitController(None, 2).run(layers, mode="shadow")
+        EarlyExitController(None, 2).run(layers, mode="shade")  # type: ignore[arg-type]
     assert calls == []
+    # The ADR's shadow run takes what its enforced run takes (names need not be distinct).
+    assert list(EarlyExitController(None, 2).run(layers, mode="shadow").layers_executed) == [0, 1]
+    assert calls == [1, 1]
 
 
 def _snake(obj: Any) -> Any:

@@ -69,7 +69,7 @@ def test_a_shadow_run_records_where_the_policy_would_have_exited() -> None:
         [{"name": n, "run": lambda: result(False, 1)} for n in NAMES]).shadow is None
 
 
-def test_pyramid_run_start_takes_shadow_and_the_adr_refuses_it() -> None:
+def test_pyramid_run_start_takes_shadow() -> None:
     run = PyramidRun.start(None, 3, [{"name": n, "cost_ms": c} for n, c in zip(NAMES, COSTS)],
                            policy="fail_fast", mode="shadow")
     while run.next().layer is not None:
@@ -77,10 +77,6 @@ def test_pyramid_run_start_takes_shadow_and_the_adr_refuses_it() -> None:
         run.submit(layer, result(layer == 0, 1.0))
     r = run.result()
     assert (len(r.layers_executed), r.shadow["receipts"][0]["label"]) == (3, "needless_run")
-    with pytest.raises(EarlyExitError) as err:
-        EarlyExitController(None, 1, mode="shadow")
-    assert (err.value.code, err.value.field) == ("invalid_config", "mode")
-    assert "needs policy" in str(err.value)
 
 
 def test_the_log_chains_verifies_and_reports_tampering() -> None:
@@ -275,3 +271,53 @@ def test_label_slice_vectors() -> None:
         check = verify_receipts(v["log"])
         assert check["valid"], v["name"]
         assert check["labelSlices"] == v["labelSlices"], v["name"]
+
+
+def adr_shadow(rates: List[float], **kw: Any) -> Any:
+    """The ADR's exit decision in shadow mode (the default policy) over five layers."""
+    names = ["unit", "integration", "e2e", "perf", "smoke"]
+    calls: List[int] = []
+
+    def layer(i: int) -> Dict[str, Any]:
+        seen = {"pass_rate": rates[i], "coverage": 0.95, "flaky_ratio": 0.0}
+        return {"name": names[i], "cost_ms": 10.0 * (i + 1), "run": lambda: calls.append(i) or seen}
+
+    r = EarlyExitController(None, 5, mode="shadow").run([layer(i) for i in range(5)], **kw)
+    assert calls == [0, 1, 2, 3, 4], "shadow mode runs every layer"
+    return r
+
+
+def test_the_adr_runs_in_shadow_mode_and_labels_its_would_be_exit() -> None:
+    r = adr_shadow([1.0] * 5, run_id="b1", label="main")
+    assert (r.exited_early, r.exit_reason, r.verdict, r.policy) == (False, "forced_continue", "passed", None)
+    receipt = r.shadow["receipts"][0]
+    assert (receipt["policy"], receipt["layer"], receipt["label"], receipt["runLabel"]) == ("adr", 0, "correct_skip", "main")
+    assert receipt["decision"]["canExit"] and receipt["exitReason"] == "confident_exit"
+    assert [s["layer"] for s in receipt["speculations"]] == [1, 2, 3, 4]
+    assert [v["layer"] for v in receipt["verification"]] == [1, 2]
+    assert receipt["computeSavedMs"] == 90.0  # perf and smoke: verification runs integration and e2e
+    assert r.shadow["labels"] == {"correctSkip": 1, "falsePass": 0, "needlessRun": 0}
+    missed = adr_shadow([1.0, 1.0, 1.0, 1.0, 0.5], run_id="b2")
+    assert missed.shadow["receipts"][0]["label"] == "false_pass"
+    assert missed.shadow["receipts"][0]["firstMissedFailure"] == {"layer": 4, "name": "smoke"}
+    red = adr_shadow([1.0, 0.5, 1.0, 1.0, 1.0], run_id="b3")
+    assert red.shadow["receipts"][0]["label"] == "needless_run"
+    log = ""
+    for run in (r, missed, red):
+        log += append_receipts(log, run.shadow["receipts"])
+    check = verify_receipts(log)
+    assert (check["valid"], check["receipts"], check["slices"][0]["slice"]) == (True, 3, "adr")
+    assert check["rates"]["falsePass"]["count"] == 1 and check["rates"]["falsePass"]["of"] == 2
+
+
+def test_the_adr_in_shadow_mode_without_a_would_be_exit_writes_no_receipt() -> None:
+    run = PyramidRun.start(None, 2, [{"name": "unit"}, {"name": "e2e"}], mode="shadow")
+    while run.next().layer is not None:
+        run.submit(run.next().layer, {"pass_rate": 1.0, "coverage": 0.5, "flaky_ratio": 0.0})
+    r = run.result()
+    assert (list(r.layers_executed), r.shadow["receipts"], r.shadow["reason"]) == ([0, 1], [], "requested")
+    back = PyramidRun.from_json(run.to_json())
+    assert back.result().to_dict() == r.to_dict()
+    with pytest.raises(EarlyExitError) as err:
+        EarlyExitController(None, 1, mode="shadow", policy_config={"risk_budget": 0.1})
+    assert (err.value.code, err.value.field) == ("invalid_config", "policy_config")

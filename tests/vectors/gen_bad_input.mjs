@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { loadReference } from './driver.mjs';
 import { encode, decode } from './common.mjs';
 import { finalize, rec, res, stop, call, ts } from './gen_util.mjs';
-import { chained, receipt, sha } from './receipt_doc.mjs';
+import { adrReceipt, chained, receipt, sha } from './receipt_doc.mjs';
 
 const N = (s) => ({ $num: s });
 const JS = ['js', 'rust'];
@@ -687,7 +687,6 @@ function policyOptions() {
   const cases = [
     ...enumCases(['adr', 'fail_fast', 'risk_bounded']).filter(([k]) => k !== 'null').map(([k, v, kind]) => ['policy', k, { policy: v }, kind]),
     ...enumCases(['enforced', 'shadow']).filter(([k]) => k !== 'null').map(([k, v, kind]) => ['mode', k, { mode: v }, kind]),
-    ['mode', "'shadow' (not available for live runs yet)", { mode: 'shadow' }, 'range'],
     ['model', 'with the ADR (it reads none)', { model: { version: 1, engine: 'PyramidOutcomeModel', layers: [] } }, 'range'],
     ['policyConfig', 'with the ADR (it reads none)', { policyConfig: {} }, 'range'],
     ...numberCases({ min: 0, max: 1, valid: 0.01 }).filter(([k]) => k !== 'null')
@@ -1230,11 +1229,36 @@ function artifactsAndReceipts() {
     ['receipts[0].bogus', 'an unknown key', [{ ...valid, bogus: 1 }], 'type'],
     ['receipts[0].kind', 'not a pyramid receipt', [{ ...valid, kind: 'loop' }], 'range'],
     ['receipts[1].runId', 'one run twice, with different bodies', [receipt('correct_skip', { runId: 'b7' }), receipt('needless_run', { runId: 'b7' })], 'range'],
+    // The ADR's receipts (shadow mode with the ADR's policy): what follows from the rest is checked.
+    ...adrCases(),
   ];
   for (const [field, kase, receipts, kind] of receiptCases) {
     row('Receipt', 'appendReceipts', field, kase, receipts, 'invalid_receipt', kind, undefined,
       { engine: 'receipts', construct: {}, calls: [{ ...call('appendReceipts', '', receipts), expect: T('invalid_receipt', field, kind) }] }, false);
   }
+}
+
+// Rows over the ADR's shadow receipt (receipt_doc.mjs adrReceipt): one fault each.
+function adrCases() {
+  const edit = (change) => { const r = adrReceipt(); change(r); return [r]; };
+  const missedSmoke = (r) => { r.skipped[2].actual = 'fail'; };
+  return [
+    ['receipts[0].label', 'ADR: correct_skip while a never-run layer failed', edit((r) => { missedSmoke(r); r.firstMissedFailure = { layer: 3, name: 'smoke' }; }), 'range'],
+    ['receipts[0].firstMissedFailure', 'ADR: null while a never-run layer failed', edit((r) => { missedSmoke(r); r.label = 'false_pass'; }), 'range'],
+    ['receipts[0].decision', 'ADR: a decision its signal does not make', edit((r) => { r.signal.lambda = 50; }), 'range'],
+    ['receipts[0].decision.confidence', 'ADR: confidence above 1', edit((r) => { r.decision.confidence = 2; }), 'range'],
+    ['receipts[0].skipped[2].verified', 'ADR: verification beyond verificationLayers', edit((r) => { r.skipped[2].verified = true; }), 'range'],
+    ['receipts[0].speculations', 'ADR: a prediction missing', edit((r) => { r.speculations.pop(); }), 'range'],
+    ['receipts[0].speculations[0].layer', 'ADR: a prediction about another layer', edit((r) => { r.speculations[0].layer = 2; }), 'range'],
+    ['receipts[0].verification[0].correct', 'ADR: correct while the outcome is not the prediction', edit((r) => { r.verification[0].outcome = 'fail'; r.skipped[0].actual = 'fail'; r.label = 'needless_run'; }), 'range'],
+    ['receipts[0].computeSavedMs', 'ADR: counting verified layers as saved', edit((r) => { r.computeSavedMs = 90; }), 'range'],
+    ['receipts[0].totalLayers', 'ADR: zero', edit((r) => { r.totalLayers = 0; }), 'range'],
+    ['receipts[0].config.verificationLayers', 'ADR: negative', edit((r) => { r.config.verificationLayers = -1; }), 'range'],
+    ['receipts[0].config.riskBudget', 'ADR: a policy config', edit((r) => { r.config = { riskBudget: 0.01 }; }), 'type'],
+    ['receipts[0].skipped', 'ADR: layersRun and skipped over the layer limit', edit((r) => { r.layersRun = 10000; r.layer = 9999; }), 'range'],
+    ['receipts[0].signal.flags', 'ADR: a signal key missing', edit((r) => { delete r.signal.flags; }), 'type'],
+    ['receipts[0].layer', 'ADR: not layersRun - 1', edit((r) => { r.layer = 1; }), 'range'],
+  ];
 }
 
 function badCallKey(v) {

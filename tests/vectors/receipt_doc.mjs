@@ -56,3 +56,26 @@ export function chainLog(bodies) {
     return JSON.stringify(line);
   }).join('\n') + '\n';
 }
+
+// The ADR's exit decision in shadow mode (docs/test-exit.md "The ADR's exit decision in shadow
+// mode"), as the core writes it: the DEFAULT preset over four green layers (costs 10..40) would
+// have exited after `unit`, verified `integration` and `e2e`, and never run `smoke`.
+export function adrReceipt({ runId = 'build-9' } = {}) {
+  const layer = (i, name) => ({ layer: i, name });
+  return {
+    kind: 'pyramid', receiptVersion: 1, runId, layer: 0, layerName: 'unit', layersRun: 1, policy: 'adr',
+    config: { exitLayer: 1, minLambdaForExit: 80, minLambdaStability: 0.85, maxBoundaryConcentration: 0.5, speculativeTests: 4, verificationLayers: 2, adaptiveExitLayer: true, minConfidence: 0.8 },
+    totalLayers: 4,
+    exitReason: 'confident_exit',
+    signal: { lambda: 100, lambdaPrev: 100, boundaryEdges: 0, boundaryConcentration: 0, partitionCount: 0, flags: 0 },
+    decision: { canExit: true, confidence: 1, exitLayer: 0, reason: 'confident_exit', enableSpeculation: true, explanation: 'All conditions met with 100.0% confidence' },
+    failingLayers: [],
+    speculations: [[1, 'integration'], [2, 'e2e'], [3, 'smoke']].map(([i, n]) => ({ ...layer(i, n), predicted: 'pass', confidence: 1 })),
+    verification: [[1, 'integration'], [2, 'e2e']].map(([i, n]) => ({ ...layer(i, n), outcome: 'pass', correct: true })),
+    skipped: [[1, 'integration', true, 20], [2, 'e2e', true, 30], [3, 'smoke', false, 40]]
+      .map(([i, n, verified, costMs]) => ({ ...layer(i, n), verified, actual: 'pass', costMs })),
+    firstMissedFailure: null,
+    label: 'correct_skip',
+    computeSavedMs: 40,
+  };
+}

@@ -78,8 +78,8 @@ class EarlyExitController:
     chooses who decides: ``'adr'`` (the default: the exit decision with ``config``),
     ``'fail_fast'`` or ``'risk_bounded'`` (the policy, with its outcome ``model`` and a
     partial ``policy_config`` over its preset; docs/test-exit.md). ``mode`` is
-    ``'enforced'`` or, with those policies, ``'shadow'``: every layer runs and the point
-    where the policy would have exited is a receipt in the result's ``shadow`` (``run_id``
+    ``'enforced'`` or ``'shadow'`` (with any policy, the ADR's included): every layer runs
+    and the point where the policy would have exited is a receipt in the result's ``shadow`` (``run_id``
     names the run in it, ``label`` its slice, such as a branch: reports count receipts per
     label; :func:`append_receipts` keeps them in a hash-chained log). With a calibration
     artifact as the ``policy``, ``now`` (ms since the epoch, a ``datetime`` or RFC 3339 text;

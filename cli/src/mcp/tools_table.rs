@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     Action, BehaviorIteration, CoherenceEarlyExit, EngineKind, ExitPreset, IterationResult, LayerResult, Learn,
-    LoopPreset, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+    LoopPreset, RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
 };
 
 /// What a tool does to the world outside its answer.
@@ -415,6 +415,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("config", Kind::Object, "a partial exit config, camelCase keys"),
                 required("layers", Kind::Schema(pyramid_layers), "the layers in run order"),
                 arg("total_layers", Kind::Integer(CoherenceEarlyExit::TOTAL_LAYERS_RANGE), "how many layers; default the length of layers"),
+                arg("mode", Kind::Names(&RunMode::NAMES), "enforced (default) or shadow: every layer runs and the result's shadow holds the receipt of where the exit decision would have exited"),
+                arg("run_id", Kind::String, "the run's id in its shadow receipt"),
+                arg("label", Kind::String, "the run's label in its shadow receipt (a branch, a pool)"),
             ],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "next": step()},

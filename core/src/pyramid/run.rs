@@ -114,16 +114,7 @@ impl PyramidRun {
     /// The index of the one layer called `name` (a host that lets its caller name a layer:
     /// code `invalid_step`, field `layer`, when no layer or several are called so).
     pub fn layer_named(&self, name: &str) -> Result<usize> {
-        let mut found = self.layers.iter().enumerate().filter(|(_, l)| l.name == name).map(|(i, _)| i);
-        match (found.next(), found.next()) {
-            (Some(i), None) => Ok(i),
-            _ => Err(Error::new(
-                ErrorCode::InvalidStep,
-                ErrorKind::Range,
-                "layer",
-                value::concat(&["layer must name exactly one layer of the run, got '", name, "'"]),
-            )),
-        }
+        layer_named(&self.layers, name)
     }
 
     /// The exit decider.
@@ -486,6 +477,21 @@ const SNAPSHOT_FIELDS: [FieldName; 6] = [
     FieldName::same("layers"),
     FieldName::same("submitted"),
 ];
+
+/// The index of the one layer of `layers` called `name` (code `invalid_step`, field `layer`,
+/// when no layer or several are called so): [`PyramidRun::layer_named`], and a policy run's.
+pub(crate) fn layer_named(layers: &[LayerSpec], name: &str) -> Result<usize> {
+    let mut found = layers.iter().enumerate().filter(|(_, l)| l.name == name).map(|(i, _)| i);
+    match (found.next(), found.next()) {
+        (Some(i), None) => Ok(i),
+        _ => Err(Error::new(
+            ErrorCode::InvalidStep,
+            ErrorKind::Range,
+            "layer",
+            value::concat(&["layer must name exactly one layer of the run, got '", name, "'"]),
+        )),
+    }
+}
 
 #[cfg(test)]
 mod tests {

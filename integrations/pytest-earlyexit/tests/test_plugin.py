@@ -69,11 +69,26 @@ def test_shadow_by_default_runs_every_layer(pytester: pytest.Pytester) -> None:
     assert result.ret == 0
 
 
-def test_shadow_with_adr_is_refused_before_any_test(pytester: pytest.Pytester) -> None:
-    project(pytester)
-    result = run(pytester, "--earlyexit", "--earlyexit-policy", "adr")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "--earlyexit-mode: the ADR's exit decision has no shadow mode" in result.stderr.str()
+def test_shadow_with_adr_runs_every_layer_and_records_its_would_be_exit(pytester: pytest.Pytester) -> None:
+    project(pytester, unit=GREEN_UNIT, e2e=BROKEN_E2E)
+    result = run(pytester, "--earlyexit", "--earlyexit-policy", "adr", "--earlyexit-preset", "aggressive",
+                 "--earlyexit-receipts", "receipts.jsonl")
+    out = result.stdout.str()
+    assert "earlyexit (shadow, policy adr)" in out
+    assert "e2e: ran 1 test(s), 0 passed, 1 failed" in out  # every layer runs
+    assert ("shadow: the policy would have exited after 'unit' (confident_exit), skipping e2e "
+            "(verifying integration)") in out
+    assert "'falsePass': 1" in out and "would have saved " in out
+    assert result.ret == 1
+    log = (pytester.path / "receipts.jsonl").read_text()
+    check = earlyexit.verify_receipts(log)
+    assert check["valid"] and check["receipts"] == 1, check
+    receipt = json.loads(log.splitlines()[0])
+    assert (receipt["policy"], receipt["label"], receipt["firstMissedFailure"]["name"]) == ("adr", "false_pass", "e2e")
+    assert [s["layer"] for s in receipt["speculations"]] == [1, 2]
+    bad = run(pytester, "--earlyexit", "--earlyexit-policy", "adr", "--earlyexit-risk-budget", "0.1")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--earlyexit-risk-budget: only the risk_bounded policy reads a budget" in bad.stderr.str()
 
 
 def test_red_unit_layer_fails_the_session(pytester: pytest.Pytester) -> None:

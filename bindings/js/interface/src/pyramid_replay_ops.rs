@@ -4,7 +4,7 @@
 //! `PYRAMID_*` (220..229 in `contract::OPS`), kept apart from the engine ops so other
 //! features can add theirs without touching these.
 
-use earlyexit::pyramid::policy::{self, LiveRun, PolicyRun, RunOptions, RunPolicy};
+use earlyexit::pyramid::policy::{self, LiveRun, PolicyRun, RunMode, RunOptions, RunPolicy};
 use earlyexit::pyramid::replay;
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
@@ -108,7 +108,9 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
                 now => Some(earlyexit::pyramid::replay::now_argument(now)?),
             };
             let options = RunOptions::from_values_at(a.options, &Value::Null, Naming::Js, host(clock))?;
-            Ok(if options.policy == RunPolicy::Adr { Value::Null } else { options.to_value(Naming::Js) })
+            // The ADR enforced runs in the engines module (null); in shadow mode it is a policy run.
+            let engines = options.policy == RunPolicy::Adr && options.mode == RunMode::Enforced;
+            Ok(if engines { Value::Null } else { options.to_value(Naming::Js) })
         }
         PYRAMID_MODEL_LOAD => {
             let a = args::PYRAMID_MODEL_LOAD::read(args);

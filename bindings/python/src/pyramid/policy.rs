@@ -2,7 +2,7 @@
 //! and `pyramid_policy_update` (learn a finished run). The model document keeps the JS
 //! spelling so it moves between languages unchanged.
 
-use earlyexit::pyramid::policy::{RunOptions, RunPolicy};
+use earlyexit::pyramid::policy::{RunMode, RunOptions, RunPolicy};
 use earlyexit::{pyramid::replay, ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -103,7 +103,7 @@ pub fn _run_options<'py>(
     let given = run_options_value(py, policy, mode, model, policy_config, run_id, label, now)?;
     let host = crate::pyramid::policy::host_services();
     let options = RunOptions::from_values_at(&given, &Value::Null, Naming::Snake, host).or_raise(py)?;
-    if options.policy == RunPolicy::Adr {
+    if options.policy == RunPolicy::Adr && options.mode == RunMode::Enforced {
         return Ok(py.None().into_bound(py));
     }
     to_py(py, &options.to_value(Naming::Snake))

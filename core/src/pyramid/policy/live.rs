@@ -8,15 +8,18 @@
 //! is in `docs/test-exit.md`; [`PolicyReport`] says why.
 
 use crate::artifact::HostServices;
+use crate::pyramid::exit::total_layers_argument;
+use crate::pyramid::policy::adr_shadow::{AdrReceipt, AdrShadow, AdrSkippedLayer};
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::model::{check_layer_list, ObservedLayer, PlannedLayer, PolicyDecision, StopReason};
 use crate::pyramid::policy::options::{RunMode, RunOptions, RunPolicy};
 use crate::pyramid::policy::report::{LayerCounts, PolicyReport, PolicyStep};
-use crate::pyramid::policy::shadow::{shadow_value, ShadowReceipt, SkippedLayer};
+use crate::pyramid::policy::shadow::{shadow_value, shadow_value_of, ShadowReceipt, SkippedLayer};
 use crate::pyramid::run::{at_result_path, to_js_keys};
 use crate::pyramid::{
-    layer_failed, parse_layers, Action, CoherenceEarlyExit, ExitConfig, ExitDecision, ExitReason, FailingLayer,
-    LayerResult, LayerSpec, Outcome, PyramidRun, Speculation, TestPyramidResult, Verdict,
+    calculate_quality_signal, classify_outcome, layer_failed, parse_layers, Action, CoherenceEarlyExit, ExitConfig,
+    ExitDecision, ExitReason, FailingLayer, LayerResult, LayerSpec, Outcome, PyramidRun, Speculation,
+    TestPyramidResult, Verdict,
 };
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -58,6 +61,8 @@ pub struct PolicyRun {
     decision: PolicyDecision,
     /// Shadow mode: the first point where the policy would have exited.
     would_exit: Option<WouldExit>,
+    /// The ADR's exit decision in shadow mode (policy `adr`): its decider and would-be exit.
+    adr: Option<Box<AdrShadow>>,
 }
 
 /// Where a shadow-mode run's policy would have exited: after `after` layers ran, for
@@ -100,6 +105,38 @@ impl PolicyRun {
             submissions: Vec::new(),
             decision,
             would_exit: None,
+            adr: None,
+        })
+    }
+
+    /// Starts the ADR's exit decision in shadow mode (`options.policy` `adr`, `options.mode`
+    /// `shadow`) over `layers`: every layer runs in order; the first layer after which the
+    /// ADR's controller would have exited becomes the run's receipt.
+    pub fn start_adr_shadow(exit: CoherenceEarlyExit, options: RunOptions, layers: Vec<LayerSpec>) -> Result<Self> {
+        if options.policy != RunPolicy::Adr || options.mode != RunMode::Shadow {
+            let message = "start_adr_shadow runs policy 'adr' in mode 'shadow' (LiveRun::start chooses)";
+            return Err(Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, "mode", message));
+        }
+        // The layers as the ADR's own run checks them (count, costs).
+        PyramidRun::start(exit.config().clone(), exit.total_layers(), layers.clone())?;
+        let planned = layers.iter().map(|l| PlannedLayer { name: l.name.clone(), cost_ms: l.cost_ms }).collect();
+        let decision = if layers.is_empty() {
+            PolicyDecision::Stop { reason: StopReason::Completed, risk: None }
+        } else {
+            PolicyDecision::Run { layer: 0, risk: None }
+        };
+        let done = vec![false; layers.len()];
+        Ok(PolicyRun {
+            options,
+            layers,
+            planned,
+            results: Vec::new(),
+            outcomes: Vec::new(),
+            done,
+            submissions: Vec::new(),
+            decision,
+            would_exit: None,
+            adr: Some(Box::new(AdrShadow { exit, would_exit: None })),
         })
     }
 
@@ -195,7 +232,26 @@ impl PolicyRun {
         }
     }
 
-    fn apply(&mut self, index: usize, result: LayerResult) {
+    fn apply(&mut self, index: usize, mut result: LayerResult) {
+        if let Some(adr) = self.adr.as_mut() {
+            // The ADR's run, never exiting: each layer in order, `previousLambda` stamped
+            // from layer 1 on, the decision asked after each.
+            if let Some(previous) = index.checked_sub(1).and_then(|p| self.results.get(p)) {
+                result.stamp_previous_lambda(calculate_quality_signal(previous).lambda);
+            }
+            adr.observe(index, self.layers.len(), calculate_quality_signal(&result));
+            self.outcomes.push((index, layer_failed(&result)));
+            if let Some(slot) = self.done.get_mut(index) {
+                *slot = true;
+            }
+            self.results.push(result);
+            self.decision = if index + 1 < self.layers.len() {
+                PolicyDecision::Run { layer: index + 1, risk: None }
+            } else {
+                PolicyDecision::Stop { reason: StopReason::Completed, risk: None }
+            };
+            return;
+        }
         self.outcomes.push((index, layer_failed(&result)));
         if let Some(slot) = self.done.get_mut(index) {
             *slot = true;
@@ -234,6 +290,9 @@ impl PolicyRun {
     /// Shadow mode: the receipt of the point where the policy would have exited (`None` in
     /// enforced mode, or when it would not have exited before the end).
     pub fn shadow_receipt(&self) -> Option<ShadowReceipt> {
+        if self.adr.is_some() {
+            return None;
+        }
         let exit = self.would_exit.as_ref()?;
         let (config, model) = (&self.options.config, &self.options.model);
         let level = 1.0 - (1.0 - config.confidence) / exit.remaining.len().max(1) as f64;
@@ -269,6 +328,90 @@ impl PolicyRun {
         })
     }
 
+    /// The ADR in shadow mode: the receipt of the layer after which its controller would have
+    /// exited (`None` for another policy, or when it would not have exited with layers left).
+    pub fn adr_receipt(&self) -> Option<AdrReceipt> {
+        let adr = self.adr.as_ref()?;
+        let exit = adr.would_exit.as_ref()?;
+        let mut receipt = AdrReceipt {
+            run_id: self.options.run_id.clone(),
+            run_label: self.options.label.clone(),
+            layer: (exit.layer, self.layers.get(exit.layer).map_or_else(String::new, |l| l.name.clone())),
+            config: adr.exit.config().clone(),
+            total_layers: adr.exit.total_layers(),
+            signal: exit.signal,
+            decision: exit.decision.clone(),
+            failing_before_exit: Vec::new(),
+            skipped: Vec::new(),
+        };
+        // Layers run in pyramid order: the k-th result is layer k's.
+        for (layer, (result, spec)) in self.results.iter().zip(&self.layers).enumerate() {
+            let failed = layer_failed(result);
+            if layer <= exit.layer {
+                if failed {
+                    receipt.failing_before_exit.push(FailingLayer { layer, name: spec.name.clone() });
+                }
+                continue;
+            }
+            receipt.skipped.push(AdrSkippedLayer {
+                layer,
+                name: spec.name.clone(),
+                verified: false,
+                failed,
+                outcome: classify_outcome(result),
+                cost_ms: result.duration_ms.or(spec.cost_ms),
+            });
+        }
+        let verified = receipt.verified_count();
+        for skipped in receipt.skipped.iter_mut().take(verified) {
+            skipped.verified = true;
+        }
+        Some(receipt)
+    }
+
+    /// The receipt document of a shadow run (either kind: the ADR's or a policy's), `None`
+    /// when the policy would not have exited with layers left, or in enforced mode.
+    pub fn receipt_value(&self) -> Option<Value> {
+        match &self.adr {
+            Some(_) => self.adr_receipt().map(|r| r.to_value()),
+            None => self.shadow_receipt().map(|r| r.to_value()),
+        }
+    }
+
+    /// The result of the ADR's shadow run: the ADR's result for a run that never exited
+    /// (every layer ran in order), with the `shadow` key.
+    fn adr_result(&self) -> TestPyramidResult {
+        let executed: Vec<usize> = self.outcomes.iter().map(|&(layer, _)| layer).collect();
+        let failing_layers: Vec<FailingLayer> = self
+            .outcomes
+            .iter()
+            .filter(|&&(_, failed)| failed)
+            .filter_map(|&(layer, _)| self.layers.get(layer).map(|l| FailingLayer { layer, name: l.name.clone() }))
+            .collect();
+        let receipt = self.adr_receipt().map(|r| (r.to_value(), r.label(), r.compute_saved_ms()));
+        TestPyramidResult {
+            layers: self.results.clone(),
+            exited_early: false,
+            exit_layer: self.layers.len() as i64 - 1,
+            exit_reason: ExitReason::ForcedContinue,
+            confidence: 1.0,
+            speculations: Vec::new(),
+            skipped_layers: 0,
+            layers_executed: executed.clone(),
+            verified_layers: 0,
+            mispredictions: 0,
+            compute_saved_ms: Some(0.0),
+            verdict: Verdict::of(self.layers.len(), executed.len(), failing_layers.len()),
+            failing_layers,
+            layers_before_exit: executed,
+            layers_verified: Vec::new(),
+            layers_not_run: Vec::new(),
+            note: None,
+            policy: None,
+            shadow: Some(shadow_value_of(receipt, self.options.fallback.as_deref())),
+        }
+    }
+
     /// The bound on P(some layer not run yet fails | what ran passed) after the first `ran`
     /// outcomes, as the step computes it (`None` where the step does not consider skipping).
     fn bound_after(&self, ran: usize) -> Option<f64> {
@@ -296,6 +439,9 @@ impl PolicyRun {
                 "the run is not done yet: call next() and submit the pending layer",
             ));
         };
+        if self.adr.is_some() {
+            return Ok(self.adr_result());
+        }
         let (config, model) = (&self.options.config, &self.options.model);
         let executed: Vec<usize> = self.outcomes.iter().map(|&(layer, _)| layer).collect();
         let skipped: Vec<usize> = (0..self.layers.len()).filter(|i| !executed.contains(i)).collect();
@@ -388,19 +534,25 @@ impl PolicyRun {
 
     /// `{version, engine: "PyramidPolicyRun", options, layers, submitted: [{layer, result}]}`:
     /// the run as its inputs (the model included), so restoring replays them through every check.
+    /// The ADR's shadow run also keeps its exit `config` and `totalLayers` (after `options`).
     pub fn to_snapshot(&self) -> Value {
-        Value::object(vec![
+        let mut entries = vec![
             ("version", Value::Number(crate::snapshot::VERSION as f64)),
             ("engine", Value::string(POLICY_RUN_ENGINE)),
             ("options", self.options.to_value(Naming::Js)),
-            ("layers", value::array_of(&self.layers, |l| l.to_value(Naming::Js))),
-            (
-                "submitted",
-                value::array_of(&self.submissions, |(i, r)| {
-                    ObjectBuilder::new().number("layer", *i as f64).value("result", r.clone()).build()
-                }),
-            ),
-        ])
+        ];
+        if let Some(adr) = &self.adr {
+            entries.push(("config", adr.exit.config().to_value(Naming::Js)));
+            entries.push(("totalLayers", Value::Number(adr.exit.total_layers() as f64)));
+        }
+        entries.push(("layers", value::array_of(&self.layers, |l| l.to_value(Naming::Js))));
+        entries.push((
+            "submitted",
+            value::array_of(&self.submissions, |(i, r)| {
+                ObjectBuilder::new().number("layer", *i as f64).value("result", r.clone()).build()
+            }),
+        ));
+        Value::object(entries)
     }
 
     /// Restores a snapshot by replaying its submissions (code `invalid_snapshot`).
@@ -409,12 +561,35 @@ impl PolicyRun {
         let get = |k: &'static str| reader.get(FieldName::same(k)).unwrap_or(&Value::Null);
         let nest = |e: Error| e.nested(ErrorCode::InvalidSnapshot, "options");
         let options = RunOptions::from_values(get("options"), &Value::Null, Naming::Js).map_err(nest)?;
-        if options.policy == RunPolicy::Adr {
-            let message = "options.policy must be 'fail_fast' or 'risk_bounded' in a policy run's snapshot";
-            return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, "options.policy", message));
+        let adr = options.policy == RunPolicy::Adr;
+        if adr && options.mode != RunMode::Shadow {
+            let message = "options.policy 'adr' runs in a policy run's snapshot only in mode 'shadow'";
+            return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, "options.mode", message));
+        }
+        for key in ["config", "totalLayers"] {
+            let given = reader.get(FieldName::same(key)).is_some();
+            if !adr && given {
+                let message = value::concat(&[key, " is kept only by the ADR's shadow run (options.policy 'adr')"]);
+                return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Range, key, message));
+            }
+            if adr && !given {
+                let message = value::concat(&[key, " is required in the ADR's shadow run's snapshot"]);
+                return Err(Error::new(ErrorCode::InvalidSnapshot, ErrorKind::Type, key, message));
+            }
         }
         let layers = parse_layers(get("layers"), Naming::Js).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
-        let mut run = PolicyRun::start(options, layers).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+        let mut run = if adr {
+            let config = ExitConfig::DEFAULT
+                .merged(get("config"), Naming::Js, "config", ErrorCode::InvalidSnapshot)
+                .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+            let total_layers = total_layers_argument(get("totalLayers"), "totalLayers", ErrorCode::InvalidSnapshot)?;
+            let exit =
+                CoherenceEarlyExit::new(config, total_layers).map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
+            PolicyRun::start_adr_shadow(exit, options, layers)
+        } else {
+            PolicyRun::start(options, layers)
+        }
+        .map_err(|e| e.nested(ErrorCode::InvalidSnapshot, ""))?;
         for (i, submission) in crate::snapshot::array(&reader, FieldName::same("submitted"))?.iter().enumerate() {
             let path = value::index_path("submitted", i);
             let entry = ObjectReader::new(submission, &path, "submission", Naming::Js, ErrorCode::InvalidSnapshot)?;
@@ -428,10 +603,12 @@ impl PolicyRun {
     }
 }
 
-const SNAPSHOT_FIELDS: [FieldName; 5] = [
+const SNAPSHOT_FIELDS: [FieldName; 7] = [
     FieldName::same("version"),
     FieldName::same("engine"),
     FieldName::same("options"),
+    FieldName::same("config"),
+    FieldName::same("totalLayers"),
     FieldName::same("layers"),
     FieldName::same("submitted"),
 ];
@@ -450,6 +627,10 @@ impl LiveRun {
     /// A run of `layers` as `options` say: the ADR's (over `config`, `total_layers`) or the
     /// policy's. The exit config and `total_layers` are validated either way.
     pub fn start(config: ExitConfig, total_layers: u64, layers: Vec<LayerSpec>, options: RunOptions) -> Result<Self> {
+        if options.policy == RunPolicy::Adr && options.mode == RunMode::Shadow {
+            let exit = CoherenceEarlyExit::new(config, total_layers)?;
+            return PolicyRun::start_adr_shadow(exit, options, layers).map(LiveRun::Policy);
+        }
         if options.policy == RunPolicy::Adr {
             return PyramidRun::start(config, total_layers, layers).map(LiveRun::Adr);
         }
@@ -486,6 +667,9 @@ impl LiveRun {
         let exit = CoherenceEarlyExit::from_values(config, total_layers, naming)?;
         let options = RunOptions::from_values_at(options, overrides, naming, host)?;
         let specs = parse_layers(layers, naming)?;
+        if options.policy == RunPolicy::Adr && options.mode == RunMode::Shadow {
+            return PolicyRun::start_adr_shadow(exit, options, specs).map(LiveRun::Policy);
+        }
         if options.policy == RunPolicy::Adr {
             return PyramidRun::start(exit.config().clone(), exit.total_layers(), specs).map(LiveRun::Adr);
         }
@@ -514,6 +698,12 @@ impl LiveRun {
             LiveRun::Adr(run) => run.layers(),
             LiveRun::Policy(run) => run.layers(),
         }
+    }
+
+    /// The index of the one layer called `name` (code `invalid_step`, field `layer`, when no
+    /// layer or several are called so).
+    pub fn layer_named(&self, name: &str) -> Result<usize> {
+        crate::pyramid::run::layer_named(self.layers(), name)
     }
 
     /// Feeds the pending layer's result (host value); the ADR's exit decision for a run

@@ -29,6 +29,8 @@
 //! 1 - delta: fixed-sequence testing of H0: missRate(budget) > risk with exact binomial
 //! p-values, from the most conservative budget up, as in Learn-then-Test calibration.
 
+mod adr_receipt;
+mod adr_shadow;
 mod artifact;
 mod config;
 mod history;
@@ -40,6 +42,7 @@ mod receipt;
 mod report;
 mod shadow;
 
+pub use adr_shadow::{AdrReceipt, AdrSkippedLayer};
 pub use artifact::{read_pyramid_artifact, PyramidArtifact};
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 pub use history::{
@@ -49,7 +52,7 @@ pub use history::{
 pub use label::{read_label, MAX_LABEL_CHARS};
 pub use live::{check_layer_specs, LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
-pub use options::{shadow_not_available, RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
+pub use options::{RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
 pub use receipt::PYRAMID_RECEIPTS;
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
 pub use shadow::{no_receipt_reason, shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};

@@ -98,10 +98,10 @@ impl RunOptions {
     /// Reads `{policy?, mode?, model?, policyConfig?}` (`null` for the defaults: the ADR,
     /// enforced); a key of `overrides` (a run's own options) replaces the same key of `base`
     /// (its controller's), so a controller's model can be replaced run by run. Errors name
-    /// the key; `model` and `policyConfig` are refused with the ADR (it reads neither), and
-    /// shadow mode is refused with the ADR. The core has no clock: an enforced artifact policy
+    /// the key; `model` and `policyConfig` are refused with the ADR (it reads neither). The core has no clock: an enforced artifact policy
     /// needs `now` in the options (its expiry is checked at it), or the host's clock through
-    /// [`RunOptions::from_values_at`].
+    /// [`RunOptions::from_values_at`]. Shadow mode with the ADR runs every layer and records
+    /// where its exit decision would have exited.
     pub fn from_values(base: &Value, overrides: &Value, naming: Naming) -> Result<Self> {
         Self::from_values_at(base, overrides, naming, HostServices::default())
     }
@@ -209,10 +209,8 @@ impl RunOptions {
                 let field = if model.is_some() { MODEL } else { POLICY_CONFIG };
                 return Err(not_read_by_adr(&r.path_of(field)));
             }
-            if mode == RunMode::Shadow {
-                return Err(shadow_not_available());
-            }
-            return Ok(RunOptions { run_id, label, ..RunOptions::default() });
+            // In shadow mode every layer runs and the ADR's would-be exit is the receipt.
+            return Ok(RunOptions { mode, run_id, label, ..RunOptions::default() });
         };
         let config = match config {
             None => preset,
@@ -233,11 +231,13 @@ impl RunOptions {
     /// `label` when given; keys spelled by `naming`, the model document in the JS spelling as
     /// everywhere). `now` is not kept: the fallback it decided is (`shadowReason`).
     pub fn to_value(&self, naming: Naming) -> Value {
+        // The ADR reads neither a policy config nor a model (and refuses them): null.
+        let adr = self.policy == RunPolicy::Adr;
         let mut entries = vec![
             (POLICY.spelled(naming).into(), Value::string(self.policy.as_str())),
             (MODE.spelled(naming).into(), Value::string(self.mode.as_str())),
-            (POLICY_CONFIG.spelled(naming).into(), self.config.to_value(naming)),
-            (MODEL.spelled(naming).into(), self.model.to_value(Naming::Js)),
+            (POLICY_CONFIG.spelled(naming).into(), if adr { Value::Null } else { self.config.to_value(naming) }),
+            (MODEL.spelled(naming).into(), if adr { Value::Null } else { self.model.to_value(Naming::Js) }),
             (RUN_ID.spelled(naming).into(), self.run_id.as_deref().map_or(Value::Null, Value::string)),
             (SHADOW_REASON.spelled(naming).into(), self.fallback.as_deref().map_or(Value::Null, Value::string)),
         ];
@@ -255,18 +255,6 @@ fn reader(options: &Value, naming: Naming) -> Result<Option<ObjectReader<'_>>> {
     let reader = ObjectReader::new(options, "", "options", naming, ErrorCode::InvalidConfig)?;
     reader.reject_unknown(&RUN_OPTION_FIELDS)?;
     Ok(Some(reader))
-}
-
-/// `mode: 'shadow'` with the ADR's policy (its exit decision has no shadow mode: a shadow run
-/// records where a `fail_fast` or `risk_bounded` policy would have exited).
-pub fn shadow_not_available() -> Error {
-    Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Range,
-        "mode",
-        "mode 'shadow' needs policy 'fail_fast' or 'risk_bounded' (the ADR's exit decision has no \
-         shadow mode); replay recorded runs to compare it (replayPyramids / replay_pyramids)",
-    )
 }
 
 fn not_read_by_adr(field: &str) -> Error {
@@ -316,8 +304,9 @@ mod tests {
             e
         };
         check(options(vec![("policy", Value::string("fastest"))]), "policy", "invalid_config");
-        let e = check(options(vec![("mode", Value::string("shadow"))]), "mode", "invalid_config");
-        assert!(e.message().contains("needs policy"), "{}", e.message());
+        // The ADR runs in shadow mode too (every layer runs; its would-be exit is the receipt).
+        let adr = RunOptions::from_values(&options(vec![("mode", Value::string("shadow"))]), &Value::Null, Naming::Js);
+        assert_eq!(adr.map(|o| (o.policy, o.mode)), Ok((RunPolicy::Adr, RunMode::Shadow)));
         check(
             options(vec![("policy", Value::string("fail_fast")), ("runId", Value::Number(3.0))]),
             "runId",

@@ -4,6 +4,7 @@
 
 use crate::artifact::{missing, nullable, ReceiptFacts, ReceiptKind, ReceiptRate, CHAIN_FIELDS};
 use crate::num::uint_string;
+use crate::pyramid::policy::adr_receipt::read_adr_receipt;
 use crate::pyramid::policy::config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 use crate::pyramid::policy::label::read_label;
 use crate::pyramid::policy::model::StopReason;
@@ -23,12 +24,16 @@ pub const PYRAMID_RECEIPTS: ReceiptKind = ReceiptKind {
         ReceiptRate { key: "falsePass", label: "false_pass", of: &["correct_skip", "false_pass"] },
         ReceiptRate { key: "needlessRun", label: "needless_run", of: &[] },
     ],
-    fields: &RECEIPT_FIELDS,
+    fields: &KIND_FIELDS,
     read: read_pyramid_receipt,
 };
 
-/// [`PYRAMID_RECEIPTS`]' reader: with `chain`, the chain fields are keys too.
+/// [`PYRAMID_RECEIPTS`]' reader: with `chain`, the chain fields are keys too. A receipt of
+/// policy `adr` is the ADR's shadow receipt ([`read_adr_receipt`]); any other is a policy's.
 fn read_pyramid_receipt(value: &Value, path: &str, chain: bool) -> Result<ReceiptFacts> {
+    if value.get("policy").and_then(Value::as_str) == Some(RunPolicy::Adr.as_str()) {
+        return read_adr_receipt(value, path, chain);
+    }
     if chain {
         read_receipt(value, path, &LINE_FIELDS)
     } else {
@@ -79,6 +84,23 @@ const RECEIPT_FIELDS: [FieldName; 16] = [
     LABEL,
     SAVED,
 ];
+
+/// Every key a pyramid receipt may have: a policy's receipt's, then the ADR's own.
+#[allow(clippy::indexing_slicing)]
+const KIND_FIELDS: [FieldName; 21] = {
+    let mut fields = [KIND; 21];
+    let mut i = 0;
+    while i < RECEIPT_FIELDS.len() {
+        fields[i] = RECEIPT_FIELDS[i];
+        i += 1;
+    }
+    fields[16] = FieldName::same("totalLayers");
+    fields[17] = FieldName::same("decision");
+    fields[18] = FieldName::same("failingLayers");
+    fields[19] = FieldName::same("speculations");
+    fields[20] = FieldName::same("verification");
+    fields
+};
 
 /// The keys of a log line: a receipt's and its chain fields. (Indexing in a constant: an
 /// index out of range fails the build, never a run.)

@@ -161,11 +161,18 @@ impl ShadowReceipt {
 /// enforced run fell back to it), the run's receipt (if the policy would have exited) and
 /// the counts by label.
 pub fn shadow_value(receipt: Option<&ShadowReceipt>, fallback: Option<&str>) -> Value {
-    let label = receipt.map(ShadowReceipt::label);
+    shadow_value_of(receipt.map(|r| (r.to_value(), r.label(), r.compute_saved_ms())), fallback)
+}
+
+/// [`shadow_value`] over any policy's receipt: its document, its label and the compute its
+/// exit would have saved.
+pub(super) fn shadow_value_of(receipt: Option<(Value, ReceiptLabel, Option<f64>)>, fallback: Option<&str>) -> Value {
+    let label = receipt.as_ref().map(|(_, label, _)| *label);
+    let saved = receipt.as_ref().and_then(|(_, _, saved)| *saved);
     let count = |l: ReceiptLabel| Value::Number(f64::from(u8::from(label == Some(l))));
     ObjectBuilder::new()
         .string("reason", fallback.unwrap_or("requested"))
-        .value("receipts", Value::Array(receipt.map(ShadowReceipt::to_value).into_iter().collect()))
+        .value("receipts", Value::Array(receipt.map(|(doc, _, _)| doc).into_iter().collect()))
         .value(
             "labels",
             ObjectBuilder::new()
@@ -174,7 +181,7 @@ pub fn shadow_value(receipt: Option<&ShadowReceipt>, fallback: Option<&str>) -> 
                 .value("needlessRun", count(ReceiptLabel::NeedlessRun))
                 .build(),
         )
-        .opt_number("computeSavedMs", receipt.and_then(ShadowReceipt::compute_saved_ms))
+        .opt_number("computeSavedMs", saved)
         .build()
 }
 

@@ -179,11 +179,6 @@ class EarlyExitPlugin:
             except ValueError as error:
                 raise pytest.UsageError(f"--earlyexit-policy: {policy_arg} is not a JSON artifact: {error}") from None
             self.policy_name = "artifact"
-        if self.mode == "shadow" and self.policy_name == "adr":
-            raise pytest.UsageError(
-                "--earlyexit-mode: the ADR's exit decision has no shadow mode; run it with "
-                "--earlyexit-mode enforced, or shadow another policy (fail_fast, risk_bounded, an artifact)"
-            )
         self.exit_config: Any = None
         preset = opt("earlyexit_preset")
         if preset is not None:
@@ -535,7 +530,10 @@ class EarlyExitPlugin:
             receipts = shadow.get("receipts") or []
             if receipts:
                 first = receipts[0]
-                skipped = ", ".join(s["name"] for s in first["skipped"])
+                # The ADR's receipt marks the skipped layers its verification would have run.
+                never = ", ".join(s["name"] for s in first["skipped"] if not s.get("verified")) or "nothing"
+                verified = ", ".join(s["name"] for s in first["skipped"] if s.get("verified"))
+                skipped = f"{never} (verifying {verified})" if verified else never
                 tr.write_line(
                     f"shadow: the policy would have exited after {first['layerName']!r} ({first['exitReason']}), "
                     f"skipping {skipped}; labels {shadow['labels']}; would have saved {_ms(shadow['computeSavedMs'])}"
