@@ -62,7 +62,7 @@ def test_shadow_by_default_runs_every_layer(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--earlyexit")
     result.assert_outcomes(passed=4, skipped=1)
     out = result.stdout.str()
-    assert "earlyexit (shadow, policy risk_bounded)" in out
+    assert "earlyexit (shadow, policy adr)" in out  # the ADR's exit decision, shadowed
     assert "unit: ran 2 test(s), 2 passed, 0 failed" in out  # the skipped test is excluded
     assert "e2e: ran 1 test(s)" in out
     assert "verdict: passed" in out
@@ -220,8 +220,14 @@ def test_bad_input_is_a_usage_error_before_any_test(pytester: pytest.Pytester, i
 def test_model_learns_under_the_lock(pytester: pytest.Pytester) -> None:
     project(pytester)
     model = pytester.path / "model.json"
+    # The default policy (the ADR's decision) reads no model: refused before any test runs.
+    refused = run(pytester, "--earlyexit", "--earlyexit-model", str(model), "--earlyexit-learn")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--earlyexit-model: only the fail_fast and risk_bounded policies" in refused.stderr.str()
+    assert not model.exists()
     for _ in range(2):
-        result = run(pytester, "--earlyexit", "--earlyexit-model", str(model), "--earlyexit-learn")
+        result = run(pytester, "--earlyexit", "--earlyexit-policy", "risk_bounded", "--earlyexit-model", str(model),
+                     "--earlyexit-learn")
         assert result.ret == 0
     learned = earlyexit.OutcomeModel.from_json(model.read_text())
     assert len(learned) == 2
@@ -278,7 +284,7 @@ def test_enabled_from_the_ini_and_stopped_by_x(pytester: pytest.Pytester) -> Non
             ini=INI + "earlyexit = true\n")
     result = run(pytester, "-x")
     out = result.stdout.str()
-    assert "earlyexit (shadow, policy risk_bounded)" in out
+    assert "earlyexit (shadow, policy adr)" in out  # the ADR's exit decision, shadowed
     assert "the run stopped before the pyramid was done: no verdict" in out
     result.assert_outcomes(failed=1)
     assert result.ret == 1

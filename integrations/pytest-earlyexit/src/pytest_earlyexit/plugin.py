@@ -33,7 +33,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--earlyexit-mode", default="shadow", metavar="shadow|enforced",
                     help="shadow (default): every layer runs, the would-be exit is reported; enforced: layers are skipped")
     group.addoption("--earlyexit-policy", default=None, metavar="adr|fail_fast|risk_bounded|PATH",
-                    help="who decides (default: risk_bounded in shadow mode, adr in enforced mode), or a calibration artifact")
+                    help="who decides (default: adr, the ADR's exit decision), or a calibration artifact")
     group.addoption("--earlyexit-preset", default=None, metavar="NAME",
                     help="the ADR's exit configuration preset (default, aggressive, conservative)")
     group.addoption("--earlyexit-risk-budget", default=None, metavar="B",
@@ -170,7 +170,7 @@ class EarlyExitPlugin:
         if self.mode not in MODES:
             raise pytest.UsageError(f"--earlyexit-mode: {self.mode!r} is not shadow or enforced")
         policy_arg = opt("earlyexit_policy")
-        self.policy_name = policy_arg or ("risk_bounded" if self.mode == "shadow" else "adr")
+        self.policy_name = policy_arg or "adr"
         self.policy: Any = self.policy_name
         if policy_arg is not None and policy_arg not in ("adr", "fail_fast", "risk_bounded"):
             text = _read_text("--earlyexit-policy", policy_arg)
@@ -230,6 +230,10 @@ class EarlyExitPlugin:
             kwargs["policy_config"] = self.policy_config
         elif self.policy_config is not None:
             raise pytest.UsageError("--earlyexit-risk-budget: only the risk_bounded policy reads a budget")
+        elif self.model_path is not None:
+            # The ADR's decision reads no model: learning into one under it would do nothing.
+            raise pytest.UsageError("--earlyexit-model: only the fail_fast and risk_bounded policies read an "
+                                    "outcome model, and the policy is adr (give --earlyexit-policy risk_bounded)")
         try:
             return earlyexit.PyramidRun.start(self.exit_config, max(len(specs), 1), specs, **kwargs)
         except (earlyexit.EarlyExitError, earlyexit.EarlyExitTypeError) as error:
