@@ -57,6 +57,20 @@ def test_inactive_without_the_option(pytester: pytest.Pytester) -> None:
     assert "earlyexit (" not in result.stdout.str()
 
 
+def test_inactive_does_not_import_the_engine(pytester: pytest.Pytester) -> None:
+    # A project with the plugin installed loads it in every session; without --earlyexit the
+    # engine (about 60 ms to import) stays unloaded. In a fresh process, so sys.modules is its own.
+    project(pytester)
+    pytester.makeconftest(
+        "import sys\n\ndef pytest_sessionfinish(session):\n"
+        "    open('engine.txt', 'w').write(str('earlyexit' in sys.modules))\n"
+    )
+    assert pytester.runpytest_subprocess("-p", "no:cacheprovider").ret == 0
+    assert (pytester.path / "engine.txt").read_text() == "False"
+    assert pytester.runpytest_subprocess("-p", "no:cacheprovider", "--earlyexit").ret == 0
+    assert (pytester.path / "engine.txt").read_text() == "True"
+
+
 def test_shadow_by_default_runs_every_layer(pytester: pytest.Pytester) -> None:
     project(pytester, unit=GREEN_UNIT)
     result = run(pytester, "--earlyexit")
