@@ -342,7 +342,8 @@ export interface EarlyStoppingShadowOptions {
   /**
    * A candidate deciding beside the engine at every iteration without stopping it: decisions
    * carry `would_stop`. The engine's policy (or its config: `maxIterations`, a budget) must
-   * hold a hard cap, else `invalid_config` naming `shadow`.
+   * hold a hard cap, else `invalid_config` naming `shadow`. In the wasm package's web build,
+   * after `init({ replay: true })` (the candidate runs in the replay module).
    */
   shadow: ShadowCandidate;
   /** The engine's own stop policy, as the third argument otherwise. */

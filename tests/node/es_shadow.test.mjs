@@ -142,3 +142,19 @@ for (const c of RECEIPTS.cases) {
     assert.equal(d.would_stop?.iteration ?? null, c.wouldStop);
   });
 }
+
+test('a subclass check method\'s answer is not written to; its stop stands', () => {
+  const mine = { stop: true, reason: 'mine', confidence: 1, trigger: 'high_confidence', details: {} };
+  class Mine extends EarlyStopping {
+    checkHighConfidence() {
+      return mine;
+    }
+  }
+  const es = new Mine({ maxIterations: 5 }, null, { shadow: { any: [{ condition: 'max_iterations', limit: 1 }] } });
+  es.recordIterationResult(1, result(50));
+  const d = es.shouldStop();
+  assert.equal(d.stop, true);
+  assert.equal(d.reason, 'mine');
+  assert.equal(d.would_stop.iteration, 1);
+  assert.equal('would_stop' in mine, false);
+});

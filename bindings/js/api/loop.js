@@ -488,7 +488,8 @@ export class EarlyStopping {
     if (this.#shadow !== null) {
       // The candidate decides over the same history; it never changes `stop`.
       const wouldStop = this.#shadow.observe(this.#history, this.#outside ? (i) => this.#recordAt(i) : null);
-      if (wouldStop !== null) decision.would_stop = { ...wouldStop };
+      // A copy: the decision may be a subclass check method's own answer.
+      if (wouldStop !== null) return { ...decision, would_stop: { ...wouldStop } };
     }
     return decision;
   }

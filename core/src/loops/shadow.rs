@@ -386,7 +386,9 @@ fn read_loop_receipt(value: &Value, path: &str, chain: bool) -> Result<ReceiptFa
 /// `EarlyStopping`): the candidate read as given (`restored`: as a snapshot keeps it,
 /// [`ShadowCandidate::from_snapshot`]), checked against the enforced engine's stop policy
 /// (`policy`, normalized, or `null` for the config's checks) and `config` (merged over the
-/// defaults): without a hard cap, `invalid_config` naming `shadow`.
+/// defaults): without a hard cap, `invalid_config` naming `shadow`, unless the candidate
+/// carries a `reason` (one an engine put in shadow itself, beside the calibration's most
+/// conservative policy, which ends the loop as it would alone; as `EarlyStopping::set_shadow`).
 pub fn host_shadow(
     shadow: &Value,
     restored: bool,
@@ -401,15 +403,17 @@ pub fn host_shadow(
     } else {
         ShadowCandidate::from_value(shadow, Naming::Js, now_ms, sha256)?
     };
-    let when = match policy {
-        Value::Null => {
-            let config =
-                EarlyStoppingConfig::default().merged(config, Naming::Js, "config", ErrorCode::InvalidConfig)?;
-            StopCondition::from_config(&config)
-        }
-        policy => StopPolicy::from_tree_value(policy, ErrorCode::InvalidConfig)?.when,
-    };
-    check_shadow_cap(&when)?;
+    if candidate.reason.is_none() {
+        let when = match policy {
+            Value::Null => {
+                let config =
+                    EarlyStoppingConfig::default().merged(config, Naming::Js, "config", ErrorCode::InvalidConfig)?;
+                StopCondition::from_config(&config)
+            }
+            policy => StopPolicy::from_tree_value(policy, ErrorCode::InvalidConfig)?.when,
+        };
+        check_shadow_cap(&when)?;
+    }
     Ok(LoopShadow::new(candidate))
 }
 
