@@ -41,11 +41,14 @@ import {
 // unusual argument, an invalid value) goes to the JSON path, which gives the core's
 // full typed error.
 
-let decidedBy = null;
-let withShadow = null; // set by the class's static block
+let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
+
+// For EarlyStopping.fromCalibration (replay.js): puts a candidate as snapshots keep it in
+// shadow beside an engine (set by the class's static block).
+let withShadow = null;
 export const shadowed = (engine, candidate) => withShadow(engine, candidate);
 // A candidate as the core takes it (replay.js makes a LoopCalibration its artifact).
-export const candidates = { of: (candidate) => candidate }; // the engine whose decision (over its current state) is in the output slots
+export const candidates = { of: (candidate) => candidate };
 
 // After the scratch slots were replaced (a trapped wasm instance): no decision is in them.
 export function forgetDecision() {

@@ -295,7 +295,13 @@ Object.defineProperty(EarlyStopping, 'fromCalibration', {
     }
     const stopper = new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
     // The calibrated policy runs in shadow beside the conservative one (`shadowReason`).
-    return engine.shadow === null || engine.shadow === undefined ? stopper : shadowed(stopper, engine.shadow);
+    if (engine.shadow === null || engine.shadow === undefined) return stopper;
+    try {
+      return shadowed(stopper, engine.shadow);
+    } catch (error) {
+      stopper.free();
+      throw error;
+    }
   },
   writable: true,
   configurable: true,
