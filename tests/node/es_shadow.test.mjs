@@ -158,3 +158,18 @@ test('a subclass check method\'s answer is not written to; its stop stands', () 
   assert.equal(d.would_stop.iteration, 1);
   assert.equal('would_stop' in mine, false);
 });
+
+test('repeated: engines with a shadow made, used and freed many times stay exact', () => {
+  let first = null;
+  for (let n = 0; n < 2000; n++) {
+    const es = new EarlyStopping({ maxIterations: 3 }, null, { shadow: AT_TWO });
+    for (let i = 1; i <= 3; i++) es.recordIterationResult(i, result(40 + i));
+    const d = es.shouldStop();
+    if (first === null) first = d;
+    else assert.deepEqual(d, first);
+    es.free();
+    assert.throws(() => es.shouldStop(), /freed/);
+  }
+  assert.equal(first.stop, true);
+  assert.equal(first.would_stop.iteration, 2);
+});
