@@ -320,6 +320,44 @@ export interface StoppingDecisionBase {
   /** Only under a stop policy whose detector conditions detected something: each detection
    * with its intervention, stopping or not. */
   interventions?: ConditionIntervention[];
+  /** In shadow mode only, once the candidate fired: where it first would have stopped (kept after). */
+  would_stop?: WouldStop;
+}
+
+/** Where a shadow candidate would have stopped the loop (its first firing). */
+export interface WouldStop {
+  iteration: number;
+  trigger: StopTrigger;
+  reason: string;
+  /** The iteration it would have returned, and its quality (0..100). */
+  returned_iteration: number;
+  returned_quality: number;
+}
+
+/** The candidate a shadow runs: a preset name, a policy, a `LoopCalibration` or a loop artifact. */
+export type ShadowCandidate = LoopPresetName | LoopPolicy | StopPolicy | LoopCalibration | LoopCalibrationArtifact;
+
+/** `EarlyStopping`'s third argument in shadow mode: `{ shadow, policy? }` (never a config or policy key). */
+export interface EarlyStoppingShadowOptions {
+  /**
+   * A candidate deciding beside the engine at every iteration without stopping it: decisions
+   * carry `would_stop`. The engine's policy (or its config: `maxIterations`, a budget) must
+   * hold a hard cap, else `invalid_config` naming `shadow`. In the wasm package's web build,
+   * after `init({ replay: true })` (the candidate runs in the replay module).
+   */
+  shadow: ShadowCandidate;
+  /** The engine's own stop policy, as the third argument otherwise. */
+  policy?: StopPolicy | null;
+}
+
+/** A snapshot's shadow candidate (`EarlyStoppingSnapshot.shadow`). */
+export interface ShadowCandidateSnapshot {
+  /** The name receipts count it under: its preset's, `calibrated` for an artifact's, `custom` otherwise. */
+  name: string;
+  policy: Record<string, unknown>;
+  artifactSha256: string | null;
+  /** Why it runs in shadow when the engine put it there (an artifact not promoted or expired). */
+  reason?: string;
 }
 
 /** A detector condition's detection in a decision and the intervention it calls for. */
@@ -494,6 +532,8 @@ export interface EarlyStoppingSnapshot {
   policy?: StopPolicy;
   /** The SHA-256 digest of the calibration artifact the loop runs, when one was recorded (the CLI's state file). */
   policyArtifact?: string;
+  /** The shadow candidate, only in shadow mode (restoring replays the history through it). */
+  shadow?: ShadowCandidateSnapshot;
 }
 
 /**
@@ -523,9 +563,14 @@ export declare class EarlyStopping implements Freeable {
    * @param iterationAnalytics asked for diminishing returns only when high confidence and
    *   the plateau did not stop and `enableDiminishingReturns` is on, exactly as `early-stopping.mjs` asks
    */
-  constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null, policy?: StopPolicy | null);
+  constructor(config?: EarlyStoppingOptions | null, iterationAnalytics?: DiminishingReturnsSource | null, policy?: StopPolicy | EarlyStoppingShadowOptions | null);
   /** The stop policy decisions are made under (normalized: `{returns, any | all | k_of | not_before}`), or null. */
   readonly policy: StopPolicy | null;
+  /**
+   * Why the shadow candidate runs in shadow rather than enforced, when the engine put it there
+   * itself (`fromCalibration` with an artifact not promoted, demoted or expired); null otherwise.
+   */
+  readonly shadowReason: string | null;
   /**
    * Records one iteration. Returns nothing (`early-stopping.mjs`'s `undefined`), except for an accepted
    * re-record of the last iteration under `strictIterations`: `{ duplicate: true }`, nothing changed.
@@ -561,8 +606,9 @@ export declare class EarlyStopping implements Freeable {
    * text (Node: `new URL('./artifact.json', import.meta.url)`, `pathToFileURL(path)`). An
    * artifact that certifies nothing runs, and a one-line notice is printed once per process.
    * Only a promoted artifact that has not expired runs its calibrated policy; one not promoted
-   * (or demoted by a drift check) or expired runs its calibration's most conservative policy,
-   * and a one-line notice saying why is printed once per process.
+   * (or demoted by a drift check) or expired runs its calibration's most conservative policy
+   * with the calibrated one in shadow (decisions carry `would_stop`; `shadowReason` says why,
+   * and a one-line notice saying so is printed once per process).
    */
   static fromCalibration(artifact: LoopCalibration | LoopCalibrationArtifact | string | URL, iterationAnalytics?: DiminishingReturnsSource | null): EarlyStopping;
   free(): void;

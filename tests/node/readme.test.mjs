@@ -26,7 +26,7 @@ const nodeReadme = readFileSync(path.join(ROOT, 'bindings', 'node', 'README.md')
 const wasmReadme = readFileSync(path.join(ROOT, 'bindings', 'wasm', 'README.md'), 'utf8');
 const forPackage = (code) => code.replaceAll("from 'earlyexit'", `from '${PACKAGE}'`);
 // Documentation pages whose ```js blocks run too (as the npm page's do).
-const DOC_PAGES = ['docs/test-exit.md', 'docs/loop-policies.md', 'docs/loop-helper.md'];
+const DOC_PAGES = ['docs/test-exit.md', 'docs/loop-policies.md', 'docs/loop-helper.md', 'docs/lifecycle.md'];
 // [where, code as run] for every block these tests run.
 const examples = [
   ...blocks.map((b, i) => [`README example ${i + 1}`, forPackage(b)]),

@@ -18,6 +18,8 @@ import EarlyStoppingDefault, {
   CONSERVATIVE_EXIT_CONFIG,
   init,
   type StoppingDecision,
+  type WouldStop,
+  type ShadowCandidateSnapshot,
   type StoppingSummary,
   type IterationRecord,
   type EarlyStoppingConfig,
@@ -266,6 +268,14 @@ function loopReplay(): number {
   const plan: CalibrationPlan = calibrationPlan(0.025, 0.1);
   const needed: number | null = calibrationPlan({ risk: 0.05 }).tasksNeeded[0].tasks;
   const fromFile = (url: URL): EarlyStopping => EarlyStopping.fromCalibration(url);
+  // Shadow mode (docs/lifecycle.md): the third argument's `shadow`, never a config or policy key.
+  const shadowed = new EarlyStopping({ maxIterations: 5 }, null, { shadow: { preset: 'recommended' } });
+  const withPolicy = new EarlyStopping(null, null, { policy: { any: [{ condition: 'max_iterations', limit: 4 }] }, shadow: cal });
+  const would: WouldStop | undefined = shadowed.shouldStop().would_stop;
+  const shadowIteration: number | undefined = would?.iteration;
+  const shadowReason: string | null = live.shadowReason;
+  const kept: ShadowCandidateSnapshot | undefined = shadowed.toJSON().shadow;
+  void [withPolicy, shadowIteration, shadowReason, kept?.name];
   void [plan.minimumToCertify, needed, fromFile];
   // Promotion and drift (docs/lifecycle.md): an artifact, its text or a file: URL.
   const promotion: LoopPromotionResult = promoteLoopPolicy(cal, passed, new Date());

@@ -65,3 +65,22 @@ def test_receipt_labels(case: Dict[str, Any]) -> None:
     assert finished.receipt is not None
     assert finished.receipt["label"] == case["label"]
     assert finished.receipt["stoppedAt"] == case["wouldStop"]
+
+
+@pytest.mark.parametrize("case", RECEIPTS["cases"], ids=[c["name"] for c in RECEIPTS["cases"]])
+def test_would_stop_through_early_stopping(case: Dict[str, Any]) -> None:
+    # The same records as tests/node/es_shadow.test.mjs sends through JS's EarlyStopping.
+    es = ee.EarlyStopping(ee.EarlyStoppingConfig(max_iterations=case["maxIterations"]), shadow=case["shadow"])
+    last = 0
+    decision = None
+    for i, step in enumerate(case["steps"]):
+        verified = step.get("verified")
+        status = "skipped" if verified is None else ("passed" if verified else "failed")
+        es.record(i + 1, quality_score=step["quality"], confidence=0.5, verification_status=status,
+                  quality_delta=step["quality"] - last)
+        last = step["quality"]
+        decision = es.should_stop()
+        assert decision.stop is False
+    assert decision is not None
+    would_stop = decision.would_stop
+    assert (None if would_stop is None else would_stop["iteration"]) == case["wouldStop"]

@@ -597,6 +597,38 @@ export function LOOP_POLICY_OPEN(engine, policy, config) {
 }
 
 /**
+ * Fills a `PolicyEngine` with an `EarlyStopping`'s shadow: `[candidate (a preset name, a
+ * policy or a loop calibration artifact; restored: as a snapshot keeps it), restored,
+ * the enforced normalized policy or null, config, nowMs]` -> the candidate as snapshots
+ * keep it (`{name, policy, artifactSha256, reason?}`). The enforced policy (or the
+ * config's checks) must hold a hard cap: `invalid_config` naming `shadow`.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_SHADOW_OPEN`, which reads them as `args::LOOP_SHADOW_OPEN` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {*} shadow a value, encoded here
+ * @param {boolean} restored a boolean
+ * @param {string|number} policy wire text the caller encoded (a number is its own text)
+ * @param {*} config a value, encoded here
+ * @param {number} nowMs a number
+ */
+export function LOOP_SHADOW_OPEN(engine, shadow, restored, policy, config, nowMs) {
+  return unwrap(engine.call(OP.LOOP_SHADOW_OPEN, '[' + enc(shadow, AS_SHADOW) + ',' + restored + ',' + policy + ',' + enc(config) + ',' + nowMs + ']'));
+}
+
+/**
+ * On a `PolicyEngine` holding a shadow: `[new records]` -> where the candidate would have
+ * stopped (`would_stop`: `{iteration, trigger, reason, returned_iteration,
+ * returned_quality}`, the first time it fired), or null. A bad record changes nothing.
+ * Answers the value (an error answer is thrown).
+ * Handler: `op::LOOP_SHADOW_STEP`, which reads them as `args::LOOP_SHADOW_STEP` (bindings/js/interface).
+ * @param {object} engine the native object
+ * @param {string|number} records wire text the caller encoded (a number is its own text)
+ */
+export function LOOP_SHADOW_STEP(engine, records) {
+  return unwrap(engine.call(OP.LOOP_SHADOW_STEP, '[' + records + ']'));
+}
+
+/**
  * `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
  * `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
  * Answers the value (an error answer is thrown).

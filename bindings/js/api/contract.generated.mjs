@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 2664052190;
+export const CONTRACT = 990629006;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -179,6 +179,20 @@ export const OP = Object.freeze({
   LOOP_POLICY_STEP: 85,
   /** Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded). */
   LOOP_POLICY_OPEN: 86,
+  /**
+   * Fills a `PolicyEngine` with an `EarlyStopping`'s shadow: `[candidate (a preset name, a
+   * policy or a loop calibration artifact; restored: as a snapshot keeps it), restored,
+   * the enforced normalized policy or null, config, nowMs]` -> the candidate as snapshots
+   * keep it (`{name, policy, artifactSha256, reason?}`). The enforced policy (or the
+   * config's checks) must hold a hard cap: `invalid_config` naming `shadow`.
+   */
+  LOOP_SHADOW_OPEN: 87,
+  /**
+   * On a `PolicyEngine` holding a shadow: `[new records]` -> where the candidate would have
+   * stopped (`would_stop`: `{iteration, trigger, reason, returned_iteration,
+   * returned_quality}`, the first time it fired), or null. A bad record changes nothing.
+   */
+  LOOP_SHADOW_STEP: 88,
   /**
    * `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
    * `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
@@ -355,6 +369,8 @@ export const REPLAY_OPS = Object.freeze({
   84: 'EarlyStopping with a policy',
   85: 'EarlyStopping with a policy',
   86: 'EarlyStopping with a policy',
+  87: 'EarlyStopping with a shadow',
+  88: 'EarlyStopping with a shadow',
   89: 'calibrationPlan',
   220: 'replayPyramids',
   221: 'shadowPyramids',

@@ -6,7 +6,9 @@ import { HOST_CODES } from './contract.generated.mjs';
 import { AS_REPORT, enc, release, unwrap } from './codec.js';
 import { CACHE_ENTRIES, configs, drReasons } from './loop-slots.js';
 import { policyRecord, readReport } from './loop-records.js';
-import { LOOP_POLICY_CHECK, LOOP_POLICY_OPEN, LOOP_POLICY_STEP } from './calls.generated.mjs';
+import {
+  LOOP_POLICY_CHECK, LOOP_POLICY_OPEN, LOOP_POLICY_STEP, LOOP_SHADOW_OPEN, LOOP_SHADOW_STEP,
+} from './calls.generated.mjs';
 
 // A stop policy checked and normalized by the core (its wire text), cached per given policy's
 // text as configs are: engines made in a loop under one policy check it once.
@@ -105,6 +107,77 @@ export class PolicyPath {
   free() {
     if (this.engine !== null) release(this.engine);
     this.engine = null;
+  }
+}
+
+// An engine's shadow (docs/lifecycle.md): a candidate policy deciding beside the engine's
+// own without stopping it. The native object (a `PolicyEngine`, in the wasm package the
+// replay module's) holds the candidate and its state; each decision sends only the records
+// not observed yet and answers `would_stop` (or null). `candidate` is the candidate as
+// snapshots keep it (`{name, policy, artifactSha256, reason?}`), which the object is opened
+// with again after the history was rewritten (the cap was checked when it was given).
+export class ShadowPath {
+  constructor(engine, candidate, policy, config) {
+    this.engine = engine;
+    this.candidate = candidate;
+    this.policy = policy; // the enforced policy's text ('null': the config's checks)
+    this.config = config; // the config value the cap was checked against
+    this.observed = 0;
+    this.wouldStop = null;
+  }
+
+  // Checks `shadow` (as given; `restored`: as a snapshot keeps it) beside the enforced
+  // `policy` text ('null' for none) and `config` (a value): typed errors, nothing made.
+  static open(shadow, restored, policy, config) {
+    const engine = newPolicyEngine();
+    try {
+      const candidate = LOOP_SHADOW_OPEN(engine, shadow, restored, policy, config, Date.now());
+      return new ShadowPath(engine, candidate, policy, config);
+    } catch (error) {
+      release(engine);
+      throw error;
+    }
+  }
+
+  // Where the candidate would have stopped over `history` (each record as `recordAt(i)`
+  // gives it; null: the history's own), or null.
+  observe(history, recordAt) {
+    let engine = this.engine;
+    if (engine === null) {
+      engine = this.engine = newPolicyEngine();
+      LOOP_SHADOW_OPEN(engine, this.candidate, true, this.policy, this.config, Date.now());
+      this.observed = 0;
+      this.wouldStop = null;
+    }
+    const from = this.observed;
+    if (from === history.length) return this.wouldStop;
+    let records = '[';
+    for (let i = from; i < history.length; i++) {
+      records += (i > from ? ',' : '') + policyRecord(recordAt === null ? history[i] : recordAt(i));
+    }
+    let answer;
+    try {
+      answer = LOOP_SHADOW_STEP(engine, records + ']');
+    } catch (error) {
+      if (error.code !== HOST_CODES.INSTANCE_RESET) throw error;
+      this.forget(); // its wasm instance trapped since: made again from the history
+      return this.observe(history, recordAt);
+    }
+    this.observed = history.length;
+    this.wouldStop = answer;
+    return answer;
+  }
+
+  // Opened again and fed the whole history at the next decision.
+  forget() {
+    this.free();
+  }
+
+  free() {
+    if (this.engine !== null) release(this.engine);
+    this.engine = null;
+    this.observed = 0;
+    this.wouldStop = null;
   }
 }
 

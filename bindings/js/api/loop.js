@@ -21,7 +21,7 @@ import {
   strictIterationsFrom,
 } from './loop-records.js';
 import { HISTORY_OF, RECORD_OF, configView, historyView, recordView } from './loop-live.js';
-import { PolicyPath, checkedPolicy } from './loop-policy.js';
+import { PolicyPath, ShadowPath, checkedPolicy } from './loop-policy.js';
 import {
   ES_CONFIG_CHECK, ES_HISTORY_CHECK, ES_RECORD_CHECK, ES_SNAPSHOT_CHECK, LOOP_POLICY_CHECK,
 } from './calls.generated.mjs';
@@ -42,6 +42,13 @@ import {
 // full typed error.
 
 let decidedBy = null; // the engine whose decision (over its current state) is in the output slots
+
+// For EarlyStopping.fromCalibration (replay.js): puts a candidate as snapshots keep it in
+// shadow beside an engine (set by the class's static block).
+let withShadow = null;
+export const shadowed = (engine, candidate) => withShadow(engine, candidate);
+// A candidate as the core takes it (replay.js makes a LoopCalibration its artifact).
+export const candidates = { of: (candidate) => candidate };
 
 // After the scratch slots were replaced (a trapped wasm instance): no decision is in them.
 export function forgetDecision() {
@@ -69,17 +76,52 @@ export class EarlyStopping {
   #views = null; // WeakMap: this engine's record -> its view
   #policy = null; // the opt-in stop policy (docs/loop-policies.md): its PolicyPath (loop-policy.js)
   #policyArtifact = null; // the calibration artifact's digest a snapshot named, kept in toJSON
+  #shadow = null; // the shadow candidate beside the engine's decisions (docs/lifecycle.md): its ShadowPath
 
   /**
    * @param {object} [config] partial config merged over the seed's defaults
    * @param {{detectDiminishingReturns(): object}} [iterationAnalytics]
-   * @param {object} [policy] a stop policy (its JSON form): decisions are made by its condition tree
+   * @param {object} [policy] a stop policy (its JSON form): decisions are made by its condition
+   *   tree; or `{ shadow, policy }`: a candidate deciding beside the engine without stopping it
    */
   constructor(config = undefined, iterationAnalytics = null, policy = undefined) {
     if (config === RESTORE) return;
+    let shadow = null;
+    if (policy !== null && typeof policy === 'object' && !Array.isArray(policy) && Object.hasOwn(policy, 'shadow')) {
+      // `{ shadow, policy }`: any other key is checked (and refused) as the policy's.
+      const { shadow: candidate, policy: given, ...rest } = policy;
+      shadow = candidates.of(candidate ?? null);
+      policy = Object.keys(rest).length > 0 ? rest : given;
+    }
     this.#config = configFor(config);
     this.#source = sourceOf(iterationAnalytics);
     this.#setPolicy(policy);
+    if (shadow !== null) this.#openShadow(shadow, false);
+  }
+
+  // Runs `shadow` (as given; `restored`: as a snapshot keeps it) beside this engine's
+  // decisions; the engine's policy (or its config's checks) must hold a hard cap.
+  #openShadow(shadow, restored) {
+    const policy = this.#policy === null ? 'null' : this.#policy.text;
+    this.#shadow = ShadowPath.open(shadow, restored, policy, this.#config.value);
+  }
+
+  static {
+    // For EarlyStopping.fromCalibration (replay.js): the calibrated policy in shadow.
+    withShadow = (engine, candidate) => {
+      engine.#openShadow(candidate, true);
+      return engine;
+    };
+  }
+
+  /**
+   * Why the shadow candidate runs in shadow rather than enforced, when the engine put it
+   * there itself (`fromCalibration` with an artifact not promoted, demoted or expired); null
+   * otherwise.
+   */
+  get shadowReason() {
+    if (this.#config === null) throw freedError();
+    return this.#shadow === null ? null : (this.#shadow.candidate.reason ?? null);
   }
 
   // `restored`: a snapshot's policy key (fromJSON); the core decides which one holds.
@@ -135,6 +177,7 @@ export class EarlyStopping {
 
   #unload() {
     if (this.#policy !== null) this.#policy.forget(); // opened again and folded from the history at the next decision
+    if (this.#shadow !== null) this.#shadow.forget();
     if (fast.owner === this) {
       fast.owner = null;
       fast.evict = null;
@@ -444,7 +487,14 @@ export class EarlyStopping {
 
   // The iteration argument is accepted and ignored, as in the seed.
   shouldStop(iteration) {
-    return this.#decide();
+    const decision = this.#decide();
+    if (this.#shadow !== null) {
+      // The candidate decides over the same history; it never changes `stop`.
+      const wouldStop = this.#shadow.observe(this.#history, this.#outside ? (i) => this.#recordAt(i) : null);
+      // A copy: the decision may be a subclass check method's own answer.
+      if (wouldStop !== null) return { ...decision, would_stop: { ...wouldStop } };
+    }
+    return decision;
   }
 
   #decide() {
@@ -625,6 +675,7 @@ export class EarlyStopping {
     // Only when set, so a snapshot without them stays the seed's document.
     if (this.#policy !== null) snapshot.policy = JSON.parse(this.#policy.text);
     if (this.#policyArtifact !== null) snapshot.policyArtifact = this.#policyArtifact;
+    if (this.#shadow !== null) snapshot.shadow = copyData(this.#shadow.candidate);
     return snapshot;
   }
 
@@ -644,6 +695,14 @@ export class EarlyStopping {
     restored.#history = checked.history;
     restored.#reason = checked.stoppingReason;
     restored.#details = checked.stoppingDetails;
+    if (checked.shadow !== undefined && checked.shadow !== null) {
+      try {
+        restored.#openShadow(checked.shadow, true);
+      } catch (error) {
+        restored.free();
+        throw error;
+      }
+    }
     return restored;
   }
 
@@ -651,6 +710,8 @@ export class EarlyStopping {
   free() {
     this.#unload();
     if (this.#policy !== null) this.#policy.free();
+    if (this.#shadow !== null) this.#shadow.free();
+    this.#shadow = null;
     this.#config = null;
     this.#history = [];
     this.#given = null;

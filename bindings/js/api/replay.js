@@ -3,7 +3,7 @@
 
 import { calibrateOptionsOf } from './contract.generated.mjs';
 import { RESTORE, copyData } from './codec.js';
-import { EarlyStopping } from './loop.js';
+import { EarlyStopping, candidates, shadowed } from './loop.js';
 import {
   ARTIFACT_DRIFT, ARTIFACT_PROMOTE, JUNIT_READ, LOOP_CALIBRATE, LOOP_DRIFT, LOOP_PROMOTE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_PRESET,
   LOOP_REPLAY, PYRAMID_CALIBRATE, PYRAMID_DECIDE, PYRAMID_MODEL_LEARN, PYRAMID_MODEL_LOAD, PYRAMID_MODEL_MERGE,
@@ -278,6 +278,8 @@ export function checkLoopDrift(artifact, runs, now) {
   return LOOP_DRIFT(artifactOf(artifact), runs, nowOf(now));
 }
 
+candidates.of = (candidate) => (candidate instanceof LoopCalibration ? candidate.artifact : candidate);
+
 Object.defineProperty(EarlyStopping, 'fromCalibration', {
   value: function fromCalibration(artifact, iterationAnalytics = null) {
     const doc = artifactOf(artifact);
@@ -291,7 +293,15 @@ Object.defineProperty(EarlyStopping, 'fromCalibration', {
       shadowReasonShown = true;
       console.warn(`earlyexit: ${engine.shadowReason}`);
     }
-    return new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
+    const stopper = new EarlyStopping(engine.config, iterationAnalytics, engine.policy);
+    // The calibrated policy runs in shadow beside the conservative one (`shadowReason`).
+    if (engine.shadow === null || engine.shadow === undefined) return stopper;
+    try {
+      return shadowed(stopper, engine.shadow);
+    } catch (error) {
+      stopper.free();
+      throw error;
+    }
   },
   writable: true,
   configurable: true,

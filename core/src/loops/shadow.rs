@@ -381,3 +381,60 @@ fn read_loop_receipt(value: &Value, path: &str, chain: bool) -> Result<ReceiptFa
     }
     Ok(ReceiptFacts { policy: policy_name, run_id, label: expected.as_str(), run_label })
 }
+
+/// A shadow for a binding that keeps the loop's history itself (the JS layer's
+/// `EarlyStopping`): the candidate read as given (`restored`: as a snapshot keeps it,
+/// [`ShadowCandidate::from_snapshot`]), checked against the enforced engine's stop policy
+/// (`policy`, normalized, or `null` for the config's checks) and `config` (merged over the
+/// defaults): without a hard cap, `invalid_config` naming `shadow`, unless the candidate
+/// carries a `reason` (one an engine put in shadow itself, beside the calibration's most
+/// conservative policy, which ends the loop as it would alone; as `EarlyStopping::set_shadow`).
+pub fn host_shadow(
+    shadow: &Value,
+    restored: bool,
+    policy: &Value,
+    config: &Value,
+    now_ms: i64,
+    sha256: &dyn Sha256,
+) -> Result<LoopShadow> {
+    use crate::loops::{EarlyStoppingConfig, StopCondition, StopPolicy};
+    let candidate = if restored {
+        ShadowCandidate::from_snapshot(shadow, SHADOW)?
+    } else {
+        ShadowCandidate::from_value(shadow, Naming::Js, now_ms, sha256)?
+    };
+    if candidate.reason.is_none() {
+        let when = match policy {
+            Value::Null => {
+                let config =
+                    EarlyStoppingConfig::default().merged(config, Naming::Js, "config", ErrorCode::InvalidConfig)?;
+                StopCondition::from_config(&config)
+            }
+            policy => StopPolicy::from_tree_value(policy, ErrorCode::InvalidConfig)?.when,
+        };
+        check_shadow_cap(&when)?;
+    }
+    Ok(LoopShadow::new(candidate))
+}
+
+impl LoopShadow {
+    /// Folds in `records` (the history's records not observed yet, as the engine stores
+    /// them: each is checked first, all of them, so a bad one changes nothing) and answers
+    /// where the candidate would have stopped (`would_stop`'s value, or `null`).
+    pub fn observe_values(&mut self, records: &Value) -> Result<Value> {
+        let mut checked = Vec::new();
+        if let Value::Array(records) = records {
+            checked.reserve(records.len());
+            for (i, record) in records.iter().enumerate() {
+                let result = crate::loops::IterationResult::from_value(record, Naming::Snake)
+                    .map_err(|e| e.nested(ErrorCode::InvalidResult, &value::index_path("records", i)))?;
+                let iteration = result.iteration_number.unwrap_or(i as u64 + 1);
+                checked.push(crate::loops::record_of(iteration, result, String::new));
+            }
+        }
+        for record in &checked {
+            self.observe(record);
+        }
+        Ok(self.would_stop().map_or(Value::Null, WouldStop::to_value))
+    }
+}

@@ -292,6 +292,16 @@ ops! {
     LOOP_POLICY_STEP = 85 => "EarlyStopping with a policy" call(records: Text, report: Text, source_attached: Bool) -> raw;
     /// Fills a `PolicyEngine`: `[normalized policy, config]` (a fresh state, nothing folded).
     LOOP_POLICY_OPEN = 86 => "EarlyStopping with a policy" call(policy: Text, config: Value) -> unwrap;
+    /// Fills a `PolicyEngine` with an `EarlyStopping`'s shadow: `[candidate (a preset name, a
+    /// policy or a loop calibration artifact; restored: as a snapshot keeps it), restored,
+    /// the enforced normalized policy or null, config, nowMs]` -> the candidate as snapshots
+    /// keep it (`{name, policy, artifactSha256, reason?}`). The enforced policy (or the
+    /// config's checks) must hold a hard cap: `invalid_config` naming `shadow`.
+    LOOP_SHADOW_OPEN = 87 => "EarlyStopping with a shadow" call(shadow: Value AS_SHADOW, restored: Bool, policy: Text, config: Value, now_ms: Num) -> unwrap;
+    /// On a `PolicyEngine` holding a shadow: `[new records]` -> where the candidate would have
+    /// stopped (`would_stop`: `{iteration, trigger, reason, returned_iteration,
+    /// returned_quality}`, the first time it fired), or null. A bad record changes nothing.
+    LOOP_SHADOW_STEP = 88 => "EarlyStopping with a shadow" call(records: Text) -> unwrap;
     /// `[options {risk, delta} or null]` -> the tasks a loop calibration needs to certify:
     /// `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
     LOOP_CALIBRATION_PLAN = 89 => "calibrationPlan" exec(options: Opt) -> unwrap;

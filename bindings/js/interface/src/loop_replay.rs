@@ -10,7 +10,7 @@ use super::Answer;
 use crate::args;
 use crate::op::{
     LOOP_CALIBRATE, LOOP_CALIBRATION_PLAN, LOOP_FROM_CALIBRATION, LOOP_POLICY_CHECK, LOOP_POLICY_OPEN,
-    LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY,
+    LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY, LOOP_SHADOW_OPEN, LOOP_SHADOW_STEP,
 };
 
 /// Whether `op` is one of this module's.
@@ -26,6 +26,8 @@ pub fn handles(op: u32) -> bool {
                     | LOOP_POLICY_CHECK
                     | LOOP_POLICY_STEP
                     | LOOP_POLICY_OPEN
+                    | LOOP_SHADOW_OPEN
+                    | LOOP_SHADOW_STEP
             ))
 }
 
@@ -48,7 +50,9 @@ fn exec_replay_inner(op: u32, text: &str) -> Answer {
         | LOOP_FROM_CALIBRATION
         | LOOP_POLICY_CHECK
         | LOOP_POLICY_STEP
-        | LOOP_POLICY_OPEN => exec(op, &args),
+        | LOOP_POLICY_OPEN
+        | LOOP_SHADOW_OPEN
+        | LOOP_SHADOW_STEP => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
@@ -97,7 +101,7 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
         }));
     }
     #[cfg(feature = "replay")]
-    if op == LOOP_POLICY_STEP || op == LOOP_POLICY_OPEN {
+    if matches!(op, LOOP_POLICY_STEP | LOOP_POLICY_OPEN | LOOP_SHADOW_OPEN | LOOP_SHADOW_STEP) {
         return Err(super::not_ready()); // ops of a `PolicyEngine`, not stateless
     }
     let a = args::LOOP_PRESET::read(args);
@@ -113,6 +117,8 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
 #[derive(Default)]
 pub struct PolicyEngine {
     decider: Option<earlyexit::loops::policy::PolicyDecider>,
+    /// When the object is an `EarlyStopping`'s shadow (`LOOP_SHADOW_OPEN`).
+    shadow: Option<Box<earlyexit::loops::shadow::LoopShadow>>,
     /// When the object is a `Loop` (the `REFINE_*` ops: `refine_ops`).
     refine: Option<super::refine_ops::RefineLoop>,
 }
@@ -143,6 +149,27 @@ impl PolicyEngine {
                 let a = args::LOOP_POLICY_STEP::read(&args);
                 let source = a.source_attached.as_bool() == Some(true);
                 Ok(Some(decider.step_value(a.records, a.report, source)?))
+            }
+            LOOP_SHADOW_OPEN => {
+                let a = args::LOOP_SHADOW_OPEN::read(&args);
+                let restored = a.restored.as_bool() == Some(true);
+                let now = now_ms(a.now_ms)?;
+                let shadow = earlyexit::loops::shadow::host_shadow(
+                    a.shadow,
+                    restored,
+                    a.policy,
+                    a.config,
+                    now,
+                    &earlyexit_digest::Sha256Hasher,
+                )?;
+                let candidate = shadow.candidate().to_value();
+                self.shadow = Some(Box::new(shadow));
+                Ok(Some(candidate))
+            }
+            LOOP_SHADOW_STEP => {
+                let shadow = self.shadow.as_mut().ok_or_else(super::not_ready)?;
+                let a = args::LOOP_SHADOW_STEP::read(&args);
+                Ok(Some(shadow.observe_values(a.records)?))
             }
             op if super::refine_ops::handles(op) => super::refine_ops::call(&mut self.refine, op, &args),
             op => Err(super::unknown_op(op)),
@@ -201,6 +228,39 @@ mod tests {
         let third = engine.call(LOOP_POLICY_STEP, &format!("[[{record}],null,false]"));
         assert!(third.contains(r#""stop":true"#) && third.contains(r#""trigger":"max_iterations""#), "{third}");
         for op in [LOOP_POLICY_OPEN, LOOP_POLICY_STEP] {
+            assert!(crate::exec(op, "[]").contains(r#""field":"this""#));
+        }
+    }
+
+    /// A `PolicyEngine` holding an `EarlyStopping`'s shadow: the cap is checked against the
+    /// enforced policy or config, each step takes the new records, `would_stop` is the first
+    /// firing (kept after), a bad record changes nothing, and the snapshot's form reopens it.
+    #[test]
+    #[cfg(feature = "replay")]
+    fn a_policy_engine_runs_a_shadow() {
+        let shadow = r#"{"any":[{"condition":"max_iterations","limit":2}]}"#;
+        let mut engine = PolicyEngine::new();
+        let unopened = engine.call(LOOP_SHADOW_STEP, "[[]]");
+        assert!(unopened.starts_with(r#"!{"code":"invalid_step","kind":"type","field":"this""#), "{unopened}");
+        let uncapped = engine.call(LOOP_SHADOW_OPEN, &format!("[{shadow},false,null,null,0]"));
+        assert!(uncapped.starts_with(r#"!{"code":"invalid_config","kind":"range","field":"shadow""#), "{uncapped}");
+        let candidate = engine.call(LOOP_SHADOW_OPEN, &format!(r#"[{shadow},false,null,{{"maxIterations":4}},0]"#));
+        assert!(candidate.contains(r#""name":"custom""#), "{candidate}");
+        let record = |n: u32| {
+            format!(
+                r#"{{"iteration_number":{n},"quality_score":50,"confidence":0.5,"verification_status":"failed","quality_delta":1}}"#
+            )
+        };
+        assert_eq!(engine.call(LOOP_SHADOW_STEP, &format!("[[{}]]", record(1))), "null");
+        let bad = engine.call(LOOP_SHADOW_STEP, &format!(r#"[[{},{{"quality_score":"x"}}]]"#, record(2)));
+        assert!(bad.starts_with(r#"!{"code":"invalid_result""#) && bad.contains("records[1]"), "{bad}");
+        let fired = engine.call(LOOP_SHADOW_STEP, &format!("[[{}]]", record(2)));
+        assert!(fired.contains(r#""iteration":2"#) && fired.contains(r#""trigger":"max_iterations""#), "{fired}");
+        assert_eq!(engine.call(LOOP_SHADOW_STEP, &format!("[[{}]]", record(3))), fired, "kept after");
+        let mut again = PolicyEngine::new();
+        let reopened = again.call(LOOP_SHADOW_OPEN, &format!(r#"[{candidate},true,null,{{"maxIterations":4}},0]"#));
+        assert_eq!(reopened, candidate);
+        for op in [LOOP_SHADOW_OPEN, LOOP_SHADOW_STEP] {
             assert!(crate::exec(op, "[]").contains(r#""field":"this""#));
         }
     }
