@@ -355,7 +355,8 @@ class LoopEngine(Engine):
             analytics = self.source
         elif isinstance(analytics, dict) and "value" in analytics:
             analytics = analytics["value"]
-        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics, policy=construct.get("policy"))
+        shadow = {"shadow": construct["shadow"]} if "shadow" in construct else {}
+        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics, policy=construct.get("policy"), **shadow)
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.es.to_json()

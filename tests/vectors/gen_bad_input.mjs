@@ -1135,6 +1135,22 @@ function loopLifecycle() {
     row('LoopShadow', 'new Loop', field, kase, options.shadow, code, kind, undefined,
       { engine: 'Loop', construct: { options }, calls: [], expectThrows: { code, field, kind } }, false);
   }
+  // The engine's shadow candidate (Python `EarlyStopping(shadow=...)`; construct key `shadow`).
+  // Python and Rust: the JS constructor's shadow argument is not part of these rows.
+  const cappedConfig = { maxIterations: 10 };
+  const engineCases = [
+    ['shadow', 'the default config (no hard cap)', { config: null }, 'recommended', 'invalid_config', 'range'],
+    ['shadow', 'a policy without a hard cap beside a capped config', { config: cappedConfig, policy: { any: [{ condition: 'no_improvement', patience: 3 }] } }, 'recommended', 'invalid_config', 'range'],
+    ['shadow', 'a number', { config: cappedConfig }, 5, 'invalid_config', 'type'],
+    ['shadow', 'an array', { config: cappedConfig }, [], 'invalid_config', 'type'],
+    ['shadow', 'an unknown preset', { config: cappedConfig }, 'bogus', 'invalid_config', 'range'],
+    ['shadow.kind', 'a pyramid artifact', { config: cappedConfig }, ARTIFACT, 'invalid_artifact', 'range'],
+    ['shadow.any[0].condition', 'a policy with an unknown condition', { config: cappedConfig }, { any: [{ condition: 'bogus' }] }, 'invalid_config', 'range'],
+  ];
+  for (const [field, kase, construct, shadow, code, kind] of engineCases) {
+    row('LoopShadow', 'new EarlyStopping', field, kase, shadow, code, kind, ['python', 'rust'],
+      { engine: 'EarlyStopping', construct: { analytics: null, ...construct, shadow }, calls: [], expectThrows: { code, field, kind } }, false);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -544,6 +544,13 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
             if let Some(policy) = c.get("policy").filter(|p| !matches!(p, Value::Null)) {
                 engine.set_policy(Some(earlyexit::LoopPolicy::engine_policy(policy, Naming::Js)?));
             }
+            // A shadow candidate (Python's `shadow=`), after the policy as the bindings set it.
+            if let Some(shadow) = c.get("shadow").filter(|s| !matches!(s, Value::Null)) {
+                let now = clock_ms();
+                let candidate =
+                    earlyexit::loops::shadow::ShadowCandidate::from_value(shadow, Naming::Js, now, &TestSha256)?;
+                engine.set_shadow(Some(candidate))?;
+            }
             Engine::Loop(engine, script)
         }
         // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
@@ -588,6 +595,11 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
 /// `promote_loop_value` and `loop_drift_value`: `(artifact, runs, sha256, now, naming)`.
 type LifecycleFn = fn(&Value, &Value, &dyn earlyexit::artifact::Sha256, &Value, Naming) -> Result<Value, Error>;
 
+/// The clock, as the bindings read it where a shadow candidate or an artifact may expire.
+fn clock_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
 /// `new Loop(options)` as the JS layer opens it (`policy` or `preset`, `artifact`, `shadow`,
 /// the rest the loop's options), at the clock's time (an artifact's expiry).
 fn open_loop(options: &Value) -> Result<(), Error> {
@@ -603,7 +615,7 @@ fn open_loop(options: &Value) -> Result<(), Error> {
         .cloned()
         .collect();
     let options = LoopOptions::from_value_named(&Value::Object(rest), Naming::Js)?;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let now = clock_ms();
     let shadow = match pick("shadow") {
         Value::Null => None,
         given => Some(earlyexit::loops::shadow::ShadowCandidate::from_value(&given, Naming::Js, now, &TestSha256)?),
