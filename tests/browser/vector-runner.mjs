@@ -110,6 +110,12 @@ function construct(api, engine, c, ctx) {
     case 'calibrateLoopPolicy':
       // Only its errors are vectors (the bad-input matrix): the answer is not compared.
       return { calibrateLoopPolicy: (...a) => { api.calibrateLoopPolicy(...a); } };
+    case 'loopLifecycle':
+      // The loop lifecycle (stateless): only errors and the answer's verdict are vectors.
+      return {
+        promoteLoopPolicy: (...a) => ({ promoted: api.promoteLoopPolicy(...a).promoted }),
+        checkLoopDrift: (...a) => ({ status: api.checkLoopDrift(...a).status }),
+      };
     case 'Loop':
       return new api.Loop(c.options);
     case 'calculateQualitySignal':

@@ -355,7 +355,8 @@ class LoopEngine(Engine):
             analytics = self.source
         elif isinstance(analytics, dict) and "value" in analytics:
             analytics = analytics["value"]
-        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics, policy=construct.get("policy"))
+        shadow = {"shadow": construct["shadow"]} if "shadow" in construct else {}
+        self.es = _kwargs_or_positional(ee.EarlyStopping, construct.get("config"), analytics=analytics, policy=construct.get("policy"), **shadow)
 
     def snapshot(self) -> str:  # type: ignore[override]
         return self.es.to_json()
@@ -487,6 +488,32 @@ class CalibrationEngine(Engine):
         assert name == "calibrateLoopPolicy", name
         ee.calibrate_loop_policy(*args)
         return None, {}
+
+
+class LoopLifecycleEngine(Engine):
+    """``promote_loop_policy`` / ``check_loop_drift`` (stateless): only errors and the answer's
+    verdict (``{promoted}`` / ``{status}``) are vectors (the bad-input matrix)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        pass
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        if name == "promoteLoopPolicy":
+            return {"promoted": ee.promote_loop_policy(*args)["promoted"]}, {}
+        assert name == "checkLoopDrift", name
+        return {"status": ee.check_loop_drift(*args)["status"]}, {}
+
+
+class RefineLoopEngine(Engine):
+    """``Loop(preset, policy=..., artifact=..., shadow=..., ...)``: the matrix builds it only
+    (its rows are the constructor's errors)."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        options = dict(construct.get("options") or {})
+        self.loop = ee.Loop(options.pop("preset", None), **snake(options))
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        raise AssertionError(f"Loop has no vector call {name}")
 
 
 class ExitEngine(Engine):
@@ -655,6 +682,8 @@ ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "calculateQualitySignal": SignalEngine,
     "receipts": ReceiptsEngine,
     "calibrateLoopPolicy": CalibrationEngine,
+    "loopLifecycle": LoopLifecycleEngine,
+    "Loop": RefineLoopEngine,
     "CoherenceEarlyExit": ExitEngine,
     "SpeculativeExecutor": SpeculationEngine,
     "EarlyExitController": ControllerEngine,
@@ -699,6 +728,8 @@ def _check_throws(expected: Dict[str, Any], error: BaseException, call_name: str
         call_name == "fromJSON"
         or (_AS_GIVEN and expected["code"] == "unknown_option")
         or expected["code"] in ("invalid_artifact", "invalid_receipt")
+        # The loop lifecycle names its documents as written (`auditRuns`, a run's keys).
+        or call_name in ("promoteLoopPolicy", "checkLoopDrift")
     )
     want_field = expected["field"] if as_written else python_field(expected["field"])
     if error.code != expected["code"]:

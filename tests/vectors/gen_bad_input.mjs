@@ -1042,12 +1042,123 @@ function calibrationRisk() {
     { engine: 'calibrateLoopPolicy', construct: {}, calls: [{ ...call('calibrateLoopPolicy', CALIBRATION_RUNS, options), expect: T('invalid_config', 'risk', 'range') }] }, false);
 }
 
+// The loop lifecycle (docs/lifecycle.md): `promoteLoopPolicy(artifact, auditRuns, now)` and
+// `checkLoopDrift(artifact, runs, now)` (engine `loopLifecycle`, stateless; the suites answer
+// `{promoted}` / `{status}` only), and a shadow candidate given to `new Loop({..., shadow})`.
+// Hand rows, run by every suite; each bad lifecycle call is followed by the same call with good
+// arguments, whose answer must be the one it has without the bad call. Paths name the
+// documents as written (`auditRuns` and a run's snake_case keys in every language).
+const LOOP_ARTIFACT = {
+  kind: 'loop', schemaVersion: 1, policy: { config: { maxIterations: 5 }, returns: 'best' }, risk: 0.1, delta: 0.1,
+  certificate: { method: 'learn-then-test', hypotheses: [], sampleSizes: { runs: 3 } }, corpusSha256: 'a'.repeat(64),
+  createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2026-04-01T00:00:00.000Z', promotion: null,
+  body: { tasks: [['d', 't0'], ['d', 't1'], ['d', 't2']] },
+};
+const GOOD_ITERATIONS = [
+  { quality_score: 95, confidence: 0.95, verification_status: 'passed', good: true },
+  { quality_score: 96, confidence: 0.96, verification_status: 'passed', good: true },
+];
+const lifecycleRun = (id, extra = {}) => ({ id, dataset: 'd', iterations: GOOD_ITERATIONS, ...extra });
+// Two audit tasks no calibration task shares: not promoted (the exact bound of 0 of 2 at delta
+// 0.1 is 0.68, above the risk 0.1); the drift check on them is fresh.
+const AUDIT = [lifecycleRun('t3'), lifecycleRun('t4')];
+const LIFECYCLE_NOW = '2026-01-02T00:00:00Z';
+function loopLifecycle() {
+  const probes = {
+    promoteLoopPolicy: { ...call('promoteLoopPolicy', LOOP_ARTIFACT, AUDIT, LIFECYCLE_NOW), returns: { promoted: false } },
+    checkLoopDrift: { ...call('checkLoopDrift', LOOP_ARTIFACT, AUDIT, LIFECYCLE_NOW), returns: { status: 'fresh' } },
+  };
+  const artifactCases = [
+    ['kind', 'a pyramid artifact', ARTIFACT, 'invalid_artifact', 'range'],
+    ['kind', 'unknown kind', { ...LOOP_ARTIFACT, kind: 'bogus' }, 'invalid_artifact', 'range'],
+    ['kind', 'kind a number', { ...LOOP_ARTIFACT, kind: 1 }, 'invalid_artifact', 'type'],
+    ['artifact', 'a number', 5, 'invalid_artifact', 'type'],
+    ['artifact', 'JSON text cut short', '{"kind": "loop"', 'invalid_artifact', 'range'],
+    ['risk', 'risk as a string', { ...LOOP_ARTIFACT, risk: '0.1' }, 'invalid_artifact', 'type'],
+    ['policy.bogus', 'a policy with an unknown key', { ...LOOP_ARTIFACT, policy: { bogus: 1 } }, 'invalid_artifact', 'type'],
+  ];
+  const promoteOnly = [
+    // Promotion needs the calibration tasks to show the audit split disjoint (the drift check
+    // reads them only for its dataset reason).
+    ['body.tasks', 'no calibration tasks', { ...LOOP_ARTIFACT, body: {} }, 'invalid_artifact', 'range'],
+    ['body.tasks', 'a task not a [dataset, id] pair of strings', { ...LOOP_ARTIFACT, body: { tasks: [[1, 2]] } }, 'invalid_artifact', 'range'],
+  ];
+  const runsCases = [
+    ['runs', 'a number', 5, 'type'],
+    ['runs', 'an object', {}, 'type'],
+    ['runs[0]', 'a run not an object', [5], 'type'],
+    ['runs[0]', 'JSONL text cut short', '{"id":', 'range'],
+    ['runs[0].id', 'a run without id', [{ iterations: GOOD_ITERATIONS }], 'type'],
+    ['runs[0].dataset', 'dataset a number', [lifecycleRun('t5', { dataset: 4 })], 'type'],
+    ['runs[0].iterations', 'iterations a string', [lifecycleRun('t5', { iterations: 'a' })], 'type'],
+    ['runs[0].iterations[0].quality_score', 'quality_score a string', [lifecycleRun('t5', { iterations: [{ ...GOOD_ITERATIONS[0], quality_score: '95' }] })], 'type'],
+    ['runs[0].iterations[0].quality_score', 'quality_score NaN', [lifecycleRun('t5', { iterations: [{ ...GOOD_ITERATIONS[0], quality_score: N('NaN') }] })], 'range'],
+    ['runs[0].iterations[0].good', 'good a string', [lifecycleRun('t5', { iterations: [{ ...GOOD_ITERATIONS[0], good: 'yes' }] })], 'type'],
+    ['runs[0].bogus', 'an unknown key', [lifecycleRun('t5', { bogus: 1 })], 'type'],
+  ];
+  const nowCases = [
+    ['not a date', 'tomorrow', 'range'], ['boolean', true, 'type'], ['non-integer milliseconds', 1.5, 'range'], ['an object', {}, 'type'],
+  ];
+  const add = (via, field, kase, args, value, code, kind) => {
+    row('LoopLifecycle', via, field, kase, value, code, kind, undefined,
+      { engine: 'loopLifecycle', construct: {}, calls: [{ ...call(via, ...args), expect: T(code, field, kind) }, probes[via]] }, false);
+  };
+  for (const via of ['promoteLoopPolicy', 'checkLoopDrift']) {
+    for (const [field, kase, artifact, code, kind] of via === 'promoteLoopPolicy' ? artifactCases.concat(promoteOnly) : artifactCases) {
+      add(via, field, kase, [artifact, AUDIT, LIFECYCLE_NOW], artifact, code, kind);
+    }
+    for (const [field, kase, runs, kind] of runsCases) add(via, field, kase, [LOOP_ARTIFACT, runs, LIFECYCLE_NOW], runs, 'invalid_replay', kind);
+    for (const [kase, now, kind] of nowCases) add(via, 'now', kase, [LOOP_ARTIFACT, AUDIT, now], now, 'invalid_config', kind);
+  }
+  // An audit split that shares a task (d/t1) with the calibration corpus.
+  const overlapping = [lifecycleRun('t3'), lifecycleRun('t1')];
+  add('promoteLoopPolicy', 'auditRuns', 'shares a task with calibration', [LOOP_ARTIFACT, overlapping, LIFECYCLE_NOW], overlapping, 'invalid_replay', 'range');
+
+  // A shadow candidate (`new Loop({policy, shadow})`, Python `Loop(policy=..., shadow=...)`).
+  const capped = { any: [{ condition: 'max_iterations', limit: 5 }] };
+  // An artifact current until 2099 (the loop reads the clock), not promoted: its calibrated
+  // policy runs in shadow itself, so no other candidate may.
+  const current = { ...LOOP_ARTIFACT, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z' };
+  const shadowCases = [
+    ['shadow', 'an enforced policy without a hard cap', { policy: { any: [{ condition: 'no_improvement', patience: 3 }] }, shadow: 'recommended' }, 'invalid_config', 'range'],
+    ['shadow', 'the default policy (no hard cap)', { shadow: 'recommended' }, 'invalid_config', 'range'],
+    ['shadow', "the 'seed' preset enforced (no hard cap)", { preset: 'seed', shadow: 'recommended' }, 'invalid_config', 'range'],
+    ['shadow', 'a number', { policy: capped, shadow: 5 }, 'invalid_config', 'type'],
+    ['shadow', 'a boolean', { policy: capped, shadow: true }, 'invalid_config', 'type'],
+    ['shadow', 'an array', { policy: capped, shadow: [] }, 'invalid_config', 'type'],
+    ['shadow', 'an unknown preset', { policy: capped, shadow: 'bogus' }, 'invalid_config', 'range'],
+    ['shadow.kind', 'a pyramid artifact', { policy: capped, shadow: ARTIFACT }, 'invalid_artifact', 'range'],
+    ['shadow.any[0].condition', 'a policy with an unknown condition', { policy: capped, shadow: { any: [{ condition: 'bogus' }] } }, 'invalid_config', 'range'],
+    ['shadow', 'beside an artifact not promoted', { artifact: current, shadow: 'recommended' }, 'invalid_config', 'range'],
+  ];
+  for (const [field, kase, options, code, kind] of shadowCases) {
+    row('LoopShadow', 'new Loop', field, kase, options.shadow, code, kind, undefined,
+      { engine: 'Loop', construct: { options }, calls: [], expectThrows: { code, field, kind } }, false);
+  }
+  // The engine's shadow candidate (Python `EarlyStopping(shadow=...)`; construct key `shadow`).
+  // Python and Rust: the JS constructor's shadow argument is not part of these rows.
+  const cappedConfig = { maxIterations: 10 };
+  const engineCases = [
+    ['shadow', 'the default config (no hard cap)', { config: null }, 'recommended', 'invalid_config', 'range'],
+    ['shadow', 'a policy without a hard cap beside a capped config', { config: cappedConfig, policy: { any: [{ condition: 'no_improvement', patience: 3 }] } }, 'recommended', 'invalid_config', 'range'],
+    ['shadow', 'a number', { config: cappedConfig }, 5, 'invalid_config', 'type'],
+    ['shadow', 'an array', { config: cappedConfig }, [], 'invalid_config', 'type'],
+    ['shadow', 'an unknown preset', { config: cappedConfig }, 'bogus', 'invalid_config', 'range'],
+    ['shadow.kind', 'a pyramid artifact', { config: cappedConfig }, ARTIFACT, 'invalid_artifact', 'range'],
+    ['shadow.any[0].condition', 'a policy with an unknown condition', { config: cappedConfig }, { any: [{ condition: 'bogus' }] }, 'invalid_config', 'range'],
+  ];
+  for (const [field, kase, construct, shadow, code, kind] of engineCases) {
+    row('LoopShadow', 'new EarlyStopping', field, kase, shadow, code, kind, ['python', 'rust'],
+      { engine: 'EarlyStopping', construct: { analytics: null, ...construct, shadow }, calls: [], expectThrows: { code, field, kind } }, false);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build, cross-reference the existing error vectors, write.
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Inputs whose paths are a document's own (camelCase in every language).
-const KEEP_SPELLING = new Set(['Snapshot', 'CalibrationArtifact', 'ReceiptLog', 'Receipt']);
+const KEEP_SPELLING = new Set(['Snapshot', 'CalibrationArtifact', 'ReceiptLog', 'Receipt', 'LoopLifecycle']);
 const EXISTING = ['loop_errors', 'analytics', 'signal', 'exit_decision', 'speculation', 'pyramid_errors', 'pyramid_steps', 'snapshots'];
 
 // The bad call of a finished vector, as a key: engine + constructor or call + arguments + expected error.
@@ -1276,11 +1387,12 @@ function encodeRaw(spec) {
   v.construct = spec.construct;
   if (spec.expectThrows) return { ...v, throws: spec.expectThrows, calls: [] };
   // Without a model there are no expected answers: the calls after the bad one are those that
-  // answer nothing (a valid record must still be accepted); the suites' snapshot comparison
-  // around the bad call proves the state unchanged.
+  // answer nothing (a valid record must still be accepted) or whose answer the row writes out
+  // (`returns`: a stateless call's probe); the suites' snapshot comparison around the bad call
+  // proves the state unchanged.
   const bad = spec.calls.findIndex((c) => c.expect);
   v.calls = spec.calls
-    .filter((c, i) => i <= bad || c.call === 'recordIterationResult')
+    .filter((c, i) => i <= bad || c.call === 'recordIterationResult' || 'returns' in c)
     .map(({ expect, ...c }) => (expect ? { ...c, ...expect } : c));
   return v;
 }
@@ -1292,6 +1404,7 @@ export async function badInputMatrix(ref) {
   progressSignals();
   calibrationRisk();
   loopHelper();
+  loopLifecycle();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

@@ -390,6 +390,19 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 );
                 from(answer.map(|_| Value::Null))
             }
+            // The loop lifecycle: only errors and the answer's verdict are vectors.
+            "promoteLoopPolicy" | "checkLoopDrift" => {
+                let (run, key): (LifecycleFn, &str) = if name == "promoteLoopPolicy" {
+                    (earlyexit::loops::replay::promote_loop_value, "promoted")
+                } else {
+                    (earlyexit::loops::replay::loop_drift_value, "status")
+                };
+                let answer = run(&arg(&args, 0), &arg(&args, 1), &TestSha256, &arg(&args, 2), Naming::Js);
+                from(answer.map(|a| {
+                    let verdict = a.get(key).cloned().unwrap_or(Value::Null);
+                    Value::Object(vec![(key.to_string(), verdict)])
+                }))
+            }
             "calculateQualitySignal" => from(
                 LayerResult::from_value(&arg(&args, 0), Naming::Js, "")
                     .map(|r| calculate_quality_signal(&r).to_value(Naming::Js)),
@@ -531,6 +544,13 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
             if let Some(policy) = c.get("policy").filter(|p| !matches!(p, Value::Null)) {
                 engine.set_policy(Some(earlyexit::LoopPolicy::engine_policy(policy, Naming::Js)?));
             }
+            // A shadow candidate (Python's `shadow=`), after the policy as the bindings set it.
+            if let Some(shadow) = c.get("shadow").filter(|s| !matches!(s, Value::Null)) {
+                let now = clock_ms();
+                let candidate =
+                    earlyexit::loops::shadow::ShadowCandidate::from_value(shadow, Naming::Js, now, &TestSha256)?;
+                engine.set_shadow(Some(candidate))?;
+            }
             Engine::Loop(engine, script)
         }
         // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
@@ -542,7 +562,13 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
             Naming::Js,
             true,
         )?),
-        "calculateQualitySignal" | "jsnum" | "calibrateLoopPolicy" => Engine::Stateless,
+        "calculateQualitySignal" | "jsnum" | "calibrateLoopPolicy" | "loopLifecycle" => Engine::Stateless,
+        // The refine loop's constructor (its rows are the constructor's errors): the JS
+        // layer's order (options, the shadow candidate, then the policy or artifact).
+        "Loop" => {
+            open_loop(&get("options"))?;
+            Engine::Stateless
+        }
         "receipts" => Engine::Receipts,
         "CoherenceEarlyExit" => {
             Engine::Exit(CoherenceEarlyExit::from_values(&get("config"), &get("totalLayers"), Naming::Js)?)
@@ -564,6 +590,54 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
         )?),
         other => panic!("unknown engine {other}"),
     })
+}
+
+/// `promote_loop_value` and `loop_drift_value`: `(artifact, runs, sha256, now, naming)`.
+type LifecycleFn = fn(&Value, &Value, &dyn earlyexit::artifact::Sha256, &Value, Naming) -> Result<Value, Error>;
+
+/// The clock, as the bindings read it where a shadow candidate or an artifact may expire.
+fn clock_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// `new Loop(options)` as the JS layer opens it (`policy` or `preset`, `artifact`, `shadow`,
+/// the rest the loop's options), at the clock's time (an artifact's expiry).
+fn open_loop(options: &Value) -> Result<(), Error> {
+    use earlyexit::loops::{loop_policy, Loop, LoopOptions};
+    let Value::Object(entries) = options else {
+        LoopOptions::from_value_named(options, Naming::Js)?;
+        return Ok(());
+    };
+    let pick = |key: &str| entries.iter().find(|(k, _)| k == key).map_or(Value::Null, |(_, v)| v.clone());
+    let rest: Vec<(String, Value)> = entries
+        .iter()
+        .filter(|(k, _)| !["preset", "policy", "artifact", "shadow"].contains(&k.as_str()))
+        .cloned()
+        .collect();
+    let options = LoopOptions::from_value_named(&Value::Object(rest), Naming::Js)?;
+    let now = clock_ms();
+    let shadow = match pick("shadow") {
+        Value::Null => None,
+        given => Some(earlyexit::loops::shadow::ShadowCandidate::from_value(&given, Naming::Js, now, &TestSha256)?),
+    };
+    match pick("artifact") {
+        Value::Null => {
+            let policy = match pick("policy") {
+                Value::Null => pick("preset"),
+                given => given,
+            };
+            let policy = loop_policy(&policy, Naming::Js)?;
+            match shadow {
+                None => Loop::<u64>::new(&policy, options)?,
+                Some(candidate) => Loop::<u64>::with_shadow(&policy, options, candidate)?,
+            };
+        }
+        artifact => {
+            let enforced = earlyexit::loops::replay::enforced_from_artifact(&artifact, now, &TestSha256)?;
+            Loop::<u64>::from_enforced(enforced, options, shadow)?;
+        }
+    }
+    Ok(())
 }
 
 /// What a binding lends the core for an artifact policy: its SHA-256 (the vectors give `now`
