@@ -72,7 +72,10 @@ quickstart() ( # a subshell: it changes directory
     "$bin/python" -m pip install --quiet --disable-pip-version-check --no-index "$engines" &&
     "$bin/python" -m pip install --quiet --disable-pip-version-check "pytest==$PYTEST" &&
     "$bin/python" -m pip install --quiet --disable-pip-version-check --no-index "$out"/pytest_earlyexit-*.whl || return 1
-  "$bin/python" -m pip show pytest-earlyexit | grep -qx 'Name: pytest-earlyexit' || { echo "pip show names no pytest-earlyexit"; return 1; }
+  # Read whole before grep: `pip show | grep -q` let grep exit at the match, and under pipefail
+  # pip's broken pipe failed the step now and then.
+  shown=$("$bin/python" -m pip show pytest-earlyexit) || return 1
+  grep -qx 'Name: pytest-earlyexit' <<<"$shown" || { echo "pip show names no pytest-earlyexit"; return 1; }
   project || return 1
   cd "$scratch/project" || return 1
   output=$("$bin/pytest" -p no:cacheprovider --earlyexit 2>&1)

@@ -118,9 +118,13 @@ pack_package() {
   local name
   name=$(cd "$dir" && npm pack --silent --pack-destination "$out/tarballs" | tail -n 1) || return 1
   [ -f "$out/tarballs/$name" ] || { echo "npm pack wrote no tarball"; return 1; }
-  (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -Eq "\"path\": \"[^\"]*$pattern\"" ||
+  # The listing whole, then grep (as scripts/dist-env.sh says): `npm pack | grep -q` let grep exit
+  # at the match, and under pipefail npm's broken pipe could fail the check now and then.
+  local listing
+  listing=$(cd "$dir" && npm pack --dry-run --json 2>/dev/null) || return 1
+  grep -Eq "\"path\": \"[^\"]*$pattern\"" <<<"$listing" ||
     { echo "$name has no file matching $pattern"; return 1; }
-  (cd "$dir" && npm pack --dry-run --json 2>/dev/null) | grep -q '"path": "THIRD_PARTY_NOTICES"' ||
+  grep -q '"path": "THIRD_PARTY_NOTICES"' <<<"$listing" ||
     { echo "$name lacks THIRD_PARTY_NOTICES (aiwg's MIT notice)"; return 1; }
   # The package's own README, as the repository holds it (npm shows it on the package page).
   [ -f "$dir/README.md" ] || { echo "$dir/README.md does not exist"; return 1; }

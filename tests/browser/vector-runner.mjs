@@ -82,7 +82,9 @@ function scriptedLayers(ctx, specs, counts) {
 function construct(api, engine, c, ctx) {
   switch (engine) {
     case 'EarlyStopping':
-      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics), c.policy);
+      // A shadow candidate is the third argument's `shadow`, beside the policy it does not replace.
+      return new api.EarlyStopping(c.config, scriptedAnalytics(ctx, c.analytics),
+        'shadow' in c ? { shadow: c.shadow, ...(c.policy == null ? {} : { policy: c.policy }) } : c.policy);
     case 'IterationAnalytics':
       // upstream's form `(loopId, taskDescription, config)` when the vector gives `loopId`.
       if ('loopId' in c) return new api.IterationAnalytics(c.loopId, c.taskDescription, c.config);

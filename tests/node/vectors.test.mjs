@@ -84,7 +84,9 @@ function construct(engine, c) {
           ? scriptedSource(c.analytics.script)
           : c.analytics;
       }
-      const instance = new ee.EarlyStopping(c.config, source, c.policy ?? undefined);
+      // A shadow candidate is the third argument's `shadow`, beside the policy it does not replace.
+      const third = 'shadow' in c ? { shadow: c.shadow, ...(c.policy == null ? {} : { policy: c.policy }) } : c.policy ?? undefined;
+      const instance = new ee.EarlyStopping(c.config, source, third);
       return { instance, source };
     }
     case 'IterationAnalytics':

@@ -1135,8 +1135,8 @@ function loopLifecycle() {
     row('LoopShadow', 'new Loop', field, kase, options.shadow, code, kind, undefined,
       { engine: 'Loop', construct: { options }, calls: [], expectThrows: { code, field, kind } }, false);
   }
-  // The engine's shadow candidate (Python `EarlyStopping(shadow=...)`; construct key `shadow`).
-  // Python and Rust: the JS constructor's shadow argument is not part of these rows.
+  // The engine's shadow candidate (Python `EarlyStopping(shadow=...)`, JS the third argument's
+  // `shadow`; construct key `shadow`).
   const cappedConfig = { maxIterations: 10 };
   const engineCases = [
     ['shadow', 'the default config (no hard cap)', { config: null }, 'recommended', 'invalid_config', 'range'],
@@ -1148,7 +1148,7 @@ function loopLifecycle() {
     ['shadow.any[0].condition', 'a policy with an unknown condition', { config: cappedConfig }, { any: [{ condition: 'bogus' }] }, 'invalid_config', 'range'],
   ];
   for (const [field, kase, construct, shadow, code, kind] of engineCases) {
-    row('LoopShadow', 'new EarlyStopping', field, kase, shadow, code, kind, ['python', 'rust'],
+    row('LoopShadow', 'new EarlyStopping', field, kase, shadow, code, kind, undefined,
       { engine: 'EarlyStopping', construct: { analytics: null, ...construct, shadow }, calls: [], expectThrows: { code, field, kind } }, false);
   }
 }
