@@ -118,6 +118,15 @@ function construct(api, engine, c, ctx) {
         promoteLoopPolicy: (...a) => ({ promoted: api.promoteLoopPolicy(...a).promoted }),
         checkLoopDrift: (...a) => ({ status: api.checkLoopDrift(...a).status }),
       };
+    case 'readJunit':
+      // The JUnit reader (stateless; in earlyexit-wasm the replay module's): only errors and
+      // the layer result's pass rate and count are vectors.
+      return {
+        readJunit: (...a) => {
+          const r = api.readJunit(...a);
+          return { passRate: r.passRate, total: r.total };
+        },
+      };
     case 'Loop':
       return new api.Loop(c.options);
     case 'calculateQualitySignal':

@@ -516,6 +516,30 @@ class RefineLoopEngine(Engine):
         raise AssertionError(f"Loop has no vector call {name}")
 
 
+class ReadJunitEngine(Engine):
+    """``read_junit(source, coverage_xml=None)`` (stateless): only errors and the layer
+    result's pass rate and count are vectors (the bad-input matrix). JS's options object is
+    Python's keywords (snake_case in either run: there is no mapping argument to spell as JS
+    does); ``{"$bytes": hex}`` is a ``bytes`` source."""
+
+    def __init__(self, construct: Dict[str, Any]) -> None:
+        pass
+
+    def call(self, name: str, args: List[Any], call: Dict[str, Any]) -> Result:
+        assert name == "readJunit", name
+        source = args[0]
+        if isinstance(source, dict) and isinstance(source.get("$bytes"), str):
+            source = bytes.fromhex(source["$bytes"])
+        options = args[1] if len(args) > 1 else None
+        keywords = {snake_name(k): v for k, v in options.items()} if isinstance(options, dict) else {}
+        result = ee.read_junit(source, **keywords)
+        return {"passRate": result.pass_rate, "total": result.total}, {}
+
+
+#: ``read_junit``'s arguments in the Python spelling (JS's ``text`` is Python's ``source``).
+JUNIT_FIELDS = {"text": "source", "coverageXml": "coverage_xml"}
+
+
 class ExitEngine(Engine):
     def __init__(self, construct: Dict[str, Any]) -> None:
         self.e = ee.CoherenceEarlyExit(snake(construct.get("config")), construct.get("totalLayers"))
@@ -684,6 +708,7 @@ ENGINES: Dict[str, Callable[[Dict[str, Any]], Engine]] = {
     "calibrateLoopPolicy": CalibrationEngine,
     "loopLifecycle": LoopLifecycleEngine,
     "Loop": RefineLoopEngine,
+    "readJunit": ReadJunitEngine,
     "CoherenceEarlyExit": ExitEngine,
     "SpeculativeExecutor": SpeculationEngine,
     "EarlyExitController": ControllerEngine,
@@ -732,6 +757,8 @@ def _check_throws(expected: Dict[str, Any], error: BaseException, call_name: str
         or call_name in ("promoteLoopPolicy", "checkLoopDrift")
     )
     want_field = expected["field"] if as_written else python_field(expected["field"])
+    if call_name == "readJunit":
+        want_field = JUNIT_FIELDS.get(expected["field"], want_field)
     if error.code != expected["code"]:
         errs.append(f"{where}: code {error.code!r} != {expected['code']!r} ({error})")
     if error.field != want_field:

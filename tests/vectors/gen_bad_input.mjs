@@ -1153,6 +1153,57 @@ function loopLifecycle() {
   }
 }
 
+// The JUnit / Cobertura reader's arguments: `readJunit(text, { coverageXml })` (engine
+// `readJunit`, stateless; Python `read_junit(source, coverage_xml=None)`). The reader is the
+// command's crate (earlyexit-junit), which the core's harness cannot link: the rows are the
+// bindings' (`only` without "rust"). JS names the report `text`, Python `source`
+// (`JUNIT_PY_FIELD`). Each bad call is followed by a good one, whose answer must be unchanged.
+// Python has no options object (keywords: a misspelt one is Python's own TypeError) and reads
+// `bytes` and paths besides text (a file that cannot be opened is Python's own OSError, outside
+// this matrix, as docs/limits.md says).
+const JUNIT_REPORT = '<testsuite name="unit"><testcase name="a"/><testcase name="b"><failure/></testcase></testsuite>';
+const JUNIT_PY_FIELD = { text: 'source', coverageXml: 'coverage_xml' };
+const BINDINGS = ['js', 'python'];
+function junitArguments() {
+  const probe = { ...call('readJunit', JUNIT_REPORT, null), returns: { passRate: 0.5, total: 2 } };
+  const add = (field, kase, args, value, code, kind, only) => {
+    row('JunitArguments', 'readJunit', field, kase, value, code, kind, only,
+      { engine: 'readJunit', construct: {}, calls: [{ ...call('readJunit', ...args), expect: T(code, field, kind) }, probe] }, false);
+  };
+  const LAYER = 'invalid_layer_result';
+  for (const [kase, text, only] of [['number', 5, BINDINGS], ['boolean', true, BINDINGS], ['object', {}, BINDINGS],
+    ['array', [JUNIT_REPORT], BINDINGS], ['null', null, BINDINGS]]) {
+    add('text', kase, [text, null], text, LAYER, 'type', only);
+  }
+  // The report left out: Python's own TypeError (a positional argument).
+  row('JunitArguments', 'readJunit', 'text', 'missing', MISSING, LAYER, 'type', ['js'],
+    { engine: 'readJunit', construct: {}, calls: [{ ...call('readJunit'), expect: T(LAYER, 'text', 'type') }, probe] }, false);
+  // Bytes that are not UTF-8 (Latin-1 'é'): Python only (a JS string is text already).
+  const latin1 = { $bytes: Buffer.from('<testsuite name="caf\u00e9"><testcase name="a"/></testsuite>', 'latin1').toString('hex') };
+  add('text', 'bytes not UTF-8', [latin1, null], latin1, LAYER, 'range', ['python']);
+  for (const [kase, options] of [['number', 5], ['string', 'x'], ['boolean', true], ['array', []]]) {
+    add('options', kase, [JUNIT_REPORT, options], options, 'invalid_config', 'type', ['js']);
+  }
+  for (const [kase, xml] of [['number', 0.5], ['boolean', true], ['object', {}], ['array', ['<coverage/>']]]) {
+    add('coverageXml', kase, [JUNIT_REPORT, { coverageXml: xml }], xml, LAYER, 'type', BINDINGS);
+  }
+  for (const key of ['coverageXML', 'coverage_xml', 'coverage']) {
+    add(key, 'an unknown option', [JUNIT_REPORT, { [key]: '<coverage line-rate="0.5"/>' }], '<coverage line-rate="0.5"/>', 'unknown_option', 'type', ['js']);
+  }
+  // Reports the reader refuses (its rules: docs/cli.md, docs/limits.md), named by the argument.
+  const refused = [
+    ['text', 'not a JUnit report', '<html><body/></html>'],
+    ['text', 'not well-formed XML', '<testsuite name="unit"><testcase name="a">'],
+    ['text', 'only skipped tests', '<testsuite name="unit"><testcase name="a"><skipped/></testcase></testsuite>'],
+    ['text', 'a DOCTYPE declaring an entity', '<!DOCTYPE t [<!ENTITY a "aaaa">]><testsuite name="&a;"><testcase name="a"/></testsuite>'],
+    ['text', 'empty', ''],
+  ];
+  for (const [field, kase, text] of refused) add(field, kase, [text, null], text, LAYER, 'range', BINDINGS);
+  for (const [kase, xml] of [['a line-rate above 1', '<coverage line-rate="1.5"/>'], ['not a Cobertura file', '<testsuite/>'], ['not well-formed XML', '<coverage line-rate="0.5">']]) {
+    add('coverageXml', kase, [JUNIT_REPORT, { coverageXml: xml }], xml, LAYER, 'range', BINDINGS);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Build, cross-reference the existing error vectors, write.
 
@@ -1405,6 +1456,7 @@ export async function badInputMatrix(ref) {
   calibrationRisk();
   loopHelper();
   loopLifecycle();
+  junitArguments();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));
@@ -1428,7 +1480,8 @@ export async function badInputMatrix(ref) {
       continue;
     }
     const same = existing.get(badCallKey(vector));
-    const entry = { id: spec.name, input: table.input, via: table.via, field: table.field, pyField: KEEP_SPELLING.has(table.input) ? table.field : pyField(table.field), case: table.case };
+    const entry = { id: spec.name, input: table.input, via: table.via, field: table.field, pyField: KEEP_SPELLING.has(table.input) ? table.field
+      : table.input === 'JunitArguments' ? JUNIT_PY_FIELD[table.field] ?? pyField(table.field) : pyField(table.field), case: table.case };
     if ('value' in table) entry.value = encode(decode(table.value));
     Object.assign(entry, { code: table.code, kind: table.kind });
     // A row that reuses a vector applies where both the row and that vector do.
