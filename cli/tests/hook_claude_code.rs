@@ -415,9 +415,40 @@ fn an_unpromoted_artifact_enforces_its_conservative_policy_and_says_so_once() {
         notices.push(String::from_utf8_lossy(&out.stderr).into_owned());
     }
     assert!(notices[0].contains("not promoted"), "{}", notices[0]);
+    assert!(!notices[0].contains("earlyexit: earlyexit:"), "prefixed twice: {}", notices[0]);
     assert!(!notices[1].contains("not promoted"), "said again: {}", notices[1]);
     // The calibrated policy would have stopped at the second event; the enforced one goes on.
     let status = s.status();
     assert_eq!(status["answered"], "block", "{status}");
     assert_eq!(status["decision"]["would_stop"]["iteration"], 2, "{status}");
+}
+
+/// An uncertified artifact as `--policy` says so once per loop, worded as `loop record` words it.
+#[test]
+fn an_uncertified_artifact_says_so_once() {
+    let mut s = Session::new(false);
+    let corpus = s.dir().join("runs.jsonl");
+    let good = r#"{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}"#;
+    let runs: String = (0..10).map(|i| format!(r#"{{"id":"t{i}","iterations":[{good},{good}]}}"#) + "\n").collect();
+    std::fs::write(&corpus, runs).expect("write");
+    let artifact = s.dir().join("artifact.json");
+    let out = hook_common::bin()
+        .args(["calibrate", "loops", "--risk", "0.1", "--delta", "0.1", "--allow-uncertified", "--out"])
+        .arg(&artifact)
+        .arg(&corpus)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+
+    s.prompt("Fix it.");
+    let args = ["--policy", artifact.to_str().expect("UTF-8"), "--check", "false", "--fingerprint", "none"];
+    let mut said = Vec::new();
+    for event in 0..2 {
+        s.turn(None, &format!("attempt {event}"), [1, 1, 0, 0]);
+        let out = s.hook(&s.stop_payload(event > 0, None).to_string(), &args, &[]);
+        said.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    assert_eq!(said[0].matches("earlyexit: loading an uncertified loop calibration").count(), 1, "{}", said[0]);
+    assert!(!said[0].contains("earlyexit: earlyexit:"), "prefixed twice: {}", said[0]);
+    assert!(!said[1].contains("uncertified"), "said again: {}", said[1]);
 }

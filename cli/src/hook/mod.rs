@@ -442,7 +442,7 @@ fn iteration(args: &ClaudeCodeArgs, payload: &payload::Payload) -> Result<String
                 Some(artifact) => {
                     // Once per loop, as `loop record --policy` says it once per state file.
                     for notice in &artifact.notices {
-                        eprintln!("earlyexit: {notice}");
+                        eprintln!("{notice}");
                     }
                     let enforced = core_api::EnforcedArtifact {
                         policy: options.policy.clone(),
