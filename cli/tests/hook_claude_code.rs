@@ -385,35 +385,50 @@ fn a_passing_check_completes_and_a_promise_needs_it() {
     assert!(answer.system_message().contains("after 1 iteration (completed)"), "{answer:?}");
 }
 
+/// A loop calibration artifact calibrated here on `tasks` tasks, each good from its first
+/// iteration (`extra`: more `calibrate loops` flags); its path.
+fn calibrated_artifact(s: &Session, tasks: usize, extra: &[&str]) -> std::path::PathBuf {
+    let corpus = s.dir().join("runs.jsonl");
+    let good = r#"{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}"#;
+    let runs: String = (0..tasks).map(|i| format!(r#"{{"id":"t{i}","iterations":[{good},{good}]}}"#) + "\n").collect();
+    std::fs::write(&corpus, runs).expect("write");
+    let artifact = s.dir().join("artifact.json");
+    let out = hook_common::bin()
+        .args(["calibrate", "loops", "--risk", "0.1", "--delta", "0.1"])
+        .args(extra)
+        .arg("--out")
+        .arg(&artifact)
+        .arg(&corpus)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    artifact
+}
+
+/// Two Stop events of a loop run with `artifact` as `--policy`: what the hook wrote on stderr
+/// at each (neither fails open).
+fn stderr_of_two_events(s: &mut Session, artifact: &std::path::Path) -> Vec<String> {
+    s.prompt("Fix it.");
+    let args = ["--policy", artifact.to_str().expect("UTF-8"), "--check", "false", "--fingerprint", "none"];
+    let mut said = Vec::new();
+    for event in 0..2 {
+        s.turn(None, &format!("attempt {event}"), [1, 1, 0, 0]);
+        let out = s.hook(&s.stop_payload(event > 0, None).to_string(), &args, &[]);
+        let answer = Answer::of(out.clone());
+        assert!(!answer.failed_open(), "{answer:?}");
+        said.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    said
+}
+
 /// A loop calibration artifact as `--policy` follows the core's rule, as `loop record` does:
 /// not promoted, it enforces the calibration's most conservative policy, runs the calibrated
 /// one in shadow, and says why on stderr once per loop (not on every event).
 #[test]
 fn an_unpromoted_artifact_enforces_its_conservative_policy_and_says_so_once() {
     let mut s = Session::new(false);
-    let corpus = s.dir().join("runs.jsonl");
-    let good = r#"{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}"#;
-    let runs: String = (0..150).map(|i| format!(r#"{{"id":"t{i}","iterations":[{good},{good}]}}"#) + "\n").collect();
-    std::fs::write(&corpus, runs).expect("write");
-    let artifact = s.dir().join("artifact.json");
-    let out = hook_common::bin()
-        .args(["calibrate", "loops", "--risk", "0.1", "--delta", "0.1", "--out"])
-        .arg(&artifact)
-        .arg(&corpus)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-
-    s.prompt("Fix it.");
-    let args = ["--policy", artifact.to_str().expect("UTF-8"), "--check", "false", "--fingerprint", "none"];
-    let mut notices = Vec::new();
-    for event in 0..2 {
-        s.turn(None, &format!("attempt {event}"), [1, 1, 0, 0]);
-        let out = s.hook(&s.stop_payload(event > 0, None).to_string(), &args, &[]);
-        let answer = Answer::of(out.clone());
-        assert!(!answer.failed_open(), "{answer:?}");
-        notices.push(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
+    let artifact = calibrated_artifact(&s, 150, &[]);
+    let notices = stderr_of_two_events(&mut s, &artifact);
     assert!(notices[0].contains("not promoted"), "{}", notices[0]);
     assert!(!notices[0].contains("earlyexit: earlyexit:"), "prefixed twice: {}", notices[0]);
     assert!(!notices[1].contains("not promoted"), "said again: {}", notices[1]);
@@ -427,27 +442,8 @@ fn an_unpromoted_artifact_enforces_its_conservative_policy_and_says_so_once() {
 #[test]
 fn an_uncertified_artifact_says_so_once() {
     let mut s = Session::new(false);
-    let corpus = s.dir().join("runs.jsonl");
-    let good = r#"{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}"#;
-    let runs: String = (0..10).map(|i| format!(r#"{{"id":"t{i}","iterations":[{good},{good}]}}"#) + "\n").collect();
-    std::fs::write(&corpus, runs).expect("write");
-    let artifact = s.dir().join("artifact.json");
-    let out = hook_common::bin()
-        .args(["calibrate", "loops", "--risk", "0.1", "--delta", "0.1", "--allow-uncertified", "--out"])
-        .arg(&artifact)
-        .arg(&corpus)
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-
-    s.prompt("Fix it.");
-    let args = ["--policy", artifact.to_str().expect("UTF-8"), "--check", "false", "--fingerprint", "none"];
-    let mut said = Vec::new();
-    for event in 0..2 {
-        s.turn(None, &format!("attempt {event}"), [1, 1, 0, 0]);
-        let out = s.hook(&s.stop_payload(event > 0, None).to_string(), &args, &[]);
-        said.push(String::from_utf8_lossy(&out.stderr).into_owned());
-    }
+    let artifact = calibrated_artifact(&s, 10, &["--allow-uncertified"]);
+    let said = stderr_of_two_events(&mut s, &artifact);
     assert_eq!(said[0].matches("earlyexit: loading an uncertified loop calibration").count(), 1, "{}", said[0]);
     assert!(!said[0].contains("earlyexit: earlyexit:"), "prefixed twice: {}", said[0]);
     assert!(!said[1].contains("uncertified"), "said again: {}", said[1]);
