@@ -9,7 +9,7 @@ use crate::artifact::{missing, nullable, ReceiptFacts, CHAIN_FIELDS};
 use crate::num::uint_string;
 use crate::pyramid::exit::{CoherenceEarlyExit, ExitConfig, ExitDecision, EXIT_CONFIG_FIELDS};
 use crate::pyramid::policy::label::read_label;
-use crate::pyramid::policy::shadow::{ReceiptLabel, RECEIPT_VERSION};
+use crate::pyramid::policy::shadow::{check_label_and_saved, ReceiptLabel, RECEIPT_VERSION};
 use crate::pyramid::signal::QualitySignal;
 use crate::pyramid::speculation::{predict_layer_outcome, verification_count, Outcome};
 use crate::value::limits::MAX_LAYERS;
@@ -376,24 +376,11 @@ pub(super) fn read_adr_receipt(value: &Value, path: &str, chain: bool) -> Result
         };
         return Err(r.range_error(FIRST_MISSED, &requirement, r.get(FIRST_MISSED).unwrap_or(&Value::Null)));
     }
-    let stated = r.choice(LABEL, &ReceiptLabel::NAMES)?;
-    if stated != label.as_str() {
-        let requirement = concat(&["'", label.as_str(), "' (what its failing, verified and skipped layers make it)"]);
-        return Err(r.range_error(LABEL, &requirement, &Value::string(stated)));
-    }
-    let stated_saved = match nullable(&r, SAVED)? {
-        None => None,
-        Some(_) => Some(r.number(SAVED, 0.0, f64::MAX)?),
-    };
-    if stated_saved != saved {
-        let requirement = match saved {
-            None => "null (a skipped layer verification would not run has no cost)".to_string(),
-            Some(sum) => concat(&[
-                &crate::num::to_js_string(sum),
-                " (the summed costMs of the skipped layers verification would not run)",
-            ]),
-        };
-        return Err(r.range_error(SAVED, &requirement, r.get(SAVED).unwrap_or(&Value::Null)));
-    }
+    let why = [
+        "what its failing, verified and skipped layers make it",
+        "a skipped layer verification would not run has no cost",
+        "the summed costMs of the skipped layers verification would not run",
+    ];
+    check_label_and_saved(&r, (LABEL, SAVED), label, saved, why)?;
     Ok(ReceiptFacts { policy: "adr".to_string(), run_id, label: label.as_str(), run_label })
 }

@@ -9,7 +9,7 @@ use crate::pyramid::policy::config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 use crate::pyramid::policy::label::read_label;
 use crate::pyramid::policy::model::StopReason;
 use crate::pyramid::policy::options::RunPolicy;
-use crate::pyramid::policy::shadow::{ReceiptLabel, RECEIPT_VERSION};
+use crate::pyramid::policy::shadow::{check_label_and_saved, ReceiptLabel, RECEIPT_VERSION};
 use crate::value::limits::MAX_LAYERS;
 use crate::value::{add_to_total, concat, index_path, nonempty_array, ObjectReader};
 use crate::value::{Error, ErrorCode, ErrorKind, FieldName, Naming, Result, Value};
@@ -283,23 +283,11 @@ fn read_receipt(value: &Value, path: &str, fields: &[FieldName]) -> Result<Recei
         (true, Some(_)) => ReceiptLabel::FalsePass,
         (true, None) => ReceiptLabel::CorrectSkip,
     };
-    let labels =
-        [ReceiptLabel::CorrectSkip.as_str(), ReceiptLabel::FalsePass.as_str(), ReceiptLabel::NeedlessRun.as_str()];
-    let stated = r.choice(LABEL, &labels)?;
-    if stated != label.as_str() {
-        let requirement = concat(&["'", label.as_str(), "' (what its exitReason and skipped layers make it)"]);
-        return Err(r.range_error(LABEL, &requirement, &Value::string(stated)));
-    }
-    let stated_saved = match nullable(&r, SAVED)? {
-        None => None,
-        Some(_) => Some(r.number(SAVED, 0.0, f64::MAX)?),
-    };
-    if stated_saved != saved {
-        let requirement = match saved {
-            None => "null (a skipped layer has no cost)".to_string(),
-            Some(sum) => concat(&[&crate::num::to_js_string(sum), " (the skipped layers' summed costMs)"]),
-        };
-        return Err(r.range_error(SAVED, &requirement, r.get(SAVED).unwrap_or(&Value::Null)));
-    }
+    let why = [
+        "what its exitReason and skipped layers make it",
+        "a skipped layer has no cost",
+        "the skipped layers' summed costMs",
+    ];
+    check_label_and_saved(&r, (LABEL, SAVED), label, saved, why)?;
     Ok(ReceiptFacts { policy, run_id, label: label.as_str(), run_label })
 }

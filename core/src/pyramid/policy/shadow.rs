@@ -18,7 +18,7 @@
 use crate::pyramid::policy::config::PolicyConfig;
 use crate::pyramid::policy::model::StopReason;
 use crate::pyramid::policy::options::RunPolicy;
-use crate::value::{named_enum, ObjectBuilder, Value};
+use crate::value::{concat, named_enum, FieldName, ObjectBuilder, ObjectReader, Result, Value};
 
 /// The schema version of a pyramid receipt.
 pub const RECEIPT_VERSION: u64 = 1;
@@ -33,6 +33,36 @@ named_enum! {
         /// A red exit: the layers after the failure ran without changing the verdict.
         NeedlessRun = "needless_run",
     }
+}
+
+/// Checks a pyramid receipt's stated label (`label_field`) and compute saved (`saved_field`)
+/// against what its facts make them: `label` and `saved` (the skipped layers' summed cost, or
+/// `None` when one has no cost). `why` words the requirement in the receipt's own terms: why
+/// the label is that one, why no sum, what the sum is.
+pub(crate) fn check_label_and_saved(
+    r: &ObjectReader<'_>,
+    (label_field, saved_field): (FieldName, FieldName),
+    label: ReceiptLabel,
+    saved: Option<f64>,
+    [label_why, none_why, sum_why]: [&str; 3],
+) -> Result<()> {
+    let stated = r.choice(label_field, &ReceiptLabel::NAMES)?;
+    if stated != label.as_str() {
+        let requirement = concat(&["'", label.as_str(), "' (", label_why, ")"]);
+        return Err(r.range_error(label_field, &requirement, &Value::string(stated)));
+    }
+    let stated_saved = match crate::artifact::nullable(r, saved_field)? {
+        None => None,
+        Some(_) => Some(r.number(saved_field, 0.0, f64::MAX)?),
+    };
+    if stated_saved != saved {
+        let requirement = match saved {
+            None => concat(&["null (", none_why, ")"]),
+            Some(sum) => concat(&[&crate::num::to_js_string(sum), " (", sum_why, ")"]),
+        };
+        return Err(r.range_error(saved_field, &requirement, r.get(saved_field).unwrap_or(&Value::Null)));
+    }
+    Ok(())
 }
 
 /// One layer a would-be exit skips: what the policy predicted and what really happened.
