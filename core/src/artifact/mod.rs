@@ -22,4 +22,4 @@ pub use receipts::{
     append_receipts_of, verify_receipts_of, ChainBreak, ReceiptCheck, ReceiptFacts, ReceiptKind, ReceiptRate,
     CHAIN_FIELDS,
 };
-pub(crate) use receipts::{missing, nullable};
+pub(crate) use receipts::{missing, nullable, with_chain_fields};

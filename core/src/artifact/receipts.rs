@@ -77,6 +77,22 @@ pub struct ReceiptKind {
 /// The chain fields a log line carries besides its receipt's own.
 pub const CHAIN_FIELDS: [FieldName; 2] = FieldName::same_all(["prevHash", "sha256"]);
 
+/// The keys of a receipt kind's log line: its receipt's keys, then the chain's. Called in a
+/// constant, so an `L` other than `R` + 2 fails the build, never a run.
+#[allow(clippy::indexing_slicing)]
+pub(crate) const fn with_chain_fields<const R: usize, const L: usize>(receipt: &[FieldName; R]) -> [FieldName; L] {
+    assert!(L == R + 2, "a log line holds the receipt's keys and the two chain fields");
+    let mut fields = [CHAIN_FIELDS[0]; L];
+    let mut i = 0;
+    while i < R {
+        fields[i] = receipt[i];
+        i += 1;
+    }
+    fields[R] = CHAIN_FIELDS[0];
+    fields[R + 1] = CHAIN_FIELDS[1];
+    fields
+}
+
 /// Where a receipt log's chain breaks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChainBreak {

@@ -15,7 +15,7 @@
 //! * `unknown`: the candidate fired, and no iteration records `good` or a passed
 //!   verification (left out of every rate).
 
-use crate::artifact::{missing, nullable, ReceiptFacts, ReceiptKind, ReceiptRate, Sha256, CHAIN_FIELDS};
+use crate::artifact::{missing, nullable, with_chain_fields, ReceiptFacts, ReceiptKind, ReceiptRate, Sha256};
 pub use crate::loops::candidate::{
     check_shadow_cap, holds_cap, shadow_taken, LoopShadow, ShadowCandidate, CALIBRATED, SHADOW,
 };
@@ -259,17 +259,8 @@ const RECEIPT_FIELDS: [FieldName; 21] = FieldName::same_all([
     "label",
 ]);
 
-#[allow(clippy::indexing_slicing)]
-const LINE_FIELDS: [FieldName; 23] = {
-    let mut fields = [CHAIN_FIELDS[0]; 23];
-    let mut i = 0;
-    while i < RECEIPT_FIELDS.len() {
-        fields[i] = RECEIPT_FIELDS[i];
-        i += 1;
-    }
-    fields[22] = CHAIN_FIELDS[1];
-    fields
-};
+/// The keys of a loop receipt's log line: the receipt's and its chain fields.
+const LINE_FIELDS: [FieldName; 23] = with_chain_fields(&RECEIPT_FIELDS);
 
 const CODE: ErrorCode = ErrorCode::InvalidReceipt;
 

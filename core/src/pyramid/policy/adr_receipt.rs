@@ -5,7 +5,7 @@
 //! speculations, which layers verification runs, the label, the first missed failure and
 //! the compute saved.
 
-use crate::artifact::{missing, nullable, ReceiptFacts, CHAIN_FIELDS};
+use crate::artifact::{missing, nullable, with_chain_fields, ReceiptFacts};
 use crate::num::uint_string;
 use crate::pyramid::exit::{CoherenceEarlyExit, ExitConfig, ExitDecision, EXIT_CONFIG_FIELDS};
 use crate::pyramid::policy::label::read_label;
@@ -71,19 +71,8 @@ pub(super) const ADR_RECEIPT_FIELDS: [FieldName; 20] = [
     SAVED,
 ];
 
-/// The keys of an ADR receipt's log line. (Indexing in a constant: an index out of range
-/// fails the build, never a run.)
-#[allow(clippy::indexing_slicing)]
-const ADR_LINE_FIELDS: [FieldName; 22] = {
-    let mut fields = [CHAIN_FIELDS[0]; 22];
-    let mut i = 0;
-    while i < ADR_RECEIPT_FIELDS.len() {
-        fields[i] = ADR_RECEIPT_FIELDS[i];
-        i += 1;
-    }
-    fields[21] = CHAIN_FIELDS[1];
-    fields
-};
+/// The keys of an ADR receipt's log line: the receipt's and its chain fields.
+const ADR_LINE_FIELDS: [FieldName; 22] = with_chain_fields(&ADR_RECEIPT_FIELDS);
 
 /// Another code's error (the exit config's, the signal's, the decision's) as the receipt's
 /// own, under `prefix` when its field is relative.

@@ -2,7 +2,7 @@
 //! rates (false passes among green exits, needless runs among receipts; docs/test-exit.md)
 //! and the reader that checks a receipt as [`ShadowReceipt::to_value`] writes it.
 
-use crate::artifact::{missing, nullable, ReceiptFacts, ReceiptKind, ReceiptRate, CHAIN_FIELDS};
+use crate::artifact::{missing, nullable, with_chain_fields, ReceiptFacts, ReceiptKind, ReceiptRate};
 use crate::num::uint_string;
 use crate::pyramid::policy::adr_receipt::read_adr_receipt;
 use crate::pyramid::policy::config::{PolicyConfig, POLICY_CONFIG_FIELDS};
@@ -102,19 +102,8 @@ const KIND_FIELDS: [FieldName; 21] = {
     fields
 };
 
-/// The keys of a log line: a receipt's and its chain fields. (Indexing in a constant: an
-/// index out of range fails the build, never a run.)
-#[allow(clippy::indexing_slicing)]
-const LINE_FIELDS: [FieldName; 18] = {
-    let mut fields = [CHAIN_FIELDS[0]; 18];
-    let mut i = 0;
-    while i < RECEIPT_FIELDS.len() {
-        fields[i] = RECEIPT_FIELDS[i];
-        i += 1;
-    }
-    fields[17] = CHAIN_FIELDS[1];
-    fields
-};
+/// The keys of a log line: a receipt's and its chain fields.
+const LINE_FIELDS: [FieldName; 18] = with_chain_fields(&RECEIPT_FIELDS);
 
 /// Another code's error (a policy config's) as the receipt's own.
 fn as_receipt_error(e: Error) -> Error {
