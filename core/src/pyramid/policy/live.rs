@@ -94,8 +94,19 @@ impl PolicyRun {
         // `decide` validates the knobs and the layers (names distinct, costs >= 0); with no
         // outcome yet its answer is the step's.
         let decision = options.model.decide(&options.config, &planned, &[])?;
+        Ok(Self::fresh(options, layers, planned, decision, None))
+    }
+
+    /// A run before its first layer: no results, no submissions, no would-be exit.
+    fn fresh(
+        options: RunOptions,
+        layers: Vec<LayerSpec>,
+        planned: Vec<PlannedLayer>,
+        decision: PolicyDecision,
+        adr: Option<Box<AdrShadow>>,
+    ) -> Self {
         let done = vec![false; layers.len()];
-        Ok(PolicyRun {
+        PolicyRun {
             options,
             layers,
             planned,
@@ -105,8 +116,8 @@ impl PolicyRun {
             submissions: Vec::new(),
             decision,
             would_exit: None,
-            adr: None,
-        })
+            adr,
+        }
     }
 
     /// Starts the ADR's exit decision in shadow mode (`options.policy` `adr`, `options.mode`
@@ -125,19 +136,7 @@ impl PolicyRun {
         } else {
             PolicyDecision::Run { layer: 0, risk: None }
         };
-        let done = vec![false; layers.len()];
-        Ok(PolicyRun {
-            options,
-            layers,
-            planned,
-            results: Vec::new(),
-            outcomes: Vec::new(),
-            done,
-            submissions: Vec::new(),
-            decision,
-            would_exit: None,
-            adr: Some(Box::new(AdrShadow { exit, would_exit: None })),
-        })
+        Ok(Self::fresh(options, layers, planned, decision, Some(Box::new(AdrShadow { exit, would_exit: None }))))
     }
 
     /// The run's options.
