@@ -7,8 +7,8 @@
 //! A loop artifact lists its calibration tasks (`body.tasks`: `[dataset or null, id]`, sorted,
 //! written by calibration), so an audit split that shares a task with calibration is refused.
 
-use crate::artifact::PROMOTION_METHOD;
-use crate::artifact::{clopper_pearson_upper, digest, document, Artifact, ArtifactKind, Promotion, Sha256};
+use crate::artifact::{digest, document, Artifact, ArtifactKind, Sha256};
+use crate::artifact::{promotion_answer, AuditTerms};
 use crate::loops::replay::artifact::{check_body, corpus_value};
 use crate::loops::replay::input::runs_from_value;
 use crate::loops::replay::play::replay_run;
@@ -96,10 +96,6 @@ fn task_name(key: &TaskKey) -> String {
     }
 }
 
-fn interval_value(k: u64, n: u64) -> Value {
-    wilson_interval(k, n).map_or(Value::Null, |(lo, hi)| Value::Array(vec![Value::Number(lo), Value::Number(hi)]))
-}
-
 /// `promote_loop_policy(artifact, audit_runs)`: replays the audit runs with the artifact's
 /// policy and promotes when the exact Clopper-Pearson upper bound of the premature-stop rate
 /// (tasks stopped prematurely / tasks, at the artifact's `delta`) is within its `risk`. The
@@ -125,51 +121,16 @@ pub fn promote_loop_value(
         ]);
         return Err(Error::new(ErrorCode::InvalidReplay, ErrorKind::Range, "auditRuns", message));
     }
-    let (trials, events) = premature_tasks(&audit, &policy)?;
-    let upper = clopper_pearson_upper(events, trials, a.delta);
-    let expired = a.is_expired(now_ms);
-    let promoted = !expired && trials > 0 && upper <= a.risk;
-    let rate = |upper: f64| concat(&["the exact upper bound of the premature-stop rate, ", &to_js_string(upper)]);
-    let why = if expired {
-        concat(&["the artifact expired at ", &a.expires_at, ": calibrate again"])
-    } else if trials == 0 {
-        "no audit task: the premature-stop rate cannot be bounded".to_string()
-    } else if promoted {
-        concat(&[&rate(upper), ", is within the risk ", &to_js_string(a.risk)])
-    } else {
-        concat(&[&rate(upper), ", exceeds the risk ", &to_js_string(a.risk), ": stays in shadow"])
-    };
-    let mut out = a.clone();
-    if promoted {
-        out.promotion = Some(Promotion {
-            promoted_at: iso_from_millis(now_ms),
-            audit_corpus_sha256: audit_sha.clone(),
-            audit_runs: audit.len() as u64,
-            trials,
-            events,
-            upper_bound: upper,
-            method: PROMOTION_METHOD.to_string(),
-            artifact_sha256: a.unpromoted_sha256(sha256)?,
-        });
-    }
-    let audit_value = ObjectBuilder::new()
-        .number("runs", audit.len() as f64)
-        .number("tasks", trials as f64)
-        .number("prematureTasks", events as f64)
-        .opt_number("prematureRate", (trials > 0).then(|| events as f64 / trials as f64))
-        .number("upperBound", upper)
-        .value("wilson", interval_value(events, trials))
-        .number("risk", a.risk)
-        .number("delta", a.delta)
-        .string("corpusSha256", &audit_sha)
-        .build();
-    Ok(ObjectBuilder::new()
-        .value("promoted", Value::Bool(promoted))
-        .string("reason", &why)
-        .value("audit", audit_value)
-        .value("artifact", out.to_value())
-        .build())
+    let counts = premature_tasks(&audit, &policy)?;
+    promotion_answer(&a, (audit.len(), audit_sha), counts, &AUDIT_TERMS, sha256, now_ms)
 }
+
+/// A loop promotion's audit counts tasks, and the tasks stopped prematurely.
+const AUDIT_TERMS: AuditTerms = AuditTerms {
+    rate: "premature-stop rate",
+    no_trial: "no audit task: the premature-stop rate cannot be bounded",
+    keys: ["tasks", "prematureTasks", "prematureRate"],
+};
 
 fn reason(kind: &str, message: &str) -> Value {
     ObjectBuilder::new().string("kind", kind).string("message", message).build()

@@ -18,9 +18,8 @@
 //!   Clopper-Pearson upper bound at confidence 1 - delta: promoted when that bound is within
 //!   the risk.
 
-use crate::artifact::{
-    Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, Sha256, PROMOTION_METHOD, SCHEMA_VERSION,
-};
+use crate::artifact::{interval_value, promotion_answer, AuditTerms};
+use crate::artifact::{Artifact, ArtifactKind, Certificate, Hypothesis, Sha256, SCHEMA_VERSION};
 use crate::num::stats::wilson_interval;
 use crate::num::uint_string;
 use crate::pyramid::policy::{read_pyramid_artifact, PyramidArtifact};
@@ -61,13 +60,6 @@ pub fn corpus_sha256(runs: &[RecordedRun], sha256: &dyn Sha256) -> Result<String
         text.push('\n');
     }
     Ok(sha256.sha256_hex(text.as_bytes()))
-}
-
-fn interval_value(k: u64, n: u64) -> Value {
-    match wilson_interval(k, n) {
-        Some((lo, hi)) => Value::Array(vec![Value::Number(lo), Value::Number(hi)]),
-        None => Value::Null,
-    }
 }
 
 fn stage_set(run: &RecordedRun) -> Vec<String> {
@@ -423,64 +415,16 @@ pub fn promote(artifact: &PyramidArtifact, audit: &[RecordedRun], sha256: &dyn S
     }
     let policy = ReplayPolicy::Policy { config: artifact.config.clone(), model: artifact.model.clone() };
     let report = replay(audit, &policy, Learn::Ran)?;
-    let (trials, events) = (report.summary.failing_runs as u64, report.summary.missed as u64);
-    let upper = clopper_pearson_upper(events, trials, a.delta);
-    let expired = a.is_expired(now_ms);
-    let promoted = !expired && trials > 0 && upper <= a.risk;
-    let why = if expired {
-        concat(&["the artifact expired at ", &a.expires_at, ": calibrate again"])
-    } else if trials == 0 {
-        "no failing audit run: the false-pass rate cannot be bounded".to_string()
-    } else if promoted {
-        concat(&[
-            "the exact upper bound of the false-pass rate, ",
-            &crate::num::to_js_string(upper),
-            ", is within the risk ",
-            &crate::num::to_js_string(a.risk),
-        ])
-    } else {
-        concat(&[
-            "the exact upper bound of the false-pass rate, ",
-            &crate::num::to_js_string(upper),
-            ", exceeds the risk ",
-            &crate::num::to_js_string(a.risk),
-            ": stays in shadow",
-        ])
-    };
-    let mut out = a.clone();
-    let record = Promotion {
-        promoted_at: iso_from_millis(now_ms),
-        audit_corpus_sha256: audit_sha.clone(),
-        audit_runs: audit.len() as u64,
-        trials,
-        events,
-        upper_bound: upper,
-        method: PROMOTION_METHOD.to_string(),
-        // The digest of the artifact it promotes (as written, promotion null): a reader
-        // refuses the promotion on any other artifact.
-        artifact_sha256: a.unpromoted_sha256(sha256)?,
-    };
-    if promoted {
-        out.promotion = Some(record);
-    }
-    let audit_value = ObjectBuilder::new()
-        .number("runs", audit.len() as f64)
-        .number("failingRuns", trials as f64)
-        .number("falsePasses", events as f64)
-        .opt_number("falsePassRate", (trials > 0).then(|| events as f64 / trials as f64))
-        .number("upperBound", upper)
-        .value("wilson", interval_value(events, trials))
-        .number("risk", a.risk)
-        .number("delta", a.delta)
-        .string("corpusSha256", &audit_sha)
-        .build();
-    Ok(ObjectBuilder::new()
-        .value("promoted", Value::Bool(promoted))
-        .string("reason", &why)
-        .value("audit", audit_value)
-        .value("artifact", out.to_value())
-        .build())
+    let counts = (report.summary.failing_runs as u64, report.summary.missed as u64);
+    promotion_answer(a, (audit.len(), audit_sha), counts, &AUDIT_TERMS, sha256, now_ms)
 }
+
+/// A pyramid promotion's audit counts failing runs, and the green exits among them.
+const AUDIT_TERMS: AuditTerms = AuditTerms {
+    rate: "false-pass rate",
+    no_trial: "no failing audit run: the false-pass rate cannot be bounded",
+    keys: ["failingRuns", "falsePasses", "falsePassRate"],
+};
 
 pub use crate::time::now_argument;
 
