@@ -16,6 +16,7 @@ mod stateless;
 mod tool_thread;
 mod tools_table;
 mod transport;
+pub(crate) mod wording;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,15 +30,14 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value as Json};
 
-use crate::core_api::{
-    self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, LiveRun, Value, NAMING,
-};
+use crate::core_api::{self, EarlyStopping, EarlyStoppingConfig, ErrorCode, ExitConfig, LiveRun, Value, NAMING};
 use crate::mcp_roots::{RootSet, Roots, PATH_ARGUMENTS};
 use crate::output::{code, Failure};
 use crate::replay_cmd;
 use arguments::{options_of, type_error, Args};
 use call::Call;
 use stateless::{artifact_tool, junit_result, junit_tool, policy_decide, policy_update, receipts_verify};
+use wording::EngineKind;
 
 enum Session {
     Loop(Box<EarlyStopping>),
@@ -277,7 +277,7 @@ impl Server {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         match sessions.get_mut(id) {
             Some(session) => f(session),
-            None => Err(Failure::core(core_api::unknown_session(id))),
+            None => Err(Failure::core(wording::unknown_session(id))),
         }
     }
 
@@ -293,7 +293,7 @@ impl Server {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         match sessions.remove(&id) {
             Some(_) => Ok(Value::object(vec![("session", Value::string(id)), ("closed", Value::Bool(true))])),
-            None => Err(Failure::core(core_api::unknown_session(&id))),
+            None => Err(Failure::core(wording::unknown_session(&id))),
         }
     }
 
@@ -336,9 +336,7 @@ impl Server {
         let mut calibrated = None;
         let mut warning = None;
         let base = match (args.get("policy_artifact"), args.get("preset")) {
-            (Some(_), Some(_)) => {
-                return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
-            }
+            (Some(_), Some(_)) => return Err(Failure::core(wording::exclusive_arguments("preset", "policy_artifact"))),
             (Some(artifact), None) => {
                 let c = core_api::calibrated(artifact)?;
                 calibrated = Some((c.policy, c.digest, c.shadow));
@@ -397,7 +395,7 @@ impl Server {
         // field) its alias: one of them.
         let done = args.get(DONE);
         if done.is_some() && args.get(COMPLETED).is_some() {
-            return Err(Failure::core(core_api::exclusive_arguments(DONE, COMPLETED)));
+            return Err(Failure::core(wording::exclusive_arguments(DONE, COMPLETED)));
         }
         if let Some(done) = done {
             result.push((COMPLETED, done.clone()));
@@ -557,11 +555,11 @@ impl Server {
         let junit_paths = args.strings("junit")?;
         let result = match (args.get("result"), junit_paths.is_empty()) {
             (Some(_), false) => {
-                return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit")));
+                return Err(Failure::core(wording::one_argument_of("pyramid_submit", "result", "junit")));
             }
             (Some(result), true) => result.clone(),
             (None, false) => junit_result(args, &junit_paths, call)?,
-            (None, true) => return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit"))),
+            (None, true) => return Err(Failure::core(wording::one_argument_of("pyramid_submit", "result", "junit"))),
         };
         self.with_session(&id, |session| {
             let Session::Pyramid(run) = session else {
@@ -605,7 +603,7 @@ fn rename_field(e: core_api::CoreError, from: &str, to: &str) -> Failure {
 }
 
 fn wrong_session(id: &str, wanted: EngineKind) -> Failure {
-    Failure::core(core_api::wrong_session(id, wanted))
+    Failure::core(wording::wrong_session(id, wanted))
 }
 
 fn step_value(run: &LiveRun) -> Value {

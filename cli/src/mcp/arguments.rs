@@ -35,7 +35,7 @@ impl<'a> Args<'a> {
     }
 
     pub(super) fn required(&self, key: &str) -> Result<&Value, Failure> {
-        self.get(key).ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, key)))
+        self.get(key).ok_or_else(|| Failure::core(super::wording::missing_argument(self.tool, key)))
     }
 
     pub(super) fn string(&self, key: &str) -> Result<Option<String>, Failure> {
@@ -62,7 +62,7 @@ impl<'a> Args<'a> {
     }
 
     pub(super) fn session(&self) -> Result<String, Failure> {
-        self.string("session")?.ok_or_else(|| Failure::core(core_api::missing_argument(self.tool, "session")))
+        self.string("session")?.ok_or_else(|| Failure::core(super::wording::missing_argument(self.tool, "session")))
     }
 }
 

@@ -46,7 +46,7 @@ impl Server {
                 let doc = replay_cmd::loop_replay_document(&paths, &policy, true, rows, &|| call.stopped())?;
                 Ok(Answer::Replay(doc))
             }
-            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
+            _ => Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "paths"))),
         }
     }
 
@@ -57,7 +57,7 @@ impl Server {
         match (args.get("runs"), args.strings("paths")?) {
             (Some(runs), paths) if paths.is_empty() => {
                 if model_out.is_some() {
-                    return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
+                    return Err(Failure::core(super::wording::argument_needs("model_out", "paths")));
                 }
                 Ok(Self::without_rows(core_api::replay_pyramids_value(runs, &options)?, summary_only))
             }
@@ -76,7 +76,7 @@ impl Server {
                 .map_err(strip_flag)?;
                 Ok(Answer::Replay(doc))
             }
-            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
+            _ => Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "paths"))),
         }
     }
 
@@ -93,11 +93,11 @@ impl Server {
         let runs = match (args.get("runs"), from_store) {
             (_, Some(text)) => Some(text),
             (Some(_), None) if !paths.is_empty() => {
-                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
+                return Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "paths")))
             }
             (Some(runs), None) => Some(runs.clone()),
             (None, None) if paths.is_empty() => {
-                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
+                return Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "paths")))
             }
             (None, None) => None,
         };
@@ -135,15 +135,15 @@ impl Server {
         let paths = args.strings("paths")?;
         if let Some(runs) = args.get("runs") {
             if !paths.is_empty() {
-                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
+                return Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "paths")));
             }
             if model_out.is_some() {
-                return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
+                return Err(Failure::core(super::wording::argument_needs("model_out", "paths")));
             }
             return Ok(core_api::calibrate_value(runs, &options)?);
         }
         if paths.is_empty() {
-            return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
+            return Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "paths")));
         }
         let paths = call.roots.read_all("paths", &paths)?;
         let target = model_out.map(|path| call.roots.write("model_out", &path)).transpose()?;

@@ -18,7 +18,7 @@ pub(super) fn junit_result(args: &Args, paths: &[String], call: &Call) -> Result
     };
     let coverage_xml = args.string("coverage_xml")?;
     if coverage.is_some() && coverage_xml.is_some() {
-        return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
+        return Err(Failure::core(super::wording::exclusive_arguments("coverage", "coverage_xml")));
     }
     let paths = call.roots.read_all("junit", paths)?;
     let coverage_xml = coverage_xml.map(|path| call.roots.read("coverage_xml", &path)).transpose()?;
@@ -149,10 +149,10 @@ pub(super) fn store_runs(args: &Args, call: &Call, has_paths: bool) -> Result<Op
         return Ok(None);
     };
     if args.get("runs").is_some() {
-        return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "store")));
+        return Err(Failure::core(super::wording::one_argument_of(args.tool, "runs", "store")));
     }
     if has_paths {
-        return Err(Failure::core(core_api::one_argument_of(args.tool, "paths", "store")));
+        return Err(Failure::core(super::wording::one_argument_of(args.tool, "paths", "store")));
     }
     let filter = crate::store_open::filter(&run_label, &None, &since, None)?;
     Ok(Some(Value::string(crate::store_open::runs_text(&store, &filter)?.as_str())))

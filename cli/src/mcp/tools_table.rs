@@ -7,11 +7,13 @@
 //! results, snapshots, artifacts) are the libraries' camelCase JSON.
 
 use rmcp::model::{Tool, ToolAnnotations};
+
+use super::wording::EngineKind;
 use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
-    Action, BehaviorIteration, CoherenceEarlyExit, EngineKind, ExitPreset, IterationResult, LayerResult, Learn,
-    LoopPreset, RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+    Action, BehaviorIteration, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset,
+    RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
 };
 
 /// What a tool does to the world outside its answer.
