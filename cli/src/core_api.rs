@@ -85,6 +85,12 @@ pub struct Calibrated {
     pub shadow: Option<earlyexit::loops::shadow::ShadowCandidate>,
 }
 
+/// Whether a document given as a loop's policy is a calibration artifact (the core's one
+/// rule: it has the envelope's `kind`).
+pub fn is_artifact(value: &Value) -> bool {
+    earlyexit::artifact::is_artifact(value)
+}
+
 /// A loop's policy from `--preset` (a name) or `--policy` (a policy object): `invalid_config`
 /// naming `policy`.
 pub fn loop_policy(value: &Value) -> Result<LoopPolicy, CoreError> {

@@ -282,7 +282,7 @@ fn policy_arg(given: Option<&str>, artifacts: bool) -> Result<PolicyGiven, Failu
         (state::read_input(given)?, Some(given))
     };
     let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| in_source(e, source))?;
-    if artifacts && value.get("kind").is_some() {
+    if artifacts && core_api::is_artifact(&value) {
         return Ok(PolicyGiven::Artifact(value, source.map(str::to_string)));
     }
     core_api::engine_policy(&value).map(PolicyGiven::Stop).map_err(|e| in_source(e, source))
