@@ -11,6 +11,8 @@
 
 mod arguments;
 mod call;
+#[cfg(test)]
+mod flag_parity;
 mod replays;
 mod stateless;
 mod tool_thread;

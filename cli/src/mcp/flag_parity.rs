@@ -1,0 +1,315 @@
+//! The command's flags held against the MCP tools' table (`tools_table`): each subcommand
+//! that does what a tool does lists here which tool argument each of its flags gives, and
+//! the test checks, for every flag of those subcommands, that the argument exists, that its
+//! help names it (when the flag is spelled otherwise), lists every name of its enum (the
+//! core's names) and states its bounds (the core's ranges); and that every argument of the
+//! tools has a flag or is listed as the server's own. On a mismatch it prints what to paste
+//! (a table argument, a flag, or the help's words).
+//!
+//! Why a check and not flags built from the table: the command's flags read files where the
+//! tools take documents (`--config FILE`, `--policy FILE|JSON`), name fields shorter
+//! (`--quality` for `quality_score`), state the command's own defaults and exit codes in
+//! their help, and clap's derive keeps each subcommand's values typed for its handler; a
+//! generated flag would change the `--help` text of every subcommand and each handler's
+//! reading. The check keeps the two surfaces from drifting apart instead: a new tool
+//! argument fails it until the subcommand has the flag or the pair lists it as MCP-only.
+
+use clap::CommandFactory;
+use serde_json::Value as Json;
+
+use super::tools_table::rows;
+
+/// A subcommand and the tools it corresponds to.
+struct Pair {
+    command: &'static [&'static str],
+    tools: &'static [&'static str],
+    /// Flag (its long name, or a positional's id) to the argument it gives, for a flag whose
+    /// name is not the argument's (`quality` gives `quality_score`); `arg.key` is a key of an
+    /// object argument (`result.passRate`).
+    renamed: &'static [(&'static str, &'static str)],
+    /// Flags of the command alone (files it reads or writes, its own output), with no tool argument.
+    cli_only: &'static [&'static str],
+    /// Tool arguments no flag gives (the session a tool names; documents the command reads from files).
+    mcp_only: &'static [&'static str],
+}
+
+const PAIRS: &[Pair] = &[
+    Pair {
+        command: &["loop", "record"],
+        tools: &["loop_start", "loop_record"],
+        renamed: &[
+            ("no-strict-iterations", "strict_iterations"),
+            ("quality", "quality_score"),
+            ("verification", "verification_status"),
+            ("delta", "quality_delta"),
+            ("tokens", "tokens_used"),
+            ("cost", "token_cost_usd"),
+            ("time-ms", "execution_time_ms"),
+            ("blocker", "blockers"),
+            ("completion", "completion_percentage"),
+            ("file", "artifacts_modified"),
+            ("coverage", "coverage_percent"),
+        ],
+        cli_only: &["state"],
+        // --policy takes an artifact too (told apart by its kind); the command stamps now;
+        // completed is done's other spelling.
+        mcp_only: &["session", "policy_artifact", "timestamp", "completed"],
+    },
+    Pair {
+        command: &["loop", "status"],
+        tools: &["loop_decide"],
+        renamed: &[],
+        cli_only: &["state", "policy"],
+        mcp_only: &["session"],
+    },
+    Pair {
+        command: &["loop", "best"],
+        tools: &["loop_best"],
+        renamed: &[],
+        cli_only: &["state"],
+        mcp_only: &["session"],
+    },
+    Pair {
+        command: &["loop", "finish"],
+        tools: &["loop_finish"],
+        renamed: &[],
+        cli_only: &["state", "receipts", "runs"],
+        mcp_only: &["session"],
+    },
+    Pair {
+        command: &["pyramid", "start"],
+        tools: &["pyramid_start"],
+        renamed: &[("layer", "layers")],
+        // The policy runs: the tool starts the ADR's exit decision only.
+        cli_only: &["state", "force", "policy", "risk-budget", "policy-config", "model", "now"],
+        mcp_only: &[],
+    },
+    Pair {
+        command: &["pyramid", "submit"],
+        tools: &["pyramid_submit"],
+        renamed: &[("pass-rate", "result.passRate"), ("flaky", "result.flakyRatio")],
+        // durationMs goes into the result the flags build (its schema names the required keys).
+        cli_only: &["state", "duration-ms"],
+        mcp_only: &["session"],
+    },
+    Pair {
+        command: &["pyramid", "result"],
+        tools: &["pyramid_result"],
+        renamed: &[],
+        cli_only: &["state", "allow-unverified", "receipts", "store", "log", "merge-model", "build-id", "build-seq"],
+        mcp_only: &["session"],
+    },
+    Pair {
+        command: &["replay", "loops"],
+        tools: &["replay_loops"],
+        renamed: &[("files", "paths"), ("policy-file", "policy")],
+        cli_only: &["quiet"],
+        mcp_only: &["runs", "summary_only"],
+    },
+    Pair {
+        command: &["replay", "pyramids"],
+        tools: &["replay_pyramids"],
+        renamed: &[("files", "paths")],
+        cli_only: &["quiet"],
+        mcp_only: &["runs", "summary_only"],
+    },
+    Pair {
+        command: &["calibrate", "loops"],
+        tools: &["calibrate_loops", "calibration_plan"],
+        renamed: &[("files", "paths")],
+        // --plan answers calibration_plan's question.
+        cli_only: &["plan", "allow-uncertified"],
+        mcp_only: &["runs"],
+    },
+    Pair {
+        command: &["calibrate", "pyramids"],
+        tools: &["calibrate_pyramids"],
+        renamed: &[("files", "paths")],
+        cli_only: &["quiet"],
+        mcp_only: &["runs"],
+    },
+    Pair {
+        command: &["receipts", "verify"],
+        tools: &["receipts_verify"],
+        renamed: &[("file", "path")],
+        cli_only: &[],
+        mcp_only: &["text"],
+    },
+    Pair {
+        command: &["promote", "loops"],
+        tools: &["loop_promote"],
+        renamed: &[("files", "runs")],
+        cli_only: &["out"],
+        mcp_only: &["now"],
+    },
+    Pair {
+        command: &["drift", "loops"],
+        tools: &["loop_drift"],
+        renamed: &[("files", "runs")],
+        cli_only: &["out"],
+        mcp_only: &["now"],
+    },
+];
+
+/// A flag as the check reads it.
+struct Flag {
+    /// The long name, or a positional's id.
+    name: String,
+    positional: bool,
+    /// The help, the value names and the possible values, lower-cased without `_`.
+    text: String,
+    help: String,
+}
+
+fn flags(path: &[&str]) -> Option<Vec<Flag>> {
+    let mut command = crate::Cli::command();
+    for name in path {
+        command = command.find_subcommand(name)?.clone();
+    }
+    let flags = command
+        .get_arguments()
+        .filter(|a| !matches!(a.get_id().as_str(), "help" | "json" | "version"))
+        .map(|a| {
+            let help = a.get_help().map(ToString::to_string).unwrap_or_default();
+            let mut text = help.clone();
+            for name in a.get_value_names().unwrap_or_default() {
+                text.push(' ');
+                text.push_str(name.as_str());
+            }
+            for value in a.get_possible_values() {
+                text.push(' ');
+                text.push_str(value.get_name());
+            }
+            let name = a.get_long().map_or_else(|| a.get_id().to_string(), str::to_string);
+            Flag { name, positional: a.is_positional(), text: squash(&text), help }
+        })
+        .collect();
+    Some(flags)
+}
+
+/// Lower case without `_` and `-`: `passRate`, `pass_rate` and `pass-rate` alike.
+fn squash(text: &str) -> String {
+    text.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+}
+
+/// The schema of `path` (`arg` or `arg.key`) among the tools' input schemas.
+fn schema_of(tools: &[&str], path: &str) -> Option<Json> {
+    let (arg, key) = match path.split_once('.') {
+        Some((arg, key)) => (arg, Some(key)),
+        None => (path, None),
+    };
+    rows().iter().filter(|r| tools.contains(&r.name)).find_map(|row| {
+        let tool = row.tool();
+        let schema = tool.input_schema.get("properties")?.get(arg)?.clone();
+        match key {
+            None => Some(schema),
+            Some(key) => schema.get("properties")?.get(key).cloned(),
+        }
+    })
+}
+
+fn number(value: &Json) -> Option<String> {
+    let n = value.as_f64()?;
+    Some(if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() })
+}
+
+/// What is wrong with `flag` as the flag of `path` (empty when nothing).
+fn check_flag(pair: &Pair, flag: &Flag, path: &str, problems: &mut Vec<String>) {
+    let command = pair.command.join(" ");
+    let Some(schema) = schema_of(pair.tools, path) else {
+        let snake = flag.name.replace('-', "_");
+        problems.push(format!(
+            "`{command}` --{} gives no argument of {}: add one to tools_table.rs, e.g.\n        arg(\"{snake}\", \
+             Kind::String, \"{}\"),\n    or list it in the pair's cli_only (flag_parity.rs)",
+            flag.name,
+            pair.tools.join("/"),
+            flag.help.trim_end_matches('.').to_lowercase(),
+        ));
+        return;
+    };
+    let field = path.rsplit('.').next().unwrap_or(path);
+    let renamed = squash(&flag.name) != squash(field) && squash(&flag.name) + "s" != squash(field);
+    if !flag.positional && renamed && !flag.text.contains(&squash(field)) {
+        problems.push(format!("`{command}` --{}'s help should name {field}: \"{field}, {}\"", flag.name, flag.help));
+    }
+    if let Some(names) = schema.get("enum").and_then(Json::as_array) {
+        let names: Vec<&str> = names.iter().filter_map(Json::as_str).collect();
+        let missing: Vec<&str> = names.iter().copied().filter(|n| !flag.text.contains(&squash(n))).collect();
+        if !missing.is_empty() {
+            problems.push(format!(
+                "`{command}` --{} takes {} ({path}): its help lacks {}; list them all: \"{}\"",
+                flag.name,
+                names.join(", "),
+                missing.join(", "),
+                names.join(", ")
+            ));
+        }
+    }
+    if let (Some(min), Some(max)) = (schema.get("minimum"), schema.get("maximum")) {
+        let small = max.as_f64().is_some_and(|m| m < 9_007_199_254_740_991.0);
+        if let (true, Some(min), Some(max)) = (small, number(min), number(max)) {
+            let bounds = format!("{min}..={max}");
+            if !flag.help.contains(&bounds) {
+                problems.push(format!("`{command}` --{}'s help should state {path}'s bounds: \"{bounds}\"", flag.name));
+            }
+        }
+    }
+}
+
+/// Every flag of the subcommands that do what a tool does gives an argument of it (or is the
+/// command's own), with the argument's names and bounds in its help; every argument of the
+/// tools has a flag (or is the server's own).
+#[test]
+fn flags_match_the_tools_table() {
+    let mut problems = Vec::new();
+    let mut checked = 0usize;
+    for pair in PAIRS {
+        let command = pair.command.join(" ");
+        let Some(flags) = flags(pair.command) else {
+            problems.push(format!("no subcommand `{command}`"));
+            continue;
+        };
+        let mut given: Vec<String> = Vec::new();
+        for flag in &flags {
+            if pair.cli_only.contains(&flag.name.as_str()) {
+                continue;
+            }
+            let path = pair
+                .renamed
+                .iter()
+                .find(|(f, _)| *f == flag.name)
+                .map_or_else(|| flag.name.replace('-', "_"), |(_, a)| (*a).to_string());
+            check_flag(pair, flag, &path, &mut problems);
+            given.push(path.split('.').next().unwrap_or(&path).to_string());
+            checked += 1;
+        }
+        for row in rows().iter().filter(|r| pair.tools.contains(&r.name)) {
+            for arg in &row.args {
+                if !given.iter().any(|g| g == arg.name) && !pair.mcp_only.contains(&arg.name) {
+                    problems.push(format!(
+                        "{}'s argument {} has no flag in `{command}`: add one, e.g.\n        /// {}.\n        \
+                         #[arg(long, value_name = \"{}\")]\n        {}: Option<String>,\n    or list it in the \
+                         pair's mcp_only (flag_parity.rs)",
+                        row.name,
+                        arg.name,
+                        capitalized(arg.description),
+                        arg.name.to_uppercase(),
+                        arg.name,
+                    ));
+                }
+            }
+        }
+        for listed in pair.cli_only {
+            if !flags.iter().any(|f| f.name == *listed) {
+                problems.push(format!("`{command}` has no flag --{listed} (listed in cli_only)"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
+    assert!(checked >= 70, "{checked} flags checked");
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
