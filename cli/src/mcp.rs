@@ -17,6 +17,7 @@ mod replays;
 mod stateless;
 mod tool_thread;
 mod tools_table;
+pub(crate) use tools_table::{flag_help, flag_names};
 mod transport;
 pub(crate) mod wording;
 

@@ -17,7 +17,7 @@
 use clap::CommandFactory;
 use serde_json::Value as Json;
 
-use super::tools_table::rows;
+use super::tools_table::{arg_schema, rows};
 
 /// A subcommand and the tools it corresponds to.
 struct Pair {
@@ -194,23 +194,11 @@ fn squash(text: &str) -> String {
 
 /// The schema of `path` (`arg` or `arg.key`) among the tools' input schemas.
 fn schema_of(tools: &[&str], path: &str) -> Option<Json> {
-    let (arg, key) = match path.split_once('.') {
-        Some((arg, key)) => (arg, Some(key)),
-        None => (path, None),
-    };
-    rows().iter().filter(|r| tools.contains(&r.name)).find_map(|row| {
-        let tool = row.tool();
-        let schema = tool.input_schema.get("properties")?.get(arg)?.clone();
-        match key {
-            None => Some(schema),
-            Some(key) => schema.get("properties")?.get(key).cloned(),
-        }
-    })
+    tools.iter().map(|tool| arg_schema(tool, path)).find(|schema| !schema.is_null())
 }
 
 fn number(value: &Json) -> Option<String> {
-    let n = value.as_f64()?;
-    Some(if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() })
+    value.as_f64().map(crate::core_api::js_number)
 }
 
 /// What is wrong with `flag` as the flag of `path` (empty when nothing).
