@@ -196,7 +196,7 @@ const RESULT_FLAGS: [(&str, &str); 7] = [
 ];
 
 /// The flag that gave the field a core error names.
-fn flag_of(field: &str) -> Option<&'static str> {
+pub(crate) fn flag_of(field: &str) -> Option<&'static str> {
     if field == "iteration" {
         return Some("--iteration");
     }

@@ -11,13 +11,14 @@
 
 mod arguments;
 mod call;
+mod flag_help;
 #[cfg(test)]
 mod flag_parity;
 mod replays;
 mod stateless;
 mod tool_thread;
 mod tools_table;
-pub(crate) use tools_table::{flag_help, flag_names};
+pub(crate) use flag_help::{flag_help, flag_names};
 mod transport;
 pub(crate) mod wording;
 

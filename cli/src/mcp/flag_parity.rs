@@ -17,7 +17,8 @@
 use clap::CommandFactory;
 use serde_json::Value as Json;
 
-use super::tools_table::{arg_schema, rows};
+use super::flag_help::{arg_schema, flag_help};
+use super::tools_table::rows;
 
 /// A subcommand and the tools it corresponds to.
 struct Pair {
@@ -27,6 +28,10 @@ struct Pair {
     /// name is not the argument's (`quality` gives `quality_score`); `arg.key` is a key of an
     /// object argument (`result.passRate`).
     renamed: &'static [(&'static str, &'static str)],
+    /// The subcommand's own map from a core error's field to the flag it names
+    /// (`loop_cmd::flag_of`): the flags it names give those arguments, so its renames are
+    /// not listed twice.
+    flag_of: Option<fn(&str) -> Option<&'static str>>,
     /// Flags of the command alone (files it reads or writes, its own output), with no tool argument.
     cli_only: &'static [&'static str],
     /// Tool arguments no flag gives (the session a tool names; documents the command reads from files).
@@ -37,19 +42,8 @@ const PAIRS: &[Pair] = &[
     Pair {
         command: &["loop", "record"],
         tools: &["loop_start", "loop_record"],
-        renamed: &[
-            ("no-strict-iterations", "strict_iterations"),
-            ("quality", "quality_score"),
-            ("verification", "verification_status"),
-            ("delta", "quality_delta"),
-            ("tokens", "tokens_used"),
-            ("cost", "token_cost_usd"),
-            ("time-ms", "execution_time_ms"),
-            ("blocker", "blockers"),
-            ("completion", "completion_percentage"),
-            ("file", "artifacts_modified"),
-            ("coverage", "coverage_percent"),
-        ],
+        renamed: &[("no-strict-iterations", "strict_iterations")],
+        flag_of: Some(crate::loop_cmd::flag_of),
         cli_only: &["state"],
         // --policy takes an artifact too (told apart by its kind); the command stamps now;
         // completed is done's other spelling.
@@ -59,6 +53,7 @@ const PAIRS: &[Pair] = &[
         command: &["loop", "status"],
         tools: &["loop_decide"],
         renamed: &[],
+        flag_of: None,
         cli_only: &["state", "policy"],
         mcp_only: &["session"],
     },
@@ -66,6 +61,7 @@ const PAIRS: &[Pair] = &[
         command: &["loop", "best"],
         tools: &["loop_best"],
         renamed: &[],
+        flag_of: None,
         cli_only: &["state"],
         mcp_only: &["session"],
     },
@@ -73,6 +69,7 @@ const PAIRS: &[Pair] = &[
         command: &["loop", "finish"],
         tools: &["loop_finish"],
         renamed: &[],
+        flag_of: None,
         cli_only: &["state", "receipts", "runs"],
         mcp_only: &["session"],
     },
@@ -80,6 +77,7 @@ const PAIRS: &[Pair] = &[
         command: &["pyramid", "start"],
         tools: &["pyramid_start"],
         renamed: &[("layer", "layers")],
+        flag_of: None,
         // The policy runs: the tool starts the ADR's exit decision only.
         cli_only: &["state", "force", "policy", "risk-budget", "policy-config", "model", "now"],
         mcp_only: &[],
@@ -88,6 +86,7 @@ const PAIRS: &[Pair] = &[
         command: &["pyramid", "submit"],
         tools: &["pyramid_submit"],
         renamed: &[("pass-rate", "result.passRate"), ("flaky", "result.flakyRatio")],
+        flag_of: None,
         // durationMs goes into the result the flags build (its schema names the required keys).
         cli_only: &["state", "duration-ms"],
         mcp_only: &["session"],
@@ -96,6 +95,7 @@ const PAIRS: &[Pair] = &[
         command: &["pyramid", "result"],
         tools: &["pyramid_result"],
         renamed: &[],
+        flag_of: None,
         cli_only: &["state", "allow-unverified", "receipts", "store", "log", "merge-model", "build-id", "build-seq"],
         mcp_only: &["session"],
     },
@@ -103,6 +103,7 @@ const PAIRS: &[Pair] = &[
         command: &["replay", "loops"],
         tools: &["replay_loops"],
         renamed: &[("files", "paths"), ("policy-file", "policy")],
+        flag_of: None,
         cli_only: &["quiet"],
         mcp_only: &["runs", "summary_only"],
     },
@@ -110,6 +111,7 @@ const PAIRS: &[Pair] = &[
         command: &["replay", "pyramids"],
         tools: &["replay_pyramids"],
         renamed: &[("files", "paths")],
+        flag_of: None,
         cli_only: &["quiet"],
         mcp_only: &["runs", "summary_only"],
     },
@@ -117,6 +119,7 @@ const PAIRS: &[Pair] = &[
         command: &["calibrate", "loops"],
         tools: &["calibrate_loops", "calibration_plan"],
         renamed: &[("files", "paths")],
+        flag_of: None,
         // --plan answers calibration_plan's question.
         cli_only: &["plan", "allow-uncertified"],
         mcp_only: &["runs"],
@@ -125,6 +128,7 @@ const PAIRS: &[Pair] = &[
         command: &["calibrate", "pyramids"],
         tools: &["calibrate_pyramids"],
         renamed: &[("files", "paths")],
+        flag_of: None,
         cli_only: &["quiet"],
         mcp_only: &["runs"],
     },
@@ -132,6 +136,7 @@ const PAIRS: &[Pair] = &[
         command: &["receipts", "verify"],
         tools: &["receipts_verify"],
         renamed: &[("file", "path")],
+        flag_of: None,
         cli_only: &[],
         mcp_only: &["text"],
     },
@@ -139,6 +144,7 @@ const PAIRS: &[Pair] = &[
         command: &["promote", "loops"],
         tools: &["loop_promote"],
         renamed: &[("files", "runs")],
+        flag_of: None,
         cli_only: &["out"],
         mcp_only: &["now"],
     },
@@ -146,6 +152,7 @@ const PAIRS: &[Pair] = &[
         command: &["drift", "loops"],
         tools: &["loop_drift"],
         renamed: &[("files", "runs")],
+        flag_of: None,
         cli_only: &["out"],
         mcp_only: &["now"],
     },
@@ -199,6 +206,23 @@ fn schema_of(tools: &[&str], path: &str) -> Option<Json> {
 
 fn number(value: &Json) -> Option<String> {
     value.as_f64().map(crate::core_api::js_number)
+}
+
+/// The argument flag `name` of `pair` gives: listed as renamed, else the argument of its name,
+/// else the one the subcommand's error map names it for, else its name (which no tool has).
+fn argument_of(pair: &Pair, name: &str) -> String {
+    if let Some((_, arg)) = pair.renamed.iter().find(|(f, _)| *f == name) {
+        return (*arg).to_string();
+    }
+    let snake = name.replace('-', "_");
+    let args: Vec<&'static str> =
+        rows().iter().filter(|r| pair.tools.contains(&r.name)).flat_map(|r| r.known()).collect();
+    if args.contains(&snake.as_str()) {
+        return snake;
+    }
+    let long = format!("--{name}");
+    let named = pair.flag_of.and_then(|flag_of| args.into_iter().find(|a| flag_of(a) == Some(long.as_str())));
+    named.map_or(snake, str::to_string)
 }
 
 /// What is wrong with `flag` as the flag of `path` (empty when nothing).
@@ -262,11 +286,7 @@ fn flags_match_the_tools_table() {
             if pair.cli_only.contains(&flag.name.as_str()) {
                 continue;
             }
-            let path = pair
-                .renamed
-                .iter()
-                .find(|(f, _)| *f == flag.name)
-                .map_or_else(|| flag.name.replace('-', "_"), |(_, a)| (*a).to_string());
+            let path = argument_of(pair, &flag.name);
             check_flag(pair, flag, &path, &mut problems);
             given.push(path.split('.').next().unwrap_or(&path).to_string());
             checked += 1;
@@ -274,16 +294,7 @@ fn flags_match_the_tools_table() {
         for row in rows().iter().filter(|r| pair.tools.contains(&r.name)) {
             for arg in &row.args {
                 if !given.iter().any(|g| g == arg.name) && !pair.mcp_only.contains(&arg.name) {
-                    problems.push(format!(
-                        "{}'s argument {} has no flag in `{command}`: add one, e.g.\n        /// {}.\n        \
-                         #[arg(long, value_name = \"{}\")]\n        {}: Option<String>,\n    or list it in the \
-                         pair's mcp_only (flag_parity.rs)",
-                        row.name,
-                        arg.name,
-                        capitalized(arg.description),
-                        arg.name.to_uppercase(),
-                        arg.name,
-                    ));
+                    problems.push(missing_flag(&command, row.name, arg.name, arg.description));
                 }
             }
         }
@@ -295,6 +306,24 @@ fn flags_match_the_tools_table() {
     }
     assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
     assert!(checked >= 70, "{checked} flags checked");
+}
+
+/// What to paste for argument `name` of `tool` that `command` has no flag for: a flag whose
+/// help comes from the table when the argument has names or bounds, else a doc comment.
+fn missing_flag(command: &str, tool: &str, name: &str, description: &str) -> String {
+    let value_name = name.to_uppercase();
+    let help = flag_help(tool, name, "");
+    let attribute = if help == name {
+        format!("/// {}.\n        #[arg(long, value_name = \"{value_name}\")]", capitalized(description))
+    } else {
+        format!(
+            "#[arg(long, value_name = \"{value_name}\", help = crate::mcp::flag_help(\"{tool}\", \"{name}\", \"\"))]"
+        )
+    };
+    format!(
+        "{tool}'s argument {name} has no flag in `{command}`: add one, e.g.\n        {attribute}\n        \
+         {name}: Option<String>,\n    or list it in the pair's mcp_only (flag_parity.rs)"
+    )
 }
 
 fn capitalized(text: &str) -> String {
