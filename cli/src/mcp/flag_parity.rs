@@ -38,124 +38,76 @@ struct Pair {
     mcp_only: &'static [&'static str],
 }
 
+/// A pair without an error map: `command`, its `tools`, then `renamed`, `cli_only`, `mcp_only`.
+const fn pair(
+    command: &'static [&'static str],
+    tools: &'static [&'static str],
+    renamed: &'static [(&'static str, &'static str)],
+    cli_only: &'static [&'static str],
+    mcp_only: &'static [&'static str],
+) -> Pair {
+    Pair { command, tools, renamed, flag_of: None, cli_only, mcp_only }
+}
+
 const PAIRS: &[Pair] = &[
+    // --policy takes an artifact too (told apart by its kind); the command stamps now;
+    // completed is done's other spelling.
     Pair {
-        command: &["loop", "record"],
-        tools: &["loop_start", "loop_record"],
-        renamed: &[("no-strict-iterations", "strict_iterations")],
         flag_of: Some(crate::loop_cmd::flag_of),
-        cli_only: &["state"],
-        // --policy takes an artifact too (told apart by its kind); the command stamps now;
-        // completed is done's other spelling.
-        mcp_only: &["session", "policy_artifact", "timestamp", "completed"],
+        ..pair(
+            &["loop", "record"],
+            &["loop_start", "loop_record"],
+            &[("no-strict-iterations", "strict_iterations")],
+            &["state"],
+            &["session", "policy_artifact", "timestamp", "completed"],
+        )
     },
-    Pair {
-        command: &["loop", "status"],
-        tools: &["loop_decide"],
-        renamed: &[],
-        flag_of: None,
-        cli_only: &["state", "policy"],
-        mcp_only: &["session"],
-    },
-    Pair {
-        command: &["loop", "best"],
-        tools: &["loop_best"],
-        renamed: &[],
-        flag_of: None,
-        cli_only: &["state"],
-        mcp_only: &["session"],
-    },
-    Pair {
-        command: &["loop", "finish"],
-        tools: &["loop_finish"],
-        renamed: &[],
-        flag_of: None,
-        cli_only: &["state", "receipts", "runs"],
-        mcp_only: &["session"],
-    },
-    Pair {
-        command: &["pyramid", "start"],
-        tools: &["pyramid_start"],
-        renamed: &[("layer", "layers")],
-        flag_of: None,
-        // The policy runs: the tool starts the ADR's exit decision only.
-        cli_only: &["state", "force", "policy", "risk-budget", "policy-config", "model", "now"],
-        mcp_only: &[],
-    },
-    Pair {
-        command: &["pyramid", "submit"],
-        tools: &["pyramid_submit"],
-        renamed: &[("pass-rate", "result.passRate"), ("flaky", "result.flakyRatio")],
-        flag_of: None,
-        // durationMs goes into the result the flags build (its schema names the required keys).
-        cli_only: &["state", "duration-ms"],
-        mcp_only: &["session"],
-    },
-    Pair {
-        command: &["pyramid", "result"],
-        tools: &["pyramid_result"],
-        renamed: &[],
-        flag_of: None,
-        cli_only: &["state", "allow-unverified", "receipts", "store", "log", "merge-model", "build-id", "build-seq"],
-        mcp_only: &["session"],
-    },
-    Pair {
-        command: &["replay", "loops"],
-        tools: &["replay_loops"],
-        renamed: &[("files", "paths"), ("policy-file", "policy")],
-        flag_of: None,
-        cli_only: &["quiet"],
-        mcp_only: &["runs", "summary_only"],
-    },
-    Pair {
-        command: &["replay", "pyramids"],
-        tools: &["replay_pyramids"],
-        renamed: &[("files", "paths")],
-        flag_of: None,
-        cli_only: &["quiet"],
-        mcp_only: &["runs", "summary_only"],
-    },
-    Pair {
-        command: &["calibrate", "loops"],
-        tools: &["calibrate_loops", "calibration_plan"],
-        renamed: &[("files", "paths")],
-        flag_of: None,
-        // --plan answers calibration_plan's question.
-        cli_only: &["plan", "allow-uncertified"],
-        mcp_only: &["runs"],
-    },
-    Pair {
-        command: &["calibrate", "pyramids"],
-        tools: &["calibrate_pyramids"],
-        renamed: &[("files", "paths")],
-        flag_of: None,
-        cli_only: &["quiet"],
-        mcp_only: &["runs"],
-    },
-    Pair {
-        command: &["receipts", "verify"],
-        tools: &["receipts_verify"],
-        renamed: &[("file", "path")],
-        flag_of: None,
-        cli_only: &[],
-        mcp_only: &["text"],
-    },
-    Pair {
-        command: &["promote", "loops"],
-        tools: &["loop_promote"],
-        renamed: &[("files", "runs")],
-        flag_of: None,
-        cli_only: &["out"],
-        mcp_only: &["now"],
-    },
-    Pair {
-        command: &["drift", "loops"],
-        tools: &["loop_drift"],
-        renamed: &[("files", "runs")],
-        flag_of: None,
-        cli_only: &["out"],
-        mcp_only: &["now"],
-    },
+    pair(&["loop", "status"], &["loop_decide"], &[], &["state", "policy"], &["session"]),
+    pair(&["loop", "best"], &["loop_best"], &[], &["state"], &["session"]),
+    pair(&["loop", "finish"], &["loop_finish"], &[], &["state", "receipts", "runs"], &["session"]),
+    // The policy runs: the tool starts the ADR's exit decision only.
+    pair(
+        &["pyramid", "start"],
+        &["pyramid_start"],
+        &[("layer", "layers")],
+        &["state", "force", "policy", "risk-budget", "policy-config", "model", "now"],
+        &[],
+    ),
+    // durationMs goes into the result the flags build (its schema names the required keys).
+    pair(
+        &["pyramid", "submit"],
+        &["pyramid_submit"],
+        &[("pass-rate", "result.passRate"), ("flaky", "result.flakyRatio")],
+        &["state", "duration-ms"],
+        &["session"],
+    ),
+    pair(
+        &["pyramid", "result"],
+        &["pyramid_result"],
+        &[],
+        &["state", "allow-unverified", "receipts", "store", "log", "merge-model", "build-id", "build-seq"],
+        &["session"],
+    ),
+    pair(
+        &["replay", "loops"],
+        &["replay_loops"],
+        &[("files", "paths"), ("policy-file", "policy")],
+        &["quiet"],
+        &["runs", "summary_only"],
+    ),
+    pair(&["replay", "pyramids"], &["replay_pyramids"], &[("files", "paths")], &["quiet"], &["runs", "summary_only"]),
+    // --plan answers calibration_plan's question.
+    pair(
+        &["calibrate", "loops"],
+        &["calibrate_loops", "calibration_plan"],
+        &[("files", "paths")],
+        &["plan", "allow-uncertified"],
+        &["runs"],
+    ),
+    pair(&["calibrate", "pyramids"], &["calibrate_pyramids"], &[("files", "paths")], &["quiet"], &["runs"]),
+    pair(&["receipts", "verify"], &["receipts_verify"], &[("file", "path")], &[], &["text"]),
+    pair(&["promote", "loops"], &["loop_promote"], &[("files", "runs")], &["out"], &["now"]),
+    pair(&["drift", "loops"], &["loop_drift"], &[("files", "runs")], &["out"], &["now"]),
 ];
 
 /// A flag as the check reads it.

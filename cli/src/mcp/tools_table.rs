@@ -7,14 +7,14 @@
 //! results, snapshots, artifacts) are the libraries' camelCase JSON.
 
 use rmcp::model::{Tool, ToolAnnotations};
-
-use super::wording::EngineKind;
 use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     Action, BehaviorIteration, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset,
     RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
 };
+
+use super::wording::EngineKind;
 
 /// What a tool does to the world outside its answer.
 #[derive(Clone, Copy)]
@@ -251,6 +251,18 @@ fn step() -> Json {
 
 fn model_out() -> Json {
     json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
+}
+
+/// What `pyramid_drift` and `loop_drift` answer.
+fn drift_out() -> Json {
+    json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+        "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
+}
+
+/// What `pyramid_promote` and `loop_promote` answer.
+fn promote_out() -> Json {
+    json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+        "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
 }
 
 fn artifact_args() -> Vec<Arg> {
@@ -630,10 +642,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (per stage set, stage and run label: a run's optional label is a slice).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-            },
+            output: drift_out,
         },
         ToolRow {
             name: "pyramid_promote",
@@ -642,10 +651,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the false-pass rate within the risk).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
-            },
+            output: promote_out,
         },
         ToolRow {
             name: "loop_drift",
@@ -655,10 +661,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-            },
+            output: drift_out,
         },
         ToolRow {
             name: "loop_promote",
@@ -667,10 +670,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
-            },
+            output: promote_out,
         },
         ToolRow {
             name: "junit_layer_result",
