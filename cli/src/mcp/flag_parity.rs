@@ -115,6 +115,8 @@ struct Flag {
     /// The long name, or a positional's id.
     name: String,
     positional: bool,
+    /// Whether clap requires it (`required = true`, or a field that is not an `Option`).
+    required: bool,
     /// The help, the value names and the possible values, lower-cased without `_`.
     text: String,
     help: String,
@@ -140,7 +142,7 @@ fn flags(path: &[&str]) -> Option<Vec<Flag>> {
                 text.push_str(value.get_name());
             }
             let name = a.get_long().map_or_else(|| a.get_id().to_string(), str::to_string);
-            Flag { name, positional: a.is_positional(), text: squash(&text), help }
+            Flag { name, positional: a.is_positional(), required: a.is_required_set(), text: squash(&text), help }
         })
         .collect();
     Some(flags)
@@ -233,20 +235,30 @@ fn flags_match_the_tools_table() {
             problems.push(format!("no subcommand `{command}`"));
             continue;
         };
-        let mut given: Vec<String> = Vec::new();
+        // The argument each flag gives, and whether the flag is required.
+        let mut given: Vec<(String, bool)> = Vec::new();
         for flag in &flags {
             if pair.cli_only.contains(&flag.name.as_str()) {
                 continue;
             }
             let path = argument_of(pair, &flag.name);
             check_flag(pair, flag, &path, &mut problems);
-            given.push(path.split('.').next().unwrap_or(&path).to_string());
+            given.push((path.split('.').next().unwrap_or(&path).to_string(), flag.required && !path.contains('.')));
             checked += 1;
         }
         for row in rows().iter().filter(|r| pair.tools.contains(&r.name)) {
             for arg in &row.args {
-                if !given.iter().any(|g| g == arg.name) && !pair.mcp_only.contains(&arg.name) {
+                let flags: Vec<bool> = given.iter().filter(|(g, _)| g == arg.name).map(|(_, r)| *r).collect();
+                if flags.is_empty() && !pair.mcp_only.contains(&arg.name) {
                     problems.push(missing_flag(&command, row.name, arg.name, arg.description));
+                }
+                // One flag giving the whole argument of a tool that requires it is required too
+                // (the command may require more: files where the tool also takes runs).
+                if let ([false], true) = (&flags[..], arg.required) {
+                    problems.push(format!(
+                        "{} requires {}: its flag in `{command}` wants required = true",
+                        row.name, arg.name
+                    ));
                 }
             }
         }
