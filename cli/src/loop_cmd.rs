@@ -70,11 +70,11 @@ pub struct RecordArgs {
     /// Accept iteration numbers that do not increase (turns strictIterations off in a new state file).
     #[arg(long)]
     no_strict_iterations: bool,
-    #[arg(long, value_name = "Q", allow_hyphen_values = true, help = record_help("quality_score", ""))]
+    #[arg(long, value_name = "Q", allow_hyphen_values = true, help = record_help("quality_score"))]
     quality: String,
-    #[arg(long, value_name = "C", allow_hyphen_values = true, help = record_help("confidence", ""))]
+    #[arg(long, value_name = "C", allow_hyphen_values = true, help = record_help("confidence"))]
     confidence: String,
-    #[arg(long, value_name = "STATUS", help = record_help("verification_status", ""))]
+    #[arg(long, value_name = "STATUS", help = record_help("verification_status"))]
     verification: String,
     /// quality_delta (default: this quality minus the previous iteration's, 0 for the first).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
@@ -100,7 +100,7 @@ pub struct RecordArgs {
     /// A blocker of this iteration (blockers; repeat for several).
     #[arg(long = "blocker", value_name = "TEXT", allow_hyphen_values = true)]
     blockers: Vec<String>,
-    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("completion_percentage", ""))]
+    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("completion_percentage"))]
     completion: Option<String>,
     /// A file this iteration changed (artifacts_modified; repeat for several).
     #[arg(long = "file", value_name = "PATH", allow_hyphen_values = true)]
@@ -111,7 +111,7 @@ pub struct RecordArgs {
     /// tests_passing: true or false.
     #[arg(long, value_name = "BOOL")]
     tests_passing: Option<String>,
-    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("coverage_percent", ""))]
+    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("coverage_percent"))]
     coverage: Option<String>,
     /// fingerprint of this iteration: a hash of what it produced (at most 256 characters),
     /// which the unchanged and revisit conditions compare.
@@ -124,9 +124,9 @@ pub struct RecordArgs {
 }
 
 /// The help of a flag giving `loop_record`'s argument `name`: the name, then its names or
-/// bounds from the tools' table (the core's), then `tail`.
-fn record_help(name: &str, tail: &str) -> String {
-    crate::mcp::flag_help("loop_record", name, tail)
+/// bounds from the tools' table (the core's).
+fn record_help(name: &str) -> String {
+    crate::mcp::flag_help("loop_record", name, "")
 }
 
 /// The flag of each behaviour field, in the order of the core's table
