@@ -171,7 +171,13 @@ test('20 concurrent calls on one store all complete, each whole', { skip: !NATIV
   const answers = await Promise.all(calls);
   assert.equal(answers.filter((a) => a === true).length, 10);
   assert.equal((await collect(store.runs({ runLabel: 'c' }))).length, 10);
-  await store.close();
+  // close() right after calls still in flight: they complete first, later calls are refused.
+  const late = Array.from({ length: 8 }, (_, i) => store.addRun(run(`late${i}`)));
+  const closing = store.close();
+  const after = store.addRun(run('after-close')).catch((e) => e);
+  await closing;
+  assert.deepEqual(await Promise.all(late), Array(8).fill(true));
+  assert.ok(storeError('store')(await after), 'a call made after close() is refused');
 });
 
 test('10 worker threads x 50 runs: exactly 500 runs', { skip: !NATIVE && NO_STORE }, async () => {

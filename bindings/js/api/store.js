@@ -37,6 +37,8 @@ function filterOf(options) {
 export class Store {
   #native;
   #url;
+  #pending = new Set(); // the calls not settled yet: close() waits for them
+  #closing = null; // close()'s promise: calls made after it wait for it (and are refused)
 
   constructor(token, nativeStore, url) {
     if (token !== RESTORE) {
@@ -67,7 +69,7 @@ export class Store {
 
   /** Adds one run (the replay JSONL form, an object or its JSON text); resolves `true` when new, `false` when the same run was there. */
   async addRun(run, options = undefined) {
-    return unwrap(await this.#native.addRun('[' + enc(run, AS_RUN) + ',' + encOpt(options) + ']'));
+    return unwrap(await this.#run(() => this.#native.addRun('[' + enc(run, AS_RUN) + ',' + encOpt(options) + ']')));
   }
 
   /**
@@ -81,7 +83,7 @@ export class Store {
     let after = -1;
     do {
       const size = Math.max(1, Math.min(PAGE_RUNS, remaining));
-      const page = unwrap(await this.#native.runsPage('[' + filter + ',' + after + ',' + size + ']'));
+      const page = unwrap(await this.#run(() => this.#native.runsPage('[' + filter + ',' + after + ',' + size + ']')));
       for (let i = 0; i < page.length && remaining > 0; i++) {
         const { runId, runLabel, recordedMs, run } = page[i];
         remaining--;
@@ -94,58 +96,75 @@ export class Store {
 
   /** Appends receipts to the chain of log `log` in one transaction; resolves how many lines were appended (0 when each run's receipt is there). */
   async appendReceipts(log, receipts) {
-    return unwrap(await this.#native.appendReceipts('[' + enc(log, AS_LOG_NAME) + ',' + enc(receipts, AS_RECEIPTS) + ']'));
+    return unwrap(await this.#run(() => this.#native.appendReceipts('[' + enc(log, AS_LOG_NAME) + ',' + enc(receipts, AS_RECEIPTS) + ']')));
   }
 
   /** Recomputes the chain of log `log`: what `verifyReceipts(text)` answers for the log's text. */
   async verifyReceipts(log) {
-    return unwrap(await this.#native.verifyReceipts('[' + enc(log, AS_LOG_NAME) + ']'));
+    return unwrap(await this.#run(() => this.#native.verifyReceipts('[' + enc(log, AS_LOG_NAME) + ']')));
   }
 
   /** The receipt log `log` as JSONL text ('' when there is none). */
   async receiptLog(log) {
-    return unwrap(await this.#native.receiptLog('[' + enc(log, AS_LOG_NAME) + ']'));
+    return unwrap(await this.#run(() => this.#native.receiptLog('[' + enc(log, AS_LOG_NAME) + ']')));
   }
 
   /** Stores a calibration artifact under `name` (replacing the one there); resolves its lifecycle `{name, kind, expiresAt, promoted, sha256, state}`. */
   async putArtifact(name, artifact) {
     const document = artifact instanceof LoopCalibration ? artifact.artifact : artifact;
-    return unwrap(await this.#native.putArtifact('[' + enc(name, AS_NAME) + ',' + enc(document, AS_ARTIFACT) + ',' + Date.now() + ']'));
+    return unwrap(await this.#run(() => this.#native.putArtifact('[' + enc(name, AS_NAME) + ',' + enc(document, AS_ARTIFACT) + ',' + Date.now() + ']')));
   }
 
   /** The artifact stored under `name` with its lifecycle (`state`: 'promoted', 'shadow' or 'expired' now), or null. */
   async artifact(name) {
-    return unwrap(await this.#native.artifact('[' + enc(name, AS_NAME) + ',' + Date.now() + ']'));
+    return unwrap(await this.#run(() => this.#native.artifact('[' + enc(name, AS_NAME) + ',' + Date.now() + ']')));
   }
 
   /** Merges a pyramid outcome model (a document or an OutcomeModel) into the model `name`, in one transaction; resolves the merged document. */
   async mergeModel(name, model) {
-    return unwrap(await this.#native.mergeModel('[' + enc(name, AS_NAME) + ',' + enc(modelOf(model), AS_MODEL) + ']'));
+    return unwrap(await this.#run(() => this.#native.mergeModel('[' + enc(name, AS_NAME) + ',' + enc(modelOf(model), AS_MODEL) + ']')));
   }
 
   /** The model stored under `name`, or null. */
   async model(name) {
-    return unwrap(await this.#native.model('[' + enc(name, AS_NAME) + ']'));
+    return unwrap(await this.#run(() => this.#native.model('[' + enc(name, AS_NAME) + ']')));
   }
 
   /** Writes the runs `{runLabel, dataset, since, limit}` selects to `path` as JSONL (what `earlyexit runs export` writes); resolves how many. */
   async exportRuns(path, options = undefined) {
-    return unwrap(await this.#native.exportRuns('[' + enc(path, AS_PATH) + ',' + encOpt(filterOf(options)) + ']'));
+    return unwrap(await this.#run(() => this.#native.exportRuns('[' + enc(path, AS_PATH) + ',' + encOpt(filterOf(options)) + ']')));
   }
 
   /** Adds the runs of a JSONL file in one transaction, all or none (`{runLabel}`); resolves `{read, added}`. */
   async importRuns(path, options = undefined) {
-    return unwrap(await this.#native.importRuns('[' + enc(path, AS_PATH) + ',' + encOpt(options, AS_OPTIONS) + ']'));
+    return unwrap(await this.#run(() => this.#native.importRuns('[' + enc(path, AS_PATH) + ',' + encOpt(options, AS_OPTIONS) + ']')));
   }
 
   /** Checks the whole store (SQLite's integrity check, every entry read back): `{valid, schemaVersion, runs, receiptLogs, receipts, artifacts, models}`. */
   async check() {
-    return unwrap(await this.#native.check());
+    return unwrap(await this.#run(() => this.#native.check()));
   }
 
   /** Closes the store once the calls before it are done; later calls are refused (`store`). */
   async close() {
-    await this.#native.close();
+    if (this.#closing === null) {
+      const before = [...this.#pending];
+      this.#closing = Promise.allSettled(before).then(() => this.#native.close());
+    }
+    await this.#closing;
+  }
+
+  // A native call (`start()` makes it) in flight, until it settles; after close(), made once
+  // the store is closed, so that it is refused.
+  async #run(start) {
+    if (this.#closing !== null) await this.#closing;
+    const call = start();
+    this.#pending.add(call);
+    try {
+      return await call;
+    } finally {
+      this.#pending.delete(call);
+    }
   }
 }
 
