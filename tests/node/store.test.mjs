@@ -202,6 +202,10 @@ test('10 worker threads x 50 runs: exactly 500 runs', { skip: !NATIVE && NO_STOR
   assert.deepEqual(results, Array(10).fill('done'));
   const store = await Store.open(url);
   assert.equal((await store.check()).runs, 500);
+  // Streamed across pages (256 runs each): every run once, a limit that ends inside a page.
+  const all = await collect(store.runs());
+  assert.equal(new Set(all.map((r) => r.run.id)).size, 500);
+  assert.deepEqual((await collect(store.runs({ limit: 300 }))).map((r) => r.runId), all.slice(0, 300).map((r) => r.runId));
   await store.close();
 });
 
@@ -259,6 +263,7 @@ test('killed with kill -9 mid-import: the store stays whole, without the import'
   await new Promise((resolve) => setTimeout(resolve, 50));
   child.kill('SIGKILL');
   await exited;
+  assert.equal(child.signalCode, 'SIGKILL', 'the child was killed, not finished');
   const store = await Store.open(url);
   const report = await store.check();
   assert.ok(report.runs === 1 || report.runs === 60_001, `all or nothing: ${report.runs} run(s)`);
