@@ -379,3 +379,40 @@ fn a_truncated_store_and_a_bare_header_are_refused_naming_the_store() {
     assert_eq!(e.field(), "store", "{}", e.message());
     assert_eq!(std::fs::read(&header).unwrap(), b"SQLite format 3\0");
 }
+
+#[test]
+fn runs_page_after_a_sequence_number_and_cover_every_run_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = store(&dir);
+    for i in 0..7 {
+        let label = if i % 2 == 0 { "even" } else { "odd" };
+        let meta = RunMeta { run_label: Some(label.into()), ..Default::default() };
+        s.add_run(&run(&format!("p{i}"), &[50.0]), &meta).unwrap();
+    }
+    let page = |after: Option<i64>| {
+        let mut out = Vec::new();
+        let filter = RunFilter { run_label: Some("even".into()), limit: Some(2), ..Default::default() };
+        s.runs_after(&filter, after, |r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+        out
+    };
+    let (mut after, mut ids) = (None, Vec::new());
+    loop {
+        let got = page(after);
+        ids.extend(got.iter().map(|r| r.run_id.clone()));
+        match got.last() {
+            Some(last) if got.len() == 2 => after = Some(last.seq),
+            _ => break,
+        }
+    }
+    let every: Vec<String> = all_runs(&s, &RunFilter { run_label: Some("even".into()), ..Default::default() })
+        .into_iter()
+        .map(|r| r.run_id)
+        .collect();
+    assert_eq!(ids, every);
+    assert_eq!(ids.len(), 4);
+    assert_eq!(earlyexit_store::DEFAULT_LOOP_RECEIPT_LOG, "loops");
+}
