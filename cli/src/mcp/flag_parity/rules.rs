@@ -67,7 +67,7 @@ fn wanted(path: &[&str], command: &Command, present: &[&Arg]) -> Result<Vec<Stri
         Err(error) => return Err(format!("`{}`: {}", argv.join(" "), error.kind())),
     };
     let Some(ContextValue::Strings(missing)) = error.get(ContextKind::InvalidArg) else {
-        return Ok(Vec::new());
+        return Err(format!("`{}`: clap names no missing flag", argv.join(" ")));
     };
     // A flag shows as `--name <VALUE>`, `<NAME>...` (`[NAME]...` when not required), a
     // required group as `<a|b>`.
@@ -95,10 +95,16 @@ struct Flags<'c> {
 }
 
 impl Flags<'_> {
+    /// Whether clap refuses `f` with `g`: a conflict of either, or a group holding both that
+    /// takes one of its flags only.
     fn conflict(&self, f: usize, g: usize) -> bool {
         let with = |a: &Arg, b: &Arg| self.command.get_arg_conflicts_with(a).iter().any(|c| c.get_id() == b.get_id());
         let (f, g) = (self.given[f].arg, self.given[g].arg);
-        with(f, g) || with(g, f)
+        let grouped = self.command.get_groups().any(|group| {
+            let holds = |id: &clap::Id| group.get_args().any(|m| m == id);
+            !group.clone().is_multiple() && holds(f.get_id()) && holds(g.get_id())
+        });
+        with(f, g) || with(g, f) || grouped
     }
 
     /// Whether clap wants `g` when `f` alone is given.
