@@ -3,8 +3,10 @@
 //! the test checks, for every flag of those subcommands, that the argument exists, that its
 //! help names it (when the flag is spelled otherwise), lists every name of its enum (the
 //! core's names) and states its bounds (the core's ranges); and that every argument of the
-//! tools has a flag or is listed as the server's own. On a mismatch it prints what to paste
-//! (a table argument, a flag, or the help's words).
+//! tools has a flag or is listed as the server's own. A second test (`rules`) holds clap's
+//! checks between those flags (conflicts, requirements, groups) against the rules of the
+//! tools' rows, both ways. On a mismatch each prints what to paste (a table argument or rule,
+//! a flag or clap attribute, or the help's words).
 //!
 //! Why a check and not flags built from the table: the command's flags read files where the
 //! tools take documents (`--config FILE`, `--policy FILE|JSON`), name fields shorter
