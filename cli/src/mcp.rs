@@ -305,8 +305,7 @@ impl Server {
         let Some(row) = tools_table::row(tool) else {
             return Err(Failure::Usage(format!("unknown tool '{tool}'")));
         };
-        let known = row.known();
-        let args = &Args::new(tool, &args, &known)?;
+        let args = &Args::new(&row, &args)?;
         let value = match tool {
             "loop_start" => self.loop_start(args),
             "loop_record" => self.loop_record(args),
@@ -339,9 +338,9 @@ impl Server {
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
         let mut calibrated = None;
         let mut warning = None;
+        // Not both (the tool's rules).
         let base = match (args.get("policy_artifact"), args.get("preset")) {
-            (Some(_), Some(_)) => return Err(Failure::core(wording::exclusive_arguments("preset", "policy_artifact"))),
-            (Some(artifact), None) => {
+            (Some(artifact), _) => {
                 let c = core_api::calibrated(artifact)?;
                 calibrated = Some((c.policy, c.digest, c.shadow));
                 warning = core_api::uncertified_notice(artifact);
@@ -396,11 +395,8 @@ impl Server {
         let mut result: Vec<(&str, Value)> =
             result_keys().into_iter().filter_map(|k| args.get(k).map(|v| (k, v.clone()))).collect();
         // `done` is the contract's name of the completion signal, `completed` (the record's
-        // field) its alias: one of them.
+        // field) its alias: not both (the tool's rules).
         let done = args.get(DONE);
-        if done.is_some() && args.get(COMPLETED).is_some() {
-            return Err(Failure::core(wording::exclusive_arguments(DONE, COMPLETED)));
-        }
         if let Some(done) = done {
             result.push((COMPLETED, done.clone()));
         }
@@ -557,13 +553,10 @@ impl Server {
         let id = args.session()?;
         let layer = args.required("layer")?.clone();
         let junit_paths = args.strings("junit")?;
-        let result = match (args.get("result"), junit_paths.is_empty()) {
-            (Some(_), false) => {
-                return Err(Failure::core(wording::one_argument_of("pyramid_submit", "result", "junit")));
-            }
-            (Some(result), true) => result.clone(),
-            (None, false) => junit_result(args, &junit_paths, call)?,
-            (None, true) => return Err(Failure::core(wording::one_argument_of("pyramid_submit", "result", "junit"))),
+        // One of them (the tool's rules).
+        let result = match args.get("result") {
+            Some(result) => result.clone(),
+            None => junit_result(args, &junit_paths, call)?,
         };
         self.with_session(&id, |session| {
             let Session::Pyramid(run) = session else {

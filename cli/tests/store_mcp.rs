@@ -102,9 +102,27 @@ fn calibrate_and_verify_from_a_store_inside_the_roots() {
     assert_eq!(relative["corpusSha256"], from_paths["corpusSha256"]);
     let verified = server.call(4, "receipts_verify", json!({"store": store, "log": "ci"})).expect("verified");
     assert_eq!((verified["valid"].clone(), verified["receipts"].clone()), (json!(true), json!(1)));
-    // Both sources at once: refused.
-    let both = server.call(5, "calibrate_loops", json!({"store": store, "paths": [s(&runs)]}));
-    assert!(both.is_err());
+    // Both sources at once, or a store's selection or log without the other: refused naming
+    // the argument (before, the last two were usage errors naming none).
+    let refused = [
+        (
+            5,
+            "calibrate_loops",
+            json!({"store": store, "paths": [s(&runs)]}),
+            "paths",
+            "calibrate_loops takes paths or store, exactly one of them",
+        ),
+        (6, "calibrate_loops", json!({"paths": [s(&runs)], "run_label": "main"}), "run_label", "run_label needs store"),
+        (7, "receipts_verify", json!({"store": store}), "store", "store needs log"),
+        (8, "receipts_verify", json!({"log": "ci"}), "log", "log needs store"),
+    ];
+    for (id, tool, args, field, message) in refused {
+        let error = server.call(id, tool, args).expect_err(message);
+        assert_eq!(
+            (&error["code"], &error["field"], &error["message"]),
+            (&json!("invalid_config"), &json!(field), &json!(message))
+        );
+    }
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! the test checks, for every flag of those subcommands, that the argument exists, that its
 //! help names it (when the flag is spelled otherwise), lists every name of its enum (the
 //! core's names) and states its bounds (the core's ranges); and that every argument of the
-//! tools has a flag or is listed as the server's own. On a mismatch it prints what to paste
-//! (a table argument, a flag, or the help's words).
+//! tools has a flag or is listed as the server's own. A second test (`rules`) holds clap's
+//! checks between those flags (conflicts, requirements, groups) against the rules of the
+//! tools' rows, both ways. On a mismatch each prints what to paste (a table argument or rule,
+//! a flag or clap attribute, or the help's words).
 //!
 //! Why a check and not flags built from the table: the command's flags read files where the
 //! tools take documents (`--config FILE`, `--policy FILE|JSON`), name fields shorter
@@ -14,11 +16,13 @@
 //! reading. The check keeps the two surfaces from drifting apart instead: a new tool
 //! argument fails it until the subcommand has the flag or the pair lists it as MCP-only.
 
+mod rules;
+
 use clap::CommandFactory;
 use serde_json::Value as Json;
 
 use super::flag_help::{arg_schema, flag_help};
-use super::tools_table::rows;
+use super::tools_table::{rows, Rule};
 
 /// A subcommand and the tools it corresponds to.
 struct Pair {
@@ -36,6 +40,9 @@ struct Pair {
     cli_only: &'static [&'static str],
     /// Tool arguments no flag gives (the session a tool names; documents the command reads from files).
     mcp_only: &'static [&'static str],
+    /// Rules of the tools the command keeps otherwise on purpose (`rules`; the comment above
+    /// the pair says why).
+    unheld: &'static [Rule],
 }
 
 /// A pair without an error map: `command`, its `tools`, then `renamed`, `cli_only`, `mcp_only`.
@@ -46,7 +53,7 @@ const fn pair(
     cli_only: &'static [&'static str],
     mcp_only: &'static [&'static str],
 ) -> Pair {
-    Pair { command, tools, renamed, flag_of: None, cli_only, mcp_only }
+    Pair { command, tools, renamed, flag_of: None, cli_only, mcp_only, unheld: &[] }
 }
 
 const PAIRS: &[Pair] = &[
@@ -74,13 +81,17 @@ const PAIRS: &[Pair] = &[
         &[],
     ),
     // durationMs goes into the result the flags build (its schema names the required keys).
-    pair(
-        &["pyramid", "submit"],
-        &["pyramid_submit"],
-        &[("pass-rate", "result.passRate"), ("flaky", "result.flakyRatio")],
-        &["state", "duration-ms"],
-        &["session"],
-    ),
+    // Without --junit, --coverage and --coverage-xml give the result's coverage.
+    Pair {
+        unheld: &[Rule::Needs("coverage", "junit"), Rule::Needs("coverage_xml", "junit")],
+        ..pair(
+            &["pyramid", "submit"],
+            &["pyramid_submit"],
+            &[("pass-rate", "result.passRate"), ("flaky", "result.flakyRatio")],
+            &["state", "duration-ms"],
+            &["session"],
+        )
+    },
     pair(
         &["pyramid", "result"],
         &["pyramid_result"],
@@ -105,7 +116,11 @@ const PAIRS: &[Pair] = &[
         &["runs"],
     ),
     pair(&["calibrate", "pyramids"], &["calibrate_pyramids"], &[("files", "paths")], &["quiet"], &["runs"]),
-    pair(&["receipts", "verify"], &["receipts_verify"], &[("file", "path")], &[], &["text"]),
+    // --log without --store reads the store EARLYEXIT_STORE names, else the default one.
+    Pair {
+        unheld: &[Rule::Needs("log", "store")],
+        ..pair(&["receipts", "verify"], &["receipts_verify"], &[("file", "path")], &[], &["text"])
+    },
     pair(&["promote", "loops"], &["loop_promote"], &[("files", "runs")], &["out"], &["now"]),
     pair(&["drift", "loops"], &["loop_drift"], &[("files", "runs")], &["out"], &["now"]),
 ];
@@ -293,4 +308,14 @@ fn missing_flag(command: &str, tool: &str, name: &str, description: &str) -> Str
 fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// The command's checks between flags (conflicts, requirements) keep the tools' rules, and
+/// every such check is a rule of the tools (`rules`).
+#[test]
+fn flags_keep_the_tools_rules() {
+    let mut problems = Vec::new();
+    let checked: usize = PAIRS.iter().map(|pair| rules::check(pair, &mut problems)).sum();
+    assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
+    assert!(checked >= 24, "{checked} rules and relations checked");
 }

@@ -1,10 +1,12 @@
 //! Every MCP tool, declared once: one row per tool with its name, title, description, effect
-//! (read-only or what it writes) and each argument (name, JSON type, description, whether it is
-//! required, and the core's name list or bounds it is checked against). From the rows come the
-//! input schemas `tools/list` answers, the tool annotations, and the argument names each tool
-//! accepts (`Args::new` refuses the others). Enums and bounds are read from the core's tables,
-//! never retyped. Tool arguments are snake_case; the documents inside them (configs, layers,
-//! results, snapshots, artifacts) are the libraries' camelCase JSON.
+//! (read-only or what it writes), each argument (name, JSON type, description, whether it is
+//! required, and the core's name list or bounds it is checked against) and the rules between
+//! its arguments (one of, not both, needs). From the rows come the input schemas `tools/list`
+//! answers, the tool annotations, the argument names each tool accepts and the rules its
+//! arguments keep (`Args::new` refuses other names and checks the rules); the command's flags
+//! are held to the same rows (`flag_parity`). Enums and bounds are read from the core's
+//! tables, never retyped. Tool arguments are snake_case; the documents inside them (configs,
+//! layers, results, snapshots, artifacts) are the libraries' camelCase JSON.
 
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{json, Map, Value as Json};
@@ -63,6 +65,19 @@ pub(super) struct Arg {
     pub required: bool,
 }
 
+/// A rule between a tool's arguments. `Args::new` checks a row's rules in order before the
+/// tool runs (an argument is given when it is not null; a list of files, when it names one);
+/// `flag_parity` holds the command's flags to them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Rule {
+    /// Exactly one of these is given.
+    OneOf(&'static [&'static str]),
+    /// Not both of these.
+    NotBoth(&'static str, &'static str),
+    /// The first only with the second.
+    Needs(&'static str, &'static str),
+}
+
 /// One MCP tool.
 pub(super) struct ToolRow {
     pub name: &'static str,
@@ -70,6 +85,8 @@ pub(super) struct ToolRow {
     pub description: &'static str,
     pub effect: Effect,
     pub args: Vec<Arg>,
+    /// The rules between its arguments, checked in this order.
+    pub rules: &'static [Rule],
     pub output: fn() -> Json,
 }
 
@@ -179,6 +196,9 @@ fn store() -> Arg {
         "a run store, sqlite:PATH, its file inside the server's roots (instead of runs, paths or text)",
     )
 }
+
+/// The runs of a replay or a calibration: inline or from files, one of them.
+const RUNS_OR_PATHS: Rule = Rule::OneOf(&["runs", "paths"]);
 
 fn paths() -> Arg {
     arg("paths", Kind::Files, "JSONL files of runs, read in order as one stream")
@@ -301,6 +321,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
                 arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
             ],
+            rules: &[Rule::NotBoth("preset", "policy_artifact")],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
                     "config": {"type": "object", "description": "the full config"},
@@ -341,6 +362,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("done", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise): records completed: true"),
                 arg("completed", Kind::Boolean, "the same as done (the record's field name); give one of them"),
             ],
+            rules: &[Rule::NotBoth("done", "completed")],
             output: || {
                 json!({"type": "object", "properties": {
                     "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision()
@@ -353,6 +375,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "Decide whether a loop session should stop now (shouldStop).",
             effect: read_only,
             args: vec![session()],
+            rules: &[],
             output: decision,
         },
         ToolRow {
@@ -361,6 +384,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "The best iteration of a loop session so far, with its record.",
             effect: read_only,
             args: vec![session()],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {
                     "best_iteration": {"type": ["integer", "null"]}, "best_quality_score": {"type": ["number", "null"]},
@@ -383,6 +407,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("dataset", Kind::String, "the task's dataset"),
                 arg("label", Kind::String, "the run's label (a branch, a pool)"),
             ],
+            rules: &[],
             output: || json!({"type": "object", "properties": {"receipt": {"type": "object"}}, "required": ["receipt"]}),
         },
         ToolRow {
@@ -392,6 +417,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 with path, also write it to that file atomically (never through or over a symbolic link).",
             effect: Effect::Writes { destructive: true, idempotent: true },
             args: vec![session(), arg("path", Kind::File, "the file to write (replaced if it exists)")],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
                     "snapshot": {"type": "object", "description": "the snapshot"}}, "required": ["session", "snapshot"]})
@@ -403,6 +429,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "Import a snapshot (object or JSON text) of an EarlyStopping or a PyramidRun as a new session.",
             effect: creates,
             args: vec![required("snapshot", Kind::Types(&["object", "string"]), "the snapshot (object or JSON text)")],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "engine": {"enum": EngineKind::NAMES}},
                     "required": ["session", "engine"]})
@@ -414,6 +441,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "End a session: the server forgets it and frees its memory (export it first to keep it).",
             effect: Effect::Writes { destructive: true, idempotent: false },
             args: vec![session()],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "closed": {"const": true}},
                     "required": ["session", "closed"]})
@@ -433,6 +461,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("run_id", Kind::String, "the run's id in its shadow receipt"),
                 arg("label", Kind::String, "the run's label in its shadow receipt (a branch, a pool)"),
             ],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "next": step()},
                     "required": ["session", "next"]})
@@ -452,6 +481,12 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("coverage_xml", Kind::File, "a Cobertura coverage file"),
                 arg("coverage", Kind::Number(Some(LayerResult::FRACTION_RANGE)), "coverage with junit (default 1)"),
             ],
+            rules: &[
+                Rule::OneOf(&["result", "junit"]),
+                Rule::NotBoth("coverage", "coverage_xml"),
+                Rule::Needs("coverage", "junit"),
+                Rule::Needs("coverage_xml", "junit"),
+            ],
             output: || {
                 json!({"type": "object", "properties": {
                     "layer": {"type": "integer"}, "name": {"type": "string"},
@@ -466,6 +501,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified).",
             effect: read_only,
             args: vec![session()],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {
                     "exitedEarly": {"type": "boolean"}, "exitReason": {"type": "string"},
@@ -486,6 +522,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 required("layers", Kind::Objects, "the layers {name, costMs?} in run order"),
                 arg("outcomes", Kind::Objects, "the outcomes so far: {layer, failed} or {layer, junit: [paths]}"),
             ],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"action": {"enum": ["run", "stop"]}, "layer": {"type": "integer"},
                     "reason": {"type": "string"}}, "required": ["action"]})
@@ -502,6 +539,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 model(),
                 required("ran", Kind::Objects, "the layers the run ran, in run order: {name, failed, durationMs?}"),
             ],
+            rules: &[],
             output: model_out,
         },
         ToolRow {
@@ -518,6 +556,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("policy", Kind::Types(&["string", "object"]), "a preset name or {preset, config, returns, analytics}; default seed"),
                 summary_only(),
             ],
+            rules: &[RUNS_OR_PATHS],
             output: || {
                 json!({"type": "object", "properties": {"policy": {"type": "object"}, "summary": {"type": "object"},
                     "runs": {"type": "array", "description": "one row per run; absent with summary_only"}},
@@ -542,6 +581,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("model_out", Kind::File, "the file the final model is written to"),
                 summary_only(),
             ],
+            rules: &[RUNS_OR_PATHS, Rule::Needs("model_out", "paths")],
             output: || {
                 json!({"type": "object", "properties": {"policy": {"type": "string"},
                     "runs": {"type": "array", "description": "one row per run; absent with summary_only"},
@@ -567,6 +607,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("warmup", Kind::Number(None), "the share of runs that only teach the model, 0 <= warmup < 1"),
                 arg("model_out", Kind::File, "the file the calibrated model is written to"),
             ],
+            rules: &[RUNS_OR_PATHS, Rule::Needs("model_out", "paths")],
             output: || {
                 json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
                     "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]})
@@ -593,6 +634,11 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
                 arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
             ],
+            rules: &[
+                Rule::OneOf(&["runs", "paths", "store"]),
+                Rule::Needs("run_label", "store"),
+                Rule::Needs("since", "store"),
+            ],
             output: || {
                 json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
                     "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
@@ -612,6 +658,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 store(),
                 arg("log", Kind::String, "with store: the name of the store's receipt log"),
             ],
+            rules: &[Rule::Needs("store", "log"), Rule::OneOf(&["text", "path", "log"]), Rule::Needs("log", "store")],
             output: || {
                 json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
                     "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]})
@@ -628,6 +675,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("risk", Kind::Number(None), "the premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
                 arg("delta", Kind::Number(None), "the chance the certificate is wrong, 0 < delta < 1 (default 0.1)"),
             ],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"risk": {"type": "number"}, "delta": {"type": "number"},
                     "minimumToCertify": {"type": "integer"}, "tasksNeeded": {"type": "array", "items": {"type": "object",
@@ -642,6 +690,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (per stage set, stage and run label: a run's optional label is a slice).",
             effect: read_only,
             args: artifact_args(),
+            rules: &[],
             output: drift_out,
         },
         ToolRow {
@@ -651,6 +700,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the false-pass rate within the risk).",
             effect: read_only,
             args: artifact_args(),
+            rules: &[],
             output: promote_out,
         },
         ToolRow {
@@ -661,6 +711,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
             effect: read_only,
             args: artifact_args(),
+            rules: &[],
             output: drift_out,
         },
         ToolRow {
@@ -670,6 +721,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
             effect: read_only,
             args: artifact_args(),
+            rules: &[],
             output: promote_out,
         },
         ToolRow {
@@ -682,6 +734,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("coverage_xml", Kind::File, "a Cobertura coverage file"),
                 arg("coverage", Kind::Number(Some(LayerResult::FRACTION_RANGE)), "the coverage to report (default 1)"),
             ],
+            rules: &[Rule::NotBoth("coverage", "coverage_xml")],
             output: layer_result_out,
         },
     ]

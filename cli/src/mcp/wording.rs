@@ -12,9 +12,15 @@ pub(crate) fn missing_argument(tool: &str, key: &str) -> CoreError {
     invalid_argument(key, format!("{key} is required by {tool}"))
 }
 
-/// `tool` takes exactly one of `first` and `second`, and got both or neither (field `first`).
-pub(crate) fn one_argument_of(tool: &str, first: &str, second: &str) -> CoreError {
-    invalid_argument(first, format!("{tool} takes {first} or {second}, exactly one of them"))
+/// `tool` takes exactly one of `names` (`a or b`, `a, b or c`), and got two of them (those
+/// two named) or none (field the first named).
+pub(crate) fn one_argument_of(tool: &str, names: &[&str]) -> CoreError {
+    let field = names.first().copied().unwrap_or_default();
+    let listed = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => field.to_string(),
+    };
+    invalid_argument(field, format!("{tool} takes {listed}, exactly one of them"))
 }
 
 /// `first` and `second` were both given, and only one of them may be (field `first`).
@@ -117,8 +123,13 @@ mod tests {
             (e.code(), e.field(), e.message()),
             ("invalid_config", "session", "session is required by loop_record")
         );
-        let e = one_argument_of("replay_loops", "runs", "paths");
+        let e = one_argument_of("replay_loops", &["runs", "paths"]);
         assert_eq!((e.field(), e.message()), ("runs", "replay_loops takes runs or paths, exactly one of them"));
+        let e = one_argument_of("calibrate_loops", &["runs", "paths", "store"]);
+        assert_eq!(
+            (e.field(), e.message()),
+            ("runs", "calibrate_loops takes runs, paths or store, exactly one of them")
+        );
         assert_eq!(
             exclusive_arguments("coverage", "coverage_xml").message(),
             "give coverage or coverage_xml, not both"
