@@ -13,7 +13,7 @@ import os
 import tempfile
 from datetime import datetime
 from datetime import timezone
-from typing import IO, Any, Dict, Iterator, Mapping, Optional, Sequence, Tuple, TypedDict, Union
+from typing import IO, Any, ClassVar, Dict, Iterator, Mapping, Optional, Sequence, Tuple, TypedDict, Union
 
 from . import _native
 
@@ -82,6 +82,11 @@ class Store:
     """
 
     __slots__ = ("_native",)
+
+    #: The receipt log a :class:`Loop` records its shadow receipts into by default.
+    DEFAULT_LOOP_LOG: ClassVar[str] = DEFAULT_LOOP_RECEIPT_LOG
+    #: The receipt log the pytest plugin records a session's shadow receipts into by default.
+    DEFAULT_PYRAMID_LOG: ClassVar[str] = DEFAULT_PYRAMID_RECEIPT_LOG
 
     def __init__(self, url: str) -> None:
         self._native = _native._Store(url)
