@@ -491,3 +491,48 @@ def test_streaming_100000_runs_stays_in_bounded_memory(tmp_path: Any, url: str) 
     # (CPython reports running out as MemoryError, or as a SystemError from a C extension
     # whose allocation failed.)
     assert listed.returncode != 0 and ("MemoryError" in listed.stderr or "SystemError" in listed.stderr)
+
+
+def test_calls_release_the_gil(tmp_path: Any, url: str) -> None:
+    """With a switch interval of 100 s a thread gets the GIL only when the holder releases it.
+    The spinner yields it every 10,000 turns (``time.sleep(0)``): before the import it spins
+    about that much; it spins millions of turns more only if the import releases the GIL."""
+    path = tmp_path / "runs.jsonl"
+    with open(path, "w") as f:
+        for i in range(20_000):
+            f.write(json.dumps(run(f"g{i}", n=6)) + "\n")
+    spins = 0
+    done = False
+
+    def spin() -> None:
+        nonlocal spins
+        while not done:
+            spins += 1
+            if spins % 10_000 == 0:
+                time.sleep(0)
+
+    with Store.open(url) as store:
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(100)
+        try:
+            spinner = threading.Thread(target=spin)
+            spinner.start()
+            store.import_runs(path)
+            done = True
+            spinner.join()
+        finally:
+            sys.setswitchinterval(old)
+        assert store.run_count() == 20_000
+    assert spins > 200_000, spins
+
+
+def test_a_store_closed_while_streaming_stops_the_stream_with_a_typed_error(url: str) -> None:
+    store = Store.open(url)
+    store.import_runs(io.StringIO("".join(json.dumps(run(f"c{i}")) + "\n" for i in range(600))))
+    stream = store.runs()
+    assert next(stream)["id"] == "c0"  # the first page (256 runs) is held
+    store.close()
+    assert sum(1 for _ in zip(range(255), stream)) == 255
+    with pytest.raises(EarlyExitError) as e:
+        next(stream)
+    assert e.value.field == "store" and "closed" in str(e.value)
