@@ -99,8 +99,7 @@ class Loop:
         if receipt_log is not None:
             if store is None:
                 raise EarlyExitTypeError("receipt_log is given without store= (where would it go?)", "invalid_config", "receipt_log")
-            if not isinstance(receipt_log, str) or not 1 <= len(receipt_log) <= 256:
-                raise EarlyExitTypeError(f"receipt_log must be a string of 1 to 256 characters, got {receipt_log!r}", "invalid_config", "receipt_log")
+            _native._check_store_name("receipt_log", receipt_log)
             self._receipt_log = receipt_log
         if store is not None:
             self._store = store if isinstance(store, Store) else Store.open(store)

@@ -154,6 +154,7 @@ __all__ = [
     "_Store",
     "_DEFAULT_LOOP_RECEIPT_LOG",
     "_DEFAULT_PYRAMID_RECEIPT_LOG",
+    "_check_store_name",
 ]
 
 @type_check_only
@@ -2088,6 +2089,8 @@ class InterventionSystem:
 
 _DEFAULT_LOOP_RECEIPT_LOG: str
 _DEFAULT_PYRAMID_RECEIPT_LOG: str
+
+def _check_store_name(field: str, name: object) -> None: ...
 
 @final
 class _Store:

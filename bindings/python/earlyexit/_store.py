@@ -292,17 +292,13 @@ def verify_receipts(source: Union[str, Store], log: Optional[str] = None) -> Dic
     ``verify_receipts(store, log)`` for log ``log`` of a :class:`Store`. Returns ``{valid,
     receipts, head, broken_at, labels}``."""
     if isinstance(source, Store):
-        if log is None:
-            raise _type_error("log", "a log name when the first argument is a Store", log)
-        return source.verify_receipts(log)
-    if log is not None:
-        raise _type_error("log", "absent when the first argument is JSONL text", log)
+        _native._check_store_name("log", log)  # a Store needs the log's name
+        return source.verify_receipts(log)  # type: ignore[arg-type]
+    if log is not None:  # JSONL text is one log already: a name beside it is refused, not ignored
+        from ._errors import EarlyExitTypeError
+
+        raise EarlyExitTypeError("log is read from a Store only: verify_receipts(text) or verify_receipts(store, log)",
+                                 "invalid_config", "log")
     result: Dict[str, Any] = _native.verify_receipts(source)
     return result
-
-
-def _type_error(field: str, expected: str, got: object) -> Exception:
-    from ._errors import EarlyExitTypeError
-
-    return EarlyExitTypeError(f"{field} must be {expected}, got {type(got).__name__}", "invalid_config", field)
 

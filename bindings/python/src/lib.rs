@@ -119,6 +119,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(artifact::promote_pyramid_policy, m)?)?;
     m.add_function(wrap_pyfunction!(artifact::check_loop_drift, m)?)?;
     m.add_function(wrap_pyfunction!(artifact::promote_loop_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(store::_check_store_name, m)?)?;
     m.add("_DEFAULT_LOOP_RECEIPT_LOG", earlyexit_store::host::DEFAULT_LOOP_RECEIPT_LOG)?;
     m.add("_DEFAULT_PYRAMID_RECEIPT_LOG", earlyexit_store::host::DEFAULT_PYRAMID_RECEIPT_LOG)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;

@@ -305,6 +305,14 @@ impl PyStore {
     }
 }
 
+/// A name of a store entry (`field`: `log`, `name`, `run_label`) checked by the store's rule
+/// (a string of 1 to 256 characters) before anything opens: `Loop(receipt_log=...)`.
+#[pyfunction]
+pub fn _check_store_name(py: Python<'_>, field: &str, name: &Bound<'_, PyAny>) -> PyResult<()> {
+    let name = text(py, name, ErrorCode::InvalidConfig, field)?;
+    earlyexit::host::store::check_store_name(field, &name).or_raise(py)
+}
+
 fn filter(
     py: Python<'_>,
     run_label: Option<&Bound<'_, PyAny>>,
