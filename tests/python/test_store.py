@@ -113,7 +113,7 @@ def test_every_method(tmp_path: Any, url: str) -> None:
         calibration = ee.calibrate_loop_policy([run(f"t{i}", n=6, solved=2 + i % 4) for i in range(40)])
         stored = store.put_artifact("loop-main", calibration)
         assert stored["kind"] == "loop" and stored["promoted"] is False and len(stored["sha256"]) == 64
-        assert stored["expires_at"].endswith("Z")
+        assert stored["expires_at"].endswith("Z") and stored["expired"] is False
         assert store.artifact("loop-main") == stored and store.artifact("nothing") is None
         assert store.put_artifact("copy", json.dumps(stored["artifact"]))["sha256"] == stored["sha256"]
 

@@ -30,13 +30,15 @@ _PAGE = 256
 
 class StoredArtifactDict(TypedDict):
     """An artifact the store holds, with its lifecycle: what :meth:`Store.put_artifact` and
-    :meth:`Store.artifact` return."""
+    :meth:`Store.artifact` return. ``promoted``: it carries a promotion (``False`` when never
+    promoted or demoted by a drift check); ``expired``: ``expires_at`` is past, now."""
 
     artifact: Dict[str, Any]
     sha256: str
     kind: str
     expires_at: str
     promoted: bool
+    expired: bool
 
 
 class StoreCheckDict(TypedDict):
@@ -260,7 +262,8 @@ class Store:
         return stored
 
     def artifact(self, name: str) -> Optional[StoredArtifactDict]:
-        """The artifact under ``name`` with its lifecycle (kind, expiry, promoted), or ``None``."""
+        """The artifact under ``name`` with its lifecycle (kind, expiry, promoted, expired now), or
+        ``None``."""
         stored: Optional[StoredArtifactDict] = self._native.artifact(name)
         return stored
 

@@ -81,6 +81,10 @@ fn artifact_dict<'py>(py: Python<'py>, stored: &StoredArtifact) -> PyResult<Boun
     d.set_item("kind", &stored.kind)?;
     d.set_item("expires_at", &stored.expires_at)?;
     d.set_item("promoted", stored.promoted)?;
+    // Expired now (the host clock), by the core's reading of `expiresAt`.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let expired = earlyexit::artifact::Artifact::from_value(&stored.artifact).map_or(true, |a| a.is_expired(now));
+    d.set_item("expired", expired)?;
     Ok(d.into_any())
 }
 
