@@ -184,7 +184,8 @@ class Store:
         limit: Optional[int] = None,
     ) -> int:
         """Writes the selected runs as JSONL (the form replay, calibration and
-        :meth:`import_runs` read) to a path (replaced atomically) or a text file object;
+        :meth:`import_runs` read) to a path (``str`` or ``os.PathLike``, replaced atomically)
+        or a text file object;
         streamed a page at a time. Returns how many runs were written."""
         remaining = self._native._check_filter(run_label, dataset, since, limit)
         if isinstance(out, (str, os.PathLike)):
@@ -219,8 +220,8 @@ class Store:
     def import_runs(
         self, source: Union[str, "os.PathLike[str]", IO[str], IO[bytes]], run_label: Optional[str] = None
     ) -> int:
-        """Adds the runs of a JSONL file (a path, read as a stream, or a file object) in one
-        transaction: all of them, or none when a line is not a run (the error names
+        """Adds the runs of a JSONL file (a path, ``str`` or ``os.PathLike``, read as a stream;
+        or a file object) in one transaction; a file that cannot be opened raises ``OSError``: all of them, or none when a line is not a run (the error names
         ``runs[i]`` and its line). The same runs again add nothing. Returns how many were
         new (``earlyexit runs import`` does the same)."""
         if isinstance(source, (str, os.PathLike)):

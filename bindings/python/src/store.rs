@@ -265,17 +265,9 @@ impl PyStore {
     ) -> PyResult<(u64, u64)> {
         let run_label = opt_text(py, run_label, ErrorCode::InvalidConfig, "run_label")?;
         let meta = RunMeta { run_label, ..RunMeta::default() };
-        let url = self.url.clone();
-        self.with(py, move |store| {
-            let file = std::fs::File::open(&path).map_err(|e| {
-                earlyexit::host::store::store_error(
-                    earlyexit::host::store::StoreProblem::Io,
-                    &url,
-                    &format!("{}: {e}", path.display()),
-                )
-            })?;
-            store.import_jsonl(std::io::BufReader::with_capacity(1 << 16, file), &meta)
-        })
+        // OSError (FileNotFoundError, PermissionError) as Python raises it for any file.
+        let file = py.detach(|| std::fs::File::open(&path))?;
+        self.with(py, move |store| store.import_jsonl(std::io::BufReader::with_capacity(1 << 16, file), &meta))
     }
 
     /// Adds the runs of JSONL text (or bytes) in one transaction: `(read, added)`.
