@@ -270,6 +270,8 @@ def command() -> str:
         found = shutil.which("earlyexit") or ""
     if not found:
         pytest.skip("the earlyexit command is not built (cargo build -p earlyexit-cli, or set EARLYEXIT_BIN)")
+    if subprocess.run([found, "runs", "--help"], capture_output=True).returncode != 0:
+        pytest.skip(f"the earlyexit command at {found} predates the run store (rebuild: cargo build -p earlyexit-cli)")
     return found
 
 
