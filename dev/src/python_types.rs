@@ -91,6 +91,7 @@ pub const TYPING_NAMES: &[(&str, &[&str])] = &[
         ],
     ),
     ("_controller", &["Layer", "LayerDict", "LayerOutcome", "Runner", "AsyncRunner"]),
+    ("_store", &["StoredArtifactDict", "StoreCheckDict"]),
 ];
 
 /// Where a line is wrapped (the package's style: 120 columns).

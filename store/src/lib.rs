@@ -12,6 +12,7 @@
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+pub mod host;
 mod open;
 pub mod schema;
 

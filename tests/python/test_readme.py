@@ -20,7 +20,8 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 README = os.path.join(ROOT, "README.md")
 PACKAGE_README = os.path.join(ROOT, "bindings", "python", "README.md")
 #: Documentation pages whose examples run too.
-DOC_PAGES = [os.path.join(ROOT, "docs", "test-exit.md"), os.path.join(ROOT, "docs", "loop-policies.md")]
+DOC_PAGES = [os.path.join(ROOT, "docs", "test-exit.md"), os.path.join(ROOT, "docs", "loop-policies.md"),
+             os.path.join(ROOT, "docs", "store.md")]
 
 
 def python_blocks() -> List[str]:

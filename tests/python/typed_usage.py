@@ -309,7 +309,29 @@ def overseer() -> Tuple[int, str]:
     return summary["total"], text
 
 
+def run_store() -> Tuple[int, bool]:
+    """The run store (docs/store.md), typed."""
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    url = f"sqlite:{folder}/store.db"
+    loop = earlyexit.Loop("recommended", max_iterations=3, task="t", store=url, run_label="typed")
+    loop.step("a", 50)
+    loop.finish()
+    with earlyexit.Store.open(url) as store:
+        added: bool = store.add_run({"id": "u", "iterations": [
+            {"quality_score": 90, "confidence": 0.9, "verification_status": "passed"}]}, run_label="typed")
+        stored: List[earlyexit.StoredRun] = list(store.runs(run_label="typed", limit=10))
+        labels: List[Optional[str]] = [r.run_label for r in stored]
+        report: earlyexit.StoreCheckDict = store.check()
+        artifact: Optional[earlyexit.StoredArtifactDict] = store.artifact("none")
+        check: Dict[str, object] = earlyexit.verify_receipts(store, store.DEFAULT_LOOP_LOG)
+        assert labels == ["typed", "typed"] and artifact is None and check["valid"] is True
+        return report["runs"], added
+
+
 def main() -> None:
+    assert run_store() == (2, True)
     assert policies_and_models() == ("completed", 1)
     assert strict_users() == 1
     total, text = overseer()

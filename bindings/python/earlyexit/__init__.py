@@ -85,7 +85,7 @@ from ._controller import AsyncRunner as AsyncRunner
 # Pyramid replay and the risk-bounded policy
 from ._native import replay_pyramids as replay_pyramids
 from ._native import shadow_pyramids as shadow_pyramids
-from ._native import verify_receipts as verify_receipts
+from ._store import verify_receipts as verify_receipts
 from ._native import append_receipts as append_receipts
 from ._artifact import CalibrationArtifact as CalibrationArtifact
 from ._artifact import calibrate_pyramid_policy as calibrate_pyramid_policy
@@ -97,6 +97,9 @@ from ._native import pyramid_policy_decide as pyramid_policy_decide
 from ._native import pyramid_policy_update as pyramid_policy_update
 from ._native import OutcomeModel as OutcomeModel
 
+# The run store (docs/store.md)
+from ._store import Store as Store
+from ._store import StoredRun as StoredRun
 # The size limits (docs/limits.md)
 from ._native import LIMITS as LIMITS
 
@@ -183,6 +186,9 @@ from ._pyramid import PolicyReportDict as PolicyReportDict
 from ._pyramid import PolicyStepDict as PolicyStepDict
 from ._pyramid import LayerCountsDict as LayerCountsDict
 from ._pyramid import RanLayerDict as RanLayerDict
+# Types for annotations: the run store
+from ._store import StoredArtifactDict as StoredArtifactDict
+from ._store import StoreCheckDict as StoreCheckDict
 
 from . import types as types
 
@@ -210,6 +216,6 @@ if not _typing.TYPE_CHECKING:
         "FailingLayer", "EarlyExitController", "replay_pyramids", "shadow_pyramids", "verify_receipts",
         "append_receipts", "CalibrationArtifact", "calibrate_pyramid_policy", "check_pyramid_drift",
         "promote_pyramid_policy", "pyramid_policy_decide", "pyramid_policy_update", "OutcomeModel",
-        "read_junit",
+        "read_junit", "Store", "StoredRun",
         "LIMITS", "EarlyExitError", "EarlyExitTypeError", "UncertifiedCalibrationWarning",
     ]

@@ -13,7 +13,9 @@ import uuid
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, Union
 
 from . import _native
+from ._errors import EarlyExitTypeError
 from ._native import IterationRecord, StoppingDecision
+from ._store import DEFAULT_LOOP_RECEIPT_LOG, Store
 
 __all__ = ["FinishedRun", "Loop", "LoopOutput"]
 
@@ -57,9 +59,17 @@ class Loop:
     artifact) beside the policy without letting it stop the loop: each decision carries its
     ``would_stop`` and :meth:`finish` returns the run's receipt. The enforced policy must
     then hold a hard cap (``max_iterations=`` or a budget).
+
+    ``store=`` (a :class:`Store` or a store URL, opened at once; a pickled loop reopens it
+    by URL) records the run when
+    :meth:`finish` is called: the run under the loop's run id with its ``run_label``, and in
+    shadow mode its receipt in the receipt log ``receipt_log`` (default ``"loops"``). Both are
+    idempotent: a second ``finish()`` writes nothing new. A store error on ``finish()`` is
+    raised as the store's typed error after the loop is finished; what was written stays,
+    and ``finish()`` called again records what is missing.
     """
 
-    __slots__ = ("_native", "_fingerprint_of", "_run_id")
+    __slots__ = ("_native", "_fingerprint_of", "_run_id", "_store", "_receipt_log")
 
     def __init__(
         self,
@@ -74,6 +84,8 @@ class Loop:
         artifact: Any = None,
         fingerprint_of: Optional[Callable[[Any], Optional[str]]] = None,
         shadow: Any = None,
+        store: Union["Store", str, None] = None,
+        receipt_log: Optional[str] = None,
     ) -> None:
         options: Dict[str, object] = {"scale": scale, "max_iterations": max_iterations, "task": task, "dataset": dataset, "run_label": run_label}
         if artifact is not None:
@@ -82,6 +94,15 @@ class Loop:
             self._native = _native._Loop(policy if policy is not None else preset, options, shadow)
         self._fingerprint_of = fingerprint_of
         self._run_id: Optional[str] = None
+        self._store: Optional[Store] = None
+        self._receipt_log = DEFAULT_LOOP_RECEIPT_LOG
+        if receipt_log is not None:
+            if store is None:
+                raise EarlyExitTypeError("receipt_log is given without store= (where would it go?)", "invalid_config", "receipt_log")
+            _native._check_store_name("receipt_log", receipt_log)
+            self._receipt_log = receipt_log
+        if store is not None:
+            self._store = store if isinstance(store, Store) else Store.open(store)
 
     def step(
         self,
@@ -149,7 +170,16 @@ class Loop:
         Returns the run (a dict, also ``.run``) and, in shadow mode, its receipt (``.receipt``)."""
         run: Dict[str, Any] = self._native.finish(good, self._id())
         receipt: Optional[Dict[str, Any]] = self._native.receipt(self._id())
+        if self._store is not None:
+            self._store.add_run(run, run_label=self._native.run_label, run_id=self._id())
+            if receipt is not None:
+                self._store.append_receipts(self._receipt_log, [receipt])
         return FinishedRun(run, receipt)
+
+    @property
+    def store(self) -> Optional[Store]:
+        """The store :meth:`finish` records into (``None`` without ``store=``)."""
+        return self._store
 
     @property
     def shadow_reason(self) -> Optional[str]:
@@ -188,6 +218,8 @@ class Loop:
         loop._native = _native._Loop.from_json(text, outputs)
         loop._fingerprint_of = fingerprint_of
         loop._run_id = run_id
+        loop._store = None
+        loop._receipt_log = DEFAULT_LOOP_RECEIPT_LOG
         return loop
 
     def __reduce__(self) -> Tuple[Any, ...]:
@@ -196,7 +228,8 @@ class Loop:
             kept = getattr(self._native, key)
             if kept is not None:
                 outputs[key] = kept[1]
-        return (_restore_loop, (self._native.to_json(False), outputs, self._fingerprint_of, self._id()))
+        store = None if self._store is None else (self._store.url, self._receipt_log)
+        return (_restore_loop, (self._native.to_json(False), outputs, self._fingerprint_of, self._id(), store))
 
     def __repr__(self) -> str:
         best = self.best
@@ -204,6 +237,14 @@ class Loop:
 
 
 def _restore_loop(
-    text: str, outputs: Dict[str, Any], fingerprint_of: Optional[Callable[[Any], Optional[str]]], run_id: Optional[str]
+    text: str,
+    outputs: Dict[str, Any],
+    fingerprint_of: Optional[Callable[[Any], Optional[str]]],
+    run_id: Optional[str],
+    store: Optional[Tuple[str, str]] = None,
 ) -> Loop:
-    return Loop._restore(text, outputs, fingerprint_of, run_id)
+    loop = Loop._restore(text, outputs, fingerprint_of, run_id)
+    if store is not None:  # a pickled loop reopens its store by URL
+        loop._store = Store.open(store[0])
+        loop._receipt_log = store[1]
+    return loop

@@ -84,6 +84,8 @@ from ._controller import LayerDict as LayerDict
 from ._controller import LayerOutcome as LayerOutcome
 from ._controller import Runner as Runner
 from ._controller import AsyncRunner as AsyncRunner
+from ._store import StoredArtifactDict as StoredArtifactDict
+from ._store import StoreCheckDict as StoreCheckDict
 
 __all__ = [
     "ErrorCode",

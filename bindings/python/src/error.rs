@@ -35,6 +35,9 @@ fn python_field(field: &str) -> Cow<'_, str> {
     match field {
         "detectDiminishingReturns()" => Cow::Borrowed("detect_diminishing_returns()"),
         "layerResult" => Cow::Borrowed("layer_result"),
+        // The run store's meta (`earlyexit-store` words them as the command's JSON does).
+        "runLabel" => Cow::Borrowed("run_label"),
+        "runId" => Cow::Borrowed("run_id"),
         other => Cow::Borrowed(other),
     }
 }
@@ -44,6 +47,10 @@ fn python_message(message: &str) -> String {
         message.replacen("detectDiminishingReturns()", "detect_diminishing_returns()", 1)
     } else if message.starts_with("layerResult ") {
         message.replacen("layerResult", "layer_result", 1)
+    } else if message.starts_with("runLabel ") {
+        message.replacen("runLabel", "run_label", 1)
+    } else if message.starts_with("runId ") {
+        message.replacen("runId", "run_id", 1)
     } else {
         message.to_string()
     }

@@ -18,6 +18,7 @@ mod loops;
 mod pyramid;
 mod restore;
 mod shims;
+mod store;
 mod value;
 
 use earlyexit::{limits, LOOP_PRESETS};
@@ -25,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use shims::classes;
+use store::PyStore;
 
 use loops::analytics::engine::PyIterationAnalytics;
 use loops::analytics::{
@@ -83,6 +85,7 @@ classes! {
     PyPyramidAction [result],
     PyPyramidRun [engine],
     PyOutcomeModel [mapping],
+    PyStore [],
 }
 
 /// The native module. The public API is re-exported by the `earlyexit` package.
@@ -116,6 +119,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(artifact::promote_pyramid_policy, m)?)?;
     m.add_function(wrap_pyfunction!(artifact::check_loop_drift, m)?)?;
     m.add_function(wrap_pyfunction!(artifact::promote_loop_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(store::_check_store_name, m)?)?;
+    m.add("_DEFAULT_LOOP_RECEIPT_LOG", earlyexit_store::host::DEFAULT_LOOP_RECEIPT_LOG)?;
+    m.add("_DEFAULT_PYRAMID_RECEIPT_LOG", earlyexit_store::host::DEFAULT_PYRAMID_RECEIPT_LOG)?;
     m.add("LOOP_PRESETS", LOOP_PRESETS.to_vec())?;
     // The behaviour detectors' defaults and the intervention levels (the core's tables).
     m.add("THRESHOLDS", PyBehaviorThresholds { inner: earlyexit::loops::behavior::Thresholds::DEFAULT })?;

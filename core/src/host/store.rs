@@ -187,6 +187,44 @@ pub fn bad_since(since: &str) -> Error {
     )
 }
 
+/// The receipt log a loop's shadow receipts go to when it records into a store and names no
+/// log (a binding's `Loop(store=...)`).
+pub const DEFAULT_LOOP_RECEIPT_LOG: &str = "loops";
+
+/// The receipt log a test session's (pyramid) shadow receipts go to when it records into a
+/// store and names no log (the pytest plugin's `--earlyexit-store`).
+pub const DEFAULT_PYRAMID_RECEIPT_LOG: &str = "pyramids";
+
+/// A PostgreSQL URL given to a binding (Python, Node), which opens `sqlite:PATH` stores: the
+/// command serves a shared database. The URL is not echoed (it may hold a password).
+pub fn binding_refuses_postgres() -> Error {
+    Error::new(
+        ErrorCode::InvalidConfig,
+        ErrorKind::Range,
+        STORE_FIELD,
+        concat(&[
+            "store: a PostgreSQL store is read and written by the earlyexit command (earlyexit runs import, ",
+            "earlyexit runs export, earlyexit pyramid result --store postgresql://...); this package opens ",
+            "sqlite:PATH stores",
+        ]),
+    )
+}
+
+/// A call on a store that was closed.
+pub fn store_closed(url: &str) -> Error {
+    store_error(StoreProblem::Io, url, "the store is closed")
+}
+
+/// A `dataset` given beside a run that has another dataset of its own.
+pub fn dataset_differs(dataset: &str, run_has: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidReplay,
+        ErrorKind::Range,
+        "dataset",
+        concat(&["dataset '", dataset, "' differs from the run's own dataset ", run_has, " (give one or the other)"]),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

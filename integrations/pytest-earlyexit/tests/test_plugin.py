@@ -319,3 +319,55 @@ def test_xfail_is_not_counted_as_executed(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--earlyexit")
     assert "unit: ran 1 test(s), 1 passed, 0 failed" in result.stdout.str()
     assert result.ret == 0
+
+
+def test_the_store_records_receipts_and_learned_outcomes(pytester: pytest.Pytester) -> None:
+    project(pytester, unit="def test_red():\n    assert False\n")
+    url = f"sqlite:{pytester.path / 'store.db'}"
+    for _ in range(2):
+        result = run(pytester, "--earlyexit", "--earlyexit-policy", "fail_fast", "--earlyexit-store", url)
+        assert result.ret == 1
+        result.assert_outcomes(failed=1, passed=2)
+    with earlyexit.Store.open(url) as store:
+        assert store.receipt_logs() == {"pyramids": 2}  # the default log
+        assert earlyexit.verify_receipts(store, "pyramids")["valid"] is True
+    # A named log, and outcomes learned into the store's model (read back by the next session).
+    for _ in range(2):
+        result = run(pytester, "--earlyexit", "--earlyexit-policy", "risk_bounded", "--earlyexit-store", url,
+                     "--earlyexit-receipts", "nightly", "--earlyexit-model", "main", "--earlyexit-learn")
+        assert result.ret == 1
+    with earlyexit.Store.open(url) as store:
+        logs = store.receipt_logs()
+        assert logs["pyramids"] == 2 and set(logs) <= {"pyramids", "nightly"}
+        model = store.model("main")
+        assert model is not None and len(model["builds"]) == 2
+        assert store.check()["models"] == 1
+    assert not (pytester.path / "main").exists() and not (pytester.path / "nightly").exists()  # no files
+
+
+def test_the_store_from_the_ini(pytester: pytest.Pytester) -> None:
+    url = f"sqlite:{pytester.path / 'ini.db'}"
+    project(pytester, ini=INI + f"earlyexit_store = {url}\n")
+    assert run(pytester, "--earlyexit").ret == 0
+    with earlyexit.Store.open(url) as store:
+        assert store.receipt_logs() == {"pyramids": 1}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--earlyexit-store", "postgresql://u:secret@h/db"), "--earlyexit-store: store: a PostgreSQL store"),
+        (("--earlyexit-store", "mysql://h"), "--earlyexit-store: store ('mysql://h'): unknown scheme"),
+        (("--earlyexit-store", "sqlite:nowhere/s.db"), "the folder of the path does not exist"),
+        (("--earlyexit-store", "sqlite:notdb.txt"), "not a SQLite database"),
+        (("--earlyexit-store", "sqlite:s.db", "--earlyexit-receipts", "x" * 300), "--earlyexit-receipts: log must"),
+    ],
+)
+def test_a_bad_store_is_a_usage_error_before_any_test(pytester: pytest.Pytester, args: tuple, message: str) -> None:
+    project(pytester)
+    (pytester.path / "notdb.txt").write_text("text")
+    result = run(pytester, "--earlyexit", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    assert message in result.stderr.str() and "secret" not in result.stderr.str()
+    assert "passed" not in result.stdout.str()
+    assert (pytester.path / "notdb.txt").read_text() == "text"

@@ -307,6 +307,12 @@ impl PyLoop {
         lock(&self.inner).options().scale
     }
 
+    /// The run label the loop was given (what a store records the run under).
+    #[getter]
+    fn run_label(&self) -> Option<String> {
+        lock(&self.inner).options().run_label.clone()
+    }
+
     #[getter]
     fn best(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         kept(py, lock(&self.inner).best())

@@ -45,9 +45,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--earlyexit-risk-budget", default=None, metavar="B",
                     help="the risk_bounded policy's budget (0..1)")
     group.addoption("--earlyexit-receipts", default=None, metavar="FILE",
-                    help="append the run's shadow receipts to this hash-chained JSONL log")
+                    help="append the run's shadow receipts to this hash-chained JSONL log (with --earlyexit-store: "
+                         "the store's receipt log of this name, default pyramids)")
     group.addoption("--earlyexit-model", default=None, metavar="FILE",
-                    help="the outcome model the policy decides from (read; a missing file is an empty model)")
+                    help="the outcome model the policy decides from (read; a missing file is an empty model; with "
+                         "--earlyexit-store: the store's model of this name)")
+    group.addoption("--earlyexit-store", default=None, metavar="URL",
+                    help="record the run's shadow receipts and learned outcomes in this run store (sqlite:PATH, "
+                         "the earlyexit command's store) instead of files (else the ini's earlyexit_store)")
     group.addoption("--earlyexit-learn", action="store_true", default=False,
                     help="learn this session's outcomes into --earlyexit-model (under a lock)")
     group.addoption("--earlyexit-state", default=None, metavar="FILE",
@@ -56,6 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--earlyexit-allow-unverified", action="store_true", default=False,
                     help="exit 0 instead of 13 when layers were skipped without running")
     parser.addini("earlyexit", "enable the earlyexit plugin", type="bool", default=False)
+    parser.addini("earlyexit_store", "the run store to record into (sqlite:PATH), as --earlyexit-store", default=None)
     parser.addini("earlyexit_layers", "layers, one a line: name = PATH-OR-marker:NAME [cost_ms]", type="linelist")
 
 
@@ -206,7 +212,21 @@ class EarlyExitPlugin:
         if self.learn and self.model_path is None:
             raise pytest.UsageError("--earlyexit-learn: needs --earlyexit-model FILE")
         self.model: Any = None
-        if self.model_path is not None and os.path.exists(self.model_path):
+        self.store: Any = None
+        store_url = opt("earlyexit_store") or config.getini("earlyexit_store") or None
+        if store_url is not None:
+            try:
+                self.store = earlyexit.Store.open(store_url)
+            except (earlyexit.EarlyExitError, earlyexit.EarlyExitTypeError) as error:
+                raise pytest.UsageError(f"--earlyexit-store: {error}") from None
+        if self.store is not None and self.model_path is not None:
+            try:
+                stored = self.store.model(self.model_path)
+                if stored is not None:
+                    self.model = earlyexit.OutcomeModel.from_json(json.dumps(stored))
+            except (earlyexit.EarlyExitError, earlyexit.EarlyExitTypeError) as error:
+                raise pytest.UsageError(f"--earlyexit-model: {self.model_path} (in {store_url}): {error}") from None
+        elif self.model_path is not None and os.path.exists(self.model_path):
             text = _read_text("--earlyexit-model", self.model_path)
             try:
                 self.model = earlyexit.OutcomeModel.from_json(text)
@@ -218,6 +238,13 @@ class EarlyExitPlugin:
         self.state_layers: List[Layer] = []
         self.coverage_measured = False
         self.receipts = opt("earlyexit_receipts")
+        if self.store is not None and self.receipts is None:
+            self.receipts = earlyexit.Store.DEFAULT_PYRAMID_LOG
+        if self.store is not None:
+            try:  # the log name is checked now, before any test runs
+                self.store.receipts(self.receipts)
+            except (earlyexit.EarlyExitError, earlyexit.EarlyExitTypeError) as error:
+                raise pytest.UsageError(f"--earlyexit-receipts: {error}") from None
         self.allow_unverified = opt("earlyexit_allow_unverified")
         # Everything the engine validates (policy, artifact, budget, preset) is checked now,
         # before any test runs, on the layers as configured.
@@ -478,7 +505,14 @@ class EarlyExitPlugin:
         else:
             session.exitstatus = pytest.ExitCode.OK
 
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.store is not None:
+            self.store.close()
+
     def _append_receipts(self) -> None:
+        if self.store is not None:  # one transaction; a retried session appends nothing
+            self.store.append_receipts(self.receipts, self.result.shadow["receipts"])
+            return
         path = Path(self.receipts)
         with _Locked(path):
             log = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -490,12 +524,17 @@ class EarlyExitPlugin:
         policy = self.result.policy
         if policy is None:
             return
-        path = Path(self.model_path)
         seq = time.time_ns() // 1_000_000
+        build_id = f"pytest-{seq}-{os.getpid()}"
+        if self.store is not None:  # read, merge (a set union of builds) and write: one transaction
+            learned = earlyexit.OutcomeModel().learn(policy["ran"], build_id=build_id, seq=seq)
+            self.store.merge_model(self.model_path, learned)
+            return
+        path = Path(self.model_path)
         with _Locked(path):
             current = earlyexit.OutcomeModel.from_json(path.read_text(encoding="utf-8")) if path.exists() \
                 else earlyexit.OutcomeModel()
-            learned = current.learn(policy["ran"], build_id=f"pytest-{seq}-{os.getpid()}", seq=seq)
+            learned = current.learn(policy["ran"], build_id=build_id, seq=seq)
             _write_atomically(path, learned.to_json())
 
     def _step_line(self, action: str, layer: Layer, lr: Dict[str, Any], decision: Any) -> str:

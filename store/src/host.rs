@@ -1,0 +1,174 @@
+//! What every binding's store (Python's `earlyexit.Store`, Node's) shares beyond the
+//! command's API: the URLs a binding opens, the default receipt log names a loop and a test
+//! session record into, the error of a closed store, a run's `dataset` given beside it, runs
+//! read in pages (a binding's iterator holds one page, never the whole store) and a JSONL
+//! import streamed from a reader in one transaction.
+
+use std::io::BufRead;
+
+use earlyexit::host::store::{self as rules, StoreProblem};
+use earlyexit::value::jsonl::JsonlLines;
+use earlyexit::{Error, ErrorCode, Naming, Value};
+
+use crate::{RunFilter, RunMeta, Store, StoredRun};
+
+pub use earlyexit::host::store::{DEFAULT_LOOP_RECEIPT_LOG, DEFAULT_PYRAMID_RECEIPT_LOG};
+
+/// How many runs a binding's iterator reads per page: memory is one page of runs.
+pub const RUNS_PAGE: usize = 256;
+
+/// Checks a URL a binding opens: a binding opens `sqlite:PATH` stores; a PostgreSQL URL is
+/// refused with the command's name (the command is what serves a shared database), and the
+/// URL is not echoed (it may hold a password). Anything else is read as the command reads it.
+pub fn check_binding_url(url: &str) -> Result<(), Error> {
+    let lower = url.get(..13).unwrap_or(url).to_ascii_lowercase();
+    if lower.starts_with("postgresql://") || lower.starts_with("postgres://") {
+        return Err(rules::binding_refuses_postgres());
+    }
+    rules::parse_store_url(url).map(|_| ())
+}
+
+/// The error of a call on a store that was closed (`store.close()`).
+pub fn closed_error(url: &str) -> Error {
+    rules::store_closed(url)
+}
+
+/// A run with the `dataset` the caller gave beside it: set when the run has none, the same
+/// when it has one; another dataset is refused (`invalid_replay` naming `dataset`).
+pub fn with_dataset(run: Value, dataset: &str) -> Result<Value, Error> {
+    rules::check_store_name("dataset", dataset)?;
+    let mut run = match run {
+        Value::String(text) => Value::parse_json(&text, ErrorCode::InvalidReplay, "run")?,
+        other => other,
+    };
+    let Value::Object(entries) = &mut run else {
+        // Not an object: the run reader words the error.
+        earlyexit::ReplayRun::from_value(&run, Naming::Js, "run")?;
+        return Ok(run);
+    };
+    match entries.iter().find(|(k, _)| k == "dataset").map(|(_, v)| v) {
+        None | Some(Value::Null) => {
+            entries.retain(|(k, _)| k != "dataset");
+            entries.push(("dataset".to_string(), Value::string(dataset)));
+        }
+        Some(Value::String(have)) if have == dataset => {}
+        Some(other) => {
+            let have: String = other.to_json().chars().take(60).collect();
+            return Err(rules::dataset_differs(dataset, &have));
+        }
+    }
+    Ok(run)
+}
+
+impl Store {
+    /// At most `page` of the runs `filter` selects whose sequence number is above
+    /// `after_seq`, oldest first (`filter.limit` is the caller's to count). A binding's
+    /// iterator calls it again with the last `seq` it got until a page comes back short.
+    pub fn runs_page(&self, filter: &RunFilter, after_seq: i64, page: usize) -> Result<Vec<StoredRun>, Error> {
+        let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE seq > ?");
+        let mut args: Vec<rusqlite::types::Value> = vec![after_seq.into()];
+        if let Some(label) = &filter.run_label {
+            sql.push_str(" AND run_label = ?");
+            args.push(label.clone().into());
+        }
+        if let Some(dataset) = &filter.dataset {
+            sql.push_str(" AND dataset = ?");
+            args.push(dataset.clone().into());
+        }
+        if let Some(since) = filter.since_ms {
+            sql.push_str(" AND recorded_ms >= ?");
+            args.push(since.into());
+        }
+        sql.push_str(" ORDER BY seq LIMIT ?");
+        args.push(i64::try_from(page).unwrap_or(i64::MAX).into());
+        let mut statement = self.conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
+        let rows =
+            statement.query_map(rusqlite::params_from_iter(args), crate::read_run_row).map_err(|e| self.sqlite(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.sqlite(e))
+    }
+
+    /// Adds the runs of a JSONL stream (the form replay reads, one run a line, blank lines
+    /// skipped) in one transaction: all of them, or none when a line is not a run (its error
+    /// names `runs[i]` and the line). Memory is one line. Returns (lines read as runs, runs
+    /// new to the store): importing the same stream twice adds nothing the second time.
+    pub fn import_jsonl(&mut self, mut input: impl BufRead, meta: &RunMeta) -> Result<(u64, u64), Error> {
+        if let Some(label) = &meta.run_label {
+            rules::check_store_name("runLabel", label)?;
+        }
+        let url = self.url.clone();
+        self.in_one_transaction(|batch| {
+            let mut lines = JsonlLines::new();
+            lines.start_text();
+            let mut buf = Vec::new();
+            let mut read = 0u64;
+            loop {
+                buf.clear();
+                let n = std::io::Read::take(&mut input, JsonlLines::READ_LIMIT as u64)
+                    .read_until(b'\n', &mut buf)
+                    .map_err(|e| rules::store_error(StoreProblem::Io, &url, &e.to_string()))?;
+                if n == 0 {
+                    break;
+                }
+                if n == JsonlLines::READ_LIMIT && buf.last() != Some(&b'\n') {
+                    return Err(lines.line_too_long());
+                }
+                let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+                let run = lines.line_bytes(line, |text, path| {
+                    let value = Value::parse_json(text, ErrorCode::InvalidReplay, path)?;
+                    earlyexit::ReplayRun::from_value(&value, Naming::Js, path)?;
+                    Ok(value)
+                })?;
+                if let Some(run) = run {
+                    read += 1;
+                    batch.add_run(&run, meta)?;
+                }
+            }
+            Ok((read, batch.added()))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    fn line(id: &str) -> String {
+        format!(
+            r#"{{"id":"{id}","iterations":[{{"quality_score":50,"confidence":0.5,"verification_status":"failed"}}]}}"#
+        )
+    }
+
+    #[test]
+    fn pages_and_a_streamed_import_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", dir.path().join("s.db").display());
+        let mut store = Store::open(&url).unwrap();
+        let text: String = (0..10).map(|i| line(&format!("r{i}")) + "\n").collect();
+        assert_eq!(store.import_jsonl(text.as_bytes(), &RunMeta::default()).unwrap(), (10, 10));
+        assert_eq!(store.import_jsonl(text.as_bytes(), &RunMeta::default()).unwrap(), (10, 0));
+        let bad = format!("{}\n\n{{}}\n", line("new"));
+        let e = store.import_jsonl(bad.as_bytes(), &RunMeta::default()).unwrap_err();
+        assert!(e.field().starts_with("runs[1]"), "{}", e.field());
+        assert_eq!(store.run_count().unwrap(), 10);
+        let filter = RunFilter::default();
+        let first = store.runs_page(&filter, 0, 4).unwrap();
+        let second = store.runs_page(&filter, first[3].seq, 4).unwrap();
+        let last = store.runs_page(&filter, second[3].seq, 4).unwrap();
+        assert_eq!((first.len(), second.len(), last.len()), (4, 4, 2));
+        assert!(last[1].body.contains("\"r9\""));
+    }
+
+    #[test]
+    fn binding_urls_and_datasets() {
+        let e = check_binding_url("postgresql://u:secret@h/db").unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_config", "store"));
+        assert!(e.message().contains("earlyexit command") && !e.message().contains("secret"));
+        assert!(check_binding_url("sqlite:x.db").is_ok() && check_binding_url("mysql://h").is_err());
+        let run = Value::parse_json(&line("a"), ErrorCode::InvalidReplay, "run").unwrap();
+        let with = with_dataset(run.clone(), "d").unwrap();
+        assert_eq!(with.get("dataset"), Some(&Value::string("d")));
+        assert_eq!(with_dataset(with.clone(), "d").unwrap(), with);
+        assert_eq!(with_dataset(with, "e").unwrap_err().field(), "dataset");
+    }
+}
