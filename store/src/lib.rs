@@ -25,8 +25,9 @@ pub use earlyexit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
 pub use schema::SCHEMA_VERSION;
 
 /// The receipt log a loop's shadow receipts go to when a binding's `Loop` is given a store
-/// and no log name (Python's `Loop(store=...)` and JS's `new Loop({ store })` alike).
-pub const DEFAULT_LOOP_RECEIPT_LOG: &str = "loops";
+/// and no log name (Python's `Loop(store=...)` and JS's `new Loop({ store })` alike): the
+/// core's name, re-exported.
+pub use earlyexit::host::store::DEFAULT_LOOP_RECEIPT_LOG;
 
 /// A store, open.
 pub struct Store {
