@@ -26,12 +26,14 @@ import threading
 from typing import Any, Callable, List, Optional, Sequence
 
 from .._loop import Loop
-from .._native import StoppingDecision
+from .._native import StoppingDecision, output_fingerprint
 from . import require
 
 agents = require("agents", "the OpenAI Agents SDK", "openai-agents", "earlyexit.integrations.openai_agents")
 
 __all__ = ["AgentGuard"]
+
+_RUN_LLM_AGAIN = "run_llm_again"
 
 
 def _default_tool_error() -> Optional[str]:
@@ -46,20 +48,30 @@ def _default_tool_error() -> Optional[str]:
     return message if isinstance(message, str) else None
 
 
+#: The SDK's tool-error message, read once (the SDK's function answers the same every time).
+_TOOL_ERROR = _default_tool_error()
+
+
 class _Hooks(agents.RunHooks):  # type: ignore[misc, name-defined]
     """The guard's run hooks: the turn's tokens (from the model's usage) and tool errors."""
 
     def __init__(self, guard: "AgentGuard") -> None:
-        self._guard = guard
+        # The guard's lists, not the guard: no reference cycle, so a guard is freed when its
+        # run drops it rather than by the cycle collector.
+        self._tokens = guard._tokens
+        self._errors = guard._errors
+        self._lock = guard._lock
 
     async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
         usage = getattr(response, "usage", None)
         if usage is not None:
-            self._guard._add_tokens((getattr(usage, "input_tokens", 0) or 0) + (getattr(usage, "output_tokens", 0) or 0))
+            # A list append is atomic: no lock per model call.
+            self._tokens.append((getattr(usage, "input_tokens", 0) or 0) + (getattr(usage, "output_tokens", 0) or 0))
 
     async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: object) -> None:
-        if self._guard._tool_error is not None and result == self._guard._tool_error:
-            self._guard._add_error(f"{getattr(tool, 'name', 'tool')}: {result}")
+        if _TOOL_ERROR is not None and result == _TOOL_ERROR:
+            with self._lock:
+                self._errors.append(f"{getattr(tool, 'name', 'tool')}: {result}")
 
 
 class AgentGuard:
@@ -94,9 +106,9 @@ class AgentGuard:
         self._quality = quality
         self._output = output
         self._behavior = behavior
-        self._tool_error = _default_tool_error()
+        self._tool_error = _TOOL_ERROR
         self._lock = threading.Lock()
-        self._tokens = 0.0
+        self._tokens: List[float] = []
         self._errors: List[str] = []
         self.hooks = _Hooks(self)
         # The answer that lets the run go on, made once: the SDK only reads an answer that is
@@ -104,8 +116,7 @@ class AgentGuard:
         self._go_on = agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
 
     def _add_tokens(self, tokens: float) -> None:
-        with self._lock:
-            self._tokens += tokens
+        self._tokens.append(tokens)
 
     def _add_error(self, message: str) -> None:
         with self._lock:
@@ -125,13 +136,39 @@ class AgentGuard:
         """Records one turn from its tool results and returns the decision."""
         if self._output is not None:
             output = self._output(results)
+        elif len(results) == 1:
+            output = getattr(results[0], "output", results[0])
         else:
-            outputs = [getattr(result, "output", result) for result in results]
-            output = outputs[0] if len(outputs) == 1 else outputs
-        with self._lock:
-            tokens, self._tokens = self._tokens, 0.0
-            errors, self._errors = self._errors, []
-        return self.loop.step(output, self._quality(output), tokens=tokens, error="; ".join(errors) if errors else None)
+            output = [getattr(result, "output", result) for result in results]
+        tokens = 0.0
+        with self._lock:  # the lists stay the same objects: the hooks hold them
+            counted = self._tokens
+            for count in counted:
+                tokens += count
+            counted.clear()
+            errors = self._errors
+            error = "; ".join(errors) if errors else None
+            errors.clear()
+        quality = self._quality(output)
+        loop = self.loop
+        fingerprint_of = loop._fingerprint_of
+        # Loop.step's arguments in its native order (output, quality, confidence, verified,
+        # done, good, tokens, cost_usd, time_ms, error, files, fingerprint): no keywords to bind.
+        decision: StoppingDecision = loop._native.step(
+            output,
+            quality,
+            None,
+            None,
+            False,
+            None,
+            tokens,
+            None,
+            None,
+            error,
+            None,
+            output_fingerprint(output) if fingerprint_of is None else fingerprint_of(output),
+        )
+        return decision
 
     async def tool_use_behavior(self, context: Any, results: List[Any]) -> Any:
         """The agent's ``tool_use_behavior``: records the turn, ends the run with the best output
@@ -141,7 +178,7 @@ class AgentGuard:
         if self.record(results).stop:
             return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=self.loop.output)
         behavior = self._behavior
-        if behavior == "run_llm_again":
+        if behavior is _RUN_LLM_AGAIN or behavior == "run_llm_again":
             return self._go_on
         if behavior == "stop_on_first_tool":
             return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=results[0].output)
