@@ -109,6 +109,29 @@ def test_stop_guard_rebuilds_its_loop_when_the_cache_misses_mid_run() -> None:
     assert [r.tokens_used for r in rebuilt.history] == [20.0] * len(expected.history)
 
 
+def test_stop_guard_record_decides_as_a_bare_loop_and_keeps_no_stopped_run() -> None:
+    """`record` answers each iteration's decision (the stop too, whose loop the node does not
+    cache); a stopped run leaves nothing in the cache, and a state stepped again after its
+    stop is replayed and steps once more, as the bare loop does."""
+    expected, again = bare(SCORES), bare(SCORES)
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    state: Dict[str, Any] = {}
+    decisions = []
+    for i, score in enumerate(SCORES):
+        state.update(draft=f"v{i + 1}", score=score)
+        decisions.append(guard.record(dict(state)))  # the decision only: the state stays as it was
+        state.update(guard.node(state))
+        if state["earlyexit"]["stop"]:
+            break
+    assert [d.stop for d in decisions] == [False] * (len(expected.history) - 1) + [True]
+    assert decisions[-1].trigger == expected.decision.trigger and decisions[-1].reason == expected.decision.reason  # type: ignore[union-attr]
+    assert guard._cache == {}
+    after = again.step("v99", 0.5)
+    state.update(draft="v99", score=0.5)
+    kept = guard.node(state)["earlyexit"]
+    assert kept["iteration"] == len(again.history) and [kept["stop"], kept["trigger"], kept["reason"]] == [after.stop, after.trigger, after.reason]
+
+
 def test_stop_guard_reads_a_state_read_back_or_forked_as_it_was() -> None:
     guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
     state: Dict[str, Any] = {}
@@ -221,6 +244,27 @@ def test_agent_guard_records_tool_errors_and_keeps_the_agents_behaviour(fake_age
     assert guard.loop.history[0].to_dict()["error"] == "submit: tool failed"
     finish = types.SimpleNamespace(output="done", tool=types.SimpleNamespace(name="finish"))
     assert asyncio.run(guard.tool_use_behavior(None, [finish])).final_output == "done"
+
+
+def test_agent_guard_sums_a_turns_model_calls_and_joins_its_tool_errors_in_order(fake_agents: Any) -> None:
+    """Every model call and tool error since the last turn goes to the next turn, once."""
+    guard = fake_agents.AgentGuard(quality=lambda output: 0.5, output=lambda results: "same")
+    calls = [types.SimpleNamespace(usage=types.SimpleNamespace(input_tokens=100, output_tokens=20)), types.SimpleNamespace(usage=None)]
+    calls.append(types.SimpleNamespace(usage=types.SimpleNamespace(input_tokens=None, output_tokens=5)))
+
+    async def run() -> None:
+        for response in calls:
+            await guard.hooks.on_llm_end(None, None, response)
+        for name in ("a", "b"):
+            await guard.hooks.on_tool_end(None, None, types.SimpleNamespace(name=name), "tool failed")
+        await guard.hooks.on_tool_end(None, None, types.SimpleNamespace(name="c"), "fine")
+        await guard.tool_use_behavior(None, [turn("x"), turn("y")])
+        await guard.tool_use_behavior(None, [turn("z")])
+
+    asyncio.run(run())
+    first, second = (r.to_dict() for r in guard.loop.history)
+    assert (first["tokens_used"], first["error"]) == (125, "a: tool failed; b: tool failed")
+    assert (second["tokens_used"], second.get("error")) == (0, None)
 
 
 def test_agent_guard_refuses_an_unknown_behaviour(fake_agents: Any) -> None:
@@ -376,6 +420,38 @@ def test_refine_refuses_a_bad_n_or_policy(fake_dspy: Any) -> None:
         fake_dspy.Refine(FakeProgram([], FakeLM([])), N=0, reward_fn=lambda args, p: 1.0)
     with pytest.raises(EarlyExitError):
         fake_dspy.Refine(FakeProgram([], FakeLM([])), N=3, reward_fn=lambda args, p: 1.0, preset="no-such-preset")
+
+
+def test_step_update_answers_the_guards_update_and_refuses_what_step_refuses() -> None:
+    """The native one-call step the LangGraph node uses: the decision's fields, the loop's
+    output and the records extended into a new list; a bad input changes nothing."""
+    loop, fast = Loop(scale=1), Loop(scale=1)
+    records: List[Any] = []
+    for i, score in enumerate(SCORES):
+        decision = loop.step(f"v{i + 1}", score)
+        update = fast._native.step_update(f"v{i + 1}", score, records, i + 1)
+        assert update == {
+            "records": [*records, {"output": f"v{i + 1}", "quality": score}],
+            "output": loop.output,
+            "stop": decision.stop,
+            "trigger": decision.trigger,
+            "reason": decision.reason,
+            "iteration": i + 1,
+        }
+        assert update["records"] is not records and len(records) == i  # a new list
+        records = update["records"]
+        if decision.stop:
+            break
+    assert fast.run()["iterations"] == loop.run()["iterations"]  # same fingerprints
+    before, kept = len(fast.history), list(records)
+    for quality, given in [(7.0, records), ("0.5", records), (float("nan"), records), (True, records), (0.5, tuple(records)), (0.5, None)]:
+        with pytest.raises((EarlyExitError, TypeError)):
+            fast._native.step_update("x", quality, given, 1)
+    assert len(fast.history) == before and records == kept
+    with pytest.raises(TypeError):
+        fast._native.step_update("x", 0.5, records)  # type: ignore[call-arg]
+    huge = [{"output": "o", "quality": 0.5}] * 100_000
+    assert len(fast._native.step_update("y", 0.5, huge, 2)["records"]) == 100_001 and len(huge) == 100_000
 
 
 def test_step_fields_answers_as_step_and_refuses_what_step_refuses() -> None:

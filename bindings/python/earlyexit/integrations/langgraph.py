@@ -9,8 +9,9 @@ int}``. A record is ``{"output", "quality"}`` plus what ``details(state)`` gave 
 any checkpointer that stores the outputs stores the records, and a graph resumed from a
 checkpoint (another process, another guard) rebuilds the loop by stepping a new one through
 the records: it decides exactly as one that ran through. Within a run the guard keeps the loop
-it stepped last (by the records list it returned, which the next state holds), so a step costs
-one ``Loop.step`` and appending a record, not a snapshot of the loop.
+it stepped last (by the records list it returned, which the next state holds; not once the
+decision stops, as the graph then ends), so a step costs one ``Loop.step`` and appending a
+record, not a snapshot of the loop.
 
 A state written by an earlier version holds ``{"loop": <the loop's snapshot JSON text>, ...}``
 instead of ``"records"``: the guard still reads it (a run resumed from such a checkpoint goes
@@ -79,7 +80,7 @@ class StopGuard:
     The state schema needs the guard's key (``earlyexit: dict`` in a ``TypedDict`` state).
     """
 
-    __slots__ = ("_quality", "_output", "_fingerprint", "_details", "_loop_options", "key", "_cache")
+    __slots__ = ("_quality", "_output", "_fingerprint", "_details", "_loop_options", "key", "_cache", "_stopped", "_plain")
 
     def __init__(
         self,
@@ -100,6 +101,7 @@ class StopGuard:
         self._output = output
         self._fingerprint = fingerprint
         self._details = details
+        self._plain = details is None and fingerprint is None
         self._loop_options: Dict[str, Any] = {"policy": policy, "preset": preset, "scale": scale, "max_iterations": max_iterations}
         # Built once here, so a bad policy or scale is an error at construction, not at the
         # first iteration of a graph.
@@ -108,6 +110,7 @@ class StopGuard:
         # dict operations are atomic: threads running graphs through one guard need no lock
         # (each takes out only the entry of the records its own state holds).
         self._cache: Dict[int, Tuple[List[Any], Loop]] = {}
+        self._stopped: Optional[Tuple[List[Any], Loop]] = None
 
     def _kept(self, state: Any) -> Any:
         return state.get(self.key) if isinstance(state, Mapping) else getattr(state, self.key, None)
@@ -125,9 +128,15 @@ class StopGuard:
     def record(self, state: Any) -> StoppingDecision:
         """Records the iteration ``state`` holds and returns the decision, without the state
         update (what :attr:`node` does, for graphs that decide elsewhere)."""
-        records = self.node(state)[self.key]["records"]
-        _, loop = self._cache.pop(id(records))
-        return cast(StoppingDecision, loop.decision)  # the node has just stepped it
+        update = self.node(state)[self.key]
+        records = update["records"]
+        if update["stop"]:
+            entry, self._stopped = self._stopped, None
+        else:  # no state will carry these records: the entry goes
+            entry = self._cache.pop(id(records), None)
+        # Another thread's stop may have taken the slot: then the records rebuild the loop.
+        loop = entry[1] if entry is not None and entry[0] is records else self._rebuild(update)
+        return cast(StoppingDecision, loop.decision)
 
     def node(self, state: Any) -> Dict[str, Any]:
         """The graph node: records the iteration and returns the state update
@@ -144,33 +153,48 @@ class StopGuard:
             else:
                 base = kept.get("base")
                 entry = self._cache.pop(id(records), None)
-                loop = entry[1] if entry is not None and entry[0] is records else self._rebuild(kept)
+                if entry is not None and entry[0] is records:
+                    loop = entry[1]
+                else:
+                    loop = self._rebuild(kept)
+                    records = list(records)  # as read back from a checkpoint: a list to extend
             iteration = kept["iteration"] + 1
         else:
             loop = Loop(**self._loop_options)
             records = []
             iteration = 1
-        output = self._output(state)
-        quality = self._quality(state)
-        if self._details is None and self._fingerprint is None:
-            # One native call: the step (with the output's automatic fingerprint) and the
-            # decision's fields with what the loop hands back.
-            stop, trigger, reason, handed = loop._native.step_fields(output, quality, None)
-            record: Dict[str, Any] = {"output": output, "quality": quality}
+        if self._plain:
+            # One native call: the step (with the output's automatic fingerprint), the record
+            # appended to a new list and the update with the decision's fields.
+            update = loop._native.step_update(self._output(state), self._quality(state), records, iteration)
+            records = update["records"]
         else:
+            output = self._output(state)
+            quality = self._quality(state)
             extra = dict(self._details(state)) if self._details is not None else {}
             fingerprint = self._fingerprint(state) if self._fingerprint is not None else extra.pop("fingerprint", None)
             decision = loop.step(output, quality, fingerprint=fingerprint, **extra)
-            stop, trigger, reason, handed = decision.stop, decision.trigger, decision.reason, loop.output
             record = {"output": output, "quality": quality, **extra}
             if fingerprint is not None:
                 record["fingerprint"] = fingerprint
-        records = [*records, record]
-        cache = self._cache
-        if len(cache) >= _CACHE_LIMIT:
-            cache.clear()
-        cache[id(records)] = (records, loop)
-        update = {"records": records, "output": handed, "stop": stop, "trigger": trigger, "reason": reason, "iteration": iteration}
+            records = [*records, record]
+            update = {
+                "records": records,
+                "output": loop.output,
+                "stop": decision.stop,
+                "trigger": decision.trigger,
+                "reason": decision.reason,
+                "iteration": iteration,
+            }
+        if update["stop"]:
+            # A stopped run's graph ends: its loop is not cached (a later call on that state
+            # replays), only kept in one slot for `record`; the cache holds runs under way.
+            self._stopped = (records, loop)
+        else:
+            cache = self._cache
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[id(records)] = (records, loop)
         if base is not None:
             update["base"] = base
         return {key: update}
