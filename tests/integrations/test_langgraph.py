@@ -124,7 +124,7 @@ def test_a_run_whose_guard_loses_its_loop_mid_run_decides_the_same(saver: Any, t
 
     def forgetful(state: State) -> State:
         if state.get("attempt", 0) == 4:
-            g._cache.clear()
+            g._forget()
         return draft(state)
 
     graph = StateGraph(State)

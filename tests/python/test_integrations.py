@@ -95,7 +95,7 @@ def test_stop_guard_rebuilds_its_loop_when_the_cache_misses_mid_run() -> None:
     for i, score in enumerate(SCORES):
         state.update(draft=f"v{i + 1}", score=score)
         if i == 4:
-            guard._cache.clear()
+            guard._forget()
         state.update(guard.node(state))
         decisions.append(state["earlyexit"]["trigger"])
         if state["earlyexit"]["stop"]:
@@ -125,11 +125,50 @@ def test_stop_guard_record_decides_as_a_bare_loop_and_keeps_no_stopped_run() -> 
             break
     assert [d.stop for d in decisions] == [False] * (len(expected.history) - 1) + [True]
     assert decisions[-1].trigger == expected.decision.trigger and decisions[-1].reason == expected.decision.reason  # type: ignore[union-attr]
-    assert guard._cache == {}
+    assert guard._cache == {} and guard._last == []
     after = again.step("v99", 0.5)
     state.update(draft="v99", score=0.5)
     kept = guard.node(state)["earlyexit"]
     assert kept["iteration"] == len(again.history) and [kept["stop"], kept["trigger"], kept["reason"]] == [after.stop, after.trigger, after.reason]
+
+
+@pytest.mark.parametrize("runs", [2, 3, 100])
+def test_stop_guard_interleaved_runs_and_threads_each_decide_as_a_bare_loop(runs: int) -> None:
+    """Runs stepped in turn through one guard (more than it keeps: 100) and runs on threads:
+    each decides as a bare loop; the kept loops stay bounded and a stopped run keeps none."""
+    import threading
+
+    expected = bare(SCORES)
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    states: List[Dict[str, Any]] = [{} for _ in range(runs)]
+    for i, score in enumerate(SCORES):
+        for state in states:
+            if not state.get("earlyexit", {}).get("stop"):
+                state.update(draft=f"v{i + 1}", score=score)
+                state.update(guard.node(state))
+        assert len(guard._cache) <= 64 and len(guard._last) <= 1
+    for state in states:
+        kept = state["earlyexit"]
+        assert (kept["iteration"], kept["output"], kept["reason"]) == (len(expected.history), expected.output, expected.decision.reason)  # type: ignore[union-attr]
+    assert guard._last == [] and all(entry[0] is not state["earlyexit"]["records"] for entry in guard._cache.values() for state in states)
+
+    answers: List[Any] = []
+
+    def run() -> None:
+        state: Dict[str, Any] = {}
+        for i, score in enumerate(SCORES):
+            state.update(draft=f"v{i + 1}", score=score)
+            state.update(guard.node(state))
+            if state["earlyexit"]["stop"]:
+                break
+        answers.append((state["earlyexit"]["iteration"], state["earlyexit"]["output"]))
+
+    threads = [threading.Thread(target=run) for _ in range(runs if runs < 10 else 8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [(len(expected.history), expected.output)] * len(threads)
 
 
 def test_stop_guard_reads_a_state_read_back_or_forked_as_it_was() -> None:

@@ -32,11 +32,13 @@ from .._native import StoppingDecision
 
 __all__ = ["StopGuard"]
 
-#: Loops kept between two calls of the node, by the id of the records list the node returned
-#: (the entry holds the list, so the id stays its own). A call whose state holds that very
-#: list takes the loop out (a second call on the same state, a fork or a retry, rebuilds its
-#: own); a list that reads the same but is another object (a state read back from a
-#: checkpoint) is replayed. Bounded: cleared past this size.
+#: Loops kept between two calls of the node: the entry ``(records, loop)`` of the run stepped
+#: last in a one-entry list (``list.pop`` takes it atomically: no dict work for one graph at a
+#: time), the entries of other runs under way in a dict by the id of their records list (the
+#: entry holds the list, so the id stays its own). A call whose state holds that very list
+#: takes the loop out (a second call on the same state, a fork or a retry, rebuilds its own);
+#: a list that reads the same but is another object (a state read back from a checkpoint) is
+#: replayed. The dict is bounded: cleared past this size.
 _CACHE_LIMIT = 64
 
 #: The keys of a record that are not ``Loop.step`` keywords.
@@ -80,7 +82,7 @@ class StopGuard:
     The state schema needs the guard's key (``earlyexit: dict`` in a ``TypedDict`` state).
     """
 
-    __slots__ = ("_quality", "_output", "_fingerprint", "_details", "_loop_options", "key", "_cache", "_stopped", "_plain")
+    __slots__ = ("_quality", "_output", "_fingerprint", "_details", "_loop_options", "key", "_cache", "_last", "_stopped", "_plain")
 
     def __init__(
         self,
@@ -107,10 +109,51 @@ class StopGuard:
         # first iteration of a graph.
         Loop(**self._loop_options)
         self.key = key
-        # dict operations are atomic: threads running graphs through one guard need no lock
-        # (each takes out only the entry of the records its own state holds).
+        # list and dict operations are atomic: threads running graphs through one guard need
+        # no lock (each takes out only the entry of the records its own state holds).
+        self._last: List[Tuple[List[Any], Loop]] = []
         self._cache: Dict[int, Tuple[List[Any], Loop]] = {}
         self._stopped: Optional[Tuple[List[Any], Loop]] = None
+
+    def _forget(self) -> None:
+        """Drops every kept loop (the next call of each run replays its records)."""
+        self._last.clear()
+        self._cache.clear()
+
+    def _park(self) -> None:
+        """Moves what the one-entry list holds (other runs' entries) into the dict."""
+        last, cache = self._last, self._cache
+        while last:
+            try:
+                entry = last.pop()
+            except IndexError:  # another thread took it
+                return
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[id(entry[0])] = entry
+
+    def _take(self, records: Any) -> Optional[Loop]:
+        """The loop kept for ``records`` (that very list), taken out; ``None`` when none is."""
+        try:
+            entry = self._last.pop()
+        except IndexError:
+            entry = None
+        return self._take_other(records, entry)
+
+    def _take_other(self, records: Any, entry: Optional[Tuple[List[Any], Loop]]) -> Optional[Loop]:
+        """`_take` once the one-entry list gave ``entry`` (``None``: it was empty)."""
+        if entry is not None:
+            if entry[0] is records:
+                return entry[1]
+            cache = self._cache  # another run's: parked
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[id(entry[0])] = entry
+        if self._cache:
+            entry = self._cache.pop(id(records), None)
+            if entry is not None and entry[0] is records:
+                return entry[1]
+        return None
 
     def _kept(self, state: Any) -> Any:
         return state.get(self.key) if isinstance(state, Mapping) else getattr(state, self.key, None)
@@ -132,10 +175,10 @@ class StopGuard:
         records = update["records"]
         if update["stop"]:
             entry, self._stopped = self._stopped, None
+            # Another thread's stop may have taken the slot: then the records rebuild the loop.
+            loop = entry[1] if entry is not None and entry[0] is records else self._rebuild(update)
         else:  # no state will carry these records: the entry goes
-            entry = self._cache.pop(id(records), None)
-        # Another thread's stop may have taken the slot: then the records rebuild the loop.
-        loop = entry[1] if entry is not None and entry[0] is records else self._rebuild(update)
+            loop = self._take(records) or self._rebuild(update)
         return cast(StoppingDecision, loop.decision)
 
     def node(self, state: Any) -> Dict[str, Any]:
@@ -152,12 +195,19 @@ class StopGuard:
                 records = []
             else:
                 base = kept.get("base")
-                entry = self._cache.pop(id(records), None)
+                try:  # the run stepped last: its entry, taken atomically
+                    entry = self._last.pop()
+                except IndexError:
+                    entry = None
                 if entry is not None and entry[0] is records:
                     loop = entry[1]
-                else:
-                    loop = self._rebuild(kept)
-                    records = list(records)  # as read back from a checkpoint: a list to extend
+                else:  # another run's entry (parked), or none: the dict, else the records
+                    taken = self._take_other(records, entry)
+                    if taken is None:
+                        loop = self._rebuild(kept)
+                        records = list(records)  # as read back from a checkpoint: a list to extend
+                    else:
+                        loop = taken
             iteration = kept["iteration"] + 1
         else:
             loop = Loop(**self._loop_options)
@@ -191,10 +241,10 @@ class StopGuard:
             # replays), only kept in one slot for `record`; the cache holds runs under way.
             self._stopped = (records, loop)
         else:
-            cache = self._cache
-            if len(cache) >= _CACHE_LIMIT:
-                cache.clear()
-            cache[id(records)] = (records, loop)
+            last = self._last
+            if last:  # another run's entry (or a run that ended without a stop): parked
+                self._park()
+            last.append((records, loop))
         if base is not None:
             update["base"] = base
         return {key: update}
