@@ -113,3 +113,33 @@ def test_the_state_holds_the_loop_for_calibration() -> None:
     final = build(g).invoke({}, {"recursion_limit": 100})
     loop = g.loop(final)
     assert loop is not None and [r.quality_score for r in loop.history] == [s * 100 for s in SCORES[: final["attempt"]]]
+
+
+@pytest.mark.parametrize("saver", [None, "memory", "sqlite"])
+def test_a_run_whose_guard_loses_its_loop_mid_run_decides_the_same(saver: Any, tmp_path: Any) -> None:
+    """Halfway through one run the guard's in-process loops are gone (as when another worker
+    takes the thread over): it rebuilds the loop from the state's records and goes on."""
+    expected = bare_loop()
+    g = guard()
+
+    def forgetful(state: State) -> State:
+        if state.get("attempt", 0) == 4:
+            g._forget()
+        return draft(state)
+
+    graph = StateGraph(State)
+    graph.add_node("draft", forgetful)
+    graph.add_node("guard", g.node)
+    graph.add_edge(START, "draft")
+    graph.add_edge("draft", "guard")
+    graph.add_conditional_edges("guard", g.route("draft", END), ["draft", END])
+    config = {"configurable": {"thread_id": "t-3"}, "recursion_limit": 100}
+    if saver == "sqlite":
+        with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as checkpointer:
+            final = graph.compile(checkpointer=checkpointer).invoke({}, config)
+    else:
+        final = graph.compile(checkpointer=InMemorySaver() if saver else None).invoke({}, config)
+    assert outcome(final) == expected
+    loop = g.loop(final)
+    assert loop is not None and [r.quality_score for r in loop.history] == [s * 100 for s in SCORES[: expected[0]]]
+    assert [r["output"] for r in final["earlyexit"]["records"]] == DRAFTS[: expected[0]]

@@ -55,7 +55,120 @@ def test_stop_guard_decides_as_a_bare_loop(checkpoint: bool) -> None:
     assert kept["stop"] is True and kept["output"] == loop.output == "v4"
     assert kept["iteration"] == len(loop.history) and kept["trigger"] == loop.decision.trigger  # type: ignore[union-attr]
     assert kept["reason"] == loop.decision.reason  # type: ignore[union-attr]
-    assert json.loads(kept["loop"])  # the snapshot is JSON text a checkpointer stores as is
+    # One record per iteration (Loop.step's arguments), JSON values a checkpointer stores as is.
+    assert json.loads(json.dumps(kept["records"])) == kept["records"]
+    assert [r["quality"] for r in kept["records"]] == SCORES[: len(loop.history)]
+    assert "loop" not in kept
+
+
+def test_stop_guard_resumes_a_state_of_the_snapshot_form() -> None:
+    """A state an earlier version wrote (`"loop"`: the snapshot text) goes on from it."""
+    expected = bare(SCORES)
+    old = Loop(scale=1)
+    for i, score in enumerate(SCORES[:3]):
+        decision = old.step(f"v{i + 1}", score)
+    state: Dict[str, Any] = {
+        "earlyexit": {"loop": old.to_json(), "output": old.output, "stop": decision.stop, "trigger": decision.trigger, "reason": decision.reason, "iteration": 3}
+    }
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    assert [r.quality_score for r in guard.loop(state).history] == [s * 100 for s in SCORES[:3]]  # type: ignore[union-attr]
+    for i, score in enumerate(SCORES[3:], start=3):
+        state.update(draft=f"v{i + 1}", score=score)
+        state.update(guard.node(state))
+        state = json.loads(json.dumps(state))  # each step from the checkpoint's copy
+        if state["earlyexit"]["stop"]:
+            break
+    kept = state["earlyexit"]
+    assert kept["base"] == old.to_json() and kept["iteration"] == len(expected.history)
+    assert [kept["output"], kept["trigger"], kept["reason"]] == [expected.output, expected.decision.trigger, expected.decision.reason]  # type: ignore[union-attr]
+    resumed = guard.loop(state)
+    assert resumed is not None and [r.quality_score for r in resumed.history] == [r.quality_score for r in expected.history]
+
+
+def test_stop_guard_rebuilds_its_loop_when_the_cache_misses_mid_run() -> None:
+    """One guard runs a graph; halfway its cache is emptied (another process took over): the
+    rest decides as a bare loop, and a state copied back keeps every iteration."""
+    expected = bare(SCORES)
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"], details=lambda s: {"tokens": 10.0 * len(s["draft"])})
+    state: Dict[str, Any] = {}
+    decisions = []
+    for i, score in enumerate(SCORES):
+        state.update(draft=f"v{i + 1}", score=score)
+        if i == 4:
+            guard._forget()
+        state.update(guard.node(state))
+        decisions.append(state["earlyexit"]["trigger"])
+        if state["earlyexit"]["stop"]:
+            break
+    kept = state["earlyexit"]
+    assert kept["iteration"] == len(expected.history) and kept["output"] == expected.output
+    assert kept["reason"] == expected.decision.reason  # type: ignore[union-attr]
+    rebuilt = guard.loop(state)
+    assert rebuilt is not None and rebuilt.decision.reason == expected.decision.reason  # type: ignore[union-attr]
+    assert [r["fingerprint"] for r in rebuilt.run()["iterations"]] == [r["fingerprint"] for r in expected.run()["iterations"]]
+    assert [r.tokens_used for r in rebuilt.history] == [20.0] * len(expected.history)
+
+
+def test_stop_guard_record_decides_as_a_bare_loop_and_keeps_no_stopped_run() -> None:
+    """`record` answers each iteration's decision (the stop too, whose loop the node does not
+    cache); a stopped run leaves nothing in the cache, and a state stepped again after its
+    stop is replayed and steps once more, as the bare loop does."""
+    expected, again = bare(SCORES), bare(SCORES)
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    state: Dict[str, Any] = {}
+    decisions = []
+    for i, score in enumerate(SCORES):
+        state.update(draft=f"v{i + 1}", score=score)
+        decisions.append(guard.record(dict(state)))  # the decision only: the state stays as it was
+        state.update(guard.node(state))
+        if state["earlyexit"]["stop"]:
+            break
+    assert [d.stop for d in decisions] == [False] * (len(expected.history) - 1) + [True]
+    assert decisions[-1].trigger == expected.decision.trigger and decisions[-1].reason == expected.decision.reason  # type: ignore[union-attr]
+    assert guard._cache == {} and guard._last == []
+    after = again.step("v99", 0.5)
+    state.update(draft="v99", score=0.5)
+    kept = guard.node(state)["earlyexit"]
+    assert kept["iteration"] == len(again.history) and [kept["stop"], kept["trigger"], kept["reason"]] == [after.stop, after.trigger, after.reason]
+
+
+@pytest.mark.parametrize("runs", [2, 3, 100])
+def test_stop_guard_interleaved_runs_and_threads_each_decide_as_a_bare_loop(runs: int) -> None:
+    """Runs stepped in turn through one guard (more than it keeps: 100) and runs on threads:
+    each decides as a bare loop; the kept loops stay bounded and a stopped run keeps none."""
+    import threading
+
+    expected = bare(SCORES)
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    states: List[Dict[str, Any]] = [{} for _ in range(runs)]
+    for i, score in enumerate(SCORES):
+        for state in states:
+            if not state.get("earlyexit", {}).get("stop"):
+                state.update(draft=f"v{i + 1}", score=score)
+                state.update(guard.node(state))
+        assert len(guard._cache) <= 64 and len(guard._last) <= 1
+    for state in states:
+        kept = state["earlyexit"]
+        assert (kept["iteration"], kept["output"], kept["reason"]) == (len(expected.history), expected.output, expected.decision.reason)  # type: ignore[union-attr]
+    assert guard._last == [] and all(entry[0] is not state["earlyexit"]["records"] for entry in guard._cache.values() for state in states)
+
+    answers: List[Any] = []
+
+    def run() -> None:
+        state: Dict[str, Any] = {}
+        for i, score in enumerate(SCORES):
+            state.update(draft=f"v{i + 1}", score=score)
+            state.update(guard.node(state))
+            if state["earlyexit"]["stop"]:
+                break
+        answers.append((state["earlyexit"]["iteration"], state["earlyexit"]["output"]))
+
+    threads = [threading.Thread(target=run) for _ in range(runs if runs < 10 else 8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [(len(expected.history), expected.output)] * len(threads)
 
 
 def test_stop_guard_reads_a_state_read_back_or_forked_as_it_was() -> None:
@@ -70,7 +183,10 @@ def test_stop_guard_reads_a_state_read_back_or_forked_as_it_was() -> None:
     fork = dict(state, draft="v3", score=SCORES[2])
     first, second = guard.node(fork)["earlyexit"], guard.node(fork)["earlyexit"]
     assert first["iteration"] == second["iteration"] == 3
-    assert json.loads(first["loop"])["engine"]["history"][:2] == json.loads(second["loop"])["engine"]["history"][:2]
+    assert first["records"][:2] == second["records"][:2] == state["earlyexit"]["records"]
+    assert first["records"] is not second["records"]
+    one, two = guard.loop({"earlyexit": first}), guard.loop({"earlyexit": second})
+    assert one is not None and two is not None and len(one.history) == len(two.history) == 3
 
 
 def test_stop_guard_route_before_its_node_names_the_key() -> None:
@@ -95,11 +211,15 @@ def test_stop_guard_details_and_fingerprint_reach_the_loop() -> None:
     assert loop.run()["iterations"][0]["fingerprint"] == "fp-1"
 
 
-def test_stop_guard_output_must_be_a_json_value() -> None:
-    guard = StopGuard(quality=lambda s: 0.5, output=lambda s: object())
-    with pytest.raises(EarlyExitError) as error:
-        guard.node({})
-    assert error.value.field == "best.output"
+def test_stop_guard_keeps_an_output_that_is_not_json_as_it_is() -> None:
+    """The state holds outputs as they are (no snapshot): what a checkpointer cannot store is
+    its own error, and an in-memory graph keeps any object."""
+    draft = object()
+    guard = StopGuard(quality=lambda s: 0.5, output=lambda s: draft)
+    kept = guard.node({})["earlyexit"]
+    assert kept["output"] is draft and kept["records"][0]["output"] is draft
+    loop = guard.loop({"earlyexit": kept})
+    assert loop is not None and loop.output is draft and "fingerprint" not in loop.run()["iterations"][0]
 
 
 # --- OpenAI Agents SDK (fake) ------------------------------------------------------------------
@@ -163,6 +283,27 @@ def test_agent_guard_records_tool_errors_and_keeps_the_agents_behaviour(fake_age
     assert guard.loop.history[0].to_dict()["error"] == "submit: tool failed"
     finish = types.SimpleNamespace(output="done", tool=types.SimpleNamespace(name="finish"))
     assert asyncio.run(guard.tool_use_behavior(None, [finish])).final_output == "done"
+
+
+def test_agent_guard_sums_a_turns_model_calls_and_joins_its_tool_errors_in_order(fake_agents: Any) -> None:
+    """Every model call and tool error since the last turn goes to the next turn, once."""
+    guard = fake_agents.AgentGuard(quality=lambda output: 0.5, output=lambda results: "same")
+    calls = [types.SimpleNamespace(usage=types.SimpleNamespace(input_tokens=100, output_tokens=20)), types.SimpleNamespace(usage=None)]
+    calls.append(types.SimpleNamespace(usage=types.SimpleNamespace(input_tokens=None, output_tokens=5)))
+
+    async def run() -> None:
+        for response in calls:
+            await guard.hooks.on_llm_end(None, None, response)
+        for name in ("a", "b"):
+            await guard.hooks.on_tool_end(None, None, types.SimpleNamespace(name=name), "tool failed")
+        await guard.hooks.on_tool_end(None, None, types.SimpleNamespace(name="c"), "fine")
+        await guard.tool_use_behavior(None, [turn("x"), turn("y")])
+        await guard.tool_use_behavior(None, [turn("z")])
+
+    asyncio.run(run())
+    first, second = (r.to_dict() for r in guard.loop.history)
+    assert (first["tokens_used"], first["error"]) == (125, "a: tool failed; b: tool failed")
+    assert (second["tokens_used"], second.get("error")) == (0, None)
 
 
 def test_agent_guard_refuses_an_unknown_behaviour(fake_agents: Any) -> None:
@@ -318,3 +459,57 @@ def test_refine_refuses_a_bad_n_or_policy(fake_dspy: Any) -> None:
         fake_dspy.Refine(FakeProgram([], FakeLM([])), N=0, reward_fn=lambda args, p: 1.0)
     with pytest.raises(EarlyExitError):
         fake_dspy.Refine(FakeProgram([], FakeLM([])), N=3, reward_fn=lambda args, p: 1.0, preset="no-such-preset")
+
+
+def test_step_update_answers_the_guards_update_and_refuses_what_step_refuses() -> None:
+    """The native one-call step the LangGraph node uses: the decision's fields, the loop's
+    output and the records extended into a new list; a bad input changes nothing."""
+    loop, fast = Loop(scale=1), Loop(scale=1)
+    records: List[Any] = []
+    for i, score in enumerate(SCORES):
+        decision = loop.step(f"v{i + 1}", score)
+        update = fast._native.step_update(f"v{i + 1}", score, records, i + 1)
+        assert update == {
+            "records": [*records, {"output": f"v{i + 1}", "quality": score}],
+            "output": loop.output,
+            "stop": decision.stop,
+            "trigger": decision.trigger,
+            "reason": decision.reason,
+            "iteration": i + 1,
+        }
+        assert update["records"] is not records and len(records) == i  # a new list
+        records = update["records"]
+        if decision.stop:
+            break
+    assert fast.run()["iterations"] == loop.run()["iterations"]  # same fingerprints
+    before, kept = len(fast.history), list(records)
+    for quality, given in [(7.0, records), ("0.5", records), (float("nan"), records), (True, records), (0.5, tuple(records)), (0.5, None)]:
+        with pytest.raises((EarlyExitError, TypeError)):
+            fast._native.step_update("x", quality, given, 1)
+    assert len(fast.history) == before and records == kept
+    with pytest.raises(TypeError):
+        fast._native.step_update("x", 0.5, records)  # type: ignore[call-arg]
+    huge = [{"output": "o", "quality": 0.5}] * 100_000
+    assert len(fast._native.step_update("y", 0.5, huge, 2)["records"]) == 100_001 and len(huge) == 100_000
+
+
+def test_step_fields_answers_as_step_and_refuses_what_step_refuses() -> None:
+    """The native one-call step the LangGraph node uses: the decision's fields and the loop's
+    output, as `Loop.step` then its getters; a bad input is step's error, nothing recorded."""
+    loop, fast = Loop(scale=1), Loop(scale=1)
+    for i, score in enumerate(SCORES):
+        decision = loop.step(f"v{i + 1}", score)
+        answer = fast._native.step_fields(f"v{i + 1}", score, None)
+        assert answer == (decision.stop, decision.trigger, decision.reason, loop.output)
+        if decision.stop:
+            break
+    assert fast.run()["iterations"] == loop.run()["iterations"]  # same fingerprints
+    assert fast._native.step_fields({"a": [1, 2]}, 0.5, "given")[3] is not None
+    assert fast.run()["iterations"][-1]["fingerprint"] == "given"
+    before = len(fast.history)
+    for quality, fingerprint in [(7.0, None), ("0.5", None), (float("nan"), None), (0.5, 12), (True, None)]:
+        with pytest.raises((EarlyExitError, TypeError)):
+            fast._native.step_fields("x", quality, fingerprint)
+    assert len(fast.history) == before
+    with pytest.raises(TypeError):
+        fast._native.step_fields("x", 0.5)  # type: ignore[call-arg]

@@ -32,6 +32,8 @@ orjson = require("orjson", "orjson (a dependency of DSPy)", "dspy", "earlyexit.i
 
 __all__ = ["Refine"]
 
+_Example = getattr(dspy, "Example", ())  # what a prediction is (a fake DSPy may have none)
+
 
 def _source(obj: Any) -> str:
     for target in (obj, getattr(obj, "__class__", None)):
@@ -43,8 +45,27 @@ def _source(obj: Any) -> str:
 
 
 def _prediction_fingerprint(prediction: Any) -> Optional[str]:
+    """The automatic fingerprint of a prediction's fields (``dict(prediction.items())``: its
+    store without DSPy's own ``dspy_`` keys), or of anything else as ``Loop.step`` takes it."""
+    if isinstance(prediction, _Example):
+        store = prediction._store
+        for name in store:
+            if name.startswith("dspy_"):
+                break
+        else:  # the store is what items() lists: fingerprinted without copying it
+            return output_fingerprint(store)
     items = getattr(prediction, "items", None)
     return output_fingerprint(dict(items()) if callable(items) else prediction)
+
+
+def _record(loop: Loop, prediction: Any, reward: float, done: bool) -> StoppingDecision:
+    """``loop.step(prediction, reward, done=done)`` with the prediction's fingerprint, through
+    the step's positional form (output, quality, confidence, verified, done, good, tokens,
+    cost_usd, time_ms, error, files, fingerprint)."""
+    decision: StoppingDecision = loop._native.step(
+        prediction, reward, None, None, done, None, None, None, None, None, None, _prediction_fingerprint(prediction)
+    )
+    return decision
 
 
 class _Reward:
@@ -138,7 +159,7 @@ class Refine(dspy.Module):  # type: ignore[misc, name-defined]
                     reward = self.reward_fn(kwargs, prediction)
                 reached = self.threshold is not None and reward >= self.threshold
                 attempts.append((prediction, trace))
-                self.last_decision = decision = loop.step(prediction, reward, done=reached)
+                self.last_decision = decision = _record(loop, prediction, reward, reached)
                 if decision.stop or index == self.N - 1:
                     break
                 advice = self._advice(attempt, named, kwargs, prediction, trace, reward)

@@ -22,11 +22,10 @@ Imports the SDK (``pip install openai-agents``) when imported itself.
 from __future__ import annotations
 
 import inspect
-import threading
 from typing import Any, Callable, List, Optional, Sequence
 
 from .._loop import Loop
-from .._native import StoppingDecision
+from .._native import StoppingDecision, output_fingerprint
 from . import require
 
 agents = require("agents", "the OpenAI Agents SDK", "openai-agents", "earlyexit.integrations.openai_agents")
@@ -46,20 +45,36 @@ def _default_tool_error() -> Optional[str]:
     return message if isinstance(message, str) else None
 
 
+#: The SDK's tool-error message, read once (the SDK's function answers the same every time).
+_TOOL_ERROR = _default_tool_error()
+
+#: The answer that lets the run go on, one for every guard, as the SDK's own (``NOT_FINAL_OUTPUT``
+#: in its turn resolution): the SDK only reads an answer that is not final.
+_GO_ON = agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
+
+
 class _Hooks(agents.RunHooks):  # type: ignore[misc, name-defined]
     """The guard's run hooks: the turn's tokens (from the model's usage) and tool errors."""
 
     def __init__(self, guard: "AgentGuard") -> None:
-        self._guard = guard
+        # The guard's lists, not the guard: no reference cycle, so a guard is freed when its
+        # run drops it rather than by the cycle collector.
+        self._tokens = guard._tokens
+        self._errors = guard._errors
 
     async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
-        usage = getattr(response, "usage", None)
-        if usage is not None:
-            self._guard._add_tokens((getattr(usage, "input_tokens", 0) or 0) + (getattr(usage, "output_tokens", 0) or 0))
+        # A list append is atomic: no lock (a lock costs more than the rest of a turn).
+        try:  # the SDK's Usage: two ints
+            usage = response.usage
+            self._tokens.append(usage.input_tokens + usage.output_tokens)
+        except (AttributeError, TypeError):  # no usage, or a count missing or None
+            usage = getattr(response, "usage", None)
+            if usage is not None:
+                self._tokens.append((getattr(usage, "input_tokens", 0) or 0) + (getattr(usage, "output_tokens", 0) or 0))
 
     async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: object) -> None:
-        if self._guard._tool_error is not None and result == self._guard._tool_error:
-            self._guard._add_error(f"{getattr(tool, 'name', 'tool')}: {result}")
+        if _TOOL_ERROR is not None and result == _TOOL_ERROR:
+            self._errors.append(f"{getattr(tool, 'name', 'tool')}: {result}")
 
 
 class AgentGuard:
@@ -94,22 +109,19 @@ class AgentGuard:
         self._quality = quality
         self._output = output
         self._behavior = behavior
-        self._tool_error = _default_tool_error()
-        self._lock = threading.Lock()
-        self._tokens = 0.0
+        self._run_llm_again = isinstance(behavior, str) and behavior == "run_llm_again"
+        self._tool_error = _TOOL_ERROR
+        # Filled by the hooks, emptied by `record`, lock-free: list appends and pops are atomic,
+        # so a hook running while a turn is recorded counts toward this turn or the next one.
+        self._tokens: List[float] = []
         self._errors: List[str] = []
         self.hooks = _Hooks(self)
-        # The answer that lets the run go on, made once: the SDK only reads an answer that is
-        # not final (it rewrites `final_output` of a final one, which is made per stop).
-        self._go_on = agents.ToolsToFinalOutputResult(is_final_output=False, final_output=None)
 
     def _add_tokens(self, tokens: float) -> None:
-        with self._lock:
-            self._tokens += tokens
+        self._tokens.append(tokens)
 
     def _add_error(self, message: str) -> None:
-        with self._lock:
-            self._errors.append(message)
+        self._errors.append(message)
 
     @property
     def decision(self) -> Optional[StoppingDecision]:
@@ -125,24 +137,53 @@ class AgentGuard:
         """Records one turn from its tool results and returns the decision."""
         if self._output is not None:
             output = self._output(results)
+        elif len(results) == 1:
+            output = getattr(results[0], "output", results[0])
         else:
-            outputs = [getattr(result, "output", result) for result in results]
-            output = outputs[0] if len(outputs) == 1 else outputs
-        with self._lock:
-            tokens, self._tokens = self._tokens, 0.0
-            errors, self._errors = self._errors, []
-        return self.loop.step(output, self._quality(output), tokens=tokens, error="; ".join(errors) if errors else None)
+            output = [getattr(result, "output", result) for result in results]
+        # The lists stay the same objects (the hooks hold them); each pop is atomic, so an
+        # entry appended meanwhile is left for the next turn, never lost.
+        tokens = 0.0
+        counted = self._tokens
+        while counted:
+            tokens += counted.pop()
+        error = None
+        errors = self._errors
+        if errors:
+            taken = []
+            while errors:
+                taken.append(errors.pop(0))
+            error = "; ".join(taken)
+        loop = self.loop
+        fingerprint_of = loop._fingerprint_of
+        # Loop.step's arguments in its native order (output, quality, confidence, verified,
+        # done, good, tokens, cost_usd, time_ms, error, files, fingerprint): no keywords to bind.
+        decision: StoppingDecision = loop._native.step(
+            output,
+            self._quality(output),
+            None,
+            None,
+            False,
+            None,
+            tokens,
+            None,
+            None,
+            error,
+            None,
+            output_fingerprint(output) if fingerprint_of is None else fingerprint_of(output),
+        )
+        return decision
 
     async def tool_use_behavior(self, context: Any, results: List[Any]) -> Any:
         """The agent's ``tool_use_behavior``: records the turn, ends the run with the best output
         when the decision stops, else answers as ``behavior`` does."""
         if not results:
-            return self._go_on
+            return _GO_ON
         if self.record(results).stop:
             return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=self.loop.output)
+        if self._run_llm_again:
+            return _GO_ON
         behavior = self._behavior
-        if behavior == "run_llm_again":
-            return self._go_on
         if behavior == "stop_on_first_tool":
             return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=results[0].output)
         if isinstance(behavior, dict):
@@ -151,6 +192,6 @@ class AgentGuard:
                 tool = result.tool
                 if tool.name in names or getattr(tool, "qualified_name", None) in names:
                     return agents.ToolsToFinalOutputResult(is_final_output=True, final_output=result.output)
-            return self._go_on
+            return _GO_ON
         answer = behavior(context, results)
         return await answer if inspect.isawaitable(answer) else answer

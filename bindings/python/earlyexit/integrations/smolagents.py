@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from .._loop import Loop
-from .._native import StoppingDecision
+from .._native import StoppingDecision, output_fingerprint
 from . import require
 
 require("smolagents", "smolagents", "smolagents", "earlyexit.integrations.smolagents")
@@ -26,6 +26,8 @@ _memory = require("smolagents.memory", "smolagents", "smolagents", "earlyexit.in
 _utils = require("smolagents.utils", "smolagents", "smolagents", "earlyexit.integrations.smolagents")
 
 __all__ = ["StepGuard"]
+
+_ActionStep = _memory.ActionStep
 
 
 class StepGuard:
@@ -67,22 +69,37 @@ class StepGuard:
         if self._output is not None:
             output = self._output(step)
         else:
-            output = step.action_output if step.action_output is not None else step.observations
+            output = step.action_output
+            if output is None:
+                output = step.observations
+        quality = self._quality(step)
         usage = getattr(step, "token_usage", None)
         timing = getattr(step, "timing", None)
-        duration = getattr(timing, "duration", None) if timing is not None else None
+        duration = None if timing is None else getattr(timing, "duration", None)
         error = getattr(step, "error", None)
-        return self.loop.step(
+        loop = self.loop
+        fingerprint_of = loop._fingerprint_of
+        # Loop.step's arguments in its native order (output, quality, confidence, verified,
+        # done, good, tokens, cost_usd, time_ms, error, files, fingerprint): no keywords to bind.
+        decision: StoppingDecision = loop._native.step(
             output,
-            self._quality(step),
-            tokens=None if usage is None else usage.total_tokens,
-            time_ms=None if duration is None else duration * 1000,
-            error=None if error is None else str(error),
+            quality,
+            None,
+            None,
+            False,
+            None,
+            None if usage is None else usage.total_tokens,
+            None,
+            None if duration is None else duration * 1000,
+            None if error is None else str(error),
+            None,
+            output_fingerprint(output) if fingerprint_of is None else fingerprint_of(output),
         )
+        return decision
 
     def __call__(self, step: Any, agent: Any = None) -> None:
         """The step callback: records the step and interrupts ``agent`` on a stop."""
-        if not isinstance(step, _memory.ActionStep):
+        if not isinstance(step, _ActionStep):
             return
         if self.record(step).stop and agent is not None and not self.interrupted:
             self.interrupted = True

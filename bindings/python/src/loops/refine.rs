@@ -10,8 +10,10 @@ use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
 use earlyexit::loops::{ResourceUsage, VerificationStatus};
 use earlyexit::LoopPolicy;
 use earlyexit::{ErrorCode, IterationRecord, Naming, StoppingDecision, Value};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
 
 use crate::error::{raise, OrRaise};
 use crate::loops::decision::PyStoppingDecision;
@@ -300,6 +302,88 @@ impl PyLoop {
         });
         let (inner, notice) = answer.or_raise(py)?;
         decided(py, inner, notice)
+    }
+
+    /// `step` given only an output, a quality and a fingerprint (`None`: the output's automatic
+    /// one, as the package's `Loop.step` computes it), answering `(stop, trigger, reason,
+    /// output)`: the decision's fields and what the loop hands back after the step, in one
+    /// call, for a caller that copies them into its own state (the LangGraph guard's node).
+    #[pyo3(signature = (output, quality, fingerprint, /))]
+    fn step_fields<'py>(
+        &self,
+        py: Python<'py>,
+        output: Py<PyAny>,
+        quality: &Bound<'py, PyAny>,
+        fingerprint: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let none = py.None().into_bound(py);
+        let automatic;
+        let fingerprint = if fingerprint.is_none() {
+            automatic = output_fingerprint(output.bind(py)).into_bound_py_any(py)?;
+            &automatic
+        } else {
+            fingerprint
+        };
+        let decision =
+            self.step(py, output, quality, &none, &none, &none, &none, &none, &none, &none, &none, &none, fingerprint)?;
+        let handed = lock(&self.inner).output().map(|k| k.output.clone_ref(py));
+        let d = &decision.inner;
+        PyTuple::new(
+            py,
+            [
+                d.stop.into_bound_py_any(py)?,
+                d.trigger.as_str().into_bound_py_any(py)?,
+                d.reason.as_str().into_bound_py_any(py)?,
+                handed.map_or(none.clone(), |o| o.into_bound(py)),
+            ],
+        )
+    }
+
+    /// `step_fields` with the automatic fingerprint, answering the LangGraph guard's state
+    /// update in the same call: `{"records": records + [{"output", "quality"}] (a new list),
+    /// "output": <what the loop hands back>, "stop", "trigger", "reason", "iteration"}`.
+    /// Nothing is built when the step is refused.
+    #[pyo3(signature = (output, quality, records, iteration, /))]
+    fn step_update<'py>(
+        &self,
+        py: Python<'py>,
+        output: Py<PyAny>,
+        quality: &Bound<'py, PyAny>,
+        records: &Bound<'py, PyList>,
+        iteration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let none = py.None().into_bound(py);
+        let fingerprint = output_fingerprint(output.bind(py)).into_bound_py_any(py)?;
+        let given = output.clone_ref(py).into_bound(py);
+        let decision = self.step(
+            py,
+            output,
+            quality,
+            &none,
+            &none,
+            &none,
+            &none,
+            &none,
+            &none,
+            &none,
+            &none,
+            &none,
+            &fingerprint,
+        )?;
+        let handed = lock(&self.inner).output().map(|k| k.output.clone_ref(py));
+        let record = PyDict::new(py);
+        record.set_item(intern!(py, "output"), given)?;
+        record.set_item(intern!(py, "quality"), quality)?;
+        let extended = PyList::new(py, records.iter().chain(std::iter::once(record.into_any())))?;
+        let d = &decision.inner;
+        let update = PyDict::new(py);
+        update.set_item(intern!(py, "records"), extended)?;
+        update.set_item(intern!(py, "output"), handed.map_or(none, |o| o.into_bound(py)))?;
+        update.set_item(intern!(py, "stop"), d.stop)?;
+        update.set_item(intern!(py, "trigger"), d.trigger.as_str())?;
+        update.set_item(intern!(py, "reason"), d.reason.as_str())?;
+        update.set_item(intern!(py, "iteration"), iteration)?;
+        Ok(update)
     }
 
     #[getter]
