@@ -154,9 +154,12 @@ fn bad_stores_are_typed_errors_naming_store() {
     let dir = tmp();
     let not_db = dir.path().join("notes.db");
     std::fs::write(&not_db, "not a database").unwrap();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let cases = [
         ("mysql://h/db".to_string(), "unknown scheme"),
-        ("postgresql://ci@db/earlyexit".to_string(), "not supported in this build"),
+        (format!("postgresql://ci:hunter2@127.0.0.1:{closed}/db?connect_timeout=2"), "cannot be reached"),
+        ("postgresql://ci:hunter2@db/earlyexit?sslmode=require".to_string(), "without TLS"),
+        ("postgresql://ci:hunter2@/earlyexit".to_string(), "names no host"),
         (format!("sqlite:{}", dir.path().display()), "directory"),
         (format!("sqlite:{}", dir.path().join("absent.db").display()), "no store at this path"),
         (format!("sqlite:{}", not_db.display()), "not a SQLite database"),
@@ -174,6 +177,7 @@ fn bad_stores_are_typed_errors_naming_store() {
             let (_, field, message) = error_of(&out);
             assert_eq!(field, "store", "{args:?}: {message}");
             assert!(message.contains(words), "{args:?}: {message}");
+            assert!(!message.contains("hunter2"), "{args:?}: {message}");
         }
     }
     assert!(!dir.path().join("absent.db").exists(), "a store only read is never created");

@@ -56,7 +56,7 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
 ];
 
 /// The tables of the current schema and their columns, as `PRAGMA table_info` lists them.
-const TABLES: [(&str, &[&str]); 5] = [
+pub(crate) const TABLES: [(&str, &[&str]); 5] = [
     (VERSION_TABLE, &["version"]),
     ("runs", &["seq", "run_id", "run_label", "recorded_ms", "body", "dataset"]),
     ("receipts", &["log", "line", "body"]),

@@ -118,11 +118,16 @@ pub(super) fn policy_update(args: &Args) -> Result<Value, Failure> {
 }
 
 /// The store argument's store, opened: a `sqlite:` URL whose file exists inside the server's
-/// roots (symbolic links followed); any other URL is the core's store error.
+/// roots (symbolic links followed), or a `postgresql://` URL of a store that exists (a
+/// database, not a file: the roots do not apply); any other URL is the core's store error.
 pub(super) fn store_of(args: &Args, call: &Call) -> Result<Option<earlyexit_store::Store>, Failure> {
     let Some(url) = args.string("store")? else { return Ok(None) };
-    let core_api::store_rules::StoreUrl::Sqlite(path) =
-        core_api::store_rules::parse_store_url(&url).map_err(Failure::core)?;
+    let path = match core_api::store_rules::parse_store_url(&url).map_err(Failure::core)? {
+        core_api::store_rules::StoreUrl::Sqlite(path) => path,
+        core_api::store_rules::StoreUrl::Postgres(_) => {
+            return earlyexit_store::Store::open_existing(&url).map(Some).map_err(Failure::core)
+        }
+    };
     let resolved = match call.roots.read("store", &path) {
         Ok(resolved) => resolved,
         // Inside the roots but not there: the store's own error (never created here).
