@@ -228,3 +228,89 @@ fn twenty_result_steps_merge_one_model_in_the_store() {
     let nothing = run(&["pyramid", "result", "--state", s(&states[0]), "--store", &store]);
     assert_eq!(code(&nothing), 2, "{}", stderr(&nothing));
 }
+
+/// The same commands on a PostgreSQL store (skipped without `EARLYEXIT_TEST_POSTGRES`):
+/// import twice, list, export, check, calibrate from it, receipts and twenty concurrent
+/// model merges; a password in the URL never printed.
+#[test]
+fn the_commands_on_a_postgresql_store() {
+    let Some((base, tag)) = support::postgres_store("cli") else { return };
+    // The test server trusts its socket: the password is ignored there, never shown here.
+    let store = base.replacen("postgresql://postgres@", "postgresql://postgres:hunter2@", 1);
+    let dir = tmp();
+    let runs = corpus(dir.path(), 100);
+    let label = format!("{tag}-main");
+    // Runs of this test only (a run's id in the store is its SHA-256): the task ids tagged.
+    let tagged = std::fs::read_to_string(&runs).unwrap().replace("\"id\":\"", &format!("\"id\":\"{tag}-"));
+    std::fs::write(&runs, tagged).unwrap();
+    let no_password = |out: &std::process::Output| {
+        assert!(!stdout(out).contains("hunter2") && !stderr(out).contains("hunter2"), "{}", stderr(out));
+    };
+    let out = run(&["--json", "runs", "import", "--store", &store, "--run-label", &label, &runs]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Run ids are the runs' SHA-256: another test's import of the corpus may hold them.
+    let again = json(&run(&["--json", "runs", "import", "--store", &store, "--run-label", &label, &runs]));
+    assert_eq!((number(&again, "read"), number(&again, "added")), (100.0, 0.0));
+    let listed = run(&["--json", "runs", "list", "--store", &store, "--run-label", &label, "--limit", "3"]);
+    assert_eq!(stdout(&listed).lines().count(), 3, "{}", stderr(&listed));
+    let exported = dir.path().join("export.jsonl");
+    let out = run(&["runs", "export", "--store", &store, "--run-label", &label, "--out", s(&exported)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let original: Vec<Value> = std::fs::read_to_string(&runs).unwrap().lines().map(parse).collect();
+    let back: Vec<Value> = std::fs::read_to_string(&exported).unwrap().lines().map(parse).collect();
+    assert_eq!(back, original);
+    let check = run(&["--json", "runs", "check", "--store", &store]);
+    assert_eq!(code(&check), 0, "{}", stderr(&check));
+    assert!(number(&json(&check), "runs") >= 100.0);
+    no_password(&check);
+    let human = run(&["runs", "check", "--store", &store]);
+    assert!(stdout(&human).starts_with("valid: schema 2"), "{}", stdout(&human));
+    no_password(&human);
+
+    let from_file = run(&["calibrate", "loops", &runs, "--allow-uncertified"]);
+    let from_store = run(&["calibrate", "loops", "--store", &store, "--run-label", &label, "--allow-uncertified"]);
+    assert_eq!(code(&from_store), 0, "{}", stderr(&from_store));
+    let (a, b) = (parse_bytes(&from_file.stdout), parse_bytes(&from_store.stdout));
+    assert_eq!((a.get("corpusSha256"), a.get("policy")), (b.get("corpusSha256"), b.get("policy")));
+
+    // Receipts: a retried step appends once; the chain verifies.
+    let log = format!("{tag}-ci");
+    let builds = [finished_shadow_run(dir.path(), "build-1", "0.5"), finished_shadow_run(dir.path(), "build-2", "0.5")];
+    for state in [&builds[0], &builds[1], &builds[1]] {
+        let out = run(&["--json", "pyramid", "result", "--state", s(state), "--store", &store, "--log", &log]);
+        assert_eq!(code(&out), 12, "{}", stderr(&out));
+        no_password(&out);
+    }
+    let verify = json(&run(&["--json", "receipts", "verify", "--store", &store, "--log", &log]));
+    assert_eq!((verify.get("valid"), number(&verify, "receipts")), (Some(&Value::Bool(true)), 2.0));
+
+    // Twenty result steps at once merge one model: every build in it.
+    let model = format!("{tag}-model");
+    let states: Vec<_> = (0..20)
+        .map(|i| finished_shadow_run(dir.path(), &format!("m-{i}"), if i % 3 == 0 { "0.5" } else { "1" }))
+        .collect();
+    let children: Vec<_> = (0..20)
+        .map(|i| {
+            bin()
+                .args(["--json", "pyramid", "result", "--state", s(&states[i]), "--store", &store])
+                .args(["--merge-model", &model, "--build-id", &format!("m-{i}"), "--build-seq", &(100 + i).to_string()])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for mut child in children {
+        assert!(matches!(child.wait().unwrap().code(), Some(0 | 12)));
+    }
+    let out = run(&["runs", "model", &model, "--store", &store]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let Some(Value::Array(merged)) = parse(&stdout(&out)).get("builds").cloned() else { panic!("builds") };
+    assert_eq!(merged.len(), 20);
+
+    // A database that does not exist, and a server that is not there: typed, naming store.
+    let missing = store.replacen("/earlyexit?", "/earlyexit_absent?", 1);
+    let out = run(&["--json", "runs", "list", "--store", &missing]);
+    assert_eq!((code(&out), error_of(&out).1), (2, "store".to_string()), "{}", stderr(&out));
+    assert!(error_of(&out).2.contains("does not exist"), "{}", stderr(&out));
+    no_password(&out);
+}

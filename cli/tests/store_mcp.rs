@@ -143,3 +143,33 @@ fn stores_outside_the_roots_or_not_stores_are_refused_naming_store() {
     assert!(!root.path().join("absent.db").exists(), "never created");
     assert_eq!(std::fs::read_to_string(root.path().join("notes.db")).unwrap(), "not a database");
 }
+
+/// A `postgresql://` store argument (a database: the roots do not apply to it), skipped
+/// without `EARLYEXIT_TEST_POSTGRES`.
+#[test]
+fn calibrate_and_verify_from_a_postgresql_store() {
+    let Some((store, tag)) = support::postgres_store("mcp") else { return };
+    let root = tmp();
+    let runs = corpus(root.path(), 100);
+    let label = format!("{tag}-main");
+    // Runs of this test only (a run's id in the store is its SHA-256): the task ids tagged.
+    let tagged = std::fs::read_to_string(&runs).unwrap().replace("\"id\":\"", &format!("\"id\":\"{tag}-"));
+    std::fs::write(&runs, tagged).unwrap();
+    let out = run(&["runs", "import", "--store", &store, "--run-label", &label, s(&runs)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let log = format!("{tag}-ci");
+    let state = finished_shadow_run(root.path(), "build-1", "0.5");
+    let out = run(&["pyramid", "result", "--state", s(&state), "--store", &store, "--log", &log]);
+    assert_eq!(code(&out), 12, "{}", stderr(&out));
+    let mut server = Server::start(root.path());
+    let from_store =
+        server.call(1, "calibrate_loops", json!({"store": store, "run_label": label})).expect("calibrated");
+    let from_paths = server.call(2, "calibrate_loops", json!({"paths": [s(&runs)]})).expect("calibrated");
+    assert_eq!(from_store["corpusSha256"], from_paths["corpusSha256"]);
+    let verified = server.call(3, "receipts_verify", json!({"store": store, "log": log})).expect("verified");
+    assert_eq!((verified["valid"].clone(), verified["receipts"].clone()), (json!(true), json!(1)));
+    let missing = store.replacen("/earlyexit?", "/earlyexit_absent?", 1).replacen("postgres@", "postgres:hunter2@", 1);
+    let e = server.call(4, "calibrate_loops", json!({"store": missing})).expect_err("no such database");
+    assert_eq!(e["field"], "store", "{e}");
+    assert!(!e.to_string().contains("hunter2"), "{e}");
+}

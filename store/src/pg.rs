@@ -12,7 +12,7 @@ use earlyexit::host::store::{store_error, PostgresUrl, StoreProblem};
 use earlyexit::Error;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, Config, IsolationLevel, NoTls};
 
 use crate::schema::SCHEMA_VERSION;
 use crate::{CheckReport, RunFilter, RunRow, StoredRun};
@@ -144,24 +144,19 @@ impl From<postgres::Error> for Problem {
     }
 }
 
-fn table_exists(client: &mut Client, table: &str) -> Result<bool, postgres::Error> {
-    client
-        .query_one(
-            "SELECT EXISTS (SELECT 1 FROM information_schema.tables
-                            WHERE table_schema = current_schema() AND table_name = $1)",
-            &[&table],
-        )?
-        .try_get(0)
-}
-
+/// The schema version, read in one snapshot (a process creating the store at the same time
+/// is seen either not at all or done, never half: the table checks are two statements).
 fn version_of(client: &mut Client) -> Result<Option<i64>, Problem> {
-    if !table_exists(client, crate::schema::VERSION_TABLE)? {
-        let tables: i64 = client
+    let mut tx = client.build_transaction().isolation_level(IsolationLevel::RepeatableRead).read_only(true).start()?;
+    if !table_exists_tx(&mut tx)? {
+        let tables: i64 = tx
             .query_one("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()", &[])?
             .try_get(0)?;
+        tx.commit()?;
         return if tables == 0 { Ok(None) } else { Err(Problem::NotStore) };
     }
-    let rows = client.query("SELECT version FROM earlyexit_store", &[])?;
+    let rows = tx.query("SELECT version FROM earlyexit_store", &[])?;
+    tx.commit()?;
     match rows.as_slice() {
         [row] => match row.try_get::<_, i64>(0)? {
             v if v >= 1 => Ok(Some(v)),
