@@ -36,7 +36,7 @@ pub struct CalibrateLoopsArgs {
     /// JSONL files of loop runs, in order (`-` = standard input).
     #[arg(value_name = "FILE", required_unless_present_any = ["plan", "store"])]
     files: Vec<String>,
-    /// Calibrate on the runs of this store (sqlite:PATH) instead of files.
+    /// Calibrate on the runs of this store (sqlite:PATH or postgresql://...) instead of files.
     #[arg(long, value_name = "URL", conflicts_with_all = ["files", "plan"])]
     store: Option<String>,
     /// With --store: only the runs recorded with this label.

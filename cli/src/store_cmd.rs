@@ -30,7 +30,7 @@ pub enum RunsCommand {
 
 #[derive(Args, Debug)]
 pub struct StoreArg {
-    /// The store: sqlite:PATH (default: the EARLYEXIT_STORE environment variable, else
+    /// The store: sqlite:PATH or postgresql://USER@HOST/DBNAME (default: the EARLYEXIT_STORE environment variable, else
     /// sqlite:.earlyexit/store.db).
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,

@@ -1,6 +1,8 @@
 //! The run store of earlyexit: recorded loop runs (the JSONL form replay and calibration
 //! read), shadow-mode receipt chains (one append-only chain per log name), calibration
-//! artifacts and mergeable pyramid outcome models, in one SQLite file (`sqlite:PATH`).
+//! artifacts and mergeable pyramid outcome models, in one SQLite file (`sqlite:PATH`), or
+//! with the feature `postgres` (the command's), in a PostgreSQL database
+//! (`postgresql://...`: the module `pg`, the same schema and promises in the server's terms).
 //!
 //! Every rule is the core's: runs are read by the replay's reader, receipts chained by the
 //! core's receipt log, artifacts read by its envelope reader, models merged by its set

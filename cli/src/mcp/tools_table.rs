@@ -174,7 +174,7 @@ fn store() -> Arg {
     arg(
         "store",
         Kind::String,
-        "a run store, sqlite:PATH, its file inside the server's roots (instead of runs, paths or text)",
+        "a run store, sqlite:PATH (its file inside the server's roots) or postgresql://... (instead of runs, paths or text)",
     )
 }
 
