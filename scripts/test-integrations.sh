@@ -196,7 +196,7 @@ if pg_test_server_start; then
   printf '%s\n' "$fleet_out"
   if grep -q '^fleet: 120 run(s) from 4 runner(s)' <<<"$fleet_out" &&
     grep -q '^calibrated: "kind":"loop"' <<<"$fleet_out" && grep -q '^model: 4 build(s)' <<<"$fleet_out" &&
-    grep -q '^valid: 2 receipt(s)' <<<"$fleet_out" && grep -q '^valid: schema 2' <<<"$fleet_out"; then
+    grep -q '^valid: 2 receipt(s)' <<<"$fleet_out" && grep -q '^valid: schema 3' <<<"$fleet_out"; then
     echo "fleet example: 1 passed, 0 failed"; passed=$((passed + 1))
   else
     echo "fleet example: 0 passed, 1 failed"; failures+=("fleet example"); failed=$((failed + 1))

@@ -23,6 +23,60 @@ fn corpus(dir: &Path, n: usize) -> String {
     s(&file).to_string()
 }
 
+/// `n` recorded pyramid runs (four layers, some failed) as a JSONL file; their ids start
+/// with `tag`.
+fn pyramid_corpus(dir: &Path, n: usize, tag: &str) -> String {
+    let lines: Vec<String> = (0..n)
+        .map(|r| {
+            let layers: Vec<String> = (0..4)
+                .map(|j| {
+                    format!(
+                        r#"{{"name":"l{j}","durationMs":{},"failed":{}}}"#,
+                        100 * (j + 1),
+                        (r * 7 + j * 3) % 13 == 0
+                    )
+                })
+                .collect();
+            format!(r#"{{"id":"{tag}p{r}","layers":[{}]}}"#, layers.join(","))
+        })
+        .collect();
+    let file = dir.join(format!("pyramids-{n}.jsonl"));
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write runs");
+    s(&file).to_string()
+}
+
+/// `calibrate pyramids --store` equals `calibrate pyramids FILE` on the same runs.
+fn calibrate_pyramids_from(store: &str, label: &str, file: &str) {
+    let out = run(&["--json", "runs", "import", "--pyramid", "--store", store, "--run-label", label, file]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(number(&json(&out), "added"), 60.0);
+    let flags = ["--risk", "0.2", "--delta", "0.2", "--quiet"];
+    let from_file = run(&[&["--json", "calibrate", "pyramids", file][..], &flags].concat());
+    assert_eq!(code(&from_file), 0, "{}", stderr(&from_file));
+    let from_store =
+        run(&[&["--json", "calibrate", "pyramids", "--store", store, "--run-label", label][..], &flags].concat());
+    assert_eq!(code(&from_store), 0, "{}", stderr(&from_store));
+    assert_eq!(parse_bytes(&from_store.stdout), parse_bytes(&from_file.stdout));
+    // Pyramid runs are not loop runs: list and calibrate loops do not see them.
+    let listed = run(&["runs", "list", "--store", store, "--run-label", label]);
+    assert_eq!((code(&listed), stdout(&listed)), (0, String::new()));
+    // A pyramid file imported as loop runs is refused, nothing added; --run-label needs --store.
+    let wrong = run(&["--json", "runs", "import", "--store", store, "--run-label", label, file]);
+    assert_eq!(error_of(&wrong).0, "invalid_replay", "{}", stderr(&wrong));
+    let bare = run(&["calibrate", "pyramids", "--run-label", label, "--risk", "0.2", "--delta", "0.2"]);
+    assert_eq!(code(&bare), 2, "{}", stderr(&bare));
+}
+
+#[test]
+fn calibrating_pyramids_from_the_store_equals_calibrating_from_the_file() {
+    let dir = tmp();
+    let file = pyramid_corpus(dir.path(), 60, "");
+    let store = url(dir.path(), "pyramids.db");
+    calibrate_pyramids_from(&store, "ci", &file);
+    let check = json(&run(&["--json", "runs", "check", "--store", &store]));
+    assert_eq!((number(&check, "runs"), number(&check, "schemaVersion")), (60.0, 3.0));
+}
+
 fn url(dir: &Path, name: &str) -> String {
     format!("sqlite:{}", dir.join(name).display())
 }
@@ -264,7 +318,7 @@ fn the_commands_on_a_postgresql_store() {
     assert!(number(&json(&check), "runs") >= 100.0);
     no_password(&check);
     let human = run(&["runs", "check", "--store", &store]);
-    assert!(stdout(&human).starts_with("valid: schema 2"), "{}", stdout(&human));
+    assert!(stdout(&human).starts_with("valid: schema 3"), "{}", stdout(&human));
     no_password(&human);
 
     let from_file = run(&["calibrate", "loops", &runs, "--allow-uncertified"]);
@@ -306,6 +360,10 @@ fn the_commands_on_a_postgresql_store() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let Some(Value::Array(merged)) = parse(&stdout(&out)).get("builds").cloned() else { panic!("builds") };
     assert_eq!(merged.len(), 20);
+
+    // Pyramid runs, and a calibration from them.
+    let pyramids = pyramid_corpus(dir.path(), 60, &tag);
+    calibrate_pyramids_from(&store, &format!("{tag}-pyramids"), &pyramids);
 
     // A database that does not exist, and a server that is not there: typed, naming store.
     let missing = store.replacen("/earlyexit?", "/earlyexit_absent?", 1);

@@ -269,6 +269,20 @@ impl Store {
     /// id with another run is refused (`runId`).
     pub fn add_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
         let row = prepare_run(run, meta)?;
+        self.insert_one(row)
+    }
+
+    /// Adds one recorded pyramid run (an object of the JSONL form `replay pyramids` and
+    /// `calibrate pyramids` read, or its JSON text) in its own transaction, as
+    /// [`Store::add_run`] adds a loop run: read by the core's pyramid run reader first
+    /// (`invalid_replay` naming `run...`), idempotent by run id. Pyramid runs are kept apart
+    /// from loop runs: [`Store::pyramid_runs`] streams them, [`Store::runs`] never does.
+    pub fn add_pyramid_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
+        let row = prepare_pyramid_run(run, meta)?;
+        self.insert_one(row)
+    }
+
+    fn insert_one(&mut self, row: RunRow) -> Result<Added, Error> {
         match &mut self.backend {
             Backend::Sqlite(_) => self.write(|tx| insert_run(tx, &row)),
             #[cfg(feature = "postgres")]
@@ -333,16 +347,35 @@ impl Store {
         }
     }
 
-    /// Streams the runs `filter` selects, oldest first, to `each` (one row in memory at a
-    /// time); `each` may stop the stream by returning an error.
-    pub fn runs(&self, filter: &RunFilter, mut each: impl FnMut(StoredRun) -> Result<(), Error>) -> Result<(), Error> {
+    /// Streams the loop runs `filter` selects, oldest first, to `each` (one row in memory at
+    /// a time); `each` may stop the stream by returning an error.
+    pub fn runs(&self, filter: &RunFilter, each: impl FnMut(StoredRun) -> Result<(), Error>) -> Result<(), Error> {
+        self.runs_of(LOOP, filter, each)
+    }
+
+    /// Streams the pyramid runs ([`Store::add_pyramid_run`]) `filter` selects, oldest first,
+    /// as [`Store::runs`] streams loop runs.
+    pub fn pyramid_runs(
+        &self,
+        filter: &RunFilter,
+        each: impl FnMut(StoredRun) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.runs_of(PYRAMID, filter, each)
+    }
+
+    fn runs_of(
+        &self,
+        kind: &str,
+        filter: &RunFilter,
+        mut each: impl FnMut(StoredRun) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let conn = match &self.backend {
             Backend::Sqlite(conn) => conn,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(_) => return self.with_pg(|c| pg::runs(c, &self.url, filter, &mut each)),
+            Backend::Postgres(_) => return self.with_pg(|c| pg::runs(c, &self.url, kind, filter, &mut each)),
         };
-        let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE 1 = 1");
-        let mut args: Vec<rusqlite::types::Value> = Vec::new();
+        let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE kind = ?");
+        let mut args: Vec<rusqlite::types::Value> = vec![kind.to_string().into()];
         if let Some(label) = &filter.run_label {
             sql.push_str(" AND run_label = ?");
             args.push(label.clone().into());
@@ -369,7 +402,7 @@ impl Store {
         Ok(())
     }
 
-    /// How many runs the store holds.
+    /// How many runs the store holds (loop and pyramid runs).
     pub fn run_count(&self) -> Result<u64, Error> {
         let n: i64 = match &self.backend {
             Backend::Sqlite(conn) => {
@@ -600,6 +633,13 @@ impl Store {
             report.runs += 1;
             Ok(())
         })?;
+        self.pyramid_runs(&RunFilter::default(), |run| {
+            if let Err(e) = earlyexit::pyramid::replay::read_run_line(&run.body, Naming::Js, "run") {
+                return Err(self.corrupted(&format!("pyramid run '{}': {}", run.run_id, e.message())));
+            }
+            report.runs += 1;
+            Ok(())
+        })?;
         for (log, lines) in self.receipt_logs()? {
             let check = self.verify_receipts(&log)?;
             if let Some(b) = &check.broken {
@@ -672,6 +712,16 @@ impl Batch<'_> {
     /// Adds a run as [`Store::add_run`] does, inside the batch's transaction.
     pub fn add_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
         let row = prepare_run(run, meta)?;
+        self.insert(row)
+    }
+
+    /// Adds a pyramid run as [`Store::add_pyramid_run`] does, inside the batch's transaction.
+    pub fn add_pyramid_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
+        let row = prepare_pyramid_run(run, meta)?;
+        self.insert(row)
+    }
+
+    fn insert(&mut self, row: RunRow) -> Result<Added, Error> {
         let added = match &mut self.tx {
             BatchTx::Sqlite(tx) => insert_run(tx, &row)?,
             #[cfg(feature = "postgres")]
@@ -695,6 +745,31 @@ pub(crate) struct RunRow {
     pub(crate) dataset: Option<String>,
     pub(crate) recorded_ms: i64,
     pub(crate) body: String,
+    pub(crate) kind: &'static str,
+}
+
+/// The kind of a loop run in the `runs` table.
+const LOOP: &str = "loop";
+/// The kind of a pyramid run in the `runs` table.
+const PYRAMID: &str = "pyramid";
+
+fn prepare_pyramid_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
+    let parsed;
+    let run = match run {
+        Value::String(text) => {
+            parsed = Value::parse_json(text, ErrorCode::InvalidReplay, "run")?;
+            &parsed
+        }
+        other => other,
+    };
+    earlyexit::pyramid::replay::RecordedRun::from_value(run, Naming::Js, "run")?;
+    let mut row = row_of(run, meta, None)?;
+    row.dataset = match run.get("dataset") {
+        Some(Value::String(d)) => Some(d.clone()),
+        _ => None,
+    };
+    row.kind = PYRAMID;
+    Ok(row)
 }
 
 fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
@@ -707,6 +782,10 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
         other => other,
     };
     let read = earlyexit::ReplayRun::from_value(run, Naming::Js, "run")?;
+    row_of(run, meta, read.dataset)
+}
+
+fn row_of(run: &Value, meta: &RunMeta, dataset: Option<String>) -> Result<RunRow, Error> {
     let body = run.to_json();
     if body.len() > earlyexit::limits::MAX_DOCUMENT_BYTES {
         return Err(earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidReplay, "run", run));
@@ -724,27 +803,30 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
     Ok(RunRow {
         run_id,
         run_label: meta.run_label.clone(),
-        dataset: read.dataset,
+        dataset,
         recorded_ms: meta.recorded_ms.unwrap_or_else(now_ms),
         body,
+        kind: LOOP,
     })
 }
 
 fn insert_run(tx: &rusqlite::Transaction<'_>, row: &RunRow) -> Result<Added, Error> {
     let changed = tx
         .execute(
-            "INSERT INTO runs (run_id, run_label, dataset, recorded_ms, body) VALUES (?1, ?2, ?3, ?4, ?5)
+            "INSERT INTO runs (run_id, run_label, dataset, recorded_ms, body, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT (run_id) DO NOTHING",
-            params![row.run_id, row.run_label, row.dataset, row.recorded_ms, row.body],
+            params![row.run_id, row.run_label, row.dataset, row.recorded_ms, row.body, row.kind],
         )
         .map_err(|e| open::sqlite_error("", &e))?;
     if changed == 1 {
         return Ok(Added::Added);
     }
-    let (body, label): (String, Option<String>) = tx
-        .query_row("SELECT body, run_label FROM runs WHERE run_id = ?1", [&row.run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+    let (body, label, kind): (String, Option<String>, String) = tx
+        .query_row("SELECT body, run_label, kind FROM runs WHERE run_id = ?1", [&row.run_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .map_err(|e| open::sqlite_error("", &e))?;
-    if body == row.body && label == row.run_label {
+    if body == row.body && label == row.run_label && kind == row.kind {
         Ok(Added::AlreadyThere)
     } else {
         Err(rules::run_id_taken(&row.run_id))

@@ -61,6 +61,8 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
      UPDATE artifacts SET kind = coalesce(body::json ->> 'kind', ''),
                           expires_at = coalesce(body::json ->> 'expiresAt', ''),
                           promoted = coalesce(body::json -> 'promotion', 'null'::json)::text <> 'null';",
+    "ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'loop';
+     CREATE INDEX runs_by_kind ON runs (kind, seq);",
 ];
 
 /// PostgreSQL's failure as a store error: a refused login or a missing database (SQLSTATE
@@ -259,20 +261,21 @@ pub fn write<T>(client: &mut Client, url: &str, f: impl FnOnce(&mut Client) -> R
 pub fn insert_run(client: &mut Client, url: &str, row: &RunRow) -> Result<crate::Added, Error> {
     let changed = client
         .execute(
-            "INSERT INTO runs (run_id, run_label, dataset, recorded_ms, body) VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO runs (run_id, run_label, dataset, recorded_ms, body, kind) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (run_id) DO NOTHING",
-            &[&row.run_id, &row.run_label, &row.dataset, &row.recorded_ms, &row.body],
+            &[&row.run_id, &row.run_label, &row.dataset, &row.recorded_ms, &row.body, &row.kind],
         )
         .map_err(|e| pg_error(url, &e))?;
     if changed == 1 {
         return Ok(crate::Added::Added);
     }
     let found = client
-        .query_one("SELECT body, run_label FROM runs WHERE run_id = $1", &[&row.run_id])
+        .query_one("SELECT body, run_label, kind FROM runs WHERE run_id = $1", &[&row.run_id])
         .map_err(|e| pg_error(url, &e))?;
     let body: String = found.try_get(0).map_err(|e| pg_error(url, &e))?;
     let label: Option<String> = found.try_get(1).map_err(|e| pg_error(url, &e))?;
-    if body == row.body && label == row.run_label {
+    let kind: String = found.try_get(2).map_err(|e| pg_error(url, &e))?;
+    if body == row.body && label == row.run_label && kind == row.kind {
         Ok(crate::Added::AlreadyThere)
     } else {
         Err(earlyexit::host::store::run_id_taken(&row.run_id))
@@ -282,11 +285,12 @@ pub fn insert_run(client: &mut Client, url: &str, row: &RunRow) -> Result<crate:
 pub fn runs(
     client: &mut Client,
     url: &str,
+    kind: &str,
     filter: &RunFilter,
     each: &mut dyn FnMut(StoredRun) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE true");
-    let mut args: Vec<Box<dyn ToSql + Sync>> = Vec::new();
+    let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE kind = $1");
+    let mut args: Vec<Box<dyn ToSql + Sync>> = vec![Box::new(kind.to_string())];
     if let Some(label) = &filter.run_label {
         args.push(Box::new(label.clone()));
         sql.push_str(&format!(" AND run_label = ${}", args.len()));

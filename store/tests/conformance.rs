@@ -41,7 +41,43 @@ both_backends!(
     a_run_row_another_program_edited_fails_the_check,
     a_store_only_read_is_never_created,
     batches_are_all_or_nothing_and_reads_stream,
+    pyramid_runs_are_kept_apart_from_loop_runs,
 );
+
+fn pyramid_runs_are_kept_apart_from_loop_runs(fx: &Fixture) {
+    let mut s = store(fx);
+    let lines: Vec<String> = (0..8).map(support::pyramid_run_line).collect();
+    let meta = RunMeta { run_label: Some("ci".into()), ..Default::default() };
+    for line in &lines {
+        assert_eq!(s.add_pyramid_run(&Value::string(line.as_str()), &meta).unwrap(), Added::Added);
+    }
+    assert_eq!(s.add_pyramid_run(&Value::string(lines[0].as_str()), &meta).unwrap(), Added::AlreadyThere);
+    s.add_run(&run("loop-1", &[50.0]), &meta).unwrap();
+    // The same body as a loop run is not a loop run: refused by the loop reader.
+    assert_eq!(s.add_run(&Value::string(lines[0].as_str()), &meta).unwrap_err().code(), "invalid_replay");
+    let mut pyramids = Vec::new();
+    s.pyramid_runs(&RunFilter { run_label: Some("ci".into()), ..Default::default() }, |r| {
+        pyramids.push(r.body);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(pyramids.len(), 8);
+    let first = Value::parse_json(&lines[0], ErrorCode::InvalidReplay, "run").unwrap();
+    assert_eq!(Value::parse_json(&pyramids[0], ErrorCode::InvalidReplay, "run").unwrap(), first);
+    assert_eq!(all_runs(&s, &RunFilter::default()).len(), 1, "runs() streams loop runs only");
+    let e = s.add_pyramid_run(&run("loop-2", &[1.0]), &meta).unwrap_err();
+    assert_eq!(e.code(), "invalid_replay", "{}", e.message());
+    let report = s.check().unwrap();
+    assert_eq!((report.schema_version, report.runs), (SCHEMA_VERSION, 9));
+    // A batch takes both kinds, all or nothing.
+    let r: Result<(), earlyexit::Error> = s.in_one_transaction(|b| {
+        b.add_run(&run("loop-3", &[1.0]), &RunMeta::default())?;
+        b.add_pyramid_run(&Value::string("{\"id\": 1}"), &RunMeta::default())?;
+        Ok(())
+    });
+    assert!(r.is_err());
+    assert_eq!(s.run_count().unwrap(), 9);
+}
 
 fn all_runs(s: &Store, filter: &RunFilter) -> Vec<earlyexit_store::StoredRun> {
     let mut out = Vec::new();

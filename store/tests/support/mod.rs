@@ -178,3 +178,18 @@ pub fn with_dbname(url: &str, db: &str) -> String {
     let host = u.host.replace(' ', "%20");
     format!("postgresql://{user}/{db}?host={host}{port}{password}")
 }
+
+/// A recorded pyramid run (the form `replay pyramids` and `calibrate pyramids` read): four
+/// layers, some failed.
+pub fn pyramid_run_line(r: usize) -> String {
+    let layers: Vec<String> = (0..4)
+        .map(|j| {
+            format!(
+                r#"{{"name":"l{j}","durationMs":{},"failed":{}}}"#,
+                100 * (j + 1),
+                (r * 7 + j * 3).is_multiple_of(13)
+            )
+        })
+        .collect();
+    format!(r#"{{"id":"p{r}","layers":[{}]}}"#, layers.join(","))
+}
