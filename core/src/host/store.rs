@@ -101,7 +101,14 @@ pub fn parse_store_url(url: &str) -> Result<StoreUrl, Error> {
     Err(store_url_error(url, "unknown scheme: a store URL is sqlite:PATH or postgresql://HOST/DBNAME"))
 }
 
+/// The longest PostgreSQL store URL read, in bytes.
+pub const MAX_POSTGRES_URL_BYTES: usize = 4096;
+
 fn parse_postgres(url: &str, rest: &str) -> Result<PostgresUrl, Error> {
+    if url.len() > MAX_POSTGRES_URL_BYTES {
+        let head: String = url.chars().take(40).collect();
+        return Err(store_url_error(&head, "the PostgreSQL URL is longer than 4096 bytes"));
+    }
     let bad = |why: &str| store_url_error(url, why);
     if rest.contains('#') {
         return Err(bad("a PostgreSQL URL has no fragment ('#')"));
@@ -216,6 +223,11 @@ fn parse_postgres(url: &str, rest: &str) -> Result<PostgresUrl, Error> {
                 ])))
             }
         }
+    }
+    // A host name is at most 255 bytes (DNS); a socket folder leaves room for the socket's
+    // name within the 108 bytes of a Unix socket path.
+    if out.host.len() > if out.host.starts_with('/') { 90 } else { 255 } {
+        return Err(bad("the host is too long (a host name: 255 bytes; a socket folder: 90)"));
     }
     if out.host.is_empty() {
         return Err(bad(
@@ -504,6 +516,9 @@ mod tests {
             "postgresql://h/%ff",
             "postgresql://h/db#x",
             "postgresql://[::1/db",
+            &format!("postgresql://{}/db", "h".repeat(256)),
+            &format!("postgresql://u@/db?host=/{}", "d".repeat(100)),
+            &format!("postgresql://h/db?application_name={}", "a".repeat(5000)),
         ] {
             let e = parse_store_url(bad).err().map(|e| (e.code(), e.field().to_string()));
             assert_eq!(e, Some(("invalid_config", "store".to_string())), "{bad}");
