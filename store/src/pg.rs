@@ -111,6 +111,9 @@ pub fn connect(url: &str, target: &PostgresUrl) -> Result<Client, Error> {
         config.dbname(dbname);
     }
     config.application_name(target.application_name.as_deref().unwrap_or("earlyexit"));
+    // A write waits for another's lock (a model's row, a receipt log, the schema) up to 60 s,
+    // as SQLite's busy timeout does, then fails naming the store; never forever.
+    config.options("-c lock_timeout=60000");
     let timeout = Duration::from_secs(target.connect_timeout_s);
     config.connect_timeout(timeout);
     let (send, receive) = std::sync::mpsc::channel();
