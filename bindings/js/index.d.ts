@@ -1080,6 +1080,87 @@ export declare function readJunit(text: string, options?: { coverageXml?: string
 
 /** Recomputes a JSONL receipt log's hash chain (SHA-256 over RFC 8785 canonical JSON). */
 export declare function verifyReceipts(text: string): ReceiptCheck;
+// @napi-only begin (bindings/js/build.mjs leaves this out of the wasm package's types)
+/** A store's receipt log `log` checked (`store.verifyReceipts(log)`). */
+export declare function verifyReceipts(store: Store, log: string): Promise<ReceiptCheck>;
+
+/** Which runs `Store.runs` and `Store.exportRuns` select. */
+export interface StoreRunFilter {
+  /** Only runs with this label. */
+  runLabel?: string | null;
+  /** Only runs of this dataset. */
+  dataset?: string | null;
+  /** Only runs recorded at or after this time: RFC 3339, a Date or milliseconds since the epoch. */
+  since?: string | Date | number | null;
+  /** At most this many runs, the oldest first. */
+  limit?: number | null;
+}
+
+/** One stored run, as `Store.runs` yields it. */
+export interface StoredRun {
+  /** The run's id in the store (the SHA-256 of the run unless one was given). */
+  runId: string;
+  runLabel: string | null;
+  /** When it was recorded (milliseconds since the epoch). */
+  recordedMs: number;
+  /** The run in the replay JSONL form. */
+  run: LoopRun;
+}
+
+/** A stored artifact's lifecycle; `state` is 'expired' past `expiresAt`, else 'promoted' or 'shadow'. */
+export interface StoredArtifactInfo {
+  name: string;
+  kind: 'loop' | 'pyramid';
+  expiresAt: string;
+  promoted: boolean;
+  sha256: string;
+  state: 'promoted' | 'shadow' | 'expired';
+}
+
+/** What `Store.check` counted in a store that passed. */
+export interface StoreCheck {
+  valid: true;
+  schemaVersion: number;
+  runs: number;
+  receiptLogs: number;
+  receipts: number;
+  artifacts: number;
+  models: number;
+}
+
+/**
+ * The run store (docs/store.md), `earlyexit` package only (earlyexit-wasm has no SQLite: it
+ * reads and writes the JSONL form). Every method returns a Promise whose SQLite work runs off
+ * the event loop; bad input rejects with an `EarlyExitError` naming the field.
+ */
+export declare class Store {
+  private constructor();
+  /** Opens (creating when missing) `sqlite:PATH`; `postgresql://` is refused (`store`): the `earlyexit` command reads those. */
+  static open(url: string): Promise<Store>;
+  /** The receipt log a `Loop` given a store writes its shadow receipt to (`'loops'`). */
+  static readonly defaultLoopReceiptLog: string;
+  readonly url: string;
+  /** Adds a run (an object or its JSON text): `true` when new, `false` when the same run was there. */
+  addRun(run: LoopRun | string, options?: { runLabel?: string | null; runId?: string | null; recordedMs?: number | null } | null): Promise<boolean>;
+  /** The selected runs, oldest first, fetched a page at a time. */
+  runs(options?: StoreRunFilter | null): AsyncGenerator<StoredRun, void, undefined>;
+  /** Appends receipts to log `log`'s chain: how many lines were appended. */
+  appendReceipts(log: string, receipts: ReadonlyArray<Record<string, unknown>>): Promise<number>;
+  verifyReceipts(log: string): Promise<ReceiptCheck>;
+  /** The log's JSONL text ('' when there is none). */
+  receiptLog(log: string): Promise<string>;
+  putArtifact(name: string, artifact: LoopCalibration | LoopCalibrationArtifact | Record<string, unknown> | string): Promise<StoredArtifactInfo>;
+  artifact(name: string): Promise<(StoredArtifactInfo & { artifact: Record<string, unknown> }) | null>;
+  mergeModel(name: string, model: OutcomeModel | Record<string, unknown> | string): Promise<Record<string, unknown>>;
+  model(name: string): Promise<Record<string, unknown> | null>;
+  /** Writes the selected runs to `path` as JSONL (what `earlyexit runs export` writes): how many. */
+  exportRuns(path: string, options?: StoreRunFilter | null): Promise<number>;
+  /** Adds a JSONL file's runs in one transaction, all or none. */
+  importRuns(path: string, options?: { runLabel?: string | null } | null): Promise<{ read: number; added: number }>;
+  check(): Promise<StoreCheck>;
+  close(): Promise<void>;
+}
+// @napi-only end
 /**
  * The JSONL lines that append `receipts` to the log `log` (its text, '' or null for a new one);
  * '' when there is nothing to append. A receipt whose run (`kind`, `policy`, `runId`) is already
@@ -1803,8 +1884,16 @@ export interface LoopOptions<T = unknown> {
   task?: string | null;
   /** The run's `dataset`. */
   dataset?: string | null;
-  /** The caller's label for this run (kept in the snapshot). */
+  /** The caller's label for this run (kept in the snapshot; the run's label in a `store`). */
   runLabel?: string | null;
+  // @napi-only begin
+  /**
+   * A run store (`await Store.open(url)`, the `earlyexit` package only): `finish()` then returns
+   * a Promise, resolved once the run and its shadow receipt (log `Store.defaultLoopReceiptLog`)
+   * are stored; finishing again stores nothing more. `await loop.finish()` types either way.
+   */
+  store?: Store | null;
+  // @napi-only end
   /** Replaces the automatic fingerprint (SHA-256 of a string, bytes or plain JSON value); null/undefined: none. */
   fingerprintOf?: ((output: T) => string | null | undefined) | null;
 }

@@ -3,11 +3,7 @@
 //! re-exports and the module items the command names first; the other module paths below
 //! are wrapped in functions.
 
-pub use earlyexit::host::{
-    argument_needs, exclusive_arguments, missing_argument, one_argument_of, path_is_symlink, path_outside_roots,
-    path_without_root, policy_key_in_exit_config, respelled, type_error, unknown_argument, unknown_session,
-    wrong_session, EngineKind,
-};
+pub use earlyexit::host::{host_error, policy_key_in_exit_config, respelled, type_error, unknown_argument};
 pub use earlyexit::loops::behavior::BehaviorIteration;
 pub use earlyexit::loops::{IterationResult, LoopPreset, VerificationStatus};
 pub use earlyexit::pyramid::policy::{no_receipt_reason, LiveRun, RunMode};
@@ -21,8 +17,8 @@ pub use earlyexit::loops::replay::{EnforcedArtifact, LoopPolicy};
 pub use earlyexit::loops::shadow::ShadowCandidate;
 pub use earlyexit::loops::{Loop, LoopOptions, ResourceUsage, StepInput};
 pub use earlyexit::{
-    Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ExitConfig, ExitPreset, LayerResult,
-    LoopReplayStream, Naming, StopPolicy, Value, Verdict,
+    Action, EarlyStopping, EarlyStoppingConfig, Error as CoreError, ErrorCode, ErrorKind, ExitConfig, ExitPreset,
+    LayerResult, LoopReplayStream, Naming, StopPolicy, Value, Verdict,
 };
 
 /// Every JSON document the command reads or writes is spelled as the JS API and the
@@ -87,6 +83,12 @@ pub struct Calibrated {
     pub digest: String,
     /// The calibrated policy in shadow, when the artifact is not promoted or has expired.
     pub shadow: Option<earlyexit::loops::shadow::ShadowCandidate>,
+}
+
+/// Whether a document given as a loop's policy is a calibration artifact (the core's one
+/// rule: it has the envelope's `kind`).
+pub fn is_artifact(value: &Value) -> bool {
+    earlyexit::artifact::is_artifact(value)
 }
 
 /// A loop's policy from `--preset` (a name) or `--policy` (a policy object): `invalid_config`

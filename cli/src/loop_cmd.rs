@@ -70,14 +70,11 @@ pub struct RecordArgs {
     /// Accept iteration numbers that do not increase (turns strictIterations off in a new state file).
     #[arg(long)]
     no_strict_iterations: bool,
-    /// quality_score, 0..=100.
-    #[arg(long, value_name = "Q", allow_hyphen_values = true)]
+    #[arg(long, value_name = "Q", allow_hyphen_values = true, help = record_help("quality_score"))]
     quality: String,
-    /// confidence, 0..=1.
-    #[arg(long, value_name = "C", allow_hyphen_values = true)]
+    #[arg(long, value_name = "C", allow_hyphen_values = true, help = record_help("confidence"))]
     confidence: String,
-    /// verification_status: passed, failed or skipped.
-    #[arg(long, value_name = "STATUS")]
+    #[arg(long, value_name = "STATUS", help = record_help("verification_status"))]
     verification: String,
     /// quality_delta (default: this quality minus the previous iteration's, 0 for the first).
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
@@ -103,8 +100,7 @@ pub struct RecordArgs {
     /// A blocker of this iteration (blockers; repeat for several).
     #[arg(long = "blocker", value_name = "TEXT", allow_hyphen_values = true)]
     blockers: Vec<String>,
-    /// completion_percentage, 0..=100.
-    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("completion_percentage"))]
     completion: Option<String>,
     /// A file this iteration changed (artifacts_modified; repeat for several).
     #[arg(long = "file", value_name = "PATH", allow_hyphen_values = true)]
@@ -115,8 +111,7 @@ pub struct RecordArgs {
     /// tests_passing: true or false.
     #[arg(long, value_name = "BOOL")]
     tests_passing: Option<String>,
-    /// coverage_percent, 0..=100.
-    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("coverage_percent"))]
     coverage: Option<String>,
     /// fingerprint of this iteration: a hash of what it produced (at most 256 characters),
     /// which the unchanged and revisit conditions compare.
@@ -126,6 +121,12 @@ pub struct RecordArgs {
     /// completed condition stops on.
     #[arg(long)]
     done: bool,
+}
+
+/// The help of a flag giving `loop_record`'s argument `name`: the name, then its names or
+/// bounds from the tools' table (the core's).
+fn record_help(name: &str) -> String {
+    crate::mcp::flag_help("loop_record", name, "")
 }
 
 /// The flag of each behaviour field, in the order of the core's table
@@ -195,7 +196,7 @@ const RESULT_FLAGS: [(&str, &str); 7] = [
 ];
 
 /// The flag that gave the field a core error names.
-fn flag_of(field: &str) -> Option<&'static str> {
+pub(crate) fn flag_of(field: &str) -> Option<&'static str> {
     if field == "iteration" {
         return Some("--iteration");
     }
@@ -282,7 +283,7 @@ fn policy_arg(given: Option<&str>, artifacts: bool) -> Result<PolicyGiven, Failu
         (state::read_input(given)?, Some(given))
     };
     let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| in_source(e, source))?;
-    if artifacts && value.get("kind").is_some() {
+    if artifacts && core_api::is_artifact(&value) {
         return Ok(PolicyGiven::Artifact(value, source.map(str::to_string)));
     }
     core_api::engine_policy(&value).map(PolicyGiven::Stop).map_err(|e| in_source(e, source))

@@ -11,11 +11,16 @@
 
 mod arguments;
 mod call;
+mod flag_help;
+#[cfg(test)]
+mod flag_parity;
 mod replays;
 mod stateless;
 mod tool_thread;
 mod tools_table;
+pub(crate) use flag_help::{flag_help, flag_names};
 mod transport;
+pub(crate) mod wording;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,15 +34,14 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Map, Value as Json};
 
-use crate::core_api::{
-    self, EarlyStopping, EarlyStoppingConfig, EngineKind, ErrorCode, ExitConfig, LiveRun, Value, NAMING,
-};
+use crate::core_api::{self, EarlyStopping, EarlyStoppingConfig, ErrorCode, ExitConfig, LiveRun, Value, NAMING};
 use crate::mcp_roots::{RootSet, Roots, PATH_ARGUMENTS};
 use crate::output::{code, Failure};
 use crate::replay_cmd;
 use arguments::{options_of, type_error, Args};
 use call::Call;
 use stateless::{artifact_tool, junit_result, junit_tool, policy_decide, policy_update, receipts_verify};
+use wording::EngineKind;
 
 enum Session {
     Loop(Box<EarlyStopping>),
@@ -277,7 +281,7 @@ impl Server {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         match sessions.get_mut(id) {
             Some(session) => f(session),
-            None => Err(Failure::core(core_api::unknown_session(id))),
+            None => Err(Failure::core(wording::unknown_session(id))),
         }
     }
 
@@ -293,7 +297,7 @@ impl Server {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         match sessions.remove(&id) {
             Some(_) => Ok(Value::object(vec![("session", Value::string(id)), ("closed", Value::Bool(true))])),
-            None => Err(Failure::core(core_api::unknown_session(&id))),
+            None => Err(Failure::core(wording::unknown_session(&id))),
         }
     }
 
@@ -301,8 +305,7 @@ impl Server {
         let Some(row) = tools_table::row(tool) else {
             return Err(Failure::Usage(format!("unknown tool '{tool}'")));
         };
-        let known = row.known();
-        let args = &Args::new(tool, &args, &known)?;
+        let args = &Args::new(&row, &args)?;
         let value = match tool {
             "loop_start" => self.loop_start(args),
             "loop_record" => self.loop_record(args),
@@ -335,11 +338,9 @@ impl Server {
     fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
         let mut calibrated = None;
         let mut warning = None;
+        // Not both (the tool's rules).
         let base = match (args.get("policy_artifact"), args.get("preset")) {
-            (Some(_), Some(_)) => {
-                return Err(Failure::core(core_api::exclusive_arguments("preset", "policy_artifact")))
-            }
-            (Some(artifact), None) => {
+            (Some(artifact), _) => {
                 let c = core_api::calibrated(artifact)?;
                 calibrated = Some((c.policy, c.digest, c.shadow));
                 warning = core_api::uncertified_notice(artifact);
@@ -394,11 +395,8 @@ impl Server {
         let mut result: Vec<(&str, Value)> =
             result_keys().into_iter().filter_map(|k| args.get(k).map(|v| (k, v.clone()))).collect();
         // `done` is the contract's name of the completion signal, `completed` (the record's
-        // field) its alias: one of them.
+        // field) its alias: not both (the tool's rules).
         let done = args.get(DONE);
-        if done.is_some() && args.get(COMPLETED).is_some() {
-            return Err(Failure::core(core_api::exclusive_arguments(DONE, COMPLETED)));
-        }
         if let Some(done) = done {
             result.push((COMPLETED, done.clone()));
         }
@@ -555,13 +553,10 @@ impl Server {
         let id = args.session()?;
         let layer = args.required("layer")?.clone();
         let junit_paths = args.strings("junit")?;
-        let result = match (args.get("result"), junit_paths.is_empty()) {
-            (Some(_), false) => {
-                return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit")));
-            }
-            (Some(result), true) => result.clone(),
-            (None, false) => junit_result(args, &junit_paths, call)?,
-            (None, true) => return Err(Failure::core(core_api::one_argument_of("pyramid_submit", "result", "junit"))),
+        // One of them (the tool's rules).
+        let result = match args.get("result") {
+            Some(result) => result.clone(),
+            None => junit_result(args, &junit_paths, call)?,
         };
         self.with_session(&id, |session| {
             let Session::Pyramid(run) = session else {
@@ -605,7 +600,7 @@ fn rename_field(e: core_api::CoreError, from: &str, to: &str) -> Failure {
 }
 
 fn wrong_session(id: &str, wanted: EngineKind) -> Failure {
-    Failure::core(core_api::wrong_session(id, wanted))
+    Failure::core(wording::wrong_session(id, wanted))
 }
 
 fn step_value(run: &LiveRun) -> Value {

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use rmcp::service::{Peer, RoleServer};
 
-use crate::core_api;
+use crate::mcp::wording;
 use crate::output::Failure;
 
 /// The tool arguments that name files (read or written), anywhere in a tool's arguments:
@@ -178,7 +178,7 @@ impl RootSet {
     fn refuse(&self, field: &str, path: &str, resolved: &Path) -> Failure {
         let roots: Vec<String> = self.dirs.iter().map(|d| d.display().to_string()).collect();
         let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-        Failure::core(core_api::path_outside_roots(field, path, &resolved.display().to_string(), &roots))
+        Failure::core(wording::path_outside_roots(field, path, &resolved.display().to_string(), &roots))
     }
 
     fn inside(&self, path: &Path) -> bool {
@@ -187,7 +187,7 @@ impl RootSet {
 
     /// `path` as given, absolute: a relative one is taken from the first root.
     fn absolute(&self, field: &str, path: &str) -> Result<PathBuf, Failure> {
-        let first = self.dirs.first().ok_or_else(|| Failure::core(core_api::path_without_root(field, path)))?;
+        let first = self.dirs.first().ok_or_else(|| Failure::core(wording::path_without_root(field, path)))?;
         Ok(first.join(path))
     }
 
@@ -243,7 +243,7 @@ impl WriteTarget {
     fn check_not_a_link(&self) -> Result<(), Failure> {
         match std::fs::symlink_metadata(&self.destination) {
             Ok(meta) if meta.file_type().is_symlink() => {
-                Err(Failure::core(core_api::path_is_symlink(&self.field, &self.given)))
+                Err(Failure::core(wording::path_is_symlink(&self.field, &self.given)))
             }
             _ => Ok(()),
         }

@@ -34,8 +34,8 @@ pub struct StartArgs {
     /// The state file to create.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
-    /// The ADR preset: default, aggressive or conservative.
-    #[arg(long, value_name = "NAME", default_value = "default")]
+    #[arg(long, value_name = "NAME", default_value = "default",
+        help = format!("The ADR preset: {}", crate::mcp::flag_names("pyramid_start", "preset")))]
     preset: String,
     /// JSON file with a partial exit config (camelCase keys) merged over the preset.
     #[arg(long, value_name = "FILE")]
@@ -81,6 +81,12 @@ pub struct StartArgs {
     now: Option<String>,
 }
 
+/// The help of a flag giving `pyramid_submit`'s argument `path`: its name, bounds from the
+/// tools' table (the core's), then `tail`.
+fn submit_help(path: &str, tail: &str) -> String {
+    crate::mcp::flag_help("pyramid_submit", path, tail)
+}
+
 #[derive(Args, Debug)]
 pub struct SubmitArgs {
     /// The state file.
@@ -95,14 +101,14 @@ pub struct SubmitArgs {
     /// Cobertura coverage XML (coverage.py's `coverage xml`): its line-rate is the coverage.
     #[arg(long, value_name = "FILE", conflicts_with = "coverage")]
     coverage_xml: Option<String>,
-    /// passRate, 0..=1 (without --junit).
-    #[arg(long, value_name = "P", allow_hyphen_values = true, required_unless_present = "junit")]
+    #[arg(long, value_name = "P", allow_hyphen_values = true, required_unless_present = "junit",
+        help = submit_help("result.passRate", " (without --junit)"))]
     pass_rate: Option<String>,
-    /// coverage, 0..=1 (required without --junit and --coverage-xml; with --junit, default 1).
-    #[arg(long, value_name = "C", allow_hyphen_values = true)]
+    #[arg(long, value_name = "C", allow_hyphen_values = true,
+        help = submit_help("coverage", " (required without --junit and --coverage-xml; with --junit, default 1)"))]
     coverage: Option<String>,
-    /// flakyRatio, 0..=1 (without --junit).
-    #[arg(long, value_name = "F", allow_hyphen_values = true, required_unless_present = "junit")]
+    #[arg(long, value_name = "F", allow_hyphen_values = true, required_unless_present = "junit",
+        help = submit_help("result.flakyRatio", " (without --junit)"))]
     flaky: Option<String>,
     /// durationMs of the layer (with --junit it comes from the reports).
     #[arg(long, value_name = "MS", allow_hyphen_values = true, conflicts_with = "junit")]

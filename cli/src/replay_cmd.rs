@@ -121,8 +121,8 @@ pub struct CalibrateArgs {
     #[arg(value_name = "FILE", required_unless_present = "store")]
     files: Vec<String>,
     /// Calibrate on the pyramid runs of this store (sqlite:PATH or postgresql://...; those
-    /// `runs import --pyramid` added), before those of any files.
-    #[arg(long, value_name = "URL")]
+    /// `runs import --pyramid` added) instead of files.
+    #[arg(long, value_name = "URL", conflicts_with = "files")]
     store: Option<String>,
     /// With --store: only the runs recorded with this label.
     #[arg(long, value_name = "LABEL", requires = "store")]

@@ -102,9 +102,27 @@ fn calibrate_and_verify_from_a_store_inside_the_roots() {
     assert_eq!(relative["corpusSha256"], from_paths["corpusSha256"]);
     let verified = server.call(4, "receipts_verify", json!({"store": store, "log": "ci"})).expect("verified");
     assert_eq!((verified["valid"].clone(), verified["receipts"].clone()), (json!(true), json!(1)));
-    // Both sources at once: refused.
-    let both = server.call(5, "calibrate_loops", json!({"store": store, "paths": [s(&runs)]}));
-    assert!(both.is_err());
+    // Both sources at once, or a store's selection or log without the other: refused naming
+    // the argument (before, the last two were usage errors naming none).
+    let refused = [
+        (
+            5,
+            "calibrate_loops",
+            json!({"store": store, "paths": [s(&runs)]}),
+            "paths",
+            "calibrate_loops takes paths or store, exactly one of them",
+        ),
+        (6, "calibrate_loops", json!({"paths": [s(&runs)], "run_label": "main"}), "run_label", "run_label needs store"),
+        (7, "receipts_verify", json!({"store": store}), "store", "store needs log"),
+        (8, "receipts_verify", json!({"log": "ci"}), "log", "log needs store"),
+    ];
+    for (id, tool, args, field, message) in refused {
+        let error = server.call(id, tool, args).expect_err(message);
+        assert_eq!(
+            (&error["code"], &error["field"], &error["message"]),
+            (&json!("invalid_config"), &json!(field), &json!(message))
+        );
+    }
 }
 
 #[test]
@@ -172,4 +190,59 @@ fn calibrate_and_verify_from_a_postgresql_store() {
     let e = server.call(4, "calibrate_loops", json!({"store": missing})).expect_err("no such database");
     assert_eq!(e["field"], "store", "{e}");
     assert!(!e.to_string().contains("hunter2"), "{e}");
+}
+
+/// `n` recorded pyramid runs (the form `calibrate_pyramids` reads) as a JSONL file.
+fn pyramid_corpus(dir: &Path, n: usize, tag: &str) -> std::path::PathBuf {
+    let lines: Vec<String> = (0..n)
+        .map(|r| {
+            let layers: Vec<String> = (0..4)
+                .map(|j| {
+                    let failed = (r * 7 + j * 3).is_multiple_of(13);
+                    format!(r#"{{"name":"l{j}","durationMs":{},"failed":{failed}}}"#, 100 * (j + 1))
+                })
+                .collect();
+            format!(r#"{{"id":"{tag}p{r}","layers":[{}]}}"#, layers.join(","))
+        })
+        .collect();
+    let file = dir.join("pyramids.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    file
+}
+
+/// `calibrate_pyramids` on a store's pyramid runs answers what it answers on the file; with
+/// paths too, or run_label without store, the tool's rules refuse it.
+fn calibrate_pyramids_from(root: &Path, store: &str, label: &str) {
+    let runs = pyramid_corpus(root, 60, label);
+    let out = run(&["runs", "import", "--pyramid", "--store", store, "--run-label", label, s(&runs)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut server = Server::start(root);
+    let knobs = json!({"risk": 0.2, "delta": 0.2});
+    let with = |extra: Json| {
+        let mut args = knobs.clone();
+        args.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        args
+    };
+    let from_store =
+        server.call(1, "calibrate_pyramids", with(json!({"store": store, "run_label": label}))).expect("calibrated");
+    let from_paths = server.call(2, "calibrate_pyramids", with(json!({"paths": [s(&runs)]}))).expect("calibrated");
+    assert_eq!(from_store, from_paths);
+    let both = server.call(3, "calibrate_pyramids", with(json!({"store": store, "paths": [s(&runs)]})));
+    assert!(both.is_err());
+    let bare = server.call(4, "calibrate_pyramids", with(json!({"paths": [s(&runs)], "run_label": label})));
+    assert_eq!(bare.expect_err("run_label needs store")["field"], "run_label");
+}
+
+#[test]
+fn calibrate_pyramids_from_a_store_inside_the_roots() {
+    let root = tmp();
+    let store = format!("sqlite:{}", root.path().join("p.db").display());
+    calibrate_pyramids_from(root.path(), &store, "ci");
+}
+
+#[test]
+fn calibrate_pyramids_from_a_postgresql_store() {
+    let Some((store, tag)) = support::postgres_store("mcp-pyramids") else { return };
+    let root = tmp();
+    calibrate_pyramids_from(root.path(), &store, &tag);
 }

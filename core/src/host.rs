@@ -2,8 +2,10 @@
 //! worded here so every message and code still comes from the core: a value the binding
 //! cannot convert (a cycle, nesting or size beyond the limits), a count given where a list is
 //! accepted, the options of the JS `runWithEarlyExit`, and a layer list that changed while a
-//! run awaited a runner. The command line's MCP server is a host too: its tools' named
-//! arguments and the engines it keeps by id are worded here as well.
+//! run awaited a runner; the named arguments a binding and the command's MCP server share
+//! (an unknown one, one under another spelling). What only the MCP server says (its missing
+//! and exclusive arguments, its sessions, its confined paths) it words itself, on the core's
+//! [`Error`] with the core's codes and kinds ([`host_error`]).
 //!
 //! The limits are the core's (`crate::limits`, `docs/limits.md`).
 
@@ -11,7 +13,7 @@ pub mod store;
 pub mod wire;
 
 use crate::limits::{MAX_DOCUMENT_BYTES, MAX_VALUE_DEPTH};
-use crate::value::{self, concat, named_enum, FieldName, Naming, ObjectReader, Value};
+use crate::value::{self, concat, FieldName, Naming, ObjectReader, Value};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
 /// What a binding found itself, for [`problem`] (the JS layer sends the number).
@@ -178,8 +180,15 @@ pub fn mismatch(mismatch: Mismatch) -> Error {
     }
 }
 
-// ---- A host whose calls take named arguments (the MCP server's tools): what it found
-// ---- wrong with them. Code `invalid_config` naming the argument, unless said otherwise.
+// ---- A host whose calls take named arguments (a binding's options object, the MCP
+// ---- server's tools): what they share.
+
+/// An error a host words itself (the command's MCP server: its arguments, sessions and
+/// paths), with the core's `code` and `kind`; `message` names `field`. The rules and the
+/// words the libraries share stay in the core.
+pub fn host_error(code: ErrorCode, kind: ErrorKind, field: &str, message: String) -> Error {
+    Error::new(code, kind, field, message)
+}
 
 /// `tool` has no argument `key`: code `unknown_option`, listing the arguments it has.
 pub fn unknown_argument(tool: &str, key: &str, known: &[&str]) -> Error {
@@ -208,36 +217,6 @@ pub fn policy_key_in_exit_config(path: &str, key: &str, instead: &str) -> Option
     Some(Error::new(ErrorCode::UnknownOption, ErrorKind::Type, field, message))
 }
 
-/// `key` is absent and `tool` requires it.
-pub fn missing_argument(tool: &str, key: &str) -> Error {
-    Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, key, concat(&[key, " is required by ", tool]))
-}
-
-/// `tool` takes exactly one of `first` and `second`, and got both or neither (field `first`).
-pub fn one_argument_of(tool: &str, first: &str, second: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Type,
-        first,
-        concat(&[tool, " takes ", first, " or ", second, ", exactly one of them"]),
-    )
-}
-
-/// `first` and `second` were both given, and only one of them may be (field `first`).
-pub fn exclusive_arguments(first: &str, second: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Type,
-        first,
-        concat(&["give ", first, " or ", second, ", not both"]),
-    )
-}
-
-/// `key` was given without `needed`, the argument it goes with.
-pub fn argument_needs(key: &str, needed: &str) -> Error {
-    Error::new(ErrorCode::InvalidConfig, ErrorKind::Type, key, concat(&[key, " needs ", needed]))
-}
-
 /// `error`, about an argument a host takes under another spelling (`strict_iterations` for
 /// the config's `strictIterations`): its field `from` and the first mention of it in the
 /// message read `to`. Any other error is returned as it is.
@@ -250,88 +229,6 @@ pub fn respelled(error: Error, from: &str, to: &str) -> Error {
     // never calls this function).
     let message = error.message().replacen(from, to, 1);
     Error::new(error.error_code(), error.kind(), to, message)
-}
-
-named_enum! {
-    /// The kinds of engine a host keeps by id (the MCP server's loop and pyramid engines).
-    pub enum EngineKind {
-        /// An `EarlyStopping`.
-        Loop = "loop",
-        /// A `PyramidRun`.
-        Pyramid = "pyramid",
-    }
-}
-
-/// No engine is kept under `id` (code `invalid_step`, field `session`, the tools' argument).
-pub fn unknown_session(id: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidStep,
-        ErrorKind::Range,
-        "session",
-        concat(&["no session '", id, "' (start one with loop_start or pyramid_start, or session_import)"]),
-    )
-}
-
-/// The engine kept under `id` is not of the kind `wanted` (code `invalid_step`).
-pub fn wrong_session(id: &str, wanted: EngineKind) -> Error {
-    Error::new(
-        ErrorCode::InvalidStep,
-        ErrorKind::Range,
-        "session",
-        concat(&["session '", id, "' is not a ", wanted.as_str(), " session"]),
-    )
-}
-
-// ---- A host that reads and writes files named by its callers (the MCP server's path
-// ---- arguments) confines them to root directories: what it refuses. Code `invalid_config`,
-// ---- field the argument (`junit[0]`, `outcomes[1].junit[0]`, `model_out`).
-
-/// The server has no root directory, so it refuses every path: it was started in `/` or the
-/// home directory, without `--root`, and the client offers no roots.
-pub fn path_without_root(field: &str, path: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Range,
-        field,
-        concat(&[
-            field,
-            " is a path ('",
-            path,
-            "') and the server has no root directory to confine paths to (it was started in / or the \
-             home directory, and the client offers no roots): start it with --root DIR",
-        ]),
-    )
-}
-
-/// `path` (argument `field`) resolves (symbolic links followed) to `resolved`, which is in
-/// none of the server's `roots`.
-pub fn path_outside_roots(field: &str, path: &str, resolved: &str, roots: &[&str]) -> Error {
-    Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Range,
-        field,
-        concat(&[
-            field,
-            " ('",
-            path,
-            "') resolves to '",
-            resolved,
-            "', outside the server's roots (",
-            &value::join(roots, ", "),
-            "): give a path inside them, or start the server with --root DIR",
-        ]),
-    )
-}
-
-/// The file `path` (argument `field`) is to be written and is a symbolic link: a write never
-/// goes through one nor replaces one.
-pub fn path_is_symlink(field: &str, path: &str) -> Error {
-    Error::new(
-        ErrorCode::InvalidConfig,
-        ErrorKind::Range,
-        field,
-        concat(&[field, " ('", path, "') is a symbolic link: the server never writes through or replaces one"]),
-    )
 }
 
 const SIGNAL: FieldName = FieldName::same("signal");
@@ -395,52 +292,23 @@ mod tests {
     }
 
     #[test]
-    fn tool_arguments_and_sessions_are_worded_here() {
+    fn shared_argument_errors_are_worded_here() {
         let e = unknown_argument("loop_decide", "sesion", &["session"]);
         assert_eq!(
             (e.code(), e.field(), e.message()),
             ("unknown_option", "sesion", "loop_decide has no argument 'sesion'; its arguments: session")
         );
-        let e = missing_argument("loop_record", "session");
-        assert_eq!(
-            (e.code(), e.field(), e.message()),
-            ("invalid_config", "session", "session is required by loop_record")
-        );
-        let e = one_argument_of("replay_loops", "runs", "paths");
-        assert_eq!((e.field(), e.message()), ("runs", "replay_loops takes runs or paths, exactly one of them"));
-        assert_eq!(
-            exclusive_arguments("coverage", "coverage_xml").message(),
-            "give coverage or coverage_xml, not both"
-        );
-        assert_eq!(argument_needs("model_out", "paths").message(), "model_out needs paths");
-        let e = unknown_session("loop-9");
-        assert_eq!((e.code(), e.field()), ("invalid_step", "session"));
-        assert!(e.message().starts_with("no session 'loop-9' "), "{}", e.message());
-        assert_eq!(wrong_session("loop-1", EngineKind::Pyramid).message(), "session 'loop-1' is not a pyramid session");
         // A config field under the tool's spelling: field and message respelled, nothing else.
         let e = type_error(ErrorCode::InvalidConfig, "totalLayers", "an integer", &Value::Bool(true));
         let e = respelled(e, "totalLayers", "total_layers");
         assert_eq!((e.field(), e.message()), ("total_layers", "total_layers must be an integer, got true"));
-        let other = respelled(missing_argument("t", "layers"), "totalLayers", "total_layers");
-        assert_eq!(other.field(), "layers");
-    }
-
-    #[test]
-    fn confined_paths_are_worded_here() {
-        let e = path_without_root("junit[0]", "r.xml");
-        assert_eq!((e.code(), e.field(), e.kind()), ("invalid_config", "junit[0]", ErrorKind::Range));
-        assert!(e.message().starts_with("junit[0] is a path ('r.xml') "), "{}", e.message());
-        assert!(e.message().ends_with("start it with --root DIR"), "{}", e.message());
-        let e = path_outside_roots("out", "../a.json", "/home/a.json", &["/work", "/data"]);
-        assert_eq!((e.code(), e.field()), ("invalid_config", "out"));
+        let other = respelled(e, "totalLayers", "layers");
+        assert_eq!(other.field(), "total_layers");
+        let e = host_error(ErrorCode::InvalidStep, ErrorKind::Range, "session", "no session 'x'".into());
         assert_eq!(
-            e.message(),
-            "out ('../a.json') resolves to '/home/a.json', outside the server's roots (/work, /data): give a path \
-             inside them, or start the server with --root DIR"
+            (e.code(), e.field(), e.kind(), e.message()),
+            ("invalid_step", "session", ErrorKind::Range, "no session 'x'")
         );
-        let e = path_is_symlink("model_out", "m.json");
-        assert_eq!((e.code(), e.field()), ("invalid_config", "model_out"));
-        assert!(e.message().contains("symbolic link"), "{}", e.message());
     }
 
     #[test]

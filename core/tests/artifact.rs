@@ -1,7 +1,9 @@
 //! The calibration artifact envelope: read back what it writes, refuse what it cannot read
 //! with `invalid_artifact` naming the field, and name the schema versions it reads.
 
-use earlyexit::artifact::{clopper_pearson_upper, Artifact, ArtifactKind, SCHEMA_VERSION, SCHEMA_VERSIONS_READ};
+use earlyexit::artifact::{
+    clopper_pearson_upper, is_artifact, Artifact, ArtifactKind, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
+};
 
 mod test_sha256;
 use test_sha256::TestSha256;
@@ -23,6 +25,19 @@ fn error_of(text: &str) -> (String, String, String) {
         Ok(_) => panic!("accepted: {text}"),
         Err(e) => (e.code().to_string(), e.field().to_string(), e.message().to_string()),
     }
+}
+
+/// A document given where a policy or an artifact is taken is an artifact by its `kind`
+/// alone: no stop policy has one (the command's `--policy`, its hook and every shadow read it so).
+#[test]
+fn an_artifact_is_told_from_a_policy_by_its_kind() {
+    let parse = |t: &str| earlyexit::Value::parse_json(t, earlyexit::ErrorCode::InvalidConfig, "").expect("json");
+    assert!(is_artifact(&parse(&sample())));
+    assert!(is_artifact(&parse(r#"{"kind":"loop"}"#)));
+    assert!(!is_artifact(&parse(r#"{"any":[{"max_iterations":3}],"returns":"best"}"#)));
+    assert!(!is_artifact(&parse(r#"{"preset":"recommended"}"#)));
+    assert!(!is_artifact(&parse(r#""seed""#)));
+    assert!(!is_artifact(&earlyexit::Value::Null));
 }
 
 #[test]

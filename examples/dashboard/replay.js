@@ -192,6 +192,25 @@ async function loadReplayFile(file) {
   await render();
 }
 
+// `?runs=URL`: a run store's export (`earlyexit runs export --out runs.jsonl`, or the Node
+// package's `store.exportRuns`: the same JSONL, one run per line) fetched and replayed at
+// load, as if picked with the file input (a URL relative to the page, same origin or CORS).
+async function loadReplayUrl(url) {
+  state.name = url;
+  try {
+    const res = await fetch(new URL(url, location.href), { cache: 'no-store' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    state.text = await res.text();
+  } catch (err) {
+    showError(err);
+    finish();
+    return;
+  }
+  state.name = new URL(url, location.href).pathname.split('/').pop() || url;
+  $('#replay-file-name').textContent = `${state.name} (from ?runs=)`;
+  await render();
+}
+
 async function boot() {
   const view = $('#replay-view');
   try {
@@ -209,6 +228,8 @@ async function boot() {
   $('#replay-policy').addEventListener('change', render);
   $('#calibrate').addEventListener('click', calibrate);
   view.dataset.ready = 'true';
+  const runs = new URLSearchParams(location.search).get('runs');
+  if (runs) await loadReplayUrl(runs);
 }
 
 boot();

@@ -29,6 +29,10 @@ pub use earlyexit::artifact::ReceiptCheck;
 pub use earlyexit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
 pub use schema::SCHEMA_VERSION;
 
+/// The receipt log a loop's shadow receipts go to when a binding's `Loop` is given a store
+/// and no log name (Python's `Loop(store=...)` and JS's `new Loop({ store })` alike).
+pub const DEFAULT_LOOP_RECEIPT_LOG: &str = "loops";
+
 /// A store, open.
 pub struct Store {
     backend: Backend,
@@ -350,7 +354,20 @@ impl Store {
     /// Streams the loop runs `filter` selects, oldest first, to `each` (one row in memory at
     /// a time); `each` may stop the stream by returning an error.
     pub fn runs(&self, filter: &RunFilter, each: impl FnMut(StoredRun) -> Result<(), Error>) -> Result<(), Error> {
-        self.runs_of(LOOP, filter, each)
+        self.runs_of(LOOP, filter, None, each)
+    }
+
+    /// [`Store::runs`] from the run after sequence number `after_seq` on (`None`: from the
+    /// first): how a binding pages through the runs without holding a statement open between
+    /// pages (`filter.limit` is then the page's size; the next page starts after the last
+    /// `seq` it got).
+    pub fn runs_after(
+        &self,
+        filter: &RunFilter,
+        after_seq: Option<i64>,
+        each: impl FnMut(StoredRun) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.runs_of(LOOP, filter, after_seq, each)
     }
 
     /// Streams the pyramid runs ([`Store::add_pyramid_run`]) `filter` selects, oldest first,
@@ -360,22 +377,29 @@ impl Store {
         filter: &RunFilter,
         each: impl FnMut(StoredRun) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        self.runs_of(PYRAMID, filter, each)
+        self.runs_of(PYRAMID, filter, None, each)
     }
 
     fn runs_of(
         &self,
         kind: &str,
         filter: &RunFilter,
+        after_seq: Option<i64>,
         mut each: impl FnMut(StoredRun) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let conn = match &self.backend {
             Backend::Sqlite(conn) => conn,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(_) => return self.with_pg(|c| pg::runs(c, &self.url, kind, filter, &mut each)),
+            Backend::Postgres(_) => {
+                return self.with_pg(|c| pg::runs(c, &self.url, kind, filter, after_seq, &mut each))
+            }
         };
         let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE kind = ?");
         let mut args: Vec<rusqlite::types::Value> = vec![kind.to_string().into()];
+        if let Some(after) = after_seq {
+            sql.push_str(" AND seq > ?");
+            args.push(after.into());
+        }
         if let Some(label) = &filter.run_label {
             sql.push_str(" AND run_label = ?");
             args.push(label.clone().into());

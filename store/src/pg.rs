@@ -290,10 +290,15 @@ pub fn runs(
     url: &str,
     kind: &str,
     filter: &RunFilter,
+    after_seq: Option<i64>,
     each: &mut dyn FnMut(StoredRun) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE kind = $1");
     let mut args: Vec<Box<dyn ToSql + Sync>> = vec![Box::new(kind.to_string())];
+    if let Some(after) = after_seq {
+        args.push(Box::new(after));
+        sql.push_str(&format!(" AND seq > ${}", args.len()));
+    }
     if let Some(label) = &filter.run_label {
         args.push(Box::new(label.clone()));
         sql.push_str(&format!(" AND run_label = ${}", args.len()));

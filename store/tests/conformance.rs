@@ -42,6 +42,7 @@ both_backends!(
     a_store_only_read_is_never_created,
     batches_are_all_or_nothing_and_reads_stream,
     pyramid_runs_are_kept_apart_from_loop_runs,
+    runs_page_after_a_sequence_number_and_cover_every_run_once,
 );
 
 fn pyramid_runs_are_kept_apart_from_loop_runs(fx: &Fixture) {
@@ -529,4 +530,39 @@ fn unreachable_servers_and_refused_logins_are_typed_errors_never_hangs() {
     assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{}", e.message());
     assert!(e.message().contains("password authentication failed"), "{}", e.message());
     assert!(!e.message().contains("hunter2") && e.message().contains(":***@"), "{}", e.message());
+}
+
+fn runs_page_after_a_sequence_number_and_cover_every_run_once(fx: &Fixture) {
+    let mut s = store(fx);
+    for i in 0..7 {
+        let label = if i % 2 == 0 { "even" } else { "odd" };
+        let meta = RunMeta { run_label: Some(label.into()), ..Default::default() };
+        s.add_run(&run(&format!("p{i}"), &[50.0]), &meta).unwrap();
+    }
+    let page = |after: Option<i64>| {
+        let mut out = Vec::new();
+        let filter = RunFilter { run_label: Some("even".into()), limit: Some(2), ..Default::default() };
+        s.runs_after(&filter, after, |r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+        out
+    };
+    let (mut after, mut ids) = (None, Vec::new());
+    loop {
+        let got = page(after);
+        ids.extend(got.iter().map(|r| r.run_id.clone()));
+        match got.last() {
+            Some(last) if got.len() == 2 => after = Some(last.seq),
+            _ => break,
+        }
+    }
+    let every: Vec<String> = all_runs(&s, &RunFilter { run_label: Some("even".into()), ..Default::default() })
+        .into_iter()
+        .map(|r| r.run_id)
+        .collect();
+    assert_eq!(ids, every);
+    assert_eq!(ids.len(), 4);
+    assert_eq!(earlyexit_store::DEFAULT_LOOP_RECEIPT_LOG, "loops");
 }

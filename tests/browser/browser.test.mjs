@@ -733,3 +733,42 @@ test('a loop run with a composed stop policy shows which conditions fired at eac
   assert.match(reason, / AND No improvement: .*\[fired: quality_plateau at any\[1\]\.all\[0\], no_improvement at any\[1\]\.all\[1\]\]$/);
   assert.doesNotMatch(await text(page, '#loop-table tr[data-iteration="3"] td.reason'), /fired/);
 });
+
+// A run store read through its export (docs/store.md): the command's `earlyexit runs export`
+// JSONL, given to the replay view as `?runs=URL`.
+const COMMAND = [process.env.EARLYEXIT_COMMAND, path.join(REPO_ROOT, 'target/release/earlyexit'), path.join(REPO_ROOT, 'target/debug/earlyexit')]
+  .find((p) => p && fs.existsSync(p));
+test('the replay view reads a run store\'s export given as ?runs=', { skip: !COMMAND && 'skipped: no earlyexit command (cargo build -p earlyexit-cli, or set EARLYEXIT_COMMAND)' }, async () => {
+  const { spawnSync } = await import('node:child_process');
+  const dir = path.join(OUT_DIR, 'store-export');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const it = (q, status = 'failed') => ({ quality_score: q, confidence: q / 100, verification_status: status });
+  const runs = [
+    { id: 'stored-pass', dataset: 'store', iterations: [it(0), it(0), it(0), it(0), it(100, 'passed')] },
+    { id: 'stored-plateau', dataset: 'store', iterations: [it(50), it(80), it(80), it(80), it(80), it(80), it(80)] },
+    { id: 'other-label', dataset: 'store', iterations: [it(90, 'passed')] },
+  ];
+  fs.writeFileSync(path.join(dir, 'in.jsonl'), runs.slice(0, 2).map((r) => JSON.stringify(r)).join('\n') + '\n');
+  fs.writeFileSync(path.join(dir, 'other.jsonl'), JSON.stringify(runs[2]) + '\n');
+  const store = `sqlite:${path.join(dir, 'store.db')}`;
+  for (const args of [
+    ['runs', 'import', '--store', store, '--run-label', 'browser', path.join(dir, 'in.jsonl')],
+    ['runs', 'import', '--store', store, '--run-label', 'other', path.join(dir, 'other.jsonl')],
+    ['runs', 'export', '--store', store, '--run-label', 'browser', '--out', path.join(dir, 'runs.jsonl')],
+  ]) {
+    const ran = spawnSync(COMMAND, args, { encoding: 'utf8' });
+    assert.equal(ran.status, 0, ran.stderr);
+  }
+  const page = await newPage();
+  await page.goto(`${server.url}/examples/dashboard/?runs=/test-output/store-export/runs.jsonl`);
+  await page.waitForSelector('#replay-view[data-replayed="1"]', { timeout: 30_000 });
+  assert.ok(await page.isHidden('#replay-error'), `error shown: ${await text(page, '#replay-error')}`);
+  const ids = await page.$$eval('#replay-table tbody tr', (trs) => trs.map((tr) => tr.dataset.run));
+  assert.deepEqual(ids, ['stored-pass', 'stored-plateau'], 'the export of label `browser` only');
+  const cells = await page.$$eval('#replay-table tr[data-run="stored-pass"] td', (tds) => tds.map((td) => td.textContent.trim()));
+  assert.deepEqual(cells.slice(0, 4), ['stored-pass', 'store', '5 / 5', 'high_confidence']);
+  assert.match(await text(page, '#replay-file-name'), /^runs\.jsonl \(from \?runs=\)$/);
+  await page.locator('#replay-view').screenshot({ path: path.join(OUT_DIR, 'dashboard-store-export.png') });
+  await page.close();
+});

@@ -25,6 +25,8 @@ const EXPORTS = [
   'LIMITS',
   // behaviour detectors and interventions (docs/behavior.md)
   'BehaviorDetector', 'THRESHOLDS', 'InterventionSystem', 'INTERVENTION_LEVELS',
+  // the run store (docs/store.md): the native package only, the wasm one has no SQLite
+  ...(IMPL === 'native' ? ['Store'] : []),
 ].sort();
 
 const valid = (extra = {}) => ({ quality_score: 75, confidence: 0.8, verification_status: 'passed', quality_delta: 1, timestamp: '2026-01-01T00:00:00.000Z', ...extra });

@@ -414,3 +414,25 @@ import { readJunit } from 'earlyexit';
 import type { JunitLayerResult } from 'earlyexit';
 const fromReport: JunitLayerResult = readJunit('<testsuite name="s"><testcase name="a"/></testsuite>', {});
 void [fromReport.passRate, fromReport.skipped];
+
+// The run store (docs/store.md), the native package only.
+import { Store, type StoredRun, type StoreCheck, verifyReceipts as verifyStoreReceipts } from 'earlyexit';
+async function storeUsage(): Promise<void> {
+  const store: Store = await Store.open('sqlite:runs.db');
+  const loop = new Loop<string>({ store, runLabel: 'nightly', maxIterations: 3 });
+  loop.step('a', { quality: 50 });
+  const finished: LoopRun = await loop.finish(true);
+  const added: boolean = await store.addRun(finished, { runLabel: 'nightly' });
+  for await (const stored of store.runs({ runLabel: 'nightly', since: new Date(0), limit: 10 })) {
+    const one: StoredRun = stored;
+    const id: string = one.run.id;
+    void id;
+  }
+  const checked: StoreCheck = await store.check();
+  const valid: boolean = (await verifyStoreReceipts(store, Store.defaultLoopReceiptLog)).valid;
+  const n: number = await store.exportRuns('out.jsonl', { dataset: 'd' });
+  const imported: { read: number; added: number } = await store.importRuns('out.jsonl');
+  void [added, checked, valid, n, imported];
+  await store.close();
+}
+void storeUsage;

@@ -16,7 +16,7 @@
 // The layer is written as fragments, one per concern (this directory): this entry (ready()
 // and the API object), codec.js, scratch.js, loop.js (with its collaborators loop-slots.js,
 // loop-records.js, loop-live.js and loop-policy.js), analytics.js, behavior.js, pyramid.js,
-// replay.js, refine.js (Loop), instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
+// replay.js, refine.js (Loop), store.js (Store, the run store; napi only), instance.js, policy.js, and contract.generated.mjs (op codes, slots, codes, the core's names and
 // constant answers, generated from the Rust tables by `make generate`, the generator
 // room dev/). Each fragment is an ES module in form: `import { ... } from './x.js'`
 // lines, then its code, `export` on what the others use. bindings/js/build.mjs flattens them,
@@ -51,10 +51,11 @@ import { Loop } from './refine.js';
 import { POLICY_BUILDERS } from './policy.js';
 import {
   LoopCalibration, OutcomeModel, appendReceipts, calibrateLoopPolicy, calibratePyramidPolicy, calibrationPlan, loopPreset,
-  pyramidPolicyDecide, pyramidPolicyUpdate, readJunit, replayLoops, replayPyramids, shadowPyramids, verifyReceipts,
+  pyramidPolicyDecide, pyramidPolicyUpdate, readJunit, replayLoops, replayPyramids, shadowPyramids,
   checkPyramidDrift, promotePyramidPolicy, checkLoopDrift, promoteLoopPolicy,
 } from './replay.js';
 import { HELLO, PRESETS } from './calls.generated.mjs';
+import { Store, hasStore, verifyReceiptsOf } from './store.js';
 
 for (const cls of [Loop, EarlyStopping, IterationAnalytics, CoherenceEarlyExit, SpeculativeExecutor, EarlyExitController, PyramidRun]) {
   addDispose(cls);
@@ -95,7 +96,7 @@ export const api = {
   pyramidPolicyDecide,
   pyramidPolicyUpdate,
   OutcomeModel,
-  verifyReceipts,
+  verifyReceipts: verifyReceiptsOf,
   appendReceipts,
   readJunit,
   checkPyramidDrift,
@@ -114,6 +115,8 @@ export const api = {
   InterventionSystem,
   INTERVENTION_LEVELS,
 };
+// The run store needs SQLite: the napi addon has it, the wasm package does not (no `Store`).
+if (hasStore()) api.Store = Store;
 
 // For the tests only (tests/node reaches it by loading the layer over the native module
 // again, as test runners may): the encoder with its visit count, the caches' sizes, and a

@@ -1,7 +1,8 @@
 // The live public fields of EarlyStopping (loop.js): the seed's `iterationHistory`, `config`
-// and the history's records handed out as views (Proxies) whose writes the engine sees.
+// and the history's records handed out as views (Proxies) whose writes the engine sees, and
+// the collaborators that hold that state for each engine (LiveConfig, HistoryViews).
 
-import { arrayIndex, enc, listOf } from './codec.js';
+import { arrayIndex, enc, entriesOf, listOf, sameEntries } from './codec.js';
 import { ES_HISTORY_CHECK } from './calls.generated.mjs';
 
 // The seed's public fields are plain data its users write to (`stopper.config.x = v`,
@@ -101,4 +102,116 @@ export function configView(target, live, write) {
     defineProperty: (t, key, descriptor) =>
       written(key, 'value' in descriptor ? descriptor.value : descriptor.get ?? descriptor.set, () => Reflect.defineProperty(t, key, descriptor)),
   });
+}
+
+// The live `config` of one engine: the object assigned to `config` (the seed's users assign
+// one and keep writing to it) and the view handed out. The engine keeps the config itself
+// (its hot path reads it); this keeps what the seed's users hold.
+export class LiveConfig {
+  given = null; // an object assigned to config: { object, keys, values } as last read
+  #view = null;
+  #target = null; // what the view shows (replaced by configure, as in the seed)
+
+  // The view of config `value`; its writes go to `write(key, value)`.
+  viewOf(value, write) {
+    if (this.#view !== null) return this.#view;
+    const target = { ...value };
+    this.#target = target;
+    this.#view = configView(target, () => this.#target === target, write);
+    return this.#view;
+  }
+
+  // `value` assigned to config (null: a config made anew, as configure makes): the old
+  // object and view are the caller's alone from now on.
+  assign(value) {
+    this.given = value !== null && typeof value === 'object' ? { object: value, ...entriesOf(value) } : null;
+    this.#view = null;
+    this.#target = null;
+  }
+
+  // The assigned object when it changed since last read (`seen()` once the engine took it), else null.
+  changed() {
+    const given = this.given;
+    return given !== null && !sameEntries(given.object, given) ? given.object : null;
+  }
+
+  seen() {
+    Object.assign(this.given, entriesOf(this.given.object));
+  }
+
+  // Key `key` written through the view (the core accepted it): the assigned object is the
+  // config, as in the seed, so it takes the write too; the view shows config `value`.
+  written(key, value, config) {
+    if (this.given !== null) {
+      this.given.object[key] = value;
+      this.seen();
+    }
+    this.refresh(config);
+  }
+
+  // The view shows config `value` as it now is.
+  refresh(value) {
+    const target = this.#target;
+    if (target === null) return;
+    for (const key of Object.keys(target)) delete target[key];
+    Object.assign(target, value);
+  }
+}
+
+// The history views of one engine (made when first needed: a loop that never reads its
+// public fields never makes one). `port`: history() (the engine's array), adopted() (an
+// array assigned to iterationHistory, or null), folded() and changed(whole) as historyView's.
+export class HistoryViews {
+  given = null; // WeakSet of objects put into the history through its view
+  #records = null; // WeakMap: the engine's record -> its view
+  #view = null;
+  #engine;
+  #port;
+
+  constructor(engine, port) {
+    this.#engine = engine;
+    this.#port = port;
+  }
+
+  // Whether `entry` was put into the history from outside, through the view.
+  gave(entry) {
+    return this.given !== null && this.given.has(entry);
+  }
+
+  // A new history array (assigned, or reset): the views of the old one are the caller's alone.
+  forget() {
+    this.given = null;
+    this.#view = null;
+  }
+
+  // A view of one of the engine's records: writes are checked at the write and fold the
+  // history again; a record no longer in the history is the caller's alone, as in the seed.
+  viewOf(record) {
+    const views = (this.#records ??= new WeakMap());
+    let view = views.get(record);
+    if (view === undefined) {
+      const port = this.#port;
+      view = recordView(record, this.#engine, (own, viewed) => port.history().indexOf(port.adopted() === null ? own : viewed), port.changed);
+      views.set(record, view);
+    }
+    return view;
+  }
+
+  // The seed's `iterationHistory`, live: the history array behind a Proxy that sees writes.
+  history() {
+    const port = this.#port;
+    const target = port.history();
+    if (port.adopted() !== null) return target; // the caller's own array, as in the seed
+    let view = this.#view;
+    if (view !== null && HISTORY_OF.get(view) === target) return view;
+    view = historyView(target, this.#engine, {
+      live: () => port.history() === target,
+      shown: (entry) => (RECORD_OF.has(entry) || this.gave(entry) ? entry : this.viewOf(entry)),
+      folded: port.folded,
+      changed: port.changed,
+      give: (object) => (this.given ??= new WeakSet()).add(object),
+    });
+    this.#view = view;
+    return view;
+  }
 }

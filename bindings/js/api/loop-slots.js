@@ -6,7 +6,7 @@ import {
   CODE_BUDGET, CODE_CONTINUE, CODE_DIMINISHING, CODE_GO_ON, CODE_HIGH_CONFIDENCE, CODE_INVALID_REPORT,
   CODE_MAX_ITERATIONS, CODE_NO_IMPROVEMENT, CODE_NO_ITERATIONS, CODE_PLATEAU, CODE_REGRESSION, CODE_TRIGGER,
   CODE_WARM_UP, DELEGATE_NONE, IMPROVEMENT_SLOTS, IN_DELEGATE, IN_DETECTED, IN_REPORT_ITERATION,
-  IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_TIMESTAMP, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OUT_CONFIDENCE,
+  IN_REPORT_ITERATION_KIND, IN_SOURCE, IN_TIMESTAMP, IN_TIMESTAMP_LEN, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OUT_CONFIDENCE,
   REASON_CONTINUE, REASON_NO_ITERATIONS, REPORT_ITERATION_ABSENT, REPORT_ITERATION_NULL, REPORT_ITERATION_NUMBER,
   SOURCE_REPORT, WINDOW, answerOf, decisionOf, detailsOf,
 } from './contract.generated.mjs';
@@ -25,10 +25,24 @@ export function sourceOf(analytics) {
 
 // The timestamp's bytes in scratch buffer `s` (slots IN_TIMESTAMP on), viewed again
 // whenever the scratch view is another (grown, or wasm memory grown).
-export function timestampBytes(s) {
+function timestampBytes(s) {
   if (fast.timestampFor === s) return fast.timestampBytes;
   fast.timestampFor = s;
   return (fast.timestampBytes = new Uint8Array(s.buffer, s.byteOffset + s.BYTES_PER_ELEMENT * IN_TIMESTAMP, MAX_FAST_TIMESTAMP));
+}
+
+// Writes `timestamp` into scratch buffer `s` as bytes (the slots' own, through a byte view):
+// the core checks it. One that does not fit bytes is sent as too long: the JSON path decides.
+export function writeTimestamp(s, timestamp) {
+  const bytes = timestampBytes(s);
+  const length = timestamp.length;
+  let units = 0;
+  for (let i = 0; i < length; i++) {
+    const unit = timestamp.charCodeAt(i);
+    units |= unit;
+    bytes[i] = unit;
+  }
+  s[IN_TIMESTAMP_LEN] = units < 256 ? length : MAX_FAST_TIMESTAMP + 1;
 }
 
 // Slots needed to fold one more observation into a window of `len` (state, then the

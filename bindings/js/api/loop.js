@@ -5,22 +5,22 @@ import {
   COUNTERS, DELEGATED_HIGH_CONFIDENCE, DELEGATED_QUALITY_PLATEAU, DELEGATE_NONE, DELEGATE_RESUME,
   DIMINISHING_RETURNS_ANSWER, EMPTY_SUMMARY, FLAG_ACCEPTED, FLAG_COST, FLAG_ITERATION_NUMBER, FLAG_TIME,
   FLAG_TIMESTAMP, FLAG_TOKENS, FOLD_OK, HIGH_CONFIDENCE_ANSWER, IN_CONFIDENCE, IN_COST, IN_DELEGATE, IN_DELTA,
-  IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY, IN_SOURCE, IN_STATUS, IN_TIME, IN_TIMESTAMP_LEN,
+  IN_FLAGS, IN_ITERATION, IN_ITERATION_NUMBER, IN_QUALITY, IN_SOURCE, IN_STATUS, IN_TIME,
   IN_TOKENS, MAX_FAST_TIMESTAMP, MESSAGES, OBSERVATION_SLOTS, OUT_CODE, OUT_DELEGATE_CHECK, OUT_DELEGATE_RESUME,
   PLATEAU_ANSWER, SOURCE_ATTACHED, SOURCE_NONE, STATE, STATUSES, USAGE_SUMS, WINDOW, WINDOW_LEN, recordOf,
   snapshotOf, summaryOf,
 } from './contract.generated.mjs';
 import {
-  AS_OPTIONS, AS_POLICY, AS_RESULT, RESTORE, copyData, enc, encConfig, encEntry, entriesOf, freedError, sameEntries,
+  AS_OPTIONS, AS_POLICY, AS_RESULT, RESTORE, copyData, enc, encConfig, encEntry, freedError,
   listOf, scalar, unwrap,
 } from './codec.js';
 import { fast, growScratch, scratchView } from './scratch.js';
-import { configFor, decideWithReport, slotDecision, slotsFor, sourceOf, timestampBytes } from './loop-slots.js';
+import { configFor, decideWithReport, slotDecision, slotsFor, sourceOf, writeTimestamp } from './loop-slots.js';
 import {
   NO_KEYS, copyRecord, inheritsNothing, readBack, readRecord, readReport, recordValues, sameValues, storedRecord,
   strictIterationsFrom,
 } from './loop-records.js';
-import { HISTORY_OF, RECORD_OF, configView, historyView, recordView } from './loop-live.js';
+import { HISTORY_OF, HistoryViews, LiveConfig, RECORD_OF } from './loop-live.js';
 import { PolicyPath, ShadowPath, checkedPolicy } from './loop-policy.js';
 import {
   ES_CONFIG_CHECK, ES_HISTORY_CHECK, ES_RECORD_CHECK, ES_SNAPSHOT_CHECK, LOOP_POLICY_CHECK,
@@ -66,14 +66,10 @@ export class EarlyStopping {
   #outside = false; // something may have changed from outside: catch up before the next use
   #stale = false; // a change other than appended records: fold the whole history again
   #folded = 0; // how many history entries the state holds (kept while #outside)
-  #given = null; // WeakSet of objects put into the history through its view
-  #foreign = null; // Map: such an object -> { values, record } as the core checked it
+  #foreign = null; // Map: an object put into the history from outside -> { values, record } as the core checked it
   #adopted = null; // an array assigned to iterationHistory: its entries as last folded
-  #configGiven = null; // an object assigned to config: { object, keys, values }
-  #historyView = null;
-  #configView = null;
-  #configTarget = null; // what the config view shows (replaced by configure, as in the seed)
-  #views = null; // WeakMap: this engine's record -> its view
+  #live = new LiveConfig(); // the live config's collaborator (loop-live.js)
+  #views = null; // the history views' collaborator (loop-live.js), made when first needed
   #policy = null; // the opt-in stop policy (docs/loop-policies.md): its PolicyPath (loop-policy.js)
   #policyArtifact = null; // the calibration artifact's digest a snapshot named, kept in toJSON
   #shadow = null; // the shadow candidate beside the engine's decisions (docs/lifecycle.md): its ShadowPath
@@ -235,17 +231,7 @@ export class EarlyStopping {
       s[IN_DELTA] = delta;
       s[IN_SOURCE] = this.#source === null ? SOURCE_NONE : SOURCE_ATTACHED;
       if (timestamp !== undefined) {
-        // The string crosses as bytes (the slots' own, through a byte view); the core
-        // checks it. One that does not fit bytes is sent as too long: the JSON path decides.
-        const bytes = timestampBytes(s);
-        const length = timestamp.length;
-        let units = 0;
-        for (let i = 0; i < length; i++) {
-          const unit = timestamp.charCodeAt(i);
-          units |= unit;
-          bytes[i] = unit;
-        }
-        s[IN_TIMESTAMP_LEN] = units < 256 ? length : MAX_FAST_TIMESTAMP + 1;
+        writeTimestamp(s, timestamp); // as bytes, which the core checks (loop-slots.js)
         flags |= FLAG_TIMESTAMP;
       }
       s[IN_FLAGS] = flags;
@@ -292,7 +278,7 @@ export class EarlyStopping {
   #append(record) {
     const adopted = this.#adopted;
     // The caller holds an assigned array: it gets the record's view, never the record.
-    const entry = adopted === null ? record : this.#viewOf(record);
+    const entry = adopted === null ? record : this.#historyViews().viewOf(record);
     this.#history.push(entry);
     if (adopted !== null) adopted.push(entry);
     this.#folded++;
@@ -337,11 +323,11 @@ export class EarlyStopping {
   // again. A bad entry throws the core's typed error and is checked again at the next use.
   #catchUp() {
     if (this.#config === null) throw freedError();
-    const given = this.#configGiven;
-    if (given !== null && !sameEntries(given.object, given)) {
-      this.#config = configFor(given.object);
-      Object.assign(given, entriesOf(given.object));
-      this.#refreshConfigView();
+    const assigned = this.#live.changed();
+    if (assigned !== null) {
+      this.#config = configFor(assigned);
+      this.#live.seen();
+      this.#live.refresh(this.#config.value);
       this.#stale = true;
     }
     const history = this.#history;
@@ -372,7 +358,7 @@ export class EarlyStopping {
     }
     if (adopted !== null) this.#adopted = history.slice();
     this.#stale = false;
-    this.#outside = given !== null || adopted !== null || (this.#foreign !== null && this.#foreign.size !== 0);
+    this.#outside = this.#live.given !== null || adopted !== null || (this.#foreign !== null && this.#foreign.size !== 0);
   }
 
   // The record behind a history entry: this engine's own (possibly through its view), or
@@ -381,7 +367,7 @@ export class EarlyStopping {
     const viewed = RECORD_OF.get(entry);
     if (viewed !== undefined) return viewed.engine === this ? viewed.record : null;
     if (this.#adopted !== null || entry === null || typeof entry !== 'object') return null;
-    return this.#given !== null && this.#given.has(entry) ? null : entry;
+    return this.#views !== null && this.#views.gave(entry) ? null : entry;
   }
 
   // Folds history entry `i`: a record of this engine's as it is (its fields were checked
@@ -407,16 +393,14 @@ export class EarlyStopping {
     return this.#ownRecord(entry) ?? this.#foreign.get(entry).record;
   }
 
-  // A view of one of this engine's records: writes are checked at the write and fold the
-  // history again; a record no longer in the history is the caller's alone, as in the seed.
-  #viewOf(record) {
-    const views = (this.#views ??= new WeakMap());
-    let view = views.get(record);
-    if (view === undefined) {
-      view = recordView(record, this, (own, viewed) => this.#history.indexOf(this.#adopted === null ? own : viewed), (whole) => this.#changed(whole));
-      views.set(record, view);
-    }
-    return view;
+  // The history views (loop-live.js): made at the first read of a public field.
+  #historyViews() {
+    return (this.#views ??= new HistoryViews(this, {
+      history: () => this.#history,
+      adopted: () => this.#adopted,
+      folded: () => (this.#outside ? this.#folded : this.#history.length),
+      changed: (whole) => this.#changed(whole),
+    }));
   }
 
   // Notes a write from outside; `whole`: not an append, so fold everything again.
@@ -428,61 +412,15 @@ export class EarlyStopping {
     if (whole) this.#stale = true;
   }
 
-  // The seed's `iterationHistory`, live: the history array behind a Proxy that sees writes.
-  #historyProxy() {
-    const target = this.#history;
-    if (this.#adopted !== null) return target; // the caller's own array, as in the seed
-    let view = this.#historyView;
-    if (view !== null && HISTORY_OF.get(view) === target) return view;
-    view = historyView(target, this, {
-      live: () => this.#history === target,
-      shown: (entry) => this.#shown(entry),
-      folded: () => (this.#outside ? this.#folded : target.length),
-      changed: (whole) => this.#changed(whole),
-      give: (object) => (this.#given ??= new WeakSet()).add(object),
-    });
-    this.#historyView = view;
-    return view;
-  }
-
-  // How a history entry is shown: this engine's records through their views.
-  #shown(entry) {
-    if (RECORD_OF.has(entry) || (this.#given !== null && this.#given.has(entry))) return entry;
-    return this.#viewOf(entry);
-  }
-
-  // The seed's `config`, live: its writes are checked by the core at the write.
-  #configProxy() {
-    if (this.#configView !== null) return this.#configView;
-    const target = { ...this.#config.value };
-    this.#configTarget = target;
-    this.#configView = configView(target, () => this.#configTarget === target, (key, value) => this.#writeConfig(key, value));
-    return this.#configView;
-  }
-
   // One config key written from outside: checked over the current config by the core
   // (undefined or a deleted key is refused: the seed would read undefined).
   #writeConfig(key, value) {
     if (this.#config === null) throw freedError();
     const answer = ES_CONFIG_CHECK(enc(this.#config.value), encEntry(key, value), 'config');
     this.#config = configFor(answer[0]);
-    const given = this.#configGiven;
-    if (given !== null) {
-      // The object assigned to config is the config, as in the seed: it takes the write too.
-      given.object[key] = value;
-      Object.assign(given, entriesOf(given.object));
-    }
-    this.#refreshConfigView();
+    this.#live.written(key, value, this.#config.value);
     if (decidedBy === this) decidedBy = null;
     this.#changed(true);
-  }
-
-  // The config view shows the config as it now is.
-  #refreshConfigView() {
-    const target = this.#configTarget;
-    if (target === null) return;
-    for (const key of Object.keys(target)) delete target[key];
-    Object.assign(target, this.#config.value);
   }
 
   // The iteration argument is accepted and ignored, as in the seed.
@@ -617,9 +555,7 @@ export class EarlyStopping {
     this.#config = configFor(answer[0]);
     // A new config object, as the seed's configure makes: an object assigned to `config`
     // before, and the old view of it, are the caller's alone from now on.
-    this.#configGiven = null;
-    this.#configView = null;
-    this.#configTarget = null;
+    this.#live.assign(null);
     // The window's length, the quality bar and the regression tolerance shape the
     // state, so it is folded again from the history, as the Rust engine does.
     this.#changed(true);
@@ -628,7 +564,7 @@ export class EarlyStopping {
 
   getConfig() {
     if (this.#config === null) throw freedError();
-    if (this.#configGiven !== null) this.#catchUp();
+    if (this.#live.given !== null) this.#catchUp();
     return { ...this.#config.value };
   }
 
@@ -645,11 +581,11 @@ export class EarlyStopping {
     if (this.#config === null) throw freedError();
     this.#unload();
     this.#history = []; // a new array, as in the seed: the old one is the caller's alone
-    this.#given = null;
+    if (this.#views !== null) this.#views.given = null;
     this.#foreign = null;
     this.#adopted = null;
     this.#stale = false;
-    this.#outside = this.#configGiven !== null;
+    this.#outside = this.#live.given !== null;
     this.#reason = null;
     this.#details = null;
   }
@@ -714,10 +650,10 @@ export class EarlyStopping {
     this.#shadow = null;
     this.#config = null;
     this.#history = [];
-    this.#given = null;
+    this.#views = null;
     this.#foreign = null;
     this.#adopted = null;
-    this.#configGiven = null;
+    this.#live.assign(null);
     this.#outside = false;
     this.#stale = false;
   }
@@ -783,17 +719,15 @@ export class EarlyStopping {
   /** The config, live: `stopper.config.x = v` is checked by the core and takes effect. */
   get config() {
     if (this.#config === null) throw freedError();
-    if (this.#configGiven !== null) this.#catchUp();
-    return this.#configProxy();
+    if (this.#live.given !== null) this.#catchUp();
+    return this.#live.viewOf(this.#config.value, (key, value) => this.#writeConfig(key, value));
   }
 
   /** A new config, merged over the defaults as the constructor's (later writes to it count too). */
   set config(value) {
     if (this.#config === null) throw freedError();
     this.#config = configFor(value);
-    this.#configGiven = value !== null && typeof value === 'object' ? { object: value, ...entriesOf(value) } : null;
-    this.#configView = null;
-    this.#configTarget = null;
+    this.#live.assign(value);
     if (decidedBy === this) decidedBy = null;
     this.#changed(true);
   }
@@ -801,7 +735,7 @@ export class EarlyStopping {
   /** The history array, live: entries pushed or changed are checked when next used. */
   get iterationHistory() {
     if (this.#config === null) throw freedError();
-    return this.#historyProxy();
+    return this.#historyViews().history();
   }
 
   /** Another history: the array itself becomes the engine's, as in the seed. */
@@ -812,9 +746,8 @@ export class EarlyStopping {
     if (!Array.isArray(array)) ES_HISTORY_CHECK(enc(value), 0, 'null');
     this.#history = array === value ? value : [...value]; // another engine's view: its entries
     this.#adopted = [];
-    this.#given = null;
+    if (this.#views !== null) this.#views.forget();
     this.#foreign = null;
-    this.#historyView = null;
     this.#changed(true);
     this.#folded = 0;
   }

@@ -11,15 +11,16 @@
 // core's SHA-256), `fingerprintOf`, the scale notice printed once, and a random run id.
 
 import { LIMITS, OP } from './contract.generated.mjs';
-import { AS_RESULT, AS_STEP, enc, freedError, release, unwrap } from './codec.js';
+import { AS_RESULT, AS_STEP, enc, freedError, makeError, release, unwrap } from './codec.js';
 import { LoopCalibration } from './replay.js';
+import { Store, defaultLoopReceiptLog } from './store.js';
 import {
   REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RECEIPT, REFINE_RUN, REFINE_TO_JSON,
 } from './calls.generated.mjs';
 
 const AS_OUTPUT = { code: AS_RESULT.code, root: 'output', name: 'output' };
 // The keys of Loop's options that are not the core loop's options.
-const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact', 'shadow'];
+const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact', 'shadow', 'store'];
 let scaleNoticeShown = false; // the scale notice is printed once per process
 
 // The automatic fingerprint's kinds (REFINE_STEP's third argument).
@@ -107,12 +108,15 @@ export class Loop {
   #output = null;
   #runId = null;
   #shadowReason = null;
+  #store = null; // a Store: finish() writes the run and its receipt there
+  #runLabel = null;
 
   constructor(options = undefined) {
     if (options === Loop) return; // fromJSON
     let policy = null;
     let artifact = null;
     let shadow = null;
+    let store = null;
     let rest = options;
     if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
       rest = {};
@@ -126,6 +130,8 @@ export class Loop {
       if (artifact instanceof LoopCalibration) artifact = artifact.artifact;
       shadow = options.shadow ?? null;
       if (shadow instanceof LoopCalibration) shadow = shadow.artifact;
+      store = options.store ?? null;
+      if (store !== null && !(store instanceof Store)) throw notAStore(store);
     }
     const engine = new native.PolicyEngine();
     try {
@@ -136,6 +142,8 @@ export class Loop {
     }
     this.#engine = engine;
     this.#fingerprintOf = rest === undefined ? null : (rest.fingerprintOf ?? null);
+    this.#store = store;
+    if (store !== null) this.#runLabel = rest.runLabel ?? null;
   }
 
   #native() {
@@ -230,12 +238,22 @@ export class Loop {
    * Closes the run; `good` (when given) is set on the iteration `output` came from. Returns the
    * run, which also carries (not enumerable, so JSON and spreads see the run alone) `run` and
    * `receipt`: `const { run, receipt } = loop.finish(true)` (`receipt` null without a shadow).
+   * With a `store`, it returns a Promise of that run, resolved once the run (under `runLabel`)
+   * and its receipt (in the store's loop receipt log) are stored; finishing again stores nothing
+   * more.
    */
   finish(good = undefined) {
     const run = REFINE_FINISH(this.#native(), good === undefined ? null : good, this.#id());
     const receipt = REFINE_RECEIPT(this.#native(), this.#id());
     Object.defineProperty(run, 'run', { value: run, configurable: true, writable: true });
     Object.defineProperty(run, 'receipt', { value: receipt, configurable: true, writable: true });
+    return this.#store === null ? run : this.#stored(run, receipt);
+  }
+
+  async #stored(run, receipt) {
+    const store = this.#store;
+    await store.addRun(run, { runLabel: this.#runLabel });
+    if (receipt !== null) await store.appendReceipts(defaultLoopReceiptLog(), [receipt]);
     return run;
   }
 
@@ -308,6 +326,14 @@ export class Loop {
     this.#engine = null;
     this.#outputs.clear();
   }
+}
+
+// The error for a `store` option that is not a Store (the wasm package has none).
+function notAStore(given) {
+  const got = given === null ? 'null' : Array.isArray(given) ? 'an array' : typeof given === 'object' ? 'an object' : 'a ' + typeof given;
+  return makeError('!' + JSON.stringify({
+    code: 'invalid_config', kind: 'type', field: 'store', message: 'store must be a Store (await Store.open(url); the earlyexit package, not earlyexit-wasm), got ' + got,
+  }));
 }
 
 // The handle of a kept output `[iteration, quality, handle]`.

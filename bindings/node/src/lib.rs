@@ -7,6 +7,8 @@
 
 use napi_derive::napi;
 
+mod store;
+
 /// The native object behind each stateful JS class.
 #[napi]
 pub struct NativeEngine {

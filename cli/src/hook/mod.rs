@@ -220,7 +220,7 @@ fn policy_arg(given: &str) -> Result<(LoopPolicy, Option<FromArtifact>), String>
         state::read_input(given).map_err(|f| f.to_text())?
     };
     let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| e.message().to_string())?;
-    if value.get("kind").is_some() {
+    if core_api::is_artifact(&value) {
         let enforced = core_api::enforced_loop(&value).map_err(|e| e.message().to_string())?;
         let notices =
             enforced.shadow_reason().map(str::to_string).into_iter().chain(core_api::uncertified_notice(&value));

@@ -36,48 +36,39 @@ impl Server {
     pub(super) fn replay_loops(&self, args: &Args, call: &Call) -> Result<Answer, Failure> {
         let policy = args.get("policy").cloned().unwrap_or(Value::Null);
         let summary_only = Self::summary_only(args)?;
-        match (args.get("runs"), args.strings("paths")?) {
-            (Some(runs), paths) if paths.is_empty() => {
-                Ok(Self::without_rows(core_api::replay_loops_value(runs, &policy)?, summary_only))
-            }
-            (None, paths) if !paths.is_empty() => {
-                let paths = call.roots.read_all("paths", &paths)?;
-                let rows = Self::rows(summary_only)?;
-                let doc = replay_cmd::loop_replay_document(&paths, &policy, true, rows, &|| call.stopped())?;
-                Ok(Answer::Replay(doc))
-            }
-            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
+        // runs or paths, one of them (the tool's rules).
+        let paths = args.strings("paths")?;
+        if let Some(runs) = args.get("runs") {
+            return Ok(Self::without_rows(core_api::replay_loops_value(runs, &policy)?, summary_only));
         }
+        let paths = call.roots.read_all("paths", &paths)?;
+        let rows = Self::rows(summary_only)?;
+        let doc = replay_cmd::loop_replay_document(&paths, &policy, true, rows, &|| call.stopped())?;
+        Ok(Answer::Replay(doc))
     }
 
     pub(super) fn replay_pyramids(&self, args: &Args, call: &Call) -> Result<Answer, Failure> {
         let options = options_of(args, &["policy", "config", "model", "learn"]);
         let model_out = args.string("model_out")?;
         let summary_only = Self::summary_only(args)?;
-        match (args.get("runs"), args.strings("paths")?) {
-            (Some(runs), paths) if paths.is_empty() => {
-                if model_out.is_some() {
-                    return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
-                }
-                Ok(Self::without_rows(core_api::replay_pyramids_value(runs, &options)?, summary_only))
-            }
-            (None, paths) if !paths.is_empty() => {
-                let paths = call.roots.read_all("paths", &paths)?;
-                let target = model_out.map(|path| call.roots.write("model_out", &path)).transpose()?;
-                let write = |text: &str| target.as_ref().map_or(Ok(()), |t| t.write(text));
-                let doc = replay_cmd::pyramid_replay_document(
-                    &paths,
-                    &options,
-                    true,
-                    Self::rows(summary_only)?,
-                    &|| call.stopped(),
-                    target.as_ref().map(|_| &write as &dyn Fn(&str) -> Result<(), Failure>),
-                )
-                .map_err(strip_flag)?;
-                Ok(Answer::Replay(doc))
-            }
-            _ => Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths"))),
+        // runs or paths, one of them, and model_out with paths (the tool's rules).
+        let paths = args.strings("paths")?;
+        if let Some(runs) = args.get("runs") {
+            return Ok(Self::without_rows(core_api::replay_pyramids_value(runs, &options)?, summary_only));
         }
+        let paths = call.roots.read_all("paths", &paths)?;
+        let target = model_out.map(|path| call.roots.write("model_out", &path)).transpose()?;
+        let write = |text: &str| target.as_ref().map_or(Ok(()), |t| t.write(text));
+        let doc = replay_cmd::pyramid_replay_document(
+            &paths,
+            &options,
+            true,
+            Self::rows(summary_only)?,
+            &|| call.stopped(),
+            target.as_ref().map(|_| &write as &dyn Fn(&str) -> Result<(), Failure>),
+        )
+        .map_err(strip_flag)?;
+        Ok(Answer::Replay(doc))
     }
 
     /// Calibrates a loop policy on `runs` (JSONL text or an array) or the runs of `paths`;
@@ -88,18 +79,11 @@ impl Server {
         if let (Value::Object(entries), Some(days)) = (&mut options, args.get("valid_days")) {
             entries.push(("validDays".to_string(), days.clone()));
         }
+        // runs, paths or store, one of them (the tool's rules).
         let paths = args.strings("paths")?;
-        let from_store = stateless::store_runs(args, call, !paths.is_empty())?;
-        let runs = match (args.get("runs"), from_store) {
-            (_, Some(text)) => Some(text),
-            (Some(_), None) if !paths.is_empty() => {
-                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
-            }
-            (Some(runs), None) => Some(runs.clone()),
-            (None, None) if paths.is_empty() => {
-                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")))
-            }
-            (None, None) => None,
+        let runs = match stateless::store_runs(args, call)? {
+            Some(text) => Some(text),
+            None => args.get("runs").cloned(),
         };
         let paths = call.roots.read_all("paths", &paths)?;
         let target = args.string("out")?.map(|out| call.roots.write("out", &out)).transpose()?;
@@ -132,18 +116,13 @@ impl Server {
     pub(super) fn calibrate(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let options = options_of(args, &["policy", "config", "model", "risk", "delta", "grid", "warmup"]);
         let model_out = args.string("model_out")?;
+        // runs, paths or store, one of them, and model_out with paths (the tool's rules).
         let paths = args.strings("paths")?;
-        if let Some(runs) = args.get("runs") {
-            if !paths.is_empty() {
-                return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
-            }
-            if model_out.is_some() {
-                return Err(Failure::core(core_api::argument_needs("model_out", "paths")));
-            }
-            return Ok(core_api::calibrate_value(runs, &options)?);
+        if let Some(runs) = stateless::store_pyramid_runs(args, call)? {
+            return Ok(core_api::calibrate_value(&runs, &options)?);
         }
-        if paths.is_empty() {
-            return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "paths")));
+        if let Some(runs) = args.get("runs") {
+            return Ok(core_api::calibrate_value(runs, &options)?);
         }
         let paths = call.roots.read_all("paths", &paths)?;
         let target = model_out.map(|path| call.roots.write("model_out", &path)).transpose()?;

@@ -9,7 +9,7 @@ use crate::junit;
 use crate::output::Failure;
 
 /// A layer result from JUnit reports `paths` (resolved inside the roots here, after the
-/// arguments are checked).
+/// arguments are checked; coverage and coverage_xml not both, the tools' rules).
 pub(super) fn junit_result(args: &Args, paths: &[String], call: &Call) -> Result<Value, Failure> {
     let coverage = match args.get("coverage") {
         None => None,
@@ -17,9 +17,6 @@ pub(super) fn junit_result(args: &Args, paths: &[String], call: &Call) -> Result
         Some(other) => return Err(type_error("coverage", "a number", other)),
     };
     let coverage_xml = args.string("coverage_xml")?;
-    if coverage.is_some() && coverage_xml.is_some() {
-        return Err(Failure::core(core_api::exclusive_arguments("coverage", "coverage_xml")));
-    }
     let paths = call.roots.read_all("junit", paths)?;
     let coverage_xml = coverage_xml.map(|path| call.roots.read("coverage_xml", &path)).transpose()?;
     junit::layer_result(&paths, coverage_xml.as_deref(), coverage)
@@ -76,21 +73,16 @@ pub(super) fn policy_decide(args: &Args, call: &Call) -> Result<Value, Failure> 
     Ok(core_api::policy_decide(&model, layers, &outcomes, &options)?)
 }
 
-/// `verifyReceipts` of a receipt log given as `text` or by `path`.
+/// `verifyReceipts` of a receipt log given as `text`, by `path`, or as `log` of `store` (one
+/// of them, the tool's rules).
 pub(super) fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure> {
-    let log = args.string("log")?;
-    let text = match (args.get("text"), args.get("path"), log) {
-        (Some(Value::String(text)), None, None) => text.clone(),
-        (None, Some(Value::String(path)), None) => crate::state::read_input(&call.roots.read("path", path)?)?,
-        (None, None, Some(log)) => match store_of(args, call)? {
-            Some(store) => store.receipt_log(&log).map_err(Failure::core)?,
-            None => return Err(Failure::Usage("receipts_verify: log names a log of the store argument".into())),
+    let text = match (args.string("text")?, args.string("path")?, args.string("log")?) {
+        (Some(text), _, _) => text,
+        (None, Some(path), _) => crate::state::read_input(&call.roots.read("path", &path)?)?,
+        (None, None, log) => match (store_of(args, call)?, log) {
+            (Some(store), Some(log)) => store.receipt_log(&log).map_err(Failure::core)?,
+            _ => return Err(Failure::core(super::wording::argument_needs("log", "store"))),
         },
-        _ => {
-            return Err(Failure::Usage(
-                "receipts_verify takes one of text (the JSONL log), path (its file) or store with log".into(),
-            ))
-        }
     };
     Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
 }
@@ -143,22 +135,22 @@ pub(super) fn store_of(args: &Args, call: &Call) -> Result<Option<earlyexit_stor
     earlyexit_store::Store::open_existing(&format!("sqlite:{resolved}")).map(Some).map_err(Failure::core)
 }
 
-/// `calibrate_loops`'s runs from its store argument (those of `run_label` and `since`), as
-/// JSONL text; `None` without a store. A store with runs or paths too is refused.
-pub(super) fn store_runs(args: &Args, call: &Call, has_paths: bool) -> Result<Option<Value>, Failure> {
+/// `calibrate_pyramids`'s pyramid runs from its store argument (those of `run_label` and
+/// `since`), as JSONL text; `None` without a store (runs, paths or store: one of them, and
+/// run_label and since with store, the tool's rules).
+pub(super) fn store_pyramid_runs(args: &Args, call: &Call) -> Result<Option<Value>, Failure> {
     let (run_label, since) = (args.string("run_label")?, args.string("since")?);
-    let Some(store) = store_of(args, call)? else {
-        if run_label.is_some() || since.is_some() {
-            return Err(Failure::Usage(format!("{}: run_label and since select the runs of store", args.tool)));
-        }
-        return Ok(None);
-    };
-    if args.get("runs").is_some() {
-        return Err(Failure::core(core_api::one_argument_of(args.tool, "runs", "store")));
-    }
-    if has_paths {
-        return Err(Failure::core(core_api::one_argument_of(args.tool, "paths", "store")));
-    }
+    let Some(store) = store_of(args, call)? else { return Ok(None) };
+    let filter = crate::store_open::filter(&run_label, &None, &since, None)?;
+    Ok(Some(Value::string(crate::store_open::pyramid_runs_text(&store, &filter)?.as_str())))
+}
+
+/// `calibrate_loops`'s runs from its store argument (those of `run_label` and `since`), as
+/// JSONL text; `None` without a store (runs, paths or store: one of them, and run_label and
+/// since with store, the tool's rules).
+pub(super) fn store_runs(args: &Args, call: &Call) -> Result<Option<Value>, Failure> {
+    let (run_label, since) = (args.string("run_label")?, args.string("since")?);
+    let Some(store) = store_of(args, call)? else { return Ok(None) };
     let filter = crate::store_open::filter(&run_label, &None, &since, None)?;
     Ok(Some(Value::string(crate::store_open::runs_text(&store, &filter)?.as_str())))
 }

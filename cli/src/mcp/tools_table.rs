@@ -1,18 +1,22 @@
 //! Every MCP tool, declared once: one row per tool with its name, title, description, effect
-//! (read-only or what it writes) and each argument (name, JSON type, description, whether it is
-//! required, and the core's name list or bounds it is checked against). From the rows come the
-//! input schemas `tools/list` answers, the tool annotations, and the argument names each tool
-//! accepts (`Args::new` refuses the others). Enums and bounds are read from the core's tables,
-//! never retyped. Tool arguments are snake_case; the documents inside them (configs, layers,
-//! results, snapshots, artifacts) are the libraries' camelCase JSON.
+//! (read-only or what it writes), each argument (name, JSON type, description, whether it is
+//! required, and the core's name list or bounds it is checked against) and the rules between
+//! its arguments (one of, not both, needs). From the rows come the input schemas `tools/list`
+//! answers, the tool annotations, the argument names each tool accepts and the rules its
+//! arguments keep (`Args::new` refuses other names and checks the rules); the command's flags
+//! are held to the same rows (`flag_parity`). Enums and bounds are read from the core's
+//! tables, never retyped. Tool arguments are snake_case; the documents inside them (configs,
+//! layers, results, snapshots, artifacts) are the libraries' camelCase JSON.
 
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
-    Action, BehaviorIteration, CoherenceEarlyExit, EngineKind, ExitPreset, IterationResult, LayerResult, Learn,
-    LoopPreset, RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+    Action, BehaviorIteration, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset,
+    RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
 };
+
+use super::wording::EngineKind;
 
 /// What a tool does to the world outside its answer.
 #[derive(Clone, Copy)]
@@ -61,6 +65,19 @@ pub(super) struct Arg {
     pub required: bool,
 }
 
+/// A rule between a tool's arguments. `Args::new` checks a row's rules in order before the
+/// tool runs (an argument is given when it is not null; a list of files, when it names one);
+/// `flag_parity` holds the command's flags to them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Rule {
+    /// Exactly one of these is given.
+    OneOf(&'static [&'static str]),
+    /// Not both of these.
+    NotBoth(&'static str, &'static str),
+    /// The first only with the second.
+    Needs(&'static str, &'static str),
+}
+
 /// One MCP tool.
 pub(super) struct ToolRow {
     pub name: &'static str,
@@ -68,6 +85,8 @@ pub(super) struct ToolRow {
     pub description: &'static str,
     pub effect: Effect,
     pub args: Vec<Arg>,
+    /// The rules between its arguments, checked in this order.
+    pub rules: &'static [Rule],
     pub output: fn() -> Json,
 }
 
@@ -178,6 +197,9 @@ fn store() -> Arg {
     )
 }
 
+/// The runs of a replay or a calibration: inline or from files, one of them.
+const RUNS_OR_PATHS: Rule = Rule::OneOf(&["runs", "paths"]);
+
 fn paths() -> Arg {
     arg("paths", Kind::Files, "JSONL files of runs, read in order as one stream")
 }
@@ -251,6 +273,18 @@ fn model_out() -> Json {
     json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
 }
 
+/// What `pyramid_drift` and `loop_drift` answer.
+fn drift_out() -> Json {
+    json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+        "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
+}
+
+/// What `pyramid_promote` and `loop_promote` answer.
+fn promote_out() -> Json {
+    json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+        "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
+}
+
 fn artifact_args() -> Vec<Arg> {
     vec![
         required("artifact", Kind::Types(&["object", "string"]), "a calibration artifact (object or JSON text)"),
@@ -287,6 +321,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
                 arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
             ],
+            rules: &[Rule::NotBoth("preset", "policy_artifact")],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
                     "config": {"type": "object", "description": "the full config"},
@@ -327,6 +362,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("done", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise): records completed: true"),
                 arg("completed", Kind::Boolean, "the same as done (the record's field name); give one of them"),
             ],
+            rules: &[Rule::NotBoth("done", "completed")],
             output: || {
                 json!({"type": "object", "properties": {
                     "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision()
@@ -339,6 +375,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "Decide whether a loop session should stop now (shouldStop).",
             effect: read_only,
             args: vec![session()],
+            rules: &[],
             output: decision,
         },
         ToolRow {
@@ -347,6 +384,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "The best iteration of a loop session so far, with its record.",
             effect: read_only,
             args: vec![session()],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {
                     "best_iteration": {"type": ["integer", "null"]}, "best_quality_score": {"type": ["number", "null"]},
@@ -369,6 +407,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("dataset", Kind::String, "the task's dataset"),
                 arg("label", Kind::String, "the run's label (a branch, a pool)"),
             ],
+            rules: &[],
             output: || json!({"type": "object", "properties": {"receipt": {"type": "object"}}, "required": ["receipt"]}),
         },
         ToolRow {
@@ -378,6 +417,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 with path, also write it to that file atomically (never through or over a symbolic link).",
             effect: Effect::Writes { destructive: true, idempotent: true },
             args: vec![session(), arg("path", Kind::File, "the file to write (replaced if it exists)")],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"},
                     "snapshot": {"type": "object", "description": "the snapshot"}}, "required": ["session", "snapshot"]})
@@ -389,6 +429,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "Import a snapshot (object or JSON text) of an EarlyStopping or a PyramidRun as a new session.",
             effect: creates,
             args: vec![required("snapshot", Kind::Types(&["object", "string"]), "the snapshot (object or JSON text)")],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "engine": {"enum": EngineKind::NAMES}},
                     "required": ["session", "engine"]})
@@ -400,6 +441,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "End a session: the server forgets it and frees its memory (export it first to keep it).",
             effect: Effect::Writes { destructive: true, idempotent: false },
             args: vec![session()],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "closed": {"const": true}},
                     "required": ["session", "closed"]})
@@ -419,6 +461,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("run_id", Kind::String, "the run's id in its shadow receipt"),
                 arg("label", Kind::String, "the run's label in its shadow receipt (a branch, a pool)"),
             ],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"session": {"type": "string"}, "next": step()},
                     "required": ["session", "next"]})
@@ -438,6 +481,12 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("coverage_xml", Kind::File, "a Cobertura coverage file"),
                 arg("coverage", Kind::Number(Some(LayerResult::FRACTION_RANGE)), "coverage with junit (default 1)"),
             ],
+            rules: &[
+                Rule::OneOf(&["result", "junit"]),
+                Rule::NotBoth("coverage", "coverage_xml"),
+                Rule::Needs("coverage", "junit"),
+                Rule::Needs("coverage_xml", "junit"),
+            ],
             output: || {
                 json!({"type": "object", "properties": {
                     "layer": {"type": "integer"}, "name": {"type": "string"},
@@ -452,6 +501,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             description: "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified).",
             effect: read_only,
             args: vec![session()],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {
                     "exitedEarly": {"type": "boolean"}, "exitReason": {"type": "string"},
@@ -472,6 +522,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 required("layers", Kind::Objects, "the layers {name, costMs?} in run order"),
                 arg("outcomes", Kind::Objects, "the outcomes so far: {layer, failed} or {layer, junit: [paths]}"),
             ],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"action": {"enum": ["run", "stop"]}, "layer": {"type": "integer"},
                     "reason": {"type": "string"}}, "required": ["action"]})
@@ -488,6 +539,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 model(),
                 required("ran", Kind::Objects, "the layers the run ran, in run order: {name, failed, durationMs?}"),
             ],
+            rules: &[],
             output: model_out,
         },
         ToolRow {
@@ -504,6 +556,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("policy", Kind::Types(&["string", "object"]), "a preset name or {preset, config, returns, analytics}; default seed"),
                 summary_only(),
             ],
+            rules: &[RUNS_OR_PATHS],
             output: || {
                 json!({"type": "object", "properties": {"policy": {"type": "object"}, "summary": {"type": "object"},
                     "runs": {"type": "array", "description": "one row per run; absent with summary_only"}},
@@ -528,6 +581,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("model_out", Kind::File, "the file the final model is written to"),
                 summary_only(),
             ],
+            rules: &[RUNS_OR_PATHS, Rule::Needs("model_out", "paths")],
             output: || {
                 json!({"type": "object", "properties": {"policy": {"type": "string"},
                     "runs": {"type": "array", "description": "one row per run; absent with summary_only"},
@@ -538,8 +592,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
         ToolRow {
             name: "calibrate_pyramids",
             title: "Calibrate a pyramid policy",
-            description: "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test); model_out \
-                (with paths) writes the calibrated model.",
+            description: "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test): runs, \
+                paths, or the pyramid runs of a store; model_out (with paths) writes the calibrated model.",
             effect: Effect::Writes { destructive: true, idempotent: true },
             args: vec![
                 runs(),
@@ -552,6 +606,15 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("grid", Kind::Schema(|| json!({"type": "array", "items": {"type": "number"}})), "the risk budgets to try"),
                 arg("warmup", Kind::Number(None), "the share of runs that only teach the model, 0 <= warmup < 1"),
                 arg("model_out", Kind::File, "the file the calibrated model is written to"),
+                store(),
+                arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
+                arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
+            ],
+            rules: &[
+                Rule::OneOf(&["runs", "paths", "store"]),
+                Rule::Needs("model_out", "paths"),
+                Rule::Needs("run_label", "store"),
+                Rule::Needs("since", "store"),
             ],
             output: || {
                 json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
@@ -579,6 +642,11 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
                 arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
             ],
+            rules: &[
+                Rule::OneOf(&["runs", "paths", "store"]),
+                Rule::Needs("run_label", "store"),
+                Rule::Needs("since", "store"),
+            ],
             output: || {
                 json!({"type": "object", "properties": {"kind": {"const": "loop"}, "policy": {"type": "object"},
                     "certificate": {"type": "object"}, "corpusSha256": {"type": "string"}, "body": {"type": "object"}},
@@ -598,6 +666,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 store(),
                 arg("log", Kind::String, "with store: the name of the store's receipt log"),
             ],
+            rules: &[Rule::Needs("store", "log"), Rule::OneOf(&["text", "path", "log"]), Rule::Needs("log", "store")],
             output: || {
                 json!({"type": "object", "properties": {"valid": {"type": "boolean"}, "receipts": {"type": "integer"},
                     "brokenAt": {"type": ["object", "null"]}}, "required": ["valid", "receipts", "brokenAt"]})
@@ -614,6 +683,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("risk", Kind::Number(None), "the premature-stop rate to certify, 0 < risk < 1 (default 0.025)"),
                 arg("delta", Kind::Number(None), "the chance the certificate is wrong, 0 < delta < 1 (default 0.1)"),
             ],
+            rules: &[],
             output: || {
                 json!({"type": "object", "properties": {"risk": {"type": "number"}, "delta": {"type": "number"},
                     "minimumToCertify": {"type": "integer"}, "tasksNeeded": {"type": "array", "items": {"type": "object",
@@ -628,10 +698,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (per stage set, stage and run label: a run's optional label is a slice).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-            },
+            rules: &[],
+            output: drift_out,
         },
         ToolRow {
             name: "pyramid_promote",
@@ -640,10 +708,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the false-pass rate within the risk).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
-            },
+            rules: &[],
+            output: promote_out,
         },
         ToolRow {
             name: "loop_drift",
@@ -653,10 +719,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-            },
+            rules: &[],
+            output: drift_out,
         },
         ToolRow {
             name: "loop_promote",
@@ -665,10 +729,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
-            },
+            rules: &[],
+            output: promote_out,
         },
         ToolRow {
             name: "junit_layer_result",
@@ -680,6 +742,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("coverage_xml", Kind::File, "a Cobertura coverage file"),
                 arg("coverage", Kind::Number(Some(LayerResult::FRACTION_RANGE)), "the coverage to report (default 1)"),
             ],
+            rules: &[Rule::NotBoth("coverage", "coverage_xml")],
             output: layer_result_out,
         },
     ]

@@ -69,6 +69,13 @@ pub const ARTIFACT_FIELDS: [FieldName; 11] = FieldName::same_all([
     "body",
 ]);
 
+/// Whether a document given where a policy or a calibration artifact is taken (a loop's
+/// policy in the command and its hook, a shadow candidate in every binding) is an artifact:
+/// it has the envelope's `kind`, a key no policy has. The one rule every surface tells them by.
+pub fn is_artifact(value: &Value) -> bool {
+    value.get(ARTIFACT_FIELDS[0].js()).is_some()
+}
+
 const CERTIFICATE_FIELDS: [FieldName; 3] = FieldName::same_all(["method", "hypotheses", "sampleSizes"]);
 const HYPOTHESIS_FIELDS: [FieldName; 5] = FieldName::same_all(["parameter", "trials", "events", "pValue", "rejected"]);
 const PROMOTION_FIELDS: [FieldName; 8] = FieldName::same_all([

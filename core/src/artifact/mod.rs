@@ -15,8 +15,8 @@ mod receipts;
 pub use crate::receipt_log::{append_receipts, verify_receipts, RECEIPT_KINDS};
 pub use digest::{digest, is_sha256_hex, HostServices, Sha256};
 pub use envelope::{
-    clopper_pearson_upper, document, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS,
-    PROMOTION_METHOD, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
+    clopper_pearson_upper, document, is_artifact, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion,
+    ARTIFACT_FIELDS, PROMOTION_METHOD, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
 };
 pub(crate) use envelope::{disagreeing_copy, first_difference};
 pub(crate) use promotion::{interval_value, promotion_answer, AuditTerms};

@@ -59,7 +59,7 @@ impl ShadowCandidate {
             }
             other => other,
         };
-        if value.get("kind").is_some() {
+        if crate::artifact::is_artifact(value) {
             let policy =
                 policy_from_artifact(value, now_ms, sha256).map_err(|e| nest(e, ErrorCode::InvalidArtifact))?;
             let digest = crate::artifact::digest(value, sha256, ErrorCode::InvalidArtifact, SHADOW)?;
