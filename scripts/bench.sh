@@ -172,7 +172,8 @@ else
 fi
 
 section "2f. run store: 10,000 runs added one transaction each, 100,000 streamed into calibration (example store_bench)"
-if quietly cargo build --release -p earlyexit-store --example store_bench; then
+# EARLYEXIT_BENCH_POSTGRES=postgresql://... adds the PostgreSQL figure beside SQLite's.
+if quietly cargo build --release -p earlyexit-store --features postgres --example store_bench; then
   nice target/release/examples/store_bench "${QUICK_FLAG[@]}" | sed 's/^/  /' || note_failure "run store"
 else
   note_failure "run store build"

@@ -14,6 +14,11 @@
 #   4. the pytest plugin's suite (integrations/pytest-earlyexit) under pytest 8.4 on Python 3.9
 #      in .venv-integrations-pytest84: the first python3.9 found on PATH, in pyenv's versions or
 #      through `uv python find 3.9`; without one, on python3, and the run says so
+#   5. the run store on a real PostgreSQL (scripts/postgres-test-server.sh: Debian's
+#      postgresql-15, installed when missing, a cluster in a temporary folder on a Unix socket
+#      only, stopped and removed on exit): the store's conformance suite and process tests
+#      with --features postgres, the command's and the MCP server's PostgreSQL tests, and
+#      examples/store/fleet.sh
 # Needs python3 (with venv and pip) and a Rust toolchain (`make setup`); reaches PyPI the first
 # time. Exits non-zero when anything fails; the last line is "integrations: N passed, M failed".
 set -uo pipefail
@@ -48,6 +53,23 @@ passed=0
 failed=0
 failures=()
 count() { echo "$1" | grep -oE "[0-9]+ $2" | grep -oE '^[0-9]+' || echo 0; }
+
+# run_cargo NAME ARGS...: runs cargo test, adds its counts (every "test result:" line) to the totals.
+run_cargo() {
+  local name="$1" log status p f
+  shift
+  log="$(mktemp)"
+  cargo test "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  p=$(grep -oE '^test result: .* [0-9]+ passed' "$log" | grep -oE '[0-9]+ passed' | awk '{ s += $1 } END { print s + 0 }')
+  f=$(grep -oE '^test result: .* [0-9]+ failed' "$log" | grep -oE '[0-9]+ failed' | awk '{ s += $1 } END { print s + 0 }')
+  rm -f "$log"
+  if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+  [ "$f" -eq 0 ] || failures+=("$name ($f)")
+  echo "$name: $p passed, $f failed"
+}
 
 # run_pytest NAME PYTHON ARGS...: runs pytest, adds its counts to the totals.
 run_pytest() {
@@ -157,5 +179,32 @@ else
   failures+=("pytest $PYTEST_OLDEST venv"); failed=$((failed + 1))
 fi
 echo "pytest-earlyexit took $(elapsed "$t0") s"
+
+# --- 5. the run store on PostgreSQL -----------------------------------------------------------
+step "the run store on PostgreSQL"
+t0="$(now)"
+source "$ROOT/scripts/postgres-test-server.sh"
+trap pg_test_server_stop EXIT
+if pg_test_server_start; then
+  # The workspace's own target dir (not the binding's): the command's tests build there.
+  CARGO_TARGET_DIR="$ROOT/target" run_cargo "store on PostgreSQL" \
+    -p earlyexit-store --features postgres --test conformance --test processes
+  CARGO_TARGET_DIR="$ROOT/target" run_cargo "command and MCP on PostgreSQL" \
+    -p earlyexit-cli --test store --test store_mcp
+  fleet_out=$(PATH="$ROOT/target/debug:$PATH" bash examples/store/fleet.sh "$EARLYEXIT_TEST_POSTGRES" \
+    "$(mktemp -d)" 2>&1)
+  printf '%s\n' "$fleet_out"
+  if grep -q '^fleet: 120 run(s) from 4 runner(s)' <<<"$fleet_out" &&
+    grep -q '^calibrated: "kind":"loop"' <<<"$fleet_out" && grep -q '^model: 4 build(s)' <<<"$fleet_out" &&
+    grep -q '^valid: 2 receipt(s)' <<<"$fleet_out" && grep -q '^valid: schema 3' <<<"$fleet_out"; then
+    echo "fleet example: 1 passed, 0 failed"; passed=$((passed + 1))
+  else
+    echo "fleet example: 0 passed, 1 failed"; failures+=("fleet example"); failed=$((failed + 1))
+  fi
+else
+  failures+=("PostgreSQL server"); failed=$((failed + 1))
+fi
+pg_test_server_stop
+echo "the store on PostgreSQL took $(elapsed "$t0") s"
 
 finish

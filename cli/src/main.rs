@@ -61,7 +61,7 @@ enum Command {
     /// Shadow-mode receipt logs: verify a log's hash chain.
     #[command(subcommand)]
     Receipts(pyramid_cmd::ReceiptsCommand),
-    /// The run store (sqlite:PATH): list, export, import and check recorded runs.
+    /// The run store (sqlite:PATH or postgresql://...): list, export, import and check recorded runs.
     #[command(subcommand)]
     Runs(store_cmd::RunsCommand),
     /// Serve the engines to an MCP client over standard input and output.

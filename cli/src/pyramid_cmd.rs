@@ -127,7 +127,7 @@ pub struct ResultArgs {
     /// does not verify is refused).
     #[arg(long, value_name = "FILE")]
     receipts: Option<PathBuf>,
-    /// Append the receipts to the receipt log --log of this store (sqlite:PATH) instead of a
+    /// Append the receipts to the receipt log --log of this store (sqlite:PATH or postgresql://...) instead of a
     /// file: one transaction, chained and idempotent by run id as in a file.
     #[arg(long, value_name = "URL")]
     store: Option<String>,
@@ -158,7 +158,7 @@ pub struct VerifyArgs {
     /// The JSONL receipt log.
     #[arg(value_name = "FILE", required_unless_present = "log", conflicts_with = "log")]
     file: Option<String>,
-    /// Verify the log kept in this store (sqlite:PATH) instead of a file; needs --log.
+    /// Verify the log kept in this store (sqlite:PATH or postgresql://...) instead of a file; needs --log.
     #[arg(long, value_name = "URL", requires = "log")]
     store: Option<String>,
     /// The name of the store's receipt log to verify (the store: --store, else

@@ -36,7 +36,7 @@ pub struct CalibrateLoopsArgs {
     /// JSONL files of loop runs, in order (`-` = standard input).
     #[arg(value_name = "FILE", required_unless_present_any = ["plan", "store"])]
     files: Vec<String>,
-    /// Calibrate on the runs of this store (sqlite:PATH) instead of files.
+    /// Calibrate on the runs of this store (sqlite:PATH or postgresql://...) instead of files.
     #[arg(long, value_name = "URL", conflicts_with_all = ["files", "plan"])]
     store: Option<String>,
     /// With --store: only the runs recorded with this label.
@@ -118,8 +118,18 @@ pub struct PyramidReplayArgs {
 #[derive(Args, Debug)]
 pub struct CalibrateArgs {
     /// JSONL files of pyramid runs, in order (`-` = standard input).
-    #[arg(value_name = "FILE", required = true)]
+    #[arg(value_name = "FILE", required_unless_present = "store")]
     files: Vec<String>,
+    /// Calibrate on the pyramid runs of this store (sqlite:PATH or postgresql://...; those
+    /// `runs import --pyramid` added) instead of files.
+    #[arg(long, value_name = "URL", conflicts_with = "files")]
+    store: Option<String>,
+    /// With --store: only the runs recorded with this label.
+    #[arg(long, value_name = "LABEL", requires = "store")]
+    run_label: Option<String>,
+    /// With --store: only the runs recorded at or after this time (RFC 3339).
+    #[arg(long, value_name = "TIME", requires = "store")]
+    since: Option<String>,
     /// The miss rate among failing runs to certify (0 < risk < 1).
     #[arg(long, value_name = "R", allow_hyphen_values = true)]
     risk: String,
@@ -577,13 +587,39 @@ pub fn calibrate(command: CalibrateCommand, json: bool) -> Result<u8, Failure> {
     };
     let options = calibrate_options(&args)?;
     let model_out = args.model_out.as_deref().map(model_file);
+    // The store's pyramid runs, oldest first, read as a file of them would be.
+    let mut stored = None;
+    let mut files = args.files.clone();
+    if args.store.is_some() {
+        let store = crate::store_open::open_existing(&args.store)?;
+        let filter = crate::store_open::filter(&args.run_label, &None, &args.since, None)?;
+        let internal = |e: std::io::Error| Failure::Internal(format!("a temporary file for the store's runs: {e}"));
+        let mut file = tempfile::NamedTempFile::new().map_err(internal)?;
+        {
+            let mut out = std::io::BufWriter::new(file.as_file_mut());
+            store.pyramid_runs(&filter, |run| {
+                use std::io::Write;
+                writeln!(out, "{}", run.body).map_err(|e| {
+                    core_api::store_rules::store_error(
+                        core_api::store_rules::StoreProblem::Io,
+                        store.url(),
+                        &e.to_string(),
+                    )
+                })
+            })?;
+            std::io::Write::flush(&mut out).map_err(internal)?;
+        }
+        files.insert(0, file.path().display().to_string());
+        stored = Some(file);
+    }
     let doc = calibrate_document(
-        &args.files,
+        &files,
         &options,
         args.quiet,
         &|| false,
         model_out.as_ref().map(|w| w as &dyn Fn(&str) -> Result<(), Failure>),
     )?;
+    drop(stored); // the temporary file of the store's runs, removed
     if json {
         println!("{}", doc.to_json());
     } else {

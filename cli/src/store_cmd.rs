@@ -30,7 +30,7 @@ pub enum RunsCommand {
 
 #[derive(Args, Debug)]
 pub struct StoreArg {
-    /// The store: sqlite:PATH (default: the EARLYEXIT_STORE environment variable, else
+    /// The store: sqlite:PATH or postgresql://USER@HOST/DBNAME (default: the EARLYEXIT_STORE environment variable, else
     /// sqlite:.earlyexit/store.db).
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
@@ -85,6 +85,10 @@ pub struct ImportArgs {
     /// The label every imported run is recorded with.
     #[arg(long, value_name = "LABEL")]
     run_label: Option<String>,
+    /// The files hold recorded pyramid runs (the form `replay pyramids` and `calibrate
+    /// pyramids` read), kept apart from loop runs: `calibrate pyramids --store` reads them.
+    #[arg(long)]
+    pyramid: bool,
 }
 
 pub fn run(command: RunsCommand, json: bool) -> Result<u8, Failure> {
@@ -190,12 +194,20 @@ fn import(args: &ImportArgs, json: bool) -> Result<u8, Failure> {
             &|| false,
             |line, path| {
                 let value = Value::parse_json(line, ErrorCode::InvalidReplay, path)?;
-                ReplayRun::from_value(&value, core_api::NAMING, path)?;
+                if args.pyramid {
+                    earlyexit::pyramid::replay::RecordedRun::from_value(&value, core_api::NAMING, path)?;
+                } else {
+                    ReplayRun::from_value(&value, core_api::NAMING, path)?;
+                }
                 Ok(value)
             },
             |value| {
                 read += 1;
-                batch.add_run(&value, &meta)?;
+                if args.pyramid {
+                    batch.add_pyramid_run(&value, &meta)?;
+                } else {
+                    batch.add_run(&value, &meta)?;
+                }
                 Ok(())
             },
         )?;

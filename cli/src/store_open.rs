@@ -48,6 +48,17 @@ pub fn runs_text(store: &Store, filter: &RunFilter) -> Result<String, Failure> {
     Ok(text)
 }
 
+/// The stored pyramid runs `filter` selects as JSONL text (what `calibrate pyramids` reads).
+pub fn pyramid_runs_text(store: &Store, filter: &RunFilter) -> Result<String, Failure> {
+    let mut text = String::new();
+    store.pyramid_runs(filter, |run| {
+        text.push_str(&run.body);
+        text.push('\n');
+        Ok(())
+    })?;
+    Ok(text)
+}
+
 /// What `pyramid result` writes to a store: `--log` receipts, `--merge-model` the run.
 pub struct ResultToStore<'a> {
     pub store: &'a Option<String>,

@@ -144,7 +144,7 @@ fn stores_outside_the_roots_or_not_stores_are_refused_naming_store() {
         (format!("sqlite:{}", root.path().join("absent.db").display()), "no store at this path"),
         (format!("sqlite:{}", root.path().join("notes.db").display()), "not a SQLite database"),
         (format!("sqlite:{}", root.path().display()), "directory"),
-        ("postgresql://ci@db/earlyexit".to_string(), "not supported in this build"),
+        ("postgresql://ci:hunter2@/earlyexit".to_string(), "names no host"),
         ("https://example.com/x.db".to_string(), "unknown scheme"),
     ];
     for (i, (store, words)) in cases.iter().enumerate() {
@@ -160,4 +160,89 @@ fn stores_outside_the_roots_or_not_stores_are_refused_naming_store() {
     }
     assert!(!root.path().join("absent.db").exists(), "never created");
     assert_eq!(std::fs::read_to_string(root.path().join("notes.db")).unwrap(), "not a database");
+}
+
+/// A `postgresql://` store argument (a database: the roots do not apply to it), skipped
+/// without `EARLYEXIT_TEST_POSTGRES`.
+#[test]
+fn calibrate_and_verify_from_a_postgresql_store() {
+    let Some((store, tag)) = support::postgres_store("mcp") else { return };
+    let root = tmp();
+    let runs = corpus(root.path(), 100);
+    let label = format!("{tag}-main");
+    // Runs of this test only (a run's id in the store is its SHA-256): the task ids tagged.
+    let tagged = std::fs::read_to_string(&runs).unwrap().replace("\"id\":\"", &format!("\"id\":\"{tag}-"));
+    std::fs::write(&runs, tagged).unwrap();
+    let out = run(&["runs", "import", "--store", &store, "--run-label", &label, s(&runs)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let log = format!("{tag}-ci");
+    let state = finished_shadow_run(root.path(), "build-1", "0.5");
+    let out = run(&["pyramid", "result", "--state", s(&state), "--store", &store, "--log", &log]);
+    assert_eq!(code(&out), 12, "{}", stderr(&out));
+    let mut server = Server::start(root.path());
+    let from_store =
+        server.call(1, "calibrate_loops", json!({"store": store, "run_label": label})).expect("calibrated");
+    let from_paths = server.call(2, "calibrate_loops", json!({"paths": [s(&runs)]})).expect("calibrated");
+    assert_eq!(from_store["corpusSha256"], from_paths["corpusSha256"]);
+    let verified = server.call(3, "receipts_verify", json!({"store": store, "log": log})).expect("verified");
+    assert_eq!((verified["valid"].clone(), verified["receipts"].clone()), (json!(true), json!(1)));
+    let missing = store.replacen("/earlyexit?", "/earlyexit_absent?", 1).replacen("postgres@", "postgres:hunter2@", 1);
+    let e = server.call(4, "calibrate_loops", json!({"store": missing})).expect_err("no such database");
+    assert_eq!(e["field"], "store", "{e}");
+    assert!(!e.to_string().contains("hunter2"), "{e}");
+}
+
+/// `n` recorded pyramid runs (the form `calibrate_pyramids` reads) as a JSONL file.
+fn pyramid_corpus(dir: &Path, n: usize, tag: &str) -> std::path::PathBuf {
+    let lines: Vec<String> = (0..n)
+        .map(|r| {
+            let layers: Vec<String> = (0..4)
+                .map(|j| {
+                    let failed = (r * 7 + j * 3).is_multiple_of(13);
+                    format!(r#"{{"name":"l{j}","durationMs":{},"failed":{failed}}}"#, 100 * (j + 1))
+                })
+                .collect();
+            format!(r#"{{"id":"{tag}p{r}","layers":[{}]}}"#, layers.join(","))
+        })
+        .collect();
+    let file = dir.join("pyramids.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    file
+}
+
+/// `calibrate_pyramids` on a store's pyramid runs answers what it answers on the file; with
+/// paths too, or run_label without store, the tool's rules refuse it.
+fn calibrate_pyramids_from(root: &Path, store: &str, label: &str) {
+    let runs = pyramid_corpus(root, 60, label);
+    let out = run(&["runs", "import", "--pyramid", "--store", store, "--run-label", label, s(&runs)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let mut server = Server::start(root);
+    let knobs = json!({"risk": 0.2, "delta": 0.2});
+    let with = |extra: Json| {
+        let mut args = knobs.clone();
+        args.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        args
+    };
+    let from_store =
+        server.call(1, "calibrate_pyramids", with(json!({"store": store, "run_label": label}))).expect("calibrated");
+    let from_paths = server.call(2, "calibrate_pyramids", with(json!({"paths": [s(&runs)]}))).expect("calibrated");
+    assert_eq!(from_store, from_paths);
+    let both = server.call(3, "calibrate_pyramids", with(json!({"store": store, "paths": [s(&runs)]})));
+    assert!(both.is_err());
+    let bare = server.call(4, "calibrate_pyramids", with(json!({"paths": [s(&runs)], "run_label": label})));
+    assert_eq!(bare.expect_err("run_label needs store")["field"], "run_label");
+}
+
+#[test]
+fn calibrate_pyramids_from_a_store_inside_the_roots() {
+    let root = tmp();
+    let store = format!("sqlite:{}", root.path().join("p.db").display());
+    calibrate_pyramids_from(root.path(), &store, "ci");
+}
+
+#[test]
+fn calibrate_pyramids_from_a_postgresql_store() {
+    let Some((store, tag)) = support::postgres_store("mcp-pyramids") else { return };
+    let root = tmp();
+    calibrate_pyramids_from(root.path(), &store, &tag);
 }

@@ -10,6 +10,11 @@
 //! (which a shared machine does not inflate). A benchmark prints figures; no test asserts a
 //! time.
 //!
+//! With `--features postgres` and `EARLYEXIT_BENCH_POSTGRES` naming a PostgreSQL store
+//! (`postgresql://...`), step 1's one-transaction-per-run adds go to it too, beside SQLite's
+//! (run ids unique to the run: the store may hold others); without either, that line says it
+//! skipped.
+//!
 //! `cargo run --release -p earlyexit-store --example store_bench [-- --quick]`
 
 #[path = "../../core/benches/support/cpu_time.rs"]
@@ -138,6 +143,7 @@ fn main() {
         ratio(per_run, jsonl),
         ratio(per_run_cpu, jsonl_cpu)
     );
+    postgres_adds(&values, per_run, per_run_cpu);
 
     // --- 2. streaming into calibration
     let texts = synthetic_runs(streamed, 10);
@@ -191,4 +197,31 @@ fn main() {
     let size = std::fs::metadata(dir.path().join("stream.db")).map(|m| m.len()).unwrap_or(0);
     let jsonl_size = std::fs::metadata(&jsonl_path).map(|m| m.len()).unwrap_or(0);
     println!("  store file {:.1} MB for {n} runs (JSONL: {:.1} MB)", size as f64 / 1e6, jsonl_size as f64 / 1e6);
+}
+
+/// Step 1's one-transaction-per-run adds on the PostgreSQL store `EARLYEXIT_BENCH_POSTGRES`
+/// names, beside SQLite's (`sqlite`, `sqlite_cpu`).
+fn postgres_adds(values: &[Value], sqlite: Duration, sqlite_cpu: Duration) {
+    let url = std::env::var("EARLYEXIT_BENCH_POSTGRES").ok().filter(|u| !u.is_empty());
+    let Some(url) = url.filter(|_| cfg!(feature = "postgres")) else {
+        println!(
+            "  PostgreSQL, one per run  skipped (EARLYEXIT_BENCH_POSTGRES unset, or built without --features postgres)"
+        );
+        return;
+    };
+    let mut store = Store::open(&url).unwrap_or_else(|e| fail(&e.to_string()));
+    let tag = format!("bench-{}-{}", std::process::id(), earlyexit_calibrate::now_ms());
+    let ((), wall, cpu) = timed(|| {
+        for (i, run) in values.iter().enumerate() {
+            let meta = RunMeta { run_id: Some(format!("{tag}-{i}")), run_label: Some(tag.clone()), recorded_ms: None };
+            store.add_run(run, &meta).unwrap_or_else(|e| fail(&e.to_string()));
+        }
+    });
+    println!(
+        "  PostgreSQL, one per run  {}  ({:.0} runs/s wall; against SQLite's: {:.1}x wall, {:.1}x CPU)",
+        both(wall, cpu),
+        values.len() as f64 / wall.as_secs_f64(),
+        ratio(wall, sqlite),
+        ratio(cpu, sqlite_cpu)
+    );
 }

@@ -1,6 +1,8 @@
 //! The run store of earlyexit: recorded loop runs (the JSONL form replay and calibration
 //! read), shadow-mode receipt chains (one append-only chain per log name), calibration
-//! artifacts and mergeable pyramid outcome models, in one SQLite file (`sqlite:PATH`).
+//! artifacts and mergeable pyramid outcome models, in one SQLite file (`sqlite:PATH`), or
+//! with the feature `postgres` (the command's), in a PostgreSQL database
+//! (`postgresql://...`: the module `pg`, the same schema and promises in the server's terms).
 //!
 //! Every rule is the core's: runs are read by the replay's reader, receipts chained by the
 //! core's receipt log, artifacts read by its envelope reader, models merged by its set
@@ -11,9 +13,13 @@
 //! whole).
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+// Without the `postgres` feature the backend has one variant: its matches stay as they are.
+#![cfg_attr(not(feature = "postgres"), allow(clippy::infallible_destructuring_match, clippy::match_single_binding))]
 
 pub mod host;
 mod open;
+#[cfg(feature = "postgres")]
+mod pg;
 pub mod schema;
 
 use earlyexit::host::store::{self as rules, StoreProblem};
@@ -31,8 +37,22 @@ pub use earlyexit::host::store::DEFAULT_LOOP_RECEIPT_LOG;
 
 /// A store, open.
 pub struct Store {
-    conn: Connection,
+    backend: Backend,
+    /// The URL as errors show it (a PostgreSQL password replaced by `***`).
     url: String,
+}
+
+enum Backend {
+    Sqlite(Connection),
+    #[cfg(feature = "postgres")]
+    Postgres(Box<std::cell::RefCell<postgres::Client>>),
+}
+
+/// How [`Store::open`] treats a store that is not there yet.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    Create(i64),
+    Existing,
 }
 
 /// What the caller says of a run besides the run itself.
@@ -116,7 +136,7 @@ pub struct CheckReport {
     pub models: u64,
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -129,50 +149,119 @@ pub fn since_ms(since: &str) -> Result<i64, Error> {
 }
 
 impl Store {
-    /// Opens the store at `url` (`sqlite:PATH`), creating it when the file does not exist
-    /// (mode 0600; for the default `.earlyexit/store.db`, the folder too, with a
-    /// `.gitignore` holding `*`). The schema is checked; an older store is upgraded in
-    /// place, a newer or a damaged one refused (`store` in every error).
+    /// Opens the store at `url` (`sqlite:PATH`, or with the `postgres` feature, the
+    /// command's, `postgresql://...`), creating it when it does not exist (a SQLite file with
+    /// mode 0600; for the default `.earlyexit/store.db`, the folder too, with a `.gitignore`
+    /// holding `*`; in a PostgreSQL database, the tables). The schema is checked; an older
+    /// store is upgraded in place, a newer or a damaged one refused (`store` in every error).
+    /// A build without the `postgres` feature refuses a `postgresql://` URL (`store`: use the
+    /// earlyexit command or its MCP server).
     pub fn open(url: &str) -> Result<Store, Error> {
-        let conn = open::connect(url)?;
-        Ok(Store { conn, url: url.to_string() })
+        Store::open_as(url, Opening::Create(SCHEMA_VERSION))
     }
 
     /// Opens the store at `url` as [`Store::open`] does, but only when it exists: a missing
-    /// file is an error naming `store` (commands that only read a store never create one).
+    /// file (or a PostgreSQL database without the store's tables) is an error naming `store`
+    /// (commands that only read a store never create one).
     pub fn open_existing(url: &str) -> Result<Store, Error> {
-        let conn = open::connect_existing(url)?;
-        Ok(Store { conn, url: url.to_string() })
+        Store::open_as(url, Opening::Existing)
     }
 
     /// Opens `url` without upgrading it past schema version `version` (tests make older
     /// stores with it).
     #[doc(hidden)]
     pub fn open_at_version(url: &str, version: i64) -> Result<Store, Error> {
-        let conn = open::connect_at(url, version)?;
-        Ok(Store { conn, url: url.to_string() })
+        Store::open_as(url, Opening::Create(version))
     }
 
-    /// The URL it was opened with.
+    fn open_as(url: &str, opening: Opening) -> Result<Store, Error> {
+        let shown = rules::display_store_url(url);
+        let backend = match rules::parse_store_url(url)? {
+            rules::StoreUrl::Sqlite(path) => Backend::Sqlite(match opening {
+                Opening::Create(version) => open::connect_at(url, &path, version)?,
+                Opening::Existing => open::connect_existing(url, &path)?,
+            }),
+            #[cfg(feature = "postgres")]
+            rules::StoreUrl::Postgres(target) => {
+                let mut client = pg::connect(&shown, &target)?;
+                let (version, existing) = match opening {
+                    Opening::Create(version) => (version, false),
+                    Opening::Existing => (SCHEMA_VERSION, true),
+                };
+                pg::ensure_version(&mut client, version, existing).map_err(|p| match p {
+                    pg::Problem::NotStore => rules::store_error(StoreProblem::NotStore, &shown, ""),
+                    pg::Problem::Missing => {
+                        rules::store_error(StoreProblem::Missing, &shown, "the database holds no store's tables")
+                    }
+                    pg::Problem::Newer(v) => rules::store_error(
+                        StoreProblem::NewerSchema,
+                        &shown,
+                        &format!("schema version {v}; this release reads up to {SCHEMA_VERSION}"),
+                    ),
+                    pg::Problem::Corrupted(detail) => rules::store_error(StoreProblem::Corrupted, &shown, &detail),
+                    pg::Problem::Pg(e) => pg::pg_error(&shown, &e),
+                })?;
+                Backend::Postgres(Box::new(std::cell::RefCell::new(client)))
+            }
+            #[cfg(not(feature = "postgres"))]
+            rules::StoreUrl::Postgres(_) => return Err(rules::postgres_not_in_this_build(url)),
+        };
+        Ok(Store { backend, url: shown })
+    }
+
+    /// The URL it was opened with, as errors and reports show it: a PostgreSQL URL's
+    /// password replaced by `***`.
     pub fn url(&self) -> &str {
         &self.url
     }
 
+    /// Which database holds the store: `sqlite` or `postgresql`.
+    pub fn backend(&self) -> &'static str {
+        match &self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => "postgresql",
+        }
+    }
+
     /// The schema version of the open store.
     pub fn schema_version(&self) -> Result<i64, Error> {
-        Ok(schema::version(&self.conn).map_err(|e| self.sqlite(e))?.unwrap_or(0))
+        match &self.backend {
+            Backend::Sqlite(conn) => Ok(schema::version(conn).map_err(|e| self.sqlite(e))?.unwrap_or(0)),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => {
+                let url = self.url.clone();
+                self.with_pg(|c| Ok(pg::schema_version(c).map_err(|e| pg::pg_error(&url, &e))?.unwrap_or(0)))
+            }
+        }
     }
 
     fn sqlite(&self, e: rusqlite::Error) -> Error {
         open::sqlite_error(&self.url, &e)
     }
 
+    /// The PostgreSQL client, for a method that only reads (`&self`): one statement at a
+    /// time, so a read started inside another read's callback is an error, not a deadlock.
+    #[cfg(feature = "postgres")]
+    fn with_pg<T>(&self, f: impl FnOnce(&mut postgres::Client) -> Result<T, Error>) -> Result<T, Error> {
+        let Backend::Postgres(cell) = &self.backend else {
+            return Err(rules_error(StoreProblem::Io, &self.url, "not a PostgreSQL store"));
+        };
+        let mut client = cell.try_borrow_mut().map_err(|_| {
+            rules_error(StoreProblem::Io, &self.url, "the store is busy with a read this one was started inside")
+        })?;
+        f(&mut client)
+    }
+
     fn write<T>(&mut self, f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, Error>) -> Result<T, Error> {
         let url = self.url.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| open::sqlite_error(&url, &e))?;
+        let conn = match &mut self.backend {
+            Backend::Sqlite(conn) => conn,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => return Err(rules_error(StoreProblem::Io, &url, "not a SQLite store")),
+        };
+        let tx =
+            conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| open::sqlite_error(&url, &e))?;
         let out = f(&tx)?; // dropping `tx` rolls back
         tx.commit().map_err(|e| open::sqlite_error(&url, &e))?;
         Ok(out)
@@ -186,7 +275,28 @@ impl Store {
     /// id with another run is refused (`runId`).
     pub fn add_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
         let row = prepare_run(run, meta)?;
-        self.write(|tx| insert_run(tx, &row))
+        self.insert_one(row)
+    }
+
+    /// Adds one recorded pyramid run (an object of the JSONL form `replay pyramids` and
+    /// `calibrate pyramids` read, or its JSON text) in its own transaction, as
+    /// [`Store::add_run`] adds a loop run: read by the core's pyramid run reader first
+    /// (`invalid_replay` naming `run...`), idempotent by run id. Pyramid runs are kept apart
+    /// from loop runs: [`Store::pyramid_runs`] streams them, [`Store::runs`] never does.
+    pub fn add_pyramid_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
+        let row = prepare_pyramid_run(run, meta)?;
+        self.insert_one(row)
+    }
+
+    fn insert_one(&mut self, row: RunRow) -> Result<Added, Error> {
+        match &mut self.backend {
+            Backend::Sqlite(_) => self.write(|tx| insert_run(tx, &row)),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(cell) => {
+                let url = &self.url;
+                pg::write(cell.get_mut(), url, |c| pg::insert_run(c, url, &row))
+            }
+        }
     }
 
     /// Adds many runs in one transaction: all of them or, on the first that fails, none.
@@ -209,20 +319,44 @@ impl Store {
         f: impl FnOnce(&mut Batch<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
         let url = self.url.clone();
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| open::sqlite_error(&url, &e))?;
-        let mut batch = Batch { tx: &tx, added: 0 };
-        let out = f(&mut batch)?;
-        tx.commit().map_err(|e| open::sqlite_error(&url, &e))?;
-        Ok(out)
+        match &mut self.backend {
+            Backend::Sqlite(conn) => {
+                let tx = conn
+                    .transaction_with_behavior(TransactionBehavior::Immediate)
+                    .map_err(|e| open::sqlite_error(&url, &e))?;
+                let mut batch = Batch { tx: BatchTx::Sqlite(&tx), added: 0, url: &url };
+                let out = f(&mut batch)?;
+                tx.commit().map_err(|e| open::sqlite_error(&url, &e))?;
+                Ok(out)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(cell) => {
+                let client = cell.get_mut();
+                client.batch_execute("BEGIN").map_err(|e| pg::pg_error(&url, &e))?;
+                let mut batch = Batch { tx: BatchTx::Postgres(client), added: 0, url: &url };
+                match f(&mut batch) {
+                    Ok(out) => {
+                        let BatchTx::Postgres(client) = batch.tx else {
+                            return Err(rules_error(StoreProblem::Io, &url, "the batch lost its transaction").into());
+                        };
+                        client.batch_execute("COMMIT").map_err(|e| pg::pg_error(&url, &e))?;
+                        Ok(out)
+                    }
+                    Err(e) => {
+                        if let BatchTx::Postgres(client) = batch.tx {
+                            let _ = client.batch_execute("ROLLBACK");
+                        }
+                        Err(e)
+                    }
+                }
+            }
+        }
     }
 
-    /// Streams the runs `filter` selects, oldest first, to `each` (one row in memory at a
-    /// time); `each` may stop the stream by returning an error.
+    /// Streams the loop runs `filter` selects, oldest first, to `each` (one row in memory at
+    /// a time); `each` may stop the stream by returning an error.
     pub fn runs(&self, filter: &RunFilter, each: impl FnMut(StoredRun) -> Result<(), Error>) -> Result<(), Error> {
-        self.runs_after(filter, None, each)
+        self.runs_of(LOOP, filter, None, each)
     }
 
     /// [`Store::runs`] from the run after sequence number `after_seq` on (`None`: from the
@@ -233,10 +367,37 @@ impl Store {
         &self,
         filter: &RunFilter,
         after_seq: Option<i64>,
+        each: impl FnMut(StoredRun) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.runs_of(LOOP, filter, after_seq, each)
+    }
+
+    /// Streams the pyramid runs ([`Store::add_pyramid_run`]) `filter` selects, oldest first,
+    /// as [`Store::runs`] streams loop runs.
+    pub fn pyramid_runs(
+        &self,
+        filter: &RunFilter,
+        each: impl FnMut(StoredRun) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.runs_of(PYRAMID, filter, None, each)
+    }
+
+    fn runs_of(
+        &self,
+        kind: &str,
+        filter: &RunFilter,
+        after_seq: Option<i64>,
         mut each: impl FnMut(StoredRun) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE 1 = 1");
-        let mut args: Vec<rusqlite::types::Value> = Vec::new();
+        let conn = match &self.backend {
+            Backend::Sqlite(conn) => conn,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => {
+                return self.with_pg(|c| pg::runs(c, &self.url, kind, filter, after_seq, &mut each))
+            }
+        };
+        let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE kind = ?");
+        let mut args: Vec<rusqlite::types::Value> = vec![kind.to_string().into()];
         if let Some(after) = after_seq {
             sql.push_str(" AND seq > ?");
             args.push(after.into());
@@ -258,7 +419,7 @@ impl Store {
             sql.push_str(" LIMIT ?");
             args.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
         }
-        let mut statement = self.conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
+        let mut statement = conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
         let mut rows = statement.query(rusqlite::params_from_iter(args)).map_err(|e| self.sqlite(e))?;
         while let Some(row) = rows.next().map_err(|e| open::sqlite_error(&self.url, &e))? {
             let run = read_run_row(row).map_err(|e| open::sqlite_error(&self.url, &e))?;
@@ -267,9 +428,15 @@ impl Store {
         Ok(())
     }
 
-    /// How many runs the store holds.
+    /// How many runs the store holds (loop and pyramid runs).
     pub fn run_count(&self) -> Result<u64, Error> {
-        let n: i64 = self.conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).map_err(|e| self.sqlite(e))?;
+        let n: i64 = match &self.backend {
+            Backend::Sqlite(conn) => {
+                conn.query_row("SELECT count(*) FROM runs", [], |r| r.get(0)).map_err(|e| self.sqlite(e))?
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => self.with_pg(|c| pg::count(c, &self.url, "SELECT count(*) FROM runs"))?,
+        };
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
@@ -281,6 +448,10 @@ impl Store {
     /// Returns how many lines were appended.
     pub fn append_receipts(&mut self, log: &str, receipts: &[Value]) -> Result<u64, Error> {
         rules::check_store_name("log", log)?;
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(cell) = &mut self.backend {
+            return pg::append_receipts(cell.get_mut(), &self.url, log, receipts);
+        }
         self.write(|tx| {
             let (text, lines) = log_text(tx, log).map_err(|e| open::sqlite_error("", &e))?;
             let appended = earlyexit::receipt_log::append_receipts(&text, receipts, &earlyexit_digest::Sha256Hasher)?;
@@ -301,7 +472,11 @@ impl Store {
     /// `verify_receipts` reads.
     pub fn receipt_log(&self, log: &str) -> Result<String, Error> {
         rules::check_store_name("log", log)?;
-        Ok(log_text(&self.conn, log).map_err(|e| self.sqlite(e))?.0)
+        match &self.backend {
+            Backend::Sqlite(conn) => Ok(log_text(conn, log).map_err(|e| self.sqlite(e))?.0),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => Ok(self.with_pg(|c| pg::log_text(c, &self.url, log))?.0),
+        }
     }
 
     /// Recomputes the chain of log `log` and counts its receipts (the core's
@@ -313,10 +488,13 @@ impl Store {
 
     /// The names of the receipt logs, with their line counts.
     pub fn receipt_logs(&self) -> Result<Vec<(String, u64)>, Error> {
-        let mut statement = self
-            .conn
-            .prepare("SELECT log, count(*) FROM receipts GROUP BY log ORDER BY log")
-            .map_err(|e| self.sqlite(e))?;
+        let conn = match &self.backend {
+            Backend::Sqlite(conn) => conn,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => return self.with_pg(|c| pg::receipt_logs(c, &self.url)),
+        };
+        let mut statement =
+            conn.prepare("SELECT log, count(*) FROM receipts GROUP BY log ORDER BY log").map_err(|e| self.sqlite(e))?;
         let rows = statement
             .query_map([], |r| Ok((r.get::<_, String>(0)?, u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0))))
             .map_err(|e| self.sqlite(e))?;
@@ -341,6 +519,11 @@ impl Store {
             artifact: document,
         };
         let body = stored.artifact.to_json();
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(cell) = &mut self.backend {
+            pg::put_artifact(cell.get_mut(), &self.url, name, &body, &stored)?;
+            return Ok(stored);
+        }
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO artifacts (name, body, sha256, updated_ms, kind, expires_at, promoted)
@@ -359,13 +542,18 @@ impl Store {
     /// The artifact stored under `name`, if any.
     pub fn artifact(&self, name: &str) -> Result<Option<StoredArtifact>, Error> {
         rules::check_store_name("name", name)?;
-        let row: Option<(String, String, String, String, bool)> = self
-            .conn
-            .query_row("SELECT body, sha256, kind, expires_at, promoted FROM artifacts WHERE name = ?1", [name], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .optional()
-            .map_err(|e| self.sqlite(e))?;
+        let row: Option<(String, String, String, String, bool)> = match &self.backend {
+            Backend::Sqlite(conn) => conn
+                .query_row(
+                    "SELECT body, sha256, kind, expires_at, promoted FROM artifacts WHERE name = ?1",
+                    [name],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )
+                .optional()
+                .map_err(|e| self.sqlite(e))?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => self.with_pg(|c| pg::artifact(c, &self.url, name))?,
+        };
         let Some((body, sha256, kind, expires_at, promoted)) = row else { return Ok(None) };
         let artifact = Value::parse_json(&body, ErrorCode::InvalidSnapshot, "store")
             .map_err(|e| self.corrupted(&format!("artifact '{name}': {}", e.message())))?;
@@ -376,25 +564,38 @@ impl Store {
 
     /// Merges `model` (a pyramid outcome model document, either version) into the model
     /// stored under `name` in one transaction (read, the core's set union, write), so that
-    /// any number of processes merging at once end with the union of all they merged.
-    /// Returns the merged document.
+    /// any number of processes merging at once end with the union of all they merged: on
+    /// SQLite the write lock is taken first (`BEGIN IMMEDIATE`), on PostgreSQL the model's
+    /// row is locked (`SELECT ... FOR UPDATE`). Returns the merged document.
     pub fn merge_model(&mut self, name: &str, model: &Value) -> Result<Value, Error> {
         rules::check_store_name("name", name)?;
         // Read before the transaction: a model that fails costs no lock.
         earlyexit::pyramid::policy::merge_value(&Value::Null, model)?;
         let url = self.url.clone();
-        self.write(|tx| {
-            let stored: Option<String> = tx
-                .query_row("SELECT body FROM models WHERE name = ?1", [name], |r| r.get(0))
-                .optional()
-                .map_err(|e| open::sqlite_error(&url, &e))?;
+        let merge = |stored: Option<String>| -> Result<Value, Error> {
             let current = match stored {
                 Some(text) => Value::parse_json(&text, ErrorCode::InvalidSnapshot, "store").map_err(|e| {
                     rules_error(StoreProblem::Corrupted, &url, &format!("model '{name}': {}", e.message()))
                 })?,
                 None => Value::Null,
             };
-            let merged = earlyexit::pyramid::policy::merge_value(&current, model)?;
+            earlyexit::pyramid::policy::merge_value(&current, model)
+        };
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(cell) = &mut self.backend {
+            let mut out = Value::Null;
+            pg::merge_model(cell.get_mut(), &self.url, name, |stored| {
+                out = merge(stored)?;
+                Ok(out.to_json())
+            })?;
+            return Ok(out);
+        }
+        self.write(|tx| {
+            let stored: Option<String> = tx
+                .query_row("SELECT body FROM models WHERE name = ?1", [name], |r| r.get(0))
+                .optional()
+                .map_err(|e| open::sqlite_error(&url, &e))?;
+            let merged = merge(stored)?;
             tx.execute(
                 "INSERT INTO models (name, body, updated_ms) VALUES (?1, ?2, ?3)
                  ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_ms = excluded.updated_ms",
@@ -408,11 +609,14 @@ impl Store {
     /// The model stored under `name`, if any.
     pub fn model(&self, name: &str) -> Result<Option<Value>, Error> {
         rules::check_store_name("name", name)?;
-        let text: Option<String> = self
-            .conn
-            .query_row("SELECT body FROM models WHERE name = ?1", [name], |r| r.get(0))
-            .optional()
-            .map_err(|e| self.sqlite(e))?;
+        let text: Option<String> = match &self.backend {
+            Backend::Sqlite(conn) => conn
+                .query_row("SELECT body FROM models WHERE name = ?1", [name], |r| r.get(0))
+                .optional()
+                .map_err(|e| self.sqlite(e))?,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => self.with_pg(|c| pg::model_body(c, &self.url, name))?,
+        };
         text.map(|t| {
             Value::parse_json(&t, ErrorCode::InvalidSnapshot, "store")
                 .map_err(|e| self.corrupted(&format!("model '{name}': {}", e.message())))
@@ -422,19 +626,28 @@ impl Store {
 
     // ---- integrity
 
-    /// The whole store checked (O(size)): SQLite's integrity check, then every run, receipt
-    /// chain, artifact and model read back by the core's readers. The first problem is a
+    /// The whole store checked (O(size)): on SQLite its integrity check, on PostgreSQL the
+    /// schema again (the server keeps its pages whole); then every run, receipt chain,
+    /// artifact and model read back by the core's readers. The first problem is a
     /// `Corrupted` error naming it; nothing is repaired.
     pub fn check(&self) -> Result<CheckReport, Error> {
-        let mut statement = self.conn.prepare("PRAGMA integrity_check").map_err(|e| self.sqlite(e))?;
-        let findings: Vec<String> = statement
-            .query_map([], |r| r.get(0))
-            .map_err(|e| self.sqlite(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.sqlite(e))?;
-        if findings.as_slice() != ["ok"] {
-            let first = findings.first().cloned().unwrap_or_default();
-            return Err(self.corrupted(&format!("integrity check: {first}")));
+        match &self.backend {
+            Backend::Sqlite(conn) => {
+                let mut statement = conn.prepare("PRAGMA integrity_check").map_err(|e| self.sqlite(e))?;
+                let findings: Vec<String> = statement
+                    .query_map([], |r| r.get(0))
+                    .map_err(|e| self.sqlite(e))?
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| self.sqlite(e))?;
+                if findings.as_slice() != ["ok"] {
+                    let first = findings.first().cloned().unwrap_or_default();
+                    return Err(self.corrupted(&format!("integrity check: {first}")));
+                }
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => {
+                self.with_pg(|c| pg::integrity(c, &self.url))?;
+            }
         }
         let mut report = CheckReport { schema_version: self.schema_version()?, ..CheckReport::default() };
         self.runs(&RunFilter::default(), |run| {
@@ -442,6 +655,13 @@ impl Store {
                 .and_then(|v| earlyexit::ReplayRun::from_value(&v, Naming::Js, "run").map(|_| ()));
             if let Err(e) = value {
                 return Err(self.corrupted(&format!("run '{}': {}", run.run_id, e.message())));
+            }
+            report.runs += 1;
+            Ok(())
+        })?;
+        self.pyramid_runs(&RunFilter::default(), |run| {
+            if let Err(e) = earlyexit::pyramid::replay::read_run_line(&run.body, Naming::Js, "run") {
+                return Err(self.corrupted(&format!("pyramid run '{}': {}", run.run_id, e.message())));
             }
             report.runs += 1;
             Ok(())
@@ -454,13 +674,7 @@ impl Store {
             report.receipt_logs += 1;
             report.receipts += lines;
         }
-        let mut statement = self.conn.prepare("SELECT name, body FROM artifacts").map_err(|e| self.sqlite(e))?;
-        let rows: Vec<(String, String)> = statement
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.sqlite(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.sqlite(e))?;
-        for (name, body) in rows {
+        for (name, body) in self.name_bodies("artifacts")? {
             let read = Value::parse_json(&body, ErrorCode::InvalidArtifact, "artifact")
                 .and_then(|v| earlyexit::artifact::Artifact::from_value(&v).map(|_| ()));
             if let Err(e) = read {
@@ -468,13 +682,7 @@ impl Store {
             }
             report.artifacts += 1;
         }
-        let mut statement = self.conn.prepare("SELECT name, body FROM models").map_err(|e| self.sqlite(e))?;
-        let rows: Vec<(String, String)> = statement
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.sqlite(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.sqlite(e))?;
-        for (name, body) in rows {
+        for (name, body) in self.name_bodies("models")? {
             let read = Value::parse_json(&body, ErrorCode::InvalidSnapshot, "model")
                 .and_then(|v| earlyexit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
             if let Err(e) = read {
@@ -483,6 +691,24 @@ impl Store {
             report.models += 1;
         }
         Ok(report)
+    }
+
+    /// Every `(name, body)` of `artifacts` or `models`.
+    fn name_bodies(&self, table: &str) -> Result<Vec<(String, String)>, Error> {
+        let conn = match &self.backend {
+            Backend::Sqlite(conn) => conn,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => return self.with_pg(|c| pg::name_bodies(c, &self.url, table)),
+        };
+        let sql =
+            if table == "artifacts" { "SELECT name, body FROM artifacts" } else { "SELECT name, body FROM models" };
+        let mut statement = conn.prepare(sql).map_err(|e| self.sqlite(e))?;
+        let rows: Vec<(String, String)> = statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.sqlite(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.sqlite(e))?;
+        Ok(rows)
     }
 
     fn corrupted(&self, detail: &str) -> Error {
@@ -496,15 +722,37 @@ fn rules_error(problem: StoreProblem, url: &str, detail: &str) -> Error {
 
 /// Runs written in one transaction ([`Store::in_one_transaction`]).
 pub struct Batch<'t> {
-    tx: &'t rusqlite::Transaction<'t>,
+    tx: BatchTx<'t>,
     added: u64,
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    url: &'t str,
+}
+
+enum BatchTx<'t> {
+    Sqlite(&'t rusqlite::Transaction<'t>),
+    #[cfg(feature = "postgres")]
+    Postgres(&'t mut postgres::Client),
 }
 
 impl Batch<'_> {
     /// Adds a run as [`Store::add_run`] does, inside the batch's transaction.
     pub fn add_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
         let row = prepare_run(run, meta)?;
-        let added = insert_run(self.tx, &row)?;
+        self.insert(row)
+    }
+
+    /// Adds a pyramid run as [`Store::add_pyramid_run`] does, inside the batch's transaction.
+    pub fn add_pyramid_run(&mut self, run: &Value, meta: &RunMeta) -> Result<Added, Error> {
+        let row = prepare_pyramid_run(run, meta)?;
+        self.insert(row)
+    }
+
+    fn insert(&mut self, row: RunRow) -> Result<Added, Error> {
+        let added = match &mut self.tx {
+            BatchTx::Sqlite(tx) => insert_run(tx, &row)?,
+            #[cfg(feature = "postgres")]
+            BatchTx::Postgres(client) => pg::insert_run(client, self.url, &row)?,
+        };
         if added == Added::Added {
             self.added += 1;
         }
@@ -517,12 +765,37 @@ impl Batch<'_> {
     }
 }
 
-struct RunRow {
-    run_id: String,
-    run_label: Option<String>,
-    dataset: Option<String>,
-    recorded_ms: i64,
-    body: String,
+pub(crate) struct RunRow {
+    pub(crate) run_id: String,
+    pub(crate) run_label: Option<String>,
+    pub(crate) dataset: Option<String>,
+    pub(crate) recorded_ms: i64,
+    pub(crate) body: String,
+    pub(crate) kind: &'static str,
+}
+
+/// The kind of a loop run in the `runs` table.
+const LOOP: &str = "loop";
+/// The kind of a pyramid run in the `runs` table.
+const PYRAMID: &str = "pyramid";
+
+fn prepare_pyramid_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
+    let parsed;
+    let run = match run {
+        Value::String(text) => {
+            parsed = Value::parse_json(text, ErrorCode::InvalidReplay, "run")?;
+            &parsed
+        }
+        other => other,
+    };
+    earlyexit::pyramid::replay::RecordedRun::from_value(run, Naming::Js, "run")?;
+    let mut row = row_of(run, meta, None)?;
+    row.dataset = match run.get("dataset") {
+        Some(Value::String(d)) => Some(d.clone()),
+        _ => None,
+    };
+    row.kind = PYRAMID;
+    Ok(row)
 }
 
 fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
@@ -535,6 +808,10 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
         other => other,
     };
     let read = earlyexit::ReplayRun::from_value(run, Naming::Js, "run")?;
+    row_of(run, meta, read.dataset)
+}
+
+fn row_of(run: &Value, meta: &RunMeta, dataset: Option<String>) -> Result<RunRow, Error> {
     let body = run.to_json();
     if body.len() > earlyexit::limits::MAX_DOCUMENT_BYTES {
         return Err(earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidReplay, "run", run));
@@ -552,27 +829,30 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
     Ok(RunRow {
         run_id,
         run_label: meta.run_label.clone(),
-        dataset: read.dataset,
+        dataset,
         recorded_ms: meta.recorded_ms.unwrap_or_else(now_ms),
         body,
+        kind: LOOP,
     })
 }
 
 fn insert_run(tx: &rusqlite::Transaction<'_>, row: &RunRow) -> Result<Added, Error> {
     let changed = tx
         .execute(
-            "INSERT INTO runs (run_id, run_label, dataset, recorded_ms, body) VALUES (?1, ?2, ?3, ?4, ?5)
+            "INSERT INTO runs (run_id, run_label, dataset, recorded_ms, body, kind) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
              ON CONFLICT (run_id) DO NOTHING",
-            params![row.run_id, row.run_label, row.dataset, row.recorded_ms, row.body],
+            params![row.run_id, row.run_label, row.dataset, row.recorded_ms, row.body, row.kind],
         )
         .map_err(|e| open::sqlite_error("", &e))?;
     if changed == 1 {
         return Ok(Added::Added);
     }
-    let (body, label): (String, Option<String>) = tx
-        .query_row("SELECT body, run_label FROM runs WHERE run_id = ?1", [&row.run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+    let (body, label, kind): (String, Option<String>, String) = tx
+        .query_row("SELECT body, run_label, kind FROM runs WHERE run_id = ?1", [&row.run_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .map_err(|e| open::sqlite_error("", &e))?;
-    if body == row.body && label == row.run_label {
+    if body == row.body && label == row.run_label && kind == row.kind {
         Ok(Added::AlreadyThere)
     } else {
         Err(rules::run_id_taken(&row.run_id))

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
-use earlyexit::host::store::{parse_store_url, store_error, StoreProblem, StoreUrl, DEFAULT_STORE_PATH};
+use earlyexit::host::store::{store_error, StoreProblem, DEFAULT_STORE_PATH};
 use earlyexit::Error;
 use rusqlite::{Connection, ErrorCode as SqliteCode, OpenFlags};
 
@@ -19,23 +19,21 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 /// The first 16 bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
-pub fn connect(url: &str) -> Result<Connection, Error> {
-    connect_at(url, SCHEMA_VERSION)
+pub fn connect(url: &str, path: &str) -> Result<Connection, Error> {
+    connect_at(url, path, SCHEMA_VERSION)
 }
 
 /// [`connect`] to a store that must exist already (a command that only reads one).
-pub fn connect_existing(url: &str) -> Result<Connection, Error> {
-    let StoreUrl::Sqlite(path) = parse_store_url(url)?;
-    match std::fs::metadata(&path) {
-        Ok(_) => connect(url),
+pub fn connect_existing(url: &str, path: &str) -> Result<Connection, Error> {
+    match std::fs::metadata(path) {
+        Ok(_) => connect(url, path),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(store_error(StoreProblem::Missing, url, "")),
         Err(e) => Err(store_error(StoreProblem::Io, url, &e.to_string())),
     }
 }
 
-pub fn connect_at(url: &str, version: i64) -> Result<Connection, Error> {
-    let StoreUrl::Sqlite(path) = parse_store_url(url)?;
-    let path = Path::new(&path);
+pub fn connect_at(url: &str, path: &str, version: i64) -> Result<Connection, Error> {
+    let path = Path::new(path);
     prepare_file(url, path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_error(url, &e))?;

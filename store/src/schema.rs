@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 /// The schema version this release writes. An older store is upgraded to it on open; a
 /// newer one is refused.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The name of the one-row table that holds the schema version.
 pub const VERSION_TABLE: &str = "earlyexit_store";
@@ -53,12 +53,16 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
      UPDATE artifacts SET kind = json_extract(body, '$.kind'),
                           expires_at = json_extract(body, '$.expiresAt'),
                           promoted = json_extract(body, '$.promotion') IS NOT NULL;",
+    // Version 3: the run's kind (`loop`, the replay form of loops; `pyramid`, a recorded
+    // pyramid run as `replay pyramids` and `calibrate pyramids` read it).
+    "ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'loop';
+     CREATE INDEX runs_by_kind ON runs (kind, seq);",
 ];
 
 /// The tables of the current schema and their columns, as `PRAGMA table_info` lists them.
-const TABLES: [(&str, &[&str]); 5] = [
+pub(crate) const TABLES: [(&str, &[&str]); 5] = [
     (VERSION_TABLE, &["version"]),
-    ("runs", &["seq", "run_id", "run_label", "recorded_ms", "body", "dataset"]),
+    ("runs", &["seq", "run_id", "run_label", "recorded_ms", "body", "dataset", "kind"]),
     ("receipts", &["log", "line", "body"]),
     ("artifacts", &["name", "body", "sha256", "updated_ms", "kind", "expires_at", "promoted"]),
     ("models", &["name", "body", "updated_ms"]),

@@ -1,16 +1,83 @@
-//! The store's contract on SQLite: runs (idempotent by id, filters, streaming), receipt
-//! chains through the core, artifacts, models merged as a set union, the schema's versions,
-//! the URL and file checks, and hostile input refused before anything is written.
+//! The store's contract, one suite for both backends: runs (idempotent by id, filters,
+//! streaming), receipt chains through the core, artifacts, models merged as a set union, the
+//! schema's versions, the URL checks, and hostile input refused before anything is written.
+//! Each case runs on SQLite (`sqlite::`) and on PostgreSQL (`postgres::`, when
+//! `EARLYEXIT_TEST_POSTGRES` names a server and the tests are built with `--features
+//! postgres`; otherwise each says it skipped). The file's own checks are SQLite's only.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod support;
 
 use earlyexit::{ErrorCode, Value};
 use earlyexit_store::{Added, RunFilter, RunMeta, Store, SCHEMA_VERSION};
-use support::{learned_from, model_of, receipt, run, url};
+use support::{learned_from, model_of, receipt, run, url, Fixture};
 
-fn store(dir: &tempfile::TempDir) -> Store {
-    Store::open(&url(dir.path(), "store.db")).unwrap()
+fn store(fx: &Fixture) -> Store {
+    Store::open(&fx.fresh("store")).unwrap()
+}
+
+/// Each case as two tests: `sqlite::NAME` and `postgres::NAME`.
+macro_rules! both_backends {
+    ($($case:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test] fn $case() { super::$case(&super::Fixture::sqlite()) })*
+        }
+        mod postgres {
+            $(#[test] fn $case() { if let Some(fx) = super::Fixture::postgres() { super::$case(&fx) } })*
+        }
+    };
+}
+
+both_backends!(
+    a_run_added_twice_is_one_run_and_another_run_under_its_id_is_refused,
+    runs_stream_by_label_dataset_time_and_limit,
+    bad_runs_are_refused_before_anything_is_written,
+    hostile_runs_deep_huge_and_repeated_are_typed_errors,
+    receipts_chain_per_log_idempotent_by_run_id,
+    models_merge_as_a_set_union,
+    artifacts_are_read_before_they_are_stored,
+    another_programs_database_is_not_a_store,
+    an_older_store_is_upgraded_in_place_and_a_newer_one_refused,
+    a_run_row_another_program_edited_fails_the_check,
+    a_store_only_read_is_never_created,
+    batches_are_all_or_nothing_and_reads_stream,
+    pyramid_runs_are_kept_apart_from_loop_runs,
+    runs_page_after_a_sequence_number_and_cover_every_run_once,
+);
+
+fn pyramid_runs_are_kept_apart_from_loop_runs(fx: &Fixture) {
+    let mut s = store(fx);
+    let lines: Vec<String> = (0..8).map(support::pyramid_run_line).collect();
+    let meta = RunMeta { run_label: Some("ci".into()), ..Default::default() };
+    for line in &lines {
+        assert_eq!(s.add_pyramid_run(&Value::string(line.as_str()), &meta).unwrap(), Added::Added);
+    }
+    assert_eq!(s.add_pyramid_run(&Value::string(lines[0].as_str()), &meta).unwrap(), Added::AlreadyThere);
+    s.add_run(&run("loop-1", &[50.0]), &meta).unwrap();
+    // The same body as a loop run is not a loop run: refused by the loop reader.
+    assert_eq!(s.add_run(&Value::string(lines[0].as_str()), &meta).unwrap_err().code(), "invalid_replay");
+    let mut pyramids = Vec::new();
+    s.pyramid_runs(&RunFilter { run_label: Some("ci".into()), ..Default::default() }, |r| {
+        pyramids.push(r.body);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(pyramids.len(), 8);
+    let first = Value::parse_json(&lines[0], ErrorCode::InvalidReplay, "run").unwrap();
+    assert_eq!(Value::parse_json(&pyramids[0], ErrorCode::InvalidReplay, "run").unwrap(), first);
+    assert_eq!(all_runs(&s, &RunFilter::default()).len(), 1, "runs() streams loop runs only");
+    let e = s.add_pyramid_run(&run("loop-2", &[1.0]), &meta).unwrap_err();
+    assert_eq!(e.code(), "invalid_replay", "{}", e.message());
+    let report = s.check().unwrap();
+    assert_eq!((report.schema_version, report.runs), (SCHEMA_VERSION, 9));
+    // A batch takes both kinds, all or nothing.
+    let r: Result<(), earlyexit::Error> = s.in_one_transaction(|b| {
+        b.add_run(&run("loop-3", &[1.0]), &RunMeta::default())?;
+        b.add_pyramid_run(&Value::string("{\"id\": 1}"), &RunMeta::default())?;
+        Ok(())
+    });
+    assert!(r.is_err());
+    assert_eq!(s.run_count().unwrap(), 9);
 }
 
 fn all_runs(s: &Store, filter: &RunFilter) -> Vec<earlyexit_store::StoredRun> {
@@ -23,10 +90,8 @@ fn all_runs(s: &Store, filter: &RunFilter) -> Vec<earlyexit_store::StoredRun> {
     out
 }
 
-#[test]
-fn a_run_added_twice_is_one_run_and_another_run_under_its_id_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn a_run_added_twice_is_one_run_and_another_run_under_its_id_is_refused(fx: &Fixture) {
+    let mut s = store(fx);
     let a = run("task-1", &[40.0, 95.0]);
     assert_eq!(s.add_run(&a, &RunMeta::default()).unwrap(), Added::Added);
     assert_eq!(s.add_run(&a, &RunMeta::default()).unwrap(), Added::AlreadyThere);
@@ -42,10 +107,8 @@ fn a_run_added_twice_is_one_run_and_another_run_under_its_id_is_refused() {
     assert_eq!(back, a);
 }
 
-#[test]
-fn runs_stream_by_label_dataset_time_and_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn runs_stream_by_label_dataset_time_and_limit(fx: &Fixture) {
+    let mut s = store(fx);
     for i in 0..10 {
         let meta = RunMeta {
             run_label: Some(if i % 2 == 0 { "main" } else { "pr" }.into()),
@@ -67,10 +130,8 @@ fn runs_stream_by_label_dataset_time_and_limit() {
     assert_eq!((e.code(), e.field()), ("invalid_config", "since"));
 }
 
-#[test]
-fn bad_runs_are_refused_before_anything_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn bad_runs_are_refused_before_anything_is_written(fx: &Fixture) {
+    let mut s = store(fx);
     let bad = Value::parse_json(
         r#"{"id": "x", "iterations": [{"quality_score": 101, "confidence": 0.5, "verification_status": "passed"}]}"#,
         ErrorCode::InvalidReplay,
@@ -96,10 +157,8 @@ fn bad_runs_are_refused_before_anything_is_written() {
     assert_eq!(s.run_count().unwrap(), 0);
 }
 
-#[test]
-fn hostile_runs_deep_huge_and_repeated_are_typed_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn hostile_runs_deep_huge_and_repeated_are_typed_errors(fx: &Fixture) {
+    let mut s = store(fx);
     let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
     let e = s.add_run(&Value::String(deep), &RunMeta::default()).unwrap_err();
     assert_eq!(e.code(), "invalid_replay");
@@ -117,10 +176,8 @@ fn hostile_runs_deep_huge_and_repeated_are_typed_errors() {
     assert_eq!(s.check().unwrap().runs, 2);
 }
 
-#[test]
-fn receipts_chain_per_log_idempotent_by_run_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn receipts_chain_per_log_idempotent_by_run_id(fx: &Fixture) {
+    let mut s = store(fx);
     let a = receipt("run-a");
     assert_eq!(s.append_receipts("main", std::slice::from_ref(&a)).unwrap(), 1);
     assert_eq!(
@@ -154,10 +211,8 @@ fn receipts_chain_per_log_idempotent_by_run_id() {
     assert_eq!((e.code(), e.field()), ("invalid_config", "log"));
 }
 
-#[test]
-fn models_merge_as_a_set_union() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn models_merge_as_a_set_union(fx: &Fixture) {
+    let mut s = store(fx);
     let builds: Vec<(String, u64, bool)> = (0..6).map(|i| (format!("b{i}"), i, i % 3 == 0)).collect();
     for (id, seq, failed) in builds.iter().rev() {
         s.merge_model("ci", &model_of(id, *seq, *failed)).unwrap();
@@ -174,10 +229,8 @@ fn models_merge_as_a_set_union() {
     assert_eq!(s.model("absent").unwrap(), None);
 }
 
-#[test]
-fn artifacts_are_read_before_they_are_stored() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+fn artifacts_are_read_before_they_are_stored(fx: &Fixture) {
+    let mut s = store(fx);
     let mut runs = String::new();
     for i in 0..5 {
         runs.push_str(&run(&format!("t{i}"), &[40.0, 95.0]).to_json());
@@ -206,7 +259,7 @@ fn earlyexit_calibrate_like(runs: &Value, options: &Value) -> Value {
 #[test]
 fn the_file_is_private_and_wal() {
     let dir = tempfile::tempdir().unwrap();
-    let s = store(&dir);
+    let s = Store::open(&url(dir.path(), "store.db")).unwrap();
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(dir.path().join("store.db")).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
@@ -240,7 +293,6 @@ fn bad_urls_and_files_name_the_store() {
     std::fs::write(&not_db, "hello, this is not a database at all").unwrap();
     let cases = [
         ("mysql://h/db".to_string(), "invalid_config", "unknown scheme"),
-        ("postgresql://u@h/db".to_string(), "invalid_config", "not supported in this build"),
         (format!("sqlite:{}", dir.path().display()), "invalid_config", "directory"),
         (format!("sqlite:{}/missing/s.db", dir.path().display()), "invalid_config", "folder"),
         (format!("sqlite:{}", not_db.display()), "invalid_snapshot", "not a SQLite database"),
@@ -265,45 +317,79 @@ fn bad_urls_and_files_name_the_store() {
     }
 }
 
-#[test]
-fn another_programs_database_is_not_a_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("other.db");
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
-    drop(conn);
-    let e = Store::open(&format!("sqlite:{}", path.display())).err().unwrap();
+fn another_programs_database_is_not_a_store(fx: &Fixture) {
+    let u = fx.fresh("other");
+    fx.exec(&u, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+    let e = Store::open(&u).err().unwrap();
     assert_eq!((e.code(), e.field()), ("invalid_snapshot", "store"));
     assert!(e.message().contains("not an earlyexit store"), "{}", e.message());
 }
 
-#[test]
-fn an_older_store_is_upgraded_in_place_and_a_newer_one_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let u = url(dir.path(), "old.db");
+fn an_older_store_is_upgraded_in_place_and_a_newer_one_refused(fx: &Fixture) {
+    let u = fx.fresh("old");
     {
         let old = Store::open_at_version(&u, 1).unwrap();
         assert_eq!(old.schema_version().unwrap(), 1);
-        // A version-1 store has no dataset column: write a run as version 1 did.
-        let conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
-        conn.execute(
-            "INSERT INTO runs (run_id, run_label, recorded_ms, body) VALUES ('r', 'main', 5, ?1)",
-            [run("t", &[50.0]).to_json()],
-        )
-        .unwrap();
     }
+    // A version-1 store has no dataset column: write a run as version 1 did.
+    let body = run("t", &[50.0]).to_json().replace('\'', "''");
+    fx.exec(&u, &format!("INSERT INTO runs (run_id, run_label, recorded_ms, body) VALUES ('r', 'main', 5, '{body}')"));
     let s = Store::open(&u).unwrap();
     assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
     let by_dataset = RunFilter { dataset: Some("d".into()), ..Default::default() };
     assert_eq!(all_runs(&s, &by_dataset).len(), 1, "the upgrade filled the dataset column");
     assert_eq!(s.check().unwrap().runs, 1);
     drop(s);
-    let conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
-    conn.execute("UPDATE earlyexit_store SET version = ?1", [SCHEMA_VERSION + 1]).unwrap();
-    drop(conn);
+    fx.exec(&u, &format!("UPDATE earlyexit_store SET version = {}", SCHEMA_VERSION + 1));
     let e = Store::open(&u).err().unwrap();
     assert_eq!((e.code(), e.field()), ("invalid_snapshot", "store"));
     assert!(e.message().contains("newer release"), "{}", e.message());
+    let e = Store::open_existing(&u).err().unwrap();
+    assert!(e.message().contains("newer release"), "{}", e.message());
+}
+
+fn a_store_only_read_is_never_created(fx: &Fixture) {
+    let u = fx.fresh("absent");
+    let e = Store::open_existing(&u).err().unwrap();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{}", e.message());
+    assert!(e.message().contains("no store"), "{}", e.message());
+    // Still nothing there: open() creates it, and then open_existing() opens it.
+    let e = Store::open_existing(&u).err().unwrap();
+    assert_eq!(e.field(), "store");
+    Store::open(&u).unwrap();
+    assert_eq!(Store::open_existing(&u).unwrap().run_count().unwrap(), 0);
+}
+
+fn batches_are_all_or_nothing_and_reads_stream(fx: &Fixture) {
+    let mut s = store(fx);
+    let added = s
+        .in_one_transaction(|batch| {
+            for i in 0..50 {
+                batch.add_run(&run(&format!("b{i}"), &[10.0]), &RunMeta::default())?;
+            }
+            Ok::<_, earlyexit::Error>(batch.added())
+        })
+        .unwrap();
+    assert_eq!(added, 50);
+    let failed: Result<(), earlyexit::Error> = s.in_one_transaction(|batch| {
+        batch.add_run(&run("c1", &[10.0]), &RunMeta::default())?;
+        Err(earlyexit::host::store::bad_since("x"))
+    });
+    assert!(failed.is_err());
+    assert_eq!(s.run_count().unwrap(), 50, "the failed batch wrote nothing");
+    // The store takes writes after a rolled-back batch, and a stream stops when told to.
+    s.add_run(&run("c2", &[10.0]), &RunMeta::default()).unwrap();
+    let mut seen = 0;
+    let stopped = s.runs(&RunFilter::default(), |_| {
+        seen += 1;
+        if seen == 3 {
+            return Err(earlyexit::host::store::bad_since("stop"));
+        }
+        Ok(())
+    });
+    assert_eq!((stopped.unwrap_err().field(), seen), ("since", 3));
+    assert_eq!(s.run_count().unwrap(), 51);
+    assert_eq!(s.check().unwrap().runs, 51);
 }
 
 #[test]
@@ -334,21 +420,17 @@ fn a_corrupted_store_is_refused_and_left_as_it_is() {
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "never repaired");
 }
 
-#[test]
-fn a_run_row_another_program_edited_fails_the_check() {
-    let dir = tempfile::tempdir().unwrap();
-    let u = url(dir.path(), "e.db");
+fn a_run_row_another_program_edited_fails_the_check(fx: &Fixture) {
+    let u = fx.fresh("edited");
     let mut s = Store::open(&u).unwrap();
     s.add_run(&run("t", &[10.0]), &RunMeta::default()).unwrap();
     s.append_receipts("main", &[receipt("a"), receipt("b")]).unwrap();
     assert_eq!(s.check().unwrap().receipts, 2);
-    let conn = rusqlite::Connection::open(dir.path().join("e.db")).unwrap();
     // Reordered lines: the chain breaks where the order changed.
-    conn.execute("UPDATE receipts SET line = line + 10 WHERE line = 1", []).unwrap();
+    fx.exec(&u, "UPDATE receipts SET line = line + 10 WHERE line = 1");
     let e = s.check().unwrap_err();
     assert!(e.message().contains("receipt log 'main'"), "{}", e.message());
-    conn.execute("DELETE FROM receipts", []).unwrap();
-    conn.execute("UPDATE runs SET body = '{\"id\": 1}'", []).unwrap();
+    fx.exec(&u, "DELETE FROM receipts; UPDATE runs SET body = '{\"id\": 1}'");
     let e = s.check().unwrap_err();
     assert!(e.message().contains("corrupted") && e.message().contains("run '"), "{}", e.message());
 }
@@ -380,10 +462,78 @@ fn a_truncated_store_and_a_bare_header_are_refused_naming_the_store() {
     assert_eq!(std::fs::read(&header).unwrap(), b"SQLite format 3\0");
 }
 
+/// A build without the `postgres` feature (the bindings') refuses a PostgreSQL URL, naming
+/// the command; malformed ones are the URL's errors in every build; a password is never shown.
 #[test]
-fn runs_page_after_a_sequence_number_and_cover_every_run_once() {
+fn postgres_urls_without_the_feature_or_malformed_are_typed_errors() {
+    #[cfg(not(feature = "postgres"))]
+    for u in ["postgresql://ci:hunter2@db/earlyexit", "postgres://db/earlyexit", "postgresql://u@/db?host=/tmp"] {
+        let e = Store::open(u).err().unwrap();
+        assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{u}");
+        assert!(e.message().contains("use the earlyexit command or its MCP server"), "{}", e.message());
+        assert!(!e.message().contains("hunter2"), "{}", e.message());
+    }
+    for u in [
+        "postgresql://",
+        "postgresql://ci:hunter2@/db",
+        "postgresql://ci:hunter2@h:0/db",
+        "postgresql://ci:hunter2@h/db?sslmode=require",
+        "postgresql://ci:hunter2@h/db?sslmode=verify-full",
+        "postgresql://a,b/db",
+        "postgresql://h/db?connect_timeout=-1",
+        "postgresql://h/db?bogus=1",
+    ] {
+        let e = Store::open(u).err().unwrap_or_else(|| panic!("{u} opened"));
+        assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{u}: {}", e.message());
+        assert!(!e.message().contains("hunter2"), "{}", e.message());
+    }
+}
+
+/// An unreachable server, one that accepts and never answers, a wrong password and a
+/// missing database: each a typed error naming `store`, within the connect timeout.
+#[cfg(feature = "postgres")]
+#[test]
+fn unreachable_servers_and_refused_logins_are_typed_errors_never_hangs() {
+    // A port nobody listens on (bound, then closed), and a listener that never answers.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
     let dir = tempfile::tempdir().unwrap();
-    let mut s = store(&dir);
+    for u in [
+        format!("postgresql://ci:hunter2@127.0.0.1:{closed}/db?connect_timeout=2"),
+        format!("postgresql://ci:hunter2@127.0.0.1:{silent_port}/db?connect_timeout=1"),
+        format!("postgresql://ci:hunter2@/db?host={}&connect_timeout=1", dir.path().display()),
+    ] {
+        let e = Store::open(&u).err().unwrap_or_else(|| panic!("{u} opened"));
+        assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{u}: {}", e.message());
+        assert!(e.message().contains("cannot be reached"), "{}", e.message());
+        assert!(!e.message().contains("hunter2"), "{}", e.message());
+    }
+    drop(silent);
+    let Some(fx) = Fixture::postgres() else { return };
+    let support::Fixture::Postgres { base, .. } = &fx else { unreachable!() };
+    let missing = support::with_dbname(base, "earlyexit_no_such_database");
+    let e = Store::open(&missing).err().unwrap();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{}", e.message());
+    assert!(e.message().contains("does not exist"), "{}", e.message());
+    // A role that does not exist (the test server trusts every role it has).
+    let stranger = fx.fresh("stranger").replacen("postgresql://postgres@", "postgresql://nobody_here:hunter2@", 1);
+    let e = Store::open(&stranger).err().unwrap();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{}", e.message());
+    assert!(!e.message().contains("hunter2"), "{}", e.message());
+    // A wrong password: the role `earlyexit_pw` logs in with a password (the server of
+    // make test-integrations asks it for one: scripts/postgres-test-server.sh).
+    let u = fx.fresh("login");
+    fx.exec(&u, "DO $$ BEGIN CREATE ROLE earlyexit_pw LOGIN PASSWORD 'right'; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    let wrong = u.replacen("postgresql://postgres@", "postgresql://earlyexit_pw:hunter2@", 1);
+    let e = Store::open(&wrong).err().expect("a wrong password is refused");
+    assert_eq!((e.code(), e.field()), ("invalid_config", "store"), "{}", e.message());
+    assert!(e.message().contains("password authentication failed"), "{}", e.message());
+    assert!(!e.message().contains("hunter2") && e.message().contains(":***@"), "{}", e.message());
+}
+
+fn runs_page_after_a_sequence_number_and_cover_every_run_once(fx: &Fixture) {
+    let mut s = store(fx);
     for i in 0..7 {
         let label = if i % 2 == 0 { "even" } else { "odd" };
         let meta = RunMeta { run_label: Some(label.into()), ..Default::default() };

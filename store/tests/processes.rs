@@ -3,7 +3,9 @@
 //! SIGKILL mid-transaction (the store opens and checks; each run whole or absent).
 //!
 //! The children are this test binary run again with `STORE_CHILD` set: each test function
-//! is a child's body when that variable names it.
+//! is a child's body when that variable names it. Each runs on SQLite, and as `postgres_*`
+//! on the PostgreSQL server `EARLYEXIT_TEST_POSTGRES` names (built with `--features
+//! postgres`; otherwise they say they skipped).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod support;
@@ -12,7 +14,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 
 use earlyexit_store::{RunFilter, RunMeta, Store};
-use support::{learned_from, model_of, run, url};
+use support::{learned_from, model_of, run, Fixture};
 
 const PROCESSES: usize = 20;
 const RUNS_EACH: usize = 50;
@@ -62,7 +64,25 @@ fn is_child() -> bool {
 
 #[test]
 fn twenty_processes_add_a_thousand_runs_none_lost_none_doubled() {
-    if let Some((u, index)) = as_child("twenty_processes_add_a_thousand_runs_none_lost_none_doubled") {
+    add_a_thousand("twenty_processes_add_a_thousand_runs_none_lost_none_doubled", Some(Fixture::sqlite()));
+}
+
+#[test]
+fn postgres_twenty_processes_add_a_thousand_runs() {
+    add_a_thousand("postgres_twenty_processes_add_a_thousand_runs", postgres_fixture());
+}
+
+/// The PostgreSQL fixture in the parent; in a child, none is needed (it has its URL).
+fn postgres_fixture() -> Option<Fixture> {
+    if is_child() {
+        None
+    } else {
+        Fixture::postgres()
+    }
+}
+
+fn add_a_thousand(test: &str, fx: Option<Fixture>) {
+    if let Some((u, index)) = as_child(test) {
         let mut s = Store::open(&u).unwrap();
         for j in 0..RUNS_EACH {
             let meta = RunMeta {
@@ -74,14 +94,10 @@ fn twenty_processes_add_a_thousand_runs_none_lost_none_doubled() {
         }
         return;
     }
-    if is_child() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
+    let (false, Some(fx)) = (is_child(), fx) else { return };
     // Nobody creates the store first: the children race to create it too.
-    let u = url(dir.path(), "runs.db");
-    let children: Vec<Child> =
-        (0..PROCESSES).map(|i| child("twenty_processes_add_a_thousand_runs_none_lost_none_doubled", &u, i)).collect();
+    let u = fx.fresh("runs");
+    let children: Vec<Child> = (0..PROCESSES).map(|i| child(test, &u, i)).collect();
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
@@ -112,21 +128,26 @@ fn builds_of(index: usize) -> Vec<(String, u64, bool)> {
 
 #[test]
 fn twenty_processes_merging_models_end_with_all_their_builds() {
-    if let Some((u, index)) = as_child("twenty_processes_merging_models_end_with_all_their_builds") {
+    merge_twenty("twenty_processes_merging_models_end_with_all_their_builds", Some(Fixture::sqlite()));
+}
+
+#[test]
+fn postgres_twenty_processes_merging_models_end_with_all_their_builds() {
+    merge_twenty("postgres_twenty_processes_merging_models_end_with_all_their_builds", postgres_fixture());
+}
+
+fn merge_twenty(test: &str, fx: Option<Fixture>) {
+    if let Some((u, index)) = as_child(test) {
         let mut s = Store::open(&u).unwrap();
         for (id, seq, failed) in builds_of(index) {
             s.merge_model("ci", &model_of(&id, seq, failed)).unwrap();
         }
         return;
     }
-    if is_child() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let u = url(dir.path(), "models.db");
+    let (false, Some(fx)) = (is_child(), fx) else { return };
+    let u = fx.fresh("models");
     Store::open(&u).unwrap();
-    let children: Vec<Child> =
-        (0..PROCESSES).map(|i| child("twenty_processes_merging_models_end_with_all_their_builds", &u, i)).collect();
+    let children: Vec<Child> = (0..PROCESSES).map(|i| child(test, &u, i)).collect();
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
@@ -138,7 +159,26 @@ fn twenty_processes_merging_models_end_with_all_their_builds() {
 /// The child holds a write transaction with a run inserted, says so, and waits to be killed.
 #[test]
 fn a_writer_killed_mid_transaction_leaves_no_trace() {
-    if let Some((u, _)) = as_child("a_writer_killed_mid_transaction_leaves_no_trace") {
+    killed_mid_transaction("a_writer_killed_mid_transaction_leaves_no_trace", Some(Fixture::sqlite()));
+}
+
+#[test]
+fn postgres_a_writer_killed_mid_transaction_leaves_no_trace() {
+    killed_mid_transaction("postgres_a_writer_killed_mid_transaction_leaves_no_trace", postgres_fixture());
+}
+
+fn killed_mid_transaction(test: &str, fx: Option<Fixture>) {
+    #[cfg(feature = "postgres")]
+    if let Some((u, _)) = as_child(test).filter(|(u, _)| u.starts_with("postgresql://")) {
+        let mut client = support::pg_client(&u);
+        let mut tx = client.transaction().unwrap();
+        let body = run("half", &[1.0; 20_000]).to_json();
+        tx.execute("INSERT INTO runs (run_id, recorded_ms, body) VALUES ('half', 0, $1)", &[&body]).unwrap();
+        say("inside");
+        std::thread::sleep(std::time::Duration::from_secs(600));
+        return;
+    }
+    if let Some((u, _)) = as_child(test) {
         let path = u.strip_prefix("sqlite:").unwrap();
         let mut conn = rusqlite::Connection::open(path).unwrap();
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;").unwrap();
@@ -152,15 +192,12 @@ fn a_writer_killed_mid_transaction_leaves_no_trace() {
         std::thread::sleep(std::time::Duration::from_secs(600));
         return;
     }
-    if is_child() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let u = url(dir.path(), "killed.db");
+    let (false, Some(fx)) = (is_child(), fx) else { return };
+    let u = fx.fresh("killed");
     let mut s = Store::open(&u).unwrap();
     s.add_run(&run("before", &[5.0]), &RunMeta::default()).unwrap();
     drop(s);
-    let mut c = child("a_writer_killed_mid_transaction_leaves_no_trace", &u, 0);
+    let mut c = child(test, &u, 0);
     let said = heard(&mut BufReader::new(c.stdout.take().unwrap()));
     assert_eq!(said.as_deref(), Some("inside"));
     c.kill().unwrap(); // SIGKILL
@@ -177,7 +214,16 @@ fn a_writer_killed_mid_transaction_leaves_no_trace() {
 /// some point of its work, most likely inside a transaction.
 #[test]
 fn a_writer_killed_while_adding_leaves_every_run_whole_or_absent() {
-    if let Some((u, _)) = as_child("a_writer_killed_while_adding_leaves_every_run_whole_or_absent") {
+    killed_while_adding("a_writer_killed_while_adding_leaves_every_run_whole_or_absent", Some(Fixture::sqlite()));
+}
+
+#[test]
+fn postgres_a_writer_killed_while_adding_leaves_every_run_whole_or_absent() {
+    killed_while_adding("postgres_a_writer_killed_while_adding_leaves_every_run_whole_or_absent", postgres_fixture());
+}
+
+fn killed_while_adding(test: &str, fx: Option<Fixture>) {
+    if let Some((u, _)) = as_child(test) {
         let mut s = Store::open(&u).unwrap();
         for j in 0.. {
             s.add_run(&run(&format!("big-{j}"), &[50.0; 5_000]), &RunMeta::default()).unwrap();
@@ -185,13 +231,10 @@ fn a_writer_killed_while_adding_leaves_every_run_whole_or_absent() {
         }
         return;
     }
-    if is_child() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let u = url(dir.path(), "adding.db");
+    let (false, Some(fx)) = (is_child(), fx) else { return };
+    let u = fx.fresh("adding");
     Store::open(&u).unwrap();
-    let mut c = child("a_writer_killed_while_adding_leaves_every_run_whole_or_absent", &u, 0);
+    let mut c = child(test, &u, 0);
     let mut reader = BufReader::new(c.stdout.take().unwrap());
     let mut committed = 0u64;
     while committed < 5 {

@@ -116,8 +116,11 @@ impl Server {
     pub(super) fn calibrate(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let options = options_of(args, &["policy", "config", "model", "risk", "delta", "grid", "warmup"]);
         let model_out = args.string("model_out")?;
-        // runs or paths, one of them, and model_out with paths (the tool's rules).
+        // runs, paths or store, one of them, and model_out with paths (the tool's rules).
         let paths = args.strings("paths")?;
+        if let Some(runs) = stateless::store_pyramid_runs(args, call)? {
+            return Ok(core_api::calibrate_value(&runs, &options)?);
+        }
         if let Some(runs) = args.get("runs") {
             return Ok(core_api::calibrate_value(runs, &options)?);
         }

@@ -110,11 +110,16 @@ pub(super) fn policy_update(args: &Args) -> Result<Value, Failure> {
 }
 
 /// The store argument's store, opened: a `sqlite:` URL whose file exists inside the server's
-/// roots (symbolic links followed); any other URL is the core's store error.
+/// roots (symbolic links followed), or a `postgresql://` URL of a store that exists (a
+/// database, not a file: the roots do not apply); any other URL is the core's store error.
 pub(super) fn store_of(args: &Args, call: &Call) -> Result<Option<earlyexit_store::Store>, Failure> {
     let Some(url) = args.string("store")? else { return Ok(None) };
-    let core_api::store_rules::StoreUrl::Sqlite(path) =
-        core_api::store_rules::parse_store_url(&url).map_err(Failure::core)?;
+    let path = match core_api::store_rules::parse_store_url(&url).map_err(Failure::core)? {
+        core_api::store_rules::StoreUrl::Sqlite(path) => path,
+        core_api::store_rules::StoreUrl::Postgres(_) => {
+            return earlyexit_store::Store::open_existing(&url).map(Some).map_err(Failure::core)
+        }
+    };
     let resolved = match call.roots.read("store", &path) {
         Ok(resolved) => resolved,
         // Inside the roots but not there: the store's own error (never created here).
@@ -128,6 +133,16 @@ pub(super) fn store_of(args: &Args, call: &Call) -> Result<Option<earlyexit_stor
         Err(other) => return Err(other),
     };
     earlyexit_store::Store::open_existing(&format!("sqlite:{resolved}")).map(Some).map_err(Failure::core)
+}
+
+/// `calibrate_pyramids`'s pyramid runs from its store argument (those of `run_label` and
+/// `since`), as JSONL text; `None` without a store (runs, paths or store: one of them, and
+/// run_label and since with store, the tool's rules).
+pub(super) fn store_pyramid_runs(args: &Args, call: &Call) -> Result<Option<Value>, Failure> {
+    let (run_label, since) = (args.string("run_label")?, args.string("since")?);
+    let Some(store) = store_of(args, call)? else { return Ok(None) };
+    let filter = crate::store_open::filter(&run_label, &None, &since, None)?;
+    Ok(Some(Value::string(crate::store_open::pyramid_runs_text(&store, &filter)?.as_str())))
 }
 
 /// `calibrate_loops`'s runs from its store argument (those of `run_label` and `since`), as

@@ -193,7 +193,7 @@ fn store() -> Arg {
     arg(
         "store",
         Kind::String,
-        "a run store, sqlite:PATH, its file inside the server's roots (instead of runs, paths or text)",
+        "a run store, sqlite:PATH (its file inside the server's roots) or postgresql://... (instead of runs, paths or text)",
     )
 }
 
@@ -592,8 +592,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
         ToolRow {
             name: "calibrate_pyramids",
             title: "Calibrate a pyramid policy",
-            description: "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test); model_out \
-                (with paths) writes the calibrated model.",
+            description: "Calibrate the risk budget of the pyramid policy on recorded runs (Learn-then-Test): runs, \
+                paths, or the pyramid runs of a store; model_out (with paths) writes the calibrated model.",
             effect: Effect::Writes { destructive: true, idempotent: true },
             args: vec![
                 runs(),
@@ -606,8 +606,16 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("grid", Kind::Schema(|| json!({"type": "array", "items": {"type": "number"}})), "the risk budgets to try"),
                 arg("warmup", Kind::Number(None), "the share of runs that only teach the model, 0 <= warmup < 1"),
                 arg("model_out", Kind::File, "the file the calibrated model is written to"),
+                store(),
+                arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
+                arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
             ],
-            rules: &[RUNS_OR_PATHS, Rule::Needs("model_out", "paths")],
+            rules: &[
+                Rule::OneOf(&["runs", "paths", "store"]),
+                Rule::Needs("model_out", "paths"),
+                Rule::Needs("run_label", "store"),
+                Rule::Needs("since", "store"),
+            ],
             output: || {
                 json!({"type": "object", "properties": {"riskBudget": {"type": "number"}, "config": {"type": "object"},
                     "steps": {"type": "array"}, "model": {"type": "object"}}, "required": ["riskBudget", "config", "steps", "model"]})

@@ -141,3 +141,15 @@ pub fn finished_shadow_run(dir: &Path, id: &str, unit_rate: &str) -> PathBuf {
     }
     state
 }
+
+/// The PostgreSQL store of `make test-integrations` (`EARLYEXIT_TEST_POSTGRES`), and a tag
+/// unique to this test (labels, logs and models named with it, so tests sharing the
+/// database see only their own); `None`, saying so, without a server.
+pub fn postgres_store(test: &str) -> Option<(String, String)> {
+    let Some(url) = std::env::var("EARLYEXIT_TEST_POSTGRES").ok().filter(|v| !v.is_empty()) else {
+        eprintln!("skipped: no PostgreSQL server (EARLYEXIT_TEST_POSTGRES unset; make test-integrations starts one)");
+        return None;
+    };
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    Some((url, format!("{test}-{}-{nanos}", std::process::id())))
+}

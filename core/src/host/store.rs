@@ -20,11 +20,61 @@ pub const STORE_ENV: &str = "EARLYEXIT_STORE";
 pub enum StoreUrl {
     /// `sqlite:PATH` (or `sqlite:///ABSOLUTE`): a SQLite file on this machine.
     Sqlite(String),
+    /// `postgresql://` (or `postgres://`): a database on a PostgreSQL server, which the
+    /// command and its MCP server open (the bindings' builds refuse it).
+    Postgres(PostgresUrl),
 }
 
-/// Reads a store URL: `sqlite:PATH` (`sqlite:///abs/path` too). `postgresql://` and
-/// `postgres://` are refused (this build has no PostgreSQL backend), and so is any other
-/// scheme, an empty path and a `sqlite://HOST/...` URL (SQLite has no host).
+/// Where a PostgreSQL store is, read from a `postgresql://USER:PASSWORD@HOST:PORT/DBNAME?...`
+/// URL. Its `Debug` form never shows the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PostgresUrl {
+    /// The role to connect as (absent: the server's default, the OS user's name).
+    pub user: Option<String>,
+    /// The password, if the URL holds one (never in an error message).
+    pub password: Option<String>,
+    /// A host name or address, or a folder holding the server's Unix socket (an absolute
+    /// path: `?host=/run/postgresql`).
+    pub host: String,
+    /// The port (absent: 5432); with a socket folder, the socket's number.
+    pub port: Option<u16>,
+    /// The database (absent: the user's name, as PostgreSQL does).
+    pub dbname: Option<String>,
+    /// How long to wait for the server to answer a connection, in seconds (`connect_timeout`,
+    /// default [`DEFAULT_CONNECT_TIMEOUT_S`]).
+    pub connect_timeout_s: u64,
+    /// `application_name`, shown in the server's activity view.
+    pub application_name: Option<String>,
+}
+
+impl core::fmt::Debug for PostgresUrl {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PostgresUrl")
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("dbname", &self.dbname)
+            .field("connect_timeout_s", &self.connect_timeout_s)
+            .field("application_name", &self.application_name)
+            .finish()
+    }
+}
+
+/// How long opening a PostgreSQL store waits for the server when the URL does not say
+/// (`connect_timeout`): an unreachable server is an error after this, never a hang.
+pub const DEFAULT_CONNECT_TIMEOUT_S: u64 = 10;
+
+/// The longest `connect_timeout` a URL may ask for, in seconds.
+pub const MAX_CONNECT_TIMEOUT_S: u64 = 600;
+
+/// Reads a store URL: `sqlite:PATH` (`sqlite:///abs/path` too), or
+/// `postgresql://[USER[:PASSWORD]@]HOST[:PORT][/DBNAME][?PARAM=VALUE&...]` (`postgres://`
+/// too; for a Unix socket, `postgresql://USER@/DBNAME?host=/SOCKET/FOLDER`). Refused, each by
+/// an `invalid_config` error naming `store` (a password never shown): any other scheme, an
+/// empty path, a `sqlite://HOST/...` URL (SQLite has no host), a PostgreSQL URL without a
+/// host, with several, with a bad port, percent-escape or parameter, and one asking for TLS
+/// (`sslmode=require`, `verify-ca`, `verify-full`: this build connects without TLS).
 pub fn parse_store_url(url: &str) -> Result<StoreUrl, Error> {
     if let Some(rest) = url.strip_prefix("sqlite:") {
         let path = match rest.strip_prefix("//") {
@@ -45,17 +95,229 @@ pub fn parse_store_url(url: &str) -> Result<StoreUrl, Error> {
         }
         return Ok(StoreUrl::Sqlite(path.to_string()));
     }
-    if url.starts_with("postgresql://") || url.starts_with("postgres://") {
-        return Err(store_url_error(
-            url,
-            "PostgreSQL stores are not supported in this build of earlyexit: use a sqlite:PATH store",
+    if let Some(rest) = url.strip_prefix("postgresql://").or_else(|| url.strip_prefix("postgres://")) {
+        return parse_postgres(url, rest).map(StoreUrl::Postgres);
+    }
+    Err(store_url_error(url, "unknown scheme: a store URL is sqlite:PATH or postgresql://HOST/DBNAME"))
+}
+
+/// The longest PostgreSQL store URL read, in bytes.
+pub const MAX_POSTGRES_URL_BYTES: usize = 4096;
+
+fn parse_postgres(url: &str, rest: &str) -> Result<PostgresUrl, Error> {
+    if url.len() > MAX_POSTGRES_URL_BYTES {
+        let head: String = url.chars().take(40).collect();
+        return Err(store_url_error(&head, "the PostgreSQL URL is longer than 4096 bytes"));
+    }
+    let bad = |why: &str| store_url_error(url, why);
+    if rest.contains('#') {
+        return Err(bad("a PostgreSQL URL has no fragment ('#')"));
+    }
+    let (main, query) = match rest.split_once('?') {
+        Some((m, q)) => (m, Some(q)),
+        None => (rest, None),
+    };
+    let (authority, path) = match main.split_once('/') {
+        Some((a, p)) => (a, p),
+        None => (main, ""),
+    };
+    let (userinfo, hostport) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    let mut out = PostgresUrl {
+        user: None,
+        password: None,
+        host: String::new(),
+        port: None,
+        dbname: None,
+        connect_timeout_s: DEFAULT_CONNECT_TIMEOUT_S,
+        application_name: None,
+    };
+    if let Some(info) = userinfo {
+        let (user, password) = match info.split_once(':') {
+            Some((u, p)) => (u, Some(p)),
+            None => (info, None),
+        };
+        if !user.is_empty() {
+            out.user = Some(decode(user).ok_or_else(|| bad("the user name holds a bad percent-escape"))?);
+        }
+        if let Some(p) = password {
+            out.password = Some(decode(p).ok_or_else(|| bad("the password holds a bad percent-escape"))?);
+        }
+    }
+    if hostport.contains(',') {
+        return Err(bad("a store URL names one PostgreSQL host, not several"));
+    }
+    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+        let Some((addr, after)) = v6.split_once(']') else {
+            return Err(bad("an IPv6 host lacks its closing ']'"));
+        };
+        match after.strip_prefix(':') {
+            Some(p) => (addr, Some(p)),
+            None if after.is_empty() => (addr, None),
+            None => return Err(bad("characters after the IPv6 host ']'")),
+        }
+    } else {
+        match hostport.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        }
+    };
+    out.host = decode(host).ok_or_else(|| bad("the host holds a bad percent-escape"))?;
+    if let Some(p) = port {
+        out.port = Some(parse_port(p).ok_or_else(|| bad("the port must be a number from 1 to 65535"))?);
+    }
+    if !path.is_empty() {
+        let name = decode(path).ok_or_else(|| bad("the database name holds a bad percent-escape"))?;
+        if name.contains('/') {
+            return Err(bad("the database name holds a '/'"));
+        }
+        out.dbname = Some(name);
+    }
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = decode(value).ok_or_else(|| bad("a parameter holds a bad percent-escape"))?;
+        match key {
+            "host" => {
+                if !out.host.is_empty() {
+                    return Err(bad("the host is given twice (before the path and as ?host=)"));
+                }
+                if value.contains(',') {
+                    return Err(bad("a store URL names one PostgreSQL host, not several"));
+                }
+                out.host = value;
+            }
+            "port" => {
+                if out.port.is_some() {
+                    return Err(bad("the port is given twice"));
+                }
+                out.port = Some(parse_port(&value).ok_or_else(|| bad("the port must be a number from 1 to 65535"))?);
+            }
+            "user" if out.user.is_none() => out.user = Some(value),
+            "password" if out.password.is_none() => out.password = Some(value),
+            "dbname" if out.dbname.is_none() => out.dbname = Some(value),
+            "user" | "password" | "dbname" => return Err(bad(&concat(&["the ", key, " is given twice"]))),
+            "sslmode" => match value.as_str() {
+                "disable" | "allow" | "prefer" => {}
+                "require" | "verify-ca" | "verify-full" => {
+                    return Err(bad(
+                        "this build of earlyexit connects to PostgreSQL without TLS: sslmode=require, verify-ca and verify-full are refused (connect over a Unix socket, a private network or a tunnel, with sslmode=disable or none)",
+                    ))
+                }
+                _ => return Err(bad("sslmode must be disable, allow or prefer (this build has no TLS)")),
+            },
+            "connect_timeout" => {
+                out.connect_timeout_s = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|s| (1..=MAX_CONNECT_TIMEOUT_S).contains(s))
+                    .ok_or_else(|| bad("connect_timeout must be a whole number of seconds from 1 to 600"))?;
+            }
+            "application_name" => out.application_name = Some(value),
+            _ => {
+                return Err(bad(&concat(&[
+                    "unknown parameter '",
+                    key,
+                    "' (known: host, port, user, password, dbname, sslmode, connect_timeout, application_name)",
+                ])))
+            }
+        }
+    }
+    // A host name is at most 255 bytes (DNS); a socket folder leaves room for the socket's
+    // name within the 108 bytes of a Unix socket path.
+    if out.host.len() > if out.host.starts_with('/') { 90 } else { 255 } {
+        return Err(bad("the host is too long (a host name: 255 bytes; a socket folder: 90)"));
+    }
+    if out.host.is_empty() {
+        return Err(bad(
+            "the PostgreSQL URL names no host: postgresql://HOST/DBNAME, or for a Unix socket postgresql://USER@/DBNAME?host=/SOCKET/FOLDER",
         ));
     }
-    Err(store_url_error(url, "unknown scheme: a store URL is sqlite:PATH"))
+    let texts =
+        [Some(&out.host), out.user.as_ref(), out.password.as_ref(), out.dbname.as_ref(), out.application_name.as_ref()];
+    if texts.iter().flatten().any(|t| t.chars().any(|c| c == '\0')) {
+        return Err(bad("the URL holds a NUL character"));
+    }
+    if out.dbname.as_deref() == Some("") || out.user.as_deref() == Some("") {
+        return Err(bad("the user or database name is empty"));
+    }
+    Ok(out)
+}
+
+fn parse_port(text: &str) -> Option<u16> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<u16>().ok().filter(|p| *p != 0)
+}
+
+/// Percent-decoding (`%2F`), UTF-8 required; `None` on a bad escape.
+fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A store URL as errors and reports show it: a PostgreSQL URL's password (before the host,
+/// or as `password=`) replaced by `***`; any other URL as it is. Works on malformed URLs too.
+pub fn display_store_url(url: &str) -> String {
+    let Some(scheme_end) = ["postgresql://", "postgres://"].iter().find(|s| url.starts_with(**s)).map(|s| s.len())
+    else {
+        return url.to_string();
+    };
+    let (head, rest) = url.split_at(scheme_end);
+    let (main, query) = match rest.split_once('?') {
+        Some((m, q)) => (m, Some(q)),
+        None => (rest, None),
+    };
+    let authority_end = main.find('/').unwrap_or(main.len());
+    let (authority, path) = main.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((info, host)) => match info.split_once(':') {
+            Some((user, _)) => concat(&[user, ":***@", host]),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    let mut out = concat(&[head, &authority, path]);
+    if let Some(q) = query {
+        out.push('?');
+        let pairs: Vec<String> = q
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if key == "password" => concat(&[key, "=***"]),
+                _ => pair.to_string(),
+            })
+            .collect();
+        out.push_str(&pairs.join("&"));
+    }
+    out
+}
+
+/// A `postgresql://` store opened by a build without PostgreSQL (a binding's): the command
+/// and its MCP server open those.
+pub fn postgres_not_in_this_build(url: &str) -> Error {
+    store_url_error(
+        url,
+        "PostgreSQL stores are opened by the earlyexit command only: use the earlyexit command or its MCP server, or a sqlite:PATH store here",
+    )
 }
 
 fn store_url_error(url: &str, why: &str) -> Error {
-    Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, STORE_FIELD, concat(&["store ('", url, "'): ", why]))
+    let shown = display_store_url(url);
+    Error::new(ErrorCode::InvalidConfig, ErrorKind::Range, STORE_FIELD, concat(&["store ('", &shown, "'): ", why]))
 }
 
 /// What is wrong with a store that its URL reached ([`store_error`]).
@@ -79,6 +341,9 @@ pub enum StoreProblem {
     Corrupted,
     /// The file cannot be opened, read or written (permissions, disk full, locked too long).
     Io,
+    /// The PostgreSQL server cannot be reached in time, or refuses the connection (a wrong
+    /// password, a database that does not exist, no such role).
+    Connect,
 }
 
 /// The error for `problem` at store `url`; `detail` adds what was found (SQLite's message,
@@ -99,11 +364,16 @@ pub fn store_error(problem: StoreProblem, url: &str, detail: &str) -> Error {
             "the store is corrupted (it is refused, never repaired: restore it from a copy or an export)",
         ),
         StoreProblem::Io => (ErrorCode::InvalidConfig, "the store cannot be read or written"),
+        StoreProblem::Connect => (
+            ErrorCode::InvalidConfig,
+            "the PostgreSQL server cannot be reached or refuses the connection (check the host, the port, the user, the password and that the database exists)",
+        ),
     };
+    let url = display_store_url(url);
     let message = if detail.is_empty() {
-        concat(&["store ('", url, "'): ", why])
+        concat(&["store ('", &url, "'): ", why])
     } else {
-        concat(&["store ('", url, "'): ", why, " (", detail, ")"])
+        concat(&["store ('", &url, "'): ", why, " (", detail, ")"])
     };
     Error::new(code, ErrorKind::Range, STORE_FIELD, message)
 }
@@ -233,11 +503,85 @@ mod tests {
     fn sqlite_urls_name_a_file() {
         assert_eq!(parse_store_url("sqlite:runs.db"), Ok(StoreUrl::Sqlite("runs.db".into())));
         assert_eq!(parse_store_url("sqlite:///tmp/r.db"), Ok(StoreUrl::Sqlite("/tmp/r.db".into())));
-        for bad in ["sqlite:", "sqlite://host/r.db", "postgresql://u@h/db", "postgres://h/db", "mysql://h", "r.db", ""]
-        {
+        for bad in ["sqlite:", "sqlite://host/r.db", "mysql://h", "r.db", ""] {
             let e = parse_store_url(bad).err().map(|e| (e.code(), e.field().to_string()));
             assert_eq!(e, Some(("invalid_config", "store".to_string())), "{bad}");
         }
+    }
+
+    #[test]
+    fn postgres_urls_are_read_and_bad_ones_refused() {
+        let Ok(StoreUrl::Postgres(u)) =
+            parse_store_url("postgresql://ci:s%40cret@db.example:6432/earlyexit?connect_timeout=3")
+        else {
+            panic!("not read")
+        };
+        assert_eq!(
+            (
+                u.user.as_deref(),
+                u.password.as_deref(),
+                u.host.as_str(),
+                u.port,
+                u.dbname.as_deref(),
+                u.connect_timeout_s
+            ),
+            (Some("ci"), Some("s@cret"), "db.example", Some(6432), Some("earlyexit"), 3)
+        );
+        assert!(!format!("{u:?}").contains("s@cret"));
+        let Ok(StoreUrl::Postgres(u)) = parse_store_url("postgres://postgres@/earlyexit?host=/tmp/pg%20dir") else {
+            panic!("not read")
+        };
+        assert_eq!((u.host.as_str(), u.port, u.connect_timeout_s), ("/tmp/pg dir", None, DEFAULT_CONNECT_TIMEOUT_S));
+        let Ok(StoreUrl::Postgres(u)) = parse_store_url("postgresql://[::1]:5433") else { panic!("not read") };
+        assert_eq!((u.host.as_str(), u.port, u.dbname), ("::1", Some(5433), None));
+        for bad in [
+            "postgresql://",
+            "postgresql:///db",
+            "postgresql://u:pw@/db",
+            "postgresql://h1,h2/db",
+            "postgresql://h:0/db",
+            "postgresql://h:99999/db",
+            "postgresql://h:x/db",
+            "postgresql://h/db?sslmode=require",
+            "postgresql://h/db?sslmode=verify-full",
+            "postgresql://h/db?sslmode=bogus",
+            "postgresql://h/db?connect_timeout=0",
+            "postgresql://h/db?connect_timeout=1e9",
+            "postgresql://h/db?nope=1",
+            "postgresql://h/db?host=/tmp",
+            "postgresql://h/a/b",
+            "postgresql://h/%zz",
+            "postgresql://h/%ff",
+            "postgresql://h/db#x",
+            "postgresql://[::1/db",
+            &format!("postgresql://{}/db", "h".repeat(256)),
+            &format!("postgresql://u@/db?host=/{}", "d".repeat(100)),
+            &format!("postgresql://h/db?application_name={}", "a".repeat(5000)),
+        ] {
+            let e = parse_store_url(bad).err().map(|e| (e.code(), e.field().to_string()));
+            assert_eq!(e, Some(("invalid_config", "store".to_string())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn passwords_are_never_shown() {
+        assert_eq!(display_store_url("postgresql://ci:hunter2@h/db"), "postgresql://ci:***@h/db");
+        assert_eq!(display_store_url("postgres://h/db?user=u&password=hunter2"), "postgres://h/db?user=u&password=***");
+        assert_eq!(display_store_url("sqlite:a:b@c"), "sqlite:a:b@c");
+        for url in [
+            "postgresql://ci:hunter2@h:x/db",
+            "postgresql://ci:hunter2@/db",
+            "postgresql://u@h/db?password=hunter2&sslmode=require",
+        ] {
+            let e = parse_store_url(url).unwrap_err();
+            assert!(!e.message().contains("hunter2"), "{}", e.message());
+        }
+        let e = store_error(StoreProblem::Connect, "postgresql://ci:hunter2@h/db", "refused");
+        assert!(!e.message().contains("hunter2") && e.field() == "store", "{}", e.message());
+        let e = postgres_not_in_this_build("postgresql://ci:hunter2@h/db");
+        assert!(
+            e.message().contains("use the earlyexit command or its MCP server") && !e.message().contains("hunter2")
+        );
     }
 
     #[test]

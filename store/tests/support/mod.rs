@@ -65,3 +65,131 @@ pub fn learned_from(builds: &[(String, u64, bool)]) -> Value {
     }
     model
 }
+
+/// Where a test's stores live: SQLite files in a temporary folder, or databases made on the
+/// PostgreSQL server `EARLYEXIT_TEST_POSTGRES` names (each dropped when the fixture is).
+pub enum Fixture {
+    Sqlite(tempfile::TempDir),
+    #[cfg(feature = "postgres")]
+    Postgres {
+        base: String,
+        made: std::cell::RefCell<Vec<String>>,
+    },
+}
+
+/// The variable naming a PostgreSQL server's URL for the PostgreSQL half of the suites.
+pub const POSTGRES_ENV: &str = "EARLYEXIT_TEST_POSTGRES";
+
+impl Fixture {
+    pub fn sqlite() -> Fixture {
+        Fixture::Sqlite(tempfile::tempdir().unwrap())
+    }
+
+    /// The PostgreSQL fixture, or `None` (the test skips, saying why) without a server.
+    pub fn postgres() -> Option<Fixture> {
+        let base = std::env::var(POSTGRES_ENV).ok().filter(|v| !v.is_empty());
+        #[cfg(feature = "postgres")]
+        if let Some(base) = base {
+            return Some(Fixture::Postgres { base, made: std::cell::RefCell::new(Vec::new()) });
+        }
+        #[cfg(not(feature = "postgres"))]
+        if base.is_some() {
+            panic!("{POSTGRES_ENV} is set but the tests are built without --features postgres");
+        }
+        eprintln!("skipped: no PostgreSQL server ({POSTGRES_ENV} unset; make test-integrations starts one)");
+        None
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        !matches!(self, Fixture::Sqlite(_))
+    }
+
+    /// The URL of a new, empty store named `name`.
+    pub fn fresh(&self, name: &str) -> String {
+        match self {
+            Fixture::Sqlite(dir) => url(dir.path(), &format!("{name}.db")),
+            #[cfg(feature = "postgres")]
+            Fixture::Postgres { base, made } => {
+                static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+                let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let db = format!("earlyexit_test_{}_{n}_{}", std::process::id(), name.replace(['-', '.'], "_"));
+                let mut admin = pg_client(base);
+                admin.batch_execute(&format!("CREATE DATABASE {db}")).unwrap();
+                made.borrow_mut().push(db.clone());
+                with_dbname(base, &db)
+            }
+        }
+    }
+
+    /// Runs `sql` on the store at `url` directly (another program writing to it).
+    pub fn exec(&self, url: &str, sql: &str) {
+        match self {
+            Fixture::Sqlite(_) => {
+                let conn = rusqlite::Connection::open(url.strip_prefix("sqlite:").unwrap()).unwrap();
+                conn.execute_batch(sql).unwrap();
+            }
+            #[cfg(feature = "postgres")]
+            Fixture::Postgres { .. } => pg_client(url).batch_execute(sql).unwrap(),
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        if let Fixture::Postgres { base, made } = self {
+            let mut admin = pg_client(base);
+            for db in made.borrow().iter() {
+                let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"));
+            }
+        }
+    }
+}
+
+/// A client of the server `url` names (the tests' own connection, not the store's).
+#[cfg(feature = "postgres")]
+pub fn pg_client(url: &str) -> postgres::Client {
+    let earlyexit::host::store::StoreUrl::Postgres(u) = earlyexit::host::store::parse_store_url(url).unwrap() else {
+        panic!("{url} is not a PostgreSQL URL")
+    };
+    let mut config = postgres::Config::new();
+    config.host(&u.host).user(u.user.as_deref().unwrap_or("postgres"));
+    if let Some(p) = &u.password {
+        config.password(p);
+    }
+    if let Some(p) = u.port {
+        config.port(p);
+    }
+    if let Some(d) = &u.dbname {
+        config.dbname(d);
+    }
+    config.connect(postgres::NoTls).unwrap()
+}
+
+/// `url` with its database replaced by `db`.
+#[cfg(feature = "postgres")]
+pub fn with_dbname(url: &str, db: &str) -> String {
+    let earlyexit::host::store::StoreUrl::Postgres(u) = earlyexit::host::store::parse_store_url(url).unwrap() else {
+        panic!("{url} is not a PostgreSQL URL")
+    };
+    let user = u.user.map(|x| format!("{x}@")).unwrap_or_default();
+    let port = u.port.map(|p| format!("&port={p}")).unwrap_or_default();
+    let password = u.password.map(|p| format!("&password={p}")).unwrap_or_default();
+    let host = u.host.replace(' ', "%20");
+    format!("postgresql://{user}/{db}?host={host}{port}{password}")
+}
+
+/// A recorded pyramid run (the form `replay pyramids` and `calibrate pyramids` read): four
+/// layers, some failed.
+pub fn pyramid_run_line(r: usize) -> String {
+    let layers: Vec<String> = (0..4)
+        .map(|j| {
+            format!(
+                r#"{{"name":"l{j}","durationMs":{},"failed":{}}}"#,
+                100 * (j + 1),
+                (r * 7 + j * 3).is_multiple_of(13)
+            )
+        })
+        .collect();
+    format!(r#"{{"id":"p{r}","layers":[{}]}}"#, layers.join(","))
+}
