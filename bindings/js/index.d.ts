@@ -1140,8 +1140,11 @@ export declare class Store {
   /** The receipt log a `Loop` given a store writes its shadow receipt to (`'loops'`). */
   static readonly defaultLoopReceiptLog: string;
   readonly url: string;
-  /** Adds a run (an object or its JSON text): `true` when new, `false` when the same run was there. */
-  addRun(run: LoopRun | string, options?: { runLabel?: string | null; runId?: string | null; recordedMs?: number | null } | null): Promise<boolean>;
+  /**
+   * Adds a run (an object or its JSON text): `true` when new, `false` when the same run was
+   * there. `dataset` is set on a run without one (a run with another is refused).
+   */
+  addRun(run: LoopRun | string, options?: { runLabel?: string | null; runId?: string | null; recordedMs?: number | null; dataset?: string | null } | null): Promise<boolean>;
   /** The selected runs, oldest first, fetched a page at a time. */
   runs(options?: StoreRunFilter | null): AsyncGenerator<StoredRun, void, undefined>;
   /** Appends receipts to log `log`'s chain: how many lines were appended. */
@@ -1889,10 +1892,16 @@ export interface LoopOptions<T = unknown> {
   // @napi-only begin
   /**
    * A run store (`await Store.open(url)`, the `earlyexit` package only): `finish()` then returns
-   * a Promise, resolved once the run and its shadow receipt (log `Store.defaultLoopReceiptLog`)
-   * are stored; finishing again stores nothing more. `await loop.finish()` types either way.
+   * a Promise, resolved once the run (under the loop's run id, its receipt's `runId`) and its
+   * shadow receipt (log `receiptLog`) are stored; finishing again stores nothing more.
+   * `await loop.finish()` types either way.
    */
   store?: Store | null;
+  /**
+   * The store's receipt log the shadow receipt goes to (1 to 256 characters, checked here),
+   * `Store.defaultLoopReceiptLog` when absent; refused without `store` (`invalid_config`).
+   */
+  receiptLog?: string | null;
   // @napi-only end
   /** Replaces the automatic fingerprint (SHA-256 of a string, bytes or plain JSON value); null/undefined: none. */
   fingerprintOf?: ((output: T) => string | null | undefined) | null;

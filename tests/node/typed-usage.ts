@@ -419,10 +419,10 @@ void [fromReport.passRate, fromReport.skipped];
 import { Store, type StoredRun, type StoreCheck, verifyReceipts as verifyStoreReceipts } from 'earlyexit';
 async function storeUsage(): Promise<void> {
   const store: Store = await Store.open('sqlite:runs.db');
-  const loop = new Loop<string>({ store, runLabel: 'nightly', maxIterations: 3 });
+  const loop = new Loop<string>({ store, runLabel: 'nightly', receiptLog: 'nightly-receipts', maxIterations: 3 });
   loop.step('a', { quality: 50 });
   const finished: LoopRun = await loop.finish(true);
-  const added: boolean = await store.addRun(finished, { runLabel: 'nightly' });
+  const added: boolean = await store.addRun(finished, { runLabel: 'nightly', dataset: 'tickets' });
   for await (const stored of store.runs({ runLabel: 'nightly', since: new Date(0), limit: 10 })) {
     const one: StoredRun = stored;
     const id: string = one.run.id;

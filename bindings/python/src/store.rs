@@ -55,7 +55,7 @@ fn count(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<u64>
         }
     }
     let got = to_value(value, NoneIs::Null)?;
-    Err(type_error(ErrorCode::InvalidConfig, field, "a whole number >= 0", &got)).or_raise(py)
+    Err(type_error(ErrorCode::InvalidConfig, field, host::COUNT_EXPECTED, &got)).or_raise(py)
 }
 
 impl PyStore {
