@@ -15,12 +15,12 @@
 mod open;
 pub mod schema;
 
-use earlyexit::host::store::{self as rules, StoreProblem};
+use earlyexit::kit::host::store::{self as rules, StoreProblem};
 use earlyexit::{Error, ErrorCode, Naming, Value};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 pub use earlyexit::artifact::ReceiptCheck;
-pub use earlyexit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
+pub use earlyexit::kit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
 pub use schema::SCHEMA_VERSION;
 
 /// A store, open.
@@ -358,7 +358,7 @@ impl Store {
     pub fn merge_model(&mut self, name: &str, model: &Value) -> Result<Value, Error> {
         rules::check_store_name("name", name)?;
         // Read before the transaction: a model that fails costs no lock.
-        earlyexit::pyramid::policy::merge_value(&Value::Null, model)?;
+        earlyexit::kit::pyramid::policy::merge_value(&Value::Null, model)?;
         let url = self.url.clone();
         self.write(|tx| {
             let stored: Option<String> = tx
@@ -371,7 +371,7 @@ impl Store {
                 })?,
                 None => Value::Null,
             };
-            let merged = earlyexit::pyramid::policy::merge_value(&current, model)?;
+            let merged = earlyexit::kit::pyramid::policy::merge_value(&current, model)?;
             tx.execute(
                 "INSERT INTO models (name, body, updated_ms) VALUES (?1, ?2, ?3)
                  ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_ms = excluded.updated_ms",
@@ -453,7 +453,7 @@ impl Store {
             .map_err(|e| self.sqlite(e))?;
         for (name, body) in rows {
             let read = Value::parse_json(&body, ErrorCode::InvalidSnapshot, "model")
-                .and_then(|v| earlyexit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
+                .and_then(|v| earlyexit::kit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
             if let Err(e) = read {
                 return Err(self.corrupted(&format!("model '{name}': {}", e.message())));
             }
@@ -514,7 +514,12 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
     let read = earlyexit::ReplayRun::from_value(run, Naming::Js, "run")?;
     let body = run.to_json();
     if body.len() > earlyexit::limits::MAX_DOCUMENT_BYTES {
-        return Err(earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidReplay, "run", run));
+        return Err(earlyexit::kit::host::problem(
+            earlyexit::kit::host::Problem::Size,
+            ErrorCode::InvalidReplay,
+            "run",
+            run,
+        ));
     }
     let run_id = match &meta.run_id {
         Some(id) => {

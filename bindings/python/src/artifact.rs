@@ -1,8 +1,8 @@
 //! Shadow-mode receipt logs: `verify_receipts` and `append_receipts`, hashed with
 //! `earlyexit-digest` (SHA-256 over RFC 8785 canonical JSON), as every binding hashes.
 
-use earlyexit::artifact;
-use earlyexit::host::type_error;
+use earlyexit::kit::host::type_error;
+use earlyexit::receipt_log;
 use earlyexit::ErrorCode;
 use earlyexit_digest::Sha256Hasher;
 use pyo3::prelude::*;
@@ -24,7 +24,7 @@ fn text_arg(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<S
 #[pyfunction]
 pub fn verify_receipts<'py>(py: Python<'py>, jsonl_text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let text = text_arg(py, jsonl_text, "text")?;
-    let check = py.detach(|| artifact::verify_receipts(&text, &Sha256Hasher));
+    let check = py.detach(|| receipt_log::verify_receipts(&text, &Sha256Hasher));
     to_py(py, &check.to_value())
 }
 
@@ -47,7 +47,7 @@ pub fn append_receipts<'py>(
             return Err(type_error(ErrorCode::InvalidReceipt, "receipts", "a list of receipts", &other)).or_raise(py)
         }
     };
-    py.detach(|| artifact::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
+    py.detach(|| receipt_log::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
 }
 
 /// A `now` argument as the core reads it (milliseconds or RFC 3339 text): `None` is the
@@ -83,7 +83,13 @@ pub fn check_pyramid_drift<'py>(
     let now = now_value(now)?;
     let out = py
         .detach(|| {
-            earlyexit::pyramid::replay::drift_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+            earlyexit::kit::pyramid::replay::drift_value(
+                &artifact,
+                &runs,
+                &Sha256Hasher,
+                &now,
+                earlyexit::Naming::Snake,
+            )
         })
         .or_raise(py)?;
     to_py(py, &out)
@@ -103,7 +109,13 @@ pub fn promote_pyramid_policy<'py>(
     let now = now_value(now)?;
     let out = py
         .detach(|| {
-            earlyexit::pyramid::replay::promote_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+            earlyexit::kit::pyramid::replay::promote_value(
+                &artifact,
+                &runs,
+                &Sha256Hasher,
+                &now,
+                earlyexit::Naming::Snake,
+            )
         })
         .or_raise(py)?;
     to_py(py, &out)
@@ -123,7 +135,13 @@ pub fn check_loop_drift<'py>(
     let now = now_value(now)?;
     let out = py
         .detach(|| {
-            earlyexit::loops::replay::loop_drift_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
+            earlyexit::kit::loops::replay::loop_drift_value(
+                &artifact,
+                &runs,
+                &Sha256Hasher,
+                &now,
+                earlyexit::Naming::Snake,
+            )
         })
         .or_raise(py)?;
     to_py(py, &out)
@@ -143,7 +161,7 @@ pub fn promote_loop_policy<'py>(
     let now = now_value(now)?;
     let out = py
         .detach(|| {
-            earlyexit::loops::replay::promote_loop_value(
+            earlyexit::kit::loops::replay::promote_loop_value(
                 &artifact,
                 &runs,
                 &Sha256Hasher,

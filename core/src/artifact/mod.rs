@@ -12,7 +12,6 @@ mod envelope;
 mod promotion;
 mod receipts;
 
-pub use crate::receipt_log::{append_receipts, verify_receipts, RECEIPT_KINDS};
 pub use digest::{digest, is_sha256_hex, HostServices, Sha256};
 pub use envelope::{
     clopper_pearson_upper, document, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion, ARTIFACT_FIELDS,

@@ -54,14 +54,14 @@ pub fn model_of(id: &str, seq: u64, failed: bool) -> Value {
     .unwrap();
     let build =
         Value::parse_json(&format!(r#"{{"id": "{id}", "seq": {seq}}}"#), ErrorCode::InvalidConfig, "build").unwrap();
-    earlyexit::pyramid::policy::learn_value(&Value::Null, &ran, &build, Naming::Js).unwrap()
+    earlyexit::kit::pyramid::policy::learn_value(&Value::Null, &ran, &build, Naming::Js).unwrap()
 }
 
 /// The model learned from all of `builds` (id, seq, failed), in one process.
 pub fn learned_from(builds: &[(String, u64, bool)]) -> Value {
     let mut model = Value::Null;
     for (id, seq, failed) in builds {
-        model = earlyexit::pyramid::policy::merge_value(&model, &model_of(id, *seq, *failed)).unwrap();
+        model = earlyexit::kit::pyramid::policy::merge_value(&model, &model_of(id, *seq, *failed)).unwrap();
     }
     model
 }

@@ -379,7 +379,7 @@ mod tests {
         for details in samples() {
             let (code, numbers) = detail_numbers(&details).expect("a listed stop");
             let stop = DETAILS.iter().find(|d| d.code == code).expect("a code in DETAILS");
-            assert_eq!(stop.trigger, earlyexit::loops::stop_trigger(&details));
+            assert_eq!(stop.trigger, earlyexit::kit::loops::stop_trigger(&details));
             let written = details.to_value();
             let mut rebuilt = Vec::new();
             for (i, key) in stop.keys.iter().enumerate() {
@@ -434,7 +434,7 @@ mod tests {
             stop: details.is_some(),
             reason: "r".into(),
             confidence: 1.0,
-            trigger: details.as_ref().map_or(Trigger::None, earlyexit::loops::stop_trigger),
+            trigger: details.as_ref().map_or(Trigger::None, earlyexit::kit::loops::stop_trigger),
             details,
             best: Some((1, 50.0)),
             budgets: if budgets {
@@ -557,7 +557,7 @@ mod tests {
                 CALIBRATE_ARGUMENTS.iter().map(|k| (k.name, Value::Number(0.1))).collect();
             entries[i].1 = Value::string("x");
             let error =
-                earlyexit::pyramid::replay::calibrate_value(&runs, &Value::object(entries), earlyexit::Naming::Js)
+                earlyexit::kit::pyramid::replay::calibrate_value(&runs, &Value::object(entries), earlyexit::Naming::Js)
                     .expect_err("a string risk or delta");
             assert_eq!(error.field(), *name);
         }
