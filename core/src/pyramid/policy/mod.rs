@@ -39,6 +39,7 @@ pub(crate) mod live;
 mod model;
 mod options;
 mod receipt;
+mod receipt_keys;
 mod report;
 pub(crate) mod shadow;
 
