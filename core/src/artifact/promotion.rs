@@ -79,6 +79,39 @@ pub(crate) fn promotion_answer(
         .build())
 }
 
+/// A drift check's answer, alike for both kinds: `status` (`expired` when `expired`, else
+/// `drifted` with `reasons`, else `fresh`), the artifact to run with now (unchanged when
+/// fresh, else demoted: `promotion: null`, so a live run falls back to shadow mode and says
+/// so), the kind's own `counts` of the recent runs, `expiresAt` and `now`.
+pub(crate) fn drift_answer(
+    a: &Artifact,
+    expired: bool,
+    reasons: Vec<Value>,
+    counts: &[(&str, f64)],
+    now_ms: i64,
+) -> Value {
+    let status = if expired {
+        "expired"
+    } else if reasons.is_empty() {
+        "fresh"
+    } else {
+        "drifted"
+    };
+    let mut next = a.clone();
+    if status != "fresh" {
+        next.promotion = None;
+    }
+    let mut out = ObjectBuilder::new();
+    out.string("status", status)
+        .value("fresh", Value::Bool(status == "fresh"))
+        .value("reasons", Value::Array(reasons))
+        .value("artifact", next.to_value());
+    for (key, n) in counts {
+        out.number(key, *n);
+    }
+    out.string("expiresAt", &a.expires_at).string("now", &iso_from_millis(now_ms)).build()
+}
+
 /// The Wilson interval of `k` in `n` as `[lo, hi]`, or null when `n` is 0.
 pub(crate) fn interval_value(k: u64, n: u64) -> Value {
     wilson_interval(k, n).map_or(Value::Null, |(lo, hi)| Value::Array(vec![Value::Number(lo), Value::Number(hi)]))
