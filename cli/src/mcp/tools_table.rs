@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     Action, BehaviorIteration, CoherenceEarlyExit, EngineKind, ExitPreset, IterationResult, LayerResult, Learn,
-    LoopPreset, RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+    LoopPreset, RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
 };
 
 /// What a tool does to the world outside its answer.
@@ -245,6 +245,14 @@ fn step() -> Json {
         "properties": {"action": {"enum": Action::NAMES}, "layer": {"type": "integer"}, "name": {"type": "string"}},
         "required": ["action"]
     })
+}
+
+/// A promotion's answer: the core's `{promoted, reason, audit, artifact}`.
+fn promotion_out() -> Json {
+    let types = ["boolean", "string", "object", "object"];
+    let properties: Map<String, Json> =
+        PROMOTION_KEYS.iter().zip(types).map(|(key, kind)| (key.to_string(), json!({"type": kind}))).collect();
+    json!({"type": "object", "properties": properties, "required": PROMOTION_KEYS})
 }
 
 fn model_out() -> Json {
@@ -640,10 +648,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the false-pass rate within the risk).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
-            },
+            output: promotion_out,
         },
         ToolRow {
             name: "loop_drift",
@@ -665,10 +670,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-                    "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
-            },
+            output: promotion_out,
         },
         ToolRow {
             name: "junit_layer_result",
@@ -724,5 +726,15 @@ mod tests {
         assert_eq!(properties["tokens_used"]["minimum"], json!(0.0));
         assert_eq!(properties["tokens_used"].get("maximum"), None);
         assert_eq!(properties["verification_status"]["enum"], json!(["passed", "failed", "skipped"]));
+    }
+
+    /// A promotion tool's output schema is the core's promotion answer, key for key.
+    #[test]
+    fn promotion_output_is_the_core_s_answer() {
+        let expected = json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+            "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]});
+        for name in ["pyramid_promote", "loop_promote"] {
+            assert_eq!(row(name).map(|r| (r.output)()), Some(expected.clone()), "{name}");
+        }
     }
 }

@@ -10,6 +10,9 @@ use crate::num::to_js_string;
 use crate::time::iso_from_millis;
 use crate::value::{concat, ObjectBuilder, Result, Value};
 
+/// The keys of a promotion's answer, in its order: `{promoted, reason, audit, artifact}`.
+pub const PROMOTION_KEYS: [&str; 4] = ["promoted", "reason", "audit", "artifact"];
+
 /// How one kind words its promotion's audit.
 pub(crate) struct AuditTerms {
     /// The rate bounded ("premature-stop rate").
@@ -71,11 +74,12 @@ pub(crate) fn promotion_answer(
         .number("delta", a.delta)
         .string("corpusSha256", &audit_sha)
         .build();
+    let [promoted_key, reason_key, audit_key, artifact_key] = PROMOTION_KEYS;
     Ok(ObjectBuilder::new()
-        .value("promoted", Value::Bool(promoted))
-        .string("reason", &why)
-        .value("audit", audit)
-        .value("artifact", out.to_value())
+        .value(promoted_key, Value::Bool(promoted))
+        .string(reason_key, &why)
+        .value(audit_key, audit)
+        .value(artifact_key, out.to_value())
         .build())
 }
 
