@@ -3,7 +3,7 @@
 //! re-exports and the module items the command names first; the other module paths below
 //! are wrapped in functions.
 
-pub use earlyexit::artifact::PROMOTION_KEYS;
+pub use earlyexit::artifact::{DRIFT_STATUSES, PROMOTION_KEYS};
 pub use earlyexit::kit::host::{
     argument_needs, exclusive_arguments, missing_argument, one_argument_of, path_is_symlink, path_outside_roots,
     path_without_root, policy_key_in_exit_config, respelled, type_error, unknown_argument, unknown_session,

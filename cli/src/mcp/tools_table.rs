@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     Action, BehaviorIteration, CoherenceEarlyExit, EngineKind, ExitPreset, IterationResult, LayerResult, Learn,
-    LoopPreset, RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
+    LoopPreset, RunMode, Verdict, VerificationStatus, DRIFT_STATUSES, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
 };
 
 /// What a tool does to the world outside its answer.
@@ -245,6 +245,12 @@ fn step() -> Json {
         "properties": {"action": {"enum": Action::NAMES}, "layer": {"type": "integer"}, "name": {"type": "string"}},
         "required": ["action"]
     })
+}
+
+/// A drift check's answer: its status (the core's), why, and the artifact to run with now.
+fn drift_out() -> Json {
+    json!({"type": "object", "properties": {"status": {"enum": DRIFT_STATUSES},
+        "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
 }
 
 /// A promotion's answer: the core's `{promoted, reason, audit, artifact}`.
@@ -636,10 +642,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 (per stage set, stage and run label: a run's optional label is a slice).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-            },
+            output: drift_out,
         },
         ToolRow {
             name: "pyramid_promote",
@@ -658,10 +661,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
             effect: read_only,
             args: artifact_args(),
-            output: || {
-                json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-                    "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-            },
+            output: drift_out,
         },
         ToolRow {
             name: "loop_promote",
@@ -728,13 +728,18 @@ mod tests {
         assert_eq!(properties["verification_status"]["enum"], json!(["passed", "failed", "skipped"]));
     }
 
-    /// A promotion tool's output schema is the core's promotion answer, key for key.
+    /// The promotion and drift tools' output schemas are the core's answers, as they were.
     #[test]
-    fn promotion_output_is_the_core_s_answer() {
+    fn lifecycle_outputs_are_the_core_s_answers() {
         let expected = json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
             "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]});
         for name in ["pyramid_promote", "loop_promote"] {
             assert_eq!(row(name).map(|r| (r.output)()), Some(expected.clone()), "{name}");
+        }
+        let drift = json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+            "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]});
+        for name in ["pyramid_drift", "loop_drift"] {
+            assert_eq!(row(name).map(|r| (r.output)()), Some(drift.clone()), "{name}");
         }
     }
 }

@@ -18,8 +18,8 @@ pub use envelope::{
     PROMOTION_METHOD, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
 };
 pub(crate) use envelope::{disagreeing_copy, first_difference};
-pub use promotion::PROMOTION_KEYS;
 pub(crate) use promotion::{drift_answer, interval_value, promotion_answer, AuditTerms};
+pub use promotion::{DRIFT_STATUSES, PROMOTION_KEYS};
 pub use receipts::{
     append_receipts_of, verify_receipts_of, ChainBreak, ReceiptCheck, ReceiptFacts, ReceiptKind, ReceiptRate,
     CHAIN_FIELDS,

@@ -13,6 +13,9 @@ use crate::value::{concat, ObjectBuilder, Result, Value};
 /// The keys of a promotion's answer, in its order: `{promoted, reason, audit, artifact}`.
 pub const PROMOTION_KEYS: [&str; 4] = ["promoted", "reason", "audit", "artifact"];
 
+/// A drift check's statuses ([`drift_answer`]): `fresh`, `expired`, `drifted`.
+pub const DRIFT_STATUSES: [&str; 3] = ["fresh", "expired", "drifted"];
+
 /// How one kind words its promotion's audit.
 pub(crate) struct AuditTerms {
     /// The rate bounded ("premature-stop rate").
@@ -94,20 +97,21 @@ pub(crate) fn drift_answer(
     counts: &[(&str, f64)],
     now_ms: i64,
 ) -> Value {
+    let [fresh, expired_status, drifted] = DRIFT_STATUSES;
     let status = if expired {
-        "expired"
+        expired_status
     } else if reasons.is_empty() {
-        "fresh"
+        fresh
     } else {
-        "drifted"
+        drifted
     };
     let mut next = a.clone();
-    if status != "fresh" {
+    if status != fresh {
         next.promotion = None;
     }
     let mut out = ObjectBuilder::new();
     out.string("status", status)
-        .value("fresh", Value::Bool(status == "fresh"))
+        .value("fresh", Value::Bool(status == fresh))
         .value("reasons", Value::Array(reasons))
         .value("artifact", next.to_value());
     for (key, n) in counts {
