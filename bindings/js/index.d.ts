@@ -1211,16 +1211,23 @@ export interface DriftReport {
   now: string;
 }
 
-/** What `promotePyramidPolicy` decided. */
-export interface PromotionResult {
+/**
+ * What a promotion decided, alike for both kinds of artifact (one promotion rule): the audit
+ * has the runs, the kind's own trials, events and rate (`Counts`), then the exact upper bound
+ * and the terms it was judged by; `artifact` records the promotion when promoted.
+ */
+export interface PromotionOf<Counts, Artifact> {
   promoted: boolean;
   reason: string;
-  audit: {
-    runs: number; failingRuns: number; falsePasses: number; falsePassRate: number | null;
+  audit: { runs: number } & Counts & {
     upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
   };
-  artifact: CalibrationArtifact;
+  artifact: Artifact;
 }
+
+/** What `promotePyramidPolicy` decided: failing runs are the trials, false passes the events. */
+export interface PromotionResult
+  extends PromotionOf<{ failingRuns: number; falsePasses: number; falsePassRate: number | null }, CalibrationArtifact> {}
 
 /** Whether an artifact still holds for recent runs (`now`: ms, a Date or RFC 3339; the clock when absent). */
 export declare function checkPyramidDrift(
@@ -2006,18 +2013,12 @@ export declare function calibrationPlan(options: { risk?: number; delta?: number
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
 
-/** What `promoteLoopPolicy` decided (docs/lifecycle.md). */
-export interface LoopPromotionResult {
-  promoted: boolean;
-  reason: string;
-  /** The audit split: tasks are the trials, tasks stopped prematurely the events. */
-  audit: {
-    runs: number; tasks: number; prematureTasks: number; prematureRate: number | null;
-    upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
-  };
-  /** The artifact, recording the promotion when promoted. */
-  artifact: LoopCalibrationArtifact;
-}
+/**
+ * What `promoteLoopPolicy` decided (docs/lifecycle.md): tasks are the trials, tasks stopped
+ * prematurely the events.
+ */
+export interface LoopPromotionResult
+  extends PromotionOf<{ tasks: number; prematureTasks: number; prematureRate: number | null }, LoopCalibrationArtifact> {}
 
 /** What `checkLoopDrift` found (docs/lifecycle.md). */
 export interface LoopDriftReport {

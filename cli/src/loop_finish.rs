@@ -123,7 +123,7 @@ pub fn finish(args: &FinishArgs) -> Result<Answer, Failure> {
     if let Some(log) = &args.receipts {
         let locked = state::lock(log)?;
         let text = locked.read()?.unwrap_or_default();
-        let lines = earlyexit::artifact::append_receipts(
+        let lines = earlyexit::receipt_log::append_receipts(
             &text,
             std::slice::from_ref(&receipt),
             &earlyexit_digest::Sha256Hasher,

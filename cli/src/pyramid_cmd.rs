@@ -175,7 +175,7 @@ pub fn receipts(command: ReceiptsCommand, json: bool) -> Result<u8, Failure> {
         (None, Some(log)) => crate::store_open::open_existing(&args.store)?.receipt_log(log)?,
         (None, None) => String::new(),
     };
-    let check = earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
+    let check = earlyexit::receipt_log::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
     let human = match &check.broken {
         None => {
             let repeated = match check.repeated {
@@ -554,7 +554,7 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
         };
         let locked = state::lock(log)?;
         let text = locked.read()?.unwrap_or_default();
-        let lines = earlyexit::artifact::append_receipts(&text, &receipts, &earlyexit_digest::Sha256Hasher)
+        let lines = earlyexit::receipt_log::append_receipts(&text, &receipts, &earlyexit_digest::Sha256Hasher)
             .map_err(|e| with_file(e, &log.display().to_string()))?;
         // The core leaves out a receipt already in the log (a retried step): nothing to
         // append, nothing written. The write ends the text with its own newline.

@@ -6,13 +6,13 @@
 
 use std::io::{BufRead, Write};
 
-use earlyexit::host::store::{self as rules, StoreProblem};
+use earlyexit::kit::host::store::{self as rules, StoreProblem};
 use earlyexit::value::jsonl::JsonlLines;
 use earlyexit::{Error, ErrorCode, Naming, Value};
 
 use crate::{RunFilter, RunMeta, Store, StoredRun};
 
-pub use earlyexit::host::store::{DEFAULT_LOOP_RECEIPT_LOG, DEFAULT_PYRAMID_RECEIPT_LOG};
+pub use earlyexit::kit::host::store::{DEFAULT_LOOP_RECEIPT_LOG, DEFAULT_PYRAMID_RECEIPT_LOG};
 
 /// How many runs a binding's iterator reads per page: memory is one page of runs.
 pub const RUNS_PAGE: usize = 256;
@@ -39,7 +39,7 @@ pub fn closed_error(url: &str) -> Error {
 /// A file the caller named (an import's source, an export's target) that cannot be read or
 /// written: `invalid_config` naming `path`, with what the system said.
 pub fn file_error(path: &str, e: &std::io::Error) -> Error {
-    earlyexit::host::respelled(rules::store_error(StoreProblem::Io, path, &e.to_string()), "store", "path")
+    earlyexit::kit::host::respelled(rules::store_error(StoreProblem::Io, path, &e.to_string()), "store", "path")
 }
 
 /// A run with the `dataset` the caller gave beside it: set when the run has none, the same

@@ -22,18 +22,18 @@ mod open;
 mod pg;
 pub mod schema;
 
-use earlyexit::host::store::{self as rules, StoreProblem};
+use earlyexit::kit::host::store::{self as rules, StoreProblem};
 use earlyexit::{Error, ErrorCode, Naming, Value};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 pub use earlyexit::artifact::ReceiptCheck;
-pub use earlyexit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
+pub use earlyexit::kit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
 pub use schema::SCHEMA_VERSION;
 
 /// The receipt log a loop's shadow receipts go to when a binding's `Loop` is given a store
 /// and no log name (Python's `Loop(store=...)` and JS's `new Loop({ store })` alike): the
 /// core's name, re-exported.
-pub use earlyexit::host::store::DEFAULT_LOOP_RECEIPT_LOG;
+pub use earlyexit::kit::host::store::DEFAULT_LOOP_RECEIPT_LOG;
 
 /// A store, open.
 pub struct Store {
@@ -570,7 +570,7 @@ impl Store {
     pub fn merge_model(&mut self, name: &str, model: &Value) -> Result<Value, Error> {
         rules::check_store_name("name", name)?;
         // Read before the transaction: a model that fails costs no lock.
-        earlyexit::pyramid::policy::merge_value(&Value::Null, model)?;
+        earlyexit::kit::pyramid::policy::merge_value(&Value::Null, model)?;
         let url = self.url.clone();
         let merge = |stored: Option<String>| -> Result<Value, Error> {
             let current = match stored {
@@ -579,7 +579,7 @@ impl Store {
                 })?,
                 None => Value::Null,
             };
-            earlyexit::pyramid::policy::merge_value(&current, model)
+            earlyexit::kit::pyramid::policy::merge_value(&current, model)
         };
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(cell) = &mut self.backend {
@@ -660,7 +660,7 @@ impl Store {
             Ok(())
         })?;
         self.pyramid_runs(&RunFilter::default(), |run| {
-            if let Err(e) = earlyexit::pyramid::replay::read_run_line(&run.body, Naming::Js, "run") {
+            if let Err(e) = earlyexit::kit::pyramid::replay::read_run_line(&run.body, Naming::Js, "run") {
                 return Err(self.corrupted(&format!("pyramid run '{}': {}", run.run_id, e.message())));
             }
             report.runs += 1;
@@ -684,7 +684,7 @@ impl Store {
         }
         for (name, body) in self.name_bodies("models")? {
             let read = Value::parse_json(&body, ErrorCode::InvalidSnapshot, "model")
-                .and_then(|v| earlyexit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
+                .and_then(|v| earlyexit::kit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
             if let Err(e) = read {
                 return Err(self.corrupted(&format!("model '{name}': {}", e.message())));
             }
@@ -814,7 +814,12 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
 fn row_of(run: &Value, meta: &RunMeta, dataset: Option<String>) -> Result<RunRow, Error> {
     let body = run.to_json();
     if body.len() > earlyexit::limits::MAX_DOCUMENT_BYTES {
-        return Err(earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidReplay, "run", run));
+        return Err(earlyexit::kit::host::problem(
+            earlyexit::kit::host::Problem::Size,
+            ErrorCode::InvalidReplay,
+            "run",
+            run,
+        ));
     }
     let run_id = match &meta.run_id {
         Some(id) => {

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use earlyexit::host::store::{store_error, PostgresUrl, StoreProblem};
+use earlyexit::kit::host::store::{store_error, PostgresUrl, StoreProblem};
 use earlyexit::Error;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
@@ -281,7 +281,7 @@ pub fn insert_run(client: &mut Client, url: &str, row: &RunRow) -> Result<crate:
     if body == row.body && label == row.run_label && kind == row.kind {
         Ok(crate::Added::AlreadyThere)
     } else {
-        Err(earlyexit::host::store::run_id_taken(&row.run_id))
+        Err(earlyexit::kit::host::store::run_id_taken(&row.run_id))
     }
 }
 

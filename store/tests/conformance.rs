@@ -373,7 +373,7 @@ fn batches_are_all_or_nothing_and_reads_stream(fx: &Fixture) {
     assert_eq!(added, 50);
     let failed: Result<(), earlyexit::Error> = s.in_one_transaction(|batch| {
         batch.add_run(&run("c1", &[10.0]), &RunMeta::default())?;
-        Err(earlyexit::host::store::bad_since("x"))
+        Err(earlyexit::kit::host::store::bad_since("x"))
     });
     assert!(failed.is_err());
     assert_eq!(s.run_count().unwrap(), 50, "the failed batch wrote nothing");
@@ -383,7 +383,7 @@ fn batches_are_all_or_nothing_and_reads_stream(fx: &Fixture) {
     let stopped = s.runs(&RunFilter::default(), |_| {
         seen += 1;
         if seen == 3 {
-            return Err(earlyexit::host::store::bad_since("stop"));
+            return Err(earlyexit::kit::host::store::bad_since("stop"));
         }
         Ok(())
     });

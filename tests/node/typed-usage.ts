@@ -281,8 +281,11 @@ function loopReplay(): number {
   const promotion: LoopPromotionResult = promoteLoopPolicy(cal, passed, new Date());
   const drift: LoopDriftReport = checkLoopDrift(promotion.artifact, JSON.stringify(passed[0]), '2026-01-01T00:00:00Z');
   const upper: number = promotion.audit.upperBound;
+  const premature: [number, number | null] = [promotion.audit.prematureTasks, promotion.audit.prematureRate];
+  // @ts-expect-error a loop's audit counts tasks, not the pyramid's false passes
+  void promotion.audit.falsePasses;
   const kind: 'expired' | 'dataset' | 'premature_rate' | 'premature_stop' | undefined = drift.reasons[0]?.kind;
-  void [drift.status, kind, upper, (url: URL) => checkLoopDrift(url, passed)];
+  void [drift.status, kind, upper, premature, (url: URL) => checkLoopDrift(url, passed)];
   return replay.summary.mean_quality_gap;
 }
 

@@ -11,7 +11,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use earlyexit::host::store::{store_error, StoreProblem};
+use earlyexit::kit::host::store::{store_error, StoreProblem};
 use earlyexit::{Error, ErrorCode, Value};
 use earlyexit_js::wire;
 use earlyexit_store::{host, Added, RunFilter, RunMeta, Store};
@@ -84,7 +84,7 @@ fn arg(items: &[Value], i: usize) -> &Value {
 fn text_arg(items: &[Value], i: usize, field: &str) -> Result<String, Error> {
     match arg(items, i) {
         Value::String(s) => Ok(s.clone()),
-        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, field, "a string", other)),
+        other => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, field, "a string", other)),
     }
 }
 
@@ -120,7 +120,7 @@ impl NativeStore {
     pub fn check_store_name(field: String, given: String) -> String {
         let checked = args(&given).and_then(|items| {
             let name = text_arg(&items, 0, &field)?;
-            earlyexit::host::store::check_store_name(&field, &name)
+            earlyexit::kit::host::store::check_store_name(&field, &name)
         });
         answer(checked.map(|()| Value::Null))
     }
@@ -374,7 +374,7 @@ fn text_option(options: &Value, key: &str) -> Result<Option<String>, Error> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, key, "a string", other)),
+        Some(other) => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, key, "a string", other)),
     }
 }
 
@@ -383,14 +383,16 @@ fn count_option(options: &Value, key: &str) -> Result<Option<f64>, Error> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 => Ok(Some(*n)),
-        Some(other) => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, key, host::COUNT_EXPECTED, other)),
+        Some(other) => {
+            Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, key, host::COUNT_EXPECTED, other))
+        }
     }
 }
 
 fn options_object(options: &Value, name: &str) -> Result<(), Error> {
     match options {
         Value::Null | Value::Object(_) => Ok(()),
-        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, name, "an object", other)),
+        other => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, name, "an object", other)),
     }
 }
 
@@ -410,7 +412,7 @@ fn filter_of(filter: &Value) -> Result<RunFilter, Error> {
         Some(Value::String(text)) => Some(earlyexit_store::since_ms(text)?),
         Some(Value::Number(n)) if n.is_finite() => Some(*n as i64),
         Some(other) => {
-            return Err(earlyexit::host::type_error(
+            return Err(earlyexit::kit::host::type_error(
                 ErrorCode::InvalidConfig,
                 "since",
                 "an RFC 3339 timestamp, a Date or milliseconds",

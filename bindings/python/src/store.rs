@@ -5,7 +5,7 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use earlyexit::host::type_error;
+use earlyexit::kit::host::type_error;
 use earlyexit::{Error, ErrorCode, Value};
 use earlyexit_store::{host, Added, RunFilter, RunMeta, Store, StoredArtifact};
 use pyo3::prelude::*;
@@ -306,7 +306,7 @@ impl PyStore {
 #[pyfunction]
 pub fn _check_store_name(py: Python<'_>, field: &str, name: &Bound<'_, PyAny>) -> PyResult<()> {
     let name = text(py, name, ErrorCode::InvalidConfig, field)?;
-    earlyexit::host::store::check_store_name(field, &name).or_raise(py)
+    earlyexit::kit::host::store::check_store_name(field, &name).or_raise(py)
 }
 
 fn filter(

@@ -84,7 +84,7 @@ pub(super) fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure
             _ => return Err(Failure::core(super::wording::argument_needs("log", "store"))),
         },
     };
-    Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
+    Ok(earlyexit::receipt_log::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
 }
 
 /// `checkPyramidDrift` / `promotePyramidPolicy` (`now`: the host clock when absent).
@@ -94,10 +94,10 @@ pub(super) fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
     let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
     let hasher = &earlyexit_digest::Sha256Hasher;
     let answer = match tool {
-        "pyramid_drift" => earlyexit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING)?,
-        "loop_drift" => earlyexit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING)?,
-        "loop_promote" => earlyexit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING)?,
-        _ => earlyexit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING)?,
+        "pyramid_drift" => earlyexit::kit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING)?,
+        "loop_drift" => earlyexit::kit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING)?,
+        "loop_promote" => earlyexit::kit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING)?,
+        _ => earlyexit::kit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING)?,
     };
     Ok(answer)
 }

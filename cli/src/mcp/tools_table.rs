@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     Action, BehaviorIteration, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset,
-    RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+    RunMode, Verdict, VerificationStatus, DRIFT_STATUSES, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
 };
 
 use super::wording::EngineKind;
@@ -269,20 +269,24 @@ fn step() -> Json {
     })
 }
 
-fn model_out() -> Json {
-    json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
-}
-
-/// What `pyramid_drift` and `loop_drift` answer.
+/// What `pyramid_drift` and `loop_drift` answer: the status (the core's), why, and the
+/// artifact to run with now.
 fn drift_out() -> Json {
-    json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+    json!({"type": "object", "properties": {"status": {"enum": DRIFT_STATUSES},
         "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
 }
 
-/// What `pyramid_promote` and `loop_promote` answer.
-fn promote_out() -> Json {
-    json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-        "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
+/// What `pyramid_promote` and `loop_promote` answer: the core's `{promoted, reason, audit,
+/// artifact}`.
+fn promotion_out() -> Json {
+    let types = ["boolean", "string", "object", "object"];
+    let properties: Map<String, Json> =
+        PROMOTION_KEYS.iter().zip(types).map(|(key, kind)| (key.to_string(), json!({"type": kind}))).collect();
+    json!({"type": "object", "properties": properties, "required": PROMOTION_KEYS})
+}
+
+fn model_out() -> Json {
+    json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
 }
 
 fn artifact_args() -> Vec<Arg> {
@@ -709,7 +713,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             effect: read_only,
             args: artifact_args(),
             rules: &[],
-            output: promote_out,
+            output: promotion_out,
         },
         ToolRow {
             name: "loop_drift",
@@ -730,7 +734,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
             effect: read_only,
             args: artifact_args(),
             rules: &[],
-            output: promote_out,
+            output: promotion_out,
         },
         ToolRow {
             name: "junit_layer_result",
@@ -787,5 +791,20 @@ mod tests {
         assert_eq!(properties["tokens_used"]["minimum"], json!(0.0));
         assert_eq!(properties["tokens_used"].get("maximum"), None);
         assert_eq!(properties["verification_status"]["enum"], json!(["passed", "failed", "skipped"]));
+    }
+
+    /// The promotion and drift tools' output schemas are the core's answers, as they were.
+    #[test]
+    fn lifecycle_outputs_are_the_core_s_answers() {
+        let expected = json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+            "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]});
+        for name in ["pyramid_promote", "loop_promote"] {
+            assert_eq!(row(name).map(|r| (r.output)()), Some(expected.clone()), "{name}");
+        }
+        let drift = json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+            "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]});
+        for name in ["pyramid_drift", "loop_drift"] {
+            assert_eq!(row(name).map(|r| (r.output)()), Some(drift.clone()), "{name}");
+        }
     }
 }
