@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use crate::core_api::{self, Value};
 use crate::output::{self, code, with_file, Answer, Failure};
 use crate::state;
+use crate::store_artifact;
 
 #[derive(Subcommand, Debug)]
 pub enum PromoteCommand {
@@ -24,21 +25,35 @@ pub enum DriftCommand {
 
 #[derive(Args, Debug)]
 pub struct LifecycleArgs {
-    /// The loop calibration artifact (`earlyexit calibrate loops --out FILE`).
-    #[arg(long, value_name = "FILE")]
+    /// The loop calibration artifact (`earlyexit calibrate loops --out FILE`), or store:NAME:
+    /// the artifact NAME of the store, to which the answer's artifact (promoted, or demoted)
+    /// is written back in one transaction.
+    #[arg(long, value_name = "FILE|store:NAME")]
     artifact: String,
+    /// The store of --artifact store:NAME (sqlite:PATH or postgresql://...; default the
+    /// EARLYEXIT_STORE environment variable, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
     /// JSONL files of loop runs (the audit split, or the recent runs), in order (`-` = standard input).
     #[arg(value_name = "FILE", required = true)]
     files: Vec<String>,
-    /// Write the answer's artifact (promoted, or demoted) to this file.
-    #[arg(long, value_name = "FILE")]
+    /// Write the answer's artifact (promoted, or demoted) to this file, or with store:NAME
+    /// store it under NAME (--store).
+    #[arg(long, value_name = "FILE|store:NAME")]
     out: Option<PathBuf>,
 }
 
 fn inputs(args: &LifecycleArgs) -> Result<(Value, Value), Failure> {
-    let text = state::read_input(&args.artifact)?;
-    let artifact =
-        core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, &args.artifact))?;
+    if args.store.is_some() && store_artifact::name_of(&args.artifact).is_none() && out_name(args).is_none() {
+        return Err(Failure::Usage("--store needs --artifact or --out store:NAME (an artifact of the store)".into()));
+    }
+    let artifact = match store_artifact::name_of(&args.artifact) {
+        Some(name) => store_artifact::read(&args.store, name, "--artifact")?,
+        None => {
+            let text = state::read_input(&args.artifact)?;
+            core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, &args.artifact))?
+        }
+    };
     let mut runs = String::new();
     for file in &args.files {
         runs.push_str(&state::read_input(file)?);
@@ -49,11 +64,24 @@ fn inputs(args: &LifecycleArgs) -> Result<(Value, Value), Failure> {
     Ok((artifact, Value::string(runs)))
 }
 
+/// The answer's artifact to --out, and back to the store when --artifact named one of it.
 fn write_artifact(args: &LifecycleArgs, answer: &Value) -> Result<(), Failure> {
-    if let (Some(out), Some(artifact)) = (&args.out, answer.get("artifact")) {
-        state::lock(out)?.write_state(&output::json(artifact))?;
+    if let (Some(name), Some(artifact)) = (store_artifact::name_of(&args.artifact), answer.get("artifact")) {
+        store_artifact::write(&args.store, name, artifact, "--artifact")?;
+    }
+    match (out_name(args), &args.out, answer.get("artifact")) {
+        (Some(name), _, Some(artifact)) => {
+            store_artifact::write(&args.store, name, artifact, "--out")?;
+        }
+        (None, Some(out), Some(artifact)) => state::lock(out)?.write_state(&output::json(artifact))?,
+        _ => {}
     }
     Ok(())
+}
+
+/// `--out store:NAME`'s name.
+fn out_name(args: &LifecycleArgs) -> Option<&str> {
+    args.out.as_deref().and_then(std::path::Path::to_str).and_then(store_artifact::name_of)
 }
 
 pub fn promote(command: PromoteCommand, json: bool) -> Result<u8, Failure> {

@@ -14,6 +14,7 @@ mod output;
 mod pyramid_cmd;
 mod replay_cmd;
 mod state;
+mod store_artifact;
 mod store_cmd;
 mod store_open;
 

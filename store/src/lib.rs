@@ -560,6 +560,20 @@ impl Store {
         Ok(Some(StoredArtifact { artifact, sha256, kind, expires_at, promoted }))
     }
 
+    /// Every artifact the store holds, by name (in name order), with its lifecycle; an
+    /// artifact whose row is not JSON is the store's `invalid_snapshot` error.
+    pub fn artifacts(&self) -> Result<Vec<(String, StoredArtifact)>, Error> {
+        let mut names: Vec<String> = self.name_bodies("artifacts")?.into_iter().map(|(name, _)| name).collect();
+        names.sort();
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(stored) = self.artifact(&name)? {
+                out.push((name, stored));
+            }
+        }
+        Ok(out)
+    }
+
     // ---- models
 
     /// Merges `model` (a pyramid outcome model document, either version) into the model
