@@ -43,17 +43,16 @@ pub struct LifecycleArgs {
     out: Option<PathBuf>,
 }
 
-fn inputs(args: &LifecycleArgs) -> Result<(Value, Value), Failure> {
+/// The answer of `judge` (the core's promotion or drift check) on the artifact and the runs.
+/// `--artifact store:NAME`: read, judged and written back (the answer's artifact) in one
+/// transaction of the store, so concurrent promotes of one artifact queue.
+fn answer(
+    args: &LifecycleArgs,
+    judge: impl FnOnce(&Value, &Value) -> Result<Value, core_api::CoreError>,
+) -> Result<Value, Failure> {
     if args.store.is_some() && store_artifact::name_of(&args.artifact).is_none() && out_name(args).is_none() {
         return Err(Failure::Usage("--store needs --artifact or --out store:NAME (an artifact of the store)".into()));
     }
-    let artifact = match store_artifact::name_of(&args.artifact) {
-        Some(name) => store_artifact::read(&args.store, name, "--artifact")?,
-        None => {
-            let text = state::read_input(&args.artifact)?;
-            core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, &args.artifact))?
-        }
-    };
     let mut runs = String::new();
     for file in &args.files {
         runs.push_str(&state::read_input(file)?);
@@ -61,14 +60,19 @@ fn inputs(args: &LifecycleArgs) -> Result<(Value, Value), Failure> {
             runs.push('\n');
         }
     }
-    Ok((artifact, Value::string(runs)))
-}
-
-/// The answer's artifact to --out, and back to the store when --artifact named one of it.
-fn write_artifact(args: &LifecycleArgs, answer: &Value) -> Result<(), Failure> {
-    if let (Some(name), Some(artifact)) = (store_artifact::name_of(&args.artifact), answer.get("artifact")) {
-        store_artifact::write(&args.store, name, artifact, "--artifact")?;
-    }
+    let runs = Value::string(runs);
+    let answer = match store_artifact::name_of(&args.artifact) {
+        Some(name) => store_artifact::update(&args.store, name, "--artifact", |artifact| {
+            let answer = judge(artifact, &runs)?;
+            Ok((answer.get("artifact").cloned(), answer))
+        })?,
+        None => {
+            let text = state::read_input(&args.artifact)?;
+            let artifact = core_api::parse_json(&text, "invalid_artifact", "artifact")
+                .map_err(|e| with_file(e, &args.artifact))?;
+            judge(&artifact, &runs).map_err(|e| with_file(e, &args.artifact))?
+        }
+    };
     match (out_name(args), &args.out, answer.get("artifact")) {
         (Some(name), _, Some(artifact)) => {
             store_artifact::write(&args.store, name, artifact, "--out")?;
@@ -76,7 +80,7 @@ fn write_artifact(args: &LifecycleArgs, answer: &Value) -> Result<(), Failure> {
         (None, Some(out), Some(artifact)) => state::lock(out)?.write_state(&output::json(artifact))?,
         _ => {}
     }
-    Ok(())
+    Ok(answer)
 }
 
 /// `--out store:NAME`'s name.
@@ -86,9 +90,7 @@ fn out_name(args: &LifecycleArgs) -> Option<&str> {
 
 pub fn promote(command: PromoteCommand, json: bool) -> Result<u8, Failure> {
     let PromoteCommand::Loops(args) = command;
-    let (artifact, runs) = inputs(&args)?;
-    let answer = core_api::promote_loops(&artifact, &runs).map_err(|e| with_file(e, &args.artifact))?;
-    write_artifact(&args, &answer)?;
+    let answer = answer(&args, core_api::promote_loops)?;
     let promoted = answer.get("promoted") == Some(&Value::Bool(true));
     let human = format!(
         "{}: {}",
@@ -102,9 +104,7 @@ pub fn promote(command: PromoteCommand, json: bool) -> Result<u8, Failure> {
 
 pub fn drift(command: DriftCommand, json: bool) -> Result<u8, Failure> {
     let DriftCommand::Loops(args) = command;
-    let (artifact, runs) = inputs(&args)?;
-    let answer = core_api::drift_loops(&artifact, &runs).map_err(|e| with_file(e, &args.artifact))?;
-    write_artifact(&args, &answer)?;
+    let answer = answer(&args, core_api::drift_loops)?;
     let status = answer.get("status").and_then(Value::as_str).unwrap_or_default().to_string();
     let mut human = status.clone();
     if let Some(Value::Array(reasons)) = answer.get("reasons") {

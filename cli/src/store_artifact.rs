@@ -51,6 +51,34 @@ pub fn write(store_flag: &Option<String>, name: &str, artifact: &Value, flag: &s
     store.put_artifact(name, artifact).map_err(|e| if e.field() == "store" { Failure::core(e) } else { named(e, flag) })
 }
 
+/// Reads the artifact `name` of the store `--store` names, hands it to `update` and stores the
+/// artifact `update` answers, in one transaction ([`Store::update_artifact`]); answers what
+/// `update` answered. The core's errors about the name name `flag`; those of `update` (about
+/// the artifact's content) name `store:NAME` as the file they came from.
+pub fn update<T>(
+    store_flag: &Option<String>,
+    name: &str,
+    flag: &str,
+    update: impl FnOnce(&Value) -> Result<(Option<Value>, T), CoreError>,
+) -> Result<T, Failure> {
+    store_rules::check_store_name("name", name).map_err(|e| named(e, flag))?;
+    let mut store = crate::store_open::open_existing(store_flag)?;
+    let mut named_by_content = false;
+    let result = store.update_artifact(name, |stored| {
+        named_by_content = true;
+        update(&stored.artifact)
+    });
+    result.map_err(|e| {
+        if !named_by_content && e.field() == "name" {
+            named(e, flag)
+        } else if e.field() == "store" {
+            Failure::core(e)
+        } else {
+            crate::output::with_file(e, &format!("{PREFIX}{name}"))
+        }
+    })
+}
+
 /// The artifact's state now: `expired` (its expiry is past), `promoted` (it carries a
 /// promotion) or `shadow` (it runs beside, never enforced).
 pub fn state(stored: &StoredArtifact, now_ms: i64) -> &'static str {

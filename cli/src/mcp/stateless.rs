@@ -124,24 +124,32 @@ pub(super) fn store_unused(args: &Args, keys: &[&str]) -> Result<(), Failure> {
 /// artifact (promoted, or demoted) is written back to it in one transaction.
 pub(super) fn artifact_tool(tool: &str, args: &Args, call: &Call) -> Result<Value, Failure> {
     store_unused(args, &["artifact"])?;
-    let stored = stored_artifact(args, call, "artifact")?;
-    let artifact = match &stored {
-        Some((artifact, _, _)) => artifact,
-        None => args.required("artifact")?,
-    };
     let runs = args.required("runs")?;
     let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
     let hasher = &earlyexit_digest::Sha256Hasher;
-    let answer = match tool {
-        "pyramid_drift" => earlyexit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING)?,
-        "loop_drift" => earlyexit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING)?,
-        "loop_promote" => earlyexit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING)?,
-        _ => earlyexit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING)?,
+    let judge = |artifact: &Value| match tool {
+        "pyramid_drift" => earlyexit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING),
+        "loop_drift" => earlyexit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING),
+        "loop_promote" => earlyexit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING),
+        _ => earlyexit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING),
     };
-    if let (Some((_, mut store, name)), Some(written)) = (stored, answer.get("artifact")) {
-        store.put_artifact(&name, written).map_err(Failure::core)?;
-    }
-    Ok(answer)
+    let artifact = args.required("artifact")?;
+    let Some(name) = artifact.as_str().and_then(store_artifact::name_of) else {
+        return Ok(judge(artifact)?);
+    };
+    // store:NAME: read, judged and written back in one transaction of the store.
+    let Some(mut store) = store_of(args, call)? else {
+        return Err(Failure::core(super::wording::argument_needs("artifact", "store")));
+    };
+    core_api::store_rules::check_store_name("artifact", name).map_err(Failure::core)?;
+    let mut judged = false;
+    store
+        .update_artifact(name, |stored| {
+            judged = true;
+            let answer = judge(&stored.artifact)?;
+            Ok((answer.get("artifact").cloned(), answer))
+        })
+        .map_err(|e| if judged { Failure::core(e) } else { Failure::core(core_api::respelled(e, "name", "artifact")) })
 }
 
 pub(super) fn policy_update(args: &Args) -> Result<Value, Failure> {
