@@ -1,6 +1,8 @@
 //! Calibration artifacts kept in the run store (docs/store.md, "Artifacts"): wherever the
 //! command or an MCP tool names an artifact file (`calibrate loops --out`, `promote|drift
-//! loops --artifact`, `loop record --policy|--shadow`, `pyramid start --policy`), the name
+//! loops --artifact|--out`, `loop record --policy|--shadow`, `pyramid start --policy`, `hook
+//! claude-code --policy`; MCP: `calibrate_loops`' `out`, `loop_start`'s `policy_artifact` and
+//! `shadow`, the artifact tools' `artifact`, with `store`), the name
 //! `store:NAME` names the artifact `NAME` of the store instead (`--store`, else
 //! `EARLYEXIT_STORE`, else the default store). The artifact's rules are the core's: it is read
 //! back exactly as a file's text would be, so an unpromoted or expired artifact behaves the
