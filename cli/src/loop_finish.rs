@@ -63,8 +63,12 @@ fn run_line(engine: &EarlyStopping, id: &str, dataset: Option<&str>, good: Optio
 }
 
 /// The `--shadow` argument: JSON text when it starts with `{` or `"`, else a file to read.
-pub fn shadow_arg(given: Option<&str>) -> Result<Option<ShadowCandidate>, Failure> {
+pub fn shadow_arg(given: Option<&str>, store: &Option<String>) -> Result<Option<ShadowCandidate>, Failure> {
     let Some(given) = given else { return Ok(None) };
+    if let Some(name) = crate::store_artifact::name_of(given) {
+        let value = crate::store_artifact::read(store, name, "--shadow")?;
+        return core_api::shadow_candidate(&value).map(Some).map_err(|e| with_file(e, given));
+    }
     let trimmed = given.trim_start();
     let (text, source) = if trimmed.starts_with('{') || trimmed.starts_with('"') {
         (given.to_string(), None)

@@ -15,6 +15,7 @@ mod pyramid_cmd;
 mod replay_cmd;
 mod run_lines;
 mod state;
+mod store_artifact;
 mod store_cmd;
 mod store_open;
 

@@ -71,8 +71,10 @@ pub struct CalibrateLoopsArgs {
     /// Days the artifact is trusted (default 90).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     valid_days: Option<String>,
-    /// Write the artifact to this file (atomically); without it the artifact goes to stdout.
-    #[arg(long, value_name = "FILE")]
+    /// Write the artifact to this file (atomically), or with store:NAME store it under NAME in
+    /// the store (--store, else EARLYEXIT_STORE, else sqlite:.earlyexit/store.db); without it
+    /// the artifact goes to stdout.
+    #[arg(long, value_name = "FILE|store:NAME")]
     out: Option<String>,
 }
 
@@ -609,8 +611,12 @@ fn calibrate_loops(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure>
         }
     })?;
     let doc = artifact.to_json();
-    if let Some(out) = &args.out {
-        state::write_atomic(std::path::Path::new(out), &doc)?;
+    match args.out.as_deref().map(|out| (out, crate::store_artifact::name_of(out))) {
+        Some((_, Some(name))) => {
+            crate::store_artifact::write(&args.store, name, &artifact, "--out")?;
+        }
+        Some((out, None)) => state::write_atomic(std::path::Path::new(out), &doc)?,
+        None => {}
     }
     let body = artifact.get("body");
     if json || args.out.is_none() {

@@ -401,7 +401,7 @@ fn replay_errors_name_the_file_run_and_line_and_print_nothing() {
 #[test]
 fn every_flag_in_help_is_in_the_docs() {
     let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md")).unwrap();
-    let commands: [&[&str]; 21] = [
+    let commands: [&[&str]; 25] = [
         &[],
         &["loop", "record"],
         &["loop", "finish"],
@@ -422,6 +422,10 @@ fn every_flag_in_help_is_in_the_docs() {
         &["runs", "export"],
         &["runs", "check"],
         &["runs", "model"],
+        &["runs", "artifact"],
+        &["runs", "artifacts"],
+        &["promote", "loops"],
+        &["drift", "loops"],
         &["mcp"],
     ];
     let mut missing = Vec::new();

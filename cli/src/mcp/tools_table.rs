@@ -289,9 +289,21 @@ fn model_out() -> Json {
     json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
 }
 
+/// The store of the artifact arguments that are `store:NAME` (docs/store.md, "Artifacts").
+fn artifact_store(what: &'static str) -> Arg {
+    arg("store", Kind::String, what)
+}
+
 fn artifact_args() -> Vec<Arg> {
     vec![
-        required("artifact", Kind::Types(&["object", "string"]), "a calibration artifact (object or JSON text)"),
+        required(
+            "artifact",
+            Kind::Types(&["object", "string"]),
+            "a calibration artifact (object or JSON text), or store:NAME: the artifact NAME of store, to which the answer's artifact (promoted, or demoted) is written back in one transaction",
+        ),
+        artifact_store(
+            "the run store of artifact store:NAME, sqlite:PATH (its file inside the server's roots) or postgresql://...",
+        ),
         required("runs", Kind::Types(&["array", "string"]), "the recent runs (an array, or JSONL text)"),
         arg(
             "now",
@@ -319,11 +331,14 @@ pub(super) fn rows() -> Vec<ToolRow> {
             effect: creates,
             args: vec![
                 arg("preset", Kind::Names(&LoopPreset::NAMES), "the config preset; default seed"),
-                arg("policy_artifact", Kind::Types(&["object", "string"]), "a calibrate_loops artifact (instead of preset)"),
+                arg("policy_artifact", Kind::Types(&["object", "string"]), "a calibrate_loops artifact (instead of preset), or store:NAME: the artifact NAME of store"),
                 arg("config", Kind::Object, "a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
                 arg("strict_iterations", Kind::Boolean, "iteration numbers must increase; default true"),
                 arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
-                arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
+                arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact, or store:NAME: the artifact NAME of store): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
+                artifact_store(
+                    "the run store of policy_artifact or shadow store:NAME, sqlite:PATH (its file inside the server's roots) or postgresql://...",
+                ),
             ],
             rules: &[Rule::NotBoth("preset", "policy_artifact")],
             output: || {
@@ -630,8 +645,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
             title: "Calibrate a loop policy",
             description: "Calibrate a loop policy on recorded loop runs (Learn-then-Test along the family's path): the \
                 cheapest policy whose premature-stop rate is at most risk with probability 1 - delta; answers \
-                the calibration artifact (out writes it, unless the request is cancelled first; loop_start's \
-                policy_artifact runs it).",
+                the calibration artifact (out writes it to a file, or with store:NAME into the store the runs came \
+                from, unless the request is cancelled first; loop_start's policy_artifact runs it).",
             effect: Effect::Writes { destructive: true, idempotent: false },
             args: vec![
                 runs(),
@@ -641,7 +656,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("steps", Kind::Number(None), "points of the family's path"),
                 arg("candidates", Kind::Schema(|| json!({"type": "array", "items": {"type": ["string", "object"]}})), "the policies to try (preset names or policy objects)"),
                 arg("valid_days", Kind::Number(None), "days the artifact is trusted (default 90)"),
-                arg("out", Kind::File, "the file the artifact is written to"),
+                arg("out", Kind::File, "the file the artifact is written to, or store:NAME: stored under NAME in store (one transaction)"),
                 store(),
                 arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
                 arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
@@ -699,8 +714,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
             name: "pyramid_drift",
             title: "Check a calibration for drift",
             description: "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why \
-                (per stage set, stage and run label: a run's optional label is a slice).",
-            effect: read_only,
+                (per stage set, stage and run label: a run's optional label is a slice). With artifact store:NAME, \
+                the artifact to run with now is written back to store.",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
             output: drift_out,
@@ -709,8 +725,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
             name: "pyramid_promote",
             title: "Promote a calibration",
             description: "Promote a calibration artifact from shadow to enforced on audit runs disjoint from calibration \
-                (exact Clopper-Pearson bound of the false-pass rate within the risk).",
-            effect: read_only,
+                (exact Clopper-Pearson bound of the false-pass rate within the risk). With artifact store:NAME, the \
+                answer's artifact is written back to store (promoted when it is).",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
             output: promotion_out,
@@ -720,8 +737,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
             title: "Check a loop calibration for drift",
             description: "Whether a loop calibration artifact still holds for recent loop runs: fresh, expired or \
                 drifted (a dataset unseen in calibration, a premature-stop rate outside the calibration interval, \
-                a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
-            effect: read_only,
+                a premature stop after promotion), and the artifact to run with now (demoted unless fresh); with \
+                artifact store:NAME, written back to store.",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
             output: drift_out,
@@ -730,8 +748,10 @@ pub(super) fn rows() -> Vec<ToolRow> {
             name: "loop_promote",
             title: "Promote a loop calibration",
             description: "Promote a loop calibration artifact on audit runs that share no task with its calibration \
-                (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
-            effect: read_only,
+                (exact Clopper-Pearson bound of the premature-stop rate within the risk). With artifact store:NAME, \
+                the answer's artifact is written back to store (promoted when it is): loop_start's \
+                policy_artifact store:NAME runs it.",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
             output: promotion_out,
