@@ -16,6 +16,7 @@ mod flag_help;
 mod flag_parity;
 mod replays;
 mod stateless;
+mod tool_row;
 mod tool_thread;
 mod tools_table;
 pub(crate) use flag_help::{flag_help, flag_names};
