@@ -2,10 +2,10 @@
 // method a Promise whose SQLite work runs off the event loop, the runs streamed a page at a
 // time, concurrent calls and processes, a store the command made, hostile input, and
 // `new Loop({ store, runLabel })`. The wasm package has no SQLite: no `Store` there.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -14,7 +14,17 @@ import ee, { IMPL, PACKAGE, ROOT } from './impl.mjs';
 const { Store, Loop } = ee;
 const NATIVE = IMPL === 'native';
 const NO_STORE = 'skipped: the wasm package has no SQLite (no Store)';
-const dir = () => mkdtempSync(path.join(tmpdir(), 'ee-store-'));
+// Every folder a test makes is removed when the file's tests end: the streaming test's store
+// and JSONL are about 600 MB, and a run that left them behind filled the disk.
+const made = [];
+const dir = () => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'ee-store-'));
+  made.push(folder);
+  return folder;
+};
+after(() => {
+  for (const folder of made) rmSync(folder, { recursive: true, force: true });
+});
 const good = (q = 95) => ({ quality_score: q, confidence: 0.95, verification_status: 'passed', good: true });
 const run = (id, dataset = 'd', n = 2) => ({ id, dataset, iterations: Array.from({ length: n }, () => good()) });
 const jsonl = (runs) => runs.map((r) => JSON.stringify(r)).join('\n') + '\n';
