@@ -104,7 +104,7 @@ test('every method: runs, receipts, artifacts, models, export, import, check, cl
   assert.deepEqual(await other.importRuns(`${at}/out.jsonl`, { runLabel: 'copy' }), { read: 3, added: 0 });
   assert.equal(await other.exportRuns(`${at}/main.jsonl`, { runLabel: 'copy', limit: 1 }), 1);
   // Check, close, and a closed store refused.
-  assert.deepEqual(await store.check(), { valid: true, schemaVersion: 2, runs: 3, receiptLogs: 1, receipts: 1, artifacts: 1, models: 1 });
+  assert.deepEqual(await store.check(), { valid: true, schemaVersion: 3, runs: 3, receiptLogs: 1, receipts: 1, artifacts: 1, models: 1 });
   await store.close();
   await other.close();
   await assert.rejects(store.addRun(run('d')), storeError('store'));

@@ -125,7 +125,7 @@ def test_every_method(tmp_path: Any, url: str) -> None:
         assert store.model("none") is None
 
         report = store.check()
-        assert report == {"schema_version": 2, "runs": 3, "receipt_logs": 1, "receipts": 1, "artifacts": 2,
+        assert report == {"schema_version": 3, "runs": 3, "receipt_logs": 1, "receipts": 1, "artifacts": 2,
                           "models": 1}
     assert store.closed and repr(store).endswith("closed)")
     store.close()  # again: nothing
@@ -422,7 +422,7 @@ def test_bad_runs_and_arguments_change_nothing(url: str) -> None:
         big = run("big", n=100_000)
         assert store.add_run(big) and list(store.runs(limit=2))[1].run == big
         store.export(io.StringIO())
-        assert store.check() == {"schema_version": 2, "runs": 2, "receipt_logs": 0, "receipts": 0, "artifacts": 0,
+        assert store.check() == {"schema_version": 3, "runs": 2, "receipt_logs": 0, "receipts": 0, "artifacts": 0,
                                  "models": 0}
 
 
