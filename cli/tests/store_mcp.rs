@@ -519,3 +519,37 @@ fn concurrent_imports_add_each_run_once() {
     let listed = server.call(11, "runs_list", json!({"store": "sqlite:c.db", "limit": 1000})).expect("list");
     assert_eq!(listed["count"], json!(20));
 }
+
+/// An inline export over 4 MiB is refused naming out (the same runs go to a file); a store
+/// path that is a dangling link out of the roots is never created through the link.
+#[test]
+fn inline_exports_are_bounded_and_links_are_never_written_through() {
+    let (root, outside) = (tmp(), tmp());
+    let iteration = json!({"quality_score": 50, "confidence": 0.5, "verification_status": "passed"});
+    let lines: Vec<String> = (0..6)
+        .map(|r| json!({"id": format!("big-{r}"), "iterations": vec![iteration.clone(); 15_000]}).to_string())
+        .collect();
+    let big = root.path().join("big.jsonl");
+    std::fs::write(&big, lines.join("\n") + "\n").unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() > 4 << 20);
+    let mut server = Server::start(root.path());
+    let made = server.call(1, "runs_import", json!({"store": "sqlite:big.db", "paths": [s(&big)]})).expect("import");
+    assert_eq!(made["added"], json!(6), "{made}");
+    let error = server.call(2, "runs_export", json!({"store": "sqlite:big.db"})).expect_err("too big inline");
+    assert_eq!(error["field"], json!("out"), "{error}");
+    let written =
+        server.call(3, "runs_export", json!({"store": "sqlite:big.db", "out": "big-out.jsonl"})).expect("out");
+    assert_eq!(written["count"], json!(6));
+    let two = server.call(4, "runs_export", json!({"store": "sqlite:big.db", "limit": 1})).expect("one run fits");
+    assert_eq!(two["count"], json!(1));
+    #[cfg(unix)]
+    {
+        let target = outside.path().join("made.db");
+        std::os::unix::fs::symlink(&target, root.path().join("dangling.db")).unwrap();
+        let error = server
+            .call(5, "runs_import", json!({"store": "sqlite:dangling.db", "paths": [s(&big)]}))
+            .expect_err("through a link");
+        assert_eq!(error["field"], json!("store"), "{error}");
+        assert!(!target.exists(), "nothing created through the link");
+    }
+}
