@@ -1,6 +1,7 @@
-//! The run store from the MCP server: `calibrate_loops` and `receipts_verify` take a `store`
-//! argument (`sqlite:PATH`) whose file must exist inside the server's roots (symbolic links
-//! followed); every other store is a tool error naming `store`, and nothing is created.
+//! The run store from the MCP server: the tools that take a `store` argument (calibration,
+//! receipts, artifacts, the `runs_*` tools, `pyramid_result`). A `sqlite:` store's file must
+//! lie inside the server's roots (symbolic links followed); every other store is a tool error
+//! naming `store`, and a tool that only reads never creates one.
 
 mod support;
 
@@ -428,9 +429,18 @@ fn runs_tools_on(root: &Path, store: &str, tag: &str) {
         let error = server.call(id, tool, args.clone()).expect_err(&format!("{tool} {args}"));
         assert_eq!(error["field"], json!(field), "{tool}: {error}");
     }
-    // Nothing the refused import read was added.
-    let after = server.call(25, "runs_check", json!({"store": store})).expect("check");
-    assert_eq!(after["runs"], checked["runs"]);
+    // Nothing the refused imports read was added (a label of this test only: a PostgreSQL
+    // store is shared with the other tests).
+    let one = json!({"quality_score": 50, "confidence": 0.5, "verification_status": "passed"});
+    let bad = format!("{}\n{{not json", json!({"id": format!("{tag}-ok"), "iterations": [one]}));
+    let error = server.call(25, "runs_import", json!({"store": store, "text": bad, "run_label": format!("{tag}-bad")}));
+    assert_eq!(error.expect_err("a bad line")["field"], json!("text"));
+    let after = server.call(26, "runs_list", json!({"store": store, "run_label": format!("{tag}-bad")})).expect("list");
+    assert_eq!(after["count"], json!(0), "{after}");
+    let good = bad.lines().next().unwrap_or_default();
+    let added =
+        server.call(27, "runs_import", json!({"store": store, "text": good, "run_label": format!("{tag}-bad")}));
+    assert_eq!(added.expect("the good line alone")["added"], json!(1));
 }
 
 #[test]
