@@ -228,6 +228,15 @@ fn calibrate_pyramids_from(root: &Path, store: &str, label: &str) {
         server.call(1, "calibrate_pyramids", with(json!({"store": store, "run_label": label}))).expect("calibrated");
     let from_paths = server.call(2, "calibrate_pyramids", with(json!({"paths": [s(&runs)]}))).expect("calibrated");
     assert_eq!(from_store, from_paths);
+    // The same runs again through runs_import: read, none added (kept apart from loop runs).
+    let again = server.call(
+        5,
+        "runs_import",
+        json!({"store": store, "paths": [s(&runs)], "pyramid": true, "run_label": label}),
+    );
+    assert_eq!(again.expect("imported")["added"], json!(0));
+    let as_loops = server.call(6, "runs_import", json!({"store": store, "paths": [s(&runs)]}));
+    assert_eq!(as_loops.expect_err("not loop runs")["code"], json!("invalid_replay"));
     let both = server.call(3, "calibrate_pyramids", with(json!({"store": store, "paths": [s(&runs)]})));
     assert!(both.is_err());
     let bare = server.call(4, "calibrate_pyramids", with(json!({"paths": [s(&runs)], "run_label": label})));
