@@ -16,6 +16,8 @@ mod flag_help;
 mod flag_parity;
 mod replays;
 mod stateless;
+mod store_rows;
+mod store_tools;
 mod tool_row;
 mod tool_thread;
 mod tools_table;
@@ -318,7 +320,13 @@ impl Server {
             "session_close" => self.session_close(args),
             "pyramid_start" => self.pyramid_start(args),
             "pyramid_submit" => self.pyramid_submit(args, call),
-            "pyramid_result" => self.pyramid_result(args),
+            "pyramid_result" => self.pyramid_result(args, call),
+            "runs_list" => store_tools::runs_list(args, call),
+            "runs_export" => store_tools::runs_export(args, call),
+            "runs_import" => store_tools::runs_import(args, call),
+            "runs_check" => store_tools::runs_check(args, call),
+            "runs_model" | "runs_artifact" => store_tools::runs_named(tool, args, call),
+            "runs_artifacts" => store_tools::runs_artifacts(args, call),
             "pyramid_policy_decide" => policy_decide(args, call),
             "pyramid_policy_update" => policy_update(args),
             "replay_loops" => return self.replay_loops(args, call),
@@ -585,12 +593,28 @@ impl Server {
         })
     }
 
-    fn pyramid_result(&self, args: &Args) -> Result<Value, Failure> {
+    /// The session's TestPyramidResult; with `store`, its shadow receipts appended to `log`
+    /// and the run merged into `merge_model` (`store_tools::result_to_store`), answered under
+    /// `stored`.
+    fn pyramid_result(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let id = args.session()?;
-        self.with_session(&id, |session| match session {
-            Session::Pyramid(run) => Ok(run.result_value(NAMING)?),
+        let (value, shadow) = self.with_session(&id, |session| match session {
+            Session::Pyramid(run) => {
+                let shadow = run.result()?.shadow;
+                Ok((run.result_value(NAMING)?, shadow))
+            }
             _ => Err(wrong_session(&id, EngineKind::Pyramid)),
-        })
+        })?;
+        match store_tools::result_to_store(args, call, shadow.as_ref(), &value)? {
+            Some(stored) => match value {
+                Value::Object(mut entries) => {
+                    entries.push(("stored".into(), stored));
+                    Ok(Value::Object(entries))
+                }
+                other => Ok(other),
+            },
+            None => Ok(value),
+        }
     }
 }
 

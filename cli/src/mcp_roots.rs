@@ -240,6 +240,11 @@ pub struct WriteTarget {
 }
 
 impl WriteTarget {
+    /// The file to write, resolved (its directory inside a root).
+    pub fn path(&self) -> &Path {
+        &self.destination
+    }
+
     fn check_not_a_link(&self) -> Result<(), Failure> {
         match std::fs::symlink_metadata(&self.destination) {
             Ok(meta) if meta.file_type().is_symlink() => {

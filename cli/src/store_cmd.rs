@@ -67,7 +67,8 @@ pub struct SelectArgs {
     /// Only runs recorded at or after this time (RFC 3339).
     #[arg(long, value_name = "TIME")]
     since: Option<String>,
-    /// At most this many runs (the oldest first).
+    /// At most this many runs (the oldest first). The MCP tool runs_list answers 1..=1000 runs
+    /// (default 100).
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
 }
@@ -126,33 +127,46 @@ fn list(args: &SelectArgs, json: bool) -> Result<u8, Failure> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = store.runs(&filter, |run| {
-        let body = Value::parse_json(&run.body, ErrorCode::InvalidReplay, "run")?;
-        let id = match body.get("id") {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Number(n)) => core_api::js_number(*n),
-            _ => String::new(),
-        };
-        let iterations = match body.get("iterations") {
-            Some(Value::Array(items)) => items.len(),
-            _ => 0,
-        };
-        let recorded = core_api::iso_from_millis(run.recorded_ms);
         let line = if json {
-            Value::object(vec![
-                ("runId", Value::string(run.run_id)),
-                ("runLabel", run.run_label.map_or(Value::Null, Value::string)),
-                ("recordedAt", Value::string(recorded)),
-                ("id", Value::string(id)),
-                ("dataset", body.get("dataset").cloned().unwrap_or(Value::Null)),
-                ("iterations", Value::Number(iterations as f64)),
-            ])
-            .to_json()
+            run_row(run)?.to_json()
         } else {
+            let body = Value::parse_json(&run.body, ErrorCode::InvalidReplay, "run")?;
+            let (id, iterations) = (run_id_of(&body), iterations_of(&body));
+            let recorded = core_api::iso_from_millis(run.recorded_ms);
             format!("{}\t{}\t{recorded}\t{id}\t{iterations}", run.run_id, run.run_label.as_deref().unwrap_or("-"))
         };
         writeln!(out, "{line}").map_err(write_err)
     });
     finish_stream(result, out)
+}
+
+fn run_id_of(body: &Value) -> String {
+    match body.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => core_api::js_number(*n),
+        _ => String::new(),
+    }
+}
+
+fn iterations_of(body: &Value) -> usize {
+    match body.get("iterations") {
+        Some(Value::Array(items)) => items.len(),
+        _ => 0,
+    }
+}
+
+/// A stored run as `runs list --json` prints it (and `runs_list` answers it): run id, label,
+/// recorded at, the run's id, its dataset and its iterations.
+pub fn run_row(run: earlyexit_store::StoredRun) -> Result<Value, CoreError> {
+    let body = Value::parse_json(&run.body, ErrorCode::InvalidReplay, "run")?;
+    Ok(Value::object(vec![
+        ("runId", Value::string(run.run_id)),
+        ("runLabel", run.run_label.map_or(Value::Null, Value::string)),
+        ("recordedAt", Value::string(core_api::iso_from_millis(run.recorded_ms))),
+        ("id", Value::string(run_id_of(&body))),
+        ("dataset", body.get("dataset").cloned().unwrap_or(Value::Null)),
+        ("iterations", Value::Number(iterations_of(&body) as f64)),
+    ]))
 }
 
 fn finish_stream(result: Result<(), CoreError>, mut out: impl Write) -> Result<u8, Failure> {
@@ -192,35 +206,8 @@ fn import(args: &ImportArgs, json: bool) -> Result<u8, Failure> {
     if let Some(label) = &args.run_label {
         store_rules::check_store_name("runLabel", label).map_err(|e| crate::output::with_flag(e, "--run-label"))?;
     }
-    let meta = RunMeta { run_label: args.run_label.clone(), ..RunMeta::default() };
-    let mut read = 0u64;
-    let added = store.in_one_transaction(|batch| -> Result<u64, Failure> {
-        let bar = indicatif::ProgressBar::hidden();
-        replay_cmd::for_each_run(
-            &args.files,
-            &bar,
-            &|| false,
-            |line, path| {
-                let value = Value::parse_json(line, ErrorCode::InvalidReplay, path)?;
-                if args.pyramid {
-                    earlyexit::pyramid::replay::RecordedRun::from_value(&value, core_api::NAMING, path)?;
-                } else {
-                    ReplayRun::from_value(&value, core_api::NAMING, path)?;
-                }
-                Ok(value)
-            },
-            |value| {
-                read += 1;
-                if args.pyramid {
-                    batch.add_pyramid_run(&value, &meta)?;
-                } else {
-                    batch.add_run(&value, &meta)?;
-                }
-                Ok(())
-            },
-        )?;
-        Ok(batch.added())
-    })?;
+    let (read, added) =
+        import_runs(&mut store, RunSource::Files(&args.files), &args.run_label, args.pyramid, &|| false)?;
     let answer = Answer {
         json: Value::object(vec![("read", Value::Number(read as f64)), ("added", Value::Number(added as f64))])
             .to_json(),
@@ -231,20 +218,70 @@ fn import(args: &ImportArgs, json: bool) -> Result<u8, Failure> {
     Ok(code::GO_ON)
 }
 
+/// Where imported runs come from: JSONL files (`-` = standard input), or JSONL text.
+pub enum RunSource<'a> {
+    Files(&'a [String]),
+    Text(&'a str),
+}
+
+/// Adds the runs of `source` (loop runs, or recorded pyramid runs) with `run_label` (already
+/// checked) in one transaction of `store`: all or none; a run already in the store is left
+/// out. Answers the runs read and those added.
+pub fn import_runs(
+    store: &mut Store,
+    source: RunSource<'_>,
+    run_label: &Option<String>,
+    pyramid: bool,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(u64, u64), Failure> {
+    let meta = RunMeta { run_label: run_label.clone(), ..RunMeta::default() };
+    let parse = |line: &str, path: &str| -> Result<Value, CoreError> {
+        let value = Value::parse_json(line, ErrorCode::InvalidReplay, path)?;
+        if pyramid {
+            earlyexit::pyramid::replay::RecordedRun::from_value(&value, core_api::NAMING, path)?;
+        } else {
+            ReplayRun::from_value(&value, core_api::NAMING, path)?;
+        }
+        Ok(value)
+    };
+    let mut read = 0u64;
+    let added = store.in_one_transaction(|batch| -> Result<u64, Failure> {
+        let mut add = |value: Value| -> Result<(), Failure> {
+            read += 1;
+            if pyramid {
+                batch.add_pyramid_run(&value, &meta)?;
+            } else {
+                batch.add_run(&value, &meta)?;
+            }
+            Ok(())
+        };
+        match source {
+            RunSource::Files(files) => {
+                let bar = indicatif::ProgressBar::hidden();
+                replay_cmd::for_each_run(files, &bar, cancelled, parse, add)?;
+            }
+            RunSource::Text(text) => {
+                for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                    if cancelled() {
+                        return Err(Failure::Internal("cancelled".into()));
+                    }
+                    add(parse(line, "text")?)?;
+                }
+            }
+        }
+        if cancelled() {
+            return Err(Failure::Internal("cancelled".into()));
+        }
+        Ok(batch.added())
+    })?;
+    Ok((read, added))
+}
+
 fn check(args: &StoreArg, json: bool) -> Result<u8, Failure> {
     let store = open_existing(&args.store)?;
     let report = store.check()?;
     let answer = Answer {
-        json: Value::object(vec![
-            ("valid", Value::Bool(true)),
-            ("schemaVersion", Value::Number(report.schema_version as f64)),
-            ("runs", Value::Number(report.runs as f64)),
-            ("receiptLogs", Value::Number(report.receipt_logs as f64)),
-            ("receipts", Value::Number(report.receipts as f64)),
-            ("artifacts", Value::Number(report.artifacts as f64)),
-            ("models", Value::Number(report.models as f64)),
-        ])
-        .to_json(),
+        json: check_value(&report).to_json(),
         human: format!(
             "valid: schema {}, {} run(s), {} receipt(s) in {} log(s), {} artifact(s), {} model(s)",
             report.schema_version, report.runs, report.receipts, report.receipt_logs, report.artifacts, report.models
@@ -253,6 +290,19 @@ fn check(args: &StoreArg, json: bool) -> Result<u8, Failure> {
     };
     crate::output::print(&answer, json)?;
     Ok(code::GO_ON)
+}
+
+/// What `runs check --json` prints (and `runs_check` answers).
+pub fn check_value(report: &earlyexit_store::CheckReport) -> Value {
+    Value::object(vec![
+        ("valid", Value::Bool(true)),
+        ("schemaVersion", Value::Number(report.schema_version as f64)),
+        ("runs", Value::Number(report.runs as f64)),
+        ("receiptLogs", Value::Number(report.receipt_logs as f64)),
+        ("receipts", Value::Number(report.receipts as f64)),
+        ("artifacts", Value::Number(report.artifacts as f64)),
+        ("models", Value::Number(report.models as f64)),
+    ])
 }
 
 fn model(args: &ModelArgs) -> Result<u8, Failure> {

@@ -86,21 +86,38 @@ pub fn pyramid_result(to: &ResultToStore<'_>, shadow: Option<&Value>, result: &V
         }
         return Ok(Stored::default());
     }
-    let learned = match (to.model, to.build_id, to.build_seq) {
+    let learned = learned(to, result)?;
+    let mut store = open(to.store)?;
+    write_result(&mut store, to, shadow, learned)
+}
+
+/// The run `to.model` learns from `result` (its policy's `ran`, build `{id, seq}`); `None`
+/// without a model to merge into.
+pub fn learned(to: &ResultToStore<'_>, result: &Value) -> Result<Option<Value>, Failure> {
+    match (to.model, to.build_id, to.build_seq) {
         (Some(_), Some(id), Some(seq)) => {
             let ran = result
                 .get("policy")
                 .and_then(|p| p.get("ran"))
                 .ok_or_else(|| crate::output::with_flag(store_rules::nothing_to_learn(), "--merge-model"))?;
             let build = Value::object(vec![("id", Value::string(id)), ("seq", Value::Number(seq as f64))]);
-            Some(
+            Ok(Some(
                 earlyexit::kit::pyramid::policy::learn_value(&Value::Null, ran, &build, NAMING)
                     .map_err(|e| crate::output::with_flag(e, "--build-id"))?,
-            )
+            ))
         }
-        _ => None,
-    };
-    let mut store = open(to.store)?;
+        _ => Ok(None),
+    }
+}
+
+/// Writes what [`pyramid_result`] checked to `store`: the receipts of `to.log`, the run
+/// `learned` merged into `to.model`, each in its own transaction.
+pub fn write_result(
+    store: &mut Store,
+    to: &ResultToStore<'_>,
+    shadow: Option<&Value>,
+    learned: Option<Value>,
+) -> Result<Stored, Failure> {
     let mut stored = Stored::default();
     if let Some(log) = to.log {
         let receipts = match shadow.and_then(|s| s.get("receipts")) {

@@ -150,7 +150,7 @@ fn messages_before_initialize_are_answered_or_dropped_and_the_server_goes_on() {
     assert_eq!(server.answer(), json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
     server.initialize();
     server.send(br#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
-    assert!(server.answer()["result"]["tools"].as_array().is_some_and(|t| t.len() == 24));
+    assert!(server.answer()["result"]["tools"].as_array().is_some_and(|t| t.len() == 31));
     let log = server.finish();
     assert!(log.contains("dropped a response (id 99): it came before 'initialize'"), "{log}");
     assert!(log.contains("dropped notification 'notifications/cancelled': it came before 'initialize'"), "{log}");

@@ -1,6 +1,7 @@
-//! The run store from the MCP server: `calibrate_loops` and `receipts_verify` take a `store`
-//! argument (`sqlite:PATH`) whose file must exist inside the server's roots (symbolic links
-//! followed); every other store is a tool error naming `store`, and nothing is created.
+//! The run store from the MCP server: the tools that take a `store` argument (calibration,
+//! receipts, artifacts, the `runs_*` tools, `pyramid_result`). A `sqlite:` store's file must
+//! lie inside the server's roots (symbolic links followed); every other store is a tool error
+//! naming `store`, and a tool that only reads never creates one.
 
 mod support;
 
@@ -227,6 +228,15 @@ fn calibrate_pyramids_from(root: &Path, store: &str, label: &str) {
         server.call(1, "calibrate_pyramids", with(json!({"store": store, "run_label": label}))).expect("calibrated");
     let from_paths = server.call(2, "calibrate_pyramids", with(json!({"paths": [s(&runs)]}))).expect("calibrated");
     assert_eq!(from_store, from_paths);
+    // The same runs again through runs_import: read, none added (kept apart from loop runs).
+    let again = server.call(
+        5,
+        "runs_import",
+        json!({"store": store, "paths": [s(&runs)], "pyramid": true, "run_label": label}),
+    );
+    assert_eq!(again.expect("imported")["added"], json!(0));
+    let as_loops = server.call(6, "runs_import", json!({"store": store, "paths": [s(&runs)]}));
+    assert_eq!(as_loops.expect_err("not loop runs")["code"], json!("invalid_replay"));
     let both = server.call(3, "calibrate_pyramids", with(json!({"store": store, "paths": [s(&runs)]})));
     assert!(both.is_err());
     let bare = server.call(4, "calibrate_pyramids", with(json!({"paths": [s(&runs)], "run_label": label})));
@@ -355,5 +365,210 @@ fn the_artifact_tools_are_not_read_only() {
         assert_eq!(tool["annotations"]["readOnlyHint"], json!(false), "{name}");
         assert_eq!(tool["annotations"]["destructiveHint"], json!(true), "{name}");
         assert!(tool["inputSchema"]["properties"]["store"].is_object(), "{name}");
+    }
+}
+
+/// The `runs_*` tools and `pyramid_result`'s store arguments on `store` (inside `root`, or a
+/// database): import (paths and text, each run once), list (bounded), export (to a file
+/// and inline), check, a merged model and a receipt log, the artifacts, and bad names.
+fn runs_tools_on(root: &Path, store: &str, tag: &str) {
+    let runs = corpus(root, 30);
+    let tagged = std::fs::read_to_string(&runs).unwrap().replace("\"id\":\"", &format!("\"id\":\"{tag}-"));
+    std::fs::write(&runs, &tagged).unwrap();
+    let label = format!("{tag}-main");
+    let mut server = Server::start(root);
+    let imported = server
+        .call(1, "runs_import", json!({"store": store, "paths": [s(&runs)], "run_label": label}))
+        .expect("import");
+    assert_eq!((imported["read"].clone(), imported["added"].clone()), (json!(30), json!(30)));
+    // The same runs again, inline: read, none added.
+    let again =
+        server.call(2, "runs_import", json!({"store": store, "text": tagged, "run_label": label})).expect("again");
+    assert_eq!((again["read"].clone(), again["added"].clone()), (json!(30), json!(0)));
+    let listed = server.call(3, "runs_list", json!({"store": store, "run_label": label, "limit": 7})).expect("list");
+    assert_eq!((listed["count"].clone(), listed["more"].clone()), (json!(7), json!(true)));
+    assert_eq!(listed["runs"][0]["runLabel"], json!(label));
+    let all = server.call(4, "runs_list", json!({"store": store, "run_label": label})).expect("list");
+    assert_eq!((all["count"].clone(), all["more"].clone()), (json!(30), json!(false)));
+    // The command lists the same runs.
+    let out = run(&["--json", "runs", "list", "--store", store, "--run-label", &label]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 30, "{}", stderr(&out));
+    let inline = server.call(5, "runs_export", json!({"store": store, "run_label": label})).expect("export");
+    assert_eq!(inline["count"], json!(30));
+    assert_eq!(inline["text"].as_str().unwrap_or("").lines().count(), 30);
+    let exported = root.join("exported.jsonl");
+    let written = server
+        .call(6, "runs_export", json!({"store": store, "run_label": label, "out": s(&exported)}))
+        .expect("export to a file");
+    assert_eq!(written["count"], json!(30));
+    assert_eq!(std::fs::read_to_string(&exported).unwrap().lines().count(), 30);
+    let checked = server.call(7, "runs_check", json!({"store": store})).expect("check");
+    assert_eq!(checked["valid"], json!(true));
+    // pyramid_result appends the run's shadow receipt and merges the run into a model.
+    let state = finished_shadow_run(root, &format!("{tag}-b1"), "0.5");
+    let snapshot = std::fs::read_to_string(&state).unwrap();
+    let session = server.call(8, "session_import", json!({"snapshot": snapshot})).expect("import")["session"].clone();
+    let (log, model) = (format!("{tag}-ci"), format!("{tag}-model"));
+    let args = json!({"session": session, "store": store, "log": log, "merge_model": model,
+        "build_id": format!("{tag}-b1"), "build_seq": 1});
+    let result = server.call(9, "pyramid_result", args).expect("result");
+    assert_eq!((result["stored"]["receipts"].clone(), result["stored"]["model_builds"].clone()), (json!(1), json!(1)));
+    let verified = server.call(10, "receipts_verify", json!({"store": store, "log": log})).expect("verified");
+    assert_eq!((verified["valid"].clone(), verified["receipts"].clone()), (json!(true), json!(1)));
+    let stored = server.call(11, "runs_model", json!({"store": store, "name": model})).expect("model");
+    assert_eq!(stored["model"]["engine"], json!("PyramidOutcomeModel"), "{stored}");
+    let artifacts = server.call(12, "runs_artifacts", json!({"store": store})).expect("artifacts");
+    assert!(artifacts["artifacts"].is_array(), "{artifacts}");
+    // What the command refuses, refused naming the argument.
+    let refused = [
+        (13, "runs_list", json!({"store": store, "limit": 1_000_000_000_000u64}), "limit"),
+        (14, "runs_list", json!({"store": store, "limit": 0}), "limit"),
+        (15, "runs_model", json!({"store": store, "name": format!("{tag}-absent")}), "name"),
+        (16, "runs_artifact", json!({"store": store, "name": ""}), "name"),
+        (17, "runs_artifact", json!({"store": store, "name": "x".repeat(10_000)}), "name"),
+        (18, "runs_import", json!({"store": store, "text": "{not json"}), "text"),
+        (19, "runs_import", json!({"store": store}), "paths"),
+        (20, "runs_list", json!({"run_label": label}), "store"),
+        (21, "pyramid_result", json!({"session": session, "log": log}), "log"),
+        (22, "pyramid_result", json!({"session": session, "store": store}), "store"),
+        (23, "pyramid_result", json!({"session": session, "store": store, "merge_model": model}), "merge_model"),
+        (24, "runs_list", json!({"store": store, "since": "yesterday"}), "since"),
+    ];
+    for (id, tool, args, field) in refused {
+        let error = server.call(id, tool, args.clone()).expect_err(&format!("{tool} {args}"));
+        assert_eq!(error["field"], json!(field), "{tool}: {error}");
+    }
+    // Nothing the refused imports read was added (a label of this test only: a PostgreSQL
+    // store is shared with the other tests).
+    let one = json!({"quality_score": 50, "confidence": 0.5, "verification_status": "passed"});
+    let bad = format!("{}\n{{not json", json!({"id": format!("{tag}-ok"), "iterations": [one]}));
+    let error = server.call(25, "runs_import", json!({"store": store, "text": bad, "run_label": format!("{tag}-bad")}));
+    assert_eq!(error.expect_err("a bad line")["field"], json!("text"));
+    let after = server.call(26, "runs_list", json!({"store": store, "run_label": format!("{tag}-bad")})).expect("list");
+    assert_eq!(after["count"], json!(0), "{after}");
+    let good = bad.lines().next().unwrap_or_default();
+    let added =
+        server.call(27, "runs_import", json!({"store": store, "text": good, "run_label": format!("{tag}-bad")}));
+    assert_eq!(added.expect("the good line alone")["added"], json!(1));
+}
+
+#[test]
+fn the_runs_tools_reach_a_store_inside_the_roots() {
+    let root = tmp();
+    let store = format!("sqlite:{}", root.path().join("runs.db").display());
+    runs_tools_on(root.path(), &store, "t");
+}
+
+#[test]
+fn the_runs_tools_reach_a_postgresql_store() {
+    let Some((store, tag)) = support::postgres_store("mcpruns") else { return };
+    let root = tmp();
+    runs_tools_on(root.path(), &store, &tag);
+}
+
+/// Stores outside the roots, through a link out of them, or missing for a tool that only
+/// reads: refused naming store, nothing created.
+#[test]
+fn the_runs_tools_keep_to_the_roots_and_never_create_a_store_they_only_read() {
+    let (root, outside) = (tmp(), tmp());
+    let out_store = outside.path().join("out.db");
+    let out =
+        run(&["runs", "import", "--store", &format!("sqlite:{}", out_store.display()), s(&corpus(outside.path(), 3))]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&out_store, root.path().join("link.db")).unwrap();
+    let runs = corpus(root.path(), 3);
+    let mut server = Server::start(root.path());
+    let mut id = 0;
+    for store in [format!("sqlite:{}", out_store.display()), "sqlite:link.db".to_string(), "sqlite:../x.db".into()] {
+        for (tool, args) in [
+            ("runs_list", json!({"store": store})),
+            ("runs_check", json!({"store": store})),
+            ("runs_artifacts", json!({"store": store})),
+            ("runs_export", json!({"store": store})),
+            ("runs_import", json!({"store": store, "paths": [s(&runs)]})),
+        ] {
+            id += 1;
+            let error = server.call(id, tool, args).expect_err(tool);
+            assert_eq!(error["field"], json!("store"), "{tool} {store}: {error}");
+        }
+    }
+    // A file outside the roots: refused naming paths / out.
+    let store = "sqlite:new.db";
+    let error = server
+        .call(50, "runs_import", json!({"store": store, "paths": [s(&outside.path().join("runs.jsonl"))]}))
+        .expect_err("outside");
+    assert_eq!(error["field"], json!("paths[0]"), "{error}");
+    for (i, tool) in ["runs_list", "runs_check", "runs_artifacts", "runs_export"].into_iter().enumerate() {
+        let error = server.call(60 + i as u64, tool, json!({"store": "sqlite:absent.db"})).expect_err(tool);
+        assert_eq!(error["field"], json!("store"), "{tool}: {error}");
+    }
+    let error = server.call(70, "runs_model", json!({"store": "sqlite:absent.db", "name": "m"})).expect_err("absent");
+    assert_eq!(error["field"], json!("store"), "{error}");
+    assert!(!root.path().join("absent.db").exists(), "a tool that only reads never creates a store");
+    assert!(!root.path().join("new.db").exists(), "nothing created by a refused import");
+    // runs_import creates a missing store inside the roots; export out of the roots is refused.
+    let made = server.call(80, "runs_import", json!({"store": store, "paths": [s(&runs)]})).expect("created");
+    assert_eq!(made["added"], json!(3));
+    let error = server
+        .call(81, "runs_export", json!({"store": store, "out": s(&outside.path().join("x.jsonl"))}))
+        .expect_err("out outside");
+    assert_eq!(error["field"], json!("out"), "{error}");
+    assert!(!outside.path().join("x.jsonl").exists());
+}
+
+/// Ten `runs_import` calls of the same file at once: each run is added once.
+#[test]
+fn concurrent_imports_add_each_run_once() {
+    let root = tmp();
+    let runs = corpus(root.path(), 20);
+    let mut server = Server::start(root.path());
+    for id in 1..=10u64 {
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "runs_import", "arguments": {"store": "sqlite:c.db", "paths": [s(&runs)]}}}));
+    }
+    let mut added = 0;
+    for _ in 0..10 {
+        let answer = server.answer();
+        assert_ne!(answer["result"]["isError"], json!(true), "{answer}");
+        assert_eq!(answer["result"]["structuredContent"]["read"], json!(20), "{answer}");
+        added += answer["result"]["structuredContent"]["added"].as_u64().unwrap_or(0);
+    }
+    assert_eq!(added, 20);
+    let listed = server.call(11, "runs_list", json!({"store": "sqlite:c.db", "limit": 1000})).expect("list");
+    assert_eq!(listed["count"], json!(20));
+}
+
+/// An inline export over 4 MiB is refused naming out (the same runs go to a file); a store
+/// path that is a dangling link out of the roots is never created through the link.
+#[test]
+fn inline_exports_are_bounded_and_links_are_never_written_through() {
+    let (root, outside) = (tmp(), tmp());
+    let iteration = json!({"quality_score": 50, "confidence": 0.5, "verification_status": "passed"});
+    let lines: Vec<String> = (0..6)
+        .map(|r| json!({"id": format!("big-{r}"), "iterations": vec![iteration.clone(); 15_000]}).to_string())
+        .collect();
+    let big = root.path().join("big.jsonl");
+    std::fs::write(&big, lines.join("\n") + "\n").unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() > 4 << 20);
+    let mut server = Server::start(root.path());
+    let made = server.call(1, "runs_import", json!({"store": "sqlite:big.db", "paths": [s(&big)]})).expect("import");
+    assert_eq!(made["added"], json!(6), "{made}");
+    let error = server.call(2, "runs_export", json!({"store": "sqlite:big.db"})).expect_err("too big inline");
+    assert_eq!(error["field"], json!("out"), "{error}");
+    let written =
+        server.call(3, "runs_export", json!({"store": "sqlite:big.db", "out": "big-out.jsonl"})).expect("out");
+    assert_eq!(written["count"], json!(6));
+    let two = server.call(4, "runs_export", json!({"store": "sqlite:big.db", "limit": 1})).expect("one run fits");
+    assert_eq!(two["count"], json!(1));
+    #[cfg(unix)]
+    {
+        let target = outside.path().join("made.db");
+        std::os::unix::fs::symlink(&target, root.path().join("dangling.db")).unwrap();
+        let error = server
+            .call(5, "runs_import", json!({"store": "sqlite:dangling.db", "paths": [s(&big)]}))
+            .expect_err("through a link");
+        assert_eq!(error["field"], json!("store"), "{error}");
+        assert!(!target.exists(), "nothing created through the link");
     }
 }

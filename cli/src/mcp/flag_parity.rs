@@ -92,13 +92,18 @@ const PAIRS: &[Pair] = &[
             &["session"],
         )
     },
-    pair(
-        &["pyramid", "result"],
-        &["pyramid_result"],
-        &[],
-        &["state", "allow-unverified", "receipts", "store", "log", "merge-model", "build-id", "build-seq"],
-        &["session"],
-    ),
+    // The command's --log and --merge-model use the default store (EARLYEXIT_STORE, else the
+    // default file) without --store; the tool names its store, always.
+    Pair {
+        unheld: &[Rule::Needs("log", "store"), Rule::Needs("merge_model", "store")],
+        ..pair(
+            &["pyramid", "result"],
+            &["pyramid_result"],
+            &[],
+            &["state", "allow-unverified", "receipts"],
+            &["session"],
+        )
+    },
     pair(
         &["replay", "loops"],
         &["replay_loops"],
@@ -121,6 +126,19 @@ const PAIRS: &[Pair] = &[
         unheld: &[Rule::Needs("log", "store")],
         ..pair(&["receipts", "verify"], &["receipts_verify"], &[("file", "path")], &[], &["text"])
     },
+    // The store subcommands: --store defaults to EARLYEXIT_STORE, else the default file; the
+    // tools require store (the server has no default store), so it is listed on both sides.
+    pair(&["runs", "list"], &["runs_list"], &[], &["store"], &["store"]),
+    pair(&["runs", "export"], &["runs_export"], &[], &["store"], &["store"]),
+    // text: the runs inline (the command reads standard input as the file -).
+    Pair {
+        unheld: &[Rule::OneOf(&["paths", "text"])],
+        ..pair(&["runs", "import"], &["runs_import"], &[("files", "paths")], &["store"], &["store", "text"])
+    },
+    pair(&["runs", "check"], &["runs_check"], &[], &["store"], &["store"]),
+    pair(&["runs", "model"], &["runs_model"], &[], &["store"], &["store"]),
+    pair(&["runs", "artifact"], &["runs_artifact"], &[], &["store"], &["store"]),
+    pair(&["runs", "artifacts"], &["runs_artifacts"], &[], &["store"], &["store"]),
     pair(&["promote", "loops"], &["loop_promote"], &[("files", "runs")], &["out"], &["now"]),
     pair(&["drift", "loops"], &["loop_drift"], &[("files", "runs")], &["out"], &["now"]),
 ];

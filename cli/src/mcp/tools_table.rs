@@ -161,6 +161,12 @@ fn artifact_args() -> Vec<Arg> {
 
 /// Every tool, in the order `tools/list` answers them (docs/cli.md, "MCP server").
 pub(super) fn rows() -> Vec<ToolRow> {
+    let mut rows = engine_rows();
+    rows.extend(super::store_rows::rows());
+    rows
+}
+
+fn engine_rows() -> Vec<ToolRow> {
     let quality = IterationResult::QUALITY_SCORE_RANGE;
     let resource = Some(IterationResult::RESOURCE_RANGE);
     let percent = Some(BehaviorIteration::PERCENT_RANGE);
@@ -363,10 +369,12 @@ pub(super) fn rows() -> Vec<ToolRow> {
         ToolRow {
             name: "pyramid_result",
             title: "Result of a pyramid",
-            description: "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified).",
-            effect: read_only,
-            args: vec![session()],
-            rules: &[],
+            description: "The TestPyramidResult of a finished pyramid session, with its verdict (passed, failed, unverified); \
+                with store, its shadow receipts appended to the store's receipt log (log) and the run merged into the \
+                store's outcome model (merge_model), answered under stored.",
+            effect: Effect::Writes { destructive: false, idempotent: false },
+            args: super::store_rows::pyramid_result_args(session()),
+            rules: super::store_rows::PYRAMID_RESULT_RULES,
             output: || {
                 json!({"type": "object", "properties": {
                     "exitedEarly": {"type": "boolean"}, "exitReason": {"type": "string"},

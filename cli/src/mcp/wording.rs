@@ -33,6 +33,11 @@ pub(crate) fn argument_needs(key: &str, needed: &str) -> CoreError {
     invalid_argument(key, format!("{key} needs {needed}"))
 }
 
+/// `key` lies outside what the tool takes (`message` says what it takes).
+pub(crate) fn argument_out_of_range(key: &str, message: String) -> CoreError {
+    host_error(ErrorCode::InvalidConfig, ErrorKind::Range, key, message)
+}
+
 fn invalid_argument(field: &str, message: String) -> CoreError {
     host_error(ErrorCode::InvalidConfig, ErrorKind::Type, field, message)
 }
