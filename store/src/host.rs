@@ -65,26 +65,13 @@ impl Store {
     /// `after_seq`, oldest first (`filter.limit` is the caller's to count). A binding's
     /// iterator calls it again with the last `seq` it got until a page comes back short.
     pub fn runs_page(&self, filter: &RunFilter, after_seq: i64, page: usize) -> Result<Vec<StoredRun>, Error> {
-        let mut sql = String::from("SELECT seq, run_id, run_label, recorded_ms, body FROM runs WHERE seq > ?");
-        let mut args: Vec<rusqlite::types::Value> = vec![after_seq.into()];
-        if let Some(label) = &filter.run_label {
-            sql.push_str(" AND run_label = ?");
-            args.push(label.clone().into());
-        }
-        if let Some(dataset) = &filter.dataset {
-            sql.push_str(" AND dataset = ?");
-            args.push(dataset.clone().into());
-        }
-        if let Some(since) = filter.since_ms {
-            sql.push_str(" AND recorded_ms >= ?");
-            args.push(since.into());
-        }
-        sql.push_str(" ORDER BY seq LIMIT ?");
-        args.push(i64::try_from(page).unwrap_or(i64::MAX).into());
-        let mut statement = self.conn.prepare(&sql).map_err(|e| self.sqlite(e))?;
-        let rows =
-            statement.query_map(rusqlite::params_from_iter(args), crate::read_run_row).map_err(|e| self.sqlite(e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.sqlite(e))
+        let page_filter = RunFilter { limit: Some(u64::try_from(page).unwrap_or(u64::MAX)), ..filter.clone() };
+        let mut out = Vec::new();
+        self.runs_after(&page_filter, Some(after_seq), |run| {
+            out.push(run);
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Adds the runs of a JSONL stream (the form replay reads, one run a line, blank lines
