@@ -163,7 +163,7 @@ impl NativeStore {
         task(move || {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
-                let meta = meta_of(arg(&items, 1))?;
+                let meta = meta_of(arg(&items, 1), "addRun")?;
                 Ok(Value::Bool(store.add_run(arg(&items, 0), &meta)? == Added::Added))
             })
         })
@@ -183,7 +183,7 @@ impl NativeStore {
                 Ok(items) => items,
                 Err(e) => return wire::encode_error(&e),
             };
-            let filter = match filter_of(arg(&items, 0)) {
+            let filter = match filter_of(arg(&items, 0), "runs") {
                 Ok(filter) => filter,
                 Err(e) => return wire::encode_error(&e),
             };
@@ -234,7 +234,14 @@ impl NativeStore {
                 let log = text_arg(&items, 0, "log")?;
                 let receipts = match arg(&items, 1) {
                     Value::Array(list) => list.clone(),
-                    other => vec![other.clone()],
+                    other => {
+                        return Err(earlyexit::host::type_error(
+                            ErrorCode::InvalidReceipt,
+                            "receipts",
+                            "an array of receipts",
+                            other,
+                        ))
+                    }
                 };
                 Ok(num(store.append_receipts(&log, &receipts)? as f64))
             })
@@ -326,7 +333,7 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let path = text_arg(&items, 0, "path")?;
-                export_runs(store, &path, &filter_of(arg(&items, 1))?)
+                export_runs(store, &path, &filter_of(arg(&items, 1), "exportRuns")?)
             })
         })
     }
@@ -340,7 +347,7 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let path = text_arg(&items, 0, "path")?;
-                import_runs(store, &path, &meta_of(arg(&items, 1))?)
+                import_runs(store, &path, &meta_of(arg(&items, 1), "importRuns")?)
             })
         })
     }
@@ -391,22 +398,25 @@ fn text_option(options: &Value, key: &str) -> Result<Option<String>, Error> {
 fn count_option(options: &Value, key: &str) -> Result<Option<f64>, Error> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 => Ok(Some(*n)),
-        Some(other) => {
-            Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, key, "a whole number of at least 0", other))
-        }
+        Some(value) => earlyexit::host::store::check_count(key, value).map(|n| Some(n as f64)),
     }
 }
 
-fn options_object(options: &Value, name: &str) -> Result<(), Error> {
+/// An options object (null: none) of `call`, with none but the `known` keys: another key is
+/// `unknown_option` naming it (docs/api-conventions.md), never ignored.
+fn options_object(options: &Value, call: &str, known: &[&str]) -> Result<(), Error> {
     match options {
-        Value::Null | Value::Object(_) => Ok(()),
-        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, name, "an object", other)),
+        Value::Null => Ok(()),
+        Value::Object(entries) => match entries.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+            Some((key, _)) => Err(earlyexit::host::unknown_argument(call, key, known)),
+            None => Ok(()),
+        },
+        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, "options", "an object", other)),
     }
 }
 
-fn meta_of(meta: &Value) -> Result<RunMeta, Error> {
-    options_object(meta, "options")?;
+fn meta_of(meta: &Value, call: &str) -> Result<RunMeta, Error> {
+    options_object(meta, call, &["runLabel", "runId", "recordedMs"])?;
     Ok(RunMeta {
         run_id: text_option(meta, "runId")?,
         run_label: text_option(meta, "runLabel")?,
@@ -414,8 +424,8 @@ fn meta_of(meta: &Value) -> Result<RunMeta, Error> {
     })
 }
 
-fn filter_of(filter: &Value) -> Result<RunFilter, Error> {
-    options_object(filter, "options")?;
+fn filter_of(filter: &Value, call: &str) -> Result<RunFilter, Error> {
+    options_object(filter, call, &["runLabel", "dataset", "since", "limit"])?;
     let since_ms = match filter.get("since") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(earlyexit_store::since_ms(text)?),
@@ -429,12 +439,16 @@ fn filter_of(filter: &Value) -> Result<RunFilter, Error> {
             ))
         }
     };
-    Ok(RunFilter {
-        run_label: text_option(filter, "runLabel")?,
-        dataset: text_option(filter, "dataset")?,
-        since_ms,
-        limit: count_option(filter, "limit")?.map(|n| n as u64),
-    })
+    let run_label = text_option(filter, "runLabel")?;
+    let dataset = text_option(filter, "dataset")?;
+    // A label or dataset no run can have (empty, over 256 characters) is refused, not
+    // answered with no runs.
+    for (field, name) in [("runLabel", &run_label), ("dataset", &dataset)] {
+        if let Some(name) = name {
+            earlyexit::host::store::check_store_name(field, name)?;
+        }
+    }
+    Ok(RunFilter { run_label, dataset, since_ms, limit: count_option(filter, "limit")?.map(|n| n as u64) })
 }
 
 fn now_of(now: &Value) -> i64 {
