@@ -116,7 +116,8 @@ lifecycle_example() {
 check loop-lifecycle-example lifecycle_example
 
 # One machine's run store (examples/store/one-machine.sh, docs/store.md): imported twice,
-# added once; exported, checked, calibrated on; a retried receipt kept once.
+# added once; exported, checked, calibrated on; the artifact stored, promoted in the store and
+# run from it; a retried receipt kept once.
 store_example() {
   local dir="$scratch/store" out
   out=$(PATH="$(dirname "$BIN"):$PATH" bash examples/store/one-machine.sh "$dir") || { printf '%s\n' "$out"; return 1; }
@@ -125,6 +126,10 @@ store_example() {
   grep -q '^0 run(s) added (120 already' <<<"$out" || return 1
   grep -q '^valid: schema [0-9]*, 120 run(s)' <<<"$out" || return 1
   grep -q '^calibrated: "kind":"loop"' <<<"$out" || return 1
+  grep -q "^agent	loop	shadow\$" <<<"$out" || return 1
+  grep -q "^agent	loop	promoted\$" <<<"$out" || return 1
+  grep -q '^loop: stop (exit 10)' <<<"$out" || return 1
+  grep -q '"promotion"' "$dir/promoted.json" || return 1
   grep -q '^valid: 1 receipt(s)' <<<"$out"
 }
 check store-example store_example

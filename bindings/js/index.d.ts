@@ -1140,8 +1140,11 @@ export declare class Store {
   /** The receipt log a `Loop` given a store writes its shadow receipt to (`'loops'`). */
   static readonly defaultLoopReceiptLog: string;
   readonly url: string;
-  /** Adds a run (an object or its JSON text): `true` when new, `false` when the same run was there. */
-  addRun(run: LoopRun | string, options?: { runLabel?: string | null; runId?: string | null; recordedMs?: number | null } | null): Promise<boolean>;
+  /**
+   * Adds a run (an object or its JSON text): `true` when new, `false` when the same run was
+   * there. `dataset` is set on a run without one (a run with another is refused).
+   */
+  addRun(run: LoopRun | string, options?: { runLabel?: string | null; runId?: string | null; recordedMs?: number | null; dataset?: string | null } | null): Promise<boolean>;
   /** The selected runs, oldest first, fetched a page at a time. */
   runs(options?: StoreRunFilter | null): AsyncGenerator<StoredRun, void, undefined>;
   /** Appends receipts to log `log`'s chain: how many lines were appended. */
@@ -1208,16 +1211,23 @@ export interface DriftReport {
   now: string;
 }
 
-/** What `promotePyramidPolicy` decided. */
-export interface PromotionResult {
+/**
+ * What a promotion decided, alike for both kinds of artifact (one promotion rule): the audit
+ * has the runs, the kind's own trials, events and rate (`Counts`), then the exact upper bound
+ * and the terms it was judged by; `artifact` records the promotion when promoted.
+ */
+export interface PromotionOf<Counts, Artifact> {
   promoted: boolean;
   reason: string;
-  audit: {
-    runs: number; failingRuns: number; falsePasses: number; falsePassRate: number | null;
+  audit: { runs: number } & Counts & {
     upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
   };
-  artifact: CalibrationArtifact;
+  artifact: Artifact;
 }
+
+/** What `promotePyramidPolicy` decided: failing runs are the trials, false passes the events. */
+export interface PromotionResult
+  extends PromotionOf<{ failingRuns: number; falsePasses: number; falsePassRate: number | null }, CalibrationArtifact> {}
 
 /** Whether an artifact still holds for recent runs (`now`: ms, a Date or RFC 3339; the clock when absent). */
 export declare function checkPyramidDrift(
@@ -1889,10 +1899,16 @@ export interface LoopOptions<T = unknown> {
   // @napi-only begin
   /**
    * A run store (`await Store.open(url)`, the `earlyexit` package only): `finish()` then returns
-   * a Promise, resolved once the run and its shadow receipt (log `Store.defaultLoopReceiptLog`)
-   * are stored; finishing again stores nothing more. `await loop.finish()` types either way.
+   * a Promise, resolved once the run (under the loop's run id, its receipt's `runId`) and its
+   * shadow receipt (log `receiptLog`) are stored; finishing again stores nothing more.
+   * `await loop.finish()` types either way.
    */
   store?: Store | null;
+  /**
+   * The store's receipt log the shadow receipt goes to (1 to 256 characters, checked here),
+   * `Store.defaultLoopReceiptLog` when absent; refused without `store` (`invalid_config`).
+   */
+  receiptLog?: string | null;
   // @napi-only end
   /** Replaces the automatic fingerprint (SHA-256 of a string, bytes or plain JSON value); null/undefined: none. */
   fingerprintOf?: ((output: T) => string | null | undefined) | null;
@@ -1997,18 +2013,12 @@ export declare function calibrationPlan(options: { risk?: number; delta?: number
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, options?: LoopCalibrationOptions | null): LoopCalibration;
 export declare function calibrateLoopPolicy(runs: readonly ReplayRun[] | string, risk: number, delta?: number, options?: LoopCalibrationOptions | null): LoopCalibration;
 
-/** What `promoteLoopPolicy` decided (docs/lifecycle.md). */
-export interface LoopPromotionResult {
-  promoted: boolean;
-  reason: string;
-  /** The audit split: tasks are the trials, tasks stopped prematurely the events. */
-  audit: {
-    runs: number; tasks: number; prematureTasks: number; prematureRate: number | null;
-    upperBound: number; wilson: [number, number] | null; risk: number; delta: number; corpusSha256: string;
-  };
-  /** The artifact, recording the promotion when promoted. */
-  artifact: LoopCalibrationArtifact;
-}
+/**
+ * What `promoteLoopPolicy` decided (docs/lifecycle.md): tasks are the trials, tasks stopped
+ * prematurely the events.
+ */
+export interface LoopPromotionResult
+  extends PromotionOf<{ tasks: number; prematureTasks: number; prematureRate: number | null }, LoopCalibrationArtifact> {}
 
 /** What `checkLoopDrift` found (docs/lifecycle.md). */
 export interface LoopDriftReport {

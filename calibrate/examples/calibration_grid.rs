@@ -66,7 +66,7 @@ fn main() {
     let mut request = LoopCalibrationRequest::new(0.025, 0.1);
     // 500 points of the path, duplicates kept: a grid of exactly 500 candidates.
     request.path =
-        (0..500).map(|j| (j as f64 / 499.0, earlyexit::loops::replay::family_policy(j as f64 / 499.0))).collect();
+        (0..500).map(|j| (j as f64 / 499.0, earlyexit::kit::loops::replay::family_policy(j as f64 / 499.0))).collect();
     let Ok(plan) = LoopCalibrationPlan::new(synthetic_runs(15_000, 10), request) else {
         eprintln!("calibration refused the synthetic runs");
         std::process::exit(1)
@@ -115,7 +115,7 @@ fn main() {
     let mut trees = LoopCalibrationRequest::new(0.025, 0.1);
     trees.path = (0..500)
         .map(|j| {
-            let mut policy = earlyexit::loops::replay::family_policy(j as f64 / 499.0);
+            let mut policy = earlyexit::kit::loops::replay::family_policy(j as f64 / 499.0);
             policy.when = Some(earlyexit::loops::StopCondition::from_config(&policy.config));
             (j as f64 / 499.0, policy)
         })

@@ -8,7 +8,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 #![warn(missing_docs)]
 
-use earlyexit::loops::replay::{calibrate_value, CandidateFigures, LoopCalibrationPlan};
+use earlyexit::kit::loops::replay::calibrate_value;
+use earlyexit::loops::replay::{CandidateFigures, LoopCalibrationPlan};
 use earlyexit::{Naming, Result, Value};
 use earlyexit_digest::Sha256Hasher;
 
@@ -110,7 +111,7 @@ mod tests {
 
     #[test]
     fn the_binding_entry_answers_a_loop_artifact() {
-        let text: Vec<String> = match earlyexit::loops::replay::corpus_value(&runs()) {
+        let text: Vec<String> = match earlyexit::kit::loops::replay::corpus_value(&runs()) {
             Value::Array(items) => items.iter().map(Value::to_json).collect(),
             _ => Vec::new(),
         };

@@ -3,16 +3,18 @@
 //! re-exports and the module items the command names first; the other module paths below
 //! are wrapped in functions.
 
-pub use earlyexit::host::{host_error, policy_key_in_exit_config, respelled, type_error, unknown_argument};
+pub use earlyexit::artifact::{DRIFT_STATUSES, PROMOTION_KEYS};
+pub use earlyexit::kit::host::{host_error, policy_key_in_exit_config, respelled, type_error, unknown_argument};
+pub use earlyexit::kit::pyramid::policy::no_receipt_reason;
 pub use earlyexit::loops::behavior::BehaviorIteration;
 pub use earlyexit::loops::{IterationResult, LoopPreset, VerificationStatus};
-pub use earlyexit::pyramid::policy::{no_receipt_reason, LiveRun, RunMode};
+pub use earlyexit::pyramid::policy::{LiveRun, RunMode};
 pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, RecordedRun};
 pub use earlyexit::pyramid::replay::{Learn, POLICY_NAMES};
 pub use earlyexit::pyramid::{CoherenceEarlyExit, TestPyramidResult, EXIT_PRESETS};
 pub use earlyexit::value::jsonl::JsonlLines;
 // The Claude Code hook (`hook claude-code`): the agent rules and words, the refine loop.
-pub use earlyexit::loops::agent as agent_hook;
+pub use earlyexit::kit::loops::agent as agent_hook;
 pub use earlyexit::loops::replay::{EnforcedArtifact, LoopPolicy};
 pub use earlyexit::loops::shadow::ShadowCandidate;
 pub use earlyexit::loops::{Loop, LoopOptions, ResourceUsage, StepInput};
@@ -27,7 +29,7 @@ pub const NAMING: Naming = Naming::Js;
 
 /// A number as JavaScript prints it (`0.1`, `1e+21`), for human output.
 pub fn js_number(n: f64) -> String {
-    earlyexit::num::to_js_string(n)
+    earlyexit::kit::num::to_js_string(n)
 }
 
 /// Now, as the bindings stamp a record without a timestamp.
@@ -48,13 +50,13 @@ pub fn calibrate_loops(runs: &Value, options: &Value) -> Result<Value, CoreError
 /// The tasks a loop calibration needs to certify (`{risk?, delta?}`, defaults 0.025 and
 /// 0.1): `{risk, delta, minimumToCertify, tasksNeeded: [{prematureStops, tasks}]}`.
 pub fn calibration_plan(options: &Value) -> Result<Value, CoreError> {
-    earlyexit::loops::replay::calibration_plan_value(options, NAMING)
+    earlyexit::kit::loops::replay::calibration_plan_value(options, NAMING)
 }
 
 /// The one-line notice for a loop calibration artifact that certifies nothing (`None` for
 /// a certified one): what the command prints on stderr when it loads one.
 pub fn uncertified_notice(artifact: &Value) -> Option<String> {
-    earlyexit::loops::replay::uncertified_notice(artifact)
+    earlyexit::kit::loops::replay::uncertified_notice(artifact)
 }
 
 /// What an enforced loop sets up from a loop calibration artifact (kind `loop`; a value or
@@ -94,7 +96,7 @@ pub fn is_artifact(value: &Value) -> bool {
 /// A loop's policy from `--preset` (a name) or `--policy` (a policy object): `invalid_config`
 /// naming `policy`.
 pub fn loop_policy(value: &Value) -> Result<LoopPolicy, CoreError> {
-    earlyexit::loops::loop_policy(value, NAMING)
+    earlyexit::kit::loops::loop_policy(value, NAMING)
 }
 
 /// What a loop enforces for a loop calibration artifact (its policy, the calibrated one in
@@ -113,7 +115,12 @@ pub const MAX_DOCUMENT_BYTES: usize = earlyexit::limits::MAX_DOCUMENT_BYTES;
 /// The error for a state file over [`MAX_DOCUMENT_BYTES`] (`invalid_snapshot`, field
 /// `snapshot`), worded as the core words a document over the limit.
 pub fn snapshot_too_large() -> CoreError {
-    earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidSnapshot, "snapshot", &Value::Null)
+    earlyexit::kit::host::problem(
+        earlyexit::kit::host::Problem::Size,
+        ErrorCode::InvalidSnapshot,
+        "snapshot",
+        &Value::Null,
+    )
 }
 
 /// A state file's bytes as text: UTF-8, else `invalid_snapshot` on `snapshot` naming the
@@ -121,7 +128,7 @@ pub fn snapshot_too_large() -> CoreError {
 pub fn snapshot_text(bytes: Vec<u8>) -> Result<String, CoreError> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
-        Err(e) => Err(earlyexit::value::utf8_text(e.as_bytes(), ErrorCode::InvalidSnapshot, "snapshot")
+        Err(e) => Err(earlyexit::kit::value::utf8_text(e.as_bytes(), ErrorCode::InvalidSnapshot, "snapshot")
             .err()
             .unwrap_or_else(snapshot_too_large)),
     }
@@ -153,9 +160,9 @@ pub fn parse_json(text: &str, code_name: &str, field: &str) -> Result<Value, Cor
 /// Text given on the command line as a number: a JSON number becomes a number, anything
 /// else stays a string, so the core's type check names the field ("must be a number, got
 /// string 'abc'") as it does for any host value; an integer beyond 2^53 that a number
-/// cannot hold exactly is quoted as written (`earlyexit::host::number_text`).
+/// cannot hold exactly is quoted as written (`earlyexit::kit::host::number_text`).
 pub fn number_arg(text: &str) -> Value {
-    earlyexit::host::number_text(text)
+    earlyexit::kit::host::number_text(text)
 }
 
 /// The best iteration of a loop's history (`(iteration, quality)`), as decisions name it.
@@ -201,23 +208,23 @@ pub fn action_value(action: Action) -> Value {
 /// Refuses layers a command cannot address by name: two of one name (the policy runs'
 /// rule, `layers[i].name`).
 pub fn check_layer_names(layers: &[earlyexit::pyramid::LayerSpec]) -> Result<(), CoreError> {
-    earlyexit::pyramid::policy::check_layer_specs(layers)
+    earlyexit::kit::pyramid::policy::check_layer_specs(layers)
 }
 
 /// Whether an observed layer result is failing (the verdict's rule, `passRate < 1`).
 pub fn layer_result_failed(result: &Value) -> Result<bool, CoreError> {
     let parsed = earlyexit::LayerResult::from_value(result, NAMING, "result")?;
-    Ok(earlyexit::pyramid::layer_failed(&parsed))
+    Ok(earlyexit::kit::pyramid::layer_failed(&parsed))
 }
 
 /// Reads one loop replay line (see [`JsonlLines`]).
 pub fn read_loop_run(line: &str, path: &str) -> Result<earlyexit::loops::replay::ReplayRun, CoreError> {
-    earlyexit::loops::replay::read_run_line(line, NAMING, path)
+    earlyexit::kit::loops::replay::read_run_line(line, NAMING, path)
 }
 
 /// Reads one pyramid replay line.
 pub fn read_pyramid_run(line: &str, path: &str) -> Result<RecordedRun, CoreError> {
-    earlyexit::pyramid::replay::read_run_line(line, NAMING, path)
+    earlyexit::kit::pyramid::replay::read_run_line(line, NAMING, path)
 }
 
 /// A loop replay outcome as the library returns it.
@@ -237,12 +244,12 @@ pub fn loop_policy_value(stream: &LoopReplayStream) -> Value {
 
 /// A pyramid replay row as the library returns it.
 pub fn pyramid_row_value(run: &earlyexit::pyramid::replay::RunReplay) -> Value {
-    earlyexit::pyramid::replay::run_value(run, NAMING)
+    earlyexit::kit::pyramid::replay::run_value(run, NAMING)
 }
 
 /// A pyramid replay summary as the library returns it.
 pub fn pyramid_summary_value(stream: &PyramidReplayStream) -> Value {
-    earlyexit::pyramid::replay::summary_value(&stream.summary(), NAMING)
+    earlyexit::kit::pyramid::replay::summary_value(&stream.summary(), NAMING)
 }
 
 /// The pyramid replay's model document (null for the ADR's presets).
@@ -252,12 +259,12 @@ pub fn pyramid_model_value(stream: &PyramidReplayStream) -> Value {
 
 /// `pyramidPolicyDecide(model, layers, outcomes, options)`.
 pub fn policy_decide(model: &Value, layers: &Value, outcomes: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid::replay::decide_value(model, layers, outcomes, options, NAMING)
+    earlyexit::kit::pyramid::replay::decide_value(model, layers, outcomes, options, NAMING)
 }
 
 /// `pyramidPolicyUpdate(model, ran, options)`.
 pub fn policy_update(model: &Value, ran: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid::replay::update_value(model, ran, options, NAMING)
+    earlyexit::kit::pyramid::replay::update_value(model, ran, options, NAMING)
 }
 
 /// `replayLoops(runs, policy)` over runs given whole (JSONL text or an array).
@@ -307,13 +314,13 @@ pub fn output_iteration(engine: &EarlyStopping) -> Option<u64> {
 /// `promote loops`: the core's promotion at this machine's clock.
 pub fn promote_loops(artifact: &Value, runs: &Value) -> Result<Value, CoreError> {
     let now = Value::Number(earlyexit_calibrate::now_ms() as f64);
-    earlyexit::loops::replay::promote_loop_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
+    earlyexit::kit::loops::replay::promote_loop_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
 }
 
 /// `drift loops`: the core's drift check at this machine's clock.
 pub fn drift_loops(artifact: &Value, runs: &Value) -> Result<Value, CoreError> {
     let now = Value::Number(earlyexit_calibrate::now_ms() as f64);
-    earlyexit::loops::replay::loop_drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
+    earlyexit::kit::loops::replay::loop_drift_value(artifact, runs, &earlyexit_digest::Sha256Hasher, &now, NAMING)
 }
 
 pub fn engine_policy(value: &Value) -> Result<earlyexit::StopPolicy, CoreError> {
@@ -321,22 +328,22 @@ pub fn engine_policy(value: &Value) -> Result<earlyexit::StopPolicy, CoreError> 
 }
 
 pub fn replay_loops_value(runs: &Value, policy: &Value) -> Result<Value, CoreError> {
-    earlyexit::loops::replay::replay_value(runs, policy, NAMING)
+    earlyexit::kit::loops::replay::replay_value(runs, policy, NAMING)
 }
 
 /// `replayPyramids(runs, options)` over runs given whole.
 pub fn replay_pyramids_value(runs: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid::replay::replay_value(runs, options, NAMING)
+    earlyexit::kit::pyramid::replay::replay_value(runs, options, NAMING)
 }
 
 /// `calibratePyramidPolicy(runs, options)` over runs given whole.
 pub fn calibrate_value(runs: &Value, options: &Value) -> Result<Value, CoreError> {
-    earlyexit::pyramid::replay::calibrate_value(runs, options, NAMING)
+    earlyexit::kit::pyramid::replay::calibrate_value(runs, options, NAMING)
 }
 
-/// The JUnit model's pieces (see `earlyexit::pyramid::test_report`).
+/// The JUnit model's pieces (see `earlyexit::kit::pyramid::test_report`).
 pub mod test_report {
-    pub use earlyexit::pyramid::test_report::no_reports;
+    pub use earlyexit::kit::pyramid::test_report::no_reports;
 }
 
 /// An error's kind, `type` or `range`.
@@ -346,7 +353,7 @@ pub fn error_kind(e: &CoreError) -> &'static str {
 
 // The run store (`runs`, `calibrate loops --store`, `receipts verify --store`): its rules and
 // words, and the replay reader an import checks each line with.
-pub use earlyexit::host::store as store_rules;
+pub use earlyexit::kit::host::store as store_rules;
 pub use earlyexit::ReplayRun;
 
 /// A time in milliseconds since the epoch as RFC 3339 (`2026-01-31T00:00:00.000Z`).

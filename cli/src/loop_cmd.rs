@@ -50,15 +50,20 @@ pub struct RecordArgs {
     /// (another policy is an error). Or a loop calibration artifact (`earlyexit calibrate
     /// loops --out FILE`, kind loop, not expired) whose policy a new state file runs (the state
     /// file keeps its digest).
-    #[arg(long, value_name = "FILE|JSON|ARTIFACT")]
+    /// store:NAME reads the artifact NAME of the store (--store).
+    #[arg(long, value_name = "FILE|JSON|ARTIFACT|store:NAME")]
     policy: Option<String>,
+    /// The store of --policy / --shadow store:NAME (sqlite:PATH or postgresql://...;
+    /// default the EARLYEXIT_STORE environment variable, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
     /// The state file; created on first use from --preset / --config.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
     /// A candidate policy to run in shadow beside the loop's (it decides, never stops the
     /// loop; the decision's would_stop says where it would have): JSON text (a policy, a
-    /// preset name in quotes) or a file holding a policy or a loop calibration artifact.
-    /// For a new state file (kept in it); the loop's policy must hold a hard cap.
+    /// preset name in quotes) or a file holding a policy or a loop calibration artifact
+    /// (store:NAME: the store's artifact NAME). For a new state file (kept in it); the loop's policy must hold a hard cap.
     #[arg(long, value_name = "FILE|JSON")]
     shadow: Option<String>,
     /// Loop preset for a new state file: seed (the default) or recommended.
@@ -264,6 +269,12 @@ impl PolicyGiven {
     }
 }
 
+/// Where `--policy`'s document came from: a file (or `store:NAME`), or None for JSON text.
+fn source_of(given: &str) -> Option<&str> {
+    let trimmed = given.trim_start();
+    (!(trimmed.starts_with('{') || trimmed.starts_with('"'))).then_some(given)
+}
+
 /// A core error about `--policy`'s document: named by its file, or by the flag for JSON text.
 fn in_source(e: core_api::CoreError, source: Option<&str>) -> Failure {
     match source {
@@ -274,15 +285,21 @@ fn in_source(e: core_api::CoreError, source: Option<&str>) -> Failure {
 
 /// The `--policy` argument: JSON text when it starts with `{` or `"`, else a file to read;
 /// an artifact only where `artifacts` (`loop record`, for a new state file).
-fn policy_arg(given: Option<&str>, artifacts: bool) -> Result<PolicyGiven, Failure> {
+fn policy_arg(given: Option<&str>, artifacts: bool, store: &Option<String>) -> Result<PolicyGiven, Failure> {
     let Some(given) = given else { return Ok(PolicyGiven::None) };
     let trimmed = given.trim_start();
-    let (text, source) = if trimmed.starts_with('{') || trimmed.starts_with('"') {
-        (given.to_string(), None)
+    let value = if let Some(name) = crate::store_artifact::name_of(given) {
+        // store:NAME: the store's artifact, read as the file's text would be.
+        crate::store_artifact::read(store, name, "--policy")?
     } else {
-        (state::read_input(given)?, Some(given))
+        let text = if trimmed.starts_with('{') || trimmed.starts_with('"') {
+            given.to_string()
+        } else {
+            state::read_input(given)?
+        };
+        core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| in_source(e, source_of(given)))?
     };
-    let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| in_source(e, source))?;
+    let source = source_of(given);
     if artifacts && core_api::is_artifact(&value) {
         return Ok(PolicyGiven::Artifact(value, source.map(str::to_string)));
     }
@@ -325,8 +342,12 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
     result.extend(behavior_entries(args));
     let result = Value::object(result);
     core_api::check_behavior_fields(&result).map_err(core_failure)?;
-    let given = policy_arg(args.policy.as_deref(), true)?;
-    let shadow = crate::loop_finish::shadow_arg(args.shadow.as_deref())?;
+    let names_store = |given: &Option<String>| given.as_deref().and_then(crate::store_artifact::name_of).is_some();
+    if args.store.is_some() && !names_store(&args.policy) && !names_store(&args.shadow) {
+        return Err(Failure::Usage("--store needs --policy or --shadow store:NAME (an artifact of the store)".into()));
+    }
+    let given = policy_arg(args.policy.as_deref(), true, &args.store)?;
+    let shadow = crate::loop_finish::shadow_arg(args.shadow.as_deref(), &args.store)?;
     let config = new_config(args, &given)?;
     let (policy, artifact, notice, auto_shadow) = match given {
         PolicyGiven::Artifact(value, source) => {
@@ -445,7 +466,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
 }
 
 fn status(path: &Path, policy: Option<&str>) -> Result<Answer, Failure> {
-    let policy = policy_arg(policy, false)?.stop_policy();
+    let policy = policy_arg(policy, false, &None)?.stop_policy();
     let mut engine = load_existing(path)?;
     // Decides under the state file's policy; one given must be the same (or the file has none).
     engine.adopt_policy(policy).map_err(|e| with_flag(e, "--policy"))?;

@@ -63,8 +63,12 @@ fn run_line(engine: &EarlyStopping, id: &str, dataset: Option<&str>, good: Optio
 }
 
 /// The `--shadow` argument: JSON text when it starts with `{` or `"`, else a file to read.
-pub fn shadow_arg(given: Option<&str>) -> Result<Option<ShadowCandidate>, Failure> {
+pub fn shadow_arg(given: Option<&str>, store: &Option<String>) -> Result<Option<ShadowCandidate>, Failure> {
     let Some(given) = given else { return Ok(None) };
+    if let Some(name) = crate::store_artifact::name_of(given) {
+        let value = crate::store_artifact::read(store, name, "--shadow")?;
+        return core_api::shadow_candidate(&value).map(Some).map_err(|e| with_file(e, given));
+    }
     let trimmed = given.trim_start();
     let (text, source) = if trimmed.starts_with('{') || trimmed.starts_with('"') {
         (given.to_string(), None)
@@ -123,7 +127,7 @@ pub fn finish(args: &FinishArgs) -> Result<Answer, Failure> {
     if let Some(log) = &args.receipts {
         let locked = state::lock(log)?;
         let text = locked.read()?.unwrap_or_default();
-        let lines = earlyexit::artifact::append_receipts(
+        let lines = earlyexit::receipt_log::append_receipts(
             &text,
             std::slice::from_ref(&receipt),
             &earlyexit_digest::Sha256Hasher,

@@ -13,7 +13,9 @@ mod mcp_roots;
 mod output;
 mod pyramid_cmd;
 mod replay_cmd;
+mod run_lines;
 mod state;
+mod store_artifact;
 mod store_cmd;
 mod store_open;
 

@@ -16,6 +16,7 @@ mod flag_help;
 mod flag_parity;
 mod replays;
 mod stateless;
+mod tool_row;
 mod tool_thread;
 mod tools_table;
 pub(crate) use flag_help::{flag_help, flag_names};
@@ -307,7 +308,7 @@ impl Server {
         };
         let args = &Args::new(&row, &args)?;
         let value = match tool {
-            "loop_start" => self.loop_start(args),
+            "loop_start" => self.loop_start(args, call),
             "loop_record" => self.loop_record(args),
             "loop_decide" => self.loop_decide(args),
             "loop_best" => self.loop_best(args),
@@ -329,17 +330,23 @@ impl Server {
             }
             "junit_layer_result" => junit_tool(args, call),
             "receipts_verify" => receipts_verify(args, call),
-            "pyramid_drift" | "pyramid_promote" | "loop_drift" | "loop_promote" => artifact_tool(tool, args),
+            "pyramid_drift" | "pyramid_promote" | "loop_drift" | "loop_promote" => artifact_tool(tool, args, call),
             _ => Err(Failure::Usage(format!("unknown tool '{tool}'"))),
         };
         value.map(Answer::from)
     }
 
-    fn loop_start(&self, args: &Args) -> Result<Value, Failure> {
+    fn loop_start(&self, args: &Args, call: &Call) -> Result<Value, Failure> {
         let mut calibrated = None;
         let mut warning = None;
+        // policy_artifact or shadow store:NAME: the store argument's artifact NAME.
+        stateless::store_unused(args, &["policy_artifact", "shadow"])?;
+        let stored_policy = stateless::stored_artifact(args, call, "policy_artifact")?.map(|(a, _, _)| a);
+        let stored_shadow = stateless::stored_artifact(args, call, "shadow")?.map(|(a, _, _)| a);
+        let policy_artifact = stored_policy.as_ref().or(args.get("policy_artifact"));
+        let shadow_given = stored_shadow.as_ref().or(args.get("shadow"));
         // Not both (the tool's rules).
-        let base = match (args.get("policy_artifact"), args.get("preset")) {
+        let base = match (policy_artifact, args.get("preset")) {
             (Some(artifact), _) => {
                 let c = core_api::calibrated(artifact)?;
                 calibrated = Some((c.policy, c.digest, c.shadow));
@@ -369,7 +376,7 @@ impl Server {
         if let Some(policy) = args.get("policy") {
             engine.adopt_policy(Some(core_api::engine_policy(policy)?))?;
         }
-        match (args.get("shadow"), auto_shadow) {
+        match (shadow_given, auto_shadow) {
             (Some(_), Some(_)) => return Err(Failure::core(core_api::shadow_taken())),
             (Some(shadow), None) => engine.set_shadow(Some(core_api::shadow_candidate(shadow)?))?,
             (None, auto) => engine.set_shadow(auto)?,

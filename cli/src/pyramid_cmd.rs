@@ -50,9 +50,14 @@ pub struct StartArgs {
     #[arg(long)]
     force: bool,
     /// Who decides: adr (the preset's exit decision), fail_fast, risk_bounded, or a
-    /// calibration artifact's JSON file (enforced only once promoted, else shadow).
-    #[arg(long, value_name = "adr|fail_fast|risk_bounded|ARTIFACT_FILE")]
+    /// calibration artifact's JSON file (enforced only once promoted, else shadow), or
+    /// store:NAME, the artifact NAME of the store (--store).
+    #[arg(long, value_name = "adr|fail_fast|risk_bounded|ARTIFACT_FILE|store:NAME")]
     policy: Option<String>,
+    /// The store of --policy store:NAME (sqlite:PATH or postgresql://...; default the
+    /// EARLYEXIT_STORE environment variable, else sqlite:.earlyexit/store.db).
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
     /// The policy's risk budget (risk_bounded): its config's riskBudget, 0..=1. Over
     /// --policy-config's riskBudget when both are given.
     #[arg(long, value_name = "B", allow_hyphen_values = true)]
@@ -175,7 +180,7 @@ pub fn receipts(command: ReceiptsCommand, json: bool) -> Result<u8, Failure> {
         (None, Some(log)) => crate::store_open::open_existing(&args.store)?.receipt_log(log)?,
         (None, None) => String::new(),
     };
-    let check = earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
+    let check = earlyexit::receipt_log::verify_receipts(&text, &earlyexit_digest::Sha256Hasher);
     let human = match &check.broken {
         None => {
             let repeated = match check.repeated {
@@ -284,9 +289,14 @@ fn start(args: &StartArgs) -> Result<Answer, Failure> {
         None => Value::Number(layers.len() as f64),
     };
     let mut options: Vec<(&str, Value)> = Vec::new();
+    if args.store.is_some() && args.policy.as_deref().and_then(crate::store_artifact::name_of).is_none() {
+        return Err(Failure::Usage("--store needs --policy store:NAME (an artifact of the store)".into()));
+    }
     if let Some(policy) = &args.policy {
         let value = if ["adr", "fail_fast", "risk_bounded"].contains(&policy.as_str()) {
             Value::string(policy.as_str())
+        } else if let Some(name) = crate::store_artifact::name_of(policy) {
+            crate::store_artifact::read(&args.store, name, "--policy")?
         } else {
             let text = state::read_input(policy)?;
             core_api::parse_json(&text, "invalid_artifact", "artifact").map_err(|e| with_file(e, policy))?
@@ -554,7 +564,7 @@ fn result(args: &ResultArgs) -> Result<Answer, Failure> {
         };
         let locked = state::lock(log)?;
         let text = locked.read()?.unwrap_or_default();
-        let lines = earlyexit::artifact::append_receipts(&text, &receipts, &earlyexit_digest::Sha256Hasher)
+        let lines = earlyexit::receipt_log::append_receipts(&text, &receipts, &earlyexit_digest::Sha256Hasher)
             .map_err(|e| with_file(e, &log.display().to_string()))?;
         // The core leaves out a receipt already in the log (a retried step): nothing to
         // append, nothing written. The write ends the text with its own newline.

@@ -5,14 +5,16 @@
 //! document lists first, is known, so `--json` prints exactly the library's document.
 //! Calibration keeps each run's compact record (`RecordedRun::for_calibration`).
 
-use std::fs::File;
-use std::io::{BufRead, BufReader, IsTerminal, Read, Seek, Write};
+use std::io::Write;
 
 use clap::{Args, Subcommand};
 
-use crate::core_api::{self, CalibrationRequest, JsonlLines, LoopReplayStream, PyramidReplayStream, Value, NAMING};
+use crate::core_api::{self, CalibrationRequest, LoopReplayStream, PyramidReplayStream, Value, NAMING};
 use crate::output::{code, with_file, with_flag, Failure};
 use crate::state;
+// The JSONL reading and the spilled rows live beside (run_lines.rs); the MCP server names
+// them through this module.
+pub use crate::run_lines::{for_each_run, progress, Rows};
 
 #[derive(Subcommand, Debug)]
 pub enum ReplayCommand {
@@ -69,8 +71,10 @@ pub struct CalibrateLoopsArgs {
     /// Days the artifact is trusted (default 90).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     valid_days: Option<String>,
-    /// Write the artifact to this file (atomically); without it the artifact goes to stdout.
-    #[arg(long, value_name = "FILE")]
+    /// Write the artifact to this file (atomically), or with store:NAME store it under NAME in
+    /// the store (--store, else EARLYEXIT_STORE, else sqlite:.earlyexit/store.db); without it
+    /// the artifact goes to stdout.
+    #[arg(long, value_name = "FILE|store:NAME")]
     out: Option<String>,
 }
 
@@ -163,130 +167,6 @@ pub struct CalibrateArgs {
 fn json_file(path: &str, code_name: &str, field: &str) -> Result<Value, Failure> {
     let text = state::read_input(path)?;
     core_api::parse_json(&text, code_name, field).map_err(|e| with_file(e, path))
-}
-
-/// A progress bar over the bytes of the input files, on stderr when it is a terminal.
-fn progress(files: &[String], quiet: bool) -> indicatif::ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
-    }
-    let total: u64 =
-        files.iter().filter(|f| *f != "-").filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
-    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {binary_bytes}/{binary_total_bytes} {eta}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
-/// Feeds every line of `files` (in order) to `each(line, path)` through one [`JsonlLines`],
-/// stopping at the first error, which names the file. `cancelled` is polled per line.
-pub fn for_each_run<T>(
-    files: &[String],
-    bar: &indicatif::ProgressBar,
-    cancelled: &dyn Fn() -> bool,
-    mut read: impl FnMut(&str, &str) -> Result<T, core_api::CoreError>,
-    mut each: impl FnMut(T) -> Result<(), Failure>,
-) -> Result<(), Failure> {
-    let mut lines = JsonlLines::new();
-    let mut buf = Vec::new();
-    for file in files {
-        bar.set_message(file.clone());
-        let input: Box<dyn Read> = if file == "-" {
-            Box::new(std::io::stdin())
-        } else {
-            Box::new(File::open(file).map_err(|e| Failure::Input { path: file.clone(), message: e.to_string() })?)
-        };
-        let mut reader = BufReader::with_capacity(1 << 16, input);
-        lines.start_text();
-        loop {
-            if cancelled() {
-                return Err(Failure::Internal("cancelled".into()));
-            }
-            buf.clear();
-            // A line is read no further than the core's limit allows (plus its terminator): a
-            // longer one is refused without being held whole.
-            let n = (&mut reader)
-                .take(JsonlLines::READ_LIMIT as u64)
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| Failure::Input { path: file.clone(), message: e.to_string() })?;
-            if n == 0 {
-                break;
-            }
-            if n == JsonlLines::READ_LIMIT && buf.last() != Some(&b'\n') {
-                return Err(with_file(lines.line_too_long(), file));
-            }
-            bar.inc(n as u64);
-            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            if let Some(run) = lines.line_bytes(line, &mut read).map_err(|e| with_file(e, file))? {
-                each(run)?;
-            }
-        }
-    }
-    bar.finish_and_clear();
-    Ok(())
-}
-
-/// The per-run rows of a replay document: spilled to an anonymous temporary file as they
-/// come (the command line and the MCP server), or not kept.
-pub enum Rows {
-    /// Comma-separated JSON rows in a temporary file.
-    Spill { file: std::io::BufWriter<File>, count: u64 },
-    /// Rows not wanted (a text summary, MCP's `summary_only`).
-    Discard,
-}
-
-impl Rows {
-    /// Rows spilled to a temporary file.
-    pub fn spill() -> Result<Self, Failure> {
-        let file = tempfile::tempfile().map_err(|e| Failure::Internal(format!("creating a temporary file: {e}")))?;
-        Ok(Rows::Spill { file: std::io::BufWriter::new(file), count: 0 })
-    }
-
-    fn push(&mut self, row: Value) -> Result<(), Failure> {
-        match self {
-            Rows::Spill { file, count } => {
-                let io = |e: std::io::Error| Failure::Internal(format!("writing a temporary file: {e}"));
-                if *count > 0 {
-                    file.write_all(b",").map_err(io)?;
-                }
-                file.write_all(row.to_json().as_bytes()).map_err(io)?;
-                *count += 1;
-            }
-            Rows::Discard => {}
-        }
-        Ok(())
-    }
-
-    /// The file of rows (comma-separated JSON), read from its start; `None` when the rows
-    /// were not kept. The MCP server writes its answer around it without reading it whole.
-    pub fn into_file(self) -> Result<Option<File>, Failure> {
-        let io = |e: std::io::Error| Failure::Internal(format!("reading the rows back: {e}"));
-        match self {
-            Rows::Spill { file, .. } => {
-                let mut file = file.into_inner().map_err(|e| io(e.into_error()))?;
-                file.rewind().map_err(io)?;
-                Ok(Some(file))
-            }
-            Rows::Discard => Ok(None),
-        }
-    }
-
-    /// Copies the rows (comma-separated JSON) to `out`.
-    fn copy_to(self, out: &mut impl Write) -> Result<(), Failure> {
-        let io = |e: std::io::Error| Failure::Internal(format!("copying the rows: {e}"));
-        match self {
-            Rows::Spill { file, .. } => {
-                let mut file = file.into_inner().map_err(|e| io(e.into_error()))?;
-                file.rewind().map_err(io)?;
-                std::io::copy(&mut file, out).map_err(io)?;
-            }
-            Rows::Discard => {}
-        }
-        Ok(())
-    }
 }
 
 /// Where a replay or calibration writes its model (`--model-out`, MCP's `model_out`): a
@@ -731,8 +611,12 @@ fn calibrate_loops(args: &CalibrateLoopsArgs, json: bool) -> Result<u8, Failure>
         }
     })?;
     let doc = artifact.to_json();
-    if let Some(out) = &args.out {
-        state::write_atomic(std::path::Path::new(out), &doc)?;
+    match args.out.as_deref().map(|out| (out, crate::store_artifact::name_of(out))) {
+        Some((_, Some(name))) => {
+            crate::store_artifact::write(&args.store, name, &artifact, "--out")?;
+        }
+        Some((out, None)) => state::write_atomic(std::path::Path::new(out), &doc)?,
+        None => {}
     }
     let body = artifact.get("body");
     if json || args.out.is_none() {

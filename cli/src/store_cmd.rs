@@ -23,6 +23,12 @@ pub enum RunsCommand {
     /// Print a pyramid outcome model the store holds (`pyramid result --merge-model` merges
     /// into it), or write it to a file `pyramid start --model` reads.
     Model(ModelArgs),
+    /// Print a calibration artifact the store holds (`calibrate loops --out store:NAME`,
+    /// `promote loops --artifact store:NAME` write it), or write it to a file.
+    Artifact(ModelArgs),
+    /// List the stored artifacts (one line each: name, kind, state promoted, shadow or
+    /// expired now, expiry, SHA-256).
+    Artifacts(StoreArg),
     /// Check the whole store: SQLite's integrity check, then every run, receipt chain,
     /// artifact and model read back (exit 0 when it passes).
     Check(StoreArg),
@@ -40,7 +46,7 @@ pub struct StoreArg {
 pub struct ModelArgs {
     #[command(flatten)]
     store: StoreArg,
-    /// The model's name in the store.
+    /// The model's (or artifact's) name in the store.
     #[arg(value_name = "NAME")]
     name: String,
     /// Write it to this file (atomically) instead of standard output.
@@ -98,6 +104,8 @@ pub fn run(command: RunsCommand, json: bool) -> Result<u8, Failure> {
         RunsCommand::Import(args) => import(&args, json),
         RunsCommand::Check(args) => check(&args, json),
         RunsCommand::Model(args) => model(&args),
+        RunsCommand::Artifact(args) => artifact(&args),
+        RunsCommand::Artifacts(args) => artifacts(&args, json),
     }
 }
 
@@ -255,7 +263,7 @@ fn model(args: &ModelArgs) -> Result<u8, Failure> {
     let text = model.to_json();
     match &args.out {
         Some(path) => write_atomically(std::path::Path::new(path), &text)?,
-        None => println!("{text}"),
+        None => return print_lines(std::iter::once(text)),
     }
     Ok(code::GO_ON)
 }
@@ -271,4 +279,46 @@ fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), Failure> {
     file.as_file().sync_all().map_err(internal)?;
     file.persist(path).map_err(|e| internal(e.error))?;
     Ok(())
+}
+
+fn artifact(args: &ModelArgs) -> Result<u8, Failure> {
+    store_rules::check_store_name("name", &args.name).map_err(Failure::core)?;
+    let store = open_existing(&args.store.store)?;
+    let Some(stored) = store.artifact(&args.name)? else {
+        return Err(Failure::core(store_rules::not_in_store("artifact", &args.name)));
+    };
+    let text = stored.artifact.to_json();
+    match &args.out {
+        Some(path) => write_atomically(std::path::Path::new(path), &text)?,
+        None => return print_lines(std::iter::once(text)),
+    }
+    Ok(code::GO_ON)
+}
+
+fn artifacts(args: &StoreArg, json: bool) -> Result<u8, Failure> {
+    let store = open_existing(&args.store)?;
+    let now = earlyexit_calibrate::now_ms();
+    let lines = store.artifacts()?.into_iter().map(|(name, stored)| {
+        if json {
+            crate::store_artifact::lifecycle(&name, &stored, now).to_json()
+        } else {
+            let state = crate::store_artifact::state(&stored, now);
+            format!("{name}\t{}\t{state}\t{}\t{}", stored.kind, stored.expires_at, stored.sha256)
+        }
+    });
+    print_lines(lines)
+}
+
+/// Prints `lines` on standard output, ending quietly on a closed pipe (`| head`).
+fn print_lines(lines: impl Iterator<Item = String>) -> Result<u8, Failure> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut result = Ok(());
+    for line in lines {
+        result = writeln!(out, "{line}").map_err(write_err);
+        if result.is_err() {
+            break;
+        }
+    }
+    finish_stream(result, out)
 }

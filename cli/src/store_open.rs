@@ -94,7 +94,7 @@ pub fn pyramid_result(to: &ResultToStore<'_>, shadow: Option<&Value>, result: &V
                 .ok_or_else(|| crate::output::with_flag(store_rules::nothing_to_learn(), "--merge-model"))?;
             let build = Value::object(vec![("id", Value::string(id)), ("seq", Value::Number(seq as f64))]);
             Some(
-                earlyexit::pyramid::policy::learn_value(&Value::Null, ran, &build, NAMING)
+                earlyexit::kit::pyramid::policy::learn_value(&Value::Null, ran, &build, NAMING)
                     .map_err(|e| crate::output::with_flag(e, "--build-id"))?,
             )
         }

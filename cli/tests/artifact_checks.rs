@@ -8,7 +8,8 @@ mod support;
 use std::path::Path;
 use std::process::Output;
 
-use earlyexit::pyramid::replay::{parse_runs, promote_value, CalibrationRequest};
+use earlyexit::kit::pyramid::replay::promote_value;
+use earlyexit::pyramid::replay::{parse_runs, CalibrationRequest};
 use earlyexit::{Naming, Value};
 
 use support::{code_field, run, s};

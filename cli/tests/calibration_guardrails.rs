@@ -24,7 +24,7 @@ fn corpus(dir: &Path, case: usize, runs: usize) -> (String, String, String, Stri
     let options = cases[case].get("options").expect("options");
     let candidates = dir.join(format!("candidates-{case}.json"));
     std::fs::write(&candidates, options.get("candidates").expect("candidates").to_json()).expect("write");
-    let number = |k: &str| earlyexit::num::to_js_string(options.get(k).and_then(Value::as_f64).expect("number"));
+    let number = |k: &str| earlyexit::kit::num::to_js_string(options.get(k).and_then(Value::as_f64).expect("number"));
     (s(&runs_file).to_string(), s(&candidates).to_string(), number("risk"), number("delta"))
 }
 
@@ -68,7 +68,7 @@ fn an_uncertified_calibration_exits_14_and_keeps_the_artifact() {
     assert_eq!(stderr(&out), "");
 
     // A loop set up from the uncertified artifact says so once, on stderr: the core's notice.
-    let notice = earlyexit::loops::replay::uncertified_notice(&artifact).expect("a notice");
+    let notice = earlyexit::kit::loops::replay::uncertified_notice(&artifact).expect("a notice");
     assert!(notice.contains("too_few_runs"), "{notice}");
     let state = dir.path().join("loop.json");
     let record = |extra: &[&str]| {
@@ -113,7 +113,7 @@ fn the_plan_is_the_cores_and_reads_no_runs() {
     let out = run(&["--json", "calibrate", "loops", "--plan"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let plan = parse_bytes(&out.stdout);
-    assert_eq!(plan, earlyexit::loops::replay::calibration_plan_value(&Value::Null, Naming::Js).expect("plan"));
+    assert_eq!(plan, earlyexit::kit::loops::replay::calibration_plan_value(&Value::Null, Naming::Js).expect("plan"));
     assert_eq!(plan.get("minimumToCertify").and_then(Value::as_f64), Some(91.0));
 
     let out = run(&["calibrate", "loops", "--plan", "--risk", "0.05", "--delta", "0.05"]);

@@ -340,8 +340,11 @@ fn replay_json_is_the_library_document_over_several_files() {
     for policy in ["seed", "recommended"] {
         let out = run(&["--json", "replay", "loops", s(&a), s(&b), "--policy", policy]);
         assert_eq!(code(&out), 0);
-        let library =
-            earlyexit::loops::replay::replay_value(&Value::string(whole.clone()), &Value::string(policy), Naming::Js);
+        let library = earlyexit::kit::loops::replay::replay_value(
+            &Value::string(whole.clone()),
+            &Value::string(policy),
+            Naming::Js,
+        );
         assert_eq!(stdout(&out), library.unwrap().to_json(), "policy {policy}");
     }
     let runs = pyramid_runs(80);
@@ -351,7 +354,8 @@ fn replay_json_is_the_library_document_over_several_files() {
     for policy in ["default", "fail_fast", "risk_bounded"] {
         let out = run(&["--json", "replay", "pyramids", s(&a), s(&b), "--policy", policy]);
         let options = Value::object(vec![("policy", Value::string(policy))]);
-        let library = earlyexit::pyramid::replay::replay_value(&Value::string(whole.clone()), &options, Naming::Js);
+        let library =
+            earlyexit::kit::pyramid::replay::replay_value(&Value::string(whole.clone()), &options, Naming::Js);
         assert_eq!(stdout(&out), library.unwrap().to_json(), "policy {policy}");
     }
     let model = dir.path().join("model.json");
@@ -369,7 +373,8 @@ fn replay_json_is_the_library_document_over_several_files() {
         s(&model),
     ]);
     let options = Value::object(vec![("risk", Value::Number(0.2)), ("delta", Value::Number(0.2))]);
-    let library = earlyexit::pyramid::replay::calibrate_value(&Value::string(whole), &options, Naming::Js).unwrap();
+    let library =
+        earlyexit::kit::pyramid::replay::calibrate_value(&Value::string(whole), &options, Naming::Js).unwrap();
     assert_eq!(stdout(&out), library.to_json());
     assert_eq!(std::fs::read_to_string(&model).unwrap().trim_end(), library.get("model").unwrap().to_json());
 }
@@ -396,7 +401,7 @@ fn replay_errors_name_the_file_run_and_line_and_print_nothing() {
 #[test]
 fn every_flag_in_help_is_in_the_docs() {
     let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md")).unwrap();
-    let commands: [&[&str]; 21] = [
+    let commands: [&[&str]; 25] = [
         &[],
         &["loop", "record"],
         &["loop", "finish"],
@@ -417,6 +422,10 @@ fn every_flag_in_help_is_in_the_docs() {
         &["runs", "export"],
         &["runs", "check"],
         &["runs", "model"],
+        &["runs", "artifact"],
+        &["runs", "artifacts"],
+        &["promote", "loops"],
+        &["drift", "loops"],
         &["mcp"],
     ];
     let mut missing = Vec::new();

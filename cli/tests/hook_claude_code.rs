@@ -448,3 +448,34 @@ fn an_uncertified_artifact_says_so_once() {
     assert!(!said[0].contains("earlyexit: earlyexit:"), "prefixed twice: {}", said[0]);
     assert!(!said[1].contains("uncertified"), "said again: {}", said[1]);
 }
+
+/// `--policy store:NAME` reads the artifact of the store `EARLYEXIT_STORE` names and follows
+/// the same rule as its file: not promoted, it says so once and runs the calibrated policy in
+/// shadow. A name the store does not hold fails open, saying why.
+#[test]
+fn a_stored_artifact_as_policy_behaves_as_its_file() {
+    let mut s = Session::new(false);
+    let file = calibrated_artifact(&s, 150, &[]);
+    let store = format!("sqlite:{}", s.dir().join("store.db").display());
+    let out = hook_common::bin()
+        .args(["drift", "loops", "--store", &store, "--out", "store:agent", "--artifact"])
+        .arg(&file)
+        .arg(s.dir().join("runs.jsonl"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    s.prompt("Fix it.");
+    let args = ["--policy", "store:agent", "--check", "false", "--fingerprint", "none"];
+    let mut said = Vec::new();
+    for event in 0..2 {
+        s.turn(None, &format!("attempt {event}"), [1, 1, 0, 0]);
+        let out = s.hook(&s.stop_payload(event > 0, None).to_string(), &args, &[("EARLYEXIT_STORE", &store)]);
+        let answer = Answer::of(out.clone());
+        assert!(!answer.failed_open(), "{answer:?}");
+        said.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    assert!(said[0].contains("not promoted"), "{}", said[0]);
+    assert!(!said[1].contains("not promoted"), "said again: {}", said[1]);
+    let status = s.status();
+    assert_eq!(status["decision"]["would_stop"]["iteration"], 2, "{status}");
+}

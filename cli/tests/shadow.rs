@@ -119,7 +119,8 @@ fn a_label_goes_into_the_receipt_and_verify_reports_rates_by_it() {
 
 #[test]
 fn an_expired_artifact_runs_in_shadow_at_now_or_the_clock() {
-    use earlyexit::pyramid::replay::{parse_runs, promote_value, CalibrationRequest};
+    use earlyexit::kit::pyramid::replay::promote_value;
+    use earlyexit::pyramid::replay::{parse_runs, CalibrationRequest};
     use earlyexit::Naming;
     const JAN_1: i64 = 1_767_225_600_000;
     let runs = |n: usize, offset: usize| {

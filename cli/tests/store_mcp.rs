@@ -246,3 +246,114 @@ fn calibrate_pyramids_from_a_postgresql_store() {
     let root = tmp();
     calibrate_pyramids_from(root.path(), &store, &tag);
 }
+
+/// `n` good loop runs from task `from` as JSONL text, their ids tagged.
+fn good_runs(tag: &str, from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| {
+            format!(
+                r#"{{"id":"{tag}t{i}","dataset":"d","iterations":[{{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}},{{"quality_score":95,"confidence":0.95,"verification_status":"passed","good":true}}]}}"#
+            ) + "\n"
+        })
+        .collect()
+}
+
+/// The state of artifact `name` as `earlyexit runs artifacts` lists it.
+fn artifact_state(store: &str, name: &str) -> String {
+    let out = run(&["--json", "runs", "artifacts", "--store", store]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rows: Vec<Json> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    rows.iter().find(|r| r["name"] == name).map(|r| r["state"].as_str().unwrap_or("").to_string()).unwrap_or_default()
+}
+
+/// Artifacts through the tools' store argument: calibrate_loops out store:NAME, loop_promote
+/// writing the promoted artifact back, loop_start running the stored artifact (in shadow
+/// until promoted), and the hostile cases naming the argument.
+fn artifacts_through_the_tools(root: &Path, store: &str, tag: &str) {
+    let corpus = root.join("runs.jsonl");
+    std::fs::write(&corpus, good_runs(tag, 0, 150)).unwrap();
+    let label = format!("{tag}mcp");
+    let out = run(&["runs", "import", "--store", store, "--run-label", &label, s(&corpus)]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let name = format!("{tag}nightly");
+    let stored = format!("store:{name}");
+    let mut server = Server::start(root);
+    let artifact = server
+        .call(
+            1,
+            "calibrate_loops",
+            json!({"store": store, "run_label": label, "risk": 0.1, "delta": 0.1, "out": stored}),
+        )
+        .expect("calibrated");
+    assert_eq!(artifact_state(store, &name), "shadow");
+    let printed = run(&["runs", "artifact", &name, "--store", store]);
+    assert_eq!(serde_json::from_slice::<Json>(&printed.stdout).unwrap(), artifact);
+
+    // Unpromoted: the loop runs its calibration's conservative policy, the calibrated in shadow.
+    let started = server.call(2, "loop_start", json!({"policy_artifact": stored, "store": store})).expect("started");
+    assert!(started["shadow_reason"].as_str().unwrap_or("").contains("not promoted"), "{started}");
+    // Promoted in place: the answer's artifact is what the store holds now.
+    let audit = good_runs(tag, 150, 100);
+    let promoted =
+        server.call(3, "loop_promote", json!({"artifact": stored, "store": store, "runs": audit})).expect("promoted");
+    assert_eq!(promoted["promoted"], json!(true), "{promoted}");
+    assert_eq!(artifact_state(store, &name), "promoted");
+    let printed = run(&["runs", "artifact", &name, "--store", store]);
+    assert_eq!(serde_json::from_slice::<Json>(&printed.stdout).unwrap(), promoted["artifact"]);
+    let enforced = server.call(4, "loop_start", json!({"policy_artifact": stored, "store": store})).expect("started");
+    assert!(enforced.get("shadow_reason").is_none(), "{enforced}");
+
+    // Hostile: each a tool error naming the argument; nothing written.
+    let long = format!("store:{}", "n".repeat(300));
+    let refused = [
+        (5, "loop_promote", json!({"artifact": stored, "runs": audit}), "artifact"),
+        (6, "loop_promote", json!({"artifact": artifact, "store": store, "runs": audit}), "store"),
+        (7, "loop_drift", json!({"artifact": format!("store:{tag}absent"), "store": store, "runs": audit}), "artifact"),
+        (8, "loop_drift", json!({"artifact": "store:", "store": store, "runs": audit}), "artifact"),
+        (9, "loop_start", json!({"policy_artifact": long, "store": store}), "policy_artifact"),
+        (10, "loop_start", json!({"store": store}), "store"),
+        (11, "calibrate_loops", json!({"runs": audit, "out": "store:x"}), "out"),
+        (12, "loop_promote", json!({"artifact": stored, "store": "sqlite:/elsewhere/s.db", "runs": audit}), "store"),
+    ];
+    for (id, tool, args, field) in refused {
+        let error = server.call(id, tool, args).expect_err(tool);
+        assert_eq!(error["field"], json!(field), "{tool}: {error}");
+    }
+    // A loop artifact where a pyramid artifact is read: the core's kind error.
+    let error = server
+        .call(13, "pyramid_promote", json!({"artifact": stored, "store": store, "runs": "[]"}))
+        .expect_err("the wrong kind");
+    assert_eq!(error["code"], json!("invalid_artifact"), "{error}");
+    assert_eq!(artifact_state(store, &name), "promoted");
+}
+
+#[test]
+fn artifacts_through_the_tools_store_argument() {
+    let root = tmp();
+    let store = format!("sqlite:{}", root.path().join("runs.db").display());
+    artifacts_through_the_tools(root.path(), &store, "");
+}
+
+#[test]
+fn artifacts_through_the_tools_on_a_postgresql_store() {
+    let Some((store, tag)) = support::postgres_store("mcp-artifacts") else { return };
+    let root = tmp();
+    artifacts_through_the_tools(root.path(), &store, &tag);
+}
+
+/// The artifact tools write (with store:NAME): not annotated read-only.
+#[test]
+fn the_artifact_tools_are_not_read_only() {
+    let root = tmp();
+    let mut server = Server::start(root.path());
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let answer = server.answer();
+    let tools = answer["result"]["tools"].as_array().expect("tools").clone();
+    for name in ["loop_promote", "loop_drift", "pyramid_promote", "pyramid_drift"] {
+        let tool = tools.iter().find(|t| t["name"] == name).expect(name);
+        assert_eq!(tool["annotations"]["readOnlyHint"], json!(false), "{name}");
+        assert_eq!(tool["annotations"]["destructiveHint"], json!(true), "{name}");
+        assert!(tool["inputSchema"]["properties"]["store"].is_object(), "{name}");
+    }
+}

@@ -8,10 +8,10 @@
 //!
 //! `cargo run --release -p earlyexit --example calibrate_loops -- FILE.jsonl...`
 
+use earlyexit::kit::num::stats::binomial_cdf;
 use earlyexit::loops::replay::{
     calibrate_loop_policy, parse_jsonl, replay_loops, LoopCalibrationRequest, LoopPolicy, ReplayRun, ReplaySummary,
 };
-use earlyexit::num::stats::binomial_cdf;
 use earlyexit::Naming;
 
 fn row(name: &str, s: &ReplaySummary) {

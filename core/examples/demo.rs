@@ -11,8 +11,8 @@
 //! checks every case against the `expect` field of its line, so the data and the demo
 //! cannot drift from what the engines do.
 
+use earlyexit::kit::pyramid::classify_outcome;
 use earlyexit::loops::DiminishingReturnsReport;
-use earlyexit::pyramid::classify_outcome;
 use earlyexit::{
     calculate_quality_signal, Action, CoherenceEarlyExit, EarlyStopping, ErrorCode, ExitConfig, ExitDecision,
     IterationAnalytics, IterationResult, LayerResult, Naming, Outcome, PyramidRun, StoppingDecision, TestPyramidResult,
@@ -352,7 +352,7 @@ fn print_loops(cases: &[Value]) -> Result<(usize, usize), String> {
         let outcome = replay_loop(case)?;
         ran += outcome.ran();
         total += outcome.qualities.len();
-        let mut curve: Vec<String> = outcome.qualities.iter().map(|q| earlyexit::num::to_js_string(*q)).collect();
+        let mut curve: Vec<String> = outcome.qualities.iter().map(|q| earlyexit::kit::num::to_js_string(*q)).collect();
         if outcome.saved() > 0 {
             curve.insert(outcome.ran(), "|".to_string());
         }
@@ -361,7 +361,7 @@ fn print_loops(cases: &[Value]) -> Result<(usize, usize), String> {
             None => "never".to_string(),
         };
         let returns = match outcome.decision.best {
-            Some((iteration, quality)) => format!("#{iteration} ({})", earlyexit::num::to_js_string(quality)),
+            Some((iteration, quality)) => format!("#{iteration} ({})", earlyexit::kit::num::to_js_string(quality)),
             None => "-".to_string(),
         };
         let (best_iteration, best_quality) = outcome.best_in_run;
@@ -373,7 +373,7 @@ fn print_loops(cases: &[Value]) -> Result<(usize, usize), String> {
                 outcome.decision.trigger.as_str().to_string(),
                 outcome.saved().to_string(),
                 returns,
-                format!("#{best_iteration} ({})", earlyexit::num::to_js_string(best_quality)),
+                format!("#{best_iteration} ({})", earlyexit::kit::num::to_js_string(best_quality)),
             ],
             vec![
                 case.get("title").and_then(Value::as_str).unwrap_or("").to_string(),
@@ -426,7 +426,7 @@ fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
             let (what, lambda, detail) = match fate {
                 LayerFate::Ran { lambda, decision } => (
                     "ran",
-                    earlyexit::num::to_js_string(*lambda),
+                    earlyexit::kit::num::to_js_string(*lambda),
                     format!("{}: {}", decision.reason.as_str(), decision.explanation),
                 ),
                 LayerFate::Verified { predicted, actual } => {
@@ -457,7 +457,7 @@ fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
         let nominal: f64 = outcome.costs.iter().map(|c| c.unwrap_or(0.0)).sum();
         let saved = r.compute_saved_ms;
         let saved_text = saved.map_or("null (a never-run layer has no costMs)".to_string(), |ms| {
-            format!("{} ({} of {})", earlyexit::num::to_js_string(ms), seconds(ms), seconds(nominal))
+            format!("{} ({} of {})", earlyexit::kit::num::to_js_string(ms), seconds(ms), seconds(nominal))
         });
         let exit = if r.exited_early {
             let name = outcome.names.get(exit_layer_index(r)).map_or("?", String::as_str);
@@ -490,7 +490,7 @@ fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
                 r.verified_layers.to_string(),
                 not_run.to_string(),
                 r.mispredictions.to_string(),
-                saved.map_or("null".to_string(), earlyexit::num::to_js_string),
+                saved.map_or("null".to_string(), earlyexit::kit::num::to_js_string),
             ],
             Vec::new(),
         );
@@ -507,7 +507,7 @@ fn print_pyramids(cases: &[Value]) -> Result<(f64, f64, usize), String> {
             "    CoherenceEarlyExit.should_exit(signal, layer {}) -> canExit {}, confidence {}, {}: {}",
             number(case, "layer")?,
             decision.can_exit,
-            earlyexit::num::to_js_string(decision.confidence),
+            earlyexit::kit::num::to_js_string(decision.confidence),
             decision.reason.as_str(),
             decision.explanation
         );

@@ -13,9 +13,10 @@
 //!
 //! Both stand on a ground floor that knows neither: [`value`] (the dynamic [`Value`] every
 //! binding converts its host objects to, JSON, field-naming readers, [`Error`], the
-//! [`limits`] and the [`snapshot`] checks), [`num`] (numbers formatted and parsed as
-//! JavaScript does) and [`time`] (RFC 3339 timestamps). [`host`] words what a binding
-//! checks on its side.
+//! [`limits`] and the [`snapshot`] checks) and [`time`] (RFC 3339 timestamps). What only
+//! the bindings and the command call (host messages, the stateless `*_value` adapters over
+//! [`Value`], numbers written as JavaScript writes them) lives in a module hidden from
+//! these docs.
 //!
 //! For valid input every number is computed in the order of the JavaScript implementations
 //! the engines reproduce (bit-identical f64), and every string is built as JavaScript builds
@@ -41,9 +42,11 @@
 #![warn(missing_docs)]
 
 pub mod artifact;
-pub mod host;
+mod host;
+#[doc(hidden)]
+pub mod kit;
 pub mod loops;
-pub mod num;
+mod num;
 pub mod pyramid;
 pub mod receipt_log;
 pub mod time;

@@ -7,7 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loops::analytics::{self, AnalyticsRecord};
+use earlyexit::kit;
+use earlyexit::loops::analytics::AnalyticsRecord;
 use earlyexit::{ErrorCode, ErrorKind, IterationAnalytics, Naming, Value};
 
 fn json(text: &str) -> Value {
@@ -101,7 +102,7 @@ fn a_written_history_is_checked_as_records_and_a_bad_one_changes_nothing() {
 #[test]
 fn one_written_record_is_checked_at_its_place() {
     let path = "iterations[4]";
-    analytics::check_written_record(&json(&record(5, 70.0, -30.0)), path, Naming::Js).unwrap();
+    kit::loops::analytics::check_written_record(&json(&record(5, 70.0, -30.0)), path, Naming::Js).unwrap();
     for (given, code, field) in [
         (
             record(5, 70.0, 1.0).replace("\"passed\"", "\"PASSED\""),
@@ -116,7 +117,7 @@ fn one_written_record_is_checked_at_its_place() {
         (record(5, 70.0, 1.0).replace("{", "{\"note\":1,"), ErrorCode::UnknownOption, "iterations[4].note"),
         ("null".to_string(), ErrorCode::InvalidResult, "iterations[4]"),
     ] {
-        let error = analytics::check_written_record(&json(&given), path, Naming::Js).unwrap_err();
+        let error = kit::loops::analytics::check_written_record(&json(&given), path, Naming::Js).unwrap_err();
         assert_eq!((error.error_code(), error.field()), (code, field), "{given}");
     }
 }

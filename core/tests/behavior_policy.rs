@@ -255,7 +255,8 @@ fn detector_conditions_read_back_and_name_bad_settings() {
 /// does, the summary counts the new trigger, and a bad field names its path.
 #[test]
 fn replays_read_the_behaviour_fields() {
-    use earlyexit::loops::replay::{replay_loops, runs_from_value, LoopPolicy};
+    use earlyexit::loops::replay::runs_from_value;
+    use earlyexit::loops::replay::{replay_loops, LoopPolicy};
     let item = r#"{"quality_score": 50, "confidence": 0.5, "verification_status": "failed", "error": "E1", "completion_percentage": 10}"#;
     let text = format!(r#"[{{"id": "a", "iterations": [{}]}}]"#, [item; 7].join(","));
     let runs =

@@ -3,10 +3,10 @@
 //! typed, before anything changes. Replay totals, a live run's savings and the model's
 //! learned costs never come back as Infinity (or `null` in JSON).
 
+use earlyexit::kit::pyramid::replay::replay_value;
 use earlyexit::pyramid::policy::{
     ObservedLayer, OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy,
 };
-use earlyexit::pyramid::replay::replay_value;
 use earlyexit::{LayerResult, LayerSpec, Naming, PyramidRun, Value};
 
 fn parse(text: &str) -> Value {

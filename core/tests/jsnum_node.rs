@@ -1,9 +1,9 @@
-//! Checks `earlyexit::num` against reference strings produced by Node
+//! Checks `earlyexit::kit::num` against reference strings produced by Node
 //! (`node core/tests/data/gen_jsnum.mjs` writes `core/tests/data/jsnum_node.json` and
 //! `core/tests/data/locale_node.json`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::num::{push_fixed, push_js_string, to_fixed, to_js_string, to_locale_string};
+use earlyexit::kit::num::{push_fixed, push_js_string, to_fixed, to_js_string, to_locale_string};
 use serde_json::Value;
 
 fn load_cases() -> Vec<(u64, Option<u32>, String)> {

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use earlyexit::kit;
 use earlyexit::limits::{
     self, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_DEPTH, MAX_LAYERS, MAX_OBJECT_KEYS, MAX_STRING_BYTES, MAX_VALUES,
 };
@@ -156,7 +157,7 @@ fn speculate_counts_are_bounded() {
         let e = pyramid::speculate(0.9, count).unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_config", "skipped_layers"));
     }
-    let count = |n: f64, naming| pyramid::skipped_count(&Value::Number(n), naming);
+    let count = |n: f64, naming| kit::pyramid::skipped_count(&Value::Number(n), naming);
     assert_eq!(count(MAX_LAYERS as f64, Naming::Js).unwrap(), MAX_LAYERS);
     for n in [MAX_LAYERS as f64 + 1.0, 4_294_967_295.0, 2f64.powi(63), -1.0, 2.5, f64::NAN] {
         let e = count(n, Naming::Js).unwrap_err();
@@ -186,7 +187,7 @@ fn layer_lists_are_bounded() {
     assert_eq!(pyramid::replay::parse_runs_jsonl(&run(MAX_LAYERS), Naming::Js).unwrap().len(), 1);
     let e = pyramid::replay::parse_runs_jsonl(&run(MAX_LAYERS + 1), Naming::Js).unwrap_err();
     assert_eq!((e.code(), e.field()), ("invalid_replay", "runs[0].layers"));
-    let e = pyramid::replay::decide_value(
+    let e = kit::pyramid::replay::decide_value(
         &Value::Null,
         &list(MAX_LAYERS + 1),
         &Value::Array(vec![]),

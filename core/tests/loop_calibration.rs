@@ -4,9 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use earlyexit::kit::loops::replay::{family_path, min_tasks};
 use earlyexit::loops::replay::{
-    calibrate_loop_policy, family_path, min_tasks, replay_loops, CalibrationStatus, LoopCalibrationPlan,
-    LoopCalibrationRequest, LoopPolicy, ReplayIteration, ReplayRun,
+    calibrate_loop_policy, replay_loops, CalibrationStatus, LoopCalibrationPlan, LoopCalibrationRequest, LoopPolicy,
+    ReplayIteration, ReplayRun,
 };
 use earlyexit::loops::Observation;
 use earlyexit::{ErrorCode, Naming, Value, VerificationStatus};
@@ -209,11 +210,12 @@ fn bad_requests_are_typed_errors_naming_the_field() {
 #[test]
 fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
     use earlyexit::artifact::{Artifact, ArtifactKind};
-    use earlyexit::loops::replay::{calibrate_value, policy_from_artifact};
+    use earlyexit::kit::loops::replay::calibrate_value;
+    use earlyexit::loops::replay::policy_from_artifact;
     let runs = hand_corpus();
     let array = Value::Array(
         runs.iter()
-            .map(|r| earlyexit::loops::replay::corpus_value(std::slice::from_ref(r)))
+            .map(|r| earlyexit::kit::loops::replay::corpus_value(std::slice::from_ref(r)))
             .map(|v| match v {
                 Value::Array(mut a) => a.remove(0),
                 other => other,
@@ -285,12 +287,13 @@ fn the_artifact_is_the_shared_envelope_and_loads_back_as_the_policy() {
 /// tree, which `from_calibration` runs as the engine's stop policy.
 #[test]
 fn composed_candidates_calibrate_as_their_configs_and_the_engine_runs_the_tree() {
-    use earlyexit::loops::replay::{calibrate_value, policy_from_artifact};
+    use earlyexit::kit::loops::replay::calibrate_value;
+    use earlyexit::loops::replay::policy_from_artifact;
     use earlyexit::loops::StopCondition;
     let runs = hand_corpus();
     let array = Value::Array(
         runs.iter()
-            .map(|r| earlyexit::loops::replay::corpus_value(std::slice::from_ref(r)))
+            .map(|r| earlyexit::kit::loops::replay::corpus_value(std::slice::from_ref(r)))
             .map(|v| match v {
                 Value::Array(mut a) => a.remove(0),
                 other => other,
@@ -368,13 +371,20 @@ fn with(doc: &Value, path: &[&str], new: Value) -> Value {
 /// delta 0.1) at 2026-01-01, as the artifact value.
 fn hand_artifact(n: usize) -> Value {
     let runs = &hand_corpus()[..n];
-    let array = earlyexit::loops::replay::corpus_value(runs);
+    let array = earlyexit::kit::loops::replay::corpus_value(runs);
     let candidates = Value::Array((2..=4).rev().map(|k| LoopPolicy::simple_rule(k).to_value(Naming::Js)).collect());
     let options =
         Value::object(vec![("risk", Value::Number(0.05)), ("delta", Value::Number(0.1)), ("candidates", candidates)]);
     let sequential = |plan: &LoopCalibrationPlan| plan.evaluate_all();
-    earlyexit::loops::replay::calibrate_value(&array, &options, Naming::Js, &TestSha256, 1_767_225_600_000, &sequential)
-        .unwrap()
+    earlyexit::kit::loops::replay::calibrate_value(
+        &array,
+        &options,
+        Naming::Js,
+        &TestSha256,
+        1_767_225_600_000,
+        &sequential,
+    )
+    .unwrap()
 }
 
 #[test]

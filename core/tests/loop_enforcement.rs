@@ -5,9 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loops::replay::{
-    calibrate_value, enforced_from_artifact, loop_drift_value, promote_loop_value, LoopCalibrationPlan, LoopPolicy,
-};
+use earlyexit::kit::loops::replay::{calibrate_value, loop_drift_value, promote_loop_value};
+use earlyexit::loops::replay::{enforced_from_artifact, LoopCalibrationPlan, LoopPolicy};
 use earlyexit::loops::{Loop, LoopOptions};
 use earlyexit::{EarlyStopping, ErrorCode, IterationResult, Naming, Value, VerificationStatus};
 

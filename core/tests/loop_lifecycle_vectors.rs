@@ -3,7 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loops::replay::{calibrate_value, loop_drift_value, promote_loop_value, LoopCalibrationPlan};
+use earlyexit::kit::loops::replay::{calibrate_value, loop_drift_value, promote_loop_value};
+use earlyexit::loops::replay::LoopCalibrationPlan;
 use earlyexit::{ErrorCode, Naming, Value};
 
 mod test_sha256;

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use earlyexit::kit;
 use earlyexit::loops::analytics::{AnalyticsInput, IterationAnalytics};
 use earlyexit::loops::replay::{self, replay_loops, replay_run, LoopPolicy};
 use earlyexit::loops::{EarlyStoppingConfig, ReturnPolicy, LOOP_PRESETS};
@@ -34,7 +35,7 @@ fn every_vector_matches_the_js_model() {
             _ => panic!("{name}: no input"),
         };
         let policy = v.get("policy").cloned().unwrap_or(Value::Null);
-        let got = replay::replay_value(&runs, &policy, Naming::Js);
+        let got = kit::loops::replay::replay_value(&runs, &policy, Naming::Js);
         match (v.get("returns"), v.get("throws"), got) {
             (Some(expected), _, Ok(actual)) => {
                 assert_eq!(actual.get("summary"), expected.get("summary"), "{name}: summary");
@@ -287,7 +288,7 @@ fn runs_and_policies_built_in_rust_are_validated_before_anything_replays() {
 fn integers_print_as_javascript_prints_them() {
     // The integer fast path of num::push_js_string (replay output is mostly integers),
     // at its edges; expected strings are Node's `String(x)`.
-    use earlyexit::num::to_js_string;
+    use earlyexit::kit::num::to_js_string;
     for (x, expected) in [
         (0.0, "0"),
         (-0.0, "0"),

@@ -3,10 +3,10 @@
 //! from the iterations' `good` (else a passed verification), chains in the one receipt log
 //! with the pyramid's and is counted by label with Wilson intervals.
 
-use earlyexit::artifact::{append_receipts, verify_receipts};
 use earlyexit::loops::replay::LoopPolicy;
 use earlyexit::loops::shadow::ShadowCandidate;
 use earlyexit::loops::{Loop, LoopOptions, StepInput};
+use earlyexit::receipt_log::{append_receipts, verify_receipts};
 use earlyexit::{ErrorCode, Naming, Trigger, Value, VerificationStatus};
 
 mod test_sha256;

@@ -1,4 +1,4 @@
-//! A second, independent oracle for the number formatting: `earlyexit::num` against
+//! A second, independent oracle for the number formatting: `earlyexit::kit::num` against
 //! `ryu-js` (boa's ECMAScript port of Ryu, a dev-dependency only; the core itself stays
 //! dependency-free and does its own formatting for the wasm size budget).
 //!
@@ -17,7 +17,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::num::{to_fixed, to_js_string};
+use earlyexit::kit::num::{to_fixed, to_js_string};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use ryu_oracle::TWO_POW_MINUS_43;

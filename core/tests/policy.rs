@@ -5,7 +5,8 @@
 use std::cell::Cell;
 
 use earlyexit::loops::policy::{decide_policy, PolicyState, StopCondition, StopPolicy};
-use earlyexit::loops::replay::{replay_loops, runs_from_value, LoopPolicy};
+use earlyexit::loops::replay::runs_from_value;
+use earlyexit::loops::replay::{replay_loops, LoopPolicy};
 use earlyexit::loops::{ConditionKind, ReportedIteration};
 use earlyexit::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, ErrorCode, IterationResult, Naming, Trigger, Value,
@@ -319,7 +320,7 @@ fn replay_takes_composed_policies() {
     }
     // The calibration family's policies set the floor patience rule: their trees replay alike.
     for a in [0.0, 0.4, 0.8, 1.0] {
-        let plain = earlyexit::loops::replay::family_policy(a);
+        let plain = earlyexit::kit::loops::replay::family_policy(a);
         let tree = LoopPolicy { when: Some(plain.stop_policy().when), ..plain.clone() };
         assert_eq!(replay_loops(&runs, &plain).unwrap(), replay_loops(&runs, &tree).unwrap(), "family {a}");
     }
@@ -363,7 +364,7 @@ fn the_state_is_bounded_by_the_windows() {
 /// crossing as JSON, and asks for the source exactly when the engine asks it.
 #[test]
 fn the_stateless_step_decides_as_the_engine() {
-    use earlyexit::loops::policy::{engine_policy_value, policy_step_value};
+    use earlyexit::kit::loops::policy::{engine_policy_value, policy_step_value};
     let mut rng = Rng(7);
     for config in configs() {
         let policy = engine_policy_value(

@@ -192,7 +192,8 @@ fn the_implied_delta_is_the_score_minus_the_previous_records() {
 
 #[test]
 fn replay_reads_the_fields_and_counts_the_triggers() {
-    use earlyexit::loops::replay::{replay_loops, runs_from_value};
+    use earlyexit::loops::replay::replay_loops;
+    use earlyexit::loops::replay::runs_from_value;
     let runs = json(
         r#"[{"id": "a", "iterations": [
               {"quality_score": 40, "confidence": 0, "verification_status": "skipped", "fingerprint": "A"},

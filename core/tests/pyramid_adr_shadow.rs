@@ -4,8 +4,9 @@
 //! predictions, the layers it verifies and those it never runs), labelled as
 //! docs/test-exit.md defines, chained and counted by the receipt log, and read back strictly.
 
-use earlyexit::artifact::{append_receipts, verify_receipts};
-use earlyexit::pyramid::policy::{no_receipt_reason, LiveRun, RunMode, RunOptions};
+use earlyexit::kit::pyramid::policy::no_receipt_reason;
+use earlyexit::pyramid::policy::{LiveRun, RunMode, RunOptions};
+use earlyexit::receipt_log::{append_receipts, verify_receipts};
 use earlyexit::{Action, ExitConfig, LayerResult, LayerSpec, PyramidRun, TestPyramidResult, Value};
 
 mod test_sha256;

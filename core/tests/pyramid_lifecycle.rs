@@ -2,9 +2,8 @@
 //! drifted and why) and promotion on an audit split (exact Clopper-Pearson bound).
 
 use earlyexit::artifact::Artifact;
-use earlyexit::pyramid::replay::{
-    clopper_pearson_upper, drift_value, parse_runs, promote_value, read_pyramid_artifact, CalibrationRequest,
-};
+use earlyexit::kit::pyramid::replay::{clopper_pearson_upper, drift_value, promote_value};
+use earlyexit::pyramid::replay::{parse_runs, read_pyramid_artifact, CalibrationRequest};
 use earlyexit::{Naming, Value};
 
 mod test_sha256;

@@ -4,9 +4,9 @@
 //! generator (the core has no dependencies; the Python and Node suites run the same laws with
 //! Hypothesis and fast-check).
 
+use earlyexit::kit::pyramid::policy::{history_argument, model_argument, read_model};
 use earlyexit::pyramid::policy::{
-    history_argument, model_argument, read_model, BuildHistory, BuildRecord, Model, ObservedLayer, OutcomeModel,
-    PolicyConfig, CONVERTED_NOTE, DEFAULT_WINDOW,
+    BuildHistory, BuildRecord, Model, ObservedLayer, OutcomeModel, PolicyConfig, CONVERTED_NOTE, DEFAULT_WINDOW,
 };
 use earlyexit::{Naming, Value};
 
@@ -217,7 +217,7 @@ fn assert_close(got: &Value, want: &Value, what: &str) {
 /// their models merge; the merged document and its statistics from the independent JS model.
 #[test]
 fn model_vectors_match_the_independent_model() {
-    use earlyexit::pyramid::policy::{build_arg, ran_arg};
+    use earlyexit::kit::pyramid::policy::{build_arg, ran_arg};
     for case in &policy_vectors::cases("models") {
         let name = case.get("name").and_then(Value::as_str).unwrap();
         let window = case.get("window").and_then(Value::as_f64).unwrap() as usize;
@@ -249,7 +249,7 @@ fn model_vectors_match_the_independent_model() {
 /// `pyramid_policy_update` with and without a build key, on the host-value API.
 #[test]
 fn update_learns_version_2_with_a_build_key_and_version_1_without() {
-    use earlyexit::pyramid::replay::update_value;
+    use earlyexit::kit::pyramid::replay::update_value;
     let parse = |t: &str| Value::parse_json(t, earlyexit::ErrorCode::InvalidConfig, "t").unwrap();
     let ran = parse(r#"[{"name":"unit","failed":false,"durationMs":3}]"#);
     let keyed = parse(r#"{"build":{"id":"pr-1#2","seq":7}}"#);

@@ -1,9 +1,10 @@
 //! Replay, shadow mode and calibration of pyramid policies, through the host-value API the
 //! bindings use and the Rust API.
 
+use earlyexit::kit::pyramid::replay::replay_value;
 use earlyexit::pyramid::policy::{OutcomeModel, PolicyConfig};
 use earlyexit::pyramid::replay::{
-    calibrate, parse_runs_jsonl, replay, replay_value, shadow, Learn, RecordedRun, ReplayPolicy, DEFAULT_GRID,
+    calibrate, parse_runs_jsonl, replay, shadow, Learn, RecordedRun, ReplayPolicy, DEFAULT_GRID,
 };
 use earlyexit::{ExitConfig, Naming, Value};
 
@@ -167,7 +168,7 @@ fn host_value_api_round_trips_the_model() {
 /// in tests/vectors/gen_pyramid_policy.mjs.
 #[test]
 fn policy_vectors_match_the_independent_model() {
-    use earlyexit::pyramid::replay::decide_value;
+    use earlyexit::kit::pyramid::replay::decide_value;
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/policy/pyramid_policy.json");
     let doc = parse(&std::fs::read_to_string(path).unwrap());
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
@@ -226,7 +227,7 @@ fn policy_vectors_match_the_independent_model() {
 
 mod no_panics {
     use super::*;
-    use earlyexit::pyramid::replay::{calibrate_value, decide_value, shadow_value, update_value};
+    use earlyexit::kit::pyramid::replay::{calibrate_value, decide_value, shadow_value, update_value};
     use proptest::prelude::*;
 
     fn number() -> impl Strategy<Value = Value> {

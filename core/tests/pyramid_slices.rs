@@ -2,7 +2,8 @@
 //! slices of a calibration artifact and the drift check's label reasons, as derived there from
 //! docs/test-exit.md. (The receipt-log part needs SHA-256: earlyexit-digest's tests run it.)
 
-use earlyexit::pyramid::replay::{drift_value, parse_runs, CalibrationRequest};
+use earlyexit::kit::pyramid::replay::drift_value;
+use earlyexit::pyramid::replay::{parse_runs, CalibrationRequest};
 use earlyexit::{ErrorCode, Naming, Value};
 
 mod test_sha256;

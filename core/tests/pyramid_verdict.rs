@@ -4,7 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::pyramid::{layer_failed, FailingLayer, PyramidRun, TestPyramidResult, Verdict};
+use earlyexit::kit::pyramid::layer_failed;
+use earlyexit::pyramid::{FailingLayer, PyramidRun, TestPyramidResult, Verdict};
 use earlyexit::{Action, ExitConfig, LayerResult, LayerSpec, Naming, Value};
 
 const PASS: (f64, f64, f64) = (1.0, 0.95, 0.0);

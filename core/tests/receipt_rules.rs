@@ -4,10 +4,11 @@
 //! out of range, a key stated twice) is refused by `append_receipts` and breaks
 //! `verify_receipts` at its line.
 
-use earlyexit::artifact::{append_receipts, digest, verify_receipts};
+use earlyexit::artifact::digest;
 use earlyexit::pyramid::policy::{
     ObservedLayer, OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy,
 };
+use earlyexit::receipt_log::{append_receipts, verify_receipts};
 use earlyexit::value::JsonReading;
 use earlyexit::{Action, ErrorCode, LayerResult, LayerSpec, Value};
 

@@ -3,7 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use earlyexit::loops::replay::{runs_from_value, LoopPolicy};
+use earlyexit::loops::replay::runs_from_value;
+use earlyexit::loops::replay::LoopPolicy;
 use earlyexit::loops::{Loop, LoopOptions, StepInput};
 use earlyexit::{Trigger, Value};
 
@@ -178,10 +179,12 @@ fn step_arguments_and_options_are_read_with_their_names() {
         let e = LoopOptions::from_value(&parse(text)).unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_config", field), "{text}");
     }
-    let policy =
-        earlyexit::loops::loop_policy(&parse(r#"{"any": [{"condition": "revisit", "window": 1}]}"#), Naming::Snake);
+    let policy = earlyexit::kit::loops::loop_policy(
+        &parse(r#"{"any": [{"condition": "revisit", "window": 1}]}"#),
+        Naming::Snake,
+    );
     assert_eq!(policy.unwrap_err().field(), "policy.any[0].window");
-    assert!(earlyexit::loops::loop_policy(&parse(r#""seed""#), Naming::Snake).is_ok());
+    assert!(earlyexit::kit::loops::loop_policy(&parse(r#""seed""#), Naming::Snake).is_ok());
 }
 
 #[test]

@@ -57,12 +57,12 @@ fn typed_analytics_record_rejects_bad_input_unchanged() {
 #[test]
 fn to_js_string_breaks_shortest_digit_ties_to_even() {
     let x = f64::from_bits(0x4302_0221_1902_0202);
-    assert_eq!(earlyexit::num::to_js_string(x), "633611344691264.2");
-    assert_eq!(earlyexit::num::to_fixed(x, 2), "633611344691264.25");
-    assert_eq!(earlyexit::num::to_fixed(x, 1), "633611344691264.3"); // toFixed: half away from zero
-                                                                     // The reference's first fix took the closest 16-digit form of 2^-1007, which does not
-                                                                     // read back (the interval below a power of two is half as wide); V8 prints this.
-    assert_eq!(earlyexit::num::to_js_string(f64::from_bits(0x0100_0000_0000_0000)), "7.291122019556398e-304");
+    assert_eq!(earlyexit::kit::num::to_js_string(x), "633611344691264.2");
+    assert_eq!(earlyexit::kit::num::to_fixed(x, 2), "633611344691264.25");
+    assert_eq!(earlyexit::kit::num::to_fixed(x, 1), "633611344691264.3"); // toFixed: half away from zero
+                                                                          // The reference's first fix took the closest 16-digit form of 2^-1007, which does not
+                                                                          // read back (the interval below a power of two is half as wide); V8 prints this.
+    assert_eq!(earlyexit::kit::num::to_js_string(f64::from_bits(0x0100_0000_0000_0000)), "7.291122019556398e-304");
 }
 
 fn huge_usage_result() -> Value {

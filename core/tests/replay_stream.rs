@@ -2,9 +2,10 @@
 //! answer exactly what the whole-text entry points answer: the same runs, outcomes, summary,
 //! model and errors.
 
+use earlyexit::kit;
 use earlyexit::pyramid::replay::PyramidReplayStream;
 use earlyexit::value::jsonl::JsonlLines;
-use earlyexit::{loops, pyramid, LoopReplayStream, Naming, Value};
+use earlyexit::{pyramid, LoopReplayStream, Naming, Value};
 
 fn loop_text() -> String {
     let mut text = String::from("\u{feff}");
@@ -53,13 +54,14 @@ fn loop_stream_equals_whole_text() {
     let text = loop_text();
     for policy in ["seed", "recommended"] {
         let policy_value = Value::string(policy);
-        let whole = loops::replay::replay_value(&Value::string(text.clone()), &policy_value, Naming::Js).unwrap();
+        let whole = kit::loops::replay::replay_value(&Value::string(text.clone()), &policy_value, Naming::Js).unwrap();
         let mut stream = LoopReplayStream::from_policy_value(&policy_value, Naming::Js).unwrap();
         let mut lines = JsonlLines::new();
         let mut runs = Vec::new();
         for line in text.split('\n') {
-            if let Some((run, path)) =
-                lines.line(line, |l, p| Ok((loops::replay::read_run_line(l, Naming::Js, p)?, p.to_string()))).unwrap()
+            if let Some((run, path)) = lines
+                .line(line, |l, p| Ok((kit::loops::replay::read_run_line(l, Naming::Js, p)?, p.to_string())))
+                .unwrap()
             {
                 runs.push(stream.replay(&run, &path).unwrap().to_value());
             }
@@ -78,22 +80,24 @@ fn pyramid_stream_equals_whole_text() {
     let text = pyramid_text();
     for policy in ["default", "fail_fast", "risk_bounded"] {
         let options = Value::object(vec![("policy", Value::string(policy))]);
-        let whole = pyramid::replay::replay_value(&Value::string(text.clone()), &options, Naming::Js).unwrap();
+        let whole = kit::pyramid::replay::replay_value(&Value::string(text.clone()), &options, Naming::Js).unwrap();
         let (mut stream, name) = PyramidReplayStream::from_options(&options, Naming::Js).unwrap();
         let mut lines = JsonlLines::new();
         let mut rows = Vec::new();
         for file in lines_of(&text, 3) {
             lines.start_text();
             for line in file {
-                if let Some(run) = lines.line(&line, |l, p| pyramid::replay::read_run_line(l, Naming::Js, p)).unwrap() {
-                    rows.push(pyramid::replay::run_value(&stream.replay(&run).unwrap(), Naming::Js));
+                if let Some(run) =
+                    lines.line(&line, |l, p| kit::pyramid::replay::read_run_line(l, Naming::Js, p)).unwrap()
+                {
+                    rows.push(kit::pyramid::replay::run_value(&stream.replay(&run).unwrap(), Naming::Js));
                 }
             }
         }
         let streamed = Value::object(vec![
             ("policy", Value::string(name)),
             ("runs", Value::Array(rows)),
-            ("summary", pyramid::replay::summary_value(&stream.summary(), Naming::Js)),
+            ("summary", kit::pyramid::replay::summary_value(&stream.summary(), Naming::Js)),
             ("model", stream.model().map_or(Value::Null, |m| m.to_value(Naming::Js))),
         ]);
         assert_eq!(streamed.to_json(), whole.to_json(), "policy {policy}");
@@ -103,11 +107,11 @@ fn pyramid_stream_equals_whole_text() {
 #[test]
 fn stream_errors_name_the_run_and_its_line() {
     let text = "\n{\"id\": \"a\", \"iterations\": [{\"quality_score\": 1, \"confidence\": 1, \"verification_status\": \"passed\"}]}\n{oops\n";
-    let whole = loops::replay::replay_value(&Value::string(text), &Value::Null, Naming::Js).unwrap_err();
+    let whole = kit::loops::replay::replay_value(&Value::string(text), &Value::Null, Naming::Js).unwrap_err();
     let mut lines = JsonlLines::new();
     let mut error = None;
     for line in text.split('\n') {
-        if let Err(e) = lines.line(line, |l, p| loops::replay::read_run_line(l, Naming::Js, p)) {
+        if let Err(e) = lines.line(line, |l, p| kit::loops::replay::read_run_line(l, Naming::Js, p)) {
             error = Some(e);
             break;
         }
@@ -117,7 +121,9 @@ fn stream_errors_name_the_run_and_its_line() {
     assert!(error.message().starts_with("runs[1] (line 3): "), "{}", error.message());
     // Bytes that are not UTF-8 are named with the run and its line.
     let mut lines = JsonlLines::new();
-    let e = lines.line_bytes(b"{\"id\": \"\xff\"}", |l, p| loops::replay::read_run_line(l, Naming::Js, p)).unwrap_err();
+    let e = lines
+        .line_bytes(b"{\"id\": \"\xff\"}", |l, p| kit::loops::replay::read_run_line(l, Naming::Js, p))
+        .unwrap_err();
     assert_eq!(e.code(), "invalid_replay");
     assert!(e.message().starts_with("runs[0] (line 1): runs[0] is not UTF-8 text"), "{}", e.message());
 }
@@ -126,7 +132,7 @@ fn stream_errors_name_the_run_and_its_line() {
 fn calibration_request_equals_calibrate_value() {
     let text = pyramid_text();
     let options = Value::object(vec![("risk", Value::Number(0.2)), ("delta", Value::Number(0.2))]);
-    let whole = pyramid::replay::calibrate_value(&Value::string(text.clone()), &options, Naming::Js).unwrap();
+    let whole = kit::pyramid::replay::calibrate_value(&Value::string(text.clone()), &options, Naming::Js).unwrap();
     let request = pyramid::replay::CalibrationRequest::from_options(&options, Naming::Js).unwrap();
     let runs: Vec<_> = pyramid::replay::parse_runs_jsonl(&text, Naming::Js)
         .unwrap()

@@ -97,7 +97,7 @@ fn a_diminishing_returns_decision_reads_back_equal() {
         iteration: earlyexit::loops::ReportedIteration::Null,
         reason: "flat".into(),
     };
-    let decision = earlyexit::loops::diminishing_returns_decision(&report).unwrap();
+    let decision = earlyexit::kit::loops::diminishing_returns_decision(&report).unwrap();
     assert_eq!(StoppingDecision::from_value(&decision.to_value(), "").unwrap(), decision);
     let absent = DiminishingReturnsReport { iteration: earlyexit::loops::ReportedIteration::Absent, ..report };
     assert_eq!(DiminishingReturnsReport::from_result_value(&absent.to_value()).unwrap(), absent);
@@ -143,7 +143,7 @@ fn pyramid(config: ExitConfig, layer: &str, costs: bool) -> (Vec<Action>, TestPy
         r#"[{{"name":"a","cost_ms":1}},{{"name":"b","cost_ms":2.5}},{{"name":"c","cost_ms":3}},{{"name":"d"{}}}]"#,
         if costs { r#","cost_ms":4"# } else { "" }
     );
-    let layers = earlyexit::pyramid::parse_layers(&json(&specs), Naming::Snake).unwrap();
+    let layers = earlyexit::kit::pyramid::parse_layers(&json(&specs), Naming::Snake).unwrap();
     let mut run = PyramidRun::start(config, 4, layers).unwrap();
     let mut actions = Vec::new();
     loop {

@@ -6,9 +6,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use earlyexit::kit;
 use earlyexit::loops::{
-    self, BestIteration, DiminishingReturnsReport, LoopCounters, LoopTally, ReportedIteration, SeedCheck, Step,
-    Trigger, Verdict,
+    BestIteration, DiminishingReturnsReport, LoopCounters, LoopTally, ReportedIteration, SeedCheck, Step, Trigger,
+    Verdict,
 };
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Observation, Value, VerificationStatus};
 
@@ -47,7 +48,7 @@ fn drive(
     let mut start = 0;
     loop {
         let source = detected.map(|d| move || report(d));
-        match loops::verdict_from(config, &c, history, source, mask, start).unwrap() {
+        match kit::loops::verdict_from(config, &c, history, source, mask, start).unwrap() {
             Step::Done(verdict) => return (handed, Some(verdict)),
             Step::Delegate { check, resume } => {
                 handed.push(check);
@@ -98,15 +99,15 @@ fn a_delegated_check_that_goes_on_leaves_the_decision_as_it_was() {
             for detected in [None, Some(false), Some(true)] {
                 let c = counters(&config, &history);
                 let source = detected.map(|d| move || report(d));
-                let expected = loops::verdict(&config, &c, history.as_slice(), source).unwrap();
+                let expected = kit::loops::verdict(&config, &c, history.as_slice(), source).unwrap();
                 for mask in 0..8u8 {
                     // The answer an override that calls the seed's method would give.
                     let (handed, verdict) = drive(&config, &history, detected, mask, |check| match check {
                         SeedCheck::HighConfidence => {
-                            loops::high_confidence_answer(&config, history.last().unwrap()).stop
+                            kit::loops::high_confidence_answer(&config, history.last().unwrap()).stop
                         }
                         SeedCheck::QualityPlateau => {
-                            loops::plateau_answer(&config, history.as_slice(), history.len() as u64).stop
+                            kit::loops::plateau_answer(&config, history.as_slice(), history.len() as u64).stop
                         }
                         SeedCheck::DiminishingReturns => detected == Some(true),
                     });
@@ -116,7 +117,7 @@ fn a_delegated_check_that_goes_on_leaves_the_decision_as_it_was() {
                         let Verdict::Stop(details) = &expected else {
                             panic!("{config:?} {history:?} mask {mask}: {expected:?}")
                         };
-                        let trigger = loops::stop_trigger(details);
+                        let trigger = kit::loops::stop_trigger(details);
                         let last = *handed.last().unwrap();
                         let want = match last {
                             SeedCheck::HighConfidence => Trigger::HighConfidence,
@@ -169,18 +170,18 @@ fn resuming_after_the_diminishing_returns_check_never_asks_the_source_again() {
         asked.set(asked.get() + 1);
         report(true)
     });
-    let step = loops::verdict_from(&config, &c, history.as_slice(), source, 4, 8).unwrap();
+    let step = kit::loops::verdict_from(&config, &c, history.as_slice(), source, 4, 8).unwrap();
     assert_eq!(step, Step::Done(Verdict::Continue));
     assert_eq!(asked.get(), 0);
     let none: Option<NoSource> = None;
-    let step = loops::verdict_from(&config, &c, history.as_slice(), none, 4, 0).unwrap();
+    let step = kit::loops::verdict_from(&config, &c, history.as_slice(), none, 4, 0).unwrap();
     assert_eq!(step, Step::Done(Verdict::Continue), "without a source nothing is delegated");
 }
 
 #[test]
 fn the_check_methods_answer_in_the_seeds_words() {
     let config = EarlyStoppingConfig::default();
-    let hc = |q, c, passed| loops::high_confidence_answer(&config, &observation(1, q, c, passed, 0.0));
+    let hc = |q, c, passed| kit::loops::high_confidence_answer(&config, &observation(1, q, c, passed, 0.0));
     let answer = hc(96.0, 0.97, true);
     assert!(answer.stop);
     assert_eq!(answer.reason, "High confidence (97.0%) AND verification passed");
@@ -196,33 +197,33 @@ fn the_check_methods_answer_in_the_seeds_words() {
     );
 
     let window = [observation(1, 75.0, 0.5, false, 0.0), observation(2, 75.0, 0.5, false, 0.0)];
-    let answer = loops::plateau_answer(&config, &window[..], 2);
+    let answer = kit::loops::plateau_answer(&config, &window[..], 2);
     assert_eq!(
         (answer.stop, answer.reason.as_str(), answer.confidence),
         (false, "Insufficient iterations for plateau detection (2/3)", 0.5)
     );
     let three = [window[0], window[1], observation(3, 75.0, 0.5, false, 0.0)];
-    let answer = loops::plateau_answer(&config, &three[..], 3);
+    let answer = kit::loops::plateau_answer(&config, &three[..], 3);
     assert!(answer.stop);
     assert_eq!(answer.reason, "Quality plateau detected: 3 consecutive iterations with <2% improvement");
     let rising = [window[0], window[1], observation(3, 90.0, 0.5, false, 15.0)];
-    let answer = loops::plateau_answer(&config, &rising[..], 3);
+    let answer = kit::loops::plateau_answer(&config, &rising[..], 3);
     assert_eq!(
         (answer.stop, answer.reason.as_str(), answer.confidence),
         (false, "Quality still improving above threshold", 0.7)
     );
 
-    let answer = loops::diminishing_returns_answer(None);
+    let answer = kit::loops::diminishing_returns_answer(None);
     assert_eq!(
         (answer.stop, answer.reason.as_str(), answer.confidence),
         (false, "Iteration analytics not available", 0.5)
     );
-    let answer = loops::diminishing_returns_answer(Some(&report(false).unwrap()));
+    let answer = kit::loops::diminishing_returns_answer(Some(&report(false).unwrap()));
     assert_eq!(
         (answer.stop, answer.reason.as_str(), answer.confidence),
         (false, "Diminishing returns not detected", 0.7)
     );
-    let answer = loops::diminishing_returns_answer(Some(&report(true).unwrap()));
+    let answer = kit::loops::diminishing_returns_answer(Some(&report(true).unwrap()));
     assert_eq!(
         (answer.stop, answer.reason.as_str(), answer.confidence),
         (true, "Diminishing returns detected: flat", 0.8)
@@ -238,8 +239,9 @@ const RECORD: &str =
 
 #[test]
 fn records_written_to_the_history_are_checked_with_their_path() {
-    let check =
-        |records: &str, sums: [f64; 3]| loops::check_history(&json(records), |i| loops::history_path(4 + i), sums);
+    let check = |records: &str, sums: [f64; 3]| {
+        kit::loops::check_history(&json(records), |i| kit::loops::history_path(4 + i), sums)
+    };
     assert!(check(&format!("[{RECORD}]"), [0.0; 3]).is_ok(), "the timestamp is optional");
     let cases = [
         (
@@ -267,6 +269,6 @@ fn records_written_to_the_history_are_checked_with_their_path() {
     let tokens = r#"[{"iteration_number":1,"quality_score":75,"confidence":0.5,"verification_status":"failed","quality_delta":0,"tokens_used":1e308}]"#;
     let error = check(tokens, [f64::MAX, 0.0, 0.0]).unwrap_err();
     assert_eq!(error.field(), "iterationHistory[4].tokens_used", "{}", error.message());
-    let error = loops::check_history(&json("[{}]"), |_| "iteration".to_string(), [0.0; 3]).unwrap_err();
+    let error = kit::loops::check_history(&json("[{}]"), |_| "iteration".to_string(), [0.0; 3]).unwrap_err();
     assert_eq!(error.field(), "iteration.iteration_number");
 }

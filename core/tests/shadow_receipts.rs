@@ -2,10 +2,10 @@
 //! receipt with its label, and the receipt log's hash chain finds a deleted, reordered or
 //! edited line.
 
-use earlyexit::artifact::{append_receipts, verify_receipts};
 use earlyexit::pyramid::policy::{
     ObservedLayer, OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy,
 };
+use earlyexit::receipt_log::{append_receipts, verify_receipts};
 use earlyexit::{Action, LayerResult, LayerSpec, Naming, Value, Verdict};
 
 mod test_sha256;

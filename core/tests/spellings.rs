@@ -5,9 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+use earlyexit::kit;
 use earlyexit::{
-    loops::analytics::AnalyticsConfig, loops::replay, pyramid, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig,
-    ErrorCode, ErrorKind, ExitConfig, IterationAnalytics, LayerResult, Naming, PyramidRun, QualitySignal, Value,
+    loops::analytics::AnalyticsConfig, pyramid, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, ErrorCode,
+    ErrorKind, ExitConfig, IterationAnalytics, LayerResult, Naming, PyramidRun, QualitySignal, Value,
 };
 
 fn json(text: &str) -> Value {
@@ -168,7 +169,7 @@ fn replay_inputs_read_either_spelling() {
         &run(r#"{"name": "unit", "duration_ms": 1, "durationMs": 1, "failed": true}"#),
         ErrorCode::InvalidReplay,
         "runs[0].layers[0].duration_ms",
-        |v| pyramid::replay::replay_value(v, &Value::Null, Naming::Snake),
+        |v| kit::pyramid::replay::replay_value(v, &Value::Null, Naming::Snake),
     );
     let runs = json(&run(r#"{"name": "unit", "duration_ms": 1, "failed": false}"#));
     check(
@@ -178,16 +179,17 @@ fn replay_inputs_read_either_spelling() {
         r#"{"policy": "risk_bounded", "config": {"risk_budget": 0.01, "riskBudget": 0.01}}"#,
         ErrorCode::InvalidConfig,
         "config.risk_budget",
-        |v| pyramid::replay::replay_value(&runs, v, Naming::Snake),
+        |v| kit::pyramid::replay::replay_value(&runs, v, Naming::Snake),
     );
     let js_runs = json(&run(r#"{"name": "unit", "durationMs": 1, "failed": false}"#));
-    let model = pyramid::replay::replay_value(&js_runs, &json(r#"{"policy": "risk_bounded"}"#), Naming::Js).unwrap();
+    let model =
+        kit::pyramid::replay::replay_value(&js_runs, &json(r#"{"policy": "risk_bounded"}"#), Naming::Js).unwrap();
     // The model document has one spelling in every language (like snapshots); the layers
     // and outcomes beside it are input.
     let model = model.get("model").unwrap().clone();
     layers_read_cost_ms_only("pyramidPolicyDecide layers", |layers| {
         let options = json(r#"{"policy": "risk_bounded"}"#);
-        pyramid::replay::decide_value(&model, layers, &Value::Array(vec![]), &options, Naming::Snake).map(|_| ())
+        kit::pyramid::replay::decide_value(&model, layers, &Value::Array(vec![]), &options, Naming::Snake).map(|_| ())
     });
     let loops = json(
         r#"[{"id": "a", "iterations": [{"quality_score": 50, "confidence": 0.9, "verification_status": "passed"}]}]"#,
@@ -199,7 +201,7 @@ fn replay_inputs_read_either_spelling() {
         r#"{"config": {"no_improvement_patience": 2, "noImprovementPatience": 2}}"#,
         ErrorCode::InvalidReplay,
         "config.no_improvement_patience",
-        |p| replay::replay_value(&loops, p, Naming::Snake),
+        |p| kit::loops::replay::replay_value(&loops, p, Naming::Snake),
     );
 }
 
@@ -233,7 +235,7 @@ fn count_quality_partitions_is_public_at_the_root_and_is_the_signals_count() {
 
 #[test]
 fn same_field_pairs_each_option_with_its_other_spelling_only() {
-    use earlyexit::value::same_field;
+    use earlyexit::kit::value::same_field;
     let lists: [&[earlyexit::value::FieldName]; 5] = [
         earlyexit::loops::CONFIG_FIELDS,
         &earlyexit::loops::analytics::ANALYTICS_CONFIG_FIELDS,

@@ -4,7 +4,7 @@
 //! over-long JSONL line gets the limit's error without being held, and layer names a host
 //! addresses by name are unique.
 
-use earlyexit::pyramid::policy::check_layer_specs;
+use earlyexit::kit::pyramid::policy::check_layer_specs;
 use earlyexit::value::jsonl::JsonlLines;
 use earlyexit::value::JsonReading;
 use earlyexit::{EarlyStopping, EarlyStoppingConfig, ErrorCode, ExitConfig, LayerSpec, Naming, PyramidRun, Value};
@@ -92,7 +92,7 @@ fn a_users_document_refuses_a_lone_surrogate() {
 fn an_over_long_line_gets_the_limits_error_without_the_line() {
     let limit = earlyexit::limits::MAX_DOCUMENT_BYTES;
     let line = format!(r#"{{"id":"{}"}}"#, "a".repeat(limit));
-    let read = |l: &str, path: &str| earlyexit::loops::replay::read_run_line(l, Naming::Js, path);
+    let read = |l: &str, path: &str| earlyexit::kit::loops::replay::read_run_line(l, Naming::Js, path);
     let mut whole = JsonlLines::new();
     assert!(whole.line("", read).unwrap().is_none());
     let expected = whole.line(&line, read).unwrap_err();

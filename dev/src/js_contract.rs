@@ -188,13 +188,13 @@ pub fn module() -> String {
         "CODE_TRIGGER",
         &by_code,
     );
-    let problems: Vec<String> = earlyexit::host::Problem::ALL
+    let problems: Vec<String> = earlyexit::kit::host::Problem::ALL
         .iter()
         .map(|p| format!("{}: {}", screaming(&format!("{p:?}")), *p as u8))
         .collect();
     export_const(
         &mut out,
-        "What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::host::Problem`).",
+        "What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::kit::host::Problem`).",
         "PROBLEM",
         &format!("Object.freeze({{ {} }})", problems.join(", ")),
     );

@@ -26,7 +26,7 @@ pub(crate) fn string(s: &str) -> String {
 
 /// A number as JS writes it (the contract's values are integers).
 pub(crate) fn number(n: f64) -> String {
-    earlyexit::num::to_js_string(n)
+    earlyexit::kit::num::to_js_string(n)
 }
 
 /// A value as a JS literal (JSON with single-quoted strings: the values here are plain).

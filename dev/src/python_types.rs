@@ -223,13 +223,9 @@ pub fn render() -> String {
          \"\"\"The string-literal types of the package, each the list of names the core accepts and\n\
          answers. Import them from ``earlyexit.types`` or ``earlyexit``.\n\
          \"\"\"\n\n\
-         from typing import Literal\n\n",
+         from typing import Literal\n",
     );
-    out.push_str("__all__ = [\n");
-    for u in &unions {
-        let _ = writeln!(out, "    \"{}\",", u.name);
-    }
-    out.push_str("]\n");
+    // No `__all__`: nothing star-imports this private module; `types.py` lists the names.
     for u in &unions {
         out.push('\n');
         for line in u.doc.lines() {

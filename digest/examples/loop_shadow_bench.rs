@@ -7,10 +7,10 @@
 
 use std::time::Instant;
 
-use earlyexit::artifact::{append_receipts, verify_receipts};
 use earlyexit::loops::replay::LoopPolicy;
 use earlyexit::loops::shadow::ShadowCandidate;
 use earlyexit::loops::{Loop, LoopOptions, StepInput};
+use earlyexit::receipt_log::{append_receipts, verify_receipts};
 use earlyexit::{Naming, Value};
 use earlyexit_digest::Sha256Hasher;
 

@@ -11,15 +11,17 @@
 //! their receipts appended to one hash-chained log that `verify_receipts` counts by label and
 //! by run label (the dataset).
 
-use earlyexit::artifact::{append_receipts, verify_receipts, ReceiptCheck};
-use earlyexit::num::stats::wilson_interval;
+use earlyexit::artifact::ReceiptCheck;
+use earlyexit::kit::num::stats::wilson_interval;
+use earlyexit::kit::pyramid::replay::clopper_pearson_upper;
 use earlyexit::pyramid::policy::ObservedLayer;
 use earlyexit::pyramid::policy::{LiveRun, OutcomeModel, PolicyConfig, PolicyRun, RunMode, RunOptions, RunPolicy};
 use earlyexit::pyramid::replay::{calibrate, DEFAULT_GRID};
 use earlyexit::pyramid::replay::{
-    calibration_artifact, clopper_pearson_upper, parse_runs_jsonl, replay, summarize, ArtifactRequest, Learn,
-    RecordedRun, ReplayPolicy, ReplaySummary, RunReplay,
+    calibration_artifact, parse_runs_jsonl, replay, summarize, ArtifactRequest, Learn, RecordedRun, ReplayPolicy,
+    ReplaySummary, RunReplay,
 };
+use earlyexit::receipt_log::{append_receipts, verify_receipts};
 use earlyexit::{Action, ExitConfig, LayerSpec, Naming, Value};
 use earlyexit_digest::Sha256Hasher;
 

@@ -2,7 +2,7 @@
 //! receipt logs chained with node:crypto's SHA-256 verify here, and `verify_receipts` answers
 //! the label slices derived there from docs/test-exit.md.
 
-use earlyexit::artifact::verify_receipts;
+use earlyexit::receipt_log::verify_receipts;
 use earlyexit::{ErrorCode, Value};
 use earlyexit_digest::Sha256Hasher;
 

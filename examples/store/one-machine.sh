@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One machine's run store (docs/store.md): 120 recorded loop runs (a synthetic agent whose
 # quality climbs until it passes) imported twice (added once), listed, exported back as
-# JSONL, checked, and calibrated on; a shadow-mode pyramid run's
+# JSONL, checked, and calibrated on; the calibration artifact kept in the store, promoted
+# there on an audit split and run by a loop from the store; a shadow-mode pyramid run's
 # receipt appended to the store's receipt log `ci` twice (a retried step: kept once) and
 # verified.
 #
@@ -13,8 +14,9 @@ cd "$dir"
 unset EARLYEXIT_STORE
 
 # The runs, one JSON object per line (the form `earlyexit replay loops` reads).
-awk 'BEGIN {
-  for (t = 0; t < 120; t++) {
+runs() { # FROM TO: the runs of tasks FROM..TO-1
+awk -v from="$1" -v to="$2" 'BEGIN {
+  for (t = from; t < to; t++) {
     srand(t + 1); solved = 2 + int(rand() * 5); line = ""
     for (k = 1; k <= 8; k++) {
       q = (k >= solved) ? 95 : 30 + 9 * k; v = (k >= solved) ? "passed" : "failed"
@@ -22,7 +24,9 @@ awk 'BEGIN {
     }
     printf "{\"id\": \"task-%d\", \"dataset\": \"demo\", \"iterations\": [%s]}\n", t, line
   }
-}' > runs.jsonl
+}'
+}
+runs 0 120 > runs.jsonl
 
 # No --store: the default sqlite:.earlyexit/store.db, its folder ignored by git.
 earlyexit runs import --run-label examples runs.jsonl
@@ -39,6 +43,17 @@ earlyexit runs check
 # Calibration reads the store as it reads a file.
 earlyexit calibrate loops --store "$EARLYEXIT_STORE" --run-label examples --out artifact.json
 echo "calibrated: $(grep -o '"kind":"loop"' artifact.json)"
+
+# The artifact kept in the store by name (store:NAME wherever an artifact file goes),
+# promoted there on an audit split of other tasks, and run by a loop from the store.
+earlyexit calibrate loops --store "$EARLYEXIT_STORE" --run-label examples --out store:agent >/dev/null
+earlyexit runs artifacts | cut -f 1-3                     # agent  loop  shadow
+runs 120 220 > audit.jsonl
+earlyexit promote loops --artifact store:agent audit.jsonl
+earlyexit runs artifacts | cut -f 1-3                     # agent  loop  promoted
+earlyexit loop record --state loop.json --policy store:agent \
+  --quality 95 --confidence 0.5 --verification passed || echo "loop: stop (exit $?)"
+earlyexit runs artifact agent --out promoted.json
 
 # A shadow-mode pyramid run whose fail_fast policy would have exited: its receipt goes to
 # the store's log `ci`; the retried result step appends nothing.

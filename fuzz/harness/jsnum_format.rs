@@ -17,7 +17,7 @@
 
 use super::{gen, ryu_oracle};
 use arbitrary::{Result, Unstructured};
-use earlyexit::num::{to_fixed, to_js_string};
+use earlyexit::kit::num::{to_fixed, to_js_string};
 use earlyexit::{ErrorCode, Value};
 
 /// Runs one input.

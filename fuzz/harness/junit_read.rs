@@ -211,11 +211,11 @@ fn reference_counts(cases: &[Case]) -> (u64, u64, u64, u64, u64) {
 
 /// The generated-report mode on `data` alone: the counts of what it read (`None` when the
 /// bytes ran out or the report declared an entity), for the replay test's reach check.
-pub fn generated_counts(data: &[u8]) -> Option<earlyexit::pyramid::test_report::TestCountsSummary> {
+pub fn generated_counts(data: &[u8]) -> Option<earlyexit::kit::pyramid::test_report::TestCountsSummary> {
     check_generated(&mut Unstructured::new(data)).ok().flatten()
 }
 
-fn check_generated(u: &mut Unstructured) -> Result<Option<earlyexit::pyramid::test_report::TestCountsSummary>> {
+fn check_generated(u: &mut Unstructured) -> Result<Option<earlyexit::kit::pyramid::test_report::TestCountsSummary>> {
     let mut cases = Vec::new();
     let mut reports = JunitReports::new();
     let count = u.int_in_range(1usize..=3)?;

@@ -1,5 +1,5 @@
 //! ryu-js (boa's ECMAScript port of Ryu) as a second, independent oracle for
-//! `earlyexit::num`: shared by the fuzz target `jsnum_format` and by
+//! `earlyexit::kit::num`: shared by the fuzz target `jsnum_format` and by
 //! core/tests/num_oracle.rs (which includes this file with `#[path]`). A dev-dependency of the
 //! core and a dependency of the fuzz crate only; the core formats on its own (std only, and
 //! small enough for the wasm size budget).

@@ -1,7 +1,7 @@
 //! JUnit / xUnit XML reports and Cobertura coverage read into [earlyexit]'s layer results.
 //!
 //! What the elements mean and how tests count is the core's
-//! ([`earlyexit::pyramid::test_report`], the same words as the command's docs): this crate
+//! ([`earlyexit::kit::pyramid::test_report`], the same words as the command's docs): this crate
 //! only reads the XML, with `roxmltree`, and walks it. It takes text (`&str`, or bytes that
 //! must be UTF-8) and the name the caller knows it by (a path), never a file: the `earlyexit`
 //! command, its MCP server and the bindings do their own reading.
@@ -20,10 +20,10 @@
 //! Every refusal is the core's typed error: `invalid_layer_result`, field `junit[i]` for the
 //! i-th report, `coverage_xml` for a Cobertura file, `junit` when no test ran.
 
-use earlyexit::pyramid::test_report::{self, AttemptStatus, ElementRole as Role, TestReportTally, Unreadable};
+use earlyexit::kit::pyramid::test_report::{self, AttemptStatus, ElementRole as Role, TestReportTally, Unreadable};
 use earlyexit::{Error, Value};
 
-pub use earlyexit::pyramid::test_report::{MAX_REPORT_BYTES, MAX_REPORT_NODES};
+pub use earlyexit::kit::pyramid::test_report::{MAX_REPORT_BYTES, MAX_REPORT_NODES};
 
 /// JUnit reports read one after another into one layer result (reruns across reports count
 /// once, the reports in the order added).

@@ -5,7 +5,7 @@
 //! JSON-RPC error carrying the request's `id` ([`Refusal`]) or, when no answer is allowed (a
 //! notification, a response), logged and dropped ([`Reading::Dropped`]); never silence.
 //!
-//! The limits and every message are the core's (`earlyexit::host::wire`); this crate only
+//! The limits and every message are the core's (`earlyexit::kit::host::wire`); this crate only
 //! cuts lines and sorts messages. It has no other dependency, so the fuzz targets link it.
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
@@ -13,10 +13,10 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use earlyexit::host::wire;
+use earlyexit::kit::host::wire;
 use earlyexit::{Error, Value};
 
-pub use earlyexit::host::wire::{ID_WINDOW_BYTES, MAX_MESSAGE_BYTES};
+pub use earlyexit::kit::host::wire::{ID_WINDOW_BYTES, MAX_MESSAGE_BYTES};
 
 /// The JSON-RPC 2.0 error codes the reader answers with.
 pub mod code {

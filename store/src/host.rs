@@ -4,15 +4,15 @@
 //! read in pages (a binding's iterator holds one page, never the whole store) and a JSONL
 //! import streamed from a reader in one transaction.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 
-use earlyexit::host::store::{self as rules, StoreProblem};
+use earlyexit::kit::host::store::{self as rules, StoreProblem};
 use earlyexit::value::jsonl::JsonlLines;
 use earlyexit::{Error, ErrorCode, Naming, Value};
 
 use crate::{RunFilter, RunMeta, Store, StoredRun};
 
-pub use earlyexit::host::store::{DEFAULT_LOOP_RECEIPT_LOG, DEFAULT_PYRAMID_RECEIPT_LOG};
+pub use earlyexit::kit::host::store::{DEFAULT_LOOP_RECEIPT_LOG, DEFAULT_PYRAMID_RECEIPT_LOG};
 
 /// How many runs a binding's iterator reads per page: memory is one page of runs.
 pub const RUNS_PAGE: usize = 256;
@@ -31,6 +31,12 @@ pub fn check_binding_url(url: &str) -> Result<(), Error> {
 /// The error of a call on a store that was closed (`store.close()`).
 pub fn closed_error(url: &str) -> Error {
     rules::store_closed(url)
+}
+
+/// A file the caller named (an import's source, an export's target) that cannot be read or
+/// written: `invalid_config` naming `path`, with what the system said.
+pub fn file_error(path: &str, e: &std::io::Error) -> Error {
+    earlyexit::kit::host::respelled(rules::store_error(StoreProblem::Io, path, &e.to_string()), "store", "path")
 }
 
 /// A run with the `dataset` the caller gave beside it: set when the run has none, the same
@@ -113,6 +119,39 @@ impl Store {
             Ok((read, batch.added()))
         })
     }
+
+    /// [`Store::import_jsonl`] from the file at `path`, read as a stream (memory is one
+    /// line); a file that cannot be opened is [`file_error`].
+    pub fn import_file(&mut self, path: &str, meta: &RunMeta) -> Result<(u64, u64), Error> {
+        let file = std::fs::File::open(path).map_err(|e| file_error(path, &e))?;
+        self.import_jsonl(std::io::BufReader::with_capacity(1 << 16, file), meta)
+    }
+
+    /// Writes the runs `filter` selects to `path` as JSONL (the form replay, calibration and
+    /// [`Store::import_jsonl`] read), streamed one run at a time into `PATH.partial`, synced,
+    /// then renamed over `path`: a reader never sees half an export, and a failed one leaves
+    /// `path` as it was. Returns how many runs were written.
+    pub fn export_file(&self, path: &str, filter: &RunFilter) -> Result<u64, Error> {
+        let partial = std::path::PathBuf::from(format!("{path}.partial"));
+        let io = |e: std::io::Error| file_error(path, &e);
+        let file = std::fs::File::create(&partial).map_err(io)?;
+        let mut out = std::io::BufWriter::new(file);
+        let mut count = 0u64;
+        let written = self.runs(filter, |run| {
+            count += 1;
+            writeln!(out, "{}", run.body).map_err(io)
+        });
+        let finished = written.and_then(|()| {
+            let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+            file.sync_all().map_err(io)?;
+            std::fs::rename(&partial, path).map_err(io)
+        });
+        if let Err(e) = finished {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
+        }
+        Ok(count)
+    }
 }
 
 #[cfg(test)]
@@ -144,6 +183,15 @@ mod tests {
         let last = store.runs_page(&filter, second[3].seq, 4).unwrap();
         assert_eq!((first.len(), second.len(), last.len()), (4, 4, 2));
         assert!(last[1].body.contains("\"r9\""));
+        // A file out and in again: the same runs, nothing new; a missing file names `path`.
+        let out = dir.path().join("out.jsonl").display().to_string();
+        assert_eq!(store.export_file(&out, &filter).unwrap(), 10);
+        assert!(!std::path::Path::new(&format!("{out}.partial")).exists());
+        assert_eq!(store.import_file(&out, &RunMeta::default()).unwrap(), (10, 0));
+        let e = store.import_file(&format!("{out}.missing"), &RunMeta::default()).unwrap_err();
+        assert_eq!((e.code(), e.field()), ("invalid_config", "path"));
+        let e = store.export_file(&dir.path().join("no/such/out.jsonl").display().to_string(), &filter).unwrap_err();
+        assert_eq!(e.field(), "path");
     }
 
     #[test]

@@ -22,18 +22,18 @@ mod open;
 mod pg;
 pub mod schema;
 
-use earlyexit::host::store::{self as rules, StoreProblem};
+use earlyexit::kit::host::store::{self as rules, StoreProblem};
 use earlyexit::{Error, ErrorCode, Naming, Value};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 pub use earlyexit::artifact::ReceiptCheck;
-pub use earlyexit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
+pub use earlyexit::kit::host::store::{DEFAULT_STORE_PATH, STORE_ENV};
 pub use schema::SCHEMA_VERSION;
 
 /// The receipt log a loop's shadow receipts go to when a binding's `Loop` is given a store
 /// and no log name (Python's `Loop(store=...)` and JS's `new Loop({ store })` alike): the
 /// core's name, re-exported.
-pub use earlyexit::host::store::DEFAULT_LOOP_RECEIPT_LOG;
+pub use earlyexit::kit::host::store::DEFAULT_LOOP_RECEIPT_LOG;
 
 /// A store, open.
 pub struct Store {
@@ -507,17 +507,7 @@ impl Store {
     /// the one there; it is read by the core's envelope reader first (`invalid_artifact`).
     pub fn put_artifact(&mut self, name: &str, artifact: &Value) -> Result<StoredArtifact, Error> {
         rules::check_store_name("name", name)?;
-        let document = earlyexit::artifact::document(artifact)?.into_owned();
-        let read = earlyexit::artifact::Artifact::from_value(&document)?;
-        read.check_promotion(&earlyexit_digest::Sha256Hasher)?;
-        let sha256 = earlyexit_digest::value_sha256(&document, ErrorCode::InvalidArtifact, "artifact")?;
-        let stored = StoredArtifact {
-            kind: read.kind.as_str().to_string(),
-            expires_at: read.expires_at.clone(),
-            promoted: read.promotion.is_some(),
-            sha256,
-            artifact: document,
-        };
+        let stored = checked_artifact(artifact)?;
         let body = stored.artifact.to_json();
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(cell) = &mut self.backend {
@@ -560,6 +550,82 @@ impl Store {
         Ok(Some(StoredArtifact { artifact, sha256, kind, expires_at, promoted }))
     }
 
+    /// Updates the artifact stored under `name` in one transaction: reads it, hands it to
+    /// `update`, and stores the artifact `update` answers (checked as [`Store::put_artifact`]
+    /// checks one) before the transaction ends, so that processes updating one artifact at
+    /// once queue, each reading what the one before wrote: on SQLite the write lock is taken
+    /// first (`BEGIN IMMEDIATE`), on PostgreSQL the artifact's row is locked (`SELECT ... FOR
+    /// UPDATE`). `update` answers the artifact to store (`None`: leave it) and a value of its
+    /// own, returned. A name the store does not hold is `invalid_config` naming `name`; an
+    /// error of `update` writes nothing.
+    pub fn update_artifact<T>(
+        &mut self,
+        name: &str,
+        update: impl FnOnce(StoredArtifact) -> Result<(Option<Value>, T), Error>,
+    ) -> Result<T, Error> {
+        rules::check_store_name("name", name)?;
+        let url = self.url.clone();
+        let mut out = None;
+        let step = |row: Option<(String, String, String, String, bool)>| -> Result<Option<StoredArtifact>, Error> {
+            let Some((body, sha256, kind, expires_at, promoted)) = row else {
+                return Err(rules::not_in_store("artifact", name));
+            };
+            let artifact = Value::parse_json(&body, ErrorCode::InvalidSnapshot, "store").map_err(|e| {
+                rules_error(StoreProblem::Corrupted, &url, &format!("artifact '{name}': {}", e.message()))
+            })?;
+            let (new, answer) = update(StoredArtifact { artifact, sha256, kind, expires_at, promoted })?;
+            out = Some(answer);
+            new.map(|a| checked_artifact(&a)).transpose()
+        };
+        #[cfg(feature = "postgres")]
+        if let Backend::Postgres(cell) = &mut self.backend {
+            pg::update_artifact(cell.get_mut(), &self.url, name, step)?;
+            return out.ok_or_else(|| rules::not_in_store("artifact", name));
+        }
+        self.write(|tx| {
+            let row = tx
+                .query_row(
+                    "SELECT body, sha256, kind, expires_at, promoted FROM artifacts WHERE name = ?1",
+                    [name],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )
+                .optional()
+                .map_err(|e| open::sqlite_error(&url, &e))?;
+            if let Some(stored) = step(row)? {
+                tx.execute(
+                    "UPDATE artifacts SET body = ?2, sha256 = ?3, updated_ms = ?4, kind = ?5, expires_at = ?6,
+                       promoted = ?7 WHERE name = ?1",
+                    params![
+                        name,
+                        stored.artifact.to_json(),
+                        stored.sha256,
+                        now_ms(),
+                        stored.kind,
+                        stored.expires_at,
+                        stored.promoted
+                    ],
+                )
+                .map_err(|e| open::sqlite_error(&url, &e))?;
+            }
+            Ok(())
+        })?;
+        out.ok_or_else(|| rules::not_in_store("artifact", name))
+    }
+
+    /// Every artifact the store holds, by name (in name order), with its lifecycle; an
+    /// artifact whose row is not JSON is the store's `invalid_snapshot` error.
+    pub fn artifacts(&self) -> Result<Vec<(String, StoredArtifact)>, Error> {
+        let mut names: Vec<String> = self.name_bodies("artifacts")?.into_iter().map(|(name, _)| name).collect();
+        names.sort();
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(stored) = self.artifact(&name)? {
+                out.push((name, stored));
+            }
+        }
+        Ok(out)
+    }
+
     // ---- models
 
     /// Merges `model` (a pyramid outcome model document, either version) into the model
@@ -571,10 +637,15 @@ impl Store {
         rules::check_store_name("name", name)?;
         // A model to merge is a document: null is not one (merging it would be a silent no-op).
         if matches!(model, Value::Null) {
-            return Err(earlyexit::host::type_error(ErrorCode::InvalidSnapshot, "model", "a model document", model));
+            return Err(earlyexit::kit::host::type_error(
+                ErrorCode::InvalidSnapshot,
+                "model",
+                "a model document",
+                model,
+            ));
         }
         // Read before the transaction: a model that fails costs no lock.
-        earlyexit::pyramid::policy::merge_value(&Value::Null, model)?;
+        earlyexit::kit::pyramid::policy::merge_value(&Value::Null, model)?;
         let url = self.url.clone();
         let merge = |stored: Option<String>| -> Result<Value, Error> {
             let current = match stored {
@@ -583,7 +654,7 @@ impl Store {
                 })?,
                 None => Value::Null,
             };
-            earlyexit::pyramid::policy::merge_value(&current, model)
+            earlyexit::kit::pyramid::policy::merge_value(&current, model)
         };
         #[cfg(feature = "postgres")]
         if let Backend::Postgres(cell) = &mut self.backend {
@@ -664,7 +735,7 @@ impl Store {
             Ok(())
         })?;
         self.pyramid_runs(&RunFilter::default(), |run| {
-            if let Err(e) = earlyexit::pyramid::replay::read_run_line(&run.body, Naming::Js, "run") {
+            if let Err(e) = earlyexit::kit::pyramid::replay::read_run_line(&run.body, Naming::Js, "run") {
                 return Err(self.corrupted(&format!("pyramid run '{}': {}", run.run_id, e.message())));
             }
             report.runs += 1;
@@ -688,7 +759,7 @@ impl Store {
         }
         for (name, body) in self.name_bodies("models")? {
             let read = Value::parse_json(&body, ErrorCode::InvalidSnapshot, "model")
-                .and_then(|v| earlyexit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
+                .and_then(|v| earlyexit::kit::pyramid::policy::merge_value(&Value::Null, &v).map(|_| ()));
             if let Err(e) = read {
                 return Err(self.corrupted(&format!("model '{name}': {}", e.message())));
             }
@@ -718,6 +789,22 @@ impl Store {
     fn corrupted(&self, detail: &str) -> Error {
         rules_error(StoreProblem::Corrupted, &self.url, detail)
     }
+}
+
+/// An artifact (a document or its JSON text) read by the core's envelope reader, its
+/// promotion checked, with its lifecycle columns: what the store writes.
+fn checked_artifact(artifact: &Value) -> Result<StoredArtifact, Error> {
+    let document = earlyexit::artifact::document(artifact)?.into_owned();
+    let read = earlyexit::artifact::Artifact::from_value(&document)?;
+    read.check_promotion(&earlyexit_digest::Sha256Hasher)?;
+    let sha256 = earlyexit_digest::value_sha256(&document, ErrorCode::InvalidArtifact, "artifact")?;
+    Ok(StoredArtifact {
+        kind: read.kind.as_str().to_string(),
+        expires_at: read.expires_at.clone(),
+        promoted: read.promotion.is_some(),
+        sha256,
+        artifact: document,
+    })
 }
 
 fn rules_error(problem: StoreProblem, url: &str, detail: &str) -> Error {
@@ -818,7 +905,12 @@ fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
 fn row_of(run: &Value, meta: &RunMeta, dataset: Option<String>) -> Result<RunRow, Error> {
     let body = run.to_json();
     if body.len() > earlyexit::limits::MAX_DOCUMENT_BYTES {
-        return Err(earlyexit::host::problem(earlyexit::host::Problem::Size, ErrorCode::InvalidReplay, "run", run));
+        return Err(earlyexit::kit::host::problem(
+            earlyexit::kit::host::Problem::Size,
+            ErrorCode::InvalidReplay,
+            "run",
+            run,
+        ));
     }
     let run_id = match &meta.run_id {
         Some(id) => {

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
-use earlyexit::host::store::{store_error, StoreProblem, DEFAULT_STORE_PATH};
+use earlyexit::kit::host::store::{store_error, StoreProblem, DEFAULT_STORE_PATH};
 use earlyexit::Error;
 use rusqlite::{Connection, ErrorCode as SqliteCode, OpenFlags};
 

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use earlyexit::host::store::{store_error, PostgresUrl, StoreProblem};
+use earlyexit::kit::host::store::{store_error, PostgresUrl, StoreProblem};
 use earlyexit::Error;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
@@ -281,7 +281,7 @@ pub fn insert_run(client: &mut Client, url: &str, row: &RunRow) -> Result<crate:
     if body == row.body && label == row.run_label && kind == row.kind {
         Ok(crate::Added::AlreadyThere)
     } else {
-        Err(earlyexit::host::store::run_id_taken(&row.run_id))
+        Err(earlyexit::kit::host::store::run_id_taken(&row.run_id))
     }
 }
 
@@ -411,6 +411,38 @@ pub fn artifact(client: &mut Client, url: &str, name: &str) -> Result<Option<Art
     row.map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?, r.try_get(4)?)))
         .transpose()
         .map_err(|e: postgres::Error| pg_error(url, &e))
+}
+
+/// The read-update-write of an artifact ([`crate::Store::update_artifact`]), its row locked
+/// (`SELECT ... FOR UPDATE`) for the whole transaction: concurrent updaters queue.
+pub fn update_artifact(
+    client: &mut Client,
+    url: &str,
+    name: &str,
+    step: impl FnOnce(Option<ArtifactRow>) -> Result<Option<crate::StoredArtifact>, Error>,
+) -> Result<(), Error> {
+    write(client, url, |c| {
+        let row = c
+            .query_opt(
+                "SELECT body, sha256, kind, expires_at, promoted FROM artifacts WHERE name = $1 FOR UPDATE",
+                &[&name],
+            )
+            .map_err(|e| pg_error(url, &e))?;
+        let row: Option<ArtifactRow> = row
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?, r.try_get(4)?)))
+            .transpose()
+            .map_err(|e: postgres::Error| pg_error(url, &e))?;
+        if let Some(a) = step(row)? {
+            let body = a.artifact.to_json();
+            c.execute(
+                "UPDATE artifacts SET body = $2, sha256 = $3, updated_ms = $4, kind = $5, expires_at = $6,
+                   promoted = $7 WHERE name = $1",
+                &[&name, &body, &a.sha256, &crate::now_ms(), &a.kind, &a.expires_at, &a.promoted],
+            )
+            .map_err(|e| pg_error(url, &e))?;
+        }
+        Ok(())
+    })
 }
 
 /// The read-merge-write of a model, its row locked (`SELECT ... FOR UPDATE`) for the whole

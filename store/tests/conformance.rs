@@ -43,6 +43,7 @@ both_backends!(
     batches_are_all_or_nothing_and_reads_stream,
     pyramid_runs_are_kept_apart_from_loop_runs,
     runs_page_after_a_sequence_number_and_cover_every_run_once,
+    an_artifact_updates_in_one_transaction,
 );
 
 fn pyramid_runs_are_kept_apart_from_loop_runs(fx: &Fixture) {
@@ -251,6 +252,64 @@ fn artifacts_are_read_before_they_are_stored(fx: &Fixture) {
     assert_eq!(s.check().unwrap().artifacts, 1);
 }
 
+/// `update_artifact` reads, updates and writes in one transaction: a missing name or a refused
+/// update writes nothing, and eight threads updating at once lose no update (each reads what
+/// the one before wrote: the counter they raise ends at the number of updates).
+fn an_artifact_updates_in_one_transaction(fx: &Fixture) {
+    let url = fx.fresh("store");
+    let mut s = Store::open(&url).unwrap();
+    let mut runs = String::new();
+    for i in 0..5 {
+        runs.push_str(&run(&format!("t{i}"), &[40.0, 95.0]).to_json());
+        runs.push('\n');
+    }
+    let options = Value::parse_json(r#"{"risk": 0.2, "delta": 0.2}"#, ErrorCode::InvalidConfig, "options").unwrap();
+    let artifact = earlyexit_calibrate_like(&Value::String(runs), &options);
+    let stored = s.put_artifact("agent", &artifact).unwrap();
+    let e = s.update_artifact("none", |_| -> Result<(Option<Value>, ()), _> { panic!("not called") }).unwrap_err();
+    assert_eq!((e.code(), e.field()), ("invalid_config", "name"));
+    let e = s.update_artifact("", |_| -> Result<(Option<Value>, ()), _> { panic!("not called") }).unwrap_err();
+    assert_eq!(e.field(), "name");
+    let e = s.update_artifact("agent", |_| Ok::<_, earlyexit::Error>((Some(Value::string("{}")), ()))).unwrap_err();
+    assert_eq!(e.code(), "invalid_artifact");
+    assert_eq!(s.update_artifact("agent", |a| Ok((None, a.sha256))).unwrap(), stored.sha256);
+    assert_eq!(s.artifact("agent").unwrap().unwrap(), stored, "nothing written");
+    let names: Vec<String> = s.artifacts().unwrap().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["agent"]);
+
+    let count = |a: &Value| a.get("body").and_then(|b| b.get("updates")).and_then(Value::as_f64).unwrap_or(0.0);
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let mut s = Store::open(&url).unwrap();
+                for _ in 0..5 {
+                    s.update_artifact("agent", |stored| {
+                        let mut doc = stored.artifact;
+                        let n = count(&doc) + 1.0;
+                        if let Value::Object(entries) = &mut doc {
+                            for (key, value) in entries.iter_mut() {
+                                if let (true, Value::Object(body)) = (key == "body", value) {
+                                    body.retain(|(k, _)| k != "updates");
+                                    body.push(("updates".to_string(), Value::Number(n)));
+                                }
+                            }
+                        }
+                        Ok((Some(doc), ()))
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let after = s.artifact("agent").unwrap().unwrap();
+    assert_eq!(count(&after.artifact), 40.0, "no update lost");
+    assert_eq!(s.check().unwrap().artifacts, 1);
+}
+
 /// A loop calibration artifact, made by the core as the command makes one (single-threaded).
 fn earlyexit_calibrate_like(runs: &Value, options: &Value) -> Value {
     earlyexit_calibrate::calibrate_loops(runs, options, earlyexit::Naming::Js, earlyexit_calibrate::now_ms()).unwrap()
@@ -373,7 +432,7 @@ fn batches_are_all_or_nothing_and_reads_stream(fx: &Fixture) {
     assert_eq!(added, 50);
     let failed: Result<(), earlyexit::Error> = s.in_one_transaction(|batch| {
         batch.add_run(&run("c1", &[10.0]), &RunMeta::default())?;
-        Err(earlyexit::host::store::bad_since("x"))
+        Err(earlyexit::kit::host::store::bad_since("x"))
     });
     assert!(failed.is_err());
     assert_eq!(s.run_count().unwrap(), 50, "the failed batch wrote nothing");
@@ -383,7 +442,7 @@ fn batches_are_all_or_nothing_and_reads_stream(fx: &Fixture) {
     let stopped = s.runs(&RunFilter::default(), |_| {
         seen += 1;
         if seen == 3 {
-            return Err(earlyexit::host::store::bad_since("stop"));
+            return Err(earlyexit::kit::host::store::bad_since("stop"));
         }
         Ok(())
     });

@@ -34,6 +34,8 @@ test('the wasm package exports no Store, and a Loop refuses a store there', { sk
   assert.equal(ee.Store, undefined);
   assert.equal('Store' in ee, false);
   assert.throws(() => new Loop({ store: {}, maxIterations: 2 }), storeError('store'));
+  assert.throws(() => new Loop({ store: {}, receiptLog: 'x', maxIterations: 2 }), storeError('store'));
+  assert.throws(() => new Loop({ receiptLog: 'x', maxIterations: 2 }), (e) => storeError('receiptLog')(e) && /wasm package has no store/.test(e.message));
 });
 
 test('every method: runs, receipts, artifacts, models, export, import, check, close', { skip: !NATIVE && NO_STORE }, async () => {
@@ -120,6 +122,36 @@ test('a Loop given a store: finish() resolves once the run and its receipt are s
   assert.equal(verified.receipts, 1);
   // A store option that is not a Store: refused, nothing opened.
   assert.throws(() => new Loop({ store: { addRun() {} }, maxIterations: 2 }), storeError('store'));
+  await store.close();
+});
+
+test("a Loop's stored run is keyed by its run id, the receipt's runId; receiptLog names the log", { skip: !NATIVE && NO_STORE }, async () => {
+  const store = await Store.open(`sqlite:${dir()}/keyed.db`);
+  const shadow = { any: [{ condition: 'max_iterations', limit: 2 }] };
+  const loop = new Loop({ store, receiptLog: 'nightly', preset: 'recommended', maxIterations: 5, task: 'K', shadow });
+  [40, 50, 60].forEach((q) => loop.step(`d${q}`, { quality: q }));
+  const { receipt } = await loop.finish(true);
+  const [stored] = await collect(store.runs());
+  assert.equal(stored.runId, receipt.runId);
+  assert.notEqual(stored.runId, 'K', 'the run id, not the task');
+  // Finishing again with another `good`: the store refuses the changed run under the same id, and adds nothing.
+  await assert.rejects(loop.finish(false), storeError('runId'));
+  assert.equal((await collect(store.runs())).length, 1);
+  assert.equal((await store.check()).receipts, 1);
+  assert.equal((await store.verifyReceipts('nightly')).receipts, 1);
+  assert.equal((await store.verifyReceipts(Store.defaultLoopReceiptLog)).receipts, 0);
+  // receiptLog: the store's name rule, checked at construction; refused without a store.
+  for (const bad of ['', 'x'.repeat(257), 7]) {
+    assert.throws(() => new Loop({ store, receiptLog: bad, maxIterations: 2 }), storeError('receiptLog'), String(bad));
+  }
+  assert.throws(() => new Loop({ receiptLog: 'nightly', maxIterations: 2 }), (e) => storeError('receiptLog')(e) && e.code === 'invalid_config');
+  // addRun's dataset: set on a run without one, the same again, another refused.
+  assert.equal(await store.addRun(run('ds', null), { dataset: 'd1' }), true);
+  assert.equal(await store.addRun(run('ds', null), { dataset: 'd1' }), false);
+  assert.equal(await store.addRun(run('ds3', 'd1'), { dataset: 'd1' }), true);
+  await assert.rejects(store.addRun(run('ds2', 'd2'), { dataset: 'd1' }), (e) => e.field === 'dataset');
+  await assert.rejects(store.addRun(run('ds4', null), { dataset: '' }), (e) => e.field === 'dataset');
+  assert.deepEqual((await collect(store.runs({ dataset: 'd1' }))).map((r) => r.run.id), ['ds', 'ds3']);
   await store.close();
 });
 

@@ -281,8 +281,11 @@ function loopReplay(): number {
   const promotion: LoopPromotionResult = promoteLoopPolicy(cal, passed, new Date());
   const drift: LoopDriftReport = checkLoopDrift(promotion.artifact, JSON.stringify(passed[0]), '2026-01-01T00:00:00Z');
   const upper: number = promotion.audit.upperBound;
+  const premature: [number, number | null] = [promotion.audit.prematureTasks, promotion.audit.prematureRate];
+  // @ts-expect-error a loop's audit counts tasks, not the pyramid's false passes
+  void promotion.audit.falsePasses;
   const kind: 'expired' | 'dataset' | 'premature_rate' | 'premature_stop' | undefined = drift.reasons[0]?.kind;
-  void [drift.status, kind, upper, (url: URL) => checkLoopDrift(url, passed)];
+  void [drift.status, kind, upper, premature, (url: URL) => checkLoopDrift(url, passed)];
   return replay.summary.mean_quality_gap;
 }
 
@@ -419,10 +422,10 @@ void [fromReport.passRate, fromReport.skipped];
 import { Store, type StoredRun, type StoreCheck, verifyReceipts as verifyStoreReceipts } from 'earlyexit';
 async function storeUsage(): Promise<void> {
   const store: Store = await Store.open('sqlite:runs.db');
-  const loop = new Loop<string>({ store, runLabel: 'nightly', maxIterations: 3 });
+  const loop = new Loop<string>({ store, runLabel: 'nightly', receiptLog: 'nightly-receipts', maxIterations: 3 });
   loop.step('a', { quality: 50 });
   const finished: LoopRun = await loop.finish(true);
-  const added: boolean = await store.addRun(finished, { runLabel: 'nightly' });
+  const added: boolean = await store.addRun(finished, { runLabel: 'nightly', dataset: 'tickets' });
   for await (const stored of store.runs({ runLabel: 'nightly', since: new Date(0), limit: 10 })) {
     const one: StoredRun = stored;
     const id: string = one.run.id;

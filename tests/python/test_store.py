@@ -141,6 +141,9 @@ def test_a_loop_records_its_run_and_receipt(tmp_path: Any, url: str) -> None:
     finished = loop.finish(good=True)
     again = loop.finish(good=True)  # idempotent
     assert again == finished
+    with pytest.raises(EarlyExitError) as e:  # another good: the changed run is refused, nothing added
+        loop.finish(good=False)
+    assert (e.value.code, e.value.field) == ("invalid_replay", "run_id")
     with Store.open(url) as store:
         runs = list(store.runs())
         assert len(runs) == 1 and runs[0].run == finished.run and runs[0].run_label == "agent-v2"
@@ -405,6 +408,15 @@ def test_bad_runs_and_arguments_change_nothing(url: str) -> None:
             store.import_runs("/nonexistent/runs.jsonl")
         with pytest.raises(FileNotFoundError):
             store.export("/nonexistent/runs.jsonl")
+        # A str is a path here (these methods move files): JSONL text given as one is refused
+        # naming the argument, never opened as a file name; as io.StringIO it is read.
+        for given in (json.dumps(run("t1")), json.dumps(run("t1")) + "\n" + json.dumps(run("t2")) + "\n"):
+            with pytest.raises(EarlyExitTypeError) as e:
+                store.import_runs(given)
+            assert (e.value.code, e.value.field) == ("invalid_config", "source") and "io.StringIO" in str(e.value)
+        with pytest.raises(EarlyExitTypeError) as e:
+            store.export("a\nb.jsonl")
+        assert e.value.field == "out"
         assert [r["id"] for r in store.runs()] == ["keep"]
         # A huge run within the limits is stored and read back whole.
         big = run("big", n=100_000)

@@ -62,7 +62,7 @@ export function RUNNER_ERROR(index, got) {
 /**
  * `[layer index, key]` -> nothing, or the error for a key of a layer object beside
  * `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
- * `pyramid::check_layer_key`; the layer's other keys are the caller's own).
+ * `kit::pyramid::check_layer_key`; the layer's other keys are the caller's own).
  * Answers the value (an error answer is thrown).
  * Handler: `op::LAYER_KEY_CHECK`, which reads them as `args::LAYER_KEY_CHECK` (bindings/js/interface).
  * @param {number} layerIndex a number

@@ -10,7 +10,7 @@
  * The contract's fingerprint: `OP.HELLO` answers the same number from a native module built
  * from these tables (`FINGERPRINT` in contract.rs).
  */
-export const CONTRACT = 990629006;
+export const CONTRACT = 1524551118;
 
 // --- ops (contract.rs `ops!`)
 /**
@@ -31,7 +31,7 @@ export const OP = Object.freeze({
   /**
    * `[layer index, key]` -> nothing, or the error for a key of a layer object beside
    * `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
-   * `pyramid::check_layer_key`; the layer's other keys are the caller's own).
+   * `kit::pyramid::check_layer_key`; the layer's other keys are the caller's own).
    */
   LAYER_KEY_CHECK: 5,
   /**
@@ -54,7 +54,7 @@ export const OP = Object.freeze({
   ES_HISTORY_CHECK: 11,
   /**
    * `[problem, code, path, got]` -> the error for what the JS layer found itself
-   * (`earlyexit::host::Problem` by number: `PROBLEM`; `code` is the argument's error code).
+   * (`earlyexit::kit::host::Problem` by number: `PROBLEM`; `code` is the argument's error code).
    */
   HOST_ERROR: 20,
   /**
@@ -813,7 +813,7 @@ export const LOAD_ERROR_CODES = Object.freeze(['engines_load_failed', 'replay_no
 export const ERROR_CODE = Object.freeze({ INVALID_CONFIG: 'invalid_config', UNKNOWN_OPTION: 'unknown_option', INVALID_RESULT: 'invalid_result', INVALID_ITERATION: 'invalid_iteration', INVALID_LAYER_RESULT: 'invalid_layer_result', INVALID_SIGNAL: 'invalid_signal', INVALID_ANALYTICS: 'invalid_analytics', INVALID_SNAPSHOT: 'invalid_snapshot', INVALID_STEP: 'invalid_step', INVALID_REPLAY: 'invalid_replay', INVALID_DETECTION: 'invalid_detection', INVALID_ARTIFACT: 'invalid_artifact', INVALID_RECEIPT: 'invalid_receipt' });
 /** The trigger of each decision code (`none` for the codes that do not stop). */
 export const CODE_TRIGGER = Object.freeze(['none', 'none', 'none', 'high_confidence', 'quality_plateau', 'diminishing_returns', 'max_iterations', 'budget_exhausted', 'quality_regression', 'none', 'none', 'no_improvement', 'none', 'none']);
-/** What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::host::Problem`). */
+/** What the JS layer found itself, by number (`OP.HOST_ERROR`; `earlyexit::kit::host::Problem`). */
 export const PROBLEM = Object.freeze({ CYCLE: 0, DEPTH: 1, SIZE: 2, LAYERS_CHANGED: 3, MISSING_LAYER: 4, NOT_LAYERS: 5 });
 /** The size limits (docs/limits.md), exported as `LIMITS`. */
 export const LIMITS = Object.freeze({ valueDepth: 200, documentDepth: 256, values: 16777216, objectKeys: 1048576, stringBytes: 16777216, documentBytes: 268435456, layers: 10000 });

@@ -13,14 +13,14 @@
 import { LIMITS, OP } from './contract.generated.mjs';
 import { AS_RESULT, AS_STEP, enc, freedError, makeError, release, unwrap } from './codec.js';
 import { LoopCalibration } from './replay.js';
-import { Store, defaultLoopReceiptLog } from './store.js';
+import { Store, checkStoreName, defaultLoopReceiptLog, hasStore } from './store.js';
 import {
   REFINE_FINISH, REFINE_FROM_JSON, REFINE_HISTORY, REFINE_OPEN, REFINE_RECEIPT, REFINE_RUN, REFINE_TO_JSON,
 } from './calls.generated.mjs';
 
 const AS_OUTPUT = { code: AS_RESULT.code, root: 'output', name: 'output' };
 // The keys of Loop's options that are not the core loop's options.
-const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact', 'shadow', 'store'];
+const LOOP_POLICY_KEYS = ['preset', 'policy', 'artifact', 'shadow', 'store', 'receiptLog'];
 let scaleNoticeShown = false; // the scale notice is printed once per process
 
 // The automatic fingerprint's kinds (REFINE_STEP's third argument).
@@ -110,6 +110,7 @@ export class Loop {
   #shadowReason = null;
   #store = null; // a Store: finish() writes the run and its receipt there
   #runLabel = null;
+  #receiptLog = null; // the store's receipt log finish() appends to (null: the default one)
 
   constructor(options = undefined) {
     if (options === Loop) return; // fromJSON
@@ -117,6 +118,7 @@ export class Loop {
     let artifact = null;
     let shadow = null;
     let store = null;
+    let receiptLog = null;
     let rest = options;
     if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
       rest = {};
@@ -132,6 +134,11 @@ export class Loop {
       if (shadow instanceof LoopCalibration) shadow = shadow.artifact;
       store = options.store ?? null;
       if (store !== null && !(store instanceof Store)) throw notAStore(store);
+      receiptLog = options.receiptLog ?? null;
+      if (receiptLog !== null) {
+        if (store === null) throw receiptLogWithoutStore();
+        checkStoreName('receiptLog', receiptLog);
+      }
     }
     const engine = new native.PolicyEngine();
     try {
@@ -143,7 +150,10 @@ export class Loop {
     this.#engine = engine;
     this.#fingerprintOf = rest === undefined ? null : (rest.fingerprintOf ?? null);
     this.#store = store;
-    if (store !== null) this.#runLabel = rest.runLabel ?? null;
+    if (store !== null) {
+      this.#runLabel = rest.runLabel ?? null;
+      this.#receiptLog = receiptLog;
+    }
   }
 
   #native() {
@@ -238,9 +248,10 @@ export class Loop {
    * Closes the run; `good` (when given) is set on the iteration `output` came from. Returns the
    * run, which also carries (not enumerable, so JSON and spreads see the run alone) `run` and
    * `receipt`: `const { run, receipt } = loop.finish(true)` (`receipt` null without a shadow).
-   * With a `store`, it returns a Promise of that run, resolved once the run (under `runLabel`)
-   * and its receipt (in the store's loop receipt log) are stored; finishing again stores nothing
-   * more.
+   * With a `store`, it returns a Promise of that run, resolved once the run (under the loop's
+   * run id, the receipt's `runId`, and `runLabel`) and its receipt (in `receiptLog`, else the
+   * store's loop receipt log) are stored; finishing again stores nothing more (a different
+   * `good` then is refused by the store: `invalid_replay` naming `runId`).
    */
   finish(good = undefined) {
     const run = REFINE_FINISH(this.#native(), good === undefined ? null : good, this.#id());
@@ -252,8 +263,9 @@ export class Loop {
 
   async #stored(run, receipt) {
     const store = this.#store;
-    await store.addRun(run, { runLabel: this.#runLabel });
-    if (receipt !== null) await store.appendReceipts(defaultLoopReceiptLog(), [receipt]);
+    // Under the loop's run id (the receipt's `runId`): the run and its receipt share one key.
+    await store.addRun(run, { runLabel: this.#runLabel, runId: this.#id() });
+    if (receipt !== null) await store.appendReceipts(this.#receiptLog ?? defaultLoopReceiptLog(), [receipt]);
     return run;
   }
 
@@ -333,6 +345,15 @@ function notAStore(given) {
   const got = given === null ? 'null' : Array.isArray(given) ? 'an array' : typeof given === 'object' ? 'an object' : 'a ' + typeof given;
   return makeError('!' + JSON.stringify({
     code: 'invalid_config', kind: 'type', field: 'store', message: 'store must be a Store (await Store.open(url); the earlyexit package, not earlyexit-wasm), got ' + got,
+  }));
+}
+
+// The error for a `receiptLog` option without a `store` (in the wasm package, which has no
+// store, always).
+function receiptLogWithoutStore() {
+  const why = hasStore() ? '' : '; the wasm package has no store (the earlyexit package has)';
+  return makeError('!' + JSON.stringify({
+    code: 'invalid_config', kind: 'type', field: 'receiptLog', message: 'receiptLog is given without store (where would it go?)' + why,
   }));
 }
 

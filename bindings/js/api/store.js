@@ -67,7 +67,12 @@ export class Store {
     return this.#url;
   }
 
-  /** Adds one run (the replay JSONL form, an object or its JSON text); resolves `true` when new, `false` when the same run was there. */
+  /**
+   * Adds one run (the replay JSONL form, an object or its JSON text) in its own transaction:
+   * `{runLabel, runId, recordedMs, dataset}`, the id the SHA-256 of the run unless `runId` is
+   * given, `dataset` set on a run without one (refused when the run has another). Resolves
+   * `true` when new, `false` when the same run was there.
+   */
   async addRun(run, options = undefined) {
     return unwrap(await this.#run(() => this.#native.addRun('[' + enc(run, AS_RUN) + ',' + encOpt(options) + ']')));
   }
@@ -177,6 +182,11 @@ export const defaultLoopReceiptLog = () => native.NativeStore.defaultLoopReceipt
 export function verifyReceiptsOf(source, log) {
   if (source instanceof Store) return source.verifyReceipts(log);
   return verifyReceipts(source);
+}
+
+/** Checks a store entry's name given before any store call (a Loop's `receiptLog`) by the store's rule; throws the typed error naming `field`. */
+export function checkStoreName(field, name) {
+  unwrap(native.NativeStore.checkStoreName(field, enc(name, { code: ERROR_CODE.INVALID_CONFIG, root: field, name: field })));
 }
 
 // Whether this build has the store (the napi addon; the wasm package has none).

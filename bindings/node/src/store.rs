@@ -8,15 +8,13 @@
 //! a task becomes an error answer, never an unwinding across napi; a closed store answers
 //! the core's store error.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use earlyexit::host::store::{store_error, StoreProblem};
-use earlyexit::value::jsonl::JsonlLines;
+use earlyexit::kit::host::store::{store_error, StoreProblem};
 use earlyexit::{Error, ErrorCode, Value};
 use earlyexit_js::wire;
-use earlyexit_store::{Added, RunFilter, RunMeta, Store};
+use earlyexit_store::{host, Added, RunFilter, RunMeta, Store};
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
@@ -67,7 +65,7 @@ fn with_store(shared: &Shared, url: &str, f: impl FnOnce(&mut Store) -> Result<V
     let mut guard = lock(shared);
     match guard.as_mut() {
         Some(store) => answer(f(store)),
-        None => wire::encode_error(&store_error(StoreProblem::Io, url, "the store is closed")),
+        None => wire::encode_error(&host::closed_error(url)),
     }
 }
 
@@ -86,33 +84,12 @@ fn arg(items: &[Value], i: usize) -> &Value {
 fn text_arg(items: &[Value], i: usize, field: &str) -> Result<String, Error> {
     match arg(items, i) {
         Value::String(s) => Ok(s.clone()),
-        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, field, "a string", other)),
+        other => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, field, "a string", other)),
     }
 }
 
 fn num(n: impl Into<f64>) -> Value {
     Value::Number(n.into())
-}
-
-/// A file the caller named that cannot be read or written: `invalid_config` naming `path`.
-fn file_error(path: &str, e: &std::io::Error) -> Error {
-    earlyexit::host::respelled(store_error(StoreProblem::Io, path, &e.to_string()), "store", "path")
-}
-
-/// The core's refusal of a PostgreSQL URL, saying where one is read: the `earlyexit` command
-/// (its `--store`); this package's `Store` is SQLite on this machine.
-fn postgres_here(e: &Error) -> String {
-    let message = format!(
-        "{} (the earlyexit command reads PostgreSQL stores: earlyexit runs import/export --store URL; this package's Store is SQLite on this machine)",
-        e.message()
-    );
-    let answer = Value::object(vec![
-        ("code", Value::string(e.code())),
-        ("kind", Value::string(e.kind().as_str())),
-        ("field", Value::string(e.field())),
-        ("message", Value::String(message)),
-    ]);
-    format!("!{}", answer.to_json())
 }
 
 /// The native half of the JS layer's `Store`.
@@ -134,7 +111,18 @@ impl NativeStore {
     /// The receipt log a `Loop` given a store writes its shadow receipts to.
     #[napi(catch_unwind)]
     pub fn default_loop_receipt_log() -> String {
-        earlyexit_store::DEFAULT_LOOP_RECEIPT_LOG.to_string()
+        host::DEFAULT_LOOP_RECEIPT_LOG.to_string()
+    }
+
+    /// `[name]`: checks a name of a store entry given before any store call (a `Loop`'s
+    /// `receiptLog`) by the store's rule; null, or the error naming `field`.
+    #[napi(catch_unwind)]
+    pub fn check_store_name(field: String, given: String) -> String {
+        let checked = args(&given).and_then(|items| {
+            let name = text_arg(&items, 0, &field)?;
+            earlyexit::kit::host::store::check_store_name(&field, &name)
+        });
+        answer(checked.map(|()| Value::Null))
     }
 
     /// `[url]`: opens (creating when missing) the store at `url`; `true`, or the store error.
@@ -146,25 +134,29 @@ impl NativeStore {
         };
         self.url = url.clone();
         let shared = self.shared.clone();
-        task(move || match Store::open(&url) {
+        task(move || match host::check_binding_url(&url).and_then(|()| Store::open(&url)) {
             Ok(store) => {
                 *lock(&shared) = Some(store);
                 wire::encode(&Value::Bool(true))
             }
-            Err(e) if url.starts_with("postgresql://") || url.starts_with("postgres://") => postgres_here(&e),
             Err(e) => wire::encode_error(&e),
         })
     }
 
-    /// `[run, {runLabel, runId, recordedMs}]`: whether the run was new.
+    /// `[run, {runLabel, runId, recordedMs, dataset}]`: whether the run was new.
     #[napi(catch_unwind)]
     pub fn add_run(&self, given: String) -> AsyncTask<StoreJob> {
         let (shared, url) = (self.shared.clone(), self.url.clone());
         task(move || {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
-                let meta = meta_of(arg(&items, 1), "addRun")?;
-                Ok(Value::Bool(store.add_run(arg(&items, 0), &meta)? == Added::Added))
+                let options = arg(&items, 1);
+                let meta = meta_of(options, "addRun", &["runLabel", "runId", "recordedMs", "dataset"])?;
+                let run = match text_option(options, "dataset")? {
+                    Some(dataset) => host::with_dataset(arg(&items, 0).clone(), &dataset)?,
+                    None => arg(&items, 0).clone(),
+                };
+                Ok(Value::Bool(store.add_run(&run, &meta)? == Added::Added))
             })
         })
     }
@@ -177,7 +169,7 @@ impl NativeStore {
         task(move || {
             let mut guard = lock(&shared);
             let Some(store) = guard.as_mut() else {
-                return wire::encode_error(&store_error(StoreProblem::Io, &url, "the store is closed"));
+                return wire::encode_error(&host::closed_error(&url));
             };
             let items = match args(&given) {
                 Ok(items) => items,
@@ -188,16 +180,20 @@ impl NativeStore {
                 Err(e) => return wire::encode_error(&e),
             };
             let after = match arg(&items, 1) {
-                Value::Number(n) if *n >= 0.0 => Some(*n as i64),
-                _ => None,
+                Value::Number(n) if *n >= 0.0 => *n as i64,
+                _ => 0,
             };
             let page = match arg(&items, 2) {
-                Value::Number(n) if *n >= 1.0 => *n as u64,
-                _ => 256,
+                Value::Number(n) if *n >= 1.0 => (*n as usize).min(host::RUNS_PAGE),
+                _ => host::RUNS_PAGE,
+            };
+            let rows = match store.runs_page(&filter, after, page) {
+                Ok(rows) => rows,
+                Err(e) => return wire::encode_error(&e),
             };
             // The page as text: each run's stored JSON line goes out as it is.
             let mut out = String::from("[");
-            let result = store.runs_after(&RunFilter { limit: Some(page), ..filter }, after, |run| {
+            for run in rows {
                 if out.len() > 1 {
                     out.push(',');
                 }
@@ -212,15 +208,9 @@ impl NativeStore {
                 out.push_str(",\"run\":");
                 out.push_str(&run.body);
                 out.push('}');
-                Ok(())
-            });
-            match result {
-                Ok(()) => {
-                    out.push(']');
-                    out
-                }
-                Err(e) => wire::encode_error(&e),
             }
+            out.push(']');
+            out
         })
     }
 
@@ -235,7 +225,7 @@ impl NativeStore {
                 let receipts = match arg(&items, 1) {
                     Value::Array(list) => list.clone(),
                     other => {
-                        return Err(earlyexit::host::type_error(
+                        return Err(earlyexit::kit::host::type_error(
                             ErrorCode::InvalidReceipt,
                             "receipts",
                             "an array of receipts",
@@ -333,7 +323,7 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let path = text_arg(&items, 0, "path")?;
-                export_runs(store, &path, &filter_of(arg(&items, 1), "exportRuns")?)
+                Ok(num(store.export_file(&path, &filter_of(arg(&items, 1), "exportRuns")?)? as f64))
             })
         })
     }
@@ -347,7 +337,8 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let path = text_arg(&items, 0, "path")?;
-                import_runs(store, &path, &meta_of(arg(&items, 1), "importRuns")?)
+                let (read, added) = store.import_file(&path, &meta_of(arg(&items, 1), "importRuns", META_KEYS)?)?;
+                Ok(Value::object(vec![("read", num(read as f64)), ("added", num(added as f64))]))
             })
         })
     }
@@ -390,7 +381,7 @@ fn text_option(options: &Value, key: &str) -> Result<Option<String>, Error> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, key, "a string", other)),
+        Some(other) => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, key, "a string", other)),
     }
 }
 
@@ -398,7 +389,7 @@ fn text_option(options: &Value, key: &str) -> Result<Option<String>, Error> {
 fn count_option(options: &Value, key: &str) -> Result<Option<f64>, Error> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(value) => earlyexit::host::store::check_count(key, value).map(|n| Some(n as f64)),
+        Some(value) => earlyexit::kit::host::store::check_count(key, value).map(|n| Some(n as f64)),
     }
 }
 
@@ -408,15 +399,18 @@ fn options_object(options: &Value, call: &str, known: &[&str]) -> Result<(), Err
     match options {
         Value::Null => Ok(()),
         Value::Object(entries) => match entries.iter().find(|(k, _)| !known.contains(&k.as_str())) {
-            Some((key, _)) => Err(earlyexit::host::unknown_argument(call, key, known)),
+            Some((key, _)) => Err(earlyexit::kit::host::unknown_argument(call, key, known)),
             None => Ok(()),
         },
-        other => Err(earlyexit::host::type_error(ErrorCode::InvalidConfig, "options", "an object", other)),
+        other => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, "options", "an object", other)),
     }
 }
 
-fn meta_of(meta: &Value, call: &str) -> Result<RunMeta, Error> {
-    options_object(meta, call, &["runLabel", "runId", "recordedMs"])?;
+/// The keys of a run's meta (`importRuns`; `addRun` takes `dataset` too).
+const META_KEYS: &[&str] = &["runLabel", "runId", "recordedMs"];
+
+fn meta_of(meta: &Value, call: &str, known: &[&str]) -> Result<RunMeta, Error> {
+    options_object(meta, call, known)?;
     Ok(RunMeta {
         run_id: text_option(meta, "runId")?,
         run_label: text_option(meta, "runLabel")?,
@@ -431,7 +425,7 @@ fn filter_of(filter: &Value, call: &str) -> Result<RunFilter, Error> {
         Some(Value::String(text)) => Some(earlyexit_store::since_ms(text)?),
         Some(Value::Number(n)) if n.is_finite() => Some(*n as i64),
         Some(other) => {
-            return Err(earlyexit::host::type_error(
+            return Err(earlyexit::kit::host::type_error(
                 ErrorCode::InvalidConfig,
                 "since",
                 "an RFC 3339 timestamp, a Date or milliseconds",
@@ -445,7 +439,7 @@ fn filter_of(filter: &Value, call: &str) -> Result<RunFilter, Error> {
     // answered with no runs.
     for (field, name) in [("runLabel", &run_label), ("dataset", &dataset)] {
         if let Some(name) = name {
-            earlyexit::host::store::check_store_name(field, name)?;
+            earlyexit::kit::host::store::check_store_name(field, name)?;
         }
     }
     Ok(RunFilter { run_label, dataset, since_ms, limit: count_option(filter, "limit")?.map(|n| n as u64) })
@@ -481,65 +475,4 @@ fn artifact_value(name: &str, stored: earlyexit_store::StoredArtifact, now_ms: i
         entries.push(("artifact", stored.artifact));
     }
     Value::object(entries)
-}
-
-fn export_runs(store: &Store, path: &str, filter: &RunFilter) -> Result<Value, Error> {
-    let target = std::path::Path::new(path);
-    let partial = std::path::PathBuf::from(format!("{path}.partial"));
-    let io = |e: std::io::Error| file_error(path, &e);
-    let file = std::fs::File::create(&partial).map_err(io)?;
-    let mut out = std::io::BufWriter::new(file);
-    let mut count = 0u64;
-    let written = store.runs(filter, |run| {
-        count += 1;
-        writeln!(out, "{}", run.body).map_err(io)
-    });
-    let finished = written.and_then(|()| {
-        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&partial, target).map_err(io)
-    });
-    if let Err(e) = finished {
-        let _ = std::fs::remove_file(&partial);
-        return Err(e);
-    }
-    Ok(num(count as f64))
-}
-
-fn import_runs(store: &mut Store, path: &str, meta: &RunMeta) -> Result<Value, Error> {
-    if let Some(label) = &meta.run_label {
-        earlyexit::host::store::check_store_name("runLabel", label)?;
-    }
-    let file = std::fs::File::open(path).map_err(|e| file_error(path, &e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
-    let mut lines = JsonlLines::new();
-    let mut buf = Vec::new();
-    let mut read = 0u64;
-    let added = store.in_one_transaction(|batch| -> Result<u64, Error> {
-        loop {
-            buf.clear();
-            // A line is read no further than the core's limit allows: a longer one is refused
-            // without being held whole.
-            let n = (&mut reader)
-                .take(JsonlLines::READ_LIMIT as u64)
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| file_error(path, &e))?;
-            if n == 0 {
-                break;
-            }
-            if n == JsonlLines::READ_LIMIT && buf.last() != Some(&b'\n') {
-                return Err(lines.line_too_long());
-            }
-            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            let fed = lines.line_bytes(line, |text, at| {
-                let run = Value::parse_json(text, ErrorCode::InvalidReplay, at)?;
-                batch.add_run(&run, meta).map_err(|e| earlyexit::host::respelled(e, "run", at))
-            })?;
-            if fed.is_some() {
-                read += 1;
-            }
-        }
-        Ok(batch.added())
-    })?;
-    Ok(Value::object(vec![("read", num(read as f64)), ("added", num(added as f64))]))
 }

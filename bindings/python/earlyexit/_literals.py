@@ -7,32 +7,6 @@ answers. Import them from ``earlyexit.types`` or ``earlyexit``.
 
 from typing import Literal
 
-__all__ = [
-    "ErrorCode",
-    "Trigger",
-    "Budget",
-    "PlateauDeltaSource",
-    "PlateauMode",
-    "VerificationStatus",
-    "ReturnPolicy",
-    "LoopPresetName",
-    "Trajectory",
-    "SelectionCriteria",
-    "ExitReason",
-    "Outcome",
-    "Verdict",
-    "ActionKind",
-    "RunPolicy",
-    "RunMode",
-    "PyramidPolicyName",
-    "LearnMode",
-    "ReceiptLabel",
-    "DetectionType",
-    "Severity",
-    "InterventionLevel",
-    "LogLevel",
-]
-
 #: ``EarlyExitError.code``.
 ErrorCode = Literal[
     "invalid_config",

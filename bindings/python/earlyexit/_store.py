@@ -4,6 +4,10 @@ One SQLite file (``sqlite:PATH``) holding recorded loop runs, shadow-mode receip
 calibration artifacts and pyramid outcome models, the same file the ``earlyexit`` command
 reads and writes. Every call is synchronous and runs without the GIL; one ``Store`` may be
 shared by threads, and any number of processes may open the same file.
+
+:meth:`Store.export` and :meth:`Store.import_runs` move files: there a ``str`` is a path, as an
+``os.PathLike`` is (where ``read_junit`` and ``EarlyStopping.from_calibration`` read a ``str``
+as the document's text); JSONL text goes through a file object (``io.StringIO(text)``).
 """
 
 from __future__ import annotations
@@ -71,6 +75,19 @@ class StoredRun(Dict[str, Any]):
 
 
 _Since = Union[str, datetime, None]
+
+
+def _path_of(given: Union[str, "os.PathLike[str]"], field: str) -> str:
+    """A path argument (``str`` or ``os.PathLike``); a ``str`` that is plainly JSONL text (a
+    line break, or a JSON object's start) is refused naming ``field`` rather than opened."""
+    path = os.fspath(given)
+    if "\n" in path or path.lstrip().startswith('{"'):
+        from ._errors import EarlyExitTypeError
+
+        raise EarlyExitTypeError(
+            f"{field}: a str is the path of a JSONL file here, and this one is JSONL text: "
+            "give the text as io.StringIO(text)", "invalid_config", field)
+    return path
 
 
 class Store:
@@ -184,12 +201,12 @@ class Store:
         limit: Optional[int] = None,
     ) -> int:
         """Writes the selected runs as JSONL (the form replay, calibration and
-        :meth:`import_runs` read) to a path (``str`` or ``os.PathLike``, replaced atomically)
-        or a text file object;
-        streamed a page at a time. Returns how many runs were written."""
+        :meth:`import_runs` read) to a path (a ``str`` is a path here, as an ``os.PathLike``
+        is; the file is replaced atomically) or a text file object; streamed a page at a time.
+        A path that cannot be written raises ``OSError``. Returns how many runs were written."""
         remaining = self._native._check_filter(run_label, dataset, since, limit)
         if isinstance(out, (str, os.PathLike)):
-            path = os.fspath(out)
+            path = _path_of(out, "out")
             folder = os.path.dirname(os.path.abspath(path))
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".earlyexit-export-")
             try:
@@ -220,12 +237,14 @@ class Store:
     def import_runs(
         self, source: Union[str, "os.PathLike[str]", IO[str], IO[bytes]], run_label: Optional[str] = None
     ) -> int:
-        """Adds the runs of a JSONL file (a path, ``str`` or ``os.PathLike``, read as a stream;
-        or a file object) in one transaction; a file that cannot be opened raises ``OSError``: all of them, or none when a line is not a run (the error names
-        ``runs[i]`` and its line). The same runs again add nothing. Returns how many were
-        new (``earlyexit runs import`` does the same)."""
+        """Adds the runs of a JSONL file in one transaction: all of them, or none when a line
+        is not a run (the error names ``runs[i]`` and its line). ``source`` is a path (a
+        ``str`` is a path here, as an ``os.PathLike`` is; read as a stream) or a file object
+        (text or bytes; JSONL text goes in as ``io.StringIO(text)``); a file that cannot be
+        opened raises ``OSError``. The same runs again add nothing. Returns how many were new
+        (``earlyexit runs import`` does the same)."""
         if isinstance(source, (str, os.PathLike)):
-            _, added = self._native._import_path(os.fspath(source), run_label)
+            _, added = self._native._import_path(_path_of(source, "source"), run_label)
             return added
         data = source.read()
         if isinstance(data, str):

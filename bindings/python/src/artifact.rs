@@ -1,9 +1,11 @@
 //! Shadow-mode receipt logs: `verify_receipts` and `append_receipts`, hashed with
 //! `earlyexit-digest` (SHA-256 over RFC 8785 canonical JSON), as every binding hashes.
 
-use earlyexit::artifact;
-use earlyexit::host::type_error;
-use earlyexit::ErrorCode;
+use earlyexit::artifact::Sha256;
+use earlyexit::kit::host::type_error;
+use earlyexit::kit::{loops, pyramid};
+use earlyexit::receipt_log;
+use earlyexit::{ErrorCode, Naming, Value};
 use earlyexit_digest::Sha256Hasher;
 use pyo3::prelude::*;
 
@@ -24,7 +26,7 @@ fn text_arg(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<S
 #[pyfunction]
 pub fn verify_receipts<'py>(py: Python<'py>, jsonl_text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let text = text_arg(py, jsonl_text, "text")?;
-    let check = py.detach(|| artifact::verify_receipts(&text, &Sha256Hasher));
+    let check = py.detach(|| receipt_log::verify_receipts(&text, &Sha256Hasher));
     to_py(py, &check.to_value())
 }
 
@@ -47,7 +49,7 @@ pub fn append_receipts<'py>(
             return Err(type_error(ErrorCode::InvalidReceipt, "receipts", "a list of receipts", &other)).or_raise(py)
         }
     };
-    py.detach(|| artifact::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
+    py.detach(|| receipt_log::append_receipts(&log, &receipts, &Sha256Hasher)).or_raise(py)
 }
 
 /// A `now` argument as the core reads it (milliseconds or RFC 3339 text): `None` is the
@@ -69,6 +71,23 @@ pub(crate) fn now_value(now: Option<&Bound<'_, PyAny>>) -> PyResult<earlyexit::V
     }
 }
 
+/// A lifecycle step of the core over an artifact and runs (a drift check, a promotion), with
+/// `now` as the core reads it.
+type Step = fn(&Value, &Value, &dyn Sha256, &Value, Naming) -> earlyexit::Result<Value>;
+
+fn lifecycle<'py>(
+    py: Python<'py>,
+    artifact: Value,
+    runs: &Bound<'py, PyAny>,
+    now: Option<&Bound<'py, PyAny>>,
+    step: Step,
+) -> PyResult<Bound<'py, PyAny>> {
+    let runs = crate::value::runs_value(py, runs)?;
+    let now = now_value(now)?;
+    let out = py.detach(|| step(&artifact, &runs, &Sha256Hasher, &now, Naming::Snake)).or_raise(py)?;
+    to_py(py, &out)
+}
+
 /// Whether a calibration artifact still holds for recent runs.
 #[pyfunction]
 #[pyo3(signature = (artifact, runs, now = None))]
@@ -79,14 +98,7 @@ pub fn check_pyramid_drift<'py>(
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let artifact = to_value(artifact, NoneIs::Null)?;
-    let runs = crate::value::runs_value(py, runs)?;
-    let now = now_value(now)?;
-    let out = py
-        .detach(|| {
-            earlyexit::pyramid::replay::drift_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
-        })
-        .or_raise(py)?;
-    to_py(py, &out)
+    lifecycle(py, artifact, runs, now, pyramid::replay::drift_value)
 }
 
 /// Promotes a calibration artifact on audit runs disjoint from its calibration corpus.
@@ -99,14 +111,7 @@ pub fn promote_pyramid_policy<'py>(
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let artifact = to_value(artifact, NoneIs::Null)?;
-    let runs = crate::value::runs_value(py, audit_runs)?;
-    let now = now_value(now)?;
-    let out = py
-        .detach(|| {
-            earlyexit::pyramid::replay::promote_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
-        })
-        .or_raise(py)?;
-    to_py(py, &out)
+    lifecycle(py, artifact, audit_runs, now, pyramid::replay::promote_value)
 }
 
 /// Whether a loop calibration artifact still holds for recent runs.
@@ -119,14 +124,7 @@ pub fn check_loop_drift<'py>(
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let artifact = loop_artifact(artifact)?;
-    let runs = crate::value::runs_value(py, runs)?;
-    let now = now_value(now)?;
-    let out = py
-        .detach(|| {
-            earlyexit::loops::replay::loop_drift_value(&artifact, &runs, &Sha256Hasher, &now, earlyexit::Naming::Snake)
-        })
-        .or_raise(py)?;
-    to_py(py, &out)
+    lifecycle(py, artifact, runs, now, loops::replay::loop_drift_value)
 }
 
 /// Promotes a loop calibration artifact on audit runs that share no task with its calibration.
@@ -139,20 +137,7 @@ pub fn promote_loop_policy<'py>(
     now: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let artifact = loop_artifact(artifact)?;
-    let runs = crate::value::runs_value(py, audit_runs)?;
-    let now = now_value(now)?;
-    let out = py
-        .detach(|| {
-            earlyexit::loops::replay::promote_loop_value(
-                &artifact,
-                &runs,
-                &Sha256Hasher,
-                &now,
-                earlyexit::Naming::Snake,
-            )
-        })
-        .or_raise(py)?;
-    to_py(py, &out)
+    lifecycle(py, artifact, audit_runs, now, loops::replay::promote_loop_value)
 }
 
 /// A loop artifact as Python hands it over: a `LoopCalibration`, its artifact dict or JSON text.

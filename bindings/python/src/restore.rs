@@ -20,7 +20,7 @@ pub fn _restore<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match crate::restore_engine(py, &engine, snapshot, analytics)? {
         Some(restored) => Ok(restored),
-        None => Err(raise(py, earlyexit::host::unknown_engine(&engine))),
+        None => Err(raise(py, earlyexit::kit::host::unknown_engine(&engine))),
     }
 }
 
@@ -30,6 +30,6 @@ pub fn _restore_result<'py>(py: Python<'py>, class: &str, value: &Bound<'py, PyA
     let value = to_value(value, NoneIs::Null)?;
     match crate::read_result(py, class, &value)? {
         Some(result) => Ok(result),
-        None => Err(raise(py, earlyexit::host::unknown_result_class(class))),
+        None => Err(raise(py, earlyexit::kit::host::unknown_result_class(class))),
     }
 }

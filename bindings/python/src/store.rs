@@ -5,7 +5,7 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use earlyexit::host::type_error;
+use earlyexit::kit::host::type_error;
 use earlyexit::{Error, ErrorCode, Value};
 use earlyexit_store::{host, Added, RunFilter, RunMeta, Store, StoredArtifact};
 use pyo3::prelude::*;
@@ -50,7 +50,7 @@ fn opt_text(
 /// A whole number 0..=2^53-1 (`field`): the core's rule (`bool` is not a number).
 fn count(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<u64> {
     let got = to_value(value, NoneIs::Null)?;
-    earlyexit::host::store::check_count(field, &got).or_raise(py)
+    earlyexit::kit::host::store::check_count(field, &got).or_raise(py)
 }
 
 impl PyStore {
@@ -301,7 +301,7 @@ impl PyStore {
 #[pyfunction]
 pub fn _check_store_name(py: Python<'_>, field: &str, name: &Bound<'_, PyAny>) -> PyResult<()> {
     let name = text(py, name, ErrorCode::InvalidConfig, field)?;
-    earlyexit::host::store::check_store_name(field, &name).or_raise(py)
+    earlyexit::kit::host::store::check_store_name(field, &name).or_raise(py)
 }
 
 fn filter(
@@ -316,7 +316,7 @@ fn filter(
     // answered with no runs.
     for (field, name) in [("run_label", &run_label), ("dataset", &dataset)] {
         if let Some(name) = name {
-            earlyexit::host::store::check_store_name(field, name).or_raise(py)?;
+            earlyexit::kit::host::store::check_store_name(field, name).or_raise(py)?;
         }
     }
     let since_ms = match since {

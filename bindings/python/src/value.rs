@@ -5,9 +5,10 @@
 use std::borrow::Cow;
 
 use earlyexit::{
+    kit::value::{same_field, utf8_text},
     limits::{self, Excess},
     snapshot,
-    value::{jsonl, same_field, utf8_text},
+    value::jsonl,
     ErrorCode, Value,
 };
 use pyo3::prelude::*;

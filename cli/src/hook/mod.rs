@@ -214,12 +214,17 @@ pub struct FromArtifact {
 
 fn policy_arg(given: &str) -> Result<(LoopPolicy, Option<FromArtifact>), String> {
     let trimmed = given.trim_start();
-    let text = if trimmed.starts_with('{') || trimmed.starts_with('"') {
-        given.to_string()
+    let value = if let Some(name) = crate::store_artifact::name_of(given) {
+        // store:NAME: the artifact of the store EARLYEXIT_STORE names (else the default one).
+        crate::store_artifact::read(&None, name, "--policy").map_err(|f| f.to_text())?
     } else {
-        state::read_input(given).map_err(|f| f.to_text())?
+        let text = if trimmed.starts_with('{') || trimmed.starts_with('"') {
+            given.to_string()
+        } else {
+            state::read_input(given).map_err(|f| f.to_text())?
+        };
+        core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| e.message().to_string())?
     };
-    let value = core_api::parse_json(&text, "invalid_config", "policy").map_err(|e| e.message().to_string())?;
     if core_api::is_artifact(&value) {
         let enforced = core_api::enforced_loop(&value).map_err(|e| e.message().to_string())?;
         let notices =

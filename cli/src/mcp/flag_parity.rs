@@ -77,7 +77,7 @@ const PAIRS: &[Pair] = &[
         &["pyramid", "start"],
         &["pyramid_start"],
         &[("layer", "layers")],
-        &["state", "force", "policy", "risk-budget", "policy-config", "model", "now"],
+        &["state", "force", "policy", "risk-budget", "policy-config", "model", "now", "store"],
         &[],
     ),
     // durationMs goes into the result the flags build (its schema names the required keys).

@@ -86,7 +86,22 @@ impl Server {
             None => args.get("runs").cloned(),
         };
         let paths = call.roots.read_all("paths", &paths)?;
-        let target = args.string("out")?.map(|out| call.roots.write("out", &out)).transpose()?;
+        // out store:NAME: the artifact stored under NAME in the store the runs came from.
+        let out = args.string("out")?;
+        let to_store = match out.as_deref().and_then(crate::store_artifact::name_of) {
+            Some(name) => {
+                crate::core_api::store_rules::check_store_name("out", name).map_err(Failure::core)?;
+                match stateless::store_of(args, call)? {
+                    Some(store) => Some((store, name.to_string())),
+                    None => return Err(Failure::core(super::wording::argument_needs("out", "store"))),
+                }
+            }
+            None => None,
+        };
+        let target = match to_store {
+            Some(_) => None,
+            None => out.map(|out| call.roots.write("out", &out)).transpose()?,
+        };
         let runs = match runs {
             Some(runs) => runs,
             None => {
@@ -109,6 +124,12 @@ impl Server {
                 return Err(Failure::Internal("cancelled".into()));
             }
             target.write(&artifact.to_json())?;
+        }
+        if let Some((mut store, name)) = to_store {
+            if call.stopped() {
+                return Err(Failure::Internal("cancelled".into()));
+            }
+            store.put_artifact(&name, &artifact).map_err(|e| Failure::core(core_api::respelled(e, "name", "out")))?;
         }
         Ok(artifact)
     }

@@ -7,6 +7,7 @@ use super::call::Call;
 use crate::core_api::{self, Value, NAMING};
 use crate::junit;
 use crate::output::Failure;
+use crate::store_artifact;
 
 /// A layer result from JUnit reports `paths` (resolved inside the roots here, after the
 /// arguments are checked; coverage and coverage_xml not both, the tools' rules).
@@ -84,22 +85,71 @@ pub(super) fn receipts_verify(args: &Args, call: &Call) -> Result<Value, Failure
             _ => return Err(Failure::core(super::wording::argument_needs("log", "store"))),
         },
     };
-    Ok(earlyexit::artifact::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
+    Ok(earlyexit::receipt_log::verify_receipts(&text, &earlyexit_digest::Sha256Hasher).to_value())
 }
 
-/// `checkPyramidDrift` / `promotePyramidPolicy` (`now`: the host clock when absent).
-pub(super) fn artifact_tool(tool: &str, args: &Args) -> Result<Value, Failure> {
-    let artifact = args.required("artifact")?;
+/// An artifact argument (`key`) that is `store:NAME`: the artifact NAME of the store argument's
+/// store, with the store and the name (to write an answer back); `None` for a document. A
+/// `store:NAME` without a store is refused naming `key`; the core's errors about the name
+/// (empty, too long, not in the store) name `key` too.
+pub(super) fn stored_artifact(
+    args: &Args,
+    call: &Call,
+    key: &str,
+) -> Result<Option<(Value, earlyexit_store::Store, String)>, Failure> {
+    let Some(name) = args.get(key).and_then(Value::as_str).and_then(store_artifact::name_of) else {
+        return Ok(None);
+    };
+    let name = name.to_string();
+    let Some(store) = store_of(args, call)? else {
+        return Err(Failure::core(super::wording::argument_needs(key, "store")));
+    };
+    let stored = store_artifact::get(&store, &name).map_err(|e| Failure::core(core_api::respelled(e, "name", key)))?;
+    Ok(Some((stored.artifact, store, name)))
+}
+
+/// `store` given to a tool whose artifact arguments name none of its artifacts: refused
+/// naming `store` (it would mean nothing).
+pub(super) fn store_unused(args: &Args, keys: &[&str]) -> Result<(), Failure> {
+    let names_store = |key: &&str| args.get(key).and_then(Value::as_str).and_then(store_artifact::name_of).is_some();
+    if args.get("store").is_some() && !keys.iter().any(names_store) {
+        let wanted = keys.iter().map(|k| format!("{k} store:NAME")).collect::<Vec<_>>().join(" or ");
+        return Err(Failure::core(super::wording::argument_needs("store", &wanted)));
+    }
+    Ok(())
+}
+
+/// `checkPyramidDrift` / `promotePyramidPolicy` (`now`: the host clock when absent). With
+/// `artifact` `store:NAME` (and `store`), the artifact is the store's and the answer's
+/// artifact (promoted, or demoted) is written back to it in one transaction.
+pub(super) fn artifact_tool(tool: &str, args: &Args, call: &Call) -> Result<Value, Failure> {
+    store_unused(args, &["artifact"])?;
     let runs = args.required("runs")?;
     let now = args.get("now").cloned().unwrap_or_else(|| Value::string(core_api::now_iso()));
     let hasher = &earlyexit_digest::Sha256Hasher;
-    let answer = match tool {
-        "pyramid_drift" => earlyexit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING)?,
-        "loop_drift" => earlyexit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING)?,
-        "loop_promote" => earlyexit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING)?,
-        _ => earlyexit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING)?,
+    let judge = |artifact: &Value| match tool {
+        "pyramid_drift" => earlyexit::kit::pyramid::replay::drift_value(artifact, runs, hasher, &now, NAMING),
+        "loop_drift" => earlyexit::kit::loops::replay::loop_drift_value(artifact, runs, hasher, &now, NAMING),
+        "loop_promote" => earlyexit::kit::loops::replay::promote_loop_value(artifact, runs, hasher, &now, NAMING),
+        _ => earlyexit::kit::pyramid::replay::promote_value(artifact, runs, hasher, &now, NAMING),
     };
-    Ok(answer)
+    let artifact = args.required("artifact")?;
+    let Some(name) = artifact.as_str().and_then(store_artifact::name_of) else {
+        return Ok(judge(artifact)?);
+    };
+    // store:NAME: read, judged and written back in one transaction of the store.
+    let Some(mut store) = store_of(args, call)? else {
+        return Err(Failure::core(super::wording::argument_needs("artifact", "store")));
+    };
+    core_api::store_rules::check_store_name("artifact", name).map_err(Failure::core)?;
+    let mut judged = false;
+    store
+        .update_artifact(name, |stored| {
+            judged = true;
+            let answer = judge(&stored.artifact)?;
+            Ok((answer.get("artifact").cloned(), answer))
+        })
+        .map_err(|e| if judged { Failure::core(e) } else { Failure::core(core_api::respelled(e, "name", "artifact")) })
 }
 
 pub(super) fn policy_update(args: &Args) -> Result<Value, Failure> {

@@ -8,170 +8,16 @@
 //! tables, never retyped. Tool arguments are snake_case; the documents inside them (configs,
 //! layers, results, snapshots, artifacts) are the libraries' camelCase JSON.
 
-use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
     Action, BehaviorIteration, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset,
-    RunMode, Verdict, VerificationStatus, EXIT_PRESETS, POLICY_NAMES,
+    RunMode, Verdict, VerificationStatus, DRIFT_STATUSES, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
 };
 
 use super::wording::EngineKind;
 
-/// What a tool does to the world outside its answer.
-#[derive(Clone, Copy)]
-pub(super) enum Effect {
-    /// Reads only: no session changes, no file written.
-    ReadOnly,
-    /// Creates or changes a session, or writes a file when asked; `destructive`: it may
-    /// remove or overwrite something (a session, a file); `idempotent`: calling it twice with
-    /// the same arguments does no more than once.
-    Writes { destructive: bool, idempotent: bool },
-}
-
-/// The JSON type of an argument, with the core's bounds or names where it has them.
-pub(super) enum Kind {
-    /// A session id (`loop_start`, `pyramid_start` or `session_import` answers one).
-    Session,
-    String,
-    Boolean,
-    /// An integer, `(min, max)` from the core.
-    Integer((u64, u64)),
-    /// A number, `(min, max)` from the core (`f64::MAX` is no bound).
-    Number(Option<(f64, f64)>),
-    /// One of the core's names.
-    Names(&'static [&'static str]),
-    /// A document (an object).
-    Object,
-    /// An array of strings.
-    Strings,
-    /// A file inside the server's roots (a relative path is taken from the first root).
-    File,
-    /// Files inside the server's roots.
-    Files,
-    /// Any of these JSON types.
-    Types(&'static [&'static str]),
-    /// An array of objects.
-    Objects,
-    /// A schema of its own (a layer result, the layers of a pyramid).
-    Schema(fn() -> Json),
-}
-
-/// One argument of a tool.
-pub(super) struct Arg {
-    pub name: &'static str,
-    pub kind: Kind,
-    pub description: &'static str,
-    pub required: bool,
-}
-
-/// A rule between a tool's arguments. `Args::new` checks a row's rules in order before the
-/// tool runs (an argument is given when it is not null; a list of files, when it names one);
-/// `flag_parity` holds the command's flags to them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Rule {
-    /// Exactly one of these is given.
-    OneOf(&'static [&'static str]),
-    /// Not both of these.
-    NotBoth(&'static str, &'static str),
-    /// The first only with the second.
-    Needs(&'static str, &'static str),
-}
-
-/// One MCP tool.
-pub(super) struct ToolRow {
-    pub name: &'static str,
-    pub title: &'static str,
-    pub description: &'static str,
-    pub effect: Effect,
-    pub args: Vec<Arg>,
-    /// The rules between its arguments, checked in this order.
-    pub rules: &'static [Rule],
-    pub output: fn() -> Json,
-}
-
-impl ToolRow {
-    /// The argument names the tool accepts, in the table's order (an unknown argument's error
-    /// lists them so).
-    pub fn known(&self) -> Vec<&'static str> {
-        self.args.iter().map(|a| a.name).collect()
-    }
-
-    /// The tool as `tools/list` answers it.
-    pub fn tool(&self) -> Tool {
-        let mut properties = Map::new();
-        for arg in &self.args {
-            properties.insert(arg.name.to_string(), arg.schema());
-        }
-        let required: Vec<&str> = self.args.iter().filter(|a| a.required).map(|a| a.name).collect();
-        let mut input = json!({"type": "object", "properties": properties, "additionalProperties": false});
-        if !required.is_empty() {
-            input["required"] = json!(required);
-        }
-        let mut tool = Tool::new(self.name, self.description, object(input));
-        tool.title = Some(self.title.to_string());
-        tool.output_schema = Some(object((self.output)()));
-        let mut annotations = ToolAnnotations::with_title(self.title);
-        annotations = match self.effect {
-            Effect::ReadOnly => annotations.read_only(true),
-            Effect::Writes { destructive, idempotent } => {
-                annotations.read_only(false).destructive(destructive).idempotent(idempotent)
-            }
-        };
-        tool.annotations = Some(annotations.open_world(false));
-        tool
-    }
-}
-
-impl Arg {
-    fn schema(&self) -> Json {
-        let mut schema = match &self.kind {
-            Kind::Session => json!({"type": "string"}),
-            Kind::String => json!({"type": "string"}),
-            Kind::Boolean => json!({"type": "boolean"}),
-            Kind::Integer((min, max)) => json!({"type": "integer", "minimum": min, "maximum": max}),
-            Kind::Number(bounds) => {
-                let mut schema = json!({"type": "number"});
-                if let Some((min, max)) = bounds {
-                    schema["minimum"] = json!(min);
-                    if *max < f64::MAX {
-                        schema["maximum"] = json!(max);
-                    }
-                }
-                schema
-            }
-            Kind::Names(names) => json!({"type": "string", "enum": names}),
-            Kind::Object => json!({"type": "object"}),
-            Kind::Strings => json!({"type": "array", "items": {"type": "string"}}),
-            Kind::File => json!({"type": "string"}),
-            Kind::Files => json!({"type": "array", "items": {"type": "string"}}),
-            Kind::Types(types) => json!({"type": types}),
-            Kind::Objects => json!({"type": "array", "items": {"type": "object"}}),
-            Kind::Schema(schema) => schema(),
-        };
-        let description = match self.kind {
-            Kind::Session => {
-                format!("{} (a session id from loop_start, pyramid_start or session_import)", self.description)
-            }
-            Kind::File | Kind::Files => {
-                format!(
-                    "{} (inside the server's roots; a relative path is taken from the first root)",
-                    self.description
-                )
-            }
-            _ => self.description.to_string(),
-        };
-        schema["description"] = Json::String(description);
-        schema
-    }
-}
-
-fn object(value: Json) -> std::sync::Arc<Map<String, Json>> {
-    match value {
-        Json::Object(map) => std::sync::Arc::new(map),
-        _ => std::sync::Arc::new(Map::new()),
-    }
-}
+pub(super) use super::tool_row::{Arg, Effect, Kind, Rule, ToolRow};
 
 const fn arg(name: &'static str, kind: Kind, description: &'static str) -> Arg {
     Arg { name, kind, description, required: false }
@@ -269,25 +115,41 @@ fn step() -> Json {
     })
 }
 
+/// What `pyramid_drift` and `loop_drift` answer: the status (the core's), why, and the
+/// artifact to run with now.
+fn drift_out() -> Json {
+    json!({"type": "object", "properties": {"status": {"enum": DRIFT_STATUSES},
+        "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
+}
+
+/// What `pyramid_promote` and `loop_promote` answer: the core's `{promoted, reason, audit,
+/// artifact}`.
+fn promotion_out() -> Json {
+    let types = ["boolean", "string", "object", "object"];
+    let properties: Map<String, Json> =
+        PROMOTION_KEYS.iter().zip(types).map(|(key, kind)| (key.to_string(), json!({"type": kind}))).collect();
+    json!({"type": "object", "properties": properties, "required": PROMOTION_KEYS})
+}
+
 fn model_out() -> Json {
     json!({"type": "object", "description": "an outcome model document {version, engine: PyramidOutcomeModel, layers}"})
 }
 
-/// What `pyramid_drift` and `loop_drift` answer.
-fn drift_out() -> Json {
-    json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
-        "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]})
-}
-
-/// What `pyramid_promote` and `loop_promote` answer.
-fn promote_out() -> Json {
-    json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
-        "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]})
+/// The store of the artifact arguments that are `store:NAME` (docs/store.md, "Artifacts").
+fn artifact_store(what: &'static str) -> Arg {
+    arg("store", Kind::String, what)
 }
 
 fn artifact_args() -> Vec<Arg> {
     vec![
-        required("artifact", Kind::Types(&["object", "string"]), "a calibration artifact (object or JSON text)"),
+        required(
+            "artifact",
+            Kind::Types(&["object", "string"]),
+            "a calibration artifact (object or JSON text), or store:NAME: the artifact NAME of store, to which the answer's artifact (promoted, or demoted) is written back in one transaction",
+        ),
+        artifact_store(
+            "the run store of artifact store:NAME, sqlite:PATH (its file inside the server's roots) or postgresql://...",
+        ),
         required("runs", Kind::Types(&["array", "string"]), "the recent runs (an array, or JSONL text)"),
         arg(
             "now",
@@ -315,11 +177,14 @@ pub(super) fn rows() -> Vec<ToolRow> {
             effect: creates,
             args: vec![
                 arg("preset", Kind::Names(&LoopPreset::NAMES), "the config preset; default seed"),
-                arg("policy_artifact", Kind::Types(&["object", "string"]), "a calibrate_loops artifact (instead of preset)"),
+                arg("policy_artifact", Kind::Types(&["object", "string"]), "a calibrate_loops artifact (instead of preset), or store:NAME: the artifact NAME of store"),
                 arg("config", Kind::Object, "a partial config, camelCase keys (plateauConsecutiveCount, maxIterations, ...)"),
                 arg("strict_iterations", Kind::Boolean, "iteration numbers must increase; default true"),
                 arg("policy", Kind::Object, "a stop policy: {any: [...]} / {all: [...]} / {k_of, of} / {not_before, then}, with returns"),
-                arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
+                arg("shadow", Kind::Types(&["object", "string"]), "a candidate run in shadow (a preset name, a policy or a loop calibration artifact, or store:NAME: the artifact NAME of store): it decides, never stops the loop (decisions carry would_stop); the loop's own config or policy must hold a hard cap (maxIterations or a budget)"),
+                artifact_store(
+                    "the run store of policy_artifact or shadow store:NAME, sqlite:PATH (its file inside the server's roots) or postgresql://...",
+                ),
             ],
             rules: &[Rule::NotBoth("preset", "policy_artifact")],
             output: || {
@@ -626,8 +491,8 @@ pub(super) fn rows() -> Vec<ToolRow> {
             title: "Calibrate a loop policy",
             description: "Calibrate a loop policy on recorded loop runs (Learn-then-Test along the family's path): the \
                 cheapest policy whose premature-stop rate is at most risk with probability 1 - delta; answers \
-                the calibration artifact (out writes it, unless the request is cancelled first; loop_start's \
-                policy_artifact runs it).",
+                the calibration artifact (out writes it to a file, or with store:NAME into the store the runs came \
+                from, unless the request is cancelled first; loop_start's policy_artifact runs it).",
             effect: Effect::Writes { destructive: true, idempotent: false },
             args: vec![
                 runs(),
@@ -637,7 +502,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 arg("steps", Kind::Number(None), "points of the family's path"),
                 arg("candidates", Kind::Schema(|| json!({"type": "array", "items": {"type": ["string", "object"]}})), "the policies to try (preset names or policy objects)"),
                 arg("valid_days", Kind::Number(None), "days the artifact is trusted (default 90)"),
-                arg("out", Kind::File, "the file the artifact is written to"),
+                arg("out", Kind::File, "the file the artifact is written to, or store:NAME: stored under NAME in store (one transaction)"),
                 store(),
                 arg("run_label", Kind::String, "with store: only the runs recorded with this label"),
                 arg("since", Kind::String, "with store: only the runs recorded at or after this time (RFC 3339)"),
@@ -695,8 +560,9 @@ pub(super) fn rows() -> Vec<ToolRow> {
             name: "pyramid_drift",
             title: "Check a calibration for drift",
             description: "Whether a calibration artifact still holds for recent runs: fresh, expired or drifted, and why \
-                (per stage set, stage and run label: a run's optional label is a slice).",
-            effect: read_only,
+                (per stage set, stage and run label: a run's optional label is a slice). With artifact store:NAME, \
+                the artifact to run with now is written back to store.",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
             output: drift_out,
@@ -705,19 +571,21 @@ pub(super) fn rows() -> Vec<ToolRow> {
             name: "pyramid_promote",
             title: "Promote a calibration",
             description: "Promote a calibration artifact from shadow to enforced on audit runs disjoint from calibration \
-                (exact Clopper-Pearson bound of the false-pass rate within the risk).",
-            effect: read_only,
+                (exact Clopper-Pearson bound of the false-pass rate within the risk). With artifact store:NAME, the \
+                answer's artifact is written back to store (promoted when it is).",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
-            output: promote_out,
+            output: promotion_out,
         },
         ToolRow {
             name: "loop_drift",
             title: "Check a loop calibration for drift",
             description: "Whether a loop calibration artifact still holds for recent loop runs: fresh, expired or \
                 drifted (a dataset unseen in calibration, a premature-stop rate outside the calibration interval, \
-                a premature stop after promotion), and the artifact to run with now (demoted unless fresh).",
-            effect: read_only,
+                a premature stop after promotion), and the artifact to run with now (demoted unless fresh); with \
+                artifact store:NAME, written back to store.",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
             output: drift_out,
@@ -726,11 +594,13 @@ pub(super) fn rows() -> Vec<ToolRow> {
             name: "loop_promote",
             title: "Promote a loop calibration",
             description: "Promote a loop calibration artifact on audit runs that share no task with its calibration \
-                (exact Clopper-Pearson bound of the premature-stop rate within the risk).",
-            effect: read_only,
+                (exact Clopper-Pearson bound of the premature-stop rate within the risk). With artifact store:NAME, \
+                the answer's artifact is written back to store (promoted when it is): loop_start's \
+                policy_artifact store:NAME runs it.",
+            effect: Effect::Writes { destructive: true, idempotent: false },
             args: artifact_args(),
             rules: &[],
-            output: promote_out,
+            output: promotion_out,
         },
         ToolRow {
             name: "junit_layer_result",
@@ -787,5 +657,20 @@ mod tests {
         assert_eq!(properties["tokens_used"]["minimum"], json!(0.0));
         assert_eq!(properties["tokens_used"].get("maximum"), None);
         assert_eq!(properties["verification_status"]["enum"], json!(["passed", "failed", "skipped"]));
+    }
+
+    /// The promotion and drift tools' output schemas are the core's answers, as they were.
+    #[test]
+    fn lifecycle_outputs_are_the_core_s_answers() {
+        let expected = json!({"type": "object", "properties": {"promoted": {"type": "boolean"}, "reason": {"type": "string"},
+            "audit": {"type": "object"}, "artifact": {"type": "object"}}, "required": ["promoted", "reason", "audit", "artifact"]});
+        for name in ["pyramid_promote", "loop_promote"] {
+            assert_eq!(row(name).map(|r| (r.output)()), Some(expected.clone()), "{name}");
+        }
+        let drift = json!({"type": "object", "properties": {"status": {"enum": ["fresh", "expired", "drifted"]},
+            "reasons": {"type": "array"}, "artifact": {"type": "object"}}, "required": ["status", "reasons", "artifact"]});
+        for name in ["pyramid_drift", "loop_drift"] {
+            assert_eq!(row(name).map(|r| (r.output)()), Some(drift.clone()), "{name}");
+        }
     }
 }

@@ -12,14 +12,14 @@ mod envelope;
 mod promotion;
 mod receipts;
 
-pub use crate::receipt_log::{append_receipts, verify_receipts, RECEIPT_KINDS};
 pub use digest::{digest, is_sha256_hex, HostServices, Sha256};
 pub use envelope::{
     clopper_pearson_upper, document, is_artifact, Artifact, ArtifactKind, Certificate, Hypothesis, Promotion,
     ARTIFACT_FIELDS, PROMOTION_METHOD, SCHEMA_VERSION, SCHEMA_VERSIONS_READ,
 };
 pub(crate) use envelope::{disagreeing_copy, first_difference};
-pub(crate) use promotion::{interval_value, promotion_answer, AuditTerms};
+pub(crate) use promotion::{drift_answer, interval_value, promotion_answer, AuditTerms};
+pub use promotion::{DRIFT_STATUSES, PROMOTION_KEYS};
 pub use receipts::{
     append_receipts_of, verify_receipts_of, ChainBreak, ReceiptCheck, ReceiptFacts, ReceiptKind, ReceiptRate,
     CHAIN_FIELDS,

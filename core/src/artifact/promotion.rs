@@ -10,6 +10,12 @@ use crate::num::to_js_string;
 use crate::time::iso_from_millis;
 use crate::value::{concat, ObjectBuilder, Result, Value};
 
+/// The keys of a promotion's answer, in its order: `{promoted, reason, audit, artifact}`.
+pub const PROMOTION_KEYS: [&str; 4] = ["promoted", "reason", "audit", "artifact"];
+
+/// A drift check's statuses ([`drift_answer`]): `fresh`, `expired`, `drifted`.
+pub const DRIFT_STATUSES: [&str; 3] = ["fresh", "expired", "drifted"];
+
 /// How one kind words its promotion's audit.
 pub(crate) struct AuditTerms {
     /// The rate bounded ("premature-stop rate").
@@ -71,12 +77,47 @@ pub(crate) fn promotion_answer(
         .number("delta", a.delta)
         .string("corpusSha256", &audit_sha)
         .build();
+    let [promoted_key, reason_key, audit_key, artifact_key] = PROMOTION_KEYS;
     Ok(ObjectBuilder::new()
-        .value("promoted", Value::Bool(promoted))
-        .string("reason", &why)
-        .value("audit", audit)
-        .value("artifact", out.to_value())
+        .value(promoted_key, Value::Bool(promoted))
+        .string(reason_key, &why)
+        .value(audit_key, audit)
+        .value(artifact_key, out.to_value())
         .build())
+}
+
+/// A drift check's answer, alike for both kinds: `status` (`expired` when `expired`, else
+/// `drifted` with `reasons`, else `fresh`), the artifact to run with now (unchanged when
+/// fresh, else demoted: `promotion: null`, so a live run falls back to shadow mode and says
+/// so), the kind's own `counts` of the recent runs, `expiresAt` and `now`.
+pub(crate) fn drift_answer(
+    a: &Artifact,
+    expired: bool,
+    reasons: Vec<Value>,
+    counts: &[(&str, f64)],
+    now_ms: i64,
+) -> Value {
+    let [fresh, expired_status, drifted] = DRIFT_STATUSES;
+    let status = if expired {
+        expired_status
+    } else if reasons.is_empty() {
+        fresh
+    } else {
+        drifted
+    };
+    let mut next = a.clone();
+    if status != fresh {
+        next.promotion = None;
+    }
+    let mut out = ObjectBuilder::new();
+    out.string("status", status)
+        .value("fresh", Value::Bool(status == fresh))
+        .value("reasons", Value::Array(reasons))
+        .value("artifact", next.to_value());
+    for (key, n) in counts {
+        out.number(key, *n);
+    }
+    out.string("expiresAt", &a.expires_at).string("now", &iso_from_millis(now_ms)).build()
 }
 
 /// The Wilson interval of `k` in `n` as `[lo, hi]`, or null when `n` is 0.

@@ -142,7 +142,7 @@ pub struct EarlyStoppingConfig {
     pub no_improvement_patience: Option<u64>,
     /// Opt-in resume safety: iteration numbers must increase, and re-recording the last
     /// iteration with the same result is accepted without changing anything (see
-    /// [`check_iteration_order`](crate::loops::check_iteration_order)); `None` and `Some(false)` keep upstream's behaviour.
+    /// `check_iteration_order`); `None` and `Some(false)` keep upstream's behaviour.
     pub strict_iterations: Option<bool>,
     /// Opt-in give-up rule for runs stuck low: while the best quality so far is at or below
     /// `floor_quality`, the no-improvement rule counts to this patience instead of

@@ -32,13 +32,13 @@
 //! confidence) the decision is `budget_exhausted`, the reason that holds unconditionally.
 //! The options, their reasons and details are described in `docs/loop-options.md`.
 //!
-//! This order is written once, in [`verdict`]: the owning engine, the replay
-//! ([`decide_over`]) and the JS fast path (`bindings/js/fast`) all call it, so they cannot drift.
+//! This order is written once, in `verdict`: the owning engine, the replay
+//! (`decide_over`) and the JS fast path (`bindings/js/fast`) all call it, so they cannot drift.
 //!
-//! The rules are also offered as stateless functions ([`check_high_confidence`],
-//! [`check_plateau`], [`diminishing_returns_decision`]) over [`Observation`]s, so a binding
-//! can keep the decision state in a buffer it owns and call the core without a native
-//! object per engine (see `docs/performance-notes.md`).
+//! The bindings also reach the rules as stateless functions over [`Observation`]s (in the
+//! crate's hidden `kit` module), so a binding can keep the decision state in a buffer it
+//! owns and call the core without a native object per engine (see
+//! `docs/performance-notes.md`); a Rust program asks [`EarlyStopping`] or [`Loop`].
 //!
 //! # Files, lowest layer first
 //!
@@ -49,26 +49,27 @@
 //! own) < `verdict` (the order) < `engine` ([`EarlyStopping`]) < `snapshot` (its portable
 //! form). [`analytics`] (the built-in diminishing-returns source) and [`replay`] (policies
 //! replayed over recorded runs) stand on top, and [`behavior`] (upstream's behaviour
-//! detectors and graded interventions) beside them. Every item is re-exported here.
+//! detectors and graded interventions) beside them. Every item a Rust program calls is
+//! re-exported here.
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod analytics;
 pub mod behavior;
 mod candidate;
 mod config;
 mod decision;
 mod details;
-mod engine;
+pub(crate) mod engine;
 pub mod policy;
 mod presets;
-mod records;
-mod refine;
+pub(crate) mod records;
+pub(crate) mod refine;
 pub mod replay;
-mod rules;
+pub(crate) mod rules;
 pub mod shadow;
-mod snapshot;
-mod state;
-mod verdict;
+pub(crate) mod snapshot;
+pub(crate) mod state;
+pub(crate) mod verdict;
 mod vocabulary;
 
 pub use config::{EarlyStoppingConfig, PlateauDeltaSource, PlateauMode, CONFIG_FIELDS, DEFAULT_REGRESSION_PATIENCE};
@@ -77,29 +78,41 @@ pub use decision::{
     REASON_CONTINUE, REASON_NO_ITERATIONS,
 };
 pub use details::{DiminishingReturnsReport, PlateauStep, ReportedIteration, StoppingDetails};
-pub use engine::{invalid_analytics_source, trigger_from_str, EarlyStopping};
+pub use engine::EarlyStopping;
 pub use policy::{ConditionKind, PolicyState, StopCondition, StopPolicy};
 pub use presets::{LoopPreset, ReturnPolicy, LOOP_PRESETS};
+pub(crate) use records::record_of;
 pub use records::{
-    check_iteration_order, history_path, iteration_follows, record_from_value, record_of, validate_iteration,
     IterationRecord, IterationResult, Observation, Recorded, ResourceUsage, HISTORY_FIELD, RESULT_FIELDS,
 };
-pub use refine::{loop_policy, Kept, Loop, LoopOptions, StepInput, LOOP_SCALES, SCALE_NOTICE};
+pub use refine::{Kept, Loop, LoopOptions, StepInput, LOOP_SCALES, SCALE_NOTICE};
+pub(crate) use rules::{stop_reason, stop_trigger};
 pub use rules::{
-    budget_details, check_budgets, check_high_confidence, check_max_iterations, check_no_improvement, check_plateau,
-    check_regression, diminishing_returns_answer, diminishing_returns_decision, diminishing_returns_details,
-    diminishing_returns_reason, high_confidence_answer, high_confidence_details, max_iterations_details,
-    no_improvement_details, plateau_answer, plateau_details, regression_details, stop_confidence, stop_decision,
-    stop_reason, stop_trigger, warm_up, warm_up_min, warm_up_reason, REASON_HIGH_CONFIDENCE_NOT_MET,
-    REASON_NO_ANALYTICS, REASON_NO_DIMINISHING_RETURNS, REASON_STILL_IMPROVING,
+    REASON_HIGH_CONFIDENCE_NOT_MET, REASON_NO_ANALYTICS, REASON_NO_DIMINISHING_RETURNS, REASON_STILL_IMPROVING,
 };
-pub use snapshot::{strict_iterations_from, SNAPSHOT_ENGINE, SNAPSHOT_VERSION, STRICT_ITERATIONS_FROM};
-pub use state::{
-    check_history, fold, record_is_valid, report_iteration_is_valid, window_capacity, BestIteration, LoopCounters,
-    LoopTally, ObservationWindow, ObservationWindowMut,
-};
-pub use verdict::{
-    bare_decision, decide_over, decision, verdict, verdict_confidence, verdict_from, verdict_reason, SeedCheck, Step,
-    Verdict,
-};
+pub use snapshot::{SNAPSHOT_ENGINE, SNAPSHOT_VERSION, STRICT_ITERATIONS_FROM};
+pub use state::{BestIteration, LoopCounters, LoopTally, ObservationWindow, ObservationWindowMut};
+pub(crate) use verdict::verdict;
+pub use verdict::{SeedCheck, Step, Verdict};
 pub use vocabulary::{Budget, Trigger, VerificationStatus};
+
+/// Whether the last observation stops the loop with high confidence.
+#[deprecated(note = "ask `EarlyStopping::should_stop`; the stateless rule is the bindings' (`kit::loops`)")]
+#[doc(hidden)]
+pub fn check_high_confidence(config: &EarlyStoppingConfig, last: &Observation) -> Option<StoppingDecision> {
+    rules::check_high_confidence(config, last)
+}
+
+/// Whether the history has reached a quality plateau.
+#[deprecated(note = "ask `EarlyStopping::should_stop`; the stateless rule is the bindings' (`kit::loops`)")]
+#[doc(hidden)]
+pub fn check_plateau<R: AsRef<Observation>>(config: &EarlyStoppingConfig, history: &[R]) -> Option<StoppingDecision> {
+    rules::check_plateau(config, history)
+}
+
+/// The stop a diminishing-returns report calls for.
+#[deprecated(note = "ask `EarlyStopping::should_stop`; the stateless rule is the bindings' (`kit::loops`)")]
+#[doc(hidden)]
+pub fn diminishing_returns_decision(report: &DiminishingReturnsReport) -> Option<StoppingDecision> {
+    rules::diminishing_returns_decision(report)
+}

@@ -4,7 +4,7 @@
 //! stopped ([`WouldStop`], the first time it fires, kept after). When the run ends, a
 //! [`LoopReceipt`] says where that was, what it would have returned against the run's best,
 //! what it would have saved and whether stopping there was right; the receipt log
-//! ([`LOOP_RECEIPTS`] in [`append_receipts`](crate::artifact::append_receipts)) chains them.
+//! ([`LOOP_RECEIPTS`] in [`append_receipts`](crate::receipt_log::append_receipts)) chains them.
 //!
 //! Labels (`docs/lifecycle.md` defines every rate built on them), with an iteration good
 //! when its `good` says so, else when its verification passed (as calibration reads runs):
@@ -179,7 +179,7 @@ impl LoopReceipt {
     }
 
     /// The receipt document (camelCase in every language; hashed as written), without the
-    /// chain fields [`append_receipts`](crate::artifact::append_receipts) adds.
+    /// chain fields [`append_receipts`](crate::receipt_log::append_receipts) adds.
     pub fn to_value(&self) -> Value {
         let opt_u = |n: Option<u64>| n.map_or(Value::Null, |n| Value::Number(n as f64));
         let opt_s = |s: Option<&str>| s.map_or(Value::Null, Value::string);

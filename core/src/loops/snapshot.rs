@@ -61,7 +61,7 @@ impl EarlyStopping {
     /// history into a decision state: for bindings that keep the loop's state themselves
     /// (the JS layer's `EarlyStopping.fromJSON`), so the size-budgeted WebAssembly module
     /// needs none of the owning engine's state code. The `policy` key is passed on as
-    /// given: that binding reads it with [`restored_policy_value`](crate::loops::policy::restored_policy_value)
+    /// given: that binding reads it with `restored_policy_value`
     /// (the policy reader lives in the replay module, not in the engines module).
     pub fn normalize_snapshot(snapshot: &Value) -> Result<Value> {
         Self::read_snapshot(snapshot)
@@ -159,7 +159,7 @@ impl EarlyStopping {
 /// Where `strictIterations` checking begins in `history` as a snapshot states it: the
 /// smallest index from which on each record's iteration is greater than the one before it (the
 /// rule a strict engine applies to each new record: see
-/// [`check_iteration_order`](crate::loops::check_iteration_order)), `0` when the whole
+/// `check_iteration_order`), `0` when the whole
 /// history follows it. A loop may turn `strictIterations` on after records that do not
 /// increase (`configure`); its snapshot then states this index as `strictIterationsFrom`
 /// (and only then: a history that increases throughout has no such key), so it restores,

@@ -271,7 +271,7 @@ pub fn report_iteration_is_valid(iteration: f64) -> bool {
 /// Checks records written to the history from outside (the JS layer's `iterationHistory`),
 /// after records whose usage sums are `sums` (tokens, cost, time): each as
 /// [`IterationRecord::from_history_value`] reads it, with its fields under `path(i)` (usually
-/// [`history_path`](crate::loops::history_path)), and refused when it would make a sum overflow, as a recorded one is.
+/// `history_path`), and refused when it would make a sum overflow, as a recorded one is.
 pub fn check_history(records: &Value, path: impl Fn(usize) -> String, sums: [f64; 3]) -> Result<()> {
     let Value::Array(records) = records else {
         return Err(Error::new(

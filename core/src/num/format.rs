@@ -17,7 +17,7 @@ const MAX_SIGNIFICANT_DIGITS: usize = 17;
 /// result for 100 fraction digits instead. It never panics.
 ///
 /// ```
-/// use earlyexit::num::to_fixed;
+/// use earlyexit::kit::num::to_fixed;
 /// assert_eq!(to_fixed(0.25, 1), "0.3");
 /// assert_eq!(to_fixed(1.005, 2), "1.00");
 /// assert_eq!(to_fixed(-0.01, 1), "-0.0");
@@ -34,7 +34,7 @@ pub fn to_fixed(value: f64, fraction_digits: u32) -> String {
 /// exponential notation following ECMAScript's `Number::toString` rules.
 ///
 /// ```
-/// use earlyexit::num::to_js_string;
+/// use earlyexit::kit::num::to_js_string;
 /// assert_eq!(to_js_string(0.07 * 100.0), "7.000000000000001");
 /// assert_eq!(to_js_string(1e21), "1e+21");
 /// assert_eq!(to_js_string(1e-7), "1e-7");
@@ -124,7 +124,7 @@ pub fn push_fixed(out: &mut String, value: f64, fraction_digits: u32) {
 /// locale set.
 ///
 /// ```
-/// use earlyexit::num::to_locale_string;
+/// use earlyexit::kit::num::to_locale_string;
 /// assert_eq!(to_locale_string(1234567.891), "1,234,567.891");
 /// assert_eq!(to_locale_string(1.0005), "1.001");
 /// assert_eq!(to_locale_string(999.9995), "1,000");
@@ -353,7 +353,7 @@ fn push_number_string(out: &mut String, s: &[u8], n: i64) {
 /// table into the size-budgeted WebAssembly build; this reuses the digit loop `toFixed` needs.
 ///
 /// ```
-/// assert_eq!(earlyexit::num::uint_string(1234567890123), "1234567890123");
+/// assert_eq!(earlyexit::kit::num::uint_string(1234567890123), "1234567890123");
 /// ```
 #[must_use]
 pub fn uint_string(n: u64) -> String {

@@ -32,30 +32,27 @@
 //! ([`LayerSpec`], [`Action`], [`Verdict`], [`TestPyramidResult`]) < `run` ([`PyramidRun`]),
 //! every item re-exported here; [`policy`] (the fail-fast / risk-bounded policy, its
 //! outcome model, and its live runs: `PolicyRun`, `LiveRun`) and [`replay`] (policies
-//! replayed over recorded runs, shadow mode, calibration) stand on top. [`test_report`]
+//! replayed over recorded runs, shadow mode, calibration) stand on top. `test_report`
 //! (JUnit reports a host has parsed, folded into one [`LayerResult`]) stands on `signal` only.
 
 mod exit;
 pub mod policy;
 pub mod replay;
-mod result;
-mod run;
+pub(crate) mod result;
+pub(crate) mod run;
 mod signal;
-mod speculation;
-pub mod test_report;
+pub(crate) mod speculation;
+pub(crate) mod test_report;
 
 pub use exit::{
     CoherenceEarlyExit, ExitConfig, ExitDecision, ExitPreset, ExitReason, ExitVerdict, EXIT_CONFIG_FIELDS, EXIT_PRESETS,
 };
-pub use result::{
-    check_layer_key, layer_failed, Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict, LAYER_KEYS,
-    NOTE_NOTHING_SAVED,
-};
-pub use run::{invalid_runner, parse_layers, PyramidRun};
+pub(crate) use result::{check_layer_key, layer_failed};
+pub use result::{Action, FailingLayer, LayerSpec, TestPyramidResult, Verdict, LAYER_KEYS, NOTE_NOTHING_SAVED};
+pub(crate) use run::parse_layers;
+pub use run::PyramidRun;
 pub use signal::{
     calculate_quality_signal, count_quality_partitions, LayerResult, QualitySignal, TestCounts, LAYER_RESULT_FIELDS,
 };
-pub use speculation::{
-    classify_outcome, decision_confidence, predict_layer_outcome, skipped_count, speculate, verification_count,
-    Outcome, Speculation, SpeculativeExecutor,
-};
+pub(crate) use speculation::classify_outcome;
+pub use speculation::{speculate, Outcome, Speculation, SpeculativeExecutor};

@@ -278,7 +278,7 @@ pub struct TestPyramidResult {
     /// whose result has no `policy` key).
     pub policy: Option<PolicyReport>,
     /// A shadow-mode run's receipts and their counts by label (`None` in enforced mode,
-    /// whose result has no `shadow` key; see [`shadow_value`](crate::pyramid::policy::shadow_value)).
+    /// whose result has no `shadow` key; see `shadow_value`).
     pub shadow: Option<Value>,
 }
 

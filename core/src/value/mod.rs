@@ -17,22 +17,22 @@
 
 mod canonical;
 mod error;
-mod json;
+pub(crate) mod json;
 pub mod jsonl;
 pub mod limits;
-mod names;
+pub(crate) mod names;
 mod parser;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde;
 pub mod snapshot;
-mod text;
+pub(crate) mod text;
 mod tree;
 
 pub use error::{Error, ErrorCode, ErrorKind, Result};
-pub use json::utf8_text;
+pub(crate) use json::utf8_text;
 pub(crate) use names::{field_name, key, named_enum, spelled};
-pub use names::{same_field, FieldName, Key, Naming};
+pub use names::{FieldName, Key, Naming};
 pub(crate) use parser::dedupe_last_wins;
 pub use parser::JsonReading;
 pub(crate) use parser::{over_limit, OVER_THE_LIMITS};
@@ -41,7 +41,7 @@ pub(crate) use reader::{
     add_to_total, check_integer, check_range, index_path, integer_argument, integer_text, join_path, near_miss,
     nonempty_array, range_text, unknown_key, ObjectReader,
 };
-pub use text::concat;
+pub(crate) use text::concat;
 pub(crate) use text::{join, replace_first};
 pub use tree::Value;
 pub(crate) use tree::{array_of, ObjectBuilder};

@@ -114,6 +114,36 @@ fn the_module_graph_has_no_cycle() {
     );
 }
 
+/// The artifact layer (the envelope, the digest seam, the one receipt chain) stands below
+/// both engines: no file under `artifact` imports an engine (`loops`, `pyramid`, its policy
+/// above all) or the receipt log that names both engines' receipt kinds.
+#[test]
+fn the_artifact_layer_imports_no_engine() {
+    let edges = graph(&sources());
+    let upward: Vec<String> = edges
+        .iter()
+        .filter(|((from, to), _)| {
+            let under = |m: &str, top: &str| m == top || m.starts_with(&format!("{top}::"));
+            under(from, "artifact") && ["loops", "pyramid", "receipt_log"].iter().any(|top| under(to, top))
+        })
+        .map(|((from, to), place)| format!("    {from} -> {to}    ({place})"))
+        .collect();
+    assert!(upward.is_empty(), "the artifact layer reaches up into an engine:\n{}", upward.join("\n"));
+}
+
+/// What only the bindings and the command call lives in `kit`, hidden from the docs; the
+/// modules it gathers are not public at the crate root.
+#[test]
+fn the_kit_is_hidden_from_the_docs() {
+    let lib = fs::read_to_string(src_dir().join("lib.rs")).expect("lib.rs");
+    assert!(lib.contains("#[doc(hidden)]\npub mod kit;"), "lib.rs declares `#[doc(hidden)] pub mod kit;`");
+    for private in ["host", "num"] {
+        assert!(lib.contains(&format!("\nmod {private};")), "`{private}` is reached through `kit`, not at the root");
+    }
+    let kit = fs::read_to_string(src_dir().join("kit.rs")).expect("kit.rs");
+    assert!(!kit.contains("#[doc(hidden)]"), "kit.rs hides nothing item by item: the whole module is hidden");
+}
+
 #[test]
 fn no_source_file_is_longer_than_the_limit() {
     let (_, allowed) = debt_file();

@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
+use earlyexit::kit::loops::behavior::{build_strategy_override, build_warning, export_state, inject_warning};
 use earlyexit::loops::behavior::{
-    build_strategy_override, build_warning, check_intervention_options, determine_level, export_state, inject_warning,
-    text_argument, BehaviorDetector, Detection, Detector, Intervention, InterventionLevel, InterventionLog, Resume,
-    StateImport, Thresholds,
+    check_intervention_options, determine_level, text_argument, BehaviorDetector, Detection, Detector, Intervention,
+    InterventionLevel, InterventionLog, Resume, StateImport, Thresholds,
 };
 use earlyexit::{Error, ErrorCode, Naming, Value};
 

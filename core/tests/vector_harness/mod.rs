@@ -13,7 +13,10 @@ use earlyexit::pyramid::CoherenceEarlyExit;
 use earlyexit::pyramid::{self, Speculation};
 use earlyexit::pyramid::{calculate_quality_signal, count_quality_partitions, LayerResult};
 use earlyexit::pyramid::{Action, PyramidRun};
-use earlyexit::{num, Error, ExitConfig, Naming, Value};
+use earlyexit::{
+    kit::{self, num},
+    Error, ExitConfig, Naming, Value,
+};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -341,7 +344,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             "getOptimalIteration" => match args.first() {
                 // A binding passes the argument through the core's check; absent means true.
                 Some(given) => from(
-                    earlyexit::loops::analytics::verified_only_argument(given, Naming::Js)
+                    earlyexit::kit::loops::analytics::verified_only_argument(given, Naming::Js)
                         .map(|verified_only| a.optimal_iteration_value(verified_only)),
                 ),
                 None => ok(a.optimal_iteration_value(true)),
@@ -380,7 +383,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             // Only its errors are vectors (the bad-input matrix): the answer is not compared.
             "calibrateLoopPolicy" => {
                 let sequential = |plan: &earlyexit::loops::replay::LoopCalibrationPlan| plan.evaluate_all();
-                let answer = earlyexit::loops::replay::calibrate_value(
+                let answer = earlyexit::kit::loops::replay::calibrate_value(
                     &arg(&args, 0),
                     &arg(&args, 1),
                     Naming::Js,
@@ -393,9 +396,9 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
             // The loop lifecycle: only errors and the answer's verdict are vectors.
             "promoteLoopPolicy" | "checkLoopDrift" => {
                 let (run, key): (LifecycleFn, &str) = if name == "promoteLoopPolicy" {
-                    (earlyexit::loops::replay::promote_loop_value, "promoted")
+                    (earlyexit::kit::loops::replay::promote_loop_value, "promoted")
                 } else {
-                    (earlyexit::loops::replay::loop_drift_value, "status")
+                    (earlyexit::kit::loops::replay::loop_drift_value, "status")
                 };
                 let answer = run(&arg(&args, 0), &arg(&args, 1), &TestSha256, &arg(&args, 2), Naming::Js);
                 from(answer.map(|a| {
@@ -426,11 +429,11 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     other => panic!("appendReceipts log {other:?}"),
                 };
                 let Value::Array(receipts) = arg(&args, 1) else { panic!("appendReceipts receipts") };
-                from(earlyexit::artifact::append_receipts(&log, &receipts, &TestSha256).map(Value::String))
+                from(earlyexit::receipt_log::append_receipts(&log, &receipts, &TestSha256).map(Value::String))
             }
             "verifyReceipts" => {
                 let text = arg(&args, 0);
-                ok(earlyexit::artifact::verify_receipts(text.as_str().unwrap_or(""), &TestSha256).to_value())
+                ok(earlyexit::receipt_log::verify_receipts(text.as_str().unwrap_or(""), &TestSha256).to_value())
             }
             other => panic!("unknown receipts call {other}"),
         },
@@ -442,7 +445,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
         },
         Engine::Speculative(config) => match name {
             "speculate" => {
-                let confidence = match pyramid::decision_confidence(&arg(&args, 0), Naming::Js) {
+                let confidence = match kit::pyramid::decision_confidence(&arg(&args, 0), Naming::Js) {
                     Ok(c) => c,
                     Err(e) => return Outcome::Error(e),
                 };
@@ -451,7 +454,7 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                     Value::Array(items) => Value::Number(items.len() as f64),
                     other => other,
                 };
-                let count = match pyramid::skipped_count(&skipped, Naming::Js) {
+                let count = match kit::pyramid::skipped_count(&skipped, Naming::Js) {
                     Ok(n) => n,
                     Err(e) => return Outcome::Error(e),
                 };
@@ -471,14 +474,14 @@ fn call(engine: &mut Engine, call: &Value) -> Outcome {
                 }
                 let layers = call.get("layers").cloned().unwrap_or(Value::Array(vec![]));
                 let mut runners = Runners::new(&layers);
-                let count = pyramid::verification_count(specs.len(), config.verification_layers);
+                let count = kit::pyramid::verification_count(specs.len(), config.verification_layers);
                 for (i, spec) in specs.iter_mut().take(count).enumerate() {
                     let result = match runners.call(i) {
                         Ok(v) => v,
                         Err(m) => return Outcome::Thrown(m),
                     };
                     match LayerResult::from_value(&result, Naming::Js, &format!("layers[{i}]")) {
-                        Ok(r) => spec.actual = Some(pyramid::classify_outcome(&r)),
+                        Ok(r) => spec.actual = Some(kit::pyramid::classify_outcome(&r)),
                         Err(e) => return Outcome::Error(e),
                     }
                 }
@@ -538,7 +541,7 @@ fn construct(engine: &str, c: &Value) -> Result<Engine, Error> {
                     };
                     Some(Script { answers, calls: 0 })
                 }
-                other => return Err(earlyexit::loops::invalid_analytics_source(Naming::Js, &other)),
+                other => return Err(earlyexit::kit::loops::invalid_analytics_source(Naming::Js, &other)),
             };
             let mut engine = EarlyStopping::from_config_value(&get("config"), Naming::Js)?;
             if let Some(policy) = c.get("policy").filter(|p| !matches!(p, Value::Null)) {
@@ -603,7 +606,8 @@ fn clock_ms() -> i64 {
 /// `new Loop(options)` as the JS layer opens it (`policy` or `preset`, `artifact`, `shadow`,
 /// the rest the loop's options), at the clock's time (an artifact's expiry).
 fn open_loop(options: &Value) -> Result<(), Error> {
-    use earlyexit::loops::{loop_policy, Loop, LoopOptions};
+    use earlyexit::kit::loops::loop_policy;
+    use earlyexit::loops::{Loop, LoopOptions};
     let Value::Object(entries) = options else {
         LoopOptions::from_value_named(options, Naming::Js)?;
         return Ok(());

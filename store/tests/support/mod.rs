@@ -54,14 +54,14 @@ pub fn model_of(id: &str, seq: u64, failed: bool) -> Value {
     .unwrap();
     let build =
         Value::parse_json(&format!(r#"{{"id": "{id}", "seq": {seq}}}"#), ErrorCode::InvalidConfig, "build").unwrap();
-    earlyexit::pyramid::policy::learn_value(&Value::Null, &ran, &build, Naming::Js).unwrap()
+    earlyexit::kit::pyramid::policy::learn_value(&Value::Null, &ran, &build, Naming::Js).unwrap()
 }
 
 /// The model learned from all of `builds` (id, seq, failed), in one process.
 pub fn learned_from(builds: &[(String, u64, bool)]) -> Value {
     let mut model = Value::Null;
     for (id, seq, failed) in builds {
-        model = earlyexit::pyramid::policy::merge_value(&model, &model_of(id, *seq, *failed)).unwrap();
+        model = earlyexit::kit::pyramid::policy::merge_value(&model, &model_of(id, *seq, *failed)).unwrap();
     }
     model
 }
@@ -149,7 +149,8 @@ impl Drop for Fixture {
 /// A client of the server `url` names (the tests' own connection, not the store's).
 #[cfg(feature = "postgres")]
 pub fn pg_client(url: &str) -> postgres::Client {
-    let earlyexit::host::store::StoreUrl::Postgres(u) = earlyexit::host::store::parse_store_url(url).unwrap() else {
+    let earlyexit::kit::host::store::StoreUrl::Postgres(u) = earlyexit::kit::host::store::parse_store_url(url).unwrap()
+    else {
         panic!("{url} is not a PostgreSQL URL")
     };
     let mut config = postgres::Config::new();
@@ -169,7 +170,8 @@ pub fn pg_client(url: &str) -> postgres::Client {
 /// `url` with its database replaced by `db`.
 #[cfg(feature = "postgres")]
 pub fn with_dbname(url: &str, db: &str) -> String {
-    let earlyexit::host::store::StoreUrl::Postgres(u) = earlyexit::host::store::parse_store_url(url).unwrap() else {
+    let earlyexit::kit::host::store::StoreUrl::Postgres(u) = earlyexit::kit::host::store::parse_store_url(url).unwrap()
+    else {
         panic!("{url} is not a PostgreSQL URL")
     };
     let user = u.user.map(|x| format!("{x}@")).unwrap_or_default();

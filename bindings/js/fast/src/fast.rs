@@ -18,6 +18,7 @@
 //! imports them from the module generated from those tables, and checks on load that the
 //! native module was built from the same tables (its fingerprint).
 
+use earlyexit::kit;
 use earlyexit::loops::{
     self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, LoopCounters, ObservationWindow, ObservationWindowMut,
     PlateauDeltaSource, PlateauMode, ReportedIteration, ResourceUsage, SeedCheck, Step, StoppingDetails, Verdict,
@@ -252,7 +253,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     let iteration = at(slots, IN_ITERATION);
     let numbers = [at(slots, IN_QUALITY), at(slots, IN_CONFIDENCE), at(slots, IN_DELTA)];
     let Some(status) = status_of(at(slots, IN_STATUS)) else { return INVALID };
-    if !loops::record_is_valid(iteration, numbers, &usage, given(FLAG_ITERATION_NUMBER, IN_ITERATION_NUMBER)) {
+    if !kit::loops::record_is_valid(iteration, numbers, &usage, given(FLAG_ITERATION_NUMBER, IN_ITERATION_NUMBER)) {
         return INVALID;
     }
     if flags & FLAG_TIMESTAMP != 0 && !timestamp_in_slots_is_valid(slots) {
@@ -267,7 +268,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
     // `strictIterations`: a number that does not follow the last one is a re-record or an
     // error, which the JSON path tells apart (it compares the whole last record).
     let last = SlotWindow { slots }.last().map(|o| o.iteration);
-    if flags & FLAG_ACCEPTED == 0 && !loops::iteration_follows(config.strict(), last, iteration as u64) {
+    if flags & FLAG_ACCEPTED == 0 && !kit::loops::iteration_follows(config.strict(), last, iteration as u64) {
         return INVALID;
     }
     let observation = Observation {
@@ -286,7 +287,7 @@ pub fn fold(slots: &mut [f64]) -> f64 {
         }
     }
     let usage = (flags & FLAG_USAGE != 0).then_some(&usage);
-    loops::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
+    kit::loops::fold(&config, &mut counters, &mut SlotWindow { slots }, observation, usage);
     put_counters(slots, &counters);
     // The decision is made right away, so the `shouldStop()` that usually follows needs no
     // native call of its own (the JS layer knows whether the outputs are still this engine's).
@@ -332,7 +333,7 @@ enum NoVerdict {
 fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCounters) -> Result<Verdict, NoVerdict> {
     let delegate = at(slots, IN_DELEGATE);
     if delegate == PLATEAU_ANSWER {
-        return Err(NoVerdict::Answer(Box::new(loops::plateau_answer(
+        return Err(NoVerdict::Answer(Box::new(kit::loops::plateau_answer(
             config,
             &SlotWindow { slots },
             counters.recorded,
@@ -347,7 +348,7 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
             quality_delta: 0.0,
             verification_status,
         };
-        return Err(NoVerdict::Answer(Box::new(loops::high_confidence_answer(config, &record))));
+        return Err(NoVerdict::Answer(Box::new(kit::loops::high_confidence_answer(config, &record))));
     }
     let source_mode = at(slots, IN_SOURCE);
     let kind = at(slots, IN_REPORT_ITERATION_KIND);
@@ -364,12 +365,12 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
     });
     if source_mode == SOURCE_REPORT
         && kind == REPORT_ITERATION_NUMBER
-        && !loops::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
+        && !kit::loops::report_iteration_is_valid(at(slots, IN_REPORT_ITERATION))
     {
         return Err(NoVerdict::InvalidReport);
     }
     if delegate == DIMINISHING_RETURNS_ANSWER {
-        return Err(NoVerdict::Answer(Box::new(loops::diminishing_returns_answer(report.as_ref()))));
+        return Err(NoVerdict::Answer(Box::new(kit::loops::diminishing_returns_answer(report.as_ref()))));
     }
     // Without a report, asking the source means answering NEED_SOURCE: the JS layer asks
     // it (the core decided that it must, exactly when the seed would) and calls again.
@@ -380,7 +381,7 @@ fn verdict_of(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopCo
     } else {
         (0, 0)
     };
-    match loops::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
+    match kit::loops::verdict_from(config, counters, &SlotWindow { slots }, source, mask, resume)? {
         Step::Done(verdict) => Ok(verdict),
         Step::Delegate { check, resume } => Err(NoVerdict::Delegate(check, resume)),
     }
@@ -409,7 +410,7 @@ fn decide_over(slots: &mut [f64], config: &EarlyStoppingConfig, counters: &LoopC
             }
         },
     };
-    put(slots, OUT_CONFIDENCE, loops::verdict_confidence(&verdict));
+    put(slots, OUT_CONFIDENCE, kit::loops::verdict_confidence(&verdict));
     // (present, iteration, quality: OUT_BEST_PRESENT, OUT_BEST_ITERATION, OUT_BEST_QUALITY)
     put_pair(slots, OUT_BEST_PRESENT, counters.best.get());
     let budgets = counters.tally.budgets(config);
@@ -468,7 +469,7 @@ pub fn reason(slots: &mut [f64]) -> String {
     let config = config_of(slots);
     let counters = counters_of(slots);
     match verdict_of(slots, &config, &counters) {
-        Ok(verdict) => loops::verdict_reason(&config, &verdict),
+        Ok(verdict) => kit::loops::verdict_reason(&config, &verdict),
         Err(NoVerdict::Answer(answer)) => answer.reason,
         Err(_) => String::new(),
     }
@@ -476,7 +477,7 @@ pub fn reason(slots: &mut [f64]) -> String {
 
 /// `'Diminishing returns detected: ' + reason`.
 pub fn diminishing_returns_reason(analytics_reason: &str) -> String {
-    loops::diminishing_returns_reason(analytics_reason)
+    kit::loops::diminishing_returns_reason(analytics_reason)
 }
 
 /// Whether a record's timestamp is an RFC 3339 date-time (the record check's rule).

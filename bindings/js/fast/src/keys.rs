@@ -90,7 +90,8 @@ const fn details<const N: usize>(names: [&'static str; N], kinds: [Kind; N]) -> 
 }
 
 /// `StoppingDecision::to_value`: the seed's keys, then the extras.
-pub const DECISION: [Key; 8] = keys(StoppingDecision::KEYS, &StoppingDecision::OPTIONAL_KEYS);
+pub const DECISION: [Key; StoppingDecision::KEYS.len()] =
+    keys(StoppingDecision::KEYS, &StoppingDecision::OPTIONAL_KEYS);
 
 /// What a check method answers (`checkHighConfidence()` and the others): the decision
 /// without the extras.
@@ -105,13 +106,13 @@ pub const PLATEAU_STEP: [DetailKey; 3] = details(PlateauStep::KEYS, [Kind::Numbe
 
 /// `IterationAnalytics::select_best_iteration_value`: `selectBestIteration()`'s answer (the
 /// JS layer puts its own record object in `selected`).
-pub const SELECTION: [Key; 2] = keys(IterationSelection::KEYS, &[]);
+pub const SELECTION: [Key; IterationSelection::KEYS.len()] = keys(IterationSelection::KEYS, &[]);
 
 /// `IterationRecord::to_value`: a history record (the usage fields when given).
-pub const RECORD: [Key; 9] = keys(IterationRecord::KEYS, &IterationRecord::OPTIONAL_KEYS);
+pub const RECORD: [Key; IterationRecord::KEYS.len()] = keys(IterationRecord::KEYS, &IterationRecord::OPTIONAL_KEYS);
 
 /// `StoppingSummary::to_value` over a non-empty history.
-pub const SUMMARY: [Key; 10] = keys(StoppingSummary::KEYS, &StoppingSummary::OPTIONAL_KEYS);
+pub const SUMMARY: [Key; StoppingSummary::KEYS.len()] = keys(StoppingSummary::KEYS, &StoppingSummary::OPTIONAL_KEYS);
 
 /// `EarlyStopping::to_snapshot` (the keys a snapshot without a stop policy has, with
 /// `strictIterationsFrom` only where strict checking began after records that do not
@@ -123,21 +124,23 @@ pub const SNAPSHOT: [Key; 7] = keys(
 );
 
 /// `TestPyramidResult::to_value` (camelCase, as every language's JSON has it).
-pub const PYRAMID_RESULT: [Key; 17] = keys(js(TestPyramidResult::KEYS), &js(TestPyramidResult::OPTIONAL_KEYS));
+pub const PYRAMID_RESULT: [Key; TestPyramidResult::KEYS.len()] =
+    keys(js(TestPyramidResult::KEYS), &js(TestPyramidResult::OPTIONAL_KEYS));
 
 /// `Speculation::to_value`: `actual` and `correct` once verified.
-pub const SPECULATION: [Key; 7] = keys(Speculation::KEYS, &Speculation::OPTIONAL_KEYS);
+pub const SPECULATION: [Key; Speculation::KEYS.len()] = keys(Speculation::KEYS, &Speculation::OPTIONAL_KEYS);
 
 /// `FailingLayer::to_value`.
-pub const FAILING_LAYER: [Key; 2] = keys(js(FailingLayer::KEYS), &[]);
+pub const FAILING_LAYER: [Key; FailingLayer::KEYS.len()] = keys(js(FailingLayer::KEYS), &[]);
 
 /// What the core reads of a pyramid's layer (`LayerSpec::from_value`: `{name, costMs?}`;
 /// the runner stays in JS).
-pub const LAYER_SPEC: [Key; 2] = keys(js(LayerSpec::KEYS), &js(LayerSpec::OPTIONAL_KEYS));
+pub const LAYER_SPEC: [Key; LayerSpec::KEYS.len()] = keys(js(LayerSpec::KEYS), &js(LayerSpec::OPTIONAL_KEYS));
 
 /// A diminishing-returns source's report (`DiminishingReturnsReport::to_value`): the keys the
 /// core reads of what `detectDiminishingReturns()` answers.
-pub const REPORT: [Key; 3] = keys(DiminishingReturnsReport::KEYS, &DiminishingReturnsReport::OPTIONAL_KEYS);
+pub const REPORT: [Key; DiminishingReturnsReport::KEYS.len()] =
+    keys(DiminishingReturnsReport::KEYS, &DiminishingReturnsReport::OPTIONAL_KEYS);
 
 /// `calibratePyramidPolicy(runs, risk, delta, options)`: the positional arguments as the
 /// options keys the core reads (`pyramid_replay::calibrate_value`; the test below holds them
@@ -379,7 +382,7 @@ mod tests {
         for details in samples() {
             let (code, numbers) = detail_numbers(&details).expect("a listed stop");
             let stop = DETAILS.iter().find(|d| d.code == code).expect("a code in DETAILS");
-            assert_eq!(stop.trigger, earlyexit::loops::stop_trigger(&details));
+            assert_eq!(stop.trigger, earlyexit::kit::loops::stop_trigger(&details));
             let written = details.to_value();
             let mut rebuilt = Vec::new();
             for (i, key) in stop.keys.iter().enumerate() {
@@ -434,7 +437,7 @@ mod tests {
             stop: details.is_some(),
             reason: "r".into(),
             confidence: 1.0,
-            trigger: details.as_ref().map_or(Trigger::None, earlyexit::loops::stop_trigger),
+            trigger: details.as_ref().map_or(Trigger::None, earlyexit::kit::loops::stop_trigger),
             details,
             best: Some((1, 50.0)),
             budgets: if budgets {
@@ -557,7 +560,7 @@ mod tests {
                 CALIBRATE_ARGUMENTS.iter().map(|k| (k.name, Value::Number(0.1))).collect();
             entries[i].1 = Value::string("x");
             let error =
-                earlyexit::pyramid::replay::calibrate_value(&runs, &Value::object(entries), earlyexit::Naming::Js)
+                earlyexit::kit::pyramid::replay::calibrate_value(&runs, &Value::object(entries), earlyexit::Naming::Js)
                     .expect_err("a string risk or delta");
             assert_eq!(error.field(), *name);
         }

@@ -10,7 +10,8 @@
 //! napi addon answers them like any other op. The per-record ops, and the summary that an
 //! upstream-form object saves after each record, stay in the engines module.
 
-use earlyexit::loops::analytics::{self, FileTarget, SavedFile};
+use earlyexit::kit;
+use earlyexit::loops::analytics::{FileTarget, SavedFile};
 use earlyexit::{IterationAnalytics, Naming, Result, Value};
 
 use crate::args;
@@ -65,7 +66,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
             let report = FILE_KINDS.iter().any(|(name, kind)| *name == "REPORT" && a.kind.as_str() == Some(kind));
             let file = if report { SavedFile::Report } else { SavedFile::Summary };
             let storage_path = a.storage_path.as_str().unwrap_or_default();
-            match analytics::file_target(a.loop_id.as_str(), storage_path, a.filename, file, Naming::Js)? {
+            match kit::loops::analytics::file_target(a.loop_id.as_str(), storage_path, a.filename, file, Naming::Js)? {
                 FileTarget::Given(path) => Value::object(vec![("path", Value::String(path))]),
                 FileTarget::Default { dir, name } => {
                     Value::object(vec![("dir", Value::String(dir)), ("name", Value::String(name))])
@@ -74,12 +75,12 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Option<Value>> {
         }
         RECORD_CHECK => {
             let a = args::IA_TEXT_RECORD_CHECK::read(args);
-            analytics::check_written_record(a.record, a.path.as_str().unwrap_or_default(), Naming::Js)?;
+            kit::loops::analytics::check_written_record(a.record, a.path.as_str().unwrap_or_default(), Naming::Js)?;
             return Ok(None);
         }
         _ => {
             debug_assert_eq!(op, PATH_CHECK);
-            analytics::path_argument(args::IA_TEXT_PATH_CHECK::read(args).filepath, "filepath")?;
+            kit::loops::analytics::path_argument(args::IA_TEXT_PATH_CHECK::read(args).filepath, "filepath")?;
             return Ok(None);
         }
     };

@@ -16,8 +16,8 @@ pub fn handles(op: u32) -> bool {
 /// Answers one of this file's ops.
 #[cfg(feature = "replay")]
 pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
-    use earlyexit::artifact::{append_receipts, verify_receipts};
-    use earlyexit::host::type_error;
+    use earlyexit::kit::host::type_error;
+    use earlyexit::receipt_log::{append_receipts, verify_receipts};
     use earlyexit::ErrorCode;
     use earlyexit_digest::Sha256Hasher;
 
@@ -32,7 +32,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
             other => Err(type_error(ErrorCode::InvalidReceipt, field, "a string (JSONL text)", other)),
         }
     };
-    use earlyexit::pyramid::replay::{drift_value, promote_value};
+    use earlyexit::kit::pyramid::replay::{drift_value, promote_value};
     use earlyexit::Naming;
     match op {
         RECEIPTS_VERIFY => {
@@ -48,11 +48,17 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
         }
         LOOP_PROMOTE => {
             let a = args::LOOP_PROMOTE::read(args);
-            earlyexit::loops::replay::promote_loop_value(a.artifact, a.audit_runs, &Sha256Hasher, a.now, Naming::Js)
+            earlyexit::kit::loops::replay::promote_loop_value(
+                a.artifact,
+                a.audit_runs,
+                &Sha256Hasher,
+                a.now,
+                Naming::Js,
+            )
         }
         LOOP_DRIFT => {
             let a = args::LOOP_DRIFT::read(args);
-            earlyexit::loops::replay::loop_drift_value(a.artifact, a.runs, &Sha256Hasher, a.now, Naming::Js)
+            earlyexit::kit::loops::replay::loop_drift_value(a.artifact, a.runs, &Sha256Hasher, a.now, Naming::Js)
         }
         _ => {
             let a = args::RECEIPTS_APPEND::read(args);
@@ -76,7 +82,7 @@ pub fn exec(_op: u32, args: &[Value]) -> Result<Value> {
 #[cfg(feature = "replay")]
 pub fn calibrate(args: &[Value]) -> Result<Value> {
     let a = crate::args::PYRAMID_CALIBRATE::read(args);
-    earlyexit::pyramid::replay::calibrate_artifact_value(
+    earlyexit::kit::pyramid::replay::calibrate_artifact_value(
         a.runs,
         a.options,
         earlyexit::Naming::Js,

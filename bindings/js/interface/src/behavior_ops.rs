@@ -11,10 +11,13 @@
 //! `init({ replay: true })` in a browser), and the engines module links none of their code.
 //! The napi addon answers them like any other op.
 
+use earlyexit::kit::loops::behavior::{
+    build_strategy_override, build_warning, check_timestamp, import_keeping_log, inject_warning, log_start,
+    pause_state, summarize_value,
+};
 use earlyexit::loops::behavior::{
-    self, build_strategy_override, build_warning, check_intervention_options, check_timestamp, determine_level,
-    import_keeping_log, inject_warning, log_start, pause_state, summarize_value, text_argument, BehaviorDetector,
-    Detection, Detector, Intervention, InterventionLog, Resume, Thresholds,
+    self, check_intervention_options, determine_level, text_argument, BehaviorDetector, Detection, Detector,
+    Intervention, InterventionLog, Resume, Thresholds,
 };
 use earlyexit::{ErrorCode, Naming, Result, Value};
 

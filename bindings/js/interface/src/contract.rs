@@ -154,7 +154,7 @@ ops! {
     RUNNER_ERROR = 4 exec(index: Num, got: Value) -> unwrap;
     /// `[layer index, key]` -> nothing, or the error for a key of a layer object beside
     /// `name`, `costMs` and `run` that nearly spells one of them (`cost_ms`, `cost`:
-    /// `pyramid::check_layer_key`; the layer's other keys are the caller's own).
+    /// `kit::pyramid::check_layer_key`; the layer's other keys are the caller's own).
     LAYER_KEY_CHECK = 5 exec(layer_index: Num, key: Value) -> unwrap;
     // 5 was ISO_TIMESTAMP (the JS layer formats its clock's time itself), 6 LOOP_CONSTANTS
     // (names by code, constant answers, limits: constants of the generated module now).
@@ -172,7 +172,7 @@ ops! {
     /// `checkHighConfidence`).
     ES_HISTORY_CHECK = 11 exec(records: Text, first_index: Value, usage_totals: Text) -> unwrap;
     /// `[problem, code, path, got]` -> the error for what the JS layer found itself
-    /// (`earlyexit::host::Problem` by number: `PROBLEM`; `code` is the argument's error code).
+    /// (`earlyexit::kit::host::Problem` by number: `PROBLEM`; `code` is the argument's error code).
     HOST_ERROR = 20 codec(problem: Num, code: Str, path: Str, got: Text) -> error;
     /// `[options]` -> nothing, or the error for `runWithEarlyExit`'s options (the signal
     /// crosses as the host type `"AbortSignal"` when it is one).
@@ -567,7 +567,7 @@ pub const FINGERPRINT: u32 = {
     }
     let lengths = [
         crate::fast_pyramid::OUTCOMES.len(),
-        earlyexit::host::Problem::ALL.len(),
+        earlyexit::kit::host::Problem::ALL.len(),
         earlyexit::loops::RESULT_FIELDS.len(),
         earlyexit::loops::analytics::RECORD_FIELDS.len(),
     ];

@@ -9,10 +9,12 @@
 //! speculation and its verification, in the order `PyramidRun` applies them. A result the
 //! fast check refuses goes to the JSON path for the full typed error.
 
+use earlyexit::kit::pyramid::layer_failed;
+use earlyexit::kit::pyramid::{classify_outcome, predict_layer_outcome, verification_count};
 use earlyexit::pyramid::ExitConfig;
+use earlyexit::pyramid::Outcome;
+use earlyexit::pyramid::Verdict;
 use earlyexit::pyramid::{calculate_quality_signal, LayerResult};
-use earlyexit::pyramid::{classify_outcome, predict_layer_outcome, verification_count, Outcome};
-use earlyexit::pyramid::{layer_failed, Verdict};
 use earlyexit::{CoherenceEarlyExit, ExitReason};
 
 earlyexit_js_fast::contract_table! {

@@ -3,7 +3,7 @@
 //! (a template becomes a function of its `{placeholders}`) and `HOST_CODES`, and the union
 //! type `LoadErrorCode` of `index.d.ts` from [`LOAD_ERROR_CODES`].
 //!
-//! Why here and not in the core, which words every error about a value (`earlyexit::host`
+//! Why here and not in the core, which words every error about a value (`earlyexit::kit::host`
 //! included): none of these is about a value the caller passed, and the core cannot see any
 //! of them. An object the JS layer freed never reaches the core; after a WebAssembly trap no
 //! core is left to ask (the instance is gone, and the message must not need a new one); a

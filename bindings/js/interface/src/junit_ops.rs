@@ -15,7 +15,7 @@ pub fn handles(op: u32) -> bool {
 /// Answers `JUNIT_READ`: `[text, options or null]`.
 #[cfg(feature = "replay")]
 pub fn exec(_op: u32, args: &[Value]) -> Result<Value> {
-    use earlyexit::host::{respelled, type_error, unknown_argument};
+    use earlyexit::kit::host::{respelled, type_error, unknown_argument};
     use earlyexit::ErrorCode;
 
     let args = crate::args::JUNIT_READ::read(args);

@@ -29,8 +29,9 @@ pub mod wire;
 use earlyexit::loops::{self, DiminishingReturnsReport};
 use earlyexit::pyramid::{self, calculate_quality_signal, LayerResult, PyramidRun, QualitySignal, Speculation};
 use earlyexit::{
-    host, snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ExitConfig,
-    IterationAnalytics, Naming, Value,
+    kit::{self, host},
+    snapshot, CoherenceEarlyExit, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, ExitConfig, IterationAnalytics,
+    Naming, Value,
 };
 
 pub use contract::{args, op};
@@ -106,7 +107,7 @@ fn not_ready() -> Failure {
 }
 
 fn layer_path(i: usize) -> String {
-    wire::concat(&["layers[", &earlyexit::num::uint_string(i as u64), "]"])
+    wire::concat(&["layers[", &earlyexit::kit::num::uint_string(i as u64), "]"])
 }
 
 fn index_of(value: &Value) -> usize {
@@ -120,7 +121,7 @@ fn speculations_of(value: &Value) -> Result<Vec<Speculation>, Error> {
     // A plain loop: `collect` into a `Result` instantiates its own shunt adapters.
     let mut speculations = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let path = wire::concat(&["speculations[", &earlyexit::num::uint_string(i as u64), "]"]);
+        let path = wire::concat(&["speculations[", &earlyexit::kit::num::uint_string(i as u64), "]"]);
         speculations.push(Speculation::from_value(item, Naming::Js, &path)?);
     }
     Ok(speculations)
@@ -164,7 +165,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             array(&[ExitConfig::DEFAULT, ExitConfig::AGGRESSIVE, ExitConfig::CONSERVATIVE], |c| c.to_value(Naming::Js))
         }
         op::ANALYTICS_SOURCE_ERROR => {
-            return Err(Failure::Core(loops::invalid_analytics_source(
+            return Err(Failure::Core(kit::loops::invalid_analytics_source(
                 Naming::Js,
                 args::ANALYTICS_SOURCE_ERROR::read(&args).got,
             )))
@@ -173,7 +174,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         op if behavior_ops::handles(op) => return Ok(behavior_ops::exec(op, &args)?),
         op::RUNNER_ERROR => {
             let a = args::RUNNER_ERROR::read(&args);
-            return Err(Failure::Core(pyramid::invalid_runner(Naming::Js, index_of(a.index), a.got)));
+            return Err(Failure::Core(kit::pyramid::invalid_runner(Naming::Js, index_of(a.index), a.got)));
         }
         op if pyramid_replay_ops::handles(op) => pyramid_replay_ops::exec(op, &args)?,
         op if artifact_ops::handles(op) => artifact_ops::exec(op, &args)?,
@@ -189,7 +190,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::ES_RECORD_CHECK => {
             let a = args::ES_RECORD_CHECK::read(&args);
-            let (iteration, result) = loops::record_from_value(a.iteration, a.result, Naming::Js)?;
+            let (iteration, result) = kit::loops::record_from_value(a.iteration, a.result, Naming::Js)?;
             // The engine's `strictIterations` and last record (validated when it was recorded),
             // judged first as the owning engine judges them: an accepted re-record answers
             // what the call returns and adds nothing.
@@ -199,7 +200,9 @@ fn exec_inner(op: u32, text: &str) -> Answer {
                 record => Some(earlyexit::IterationRecord::from_value(record, "last")?),
             };
             // An accepted re-record: what `recordIterationResult` returns (`{duplicate: true}`).
-            if let Some(answer) = loops::check_iteration_order(strict, last.as_ref(), iteration, &result)?.to_value() {
+            if let Some(answer) =
+                kit::loops::check_iteration_order(strict, last.as_ref(), iteration, &result)?.to_value()
+            {
                 return Ok(Some(answer));
             }
             // The engine's usage totals, when given: a record that would make one overflow is
@@ -213,7 +216,7 @@ fn exec_inner(op: u32, text: &str) -> Answer {
             }
             // A missing timestamp stays empty: the JS layer fills in its clock's time, as
             // on the fast path (an empty timestamp is never valid, so this is unambiguous).
-            loops::record_of(iteration, result, String::new).to_value()
+            kit::loops::record_of(iteration, result, String::new).to_value()
         }
         op::ES_REPORT_CHECK => {
             report_of(args::ES_REPORT_CHECK::read(&args).report)?;
@@ -243,9 +246,9 @@ fn exec_inner(op: u32, text: &str) -> Answer {
         }
         op::LAYER_KEY_CHECK => {
             let a = args::LAYER_KEY_CHECK::read(&args);
-            let path = ["layers[", &earlyexit::num::uint_string(index_of(a.layer_index) as u64), "]"].concat();
+            let path = ["layers[", &earlyexit::kit::num::uint_string(index_of(a.layer_index) as u64), "]"].concat();
             let key = a.key.as_str().unwrap_or_default();
-            pyramid::check_layer_key(key, Naming::Js, &path, false)?;
+            kit::pyramid::check_layer_key(key, Naming::Js, &path, false)?;
             return Ok(None);
         }
         op::RUN_OPTIONS_CHECK => {
@@ -279,8 +282,8 @@ fn history_check(args: &[Value]) -> Answer {
     }
     let first = index_of(a.first_index);
     let root = a.first_index.as_str();
-    let path = |i: usize| root.map_or_else(|| loops::history_path(first + i), str::to_string);
-    loops::check_history(a.records, path, sums)?;
+    let path = |i: usize| root.map_or_else(|| kit::loops::history_path(first + i), str::to_string);
+    kit::loops::check_history(a.records, path, sums)?;
     Ok(None)
 }
 
@@ -376,7 +379,7 @@ fn analytics_op(a: &mut IterationAnalytics, op: u32, args: &[Value]) -> Answer {
         // which upstream's `iterations` holds, so a write to it is a write to the history.
         op::IA_OPTIMAL => {
             let given = args::IA_OPTIMAL::read(args).verified_only;
-            let verified_only = earlyexit::loops::analytics::verified_only_argument(given, Naming::Js)?;
+            let verified_only = earlyexit::kit::loops::analytics::verified_only_argument(given, Naming::Js)?;
             index_value(a.optimal_iteration(verified_only))
         }
         op::IA_SELECT => {
@@ -437,23 +440,23 @@ fn executor_op(config: &ExitConfig, op: u32, args: &[Value]) -> Answer {
     let value = match op {
         op::SX_SPECULATE => {
             let a = args::SX_SPECULATE::read(args);
-            let confidence = pyramid::decision_confidence(a.decision, Naming::Js)?;
-            let count = pyramid::skipped_count(a.skipped_count, Naming::Js)?;
+            let confidence = kit::pyramid::decision_confidence(a.decision, Naming::Js)?;
+            let count = kit::pyramid::skipped_count(a.skipped_count, Naming::Js)?;
             array(&pyramid::speculate(confidence, count)?, Speculation::to_value)
         }
         op::SX_PREDICT => {
-            let confidence = pyramid::decision_confidence(args::SX_PREDICT::read(args).decision, Naming::Js)?;
-            pyramid::predict_layer_outcome(confidence).to_value()
+            let confidence = kit::pyramid::decision_confidence(args::SX_PREDICT::read(args).decision, Naming::Js)?;
+            kit::pyramid::predict_layer_outcome(confidence).to_value()
         }
         op::SX_VERIFY_COUNT => {
             let speculations = speculations_of(args::SX_VERIFY_COUNT::read(args).speculations)?;
-            Value::Number(pyramid::verification_count(speculations.len(), config.verification_layers) as f64)
+            Value::Number(kit::pyramid::verification_count(speculations.len(), config.verification_layers) as f64)
         }
         op::SX_CLASSIFY => {
             let a = args::SX_CLASSIFY::read(args);
             let index = index_of(a.index);
             let result = LayerResult::from_value(a.layer_result, Naming::Js, &layer_path(index))?;
-            Value::string(pyramid::classify_outcome(&result).as_str())
+            Value::string(kit::pyramid::classify_outcome(&result).as_str())
         }
         op::SX_VERIFIED => {
             let a = args::SX_VERIFIED::read(args);

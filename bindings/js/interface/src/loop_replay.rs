@@ -3,7 +3,7 @@
 //! crossing, never one iteration at a time.
 
 #[cfg(feature = "replay")]
-use earlyexit::loops::replay;
+use earlyexit::kit;
 use earlyexit::{EarlyStoppingConfig, ErrorCode, Naming, Value};
 
 use super::Answer;
@@ -13,22 +13,22 @@ use crate::op::{
     LOOP_POLICY_STEP, LOOP_PRESET, LOOP_REPLAY, LOOP_SHADOW_OPEN, LOOP_SHADOW_STEP,
 };
 
+/// The replay ops this module answers, beside `LOOP_PRESET` (which every build answers).
+const REPLAY_OPS: [u32; 9] = [
+    LOOP_REPLAY,
+    LOOP_CALIBRATE,
+    LOOP_CALIBRATION_PLAN,
+    LOOP_FROM_CALIBRATION,
+    LOOP_POLICY_CHECK,
+    LOOP_POLICY_STEP,
+    LOOP_POLICY_OPEN,
+    LOOP_SHADOW_OPEN,
+    LOOP_SHADOW_STEP,
+];
+
 /// Whether `op` is one of this module's.
 pub fn handles(op: u32) -> bool {
-    op == LOOP_PRESET
-        || (cfg!(feature = "replay")
-            && matches!(
-                op,
-                LOOP_REPLAY
-                    | LOOP_CALIBRATE
-                    | LOOP_CALIBRATION_PLAN
-                    | LOOP_FROM_CALIBRATION
-                    | LOOP_POLICY_CHECK
-                    | LOOP_POLICY_STEP
-                    | LOOP_POLICY_OPEN
-                    | LOOP_SHADOW_OPEN
-                    | LOOP_SHADOW_STEP
-            ))
+    op == LOOP_PRESET || (cfg!(feature = "replay") && REPLAY_OPS.contains(&op))
 }
 
 /// The stateless entry of the wasm replay module: answers loop replay (`LOOP_REPLAY`),
@@ -44,15 +44,7 @@ pub fn exec_replay(op: u32, args: &str) -> String {
 fn exec_replay_inner(op: u32, text: &str) -> Answer {
     let args = super::args_of(op, text)?;
     match op {
-        LOOP_REPLAY
-        | LOOP_CALIBRATE
-        | LOOP_CALIBRATION_PLAN
-        | LOOP_FROM_CALIBRATION
-        | LOOP_POLICY_CHECK
-        | LOOP_POLICY_STEP
-        | LOOP_POLICY_OPEN
-        | LOOP_SHADOW_OPEN
-        | LOOP_SHADOW_STEP => exec(op, &args),
+        op if REPLAY_OPS.contains(&op) => exec(op, &args),
         op if super::pyramid_replay_ops::handles(op) => Ok(Some(super::pyramid_replay_ops::exec(op, &args)?)),
         op if super::analytics_text_ops::handles(op) => Ok(super::analytics_text_ops::exec(op, &args)?),
         op if super::behavior_ops::handles(op) => Ok(super::behavior_ops::exec(op, &args)?),
@@ -69,7 +61,7 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     #[cfg(feature = "replay")]
     if op == LOOP_REPLAY {
         let a = args::LOOP_REPLAY::read(args);
-        return Ok(Some(replay::replay_value(a.runs, a.policy, Naming::Js)?));
+        return Ok(Some(kit::loops::replay::replay_value(a.runs, a.policy, Naming::Js)?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_CALIBRATE {
@@ -79,14 +71,20 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     }
     #[cfg(feature = "replay")]
     if op == LOOP_CALIBRATION_PLAN {
-        return Ok(Some(replay::calibration_plan_value(args::LOOP_CALIBRATION_PLAN::read(args).options, Naming::Js)?));
+        return Ok(Some(kit::loops::replay::calibration_plan_value(
+            args::LOOP_CALIBRATION_PLAN::read(args).options,
+            Naming::Js,
+        )?));
     }
     #[cfg(feature = "replay")]
     if op == LOOP_FROM_CALIBRATION {
         let a = args::LOOP_FROM_CALIBRATION::read(args);
-        let mut engine =
-            replay::engine_from_artifact_value(a.artifact, now_ms(a.now_ms)?, &earlyexit_digest::Sha256Hasher)?;
-        let notice = replay::uncertified_notice(a.artifact).map_or(Value::Null, Value::string);
+        let mut engine = kit::loops::replay::engine_from_artifact_value(
+            a.artifact,
+            now_ms(a.now_ms)?,
+            &earlyexit_digest::Sha256Hasher,
+        )?;
+        let notice = kit::loops::replay::uncertified_notice(a.artifact).map_or(Value::Null, Value::string);
         if let Value::Object(entries) = &mut engine {
             entries.push(("notice".into(), notice));
         }
@@ -96,8 +94,8 @@ pub(crate) fn exec(op: u32, args: &[Value]) -> Answer {
     if op == LOOP_POLICY_CHECK {
         let a = args::LOOP_POLICY_CHECK::read(args);
         return Ok(Some(match a.snapshot_policy {
-            Value::Null => earlyexit::loops::policy::engine_policy_value(a.policy, Naming::Js)?,
-            restored => earlyexit::loops::policy::restored_policy_value(a.policy, restored, Naming::Js)?,
+            Value::Null => earlyexit::kit::loops::policy::engine_policy_value(a.policy, Naming::Js)?,
+            restored => earlyexit::kit::loops::policy::restored_policy_value(a.policy, restored, Naming::Js)?,
         }));
     }
     #[cfg(feature = "replay")]
@@ -182,7 +180,7 @@ impl PolicyEngine {
 fn now_ms(value: &Value) -> Result<i64, earlyexit::Error> {
     match value {
         Value::Number(n) if n.is_finite() => Ok(*n as i64),
-        other => Err(earlyexit::host::type_error(
+        other => Err(earlyexit::kit::host::type_error(
             ErrorCode::InvalidConfig,
             "nowMs",
             "a finite number of milliseconds",

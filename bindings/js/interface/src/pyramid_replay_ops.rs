@@ -4,8 +4,8 @@
 //! `PYRAMID_*` (220..229 in `contract::OPS`), kept apart from the engine ops so other
 //! features can add theirs without touching these.
 
-use earlyexit::pyramid::policy::{self, LiveRun, PolicyRun, RunMode, RunOptions, RunPolicy};
-use earlyexit::pyramid::replay;
+use earlyexit::kit;
+use earlyexit::pyramid::policy::{LiveRun, PolicyRun, RunMode, RunOptions, RunPolicy};
 use earlyexit::{ErrorCode, Naming, Result, Value};
 
 use crate::args;
@@ -57,11 +57,11 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
     match op {
         PYRAMID_REPLAY => {
             let a = args::PYRAMID_REPLAY::read(args);
-            replay::replay_value(a.runs, a.options, Naming::Js)
+            kit::pyramid::replay::replay_value(a.runs, a.options, Naming::Js)
         }
         PYRAMID_SHADOW => {
             let a = args::PYRAMID_SHADOW::read(args);
-            replay::shadow_value(a.runs, a.options, Naming::Js)
+            kit::pyramid::replay::shadow_value(a.runs, a.options, Naming::Js)
         }
         PYRAMID_CALIBRATE => crate::artifact_ops::calibrate(args),
         PYRAMID_RUN_START => {
@@ -69,7 +69,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
             let a = args::PYRAMID_RUN_START::read(args);
             let clock = match a.clock {
                 Value::Null => None,
-                now => Some(earlyexit::pyramid::replay::now_argument(now)?),
+                now => Some(earlyexit::kit::pyramid::replay::now_argument(now)?),
             };
             match LiveRun::start_value_at(
                 a.config,
@@ -105,7 +105,7 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
             let a = args::PYRAMID_RUN_OPTIONS::read(args);
             let clock = match a.clock {
                 Value::Null => None,
-                now => Some(earlyexit::pyramid::replay::now_argument(now)?),
+                now => Some(earlyexit::kit::pyramid::replay::now_argument(now)?),
             };
             let options = RunOptions::from_values_at(a.options, &Value::Null, Naming::Js, host(clock))?;
             // The ADR enforced runs in the engines module (null); in shadow mode it is a policy run.
@@ -114,30 +114,30 @@ pub fn exec(op: u32, args: &[Value]) -> Result<Value> {
         }
         PYRAMID_MODEL_LOAD => {
             let a = args::PYRAMID_MODEL_LOAD::read(args);
-            Ok(policy::history_value(a.model, a.options, Naming::Js)?.to_value())
+            Ok(kit::pyramid::policy::history_value(a.model, a.options, Naming::Js)?.to_value())
         }
         PYRAMID_MODEL_MERGE => {
             let a = args::PYRAMID_MODEL_MERGE::read(args);
-            policy::merge_value(a.model, a.other)
+            kit::pyramid::policy::merge_value(a.model, a.other)
         }
         PYRAMID_MODEL_LEARN => {
             let a = args::PYRAMID_MODEL_LEARN::read(args);
-            policy::learn_value(a.model, a.ran, a.build, Naming::Js)
+            kit::pyramid::policy::learn_value(a.model, a.ran, a.build, Naming::Js)
         }
         PYRAMID_MODEL_STATS => {
             let a = args::PYRAMID_MODEL_STATS::read(args);
-            policy::stats_value(a.model, a.config, Naming::Js)
+            kit::pyramid::policy::stats_value(a.model, a.config, Naming::Js)
         }
         PYRAMID_DECIDE => {
             let a = args::PYRAMID_DECIDE::read(args);
             let model = model_of(a.model)?;
-            replay::decide_value(&model, a.layers, a.outcomes, a.options, Naming::Js)
+            kit::pyramid::replay::decide_value(&model, a.layers, a.outcomes, a.options, Naming::Js)
         }
         _ => {
             debug_assert_eq!(op, PYRAMID_UPDATE);
             let a = args::PYRAMID_UPDATE::read(args);
             let model = model_of(a.model)?;
-            replay::update_value(&model, a.ran, a.options, Naming::Js)
+            kit::pyramid::replay::update_value(&model, a.ran, a.options, Naming::Js)
         }
     }
 }

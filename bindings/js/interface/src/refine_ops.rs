@@ -10,7 +10,8 @@
 //! points 0..=255 of a string), or a JSON value's RFC 8785 canonical JSON, exactly as the
 //! Python package hashes them.
 
-use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
+use earlyexit::kit::loops::loop_policy;
+use earlyexit::loops::{Kept, Loop, LoopOptions, StepInput};
 use earlyexit::{ErrorCode, Naming, Value};
 
 use super::{Answer, Failure};
@@ -163,7 +164,7 @@ impl RefineLoop {
             Value::Bool(b) => *b,
             other => {
                 let code = ErrorCode::InvalidSnapshot;
-                return Err(earlyexit::host::type_error(code, "outputs", "a boolean", other).into());
+                return Err(earlyexit::kit::host::type_error(code, "outputs", "a boolean", other).into());
             }
         };
         let given = match a.kept {
@@ -239,7 +240,7 @@ pub(crate) fn call(slot: &mut Option<RefineLoop>, op: u32, args: &[Value]) -> An
                         Value::Bool(b) => Some(*b),
                         other => {
                             let code = ErrorCode::InvalidResult;
-                            return Err(earlyexit::host::type_error(code, "good", "a boolean", other).into());
+                            return Err(earlyexit::kit::host::type_error(code, "good", "a boolean", other).into());
                         }
                     };
                     Ok(Some(l.inner.finish(good, a.id.as_str().unwrap_or(""))))

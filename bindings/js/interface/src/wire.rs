@@ -13,10 +13,10 @@
 //! way instead of a native call per property).
 
 use earlyexit::value::JsonReading;
-use earlyexit::{num, Error, ErrorCode, Value};
+use earlyexit::{kit::num, Error, ErrorCode, Value};
 
 /// `[a, b].concat()` without std's generic `join`: the core's one copy.
-pub(crate) use earlyexit::value::concat;
+pub(crate) use earlyexit::kit::value::concat;
 
 /// The key that marks a non-JSON value.
 pub const TAG: &str = "\u{0}";

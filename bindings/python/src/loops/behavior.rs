@@ -7,10 +7,12 @@
 
 use std::sync::Mutex;
 
+use earlyexit::kit::loops::behavior::{
+    build_strategy_override, build_warning, check_timestamp, export_state, inject_warning,
+};
 use earlyexit::loops::behavior::{
-    build_strategy_override, build_warning, check_intervention_options, check_timestamp, determine_level, export_state,
-    inject_warning, text_argument, BehaviorDetector, Detection, Detector, Intervention, InterventionLevel,
-    InterventionLog, InterventionSummary, LogEntry, Resume, StateImport, Thresholds,
+    check_intervention_options, determine_level, text_argument, BehaviorDetector, Detection, Detector, Intervention,
+    InterventionLevel, InterventionLog, InterventionSummary, LogEntry, Resume, StateImport, Thresholds,
 };
 use earlyexit::{ErrorCode, Naming, Value};
 use pyo3::prelude::*;
@@ -160,7 +162,7 @@ impl PyBehaviorDetector {
     ) -> PyResult<Option<PyDetection>> {
         let value = history_value(history)?;
         let detector_state = *lock(&self.inner);
-        let history = earlyexit::loops::behavior::read_history(&value, "history", SNAKE).or_raise(py)?;
+        let history = earlyexit::kit::loops::behavior::read_history(&value, "history", SNAKE).or_raise(py)?;
         Ok(detector_state.run(detector, &history).map(|inner| PyDetection { inner }))
     }
 }
@@ -212,7 +214,7 @@ impl PyBehaviorDetector {
             return Ok(Vec::new());
         }
         let detector = *lock(&self.inner);
-        let history = earlyexit::loops::behavior::read_history(&value, "history", SNAKE).or_raise(py)?;
+        let history = earlyexit::kit::loops::behavior::read_history(&value, "history", SNAKE).or_raise(py)?;
         Ok(detector.detect(&history).into_iter().map(|inner| PyDetection { inner }).collect())
     }
 
@@ -495,7 +497,7 @@ impl PyInterventionSystem {
     fn __repr__(&self) -> String {
         let (entries, paused) = locked(&self.host, |h| (h.log.entries().len(), h.paused));
         let paused = if paused { "True" } else { "False" };
-        ["InterventionSystem(entries=", &earlyexit::num::uint_string(entries as u64), ", is_paused=", paused, ")"]
+        ["InterventionSystem(entries=", &earlyexit::kit::num::uint_string(entries as u64), ", is_paused=", paused, ")"]
             .concat()
     }
 }

@@ -3,7 +3,10 @@
 //! run on every core, and returns an immutable `LoopCalibration` holding the artifact.
 
 use earlyexit::loops::replay::{self, LoopPolicy};
-use earlyexit::{num, ErrorCode, Naming, Value};
+use earlyexit::{
+    kit::{self, num},
+    ErrorCode, Naming, Value,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -117,7 +120,7 @@ pub fn calibrate_loop_policy(
         Some(o) if !o.is_none() => match to_value(o, NoneIs::Absent)? {
             Value::Object(entries) => entries,
             other => {
-                return Err(earlyexit::host::type_error(
+                return Err(earlyexit::kit::host::type_error(
                     ErrorCode::InvalidConfig,
                     "options",
                     "a dict of options",
@@ -169,7 +172,7 @@ pub(crate) fn calibrated_enforced(py: Python<'_>, artifact: &Bound<'_, PyAny>) -
     let enforced =
         replay::enforced_from_artifact(&value, earlyexit_calibrate::now_ms(), &earlyexit_digest::Sha256Hasher)
             .or_raise(py)?;
-    if let Some(notice) = replay::uncertified_notice(&value) {
+    if let Some(notice) = kit::loops::replay::uncertified_notice(&value) {
         let category = py.import("earlyexit._errors")?.getattr("UncertifiedCalibrationWarning")?;
         let message = std::ffi::CString::new(notice).unwrap_or_default();
         PyErr::warn(py, &category, &message, 1)?;
@@ -192,15 +195,15 @@ fn artifact_file(py: Python<'_>, artifact: &Bound<'_, PyAny>) -> PyResult<Option
     file.call_method0("close")?;
     let bytes: Vec<u8> = read?.extract()?;
     if bytes.len() > limit {
-        let e = earlyexit::host::problem(
-            earlyexit::host::Problem::Size,
+        let e = earlyexit::kit::host::problem(
+            earlyexit::kit::host::Problem::Size,
             ErrorCode::InvalidArtifact,
             "artifact",
             &Value::Null,
         );
         return Err(crate::error::raise(py, e));
     }
-    let text = earlyexit::value::utf8_text(&bytes, ErrorCode::InvalidArtifact, "artifact").or_raise(py)?;
+    let text = earlyexit::kit::value::utf8_text(&bytes, ErrorCode::InvalidArtifact, "artifact").or_raise(py)?;
     Ok(Some(text.to_string()))
 }
 
@@ -219,7 +222,7 @@ pub fn calibration_plan<'py>(
             options.push((key, to_value(given, NoneIs::Absent)?));
         }
     }
-    let plan = replay::calibration_plan_value(&Value::object(options), Naming::Snake).or_raise(py)?;
+    let plan = kit::loops::replay::calibration_plan_value(&Value::object(options), Naming::Snake).or_raise(py)?;
     to_py(py, &plan)
 }
 

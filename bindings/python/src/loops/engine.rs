@@ -4,7 +4,8 @@
 use std::sync::Mutex;
 
 use earlyexit::{
-    loops::{invalid_analytics_source, replay::LoopPolicy, StoppingSummary},
+    kit::loops::invalid_analytics_source,
+    loops::{replay::LoopPolicy, StoppingSummary},
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, IterationRecord, IterationResult, Naming,
     StoppingDecision, Value, VerificationStatus,
 };

@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 /// An output the loop keeps: shared, so the core's loop can hold it as best and last at once.
 type Output = Arc<Py<PyAny>>;
 
-use earlyexit::loops::{loop_policy, Kept, Loop, LoopOptions, StepInput};
+use earlyexit::kit::loops::loop_policy;
+use earlyexit::loops::{Kept, Loop, LoopOptions, StepInput};
 use earlyexit::loops::{ResourceUsage, VerificationStatus};
 use earlyexit::LoopPolicy;
 use earlyexit::{ErrorCode, IterationRecord, Naming, StoppingDecision, Value};

@@ -1,7 +1,10 @@
 //! Loop replay for Python: `replay_loops(runs, policy)` replays a whole batch of recorded runs
 //! in one call (the GIL released while the core works) and returns an immutable `LoopReplay`.
 
-use earlyexit::{loops::replay, num, ErrorCode, Naming, Value};
+use earlyexit::{
+    kit::{self, num},
+    ErrorCode, Naming, Value,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -105,7 +108,8 @@ pub fn replay_loops(
         _ if keywords.is_empty() => Value::Null,
         _ => options_value(None, Some(&keywords))?,
     };
-    let value = py.detach(|| replay::replay_value(&runs_value, &policy_value, Naming::Snake)).or_raise(py)?;
+    let value =
+        py.detach(|| kit::loops::replay::replay_value(&runs_value, &policy_value, Naming::Snake)).or_raise(py)?;
     Ok(PyLoopReplay { value })
 }
 

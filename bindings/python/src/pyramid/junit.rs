@@ -42,7 +42,7 @@ fn source_of(py: Python<'_>, obj: &Bound<'_, PyAny>, field: &str) -> PyResult<So
     }
     let got = to_value(obj, NoneIs::Null)?;
     let expected = "XML text (str), UTF-8 bytes or a path (os.PathLike)";
-    Err(raise(py, earlyexit::host::type_error(ErrorCode::InvalidLayerResult, field, expected, &got)))
+    Err(raise(py, earlyexit::kit::host::type_error(ErrorCode::InvalidLayerResult, field, expected, &got)))
 }
 
 /// Reads a JUnit / xUnit XML report into a `LayerResult` (`pass_rate`, `flaky_ratio`,
@@ -77,7 +77,7 @@ pub fn read_junit(
     let named = |e: earlyexit::Error| {
         let field = e.field().to_string();
         let renamed = if field == "junit[0]" || field == "junit" { "source" } else { field.as_str() };
-        earlyexit::host::respelled(e, &field, renamed)
+        earlyexit::kit::host::respelled(e, &field, renamed)
     };
     added.map_err(named).or_raise(py)?;
     let coverage = coverage.transpose().or_raise(py)?;

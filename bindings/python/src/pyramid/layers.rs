@@ -2,7 +2,7 @@
 //! mapping with `name` (and `run`, `cost_ms`), or an object with those attributes. Their
 //! specs go to the core; their runners are called here, never by the core.
 
-use earlyexit::pyramid::{check_layer_key, invalid_runner};
+use earlyexit::kit::pyramid::{check_layer_key, invalid_runner};
 use earlyexit::{limits::MAX_LAYERS, Error, ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
@@ -77,7 +77,7 @@ fn is_layer_object(layer: &Bound<'_, PyAny>) -> bool {
 fn check_attributes(py: Python<'_>, layer: &Bound<'_, PyAny>, index: usize) -> PyResult<()> {
     let Ok(attributes) = layer.getattr("__dict__") else { return Ok(()) };
     let Ok(attributes) = attributes.cast_into::<PyDict>() else { return Ok(()) };
-    let path = ["layers[", &earlyexit::num::uint_string(index as u64), "]"].concat();
+    let path = ["layers[", &earlyexit::kit::num::uint_string(index as u64), "]"].concat();
     for key in attributes.keys() {
         let Ok(key) = key.cast_into::<PyString>() else { continue };
         let key = key.to_cow()?;

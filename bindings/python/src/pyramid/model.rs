@@ -2,7 +2,8 @@
 //! 2), immutable: `learn` and `merge` answer a new model. Accepted wherever `model=` is (it
 //! converts to its document like the other value classes).
 
-use earlyexit::pyramid::policy::{self, BuildHistory};
+use earlyexit::kit;
+use earlyexit::pyramid::policy::BuildHistory;
 use earlyexit::{Naming, Value};
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
@@ -37,13 +38,13 @@ value_class! {
         fn new(py: Python<'_>, model: Option<&Bound<'_, PyAny>>, window: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
             let model = model_value(py, model)?;
             let opts = options(vec![("window", opt(window)?)]);
-            Ok(PyOutcomeModel { inner: policy::history_value(&model, &opts, Naming::Snake).or_raise(py)? })
+            Ok(PyOutcomeModel { inner: kit::pyramid::policy::history_value(&model, &opts, Naming::Snake).or_raise(py)? })
         }
 
         /// The union of both models' builds: commutative, associative and idempotent (the same
         /// build in both counts once; a different record under one key is refused).
         fn merge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-            let other = policy::history_argument(&model_value(py, Some(other))?, None).or_raise(py)?;
+            let other = kit::pyramid::policy::history_argument(&model_value(py, Some(other))?, None).or_raise(py)?;
             Ok(PyOutcomeModel { inner: self.inner.merge(&other).or_raise(py)? })
         }
 
@@ -54,8 +55,8 @@ value_class! {
             let ran = to_value(ran, NoneIs::Absent)?;
             let build = options(vec![("id", Some(to_value(build_id, NoneIs::Null)?)), ("seq", Some(to_value(seq, NoneIs::Null)?))]);
             let mut inner = self.inner.clone();
-            let (id, seq) = policy::build_arg(&build, Naming::Snake).or_raise(py)?;
-            inner.learn(&id, seq, &policy::ran_arg(&ran, Naming::Snake).or_raise(py)?).or_raise(py)?;
+            let (id, seq) = kit::pyramid::policy::build_arg(&build, Naming::Snake).or_raise(py)?;
+            inner.learn(&id, seq, &kit::pyramid::policy::ran_arg(&ran, Naming::Snake).or_raise(py)?).or_raise(py)?;
             Ok(PyOutcomeModel { inner })
         }
 
@@ -64,7 +65,7 @@ value_class! {
         #[pyo3(signature = (config = None))]
         fn statistics<'py>(&self, py: Python<'py>, config: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
             let config = opt(config)?.unwrap_or(Value::Null);
-            to_py(py, &policy::stats_value(&self.inner.to_value(), &config, Naming::Snake).or_raise(py)?)
+            to_py(py, &kit::pyramid::policy::stats_value(&self.inner.to_value(), &config, Naming::Snake).or_raise(py)?)
         }
 
         /// The document as JSON text (the same in every language).

@@ -2,8 +2,9 @@
 //! and `pyramid_policy_update` (learn a finished run). The model document keeps the JS
 //! spelling so it moves between languages unchanged.
 
+use earlyexit::kit;
 use earlyexit::pyramid::policy::{RunMode, RunOptions, RunPolicy};
-use earlyexit::{pyramid::replay, ErrorCode, Naming, Value};
+use earlyexit::{ErrorCode, Naming, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -124,7 +125,7 @@ pub fn pyramid_policy_decide<'py>(
     let model = model_value(py, Some(model))?;
     let layers = to_value(layers, NoneIs::Absent)?;
     let outcomes = to_value(outcomes, NoneIs::Absent)?;
-    let out = replay::decide_value(&model, &layers, &outcomes, &opts, Naming::Snake).or_raise(py)?;
+    let out = kit::pyramid::replay::decide_value(&model, &layers, &outcomes, &opts, Naming::Snake).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -143,6 +144,6 @@ pub fn pyramid_policy_update<'py>(
     let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?), ("build", opt(build)?)]);
     let model = model_value(py, Some(model))?;
     let ran = to_value(ran, NoneIs::Absent)?;
-    let out = replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;
+    let out = kit::pyramid::replay::update_value(&model, &ran, &opts, Naming::Snake).or_raise(py)?;
     to_py(py, &out)
 }

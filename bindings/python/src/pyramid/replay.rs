@@ -2,7 +2,8 @@
 //! `calibrate_pyramid_policy` hand the whole input to the core once and return plain dicts
 //! (snake_case keys).
 
-use earlyexit::{pyramid::replay, Naming};
+use earlyexit::kit;
+use earlyexit::Naming;
 use pyo3::prelude::*;
 
 use crate::error::OrRaise;
@@ -27,7 +28,7 @@ pub fn replay_pyramids<'py>(
         ("learn", opt(learn)?),
     ]);
     let runs = runs_value(py, runs)?;
-    let out = py.detach(|| replay::replay_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
+    let out = py.detach(|| kit::pyramid::replay::replay_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -43,7 +44,7 @@ pub fn shadow_pyramids<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = options(vec![("policy", opt(policy)?), ("config", opt(config)?), ("model", model_opt(py, model)?)]);
     let runs = runs_value(py, runs)?;
-    let out = py.detach(|| replay::shadow_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
+    let out = py.detach(|| kit::pyramid::replay::shadow_value(&runs, &opts, Naming::Snake)).or_raise(py)?;
     to_py(py, &out)
 }
 
@@ -78,7 +79,15 @@ pub fn calibrate_pyramid_policy<'py>(
     let runs = runs_value(py, runs)?;
     let now = crate::artifact::now_value(None)?;
     let out = py
-        .detach(|| replay::calibrate_artifact_value(&runs, &opts, Naming::Snake, &earlyexit_digest::Sha256Hasher, &now))
+        .detach(|| {
+            kit::pyramid::replay::calibrate_artifact_value(
+                &runs,
+                &opts,
+                Naming::Snake,
+                &earlyexit_digest::Sha256Hasher,
+                &now,
+            )
+        })
         .or_raise(py)?;
     to_py(py, &out)
 }

@@ -71,7 +71,7 @@ value_class! {
                     Value::Object(more) => entries.extend(more),
                     Value::Null => {}
                     other => {
-                        let error = earlyexit::host::type_error(ErrorCode::InvalidLayerResult, "extra", "a mapping", &other);
+                        let error = earlyexit::kit::host::type_error(ErrorCode::InvalidLayerResult, "extra", "a mapping", &other);
                         return Err(raise(py, error));
                     }
                 }

@@ -1,5 +1,6 @@
 //! ADR-033's speculation: `Speculation` and `SpeculativeExecutor`.
 
+use earlyexit::kit;
 use earlyexit::{
     limits::MAX_LAYERS,
     pyramid::{self, Outcome},
@@ -62,7 +63,7 @@ impl PySpeculativeExecutor {
         skipped: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let confidence =
-            pyramid::decision_confidence(&to_value(decision, NoneIs::Absent)?, Naming::Snake).or_raise(py)?;
+            kit::pyramid::decision_confidence(&to_value(decision, NoneIs::Absent)?, Naming::Snake).or_raise(py)?;
         let count = skipped_count(py, skipped)?;
         let speculations = pyramid::speculate(confidence, count).or_raise(py)?;
         PyTuple::new(py, speculations.into_iter().map(|inner| PySpeculation { inner }))
@@ -98,8 +99,8 @@ impl PySpeculativeExecutor {
         for (i, speculation) in parsed.iter_mut().take(count).enumerate() {
             let path = ["layers[", &i.to_string(), "]"].concat();
             let Some(layer) = layers.get(i) else {
-                let missing = earlyexit::host::Problem::MissingLayer;
-                let error = earlyexit::host::problem(missing, ErrorCode::InvalidConfig, &path, &Value::Null);
+                let missing = earlyexit::kit::host::Problem::MissingLayer;
+                let error = earlyexit::kit::host::problem(missing, ErrorCode::InvalidConfig, &path, &Value::Null);
                 return Err(raise(py, error));
             };
             let runner = runner_of(py, layer, i)?;
@@ -133,10 +134,10 @@ pub(crate) fn skipped_count(py: Python<'_>, skipped: &Bound<'_, PyAny>) -> PyRes
                 let expected = "a sequence of layers or a count";
                 return Err(raise(
                     py,
-                    earlyexit::host::type_error(ErrorCode::InvalidConfig, "skipped", expected, &got),
+                    earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, "skipped", expected, &got),
                 ));
             }
         }
     };
-    pyramid::skipped_count(&count, Naming::Snake).or_raise(py)
+    kit::pyramid::skipped_count(&count, Naming::Snake).or_raise(py)
 }

@@ -15,16 +15,16 @@
 //! write) < `report` (chart, report and summary file texts).
 
 mod config;
-mod engine;
-mod files;
-mod records;
+pub(crate) mod engine;
+pub(crate) mod files;
+pub(crate) mod records;
 mod report;
 mod snapshot;
 mod summary;
 
 pub use config::{AnalyticsConfig, SelectionCriteria, ANALYTICS_CONFIG_FIELDS, DEFAULT_STORAGE_PATH};
-pub use engine::{verified_only_argument, IterationAnalytics, Selection, Trajectory, REASON_NO_ITERATIONS};
-pub use files::{file_target, path_argument, FileTarget, SavedFile};
-pub use records::{check_written_record, AnalyticsInput, AnalyticsRecord, SnapshotPath, RECORD_FIELDS};
+pub use engine::{IterationAnalytics, Selection, Trajectory, REASON_NO_ITERATIONS};
+pub use files::{FileTarget, SavedFile};
+pub use records::{AnalyticsInput, AnalyticsRecord, SnapshotPath, RECORD_FIELDS};
 pub use report::SummaryPieces;
 pub use summary::{AnalyticsSummary, IterationSelection, SUMMARY_FIELDS};

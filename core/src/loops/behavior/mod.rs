@@ -52,9 +52,9 @@
 
 mod detect;
 mod detection;
-mod history;
-mod intervention;
-mod log;
+pub(crate) mod history;
+pub(crate) mod intervention;
+pub(crate) mod log;
 mod thresholds;
 
 pub use detect::{
@@ -62,17 +62,13 @@ pub use detect::{
     HistoryView,
 };
 pub use detection::{Detection, DetectionType, Severity, DETECTION_FIELDS, EVIDENCE_KEYS};
+pub(crate) use history::read_history;
 pub use history::{
-    read_history, BehaviorIteration, ANALYSIS_FIELDS, CONTEXT_FIELDS, ITERATION_FIELDS, MAX_FINGERPRINT_CHARS,
-    PROGRESS_FIELDS,
+    BehaviorIteration, ANALYSIS_FIELDS, CONTEXT_FIELDS, ITERATION_FIELDS, MAX_FINGERPRINT_CHARS, PROGRESS_FIELDS,
 };
-pub use intervention::{
-    build_strategy_override, build_warning, check_timestamp, determine_level, inject_warning, Effect, Intervention,
-    InterventionLevel, INTERVENTION_LEVELS, LOGGED_ACTION,
-};
+pub use intervention::{determine_level, Effect, Intervention, InterventionLevel, INTERVENTION_LEVELS, LOGGED_ACTION};
 pub use log::{
-    export_state, import_keeping_log, log_start, pause_state, summarize, summarize_value, InterventionLog,
-    InterventionSummary, LogEntry, Resume, StateImport, LOG_LIMIT, RESUME_LEVEL,
+    summarize, InterventionLog, InterventionSummary, LogEntry, Resume, StateImport, LOG_LIMIT, RESUME_LEVEL,
 };
 pub(crate) use thresholds::group_fields;
 pub use thresholds::{

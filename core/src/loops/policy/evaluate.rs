@@ -251,7 +251,7 @@ fn visit(c: &StopCondition, f: &mut impl FnMut(&StopCondition)) {
 /// details on a stop) and every condition that fired.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicyVerdict {
-    /// As [`verdict`](crate::loops::verdict) answers.
+    /// As `verdict` answers.
     pub verdict: Verdict,
     /// The conditions that fired, in evaluation order (empty unless it stops).
     pub fired: Vec<FiredCondition>,

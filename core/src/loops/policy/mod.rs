@@ -25,10 +25,11 @@
 
 mod condition;
 mod evaluate;
-mod host;
-mod stop;
+pub(crate) mod host;
+pub(crate) mod stop;
 
 pub use condition::{BehaviorCondition, ConditionKind, StopCondition, COMBINATOR_KEYS, MAX_DEPTH};
 pub use evaluate::{decide_policy, policy_decision, PolicyState, PolicyVerdict, ProgressState};
-pub use host::{engine_policy_value, policy_step_value, restored_policy_value, PolicyDecider};
-pub use stop::{restored_policy, tree_entries, tree_of, StopPolicy, TREE_KEYS};
+pub use host::PolicyDecider;
+pub use stop::{restored_policy, StopPolicy, TREE_KEYS};
+pub(crate) use stop::{tree_entries, tree_of};

@@ -8,7 +8,7 @@
 //! written by calibration), so an audit split that shares a task with calibration is refused.
 
 use crate::artifact::{digest, document, Artifact, ArtifactKind, Sha256};
-use crate::artifact::{promotion_answer, AuditTerms};
+use crate::artifact::{drift_answer, promotion_answer, AuditTerms};
 use crate::loops::replay::artifact::{check_body, corpus_value};
 use crate::loops::replay::input::runs_from_value;
 use crate::loops::replay::play::replay_run;
@@ -16,7 +16,7 @@ use crate::loops::replay::policy::LoopPolicy;
 use crate::loops::replay::runs::{task_keys, ReplayRun, TaskKey, TASKS_KEY};
 use crate::num::stats::wilson_interval;
 use crate::num::{to_js_string, uint_string};
-use crate::time::{iso_from_millis, now_argument};
+use crate::time::now_argument;
 use crate::value::{concat, Error, ErrorCode, ErrorKind, Naming, ObjectBuilder, Result, Value};
 
 fn read_tasks(body: &Value) -> Result<Vec<TaskKey>> {
@@ -201,26 +201,6 @@ pub fn loop_drift_value(
         let message = concat(&[&uint_string(premature), " recent tasks stopped prematurely under the promoted policy"]);
         reasons.push(reason("premature_stop", &message));
     }
-    let status = if expired {
-        "expired"
-    } else if reasons.is_empty() {
-        "fresh"
-    } else {
-        "drifted"
-    };
-    let mut next = a.clone();
-    if status != "fresh" {
-        next.promotion = None;
-    }
-    Ok(ObjectBuilder::new()
-        .string("status", status)
-        .value("fresh", Value::Bool(status == "fresh"))
-        .value("reasons", Value::Array(reasons))
-        .value("artifact", next.to_value())
-        .number("runs", recent.len() as f64)
-        .number("tasks", tasks as f64)
-        .number("prematureTasks", premature as f64)
-        .string("expiresAt", &a.expires_at)
-        .string("now", &iso_from_millis(now_ms))
-        .build())
+    let counts = [("runs", recent.len() as f64), ("tasks", tasks as f64), ("prematureTasks", premature as f64)];
+    Ok(drift_answer(&a, expired, reasons, &counts, now_ms))
 }

@@ -2,7 +2,7 @@
 //! why, which output would it have returned, and how does that compare with what the run
 //! could have reached? The format (one run per JSONL line) is documented in `docs/replay.md`.
 //!
-//! The replay drives the engine's own stateless rules ([`decide_over`](crate::loops::decide_over)
+//! The replay drives the engine's own stateless rules (`decide_over`
 //! over a slice of the run, [`LoopTally`](crate::loops::LoopTally),
 //! [`BestIteration`](crate::loops::BestIteration), the built-in analytics), so a replayed
 //! decision is exactly the decision a live [`crate::EarlyStopping`] with the same config
@@ -17,36 +17,28 @@
 //! both the replay and the calibration run; `family` (the calibration's policy family and its
 //! path) < `calibrate` (Learn-then-Test over the path, [`calibrate_loop_policy`]).
 
-mod artifact;
-mod calibrate;
-mod family;
-mod input;
+pub(crate) mod artifact;
+pub(crate) mod calibrate;
+pub(crate) mod family;
+pub(crate) mod input;
 mod kernel;
-mod lifecycle;
+pub(crate) mod lifecycle;
 mod lines;
-mod plan;
-mod play;
+pub(crate) mod plan;
+pub(crate) mod play;
 mod policy;
-mod runs;
+pub(crate) mod runs;
 
-pub use artifact::{
-    calibrate_value, corpus_value, enforced_from_artifact, engine_from_artifact_value, policy_from_artifact,
-    EnforcedArtifact,
-};
+pub use artifact::{enforced_from_artifact, policy_from_artifact, EnforcedArtifact};
 pub use calibrate::{
-    calibrate_loop_policy, min_tasks, CalibrationStatus, CandidateFigures, FrontierRow, LoopCalibration,
-    LoopCalibrationPlan, LoopCalibrationRequest, DEFAULT_VALID_DAYS,
+    calibrate_loop_policy, CalibrationStatus, CandidateFigures, FrontierRow, LoopCalibration, LoopCalibrationPlan,
+    LoopCalibrationRequest, DEFAULT_VALID_DAYS,
 };
-pub use family::{family_path, family_policy, DEFAULT_PATH_STEPS, MAX_PATH_STEPS};
-pub use input::{parse_jsonl, read_run_line, runs_from_lines, runs_from_value};
-pub use lifecycle::{loop_drift_value, promote_loop_value};
-pub use plan::{
-    calibration_plan, calibration_plan_value, check_risk_delta, tasks_to_certify, uncertified_notice, CalibrationPlan,
-    MAX_TASKS_TO_CERTIFY, PLAN_PREMATURE_STOPS,
-};
-pub use play::{
-    replay_lines_value, replay_loops, replay_run, replay_value, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome,
-};
+pub use family::{DEFAULT_PATH_STEPS, MAX_PATH_STEPS};
+pub use input::{parse_jsonl, runs_from_lines, runs_from_value};
+pub use plan::{calibration_plan, CalibrationPlan, MAX_TASKS_TO_CERTIFY, PLAN_PREMATURE_STOPS};
+pub use play::{replay_loops, replay_run, LoopReplay, LoopReplayStream, ReplaySummary, RunOutcome};
 pub(crate) use policy::nested_at;
 pub use policy::LoopPolicy;
-pub use runs::{implied_quality_delta, task_keys, tasks_value, ReplayIteration, ReplayRun, TaskKey, TASKS_KEY};
+pub(crate) use runs::implied_quality_delta;
+pub use runs::{ReplayIteration, ReplayRun, TaskKey, TASKS_KEY};

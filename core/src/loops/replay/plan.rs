@@ -6,7 +6,7 @@
 //! prematurely `k` times out of `n` when `P(Binomial(n, risk) <= k) <= delta` (see
 //! [`calibrate`](super::calibrate)). The fewest tasks that can certify with `k` premature
 //! stops is the smallest such `n`, found by the same test (so the plan and the certificate
-//! never disagree); with `k = 0` it is [`min_tasks`](super::min_tasks), which an artifact
+//! never disagree); with `k = 0` it is `min_tasks`, which an artifact
 //! records as `minimumToCertify`. A plan lists `k` = 0 to [`PLAN_PREMATURE_STOPS`].
 
 use crate::artifact::{Artifact, ArtifactKind};
@@ -108,7 +108,7 @@ pub struct CalibrationPlan {
     /// The probability that the certificate is wrong.
     pub delta: f64,
     /// `tasks[k]`: the fewest tasks that certify with `k` premature stops (k = 0..=3);
-    /// `tasks[0]` is [`min_tasks`](super::min_tasks), an artifact's `minimumToCertify`.
+    /// `tasks[0]` is `min_tasks`, an artifact's `minimumToCertify`.
     pub tasks: [u64; PLAN_PREMATURE_STOPS as usize + 1],
 }
 
@@ -208,7 +208,7 @@ mod tests {
     fn the_plan_at_the_default_risk_starts_at_91_tasks() {
         let plan = calibration_plan(0.025, 0.1).unwrap();
         assert_eq!(plan.tasks, [91, 155, 212, 266]);
-        assert_eq!(plan.tasks[0], super::super::min_tasks(0.025, 0.1));
+        assert_eq!(plan.tasks[0], crate::kit::loops::replay::min_tasks(0.025, 0.1));
         for (k, n) in plan.tasks.iter().enumerate() {
             let k = k as u64;
             assert!(binomial_cdf(k, *n, 0.025) <= 0.1, "{k} at {n}");
@@ -260,6 +260,6 @@ mod tests {
     fn a_calibration_at_a_risk_no_count_certifies_is_refused_not_a_hang() {
         let e = super::super::LoopCalibrationRequest::new(1e-17, 0.1).validate().unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_config", "risk"));
-        assert_eq!(super::super::min_tasks(1e-17, 0.1), u64::MAX);
+        assert_eq!(crate::kit::loops::replay::min_tasks(1e-17, 0.1), u64::MAX);
     }
 }

@@ -9,6 +9,7 @@ use crate::artifact::{missing, nullable, with_chain_fields, ReceiptFacts};
 use crate::num::uint_string;
 use crate::pyramid::exit::{CoherenceEarlyExit, ExitConfig, ExitDecision, EXIT_CONFIG_FIELDS};
 use crate::pyramid::policy::label::read_label;
+use crate::pyramid::policy::receipt_keys::*;
 use crate::pyramid::policy::shadow::{check_label_and_saved, ReceiptLabel, RECEIPT_VERSION};
 use crate::pyramid::signal::QualitySignal;
 use crate::pyramid::speculation::{predict_layer_outcome, verification_count, Outcome};
@@ -18,34 +19,9 @@ use crate::value::{Error, ErrorCode, ErrorKind, FieldName, Naming, Result, Value
 
 const CODE: ErrorCode = ErrorCode::InvalidReceipt;
 
-const KIND: FieldName = FieldName::same("kind");
-const VERSION: FieldName = FieldName::same("receiptVersion");
-const RUN_ID: FieldName = FieldName::same("runId");
-const RUN_LABEL: FieldName = FieldName::same("runLabel");
-const LAYER: FieldName = FieldName::same("layer");
-const LAYER_NAME: FieldName = FieldName::same("layerName");
-const LAYERS_RUN: FieldName = FieldName::same("layersRun");
-const POLICY: FieldName = FieldName::same("policy");
-const CONFIG: FieldName = FieldName::same("config");
-const TOTAL_LAYERS: FieldName = FieldName::same("totalLayers");
-const EXIT_REASON: FieldName = FieldName::same("exitReason");
-const SIGNAL: FieldName = FieldName::same("signal");
-const DECISION: FieldName = FieldName::same("decision");
-const FAILING_LAYERS: FieldName = FieldName::same("failingLayers");
-const SPECULATIONS: FieldName = FieldName::same("speculations");
-const VERIFICATION: FieldName = FieldName::same("verification");
-const SKIPPED: FieldName = FieldName::same("skipped");
-const FIRST_MISSED: FieldName = FieldName::same("firstMissedFailure");
-const LABEL: FieldName = FieldName::same("label");
-const SAVED: FieldName = FieldName::same("computeSavedMs");
-const NAME: FieldName = FieldName::same("name");
-const PREDICTED: FieldName = FieldName::same("predicted");
-const CONFIDENCE: FieldName = FieldName::same("confidence");
 const OUTCOME: FieldName = FieldName::same("outcome");
 const CORRECT: FieldName = FieldName::same("correct");
 const VERIFIED: FieldName = FieldName::same("verified");
-const ACTUAL: FieldName = FieldName::same("actual");
-const COST_MS: FieldName = FieldName::same("costMs");
 
 /// The keys of the ADR's receipt, as [`AdrReceipt::to_value`](super::AdrReceipt) writes them.
 pub(super) const ADR_RECEIPT_FIELDS: [FieldName; 20] = [

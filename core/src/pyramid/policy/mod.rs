@@ -33,26 +33,26 @@ mod adr_receipt;
 mod adr_shadow;
 mod artifact;
 mod config;
-mod history;
-mod label;
-mod live;
+pub(crate) mod history;
+pub(crate) mod label;
+pub(crate) mod live;
 mod model;
 mod options;
 mod receipt;
+mod receipt_keys;
 mod report;
-mod shadow;
+pub(crate) mod shadow;
 
 pub use adr_shadow::{AdrReceipt, AdrSkippedLayer};
 pub use artifact::{read_pyramid_artifact, PyramidArtifact};
 pub use config::{PolicyConfig, POLICY_CONFIG_FIELDS};
-pub use history::{
-    build_arg, history_argument, history_value, learn_value, merge_value, model_argument, ran_arg, read_model,
-    stats_value, BuildHistory, BuildRecord, Model, CONVERTED_NOTE, DEFAULT_WINDOW, HISTORY_VERSION, MAX_WINDOW,
-};
-pub use label::{read_label, MAX_LABEL_CHARS};
-pub use live::{check_layer_specs, LiveRun, PolicyRun, POLICY_RUN_ENGINE};
+pub(crate) use history::{build_arg, history_argument, model_argument, ran_arg, read_model};
+pub use history::{BuildHistory, BuildRecord, Model, CONVERTED_NOTE, DEFAULT_WINDOW, HISTORY_VERSION, MAX_WINDOW};
+pub(crate) use label::read_label;
+pub use label::MAX_LABEL_CHARS;
+pub use live::{LiveRun, PolicyRun, POLICY_RUN_ENGINE};
 pub use model::{LayerStats, ObservedLayer, OutcomeModel, PlannedLayer, PolicyDecision, StopReason, MODEL_VERSION};
 pub use options::{RunMode, RunOptions, RunPolicy, RUN_OPTION_FIELDS};
 pub use receipt::PYRAMID_RECEIPTS;
 pub use report::{LayerCounts, PolicyReport, PolicyStep, POLICY_REPORT_FIELDS};
-pub use shadow::{no_receipt_reason, shadow_value, ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};
+pub use shadow::{ReceiptLabel, ShadowReceipt, SkippedLayer, RECEIPT_VERSION};

@@ -9,6 +9,7 @@ use crate::pyramid::policy::config::{PolicyConfig, POLICY_CONFIG_FIELDS};
 use crate::pyramid::policy::label::read_label;
 use crate::pyramid::policy::model::StopReason;
 use crate::pyramid::policy::options::RunPolicy;
+use crate::pyramid::policy::receipt_keys::*;
 use crate::pyramid::policy::shadow::{check_label_and_saved, ReceiptLabel, RECEIPT_VERSION};
 use crate::value::limits::MAX_LAYERS;
 use crate::value::{add_to_total, concat, index_path, nonempty_array, ObjectReader};
@@ -41,29 +42,9 @@ fn read_pyramid_receipt(value: &Value, path: &str, chain: bool) -> Result<Receip
     }
 }
 
-const KIND: FieldName = FieldName::same("kind");
-const VERSION: FieldName = FieldName::same("receiptVersion");
-const RUN_ID: FieldName = FieldName::same("runId");
-const RUN_LABEL: FieldName = FieldName::same("runLabel");
-const LAYER: FieldName = FieldName::same("layer");
-const LAYER_NAME: FieldName = FieldName::same("layerName");
-const LAYERS_RUN: FieldName = FieldName::same("layersRun");
-const POLICY: FieldName = FieldName::same("policy");
-const CONFIG: FieldName = FieldName::same("config");
-const EXIT_REASON: FieldName = FieldName::same("exitReason");
-const SIGNAL: FieldName = FieldName::same("signal");
 const THRESHOLDS: FieldName = FieldName::same("thresholds");
-const SKIPPED: FieldName = FieldName::same("skipped");
-const FIRST_MISSED: FieldName = FieldName::same("firstMissedFailure");
-const LABEL: FieldName = FieldName::same("label");
-const SAVED: FieldName = FieldName::same("computeSavedMs");
 const RISK: FieldName = FieldName::same("risk");
 const RISK_BUDGET: FieldName = FieldName::same("riskBudget");
-const CONFIDENCE: FieldName = FieldName::same("confidence");
-const NAME: FieldName = FieldName::same("name");
-const PREDICTED: FieldName = FieldName::same("predicted");
-const ACTUAL: FieldName = FieldName::same("actual");
-const COST_MS: FieldName = FieldName::same("costMs");
 
 /// The keys of a receipt, as [`ShadowReceipt::to_value`] writes them.
 const RECEIPT_FIELDS: [FieldName; 16] = [
@@ -94,11 +75,11 @@ const KIND_FIELDS: [FieldName; 21] = {
         fields[i] = RECEIPT_FIELDS[i];
         i += 1;
     }
-    fields[16] = FieldName::same("totalLayers");
-    fields[17] = FieldName::same("decision");
-    fields[18] = FieldName::same("failingLayers");
-    fields[19] = FieldName::same("speculations");
-    fields[20] = FieldName::same("verification");
+    fields[16] = TOTAL_LAYERS;
+    fields[17] = DECISION;
+    fields[18] = FAILING_LAYERS;
+    fields[19] = SPECULATIONS;
+    fields[20] = VERIFICATION;
     fields
 };
 

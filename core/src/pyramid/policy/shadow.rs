@@ -2,7 +2,7 @@
 //! becomes a [`ShadowReceipt`] saying what the exit would have skipped, what those layers
 //! really did, and what it would have cost or saved. The receipts of a shadow-mode result
 //! are written to an append-only, hash-chained log by
-//! [`append_receipts`](crate::artifact::append_receipts).
+//! [`append_receipts`](crate::receipt_log::append_receipts).
 //!
 //! One receipt per run at most: after its first exit the policy would have stopped, so a
 //! later point is not one where it "would have exited". A run whose policy never exits (it
@@ -136,7 +136,7 @@ impl ShadowReceipt {
 
     /// The receipt document (camelCase in every language: it is hashed, and a receipt
     /// written by one binding verifies in another), without its chain fields (`prevHash`,
-    /// `sha256`), which [`append_receipts`](crate::artifact::append_receipts) adds. `runLabel`
+    /// `sha256`), which [`append_receipts`](crate::receipt_log::append_receipts) adds. `runLabel`
     /// is written only when the run has a label (so an unlabelled receipt hashes as before).
     pub fn to_value(&self) -> Value {
         let skipped = self.skipped.iter().map(|s| {

@@ -18,7 +18,7 @@
 //!   Clopper-Pearson upper bound at confidence 1 - delta: promoted when that bound is within
 //!   the risk.
 
-use crate::artifact::{interval_value, promotion_answer, AuditTerms};
+use crate::artifact::{drift_answer, interval_value, promotion_answer, AuditTerms};
 use crate::artifact::{Artifact, ArtifactKind, Certificate, Hypothesis, Sha256, SCHEMA_VERSION};
 use crate::num::stats::wilson_interval;
 use crate::num::uint_string;
@@ -329,28 +329,7 @@ pub fn check_drift(artifact: &PyramidArtifact, runs: &[RecordedRun], now_ms: i64
             }
         }
     }
-    let status = if expired {
-        "expired"
-    } else if reasons.is_empty() {
-        "fresh"
-    } else {
-        "drifted"
-    };
-    // What to run with now: unchanged when fresh, else demoted (not promoted: a live run
-    // with it falls back to shadow mode and says so).
-    let mut next = a.clone();
-    if status != "fresh" {
-        next.promotion = None;
-    }
-    ObjectBuilder::new()
-        .string("status", status)
-        .value("fresh", Value::Bool(status == "fresh"))
-        .value("reasons", Value::Array(reasons))
-        .value("artifact", next.to_value())
-        .number("runs", runs.len() as f64)
-        .string("expiresAt", &a.expires_at)
-        .string("now", &iso_from_millis(now_ms))
-        .build()
+    drift_answer(a, expired, reasons, &[("runs", runs.len() as f64)], now_ms)
 }
 
 /// A drift reason about a label slice: `{kind, stage: null, label, message}`.

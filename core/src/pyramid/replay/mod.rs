@@ -14,28 +14,22 @@
 //! becomes a `LayerResult` with `passRate = passed / total` (or 0/1 from `failed` without
 //! counts), `coverage` (default 1) and `flakyRatio` (default 0).
 //!
-//! A host that streams a large file feeds runs one at a time: [`read_run_line`] reads each
+//! A host that streams a large file feeds runs one at a time: `read_run_line` reads each
 //! line (through [`JsonlLines`](crate::value::jsonl::JsonlLines)), a [`PyramidReplayStream`]
 //! replays it, and [`CalibrationRequest`] checks calibration's options before any run is read;
 //! the answers are exactly those of the whole-text entry points.
 
 mod calibrate;
-mod lifecycle;
+pub(crate) mod lifecycle;
 mod play;
-mod runs;
-mod values;
+pub(crate) mod runs;
+pub(crate) mod values;
 
 pub use crate::pyramid::policy::{read_pyramid_artifact, PyramidArtifact};
 pub use calibrate::{calibrate, Calibration, CalibrationStep, DEFAULT_GRID};
-pub use lifecycle::{
-    calibration_artifact, check_drift, clopper_pearson_upper, corpus_sha256, drift_value, now_argument, promote,
-    promote_value, ArtifactRequest, DEFAULT_VALIDITY_MS,
-};
+pub use lifecycle::{calibration_artifact, check_drift, promote, ArtifactRequest, DEFAULT_VALIDITY_MS};
 pub use play::{
     replay, shadow, summarize, Learn, PyramidReplayStream, ReplayPolicy, ReplayReport, ReplaySummary, RunReplay,
 };
-pub use runs::{parse_runs, parse_runs_jsonl, read_run_line, RecordedLayer, RecordedRun};
-pub use values::{
-    calibrate_artifact_value, calibrate_value, decide_value, replay_value, report_value, run_value, shadow_value,
-    summary_value, update_value, CalibrationRequest, PolicyName, POLICY_NAMES,
-};
+pub use runs::{parse_runs, parse_runs_jsonl, RecordedLayer, RecordedRun};
+pub use values::{CalibrationRequest, PolicyName, POLICY_NAMES};

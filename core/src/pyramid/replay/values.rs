@@ -191,7 +191,7 @@ pub fn calibrate_value(runs: &Value, options: &Value, naming: Naming) -> Result<
 
 /// `calibratePyramidPolicy(runs, {risk, delta, ..., createdAt?, expiresAt?})` with the
 /// artifact: [`calibrate_value`]'s answer followed by the artifact's keys (`now` as
-/// [`now_argument`](crate::pyramid::replay::now_argument) reads it: the creation time when
+/// [`now_argument`](crate::time::now_argument) reads it: the creation time when
 /// `createdAt` is not given).
 pub fn calibrate_artifact_value(
     runs: &Value,

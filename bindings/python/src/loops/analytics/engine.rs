@@ -4,10 +4,8 @@
 use std::sync::Mutex;
 
 use earlyexit::{
-    loops::analytics::{
-        path_argument, verified_only_argument, AnalyticsRecord, AnalyticsSummary, FileTarget, IterationSelection,
-        SavedFile,
-    },
+    kit::loops::analytics::{path_argument, verified_only_argument},
+    loops::analytics::{AnalyticsRecord, AnalyticsSummary, FileTarget, IterationSelection, SavedFile},
     IterationAnalytics, Naming, Value,
 };
 use pyo3::prelude::*;
