@@ -166,11 +166,15 @@ fn step_arguments_and_options_are_read_with_their_names() {
     ] {
         assert_eq!(StepInput::from_value(&parse(text)).unwrap_err().field(), field, "{text}");
     }
+    let long_label = format!(r#"{{"run_label": "{}"}}"#, "x".repeat(257));
     for (text, field) in [
         (r#"{"scale": 10}"#, "scale"),
         (r#"{"task": 5}"#, "task"),
         (r#"{"dataset": ["d"]}"#, "dataset"),
         (r#"{"max_iterations": 0}"#, "max_iterations"),
+        // A run label is a store name: 1 to 256 characters (refused here, not when stored).
+        (r#"{"run_label": ""}"#, "run_label"),
+        (long_label.as_str(), "run_label"),
     ] {
         let e = LoopOptions::from_value(&parse(text)).unwrap_err();
         assert_eq!((e.code(), e.field()), ("invalid_config", field), "{text}");

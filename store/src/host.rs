@@ -17,9 +17,6 @@ pub use earlyexit::kit::host::store::{DEFAULT_LOOP_RECEIPT_LOG, DEFAULT_PYRAMID_
 /// How many runs a binding's iterator reads per page: memory is one page of runs.
 pub const RUNS_PAGE: usize = 256;
 
-/// What a count argument (a run filter's `limit`) must be, as a binding's type error says it.
-pub const COUNT_EXPECTED: &str = "a whole number >= 0";
-
 /// Checks a URL a binding opens: a binding opens `sqlite:PATH` stores; a PostgreSQL URL is
 /// refused with the command's name (the command is what serves a shared database), and the
 /// URL is not echoed (it may hold a password). Anything else is read as the command reads it.
@@ -74,13 +71,13 @@ impl Store {
     /// `after_seq`, oldest first (`filter.limit` is the caller's to count). A binding's
     /// iterator calls it again with the last `seq` it got until a page comes back short.
     pub fn runs_page(&self, filter: &RunFilter, after_seq: i64, page: usize) -> Result<Vec<StoredRun>, Error> {
-        let mut rows = Vec::new();
-        let filter = RunFilter { limit: Some(u64::try_from(page).unwrap_or(u64::MAX)), ..filter.clone() };
-        self.runs_after(&filter, Some(after_seq), |run| {
-            rows.push(run);
+        let page_filter = RunFilter { limit: Some(u64::try_from(page).unwrap_or(u64::MAX)), ..filter.clone() };
+        let mut out = Vec::new();
+        self.runs_after(&page_filter, Some(after_seq), |run| {
+            out.push(run);
             Ok(())
         })?;
-        Ok(rows)
+        Ok(out)
     }
 
     /// Adds the runs of a JSONL stream (the form replay reads, one run a line, blank lines

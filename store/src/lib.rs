@@ -635,6 +635,15 @@ impl Store {
     /// row is locked (`SELECT ... FOR UPDATE`). Returns the merged document.
     pub fn merge_model(&mut self, name: &str, model: &Value) -> Result<Value, Error> {
         rules::check_store_name("name", name)?;
+        // A model to merge is a document: null is not one (merging it would be a silent no-op).
+        if matches!(model, Value::Null) {
+            return Err(earlyexit::kit::host::type_error(
+                ErrorCode::InvalidSnapshot,
+                "model",
+                "a model document",
+                model,
+            ));
+        }
         // Read before the transaction: a model that fails costs no lock.
         earlyexit::kit::pyramid::policy::merge_value(&Value::Null, model)?;
         let url = self.url.clone();

@@ -5,12 +5,14 @@
 // 1,000,000-iteration loop with bounded memory growth, and 100,000-record snapshots.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import { setImmediate as tick } from 'node:timers/promises';
 import path from 'node:path';
 import ee, { IMPL, ROOT } from './impl.mjs';
 import { matrixVectors, runVector, appliesToJs } from '../browser/vector-runner.mjs';
+import { decode } from '../vectors/common.mjs';
 
 const VECTOR_DIR = path.join(ROOT, 'tests', 'vectors');
 const require = createRequire(import.meta.url);
@@ -30,7 +32,25 @@ describe(`bad-input matrix (${IMPL})`, () => {
     const byInput = new Map();
     let passed = 0;
     let skipped = 0;
+    let noStore = 0;
     for (const [i, vector] of vectors.entries()) {
+      if (vector.engine === 'Store') {
+        // The run store's rows ("node": the napi addon). The wasm build has no SQLite and
+        // exports no Store: its rows are not run there (checked: there is no Store to call).
+        if (IMPL === 'wasm' || !vector.only?.includes('node')) {
+          if (IMPL === 'wasm') assert.equal(ee.Store, undefined);
+          noStore += IMPL === 'wasm' ? 1 : 0;
+          skipped += 1;
+          continue;
+        }
+        const errs = await runStoreVector(doc.cases[i], vector);
+        if (errs.length) failures.push(`${vector.name}: ${errs.join('; ')}`);
+        else {
+          passed += 1;
+          byInput.set(doc.cases[i].input, (byInput.get(doc.cases[i].input) ?? 0) + 1);
+        }
+        continue;
+      }
       if (!appliesToJs(vector)) {
         skipped += 1;
         continue;
@@ -42,12 +62,101 @@ describe(`bad-input matrix (${IMPL})`, () => {
         byInput.set(doc.cases[i].input, (byInput.get(doc.cases[i].input) ?? 0) + 1);
       }
     }
-    summary.push(`bad-input matrix (${IMPL}): ${passed} cases passed, ${failures.length} failed, ${skipped} not for js`);
+    summary.push(`bad-input matrix (${IMPL}): ${passed} cases passed, ${failures.length} failed, ${skipped} not for js`
+      + (noStore ? ` (${noStore} of them the run store's: this build has no Store)` : ''));
     for (const [input, n] of [...byInput].sort()) summary.push(`    ${String(n).padStart(5)}  ${input}`);
     assert.equal(failures.length, 0, `${failures.length} matrix cases failed:\n  ${failures.slice(0, 30).join('\n  ')}`);
     assert.ok(passed >= 1000, `only ${passed} matrix cases ran`);
   });
 });
+
+// The run store's rows (engine `Store`): a fresh store in a temporary folder with the seed
+// runs, the bad call (the typed error; the store's check() counts unchanged), then its good
+// twin, answering as the row writes it. "$dir" in an `open` URL is the folder, "$store" a
+// Loop's store, "$seedId" the seed run's id.
+async function storeCall(store, dir, seedId, name, args) {
+  const value = (v) => (v === '$seedId' ? seedId : v === '$store' ? store : v);
+  const resolved = args.map((a) => {
+    const v = decode(a);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) && name !== 'addRun' && name !== 'appendReceipts'
+      && name !== 'putArtifact' && name !== 'mergeModel'
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, value(x)]))
+      : value(v);
+  });
+  if (name === 'addRun' && resolved[1] && typeof resolved[1] === 'object' && !Array.isArray(resolved[1])) {
+    resolved[1] = Object.fromEntries(Object.entries(resolved[1]).map(([k, x]) => [k, value(x)]));
+  }
+  switch (name) {
+    case 'open': {
+      const url = typeof resolved[0] === 'string' ? resolved[0].replace('$dir', dir) : resolved[0];
+      const other = await (resolved.length ? ee.Store.open(url) : ee.Store.open());
+      await other.check();
+      await other.close();
+      return { opened: true };
+    }
+    case 'addRun': return store.addRun(...resolved);
+    case 'runs': {
+      let count = 0;
+      for await (const _ of store.runs(...resolved)) count++; // eslint-disable-line no-unused-vars
+      return { count };
+    }
+    case 'appendReceipts': return store.appendReceipts(...resolved);
+    case 'verifyReceipts': {
+      const { valid, receipts } = await store.verifyReceipts(...resolved);
+      return { valid, receipts };
+    }
+    case 'receiptLog': return { lines: (await store.receiptLog(...resolved)).split('\n').filter((l) => l !== '').length };
+    case 'putArtifact': return { kind: (await store.putArtifact(...resolved)).kind };
+    case 'artifact': return { found: (await store.artifact(...resolved)) !== null };
+    case 'mergeModel': return { builds: (await store.mergeModel(...resolved)).builds.length };
+    case 'model': return { found: (await store.model(...resolved)) !== null };
+    case 'newLoop': new ee.Loop(...resolved); return { made: true }; // eslint-disable-line no-new
+    default: throw new Error(`unknown Store call ${name}`);
+  }
+}
+
+async function runStoreVector(row, vector) {
+  const errs = [];
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ee-store-matrix-'));
+  const store = await ee.Store.open(`sqlite:${path.join(dir, 'runs.db')}`);
+  try {
+    for (const seed of vector.construct.runs) await store.addRun(seed.run, { runLabel: seed.runLabel });
+    let seedId = null;
+    for await (const { runId } of store.runs()) seedId ??= runId;
+    for (const [i, c] of vector.calls.entries()) {
+      const where = `call ${i} (${c.call})`;
+      if (c.throws) {
+        const before = JSON.stringify(await store.check());
+        try {
+          const got = await storeCall(store, dir, seedId, c.call, c.args);
+          errs.push(`${where}: expected ${JSON.stringify(c.throws)}, answered ${JSON.stringify(got)}`);
+          continue;
+        } catch (e) {
+          const { code, field, kind } = c.throws;
+          const cls = kind === 'type' ? TypeError : RangeError;
+          if (e?.code !== code || e?.field !== field || !(e instanceof cls)) {
+            errs.push(`${where}: ${e?.constructor?.name} ${e?.code}/${e?.field} != ${kind} ${code}/${field} (${e?.message})`);
+          }
+        }
+        const after = JSON.stringify(await store.check());
+        if (after !== before) errs.push(`${where}: the store changed: ${before} -> ${after}`);
+      } else {
+        try {
+          const got = await storeCall(store, dir, seedId, c.call, c.args);
+          if ('returns' in c && JSON.stringify(got) !== JSON.stringify(c.returns)) {
+            errs.push(`${where}: answered ${JSON.stringify(got)}, expected ${JSON.stringify(c.returns)}`);
+          }
+        } catch (e) {
+          errs.push(`${where}: ${e?.constructor?.name}: ${e?.message}`);
+        }
+      }
+    }
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return errs;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The native boundary: the string interface (bindings/js/interface) that both packages export.

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 
 import earlyexit as ee
-from vector_support import JUNIT_FIELDS, VECTOR_DIR, applies_to_python, python_field, run_vector
+from vector_support import JUNIT_FIELDS, VECTOR_DIR, applies_to_python, decode, python_field, run_vector
 
 #: Lines the pytest summary prints (conftest.py).
 REPORT: List[str] = []
@@ -62,7 +62,8 @@ def test_the_matrix() -> None:
     for row, vector in MATRIX:
         # The table's Python column is the rule the harness applies (snapshot paths keep the
         # document's spelling).
-        documents = ("Snapshot", "CalibrationArtifact", "ReceiptLog", "Receipt", "LoopLifecycle")
+        documents = ("Snapshot", "CalibrationArtifact", "ReceiptLog", "Receipt", "LoopLifecycle", "StoreReceipt",
+                     "StoreArtifact", "StoreModel")
         expected = row["field"] if row["input"] in documents else python_field(row["field"])
         if row["input"] == "JunitArguments":
             expected = JUNIT_FIELDS.get(row["field"], expected)
@@ -70,7 +71,7 @@ def test_the_matrix() -> None:
         if not applies_to_python(vector):
             skipped += 1
             continue
-        errors = run_vector(vector)
+        errors = run_store_vector(row, vector) if vector["engine"] == "Store" else run_vector(vector)
         if errors:
             failures.append(f"{row['id']}: {'; '.join(errors[:3])}")
         else:
@@ -89,7 +90,8 @@ def test_the_matrix_with_dicts_spelled_as_js_spells_them() -> None:
     failures: List[str] = []
     passed = 0
     for row, vector in MATRIX:
-        if not applies_to_python(vector):
+        # The store's rows pass keywords and documents (spelled as written) already.
+        if not applies_to_python(vector) or vector["engine"] == "Store":
             continue
         errors = run_vector(vector, as_given=True)
         if errors:
@@ -99,6 +101,93 @@ def test_the_matrix_with_dicts_spelled_as_js_spells_them() -> None:
     REPORT.append(f"bad-input matrix (python, JS-spelled dicts): {passed} cases passed, {len(failures)} failed")
     assert not failures, f"{len(failures)} matrix cases failed:\n  " + "\n  ".join(failures[:30])
     assert passed >= 1000
+
+
+# --- the run store's rows (engine "Store") ---------------------------------------------------
+
+_STORE_KEYWORDS = {"runLabel": "run_label", "runId": "run_id", "receiptLog": "receipt_log"}
+
+
+def _store_call(store: ee.Store, folder: str, seed_id: str, name: str, args: List[Any]) -> Any:
+    """One call of a Store row, its answer reduced as the row writes it."""
+
+    def value(v: Any) -> Any:
+        v = decode(v)
+        return seed_id if v == "$seedId" else store if v == "$store" else v
+
+    def keywords(options: Dict[str, Any]) -> Dict[str, Any]:
+        return {_STORE_KEYWORDS.get(k, k): value(v) for k, v in options.items()}
+
+    args = [value(a) for a in args]
+    if name == "open":
+        url = args[0].replace("$dir", folder) if isinstance(args[0], str) else args[0]
+        with ee.Store.open(url) as other:
+            other.check()
+        return {"opened": True}
+    if name == "addRun":
+        return store.add_run(args[0], **keywords(args[1] if len(args) > 1 else {}))
+    if name == "runs":
+        return {"count": len(list(store.runs(**keywords(args[0] if args else {}))))}
+    if name == "appendReceipts":
+        return store.append_receipts(*args)
+    if name == "verifyReceipts":
+        answer = store.verify_receipts(*args)
+        return {"valid": answer["valid"], "receipts": answer["receipts"]}
+    if name == "receiptLog":
+        return {"lines": len(store.receipts(*args).splitlines())}
+    if name == "putArtifact":
+        return {"kind": store.put_artifact(*args)["kind"]}
+    if name == "artifact":
+        return {"found": store.artifact(*args) is not None}
+    if name == "mergeModel":
+        return {"builds": len(store.merge_model(*args)["builds"])}
+    if name == "model":
+        return {"found": store.model(*args) is not None}
+    if name == "newLoop":
+        ee.Loop(**keywords(args[0]))
+        return {"made": True}
+    raise AssertionError(f"unknown Store call {name}")
+
+
+def run_store_vector(row: Dict[str, Any], vector: Dict[str, Any]) -> List[str]:
+    """A Store row: a fresh store with the seed runs, the bad call (the typed error, the
+    store's check() counts unchanged), then its good twin answering as written."""
+    import tempfile
+
+    errors: List[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        with ee.Store.open(f"sqlite:{os.path.join(folder, 'runs.db')}") as store:
+            for seed in vector["construct"]["runs"]:
+                store.add_run(seed["run"], run_label=seed.get("runLabel"))
+            seed_id = next(iter(store.runs())).run_id
+            for i, c in enumerate(vector["calls"]):
+                where = f"call {i} ({c['call']})"
+                if "throws" in c:
+                    before = store.check()
+                    try:
+                        got = _store_call(store, folder, seed_id, c["call"], c["args"])
+                        errors.append(f"{where}: expected {c['throws']}, answered {got!r}")
+                        continue
+                    except ee.EarlyExitError as e:
+                        want = c["throws"]
+                        if (e.code, e.field) != (want["code"], row["pyField"]):
+                            errors.append(f"{where}: {e.code}/{e.field} != {want['code']}/{row['pyField']} ({e})")
+                        is_type = isinstance(e, ee.EarlyExitTypeError) and isinstance(e, TypeError)
+                        if is_type != (want["kind"] == "type") or not isinstance(e, (TypeError, ValueError)):
+                            errors.append(f"{where}: kind {type(e).__name__} != {want['kind']} ({e})")
+                    except Exception as e:  # noqa: BLE001 - reported as a mismatch
+                        errors.append(f"{where}: {type(e).__name__}: {e}")
+                    if store.check() != before:
+                        errors.append(f"{where}: the store changed: {before} -> {store.check()}")
+                else:
+                    try:
+                        got = _store_call(store, folder, seed_id, c["call"], c["args"])
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(f"{where}: {type(e).__name__}: {e}")
+                        continue
+                    if "returns" in c and got != c["returns"]:
+                        errors.append(f"{where}: answered {got!r}, expected {c['returns']!r}")
+    return errors
 
 
 # --- no PanicException -------------------------------------------------------------------------

@@ -1205,11 +1205,177 @@ function junitArguments() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The run store (docs/store.md): `Store.open(url)`, `addRun`, `runs`, the receipt logs,
+// artifacts, models and a `Loop`'s store options (engine `Store`; Python `earlyexit.Store`
+// with snake_case methods and keywords, `Loop(store=..., run_label=..., receipt_log=...)`).
+// The wasm build has no Store, and the core's suite no SQLite: the rows are the native
+// bindings' (`only` "node" and "python"; "node" is the napi addon, which every Store method
+// answers through a Promise). Each scenario opens a fresh store in a temporary folder and
+// adds one run (`construct.runs`), makes the bad call and then its good twin, which answers
+// as it would have; the suites also compare the store's `check()` counts around the bad
+// call. Placeholders: "$dir" inside an `open` URL is the temporary folder, the string
+// "$store" as a Loop's `store` is the open store. Expectations follow docs/api-conventions.md
+// ("Errors"): an argument that is not a name (log, artifact and model names, `runLabel`,
+// `runId`, `dataset`) is `invalid_config`, a run `invalid_replay` at its path under `run`.
+const NATIVE = ['node', 'python'];
+const STORE_RUN_IT = [{ quality_score: 95, confidence: 0.9, verification_status: 'passed' }];
+const STORE_SEED = { runs: [{ run: { id: 'seed', iterations: STORE_RUN_IT }, runLabel: 'seed' }] };
+const STORE_MODEL = { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 1, layers: [{ name: 'unit', failed: false }] }] };
+const STORE_TWIN = {
+  open: { ...call('open', 'sqlite:$dir/other.db'), returns: { opened: true } },
+  addRun: { ...call('addRun', { id: 'good', iterations: STORE_RUN_IT }, { runLabel: 'good' }), returns: true },
+  runs: { ...call('runs', { runLabel: 'seed' }), returns: { count: 1 } },
+  appendReceipts: { ...call('appendReceipts', 'good', [receipt('correct_skip', { runId: 'b1' })]), returns: 1 },
+  verifyReceipts: { ...call('verifyReceipts', 'good'), returns: { valid: true, receipts: 0 } },
+  receiptLog: { ...call('receiptLog', 'good'), returns: { lines: 0 } },
+  putArtifact: { ...call('putArtifact', 'good', LOOP_ARTIFACT), returns: { kind: 'loop' } },
+  artifact: { ...call('artifact', 'good'), returns: { found: false } },
+  mergeModel: { ...call('mergeModel', 'good', STORE_MODEL), returns: { builds: 1 } },
+  model: { ...call('model', 'good'), returns: { found: false } },
+  newLoop: { ...call('newLoop', { store: '$store', runLabel: 'good' }), returns: { made: true } },
+};
+function storeRows() {
+  const add = (input, via, field, kase, value, args, code, kind, only = NATIVE) => {
+    const method = via.replace(/^Store\.|^store\./, '').replace('new Loop', 'newLoop');
+    row(input, via, field, kase, value, code, kind, only,
+      { engine: 'Store', construct: STORE_SEED, calls: [{ ...call(method, ...args), expect: T(code, field, kind) }, STORE_TWIN[method]] }, false);
+  };
+  const CONFIG = 'invalid_config';
+  const REPLAY = 'invalid_replay';
+  // Store.open(url): every bad URL names `store`.
+  for (const [kase, url, kind, only] of [
+    ['empty', '', 'range'], ['unknown scheme', 'mysql://db.example/runs', 'range'], ['sqlite: with no path', 'sqlite:', 'range'],
+    ['a directory', 'sqlite:$dir', 'range'], ['a folder that does not exist', 'sqlite:$dir/none/runs.db', 'range'],
+    ['postgresql:// (the command serves PostgreSQL)', 'postgresql://ci:secret@db.example/runs', 'range'],
+    ['postgres:// (the command serves PostgreSQL)', 'postgres://db.example/runs', 'range'],
+    ['huge (a 5,000-character file name)', `sqlite:$dir/${'a'.repeat(5000)}.db`, 'range'],
+    ['number', 5, 'type'], ['boolean', true, 'type'], ['object', {}, 'type'], ['array', ['sqlite:runs.db'], 'type'], ['null', null, 'type', ['node']],
+  ]) add('StoreUrl', 'Store.open', 'store', kase, url, [url], CONFIG, kind, only);
+  add('StoreUrl', 'Store.open', 'store', 'missing', MISSING, [], CONFIG, 'type', ['node']);
+
+  // addRun(run, {runLabel, runId}) / add_run(run, run_label=, dataset=, run_id=).
+  const RUN = { id: 'new', iterations: STORE_RUN_IT };
+  const runCases = [
+    ['run', 'number', 5, 'type'], ['run', 'array', [RUN], 'type'], ['run', 'boolean', true, 'type'], ['run', 'null', null, 'type', ['node']],
+    ['run', 'not JSON text', '{"id": "new",', 'range'],
+    ['run.id', 'missing', patched(RUN, 'id', MISSING), 'type'], ['run.id', 'boolean', patched(RUN, 'id', true), 'type'],
+    ['run.iterations', 'missing', patched(RUN, 'iterations', MISSING), 'type'], ['run.iterations', 'object', patched(RUN, 'iterations', {}), 'type'],
+    // A run is a JSONL document: every problem in it, an unknown key too, is `invalid_replay`.
+    ['run.bogus', 'an unknown key', { ...RUN, bogus: 1 }, 'type'],
+  ];
+  for (const [f, kase, value, kind] of [
+    ['quality_score', 'NaN', N('NaN'), 'range'], ['quality_score', 'above the maximum', 100.5, 'range'], ['quality_score', 'number as a string', '95', 'type'],
+    ['confidence', 'above the maximum', 1.5, 'range'], ['verification_status', 'unknown value', 'bogus', 'range'],
+    ['verification_status', 'wrong case', 'PASSED', 'range'], ['verification_status', 'missing', MISSING, 'type'],
+  ]) runCases.push([`run.iterations[0].${f}`, kase, { ...RUN, iterations: [patched(STORE_RUN_IT[0], f, value)] }, kind]);
+  for (const [field, kase, value, kind, only = NATIVE, code = REPLAY] of runCases) {
+    add('StoreRun', 'store.addRun', field, kase, value, [value], code, kind, only);
+  }
+  // null is "not given" in an options object (a Loop without a runLabel passes one).
+  for (const [kase, label, kind, only] of [['empty', '', 'range'], ['257 characters', 'x'.repeat(257), 'range'], ['number', 5, 'type'],
+    ['boolean', true, 'type'], ['object', {}, 'type']]) {
+    add('StoreRun', 'store.addRun', 'runLabel', kase, label, [RUN, { runLabel: label }], CONFIG, kind, only);
+    add('StoreRun', 'store.addRun', 'runId', kase, label, [RUN, { runId: label }], CONFIG, kind, only);
+    // Python's add_run takes the run's dataset beside it (Node's addRun has no `dataset`).
+    add('StoreRun', 'store.addRun', 'dataset', kase, label, [RUN, { dataset: label }], CONFIG, kind, ['python']);
+  }
+  add('StoreRun', 'store.addRun', 'dataset', "another than the run's", 'other', [{ ...RUN, dataset: 'mine' }, { dataset: 'other' }], REPLAY, 'range', ['python']);
+  add('StoreRun', 'store.addRun', 'runId', 'the id of another run', '$seedId', [RUN, { runId: '$seedId' }], REPLAY, 'range');
+  for (const [kase, options] of [['number', 5], ['string', 'x'], ['array', []]]) {
+    add('StoreRun', 'store.addRun', 'options', kase, options, [RUN, options], CONFIG, 'type', ['node']);
+  }
+  add('StoreRun', 'store.addRun', 'run_label', 'an unknown option (another spelling)', 'x', [RUN, { run_label: 'x' }], 'unknown_option', 'type', ['node']);
+
+  // runs({runLabel, dataset, since, limit}) / runs(run_label=, dataset=, since=, limit=).
+  for (const [kase, value, kind, only] of timestampCases().filter(([k]) => k !== 'null')) {
+    // A number is milliseconds in Node (`since`: RFC 3339, a Date or milliseconds).
+    const who = kase === 'number' ? ['python'] : only ? ['node'] : NATIVE;
+    add('StoreFilter', 'store.runs', 'since', kase, value, [{ since: value }], CONFIG, kind, who);
+  }
+  for (const [kase, value, kind, only] of numberCases({ min: 0, integer: true, valid: 3 })) {
+    if (kase === 'null') continue; // null = no limit
+    add('StoreFilter', 'store.runs', 'limit', kase, value, [{ limit: value }], CONFIG, kind, only ? ['node'] : NATIVE);
+  }
+  for (const field of ['runLabel', 'dataset']) {
+    for (const [kase, label, kind] of [['empty', '', 'range'], ['257 characters', 'x'.repeat(257), 'range'], ['number', 5, 'type'], ['array', ['seed'], 'type']]) {
+      add('StoreFilter', 'store.runs', field, kase, label, [{ [field]: label }], CONFIG, kind);
+    }
+  }
+  for (const [kase, options] of [['number', 5], ['string', 'seed'], ['array', []]]) add('StoreFilter', 'store.runs', 'options', kase, options, [options], CONFIG, 'type', ['node']);
+  add('StoreFilter', 'store.runs', 'label', 'an unknown option', 'seed', [{ label: 'seed' }], 'unknown_option', 'type', ['node']);
+
+  // Names: receipt logs, artifacts, models (1 to 256 characters).
+  const nameCases = [['empty', '', 'range'], ['257 characters', 'x'.repeat(257), 'range'], ['number', 5, 'type'], ['boolean', false, 'type'],
+    ['array', ['log'], 'type'], ['null', null, 'type', ['node']]];
+  const good = receipt('correct_skip', { runId: 'b1' });
+  for (const [kase, name, kind, only = NATIVE] of nameCases) {
+    add('StoreName', 'store.appendReceipts', 'log', kase, name, [name, [good]], CONFIG, kind, only);
+    add('StoreName', 'store.verifyReceipts', 'log', kase, name, [name], CONFIG, kind, only);
+    add('StoreName', 'store.receiptLog', 'log', kase, name, [name], CONFIG, kind, only);
+    add('StoreName', 'store.putArtifact', 'name', kase, name, [name, LOOP_ARTIFACT], CONFIG, kind, only);
+    add('StoreName', 'store.artifact', 'name', kase, name, [name], CONFIG, kind, only);
+    add('StoreName', 'store.mergeModel', 'name', kase, name, [name, STORE_MODEL], CONFIG, kind, only);
+    add('StoreName', 'store.model', 'name', kase, name, [name], CONFIG, kind, only);
+  }
+  // Receipts that are not receipts (the log's chain is not touched).
+  for (const [field, kase, receipts, kind, only = NATIVE] of [
+    ['receipts', 'number', 5, 'type'], ['receipts', 'object', { 0: good }, 'type'], ['receipts', 'null', null, 'type', ['node']],
+    ['receipts[0]', 'not an object', [5], 'type'], ['receipts[0].kind', 'an empty object', [{}], 'type'],
+    ['receipts[1]', 'a good one, then not an object', [good, 'x'], 'type'],
+    ['receipts[0].label', 'label not a receipt label', [{ ...good, label: 'maybe' }], 'range'],
+    ['receipts[0].sha256', 'a chain field given', [{ ...good, sha256: 'a'.repeat(64) }], 'range'],
+    ['receipts[0].bogus', 'an unknown key', [{ ...good, bogus: 1 }], 'type'],
+    ['receipts[1].runId', 'one run twice, with different bodies', [receipt('correct_skip', { runId: 'b7' }), receipt('needless_run', { runId: 'b7' })], 'range'],
+  ]) add('StoreReceipt', 'store.appendReceipts', field, kase, receipts, ['good', receipts], 'invalid_receipt', kind, only);
+
+  // Artifacts: not an artifact, the wrong kind fields (the reader's paths, as calibration names them).
+  const ARTIFACT_CODE = 'invalid_artifact';
+  for (const [field, kase, artifact, kind, only = NATIVE] of [
+    ['artifact', 'number', 5, 'type'], ['artifact', 'array', [LOOP_ARTIFACT], 'type'], ['artifact', 'boolean', true, 'type'], ['artifact', 'null', null, 'type', ['node']],
+    ['artifact', 'not JSON text', '{"kind":', 'range'],
+    ['kind', 'missing', patched(LOOP_ARTIFACT, 'kind', MISSING), 'type'], ['kind', 'unknown kind', patched(LOOP_ARTIFACT, 'kind', 'bogus'), 'range'],
+    ['kind', 'number', patched(LOOP_ARTIFACT, 'kind', 1), 'type'],
+    ['schemaVersion', 'unknown version', patched(LOOP_ARTIFACT, 'schemaVersion', 9), 'range'],
+    ['expiresAt', 'not a date', patched(LOOP_ARTIFACT, 'expiresAt', 'next month'), 'range'],
+    ['corpusSha256', 'not a digest', patched(LOOP_ARTIFACT, 'corpusSha256', 'abc'), 'range'],
+  ]) add('StoreArtifact', 'store.putArtifact', field, kase, artifact, ['good', artifact], ARTIFACT_CODE, kind, only);
+
+  // Models: the pyramid models the policy-options rows refuse (PolicyRunOptions), merged.
+  for (const [field, kase, model, kind, only = NATIVE] of [
+    ['model', 'number', 5, 'type'], ['model', 'array', [], 'type'], ['model', 'boolean', true, 'type'], ['model', 'null', null, 'type', ['node']],
+    ['model', 'not JSON text', '{"version": 1,', 'range'],
+    ['model.version', 'unknown version', { version: 9, engine: 'PyramidOutcomeModel', layers: [] }, 'range'],
+    ['model.layers[0].failures', 'above the trials', { version: 1, engine: 'PyramidOutcomeModel', layers: [{ name: 'unit', trials: 1, failures: 2, costMs: null, costWeight: 0 }] }, 'range'],
+    ['model.window', 'version 2, window 0', { version: 2, engine: 'PyramidOutcomeModel', window: 0, builds: [] }, 'range'],
+    ['model.builds[1]', 'version 2, builds out of key order', { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 2, layers: [] }, { id: 'a', seq: 1, layers: [] }] }, 'range'],
+    ['model.builds', 'version 2, more builds than the window', { version: 2, engine: 'PyramidOutcomeModel', window: 1, builds: [{ id: 'a', seq: 1, layers: [] }, { id: 'a', seq: 2, layers: [] }] }, 'range'],
+    ['model.builds[0].seq', 'version 2, negative seq', { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: -1, layers: [] }] }, 'range'],
+    ['model.builds[0].layers[0].failed', 'version 2, a layer without failed', { version: 2, engine: 'PyramidOutcomeModel', window: 5, builds: [{ id: 'a', seq: 1, layers: [{ name: 'unit' }] }] }, 'type'],
+  ]) add('StoreModel', 'store.mergeModel', field, kase, model, ['good', model], 'invalid_snapshot', kind, only);
+
+  // A Loop's store options. Node takes an open Store only (opening is asynchronous); Python a
+  // Store or a URL (opened at once) and `receipt_log`.
+  for (const [kase, store, kind, only = NATIVE] of [['number', 5, 'type'], ['object', {}, 'type'], ['array', ['$store'], 'type'], ['boolean', true, 'type']]) {
+    add('LoopStore', 'new Loop', 'store', kase, store, [{ store }], CONFIG, kind, only);
+  }
+  add('LoopStore', 'new Loop', 'store', 'a URL (Node: not a Store)', 'sqlite:runs.db', [{ store: 'sqlite:runs.db' }], CONFIG, 'type', ['node']);
+  add('LoopStore', 'new Loop', 'store', 'a URL of an unknown scheme', 'mysql://db.example/runs', [{ store: 'mysql://db.example/runs' }], CONFIG, 'range', ['python']);
+  add('LoopStore', 'new Loop', 'store', 'a postgresql:// URL', 'postgresql://db.example/runs', [{ store: 'postgresql://db.example/runs' }], CONFIG, 'range', ['python']);
+  for (const [kase, label, kind, only] of [['empty', '', 'range'], ['257 characters', 'x'.repeat(257), 'range'], ['number', 5, 'type'], ['array', ['a'], 'type']]) {
+    add('LoopStore', 'new Loop', 'runLabel', kase, label, [{ store: '$store', runLabel: label }], CONFIG, kind, only);
+  }
+  add('LoopStore', 'new Loop', 'receiptLog', 'without store', 'loops', [{ receiptLog: 'loops' }], CONFIG, 'type', ['python']);
+  for (const [kase, log, kind] of [['empty', '', 'range'], ['257 characters', 'x'.repeat(257), 'range'], ['number', 5, 'type'], ['array', ['loops'], 'type']]) {
+    add('LoopStore', 'new Loop', 'receiptLog', kase, log, [{ store: '$store', receiptLog: log }], CONFIG, kind, ['python']);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Build, cross-reference the existing error vectors, write.
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Inputs whose paths are a document's own (camelCase in every language).
-const KEEP_SPELLING = new Set(['Snapshot', 'CalibrationArtifact', 'ReceiptLog', 'Receipt', 'LoopLifecycle']);
+const KEEP_SPELLING = new Set(['Snapshot', 'CalibrationArtifact', 'ReceiptLog', 'Receipt', 'LoopLifecycle', 'StoreReceipt', 'StoreArtifact', 'StoreModel']);
 const EXISTING = ['loop_errors', 'analytics', 'signal', 'exit_decision', 'speculation', 'pyramid_errors', 'pyramid_steps', 'snapshots'];
 
 // The bad call of a finished vector, as a key: engine + constructor or call + arguments + expected error.
@@ -1457,6 +1623,7 @@ export async function badInputMatrix(ref) {
   loopHelper();
   loopLifecycle();
   junitArguments();
+  storeRows();
   const existing = new Map();
   for (const file of EXISTING) {
     const { vectors } = JSON.parse(fs.readFileSync(path.join(here, `${file}.json`), 'utf8'));

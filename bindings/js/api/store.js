@@ -53,7 +53,7 @@ export class Store {
   /** Opens the store at `url` (`sqlite:PATH`), creating it when missing; `postgresql://` is refused here (the `earlyexit` command reads PostgreSQL stores). */
   static async open(url) {
     const nativeStore = new native.NativeStore();
-    unwrap(await nativeStore.open(enc(url, AS_STORE)));
+    unwrap(await nativeStore.open('[' + enc(url, AS_STORE) + ']')); // one argument: an array is not a URL
     return new Store(RESTORE, nativeStore, url);
   }
 
@@ -83,7 +83,9 @@ export class Store {
    */
   async *runs(options = undefined) {
     const filter = encOpt(filterOf(options));
-    const limit = options !== null && typeof options === 'object' && typeof options.limit === 'number' ? options.limit : Infinity;
+    // A limit that is not a count is refused by the first page's filter check.
+    const given = options !== null && typeof options === 'object' ? options.limit : undefined;
+    const limit = Number.isSafeInteger(given) && given >= 0 ? given : Infinity;
     let remaining = limit;
     let after = -1;
     do {

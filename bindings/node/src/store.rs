@@ -151,7 +151,7 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let options = arg(&items, 1);
-                let meta = meta_of(options)?;
+                let meta = meta_of(options, "addRun", &["runLabel", "runId", "recordedMs", "dataset"])?;
                 let run = match text_option(options, "dataset")? {
                     Some(dataset) => host::with_dataset(arg(&items, 0).clone(), &dataset)?,
                     None => arg(&items, 0).clone(),
@@ -175,7 +175,7 @@ impl NativeStore {
                 Ok(items) => items,
                 Err(e) => return wire::encode_error(&e),
             };
-            let filter = match filter_of(arg(&items, 0)) {
+            let filter = match filter_of(arg(&items, 0), "runs") {
                 Ok(filter) => filter,
                 Err(e) => return wire::encode_error(&e),
             };
@@ -224,7 +224,14 @@ impl NativeStore {
                 let log = text_arg(&items, 0, "log")?;
                 let receipts = match arg(&items, 1) {
                     Value::Array(list) => list.clone(),
-                    other => vec![other.clone()],
+                    other => {
+                        return Err(earlyexit::kit::host::type_error(
+                            ErrorCode::InvalidReceipt,
+                            "receipts",
+                            "an array of receipts",
+                            other,
+                        ))
+                    }
                 };
                 Ok(num(store.append_receipts(&log, &receipts)? as f64))
             })
@@ -316,7 +323,7 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let path = text_arg(&items, 0, "path")?;
-                Ok(num(store.export_file(&path, &filter_of(arg(&items, 1))?)? as f64))
+                Ok(num(store.export_file(&path, &filter_of(arg(&items, 1), "exportRuns")?)? as f64))
             })
         })
     }
@@ -330,7 +337,7 @@ impl NativeStore {
             with_store(&shared, &url, |store| {
                 let items = args(&given)?;
                 let path = text_arg(&items, 0, "path")?;
-                let (read, added) = store.import_file(&path, &meta_of(arg(&items, 1))?)?;
+                let (read, added) = store.import_file(&path, &meta_of(arg(&items, 1), "importRuns", META_KEYS)?)?;
                 Ok(Value::object(vec![("read", num(read as f64)), ("added", num(added as f64))]))
             })
         })
@@ -382,22 +389,28 @@ fn text_option(options: &Value, key: &str) -> Result<Option<String>, Error> {
 fn count_option(options: &Value, key: &str) -> Result<Option<f64>, Error> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 => Ok(Some(*n)),
-        Some(other) => {
-            Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, key, host::COUNT_EXPECTED, other))
-        }
+        Some(value) => earlyexit::kit::host::store::check_count(key, value).map(|n| Some(n as f64)),
     }
 }
 
-fn options_object(options: &Value, name: &str) -> Result<(), Error> {
+/// An options object (null: none) of `call`, with none but the `known` keys: another key is
+/// `unknown_option` naming it (docs/api-conventions.md), never ignored.
+fn options_object(options: &Value, call: &str, known: &[&str]) -> Result<(), Error> {
     match options {
-        Value::Null | Value::Object(_) => Ok(()),
-        other => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, name, "an object", other)),
+        Value::Null => Ok(()),
+        Value::Object(entries) => match entries.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+            Some((key, _)) => Err(earlyexit::kit::host::unknown_argument(call, key, known)),
+            None => Ok(()),
+        },
+        other => Err(earlyexit::kit::host::type_error(ErrorCode::InvalidConfig, "options", "an object", other)),
     }
 }
 
-fn meta_of(meta: &Value) -> Result<RunMeta, Error> {
-    options_object(meta, "options")?;
+/// The keys of a run's meta (`importRuns`; `addRun` takes `dataset` too).
+const META_KEYS: &[&str] = &["runLabel", "runId", "recordedMs"];
+
+fn meta_of(meta: &Value, call: &str, known: &[&str]) -> Result<RunMeta, Error> {
+    options_object(meta, call, known)?;
     Ok(RunMeta {
         run_id: text_option(meta, "runId")?,
         run_label: text_option(meta, "runLabel")?,
@@ -405,8 +418,8 @@ fn meta_of(meta: &Value) -> Result<RunMeta, Error> {
     })
 }
 
-fn filter_of(filter: &Value) -> Result<RunFilter, Error> {
-    options_object(filter, "options")?;
+fn filter_of(filter: &Value, call: &str) -> Result<RunFilter, Error> {
+    options_object(filter, call, &["runLabel", "dataset", "since", "limit"])?;
     let since_ms = match filter.get("since") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(earlyexit_store::since_ms(text)?),
@@ -420,12 +433,16 @@ fn filter_of(filter: &Value) -> Result<RunFilter, Error> {
             ))
         }
     };
-    Ok(RunFilter {
-        run_label: text_option(filter, "runLabel")?,
-        dataset: text_option(filter, "dataset")?,
-        since_ms,
-        limit: count_option(filter, "limit")?.map(|n| n as u64),
-    })
+    let run_label = text_option(filter, "runLabel")?;
+    let dataset = text_option(filter, "dataset")?;
+    // A label or dataset no run can have (empty, over 256 characters) is refused, not
+    // answered with no runs.
+    for (field, name) in [("runLabel", &run_label), ("dataset", &dataset)] {
+        if let Some(name) = name {
+            earlyexit::kit::host::store::check_store_name(field, name)?;
+        }
+    }
+    Ok(RunFilter { run_label, dataset, since_ms, limit: count_option(filter, "limit")?.map(|n| n as u64) })
 }
 
 fn now_of(now: &Value) -> i64 {

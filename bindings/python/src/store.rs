@@ -9,7 +9,7 @@ use earlyexit::kit::host::type_error;
 use earlyexit::{Error, ErrorCode, Value};
 use earlyexit_store::{host, Added, RunFilter, RunMeta, Store, StoredArtifact};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyInt, PyString};
+use pyo3::types::{PyDict, PyString};
 
 use crate::error::OrRaise;
 use crate::value::{to_py, to_value, NoneIs};
@@ -47,15 +47,10 @@ fn opt_text(
     }
 }
 
-/// A whole number >= 0 (`field`), `bool` refused.
+/// A whole number 0..=2^53-1 (`field`): the core's rule (`bool` is not a number).
 fn count(py: Python<'_>, value: &Bound<'_, PyAny>, field: &str) -> PyResult<u64> {
-    if value.cast::<PyInt>().is_ok() && value.cast::<PyBool>().is_err() {
-        if let Ok(n) = value.extract::<u64>() {
-            return Ok(n);
-        }
-    }
     let got = to_value(value, NoneIs::Null)?;
-    Err(type_error(ErrorCode::InvalidConfig, field, host::COUNT_EXPECTED, &got)).or_raise(py)
+    earlyexit::kit::host::store::check_count(field, &got).or_raise(py)
 }
 
 impl PyStore {
@@ -130,8 +125,8 @@ impl PyStore {
         run_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
         let run_label = opt_text(py, run_label, ErrorCode::InvalidConfig, "run_label")?;
-        let dataset = opt_text(py, dataset, ErrorCode::InvalidReplay, "dataset")?;
-        let run_id = opt_text(py, run_id, ErrorCode::InvalidReplay, "run_id")?;
+        let dataset = opt_text(py, dataset, ErrorCode::InvalidConfig, "dataset")?;
+        let run_id = opt_text(py, run_id, ErrorCode::InvalidConfig, "run_id")?;
         let mut run = to_value(run, NoneIs::Null)?;
         if let Some(dataset) = &dataset {
             run = host::with_dataset(run, dataset).or_raise(py)?;
@@ -317,6 +312,13 @@ fn filter(
 ) -> PyResult<RunFilter> {
     let run_label = opt_text(py, run_label, ErrorCode::InvalidConfig, "run_label")?;
     let dataset = opt_text(py, dataset, ErrorCode::InvalidConfig, "dataset")?;
+    // A label or dataset no run can have (empty, over 256 characters) is refused, not
+    // answered with no runs.
+    for (field, name) in [("run_label", &run_label), ("dataset", &dataset)] {
+        if let Some(name) = name {
+            earlyexit::kit::host::store::check_store_name(field, name).or_raise(py)?;
+        }
+    }
     let since_ms = match since {
         Some(v) if !v.is_none() => Some(since_ms(py, v)?),
         _ => None,

@@ -447,6 +447,25 @@ pub fn not_in_store(what: &str, name: &str) -> Error {
     )
 }
 
+/// A count a store call takes (`limit`): a whole number from 0 to 2^53-1. Another type is
+/// a `type` error; NaN, ±infinity, a negative, fractional or larger number `range`.
+pub fn check_count(field: &str, value: &crate::Value) -> Result<u64, Error> {
+    match value {
+        crate::Value::Number(n)
+            if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= crate::value::MAX_SAFE_INTEGER as f64 =>
+        {
+            Ok(*n as u64)
+        }
+        crate::Value::Number(n) => Err(Error::new(
+            ErrorCode::InvalidConfig,
+            ErrorKind::Range,
+            field,
+            concat(&[field, " must be a whole number from 0 to 9007199254740991, got ", &crate::num::to_js_string(*n)]),
+        )),
+        other => Err(crate::host::type_error(ErrorCode::InvalidConfig, field, "a whole number >= 0", other)),
+    }
+}
+
 /// `since` is not an RFC 3339 timestamp (`2026-01-31T00:00:00Z`).
 pub fn bad_since(since: &str) -> Error {
     Error::new(
@@ -590,5 +609,18 @@ mod tests {
         assert!(check_store_name("log", "").is_err());
         assert!(check_store_name("log", &"x".repeat(257)).is_err());
         assert!(check_run_id(&"é".repeat(256)).is_ok());
+    }
+
+    #[test]
+    fn counts_are_whole_numbers_up_to_2_pow_53_minus_1() {
+        use crate::Value;
+        assert_eq!(check_count("limit", &Value::Number(3.0)).ok(), Some(3));
+        assert_eq!(check_count("limit", &Value::Number(9007199254740991.0)).ok(), Some(9007199254740991));
+        for bad in [f64::NAN, f64::INFINITY, -1.0, 1.5, 9007199254740992.0] {
+            let e = check_count("limit", &Value::Number(bad)).unwrap_err();
+            assert_eq!((e.code(), e.field(), e.kind()), ("invalid_config", "limit", ErrorKind::Range), "{bad}");
+        }
+        let e = check_count("limit", &Value::string("3")).unwrap_err();
+        assert_eq!((e.field(), e.kind()), ("limit", ErrorKind::Type));
     }
 }

@@ -669,7 +669,8 @@ impl LoopOptions {
     /// Reads a loop's options as a binding hands them over (`{scale, max_iterations, task,
     /// dataset, run_label, fingerprint_of}`, `null` = the default; `fingerprint_of` is only
     /// checked to be a function, as the host sends one): `scale` 100 or 1, `max_iterations` an
-    /// integer >= 1, the others strings; `invalid_config` naming the option.
+    /// integer >= 1, the others strings (`run_label` of 1 to 256 characters, as a store's
+    /// names); `invalid_config` naming the option.
     pub fn from_value(value: &Value) -> Result<Self> {
         LoopOptions::from_value_named(value, Naming::Snake)
     }
@@ -703,6 +704,12 @@ impl LoopOptions {
             let message = value::concat(&["scale must be 100 or 1, got ", &num::to_js_string(scale)]);
             return Err(config_error(SCALE, ErrorKind::Range, message));
         }
+        // The label a store selects the run by (and its receipt's `runLabel`): 1 to 256
+        // characters, as every store name; refused here, not when the run is stored.
+        let label = text(run_label)?;
+        if let Some(label) = &label {
+            crate::host::store::check_store_name(&r.path_of(run_label), label)?;
+        }
         Ok(LoopOptions {
             scale,
             max_iterations: if given(max_iterations) {
@@ -712,7 +719,7 @@ impl LoopOptions {
             },
             task: text(task)?,
             dataset: text(dataset)?,
-            run_label: text(run_label)?,
+            run_label: label,
         })
     }
 }
