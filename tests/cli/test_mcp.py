@@ -36,7 +36,8 @@ TOOLS = {
     "pyramid_start", "pyramid_submit", "pyramid_result", "pyramid_policy_decide", "pyramid_policy_update",
     "replay_loops", "replay_pyramids", "calibrate_pyramids", "calibrate_loops", "junit_layer_result",
     "receipts_verify", "pyramid_drift", "pyramid_promote", "session_close", "calibration_plan",
-    "loop_finish", "loop_drift", "loop_promote",
+    "loop_finish", "loop_drift", "loop_promote", "runs_list", "runs_import", "runs_export", "runs_check",
+    "runs_model", "runs_artifact", "runs_artifacts",
 }
 
 

@@ -13,7 +13,7 @@ use crate::value::{concat, ObjectBuilder, Result, Value};
 /// The keys of a promotion's answer, in its order: `{promoted, reason, audit, artifact}`.
 pub const PROMOTION_KEYS: [&str; 4] = ["promoted", "reason", "audit", "artifact"];
 
-/// A drift check's statuses ([`drift_answer`]): `fresh`, `expired`, `drifted`.
+/// A drift check's statuses (what a loop or pyramid drift check answers): `fresh`, `expired`, `drifted`.
 pub const DRIFT_STATUSES: [&str; 3] = ["fresh", "expired", "drifted"];
 
 /// How one kind words its promotion's audit.
