@@ -870,15 +870,16 @@ const LOOP: &str = "loop";
 /// The kind of a pyramid run in the `runs` table.
 const PYRAMID: &str = "pyramid";
 
+/// A run given as a document or as its JSON text, as a document.
+fn run_document(run: &Value) -> Result<std::borrow::Cow<'_, Value>, Error> {
+    match run {
+        Value::String(text) => Ok(std::borrow::Cow::Owned(Value::parse_json(text, ErrorCode::InvalidReplay, "run")?)),
+        other => Ok(std::borrow::Cow::Borrowed(other)),
+    }
+}
+
 fn prepare_pyramid_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
-    let parsed;
-    let run = match run {
-        Value::String(text) => {
-            parsed = Value::parse_json(text, ErrorCode::InvalidReplay, "run")?;
-            &parsed
-        }
-        other => other,
-    };
+    let run = &*run_document(run)?;
     earlyexit::pyramid::replay::RecordedRun::from_value(run, Naming::Js, "run")?;
     let mut row = row_of(run, meta, None)?;
     row.dataset = match run.get("dataset") {
@@ -890,14 +891,7 @@ fn prepare_pyramid_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
 }
 
 fn prepare_run(run: &Value, meta: &RunMeta) -> Result<RunRow, Error> {
-    let parsed;
-    let run = match run {
-        Value::String(text) => {
-            parsed = Value::parse_json(text, ErrorCode::InvalidReplay, "run")?;
-            &parsed
-        }
-        other => other,
-    };
+    let run = &*run_document(run)?;
     let read = earlyexit::ReplayRun::from_value(run, Naming::Js, "run")?;
     row_of(run, meta, read.dataset)
 }
