@@ -4,7 +4,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use earlyexit::kit::host::store::{store_error, StoreProblem, DEFAULT_STORE_PATH};
 use earlyexit::Error;
@@ -38,8 +38,7 @@ pub fn connect_at(url: &str, path: &str, version: i64) -> Result<Connection, Err
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| sqlite_error(url, &e))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| sqlite_error(url, &e))?;
-    let mode: String =
-        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| sqlite_error(url, &e))?;
+    let mode = wal_mode(&conn).map_err(|e| sqlite_error(url, &e))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(store_error(StoreProblem::Io, url, &format!("the journal mode stays {mode}, not WAL")));
     }
@@ -55,6 +54,27 @@ pub fn connect_at(url: &str, path: &str, version: i64) -> Result<Connection, Err
         SchemaProblem::Sqlite(e) => sqlite_error(url, &e),
     })?;
     Ok(conn)
+}
+
+/// Switches the connection to WAL. Changing the journal mode takes the database's exclusive
+/// lock and SQLite answers "database is locked" at once, without the busy handler, while
+/// another process holds any lock: many processes opening one new store at once met it. It
+/// is retried for as long as a write would wait.
+fn wal_mode(conn: &Connection) -> Result<String, rusqlite::Error> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+            Err(e)
+                if matches!(e.sqlite_error_code(), Some(SqliteCode::DatabaseBusy | SqliteCode::DatabaseLocked))
+                    && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            answer => return answer,
+        }
+    }
 }
 
 /// Checks what is at `path` and creates a new store file there (mode 0600) when nothing is.

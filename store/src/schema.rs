@@ -89,13 +89,15 @@ impl From<rusqlite::Error> for SchemaProblem {
 }
 
 fn version_of(conn: &Connection) -> Result<Option<i64>, SchemaProblem> {
-    let has_table: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+    // One statement, so one snapshot: read as two, another process creating the store
+    // between them made a new store look like a database with other tables ("not a store").
+    let (has_table, tables): (bool, i64) = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1), \
+         (SELECT count(*) FROM sqlite_master)",
         [VERSION_TABLE],
-        |row| row.get(0),
+        |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
     if !has_table {
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))?;
         return if tables == 0 { Ok(None) } else { Err(SchemaProblem::NotStore) };
     }
     let mut statement = conn.prepare("SELECT version FROM earlyexit_store")?;

@@ -255,3 +255,29 @@ fn killed_while_adding(test: &str, fx: Option<Fixture>) {
     })
     .unwrap();
 }
+
+/// Sixteen threads opening one new store at the same moment, round after round: each open
+/// succeeds. Creating the schema while another opener read the version in two statements
+/// made the new store look like a database with other tables ("not a store"), and switching
+/// to WAL while another held a lock answered "database is locked" without waiting.
+#[test]
+fn sixteen_openers_of_one_new_store_all_succeed() {
+    for round in 0..80 {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", dir.path().join("new.db").display());
+        let start = std::sync::Arc::new(std::sync::Barrier::new(16));
+        let openers: Vec<_> = (0..16)
+            .map(|_| {
+                let (url, start) = (url.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    Store::open(&url).map(|_| ()).map_err(|e| e.message().to_string())
+                })
+            })
+            .collect();
+        for opener in openers {
+            let opened = opener.join().unwrap();
+            assert!(opened.is_ok(), "round {round}: {opened:?}");
+        }
+    }
+}
