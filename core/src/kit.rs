@@ -12,6 +12,11 @@ pub mod host {
     pub use crate::host::*;
 }
 
+/// What each key holds, for the generator's typed shapes.
+pub mod shape {
+    pub use crate::value::shape::*;
+}
+
 /// Numbers formatted and parsed as JavaScript does.
 pub mod num {
     pub use crate::num::*;

@@ -25,6 +25,7 @@ mod parser;
 mod reader;
 #[cfg(feature = "serde")]
 mod serde;
+pub(crate) mod shape;
 pub mod snapshot;
 pub(crate) mod text;
 mod tree;
