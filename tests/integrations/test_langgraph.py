@@ -143,3 +143,61 @@ def test_a_run_whose_guard_loses_its_loop_mid_run_decides_the_same(saver: Any, t
     loop = g.loop(final)
     assert loop is not None and [r.quality_score for r in loop.history] == [s * 100 for s in SCORES[: expected[0]]]
     assert [r["output"] for r in final["earlyexit"]["records"]] == DRAFTS[: expected[0]]
+
+
+def test_two_graphs_sharing_one_guard_interleaved_each_decide_as_a_bare_loop() -> None:
+    """Two compiled graphs (and two runs of one of them) through one guard, stepped in turn:
+    the guard keeps the loop of the run it stepped last, so each step of the other runs finds
+    its own loop again (or rebuilds it from its records), never another run's."""
+    expected = bare_loop()
+    g = guard()
+    first, second = build(g), build(g, InMemorySaver())
+    runs = [
+        first.stream({}, {"recursion_limit": 100}, stream_mode="values"),
+        second.stream({}, {"configurable": {"thread_id": "s-1"}, "recursion_limit": 100}, stream_mode="values"),
+        first.stream({}, {"recursion_limit": 100}, stream_mode="values"),
+    ]
+    finals: List[Dict[str, Any]] = [{} for _ in runs]
+    going = list(range(len(runs)))
+    while going:
+        for i in list(going):
+            try:
+                finals[i] = next(runs[i])
+            except StopIteration:
+                going.remove(i)
+    assert [outcome(final) for final in finals] == [expected] * len(runs)
+
+
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_a_run_forked_from_an_earlier_checkpoint_decides_from_that_checkpoint(saver: str, tmp_path: Any) -> None:
+    """After a run has ended, the same guard goes on from one of its earlier checkpoints (time
+    travel), then from that checkpoint with another score (a fork): each decides as a bare
+    loop given that checkpoint's iterations and what follows, not from the loop the guard
+    stepped last."""
+    expected = bare_loop()
+    config = {"configurable": {"thread_id": "t-fork"}, "recursion_limit": 100}
+    g = guard()
+
+    def check(app: Any) -> None:
+        assert outcome(app.invoke({}, config)) == expected
+        # The checkpoint after the guard's third step, before the next draft.
+        earlier = next(c for c in app.get_state_history(config) if c.values.get("earlyexit", {}).get("iteration") == 3 and c.next == ("draft",))
+        assert outcome(app.invoke(None, earlier.config)) == expected
+        # A fork: a fourth iteration of the third draft scored 0.95 is put in, as if the draft
+        # node had written it; the guard steps it, then the graph goes on with the next drafts.
+        forked = app.update_state(earlier.config, {"score": 0.95}, as_node="draft")
+        fork = Loop(scale=1)
+        steps = [*zip(DRAFTS[:3], SCORES[:3]), ("v3", 0.95), *zip(DRAFTS[3:], SCORES[3:])]
+        for text, score in steps:
+            decision = fork.step(text, score)
+            if decision.stop:
+                break
+        final = app.invoke(None, forked)
+        assert outcome(final) == [len(fork.history), decision.trigger, decision.reason, fork.output]
+        assert [r["quality"] for r in final["earlyexit"]["records"]] == [score for _, score in steps[: len(fork.history)]]
+
+    if saver == "memory":
+        check(build(g, InMemorySaver()))
+    else:
+        with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as checkpointer:
+            check(build(g, checkpointer))

@@ -513,3 +513,43 @@ def test_step_fields_answers_as_step_and_refuses_what_step_refuses() -> None:
     assert len(fast.history) == before
     with pytest.raises(TypeError):
         fast._native.step_fields("x", 0.5)  # type: ignore[call-arg]
+
+
+def test_step_usage_answers_as_step_and_refuses_what_step_refuses() -> None:
+    """The native one-call step the Agents SDK guard uses: `Loop.step` with `tokens` and
+    `error` and the automatic fingerprint (none for an output that is not JSON); a bad input
+    is step's error, nothing recorded."""
+    loop, fast = Loop(scale=1), Loop(scale=1)
+    outputs: List[Any] = ["v1", {"draft": "v2", "n": [1, 2]}, b"v3", object(), "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
+    for i, (output, score) in enumerate(zip(outputs, SCORES)):
+        tokens, error = (None, None) if i % 3 == 0 else (120.0 * i, f"tool {i}: failed" if i % 2 else None)
+        decision = loop.step(output, score, tokens=tokens, error=error)
+        answer = fast._native.step_usage(output, score, tokens, error)
+        assert (answer.stop, answer.trigger, answer.reason) == (decision.stop, decision.trigger, decision.reason)
+        if decision.stop:
+            break
+    assert fast.run()["iterations"] == loop.run()["iterations"]  # fingerprints, tokens, errors
+    assert "fingerprint" not in fast.run()["iterations"][3]  # the object: no fingerprint
+    before = len(fast.history)
+    for quality, tokens, error in [(7.0, None, None), ("0.5", None, None), (float("nan"), None, None), (0.5, -1.0, None), (0.5, "many", None), (0.5, None, 12)]:
+        with pytest.raises((EarlyExitError, TypeError)):
+            fast._native.step_usage("x", quality, tokens, error)
+    assert len(fast.history) == before
+    with pytest.raises(TypeError):
+        fast._native.step_usage("x", 0.5, None)  # type: ignore[call-arg]
+
+
+def test_agent_guard_fingerprints_as_its_loop_does(fake_agents: Any) -> None:
+    """A turn's fingerprint is the loop's: the automatic one (one native call), or the
+    loop's own `fingerprint_of` when it has one (None: no fingerprint)."""
+    guard = fake_agents.AgentGuard(quality=lambda output: 0.5)
+    bare_loop = Loop(scale=1)
+    for output in ("a", {"k": [1]}, object()):
+        guard.record([types.SimpleNamespace(output=output, tool=types.SimpleNamespace(name="t"))])
+        bare_loop.step(output, 0.5, tokens=0.0)
+    assert guard.loop.run()["iterations"] == bare_loop.run()["iterations"]
+    guard.loop = Loop(scale=1, fingerprint_of=lambda output: None if output == "b" else f"fp-{output}")
+    guard.record(["a"])  # a result without `.output` is its own output
+    guard.record([types.SimpleNamespace(output="b", tool=None)])
+    first, second = guard.loop.run()["iterations"]
+    assert first["fingerprint"] == "fp-a" and "fingerprint" not in second

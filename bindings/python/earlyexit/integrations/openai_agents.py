@@ -25,7 +25,7 @@ import inspect
 from typing import Any, Callable, List, Optional, Sequence
 
 from .._loop import Loop
-from .._native import StoppingDecision, output_fingerprint
+from .._native import StoppingDecision
 from . import require
 
 agents = require("agents", "the OpenAI Agents SDK", "openai-agents", "earlyexit.integrations.openai_agents")
@@ -110,18 +110,11 @@ class AgentGuard:
         self._output = output
         self._behavior = behavior
         self._run_llm_again = isinstance(behavior, str) and behavior == "run_llm_again"
-        self._tool_error = _TOOL_ERROR
         # Filled by the hooks, emptied by `record`, lock-free: list appends and pops are atomic,
         # so a hook running while a turn is recorded counts toward this turn or the next one.
         self._tokens: List[float] = []
         self._errors: List[str] = []
         self.hooks = _Hooks(self)
-
-    def _add_tokens(self, tokens: float) -> None:
-        self._tokens.append(tokens)
-
-    def _add_error(self, message: str) -> None:
-        self._errors.append(message)
 
     @property
     def decision(self) -> Optional[StoppingDecision]:
@@ -138,7 +131,11 @@ class AgentGuard:
         if self._output is not None:
             output = self._output(results)
         elif len(results) == 1:
-            output = getattr(results[0], "output", results[0])
+            output = results[0]
+            try:  # getattr(result, "output", result), without the call
+                output = output.output
+            except AttributeError:
+                pass
         else:
             output = [getattr(result, "output", result) for result in results]
         # The lists stay the same objects (the hooks hold them); each pop is atomic, so an
@@ -156,22 +153,13 @@ class AgentGuard:
             error = "; ".join(taken)
         loop = self.loop
         fingerprint_of = loop._fingerprint_of
+        if fingerprint_of is None:
+            # One native call: the automatic fingerprint and the step with the turn's fields.
+            decision: StoppingDecision = loop._native.step_usage(output, self._quality(output), tokens, error)
+            return decision
         # Loop.step's arguments in its native order (output, quality, confidence, verified,
         # done, good, tokens, cost_usd, time_ms, error, files, fingerprint): no keywords to bind.
-        decision: StoppingDecision = loop._native.step(
-            output,
-            self._quality(output),
-            None,
-            None,
-            False,
-            None,
-            tokens,
-            None,
-            None,
-            error,
-            None,
-            output_fingerprint(output) if fingerprint_of is None else fingerprint_of(output),
-        )
+        decision = loop._native.step(output, self._quality(output), None, None, False, None, tokens, None, None, error, None, fingerprint_of(output))
         return decision
 
     async def tool_use_behavior(self, context: Any, results: List[Any]) -> Any:

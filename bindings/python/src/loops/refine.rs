@@ -340,6 +340,24 @@ impl PyLoop {
         )
     }
 
+    /// `step` given an output, a quality, the tokens and the error (`None`: not given), with
+    /// the output's automatic fingerprint (as the package's `Loop.step` computes it without a
+    /// `fingerprint_of`): an agent turn's fields in one call instead of two (the fingerprint,
+    /// then a twelve-argument step), for the OpenAI Agents guard's turn.
+    #[pyo3(signature = (output, quality, tokens, error, /))]
+    fn step_usage(
+        &self,
+        py: Python<'_>,
+        output: Py<PyAny>,
+        quality: &Bound<'_, PyAny>,
+        tokens: &Bound<'_, PyAny>,
+        error: &Bound<'_, PyAny>,
+    ) -> PyResult<PyStoppingDecision> {
+        let none = py.None().into_bound(py);
+        let fingerprint = output_fingerprint(output.bind(py)).into_bound_py_any(py)?;
+        self.step(py, output, quality, &none, &none, &none, &none, tokens, &none, &none, error, &none, &fingerprint)
+    }
+
     /// `step_fields` with the automatic fingerprint, answering the LangGraph guard's state
     /// update in the same call: `{"records": records + [{"output", "quality"}] (a new list),
     /// "output": <what the loop hands back>, "stop", "trigger", "reason", "iteration"}`.
