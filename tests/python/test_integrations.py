@@ -189,6 +189,34 @@ def test_stop_guard_reads_a_state_read_back_or_forked_as_it_was() -> None:
     assert one is not None and two is not None and len(one.history) == len(two.history) == 3
 
 
+@pytest.mark.parametrize("edit", ["pop", "replace_last", "append"])
+def test_stop_guard_replays_records_edited_in_place(edit: str) -> None:
+    """A node that edits the guard's records list in place (the same list object) gets a
+    decision over the edited records, not over the loop kept for the list as it was."""
+    guard = StopGuard(quality=lambda s: s["score"], output=lambda s: s["draft"])
+    state: Dict[str, Any] = {}
+    for i, score in enumerate([0.40, 0.72, 0.85]):
+        state.update(draft=f"v{i + 1}", score=score)
+        state.update(guard.node(state))
+    records = state["earlyexit"]["records"]
+    if edit == "pop":
+        records.pop()
+    elif edit == "replace_last":
+        records[-1] = {"output": "v3x", "quality": 0.10}
+    else:
+        records.append({"output": "v4x", "quality": 0.99})
+    expected = [(r["output"], r["quality"]) for r in records] + [("next", 0.50)]
+    state.update(draft="next", score=0.50)
+    kept = guard.node(state)["earlyexit"]
+    assert [(r["output"], r["quality"]) for r in kept["records"]] == expected
+    loop = Loop(scale=1)
+    for output, quality in expected:
+        loop.step(output, quality)
+    # The best output and the decision are the edited records', not the kept loop's.
+    assert kept["output"] == loop.output and kept["reason"] == loop.decision.reason  # type: ignore[union-attr]
+    assert guard.loop({"earlyexit": kept}).output == loop.output  # type: ignore[union-attr]
+
+
 def test_stop_guard_route_before_its_node_names_the_key() -> None:
     guard = StopGuard(quality=lambda s: 1.0, output=lambda s: "x", key="guard")
     with pytest.raises(KeyError, match="state\\['guard'\\]"):

@@ -11,7 +11,8 @@ checkpoint (another process, another guard) rebuilds the loop by stepping a new 
 the records: it decides exactly as one that ran through. Within a run the guard keeps the loop
 it stepped last (by the records list it returned, which the next state holds; not once the
 decision stops, as the graph then ends), so a step costs one ``Loop.step`` and appending a
-record, not a snapshot of the loop.
+record, not a snapshot of the loop. A records list edited in place (its length or its last
+record changed) is replayed too; a record's dict edited in place is not seen.
 
 A state written by an earlier version holds ``{"loop": <the loop's snapshot JSON text>, ...}``
 instead of ``"records"``: the guard still reads it (a run resumed from such a checkpoint goes
@@ -32,14 +33,20 @@ from .._native import StoppingDecision
 
 __all__ = ["StopGuard"]
 
-#: Loops kept between two calls of the node: the entry ``(records, loop)`` of the run stepped
+#: Loops kept between two calls of the node: the entry ``(records, loop, count, last)`` of the run stepped
 #: last in a one-entry list (``list.pop`` takes it atomically: no dict work for one graph at a
 #: time), the entries of other runs under way in a dict by the id of their records list (the
 #: entry holds the list, so the id stays its own). A call whose state holds that very list
 #: takes the loop out (a second call on the same state, a fork or a retry, rebuilds its own);
 #: a list that reads the same but is another object (a state read back from a checkpoint) is
-#: replayed. The dict is bounded: cleared past this size.
+#: replayed, and so is that very list edited in place since (another count of records or
+#: another last record: a node that popped or replaced one). The dict is bounded: cleared past
+#: this size.
 _CACHE_LIMIT = 64
+
+#: A kept loop: the records list it stepped, the loop, and that list's length and last record
+#: when kept (what tells an edit in place).
+_Entry = Tuple[List[Any], Loop, int, Any]
 
 #: The keys of a record that are not ``Loop.step`` keywords.
 _OWN = ("output", "quality")
@@ -111,9 +118,9 @@ class StopGuard:
         self.key = key
         # list and dict operations are atomic: threads running graphs through one guard need
         # no lock (each takes out only the entry of the records its own state holds).
-        self._last: List[Tuple[List[Any], Loop]] = []
-        self._cache: Dict[int, Tuple[List[Any], Loop]] = {}
-        self._stopped: Optional[Tuple[List[Any], Loop]] = None
+        self._last: List[_Entry] = []
+        self._cache: Dict[int, _Entry] = {}
+        self._stopped: Optional[_Entry] = None
 
     def _forget(self) -> None:
         """Drops every kept loop (the next call of each run replays its records)."""
@@ -140,18 +147,19 @@ class StopGuard:
             entry = None
         return self._take_other(records, entry)
 
-    def _take_other(self, records: Any, entry: Optional[Tuple[List[Any], Loop]]) -> Optional[Loop]:
+    def _take_other(self, records: Any, entry: Optional[_Entry]) -> Optional[Loop]:
         """`_take` once the one-entry list gave ``entry`` (``None``: it was empty)."""
         if entry is not None:
             if entry[0] is records:
-                return entry[1]
+                # The run's own list: its loop, unless the list was edited in place since.
+                return entry[1] if len(records) == entry[2] and records[-1] is entry[3] else None
             cache = self._cache  # another run's: parked
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
             cache[id(entry[0])] = entry
         if self._cache:
             entry = self._cache.pop(id(records), None)
-            if entry is not None and entry[0] is records:
+            if entry is not None and entry[0] is records and len(records) == entry[2] and records[-1] is entry[3]:
                 return entry[1]
         return None
 
@@ -199,7 +207,7 @@ class StopGuard:
                     entry = self._last.pop()
                 except IndexError:
                     entry = None
-                if entry is not None and entry[0] is records:
+                if entry is not None and entry[0] is records and len(records) == entry[2] and records[-1] is entry[3]:
                     loop = entry[1]
                 else:  # another run's entry (parked), or none: the dict, else the records
                     taken = self._take_other(records, entry)
@@ -239,12 +247,12 @@ class StopGuard:
         if update["stop"]:
             # A stopped run's graph ends: its loop is not cached (a later call on that state
             # replays), only kept in one slot for `record`; the cache holds runs under way.
-            self._stopped = (records, loop)
+            self._stopped = (records, loop, len(records), records[-1])
         else:
             last = self._last
             if last:  # another run's entry (or a run that ended without a stop): parked
                 self._park()
-            last.append((records, loop))
+            last.append((records, loop, len(records), records[-1]))
         if base is not None:
             update["base"] = base
         return {key: update}
