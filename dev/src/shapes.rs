@@ -1,4 +1,5 @@
-//! The hand-written shapes the generator does not write yet, held against the core's tables:
+//! The hand-written shapes the generator does not write yet (it writes those of
+//! [`crate::typed_blocks`]), held against the core's tables:
 //! each TypedDict of the Python package and each interface of `bindings/js/index.d.ts`
 //! listed in [`shapes`] must have exactly the core's keys (and, where the core says which
 //! are optional, exactly those optional). `generate --check` fails on a difference and
@@ -7,11 +8,7 @@
 use std::path::Path;
 
 use earlyexit::loops::analytics::IterationSelection;
-use earlyexit::loops::behavior::BehaviorIteration;
-use earlyexit::loops::{
-    BudgetStatus, IterationRecord, PlateauStep, StoppingDecision, StoppingDetails, StoppingSummary, CONFIG_FIELDS,
-    RESULT_FIELDS,
-};
+use earlyexit::loops::{BudgetStatus, PlateauStep, StoppingDecision, StoppingDetails, StoppingSummary, CONFIG_FIELDS};
 use earlyexit::pyramid::{FailingLayer, Speculation};
 
 /// Where a shape is declared.
@@ -57,9 +54,6 @@ pub fn shapes() -> Vec<Shape> {
         keys,
         optional,
     };
-    let behavior = camel(&BehaviorIteration::result_fields());
-    let record = [IterationRecord::KEYS.to_vec(), behavior.clone()].concat();
-    let record_optional = [IterationRecord::OPTIONAL_KEYS.to_vec(), behavior.clone()].concat();
     let written_last =
         vec![StoppingDecision::FIRED_KEY, StoppingDecision::INTERVENTIONS_KEY, StoppingDecision::WOULD_STOP_KEY];
     let decision = [StoppingDecision::KEYS.to_vec(), written_last.clone()].concat();
@@ -83,9 +77,6 @@ pub fn shapes() -> Vec<Shape> {
             snake(CONFIG_FIELDS),
             Some(Vec::new()),
         ),
-        shape(loops, Python, "IterationResultDict", [snake(&RESULT_FIELDS), behavior.clone()].concat(), None),
-        shape(loops, Python, "IterationRecordDict", record.clone(), Some(record_optional.clone())),
-        shape(dts, TypeScript, "IterationRecord", record, Some(record_optional)),
         shape(decisions, Python, "StoppingDecisionDict", decision, Some(decision_optional)),
         shape(decisions, Python, "BudgetStatusDict", BudgetStatus::KEYS.to_vec(), Some(Vec::new())),
         shape(decisions, Python, "PlateauStepDict", PlateauStep::KEYS.to_vec(), Some(Vec::new())),

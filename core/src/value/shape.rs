@@ -47,3 +47,28 @@ impl TypedField {
         TypedField { name, ty, nullable: true, doc }
     }
 }
+
+/// The fields of a typed table, as its reader takes them (the table is the key list's source).
+#[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
+pub const fn names<const N: usize>(fields: [TypedField; N]) -> [FieldName; N] {
+    let mut out = [FieldName::same(""); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = fields[i].name;
+        i += 1;
+    }
+    out
+}
+
+/// The keys of a typed table whose keys are spelled the same in both conventions, in its
+/// order (a writer's `KEYS`); a field with two spellings fails the build.
+#[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
+pub const fn same_keys<const N: usize>(fields: [TypedField; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = fields[i].name.same_spelling();
+        i += 1;
+    }
+    out
+}
