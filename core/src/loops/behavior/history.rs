@@ -455,10 +455,21 @@ mod tests {
         assert_eq!(typed, read);
         // Each is spelled snake_case in every language, and the writer writes them in order.
         assert!(BehaviorIteration::RESULT_TYPES.iter().all(|f| f.name.js() == f.name.snake()));
-        let full = r#"{"failure_class":"c","error":"e","blockers":["b"],"completion_percentage":5,
-            "artifacts_modified":["a"],"learnings":"l","tests_passing":true,"coverage_percent":7,
-            "fingerprint":"f","completed":false}"#;
-        let value = Value::parse_json(full, ErrorCode::InvalidResult, "result").unwrap_or(Value::Null);
+        // A result giving every field, each a value of its type.
+        let given: Vec<String> = BehaviorIteration::RESULT_TYPES
+            .iter()
+            .map(|f| {
+                let value = match f.ty {
+                    FieldType::Number | FieldType::Integer => "5",
+                    FieldType::Boolean => "true",
+                    FieldType::Text | FieldType::Names(_) => "\"x\"",
+                    FieldType::Texts => "[\"x\"]",
+                };
+                format!("\"{}\":{value}", f.name.snake())
+            })
+            .collect();
+        let full = format!("{{{}}}", given.join(","));
+        let value = Value::parse_json(&full, ErrorCode::InvalidResult, "result").unwrap_or(Value::Null);
         let behavior = BehaviorIteration::from_result(&value, "", CODE).ok().flatten().unwrap_or_default();
         let mut o = ObjectBuilder::new();
         behavior.push_result_fields(&mut o);
