@@ -24,6 +24,17 @@ pub mod num {
 
 /// The loop engine's adapters and rule pieces.
 pub mod loops {
+    pub use config::{from_slots, to_slots, CONFIG_SCHEMA, CONFIG_SLOT_COUNT};
+    /// The loop config's table, from [`loop_config_fields!`](crate::loop_config_fields):
+    /// each key's name const, its type and doc line (`CONFIG_SCHEMA`), the JS fast path's
+    /// slot encoding, and the conversions a binding's per-field code calls.
+    pub mod config {
+        pub use crate::loop_config_fields;
+        pub use crate::loops::config::names::*;
+        pub use crate::loops::config::{
+            from_slots, to_slots, OptionSlot, Plain, Slot, CONFIG_FIELDS, CONFIG_SCHEMA, CONFIG_SLOT_COUNT,
+        };
+    }
     pub use crate::loops::engine::{invalid_analytics_source, trigger_from_str};
     pub use crate::loops::records::{
         check_iteration_order, history_path, iteration_follows, record_from_value, record_of, validate_iteration,

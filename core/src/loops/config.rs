@@ -3,79 +3,134 @@
 
 use crate::loops::vocabulary::Budget;
 use crate::num;
-use crate::value::{
-    self, field_name, named_enum, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER,
-};
+use crate::value::shape::TypedField;
+use crate::value::{self, named_enum, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
-const HIGH_CONFIDENCE_THRESHOLD: FieldName = field_name!("highConfidenceThreshold", "high_confidence_threshold");
+/// Hands every config field, once, to `$callback!` (a `macro_rules!` of the caller), in the
+/// order of [`CONFIG_FIELDS`] (upstream's seven in its order, then the opt-in options): one
+/// row per field,
+///
+/// ```text
+/// rust_field: RustType, FIELD_NAME_CONST = "camelCaseKey", FieldType expression, "doc line";
+/// ```
+///
+/// The core builds [`CONFIG_FIELDS`], `CONFIG_SCHEMA`, the field name consts and the JS fast
+/// path's slot encoding (`to_slots` / `from_slots`, in `earlyexit::kit::loops`) from it;
+/// a binding builds its per-field code (the Python getters) from it. A new option is one
+/// row here plus its default, reader, writer and rule in this file. Paths in the rows start
+/// with `$crate`, so a callback in another crate can use them as they are; the field name
+/// consts are `earlyexit::kit::loops::config::FIELD_NAME_CONST`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! loop_config_fields {
+    ($callback:ident) => {
+        $callback! {
+            high_confidence_threshold: f64, HIGH_CONFIDENCE_THRESHOLD = "highConfidenceThreshold",
+                $crate::kit::shape::FieldType::Number,
+                "Confidence at or above which a (verified) record stops the loop; 0..=1, default 0.95.";
+            plateau_consecutive_count: u64, PLATEAU_CONSECUTIVE_COUNT = "plateauConsecutiveCount",
+                $crate::kit::shape::FieldType::Integer,
+                "How many most recent records form a plateau; integer >= 2, default 3.";
+            plateau_improvement_threshold: f64, PLATEAU_IMPROVEMENT_THRESHOLD = "plateauImprovementThreshold",
+                $crate::kit::shape::FieldType::Number,
+                "Improvement below which a step counts as flat; 0..=1 (0..=100 points in absolute plateau mode), default 0.02.";
+            min_quality_threshold: f64, MIN_QUALITY_THRESHOLD = "minQualityThreshold",
+                $crate::kit::shape::FieldType::Number,
+                "Quality a high-confidence stop needs; 0..=100, default 70.";
+            require_verification: bool, REQUIRE_VERIFICATION = "requireVerification",
+                $crate::kit::shape::FieldType::Boolean,
+                "Whether a high-confidence stop needs a passed verification; default true.";
+            enable_plateau_detection: bool, ENABLE_PLATEAU_DETECTION = "enablePlateauDetection",
+                $crate::kit::shape::FieldType::Boolean,
+                "Whether the plateau check runs; default true.";
+            enable_diminishing_returns: bool, ENABLE_DIMINISHING_RETURNS = "enableDiminishingReturns",
+                $crate::kit::shape::FieldType::Boolean,
+                "Whether an attached diminishing-returns source is asked; default true.";
+            plateau_delta_source: Option<$crate::loops::PlateauDeltaSource>, PLATEAU_DELTA_SOURCE = "plateauDeltaSource",
+                $crate::kit::shape::FieldType::Names(&$crate::loops::PlateauDeltaSource::NAMES),
+                "Opt-in: where plateau deltas come from, 'reported' (the default) or 'computed'.";
+            plateau_mode: Option<$crate::loops::PlateauMode>, PLATEAU_MODE = "plateauMode",
+                $crate::kit::shape::FieldType::Names(&$crate::loops::PlateauMode::NAMES),
+                "Opt-in: 'relative' (the default) or 'absolute' plateau threshold.";
+            min_iterations: Option<u64>, MIN_ITERATIONS = "minIterations",
+                $crate::kit::shape::FieldType::Integer,
+                "Opt-in warm-up: no quality trigger stops while fewer iterations are recorded; >= 1.";
+            max_iterations: Option<u64>, MAX_ITERATIONS = "maxIterations",
+                $crate::kit::shape::FieldType::Integer,
+                "Opt-in hard limit: stop once this many iterations are recorded; >= 1.";
+            max_total_tokens: Option<f64>, MAX_TOTAL_TOKENS = "maxTotalTokens",
+                $crate::kit::shape::FieldType::Number,
+                "Opt-in budget over the sum of tokens used; finite >= 0.";
+            max_total_cost_usd: Option<f64>, MAX_TOTAL_COST_USD = "maxTotalCostUsd",
+                $crate::kit::shape::FieldType::Number,
+                "Opt-in budget over the sum of token costs in USD; finite >= 0.";
+            max_wall_clock_ms: Option<f64>, MAX_WALL_CLOCK_MS = "maxWallClockMs",
+                $crate::kit::shape::FieldType::Number,
+                "Opt-in budget over the sum of execution times in ms; finite >= 0.";
+            regression_tolerance: Option<f64>, REGRESSION_TOLERANCE = "regressionTolerance",
+                $crate::kit::shape::FieldType::Number,
+                "Opt-in regression guard: points below the best that count as a regression; 0..=100.";
+            regression_patience: Option<u64>, REGRESSION_PATIENCE = "regressionPatience",
+                $crate::kit::shape::FieldType::Integer,
+                "Iterations a regression must last to stop (needs the tolerance); >= 1, default 2.";
+            plateau_min_quality: Option<f64>, PLATEAU_MIN_QUALITY = "plateauMinQuality",
+                $crate::kit::shape::FieldType::Number,
+                "Opt-in: the quality every record of a plateau window must reach; 0..=100.";
+            no_improvement_patience: Option<u64>, NO_IMPROVEMENT_PATIENCE = "noImprovementPatience",
+                $crate::kit::shape::FieldType::Integer,
+                "Opt-in give-up rule: records in a row without a new best quality that stop; >= 1.";
+            strict_iterations: Option<bool>, STRICT_ITERATIONS = "strictIterations",
+                $crate::kit::shape::FieldType::Boolean,
+                "Opt-in resume safety: iteration numbers must increase; a repeated last record is accepted.";
+            floor_patience: Option<u64>, FLOOR_PATIENCE = "floorPatience",
+                $crate::kit::shape::FieldType::Integer,
+                "Opt-in: the no-improvement patience while the best quality is at or below the floor; >= 1.";
+            floor_quality: Option<f64>, FLOOR_QUALITY = "floorQuality",
+                $crate::kit::shape::FieldType::Number,
+                "The floor of the floor patience (needs it); 0..=100, default 0.";
+        }
+    };
+}
 
-const PLATEAU_CONSECUTIVE_COUNT: FieldName = field_name!("plateauConsecutiveCount", "plateau_consecutive_count");
+/// What the core builds from [`loop_config_fields!`](crate::loop_config_fields).
+macro_rules! config_table {
+    ($($field:ident: $ty:ty, $name:ident = $camel:literal, $fty:expr, $doc:literal;)*) => {
+        /// The config keys' names, one const per key (`loop_config_fields!`).
+        pub mod names {
+            use crate::value::FieldName;
+            $(
+                #[doc = $doc]
+                pub const $name: FieldName = FieldName::pair(concat!($camel, " ", stringify!($field)));
+            )*
+        }
+        use names::*;
 
-const PLATEAU_IMPROVEMENT_THRESHOLD: FieldName =
-    field_name!("plateauImprovementThreshold", "plateau_improvement_threshold");
+        /// Every config key: upstream's seven in its order, then the opt-in options.
+        pub const CONFIG_FIELDS: &[FieldName] = &[$($name),*];
 
-const MIN_QUALITY_THRESHOLD: FieldName = field_name!("minQualityThreshold", "min_quality_threshold");
+        /// How many slots the JS fast path's config takes (one per key).
+        pub const CONFIG_SLOT_COUNT: usize = [$($camel),*].len();
 
-const REQUIRE_VERIFICATION: FieldName = field_name!("requireVerification", "require_verification");
+        /// Every config key with its type and doc line, in the order of [`CONFIG_FIELDS`],
+        /// for the generator's typed shapes.
+        pub const CONFIG_SCHEMA: [TypedField; CONFIG_SLOT_COUNT] = [$(TypedField::new($name, $fty, $doc)),*];
 
-const ENABLE_PLATEAU_DETECTION: FieldName = field_name!("enablePlateauDetection", "enable_plateau_detection");
+        /// The config as the JS fast path's slots, one per key in the order of
+        /// [`CONFIG_FIELDS`] ([`Slot`] tells each type's encoding).
+        #[inline]
+        pub fn to_slots(c: &EarlyStoppingConfig) -> [f64; CONFIG_SLOT_COUNT] {
+            [$(Slot::to_slot(&c.$field)),*]
+        }
 
-const ENABLE_DIMINISHING_RETURNS: FieldName = field_name!("enableDiminishingReturns", "enable_diminishing_returns");
-
-const PLATEAU_DELTA_SOURCE: FieldName = field_name!("plateauDeltaSource", "plateau_delta_source");
-
-const PLATEAU_MODE: FieldName = field_name!("plateauMode", "plateau_mode");
-
-const MIN_ITERATIONS: FieldName = field_name!("minIterations", "min_iterations");
-
-const MAX_ITERATIONS: FieldName = field_name!("maxIterations", "max_iterations");
-
-const MAX_TOTAL_TOKENS: FieldName = field_name!("maxTotalTokens", "max_total_tokens");
-
-const MAX_TOTAL_COST_USD: FieldName = field_name!("maxTotalCostUsd", "max_total_cost_usd");
-
-const MAX_WALL_CLOCK_MS: FieldName = field_name!("maxWallClockMs", "max_wall_clock_ms");
-
-const REGRESSION_TOLERANCE: FieldName = field_name!("regressionTolerance", "regression_tolerance");
-
-const REGRESSION_PATIENCE: FieldName = field_name!("regressionPatience", "regression_patience");
-
-const PLATEAU_MIN_QUALITY: FieldName = field_name!("plateauMinQuality", "plateau_min_quality");
-
-const NO_IMPROVEMENT_PATIENCE: FieldName = field_name!("noImprovementPatience", "no_improvement_patience");
-
-const STRICT_ITERATIONS: FieldName = field_name!("strictIterations", "strict_iterations");
-
-const FLOOR_PATIENCE: FieldName = field_name!("floorPatience", "floor_patience");
-
-const FLOOR_QUALITY: FieldName = field_name!("floorQuality", "floor_quality");
-
-/// Every config key: upstream's seven in its order, then the opt-in options.
-pub const CONFIG_FIELDS: &[FieldName] = &[
-    HIGH_CONFIDENCE_THRESHOLD,
-    PLATEAU_CONSECUTIVE_COUNT,
-    PLATEAU_IMPROVEMENT_THRESHOLD,
-    MIN_QUALITY_THRESHOLD,
-    REQUIRE_VERIFICATION,
-    ENABLE_PLATEAU_DETECTION,
-    ENABLE_DIMINISHING_RETURNS,
-    PLATEAU_DELTA_SOURCE,
-    PLATEAU_MODE,
-    MIN_ITERATIONS,
-    MAX_ITERATIONS,
-    MAX_TOTAL_TOKENS,
-    MAX_TOTAL_COST_USD,
-    MAX_WALL_CLOCK_MS,
-    REGRESSION_TOLERANCE,
-    REGRESSION_PATIENCE,
-    PLATEAU_MIN_QUALITY,
-    NO_IMPROVEMENT_PATIENCE,
-    STRICT_ITERATIONS,
-    FLOOR_PATIENCE,
-    FLOOR_QUALITY,
-];
-
+        /// The config back from [`to_slots`]'s slots (a missing slot reads as NaN).
+        #[inline]
+        pub fn from_slots(slots: &[f64]) -> EarlyStoppingConfig {
+            let mut slots = slots.iter().copied();
+            EarlyStoppingConfig { $($field: <$ty as Slot>::from_slot(slots.next().unwrap_or(f64::NAN))),* }
+        }
+    };
+}
 named_enum! {
     /// Where the plateau rule takes each step's change from.
     pub enum PlateauDeltaSource {
@@ -95,6 +150,8 @@ named_enum! {
         Absolute = "absolute",
     }
 }
+
+loop_config_fields!(config_table);
 
 /// `EarlyStoppingConfig` with upstream's defaults ([`EarlyStoppingConfig::default`]). The
 /// options after upstream's seven are opt-in: `None` keeps upstream's behaviour, and only
@@ -400,5 +457,241 @@ impl EarlyStoppingConfig {
             (Budget::CostUsd, self.max_total_cost_usd),
             (Budget::WallClockMs, self.max_wall_clock_ms),
         ]
+    }
+}
+
+/// How one config value sits in a slot of the JS fast path (its config is `f64`s the JS
+/// layer caches per distinct config): a number as is, a count as a number, a flag 0/1, an
+/// unset option as [`OptionSlot::NONE`].
+pub trait Slot: Sized {
+    /// The value's slot.
+    fn to_slot(&self) -> f64;
+    /// The value read back from its slot.
+    fn from_slot(slot: f64) -> Self;
+}
+
+/// The type of an opt-in option (`Option<Self>` in the config): its slot when set, and
+/// what the slot holds when it is not.
+pub trait OptionSlot: Sized {
+    /// The slot of an unset option.
+    const NONE: f64;
+    /// The slot of a set option.
+    fn some_slot(&self) -> f64;
+    /// The option read back from its slot (`None` for [`Self::NONE`]).
+    fn from_some_slot(slot: f64) -> Option<Self>;
+}
+
+impl Slot for f64 {
+    #[inline(always)]
+    fn to_slot(&self) -> f64 {
+        *self
+    }
+    #[inline(always)]
+    fn from_slot(slot: f64) -> Self {
+        slot
+    }
+}
+
+impl Slot for u64 {
+    #[inline(always)]
+    fn to_slot(&self) -> f64 {
+        *self as f64
+    }
+    #[inline(always)]
+    fn from_slot(slot: f64) -> Self {
+        slot as u64
+    }
+}
+
+impl Slot for bool {
+    #[inline(always)]
+    fn to_slot(&self) -> f64 {
+        f64::from(u8::from(*self))
+    }
+    #[inline(always)]
+    fn from_slot(slot: f64) -> Self {
+        slot != 0.0
+    }
+}
+
+impl<T: OptionSlot> Slot for Option<T> {
+    #[inline(always)]
+    fn to_slot(&self) -> f64 {
+        self.as_ref().map_or(T::NONE, T::some_slot)
+    }
+    #[inline(always)]
+    fn from_slot(slot: f64) -> Self {
+        T::from_some_slot(slot)
+    }
+}
+
+/// Numbers, counts and flags: an unset option is NaN.
+macro_rules! nan_when_unset {
+    ($($ty:ty),*) => {$(
+        impl OptionSlot for $ty {
+            const NONE: f64 = f64::NAN;
+            #[inline(always)]
+            fn some_slot(&self) -> f64 {
+                Slot::to_slot(self)
+            }
+            #[inline(always)]
+            fn from_some_slot(slot: f64) -> Option<Self> {
+                (!slot.is_nan()).then(|| Slot::from_slot(slot))
+            }
+        }
+    )*};
+}
+nan_when_unset!(f64, u64, bool);
+
+/// What a binding hands out for a config value: the value itself, a name for a named
+/// enum (its `as_str`), `None` for an unset option.
+pub trait Plain {
+    /// The plain type (`f64`, `u64`, `bool`, `&'static str`, or an `Option` of one).
+    type Out;
+    /// The plain value.
+    fn plain(&self) -> Self::Out;
+}
+
+macro_rules! plain_as_is {
+    ($($ty:ty),*) => {$(
+        impl Plain for $ty {
+            type Out = $ty;
+            #[inline(always)]
+            fn plain(&self) -> $ty {
+                *self
+            }
+        }
+    )*};
+}
+plain_as_is!(f64, u64, bool);
+
+impl<T: Plain> Plain for Option<T> {
+    type Out = Option<T::Out>;
+    #[inline(always)]
+    fn plain(&self) -> Self::Out {
+        self.as_ref().map(Plain::plain)
+    }
+}
+
+/// The config's named enums: slot 0 is unset, then 1.. in the order of `NAMES`; a binding
+/// hands out the name.
+macro_rules! named_config_enum {
+    ($($ty:ident),*) => {$(
+        impl OptionSlot for $ty {
+            const NONE: f64 = 0.0;
+            #[inline(always)]
+            fn some_slot(&self) -> f64 {
+                (self.index() + 1) as f64
+            }
+            #[inline(always)]
+            fn from_some_slot(slot: f64) -> Option<Self> {
+                (slot as u8 as usize).checked_sub(1).and_then(|i| $ty::ALL.get(i).copied())
+            }
+        }
+        impl Plain for $ty {
+            type Out = &'static str;
+            #[inline(always)]
+            fn plain(&self) -> &'static str {
+                self.as_str()
+            }
+        }
+    )*};
+}
+named_config_enum!(PlateauDeltaSource, PlateauMode);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loops::LoopPreset;
+    use crate::value::shape::FieldType;
+
+    /// A config with every option set, each to a value the slots must carry exactly.
+    fn every_option(strict: bool, source: PlateauDeltaSource, mode: PlateauMode) -> EarlyStoppingConfig {
+        EarlyStoppingConfig {
+            high_confidence_threshold: 0.875,
+            plateau_consecutive_count: 7,
+            plateau_improvement_threshold: if mode == PlateauMode::Absolute { 12.5 } else { 0.125 },
+            min_quality_threshold: 0.0,
+            require_verification: false,
+            enable_plateau_detection: false,
+            enable_diminishing_returns: false,
+            plateau_delta_source: Some(source),
+            plateau_mode: Some(mode),
+            min_iterations: Some(1),
+            max_iterations: Some(9_007_199_254_740_991),
+            max_total_tokens: Some(1e300),
+            max_total_cost_usd: Some(0.1),
+            max_wall_clock_ms: Some(0.0),
+            regression_tolerance: Some(100.0),
+            regression_patience: Some(3),
+            plateau_min_quality: Some(55.5),
+            no_improvement_patience: Some(4),
+            strict_iterations: Some(strict),
+            floor_patience: Some(5),
+            floor_quality: Some(1e-9),
+        }
+    }
+
+    #[test]
+    fn the_schema_names_every_field_in_order() {
+        assert_eq!(CONFIG_SCHEMA.len(), CONFIG_FIELDS.len());
+        for (row, name) in CONFIG_SCHEMA.iter().zip(CONFIG_FIELDS) {
+            assert_eq!(row.name, *name);
+            assert!(!row.nullable, "{}", name.js());
+            assert!(!row.doc.is_empty() && !row.doc.contains('\n'), "{}", name.js());
+        }
+        let config = every_option(true, PlateauDeltaSource::Computed, PlateauMode::Absolute);
+        let written = config.to_value(Naming::Js);
+        let Value::Object(entries) = &written else { panic!("{written:?}") };
+        let keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
+        let names: Vec<&str> = CONFIG_FIELDS.iter().map(|f| f.js()).collect();
+        assert_eq!(keys, names, "getConfig writes every key, in the table's order");
+        assert_eq!(CONFIG_SCHEMA[8].ty, FieldType::Names(&PlateauMode::NAMES));
+        assert_eq!(CONFIG_SCHEMA[7].ty, FieldType::Names(&PlateauDeltaSource::NAMES));
+        assert_eq!(CONFIG_SCHEMA[18].name.snake(), "strict_iterations");
+    }
+
+    #[test]
+    fn the_slots_keep_the_fast_paths_layout() {
+        let unset = to_slots(&EarlyStoppingConfig::default());
+        assert_eq!(&unset[..9], &[0.95, 3.0, 0.02, 70.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
+        assert!(unset[9..].iter().all(|s| s.is_nan()), "{unset:?}");
+        let set = to_slots(&every_option(false, PlateauDeltaSource::Reported, PlateauMode::Relative));
+        assert_eq!(&set[..10], &[0.875, 7.0, 0.125, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        assert_eq!(set[18], 0.0);
+        let set = to_slots(&every_option(true, PlateauDeltaSource::Computed, PlateauMode::Absolute));
+        assert_eq!((set[2], set[7], set[8], set[18], set[20]), (12.5, 2.0, 2.0, 1.0, 1e-9));
+        assert_eq!(CONFIG_SLOT_COUNT, 21);
+    }
+
+    #[test]
+    fn every_preset_and_every_option_cross_the_slots() {
+        let mut configs: Vec<EarlyStoppingConfig> = LoopPreset::ALL.iter().map(|p| p.config()).collect();
+        for strict in [false, true] {
+            for source in PlateauDeltaSource::ALL {
+                for mode in PlateauMode::ALL {
+                    configs.push(every_option(strict, source, mode));
+                }
+            }
+        }
+        for config in configs {
+            assert_eq!(from_slots(&to_slots(&config)), config);
+            config.validate().unwrap();
+        }
+        // Slots the JS layer never writes read as unset options, as before.
+        let short = from_slots(&to_slots(&EarlyStoppingConfig::default())[..9]);
+        assert_eq!(short, EarlyStoppingConfig::default());
+        assert_eq!(from_slots(&[f64::NAN; 7]).plateau_delta_source, None);
+        assert_eq!(PlateauMode::from_some_slot(3.0), None);
+    }
+
+    #[test]
+    fn bindings_hand_out_names_and_plain_values() {
+        let c = every_option(true, PlateauDeltaSource::Computed, PlateauMode::Absolute);
+        assert_eq!(c.plateau_mode.plain(), Some("absolute"));
+        assert_eq!(c.plateau_delta_source.plain(), Some("computed"));
+        assert_eq!(c.floor_patience.plain(), Some(5));
+        assert_eq!(EarlyStoppingConfig::default().strict_iterations.plain(), None);
+        assert_eq!(c.high_confidence_threshold.plain(), 0.875);
     }
 }

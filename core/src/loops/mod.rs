@@ -56,7 +56,7 @@ pub(crate) mod agent;
 pub mod analytics;
 pub mod behavior;
 mod candidate;
-mod config;
+pub(crate) mod config;
 mod decision;
 mod details;
 pub(crate) mod engine;
