@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use earlyexit::loops::analytics::IterationSelection;
-use earlyexit::loops::{BudgetStatus, PlateauStep, StoppingDecision, StoppingDetails, StoppingSummary, CONFIG_FIELDS};
+use earlyexit::loops::{BudgetStatus, PlateauStep, StoppingDecision, StoppingDetails, StoppingSummary};
 use earlyexit::pyramid::{FailingLayer, Speculation};
 
 /// Where a shape is declared.
@@ -36,14 +36,6 @@ pub struct Shape {
     pub optional: Option<Vec<&'static str>>,
 }
 
-fn snake(fields: &[earlyexit::value::FieldName]) -> Vec<&'static str> {
-    fields.iter().map(|f| f.snake()).collect()
-}
-
-fn camel(fields: &[earlyexit::value::FieldName]) -> Vec<&'static str> {
-    fields.iter().map(|f| f.js()).collect()
-}
-
 /// Every checked shape.
 pub fn shapes() -> Vec<Shape> {
     use Lang::{Python, TypeScript};
@@ -61,22 +53,11 @@ pub fn shapes() -> Vec<Shape> {
     let mut summary = StoppingSummary::KEYS.to_vec();
     summary.extend(StoppingSummary::EMPTY_KEYS.iter().filter(|k| !StoppingSummary::KEYS.contains(k)));
     let decision_optional = [StoppingDecision::OPTIONAL_KEYS.to_vec(), written_last].concat();
-    let loops = "bindings/python/earlyexit/_loops.py";
     let decisions = "bindings/python/earlyexit/_decision.py";
     let pyramid = "bindings/python/earlyexit/_pyramid.py";
     let dts = "bindings/js/index.d.ts";
     let js_keys = |keys: &[earlyexit::value::Key]| keys.iter().map(|k| k.js).collect::<Vec<_>>();
     vec![
-        shape(loops, Python, "EarlyStoppingOptions", snake(CONFIG_FIELDS), Some(snake(CONFIG_FIELDS))),
-        shape(loops, Python, "EarlyStoppingConfigDict", camel(CONFIG_FIELDS), None),
-        shape(dts, TypeScript, "EarlyStoppingConfig", camel(CONFIG_FIELDS), None),
-        shape(
-            "bindings/python/earlyexit/_native.pyi",
-            Lang::PythonProperties,
-            "EarlyStoppingConfig",
-            snake(CONFIG_FIELDS),
-            Some(Vec::new()),
-        ),
         shape(decisions, Python, "StoppingDecisionDict", decision, Some(decision_optional)),
         shape(decisions, Python, "BudgetStatusDict", BudgetStatus::KEYS.to_vec(), Some(Vec::new())),
         shape(decisions, Python, "PlateauStepDict", PlateauStep::KEYS.to_vec(), Some(Vec::new())),

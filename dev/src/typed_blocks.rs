@@ -5,9 +5,11 @@
 //! marker comments ([`START`], [`END`]) naming the core's table. A shape without the markers
 //! yet has its key lines (everything after its docstring) replaced, markers added.
 
+use earlyexit::kit::loops::CONFIG_SCHEMA;
 use earlyexit::kit::shape::{FieldType, TypedField};
 use earlyexit::loops::behavior::BehaviorIteration;
-use earlyexit::loops::{IterationRecord, IterationResult, RESULT_TYPES};
+use earlyexit::loops::{EarlyStoppingConfig, IterationRecord, IterationResult, RESULT_TYPES};
+use earlyexit::value::{Naming, Value};
 
 use crate::{js_contract, python_types};
 
@@ -59,6 +61,31 @@ fn rows(fields: &[TypedField], optional: impl Fn(&str) -> bool) -> Vec<Row> {
     fields.iter().map(|f| Row { key: f.name.snake(), field: *f, optional: optional(f.name.snake()) }).collect()
 }
 
+/// The camelCase rows of `fields`, each optional when `optional` says so (of its snake_case
+/// spelling).
+fn camel_rows(fields: &[TypedField], optional: impl Fn(&str) -> bool) -> Vec<Row> {
+    fields.iter().map(|f| Row { key: f.name.js(), field: *f, optional: optional(f.name.snake()) }).collect()
+}
+
+/// Whether a config key is opt-in: absent from the default config's `getConfig()` (`None`
+/// when unset).
+fn opt_in(snake: &str) -> bool {
+    let Value::Object(written) = EarlyStoppingConfig::default().to_value(Naming::Snake) else { return true };
+    !written.iter().any(|(k, _)| k == snake)
+}
+
+/// The config's rows as the stub's getters: an opt-in option reads `None` when unset.
+fn config_getters() -> Vec<Row> {
+    CONFIG_SCHEMA
+        .iter()
+        .map(|f| Row {
+            key: f.name.snake(),
+            field: TypedField { nullable: opt_in(f.name.snake()), ..*f },
+            optional: false,
+        })
+        .collect()
+}
+
 /// `fields` as a record echoes them: given or absent, never `null`.
 fn echoed(fields: &[TypedField]) -> Vec<TypedField> {
     fields.iter().map(|f| TypedField { nullable: false, ..*f }).collect()
@@ -82,7 +109,22 @@ pub fn blocks() -> Vec<Block> {
     let required_rows = |fields: &[TypedField], optional: &dyn Fn(&str) -> bool| {
         rows(fields, optional).into_iter().filter(|r| !r.optional).collect::<Vec<_>>()
     };
+    let config = "core CONFIG_SCHEMA";
+    let split =
+        |rows: Vec<Row>, optional: bool| rows.into_iter().filter(|r| r.optional == optional).collect::<Vec<_>>();
+    let stub = "bindings/python/earlyexit/_native.pyi";
     vec![
+        block(loops, Lang::Python, "EarlyStoppingOptions", config, rows(&CONFIG_SCHEMA, |_| true)),
+        block(
+            loops,
+            Lang::Python,
+            "_EarlyStoppingConfigRequired",
+            config,
+            split(camel_rows(&CONFIG_SCHEMA, opt_in), false),
+        ),
+        block(loops, Lang::Python, "EarlyStoppingConfigDict", config, split(camel_rows(&CONFIG_SCHEMA, opt_in), true)),
+        block(dts, Lang::TypeScript, "EarlyStoppingConfig", config, camel_rows(&CONFIG_SCHEMA, opt_in)),
+        block(stub, Lang::PythonProperties, "EarlyStoppingConfig", config, config_getters()),
         block(
             loops,
             Lang::Python,
@@ -165,10 +207,16 @@ pub fn render(block: &Block) -> Result<Vec<String>, String> {
                 out.push(format!("{indent}{}{mark}: {};", row.key, typescript_type(&row.field)?));
             }
             Lang::PythonProperties => {
+                if out.len() > 1 {
+                    out.push(String::new());
+                }
                 out.push(format!("{indent}@property"));
-                let ty = python_type(&row.field)?;
+                let ty = python_type(&TypedField { nullable: false, ..row.field })?;
+                let ty = if row.field.nullable { format!("{ty} | None") } else { ty };
                 if doc.is_empty() {
                     out.push(format!("{indent}def {}(self) -> {ty}: ...", row.key));
+                } else if doc.contains("\"\"\"") || doc.ends_with('"') {
+                    return Err(format!("{}'s doc cannot sit in a docstring: {doc}", row.key));
                 } else {
                     out.push(format!("{indent}def {}(self) -> {ty}:", row.key));
                     out.push(format!("{indent}    \"\"\"{doc}\"\"\""));
@@ -241,12 +289,40 @@ fn region(lines: &[String], (first, end): (usize, usize), lang: Lang) -> Result<
             while from < end && lines[from].trim() != "@property" {
                 from += 1;
             }
+            return Ok((from, getters_end(lines, from, end)));
         }
         while from < end && lines[from].trim().is_empty() {
             from += 1;
         }
     }
     Ok((from, end))
+}
+
+/// The end of the run of `@property` getters starting at `from` (each `@property`, its `def`
+/// line and its docstring, blank lines between): the line after the last getter.
+fn getters_end(lines: &[String], from: usize, end: usize) -> usize {
+    let mut at = from;
+    let mut last = from;
+    while at + 1 < end && lines[at].trim() == "@property" {
+        at += 1; // the `def` line
+        if !lines[at].trim_end().ends_with("...") {
+            // Its docstring: one line, or up to the line that closes it.
+            at += 1;
+            let first = lines.get(at).map_or("", |l| l.trim());
+            if !(first.len() >= 6 && first.starts_with("\"\"\"") && first.ends_with("\"\"\"")) {
+                at += 1;
+                while at < end && !lines[at].contains("\"\"\"") {
+                    at += 1;
+                }
+            }
+        }
+        at += 1;
+        last = at;
+        while at < end && lines[at].trim().is_empty() {
+            at += 1;
+        }
+    }
+    last
 }
 
 /// `text` with every block of `file` rewritten from the core's tables.
@@ -316,7 +392,27 @@ mod tests {
         );
         let stub = render(&block(Lang::PythonProperties, "C")).unwrap_or_default();
         assert_eq!(stub[1..4], ["    @property", "    def a(self) -> int:", "        \"\"\"An a.\"\"\""]);
-        assert_eq!(stub[4..6], ["    @property", "    def b(self) -> Optional[List[str]]: ..."]);
+        assert_eq!(stub[4..7], ["", "    @property", "    def b(self) -> List[str] | None: ..."]);
+    }
+
+    #[test]
+    fn the_getters_of_a_stub_end_before_its_other_methods() {
+        let stub = "class C:\n    \"\"\"Doc.\"\"\"\n\n    def __new__(cls) -> C: ...\n    @property\n    def a(self) -> int:\n        \"\"\"One\n        two.\"\"\"\n\n    @property\n    def b(self) -> int: ...\n\n    def to_dict(self) -> dict: ...\n";
+        let lines: Vec<String> = stub.lines().map(str::to_string).collect();
+        let (from, to) =
+            region(&lines, body(&lines, Lang::PythonProperties, "C").unwrap_or((0, 0)), Lang::PythonProperties)
+                .unwrap_or((0, 0));
+        assert_eq!(lines[from..to].first().map(String::as_str), Some("    @property"));
+        assert_eq!(lines[from..to].last().map(String::as_str), Some("    def b(self) -> int: ..."));
+        let quoted = Block {
+            rows: vec![Row {
+                key: "q",
+                field: TypedField::new(FieldName::same("q"), FieldType::Text, "a \"q\""),
+                optional: false,
+            }],
+            ..block(Lang::PythonProperties, "C")
+        };
+        assert!(render(&quoted).is_err());
     }
 
     #[test]
@@ -360,5 +456,19 @@ mod tests {
         assert_eq!(keys("IterationRecord"), IterationRecord::KEYS);
         let record = [keys("_IterationRecordRequired"), keys("IterationRecordDict")].concat();
         assert_eq!(record.len(), IterationRecord::KEYS.len() + behavior.len());
+        // The config: every key in each shape, the required ones those the default writes.
+        let camel: Vec<&str> = earlyexit::loops::CONFIG_FIELDS.iter().map(|f| f.js()).collect();
+        let snake: Vec<&str> = earlyexit::loops::CONFIG_FIELDS.iter().map(|f| f.snake()).collect();
+        let Value::Object(default) = EarlyStoppingConfig::default().to_value(Naming::Js) else { unreachable!() };
+        let default: Vec<&str> = default.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys("_EarlyStoppingConfigRequired"), default);
+        assert_eq!([default.clone(), keys("EarlyStoppingConfigDict")].concat(), camel);
+        assert_eq!(keys("EarlyStoppingOptions"), snake);
+        let ts = blocks().into_iter().find(|b| b.name == "EarlyStoppingConfig" && b.lang == Lang::TypeScript);
+        let ts_optional = ts.map(|b| b.rows.iter().filter(|r| r.optional).count());
+        assert_eq!(ts_optional, Some(camel.len() - default.len()));
+        let stub = blocks().into_iter().find(|b| b.lang == Lang::PythonProperties).map(|b| b.rows).unwrap_or_default();
+        assert_eq!(stub.iter().map(|r| r.key).collect::<Vec<_>>(), snake);
+        assert_eq!(stub.iter().filter(|r| r.field.nullable).count(), camel.len() - default.len());
     }
 }
