@@ -62,7 +62,7 @@ impl FieldName {
     /// The one spelling of a field spelled the same in both conventions; in a `const`, a
     /// field with two spellings fails the build.
     #[allow(clippy::indexing_slicing)] // `i < len`
-    pub const fn same_spelling(&self) -> &'static str {
+    pub(crate) const fn same_spelling(&self) -> &'static str {
         let bytes = self.spellings.as_bytes();
         let mut i = 0;
         while i < bytes.len() {

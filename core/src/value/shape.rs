@@ -63,7 +63,7 @@ pub const fn names<const N: usize>(fields: [TypedField; N]) -> [FieldName; N] {
 /// The keys of a typed table whose keys are spelled the same in both conventions, in its
 /// order (a writer's `KEYS`); a field with two spellings fails the build.
 #[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
-pub const fn same_keys<const N: usize>(fields: [TypedField; N]) -> [&'static str; N] {
+pub(crate) const fn same_keys<const N: usize>(fields: [TypedField; N]) -> [&'static str; N] {
     let mut out = [""; N];
     let mut i = 0;
     while i < N {
