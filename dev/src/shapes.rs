@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use earlyexit::loops::analytics::IterationSelection;
-use earlyexit::loops::{BudgetStatus, PlateauStep, StoppingDecision, StoppingDetails, StoppingSummary};
+use earlyexit::loops::{StoppingDecision, StoppingDetails, StoppingSummary};
 use earlyexit::pyramid::{FailingLayer, Speculation};
 
 /// Where a shape is declared.
@@ -59,15 +59,7 @@ pub fn shapes() -> Vec<Shape> {
     let js_keys = |keys: &[earlyexit::value::Key]| keys.iter().map(|k| k.js).collect::<Vec<_>>();
     vec![
         shape(decisions, Python, "StoppingDecisionDict", decision, Some(decision_optional)),
-        shape(decisions, Python, "BudgetStatusDict", BudgetStatus::KEYS.to_vec(), Some(Vec::new())),
-        shape(decisions, Python, "PlateauStepDict", PlateauStep::KEYS.to_vec(), Some(Vec::new())),
         shape(decisions, Python, "PlateauDetails", StoppingDetails::QUALITY_PLATEAU_KEYS.to_vec(), None),
-        shape(decisions, Python, "MaxIterationsDetails", StoppingDetails::MAX_ITERATIONS_KEYS.to_vec(), None),
-        shape(decisions, Python, "BudgetExhaustedDetails", StoppingDetails::BUDGET_EXHAUSTED_KEYS.to_vec(), None),
-        shape(decisions, Python, "QualityRegressionDetails", StoppingDetails::QUALITY_REGRESSION_KEYS.to_vec(), None),
-        shape(decisions, Python, "NoImprovementDetails", StoppingDetails::NO_IMPROVEMENT_KEYS.to_vec(), None),
-        shape(decisions, Python, "HighConfidenceDetails", StoppingDetails::HIGH_CONFIDENCE_KEYS.to_vec(), None),
-        shape(decisions, Python, "DiminishingReturnsDetails", StoppingDetails::DIMINISHING_RETURNS_KEYS.to_vec(), None),
         shape(decisions, Python, "StoppingSummaryDict", summary, None),
         shape(
             "bindings/python/earlyexit/_analytics.py",

@@ -72,3 +72,22 @@ pub(crate) const fn same_keys<const N: usize>(fields: [TypedField; N]) -> [&'sta
     }
     out
 }
+
+impl TypedField {
+    /// Whether `value` is of this key's type (`null` only when nullable): what the core's
+    /// tests hold each writer against.
+    #[cfg(test)]
+    pub(crate) fn holds(&self, value: &crate::value::Value) -> bool {
+        use crate::value::Value;
+        match (self.ty, value) {
+            (_, Value::Null) => self.nullable,
+            (FieldType::Number, Value::Number(n)) => n.is_finite(),
+            (FieldType::Integer, Value::Number(n)) => n.is_finite() && n.fract() == 0.0 && *n >= 0.0,
+            (FieldType::Boolean, Value::Bool(_)) => true,
+            (FieldType::Text, Value::String(_)) => true,
+            (FieldType::Texts, Value::Array(items)) => items.iter().all(|i| matches!(i, Value::String(_))),
+            (FieldType::Names(names), Value::String(s)) => names.contains(&s.as_str()),
+            _ => false,
+        }
+    }
+}
