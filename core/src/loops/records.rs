@@ -595,6 +595,7 @@ mod tests {
         let value = record.to_value();
         let Value::Object(entries) = &value else { unreachable!() };
         assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), IterationRecord::KEYS);
+        assert!(IterationRecord::TYPES.iter().all(|t| value.get(t.name.snake()).is_some_and(|v| t.holds(v))));
         assert_eq!(IterationRecord::from_value(&value, "record"), Ok(record));
     }
 

@@ -475,6 +475,11 @@ mod tests {
         behavior.push_result_fields(&mut o);
         let Value::Object(entries) = o.build() else { unreachable!() };
         assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), typed);
+        let types = BehaviorIteration::RESULT_TYPES;
+        assert!(entries
+            .iter()
+            .zip(types)
+            .all(|((_, v), t)| t.holds(v) && TypedField { nullable: false, ..t }.holds(v)));
         let doc = BehaviorIteration::RESULT_TYPES.iter().find(|f| f.name == FINGERPRINT).map(|f| f.doc);
         assert!(doc.unwrap_or("").contains(&MAX_FINGERPRINT_CHARS.to_string()));
         // A nullable field reads `null` as unknown; the others refuse it.
