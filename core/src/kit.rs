@@ -24,7 +24,7 @@ pub mod num {
 
 /// The loop engine's adapters and rule pieces.
 pub mod loops {
-    pub use config::{from_slots, to_slots, CONFIG_SCHEMA, CONFIG_SLOT_COUNT};
+    pub use config::{from_slot_array, from_slots, to_slots, CONFIG_SCHEMA, CONFIG_SLOT_COUNT};
     /// The loop config's table, from [`loop_config_fields!`](crate::loop_config_fields):
     /// each key's name const, its type and doc line (`CONFIG_SCHEMA`), the JS fast path's
     /// slot encoding, and the conversions a binding's per-field code calls.
@@ -32,7 +32,8 @@ pub mod loops {
         pub use crate::loop_config_fields;
         pub use crate::loops::config::names::*;
         pub use crate::loops::config::{
-            from_slots, to_slots, OptionSlot, Plain, Slot, CONFIG_FIELDS, CONFIG_SCHEMA, CONFIG_SLOT_COUNT,
+            from_slot_array, from_slots, to_slots, OptionSlot, Plain, Slot, CONFIG_FIELDS, CONFIG_SCHEMA,
+            CONFIG_SLOT_COUNT,
         };
     }
     pub use crate::loops::engine::{invalid_analytics_source, trigger_from_str};

@@ -7,48 +7,18 @@ use arbitrary::{Result, Unstructured};
 use earlyexit::{Naming, Value};
 
 /// Every key the engines read, in both spellings, plus the snapshot keys: a fuzzer that
-/// picks keys from here hits known fields far more often than random text would.
-pub const KEYS: &[&str] = &[
-    "highConfidenceThreshold",
-    "high_confidence_threshold",
-    "plateauConsecutiveCount",
-    "plateau_consecutive_count",
-    "plateauImprovementThreshold",
-    "plateau_improvement_threshold",
-    "minQualityThreshold",
-    "min_quality_threshold",
-    "requireVerification",
-    "require_verification",
-    "enablePlateauDetection",
-    "enable_plateau_detection",
-    "enableDiminishingReturns",
-    "enable_diminishing_returns",
-    "plateauDeltaSource",
-    "plateau_delta_source",
-    "plateauMode",
-    "plateau_mode",
-    "minIterations",
-    "min_iterations",
-    "maxIterations",
-    "max_iterations",
-    "maxTotalTokens",
-    "max_total_tokens",
-    "maxTotalCostUsd",
-    "max_total_cost_usd",
-    "maxWallClockMs",
-    "max_wall_clock_ms",
-    "regressionTolerance",
-    "regression_tolerance",
-    "regressionPatience",
-    "regression_patience",
-    "plateauMinQuality",
-    "plateau_min_quality",
-    "noImprovementPatience",
-    "no_improvement_patience",
-    "floorPatience",
-    "floor_patience",
-    "floorQuality",
-    "floor_quality",
+/// picks keys from here hits known fields far more often than random text would. The loop
+/// config's keys come from the core's table (`CONFIG_FIELDS`), then [`OTHER_KEYS`].
+pub fn keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let config = earlyexit::loops::CONFIG_FIELDS.iter().flat_map(|f| [f.js(), f.snake()]);
+        config.chain(OTHER_KEYS.iter().copied()).collect()
+    })
+}
+
+/// The keys of [`keys`] after the loop config's.
+const OTHER_KEYS: &[&str] = &[
     "iteration_number",
     "quality_score",
     "confidence",
@@ -191,7 +161,7 @@ pub fn unit(u: &mut Unstructured) -> Result<f64> {
 pub fn string(u: &mut Unstructured) -> Result<String> {
     Ok(match u.int_in_range(0u8..=3)? {
         0 => (*u.choose(WORDS)?).to_string(),
-        1 => (*u.choose(KEYS)?).to_string(),
+        1 => (*u.choose(keys())?).to_string(),
         2 => timestamp(u)?,
         _ => {
             let len = u.int_in_range(0usize..=24)?;
@@ -207,7 +177,7 @@ pub fn string(u: &mut Unstructured) -> Result<String> {
 /// An object key: usually a known one.
 pub fn key(u: &mut Unstructured) -> Result<String> {
     if u.ratio(7u8, 8u8)? {
-        Ok((*u.choose(KEYS)?).to_string())
+        Ok((*u.choose(keys())?).to_string())
     } else {
         string(u)
     }
@@ -351,11 +321,9 @@ pub mod valid {
     pub fn text(u: &mut Unstructured) -> Result<Value> {
         Ok(Value::String(super::string(u)?))
     }
-    pub fn delta_source(u: &mut Unstructured) -> Result<Value> {
-        Ok(Value::string(*u.choose(&["reported", "computed"])?))
-    }
-    pub fn plateau_mode(u: &mut Unstructured) -> Result<Value> {
-        Ok(Value::string(*u.choose(&["relative", "absolute"])?))
+    /// One name of a core name list.
+    pub fn name(u: &mut Unstructured, names: &[&'static str]) -> Result<Value> {
+        Ok(Value::string(*u.choose(names)?))
     }
     pub fn criteria(u: &mut Unstructured) -> Result<Value> {
         Ok(Value::string(*u.choose(&["highest_quality_verified", "highest_quality", "most_recent_above_threshold"])?))

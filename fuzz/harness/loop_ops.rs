@@ -9,7 +9,9 @@
 
 use super::gen::{self, valid};
 use arbitrary::{Result, Unstructured};
-use earlyexit::loops::{PlateauDeltaSource, PlateauMode, ResourceUsage};
+use earlyexit::kit::loops::{from_slots, to_slots, CONFIG_SCHEMA};
+use earlyexit::kit::shape::FieldType;
+use earlyexit::loops::ResourceUsage;
 use earlyexit::{
     DiminishingReturnsReport, EarlyStopping, EarlyStoppingConfig, Error, ErrorCode, IterationAnalytics,
     IterationResult, Naming, Recorded, Value, VerificationStatus,
@@ -20,29 +22,6 @@ pub fn run(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let _ = drive(&mut u); // running out of input just ends the sequence
 }
-
-/// The config object's fields, with their valid-value makers.
-const CONFIG_FIELDS: &[gen::Field] = &[
-    ("highConfidenceThreshold", valid::unit),
-    ("plateauConsecutiveCount", valid::count),
-    ("plateauImprovementThreshold", valid::unit),
-    ("minQualityThreshold", valid::points),
-    ("requireVerification", valid::boolean),
-    ("enablePlateauDetection", valid::boolean),
-    ("enableDiminishingReturns", valid::boolean),
-    ("plateauDeltaSource", valid::delta_source),
-    ("plateauMode", valid::plateau_mode),
-    ("minIterations", valid::count),
-    ("maxIterations", valid::count),
-    ("maxTotalTokens", valid::amount),
-    ("maxTotalCostUsd", valid::amount),
-    ("maxWallClockMs", valid::amount),
-    ("regressionTolerance", valid::points),
-    ("regressionPatience", valid::count),
-    ("plateauMinQuality", valid::points),
-    ("noImprovementPatience", valid::count),
-    ("strictIterations", valid::boolean),
-];
 
 const RESULT_FIELDS: &[gen::Field] = &[
     ("quality_score", valid::percent),
@@ -76,63 +55,55 @@ const ANALYTICS_RECORD_FIELDS: &[gen::Field] = &[
 /// The clock reading the harness hands the analytics (the core has none).
 const NOW: &str = "2026-01-01T00:00:00.000Z";
 
-/// A config object in either spelling: a random subset of the fields, each mostly valid.
+/// A config object in either spelling: a random subset of the keys of the core's table
+/// (`CONFIG_SCHEMA`), each mostly valid for its type, and sometimes an extra key.
 pub fn config_object(u: &mut Unstructured, naming: Naming) -> Result<Value> {
-    let Value::Object(entries) = gen::object(u, CONFIG_FIELDS)? else { unreachable!() };
-    Ok(gen::renamed(entries, |k| respell(&k, naming)))
-}
-
-/// camelCase to snake_case for the snake spelling (unknown keys pass through).
-fn respell(key: &str, naming: Naming) -> String {
-    match naming {
-        Naming::Js => key.to_string(),
-        Naming::Snake => {
-            let mut out = String::new();
-            for c in key.chars() {
-                if c.is_ascii_uppercase() {
-                    out.push('_');
-                    out.push(c.to_ascii_lowercase());
-                } else {
-                    out.push(c);
-                }
-            }
-            out
+    let mut entries = Vec::new();
+    for row in &CONFIG_SCHEMA {
+        let value = gen::field(u, |u| match row.ty {
+            // 0..=1 fits every number option; the rest probe their upper ranges.
+            FieldType::Number => *u.choose(&[valid::unit, valid::unit, valid::points, valid::amount])?,
+            FieldType::Integer => valid::count,
+            FieldType::Boolean => valid::boolean,
+            FieldType::Names(names) => return valid::name(u, names),
+            FieldType::Text | FieldType::Texts => valid::text,
+        }(u))?;
+        if let Some(value) = value {
+            gen::set(&mut entries, row.name.spelled(naming).to_string(), value);
         }
     }
+    if u.ratio(1u8, 8u8)? {
+        let (key, value) = (gen::key(u)?, gen::value(u, 1)?);
+        gen::set(&mut entries, key, value);
+    }
+    Ok(Value::Object(entries))
 }
 
 fn opt<T>(u: &mut Unstructured, f: impl FnOnce(&mut Unstructured) -> Result<T>) -> Result<Option<T>> {
     Ok(if u.arbitrary()? { Some(f(u)?) } else { None })
 }
 
-/// A config built in Rust: any numbers at all (validation must catch the bad ones).
+/// A config built in Rust from random slots of the fast path's encoding (the core's table
+/// gives each slot's type): any numbers at all (validation must catch the bad ones), each
+/// opt-in option set half the time, counts mostly 0..=6.
 fn typed_config(u: &mut Unstructured) -> Result<EarlyStoppingConfig> {
-    Ok(EarlyStoppingConfig {
-        high_confidence_threshold: gen::number(u)?,
-        plateau_consecutive_count: u.int_in_range(0..=12)?,
-        plateau_improvement_threshold: gen::number(u)?,
-        min_quality_threshold: gen::number(u)?,
-        require_verification: u.arbitrary()?,
-        enable_plateau_detection: u.arbitrary()?,
-        enable_diminishing_returns: u.arbitrary()?,
-        plateau_delta_source: opt(
-            u,
-            |u| Ok(*u.choose(&[PlateauDeltaSource::Reported, PlateauDeltaSource::Computed])?),
-        )?,
-        plateau_mode: opt(u, |u| Ok(*u.choose(&[PlateauMode::Relative, PlateauMode::Absolute])?))?,
-        min_iterations: opt(u, |u| u.int_in_range(0..=12))?,
-        max_iterations: opt(u, |u| Ok(if u.arbitrary()? { u.arbitrary()? } else { u.int_in_range(0..=12)? }))?,
-        max_total_tokens: opt(u, gen::number)?,
-        max_total_cost_usd: opt(u, gen::number)?,
-        max_wall_clock_ms: opt(u, gen::number)?,
-        regression_tolerance: opt(u, gen::number)?,
-        regression_patience: opt(u, |u| u.int_in_range(0..=5))?,
-        plateau_min_quality: opt(u, gen::number)?,
-        no_improvement_patience: opt(u, |u| u.int_in_range(0..=6))?,
-        strict_iterations: opt(u, |u| u.arbitrary())?,
-        floor_patience: opt(u, |u| u.int_in_range(0..=6))?,
-        floor_quality: opt(u, gen::number)?,
-    })
+    let unset = to_slots(&EarlyStoppingConfig::default());
+    let mut slots = unset;
+    for ((slot, row), unset) in slots.iter_mut().zip(&CONFIG_SCHEMA).zip(unset) {
+        let option = unset.is_nan() || matches!(row.ty, FieldType::Names(_));
+        if option && !u.arbitrary::<bool>()? {
+            continue;
+        }
+        *slot = match row.ty {
+            FieldType::Number => gen::number(u)?,
+            FieldType::Integer if u.ratio(1u8, 8u8)? => u.arbitrary::<u64>()? as f64,
+            FieldType::Integer => f64::from(u.int_in_range(0u8..=6)?),
+            FieldType::Boolean => f64::from(u8::from(u.arbitrary::<bool>()?)),
+            FieldType::Names(names) => (u.choose_index(names.len())? + 1) as f64,
+            FieldType::Text | FieldType::Texts => f64::NAN,
+        };
+    }
+    Ok(from_slots(&slots))
 }
 
 fn status(u: &mut Unstructured) -> Result<VerificationStatus> {

@@ -123,11 +123,11 @@ macro_rules! config_table {
             [$(Slot::to_slot(&c.$field)),*]
         }
 
-        /// The config back from [`to_slots`]'s slots (a missing slot reads as NaN).
+        /// The config back from [`to_slots`]'s slots.
         #[inline]
-        pub fn from_slots(slots: &[f64]) -> EarlyStoppingConfig {
-            let mut slots = slots.iter().copied();
-            EarlyStoppingConfig { $($field: <$ty as Slot>::from_slot(slots.next().unwrap_or(f64::NAN))),* }
+        pub fn from_slot_array(slots: &[f64; CONFIG_SLOT_COUNT]) -> EarlyStoppingConfig {
+            let [$($field),*] = *slots;
+            EarlyStoppingConfig { $($field: <$ty as Slot>::from_slot($field)),* }
         }
     };
 }
@@ -523,6 +523,20 @@ impl<T: OptionSlot> Slot for Option<T> {
     fn from_slot(slot: f64) -> Self {
         T::from_some_slot(slot)
     }
+}
+
+/// The config back from [`to_slots`]'s slots; slots missing at the end read as NaN (unset).
+#[inline]
+pub fn from_slots(slots: &[f64]) -> EarlyStoppingConfig {
+    let mut padded = [f64::NAN; CONFIG_SLOT_COUNT];
+    let slots = match slots.first_chunk::<CONFIG_SLOT_COUNT>() {
+        Some(slots) => slots,
+        None => {
+            padded.iter_mut().zip(slots).for_each(|(to, from)| *to = *from);
+            &padded
+        }
+    };
+    from_slot_array(slots)
 }
 
 /// Numbers, counts and flags: an unset option is NaN.

@@ -21,7 +21,7 @@
 use earlyexit::kit;
 use earlyexit::loops::{
     self, Budget, DiminishingReturnsReport, EarlyStoppingConfig, LoopCounters, ObservationWindow, ObservationWindowMut,
-    PlateauDeltaSource, PlateauMode, ReportedIteration, ResourceUsage, SeedCheck, Step, StoppingDetails, Verdict,
+    ReportedIteration, ResourceUsage, SeedCheck, Step, StoppingDetails, Verdict,
 };
 use earlyexit::{Observation, VerificationStatus};
 
@@ -46,22 +46,6 @@ fn put(slots: &mut [f64], i: usize, v: f64) {
     }
 }
 
-fn opt(v: f64) -> Option<f64> {
-    (!v.is_nan()).then_some(v)
-}
-
-fn opt_u64(v: f64) -> Option<u64> {
-    opt(v).map(|v| v as u64)
-}
-
-fn of_opt(v: Option<f64>) -> f64 {
-    v.unwrap_or(f64::NAN)
-}
-
-fn of_opt_u64(v: Option<u64>) -> f64 {
-    v.map_or(f64::NAN, |v| v as f64)
-}
-
 /// A status from its code (`keys::status_code`).
 #[inline(always)]
 fn status_of(code: f64) -> Option<VerificationStatus> {
@@ -73,74 +57,14 @@ fn status_of(code: f64) -> Option<VerificationStatus> {
     }
 }
 
-/// The config as the slots the JS layer caches per distinct config (NaN = not set).
+/// The config as the slots the JS layer caches per distinct config (NaN = not set): the
+/// core's encoding (`kit::loops::to_slots`, one slot per row of `loop_config_fields!`).
 pub fn config_slots(c: &EarlyStoppingConfig) -> [f64; CONFIG_SLOTS] {
-    [
-        c.high_confidence_threshold,
-        c.plateau_consecutive_count as f64,
-        c.plateau_improvement_threshold,
-        c.min_quality_threshold,
-        f64::from(u8::from(c.require_verification)),
-        f64::from(u8::from(c.enable_plateau_detection)),
-        f64::from(u8::from(c.enable_diminishing_returns)),
-        match c.plateau_delta_source {
-            None => 0.0,
-            Some(PlateauDeltaSource::Reported) => 1.0,
-            Some(PlateauDeltaSource::Computed) => 2.0,
-        },
-        match c.plateau_mode {
-            None => 0.0,
-            Some(PlateauMode::Relative) => 1.0,
-            Some(PlateauMode::Absolute) => 2.0,
-        },
-        of_opt_u64(c.min_iterations),
-        of_opt_u64(c.max_iterations),
-        of_opt(c.max_total_tokens),
-        of_opt(c.max_total_cost_usd),
-        of_opt(c.max_wall_clock_ms),
-        of_opt(c.regression_tolerance),
-        of_opt_u64(c.regression_patience),
-        of_opt(c.plateau_min_quality),
-        of_opt_u64(c.no_improvement_patience),
-        c.strict_iterations.map_or(f64::NAN, |strict| f64::from(u8::from(strict))),
-        of_opt_u64(c.floor_patience),
-        of_opt(c.floor_quality),
-    ]
+    kit::loops::to_slots(c)
 }
 
 fn config_of(s: &[f64]) -> EarlyStoppingConfig {
-    let c = |i| at(s, CONFIG + i);
-    EarlyStoppingConfig {
-        high_confidence_threshold: c(0),
-        plateau_consecutive_count: c(1) as u64,
-        plateau_improvement_threshold: c(2),
-        min_quality_threshold: c(3),
-        require_verification: c(4) != 0.0,
-        enable_plateau_detection: c(5) != 0.0,
-        enable_diminishing_returns: c(6) != 0.0,
-        plateau_delta_source: match c(7) as u8 {
-            1 => Some(PlateauDeltaSource::Reported),
-            2 => Some(PlateauDeltaSource::Computed),
-            _ => None,
-        },
-        plateau_mode: match c(8) as u8 {
-            1 => Some(PlateauMode::Relative),
-            2 => Some(PlateauMode::Absolute),
-            _ => None,
-        },
-        min_iterations: opt_u64(c(9)),
-        max_iterations: opt_u64(c(10)),
-        max_total_tokens: opt(c(11)),
-        max_total_cost_usd: opt(c(12)),
-        max_wall_clock_ms: opt(c(13)),
-        regression_tolerance: opt(c(14)),
-        regression_patience: opt_u64(c(15)),
-        plateau_min_quality: opt(c(16)),
-        no_improvement_patience: opt_u64(c(17)),
-        strict_iterations: opt(c(18)).map(|strict| strict != 0.0),
-        floor_patience: opt_u64(c(19)),
-        floor_quality: opt(c(20)),
-    }
+    kit::loops::from_slots(s.get(CONFIG..).unwrap_or(&[]))
 }
 
 fn pair_of(s: &[f64], i: usize) -> Option<(u64, f64)> {

@@ -145,8 +145,9 @@ contract_table! {
     STATE = 256;
     /// The config's slots (the JS layer caches them per distinct config).
     CONFIG = STATE;
+    // One per config key: the core's `loop_config_fields!`, encoded by `kit::loops::to_slots`.
     /// How many slots the config takes.
-    CONFIG_SLOTS = 21;
+    CONFIG_SLOTS = earlyexit::kit::loops::CONFIG_SLOT_COUNT;
     /// The counters (`COUNTER_*` offsets from here).
     COUNTERS = STATE + CONFIG_SLOTS;
     /// Records folded.
