@@ -355,6 +355,12 @@ fn messages(out: &mut String) {
 
 /// `text` with each listed `export type X = ...;` statement rendered from its list (the
 /// layout kept: one line, or one member per line).
+/// The `export type X = '...'` union of `index.d.ts` whose members are `names` (a core name
+/// list), if the file has one.
+pub(crate) fn union_for(names: &[&str]) -> Option<&'static str> {
+    name_lists().into_iter().filter(|l| l.names == names).find_map(|l| l.ts)
+}
+
 pub fn types(text: &str) -> String {
     let mut text = text.to_string();
     for list in name_lists() {

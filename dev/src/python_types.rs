@@ -184,6 +184,11 @@ fn unions() -> Vec<Union> {
     ]
 }
 
+/// The `Literal` alias whose members are `names` (a core name list), if the package has one.
+pub(crate) fn literal_for(names: &[&str]) -> Option<&'static str> {
+    unions().into_iter().find(|u| u.names == names).map(|u| u.name)
+}
+
 /// `types.py`: the literals and the typing names, imported back.
 pub fn render_types() -> String {
     let unions = unions();

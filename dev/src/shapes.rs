@@ -1,4 +1,5 @@
-//! The hand-written shapes the generator does not write yet, held against the core's tables:
+//! The hand-written shapes the generator does not write yet (it writes those of
+//! [`crate::typed_blocks`]), held against the core's tables:
 //! each TypedDict of the Python package and each interface of `bindings/js/index.d.ts`
 //! listed in [`shapes`] must have exactly the core's keys (and, where the core says which
 //! are optional, exactly those optional). `generate --check` fails on a difference and
@@ -7,11 +8,7 @@
 use std::path::Path;
 
 use earlyexit::loops::analytics::IterationSelection;
-use earlyexit::loops::behavior::BehaviorIteration;
-use earlyexit::loops::{
-    BudgetStatus, IterationRecord, PlateauStep, StoppingDecision, StoppingDetails, StoppingSummary, CONFIG_FIELDS,
-    RESULT_FIELDS,
-};
+use earlyexit::loops::{StoppingDecision, StoppingDetails, StoppingSummary};
 use earlyexit::pyramid::{FailingLayer, Speculation};
 
 /// Where a shape is declared.
@@ -39,14 +36,6 @@ pub struct Shape {
     pub optional: Option<Vec<&'static str>>,
 }
 
-fn snake(fields: &[earlyexit::value::FieldName]) -> Vec<&'static str> {
-    fields.iter().map(|f| f.snake()).collect()
-}
-
-fn camel(fields: &[earlyexit::value::FieldName]) -> Vec<&'static str> {
-    fields.iter().map(|f| f.js()).collect()
-}
-
 /// Every checked shape.
 pub fn shapes() -> Vec<Shape> {
     use Lang::{Python, TypeScript};
@@ -57,9 +46,6 @@ pub fn shapes() -> Vec<Shape> {
         keys,
         optional,
     };
-    let behavior = camel(&BehaviorIteration::result_fields());
-    let record = [IterationRecord::KEYS.to_vec(), behavior.clone()].concat();
-    let record_optional = [IterationRecord::OPTIONAL_KEYS.to_vec(), behavior.clone()].concat();
     let written_last =
         vec![StoppingDecision::FIRED_KEY, StoppingDecision::INTERVENTIONS_KEY, StoppingDecision::WOULD_STOP_KEY];
     let decision = [StoppingDecision::KEYS.to_vec(), written_last.clone()].concat();
@@ -67,35 +53,13 @@ pub fn shapes() -> Vec<Shape> {
     let mut summary = StoppingSummary::KEYS.to_vec();
     summary.extend(StoppingSummary::EMPTY_KEYS.iter().filter(|k| !StoppingSummary::KEYS.contains(k)));
     let decision_optional = [StoppingDecision::OPTIONAL_KEYS.to_vec(), written_last].concat();
-    let loops = "bindings/python/earlyexit/_loops.py";
     let decisions = "bindings/python/earlyexit/_decision.py";
     let pyramid = "bindings/python/earlyexit/_pyramid.py";
     let dts = "bindings/js/index.d.ts";
     let js_keys = |keys: &[earlyexit::value::Key]| keys.iter().map(|k| k.js).collect::<Vec<_>>();
     vec![
-        shape(loops, Python, "EarlyStoppingOptions", snake(CONFIG_FIELDS), Some(snake(CONFIG_FIELDS))),
-        shape(loops, Python, "EarlyStoppingConfigDict", camel(CONFIG_FIELDS), None),
-        shape(dts, TypeScript, "EarlyStoppingConfig", camel(CONFIG_FIELDS), None),
-        shape(
-            "bindings/python/earlyexit/_native.pyi",
-            Lang::PythonProperties,
-            "EarlyStoppingConfig",
-            snake(CONFIG_FIELDS),
-            Some(Vec::new()),
-        ),
-        shape(loops, Python, "IterationResultDict", [snake(&RESULT_FIELDS), behavior.clone()].concat(), None),
-        shape(loops, Python, "IterationRecordDict", record.clone(), Some(record_optional.clone())),
-        shape(dts, TypeScript, "IterationRecord", record, Some(record_optional)),
         shape(decisions, Python, "StoppingDecisionDict", decision, Some(decision_optional)),
-        shape(decisions, Python, "BudgetStatusDict", BudgetStatus::KEYS.to_vec(), Some(Vec::new())),
-        shape(decisions, Python, "PlateauStepDict", PlateauStep::KEYS.to_vec(), Some(Vec::new())),
         shape(decisions, Python, "PlateauDetails", StoppingDetails::QUALITY_PLATEAU_KEYS.to_vec(), None),
-        shape(decisions, Python, "MaxIterationsDetails", StoppingDetails::MAX_ITERATIONS_KEYS.to_vec(), None),
-        shape(decisions, Python, "BudgetExhaustedDetails", StoppingDetails::BUDGET_EXHAUSTED_KEYS.to_vec(), None),
-        shape(decisions, Python, "QualityRegressionDetails", StoppingDetails::QUALITY_REGRESSION_KEYS.to_vec(), None),
-        shape(decisions, Python, "NoImprovementDetails", StoppingDetails::NO_IMPROVEMENT_KEYS.to_vec(), None),
-        shape(decisions, Python, "HighConfidenceDetails", StoppingDetails::HIGH_CONFIDENCE_KEYS.to_vec(), None),
-        shape(decisions, Python, "DiminishingReturnsDetails", StoppingDetails::DIMINISHING_RETURNS_KEYS.to_vec(), None),
         shape(decisions, Python, "StoppingSummaryDict", summary, None),
         shape(
             "bindings/python/earlyexit/_analytics.py",

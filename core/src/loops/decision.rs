@@ -7,6 +7,7 @@ use crate::loops::config::EarlyStoppingConfig;
 use crate::loops::details::StoppingDetails;
 use crate::loops::policy::ConditionKind;
 use crate::loops::vocabulary::{Budget, Trigger, VerificationStatus};
+use crate::value::shape::{self, FieldType, TypedField};
 use crate::value::snapshot;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{ErrorCode, Result};
@@ -408,8 +409,25 @@ pub struct BudgetStatus {
 }
 
 impl BudgetStatus {
+    /// The keys of a budget's object, typed, in the order [`BudgetStatus::to_value`] writes
+    /// them (the bindings' shapes are generated from it).
+    pub const TYPES: [TypedField; 5] = [
+        TypedField::new(FieldName::same(BUDGET), FieldType::Names(&Budget::NAMES), "The budget."),
+        TypedField::new(FieldName::same(LIMIT), FieldType::Number, "Its limit."),
+        TypedField::new(
+            FieldName::same(OBSERVED),
+            FieldType::Number,
+            "The sum over the records that report the field.",
+        ),
+        TypedField::new(
+            FieldName::same(RECORDS_WITHOUT_VALUE),
+            FieldType::Integer,
+            "Records without the field: their use is unknown, not zero, so `observed` is a lower bound.",
+        ),
+        TypedField::new(FieldName::same(EXHAUSTED), FieldType::Boolean, "`observed > limit`."),
+    ];
     /// The keys of a budget's object, in the order [`BudgetStatus::to_value`] writes them.
-    pub const KEYS: [&'static str; 5] = [BUDGET, LIMIT, OBSERVED, RECORDS_WITHOUT_VALUE, EXHAUSTED];
+    pub const KEYS: [&'static str; 5] = shape::same_keys(Self::TYPES);
 
     /// One entry of a decision's `budgets`.
     pub fn to_value(&self) -> Value {
@@ -604,6 +622,20 @@ mod tests {
             Value::Object(entries) => entries.iter().map(|(k, _)| k.as_str()).collect(),
             _ => Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_budget_status_writes_its_typed_keys() {
+        let status = BudgetStatus {
+            budget: Budget::Tokens,
+            limit: 10.0,
+            observed: 12.0,
+            records_without_value: 1,
+            exhausted: true,
+        };
+        let value = status.to_value();
+        assert_eq!(keys(&value), BudgetStatus::KEYS);
+        assert!(BudgetStatus::TYPES.iter().all(|t| value.get(t.name.snake()).is_some_and(|v| t.holds(v))));
     }
 
     fn plateau() -> StoppingDetails {

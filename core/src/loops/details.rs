@@ -4,6 +4,7 @@
 
 use crate::loops::behavior::{Detection, InterventionLevel};
 use crate::loops::vocabulary::{Budget, Trigger, VerificationStatus};
+use crate::value::shape::{self, FieldType, TypedField};
 use crate::value::snapshot;
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
@@ -43,6 +44,11 @@ const K: &str = "k";
 const FIRST_SEEN_ITERATION: &str = "first_seen_iteration";
 const WINDOW: &str = "window";
 
+/// A typed key spelled the same in both conventions (the typed tables below).
+const fn typed(key: &'static str, ty: FieldType, doc: &'static str) -> TypedField {
+    TypedField::new(FieldName::same(key), ty, doc)
+}
+
 /// One step of a detected plateau, as upstream's `details.improvements` lists it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlateauStep {
@@ -55,8 +61,15 @@ pub struct PlateauStep {
 }
 
 impl PlateauStep {
+    /// The keys of a step's object in a plateau's `improvements`, typed, in their order (the
+    /// bindings' shapes are generated from it).
+    pub const TYPES: [TypedField; 3] = [
+        typed(ITERATION, FieldType::Integer, "The later record's iteration number."),
+        typed(IMPROVEMENT, FieldType::Number, "|delta| / previous quality (0 when that is <= 0)."),
+        typed(DELTA, FieldType::Number, "The later record's reported delta."),
+    ];
     /// The keys of a step's object in a plateau's `improvements`, in their order.
-    pub const KEYS: [&'static str; 3] = [ITERATION, IMPROVEMENT, DELTA];
+    pub const KEYS: [&'static str; 3] = shape::same_keys(Self::TYPES);
 }
 
 /// What an outside source reported as the detection iteration: upstream copies it verbatim,
@@ -190,33 +203,103 @@ pub enum StoppingDetails {
 }
 
 impl StoppingDetails {
+    /// The keys of [`StoppingDetails::HighConfidence`]'s object, typed, in the order
+    /// [`StoppingDetails::to_value`] writes them. The other variants' `*_TYPES` likewise (the
+    /// bindings' shapes of the details are generated from them; [`StoppingDetails::OPTIONAL_KEYS`]
+    /// says which keys a variant may leave out).
+    pub const HIGH_CONFIDENCE_TYPES: [TypedField; 3] = [
+        typed(CONFIDENCE, FieldType::Number, "The last record's confidence."),
+        typed(QUALITY_SCORE, FieldType::Number, "The last record's quality."),
+        typed(
+            VERIFICATION_STATUS,
+            FieldType::Names(&VerificationStatus::NAMES),
+            "Present when verification was required.",
+        ),
+    ];
     /// The keys of [`StoppingDetails::HighConfidence`]'s object, in the order
     /// [`StoppingDetails::to_value`] writes them (`verification_status` only when
     /// verification was required). The other variants' `*_KEYS` likewise.
-    pub const HIGH_CONFIDENCE_KEYS: [&'static str; 3] = [CONFIDENCE, QUALITY_SCORE, VERIFICATION_STATUS];
+    pub const HIGH_CONFIDENCE_KEYS: [&'static str; 3] = shape::same_keys(Self::HIGH_CONFIDENCE_TYPES);
     /// The keys of [`StoppingDetails::QualityPlateau`]'s object.
     pub const QUALITY_PLATEAU_KEYS: [&'static str; 4] = [CONSECUTIVE_COUNT, IMPROVEMENTS, AVERAGE_QUALITY, THRESHOLD];
+    /// [`StoppingDetails::DiminishingReturns`]'s keys, typed.
+    pub const DIMINISHING_RETURNS_TYPES: [TypedField; 2] = [
+        TypedField::nullable(
+            FieldName::same(DETECTED_AT_ITERATION),
+            FieldType::Integer,
+            "The source's `iteration`, copied as it was (absent when the source left it out).",
+        ),
+        typed(ANALYTICS_REASON, FieldType::Text, "The source's reason."),
+    ];
     /// The keys of [`StoppingDetails::DiminishingReturns`]'s object (`detected_at_iteration`
     /// absent when the source reported none).
-    pub const DIMINISHING_RETURNS_KEYS: [&'static str; 2] = [DETECTED_AT_ITERATION, ANALYTICS_REASON];
+    pub const DIMINISHING_RETURNS_KEYS: [&'static str; 2] = shape::same_keys(Self::DIMINISHING_RETURNS_TYPES);
+    /// [`StoppingDetails::MaxIterations`]'s keys, typed.
+    pub const MAX_ITERATIONS_TYPES: [TypedField; 2] = [
+        typed(ITERATIONS, FieldType::Integer, "The iterations recorded."),
+        typed(MAX_ITERATIONS, FieldType::Integer, "The configured limit."),
+    ];
     /// The keys of [`StoppingDetails::MaxIterations`]'s object.
-    pub const MAX_ITERATIONS_KEYS: [&'static str; 2] = [ITERATIONS, MAX_ITERATIONS];
+    pub const MAX_ITERATIONS_KEYS: [&'static str; 2] = shape::same_keys(Self::MAX_ITERATIONS_TYPES);
+    /// [`StoppingDetails::BudgetExhausted`]'s keys, typed.
+    pub const BUDGET_EXHAUSTED_TYPES: [TypedField; 4] = [
+        typed(BUDGET, FieldType::Names(&Budget::NAMES), "The budget exhausted."),
+        typed(LIMIT, FieldType::Number, "Its limit."),
+        typed(OBSERVED, FieldType::Number, "The sum over the records that report the field."),
+        typed(
+            RECORDS_WITHOUT_VALUE,
+            FieldType::Integer,
+            "Records that did not report the field (unknown, not counted as zero).",
+        ),
+    ];
     /// The keys of [`StoppingDetails::BudgetExhausted`]'s object.
-    pub const BUDGET_EXHAUSTED_KEYS: [&'static str; 4] = [BUDGET, LIMIT, OBSERVED, RECORDS_WITHOUT_VALUE];
+    pub const BUDGET_EXHAUSTED_KEYS: [&'static str; 4] = shape::same_keys(Self::BUDGET_EXHAUSTED_TYPES);
+    /// [`StoppingDetails::QualityRegression`]'s keys, typed.
+    pub const QUALITY_REGRESSION_TYPES: [TypedField; 4] = [
+        typed(BEST_ITERATION, FieldType::Integer, "The record with the highest quality so far."),
+        typed(BEST_QUALITY_SCORE, FieldType::Number, "Its quality."),
+        typed(TOLERANCE, FieldType::Number, "The configured regression tolerance."),
+        typed(PATIENCE, FieldType::Integer, "The configured regression patience."),
+    ];
     /// The keys of [`StoppingDetails::QualityRegression`]'s object.
-    pub const QUALITY_REGRESSION_KEYS: [&'static str; 4] = [BEST_ITERATION, BEST_QUALITY_SCORE, TOLERANCE, PATIENCE];
+    pub const QUALITY_REGRESSION_KEYS: [&'static str; 4] = shape::same_keys(Self::QUALITY_REGRESSION_TYPES);
+    /// [`StoppingDetails::NoImprovement`]'s keys, typed.
+    pub const NO_IMPROVEMENT_TYPES: [TypedField; 4] = [
+        typed(BEST_ITERATION, FieldType::Integer, "The record with the highest quality so far."),
+        typed(BEST_QUALITY_SCORE, FieldType::Number, "Its quality."),
+        typed(ITERATIONS_WITHOUT_IMPROVEMENT, FieldType::Integer, "Records since then without a new best."),
+        typed(PATIENCE, FieldType::Integer, "The configured patience."),
+    ];
     /// The keys of [`StoppingDetails::NoImprovement`]'s object.
-    pub const NO_IMPROVEMENT_KEYS: [&'static str; 4] =
-        [BEST_ITERATION, BEST_QUALITY_SCORE, ITERATIONS_WITHOUT_IMPROVEMENT, PATIENCE];
+    pub const NO_IMPROVEMENT_KEYS: [&'static str; 4] = shape::same_keys(Self::NO_IMPROVEMENT_TYPES);
+    /// The keys a variant's details may leave out: `verification_status` of a high-confidence
+    /// stop (only when verification was required) and `detected_at_iteration` of a
+    /// diminishing-returns one (when the source reported none).
+    pub const OPTIONAL_KEYS: [&'static str; 2] = [VERIFICATION_STATUS, DETECTED_AT_ITERATION];
 
     /// The keys of [`StoppingDetails::Behavior`]'s object.
     pub const BEHAVIOR_KEYS: [&'static str; 2] = [LEVEL, DETECTION];
+    /// [`StoppingDetails::Completed`]'s keys, typed.
+    pub const COMPLETED_TYPES: [TypedField; 1] =
+        [typed(COMPLETED_ITERATION, FieldType::Integer, "The record that said `completed: true`.")];
     /// The keys of [`StoppingDetails::Completed`]'s object.
-    pub const COMPLETED_KEYS: [&'static str; 1] = [COMPLETED_ITERATION];
+    pub const COMPLETED_KEYS: [&'static str; 1] = shape::same_keys(Self::COMPLETED_TYPES);
+    /// [`StoppingDetails::Unchanged`]'s keys, typed.
+    pub const UNCHANGED_TYPES: [TypedField; 3] = [
+        typed(FINGERPRINT, FieldType::Text, "The fingerprint the last records share."),
+        typed(SINCE_ITERATION, FieldType::Integer, "The run's first record carrying it."),
+        typed(K, FieldType::Integer, "The condition's `k`."),
+    ];
     /// The keys of [`StoppingDetails::Unchanged`]'s object.
-    pub const UNCHANGED_KEYS: [&'static str; 3] = [FINGERPRINT, SINCE_ITERATION, K];
+    pub const UNCHANGED_KEYS: [&'static str; 3] = shape::same_keys(Self::UNCHANGED_TYPES);
+    /// [`StoppingDetails::Revisit`]'s keys, typed.
+    pub const REVISIT_TYPES: [TypedField; 3] = [
+        typed(FINGERPRINT, FieldType::Text, "The last record's fingerprint."),
+        typed(FIRST_SEEN_ITERATION, FieldType::Integer, "The latest earlier record carrying it."),
+        typed(WINDOW, FieldType::Integer, "The condition's `window`."),
+    ];
     /// The keys of [`StoppingDetails::Revisit`]'s object.
-    pub const REVISIT_KEYS: [&'static str; 3] = [FINGERPRINT, FIRST_SEEN_ITERATION, WINDOW];
+    pub const REVISIT_KEYS: [&'static str; 3] = shape::same_keys(Self::REVISIT_TYPES);
 
     /// The keys of the details of a stop by `trigger` (its variant's `*_KEYS`; none for
     /// [`Trigger::None`], which has no details).
@@ -530,6 +613,52 @@ mod tests {
         StoppingDetails::Behavior { level, detection: detection.unwrap_or_else(|| unreachable!()) }
     }
 
+    /// The typed table of a trigger's details, where it has one.
+    fn typed_table(trigger: Trigger) -> Option<&'static [TypedField]> {
+        Some(match trigger {
+            Trigger::HighConfidence => &StoppingDetails::HIGH_CONFIDENCE_TYPES,
+            Trigger::DiminishingReturns => &StoppingDetails::DIMINISHING_RETURNS_TYPES,
+            Trigger::MaxIterations => &StoppingDetails::MAX_ITERATIONS_TYPES,
+            Trigger::BudgetExhausted => &StoppingDetails::BUDGET_EXHAUSTED_TYPES,
+            Trigger::QualityRegression => &StoppingDetails::QUALITY_REGRESSION_TYPES,
+            Trigger::NoImprovement => &StoppingDetails::NO_IMPROVEMENT_TYPES,
+            Trigger::Completed => &StoppingDetails::COMPLETED_TYPES,
+            Trigger::Unchanged => &StoppingDetails::UNCHANGED_TYPES,
+            Trigger::Revisit => &StoppingDetails::REVISIT_TYPES,
+            _ => return None,
+        })
+    }
+
+    /// Each value a variant writes is of its typed table's type; an optional key is left out
+    /// when its value is unknown.
+    fn holds_its_types(trigger: Trigger, value: &Value) {
+        let (Some(types), Value::Object(written)) = (typed_table(trigger), value) else { return };
+        let expected: Vec<&str> = types
+            .iter()
+            .map(|t| t.name.snake())
+            .filter(|k| written.iter().any(|(w, _)| w == k) || !StoppingDetails::OPTIONAL_KEYS.contains(k))
+            .collect();
+        assert_eq!(written.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), expected);
+        for (key, v) in written {
+            assert!(types.iter().any(|t| t.name.snake() == key && t.holds(v)), "{key}: {v:?}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_optional_detail_is_left_out() {
+        let high = StoppingDetails::HighConfidence { confidence: 0.97, quality_score: 90.0, verification_status: None };
+        holds_its_types(Trigger::HighConfidence, &high.to_value());
+        let absent = ReportedIteration::Absent;
+        let diminishing =
+            StoppingDetails::DiminishingReturns { detected_at_iteration: absent, analytics_reason: "r".into() };
+        holds_its_types(Trigger::DiminishingReturns, &diminishing.to_value());
+        let null = StoppingDetails::DiminishingReturns {
+            detected_at_iteration: ReportedIteration::Null,
+            analytics_reason: "r".into(),
+        };
+        holds_its_types(Trigger::DiminishingReturns, &null.to_value());
+    }
+
     /// Every variant writes its trigger's keys, in order (optional keys given), and reads back.
     #[test]
     fn each_variant_writes_its_keys_in_order() {
@@ -601,6 +730,7 @@ mod tests {
         for (trigger, details) in all {
             let value = details.to_value();
             assert_eq!(keys(&value), StoppingDetails::keys(trigger), "{trigger:?}");
+            holds_its_types(trigger, &value);
             assert_eq!(StoppingDetails::from_snapshot(&value, "details"), Ok(details));
         }
         let plateau = StoppingDetails::QualityPlateau {
@@ -611,6 +741,7 @@ mod tests {
         };
         let Some(Value::Array(steps)) = plateau.to_value().get(IMPROVEMENTS).cloned() else { unreachable!() };
         assert_eq!(steps.iter().map(keys).collect::<Vec<_>>(), [PlateauStep::KEYS]);
+        assert!(PlateauStep::TYPES.iter().all(|t| steps[0].get(t.name.snake()).is_some_and(|v| t.holds(v))));
         let report =
             DiminishingReturnsReport { detected: true, iteration: ReportedIteration::Null, reason: "r".into() };
         assert_eq!(keys(&report.to_value()), DiminishingReturnsReport::KEYS);

@@ -83,7 +83,7 @@ pub use policy::{ConditionKind, PolicyState, StopCondition, StopPolicy};
 pub use presets::{LoopPreset, ReturnPolicy, LOOP_PRESETS};
 pub(crate) use records::record_of;
 pub use records::{
-    IterationRecord, IterationResult, Observation, Recorded, ResourceUsage, HISTORY_FIELD, RESULT_FIELDS,
+    IterationRecord, IterationResult, Observation, Recorded, ResourceUsage, HISTORY_FIELD, RESULT_FIELDS, RESULT_TYPES,
 };
 pub use refine::{Kept, Loop, LoopOptions, StepInput, LOOP_SCALES, SCALE_NOTICE};
 pub(crate) use rules::{stop_reason, stop_trigger};

@@ -6,6 +6,7 @@ use crate::loops::behavior::BehaviorIteration;
 use crate::loops::vocabulary::VerificationStatus;
 use crate::num;
 use crate::time;
+use crate::value::shape::{self, FieldType, TypedField};
 use crate::value::{self, FieldName, Naming, ObjectBuilder, ObjectReader, Value, MAX_SAFE_INTEGER};
 use crate::value::{Error, ErrorCode, ErrorKind, Result};
 
@@ -20,18 +21,35 @@ pub(crate) const TOKENS_USED: &str = "tokens_used";
 pub(crate) const TOKEN_COST_USD: &str = "token_cost_usd";
 pub(crate) const EXECUTION_TIME_MS: &str = "execution_time_ms";
 
-/// The keys an iteration result may have, in the design page's table order.
-pub const RESULT_FIELDS: [FieldName; 9] = FieldName::same_all([
-    QUALITY_SCORE,
-    CONFIDENCE,
-    VERIFICATION_STATUS,
-    QUALITY_DELTA,
-    TIMESTAMP,
-    TOKENS_USED,
-    TOKEN_COST_USD,
-    EXECUTION_TIME_MS,
-    ITERATION_NUMBER,
-]);
+/// The keys an iteration result may have, typed, in the design page's table order (the
+/// bindings' `IterationResult` shapes are generated from it; [`IterationResult::REQUIRED_KEYS`]
+/// says which it must have).
+pub const RESULT_TYPES: [TypedField; 9] = [
+    TypedField::new(FieldName::same(QUALITY_SCORE), FieldType::Number, "0..100."),
+    TypedField::new(FieldName::same(CONFIDENCE), FieldType::Number, "0..1."),
+    TypedField::new(
+        FieldName::same(VERIFICATION_STATUS),
+        FieldType::Names(&VerificationStatus::NAMES),
+        "Whether the iteration's output was verified: passed, failed or skipped.",
+    ),
+    TypedField::new(
+        FieldName::same(QUALITY_DELTA),
+        FieldType::Number,
+        "The change from the previous iteration (any finite number; the plateau rule reads it).",
+    ),
+    TypedField::new(FieldName::same(TIMESTAMP), FieldType::Text, "RFC 3339 date-time; the current time when absent."),
+    TypedField::new(FieldName::same(TOKENS_USED), FieldType::Number, "Finite, >= 0 (budgets and analytics)."),
+    TypedField::new(FieldName::same(TOKEN_COST_USD), FieldType::Number, "Finite, >= 0."),
+    TypedField::new(FieldName::same(EXECUTION_TIME_MS), FieldType::Number, "Finite, >= 0."),
+    TypedField::new(
+        FieldName::same(ITERATION_NUMBER),
+        FieldType::Integer,
+        "If given, must equal the iteration argument.",
+    ),
+];
+
+/// The keys an iteration result may have, in the design page's table order ([`RESULT_TYPES`]').
+pub const RESULT_FIELDS: [FieldName; 9] = shape::names(RESULT_TYPES);
 
 /// Optional resource figures of one iteration (summed by budgets and analytics).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -100,6 +118,8 @@ impl IterationResult {
     pub const RESOURCE_RANGE: (f64, f64) = (0.0, f64::MAX);
     /// The range of an iteration number, `(min, max)`.
     pub const ITERATION_RANGE: (u64, u64) = (1, MAX_SAFE_INTEGER);
+    /// The keys of [`RESULT_TYPES`] a result must have (the others may be absent).
+    pub const REQUIRED_KEYS: [&'static str; 4] = [QUALITY_SCORE, CONFIDENCE, VERIFICATION_STATUS, QUALITY_DELTA];
 
     /// A result without timestamp or usage.
     pub fn new(
@@ -434,20 +454,36 @@ impl AsRef<Observation> for IterationRecord {
 }
 
 impl IterationRecord {
-    /// The keys of a record's object, in the order [`IterationRecord::to_value`] writes them
-    /// (the three usage keys only when the caller gave them; the behaviour fields, when
-    /// given, follow them in [`BehaviorIteration::result_fields`]' order).
-    pub const KEYS: [&'static str; 9] = [
-        ITERATION_NUMBER,
-        QUALITY_SCORE,
-        CONFIDENCE,
-        VERIFICATION_STATUS,
-        QUALITY_DELTA,
-        TIMESTAMP,
-        TOKENS_USED,
-        TOKEN_COST_USD,
-        EXECUTION_TIME_MS,
+    /// The keys of a record's object, typed, in the order [`IterationRecord::to_value`]
+    /// writes them (the bindings' record shapes are generated from it).
+    pub const TYPES: [TypedField; 9] = [
+        TypedField::new(FieldName::same(ITERATION_NUMBER), FieldType::Integer, "The iteration recorded, from 1."),
+        TypedField::new(FieldName::same(QUALITY_SCORE), FieldType::Number, "0..100."),
+        TypedField::new(FieldName::same(CONFIDENCE), FieldType::Number, "0..1."),
+        TypedField::new(
+            FieldName::same(VERIFICATION_STATUS),
+            FieldType::Names(&VerificationStatus::NAMES),
+            "The result's verification status.",
+        ),
+        TypedField::new(
+            FieldName::same(QUALITY_DELTA),
+            FieldType::Number,
+            "The result's change from the previous iteration.",
+        ),
+        TypedField::new(
+            FieldName::same(TIMESTAMP),
+            FieldType::Text,
+            "RFC 3339: the result's, or the clock's when it gave none.",
+        ),
+        TypedField::new(FieldName::same(TOKENS_USED), FieldType::Number, "As the result gave it."),
+        TypedField::new(FieldName::same(TOKEN_COST_USD), FieldType::Number, "As the result gave it."),
+        TypedField::new(FieldName::same(EXECUTION_TIME_MS), FieldType::Number, "As the result gave it."),
     ];
+
+    /// The keys of a record's object, in the order [`IterationRecord::to_value`] writes them
+    /// ([`IterationRecord::TYPES`]'; the three usage keys only when the caller gave them; the
+    /// behaviour fields, when given, follow them in [`BehaviorIteration::result_fields`]' order).
+    pub const KEYS: [&'static str; 9] = shape::same_keys(Self::TYPES);
 
     /// The keys of [`IterationRecord::KEYS`] written only when the caller gave them.
     pub const OPTIONAL_KEYS: [&'static str; 3] = [TOKENS_USED, TOKEN_COST_USD, EXECUTION_TIME_MS];
@@ -559,6 +595,31 @@ mod tests {
         let value = record.to_value();
         let Value::Object(entries) = &value else { unreachable!() };
         assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), IterationRecord::KEYS);
+        assert!(IterationRecord::TYPES.iter().all(|t| value.get(t.name.snake()).is_some_and(|v| t.holds(v))));
         assert_eq!(IterationRecord::from_value(&value, "record"), Ok(record));
+    }
+
+    #[test]
+    fn the_record_and_the_result_type_their_keys_alike() {
+        for field in IterationRecord::TYPES {
+            let result = RESULT_TYPES.iter().find(|f| f.name == field.name).map(|f| f.ty);
+            assert_eq!(result, Some(field.ty), "{}", field.name.snake());
+            assert!(!field.nullable);
+        }
+        assert!(IterationResult::REQUIRED_KEYS.iter().all(|k| RESULT_FIELDS.iter().any(|f| f.snake() == *k)));
+        assert!(IterationRecord::OPTIONAL_KEYS.iter().all(|k| IterationRecord::KEYS.contains(k)));
+    }
+
+    #[test]
+    fn a_result_needs_exactly_its_required_keys() {
+        let full = r#"{"quality_score":50,"confidence":0.5,"verification_status":"passed","quality_delta":1}"#;
+        let parse = |text: &str| Value::parse_json(text, ErrorCode::InvalidResult, "result").unwrap_or(Value::Null);
+        assert!(IterationResult::from_value(&parse(full), Naming::Snake).is_ok());
+        for key in IterationResult::REQUIRED_KEYS {
+            let Value::Object(mut entries) = parse(full) else { unreachable!() };
+            entries.retain(|(k, _)| k != key);
+            let error = IterationResult::from_value(&Value::Object(entries), Naming::Snake).err();
+            assert_eq!(error.map(|e| e.field().to_string()).as_deref(), Some(key));
+        }
     }
 }

@@ -59,6 +59,19 @@ impl FieldName {
         FieldName { spellings }
     }
 
+    /// The one spelling of a field spelled the same in both conventions; in a `const`, a
+    /// field with two spellings fails the build.
+    #[allow(clippy::indexing_slicing)] // `i < len`
+    pub(crate) const fn same_spelling(&self) -> &'static str {
+        let bytes = self.spellings.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            assert!(bytes[i] != b' ', "a field with two spellings");
+            i += 1;
+        }
+        self.spellings
+    }
+
     /// The camelCase spelling (upstream's).
     pub fn js(&self) -> &'static str {
         self.spelled(Naming::Js)

@@ -47,3 +47,47 @@ impl TypedField {
         TypedField { name, ty, nullable: true, doc }
     }
 }
+
+/// The fields of a typed table, as its reader takes them (the table is the key list's source).
+#[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
+pub const fn names<const N: usize>(fields: [TypedField; N]) -> [FieldName; N] {
+    let mut out = [FieldName::same(""); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = fields[i].name;
+        i += 1;
+    }
+    out
+}
+
+/// The keys of a typed table whose keys are spelled the same in both conventions, in its
+/// order (a writer's `KEYS`); a field with two spellings fails the build.
+#[allow(clippy::indexing_slicing)] // `i < N` indexes two arrays of length N
+pub(crate) const fn same_keys<const N: usize>(fields: [TypedField; N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = fields[i].name.same_spelling();
+        i += 1;
+    }
+    out
+}
+
+impl TypedField {
+    /// Whether `value` is of this key's type (`null` only when nullable): what the core's
+    /// tests hold each writer against.
+    #[cfg(test)]
+    pub(crate) fn holds(&self, value: &crate::value::Value) -> bool {
+        use crate::value::Value;
+        match (self.ty, value) {
+            (_, Value::Null) => self.nullable,
+            (FieldType::Number, Value::Number(n)) => n.is_finite(),
+            (FieldType::Integer, Value::Number(n)) => n.is_finite() && n.fract() == 0.0 && *n >= 0.0,
+            (FieldType::Boolean, Value::Bool(_)) => true,
+            (FieldType::Text, Value::String(_)) => true,
+            (FieldType::Texts, Value::Array(items)) => items.iter().all(|i| matches!(i, Value::String(_))),
+            (FieldType::Names(names), Value::String(s)) => names.contains(&s.as_str()),
+            _ => false,
+        }
+    }
+}

@@ -11,6 +11,7 @@
 //! `completionPercentage` (upstream subtracts it: `null` would count as 0) and
 //! `testsPassing` (upstream tests it against `undefined`: `null` would count as failing).
 
+use crate::value::shape::{self, FieldType, TypedField};
 use crate::value::{
     concat, field_name, index_path, join_path, Error, ErrorCode, ErrorKind, FieldName, Naming, ObjectBuilder,
     ObjectReader, Result, Value, MAX_SAFE_INTEGER,
@@ -240,12 +241,46 @@ impl BehaviorIteration {
         Ok(())
     }
 
-    /// The fields of [`ANALYSIS_FIELDS`] an iteration result of the loop engine may hold,
-    /// flat beside its other keys and spelled snake_case in every language, as its other
-    /// keys are (`failure_class`, `tests_passing`, ...).
+    /// The behaviour fields an iteration result of the loop engine may hold, typed: those of
+    /// [`ANALYSIS_FIELDS`] then [`PROGRESS_FIELDS`], flat beside its other keys and spelled
+    /// snake_case in every language, as its other keys are (`failure_class`, `tests_passing`,
+    /// ...). Each may be absent (unknown); `nullable` ones take `null` for unknown too. A
+    /// record echoes those given, in this order (never `null`). The bindings' shapes of
+    /// both are generated from it.
+    pub const RESULT_TYPES: [TypedField; 10] = [
+        TypedField::nullable(FieldName::same("failure_class"), FieldType::Text, "The failure's class, when it failed."),
+        TypedField::nullable(ERROR, FieldType::Text, "The error message, when it failed."),
+        TypedField::nullable(BLOCKERS, FieldType::Texts, "What blocks progress."),
+        TypedField::new(FieldName::same("completion_percentage"), FieldType::Number, "0..100."),
+        TypedField::nullable(
+            FieldName::same("artifacts_modified"),
+            FieldType::Texts,
+            "The files the iteration changed.",
+        ),
+        TypedField::nullable(LEARNINGS, FieldType::Text, "What the iteration learned."),
+        TypedField::new(FieldName::same("tests_passing"), FieldType::Boolean, "Whether the tests pass."),
+        TypedField::nullable(
+            FieldName::same("coverage_percent"),
+            FieldType::Number,
+            "0..100 (0 reads as unknown, as upstream).",
+        ),
+        TypedField::nullable(
+            FINGERPRINT,
+            FieldType::Text,
+            "At most 256 characters: what the `unchanged` and `revisit` conditions compare.",
+        ),
+        TypedField::nullable(
+            COMPLETED,
+            FieldType::Boolean,
+            "The loop's own completion signal (the `completed` condition).",
+        ),
+    ];
+
+    /// The fields of [`BehaviorIteration::RESULT_TYPES`], as the result's reader takes them.
     pub fn result_fields() -> [FieldName; 10] {
-        let a = ANALYSIS_FIELDS.map(|f| FieldName::same(f.snake()));
-        [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], FINGERPRINT, COMPLETED]
+        // Evaluated at compile time: the doc lines stay out of the binaries.
+        const FIELDS: [FieldName; 10] = shape::names(BehaviorIteration::RESULT_TYPES);
+        FIELDS
     }
 
     /// Reads the analysis fields an iteration result holds flat ([`BehaviorIteration::result_fields`];
@@ -413,6 +448,49 @@ mod tests {
         assert_eq!(history[0].error_message(), "E1");
         assert_eq!(history[0].max_iterations, Some(4));
         assert_eq!(history[1], BehaviorIteration::default());
+    }
+
+    #[test]
+    fn the_typed_result_fields_are_the_analysis_then_the_progress_fields() {
+        let typed: Vec<&str> = BehaviorIteration::RESULT_TYPES.iter().map(|f| f.name.snake()).collect();
+        let read: Vec<&str> = ANALYSIS_FIELDS.iter().chain(&PROGRESS_FIELDS).map(FieldName::snake).collect();
+        assert_eq!(typed, read);
+        // Each is spelled snake_case in every language, and the writer writes them in order.
+        assert!(BehaviorIteration::RESULT_TYPES.iter().all(|f| f.name.js() == f.name.snake()));
+        // A result giving every field, each a value of its type.
+        let given: Vec<String> = BehaviorIteration::RESULT_TYPES
+            .iter()
+            .map(|f| {
+                let value = match f.ty {
+                    FieldType::Number | FieldType::Integer => "5",
+                    FieldType::Boolean => "true",
+                    FieldType::Text | FieldType::Names(_) => "\"x\"",
+                    FieldType::Texts => "[\"x\"]",
+                };
+                format!("\"{}\":{value}", f.name.snake())
+            })
+            .collect();
+        let full = format!("{{{}}}", given.join(","));
+        let value = Value::parse_json(&full, ErrorCode::InvalidResult, "result").unwrap_or(Value::Null);
+        let behavior = BehaviorIteration::from_result(&value, "", CODE).ok().flatten().unwrap_or_default();
+        let mut o = ObjectBuilder::new();
+        behavior.push_result_fields(&mut o);
+        let Value::Object(entries) = o.build() else { unreachable!() };
+        assert_eq!(entries.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), typed);
+        let types = BehaviorIteration::RESULT_TYPES;
+        assert!(entries
+            .iter()
+            .zip(types)
+            .all(|((_, v), t)| t.holds(v) && TypedField { nullable: false, ..t }.holds(v)));
+        let doc = BehaviorIteration::RESULT_TYPES.iter().find(|f| f.name == FINGERPRINT).map(|f| f.doc);
+        assert!(doc.unwrap_or("").contains(&MAX_FINGERPRINT_CHARS.to_string()));
+        // A nullable field reads `null` as unknown; the others refuse it.
+        for field in BehaviorIteration::RESULT_TYPES {
+            let text = format!(r#"{{"{}":null}}"#, field.name.snake());
+            let value = Value::parse_json(&text, ErrorCode::InvalidResult, "result").unwrap_or(Value::Null);
+            let read = BehaviorIteration::from_result(&value, "", CODE);
+            assert_eq!(read.is_ok(), field.nullable, "{text}");
+        }
     }
 
     #[test]
