@@ -96,85 +96,15 @@ pub struct RecordArgs {
     /// The iteration number (default: the last recorded one + 1).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     iteration: Option<String>,
-    /// failure_class of this iteration (behaviour detectors; read before --error).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    failure_class: Option<String>,
-    /// error of this iteration (behaviour detectors: the stuck detector counts repeats).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    error: Option<String>,
-    /// A blocker of this iteration (blockers; repeat for several).
-    #[arg(long = "blocker", value_name = "TEXT", allow_hyphen_values = true)]
-    blockers: Vec<String>,
-    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("completion_percentage"))]
-    completion: Option<String>,
-    /// A file this iteration changed (artifacts_modified; repeat for several).
-    #[arg(long = "file", value_name = "PATH", allow_hyphen_values = true)]
-    files: Vec<String>,
-    /// learnings of this iteration (compared with a deviation condition's objective).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    learnings: Option<String>,
-    /// tests_passing: true or false.
-    #[arg(long, value_name = "BOOL")]
-    tests_passing: Option<String>,
-    #[arg(long, value_name = "P", allow_hyphen_values = true, help = record_help("coverage_percent"))]
-    coverage: Option<String>,
-    /// fingerprint of this iteration: a hash of what it produced (at most 256 characters),
-    /// which the unchanged and revisit conditions compare.
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    fingerprint: Option<String>,
-    /// The loop's own completion signal (tests green): records completed: true, which the
-    /// completed condition stops on.
-    #[arg(long)]
-    done: bool,
+    /// The behaviour fields, a flag each (`behavior_flags`, from the core's table).
+    #[command(flatten)]
+    behavior: crate::behavior_flags::BehaviorArgs,
 }
 
 /// The help of a flag giving `loop_record`'s argument `name`: the name, then its names or
 /// bounds from the tools' table (the core's).
 fn record_help(name: &str) -> String {
     crate::mcp::flag_help("loop_record", name, "")
-}
-
-/// The flag of each behaviour field, in the order of the core's table
-/// (`BehaviorIteration::result_fields`).
-const BEHAVIOR_FLAGS: [&str; 10] = [
-    "--failure-class",
-    "--error",
-    "--blocker",
-    "--completion",
-    "--file",
-    "--learnings",
-    "--tests-passing",
-    "--coverage",
-    "--fingerprint",
-    "--done",
-];
-
-/// The behaviour fields the flags give, keyed by the core's names.
-fn behavior_entries(args: &RecordArgs) -> Vec<(&'static str, Value)> {
-    let text = |t: &Option<String>| t.as_ref().map(|t| Value::string(t.as_str()));
-    let list =
-        |l: &[String]| (!l.is_empty()).then(|| Value::Array(l.iter().map(|t| Value::string(t.as_str())).collect()));
-    let boolean = |t: &Option<String>| {
-        t.as_ref().map(|t| match t.as_str() {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            other => Value::string(other), // the core refuses it, naming tests_passing
-        })
-    };
-    let values = [
-        text(&args.failure_class),
-        text(&args.error),
-        list(&args.blockers),
-        args.completion.as_ref().map(|t| core_api::number_arg(t)),
-        list(&args.files),
-        text(&args.learnings),
-        boolean(&args.tests_passing),
-        args.coverage.as_ref().map(|t| core_api::number_arg(t)),
-        text(&args.fingerprint),
-        args.done.then_some(Value::Bool(true)),
-    ];
-    let fields = earlyexit::loops::behavior::BehaviorIteration::result_fields();
-    fields.iter().zip(values).filter_map(|(f, v)| v.map(|v| (f.snake(), v))).collect()
 }
 
 pub fn run(command: LoopCommand, json: bool) -> Result<u8, Failure> {
@@ -209,9 +139,7 @@ pub(crate) fn flag_of(field: &str) -> Option<&'static str> {
         return Some(flag);
     }
     // A behaviour field, or an item of a list one (`artifacts_modified[1]`).
-    let name = field.split('[').next().unwrap_or(field);
-    let fields = earlyexit::loops::behavior::BehaviorIteration::result_fields();
-    fields.iter().zip(BEHAVIOR_FLAGS).find(|(f, _)| f.snake() == name).map(|(_, flag)| flag)
+    crate::behavior_flags::flag_of(field.split('[').next().unwrap_or(field))
 }
 
 fn core_failure(error: core_api::CoreError) -> Failure {
@@ -339,7 +267,7 @@ fn record(args: &RecordArgs) -> Result<Answer, Failure> {
             result.push((*field, core_api::number_arg(text)));
         }
     }
-    result.extend(behavior_entries(args));
+    result.extend(args.behavior.entries.iter().cloned());
     let result = Value::object(result);
     core_api::check_behavior_fields(&result).map_err(core_failure)?;
     let names_store = |given: &Option<String>| given.as_deref().and_then(crate::store_artifact::name_of).is_some();

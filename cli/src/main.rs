@@ -2,6 +2,7 @@
 //! message and validation is the core's; this crate reads files and flags, converts them to
 //! the core's values, writes state files and prints (docs/cli.md).
 
+mod behavior_flags;
 mod core_api;
 mod hook;
 mod junit;

@@ -10,6 +10,7 @@
 //! content.
 
 mod arguments;
+mod behavior_args;
 mod call;
 mod flag_help;
 #[cfg(test)]
@@ -42,6 +43,7 @@ use crate::mcp_roots::{RootSet, Roots, PATH_ARGUMENTS};
 use crate::output::{code, Failure};
 use crate::replay_cmd;
 use arguments::{options_of, type_error, Args};
+use behavior_args::{COMPLETED, DONE};
 use call::Call;
 use stateless::{artifact_tool, junit_result, junit_tool, policy_decide, policy_update, receipts_verify};
 use wording::EngineKind;
@@ -647,12 +649,8 @@ fn step_value(run: &LiveRun) -> Value {
 
 /// The keys of an iteration result `loop_record` takes: the core's result fields (but
 /// `iteration_number`, which `iteration` gives) and the behaviour fields detector conditions
-/// read, from the core's tables.
-/// `loop_record`'s completion signal: `done` (the name every surface uses), or the record's
-/// own field `completed`.
-const DONE: &str = "done";
-const COMPLETED: &str = "completed";
-
+/// read, from the core's tables. `loop_record`'s completion signal is `done` (the name every
+/// surface uses), or the record's own field `completed`.
 fn result_keys() -> Vec<&'static str> {
     let mut keys: Vec<&'static str> =
         earlyexit::loops::RESULT_FIELDS.iter().map(|f| f.snake()).filter(|k| *k != "iteration_number").collect();

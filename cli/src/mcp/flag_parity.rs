@@ -15,6 +15,9 @@
 //! generated flag would change the `--help` text of every subcommand and each handler's
 //! reading. The check keeps the two surfaces from drifting apart instead: a new tool
 //! argument fails it until the subcommand has the flag or the pair lists it as MCP-only.
+//! The one exception: `loop record`'s behaviour flags and `loop_record`'s behaviour
+//! arguments are both built from the core's `BehaviorIteration::RESULT_TYPES`
+//! (`behavior_flags.rs`, `behavior_args.rs`), which this check still holds to each other.
 
 mod rules;
 

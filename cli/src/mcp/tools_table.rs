@@ -11,8 +11,8 @@
 use serde_json::{json, Map, Value as Json};
 
 use crate::core_api::{
-    Action, BehaviorIteration, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset,
-    RunMode, Verdict, VerificationStatus, DRIFT_STATUSES, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
+    Action, CoherenceEarlyExit, ExitPreset, IterationResult, LayerResult, Learn, LoopPreset, RunMode, Verdict,
+    VerificationStatus, DRIFT_STATUSES, EXIT_PRESETS, POLICY_NAMES, PROMOTION_KEYS,
 };
 
 use super::wording::EngineKind;
@@ -169,7 +169,6 @@ pub(super) fn rows() -> Vec<ToolRow> {
 fn engine_rows() -> Vec<ToolRow> {
     let quality = IterationResult::QUALITY_SCORE_RANGE;
     let resource = Some(IterationResult::RESOURCE_RANGE);
-    let percent = Some(BehaviorIteration::PERCENT_RANGE);
     let read_only = Effect::ReadOnly;
     let creates = Effect::Writes { destructive: false, idempotent: false };
     vec![
@@ -206,7 +205,7 @@ fn engine_rows() -> Vec<ToolRow> {
             description: "Record one iteration of a loop session and decide: stop is true when the loop should stop. \
                 The iteration defaults to the next one.",
             effect: creates,
-            args: vec![
+            args: [
                 session(),
                 arg("iteration", Kind::Integer(IterationResult::ITERATION_RANGE), "the iteration number; default the next one"),
                 required("quality_score", Kind::Number(Some(quality)), "the iteration's quality"),
@@ -217,23 +216,11 @@ fn engine_rows() -> Vec<ToolRow> {
                 arg("tokens_used", Kind::Number(resource), "tokens this iteration used"),
                 arg("token_cost_usd", Kind::Number(resource), "its cost in US dollars"),
                 arg("execution_time_ms", Kind::Number(resource), "its wall-clock time in milliseconds"),
-                arg("failure_class", Kind::String, "its class of failure (read before error)"),
-                arg("error", Kind::String, "the iteration's error (behaviour detectors; absent = unknown)"),
-                arg("blockers", Kind::Strings, "what blocked it"),
-                arg("completion_percentage", Kind::Number(percent), "how complete the task is"),
-                arg("artifacts_modified", Kind::Strings, "the files it changed"),
-                arg("learnings", Kind::String, "what it learned (compared with a deviation condition's objective)"),
-                arg("tests_passing", Kind::Boolean, "whether the tests passed"),
-                arg("coverage_percent", Kind::Number(percent), "test coverage"),
-                arg(
-                    "fingerprint",
-                    Kind::String,
-                    "a hash of what the iteration produced, at most 256 characters (the unchanged and revisit conditions read it)",
-                ),
-                arg("done", Kind::Boolean, "the loop's own completion signal (tests green, a completion promise): records completed: true"),
-                arg("completed", Kind::Boolean, "the same as done (the record's field name); give one of them"),
-            ],
-            rules: &[Rule::NotBoth("done", "completed")],
+            ]
+            .into_iter()
+            .chain(super::behavior_args::arguments())
+            .collect(),
+            rules: &[Rule::NotBoth(super::behavior_args::DONE, super::behavior_args::COMPLETED)],
             output: || {
                 json!({"type": "object", "properties": {
                     "iteration": {"type": "integer"}, "duplicate": {"type": "boolean"}, "decision": decision()
