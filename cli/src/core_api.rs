@@ -13,6 +13,7 @@ pub use earlyexit::pyramid::replay::{CalibrationRequest, PyramidReplayStream, Re
 pub use earlyexit::pyramid::replay::{Learn, POLICY_NAMES};
 pub use earlyexit::pyramid::{CoherenceEarlyExit, TestPyramidResult, EXIT_PRESETS};
 pub use earlyexit::value::jsonl::JsonlLines;
+pub use earlyexit::value::MAX_SAFE_INTEGER;
 // The Claude Code hook (`hook claude-code`): the agent rules and words, the refine loop.
 pub use earlyexit::kit::loops::agent as agent_hook;
 pub use earlyexit::loops::replay::{EnforcedArtifact, LoopPolicy};

@@ -3,13 +3,10 @@
 //! line the description unless [`OVERRIDES`] keeps the tool's own wording (and bounds) for
 //! it, so a field the core adds is an argument with nothing edited here.
 
-use crate::core_api::BehaviorIteration;
+use crate::core_api::{BehaviorIteration, MAX_SAFE_INTEGER};
 use earlyexit::kit::shape::{FieldType, TypedField};
 
 use super::tool_row::{Arg, Kind};
-
-/// The largest integer a JSON number holds exactly (an integer field's schema maximum).
-const MAX_EXACT: u64 = (1 << 53) - 1;
 
 /// A behaviour field's argument as the tool words it: the core's name, the description, and
 /// the bounds of a number (the core's range).
@@ -59,7 +56,7 @@ fn argument(field: &TypedField) -> Arg {
     let given = OVERRIDES.iter().find(|o| o.field == name);
     let kind = match field.ty {
         FieldType::Number => Kind::Number(given.and_then(|o| o.bounds)),
-        FieldType::Integer => Kind::Integer((0, MAX_EXACT)),
+        FieldType::Integer => Kind::Integer((0, MAX_SAFE_INTEGER)),
         FieldType::Boolean => Kind::Boolean,
         FieldType::Text => Kind::String,
         FieldType::Texts => Kind::Strings,
@@ -104,7 +101,7 @@ mod tests {
         let field = TypedField::nullable(earlyexit::value::FieldName::same("tool_calls"), FieldType::Integer, "Calls.");
         let arg = argument(&field);
         assert_eq!((arg.name, arg.description, arg.required), ("tool_calls", "Calls.", false));
-        assert!(matches!(arg.kind, Kind::Integer((0, MAX_EXACT))));
+        assert!(matches!(arg.kind, Kind::Integer((0, MAX_SAFE_INTEGER))));
         let names =
             argument(&TypedField::new(earlyexit::value::FieldName::same("mode"), FieldType::Names(&["a", "b"]), ""));
         assert!(matches!(names.kind, Kind::Names(["a", "b"])));

@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use super::tool_row::{Arg, Effect, Kind, Rule, ToolRow};
+use crate::core_api::MAX_SAFE_INTEGER;
 
 const fn arg(name: &'static str, kind: Kind, description: &'static str) -> Arg {
     Arg { name, kind, description, required: false }
@@ -15,9 +16,6 @@ const fn arg(name: &'static str, kind: Kind, description: &'static str) -> Arg {
 pub(super) const LIST_LIMIT: (u64, u64) = (100, 1000);
 /// The most JSONL `runs_export` answers inline (bytes); more needs `out`.
 pub(super) const INLINE_EXPORT_BYTES: usize = 4 << 20;
-
-/// The largest integer a JSON number holds exactly.
-const MAX_EXACT: u64 = (1 << 53) - 1;
 
 fn store() -> Arg {
     Arg {
@@ -65,7 +63,7 @@ pub(super) fn pyramid_result_args(session: Arg) -> Vec<Arg> {
             "with store: learn the run (its policy's ran) into the store's pyramid outcome model of this name, in one transaction",
         ),
         arg("build_id", Kind::String, "with merge_model: the build's id (the model's builds are kept by it)"),
-        arg("build_seq", Kind::Integer((0, MAX_EXACT)), "with merge_model: the build's sequence number"),
+        arg("build_seq", Kind::Integer((0, MAX_SAFE_INTEGER)), "with merge_model: the build's sequence number"),
     ]
 }
 
@@ -111,7 +109,7 @@ pub(super) fn rows() -> Vec<ToolRow> {
                 written to out (atomically), or answered as text up to 4 MiB (more is refused naming out).",
             effect: writes_a_file,
             args: {
-                let mut args = select(arg("limit", Kind::Integer((1, MAX_EXACT)), "at most this many runs (the oldest first)"));
+                let mut args = select(arg("limit", Kind::Integer((1, MAX_SAFE_INTEGER)), "at most this many runs (the oldest first)"));
                 args.push(out("the file to write the JSONL to (replaced if it exists) instead of answering it"));
                 args
             },

@@ -11,14 +11,11 @@ use super::call::Call;
 use super::stateless::store_of;
 use super::store_rows::{INLINE_EXPORT_BYTES, LIST_LIMIT};
 use super::wording;
-use crate::core_api::{self, store_rules, Value};
+use crate::core_api::{self, store_rules, Value, MAX_SAFE_INTEGER};
 use crate::output::Failure;
 use crate::store_cmd::{self, RunSource};
 use crate::store_open::{self, ResultToStore};
 use earlyexit_store::Store;
-
-/// The largest integer `limit` takes otherwise (exact in a JSON number).
-const MAX_EXACT: u64 = (1 << 53) - 1;
 
 /// The store argument's store, which must exist (a tool that only reads).
 fn existing(args: &Args, call: &Call) -> Result<Store, Failure> {
@@ -108,7 +105,7 @@ pub(super) fn runs_list(args: &Args, call: &Call) -> Result<Value, Failure> {
 /// `runs_export`: the selected runs as JSONL, written to `out` (inside the roots, atomically)
 /// or answered as `text` up to [`INLINE_EXPORT_BYTES`].
 pub(super) fn runs_export(args: &Args, call: &Call) -> Result<Value, Failure> {
-    let filter = run_filter(args, limit(args, None, MAX_EXACT)?)?;
+    let filter = run_filter(args, limit(args, None, MAX_SAFE_INTEGER)?)?;
     let target = args.string("out")?.map(|out| call.roots.write("out", &out)).transpose()?;
     let store = existing(args, call)?;
     let (mut text, mut count) = (String::new(), 0u64);
@@ -222,7 +219,7 @@ pub(super) fn result_to_store(
     }
     let build_seq = match args.get("build_seq") {
         None => None,
-        Some(Value::Number(n)) if n.fract() == 0.0 && *n >= 0.0 && *n <= MAX_EXACT as f64 => Some(*n as u64),
+        Some(Value::Number(n)) if n.fract() == 0.0 && *n >= 0.0 && *n <= MAX_SAFE_INTEGER as f64 => Some(*n as u64),
         Some(other) => return Err(type_error("build_seq", "an integer from 0", other)),
     };
     if let Some(log) = &log {
