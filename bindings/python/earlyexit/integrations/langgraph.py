@@ -48,6 +48,13 @@ _CACHE_LIMIT = 64
 #: when kept (what tells an edit in place).
 _Entry = Tuple[List[Any], Loop, int, Any]
 
+
+def _unedited(entry: _Entry, records: Any) -> bool:
+    """Whether ``entry`` was kept for ``records`` as it still is: that very list, with the
+    length and last record it had."""
+    return entry[0] is records and len(records) == entry[2] and records[-1] is entry[3]
+
+
 #: The keys of a record that are not ``Loop.step`` keywords.
 _OWN = ("output", "quality")
 
@@ -152,14 +159,14 @@ class StopGuard:
         if entry is not None:
             if entry[0] is records:
                 # The run's own list: its loop, unless the list was edited in place since.
-                return entry[1] if len(records) == entry[2] and records[-1] is entry[3] else None
+                return entry[1] if _unedited(entry, records) else None
             cache = self._cache  # another run's: parked
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()
             cache[id(entry[0])] = entry
         if self._cache:
             entry = self._cache.pop(id(records), None)
-            if entry is not None and entry[0] is records and len(records) == entry[2] and records[-1] is entry[3]:
+            if entry is not None and _unedited(entry, records):
                 return entry[1]
         return None
 
@@ -207,7 +214,7 @@ class StopGuard:
                     entry = self._last.pop()
                 except IndexError:
                     entry = None
-                if entry is not None and entry[0] is records and len(records) == entry[2] and records[-1] is entry[3]:
+                if entry is not None and _unedited(entry, records):
                     loop = entry[1]
                 else:  # another run's entry (parked), or none: the dict, else the records
                     taken = self._take_other(records, entry)
