@@ -92,12 +92,29 @@ pub fn declared(text: &str, lang: Lang, name: &str) -> Option<Vec<(String, bool)
     }
 }
 
+/// The line that declares `name`: `export interface NAME` (TypeScript), `class NAME(` or
+/// `class NAME:` (Python).
+pub fn declaration<S: AsRef<str>>(lines: &[S], lang: Lang, name: &str) -> Option<usize> {
+    match lang {
+        Lang::TypeScript => lines.iter().position(|l| {
+            l.as_ref()
+                .strip_prefix("export interface ")
+                .and_then(|r| r.strip_prefix(name))
+                .is_some_and(|r| r.starts_with([' ', '<']))
+        }),
+        Lang::Python | Lang::PythonProperties => lines.iter().position(|l| {
+            l.as_ref()
+                .strip_prefix("class ")
+                .and_then(|r| r.strip_prefix(name))
+                .is_some_and(|r| r.starts_with(['(', ':']))
+        }),
+    }
+}
+
 /// The getters of `class NAME` (`@property` then `def key(self)`), none of them optional.
 fn python_properties(text: &str, name: &str) -> Option<Vec<(String, bool)>> {
     let lines: Vec<&str> = text.lines().collect();
-    let at = lines
-        .iter()
-        .position(|l| l.starts_with(&format!("class {name}:")) || l.starts_with(&format!("class {name}(")))?;
+    let at = declaration(&lines, Lang::PythonProperties, name)?;
     let mut keys = Vec::new();
     let body = lines[at + 1..].iter().take_while(|l| l.is_empty() || l.starts_with(' '));
     let mut getter = false;
@@ -116,9 +133,8 @@ fn python_properties(text: &str, name: &str) -> Option<Vec<(String, bool)>> {
 /// (`total=False` makes the class's own keys optional).
 fn python_keys(text: &str, name: &str, _inherited: bool) -> Option<Vec<(String, bool)>> {
     let lines: Vec<&str> = text.lines().collect();
-    let head = format!("class {name}(");
-    let at = lines.iter().position(|l| l.starts_with(&head))?;
-    let bases_text = lines[at][head.len()..].split("):").next().unwrap_or("");
+    let at = declaration(&lines, Lang::Python, name)?;
+    let bases_text = lines[at]["class (".len() + name.len()..].split("):").next().unwrap_or("");
     let mut keys = Vec::new();
     let mut total = true;
     for base in bases_text.split(',').map(str::trim) {
@@ -158,11 +174,7 @@ fn python_keys(text: &str, name: &str, _inherited: bool) -> Option<Vec<(String, 
 /// interfaces it extends (in the same text) first.
 fn typescript_keys(text: &str, name: &str) -> Option<Vec<(String, bool)>> {
     let lines: Vec<&str> = text.lines().collect();
-    let at = lines.iter().position(|l| {
-        l.strip_prefix("export interface ")
-            .and_then(|r| r.strip_prefix(name))
-            .is_some_and(|r| r.starts_with([' ', '<']))
-    })?;
+    let at = declaration(&lines, Lang::TypeScript, name)?;
     let mut keys = Vec::new();
     if let Some((_, parents)) = lines[at].split_once(" extends ") {
         for parent in parents.trim_end_matches('{').split(',').map(str::trim) {
